@@ -1,0 +1,49 @@
+// Package store is the database plumbing every groundwork domain stands on:
+// one [Open] for SQLite and Postgres, column types that read back what they
+// wrote on both, one error vocabulary, a migration runner, River as the job
+// queue, and rate-limit counters.
+//
+// # Databases
+//
+// [Open] takes "sqlite:PATH" (or a bare path) or a "postgres://" URL.
+// SQLite is the embedded default: WAL, a busy timeout, foreign keys,
+// immediate transactions, and a write pool of one connection beside a
+// read-only pool ([DB.Reader]). Postgres is the scale-out path: many
+// instances on one database.
+//
+// Queries are written with "?" placeholders and passed through
+// [DB.Rebind]. Times are stored with [Time] (UTC, microseconds, comparable
+// in SQL on both databases) and JSON values with [JSON]. Pass times from Go
+// rather than using the database's clock, so that tests can control them.
+//
+// # Errors
+//
+// [MapError] turns sql.ErrNoRows into [ErrNotFound] and a unique violation
+// from either driver into [ErrConflict]; [DB.InTx] applies it for you.
+//
+// # Migrations
+//
+// Each domain embeds its schema as a [Migrations] value with one directory
+// per dialect. [Migrate] applies River's migrations, [CoreMigrations] and
+// then the domains', idempotently and safely when several instances start
+// at once.
+//
+// # Jobs
+//
+// [Queue] is a river.Client[*sql.Tx] on the same database, so a job can be
+// inserted in the transaction that wrote the rows it is about
+// ([Enqueuer.EnqueueTx]): it runs only if that transaction commits.
+// Domains take an [Enqueuer]; hosts register the domains' workers on
+// [Queue.Workers] and their periodic jobs with [Queue.AddPeriodicJobs]
+// before [Queue.Start].
+//
+// # Rate limits
+//
+// [RateLimiter] counts hits in fixed windows. [MemoryRateLimiter] serves one
+// instance; [SQLRateLimiter] keeps the counters in the database so a limit
+// holds across every instance.
+//
+// # Tests
+//
+// Package storetest gives each test a fresh database of each dialect.
+package store

@@ -1,0 +1,266 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+)
+
+// Migrations is one line of schema changes that a package embeds. FS holds
+// a directory per dialect, "sqlite" and "postgres", each with files named
+// NNNN_description.sql; they are applied in version order, each exactly
+// once, and recorded under Line in the table groundwork_migrations. A host
+// with its own migration tool can read the SQL from FS instead.
+type Migrations struct {
+	// Line names the set, e.g. "auth" or "forms". Versions are per line.
+	Line string
+	// FS holds the sqlite/ and postgres/ directories.
+	FS fs.FS
+}
+
+//go:embed migrations
+var coreFS embed.FS
+
+// CoreMigrations is this package's own schema: the migration table's
+// companions, such as the counters of [SQLRateLimiter]. [Migrate] always
+// applies it.
+var CoreMigrations = Migrations{Line: "core", FS: mustSub(coreFS, "migrations")}
+
+func mustSub(fsys fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}
+
+// migration is one parsed file.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+var migrationName = regexp.MustCompile(`^([0-9]+)_([a-z0-9_]+)\.sql$`)
+
+// load reads and orders the migrations of one line for one dialect.
+func (m Migrations) load(d Dialect) ([]migration, error) {
+	if m.Line == "" || m.FS == nil {
+		return nil, errors.New("store: migrate: a Migrations needs a Line and an FS")
+	}
+	entries, err := fs.ReadDir(m.FS, string(d))
+	if err != nil {
+		return nil, fmt.Errorf("store: migrate %s: %w", m.Line, err)
+	}
+	var out []migration
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		match := migrationName.FindStringSubmatch(e.Name())
+		if match == nil {
+			return nil, fmt.Errorf("store: migrate %s: %s/%s is not named NNNN_description.sql", m.Line, d, e.Name())
+		}
+		version, err := strconv.Atoi(match[1])
+		if err != nil || version <= 0 {
+			return nil, fmt.Errorf("store: migrate %s: %s has no positive version", m.Line, e.Name())
+		}
+		body, err := fs.ReadFile(m.FS, string(d)+"/"+e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("store: migrate %s: %w", m.Line, err)
+		}
+		out = append(out, migration{version: version, name: match[2], sql: string(body)})
+	}
+	slices.SortFunc(out, func(a, b migration) int { return cmp.Compare(a.version, b.version) })
+	for i := 1; i < len(out); i++ {
+		if out[i].version == out[i-1].version {
+			return nil, fmt.Errorf("store: migrate %s: version %d appears twice", m.Line, out[i].version)
+		}
+	}
+	return out, nil
+}
+
+const migrationsTable = `CREATE TABLE IF NOT EXISTS groundwork_migrations (
+	line TEXT NOT NULL,
+	version INTEGER NOT NULL,
+	name TEXT NOT NULL,
+	applied_at %s NOT NULL,
+	PRIMARY KEY (line, version)
+)`
+
+// Migrate brings the schema up to date: River's own tables first, then
+// [CoreMigrations], then each line in the order given. It is idempotent,
+// and safe when several instances start at once: on Postgres they queue on
+// an advisory lock (per schema) and each migration commits on its own; on
+// SQLite the whole run is one immediate transaction, so it is all or
+// nothing and other processes wait for it.
+//
+// Migrate logs nothing; pass a logger to [MigrateWithLogger] to see which
+// versions it applies.
+func Migrate(ctx context.Context, db *DB, lines ...Migrations) error {
+	return MigrateWithLogger(ctx, db, nil, lines...)
+}
+
+// MigrateWithLogger is [Migrate] logging each applied version at info
+// level on logger (nil discards).
+func MigrateWithLogger(ctx context.Context, db *DB, logger *slog.Logger, lines ...Migrations) error {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	all := append([]Migrations{CoreMigrations}, lines...)
+	seen := map[string]bool{}
+	loaded := make([][]migration, len(all))
+	for i, m := range all {
+		if seen[m.Line] {
+			return fmt.Errorf("store: migrate: line %q given twice", m.Line)
+		}
+		seen[m.Line] = true
+		var err error
+		if loaded[i], err = m.load(db.dialect); err != nil {
+			return err
+		}
+	}
+	// River logs every step at info; keep only its warnings.
+	riverLogger := slog.New(leveledHandler{Handler: logger.Handler(), min: slog.LevelWarn})
+	r := &migrator{db: db, logger: logger}
+	if db.dialect == Postgres {
+		return r.postgres(ctx, riverLogger, all, loaded)
+	}
+	return r.sqlite(ctx, riverLogger, all, loaded)
+}
+
+type migrator struct {
+	db     *DB
+	logger *slog.Logger
+}
+
+func (r *migrator) sqlite(ctx context.Context, riverLogger *slog.Logger, lines []Migrations, loaded [][]migration) error {
+	river, err := rivermigrate.New(riversqlite.New(r.db.DB.DB), &rivermigrate.Config{Logger: riverLogger})
+	if err != nil {
+		return fmt.Errorf("store: migrate river: %w", err)
+	}
+	return r.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		// MigrateTx is deprecated because some Postgres migrations cannot
+		// share a transaction; SQLite has no such limit, and one
+		// immediate transaction keeps other processes out until it ends.
+		if _, err := river.MigrateTx(ctx, tx.Tx, rivermigrate.DirectionUp, nil); err != nil { //nolint:staticcheck
+			return fmt.Errorf("store: migrate river: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(migrationsTable, "TIMESTAMP")); err != nil {
+			return fmt.Errorf("store: migrate: %w", err)
+		}
+		for i, m := range lines {
+			if err := r.applyLine(ctx, tx, m.Line, loaded[i], func(fn func(*sqlx.Tx) error) error { return fn(tx) }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (r *migrator) postgres(ctx context.Context, riverLogger *slog.Logger, lines []Migrations, loaded [][]migration) error {
+	// A session lock on a connection of its own: River's migrator and ours
+	// use the pool, and other instances wait on the same key until this
+	// connection unlocks or closes.
+	conn, err := r.db.Connx(ctx)
+	if err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
+	defer conn.Close()
+	const key = `hashtext('groundwork_migrate.' || current_schema())`
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(`+key+`)`); err != nil {
+		return fmt.Errorf("store: migrate: take lock: %w", err)
+	}
+	defer func() {
+		// A fresh context: the caller's may be done, and the lock must go.
+		unlockCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_, _ = conn.ExecContext(unlockCtx, `SELECT pg_advisory_unlock(`+key+`)`)
+	}()
+
+	river, err := rivermigrate.New(riverdatabasesql.New(r.db.DB.DB), &rivermigrate.Config{Logger: riverLogger})
+	if err != nil {
+		return fmt.Errorf("store: migrate river: %w", err)
+	}
+	if _, err := river.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("store: migrate river: %w", err)
+	}
+	if _, err := r.db.ExecContext(ctx, fmt.Sprintf(migrationsTable, "TIMESTAMPTZ")); err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
+	for i, m := range lines {
+		if err := r.applyLine(ctx, r.db.DB, m.Line, loaded[i], func(fn func(*sqlx.Tx) error) error { return r.db.InTx(ctx, fn) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyLine applies the versions of one line that q does not list as
+// applied, each through inTx.
+func (r *migrator) applyLine(ctx context.Context, q Querier, line string, ms []migration, inTx func(func(*sqlx.Tx) error) error) error {
+	var applied []int
+	if err := sqlx.SelectContext(ctx, q, &applied, q.Rebind(`SELECT version FROM groundwork_migrations WHERE line = ?`), line); err != nil {
+		return fmt.Errorf("store: migrate %s: %w", line, err)
+	}
+	for _, m := range ms {
+		if slices.Contains(applied, m.version) {
+			continue
+		}
+		err := inTx(func(tx *sqlx.Tx) error {
+			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO groundwork_migrations (line, version, name, applied_at) VALUES (?, ?, ?, ?)`),
+				line, m.version, m.name, NewTime(time.Now()))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("store: migrate %s %04d_%s: %w", line, m.version, m.name, err)
+		}
+		r.logger.InfoContext(ctx, "migrated", "line", line, "version", m.version, "name", m.name)
+	}
+	return nil
+}
+
+// AppliedVersions lists the versions of line recorded as applied, in
+// order.
+func AppliedVersions(ctx context.Context, db *DB, line string) ([]int, error) {
+	var versions []int
+	err := db.SelectContext(ctx, &versions, db.Rebind(`SELECT version FROM groundwork_migrations WHERE line = ? ORDER BY version`), line)
+	if err != nil {
+		return nil, fmt.Errorf("store: applied versions: %w", err)
+	}
+	return versions, nil
+}
+
+// leveledHandler drops records below min.
+type leveledHandler struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h leveledHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h leveledHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return leveledHandler{Handler: h.Handler.WithAttrs(attrs), min: h.min}
+}
+
+func (h leveledHandler) WithGroup(name string) slog.Handler {
+	return leveledHandler{Handler: h.Handler.WithGroup(name), min: h.min}
+}

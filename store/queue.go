@@ -1,0 +1,182 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+)
+
+// Enqueuer puts jobs on the queue. Domains take one to schedule their
+// background work; [Queue] is the implementation.
+type Enqueuer interface {
+	// Enqueue inserts a job now, outside any transaction.
+	Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error
+	// EnqueueTx inserts a job inside tx: it runs only if tx commits, and
+	// is certain to exist once it has. On SQLite tx must come from the
+	// same DB as the queue.
+	EnqueueTx(ctx context.Context, tx *sql.Tx, args river.JobArgs, opts *river.InsertOpts) error
+}
+
+// Queue defaults.
+const (
+	// QueueMaxWorkersDefault is how many jobs run at once on the default
+	// queue.
+	QueueMaxWorkersDefault = 100
+	// QueueFetchPollIntervalDefault is how often the queue looks for new
+	// jobs. Neither River driver used here listens for inserts, so a job
+	// committed in a transaction waits up to this long; River's own
+	// default is one second.
+	QueueFetchPollIntervalDefault = 200 * time.Millisecond
+	// QueueFetchCooldownDefault is the shortest gap between two fetches.
+	QueueFetchCooldownDefault = 20 * time.Millisecond
+	// QueueStopTimeoutDefault is how long Stop lets running jobs finish
+	// when its context has no deadline.
+	QueueStopTimeoutDefault = 30 * time.Second
+)
+
+// QueueOptions configures [NewQueue]. The zero value means the defaults
+// above.
+type QueueOptions struct {
+	// MaxWorkers is how many jobs run at once. Default
+	// QueueMaxWorkersDefault.
+	MaxWorkers int
+	// FetchPollInterval: default QueueFetchPollIntervalDefault.
+	FetchPollInterval time.Duration
+	// FetchCooldown: default QueueFetchCooldownDefault.
+	FetchCooldown time.Duration
+	// JobTimeout bounds one run of a job; River's default (one minute)
+	// when zero.
+	JobTimeout time.Duration
+	// Logger receives River's warnings and errors. Nil discards them.
+	Logger *slog.Logger
+	// TestOnly turns off River's start-up jitter, for tests.
+	TestOnly bool
+}
+
+// Queue is River on the DB's write pool: riversqlite on SQLite,
+// riverdatabasesql on Postgres, so on both it is a river.Client[*sql.Tx]
+// and jobs can be inserted in the same transaction as the rows that caused
+// them. Register workers and periodic jobs before Start.
+//
+// On Postgres every instance may run a Queue on the same database; River
+// elects one leader, and only the leader runs periodic jobs.
+type Queue struct {
+	client  *river.Client[*sql.Tx]
+	workers *river.Workers
+	started bool
+}
+
+var _ Enqueuer = (*Queue)(nil)
+
+// NewQueue creates a queue on db. It does not start working jobs; until
+// Start it can only insert them.
+func NewQueue(db *DB, opts *QueueOptions) (*Queue, error) {
+	if opts == nil {
+		opts = &QueueOptions{}
+	}
+	if opts.MaxWorkers < 0 || opts.FetchPollInterval < 0 || opts.FetchCooldown < 0 {
+		return nil, errors.New("store: new queue: negative option")
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	workers := river.NewWorkers()
+	config := &river.Config{
+		FetchCooldown:     cmp.Or(opts.FetchCooldown, QueueFetchCooldownDefault),
+		FetchPollInterval: cmp.Or(opts.FetchPollInterval, QueueFetchPollIntervalDefault),
+		JobTimeout:        opts.JobTimeout,
+		Logger:            logger,
+		Queues: map[string]river.QueueConfig{
+			river.QueueDefault: {MaxWorkers: cmp.Or(opts.MaxWorkers, QueueMaxWorkersDefault)},
+		},
+		TestOnly: opts.TestOnly,
+		Workers:  workers,
+	}
+	var driver riverdriver.Driver[*sql.Tx]
+	if db.dialect == Postgres {
+		driver = riverdatabasesql.New(db.DB.DB)
+	} else {
+		driver = riversqlite.New(db.DB.DB)
+	}
+	client, err := river.NewClient(driver, config)
+	if err != nil {
+		return nil, fmt.Errorf("store: new queue: %w", err)
+	}
+	return &Queue{client: client, workers: workers}, nil
+}
+
+// Workers is the bundle the queue works from; add workers to it with
+// river.AddWorker before Start.
+func (q *Queue) Workers() *river.Workers { return q.workers }
+
+// AddPeriodicJobs schedules jobs that River inserts on their schedule,
+// on the leader only.
+func (q *Queue) AddPeriodicJobs(jobs ...*river.PeriodicJob) {
+	q.client.PeriodicJobs().AddMany(jobs)
+}
+
+// Client is the underlying River client, for what this type does not
+// wrap (subscriptions, job lists, cancelling).
+func (q *Queue) Client() *river.Client[*sql.Tx] { return q.client }
+
+// Start begins working jobs. It returns once the queue is running; ctx
+// governs the queue's life, and Stop ends it gracefully.
+func (q *Queue) Start(ctx context.Context) error {
+	if err := q.client.Start(ctx); err != nil {
+		return fmt.Errorf("store: start queue: %w", err)
+	}
+	q.started = true
+	return nil
+}
+
+// Stop stops fetching jobs and waits for the running ones to finish, until
+// ctx ends (QueueStopTimeoutDefault when ctx has no deadline); jobs still
+// running then are cancelled, and River retries them later. Stop on a
+// queue that never started does nothing.
+func (q *Queue) Stop(ctx context.Context) error {
+	if !q.started {
+		return nil
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, QueueStopTimeoutDefault)
+		defer cancel()
+	}
+	err := q.client.Stop(ctx)
+	if err == nil {
+		return nil
+	}
+	cancelCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if cerr := q.client.StopAndCancel(cancelCtx); cerr != nil {
+		return fmt.Errorf("store: stop queue: %w", errors.Join(err, cerr))
+	}
+	return fmt.Errorf("store: stop queue: running jobs cancelled: %w", err)
+}
+
+// Enqueue implements [Enqueuer]. A unique job that already exists is not an
+// error.
+func (q *Queue) Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
+	if _, err := q.client.Insert(ctx, args, opts); err != nil {
+		return fmt.Errorf("store: enqueue %s: %w", args.Kind(), err)
+	}
+	return nil
+}
+
+// EnqueueTx implements [Enqueuer].
+func (q *Queue) EnqueueTx(ctx context.Context, tx *sql.Tx, args river.JobArgs, opts *river.InsertOpts) error {
+	if _, err := q.client.InsertTx(ctx, tx, args, opts); err != nil {
+		return fmt.Errorf("store: enqueue %s: %w", args.Kind(), err)
+	}
+	return nil
+}

@@ -1,0 +1,192 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// RateLimiter counts hits on a key in fixed windows: a window opens at the
+// first hit on a key, lasts the given length, and allows limit hits. Every
+// hit counts, allowed or not, so a client that keeps knocking does not
+// open a fresh window early.
+//
+// [MemoryRateLimiter] counts in the process; [SQLRateLimiter] counts in the
+// database, so a limit holds across every instance sharing it.
+type RateLimiter interface {
+	// Hit counts one hit on key and reports the state of its window.
+	// limit must be positive and window at least a millisecond.
+	Hit(ctx context.Context, key string, limit int, window time.Duration) (RateLimit, error)
+}
+
+// RateLimit is the state of a key's window after a hit.
+type RateLimit struct {
+	// Allowed is false once the hits in the window exceed Limit.
+	Allowed bool
+	// Limit is the number of hits the window allows.
+	Limit int
+	// Remaining is how many more hits the window allows, never negative.
+	Remaining int
+	// Reset is when the window ends.
+	Reset time.Time
+}
+
+// RetryAfter is how long until the window ends, rounded up to whole
+// seconds as the Retry-After header wants, and at least one second.
+func (r RateLimit) RetryAfter(now time.Time) time.Duration {
+	d := r.Reset.Sub(now)
+	secs := (d + time.Second - 1) / time.Second
+	return max(secs, 1) * time.Second
+}
+
+func newRateLimit(hits, limit int, reset time.Time) RateLimit {
+	return RateLimit{Allowed: hits <= limit, Limit: limit, Remaining: max(limit-hits, 0), Reset: reset}
+}
+
+func checkHit(limit int, window time.Duration) error {
+	if limit <= 0 || window < time.Millisecond {
+		return fmt.Errorf("store: rate limit: limit %d and window %s must be positive", limit, window)
+	}
+	return nil
+}
+
+// RateLimiterOptions configures the rate limiters. Nil means defaults.
+type RateLimiterOptions struct {
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// SweepInterval is how often expired windows are forgotten (deleted,
+	// for the SQL limiter). Default RateLimitSweepIntervalDefault.
+	SweepInterval time.Duration
+}
+
+// RateLimitSweepIntervalDefault is how often expired windows are dropped.
+const RateLimitSweepIntervalDefault = time.Minute
+
+func (o *RateLimiterOptions) withDefaults() RateLimiterOptions {
+	var out RateLimiterOptions
+	if o != nil {
+		out = *o
+	}
+	if out.Now == nil {
+		out.Now = time.Now
+	}
+	if out.SweepInterval <= 0 {
+		out.SweepInterval = RateLimitSweepIntervalDefault
+	}
+	return out
+}
+
+// MemoryRateLimiter is a [RateLimiter] for one process. It is safe for
+// concurrent use; keys are spread over shards so hits on different keys
+// rarely wait for each other.
+type MemoryRateLimiter struct {
+	opts   RateLimiterOptions
+	seed   maphash.Seed
+	shards [32]memoryShard
+}
+
+type memoryShard struct {
+	mu        sync.Mutex
+	windows   map[string]*memoryWindow
+	nextSweep time.Time
+}
+
+type memoryWindow struct {
+	hits  int
+	reset time.Time
+}
+
+// NewMemoryRateLimiter returns an empty in-memory limiter.
+func NewMemoryRateLimiter(opts *RateLimiterOptions) *MemoryRateLimiter {
+	l := &MemoryRateLimiter{opts: opts.withDefaults(), seed: maphash.MakeSeed()}
+	for i := range l.shards {
+		l.shards[i].windows = map[string]*memoryWindow{}
+	}
+	return l
+}
+
+// Hit implements [RateLimiter].
+func (l *MemoryRateLimiter) Hit(_ context.Context, key string, limit int, window time.Duration) (RateLimit, error) {
+	if err := checkHit(limit, window); err != nil {
+		return RateLimit{}, err
+	}
+	now := l.opts.Now()
+	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now.After(s.nextSweep) {
+		for k, w := range s.windows {
+			if !now.Before(w.reset) {
+				delete(s.windows, k)
+			}
+		}
+		s.nextSweep = now.Add(l.opts.SweepInterval)
+	}
+	w := s.windows[key]
+	if w == nil || !now.Before(w.reset) {
+		w = &memoryWindow{reset: now.Add(window)}
+		s.windows[key] = w
+	}
+	w.hits++
+	return newRateLimit(w.hits, limit, w.reset), nil
+}
+
+// SQLRateLimiter is a [RateLimiter] whose counters live in the table
+// groundwork_rate_limits (see [CoreMigrations]), so every instance on the
+// database shares them. Each hit is one atomic upsert.
+type SQLRateLimiter struct {
+	db        *DB
+	opts      RateLimiterOptions
+	nextSweep atomic.Int64 // unix nanoseconds
+	upsert    string
+}
+
+// NewSQLRateLimiter returns a limiter counting in db.
+func NewSQLRateLimiter(db *DB, opts *RateLimiterOptions) *SQLRateLimiter {
+	return &SQLRateLimiter{
+		db:   db,
+		opts: opts.withDefaults(),
+		// An expired window restarts at one hit; a live one counts on.
+		upsert: db.Rebind(`INSERT INTO groundwork_rate_limits (key, hits, reset_at) VALUES (?, 1, ?)
+ON CONFLICT (key) DO UPDATE SET
+	hits = CASE WHEN groundwork_rate_limits.reset_at <= ? THEN 1 ELSE groundwork_rate_limits.hits + 1 END,
+	reset_at = CASE WHEN groundwork_rate_limits.reset_at <= ? THEN excluded.reset_at ELSE groundwork_rate_limits.reset_at END
+RETURNING hits, reset_at`),
+	}
+}
+
+// Hit implements [RateLimiter].
+func (l *SQLRateLimiter) Hit(ctx context.Context, key string, limit int, window time.Duration) (RateLimit, error) {
+	if err := checkHit(limit, window); err != nil {
+		return RateLimit{}, err
+	}
+	now := NewTime(l.opts.Now())
+	if err := l.maybeSweep(ctx, now); err != nil {
+		return RateLimit{}, err
+	}
+	var hits int
+	var reset Time
+	err := l.db.QueryRowxContext(ctx, l.upsert, key, NewTime(now.Add(window)), now, now).Scan(&hits, &reset)
+	if err != nil {
+		return RateLimit{}, fmt.Errorf("store: rate limit hit: %w", err)
+	}
+	return newRateLimit(hits, limit, reset.Time), nil
+}
+
+// maybeSweep deletes expired windows, at most once per SweepInterval per
+// limiter; the caller that wins the swap does it.
+func (l *SQLRateLimiter) maybeSweep(ctx context.Context, now Time) error {
+	next := l.nextSweep.Load()
+	if now.UnixNano() < next || !l.nextSweep.CompareAndSwap(next, now.Add(l.opts.SweepInterval).UnixNano()) {
+		return nil
+	}
+	_, err := l.db.ExecContext(ctx, l.db.Rebind(`DELETE FROM groundwork_rate_limits WHERE reset_at <= ?`), now)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("store: rate limit sweep: %w", err)
+	}
+	return nil
+}

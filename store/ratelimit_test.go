@@ -1,0 +1,150 @@
+package store_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// clock is a settable time source for the limiters.
+type clock struct{ ns atomic.Int64 }
+
+func newClock() *clock {
+	c := &clock{}
+	c.ns.Store(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC).UnixNano())
+	return c
+}
+func (c *clock) Now() time.Time                  { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) Advance(d time.Duration)         { c.ns.Add(int64(d)) }
+func (c *clock) opts() *store.RateLimiterOptions { return &store.RateLimiterOptions{Now: c.Now} }
+
+// limiterSuite is what every RateLimiter must do; newLimiter gives two
+// limiters that share their counters (two instances), with the clock they
+// read.
+func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b store.RateLimiter, c *clock)) {
+	ctx := context.Background()
+
+	t.Run("WindowCountsAndResets", func(t *testing.T) {
+		t.Parallel()
+		a, _, c := newLimiters(t)
+		start := c.Now()
+		for i := 1; i <= 3; i++ {
+			r, err := a.Hit(ctx, "k", 3, time.Minute)
+			require.NoError(t, err)
+			require.True(t, r.Allowed)
+			require.Equal(t, 3, r.Limit)
+			require.Equal(t, 3-i, r.Remaining)
+			require.True(t, r.Reset.Equal(start.Add(time.Minute)), "reset %s", r.Reset)
+			c.Advance(time.Second)
+		}
+		r, err := a.Hit(ctx, "k", 3, time.Minute)
+		require.NoError(t, err)
+		require.False(t, r.Allowed)
+		require.Zero(t, r.Remaining)
+		require.Equal(t, 57*time.Second, r.RetryAfter(c.Now()))
+
+		// Other keys have their own windows.
+		r, err = a.Hit(ctx, "other", 3, time.Minute)
+		require.NoError(t, err)
+		require.True(t, r.Allowed)
+
+		// Denied hits do not move the window's end.
+		c.Advance(57 * time.Second)
+		r, err = a.Hit(ctx, "k", 3, time.Minute)
+		require.NoError(t, err)
+		require.True(t, r.Allowed, "a new window opens at the old one's end")
+		require.Equal(t, 2, r.Remaining)
+		require.True(t, r.Reset.Equal(c.Now().Add(time.Minute)))
+	})
+
+	t.Run("SharedAcrossInstances", func(t *testing.T) {
+		t.Parallel()
+		a, b, _ := newLimiters(t)
+		var allowed atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 40 {
+			l := a
+			if i%2 == 1 {
+				l = b
+			}
+			wg.Go(func() {
+				r, err := l.Hit(ctx, "shared", 25, time.Minute)
+				require.NoError(t, err)
+				if r.Allowed {
+					allowed.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		require.EqualValues(t, 25, allowed.Load())
+	})
+
+	t.Run("ExpiredWindowsAreSwept", func(t *testing.T) {
+		t.Parallel()
+		a, _, c := newLimiters(t)
+		_, err := a.Hit(ctx, "old", 1, time.Second)
+		require.NoError(t, err)
+		c.Advance(2 * store.RateLimitSweepIntervalDefault)
+		r, err := a.Hit(ctx, "old", 1, time.Second)
+		require.NoError(t, err)
+		require.True(t, r.Allowed)
+	})
+
+	t.Run("RejectsBadArguments", func(t *testing.T) {
+		t.Parallel()
+		a, _, _ := newLimiters(t)
+		_, err := a.Hit(ctx, "k", 0, time.Minute)
+		require.Error(t, err)
+		_, err = a.Hit(ctx, "k", 1, 0)
+		require.Error(t, err)
+	})
+}
+
+func TestMemoryRateLimiter(t *testing.T) {
+	t.Parallel()
+	limiterSuite(t, func(t *testing.T) (store.RateLimiter, store.RateLimiter, *clock) {
+		c := newClock()
+		l := store.NewMemoryRateLimiter(c.opts())
+		return l, l, c
+	})
+}
+
+func TestSQLRateLimiter(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		limiterSuite(t, func(t *testing.T) (store.RateLimiter, store.RateLimiter, *clock) {
+			dsn := storetest.DSN(t, d)
+			c := newClock()
+			one := storetest.OpenDSN(t, dsn)
+			two := storetest.OpenDSN(t, dsn)
+			return store.NewSQLRateLimiter(one, c.opts()), store.NewSQLRateLimiter(two, c.opts()), c
+		})
+	})
+}
+
+func TestSQLRateLimiterSweepDeletes(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		c := newClock()
+		l := store.NewSQLRateLimiter(db, c.opts())
+		for _, k := range []string{"a", "b", "c"} {
+			_, err := l.Hit(ctx, k, 1, time.Second)
+			require.NoError(t, err)
+		}
+		c.Advance(2 * store.RateLimitSweepIntervalDefault)
+		_, err := l.Hit(ctx, "d", 1, time.Second)
+		require.NoError(t, err)
+		var keys []string
+		require.NoError(t, db.SelectContext(ctx, &keys, "SELECT key FROM groundwork_rate_limits"))
+		require.Equal(t, []string{"d"}, keys)
+	})
+}

@@ -1,0 +1,226 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/jmoiron/sqlx"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// Dialect names the SQL database behind a [DB].
+type Dialect string
+
+// The dialects groundwork speaks.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// Pool sizes and timeouts [Open] applies. They are the defaults of the
+// reference server; a host may change them on the returned pools.
+const (
+	// SQLiteBusyTimeout is how long a SQLite connection waits for a lock
+	// held by another connection or process before giving up.
+	SQLiteBusyTimeout = 10 * time.Second
+	// PostgresMaxOpenConns caps the Postgres pool.
+	PostgresMaxOpenConns = 25
+	// SQLiteMaxReadConns caps the SQLite read pool; it is also at least
+	// GOMAXPROCS.
+	SQLiteMaxReadConns = 4
+)
+
+func init() {
+	// sqlx does not know modernc's driver name; queries are written with
+	// "?" and rebound, which for SQLite means left alone.
+	sqlx.BindDriver("sqlite", sqlx.QUESTION)
+}
+
+// DB is an open database: a pool for writes and transactions (embedded, so
+// every sqlx method is at hand) and a pool for reads that need no
+// transaction. On Postgres both are the same pool. On SQLite the write pool
+// has exactly one connection, which serialises writers without SQLITE_BUSY
+// errors, and the read pool has several read-only connections that run
+// beside it thanks to WAL.
+//
+// Every call made while a transaction is open must go through that
+// transaction: on SQLite the transaction holds the only write connection,
+// so a call on the pool would wait for it forever.
+type DB struct {
+	*sqlx.DB
+	read    *sqlx.DB
+	dialect Dialect
+	// ownsRead is false when read and write are the same pool.
+	ownsRead bool
+}
+
+// Open connects to the database named by dsn and checks that it answers.
+//
+// A dsn starting with "postgres://" or "postgresql://" opens Postgres
+// through pgx's database/sql driver; connection parameters such as
+// search_path or sslmode go in its query string. Anything else is SQLite:
+// "sqlite:PATH", or a bare PATH. The file is created when missing, in WAL
+// mode with a busy timeout, foreign keys on, immediate transactions and
+// times written in SQLite's own format. "sqlite::memory:" (or ":memory:")
+// is a private in-memory database that lives as long as the DB.
+//
+// Open does not migrate; see [Migrate].
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	switch {
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		return openPostgres(ctx, dsn)
+	default:
+		return openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+	}
+}
+
+func openPostgres(ctx context.Context, dsn string) (*DB, error) {
+	if _, err := url.Parse(dsn); err != nil {
+		// url.Parse quotes the whole input; a password may be in it.
+		return nil, errors.New("store: open postgres: the URL does not parse")
+	}
+	db, err := sqlx.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open postgres: %w", err)
+	}
+	db.SetMaxOpenConns(PostgresMaxOpenConns)
+	db.SetMaxIdleConns(PostgresMaxOpenConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open postgres: %w", err)
+	}
+	return &DB{DB: db, read: db, dialect: Postgres}, nil
+}
+
+func openSQLite(ctx context.Context, path string) (*DB, error) {
+	path = strings.TrimPrefix(path, "//")
+	switch {
+	case path == "":
+		return nil, errors.New("store: open sqlite: the path is empty")
+	case strings.ContainsRune(path, '?'):
+		// The driver cuts its own parameters at the first '?'.
+		return nil, fmt.Errorf("store: open sqlite: the path %q may not contain '?'", path)
+	case strings.HasPrefix(path, "file:"):
+		return nil, fmt.Errorf("store: open sqlite: give a plain path, not a file: URI (%q)", path)
+	}
+	memory := path == ":memory:"
+
+	params := url.Values{}
+	params.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", SQLiteBusyTimeout.Milliseconds()))
+	if !memory {
+		params.Add("_pragma", "journal_mode(WAL)")
+	}
+	params.Add("_pragma", "synchronous(NORMAL)")
+	params.Add("_pragma", "foreign_keys(ON)")
+	params.Set("_time_format", "sqlite")
+	params.Set("_txlock", "immediate")
+
+	write, err := sqlx.Open("sqlite", path+"?"+params.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	// One writer: immediate transactions on one connection never meet
+	// SQLITE_BUSY inside the process, and River wants the same.
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+	if err := write.PingContext(ctx); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	db := &DB{DB: write, read: write, dialect: SQLite}
+	if memory {
+		// A second pool would open a second, empty, database.
+		return db, nil
+	}
+
+	params.Set("_pragma", fmt.Sprintf("busy_timeout(%d)", SQLiteBusyTimeout.Milliseconds()))
+	params.Add("_pragma", "query_only(1)")
+	params.Set("_txlock", "deferred")
+	read, err := sqlx.Open("sqlite", path+"?"+params.Encode())
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	n := max(SQLiteMaxReadConns, runtime.GOMAXPROCS(0))
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	if err := read.PingContext(ctx); err != nil {
+		read.Close()
+		write.Close()
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	db.read, db.ownsRead = read, true
+	return db, nil
+}
+
+// Dialect reports which database this is.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// Reader is the pool for reads that need no transaction. On SQLite its
+// connections are read-only and run beside the single writer; a read made
+// after a commit returns sees that commit.
+func (db *DB) Reader() *sqlx.DB { return db.read }
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	var err error
+	if db.ownsRead {
+		err = db.read.Close()
+	}
+	return errors.Join(err, db.DB.Close())
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.DB.PingContext(ctx); err != nil {
+		return fmt.Errorf("store: ping: %w", err)
+	}
+	return nil
+}
+
+// Querier is what both a pool and a transaction offer; store code that may
+// run inside or outside a transaction takes one.
+type Querier interface {
+	sqlx.ExtContext
+	GetContext(ctx context.Context, dest any, query string, args ...any) error
+	SelectContext(ctx context.Context, dest any, query string, args ...any) error
+}
+
+var (
+	_ Querier = (*sqlx.DB)(nil)
+	_ Querier = (*sqlx.Tx)(nil)
+)
+
+// InTx runs fn in a transaction on the write pool. It commits when fn
+// returns nil and rolls back when fn returns an error or panics (the panic
+// then continues). Errors come back through [MapError], so a unique
+// violation at commit is [ErrConflict] too.
+func (db *DB) InTx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		return MapError(fmt.Errorf("store: begin: %w", err))
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = tx.Rollback()
+		}
+	}()
+	if err := fn(tx); err != nil {
+		return MapError(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return MapError(fmt.Errorf("store: commit: %w", err))
+	}
+	committed = true
+	return nil
+}

@@ -1,0 +1,135 @@
+// Package storetest gives each test a database of its own: a SQLite file
+// under t.TempDir(), and, when the environment variable TEST_DATABASE_URL
+// names a Postgres database, a fresh schema in it that is dropped when the
+// test ends. Store suites run on every dialect with [ForEach].
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// EnvPostgres is the variable that names the Postgres database tests may
+// use, e.g. postgres://postgres@127.0.0.1:5432/groundwork_test.
+const EnvPostgres = "TEST_DATABASE_URL"
+
+// TestMaxOpenConns caps each test's pool, so that many tests at once stay
+// under Postgres's connection limit.
+const TestMaxOpenConns = 8
+
+// Dialects lists SQLite, and Postgres when TEST_DATABASE_URL is set.
+func Dialects() []store.Dialect {
+	if os.Getenv(EnvPostgres) == "" {
+		return []store.Dialect{store.SQLite}
+	}
+	return []store.Dialect{store.SQLite, store.Postgres}
+}
+
+// ForEach runs fn as a parallel subtest, named after the dialect, for
+// each of [Dialects].
+func ForEach(t *testing.T, fn func(t *testing.T, d store.Dialect)) {
+	t.Helper()
+	for _, d := range Dialects() {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			fn(t, d)
+		})
+	}
+}
+
+// DSN returns the address of a fresh, empty database of dialect d, which
+// lives until the test ends. Open it as often as the test likes: every
+// opening reaches the same database. A Postgres DSN without
+// TEST_DATABASE_URL skips the test.
+func DSN(t testing.TB, d store.Dialect) string {
+	t.Helper()
+	if d == store.SQLite {
+		return "sqlite:" + filepath.Join(t.TempDir(), "test.db")
+	}
+	base := os.Getenv(EnvPostgres)
+	if base == "" {
+		t.Skip(EnvPostgres + " is not set")
+	}
+	admin := adminDB(t, base)
+	schema := "gwtest_" + strings.ToLower(rand.Text())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("storetest: create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := admin.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("storetest: drop schema: %v", err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("storetest: %s does not parse", EnvPostgres)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// OpenDSN opens dsn, migrates it with lines, and closes it when the test
+// ends.
+func OpenDSN(t testing.TB, dsn string, lines ...store.Migrations) *store.DB {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("storetest: open: %v", err)
+	}
+	if db.Dialect() == store.Postgres {
+		db.SetMaxOpenConns(TestMaxOpenConns)
+		db.SetMaxIdleConns(TestMaxOpenConns)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if err := store.Migrate(ctx, db, lines...); err != nil {
+		t.Fatalf("storetest: migrate: %v", err)
+	}
+	return db
+}
+
+// Open returns a fresh database of dialect d, migrated with lines (River's
+// and the core tables always), closed when the test ends.
+func Open(t testing.TB, d store.Dialect, lines ...store.Migrations) *store.DB {
+	t.Helper()
+	return OpenDSN(t, DSN(t, d), lines...)
+}
+
+var admin struct {
+	once sync.Once
+	db   *sql.DB
+	err  error
+}
+
+// adminDB is one pool per test binary for creating and dropping schemas.
+func adminDB(t testing.TB, base string) *sql.DB {
+	admin.once.Do(func() {
+		var db *store.DB
+		db, admin.err = store.Open(context.Background(), base)
+		if admin.err == nil {
+			db.SetMaxOpenConns(2)
+			admin.db = db.DB.DB
+		}
+	})
+	if admin.err != nil {
+		t.Fatalf("storetest: connect to %s: %v", EnvPostgres, admin.err)
+	}
+	return admin.db
+}
