@@ -1,0 +1,430 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+type colourBody struct {
+	Foreground string   `json:"foreground"`
+	Colors     []string `json:"colors"`
+	Tint       bool     `json:"tint"`
+	Count      int      `json:"count"`
+	Ratio      float64  `json:"ratio"`
+	Structure  struct {
+		Headings []struct {
+			Level int `json:"level"`
+		} `json:"headings"`
+	} `json:"structure"`
+	Meta map[string]int `json:"meta"`
+}
+
+// decodeHandler decodes into colourBody and echoes it, as a real endpoint
+// would.
+func decodeHandler(limit int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in colourBody
+		if err := api.DecodeJSON(w, r, &in, limit); err != nil {
+			api.WriteError(w, r, nil, nil, err)
+			return
+		}
+		api.WriteData(w, http.StatusOK, in)
+	})
+}
+
+type envelope struct {
+	Message string              `json:"message"`
+	Errors  map[string][]string `json:"errors"`
+}
+
+func TestDecodeJSON(t *testing.T) {
+	t.Parallel()
+	big := `{"foreground": "` + strings.Repeat("a", 2000) + `"}`
+	tests := []struct {
+		name        string
+		contentType string
+		body        string
+		status      int
+		message     string
+		errors      map[string][]string
+	}{
+		{"Valid", "application/json", `{"foreground": "#fff", "colors": ["#000"], "unknown": 1}`, 200, "", nil},
+		{"ValidWithCharset", "application/json; charset=utf-8", `{"foreground": "#fff"}`, 200, "", nil},
+		{"VendorJSON", "application/vnd.api+json", `{}`, 200, "", nil},
+		{"EmptyBodyIsEmptyObject", "", ``, 200, "", nil},
+		{"WhitespaceBody", "application/json", " \n ", 200, "", nil},
+		{"WrongContentType", "text/plain", `{"foreground": "#fff"}`, 415, "The request body must be JSON, sent with Content-Type: application/json.", nil},
+		{"FormContentType", "application/x-www-form-urlencoded", `foreground=%23fff`, 415, "The request body must be JSON, sent with Content-Type: application/json.", nil},
+		{"NoContentType", "", `{"foreground": "#fff"}`, 415, "The request body must be JSON, sent with Content-Type: application/json.", nil},
+		{"Oversized", "application/json", big, 413, "The request body must not be larger than 1 KiB.", nil},
+		{"Truncated", "application/json", `{"foreground": "#fff"`, 400, "The request body is not valid JSON: unexpected end of JSON input at byte 21.", nil},
+		{"TrailingComma", "application/json", `{"foreground": "#fff",}`, 400, "The request body is not valid JSON: invalid character '}' looking for beginning of object key string at byte 23.", nil},
+		{"TrailingGarbage", "application/json", `{"foreground": "#fff"} x`, 400, "The request body is not valid JSON: invalid character 'x' after top-level value at byte 24.", nil},
+		{"TwoObjects", "application/json", `{} {}`, 400, "The request body is not valid JSON: invalid character '{' after top-level value at byte 4.", nil},
+		{"TopLevelArray", "application/json", `["#fff"]`, 400, "The request body must be a JSON object.", nil},
+		{"TopLevelString", "application/json", `"#fff"`, 400, "The request body must be a JSON object.", nil},
+		{"TopLevelNull", "application/json", `null`, 400, "The request body must be a JSON object.", nil},
+		{"NotJSONAtAll", "application/json", `<xml/>`, 400, "The request body is not valid JSON: invalid character '<' looking for beginning of value at byte 1.", nil},
+		{"StringGotNumber", "application/json", `{"foreground": 5}`, 422, "The foreground field must be a string.", map[string][]string{"foreground": {"The foreground field must be a string."}}},
+		{"StringGotObject", "application/json", `{"foreground": {"a": 1}}`, 422, "The foreground field must be a string.", map[string][]string{"foreground": {"The foreground field must be a string."}}},
+		{"ArrayElement", "application/json", `{"colors": ["#fff", 3]}`, 422, "The colors.1 field must be a string.", map[string][]string{"colors.1": {"The colors.1 field must be a string."}}},
+		{"ArrayGotString", "application/json", `{"colors": "#fff"}`, 422, "The colors field must be an array.", map[string][]string{"colors": {"The colors field must be an array."}}},
+		{"BoolGotString", "application/json", `{"tint": "yes"}`, 422, "The tint field must be true or false.", map[string][]string{"tint": {"The tint field must be true or false."}}},
+		{"IntGotFloat", "application/json", `{"count": 1.5}`, 422, "The count field must be an integer.", map[string][]string{"count": {"The count field must be an integer."}}},
+		{"IntOverflow", "application/json", `{"count": 1e400}`, 422, "The count field must be an integer.", map[string][]string{"count": {"The count field must be an integer."}}},
+		{"FloatGotString", "application/json", `{"ratio": "4.5"}`, 422, "The ratio field must be a number.", map[string][]string{"ratio": {"The ratio field must be a number."}}},
+		{"NestedArrayObject", "application/json", `{"structure": {"headings": [{"level": 1}, {"level": "two"}]}}`, 422, "The structure.headings.1.level field must be an integer.", map[string][]string{"structure.headings.1.level": {"The structure.headings.1.level field must be an integer."}}},
+		{"ObjectGotArray", "application/json", `{"structure": [1]}`, 422, "The structure field must be an object.", map[string][]string{"structure": {"The structure field must be an object."}}},
+		{"MapValue", "application/json", `{"meta": {"a": 1, "b": "x"}}`, 422, "The meta.b field must be an integer.", map[string][]string{"meta.b": {"The meta.b field must be an integer."}}},
+		{"EscapedKeys", "application/json", `{"colors": ["\u0023fff", {"x": "]"}]}`, 422, "The colors.1 field must be a string.", map[string][]string{"colors.1": {"The colors.1 field must be a string."}}},
+		{"DeepNesting", "application/json", `{"foreground": ` + strings.Repeat("[", 400) + strings.Repeat("]", 400) + `}`, 422, "The foreground field must be a string.", map[string][]string{"foreground": {"The foreground field must be a string."}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := httptest.NewRequest(http.MethodPost, "/x", strings.NewReader(tc.body))
+			if tc.contentType != "" {
+				r.Header.Set("Content-Type", tc.contentType)
+			}
+			w := httptest.NewRecorder()
+			decodeHandler(1024).ServeHTTP(w, r)
+			require.Equal(t, tc.status, w.Code, w.Body.String())
+			require.Equal(t, "application/json", w.Header().Get("Content-Type"))
+			if tc.status == 200 {
+				return
+			}
+			var env envelope
+			require.NoError(t, json.Unmarshal(w.Body.Bytes(), &env))
+			require.Equal(t, tc.message, env.Message)
+			require.Equal(t, tc.errors, env.Errors)
+		})
+	}
+}
+
+func TestDecodeJSONOversizedByHeader(t *testing.T) {
+	t.Parallel()
+	r := httptest.NewRequest(http.MethodPost, "/x", strings.NewReader(`{}`))
+	r.Header.Set("Content-Type", "application/json")
+	r.ContentLength = api.MaxBodyDefault + 1
+	w := httptest.NewRecorder()
+	decodeHandler(0).ServeHTTP(w, r)
+	require.Equal(t, 413, w.Code)
+	require.JSONEq(t, `{"message": "The request body must not be larger than 1 MiB."}`, w.Body.String())
+}
+
+func FuzzDecodeJSON(f *testing.F) {
+	for _, s := range []string{`{}`, `{"colors": ["#fff", 3]}`, `{"structure": {"headings": [{"level": "x"}]}}`, `[`, `{"a":}`, `"x"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		r := httptest.NewRequest(http.MethodPost, "/x", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		decodeHandler(4096).ServeHTTP(w, r)
+		if w.Code >= 500 {
+			t.Fatalf("%q answered %d: %s", body, w.Code, w.Body)
+		}
+		if w.Code != 200 {
+			var env envelope
+			if err := json.Unmarshal(w.Body.Bytes(), &env); err != nil || env.Message == "" {
+				t.Fatalf("%q answered %d without the envelope: %s", body, w.Code, w.Body)
+			}
+		}
+	})
+}
+
+func TestValidationError(t *testing.T) {
+	t.Parallel()
+	v := &api.ValidationError{}
+	require.NoError(t, v.Err())
+	require.True(t, v.Empty())
+
+	v.Add("foreground", api.MsgRequired("foreground"))
+	require.Equal(t, "The foreground field is required.", v.Message())
+	v.Add("colors.1", api.MsgFormat("colors.1"))
+	require.Equal(t, "The foreground field is required. (and 1 more error)", v.Message())
+	v.Add("foreground", api.MsgString("foreground"))
+	v.Add("per_page", api.MsgBetween("per_page", 1, 100))
+	require.Equal(t, "The foreground field is required. (and 3 more errors)", v.Error())
+	require.True(t, v.Has("colors.1"))
+	require.Equal(t, []string{"foreground", "colors.1", "per_page"}, v.FieldNames())
+
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	require.Equal(t, `{"message":"The foreground field is required. (and 3 more errors)","errors":{"foreground":["The foreground field is required.","The foreground field must be a string."],"colors.1":["The colors.1 field format is invalid."],"per_page":["The per page field must be between 1 and 100."]}}`, string(b))
+
+	var target *api.ValidationError
+	require.ErrorAs(t, error(v), &target)
+	status, _, _, ok := api.Table(nil).Lookup(v)
+	require.True(t, ok)
+	require.Equal(t, 422, status)
+}
+
+var errGone = errors.New("gone")
+
+func TestWriteError(t *testing.T) {
+	t.Parallel()
+	table := api.Table{{Err: errGone, Status: 404, Message: "No such thing."}}
+	cases := []struct {
+		err    error
+		status int
+		body   string
+	}{
+		{errGone, 404, `{"message":"No such thing."}`},
+		{errors.Join(errors.New("ctx"), errGone), 404, `{"message":"No such thing."}`},
+		{api.ErrForbidden, 403, `{"message":"This action is unauthorized."}`},
+		{api.ErrUnauthenticated, 401, `{"message":"Unauthenticated."}`},
+		{api.Errorf(409, "Taken %s.", "x"), 409, `{"message":"Taken x."}`},
+		{errors.New("driver exploded: password=hunter2"), 500, `{"message":"Server Error."}`},
+	}
+	for _, c := range cases {
+		w := httptest.NewRecorder()
+		api.WriteError(w, httptest.NewRequest("GET", "/", nil), nil, table, c.err)
+		require.Equal(t, c.status, w.Code)
+		require.JSONEq(t, c.body, w.Body.String())
+	}
+	w := httptest.NewRecorder()
+	api.WriteError(w, httptest.NewRequest("GET", "/", nil), nil, table, api.ErrUnauthenticated)
+	require.Equal(t, "Bearer", w.Header().Get("WWW-Authenticate"))
+}
+
+func TestPage(t *testing.T) {
+	t.Parallel()
+	base, _ := url.Parse("https://example.test/api/v1/forms?status=active&page=2")
+
+	p := api.NewPage([]int{16, 17, 18}, api.PageRequest{Page: 2, PerPage: 15}, 33, base)
+	b, err := json.Marshal(p)
+	require.NoError(t, err)
+	require.JSONEq(t, `{
+		"data": [16, 17, 18],
+		"meta": {"current_page": 2, "from": 16, "last_page": 3, "per_page": 15, "to": 18, "total": 33},
+		"links": {
+			"first": "https://example.test/api/v1/forms?page=1&status=active",
+			"last": "https://example.test/api/v1/forms?page=3&status=active",
+			"prev": "https://example.test/api/v1/forms?page=1&status=active",
+			"next": "https://example.test/api/v1/forms?page=3&status=active"
+		}}`, string(b))
+
+	empty := api.NewPage[int](nil, api.PageRequest{Page: 1, PerPage: 15}, 0, base)
+	b, err = json.Marshal(empty)
+	require.NoError(t, err)
+	require.JSONEq(t, `{
+		"data": [],
+		"meta": {"current_page": 1, "from": null, "last_page": 1, "per_page": 15, "to": null, "total": 0},
+		"links": {"first": "https://example.test/api/v1/forms?page=1&status=active", "last": "https://example.test/api/v1/forms?page=1&status=active", "prev": null, "next": null}}`, string(b))
+
+	// Past the end: prev points at the last page.
+	past := api.NewPage[int](nil, api.PageRequest{Page: 9, PerPage: 15}, 20, base)
+	require.Equal(t, "https://example.test/api/v1/forms?page=2&status=active", *past.Links.Prev)
+	require.Nil(t, past.Links.Next)
+}
+
+func TestParsePageAndAbsoluteURL(t *testing.T) {
+	t.Parallel()
+	r := httptest.NewRequest("GET", "http://host.test/api/v1/forms?page=3&per_page=20", nil)
+	p, err := api.ParsePage(r, 0)
+	require.NoError(t, err)
+	require.Equal(t, api.PageRequest{Page: 3, PerPage: 20}, p)
+	require.Equal(t, 40, p.Offset())
+
+	p, err = api.ParsePage(httptest.NewRequest("GET", "/x", nil), 0)
+	require.NoError(t, err)
+	require.Equal(t, api.PageRequest{Page: 1, PerPage: 15}, p)
+
+	_, err = api.ParsePage(httptest.NewRequest("GET", "/x?page=0&per_page=101", nil), 0)
+	var v *api.ValidationError
+	require.ErrorAs(t, err, &v)
+	require.Equal(t, map[string][]string{"page": {"The page field must be at least 1."}, "per_page": {"The per page field must be between 1 and 100."}}, v.Fields())
+	_, err = api.ParsePage(httptest.NewRequest("GET", "/x?page=x", nil), 0)
+	require.ErrorAs(t, err, &v)
+	require.Equal(t, "The page field must be an integer.", v.Message())
+
+	require.Equal(t, "http://host.test/api/v1/forms?page=3&per_page=20", api.AbsoluteURL(r, nil).String())
+	base, _ := url.Parse("https://public.test/prefix/")
+	require.Equal(t, "https://public.test/prefix/api/v1/forms?page=3&per_page=20", api.AbsoluteURL(r, base).String())
+}
+
+func TestClientIP(t *testing.T) {
+	t.Parallel()
+	trusted, err := api.ParsePrefixes("10.0.0.0/8, 192.0.2.7, ::1")
+	require.NoError(t, err)
+	_, err = api.ParsePrefixes("10.0.0.0/33")
+	require.Error(t, err)
+	tests := []struct {
+		name, remote, xff string
+		trusted           bool
+		want              string
+	}{
+		{"PeerWithoutProxies", "203.0.113.9:1234", "198.51.100.1", false, "203.0.113.9"},
+		{"UntrustedPeerIgnoresHeader", "203.0.113.9:1234", "198.51.100.1", true, "203.0.113.9"},
+		{"TrustedPeer", "10.1.2.3:80", "198.51.100.1", true, "198.51.100.1"},
+		{"ChainOfProxies", "10.1.2.3:80", "198.51.100.1, 203.0.113.5, 192.0.2.7", true, "203.0.113.5"},
+		{"ForgedLeftmostIgnored", "10.1.2.3:80", "1.1.1.1, 198.51.100.1", true, "198.51.100.1"},
+		{"AllTrusted", "10.1.2.3:80", "10.9.9.9", true, "10.9.9.9"},
+		{"GarbageStopsAtProxy", "10.1.2.3:80", "198.51.100.1, nonsense", true, "10.1.2.3"},
+		{"NoHeader", "10.1.2.3:80", "", true, "10.1.2.3"},
+		{"MappedIPv6Peer", "[::ffff:203.0.113.9]:443", "", false, "203.0.113.9"},
+		{"IPv6Loopback", "[::1]:443", "2001:db8::1", true, "2001:db8::1"},
+		{"HopWithPort", "10.1.2.3:80", "[2001:db8::2]:5000", true, "2001:db8::2"},
+	}
+	for _, tc := range tests {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = tc.remote
+		if tc.xff != "" {
+			r.Header.Set("X-Forwarded-For", tc.xff)
+		}
+		var tr []netip.Prefix
+		if tc.trusted {
+			tr = trusted
+		}
+		require.Equal(t, tc.want, api.ClientIPString(r, tr), tc.name)
+	}
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "@"
+	require.Equal(t, "unknown", api.ClientIPString(r, nil))
+}
+
+func TestThrottle(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	limiter := store.NewMemoryRateLimiter(&store.RateLimiterOptions{Now: clock})
+	th := &api.Throttle{Name: "t", Limiter: limiter, Limit: 2, Window: time.Minute, Now: clock}
+	h := th.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { api.WriteMessage(w, 200, "ok") }))
+	do := func(remote string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = remote
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	w := do("192.0.2.1:1")
+	require.Equal(t, 200, w.Code)
+	require.Equal(t, "2", w.Header().Get("X-RateLimit-Limit"))
+	require.Equal(t, "1", w.Header().Get("X-RateLimit-Remaining"))
+	require.Empty(t, w.Header().Get("Retry-After"))
+	require.Equal(t, 200, do("192.0.2.1:2").Code)
+	now = now.Add(10 * time.Second)
+	w = do("192.0.2.1:3")
+	require.Equal(t, 429, w.Code)
+	require.JSONEq(t, `{"message": "Too Many Attempts."}`, w.Body.String())
+	require.Equal(t, "0", w.Header().Get("X-RateLimit-Remaining"))
+	require.Equal(t, "50", w.Header().Get("Retry-After"))
+	require.Equal(t, strconv.FormatInt(now.Add(50*time.Second).Unix(), 10), w.Header().Get("X-RateLimit-Reset"))
+	require.Equal(t, 200, do("192.0.2.2:1").Code, "another client has its own budget")
+
+	// A caller is counted as itself, wherever it calls from.
+	r := httptest.NewRequest("GET", "/", nil)
+	r = r.WithContext(api.WithCaller(r.Context(), api.Caller{ID: "token:1"}))
+	require.Equal(t, "caller:token:1", api.CallerOrIP(r, nil))
+
+	failing := &api.Throttle{Name: "f", Limiter: failingLimiter{}, Limit: 1, Window: time.Minute}
+	w = httptest.NewRecorder()
+	failing.Wrap(http.NotFoundHandler()).ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	require.Equal(t, 503, w.Code)
+}
+
+type failingLimiter struct{}
+
+func (failingLimiter) Hit(context.Context, string, int, time.Duration) (store.RateLimit, error) {
+	return store.RateLimit{}, errors.New("database down")
+}
+
+func TestCan(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		granted []string
+		ability string
+		want    bool
+	}{
+		{[]string{"*"}, "forms:create", true},
+		{[]string{"*"}, "webhookSubscription.delete", true},
+		{[]string{"forms:*"}, "forms:create", true},
+		{[]string{"forms:*"}, "forms:submissions:export", true},
+		{[]string{"forms:*"}, "forms:", false},
+		{[]string{"forms:*"}, "forms", false},
+		{[]string{"forms:*"}, "formsx:create", false},
+		{[]string{"forms:*"}, "bookings:create", false},
+		{[]string{"forms:*"}, "forms.create", false},
+		{[]string{"webhookSubscription.*"}, "webhookSubscription.create", true},
+		{[]string{"webhookSubscription.*"}, "webhookSubscription.*", true},
+		{[]string{"webhookSubscription.create"}, "webhookSubscription.*", false},
+		{[]string{"forms:create"}, "forms:create", true},
+		{[]string{"forms:create"}, "forms:delete", false},
+		{[]string{"forms:view", "a11y:ai"}, "a11y:ai", true},
+		{[]string{"Forms:*"}, "forms:create", false},
+		{[]string{"fo*"}, "forms:create", false},
+		{nil, "forms:create", false},
+		{[]string{"*"}, "", false},
+	}
+	for _, tc := range tests {
+		require.Equal(t, tc.want, api.Can(tc.granted, tc.ability), "%v can %q", tc.granted, tc.ability)
+	}
+}
+
+type fakeTokens map[string][]string
+
+func (f fakeTokens) VerifyToken(_ context.Context, token string) (string, []string, error) {
+	if token == "broken" {
+		return "", nil, errors.New("db down")
+	}
+	abilities, ok := f[token]
+	if !ok {
+		return "", nil, nil
+	}
+	return "token:" + token, abilities, nil
+}
+
+type denyAll struct{}
+
+func (denyAll) Authorize(context.Context, string, []string, string) (bool, error) { return false, nil }
+
+func TestGuard(t *testing.T) {
+	t.Parallel()
+	tokens := fakeTokens{"good": {"forms:*"}, "narrow": {"forms:view"}}
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _ := api.CallerFrom(r.Context())
+		api.WriteMessage(w, 200, c.ID)
+	})
+	g := &api.Guard{Tokens: tokens}
+	h := g.Require("forms:create", ok)
+	do := func(h http.Handler, auth string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", "/", nil)
+		if auth != "" {
+			r.Header.Set("Authorization", auth)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	for _, auth := range []string{"", "Bearer", "Bearer ", "Basic Z29vZA==", "Token good", "Bearer unknown", "good"} {
+		w := do(h, auth)
+		require.Equal(t, 401, w.Code, auth)
+		require.JSONEq(t, `{"message": "Unauthenticated."}`, w.Body.String())
+	}
+	w := do(h, "Bearer narrow")
+	require.Equal(t, 403, w.Code)
+	require.JSONEq(t, `{"message": "This action is unauthorized."}`, w.Body.String())
+	w = do(h, "bearer good")
+	require.Equal(t, 200, w.Code)
+	require.JSONEq(t, `{"message": "token:good"}`, w.Body.String())
+	require.Equal(t, 200, do(g.Require("", ok), "Bearer narrow").Code, "any valid token passes an empty ability")
+	require.Equal(t, 503, do(h, "Bearer broken").Code)
+
+	custom := &api.Guard{Tokens: tokens, Authorizer: denyAll{}}
+	require.Equal(t, 403, do(custom.Require("forms:create", ok), "Bearer good").Code)
+}

@@ -1,0 +1,139 @@
+// Package api holds the HTTP conventions every groundwork handler shares:
+// JSON bodies in and out, the error envelope and its status table,
+// validation messages, the pagination envelope, throttling, client IPs and
+// bearer tokens. See DECISIONS.md, "Common to every HTTP API".
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+)
+
+// Error is a failure with a known HTTP status and a message safe to show.
+// Handlers return one (or a domain sentinel that the domain's [Table] maps
+// to one) and [WriteError] answers with {"message": Message}.
+type Error struct {
+	Status  int
+	Message string
+	// Header holds response headers to add, e.g. Retry-After.
+	Header http.Header
+	// Err is the cause, for logs and errors.Is; never shown.
+	Err error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%d %s: %v", e.Status, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%d %s", e.Status, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with status and a formatted message.
+func Errorf(status int, format string, args ...any) *Error {
+	return &Error{Status: status, Message: fmt.Sprintf(format, args...)}
+}
+
+// The documented bodies.
+const (
+	MsgUnauthenticated = "Unauthenticated."
+	MsgForbidden       = "This action is unauthorized."
+	MsgTooManyRequests = "Too Many Attempts."
+	MsgNotFound        = "Not Found."
+	MsgServerError     = "Server Error."
+	MsgUnavailable     = "Service Unavailable."
+)
+
+// Common errors.
+var (
+	ErrUnauthenticated = &Error{Status: http.StatusUnauthorized, Message: MsgUnauthenticated, Header: http.Header{"Www-Authenticate": {"Bearer"}}}
+	ErrForbidden       = &Error{Status: http.StatusForbidden, Message: MsgForbidden}
+	ErrNotFound        = &Error{Status: http.StatusNotFound, Message: MsgNotFound}
+)
+
+// Mapping maps a domain's sentinel error to a status and message.
+type Mapping struct {
+	Err     error
+	Status  int
+	Message string
+}
+
+// Table is the one place a domain maps its sentinels to HTTP. The first
+// mapping whose Err matches (errors.Is) wins.
+type Table []Mapping
+
+// Lookup finds the *Error for err: a *ValidationError or *Error in its
+// chain, else the first matching mapping. ok is false for an error nobody
+// expected, which is a bug and answers 500.
+func (t Table) Lookup(err error) (status int, body any, header http.Header, ok bool) {
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		return http.StatusUnprocessableEntity, ve, nil, true
+	}
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae.Status, messageBody{ae.Message}, ae.Header, true
+	}
+	for _, m := range t {
+		if errors.Is(err, m.Err) {
+			return m.Status, messageBody{m.Message}, nil, true
+		}
+	}
+	return http.StatusInternalServerError, messageBody{MsgServerError}, nil, false
+}
+
+type messageBody struct {
+	Message string `json:"message"`
+}
+
+// WriteError answers err through table. Unexpected errors answer 500 with a
+// generic message; they, and every other 5xx, are logged at error level
+// with the request, unless the client has gone.
+func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, table Table, err error) {
+	status, body, header, ok := table.Lookup(err)
+	if (!ok || status >= 500) && r.Context().Err() == nil && logger != nil {
+		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+	}
+	for k, vs := range header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	WriteJSON(w, status, body)
+}
+
+// WriteJSON answers v as JSON with status. HTML characters are not escaped:
+// the content type is JSON and sniffing is off.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // the status is out; a failed write has nobody to tell
+}
+
+// Data wraps a single resource as {"data": v}.
+func Data(v any) any {
+	return struct {
+		Data any `json:"data"`
+	}{v}
+}
+
+// WriteData answers {"data": v} with status.
+func WriteData(w http.ResponseWriter, status int, v any) { WriteJSON(w, status, Data(v)) }
+
+// WriteMessage answers {"message": msg} with status.
+func WriteMessage(w http.ResponseWriter, status int, msg string) {
+	WriteJSON(w, status, messageBody{msg})
+}
+
+// Attr is how a field name reads in a message: underscores become spaces,
+// as in "The per page field must be an integer."
+func Attr(field string) string { return strings.ReplaceAll(field, "_", " ") }

@@ -1,0 +1,93 @@
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// The throttle named "api" of DECISIONS.md.
+const (
+	APILimit  = 60
+	APIWindow = time.Minute
+)
+
+// Throttle limits requests per key with a [store.RateLimiter] and writes
+// the rate-limit headers: X-RateLimit-Limit and X-RateLimit-Remaining on
+// every answer, and on a 429 also Retry-After and X-RateLimit-Reset.
+type Throttle struct {
+	// Name prefixes every key, so routes sharing a name share a budget.
+	Name    string
+	Limiter store.RateLimiter
+	Limit   int
+	Window  time.Duration
+	// Key names who is counted; nil means [CallerOrIP].
+	Key func(r *http.Request) string
+	// TrustedProxies feed the client IP of the default key.
+	TrustedProxies []netip.Prefix
+	// Now is the clock; time.Now when nil.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// APIThrottle is the "api" throttle on limiter: 60 a minute per caller,
+// else per client IP.
+func APIThrottle(limiter store.RateLimiter, trusted []netip.Prefix, logger *slog.Logger) *Throttle {
+	return &Throttle{Name: "api", Limiter: limiter, Limit: APILimit, Window: APIWindow, TrustedProxies: trusted, Logger: logger}
+}
+
+// CallerOrIP keys by the authenticated caller, else by the client IP.
+func CallerOrIP(r *http.Request, trusted []netip.Prefix) string {
+	if c, ok := CallerFrom(r.Context()); ok {
+		return "caller:" + c.ID
+	}
+	return "ip:" + ClientIPString(r, trusted)
+}
+
+// Wrap answers 429 when the key is over its limit, else calls next.
+func (t *Throttle) Wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var key string
+		if t.Key != nil {
+			key = t.Key(r)
+		} else {
+			key = CallerOrIP(r, t.TrustedProxies)
+		}
+		if t.Allow(w, r, key) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// Allow counts a hit on key and sets the headers. When the key is over
+// its limit it answers 429 and returns false. When the limiter fails it
+// answers 503 and returns false: a limit that cannot be checked is not
+// waved through.
+func (t *Throttle) Allow(w http.ResponseWriter, r *http.Request, key string) bool {
+	res, err := t.Limiter.Hit(r.Context(), t.Name+":"+key, t.Limit, t.Window)
+	if err != nil {
+		if t.Logger != nil && r.Context().Err() == nil {
+			t.Logger.ErrorContext(r.Context(), "rate limiter failed", "throttle", t.Name, "error", err)
+		}
+		WriteMessage(w, http.StatusServiceUnavailable, MsgUnavailable)
+		return false
+	}
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	if res.Allowed {
+		return true
+	}
+	now := time.Now
+	if t.Now != nil {
+		now = t.Now
+	}
+	h.Set("Retry-After", strconv.Itoa(int(res.RetryAfter(now())/time.Second)))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
+	WriteMessage(w, http.StatusTooManyRequests, MsgTooManyRequests)
+	return false
+}
