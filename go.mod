@@ -10,6 +10,7 @@ require (
 	github.com/riverqueue/river/riverdriver/riverdatabasesql v0.31.0
 	github.com/riverqueue/river/riverdriver/riversqlite v0.31.0
 	github.com/stretchr/testify v1.12.1
+	github.com/wneessen/go-mail v0.8.1
 	modernc.org/sqlite v1.60.1
 )
 
@@ -31,6 +32,7 @@ require (
 	github.com/tidwall/sjson v1.2.5 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/crypto v0.54.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
