@@ -37,14 +37,22 @@ var coreFS embed.FS
 // CoreMigrations is this package's own schema: the migration table's
 // companions, such as the counters of [SQLRateLimiter]. [Migrate] always
 // applies it.
-var CoreMigrations = Migrations{Line: "core", FS: mustSub(coreFS, "migrations")}
+var CoreMigrations = MigrationsFrom("core", coreFS, "migrations")
 
-func mustSub(fsys fs.FS, dir string) fs.FS {
+// MigrationsFrom returns the line whose dialect directories sit in dir of
+// fsys, typically an embed.FS:
+//
+//	//go:embed migrations
+//	var migrationsFS embed.FS
+//	var Migrations = store.MigrationsFrom("forms", migrationsFS, "migrations")
+//
+// It panics if dir is not a valid path, which is a mistake in the code.
+func MigrationsFrom(line string, fsys fs.FS, dir string) Migrations {
 	sub, err := fs.Sub(fsys, dir)
 	if err != nil {
 		panic(err)
 	}
-	return sub
+	return Migrations{Line: line, FS: sub}
 }
 
 // migration is one parsed file.

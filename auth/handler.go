@@ -1,0 +1,96 @@
+package auth
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// PrefixDefault is where [NewHandler] serves unless told otherwise.
+const PrefixDefault = "/api/v1/auth"
+
+// HandlerOptions configures [NewHandler]. Nil means the defaults.
+type HandlerOptions struct {
+	// Prefix is the path the handler is mounted at; PrefixDefault when
+	// empty. Mount it with mux.Handle(prefix+"/", h).
+	Prefix string
+	// RateLimiter counts the "api" throttle (60 a minute per token);
+	// in memory when nil. Give a store.SQLRateLimiter to share it across
+	// instances.
+	RateLimiter store.RateLimiter
+	// TrustedProxies may set X-Forwarded-For.
+	TrustedProxies []netip.Prefix
+	// Logger receives unexpected errors; nil discards them.
+	Logger *slog.Logger
+}
+
+// Handler serves the token endpoint:
+//
+//	GET {prefix}/token   describes the calling token: {"data": Token}
+type Handler struct {
+	svc      *Service
+	mux      *http.ServeMux
+	throttle *api.Throttle
+	logger   *slog.Logger
+}
+
+// NewHandler returns the handler for svc.
+func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
+	if svc == nil {
+		return nil, errors.New("auth: new handler: service is nil")
+	}
+	var o HandlerOptions
+	if opts != nil {
+		o = *opts
+	}
+	prefix := strings.TrimSuffix(o.Prefix, "/")
+	if o.Prefix == "" {
+		prefix = PrefixDefault
+	}
+	if !strings.HasPrefix(prefix, "/") {
+		return nil, errors.New("auth: new handler: prefix must start with /")
+	}
+	if o.RateLimiter == nil {
+		o.RateLimiter = store.NewMemoryRateLimiter(nil)
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	h := &Handler{svc: svc, mux: http.NewServeMux(), logger: logger,
+		throttle: api.APIThrottle(o.RateLimiter, o.TrustedProxies, logger)}
+	h.mux.HandleFunc("GET "+prefix+"/token", h.describeToken)
+	h.mux.HandleFunc(prefix+"/", func(w http.ResponseWriter, r *http.Request) {
+		api.WriteError(w, r, logger, nil, api.ErrNotFound)
+	})
+	return h, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+func (h *Handler) describeToken(w http.ResponseWriter, r *http.Request) {
+	plaintext, ok := api.BearerToken(r)
+	if !ok {
+		api.WriteError(w, r, h.logger, errorTable, api.ErrUnauthenticated)
+		return
+	}
+	t, err := h.svc.Authenticate(r.Context(), plaintext)
+	if err != nil {
+		if errors.Is(err, ErrInvalidToken) {
+			err = api.ErrUnauthenticated
+		}
+		api.WriteError(w, r, h.logger, errorTable, err)
+		return
+	}
+	r = r.WithContext(api.WithCaller(r.Context(), api.Caller{ID: CallerID(t), Abilities: t.Abilities}))
+	if !h.throttle.Allow(w, r, api.CallerOrIP(r, nil)) {
+		return
+	}
+	api.WriteData(w, http.StatusOK, t)
+}

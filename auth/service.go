@@ -1,0 +1,272 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+)
+
+// Token format and defaults.
+const (
+	// SecretPrefix starts every secret, so that secret scanners and
+	// people can tell a groundwork token at sight.
+	SecretPrefix = "gw_"
+	// SecretLength is the number of random characters after the prefix,
+	// each one of 62: about 238 bits.
+	SecretLength = 40
+	// TouchIntervalDefault is how stale LastUsedAt may grow before a use
+	// writes it again; it saves a write per request.
+	TouchIntervalDefault = time.Minute
+	// NameMaxLength caps a token's name, in characters.
+	NameMaxLength = 255
+)
+
+// Options configures [NewService]. Nil means the defaults.
+type Options struct {
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Rand is the source of secrets; crypto/rand when nil.
+	Rand io.Reader
+	// TouchInterval: TouchIntervalDefault when zero.
+	TouchInterval time.Duration
+}
+
+// Service issues and checks API tokens. It satisfies the TokenVerifier
+// interface of every groundwork domain. Safe for concurrent use.
+type Service struct {
+	store         Store
+	now           func() time.Time
+	rand          io.Reader
+	touchInterval time.Duration
+}
+
+// NewService returns a token service on store.
+func NewService(store Store, opts *Options) (*Service, error) {
+	if store == nil {
+		return nil, errors.New("auth: new service: store is nil")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.TouchInterval < 0 {
+		return nil, errors.New("auth: new service: negative touch interval")
+	}
+	s := &Service{store: store, now: o.Now, rand: o.Rand, touchInterval: o.TouchInterval}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.rand == nil {
+		s.rand = rand.Reader
+	}
+	if s.touchInterval == 0 {
+		s.touchInterval = TouchIntervalDefault
+	}
+	return s, nil
+}
+
+var abilityPattern = regexp.MustCompile(`^(\*|[A-Za-z0-9_-]+([:.][A-Za-z0-9_-]+)*([:.]\*)?)$`)
+
+// ValidAbility reports whether s is a well-formed ability: "*", or words
+// of letters, digits, '_' and '-' joined by ':' or '.', optionally ending
+// in ":*" or ".*".
+func ValidAbility(s string) bool { return abilityPattern.MatchString(s) }
+
+// Can reports whether the granted abilities cover ability: "*" covers
+// everything, "forms:*" every "forms:..." ability, "webhookSubscription.*"
+// every "webhookSubscription...." one, and anything else only itself.
+func Can(granted []string, ability string) bool { return api.Can(granted, ability) }
+
+// CreateToken issues a token. It returns the plaintext, "<id>|gw_<secret>",
+// which is shown this once and never stored, and the token as stored. A
+// bad input is a *ValidationError.
+func (s *Service) CreateToken(ctx context.Context, nt NewToken) (string, Token, error) {
+	now := s.now()
+	v := &ValidationError{}
+	name := strings.TrimSpace(nt.Name)
+	switch {
+	case name == "":
+		v.Add("name", api.MsgRequired("name"))
+	case utf8.RuneCountInString(name) > NameMaxLength:
+		v.Add("name", api.MsgMaxChars("name", NameMaxLength))
+	}
+	if len(nt.Abilities) == 0 {
+		v.Add("abilities", api.MsgRequired("abilities"))
+	}
+	for i, a := range nt.Abilities {
+		if !ValidAbility(a) {
+			v.Add("abilities."+strconv.Itoa(i), api.MsgFormat("abilities."+strconv.Itoa(i)))
+		}
+	}
+	if !nt.ExpiresAt.IsZero() && !nt.ExpiresAt.After(now) {
+		v.Add("expires_at", "The expires at field must be a date in the future.")
+	}
+	if err := v.Err(); err != nil {
+		return "", Token{}, err
+	}
+	secret, err := s.newSecret()
+	if err != nil {
+		return "", Token{}, fmt.Errorf("auth: create token: %w", err)
+	}
+	t := Token{Name: name, Abilities: dedupe(nt.Abilities), CreatedAt: now.UTC()}
+	if !nt.ExpiresAt.IsZero() {
+		exp := nt.ExpiresAt.UTC()
+		t.ExpiresAt = &exp
+	}
+	hash := sha256.Sum256([]byte(secret))
+	t, err = s.store.CreateToken(ctx, t, hash[:])
+	if err != nil {
+		return "", Token{}, fmt.Errorf("auth: create token: %w", err)
+	}
+	return strconv.FormatInt(t.ID, 10) + "|" + secret, t, nil
+}
+
+func dedupe(xs []string) []string {
+	out := make([]string, 0, len(xs))
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+// newSecret draws SecretLength characters uniformly from alphabet,
+// rejecting bytes that would bias the choice.
+func (s *Service) newSecret() (string, error) {
+	const limit = 256 - 256%len(alphabet) // 248
+	out := make([]byte, 0, len(SecretPrefix)+SecretLength)
+	out = append(out, SecretPrefix...)
+	buf := make([]byte, SecretLength*2)
+	for len(out) < cap(out) {
+		if _, err := io.ReadFull(s.rand, buf); err != nil {
+			return "", err
+		}
+		for _, b := range buf {
+			if int(b) < limit && len(out) < cap(out) {
+				out = append(out, alphabet[int(b)%len(alphabet)])
+			}
+		}
+	}
+	return string(out), nil
+}
+
+// parse splits "<id>|<secret>" and checks the secret's shape.
+func parse(plaintext string) (int64, string, bool) {
+	idText, secret, ok := strings.Cut(plaintext, "|")
+	if !ok || len(idText) == 0 || len(idText) > 19 || idText[0] == '0' {
+		return 0, "", false
+	}
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, "", false
+	}
+	if len(secret) != len(SecretPrefix)+SecretLength || !strings.HasPrefix(secret, SecretPrefix) {
+		return 0, "", false
+	}
+	for i := len(SecretPrefix); i < len(secret); i++ {
+		if !strings.ContainsRune(alphabet, rune(secret[i])) {
+			return 0, "", false
+		}
+	}
+	return id, secret, true
+}
+
+// Authenticate returns the live token plaintext names, recording the use.
+// A malformed, unknown, revoked or expired token is ErrInvalidToken; any
+// other error means the check itself failed.
+func (s *Service) Authenticate(ctx context.Context, plaintext string) (Token, error) {
+	id, secret, ok := parse(plaintext)
+	if !ok {
+		return Token{}, ErrInvalidToken
+	}
+	t, hash, err := s.store.TokenByID(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return Token{}, ErrInvalidToken
+	}
+	if err != nil {
+		return Token{}, fmt.Errorf("auth: authenticate: %w", err)
+	}
+	got := sha256.Sum256([]byte(secret))
+	if subtle.ConstantTimeCompare(got[:], hash) != 1 {
+		return Token{}, ErrInvalidToken
+	}
+	now := s.now().UTC()
+	if !t.Active(now) {
+		return Token{}, ErrInvalidToken
+	}
+	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= s.touchInterval {
+		if err := s.store.TouchToken(ctx, t.ID, now); err != nil {
+			return Token{}, fmt.Errorf("auth: authenticate: %w", err)
+		}
+		t.LastUsedAt = &now
+	}
+	return t, nil
+}
+
+// CallerID is the key that names a token's caller in rate limits and
+// logs: "token:<id>".
+func CallerID(t Token) string { return "token:" + strconv.FormatInt(t.ID, 10) }
+
+// VerifyToken implements the domains' TokenVerifier: the caller key and
+// abilities of a live token; an empty caller and nil error for a token
+// that does not authenticate.
+func (s *Service) VerifyToken(ctx context.Context, plaintext string) (string, []string, error) {
+	t, err := s.Authenticate(ctx, plaintext)
+	if errors.Is(err, ErrInvalidToken) {
+		return "", nil, nil
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	return CallerID(t), t.Abilities, nil
+}
+
+// ListTokens returns every token, revoked and expired ones too.
+func (s *Service) ListTokens(ctx context.Context) ([]Token, error) {
+	ts, err := s.store.ListTokens(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("auth: list tokens: %w", err)
+	}
+	return ts, nil
+}
+
+// RevokeToken revokes a token at once; ErrNotFound when there is none.
+func (s *Service) RevokeToken(ctx context.Context, id int64) error {
+	if err := s.store.RevokeToken(ctx, id, s.now().UTC()); err != nil {
+		return fmt.Errorf("auth: revoke token %d: %w", id, err)
+	}
+	return nil
+}
+
+// Middleware returns middleware that lets a request through only with a
+// live token that may use ability (any live token when ability is ""):
+// 401 {"message": "Unauthenticated."} without one, 403 {"message": "This
+// action is unauthorized."} when the token lacks the ability. Handlers
+// behind it find the caller with [CallerFromContext].
+func (s *Service) Middleware(ability string) func(http.Handler) http.Handler {
+	g := &api.Guard{Tokens: s}
+	return func(next http.Handler) http.Handler { return g.Require(ability, next) }
+}
+
+// CallerFromContext returns the caller key and abilities that
+// [Service.Middleware] (or any groundwork handler) put in ctx.
+func CallerFromContext(ctx context.Context) (caller string, abilities []string, ok bool) {
+	c, ok := api.CallerFrom(ctx)
+	return c.ID, c.Abilities, ok
+}

@@ -1,0 +1,222 @@
+package auth_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/auth/authtest"
+)
+
+type clock struct{ ns atomic.Int64 }
+
+func (c *clock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+type bundle struct {
+	store *authtest.Fake
+	clock *clock
+}
+
+func setup(t *testing.T) (*auth.Service, *bundle) {
+	t.Helper()
+	b := &bundle{store: authtest.NewFake(), clock: &clock{}}
+	b.clock.ns.Store(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC).UnixNano())
+	svc, err := auth.NewService(b.store, &auth.Options{Now: b.clock.Now})
+	require.NoError(t, err)
+	return svc, b
+}
+
+var plaintextPattern = regexp.MustCompile(`^[1-9][0-9]*\|gw_[A-Za-z0-9]{40}$`)
+
+func TestCreateToken(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, b := setup(t)
+
+	plain, tok, err := svc.CreateToken(ctx, auth.NewToken{Name: "  deploy bot ", Abilities: []string{"forms:*", "forms:*", "a11y:ai"}})
+	require.NoError(t, err)
+	require.Regexp(t, plaintextPattern, plain)
+	require.True(t, strings.HasPrefix(plain, "1|"))
+	require.Equal(t, "deploy bot", tok.Name)
+	require.Equal(t, []string{"forms:*", "a11y:ai"}, tok.Abilities, "duplicates dropped")
+	require.Equal(t, b.clock.Now(), tok.CreatedAt)
+	require.Nil(t, tok.ExpiresAt)
+
+	// Only the hash of the secret is kept.
+	_, hash, err := b.store.TokenByID(ctx, tok.ID)
+	require.NoError(t, err)
+	require.Len(t, hash, 32)
+	require.False(t, bytes.Contains(hash, []byte(plain[2:])))
+
+	plain2, _, err := svc.CreateToken(ctx, auth.NewToken{Name: "x", Abilities: []string{"*"}})
+	require.NoError(t, err)
+	require.NotEqual(t, plain[2:], plain2[2:], "secrets differ")
+}
+
+func TestCreateTokenValidation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, b := setup(t)
+	cases := []struct {
+		in     auth.NewToken
+		fields map[string][]string
+	}{
+		{auth.NewToken{}, map[string][]string{"name": {"The name field is required."}, "abilities": {"The abilities field is required."}}},
+		{auth.NewToken{Name: strings.Repeat("é", 256), Abilities: []string{"*"}}, map[string][]string{"name": {"The name field must not be greater than 255 characters."}}},
+		{auth.NewToken{Name: "x", Abilities: []string{"forms:*", "", "a b", "*:forms", "forms:*:x", "fo*"}}, map[string][]string{
+			"abilities.1": {"The abilities.1 field format is invalid."}, "abilities.2": {"The abilities.2 field format is invalid."},
+			"abilities.3": {"The abilities.3 field format is invalid."}, "abilities.4": {"The abilities.4 field format is invalid."},
+			"abilities.5": {"The abilities.5 field format is invalid."}}},
+		{auth.NewToken{Name: "x", Abilities: []string{"*"}, ExpiresAt: b.clock.Now()}, map[string][]string{"expires_at": {"The expires at field must be a date in the future."}}},
+	}
+	for _, c := range cases {
+		_, _, err := svc.CreateToken(ctx, c.in)
+		var v *auth.ValidationError
+		require.ErrorAs(t, err, &v)
+		require.Equal(t, c.fields, v.Fields())
+	}
+	list, err := svc.ListTokens(ctx)
+	require.NoError(t, err)
+	require.Empty(t, list)
+	for _, ok := range []string{"*", "forms:*", "forms:create", "webhookSubscription.*", "a11y:ai", "a11y.ai", "forms:submissions:export", "my-app_v2.read"} {
+		require.True(t, auth.ValidAbility(ok), ok)
+	}
+}
+
+func TestAuthenticate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, b := setup(t)
+	plain, tok, err := svc.CreateToken(ctx, auth.NewToken{Name: "ci", Abilities: []string{"forms:*"}, ExpiresAt: b.clock.Now().Add(time.Hour)})
+	require.NoError(t, err)
+
+	got, err := svc.Authenticate(ctx, plain)
+	require.NoError(t, err)
+	require.Equal(t, tok.ID, got.ID)
+	require.Equal(t, b.clock.Now(), *got.LastUsedAt)
+
+	caller, abilities, err := svc.VerifyToken(ctx, plain)
+	require.NoError(t, err)
+	require.Equal(t, "token:1", caller)
+	require.Equal(t, []string{"forms:*"}, abilities)
+
+	secret := plain[strings.Index(plain, "|")+1:]
+	flipped := []byte(secret)
+	flipped[len(flipped)-1] ^= 1
+	malformed := []string{
+		"", "|", "1|", "|" + secret, "1" + secret, "0|" + secret, "01|" + secret, "-1|" + secret, "x|" + secret,
+		"99999999999999999999|" + secret, "1|" + secret + "x", "1|" + secret[:len(secret)-1],
+		"1|" + strings.Replace(secret, "gw_", "xx_", 1), "1|gw_" + strings.Repeat("!", 40),
+		"1|" + string(flipped), "2|" + secret, "1| " + secret, "1|" + secret + "\n",
+	}
+	for _, m := range malformed {
+		_, err := svc.Authenticate(ctx, m)
+		require.ErrorIs(t, err, auth.ErrInvalidToken, "%q", m)
+		caller, abilities, err := svc.VerifyToken(ctx, m)
+		require.NoError(t, err)
+		require.Empty(t, caller)
+		require.Nil(t, abilities)
+	}
+
+	// Expiry is exclusive: at ExpiresAt the token no longer works.
+	b.clock.Advance(time.Hour - time.Microsecond)
+	_, err = svc.Authenticate(ctx, plain)
+	require.NoError(t, err)
+	b.clock.Advance(time.Microsecond)
+	_, err = svc.Authenticate(ctx, plain)
+	require.ErrorIs(t, err, auth.ErrInvalidToken)
+}
+
+func TestRevoke(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, _ := setup(t)
+	plain, tok, err := svc.CreateToken(ctx, auth.NewToken{Name: "ci", Abilities: []string{"*"}})
+	require.NoError(t, err)
+	require.NoError(t, svc.RevokeToken(ctx, tok.ID))
+	_, err = svc.Authenticate(ctx, plain)
+	require.ErrorIs(t, err, auth.ErrInvalidToken)
+	require.ErrorIs(t, svc.RevokeToken(ctx, 99), auth.ErrNotFound)
+	list, err := svc.ListTokens(ctx)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	require.NotNil(t, list[0].RevokedAt)
+}
+
+// countingStore counts writes of last-used times.
+type countingStore struct {
+	*authtest.Fake
+	touches atomic.Int32
+}
+
+func (c *countingStore) TouchToken(ctx context.Context, id int64, at time.Time) error {
+	c.touches.Add(1)
+	return c.Fake.TouchToken(ctx, id, at)
+}
+
+func TestLastUsedIsWrittenAtMostOncePerInterval(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := &clock{}
+	c.ns.Store(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC).UnixNano())
+	st := &countingStore{Fake: authtest.NewFake()}
+	svc, err := auth.NewService(st, &auth.Options{Now: c.Now})
+	require.NoError(t, err)
+	plain, _, err := svc.CreateToken(ctx, auth.NewToken{Name: "ci", Abilities: []string{"*"}})
+	require.NoError(t, err)
+	for range 5 {
+		_, err := svc.Authenticate(ctx, plain)
+		require.NoError(t, err)
+		c.Advance(10 * time.Second)
+	}
+	require.EqualValues(t, 1, st.touches.Load())
+	c.Advance(20 * time.Second)
+	tok, err := svc.Authenticate(ctx, plain)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, st.touches.Load())
+	require.Equal(t, c.Now(), *tok.LastUsedAt)
+}
+
+type failingStore struct{ *authtest.Fake }
+
+func (failingStore) TokenByID(context.Context, int64) (auth.Token, []byte, error) {
+	return auth.Token{}, nil, errors.New("database down")
+}
+
+func TestVerifyTokenReportsStoreFailure(t *testing.T) {
+	t.Parallel()
+	svc, err := auth.NewService(failingStore{authtest.NewFake()}, nil)
+	require.NoError(t, err)
+	_, _, err = svc.VerifyToken(context.Background(), "1|gw_"+strings.Repeat("a", 40))
+	require.ErrorContains(t, err, "database down")
+}
+
+// A reader that yields mostly bytes the generator must reject still gives
+// uniform, valid secrets.
+func TestSecretsRejectBiasedBytes(t *testing.T) {
+	t.Parallel()
+	src := bytes.NewReader(bytes.Repeat([]byte{255, 250, 248, 0, 61, 62, 247}, 100))
+	svc, err := auth.NewService(authtest.NewFake(), &auth.Options{Rand: src})
+	require.NoError(t, err)
+	plain, _, err := svc.CreateToken(context.Background(), auth.NewToken{Name: "x", Abilities: []string{"*"}})
+	require.NoError(t, err)
+	require.Regexp(t, plaintextPattern, plain)
+	// 0 -> 'A', 61 -> '9', 62 -> 'A', 247 -> 247%62 = 61 -> '9'; 248+ rejected.
+	require.Equal(t, "1|gw_"+strings.Repeat("A9A9", 10), plain)
+
+	_, err = auth.NewService(nil, nil)
+	require.Error(t, err)
+	empty, err := auth.NewService(authtest.NewFake(), &auth.Options{Rand: bytes.NewReader(nil)})
+	require.NoError(t, err)
+	_, _, err = empty.CreateToken(context.Background(), auth.NewToken{Name: "x", Abilities: []string{"*"}})
+	require.Error(t, err)
+}
