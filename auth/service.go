@@ -121,9 +121,9 @@ func (s *Service) CreateToken(ctx context.Context, nt NewToken) (string, Token, 
 	if err != nil {
 		return "", Token{}, fmt.Errorf("auth: create token: %w", err)
 	}
-	t := Token{Name: name, Abilities: dedupe(nt.Abilities), CreatedAt: now.UTC()}
+	t := Token{Name: name, Abilities: dedupe(nt.Abilities), CreatedAt: now.UTC().Truncate(time.Microsecond)}
 	if !nt.ExpiresAt.IsZero() {
-		exp := nt.ExpiresAt.UTC()
+		exp := nt.ExpiresAt.UTC().Truncate(time.Microsecond)
 		t.ExpiresAt = &exp
 	}
 	hash := sha256.Sum256([]byte(secret))
@@ -206,7 +206,8 @@ func (s *Service) Authenticate(ctx context.Context, plaintext string) (Token, er
 	if subtle.ConstantTimeCompare(got[:], hash) != 1 {
 		return Token{}, ErrInvalidToken
 	}
-	now := s.now().UTC()
+	// To the microsecond, as stored, so the answer matches a later read.
+	now := s.now().UTC().Truncate(time.Microsecond)
 	if !t.Active(now) {
 		return Token{}, ErrInvalidToken
 	}

@@ -56,7 +56,8 @@ type QueueOptions struct {
 	// JobTimeout bounds one run of a job; River's default (one minute)
 	// when zero.
 	JobTimeout time.Duration
-	// Logger receives River's warnings and errors. Nil discards them.
+	// Logger receives River's warnings and errors (not its info
+	// records). Nil discards them.
 	Logger *slog.Logger
 	// TestOnly turns off River's start-up jitter, for tests.
 	TestOnly bool
@@ -66,6 +67,9 @@ type QueueOptions struct {
 // riverdatabasesql on Postgres, so on both it is a river.Client[*sql.Tx]
 // and jobs can be inserted in the same transaction as the rows that caused
 // them. Register workers and periodic jobs before Start.
+//
+// A Queue always runs one job of its own: every RateLimitSweepInterval it
+// deletes the expired windows of [SQLRateLimiter].
 //
 // On Postgres every instance may run a Queue on the same database; River
 // elects one leader, and only the leader runs periodic jobs.
@@ -86,9 +90,10 @@ func NewQueue(db *DB, opts *QueueOptions) (*Queue, error) {
 	if opts.MaxWorkers < 0 || opts.FetchPollInterval < 0 || opts.FetchCooldown < 0 {
 		return nil, errors.New("store: new queue: negative option")
 	}
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+	logger := slog.New(slog.DiscardHandler)
+	if opts.Logger != nil {
+		// River reports every start and stop at info; keep its warnings.
+		logger = slog.New(leveledHandler{Handler: opts.Logger.Handler(), min: slog.LevelWarn})
 	}
 	workers := river.NewWorkers()
 	config := &river.Config{
@@ -108,6 +113,10 @@ func NewQueue(db *DB, opts *QueueOptions) (*Queue, error) {
 	} else {
 		driver = riversqlite.New(db.DB.DB)
 	}
+	river.AddWorker(workers, &rateLimitSweepWorker{db: db})
+	config.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(RateLimitSweepInterval),
+		func() (river.JobArgs, *river.InsertOpts) { return RateLimitSweepArgs{}, nil },
+		&river.PeriodicJobOpts{ID: RateLimitSweepArgs{}.Kind()})}
 	client, err := river.NewClient(driver, config)
 	if err != nil {
 		return nil, fmt.Errorf("store: new queue: %w", err)

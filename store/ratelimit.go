@@ -2,12 +2,13 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/riverqueue/river"
 )
 
 // RateLimiter counts hits on a key in fixed windows: a window opens at the
@@ -184,9 +185,34 @@ func (l *SQLRateLimiter) maybeSweep(ctx context.Context, now Time) error {
 	if now.UnixNano() < next || !l.nextSweep.CompareAndSwap(next, now.Add(l.opts.SweepInterval).UnixNano()) {
 		return nil
 	}
-	_, err := l.db.ExecContext(ctx, l.db.Rebind(`DELETE FROM groundwork_rate_limits WHERE reset_at <= ?`), now)
-	if err != nil && !errors.Is(err, context.Canceled) {
+	return sweepRateLimits(ctx, l.db, now)
+}
+
+// sweepRateLimits deletes the windows that ended by now.
+func sweepRateLimits(ctx context.Context, db *DB, now Time) error {
+	if _, err := db.ExecContext(ctx, db.Rebind(`DELETE FROM groundwork_rate_limits WHERE reset_at <= ?`), now); err != nil {
 		return fmt.Errorf("store: rate limit sweep: %w", err)
 	}
 	return nil
+}
+
+// RateLimitSweepInterval is how often a [Queue] sweeps expired windows
+// that no hit will sweep inline (keys that went quiet).
+const RateLimitSweepInterval = time.Hour
+
+// RateLimitSweepArgs is the job that deletes expired rate-limit windows;
+// a [Queue] schedules it every RateLimitSweepInterval, and a host may
+// enqueue one at any time.
+type RateLimitSweepArgs struct{}
+
+// Kind implements river.JobArgs.
+func (RateLimitSweepArgs) Kind() string { return "groundwork_rate_limit_sweep" }
+
+type rateLimitSweepWorker struct {
+	river.WorkerDefaults[RateLimitSweepArgs]
+	db *DB
+}
+
+func (w *rateLimitSweepWorker) Work(ctx context.Context, _ *river.Job[RateLimitSweepArgs]) error {
+	return sweepRateLimits(ctx, w.db, NewTime(time.Now()))
 }

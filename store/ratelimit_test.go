@@ -148,3 +148,27 @@ func TestSQLRateLimiterSweepDeletes(t *testing.T) {
 		require.Equal(t, []string{"d"}, keys)
 	})
 }
+
+func TestQueueSweepsRateLimits(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		old := store.NewSQLRateLimiter(db, &store.RateLimiterOptions{Now: func() time.Time { return time.Now().Add(-time.Hour) }})
+		_, err := old.Hit(ctx, "quiet", 1, time.Minute)
+		require.NoError(t, err)
+		_, err = store.NewSQLRateLimiter(db, nil).Hit(ctx, "live", 1, time.Hour)
+		require.NoError(t, err)
+
+		q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true})
+		require.NoError(t, err)
+		require.NoError(t, q.Start(ctx))
+		t.Cleanup(func() { require.NoError(t, q.Stop(context.Background())) })
+		require.NoError(t, q.Enqueue(ctx, store.RateLimitSweepArgs{}, nil))
+		require.Eventually(t, func() bool {
+			var keys []string
+			require.NoError(t, db.SelectContext(ctx, &keys, "SELECT key FROM groundwork_rate_limits ORDER BY key"))
+			return len(keys) == 1 && keys[0] == "live"
+		}, 10*time.Second, 20*time.Millisecond)
+	})
+}

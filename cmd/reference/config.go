@@ -1,0 +1,191 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/mail"
+)
+
+// Defaults of the reference server.
+const (
+	defaultAddr            = "127.0.0.1:8080"
+	defaultDB              = "sqlite:groundwork.db"
+	defaultShutdownTimeout = 30 * time.Second
+)
+
+// env names every variable the server reads; help prints them all.
+var envVars = []struct{ name, help string }{
+	{"GROUNDWORK_ADDR", "address to listen on (--addr)"},
+	{"GROUNDWORK_DB", "database: sqlite:PATH, a bare path, or a postgres:// URL (--db)"},
+	{"GROUNDWORK_LOG_FORMAT", "text or json (--log-format)"},
+	{"GROUNDWORK_LOG_LEVEL", "debug, info, warn or error (--log-level)"},
+	{"GROUNDWORK_TRUSTED_PROXIES", "comma-separated CIDRs allowed to set X-Forwarded-For (--trusted-proxies)"},
+	{"GROUNDWORK_SHUTDOWN_TIMEOUT", "how long shutdown waits for requests and jobs (--shutdown-timeout)"},
+	{"GROUNDWORK_SMTP_HOST", "SMTP relay; unset means mail is logged, not sent"},
+	{"GROUNDWORK_SMTP_PORT", "SMTP port (587)"},
+	{"GROUNDWORK_SMTP_USERNAME", "SMTP user"},
+	{"GROUNDWORK_SMTP_PASSWORD", "SMTP password"},
+	{"GROUNDWORK_SMTP_TLS", "starttls (default), tls, opportunistic or none"},
+	{"GROUNDWORK_MAIL_FROM", "sender of outgoing mail (groundwork@localhost)"},
+}
+
+// config is everything serve needs, from flags over the environment over
+// the defaults.
+type config struct {
+	addr            string
+	db              string
+	logFormat       string
+	logLevel        slog.Level
+	trustedProxies  []netip.Prefix
+	shutdownTimeout time.Duration
+	smtp            *mail.SMTPOptions // nil: log mail to the outbox
+	mailFrom        string
+}
+
+// envOr returns the variable's value, or def when it is unset or empty.
+func envOr(getenv func(string) string, name, def string) string {
+	if v := getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// dbFlag adds --db to fs, defaulting to GROUNDWORK_DB.
+func dbFlag(fs *flag.FlagSet, getenv func(string) string) *string {
+	return fs.String("db", envOr(getenv, "GROUNDWORK_DB", defaultDB), "database: sqlite:PATH, a bare path, or a postgres:// URL")
+}
+
+// newFlagSet returns a flag set that returns errors, printing nothing:
+// run prints them once, with a hint, and -h prints the help.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseInterspersed parses flags that may come before, between or after
+// positional arguments, and returns the positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		if args[0] == "--" {
+			return append(positional, args[1:]...), nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+// parseServeFlags reads the serve flags over the environment. Its errors
+// are usage errors, but for flag.ErrHelp.
+func parseServeFlags(args []string, getenv func(string) string) (*config, error) {
+	cfg, err := readServeFlags(args, getenv)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return nil, usageError{err.Error()}
+	}
+	return cfg, err
+}
+
+func readServeFlags(args []string, getenv func(string) string) (*config, error) {
+	fs := newFlagSet("reference")
+	addr := fs.String("addr", envOr(getenv, "GROUNDWORK_ADDR", defaultAddr), "address to listen on")
+	db := dbFlag(fs, getenv)
+	logFormat := fs.String("log-format", envOr(getenv, "GROUNDWORK_LOG_FORMAT", "text"), "text or json")
+	logLevel := fs.String("log-level", envOr(getenv, "GROUNDWORK_LOG_LEVEL", "info"), "debug, info, warn or error")
+	proxies := fs.String("trusted-proxies", getenv("GROUNDWORK_TRUSTED_PROXIES"), "CIDRs allowed to set X-Forwarded-For")
+	shutdown := fs.Duration("shutdown-timeout", defaultShutdownTimeout, "how long shutdown waits for requests and jobs")
+	if v := getenv("GROUNDWORK_SHUTDOWN_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("GROUNDWORK_SHUTDOWN_TIMEOUT: %w", err)
+		}
+		*shutdown = d
+	}
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) > 0 {
+		return nil, fmt.Errorf("unexpected argument %q; see reference --help", rest[0])
+	}
+	cfg := &config{addr: *addr, db: *db, logFormat: *logFormat, shutdownTimeout: *shutdown}
+	if cfg.logFormat != "text" && cfg.logFormat != "json" {
+		return nil, fmt.Errorf("--log-format must be text or json, not %q", cfg.logFormat)
+	}
+	if err := cfg.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	if cfg.trustedProxies, err = api.ParsePrefixes(*proxies); err != nil {
+		return nil, fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if cfg.shutdownTimeout <= 0 {
+		return nil, errors.New("--shutdown-timeout must be positive")
+	}
+	cfg.mailFrom = envOr(getenv, "GROUNDWORK_MAIL_FROM", "groundwork@localhost")
+	if host := getenv("GROUNDWORK_SMTP_HOST"); host != "" {
+		cfg.smtp = &mail.SMTPOptions{Host: host, Username: getenv("GROUNDWORK_SMTP_USERNAME"),
+			Password: getenv("GROUNDWORK_SMTP_PASSWORD"), TLS: mail.TLSMode(getenv("GROUNDWORK_SMTP_TLS")), From: cfg.mailFrom}
+		if p := getenv("GROUNDWORK_SMTP_PORT"); p != "" {
+			if cfg.smtp.Port, err = strconv.Atoi(p); err != nil {
+				return nil, fmt.Errorf("GROUNDWORK_SMTP_PORT: %w", err)
+			}
+		}
+	}
+	return cfg, nil
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprint(w, `reference: the groundwork reference server, every domain wired together.
+
+Usage:
+  reference [flags]                 serve HTTP (the default; "reference serve" too)
+  reference token create --name NAME --ability ABILITY... [--expires WHEN] [--db DSN]
+                                    print a new API token, once
+  reference token list [--json] [--db DSN]
+                                    list tokens (never their secrets)
+  reference token revoke ID [--db DSN]
+                                    revoke a token at once
+  reference help                    this text
+
+Serve flags:
+  --addr ADDR             address to listen on (default 127.0.0.1:8080)
+  --db DSN                sqlite:PATH, a bare path, or a postgres:// URL
+                          (default sqlite:groundwork.db, created and migrated on start)
+  --log-format FORMAT     text or json (default text)
+  --log-level LEVEL       debug, info, warn or error (default info)
+  --trusted-proxies LIST  comma-separated CIDRs allowed to set X-Forwarded-For
+  --shutdown-timeout D    how long SIGINT/SIGTERM waits for requests and jobs (default 30s)
+
+token create flags:
+  --name NAME             what the token is for (required)
+  --ability ABILITY       an ability it grants; repeat for more (required), e.g.
+                          '*', 'forms:*', 'webhookSubscription.*', 'a11y:ai'
+  --expires WHEN          a duration (720h, 30d) or a date (2027-01-31, RFC 3339);
+                          default never
+
+Every flag has a variable; flags win:
+`)
+	for _, v := range envVars {
+		fmt.Fprintf(w, "  %-28s %s\n", v.name, v.help)
+	}
+	fmt.Fprint(w, `
+Endpoints:
+  GET /healthz            200 {"status":"ok"} once the database answers
+  GET /api/v1/auth/token  describes the calling bearer token
+`)
+}

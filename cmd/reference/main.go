@@ -1,0 +1,78 @@
+// Command reference is the groundwork reference server: every domain wired
+// together on SQLite (the default, no set-up) or Postgres. It is the only
+// part of groundwork that reads the environment.
+//
+//	go run ./cmd/reference                 # serve on 127.0.0.1:8080, data in ./groundwork.db
+//	go run ./cmd/reference --db postgres://user@host/db
+//	go run ./cmd/reference token create --name me --ability '*'
+//	go run ./cmd/reference --help
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole program; ctx ends on SIGINT or SIGTERM. It returns the
+// exit status: 0, 1 for a failure, 2 for a usage error.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	cmd, rest := "serve", args
+	if len(args) > 0 {
+		switch args[0] {
+		case "serve", "token", "help":
+			cmd, rest = args[0], args[1:]
+		case "-h", "-help", "--help":
+			cmd = "help"
+		}
+	}
+	var err error
+	switch cmd {
+	case "help":
+		printHelp(stdout)
+		return 0
+	case "token":
+		err = runToken(ctx, rest, getenv, stdout, stderr)
+	default:
+		var cfg *config
+		if cfg, err = parseServeFlags(rest, getenv); err == nil {
+			err = serve(ctx, cfg, stderr, nil)
+		}
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		printHelp(stdout)
+		return 0
+	}
+	return exitCode(err, stderr)
+}
+
+// usageError marks a mistake in the command line.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func exitCode(err error, stderr io.Writer) int {
+	var usage usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &usage):
+		fmt.Fprintf(stderr, "reference: %s\nRun 'reference --help' for usage.\n", usage.msg)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "reference:", err)
+		return 1
+	}
+}

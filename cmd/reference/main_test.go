@@ -1,0 +1,312 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// env is a fake environment for run.
+type env map[string]string
+
+func (e env) get(k string) string { return e[k] }
+
+// runCmd runs the program in-process and returns its exit status and output.
+func runCmd(t *testing.T, e env, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, e.get, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+var tokenPattern = regexp.MustCompile(`^[1-9][0-9]*\|gw_[A-Za-z0-9]{40}$`)
+
+func TestHelpDocumentsEverything(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"serve", "--help"}, {"token", "create", "-h"}} {
+		code, out, _ := runCmd(t, env{}, args...)
+		require.Equal(t, 0, code, args)
+		for _, want := range []string{"--addr", "--db", "--log-format", "--log-level", "--trusted-proxies", "--shutdown-timeout",
+			"token create", "token list", "token revoke", "--name", "--ability", "--expires", "/healthz", "/api/v1/auth/token"} {
+			require.Contains(t, out, want)
+		}
+		for _, v := range envVars {
+			require.Contains(t, out, v.name)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	db := env{"GROUNDWORK_DB": "sqlite:" + filepath.Join(t.TempDir(), "u.db")}
+	for _, args := range [][]string{
+		{"--nope"}, {"extra"}, {"--log-format", "xml"}, {"--log-level", "loud"}, {"--trusted-proxies", "10.0.0.0/99"},
+		{"--shutdown-timeout", "0s"}, {"token"}, {"token", "mint"}, {"token", "create", "--name", "x"},
+		{"token", "create", "--ability", "*"}, {"token", "create", "--name", "x", "--ability", "a b"},
+		{"token", "create", "--name", "x", "--ability", "*", "--expires", "soon"}, {"token", "revoke"}, {"token", "revoke", "x"},
+		{"token", "list", "extra"},
+	} {
+		code, _, stderr := runCmd(t, db, args...)
+		require.Equal(t, 2, code, "%v: %s", args, stderr)
+		require.Contains(t, stderr, "reference --help", args)
+	}
+	code, _, stderr := runCmd(t, env{"GROUNDWORK_SHUTDOWN_TIMEOUT": "later"}, "--addr", "127.0.0.1:0")
+	require.Equal(t, 2, code, stderr)
+}
+
+func TestTokenCommands(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		dsn := storetest.DSN(t, d)
+		// The flag and the variable name the same database.
+		byFlag := func(args ...string) []string { return append(args, "--db", dsn) }
+		byEnv := env{"GROUNDWORK_DB": dsn}
+
+		code, out, stderr := runCmd(t, env{}, byFlag("token", "create", "--name", "ci", "--ability", "forms:*", "--ability", "a11y:ai", "--expires", "30d")...)
+		require.Equal(t, 0, code, stderr)
+		first := strings.TrimSpace(out)
+		require.Regexp(t, tokenPattern, first)
+		require.Contains(t, stderr, "shown only this once")
+
+		code, out, _ = runCmd(t, byEnv, "token", "create", "--name", "me", "--ability", "*")
+		require.Equal(t, 0, code)
+		require.Regexp(t, tokenPattern, strings.TrimSpace(out))
+
+		code, out, _ = runCmd(t, byEnv, "token", "list")
+		require.Equal(t, 0, code)
+		require.Contains(t, out, "ID  NAME  ABILITIES")
+		require.Regexp(t, `(?m)^1\s+ci\s+forms:\*,a11y:ai\s+active\s+20\d\d-`, out)
+		require.Regexp(t, `(?m)^2\s+me\s+\*\s+active\s+-`, out)
+		require.NotContains(t, out, "gw_", "secrets are never listed")
+
+		code, out, _ = runCmd(t, byEnv, "token", "revoke", "1")
+		require.Equal(t, 0, code)
+		require.Equal(t, "Token 1 revoked.\n", out)
+		code, _, stderr = runCmd(t, byEnv, "token", "revoke", "99")
+		require.Equal(t, 1, code)
+		require.Contains(t, stderr, "no token has ID 99")
+
+		code, out, _ = runCmd(t, env{}, byFlag("token", "list", "--json")...)
+		require.Equal(t, 0, code)
+		var listed []map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &listed))
+		require.Len(t, listed, 2)
+		require.NotNil(t, listed[0]["revoked_at"])
+		require.Nil(t, listed[1]["revoked_at"])
+	})
+}
+
+func TestParseExpiry(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	cases := map[string]time.Time{
+		"30d":                  now.AddDate(0, 0, 30),
+		"720h":                 now.Add(720 * time.Hour),
+		"2027-01-31":           time.Date(2027, 1, 31, 0, 0, 0, 0, time.UTC),
+		"2027-01-31T08:00:00Z": time.Date(2027, 1, 31, 8, 0, 0, 0, time.UTC),
+	}
+	for in, want := range cases {
+		got, err := parseExpiry(in, now)
+		require.NoError(t, err, in)
+		require.True(t, want.Equal(got), in)
+	}
+	for _, bad := range []string{"", "d", "-5d", "0h", "-1h", "tomorrow", "2027-13-01"} {
+		_, err := parseExpiry(bad, now)
+		require.Error(t, err, bad)
+	}
+}
+
+// startServe runs serve in-process until the test ends.
+func startServe(t *testing.T, dsn string) string {
+	t.Helper()
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn"}, env{}.get)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan string, 1)
+	done := make(chan error, 1)
+	var logs syncBuffer
+	go func() { done <- serve(ctx, cfg, &logs, func(a string) { addr <- a }) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done, logs.String())
+	})
+	select {
+	case a := <-addr:
+		return "http://" + a
+	case err := <-done:
+		t.Fatalf("serve stopped: %v\n%s", err, logs.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	return ""
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func get(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	require.NoError(t, err)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res.StatusCode, string(b)
+}
+
+func TestServe(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		dsn := storetest.DSN(t, d)
+		base := startServe(t, dsn)
+
+		code, body := get(t, base+"/healthz", "")
+		require.Equal(t, 200, code)
+		require.JSONEq(t, `{"status": "ok"}`, body)
+
+		code, body = get(t, base+"/", "")
+		require.Equal(t, 200, code)
+		require.Contains(t, body, "/api/v1/auth/token")
+
+		code, body = get(t, base+"/no/such/thing", "")
+		require.Equal(t, 404, code)
+		require.JSONEq(t, `{"message": "Not Found."}`, body)
+
+		// A token made by the sub-command works against the running server.
+		c, out, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn}, "token", "create", "--name", "me", "--ability", "*")
+		require.Equal(t, 0, c, stderr)
+		token := strings.TrimSpace(out)
+		code, body = get(t, base+"/api/v1/auth/token", token)
+		require.Equal(t, 200, code, body)
+		require.Contains(t, body, `"name":"me"`)
+		code, _ = get(t, base+"/api/v1/auth/token", "")
+		require.Equal(t, 401, code)
+	})
+}
+
+func TestHealthzFailsWithoutDatabase(t *testing.T) {
+	t.Parallel()
+	cfg, err := parseServeFlags(nil, env{}.get)
+	require.NoError(t, err)
+	db := storetest.Open(t, store.SQLite, migrations...)
+	a, err := newApp(cfg, db, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	w := httptest.NewRecorder()
+	a.handler.ServeHTTP(w, httptest.NewRequest("GET", "/healthz", nil))
+	require.Equal(t, 503, w.Code)
+	require.JSONEq(t, `{"status": "unavailable"}`, w.Body.String())
+}
+
+func TestPanicsAnswer500(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	h := recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }), newLogger(&config{logFormat: "json"}, &logs))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/x", nil))
+	require.Equal(t, 500, w.Code)
+	require.JSONEq(t, `{"message": "Server Error."}`, w.Body.String())
+	require.Contains(t, logs.String(), `"panic":"boom"`)
+}
+
+// TestBinary builds the command and drives it as a newcomer would: serve,
+// create a token with the sub-command, call the API, stop with SIGTERM.
+func TestBinary(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "reference")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		dir := t.TempDir()
+		environ := append(os.Environ(), "GROUNDWORK_ADDR=127.0.0.1:0", "GROUNDWORK_LOG_FORMAT=json")
+		if d == store.Postgres {
+			environ = append(environ, "GROUNDWORK_DB="+storetest.DSN(t, d))
+		}
+		srv := exec.Command(bin)
+		srv.Dir = dir // the default database lands in the working directory
+		srv.Env = environ
+		logs := &syncBuffer{}
+		srv.Stdout, srv.Stderr = logs, logs
+		require.NoError(t, srv.Start())
+		exited := make(chan error, 1)
+		go func() { exited <- srv.Wait() }()
+		t.Cleanup(func() { _ = srv.Process.Kill() })
+
+		var base string
+		require.Eventually(t, func() bool {
+			m := regexp.MustCompile(`"msg":"listening","addr":"(http://[^"]+)"`).FindStringSubmatch(logs.String())
+			if m != nil {
+				base = m[1]
+			}
+			return m != nil
+		}, 30*time.Second, 50*time.Millisecond, "no listening line:\n%s", logs)
+		code, body := get(t, base+"/healthz", "")
+		require.Equal(t, 200, code, body)
+		if d == store.SQLite {
+			require.FileExists(t, filepath.Join(dir, "groundwork.db"))
+		}
+
+		create := exec.Command(bin, "token", "create", "--name", "me", "--ability", "*")
+		create.Dir, create.Env = dir, environ
+		var stdout, stderr bytes.Buffer
+		create.Stdout, create.Stderr = &stdout, &stderr
+		require.NoError(t, create.Run(), stderr.String())
+		token := strings.TrimSpace(stdout.String())
+		require.Regexp(t, tokenPattern, token)
+		code, body = get(t, base+"/api/v1/auth/token", token)
+		require.Equal(t, 200, code, body)
+		code, _ = get(t, base+"/api/v1/auth/token", "")
+		require.Equal(t, 401, code)
+
+		require.NoError(t, srv.Process.Signal(syscall.SIGTERM))
+		select {
+		case err := <-exited:
+			require.NoError(t, err, logs.String())
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no exit after SIGTERM:\n%s", logs)
+		}
+		require.Contains(t, logs.String(), `"msg":"stopped"`)
+	})
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/mail"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// migrations lists every domain's schema, in the order they apply.
+var migrations = []store.Migrations{authsql.Migrations}
+
+func newLogger(cfg *config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.logLevel}
+	if cfg.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// openDB opens and migrates the database named by dsn.
+func openDB(ctx context.Context, dsn string, logger *slog.Logger) (*store.DB, error) {
+	db, err := store.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.MigrateWithLogger(ctx, db, logger, migrations...); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// app is the wired server.
+type app struct {
+	db      *store.DB
+	queue   *store.Queue
+	mailer  mail.Mailer
+	tokens  *auth.Service
+	handler http.Handler
+}
+
+// newApp wires every domain on db.
+func newApp(cfg *config, db *store.DB, logger *slog.Logger) (*app, error) {
+	a := &app{db: db}
+	var err error
+	if cfg.smtp != nil {
+		if a.mailer, err = mail.NewSMTPMailer(cfg.smtp); err != nil {
+			return nil, err
+		}
+	} else {
+		a.mailer = mail.NewOutbox(&mail.OutboxOptions{From: cfg.mailFrom, Logger: logger})
+	}
+	if a.queue, err = store.NewQueue(db, &store.QueueOptions{Logger: logger}); err != nil {
+		return nil, err
+	}
+	if a.tokens, err = auth.NewService(authsql.New(db), nil); err != nil {
+		return nil, err
+	}
+
+	// One budget per throttle across instances on Postgres; a single
+	// SQLite instance counts in memory.
+	var limiter store.RateLimiter = store.NewMemoryRateLimiter(nil)
+	if db.Dialect() == store.Postgres {
+		limiter = store.NewSQLRateLimiter(db, nil)
+	}
+	authHandler, err := auth.NewHandler(a.tokens, &auth.HandlerOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", a.healthz)
+	mux.HandleFunc("GET /{$}", index)
+	mux.Handle(auth.PrefixDefault+"/", authHandler)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		api.WriteError(w, r, logger, nil, api.ErrNotFound)
+	})
+	a.handler = recoverPanics(logRequests(mux, logger), logger)
+	return a, nil
+}
+
+func (a *app) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := a.db.Ping(ctx); err != nil {
+		api.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		return
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func index(w http.ResponseWriter, _ *http.Request) {
+	api.WriteJSON(w, http.StatusOK, map[string]any{
+		"name": "groundwork reference server",
+		"endpoints": []string{
+			"GET /healthz",
+			"GET " + auth.PrefixDefault + "/token",
+		},
+	})
+}
+
+// serve runs the server until ctx ends, then shuts down gracefully:
+// in-flight requests and running jobs get cfg.shutdownTimeout to finish.
+// ready, when set, is told the address once the server listens.
+func serve(ctx context.Context, cfg *config, logOut io.Writer, ready func(addr string)) error {
+	logger := newLogger(cfg, logOut)
+	db, err := openDB(ctx, cfg.db, logger)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	a, err := newApp(cfg, db, logger)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           a.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	if err := a.queue.Start(context.WithoutCancel(ctx)); err != nil {
+		ln.Close()
+		return err
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	logger.Info("listening", "addr", "http://"+ln.Addr().String(), "db", string(db.Dialect()))
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+
+	select {
+	case err = <-served:
+		// The listener failed; still stop the queue below.
+	case <-ctx.Done():
+		logger.Info("shutting down", "timeout", cfg.shutdownTimeout)
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
+	defer cancel()
+	if serr := srv.Shutdown(shutdownCtx); serr != nil {
+		err = errors.Join(err, fmt.Errorf("shutdown: %w", serr))
+	}
+	if qerr := a.queue.Stop(shutdownCtx); qerr != nil {
+		err = errors.Join(err, qerr)
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	if err == nil {
+		logger.Info("stopped")
+	}
+	return err
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection (flushes).
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func logRequests(next http.Handler, logger *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status), slog.Duration("duration", time.Since(start)))
+	})
+}
+
+// recoverPanics answers 500 for a handler that panics, and logs the
+// stack: a panic is a bug.
+func recoverPanics(next http.Handler, logger *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				logger.Error("handler panicked", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+				api.WriteMessage(w, http.StatusInternalServerError, api.MsgServerError)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/auth/authsql"
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func runToken(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageError{"token needs a sub-command: create, list or revoke"}
+	}
+	sub, args := args[0], args[1:]
+	fs := newFlagSet("reference token " + sub)
+	db := dbFlag(fs, getenv)
+	var (
+		name      *string
+		abilities stringList
+		expires   *string
+		asJSON    *bool
+	)
+	switch sub {
+	case "create":
+		name = fs.String("name", "", "what the token is for")
+		fs.Var(&abilities, "ability", "an ability the token grants (repeatable)")
+		expires = fs.String("expires", "", "a duration (720h, 30d) or a date")
+	case "list":
+		asJSON = fs.Bool("json", false, "print JSON")
+	case "revoke":
+	default:
+		return usageError{fmt.Sprintf("unknown token sub-command %q: create, list or revoke", sub)}
+	}
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+
+	now := time.Now()
+	var nt auth.NewToken
+	var revokeID int64
+	switch sub {
+	case "create":
+		if len(positional) > 0 {
+			return usageError{fmt.Sprintf("unexpected argument %q", positional[0])}
+		}
+		nt = auth.NewToken{Name: *name, Abilities: abilities}
+		if *expires != "" {
+			if nt.ExpiresAt, err = parseExpiry(*expires, now); err != nil {
+				return usageError{err.Error()}
+			}
+		}
+	case "list":
+		if len(positional) > 0 {
+			return usageError{fmt.Sprintf("unexpected argument %q", positional[0])}
+		}
+	case "revoke":
+		if len(positional) != 1 {
+			return usageError{"token revoke takes one token ID"}
+		}
+		if revokeID, err = strconv.ParseInt(positional[0], 10, 64); err != nil || revokeID <= 0 {
+			return usageError{fmt.Sprintf("%q is not a token ID", positional[0])}
+		}
+	}
+
+	// Quiet: these commands print their result, not the migrations.
+	store, err := openDB(ctx, *db, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	svc, err := auth.NewService(authsql.New(store), nil)
+	if err != nil {
+		return err
+	}
+
+	switch sub {
+	case "create":
+		plaintext, t, err := svc.CreateToken(ctx, nt)
+		var v *auth.ValidationError
+		if errors.As(err, &v) {
+			return usageError{strings.Join(validationLines(v), "; ")}
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, plaintext)
+		fmt.Fprintf(stderr, "Token %d (%q) created with %s. It is shown only this once: keep it safe.\n", t.ID, t.Name, strings.Join(t.Abilities, ", "))
+	case "list":
+		tokens, err := svc.ListTokens(ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(tokens)
+		}
+		printTokens(stdout, tokens, now)
+	case "revoke":
+		if err := svc.RevokeToken(ctx, revokeID); err != nil {
+			if errors.Is(err, auth.ErrNotFound) {
+				return fmt.Errorf("no token has ID %d", revokeID)
+			}
+			return err
+		}
+		fmt.Fprintf(stdout, "Token %d revoked.\n", revokeID)
+	}
+	return nil
+}
+
+func validationLines(v *auth.ValidationError) []string {
+	var out []string
+	fields := v.Fields()
+	for _, f := range v.FieldNames() {
+		out = append(out, fields[f]...)
+	}
+	return out
+}
+
+// parseExpiry reads "720h", "30d", "2027-01-31" or an RFC 3339 time.
+func parseExpiry(s string, now time.Time) (time.Time, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n > 0 {
+			return now.AddDate(0, 0, n), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(d), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("--expires %q is neither a positive duration (720h, 30d) nor a date (2027-01-31, RFC 3339)", s)
+}
+
+func printTokens(w io.Writer, tokens []auth.Token, now time.Time) {
+	if len(tokens) == 0 {
+		fmt.Fprintln(w, "No tokens. Create one with: reference token create --name NAME --ability ABILITY")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tABILITIES\tSTATUS\tEXPIRES\tLAST USED\tCREATED")
+	when := func(t *time.Time) string {
+		if t == nil {
+			return "-"
+		}
+		return t.UTC().Format(time.RFC3339)
+	}
+	for _, t := range tokens {
+		status := "active"
+		switch {
+		case t.RevokedAt != nil:
+			status = "revoked"
+		case !t.Active(now):
+			status = "expired"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, strings.Join(t.Abilities, ","), status,
+			when(t.ExpiresAt), when(t.LastUsedAt), t.CreatedAt.UTC().Format(time.RFC3339))
+	}
+	tw.Flush()
+}
