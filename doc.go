@@ -1,0 +1,34 @@
+// Package groundwork is an embeddable Go library, with a thin reference
+// server, that gives a Go web application the parts most sites need and
+// nobody wants to write twice.
+//
+// Each domain is its own package, built on storage and queue interfaces,
+// with http.Handler constructors, so a host composes only what it needs:
+//
+//   - [github.com/groundwork-go/groundwork/auth]: API tokens with
+//     abilities, the bearer credentials of every admin API.
+//   - [github.com/groundwork-go/groundwork/store]: SQLite or Postgres,
+//     column types, migrations, River as the job queue, rate-limit
+//     counters.
+//   - [github.com/groundwork-go/groundwork/mail]: the Mailer the domains
+//     send through, over SMTP or into an in-memory outbox.
+//
+// Colour accessibility, forms, bookings, web sign-in, reporting, email-list
+// feeds and webhooks join as their packages land.
+//
+// # How the parts compose
+//
+// A domain never imports another. The host (or cmd/reference, which wires
+// everything) connects them: a domain declares a small interface, such as
+// a TokenVerifier, and another satisfies it; a domain fires hooks and
+// events, and the host passes them on. Every domain stores its data through
+// a Store interface with a SQL implementation for SQLite and Postgres, and
+// queues its background work on one River queue in the same database, so
+// a job is inserted in the transaction that caused it.
+//
+// # Trying it
+//
+//	go run ./cmd/reference
+//
+// serves everything on 127.0.0.1:8080 with its data in ./groundwork.db.
+package groundwork
