@@ -1,0 +1,118 @@
+package a11y
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The resolver's patterns, as the original's: rgb() and hsl() take
+// integers only, may carry spaces, and are found anywhere after the
+// leading "rgb" or "hsl" (so trailing text is tolerated); rgba() and
+// decimals do not match.
+var (
+	rgbPattern = regexp.MustCompile(`rgb\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)`)
+	hslPattern = regexp.MustCompile(`hsl\(\s*(\d+)\s*,\s*(\d+)%\s*,\s*(\d+)%\s*\)`)
+)
+
+// resolved is a colour as the generator resolves it: its text (what the
+// original hands to hooks and uses as a cache key) and its channels.
+type resolved struct {
+	text string
+	rgb  rgb
+}
+
+// resolve is the original generator's resolver: trim and lower-case,
+// then "#rgb"/"#rrggbb" (kept as written, lower-cased), rgb(r, g, b),
+// hsl(h, s%, l%), and finally a palette name. ok is false when nothing
+// matches.
+//
+// Two inputs on which the original produces garbage are unresolved here
+// instead: rgb() components above 255, and hsl() saturation or lightness
+// above 100%. A hue of 360 or more falls in no sector, as in the
+// original, and gives the grey of the lightness alone.
+func (s *Service) resolve(input string) (resolved, bool) {
+	in := strings.ToLower(strings.TrimSpace(input))
+	if strings.HasPrefix(in, "#") {
+		if c, ok := parseHex(in); ok {
+			return resolved{in, c}, true
+		}
+		return resolved{}, false
+	}
+	if strings.HasPrefix(in, "rgb") {
+		m := rgbPattern.FindStringSubmatch(in)
+		if m == nil {
+			return resolved{}, false
+		}
+		var ch [3]uint8
+		for i := range ch {
+			v, err := strconv.Atoi(m[i+1])
+			if err != nil || v > 255 {
+				return resolved{}, false
+			}
+			ch[i] = uint8(v)
+		}
+		c := rgb{ch[0], ch[1], ch[2]}
+		return resolved{c.hex(), c}, true
+	}
+	if strings.HasPrefix(in, "hsl") {
+		m := hslPattern.FindStringSubmatch(in)
+		if m == nil {
+			return resolved{}, false
+		}
+		h, err1 := strconv.Atoi(m[1])
+		sat, err2 := strconv.Atoi(m[2])
+		light, err3 := strconv.Atoi(m[3])
+		if err1 != nil || err2 != nil || err3 != nil || sat > 100 || light > 100 {
+			return resolved{}, false
+		}
+		c := hslToRGB(float64(h), float64(sat)/100, float64(light)/100)
+		return resolved{c.hex(), c}, true
+	}
+	if v, ok := s.paletteMap()[in]; ok {
+		if c, ok := parseHex(v); ok {
+			return resolved{v, c}, true
+		}
+	}
+	return resolved{}, false
+}
+
+// hslToRGB is the textbook conversion the original uses, sector by sector,
+// each channel rounded half away from zero. The float64 conversions keep
+// products from fusing with the following addition.
+func hslToRGB(h, s, l float64) rgb {
+	c := float64(1-math.Abs(float64(2*l)-1)) * s
+	x := c * (1 - math.Abs(math.Mod(h/60, 2)-1))
+	m := l - c/2
+	var r, g, b float64
+	switch {
+	case h < 60:
+		r, g, b = c, x, 0
+	case h < 120:
+		r, g, b = x, c, 0
+	case h < 180:
+		r, g, b = 0, c, x
+	case h < 240:
+		r, g, b = 0, x, c
+	case h < 300:
+		r, g, b = x, 0, c
+	case h < 360:
+		r, g, b = c, 0, x
+	}
+	channel := func(v float64) uint8 { return uint8(math.Round(float64((v + m) * 255))) }
+	return rgb{channel(r), channel(g), channel(b)}
+}
+
+// ResolveColor turns a colour into lower-case "#rrggbb". It accepts
+// "#rgb" and "#rrggbb" in any case, rgb(r, g, b) and hsl(h, s%, l%) with
+// integers, and palette names such as "blue-500" (Tailwind v3.4, plus any
+// names added with OnContrastColorMap), ignoring surrounding space and
+// case. ok is false for anything else.
+func (s *Service) ResolveColor(input string) (hex string, ok bool) {
+	r, ok := s.resolve(input)
+	if !ok {
+		return "", false
+	}
+	return r.rgb.hex(), true
+}
