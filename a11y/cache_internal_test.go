@@ -16,10 +16,25 @@ func TestCacheIsBoundedFIFO(t *testing.T) {
 		s.GenerateAccessibleTextColor(fmt.Sprintf("#00000%d", i), true)
 	}
 	require.Equal(t, 3, s.cache.len())
-	_, ok := s.cache.get(cacheKey{bg: "#000000", tint: true, level: AA})
+	oldest, _ := newCacheKey(rgb{0, 0, 0}, true, AA)
+	_, ok := s.cache.get(oldest)
 	require.False(t, ok, "the oldest went first")
-	_, ok = s.cache.get(cacheKey{bg: "#000004", tint: true, level: AA})
+	newest, _ := newCacheKey(rgb{0, 0, 4}, true, AA)
+	_, ok = s.cache.get(newest)
 	require.True(t, ok)
+
+	// Keys keep tint and level apart, and unknown levels are not cached.
+	keys := map[cacheKey]bool{}
+	for _, tint := range []bool{false, true} {
+		for _, l := range cacheLevels {
+			k, ok := newCacheKey(rgb{1, 2, 3}, tint, l)
+			require.True(t, ok)
+			keys[k] = true
+		}
+	}
+	require.Len(t, keys, 1+len(cacheLevels), "all non-tint answers share one key")
+	_, ok = newCacheKey(rgb{1, 2, 3}, true, "A")
+	require.False(t, ok)
 
 	off, err := NewService(&Options{CacheSize: -1})
 	require.NoError(t, err)

@@ -33,6 +33,12 @@ type resolved struct {
 // above 100%. A hue of 360 or more falls in no sector, as in the
 // original, and gives the grey of the lightness alone.
 func (s *Service) resolve(input string) (resolved, bool) {
+	// The common case first: well-formed hex, no space around it.
+	if len(input) > 0 && input[0] == '#' && input[len(input)-1] != '\n' {
+		if c, ok := parseHex(input); ok {
+			return resolved{lowerASCII(input), c}, true
+		}
+	}
 	in := strings.ToLower(strings.TrimSpace(input))
 	if strings.HasPrefix(in, "#") {
 		if c, ok := parseHex(in); ok {
@@ -76,6 +82,16 @@ func (s *Service) resolve(input string) (resolved, bool) {
 		}
 	}
 	return resolved{}, false
+}
+
+// lowerASCII lower-cases hex text, allocating only when it has upper case.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
 }
 
 // hslToRGB is the textbook conversion the original uses, sector by sector,

@@ -139,12 +139,11 @@ func (s *Service) GenerateAccessibleTextColorFor(bg string, tint bool, level Lev
 	if !ok {
 		return s.textColor("#000000", bg, tint)
 	}
-	key := cacheKey{bg: r.text, tint: tint}
-	if tint {
-		key.level = level
-	}
-	if c, ok := s.cache.get(key); ok {
-		return s.textColor(c, r.text, tint)
+	key, cacheable := newCacheKey(r.rgb, tint, level)
+	if cacheable {
+		if c, ok := s.cache.get(key); ok {
+			return s.textColor(c, r.text, tint)
+		}
 	}
 	var c string
 	if tint {
@@ -152,7 +151,9 @@ func (s *Service) GenerateAccessibleTextColorFor(bg string, tint bool, level Lev
 	} else {
 		c = blackOrWhite(r.rgb)
 	}
-	s.cache.put(key, c)
+	if cacheable {
+		s.cache.put(key, c)
+	}
 	return s.textColor(c, r.text, tint)
 }
 
@@ -243,12 +244,27 @@ func (s *Service) AuditPalette(colors []string) []PaletteAuditRow {
 	return rows
 }
 
-// cacheKey names a generated colour: the resolved background, tint, and
-// for tints the level.
-type cacheKey struct {
-	bg    string
-	tint  bool
-	level Level
+// cacheKey names a generated colour: the background's channels in the
+// low 24 bits, then the tint flag, then for tints the level's index. The
+// answer depends on nothing else (hooks clear the cache), so "#fff" and
+// "white" share an entry.
+type cacheKey uint64
+
+// cacheLevels are the levels with a cache index; a tint at any other level
+// is not cached.
+var cacheLevels = [...]Level{AA, AALarge, AAA, AAALarge, NonText}
+
+func newCacheKey(c rgb, tint bool, level Level) (cacheKey, bool) {
+	k := cacheKey(c.r)<<16 | cacheKey(c.g)<<8 | cacheKey(c.b)
+	if !tint {
+		return k, true
+	}
+	for i, l := range cacheLevels {
+		if l == level {
+			return k | 1<<24 | cacheKey(i)<<25, true
+		}
+	}
+	return 0, false
 }
 
 // textCache is a bounded map that drops its oldest entry when full, as

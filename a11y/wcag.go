@@ -38,40 +38,53 @@ func ratio(a, b rgb) float64 {
 	return (la + 0.05) / (lb + 0.05)
 }
 
-func hexVal(c byte) (uint8, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
+// hexDigit maps a byte to its hex value, or 0xff when it is not a hex
+// digit; one OR over the digits then tells whether all were valid.
+var hexDigit = func() (t [256]uint8) {
+	for i := range t {
+		t[i] = 0xff
 	}
-	return 0, false
-}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = uint8(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = uint8(c-'a') + 10
+		t[c-'a'+'A'] = uint8(c-'a') + 10
+	}
+	return t
+}()
 
 // parseHex reads "#rgb" or "#rrggbb" in any case, exactly as the
 // original's validator does: no surrounding space, except that a single
-// trailing newline is accepted (PHP's "$" matches before one).
+// trailing newline is accepted (PHP's "$" matches before one). The
+// common "#rrggbb" is small enough to inline.
 func parseHex(s string) (rgb, bool) {
-	if n := len(s); n > 0 && s[n-1] == '\n' {
+	if len(s) == 7 && s[0] == '#' {
+		return hex6(s)
+	}
+	return parseHexOther(s)
+}
+
+// hex6 decodes the six digits of a 7-byte "#rrggbb".
+func hex6(s string) (rgb, bool) {
+	_ = s[6] // one bounds check for the six below
+	a, b, c, d, e, f := hexDigit[s[1]], hexDigit[s[2]], hexDigit[s[3]], hexDigit[s[4]], hexDigit[s[5]], hexDigit[s[6]]
+	return rgb{a<<4 | b, c<<4 | d, e<<4 | f}, a|b|c|d|e|f <= 15
+}
+
+// parseHexOther is parseHex for every form but a plain "#rrggbb".
+func parseHexOther(s string) (rgb, bool) {
+	if n := len(s); (n == 8 || n == 5) && s[n-1] == '\n' {
 		s = s[:n-1]
 	}
-	if len(s) != 4 && len(s) != 7 || s[0] != '#' {
+	if len(s) == 7 && s[0] == '#' {
+		return hex6(s)
+	}
+	if len(s) != 4 || s[0] != '#' {
 		return rgb{}, false
 	}
-	var d [6]uint8
-	for i := 1; i < len(s); i++ {
-		v, ok := hexVal(s[i])
-		if !ok {
-			return rgb{}, false
-		}
-		d[i-1] = v
-	}
-	if len(s) == 4 {
-		return rgb{d[0] * 17, d[1] * 17, d[2] * 17}, true
-	}
-	return rgb{d[0]<<4 | d[1], d[2]<<4 | d[3], d[4]<<4 | d[5]}, true
+	a, b, c := hexDigit[s[1]], hexDigit[s[2]], hexDigit[s[3]]
+	return rgb{a * 17, b * 17, c * 17}, a|b|c <= 15
 }
 
 // hex formats c as lower-case "#rrggbb".
