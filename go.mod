@@ -5,16 +5,19 @@ go 1.26.0
 require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/jmoiron/sqlx v1.4.0
+	github.com/lucasb-eyer/go-colorful v1.4.1
 	github.com/riverqueue/river v0.31.0
 	github.com/riverqueue/river/riverdriver v0.31.0
 	github.com/riverqueue/river/riverdriver/riverdatabasesql v0.31.0
 	github.com/riverqueue/river/riverdriver/riversqlite v0.31.0
 	github.com/stretchr/testify v1.12.1
+	github.com/tmc/langchaingo v0.1.14
 	github.com/wneessen/go-mail v0.8.1
 	modernc.org/sqlite v1.60.1
 )
 
 require (
+	github.com/dlclark/regexp2 v1.10.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
@@ -23,6 +26,7 @@ require (
 	github.com/lib/pq v1.11.2 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
+	github.com/pkoukk/tiktoken-go v0.1.6 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/riverqueue/river/rivershared v0.31.0 // indirect
 	github.com/riverqueue/river/rivertype v0.31.0 // indirect

@@ -28,27 +28,39 @@ const MaxBodyDefault = 1 << 20
 // An empty body decodes as {}, so that missing fields are reported as
 // required. Unknown fields are ignored.
 func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any, limit int64) error {
+	body, err := ReadJSONBody(w, r, limit)
+	if err != nil {
+		return err
+	}
+	return DecodeJSONBytes(body, dst)
+}
+
+// ReadJSONBody reads a JSON request body with the checks of DecodeJSON
+// (content type, size) and returns it trimmed; an empty body reads as
+// "{}".
+func ReadJSONBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if limit <= 0 {
 		limit = MaxBodyDefault
 	}
 	if r.ContentLength > limit {
-		return tooLarge(limit)
+		return nil, tooLarge(limit)
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return tooLarge(limit)
+			return nil, tooLarge(limit)
 		}
-		return &Error{Status: http.StatusBadRequest, Message: "The request body could not be read.", Err: err}
+		return nil, &Error{Status: http.StatusBadRequest, Message: "The request body could not be read.", Err: err}
 	}
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
-		body = []byte("{}")
-	} else if !isJSONContentType(r.Header.Get("Content-Type")) {
-		return &Error{Status: http.StatusUnsupportedMediaType, Message: "The request body must be JSON, sent with Content-Type: application/json."}
+		return []byte("{}"), nil
 	}
-	return DecodeJSONBytes(body, dst)
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
+		return nil, &Error{Status: http.StatusUnsupportedMediaType, Message: "The request body must be JSON, sent with Content-Type: application/json."}
+	}
+	return body, nil
 }
 
 // DecodeJSONBytes is [DecodeJSON] on a body already read.

@@ -137,3 +137,19 @@ func WriteMessage(w http.ResponseWriter, status int, msg string) {
 // Attr is how a field name reads in a message: underscores become spaces,
 // as in "The per page field must be an integer."
 func Attr(field string) string { return strings.ReplaceAll(field, "_", " ") }
+
+// Only lets requests with method through to h and answers any other with
+// 405, an Allow header and Laravel's message:
+// "The GET method is not supported for route api/a11y/contrast-check.
+// Supported methods: POST."
+func Only(method string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method {
+			w.Header().Set("Allow", method)
+			WriteMessage(w, http.StatusMethodNotAllowed, fmt.Sprintf("The %s method is not supported for route %s. Supported methods: %s.",
+				r.Method, strings.TrimPrefix(r.URL.Path, "/"), method))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,348 @@
+package a11y
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// TokenVerifier checks bearer tokens; *auth.Service satisfies it. It
+// returns a key naming the caller and the token's abilities; an invalid
+// token gives an empty caller and a nil error.
+type TokenVerifier interface {
+	VerifyToken(ctx context.Context, token string) (caller string, abilities []string, err error)
+}
+
+// Authorizer decides whether a caller may use an ability. Without one, the
+// token's own abilities decide (see auth.Can).
+type Authorizer interface {
+	Authorize(ctx context.Context, caller string, abilities []string, ability string) (bool, error)
+}
+
+// Handler defaults and limits.
+const (
+	// PrefixDefault is where the colour endpoints live: /api/a11y.
+	PrefixDefault = "/api/a11y"
+	// AIAbilityDefault is the ability the AI endpoints require.
+	AIAbilityDefault = "a11y:ai"
+	// MaxPaletteColors caps audit-palette's colors.
+	MaxPaletteColors = 256
+	// Caps of the AI inputs, in characters or items.
+	MaxContentLength  = 200_000
+	MaxMarkupLength   = 100_000
+	MaxBehaviorLength = 5_000
+	MaxFrameworkLen   = 100
+	MaxColorLength    = 100
+	MaxBrandPalette   = 64
+)
+
+// HandlerOptions configures [NewHandler]. Nil means the defaults.
+type HandlerOptions struct {
+	// Prefix is where the handler is mounted; PrefixDefault when empty.
+	// Mount it with mux.Handle(prefix+"/", h).
+	Prefix string
+	// RateLimiter counts the "api" throttle (60 a minute per caller,
+	// else per client IP) shared by every route; in memory when nil.
+	RateLimiter store.RateLimiter
+	// TrustedProxies may set X-Forwarded-For.
+	TrustedProxies []netip.Prefix
+	// Tokens verifies bearer tokens. Required for the AI endpoints and
+	// for RequireToken.
+	Tokens     TokenVerifier
+	Authorizer Authorizer
+	// RequireToken puts the colour endpoints behind any valid token; by
+	// default they are public.
+	RequireToken bool
+	// AI, when set, serves the AI endpoints under {prefix}/ai/.
+	AI *AI
+	// AIAbility is what the AI endpoints require; AIAbilityDefault when
+	// empty.
+	AIAbility string
+	// MaxBodyBytes caps request bodies; 1 MiB when zero.
+	MaxBodyBytes int64
+	// Logger receives unexpected errors; nil discards.
+	Logger *slog.Logger
+}
+
+// Handler serves the colour endpoints and, with AI, the AI endpoints:
+//
+//	POST {prefix}/contrast-check        {foreground, background} -> {ratio, is_accessible}
+//	POST {prefix}/generate-text-color   {background_color} -> {text_color}
+//	POST {prefix}/audit-palette         {colors} -> {results}
+//	POST {prefix}/ai/content-analysis   bearer token with AIAbility
+//	POST {prefix}/ai/aria-suggestion
+//	POST {prefix}/ai/contrast-explanation
+type Handler struct {
+	svc     *Service
+	ai      *AI
+	mux     *http.ServeMux
+	logger  *slog.Logger
+	maxBody int64
+}
+
+// NewHandler returns the handler for svc (nil for Default).
+func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
+	if svc == nil {
+		svc = defaultService
+	}
+	var o HandlerOptions
+	if opts != nil {
+		o = *opts
+	}
+	prefix := strings.TrimSuffix(o.Prefix, "/")
+	if o.Prefix == "" {
+		prefix = PrefixDefault
+	}
+	if !strings.HasPrefix(prefix, "/") {
+		return nil, errors.New("a11y: new handler: prefix must start with /")
+	}
+	if (o.AI != nil || o.RequireToken) && o.Tokens == nil {
+		return nil, errors.New("a11y: new handler: the AI endpoints and RequireToken need a TokenVerifier")
+	}
+	if o.RateLimiter == nil {
+		o.RateLimiter = store.NewMemoryRateLimiter(nil)
+	}
+	if o.AIAbility == "" {
+		o.AIAbility = AIAbilityDefault
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	h := &Handler{svc: svc, ai: o.AI, mux: http.NewServeMux(), logger: logger, maxBody: o.MaxBodyBytes}
+	throttle := api.APIThrottle(o.RateLimiter, o.TrustedProxies, logger)
+	var guard *api.Guard
+	if o.Tokens != nil {
+		guard = &api.Guard{Tokens: o.Tokens, Authorizer: o.Authorizer, Logger: logger}
+	}
+	route := func(path string, fn http.HandlerFunc, ability string, needsToken bool) {
+		var next http.Handler = throttle.Wrap(fn)
+		if needsToken {
+			next = guard.Require(ability, next)
+		}
+		h.mux.Handle(prefix+path, api.Only(http.MethodPost, next))
+	}
+	route("/contrast-check", h.contrastCheck, "", o.RequireToken)
+	route("/generate-text-color", h.generateTextColor, "", o.RequireToken)
+	route("/audit-palette", h.auditPalette, "", o.RequireToken)
+	if o.AI != nil {
+		route("/ai/content-analysis", h.contentAnalysis, o.AIAbility, true)
+		route("/ai/aria-suggestion", h.ariaSuggestion, o.AIAbility, true)
+		route("/ai/contrast-explanation", h.contrastExplanation, o.AIAbility, true)
+	}
+	h.mux.HandleFunc(prefix+"/", func(w http.ResponseWriter, r *http.Request) {
+		api.WriteError(w, r, logger, nil, api.ErrNotFound)
+	})
+	return h, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// isHexInput is the colour endpoints' rule: "#rgb" or "#rrggbb", any case.
+func isHexInput(s string) bool {
+	_, ok := parseHex(s)
+	return ok && !strings.HasSuffix(s, "\n")
+}
+
+var textColorInput = regexp.MustCompile(`(?i)^(#([a-f0-9]{6}|[a-f0-9]{3})|rgb\(\s*\d+\s*,\s*\d+\s*,\s*\d+\s*\)|hsl\(\s*\d+\s*,\s*\d+%\s*,\s*\d+%\s*\))$`)
+
+// isTextColorInput accepts hex, rgb(), hsl() and the palette's names.
+func (h *Handler) isTextColorInput(s string) bool {
+	if textColorInput.MatchString(s) {
+		return true
+	}
+	_, ok := h.svc.paletteMap()[strings.ToLower(s)]
+	return ok
+}
+
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	api.WriteError(w, r, h.logger, nil, err)
+}
+
+type contrastResult struct {
+	Ratio        float64 `json:"ratio"`
+	IsAccessible bool    `json:"is_accessible"`
+}
+
+func (h *Handler) contrastCheck(w http.ResponseWriter, r *http.Request) {
+	in, err := api.DecodeInput(w, r, h.maxBody)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v := &api.ValidationError{}
+	fg, _ := v.String("foreground", in["foreground"], api.StringRule{Required: true, Format: isHexInput})
+	bg, _ := v.String("background", in["background"], api.StringRule{Required: true, Format: isHexInput})
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	ratio, err := h.svc.ContrastRatio(fg, bg)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteJSON(w, http.StatusOK, contrastResult{Ratio: ratio, IsAccessible: h.svc.CheckContrast(fg, bg, AA)})
+}
+
+func (h *Handler) generateTextColor(w http.ResponseWriter, r *http.Request) {
+	in, err := api.DecodeInput(w, r, h.maxBody)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v := &api.ValidationError{}
+	bg, _ := v.String("background_color", in["background_color"], api.StringRule{Required: true, Max: MaxColorLength, Format: h.isTextColorInput})
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]string{"text_color": h.svc.GenerateAccessibleTextColor(bg, false)})
+}
+
+func (h *Handler) auditPalette(w http.ResponseWriter, r *http.Request) {
+	in, err := api.DecodeInput(w, r, h.maxBody)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v := &api.ValidationError{}
+	items, ok := v.Array("colors", in["colors"], true, MaxPaletteColors)
+	colors := make([]string, 0, len(items))
+	if ok {
+		for i, it := range items {
+			field := "colors." + strconv.Itoa(i)
+			if s, ok := v.String(field, it, api.StringRule{Required: true, Format: isHexInput}); ok {
+				colors = append(colors, s)
+			}
+		}
+	}
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]any{"results": h.svc.AuditPalette(colors)})
+}
+
+// aiFailure answers an AI feature's error with its {"error": ...} body.
+func (h *Handler) aiFailure(w http.ResponseWriter, r *http.Request, f Feature, generic string, err error) {
+	var ie *InputError
+	var status int
+	var msg string
+	switch {
+	case errors.As(err, &ie):
+		status, msg = http.StatusUnprocessableEntity, ie.Error()
+	case errors.Is(err, ErrFeatureDisabled):
+		status, msg = http.StatusForbidden, fmt.Sprintf("AI feature %q is disabled.", f)
+	case errors.Is(err, ErrNoCredentials):
+		status, msg = http.StatusServiceUnavailable, fmt.Sprintf("No AI credentials configured for feature %q.", f)
+	case errors.Is(err, ErrProviderUnavailable):
+		status, msg = http.StatusBadGateway, "The AI provider is currently unavailable."
+	default:
+		if r.Context().Err() == nil {
+			h.logger.ErrorContext(r.Context(), "a11y: ai feature failed", "feature", f, "error", err)
+		}
+		status, msg = http.StatusInternalServerError, generic
+	}
+	api.WriteJSON(w, status, map[string]string{"error": msg})
+}
+
+func (h *Handler) contentAnalysis(w http.ResponseWriter, r *http.Request) {
+	body, err := api.ReadJSONBody(w, r, h.maxBody)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	in, err := api.DecodeInputBytes(body)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v := &api.ValidationError{}
+	content, _ := v.String("content", in["content"], api.StringRule{Required: true, Max: MaxContentLength})
+	_, hasStructure := v.Object("structure", in["structure"], false)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	req := ContentAnalysisRequest{Content: content}
+	if hasStructure {
+		var raw struct {
+			Structure json.RawMessage `json:"structure"`
+		}
+		if err := json.Unmarshal(body, &raw); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		req.Structure = raw.Structure
+	}
+	out, err := h.ai.AnalyzeContent(r.Context(), req)
+	if err != nil {
+		h.aiFailure(w, r, FeatureContentAnalysis, "Failed to analyze content.", err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, out)
+}
+
+func (h *Handler) ariaSuggestion(w http.ResponseWriter, r *http.Request) {
+	in, err := api.DecodeInput(w, r, h.maxBody)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v := &api.ValidationError{}
+	markup, _ := v.String("markup", in["markup"], api.StringRule{Required: true, Max: MaxMarkupLength})
+	behavior, _ := v.String("behavior", in["behavior"], api.StringRule{Required: true, Max: MaxBehaviorLength})
+	framework, _ := v.String("framework", in["framework"], api.StringRule{Max: MaxFrameworkLen})
+	existing, _ := v.Object("existing_aria", in["existing_aria"], false)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out, err := h.ai.SuggestAria(r.Context(), AriaRequest{Markup: markup, Behavior: behavior, Framework: framework, ExistingAria: existing})
+	if err != nil {
+		h.aiFailure(w, r, FeatureAriaSuggestion, "Failed to suggest ARIA attributes.", err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, out)
+}
+
+func (h *Handler) contrastExplanation(w http.ResponseWriter, r *http.Request) {
+	in, err := api.DecodeInput(w, r, h.maxBody)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v := &api.ValidationError{}
+	fg, _ := v.String("foreground", in["foreground"], api.StringRule{Required: true, Max: MaxColorLength})
+	bg, _ := v.String("background", in["background"], api.StringRule{Required: true, Max: MaxColorLength})
+	context, _ := v.OneOf("context", in["context"], false, string(ContextBodyText), string(ContextLargeText), string(ContextUI))
+	palette, _ := v.Array("brand_palette", in["brand_palette"], false, MaxBrandPalette)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	req := ContrastRequest{Foreground: fg, Background: bg, Context: ContrastContext(context)}
+	for _, p := range palette {
+		if s, ok := p.(string); ok { // the original drops what is not a string
+			req.BrandPalette = append(req.BrandPalette, s)
+		}
+	}
+	out, err := h.ai.ExplainContrast(r.Context(), req)
+	if err != nil {
+		h.aiFailure(w, r, FeatureContrastExplanation, "Failed to explain contrast failure.", err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, out)
+}
