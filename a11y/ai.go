@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -544,10 +545,15 @@ func (a *AI) SuggestAria(ctx context.Context, req AriaRequest) (*AriaSuggestion,
 	return res, nil
 }
 
-// scalarAttributes keeps the scalar values, cast to strings as PHP does.
+// scalarAttributes keeps the scalar values under string keys, cast to
+// strings as PHP does. Keys that PHP would read as integers ("5") are
+// dropped, as the original drops non-string keys.
 func scalarAttributes(m map[string]any) map[string]string {
 	out := map[string]string{}
 	for k, v := range m {
+		if integerKey.MatchString(k) {
+			continue
+		}
 		raw, err := json.Marshal(v)
 		if err != nil {
 			continue
@@ -560,6 +566,8 @@ func scalarAttributes(m map[string]any) map[string]string {
 	}
 	return out
 }
+
+var integerKey = regexp.MustCompile(`^(0|-?[1-9][0-9]*)$`)
 
 // ContrastContext is what a colour pair is used for.
 type ContrastContext string
