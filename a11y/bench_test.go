@@ -1,9 +1,15 @@
 package a11y_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/groundwork-go/groundwork/a11y"
+	"github.com/groundwork-go/groundwork/store"
 )
 
 var (
@@ -58,6 +64,68 @@ func BenchmarkGenerateAccessibleTextColor(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			sinkString = a11y.GenerateAccessibleTextColor("blue-500", true)
+		}
+	})
+}
+
+// The contrast check through the whole handler (throttle, decoding,
+// validation, hooks, encoding) against a bare handler that decodes the
+// same JSON and writes a constant.
+func BenchmarkContrastCheckHandler(b *testing.B) {
+	body := []byte(`{"foreground":"#767676","background":"#FFFFFF"}`)
+	run := func(b *testing.B, h http.Handler) {
+		b.ReportAllocs()
+		for b.Loop() {
+			r := httptest.NewRequest(http.MethodPost, "/api/a11y/contrast-check", bytes.NewReader(body))
+			r.Header.Set("Content-Type", "application/json")
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != http.StatusOK {
+				b.Fatal(w.Code, w.Body)
+			}
+		}
+	}
+	b.Run("Bare", func(b *testing.B) {
+		run(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var in struct {
+				Foreground string `json:"foreground"`
+				Background string `json:"background"`
+			}
+			if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"ratio":4.542224959605253,"is_accessible":true}`))
+		}))
+	})
+	b.Run("Handler", func(b *testing.B) {
+		h, err := a11y.NewHandler(nil, &a11y.HandlerOptions{RateLimiter: unlimited{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		run(b, h)
+	})
+	b.Run("HandlerWithThrottle", func(b *testing.B) {
+		// The real in-memory "api" throttle. Clients take turns over 64Ki
+		// addresses, so none reaches its 60 a minute and every request is
+		// served.
+		h, err := a11y.NewHandler(nil, &a11y.HandlerOptions{RateLimiter: store.NewMemoryRateLimiter(nil)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			r := httptest.NewRequest(http.MethodPost, "/api/a11y/contrast-check", bytes.NewReader(body))
+			r.Header.Set("Content-Type", "application/json")
+			r.RemoteAddr = fmt.Sprintf("10.0.%d.%d:1", (i>>8)&255, i&255)
+			i++
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != http.StatusOK {
+				b.Fatal(w.Code, w.Body)
+			}
 		}
 	})
 }

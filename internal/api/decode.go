@@ -65,25 +65,30 @@ func ReadJSONBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, 
 
 // DecodeJSONBytes is [DecodeJSON] on a body already read.
 func DecodeJSONBytes(body []byte, dst any) error {
-	if !json.Valid(body) {
-		return syntaxError(body)
-	}
 	if len(body) == 0 || body[0] != '{' {
+		if !json.Valid(body) {
+			return syntaxError(body)
+		}
 		return &Error{Status: http.StatusBadRequest, Message: "The request body must be a JSON object."}
 	}
+	// Unmarshal checks the whole body before decoding, so a syntax error
+	// is reported as such and a type error only comes from valid JSON.
 	err := json.Unmarshal(body, dst)
+	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se):
+		return syntaxError(body)
+	case errors.As(err, &te):
 		field := pathAt(body, te.Offset)
 		if field == "" {
 			return &Error{Status: http.StatusBadRequest, Message: "The request body must be a JSON object."}
 		}
 		return Invalid(field, typeMessage(field, te.Type))
 	}
-	if err != nil {
-		return &Error{Status: http.StatusBadRequest, Message: "The request body does not fit this endpoint.", Err: err}
-	}
-	return nil
+	return &Error{Status: http.StatusBadRequest, Message: "The request body does not fit this endpoint.", Err: err}
 }
 
 func tooLarge(limit int64) *Error {
