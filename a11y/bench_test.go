@@ -114,12 +114,16 @@ func BenchmarkContrastCheckHandler(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		addrs := make([]string, 1<<16)
+		for i := range addrs {
+			addrs[i] = fmt.Sprintf("10.0.%d.%d:1", i>>8, i&255)
+		}
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
 			r := httptest.NewRequest(http.MethodPost, "/api/a11y/contrast-check", bytes.NewReader(body))
 			r.Header.Set("Content-Type", "application/json")
-			r.RemoteAddr = fmt.Sprintf("10.0.%d.%d:1", (i>>8)&255, i&255)
+			r.RemoteAddr = addrs[i&(1<<16-1)]
 			i++
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, r)

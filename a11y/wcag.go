@@ -18,15 +18,25 @@ var linear = func() (t [256]float64) {
 	return t
 }()
 
+// weighted holds, per channel value, the three rounded products of the
+// luminance sum: 0.2126, 0.7152 and 0.0722 times the linearised value.
+// Each is exactly the product the formula rounds, so a table lookup gives
+// the same bits as multiplying, and no multiply can fuse with an add
+// (arm64 may fuse), which would change the last bit.
+var weighted = func() (t [3][256]float64) {
+	for i, v := range linear {
+		t[0][i], t[1][i], t[2][i] = 0.2126*v, 0.7152*v, 0.0722*v
+	}
+	return t
+}()
+
 // rgb is a colour as three 8-bit channels.
 type rgb struct{ r, g, b uint8 }
 
 // luminance is the WCAG relative luminance: three separately rounded
-// products summed left to right. The float64 conversions stop the
-// compiler from fusing a multiply and an add (it may on arm64), which
-// would change the last bit.
+// products summed left to right.
 func (c rgb) luminance() float64 {
-	return float64(0.2126*linear[c.r]) + float64(0.7152*linear[c.g]) + float64(0.0722*linear[c.b])
+	return weighted[0][c.r] + weighted[1][c.g] + weighted[2][c.b]
 }
 
 // ratio is the WCAG contrast ratio of two colours, in either order.
@@ -54,6 +64,20 @@ var hexDigit = func() (t [256]uint8) {
 	return t
 }()
 
+// hexHigh and hexLow give a digit's value as the high or low nibble of a
+// byte, or 0x100 for a non-digit, so a channel is one OR of two lookups
+// and any invalid digit leaves it above 0xff.
+var hexHigh, hexLow = func() (hi, lo [256]uint16) {
+	for i, d := range hexDigit {
+		if d > 15 {
+			hi[i], lo[i] = 0x100, 0x100
+		} else {
+			hi[i], lo[i] = uint16(d)<<4, uint16(d)
+		}
+	}
+	return hi, lo
+}()
+
 // parseHex reads "#rgb" or "#rrggbb" in any case, exactly as the
 // original's validator does: no surrounding space, except that a single
 // trailing newline is accepted (PHP's "$" matches before one). The
@@ -67,9 +91,8 @@ func parseHex(s string) (rgb, bool) {
 
 // hex6 decodes the six digits of a 7-byte "#rrggbb".
 func hex6(s string) (rgb, bool) {
-	_ = s[6] // one bounds check for the six below
-	a, b, c, d, e, f := hexDigit[s[1]], hexDigit[s[2]], hexDigit[s[3]], hexDigit[s[4]], hexDigit[s[5]], hexDigit[s[6]]
-	return rgb{a<<4 | b, c<<4 | d, e<<4 | f}, a|b|c|d|e|f <= 15
+	r, g, b := hexHigh[s[1]]|hexLow[s[2]], hexHigh[s[3]]|hexLow[s[4]], hexHigh[s[5]]|hexLow[s[6]]
+	return rgb{uint8(r), uint8(g), uint8(b)}, r|g|b <= 0xff
 }
 
 // parseHexOther is parseHex for every form but a plain "#rrggbb".

@@ -92,7 +92,7 @@ type MemoryRateLimiter struct {
 
 type memoryShard struct {
 	mu        sync.Mutex
-	windows   map[string]*memoryWindow
+	windows   map[string]memoryWindow // values, not pointers: less for the GC to trace
 	nextSweep time.Time
 }
 
@@ -105,7 +105,7 @@ type memoryWindow struct {
 func NewMemoryRateLimiter(opts *RateLimiterOptions) *MemoryRateLimiter {
 	l := &MemoryRateLimiter{opts: opts.withDefaults(), seed: maphash.MakeSeed()}
 	for i := range l.shards {
-		l.shards[i].windows = map[string]*memoryWindow{}
+		l.shards[i].windows = map[string]memoryWindow{}
 	}
 	return l
 }
@@ -127,12 +127,12 @@ func (l *MemoryRateLimiter) Hit(_ context.Context, key string, limit int, window
 		}
 		s.nextSweep = now.Add(l.opts.SweepInterval)
 	}
-	w := s.windows[key]
-	if w == nil || !now.Before(w.reset) {
-		w = &memoryWindow{reset: now.Add(window)}
-		s.windows[key] = w
+	w, ok := s.windows[key]
+	if !ok || !now.Before(w.reset) {
+		w = memoryWindow{reset: now.Add(window)}
 	}
 	w.hits++
+	s.windows[key] = w
 	return newRateLimit(w.hits, limit, w.reset), nil
 }
 

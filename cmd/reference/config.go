@@ -8,8 +8,10 @@ import (
 	"log/slog"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
 )
@@ -35,6 +37,14 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_SMTP_PASSWORD", "SMTP password"},
 	{"GROUNDWORK_SMTP_TLS", "starttls (default), tls, opportunistic or none"},
 	{"GROUNDWORK_MAIL_FROM", "sender of outgoing mail (groundwork@localhost)"},
+	{"GROUNDWORK_AI_PROVIDER", "anthropic, openai or ollama; unset: the AI endpoints answer 503"},
+	{"GROUNDWORK_AI_API_KEY", "the provider's key (not needed for ollama)"},
+	{"GROUNDWORK_AI_BASE_URL", "the provider's address, e.g. a proxy or http://127.0.0.1:11434"},
+	{"GROUNDWORK_AI_MODEL", "the model of every AI feature not named below"},
+	{"GROUNDWORK_AI_MODEL_CONTENT_ANALYSIS", "the model of a11y content analysis"},
+	{"GROUNDWORK_AI_MODEL_ARIA_SUGGESTION", "the model of a11y ARIA suggestions"},
+	{"GROUNDWORK_AI_MODEL_CONTRAST_EXPLANATION", "the model of a11y contrast explanations"},
+	{"GROUNDWORK_AI_DISABLED", "comma-separated AI features to turn off, e.g. a11y.contrast_explanation"},
 }
 
 // config is everything serve needs, from flags over the environment over
@@ -48,6 +58,7 @@ type config struct {
 	shutdownTimeout time.Duration
 	smtp            *mail.SMTPOptions // nil: log mail to the outbox
 	mailFrom        string
+	ai              a11y.AIOptions
 }
 
 // envOr returns the variable's value, or def when it is unset or empty.
@@ -136,6 +147,9 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	if cfg.shutdownTimeout <= 0 {
 		return nil, errors.New("--shutdown-timeout must be positive")
 	}
+	if cfg.ai, err = readAIOptions(getenv); err != nil {
+		return nil, err
+	}
 	cfg.mailFrom = envOr(getenv, "GROUNDWORK_MAIL_FROM", "groundwork@localhost")
 	if host := getenv("GROUNDWORK_SMTP_HOST"); host != "" {
 		cfg.smtp = &mail.SMTPOptions{Host: host, Username: getenv("GROUNDWORK_SMTP_USERNAME"),
@@ -149,6 +163,32 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	return cfg, nil
 }
 
+// readAIOptions reads the GROUNDWORK_AI_* variables.
+func readAIOptions(getenv func(string) string) (a11y.AIOptions, error) {
+	o := a11y.AIOptions{Provider: getenv("GROUNDWORK_AI_PROVIDER"), APIKey: getenv("GROUNDWORK_AI_API_KEY"),
+		BaseURL: getenv("GROUNDWORK_AI_BASE_URL"), Model: getenv("GROUNDWORK_AI_MODEL"), Models: map[a11y.Feature]string{}}
+	for f, name := range map[a11y.Feature]string{
+		a11y.FeatureContentAnalysis:     "GROUNDWORK_AI_MODEL_CONTENT_ANALYSIS",
+		a11y.FeatureAriaSuggestion:      "GROUNDWORK_AI_MODEL_ARIA_SUGGESTION",
+		a11y.FeatureContrastExplanation: "GROUNDWORK_AI_MODEL_CONTRAST_EXPLANATION",
+	} {
+		if m := getenv(name); m != "" {
+			o.Models[f] = m
+		}
+	}
+	for f := range strings.SplitSeq(getenv("GROUNDWORK_AI_DISABLED"), ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			o.Disabled = append(o.Disabled, a11y.Feature(f))
+		}
+	}
+	// NewAI checks provider and feature names; check them here too, so a
+	// typo stops the server at start with the variable's name.
+	if _, err := a11y.NewAI(nil, &a11y.AIOptions{Provider: o.Provider, Disabled: o.Disabled}); err != nil {
+		return o, fmt.Errorf("GROUNDWORK_AI_PROVIDER / GROUNDWORK_AI_DISABLED: %w", err)
+	}
+	return o, nil
+}
+
 func printHelp(w io.Writer) {
 	fmt.Fprint(w, `reference: the groundwork reference server, every domain wired together.
 
@@ -160,6 +200,12 @@ Usage:
                                     list tokens (never their secrets)
   reference token revoke ID [--db DSN]
                                     revoke a token at once
+  reference a11y check FG BG        contrast ratio and the WCAG levels it meets
+  reference a11y text-color BG [--tint]
+                                    an accessible text colour for a background
+  reference a11y audit COLOR... [--fail]
+                                    every ordered pair; --fail exits 1 when one fails AA
+                                    (colours: hex, rgb(), hsl() or Tailwind names)
   reference help                    this text
 
 Serve flags:
@@ -187,5 +233,8 @@ Every flag has a variable; flags win:
 Endpoints:
   GET /healthz            200 {"status":"ok"} once the database answers
   GET /api/v1/auth/token  describes the calling bearer token
+  POST /api/a11y/{contrast-check,generate-text-color,audit-palette}
+  POST /api/v1/a11y/...   the same, and ai/{content-analysis,aria-suggestion,
+                          contrast-explanation} with a token holding a11y:ai
 `)
 }

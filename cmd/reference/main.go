@@ -32,7 +32,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	cmd, rest := "serve", args
 	if len(args) > 0 {
 		switch args[0] {
-		case "serve", "token", "help":
+		case "serve", "token", "a11y", "help":
 			cmd, rest = args[0], args[1:]
 		case "-h", "-help", "--help":
 			cmd = "help"
@@ -45,6 +45,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 0
 	case "token":
 		err = runToken(ctx, rest, getenv, stdout, stderr)
+	case "a11y":
+		err = runA11y(rest, stdout)
 	default:
 		var cfg *config
 		if cfg, err = parseServeFlags(rest, getenv); err == nil {

@@ -139,6 +139,12 @@ func startServe(t *testing.T, dsn string) string {
 	t.Helper()
 	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn"}, env{}.get)
 	require.NoError(t, err)
+	return startServeConfig(t, cfg)
+}
+
+// startServeConfig runs serve with cfg until the test ends.
+func startServeConfig(t *testing.T, cfg *config) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := make(chan string, 1)
 	done := make(chan error, 1)

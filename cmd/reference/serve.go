@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/groundwork-go/groundwork/a11y"
 	"io"
 	"log/slog"
 	"net"
@@ -48,6 +49,7 @@ type app struct {
 	queue   *store.Queue
 	mailer  mail.Mailer
 	tokens  *auth.Service
+	colors  *a11y.Service
 	handler http.Handler
 }
 
@@ -68,6 +70,9 @@ func newApp(cfg *config, db *store.DB, logger *slog.Logger) (*app, error) {
 	if a.tokens, err = auth.NewService(authsql.New(db), nil); err != nil {
 		return nil, err
 	}
+	if a.colors, err = a11y.NewService(&a11y.Options{Logger: logger}); err != nil {
+		return nil, err
+	}
 
 	// One budget per throttle across instances on Postgres; a single
 	// SQLite instance counts in memory.
@@ -80,10 +85,31 @@ func newApp(cfg *config, db *store.DB, logger *slog.Logger) (*app, error) {
 		return nil, err
 	}
 
+	// a11y: the colour endpoints at the spec's /api/a11y, and again at the
+	// original's /api/v1/a11y with the AI endpoints beside them.
+	aiOpts := cfg.ai
+	aiOpts.Logger = logger
+	ai, err := a11y.NewAI(a.colors, &aiOpts)
+	if err != nil {
+		return nil, err
+	}
+	a11yOpts := a11y.HandlerOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, Tokens: a.tokens, Logger: logger}
+	colorHandler, err := a11y.NewHandler(a.colors, &a11yOpts)
+	if err != nil {
+		return nil, err
+	}
+	a11yOpts.Prefix, a11yOpts.AI = "/api/v1/a11y", ai
+	colorAIHandler, err := a11y.NewHandler(a.colors, &a11yOpts)
+	if err != nil {
+		return nil, err
+	}
+
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /{$}", index)
 	mux.Handle(auth.PrefixDefault+"/", authHandler)
+	mux.Handle(a11y.PrefixDefault+"/", colorHandler)
+	mux.Handle("/api/v1/a11y/", colorAIHandler)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
 	})
@@ -107,6 +133,9 @@ func index(w http.ResponseWriter, _ *http.Request) {
 		"endpoints": []string{
 			"GET /healthz",
 			"GET " + auth.PrefixDefault + "/token",
+			"POST /api/a11y/contrast-check", "POST /api/a11y/generate-text-color", "POST /api/a11y/audit-palette",
+			"POST /api/v1/a11y/contrast-check", "POST /api/v1/a11y/generate-text-color", "POST /api/v1/a11y/audit-palette",
+			"POST /api/v1/a11y/ai/content-analysis", "POST /api/v1/a11y/ai/aria-suggestion", "POST /api/v1/a11y/ai/contrast-explanation",
 		},
 	})
 }

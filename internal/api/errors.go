@@ -107,12 +107,18 @@ func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, tab
 	WriteJSON(w, status, body)
 }
 
+var (
+	jsonContentType = []string{"application/json"}
+	nosniff         = []string{"nosniff"}
+)
+
 // WriteJSON answers v as JSON with status. HTML characters are not escaped:
 // the content type is JSON and sniffing is off.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("X-Content-Type-Options", "nosniff")
+	// Canonical keys set directly: this runs on every response.
+	h["Content-Type"] = jsonContentType
+	h["X-Content-Type-Options"] = nosniff
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

@@ -77,8 +77,10 @@ func (t *Throttle) Allow(w http.ResponseWriter, r *http.Request, key string) boo
 		return false
 	}
 	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	// Canonical forms of X-RateLimit-Limit and -Remaining, set directly:
+	// this runs on every request of a throttled route.
+	h["X-Ratelimit-Limit"] = []string{strconv.Itoa(res.Limit)}
+	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(res.Remaining)}
 	if res.Allowed {
 		return true
 	}
