@@ -5,6 +5,8 @@
 // Each domain is its own package, built on storage and queue interfaces,
 // with http.Handler constructors, so a host composes only what it needs:
 //
+//   - [github.com/groundwork-go/groundwork/a11y]: WCAG contrast, accessible
+//     text colours, palette audits, their endpoints and AI-assisted reviews.
 //   - [github.com/groundwork-go/groundwork/auth]: API tokens with
 //     abilities, the bearer credentials of every admin API.
 //   - [github.com/groundwork-go/groundwork/store]: SQLite or Postgres,
@@ -13,8 +15,8 @@
 //   - [github.com/groundwork-go/groundwork/mail]: the Mailer the domains
 //     send through, over SMTP or into an in-memory outbox.
 //
-// Colour accessibility, forms, bookings, web sign-in, reporting, email-list
-// feeds and webhooks join as their packages land.
+// Forms, bookings, web sign-in, reporting, email-list feeds and webhooks
+// join as their packages land.
 //
 // # How the parts compose
 //
