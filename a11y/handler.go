@@ -99,38 +99,27 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if opts != nil {
 		o = *opts
 	}
-	prefix := strings.TrimSuffix(o.Prefix, "/")
-	if o.Prefix == "" {
-		prefix = PrefixDefault
-	}
-	if !strings.HasPrefix(prefix, "/") {
-		return nil, errors.New("a11y: new handler: prefix must start with /")
-	}
 	if (o.AI != nil || o.RequireToken) && o.Tokens == nil {
 		return nil, errors.New("a11y: new handler: the AI endpoints and RequireToken need a TokenVerifier")
-	}
-	if o.RateLimiter == nil {
-		o.RateLimiter = store.NewMemoryRateLimiter(nil)
 	}
 	if o.AIAbility == "" {
 		o.AIAbility = AIAbilityDefault
 	}
-	logger := o.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+	b, err := api.NewBase(o.Prefix, PrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("a11y: new handler: %w", err)
 	}
-	h := &Handler{svc: svc, ai: o.AI, mux: http.NewServeMux(), logger: logger, maxBody: o.MaxBodyBytes}
-	throttle := api.APIThrottle(o.RateLimiter, o.TrustedProxies, logger)
+	h := &Handler{svc: svc, ai: o.AI, mux: b.Mux, logger: b.Logger, maxBody: o.MaxBodyBytes}
 	var guard *api.Guard
 	if o.Tokens != nil {
-		guard = &api.Guard{Tokens: o.Tokens, Authorizer: o.Authorizer, Logger: logger}
+		guard = &api.Guard{Tokens: o.Tokens, Authorizer: o.Authorizer, Logger: b.Logger}
 	}
 	route := func(path string, fn http.HandlerFunc, ability string, needsToken bool) {
-		var next http.Handler = throttle.Wrap(fn)
+		var next http.Handler = b.Throttle.Wrap(fn)
 		if needsToken {
 			next = guard.Require(ability, next)
 		}
-		h.mux.Handle(prefix+path, api.Only(http.MethodPost, next))
+		h.mux.Handle(b.Prefix+path, api.Only(http.MethodPost, next))
 	}
 	route("/contrast-check", h.contrastCheck, "", o.RequireToken)
 	route("/generate-text-color", h.generateTextColor, "", o.RequireToken)
@@ -140,9 +129,6 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 		route("/ai/aria-suggestion", h.ariaSuggestion, o.AIAbility, true)
 		route("/ai/contrast-explanation", h.contrastExplanation, o.AIAbility, true)
 	}
-	h.mux.HandleFunc(prefix+"/", func(w http.ResponseWriter, r *http.Request) {
-		api.WriteError(w, r, logger, nil, api.ErrNotFound)
-	})
 	return h, nil
 }
 

@@ -2,10 +2,10 @@ package auth
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"strings"
 
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/store"
@@ -48,26 +48,12 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if opts != nil {
 		o = *opts
 	}
-	prefix := strings.TrimSuffix(o.Prefix, "/")
-	if o.Prefix == "" {
-		prefix = PrefixDefault
+	b, err := api.NewBase(o.Prefix, PrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("auth: new handler: %w", err)
 	}
-	if !strings.HasPrefix(prefix, "/") {
-		return nil, errors.New("auth: new handler: prefix must start with /")
-	}
-	if o.RateLimiter == nil {
-		o.RateLimiter = store.NewMemoryRateLimiter(nil)
-	}
-	logger := o.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	h := &Handler{svc: svc, mux: http.NewServeMux(), logger: logger,
-		throttle: api.APIThrottle(o.RateLimiter, o.TrustedProxies, logger)}
-	h.mux.HandleFunc("GET "+prefix+"/token", h.describeToken)
-	h.mux.HandleFunc(prefix+"/", func(w http.ResponseWriter, r *http.Request) {
-		api.WriteError(w, r, logger, nil, api.ErrNotFound)
-	})
+	h := &Handler{svc: svc, mux: b.Mux, logger: b.Logger, throttle: b.Throttle}
+	h.mux.HandleFunc("GET "+b.Prefix+"/token", h.describeToken)
 	return h, nil
 }
 

@@ -62,18 +62,7 @@ func fakeOpenAI(t *testing.T, answer string) *httptest.Server {
 
 func postJSON(t *testing.T, url, token, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	return res.StatusCode, strings.TrimSpace(string(b))
+	return request(t, http.MethodPost, url, token, body)
 }
 
 func TestServeA11y(t *testing.T) {

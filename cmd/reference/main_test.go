@@ -184,8 +184,18 @@ func (s *syncBuffer) String() string {
 
 func get(t *testing.T, url, token string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
+	return request(t, http.MethodGet, url, token, "")
+}
+
+// request sends a request, with a bearer token when given, and returns
+// the status and the trimmed body.
+func request(t *testing.T, method, url, token, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	require.NoError(t, err)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -194,7 +204,7 @@ func get(t *testing.T, url, token string) (int, string) {
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	require.NoError(t, err)
-	return res.StatusCode, string(b)
+	return res.StatusCode, strings.TrimSpace(string(b))
 }
 
 func TestServe(t *testing.T) {
