@@ -1,0 +1,33 @@
+package forms
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+)
+
+// Sentinels; test with errors.Is.
+var (
+	// ErrNotFound: no such form, field, step, submission, upload or
+	// notification, or one that belongs to another form.
+	ErrNotFound = errors.New("forms: not found")
+	// ErrSlugTaken: another form has the slug.
+	ErrSlugTaken = errors.New("forms: slug taken")
+	// ErrConflict: a unique value (such as a field name) is taken.
+	ErrConflict = errors.New("forms: conflict")
+	// ErrInactive: the form does not take submissions.
+	ErrInactive = errors.New("forms: form is not active")
+)
+
+// ValidationError lists what is wrong with an input, field by field. Its
+// Fields method returns the messages; its JSON form is the 422 body:
+// {"message": ..., "errors": {"<field>": ["<message>", ...]}}.
+type ValidationError = api.ValidationError
+
+// errorTable maps this package's errors to HTTP.
+var errorTable = api.Table{
+	{Err: ErrNotFound, Status: http.StatusNotFound, Message: "Not found."},
+	{Err: ErrInactive, Status: http.StatusNotFound, Message: "Form not found."},
+	{Err: ErrConflict, Status: http.StatusConflict, Message: "The resource was changed by another request; try again."},
+}

@@ -1,0 +1,295 @@
+package forms
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Form is a form and its display settings. JSON names are the spec's.
+type Form struct {
+	ID                  int64     `json:"id"`
+	Name                string    `json:"name"`
+	Slug                string    `json:"slug"`
+	Description         string    `json:"description"`
+	SubmitButtonText    string    `json:"submit_button_text"`
+	SuccessMessage      string    `json:"success_message"`
+	RedirectURL         *string   `json:"redirect_url"`
+	IsActive            bool      `json:"is_active"`
+	IsMultiStep         bool      `json:"is_multi_step"`
+	ShowProgressBar     bool      `json:"show_progress_bar"`
+	AllowStepNavigation bool      `json:"allow_step_navigation"`
+	CreatedAt           time.Time `json:"created_at"`
+	UpdatedAt           time.Time `json:"updated_at"`
+	// TotalSubmissions and UnreadSubmissions are counted on every read.
+	TotalSubmissions  int `json:"total_submissions_count"`
+	UnreadSubmissions int `json:"unread_submissions_count"`
+}
+
+// Field types.
+const (
+	TypeText           = "text"
+	TypeEmail          = "email"
+	TypePhone          = "phone"
+	TypeNumber         = "number"
+	TypeURL            = "url"
+	TypeTextarea       = "textarea"
+	TypeHidden         = "hidden"
+	TypeSelect         = "select"
+	TypeRadio          = "radio"
+	TypeCheckbox       = "checkbox"
+	TypeCheckboxGroup  = "checkbox_group"
+	TypeSelectMultiple = "select_multiple"
+	TypeFile           = "file"
+	TypeDate           = "date"
+	TypeTime           = "time"
+	TypeHeading        = "heading"
+	TypeParagraph      = "paragraph"
+	TypeDivider        = "divider"
+	TypeHTML           = "html"
+)
+
+// fieldTypes are the built-in types with their default labels.
+var fieldTypes = map[string]string{
+	TypeText: "Text", TypeEmail: "Email", TypePhone: "Phone", TypeNumber: "Number", TypeURL: "URL",
+	TypeTextarea: "Message", TypeHidden: "Hidden", TypeSelect: "Select", TypeRadio: "Choice",
+	TypeCheckbox: "Checkbox", TypeCheckboxGroup: "Checkboxes", TypeSelectMultiple: "Multiple choice",
+	TypeFile: "File", TypeDate: "Date", TypeTime: "Time", TypeHeading: "Heading", TypeParagraph: "Paragraph",
+	TypeDivider: "Divider", TypeHTML: "HTML",
+}
+
+// IsLayout reports whether a field type only shapes the page: it carries
+// no data and is never validated or stored.
+func IsLayout(fieldType string) bool {
+	return fieldType == TypeHeading || fieldType == TypeParagraph || fieldType == TypeDivider || fieldType == TypeHTML
+}
+
+// isChoice reports whether a type picks from field_config.options.
+func isChoice(fieldType string) bool {
+	return fieldType == TypeSelect || fieldType == TypeRadio || fieldType == TypeCheckboxGroup || fieldType == TypeSelectMultiple
+}
+
+// isMulti reports whether a type holds a list of values.
+func isMulti(fieldType string) bool {
+	return fieldType == TypeCheckboxGroup || fieldType == TypeSelectMultiple
+}
+
+// Widths a field may take.
+var widths = []string{"full", "half", "third", "two-thirds", "quarter", "three-quarters"}
+
+// Field is one input (or layout element) of a form.
+type Field struct {
+	ID     int64  `json:"id"`
+	FormID int64  `json:"form_id"`
+	StepID *int64 `json:"step_id"`
+	// UUID identifies the field when reordering.
+	UUID string `json:"uuid"`
+	// Name is the key of its value in submissions.
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Label       string `json:"label"`
+	Placeholder string `json:"placeholder"`
+	HelpText    string `json:"help_text"`
+	IsRequired  bool   `json:"is_required"`
+	// ValidationRules narrow what the field accepts.
+	ValidationRules ValidationRules `json:"validation_rules"`
+	// FieldConfig is the type's settings: "options" for choices,
+	// "max_size" (KB) and "allowed_types" for files, and whatever a
+	// front end keeps there.
+	FieldConfig      map[string]any `json:"field_config"`
+	DefaultValue     string         `json:"default_value"`
+	ConditionalLogic *Logic         `json:"conditional_logic"`
+	Width            string         `json:"width"`
+	CSSClasses       string         `json:"css_classes"`
+	SortOrder        int            `json:"sort_order"`
+	CreatedAt        time.Time      `json:"created_at"`
+	UpdatedAt        time.Time      `json:"updated_at"`
+}
+
+// ValidationRules are a field's optional limits. Min and Max mean length
+// for text, value for numbers, item count for lists and KB for files.
+type ValidationRules struct {
+	Min     *float64 `json:"min,omitempty"`
+	Max     *float64 `json:"max,omitempty"`
+	Pattern string   `json:"pattern,omitempty"`
+	MinDate string   `json:"min_date,omitempty"`
+	MaxDate string   `json:"max_date,omitempty"`
+	MinTime string   `json:"min_time,omitempty"`
+	MaxTime string   `json:"max_time,omitempty"`
+}
+
+// Option is one choice of a select, radio, checkbox group or multi-select.
+type Option struct {
+	Value string `json:"value"`
+	Label string `json:"label"`
+}
+
+// Options returns the field's choices from field_config.options: a list of
+// {value, label} objects, or of plain strings used as both.
+func (f *Field) Options() []Option {
+	list, _ := f.FieldConfig["options"].([]any)
+	out := make([]Option, 0, len(list))
+	for _, it := range list {
+		switch o := it.(type) {
+		case string:
+			out = append(out, Option{Value: o, Label: o})
+		case map[string]any:
+			v := scalarString(o["value"])
+			l := scalarString(o["label"])
+			if l == "" {
+				l = v
+			}
+			out = append(out, Option{Value: v, Label: l})
+		}
+	}
+	return out
+}
+
+// scalarString writes a JSON scalar as text; anything else is "".
+func scalarString(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	case bool:
+		if t {
+			return "1"
+		}
+		return "0"
+	}
+	return ""
+}
+
+// Logic is conditional logic: Action ("show"/"hide" for fields,
+// "send"/"skip" for notifications) applies when all or any (Logic) of the
+// rules hold.
+type Logic struct {
+	Action string `json:"action"`
+	Logic  string `json:"logic"`
+	Rules  []Rule `json:"rules"`
+}
+
+// Rule compares a submitted value with Value.
+type Rule struct {
+	// Field is the name or UUID of the field the rule reads.
+	Field    string `json:"field"`
+	Operator string `json:"operator"`
+	Value    any    `json:"value"`
+}
+
+// Step is a page of a multi-step form.
+type Step struct {
+	ID             int64     `json:"id"`
+	FormID         int64     `json:"form_id"`
+	Title          string    `json:"title"`
+	Description    string    `json:"description"`
+	NextButtonText string    `json:"next_button_text"`
+	PrevButtonText string    `json:"prev_button_text"`
+	SortOrder      int       `json:"sort_order"`
+	CreatedAt      time.Time `json:"created_at"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
+// Submission is one filled-in form.
+type Submission struct {
+	ID          int64  `json:"id"`
+	FormID      int64  `json:"form_id"`
+	PageURL     string `json:"page_url"`
+	ReferrerURL string `json:"referrer_url"`
+	// IPAddress and UserAgent are kept, but shown only when the handler's
+	// privacy options allow.
+	IPAddress  string    `json:"-"`
+	UserAgent  string    `json:"-"`
+	IsRead     bool      `json:"is_read"`
+	IsSpam     bool      `json:"is_spam"`
+	IsStarred  bool      `json:"is_starred"`
+	AdminNotes string    `json:"admin_notes"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
+	Values     []Value   `json:"values"`
+	Uploads    []Upload  `json:"uploads"`
+}
+
+// Number is the submission's number: "FORM-<year>-<id>", the id padded
+// to five digits. It is derived, never stored.
+func (s *Submission) Number() string {
+	return fmt.Sprintf("FORM-%d-%05d", s.CreatedAt.Year(), s.ID)
+}
+
+// Value is one field's answer in a submission. Field name, label and type
+// are copied, so the answer still reads after the field changes or goes.
+type Value struct {
+	ID           int64    `json:"id"`
+	SubmissionID int64    `json:"submission_id"`
+	FieldID      *int64   `json:"field_id"`
+	FieldName    string   `json:"field_name"`
+	FieldLabel   string   `json:"field_label"`
+	FieldType    string   `json:"field_type"`
+	Value        *string  `json:"value"`
+	ValueArray   []string `json:"value_array"`
+	// DisplayValue is the value as a person reads it: lists joined with
+	// ", ", a file as its original name.
+	DisplayValue string    `json:"display_value"`
+	UploadID     *int64    `json:"upload_id"`
+	CreatedAt    time.Time `json:"created_at"`
+}
+
+// Upload is a file received with a submission.
+type Upload struct {
+	ID           int64  `json:"id"`
+	SubmissionID int64  `json:"submission_id"`
+	FieldID      *int64 `json:"field_id"`
+	// FieldName links the upload to its value before either has an ID.
+	FieldName    string    `json:"-"`
+	OriginalName string    `json:"original_name"`
+	StoredName   string    `json:"-"`
+	Key          string    `json:"-"` // where the BlobStore keeps it
+	MimeType     string    `json:"mime_type"`
+	Size         int64     `json:"size"`
+	CreatedAt    time.Time `json:"created_at"`
+}
+
+// HumanSize is the size for people: "1.5 MB".
+func (u *Upload) HumanSize() string {
+	const unit = 1024
+	if u.Size < unit {
+		return fmt.Sprintf("%d B", u.Size)
+	}
+	div, exp := int64(unit), 0
+	for n := u.Size / unit; n >= unit; n /= unit {
+		div *= unit
+		exp++
+	}
+	s := fmt.Sprintf("%.1f", float64(u.Size)/float64(div))
+	return strings.TrimSuffix(s, ".0") + " " + string("KMGTPE"[exp]) + "B"
+}
+
+// IsImage reports whether the file is an image.
+func (u *Upload) IsImage() bool { return strings.HasPrefix(u.MimeType, "image/") }
+
+// Notification types.
+const (
+	NotificationAdmin         = "admin"
+	NotificationAutoresponder = "autoresponder"
+	NotificationCustom        = "custom"
+)
+
+// Notification is an email sent for each accepted submission.
+type Notification struct {
+	ID     int64  `json:"id"`
+	FormID int64  `json:"form_id"`
+	Type   string `json:"type"`
+	// Subject and Message may hold placeholders: {{form_name}},
+	// {{all_fields}}, {{<field name>}}.
+	Subject string `json:"subject"`
+	// Recipients are comma-separated addresses, and {{field:<name>}} for
+	// an address the submitter gave.
+	Recipients       string    `json:"recipients"`
+	Message          string    `json:"message"`
+	IsEnabled        bool      `json:"is_enabled"`
+	ConditionalLogic *Logic    `json:"conditional_logic"`
+	CreatedAt        time.Time `json:"created_at"`
+	UpdatedAt        time.Time `json:"updated_at"`
+}

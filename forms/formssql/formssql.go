@@ -1,0 +1,846 @@
+// Package formssql is the [forms.Store] on SQLite and Postgres.
+package formssql
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Migrations is the forms schema; pass it to store.Migrate.
+var Migrations = store.MigrationsFrom("forms", migrations, "migrations")
+
+// Store is the forms.Store on a store.DB.
+type Store struct {
+	db *store.DB
+}
+
+var _ forms.Store = (*Store)(nil)
+
+// New returns a Store on db, which must be migrated with [Migrations].
+func New(db *store.DB) *Store { return &Store{db: db} }
+
+// q rebinds a query written with "?" for the database.
+func (s *Store) q(query string) string { return s.db.Rebind(query) }
+
+// notFound turns sql.ErrNoRows into forms.ErrNotFound and wraps the rest.
+func notFound(what string, err error) error {
+	if errors.Is(store.MapError(err), store.ErrNotFound) {
+		return forms.ErrNotFound
+	}
+	return fmt.Errorf("formssql: %s: %w", what, err)
+}
+
+// affected checks that an update or delete touched a row.
+func affected(what string, res sql.Result, err error) error {
+	if err != nil {
+		return fmt.Errorf("formssql: %s: %w", what, store.MapError(err))
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("formssql: %s: %w", what, err)
+	}
+	if n == 0 {
+		return forms.ErrNotFound
+	}
+	return nil
+}
+
+// ---- forms ----
+
+type formRow struct {
+	ID                  int64      `db:"id"`
+	Name                string     `db:"name"`
+	Slug                string     `db:"slug"`
+	Description         string     `db:"description"`
+	SubmitButtonText    string     `db:"submit_button_text"`
+	SuccessMessage      string     `db:"success_message"`
+	RedirectURL         *string    `db:"redirect_url"`
+	IsActive            bool       `db:"is_active"`
+	IsMultiStep         bool       `db:"is_multi_step"`
+	ShowProgressBar     bool       `db:"show_progress_bar"`
+	AllowStepNavigation bool       `db:"allow_step_navigation"`
+	CreatedAt           store.Time `db:"created_at"`
+	UpdatedAt           store.Time `db:"updated_at"`
+	Total               int        `db:"total"`
+	Unread              int        `db:"unread"`
+}
+
+func (r formRow) form() forms.Form {
+	return forms.Form{ID: r.ID, Name: r.Name, Slug: r.Slug, Description: r.Description, SubmitButtonText: r.SubmitButtonText,
+		SuccessMessage: r.SuccessMessage, RedirectURL: r.RedirectURL, IsActive: r.IsActive, IsMultiStep: r.IsMultiStep,
+		ShowProgressBar: r.ShowProgressBar, AllowStepNavigation: r.AllowStepNavigation, CreatedAt: r.CreatedAt.Time,
+		UpdatedAt: r.UpdatedAt.Time, TotalSubmissions: r.Total, UnreadSubmissions: r.Unread}
+}
+
+const formColumns = `f.id, f.name, f.slug, f.description, f.submit_button_text, f.success_message, f.redirect_url,
+	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.created_at, f.updated_at,
+	(SELECT COUNT(*) FROM forms_submissions s WHERE s.form_id = f.id) AS total,
+	(SELECT COUNT(*) FROM forms_submissions s WHERE s.form_id = f.id AND s.is_read = ?) AS unread`
+
+func slugError(err error) error {
+	if store.IsUniqueViolation(err) {
+		return forms.ErrSlugTaken
+	}
+	return err
+}
+
+// CreateForm implements forms.Store.
+func (s *Store) CreateForm(ctx context.Context, f *forms.Form) error {
+	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO forms_forms (name, slug, description, submit_button_text,
+		success_message, redirect_url, is_active, is_multi_step, show_progress_bar, allow_step_navigation, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		f.Name, f.Slug, f.Description, f.SubmitButtonText, f.SuccessMessage, f.RedirectURL, f.IsActive, f.IsMultiStep,
+		f.ShowProgressBar, f.AllowStepNavigation, store.NewTime(f.CreatedAt), store.NewTime(f.UpdatedAt)).Scan(&f.ID)
+	if err != nil {
+		return fmt.Errorf("formssql: create form: %w", slugError(err))
+	}
+	return nil
+}
+
+// UpdateForm implements forms.Store.
+func (s *Store) UpdateForm(ctx context.Context, f *forms.Form) error {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE forms_forms SET name = ?, slug = ?, description = ?, submit_button_text = ?,
+		success_message = ?, redirect_url = ?, is_active = ?, is_multi_step = ?, show_progress_bar = ?,
+		allow_step_navigation = ?, updated_at = ? WHERE id = ?`),
+		f.Name, f.Slug, f.Description, f.SubmitButtonText, f.SuccessMessage, f.RedirectURL, f.IsActive, f.IsMultiStep,
+		f.ShowProgressBar, f.AllowStepNavigation, store.NewTime(f.UpdatedAt), f.ID)
+	if err != nil {
+		return fmt.Errorf("formssql: update form: %w", slugError(err))
+	}
+	return affected("update form", res, nil)
+}
+
+// DeleteForm implements forms.Store.
+func (s *Store) DeleteForm(ctx context.Context, id int64) ([]string, error) {
+	var keys []string
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		if err := tx.SelectContext(ctx, &keys, tx.Rebind(`SELECT u.blob_key FROM forms_uploads u
+			JOIN forms_submissions s ON s.id = u.submission_id WHERE s.form_id = ? ORDER BY u.id`), id); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM forms_forms WHERE id = ?`), id)
+		return affected("delete form", res, err)
+	})
+	if err != nil {
+		if errors.Is(err, forms.ErrNotFound) {
+			return nil, forms.ErrNotFound
+		}
+		return nil, fmt.Errorf("formssql: delete form: %w", err)
+	}
+	return keys, nil
+}
+
+func (s *Store) formWhere(ctx context.Context, where string, arg any) (*forms.Form, error) {
+	var r formRow
+	err := s.db.Reader().GetContext(ctx, &r, s.q(`SELECT `+formColumns+` FROM forms_forms f WHERE `+where), false, arg)
+	if err != nil {
+		return nil, notFound("form", err)
+	}
+	f := r.form()
+	return &f, nil
+}
+
+// Form implements forms.Store.
+func (s *Store) Form(ctx context.Context, id int64) (*forms.Form, error) {
+	return s.formWhere(ctx, "f.id = ?", id)
+}
+
+// FormBySlug implements forms.Store.
+func (s *Store) FormBySlug(ctx context.Context, slug string) (*forms.Form, error) {
+	return s.formWhere(ctx, "f.slug = ?", slug)
+}
+
+// ListForms implements forms.Store.
+func (s *Store) ListForms(ctx context.Context, q forms.FormQuery) ([]forms.Form, int, error) {
+	where, args := "1 = 1", []any{}
+	if q.Active != nil {
+		where, args = "is_active = ?", append(args, *q.Active)
+	}
+	var total int
+	if err := s.db.Reader().GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM forms_forms WHERE `+where), args...); err != nil {
+		return nil, 0, fmt.Errorf("formssql: count forms: %w", err)
+	}
+	var rows []formRow
+	err := s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT `+formColumns+` FROM forms_forms f WHERE `+where+`
+		ORDER BY f.created_at DESC, f.id DESC LIMIT ? OFFSET ?`), append(append([]any{false}, args...), q.Limit, q.Offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("formssql: list forms: %w", err)
+	}
+	out := make([]forms.Form, len(rows))
+	for i, r := range rows {
+		out[i] = r.form()
+	}
+	return out, total, nil
+}
+
+// SlugsLike implements forms.Store.
+func (s *Store) SlugsLike(ctx context.Context, base string) ([]string, error) {
+	var slugs []string
+	// LIKE would treat '_' and '%' in base as wildcards; a range on the
+	// prefix cannot, and filtering the suffix happens below.
+	err := s.db.Reader().SelectContext(ctx, &slugs, s.q(`SELECT slug FROM forms_forms WHERE slug = ? OR (slug > ? AND slug < ?)`),
+		base, base+"-", base+"-\U0010FFFF")
+	if err != nil {
+		return nil, fmt.Errorf("formssql: slugs: %w", err)
+	}
+	return slugs, nil
+}
+
+// ---- fields ----
+
+type fieldRow struct {
+	ID               int64                             `db:"id"`
+	FormID           int64                             `db:"form_id"`
+	StepID           *int64                            `db:"step_id"`
+	UUID             string                            `db:"uuid"`
+	Name             string                            `db:"name"`
+	Type             string                            `db:"type"`
+	Label            string                            `db:"label"`
+	Placeholder      string                            `db:"placeholder"`
+	HelpText         string                            `db:"help_text"`
+	IsRequired       bool                              `db:"is_required"`
+	ValidationRules  store.JSON[forms.ValidationRules] `db:"validation_rules"`
+	FieldConfig      store.JSON[map[string]any]        `db:"field_config"`
+	DefaultValue     string                            `db:"default_value"`
+	ConditionalLogic store.JSON[*forms.Logic]          `db:"conditional_logic"`
+	Width            string                            `db:"width"`
+	CSSClasses       string                            `db:"css_classes"`
+	SortOrder        int                               `db:"sort_order"`
+	CreatedAt        store.Time                        `db:"created_at"`
+	UpdatedAt        store.Time                        `db:"updated_at"`
+}
+
+const fieldColumns = `id, form_id, step_id, uuid, name, type, label, placeholder, help_text, is_required, validation_rules,
+	field_config, default_value, conditional_logic, width, css_classes, sort_order, created_at, updated_at`
+
+func (r fieldRow) field() forms.Field {
+	cfg := r.FieldConfig.V
+	if cfg == nil {
+		cfg = map[string]any{}
+	}
+	return forms.Field{ID: r.ID, FormID: r.FormID, StepID: r.StepID, UUID: r.UUID, Name: r.Name, Type: r.Type, Label: r.Label,
+		Placeholder: r.Placeholder, HelpText: r.HelpText, IsRequired: r.IsRequired, ValidationRules: r.ValidationRules.V,
+		FieldConfig: cfg, DefaultValue: r.DefaultValue, ConditionalLogic: r.ConditionalLogic.V, Width: r.Width,
+		CSSClasses: r.CSSClasses, SortOrder: r.SortOrder, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
+}
+
+func config(f *forms.Field) store.JSON[map[string]any] {
+	if f.FieldConfig == nil {
+		return store.JSON[map[string]any]{V: map[string]any{}}
+	}
+	return store.JSON[map[string]any]{V: f.FieldConfig}
+}
+
+// logic stores nil logic as NULL.
+func logic(l *forms.Logic) any {
+	if l == nil {
+		return nil
+	}
+	return store.JSON[*forms.Logic]{V: l}
+}
+
+// Fields implements forms.Store.
+func (s *Store) Fields(ctx context.Context, formID int64) ([]forms.Field, error) {
+	var rows []fieldRow
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT `+fieldColumns+` FROM forms_fields WHERE form_id = ?
+		ORDER BY sort_order, id`), formID); err != nil {
+		return nil, fmt.Errorf("formssql: fields: %w", err)
+	}
+	out := make([]forms.Field, len(rows))
+	for i, r := range rows {
+		out[i] = r.field()
+	}
+	return out, nil
+}
+
+// stepScope is the SQL condition for "the same step as ?", NULL included.
+const stepScope = `(step_id = ? OR (step_id IS NULL AND CAST(? AS BIGINT) IS NULL))`
+
+// CreateField implements forms.Store.
+func (s *Store) CreateField(ctx context.Context, f *forms.Field) error {
+	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO forms_fields (form_id, step_id, uuid, name, type, label, placeholder,
+		help_text, is_required, validation_rules, field_config, default_value, conditional_logic, width, css_classes, sort_order,
+		created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+			(SELECT COALESCE(MAX(sort_order), 0) + 1 FROM forms_fields WHERE form_id = ? AND `+stepScope+`), ?, ?)
+		RETURNING id, sort_order`),
+		f.FormID, f.StepID, f.UUID, f.Name, f.Type, f.Label, f.Placeholder, f.HelpText, f.IsRequired,
+		store.JSON[forms.ValidationRules]{V: f.ValidationRules}, config(f), f.DefaultValue, logic(f.ConditionalLogic), f.Width,
+		f.CSSClasses, f.FormID, f.StepID, f.StepID, store.NewTime(f.CreatedAt), store.NewTime(f.UpdatedAt)).Scan(&f.ID, &f.SortOrder)
+	if err != nil {
+		if store.IsUniqueViolation(err) {
+			return forms.ErrConflict
+		}
+		return fmt.Errorf("formssql: create field: %w", err)
+	}
+	return nil
+}
+
+// UpdateField implements forms.Store.
+func (s *Store) UpdateField(ctx context.Context, f *forms.Field) error {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE forms_fields SET step_id = ?, name = ?, type = ?, label = ?, placeholder = ?,
+		help_text = ?, is_required = ?, validation_rules = ?, field_config = ?, default_value = ?, conditional_logic = ?,
+		width = ?, css_classes = ?, sort_order = ?, updated_at = ? WHERE id = ? AND form_id = ?`),
+		f.StepID, f.Name, f.Type, f.Label, f.Placeholder, f.HelpText, f.IsRequired, store.JSON[forms.ValidationRules]{V: f.ValidationRules},
+		config(f), f.DefaultValue, logic(f.ConditionalLogic), f.Width, f.CSSClasses, f.SortOrder, store.NewTime(f.UpdatedAt), f.ID, f.FormID)
+	if store.IsUniqueViolation(err) {
+		return forms.ErrConflict
+	}
+	return affected("update field", res, err)
+}
+
+// DeleteField implements forms.Store.
+func (s *Store) DeleteField(ctx context.Context, formID, id int64) error {
+	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM forms_fields WHERE id = ? AND form_id = ?`), id, formID)
+	return affected("delete field", res, err)
+}
+
+// SetFieldOrder implements forms.Store.
+func (s *Store) SetFieldOrder(ctx context.Context, formID int64, order []forms.FieldPlace) error {
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		stmt, err := tx.PreparexContext(ctx, tx.Rebind(`UPDATE forms_fields SET step_id = ?, sort_order = ? WHERE id = ? AND form_id = ?`))
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, p := range order {
+			res, err := stmt.ExecContext(ctx, p.StepID, p.SortOrder, p.ID, formID)
+			if err := affected("order field", res, err); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, forms.ErrNotFound) {
+		return fmt.Errorf("formssql: order fields: %w", err)
+	}
+	return err
+}
+
+// ---- steps ----
+
+type stepRow struct {
+	ID             int64      `db:"id"`
+	FormID         int64      `db:"form_id"`
+	Title          string     `db:"title"`
+	Description    string     `db:"description"`
+	NextButtonText string     `db:"next_button_text"`
+	PrevButtonText string     `db:"prev_button_text"`
+	SortOrder      int        `db:"sort_order"`
+	CreatedAt      store.Time `db:"created_at"`
+	UpdatedAt      store.Time `db:"updated_at"`
+}
+
+func (r stepRow) step() forms.Step {
+	return forms.Step{ID: r.ID, FormID: r.FormID, Title: r.Title, Description: r.Description, NextButtonText: r.NextButtonText,
+		PrevButtonText: r.PrevButtonText, SortOrder: r.SortOrder, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
+}
+
+// Steps implements forms.Store.
+func (s *Store) Steps(ctx context.Context, formID int64) ([]forms.Step, error) {
+	var rows []stepRow
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT id, form_id, title, description, next_button_text,
+		prev_button_text, sort_order, created_at, updated_at FROM forms_steps WHERE form_id = ? ORDER BY sort_order, id`), formID); err != nil {
+		return nil, fmt.Errorf("formssql: steps: %w", err)
+	}
+	out := make([]forms.Step, len(rows))
+	for i, r := range rows {
+		out[i] = r.step()
+	}
+	return out, nil
+}
+
+// CreateStep implements forms.Store.
+func (s *Store) CreateStep(ctx context.Context, st *forms.Step) error {
+	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO forms_steps (form_id, title, description, next_button_text,
+		prev_button_text, sort_order, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(sort_order), 0) + 1 FROM forms_steps WHERE form_id = ?), ?, ?)
+		RETURNING id, sort_order`),
+		st.FormID, st.Title, st.Description, st.NextButtonText, st.PrevButtonText, st.FormID,
+		store.NewTime(st.CreatedAt), store.NewTime(st.UpdatedAt)).Scan(&st.ID, &st.SortOrder)
+	if err != nil {
+		return fmt.Errorf("formssql: create step: %w", store.MapError(err))
+	}
+	return nil
+}
+
+// UpdateStep implements forms.Store.
+func (s *Store) UpdateStep(ctx context.Context, st *forms.Step) error {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE forms_steps SET title = ?, description = ?, next_button_text = ?,
+		prev_button_text = ?, updated_at = ? WHERE id = ? AND form_id = ?`),
+		st.Title, st.Description, st.NextButtonText, st.PrevButtonText, store.NewTime(st.UpdatedAt), st.ID, st.FormID)
+	return affected("update step", res, err)
+}
+
+// DeleteStep implements forms.Store.
+func (s *Store) DeleteStep(ctx context.Context, formID, id int64, moveTo *int64) error {
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		// Append the step's fields to the target, keeping their order.
+		var last int
+		if err := tx.GetContext(ctx, &last, tx.Rebind(`SELECT COALESCE(MAX(sort_order), 0) FROM forms_fields
+			WHERE form_id = ? AND `+stepScope), formID, moveTo, moveTo); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE forms_fields SET step_id = ?, sort_order = sort_order + ?
+			WHERE form_id = ? AND step_id = ?`), moveTo, last, formID, id); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM forms_steps WHERE id = ? AND form_id = ?`), id, formID)
+		return affected("delete step", res, err)
+	})
+	if err != nil && !errors.Is(err, forms.ErrNotFound) {
+		return fmt.Errorf("formssql: delete step: %w", err)
+	}
+	return err
+}
+
+// SetStepOrder implements forms.Store.
+func (s *Store) SetStepOrder(ctx context.Context, formID int64, ids []int64) error {
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		for i, id := range ids {
+			res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE forms_steps SET sort_order = ? WHERE id = ? AND form_id = ?`), i+1, id, formID)
+			if err := affected("order step", res, err); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, forms.ErrNotFound) {
+		return fmt.Errorf("formssql: order steps: %w", err)
+	}
+	return err
+}
+
+// ---- submissions ----
+
+type submissionRow struct {
+	ID          int64      `db:"id"`
+	FormID      int64      `db:"form_id"`
+	PageURL     string     `db:"page_url"`
+	ReferrerURL string     `db:"referrer_url"`
+	IPAddress   string     `db:"ip_address"`
+	UserAgent   string     `db:"user_agent"`
+	IsRead      bool       `db:"is_read"`
+	IsSpam      bool       `db:"is_spam"`
+	IsStarred   bool       `db:"is_starred"`
+	AdminNotes  string     `db:"admin_notes"`
+	CreatedAt   store.Time `db:"created_at"`
+	UpdatedAt   store.Time `db:"updated_at"`
+}
+
+const submissionColumns = `id, form_id, page_url, referrer_url, ip_address, user_agent, is_read, is_spam, is_starred,
+	admin_notes, created_at, updated_at`
+
+func (r submissionRow) submission() forms.Submission {
+	return forms.Submission{ID: r.ID, FormID: r.FormID, PageURL: r.PageURL, ReferrerURL: r.ReferrerURL, IPAddress: r.IPAddress,
+		UserAgent: r.UserAgent, IsRead: r.IsRead, IsSpam: r.IsSpam, IsStarred: r.IsStarred, AdminNotes: r.AdminNotes,
+		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, Values: []forms.Value{}, Uploads: []forms.Upload{}}
+}
+
+// CreateSubmission implements forms.Store.
+func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, then func(context.Context, *sql.Tx) error) error {
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		created := store.NewTime(sub.CreatedAt)
+		if err := tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO forms_submissions (form_id, page_url, referrer_url, ip_address,
+			user_agent, is_read, is_spam, is_starred, admin_notes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			RETURNING id`), sub.FormID, sub.PageURL, sub.ReferrerURL, sub.IPAddress, sub.UserAgent, sub.IsRead, sub.IsSpam,
+			sub.IsStarred, sub.AdminNotes, created, store.NewTime(sub.UpdatedAt)).Scan(&sub.ID); err != nil {
+			return err
+		}
+		uploadIDs := map[string]int64{}
+		for i := range sub.Uploads {
+			u := &sub.Uploads[i]
+			u.SubmissionID = sub.ID
+			if err := tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO forms_uploads (submission_id, field_id, original_name,
+				stored_name, blob_key, mime_type, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+				sub.ID, u.FieldID, u.OriginalName, u.StoredName, u.Key, u.MimeType, u.Size, store.NewTime(u.CreatedAt)).Scan(&u.ID); err != nil {
+				return err
+			}
+			uploadIDs[u.FieldName] = u.ID
+		}
+		if len(sub.Values) > 0 {
+			var b strings.Builder
+			args := make([]any, 0, len(sub.Values)*10)
+			b.WriteString(`INSERT INTO forms_values (submission_id, field_id, field_name, field_label, field_type, value,
+				value_array, display_value, upload_id, created_at) VALUES `)
+			for i := range sub.Values {
+				v := &sub.Values[i]
+				v.SubmissionID = sub.ID
+				if id, ok := uploadIDs[v.FieldName]; ok && v.FieldType == forms.TypeFile {
+					v.UploadID = &id
+				}
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+				var arr any
+				if v.ValueArray != nil {
+					arr = store.JSON[[]string]{V: v.ValueArray}
+				}
+				args = append(args, sub.ID, v.FieldID, v.FieldName, v.FieldLabel, v.FieldType, v.Value, arr, v.DisplayValue,
+					v.UploadID, store.NewTime(v.CreatedAt))
+			}
+			b.WriteString(" RETURNING id, field_name")
+			rows, err := tx.QueryContext(ctx, tx.Rebind(b.String()), args...)
+			if err != nil {
+				return err
+			}
+			// The order of RETURNING rows is not promised; names are
+			// unique within a submission.
+			ids := make(map[string]int64, len(sub.Values))
+			for rows.Next() {
+				var id int64
+				var name string
+				if err := rows.Scan(&id, &name); err != nil {
+					rows.Close()
+					return err
+				}
+				ids[name] = id
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			for i := range sub.Values {
+				sub.Values[i].ID = ids[sub.Values[i].FieldName]
+			}
+		}
+		if then != nil {
+			return then(ctx, tx.Tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("formssql: create submission: %w", err)
+	}
+	return nil
+}
+
+// attach loads the values and uploads of subs (from db or tx).
+func (s *Store) attach(ctx context.Context, q sqlx.QueryerContext, subs []forms.Submission) error {
+	if len(subs) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(subs))
+	index := make(map[int64]int, len(subs))
+	for i, sub := range subs {
+		ids[i] = sub.ID
+		index[sub.ID] = i
+	}
+	query, args, err := sqlx.In(`SELECT id, submission_id, field_id, field_name, field_label, field_type, value, value_array,
+		display_value, upload_id, created_at FROM forms_values WHERE submission_id IN (?) ORDER BY submission_id, id`, ids)
+	if err != nil {
+		return err
+	}
+	var values []valueRow
+	if err := sqlx.SelectContext(ctx, q, &values, s.q(query), args...); err != nil {
+		return fmt.Errorf("values: %w", err)
+	}
+	for _, v := range values {
+		i := index[v.SubmissionID]
+		subs[i].Values = append(subs[i].Values, v.value())
+	}
+	query, args, err = sqlx.In(`SELECT id, submission_id, field_id, original_name, stored_name, blob_key, mime_type, size,
+		created_at FROM forms_uploads WHERE submission_id IN (?) ORDER BY submission_id, id`, ids)
+	if err != nil {
+		return err
+	}
+	var uploads []uploadRow
+	if err := sqlx.SelectContext(ctx, q, &uploads, s.q(query), args...); err != nil {
+		return fmt.Errorf("uploads: %w", err)
+	}
+	for _, u := range uploads {
+		i := index[u.SubmissionID]
+		subs[i].Uploads = append(subs[i].Uploads, u.upload())
+	}
+	return nil
+}
+
+type valueRow struct {
+	ID           int64                `db:"id"`
+	SubmissionID int64                `db:"submission_id"`
+	FieldID      *int64               `db:"field_id"`
+	FieldName    string               `db:"field_name"`
+	FieldLabel   string               `db:"field_label"`
+	FieldType    string               `db:"field_type"`
+	Value        *string              `db:"value"`
+	ValueArray   store.JSON[[]string] `db:"value_array"`
+	DisplayValue string               `db:"display_value"`
+	UploadID     *int64               `db:"upload_id"`
+	CreatedAt    store.Time           `db:"created_at"`
+}
+
+func (r valueRow) value() forms.Value {
+	return forms.Value{ID: r.ID, SubmissionID: r.SubmissionID, FieldID: r.FieldID, FieldName: r.FieldName, FieldLabel: r.FieldLabel,
+		FieldType: r.FieldType, Value: r.Value, ValueArray: r.ValueArray.V, DisplayValue: r.DisplayValue, UploadID: r.UploadID,
+		CreatedAt: r.CreatedAt.Time}
+}
+
+type uploadRow struct {
+	ID           int64      `db:"id"`
+	SubmissionID int64      `db:"submission_id"`
+	FieldID      *int64     `db:"field_id"`
+	OriginalName string     `db:"original_name"`
+	StoredName   string     `db:"stored_name"`
+	Key          string     `db:"blob_key"`
+	MimeType     string     `db:"mime_type"`
+	Size         int64      `db:"size"`
+	CreatedAt    store.Time `db:"created_at"`
+}
+
+func (r uploadRow) upload() forms.Upload {
+	return forms.Upload{ID: r.ID, SubmissionID: r.SubmissionID, FieldID: r.FieldID, OriginalName: r.OriginalName,
+		StoredName: r.StoredName, Key: r.Key, MimeType: r.MimeType, Size: r.Size, CreatedAt: r.CreatedAt.Time}
+}
+
+// Submission implements forms.Store.
+func (s *Store) Submission(ctx context.Context, formID, id int64) (*forms.Submission, error) {
+	var r submissionRow
+	if err := s.db.Reader().GetContext(ctx, &r, s.q(`SELECT `+submissionColumns+` FROM forms_submissions
+		WHERE id = ? AND form_id = ?`), id, formID); err != nil {
+		return nil, notFound("submission", err)
+	}
+	subs := []forms.Submission{r.submission()}
+	if err := s.attach(ctx, s.db.Reader(), subs); err != nil {
+		return nil, fmt.Errorf("formssql: submission: %w", err)
+	}
+	return &subs[0], nil
+}
+
+func submissionFilter(q forms.SubmissionQuery) (string, []any) {
+	where, args := []string{"form_id = ?"}, []any{q.FormID}
+	for _, f := range []struct {
+		col string
+		v   *bool
+	}{{"is_read", q.IsRead}, {"is_spam", q.IsSpam}, {"is_starred", q.IsStarred}} {
+		if f.v != nil {
+			where, args = append(where, f.col+" = ?"), append(args, *f.v)
+		}
+	}
+	return strings.Join(where, " AND "), args
+}
+
+// ListSubmissions implements forms.Store.
+func (s *Store) ListSubmissions(ctx context.Context, q forms.SubmissionQuery) ([]forms.Submission, int, error) {
+	where, args := submissionFilter(q)
+	var total int
+	if err := s.db.Reader().GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM forms_submissions WHERE `+where), args...); err != nil {
+		return nil, 0, fmt.Errorf("formssql: count submissions: %w", err)
+	}
+	var rows []submissionRow
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT `+submissionColumns+` FROM forms_submissions WHERE `+where+`
+		ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`), append(args, q.Limit, q.Offset)...); err != nil {
+		return nil, 0, fmt.Errorf("formssql: list submissions: %w", err)
+	}
+	subs := make([]forms.Submission, len(rows))
+	for i, r := range rows {
+		subs[i] = r.submission()
+	}
+	if err := s.attach(ctx, s.db.Reader(), subs); err != nil {
+		return nil, 0, fmt.Errorf("formssql: list submissions: %w", err)
+	}
+	return subs, total, nil
+}
+
+// eachBatch is how many submissions EachSubmission reads at a time.
+const eachBatch = 500
+
+// EachSubmission implements forms.Store.
+func (s *Store) EachSubmission(ctx context.Context, formID int64, fn func(*forms.Submission) error) error {
+	var after *submissionRow
+	for {
+		var rows []submissionRow
+		var err error
+		if after == nil {
+			err = s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT `+submissionColumns+` FROM forms_submissions WHERE form_id = ?
+				ORDER BY created_at DESC, id DESC LIMIT ?`), formID, eachBatch)
+		} else {
+			err = s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT `+submissionColumns+` FROM forms_submissions WHERE form_id = ?
+				AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`),
+				formID, after.CreatedAt, after.CreatedAt, after.ID, eachBatch)
+		}
+		if err != nil {
+			return fmt.Errorf("formssql: each submission: %w", err)
+		}
+		subs := make([]forms.Submission, len(rows))
+		for i, r := range rows {
+			subs[i] = r.submission()
+		}
+		if err := s.attach(ctx, s.db.Reader(), subs); err != nil {
+			return fmt.Errorf("formssql: each submission: %w", err)
+		}
+		for i := range subs {
+			if err := fn(&subs[i]); err != nil {
+				return err
+			}
+		}
+		if len(rows) < eachBatch {
+			return nil
+		}
+		after = &rows[len(rows)-1]
+	}
+}
+
+// UpdateSubmission implements forms.Store.
+func (s *Store) UpdateSubmission(ctx context.Context, sub *forms.Submission) error {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE forms_submissions SET is_read = ?, is_spam = ?, is_starred = ?, admin_notes = ?,
+		updated_at = ? WHERE id = ? AND form_id = ?`), sub.IsRead, sub.IsSpam, sub.IsStarred, sub.AdminNotes,
+		store.NewTime(sub.UpdatedAt), sub.ID, sub.FormID)
+	return affected("update submission", res, err)
+}
+
+// SetSubmissionFlag implements forms.Store.
+func (s *Store) SetSubmissionFlag(ctx context.Context, formID int64, ids []int64, flag forms.Flag, value bool, at time.Time) (int, error) {
+	switch flag {
+	case forms.FlagRead, forms.FlagSpam, forms.FlagStarred:
+	default:
+		return 0, fmt.Errorf("formssql: unknown flag %q", flag)
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	query, args, err := sqlx.In(`UPDATE forms_submissions SET `+string(flag)+` = ?, updated_at = ? WHERE form_id = ? AND id IN (?)`,
+		value, store.NewTime(at), formID, ids)
+	if err != nil {
+		return 0, err
+	}
+	res, err := s.db.ExecContext(ctx, s.q(query), args...)
+	if err != nil {
+		return 0, fmt.Errorf("formssql: flag submissions: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// DeleteSubmissions implements forms.Store.
+func (s *Store) DeleteSubmissions(ctx context.Context, formID int64, ids []int64) (int, []string, error) {
+	if len(ids) == 0 {
+		return 0, nil, nil
+	}
+	var n int64
+	var keys []string
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		query, args, err := sqlx.In(`SELECT u.blob_key FROM forms_uploads u JOIN forms_submissions s ON s.id = u.submission_id
+			WHERE s.form_id = ? AND s.id IN (?) ORDER BY u.id`, formID, ids)
+		if err != nil {
+			return err
+		}
+		if err := tx.SelectContext(ctx, &keys, tx.Rebind(query), args...); err != nil {
+			return err
+		}
+		query, args, err = sqlx.In(`DELETE FROM forms_submissions WHERE form_id = ? AND id IN (?)`, formID, ids)
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, tx.Rebind(query), args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, nil, fmt.Errorf("formssql: delete submissions: %w", err)
+	}
+	return int(n), keys, nil
+}
+
+// Upload implements forms.Store.
+func (s *Store) Upload(ctx context.Context, submissionID, id int64) (*forms.Upload, error) {
+	var r uploadRow
+	if err := s.db.Reader().GetContext(ctx, &r, s.q(`SELECT id, submission_id, field_id, original_name, stored_name, blob_key,
+		mime_type, size, created_at FROM forms_uploads WHERE id = ? AND submission_id = ?`), id, submissionID); err != nil {
+		return nil, notFound("upload", err)
+	}
+	u := r.upload()
+	return &u, nil
+}
+
+// ---- notifications ----
+
+type notificationRow struct {
+	ID               int64                    `db:"id"`
+	FormID           int64                    `db:"form_id"`
+	Type             string                   `db:"type"`
+	Subject          string                   `db:"subject"`
+	Recipients       string                   `db:"recipients"`
+	Message          string                   `db:"message"`
+	IsEnabled        bool                     `db:"is_enabled"`
+	ConditionalLogic store.JSON[*forms.Logic] `db:"conditional_logic"`
+	CreatedAt        store.Time               `db:"created_at"`
+	UpdatedAt        store.Time               `db:"updated_at"`
+}
+
+func (r notificationRow) notification() forms.Notification {
+	return forms.Notification{ID: r.ID, FormID: r.FormID, Type: r.Type, Subject: r.Subject, Recipients: r.Recipients,
+		Message: r.Message, IsEnabled: r.IsEnabled, ConditionalLogic: r.ConditionalLogic.V, CreatedAt: r.CreatedAt.Time,
+		UpdatedAt: r.UpdatedAt.Time}
+}
+
+const notificationColumns = `id, form_id, type, subject, recipients, message, is_enabled, conditional_logic, created_at, updated_at`
+
+// Notifications implements forms.Store.
+func (s *Store) Notifications(ctx context.Context, formID int64) ([]forms.Notification, error) {
+	var rows []notificationRow
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT `+notificationColumns+` FROM forms_notifications
+		WHERE form_id = ? ORDER BY id`), formID); err != nil {
+		return nil, fmt.Errorf("formssql: notifications: %w", err)
+	}
+	out := make([]forms.Notification, len(rows))
+	for i, r := range rows {
+		out[i] = r.notification()
+	}
+	return out, nil
+}
+
+// Notification implements forms.Store.
+func (s *Store) Notification(ctx context.Context, formID, id int64) (*forms.Notification, error) {
+	var r notificationRow
+	if err := s.db.Reader().GetContext(ctx, &r, s.q(`SELECT `+notificationColumns+` FROM forms_notifications
+		WHERE id = ? AND form_id = ?`), id, formID); err != nil {
+		return nil, notFound("notification", err)
+	}
+	n := r.notification()
+	return &n, nil
+}
+
+// CreateNotification implements forms.Store.
+func (s *Store) CreateNotification(ctx context.Context, n *forms.Notification) error {
+	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO forms_notifications (form_id, type, subject, recipients, message,
+		is_enabled, conditional_logic, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		n.FormID, n.Type, n.Subject, n.Recipients, n.Message, n.IsEnabled, logic(n.ConditionalLogic),
+		store.NewTime(n.CreatedAt), store.NewTime(n.UpdatedAt)).Scan(&n.ID)
+	if err != nil {
+		return fmt.Errorf("formssql: create notification: %w", store.MapError(err))
+	}
+	return nil
+}
+
+// UpdateNotification implements forms.Store.
+func (s *Store) UpdateNotification(ctx context.Context, n *forms.Notification) error {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE forms_notifications SET type = ?, subject = ?, recipients = ?, message = ?,
+		is_enabled = ?, conditional_logic = ?, updated_at = ? WHERE id = ? AND form_id = ?`),
+		n.Type, n.Subject, n.Recipients, n.Message, n.IsEnabled, logic(n.ConditionalLogic), store.NewTime(n.UpdatedAt), n.ID, n.FormID)
+	return affected("update notification", res, err)
+}
+
+// DeleteNotification implements forms.Store.
+func (s *Store) DeleteNotification(ctx context.Context, formID, id int64) error {
+	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM forms_notifications WHERE id = ? AND form_id = ?`), id, formID)
+	return affected("delete notification", res, err)
+}

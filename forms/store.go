@@ -1,0 +1,118 @@
+package forms
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+// Store keeps forms and everything that belongs to them. Implementations:
+// formssql (SQLite and Postgres) and the in-memory fake in formstest;
+// formstest.RunStoreTests pins the contract written here.
+//
+// Every method takes the IDs of the form it works in; a child (field,
+// step, submission, notification) of another form is ErrNotFound. Times
+// are stored in UTC to the microsecond; the caller sets them. Lists are in
+// a stable order with the ID as tie-breaker.
+type Store interface {
+	// CreateForm stores f and sets its ID. A taken slug is ErrSlugTaken.
+	CreateForm(ctx context.Context, f *Form) error
+	// UpdateForm saves every column of f. ErrNotFound, ErrSlugTaken.
+	UpdateForm(ctx context.Context, f *Form) error
+	// DeleteForm deletes the form and all that belongs to it, and returns
+	// the blob keys of its uploads so the caller can remove the files.
+	DeleteForm(ctx context.Context, id int64) (uploadKeys []string, err error)
+	// Form and FormBySlug return a form with its submission counts.
+	Form(ctx context.Context, id int64) (*Form, error)
+	FormBySlug(ctx context.Context, slug string) (*Form, error)
+	// ListForms returns a page of forms, newest first, with counts, and
+	// the number of forms matching.
+	ListForms(ctx context.Context, q FormQuery) ([]Form, int, error)
+	// SlugsLike returns the taken slugs that are base or base-<n>.
+	SlugsLike(ctx context.Context, base string) ([]string, error)
+
+	// Fields returns the form's fields by sort order.
+	Fields(ctx context.Context, formID int64) ([]Field, error)
+	// CreateField stores f last in its step and sets its ID and
+	// SortOrder. A name taken in the form is ErrConflict.
+	CreateField(ctx context.Context, f *Field) error
+	// UpdateField saves f (its form, UUID and creation time excepted).
+	UpdateField(ctx context.Context, f *Field) error
+	DeleteField(ctx context.Context, formID, id int64) error
+	// SetFieldOrder moves fields to new steps and sort orders at once.
+	SetFieldOrder(ctx context.Context, formID int64, order []FieldPlace) error
+
+	// Steps returns the form's steps by sort order.
+	Steps(ctx context.Context, formID int64) ([]Step, error)
+	// CreateStep stores s last and sets its ID and SortOrder.
+	CreateStep(ctx context.Context, s *Step) error
+	UpdateStep(ctx context.Context, s *Step) error
+	// DeleteStep deletes a step; its fields move to the end of step
+	// moveTo (or to no step when nil), in one transaction.
+	DeleteStep(ctx context.Context, formID, id int64, moveTo *int64) error
+	// SetStepOrder gives the listed steps sort orders 1, 2, 3...
+	SetStepOrder(ctx context.Context, formID int64, ids []int64) error
+
+	// CreateSubmission stores s with its values and uploads and sets their
+	// IDs. Before it commits, it calls then with its transaction (nil for
+	// stores without SQL transactions), so that work such as queueing jobs
+	// commits or rolls back with the submission; an error from then rolls
+	// everything back and is returned.
+	CreateSubmission(ctx context.Context, s *Submission, then func(context.Context, *sql.Tx) error) error
+	// Submission returns a submission of the form with values and uploads.
+	Submission(ctx context.Context, formID, id int64) (*Submission, error)
+	// ListSubmissions returns a page of the form's submissions, newest
+	// first, with values and uploads, and the number matching.
+	ListSubmissions(ctx context.Context, q SubmissionQuery) ([]Submission, int, error)
+	// EachSubmission calls fn for every submission of the form, newest
+	// first, with values, reading in batches; it stops at fn's first error.
+	EachSubmission(ctx context.Context, formID int64, fn func(*Submission) error) error
+	// UpdateSubmission saves the flags, notes and UpdatedAt of s.
+	UpdateSubmission(ctx context.Context, s *Submission) error
+	// SetSubmissionFlag sets a flag on the listed submissions of the form
+	// and returns how many there were.
+	SetSubmissionFlag(ctx context.Context, formID int64, ids []int64, flag Flag, value bool, at time.Time) (int, error)
+	// DeleteSubmissions deletes the listed submissions of the form and
+	// returns how many there were and the blob keys of their uploads.
+	DeleteSubmissions(ctx context.Context, formID int64, ids []int64) (int, []string, error)
+	// Upload returns an upload of a submission.
+	Upload(ctx context.Context, submissionID, id int64) (*Upload, error)
+
+	// Notifications returns the form's notifications by ID.
+	Notifications(ctx context.Context, formID int64) ([]Notification, error)
+	Notification(ctx context.Context, formID, id int64) (*Notification, error)
+	CreateNotification(ctx context.Context, n *Notification) error
+	UpdateNotification(ctx context.Context, n *Notification) error
+	DeleteNotification(ctx context.Context, formID, id int64) error
+}
+
+// FormQuery selects forms.
+type FormQuery struct {
+	// Active, when set, keeps active (true) or inactive (false) forms.
+	Active        *bool
+	Offset, Limit int
+}
+
+// SubmissionQuery selects a form's submissions; nil flags match both.
+type SubmissionQuery struct {
+	FormID                    int64
+	IsRead, IsSpam, IsStarred *bool
+	Offset, Limit             int
+}
+
+// FieldPlace is where a field goes: its step and sort order.
+type FieldPlace struct {
+	ID        int64
+	StepID    *int64
+	SortOrder int
+}
+
+// Flag names a submission flag.
+type Flag string
+
+// The submission flags.
+const (
+	FlagRead    Flag = "is_read"
+	FlagSpam    Flag = "is_spam"
+	FlagStarred Flag = "is_starred"
+)
