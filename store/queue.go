@@ -104,8 +104,13 @@ func NewQueue(db *DB, opts *QueueOptions) (*Queue, error) {
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: cmp.Or(opts.MaxWorkers, QueueMaxWorkersDefault)},
 		},
-		TestOnly: opts.TestOnly,
-		Workers:  workers,
+		// Jobs may be inserted for kinds this process does not work: on
+		// Postgres another instance may. River reports an unknown kind
+		// when it fetches the job, rather than failing the insert (and the
+		// transaction that caused it).
+		SkipUnknownJobCheck: true,
+		TestOnly:            opts.TestOnly,
+		Workers:             workers,
 	}
 	var driver riverdriver.Driver[*sql.Tx]
 	if db.dialect == Postgres {

@@ -27,6 +27,8 @@ type Throttle struct {
 	Window  time.Duration
 	// Key names who is counted; nil means [CallerOrIP].
 	Key func(r *http.Request) string
+	// Message is the 429 body's message; MsgTooManyRequests when empty.
+	Message string
 	// TrustedProxies feed the client IP of the default key.
 	TrustedProxies []netip.Prefix
 	// Now is the clock; time.Now when nil.
@@ -68,13 +70,26 @@ func (t *Throttle) Wrap(next http.Handler) http.Handler {
 // answers 503 and returns false: a limit that cannot be checked is not
 // waved through.
 func (t *Throttle) Allow(w http.ResponseWriter, r *http.Request, key string) bool {
+	allowed, err := t.Hit(w, r, key)
+	switch {
+	case err != nil:
+		WriteMessage(w, http.StatusServiceUnavailable, MsgUnavailable)
+	case !allowed:
+		WriteMessage(w, http.StatusTooManyRequests, t.message())
+	}
+	return err == nil && allowed
+}
+
+// Hit counts a hit on key and sets the rate-limit headers, leaving the
+// answer to the caller: allowed is false over the limit, and err is the
+// limiter's failure (logged here).
+func (t *Throttle) Hit(w http.ResponseWriter, r *http.Request, key string) (allowed bool, err error) {
 	res, err := t.Limiter.Hit(r.Context(), t.Name+":"+key, t.Limit, t.Window)
 	if err != nil {
 		if t.Logger != nil && r.Context().Err() == nil {
 			t.Logger.ErrorContext(r.Context(), "rate limiter failed", "throttle", t.Name, "error", err)
 		}
-		WriteMessage(w, http.StatusServiceUnavailable, MsgUnavailable)
-		return false
+		return false, err
 	}
 	h := w.Header()
 	// Canonical forms of X-RateLimit-Limit and -Remaining, set directly:
@@ -82,7 +97,7 @@ func (t *Throttle) Allow(w http.ResponseWriter, r *http.Request, key string) boo
 	h["X-Ratelimit-Limit"] = []string{strconv.Itoa(res.Limit)}
 	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(res.Remaining)}
 	if res.Allowed {
-		return true
+		return true, nil
 	}
 	now := time.Now
 	if t.Now != nil {
@@ -90,6 +105,16 @@ func (t *Throttle) Allow(w http.ResponseWriter, r *http.Request, key string) boo
 	}
 	h.Set("Retry-After", strconv.Itoa(int(res.RetryAfter(now())/time.Second)))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
-	WriteMessage(w, http.StatusTooManyRequests, MsgTooManyRequests)
-	return false
+	return false, nil
 }
+
+// message is the 429 body's message.
+func (t *Throttle) message() string {
+	if t.Message == "" {
+		return MsgTooManyRequests
+	}
+	return t.Message
+}
+
+// Message429 is the message a 429 from this throttle carries.
+func (t *Throttle) Message429() string { return t.message() }

@@ -1,0 +1,529 @@
+package forms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+)
+
+// fieldNamePattern is what a field name may be: it becomes a form input's
+// name and a CSV column key.
+var fieldNamePattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)
+
+// reservedNames are input names the submit endpoint uses itself.
+var reservedNames = []string{HoneypotField, "data", "files"}
+
+// Fields returns a form's fields by sort order.
+func (s *Service) Fields(ctx context.Context, formID int64) ([]Field, error) {
+	fields, err := s.store.Fields(ctx, formID)
+	if err != nil {
+		return nil, fmt.Errorf("forms: fields: %w", err)
+	}
+	return fields, nil
+}
+
+// Field returns one field of a form.
+func (s *Service) Field(ctx context.Context, formID, id int64) (*Field, error) {
+	fields, err := s.Fields(ctx, formID)
+	if err != nil {
+		return nil, err
+	}
+	for i := range fields {
+		if fields[i].ID == id {
+			return &fields[i], nil
+		}
+	}
+	return nil, notFound("Field")
+}
+
+var (
+	datePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	timePattern = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d$`)
+	extPattern  = regexp.MustCompile(`^[a-z0-9]{1,10}$`)
+)
+
+// operators are the conditional-logic comparisons.
+var operators = []string{"equals", "not_equals", "contains", "not_contains", "starts_with", "ends_with", "is_empty",
+	"is_not_empty", "greater_than", "less_than", "greater_or_equal", "less_or_equal", "in", "not_in", "checked", "unchecked",
+	"includes", "not_includes"}
+
+// validateLogic checks conditional logic whose action is one of actions.
+func validateLogic(v *ValidationError, field string, l *Logic, actions ...string) {
+	if l == nil {
+		return
+	}
+	if !slices.Contains(actions, l.Action) {
+		v.Add(field+".action", api.MsgSelected(field+".action"))
+	}
+	if l.Logic == "" {
+		l.Logic = "all"
+	}
+	if l.Logic != "all" && l.Logic != "any" {
+		v.Add(field+".logic", api.MsgSelected(field+".logic"))
+	}
+	for i, r := range l.Rules {
+		key := fmt.Sprintf("%s.rules.%d", field, i)
+		if strings.TrimSpace(r.Field) == "" {
+			v.Add(key+".field", api.MsgRequired(key+".field"))
+		}
+		if !slices.Contains(operators, r.Operator) {
+			v.Add(key+".operator", api.MsgSelected(key+".operator"))
+		}
+		switch r.Value.(type) {
+		case nil, string, float64, bool:
+		default:
+			v.Add(key+".value", "The "+api.Attr(key+".value")+" field must be a string, a number or true or false.")
+		}
+	}
+}
+
+// validateField checks f against its form's steps and fills defaults.
+func (s *Service) validateField(f *Field, steps []Step) *ValidationError {
+	v := &ValidationError{}
+	f.Type = strings.TrimSpace(f.Type)
+	if f.Type == "" {
+		v.Add("type", api.MsgRequired("type"))
+	} else if _, ok := fieldTypes[f.Type]; !ok {
+		v.Add("type", api.MsgSelected("type"))
+	}
+	if f.StepID != nil && !slices.ContainsFunc(steps, func(st Step) bool { return st.ID == *f.StepID }) {
+		v.Add("step_id", api.MsgSelected("step_id"))
+	}
+	maxChars(v, "label", f.Label, 255)
+	maxChars(v, "placeholder", f.Placeholder, 255)
+	maxChars(v, "help_text", f.HelpText, 1000)
+	maxChars(v, "default_value", f.DefaultValue, 1000)
+	maxChars(v, "css_classes", f.CSSClasses, 500)
+	if f.Width == "" {
+		f.Width = "full"
+	}
+	if !slices.Contains(widths, f.Width) {
+		v.Add("width", api.MsgSelected("width"))
+	}
+	if f.Name != "" {
+		switch {
+		case len(f.Name) > 100:
+			v.Add("name", api.MsgMaxChars("name", 100))
+		case !fieldNamePattern.MatchString(f.Name) || slices.Contains(reservedNames, f.Name):
+			v.Add("name", "The name field must start with a letter and hold only letters, digits and underscores, and may not be website_url, data or files.")
+		}
+	}
+	r := &f.ValidationRules
+	if r.Min != nil && r.Max != nil && *r.Min > *r.Max {
+		v.Add("validation_rules.max", "The validation rules.max field must be at least validation rules.min.")
+	}
+	if r.Pattern != "" {
+		if _, err := compilePattern(r.Pattern); err != nil {
+			v.Add("validation_rules.pattern", api.MsgFormat("validation_rules.pattern"))
+		}
+	}
+	for key, val := range map[string]string{"min_date": r.MinDate, "max_date": r.MaxDate} {
+		if val != "" && !validDate(val) {
+			v.Add("validation_rules."+key, api.MsgDate("validation_rules."+key))
+		}
+	}
+	for key, val := range map[string]string{"min_time": r.MinTime, "max_time": r.MaxTime} {
+		if val != "" && !timePattern.MatchString(val) {
+			v.Add("validation_rules."+key, "The "+api.Attr("validation_rules."+key)+" field must match the format H:i.")
+		}
+	}
+	if f.FieldConfig == nil {
+		f.FieldConfig = map[string]any{}
+	}
+	if list, ok := f.FieldConfig["options"]; ok {
+		items, isList := list.([]any)
+		if !isList {
+			v.Add("field_config.options", api.MsgArray("field_config.options"))
+		}
+		for i, it := range items {
+			switch o := it.(type) {
+			case string:
+			case map[string]any:
+				if _, ok := o["value"].(map[string]any); ok || scalarString(o["value"]) == "" {
+					v.Add(fmt.Sprintf("field_config.options.%d.value", i), api.MsgRequired(fmt.Sprintf("field_config.options.%d.value", i)))
+				}
+			default:
+				v.Add(fmt.Sprintf("field_config.options.%d", i), "The "+api.Attr(fmt.Sprintf("field_config.options.%d", i))+" field must be a string or an object with a value.")
+			}
+		}
+	}
+	if size, ok := f.FieldConfig["max_size"]; ok {
+		if n, isNum := size.(float64); !isNum || n <= 0 {
+			v.Add("field_config.max_size", "The field config.max size field must be a number of kilobytes above 0.")
+		}
+	}
+	if types, ok := f.FieldConfig["allowed_types"]; ok {
+		list, isList := types.([]any)
+		if !isList {
+			v.Add("field_config.allowed_types", api.MsgArray("field_config.allowed_types"))
+		}
+		for i, t := range list {
+			if s, ok := t.(string); !ok || !extPattern.MatchString(strings.ToLower(strings.TrimPrefix(s, "."))) {
+				v.Add(fmt.Sprintf("field_config.allowed_types.%d", i), api.MsgFormat(fmt.Sprintf("field_config.allowed_types.%d", i)))
+			}
+		}
+	}
+	validateLogic(v, "conditional_logic", f.ConditionalLogic, "show", "hide")
+	return v
+}
+
+// compilePattern reads a validation pattern: a Go regular expression, or
+// one in PHP's form, "/…/flags", as the original stores them. The i, m, s
+// and u flags are understood.
+func compilePattern(p string) (*regexp.Regexp, error) {
+	if len(p) >= 2 && p[0] == '/' {
+		if end := strings.LastIndexByte(p, '/'); end > 0 {
+			body, flags := p[1:end], p[end+1:]
+			var goFlags strings.Builder
+			for _, fl := range flags {
+				switch fl {
+				case 'i', 'm', 's':
+					goFlags.WriteRune(fl)
+				case 'u':
+				default:
+					return nil, fmt.Errorf("unknown flag %q", fl)
+				}
+			}
+			if goFlags.Len() > 0 {
+				body = "(?" + goFlags.String() + ")" + body
+			}
+			return regexp.Compile(body)
+		}
+	}
+	return regexp.Compile(p)
+}
+
+func validDate(s string) bool {
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil && datePattern.MatchString(s)
+}
+
+// uniqueName is base, or base_1, base_2... whichever no field of the form
+// uses (except the field itself).
+func uniqueName(base string, fields []Field, except int64) string {
+	taken := func(n string) bool {
+		return slices.ContainsFunc(fields, func(f Field) bool { return f.Name == n && f.ID != except })
+	}
+	if !taken(base) {
+		return base
+	}
+	for n := 1; ; n++ {
+		if c := base + "_" + strconv.Itoa(n); !taken(c) {
+			return c
+		}
+	}
+}
+
+// nameFromLabel makes a field name from its label: snake_case, "field"
+// when nothing is left, prefixed when it would not start with a letter.
+func nameFromLabel(label, fieldType string) string {
+	if strings.TrimSpace(label) == "" {
+		label = fieldTypes[fieldType]
+	}
+	name := Slugify(label, '_')
+	if name == "" {
+		name = "field"
+	}
+	if !fieldNamePattern.MatchString(name) || slices.Contains(reservedNames, name) {
+		name = "field_" + name
+	}
+	if len(name) > 100 {
+		name = strings.TrimRight(name[:100], "_")
+	}
+	return name
+}
+
+// CreateField validates and stores a new field at the end of its step.
+// Without a name, one is made from the label ("First name" →
+// "first_name", then "first_name_1"...); without a label, the type's.
+func (s *Service) CreateField(ctx context.Context, f *Field) error {
+	steps, err := s.store.Steps(ctx, f.FormID)
+	if err != nil {
+		return fmt.Errorf("forms: create field: %w", err)
+	}
+	if v := s.validateField(f, steps); !v.Empty() {
+		return v
+	}
+	if strings.TrimSpace(f.Label) == "" {
+		f.Label = fieldTypes[f.Type]
+	}
+	chosen := f.Name != ""
+	base := f.Name
+	if !chosen {
+		base = nameFromLabel(f.Label, f.Type)
+	}
+	f.UUID = s.newUUID()
+	now := s.now()
+	f.CreatedAt, f.UpdatedAt = now, now
+	for attempt := 0; ; attempt++ {
+		fields, err := s.store.Fields(ctx, f.FormID)
+		if err != nil {
+			return fmt.Errorf("forms: create field: %w", err)
+		}
+		if chosen {
+			if slices.ContainsFunc(fields, func(x Field) bool { return x.Name == f.Name }) {
+				return api.Invalid("name", api.MsgTaken("name"))
+			}
+		} else {
+			f.Name = uniqueName(base, fields, 0)
+		}
+		err = s.store.CreateField(ctx, f)
+		if errors.Is(err, ErrConflict) && !chosen && attempt < 5 {
+			continue // another request took the name first
+		}
+		if errors.Is(err, ErrConflict) {
+			return api.Invalid("name", api.MsgTaken("name"))
+		}
+		if err != nil {
+			return fmt.Errorf("forms: create field: %w", err)
+		}
+		return nil
+	}
+}
+
+// UpdateField validates and saves f. Its name stays as it is unless f
+// changes it (renaming a field renames the key of its future values).
+func (s *Service) UpdateField(ctx context.Context, f *Field) error {
+	steps, err := s.store.Steps(ctx, f.FormID)
+	if err != nil {
+		return fmt.Errorf("forms: update field: %w", err)
+	}
+	if v := s.validateField(f, steps); !v.Empty() {
+		return v
+	}
+	if f.Name == "" {
+		return api.Invalid("name", api.MsgRequired("name"))
+	}
+	f.UpdatedAt = s.now()
+	err = s.store.UpdateField(ctx, f)
+	if errors.Is(err, ErrConflict) {
+		return api.Invalid("name", api.MsgTaken("name"))
+	}
+	if err != nil {
+		return fmt.Errorf("forms: update field: %w", wrapNotFound(err, "Field"))
+	}
+	return nil
+}
+
+// DeleteField deletes a field. Stored answers keep their copy of its name
+// and label.
+func (s *Service) DeleteField(ctx context.Context, formID, id int64) error {
+	if err := s.store.DeleteField(ctx, formID, id); err != nil {
+		return fmt.Errorf("forms: delete field: %w", wrapNotFound(err, "Field"))
+	}
+	return nil
+}
+
+// ReorderFields puts the fields of one step (stepID nil: the fields on no
+// step) in the order of uuids, which must be distinct fields of that step;
+// fields of the step not listed follow, in their old order.
+func (s *Service) ReorderFields(ctx context.Context, formID int64, stepID *int64, uuids []string) error {
+	v := &ValidationError{}
+	if len(uuids) == 0 {
+		v.Add("ordered_uuids", api.MsgRequired("ordered_uuids"))
+		return v
+	}
+	fields, err := s.store.Fields(ctx, formID)
+	if err != nil {
+		return fmt.Errorf("forms: reorder fields: %w", err)
+	}
+	var scope []Field
+	for _, f := range fields {
+		if sameStep(f.StepID, stepID) {
+			scope = append(scope, f)
+		}
+	}
+	seen := map[string]bool{}
+	var order []FieldPlace
+	for i, id := range uuids {
+		key := "ordered_uuids." + strconv.Itoa(i)
+		idx := slices.IndexFunc(scope, func(f Field) bool { return f.UUID == id })
+		switch {
+		case seen[id]:
+			v.Add(key, "The "+api.Attr(key)+" field has a duplicate value.")
+		case idx < 0:
+			v.Add(key, api.MsgSelected(key))
+		default:
+			order = append(order, FieldPlace{ID: scope[idx].ID, StepID: stepID, SortOrder: len(order) + 1})
+		}
+		seen[id] = true
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	for _, f := range scope {
+		if !seen[f.UUID] {
+			order = append(order, FieldPlace{ID: f.ID, StepID: stepID, SortOrder: len(order) + 1})
+		}
+	}
+	if err := s.store.SetFieldOrder(ctx, formID, order); err != nil {
+		return fmt.Errorf("forms: reorder fields: %w", err)
+	}
+	return nil
+}
+
+func sameStep(a, b *int64) bool { return (a == nil && b == nil) || (a != nil && b != nil && *a == *b) }
+
+// ---- steps ----
+
+// StepsWithFields returns the form's steps, each with its fields; fields
+// is the form's fields when the caller has them, else nil.
+func (s *Service) StepsWithFields(ctx context.Context, formID int64, fields []Field) ([]StepWithFields, error) {
+	steps, err := s.store.Steps(ctx, formID)
+	if err != nil {
+		return nil, fmt.Errorf("forms: steps: %w", err)
+	}
+	if fields == nil {
+		if fields, err = s.store.Fields(ctx, formID); err != nil {
+			return nil, fmt.Errorf("forms: steps: %w", err)
+		}
+	}
+	out := make([]StepWithFields, len(steps))
+	for i, st := range steps {
+		out[i] = StepWithFields{Step: st, Fields: []Field{}}
+		for _, f := range fields {
+			if f.StepID != nil && *f.StepID == st.ID {
+				out[i].Fields = append(out[i].Fields, f)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Step returns one step of a form.
+func (s *Service) Step(ctx context.Context, formID, id int64) (*Step, error) {
+	steps, err := s.store.Steps(ctx, formID)
+	if err != nil {
+		return nil, fmt.Errorf("forms: step: %w", err)
+	}
+	for i := range steps {
+		if steps[i].ID == id {
+			return &steps[i], nil
+		}
+	}
+	return nil, notFound("Step")
+}
+
+func validateStep(st *Step) *ValidationError {
+	v := &ValidationError{}
+	maxChars(v, "title", st.Title, 255)
+	maxChars(v, "description", st.Description, 1000)
+	if st.NextButtonText == "" {
+		st.NextButtonText = "Next"
+	}
+	if st.PrevButtonText == "" {
+		st.PrevButtonText = "Previous"
+	}
+	maxChars(v, "next_button_text", st.NextButtonText, 100)
+	maxChars(v, "prev_button_text", st.PrevButtonText, 100)
+	return v
+}
+
+// CreateStep validates and stores a step at the end; without a title it
+// is "Step <n>".
+func (s *Service) CreateStep(ctx context.Context, st *Step) error {
+	if v := validateStep(st); !v.Empty() {
+		return v
+	}
+	if strings.TrimSpace(st.Title) == "" {
+		steps, err := s.store.Steps(ctx, st.FormID)
+		if err != nil {
+			return fmt.Errorf("forms: create step: %w", err)
+		}
+		st.Title = fmt.Sprintf("Step %d", len(steps)+1)
+	}
+	now := s.now()
+	st.CreatedAt, st.UpdatedAt = now, now
+	if err := s.store.CreateStep(ctx, st); err != nil {
+		return fmt.Errorf("forms: create step: %w", err)
+	}
+	return nil
+}
+
+// UpdateStep validates and saves a step.
+func (s *Service) UpdateStep(ctx context.Context, st *Step) error {
+	if v := validateStep(st); !v.Empty() {
+		return v
+	}
+	if strings.TrimSpace(st.Title) == "" {
+		return api.Invalid("title", api.MsgRequired("title"))
+	}
+	st.UpdatedAt = s.now()
+	if err := s.store.UpdateStep(ctx, st); err != nil {
+		return fmt.Errorf("forms: update step: %w", wrapNotFound(err, "Step"))
+	}
+	return nil
+}
+
+// DeleteStep deletes a step. Its fields move to the end of the step
+// before it, or the one after when it was first; a multi-step form left
+// without steps gets a fresh "Step 1" holding them.
+func (s *Service) DeleteStep(ctx context.Context, f *Form, id int64) error {
+	steps, err := s.store.Steps(ctx, f.ID)
+	if err != nil {
+		return fmt.Errorf("forms: delete step: %w", err)
+	}
+	i := slices.IndexFunc(steps, func(st Step) bool { return st.ID == id })
+	if i < 0 {
+		return notFound("Step")
+	}
+	var moveTo *int64
+	switch {
+	case i > 0:
+		moveTo = &steps[i-1].ID
+	case len(steps) > 1:
+		moveTo = &steps[1].ID
+	case f.IsMultiStep:
+		fresh := &Step{FormID: f.ID, Title: "Step 1"}
+		if err := s.CreateStep(ctx, fresh); err != nil {
+			return err
+		}
+		moveTo = &fresh.ID
+	}
+	if err := s.store.DeleteStep(ctx, f.ID, id, moveTo); err != nil {
+		return fmt.Errorf("forms: delete step: %w", wrapNotFound(err, "Step"))
+	}
+	return nil
+}
+
+// ReorderSteps orders the form's steps as ids, which must list each of its
+// steps exactly once.
+func (s *Service) ReorderSteps(ctx context.Context, formID int64, ids []int64) error {
+	v := &ValidationError{}
+	if len(ids) == 0 {
+		v.Add("ordered_ids", api.MsgRequired("ordered_ids"))
+		return v
+	}
+	steps, err := s.store.Steps(ctx, formID)
+	if err != nil {
+		return fmt.Errorf("forms: reorder steps: %w", err)
+	}
+	seen := map[int64]bool{}
+	for i, id := range ids {
+		key := "ordered_ids." + strconv.Itoa(i)
+		switch {
+		case seen[id]:
+			v.Add(key, "The "+api.Attr(key)+" field has a duplicate value.")
+		case !slices.ContainsFunc(steps, func(st Step) bool { return st.ID == id }):
+			v.Add(key, api.MsgSelected(key))
+		}
+		seen[id] = true
+	}
+	if v.Empty() && len(ids) != len(steps) {
+		v.Add("ordered_ids", fmt.Sprintf("The ordered ids field must list all %d steps.", len(steps)))
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if err := s.store.SetStepOrder(ctx, formID, ids); err != nil {
+		return fmt.Errorf("forms: reorder steps: %w", err)
+	}
+	return nil
+}

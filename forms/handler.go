@@ -1,0 +1,736 @@
+package forms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// TokenVerifier checks bearer tokens; *auth.Service satisfies it. It
+// returns a key naming the caller and the token's abilities; an invalid
+// token gives an empty caller and a nil error.
+type TokenVerifier interface {
+	VerifyToken(ctx context.Context, token string) (caller string, abilities []string, err error)
+}
+
+// Authorizer decides whether a caller may use an ability such as
+// "forms:create". Without one, the token's own abilities decide
+// ("forms:*" covers them all).
+type Authorizer interface {
+	Authorize(ctx context.Context, caller string, abilities []string, ability string) (bool, error)
+}
+
+// The abilities of the admin API, one per policy.
+const (
+	AbilityViewAny             = "forms:viewAny"
+	AbilityCreate              = "forms:create"
+	AbilityView                = "forms:view"
+	AbilityUpdate              = "forms:update"
+	AbilityDelete              = "forms:delete"
+	AbilityViewSubmissions     = "forms:viewSubmissions"
+	AbilityManageNotifications = "forms:manageNotifications"
+)
+
+// Handler defaults.
+const (
+	// PrefixDefault is where the API lives.
+	PrefixDefault = "/api/v1/forms"
+	// SubmitLimitDefault submissions per SubmitWindowDefault per form and
+	// client IP.
+	SubmitLimitDefault  = 5
+	SubmitWindowDefault = time.Minute
+	// MaxRequestBytesDefault caps a submission with its files (25 MiB).
+	MaxRequestBytesDefault = 25 << 20
+	// MaxPartsDefault caps the parts of a multipart submission.
+	MaxPartsDefault = 200
+	// MaxValueBytes caps one value of a submission (1 MiB).
+	MaxValueBytes = 1 << 20
+)
+
+// HandlerOptions configures [NewHandler]. Tokens is required.
+type HandlerOptions struct {
+	// Prefix is where the handler is mounted; PrefixDefault when empty.
+	Prefix string
+	// Tokens verifies the admin API's bearer tokens.
+	Tokens     TokenVerifier
+	Authorizer Authorizer
+	// RateLimiter counts submissions per form and client IP; in memory
+	// when nil. Give a store.SQLRateLimiter to share it across instances.
+	RateLimiter store.RateLimiter
+	// SubmitLimit and SubmitWindow: SubmitLimitDefault a
+	// SubmitWindowDefault when zero; a negative SubmitLimit turns the
+	// limit off.
+	SubmitLimit  int
+	SubmitWindow time.Duration
+	// TrustedProxies may set X-Forwarded-For.
+	TrustedProxies []netip.Prefix
+	// BaseURL makes list links absolute; the request's own host when nil.
+	BaseURL *url.URL
+	// PerPage is the default page size of lists (api.PerPageDefault).
+	PerPage int
+	// MaxRequestBytes and MaxParts cap a submission; the defaults above
+	// when zero.
+	MaxRequestBytes int64
+	MaxParts        int
+	// IncludeIPAddress and IncludeUserAgent show those of each submission
+	// in the API and the CSV export; both are kept regardless.
+	IncludeIPAddress bool
+	IncludeUserAgent bool
+	// Logger receives unexpected errors; nil discards.
+	Logger *slog.Logger
+}
+
+// Handler serves the forms API of the spec under its prefix: the admin
+// routes behind bearer tokens, and the public render and submit routes.
+// Mount it at both the prefix and the prefix with a slash, since the
+// collection's own path has none:
+//
+//	mux.Handle("/api/v1/forms", h)
+//	mux.Handle("/api/v1/forms/", h)
+// A browser posting the no-JavaScript page (see NewPageHandler) to the
+// submit route gets HTML back.
+type Handler struct {
+	svc    *Service
+	opts   HandlerOptions
+	base   *api.Base
+	guard  *api.Guard
+	submit *api.Throttle
+}
+
+// NewHandler returns the forms API for svc.
+func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
+	if svc == nil {
+		return nil, errors.New("forms: new handler: service is nil")
+	}
+	var o HandlerOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Tokens == nil {
+		return nil, errors.New("forms: new handler: the admin API needs a TokenVerifier")
+	}
+	b, err := api.NewBase(o.Prefix, PrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("forms: new handler: %w", err)
+	}
+	if o.SubmitLimit == 0 {
+		o.SubmitLimit = SubmitLimitDefault
+	}
+	if o.SubmitWindow == 0 {
+		o.SubmitWindow = SubmitWindowDefault
+	}
+	if o.MaxRequestBytes <= 0 {
+		o.MaxRequestBytes = MaxRequestBytesDefault
+	}
+	if o.MaxParts <= 0 {
+		o.MaxParts = MaxPartsDefault
+	}
+	h := &Handler{svc: svc, opts: o, base: b, guard: &api.Guard{Tokens: o.Tokens, Authorizer: o.Authorizer, Logger: b.Logger}}
+	if o.SubmitLimit > 0 {
+		limiter := o.RateLimiter
+		if limiter == nil {
+			limiter = store.NewMemoryRateLimiter(nil)
+		}
+		h.submit = &api.Throttle{Name: "forms-submit", Limiter: limiter, Limit: o.SubmitLimit, Window: o.SubmitWindow,
+			Message: "Too many submissions. Please try again later.", TrustedProxies: o.TrustedProxies, Logger: b.Logger}
+	}
+	h.routes()
+	return h, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.Mux.ServeHTTP(w, r) }
+
+// methods maps an HTTP method to its handler.
+type methods map[string]http.HandlerFunc
+
+// route registers one path and answers any other method with a JSON 405.
+func (h *Handler) route(path string, m methods) {
+	allowed := make([]string, 0, len(m))
+	for k := range m {
+		allowed = append(allowed, k)
+	}
+	slices.Sort(allowed)
+	h.base.Mux.HandleFunc(h.base.Prefix+path, func(w http.ResponseWriter, r *http.Request) {
+		if fn, ok := m[r.Method]; ok {
+			fn(w, r)
+			return
+		}
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		api.WriteMessage(w, http.StatusMethodNotAllowed, fmt.Sprintf("The %s method is not supported for route %s. Supported methods: %s.",
+			r.Method, strings.TrimPrefix(r.URL.Path, "/"), strings.Join(allowed, ", ")))
+	})
+}
+
+// admin wraps fn with the bearer check for ability.
+func (h *Handler) admin(ability string, fn http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, err := h.guard.Check(r, ability)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		fn(w, r.WithContext(ctx))
+	}
+}
+
+func (h *Handler) routes() {
+	update := func(fn http.HandlerFunc) methods {
+		a := h.admin(AbilityUpdate, fn)
+		return methods{http.MethodPut: a, http.MethodPatch: a}
+	}
+	merge := func(ms ...methods) methods {
+		out := methods{}
+		for _, m := range ms {
+			for k, v := range m {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	forms := methods{http.MethodGet: h.admin(AbilityViewAny, h.listForms), http.MethodPost: h.admin(AbilityCreate, h.createForm)}
+	h.route("", forms)
+	h.route("/{$}", forms)
+	h.route("/{form}", merge(methods{http.MethodGet: h.admin(AbilityView, h.showForm),
+		http.MethodDelete: h.admin(AbilityDelete, h.deleteForm)}, update(h.updateForm)))
+	h.route("/{form}/fields", methods{http.MethodGet: h.admin(AbilityView, h.listFields), http.MethodPost: h.admin(AbilityUpdate, h.createField)})
+	h.route("/{form}/fields/reorder", methods{http.MethodPost: h.admin(AbilityUpdate, h.reorderFields)})
+	h.route("/{form}/fields/{field}", merge(update(h.updateField), methods{http.MethodDelete: h.admin(AbilityUpdate, h.deleteField)}))
+	h.route("/{form}/steps", methods{http.MethodGet: h.admin(AbilityView, h.listSteps), http.MethodPost: h.admin(AbilityUpdate, h.createStep)})
+	h.route("/{form}/steps/reorder", methods{http.MethodPost: h.admin(AbilityUpdate, h.reorderSteps)})
+	h.route("/{form}/steps/{step}", merge(update(h.updateStep), methods{http.MethodDelete: h.admin(AbilityUpdate, h.deleteStep)}))
+	h.route("/{form}/submissions", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.listSubmissions)})
+	h.route("/{form}/submissions/export", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.exportSubmissions)})
+	h.route("/{form}/submissions/bulk", methods{http.MethodPost: h.admin(AbilityUpdate, h.bulkSubmissions)})
+	h.route("/{form}/submissions/{submission}", merge(methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.showSubmission),
+		http.MethodDelete: h.admin(AbilityUpdate, h.deleteSubmission)}, update(h.updateSubmission)))
+	h.route("/submissions/{submission}/uploads/{upload}/download", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.downloadUpload)})
+	manage := func(fn http.HandlerFunc) http.HandlerFunc { return h.admin(AbilityManageNotifications, fn) }
+	h.route("/{form}/notifications", methods{http.MethodGet: manage(h.listNotifications), http.MethodPost: manage(h.createNotification)})
+	h.route("/{form}/notifications/{notification}", methods{http.MethodPut: manage(h.updateNotification),
+		http.MethodPatch: manage(h.updateNotification), http.MethodDelete: manage(h.deleteNotification)})
+	h.route("/{form}/render", methods{http.MethodGet: h.renderDefinition})
+	h.route("/{form}/submit", methods{http.MethodPost: h.submitForm})
+}
+
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	api.WriteError(w, r, h.base.Logger, errorTable, err)
+}
+
+// form resolves {form}.
+func (h *Handler) form(w http.ResponseWriter, r *http.Request) (*Form, bool) {
+	f, err := h.svc.Form(r.Context(), r.PathValue("form"))
+	if err != nil {
+		h.fail(w, r, err)
+		return nil, false
+	}
+	return f, true
+}
+
+// id reads a numeric path value; anything else is a 404 for what.
+func (h *Handler) id(w http.ResponseWriter, r *http.Request, name, what string) (int64, bool) {
+	n, err := strconv.ParseInt(r.PathValue(name), 10, 64)
+	if err != nil || n <= 0 {
+		h.fail(w, r, notFound(what))
+		return 0, false
+	}
+	return n, true
+}
+
+// input decodes a JSON body into its normalised map.
+func (h *Handler) input(w http.ResponseWriter, r *http.Request) (map[string]any, bool) {
+	in, err := api.DecodeInput(w, r, 0)
+	if err != nil {
+		h.fail(w, r, err)
+		return nil, false
+	}
+	return in, true
+}
+
+// ---- forms ----
+
+func (h *Handler) listForms(w http.ResponseWriter, r *http.Request) {
+	p, err := api.ParsePage(r, h.opts.PerPage)
+	v := &ValidationError{}
+	if ve, ok := err.(*ValidationError); ok {
+		v = ve
+	}
+	var active *bool
+	switch status := r.URL.Query().Get("status"); status {
+	case "":
+	case "active", "inactive":
+		b := status == "active"
+		active = &b
+	default:
+		v.Add("status", api.MsgSelected("status"))
+	}
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	list, total, err := h.svc.ListForms(r.Context(), active, p)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+}
+
+func applyForm(v *ValidationError, in map[string]any, f *Form) {
+	v.SetString(in, "name", &f.Name)
+	v.SetString(in, "slug", &f.Slug)
+	v.SetString(in, "description", &f.Description)
+	v.SetString(in, "submit_button_text", &f.SubmitButtonText)
+	v.SetString(in, "success_message", &f.SuccessMessage)
+	v.SetOptionalString(in, "redirect_url", &f.RedirectURL)
+	v.SetBool(in, "is_active", &f.IsActive)
+	v.SetBool(in, "is_multi_step", &f.IsMultiStep)
+	v.SetBool(in, "show_progress_bar", &f.ShowProgressBar)
+	v.SetBool(in, "allow_step_navigation", &f.AllowStepNavigation)
+}
+
+func (h *Handler) createForm(w http.ResponseWriter, r *http.Request) {
+	in, ok := h.input(w, r)
+	if !ok {
+		return
+	}
+	f := &Form{IsActive: true, ShowProgressBar: true, SubmitButtonText: "Submit"}
+	v := &ValidationError{}
+	applyForm(v, in, f)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.svc.CreateForm(r.Context(), f); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusCreated, f)
+}
+
+func (h *Handler) showForm(w http.ResponseWriter, r *http.Request) {
+	f, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	d, err := h.svc.Detail(r.Context(), f)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, d)
+}
+
+func (h *Handler) updateForm(w http.ResponseWriter, r *http.Request) {
+	f, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	in, ok := h.input(w, r)
+	if !ok {
+		return
+	}
+	v := &ValidationError{}
+	applyForm(v, in, f)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.svc.UpdateForm(r.Context(), f); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, f)
+}
+
+func (h *Handler) deleteForm(w http.ResponseWriter, r *http.Request) {
+	f, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	if err := h.svc.DeleteForm(r.Context(), f); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// ---- fields ----
+
+func (h *Handler) listFields(w http.ResponseWriter, r *http.Request) {
+	f, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	fields, err := h.svc.Fields(r.Context(), f.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, fields)
+}
+
+func applyField(v *ValidationError, in map[string]any, f *Field) {
+	v.SetString(in, "type", &f.Type)
+	v.SetOptionalInt(in, "step_id", &f.StepID)
+	v.SetString(in, "name", &f.Name)
+	v.SetString(in, "label", &f.Label)
+	v.SetString(in, "placeholder", &f.Placeholder)
+	v.SetString(in, "help_text", &f.HelpText)
+	v.SetBool(in, "is_required", &f.IsRequired)
+	v.SetObject(in, "validation_rules", &f.ValidationRules)
+	v.SetObject(in, "field_config", &f.FieldConfig)
+	v.SetString(in, "default_value", &f.DefaultValue)
+	v.SetObject(in, "conditional_logic", &f.ConditionalLogic)
+	v.SetString(in, "width", &f.Width)
+	v.SetString(in, "css_classes", &f.CSSClasses)
+}
+
+func (h *Handler) createField(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	in, ok := h.input(w, r)
+	if !ok {
+		return
+	}
+	f := &Field{FormID: form.ID}
+	v := &ValidationError{}
+	applyField(v, in, f)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.svc.CreateField(r.Context(), f); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusCreated, f)
+}
+
+func (h *Handler) updateField(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	id, ok := h.id(w, r, "field", "Field")
+	if !ok {
+		return
+	}
+	f, err := h.svc.Field(r.Context(), form.ID, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	in, ok := h.input(w, r)
+	if !ok {
+		return
+	}
+	v := &ValidationError{}
+	applyField(v, in, f)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.svc.UpdateField(r.Context(), f); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, f)
+}
+
+func (h *Handler) deleteField(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	id, ok := h.id(w, r, "field", "Field")
+	if !ok {
+		return
+	}
+	if err := h.svc.DeleteField(r.Context(), form.ID, id); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// strings reads an array of strings from in[key].
+func stringItems(v *ValidationError, in map[string]any, key string) []string {
+	items, ok := v.Array(key, in[key], true, 1000)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(items))
+	for i, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			v.Add(key+"."+strconv.Itoa(i), api.MsgString(key+"."+strconv.Itoa(i)))
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// intItems reads an array of whole numbers from in[key].
+func intItems(v *ValidationError, in map[string]any, key string) []int64 {
+	items, ok := v.Array(key, in[key], true, 1000)
+	if !ok {
+		return nil
+	}
+	out := make([]int64, 0, len(items))
+	for i, it := range items {
+		n, ok := api.Int(it)
+		if !ok {
+			v.Add(key+"."+strconv.Itoa(i), api.MsgInteger(key+"."+strconv.Itoa(i)))
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func (h *Handler) reorderFields(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	in, ok := h.input(w, r)
+	if !ok {
+		return
+	}
+	v := &ValidationError{}
+	uuids := stringItems(v, in, "ordered_uuids")
+	var stepID *int64
+	v.SetOptionalInt(in, "step_id", &stepID)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.svc.ReorderFields(r.Context(), form.ID, stepID, uuids); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteMessage(w, http.StatusOK, "Fields reordered.")
+}
+
+// ---- steps ----
+
+func (h *Handler) listSteps(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	steps, err := h.svc.StepsWithFields(r.Context(), form.ID, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, steps)
+}
+
+func applyStep(v *ValidationError, in map[string]any, st *Step) {
+	v.SetString(in, "title", &st.Title)
+	v.SetString(in, "description", &st.Description)
+	v.SetString(in, "next_button_text", &st.NextButtonText)
+	v.SetString(in, "prev_button_text", &st.PrevButtonText)
+}
+
+func (h *Handler) createStep(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	in, ok := h.input(w, r)
+	if !ok {
+		return
+	}
+	st := &Step{FormID: form.ID}
+	v := &ValidationError{}
+	applyStep(v, in, st)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.svc.CreateStep(r.Context(), st); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusCreated, st)
+}
+
+func (h *Handler) updateStep(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	id, ok := h.id(w, r, "step", "Step")
+	if !ok {
+		return
+	}
+	st, err := h.svc.Step(r.Context(), form.ID, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	in, ok := h.input(w, r)
+	if !ok {
+		return
+	}
+	v := &ValidationError{}
+	applyStep(v, in, st)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.svc.UpdateStep(r.Context(), st); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, st)
+}
+
+func (h *Handler) deleteStep(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	id, ok := h.id(w, r, "step", "Step")
+	if !ok {
+		return
+	}
+	if err := h.svc.DeleteStep(r.Context(), form, id); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *Handler) reorderSteps(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	in, ok := h.input(w, r)
+	if !ok {
+		return
+	}
+	v := &ValidationError{}
+	ids := intItems(v, in, "ordered_ids")
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.svc.ReorderSteps(r.Context(), form.ID, ids); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteMessage(w, http.StatusOK, "Steps reordered.")
+}
+
+// ---- notifications ----
+
+func (h *Handler) listNotifications(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	list, err := h.svc.Notifications(r.Context(), form.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, list)
+}
+
+func applyNotification(v *ValidationError, in map[string]any, n *Notification) {
+	v.SetString(in, "type", &n.Type)
+	v.SetString(in, "subject", &n.Subject)
+	v.SetString(in, "recipients", &n.Recipients)
+	v.SetString(in, "message", &n.Message)
+	v.SetBool(in, "is_enabled", &n.IsEnabled)
+	v.SetObject(in, "conditional_logic", &n.ConditionalLogic)
+}
+
+func (h *Handler) createNotification(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	in, ok := h.input(w, r)
+	if !ok {
+		return
+	}
+	n := &Notification{FormID: form.ID, IsEnabled: true}
+	v := &ValidationError{}
+	applyNotification(v, in, n)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.svc.CreateNotification(r.Context(), n); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusCreated, n)
+}
+
+func (h *Handler) updateNotification(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	id, ok := h.id(w, r, "notification", "Notification")
+	if !ok {
+		return
+	}
+	n, err := h.svc.Notification(r.Context(), form.ID, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	in, ok := h.input(w, r)
+	if !ok {
+		return
+	}
+	v := &ValidationError{}
+	applyNotification(v, in, n)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.svc.UpdateNotification(r.Context(), n); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, n)
+}
+
+func (h *Handler) deleteNotification(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	id, ok := h.id(w, r, "notification", "Notification")
+	if !ok {
+		return
+	}
+	if err := h.svc.DeleteNotification(r.Context(), form.ID, id); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,225 @@
+package forms
+
+import (
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+)
+
+// submissionResource is a submission as the API shows it: with its
+// number, its uploads' sizes, and its IP address and user agent only when
+// the handler's privacy options allow.
+type submissionResource struct {
+	*Submission
+	SubmissionNumber string           `json:"submission_number"`
+	IPAddress        *string          `json:"ip_address,omitempty"`
+	UserAgent        *string          `json:"user_agent,omitempty"`
+	Uploads          []uploadResource `json:"uploads"`
+}
+
+type uploadResource struct {
+	*Upload
+	HumanSize string `json:"human_size"`
+	IsImage   bool   `json:"is_image"`
+}
+
+func (h *Handler) resource(s *Submission) submissionResource {
+	res := submissionResource{Submission: s, SubmissionNumber: s.Number(), Uploads: make([]uploadResource, len(s.Uploads))}
+	if h.opts.IncludeIPAddress {
+		res.IPAddress = &s.IPAddress
+	}
+	if h.opts.IncludeUserAgent {
+		res.UserAgent = &s.UserAgent
+	}
+	for i := range s.Uploads {
+		u := &s.Uploads[i]
+		res.Uploads[i] = uploadResource{Upload: u, HumanSize: u.HumanSize(), IsImage: u.IsImage()}
+	}
+	return res
+}
+
+// queryBool reads an optional boolean filter.
+func queryBool(v *ValidationError, r *http.Request, key string) *bool {
+	s := r.URL.Query().Get(key)
+	if s == "" {
+		return nil
+	}
+	b, ok := api.Bool(s)
+	if !ok {
+		v.Add(key, api.MsgBoolean(key))
+		return nil
+	}
+	return &b
+}
+
+func (h *Handler) listSubmissions(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	p, err := api.ParsePage(r, h.opts.PerPage)
+	v := &ValidationError{}
+	if ve, ok := err.(*ValidationError); ok {
+		v = ve
+	}
+	q := SubmissionQuery{FormID: form.ID, IsRead: queryBool(v, r, "is_read"), IsSpam: queryBool(v, r, "is_spam"),
+		IsStarred: queryBool(v, r, "is_starred"), Offset: p.Offset(), Limit: p.PerPage}
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	subs, total, err := h.svc.ListSubmissions(r.Context(), q)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := make([]submissionResource, len(subs))
+	for i := range subs {
+		out[i] = h.resource(&subs[i])
+	}
+	api.WriteJSON(w, http.StatusOK, api.NewPage(out, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+}
+
+// submission resolves {form} and {submission}.
+func (h *Handler) submission(w http.ResponseWriter, r *http.Request) (*Submission, bool) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return nil, false
+	}
+	id, ok := h.id(w, r, "submission", "Submission")
+	if !ok {
+		return nil, false
+	}
+	sub, err := h.svc.Submission(r.Context(), form.ID, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return nil, false
+	}
+	return sub, true
+}
+
+func (h *Handler) showSubmission(w http.ResponseWriter, r *http.Request) {
+	if sub, ok := h.submission(w, r); ok {
+		api.WriteData(w, http.StatusOK, h.resource(sub))
+	}
+}
+
+func (h *Handler) updateSubmission(w http.ResponseWriter, r *http.Request) {
+	sub, ok := h.submission(w, r)
+	if !ok {
+		return
+	}
+	in, ok := h.input(w, r)
+	if !ok {
+		return
+	}
+	v := &ValidationError{}
+	v.SetBool(in, "is_read", &sub.IsRead)
+	v.SetBool(in, "is_starred", &sub.IsStarred)
+	v.SetBool(in, "is_spam", &sub.IsSpam)
+	v.SetString(in, "admin_notes", &sub.AdminNotes)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.svc.UpdateSubmission(r.Context(), sub); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, h.resource(sub))
+}
+
+func (h *Handler) deleteSubmission(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	id, ok := h.id(w, r, "submission", "Submission")
+	if !ok {
+		return
+	}
+	if err := h.svc.DeleteSubmission(r.Context(), form.ID, id); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *Handler) bulkSubmissions(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	in, ok := h.input(w, r)
+	if !ok {
+		return
+	}
+	v := &ValidationError{}
+	var action string
+	v.SetString(in, "action", &action)
+	ids := intItems(v, in, "ids")
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	n, err := h.svc.Bulk(r.Context(), form.ID, action, ids)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	noun := "submissions"
+	if n == 1 {
+		noun = "submission"
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]any{"message": fmt.Sprintf("%d %s updated.", n, noun), "affected": n})
+}
+
+func (h *Handler) exportSubmissions(w http.ResponseWriter, r *http.Request) {
+	form, ok := h.form(w, r)
+	if !ok {
+		return
+	}
+	name := fmt.Sprintf("%s-submissions-%s.csv", form.Slug, h.svc.now().UTC().Format(time.DateOnly))
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	rc := http.NewResponseController(w)
+	err := h.svc.ExportCSV(r.Context(), form, w, CSVOptions{IncludeIPAddress: h.opts.IncludeIPAddress, Flush: func() { _ = rc.Flush() }})
+	if err != nil && r.Context().Err() == nil {
+		// The status is out; all that is left is to log and cut the stream.
+		h.base.Logger.ErrorContext(r.Context(), "forms: export failed", "form", form.Slug, "error", err)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+func (h *Handler) downloadUpload(w http.ResponseWriter, r *http.Request) {
+	subID, ok := h.id(w, r, "submission", "Submission")
+	if !ok {
+		return
+	}
+	uploadID, ok := h.id(w, r, "upload", "Upload")
+	if !ok {
+		return
+	}
+	u, body, err := h.svc.OpenUpload(r.Context(), subID, uploadID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	defer body.Close()
+	hdr := w.Header()
+	hdr.Set("Content-Type", u.MimeType)
+	hdr.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": u.OriginalName}))
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	hdr.Set("Content-Length", strconv.FormatInt(u.Size, 10))
+	w.WriteHeader(http.StatusOK)
+	if _, err := io.Copy(w, body); err != nil && r.Context().Err() == nil {
+		h.base.Logger.WarnContext(r.Context(), "forms: download cut short", "upload", u.ID, "error", err)
+	}
+}

@@ -1,0 +1,94 @@
+package forms
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"runtime/debug"
+	"sync"
+)
+
+// SubmissionEvent is an accepted submission and its form.
+type SubmissionEvent struct {
+	Form       *Form
+	Submission *Submission
+}
+
+// SubmissionHook runs after an accepted submission has committed.
+type SubmissionHook func(ctx context.Context, e SubmissionEvent)
+
+// SubmissionTxHook runs inside the transaction that stores an accepted
+// submission; an error rolls the submission back and fails the request.
+// tx is nil on stores without SQL transactions (the in-memory fake).
+type SubmissionTxHook func(ctx context.Context, tx *sql.Tx, e SubmissionEvent) error
+
+// FormHook runs after a form was created, updated or deleted.
+type FormHook func(ctx context.Context, f *Form)
+
+type hooks struct {
+	mu           sync.RWMutex
+	submission   []SubmissionHook
+	submissionTx []SubmissionTxHook
+	created      []FormHook
+	updated      []FormHook
+	deleted      []FormHook
+}
+
+// OnSubmissionAccepted registers a hook for every accepted submission,
+// after it commits. Spam never reaches it. Hooks run in order, in the
+// request, so they should be quick; a panic is logged and swallowed.
+func (s *Service) OnSubmissionAccepted(h SubmissionHook) {
+	s.hooks.mu.Lock()
+	defer s.hooks.mu.Unlock()
+	s.hooks.submission = append(s.hooks.submission, h)
+}
+
+// OnSubmissionAcceptedTx registers a hook that runs inside the
+// submission's transaction, for work that must commit with it, such as
+// recording webhook deliveries. Spam never reaches it.
+func (s *Service) OnSubmissionAcceptedTx(h SubmissionTxHook) {
+	s.hooks.mu.Lock()
+	defer s.hooks.mu.Unlock()
+	s.hooks.submissionTx = append(s.hooks.submissionTx, h)
+}
+
+// OnFormCreated registers a hook for every new form.
+func (s *Service) OnFormCreated(h FormHook) { s.addFormHook(&s.hooks.created, h) }
+
+// OnFormUpdated registers a hook for every updated form.
+func (s *Service) OnFormUpdated(h FormHook) { s.addFormHook(&s.hooks.updated, h) }
+
+// OnFormDeleted registers a hook for every deleted form.
+func (s *Service) OnFormDeleted(h FormHook) { s.addFormHook(&s.hooks.deleted, h) }
+
+func (s *Service) addFormHook(list *[]FormHook, h FormHook) {
+	s.hooks.mu.Lock()
+	defer s.hooks.mu.Unlock()
+	*list = append(*list, h)
+}
+
+func snapshot[T any](mu *sync.RWMutex, list []T) []T {
+	mu.RLock()
+	defer mu.RUnlock()
+	return append([]T(nil), list...)
+}
+
+func (h *hooks) formCreated() []FormHook { return snapshot(&h.mu, h.created) }
+func (h *hooks) formUpdated() []FormHook { return snapshot(&h.mu, h.updated) }
+func (h *hooks) formDeleted() []FormHook { return snapshot(&h.mu, h.deleted) }
+
+// safely runs fn, logging a panic instead of passing it on.
+func (s *Service) safely(ctx context.Context, what string, fn func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.logger.ErrorContext(ctx, "forms: hook panicked", "hook", what, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		}
+	}()
+	fn()
+}
+
+func (s *Service) fireForm(ctx context.Context, list []FormHook, f *Form) {
+	for _, h := range list {
+		s.safely(ctx, "form", func() { h(ctx, f) })
+	}
+}

@@ -1,0 +1,388 @@
+package forms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/mail"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// Defaults of a Service.
+const (
+	// MaxFileSizeDefault caps one uploaded file unless the field allows
+	// less (10 MiB).
+	MaxFileSizeDefault = 10 << 20
+	// HoneypotField is the hidden input bots fill in.
+	HoneypotField = "website_url"
+	// LoadedAtField carries the Unix time the form was shown.
+	LoadedAtField = "_form_loaded_at"
+	// MinFillTime is how long a person takes at least; faster is spam.
+	MinFillTime = 3 * time.Second
+	// NotificationAttempts is how often a notification is tried.
+	NotificationAttempts = 5
+)
+
+// AllowedExtensionsDefault are the file extensions a file field takes when
+// it names none.
+var AllowedExtensionsDefault = []string{"jpg", "jpeg", "png", "gif", "webp", "pdf", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "txt", "csv", "zip"}
+
+// Options configures [NewService]. Nil means the defaults.
+type Options struct {
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// NewUUID makes field UUIDs and upload names; uuid.NewString when nil.
+	NewUUID func() string
+	// Enqueuer queues notification jobs (a *store.Queue). Without one,
+	// no notification is sent.
+	Enqueuer store.Enqueuer
+	// Mailer sends the notifications queued jobs render; see
+	// RegisterWorkers.
+	Mailer mail.Mailer
+	// MailFrom is the sender of notifications; the mailer's own default
+	// when empty.
+	MailFrom string
+	// AdminRecipients are where an admin notification goes when it names
+	// no recipients, e.g. "team@example.com".
+	AdminRecipients string
+	// Blobs keeps uploaded files. Without one, file fields refuse files.
+	Blobs BlobStore
+	// MaxFileSize caps every file; MaxFileSizeDefault when zero.
+	MaxFileSize int64
+	// AllowedExtensions replace AllowedExtensionsDefault.
+	AllowedExtensions []string
+	// Logger receives failures nobody waits for (hooks, file clean-up).
+	Logger *slog.Logger
+}
+
+// Service is the forms domain: forms, fields, steps, submissions,
+// uploads and notifications. Safe for concurrent use.
+type Service struct {
+	store      Store
+	now        func() time.Time
+	newUUID    func() string
+	enqueuer   store.Enqueuer
+	mailer     mail.Mailer
+	mailFrom   string
+	adminTo    string
+	blobs      BlobStore
+	maxFile    int64
+	extensions []string
+	logger     *slog.Logger
+	hooks      hooks
+}
+
+// NewService returns the forms service on st.
+func NewService(st Store, opts *Options) (*Service, error) {
+	if st == nil {
+		return nil, errors.New("forms: new service: store is nil")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	s := &Service{store: st, now: o.Now, newUUID: o.NewUUID, enqueuer: o.Enqueuer, mailer: o.Mailer, mailFrom: o.MailFrom,
+		adminTo: o.AdminRecipients, blobs: o.Blobs, maxFile: o.MaxFileSize, extensions: o.AllowedExtensions, logger: o.Logger}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.newUUID == nil {
+		s.newUUID = uuid.NewString
+	}
+	if s.maxFile == 0 {
+		s.maxFile = MaxFileSizeDefault
+	}
+	if s.maxFile < 0 {
+		return nil, errors.New("forms: new service: negative MaxFileSize")
+	}
+	if s.extensions == nil {
+		s.extensions = AllowedExtensionsDefault
+	}
+	for i, e := range s.extensions {
+		s.extensions[i] = strings.ToLower(strings.TrimPrefix(e, "."))
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MailFrom != "" {
+		if err := (mail.Message{To: []string{o.MailFrom}, Text: "x"}).Validate(o.MailFrom); err != nil {
+			return nil, fmt.Errorf("forms: new service: MailFrom: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// notFound is ErrNotFound with the message the API answers.
+func notFound(what string) error {
+	return &api.Error{Status: 404, Message: what + " not found.", Err: ErrNotFound}
+}
+
+// wrapNotFound turns a store's ErrNotFound into notFound(what).
+func wrapNotFound(err error, what string) error {
+	if errors.Is(err, ErrNotFound) {
+		return notFound(what)
+	}
+	return err
+}
+
+// ---- forms ----
+
+var (
+	slugPattern = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+	allDigits   = regexp.MustCompile(`^[0-9]+$`)
+)
+
+// Slugify turns text into a lower-case, hyphenated ASCII slug as Laravel's
+// Str::slug does: accents dropped, "@" read as "at", everything else that
+// is not a letter or digit a separator. It may return "".
+func Slugify(s string, sep rune) string {
+	s = strings.ReplaceAll(s, "@", " at ")
+	var b strings.Builder
+	pending := false
+	for _, r := range norm.NFKD.String(s) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+			continue
+		case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			if pending && b.Len() > 0 {
+				b.WriteRune(sep)
+			}
+			pending = false
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			pending = true
+		}
+	}
+	return b.String()
+}
+
+// Form finds a form by its slug or, when ref is a number, its ID.
+func (s *Service) Form(ctx context.Context, ref string) (*Form, error) {
+	if allDigits.MatchString(ref) {
+		if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
+			if f, err := s.store.Form(ctx, id); !errors.Is(err, ErrNotFound) {
+				return f, wrapNotFound(err, "Form")
+			}
+		}
+	}
+	f, err := s.store.FormBySlug(ctx, ref)
+	return f, wrapNotFound(err, "Form")
+}
+
+// ListForms lists forms, newest first; active filters by state when set.
+func (s *Service) ListForms(ctx context.Context, active *bool, page api.PageRequest) ([]Form, int, error) {
+	return s.store.ListForms(ctx, FormQuery{Active: active, Offset: page.Offset(), Limit: page.PerPage})
+}
+
+// validateForm checks f and fills its defaults.
+func (s *Service) validateForm(f *Form) *ValidationError {
+	v := &ValidationError{}
+	f.Name = strings.TrimSpace(f.Name)
+	f.Slug = strings.TrimSpace(f.Slug)
+	switch {
+	case f.Name == "":
+		v.Add("name", api.MsgRequired("name"))
+	case utf8.RuneCountInString(f.Name) > 255:
+		v.Add("name", api.MsgMaxChars("name", 255))
+	}
+	if f.Slug != "" {
+		if utf8.RuneCountInString(f.Slug) > 255 {
+			v.Add("slug", api.MsgMaxChars("slug", 255))
+		} else if !slugPattern.MatchString(f.Slug) || allDigits.MatchString(f.Slug) {
+			v.Add("slug", "The slug field must be lower-case words of letters and digits joined by single hyphens, not only digits.")
+		}
+	}
+	maxChars(v, "description", f.Description, 1000)
+	if strings.TrimSpace(f.SubmitButtonText) == "" {
+		f.SubmitButtonText = "Submit"
+	}
+	maxChars(v, "submit_button_text", f.SubmitButtonText, 100)
+	maxChars(v, "success_message", f.SuccessMessage, 2000)
+	if f.RedirectURL != nil && strings.TrimSpace(*f.RedirectURL) == "" {
+		f.RedirectURL = nil
+	}
+	if f.RedirectURL != nil {
+		if utf8.RuneCountInString(*f.RedirectURL) > 255 {
+			v.Add("redirect_url", api.MsgMaxChars("redirect_url", 255))
+		} else if !validURL(*f.RedirectURL) {
+			v.Add("redirect_url", api.MsgURL("redirect_url"))
+		}
+	}
+	return v
+}
+
+func maxChars(v *ValidationError, field, value string, n int) {
+	if utf8.RuneCountInString(value) > n {
+		v.Add(field, api.MsgMaxChars(field, n))
+	}
+}
+
+// validURL accepts absolute http and https URLs with a host.
+func validURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && !strings.ContainsAny(s, " \t\r\n")
+}
+
+// uniqueSlug is base, or base-1, base-2... whichever is free; own (the
+// slug of the form being saved) counts as free.
+func (s *Service) uniqueSlug(ctx context.Context, base, own string) (string, error) {
+	if base == "" || allDigits.MatchString(base) {
+		base = strings.Trim("form-"+base, "-")
+	}
+	taken, err := s.store.SlugsLike(ctx, base)
+	if err != nil {
+		return "", err
+	}
+	used := map[string]bool{}
+	for _, t := range taken {
+		used[t] = t != own
+	}
+	if !used[base] {
+		return base, nil
+	}
+	for n := 1; ; n++ {
+		if c := base + "-" + strconv.Itoa(n); !used[c] {
+			return c, nil
+		}
+	}
+}
+
+// saveForm runs save, and when it reports a taken slug that the caller
+// did not choose, picks the next free one and tries again (another
+// request may have taken it in between).
+func (s *Service) saveForm(ctx context.Context, f *Form, generated bool, save func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := save()
+		if !errors.Is(err, ErrSlugTaken) {
+			return err
+		}
+		if !generated || attempt == 5 {
+			return api.Invalid("slug", api.MsgTaken("slug"))
+		}
+		if f.Slug, err = s.uniqueSlug(ctx, Slugify(f.Name, '-'), ""); err != nil {
+			return err
+		}
+	}
+}
+
+// CreateForm validates and stores a new form. Without a slug, one is made
+// from the name ("Contact us" → "contact-us", then "contact-us-1"...).
+// A bad input is a *ValidationError; a taken slug is one too.
+func (s *Service) CreateForm(ctx context.Context, f *Form) error {
+	if v := s.validateForm(f); !v.Empty() {
+		return v
+	}
+	generated := f.Slug == ""
+	if generated {
+		var err error
+		if f.Slug, err = s.uniqueSlug(ctx, Slugify(f.Name, '-'), ""); err != nil {
+			return fmt.Errorf("forms: create form: %w", err)
+		}
+	}
+	now := s.now()
+	f.CreatedAt, f.UpdatedAt = now, now
+	if err := s.saveForm(ctx, f, generated, func() error { return s.store.CreateForm(ctx, f) }); err != nil {
+		return fmt.Errorf("forms: create form: %w", err)
+	}
+	saved, err := s.store.Form(ctx, f.ID)
+	if err != nil {
+		return fmt.Errorf("forms: create form: %w", err)
+	}
+	*f = *saved
+	s.fireForm(ctx, s.hooks.formCreated(), f)
+	return nil
+}
+
+// UpdateForm validates and saves every setting of f. An emptied slug is
+// made anew from the name.
+func (s *Service) UpdateForm(ctx context.Context, f *Form) error {
+	if v := s.validateForm(f); !v.Empty() {
+		return v
+	}
+	generated := f.Slug == ""
+	if generated {
+		current, err := s.store.Form(ctx, f.ID)
+		if err != nil {
+			return fmt.Errorf("forms: update form: %w", wrapNotFound(err, "Form"))
+		}
+		if f.Slug, err = s.uniqueSlug(ctx, Slugify(f.Name, '-'), current.Slug); err != nil {
+			return fmt.Errorf("forms: update form: %w", err)
+		}
+	}
+	f.UpdatedAt = s.now()
+	err := s.saveForm(ctx, f, generated, func() error { return s.store.UpdateForm(ctx, f) })
+	if err != nil {
+		return fmt.Errorf("forms: update form: %w", wrapNotFound(err, "Form"))
+	}
+	saved, err := s.store.Form(ctx, f.ID)
+	if err != nil {
+		return fmt.Errorf("forms: update form: %w", wrapNotFound(err, "Form"))
+	}
+	*f = *saved
+	s.fireForm(ctx, s.hooks.formUpdated(), f)
+	return nil
+}
+
+// DeleteForm deletes a form with its fields, steps, submissions,
+// notifications and uploaded files.
+func (s *Service) DeleteForm(ctx context.Context, f *Form) error {
+	keys, err := s.store.DeleteForm(ctx, f.ID)
+	if err != nil {
+		return fmt.Errorf("forms: delete form: %w", wrapNotFound(err, "Form"))
+	}
+	s.removeBlobs(ctx, keys)
+	s.fireForm(ctx, s.hooks.formDeleted(), f)
+	return nil
+}
+
+// removeBlobs deletes files whose rows are gone; a failure leaves an
+// orphan file, logged, and never fails the request.
+func (s *Service) removeBlobs(ctx context.Context, keys []string) {
+	if s.blobs == nil {
+		return
+	}
+	for _, k := range keys {
+		if err := s.blobs.Delete(context.WithoutCancel(ctx), k); err != nil {
+			s.logger.ErrorContext(ctx, "forms: could not delete an uploaded file", "key", k, "error", err)
+		}
+	}
+}
+
+// FormDetail is a form with its fields and steps, as a single read shows.
+type FormDetail struct {
+	*Form
+	Fields []Field          `json:"fields"`
+	Steps  []StepWithFields `json:"steps"`
+}
+
+// StepWithFields is a step and the fields on it.
+type StepWithFields struct {
+	Step
+	Fields []Field `json:"fields"`
+}
+
+// Detail loads a form's fields and steps.
+func (s *Service) Detail(ctx context.Context, f *Form) (*FormDetail, error) {
+	fields, err := s.store.Fields(ctx, f.ID)
+	if err != nil {
+		return nil, fmt.Errorf("forms: detail: %w", err)
+	}
+	steps, err := s.StepsWithFields(ctx, f.ID, fields)
+	if err != nil {
+		return nil, err
+	}
+	return &FormDetail{Form: f, Fields: fields, Steps: steps}, nil
+}

@@ -1,0 +1,218 @@
+package forms
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+)
+
+// ListSubmissions lists a form's submissions, newest first.
+func (s *Service) ListSubmissions(ctx context.Context, q SubmissionQuery) ([]Submission, int, error) {
+	subs, total, err := s.store.ListSubmissions(ctx, q)
+	if err != nil {
+		return nil, 0, fmt.Errorf("forms: list submissions: %w", err)
+	}
+	return subs, total, nil
+}
+
+// Submission returns one submission of a form, with values and uploads.
+func (s *Service) Submission(ctx context.Context, formID, id int64) (*Submission, error) {
+	sub, err := s.store.Submission(ctx, formID, id)
+	if err != nil {
+		return nil, fmt.Errorf("forms: submission: %w", wrapNotFound(err, "Submission"))
+	}
+	return sub, nil
+}
+
+// UpdateSubmission saves a submission's flags and admin notes; its values
+// never change.
+func (s *Service) UpdateSubmission(ctx context.Context, sub *Submission) error {
+	v := &ValidationError{}
+	maxChars(v, "admin_notes", sub.AdminNotes, 5000)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	sub.UpdatedAt = s.now()
+	if err := s.store.UpdateSubmission(ctx, sub); err != nil {
+		return fmt.Errorf("forms: update submission: %w", wrapNotFound(err, "Submission"))
+	}
+	return nil
+}
+
+// DeleteSubmission deletes a submission and its files.
+func (s *Service) DeleteSubmission(ctx context.Context, formID, id int64) error {
+	n, keys, err := s.store.DeleteSubmissions(ctx, formID, []int64{id})
+	if err != nil {
+		return fmt.Errorf("forms: delete submission: %w", err)
+	}
+	if n == 0 {
+		return notFound("Submission")
+	}
+	s.removeBlobs(ctx, keys)
+	return nil
+}
+
+// Bulk actions on submissions.
+const (
+	BulkMarkRead    = "mark_read"
+	BulkMarkUnread  = "mark_unread"
+	BulkMarkSpam    = "mark_spam"
+	BulkMarkNotSpam = "mark_not_spam"
+	BulkDelete      = "delete"
+)
+
+// Bulk applies action to the listed submissions of a form and returns how
+// many it touched; IDs of other forms or of nothing are left alone.
+func (s *Service) Bulk(ctx context.Context, formID int64, action string, ids []int64) (int, error) {
+	v := &ValidationError{}
+	if action == "" {
+		v.Add("action", api.MsgRequired("action"))
+	} else if !slices.Contains([]string{BulkMarkRead, BulkMarkUnread, BulkMarkSpam, BulkMarkNotSpam, BulkDelete}, action) {
+		v.Add("action", api.MsgSelected("action"))
+	}
+	if len(ids) == 0 {
+		v.Add("ids", api.MsgRequired("ids"))
+	}
+	if len(ids) > 1000 {
+		v.Add("ids", api.MsgMaxItems("ids", 1000))
+	}
+	if err := v.Err(); err != nil {
+		return 0, err
+	}
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	var n int
+	var err error
+	switch action {
+	case BulkDelete:
+		var keys []string
+		n, keys, err = s.store.DeleteSubmissions(ctx, formID, ids)
+		if err == nil {
+			s.removeBlobs(ctx, keys)
+		}
+	case BulkMarkRead, BulkMarkUnread:
+		n, err = s.store.SetSubmissionFlag(ctx, formID, ids, FlagRead, action == BulkMarkRead, s.now())
+	default:
+		n, err = s.store.SetSubmissionFlag(ctx, formID, ids, FlagSpam, action == BulkMarkSpam, s.now())
+	}
+	if err != nil {
+		return 0, fmt.Errorf("forms: bulk %s: %w", action, err)
+	}
+	return n, nil
+}
+
+// OpenUpload returns an upload of a submission and its content; an upload
+// of another submission is not found. The caller closes it.
+func (s *Service) OpenUpload(ctx context.Context, submissionID, uploadID int64) (*Upload, io.ReadCloser, error) {
+	u, err := s.store.Upload(ctx, submissionID, uploadID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("forms: upload: %w", wrapNotFound(err, "Upload"))
+	}
+	if s.blobs == nil {
+		return nil, nil, notFound("File")
+	}
+	r, err := s.blobs.Open(ctx, u.Key)
+	if err != nil {
+		s.logger.WarnContext(ctx, "forms: an upload's file is missing", "key", u.Key, "error", err)
+		return nil, nil, notFound("File")
+	}
+	return u, r, nil
+}
+
+// CSVOptions shape an export.
+type CSVOptions struct {
+	// IncludeIPAddress adds an "IP Address" column.
+	IncludeIPAddress bool
+	// Flush, when set, is called every hundred rows so a streamed response
+	// moves on.
+	Flush func()
+}
+
+// neutralise prefixes a cell that a spreadsheet would read as a formula
+// (one starting with =, +, -, @, a tab or a carriage return) with "'".
+func neutralise(cell string) string {
+	if cell != "" {
+		switch cell[0] {
+		case '=', '+', '-', '@', '\t', '\r':
+			return "'" + cell
+		}
+	}
+	return cell
+}
+
+// ExportCSV writes every submission of the form, spam included, newest
+// first: Submission ID, Submission Number, Submitted At (UTC), one column
+// per data field in field order (headed by its label, holding display
+// values), Page URL, optionally IP Address, then Is Read, Is Spam and Is
+// Starred as 1 or 0.
+func (s *Service) ExportCSV(ctx context.Context, form *Form, w io.Writer, opts CSVOptions) error {
+	fields, err := s.store.Fields(ctx, form.ID)
+	if err != nil {
+		return fmt.Errorf("forms: export: %w", err)
+	}
+	var data []Field
+	for _, f := range fields {
+		if !IsLayout(f.Type) {
+			data = append(data, f)
+		}
+	}
+	cw := csv.NewWriter(w)
+	header := []string{"Submission ID", "Submission Number", "Submitted At"}
+	for _, f := range data {
+		header = append(header, neutralise(label(&f)))
+	}
+	header = append(header, "Page URL")
+	if opts.IncludeIPAddress {
+		header = append(header, "IP Address")
+	}
+	header = append(header, "Is Read", "Is Spam", "Is Starred")
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	flag := func(b bool) string {
+		if b {
+			return "1"
+		}
+		return "0"
+	}
+	rows := 0
+	err = s.store.EachSubmission(ctx, form.ID, func(sub *Submission) error {
+		byName := make(map[string]string, len(sub.Values))
+		for _, v := range sub.Values {
+			byName[v.FieldName] = v.DisplayValue
+		}
+		row := make([]string, 0, len(header))
+		row = append(row, strconv.FormatInt(sub.ID, 10), sub.Number(), sub.CreatedAt.UTC().Format(time.DateTime))
+		for _, f := range data {
+			row = append(row, neutralise(byName[f.Name]))
+		}
+		row = append(row, neutralise(sub.PageURL))
+		if opts.IncludeIPAddress {
+			row = append(row, neutralise(sub.IPAddress))
+		}
+		row = append(row, flag(sub.IsRead), flag(sub.IsSpam), flag(sub.IsStarred))
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+		if rows++; rows%100 == 0 {
+			cw.Flush()
+			if err := cw.Error(); err != nil {
+				return err
+			}
+			if opts.Flush != nil {
+				opts.Flush()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("forms: export: %w", err)
+	}
+	cw.Flush()
+	return cw.Error()
+}
