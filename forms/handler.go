@@ -98,6 +98,7 @@ type HandlerOptions struct {
 //
 //	mux.Handle("/api/v1/forms", h)
 //	mux.Handle("/api/v1/forms/", h)
+//
 // A browser posting the no-JavaScript page (see NewPageHandler) to the
 // submit route gets HTML back.
 type Handler struct {
