@@ -144,7 +144,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 			limiter = store.NewMemoryRateLimiter(nil)
 		}
 		h.submit = &api.Throttle{Name: "forms-submit", Limiter: limiter, Limit: o.SubmitLimit, Window: o.SubmitWindow,
-			Message: "Too many submissions. Please try again later.", TrustedProxies: o.TrustedProxies, Logger: b.Logger}
+			Message: "Too many submissions. Please try again later.", TrustedProxies: o.TrustedProxies, Now: svc.now, Logger: b.Logger}
 	}
 	h.routes()
 	return h, nil

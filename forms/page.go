@@ -222,7 +222,7 @@ func (s *Service) page(ctx context.Context, form *Form, values map[string][]stri
 // notFoundPage answers a missing or inactive form, or a failure, as HTML.
 func notFoundPage(w http.ResponseWriter, err error, logger *slog.Logger) {
 	status := http.StatusNotFound
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrInactive) {
 		status = http.StatusServiceUnavailable
 		if logger != nil {
 			logger.Error("forms: page", "error", err)

@@ -397,12 +397,12 @@ func (s *Service) checkAnswer(v *ValidationError, f *Field, raw []string, file *
 			v.Add(key, fmt.Sprintf("The %s field must be a valid URL.", name))
 		}
 	case TypeNumber:
+		lengthRules = false
 		n, ok := number(text)
 		if !ok {
 			v.Add(key, fmt.Sprintf("The %s field must be a number.", name))
 			break
 		}
-		lengthRules = false
 		if rules.Min != nil && n < *rules.Min {
 			v.Add(key, fmt.Sprintf("The %s field must be at least %s.", name, num(*rules.Min)))
 		}
