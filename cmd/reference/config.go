@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
+	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +33,9 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_LOG_LEVEL", "debug, info, warn or error (--log-level)"},
 	{"GROUNDWORK_TRUSTED_PROXIES", "comma-separated CIDRs allowed to set X-Forwarded-For (--trusted-proxies)"},
 	{"GROUNDWORK_SHUTDOWN_TIMEOUT", "how long shutdown waits for requests and jobs (--shutdown-timeout)"},
+	{"GROUNDWORK_UPLOADS", "directory for uploaded files (--uploads)"},
+	{"GROUNDWORK_BASE_URL", "public address of the server, for absolute links (--base-url)"},
+	{"GROUNDWORK_ADMIN_EMAIL", "recipients of admin notifications that name none"},
 	{"GROUNDWORK_SMTP_HOST", "SMTP relay; unset means mail is logged, not sent"},
 	{"GROUNDWORK_SMTP_PORT", "SMTP port (587)"},
 	{"GROUNDWORK_SMTP_USERNAME", "SMTP user"},
@@ -56,6 +61,9 @@ type config struct {
 	logLevel        slog.Level
 	trustedProxies  []netip.Prefix
 	shutdownTimeout time.Duration
+	uploads         string
+	baseURL         *url.URL
+	adminEmail      string
 	smtp            *mail.SMTPOptions // nil: log mail to the outbox
 	mailFrom        string
 	ai              a11y.AIOptions
@@ -120,6 +128,8 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	logLevel := fs.String("log-level", envOr(getenv, "GROUNDWORK_LOG_LEVEL", "info"), "debug, info, warn or error")
 	proxies := fs.String("trusted-proxies", getenv("GROUNDWORK_TRUSTED_PROXIES"), "CIDRs allowed to set X-Forwarded-For")
 	shutdown := fs.Duration("shutdown-timeout", defaultShutdownTimeout, "how long shutdown waits for requests and jobs")
+	uploads := fs.String("uploads", getenv("GROUNDWORK_UPLOADS"), "directory for uploaded files")
+	baseURL := fs.String("base-url", getenv("GROUNDWORK_BASE_URL"), "public address of the server")
 	if v := getenv("GROUNDWORK_SHUTDOWN_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
@@ -134,7 +144,18 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	if len(rest) > 0 {
 		return nil, fmt.Errorf("unexpected argument %q; see reference --help", rest[0])
 	}
-	cfg := &config{addr: *addr, db: *db, logFormat: *logFormat, shutdownTimeout: *shutdown}
+	cfg := &config{addr: *addr, db: *db, logFormat: *logFormat, shutdownTimeout: *shutdown, uploads: *uploads,
+		adminEmail: getenv("GROUNDWORK_ADMIN_EMAIL")}
+	if *baseURL != "" {
+		u, err := url.Parse(*baseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("--base-url must be an http(s) URL, not %q", *baseURL)
+		}
+		cfg.baseURL = u
+	}
+	if cfg.uploads == "" {
+		cfg.uploads = defaultUploads(cfg.db)
+	}
 	if cfg.logFormat != "text" && cfg.logFormat != "json" {
 		return nil, fmt.Errorf("--log-format must be text or json, not %q", cfg.logFormat)
 	}
@@ -161,6 +182,19 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 		}
 	}
 	return cfg, nil
+}
+
+// defaultUploads keeps uploads beside a SQLite file ("groundwork.db" →
+// "groundwork-uploads"), else in ./groundwork-uploads.
+func defaultUploads(dsn string) string {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return "groundwork-uploads"
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "//")
+	if path == ":memory:" || path == "" {
+		return "groundwork-uploads"
+	}
+	return strings.TrimSuffix(path, filepath.Ext(path)) + "-uploads"
 }
 
 // readAIOptions reads the GROUNDWORK_AI_* variables.
@@ -216,6 +250,8 @@ Serve flags:
   --log-level LEVEL       debug, info, warn or error (default info)
   --trusted-proxies LIST  comma-separated CIDRs allowed to set X-Forwarded-For
   --shutdown-timeout D    how long SIGINT/SIGTERM waits for requests and jobs (default 30s)
+  --uploads DIR           where uploaded files go (default: beside the SQLite file, *-uploads)
+  --base-url URL          the server's public address, for absolute links in lists
 
 token create flags:
   --name NAME             what the token is for (required)
@@ -233,6 +269,8 @@ Every flag has a variable; flags win:
 Endpoints:
   GET /healthz            200 {"status":"ok"} once the database answers
   GET /api/v1/auth/token  describes the calling bearer token
+  /api/v1/forms/...       the forms API (admin routes need forms:* abilities)
+  GET /forms/{slug}       a plain HTML page per active form, posting to the API
   POST /api/a11y/{contrast-check,generate-text-color,audit-palette}
   POST /api/v1/a11y/...   the same, and ai/{content-analysis,aria-suggestion,
                           contrast-explanation} with a token holding a11y:ai

@@ -137,7 +137,7 @@ func TestParseExpiry(t *testing.T) {
 // startServe runs serve in-process until the test ends.
 func startServe(t *testing.T, dsn string) string {
 	t.Helper()
-	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn"}, env{}.get)
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir()}, env{}.get)
 	require.NoError(t, err)
 	return startServeConfig(t, cfg)
 }
@@ -148,8 +148,9 @@ func startServeConfig(t *testing.T, cfg *config) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := make(chan string, 1)
 	done := make(chan error, 1)
-	var logs syncBuffer
-	go func() { done <- serve(ctx, cfg, &logs, func(a string) { addr <- a }) }()
+	logs := &syncBuffer{}
+	servedLogs.Store(t.Name(), logs)
+	go func() { done <- serve(ctx, cfg, logs, func(a string) { addr <- a }) }()
 	t.Cleanup(func() {
 		cancel()
 		require.NoError(t, <-done, logs.String())
@@ -164,6 +165,9 @@ func startServeConfig(t *testing.T, cfg *config) string {
 	}
 	return ""
 }
+
+// servedLogs holds each test's server log, by test name.
+var servedLogs sync.Map
 
 type syncBuffer struct {
 	mu sync.Mutex

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/groundwork-go/groundwork/a11y"
 	"io"
 	"log/slog"
 	"net"
@@ -12,15 +11,18 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
 )
 
 // migrations lists every domain's schema, in the order they apply.
-var migrations = []store.Migrations{authsql.Migrations}
+var migrations = []store.Migrations{authsql.Migrations, formssql.Migrations}
 
 func newLogger(cfg *config, w io.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.logLevel}
@@ -50,6 +52,8 @@ type app struct {
 	mailer  mail.Mailer
 	tokens  *auth.Service
 	colors  *a11y.Service
+	forms   *forms.Service
+	blobs   *forms.DirBlobStore
 	handler http.Handler
 }
 
@@ -104,11 +108,36 @@ func newApp(cfg *config, db *store.DB, logger *slog.Logger) (*app, error) {
 		return nil, err
 	}
 
+	// forms: the API, the no-JavaScript pages, files in a directory, and
+	// notifications sent from the queue.
+	if a.blobs, err = forms.NewDirBlobStore(cfg.uploads); err != nil {
+		return nil, err
+	}
+	if a.forms, err = forms.NewService(formssql.New(db), &forms.Options{Enqueuer: a.queue, Mailer: a.mailer, MailFrom: cfg.mailFrom,
+		AdminRecipients: cfg.adminEmail, Blobs: a.blobs, Logger: logger}); err != nil {
+		return nil, err
+	}
+	if err := forms.RegisterWorkers(a.queue.Workers(), a.forms); err != nil {
+		return nil, err
+	}
+	formsHandler, err := forms.NewHandler(a.forms, &forms.HandlerOptions{Tokens: a.tokens, RateLimiter: limiter,
+		TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	pages, err := forms.NewPageHandler(a.forms, &forms.PageOptions{Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /{$}", index)
 	mux.Handle(auth.PrefixDefault+"/", authHandler)
 	mux.Handle(a11y.PrefixDefault+"/", colorHandler)
+	mux.Handle(forms.PrefixDefault, formsHandler)
+	mux.Handle(forms.PrefixDefault+"/", formsHandler)
+	mux.Handle("/forms/", pages)
 	mux.Handle("/api/v1/a11y/", colorAIHandler)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
@@ -133,6 +162,7 @@ func index(w http.ResponseWriter, _ *http.Request) {
 		"endpoints": []string{
 			"GET /healthz",
 			"GET " + auth.PrefixDefault + "/token",
+			"GET|POST /api/v1/forms", "GET /api/v1/forms/{form}/render", "POST /api/v1/forms/{form}/submit", "GET /forms/{slug}",
 			"POST /api/a11y/contrast-check", "POST /api/a11y/generate-text-color", "POST /api/a11y/audit-palette",
 			"POST /api/v1/a11y/contrast-check", "POST /api/v1/a11y/generate-text-color", "POST /api/v1/a11y/audit-palette",
 			"POST /api/v1/a11y/ai/content-analysis", "POST /api/v1/a11y/ai/aria-suggestion", "POST /api/v1/a11y/ai/contrast-explanation",

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// TestServeForms walks the README's forms example against the server:
+// create a form, add fields, fill it in, list and export.
+func TestServeForms(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.DSN(t, store.SQLite)
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "info", "--uploads", t.TempDir()},
+		env{"GROUNDWORK_ADMIN_EMAIL": "team@example.test"}.get)
+	require.NoError(t, err)
+	base := startServeConfig(t, cfg)
+	c, out, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn}, "token", "create", "--name", "forms", "--ability", "forms:*")
+	require.Equal(t, 0, c, stderr)
+	token := strings.TrimSpace(out)
+
+	code, body := request(t, "POST", base+"/api/v1/forms", token, `{"name":"Contact us","success_message":"Thanks!"}`)
+	require.Equal(t, 201, code, body)
+	for _, field := range []string{`{"type":"text","label":"Name","is_required":true}`, `{"type":"email","label":"Email","is_required":true}`,
+		`{"type":"textarea","label":"Message"}`} {
+		code, body = request(t, "POST", base+"/api/v1/forms/contact-us/fields", token, field)
+		require.Equal(t, 201, code, body)
+	}
+	code, body = request(t, "POST", base+"/api/v1/forms/contact-us/notifications", token, `{"type":"admin"}`)
+	require.Equal(t, 201, code, body)
+
+	code, page := get(t, base+"/forms/contact-us", "")
+	require.Equal(t, 200, code)
+	require.Contains(t, page, `action="/api/v1/forms/contact-us/submit"`)
+
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for k, v := range map[string]string{"name": "Ann", "email": "ann@example.test", "message": "Hello"} {
+		require.NoError(t, w.WriteField(k, v))
+	}
+	require.NoError(t, w.Close())
+	res, err := http.Post(base+"/api/v1/forms/contact-us/submit", w.FormDataContentType(), &buf)
+	require.NoError(t, err)
+	raw, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Equal(t, 201, res.StatusCode, string(raw))
+	var created map[string]any
+	require.NoError(t, json.Unmarshal(raw, &created))
+	require.Equal(t, "Thanks!", created["message"])
+
+	code, body = get(t, base+"/api/v1/forms/contact-us/submissions", token)
+	require.Equal(t, 200, code)
+	require.Contains(t, body, `"total":1`)
+	code, body = get(t, base+"/api/v1/forms/contact-us/submissions/export", token)
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "Submission ID,Submission Number,Submitted At,Name,Email,Message,Page URL,Is Read,Is Spam,Is Starred")
+	require.Contains(t, body, ",Ann,ann@example.test,Hello,")
+
+	// The notification went out through the queue to the logging outbox.
+	logs, _ := servedLogs.Load(t.Name())
+	require.Eventually(t, func() bool {
+		return strings.Contains(logs.(*syncBuffer).String(), `msg="mail sent to the outbox"`) &&
+			strings.Contains(logs.(*syncBuffer).String(), "New submission: Contact us")
+	}, 20*time.Second, 50*time.Millisecond, fmt.Sprint(logs))
+}
