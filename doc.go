@@ -7,6 +7,8 @@
 //
 //   - [github.com/groundwork-go/groundwork/a11y]: WCAG contrast, accessible
 //     text colours, palette audits, their endpoints and AI-assisted reviews.
+//   - [github.com/groundwork-go/groundwork/forms]: forms, fields, steps,
+//     public submissions with uploads, notifications, a no-JavaScript page.
 //   - [github.com/groundwork-go/groundwork/auth]: API tokens with
 //     abilities, the bearer credentials of every admin API.
 //   - [github.com/groundwork-go/groundwork/store]: SQLite or Postgres,
@@ -15,8 +17,8 @@
 //   - [github.com/groundwork-go/groundwork/mail]: the Mailer the domains
 //     send through, over SMTP or into an in-memory outbox.
 //
-// Forms, bookings, web sign-in, reporting, email-list feeds and webhooks
-// join as their packages land.
+// Bookings, web sign-in, reporting, email-list feeds and webhooks join as
+// their packages land.
 //
 // # How the parts compose
 //

@@ -1,0 +1,76 @@
+package forms_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/forms/formstest"
+)
+
+// Build a form and take a submission through the service.
+func ExampleService_Submit() {
+	ctx := context.Background()
+	svc, _ := forms.NewService(formstest.NewFake(), nil) // formssql.New(db) in production
+
+	form := &forms.Form{Name: "Contact us", IsActive: true}
+	if err := svc.CreateForm(ctx, form); err != nil {
+		panic(err)
+	}
+	for _, f := range []*forms.Field{
+		{FormID: form.ID, Type: forms.TypeText, Label: "Your name", IsRequired: true},
+		{FormID: form.ID, Type: forms.TypeEmail, Label: "Email", IsRequired: true},
+	} {
+		if err := svc.CreateField(ctx, f); err != nil {
+			panic(err)
+		}
+	}
+	fields, _ := svc.Fields(ctx, form.ID)
+	fmt.Println(form.Slug, fields[0].Name, fields[1].Name)
+
+	_, err := svc.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{"your_name": {"Ann"}, "email": {"nope"}}})
+	fmt.Println(err)
+
+	res, err := svc.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{"your_name": {"Ann"}, "email": {"ann@example.com"}}})
+	fmt.Println(res.Message, res.Spam, err)
+	// Output:
+	// contact-us your_name email
+	// The Email field must be a valid email address.
+	// Form submitted successfully. false <nil>
+}
+
+// Mount the API in a host's mux; the admin routes want a bearer token
+// (an *auth.Service satisfies TokenVerifier), render and submit do not.
+func ExampleNewHandler() {
+	svc, _ := forms.NewService(formstest.NewFake(), nil)
+	_ = svc.CreateForm(context.Background(), &forms.Form{Name: "Feedback", IsActive: true})
+
+	h, err := forms.NewHandler(svc, &forms.HandlerOptions{Tokens: noTokens{}})
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/api/v1/forms", h)
+	mux.Handle("/api/v1/forms/", h)
+
+	for _, req := range []*http.Request{
+		httptest.NewRequest("GET", "/api/v1/forms", nil),
+		httptest.NewRequest("POST", "/api/v1/forms/feedback/submit", strings.NewReader(`{}`)),
+	} {
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, req)
+		fmt.Println(req.Method, req.URL.Path, w.Code)
+	}
+	// Output:
+	// GET /api/v1/forms 401
+	// POST /api/v1/forms/feedback/submit 201
+}
+
+// noTokens accepts no token at all.
+type noTokens struct{}
+
+func (noTokens) VerifyToken(context.Context, string) (string, []string, error) { return "", nil, nil }
