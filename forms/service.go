@@ -182,6 +182,16 @@ func (s *Service) Form(ctx context.Context, ref string) (*Form, error) {
 	return f, wrapNotFound(err, "Form")
 }
 
+// Count fills in the form's submission counts.
+func (s *Service) Count(ctx context.Context, f *Form) error {
+	total, unread, err := s.store.SubmissionCounts(ctx, f.ID)
+	if err != nil {
+		return fmt.Errorf("forms: count submissions: %w", err)
+	}
+	f.TotalSubmissions, f.UnreadSubmissions = total, unread
+	return nil
+}
+
 // ListForms lists forms, newest first; active filters by state when set.
 func (s *Service) ListForms(ctx context.Context, active *bool, page api.PageRequest) ([]Form, int, error) {
 	return s.store.ListForms(ctx, FormQuery{Active: active, Offset: page.Offset(), Limit: page.PerPage})
@@ -332,6 +342,9 @@ func (s *Service) UpdateForm(ctx context.Context, f *Form) error {
 		return fmt.Errorf("forms: update form: %w", wrapNotFound(err, "Form"))
 	}
 	*f = *saved
+	if err := s.Count(ctx, f); err != nil {
+		return err
+	}
 	s.fireForm(ctx, s.hooks.formUpdated(), f)
 	return nil
 }
@@ -374,8 +387,11 @@ type StepWithFields struct {
 	Fields []Field `json:"fields"`
 }
 
-// Detail loads a form's fields and steps.
+// Detail loads a form's fields, steps and submission counts.
 func (s *Service) Detail(ctx context.Context, f *Form) (*FormDetail, error) {
+	if err := s.Count(ctx, f); err != nil {
+		return nil, err
+	}
 	fields, err := s.store.Fields(ctx, f.ID)
 	if err != nil {
 		return nil, fmt.Errorf("forms: detail: %w", err)

@@ -22,9 +22,12 @@ type Store interface {
 	// DeleteForm deletes the form and all that belongs to it, and returns
 	// the blob keys of its uploads so the caller can remove the files.
 	DeleteForm(ctx context.Context, id int64) (uploadKeys []string, err error)
-	// Form and FormBySlug return a form with its submission counts.
+	// Form and FormBySlug return a form, without its submission counts
+	// (they stay zero): resolving a form is on every request's path.
 	Form(ctx context.Context, id int64) (*Form, error)
 	FormBySlug(ctx context.Context, slug string) (*Form, error)
+	// SubmissionCounts counts a form's submissions, and those unread.
+	SubmissionCounts(ctx context.Context, formID int64) (total, unread int, err error)
 	// ListForms returns a page of forms, newest first, with counts, and
 	// the number of forms matching.
 	ListForms(ctx context.Context, q FormQuery) ([]Form, int, error)

@@ -143,9 +143,13 @@ func (s *Store) DeleteForm(ctx context.Context, id int64) ([]string, error) {
 	return keys, nil
 }
 
+// formOnly are the form's own columns, counts left at zero.
+const formOnly = `f.id, f.name, f.slug, f.description, f.submit_button_text, f.success_message, f.redirect_url,
+	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.created_at, f.updated_at, 0 AS total, 0 AS unread`
+
 func (s *Store) formWhere(ctx context.Context, where string, arg any) (*forms.Form, error) {
 	var r formRow
-	err := s.db.Reader().GetContext(ctx, &r, s.q(`SELECT `+formColumns+` FROM forms_forms f WHERE `+where), false, arg)
+	err := s.db.Reader().GetContext(ctx, &r, s.q(`SELECT `+formOnly+` FROM forms_forms f WHERE `+where), arg)
 	if err != nil {
 		return nil, notFound("form", err)
 	}
@@ -161,6 +165,20 @@ func (s *Store) Form(ctx context.Context, id int64) (*forms.Form, error) {
 // FormBySlug implements forms.Store.
 func (s *Store) FormBySlug(ctx context.Context, slug string) (*forms.Form, error) {
 	return s.formWhere(ctx, "f.slug = ?", slug)
+}
+
+// SubmissionCounts implements forms.Store.
+func (s *Store) SubmissionCounts(ctx context.Context, formID int64) (int, int, error) {
+	var c struct {
+		Total  int `db:"total"`
+		Unread int `db:"unread"`
+	}
+	err := s.db.Reader().GetContext(ctx, &c, s.q(`SELECT COUNT(*) AS total,
+		COALESCE(SUM(CASE WHEN is_read = ? THEN 1 ELSE 0 END), 0) AS unread FROM forms_submissions WHERE form_id = ?`), false, formID)
+	if err != nil {
+		return 0, 0, fmt.Errorf("formssql: submission counts: %w", err)
+	}
+	return c.Total, c.Unread, nil
 }
 
 // ListForms implements forms.Store.

@@ -153,8 +153,16 @@ func (f *Fake) Form(_ context.Context, id int64) (*forms.Form, error) {
 	if !ok {
 		return nil, forms.ErrNotFound
 	}
-	out := deep(f.counts(fm))
+	out := deep(fm)
 	return &out, nil
+}
+
+// SubmissionCounts implements forms.Store.
+func (f *Fake) SubmissionCounts(_ context.Context, formID int64) (int, int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.counts(forms.Form{ID: formID})
+	return c.TotalSubmissions, c.UnreadSubmissions, nil
 }
 
 // FormBySlug implements forms.Store.
@@ -163,7 +171,7 @@ func (f *Fake) FormBySlug(_ context.Context, slug string) (*forms.Form, error) {
 	defer f.mu.Unlock()
 	for _, fm := range f.forms {
 		if fm.Slug == slug {
-			out := deep(f.counts(fm))
+			out := deep(fm)
 			return &out, nil
 		}
 	}

@@ -1,0 +1,187 @@
+package forms_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/forms/formssql"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// benchDialects are SQLite, and Postgres when TEST_DATABASE_URL is set.
+func benchDialects(b *testing.B, fn func(b *testing.B, d store.Dialect)) {
+	for _, d := range storetest.Dialects() {
+		b.Run(string(d), func(b *testing.B) { fn(b, d) })
+	}
+}
+
+// benchService builds a service on a fresh database with the 5-field
+// contact form the benchmarks use.
+func benchService(b *testing.B, d store.Dialect) (*forms.Service, *store.DB, *forms.Form) {
+	b.Helper()
+	db := storetest.Open(b, d, formssql.Migrations)
+	if d == store.Postgres {
+		// Loopback load: let the pool grow as it would in production.
+		db.SetMaxOpenConns(store.PostgresMaxOpenConns)
+		db.SetMaxIdleConns(store.PostgresMaxOpenConns)
+	}
+	svc, err := forms.NewService(formssql.New(db), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	f := &forms.Form{Name: "Contact", IsActive: true}
+	if err := svc.CreateForm(ctx, f); err != nil {
+		b.Fatal(err)
+	}
+	for _, fd := range []*forms.Field{
+		{Type: forms.TypeText, Label: "Name", IsRequired: true},
+		{Type: forms.TypeEmail, Label: "Email", IsRequired: true},
+		{Type: forms.TypePhone, Label: "Phone"},
+		{Type: forms.TypeSelect, Label: "Topic", FieldConfig: map[string]any{"options": []any{"sales", "support"}}},
+		{Type: forms.TypeTextarea, Label: "Message"},
+	} {
+		fd.FormID = f.ID
+		if err := svc.CreateField(ctx, fd); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return svc, db, f
+}
+
+func submissionBody(b *testing.B) (string, []byte) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for _, kv := range [][2]string{{"name", "Ann Example"}, {"email", "ann@example.test"}, {"phone", "+44 20 7946 0000"},
+		{"topic", "support"}, {"message", "Hello, I would like to know more about your product and its pricing."}} {
+		if err := w.WriteField(kv[0], kv[1]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return w.FormDataContentType(), buf.Bytes()
+}
+
+// BenchmarkSubmitHTTP posts the 5-field form over loopback HTTP from many
+// concurrent clients (keep-alive), end to end: routing, multipart
+// parsing, validation, the transaction, the 201. Submissions/s =
+// 1e9 / ns/op. The per-IP limit is off: all clients share 127.0.0.1.
+func BenchmarkSubmitHTTP(b *testing.B) {
+	benchDialects(b, func(b *testing.B, d store.Dialect) {
+		svc, db, form := benchService(b, d)
+		h, err := forms.NewHandler(svc, &forms.HandlerOptions{Tokens: testTokens, SubmitLimit: -1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		ct, body := submissionBody(b)
+		url := srv.URL + forms.PrefixDefault + "/" + form.Slug + "/submit"
+		transport := &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}
+		client := &http.Client{Transport: transport}
+		b.SetParallelism(16) // 32 clients on 2 cores
+		b.ReportAllocs()
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				res, err := client.Post(url, ct, bytes.NewReader(body))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != http.StatusCreated {
+					b.Errorf("status %d", res.StatusCode)
+					return
+				}
+			}
+		})
+		b.StopTimer()
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "submissions/s")
+		var n int
+		if err := db.Get(&n, "SELECT COUNT(*) FROM forms_submissions"); err != nil {
+			b.Fatal(err)
+		}
+		if n < b.N {
+			b.Fatalf("%d stored for %d sent", n, b.N)
+		}
+	})
+}
+
+// seedSubmissions stores n submissions of the form, five values each,
+// concurrently (8 writers) to save time.
+func seedSubmissions(b *testing.B, svc *forms.Service, form *forms.Form, n int) {
+	b.Helper()
+	ctx := context.Background()
+	fields, err := svc.Fields(ctx, form.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	jobs := make(chan int)
+	for range 8 {
+		wg.Go(func() {
+			for i := range jobs {
+				_, err := svc.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{
+					"name": {fmt.Sprintf("Person %d", i)}, "email": {fmt.Sprintf("p%d@example.test", i)}, "phone": {"+44 20 7946 0000"},
+					"topic": {"sales"}, "message": {"A message of a modest length, as real ones are."}}})
+				if err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	}
+	for i := range n {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+}
+
+// BenchmarkListSubmissions reads pages 1 and 500 (15 a page, values and
+// uploads included) of 10,000 submissions through the admin handler,
+// in-process: the server's time for one request.
+func BenchmarkListSubmissions(b *testing.B) {
+	benchDialects(b, func(b *testing.B, d store.Dialect) {
+		svc, _, form := benchService(b, d)
+		const n = 10_000
+		start := time.Now()
+		seedSubmissions(b, svc, form, n)
+		if testing.Verbose() {
+			fmt.Fprintf(os.Stderr, "seeded %d submissions on %s in %s\n", n, d, time.Since(start).Round(time.Millisecond))
+		}
+		h, err := forms.NewHandler(svc, &forms.HandlerOptions{Tokens: testTokens})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, page := range []int{1, 500} {
+			b.Run(fmt.Sprintf("Page%d", page), func(b *testing.B) {
+				target := fmt.Sprintf("%s/%s/submissions?page=%d", forms.PrefixDefault, form.Slug, page)
+				b.ReportAllocs()
+				for b.Loop() {
+					r := httptest.NewRequest(http.MethodGet, target, nil)
+					r.Header.Set("Authorization", "Bearer admin")
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, r)
+					if w.Code != http.StatusOK || !bytes.Contains(w.Body.Bytes(), []byte(`"total":10000`)) {
+						b.Fatalf("%d %.200s", w.Code, w.Body)
+					}
+				}
+			})
+		}
+	})
+}
