@@ -54,6 +54,21 @@ func isUniqueViolation(err error) bool {
 	return false
 }
 
+// IsForeignKeyViolation reports whether err is a foreign-key violation
+// from either database: a row refers to one that does not exist (or
+// still has rows referring to it).
+func IsForeignKeyViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "23503" // foreign_key_violation
+	}
+	var liteErr *sqlite.Error
+	if errors.As(err, &liteErr) {
+		return liteErr.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+	}
+	return false
+}
+
 type mappedError struct {
 	kind error
 	err  error

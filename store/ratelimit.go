@@ -138,7 +138,11 @@ func (l *MemoryRateLimiter) Hit(_ context.Context, key string, limit int, window
 
 // SQLRateLimiter is a [RateLimiter] whose counters live in the table
 // groundwork_rate_limits (see [CoreMigrations]), so every instance on the
-// database shares them. Each hit is one atomic upsert.
+// database shares them. Each hit is one atomic upsert. On Postgres the
+// upsert commits without waiting for its WAL to reach disk
+// (synchronous_commit off, for that statement alone): a crash may forget
+// the last fraction of a second of hits, which a rate limit can afford,
+// and a hit costs a third of a durable commit.
 type SQLRateLimiter struct {
 	db        *DB
 	opts      RateLimiterOptions
@@ -148,11 +152,18 @@ type SQLRateLimiter struct {
 
 // NewSQLRateLimiter returns a limiter counting in db.
 func NewSQLRateLimiter(db *DB, opts *RateLimiterOptions) *SQLRateLimiter {
+	insert := `INSERT INTO groundwork_rate_limits (key, hits, reset_at) VALUES (?, 1, ?)`
+	if db.Dialect() == Postgres {
+		// set_config(..., true) lasts until the statement's implicit
+		// transaction ends, so it governs that transaction's commit.
+		insert = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
+INSERT INTO groundwork_rate_limits (key, hits, reset_at) SELECT CAST(? AS TEXT), 1, CAST(? AS TIMESTAMPTZ) FROM async`
+	}
 	return &SQLRateLimiter{
 		db:   db,
 		opts: opts.withDefaults(),
 		// An expired window restarts at one hit; a live one counts on.
-		upsert: db.Rebind(`INSERT INTO groundwork_rate_limits (key, hits, reset_at) VALUES (?, 1, ?)
+		upsert: db.Rebind(insert + `
 ON CONFLICT (key) DO UPDATE SET
 	hits = CASE WHEN groundwork_rate_limits.reset_at <= ? THEN 1 ELSE groundwork_rate_limits.hits + 1 END,
 	reset_at = CASE WHEN groundwork_rate_limits.reset_at <= ? THEN excluded.reset_at ELSE groundwork_rate_limits.reset_at END

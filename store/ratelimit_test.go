@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -147,6 +148,30 @@ func TestSQLRateLimiterSweepDeletes(t *testing.T) {
 		require.NoError(t, db.SelectContext(ctx, &keys, "SELECT key FROM groundwork_rate_limits"))
 		require.Equal(t, []string{"d"}, keys)
 	})
+}
+
+// On Postgres a hit commits asynchronously; the setting must end with the
+// hit's own transaction, never linger on the pooled connection.
+func TestSQLRateLimiterLeavesSessionDurable(t *testing.T) {
+	t.Parallel()
+	if !slices.Contains(storetest.Dialects(), store.Postgres) {
+		t.Skip("TEST_DATABASE_URL is not set")
+	}
+	ctx := context.Background()
+	db := storetest.Open(t, store.Postgres)
+	db.SetMaxOpenConns(1) // every statement on the one connection
+	l := store.NewSQLRateLimiter(db, nil)
+	for range 3 {
+		res, err := l.Hit(ctx, "k", 10, time.Minute)
+		require.NoError(t, err)
+		require.True(t, res.Allowed)
+	}
+	var setting string
+	require.NoError(t, db.GetContext(ctx, &setting, "SHOW synchronous_commit"))
+	require.Equal(t, "on", setting)
+	var hits int
+	require.NoError(t, db.GetContext(ctx, &hits, "SELECT hits FROM groundwork_rate_limits WHERE key = 'k'"))
+	require.Equal(t, 3, hits)
 }
 
 func TestQueueSweepsRateLimits(t *testing.T) {
