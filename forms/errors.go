@@ -18,6 +18,10 @@ var (
 	ErrConflict = errors.New("forms: conflict")
 	// ErrInactive: the form does not take submissions.
 	ErrInactive = errors.New("forms: form is not active")
+	// ErrStale: a submission's FormVersion is no longer its form's
+	// version (or the form is gone): it was validated against a
+	// definition that has changed, and nothing was stored.
+	ErrStale = errors.New("forms: form definition changed")
 )
 
 // ValidationError lists what is wrong with an input, field by field. Its
@@ -30,4 +34,5 @@ var errorTable = api.Table{
 	{Err: ErrNotFound, Status: http.StatusNotFound, Message: "Not found."},
 	{Err: ErrInactive, Status: http.StatusNotFound, Message: "Form not found."},
 	{Err: ErrConflict, Status: http.StatusConflict, Message: "The resource was changed by another request; try again."},
+	{Err: ErrStale, Status: http.StatusConflict, Message: "The form was changed while it was being submitted; try again."},
 }

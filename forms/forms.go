@@ -22,9 +22,15 @@ type Form struct {
 	AllowStepNavigation bool      `json:"allow_step_navigation"`
 	CreatedAt           time.Time `json:"created_at"`
 	UpdatedAt           time.Time `json:"updated_at"`
-	// TotalSubmissions and UnreadSubmissions are counted on every read.
+	// TotalSubmissions and UnreadSubmissions are counted where the API
+	// shows them (lists and single reads), and zero elsewhere.
 	TotalSubmissions  int `json:"total_submissions_count"`
 	UnreadSubmissions int `json:"unread_submissions_count"`
+	// Version is incremented by every change to the form, its fields,
+	// steps or notifications. A submission validated against a cached definition
+	// carries it (Submission.FormVersion), and the store refuses it with
+	// ErrStale when the form has changed since.
+	Version int64 `json:"-"`
 }
 
 // Field types.
@@ -210,6 +216,10 @@ type Submission struct {
 	UpdatedAt  time.Time `json:"updated_at"`
 	Values     []Value   `json:"values"`
 	Uploads    []Upload  `json:"uploads"`
+	// FormVersion, when not zero, is the Form.Version the submission was
+	// validated against; the store stores it only if the form still has
+	// that version.
+	FormVersion int64 `json:"-"`
 }
 
 // Number is the submission's number: "FORM-<year>-<id>", the id padded

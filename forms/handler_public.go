@@ -100,9 +100,14 @@ type submitResponse struct {
 
 func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) {
 	html := wantsHTML(r)
-	form, err := h.activeForm(r)
-	if errors.Is(err, ErrNotFound) {
+	ref := r.PathValue("form")
+	def, err := h.svc.submitDefinition(r.Context(), ref)
+	form, fields := def.form, def.fields
+	if err == nil && !form.IsActive {
 		err = ErrInactive
+	}
+	if errors.Is(err, ErrNotFound) {
+		err = ErrInactive // the same 404 for missing and inactive forms
 	}
 	if err != nil {
 		if html {
@@ -124,11 +129,6 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	fields, err := h.svc.Fields(r.Context(), form.ID)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
 	req, err := h.readSubmission(w, r, form, fields)
 	if err != nil {
 		h.answerError(w, r, form, req, err, html)
@@ -138,7 +138,13 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) {
 	req.ReferrerURL = r.Referer()
 	req.IPAddress = api.ClientIPString(r, h.opts.TrustedProxies)
 	req.UserAgent = r.UserAgent()
-	res, err := h.svc.Submit(r.Context(), form, fields, req)
+	res, used, err := h.svc.submitChecked(r.Context(), ref, def, req)
+	if used != nil {
+		form = used
+	}
+	if errors.Is(err, ErrNotFound) {
+		err = ErrInactive // deleted since it was cached
+	}
 	if err != nil {
 		h.answerError(w, r, form, req, err, html)
 		return

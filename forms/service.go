@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,6 +84,7 @@ type Service struct {
 	extensions []string
 	logger     *slog.Logger
 	hooks      hooks
+	defs       definitions
 }
 
 // NewService returns the forms service on st.
@@ -111,6 +113,7 @@ func NewService(st Store, opts *Options) (*Service, error) {
 	if s.extensions == nil {
 		s.extensions = AllowedExtensionsDefault
 	}
+	s.extensions = slices.Clone(s.extensions) // never the caller's slice
 	for i, e := range s.extensions {
 		s.extensions[i] = strings.ToLower(strings.TrimPrefix(e, "."))
 	}
@@ -180,6 +183,19 @@ func (s *Service) Form(ctx context.Context, ref string) (*Form, error) {
 	}
 	f, err := s.store.FormBySlug(ctx, ref)
 	return f, wrapNotFound(err, "Form")
+}
+
+// FormWithFields finds a form as Form does, with its fields in order.
+func (s *Service) FormWithFields(ctx context.Context, ref string) (*Form, []Field, error) {
+	if allDigits.MatchString(ref) {
+		if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
+			if f, fields, err := s.store.FormWithFields(ctx, id, ""); !errors.Is(err, ErrNotFound) {
+				return f, fields, wrapNotFound(err, "Form")
+			}
+		}
+	}
+	f, fields, err := s.store.FormWithFields(ctx, 0, ref)
+	return f, fields, wrapNotFound(err, "Form")
 }
 
 // Count fills in the form's submission counts.

@@ -14,6 +14,10 @@ import (
 // step, submission, notification) of another form is ErrNotFound. Times
 // are stored in UTC to the microsecond; the caller sets them. Lists are in
 // a stable order with the ID as tie-breaker.
+//
+// Every write to a form, its fields, steps or notifications (UpdateForm and
+// the field, step and notification methods) increments Form.Version in the
+// same transaction; a new form starts at version 1.
 type Store interface {
 	// CreateForm stores f and sets its ID. A taken slug is ErrSlugTaken.
 	CreateForm(ctx context.Context, f *Form) error
@@ -26,6 +30,11 @@ type Store interface {
 	// (they stay zero): resolving a form is on every request's path.
 	Form(ctx context.Context, id int64) (*Form, error)
 	FormBySlug(ctx context.Context, slug string) (*Form, error)
+	// FormWithFields returns the form with the given slug (or, when slug
+	// is empty, the given ID) and its fields in order, as Form and Fields
+	// would, in one read where the store can: what the public submit
+	// endpoint needs on every request.
+	FormWithFields(ctx context.Context, id int64, slug string) (*Form, []Field, error)
 	// SubmissionCounts counts a form's submissions, and those unread.
 	SubmissionCounts(ctx context.Context, formID int64) (total, unread int, err error)
 	// ListForms returns a page of forms, newest first, with counts, and
@@ -60,7 +69,11 @@ type Store interface {
 	// IDs. Before it commits, it calls then with its transaction (nil for
 	// stores without SQL transactions), so that work such as queueing jobs
 	// commits or rolls back with the submission; an error from then rolls
-	// everything back and is returned.
+	// everything back and is returned. then may be nil: nothing else to
+	// do, and no transaction needed beyond the store's own. When
+	// s.FormVersion is not zero and is not the form's version (or the form
+	// is gone), nothing is stored and the error is ErrStale; a submission
+	// of a missing form is otherwise ErrNotFound.
 	CreateSubmission(ctx context.Context, s *Submission, then func(context.Context, *sql.Tx) error) error
 	// Submission returns a submission of the form with values and uploads.
 	Submission(ctx context.Context, formID, id int64) (*Submission, error)

@@ -218,12 +218,20 @@ func (s *Service) discardFiles(ctx context.Context, files map[string]*IncomingFi
 // run once it has committed. Files in req are kept only if the submission
 // is stored.
 func (s *Service) Submit(ctx context.Context, form *Form, fields []Field, req *SubmitRequest) (*SubmitResult, error) {
-	kept := false
-	defer func() {
-		if !kept {
-			s.discardFiles(ctx, req.Files)
-		}
-	}()
+	res, err := s.submit(ctx, definition{form: form, fields: fields}, req, false)
+	if err != nil {
+		s.discardFiles(ctx, req.Files)
+	}
+	return res, err
+}
+
+// submit is Submit leaving req's files alone when it fails. When it
+// succeeds, the files it did not store (those of hidden fields) are
+// deleted and the stored ones removed from req.Files. With checked, the
+// store refuses the submission (ErrStale) if the form's version is no
+// longer def.form.Version.
+func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest, checked bool) (*SubmitResult, error) {
+	form, fields := def.form, def.fields
 	if !form.IsActive {
 		return nil, ErrInactive
 	}
@@ -264,32 +272,37 @@ func (s *Service) Submit(ctx context.Context, form *Form, fields []Field, req *S
 		return nil, err
 	}
 	sub.IsSpam = req.Honeypot != "" || s.tooFast(req.LoadedAt, now)
-	var notifications []Notification
-	if !sub.IsSpam && s.enqueuer != nil {
+	if checked {
+		sub.FormVersion = form.Version
+	}
+	notifications := def.notifications
+	if !sub.IsSpam && s.enqueuer != nil && notifications == nil {
 		var err error
 		if notifications, err = s.store.Notifications(ctx, form.ID); err != nil {
 			return nil, fmt.Errorf("forms: submit: %w", err)
 		}
 	}
 	event := SubmissionEvent{Form: form, Submission: sub}
-	err := s.store.CreateSubmission(ctx, sub, func(ctx context.Context, tx *sql.Tx) error {
-		if sub.IsSpam {
-			return nil
-		}
-		if err := s.queueNotifications(ctx, tx, notifications, sub, a, names); err != nil {
-			return err
-		}
-		for _, h := range snapshot(&s.hooks.mu, s.hooks.submissionTx) {
-			if err := h(ctx, tx, event); err != nil {
+	// then stays nil when there is nothing to do inside the transaction,
+	// which lets a store skip the transaction.
+	var then func(context.Context, *sql.Tx) error
+	if txHooks := snapshot(&s.hooks.mu, s.hooks.submissionTx); !sub.IsSpam && (len(notifications) > 0 || len(txHooks) > 0) {
+		then = func(ctx context.Context, tx *sql.Tx) error {
+			if err := s.queueNotifications(ctx, tx, notifications, sub, a, names); err != nil {
 				return err
 			}
+			for _, h := range txHooks {
+				if err := h(ctx, tx, event); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
-		return nil
-	})
+	}
+	err := s.store.CreateSubmission(ctx, sub, then)
 	if err != nil {
 		return nil, fmt.Errorf("forms: submit: %w", err)
 	}
-	kept = true
 	// Files of hidden fields were not stored with the submission.
 	stored := map[string]bool{}
 	for _, u := range sub.Uploads {
@@ -353,6 +366,15 @@ func (s *Service) checkAnswer(v *ValidationError, f *Field, raw []string, file *
 				v.Add(key, fmt.Sprintf("The %s field is required.", name))
 			}
 			return value, false
+		}
+		// AcceptFile checked the file against the field as it was then;
+		// the field may have changed since (a stale definition), so the
+		// type and size limits are checked again.
+		if allowed := s.allowedTypes(f); !slices.Contains(allowed, extension(file.StoredName)) {
+			v.Add(key, fmt.Sprintf("The %s field must be a file of type: %s.", name, strings.Join(allowed, ", ")))
+		}
+		if limit := s.maxFileSize(f); file.Size > limit {
+			v.Add(key, fmt.Sprintf("The %s field must not be greater than %d kilobytes.", name, limit/1024))
 		}
 		kb := float64(file.Size) / 1024
 		rules := f.ValidationRules

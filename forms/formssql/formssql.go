@@ -5,12 +5,15 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/store"
@@ -74,6 +77,7 @@ type formRow struct {
 	AllowStepNavigation bool       `db:"allow_step_navigation"`
 	CreatedAt           store.Time `db:"created_at"`
 	UpdatedAt           store.Time `db:"updated_at"`
+	Version             int64      `db:"version"`
 	Total               int        `db:"total"`
 	Unread              int        `db:"unread"`
 }
@@ -82,11 +86,11 @@ func (r formRow) form() forms.Form {
 	return forms.Form{ID: r.ID, Name: r.Name, Slug: r.Slug, Description: r.Description, SubmitButtonText: r.SubmitButtonText,
 		SuccessMessage: r.SuccessMessage, RedirectURL: r.RedirectURL, IsActive: r.IsActive, IsMultiStep: r.IsMultiStep,
 		ShowProgressBar: r.ShowProgressBar, AllowStepNavigation: r.AllowStepNavigation, CreatedAt: r.CreatedAt.Time,
-		UpdatedAt: r.UpdatedAt.Time, TotalSubmissions: r.Total, UnreadSubmissions: r.Unread}
+		UpdatedAt: r.UpdatedAt.Time, Version: r.Version, TotalSubmissions: r.Total, UnreadSubmissions: r.Unread}
 }
 
 const formColumns = `f.id, f.name, f.slug, f.description, f.submit_button_text, f.success_message, f.redirect_url,
-	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.created_at, f.updated_at,
+	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.created_at, f.updated_at, f.version,
 	(SELECT COUNT(*) FROM forms_submissions s WHERE s.form_id = f.id) AS total,
 	(SELECT COUNT(*) FROM forms_submissions s WHERE s.form_id = f.id AND s.is_read = ?) AS unread`
 
@@ -101,9 +105,9 @@ func slugError(err error) error {
 func (s *Store) CreateForm(ctx context.Context, f *forms.Form) error {
 	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO forms_forms (name, slug, description, submit_button_text,
 		success_message, redirect_url, is_active, is_multi_step, show_progress_bar, allow_step_navigation, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, version`),
 		f.Name, f.Slug, f.Description, f.SubmitButtonText, f.SuccessMessage, f.RedirectURL, f.IsActive, f.IsMultiStep,
-		f.ShowProgressBar, f.AllowStepNavigation, store.NewTime(f.CreatedAt), store.NewTime(f.UpdatedAt)).Scan(&f.ID)
+		f.ShowProgressBar, f.AllowStepNavigation, store.NewTime(f.CreatedAt), store.NewTime(f.UpdatedAt)).Scan(&f.ID, &f.Version)
 	if err != nil {
 		return fmt.Errorf("formssql: create form: %w", slugError(err))
 	}
@@ -112,15 +116,31 @@ func (s *Store) CreateForm(ctx context.Context, f *forms.Form) error {
 
 // UpdateForm implements forms.Store.
 func (s *Store) UpdateForm(ctx context.Context, f *forms.Form) error {
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE forms_forms SET name = ?, slug = ?, description = ?, submit_button_text = ?,
+	err := s.db.QueryRowxContext(ctx, s.q(`UPDATE forms_forms SET name = ?, slug = ?, description = ?, submit_button_text = ?,
 		success_message = ?, redirect_url = ?, is_active = ?, is_multi_step = ?, show_progress_bar = ?,
-		allow_step_navigation = ?, updated_at = ? WHERE id = ?`),
+		allow_step_navigation = ?, updated_at = ?, version = version + 1 WHERE id = ? RETURNING version`),
 		f.Name, f.Slug, f.Description, f.SubmitButtonText, f.SuccessMessage, f.RedirectURL, f.IsActive, f.IsMultiStep,
-		f.ShowProgressBar, f.AllowStepNavigation, store.NewTime(f.UpdatedAt), f.ID)
+		f.ShowProgressBar, f.AllowStepNavigation, store.NewTime(f.UpdatedAt), f.ID).Scan(&f.Version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return forms.ErrNotFound
+	}
 	if err != nil {
 		return fmt.Errorf("formssql: update form: %w", slugError(err))
 	}
-	return affected("update form", res, nil)
+	return nil
+}
+
+// changeDefinition runs fn, a change to a form's fields, steps or
+// notifications, in a
+// transaction that also increments the form's version.
+func (s *Store) changeDefinition(ctx context.Context, formID int64, fn func(tx *sqlx.Tx) error) error {
+	return s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE forms_forms SET version = version + 1 WHERE id = ?`), formID)
+		return err
+	})
 }
 
 // DeleteForm implements forms.Store.
@@ -145,7 +165,8 @@ func (s *Store) DeleteForm(ctx context.Context, id int64) ([]string, error) {
 
 // formOnly are the form's own columns, counts left at zero.
 const formOnly = `f.id, f.name, f.slug, f.description, f.submit_button_text, f.success_message, f.redirect_url,
-	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.created_at, f.updated_at, 0 AS total, 0 AS unread`
+	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.created_at, f.updated_at, f.version,
+	0 AS total, 0 AS unread`
 
 func (s *Store) formWhere(ctx context.Context, where string, arg any) (*forms.Form, error) {
 	var r formRow
@@ -165,6 +186,47 @@ func (s *Store) Form(ctx context.Context, id int64) (*forms.Form, error) {
 // FormBySlug implements forms.Store.
 func (s *Store) FormBySlug(ctx context.Context, slug string) (*forms.Form, error) {
 	return s.formWhere(ctx, "f.slug = ?", slug)
+}
+
+// formFieldRow is a row of a form joined with one of its fields.
+type formFieldRow struct {
+	formRow
+	Field fieldRow `db:"d"`
+}
+
+// formFieldColumns are formOnly and the fields' columns named "d.<column>".
+var formFieldColumns = func() string {
+	var b strings.Builder
+	b.WriteString(formOnly)
+	for c := range strings.SplitSeq(fieldColumns, ",") {
+		c = strings.TrimSpace(c)
+		fmt.Fprintf(&b, `, d.%s AS "d.%s"`, c, c)
+	}
+	return b.String()
+}()
+
+// FormWithFields implements forms.Store: one query joining the form to
+// its fields, and a second only for a form without fields.
+func (s *Store) FormWithFields(ctx context.Context, id int64, slug string) (*forms.Form, []forms.Field, error) {
+	where, arg := "f.id = ?", any(id)
+	if slug != "" {
+		where, arg = "f.slug = ?", slug
+	}
+	var rows []formFieldRow
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT `+formFieldColumns+` FROM forms_forms f
+		JOIN forms_fields d ON d.form_id = f.id WHERE `+where+` ORDER BY d.sort_order, d.id`), arg); err != nil {
+		return nil, nil, fmt.Errorf("formssql: form with fields: %w", err)
+	}
+	if len(rows) == 0 {
+		f, err := s.formWhere(ctx, where, arg)
+		return f, []forms.Field{}, err
+	}
+	f := rows[0].form()
+	fields := make([]forms.Field, len(rows))
+	for i, r := range rows {
+		fields[i] = r.Field.field()
+	}
+	return &f, fields, nil
 }
 
 // SubmissionCounts implements forms.Store.
@@ -289,15 +351,17 @@ const stepScope = `(step_id = ? OR (step_id IS NULL AND CAST(? AS BIGINT) IS NUL
 
 // CreateField implements forms.Store.
 func (s *Store) CreateField(ctx context.Context, f *forms.Field) error {
-	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO forms_fields (form_id, step_id, uuid, name, type, label, placeholder,
+	err := s.changeDefinition(ctx, f.FormID, func(tx *sqlx.Tx) error {
+		return tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO forms_fields (form_id, step_id, uuid, name, type, label, placeholder,
 		help_text, is_required, validation_rules, field_config, default_value, conditional_logic, width, css_classes, sort_order,
 		created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
 			(SELECT COALESCE(MAX(sort_order), 0) + 1 FROM forms_fields WHERE form_id = ? AND `+stepScope+`), ?, ?)
 		RETURNING id, sort_order`),
-		f.FormID, f.StepID, f.UUID, f.Name, f.Type, f.Label, f.Placeholder, f.HelpText, f.IsRequired,
-		store.JSON[forms.ValidationRules]{V: f.ValidationRules}, config(f), f.DefaultValue, logic(f.ConditionalLogic), f.Width,
-		f.CSSClasses, f.FormID, f.StepID, f.StepID, store.NewTime(f.CreatedAt), store.NewTime(f.UpdatedAt)).Scan(&f.ID, &f.SortOrder)
+			f.FormID, f.StepID, f.UUID, f.Name, f.Type, f.Label, f.Placeholder, f.HelpText, f.IsRequired,
+			store.JSON[forms.ValidationRules]{V: f.ValidationRules}, config(f), f.DefaultValue, logic(f.ConditionalLogic), f.Width,
+			f.CSSClasses, f.FormID, f.StepID, f.StepID, store.NewTime(f.CreatedAt), store.NewTime(f.UpdatedAt)).Scan(&f.ID, &f.SortOrder)
+	})
 	if err != nil {
 		if store.IsUniqueViolation(err) {
 			return forms.ErrConflict
@@ -309,26 +373,39 @@ func (s *Store) CreateField(ctx context.Context, f *forms.Field) error {
 
 // UpdateField implements forms.Store.
 func (s *Store) UpdateField(ctx context.Context, f *forms.Field) error {
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE forms_fields SET step_id = ?, name = ?, type = ?, label = ?, placeholder = ?,
+	err := s.changeDefinition(ctx, f.FormID, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE forms_fields SET step_id = ?, name = ?, type = ?, label = ?, placeholder = ?,
 		help_text = ?, is_required = ?, validation_rules = ?, field_config = ?, default_value = ?, conditional_logic = ?,
 		width = ?, css_classes = ?, sort_order = ?, updated_at = ? WHERE id = ? AND form_id = ?`),
-		f.StepID, f.Name, f.Type, f.Label, f.Placeholder, f.HelpText, f.IsRequired, store.JSON[forms.ValidationRules]{V: f.ValidationRules},
-		config(f), f.DefaultValue, logic(f.ConditionalLogic), f.Width, f.CSSClasses, f.SortOrder, store.NewTime(f.UpdatedAt), f.ID, f.FormID)
-	if store.IsUniqueViolation(err) {
-		return forms.ErrConflict
+			f.StepID, f.Name, f.Type, f.Label, f.Placeholder, f.HelpText, f.IsRequired, store.JSON[forms.ValidationRules]{V: f.ValidationRules},
+			config(f), f.DefaultValue, logic(f.ConditionalLogic), f.Width, f.CSSClasses, f.SortOrder, store.NewTime(f.UpdatedAt), f.ID, f.FormID)
+		if store.IsUniqueViolation(err) {
+			return forms.ErrConflict
+		}
+		return affected("update field", res, err)
+	})
+	return definitionError("update field", err)
+}
+
+// definitionError passes the store's sentinels through and wraps the rest.
+func definitionError(what string, err error) error {
+	if err == nil || errors.Is(err, forms.ErrNotFound) || errors.Is(err, forms.ErrConflict) {
+		return err
 	}
-	return affected("update field", res, err)
+	return fmt.Errorf("formssql: %s: %w", what, err)
 }
 
 // DeleteField implements forms.Store.
 func (s *Store) DeleteField(ctx context.Context, formID, id int64) error {
-	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM forms_fields WHERE id = ? AND form_id = ?`), id, formID)
-	return affected("delete field", res, err)
+	return definitionError("delete field", s.changeDefinition(ctx, formID, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM forms_fields WHERE id = ? AND form_id = ?`), id, formID)
+		return affected("delete field", res, err)
+	}))
 }
 
 // SetFieldOrder implements forms.Store.
 func (s *Store) SetFieldOrder(ctx context.Context, formID int64, order []forms.FieldPlace) error {
-	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+	err := s.changeDefinition(ctx, formID, func(tx *sqlx.Tx) error {
 		stmt, err := tx.PreparexContext(ctx, tx.Rebind(`UPDATE forms_fields SET step_id = ?, sort_order = ? WHERE id = ? AND form_id = ?`))
 		if err != nil {
 			return err
@@ -383,12 +460,14 @@ func (s *Store) Steps(ctx context.Context, formID int64) ([]forms.Step, error) {
 
 // CreateStep implements forms.Store.
 func (s *Store) CreateStep(ctx context.Context, st *forms.Step) error {
-	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO forms_steps (form_id, title, description, next_button_text,
+	err := s.changeDefinition(ctx, st.FormID, func(tx *sqlx.Tx) error {
+		return tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO forms_steps (form_id, title, description, next_button_text,
 		prev_button_text, sort_order, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(sort_order), 0) + 1 FROM forms_steps WHERE form_id = ?), ?, ?)
 		RETURNING id, sort_order`),
-		st.FormID, st.Title, st.Description, st.NextButtonText, st.PrevButtonText, st.FormID,
-		store.NewTime(st.CreatedAt), store.NewTime(st.UpdatedAt)).Scan(&st.ID, &st.SortOrder)
+			st.FormID, st.Title, st.Description, st.NextButtonText, st.PrevButtonText, st.FormID,
+			store.NewTime(st.CreatedAt), store.NewTime(st.UpdatedAt)).Scan(&st.ID, &st.SortOrder)
+	})
 	if err != nil {
 		return fmt.Errorf("formssql: create step: %w", store.MapError(err))
 	}
@@ -397,15 +476,17 @@ func (s *Store) CreateStep(ctx context.Context, st *forms.Step) error {
 
 // UpdateStep implements forms.Store.
 func (s *Store) UpdateStep(ctx context.Context, st *forms.Step) error {
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE forms_steps SET title = ?, description = ?, next_button_text = ?,
-		prev_button_text = ?, updated_at = ? WHERE id = ? AND form_id = ?`),
-		st.Title, st.Description, st.NextButtonText, st.PrevButtonText, store.NewTime(st.UpdatedAt), st.ID, st.FormID)
-	return affected("update step", res, err)
+	return definitionError("update step", s.changeDefinition(ctx, st.FormID, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE forms_steps SET title = ?, description = ?, next_button_text = ?,
+			prev_button_text = ?, updated_at = ? WHERE id = ? AND form_id = ?`),
+			st.Title, st.Description, st.NextButtonText, st.PrevButtonText, store.NewTime(st.UpdatedAt), st.ID, st.FormID)
+		return affected("update step", res, err)
+	}))
 }
 
 // DeleteStep implements forms.Store.
 func (s *Store) DeleteStep(ctx context.Context, formID, id int64, moveTo *int64) error {
-	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+	err := s.changeDefinition(ctx, formID, func(tx *sqlx.Tx) error {
 		// Append the step's fields to the target, keeping their order.
 		var last int
 		if err := tx.GetContext(ctx, &last, tx.Rebind(`SELECT COALESCE(MAX(sort_order), 0) FROM forms_fields
@@ -427,7 +508,7 @@ func (s *Store) DeleteStep(ctx context.Context, formID, id int64, moveTo *int64)
 
 // SetStepOrder implements forms.Store.
 func (s *Store) SetStepOrder(ctx context.Context, formID int64, ids []int64) error {
-	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+	err := s.changeDefinition(ctx, formID, func(tx *sqlx.Tx) error {
 		for i, id := range ids {
 			res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE forms_steps SET sort_order = ? WHERE id = ? AND form_id = ?`), i+1, id, formID)
 			if err := affected("order step", res, err); err != nil {
@@ -469,88 +550,227 @@ func (r submissionRow) submission() forms.Submission {
 }
 
 // CreateSubmission implements forms.Store.
+//
+// On Postgres a submission without uploads is one statement (a
+// data-modifying WITH), and with nothing for then to do it runs without
+// an explicit transaction: one round trip instead of four.
 func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, then func(context.Context, *sql.Tx) error) error {
-	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
-		created := store.NewTime(sub.CreatedAt)
-		if err := tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO forms_submissions (form_id, page_url, referrer_url, ip_address,
-			user_agent, is_read, is_spam, is_starred, admin_notes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			RETURNING id`), sub.FormID, sub.PageURL, sub.ReferrerURL, sub.IPAddress, sub.UserAgent, sub.IsRead, sub.IsSpam,
-			sub.IsStarred, sub.AdminNotes, created, store.NewTime(sub.UpdatedAt)).Scan(&sub.ID); err != nil {
-			return err
-		}
-		uploadIDs := map[string]int64{}
-		for i := range sub.Uploads {
-			u := &sub.Uploads[i]
-			u.SubmissionID = sub.ID
-			if err := tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO forms_uploads (submission_id, field_id, original_name,
-				stored_name, blob_key, mime_type, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-				sub.ID, u.FieldID, u.OriginalName, u.StoredName, u.Key, u.MimeType, u.Size, store.NewTime(u.CreatedAt)).Scan(&u.ID); err != nil {
-				return err
-			}
-			uploadIDs[u.FieldName] = u.ID
-		}
-		if len(sub.Values) > 0 {
-			var b strings.Builder
-			args := make([]any, 0, len(sub.Values)*10)
-			b.WriteString(`INSERT INTO forms_values (submission_id, field_id, field_name, field_label, field_type, value,
-				value_array, display_value, upload_id, created_at) VALUES `)
-			for i := range sub.Values {
-				v := &sub.Values[i]
-				v.SubmissionID = sub.ID
-				if id, ok := uploadIDs[v.FieldName]; ok && v.FieldType == forms.TypeFile {
-					v.UploadID = &id
-				}
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-				var arr any
-				if v.ValueArray != nil {
-					arr = store.JSON[[]string]{V: v.ValueArray}
-				}
-				args = append(args, sub.ID, v.FieldID, v.FieldName, v.FieldLabel, v.FieldType, v.Value, arr, v.DisplayValue,
-					v.UploadID, store.NewTime(v.CreatedAt))
-			}
-			b.WriteString(" RETURNING id, field_name")
-			rows, err := tx.QueryContext(ctx, tx.Rebind(b.String()), args...)
-			if err != nil {
-				return err
-			}
-			// The order of RETURNING rows is not promised; names are
-			// unique within a submission.
-			ids := make(map[string]int64, len(sub.Values))
-			for rows.Next() {
-				var id int64
-				var name string
-				if err := rows.Scan(&id, &name); err != nil {
-					rows.Close()
+	oneStatement := s.db.Dialect() == store.Postgres && len(sub.Uploads) == 0
+	var err error
+	if oneStatement && then == nil {
+		err = store.MapError(insertSubmissionPostgres(ctx, s.db, sub))
+	} else {
+		err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+			if oneStatement {
+				if err := insertSubmissionPostgres(ctx, tx, sub); err != nil {
 					return err
 				}
-				ids[name] = id
-			}
-			if err := rows.Close(); err != nil {
+			} else if err := checkVersion(ctx, tx, sub); err != nil {
+				return err
+			} else if err := insertSubmission(ctx, tx, sub); err != nil {
 				return err
 			}
-			if err := rows.Err(); err != nil {
-				return err
+			if then != nil {
+				return then(ctx, tx.Tx)
 			}
-			for i := range sub.Values {
-				sub.Values[i].ID = ids[sub.Values[i].FieldName]
-			}
-		}
-		if then != nil {
-			return then(ctx, tx.Tx)
-		}
-		return nil
-	})
+			return nil
+		})
+	}
+	if store.IsForeignKeyViolation(err) {
+		// The form was deleted since the caller read it.
+		return fmt.Errorf("formssql: create submission: %w: %w", noForm(sub), err)
+	}
+	if errors.Is(err, forms.ErrStale) || errors.Is(err, forms.ErrNotFound) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("formssql: create submission: %w", err)
 	}
 	return nil
 }
 
-// attach loads the values and uploads of subs (from db or tx).
-func (s *Store) attach(ctx context.Context, q sqlx.QueryerContext, subs []forms.Submission) error {
+// insertSubmissionPostgres stores a submission without uploads and its
+// values in one statement; the values travel as arrays, so the statement
+// text (and its prepared plan) is the same for every form.
+func insertSubmissionPostgres(ctx context.Context, q sqlx.QueryerContext, sub *forms.Submission) error {
+	n := len(sub.Values)
+	fieldIDs, names, labels, types := make([]*int64, n), make([]string, n), make([]string, n), make([]string, n)
+	values, arrays, displays, created := make([]*string, n), make([]*string, n), make([]string, n), make([]time.Time, n)
+	for i := range sub.Values {
+		v := &sub.Values[i]
+		fieldIDs[i], names[i], labels[i], types[i], values[i], displays[i] = v.FieldID, v.FieldName, v.FieldLabel, v.FieldType, v.Value, v.DisplayValue
+		created[i] = store.NewTime(v.CreatedAt).Time
+		if v.ValueArray != nil {
+			b, err := json.Marshal(v.ValueArray)
+			if err != nil {
+				return err
+			}
+			a := string(b)
+			arrays[i] = &a
+		}
+	}
+	// f is the form, if it still has the version the submission was
+	// validated against; without it nothing is inserted.
+	rows, err := q.QueryContext(ctx, `WITH f AS (
+		SELECT id FROM forms_forms WHERE id = $1 AND ($20::bigint = 0 OR version = $20::bigint)
+	), s AS (
+		INSERT INTO forms_submissions (form_id, page_url, referrer_url, ip_address, user_agent, is_read, is_spam, is_starred,
+			admin_notes, created_at, updated_at)
+		SELECT f.id, $2::text, $3::text, $4::text, $5::text, $6::boolean, $7::boolean, $8::boolean, $9::text,
+			$10::timestamptz, $11::timestamptz FROM f RETURNING id
+	), v AS (
+		INSERT INTO forms_values (submission_id, field_id, field_name, field_label, field_type, value, value_array,
+			display_value, created_at)
+		SELECT s.id, x.field_id, x.field_name, x.field_label, x.field_type, x.value, x.value_array::jsonb, x.display_value, x.created_at
+		FROM s, unnest($12::bigint[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::timestamptz[])
+			AS x(field_id, field_name, field_label, field_type, value, value_array, display_value, created_at)
+		RETURNING id, field_name
+	)
+	SELECT s.id, v.id, v.field_name FROM s LEFT JOIN v ON TRUE`,
+		sub.FormID, sub.PageURL, sub.ReferrerURL, sub.IPAddress, sub.UserAgent, sub.IsRead, sub.IsSpam, sub.IsStarred,
+		sub.AdminNotes, store.NewTime(sub.CreatedAt), store.NewTime(sub.UpdatedAt),
+		fieldIDs, names, labels, types, values, arrays, displays, created, sub.FormVersion)
+	if err != nil {
+		return err
+	}
+	ids := make(map[string]int64, n)
+	sub.ID = 0
+	for rows.Next() {
+		var id int64
+		var valueID *int64
+		var name *string
+		if err := rows.Scan(&id, &valueID, &name); err != nil {
+			rows.Close()
+			return err
+		}
+		sub.ID = id
+		if valueID != nil && name != nil {
+			ids[*name] = *valueID
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if sub.ID == 0 {
+		return noForm(sub)
+	}
+	return setValueIDs(sub, ids)
+}
+
+// noForm is the error for a submission whose form is gone or, when it
+// carries a version, has another version.
+func noForm(sub *forms.Submission) error {
+	if sub.FormVersion != 0 {
+		return forms.ErrStale
+	}
+	return forms.ErrNotFound
+}
+
+// checkVersion refuses, inside tx, a submission whose form has changed
+// since it was validated (as the single Postgres statement does).
+func checkVersion(ctx context.Context, tx *sqlx.Tx, sub *forms.Submission) error {
+	if sub.FormVersion == 0 {
+		return nil // the foreign key stands for a missing form
+	}
+	var version int64
+	err := tx.GetContext(ctx, &version, tx.Rebind(`SELECT version FROM forms_forms WHERE id = ?`), sub.FormID)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && version != sub.FormVersion) {
+		return forms.ErrStale
+	}
+	return err
+}
+
+// setValueIDs sets the submission's ID on its values and their own IDs
+// from ids (by field name: unique within a submission, and RETURNING
+// promises no order).
+func setValueIDs(sub *forms.Submission, ids map[string]int64) error {
+	for i := range sub.Values {
+		v := &sub.Values[i]
+		id, ok := ids[v.FieldName]
+		if !ok {
+			return fmt.Errorf("no id returned for value %q", v.FieldName)
+		}
+		v.SubmissionID, v.ID = sub.ID, id
+	}
+	return nil
+}
+
+// insertSubmission stores a submission, its uploads and its values with
+// one statement each, in tx.
+func insertSubmission(ctx context.Context, tx *sqlx.Tx, sub *forms.Submission) error {
+	created := store.NewTime(sub.CreatedAt)
+	if err := tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO forms_submissions (form_id, page_url, referrer_url, ip_address,
+			user_agent, is_read, is_spam, is_starred, admin_notes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			RETURNING id`), sub.FormID, sub.PageURL, sub.ReferrerURL, sub.IPAddress, sub.UserAgent, sub.IsRead, sub.IsSpam,
+		sub.IsStarred, sub.AdminNotes, created, store.NewTime(sub.UpdatedAt)).Scan(&sub.ID); err != nil {
+		return err
+	}
+	uploadIDs := map[string]int64{}
+	for i := range sub.Uploads {
+		u := &sub.Uploads[i]
+		u.SubmissionID = sub.ID
+		if err := tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO forms_uploads (submission_id, field_id, original_name,
+				stored_name, blob_key, mime_type, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+			sub.ID, u.FieldID, u.OriginalName, u.StoredName, u.Key, u.MimeType, u.Size, store.NewTime(u.CreatedAt)).Scan(&u.ID); err != nil {
+			return err
+		}
+		uploadIDs[u.FieldName] = u.ID
+	}
+	if len(sub.Values) > 0 {
+		var b strings.Builder
+		args := make([]any, 0, len(sub.Values)*10)
+		b.WriteString(`INSERT INTO forms_values (submission_id, field_id, field_name, field_label, field_type, value,
+				value_array, display_value, upload_id, created_at) VALUES `)
+		for i := range sub.Values {
+			v := &sub.Values[i]
+			v.SubmissionID = sub.ID
+			if id, ok := uploadIDs[v.FieldName]; ok && v.FieldType == forms.TypeFile {
+				v.UploadID = &id
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+			var arr any
+			if v.ValueArray != nil {
+				arr = store.JSON[[]string]{V: v.ValueArray}
+			}
+			args = append(args, sub.ID, v.FieldID, v.FieldName, v.FieldLabel, v.FieldType, v.Value, arr, v.DisplayValue,
+				v.UploadID, store.NewTime(v.CreatedAt))
+		}
+		b.WriteString(" RETURNING id, field_name")
+		rows, err := tx.QueryContext(ctx, tx.Rebind(b.String()), args...)
+		if err != nil {
+			return err
+		}
+		// The order of RETURNING rows is not promised; names are
+		// unique within a submission.
+		ids := make(map[string]int64, len(sub.Values))
+		for rows.Next() {
+			var id int64
+			var name string
+			if err := rows.Scan(&id, &name); err != nil {
+				rows.Close()
+				return err
+			}
+			ids[name] = id
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return setValueIDs(sub, ids)
+	}
+	return nil
+}
+
+// attach loads the values and uploads of subs, the two at once.
+func (s *Store) attach(ctx context.Context, subs []forms.Submission) error {
 	if len(subs) == 0 {
 		return nil
 	}
@@ -560,27 +780,38 @@ func (s *Store) attach(ctx context.Context, q sqlx.QueryerContext, subs []forms.
 		ids[i] = sub.ID
 		index[sub.ID] = i
 	}
-	query, args, err := sqlx.In(`SELECT id, submission_id, field_id, field_name, field_label, field_type, value, value_array,
-		display_value, upload_id, created_at FROM forms_values WHERE submission_id IN (?) ORDER BY submission_id, id`, ids)
-	if err != nil {
-		return err
-	}
+	db := s.db.Reader()
 	var values []valueRow
-	if err := sqlx.SelectContext(ctx, q, &values, s.q(query), args...); err != nil {
-		return fmt.Errorf("values: %w", err)
+	var uploads []uploadRow
+	var g errgroup.Group
+	g.Go(func() error {
+		query, args, err := sqlx.In(`SELECT id, submission_id, field_id, field_name, field_label, field_type, value, value_array,
+			display_value, upload_id, created_at FROM forms_values WHERE submission_id IN (?) ORDER BY submission_id, id`, ids)
+		if err == nil {
+			err = db.SelectContext(ctx, &values, s.q(query), args...)
+		}
+		if err != nil {
+			return fmt.Errorf("values: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		query, args, err := sqlx.In(`SELECT id, submission_id, field_id, original_name, stored_name, blob_key, mime_type, size,
+			created_at FROM forms_uploads WHERE submission_id IN (?) ORDER BY submission_id, id`, ids)
+		if err == nil {
+			err = db.SelectContext(ctx, &uploads, s.q(query), args...)
+		}
+		if err != nil {
+			return fmt.Errorf("uploads: %w", err)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	for _, v := range values {
 		i := index[v.SubmissionID]
 		subs[i].Values = append(subs[i].Values, v.value())
-	}
-	query, args, err = sqlx.In(`SELECT id, submission_id, field_id, original_name, stored_name, blob_key, mime_type, size,
-		created_at FROM forms_uploads WHERE submission_id IN (?) ORDER BY submission_id, id`, ids)
-	if err != nil {
-		return err
-	}
-	var uploads []uploadRow
-	if err := sqlx.SelectContext(ctx, q, &uploads, s.q(query), args...); err != nil {
-		return fmt.Errorf("uploads: %w", err)
 	}
 	for _, u := range uploads {
 		i := index[u.SubmissionID]
@@ -634,7 +865,7 @@ func (s *Store) Submission(ctx context.Context, formID, id int64) (*forms.Submis
 		return nil, notFound("submission", err)
 	}
 	subs := []forms.Submission{r.submission()}
-	if err := s.attach(ctx, s.db.Reader(), subs); err != nil {
+	if err := s.attach(ctx, subs); err != nil {
 		return nil, fmt.Errorf("formssql: submission: %w", err)
 	}
 	return &subs[0], nil
@@ -653,26 +884,48 @@ func submissionFilter(q forms.SubmissionQuery) (string, []any) {
 	return strings.Join(where, " AND "), args
 }
 
-// ListSubmissions implements forms.Store.
+// ListSubmissions implements forms.Store. The count and the page are
+// read at once on two connections: a request waits for the slower of the
+// two, not for both.
 func (s *Store) ListSubmissions(ctx context.Context, q forms.SubmissionQuery) ([]forms.Submission, int, error) {
 	where, args := submissionFilter(q)
 	var total int
-	if err := s.db.Reader().GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM forms_submissions WHERE `+where), args...); err != nil {
-		return nil, 0, fmt.Errorf("formssql: count submissions: %w", err)
+	var count errgroup.Group
+	count.Go(func() error {
+		if err := s.db.Reader().GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM forms_submissions WHERE `+where), args...); err != nil {
+			return fmt.Errorf("formssql: count submissions: %w", err)
+		}
+		return nil
+	})
+	subs, err := s.page(ctx, where, args, q)
+	if err := count.Wait(); err != nil {
+		return nil, 0, err
 	}
+	if err != nil {
+		return nil, 0, err
+	}
+	return subs, total, nil
+}
+
+// page reads a page of submissions with their values and uploads.
+func (s *Store) page(ctx context.Context, where string, args []any, q forms.SubmissionQuery) ([]forms.Submission, error) {
 	var rows []submissionRow
-	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT `+submissionColumns+` FROM forms_submissions WHERE `+where+`
-		ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`), append(args, q.Limit, q.Offset)...); err != nil {
-		return nil, 0, fmt.Errorf("formssql: list submissions: %w", err)
+	// A deferred join: the page's ids come from the covering index
+	// (form_id, created_at, id) alone, so a deep OFFSET skips index
+	// entries rather than table rows.
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT `+submissionColumns+` FROM forms_submissions
+		WHERE id IN (SELECT id FROM forms_submissions WHERE `+where+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?)
+		ORDER BY created_at DESC, id DESC`), append(slices.Clip(args), q.Limit, q.Offset)...); err != nil {
+		return nil, fmt.Errorf("formssql: list submissions: %w", err)
 	}
 	subs := make([]forms.Submission, len(rows))
 	for i, r := range rows {
 		subs[i] = r.submission()
 	}
-	if err := s.attach(ctx, s.db.Reader(), subs); err != nil {
-		return nil, 0, fmt.Errorf("formssql: list submissions: %w", err)
+	if err := s.attach(ctx, subs); err != nil {
+		return nil, fmt.Errorf("formssql: list submissions: %w", err)
 	}
-	return subs, total, nil
+	return subs, nil
 }
 
 // eachBatch is how many submissions EachSubmission reads at a time.
@@ -699,7 +952,7 @@ func (s *Store) EachSubmission(ctx context.Context, formID int64, fn func(*forms
 		for i, r := range rows {
 			subs[i] = r.submission()
 		}
-		if err := s.attach(ctx, s.db.Reader(), subs); err != nil {
+		if err := s.attach(ctx, subs); err != nil {
 			return fmt.Errorf("formssql: each submission: %w", err)
 		}
 		for i := range subs {
@@ -839,10 +1092,12 @@ func (s *Store) Notification(ctx context.Context, formID, id int64) (*forms.Noti
 
 // CreateNotification implements forms.Store.
 func (s *Store) CreateNotification(ctx context.Context, n *forms.Notification) error {
-	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO forms_notifications (form_id, type, subject, recipients, message,
-		is_enabled, conditional_logic, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-		n.FormID, n.Type, n.Subject, n.Recipients, n.Message, n.IsEnabled, logic(n.ConditionalLogic),
-		store.NewTime(n.CreatedAt), store.NewTime(n.UpdatedAt)).Scan(&n.ID)
+	err := s.changeDefinition(ctx, n.FormID, func(tx *sqlx.Tx) error {
+		return tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO forms_notifications (form_id, type, subject, recipients, message,
+			is_enabled, conditional_logic, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+			n.FormID, n.Type, n.Subject, n.Recipients, n.Message, n.IsEnabled, logic(n.ConditionalLogic),
+			store.NewTime(n.CreatedAt), store.NewTime(n.UpdatedAt)).Scan(&n.ID)
+	})
 	if err != nil {
 		return fmt.Errorf("formssql: create notification: %w", store.MapError(err))
 	}
@@ -851,14 +1106,18 @@ func (s *Store) CreateNotification(ctx context.Context, n *forms.Notification) e
 
 // UpdateNotification implements forms.Store.
 func (s *Store) UpdateNotification(ctx context.Context, n *forms.Notification) error {
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE forms_notifications SET type = ?, subject = ?, recipients = ?, message = ?,
-		is_enabled = ?, conditional_logic = ?, updated_at = ? WHERE id = ? AND form_id = ?`),
-		n.Type, n.Subject, n.Recipients, n.Message, n.IsEnabled, logic(n.ConditionalLogic), store.NewTime(n.UpdatedAt), n.ID, n.FormID)
-	return affected("update notification", res, err)
+	return definitionError("update notification", s.changeDefinition(ctx, n.FormID, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE forms_notifications SET type = ?, subject = ?, recipients = ?, message = ?,
+			is_enabled = ?, conditional_logic = ?, updated_at = ? WHERE id = ? AND form_id = ?`),
+			n.Type, n.Subject, n.Recipients, n.Message, n.IsEnabled, logic(n.ConditionalLogic), store.NewTime(n.UpdatedAt), n.ID, n.FormID)
+		return affected("update notification", res, err)
+	}))
 }
 
 // DeleteNotification implements forms.Store.
 func (s *Store) DeleteNotification(ctx context.Context, formID, id int64) error {
-	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM forms_notifications WHERE id = ? AND form_id = ?`), id, formID)
-	return affected("delete notification", res, err)
+	return definitionError("delete notification", s.changeDefinition(ctx, formID, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM forms_notifications WHERE id = ? AND form_id = ?`), id, formID)
+		return affected("delete notification", res, err)
+	}))
 }

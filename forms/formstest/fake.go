@@ -57,6 +57,13 @@ func deep[T any](v T) T {
 	return out
 }
 
+// deepForm is deep for a form, keeping its version (not part of its JSON).
+func deepForm(fm forms.Form) forms.Form {
+	out := deep(fm)
+	out.Version = fm.Version
+	return out
+}
+
 // counts fills a form's submission counts.
 func (f *Fake) counts(fm forms.Form) forms.Form {
 	fm.TotalSubmissions, fm.UnreadSubmissions = 0, 0
@@ -69,6 +76,14 @@ func (f *Fake) counts(fm forms.Form) forms.Form {
 		}
 	}
 	return fm
+}
+
+// bump increments a form's version: its definition changed.
+func (f *Fake) bump(formID int64) {
+	if fm, ok := f.forms[formID]; ok {
+		fm.Version++
+		f.forms[formID] = fm
+	}
 }
 
 func (f *Fake) slugTaken(slug string, except int64) bool {
@@ -87,10 +102,10 @@ func (f *Fake) CreateForm(_ context.Context, fm *forms.Form) error {
 	if f.slugTaken(fm.Slug, 0) {
 		return forms.ErrSlugTaken
 	}
-	fm.ID = f.id()
+	fm.ID, fm.Version = f.id(), 1
 	fm.CreatedAt, fm.UpdatedAt = norm(fm.CreatedAt), norm(fm.UpdatedAt)
 	fm.TotalSubmissions, fm.UnreadSubmissions = 0, 0
-	f.forms[fm.ID] = deep(*fm)
+	f.forms[fm.ID] = deepForm(*fm)
 	return nil
 }
 
@@ -105,8 +120,11 @@ func (f *Fake) UpdateForm(_ context.Context, fm *forms.Form) error {
 	if f.slugTaken(fm.Slug, fm.ID) {
 		return forms.ErrSlugTaken
 	}
-	next := deep(*fm)
+	next := deepForm(*fm)
 	next.CreatedAt, next.UpdatedAt = old.CreatedAt, norm(fm.UpdatedAt)
+	next.Version = old.Version + 1
+	next.TotalSubmissions, next.UnreadSubmissions = 0, 0
+	fm.Version = next.Version
 	f.forms[fm.ID] = next
 	return nil
 }
@@ -153,7 +171,7 @@ func (f *Fake) Form(_ context.Context, id int64) (*forms.Form, error) {
 	if !ok {
 		return nil, forms.ErrNotFound
 	}
-	out := deep(fm)
+	out := deepForm(fm)
 	return &out, nil
 }
 
@@ -165,13 +183,29 @@ func (f *Fake) SubmissionCounts(_ context.Context, formID int64) (int, int, erro
 	return c.TotalSubmissions, c.UnreadSubmissions, nil
 }
 
+// FormWithFields implements forms.Store.
+func (f *Fake) FormWithFields(ctx context.Context, id int64, slug string) (*forms.Form, []forms.Field, error) {
+	var fm *forms.Form
+	var err error
+	if slug != "" {
+		fm, err = f.FormBySlug(ctx, slug)
+	} else {
+		fm, err = f.Form(ctx, id)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	fields, err := f.Fields(ctx, fm.ID)
+	return fm, fields, err
+}
+
 // FormBySlug implements forms.Store.
 func (f *Fake) FormBySlug(_ context.Context, slug string) (*forms.Form, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, fm := range f.forms {
 		if fm.Slug == slug {
-			out := deep(fm)
+			out := deepForm(fm)
 			return &out, nil
 		}
 	}
@@ -201,7 +235,7 @@ func (f *Fake) ListForms(_ context.Context, q forms.FormQuery) ([]forms.Form, in
 	var all []forms.Form
 	for _, fm := range f.forms {
 		if q.Active == nil || fm.IsActive == *q.Active {
-			all = append(all, deep(f.counts(fm)))
+			all = append(all, deepForm(f.counts(fm)))
 		}
 	}
 	slices.SortFunc(all, func(a, b forms.Form) int { return newestFirst(a.CreatedAt, b.CreatedAt, a.ID, b.ID) })
@@ -276,6 +310,7 @@ func (f *Fake) CreateField(_ context.Context, fd *forms.Field) error {
 		fd.FieldConfig = map[string]any{}
 	}
 	f.fields[fd.ID] = deep(*fd)
+	f.bump(fd.FormID)
 	return nil
 }
 
@@ -296,6 +331,7 @@ func (f *Fake) UpdateField(_ context.Context, fd *forms.Field) error {
 		next.FieldConfig = map[string]any{}
 	}
 	f.fields[fd.ID] = next
+	f.bump(fd.FormID)
 	return nil
 }
 
@@ -307,6 +343,7 @@ func (f *Fake) DeleteField(_ context.Context, formID, id int64) error {
 		return forms.ErrNotFound
 	}
 	delete(f.fields, id)
+	f.bump(formID)
 	return nil
 }
 
@@ -324,6 +361,7 @@ func (f *Fake) SetFieldOrder(_ context.Context, formID int64, order []forms.Fiel
 		fd.StepID, fd.SortOrder = deep(p.StepID), p.SortOrder
 		f.fields[p.ID] = fd
 	}
+	f.bump(formID)
 	return nil
 }
 
@@ -356,6 +394,7 @@ func (f *Fake) CreateStep(_ context.Context, s *forms.Step) error {
 	s.ID, s.SortOrder = f.id(), last+1
 	s.CreatedAt, s.UpdatedAt = norm(s.CreatedAt), norm(s.UpdatedAt)
 	f.steps[s.ID] = *s
+	f.bump(s.FormID)
 	return nil
 }
 
@@ -370,6 +409,7 @@ func (f *Fake) UpdateStep(_ context.Context, s *forms.Step) error {
 	old.Title, old.Description, old.NextButtonText, old.PrevButtonText = s.Title, s.Description, s.NextButtonText, s.PrevButtonText
 	old.UpdatedAt = norm(s.UpdatedAt)
 	f.steps[s.ID] = old
+	f.bump(s.FormID)
 	return nil
 }
 
@@ -388,6 +428,7 @@ func (f *Fake) DeleteStep(_ context.Context, formID, id int64, moveTo *int64) er
 		}
 	}
 	delete(f.steps, id)
+	f.bump(formID)
 	return nil
 }
 
@@ -405,12 +446,20 @@ func (f *Fake) SetStepOrder(_ context.Context, formID int64, ids []int64) error 
 		st.SortOrder = i + 1
 		f.steps[id] = st
 	}
+	f.bump(formID)
 	return nil
 }
 
 // CreateSubmission implements forms.Store.
 func (f *Fake) CreateSubmission(ctx context.Context, s *forms.Submission, then func(context.Context, *sql.Tx) error) error {
 	f.mu.Lock()
+	if fm, ok := f.forms[s.FormID]; !ok || (s.FormVersion != 0 && fm.Version != s.FormVersion) {
+		f.mu.Unlock()
+		if s.FormVersion != 0 {
+			return forms.ErrStale
+		}
+		return forms.ErrNotFound
+	}
 	s.ID = f.id()
 	s.CreatedAt, s.UpdatedAt = norm(s.CreatedAt), norm(s.UpdatedAt)
 	uploadIDs := map[string]int64{}
@@ -617,6 +666,7 @@ func (f *Fake) CreateNotification(_ context.Context, n *forms.Notification) erro
 	n.ID = f.id()
 	n.CreatedAt, n.UpdatedAt = norm(n.CreatedAt), norm(n.UpdatedAt)
 	f.notifications[n.ID] = deep(*n)
+	f.bump(n.FormID)
 	return nil
 }
 
@@ -631,6 +681,7 @@ func (f *Fake) UpdateNotification(_ context.Context, n *forms.Notification) erro
 	next := deep(*n)
 	next.CreatedAt, next.UpdatedAt = old.CreatedAt, norm(n.UpdatedAt)
 	f.notifications[n.ID] = next
+	f.bump(n.FormID)
 	return nil
 }
 
@@ -642,5 +693,6 @@ func (f *Fake) DeleteNotification(_ context.Context, formID, id int64) error {
 		return forms.ErrNotFound
 	}
 	delete(f.notifications, id)
+	f.bump(formID)
 	return nil
 }

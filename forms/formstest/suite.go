@@ -213,6 +213,31 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) forms.Store) {
 		require.Equal(t, []int64{second.ID, inStep.ID, email.ID}, fieldIDs(fields))
 		require.ErrorIs(t, s.SetFieldOrder(ctx, other.ID, []forms.FieldPlace{{ID: second.ID, SortOrder: 1}}), forms.ErrNotFound)
 
+		// FormWithFields reads what Form and Fields read, by slug or ID.
+		for _, ref := range []struct {
+			id   int64
+			slug string
+		}{{0, "f"}, {f.ID, ""}} {
+			gotForm, gotFields, err := s.FormWithFields(ctx, ref.id, ref.slug)
+			require.NoError(t, err)
+			wantForm, err := s.Form(ctx, f.ID)
+			require.NoError(t, err)
+			require.Equal(t, wantForm, gotForm)
+			wantFields, err := s.Fields(ctx, f.ID)
+			require.NoError(t, err)
+			require.Equal(t, wantFields, gotFields)
+		}
+		bare := newForm(t, s, "bare", 0)
+		gotForm, gotFields, err := s.FormWithFields(ctx, 0, "bare")
+		require.NoError(t, err)
+		require.Equal(t, bare.ID, gotForm.ID)
+		require.NotNil(t, gotFields)
+		require.Empty(t, gotFields)
+		_, _, err = s.FormWithFields(ctx, 0, "missing")
+		require.ErrorIs(t, err, forms.ErrNotFound)
+		_, _, err = s.FormWithFields(ctx, bare.ID+1000, "")
+		require.ErrorIs(t, err, forms.ErrNotFound)
+
 		wrongForm := updated
 		wrongForm.FormID = other.ID
 		require.ErrorIs(t, s.UpdateField(ctx, &wrongForm), forms.ErrNotFound)
@@ -279,6 +304,198 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) forms.Store) {
 		got, err = s.Steps(ctx, f.ID)
 		require.NoError(t, err)
 		require.Len(t, got, 1)
+	})
+
+	t.Run("Versions", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		f := newForm(t, s, "f", 0)
+		other := newForm(t, s, "g", 0)
+		require.Equal(t, int64(1), f.Version)
+		version := func(id int64) int64 {
+			t.Helper()
+			got, err := s.Form(ctx, id)
+			require.NoError(t, err)
+			return got.Version
+		}
+		want := int64(1)
+		changed := func(what string) {
+			t.Helper()
+			want++
+			require.Equal(t, want, version(f.ID), what)
+		}
+		f.Description, f.UpdatedAt = "changed", at(time.Minute)
+		require.NoError(t, s.UpdateForm(ctx, f))
+		require.Equal(t, int64(2), f.Version, "UpdateForm sets the new version")
+		changed("UpdateForm")
+		a := newField(t, s, f.ID, "a", nil)
+		changed("CreateField")
+		b := newField(t, s, f.ID, "b", nil)
+		changed("CreateField")
+		a.Label = "A"
+		require.NoError(t, s.UpdateField(ctx, a))
+		changed("UpdateField")
+		require.NoError(t, s.SetFieldOrder(ctx, f.ID, []forms.FieldPlace{{ID: b.ID, SortOrder: 1}, {ID: a.ID, SortOrder: 2}}))
+		changed("SetFieldOrder")
+		step := &forms.Step{FormID: f.ID, Title: "One", CreatedAt: at(0), UpdatedAt: at(0)}
+		require.NoError(t, s.CreateStep(ctx, step))
+		changed("CreateStep")
+		step.Title = "First"
+		require.NoError(t, s.UpdateStep(ctx, step))
+		changed("UpdateStep")
+		require.NoError(t, s.SetStepOrder(ctx, f.ID, []int64{step.ID}))
+		changed("SetStepOrder")
+		require.NoError(t, s.DeleteStep(ctx, f.ID, step.ID, nil))
+		changed("DeleteStep")
+		require.NoError(t, s.DeleteField(ctx, f.ID, b.ID))
+		changed("DeleteField")
+		n := &forms.Notification{FormID: f.ID, Type: forms.NotificationAdmin, Subject: "New", Recipients: "a@example.test", Message: "Hi",
+			IsEnabled: true, CreatedAt: at(0), UpdatedAt: at(0)}
+		require.NoError(t, s.CreateNotification(ctx, n))
+		changed("CreateNotification")
+		n.Subject = "Newer"
+		require.NoError(t, s.UpdateNotification(ctx, n))
+		changed("UpdateNotification")
+		require.NoError(t, s.DeleteNotification(ctx, f.ID, n.ID))
+		changed("DeleteNotification")
+		require.ErrorIs(t, s.DeleteNotification(ctx, f.ID, n.ID), forms.ErrNotFound)
+
+		// Failed changes leave the version alone, and so do other forms'.
+		require.ErrorIs(t, s.DeleteField(ctx, f.ID, b.ID), forms.ErrNotFound)
+		dup := *a
+		dup.ID, dup.UUID = 0, "dup-uuid"
+		require.ErrorIs(t, s.CreateField(ctx, &dup), forms.ErrConflict)
+		require.ErrorIs(t, s.SetFieldOrder(ctx, f.ID, []forms.FieldPlace{{ID: a.ID, SortOrder: 1}, {ID: b.ID, SortOrder: 2}}), forms.ErrNotFound)
+		require.Equal(t, want, version(f.ID))
+		require.Equal(t, int64(1), version(other.ID))
+
+		// A submission validated against the current version is stored;
+		// one validated against an older version is refused, on every
+		// path (with or without then, with or without uploads), and then
+		// is not called.
+		value := func() []forms.Value {
+			return []forms.Value{{FieldName: "a", FieldLabel: "A", FieldType: forms.TypeText, Value: str("x"), DisplayValue: "x", CreatedAt: at(0)}}
+		}
+		current := &forms.Submission{FormID: f.ID, FormVersion: want, CreatedAt: at(0), UpdatedAt: at(0), Values: value()}
+		require.NoError(t, s.CreateSubmission(ctx, current, nil))
+		require.Positive(t, current.ID)
+		for _, c := range []struct {
+			name    string
+			then    bool
+			uploads bool
+		}{{"plain", false, false}, {"then", true, false}, {"uploads", false, true}, {"uploads and then", true, true}} {
+			stale := &forms.Submission{FormID: f.ID, FormVersion: want - 1, CreatedAt: at(0), UpdatedAt: at(0), Values: value()}
+			if c.uploads {
+				stale.Uploads = []forms.Upload{{FieldName: "cv", OriginalName: "cv.pdf", StoredName: "s.pdf", Key: "uploads/s.pdf",
+					MimeType: "application/pdf", Size: 1, CreatedAt: at(0)}}
+			}
+			var then func(context.Context, *sql.Tx) error
+			called := false
+			if c.then {
+				then = func(context.Context, *sql.Tx) error { called = true; return nil }
+			}
+			require.ErrorIs(t, s.CreateSubmission(ctx, stale, then), forms.ErrStale, c.name)
+			require.False(t, called, c.name)
+		}
+		_, total, err := s.ListSubmissions(ctx, forms.SubmissionQuery{FormID: f.ID, Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, 1, total, "only the current submission was stored")
+
+		// A form deleted since is stale too.
+		_, err = s.DeleteForm(ctx, other.ID)
+		require.NoError(t, err)
+		gone := &forms.Submission{FormID: other.ID, FormVersion: 1, CreatedAt: at(0), UpdatedAt: at(0), Values: value()}
+		require.ErrorIs(t, s.CreateSubmission(ctx, gone, nil), forms.ErrStale)
+		gone.FormVersion = 0
+		require.ErrorIs(t, s.CreateSubmission(ctx, gone, nil), forms.ErrNotFound)
+	})
+
+	// Submissions without uploads may take a store's shorter path (one
+	// statement, no transaction when then is nil); every kind of value
+	// must come back the same, and then must still share the fate of the
+	// submission.
+	t.Run("SubmissionsWithoutUploads", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		f := newForm(t, s, "f", 0)
+		fieldID := int64(3)
+		values := func() []forms.Value {
+			return []forms.Value{
+				{FieldID: &fieldID, FieldName: "name", FieldLabel: "Name", FieldType: forms.TypeText, Value: str("Zoë 'quoted' \\ \"x\""), DisplayValue: "Zoë", CreatedAt: at(0)},
+				{FieldName: "topics", FieldLabel: "Topics", FieldType: forms.TypeCheckboxGroup, ValueArray: []string{"a,b", "{c}", `"d"`}, DisplayValue: "a,b, {c}", CreatedAt: at(0)},
+				{FieldName: "none", FieldLabel: "None", FieldType: forms.TypeCheckboxGroup, ValueArray: []string{}, CreatedAt: at(0)},
+				{FieldName: "empty", FieldLabel: "Empty", FieldType: forms.TypeText, CreatedAt: at(0)},
+			}
+		}
+		for _, withThen := range []bool{false, true} {
+			sub := &forms.Submission{FormID: f.ID, IPAddress: "192.0.2.1", CreatedAt: at(time.Second), UpdatedAt: at(time.Second), Values: values()}
+			var then func(context.Context, *sql.Tx) error
+			calls := 0
+			if withThen {
+				then = func(context.Context, *sql.Tx) error { calls++; return nil }
+			}
+			require.NoError(t, s.CreateSubmission(ctx, sub, then))
+			if withThen {
+				require.Equal(t, 1, calls)
+			}
+			require.Positive(t, sub.ID)
+			seen := map[int64]bool{}
+			for _, v := range sub.Values {
+				require.Positive(t, v.ID)
+				require.False(t, seen[v.ID], "value IDs are distinct")
+				seen[v.ID] = true
+				require.Equal(t, sub.ID, v.SubmissionID)
+			}
+			got, err := s.Submission(ctx, f.ID, sub.ID)
+			require.NoError(t, err)
+			require.Equal(t, "192.0.2.1", got.IPAddress)
+			require.Equal(t, exact(time.Second), got.CreatedAt)
+			require.Empty(t, got.Uploads)
+			require.Len(t, got.Values, 4)
+			byName := map[string]forms.Value{}
+			for _, v := range got.Values {
+				byName[v.FieldName] = v
+			}
+			for _, v := range sub.Values {
+				require.Equal(t, v.ID, byName[v.FieldName].ID, v.FieldName)
+			}
+			require.Equal(t, *values()[0].Value, *byName["name"].Value)
+			require.Equal(t, fieldID, *byName["name"].FieldID)
+			require.Equal(t, "Zoë", byName["name"].DisplayValue)
+			require.Equal(t, exact(0), byName["name"].CreatedAt)
+			require.Nil(t, byName["topics"].Value)
+			require.Nil(t, byName["topics"].FieldID)
+			require.Equal(t, []string{"a,b", "{c}", `"d"`}, byName["topics"].ValueArray)
+			require.NotNil(t, byName["none"].ValueArray)
+			require.Empty(t, byName["none"].ValueArray)
+			require.Nil(t, byName["empty"].Value)
+			require.Nil(t, byName["empty"].ValueArray)
+		}
+
+		// No values at all.
+		bare := &forms.Submission{FormID: f.ID, CreatedAt: at(2 * time.Second), UpdatedAt: at(2 * time.Second)}
+		require.NoError(t, s.CreateSubmission(ctx, bare, nil))
+		require.Positive(t, bare.ID)
+		got, err := s.Submission(ctx, f.ID, bare.ID)
+		require.NoError(t, err)
+		require.Empty(t, got.Values)
+
+		// A failing then rolls back the short path too.
+		boom := errors.New("boom")
+		err = s.CreateSubmission(ctx, &forms.Submission{FormID: f.ID, CreatedAt: at(time.Hour), UpdatedAt: at(time.Hour), Values: values()},
+			func(context.Context, *sql.Tx) error { return boom })
+		require.ErrorIs(t, err, boom)
+		_, total, err := s.ListSubmissions(ctx, forms.SubmissionQuery{FormID: f.ID, Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, 3, total)
+
+		// A submission of a missing form (deleted since it was read) is
+		// refused with ErrNotFound, not half-stored.
+		err = s.CreateSubmission(ctx, &forms.Submission{FormID: f.ID + 1000, CreatedAt: at(0), UpdatedAt: at(0), Values: values()}, nil)
+		require.ErrorIs(t, err, forms.ErrNotFound)
+		_, total, err = s.ListSubmissions(ctx, forms.SubmissionQuery{FormID: f.ID + 1000, Limit: 10})
+		require.NoError(t, err)
+		require.Zero(t, total)
 	})
 
 	t.Run("Submissions", func(t *testing.T) {
