@@ -251,6 +251,18 @@ func TestColumnsAndErrors(t *testing.T) {
 			require.ErrorIs(t, err, store.ErrConflict)
 		})
 
+		t.Run("ForeignKey", func(t *testing.T) {
+			_, err := db.ExecContext(ctx, `CREATE TABLE sample_tags (sample_id BIGINT NOT NULL REFERENCES samples (id), tag TEXT NOT NULL)`)
+			require.NoError(t, err)
+			_, err = db.ExecContext(ctx, db.Rebind(`INSERT INTO sample_tags (sample_id, tag) VALUES (?, ?)`), 987654, "orphan")
+			require.Error(t, err, "foreign keys are enforced")
+			require.True(t, store.IsForeignKeyViolation(err))
+			require.False(t, store.IsUniqueViolation(err))
+			require.False(t, store.IsForeignKeyViolation(errors.New("other")))
+			_, err = db.ExecContext(ctx, insert, "dup", nil, nil) // taken by Conflict, or not
+			require.False(t, store.IsForeignKeyViolation(err))
+		})
+
 		t.Run("NotFound", func(t *testing.T) {
 			var row sampleRow
 			err := db.GetContext(ctx, &row, db.Rebind("SELECT id, name, data, at FROM samples WHERE name = ?"), "nobody")
