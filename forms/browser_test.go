@@ -1,0 +1,84 @@
+package forms_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/internal/browsertest"
+)
+
+// A person fills the no-JavaScript page in a real browser: a wrong answer
+// comes back with its message and the other answers kept, then the
+// corrected form, with a file, is stored. Skips without Chromium.
+func TestBrowserFillsThePage(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 90*time.Second)
+	b := setup(t)
+	form := b.contactForm(t)
+	cv := filepath.Join(t.TempDir(), "cv.txt")
+	require.NoError(t, os.WriteFile(cv, []byte("Ten years of forms."), 0o600))
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(b.server.URL+"/forms/"+form),
+		chromedp.WaitVisible(chromedp.ID("f-name")),
+		chromedp.SendKeys(chromedp.ID("f-name"), "Ann Example"),
+		chromedp.SendKeys(chromedp.ID("f-email"), "not an address"),
+		chromedp.SetValue(chromedp.ID("f-topic"), "support"),
+		chromedp.SendKeys(chromedp.ID("f-message"), "Hello from a browser."),
+	))
+	b.clock.Advance(20 * time.Second) // a person takes a while
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS("button[type=submit]")),
+		chromedp.WaitVisible(chromedp.CSS(".summary")),
+	))
+	summary, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".summary")))
+	require.NoError(t, err)
+	require.Contains(t, summary, "The Email field must be a valid email address.")
+	for id, want := range map[string]string{"f-name": "Ann Example", "f-email": "not an address", "f-topic": "support", "f-message": "Hello from a browser."} {
+		got, err := chromedp.Run(ctx, chromedp.Value(chromedp.ID(id)))
+		require.NoError(t, err)
+		require.Equal(t, want, got, id)
+	}
+	list := b.api(t, "GET", "/"+form+"/submissions", nil)
+	require.EqualValues(t, 0, list.json(t)["meta"].(map[string]any)["total"], "nothing stored yet")
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Clear(chromedp.ID("f-email")),
+		chromedp.SendKeys(chromedp.ID("f-email"), "ann@example.test"),
+		chromedp.SetUploadFiles(chromedp.ID("f-cv"), []string{cv}),
+	))
+	b.clock.Advance(20 * time.Second)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS("button[type=submit]")),
+		chromedp.WaitVisible(chromedp.CSS(".success")),
+	))
+	success, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".success")))
+	require.NoError(t, err)
+	require.Equal(t, "Thanks, we got it.", success)
+
+	list = b.api(t, "GET", "/"+form+"/submissions", nil)
+	require.Equal(t, 200, list.status, list.body)
+	data := list.json(t)["data"].([]any)
+	require.Len(t, data, 1)
+	sub := data[0].(map[string]any)
+	require.Equal(t, false, sub["is_spam"])
+	values := map[string]any{}
+	for _, v := range sub["values"].([]any) {
+		v := v.(map[string]any)
+		values[v["field_name"].(string)] = v["value"]
+	}
+	require.Equal(t, map[string]any{"name": "Ann Example", "email": "ann@example.test", "topic": "support",
+		"message": "Hello from a browser.", "cv": "cv.txt"}, values)
+	uploads := sub["uploads"].([]any)
+	require.Len(t, uploads, 1)
+	stored := b.files(t)
+	require.Len(t, stored, 1)
+	content, err := os.ReadFile(filepath.Join(b.blobDir, stored[0]))
+	require.NoError(t, err)
+	require.Equal(t, "Ten years of forms.", string(content))
+}
