@@ -205,12 +205,13 @@ func (h *Handler) routes() {
 	h.route("/{$}", forms)
 	h.route("/{form}", merge(methods{http.MethodGet: h.admin(AbilityView, h.showForm),
 		http.MethodDelete: h.admin(AbilityDelete, h.deleteForm)}, update(h.updateForm)))
-	h.route("/{form}/fields", methods{http.MethodGet: h.admin(AbilityView, h.listFields), http.MethodPost: h.admin(AbilityUpdate, h.createField)})
+	fields, steps, notifications := h.fieldsAPI(), h.stepsAPI(), h.notificationsAPI()
+	h.route("/{form}/fields", methods{http.MethodGet: h.admin(AbilityView, h.listFields), http.MethodPost: h.admin(AbilityUpdate, fields.create(h))})
 	h.route("/{form}/fields/reorder", methods{http.MethodPost: h.admin(AbilityUpdate, h.reorderFields)})
-	h.route("/{form}/fields/{field}", merge(update(h.updateField), methods{http.MethodDelete: h.admin(AbilityUpdate, h.deleteField)}))
-	h.route("/{form}/steps", methods{http.MethodGet: h.admin(AbilityView, h.listSteps), http.MethodPost: h.admin(AbilityUpdate, h.createStep)})
+	h.route("/{form}/fields/{field}", merge(update(fields.update(h)), methods{http.MethodDelete: h.admin(AbilityUpdate, fields.delete(h))}))
+	h.route("/{form}/steps", methods{http.MethodGet: h.admin(AbilityView, h.listSteps), http.MethodPost: h.admin(AbilityUpdate, steps.create(h))})
 	h.route("/{form}/steps/reorder", methods{http.MethodPost: h.admin(AbilityUpdate, h.reorderSteps)})
-	h.route("/{form}/steps/{step}", merge(update(h.updateStep), methods{http.MethodDelete: h.admin(AbilityUpdate, h.deleteStep)}))
+	h.route("/{form}/steps/{step}", merge(update(steps.update(h)), methods{http.MethodDelete: h.admin(AbilityUpdate, steps.delete(h))}))
 	h.route("/{form}/submissions", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.listSubmissions)})
 	h.route("/{form}/submissions/export", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.exportSubmissions)})
 	h.route("/{form}/submissions/bulk", methods{http.MethodPost: h.admin(AbilityUpdate, h.bulkSubmissions)})
@@ -218,9 +219,10 @@ func (h *Handler) routes() {
 		http.MethodDelete: h.admin(AbilityUpdate, h.deleteSubmission)}, update(h.updateSubmission)))
 	h.route("/submissions/{submission}/uploads/{upload}/download", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.downloadUpload)})
 	manage := func(fn http.HandlerFunc) http.HandlerFunc { return h.admin(AbilityManageNotifications, fn) }
-	h.route("/{form}/notifications", methods{http.MethodGet: manage(h.listNotifications), http.MethodPost: manage(h.createNotification)})
-	h.route("/{form}/notifications/{notification}", methods{http.MethodPut: manage(h.updateNotification),
-		http.MethodPatch: manage(h.updateNotification), http.MethodDelete: manage(h.deleteNotification)})
+	h.route("/{form}/notifications", methods{http.MethodGet: manage(h.listNotifications), http.MethodPost: manage(notifications.create(h))})
+	updateNotification := manage(notifications.update(h))
+	h.route("/{form}/notifications/{notification}", methods{http.MethodPut: updateNotification,
+		http.MethodPatch: updateNotification, http.MethodDelete: manage(notifications.delete(h))})
 	h.route("/{form}/render", methods{http.MethodGet: h.renderDefinition})
 	h.route("/{form}/submit", methods{http.MethodPost: h.submitForm})
 }
@@ -398,76 +400,6 @@ func applyField(v *ValidationError, in map[string]any, f *Field) {
 	v.SetString(in, "css_classes", &f.CSSClasses)
 }
 
-func (h *Handler) createField(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
-	}
-	in, ok := h.input(w, r)
-	if !ok {
-		return
-	}
-	f := &Field{FormID: form.ID}
-	v := &ValidationError{}
-	applyField(v, in, f)
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	if err := h.svc.CreateField(r.Context(), f); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	api.WriteData(w, http.StatusCreated, f)
-}
-
-func (h *Handler) updateField(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
-	}
-	id, ok := h.id(w, r, "field", "Field")
-	if !ok {
-		return
-	}
-	f, err := h.svc.Field(r.Context(), form.ID, id)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	in, ok := h.input(w, r)
-	if !ok {
-		return
-	}
-	v := &ValidationError{}
-	applyField(v, in, f)
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	if err := h.svc.UpdateField(r.Context(), f); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	api.WriteData(w, http.StatusOK, f)
-}
-
-func (h *Handler) deleteField(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
-	}
-	id, ok := h.id(w, r, "field", "Field")
-	if !ok {
-		return
-	}
-	if err := h.svc.DeleteField(r.Context(), form.ID, id); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
 // strings reads an array of strings from in[key].
 func stringItems(v *ValidationError, in map[string]any, key string) []string {
 	items, ok := v.Array(key, in[key], true, 1000)
@@ -550,76 +482,6 @@ func applyStep(v *ValidationError, in map[string]any, st *Step) {
 	v.SetString(in, "prev_button_text", &st.PrevButtonText)
 }
 
-func (h *Handler) createStep(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
-	}
-	in, ok := h.input(w, r)
-	if !ok {
-		return
-	}
-	st := &Step{FormID: form.ID}
-	v := &ValidationError{}
-	applyStep(v, in, st)
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	if err := h.svc.CreateStep(r.Context(), st); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	api.WriteData(w, http.StatusCreated, st)
-}
-
-func (h *Handler) updateStep(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
-	}
-	id, ok := h.id(w, r, "step", "Step")
-	if !ok {
-		return
-	}
-	st, err := h.svc.Step(r.Context(), form.ID, id)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	in, ok := h.input(w, r)
-	if !ok {
-		return
-	}
-	v := &ValidationError{}
-	applyStep(v, in, st)
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	if err := h.svc.UpdateStep(r.Context(), st); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	api.WriteData(w, http.StatusOK, st)
-}
-
-func (h *Handler) deleteStep(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
-	}
-	id, ok := h.id(w, r, "step", "Step")
-	if !ok {
-		return
-	}
-	if err := h.svc.DeleteStep(r.Context(), form, id); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
 func (h *Handler) reorderSteps(w http.ResponseWriter, r *http.Request) {
 	form, ok := h.form(w, r)
 	if !ok {
@@ -664,74 +526,4 @@ func applyNotification(v *ValidationError, in map[string]any, n *Notification) {
 	v.SetString(in, "message", &n.Message)
 	v.SetBool(in, "is_enabled", &n.IsEnabled)
 	v.SetObject(in, "conditional_logic", &n.ConditionalLogic)
-}
-
-func (h *Handler) createNotification(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
-	}
-	in, ok := h.input(w, r)
-	if !ok {
-		return
-	}
-	n := &Notification{FormID: form.ID, IsEnabled: true}
-	v := &ValidationError{}
-	applyNotification(v, in, n)
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	if err := h.svc.CreateNotification(r.Context(), n); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	api.WriteData(w, http.StatusCreated, n)
-}
-
-func (h *Handler) updateNotification(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
-	}
-	id, ok := h.id(w, r, "notification", "Notification")
-	if !ok {
-		return
-	}
-	n, err := h.svc.Notification(r.Context(), form.ID, id)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	in, ok := h.input(w, r)
-	if !ok {
-		return
-	}
-	v := &ValidationError{}
-	applyNotification(v, in, n)
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	if err := h.svc.UpdateNotification(r.Context(), n); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	api.WriteData(w, http.StatusOK, n)
-}
-
-func (h *Handler) deleteNotification(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
-	}
-	id, ok := h.id(w, r, "notification", "Notification")
-	if !ok {
-		return
-	}
-	if err := h.svc.DeleteNotification(r.Context(), form.ID, id); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
 }
