@@ -1,0 +1,118 @@
+package webhooks
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+)
+
+// Store keeps subscriptions and the delivery ledger. Implementations:
+// webhookssql (SQLite and Postgres) and the in-memory fake in webhookstest;
+// webhookstest.RunStoreTests pins the contract written here.
+//
+// Times are stored in UTC to the microsecond; the caller sets them. A
+// delivery's NextAttemptAt is both its due time and its claim: the writes
+// that move a delivery along compare it with the value the caller holds,
+// so two workers can never both own one delivery.
+type Store interface {
+	// CreateSubscription stores s (with SealedSecret) and sets its ID.
+	CreateSubscription(ctx context.Context, s *Subscription) error
+	// UpdateSubscription saves name, url, events, sealed secret, is_active,
+	// standard_webhooks, consecutive_failures and updated_at. ErrNotFound.
+	UpdateSubscription(ctx context.Context, s *Subscription) error
+	// DeleteSubscription deletes it and its deliveries. ErrNotFound.
+	DeleteSubscription(ctx context.Context, id int64) error
+	// Subscription returns one subscription, with SealedSecret.
+	Subscription(ctx context.Context, id int64) (*Subscription, error)
+	// ListSubscriptions returns a page of subscriptions and how many match.
+	ListSubscriptions(ctx context.Context, q SubscriptionQuery) ([]Subscription, int, error)
+	// ActiveSubscriptions returns every active subscription, read in tx
+	// when it is not nil.
+	ActiveSubscriptions(ctx context.Context, tx *sql.Tx) ([]Subscription, error)
+
+	// CreateDeliveries stores ds and sets their IDs, then calls then (when
+	// not nil) with the transaction before it commits. With tx nil the
+	// store uses a transaction of its own; otherwise ds are written in tx,
+	// which the caller commits.
+	CreateDeliveries(ctx context.Context, tx *sql.Tx, ds []Delivery, then func(context.Context, *sql.Tx) error) error
+	// Delivery returns one delivery with its payload and response.
+	Delivery(ctx context.Context, id int64) (*Delivery, error)
+	// ListDeliveries returns a page of a subscription's deliveries, without
+	// payloads and responses, and how many match.
+	ListDeliveries(ctx context.Context, q DeliveryQuery) ([]Delivery, int, error)
+	// RecentDeliveries returns up to n newest deliveries of each
+	// subscription (newest first, without payloads and responses).
+	RecentDeliveries(ctx context.Context, subscriptionIDs []int64, n int) (map[int64][]Delivery, error)
+
+	// ClaimDelivery takes a pending or retrying delivery whose
+	// NextAttemptAt equals claim, setting it to lease, and returns it
+	// (with its payload) and its subscription. ErrClaimLost when the
+	// delivery is not in that state (finished, parked, claimed anew, or
+	// gone).
+	ClaimDelivery(ctx context.Context, id int64, claim, lease time.Time) (*Delivery, *Subscription, error)
+	// FinishAttempt writes d's status, attempts, next_attempt_at,
+	// response, delivered_at and updated_at if the delivery is still under
+	// lease (ErrClaimLost otherwise, writing nothing), and applies the
+	// outcome to its subscription in the same transaction: a success
+	// resets the failure streak and sets last_success_at; a failure
+	// increments it, sets last_failure_at and, when the streak reaches
+	// disableAfter on an active subscription, switches it off (disabled
+	// is true only for the write that did). The time is d.UpdatedAt.
+	FinishAttempt(ctx context.Context, d *Delivery, lease time.Time, o Outcome, disableAfter int) (disabled bool, err error)
+	// ClaimDue claims up to limit pending or retrying deliveries due by
+	// now (the oldest due), setting NextAttemptAt to lease, and calls then
+	// with their IDs in the same transaction. It returns the IDs, in no
+	// particular order.
+	ClaimDue(ctx context.Context, now, lease time.Time, limit int, then func(context.Context, *sql.Tx, []int64) error) ([]int64, error)
+	// RequeueParked puts a subscription's parked deliveries back on the
+	// schedule, due at: pending if never attempted, else retrying. It
+	// returns how many.
+	RequeueParked(ctx context.Context, subscriptionID int64, at time.Time) (int, error)
+	// PruneDeliveries deletes finished (delivered or failed) deliveries
+	// created before the given time, batch rows at a time, and returns
+	// how many. Pending, retrying and parked rows are kept.
+	PruneDeliveries(ctx context.Context, before time.Time, batch int) (int, error)
+	// DeliveriesAbout returns, ordered by ID, up to limit deliveries after
+	// afterID whose customer_id is customerID or whose order_id is one of
+	// orderIDs, with their payloads.
+	DeliveriesAbout(ctx context.Context, customerID string, orderIDs []string, afterID int64, limit int) ([]Delivery, error)
+	// RedactDelivery replaces a delivery's payload and hash (kept when
+	// payload is nil) and drops its stored response.
+	RedactDelivery(ctx context.Context, id int64, payload json.RawMessage, hash string) error
+}
+
+// Outcome is what an attempt does to its subscription.
+type Outcome int
+
+// Outcomes.
+const (
+	// OutcomeNone leaves the subscription alone (a parked delivery).
+	OutcomeNone Outcome = iota
+	// OutcomeSuccess resets the failure streak.
+	OutcomeSuccess
+	// OutcomeFailure grows the failure streak.
+	OutcomeFailure
+)
+
+// SubscriptionQuery selects subscriptions.
+type SubscriptionQuery struct {
+	// Active filters by state when set.
+	Active *bool
+	// Sort: "name", "created_at" (the default, newest first when
+	// descending), "id"; a leading "-" sorts descending.
+	Sort          string
+	Offset, Limit int
+}
+
+// DeliveryQuery selects a subscription's deliveries.
+type DeliveryQuery struct {
+	SubscriptionID int64
+	// Event and Status filter when set.
+	Event  string
+	Status Status
+	// Sort: "id" or "created_at"; a leading "-" sorts descending. The
+	// default is "-id", newest first.
+	Sort          string
+	Offset, Limit int
+}

@@ -1,0 +1,641 @@
+// Package webhookssql is the [webhooks.Store] on SQLite and Postgres.
+package webhookssql
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/webhooks"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Migrations is the webhooks schema; pass it to store.Migrate.
+var Migrations = store.MigrationsFrom("webhooks", migrations, "migrations")
+
+// Store is the webhooks.Store on a store.DB.
+type Store struct {
+	db *store.DB
+}
+
+var _ webhooks.Store = (*Store)(nil)
+
+// New returns a Store on db, which must be migrated with [Migrations].
+func New(db *store.DB) *Store { return &Store{db: db} }
+
+func (s *Store) q(query string) string { return s.db.Rebind(query) }
+
+func (s *Store) postgres() bool { return s.db.Dialect() == store.Postgres }
+
+// inTx wraps a caller's *sql.Tx for sqlx.
+func (s *Store) inTx(tx *sql.Tx) *sqlx.Tx { return &sqlx.Tx{Tx: tx, Mapper: s.db.Mapper} }
+
+func notFound(what string, err error) error {
+	if errors.Is(store.MapError(err), store.ErrNotFound) {
+		return webhooks.ErrNotFound
+	}
+	return fmt.Errorf("webhookssql: %s: %w", what, err)
+}
+
+func affected(what string, res sql.Result, err error) error {
+	if err != nil {
+		return fmt.Errorf("webhookssql: %s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("webhookssql: %s: %w", what, err)
+	}
+	if n == 0 {
+		return webhooks.ErrNotFound
+	}
+	return nil
+}
+
+func ptrTime(t store.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	v := t.Time
+	return &v
+}
+
+func optTime(t *time.Time) store.Time {
+	if t == nil {
+		return store.Time{}
+	}
+	return store.NewTime(*t)
+}
+
+// ---- subscriptions ----
+
+const subscriptionColumns = `id, name, url, events, sealed_secret, is_active, standard_webhooks, consecutive_failures,
+	last_success_at, last_failure_at, created_at, updated_at`
+
+type subscriptionRow struct {
+	ID                  int64                `db:"id"`
+	Name                string               `db:"name"`
+	URL                 string               `db:"url"`
+	Events              store.JSON[[]string] `db:"events"`
+	SealedSecret        string               `db:"sealed_secret"`
+	IsActive            bool                 `db:"is_active"`
+	StandardWebhooks    bool                 `db:"standard_webhooks"`
+	ConsecutiveFailures int                  `db:"consecutive_failures"`
+	LastSuccessAt       store.Time           `db:"last_success_at"`
+	LastFailureAt       store.Time           `db:"last_failure_at"`
+	CreatedAt           store.Time           `db:"created_at"`
+	UpdatedAt           store.Time           `db:"updated_at"`
+}
+
+func (r *subscriptionRow) subscription() *webhooks.Subscription {
+	events := r.Events.V
+	if events == nil {
+		events = []string{}
+	}
+	return &webhooks.Subscription{ID: r.ID, Name: r.Name, URL: r.URL, Events: events, SealedSecret: r.SealedSecret,
+		IsActive: r.IsActive, StandardWebhooks: r.StandardWebhooks, ConsecutiveFailures: r.ConsecutiveFailures,
+		LastSuccessAt: ptrTime(r.LastSuccessAt), LastFailureAt: ptrTime(r.LastFailureAt), CreatedAt: r.CreatedAt.Time,
+		UpdatedAt: r.UpdatedAt.Time}
+}
+
+// CreateSubscription implements webhooks.Store.
+func (s *Store) CreateSubscription(ctx context.Context, sub *webhooks.Subscription) error {
+	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO webhooks_subscriptions (name, url, events, sealed_secret, is_active,
+		standard_webhooks, consecutive_failures, last_success_at, last_failure_at, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		sub.Name, sub.URL, store.JSON[[]string]{V: sub.Events}, sub.SealedSecret, sub.IsActive, sub.StandardWebhooks,
+		sub.ConsecutiveFailures, optTime(sub.LastSuccessAt), optTime(sub.LastFailureAt), store.NewTime(sub.CreatedAt),
+		store.NewTime(sub.UpdatedAt)).Scan(&sub.ID)
+	if err != nil {
+		return fmt.Errorf("webhookssql: create subscription: %w", store.MapError(err))
+	}
+	return nil
+}
+
+// UpdateSubscription implements webhooks.Store.
+func (s *Store) UpdateSubscription(ctx context.Context, sub *webhooks.Subscription) error {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE webhooks_subscriptions SET name = ?, url = ?, events = ?, sealed_secret = ?,
+		is_active = ?, standard_webhooks = ?, consecutive_failures = ?, updated_at = ? WHERE id = ?`),
+		sub.Name, sub.URL, store.JSON[[]string]{V: sub.Events}, sub.SealedSecret, sub.IsActive, sub.StandardWebhooks,
+		sub.ConsecutiveFailures, store.NewTime(sub.UpdatedAt), sub.ID)
+	return affected("update subscription", res, err)
+}
+
+// DeleteSubscription implements webhooks.Store.
+func (s *Store) DeleteSubscription(ctx context.Context, id int64) error {
+	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM webhooks_subscriptions WHERE id = ?`), id)
+	return affected("delete subscription", res, err)
+}
+
+// Subscription implements webhooks.Store.
+func (s *Store) Subscription(ctx context.Context, id int64) (*webhooks.Subscription, error) {
+	var r subscriptionRow
+	if err := s.db.Reader().GetContext(ctx, &r, s.q(`SELECT `+subscriptionColumns+` FROM webhooks_subscriptions WHERE id = ?`), id); err != nil {
+		return nil, notFound("subscription", err)
+	}
+	return r.subscription(), nil
+}
+
+// order turns a "field" or "-field" sort into SQL, from the allowed
+// columns; def is used when sort is empty or not allowed.
+func order(sort string, allowed []string, def string) string {
+	col, desc := strings.TrimPrefix(sort, "-"), strings.HasPrefix(sort, "-")
+	for _, a := range allowed {
+		if a == col {
+			dir := "ASC"
+			if desc {
+				dir = "DESC"
+			}
+			return col + " " + dir + ", id " + dir
+		}
+	}
+	return def
+}
+
+// ListSubscriptions implements webhooks.Store.
+func (s *Store) ListSubscriptions(ctx context.Context, q webhooks.SubscriptionQuery) ([]webhooks.Subscription, int, error) {
+	where, args := "1 = 1", []any{}
+	if q.Active != nil {
+		where, args = "is_active = ?", append(args, *q.Active)
+	}
+	var total int
+	if err := s.db.Reader().GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM webhooks_subscriptions WHERE `+where), args...); err != nil {
+		return nil, 0, fmt.Errorf("webhookssql: count subscriptions: %w", err)
+	}
+	var rows []subscriptionRow
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT `+subscriptionColumns+` FROM webhooks_subscriptions WHERE `+where+`
+		ORDER BY `+order(q.Sort, []string{"name", "created_at", "id"}, "created_at DESC, id DESC")+` LIMIT ? OFFSET ?`),
+		append(args, q.Limit, q.Offset)...); err != nil {
+		return nil, 0, fmt.Errorf("webhookssql: list subscriptions: %w", err)
+	}
+	out := make([]webhooks.Subscription, len(rows))
+	for i := range rows {
+		out[i] = *rows[i].subscription()
+	}
+	return out, total, nil
+}
+
+// ActiveSubscriptions implements webhooks.Store.
+func (s *Store) ActiveSubscriptions(ctx context.Context, tx *sql.Tx) ([]webhooks.Subscription, error) {
+	var q sqlx.QueryerContext = s.db.Reader()
+	if tx != nil {
+		q = s.inTx(tx)
+	}
+	var rows []subscriptionRow
+	if err := sqlx.SelectContext(ctx, q, &rows, s.q(`SELECT `+subscriptionColumns+` FROM webhooks_subscriptions
+		WHERE is_active = ? ORDER BY id`), true); err != nil {
+		return nil, fmt.Errorf("webhookssql: active subscriptions: %w", err)
+	}
+	out := make([]webhooks.Subscription, len(rows))
+	for i := range rows {
+		out[i] = *rows[i].subscription()
+	}
+	return out, nil
+}
+
+// ---- deliveries ----
+
+// deliveryColumns leave out the payload and the response body.
+const deliveryColumns = `id, subscription_id, event, event_id, status, attempts, next_attempt_at, response_status,
+	delivered_at, payload_hash, order_id, customer_id, request_id, created_at, updated_at`
+
+const fullDeliveryColumns = deliveryColumns + `, payload, response_body`
+
+type deliveryRow struct {
+	ID             int64      `db:"id"`
+	SubscriptionID int64      `db:"subscription_id"`
+	Event          string     `db:"event"`
+	EventID        string     `db:"event_id"`
+	Status         string     `db:"status"`
+	Attempts       int        `db:"attempts"`
+	NextAttemptAt  store.Time `db:"next_attempt_at"`
+	ResponseStatus *int       `db:"response_status"`
+	DeliveredAt    store.Time `db:"delivered_at"`
+	PayloadHash    string     `db:"payload_hash"`
+	OrderID        *string    `db:"order_id"`
+	CustomerID     *string    `db:"customer_id"`
+	RequestID      string     `db:"request_id"`
+	CreatedAt      store.Time `db:"created_at"`
+	UpdatedAt      store.Time `db:"updated_at"`
+	Payload        *string    `db:"payload"`
+	ResponseBody   *string    `db:"response_body"`
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (r *deliveryRow) delivery() webhooks.Delivery {
+	d := webhooks.Delivery{ID: r.ID, SubscriptionID: r.SubscriptionID, Event: r.Event, EventID: r.EventID,
+		Status: webhooks.Status(r.Status), Attempts: r.Attempts, NextAttemptAt: ptrTime(r.NextAttemptAt),
+		ResponseStatus: r.ResponseStatus, DeliveredAt: ptrTime(r.DeliveredAt), PayloadHash: r.PayloadHash,
+		OrderID: deref(r.OrderID), CustomerID: deref(r.CustomerID), RequestID: r.RequestID, CreatedAt: r.CreatedAt.Time,
+		UpdatedAt: r.UpdatedAt.Time, ResponseBody: r.ResponseBody}
+	if r.Payload != nil {
+		d.Payload = json.RawMessage(*r.Payload)
+	}
+	return d
+}
+
+// CreateDeliveries implements webhooks.Store.
+func (s *Store) CreateDeliveries(ctx context.Context, tx *sql.Tx, ds []webhooks.Delivery, then func(context.Context, *sql.Tx) error) error {
+	write := func(tx *sqlx.Tx) error {
+		if err := s.insertDeliveries(ctx, tx, ds); err != nil {
+			return err
+		}
+		if then != nil {
+			return then(ctx, tx.Tx)
+		}
+		return nil
+	}
+	var err error
+	if tx != nil {
+		err = write(s.inTx(tx))
+	} else {
+		err = s.db.InTx(ctx, write)
+	}
+	if err != nil {
+		return fmt.Errorf("webhookssql: create deliveries: %w", err)
+	}
+	return nil
+}
+
+// insertDeliveries writes ds in one statement when their subscriptions
+// differ (as in a fan-out), matching the returned IDs by subscription.
+func (s *Store) insertDeliveries(ctx context.Context, tx *sqlx.Tx, ds []webhooks.Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	bySub := make(map[int64]int, len(ds))
+	for i, d := range ds {
+		bySub[d.SubscriptionID] = i
+	}
+	batches := [][]webhooks.Delivery{ds}
+	if len(bySub) != len(ds) {
+		batches = batches[:0]
+		for i := range ds {
+			batches = append(batches, ds[i:i+1])
+		}
+	}
+	offset := 0
+	for _, batch := range batches {
+		var b strings.Builder
+		b.WriteString(`INSERT INTO webhooks_deliveries (subscription_id, event, event_id, status, attempts, next_attempt_at,
+			response_status, response_body, delivered_at, payload, payload_hash, order_id, customer_id, request_id, created_at,
+			updated_at) VALUES `)
+		args := make([]any, 0, len(batch)*16)
+		for i, d := range batch {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+			args = append(args, d.SubscriptionID, d.Event, d.EventID, string(d.Status), d.Attempts, optTime(d.NextAttemptAt),
+				d.ResponseStatus, d.ResponseBody, optTime(d.DeliveredAt), string(d.Payload), d.PayloadHash, nullable(d.OrderID),
+				nullable(d.CustomerID), d.RequestID, store.NewTime(d.CreatedAt), store.NewTime(d.UpdatedAt))
+		}
+		b.WriteString(" RETURNING id, subscription_id")
+		rows, err := tx.QueryContext(ctx, s.q(b.String()), args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id, sub int64
+			if err := rows.Scan(&id, &sub); err != nil {
+				rows.Close()
+				return err
+			}
+			if len(batch) == 1 {
+				ds[offset].ID = id
+			} else {
+				ds[bySub[sub]].ID = id
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		offset += len(batch)
+	}
+	return nil
+}
+
+// Delivery implements webhooks.Store.
+func (s *Store) Delivery(ctx context.Context, id int64) (*webhooks.Delivery, error) {
+	var r deliveryRow
+	if err := s.db.Reader().GetContext(ctx, &r, s.q(`SELECT `+fullDeliveryColumns+` FROM webhooks_deliveries WHERE id = ?`), id); err != nil {
+		return nil, notFound("delivery", err)
+	}
+	d := r.delivery()
+	return &d, nil
+}
+
+// ListDeliveries implements webhooks.Store.
+func (s *Store) ListDeliveries(ctx context.Context, q webhooks.DeliveryQuery) ([]webhooks.Delivery, int, error) {
+	where, args := []string{"subscription_id = ?"}, []any{q.SubscriptionID}
+	if q.Event != "" {
+		where, args = append(where, "event = ?"), append(args, q.Event)
+	}
+	if q.Status != "" {
+		where, args = append(where, "status = ?"), append(args, string(q.Status))
+	}
+	cond := strings.Join(where, " AND ")
+	var total int
+	if err := s.db.Reader().GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM webhooks_deliveries WHERE `+cond), args...); err != nil {
+		return nil, 0, fmt.Errorf("webhookssql: count deliveries: %w", err)
+	}
+	var rows []deliveryRow
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT `+deliveryColumns+` FROM webhooks_deliveries WHERE `+cond+`
+		ORDER BY `+order(q.Sort, []string{"id", "created_at"}, "id DESC")+` LIMIT ? OFFSET ?`), append(args, q.Limit, q.Offset)...); err != nil {
+		return nil, 0, fmt.Errorf("webhookssql: list deliveries: %w", err)
+	}
+	out := make([]webhooks.Delivery, len(rows))
+	for i := range rows {
+		out[i] = rows[i].delivery()
+	}
+	return out, total, nil
+}
+
+// RecentDeliveries implements webhooks.Store.
+func (s *Store) RecentDeliveries(ctx context.Context, subscriptionIDs []int64, n int) (map[int64][]webhooks.Delivery, error) {
+	out := make(map[int64][]webhooks.Delivery, len(subscriptionIDs))
+	if len(subscriptionIDs) == 0 || n <= 0 {
+		return out, nil
+	}
+	query, args, err := sqlx.In(`SELECT `+deliveryColumns+` FROM (SELECT `+deliveryColumns+`,
+		ROW_NUMBER() OVER (PARTITION BY subscription_id ORDER BY id DESC) AS rank FROM webhooks_deliveries
+		WHERE subscription_id IN (?)) ranked WHERE rank <= ? ORDER BY subscription_id, id DESC`, subscriptionIDs, n)
+	if err != nil {
+		return nil, err
+	}
+	var rows []deliveryRow
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(query), args...); err != nil {
+		return nil, fmt.Errorf("webhookssql: recent deliveries: %w", err)
+	}
+	for i := range rows {
+		d := rows[i].delivery()
+		out[d.SubscriptionID] = append(out[d.SubscriptionID], d)
+	}
+	return out, nil
+}
+
+// claimRow is a claimed delivery and its subscription.
+type claimRow struct {
+	deliveryRow
+	Sub subscriptionRow `db:"s"`
+}
+
+// prefixed names columns "<alias>.<column>" for sqlx's nested structs.
+func prefixed(alias, columns string) string {
+	var b strings.Builder
+	for i, c := range strings.Split(columns, ",") {
+		c = strings.TrimSpace(c)
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `%s.%s AS "%s.%s"`, alias, c, alias, c)
+	}
+	return b.String()
+}
+
+var claimedColumns = func() string {
+	cols := strings.Split(fullDeliveryColumns, ",")
+	for i, c := range cols {
+		cols[i] = "d." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ") + ", " + prefixed("s", subscriptionColumns)
+}()
+
+const claimable = `status IN ('pending', 'retrying')`
+
+// ClaimDelivery implements webhooks.Store: on Postgres one statement, on
+// SQLite an update and a read.
+func (s *Store) ClaimDelivery(ctx context.Context, id int64, claim, lease time.Time) (*webhooks.Delivery, *webhooks.Subscription, error) {
+	var r claimRow
+	var err error
+	if s.postgres() {
+		err = s.db.GetContext(ctx, &r, `WITH d AS (UPDATE webhooks_deliveries SET next_attempt_at = $1
+			WHERE id = $2 AND next_attempt_at = $3 AND `+claimable+` RETURNING `+fullDeliveryColumns+`)
+			SELECT `+claimedColumns+` FROM d JOIN webhooks_subscriptions s ON s.id = d.subscription_id`,
+			store.NewTime(lease), id, store.NewTime(claim))
+	} else {
+		err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+			if err := tx.GetContext(ctx, &r.deliveryRow, tx.Rebind(`UPDATE webhooks_deliveries SET next_attempt_at = ?
+				WHERE id = ? AND next_attempt_at = ? AND `+claimable+` RETURNING `+fullDeliveryColumns),
+				store.NewTime(lease), id, store.NewTime(claim)); err != nil {
+				return err
+			}
+			return tx.GetContext(ctx, &r.Sub, tx.Rebind(`SELECT `+subscriptionColumns+` FROM webhooks_subscriptions WHERE id = ?`),
+				r.SubscriptionID)
+		})
+	}
+	if errors.Is(err, sql.ErrNoRows) || errors.Is(err, store.ErrNotFound) {
+		return nil, nil, webhooks.ErrClaimLost
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("webhookssql: claim delivery: %w", err)
+	}
+	d := r.deliveryRow.delivery()
+	return &d, r.Sub.subscription(), nil
+}
+
+const finishSet = `status = ?, attempts = ?, next_attempt_at = ?, response_status = ?, response_body = ?, delivered_at = ?,
+	updated_at = ? WHERE id = ? AND next_attempt_at = ?`
+
+func finishArgs(d *webhooks.Delivery, lease time.Time) []any {
+	return []any{string(d.Status), d.Attempts, optTime(d.NextAttemptAt), d.ResponseStatus, d.ResponseBody,
+		optTime(d.DeliveredAt), store.NewTime(d.UpdatedAt), d.ID, store.NewTime(lease)}
+}
+
+// FinishAttempt implements webhooks.Store. A success on Postgres is one
+// statement; the rest is a transaction.
+func (s *Store) FinishAttempt(ctx context.Context, d *webhooks.Delivery, lease time.Time, o webhooks.Outcome, disableAfter int) (bool, error) {
+	at := store.NewTime(d.UpdatedAt)
+	if o == webhooks.OutcomeSuccess && s.postgres() {
+		var id int64
+		err := s.db.QueryRowxContext(ctx, s.q(`WITH d AS (UPDATE webhooks_deliveries SET `+finishSet+` RETURNING subscription_id)
+			UPDATE webhooks_subscriptions s SET consecutive_failures = 0, last_success_at = ? FROM d
+			WHERE s.id = d.subscription_id RETURNING s.id`), append(finishArgs(d, lease), at)...).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, webhooks.ErrClaimLost
+		}
+		if err != nil {
+			return false, fmt.Errorf("webhookssql: finish attempt: %w", err)
+		}
+		return false, nil
+	}
+	disabled := false
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE webhooks_deliveries SET `+finishSet), finishArgs(d, lease)...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return webhooks.ErrClaimLost
+		}
+		switch o {
+		case webhooks.OutcomeSuccess:
+			_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE webhooks_subscriptions SET consecutive_failures = 0, last_success_at = ?
+				WHERE id = ?`), at, d.SubscriptionID)
+			return err
+		case webhooks.OutcomeFailure:
+			lock := ""
+			if s.postgres() {
+				lock = " FOR UPDATE"
+			}
+			var before struct {
+				Active bool `db:"is_active"`
+				Streak int  `db:"consecutive_failures"`
+			}
+			if err := tx.GetContext(ctx, &before, tx.Rebind(`SELECT is_active, consecutive_failures FROM webhooks_subscriptions
+				WHERE id = ?`+lock), d.SubscriptionID); err != nil {
+				return err
+			}
+			streak := before.Streak + 1
+			disabled = before.Active && streak >= disableAfter
+			_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE webhooks_subscriptions SET consecutive_failures = ?, last_failure_at = ?,
+				is_active = ? WHERE id = ?`), streak, at, before.Active && !disabled, d.SubscriptionID)
+			return err
+		}
+		return nil
+	})
+	if errors.Is(err, webhooks.ErrClaimLost) {
+		return false, err
+	}
+	if err != nil {
+		return false, fmt.Errorf("webhookssql: finish attempt: %w", err)
+	}
+	return disabled, nil
+}
+
+// ClaimDue implements webhooks.Store.
+func (s *Store) ClaimDue(ctx context.Context, now, lease time.Time, limit int, then func(context.Context, *sql.Tx, []int64) error) ([]int64, error) {
+	// The outer conditions are checked again on each row as it is
+	// updated, so two sweeps at once never claim a row twice. On Postgres
+	// the due rows are picked once, in a materialised CTE (a subquery under
+	// IN may be rescanned and pick more than limit), skipping rows another
+	// sweep holds.
+	query := `UPDATE webhooks_deliveries SET next_attempt_at = ?
+		WHERE id IN (SELECT id FROM webhooks_deliveries WHERE ` + claimable + ` AND next_attempt_at <= ?
+			ORDER BY next_attempt_at, id LIMIT ?)
+		AND ` + claimable + ` AND next_attempt_at <= ? RETURNING id`
+	args := []any{store.NewTime(lease), store.NewTime(now), limit, store.NewTime(now)}
+	if s.postgres() {
+		query = `WITH due AS MATERIALIZED (SELECT id FROM webhooks_deliveries WHERE ` + claimable + ` AND next_attempt_at <= ?
+			ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED)
+		UPDATE webhooks_deliveries d SET next_attempt_at = ? FROM due
+		WHERE d.id = due.id AND d.` + claimable + ` AND d.next_attempt_at <= ? RETURNING d.id`
+		args = []any{store.NewTime(now), limit, store.NewTime(lease), store.NewTime(now)}
+	}
+	var ids []int64
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		ids = nil
+		if err := tx.SelectContext(ctx, &ids, tx.Rebind(query), args...); err != nil {
+			return err
+		}
+		if then != nil && len(ids) > 0 {
+			return then(ctx, tx.Tx, ids)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("webhookssql: claim due: %w", err)
+	}
+	return ids, nil
+}
+
+// RequeueParked implements webhooks.Store.
+func (s *Store) RequeueParked(ctx context.Context, subscriptionID int64, at time.Time) (int, error) {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE webhooks_deliveries SET
+		status = CASE WHEN attempts = 0 THEN 'pending' ELSE 'retrying' END, next_attempt_at = ?, updated_at = ?
+		WHERE subscription_id = ? AND status = 'parked'`), store.NewTime(at), store.NewTime(at), subscriptionID)
+	if err != nil {
+		return 0, fmt.Errorf("webhookssql: requeue parked: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// PruneDeliveries implements webhooks.Store.
+func (s *Store) PruneDeliveries(ctx context.Context, before time.Time, batch int) (int, error) {
+	total := 0
+	for {
+		res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM webhooks_deliveries WHERE id IN (SELECT id FROM webhooks_deliveries
+			WHERE status IN ('delivered', 'failed') AND created_at < ? ORDER BY id LIMIT ?)`), store.NewTime(before), batch)
+		if err != nil {
+			return total, fmt.Errorf("webhookssql: prune deliveries: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, err
+		}
+		total += int(n)
+		if int(n) < batch {
+			return total, nil
+		}
+	}
+}
+
+// DeliveriesAbout implements webhooks.Store.
+func (s *Store) DeliveriesAbout(ctx context.Context, customerID string, orderIDs []string, afterID int64, limit int) ([]webhooks.Delivery, error) {
+	var conds []string
+	var args []any
+	if customerID != "" {
+		conds, args = append(conds, "customer_id = ?"), append(args, customerID)
+	}
+	if len(orderIDs) > 0 {
+		conds, args = append(conds, "order_id IN (?)"), append(args, orderIDs)
+	}
+	if len(conds) == 0 {
+		return nil, nil
+	}
+	query, args, err := sqlx.In(`SELECT `+fullDeliveryColumns+` FROM webhooks_deliveries WHERE id > ? AND (`+
+		strings.Join(conds, " OR ")+`) ORDER BY id LIMIT ?`, append(append([]any{afterID}, args...), limit)...)
+	if err != nil {
+		return nil, err
+	}
+	var rows []deliveryRow
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(query), args...); err != nil {
+		return nil, fmt.Errorf("webhookssql: deliveries about: %w", err)
+	}
+	out := make([]webhooks.Delivery, len(rows))
+	for i := range rows {
+		out[i] = rows[i].delivery()
+	}
+	return out, nil
+}
+
+// RedactDelivery implements webhooks.Store.
+func (s *Store) RedactDelivery(ctx context.Context, id int64, payload json.RawMessage, hash string) error {
+	var res sql.Result
+	var err error
+	if payload == nil {
+		res, err = s.db.ExecContext(ctx, s.q(`UPDATE webhooks_deliveries SET response_body = NULL WHERE id = ?`), id)
+	} else {
+		res, err = s.db.ExecContext(ctx, s.q(`UPDATE webhooks_deliveries SET payload = ?, payload_hash = ?, response_body = NULL
+			WHERE id = ?`), string(payload), hash, id)
+	}
+	return affected("redact delivery", res, err)
+}

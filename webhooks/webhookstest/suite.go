@@ -1,0 +1,427 @@
+package webhookstest
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/webhooks"
+)
+
+// RunStoreTests runs the conformance suite against the stores newStore
+// returns (a fresh, empty one per call).
+func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
+	ctx := context.Background()
+	base := time.Date(2026, 11, 22, 10, 0, 0, 123456000, time.UTC)
+	at := func(d time.Duration) time.Time { return base.Add(d) }
+	ptr := func(t time.Time) *time.Time { return &t }
+	newSub := func(t *testing.T, s webhooks.Store, name string, active bool) *webhooks.Subscription {
+		t.Helper()
+		sub := &webhooks.Subscription{Name: name, URL: "https://hooks.example/" + name, Events: []string{"order.placed", "*"},
+			SealedSecret: "sealed-" + name, IsActive: active, CreatedAt: at(0), UpdatedAt: at(0)}
+		require.NoError(t, s.CreateSubscription(ctx, sub))
+		require.Positive(t, sub.ID)
+		return sub
+	}
+	payload := func(n int) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"id":"evt-%d","event":"order.placed","created_at":"2026-11-22T10:00:00+00:00","data":{"z":1,"a":"ü/<>"}}`, n))
+	}
+	newDelivery := func(sub int64, n int, status webhooks.Status, next *time.Time) webhooks.Delivery {
+		return webhooks.Delivery{SubscriptionID: sub, Event: "order.placed", EventID: fmt.Sprintf("evt-%d", n), Status: status,
+			NextAttemptAt: next, Payload: payload(n), PayloadHash: fmt.Sprintf("%064d", n), RequestID: "req-1",
+			CreatedAt: at(time.Duration(n) * time.Second), UpdatedAt: at(time.Duration(n) * time.Second)}
+	}
+	create := func(t *testing.T, s webhooks.Store, ds ...webhooks.Delivery) []webhooks.Delivery {
+		t.Helper()
+		require.NoError(t, s.CreateDeliveries(ctx, nil, ds, nil))
+		return ds
+	}
+
+	t.Run("Subscriptions", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		a := newSub(t, s, "alpha", true)
+		b := newSub(t, s, "beta", false)
+		got, err := s.Subscription(ctx, a.ID)
+		require.NoError(t, err)
+		require.Equal(t, "alpha", got.Name)
+		require.Equal(t, []string{"order.placed", "*"}, got.Events)
+		require.Equal(t, "sealed-alpha", got.SealedSecret)
+		require.Equal(t, at(0).Truncate(time.Microsecond), got.CreatedAt)
+		require.Equal(t, time.UTC, got.CreatedAt.Location())
+		require.True(t, got.IsActive)
+		require.Nil(t, got.LastSuccessAt)
+		_, err = s.Subscription(ctx, b.ID+100)
+		require.ErrorIs(t, err, webhooks.ErrNotFound)
+
+		got.Name, got.URL, got.Events, got.SealedSecret = "alpha2", "https://other.example/x", []string{"payment.failed"}, "sealed-2"
+		got.IsActive, got.StandardWebhooks, got.ConsecutiveFailures, got.UpdatedAt = false, true, 3, at(time.Hour)
+		require.NoError(t, s.UpdateSubscription(ctx, got))
+		again, err := s.Subscription(ctx, a.ID)
+		require.NoError(t, err)
+		require.Equal(t, "alpha2", again.Name)
+		require.Equal(t, "https://other.example/x", again.URL)
+		require.Equal(t, []string{"payment.failed"}, again.Events)
+		require.Equal(t, "sealed-2", again.SealedSecret)
+		require.False(t, again.IsActive)
+		require.True(t, again.StandardWebhooks)
+		require.Equal(t, 3, again.ConsecutiveFailures)
+		require.Equal(t, at(time.Hour), again.UpdatedAt)
+		require.Equal(t, at(0), again.CreatedAt)
+		require.ErrorIs(t, s.UpdateSubscription(ctx, &webhooks.Subscription{ID: b.ID + 100, Events: []string{}}), webhooks.ErrNotFound)
+
+		c := newSub(t, s, "gamma", true)
+		active, err := s.ActiveSubscriptions(ctx, nil)
+		require.NoError(t, err)
+		require.Len(t, active, 1)
+		require.Equal(t, c.ID, active[0].ID)
+
+		list, total, err := s.ListSubscriptions(ctx, webhooks.SubscriptionQuery{Sort: "name", Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, 3, total)
+		require.Equal(t, []string{"alpha2", "beta", "gamma"}, []string{list[0].Name, list[1].Name, list[2].Name})
+		list, _, err = s.ListSubscriptions(ctx, webhooks.SubscriptionQuery{Sort: "-name", Limit: 1, Offset: 1})
+		require.NoError(t, err)
+		require.Equal(t, "beta", list[0].Name)
+		no := false
+		list, total, err = s.ListSubscriptions(ctx, webhooks.SubscriptionQuery{Active: &no, Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, 2, total)
+		require.Len(t, list, 2)
+		require.Equal(t, b.ID, list[0].ID, "newest first by default (same time: higher id first)")
+
+		create(t, s, newDelivery(c.ID, 1, webhooks.StatusPending, ptr(at(0))))
+		require.NoError(t, s.DeleteSubscription(ctx, c.ID))
+		require.ErrorIs(t, s.DeleteSubscription(ctx, c.ID), webhooks.ErrNotFound)
+		_, total, err = s.ListDeliveries(ctx, webhooks.DeliveryQuery{SubscriptionID: c.ID, Limit: 10})
+		require.NoError(t, err)
+		require.Zero(t, total, "deliveries go with their subscription")
+	})
+
+	t.Run("Deliveries", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		a := newSub(t, s, "a", true)
+		b := newSub(t, s, "b", true)
+		ds := []webhooks.Delivery{newDelivery(a.ID, 1, webhooks.StatusPending, ptr(at(time.Minute))), newDelivery(b.ID, 2, webhooks.StatusPending, ptr(at(time.Minute)))}
+		ds[1].OrderID, ds[1].CustomerID = "ord-9", "cus-7"
+		calls := 0
+		require.NoError(t, s.CreateDeliveries(ctx, nil, ds, func(context.Context, *sql.Tx) error { calls++; return nil }))
+		require.Equal(t, 1, calls)
+		require.NotEqual(t, ds[0].ID, ds[1].ID)
+		got, err := s.Delivery(ctx, ds[1].ID)
+		require.NoError(t, err)
+		require.Equal(t, b.ID, got.SubscriptionID, "ids are matched to their rows")
+		require.Equal(t, string(payload(2)), string(got.Payload), "the payload comes back byte for byte")
+		require.Equal(t, "evt-2", got.EventID)
+		require.Equal(t, webhooks.StatusPending, got.Status)
+		require.Equal(t, at(time.Minute).Truncate(time.Microsecond), *got.NextAttemptAt)
+		require.Equal(t, "ord-9", got.OrderID)
+		require.Equal(t, "cus-7", got.CustomerID)
+		require.Equal(t, "req-1", got.RequestID)
+		require.Nil(t, got.ResponseStatus)
+		require.Nil(t, got.ResponseBody)
+		_, err = s.Delivery(ctx, ds[1].ID+100)
+		require.ErrorIs(t, err, webhooks.ErrNotFound)
+
+		// A failing callback stores nothing.
+		boom := errors.New("boom")
+		err = s.CreateDeliveries(ctx, nil, []webhooks.Delivery{newDelivery(a.ID, 3, webhooks.StatusPending, ptr(at(0)))},
+			func(context.Context, *sql.Tx) error { return boom })
+		require.ErrorIs(t, err, boom)
+		_, total, err := s.ListDeliveries(ctx, webhooks.DeliveryQuery{SubscriptionID: a.ID, Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, 1, total)
+
+		// Several deliveries of one subscription in one call.
+		more := create(t, s, newDelivery(a.ID, 4, webhooks.StatusDelivered, nil), newDelivery(a.ID, 5, webhooks.StatusRetrying, ptr(at(0))))
+		more[0].Event = "payment.failed"
+		require.NotEqual(t, more[0].ID, more[1].ID)
+		d4, err := s.Delivery(ctx, more[0].ID)
+		require.NoError(t, err)
+		require.Equal(t, "evt-4", d4.EventID)
+		list, total, err := s.ListDeliveries(ctx, webhooks.DeliveryQuery{SubscriptionID: a.ID, Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, 3, total)
+		require.Equal(t, []int64{more[1].ID, more[0].ID, ds[0].ID}, []int64{list[0].ID, list[1].ID, list[2].ID}, "newest first")
+		require.Nil(t, list[0].Payload, "lists leave the payload out")
+		list, total, err = s.ListDeliveries(ctx, webhooks.DeliveryQuery{SubscriptionID: a.ID, Status: webhooks.StatusDelivered, Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, 1, total)
+		require.Equal(t, more[0].ID, list[0].ID)
+		list, _, err = s.ListDeliveries(ctx, webhooks.DeliveryQuery{SubscriptionID: a.ID, Sort: "created_at", Limit: 2})
+		require.NoError(t, err)
+		require.Equal(t, []int64{ds[0].ID, more[0].ID}, []int64{list[0].ID, list[1].ID})
+		_, total, err = s.ListDeliveries(ctx, webhooks.DeliveryQuery{SubscriptionID: a.ID, Event: "nope", Limit: 10})
+		require.NoError(t, err)
+		require.Zero(t, total)
+
+		recent, err := s.RecentDeliveries(ctx, []int64{a.ID, b.ID, 999}, 2)
+		require.NoError(t, err)
+		require.Len(t, recent[a.ID], 2)
+		require.Equal(t, more[1].ID, recent[a.ID][0].ID)
+		require.Len(t, recent[b.ID], 1)
+		require.Empty(t, recent[999])
+	})
+
+	t.Run("ClaimAndFinish", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		sub := newSub(t, s, "a", true)
+		claim, lease := at(5*time.Minute), at(10*time.Minute)
+		d := create(t, s, newDelivery(sub.ID, 1, webhooks.StatusPending, &claim))[0]
+
+		_, _, err := s.ClaimDelivery(ctx, d.ID, claim.Add(time.Second), lease)
+		require.ErrorIs(t, err, webhooks.ErrClaimLost, "a stale claim")
+		got, gotSub, err := s.ClaimDelivery(ctx, d.ID, claim, lease)
+		require.NoError(t, err)
+		require.Equal(t, lease.Truncate(time.Microsecond), *got.NextAttemptAt)
+		require.Equal(t, string(payload(1)), string(got.Payload))
+		require.Equal(t, sub.ID, gotSub.ID)
+		require.Equal(t, "sealed-a", gotSub.SealedSecret)
+		_, _, err = s.ClaimDelivery(ctx, d.ID, claim, lease)
+		require.ErrorIs(t, err, webhooks.ErrClaimLost, "a claim is taken once")
+
+		// A write under a lost lease changes nothing.
+		got.Status, got.Attempts, got.UpdatedAt = webhooks.StatusDelivered, 1, at(11*time.Minute)
+		_, err = s.FinishAttempt(ctx, got, at(time.Hour), webhooks.OutcomeSuccess, 10)
+		require.ErrorIs(t, err, webhooks.ErrClaimLost)
+		still, err := s.Delivery(ctx, d.ID)
+		require.NoError(t, err)
+		require.Equal(t, webhooks.StatusPending, still.Status)
+
+		// A failure: retrying, the streak grows.
+		status, body := 500, "oops"
+		next := at(20 * time.Minute)
+		got.Status, got.NextAttemptAt, got.ResponseStatus, got.ResponseBody = webhooks.StatusRetrying, &next, &status, &body
+		disabled, err := s.FinishAttempt(ctx, got, lease, webhooks.OutcomeFailure, 2)
+		require.NoError(t, err)
+		require.False(t, disabled)
+		row, err := s.Delivery(ctx, d.ID)
+		require.NoError(t, err)
+		require.Equal(t, webhooks.StatusRetrying, row.Status)
+		require.Equal(t, 1, row.Attempts)
+		require.Equal(t, next, *row.NextAttemptAt)
+		require.Equal(t, 500, *row.ResponseStatus)
+		require.Equal(t, "oops", *row.ResponseBody)
+		require.Equal(t, at(11*time.Minute), row.UpdatedAt)
+		subNow, err := s.Subscription(ctx, sub.ID)
+		require.NoError(t, err)
+		require.Equal(t, 1, subNow.ConsecutiveFailures)
+		require.Equal(t, at(11*time.Minute), *subNow.LastFailureAt)
+		require.True(t, subNow.IsActive)
+
+		// The second failure reaches disableAfter: switched off, once.
+		_, _, err = s.ClaimDelivery(ctx, d.ID, next, at(30*time.Minute))
+		require.NoError(t, err)
+		got.Attempts, got.NextAttemptAt = 2, ptr(at(40*time.Minute))
+		disabled, err = s.FinishAttempt(ctx, got, at(30*time.Minute), webhooks.OutcomeFailure, 2)
+		require.NoError(t, err)
+		require.True(t, disabled)
+		subNow, err = s.Subscription(ctx, sub.ID)
+		require.NoError(t, err)
+		require.False(t, subNow.IsActive)
+		require.Equal(t, 2, subNow.ConsecutiveFailures)
+		_, _, err = s.ClaimDelivery(ctx, d.ID, at(40*time.Minute), at(50*time.Minute))
+		require.NoError(t, err)
+		got.Attempts, got.NextAttemptAt = 3, ptr(at(60*time.Minute))
+		disabled, err = s.FinishAttempt(ctx, got, at(50*time.Minute), webhooks.OutcomeFailure, 2)
+		require.NoError(t, err)
+		require.False(t, disabled, "only the write that switches it off says so")
+
+		// Parking leaves the subscription alone.
+		_, _, err = s.ClaimDelivery(ctx, d.ID, at(60*time.Minute), at(70*time.Minute))
+		require.NoError(t, err)
+		got.Status, got.NextAttemptAt, got.UpdatedAt = webhooks.StatusParked, nil, at(71*time.Minute)
+		_, err = s.FinishAttempt(ctx, got, at(70*time.Minute), webhooks.OutcomeNone, 2)
+		require.NoError(t, err)
+		subNow, err = s.Subscription(ctx, sub.ID)
+		require.NoError(t, err)
+		require.Equal(t, 3, subNow.ConsecutiveFailures)
+		_, _, err = s.ClaimDelivery(ctx, d.ID, at(70*time.Minute), at(80*time.Minute))
+		require.ErrorIs(t, err, webhooks.ErrClaimLost, "a parked delivery cannot be claimed")
+
+		// A success resets the streak.
+		subNow.IsActive, subNow.ConsecutiveFailures = true, 0
+		require.NoError(t, s.UpdateSubscription(ctx, subNow))
+		n, err := s.RequeueParked(ctx, sub.ID, at(2*time.Hour))
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		row, err = s.Delivery(ctx, d.ID)
+		require.NoError(t, err)
+		require.Equal(t, webhooks.StatusRetrying, row.Status, "attempted before: retrying")
+		_, _, err = s.ClaimDelivery(ctx, d.ID, at(2*time.Hour), at(3*time.Hour))
+		require.NoError(t, err)
+		subNow.ConsecutiveFailures = 4
+		require.NoError(t, s.UpdateSubscription(ctx, subNow))
+		ok := 200
+		got.Status, got.Attempts, got.NextAttemptAt, got.ResponseStatus, got.DeliveredAt, got.UpdatedAt =
+			webhooks.StatusDelivered, 4, nil, &ok, ptr(at(2*time.Hour+time.Second)), at(2*time.Hour+time.Second)
+		_, err = s.FinishAttempt(ctx, got, at(3*time.Hour), webhooks.OutcomeSuccess, 2)
+		require.NoError(t, err)
+		subNow, err = s.Subscription(ctx, sub.ID)
+		require.NoError(t, err)
+		require.Zero(t, subNow.ConsecutiveFailures)
+		require.Equal(t, at(2*time.Hour+time.Second), *subNow.LastSuccessAt)
+		row, err = s.Delivery(ctx, d.ID)
+		require.NoError(t, err)
+		require.Equal(t, webhooks.StatusDelivered, row.Status)
+		require.Nil(t, row.NextAttemptAt)
+		require.Equal(t, at(2*time.Hour+time.Second), *row.DeliveredAt)
+		_, _, err = s.ClaimDelivery(ctx, d.ID, at(3*time.Hour), at(4*time.Hour))
+		require.ErrorIs(t, err, webhooks.ErrClaimLost, "a delivered delivery cannot be claimed")
+	})
+
+	t.Run("ClaimDue", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		sub := newSub(t, s, "a", true)
+		ds := create(t, s,
+			newDelivery(sub.ID, 1, webhooks.StatusRetrying, ptr(at(2*time.Minute))),
+			newDelivery(sub.ID, 2, webhooks.StatusPending, ptr(at(time.Minute))),
+			newDelivery(sub.ID, 3, webhooks.StatusRetrying, ptr(at(time.Hour))), // not due
+			newDelivery(sub.ID, 4, webhooks.StatusParked, nil),
+			newDelivery(sub.ID, 5, webhooks.StatusDelivered, nil),
+			newDelivery(sub.ID, 6, webhooks.StatusPending, ptr(at(3*time.Minute))),
+		)
+		now, lease := at(5*time.Minute), at(10*time.Minute)
+		boom := errors.New("boom")
+		_, err := s.ClaimDue(ctx, now, lease, 10, func(context.Context, *sql.Tx, []int64) error { return boom })
+		require.ErrorIs(t, err, boom)
+		var seen []int64
+		ids, err := s.ClaimDue(ctx, now, lease, 2, func(_ context.Context, _ *sql.Tx, ids []int64) error { seen = ids; return nil })
+		require.NoError(t, err)
+		require.ElementsMatch(t, []int64{ds[1].ID, ds[0].ID}, ids, "the oldest due, and the failed claim rolled back")
+		require.Equal(t, ids, seen)
+		row, err := s.Delivery(ctx, ds[1].ID)
+		require.NoError(t, err)
+		require.Equal(t, lease.Truncate(time.Microsecond), *row.NextAttemptAt)
+		ids, err = s.ClaimDue(ctx, now, lease, 10, nil)
+		require.NoError(t, err)
+		require.Equal(t, []int64{ds[5].ID}, ids)
+		ids, err = s.ClaimDue(ctx, now, lease, 10, nil)
+		require.NoError(t, err)
+		require.Empty(t, ids)
+
+		// Sweeps at once never claim a row twice.
+		more := make([]webhooks.Delivery, 40)
+		for i := range more {
+			more[i] = newDelivery(sub.ID, 100+i, webhooks.StatusPending, ptr(at(time.Minute)))
+		}
+		create(t, s, more...)
+		var mu sync.Mutex
+		claimed := map[int64]int{}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				ids, err := s.ClaimDue(ctx, now, lease, 15, nil)
+				if err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				for _, id := range ids {
+					claimed[id]++
+				}
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		require.Len(t, claimed, 40)
+		for id, n := range claimed {
+			require.Equal(t, 1, n, "delivery %d", id)
+		}
+	})
+
+	t.Run("RequeueParked", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		a := newSub(t, s, "a", true)
+		b := newSub(t, s, "b", true)
+		never := newDelivery(a.ID, 1, webhooks.StatusParked, nil)
+		tried := newDelivery(a.ID, 2, webhooks.StatusParked, nil)
+		tried.Attempts = 3
+		ds := create(t, s, never, tried, newDelivery(b.ID, 3, webhooks.StatusParked, nil), newDelivery(a.ID, 4, webhooks.StatusFailed, nil))
+		n, err := s.RequeueParked(ctx, a.ID, at(time.Hour))
+		require.NoError(t, err)
+		require.Equal(t, 2, n)
+		for i, want := range []webhooks.Status{webhooks.StatusPending, webhooks.StatusRetrying, webhooks.StatusParked, webhooks.StatusFailed} {
+			row, err := s.Delivery(ctx, ds[i].ID)
+			require.NoError(t, err)
+			require.Equal(t, want, row.Status, i)
+			if i < 2 {
+				require.Equal(t, at(time.Hour), *row.NextAttemptAt)
+			}
+		}
+	})
+
+	t.Run("Prune", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		sub := newSub(t, s, "a", true)
+		var ds []webhooks.Delivery
+		for i, st := range []webhooks.Status{webhooks.StatusDelivered, webhooks.StatusFailed, webhooks.StatusDelivered,
+			webhooks.StatusPending, webhooks.StatusRetrying, webhooks.StatusParked, webhooks.StatusDelivered, webhooks.StatusFailed} {
+			ds = append(ds, newDelivery(sub.ID, i+1, st, nil))
+		}
+		ds[6].CreatedAt, ds[7].CreatedAt = at(48*time.Hour), at(48*time.Hour) // recent
+		create(t, s, ds...)
+		n, err := s.PruneDeliveries(ctx, at(24*time.Hour), 2)
+		require.NoError(t, err)
+		require.Equal(t, 3, n, "old and finished only, in batches")
+		list, total, err := s.ListDeliveries(ctx, webhooks.DeliveryQuery{SubscriptionID: sub.ID, Sort: "id", Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, 5, total)
+		var statuses []webhooks.Status
+		for _, d := range list {
+			statuses = append(statuses, d.Status)
+		}
+		require.Equal(t, []webhooks.Status{webhooks.StatusPending, webhooks.StatusRetrying, webhooks.StatusParked,
+			webhooks.StatusDelivered, webhooks.StatusFailed}, statuses)
+	})
+
+	t.Run("Redact", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		sub := newSub(t, s, "a", true)
+		mk := func(n int, order, customer string) webhooks.Delivery {
+			d := newDelivery(sub.ID, n, webhooks.StatusDelivered, nil)
+			d.OrderID, d.CustomerID = order, customer
+			body := "receiver said hi"
+			d.ResponseBody = &body
+			return d
+		}
+		ds := create(t, s, mk(1, "o1", ""), mk(2, "", "c1"), mk(3, "o2", "c2"), mk(4, "o3", ""), mk(5, "", ""))
+		about, err := s.DeliveriesAbout(ctx, "c1", []string{"o1", "o3"}, 0, 2)
+		require.NoError(t, err)
+		require.Equal(t, []int64{ds[0].ID, ds[1].ID}, []int64{about[0].ID, about[1].ID})
+		require.NotEmpty(t, about[0].Payload)
+		about, err = s.DeliveriesAbout(ctx, "c1", []string{"o1", "o3"}, ds[1].ID, 2)
+		require.NoError(t, err)
+		require.Len(t, about, 1)
+		require.Equal(t, ds[3].ID, about[0].ID)
+		about, err = s.DeliveriesAbout(ctx, "", nil, 0, 10)
+		require.NoError(t, err)
+		require.Empty(t, about)
+
+		redacted := json.RawMessage(`{"id":"evt-1","data":{"email":"[redacted]"}}`)
+		require.NoError(t, s.RedactDelivery(ctx, ds[0].ID, redacted, "abc"))
+		row, err := s.Delivery(ctx, ds[0].ID)
+		require.NoError(t, err)
+		require.Equal(t, string(redacted), string(row.Payload))
+		require.Equal(t, "abc", row.PayloadHash)
+		require.Nil(t, row.ResponseBody)
+		require.NoError(t, s.RedactDelivery(ctx, ds[1].ID, nil, ""))
+		row, err = s.Delivery(ctx, ds[1].ID)
+		require.NoError(t, err)
+		require.Equal(t, string(payload(2)), string(row.Payload), "a nil payload keeps the payload")
+		require.Nil(t, row.ResponseBody)
+		require.ErrorIs(t, s.RedactDelivery(ctx, ds[4].ID+100, nil, ""), webhooks.ErrNotFound)
+	})
+}
