@@ -24,6 +24,9 @@ type Enqueuer interface {
 	// is certain to exist once it has. On SQLite tx must come from the
 	// same DB as the queue.
 	EnqueueTx(ctx context.Context, tx *sql.Tx, args river.JobArgs, opts *river.InsertOpts) error
+	// EnqueueMany inserts several jobs in one batch: inside tx when it is
+	// not nil (as EnqueueTx), else now.
+	EnqueueMany(ctx context.Context, tx *sql.Tx, jobs []river.InsertManyParams) error
 }
 
 // Queue defaults.
@@ -183,6 +186,24 @@ func (q *Queue) Stop(ctx context.Context) error {
 func (q *Queue) Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
 	if _, err := q.client.Insert(ctx, args, opts); err != nil {
 		return fmt.Errorf("store: enqueue %s: %w", args.Kind(), err)
+	}
+	return nil
+}
+
+// EnqueueMany implements [Enqueuer]. It uses River's InsertMany (never
+// InsertManyFast, which panics on these drivers in v0.31.0).
+func (q *Queue) EnqueueMany(ctx context.Context, tx *sql.Tx, jobs []river.InsertManyParams) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	var err error
+	if tx != nil {
+		_, err = q.client.InsertManyTx(ctx, tx, jobs)
+	} else {
+		_, err = q.client.InsertMany(ctx, jobs)
+	}
+	if err != nil {
+		return fmt.Errorf("store: enqueue %d %s jobs: %w", len(jobs), jobs[0].Args.Kind(), err)
 	}
 	return nil
 }

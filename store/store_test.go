@@ -325,7 +325,7 @@ func TestQueue(t *testing.T) {
 		db := storetest.Open(t, d, sample)
 		q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true})
 		require.NoError(t, err)
-		w := &pingWorker{got: make(chan int, 10)}
+		w := &pingWorker{got: make(chan int, 20)}
 		river.AddWorker(q.Workers(), w)
 		require.NoError(t, q.Start(ctx))
 		t.Cleanup(func() { require.NoError(t, q.Stop(context.Background())) })
@@ -346,9 +346,26 @@ func TestQueue(t *testing.T) {
 			return q.EnqueueTx(ctx, tx.Tx, pingArgs{N: 2}, nil)
 		}))
 		require.NoError(t, q.Enqueue(ctx, pingArgs{N: 3}, nil))
+		// Batches: one rolled back, one committed, one outside a
+		// transaction.
+		many := func(ns ...int) []river.InsertManyParams {
+			var out []river.InsertManyParams
+			for _, n := range ns {
+				out = append(out, river.InsertManyParams{Args: pingArgs{N: n}})
+			}
+			return out
+		}
+		err = db.InTx(ctx, func(tx *sqlx.Tx) error {
+			require.NoError(t, q.EnqueueMany(ctx, tx.Tx, many(10, 11)))
+			return rollback
+		})
+		require.ErrorIs(t, err, rollback)
+		require.NoError(t, db.InTx(ctx, func(tx *sqlx.Tx) error { return q.EnqueueMany(ctx, tx.Tx, many(4, 5)) }))
+		require.NoError(t, q.EnqueueMany(ctx, nil, many(6)))
+		require.NoError(t, q.EnqueueMany(ctx, nil, nil))
 
 		got := map[int]bool{}
-		for range 2 {
+		for range 5 {
 			select {
 			case n := <-w.got:
 				got[n] = true
@@ -356,11 +373,11 @@ func TestQueue(t *testing.T) {
 				t.Fatal("jobs did not run")
 			}
 		}
-		require.Equal(t, map[int]bool{2: true, 3: true}, got)
-		// The rolled-back job never existed, so it can never run.
+		require.Equal(t, map[int]bool{2: true, 3: true, 4: true, 5: true, 6: true}, got)
+		// The rolled-back jobs never existed, so they can never run.
 		var kinds []int
 		require.NoError(t, db.SelectContext(ctx, &kinds, "SELECT id FROM river_job"))
-		require.Len(t, kinds, 2)
+		require.Len(t, kinds, 5)
 		select {
 		case n := <-w.got:
 			t.Fatalf("job %d ran", n)

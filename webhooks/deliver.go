@@ -1,0 +1,390 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+)
+
+// ---- the pinned HTTP client ----
+
+type pinKey struct{}
+
+// newClient returns the client deliveries go through: it follows no
+// redirects, ignores proxy settings, and dials only the addresses the
+// guard vetted for the request (carried in its context), so a DNS answer
+// that changed since cannot redirect it. TLS still verifies the URL's host
+// name. Connections are kept alive between deliveries.
+func newClient(tlsConfig *tls.Config) *http.Client {
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	transport := &http.Transport{
+		Proxy: nil,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			target, _ := ctx.Value(pinKey{}).(*Target)
+			if target == nil || len(target.Addrs) == 0 {
+				return nil, errors.New("webhooks: refusing to dial an address the guard did not vet")
+			}
+			_, port, err := net.SplitHostPort(addr)
+			if err != nil {
+				return nil, err
+			}
+			var errs []error
+			for _, ip := range target.Addrs {
+				conn, err := dialer.DialContext(ctx, network, net.JoinHostPort(ip.String(), port))
+				if err == nil {
+					return conn, nil
+				}
+				errs = append(errs, err)
+			}
+			return nil, errors.Join(errs...)
+		},
+		TLSClientConfig:       tlsConfig,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	return &http.Client{
+		Transport:     transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// ---- request ids ----
+
+type requestIDKey struct{}
+
+// WithRequestID returns ctx carrying a request's correlation id; events
+// dispatched with it send it as X-Request-Id.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// RequestIDFrom returns the correlation id ctx carries, if any.
+func RequestIDFrom(ctx context.Context) (string, bool) {
+	id, ok := ctx.Value(requestIDKey{}).(string)
+	return id, ok && id != ""
+}
+
+// ---- dispatch ----
+
+// DeliverArgs is the job that makes one attempt of one delivery. Claim
+// (Unix microseconds) is the delivery's NextAttemptAt when the job was
+// queued: a job whose claim no longer matches is stale and does nothing.
+type DeliverArgs struct {
+	DeliveryID int64 `json:"delivery_id"`
+	Claim      int64 `json:"claim"`
+}
+
+// Kind implements river.JobArgs.
+func (DeliverArgs) Kind() string { return "webhooks_deliver" }
+
+// Fanout reports a dispatch: the event's id, how many deliveries it
+// recorded, and the error that stopped it, if any.
+type Fanout struct {
+	EventID    string
+	Deliveries int
+	Err        error
+}
+
+// Dispatch records a delivery of event for every active subscription that
+// listens to it and queues them, in a transaction of its own: use it after
+// the change the event describes has committed. It never fails the
+// caller: a failure is logged and returned in Fanout.Err.
+func (s *Service) Dispatch(ctx context.Context, event any) Fanout {
+	f, err := s.dispatch(ctx, nil, event)
+	if err != nil {
+		f.Err = err
+		s.logger.ErrorContext(ctx, "webhooks: dispatch failed", "event", WireName(event), "error", err)
+	}
+	return f
+}
+
+// DispatchTx is Dispatch inside the caller's transaction: the deliveries
+// and their jobs commit or roll back with it, so nothing is sent if it
+// rolls back and nothing is lost if it commits. The error is the
+// caller's to act on.
+func (s *Service) DispatchTx(ctx context.Context, tx *sql.Tx, event any) (Fanout, error) {
+	if tx == nil {
+		return Fanout{}, errors.New("webhooks: DispatchTx needs a transaction")
+	}
+	return s.dispatch(ctx, tx, event)
+}
+
+// Envelope builds the envelope of event, as Dispatch would, without
+// recording anything.
+func (s *Service) Envelope(event any) (*Envelope, error) {
+	name := WireName(event)
+	if !s.known(name) {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownEvent, name)
+	}
+	data, err := eventData(event, s.opts.IncludeAdminFields)
+	if err != nil {
+		return nil, err
+	}
+	return &Envelope{ID: s.opts.NewID(), Event: name, CreatedAt: s.opts.Now().In(s.opts.Location).Format(envelopeTime), Data: data}, nil
+}
+
+func (s *Service) dispatch(ctx context.Context, tx *sql.Tx, event any) (Fanout, error) {
+	env, err := s.Envelope(event)
+	if err != nil {
+		return Fanout{}, fmt.Errorf("webhooks: dispatch: %w", err)
+	}
+	f := Fanout{EventID: env.ID}
+	body, err := env.Marshal()
+	if err != nil {
+		return f, fmt.Errorf("webhooks: dispatch %s: %w", env.Event, err)
+	}
+	subs, err := s.store.ActiveSubscriptions(ctx, tx)
+	if err != nil {
+		return f, fmt.Errorf("webhooks: dispatch %s: %w", env.Event, err)
+	}
+	now := s.now()
+	claim := now.Add(s.opts.ClaimTimeout)
+	orderID, customerID := subjects(env.Data)
+	requestID, ok := RequestIDFrom(ctx)
+	if !ok {
+		requestID = uuid.NewString()
+	}
+	hash := hashOf(body)
+	var ds []Delivery
+	for i := range subs {
+		if !subs[i].Listens(env.Event) {
+			continue
+		}
+		ds = append(ds, Delivery{SubscriptionID: subs[i].ID, Event: env.Event, EventID: env.ID, Status: StatusPending,
+			NextAttemptAt: &claim, Payload: body, PayloadHash: hash, OrderID: orderID, CustomerID: customerID,
+			RequestID: requestID, CreatedAt: now, UpdatedAt: now})
+	}
+	if len(ds) == 0 {
+		return f, nil
+	}
+	err = s.store.CreateDeliveries(ctx, tx, ds, func(ctx context.Context, tx *sql.Tx) error {
+		return s.enqueue(ctx, tx, ids(ds), claim)
+	})
+	if err != nil {
+		return f, fmt.Errorf("webhooks: dispatch %s: %w", env.Event, err)
+	}
+	f.Deliveries = len(ds)
+	return f, nil
+}
+
+func ids(ds []Delivery) []int64 {
+	out := make([]int64, len(ds))
+	for i := range ds {
+		out[i] = ds[i].ID
+	}
+	return out
+}
+
+func hashOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// enqueue queues one attempt job per delivery, under claim, in tx when
+// there is one.
+func (s *Service) enqueue(ctx context.Context, tx *sql.Tx, ids []int64, claim time.Time) error {
+	if s.opts.Enqueuer == nil {
+		return nil // recorded; the sweeper of an instance with a queue sends them
+	}
+	jobs := make([]river.InsertManyParams, len(ids))
+	for i, id := range ids {
+		jobs[i] = river.InsertManyParams{Args: DeliverArgs{DeliveryID: id, Claim: claim.UnixMicro()},
+			InsertOpts: &river.InsertOpts{Queue: s.opts.Queue, MaxAttempts: 1}}
+	}
+	return s.opts.Enqueuer.EnqueueMany(ctx, tx, jobs)
+}
+
+// ---- attempts ----
+
+// Attempt makes one attempt of a delivery, as the job does: it claims the
+// delivery (a stale claim does nothing), parks it if its subscription is
+// inactive, else sends it and records the outcome.
+func (s *Service) Attempt(ctx context.Context, deliveryID int64, claim time.Time) error {
+	now := s.now()
+	lease := now.Add(s.opts.ClaimTimeout)
+	d, sub, err := s.store.ClaimDelivery(ctx, deliveryID, claim, lease)
+	if errors.Is(err, ErrClaimLost) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("webhooks: attempt %d: %w", deliveryID, err)
+	}
+	if !sub.IsActive {
+		d.Status, d.NextAttemptAt, d.UpdatedAt = StatusParked, nil, now
+		_, err := s.store.FinishAttempt(ctx, d, lease, OutcomeNone, s.opts.DisableAfterFailures)
+		return ignoreLost(err)
+	}
+	d.Attempts++
+	status, body, reason := s.send(ctx, d, sub)
+	now = s.now()
+	d.ResponseStatus, d.ResponseBody, d.UpdatedAt = status, body, now
+	if reason == nil {
+		d.Status, d.NextAttemptAt, d.DeliveredAt = StatusDelivered, nil, &now
+		if _, err := s.store.FinishAttempt(ctx, d, lease, OutcomeSuccess, s.opts.DisableAfterFailures); err != nil {
+			return ignoreLost(err)
+		}
+		s.afterDelivered(ctx, d)
+		return nil
+	}
+	if d.Attempts >= s.opts.MaxAttempts {
+		d.Status, d.NextAttemptAt = StatusFailed, nil
+	} else {
+		next := now.Add(s.backoff(d.Attempts))
+		d.Status, d.NextAttemptAt = StatusRetrying, &next
+	}
+	disabled, err := s.store.FinishAttempt(ctx, d, lease, OutcomeFailure, s.opts.DisableAfterFailures)
+	if err != nil {
+		return ignoreLost(err)
+	}
+	s.afterFailed(ctx, d, reason)
+	if disabled {
+		if now, err := s.store.Subscription(ctx, sub.ID); err == nil {
+			sub = now
+		} else {
+			sub.IsActive = false
+		}
+		sub.SealedSecret = ""
+		s.afterDisabled(ctx, sub)
+	}
+	return nil
+}
+
+func ignoreLost(err error) error {
+	if errors.Is(err, ErrClaimLost) {
+		return nil
+	}
+	return err
+}
+
+// backoff is the wait after the n-th failed attempt.
+func (s *Service) backoff(n int) time.Duration {
+	return s.opts.Backoff[min(n, len(s.opts.Backoff))-1]
+}
+
+// ErrNotPublicAtSend is the reason recorded when the guard refuses the
+// URL before an attempt.
+var ErrNotPublicAtSend = errors.New("Webhook URL does not resolve to a public address.")
+
+// send makes the HTTP request of one attempt. reason is nil for a 2xx;
+// otherwise it says why the attempt failed, and body holds what the
+// receiver said or the error.
+func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (status *int, body *string, reason error) {
+	fail := func(err error) (*int, *string, error) {
+		msg := truncate(err.Error())
+		return nil, &msg, err
+	}
+	payload, err := s.payload(ctx, d, sub)
+	if err != nil {
+		return fail(err)
+	}
+	secret, err := s.sealer.open(sub.SealedSecret)
+	if err != nil {
+		return fail(err)
+	}
+	target, err := s.guard.Check(ctx, sub.URL)
+	if err != nil {
+		if errors.Is(err, ErrNotPublic) {
+			return fail(ErrNotPublicAtSend)
+		}
+		return fail(err)
+	}
+	ctx, cancel := context.WithTimeout(context.WithValue(ctx, pinKey{}, target), s.opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target.URL.String(), bytes.NewReader(payload))
+	if err != nil {
+		return fail(err)
+	}
+	h := req.Header
+	h["Content-Type"] = []string{"application/json"}
+	h["User-Agent"] = []string{s.opts.UserAgent}
+	id := strconv.FormatInt(d.ID, 10)
+	h[HeaderEvent] = []string{d.Event}
+	h[HeaderDelivery] = []string{id}
+	h[HeaderRequestID] = []string{d.RequestID}
+	sentAt := s.opts.Now()
+	if sub.StandardWebhooks {
+		sig, err := SignStandard(secret, id, sentAt, payload)
+		if err != nil {
+			return fail(err)
+		}
+		h[HeaderStandardID] = []string{id}
+		h[HeaderStandardTimestamp] = []string{strconv.FormatInt(sentAt.Unix(), 10)}
+		h[HeaderStandardSignature] = []string{sig}
+	} else {
+		h[HeaderSignature] = []string{Sign(secret, sentAt, payload)}
+	}
+	res, err := s.client.Do(req)
+	if err != nil {
+		return fail(err)
+	}
+	defer res.Body.Close()
+	buf, _ := io.ReadAll(io.LimitReader(res.Body, ResponseBodyLimit))
+	// Read a little more, so the connection can be reused.
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	text := truncate(string(buf))
+	code := res.StatusCode
+	if code >= 200 && code < 300 {
+		return &code, &text, nil
+	}
+	if code >= 300 && code < 400 {
+		return &code, &text, fmt.Errorf("webhooks: receiver answered %d (redirects are not followed)", code)
+	}
+	return &code, &text, fmt.Errorf("webhooks: receiver answered %d", code)
+}
+
+// truncate keeps at most ResponseBodyLimit bytes, as valid UTF-8 (a
+// rune cut in two, and any invalid byte, is dropped).
+func truncate(s string) string {
+	if len(s) > ResponseBodyLimit {
+		s = s[:ResponseBodyLimit]
+	}
+	return strings.ToValidUTF8(s, "")
+}
+
+// payload is the body to send: the recorded envelope, through the
+// delivering filters when there are any.
+func (s *Service) payload(ctx context.Context, d *Delivery, sub *Subscription) ([]byte, error) {
+	filters := snapshot(&s.hooks.mu, s.hooks.delivering)
+	if len(filters) == 0 {
+		return d.Payload, nil
+	}
+	var env Envelope
+	dec := json.NewDecoder(bytes.NewReader(d.Payload))
+	dec.UseNumber()
+	if err := dec.Decode(&env); err != nil {
+		return nil, fmt.Errorf("webhooks: recorded payload: %w", err)
+	}
+	view := *sub
+	view.SealedSecret = ""
+	for _, f := range filters {
+		var panicked bool
+		s.safely(ctx, "delivering", func() {
+			panicked = true
+			env = f(ctx, env, &view)
+			panicked = false
+		})
+		if panicked {
+			return nil, errors.New("webhooks: a delivering hook panicked")
+		}
+	}
+	return env.Marshal()
+}

@@ -1,0 +1,109 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/riverqueue/river"
+)
+
+// SweepArgs is the periodic job (every minute) that queues due retries
+// and recovers lost jobs.
+type SweepArgs struct{}
+
+// Kind implements river.JobArgs.
+func (SweepArgs) Kind() string { return "webhooks_sweep" }
+
+// PruneArgs is the daily job (03:45) that prunes finished deliveries.
+type PruneArgs struct{}
+
+// Kind implements river.JobArgs.
+func (PruneArgs) Kind() string { return "webhooks_prune" }
+
+type deliverWorker struct {
+	river.WorkerDefaults[DeliverArgs]
+	svc *Service
+}
+
+func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
+	return w.svc.Attempt(ctx, job.Args.DeliveryID, claimOf(job.Args.Claim))
+}
+
+// Timeout bounds one attempt: the request's timeout and a margin for the
+// bookkeeping.
+func (w *deliverWorker) Timeout(*river.Job[DeliverArgs]) time.Duration {
+	return w.svc.opts.Timeout + 30*time.Second
+}
+
+type sweepWorker struct {
+	river.WorkerDefaults[SweepArgs]
+	svc *Service
+}
+
+func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
+	_, err := w.svc.Sweep(ctx)
+	return err
+}
+
+type pruneWorker struct {
+	river.WorkerDefaults[PruneArgs]
+	svc *Service
+}
+
+func (w *pruneWorker) Work(ctx context.Context, _ *river.Job[PruneArgs]) error {
+	_, err := w.svc.Prune(ctx)
+	return err
+}
+
+// RegisterWorkers adds the webhooks jobs (attempts, sweep, prune) to a
+// queue's workers (see store.Queue.Workers). Register before the queue
+// starts.
+func RegisterWorkers(workers *river.Workers, svc *Service) error {
+	if svc.opts.Enqueuer == nil {
+		return errors.New("webhooks: register workers: the service has no Enqueuer")
+	}
+	return errors.Join(
+		river.AddWorkerSafely(workers, &deliverWorker{svc: svc}),
+		river.AddWorkerSafely(workers, &sweepWorker{svc: svc}),
+		river.AddWorkerSafely(workers, &pruneWorker{svc: svc}),
+	)
+}
+
+// SweepInterval is how often the sweep runs.
+const SweepInterval = time.Minute
+
+// PeriodicJobs are the sweep (every minute) and the prune (daily at 03:45
+// UTC); add them with store.Queue.AddPeriodicJobs. River runs them on
+// the leader only.
+func PeriodicJobs() []*river.PeriodicJob {
+	return []*river.PeriodicJob{
+		river.NewPeriodicJob(river.PeriodicInterval(SweepInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, nil },
+			&river.PeriodicJobOpts{ID: SweepArgs{}.Kind(), RunOnStart: true}),
+		river.NewPeriodicJob(DailyAt(3, 45, time.UTC),
+			func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, nil },
+			&river.PeriodicJobOpts{ID: PruneArgs{}.Kind()}),
+	}
+}
+
+// DailyAt is a river.PeriodicSchedule firing every day at hour:minute in
+// loc.
+func DailyAt(hour, minute int, loc *time.Location) river.PeriodicSchedule {
+	return dailyAt{hour: hour, minute: minute, loc: loc}
+}
+
+type dailyAt struct {
+	hour, minute int
+	loc          *time.Location
+}
+
+// Next implements river.PeriodicSchedule: the first hour:minute after t.
+func (d dailyAt) Next(t time.Time) time.Time {
+	local := t.In(d.loc)
+	next := time.Date(local.Year(), local.Month(), local.Day(), d.hour, d.minute, 0, 0, d.loc)
+	if !next.After(local) {
+		next = time.Date(local.Year(), local.Month(), local.Day()+1, d.hour, d.minute, 0, 0, d.loc)
+	}
+	return next
+}

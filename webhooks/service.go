@@ -1,0 +1,458 @@
+package webhooks
+
+import (
+	"cmp"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// Defaults of Options (the spec's, where it gives them).
+const (
+	MaxAttemptsDefault          = 10
+	DisableAfterFailuresDefault = 10
+	TimeoutDefault              = 10 * time.Second
+	ClaimTimeoutDefault         = 300 * time.Second
+	// ClaimTimeoutMin is the shortest claim allowed.
+	ClaimTimeoutMin   = 30 * time.Second
+	RetentionDefault  = 90 * 24 * time.Hour
+	UserAgentDefault  = "groundwork-webhooks/1.0"
+	SweepBatchDefault = 500
+	// RecentDeliveries is how many deliveries include=deliveries shows per
+	// subscription.
+	RecentDeliveries = 20
+	// ResponseBodyLimit is how much of a receiver's answer is kept, in
+	// bytes.
+	ResponseBodyLimit = 2000
+	// PruneBatch is how many rows a prune deletes at a time.
+	PruneBatch = 1000
+	// RedactBatch is how many deliveries a redaction reads at a time.
+	RedactBatch = 500
+)
+
+// BackoffDefault is the wait after the first, second, ... failed attempt;
+// the last entry repeats.
+var BackoffDefault = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour,
+	2 * time.Hour, 4 * time.Hour, 8 * time.Hour, 12 * time.Hour, 24 * time.Hour}
+
+// Options configures a Service. Nil means the defaults, but SecretKey is
+// always required.
+type Options struct {
+	// SecretKey (SecretKeySize bytes) encrypts subscription secrets at
+	// rest. Required; keep it safe and stable (GenerateSecretKey makes
+	// one).
+	SecretKey []byte
+	// Enqueuer queues delivery jobs (a *store.Queue). Without it events
+	// can be recorded but nothing is sent.
+	Enqueuer store.Enqueuer
+	// Queue is the River queue of delivery jobs; river.QueueDefault when
+	// empty. A host that gives webhooks their own queue must configure it
+	// on the store.Queue.
+	Queue string
+	// Events is the catalogue of wire names subscriptions may name and
+	// Dispatch accepts; DefaultEvents when nil.
+	Events []string
+	// IncludeAdminFields keeps fields tagged `webhook:"admin"` in event
+	// data.
+	IncludeAdminFields bool
+	// Backoff, MaxAttempts, DisableAfterFailures, Timeout: see the
+	// defaults above.
+	Backoff              []time.Duration
+	MaxAttempts          int
+	DisableAfterFailures int
+	Timeout              time.Duration
+	// ClaimTimeout is how long a queued job owns its delivery before the
+	// sweeper may queue it again (at least ClaimTimeoutMin).
+	ClaimTimeout time.Duration
+	// Retention is how long finished deliveries are kept; negative keeps
+	// them forever.
+	Retention time.Duration
+	// AllowInsecureURLs and AllowPrivateHosts relax the egress guard.
+	AllowInsecureURLs bool
+	AllowPrivateHosts bool
+	// Resolver resolves subscription hosts; net.DefaultResolver when nil.
+	Resolver Resolver
+	// TLSConfig is the client TLS configuration (RootCAs for a private
+	// CA); the system's when nil.
+	TLSConfig *tls.Config
+	// Location is the time zone of the envelope's created_at; UTC when
+	// nil.
+	Location *time.Location
+	// UserAgent of deliveries; UserAgentDefault when empty.
+	UserAgent string
+	// Now and NewID replace the clock and the event id generator (UUIDs).
+	Now   func() time.Time
+	NewID func() string
+	// Logger receives fan-out failures and panics in hooks.
+	Logger *slog.Logger
+}
+
+// Service manages subscriptions, records and sends deliveries.
+type Service struct {
+	store  Store
+	opts   Options
+	sealer *sealer
+	guard  *Guard
+	client *http.Client
+	logger *slog.Logger
+	hooks  hooks
+
+	mu      sync.RWMutex
+	catalog map[string]bool
+}
+
+// NewService returns the webhooks service on st.
+func NewService(st Store, opts *Options) (*Service, error) {
+	if st == nil {
+		return nil, errors.New("webhooks: new service: store is nil")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	sealer, err := newSealer(o.SecretKey)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: new service: %w", err)
+	}
+	o.Queue = cmp.Or(o.Queue, river.QueueDefault)
+	if o.Events == nil {
+		o.Events = DefaultEvents
+	}
+	if o.Backoff == nil {
+		o.Backoff = BackoffDefault
+	}
+	o.MaxAttempts = cmp.Or(o.MaxAttempts, MaxAttemptsDefault)
+	o.DisableAfterFailures = cmp.Or(o.DisableAfterFailures, DisableAfterFailuresDefault)
+	o.Timeout = cmp.Or(o.Timeout, TimeoutDefault)
+	o.ClaimTimeout = cmp.Or(o.ClaimTimeout, ClaimTimeoutDefault)
+	o.Retention = cmp.Or(o.Retention, RetentionDefault)
+	o.UserAgent = cmp.Or(o.UserAgent, UserAgentDefault)
+	switch {
+	case len(o.Backoff) == 0 || slices.ContainsFunc(o.Backoff, func(d time.Duration) bool { return d <= 0 }):
+		return nil, errors.New("webhooks: new service: Backoff needs positive entries")
+	case o.MaxAttempts < 1 || o.DisableAfterFailures < 1 || o.Timeout < 0:
+		return nil, errors.New("webhooks: new service: MaxAttempts, DisableAfterFailures and Timeout must be positive")
+	case o.ClaimTimeout < ClaimTimeoutMin:
+		return nil, fmt.Errorf("webhooks: new service: ClaimTimeout must be at least %s", ClaimTimeoutMin)
+	}
+	if o.Location == nil {
+		o.Location = time.UTC
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.NewID == nil {
+		o.NewID = uuid.NewString
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{store: st, opts: o, sealer: sealer, logger: logger, catalog: map[string]bool{},
+		guard: &Guard{AllowInsecureURLs: o.AllowInsecureURLs, AllowPrivateHosts: o.AllowPrivateHosts, Resolver: o.Resolver}}
+	s.client = newClient(o.TLSConfig)
+	if err := s.RegisterEvents(o.Events...); err != nil {
+		return nil, fmt.Errorf("webhooks: new service: %w", err)
+	}
+	return s, nil
+}
+
+func (s *Service) now() time.Time { return s.opts.Now().UTC().Truncate(time.Microsecond) }
+
+// eventPattern is a wire name: lower-case words of [a-z0-9_] joined by
+// dots, at least two.
+var eventPattern = regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_]+)+$`)
+
+// MaxEventLength bounds a wire name.
+const MaxEventLength = 120
+
+// RegisterEvents adds wire names to the catalogue.
+func (s *Service) RegisterEvents(names ...string) error {
+	for _, n := range names {
+		if len(n) > MaxEventLength || !eventPattern.MatchString(n) {
+			return fmt.Errorf("webhooks: %q is not a wire name (lower-case words joined by dots)", n)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range names {
+		s.catalog[n] = true
+	}
+	return nil
+}
+
+// Events returns the catalogue, sorted.
+func (s *Service) Events() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, len(s.catalog))
+	for n := range s.catalog {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (s *Service) known(name string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.catalog[name]
+}
+
+// ---- subscriptions ----
+
+// SubscriptionInput is a subscription to create, or the fields of one to
+// change: nil fields are left as they are (on create: name, url and events
+// are required; secret is generated when absent; is_active defaults to
+// true).
+type SubscriptionInput struct {
+	Name             *string
+	URL              *string
+	Events           []string
+	Secret           *string
+	IsActive         *bool
+	StandardWebhooks *bool
+}
+
+// MaxNameLength and the secret's bounds.
+const (
+	MaxNameLength   = 255
+	MinSecretLength = 16
+	MaxSecretLength = 255
+)
+
+// apply validates in onto sub. creating marks a create (required fields).
+func (s *Service) apply(ctx context.Context, sub *Subscription, in SubscriptionInput, creating bool) (secret string, err error) {
+	v := &ValidationError{}
+	if in.Name != nil || creating {
+		name := strings.TrimSpace(deref(in.Name))
+		switch {
+		case name == "":
+			v.Add("name", api.MsgRequired("name"))
+		case len([]rune(name)) > MaxNameLength:
+			v.Add("name", api.MsgMaxChars("name", MaxNameLength))
+		default:
+			sub.Name = name
+		}
+	}
+	if in.StandardWebhooks != nil {
+		sub.StandardWebhooks = *in.StandardWebhooks
+	}
+	if in.URL != nil || creating {
+		u := strings.TrimSpace(deref(in.URL))
+		if u == "" {
+			v.Add("url", api.MsgRequired("url"))
+		} else if _, err := s.guard.Check(ctx, u); err != nil {
+			v.Add("url", urlMessage(err))
+		} else {
+			sub.URL = u
+		}
+	}
+	if in.Events != nil || creating {
+		if len(in.Events) == 0 {
+			v.Add("events", api.MsgRequired("events"))
+		}
+		var events []string
+		for i, e := range in.Events {
+			field := fmt.Sprintf("events.%d", i)
+			switch {
+			case e == "*":
+			case len(e) > MaxEventLength:
+				v.Add(field, api.MsgMaxChars(field, MaxEventLength))
+				continue
+			case !eventPattern.MatchString(e):
+				v.Add(field, api.MsgFormat(field))
+				continue
+			case !s.known(e):
+				v.Add(field, api.MsgSelected(field))
+				continue
+			}
+			if !slices.Contains(events, e) {
+				events = append(events, e)
+			}
+		}
+		if len(events) > 0 {
+			sub.Events = events
+		}
+	}
+	switch {
+	case in.Secret != nil:
+		secret = *in.Secret
+		n := len([]rune(secret))
+		switch {
+		case n < MinSecretLength:
+			v.Add("secret", fmt.Sprintf("The secret field must be at least %d characters.", MinSecretLength))
+		case n > MaxSecretLength:
+			v.Add("secret", api.MsgMaxChars("secret", MaxSecretLength))
+		case sub.StandardWebhooks:
+			if key, err := standardKey(secret); err != nil || len(key) < MinSecretLength {
+				v.Add("secret", "The secret field must be whsec_ and the base64 of at least 16 bytes for Standard Webhooks.")
+			}
+		}
+	case creating:
+		secret = newSecret(sub.StandardWebhooks)
+	case in.StandardWebhooks != nil:
+		// Switching scheme needs a secret of the new scheme's form.
+		old, err := s.sealer.open(sub.SealedSecret)
+		if err != nil {
+			return "", err
+		}
+		if _, err := standardKey(old); sub.StandardWebhooks && err != nil {
+			v.Add("secret", "Standard Webhooks needs a whsec_ base64 secret: send a new secret with standard_webhooks.")
+		}
+	}
+	if in.IsActive != nil {
+		if *in.IsActive {
+			sub.ConsecutiveFailures = 0 // re-enabling (or confirming) resets the streak
+		}
+		sub.IsActive = *in.IsActive
+	}
+	return secret, v.Err()
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// urlMessage is the 422 message for a URL the guard refused.
+func urlMessage(err error) string {
+	switch {
+	case errors.Is(err, ErrInsecureURL):
+		return "The url field must start with https://."
+	case errors.Is(err, ErrNotPublic):
+		return "The url must resolve to a public address."
+	}
+	if strings.Contains(err.Error(), "longer than") {
+		return api.MsgMaxChars("url", MaxURLLength)
+	}
+	return api.MsgURL("url")
+}
+
+// CreateSubscription validates in, runs the subscribing hooks (one
+// returning nil rejects with ErrRejected) and stores the subscription. The
+// result is the only place the secret is ever shown.
+func (s *Service) CreateSubscription(ctx context.Context, in SubscriptionInput) (*Subscription, error) {
+	now := s.now()
+	sub := &Subscription{IsActive: true, CreatedAt: now, UpdatedAt: now}
+	secret, err := s.apply(ctx, sub, in, true)
+	if err != nil {
+		return nil, err
+	}
+	sub.Secret = secret
+	if sub, err = s.subscribing(ctx, sub); err != nil {
+		return nil, err
+	}
+	secret = sub.Secret
+	sub.SealedSecret = s.sealer.seal(secret)
+	sub.CreatedAt, sub.UpdatedAt = now, now
+	if err := s.store.CreateSubscription(ctx, sub); err != nil {
+		return nil, fmt.Errorf("webhooks: create subscription: %w", err)
+	}
+	sub.Secret = secret
+	return sub, nil
+}
+
+// UpdateSubscription changes the fields in gives. Setting is_active to
+// true resets the failure streak (parked deliveries stay parked until
+// ReplayParked).
+func (s *Service) UpdateSubscription(ctx context.Context, id int64, in SubscriptionInput) (*Subscription, error) {
+	sub, err := s.Subscription(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	secret, err := s.apply(ctx, sub, in, false)
+	if err != nil {
+		return nil, err
+	}
+	if secret != "" {
+		sub.SealedSecret = s.sealer.seal(secret)
+	}
+	sub.UpdatedAt = s.now()
+	if err := s.store.UpdateSubscription(ctx, sub); err != nil {
+		return nil, wrap("update subscription", err)
+	}
+	return sub, nil
+}
+
+// DeleteSubscription deletes a subscription and its deliveries.
+func (s *Service) DeleteSubscription(ctx context.Context, id int64) error {
+	return wrap("delete subscription", s.store.DeleteSubscription(ctx, id))
+}
+
+// Subscription returns one subscription (never its secret).
+func (s *Service) Subscription(ctx context.Context, id int64) (*Subscription, error) {
+	sub, err := s.store.Subscription(ctx, id)
+	return sub, wrap("subscription", err)
+}
+
+// Subscriptions lists subscriptions, each with its RecentDeliveries most
+// recent deliveries when withDeliveries is set.
+func (s *Service) Subscriptions(ctx context.Context, q SubscriptionQuery, withDeliveries bool) ([]Subscription, int, error) {
+	list, total, err := s.store.ListSubscriptions(ctx, q)
+	if err != nil {
+		return nil, 0, wrap("list subscriptions", err)
+	}
+	if withDeliveries && len(list) > 0 {
+		ids := make([]int64, len(list))
+		for i := range list {
+			ids[i] = list[i].ID
+		}
+		recent, err := s.store.RecentDeliveries(ctx, ids, RecentDeliveries)
+		if err != nil {
+			return nil, 0, wrap("recent deliveries", err)
+		}
+		for i := range list {
+			list[i].Deliveries = recent[list[i].ID]
+			if list[i].Deliveries == nil {
+				list[i].Deliveries = []Delivery{}
+			}
+		}
+	}
+	return list, total, nil
+}
+
+// Deliveries lists a subscription's deliveries (without payloads).
+func (s *Service) Deliveries(ctx context.Context, q DeliveryQuery) ([]Delivery, int, error) {
+	if _, err := s.Subscription(ctx, q.SubscriptionID); err != nil {
+		return nil, 0, err
+	}
+	list, total, err := s.store.ListDeliveries(ctx, q)
+	return list, total, wrap("list deliveries", err)
+}
+
+// Delivery returns one delivery of a subscription, with its payload and
+// the receiver's response.
+func (s *Service) Delivery(ctx context.Context, subscriptionID, id int64) (*Delivery, error) {
+	d, err := s.store.Delivery(ctx, id)
+	if err != nil {
+		return nil, wrap("delivery", err)
+	}
+	if d.SubscriptionID != subscriptionID {
+		return nil, ErrNotFound
+	}
+	return d, nil
+}
+
+func wrap(what string, err error) error {
+	if err == nil || errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return fmt.Errorf("webhooks: %s: %w", what, err)
+}
