@@ -8,9 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
@@ -154,24 +152,11 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.Mux.ServeHTTP(w, r) }
 
 // methods maps an HTTP method to its handler.
-type methods map[string]http.HandlerFunc
+type methods = api.Methods
 
 // route registers one path and answers any other method with a JSON 405.
 func (h *Handler) route(path string, m methods) {
-	allowed := make([]string, 0, len(m))
-	for k := range m {
-		allowed = append(allowed, k)
-	}
-	slices.Sort(allowed)
-	h.base.Mux.HandleFunc(h.base.Prefix+path, func(w http.ResponseWriter, r *http.Request) {
-		if fn, ok := m[r.Method]; ok {
-			fn(w, r)
-			return
-		}
-		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		api.WriteMessage(w, http.StatusMethodNotAllowed, fmt.Sprintf("The %s method is not supported for route %s. Supported methods: %s.",
-			r.Method, strings.TrimPrefix(r.URL.Path, "/"), strings.Join(allowed, ", ")))
-	})
+	h.base.Mux.Handle(h.base.Prefix+path, m.Handler())
 }
 
 // admin wraps fn with the bearer check for ability.

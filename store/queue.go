@@ -71,8 +71,9 @@ type QueueOptions struct {
 // and jobs can be inserted in the same transaction as the rows that caused
 // them. Register workers and periodic jobs before Start.
 //
-// A Queue always runs one job of its own: every RateLimitSweepInterval it
-// deletes the expired windows of [SQLRateLimiter].
+// A Queue always runs two jobs of its own: every RateLimitSweepInterval it
+// deletes the expired windows of [SQLRateLimiter], and every
+// IdempotencySweepInterval the expired records of [Idempotency].
 //
 // On Postgres every instance may run a Queue on the same database; River
 // elects one leader, and only the leader runs periodic jobs.
@@ -122,9 +123,15 @@ func NewQueue(db *DB, opts *QueueOptions) (*Queue, error) {
 		driver = riversqlite.New(db.DB.DB)
 	}
 	river.AddWorker(workers, &rateLimitSweepWorker{db: db})
-	config.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(RateLimitSweepInterval),
-		func() (river.JobArgs, *river.InsertOpts) { return RateLimitSweepArgs{}, nil },
-		&river.PeriodicJobOpts{ID: RateLimitSweepArgs{}.Kind()})}
+	river.AddWorker(workers, &idempotencySweepWorker{db: db})
+	config.PeriodicJobs = []*river.PeriodicJob{
+		river.NewPeriodicJob(river.PeriodicInterval(RateLimitSweepInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return RateLimitSweepArgs{}, nil },
+			&river.PeriodicJobOpts{ID: RateLimitSweepArgs{}.Kind()}),
+		river.NewPeriodicJob(river.PeriodicInterval(IdempotencySweepInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return IdempotencySweepArgs{}, nil },
+			&river.PeriodicJobOpts{ID: IdempotencySweepArgs{}.Kind()}),
+	}
 	client, err := river.NewClient(driver, config)
 	if err != nil {
 		return nil, fmt.Errorf("store: new queue: %w", err)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -149,13 +150,28 @@ func Attr(field string) string { return strings.ReplaceAll(field, "_", " ") }
 // "The GET method is not supported for route api/a11y/contrast-check.
 // Supported methods: POST."
 func Only(method string, h http.Handler) http.Handler {
+	return Methods{method: h.ServeHTTP}.Handler()
+}
+
+// Methods maps HTTP methods to their handlers on one route.
+type Methods map[string]http.HandlerFunc
+
+// Handler serves m: each method its handler, any other a 405 with an Allow
+// header and Laravel's message (see Only).
+func (m Methods) Handler() http.Handler {
+	allowed := make([]string, 0, len(m))
+	for k := range m {
+		allowed = append(allowed, k)
+	}
+	slices.Sort(allowed)
+	allow := strings.Join(allowed, ", ")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != method {
-			w.Header().Set("Allow", method)
-			WriteMessage(w, http.StatusMethodNotAllowed, fmt.Sprintf("The %s method is not supported for route %s. Supported methods: %s.",
-				r.Method, strings.TrimPrefix(r.URL.Path, "/"), method))
+		if fn, ok := m[r.Method]; ok {
+			fn(w, r)
 			return
 		}
-		h.ServeHTTP(w, r)
+		w.Header().Set("Allow", allow)
+		WriteMessage(w, http.StatusMethodNotAllowed, fmt.Sprintf("The %s method is not supported for route %s. Supported methods: %s.",
+			r.Method, strings.TrimPrefix(r.URL.Path, "/"), allow))
 	})
 }

@@ -1,0 +1,443 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// TokenVerifier checks bearer tokens; *auth.Service satisfies it. It
+// returns a key naming the caller and the token's abilities; an invalid
+// token gives an empty caller and a nil error.
+type TokenVerifier interface {
+	VerifyToken(ctx context.Context, token string) (caller string, abilities []string, err error)
+}
+
+// Authorizer decides whether a caller may use an ability such as
+// "webhookSubscription.create". Without one, the token's own abilities
+// decide ("webhookSubscription.*" covers them all).
+type Authorizer interface {
+	Authorize(ctx context.Context, caller string, abilities []string, ability string) (bool, error)
+}
+
+// The abilities of the subscription API.
+const (
+	AbilityViewAny = "webhookSubscription.viewAny"
+	AbilityView    = "webhookSubscription.view"
+	AbilityCreate  = "webhookSubscription.create"
+	AbilityUpdate  = "webhookSubscription.update"
+	AbilityDelete  = "webhookSubscription.delete"
+	AbilityReplay  = "webhookSubscription.replay"
+)
+
+// PrefixDefault is where the commerce API lives.
+const PrefixDefault = "/api/ecommerce/v1"
+
+// HandlerOptions configures [NewHandler]. Tokens is required.
+type HandlerOptions struct {
+	// Prefix is where the handler is mounted; PrefixDefault when empty.
+	Prefix     string
+	Tokens     TokenVerifier
+	Authorizer Authorizer
+	// Idempotency keeps Idempotency-Key records (store.NewIdempotency);
+	// without it the header is ignored.
+	Idempotency *store.Idempotency
+	// TrustedProxies may set X-Forwarded-For.
+	TrustedProxies []netip.Prefix
+	// BaseURL makes list links absolute; the request's own host when nil.
+	BaseURL *url.URL
+	// PerPage is the default page size of lists (api.PerPageDefault).
+	PerPage int
+	// Logger receives unexpected errors; nil discards.
+	Logger *slog.Logger
+}
+
+// Handler serves the subscription API of the spec (B1) under its prefix,
+// REST at /admin/webhook-subscriptions and GraphQL at /graphql, every
+// route behind a bearer token. Mount it at the prefix with a slash:
+//
+//	mux.Handle("/api/ecommerce/v1/", h)
+type Handler struct {
+	svc   *Service
+	opts  HandlerOptions
+	base  *api.Base
+	guard *api.Guard
+	idem  *api.Idempotent
+	gql   *graphQL
+}
+
+// NewHandler returns the subscription API for svc.
+func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
+	if svc == nil {
+		return nil, errors.New("webhooks: new handler: service is nil")
+	}
+	var o HandlerOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Tokens == nil {
+		return nil, errors.New("webhooks: new handler: the API needs a TokenVerifier")
+	}
+	b, err := api.NewBase(o.Prefix, PrefixDefault, nil, o.TrustedProxies, o.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: new handler: %w", err)
+	}
+	h := &Handler{svc: svc, opts: o, base: b, guard: &api.Guard{Tokens: o.Tokens, Authorizer: o.Authorizer, Logger: b.Logger}}
+	if o.Idempotency != nil {
+		h.idem = &api.Idempotent{Store: o.Idempotency, Redact: withoutSecret, TrustedProxies: o.TrustedProxies, Logger: b.Logger}
+	}
+	if h.gql, err = newGraphQL(h); err != nil {
+		return nil, fmt.Errorf("webhooks: new handler: %w", err)
+	}
+	h.routes()
+	return h, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.Mux.ServeHTTP(w, r) }
+
+func (h *Handler) route(path string, m api.Methods) {
+	h.base.Mux.Handle(h.base.Prefix+path, m.Handler())
+}
+
+// admin wraps fn with the bearer check for ability.
+func (h *Handler) admin(ability string, fn http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, err := h.guard.Check(r, ability)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		fn(w, r.WithContext(ctx))
+	}
+}
+
+// idempotent guards a write with the Idempotency-Key header.
+func (h *Handler) idempotent(route string, fn http.HandlerFunc) http.HandlerFunc {
+	if h.idem == nil {
+		return fn
+	}
+	return h.idem.Wrap(route, fn)
+}
+
+func (h *Handler) routes() {
+	const subs = "/admin/webhook-subscriptions"
+	h.route(subs, api.Methods{
+		http.MethodGet:  h.admin(AbilityViewAny, h.list),
+		http.MethodPost: h.admin(AbilityCreate, h.idempotent("POST "+subs, h.create)),
+	})
+	update := h.admin(AbilityUpdate, h.idempotent("PATCH "+subs+"/{subscription}", h.update))
+	h.route(subs+"/{subscription}", api.Methods{
+		http.MethodGet:    h.admin(AbilityView, h.show),
+		http.MethodPatch:  update,
+		http.MethodPut:    update,
+		http.MethodDelete: h.admin(AbilityDelete, h.delete),
+	})
+	h.route(subs+"/{subscription}/deliveries", api.Methods{http.MethodGet: h.admin(AbilityView, h.deliveries)})
+	h.route(subs+"/{subscription}/deliveries/{delivery}", api.Methods{http.MethodGet: h.admin(AbilityView, h.delivery)})
+	h.route(subs+"/{subscription}/replay/{delivery}", api.Methods{http.MethodPost: h.admin(AbilityReplay,
+		h.idempotent("POST "+subs+"/{subscription}/replay/{delivery}", h.replay))})
+	h.route(subs+"/{subscription}/replay-parked", api.Methods{http.MethodPost: h.admin(AbilityReplay,
+		h.idempotent("POST "+subs+"/{subscription}/replay-parked", h.replayParked))})
+	h.route("/graphql", api.Methods{http.MethodPost: h.gql.serve})
+}
+
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	api.WriteError(w, r, h.base.Logger, errorTable, err)
+}
+
+// id reads a numeric path value; anything else is a 404.
+func (h *Handler) id(w http.ResponseWriter, r *http.Request, name string) (int64, bool) {
+	n, err := strconv.ParseInt(r.PathValue(name), 10, 64)
+	if err != nil || n <= 0 {
+		h.fail(w, r, ErrNotFound)
+		return 0, false
+	}
+	return n, true
+}
+
+// withoutSecret drops data.secret from a stored response: a replay never
+// shows it.
+func withoutSecret(body []byte) []byte {
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(body, &doc) != nil {
+		return body
+	}
+	var data map[string]json.RawMessage
+	if json.Unmarshal(doc["data"], &data) != nil {
+		return body
+	}
+	if _, ok := data["secret"]; !ok {
+		return body
+	}
+	delete(data, "secret")
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return body
+	}
+	doc["data"] = raw
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
+	p, err := api.ParsePage(r, h.opts.PerPage)
+	v := &ValidationError{}
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		v = ve
+	}
+	q := r.URL.Query()
+	query := SubscriptionQuery{Offset: p.Offset(), Limit: p.PerPage}
+	switch s := q.Get("filter[is_active]"); s {
+	case "":
+	case "true", "1", "false", "0":
+		b := s == "true" || s == "1"
+		query.Active = &b
+	default:
+		v.Add("filter.is_active", api.MsgBoolean("filter.is_active"))
+	}
+	switch s := q.Get("sort"); s {
+	case "", "name", "-name", "created_at", "-created_at", "id", "-id":
+		query.Sort = s
+	default:
+		v.Add("sort", api.MsgSelected("sort"))
+	}
+	include := false
+	switch s := q.Get("include"); s {
+	case "":
+	case "deliveries":
+		include = true
+	default:
+		v.Add("include", api.MsgSelected("include"))
+	}
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	list, total, err := h.svc.Subscriptions(r.Context(), query, include)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+}
+
+// input reads a subscription's JSON body: each field optional, of its
+// type.
+func (h *Handler) input(w http.ResponseWriter, r *http.Request) (SubscriptionInput, bool) {
+	in, err := api.DecodeInput(w, r, 0)
+	if err != nil {
+		h.fail(w, r, err)
+		return SubscriptionInput{}, false
+	}
+	var out SubscriptionInput
+	v := &ValidationError{}
+	str := func(key string) *string {
+		val, ok := in[key]
+		if !ok || val == nil {
+			return nil
+		}
+		s, ok := val.(string)
+		if !ok {
+			v.Add(key, api.MsgString(key))
+			return nil
+		}
+		return &s
+	}
+	boolean := func(key string) *bool {
+		val, ok := in[key]
+		if !ok || val == nil {
+			return nil
+		}
+		b, ok := api.Bool(val)
+		if !ok {
+			v.Add(key, api.MsgBoolean(key))
+			return nil
+		}
+		return &b
+	}
+	out.Name, out.URL, out.Secret = str("name"), str("url"), str("secret")
+	out.IsActive, out.StandardWebhooks = boolean("is_active"), boolean("standard_webhooks")
+	if raw, ok := in["events"]; ok && raw != nil {
+		if a, isArray := raw.([]any); isArray && len(a) == 0 {
+			out.Events = []string{} // given and empty: refused by the rules
+		}
+		items, ok := v.Array("events", raw, false, 100)
+		if ok {
+			out.Events = []string{}
+			for i, it := range items {
+				s, ok := it.(string)
+				if !ok {
+					v.Add(fmt.Sprintf("events.%d", i), api.MsgString(fmt.Sprintf("events.%d", i)))
+					continue
+				}
+				out.Events = append(out.Events, s)
+			}
+		}
+	}
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return out, false
+	}
+	return out, true
+}
+
+func (h *Handler) create(w http.ResponseWriter, r *http.Request) {
+	in, ok := h.input(w, r)
+	if !ok {
+		return
+	}
+	sub, err := h.svc.CreateSubscription(r.Context(), in)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusCreated, sub)
+}
+
+func (h *Handler) show(w http.ResponseWriter, r *http.Request) {
+	id, ok := h.id(w, r, "subscription")
+	if !ok {
+		return
+	}
+	sub, err := h.svc.Subscription(r.Context(), id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, sub)
+}
+
+func (h *Handler) update(w http.ResponseWriter, r *http.Request) {
+	id, ok := h.id(w, r, "subscription")
+	if !ok {
+		return
+	}
+	if _, err := h.svc.Subscription(r.Context(), id); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	in, ok := h.input(w, r)
+	if !ok {
+		return
+	}
+	sub, err := h.svc.UpdateSubscription(r.Context(), id, in)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, sub)
+}
+
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
+	id, ok := h.id(w, r, "subscription")
+	if !ok {
+		return
+	}
+	sub, err := h.svc.Subscription(r.Context(), id)
+	if err == nil {
+		err = h.svc.DeleteSubscription(r.Context(), id)
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, sub)
+}
+
+func (h *Handler) deliveries(w http.ResponseWriter, r *http.Request) {
+	id, ok := h.id(w, r, "subscription")
+	if !ok {
+		return
+	}
+	p, err := api.ParsePage(r, h.opts.PerPage)
+	v := &ValidationError{}
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		v = ve
+	}
+	q := r.URL.Query()
+	query := DeliveryQuery{SubscriptionID: id, Event: q.Get("filter[event]"), Offset: p.Offset(), Limit: p.PerPage}
+	switch st := Status(q.Get("filter[status]")); st {
+	case "", StatusPending, StatusRetrying, StatusDelivered, StatusFailed, StatusParked:
+		query.Status = st
+	default:
+		v.Add("filter.status", api.MsgSelected("filter.status"))
+	}
+	switch s := q.Get("sort"); s {
+	case "", "id", "-id", "created_at", "-created_at":
+		query.Sort = s
+	default:
+		v.Add("sort", api.MsgSelected("sort"))
+	}
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	list, total, err := h.svc.Deliveries(r.Context(), query)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+}
+
+func (h *Handler) delivery(w http.ResponseWriter, r *http.Request) {
+	sub, ok := h.id(w, r, "subscription")
+	if !ok {
+		return
+	}
+	id, ok := h.id(w, r, "delivery")
+	if !ok {
+		return
+	}
+	d, err := h.svc.Delivery(r.Context(), sub, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, d)
+}
+
+func (h *Handler) replay(w http.ResponseWriter, r *http.Request) {
+	sub, ok := h.id(w, r, "subscription")
+	if !ok {
+		return
+	}
+	id, ok := h.id(w, r, "delivery")
+	if !ok {
+		return
+	}
+	d, err := h.svc.Replay(r.Context(), sub, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusAccepted, d)
+}
+
+func (h *Handler) replayParked(w http.ResponseWriter, r *http.Request) {
+	sub, ok := h.id(w, r, "subscription")
+	if !ok {
+		return
+	}
+	n, err := h.svc.ReplayParked(r.Context(), sub)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusAccepted, map[string]int{"requeued": n})
+}
