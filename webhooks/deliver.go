@@ -13,8 +13,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -55,8 +57,8 @@ func newClient(tlsConfig *tls.Config) *http.Client {
 		},
 		TLSClientConfig:       tlsConfig,
 		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          256,
-		MaxIdleConnsPerHost:   64,
+		MaxIdleConns:          1024,
+		MaxIdleConnsPerHost:   512,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
@@ -85,16 +87,26 @@ func RequestIDFrom(ctx context.Context) (string, bool) {
 
 // ---- dispatch ----
 
-// DeliverArgs is the job that makes one attempt of one delivery. Claim
-// (Unix microseconds) is the delivery's NextAttemptAt when the job was
-// queued: a job whose claim no longer matches is stale and does nothing.
+// DeliverArgs is the job that makes one attempt of each of its
+// deliveries, at once: those of one event (a fan-out), or a batch the
+// sweeper queued. Each carries its claim (Unix microseconds): the
+// delivery's NextAttemptAt when the job was queued. A delivery whose claim
+// no longer matches is stale and is left alone.
 type DeliverArgs struct {
-	DeliveryID int64 `json:"delivery_id"`
-	Claim      int64 `json:"claim"`
+	Deliveries []DeliveryClaim `json:"deliveries"`
+}
+
+// DeliveryClaim is one delivery of a DeliverArgs job.
+type DeliveryClaim struct {
+	ID    int64 `json:"id"`
+	Claim int64 `json:"claim"`
 }
 
 // Kind implements river.JobArgs.
 func (DeliverArgs) Kind() string { return "webhooks_deliver" }
+
+// MaxDeliveriesPerJob bounds a DeliverArgs job.
+const MaxDeliveriesPerJob = 50
 
 // Fanout reports a dispatch: the event's id, how many deliveries it
 // recorded, and the error that stopped it, if any.
@@ -199,16 +211,19 @@ func hashOf(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// enqueue queues one attempt job per delivery, under claim, in tx when
-// there is one.
+// enqueue queues the attempt jobs of deliveries under claim,
+// MaxDeliveriesPerJob to a job, in tx when there is one.
 func (s *Service) enqueue(ctx context.Context, tx *sql.Tx, ids []int64, claim time.Time) error {
 	if s.opts.Enqueuer == nil {
 		return nil // recorded; the sweeper of an instance with a queue sends them
 	}
-	jobs := make([]river.InsertManyParams, len(ids))
-	for i, id := range ids {
-		jobs[i] = river.InsertManyParams{Args: DeliverArgs{DeliveryID: id, Claim: claim.UnixMicro()},
-			InsertOpts: &river.InsertOpts{Queue: s.opts.Queue, MaxAttempts: 1}}
+	var jobs []river.InsertManyParams
+	for batch := range slices.Chunk(ids, MaxDeliveriesPerJob) {
+		args := DeliverArgs{Deliveries: make([]DeliveryClaim, len(batch))}
+		for i, id := range batch {
+			args.Deliveries[i] = DeliveryClaim{ID: id, Claim: claim.UnixMicro()}
+		}
+		jobs = append(jobs, river.InsertManyParams{Args: args, InsertOpts: &river.InsertOpts{Queue: s.opts.Queue, MaxAttempts: 1}})
 	}
 	return s.opts.Enqueuer.EnqueueMany(ctx, tx, jobs)
 }
@@ -219,14 +234,116 @@ func (s *Service) enqueue(ctx context.Context, tx *sql.Tx, ids []int64, claim ti
 // delivery (a stale claim does nothing), parks it if its subscription is
 // inactive, else sends it and records the outcome.
 func (s *Service) Attempt(ctx context.Context, deliveryID int64, claim time.Time) error {
-	now := s.now()
-	lease := now.Add(s.opts.ClaimTimeout)
-	d, sub, err := s.store.ClaimDelivery(ctx, deliveryID, claim, lease)
-	if errors.Is(err, ErrClaimLost) {
-		return nil
+	return s.AttemptAll(ctx, []DeliveryClaim{{ID: deliveryID, Claim: claim.UnixMicro()}})
+}
+
+// AttemptAll makes one attempt of each delivery at once, as Attempt does:
+// the deliveries are read together, each is sent on its own, and the
+// successes are recorded together (those done within deliveredBatchWait
+// of each other). The error joins those of the deliveries that could not
+// be recorded (the sweeper recovers them once their claims run out).
+func (s *Service) AttemptAll(ctx context.Context, claims []DeliveryClaim) error {
+	ids := make([]int64, len(claims))
+	for i, c := range claims {
+		ids[i] = c.ID
 	}
+	found, subs, err := s.store.ReadDeliveries(ctx, ids)
 	if err != nil {
-		return fmt.Errorf("webhooks: attempt %d: %w", deliveryID, err)
+		return fmt.Errorf("webhooks: attempt: %w", err)
+	}
+	byID := make(map[int64]*Delivery, len(found))
+	for i := range found {
+		byID[found[i].ID] = &found[i]
+	}
+	now := s.now()
+	var due []func(delivered func(Delivered)) error
+	for _, c := range claims {
+		claim := claimOf(c.Claim)
+		d := byID[c.ID]
+		if d == nil || (d.Status != StatusPending && d.Status != StatusRetrying) || d.NextAttemptAt == nil || !d.NextAttemptAt.Equal(claim) {
+			continue // stale: finished, parked, claimed anew, or gone
+		}
+		due = append(due, func(delivered func(Delivered)) error {
+			return s.attempt(ctx, d, subs[d.SubscriptionID], claim, now, delivered)
+		})
+	}
+	if len(due) == 1 {
+		return due[0](nil)
+	}
+	errs := make([]error, len(due)+1)
+	results := make(chan Delivered, len(due))
+	var wg sync.WaitGroup
+	for i, run := range due {
+		wg.Go(func() { errs[i] = run(func(x Delivered) { results <- x }) })
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	errs[len(due)] = s.recordDelivered(ctx, results)
+	return errors.Join(errs...)
+}
+
+// deliveredBatchWait is how long a success waits for others to be
+// recorded with it.
+const deliveredBatchWait = 20 * time.Millisecond
+
+// recordDelivered writes the successes arriving on results, in batches,
+// until it is closed, and runs the delivered hooks for each.
+func (s *Service) recordDelivered(ctx context.Context, results <-chan Delivered) error {
+	var pending []Delivered
+	var errs []error
+	flush := func() {
+		if len(pending) == 0 {
+			return
+		}
+		lost, err := s.store.FinishDelivered(ctx, pending)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("webhooks: record deliveries: %w", err))
+		} else {
+			for _, x := range pending {
+				if !slices.Contains(lost, x.Delivery.ID) {
+					s.afterDelivered(ctx, x.Delivery)
+				}
+			}
+		}
+		pending = pending[:0]
+	}
+	var timer <-chan time.Time
+	for {
+		select {
+		case x, ok := <-results:
+			if !ok {
+				flush()
+				return errors.Join(errs...)
+			}
+			pending = append(pending, x)
+			if timer == nil {
+				timer = time.After(deliveredBatchWait)
+			}
+		case <-timer:
+			flush()
+			timer = nil
+		}
+	}
+}
+
+// attempt makes one attempt of d, read under claim. A success goes to
+// delivered to be recorded with others when it is not nil.
+func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, claim, now time.Time, delivered func(Delivered)) error {
+	// The claim keeps the sweeper away until it runs out; only an attempt
+	// that starts too close to that takes a fresh lease (a write).
+	lease := claim
+	if !now.Add(s.opts.Timeout+leaseMargin).Before(claim) || sub == nil {
+		lease = now.Add(s.opts.ClaimTimeout)
+		var err error
+		d, sub, err = s.store.ClaimDelivery(ctx, d.ID, claim, lease)
+		if errors.Is(err, ErrClaimLost) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("webhooks: attempt %d: %w", d.ID, err)
+		}
 	}
 	if !sub.IsActive {
 		d.Status, d.NextAttemptAt, d.UpdatedAt = StatusParked, nil, now
@@ -239,6 +356,10 @@ func (s *Service) Attempt(ctx context.Context, deliveryID int64, claim time.Time
 	d.ResponseStatus, d.ResponseBody, d.UpdatedAt = status, body, now
 	if reason == nil {
 		d.Status, d.NextAttemptAt, d.DeliveredAt = StatusDelivered, nil, &now
+		if delivered != nil {
+			delivered(Delivered{Delivery: d, Lease: lease})
+			return nil
+		}
 		if _, err := s.store.FinishAttempt(ctx, d, lease, OutcomeSuccess, s.opts.DisableAfterFailures); err != nil {
 			return ignoreLost(err)
 		}
@@ -267,6 +388,11 @@ func (s *Service) Attempt(ctx context.Context, deliveryID int64, claim time.Time
 	}
 	return nil
 }
+
+// leaseMargin is the slack an attempt keeps before its claim runs out,
+// for the bookkeeping after the request and for clocks that differ a
+// little between instances.
+const leaseMargin = 30 * time.Second
 
 func ignoreLost(err error) error {
 	if errors.Is(err, ErrClaimLost) {

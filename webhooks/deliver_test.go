@@ -342,6 +342,24 @@ func TestLostJobRecovered(t *testing.T) {
 		var jobs int
 		require.NoError(t, b.db.Get(&jobs, "SELECT COUNT(*) FROM river_job WHERE kind = 'webhooks_deliver'"))
 		require.Equal(t, 2, jobs, "one job at dispatch, one from the sweep")
+
+		// A job that starts close to the end of its claim first takes a
+		// fresh lease, so the sweeper cannot queue the delivery again
+		// while the request runs.
+		require.NoError(t, b.svc.Dispatch(ctx, placed(2)).Err)
+		late := b.deliveriesOf(t, sub.ID)[1]
+		b.clock.Advance(webhooks.ClaimTimeoutDefault - 20*time.Second)
+		var during *time.Time
+		rv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			d, err := b.store.Delivery(context.Background(), late.ID)
+			if err == nil {
+				during = d.NextAttemptAt
+			}
+		})
+		require.NoError(t, b.svc.Attempt(ctx, late.ID, *late.NextAttemptAt))
+		require.NotNil(t, during)
+		require.Equal(t, b.clock.Now().Add(webhooks.ClaimTimeoutDefault), *during)
+		require.Equal(t, webhooks.StatusDelivered, b.delivery(t, late.ID).Status)
 	})
 }
 

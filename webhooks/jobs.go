@@ -26,8 +26,11 @@ type deliverWorker struct {
 	svc *Service
 }
 
+// Work attempts the job's deliveries at once; each stands alone, so one
+// that fails to be recorded (an error here) is recovered by the sweeper
+// once its claim runs out.
 func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
-	return w.svc.Attempt(ctx, job.Args.DeliveryID, claimOf(job.Args.Claim))
+	return w.svc.AttemptAll(ctx, job.Args.Deliveries)
 }
 
 // Timeout bounds one attempt: the request's timeout and a margin for the

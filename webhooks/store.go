@@ -45,21 +45,33 @@ type Store interface {
 	// subscription (newest first, without payloads and responses).
 	RecentDeliveries(ctx context.Context, subscriptionIDs []int64, n int) (map[int64][]Delivery, error)
 
+	// ReadDeliveries returns the deliveries with these IDs (with their
+	// payloads), in no particular order, and their subscriptions by ID;
+	// IDs that do not exist are left out.
+	ReadDeliveries(ctx context.Context, ids []int64) ([]Delivery, map[int64]*Subscription, error)
 	// ClaimDelivery takes a pending or retrying delivery whose
 	// NextAttemptAt equals claim, setting it to lease, and returns it
 	// (with its payload) and its subscription. ErrClaimLost when the
 	// delivery is not in that state (finished, parked, claimed anew, or
-	// gone).
+	// gone). When lease equals claim nothing is written: the delivery is
+	// only checked and read.
 	ClaimDelivery(ctx context.Context, id int64, claim, lease time.Time) (*Delivery, *Subscription, error)
 	// FinishAttempt writes d's status, attempts, next_attempt_at,
 	// response, delivered_at and updated_at if the delivery is still under
 	// lease (ErrClaimLost otherwise, writing nothing), and applies the
 	// outcome to its subscription in the same transaction: a success
-	// resets the failure streak and sets last_success_at; a failure
+	// resets the failure streak and sets last_success_at (a store may
+	// skip that write while the streak is zero and last_success_at is
+	// less than LastSuccessResolution old); a failure
 	// increments it, sets last_failure_at and, when the streak reaches
 	// disableAfter on an active subscription, switches it off (disabled
 	// is true only for the write that did). The time is d.UpdatedAt.
 	FinishAttempt(ctx context.Context, d *Delivery, lease time.Time, o Outcome, disableAfter int) (disabled bool, err error)
+	// FinishDelivered records several attempts answered 2xx at once, as
+	// FinishAttempt with OutcomeSuccess records each (status delivered,
+	// next_attempt_at cleared, each under its lease). It returns the IDs
+	// that were no longer under their lease; nothing is written for them.
+	FinishDelivered(ctx context.Context, ds []Delivered) (lost []int64, err error)
 	// ClaimDue claims up to limit pending or retrying deliveries due by
 	// now (the oldest due), setting NextAttemptAt to lease, and calls then
 	// with their IDs in the same transaction. It returns the IDs, in no
@@ -81,6 +93,18 @@ type Store interface {
 	// payload is nil) and drops its stored response.
 	RedactDelivery(ctx context.Context, id int64, payload json.RawMessage, hash string) error
 }
+
+// Delivered is an attempt answered 2xx, for FinishDelivered: the
+// delivery as it is to be written, and the lease it was made under.
+type Delivered struct {
+	Delivery *Delivery
+	Lease    time.Time
+}
+
+// LastSuccessResolution is how fresh a subscription's last_success_at is
+// kept: under load, a success within this of the last recorded one is
+// not written again.
+const LastSuccessResolution = time.Second
 
 // Outcome is what an attempt does to its subscription.
 type Outcome int

@@ -428,14 +428,50 @@ var claimedColumns = func() string {
 
 const claimable = `status IN ('pending', 'retrying')`
 
+// ReadDeliveries implements webhooks.Store: one query.
+func (s *Store) ReadDeliveries(ctx context.Context, ids []int64) ([]webhooks.Delivery, map[int64]*webhooks.Subscription, error) {
+	subs := map[int64]*webhooks.Subscription{}
+	if len(ids) == 0 {
+		return nil, subs, nil
+	}
+	query, args, err := sqlx.In(`SELECT `+claimedColumns+` FROM webhooks_deliveries d
+		JOIN webhooks_subscriptions s ON s.id = d.subscription_id WHERE d.id IN (?)`, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	var rows []claimRow
+	if err := s.db.SelectContext(ctx, &rows, s.q(query), args...); err != nil {
+		return nil, nil, fmt.Errorf("webhookssql: read deliveries: %w", err)
+	}
+	out := make([]webhooks.Delivery, len(rows))
+	for i := range rows {
+		out[i] = rows[i].deliveryRow.delivery()
+		if _, ok := subs[rows[i].Sub.ID]; !ok {
+			subs[rows[i].Sub.ID] = rows[i].Sub.subscription()
+		}
+	}
+	return out, subs, nil
+}
+
 // ClaimDelivery implements webhooks.Store: on Postgres one statement, on
 // SQLite an update and a read.
 func (s *Store) ClaimDelivery(ctx context.Context, id int64, claim, lease time.Time) (*webhooks.Delivery, *webhooks.Subscription, error) {
 	var r claimRow
 	var err error
-	if s.postgres() {
-		err = s.db.GetContext(ctx, &r, `WITH d AS (UPDATE webhooks_deliveries SET next_attempt_at = $1
-			WHERE id = $2 AND next_attempt_at = $3 AND `+claimable+` RETURNING `+fullDeliveryColumns+`)
+	if lease.Equal(claim) {
+		// Only a check: the caller's claim lasts long enough.
+		err = s.db.GetContext(ctx, &r, s.q(`SELECT `+claimedColumns+` FROM webhooks_deliveries d
+			JOIN webhooks_subscriptions s ON s.id = d.subscription_id
+			WHERE d.id = ? AND d.next_attempt_at = ? AND d.`+claimable), id, store.NewTime(claim))
+	} else if s.postgres() {
+		// The lease commits without waiting for the disk: if a crash
+		// loses it, the delivery keeps its older claim and is recovered
+		// as a lost job would be; the attempt's outcome, written later
+		// and durably, flushes it anyway.
+		err = s.db.GetContext(ctx, &r, `WITH async AS (SELECT set_config('synchronous_commit', 'off', true)),
+			d AS (UPDATE webhooks_deliveries SET next_attempt_at = $1
+			WHERE id = $2 AND next_attempt_at = $3 AND `+claimable+` AND EXISTS (SELECT 1 FROM async)
+			RETURNING `+fullDeliveryColumns+`)
 			SELECT `+claimedColumns+` FROM d JOIN webhooks_subscriptions s ON s.id = d.subscription_id`,
 			store.NewTime(lease), id, store.NewTime(claim))
 	} else {
@@ -459,6 +495,12 @@ func (s *Store) ClaimDelivery(ctx context.Context, id int64, claim, lease time.T
 	return &d, r.Sub.subscription(), nil
 }
 
+// successDue: a success writes the subscription only when it changes
+// something that matters, its streak, or last_success_at by at least
+// webhooks.LastSuccessResolution; so busy subscriptions are not written
+// (and locked) by every delivery.
+const successDue = `(consecutive_failures <> 0 OR last_success_at IS NULL OR last_success_at <= ?)`
+
 const finishSet = `status = ?, attempts = ?, next_attempt_at = ?, response_status = ?, response_body = ?, delivered_at = ?,
 	updated_at = ? WHERE id = ? AND next_attempt_at = ?`
 
@@ -472,15 +514,16 @@ func finishArgs(d *webhooks.Delivery, lease time.Time) []any {
 func (s *Store) FinishAttempt(ctx context.Context, d *webhooks.Delivery, lease time.Time, o webhooks.Outcome, disableAfter int) (bool, error) {
 	at := store.NewTime(d.UpdatedAt)
 	if o == webhooks.OutcomeSuccess && s.postgres() {
-		var id int64
-		err := s.db.QueryRowxContext(ctx, s.q(`WITH d AS (UPDATE webhooks_deliveries SET `+finishSet+` RETURNING subscription_id)
-			UPDATE webhooks_subscriptions s SET consecutive_failures = 0, last_success_at = ? FROM d
-			WHERE s.id = d.subscription_id RETURNING s.id`), append(finishArgs(d, lease), at)...).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return false, webhooks.ErrClaimLost
-		}
+		var n int
+		err := s.db.QueryRowxContext(ctx, s.q(`WITH d AS (UPDATE webhooks_deliveries SET `+finishSet+` RETURNING subscription_id),
+			u AS (UPDATE webhooks_subscriptions s SET consecutive_failures = 0, last_success_at = ? FROM d
+				WHERE s.id = d.subscription_id AND `+successDue+` RETURNING s.id)
+			SELECT COUNT(*) FROM d`), append(finishArgs(d, lease), at, store.NewTime(d.UpdatedAt.Add(-webhooks.LastSuccessResolution)))...).Scan(&n)
 		if err != nil {
 			return false, fmt.Errorf("webhookssql: finish attempt: %w", err)
+		}
+		if n == 0 {
+			return false, webhooks.ErrClaimLost
 		}
 		return false, nil
 	}
@@ -498,7 +541,7 @@ func (s *Store) FinishAttempt(ctx context.Context, d *webhooks.Delivery, lease t
 		switch o {
 		case webhooks.OutcomeSuccess:
 			_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE webhooks_subscriptions SET consecutive_failures = 0, last_success_at = ?
-				WHERE id = ?`), at, d.SubscriptionID)
+				WHERE id = ? AND `+successDue), at, d.SubscriptionID, store.NewTime(d.UpdatedAt.Add(-webhooks.LastSuccessResolution)))
 			return err
 		case webhooks.OutcomeFailure:
 			lock := ""
@@ -528,6 +571,89 @@ func (s *Store) FinishAttempt(ctx context.Context, d *webhooks.Delivery, lease t
 		return false, fmt.Errorf("webhookssql: finish attempt: %w", err)
 	}
 	return disabled, nil
+}
+
+// FinishDelivered implements webhooks.Store: on Postgres one statement
+// for the lot, on SQLite one transaction.
+func (s *Store) FinishDelivered(ctx context.Context, ds []webhooks.Delivered) ([]int64, error) {
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	done := map[int64]bool{}
+	if s.postgres() {
+		n := len(ds)
+		ids, attempts, statuses := make([]int64, n), make([]int32, n), make([]*int32, n)
+		leases, ats := make([]time.Time, n), make([]time.Time, n)
+		bodies := make([]*string, n)
+		for i, x := range ds {
+			d := x.Delivery
+			ids[i], attempts[i], bodies[i] = d.ID, int32(d.Attempts), d.ResponseBody
+			if d.ResponseStatus != nil {
+				v := int32(*d.ResponseStatus)
+				statuses[i] = &v
+			}
+			leases[i], ats[i] = store.NewTime(x.Lease).Time, store.NewTime(d.UpdatedAt).Time
+		}
+		var got []int64
+		err := s.db.SelectContext(ctx, &got, `WITH x AS (
+				SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::timestamptz[])
+					AS x(id, lease, attempts, response_status, response_body, at)
+			), d AS (
+				UPDATE webhooks_deliveries t SET status = 'delivered', attempts = x.attempts, next_attempt_at = NULL,
+					response_status = x.response_status, response_body = x.response_body, delivered_at = x.at, updated_at = x.at
+				FROM x WHERE t.id = x.id AND t.next_attempt_at = x.lease RETURNING t.id, t.subscription_id, x.at
+			), u AS (
+				UPDATE webhooks_subscriptions s SET consecutive_failures = 0, last_success_at = m.at
+				FROM (SELECT subscription_id, MAX(at) AS at FROM d GROUP BY subscription_id) m
+				WHERE s.id = m.subscription_id AND (s.consecutive_failures <> 0 OR s.last_success_at IS NULL
+					OR s.last_success_at <= m.at - $7::interval) RETURNING s.id
+			)
+			SELECT id FROM d`, ids, leases, attempts, statuses, bodies, ats, fmt.Sprintf("%d microseconds", webhooks.LastSuccessResolution.Microseconds()))
+		if err != nil {
+			return nil, fmt.Errorf("webhookssql: finish delivered: %w", err)
+		}
+		for _, id := range got {
+			done[id] = true
+		}
+	} else {
+		err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+			latest := map[int64]time.Time{}
+			for _, x := range ds {
+				d := *x.Delivery
+				d.Status, d.NextAttemptAt = webhooks.StatusDelivered, nil
+				res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE webhooks_deliveries SET `+finishSet), finishArgs(&d, x.Lease)...)
+				if err != nil {
+					return err
+				}
+				if n, err := res.RowsAffected(); err != nil {
+					return err
+				} else if n == 1 {
+					done[x.Delivery.ID] = true
+					if at := x.Delivery.UpdatedAt; at.After(latest[x.Delivery.SubscriptionID]) {
+						latest[x.Delivery.SubscriptionID] = at
+					}
+				}
+			}
+			for sub, at := range latest {
+				if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE webhooks_subscriptions SET consecutive_failures = 0,
+					last_success_at = ? WHERE id = ? AND `+successDue), store.NewTime(at), sub,
+					store.NewTime(at.Add(-webhooks.LastSuccessResolution))); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("webhookssql: finish delivered: %w", err)
+		}
+	}
+	var lost []int64
+	for _, x := range ds {
+		if !done[x.Delivery.ID] {
+			lost = append(lost, x.Delivery.ID)
+		}
+	}
+	return lost, nil
 }
 
 // ClaimDue implements webhooks.Store.

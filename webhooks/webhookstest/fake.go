@@ -267,6 +267,26 @@ func claimable(d webhooks.Delivery) bool {
 
 func at(t *time.Time, want time.Time) bool { return t != nil && t.Equal(norm(want)) }
 
+// ReadDeliveries implements webhooks.Store.
+func (f *Fake) ReadDeliveries(_ context.Context, ids []int64) ([]webhooks.Delivery, map[int64]*webhooks.Subscription, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []webhooks.Delivery
+	subs := map[int64]*webhooks.Subscription{}
+	for _, id := range ids {
+		d, ok := f.deliveries[id]
+		if !ok {
+			continue
+		}
+		out = append(out, copyDelivery(d, true))
+		if _, ok := subs[d.SubscriptionID]; !ok {
+			s := copySub(f.subscriptions[d.SubscriptionID])
+			subs[d.SubscriptionID] = &s
+		}
+	}
+	return out, subs, nil
+}
+
 // ClaimDelivery implements webhooks.Store.
 func (f *Fake) ClaimDelivery(_ context.Context, id int64, claim, lease time.Time) (*webhooks.Delivery, *webhooks.Subscription, error) {
 	f.mu.Lock()
@@ -275,9 +295,11 @@ func (f *Fake) ClaimDelivery(_ context.Context, id int64, claim, lease time.Time
 	if !ok || !claimable(d) || !at(d.NextAttemptAt, claim) {
 		return nil, nil, webhooks.ErrClaimLost
 	}
-	l := norm(lease)
-	d.NextAttemptAt = &l
-	f.deliveries[id] = d
+	if !lease.Equal(claim) {
+		l := norm(lease)
+		d.NextAttemptAt = &l
+		f.deliveries[id] = d
+	}
 	out := copyDelivery(d, true)
 	sub := copySub(f.subscriptions[d.SubscriptionID])
 	return &out, &sub, nil
@@ -310,6 +332,19 @@ func (f *Fake) FinishAttempt(_ context.Context, d *webhooks.Delivery, lease time
 	}
 	f.subscriptions[d.SubscriptionID] = sub
 	return disabled, nil
+}
+
+// FinishDelivered implements webhooks.Store.
+func (f *Fake) FinishDelivered(ctx context.Context, ds []webhooks.Delivered) ([]int64, error) {
+	var lost []int64
+	for _, x := range ds {
+		d := *x.Delivery
+		d.Status, d.NextAttemptAt = webhooks.StatusDelivered, nil
+		if _, err := f.FinishAttempt(ctx, &d, x.Lease, webhooks.OutcomeSuccess, 0); err != nil {
+			lost = append(lost, d.ID)
+		}
+	}
+	return lost, nil
 }
 
 // ClaimDue implements webhooks.Store.

@@ -180,6 +180,33 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 
 		_, _, err := s.ClaimDelivery(ctx, d.ID, claim.Add(time.Second), lease)
 		require.ErrorIs(t, err, webhooks.ErrClaimLost, "a stale claim")
+		// ReadDeliveries reads several at once, with their subscriptions.
+		other := create(t, s, newDelivery(sub.ID, 2, webhooks.StatusRetrying, &lease))[0]
+		read2, subs, err := s.ReadDeliveries(ctx, []int64{other.ID, d.ID, 99999})
+		require.NoError(t, err)
+		require.Len(t, read2, 2)
+		require.ElementsMatch(t, []int64{d.ID, other.ID}, []int64{read2[0].ID, read2[1].ID})
+		for _, r := range read2 {
+			require.NotEmpty(t, r.Payload)
+		}
+		require.Len(t, subs, 1)
+		require.Equal(t, "sealed-a", subs[sub.ID].SealedSecret)
+		none, subs, err := s.ReadDeliveries(ctx, nil)
+		require.NoError(t, err)
+		require.Empty(t, none)
+		require.Empty(t, subs)
+
+		// lease == claim only checks and reads.
+		_, _, err = s.ClaimDelivery(ctx, d.ID, claim.Add(time.Second), claim.Add(time.Second))
+		require.ErrorIs(t, err, webhooks.ErrClaimLost)
+		read, readSub, err := s.ClaimDelivery(ctx, d.ID, claim, claim)
+		require.NoError(t, err)
+		require.Equal(t, claim.Truncate(time.Microsecond), *read.NextAttemptAt)
+		require.Equal(t, string(payload(1)), string(read.Payload))
+		require.Equal(t, sub.ID, readSub.ID)
+		unchanged, err := s.Delivery(ctx, d.ID)
+		require.NoError(t, err)
+		require.Equal(t, claim.Truncate(time.Microsecond), *unchanged.NextAttemptAt)
 		got, gotSub, err := s.ClaimDelivery(ctx, d.ID, claim, lease)
 		require.NoError(t, err)
 		require.Equal(t, lease.Truncate(time.Microsecond), *got.NextAttemptAt)
@@ -277,6 +304,54 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 		require.Equal(t, at(2*time.Hour+time.Second), *row.DeliveredAt)
 		_, _, err = s.ClaimDelivery(ctx, d.ID, at(3*time.Hour), at(4*time.Hour))
 		require.ErrorIs(t, err, webhooks.ErrClaimLost, "a delivered delivery cannot be claimed")
+	})
+
+	t.Run("FinishDelivered", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		a := newSub(t, s, "a", true)
+		b := newSub(t, s, "b", true)
+		claim := at(5 * time.Minute)
+		ds := create(t, s, newDelivery(a.ID, 1, webhooks.StatusPending, &claim), newDelivery(b.ID, 2, webhooks.StatusRetrying, &claim),
+			newDelivery(a.ID, 3, webhooks.StatusPending, &claim))
+		b.ConsecutiveFailures = 3
+		require.NoError(t, s.UpdateSubscription(ctx, b))
+		var batch []webhooks.Delivered
+		for i := range ds {
+			d := ds[i]
+			code, body := 200+i, fmt.Sprintf("ok %d", i)
+			d.Attempts, d.ResponseStatus, d.ResponseBody = i+1, &code, &body
+			d.DeliveredAt, d.UpdatedAt = ptr(at(time.Minute+time.Duration(i)*time.Second)), at(time.Minute+time.Duration(i)*time.Second)
+			lease := claim
+			if i == 2 {
+				lease = claim.Add(time.Hour) // lost
+			}
+			batch = append(batch, webhooks.Delivered{Delivery: &d, Lease: lease})
+		}
+		lost, err := s.FinishDelivered(ctx, batch)
+		require.NoError(t, err)
+		require.Equal(t, []int64{ds[2].ID}, lost)
+		for i, want := range []webhooks.Status{webhooks.StatusDelivered, webhooks.StatusDelivered, webhooks.StatusPending} {
+			row, err := s.Delivery(ctx, ds[i].ID)
+			require.NoError(t, err)
+			require.Equal(t, want, row.Status, i)
+			if i < 2 {
+				require.Nil(t, row.NextAttemptAt)
+				require.Equal(t, i+1, row.Attempts)
+				require.Equal(t, 200+i, *row.ResponseStatus)
+				require.Equal(t, fmt.Sprintf("ok %d", i), *row.ResponseBody)
+				require.Equal(t, at(time.Minute+time.Duration(i)*time.Second), *row.DeliveredAt)
+			}
+		}
+		for _, sub := range []*webhooks.Subscription{a, b} {
+			got, err := s.Subscription(ctx, sub.ID)
+			require.NoError(t, err)
+			require.Zero(t, got.ConsecutiveFailures)
+			require.NotNil(t, got.LastSuccessAt)
+		}
+		lost, err = s.FinishDelivered(ctx, nil)
+		require.NoError(t, err)
+		require.Empty(t, lost)
 	})
 
 	t.Run("ClaimDue", func(t *testing.T) {

@@ -1,0 +1,208 @@
+package webhooks_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/webhooks"
+	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
+)
+
+func BenchmarkSign(b *testing.B) {
+	body := make([]byte, 1024)
+	for i := range body {
+		body[i] = byte('a' + i%26)
+	}
+	now := time.Unix(1700000000, 0)
+	b.Run("Sign", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = webhooks.Sign("whsec_test_secret_0123", now, body)
+		}
+	})
+	header := webhooks.Sign("whsec_test_secret_0123", now, body)
+	b.Run("Verify", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := webhooks.Verify("whsec_test_secret_0123", header, body, now, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// fanoutReceiver counts deliveries by id and notes when each arrived.
+type fanoutReceiver struct {
+	mu       sync.Mutex
+	arrived  map[string]time.Time
+	events   map[string]string // delivery id → event id
+	dupes    int
+	done     chan struct{}
+	expected int
+}
+
+func (f *fanoutReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	id := r.Header.Get(webhooks.HeaderDelivery)
+	now := time.Now()
+	f.mu.Lock()
+	if _, seen := f.arrived[id]; seen {
+		f.dupes++
+	} else {
+		f.arrived[id] = now
+		if len(f.arrived) == f.expected {
+			close(f.done)
+		}
+	}
+	f.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// BenchmarkFanout dispatches 1,000 events to 10 subscriptions on a local
+// receiver and waits for all 10,000 deliveries: deliveries per second and
+// the time from dispatch to receipt. Run with -benchtime 1x.
+func BenchmarkFanout(b *testing.B) {
+	const events, subscriptions = 1000, 10
+	for _, d := range storetest.Dialects() {
+		b.Run(string(d), func(b *testing.B) {
+			for range b.N {
+				fanout(b, d, events, subscriptions)
+			}
+		})
+	}
+}
+
+func fanout(b *testing.B, d store.Dialect, events, subscriptions int) {
+	b.StopTimer()
+	ctx := context.Background()
+	db := storetest.Open(b, d, webhookssql.Migrations)
+	if d == store.Postgres {
+		db.SetMaxOpenConns(store.PostgresMaxOpenConns)
+		db.SetMaxIdleConns(store.PostgresMaxOpenConns)
+	}
+	queue, err := store.NewQueue(db, &store.QueueOptions{MaxWorkers: benchWorkers()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc, err := webhooks.NewService(webhookssql.New(db), &webhooks.Options{SecretKey: testKey, Enqueuer: queue,
+		AllowPrivateHosts: true, AllowInsecureURLs: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := webhooks.RegisterWorkers(queue.Workers(), svc); err != nil {
+		b.Fatal(err)
+	}
+	rv := &fanoutReceiver{arrived: map[string]time.Time{}, done: make(chan struct{}), expected: events * subscriptions}
+	srv := httptest.NewServer(rv)
+	defer srv.Close()
+	for i := range subscriptions {
+		url := fmt.Sprintf("%s/hook/%d", srv.URL, i)
+		if _, err := svc.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("bench"), URL: &url, Events: []string{"*"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := queue.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = queue.Stop(context.Background()) }()
+
+	dispatched := make(map[int64]time.Time, events*subscriptions) // delivery id → dispatch time
+	var mu sync.Mutex
+	b.StartTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range 4 {
+		wg.Go(func() {
+			for i := range work {
+				t := time.Now()
+				f := svc.Dispatch(ctx, placed(int64(i)))
+				if f.Err != nil || f.Deliveries != subscriptions {
+					b.Errorf("dispatch %d: %d deliveries, %v", i, f.Deliveries, f.Err)
+					return
+				}
+				mu.Lock()
+				dispatched[int64(i)] = t
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range events {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	select {
+	case <-rv.done:
+	case <-time.After(5 * time.Minute):
+		b.Fatalf("only %d of %d deliveries arrived", len(rv.arrived), events*subscriptions)
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+
+	// None lost: every row ends delivered (the last writes may trail the
+	// receipts by a moment).
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var n int
+		if err := db.Get(&n, "SELECT COUNT(*) FROM webhooks_deliveries WHERE status = 'delivered'"); err != nil {
+			b.Fatal(err)
+		}
+		if n == events*subscriptions {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d deliveries delivered, want %d", n, events*subscriptions)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	// Latency: from the dispatch of each event to the receipt of each of
+	// its deliveries (the delivery's payload names the order, the event).
+	type row struct {
+		ID    int64  `db:"id"`
+		Order string `db:"order_id"`
+	}
+	var rows []row
+	if err := db.Select(&rows, "SELECT id, order_id FROM webhooks_deliveries"); err != nil {
+		b.Fatal(err)
+	}
+	var latencies []time.Duration
+	for _, r := range rows {
+		var order int64
+		fmt.Sscan(r.Order, &order)
+		latencies = append(latencies, rv.arrived[fmt.Sprint(r.ID)].Sub(dispatched[order]))
+	}
+	slices.Sort(latencies)
+	b.ReportMetric(float64(events*subscriptions)/elapsed.Seconds(), "deliveries/s")
+	b.ReportMetric(float64(latencies[len(latencies)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(rv.dupes), "duplicates")
+	if rv.dupes > 0 {
+		b.Errorf("%d deliveries arrived twice", rv.dupes)
+	}
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "%s: %d deliveries in %s\n", d, events*subscriptions, elapsed.Round(time.Millisecond))
+	}
+}
+
+// benchWorkers is the queue's MaxWorkers for BenchmarkFanout
+// (BENCH_WORKERS, default 20): each job sends the deliveries of one event
+// at once, so 20 jobs are up to 200 requests in flight.
+func benchWorkers() int {
+	var n int
+	if _, err := fmt.Sscan(os.Getenv("BENCH_WORKERS"), &n); err == nil && n > 0 {
+		return n
+	}
+	return 20
+}
