@@ -49,9 +49,13 @@ const (
 // QueueOptions configures [NewQueue]. The zero value means the defaults
 // above.
 type QueueOptions struct {
-	// MaxWorkers is how many jobs run at once. Default
-	// QueueMaxWorkersDefault.
+	// MaxWorkers is how many jobs run at once on the default queue.
+	// Default QueueMaxWorkersDefault.
 	MaxWorkers int
+	// Queues are further named queues and how many jobs each runs at once
+	// (a domain whose jobs should not wait behind the others', such as
+	// webhook deliveries).
+	Queues map[string]int
 	// FetchPollInterval: default QueueFetchPollIntervalDefault.
 	FetchPollInterval time.Duration
 	// FetchCooldown: default QueueFetchCooldownDefault.
@@ -99,15 +103,22 @@ func NewQueue(db *DB, opts *QueueOptions) (*Queue, error) {
 		// River reports every start and stop at info; keep its warnings.
 		logger = slog.New(leveledHandler{Handler: opts.Logger.Handler(), min: slog.LevelWarn})
 	}
+	queues := map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cmp.Or(opts.MaxWorkers, QueueMaxWorkersDefault)}}
+	for name, n := range opts.Queues {
+		if name == "" || n < 1 {
+			return nil, fmt.Errorf("store: new queue: queue %q needs a name and a positive number of workers", name)
+		}
+		if name != river.QueueDefault {
+			queues[name] = river.QueueConfig{MaxWorkers: n}
+		}
+	}
 	workers := river.NewWorkers()
 	config := &river.Config{
 		FetchCooldown:     cmp.Or(opts.FetchCooldown, QueueFetchCooldownDefault),
 		FetchPollInterval: cmp.Or(opts.FetchPollInterval, QueueFetchPollIntervalDefault),
 		JobTimeout:        opts.JobTimeout,
 		Logger:            logger,
-		Queues: map[string]river.QueueConfig{
-			river.QueueDefault: {MaxWorkers: cmp.Or(opts.MaxWorkers, QueueMaxWorkersDefault)},
-		},
+		Queues:            queues,
 		// Jobs may be inserted for kinds this process does not work: on
 		// Postgres another instance may. River reports an unknown kind
 		// when it fetches the job, rather than failing the insert (and the

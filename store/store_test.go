@@ -323,8 +323,10 @@ func TestQueue(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d, sample)
-		q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true})
+		q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true, Queues: map[string]int{"other": 2}})
 		require.NoError(t, err)
+		_, err = store.NewQueue(db, &store.QueueOptions{Queues: map[string]int{"bad": 0}})
+		require.Error(t, err)
 		w := &pingWorker{got: make(chan int, 20)}
 		river.AddWorker(q.Workers(), w)
 		require.NoError(t, q.Start(ctx))
@@ -362,10 +364,11 @@ func TestQueue(t *testing.T) {
 		require.ErrorIs(t, err, rollback)
 		require.NoError(t, db.InTx(ctx, func(tx *sqlx.Tx) error { return q.EnqueueMany(ctx, tx.Tx, many(4, 5)) }))
 		require.NoError(t, q.EnqueueMany(ctx, nil, many(6)))
+		require.NoError(t, q.Enqueue(ctx, pingArgs{N: 7}, &river.InsertOpts{Queue: "other"}))
 		require.NoError(t, q.EnqueueMany(ctx, nil, nil))
 
 		got := map[int]bool{}
-		for range 5 {
+		for range 6 {
 			select {
 			case n := <-w.got:
 				got[n] = true
@@ -373,11 +376,11 @@ func TestQueue(t *testing.T) {
 				t.Fatal("jobs did not run")
 			}
 		}
-		require.Equal(t, map[int]bool{2: true, 3: true, 4: true, 5: true, 6: true}, got)
+		require.Equal(t, map[int]bool{2: true, 3: true, 4: true, 5: true, 6: true, 7: true}, got, "the named queue is worked too")
 		// The rolled-back jobs never existed, so they can never run.
 		var kinds []int
 		require.NoError(t, db.SelectContext(ctx, &kinds, "SELECT id FROM river_job"))
-		require.Len(t, kinds, 5)
+		require.Len(t, kinds, 6)
 		select {
 		case n := <-w.got:
 			t.Fatalf("job %d ran", n)

@@ -50,6 +50,9 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_AI_MODEL_ARIA_SUGGESTION", "the model of a11y ARIA suggestions"},
 	{"GROUNDWORK_AI_MODEL_CONTRAST_EXPLANATION", "the model of a11y contrast explanations"},
 	{"GROUNDWORK_AI_DISABLED", "comma-separated AI features to turn off, e.g. a11y.contrast_explanation"},
+	{"GROUNDWORK_SECRET_KEY", "32 bytes (base64 or hex) sealing webhook secrets; default: a key file beside the SQLite file"},
+	{"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS", "true lets webhooks reach private and loopback addresses (false)"},
+	{"GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS", "true lets webhooks use http:// URLs (false)"},
 }
 
 // config is everything serve needs, from flags over the environment over
@@ -67,6 +70,7 @@ type config struct {
 	smtp            *mail.SMTPOptions // nil: log mail to the outbox
 	mailFrom        string
 	ai              a11y.AIOptions
+	webhooks        webhooksConfig
 }
 
 // envOr returns the variable's value, or def when it is unset or empty.
@@ -171,6 +175,9 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	if cfg.ai, err = readAIOptions(getenv); err != nil {
 		return nil, err
 	}
+	if cfg.webhooks, err = readWebhooksConfig(getenv); err != nil {
+		return nil, err
+	}
 	cfg.mailFrom = envOr(getenv, "GROUNDWORK_MAIL_FROM", "groundwork@localhost")
 	if host := getenv("GROUNDWORK_SMTP_HOST"); host != "" {
 		cfg.smtp = &mail.SMTPOptions{Host: host, Username: getenv("GROUNDWORK_SMTP_USERNAME"),
@@ -234,6 +241,12 @@ Usage:
                                     list tokens (never their secrets)
   reference token revoke ID [--db DSN]
                                     revoke a token at once
+  reference webhooks emit EVENT [--data JSON] [--db DSN]
+                                    dispatch a test event to the subscriptions that take it
+  reference webhooks retry [--db DSN]
+                                    queue the deliveries that are due now
+  reference webhooks prune [--db DSN]
+                                    delete finished deliveries past their retention
   reference a11y check FG BG        contrast ratio and the WCAG levels it meets
   reference a11y text-color BG [--tint]
                                     an accessible text colour for a background

@@ -32,7 +32,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	cmd, rest := "serve", args
 	if len(args) > 0 {
 		switch args[0] {
-		case "serve", "token", "a11y", "help":
+		case "serve", "token", "a11y", "webhooks", "help":
 			cmd, rest = args[0], args[1:]
 		case "-h", "-help", "--help":
 			cmd = "help"
@@ -47,6 +47,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = runToken(ctx, rest, getenv, stdout, stderr)
 	case "a11y":
 		err = runA11y(rest, stdout)
+	case "webhooks":
+		err = runWebhooks(ctx, rest, getenv, stdout)
 	default:
 		var cfg *config
 		if cfg, err = parseServeFlags(rest, getenv); err == nil {

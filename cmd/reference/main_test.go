@@ -22,6 +22,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/webhooks"
 )
 
 // env is a fake environment for run.
@@ -134,10 +135,14 @@ func TestParseExpiry(t *testing.T) {
 	}
 }
 
+// testSecretKey is a GROUNDWORK_SECRET_KEY for tests.
+const testSecretKey = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+
 // startServe runs serve in-process until the test ends.
 func startServe(t *testing.T, dsn string) string {
 	t.Helper()
-	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir()}, env{}.get)
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir()},
+		env{"GROUNDWORK_SECRET_KEY": testSecretKey}.get)
 	require.NoError(t, err)
 	return startServeConfig(t, cfg)
 }
@@ -151,14 +156,18 @@ func startServeConfig(t *testing.T, cfg *config) string {
 	logs := &syncBuffer{}
 	servedLogs.Store(t.Name(), logs)
 	go func() { done <- serve(ctx, cfg, logs, func(a string) { addr <- a }) }()
+	stopped := false
 	t.Cleanup(func() {
 		cancel()
-		require.NoError(t, <-done, logs.String())
+		if !stopped {
+			require.NoError(t, <-done, logs.String())
+		}
 	})
 	select {
 	case a := <-addr:
 		return "http://" + a
 	case err := <-done:
+		stopped = true
 		t.Fatalf("serve stopped: %v\n%s", err, logs.String())
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not start")
@@ -245,6 +254,8 @@ func TestHealthzFailsWithoutDatabase(t *testing.T) {
 	t.Parallel()
 	cfg, err := parseServeFlags(nil, env{}.get)
 	require.NoError(t, err)
+	cfg.uploads = t.TempDir() // not beside the default database, in the source tree
+	cfg.webhooks.secretKey = testSecretKey
 	db := storetest.Open(t, store.SQLite, migrations...)
 	a, err := newApp(cfg, db, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
@@ -280,9 +291,10 @@ func TestBinary(t *testing.T) {
 
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		dir := t.TempDir()
-		environ := append(os.Environ(), "GROUNDWORK_ADDR=127.0.0.1:0", "GROUNDWORK_LOG_FORMAT=json")
+		environ := append(os.Environ(), "GROUNDWORK_ADDR=127.0.0.1:0", "GROUNDWORK_LOG_FORMAT=json",
+			"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS=true", "GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS=true")
 		if d == store.Postgres {
-			environ = append(environ, "GROUNDWORK_DB="+storetest.DSN(t, d))
+			environ = append(environ, "GROUNDWORK_DB="+storetest.DSN(t, d), "GROUNDWORK_SECRET_KEY="+testSecretKey)
 		}
 		srv := exec.Command(bin)
 		srv.Dir = dir // the default database lands in the working directory
@@ -319,6 +331,50 @@ func TestBinary(t *testing.T) {
 		require.Equal(t, 200, code, body)
 		code, _ = get(t, base+"/api/v1/auth/token", "")
 		require.Equal(t, 401, code)
+
+		// A webhook: subscribe a local receiver, emit a test event with the
+		// sub-command, and watch the signed delivery arrive.
+		got := make(chan *http.Request, 1)
+		bodies := make(chan []byte, 1)
+		receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			bodies <- b
+			got <- r
+		}))
+		defer receiver.Close()
+		code, body = postJSON(t, base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
+			`{"name":"local","url":"`+receiver.URL+`/hook","events":["order.placed"]}`)
+		require.Equal(t, 201, code, body)
+		var created struct {
+			Data struct {
+				Secret string `json:"secret"`
+			} `json:"data"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &created))
+		emit := exec.Command(bin, "webhooks", "emit", "order.placed", "--data", `{"order":{"id":42}}`)
+		emit.Dir, emit.Env = dir, environ
+		out, err := emit.CombinedOutput()
+		require.NoError(t, err, string(out))
+		require.Contains(t, string(out), "recorded for 1 subscription(s)")
+		select {
+		case r := <-got:
+			b := <-bodies
+			require.Equal(t, "order.placed", r.Header.Get("X-Platform-Event"))
+			require.NoError(t, webhooks.Verify(created.Data.Secret, r.Header.Get("X-Platform-Signature"), b, time.Now(), 0))
+			require.Contains(t, string(b), `"data":{"order":{"id":42}}`)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no delivery arrived:\n%s", logs)
+		}
+		if d == store.SQLite {
+			info, err := os.Stat(filepath.Join(dir, "groundwork.key"))
+			require.NoError(t, err, "the secret key is kept beside the database")
+			require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+		}
+		retry := exec.Command(bin, "webhooks", "retry")
+		retry.Dir, retry.Env = dir, environ
+		out, err = retry.CombinedOutput()
+		require.NoError(t, err, string(out))
+		require.Contains(t, string(out), "Queued 0 due deliveries.")
 
 		require.NoError(t, srv.Process.Signal(syscall.SIGTERM))
 		select {

@@ -19,10 +19,12 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/webhooks"
+	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
 )
 
 // migrations lists every domain's schema, in the order they apply.
-var migrations = []store.Migrations{authsql.Migrations, formssql.Migrations}
+var migrations = []store.Migrations{authsql.Migrations, formssql.Migrations, webhookssql.Migrations}
 
 func newLogger(cfg *config, w io.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.logLevel}
@@ -47,14 +49,15 @@ func openDB(ctx context.Context, dsn string, logger *slog.Logger) (*store.DB, er
 
 // app is the wired server.
 type app struct {
-	db      *store.DB
-	queue   *store.Queue
-	mailer  mail.Mailer
-	tokens  *auth.Service
-	colors  *a11y.Service
-	forms   *forms.Service
-	blobs   *forms.DirBlobStore
-	handler http.Handler
+	db       *store.DB
+	queue    *store.Queue
+	mailer   mail.Mailer
+	tokens   *auth.Service
+	colors   *a11y.Service
+	forms    *forms.Service
+	blobs    *forms.DirBlobStore
+	webhooks *webhooks.Service
+	handler  http.Handler
 }
 
 // newApp wires every domain on db.
@@ -68,7 +71,7 @@ func newApp(cfg *config, db *store.DB, logger *slog.Logger) (*app, error) {
 	} else {
 		a.mailer = mail.NewOutbox(&mail.OutboxOptions{From: cfg.mailFrom, Logger: logger})
 	}
-	if a.queue, err = store.NewQueue(db, &store.QueueOptions{Logger: logger}); err != nil {
+	if a.queue, err = store.NewQueue(db, &store.QueueOptions{Logger: logger, Queues: map[string]int{webhooksQueue: webhooksWorkers}}); err != nil {
 		return nil, err
 	}
 	if a.tokens, err = auth.NewService(authsql.New(db), nil); err != nil {
@@ -130,7 +133,20 @@ func newApp(cfg *config, db *store.DB, logger *slog.Logger) (*app, error) {
 		return nil, err
 	}
 
+	// webhooks: subscriptions and their API, deliveries from the queue,
+	// and a form.submitted event for every accepted submission.
+	if a.webhooks, err = newWebhooks(cfg.webhooks, cfg.db, db, a.queue, logger); err != nil {
+		return nil, err
+	}
+	linkFormsToWebhooks(a.forms, a.webhooks)
+	webhooksHandler, err := webhooks.NewHandler(a.webhooks, &webhooks.HandlerOptions{Tokens: a.tokens,
+		Idempotency: store.NewIdempotency(db, nil), TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+
 	mux := http.NewServeMux()
+	mux.Handle(webhooks.PrefixDefault+"/", webhooksHandler)
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /{$}", index)
 	mux.Handle(auth.PrefixDefault+"/", authHandler)
@@ -166,6 +182,7 @@ func index(w http.ResponseWriter, _ *http.Request) {
 			"POST /api/a11y/contrast-check", "POST /api/a11y/generate-text-color", "POST /api/a11y/audit-palette",
 			"POST /api/v1/a11y/contrast-check", "POST /api/v1/a11y/generate-text-color", "POST /api/v1/a11y/audit-palette",
 			"POST /api/v1/a11y/ai/content-analysis", "POST /api/v1/a11y/ai/aria-suggestion", "POST /api/v1/a11y/ai/contrast-explanation",
+			"GET|POST /api/ecommerce/v1/admin/webhook-subscriptions", "POST /api/ecommerce/v1/graphql",
 		},
 	})
 }

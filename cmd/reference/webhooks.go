@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/webhooks"
+	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
+)
+
+// webhooksQueue is the River queue of webhook deliveries, and how many
+// delivery jobs (each one event's fan-out) run at once.
+const (
+	webhooksQueue   = "webhooks"
+	webhooksWorkers = 20
+)
+
+// webhooksConfig is what the webhooks domain reads from the environment.
+type webhooksConfig struct {
+	secretKey     string // GROUNDWORK_SECRET_KEY, raw
+	allowPrivate  bool
+	allowInsecure bool
+}
+
+func readWebhooksConfig(getenv func(string) string) (webhooksConfig, error) {
+	c := webhooksConfig{secretKey: getenv("GROUNDWORK_SECRET_KEY")}
+	for _, v := range []struct {
+		name string
+		dst  *bool
+	}{{"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS", &c.allowPrivate}, {"GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS", &c.allowInsecure}} {
+		if s := getenv(v.name); s != "" {
+			b, err := strconv.ParseBool(s)
+			if err != nil {
+				return c, fmt.Errorf("%s must be true or false, not %q", v.name, s)
+			}
+			*v.dst = b
+		}
+	}
+	return c, nil
+}
+
+// secretKeyPath is where a SQLite database's secret key is kept:
+// "groundwork.db" → "groundwork.key"; "" for Postgres and :memory:.
+func secretKeyPath(dsn string) string {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return ""
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "//")
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	if path == ":memory:" || path == "" {
+		return ""
+	}
+	return strings.TrimSuffix(path, filepath.Ext(path)) + ".key"
+}
+
+// parseKey reads a 32-byte key written as base64 (standard or URL, with
+// or without padding) or hex.
+func parseKey(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	if b, err := hex.DecodeString(s); err == nil && len(b) == webhooks.SecretKeySize {
+		return b, nil
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil && len(b) == webhooks.SecretKeySize {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("a secret key is %d bytes in base64 or hex (openssl rand -base64 32)", webhooks.SecretKeySize)
+}
+
+// loadSecretKey returns the key that seals webhook secrets: from
+// GROUNDWORK_SECRET_KEY, else from the key file beside a SQLite database
+// (made on first use). Postgres needs the variable: every instance must
+// share the key.
+func loadSecretKey(c webhooksConfig, dsn string, logger *slog.Logger) ([]byte, error) {
+	if c.secretKey != "" {
+		key, err := parseKey(c.secretKey)
+		if err != nil {
+			return nil, fmt.Errorf("GROUNDWORK_SECRET_KEY: %w", err)
+		}
+		return key, nil
+	}
+	path := secretKeyPath(dsn)
+	if path == "" {
+		if strings.HasPrefix(dsn, "postgres") {
+			return nil, errors.New("GROUNDWORK_SECRET_KEY is required with Postgres, the same on every instance (openssl rand -base64 32)")
+		}
+		logger.Warn("webhook secrets are sealed with a key that lives only as long as this process (set GROUNDWORK_SECRET_KEY)")
+		return webhooks.GenerateSecretKey(), nil
+	}
+	raw, err := os.ReadFile(path)
+	if err == nil {
+		key, err := parseKey(string(raw))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return key, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	key := webhooks.GenerateSecretKey()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return loadSecretKey(c, dsn, logger) // made meanwhile by another process
+	}
+	if err != nil {
+		return nil, fmt.Errorf("write the secret key: %w", err)
+	}
+	if _, err := f.WriteString(base64.StdEncoding.EncodeToString(key) + "\n"); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write the secret key: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("write the secret key: %w", err)
+	}
+	logger.Info("generated the key that seals webhook secrets; keep it with the database", "path", path)
+	return key, nil
+}
+
+// formSubmitted is the webhook event of an accepted form submission,
+// wired from the forms hooks (domains never import each other).
+const formSubmitted = "form.submitted"
+
+// newWebhooks builds the webhooks service on db and, when queue is not
+// nil, registers its jobs.
+func newWebhooks(c webhooksConfig, dsn string, db *store.DB, queue *store.Queue, logger *slog.Logger) (*webhooks.Service, error) {
+	key, err := loadSecretKey(c, dsn, logger)
+	if err != nil {
+		return nil, err
+	}
+	opts := &webhooks.Options{SecretKey: key, Queue: webhooksQueue, AllowPrivateHosts: c.allowPrivate,
+		AllowInsecureURLs: c.allowInsecure, Logger: logger}
+	if queue != nil {
+		opts.Enqueuer = queue
+	}
+	svc, err := webhooks.NewService(webhookssql.New(db), opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := svc.RegisterEvents(formSubmitted); err != nil {
+		return nil, err
+	}
+	if queue != nil {
+		if err := webhooks.RegisterWorkers(queue.Workers(), svc); err != nil {
+			return nil, err
+		}
+		queue.AddPeriodicJobs(webhooks.PeriodicJobs()...)
+	}
+	return svc, nil
+}
+
+// submittedData is the form.submitted event's data.
+type submittedData struct {
+	Form         string            `json:"form"`
+	SubmissionID int64             `json:"submission_id"`
+	Number       string            `json:"number"`
+	Values       map[string]string `json:"values"`
+	SubmittedAt  any               `json:"submitted_at"`
+}
+
+// linkFormsToWebhooks records a form.submitted delivery for every accepted
+// submission, in the submission's own transaction.
+func linkFormsToWebhooks(f *forms.Service, w *webhooks.Service) {
+	f.OnSubmissionAcceptedTx(func(ctx context.Context, tx *sql.Tx, e forms.SubmissionEvent) error {
+		values := make(map[string]string, len(e.Submission.Values))
+		for _, v := range e.Submission.Values {
+			values[v.FieldName] = v.DisplayValue
+		}
+		data := submittedData{Form: e.Form.Slug, SubmissionID: e.Submission.ID, Number: e.Submission.Number(), Values: values,
+			SubmittedAt: e.Submission.CreatedAt}
+		_, err := w.DispatchTx(ctx, tx, webhooks.Event{Name: formSubmitted, Data: data})
+		return err
+	})
+}
+
+// runWebhooks does what the webhooks domain has no HTTP route for:
+// emit a test event, queue due retries, prune the ledger.
+func runWebhooks(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return usageError{"webhooks needs a sub-command: emit, retry or prune"}
+	}
+	sub, args := args[0], args[1:]
+	fs := newFlagSet("reference webhooks " + sub)
+	dsn := dbFlag(fs, getenv)
+	var data *string
+	switch sub {
+	case "emit":
+		data = fs.String("data", "{}", "the event's data, a JSON object")
+	case "retry", "prune":
+	default:
+		return usageError{fmt.Sprintf("unknown webhooks sub-command %q: emit, retry or prune", sub)}
+	}
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	switch {
+	case sub == "emit" && len(positional) != 1:
+		return usageError{"webhooks emit needs one EVENT, e.g. order.placed"}
+	case sub != "emit" && len(positional) > 0:
+		return usageError{fmt.Sprintf("unexpected argument %q", positional[0])}
+	}
+	var payload map[string]any
+	if data != nil {
+		dec := json.NewDecoder(strings.NewReader(*data))
+		dec.UseNumber()
+		if err := dec.Decode(&payload); err != nil || payload == nil {
+			return usageError{"--data must be a JSON object"}
+		}
+	}
+	c, err := readWebhooksConfig(getenv)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db, err := openDB(ctx, *dsn, logger)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	// Jobs inserted here are worked by the running server.
+	queue, err := store.NewQueue(db, &store.QueueOptions{Queues: map[string]int{webhooksQueue: webhooksWorkers}})
+	if err != nil {
+		return err
+	}
+	svc, err := newWebhooks(c, *dsn, db, queue, logger)
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "emit":
+		name := positional[0]
+		if err := svc.RegisterEvents(name); err != nil {
+			return usageError{err.Error()}
+		}
+		f := svc.Dispatch(ctx, webhooks.Event{Name: name, Data: payload})
+		if f.Err != nil {
+			return f.Err
+		}
+		fmt.Fprintf(stdout, "Event %s (%s) recorded for %d subscription(s); the server sends them.\n", f.EventID, name, f.Deliveries)
+	case "retry":
+		n, err := svc.Sweep(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Queued %d due deliveries.\n", n)
+	case "prune":
+		n, err := svc.Prune(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Pruned %d finished deliveries.\n", n)
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/webhooks"
+)
+
+func TestSecretKey(t *testing.T) {
+	t.Parallel()
+	want := []byte("0123456789abcdef0123456789abcdef")
+	for _, s := range []string{testSecretKey, "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY", " " + testSecretKey + "\n",
+		"3031323334353637383961626364656630313233343536373839616263646566"} {
+		key, err := parseKey(s)
+		require.NoError(t, err, s)
+		require.Equal(t, want, key)
+	}
+	for _, bad := range []string{"", "short", "MDEy", strings.Repeat("a", 64) + "zz"} {
+		_, err := parseKey(bad)
+		require.Error(t, err, bad)
+	}
+
+	logger := slog.New(slog.DiscardHandler)
+	dir := t.TempDir()
+	dsn := "sqlite:" + filepath.Join(dir, "data.db")
+	first, err := loadSecretKey(webhooksConfig{}, dsn, logger)
+	require.NoError(t, err)
+	require.Len(t, first, webhooks.SecretKeySize)
+	info, err := os.Stat(filepath.Join(dir, "data.key"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	again, err := loadSecretKey(webhooksConfig{}, dsn, logger)
+	require.NoError(t, err)
+	require.Equal(t, first, again, "the key file is reused")
+	fromEnv, err := loadSecretKey(webhooksConfig{secretKey: testSecretKey}, dsn, logger)
+	require.NoError(t, err)
+	require.Equal(t, want, fromEnv, "the variable wins")
+
+	_, err = loadSecretKey(webhooksConfig{}, "postgres://u@h/db", logger)
+	require.ErrorContains(t, err, "GROUNDWORK_SECRET_KEY is required with Postgres")
+	_, err = loadSecretKey(webhooksConfig{secretKey: "nope"}, dsn, logger)
+	require.ErrorContains(t, err, "GROUNDWORK_SECRET_KEY")
+	mem, err := loadSecretKey(webhooksConfig{}, ":memory:", logger)
+	require.NoError(t, err)
+	require.Len(t, mem, webhooks.SecretKeySize)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "broken.key"), []byte("garbage"), 0o600))
+	_, err = loadSecretKey(webhooksConfig{}, "sqlite:"+filepath.Join(dir, "broken.db"), logger)
+	require.ErrorContains(t, err, "broken.key")
+
+	_, err = readWebhooksConfig(env{"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS": "perhaps"}.get)
+	require.ErrorContains(t, err, "GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS")
+	c, err := readWebhooksConfig(env{"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS": "true", "GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS": "1"}.get)
+	require.NoError(t, err)
+	require.True(t, c.allowPrivate)
+	require.True(t, c.allowInsecure)
+}
+
+func TestWebhooksCommandUsage(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.DSN(t, store.SQLite)
+	e := env{"GROUNDWORK_DB": dsn}
+	for _, args := range [][]string{{"webhooks"}, {"webhooks", "fire"}, {"webhooks", "emit"}, {"webhooks", "emit", "a.b", "c.d"},
+		{"webhooks", "emit", "order.placed", "--data", "[1]"}, {"webhooks", "emit", "Not An Event"}, {"webhooks", "retry", "now"}} {
+		code, _, stderr := runCmd(t, e, args...)
+		require.Equal(t, 2, code, "%v: %s", args, stderr)
+		require.Contains(t, stderr, "reference --help")
+	}
+	code, out, stderr := runCmd(t, e, "webhooks", "emit", "order.placed")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "recorded for 0 subscription(s)")
+	code, out, _ = runCmd(t, e, "webhooks", "prune")
+	require.Equal(t, 0, code)
+	require.Equal(t, "Pruned 0 finished deliveries.\n", out)
+}
+
+// An accepted form submission is delivered as a form.submitted webhook:
+// the reference wires the two domains through a hook.
+func TestFormSubmissionWebhook(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.DSN(t, store.SQLite)
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir()},
+		env{"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS": "true", "GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS": "true"}.get)
+	require.NoError(t, err)
+	base := startServeConfig(t, cfg)
+	c, out, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn}, "token", "create", "--name", "all", "--ability", "*")
+	require.Equal(t, 0, c, stderr)
+	token := strings.TrimSpace(out)
+
+	bodies := make(chan []byte, 4)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies <- b
+	}))
+	defer receiver.Close()
+	code, body := request(t, "POST", base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
+		`{"name":"forms","url":"`+receiver.URL+`","events":["form.submitted"]}`)
+	require.Equal(t, 201, code, body)
+	code, body = request(t, "POST", base+"/api/v1/forms", token, `{"name":"Hello"}`)
+	require.Equal(t, 201, code, body)
+	code, body = request(t, "POST", base+"/api/v1/forms/hello/fields", token, `{"type":"text","label":"Name"}`)
+	require.Equal(t, 201, code, body)
+
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	require.NoError(t, w.WriteField("name", "Ann"))
+	require.NoError(t, w.Close())
+	res, err := http.Post(base+"/api/v1/forms/hello/submit", w.FormDataContentType(), &buf)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 201, res.StatusCode)
+	select {
+	case b := <-bodies:
+		var env struct {
+			Event string         `json:"event"`
+			Data  map[string]any `json:"data"`
+		}
+		require.NoError(t, json.Unmarshal(b, &env))
+		require.Equal(t, "form.submitted", env.Event)
+		require.Equal(t, "hello", env.Data["form"])
+		require.Equal(t, map[string]any{"name": "Ann"}, env.Data["values"])
+		require.Regexp(t, `^FORM-2026-\d{5}$`, env.Data["number"])
+	case <-time.After(30 * time.Second):
+		t.Fatal("no form.submitted delivery")
+	}
+}
