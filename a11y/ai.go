@@ -184,6 +184,7 @@ type InputError struct {
 	Reason  string
 }
 
+// Error implements error.
 func (e *InputError) Error() string {
 	return fmt.Sprintf("AI feature %q could not run: %s", e.Feature, e.Reason)
 }

@@ -26,6 +26,7 @@ type Error struct {
 	Err error
 }
 
+// Error implements error.
 func (e *Error) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("%d %s: %v", e.Status, e.Message, e.Err)
@@ -33,6 +34,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%d %s", e.Status, e.Message)
 }
 
+// Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Errorf returns an *Error with status and a formatted message.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/store"
@@ -595,20 +596,29 @@ func (s *Store) FinishDelivered(ctx context.Context, ds []webhooks.Delivered) ([
 			leases[i], ats[i] = store.NewTime(x.Lease).Time, store.NewTime(d.UpdatedAt).Time
 		}
 		var got []int64
-		err := s.db.SelectContext(ctx, &got, `WITH x AS (
+		// Subscriptions are locked in ID order (l), so batches that touch
+		// the same ones at once queue up instead of deadlocking.
+		err := retryDeadlock(func() error {
+			got = got[:0]
+			return s.db.SelectContext(ctx, &got, `WITH x AS (
 				SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::timestamptz[])
 					AS x(id, lease, attempts, response_status, response_body, at)
 			), d AS (
 				UPDATE webhooks_deliveries t SET status = 'delivered', attempts = x.attempts, next_attempt_at = NULL,
 					response_status = x.response_status, response_body = x.response_body, delivered_at = x.at, updated_at = x.at
 				FROM x WHERE t.id = x.id AND t.next_attempt_at = x.lease RETURNING t.id, t.subscription_id, x.at
+			), m AS (
+				SELECT subscription_id, MAX(at) AS at FROM d GROUP BY subscription_id
+			), l AS (
+				SELECT s.id, m.at FROM webhooks_subscriptions s JOIN m ON m.subscription_id = s.id
+				WHERE s.consecutive_failures <> 0 OR s.last_success_at IS NULL OR s.last_success_at <= m.at - $7::interval
+				ORDER BY s.id FOR UPDATE OF s
 			), u AS (
-				UPDATE webhooks_subscriptions s SET consecutive_failures = 0, last_success_at = m.at
-				FROM (SELECT subscription_id, MAX(at) AS at FROM d GROUP BY subscription_id) m
-				WHERE s.id = m.subscription_id AND (s.consecutive_failures <> 0 OR s.last_success_at IS NULL
-					OR s.last_success_at <= m.at - $7::interval) RETURNING s.id
+				UPDATE webhooks_subscriptions s SET consecutive_failures = 0, last_success_at = l.at FROM l
+				WHERE s.id = l.id RETURNING s.id
 			)
 			SELECT id FROM d`, ids, leases, attempts, statuses, bodies, ats, fmt.Sprintf("%d microseconds", webhooks.LastSuccessResolution.Microseconds()))
+		})
 		if err != nil {
 			return nil, fmt.Errorf("webhookssql: finish delivered: %w", err)
 		}
@@ -654,6 +664,19 @@ func (s *Store) FinishDelivered(ctx context.Context, ds []webhooks.Delivered) ([
 		}
 	}
 	return lost, nil
+}
+
+// retryDeadlock runs fn again (twice at most) when Postgres broke a
+// deadlock by failing it: the transaction rolled back, so it may run anew.
+func retryDeadlock(fn func() error) error {
+	var err error
+	for range 3 {
+		var pgErr *pgconn.PgError
+		if err = fn(); !errors.As(err, &pgErr) || pgErr.Code != "40P01" {
+			return err
+		}
+	}
+	return err
 }
 
 // ClaimDue implements webhooks.Store.

@@ -1,0 +1,107 @@
+// Package webhooks is signed outbound webhooks for a web application:
+// other systems subscribe to events and receive a signed POST for each,
+// every attempt kept in a ledger, failures retried on a backoff, a
+// subscription that keeps failing switched off, all behind an egress guard
+// that keeps deliveries away from private networks.
+//
+// # Signing and verifying
+//
+// [Sign] gives the X-Platform-Signature value "t=<unix>, v1=<hex>": an
+// HMAC-SHA256 keyed with the subscription's secret over "<t>.<raw body>".
+// A receiver calls [Verify] (constant time, five minutes either way by
+// default) and tells [ErrBadHeader], [ErrStaleTimestamp] and
+// [ErrBadSignature] apart with errors.Is. A subscription may ask for the
+// Standard Webhooks headers instead (webhook-id, webhook-timestamp,
+// webhook-signature), which the Standard Webhooks libraries verify;
+// [SignStandard] and [VerifyStandard] do the same here.
+//
+// # Events
+//
+// Any Go value is an event. Its wire name is its type's name with dots
+// between the words (OrderPlaced is "order.placed"), or the name it
+// declares ([Named], or an [Event] for code without a type of its own). Its
+// data is its fields, keyed by their json tag's name or in snake_case:
+// times become RFC 3339 in UTC with "Z", [Money] {amount, currency},
+// errors {type, message}, and values with their own MarshalJSON or
+// MarshalText keep that form. Fields tagged `webhook:"admin"` (payment
+// references, IP addresses, cost prices) are left out unless
+// Options.IncludeAdminFields. The body is the [Envelope]: {id, event,
+// created_at, data}, the id shared by every subscription's delivery.
+//
+// Names must be in the catalogue: [DefaultEvents], the spec's 21 commerce
+// events, plus what Options.Events and [Service.RegisterEvents] add.
+//
+// # Dispatching
+//
+// [Service.DispatchTx] records one delivery per active subscription that
+// takes the event, and queues their job, inside the caller's transaction:
+// nothing is sent if it rolls back, nothing is lost if it commits.
+// [Service.Dispatch] does the same in a transaction of its own, after the
+// caller's change has committed, and never fails the caller: a failure is
+// logged and reported in the [Fanout].
+//
+// # Deliveries
+//
+// A River job (see [RegisterWorkers]) sends the deliveries of one event at
+// once: POST with X-Platform-Signature, X-Platform-Event, X-Platform-Delivery
+// (the delivery's id, stable across its retries: receivers de-duplicate on
+// it) and X-Request-Id; a 10-second timeout; redirects not followed; the
+// delivering hooks run just before signing. A 2xx marks the delivery
+// delivered and resets the subscription's failure streak. Anything else
+// marks it retrying, due again after 1m, 5m, 15m, 30m, 1h, 2h, 4h, 8h, 12h
+// (then 24h), until the tenth attempt fails it; and ten failures in a row
+// switch the subscription off, once ([Service.OnSubscriptionDisabled]). An
+// attempt that comes due while its subscription is off parks the delivery
+// until [Service.ReplayParked]; re-enabling alone resends nothing.
+// [Service.Replay] sends a past delivery again as a new one.
+//
+// A delivery's next_attempt_at is its claim: the sweep ([Service.Sweep],
+// every minute) queues due retries and any delivery whose job was lost
+// once its claim has run out, each under a new claim, and a job whose claim
+// no longer matches does nothing; so a delivery is sent once unless
+// something fails.
+//
+// # Egress
+//
+// A subscription's URL must be https (unless Options.AllowInsecureURLs) and
+// every address its host is, or resolves to, public (unless
+// Options.AllowPrivateHosts): loopback, private, link-local (the cloud
+// metadata address included), CGNAT, documentation, benchmarking,
+// multicast, reserved, NAT64 and 6to4 ranges are refused, IPv4-mapped IPv6
+// addresses judged by their IPv4 address, and IP addresses written in any
+// form the C library reads (2130706433, 0x7f.1, 0177.0.0.1, 127.1) are
+// those addresses. The check runs when a subscription is saved and again
+// before every attempt, and the connection is made to the address the check
+// vetted, so a DNS answer that changes afterwards cannot redirect it; TLS
+// still verifies the host name. Outbound proxies are not used: a proxy would
+// resolve names itself, so the rules would have to be enforced there.
+//
+// # Secrets
+//
+// A subscription's secret is given (at least 16 characters) or generated
+// ("whsec_" and 48 letters and digits; for Standard Webhooks "whsec_" and
+// base64), shown only in the response that creates it, and stored sealed
+// with AES-256-GCM under Options.SecretKey.
+//
+// # Subscription API
+//
+// [NewHandler] serves /api/ecommerce/v1/admin/webhook-subscriptions
+// (list with include=deliveries, create, show, update, delete; the
+// deliveries of one with filter[event], filter[status] and sort; one
+// delivery with its payload and the receiver's answer; replay and
+// replay-parked) and the same operations as GraphQL mutations at
+// /api/ecommerce/v1/graphql. Every route needs a bearer token with
+// webhookSubscription.viewAny, .view, .create, .update, .delete or .replay
+// ("webhookSubscription.*" covers them). Creates and updates honour an
+// Idempotency-Key header for 24 hours, per caller and route: a repeat gets
+// the first answer again (never the secret) with Idempotent-Replay: true,
+// the same key with a different request 409.
+//
+// # Housekeeping
+//
+// [PeriodicJobs] are the sweep (every minute) and [Service.Prune] (daily at
+// 03:45 UTC), which deletes delivered and failed rows older than
+// Options.Retention (90 days), never pending, retrying or parked ones.
+// [Service.RedactCustomer] removes a deleted customer's personal values from
+// the payloads of the deliveries about them.
+package webhooks

@@ -1,0 +1,109 @@
+package webhooks_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/groundwork-go/groundwork/webhooks"
+	"github.com/groundwork-go/groundwork/webhooks/webhookstest"
+)
+
+// A receiver checks each delivery's signature before trusting it.
+func ExampleVerify() {
+	secret := "whsec_test_secret_0123" // from the subscription's create response
+	receiver := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if err := webhooks.Verify(secret, r.Header.Get(webhooks.HeaderSignature), body, time.Now(), 0); err != nil {
+			http.Error(w, "bad signature", http.StatusUnauthorized)
+			return
+		}
+		fmt.Println("accepted", r.Header.Get(webhooks.HeaderEvent))
+	})
+
+	body := []byte(`{"id":"1","event":"order.placed","created_at":"2026-11-22T10:00:00+00:00","data":{}}`)
+	req := httptest.NewRequest("POST", "/hooks", strings.NewReader(string(body)))
+	req.Header.Set(webhooks.HeaderSignature, webhooks.Sign(secret, time.Now(), body))
+	req.Header.Set(webhooks.HeaderEvent, "order.placed")
+	receiver.ServeHTTP(httptest.NewRecorder(), req)
+
+	forged := httptest.NewRequest("POST", "/hooks", strings.NewReader(`{"tampered":true}`))
+	forged.Header.Set(webhooks.HeaderSignature, webhooks.Sign(secret, time.Now(), body))
+	w := httptest.NewRecorder()
+	receiver.ServeHTTP(w, forged)
+	fmt.Println(w.Code)
+	// Output:
+	// accepted order.placed
+	// 401
+}
+
+// OrderPlaced is a host's event: its wire name is "order.placed".
+type OrderPlacedExample struct {
+	Order struct {
+		ID    int64
+		Total webhooks.Money
+	}
+}
+
+func (OrderPlacedExample) WebhookEvent() string { return "order.placed" }
+
+// Subscribe an endpoint and dispatch an event to it. (A store.Queue as
+// Options.Enqueuer, with RegisterWorkers, sends the deliveries.)
+func ExampleService_Dispatch() {
+	ctx := context.Background()
+	svc, _ := webhooks.NewService(webhookstest.NewFake(), &webhooks.Options{ // webhookssql.New(db) in production
+		SecretKey:         webhooks.GenerateSecretKey(),
+		AllowPrivateHosts: true, // the example's endpoint is on loopback
+	})
+	sub, err := svc.CreateSubscription(ctx, webhooks.SubscriptionInput{
+		Name: ptr("Orders"), URL: ptr("https://127.0.0.1:8443/hooks"), Events: []string{"order.placed"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(strings.HasPrefix(sub.Secret, "whsec_"), sub.IsActive)
+
+	var ev OrderPlacedExample
+	ev.Order.ID, ev.Order.Total = 1001, webhooks.Money{Amount: 1500, Currency: "EUR"}
+	env, _ := svc.Envelope(ev)
+	fmt.Println(env.Event, env.Data["order"])
+
+	f := svc.Dispatch(ctx, ev)
+	fmt.Println(f.Deliveries, f.Err)
+	// Output:
+	// true true
+	// order.placed map[id:1001 total:map[amount:1500 currency:EUR]]
+	// 1 <nil>
+}
+
+func ptr(s string) *string { return &s }
+
+// allTokens grants every token every ability (an *auth.Service in a real
+// host).
+type allTokens struct{}
+
+func (allTokens) VerifyToken(context.Context, string) (string, []string, error) {
+	return "token:1", []string{"webhookSubscription.*"}, nil
+}
+
+// Mount the subscription API in a host's mux.
+func ExampleNewHandler() {
+	svc, _ := webhooks.NewService(webhookstest.NewFake(), &webhooks.Options{SecretKey: webhooks.GenerateSecretKey()})
+	h, err := webhooks.NewHandler(svc, &webhooks.HandlerOptions{Tokens: allTokens{}})
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(webhooks.PrefixDefault+"/", h)
+
+	req := httptest.NewRequest("GET", "/api/ecommerce/v1/admin/webhook-subscriptions", nil)
+	req.Header.Set("Authorization", "Bearer any")
+	w := httptest.NewRecorder()
+	mux.ServeHTTP(w, req)
+	fmt.Println(w.Code, strings.Contains(w.Body.String(), `"total":0`))
+	// Output: 200 true
+}
