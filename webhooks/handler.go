@@ -143,9 +143,10 @@ func (h *Handler) routes() {
 		http.MethodDelete: h.admin(AbilityDelete, h.delete),
 	})
 	h.route(subs+"/{subscription}/deliveries", api.Methods{http.MethodGet: h.admin(AbilityView, h.deliveries)})
-	h.route(subs+"/{subscription}/deliveries/{delivery}", api.Methods{http.MethodGet: h.admin(AbilityView, h.delivery)})
+	h.route(subs+"/{subscription}/deliveries/{delivery}", api.Methods{http.MethodGet: h.admin(AbilityView,
+		h.onDelivery(http.StatusOK, h.svc.Delivery))})
 	h.route(subs+"/{subscription}/replay/{delivery}", api.Methods{http.MethodPost: h.admin(AbilityReplay,
-		h.idempotent("POST "+subs+"/{subscription}/replay/{delivery}", h.replay))})
+		h.idempotent("POST "+subs+"/{subscription}/replay/{delivery}", h.onDelivery(http.StatusAccepted, h.svc.Replay)))})
 	h.route(subs+"/{subscription}/replay-parked", api.Methods{http.MethodPost: h.admin(AbilityReplay,
 		h.idempotent("POST "+subs+"/{subscription}/replay-parked", h.replayParked))})
 	h.route("/graphql", api.Methods{http.MethodPost: h.gql.serve})
@@ -395,38 +396,25 @@ func (h *Handler) deliveries(w http.ResponseWriter, r *http.Request) {
 	api.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
 }
 
-func (h *Handler) delivery(w http.ResponseWriter, r *http.Request) {
-	sub, ok := h.id(w, r, "subscription")
-	if !ok {
-		return
+// onDelivery answers a route of one delivery of one subscription with
+// do's result, or its error.
+func (h *Handler) onDelivery(status int, do func(ctx context.Context, sub, id int64) (*Delivery, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		sub, ok := h.id(w, r, "subscription")
+		if !ok {
+			return
+		}
+		id, ok := h.id(w, r, "delivery")
+		if !ok {
+			return
+		}
+		d, err := do(r.Context(), sub, id)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		api.WriteData(w, status, d)
 	}
-	id, ok := h.id(w, r, "delivery")
-	if !ok {
-		return
-	}
-	d, err := h.svc.Delivery(r.Context(), sub, id)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	api.WriteData(w, http.StatusOK, d)
-}
-
-func (h *Handler) replay(w http.ResponseWriter, r *http.Request) {
-	sub, ok := h.id(w, r, "subscription")
-	if !ok {
-		return
-	}
-	id, ok := h.id(w, r, "delivery")
-	if !ok {
-		return
-	}
-	d, err := h.svc.Replay(r.Context(), sub, id)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	api.WriteData(w, http.StatusAccepted, d)
 }
 
 func (h *Handler) replayParked(w http.ResponseWriter, r *http.Request) {
