@@ -92,6 +92,37 @@ type Store interface {
 	// RedactDelivery replaces a delivery's payload and hash (kept when
 	// payload is nil) and drops its stored response.
 	RedactDelivery(ctx context.Context, id int64, payload json.RawMessage, hash string) error
+
+	// ClaimEvent records that a provider's inbound event is being handled
+	// and reports true; false when it already was (a redelivery). Two
+	// claims of one event at the same moment: one wins. The claim commits
+	// without waiting for the disk (the ledger row written after it flushes
+	// it).
+	ClaimEvent(ctx context.Context, provider, eventID string, at time.Time) (bool, error)
+	// ReleaseEvent removes a claim, so a redelivery is handled again.
+	ReleaseEvent(ctx context.Context, provider, eventID string) error
+	// RecordInbound stores a ledger row and sets its ID, then calls then
+	// (when not nil) in the same transaction, to queue work with it.
+	RecordInbound(ctx context.Context, r *InboundRecord, then func(context.Context, *sql.Tx) error) error
+	// ListInbound returns a page of the inbound ledger, newest first, and
+	// how many rows match.
+	ListInbound(ctx context.Context, q InboundQuery) ([]InboundRecord, int, error)
+	// PruneInbound deletes ledger rows received before the given time, and
+	// claims made before it, batch rows at a time, and returns how many
+	// ledger rows.
+	PruneInbound(ctx context.Context, before time.Time, batch int) (int, error)
+	// RedactInbound empties the payload and parsed payload of the ledger
+	// rows about one of sessionRefs, or whose payload contains email (when
+	// not empty); rows, hashes and sizes stay. It returns how many.
+	RedactInbound(ctx context.Context, sessionRefs []string, email string) (int, error)
+}
+
+// InboundQuery selects inbound ledger rows.
+type InboundQuery struct {
+	// Provider and EventID filter when set.
+	Provider      string
+	EventID       string
+	Offset, Limit int
 }
 
 // Delivered is an attempt answered 2xx, for FinishDelivered: the

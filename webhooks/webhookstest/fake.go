@@ -24,13 +24,16 @@ type Fake struct {
 	nextID        int64
 	subscriptions map[int64]webhooks.Subscription
 	deliveries    map[int64]webhooks.Delivery
+	claims        map[[2]string]time.Time
+	inbound       map[int64]webhooks.InboundRecord
 }
 
 var _ webhooks.Store = (*Fake)(nil)
 
 // NewFake returns an empty store.
 func NewFake() *Fake {
-	return &Fake{subscriptions: map[int64]webhooks.Subscription{}, deliveries: map[int64]webhooks.Delivery{}}
+	return &Fake{subscriptions: map[int64]webhooks.Subscription{}, deliveries: map[int64]webhooks.Delivery{},
+		claims: map[[2]string]time.Time{}, inbound: map[int64]webhooks.InboundRecord{}}
 }
 
 func (f *Fake) id() int64 {
@@ -444,4 +447,112 @@ func (f *Fake) RedactDelivery(_ context.Context, id int64, payload json.RawMessa
 	d.ResponseBody = nil
 	f.deliveries[id] = d
 	return nil
+}
+
+// ClaimEvent implements webhooks.Store.
+func (f *Fake) ClaimEvent(_ context.Context, provider, eventID string, at time.Time) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k := [2]string{provider, eventID}
+	if _, ok := f.claims[k]; ok {
+		return false, nil
+	}
+	f.claims[k] = norm(at)
+	return true, nil
+}
+
+// ReleaseEvent implements webhooks.Store.
+func (f *Fake) ReleaseEvent(_ context.Context, provider, eventID string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.claims, [2]string{provider, eventID})
+	return nil
+}
+
+func copyInbound(r webhooks.InboundRecord) webhooks.InboundRecord {
+	r.ReceivedAt = norm(r.ReceivedAt)
+	if r.Parsed != nil {
+		r.Parsed = deep(r.Parsed)
+	}
+	return r
+}
+
+// deep copies v through JSON, as a database round trip would.
+func deep[T any](v T) T {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	var out T
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// RecordInbound implements webhooks.Store.
+func (f *Fake) RecordInbound(ctx context.Context, r *webhooks.InboundRecord, then func(context.Context, *sql.Tx) error) error {
+	f.mu.Lock()
+	r.ID = f.id()
+	f.inbound[r.ID] = copyInbound(*r)
+	f.mu.Unlock()
+	if then != nil {
+		if err := then(ctx, nil); err != nil {
+			f.mu.Lock()
+			delete(f.inbound, r.ID)
+			f.mu.Unlock()
+			return err
+		}
+	}
+	return nil
+}
+
+// ListInbound implements webhooks.Store.
+func (f *Fake) ListInbound(_ context.Context, q webhooks.InboundQuery) ([]webhooks.InboundRecord, int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var all []webhooks.InboundRecord
+	for _, r := range f.inbound {
+		if (q.Provider == "" || r.Provider == q.Provider) && (q.EventID == "" || r.EventID == q.EventID) {
+			all = append(all, copyInbound(r))
+		}
+	}
+	slices.SortFunc(all, func(a, b webhooks.InboundRecord) int { return cmp.Compare(b.ID, a.ID) })
+	return page(all, q.Offset, q.Limit), len(all), nil
+}
+
+// PruneInbound implements webhooks.Store.
+func (f *Fake) PruneInbound(_ context.Context, before time.Time, _ int) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for id, r := range f.inbound {
+		if r.ReceivedAt.Before(norm(before)) {
+			delete(f.inbound, id)
+			n++
+		}
+	}
+	for k, at := range f.claims {
+		if at.Before(norm(before)) {
+			delete(f.claims, k)
+		}
+	}
+	return n, nil
+}
+
+// RedactInbound implements webhooks.Store.
+func (f *Fake) RedactInbound(_ context.Context, sessionRefs []string, email string) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for id, r := range f.inbound {
+		about := (r.SessionReference != "" && slices.Contains(sessionRefs, r.SessionReference)) ||
+			(email != "" && strings.Contains(r.Payload, email))
+		if about && (r.Payload != "" || r.Parsed != nil) {
+			r.Payload, r.Parsed = "", nil
+			f.inbound[id] = r
+			n++
+		}
+	}
+	return n, nil
 }

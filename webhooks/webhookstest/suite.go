@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -459,6 +460,122 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 		}
 		require.Equal(t, []webhooks.Status{webhooks.StatusPending, webhooks.StatusRetrying, webhooks.StatusParked,
 			webhooks.StatusDelivered, webhooks.StatusFailed}, statuses)
+	})
+
+	t.Run("Inbound", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ok, err := s.ClaimEvent(ctx, "stripe", "evt_1", at(0))
+		require.NoError(t, err)
+		require.True(t, ok)
+		ok, err = s.ClaimEvent(ctx, "stripe", "evt_1", at(time.Second))
+		require.NoError(t, err)
+		require.False(t, ok, "claimed once")
+		ok, err = s.ClaimEvent(ctx, "other", "evt_1", at(0))
+		require.NoError(t, err)
+		require.True(t, ok, "claims are per provider")
+		require.NoError(t, s.ReleaseEvent(ctx, "stripe", "evt_1"))
+		ok, err = s.ClaimEvent(ctx, "stripe", "evt_1", at(time.Second))
+		require.NoError(t, err)
+		require.True(t, ok, "a released claim can be taken again")
+
+		// Many at once: one wins.
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		wins := 0
+		for range 10 {
+			wg.Go(func() {
+				ok, err := s.ClaimEvent(ctx, "stripe", "evt_race", at(0))
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					mu.Lock()
+					wins++
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		require.Equal(t, 1, wins)
+
+		verified := &webhooks.InboundRecord{Provider: "stripe", EventID: "evt_1", EventType: "payment_intent.succeeded",
+			Verified: true, PayloadHash: "h1", PayloadSize: 40, Payload: `{"id":"evt_1","email":"ann@example.test"}`,
+			Parsed: map[string]any{"id": "evt_1", "n": 1.0}, ResponseStatus: 200, CorrelationID: "req-1",
+			SessionReference: "pi_1", ReceivedAt: at(0)}
+		calls := 0
+		require.NoError(t, s.RecordInbound(ctx, verified, func(context.Context, *sql.Tx) error { calls++; return nil }))
+		require.Equal(t, 1, calls)
+		require.Positive(t, verified.ID)
+		boom := errors.New("boom")
+		require.ErrorIs(t, s.RecordInbound(ctx, &webhooks.InboundRecord{Provider: "stripe", PayloadHash: "x", ReceivedAt: at(0)},
+			func(context.Context, *sql.Tx) error { return boom }), boom)
+		refused := &webhooks.InboundRecord{Provider: "stripe", ErrorCode: "signature_mismatch", PayloadHash: "h2", PayloadSize: 5000,
+			Payload: strings.Repeat("x", 1024), PayloadTruncated: true, ResponseStatus: 400, ReceivedAt: at(time.Hour)}
+		require.NoError(t, s.RecordInbound(ctx, refused, nil))
+		dup := &webhooks.InboundRecord{Provider: "stripe", EventID: "evt_1", Verified: true, Duplicate: true, PayloadHash: "h1",
+			PayloadSize: 40, Payload: "{}", ResponseStatus: 200, SessionReference: "pi_1", ReceivedAt: at(2 * time.Hour)}
+		require.NoError(t, s.RecordInbound(ctx, dup, nil))
+
+		list, total, err := s.ListInbound(ctx, webhooks.InboundQuery{Provider: "stripe", Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, 3, total, "the failed callback stored nothing")
+		require.Equal(t, []int64{dup.ID, refused.ID, verified.ID}, []int64{list[0].ID, list[1].ID, list[2].ID})
+		got := list[2]
+		require.Equal(t, "evt_1", got.EventID)
+		require.Equal(t, "payment_intent.succeeded", got.EventType)
+		require.True(t, got.Verified)
+		require.Equal(t, map[string]any{"id": "evt_1", "n": 1.0}, got.Parsed)
+		require.Equal(t, "req-1", got.CorrelationID)
+		require.Equal(t, "pi_1", got.SessionReference)
+		require.Equal(t, at(0).Truncate(time.Microsecond), got.ReceivedAt)
+		require.True(t, list[1].PayloadTruncated)
+		require.Equal(t, "signature_mismatch", list[1].ErrorCode)
+		require.Equal(t, 5000, list[1].PayloadSize)
+		require.Nil(t, list[1].Parsed)
+		require.True(t, list[0].Duplicate)
+		_, total, err = s.ListInbound(ctx, webhooks.InboundQuery{EventID: "evt_1", Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, 2, total)
+
+		// Redaction: by session and by email; rows, hashes and sizes stay.
+		n, err := s.RedactInbound(ctx, []string{"pi_1"}, "")
+		require.NoError(t, err)
+		require.Equal(t, 2, n)
+		n, err = s.RedactInbound(ctx, nil, "ann@example.test")
+		require.NoError(t, err)
+		require.Zero(t, n, "already empty")
+		list, _, err = s.ListInbound(ctx, webhooks.InboundQuery{EventID: "evt_1", Limit: 10})
+		require.NoError(t, err)
+		for _, r := range list {
+			require.Empty(t, r.Payload)
+			require.Nil(t, r.Parsed)
+			require.Equal(t, "h1", r.PayloadHash)
+			require.Equal(t, 40, r.PayloadSize)
+		}
+		other := &webhooks.InboundRecord{Provider: "stripe", Verified: true, PayloadHash: "h3", PayloadSize: 30,
+			Payload: `{"email":"bob_x%@example.test"}`, ResponseStatus: 200, ReceivedAt: at(3 * time.Hour)}
+		require.NoError(t, s.RecordInbound(ctx, other, nil))
+		n, err = s.RedactInbound(ctx, nil, "bob_x%@example.test")
+		require.NoError(t, err)
+		require.Equal(t, 1, n, "the email is matched literally")
+		n, err = s.RedactInbound(ctx, nil, "bobXx%@example.test")
+		require.NoError(t, err)
+		require.Zero(t, n, "_ and % are not wildcards")
+		n, err = s.RedactInbound(ctx, nil, "")
+		require.NoError(t, err)
+		require.Zero(t, n)
+
+		// Prune: rows and claims older than the cut.
+		n, err = s.PruneInbound(ctx, at(90*time.Minute), 1)
+		require.NoError(t, err)
+		require.Equal(t, 2, n)
+		_, total, err = s.ListInbound(ctx, webhooks.InboundQuery{Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, 2, total)
+		ok, err = s.ClaimEvent(ctx, "other", "evt_1", at(0))
+		require.NoError(t, err)
+		require.True(t, ok, "the old claim was pruned with the rows")
 	})
 
 	t.Run("Redact", func(t *testing.T) {
