@@ -39,6 +39,7 @@ type hooks struct {
 	failed     []FailedHook
 	disabled   []SubscriptionDisabledHook
 	listeners  []EventListener
+	inbound    inboundHooks
 }
 
 func add[T any](mu *sync.RWMutex, list *[]T, h T) {

@@ -56,6 +56,44 @@ type pruneWorker struct {
 
 func (w *pruneWorker) Work(ctx context.Context, _ *river.Job[PruneArgs]) error {
 	_, err := w.svc.Prune(ctx)
+	_, ierr := w.svc.PruneInbound(ctx)
+	return errors.Join(err, ierr)
+}
+
+type reconcileSessionWorker struct {
+	river.WorkerDefaults[ReconcileSessionArgs]
+	svc *Service
+}
+
+func (w *reconcileSessionWorker) Work(ctx context.Context, job *river.Job[ReconcileSessionArgs]) error {
+	if w.svc.opts.PaymentSessions == nil {
+		return nil
+	}
+	a := job.Args
+	return w.svc.opts.PaymentSessions.Settle(ctx, PaymentSession{Provider: a.Provider, Reference: a.Reference}, a.Outcome)
+}
+
+// reconcileBackoff is the wait before the second and third tries.
+var reconcileBackoff = []time.Duration{30 * time.Second, 120 * time.Second}
+
+// NextRetry waits 30 s, then 120 s.
+func (w *reconcileSessionWorker) NextRetry(job *river.Job[ReconcileSessionArgs]) time.Time {
+	return time.Now().Add(reconcileBackoff[min(max(job.Attempt, 1), len(reconcileBackoff))-1])
+}
+
+type reconcileWorker struct {
+	river.WorkerDefaults[ReconcileArgs]
+	svc *Service
+}
+
+func (w *reconcileWorker) Work(ctx context.Context, job *river.Job[ReconcileArgs]) error {
+	if w.svc.opts.PaymentSessions == nil {
+		return nil
+	}
+	r, err := w.svc.Reconcile(ctx, job.Args.After)
+	if err == nil && r.Errors > 0 {
+		w.svc.logger.WarnContext(ctx, "webhooks: reconcile", "report", r.String())
+	}
 	return err
 }
 
@@ -70,15 +108,18 @@ func RegisterWorkers(workers *river.Workers, svc *Service) error {
 		river.AddWorkerSafely(workers, &deliverWorker{svc: svc}),
 		river.AddWorkerSafely(workers, &sweepWorker{svc: svc}),
 		river.AddWorkerSafely(workers, &pruneWorker{svc: svc}),
+		river.AddWorkerSafely(workers, &reconcileSessionWorker{svc: svc}),
+		river.AddWorkerSafely(workers, &reconcileWorker{svc: svc}),
 	)
 }
 
 // SweepInterval is how often the sweep runs.
 const SweepInterval = time.Minute
 
-// PeriodicJobs are the sweep (every minute) and the prune (daily at 03:45
-// UTC); add them with store.Queue.AddPeriodicJobs. River runs them on
-// the leader only.
+// PeriodicJobs are the sweep (every minute), the prune of both ledgers
+// (daily at 03:45 UTC) and the payment reconciliation (every 15 minutes,
+// when the service has PaymentSessions); add them with
+// store.Queue.AddPeriodicJobs. River runs them on the leader only.
 func PeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(SweepInterval),
@@ -87,6 +128,9 @@ func PeriodicJobs() []*river.PeriodicJob {
 		river.NewPeriodicJob(DailyAt(3, 45, time.UTC),
 			func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, nil },
 			&river.PeriodicJobOpts{ID: PruneArgs{}.Kind()}),
+		river.NewPeriodicJob(river.PeriodicInterval(ReconcileInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return ReconcileArgs{}, nil },
+			&river.PeriodicJobOpts{ID: ReconcileArgs{}.Kind()}),
 	}
 }
 

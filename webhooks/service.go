@@ -94,6 +94,16 @@ type Options struct {
 	Location *time.Location
 	// UserAgent of deliveries; UserAgentDefault when empty.
 	UserAgent string
+	// PaymentSessions settles checkouts from payment webhooks and from
+	// reconciliation; without it neither settles anything.
+	PaymentSessions PaymentSessions
+	// InboundRetention is how long inbound ledger rows (and event claims)
+	// are kept; RetentionDefault when zero, forever when negative.
+	InboundRetention time.Duration
+	// ReconcileAfter is how long a payment session must have been quiet
+	// before reconciliation asks its provider; ReconcileAfterDefault when
+	// zero.
+	ReconcileAfter time.Duration
 	// Now and NewID replace the clock and the event id generator (UUIDs).
 	Now   func() time.Time
 	NewID func() string
@@ -111,8 +121,9 @@ type Service struct {
 	logger *slog.Logger
 	hooks  hooks
 
-	mu      sync.RWMutex
-	catalog map[string]bool
+	mu       sync.RWMutex
+	catalog  map[string]bool
+	gateways map[string]Gateway
 }
 
 // NewService returns the webhooks service on st.
@@ -140,6 +151,8 @@ func NewService(st Store, opts *Options) (*Service, error) {
 	o.Timeout = cmp.Or(o.Timeout, TimeoutDefault)
 	o.ClaimTimeout = cmp.Or(o.ClaimTimeout, ClaimTimeoutDefault)
 	o.Retention = cmp.Or(o.Retention, RetentionDefault)
+	o.InboundRetention = cmp.Or(o.InboundRetention, RetentionDefault)
+	o.ReconcileAfter = cmp.Or(o.ReconcileAfter, ReconcileAfterDefault)
 	o.UserAgent = cmp.Or(o.UserAgent, UserAgentDefault)
 	switch {
 	case len(o.Backoff) == 0 || slices.ContainsFunc(o.Backoff, func(d time.Duration) bool { return d <= 0 }):
@@ -162,7 +175,7 @@ func NewService(st Store, opts *Options) (*Service, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{store: st, opts: o, sealer: sealer, logger: logger, catalog: map[string]bool{},
+	s := &Service{store: st, opts: o, sealer: sealer, logger: logger, catalog: map[string]bool{}, gateways: map[string]Gateway{},
 		guard: &Guard{AllowInsecureURLs: o.AllowInsecureURLs, AllowPrivateHosts: o.AllowPrivateHosts, Resolver: o.Resolver}}
 	s.client = newClient(o.TLSConfig)
 	if err := s.RegisterEvents(o.Events...); err != nil {

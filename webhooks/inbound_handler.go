@@ -1,0 +1,195 @@
+package webhooks
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// Inbound endpoint defaults (the spec's limits).
+const (
+	// InboundPrefixDefault is where providers post: outside the API
+	// prefix.
+	InboundPrefixDefault = "/ecommerce/webhooks"
+	// PerIPDefault requests a minute from one address, counting every
+	// request.
+	PerIPDefault = 120
+	// PerProviderDefault verified events a minute per provider.
+	PerProviderDefault = 1000
+)
+
+// InboundHandlerOptions configures NewInboundHandler.
+type InboundHandlerOptions struct {
+	// Prefix is where the endpoint is mounted; InboundPrefixDefault when
+	// empty.
+	Prefix string
+	// RateLimiter counts the two allowances; in memory when nil. Give a
+	// store.SQLRateLimiter so they hold across instances on a database.
+	RateLimiter store.RateLimiter
+	// PerIP and PerProvider a minute: the defaults above when zero,
+	// off when negative.
+	PerIP       int
+	PerProvider int
+	// MaxBytes caps a webhook's body; InboundMaxBytesDefault when zero.
+	MaxBytes int64
+	// TrustedProxies may set X-Forwarded-For.
+	TrustedProxies []netip.Prefix
+	// Logger receives unexpected errors; nil discards.
+	Logger *slog.Logger
+}
+
+// InboundHandler serves POST {prefix}/{provider}, the endpoint payment
+// providers post their webhooks to (B3): answers, in order, 429 when the
+// sender's address is over its allowance (every request counts), 404 for
+// a provider without a gateway, 413 for a body over the limit (by header
+// or by count), 400 when the signature does not verify, 429 when the
+// provider's allowance of verified events is used up, and 200
+// {received, event_id, type}, with duplicate: true for an event handled
+// before. Mount it at the prefix with a slash:
+//
+//	mux.Handle("/ecommerce/webhooks/", h)
+type InboundHandler struct {
+	svc    *Service
+	opts   InboundHandlerOptions
+	mux    *http.ServeMux
+	logger *slog.Logger
+}
+
+// NewInboundHandler returns the inbound endpoint for svc.
+func NewInboundHandler(svc *Service, opts *InboundHandlerOptions) (*InboundHandler, error) {
+	if svc == nil {
+		return nil, errors.New("webhooks: new inbound handler: service is nil")
+	}
+	var o InboundHandlerOptions
+	if opts != nil {
+		o = *opts
+	}
+	b, err := api.NewBase(o.Prefix, InboundPrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: new inbound handler: %w", err)
+	}
+	if o.RateLimiter == nil {
+		o.RateLimiter = store.NewMemoryRateLimiter(nil)
+	}
+	if o.PerIP == 0 {
+		o.PerIP = PerIPDefault
+	}
+	if o.PerProvider == 0 {
+		o.PerProvider = PerProviderDefault
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = InboundMaxBytesDefault
+	}
+	h := &InboundHandler{svc: svc, opts: o, mux: b.Mux, logger: b.Logger}
+	b.Mux.Handle(b.Prefix+"/{provider}", api.Methods{http.MethodPost: h.receive}.Handler())
+	return h, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (h *InboundHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// coded is an inbound answer's body.
+type coded struct {
+	Code    string `json:"code"`
+	Message string `json:"message,omitempty"`
+}
+
+// received is the 200 body.
+type receivedBody struct {
+	Received  bool   `json:"received"`
+	EventID   string `json:"event_id"`
+	Type      string `json:"type"`
+	Duplicate bool   `json:"duplicate,omitempty"`
+}
+
+// hit counts one on key and reports whether it is within limit; when it
+// is not, it writes the 429.
+func (h *InboundHandler) hit(w http.ResponseWriter, r *http.Request, key string, limit int) (bool, error) {
+	if limit < 0 {
+		return true, nil
+	}
+	res, err := h.opts.RateLimiter.Hit(r.Context(), key, limit, time.Minute)
+	if err != nil {
+		return false, err
+	}
+	if !res.Allowed {
+		w.Header().Set("Retry-After", strconv.Itoa(int(res.RetryAfter(time.Now())/time.Second)))
+		w.Header().Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		api.WriteJSON(w, http.StatusTooManyRequests, coded{Code: "rate_limited", Message: "Too many webhooks; try again later."})
+	}
+	return res.Allowed, nil
+}
+
+var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+func (h *InboundHandler) receive(w http.ResponseWriter, r *http.Request) {
+	provider := r.PathValue("provider")
+	ip := api.ClientIPString(r, h.opts.TrustedProxies)
+	if ok, err := h.hit(w, r, "webhooks-inbound-ip:"+ip, h.opts.PerIP); err != nil {
+		h.unavailable(w, r, err)
+		return
+	} else if !ok {
+		return
+	}
+	if _, ok := h.svc.Gateway(provider); !ok {
+		api.WriteJSON(w, http.StatusNotFound, coded{Code: "gateway_not_registered",
+			Message: fmt.Sprintf("Payment gateway %q is not registered.", provider)})
+		return
+	}
+	tooLarge := coded{Code: "payload_too_large", Message: fmt.Sprintf("The webhook must not be larger than %d bytes.", h.opts.MaxBytes)}
+	if r.ContentLength > h.opts.MaxBytes {
+		api.WriteJSON(w, http.StatusRequestEntityTooLarge, tooLarge)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBytes))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		api.WriteJSON(w, http.StatusRequestEntityTooLarge, tooLarge)
+		return
+	}
+	if err != nil {
+		api.WriteJSON(w, http.StatusBadRequest, coded{Code: "unreadable_body", Message: "The webhook body could not be read."})
+		return
+	}
+	correlation := r.Header.Get("X-Request-Id")
+	if !requestIDPattern.MatchString(correlation) {
+		if id, ok := RequestIDFrom(r.Context()); ok {
+			correlation = id
+		} else {
+			correlation = uuid.NewString()
+		}
+	}
+	allowProvider := func() (bool, error) {
+		return h.hit(w, r, "webhooks-inbound-provider:"+provider, h.opts.PerProvider)
+	}
+	res, err := h.svc.ReceiveWebhook(r.Context(), provider, r.Header, body, correlation, allowProvider)
+	switch {
+	case err != nil:
+		h.logger.ErrorContext(r.Context(), "webhooks: inbound", "provider", provider, "error", err)
+		api.WriteJSON(w, http.StatusInternalServerError, coded{Code: "webhook_failed",
+			Message: "The webhook could not be handled; send it again."})
+	case res.Status == http.StatusBadRequest:
+		api.WriteJSON(w, http.StatusBadRequest, coded{Code: res.Refusal.Code, Message: res.Refusal.Message})
+	case res.Status == http.StatusTooManyRequests:
+		// hit wrote the answer.
+	default:
+		api.WriteJSON(w, http.StatusOK, receivedBody{Received: true, EventID: res.Event.ID, Type: res.Event.Type, Duplicate: res.Duplicate})
+	}
+}
+
+func (h *InboundHandler) unavailable(w http.ResponseWriter, r *http.Request, err error) {
+	h.logger.ErrorContext(r.Context(), "webhooks: inbound rate limit", "error", err)
+	api.WriteJSON(w, http.StatusServiceUnavailable, coded{Code: "unavailable", Message: api.MsgUnavailable})
+}

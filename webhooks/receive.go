@@ -1,0 +1,366 @@
+package webhooks
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"runtime/debug"
+	"time"
+
+	"github.com/riverqueue/river"
+)
+
+// Inbound defaults.
+const (
+	// InboundMaxBytesDefault is webhooks.inbound_max_bytes.
+	InboundMaxBytesDefault = 524288
+	// ReconcileAfterDefault is checkout.reconcile_after_minutes.
+	ReconcileAfterDefault = 15 * time.Minute
+	// ReconcileWindow is how old a session may be and still be reconciled.
+	ReconcileWindow = 7 * 24 * time.Hour
+	// ReconcileInterval is how often the periodic reconciliation runs.
+	ReconcileInterval = 15 * time.Minute
+)
+
+var providerPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,59}$`)
+
+// RegisterGateway makes g the gateway of provider, the {provider} segment
+// of the inbound endpoint (lower-case letters, digits, "-" and "_").
+func (s *Service) RegisterGateway(provider string, g Gateway) error {
+	if !providerPattern.MatchString(provider) || g == nil {
+		return fmt.Errorf("webhooks: register gateway %q: a lower-case name and a gateway are needed", provider)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gateways[provider] = g
+	return nil
+}
+
+// Gateway returns the gateway registered under provider.
+func (s *Service) Gateway(provider string) (Gateway, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, ok := s.gateways[provider]
+	return g, ok
+}
+
+// Received is the outcome of one inbound webhook, for the answer.
+type Received struct {
+	// Status is the HTTP status to answer with.
+	Status int
+	// Event is the verified event (nil when it did not verify).
+	Event *InboundEvent
+	// Duplicate: the event was handled before; nothing fired.
+	Duplicate bool
+	// Refusal is the gateway's refusal of a request that did not verify.
+	Refusal *GatewayError
+}
+
+// ReceiveWebhook handles a provider's webhook whose body is within the
+// size limit: the gateway verifies it; a verified event is claimed by its
+// id (a redelivery is answered as a duplicate and fires nothing), the
+// received hooks run (an error or panic releases the claim and answers
+// 500, so the provider sends it again), the ledger records it, and a
+// reconciliation job is queued when the event settles a payment session.
+// allow is asked, once the event verified, whether the provider's
+// allowance has room; false answers 429 and records nothing.
+func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header map[string][]string, body []byte, correlationID string,
+	allow func() (bool, error)) (*Received, error) {
+	g, ok := s.Gateway(provider)
+	if !ok {
+		return nil, ErrNoGateway
+	}
+	now := s.now()
+	rec := &InboundRecord{Provider: provider, PayloadHash: hashOf(body), PayloadSize: len(body), CorrelationID: correlationID,
+		ReceivedAt: now}
+	ev, err := g.Verify(header, body, now)
+	var refusal *GatewayError
+	if errors.As(err, &refusal) || (err == nil && ev == nil) {
+		if refusal == nil {
+			refusal = &GatewayError{Code: "invalid_payload", Message: "The webhook could not be read."}
+		}
+		rec.ErrorCode, rec.ResponseStatus = refusal.Code, 400
+		rec.Payload, rec.PayloadTruncated = prefix(body), len(body) > InboundStoredPrefix
+		s.record(ctx, rec, nil)
+		return &Received{Status: 400, Refusal: refusal}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: receive %s: %w", provider, err)
+	}
+	if allow != nil {
+		if ok, err := allow(); err != nil {
+			return nil, err
+		} else if !ok {
+			return &Received{Status: 429, Event: ev}, nil
+		}
+	}
+	rec.Verified, rec.EventID, rec.EventType, rec.SessionReference = true, ev.ID, ev.Type, ev.SessionReference
+	rec.Payload, rec.Parsed, rec.ResponseStatus = string(body), ev.Payload, 200
+	claimed := true
+	if ev.ID != "" {
+		if claimed, err = s.store.ClaimEvent(ctx, provider, ev.ID, now); err != nil {
+			// Fail open: a rare duplicate is better than a lost event.
+			s.logger.ErrorContext(ctx, "webhooks: claim inbound event", "provider", provider, "event", ev.ID, "error", err)
+			claimed = true
+		}
+	}
+	if !claimed {
+		rec.Duplicate = true
+		s.record(ctx, rec, nil)
+		return &Received{Status: 200, Event: ev, Duplicate: true}, nil
+	}
+	if err := s.received(ctx, provider, ev); err != nil {
+		if ev.ID != "" {
+			if rerr := s.store.ReleaseEvent(context.WithoutCancel(ctx), provider, ev.ID); rerr != nil {
+				s.logger.ErrorContext(ctx, "webhooks: release inbound event", "provider", provider, "event", ev.ID, "error", rerr)
+			}
+		}
+		rec.ResponseStatus = 500
+		s.record(ctx, rec, nil)
+		return nil, fmt.Errorf("webhooks: a received hook failed for %s event %s: %w", provider, ev.ID, err)
+	}
+	var then func(context.Context, *sql.Tx) error
+	if ev.Outcome == PaymentSucceeded || ev.Outcome == PaymentFailed {
+		if s.opts.PaymentSessions != nil && s.opts.Enqueuer != nil && ev.SessionReference != "" {
+			args := ReconcileSessionArgs{Provider: provider, Reference: ev.SessionReference, Outcome: ev.Outcome}
+			then = func(ctx context.Context, tx *sql.Tx) error {
+				if tx == nil {
+					return s.opts.Enqueuer.Enqueue(ctx, args, nil)
+				}
+				return s.opts.Enqueuer.EnqueueTx(ctx, tx, args, nil)
+			}
+		}
+	}
+	if err := s.store.RecordInbound(ctx, rec, then); err != nil {
+		if then == nil {
+			// The ledger is best effort; the event was handled.
+			s.logger.ErrorContext(ctx, "webhooks: record inbound", "provider", provider, "error", err)
+		} else {
+			// Without its reconciliation job the settlement would rest on
+			// the periodic reconciliation alone: let the provider retry.
+			_ = s.store.ReleaseEvent(context.WithoutCancel(ctx), provider, ev.ID)
+			return nil, fmt.Errorf("webhooks: record inbound %s event %s: %w", provider, ev.ID, err)
+		}
+	}
+	return &Received{Status: 200, Event: ev}, nil
+}
+
+// record writes a ledger row, best effort.
+func (s *Service) record(ctx context.Context, rec *InboundRecord, then func(context.Context, *sql.Tx) error) {
+	if err := s.store.RecordInbound(context.WithoutCancel(ctx), rec, then); err != nil {
+		s.logger.ErrorContext(ctx, "webhooks: record inbound", "provider", rec.Provider, "error", err)
+	}
+}
+
+func prefix(body []byte) string {
+	if len(body) > InboundStoredPrefix {
+		body = body[:InboundStoredPrefix]
+	}
+	return string(body)
+}
+
+// Inbound hook types; each names the spec's hook.
+type (
+	// WebhookReceivedHook (ap.ecommerce.webhook_received) runs for every
+	// verified, new inbound event.
+	WebhookReceivedHook func(ctx context.Context, provider string, ev *InboundEvent) error
+	// GatewayWebhookReceivedHook (ap.ecommerce.gateway.{provider}.webhook_received)
+	// runs for the verified, new events of one provider.
+	GatewayWebhookReceivedHook func(ctx context.Context, ev *InboundEvent) error
+	// PaymentWebhookReceivedHook (ap.ecommerce.payment.webhookReceived)
+	// runs for every verified, new event with its parsed payload.
+	PaymentWebhookReceivedHook func(ctx context.Context, payload map[string]any, provider string) error
+)
+
+type inboundHooks struct {
+	received []WebhookReceivedHook
+	gateway  map[string][]GatewayWebhookReceivedHook
+	payment  []PaymentWebhookReceivedHook
+}
+
+// OnWebhookReceived registers a hook for every verified, new inbound
+// event. An error (or panic) fails the request with a 500 and releases
+// the event, so the provider sends it again.
+func (s *Service) OnWebhookReceived(h WebhookReceivedHook) {
+	add(&s.hooks.mu, &s.hooks.inbound.received, h)
+}
+
+// OnGatewayWebhookReceived registers a hook for the verified, new events
+// of one provider, with OnWebhookReceived's error rule.
+func (s *Service) OnGatewayWebhookReceived(provider string, h GatewayWebhookReceivedHook) {
+	s.hooks.mu.Lock()
+	defer s.hooks.mu.Unlock()
+	if s.hooks.inbound.gateway == nil {
+		s.hooks.inbound.gateway = map[string][]GatewayWebhookReceivedHook{}
+	}
+	s.hooks.inbound.gateway[provider] = append(s.hooks.inbound.gateway[provider], h)
+}
+
+// OnPaymentWebhookReceived registers a hook for every verified, new event,
+// given its parsed payload, with OnWebhookReceived's error rule.
+func (s *Service) OnPaymentWebhookReceived(h PaymentWebhookReceivedHook) {
+	add(&s.hooks.mu, &s.hooks.inbound.payment, h)
+}
+
+// received runs the hooks in order; the first error (or panic) stops them.
+func (s *Service) received(ctx context.Context, provider string, ev *InboundEvent) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger.ErrorContext(ctx, "webhooks: received hook panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err = fmt.Errorf("a hook panicked: %v", p)
+		}
+	}()
+	s.hooks.mu.RLock()
+	received := append([]WebhookReceivedHook(nil), s.hooks.inbound.received...)
+	gateway := append([]GatewayWebhookReceivedHook(nil), s.hooks.inbound.gateway[provider]...)
+	payment := append([]PaymentWebhookReceivedHook(nil), s.hooks.inbound.payment...)
+	s.hooks.mu.RUnlock()
+	for _, h := range received {
+		if err := h(ctx, provider, ev); err != nil {
+			return err
+		}
+	}
+	for _, h := range gateway {
+		if err := h(ctx, ev); err != nil {
+			return err
+		}
+	}
+	for _, h := range payment {
+		if err := h(ctx, ev.Payload, provider); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ---- reconciliation ----
+
+// ReconcileSessionArgs is the job that settles one payment session a
+// webhook reported on.
+type ReconcileSessionArgs struct {
+	Provider  string         `json:"provider"`
+	Reference string         `json:"reference"`
+	Outcome   PaymentOutcome `json:"outcome"`
+}
+
+// Kind implements river.JobArgs.
+func (ReconcileSessionArgs) Kind() string { return "webhooks_reconcile_session" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts: three tries.
+func (ReconcileSessionArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 3} }
+
+// ReconcileArgs is the periodic job (every 15 minutes) that asks providers
+// about quiet payment sessions.
+type ReconcileArgs struct {
+	// After overrides Options.ReconcileAfter when not zero.
+	After time.Duration `json:"after,omitempty"`
+}
+
+// Kind implements river.JobArgs.
+func (ReconcileArgs) Kind() string { return "webhooks_reconcile" }
+
+// ReconcileReport counts what a reconciliation did.
+type ReconcileReport struct {
+	Finalized, Released, Left, Errors int
+}
+
+func (r ReconcileReport) String() string {
+	return fmt.Sprintf("Finalized %d, released %d, left %d, errors %d.", r.Finalized, r.Released, r.Left, r.Errors)
+}
+
+// reconcileBatch is how many sessions a reconciliation reads at a time,
+// and reconcileMax how many it handles in one run.
+const (
+	reconcileBatch = 100
+	reconcileMax   = 10000
+)
+
+// Reconcile asks each payment session's provider about the sessions
+// awaiting settlement that have been quiet for after (ReconcileAfter when
+// zero) and are younger than ReconcileWindow, and settles those the
+// provider confirmed or cancelled. Sessions still processing are left;
+// a session whose provider has no gateway, or whose lookup or settlement
+// fails, counts as an error and is tried again next time.
+func (s *Service) Reconcile(ctx context.Context, after time.Duration) (ReconcileReport, error) {
+	var r ReconcileReport
+	if s.opts.PaymentSessions == nil {
+		return r, errors.New("webhooks: reconcile: no PaymentSessions")
+	}
+	if after <= 0 {
+		after = s.opts.ReconcileAfter
+	}
+	now := s.now()
+	from, to := now.Add(-ReconcileWindow), now.Add(-after)
+	for handled := 0; handled < reconcileMax; {
+		batch, err := s.opts.PaymentSessions.Awaiting(ctx, from, to, reconcileBatch)
+		if err != nil {
+			return r, fmt.Errorf("webhooks: reconcile: %w", err)
+		}
+		for _, sess := range batch {
+			s.reconcileOne(ctx, sess, &r)
+		}
+		handled += len(batch)
+		if len(batch) < reconcileBatch {
+			break
+		}
+		from = batch[len(batch)-1].UpdatedAt.Add(time.Microsecond)
+	}
+	return r, nil
+}
+
+func (s *Service) reconcileOne(ctx context.Context, sess PaymentSession, r *ReconcileReport) {
+	g, ok := s.Gateway(sess.Provider)
+	if !ok {
+		r.Errors++
+		s.logger.WarnContext(ctx, "webhooks: reconcile: no gateway", "provider", sess.Provider, "session", sess.Reference)
+		return
+	}
+	outcome, err := g.Session(ctx, sess.Reference)
+	if err != nil {
+		r.Errors++
+		s.logger.WarnContext(ctx, "webhooks: reconcile: session lookup", "provider", sess.Provider, "session", sess.Reference, "error", err)
+		return
+	}
+	switch outcome {
+	case PaymentSucceeded, PaymentFailed:
+		if err := s.opts.PaymentSessions.Settle(ctx, sess, outcome); err != nil {
+			r.Errors++
+			s.logger.WarnContext(ctx, "webhooks: reconcile: settle", "provider", sess.Provider, "session", sess.Reference, "error", err)
+			return
+		}
+		if outcome == PaymentSucceeded {
+			r.Finalized++
+		} else {
+			r.Released++
+		}
+	default:
+		r.Left++
+	}
+}
+
+// PruneInbound deletes inbound ledger rows and event claims older than
+// Options.InboundRetention (none when it is negative), and returns how many
+// rows.
+func (s *Service) PruneInbound(ctx context.Context) (int, error) {
+	if s.opts.InboundRetention < 0 {
+		return 0, nil
+	}
+	n, err := s.store.PruneInbound(ctx, s.now().Add(-s.opts.InboundRetention), PruneBatch)
+	return n, wrap("prune inbound", err)
+}
+
+// RedactInbound empties the stored payloads of the inbound events about a
+// deleted customer: those about one of their payment sessions or that
+// contain their email. The rows, hashes and sizes stay.
+func (s *Service) RedactInbound(ctx context.Context, sessionRefs []string, email string) (int, error) {
+	n, err := s.store.RedactInbound(ctx, sessionRefs, email)
+	return n, wrap("redact inbound", err)
+}
+
+// InboundLedger lists the inbound ledger, newest first.
+func (s *Service) InboundLedger(ctx context.Context, q InboundQuery) ([]InboundRecord, int, error) {
+	list, total, err := s.store.ListInbound(ctx, q)
+	return list, total, wrap("inbound ledger", err)
+}

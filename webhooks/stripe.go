@@ -1,0 +1,237 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Stripe defaults.
+const (
+	// StripeAPIBaseDefault is Stripe's API.
+	StripeAPIBaseDefault = "https://api.stripe.com"
+	// StripeProvider is the {provider} segment the Stripe gateway is
+	// usually registered under.
+	StripeProvider = "stripe"
+)
+
+// StripeOptions configures NewStripeGateway.
+type StripeOptions struct {
+	// WebhookSecrets are the endpoint's signing secrets ("whsec_..."): a
+	// webhook signed with any of them verifies, so a secret can be rolled
+	// by adding the new one before removing the old.
+	WebhookSecrets []string
+	// APIKey is the secret key session lookups use ("sk_..." or a
+	// restricted key that reads PaymentIntents and Checkout Sessions).
+	APIKey string
+	// APIBase is where the API is; StripeAPIBaseDefault when empty.
+	APIBase string
+	// Tolerance is how far a signature's timestamp may be from now;
+	// ToleranceDefault (300 s, as Stripe's libraries) when zero.
+	Tolerance time.Duration
+	// HTTPClient makes the API calls; a client with a 30 s timeout when nil.
+	HTTPClient *http.Client
+}
+
+// StripeGateway is the Gateway of Stripe webhooks: Stripe-Signature
+// verified as Stripe documents it, the PaymentIntent and Checkout Session
+// events that settle a payment recognised, and sessions looked up through
+// Stripe's API.
+type StripeGateway struct {
+	opts StripeOptions
+	base *url.URL
+}
+
+var _ Gateway = (*StripeGateway)(nil)
+
+// NewStripeGateway returns the Stripe gateway.
+func NewStripeGateway(opts *StripeOptions) (*StripeGateway, error) {
+	var o StripeOptions
+	if opts != nil {
+		o = *opts
+	}
+	var secrets []string
+	for _, s := range o.WebhookSecrets {
+		if s = strings.TrimSpace(s); s != "" {
+			secrets = append(secrets, s)
+		}
+	}
+	o.WebhookSecrets = secrets
+	if o.APIBase == "" {
+		o.APIBase = StripeAPIBaseDefault
+	}
+	base, err := url.Parse(strings.TrimSuffix(o.APIBase, "/"))
+	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
+		return nil, fmt.Errorf("webhooks: stripe: APIBase %q is not an http(s) URL", o.APIBase)
+	}
+	if o.Tolerance == 0 {
+		o.Tolerance = ToleranceDefault
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	return &StripeGateway{opts: o, base: base}, nil
+}
+
+// Verify implements Gateway.
+func (g *StripeGateway) Verify(header http.Header, body []byte, now time.Time) (*InboundEvent, error) {
+	if len(g.opts.WebhookSecrets) == 0 {
+		return nil, &GatewayError{Code: "webhook_secret_not_configured", Message: "No Stripe webhook secret is configured."}
+	}
+	sig := header.Get("Stripe-Signature")
+	if sig == "" {
+		return nil, &GatewayError{Code: "signature_missing", Message: "The Stripe-Signature header is missing."}
+	}
+	var ts string
+	var candidates [][]byte
+	for part := range strings.SplitSeq(sig, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "t":
+			ts = v
+		case "v1":
+			if b, err := hex.DecodeString(v); err == nil {
+				candidates = append(candidates, b)
+			}
+		}
+	}
+	unix, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || len(candidates) == 0 {
+		return nil, &GatewayError{Code: "signature_mismatch", Message: "Unable to extract timestamp and signatures from header."}
+	}
+	if d := now.Sub(time.Unix(unix, 0)); d > g.opts.Tolerance || d < -g.opts.Tolerance {
+		return nil, &GatewayError{Code: "signature_mismatch", Message: "Timestamp outside the tolerance zone."}
+	}
+	matched := false
+	for _, secret := range g.opts.WebhookSecrets {
+		want := mac([]byte(secret), ts, body)
+		for _, c := range candidates {
+			if hmac.Equal(c, want) {
+				matched = true
+			}
+		}
+	}
+	if !matched {
+		return nil, &GatewayError{Code: "signature_mismatch", Message: "No signatures found matching the expected signature for payload."}
+	}
+	return parseStripeEvent(body)
+}
+
+// stripeEvent is the part of a Stripe event this gateway reads.
+type stripeEvent struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	Data struct {
+		Object struct {
+			ID            string `json:"id"`
+			Object        string `json:"object"`
+			PaymentStatus string `json:"payment_status"`
+		} `json:"object"`
+	} `json:"data"`
+}
+
+// stripeOutcomes are the events that report a payment's outcome.
+var stripeOutcomes = map[string]PaymentOutcome{
+	"payment_intent.succeeded":                 PaymentSucceeded,
+	"payment_intent.amount_capturable_updated": PaymentSucceeded, // authorised, to capture
+	"payment_intent.payment_failed":            PaymentFailed,
+	"payment_intent.canceled":                  PaymentFailed,
+	"checkout.session.async_payment_succeeded": PaymentSucceeded,
+	"checkout.session.async_payment_failed":    PaymentFailed,
+	"checkout.session.expired":                 PaymentFailed,
+}
+
+func parseStripeEvent(body []byte) (*InboundEvent, error) {
+	var ev stripeEvent
+	var payload map[string]any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if json.Unmarshal(body, &ev) != nil || dec.Decode(&payload) != nil || ev.ID == "" || ev.Type == "" {
+		return nil, &GatewayError{Code: "invalid_payload", Message: "The webhook body is not a Stripe event."}
+	}
+	out := &InboundEvent{ID: ev.ID, Type: ev.Type, Payload: payload}
+	obj := ev.Data.Object
+	if obj.Object == "payment_intent" || obj.Object == "checkout.session" {
+		out.SessionReference = obj.ID
+	}
+	out.Outcome = stripeOutcomes[ev.Type]
+	if ev.Type == "checkout.session.completed" && (obj.PaymentStatus == "paid" || obj.PaymentStatus == "no_payment_required") {
+		out.Outcome = PaymentSucceeded // an asynchronous payment reports later
+	}
+	if out.SessionReference == "" {
+		out.Outcome = ""
+	}
+	return out, nil
+}
+
+// Session implements Gateway: a PaymentIntent ("pi_...") or a Checkout
+// Session ("cs_...") is asked for through the API.
+func (g *StripeGateway) Session(ctx context.Context, reference string) (PaymentOutcome, error) {
+	var path string
+	switch {
+	case strings.HasPrefix(reference, "pi_"):
+		path = "/v1/payment_intents/"
+	case strings.HasPrefix(reference, "cs_"):
+		path = "/v1/checkout/sessions/"
+	default:
+		return "", fmt.Errorf("webhooks: stripe: %q is neither a PaymentIntent nor a Checkout Session", reference)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.base.String()+path+url.PathEscape(reference), nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+g.opts.APIKey)
+	res, err := g.opts.HTTPClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("webhooks: stripe: %w", err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return "", fmt.Errorf("webhooks: stripe: %w", err)
+	}
+	if res.StatusCode != http.StatusOK {
+		var e struct {
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal(body, &e)
+		return "", fmt.Errorf("webhooks: stripe: %s answered %d: %s", reference, res.StatusCode, e.Error.Message)
+	}
+	var obj struct {
+		Status        string `json:"status"`
+		PaymentStatus string `json:"payment_status"`
+	}
+	if err := json.Unmarshal(body, &obj); err != nil {
+		return "", fmt.Errorf("webhooks: stripe: %s: %w", reference, err)
+	}
+	if path == "/v1/payment_intents/" {
+		switch obj.Status {
+		case "succeeded", "requires_capture":
+			return PaymentSucceeded, nil
+		case "canceled":
+			return PaymentFailed, nil
+		}
+		return PaymentPending, nil
+	}
+	switch {
+	case obj.PaymentStatus == "paid" || obj.PaymentStatus == "no_payment_required":
+		return PaymentSucceeded, nil
+	case obj.Status == "expired":
+		return PaymentFailed, nil
+	}
+	return PaymentPending, nil
+}
