@@ -90,7 +90,11 @@ func (w *reconcileWorker) Work(ctx context.Context, job *river.Job[ReconcileArgs
 	if w.svc.opts.PaymentSessions == nil {
 		return nil
 	}
-	r, err := w.svc.Reconcile(ctx, job.Args.After)
+	after := job.Args.After
+	if after <= 0 {
+		after = -1 // the service's ReconcileAfter
+	}
+	r, err := w.svc.Reconcile(ctx, after)
 	if err == nil && r.Errors > 0 {
 		w.svc.logger.WarnContext(ctx, "webhooks: reconcile", "report", r.String())
 	}

@@ -254,7 +254,7 @@ func (ReconcileSessionArgs) InsertOpts() river.InsertOpts { return river.InsertO
 // ReconcileArgs is the periodic job (every 15 minutes) that asks providers
 // about quiet payment sessions.
 type ReconcileArgs struct {
-	// After overrides Options.ReconcileAfter when not zero.
+	// After overrides Options.ReconcileAfter when positive.
 	After time.Duration `json:"after,omitempty"`
 }
 
@@ -279,7 +279,7 @@ const (
 
 // Reconcile asks each payment session's provider about the sessions
 // awaiting settlement that have been quiet for after (ReconcileAfter when
-// zero) and are younger than ReconcileWindow, and settles those the
+// negative) and are younger than ReconcileWindow, and settles those the
 // provider confirmed or cancelled. Sessions still processing are left;
 // a session whose provider has no gateway, or whose lookup or settlement
 // fails, counts as an error and is tried again next time.
@@ -288,7 +288,7 @@ func (s *Service) Reconcile(ctx context.Context, after time.Duration) (Reconcile
 	if s.opts.PaymentSessions == nil {
 		return r, errors.New("webhooks: reconcile: no PaymentSessions")
 	}
-	if after <= 0 {
+	if after < 0 {
 		after = s.opts.ReconcileAfter
 	}
 	now := s.now()

@@ -80,7 +80,7 @@ func TestReconcile(t *testing.T) {
 		clock.ns.Store(b.clock.Now().Add(-5 * time.Minute).UnixNano())
 		require.NoError(t, sessions.Add(ctx, "stripe", "pi_recent")) // not quiet yet
 
-		report, err := b.svc.Reconcile(ctx, 0)
+		report, err := b.svc.Reconcile(ctx, -1)
 		require.NoError(t, err)
 		require.Equal(t, webhooks.ReconcileReport{Finalized: 3, Released: 2, Left: 1, Errors: 2}, report)
 		require.Equal(t, "Finalized 3, released 2, left 1, errors 2.", report.String())

@@ -53,6 +53,9 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_SECRET_KEY", "32 bytes (base64 or hex) sealing webhook secrets; default: a key file beside the SQLite file"},
 	{"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS", "true lets webhooks reach private and loopback addresses (false)"},
 	{"GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS", "true lets webhooks use http:// URLs (false)"},
+	{"GROUNDWORK_STRIPE_WEBHOOK_SECRET", "Stripe's signing secrets, comma-separated (rotation); set: POST /ecommerce/webhooks/stripe"},
+	{"GROUNDWORK_STRIPE_API_KEY", "Stripe secret key, for reconciliation's session lookups"},
+	{"GROUNDWORK_STRIPE_API_BASE", "Stripe's API address (https://api.stripe.com)"},
 }
 
 // config is everything serve needs, from flags over the environment over
@@ -246,7 +249,12 @@ Usage:
   reference webhooks retry [--db DSN]
                                     queue the deliveries that are due now
   reference webhooks prune [--db DSN]
-                                    delete finished deliveries past their retention
+                                    delete finished deliveries and inbound webhooks past their retention
+  reference webhooks reconcile [--minutes N] [--db DSN]
+                                    ask providers about payment sessions quiet for N minutes (15)
+                                    and settle those paid or cancelled; exits 1 on errors
+  reference webhooks session REFERENCE [--provider stripe] [--db DSN]
+                                    record a payment session awaiting settlement (to try reconciliation)
   reference a11y check FG BG        contrast ratio and the WCAG levels it meets
   reference a11y text-color BG [--tint]
                                     an accessible text colour for a background

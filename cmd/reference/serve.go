@@ -145,8 +145,15 @@ func newApp(cfg *config, db *store.DB, logger *slog.Logger) (*app, error) {
 		return nil, err
 	}
 
+	inboundHandler, err := webhooks.NewInboundHandler(a.webhooks, &webhooks.InboundHandlerOptions{RateLimiter: limiter,
+		TrustedProxies: cfg.trustedProxies, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+
 	mux := http.NewServeMux()
 	mux.Handle(webhooks.PrefixDefault+"/", webhooksHandler)
+	mux.Handle(webhooks.InboundPrefixDefault+"/", inboundHandler)
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /{$}", index)
 	mux.Handle(auth.PrefixDefault+"/", authHandler)
@@ -183,6 +190,7 @@ func index(w http.ResponseWriter, _ *http.Request) {
 			"POST /api/v1/a11y/contrast-check", "POST /api/v1/a11y/generate-text-color", "POST /api/v1/a11y/audit-palette",
 			"POST /api/v1/a11y/ai/content-analysis", "POST /api/v1/a11y/ai/aria-suggestion", "POST /api/v1/a11y/ai/contrast-explanation",
 			"GET|POST /api/ecommerce/v1/admin/webhook-subscriptions", "POST /api/ecommerce/v1/graphql",
+			"POST /ecommerce/webhooks/{provider}",
 		},
 	})
 }

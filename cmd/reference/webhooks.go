@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/store"
@@ -35,10 +36,20 @@ type webhooksConfig struct {
 	secretKey     string // GROUNDWORK_SECRET_KEY, raw
 	allowPrivate  bool
 	allowInsecure bool
+	stripe        webhooks.StripeOptions // WebhookSecrets empty: no Stripe gateway
 }
 
 func readWebhooksConfig(getenv func(string) string) (webhooksConfig, error) {
 	c := webhooksConfig{secretKey: getenv("GROUNDWORK_SECRET_KEY")}
+	if v := getenv("GROUNDWORK_STRIPE_WEBHOOK_SECRET"); v != "" {
+		c.stripe.WebhookSecrets = strings.Split(v, ",")
+	}
+	c.stripe.APIKey, c.stripe.APIBase = getenv("GROUNDWORK_STRIPE_API_KEY"), getenv("GROUNDWORK_STRIPE_API_BASE")
+	if c.stripe.APIBase != "" {
+		if _, err := webhooks.NewStripeGateway(&webhooks.StripeOptions{APIBase: c.stripe.APIBase}); err != nil {
+			return c, fmt.Errorf("GROUNDWORK_STRIPE_API_BASE: %w", err)
+		}
+	}
 	for _, v := range []struct {
 		name string
 		dst  *bool
@@ -147,7 +158,7 @@ func newWebhooks(c webhooksConfig, dsn string, db *store.DB, queue *store.Queue,
 		return nil, err
 	}
 	opts := &webhooks.Options{SecretKey: key, Queue: webhooksQueue, AllowPrivateHosts: c.allowPrivate,
-		AllowInsecureURLs: c.allowInsecure, Logger: logger}
+		AllowInsecureURLs: c.allowInsecure, PaymentSessions: webhookssql.NewPaymentSessions(db, nil), Logger: logger}
 	if queue != nil {
 		opts.Enqueuer = queue
 	}
@@ -157,6 +168,15 @@ func newWebhooks(c webhooksConfig, dsn string, db *store.DB, queue *store.Queue,
 	}
 	if err := svc.RegisterEvents(formSubmitted); err != nil {
 		return nil, err
+	}
+	if len(c.stripe.WebhookSecrets) > 0 {
+		g, err := webhooks.NewStripeGateway(&c.stripe)
+		if err != nil {
+			return nil, err
+		}
+		if err := svc.RegisterGateway(webhooks.StripeProvider, g); err != nil {
+			return nil, err
+		}
 	}
 	if queue != nil {
 		if err := webhooks.RegisterWorkers(queue.Workers(), svc); err != nil {
@@ -200,13 +220,18 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 	sub, args := args[0], args[1:]
 	fs := newFlagSet("reference webhooks " + sub)
 	dsn := dbFlag(fs, getenv)
-	var data *string
+	var data, provider *string
+	var minutes *int
 	switch sub {
 	case "emit":
 		data = fs.String("data", "{}", "the event's data, a JSON object")
+	case "reconcile":
+		minutes = fs.Int("minutes", -1, "how long a session must have been quiet (default 15)")
+	case "session":
+		provider = fs.String("provider", webhooks.StripeProvider, "the session's provider")
 	case "retry", "prune":
 	default:
-		return usageError{fmt.Sprintf("unknown webhooks sub-command %q: emit, retry or prune", sub)}
+		return usageError{fmt.Sprintf("unknown webhooks sub-command %q: emit, retry, prune, reconcile or session", sub)}
 	}
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -218,8 +243,12 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 	switch {
 	case sub == "emit" && len(positional) != 1:
 		return usageError{"webhooks emit needs one EVENT, e.g. order.placed"}
-	case sub != "emit" && len(positional) > 0:
+	case sub == "session" && len(positional) != 1:
+		return usageError{"webhooks session needs one REFERENCE, e.g. pi_123"}
+	case sub != "emit" && sub != "session" && len(positional) > 0:
 		return usageError{fmt.Sprintf("unexpected argument %q", positional[0])}
+	case minutes != nil && *minutes < -1:
+		return usageError{"--minutes must not be negative"}
 	}
 	var payload map[string]any
 	if data != nil {
@@ -270,7 +299,29 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Pruned %d finished deliveries.\n", n)
+		m, err := svc.PruneInbound(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Pruned %d finished deliveries and %d inbound webhooks.\n", n, m)
+	case "reconcile":
+		after := time.Duration(*minutes) * time.Minute // -1: the default
+		if *minutes < 0 {
+			after = -1
+		}
+		r, err := svc.Reconcile(ctx, after)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, r.String())
+		if r.Errors > 0 {
+			return fmt.Errorf("%d sessions could not be reconciled (see the server's log or run again)", r.Errors)
+		}
+	case "session":
+		if err := webhookssql.NewPaymentSessions(db, nil).Add(ctx, *provider, positional[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Payment session %s (%s) awaits settlement.\n", positional[0], *provider)
 	}
 	return nil
 }

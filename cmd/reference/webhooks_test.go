@@ -2,7 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime/multipart"
@@ -19,6 +24,7 @@ import (
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
+	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
 )
 
 func TestSecretKey(t *testing.T) {
@@ -85,7 +91,7 @@ func TestWebhooksCommandUsage(t *testing.T) {
 	require.Contains(t, out, "recorded for 0 subscription(s)")
 	code, out, _ = runCmd(t, e, "webhooks", "prune")
 	require.Equal(t, 0, code)
-	require.Equal(t, "Pruned 0 finished deliveries.\n", out)
+	require.Equal(t, "Pruned 0 finished deliveries and 0 inbound webhooks.\n", out)
 }
 
 // An accepted form submission is delivered as a form.submitted webhook:
@@ -137,4 +143,68 @@ func TestFormSubmissionWebhook(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no form.submitted delivery")
 	}
+}
+
+// Stripe end to end: a signed webhook settles its session; reconcile
+// settles one whose webhook never came; both against an httptest Stripe.
+func TestServeStripe(t *testing.T) {
+	t.Parallel()
+	stripe := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer sk_test_ref" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		switch r.URL.Path {
+		case "/v1/checkout/sessions/cs_2":
+			_, _ = io.WriteString(w, `{"id":"cs_2","object":"checkout.session","status":"complete","payment_status":"paid"}`)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	defer stripe.Close()
+	dsn := storetest.DSN(t, store.SQLite)
+	e := env{"GROUNDWORK_DB": dsn, "GROUNDWORK_STRIPE_WEBHOOK_SECRET": "whsec_old_one,whsec_ref_secret",
+		"GROUNDWORK_STRIPE_API_KEY": "sk_test_ref", "GROUNDWORK_STRIPE_API_BASE": stripe.URL}
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--log-level", "warn", "--uploads", t.TempDir()}, e.get)
+	require.NoError(t, err)
+	base := startServeConfig(t, cfg)
+	for _, ref := range []string{"pi_1", "cs_2"} {
+		code, out, stderr := runCmd(t, e, "webhooks", "session", ref)
+		require.Equal(t, 0, code, stderr)
+		require.Contains(t, out, "awaits settlement")
+	}
+
+	body := `{"id":"evt_1","object":"event","type":"payment_intent.succeeded","data":{"object":{"id":"pi_1","object":"payment_intent"}}}`
+	ts := fmt.Sprint(time.Now().Unix())
+	mac := hmac.New(sha256.New, []byte("whsec_ref_secret"))
+	mac.Write([]byte(ts + "." + body))
+	req, err := http.NewRequest("POST", base+"/ecommerce/webhooks/stripe", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Stripe-Signature", "t="+ts+",v1="+hex.EncodeToString(mac.Sum(nil)))
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	raw, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Equal(t, 200, res.StatusCode, string(raw))
+	require.JSONEq(t, `{"received":true,"event_id":"evt_1","type":"payment_intent.succeeded"}`, string(raw))
+	code, page := get(t, base+"/ecommerce/webhooks/paypal", "")
+	require.Equal(t, 405, code, page)
+
+	db, err := store.Open(context.Background(), dsn)
+	require.NoError(t, err)
+	defer db.Close()
+	sessions := webhookssql.NewPaymentSessions(db, nil)
+	require.Eventually(t, func() bool {
+		s, _ := sessions.Status(context.Background(), "stripe", "pi_1")
+		return s == "succeeded"
+	}, 20*time.Second, 20*time.Millisecond, "the webhook settled its session")
+
+	code, out, stderr := runCmd(t, e, "webhooks", "reconcile", "--minutes", "0")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "Finalized 1, released 0, left 0, errors 0.\n", out)
+	s, err := sessions.Status(context.Background(), "stripe", "cs_2")
+	require.NoError(t, err)
+	require.Equal(t, "succeeded", s)
+	code, _, stderr = runCmd(t, e, "webhooks", "session")
+	require.Equal(t, 2, code, stderr)
 }
