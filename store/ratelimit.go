@@ -138,34 +138,58 @@ func (l *MemoryRateLimiter) Hit(_ context.Context, key string, limit int, window
 
 // SQLRateLimiter is a [RateLimiter] whose counters live in the table
 // groundwork_rate_limits (see [CoreMigrations]), so every instance on the
-// database shares them. Each hit is one atomic upsert. On Postgres the
-// upsert commits without waiting for its WAL to reach disk
-// (synchronous_commit off, for that statement alone): a crash may forget
-// the last fraction of a second of hits, which a rate limit can afford,
-// and a hit costs a third of a durable commit.
+// database shares them. Each hit is counted by an atomic upsert; hits on
+// one key that arrive while that key's upsert is under way wait and go
+// together in the next one (adding their number), so a busy key costs one
+// statement at a time per instance rather than one per hit, and each hit
+// still learns its own place in the window. On Postgres the upsert commits
+// without waiting for its WAL to reach disk (synchronous_commit off, for
+// that statement alone): a crash may forget the last fraction of a second
+// of hits, which a rate limit can afford.
 type SQLRateLimiter struct {
 	db        *DB
 	opts      RateLimiterOptions
 	nextSweep atomic.Int64 // unix nanoseconds
 	upsert    string
+
+	mu   sync.Mutex
+	keys map[string]*hitKey
+}
+
+// hitKey is one key's batching state: the batch being counted, and the
+// one gathering hits meanwhile.
+type hitKey struct {
+	running <-chan struct{} // closed when the batch under way is done
+	next    *hitBatch
+}
+
+// hitBatch is hits counted by one upsert.
+type hitBatch struct {
+	n      int // hits that joined
+	sealed int // hits the upsert counted
+	done   chan struct{}
+	hits   int
+	reset  Time
+	err    error
 }
 
 // NewSQLRateLimiter returns a limiter counting in db.
 func NewSQLRateLimiter(db *DB, opts *RateLimiterOptions) *SQLRateLimiter {
-	insert := `INSERT INTO groundwork_rate_limits (key, hits, reset_at) VALUES (?, 1, ?)`
+	insert := `INSERT INTO groundwork_rate_limits (key, hits, reset_at) VALUES (?, ?, ?)`
 	if db.Dialect() == Postgres {
 		// set_config(..., true) lasts until the statement's implicit
 		// transaction ends, so it governs that transaction's commit.
 		insert = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
-INSERT INTO groundwork_rate_limits (key, hits, reset_at) SELECT CAST(? AS TEXT), 1, CAST(? AS TIMESTAMPTZ) FROM async`
+INSERT INTO groundwork_rate_limits (key, hits, reset_at) SELECT CAST(? AS TEXT), CAST(? AS INTEGER), CAST(? AS TIMESTAMPTZ) FROM async`
 	}
 	return &SQLRateLimiter{
 		db:   db,
 		opts: opts.withDefaults(),
-		// An expired window restarts at one hit; a live one counts on.
+		keys: map[string]*hitKey{},
+		// An expired window restarts at the new hits; a live one counts on.
 		upsert: db.Rebind(insert + `
 ON CONFLICT (key) DO UPDATE SET
-	hits = CASE WHEN groundwork_rate_limits.reset_at <= ? THEN 1 ELSE groundwork_rate_limits.hits + 1 END,
+	hits = CASE WHEN groundwork_rate_limits.reset_at <= ? THEN excluded.hits ELSE groundwork_rate_limits.hits + excluded.hits END,
 	reset_at = CASE WHEN groundwork_rate_limits.reset_at <= ? THEN excluded.reset_at ELSE groundwork_rate_limits.reset_at END
 RETURNING hits, reset_at`),
 	}
@@ -176,17 +200,76 @@ func (l *SQLRateLimiter) Hit(ctx context.Context, key string, limit int, window 
 	if err := checkHit(limit, window); err != nil {
 		return RateLimit{}, err
 	}
-	now := NewTime(l.opts.Now())
-	if err := l.maybeSweep(ctx, now); err != nil {
+	if err := l.maybeSweep(ctx, NewTime(l.opts.Now())); err != nil {
 		return RateLimit{}, err
 	}
+	l.mu.Lock()
+	k := l.keys[key]
+	if k == nil {
+		k = &hitKey{}
+		l.keys[key] = k
+	}
+	b := k.next
+	if b == nil {
+		b = &hitBatch{done: make(chan struct{})}
+		k.next = b
+	}
+	b.n++
+	place := b.n
+	l.mu.Unlock()
+
+	if place == 1 {
+		l.count(ctx, key, k, b, window)
+	} else {
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			return RateLimit{}, fmt.Errorf("store: rate limit hit: %w", ctx.Err())
+		}
+	}
+	if b.err != nil {
+		return RateLimit{}, b.err
+	}
+	// The batch's hits end at b.hits; this hit is place-th of them.
+	return newRateLimit(b.hits-b.sealed+place, limit, b.reset.Time), nil
+}
+
+// count runs batch b of key once the batch before it is done: it takes the
+// hits that joined so far and counts them in one upsert.
+func (l *SQLRateLimiter) count(ctx context.Context, key string, k *hitKey, b *hitBatch, window time.Duration) {
+	l.mu.Lock()
+	prev := k.running
+	l.mu.Unlock()
+	if prev != nil {
+		select {
+		case <-prev:
+		case <-ctx.Done():
+		}
+	}
+	l.mu.Lock()
+	k.next = nil // later hits gather in a new batch
+	k.running = b.done
+	b.sealed = b.n
+	l.mu.Unlock()
+
+	now := NewTime(l.opts.Now())
 	var hits int
 	var reset Time
-	err := l.db.QueryRowxContext(ctx, l.upsert, key, NewTime(now.Add(window)), now, now).Scan(&hits, &reset)
+	err := l.db.QueryRowxContext(context.WithoutCancel(ctx), l.upsert, key, b.sealed, NewTime(now.Add(window)), now, now).Scan(&hits, &reset)
 	if err != nil {
-		return RateLimit{}, fmt.Errorf("store: rate limit hit: %w", err)
+		err = fmt.Errorf("store: rate limit hit: %w", err)
 	}
-	return newRateLimit(hits, limit, reset.Time), nil
+	b.hits, b.reset, b.err = hits, reset, err
+
+	l.mu.Lock()
+	if k.running == b.done {
+		k.running = nil
+		if k.next == nil {
+			delete(l.keys, key) // idle: forget it
+		}
+	}
+	close(b.done)
+	l.mu.Unlock()
 }
 
 // maybeSweep deletes expired windows, at most once per SweepInterval per

@@ -98,6 +98,42 @@ func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b store.RateL
 		require.True(t, r.Allowed)
 	})
 
+	t.Run("ConcurrentHitsEachCount", func(t *testing.T) {
+		t.Parallel()
+		a, b, _ := newLimiters(t)
+		var mu sync.Mutex
+		allowed := 0
+		remaining := map[int]int{}
+		var wg sync.WaitGroup
+		for i := range 60 {
+			l := a
+			if i%2 == 1 {
+				l = b
+			}
+			wg.Go(func() {
+				res, err := l.Hit(ctx, "burst", 25, time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if res.Allowed {
+					allowed++
+					remaining[res.Remaining]++
+				}
+			})
+		}
+		wg.Wait()
+		require.Equal(t, 25, allowed, "exactly the limit gets through")
+		for r := range 25 {
+			require.Equal(t, 1, remaining[r], "each allowed hit has its own place (remaining %d)", r)
+		}
+		res, err := a.Hit(ctx, "burst", 25, time.Minute)
+		require.NoError(t, err)
+		require.False(t, res.Allowed)
+	})
+
 	t.Run("RejectsBadArguments", func(t *testing.T) {
 		t.Parallel()
 		a, _, _ := newLimiters(t)
