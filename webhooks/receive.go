@@ -2,7 +2,6 @@ package webhooks
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"regexp"
@@ -83,7 +82,7 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 		}
 		rec.ErrorCode, rec.ResponseStatus = refusal.Code, 400
 		rec.Payload, rec.PayloadTruncated = prefix(body), len(body) > InboundStoredPrefix
-		s.record(ctx, rec, nil)
+		s.record(ctx, rec)
 		return &Received{Status: 400, Refusal: refusal}, nil
 	}
 	if err != nil {
@@ -98,58 +97,57 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 	}
 	rec.Verified, rec.EventID, rec.EventType, rec.SessionReference = true, ev.ID, ev.Type, ev.SessionReference
 	rec.Payload, rec.Parsed, rec.ResponseStatus = string(body), ev.Payload, 200
-	claimed := true
+	recorded := false
 	if ev.ID != "" {
-		if claimed, err = s.store.ClaimEvent(ctx, provider, ev.ID, now); err != nil {
+		claimed, err := s.store.ReceiveEvent(ctx, rec)
+		switch {
+		case err != nil:
 			// Fail open: a rare duplicate is better than a lost event.
 			s.logger.ErrorContext(ctx, "webhooks: claim inbound event", "provider", provider, "event", ev.ID, "error", err)
-			claimed = true
+		case !claimed:
+			return &Received{Status: 200, Event: ev, Duplicate: true}, nil
+		default:
+			recorded = true
 		}
 	}
-	if !claimed {
-		rec.Duplicate = true
-		s.record(ctx, rec, nil)
-		return &Received{Status: 200, Event: ev, Duplicate: true}, nil
-	}
-	if err := s.received(ctx, provider, ev); err != nil {
+	fail := func(err error) (*Received, error) {
 		if ev.ID != "" {
 			if rerr := s.store.ReleaseEvent(context.WithoutCancel(ctx), provider, ev.ID); rerr != nil {
 				s.logger.ErrorContext(ctx, "webhooks: release inbound event", "provider", provider, "event", ev.ID, "error", rerr)
 			}
 		}
-		rec.ResponseStatus = 500
-		s.record(ctx, rec, nil)
-		return nil, fmt.Errorf("webhooks: a received hook failed for %s event %s: %w", provider, ev.ID, err)
+		if recorded {
+			if serr := s.store.SetInboundStatus(context.WithoutCancel(ctx), rec.ID, 500); serr != nil {
+				s.logger.ErrorContext(ctx, "webhooks: inbound status", "provider", provider, "error", serr)
+			}
+		} else {
+			rec.ResponseStatus = 500
+			s.record(ctx, rec)
+		}
+		return nil, err
 	}
-	var then func(context.Context, *sql.Tx) error
+	if err := s.received(ctx, provider, ev); err != nil {
+		return fail(fmt.Errorf("webhooks: a received hook failed for %s event %s: %w", provider, ev.ID, err))
+	}
 	if ev.Outcome == PaymentSucceeded || ev.Outcome == PaymentFailed {
 		if s.opts.PaymentSessions != nil && s.opts.Enqueuer != nil && ev.SessionReference != "" {
 			args := ReconcileSessionArgs{Provider: provider, Reference: ev.SessionReference, Outcome: ev.Outcome}
-			then = func(ctx context.Context, tx *sql.Tx) error {
-				if tx == nil {
-					return s.opts.Enqueuer.Enqueue(ctx, args, nil)
-				}
-				return s.opts.Enqueuer.EnqueueTx(ctx, tx, args, nil)
+			if err := s.opts.Enqueuer.Enqueue(ctx, args, nil); err != nil {
+				// Without its job the settlement would rest on the
+				// periodic reconciliation alone: let the provider retry.
+				return fail(fmt.Errorf("webhooks: queue the reconciliation of %s: %w", ev.SessionReference, err))
 			}
 		}
 	}
-	if err := s.store.RecordInbound(ctx, rec, then); err != nil {
-		if then == nil {
-			// The ledger is best effort; the event was handled.
-			s.logger.ErrorContext(ctx, "webhooks: record inbound", "provider", provider, "error", err)
-		} else {
-			// Without its reconciliation job the settlement would rest on
-			// the periodic reconciliation alone: let the provider retry.
-			_ = s.store.ReleaseEvent(context.WithoutCancel(ctx), provider, ev.ID)
-			return nil, fmt.Errorf("webhooks: record inbound %s event %s: %w", provider, ev.ID, err)
-		}
+	if !recorded {
+		s.record(ctx, rec)
 	}
 	return &Received{Status: 200, Event: ev}, nil
 }
 
 // record writes a ledger row, best effort.
-func (s *Service) record(ctx context.Context, rec *InboundRecord, then func(context.Context, *sql.Tx) error) {
-	if err := s.store.RecordInbound(context.WithoutCancel(ctx), rec, then); err != nil {
+func (s *Service) record(ctx context.Context, rec *InboundRecord) {
+	if err := s.store.RecordInbound(context.WithoutCancel(ctx), rec); err != nil {
 		s.logger.ErrorContext(ctx, "webhooks: record inbound", "provider", rec.Provider, "error", err)
 	}
 }

@@ -93,17 +93,19 @@ type Store interface {
 	// payload is nil) and drops its stored response.
 	RedactDelivery(ctx context.Context, id int64, payload json.RawMessage, hash string) error
 
-	// ClaimEvent records that a provider's inbound event is being handled
-	// and reports true; false when it already was (a redelivery). Two
-	// claims of one event at the same moment: one wins. The claim commits
-	// without waiting for the disk (the ledger row written after it flushes
-	// it).
-	ClaimEvent(ctx context.Context, provider, eventID string, at time.Time) (bool, error)
+	// ReceiveEvent claims r's event (r.Provider, r.EventID) and records r
+	// in one transaction, setting r.ID and r.Duplicate (true when the event
+	// was claimed before: a redelivery). It reports whether this call
+	// claimed the event. Two deliveries of one event at the same moment:
+	// one claims it.
+	ReceiveEvent(ctx context.Context, r *InboundRecord) (claimed bool, err error)
 	// ReleaseEvent removes a claim, so a redelivery is handled again.
 	ReleaseEvent(ctx context.Context, provider, eventID string) error
-	// RecordInbound stores a ledger row and sets its ID, then calls then
-	// (when not nil) in the same transaction, to queue work with it.
-	RecordInbound(ctx context.Context, r *InboundRecord, then func(context.Context, *sql.Tx) error) error
+	// RecordInbound stores a ledger row without claiming anything (a
+	// request that did not verify) and sets its ID.
+	RecordInbound(ctx context.Context, r *InboundRecord) error
+	// SetInboundStatus changes the response status a ledger row records.
+	SetInboundStatus(ctx context.Context, id int64, status int) error
 	// ListInbound returns a page of the inbound ledger, newest first, and
 	// how many rows match.
 	ListInbound(ctx context.Context, q InboundQuery) ([]InboundRecord, int, error)

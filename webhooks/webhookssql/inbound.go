@@ -2,7 +2,6 @@ package webhookssql
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -12,26 +11,6 @@ import (
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
-
-// ClaimEvent implements webhooks.Store.
-func (s *Store) ClaimEvent(ctx context.Context, provider, eventID string, at time.Time) (bool, error) {
-	query := `INSERT INTO webhooks_inbound_claims (provider, event_id, claimed_at) VALUES (?, ?, ?)
-		ON CONFLICT (provider, event_id) DO NOTHING`
-	args := []any{provider, eventID, store.NewTime(at)}
-	if s.postgres() {
-		// The ledger row written next commits durably and flushes this.
-		query = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
-			INSERT INTO webhooks_inbound_claims (provider, event_id, claimed_at)
-			SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TIMESTAMPTZ) FROM async
-			ON CONFLICT (provider, event_id) DO NOTHING`
-	}
-	res, err := s.db.ExecContext(ctx, s.q(query), args...)
-	if err != nil {
-		return false, fmt.Errorf("webhookssql: claim event: %w", err)
-	}
-	n, err := res.RowsAffected()
-	return n == 1, err
-}
 
 // ReleaseEvent implements webhooks.Store.
 func (s *Store) ReleaseEvent(ctx context.Context, provider, eventID string) error {
@@ -71,30 +50,67 @@ func (r *inboundRow) record() webhooks.InboundRecord {
 		ReceivedAt: r.ReceivedAt.Time}
 }
 
-// RecordInbound implements webhooks.Store.
-func (s *Store) RecordInbound(ctx context.Context, r *webhooks.InboundRecord, then func(context.Context, *sql.Tx) error) error {
+const insertInbound = `INSERT INTO webhooks_inbound (provider, event_id, event_type, verified, duplicate, error_code,
+	payload_hash, payload_size, payload, payload_truncated, parsed, response_status, correlation_id, session_reference, received_at)`
+
+func inboundArgs(r *webhooks.InboundRecord) []any {
 	var parsed any
 	if r.Parsed != nil {
 		parsed = store.JSON[map[string]any]{V: r.Parsed}
 	}
-	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
-		if err := tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO webhooks_inbound (provider, event_id, event_type, verified,
-			duplicate, error_code, payload_hash, payload_size, payload, payload_truncated, parsed, response_status, correlation_id,
-			session_reference, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-			r.Provider, nullable(r.EventID), nullable(r.EventType), r.Verified, r.Duplicate, nullable(r.ErrorCode), r.PayloadHash,
-			r.PayloadSize, r.Payload, r.PayloadTruncated, parsed, r.ResponseStatus, nullable(r.CorrelationID),
-			nullable(r.SessionReference), store.NewTime(r.ReceivedAt)).Scan(&r.ID); err != nil {
-			return err
-		}
-		if then != nil {
-			return then(ctx, tx.Tx)
-		}
-		return nil
-	})
-	if err != nil {
+	return []any{r.Provider, nullable(r.EventID), nullable(r.EventType), r.Verified, r.Duplicate, nullable(r.ErrorCode),
+		r.PayloadHash, r.PayloadSize, r.Payload, r.PayloadTruncated, parsed, r.ResponseStatus, nullable(r.CorrelationID),
+		nullable(r.SessionReference), store.NewTime(r.ReceivedAt)}
+}
+
+// RecordInbound implements webhooks.Store.
+func (s *Store) RecordInbound(ctx context.Context, r *webhooks.InboundRecord) error {
+	if err := s.db.QueryRowxContext(ctx, s.q(insertInbound+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		inboundArgs(r)...).Scan(&r.ID); err != nil {
 		return fmt.Errorf("webhookssql: record inbound: %w", err)
 	}
 	return nil
+}
+
+// ReceiveEvent implements webhooks.Store: on Postgres one statement.
+func (s *Store) ReceiveEvent(ctx context.Context, r *webhooks.InboundRecord) (bool, error) {
+	var err error
+	claim := []any{r.Provider, r.EventID, store.NewTime(r.ReceivedAt)}
+	if s.postgres() {
+		args := inboundArgs(r)
+		args = append(args[:4:4], args[5:]...) // duplicate comes from the claim
+		err = s.db.QueryRowxContext(ctx, s.q(`WITH c AS (
+				INSERT INTO webhooks_inbound_claims (provider, event_id, claimed_at) VALUES (?, ?, ?)
+				ON CONFLICT (provider, event_id) DO NOTHING RETURNING 1
+			)
+			`+insertInbound+` VALUES (?, ?, ?, ?, NOT EXISTS (SELECT 1 FROM c), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			RETURNING id, duplicate`), append(claim, args...)...).Scan(&r.ID, &r.Duplicate)
+	} else {
+		err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+			res, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO webhooks_inbound_claims (provider, event_id, claimed_at)
+				VALUES (?, ?, ?) ON CONFLICT (provider, event_id) DO NOTHING`), claim...)
+			if err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			r.Duplicate = n == 0
+			return tx.QueryRowxContext(ctx, tx.Rebind(insertInbound+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+				inboundArgs(r)...).Scan(&r.ID)
+		})
+	}
+	if err != nil {
+		return false, fmt.Errorf("webhookssql: receive event: %w", err)
+	}
+	return !r.Duplicate, nil
+}
+
+// SetInboundStatus implements webhooks.Store.
+func (s *Store) SetInboundStatus(ctx context.Context, id int64, status int) error {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE webhooks_inbound SET response_status = ? WHERE id = ?`), status, id)
+	return affected("set inbound status", res, err)
 }
 
 // ListInbound implements webhooks.Store.

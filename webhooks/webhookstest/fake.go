@@ -449,16 +449,19 @@ func (f *Fake) RedactDelivery(_ context.Context, id int64, payload json.RawMessa
 	return nil
 }
 
-// ClaimEvent implements webhooks.Store.
-func (f *Fake) ClaimEvent(_ context.Context, provider, eventID string, at time.Time) (bool, error) {
+// ReceiveEvent implements webhooks.Store.
+func (f *Fake) ReceiveEvent(_ context.Context, r *webhooks.InboundRecord) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	k := [2]string{provider, eventID}
-	if _, ok := f.claims[k]; ok {
-		return false, nil
+	k := [2]string{r.Provider, r.EventID}
+	_, taken := f.claims[k]
+	if !taken {
+		f.claims[k] = norm(r.ReceivedAt)
 	}
-	f.claims[k] = norm(at)
-	return true, nil
+	r.Duplicate = taken
+	r.ID = f.id()
+	f.inbound[r.ID] = copyInbound(*r)
+	return !taken, nil
 }
 
 // ReleaseEvent implements webhooks.Store.
@@ -491,19 +494,24 @@ func deep[T any](v T) T {
 }
 
 // RecordInbound implements webhooks.Store.
-func (f *Fake) RecordInbound(ctx context.Context, r *webhooks.InboundRecord, then func(context.Context, *sql.Tx) error) error {
+func (f *Fake) RecordInbound(_ context.Context, r *webhooks.InboundRecord) error {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	r.ID = f.id()
 	f.inbound[r.ID] = copyInbound(*r)
-	f.mu.Unlock()
-	if then != nil {
-		if err := then(ctx, nil); err != nil {
-			f.mu.Lock()
-			delete(f.inbound, r.ID)
-			f.mu.Unlock()
-			return err
-		}
+	return nil
+}
+
+// SetInboundStatus implements webhooks.Store.
+func (f *Fake) SetInboundStatus(_ context.Context, id int64, status int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, ok := f.inbound[id]
+	if !ok {
+		return webhooks.ErrNotFound
 	}
+	r.ResponseStatus = status
+	f.inbound[id] = r
 	return nil
 }
 

@@ -465,31 +465,48 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 	t.Run("Inbound", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		ok, err := s.ClaimEvent(ctx, "stripe", "evt_1", at(0))
+		event := func(id string, d time.Duration) *webhooks.InboundRecord {
+			return &webhooks.InboundRecord{Provider: "stripe", EventID: id, EventType: "payment_intent.succeeded", Verified: true,
+				PayloadHash: "h1", PayloadSize: 40, Payload: `{"id":"` + id + `","email":"ann@example.test"}`,
+				Parsed: map[string]any{"id": id, "n": 1.0}, ResponseStatus: 200, CorrelationID: "req-1", SessionReference: "pi_1",
+				ReceivedAt: at(d)}
+		}
+		verified := event("evt_1", 0)
+		claimed, err := s.ReceiveEvent(ctx, verified)
 		require.NoError(t, err)
-		require.True(t, ok)
-		ok, err = s.ClaimEvent(ctx, "stripe", "evt_1", at(time.Second))
+		require.True(t, claimed)
+		require.False(t, verified.Duplicate)
+		require.Positive(t, verified.ID)
+		dup := event("evt_1", 2*time.Hour)
+		claimed, err = s.ReceiveEvent(ctx, dup)
 		require.NoError(t, err)
-		require.False(t, ok, "claimed once")
-		ok, err = s.ClaimEvent(ctx, "other", "evt_1", at(0))
+		require.False(t, claimed, "a redelivery")
+		require.True(t, dup.Duplicate)
+		other := event("evt_1", 0)
+		other.Provider = "other"
+		claimed, err = s.ReceiveEvent(ctx, other)
 		require.NoError(t, err)
-		require.True(t, ok, "claims are per provider")
-		require.NoError(t, s.ReleaseEvent(ctx, "stripe", "evt_1"))
-		ok, err = s.ClaimEvent(ctx, "stripe", "evt_1", at(time.Second))
+		require.True(t, claimed, "claims are per provider")
+		require.NoError(t, s.ReleaseEvent(ctx, "other", "evt_1"))
+		again := event("evt_1", 0)
+		again.Provider = "other"
+		claimed, err = s.ReceiveEvent(ctx, again)
 		require.NoError(t, err)
-		require.True(t, ok, "a released claim can be taken again")
+		require.True(t, claimed, "a released claim can be taken again")
+		require.NoError(t, s.SetInboundStatus(ctx, again.ID, 500))
+		require.ErrorIs(t, s.SetInboundStatus(ctx, again.ID+1000, 500), webhooks.ErrNotFound)
 
-		// Many at once: one wins.
+		// Many at once: one claims.
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		wins := 0
 		for range 10 {
 			wg.Go(func() {
-				ok, err := s.ClaimEvent(ctx, "stripe", "evt_race", at(0))
+				claimed, err := s.ReceiveEvent(ctx, event("evt_race", 0))
 				if err != nil {
 					t.Error(err)
 				}
-				if ok {
+				if claimed {
 					mu.Lock()
 					wins++
 					mu.Unlock()
@@ -499,29 +516,20 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 		wg.Wait()
 		require.Equal(t, 1, wins)
 
-		verified := &webhooks.InboundRecord{Provider: "stripe", EventID: "evt_1", EventType: "payment_intent.succeeded",
-			Verified: true, PayloadHash: "h1", PayloadSize: 40, Payload: `{"id":"evt_1","email":"ann@example.test"}`,
-			Parsed: map[string]any{"id": "evt_1", "n": 1.0}, ResponseStatus: 200, CorrelationID: "req-1",
-			SessionReference: "pi_1", ReceivedAt: at(0)}
-		calls := 0
-		require.NoError(t, s.RecordInbound(ctx, verified, func(context.Context, *sql.Tx) error { calls++; return nil }))
-		require.Equal(t, 1, calls)
-		require.Positive(t, verified.ID)
-		boom := errors.New("boom")
-		require.ErrorIs(t, s.RecordInbound(ctx, &webhooks.InboundRecord{Provider: "stripe", PayloadHash: "x", ReceivedAt: at(0)},
-			func(context.Context, *sql.Tx) error { return boom }), boom)
 		refused := &webhooks.InboundRecord{Provider: "stripe", ErrorCode: "signature_mismatch", PayloadHash: "h2", PayloadSize: 5000,
 			Payload: strings.Repeat("x", 1024), PayloadTruncated: true, ResponseStatus: 400, ReceivedAt: at(time.Hour)}
-		require.NoError(t, s.RecordInbound(ctx, refused, nil))
-		dup := &webhooks.InboundRecord{Provider: "stripe", EventID: "evt_1", Verified: true, Duplicate: true, PayloadHash: "h1",
-			PayloadSize: 40, Payload: "{}", ResponseStatus: 200, SessionReference: "pi_1", ReceivedAt: at(2 * time.Hour)}
-		require.NoError(t, s.RecordInbound(ctx, dup, nil))
+		require.NoError(t, s.RecordInbound(ctx, refused))
+		require.Positive(t, refused.ID)
 
-		list, total, err := s.ListInbound(ctx, webhooks.InboundQuery{Provider: "stripe", Limit: 10})
+		list, total, err := s.ListInbound(ctx, webhooks.InboundQuery{Provider: "stripe", Limit: 100})
 		require.NoError(t, err)
-		require.Equal(t, 3, total, "the failed callback stored nothing")
-		require.Equal(t, []int64{dup.ID, refused.ID, verified.ID}, []int64{list[0].ID, list[1].ID, list[2].ID})
-		got := list[2]
+		require.Equal(t, 13, total, "every delivery has its row")
+		byID := map[int64]webhooks.InboundRecord{}
+		for _, r := range list {
+			byID[r.ID] = r
+		}
+		require.Equal(t, refused.ID, list[0].ID, "newest first")
+		got := byID[verified.ID]
 		require.Equal(t, "evt_1", got.EventID)
 		require.Equal(t, "payment_intent.succeeded", got.EventType)
 		require.True(t, got.Verified)
@@ -529,19 +537,23 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 		require.Equal(t, "req-1", got.CorrelationID)
 		require.Equal(t, "pi_1", got.SessionReference)
 		require.Equal(t, at(0).Truncate(time.Microsecond), got.ReceivedAt)
-		require.True(t, list[1].PayloadTruncated)
-		require.Equal(t, "signature_mismatch", list[1].ErrorCode)
-		require.Equal(t, 5000, list[1].PayloadSize)
-		require.Nil(t, list[1].Parsed)
-		require.True(t, list[0].Duplicate)
+		require.False(t, got.Duplicate)
+		require.True(t, byID[refused.ID].PayloadTruncated)
+		require.Equal(t, "signature_mismatch", byID[refused.ID].ErrorCode)
+		require.Equal(t, 5000, byID[refused.ID].PayloadSize)
+		require.Nil(t, byID[refused.ID].Parsed)
+		require.True(t, byID[dup.ID].Duplicate)
 		_, total, err = s.ListInbound(ctx, webhooks.InboundQuery{EventID: "evt_1", Limit: 10})
 		require.NoError(t, err)
-		require.Equal(t, 2, total)
+		require.Equal(t, 4, total)
+		otherRows, _, err := s.ListInbound(ctx, webhooks.InboundQuery{Provider: "other", Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, 500, otherRows[0].ResponseStatus)
 
 		// Redaction: by session and by email; rows, hashes and sizes stay.
 		n, err := s.RedactInbound(ctx, []string{"pi_1"}, "")
 		require.NoError(t, err)
-		require.Equal(t, 2, n)
+		require.Equal(t, 14, n, "every row about pi_1")
 		n, err = s.RedactInbound(ctx, nil, "ann@example.test")
 		require.NoError(t, err)
 		require.Zero(t, n, "already empty")
@@ -553,9 +565,9 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 			require.Equal(t, "h1", r.PayloadHash)
 			require.Equal(t, 40, r.PayloadSize)
 		}
-		other := &webhooks.InboundRecord{Provider: "stripe", Verified: true, PayloadHash: "h3", PayloadSize: 30,
+		bob := &webhooks.InboundRecord{Provider: "stripe", Verified: true, PayloadHash: "h3", PayloadSize: 30,
 			Payload: `{"email":"bob_x%@example.test"}`, ResponseStatus: 200, ReceivedAt: at(3 * time.Hour)}
-		require.NoError(t, s.RecordInbound(ctx, other, nil))
+		require.NoError(t, s.RecordInbound(ctx, bob))
 		n, err = s.RedactInbound(ctx, nil, "bob_x%@example.test")
 		require.NoError(t, err)
 		require.Equal(t, 1, n, "the email is matched literally")
@@ -569,13 +581,13 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 		// Prune: rows and claims older than the cut.
 		n, err = s.PruneInbound(ctx, at(90*time.Minute), 1)
 		require.NoError(t, err)
-		require.Equal(t, 2, n)
-		_, total, err = s.ListInbound(ctx, webhooks.InboundQuery{Limit: 10})
+		require.Equal(t, 14, n)
+		_, total, err = s.ListInbound(ctx, webhooks.InboundQuery{Limit: 100})
 		require.NoError(t, err)
 		require.Equal(t, 2, total)
-		ok, err = s.ClaimEvent(ctx, "other", "evt_1", at(0))
+		claimed, err = s.ReceiveEvent(ctx, event("evt_race", 4*time.Hour))
 		require.NoError(t, err)
-		require.True(t, ok, "the old claim was pruned with the rows")
+		require.True(t, claimed, "the old claim was pruned with the rows")
 	})
 
 	t.Run("Redact", func(t *testing.T) {
