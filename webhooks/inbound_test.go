@@ -130,6 +130,8 @@ func TestStripeSignatures(t *testing.T) {
 		{stripeSigned(body, stripeSecret, now.Add(-301*time.Second)), body, now, "signature_mismatch"},
 		{"t=abc,v1=" + v1, body, now, "signature_mismatch"},
 		{stripeSigned([]byte(`not json`), stripeSecret, now), []byte(`not json`), now, "invalid_payload"},
+		{stripeSigned(append(body[:len(body):len(body)], `{}`...), stripeSecret, now), append(body[:len(body):len(body)], `{}`...), now, "invalid_payload"},
+		{stripeSigned([]byte(`{"id":"evt_1"}`), stripeSecret, now), []byte(`{"id":"evt_1"}`), now, "invalid_payload"},
 	} {
 		_, err := g.Verify(h(c.header), c.body, c.now)
 		require.ErrorAs(t, err, &ge)

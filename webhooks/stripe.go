@@ -129,19 +129,6 @@ func (g *StripeGateway) Verify(header http.Header, body []byte, now time.Time) (
 	return parseStripeEvent(body)
 }
 
-// stripeEvent is the part of a Stripe event this gateway reads.
-type stripeEvent struct {
-	ID   string `json:"id"`
-	Type string `json:"type"`
-	Data struct {
-		Object struct {
-			ID            string `json:"id"`
-			Object        string `json:"object"`
-			PaymentStatus string `json:"payment_status"`
-		} `json:"object"`
-	} `json:"data"`
-}
-
 // stripeOutcomes are the events that report a payment's outcome.
 var stripeOutcomes = map[string]PaymentOutcome{
 	"payment_intent.succeeded":                 PaymentSucceeded,
@@ -154,20 +141,24 @@ var stripeOutcomes = map[string]PaymentOutcome{
 }
 
 func parseStripeEvent(body []byte) (*InboundEvent, error) {
-	var ev stripeEvent
 	var payload map[string]any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	if json.Unmarshal(body, &ev) != nil || dec.Decode(&payload) != nil || ev.ID == "" || ev.Type == "" {
+	if dec.Decode(&payload) != nil || dec.Decode(new(json.RawMessage)) != io.EOF {
 		return nil, &GatewayError{Code: "invalid_payload", Message: "The webhook body is not a Stripe event."}
 	}
-	out := &InboundEvent{ID: ev.ID, Type: ev.Type, Payload: payload}
-	obj := ev.Data.Object
-	if obj.Object == "payment_intent" || obj.Object == "checkout.session" {
-		out.SessionReference = obj.ID
+	str := func(m map[string]any, k string) string { v, _ := m[k].(string); return v }
+	out := &InboundEvent{ID: str(payload, "id"), Type: str(payload, "type"), Payload: payload}
+	if out.ID == "" || out.Type == "" {
+		return nil, &GatewayError{Code: "invalid_payload", Message: "The webhook body is not a Stripe event."}
 	}
-	out.Outcome = stripeOutcomes[ev.Type]
-	if ev.Type == "checkout.session.completed" && (obj.PaymentStatus == "paid" || obj.PaymentStatus == "no_payment_required") {
+	data, _ := payload["data"].(map[string]any)
+	obj, _ := data["object"].(map[string]any)
+	if kind := str(obj, "object"); kind == "payment_intent" || kind == "checkout.session" {
+		out.SessionReference = str(obj, "id")
+	}
+	out.Outcome = stripeOutcomes[out.Type]
+	if paid := str(obj, "payment_status"); out.Type == "checkout.session.completed" && (paid == "paid" || paid == "no_payment_required") {
 		out.Outcome = PaymentSucceeded // an asynchronous payment reports later
 	}
 	if out.SessionReference == "" {
