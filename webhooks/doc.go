@@ -2,7 +2,9 @@
 // other systems subscribe to events and receive a signed POST for each,
 // every attempt kept in a ledger, failures retried on a backoff, a
 // subscription that keeps failing switched off, all behind an egress guard
-// that keeps deliveries away from private networks.
+// that keeps deliveries away from private networks; and the inbound side,
+// where payment providers post their own events to be verified, recorded
+// once, and used to settle payment sessions.
 //
 // # Signing and verifying
 //
@@ -97,11 +99,65 @@
 // the first answer again (never the secret) with Idempotent-Replay: true,
 // the same key with a different request 409.
 //
+// # Inbound webhooks
+//
+// A [Gateway] verifies and parses one provider's webhooks and answers
+// questions about its payment sessions; [Service.RegisterGateway] files it
+// under the {provider} path segment. [NewStripeGateway] is Stripe's:
+// Stripe-Signature checked as Stripe's libraries check it (HMAC-SHA256 of
+// "<t>.<body>", any of the v1 values against any of the configured
+// secrets, so a secret rolls by listing both, within 300 s), the events
+// that settle a payment recognised (payment_intent.succeeded,
+// .amount_capturable_updated, .payment_failed, .canceled;
+// checkout.session.completed when paid, .async_payment_succeeded,
+// .async_payment_failed, .expired), and sessions looked up through the API
+// (StripeOptions.APIBase for a test server).
+//
+// [NewInboundHandler] serves POST /ecommerce/webhooks/{provider}, outside
+// the API prefix and with no bearer token: the signature is the
+// credential. It answers, in this order: 429 with Retry-After when the
+// caller's IP has sent 120 requests this minute (every request counts);
+// 404 for a provider with no gateway; 413 when Content-Length or the body
+// passes 512 KiB (InboundHandlerOptions.MaxBytes); 400 with the gateway's
+// code when the signature does not verify; 429 when the provider has sent
+// 1000 verified events this minute; otherwise 200 {received, event_id,
+// type}, with duplicate: true for an event seen before. Give a
+// [store.SQLRateLimiter] and both allowances hold across every instance on
+// the database.
+//
+// Exactly once: a verified event's id is claimed (a unique key) in the same
+// step that records it, so however many copies arrive at once, one runs
+// the hooks ([Service.OnWebhookReceived],
+// [Service.OnGatewayWebhookReceived], [Service.OnPaymentWebhookReceived]),
+// and the rest are answered as duplicates. A hook that fails or panics
+// releases the claim and the request answers 500, so the provider's retry
+// runs them again. An event that reports a payment's outcome then queues a
+// job that asks the host's [PaymentSessions] to settle the session.
+//
+// The inbound ledger ([Service.InboundLedger]) keeps a row per request that
+// reached a gateway: for a verified event the whole body, the parsed
+// payload and the session it is about; for a refused one only the body's
+// SHA-256, its size and its first KiB. [Service.RedactInbound] empties the
+// payloads of the rows about a deleted customer's sessions or carrying
+// their email, keeping the rows, hashes and sizes.
+//
+// Reconciliation is the safety net for webhooks that never arrive: every 15
+// minutes ([ReconcileArgs], or [Service.Reconcile] by hand) the sessions
+// that [PaymentSessions] reports as awaiting settlement, quiet for
+// Options.ReconcileAfter (15 minutes) and younger than seven days, are
+// looked up with their provider, and those it confirmed or cancelled are
+// settled; sessions still processing are left for next time.
+// webhookssql.PaymentSessions is a minimal table-backed PaymentSessions
+// for hosts without a checkout of their own.
+//
 // # Housekeeping
 //
-// [PeriodicJobs] are the sweep (every minute) and [Service.Prune] (daily at
-// 03:45 UTC), which deletes delivered and failed rows older than
-// Options.Retention (90 days), never pending, retrying or parked ones.
+// [PeriodicJobs] are the sweep (every minute), the reconciliation (every 15
+// minutes, when Options.PaymentSessions is set) and the daily prune (03:45
+// UTC): [Service.Prune] deletes delivered and failed rows older than
+// Options.Retention (90 days), never pending, retrying or parked ones, and
+// [Service.PruneInbound] inbound rows and event claims older than
+// Options.InboundRetention (90 days).
 // [Service.RedactCustomer] removes a deleted customer's personal values from
 // the payloads of the deliveries about them.
 package webhooks

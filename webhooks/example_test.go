@@ -2,10 +2,14 @@ package webhooks_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,4 +110,78 @@ func ExampleNewHandler() {
 	mux.ServeHTTP(w, req)
 	fmt.Println(w.Code, strings.Contains(w.Body.String(), `"total":0`))
 	// Output: 200 true
+}
+
+// Stripe posts to the inbound endpoint; a verified event runs the hooks
+// once, however often it is delivered.
+func ExampleNewInboundHandler() {
+	secret := "whsec_from_the_stripe_dashboard"
+	svc, _ := webhooks.NewService(webhookstest.NewFake(), &webhooks.Options{SecretKey: webhooks.GenerateSecretKey()})
+	stripe, _ := webhooks.NewStripeGateway(&webhooks.StripeOptions{WebhookSecrets: []string{secret}})
+	_ = svc.RegisterGateway(webhooks.StripeProvider, stripe)
+	svc.OnWebhookReceived(func(ctx context.Context, provider string, ev *webhooks.InboundEvent) error {
+		fmt.Println("hook:", provider, ev.Type, ev.SessionReference, ev.Outcome)
+		return nil
+	})
+	h, _ := webhooks.NewInboundHandler(svc, nil)
+
+	// What Stripe sends: Stripe-Signature: t=<unix>,v1=<HMAC-SHA256 of "<t>.<body>">.
+	body := `{"id":"evt_1","object":"event","type":"payment_intent.succeeded","data":{"object":{"id":"pi_1","object":"payment_intent"}}}`
+	t := strconv.FormatInt(time.Now().Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(t + "." + body))
+	for range 2 {
+		req := httptest.NewRequest("POST", "/ecommerce/webhooks/stripe", strings.NewReader(body))
+		req.Header.Set("Stripe-Signature", "t="+t+",v1="+hex.EncodeToString(mac.Sum(nil)))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		fmt.Print(rec.Code, " ", rec.Body.String())
+	}
+	// Output:
+	// hook: stripe payment_intent.succeeded pi_1 succeeded
+	// 200 {"received":true,"event_id":"evt_1","type":"payment_intent.succeeded"}
+	// 200 {"received":true,"event_id":"evt_1","type":"payment_intent.succeeded","duplicate":true}
+}
+
+// carts is a host's checkout, as reconciliation sees it.
+type carts map[string]webhooks.PaymentOutcome // reference -> "" while awaiting payment
+
+func (c carts) Awaiting(ctx context.Context, from, to time.Time, limit int) ([]webhooks.PaymentSession, error) {
+	var out []webhooks.PaymentSession
+	for ref, settled := range c {
+		if settled == "" && len(out) < limit {
+			out = append(out, webhooks.PaymentSession{Provider: webhooks.StripeProvider, Reference: ref, UpdatedAt: from})
+		}
+	}
+	return out, nil
+}
+
+func (c carts) Settle(ctx context.Context, s webhooks.PaymentSession, outcome webhooks.PaymentOutcome) error {
+	if c[s.Reference] == "" {
+		c[s.Reference] = outcome
+	}
+	return nil
+}
+
+// Reconciliation asks the provider about sessions whose webhook never came.
+func ExampleService_Reconcile() {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Stripe's API: GET /v1/payment_intents/{id}
+		_, _ = io.WriteString(w, `{"id":"pi_1","object":"payment_intent","status":"succeeded"}`)
+	}))
+	defer api.Close()
+	cart := carts{"pi_1": ""}
+	svc, _ := webhooks.NewService(webhookstest.NewFake(), &webhooks.Options{
+		SecretKey:       webhooks.GenerateSecretKey(),
+		PaymentSessions: cart,
+	})
+	stripe, _ := webhooks.NewStripeGateway(&webhooks.StripeOptions{APIKey: "sk_test_123", APIBase: api.URL})
+	_ = svc.RegisterGateway(webhooks.StripeProvider, stripe)
+
+	report, err := svc.Reconcile(context.Background(), 0) // sessions quiet for any time; the job uses 15 minutes
+	fmt.Println(report, err)
+	fmt.Println("pi_1:", cart["pi_1"])
+	// Output:
+	// Finalized 1, released 0, left 0, errors 0. <nil>
+	// pi_1: succeeded
 }

@@ -101,9 +101,9 @@ func (w *reconcileWorker) Work(ctx context.Context, job *river.Job[ReconcileArgs
 	return err
 }
 
-// RegisterWorkers adds the webhooks jobs (attempts, sweep, prune) to a
-// queue's workers (see store.Queue.Workers). Register before the queue
-// starts.
+// RegisterWorkers adds the webhooks jobs (attempts, sweep, prune,
+// reconciliation) to a queue's workers (see store.Queue.Workers). Register
+// before the queue starts.
 func RegisterWorkers(workers *river.Workers, svc *Service) error {
 	if svc.opts.Enqueuer == nil {
 		return errors.New("webhooks: register workers: the service has no Enqueuer")

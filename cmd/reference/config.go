@@ -253,8 +253,9 @@ Usage:
   reference webhooks reconcile [--minutes N] [--db DSN]
                                     ask providers about payment sessions quiet for N minutes (15)
                                     and settle those paid or cancelled; exits 1 on errors
-  reference webhooks session REFERENCE [--provider stripe] [--db DSN]
-                                    record a payment session awaiting settlement (to try reconciliation)
+  reference webhooks session REFERENCE [--provider stripe] [--status] [--db DSN]
+                                    record a payment session awaiting settlement (to try reconciliation);
+                                    --status prints its status instead: pending, succeeded or failed
   reference a11y check FG BG        contrast ratio and the WCAG levels it meets
   reference a11y text-color BG [--tint]
                                     an accessible text colour for a background

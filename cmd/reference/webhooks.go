@@ -215,13 +215,14 @@ func linkFormsToWebhooks(f *forms.Service, w *webhooks.Service) {
 // emit a test event, queue due retries, prune the ledger.
 func runWebhooks(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return usageError{"webhooks needs a sub-command: emit, retry or prune"}
+		return usageError{"webhooks needs a sub-command: emit, retry, prune, reconcile or session"}
 	}
 	sub, args := args[0], args[1:]
 	fs := newFlagSet("reference webhooks " + sub)
 	dsn := dbFlag(fs, getenv)
 	var data, provider *string
 	var minutes *int
+	var status *bool
 	switch sub {
 	case "emit":
 		data = fs.String("data", "{}", "the event's data, a JSON object")
@@ -229,6 +230,7 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 		minutes = fs.Int("minutes", -1, "how long a session must have been quiet (default 15)")
 	case "session":
 		provider = fs.String("provider", webhooks.StripeProvider, "the session's provider")
+		status = fs.Bool("status", false, "print the session's status instead of recording it")
 	case "retry", "prune":
 	default:
 		return usageError{fmt.Sprintf("unknown webhooks sub-command %q: emit, retry, prune, reconcile or session", sub)}
@@ -318,7 +320,18 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 			return fmt.Errorf("%d sessions could not be reconciled (see the server's log or run again)", r.Errors)
 		}
 	case "session":
-		if err := webhookssql.NewPaymentSessions(db, nil).Add(ctx, *provider, positional[0]); err != nil {
+		sessions := webhookssql.NewPaymentSessions(db, nil)
+		if *status {
+			st, err := sessions.Status(ctx, *provider, positional[0])
+			if errors.Is(err, webhooks.ErrNotFound) {
+				return fmt.Errorf("no payment session %s (%s)", positional[0], *provider)
+			} else if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, st)
+			return nil
+		}
+		if err := sessions.Add(ctx, *provider, positional[0]); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "Payment session %s (%s) awaits settlement.\n", positional[0], *provider)
