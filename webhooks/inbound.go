@@ -55,6 +55,7 @@ type GatewayError struct {
 	Message string
 }
 
+// Error implements error.
 func (e *GatewayError) Error() string { return "webhooks: " + e.Code + ": " + e.Message }
 
 // InboundRecord is a row of the inbound ledger: one request to the

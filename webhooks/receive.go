@@ -261,9 +261,14 @@ func (ReconcileArgs) Kind() string { return "webhooks_reconcile" }
 
 // ReconcileReport counts what a reconciliation did.
 type ReconcileReport struct {
+	// Finalized and Released count sessions settled as succeeded and as
+	// failed; Left those still processing; Errors those that could not be
+	// looked up or settled (tried again next time).
 	Finalized, Released, Left, Errors int
 }
 
+// String is the report as one sentence, as `reference webhooks reconcile`
+// prints it.
 func (r ReconcileReport) String() string {
 	return fmt.Sprintf("Finalized %d, released %d, left %d, errors %d.", r.Finalized, r.Released, r.Left, r.Errors)
 }
