@@ -132,7 +132,9 @@
 // and the rest are answered as duplicates. A hook that fails or panics
 // releases the claim and the request answers 500, so the provider's retry
 // runs them again. An event that reports a payment's outcome then queues a
-// job that asks the host's [PaymentSessions] to settle the session.
+// job that asks the host's [PaymentSessions] to settle the session; if that
+// job cannot be queued the request fails the same way, so hooks that did
+// their work must tolerate seeing the event once more.
 //
 // The inbound ledger ([Service.InboundLedger]) keeps a row per request that
 // reached a gateway: for a verified event the whole body, the parsed
