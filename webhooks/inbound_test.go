@@ -2,6 +2,8 @@ package webhooks_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 	stripewebhook "github.com/stripe/stripe-go/v85/webhook"
@@ -366,5 +369,53 @@ func TestInboundLimitsAcrossInstances(t *testing.T) {
 		require.Equal(t, 404, ipOne.post(t, "x", []byte(`{}`), "").status)
 		require.Equal(t, 404, ipTwo.post(t, "x", []byte(`{}`), "").status)
 		require.Equal(t, 429, ipOne.post(t, "x", []byte(`{}`), "").status, "the address's allowance is shared")
+	})
+}
+
+// Bodies that are not valid text still leave their ledger rows: hostile
+// bytes in a refused request, and a NUL or an invalid byte inside a
+// verified event's strings.
+func TestInboundLedgerHostileBytes(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, on(d))
+		registerStripe(t, b, "")
+		in := newInbound(t, b, nil, -1, -1)
+		var fired atomic.Int64
+		b.svc.OnWebhookReceived(func(context.Context, string, *webhooks.InboundEvent) error {
+			fired.Add(1)
+			return nil
+		})
+
+		// A refused body: NUL, an invalid byte, and a rune cut at 1 KiB.
+		refused := append([]byte("\x00\xff{"), strings.Repeat("a", webhooks.InboundStoredPrefix-4)...)
+		refused = append(refused, "é and more"...)
+		require.Equal(t, 400, in.post(t, "stripe", refused, "t=1,v1=00").status)
+
+		// A verified event whose strings carry a NUL escape and an invalid byte.
+		ev := stripeEvent("evt_nul", "customer.updated", "customer", "cus_1", `"name":"a\u0000b","note":"x`+"\xff"+`y"`)
+		r := in.post(t, "stripe", ev, stripeSigned(ev, stripeSecret, b.clock.Now()))
+		require.Equal(t, 200, r.status, r.body)
+		require.Contains(t, in.post(t, "stripe", ev, stripeSigned(ev, stripeSecret, b.clock.Now())).body, `"duplicate":true`)
+		require.EqualValues(t, 1, fired.Load(), "the claim held")
+
+		rows := b.ledger(t)
+		require.Len(t, rows, 3)
+		bad := rows[2]
+		require.False(t, bad.Verified)
+		require.Equal(t, len(refused), bad.PayloadSize)
+		sum := sha256.Sum256(refused)
+		require.Equal(t, hex.EncodeToString(sum[:]), bad.PayloadHash, "the hash is of the bytes received")
+		require.True(t, bad.PayloadTruncated)
+		require.True(t, utf8.ValidString(bad.Payload))
+		require.NotContains(t, bad.Payload, "\x00")
+		require.True(t, strings.HasSuffix(bad.Payload, "aaa\uFFFD"), "the cut rune is replaced")
+		good := rows[1]
+		require.True(t, good.Verified)
+		require.Equal(t, "evt_nul", good.EventID)
+		require.Equal(t, len(ev), good.PayloadSize)
+		obj := good.Parsed["data"].(map[string]any)["object"].(map[string]any)
+		require.Equal(t, "a\uFFFDb", obj["name"])
+		require.Equal(t, "x\uFFFDy", obj["note"])
 	})
 }

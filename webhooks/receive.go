@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"regexp"
 	"runtime/debug"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/riverqueue/river"
 )
@@ -81,7 +83,7 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 			refusal = &GatewayError{Code: "invalid_payload", Message: "The webhook could not be read."}
 		}
 		rec.ErrorCode, rec.ResponseStatus = refusal.Code, 400
-		rec.Payload, rec.PayloadTruncated = prefix(body), len(body) > InboundStoredPrefix
+		rec.Payload, rec.PayloadTruncated = storableText(prefix(body)), len(body) > InboundStoredPrefix
 		s.record(ctx, rec)
 		return &Received{Status: 400, Refusal: refusal}, nil
 	}
@@ -95,8 +97,12 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 			return &Received{Status: 429, Event: ev}, nil
 		}
 	}
-	rec.Verified, rec.EventID, rec.EventType, rec.SessionReference = true, ev.ID, ev.Type, ev.SessionReference
-	rec.Payload, rec.Parsed, rec.ResponseStatus = string(body), ev.Payload, 200
+	rec.Verified, rec.ResponseStatus = true, 200
+	rec.EventID, rec.EventType, rec.SessionReference = storableText(ev.ID), storableText(ev.Type), storableText(ev.SessionReference)
+	rec.Payload, rec.Parsed = storableText(string(body)), ev.Payload
+	if !isStorable(ev.Payload) {
+		rec.Parsed = toStorable(ev.Payload).(map[string]any)
+	}
 	recorded := false
 	if ev.ID != "" {
 		claimed, err := s.store.ReceiveEvent(ctx, rec)
@@ -157,6 +163,60 @@ func prefix(body []byte) string {
 		body = body[:InboundStoredPrefix]
 	}
 	return string(body)
+}
+
+// storableText is s as text every database stores: valid UTF-8 without
+// NUL, each invalid byte, cut rune or NUL replaced by U+FFFD. The ledger's
+// hash and size still describe the bytes received.
+func storableText(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
+// isStorable reports whether every string (and key) in the decoded JSON
+// value v is already storableText, as it almost always is.
+func isStorable(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return storableText(v) == v
+	case map[string]any:
+		for k, x := range v {
+			if !isStorable(k) || !isStorable(x) {
+				return false
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if !isStorable(x) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// toStorable copies the decoded JSON value v with every string and key
+// made storableText (JSONB refuses \u0000).
+func toStorable(v any) any {
+	switch v := v.(type) {
+	case string:
+		return storableText(v)
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[storableText(k)] = toStorable(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = toStorable(x)
+		}
+		return out
+	}
+	return v
 }
 
 // Inbound hook types; each names the spec's hook.
