@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"regexp"
 	"runtime/debug"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/riverqueue/river"
+
+	"github.com/groundwork-go/groundwork/store"
 )
 
 // Inbound defaults.
@@ -83,7 +83,7 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 			refusal = &GatewayError{Code: "invalid_payload", Message: "The webhook could not be read."}
 		}
 		rec.ErrorCode, rec.ResponseStatus = refusal.Code, 400
-		rec.Payload, rec.PayloadTruncated = storableText(prefix(body)), len(body) > InboundStoredPrefix
+		rec.Payload, rec.PayloadTruncated = store.CleanText(prefix(body)), len(body) > InboundStoredPrefix
 		s.record(ctx, rec)
 		return &Received{Status: 400, Refusal: refusal}, nil
 	}
@@ -98,8 +98,8 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 		}
 	}
 	rec.Verified, rec.ResponseStatus = true, 200
-	rec.EventID, rec.EventType, rec.SessionReference = storableText(ev.ID), storableText(ev.Type), storableText(ev.SessionReference)
-	rec.Payload, rec.Parsed = storableText(string(body)), ev.Payload
+	rec.EventID, rec.EventType, rec.SessionReference = store.CleanText(ev.ID), store.CleanText(ev.Type), store.CleanText(ev.SessionReference)
+	rec.Payload, rec.Parsed = store.CleanText(string(body)), ev.Payload
 	if !isStorable(ev.Payload) {
 		rec.Parsed = toStorable(ev.Payload).(map[string]any)
 	}
@@ -165,22 +165,12 @@ func prefix(body []byte) string {
 	return string(body)
 }
 
-// storableText is s as text every database stores: valid UTF-8 without
-// NUL, each invalid byte, cut rune or NUL replaced by U+FFFD. The ledger's
-// hash and size still describe the bytes received.
-func storableText(s string) string {
-	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
-}
-
 // isStorable reports whether every string (and key) in the decoded JSON
-// value v is already storableText, as it almost always is.
+// value v is already store.ValidText, as it almost always is.
 func isStorable(v any) bool {
 	switch v := v.(type) {
 	case string:
-		return storableText(v) == v
+		return store.ValidText(v)
 	case map[string]any:
 		for k, x := range v {
 			if !isStorable(k) || !isStorable(x) {
@@ -198,15 +188,15 @@ func isStorable(v any) bool {
 }
 
 // toStorable copies the decoded JSON value v with every string and key
-// made storableText (JSONB refuses \u0000).
+// made store.ValidText (JSONB refuses \u0000).
 func toStorable(v any) any {
 	switch v := v.(type) {
 	case string:
-		return storableText(v)
+		return store.CleanText(v)
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
-			out[storableText(k)] = toStorable(x)
+			out[store.CleanText(k)] = toStorable(x)
 		}
 		return out
 	case []any:
