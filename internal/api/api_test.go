@@ -91,6 +91,10 @@ func TestDecodeJSON(t *testing.T) {
 		{"ObjectGotArray", "application/json", `{"structure": [1]}`, 422, "The structure field must be an object.", map[string][]string{"structure": {"The structure field must be an object."}}},
 		{"MapValue", "application/json", `{"meta": {"a": 1, "b": "x"}}`, 422, "The meta.b field must be an integer.", map[string][]string{"meta.b": {"The meta.b field must be an integer."}}},
 		{"EscapedKeys", "application/json", `{"colors": ["\u0023fff", {"x": "]"}]}`, 422, "The colors.1 field must be a string.", map[string][]string{"colors.1": {"The colors.1 field must be a string."}}},
+		{"NULEscape", "application/json", `{"foreground": "#f\u0000ff"}`, 400, `The request body must not contain NUL characters (\u0000).`, nil},
+		{"NULEscapeInKey", "application/json", `{"a\u0000": 1}`, 400, `The request body must not contain NUL characters (\u0000).`, nil},
+		{"EscapedBackslashBeforeU0000", "application/json", `{"foreground": "\\u0000 and \\\\u0000"}`, 200, "", nil},
+		{"NULAfterEscapedBackslash", "application/json", `{"foreground": "\\\u0000"}`, 400, `The request body must not contain NUL characters (\u0000).`, nil},
 		{"DeepNesting", "application/json", `{"foreground": ` + strings.Repeat("[", 400) + strings.Repeat("]", 400) + `}`, 422, "The foreground field must be a string.", map[string][]string{"foreground": {"The foreground field must be a string."}}},
 	}
 	for _, tc := range tests {

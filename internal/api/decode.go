@@ -21,7 +21,8 @@ const MaxBodyDefault = 1 << 20
 //
 //   - 415 when a body is sent with a content type other than JSON;
 //   - 413 when the body is over the limit (by Content-Length or by reading);
-//   - 400 when the body is not JSON, or not an object;
+//   - 400 when the body is not JSON, or not an object, or has a NUL
+//     (\u0000) in a string;
 //   - 422 (*ValidationError) when a value has the wrong type, naming its
 //     path: "The colors.1 field must be a string."
 //
@@ -63,6 +64,27 @@ func ReadJSONBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, 
 	return body, nil
 }
 
+// hasNULEscape reports whether a JSON body has a \u0000 escape: a NUL no
+// database stores in text (Postgres refuses it in TEXT and JSONB). An
+// escaped backslash followed by "u0000" is text, not a NUL.
+func hasNULEscape(body []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(body[i:], []byte(`\u0000`))
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		backslashes := 1
+		for k := at - 1; k >= 0 && body[k] == '\\'; k-- {
+			backslashes++
+		}
+		if backslashes%2 == 1 {
+			return true
+		}
+		i = at + 1
+	}
+}
+
 // DecodeJSONBytes is [DecodeJSON] on a body already read.
 func DecodeJSONBytes(body []byte, dst any) error {
 	if len(body) == 0 || body[0] != '{' {
@@ -77,6 +99,8 @@ func DecodeJSONBytes(body []byte, dst any) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
+	case err == nil && hasNULEscape(body):
+		return &Error{Status: http.StatusBadRequest, Message: `The request body must not contain NUL characters (\u0000).`}
 	case err == nil:
 		return nil
 	case errors.As(err, &se):
