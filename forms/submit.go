@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/store"
 )
 
 // Caps on answers that no validation rule narrows, in characters.
@@ -244,8 +245,10 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	for _, f := range fields {
 		names[f.UUID] = f.Name
 	}
-	sub := &Submission{FormID: form.ID, PageURL: truncate(req.PageURL, 2048), ReferrerURL: truncate(req.ReferrerURL, 2048),
-		IPAddress: truncate(req.IPAddress, 64), UserAgent: truncate(req.UserAgent, 512), CreatedAt: now, UpdatedAt: now}
+	// What the request said of itself is kept as it came, made storable.
+	sub := &Submission{FormID: form.ID, PageURL: store.CleanText(truncate(req.PageURL, 2048)),
+		ReferrerURL: store.CleanText(truncate(req.ReferrerURL, 2048)), IPAddress: store.CleanText(truncate(req.IPAddress, 64)),
+		UserAgent: store.CleanText(truncate(req.UserAgent, 512)), CreatedAt: now, UpdatedAt: now}
 	v := &ValidationError{}
 	for i := range fields {
 		f := &fields[i]
@@ -358,6 +361,10 @@ func (s *Service) checkAnswer(v *ValidationError, f *Field, raw []string, file *
 	for _, r := range raw {
 		if r = strings.TrimSpace(r); r != "" {
 			present = append(present, r)
+		}
+		if !store.ValidText(r) {
+			v.Add(key, fmt.Sprintf("The %s field must be UTF-8 text without NUL characters.", name))
+			return value, false
 		}
 	}
 	if f.Type == TypeFile {

@@ -472,3 +472,35 @@ func TestPrivacyOptions(t *testing.T) {
 	require.Equal(t, "127.0.0.1", d["ip_address"])
 	require.Equal(t, "Go-http-client/1.1", d["user_agent"])
 }
+
+// Bytes no database keeps as text: an answer carrying them is refused
+// with a message, a header carrying them is kept with U+FFFD.
+func TestSubmitHostileBytes(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, func(o *setupOptions) { o.dialect = d })
+		form := b.contactForm(t)
+		r := b.request(t, "POST", "/api/v1/forms/"+form+"/submit", "", "application/json",
+			strings.NewReader(`{"data":{"name":"C\u0000y","email":"cy@example.test","topic":"sales","message":"hi"}}`))
+		require.Equal(t, 400, r.status, r.body)
+		require.Contains(t, r.body, "NUL characters")
+
+		r = b.submit(t, form, part{name: "name", content: "A\x00n"}, part{name: "email", content: "ann@example.test"},
+			part{name: "topic", content: "support"}, part{name: "message", content: "caf\xe9"})
+		require.Equal(t, 422, r.status, r.body)
+		e := r.errors(t)
+		require.Equal(t, []string{"The Name field must be UTF-8 text without NUL characters."}, e.Errors["name"])
+		require.Equal(t, []string{"The Message field must be UTF-8 text without NUL characters."}, e.Errors["message"])
+		q := url.Values{"name": {"Bob\xff"}, "email": {"bob@example.test"}, "topic": {"sales"}}
+		r = b.request(t, "POST", "/api/v1/forms/"+form+"/submit", "", "application/x-www-form-urlencoded", strings.NewReader(q.Encode()))
+		require.Equal(t, 422, r.status, r.body)
+
+		ct, body := multipartBody(t, valid()...)
+		r = b.request(t, "POST", "/api/v1/forms/"+form+"/submit", "", ct, body, "Referer", "https://example.test/caf\xe9")
+		require.Equal(t, 201, r.status, r.body)
+		list := b.api(t, "GET", "/contact/submissions", nil).json(t)
+		require.EqualValues(t, 1, list["meta"].(map[string]any)["total"], "only the clean submission was stored")
+		sub := b.api(t, "GET", fmt.Sprintf("/contact/submissions/%v", r.json(t)["submission_id"]), nil).data(t)
+		require.Equal(t, "https://example.test/caf\uFFFD", sub["referrer_url"])
+	})
+}
