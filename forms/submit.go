@@ -246,9 +246,9 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		names[f.UUID] = f.Name
 	}
 	// What the request said of itself is kept as it came, made storable.
-	sub := &Submission{FormID: form.ID, PageURL: store.CleanText(truncate(req.PageURL, 2048)),
-		ReferrerURL: store.CleanText(truncate(req.ReferrerURL, 2048)), IPAddress: store.CleanText(truncate(req.IPAddress, 64)),
-		UserAgent: store.CleanText(truncate(req.UserAgent, 512)), CreatedAt: now, UpdatedAt: now}
+	sub := &Submission{FormID: form.ID, PageURL: store.ClipText(req.PageURL, 2048),
+		ReferrerURL: store.ClipText(req.ReferrerURL, 2048), IPAddress: store.ClipText(req.IPAddress, 64),
+		UserAgent: store.ClipText(req.UserAgent, 512), CreatedAt: now, UpdatedAt: now}
 	v := &ValidationError{}
 	for i := range fields {
 		f := &fields[i]
@@ -338,16 +338,6 @@ func (s *Service) tooFast(loadedAt string, now time.Time) bool {
 		return false
 	}
 	return now.Sub(time.Unix(secs, 0)) < MinFillTime
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // checkAnswer validates one visible field's answer, adding messages to v,

@@ -22,3 +22,15 @@ func CleanText(s string) string {
 	}
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
+
+// ClipText is CleanText of at most the first n bytes of s, cut where a
+// rune starts (a rune the cut would split is left out).
+func ClipText(s string, n int) string {
+	if len(s) > n {
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n]
+	}
+	return CleanText(s)
+}

@@ -42,3 +42,13 @@ func TestTextStores(t *testing.T) {
 		require.Equal(t, in, out)
 	})
 }
+
+func TestClipText(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "abc", store.ClipText("abc", 3))
+	require.Equal(t, "ab", store.ClipText("abc", 2))
+	require.Equal(t, "a", store.ClipText("a☕", 3), "the split rune is left out")
+	require.Equal(t, "a☕", store.ClipText("a☕b", 4))
+	require.Equal(t, "\uFFFDb", store.ClipText("\x00bc", 2))
+	require.Equal(t, "", store.ClipText("☕", 2))
+}

@@ -15,12 +15,14 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
+
+	"github.com/groundwork-go/groundwork/store"
 )
 
 // ---- the pinned HTTP client ----
@@ -415,7 +417,7 @@ var ErrNotPublicAtSend = errors.New("Webhook URL does not resolve to a public ad
 // receiver said or the error.
 func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (status *int, body *string, reason error) {
 	fail := func(err error) (*int, *string, error) {
-		msg := truncate(err.Error())
+		msg := store.ClipText(err.Error(), ResponseBodyLimit)
 		return nil, &msg, err
 	}
 	payload, err := s.payload(ctx, d, sub)
@@ -463,10 +465,10 @@ func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (sta
 		return fail(err)
 	}
 	defer res.Body.Close()
-	buf, _ := io.ReadAll(io.LimitReader(res.Body, ResponseBodyLimit))
+	buf, _ := io.ReadAll(io.LimitReader(res.Body, ResponseBodyLimit+utf8.UTFMax)) // whole runes up to the limit
 	// Read a little more, so the connection can be reused.
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
-	text := truncate(string(buf))
+	text := store.ClipText(string(buf), ResponseBodyLimit)
 	code := res.StatusCode
 	if code >= 200 && code < 300 {
 		return &code, &text, nil
@@ -475,15 +477,6 @@ func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (sta
 		return &code, &text, fmt.Errorf("webhooks: receiver answered %d (redirects are not followed)", code)
 	}
 	return &code, &text, fmt.Errorf("webhooks: receiver answered %d", code)
-}
-
-// truncate keeps at most ResponseBodyLimit bytes, as valid UTF-8 (a
-// rune cut in two, and any invalid byte, is dropped).
-func truncate(s string) string {
-	if len(s) > ResponseBodyLimit {
-		s = s[:ResponseBodyLimit]
-	}
-	return strings.ToValidUTF8(s, "")
 }
 
 // payload is the body to send: the recorded envelope, through the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"sync"
 	"testing"
@@ -439,4 +440,24 @@ func TestPinnedConnection(t *testing.T) {
 	require.Equal(t, webhooks.StatusRetrying, failed.Status)
 	require.Contains(t, *failed.ResponseBody, "certificate", "the name is still verified")
 	require.EqualValues(t, 1, tlsSrv.count.Load())
+}
+
+// A receiver's answer that is not text is kept as text: the attempt is
+// recorded, not lost and sent again.
+func TestHostileResponseBody(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, on(d))
+		rv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = w.Write([]byte("ok\x00\xff\xe2\x98"))
+		}))
+		t.Cleanup(rv.Close)
+		sub := b.subscribe(t, rv.URL)
+		require.NoError(t, b.svc.Dispatch(context.Background(), placed(1)).Err)
+		row := b.deliveriesOf(t, sub.ID)[0]
+		b.attempt(t, row.ID)
+		got := b.delivery(t, row.ID)
+		require.Equal(t, webhooks.StatusDelivered, got.Status)
+		require.Equal(t, "ok\uFFFD\uFFFD", *got.ResponseBody, "NUL, then one run of invalid bytes")
+	})
 }

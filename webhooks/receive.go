@@ -83,7 +83,7 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 			refusal = &GatewayError{Code: "invalid_payload", Message: "The webhook could not be read."}
 		}
 		rec.ErrorCode, rec.ResponseStatus = refusal.Code, 400
-		rec.Payload, rec.PayloadTruncated = store.CleanText(prefix(body)), len(body) > InboundStoredPrefix
+		rec.Payload, rec.PayloadTruncated = store.ClipText(string(body), InboundStoredPrefix), len(body) > InboundStoredPrefix
 		s.record(ctx, rec)
 		return &Received{Status: 400, Refusal: refusal}, nil
 	}
@@ -156,13 +156,6 @@ func (s *Service) record(ctx context.Context, rec *InboundRecord) {
 	if err := s.store.RecordInbound(context.WithoutCancel(ctx), rec); err != nil {
 		s.logger.ErrorContext(ctx, "webhooks: record inbound", "provider", rec.Provider, "error", err)
 	}
-}
-
-func prefix(body []byte) string {
-	if len(body) > InboundStoredPrefix {
-		body = body[:InboundStoredPrefix]
-	}
-	return string(body)
 }
 
 // isStorable reports whether every string (and key) in the decoded JSON
