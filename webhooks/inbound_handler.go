@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -8,7 +9,6 @@ import (
 	"net/http"
 	"net/netip"
 	"regexp"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -64,6 +64,8 @@ type InboundHandler struct {
 	opts   InboundHandlerOptions
 	mux    *http.ServeMux
 	logger *slog.Logger
+	// perIP and perProvider are the two allowances; nil when off.
+	perIP, perProvider *api.Throttle
 }
 
 // NewInboundHandler returns the inbound endpoint for svc.
@@ -79,19 +81,17 @@ func NewInboundHandler(svc *Service, opts *InboundHandlerOptions) (*InboundHandl
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: new inbound handler: %w", err)
 	}
-	if o.RateLimiter == nil {
-		o.RateLimiter = store.NewMemoryRateLimiter(nil)
-	}
-	if o.PerIP == 0 {
-		o.PerIP = PerIPDefault
-	}
-	if o.PerProvider == 0 {
-		o.PerProvider = PerProviderDefault
-	}
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = InboundMaxBytesDefault
 	}
-	h := &InboundHandler{svc: svc, opts: o, mux: b.Mux, logger: b.Logger}
+	throttle := func(name string, limit, def int) *api.Throttle {
+		if limit < 0 {
+			return nil
+		}
+		return &api.Throttle{Name: name, Limiter: b.Throttle.Limiter, Limit: cmp.Or(limit, def), Window: time.Minute, Logger: b.Logger}
+	}
+	h := &InboundHandler{svc: svc, opts: o, mux: b.Mux, logger: b.Logger,
+		perIP: throttle("webhooks-inbound-ip", o.PerIP, PerIPDefault), perProvider: throttle("webhooks-inbound-provider", o.PerProvider, PerProviderDefault)}
 	b.Mux.Handle(b.Prefix+"/{provider}", api.Methods{http.MethodPost: h.receive}.Handler())
 	return h, nil
 }
@@ -113,23 +113,17 @@ type receivedBody struct {
 	Duplicate bool   `json:"duplicate,omitempty"`
 }
 
-// hit counts one on key and reports whether it is within limit; when it
-// is not, it writes the 429.
-func (h *InboundHandler) hit(w http.ResponseWriter, r *http.Request, key string, limit int) (bool, error) {
-	if limit < 0 {
+// allow counts a hit on key against t (nil: no limit); over the limit
+// it answers 429. err is the limiter's failure, for a 503.
+func allow(w http.ResponseWriter, r *http.Request, t *api.Throttle, key string) (bool, error) {
+	if t == nil {
 		return true, nil
 	}
-	res, err := h.opts.RateLimiter.Hit(r.Context(), key, limit, time.Minute)
-	if err != nil {
-		return false, err
-	}
-	if !res.Allowed {
-		w.Header().Set("Retry-After", strconv.Itoa(int(res.RetryAfter(time.Now())/time.Second)))
-		w.Header().Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-		w.Header().Set("X-RateLimit-Remaining", "0")
+	ok, err := t.Hit(w, r, key)
+	if err == nil && !ok {
 		api.WriteJSON(w, http.StatusTooManyRequests, coded{Code: "rate_limited", Message: "Too many webhooks; try again later."})
 	}
-	return res.Allowed, nil
+	return ok, err
 }
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
@@ -137,8 +131,8 @@ var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 func (h *InboundHandler) receive(w http.ResponseWriter, r *http.Request) {
 	provider := r.PathValue("provider")
 	ip := api.ClientIPString(r, h.opts.TrustedProxies)
-	if ok, err := h.hit(w, r, "webhooks-inbound-ip:"+ip, h.opts.PerIP); err != nil {
-		h.unavailable(w, r, err)
+	if ok, err := allow(w, r, h.perIP, ip); err != nil {
+		unavailable(w)
 		return
 	} else if !ok {
 		return
@@ -171,11 +165,16 @@ func (h *InboundHandler) receive(w http.ResponseWriter, r *http.Request) {
 			correlation = uuid.NewString()
 		}
 	}
+	var limiterErr error
 	allowProvider := func() (bool, error) {
-		return h.hit(w, r, "webhooks-inbound-provider:"+provider, h.opts.PerProvider)
+		ok, err := allow(w, r, h.perProvider, provider)
+		limiterErr = err
+		return ok, err
 	}
 	res, err := h.svc.ReceiveWebhook(r.Context(), provider, r.Header, body, correlation, allowProvider)
 	switch {
+	case limiterErr != nil:
+		unavailable(w)
 	case err != nil:
 		h.logger.ErrorContext(r.Context(), "webhooks: inbound", "provider", provider, "error", err)
 		api.WriteJSON(w, http.StatusInternalServerError, coded{Code: "webhook_failed",
@@ -189,7 +188,8 @@ func (h *InboundHandler) receive(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (h *InboundHandler) unavailable(w http.ResponseWriter, r *http.Request, err error) {
-	h.logger.ErrorContext(r.Context(), "webhooks: inbound rate limit", "error", err)
+// unavailable answers a request whose allowance could not be checked
+// (the throttle logged why).
+func unavailable(w http.ResponseWriter) {
 	api.WriteJSON(w, http.StatusServiceUnavailable, coded{Code: "unavailable", Message: api.MsgUnavailable})
 }

@@ -420,3 +420,43 @@ func TestInboundLedgerHostileBytes(t *testing.T) {
 		require.Equal(t, "x\uFFFDy", obj["note"])
 	})
 }
+
+// failingOn is a rate limiter whose counters cannot be reached for keys
+// containing its text.
+type failingOn struct {
+	text string
+	next store.RateLimiter
+}
+
+func (f failingOn) Hit(ctx context.Context, key string, limit int, window time.Duration) (store.RateLimit, error) {
+	if strings.Contains(key, f.text) {
+		return store.RateLimit{}, errors.New("the counters are unreachable")
+	}
+	return f.next.Hit(ctx, key, limit, window)
+}
+
+// An allowance that cannot be checked answers 503 and records nothing:
+// the provider retries, and no event slips past its limit.
+func TestInboundLimiterDown(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	registerStripe(t, b, "")
+	var fired atomic.Int64
+	b.svc.OnWebhookReceived(func(context.Context, string, *webhooks.InboundEvent) error {
+		fired.Add(1)
+		return nil
+	})
+	ev := stripeEvent("evt_down", "customer.created", "customer", "cus_1")
+	sig := stripeSigned(ev, stripeSecret, b.clock.Now())
+	for _, text := range []string{"-ip:", "-provider:"} {
+		in := newInbound(t, b, failingOn{text, store.NewMemoryRateLimiter(nil)}, 0, 0)
+		r := in.post(t, "stripe", ev, sig)
+		require.Equal(t, 503, r.status, text)
+		require.JSONEq(t, `{"code":"unavailable","message":"Service Unavailable."}`, r.body)
+	}
+	require.Zero(t, fired.Load())
+	require.Empty(t, b.ledger(t))
+	r := newInbound(t, b, nil, 0, 0).post(t, "stripe", ev, sig)
+	require.Equal(t, 200, r.status)
+	require.EqualValues(t, 1, fired.Load(), "the event was not claimed by the refused tries")
+}
