@@ -115,7 +115,8 @@ type Store interface {
 	PruneInbound(ctx context.Context, before time.Time, batch int) (int, error)
 	// RedactInbound empties the payload and parsed payload of the ledger
 	// rows about one of sessionRefs, or whose payload contains email (when
-	// not empty); rows, hashes and sizes stay. It returns how many.
+	// not empty, in any case); rows, hashes and sizes stay. It returns how
+	// many.
 	RedactInbound(ctx context.Context, sessionRefs []string, email string) (int, error)
 }
 

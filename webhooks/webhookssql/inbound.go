@@ -168,8 +168,8 @@ func (s *Store) RedactInbound(ctx context.Context, sessionRefs []string, email s
 		conds, args = append(conds, "session_reference IN (?)"), append(args, sessionRefs)
 	}
 	if email != "" {
-		escaped := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(email)
-		conds, args = append(conds, `payload LIKE ? ESCAPE '\'`), append(args, "%"+escaped+"%")
+		escaped := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(email))
+		conds, args = append(conds, `LOWER(payload) LIKE ? ESCAPE '\'`), append(args, "%"+escaped+"%")
 	}
 	if len(conds) == 0 {
 		return 0, nil
@@ -177,7 +177,7 @@ func (s *Store) RedactInbound(ctx context.Context, sessionRefs []string, email s
 	query, args, err := sqlx.In(`UPDATE webhooks_inbound SET payload = '', parsed = NULL WHERE (`+strings.Join(conds, " OR ")+`)
 		AND (payload <> '' OR parsed IS NOT NULL)`, args...)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("webhookssql: redact inbound: %w", err)
 	}
 	res, err := s.db.ExecContext(ctx, s.q(query), args...)
 	if err != nil {

@@ -555,7 +555,7 @@ func (f *Fake) RedactInbound(_ context.Context, sessionRefs []string, email stri
 	n := 0
 	for id, r := range f.inbound {
 		about := (r.SessionReference != "" && slices.Contains(sessionRefs, r.SessionReference)) ||
-			(email != "" && strings.Contains(r.Payload, email))
+			(email != "" && strings.Contains(strings.ToLower(r.Payload), strings.ToLower(email)))
 		if about && (r.Payload != "" || r.Parsed != nil) {
 			r.Payload, r.Parsed = "", nil
 			f.inbound[id] = r
