@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
 // Fake is an in-memory forms.Store, safe for concurrent use. It keeps
@@ -220,14 +221,6 @@ func newestFirst(a, b time.Time, aID, bID int64) int {
 	return cmp.Compare(bID, aID)
 }
 
-// page cuts a window out of items.
-func page[T any](items []T, offset, limit int) []T {
-	if offset >= len(items) {
-		return []T{}
-	}
-	return items[offset:min(len(items), offset+limit)]
-}
-
 // ListForms implements forms.Store.
 func (f *Fake) ListForms(_ context.Context, q forms.FormQuery) ([]forms.Form, int, error) {
 	f.mu.Lock()
@@ -239,7 +232,7 @@ func (f *Fake) ListForms(_ context.Context, q forms.FormQuery) ([]forms.Form, in
 		}
 	}
 	slices.SortFunc(all, func(a, b forms.Form) int { return newestFirst(a.CreatedAt, b.CreatedAt, a.ID, b.ID) })
-	return page(all, q.Offset, q.Limit), len(all), nil
+	return storetest.Page(all, q.Offset, q.Limit), len(all), nil
 }
 
 // SlugsLike implements forms.Store.
@@ -540,7 +533,7 @@ func (f *Fake) ListSubmissions(_ context.Context, q forms.SubmissionQuery) ([]fo
 			all = append(all, copySubmission(s))
 		}
 	}
-	return page(all, q.Offset, q.Limit), len(all), nil
+	return storetest.Page(all, q.Offset, q.Limit), len(all), nil
 }
 
 // EachSubmission implements forms.Store.

@@ -133,3 +133,12 @@ func adminDB(t testing.TB, base string) *sql.DB {
 	}
 	return admin.db
 }
+
+// Page cuts the window [offset, offset+limit) out of items, as LIMIT and
+// OFFSET do, for the in-memory fakes of the stores.
+func Page[T any](items []T, offset, limit int) []T {
+	if offset >= len(items) {
+		return []T{}
+	}
+	return items[offset:min(len(items), offset+limit)]
+}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
 
@@ -149,13 +150,6 @@ func sorter[T any](sort string, keys map[string]func(a, b T) int, def string, id
 	}
 }
 
-func page[T any](all []T, offset, limit int) []T {
-	if offset >= len(all) {
-		return []T{}
-	}
-	return all[offset:min(len(all), offset+limit)]
-}
-
 // ListSubscriptions implements webhooks.Store.
 func (f *Fake) ListSubscriptions(_ context.Context, q webhooks.SubscriptionQuery) ([]webhooks.Subscription, int, error) {
 	f.mu.Lock()
@@ -171,7 +165,7 @@ func (f *Fake) ListSubscriptions(_ context.Context, q webhooks.SubscriptionQuery
 		"created_at": func(a, b webhooks.Subscription) int { return a.CreatedAt.Compare(b.CreatedAt) },
 		"id":         func(a, b webhooks.Subscription) int { return 0 },
 	}, "-created_at", func(s webhooks.Subscription) int64 { return s.ID }))
-	return page(all, q.Offset, q.Limit), len(all), nil
+	return storetest.Page(all, q.Offset, q.Limit), len(all), nil
 }
 
 // ActiveSubscriptions implements webhooks.Store.
@@ -244,7 +238,7 @@ func (f *Fake) ListDeliveries(_ context.Context, q webhooks.DeliveryQuery) ([]we
 		"id":         func(a, b webhooks.Delivery) int { return 0 },
 		"created_at": func(a, b webhooks.Delivery) int { return a.CreatedAt.Compare(b.CreatedAt) },
 	}, "-id", func(d webhooks.Delivery) int64 { return d.ID }))
-	return page(all, q.Offset, q.Limit), len(all), nil
+	return storetest.Page(all, q.Offset, q.Limit), len(all), nil
 }
 
 // RecentDeliveries implements webhooks.Store.
@@ -526,7 +520,7 @@ func (f *Fake) ListInbound(_ context.Context, q webhooks.InboundQuery) ([]webhoo
 		}
 	}
 	slices.SortFunc(all, func(a, b webhooks.InboundRecord) int { return cmp.Compare(b.ID, a.ID) })
-	return page(all, q.Offset, q.Limit), len(all), nil
+	return storetest.Page(all, q.Offset, q.Limit), len(all), nil
 }
 
 // PruneInbound implements webhooks.Store.
