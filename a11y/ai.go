@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -25,7 +24,8 @@ const (
 	FeatureContrastExplanation Feature = "a11y.contrast_explanation"
 )
 
-// Providers the AI features can talk to, through langchaingo.
+// Providers the AI features know default models for; a11y/a11yai talks
+// to each through langchaingo.
 const (
 	ProviderAnthropic = "anthropic"
 	ProviderOpenAI    = "openai"
@@ -65,22 +65,22 @@ type Completion struct {
 }
 
 // Completer is the one thing the AI features need from a model: text for
-// a prompt. The langchaingo providers implement it; a host may plug in
-// its own (AIOptions.Completer).
+// a prompt. Package a11y/a11yai makes one for Anthropic, OpenAI or Ollama
+// (through langchaingo, which this package does not link); a host may
+// write its own.
 type Completer interface {
 	Complete(ctx context.Context, c Completion) (string, error)
 }
 
 // AIOptions configures [NewAI].
 type AIOptions struct {
-	// Provider is "anthropic", "openai" or "ollama". Empty means no
-	// provider is configured: every feature answers ErrNoCredentials.
+	// Completer answers the prompts. Nil means no model is configured:
+	// every feature answers ErrNoCredentials. a11yai.NewCompleter makes
+	// one for a provider; a11yai.NewAI does both steps.
+	Completer Completer
+	// Provider is "anthropic", "openai" or "ollama": it picks the default
+	// model of each feature (see DefaultModel). Empty means Anthropic's.
 	Provider string
-	// APIKey is required for anthropic and openai.
-	APIKey string
-	// BaseURL replaces the provider's address, e.g. for a proxy or a
-	// local server ("http://127.0.0.1:11434" is ollama's default).
-	BaseURL string
 	// Model is the model of every feature that Models does not name; when
 	// empty, each provider's defaults apply.
 	Model string
@@ -90,11 +90,6 @@ type AIOptions struct {
 	Disabled []Feature
 	// Timeout bounds one call; AITimeoutDefault when zero.
 	Timeout time.Duration
-	// HTTPClient carries the provider calls; http.DefaultClient when nil.
-	HTTPClient *http.Client
-	// Completer, when set, is used instead of a langchaingo provider;
-	// Provider then only picks default model names.
-	Completer Completer
 	// Logger receives provider failures, which never reach clients.
 	Logger *slog.Logger
 }
@@ -112,9 +107,10 @@ type AI struct {
 	logger    *slog.Logger
 }
 
-// NewAI returns the AI features on svc's colour logic (nil for Default).
-// An unknown provider is an error; a known one without its key is not:
-// its features answer ErrNoCredentials until configured.
+// NewAI returns the AI features on svc's colour logic (nil for Default),
+// answering through opts.Completer. An unknown provider or feature is an
+// error; no Completer is not: the features answer ErrNoCredentials until
+// one is configured.
 func NewAI(svc *Service, opts *AIOptions) (*AI, error) {
 	if svc == nil {
 		svc = defaultService
@@ -151,20 +147,13 @@ func NewAI(svc *Service, opts *AIOptions) (*AI, error) {
 			return nil, fmt.Errorf("a11y: new ai: unknown provider %q (anthropic, openai or ollama)", o.Provider)
 		}
 	}
-	switch {
-	case o.Completer != nil:
-		a.completer = o.Completer
-	case o.Provider == "", o.Provider != ProviderOllama && o.APIKey == "":
-		// No credentials: the features say so when asked.
-	default:
-		c, err := newLangChainCompleter(o.Provider, o.APIKey, o.BaseURL, o.HTTPClient)
-		if err != nil {
-			return nil, fmt.Errorf("a11y: new ai: %w", err)
-		}
-		a.completer = c
-	}
+	a.completer = o.Completer
 	return a, nil
 }
+
+// DefaultModel is the model feature uses on provider when the options
+// name none; "" for an unknown provider or feature.
+func DefaultModel(provider string, f Feature) string { return defaultModels[provider][f] }
 
 func knownFeature(f Feature) bool {
 	return f == FeatureContentAnalysis || f == FeatureAriaSuggestion || f == FeatureContrastExplanation

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/a11y"
+	"github.com/groundwork-go/groundwork/a11y/a11yai"
 )
 
 // provider is an httptest server speaking one provider's wire protocol:
@@ -153,21 +154,19 @@ type aiBundle struct {
 	http     *httpBundle
 }
 
-func setupAI(t *testing.T, kind string, opts *a11y.AIOptions) *aiBundle {
+// setupAI serves the AI endpoints on a provider of kind. opts, when
+// given, replaces the defaults: kind as the provider, with a key and the
+// test server as its address.
+func setupAI(t *testing.T, kind string, opts *a11yai.Options) *aiBundle {
 	t.Helper()
 	p := newProvider(t, kind)
-	o := a11y.AIOptions{Provider: kind, APIKey: "sk-test", BaseURL: p.baseURL()}
+	o := a11yai.Options{AIOptions: a11y.AIOptions{Provider: kind}, APIKey: "sk-test", BaseURL: p.baseURL()}
 	if opts != nil {
-		o.Disabled, o.Timeout, o.Models, o.Model = opts.Disabled, opts.Timeout, opts.Models, opts.Model
-		if opts.Provider == "none" {
-			o.Provider = ""
-		}
-		if opts.APIKey == "none" {
-			o.APIKey = ""
-		}
+		o = *opts
+		o.BaseURL = p.baseURL()
 	}
 	svc := newService(t)
-	ai, err := a11y.NewAI(svc, &o)
+	ai, err := a11yai.NewAI(svc, &o)
 	require.NoError(t, err)
 	h, err := a11y.NewHandler(svc, &a11y.HandlerOptions{Prefix: "/api/v1/a11y", AI: ai,
 		Tokens: tokens{aiToken: {"a11y:ai"}, "other": {"forms:*"}}})
@@ -177,6 +176,11 @@ func setupAI(t *testing.T, kind string, opts *a11y.AIOptions) *aiBundle {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return &aiBundle{provider: p, http: &httpBundle{svc: svc, server: srv}}
+}
+
+// withKey is o with the test key, for setupAI.
+func withKey(o a11y.AIOptions) *a11yai.Options {
+	return &a11yai.Options{AIOptions: o, APIKey: "sk-test"}
 }
 
 func (b *aiBundle) post(t *testing.T, feature, body string) reply {
@@ -232,7 +236,7 @@ func TestAIProvidersSpeakTheirProtocols(t *testing.T) {
 
 func TestAIModelChoice(t *testing.T) {
 	t.Parallel()
-	b := setupAI(t, a11y.ProviderAnthropic, &a11y.AIOptions{Model: "house-model", Models: map[a11y.Feature]string{a11y.FeatureAriaSuggestion: "aria-model"}})
+	b := setupAI(t, a11y.ProviderAnthropic, withKey(a11y.AIOptions{Provider: a11y.ProviderAnthropic, Model: "house-model", Models: map[a11y.Feature]string{a11y.FeatureAriaSuggestion: "aria-model"}}))
 	b.provider.set(`{"role":null,"attributes":[],"keyboard":[],"notes":[]}`)
 	require.Equal(t, 200, b.post(t, "aria-suggestion", `{"markup":"<button>x</button>","behavior":"opens a menu"}`).status)
 	b.provider.set(`{"issues":[]}`)
@@ -431,7 +435,7 @@ func TestAIFailures(t *testing.T) {
 	})
 	t.Run("SlowProviderTimesOut", func(t *testing.T) {
 		t.Parallel()
-		b := setupAI(t, a11y.ProviderAnthropic, &a11y.AIOptions{Timeout: 150 * time.Millisecond})
+		b := setupAI(t, a11y.ProviderAnthropic, withKey(a11y.AIOptions{Provider: a11y.ProviderAnthropic, Timeout: 150 * time.Millisecond}))
 		b.provider.mu.Lock()
 		b.provider.delay = 10 * time.Second
 		b.provider.mu.Unlock()
@@ -443,18 +447,18 @@ func TestAIFailures(t *testing.T) {
 	})
 	t.Run("NoKeyIs503", func(t *testing.T) {
 		t.Parallel()
-		b := setupAI(t, a11y.ProviderAnthropic, &a11y.AIOptions{APIKey: "none"})
+		b := setupAI(t, a11y.ProviderAnthropic, &a11yai.Options{AIOptions: a11y.AIOptions{Provider: a11y.ProviderAnthropic}})
 		r := b.post(t, "contrast-explanation", body)
 		require.Equal(t, 503, r.status)
 		require.JSONEq(t, `{"error":"No AI credentials configured for feature \"a11y.contrast_explanation\"."}`, r.body)
-		none := setupAI(t, a11y.ProviderOpenAI, &a11y.AIOptions{Provider: "none"})
+		none := setupAI(t, a11y.ProviderOpenAI, &a11yai.Options{APIKey: "sk-test"})
 		require.Equal(t, 503, none.post(t, "content-analysis", `{"content":"x"}`).status)
 		require.Empty(t, b.provider.calls())
 		require.Empty(t, none.provider.calls())
 	})
 	t.Run("DisabledIs403", func(t *testing.T) {
 		t.Parallel()
-		b := setupAI(t, a11y.ProviderOpenAI, &a11y.AIOptions{Disabled: []a11y.Feature{a11y.FeatureContrastExplanation}})
+		b := setupAI(t, a11y.ProviderOpenAI, withKey(a11y.AIOptions{Provider: a11y.ProviderOpenAI, Disabled: []a11y.Feature{a11y.FeatureContrastExplanation}}))
 		b.provider.set(`{"issues":[]}`)
 		r := b.post(t, "contrast-explanation", body)
 		require.Equal(t, 403, r.status)
@@ -498,7 +502,9 @@ func TestAIFailures(t *testing.T) {
 
 func TestNewAIOptions(t *testing.T) {
 	t.Parallel()
-	_, err := a11y.NewAI(nil, &a11y.AIOptions{Provider: "gemini", APIKey: "x"})
+	_, err := a11y.NewAI(nil, &a11y.AIOptions{Provider: "gemini"})
+	require.ErrorContains(t, err, "unknown provider")
+	_, err = a11yai.NewAI(nil, &a11yai.Options{AIOptions: a11y.AIOptions{Provider: "gemini"}, APIKey: "x"})
 	require.ErrorContains(t, err, "unknown provider")
 	_, err = a11y.NewAI(nil, &a11y.AIOptions{Disabled: []a11y.Feature{"a11y.nope"}})
 	require.ErrorContains(t, err, "unknown feature")

@@ -57,8 +57,11 @@
 //
 // # AI
 //
-// [NewAI] talks to Anthropic, OpenAI or Ollama through langchaingo, behind
-// the [Completer] interface. Model output is cleaned field by field;
+// [NewAI] answers through a [Completer], one method that turns a prompt
+// into text. Package a11y/a11yai makes one for Anthropic, OpenAI or Ollama
+// through langchaingo; it is a package of its own so that importing a11y
+// for its colour functions links none of that. A host may write its own
+// Completer for any other model. Model output is cleaned field by field;
 // contrast alternatives are re-resolved and re-checked here, failing ones
 // dropped, their distance from the original computed here (CIEDE2000),
 // and, when fewer than two survive, made up with local shades that keep

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/a11y"
+	"github.com/groundwork-go/groundwork/a11y/a11yai"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
 )
@@ -72,7 +73,7 @@ type config struct {
 	adminEmail      string
 	smtp            *mail.SMTPOptions // nil: log mail to the outbox
 	mailFrom        string
-	ai              a11y.AIOptions
+	ai              a11yai.Options
 	webhooks        webhooksConfig
 }
 
@@ -208,9 +209,9 @@ func defaultUploads(dsn string) string {
 }
 
 // readAIOptions reads the GROUNDWORK_AI_* variables.
-func readAIOptions(getenv func(string) string) (a11y.AIOptions, error) {
-	o := a11y.AIOptions{Provider: getenv("GROUNDWORK_AI_PROVIDER"), APIKey: getenv("GROUNDWORK_AI_API_KEY"),
-		BaseURL: getenv("GROUNDWORK_AI_BASE_URL"), Model: getenv("GROUNDWORK_AI_MODEL"), Models: map[a11y.Feature]string{}}
+func readAIOptions(getenv func(string) string) (a11yai.Options, error) {
+	o := a11yai.Options{AIOptions: a11y.AIOptions{Provider: getenv("GROUNDWORK_AI_PROVIDER"), Model: getenv("GROUNDWORK_AI_MODEL"),
+		Models: map[a11y.Feature]string{}}, APIKey: getenv("GROUNDWORK_AI_API_KEY"), BaseURL: getenv("GROUNDWORK_AI_BASE_URL")}
 	for f, name := range map[a11y.Feature]string{
 		a11y.FeatureContentAnalysis:     "GROUNDWORK_AI_MODEL_CONTENT_ANALYSIS",
 		a11y.FeatureAriaSuggestion:      "GROUNDWORK_AI_MODEL_ARIA_SUGGESTION",

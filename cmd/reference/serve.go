@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/a11y"
+	"github.com/groundwork-go/groundwork/a11y/a11yai"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/forms"
@@ -96,7 +97,7 @@ func newApp(cfg *config, db *store.DB, logger *slog.Logger) (*app, error) {
 	// original's /api/v1/a11y with the AI endpoints beside them.
 	aiOpts := cfg.ai
 	aiOpts.Logger = logger
-	ai, err := a11y.NewAI(a.colors, &aiOpts)
+	ai, err := a11yai.NewAI(a.colors, &aiOpts)
 	if err != nil {
 		return nil, err
 	}
