@@ -30,6 +30,14 @@
 // queues its background work on one River queue in the same database, so
 // a job is inserted in the transaction that caused it.
 //
+// # What every domain shares
+//
+// This package holds the few types every domain's API speaks in:
+// [ValidationError], the error of bad input with its messages field by
+// field (each domain names it too, as forms.ValidationError and so on),
+// and [PageRequest] with [PerPageDefault] and [PerPageMax], the paging of
+// list methods and endpoints.
+//
 // # Trying it
 //
 //	go run ./cmd/reference

@@ -167,7 +167,7 @@ func (h *Handler) contrastCheck(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	v := &api.ValidationError{}
+	v := &api.Validator{}
 	fg, _ := v.String("foreground", in["foreground"], api.StringRule{Required: true, Format: isHexInput})
 	bg, _ := v.String("background", in["background"], api.StringRule{Required: true, Format: isHexInput})
 	if err := v.Err(); err != nil {
@@ -188,7 +188,7 @@ func (h *Handler) generateTextColor(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	v := &api.ValidationError{}
+	v := &api.Validator{}
 	bg, _ := v.String("background_color", in["background_color"], api.StringRule{Required: true, Max: MaxColorLength, Format: h.isTextColorInput})
 	if err := v.Err(); err != nil {
 		h.fail(w, r, err)
@@ -203,7 +203,7 @@ func (h *Handler) auditPalette(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	v := &api.ValidationError{}
+	v := &api.Validator{}
 	items, ok := v.Array("colors", in["colors"], true, MaxPaletteColors)
 	colors := make([]string, 0, len(items))
 	if ok {
@@ -255,7 +255,7 @@ func (h *Handler) contentAnalysis(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	v := &api.ValidationError{}
+	v := &api.Validator{}
 	content, _ := v.String("content", in["content"], api.StringRule{Required: true, Max: MaxContentLength})
 	_, hasStructure := v.Object("structure", in["structure"], false)
 	if err := v.Err(); err != nil {
@@ -287,7 +287,7 @@ func (h *Handler) ariaSuggestion(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	v := &api.ValidationError{}
+	v := &api.Validator{}
 	markup, _ := v.String("markup", in["markup"], api.StringRule{Required: true, Max: MaxMarkupLength})
 	behavior, _ := v.String("behavior", in["behavior"], api.StringRule{Required: true, Max: MaxBehaviorLength})
 	framework, _ := v.String("framework", in["framework"], api.StringRule{Max: MaxFrameworkLen})
@@ -310,7 +310,7 @@ func (h *Handler) contrastExplanation(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	v := &api.ValidationError{}
+	v := &api.Validator{}
 	fg, _ := v.String("foreground", in["foreground"], api.StringRule{Required: true, Max: MaxColorLength})
 	bg, _ := v.String("background", in["background"], api.StringRule{Required: true, Max: MaxColorLength})
 	context, _ := v.OneOf("context", in["context"], false, string(ContextBodyText), string(ContextLargeText), string(ContextUI))

@@ -95,7 +95,7 @@ func Can(granted []string, ability string) bool { return api.Can(granted, abilit
 // bad input is a *ValidationError.
 func (s *Service) CreateToken(ctx context.Context, nt NewToken) (string, Token, error) {
 	now := s.now()
-	v := &ValidationError{}
+	v := &api.Validator{}
 	name := strings.TrimSpace(nt.Name)
 	switch {
 	case name == "":

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
@@ -24,10 +25,11 @@ var (
 	ErrStale = errors.New("forms: form definition changed")
 )
 
-// ValidationError lists what is wrong with an input, field by field. Its
-// Fields method returns the messages; its JSON form is the 422 body:
+// ValidationError is [groundwork.ValidationError], the error of bad
+// input: what is wrong, field by field. Find it with errors.As; its Fields
+// method returns the messages, and its JSON form is the 422 body
 // {"message": ..., "errors": {"<field>": ["<message>", ...]}}.
-type ValidationError = api.ValidationError
+type ValidationError = groundwork.ValidationError
 
 // errorTable maps this package's errors to HTTP.
 var errorTable = api.Table{

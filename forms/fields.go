@@ -55,7 +55,7 @@ var operators = []string{"equals", "not_equals", "contains", "not_contains", "st
 	"includes", "not_includes"}
 
 // validateLogic checks conditional logic whose action is one of actions.
-func validateLogic(v *ValidationError, field string, l *Logic, actions ...string) {
+func validateLogic(v *api.Validator, field string, l *Logic, actions ...string) {
 	if l == nil {
 		return
 	}
@@ -85,8 +85,8 @@ func validateLogic(v *ValidationError, field string, l *Logic, actions ...string
 }
 
 // validateField checks f against its form's steps and fills defaults.
-func (s *Service) validateField(f *Field, steps []Step) *ValidationError {
-	v := &ValidationError{}
+func (s *Service) validateField(f *Field, steps []Step) *api.Validator {
+	v := &api.Validator{}
 	f.Type = strings.TrimSpace(f.Type)
 	if f.Type == "" {
 		v.Add("type", api.MsgRequired("type"))
@@ -249,7 +249,7 @@ func (s *Service) CreateField(ctx context.Context, f *Field) error {
 		return fmt.Errorf("forms: create field: %w", err)
 	}
 	if v := s.validateField(f, steps); !v.Empty() {
-		return v
+		return v.Err()
 	}
 	if strings.TrimSpace(f.Label) == "" {
 		f.Label = fieldTypes[f.Type]
@@ -296,7 +296,7 @@ func (s *Service) UpdateField(ctx context.Context, f *Field) error {
 		return fmt.Errorf("forms: update field: %w", err)
 	}
 	if v := s.validateField(f, steps); !v.Empty() {
-		return v
+		return v.Err()
 	}
 	if f.Name == "" {
 		return api.Invalid("name", api.MsgRequired("name"))
@@ -325,10 +325,10 @@ func (s *Service) DeleteField(ctx context.Context, formID, id int64) error {
 // step) in the order of uuids, which must be distinct fields of that step;
 // fields of the step not listed follow, in their old order.
 func (s *Service) ReorderFields(ctx context.Context, formID int64, stepID *int64, uuids []string) error {
-	v := &ValidationError{}
+	v := &api.Validator{}
 	if len(uuids) == 0 {
 		v.Add("ordered_uuids", api.MsgRequired("ordered_uuids"))
-		return v
+		return v.Err()
 	}
 	fields, err := s.store.Fields(ctx, formID)
 	if err != nil {
@@ -411,8 +411,8 @@ func (s *Service) Step(ctx context.Context, formID, id int64) (*Step, error) {
 	return nil, notFound("Step")
 }
 
-func validateStep(st *Step) *ValidationError {
-	v := &ValidationError{}
+func validateStep(st *Step) *api.Validator {
+	v := &api.Validator{}
 	maxChars(v, "title", st.Title, 255)
 	maxChars(v, "description", st.Description, 1000)
 	if st.NextButtonText == "" {
@@ -430,7 +430,7 @@ func validateStep(st *Step) *ValidationError {
 // is "Step <n>".
 func (s *Service) CreateStep(ctx context.Context, st *Step) error {
 	if v := validateStep(st); !v.Empty() {
-		return v
+		return v.Err()
 	}
 	if strings.TrimSpace(st.Title) == "" {
 		steps, err := s.store.Steps(ctx, st.FormID)
@@ -450,7 +450,7 @@ func (s *Service) CreateStep(ctx context.Context, st *Step) error {
 // UpdateStep validates and saves a step.
 func (s *Service) UpdateStep(ctx context.Context, st *Step) error {
 	if v := validateStep(st); !v.Empty() {
-		return v
+		return v.Err()
 	}
 	if strings.TrimSpace(st.Title) == "" {
 		return api.Invalid("title", api.MsgRequired("title"))
@@ -496,10 +496,10 @@ func (s *Service) DeleteStep(ctx context.Context, f *Form, id int64) error {
 // ReorderSteps orders the form's steps as ids, which must list each of its
 // steps exactly once.
 func (s *Service) ReorderSteps(ctx context.Context, formID int64, ids []int64) error {
-	v := &ValidationError{}
+	v := &api.Validator{}
 	if len(ids) == 0 {
 		v.Add("ordered_ids", api.MsgRequired("ordered_ids"))
-		return v
+		return v.Err()
 	}
 	steps, err := s.store.Steps(ctx, formID)
 	if err != nil {

@@ -75,7 +75,7 @@ type HandlerOptions struct {
 	TrustedProxies []netip.Prefix
 	// BaseURL makes list links absolute; the request's own host when nil.
 	BaseURL *url.URL
-	// PerPage is the default page size of lists (api.PerPageDefault).
+	// PerPage is the default page size of lists (groundwork.PerPageDefault, 15).
 	PerPage int
 	// MaxRequestBytes and MaxParts cap a submission; the defaults above
 	// when zero.
@@ -249,11 +249,8 @@ func (h *Handler) input(w http.ResponseWriter, r *http.Request) (map[string]any,
 // ---- forms ----
 
 func (h *Handler) listForms(w http.ResponseWriter, r *http.Request) {
-	p, err := api.ParsePage(r, h.opts.PerPage)
-	v := &ValidationError{}
-	if ve, ok := err.(*ValidationError); ok {
-		v = ve
-	}
+	v := &api.Validator{}
+	p := api.ParsePage(r, h.opts.PerPage, v)
 	var active *bool
 	switch status := r.URL.Query().Get("status"); status {
 	case "":
@@ -275,7 +272,7 @@ func (h *Handler) listForms(w http.ResponseWriter, r *http.Request) {
 	api.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
 }
 
-func applyForm(v *ValidationError, in map[string]any, f *Form) {
+func applyForm(v *api.Validator, in map[string]any, f *Form) {
 	v.SetString(in, "name", &f.Name)
 	v.SetString(in, "slug", &f.Slug)
 	v.SetString(in, "description", &f.Description)
@@ -294,7 +291,7 @@ func (h *Handler) createForm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := &Form{IsActive: true, ShowProgressBar: true, SubmitButtonText: "Submit"}
-	v := &ValidationError{}
+	v := &api.Validator{}
 	applyForm(v, in, f)
 	if err := v.Err(); err != nil {
 		h.fail(w, r, err)
@@ -329,7 +326,7 @@ func (h *Handler) updateForm(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v := &ValidationError{}
+	v := &api.Validator{}
 	applyForm(v, in, f)
 	if err := v.Err(); err != nil {
 		h.fail(w, r, err)
@@ -369,7 +366,7 @@ func (h *Handler) listFields(w http.ResponseWriter, r *http.Request) {
 	api.WriteData(w, http.StatusOK, fields)
 }
 
-func applyField(v *ValidationError, in map[string]any, f *Field) {
+func applyField(v *api.Validator, in map[string]any, f *Field) {
 	v.SetString(in, "type", &f.Type)
 	v.SetOptionalInt(in, "step_id", &f.StepID)
 	v.SetString(in, "name", &f.Name)
@@ -386,7 +383,7 @@ func applyField(v *ValidationError, in map[string]any, f *Field) {
 }
 
 // strings reads an array of strings from in[key].
-func stringItems(v *ValidationError, in map[string]any, key string) []string {
+func stringItems(v *api.Validator, in map[string]any, key string) []string {
 	items, ok := v.Array(key, in[key], true, 1000)
 	if !ok {
 		return nil
@@ -404,7 +401,7 @@ func stringItems(v *ValidationError, in map[string]any, key string) []string {
 }
 
 // intItems reads an array of whole numbers from in[key].
-func intItems(v *ValidationError, in map[string]any, key string) []int64 {
+func intItems(v *api.Validator, in map[string]any, key string) []int64 {
 	items, ok := v.Array(key, in[key], true, 1000)
 	if !ok {
 		return nil
@@ -430,7 +427,7 @@ func (h *Handler) reorderFields(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v := &ValidationError{}
+	v := &api.Validator{}
 	uuids := stringItems(v, in, "ordered_uuids")
 	var stepID *int64
 	v.SetOptionalInt(in, "step_id", &stepID)
@@ -460,7 +457,7 @@ func (h *Handler) listSteps(w http.ResponseWriter, r *http.Request) {
 	api.WriteData(w, http.StatusOK, steps)
 }
 
-func applyStep(v *ValidationError, in map[string]any, st *Step) {
+func applyStep(v *api.Validator, in map[string]any, st *Step) {
 	v.SetString(in, "title", &st.Title)
 	v.SetString(in, "description", &st.Description)
 	v.SetString(in, "next_button_text", &st.NextButtonText)
@@ -476,7 +473,7 @@ func (h *Handler) reorderSteps(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v := &ValidationError{}
+	v := &api.Validator{}
 	ids := intItems(v, in, "ordered_ids")
 	if err := v.Err(); err != nil {
 		h.fail(w, r, err)
@@ -504,7 +501,7 @@ func (h *Handler) listNotifications(w http.ResponseWriter, r *http.Request) {
 	api.WriteData(w, http.StatusOK, list)
 }
 
-func applyNotification(v *ValidationError, in map[string]any, n *Notification) {
+func applyNotification(v *api.Validator, in map[string]any, n *Notification) {
 	v.SetString(in, "type", &n.Type)
 	v.SetString(in, "subject", &n.Subject)
 	v.SetString(in, "recipients", &n.Recipients)

@@ -13,7 +13,7 @@ import (
 type child[T any] struct {
 	param, what string // the path parameter, and its name in a 404
 	blank       func(form *Form) *T
-	apply       func(v *ValidationError, in map[string]any, t *T)
+	apply       func(v *api.Validator, in map[string]any, t *T)
 	find        func(ctx context.Context, formID, id int64) (*T, error)
 	insert      func(ctx context.Context, t *T) error
 	save        func(ctx context.Context, t *T) error
@@ -63,7 +63,7 @@ func (c child[T]) update(h *Handler) http.HandlerFunc {
 // store applies in to t, validates, and writes t with write.
 func (c child[T]) store(h *Handler, w http.ResponseWriter, r *http.Request, in map[string]any, t *T,
 	write func(context.Context, *T) error, status int) {
-	v := &ValidationError{}
+	v := &api.Validator{}
 	c.apply(v, in, t)
 	if err := v.Err(); err != nil {
 		h.fail(w, r, err)

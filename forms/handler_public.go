@@ -397,7 +397,7 @@ func readJSON(w http.ResponseWriter, r *http.Request, req *SubmitRequest) error 
 			}
 		}
 	}
-	v := &ValidationError{}
+	v := &api.Validator{}
 	for name, val := range values {
 		items, isList := val.([]any)
 		if !isList {

@@ -44,7 +44,7 @@ func (h *Handler) resource(s *Submission) submissionResource {
 }
 
 // queryBool reads an optional boolean filter.
-func queryBool(v *ValidationError, r *http.Request, key string) *bool {
+func queryBool(v *api.Validator, r *http.Request, key string) *bool {
 	s := r.URL.Query().Get(key)
 	if s == "" {
 		return nil
@@ -62,11 +62,8 @@ func (h *Handler) listSubmissions(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p, err := api.ParsePage(r, h.opts.PerPage)
-	v := &ValidationError{}
-	if ve, ok := err.(*ValidationError); ok {
-		v = ve
-	}
+	v := &api.Validator{}
+	p := api.ParsePage(r, h.opts.PerPage, v)
 	q := SubmissionQuery{FormID: form.ID, IsRead: queryBool(v, r, "is_read"), IsSpam: queryBool(v, r, "is_spam"),
 		IsStarred: queryBool(v, r, "is_starred"), Offset: p.Offset(), Limit: p.PerPage}
 	if err := v.Err(); err != nil {
@@ -118,7 +115,7 @@ func (h *Handler) updateSubmission(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v := &ValidationError{}
+	v := &api.Validator{}
 	v.SetBool(in, "is_read", &sub.IsRead)
 	v.SetBool(in, "is_starred", &sub.IsStarred)
 	v.SetBool(in, "is_spam", &sub.IsSpam)
@@ -159,7 +156,7 @@ func (h *Handler) bulkSubmissions(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v := &ValidationError{}
+	v := &api.Validator{}
 	var action string
 	v.SetString(in, "action", &action)
 	ids := intItems(v, in, "ids")

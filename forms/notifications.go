@@ -46,8 +46,8 @@ func (s *Service) Notification(ctx context.Context, formID, id int64) (*Notifica
 // validateNotification checks n and fills the defaults of its type: the
 // subject and message, admin recipients from Options.AdminRecipients, and
 // an autoresponder's recipient from the form's first email field.
-func (s *Service) validateNotification(ctx context.Context, n *Notification) (*ValidationError, error) {
-	v := &ValidationError{}
+func (s *Service) validateNotification(ctx context.Context, n *Notification) (*api.Validator, error) {
+	v := &api.Validator{}
 	n.Type = strings.TrimSpace(n.Type)
 	defaults, ok := notificationDefaults[n.Type]
 	switch {
@@ -114,7 +114,7 @@ func (s *Service) CreateNotification(ctx context.Context, n *Notification) error
 		return fmt.Errorf("forms: create notification: %w", err)
 	}
 	if !v.Empty() {
-		return v
+		return v.Err()
 	}
 	now := s.now()
 	n.CreatedAt, n.UpdatedAt = now, now
@@ -131,7 +131,7 @@ func (s *Service) UpdateNotification(ctx context.Context, n *Notification) error
 		return fmt.Errorf("forms: update notification: %w", err)
 	}
 	if !v.Empty() {
-		return v
+		return v.Err()
 	}
 	n.UpdatedAt = s.now()
 	if err := s.store.UpdateNotification(ctx, n); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
@@ -208,14 +209,15 @@ func (s *Service) Count(ctx context.Context, f *Form) error {
 	return nil
 }
 
-// ListForms lists forms, newest first; active filters by state when set.
-func (s *Service) ListForms(ctx context.Context, active *bool, page api.PageRequest) ([]Form, int, error) {
+// ListForms lists one page of forms, newest first, and how many there are
+// in all; active filters by state when set.
+func (s *Service) ListForms(ctx context.Context, active *bool, page groundwork.PageRequest) ([]Form, int, error) {
 	return s.store.ListForms(ctx, FormQuery{Active: active, Offset: page.Offset(), Limit: page.PerPage})
 }
 
 // validateForm checks f and fills its defaults.
-func (s *Service) validateForm(f *Form) *ValidationError {
-	v := &ValidationError{}
+func (s *Service) validateForm(f *Form) *api.Validator {
+	v := &api.Validator{}
 	f.Name = strings.TrimSpace(f.Name)
 	f.Slug = strings.TrimSpace(f.Slug)
 	switch {
@@ -250,7 +252,7 @@ func (s *Service) validateForm(f *Form) *ValidationError {
 	return v
 }
 
-func maxChars(v *ValidationError, field, value string, n int) {
+func maxChars(v *api.Validator, field, value string, n int) {
 	if utf8.RuneCountInString(value) > n {
 		v.Add(field, api.MsgMaxChars(field, n))
 	}
@@ -309,7 +311,7 @@ func (s *Service) saveForm(ctx context.Context, f *Form, generated bool, save fu
 // A bad input is a *ValidationError; a taken slug is one too.
 func (s *Service) CreateForm(ctx context.Context, f *Form) error {
 	if v := s.validateForm(f); !v.Empty() {
-		return v
+		return v.Err()
 	}
 	generated := f.Slug == ""
 	if generated {
@@ -336,7 +338,7 @@ func (s *Service) CreateForm(ctx context.Context, f *Form) error {
 // made anew from the name.
 func (s *Service) UpdateForm(ctx context.Context, f *Form) error {
 	if v := s.validateForm(f); !v.Empty() {
-		return v
+		return v.Err()
 	}
 	generated := f.Slug == ""
 	if generated {

@@ -19,7 +19,6 @@ import (
 
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formssql"
-	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -270,5 +269,3 @@ func (r reply) errors(t *testing.T) envelope {
 	require.NoError(t, json.Unmarshal([]byte(r.body), &e), r.body)
 	return e
 }
-
-var _ = api.PerPageMax

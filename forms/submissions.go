@@ -33,7 +33,7 @@ func (s *Service) Submission(ctx context.Context, formID, id int64) (*Submission
 // UpdateSubmission saves a submission's flags and admin notes; its values
 // never change.
 func (s *Service) UpdateSubmission(ctx context.Context, sub *Submission) error {
-	v := &ValidationError{}
+	v := &api.Validator{}
 	maxChars(v, "admin_notes", sub.AdminNotes, 5000)
 	if err := v.Err(); err != nil {
 		return err
@@ -70,7 +70,7 @@ const (
 // Bulk applies action to the listed submissions of a form and returns how
 // many it touched; IDs of other forms or of nothing are left alone.
 func (s *Service) Bulk(ctx context.Context, formID int64, action string, ids []int64) (int, error) {
-	v := &ValidationError{}
+	v := &api.Validator{}
 	if action == "" {
 		v.Add("action", api.MsgRequired("action"))
 	} else if !slices.Contains([]string{BulkMarkRead, BulkMarkUnread, BulkMarkSpam, BulkMarkNotSpam, BulkDelete}, action) {

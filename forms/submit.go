@@ -249,7 +249,7 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	sub := &Submission{FormID: form.ID, PageURL: store.ClipText(req.PageURL, 2048),
 		ReferrerURL: store.ClipText(req.ReferrerURL, 2048), IPAddress: store.ClipText(req.IPAddress, 64),
 		UserAgent: store.ClipText(req.UserAgent, 512), CreatedAt: now, UpdatedAt: now}
-	v := &ValidationError{}
+	v := &api.Validator{}
 	for i := range fields {
 		f := &fields[i]
 		if IsLayout(f.Type) {
@@ -343,7 +343,7 @@ func (s *Service) tooFast(loadedAt string, now time.Time) bool {
 // checkAnswer validates one visible field's answer, adding messages to v,
 // and returns the value to store; ok is false when there is nothing to
 // store (no answer, or a wrong one).
-func (s *Service) checkAnswer(v *ValidationError, f *Field, raw []string, file *IncomingFile) (Value, bool) {
+func (s *Service) checkAnswer(v *api.Validator, f *Field, raw []string, file *IncomingFile) (Value, bool) {
 	key, name := f.Name, label(f)
 	fieldID := f.ID
 	value := Value{FieldID: &fieldID, FieldName: f.Name, FieldLabel: f.Label, FieldType: f.Type}
@@ -499,7 +499,7 @@ func (s *Service) checkAnswer(v *ValidationError, f *Field, raw []string, file *
 }
 
 // checkList validates a checkbox group or multi-select.
-func (s *Service) checkList(v *ValidationError, f *Field, items []string, value Value) (Value, bool) {
+func (s *Service) checkList(v *api.Validator, f *Field, items []string, value Value) (Value, bool) {
 	key, name := f.Name, label(f)
 	labels := make([]string, 0, len(items))
 	for i, it := range items {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
@@ -24,9 +25,11 @@ var (
 	ErrRejected = errors.New("webhooks: subscription rejected")
 )
 
-// ValidationError lists what is wrong with an input, field by field; its
-// JSON form is the 422 body.
-type ValidationError = api.ValidationError
+// ValidationError is [groundwork.ValidationError], the error of bad
+// input: what is wrong, field by field. Find it with errors.As; its Fields
+// method returns the messages, and its JSON form is the 422 body
+// {"message": ..., "errors": {"<field>": ["<message>", ...]}}.
+type ValidationError = groundwork.ValidationError
 
 var errorTable = api.Table{
 	{Err: ErrNotFound, Status: http.StatusNotFound, Message: "Not found."},

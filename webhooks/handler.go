@@ -55,7 +55,7 @@ type HandlerOptions struct {
 	TrustedProxies []netip.Prefix
 	// BaseURL makes list links absolute; the request's own host when nil.
 	BaseURL *url.URL
-	// PerPage is the default page size of lists (api.PerPageDefault).
+	// PerPage is the default page size of lists (groundwork.PerPageDefault, 15).
 	PerPage int
 	// Logger receives unexpected errors; nil discards.
 	Logger *slog.Logger
@@ -194,12 +194,8 @@ func withoutSecret(body []byte) []byte {
 }
 
 func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
-	p, err := api.ParsePage(r, h.opts.PerPage)
-	v := &ValidationError{}
-	var ve *ValidationError
-	if errors.As(err, &ve) {
-		v = ve
-	}
+	v := &api.Validator{}
+	p := api.ParsePage(r, h.opts.PerPage, v)
 	q := r.URL.Query()
 	query := SubscriptionQuery{Offset: p.Offset(), Limit: p.PerPage}
 	switch s := q.Get("filter[is_active]"); s {
@@ -245,7 +241,7 @@ func (h *Handler) input(w http.ResponseWriter, r *http.Request) (SubscriptionInp
 		return SubscriptionInput{}, false
 	}
 	var out SubscriptionInput
-	v := &ValidationError{}
+	v := &api.Validator{}
 	str := func(key string) *string {
 		val, ok := in[key]
 		if !ok || val == nil {
@@ -364,12 +360,8 @@ func (h *Handler) deliveries(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p, err := api.ParsePage(r, h.opts.PerPage)
-	v := &ValidationError{}
-	var ve *ValidationError
-	if errors.As(err, &ve) {
-		v = ve
-	}
+	v := &api.Validator{}
+	p := api.ParsePage(r, h.opts.PerPage, v)
 	q := r.URL.Query()
 	query := DeliveryQuery{SubscriptionID: id, Event: q.Get("filter[event]"), Offset: p.Offset(), Limit: p.PerPage}
 	switch st := Status(q.Get("filter[status]")); st {

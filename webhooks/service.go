@@ -250,7 +250,7 @@ const (
 
 // apply validates in onto sub. creating marks a create (required fields).
 func (s *Service) apply(ctx context.Context, sub *Subscription, in SubscriptionInput, creating bool) (secret string, err error) {
-	v := &ValidationError{}
+	v := &api.Validator{}
 	if in.Name != nil || creating {
 		name := strings.TrimSpace(deref(in.Name))
 		switch {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/store"
 )
@@ -240,22 +241,24 @@ func TestPage(t *testing.T) {
 func TestParsePageAndAbsoluteURL(t *testing.T) {
 	t.Parallel()
 	r := httptest.NewRequest("GET", "http://host.test/api/v1/forms?page=3&per_page=20", nil)
-	p, err := api.ParsePage(r, 0)
-	require.NoError(t, err)
+	v := &api.Validator{}
+	p := api.ParsePage(r, 0, v)
+	require.NoError(t, v.Err())
 	require.Equal(t, api.PageRequest{Page: 3, PerPage: 20}, p)
 	require.Equal(t, 40, p.Offset())
 
-	p, err = api.ParsePage(httptest.NewRequest("GET", "/x", nil), 0)
-	require.NoError(t, err)
+	p = api.ParsePage(httptest.NewRequest("GET", "/x", nil), 0, v)
+	require.NoError(t, v.Err())
 	require.Equal(t, api.PageRequest{Page: 1, PerPage: 15}, p)
 
-	_, err = api.ParsePage(httptest.NewRequest("GET", "/x?page=0&per_page=101", nil), 0)
-	var v *api.ValidationError
-	require.ErrorAs(t, err, &v)
-	require.Equal(t, map[string][]string{"page": {"The page field must be at least 1."}, "per_page": {"The per page field must be between 1 and 100."}}, v.Fields())
-	_, err = api.ParsePage(httptest.NewRequest("GET", "/x?page=x", nil), 0)
-	require.ErrorAs(t, err, &v)
-	require.Equal(t, "The page field must be an integer.", v.Message())
+	api.ParsePage(httptest.NewRequest("GET", "/x?page=0&per_page=101", nil), 0, v)
+	var ve *groundwork.ValidationError
+	require.ErrorAs(t, v.Err(), &ve)
+	require.Equal(t, map[string][]string{"page": {"The page field must be at least 1."}, "per_page": {"The per page field must be between 1 and 100."}}, ve.Fields())
+	v = &api.Validator{}
+	api.ParsePage(httptest.NewRequest("GET", "/x?page=x", nil), 0, v)
+	require.ErrorAs(t, v.Err(), &ve)
+	require.Equal(t, "The page field must be an integer.", ve.Message())
 
 	require.Equal(t, "http://host.test/api/v1/forms?page=3&per_page=20", api.AbsoluteURL(r, nil).String())
 	base, _ := url.Parse("https://public.test/prefix/")

@@ -15,7 +15,7 @@ import (
 
 // SetString copies a string; null (or an empty string, after Normalize)
 // sets "".
-func (v *ValidationError) SetString(in map[string]any, key string, dst *string) {
+func (v *Validator) SetString(in map[string]any, key string, dst *string) {
 	val, ok := in[key]
 	if !ok {
 		return
@@ -31,7 +31,7 @@ func (v *ValidationError) SetString(in map[string]any, key string, dst *string) 
 }
 
 // SetOptionalString copies a string; null sets nil.
-func (v *ValidationError) SetOptionalString(in map[string]any, key string, dst **string) {
+func (v *Validator) SetOptionalString(in map[string]any, key string, dst **string) {
 	val, ok := in[key]
 	if !ok {
 		return
@@ -48,7 +48,7 @@ func (v *ValidationError) SetOptionalString(in map[string]any, key string, dst *
 
 // SetBool copies a boolean. Like Laravel's boolean rule it also takes 1,
 // 0, "1", "0", "true" and "false"; null sets false.
-func (v *ValidationError) SetBool(in map[string]any, key string, dst *bool) {
+func (v *Validator) SetBool(in map[string]any, key string, dst *bool) {
 	val, ok := in[key]
 	if !ok {
 		return
@@ -84,7 +84,7 @@ func Bool(val any) (bool, bool) {
 
 // SetOptionalInt copies a whole number; null sets nil. Numeric strings
 // are accepted, as Laravel's integer rule does.
-func (v *ValidationError) SetOptionalInt(in map[string]any, key string, dst **int64) {
+func (v *Validator) SetOptionalInt(in map[string]any, key string, dst **int64) {
 	val, ok := in[key]
 	if !ok {
 		return
@@ -120,7 +120,7 @@ func Int(val any) (int64, bool) {
 // value. A value of the
 // wrong shape adds "The <key> field must be an object.", or the message
 // of the first mistyped member ("The <key>.<member> field must be ...").
-func (v *ValidationError) SetObject(in map[string]any, key string, dst any) {
+func (v *Validator) SetObject(in map[string]any, key string, dst any) {
 	val, ok := in[key]
 	if !ok {
 		return

@@ -87,7 +87,7 @@ type StringRule struct {
 // a number where a formatted string was wanted gets both "must be a
 // string" and "format is invalid". An absent optional field returns ok
 // false with no message.
-func (v *ValidationError) String(field string, val any, rule StringRule) (string, bool) {
+func (v *Validator) String(field string, val any, rule StringRule) (string, bool) {
 	if Absent(val) {
 		if rule.Required {
 			v.Add(field, MsgRequired(field))
@@ -116,7 +116,7 @@ func (v *ValidationError) String(field string, val any, rule StringRule) (string
 
 // OneOf checks that an optional or required val is one of the allowed
 // strings: "The selected <field> is invalid." otherwise.
-func (v *ValidationError) OneOf(field string, val any, required bool, allowed ...string) (string, bool) {
+func (v *Validator) OneOf(field string, val any, required bool, allowed ...string) (string, bool) {
 	if Absent(val) {
 		if required {
 			v.Add(field, MsgRequired(field))
@@ -135,7 +135,7 @@ func (v *ValidationError) OneOf(field string, val any, required bool, allowed ..
 
 // Array checks that val is a JSON array of at most max items (0 for no
 // cap).
-func (v *ValidationError) Array(field string, val any, required bool, max int) ([]any, bool) {
+func (v *Validator) Array(field string, val any, required bool, max int) ([]any, bool) {
 	if Absent(val) {
 		if required {
 			v.Add(field, MsgRequired(field))
@@ -155,7 +155,7 @@ func (v *ValidationError) Array(field string, val any, required bool, max int) (
 }
 
 // Object checks that val is a JSON object.
-func (v *ValidationError) Object(field string, val any, required bool) (map[string]any, bool) {
+func (v *Validator) Object(field string, val any, required bool) (map[string]any, bool) {
 	if val == nil {
 		if required {
 			v.Add(field, MsgRequired(field))

@@ -2,34 +2,30 @@ package api
 
 import (
 	"net/http"
+
+	"github.com/groundwork-go/groundwork"
 	"net/url"
 	"strconv"
 	"strings"
 )
 
-// Paging defaults of list endpoints.
+// Paging defaults of list endpoints; see [groundwork.PerPageDefault].
 const (
-	PerPageDefault = 15
-	PerPageMax     = 100
+	PerPageDefault = groundwork.PerPageDefault
+	PerPageMax     = groundwork.PerPageMax
 )
 
 // PageRequest is the page a list endpoint was asked for.
-type PageRequest struct {
-	Page    int
-	PerPage int
-}
-
-// Offset is the number of rows before the page.
-func (p PageRequest) Offset() int { return (p.Page - 1) * p.PerPage }
+type PageRequest = groundwork.PageRequest
 
 // ParsePage reads page (default 1) and per_page (default perPageDefault,
-// at most PerPageMax) from the query. Bad values are a *ValidationError.
-func ParsePage(r *http.Request, perPageDefault int) (PageRequest, error) {
+// at most PerPageMax) from the query, adding bad values' messages to v
+// (the list's other query parameters may add theirs).
+func ParsePage(r *http.Request, perPageDefault int, v *Validator) PageRequest {
 	if perPageDefault <= 0 {
 		perPageDefault = PerPageDefault
 	}
 	p := PageRequest{Page: 1, PerPage: perPageDefault}
-	v := &ValidationError{}
 	q := r.URL.Query()
 	if s := q.Get("page"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -53,7 +49,7 @@ func ParsePage(r *http.Request, perPageDefault int) (PageRequest, error) {
 			p.PerPage = n
 		}
 	}
-	return p, v.Err()
+	return p
 }
 
 // Page is the list envelope of the spec:

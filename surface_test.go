@@ -1,0 +1,199 @@
+package groundwork_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"go/importer"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// listed is what `go list -export -json` says of one package.
+type listed struct {
+	ImportPath string
+	Name       string
+	Export     string
+}
+
+// goList lists the module's packages and their dependencies with the
+// compiler's export data, so their types can be read without parsing.
+func goList(t *testing.T) []listed {
+	t.Helper()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go") //nolint:staticcheck // the toolchain running the tests
+	}
+	cmd := exec.Command(goCmd, "list", "-export", "-deps", "-json=ImportPath,Name,Export", "./...")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	var pkgs []listed
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p listed
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else {
+			require.NoError(t, err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// TestExportedAPINamesNoInternalType walks every exported name of every
+// public package (functions, methods, struct fields, interface methods,
+// variables, constants, aliases) and fails on any that names a type from
+// an internal package: such a type's methods and fields vanish from the
+// docs, and a caller cannot name it.
+func TestExportedAPINamesNoInternalType(t *testing.T) {
+	t.Parallel()
+	const module = "github.com/groundwork-go/groundwork"
+	pkgs := goList(t)
+	exports := map[string]string{}
+	for _, p := range pkgs {
+		exports[p.ImportPath] = p.Export
+	}
+	fset := token.NewFileSet()
+	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		f, ok := exports[path]
+		if !ok || f == "" {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(f)
+	})
+	var problems []string
+	checked := 0
+	for _, p := range pkgs {
+		if !strings.HasPrefix(p.ImportPath, module) || p.Name == "main" || isInternal(p.ImportPath) {
+			continue
+		}
+		pkg, err := imp.Import(p.ImportPath)
+		require.NoError(t, err)
+		checked++
+		problems = append(problems, surfaceProblems(pkg)...)
+	}
+	require.Greater(t, checked, 10, "the walk reached the public packages")
+	slices.Sort(problems)
+	require.Empty(t, problems, "exported names that name internal types:\n%s", strings.Join(problems, "\n"))
+}
+
+func isInternal(path string) bool {
+	return strings.Contains(path, "/internal/") || strings.HasSuffix(path, "/internal")
+}
+
+// surfaceProblems lists each exported name of pkg that reaches an
+// internal type, with the type it reaches.
+func surfaceProblems(pkg *types.Package) []string {
+	var out []string
+	report := func(where string, typ types.Type) {
+		if bad := internalIn(typ, map[types.Type]bool{}); bad != "" {
+			out = append(out, fmt.Sprintf("%s.%s: %s", pkg.Name(), where, bad))
+		}
+	}
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		obj := scope.Lookup(name)
+		if !obj.Exported() {
+			continue
+		}
+		switch o := obj.(type) {
+		case *types.TypeName:
+			if alias, ok := o.Type().(*types.Alias); ok {
+				report(name, alias.Rhs())
+				continue
+			}
+			named, ok := o.Type().(*types.Named)
+			if !ok {
+				continue
+			}
+			report(name, named.Underlying())
+			for m := range types.NewMethodSet(types.NewPointer(named)).Methods() {
+				if m.Obj().Exported() {
+					recv := name
+					if _, ptr := m.Obj().(*types.Func).Signature().Recv().Type().(*types.Pointer); ptr {
+						recv = "*" + name
+					}
+					report(fmt.Sprintf("(%s).%s", recv, m.Obj().Name()), m.Type())
+				}
+			}
+		default:
+			report(name, obj.Type())
+		}
+	}
+	return out
+}
+
+// internalIn names the first internal type that typ shows a reader, ""
+// when none. A named type from a public package is not entered: its own
+// declaration is checked where it is exported.
+func internalIn(typ types.Type, seen map[types.Type]bool) string {
+	if seen[typ] {
+		return ""
+	}
+	seen[typ] = true
+	switch t := typ.(type) {
+	case *types.Alias:
+		if obj := t.Obj(); obj.Pkg() != nil && isInternal(obj.Pkg().Path()) {
+			return obj.Pkg().Name() + "." + obj.Name()
+		}
+		return internalIn(t.Rhs(), seen)
+	case *types.Named:
+		if obj := t.Obj(); obj.Pkg() != nil && isInternal(obj.Pkg().Path()) {
+			return obj.Pkg().Name() + "." + obj.Name()
+		}
+		for arg := range t.TypeArgs().Types() {
+			if bad := internalIn(arg, seen); bad != "" {
+				return bad
+			}
+		}
+	case *types.Pointer:
+		return internalIn(t.Elem(), seen)
+	case *types.Slice:
+		return internalIn(t.Elem(), seen)
+	case *types.Array:
+		return internalIn(t.Elem(), seen)
+	case *types.Chan:
+		return internalIn(t.Elem(), seen)
+	case *types.Map:
+		if bad := internalIn(t.Key(), seen); bad != "" {
+			return bad
+		}
+		return internalIn(t.Elem(), seen)
+	case *types.Signature:
+		for _, tuple := range []*types.Tuple{t.Params(), t.Results()} {
+			for v := range tuple.Variables() {
+				if bad := internalIn(v.Type(), seen); bad != "" {
+					return bad
+				}
+			}
+		}
+	case *types.Struct:
+		for f := range t.Fields() {
+			if f.Exported() {
+				if bad := internalIn(f.Type(), seen); bad != "" {
+					return "field " + f.Name() + ": " + bad
+				}
+			}
+		}
+	case *types.Interface:
+		for m := range t.Methods() {
+			if m.Exported() {
+				if bad := internalIn(m.Type(), seen); bad != "" {
+					return "method " + m.Name() + ": " + bad
+				}
+			}
+		}
+	}
+	return ""
+}
