@@ -11,6 +11,12 @@
 // read-only pool ([DB.Reader]). Postgres is the scale-out path: many
 // instances on one database.
 //
+// A host that owns its pool passes it to [New] instead: a *sql.DB on
+// modernc.org/sqlite or pgx's stdlib driver, whose dialect New reads off
+// the driver. groundwork's tables then live beside the host's, and the
+// host keeps the pool (New checks the SQLite settings groundwork needs;
+// [SQLiteDSN] spells them out).
+//
 // Queries are written with "?" placeholders and passed through
 // [DB.Rebind]. Times are stored with [Time] (UTC, microseconds, comparable
 // in SQL on both databases) and JSON values with [JSON]. Pass times from Go
@@ -26,7 +32,9 @@
 // Each domain embeds its schema as a [Migrations] value with one directory
 // per dialect. [Migrate] applies River's migrations, [CoreMigrations] and
 // then the domains', idempotently and safely when several instances start
-// at once.
+// at once. A host that runs no queue migrates with
+// [MigrateOptions].WithoutQueue and gets no River tables (nor any
+// background work: see there).
 //
 // # Jobs
 //

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,4 +38,30 @@ func ExampleOpen() {
 	})
 	fmt.Println(db.Dialect(), err != nil, store.IsUniqueViolation(err))
 	// Output: sqlite true true
+}
+
+// A host that already has a pool hands it to groundwork, which migrates
+// its own tables beside the host's and leaves the pool to the host.
+func ExampleNew() {
+	dir, _ := os.MkdirTemp("", "groundwork-example")
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+
+	pool, err := sql.Open("sqlite", store.SQLiteDSN(filepath.Join(dir, "app.db"))) // or sql.Open("pgx", url)
+	if err != nil {
+		panic(err)
+	}
+	defer pool.Close()
+
+	db, err := store.New(ctx, pool)
+	if err != nil {
+		panic(err)
+	}
+	// No queue in this host: no River tables either.
+	if err := store.MigrateWithOptions(ctx, db, &store.MigrateOptions{WithoutQueue: true}); err != nil {
+		panic(err)
+	}
+	versions, _ := store.AppliedVersions(ctx, db, "core")
+	fmt.Println(db.Dialect(), len(versions) > 0)
+	// Output: sqlite true
 }

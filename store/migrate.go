@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
@@ -116,15 +117,33 @@ const migrationsTable = `CREATE TABLE IF NOT EXISTS groundwork_migrations (
 // SQLite the whole run is one immediate transaction, so it is all or
 // nothing and other processes wait for it.
 //
-// Migrate logs nothing; pass a logger to [MigrateWithLogger] to see which
-// versions it applies.
+// Migrate logs nothing; see [MigrateWithOptions] to log each applied
+// version, or to leave River's tables out.
 func Migrate(ctx context.Context, db *DB, lines ...Migrations) error {
-	return MigrateWithLogger(ctx, db, nil, lines...)
+	return MigrateWithOptions(ctx, db, nil, lines...)
 }
 
-// MigrateWithLogger is [Migrate] logging each applied version at info
-// level on logger (nil discards).
-func MigrateWithLogger(ctx context.Context, db *DB, logger *slog.Logger, lines ...Migrations) error {
+// MigrateOptions configures [MigrateWithOptions]. Nil means defaults.
+type MigrateOptions struct {
+	// Logger receives each applied version at info level; nil discards.
+	Logger *slog.Logger
+	// WithoutQueue leaves River's tables out, for a host that runs no
+	// [Queue] (a later run without it adds them). Without a queue nothing
+	// runs in the background: hand the domains no Enqueuer, and forms
+	// sends no notifications, webhooks records deliveries but sends none
+	// and does not reconcile payments on its own, and no periodic job
+	// (retries, sweeps, pruning) runs unless the host calls the
+	// services' methods for them itself.
+	WithoutQueue bool
+}
+
+// MigrateWithOptions is [Migrate] with options.
+func MigrateWithOptions(ctx context.Context, db *DB, opts *MigrateOptions, lines ...Migrations) error {
+	var o MigrateOptions
+	if opts != nil {
+		o = *opts
+	}
+	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -141,31 +160,40 @@ func MigrateWithLogger(ctx context.Context, db *DB, logger *slog.Logger, lines .
 			return err
 		}
 	}
-	// River logs every step at info; keep only its warnings.
-	riverLogger := slog.New(leveledHandler{Handler: logger.Handler(), min: slog.LevelWarn})
 	r := &migrator{db: db, logger: logger}
-	if db.dialect == Postgres {
-		return r.postgres(ctx, riverLogger, all, loaded)
+	if !o.WithoutQueue {
+		// River logs every step at info; keep only its warnings.
+		r.riverLogger = slog.New(leveledHandler{Handler: logger.Handler(), min: slog.LevelWarn})
 	}
-	return r.sqlite(ctx, riverLogger, all, loaded)
+	if db.dialect == Postgres {
+		return r.postgres(ctx, all, loaded)
+	}
+	return r.sqlite(ctx, all, loaded)
 }
 
 type migrator struct {
 	db     *DB
 	logger *slog.Logger
+	// riverLogger is nil when River's tables are left out.
+	riverLogger *slog.Logger
 }
 
-func (r *migrator) sqlite(ctx context.Context, riverLogger *slog.Logger, lines []Migrations, loaded [][]migration) error {
-	river, err := rivermigrate.New(riversqlite.New(r.db.DB.DB), &rivermigrate.Config{Logger: riverLogger})
-	if err != nil {
-		return fmt.Errorf("store: migrate river: %w", err)
+func (r *migrator) sqlite(ctx context.Context, lines []Migrations, loaded [][]migration) error {
+	var river *rivermigrate.Migrator[*sql.Tx]
+	if r.riverLogger != nil {
+		var err error
+		if river, err = rivermigrate.New(riversqlite.New(r.db.DB.DB), &rivermigrate.Config{Logger: r.riverLogger}); err != nil {
+			return fmt.Errorf("store: migrate river: %w", err)
+		}
 	}
 	return r.db.InTx(ctx, func(tx *sqlx.Tx) error {
 		// MigrateTx is deprecated because some Postgres migrations cannot
 		// share a transaction; SQLite has no such limit, and one
 		// immediate transaction keeps other processes out until it ends.
-		if _, err := river.MigrateTx(ctx, tx.Tx, rivermigrate.DirectionUp, nil); err != nil { //nolint:staticcheck
-			return fmt.Errorf("store: migrate river: %w", err)
+		if river != nil {
+			if _, err := river.MigrateTx(ctx, tx.Tx, rivermigrate.DirectionUp, nil); err != nil { //nolint:staticcheck
+				return fmt.Errorf("store: migrate river: %w", err)
+			}
 		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf(migrationsTable, "TIMESTAMP")); err != nil {
 			return fmt.Errorf("store: migrate: %w", err)
@@ -179,7 +207,7 @@ func (r *migrator) sqlite(ctx context.Context, riverLogger *slog.Logger, lines [
 	})
 }
 
-func (r *migrator) postgres(ctx context.Context, riverLogger *slog.Logger, lines []Migrations, loaded [][]migration) error {
+func (r *migrator) postgres(ctx context.Context, lines []Migrations, loaded [][]migration) error {
 	// A session lock on a connection of its own: River's migrator and ours
 	// use the pool, and other instances wait on the same key until this
 	// connection unlocks or closes.
@@ -199,12 +227,14 @@ func (r *migrator) postgres(ctx context.Context, riverLogger *slog.Logger, lines
 		_, _ = conn.ExecContext(unlockCtx, `SELECT pg_advisory_unlock(`+key+`)`)
 	}()
 
-	river, err := rivermigrate.New(riverdatabasesql.New(r.db.DB.DB), &rivermigrate.Config{Logger: riverLogger})
-	if err != nil {
-		return fmt.Errorf("store: migrate river: %w", err)
-	}
-	if _, err := river.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("store: migrate river: %w", err)
+	if r.riverLogger != nil {
+		river, err := rivermigrate.New(riverdatabasesql.New(r.db.DB.DB), &rivermigrate.Config{Logger: r.riverLogger})
+		if err != nil {
+			return fmt.Errorf("store: migrate river: %w", err)
+		}
+		if _, err := river.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+			return fmt.Errorf("store: migrate river: %w", err)
+		}
 	}
 	if _, err := r.db.ExecContext(ctx, fmt.Sprintf(migrationsTable, "TIMESTAMPTZ")); err != nil {
 		return fmt.Errorf("store: migrate: %w", err)

@@ -58,6 +58,8 @@ type DB struct {
 	dialect Dialect
 	// ownsRead is false when read and write are the same pool.
 	ownsRead bool
+	// borrowed is true when the host opened the pool and closes it.
+	borrowed bool
 }
 
 // Open connects to the database named by dsn and checks that it answers.
@@ -99,6 +101,33 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	return &DB{DB: db, read: db, dialect: Postgres}, nil
 }
 
+// sqliteParams are the connection parameters of groundwork's SQLite
+// pools: a busy timeout, WAL (not for a memory database), foreign keys,
+// times in SQLite's own format and immediate transactions.
+func sqliteParams(wal bool) url.Values {
+	params := url.Values{}
+	params.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", SQLiteBusyTimeout.Milliseconds()))
+	if wal {
+		params.Add("_pragma", "journal_mode(WAL)")
+	}
+	params.Add("_pragma", "synchronous(NORMAL)")
+	params.Add("_pragma", "foreign_keys(ON)")
+	params.Set("_time_format", "sqlite")
+	params.Set("_txlock", "immediate")
+	return params
+}
+
+// SQLiteDSN is the data source name, for database/sql's "sqlite" driver
+// (modernc.org/sqlite), of the file at path with the settings [Open]
+// uses: WAL, a busy timeout, foreign keys, times in SQLite's own format
+// and immediate transactions. A host that opens its own pool for [New]
+// can start from it:
+//
+//	pool, err := sql.Open("sqlite", store.SQLiteDSN("app.db"))
+func SQLiteDSN(path string) string {
+	return path + "?" + sqliteParams(path != ":memory:").Encode()
+}
+
 func openSQLite(ctx context.Context, path string) (*DB, error) {
 	path = strings.TrimPrefix(path, "//")
 	switch {
@@ -111,17 +140,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("store: open sqlite: give a plain path, not a file: URI (%q)", path)
 	}
 	memory := path == ":memory:"
-
-	params := url.Values{}
-	params.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", SQLiteBusyTimeout.Milliseconds()))
-	if !memory {
-		params.Add("_pragma", "journal_mode(WAL)")
-	}
-	params.Add("_pragma", "synchronous(NORMAL)")
-	params.Add("_pragma", "foreign_keys(ON)")
-	params.Set("_time_format", "sqlite")
-	params.Set("_txlock", "immediate")
-
+	params := sqliteParams(!memory)
 	write, err := sqlx.Open("sqlite", path+"?"+params.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
@@ -170,8 +189,11 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 // after a commit returns sees that commit.
 func (db *DB) Reader() *sqlx.DB { return db.read }
 
-// Close closes both pools.
+// Close closes both pools; a DB made by [New] leaves the host's pool open.
 func (db *DB) Close() error {
+	if db.borrowed {
+		return nil
+	}
 	var err error
 	if db.ownsRead {
 		err = db.read.Close()

@@ -41,7 +41,7 @@ func openDB(ctx context.Context, dsn string, logger *slog.Logger) (*store.DB, er
 	if err != nil {
 		return nil, err
 	}
-	if err := store.MigrateWithLogger(ctx, db, logger, migrations...); err != nil {
+	if err := store.MigrateWithOptions(ctx, db, &store.MigrateOptions{Logger: logger}, migrations...); err != nil {
 		db.Close()
 		return nil, err
 	}
