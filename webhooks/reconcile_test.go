@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -167,4 +168,46 @@ func TestInboundPruneAndRedact(t *testing.T) {
 	// The event's claim went with it: a (very late) redelivery is new.
 	require.Equal(t, 200, in.post(t, "stripe", ev, stripeSigned(ev, stripeSecret, b.clock.Now())).status)
 	require.False(t, b.ledger(t)[0].Duplicate)
+}
+
+// Session lookups go through the shared outbound client: a 503 is tried
+// again, the key is sent and never shown, and Stripe's message is kept
+// for the log.
+func TestStripeSessionLookup(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	var agent atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		agent.Store(r.Header.Get("User-Agent"))
+		switch {
+		case r.Header.Get("Authorization") != "Bearer sk_test_lookup":
+			w.WriteHeader(http.StatusUnauthorized)
+		case strings.HasSuffix(r.URL.Path, "/pi_flaky") && calls.Add(1) == 1:
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case strings.HasSuffix(r.URL.Path, "/pi_flaky"):
+			_, _ = w.Write([]byte(`{"id":"pi_flaky","object":"payment_intent","status":"succeeded"}`))
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error":{"message":"No such payment_intent: 'pi_nope'"}}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	g, err := webhooks.NewStripeGateway(&webhooks.StripeOptions{APIKey: "sk_test_lookup", APIBase: srv.URL})
+	require.NoError(t, err)
+
+	outcome, err := g.Session(context.Background(), "pi_flaky")
+	require.NoError(t, err)
+	require.Equal(t, webhooks.PaymentSucceeded, outcome)
+	require.EqualValues(t, 2, calls.Load(), "the 503 was tried again")
+	require.True(t, strings.HasPrefix(agent.Load().(string), "groundwork/"))
+
+	_, err = g.Session(context.Background(), "pi_nope")
+	require.ErrorContains(t, err, "No such payment_intent: 'pi_nope'")
+	require.ErrorContains(t, err, "404")
+	require.NotContains(t, err.Error(), "sk_test_lookup")
+
+	_, err = g.Session(context.Background(), "in_123")
+	require.ErrorContains(t, err, "neither a PaymentIntent nor a Checkout Session")
+	_, err = webhooks.NewStripeGateway(&webhooks.StripeOptions{APIBase: "ftp://stripe.test"})
+	require.Error(t, err)
 }

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/groundwork-go/groundwork/internal/outbound"
 )
 
 // Stripe defaults.
@@ -38,7 +40,9 @@ type StripeOptions struct {
 	// Tolerance is how far a signature's timestamp may be from now;
 	// ToleranceDefault (300 s, as Stripe's libraries) when zero.
 	Tolerance time.Duration
-	// HTTPClient makes the API calls; a client with a 30 s timeout when nil.
+	// HTTPClient makes the API calls; a shared client when nil. Each
+	// lookup is given 30 s an attempt, and up to three attempts when
+	// Stripe answers 429 or 5xx or cannot be reached.
 	HTTPClient *http.Client
 }
 
@@ -48,7 +52,7 @@ type StripeOptions struct {
 // Stripe's API.
 type StripeGateway struct {
 	opts StripeOptions
-	base *url.URL
+	api  *outbound.Client
 }
 
 var _ Gateway = (*StripeGateway)(nil)
@@ -69,17 +73,15 @@ func NewStripeGateway(opts *StripeOptions) (*StripeGateway, error) {
 	if o.APIBase == "" {
 		o.APIBase = StripeAPIBaseDefault
 	}
-	base, err := url.Parse(strings.TrimSuffix(o.APIBase, "/"))
-	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
-		return nil, fmt.Errorf("webhooks: stripe: APIBase %q is not an http(s) URL", o.APIBase)
-	}
 	if o.Tolerance == 0 {
 		o.Tolerance = ToleranceDefault
 	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	api, err := outbound.New(outbound.Options{Provider: StripeProvider, BaseURL: o.APIBase, HTTPClient: o.HTTPClient,
+		Header: http.Header{"Authorization": {"Bearer " + o.APIKey}}})
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: stripe: APIBase %q is not an http(s) URL", o.APIBase)
 	}
-	return &StripeGateway{opts: o, base: base}, nil
+	return &StripeGateway{opts: o, api: api}, nil
 }
 
 // Verify implements Gateway.
@@ -179,35 +181,12 @@ func (g *StripeGateway) Session(ctx context.Context, reference string) (PaymentO
 	default:
 		return "", fmt.Errorf("webhooks: stripe: %q is neither a PaymentIntent nor a Checkout Session", reference)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.base.String()+path+url.PathEscape(reference), nil)
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("Authorization", "Bearer "+g.opts.APIKey)
-	res, err := g.opts.HTTPClient.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("webhooks: stripe: %w", err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	if err != nil {
-		return "", fmt.Errorf("webhooks: stripe: %w", err)
-	}
-	if res.StatusCode != http.StatusOK {
-		var e struct {
-			Error struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		_ = json.Unmarshal(body, &e)
-		return "", fmt.Errorf("webhooks: stripe: %s answered %d: %s", reference, res.StatusCode, e.Error.Message)
-	}
 	var obj struct {
 		Status        string `json:"status"`
 		PaymentStatus string `json:"payment_status"`
 	}
-	if err := json.Unmarshal(body, &obj); err != nil {
-		return "", fmt.Errorf("webhooks: stripe: %s: %w", reference, err)
+	if err := g.api.GetJSON(ctx, path+url.PathEscape(reference), nil, &obj); err != nil {
+		return "", fmt.Errorf("webhooks: stripe: look up %s: %w", reference, err)
 	}
 	if path == "/v1/payment_intents/" {
 		switch obj.Status {
