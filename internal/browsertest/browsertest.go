@@ -1,17 +1,34 @@
 // Package browsertest starts a headless Chromium for tests that drive a
-// real browser through the Chrome DevTools Protocol (chromedp). Such tests
-// skip where no Chromium is installed; CI installs it (.ci/run).
+// real browser through the Chrome DevTools Protocol (chromedp), and runs
+// axe-core in it to find accessibility violations. Such tests skip where
+// Chromium or axe-core is missing, unless GROUNDWORK_REQUIRE_BROWSER is
+// set, as .ci/run sets it after installing both.
 package browsertest
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 )
+
+// EnvRequire, when set, turns a missing Chromium or axe-core into a
+// failure instead of a skip.
+const EnvRequire = "GROUNDWORK_REQUIRE_BROWSER"
+
+// EnvAxe names axe-core's axe.min.js; without it the file is looked for
+// in .ci/node_modules/axe-core of the module (where .ci/run installs it:
+// npm install --no-save --no-package-lock --prefix .ci axe-core) and in
+// node_modules/axe-core.
+const EnvAxe = "AXE_CORE_JS"
 
 // candidates are the names Chromium goes by, tried in order after
 // $CHROMIUM.
@@ -38,7 +55,10 @@ func New(t testing.TB, timeout time.Duration) context.Context {
 	t.Helper()
 	path := Path()
 	if path == "" {
-		t.Skip("no Chromium installed (apt-get install -y chromium, or set $CHROMIUM)")
+		missing(t, "no Chromium installed (apt-get install -y chromium, or set $CHROMIUM)")
+	}
+	if _, err := axeSource(); err != nil {
+		missing(t, err.Error())
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
@@ -59,4 +79,108 @@ func New(t testing.TB, timeout time.Duration) context.Context {
 		t.Fatalf("browsertest: start %s: %v", path, err)
 	}
 	return ctx
+}
+
+// missing skips t, or fails it when the browser tools are required.
+func missing(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv(EnvRequire) != "" {
+		t.Fatalf("browsertest: %s (%s is set)", why, EnvRequire)
+	}
+	t.Skip(why)
+}
+
+var axe struct {
+	once sync.Once
+	src  string
+	err  error
+}
+
+// axeSource reads axe.min.js once.
+func axeSource() (string, error) {
+	axe.once.Do(func() {
+		candidates := []string{os.Getenv(EnvAxe)}
+		if dir, err := os.Getwd(); err == nil {
+			for ; ; dir = filepath.Dir(dir) {
+				candidates = append(candidates, filepath.Join(dir, ".ci", "node_modules", "axe-core", "axe.min.js"),
+					filepath.Join(dir, "node_modules", "axe-core", "axe.min.js"))
+				if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil || filepath.Dir(dir) == dir {
+					break
+				}
+			}
+		}
+		for _, c := range candidates {
+			if c == "" {
+				continue
+			}
+			if b, err := os.ReadFile(c); err == nil {
+				axe.src = string(b)
+				return
+			}
+		}
+		axe.err = fmt.Errorf("axe-core not found (npm install --no-save --no-package-lock --prefix .ci axe-core, or set $%s)", EnvAxe)
+	})
+	return axe.src, axe.err
+}
+
+// Violation is one rule axe-core found broken, with the elements that
+// break it.
+type Violation struct {
+	ID     string `json:"id"`
+	Impact string `json:"impact"`
+	Help   string `json:"help"`
+	Nodes  []struct {
+		Target  []any  `json:"target"`
+		HTML    string `json:"html"`
+		Summary string `json:"failureSummary"`
+	} `json:"nodes"`
+}
+
+// String is the violation as a reader of a test failure wants it.
+func (v Violation) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s): %s", v.ID, v.Impact, v.Help)
+	for _, n := range v.Nodes {
+		fmt.Fprintf(&b, "\n    %v %s\n      %s", n.Target, n.HTML, strings.ReplaceAll(n.Summary, "\n", " "))
+	}
+	return b.String()
+}
+
+// Axe runs axe-core on the page the tab shows (WCAG 2.x A and AA and
+// best practices) and returns its violations.
+func Axe(ctx context.Context) ([]Violation, error) {
+	src, err := axeSource()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](src)); err != nil {
+		return nil, fmt.Errorf("browsertest: inject axe-core: %w", err)
+	}
+	const run = `axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations))`
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](run, chromedp.EvalAwaitPromise))
+	if err != nil {
+		return nil, fmt.Errorf("browsertest: run axe-core: %w", err)
+	}
+	var vs []Violation
+	if err := json.Unmarshal([]byte(out), &vs); err != nil {
+		return nil, fmt.Errorf("browsertest: axe-core's answer: %w", err)
+	}
+	return vs, nil
+}
+
+// NoViolations fails t when axe-core finds any violation on the page the
+// tab shows; what names the page in the message.
+func NoViolations(t testing.TB, ctx context.Context, what string) {
+	t.Helper()
+	vs, err := Axe(ctx)
+	if err != nil {
+		t.Fatalf("browsertest: %s: %v", what, err)
+	}
+	if len(vs) > 0 {
+		lines := make([]string, len(vs))
+		for i, v := range vs {
+			lines[i] = v.String()
+		}
+		t.Fatalf("axe-core finds %d violation(s) on %s:\n  %s", len(vs), what, strings.Join(lines, "\n  "))
+	}
 }

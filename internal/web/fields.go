@@ -1,0 +1,95 @@
+package web
+
+import "strings"
+
+// The field types "field" draws beyond the input types ("text", "email",
+// "tel", "number", "url", "date", "time", "file", "password", "hidden").
+const (
+	TypeTextarea   = "textarea"
+	TypeSelect     = "select"     // Multiple for a list box
+	TypeRadio      = "radio"      // one of Options, as a fieldset
+	TypeCheckboxes = "checkboxes" // any of Options, as a fieldset
+	TypeCheckbox   = "checkbox"   // one box, Checked
+)
+
+// Field is one input as the "field" template draws it: a label, the help
+// text, the errors, and the input, whose aria-describedby names the help
+// and the errors, so a screen reader reads them with it.
+type Field struct {
+	// Type is an input type or one of the types above.
+	Type string
+	// Name is what the input posts as; ID its element id (and the
+	// anchor the error summary links to). A radio or checkbox group's
+	// first option has the ID, the others ID-1, ID-2, ...
+	Name, ID string
+	Label    string
+	Help     string
+	// Value is the input's value (the box's value for a checkbox, "1"
+	// when empty); never drawn for a password or file input.
+	Value       string
+	Checked     bool
+	Required    bool
+	Multiple    bool
+	Placeholder string
+	// Autocomplete is the autocomplete token ("email", "name",
+	// "current-password").
+	Autocomplete string
+	// Accept lists the file types a file input takes.
+	Accept string
+	// Rows is a textarea's height; 4 when zero.
+	Rows    int
+	Options []Option
+	Errors  []string
+}
+
+// Option is one choice of a select, radio or checkbox group.
+type Option struct {
+	Value, Label string
+	Selected     bool
+}
+
+// FieldID is the element id of the input named name: "f-" and the name
+// with anything but letters, digits, '-' and '_' replaced by '-'.
+func FieldID(name string) string {
+	return "f-" + strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '-'
+	}, name)
+}
+
+// DescribedBy is the input's aria-describedby: the ids of its help and
+// its errors, "" when it has neither.
+func (f Field) DescribedBy() string {
+	var ids []string
+	if f.Help != "" {
+		ids = append(ids, f.ID+"-help")
+	}
+	if len(f.Errors) > 0 {
+		ids = append(ids, f.ID+"-error")
+	}
+	return strings.Join(ids, " ")
+}
+
+// SummaryItem is one line of the error summary: a message and the id of
+// the input it is about ("" for a problem of the whole form).
+type SummaryItem struct {
+	Message, Target string
+}
+
+// Summary lists the problems of a failed form for the "error-summary"
+// template: those of the whole form first, then each field's messages in
+// the order of fields, each linking to its input.
+func Summary(fields []Field, general ...string) []SummaryItem {
+	var out []SummaryItem
+	for _, m := range general {
+		out = append(out, SummaryItem{Message: m})
+	}
+	for _, f := range fields {
+		for _, m := range f.Errors {
+			out = append(out, SummaryItem{Message: m, Target: f.ID})
+		}
+	}
+	return out
+}

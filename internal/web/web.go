@@ -1,0 +1,284 @@
+// Package web is the page layer every domain's HTML stands on: one layout
+// a host may replace, form fields tied to their errors, an error summary,
+// flash messages carried across a redirect, Post/Redirect/Get, protection
+// of state-changing requests against other origins, security headers, and
+// one small stylesheet served with long-lived caching.
+//
+// Pages work without JavaScript and carry none: the Content-Security-Policy
+// allows no script at all.
+//
+// A domain embeds its page templates, each defining "content", and makes a
+// [Renderer] from them; a host may hand an fs.FS whose files replace any
+// template by name (the layout, the field helpers, a domain's page) or the
+// stylesheet.
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"path"
+	"strings"
+)
+
+//go:embed templates static
+var builtin embed.FS
+
+// The built-in files a host may replace.
+const (
+	// LayoutTemplate defines "layout": the page around "content".
+	LayoutTemplate = "layout.html"
+	// FieldsTemplate defines "field", "error-summary" and "flash".
+	FieldsTemplate = "fields.html"
+	// ErrorTemplate is the "content" of an error page.
+	ErrorTemplate = "error.html"
+	// Stylesheet is the CSS every page links.
+	Stylesheet = "groundwork.css"
+)
+
+// Options configures [New].
+type Options struct {
+	// Pages holds the domain's page templates (files ending .html, each
+	// defining "content"), rendered by their path in it.
+	Pages fs.FS
+	// Override replaces templates and the stylesheet: a file here with
+	// the name of a built-in one (LayoutTemplate, FieldsTemplate,
+	// ErrorTemplate, Stylesheet) or the path of a domain page is used
+	// instead of it.
+	Override fs.FS
+	// AssetPrefix is the path where [Renderer.Assets] is mounted, e.g.
+	// "/forms/_assets".
+	AssetPrefix string
+	// Key signs flash cookies. Give every instance the same key; a random
+	// one, good for this process only, when nil.
+	Key []byte
+	// Lang is the pages' language; "en" when empty.
+	Lang string
+	// Logger receives failures to render; nil discards.
+	Logger *slog.Logger
+}
+
+// Renderer draws a domain's pages in the layout. Safe for concurrent use.
+type Renderer struct {
+	pages      map[string]*template.Template
+	css        []byte
+	stylesheet string // the URL path of the stylesheet
+	cssName    string
+	key        []byte
+	lang       string
+	logger     *slog.Logger
+}
+
+// New parses the layout, the helpers and every page.
+func New(o Options) (*Renderer, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Lang == "" {
+		o.Lang = "en"
+	}
+	if !strings.HasPrefix(o.AssetPrefix, "/") {
+		return nil, errors.New("web: the asset prefix must start with /")
+	}
+	read := func(name string, fallback fs.FS) ([]byte, error) {
+		if o.Override != nil {
+			if b, err := fs.ReadFile(o.Override, name); err == nil {
+				return b, nil
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("web: %s: %w", name, err)
+			}
+		}
+		return fs.ReadFile(fallback, name)
+	}
+	templates, _ := fs.Sub(builtin, "templates")
+	static, _ := fs.Sub(builtin, "static")
+	base := template.New("")
+	for _, name := range []string{LayoutTemplate, FieldsTemplate} {
+		text, err := read(name, templates)
+		if err != nil {
+			return nil, fmt.Errorf("web: %s: %w", name, err)
+		}
+		if _, err := base.New(name).Parse(string(text)); err != nil {
+			return nil, fmt.Errorf("web: %w", err)
+		}
+	}
+	if base.Lookup("layout") == nil {
+		return nil, errors.New(`web: the layout defines no "layout" template`)
+	}
+	r := &Renderer{pages: map[string]*template.Template{}, key: o.Key, lang: o.Lang, logger: o.Logger}
+	add := func(name string, fallback fs.FS) error {
+		text, err := read(name, fallback)
+		if err != nil {
+			return fmt.Errorf("web: %s: %w", name, err)
+		}
+		t, err := template.Must(base.Clone()).New(name).Parse(string(text))
+		if err != nil {
+			return fmt.Errorf("web: %w", err)
+		}
+		if t.Lookup("content") == nil {
+			return fmt.Errorf(`web: %s defines no "content" template`, name)
+		}
+		r.pages[name] = t
+		return nil
+	}
+	if err := add(ErrorTemplate, templates); err != nil {
+		return nil, err
+	}
+	if o.Pages != nil {
+		err := fs.WalkDir(o.Pages, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || path.Ext(p) != ".html" {
+				return err
+			}
+			return add(p, o.Pages)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	css, err := read(Stylesheet, static)
+	if err != nil {
+		return nil, fmt.Errorf("web: %s: %w", Stylesheet, err)
+	}
+	sum := sha256.Sum256(css)
+	r.css = css
+	r.cssName = "groundwork." + hex.EncodeToString(sum[:6]) + ".css"
+	r.stylesheet = strings.TrimSuffix(o.AssetPrefix, "/") + "/" + r.cssName
+	if r.key == nil {
+		r.key = randomKey()
+	}
+	return r, nil
+}
+
+// Page is what every page template is given.
+type Page struct {
+	// Title is the document's title.
+	Title string
+	// Flash is the message carried over from the request before, if any.
+	Flash *Flash
+	// Data is the page's own.
+	Data any
+	// FormAction lists origins beyond the page's own that its forms may
+	// post to, or be redirected to after posting (the CSP form-action).
+	FormAction []string
+
+	// Lang and Stylesheet are filled in by Render.
+	Lang       string
+	Stylesheet string
+}
+
+// Render answers with the page name (a path in Options.Pages, or
+// ErrorTemplate) and status, with the security headers of every page.
+func (r *Renderer) Render(w http.ResponseWriter, req *http.Request, status int, name string, p *Page) {
+	t, ok := r.pages[name]
+	if !ok {
+		r.logger.ErrorContext(req.Context(), "web: no such page", "page", name)
+		http.Error(w, "Server Error.", http.StatusInternalServerError)
+		return
+	}
+	p.Lang, p.Stylesheet = r.lang, r.stylesheet
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
+		r.logger.ErrorContext(req.Context(), "web: render", "page", name, "error", err)
+		http.Error(w, "Server Error.", http.StatusInternalServerError)
+		return
+	}
+	SetSecurityHeaders(w.Header(), p.FormAction...)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	if req.Method != http.MethodHead {
+		_, _ = w.Write(buf.Bytes())
+	}
+}
+
+// ErrorPage is the data of the error page.
+type ErrorPage struct {
+	Heading, Message string
+	// Link, when set, is offered as the way on, reading LinkText.
+	Link, LinkText string
+}
+
+// Error answers status with the error page.
+func (r *Renderer) Error(w http.ResponseWriter, req *http.Request, status int, e ErrorPage) {
+	r.Render(w, req, status, ErrorTemplate, &Page{Title: e.Heading, Data: e})
+}
+
+// SetSecurityHeaders sets the headers of every page: a
+// Content-Security-Policy that allows no script, styles and images from
+// the page's own origin only, forms that post to it (and to formAction
+// origins), and no framing; nosniff; a same-origin Referrer-Policy; and
+// no caching, since pages carry answers and tokens.
+func SetSecurityHeaders(h http.Header, formAction ...string) {
+	action := "'self'"
+	for _, o := range formAction {
+		action += " " + o
+	}
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action "+action+
+		"; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cache-Control", "no-store")
+}
+
+// Stylesheet is the URL path of the stylesheet pages link.
+func (r *Renderer) Stylesheet() string { return r.stylesheet }
+
+// Assets serves the stylesheet at its hashed name under the asset prefix,
+// cached for a year (a changed stylesheet gets a new name), and 404 for
+// anything else. Mount it at the asset prefix with a trailing slash.
+func (r *Renderer) Assets() http.Handler {
+	etag := `"` + strings.TrimSuffix(strings.TrimPrefix(r.cssName, "groundwork."), ".css") + `"`
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if path.Base(req.URL.Path) != r.cssName || (req.Method != http.MethodGet && req.Method != http.MethodHead) {
+			http.NotFound(w, req)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "text/css; charset=utf-8")
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("ETag", etag)
+		if req.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		if req.Method == http.MethodHead {
+			return
+		}
+		_, _ = w.Write(r.css)
+	})
+}
+
+// SeeOther ends a successful POST: the browser is sent on to url with a
+// GET (303), so reloading the page it lands on sends nothing again.
+func SeeOther(w http.ResponseWriter, req *http.Request, url string) {
+	http.Redirect(w, req, url, http.StatusSeeOther)
+}
+
+// Protect refuses state-changing requests (anything but GET, HEAD and
+// OPTIONS) that a browser says came from another origin, with net/http's
+// CrossOriginProtection (Sec-Fetch-Site, or Origin against Host), and
+// answers them with a 403 page. trusted lists origins
+// ("https://admin.example.com") allowed besides the page's own. Use it on
+// every page that acts for a signed-in user; a public form meant to be
+// posted from other sites stays open.
+func (r *Renderer) Protect(h http.Handler, trusted ...string) (http.Handler, error) {
+	cop := http.NewCrossOriginProtection()
+	for _, o := range trusted {
+		if err := cop.AddTrustedOrigin(o); err != nil {
+			return nil, fmt.Errorf("web: protect: %w", err)
+		}
+	}
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.Error(w, req, http.StatusForbidden, ErrorPage{Heading: "Request refused",
+			Message: "This form was sent from another site, so it was not accepted. Go back, reload the page and send it again."})
+	}))
+	return cop.Handler(h), nil
+}
