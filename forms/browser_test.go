@@ -14,7 +14,10 @@ import (
 
 // A person fills the no-JavaScript page in a real browser: a wrong answer
 // comes back with its message and the other answers kept, then the
-// corrected form, with a file, is stored. Skips without Chromium.
+// corrected form, with a file, is stored, and the browser lands on the
+// thanks by a redirect, so reloading it sends nothing again. axe-core
+// finds no violation on the empty page, the page with errors, the thanks
+// and the page of a missing form. Skips without Chromium and axe-core.
 func TestBrowserFillsThePage(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.New(t, 90*time.Second)
@@ -26,6 +29,9 @@ func TestBrowserFillsThePage(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(b.server.URL+"/forms/"+form),
 		chromedp.WaitVisible(chromedp.ID("f-name")),
+	))
+	browsertest.NoViolations(t, ctx, "the empty form page")
+	require.NoError(t, chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.ID("f-name"), "Ann Example"),
 		chromedp.SendKeys(chromedp.ID("f-email"), "not an address"),
 		chromedp.SetValue(chromedp.ID("f-topic"), "support"),
@@ -34,11 +40,16 @@ func TestBrowserFillsThePage(t *testing.T) {
 	b.clock.Advance(20 * time.Second) // a person takes a while
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("button[type=submit]")),
-		chromedp.WaitVisible(chromedp.CSS(".summary")),
+		chromedp.WaitVisible(chromedp.CSS(".error-summary")),
 	))
-	summary, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".summary")))
+	browsertest.NoViolations(t, ctx, "the form page with errors")
+	summary, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".error-summary")))
 	require.NoError(t, err)
 	require.Contains(t, summary, "The Email field must be a valid email address.")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.error-summary a[href="#f-email"]`))))
+	focused, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.id`))
+	require.NoError(t, err)
+	require.Equal(t, "f-email", focused, "the summary leads to the input")
 	for id, want := range map[string]string{"f-name": "Ann Example", "f-email": "not an address", "f-topic": "support", "f-message": "Hello from a browser."} {
 		got, err := chromedp.Run(ctx, chromedp.Value(chromedp.ID(id)))
 		require.NoError(t, err)
@@ -55,11 +66,18 @@ func TestBrowserFillsThePage(t *testing.T) {
 	b.clock.Advance(20 * time.Second)
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("button[type=submit]")),
-		chromedp.WaitVisible(chromedp.CSS(".success")),
+		chromedp.WaitVisible(chromedp.CSS(".notice")),
 	))
-	success, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".success")))
+	success, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".notice")))
 	require.NoError(t, err)
 	require.Equal(t, "Thanks, we got it.", success)
+	landed, err := chromedp.Run(ctx, chromedp.Location())
+	require.NoError(t, err)
+	require.Equal(t, b.server.URL+"/forms/"+form, landed, "the thanks is a GET after a redirect")
+	browsertest.NoViolations(t, ctx, "the thanks")
+
+	// Reloading the thanks sends nothing again: it is a plain GET.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("f-name"))))
 
 	list = b.api(t, "GET", "/"+form+"/submissions", nil)
 	require.Equal(t, 200, list.status, list.body)
@@ -81,4 +99,7 @@ func TestBrowserFillsThePage(t *testing.T) {
 	content, err := os.ReadFile(filepath.Join(b.blobDir, stored[0]))
 	require.NoError(t, err)
 	require.Equal(t, "Ten years of forms.", string(content))
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(b.server.URL+"/forms/nope"), chromedp.WaitVisible(chromedp.CSS("h1"))))
+	browsertest.NoViolations(t, ctx, "the page of a missing form")
 }

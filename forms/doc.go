@@ -8,8 +8,20 @@
 //
 // A [Service] holds the rules over a [Store] (package formssql on SQLite or
 // Postgres; formstest has an in-memory fake). [NewHandler] serves the API of
-// the spec under /api/v1/forms; [NewPageHandler] serves GET /forms/{slug}.
-// [RegisterWorkers] adds the notification job to a store.Queue.
+// the spec under /api/v1/forms, the admin routes only when it is given a
+// TokenVerifier; [NewPageHandler] serves the page of each form at
+// /forms/{slug}, which posts to itself. [RegisterWorkers] adds the
+// notification job to a store.Queue.
+//
+// # The page
+//
+// The page works without JavaScript and carries none. A mistake comes
+// back as the page (422) with the answers kept, each message beside its
+// input (tied to it with aria-describedby) and a summary on top linking to
+// each; a taken submission redirects (303) to the form's redirect_url, or
+// back to the page, which thanks the visitor once, so a reload sends
+// nothing again. Its templates and stylesheet are replaceable
+// (PageOptions.Templates), and it passes axe-core with no violation.
 //
 // # Admin API
 //

@@ -56,15 +56,20 @@ const (
 	MaxValueBytes = 1 << 20
 )
 
-// HandlerOptions configures [NewHandler]. Tokens is required.
+// HandlerOptions configures [NewHandler]. Nil means the defaults, and no
+// admin API.
 type HandlerOptions struct {
 	// Prefix is where the handler is mounted; PrefixDefault when empty.
 	Prefix string
-	// Tokens verifies the admin API's bearer tokens.
+	// Tokens verifies the admin API's bearer tokens. Without it only the
+	// public routes (render and submit) are served, and every admin route
+	// answers 404.
 	Tokens     TokenVerifier
 	Authorizer Authorizer
-	// RateLimiter counts submissions per form and client IP; in memory
-	// when nil. Give a store.SQLRateLimiter to share it across instances.
+	// RateLimiter counts the "api" throttle of the admin API and the
+	// submissions per form and client IP; in memory when nil. Give a
+	// store.SQLRateLimiter to share the counts across instances (and with
+	// the page handler).
 	RateLimiter store.RateLimiter
 	// SubmitLimit and SubmitWindow: SubmitLimitDefault a
 	// SubmitWindowDefault when zero; a negative SubmitLimit turns the
@@ -90,21 +95,31 @@ type HandlerOptions struct {
 }
 
 // Handler serves the forms API of the spec under its prefix: the admin
-// routes behind bearer tokens, and the public render and submit routes.
-// Mount it at both the prefix and the prefix with a slash, since the
-// collection's own path has none:
+// routes behind bearer tokens (when HandlerOptions.Tokens is set), and the
+// public render and submit routes, which answer JSON. The HTML page of a
+// form is [NewPageHandler]'s.
 //
+// Mount it at the prefix with a trailing slash, and at the prefix itself
+// when the admin API is on, since the form collection's own path has
+// none; a mux given only "/api/v1/forms/" answers "/api/v1/forms" with a
+// redirect to the slash, which a POST does not follow:
+//
+//	h, err := forms.NewHandler(svc, &forms.HandlerOptions{Tokens: tokens})
 //	mux.Handle("/api/v1/forms", h)
 //	mux.Handle("/api/v1/forms/", h)
 //
-// A browser posting the no-JavaScript page (see NewPageHandler) to the
-// submit route gets HTML back.
+// Under another prefix, say so in HandlerOptions.Prefix and mount there
+// ("/forms-api" and "/forms-api/"). With nil options the handler serves
+// the public routes only:
+//
+//	h, err := forms.NewHandler(svc, nil)
+//	mux.Handle("/api/v1/forms/", h) // GET {form}/render, POST {form}/submit
 type Handler struct {
-	svc    *Service
-	opts   HandlerOptions
-	base   *api.Base
-	guard  *api.Guard
-	submit *api.Throttle
+	svc       *Service
+	opts      HandlerOptions
+	base      *api.Base
+	guard     *api.Guard
+	submitter *submitter
 }
 
 // NewHandler returns the forms API for svc.
@@ -116,35 +131,19 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Tokens == nil {
-		return nil, errors.New("forms: new handler: the admin API needs a TokenVerifier")
-	}
 	b, err := api.NewBase(o.Prefix, PrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("forms: new handler: %w", err)
 	}
-	if o.SubmitLimit == 0 {
-		o.SubmitLimit = SubmitLimitDefault
+	h := &Handler{svc: svc, opts: o, base: b,
+		submitter: newSubmitter(svc, submitSettings{limiter: o.RateLimiter, limit: o.SubmitLimit, window: o.SubmitWindow,
+			trusted: o.TrustedProxies, maxBytes: o.MaxRequestBytes, maxParts: o.MaxParts, baseURL: o.BaseURL, logger: b.Logger})}
+	if o.Tokens != nil {
+		h.guard = &api.Guard{Tokens: o.Tokens, Authorizer: o.Authorizer, Logger: b.Logger}
+		h.adminRoutes()
 	}
-	if o.SubmitWindow == 0 {
-		o.SubmitWindow = SubmitWindowDefault
-	}
-	if o.MaxRequestBytes <= 0 {
-		o.MaxRequestBytes = MaxRequestBytesDefault
-	}
-	if o.MaxParts <= 0 {
-		o.MaxParts = MaxPartsDefault
-	}
-	h := &Handler{svc: svc, opts: o, base: b, guard: &api.Guard{Tokens: o.Tokens, Authorizer: o.Authorizer, Logger: b.Logger}}
-	if o.SubmitLimit > 0 {
-		limiter := o.RateLimiter
-		if limiter == nil {
-			limiter = store.NewMemoryRateLimiter(nil)
-		}
-		h.submit = &api.Throttle{Name: "forms-submit", Limiter: limiter, Limit: o.SubmitLimit, Window: o.SubmitWindow,
-			Message: "Too many submissions. Please try again later.", TrustedProxies: o.TrustedProxies, Now: svc.now, Logger: b.Logger}
-	}
-	h.routes()
+	h.route("/{form}/render", methods{http.MethodGet: h.renderDefinition})
+	h.route("/{form}/submit", methods{http.MethodPost: h.submitForm})
 	return h, nil
 }
 
@@ -171,7 +170,8 @@ func (h *Handler) admin(ability string, fn http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-func (h *Handler) routes() {
+// adminRoutes registers the routes behind bearer tokens.
+func (h *Handler) adminRoutes() {
 	update := func(fn http.HandlerFunc) methods {
 		a := h.admin(AbilityUpdate, fn)
 		return methods{http.MethodPut: a, http.MethodPatch: a}
@@ -208,8 +208,6 @@ func (h *Handler) routes() {
 	updateNotification := manage(notifications.update(h))
 	h.route("/{form}/notifications/{notification}", methods{http.MethodPut: updateNotification,
 		http.MethodPatch: updateNotification, http.MethodDelete: manage(notifications.delete(h))})
-	h.route("/{form}/render", methods{http.MethodGet: h.renderDefinition})
-	h.route("/{form}/submit", methods{http.MethodPost: h.submitForm})
 }
 
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {

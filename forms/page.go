@@ -1,166 +1,104 @@
 package forms
 
 import (
-	"context"
 	"embed"
 	"errors"
-	"html/template"
+	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"slices"
-	"strconv"
 	"strings"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/web"
+	"github.com/groundwork-go/groundwork/store"
 )
 
-//go:embed templates/page.html
-var templates embed.FS
+//go:embed templates
+var templatesFS embed.FS
 
-var pageTemplate = template.Must(template.ParseFS(templates, "templates/page.html"))
+// PagePrefixDefault is where [NewPageHandler]'s pages live.
+const PagePrefixDefault = "/forms"
 
-// page is what the template draws.
-type page struct {
-	Form      *Form
-	Groups    []pageGroup
-	Errors    map[string][]string
-	ErrorList []string
-	Problem   string
-	SubmitURL string
-	PageURL   string
-	LoadedAt  int64
-	Success   bool
-	Message   string
-}
+// The page's template, and the page layer's, by the names a host's
+// PageOptions.Templates may replace them under.
+const (
+	// PageTemplate is the form page's "content".
+	PageTemplate = "forms/form.html"
+	// LayoutTemplate is the layout around every page ("layout").
+	LayoutTemplate = web.LayoutTemplate
+	// FieldsTemplate holds "field", "error-summary" and "flash".
+	FieldsTemplate = web.FieldsTemplate
+	// ErrorTemplate is the "content" of the error pages.
+	ErrorTemplate = web.ErrorTemplate
+	// StylesheetFile is the CSS every page links.
+	StylesheetFile = web.Stylesheet
+)
 
-// pageGroup is a step (with a title) or the fields on no step.
-type pageGroup struct {
-	Title       string
-	Description string
-	Fields      []pageField
-}
-
-type pageField struct {
-	Field     *Field
-	Value     string
-	Checked   bool
-	Options   []pageOption
-	Errors    []string
-	Error     bool
-	Rows      int
-	InputType string
-	Accept    string
-	Content   string
-}
-
-type pageOption struct {
-	Value, Label string
-	Checked      bool
-}
-
-var inputTypes = map[string]string{TypeEmail: "email", TypePhone: "tel", TypeNumber: "number", TypeURL: "url",
-	TypeDate: "date", TypeTime: "time", TypeFile: "file"}
-
-// buildPage lays out a form's fields by step, with the visitor's answers
-// and the messages of a failed submission.
-func (s *Service) buildPage(form *Form, fields []Field, steps []Step, values map[string][]string, errs *ValidationError) *page {
-	p := &page{Form: form, LoadedAt: s.now().Unix(), Errors: map[string][]string{}}
-	if errs != nil {
-		p.Errors = errs.Fields()
-		for _, name := range errs.FieldNames() {
-			p.ErrorList = append(p.ErrorList, p.Errors[name]...)
-		}
-	}
-	draw := func(f *Field) pageField {
-		pf := pageField{Field: f, Rows: 4, InputType: "text"}
-		if t, ok := inputTypes[f.Type]; ok {
-			pf.InputType = t
-		}
-		if rows, ok := f.FieldConfig["rows"].(float64); ok && rows > 0 && rows < 100 {
-			pf.Rows = int(rows)
-		}
-		if f.Type == TypeFile {
-			var accept []string
-			for _, ext := range s.allowedTypes(f) {
-				accept = append(accept, "."+ext)
-			}
-			pf.Accept = strings.Join(accept, ",")
-		}
-		if c, ok := f.FieldConfig["content"].(string); ok {
-			pf.Content = c // shown as text: html/template escapes it
-		} else {
-			pf.Content = f.Label
-		}
-		given, answered := values[f.Name]
-		if !answered && f.DefaultValue != "" {
-			given = []string{f.DefaultValue}
-		}
-		if len(given) > 0 {
-			pf.Value = given[0]
-			pf.Checked = checked(given[0])
-		}
-		for _, o := range f.Options() {
-			pf.Options = append(pf.Options, pageOption{Value: o.Value, Label: o.Label, Checked: slices.Contains(given, o.Value)})
-		}
-		for name, msgs := range p.Errors {
-			if name == f.Name || strings.HasPrefix(name, f.Name+".") {
-				pf.Errors = append(pf.Errors, msgs...)
-			}
-		}
-		pf.Error = len(pf.Errors) > 0
-		return pf
-	}
-	var loose pageGroup
-	for i := range fields {
-		if fields[i].StepID == nil {
-			loose.Fields = append(loose.Fields, draw(&fields[i]))
-		}
-	}
-	if len(loose.Fields) > 0 {
-		p.Groups = append(p.Groups, loose)
-	}
-	for _, st := range steps {
-		g := pageGroup{Title: st.Title, Description: st.Description}
-		for i := range fields {
-			if fields[i].StepID != nil && *fields[i].StepID == st.ID {
-				g.Fields = append(g.Fields, draw(&fields[i]))
-			}
-		}
-		p.Groups = append(p.Groups, g)
-	}
-	return p
-}
-
-func writePage(w http.ResponseWriter, status int, p *page, logger *slog.Logger) {
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'self'")
-	h.Set("Referrer-Policy", "same-origin")
-	w.WriteHeader(status)
-	if err := pageTemplate.Execute(w, p); err != nil && logger != nil {
-		logger.Error("forms: render page", "error", err)
-	}
-}
-
-// PageOptions configures [NewPageHandler].
+// PageOptions configures [NewPageHandler]. Nil means the defaults.
 type PageOptions struct {
-	// Prefix is where pages live: GET {Prefix}/{slug}; "/forms" when empty.
+	// Prefix is where pages live: GET and POST {Prefix}/{form}, the form
+	// by slug or ID; PagePrefixDefault when empty.
 	Prefix string
-	// SubmitPrefix is where the forms API is mounted, to post to; the
-	// API's PrefixDefault when empty.
-	SubmitPrefix string
-	Logger       *slog.Logger
+	// Templates replaces the page's templates or stylesheet by name
+	// (PageTemplate, LayoutTemplate, FieldsTemplate, ErrorTemplate,
+	// StylesheetFile); the built-in ones are in this package's
+	// templates directory and internal/web's.
+	Templates fs.FS
+	// FlashKey signs the message that follows a redirect (the thank-you
+	// after a submission). Give every instance the same key (32 random
+	// bytes, say); a key of this process alone when nil, and then a
+	// thank-you served by another instance is lost.
+	FlashKey []byte
+	// RateLimiter, SubmitLimit, SubmitWindow, TrustedProxies, BaseURL,
+	// MaxRequestBytes and MaxParts are as in HandlerOptions. Give both
+	// handlers the same store.SQLRateLimiter to count a client's
+	// submissions through either in one budget.
+	RateLimiter     store.RateLimiter
+	SubmitLimit     int
+	SubmitWindow    time.Duration
+	TrustedProxies  []netip.Prefix
+	BaseURL         *url.URL
+	MaxRequestBytes int64
+	MaxParts        int
+	// Logger receives unexpected errors; nil discards.
+	Logger *slog.Logger
 }
 
 // PageHandler serves a plain HTML page for each active form, one that
-// works without JavaScript: it posts multipart to the API's submit route,
-// which answers a browser with HTML (the page again with messages, or a
-// thank-you page or redirect). Fields on steps show as fieldsets, one
-// after another; conditional logic applies on the server.
+// works without JavaScript: GET {prefix}/{form} draws it, and it posts to
+// itself. A mistake comes back as the page with each message beside its
+// input and a summary on top linking to them (422); a submission taken
+// redirects (303, Post/Redirect/Get) to the form's redirect_url, or back
+// to the page, which then thanks the visitor once. Fields on steps show
+// as fieldsets, one after another; conditional logic applies on the
+// server. Submissions are counted per form and client IP as on the API's
+// submit route.
+//
+// The submit is open to other origins, as a hosted form's must be: a page
+// on another site may post to it. Pages allow no script, no framing, and
+// forms that post only to the page's own origin (and the form's
+// redirect_url).
+//
+// Mount it at the prefix with a trailing slash:
+//
+//	pages, err := forms.NewPageHandler(svc, nil)
+//	mux.Handle("/forms/", pages) // GET and POST /forms/{form}
+//
+// Under another prefix, say so in PageOptions.Prefix ("/contact" serves
+// /contact/{form}, mounted at "/contact/"). The page's stylesheet is
+// served under {prefix}/_assets/.
 type PageHandler struct {
-	svc    *Service
-	prefix string
-	submit string
-	logger *slog.Logger
+	svc       *Service
+	prefix    string
+	render    *web.Renderer
+	assets    http.Handler
+	submitter *submitter
+	logger    *slog.Logger
 }
 
 // NewPageHandler returns the page handler for svc.
@@ -172,63 +110,266 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	if opts != nil {
 		o = *opts
 	}
-	p := &PageHandler{svc: svc, prefix: strings.TrimSuffix(o.Prefix, "/"), submit: strings.TrimSuffix(o.SubmitPrefix, "/"), logger: o.Logger}
+	prefix := strings.TrimSuffix(o.Prefix, "/")
 	if o.Prefix == "" {
-		p.prefix = "/forms"
+		prefix = PagePrefixDefault
 	}
-	if o.SubmitPrefix == "" {
-		p.submit = PrefixDefault
+	if !strings.HasPrefix(prefix, "/") {
+		return nil, errors.New("forms: new page handler: the prefix must start with /")
 	}
-	if !strings.HasPrefix(p.prefix, "/") || !strings.HasPrefix(p.submit, "/") {
-		return nil, errors.New("forms: new page handler: prefixes must start with /")
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return p, nil
+	pages, _ := fs.Sub(templatesFS, "templates")
+	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: prefix + "/_assets", Key: o.FlashKey, Logger: o.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("forms: new page handler: %w", err)
+	}
+	return &PageHandler{svc: svc, prefix: prefix, render: r, assets: r.Assets(), logger: o.Logger,
+		submitter: newSubmitter(svc, submitSettings{limiter: o.RateLimiter, limit: o.SubmitLimit, window: o.SubmitWindow,
+			trusted: o.TrustedProxies, maxBytes: o.MaxRequestBytes, maxParts: o.MaxParts, baseURL: o.BaseURL, logger: o.Logger})}, nil
 }
 
-// ServeHTTP implements http.Handler: GET {prefix}/{slug}.
+// ServeHTTP implements http.Handler: GET, HEAD and POST {prefix}/{form},
+// and the stylesheet under {prefix}/_assets/.
 func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	slug, ok := strings.CutPrefix(r.URL.Path, p.prefix+"/")
-	if !ok || slug == "" || strings.Contains(slug, "/") || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
-		http.NotFound(w, r)
-		return
+	rest, ok := strings.CutPrefix(r.URL.Path, p.prefix+"/")
+	switch {
+	case ok && strings.HasPrefix(rest, "_assets/"):
+		p.assets.ServeHTTP(w, r)
+	case !ok || rest == "" || strings.Contains(rest, "/"):
+		p.notFound(w, r)
+	case r.Method == http.MethodGet || r.Method == http.MethodHead:
+		p.show(w, r, rest)
+	case r.Method == http.MethodPost:
+		p.submit(w, r, rest)
+	default:
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		p.render.Error(w, r, http.StatusMethodNotAllowed, web.ErrorPage{Heading: "Method not allowed",
+			Message: "This page can be read and its form sent; nothing else."})
 	}
-	form, err := p.svc.Form(r.Context(), slug)
-	if err != nil || !form.IsActive {
-		notFoundPage(w, err, p.logger)
-		return
-	}
-	pg, err := p.svc.page(r.Context(), form, nil, nil)
-	if err != nil {
-		notFoundPage(w, err, p.logger)
-		return
-	}
-	pg.SubmitURL = p.submit + "/" + form.Slug + "/submit"
-	writePage(w, http.StatusOK, pg, p.logger)
 }
 
-// page builds the page of a form with answers and messages.
-func (s *Service) page(ctx context.Context, form *Form, values map[string][]string, errs *ValidationError) (*page, error) {
-	fields, err := s.store.Fields(ctx, form.ID)
-	if err != nil {
-		return nil, err
+func (p *PageHandler) show(w http.ResponseWriter, r *http.Request, ref string) {
+	form, err := p.svc.Form(r.Context(), ref)
+	if err == nil && !form.IsActive {
+		err = ErrInactive
 	}
-	steps, err := s.store.Steps(ctx, form.ID)
 	if err != nil {
-		return nil, err
+		p.fail(w, r, err)
+		return
 	}
-	return s.buildPage(form, fields, steps, values, errs), nil
+	var thanks string
+	if f := p.render.TakeFlash(w, r, r.URL.Path); f != nil && f.Kind == "success" {
+		thanks = f.Message
+	}
+	p.draw(w, r, http.StatusOK, form, nil, nil, "", thanks)
 }
 
-// notFoundPage answers a missing or inactive form, or a failure, as HTML.
-func notFoundPage(w http.ResponseWriter, err error, logger *slog.Logger) {
-	status := http.StatusNotFound
-	if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrInactive) {
-		status = http.StatusServiceUnavailable
-		if logger != nil {
-			logger.Error("forms: page", "error", err)
+func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request, ref string) {
+	a, err := p.submitter.run(w, r, ref)
+	if err == nil {
+		if a.res.RedirectURL != nil {
+			web.SeeOther(w, r, *a.res.RedirectURL)
+			return
+		}
+		p.render.SetFlash(w, r, r.URL.Path, web.Flash{Kind: "success", Message: a.res.Message})
+		web.SeeOther(w, r, r.URL.Path)
+		return
+	}
+	var values map[string][]string
+	if a.req != nil {
+		values = a.req.Values
+	}
+	var ve *ValidationError
+	var ae *api.Error
+	switch {
+	case a.form == nil:
+		p.fail(w, r, err)
+	case errors.As(err, &ve):
+		p.draw(w, r, http.StatusUnprocessableEntity, a.form, values, ve, "", "")
+	case errors.As(err, &ae) && ae.Status < 500:
+		p.draw(w, r, ae.Status, a.form, values, nil, ae.Message, "")
+	default:
+		p.fail(w, r, err)
+	}
+}
+
+// draw answers the page of form with the visitor's answers, the messages
+// of a failed submission or a problem, or the thanks of a taken one.
+func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, form *Form, values map[string][]string,
+	errs *ValidationError, problem, thanks string) {
+	data := &pageData{Form: form, PageURL: r.URL.Path, Thanks: thanks, HoneypotField: HoneypotField, LoadedAtField: LoadedAtField}
+	title := form.Name
+	if thanks == "" {
+		fields, err := p.svc.store.Fields(r.Context(), form.ID)
+		if err != nil {
+			p.fail(w, r, err)
+			return
+		}
+		steps, err := p.svc.store.Steps(r.Context(), form.ID)
+		if err != nil {
+			p.fail(w, r, err)
+			return
+		}
+		data.LoadedAt = p.svc.now().Unix()
+		groups, inputs, general := p.svc.layout(fields, steps, values, errs)
+		if problem != "" {
+			general = append([]string{problem}, general...)
+		}
+		data.Groups, data.Summary = groups, web.Summary(inputs, general...)
+		if len(data.Summary) > 0 {
+			title = "Error: " + title
 		}
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte("<!doctype html><title>Form not found</title><h1>Form not found</h1><p>This form does not exist or does not take responses. (" + strconv.Itoa(status) + ")</p>"))
+	page := &web.Page{Title: title, Data: data}
+	if form.RedirectURL != nil {
+		// The browser follows the redirect after the post only if the
+		// page's form-action allows its origin.
+		if u, err := url.Parse(*form.RedirectURL); err == nil && u.Scheme != "" && u.Host != "" {
+			page.FormAction = []string{u.Scheme + "://" + u.Host}
+		}
+	}
+	p.render.Render(w, r, status, PageTemplate, page)
+}
+
+// notFound answers a path that names no form.
+func (p *PageHandler) notFound(w http.ResponseWriter, r *http.Request) {
+	p.render.Error(w, r, http.StatusNotFound, web.ErrorPage{Heading: "Form not found",
+		Message: "This form does not exist or does not take responses."})
+}
+
+// fail answers a missing or inactive form with 404, anything else with
+// 503 (logged).
+func (p *PageHandler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrInactive) {
+		p.notFound(w, r)
+		return
+	}
+	if r.Context().Err() == nil {
+		p.logger.ErrorContext(r.Context(), "forms: page", "path", r.URL.Path, "error", err)
+	}
+	p.render.Error(w, r, http.StatusServiceUnavailable, web.ErrorPage{Heading: "Form unavailable",
+		Message: "The form cannot be shown or sent just now. Please try again in a few minutes."})
+}
+
+// pageData is what the form page draws.
+type pageData struct {
+	Form    *Form
+	Groups  []pageGroup
+	Summary []web.SummaryItem
+	// PageURL is where the page is, and posts to.
+	PageURL string
+	// Thanks, when set, is shown instead of the form.
+	Thanks   string
+	LoadedAt int64
+
+	HoneypotField, LoadedAtField string
+}
+
+// pageGroup is a step (with a title) or the fields on no step.
+type pageGroup struct {
+	Title, Description string
+	Items              []pageItem
+}
+
+// pageItem is an input, or a layout element with its text.
+type pageItem struct {
+	Kind  string // an input, or TypeHeading, TypeParagraph, TypeDivider, TypeHTML
+	Text  string
+	Input web.Field
+}
+
+// inputTypes maps field types to the page layer's input types.
+var inputTypes = map[string]string{TypeText: "text", TypeEmail: "email", TypePhone: "tel", TypeNumber: "number", TypeURL: "url",
+	TypeDate: "date", TypeTime: "time", TypeFile: "file", TypeHidden: "hidden", TypeTextarea: web.TypeTextarea,
+	TypeSelect: web.TypeSelect, TypeSelectMultiple: web.TypeSelect, TypeRadio: web.TypeRadio,
+	TypeCheckboxGroup: web.TypeCheckboxes, TypeCheckbox: web.TypeCheckbox}
+
+var autocomplete = map[string]string{TypeEmail: "email", TypePhone: "tel", TypeURL: "url"}
+
+// layout lays out a form's fields by step, with the visitor's answers and
+// the messages of a failed submission. For the error summary it also
+// returns the inputs in page order, and the messages about no field.
+func (s *Service) layout(fields []Field, steps []Step, values map[string][]string, errs *ValidationError) (groups []pageGroup, inputs []web.Field, general []string) {
+	var messages map[string][]string
+	var names []string
+	if errs != nil {
+		messages, names = errs.Fields(), errs.FieldNames()
+	}
+	unclaimed := map[string]bool{}
+	for _, name := range names {
+		unclaimed[name] = true
+	}
+	item := func(f *Field) pageItem {
+		if IsLayout(f.Type) {
+			text := f.Label
+			if c, ok := f.FieldConfig["content"].(string); ok && f.Type == TypeHTML {
+				text = c // shown as text: html/template escapes it
+			}
+			return pageItem{Kind: f.Type, Text: text}
+		}
+		in := web.Field{Type: inputTypes[f.Type], Name: f.Name, ID: web.FieldID(f.Name), Label: f.Label, Help: f.HelpText,
+			Placeholder: f.Placeholder, Required: f.IsRequired, Multiple: f.Type == TypeSelectMultiple, Autocomplete: autocomplete[f.Type]}
+		if in.Type == "" {
+			in.Type = "text"
+		}
+		if rows, ok := f.FieldConfig["rows"].(float64); ok && rows > 0 && rows < 100 {
+			in.Rows = int(rows)
+		}
+		if f.Type == TypeFile {
+			var accept []string
+			for _, ext := range s.allowedTypes(f) {
+				accept = append(accept, "."+ext)
+			}
+			in.Accept = strings.Join(accept, ",")
+		}
+		given, answered := values[f.Name]
+		if !answered && f.DefaultValue != "" {
+			given = []string{f.DefaultValue}
+		}
+		if len(given) > 0 && f.Type != TypeCheckbox {
+			in.Value = given[0]
+		}
+		if f.Type == TypeCheckbox {
+			in.Value, in.Checked = "1", len(given) > 0 && checked(given[0])
+		}
+		for _, o := range f.Options() {
+			in.Options = append(in.Options, web.Option{Value: o.Value, Label: o.Label, Selected: slices.Contains(given, o.Value)})
+		}
+		for _, name := range names {
+			if name == f.Name || strings.HasPrefix(name, f.Name+".") {
+				in.Errors = append(in.Errors, messages[name]...)
+				delete(unclaimed, name)
+			}
+		}
+		if in.Type != "hidden" {
+			inputs = append(inputs, in)
+		}
+		return pageItem{Input: in}
+	}
+	var loose pageGroup
+	for i := range fields {
+		if fields[i].StepID == nil {
+			loose.Items = append(loose.Items, item(&fields[i]))
+		}
+	}
+	if len(loose.Items) > 0 {
+		groups = append(groups, loose)
+	}
+	for _, st := range steps {
+		g := pageGroup{Title: st.Title, Description: st.Description}
+		for i := range fields {
+			if fields[i].StepID != nil && *fields[i].StepID == st.ID {
+				g.Items = append(g.Items, item(&fields[i]))
+			}
+		}
+		groups = append(groups, g)
+	}
+	for _, name := range names {
+		if unclaimed[name] {
+			general = append(general, messages[name]...)
+		}
+	}
+	return groups, inputs, general
 }

@@ -3,12 +3,17 @@ package forms_test
 import (
 	"fmt"
 	"html"
+	"io/fs"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/forms"
 )
 
 var (
@@ -16,6 +21,7 @@ var (
 	inputRE  = regexp.MustCompile(`<(input|textarea|select)\b[^>]*\bname="([^"]+)"[^>]*>`)
 	valueRE  = regexp.MustCompile(`\bvalue="([^"]*)"`)
 	typeRE   = regexp.MustCompile(`\btype="([^"]*)"`)
+	cssRE    = regexp.MustCompile(`<link rel="stylesheet" href="([^"]+)">`)
 )
 
 // pageForm is what a browser would read off the page: where to post and
@@ -46,74 +52,159 @@ func readPage(t *testing.T, body string) pageForm {
 	return p
 }
 
+// visitor is a browser without JavaScript: it keeps cookies and does not
+// follow redirects on its own.
+type visitor struct {
+	b       *bundle
+	cookies []*http.Cookie
+}
+
+func (v *visitor) do(t *testing.T, method, path, contentType string, body *strings.Reader, parts []part) reply {
+	t.Helper()
+	var r reply
+	headers := []string{"Referer", v.b.server.URL + path}
+	for _, c := range v.cookies {
+		headers = append(headers, "Cookie", c.Name+"="+c.Value)
+	}
+	if parts != nil {
+		ct, buf := multipartBody(t, parts...)
+		r = v.b.request(t, method, path, "", ct, buf, headers...)
+	} else if body != nil {
+		r = v.b.request(t, method, path, "", contentType, body, headers...)
+	} else {
+		r = v.b.request(t, method, path, "", "", nil, headers...)
+	}
+	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+		v.cookies = slicesDeleteCookie(v.cookies, c.Name)
+		if c.MaxAge >= 0 && c.Value != "" {
+			v.cookies = append(v.cookies, c)
+		}
+	}
+	return r
+}
+
+func slicesDeleteCookie(cs []*http.Cookie, name string) []*http.Cookie {
+	out := cs[:0]
+	for _, c := range cs {
+		if c.Name != name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func TestNoJavaScriptPage(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	form := b.contactForm(t)
 	b.addField(t, form, map[string]any{"type": "checkbox", "label": "Keep me posted"})
+	v := &visitor{b: b}
 
-	r := b.request(t, "GET", "/forms/contact", "", "", nil)
+	r := v.do(t, "GET", "/forms/contact", "", nil, nil)
 	require.Equal(t, 200, r.status)
 	require.Equal(t, "text/html; charset=utf-8", r.header.Get("Content-Type"))
-	require.Contains(t, r.header.Get("Content-Security-Policy"), "default-src 'none'")
+	require.Equal(t, "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+		r.header.Get("Content-Security-Policy"))
+	require.Equal(t, "no-store", r.header.Get("Cache-Control"))
 	require.NotContains(t, r.body, "<script", "no JavaScript at all")
+	require.Contains(t, r.body, "<title>Contact</title>")
 	page := readPage(t, r.body)
-	require.Equal(t, "/api/v1/forms/contact/submit", page.action)
+	require.Equal(t, "/forms/contact", page.action, "the page posts to itself")
 	require.Equal(t, map[string]string{"name": "", "email": "", "topic": "", "message": "", "cv": "file", "keep_me_posted": "1",
 		"website_url": "", "_form_loaded_at": fmt.Sprint(b.clock.Now().Unix())}, page.inputs)
 	require.Contains(t, r.body, `<option value="support">Support</option>`)
 	require.Contains(t, r.body, `accept=".pdf,.txt"`)
+	require.Contains(t, r.body, `autocomplete="email"`)
 	require.Regexp(t, `class="trap" aria-hidden="true"`, r.body)
+
+	// The stylesheet is served beside the page, cached for a year.
+	css := v.do(t, "GET", cssRE.FindStringSubmatch(r.body)[1], "", nil, nil)
+	require.Equal(t, 200, css.status)
+	require.Equal(t, "public, max-age=31536000, immutable", css.header.Get("Cache-Control"))
 
 	// A person takes longer than three seconds.
 	b.clock.Advance(20 * time.Second)
 	fill := func(values map[string]string) []part {
 		var parts []part
-		for name, v := range page.inputs {
-			if v == "file" {
+		for name, val := range page.inputs {
+			if val == "file" {
 				parts = append(parts, part{name: name, filename: "note.txt", content: "hello"})
 				continue
 			}
 			if given, ok := values[name]; ok {
-				v = given
+				val = given
 			}
-			parts = append(parts, part{name: name, content: v})
+			if name == "keep_me_posted" && values[name] == "" {
+				continue // an unticked box sends nothing
+			}
+			parts = append(parts, part{name: name, content: val})
 		}
 		return parts
 	}
-	post := func(parts []part) reply {
-		ct, body := multipartBody(t, parts...)
-		return b.request(t, "POST", page.action, "", ct, body, "Accept", "text/html,application/xhtml+xml,*/*;q=0.8", "Referer", b.server.URL+"/forms/contact")
-	}
 
-	// A mistake: the page comes back with the message and the answers.
-	r = post(fill(map[string]string{"name": `Ann "Annie" <b>`, "email": "not-an-email", "topic": "sales"}))
+	// A mistake: the page comes back with the answers, each message tied
+	// to its input and listed on top with a link to it.
+	r = v.do(t, "POST", page.action, "", nil, fill(map[string]string{"name": `Ann "Annie" <b>`, "email": "not-an-email", "topic": "sales"}))
 	require.Equal(t, 422, r.status, r.body)
 	require.Contains(t, r.header.Get("Content-Type"), "text/html")
-	require.Contains(t, r.body, "The Email field must be a valid email address.")
+	require.Contains(t, r.body, "<title>Error: Contact</title>")
+	require.Contains(t, r.body, `<li><a href="#f-email">The Email field must be a valid email address.</a></li>`)
+	require.Contains(t, r.body, `<p class="error" id="f-email-error">`)
+	require.Regexp(t, `<input type="email" id="f-email" name="email" value="not-an-email"[^>]* aria-describedby="f-email-error" aria-invalid="true">`, r.body)
 	require.Contains(t, r.body, `value="Ann &#34;Annie&#34; &lt;b&gt;"`, "answers come back, escaped")
 	require.Contains(t, r.body, `<option value="sales" selected>Sales</option>`)
-	require.Contains(t, r.body, `aria-invalid="true"`)
-	again := readPage(t, r.body)
-	require.Equal(t, "/api/v1/forms/contact/submit", again.action)
+	require.Equal(t, "/forms/contact", readPage(t, r.body).action)
+	require.EqualValues(t, 0, b.api(t, "GET", "/contact/submissions", nil).json(t)["meta"].(map[string]any)["total"])
 
-	// Corrected: a thank-you page, and a real submission stored.
-	r = post(fill(map[string]string{"name": "Ann", "email": "ann@example.test", "topic": "sales", "keep_me_posted": "1"}))
-	require.Equal(t, 200, r.status, r.body)
-	require.Contains(t, r.body, "Thanks, we got it.")
-	require.Contains(t, r.body, `href="`+b.server.URL+`/forms/contact"`)
+	// Corrected: stored, then Post/Redirect/Get back to the page, which
+	// thanks the visitor once.
+	r = v.do(t, "POST", page.action, "", nil, fill(map[string]string{"name": "Ann", "email": "ann@example.test", "topic": "sales", "keep_me_posted": "1"}))
+	require.Equal(t, http.StatusSeeOther, r.status, r.body)
+	require.Equal(t, "/forms/contact", r.header.Get("Location"))
+	r = v.do(t, "GET", "/forms/contact", "", nil, nil)
+	require.Equal(t, 200, r.status)
+	require.Contains(t, r.body, `<div class="notice" role="status"><p>Thanks, we got it.</p></div>`)
+	require.Contains(t, r.body, `<a href="/forms/contact">Send another response</a>`)
+	require.NotContains(t, r.body, "<form", "the thanks stands alone")
+	// A refresh posts nothing again and thanks no more.
+	r = v.do(t, "GET", "/forms/contact", "", nil, nil)
+	require.NotContains(t, r.body, "Thanks, we got it.")
+	require.Contains(t, r.body, "<form")
 	list := b.api(t, "GET", "/contact/submissions", nil).json(t)
 	require.EqualValues(t, 1, list["meta"].(map[string]any)["total"])
 	sub := list["data"].([]any)[0].(map[string]any)
 	require.Equal(t, false, sub["is_spam"])
 	require.Len(t, sub["uploads"], 1)
 
-	// With a redirect URL the browser is sent on.
-	require.Equal(t, 200, b.api(t, "PUT", "/contact", map[string]any{"redirect_url": "https://example.test/thanks"}).status)
+	// With a redirect URL the browser is sent on, and the page lets its
+	// form be redirected there.
+	require.Equal(t, 200, b.api(t, "PUT", "/contact", map[string]any{"redirect_url": "https://example.test/thanks?x=1"}).status)
+	r = v.do(t, "GET", "/forms/contact", "", nil, nil)
+	require.Contains(t, r.header.Get("Content-Security-Policy"), "form-action 'self' https://example.test;")
 	b.clock.Advance(20 * time.Second)
-	r = post(fill(map[string]string{"name": "Bo", "email": "bo@example.test"}))
-	require.Equal(t, 303, r.status)
-	require.Equal(t, "https://example.test/thanks", r.header.Get("Location"))
+	r = v.do(t, "POST", page.action, "", nil, fill(map[string]string{"name": "Bo", "email": "bo@example.test"}))
+	require.Equal(t, http.StatusSeeOther, r.status)
+	require.Equal(t, "https://example.test/thanks?x=1", r.header.Get("Location"))
+}
+
+// The page counts submissions per form and client IP like the API, and
+// a visitor over the limit gets the page back with the message.
+func TestPageThrottle(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(o *setupOptions) { o.submitLimit = 2 })
+	form := b.contactForm(t)
+	v := &visitor{b: b}
+	b.clock.Advance(time.Minute)
+	for range 2 {
+		r := v.do(t, "POST", "/forms/"+form, "", nil, valid())
+		require.Equal(t, http.StatusSeeOther, r.status, r.body)
+	}
+	r := v.do(t, "POST", "/forms/"+form, "", nil, valid())
+	require.Equal(t, http.StatusTooManyRequests, r.status)
+	require.NotEmpty(t, r.header.Get("Retry-After"))
+	require.Contains(t, r.body, "<li>Too many submissions. Please try again later.</li>")
+	require.Contains(t, r.body, `<form method="post" action="/forms/contact"`, "the form, to try again later")
+	require.EqualValues(t, 2, b.api(t, "GET", "/contact/submissions", nil).json(t)["meta"].(map[string]any)["total"])
 }
 
 func TestPageEscapesAndHidesInactiveForms(t *testing.T) {
@@ -130,11 +221,47 @@ func TestPageEscapesAndHidesInactiveForms(t *testing.T) {
 	require.Contains(t, r.body, "&lt;script&gt;alert(2)&lt;/script&gt;")
 
 	require.Equal(t, 200, b.api(t, "PUT", "/xss", map[string]any{"is_active": false}).status)
-	for _, path := range []string{"/forms/xss", "/forms/nope", "/forms/"} {
+	for _, path := range []string{"/forms/xss", "/forms/nope", "/forms/", "/forms/xss/extra"} {
 		r = b.request(t, "GET", path, "", "", nil)
 		require.Equal(t, 404, r.status, path)
+		require.Contains(t, r.body, "<h1>Form not found</h1>", path)
+		require.Contains(t, r.header.Get("Content-Security-Policy"), "default-src 'none'")
 	}
-	r = b.request(t, "POST", "/api/v1/forms/xss/submit", "", "application/x-www-form-urlencoded", strings.NewReader("a=b"), "Accept", "text/html")
+	r = b.request(t, "POST", "/forms/xss", "", "application/x-www-form-urlencoded", strings.NewReader("a=b"))
 	require.Equal(t, 404, r.status)
 	require.Contains(t, r.body, "<h1>Form not found</h1>")
+	r = b.request(t, "DELETE", "/forms/xss", "", "", nil)
+	require.Equal(t, 405, r.status)
+	require.Equal(t, "GET, HEAD, POST", r.header.Get("Allow"))
+
+	// The API's submit route answers JSON whatever the client accepts.
+	r = b.request(t, "POST", "/api/v1/forms/xss/submit", "", "application/x-www-form-urlencoded", strings.NewReader("a=b"), "Accept", "text/html")
+	require.Equal(t, 404, r.status)
+	require.JSONEq(t, `{"message":"Form not found."}`, r.body)
+}
+
+// A host's templates replace the page's, by name.
+func TestPageTemplatesReplaceable(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(o *setupOptions) {
+		o.page = func(po *forms.PageOptions) {
+			po.Templates = mapFS{forms.PageTemplate: `{{define "content"}}<h1>Our own: {{.Data.Form.Name}}</h1>{{end}}`}
+		}
+	})
+	b.contactForm(t)
+	r := b.request(t, "GET", "/forms/contact", "", "", nil)
+	require.Equal(t, 200, r.status)
+	require.Contains(t, r.body, "<h1>Our own: Contact</h1>")
+	require.Contains(t, r.body, `<html lang="en">`, "in the built-in layout")
+}
+
+// mapFS is an fs.FS of a few text files.
+type mapFS map[string]string
+
+func (m mapFS) Open(name string) (fs.File, error) {
+	files := fstest.MapFS{}
+	for k, v := range m {
+		files[k] = &fstest.MapFile{Data: []byte(v)}
+	}
+	return files.Open(name)
 }

@@ -67,6 +67,7 @@ type setupOptions struct {
 	submitLimit int
 	queue       bool
 	handler     func(*forms.HandlerOptions)
+	page        func(*forms.PageOptions)
 	service     func(*forms.Options)
 }
 
@@ -99,14 +100,18 @@ func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
 		require.NoError(t, b.queue.Start(ctx))
 		t.Cleanup(func() { require.NoError(t, b.queue.Stop(context.Background())) })
 	}
-	ho := &forms.HandlerOptions{Tokens: testTokens, SubmitLimit: o.submitLimit,
-		RateLimiter: store.NewMemoryRateLimiter(&store.RateLimiterOptions{Now: b.clock.Now})}
+	limiter := store.NewMemoryRateLimiter(&store.RateLimiterOptions{Now: b.clock.Now})
+	ho := &forms.HandlerOptions{Tokens: testTokens, SubmitLimit: o.submitLimit, RateLimiter: limiter}
 	if o.handler != nil {
 		o.handler(ho)
 	}
 	h, err := forms.NewHandler(b.svc, ho)
 	require.NoError(t, err)
-	pages, err := forms.NewPageHandler(b.svc, nil)
+	po := &forms.PageOptions{SubmitLimit: o.submitLimit, RateLimiter: limiter}
+	if o.page != nil {
+		o.page(po)
+	}
+	pages, err := forms.NewPageHandler(b.svc, po)
 	require.NoError(t, err)
 	mux := http.NewServeMux()
 	mux.Handle(forms.PrefixDefault, h) // POST /api/v1/forms has no slash

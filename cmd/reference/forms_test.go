@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/http/cookiejar"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ func TestServeForms(t *testing.T) {
 
 	code, page := get(t, base+"/forms/contact-us", "")
 	require.Equal(t, 200, code)
-	require.Contains(t, page, `action="/api/v1/forms/contact-us/submit"`)
+	require.Contains(t, page, `action="/forms/contact-us"`)
 
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
@@ -59,13 +60,33 @@ func TestServeForms(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &created))
 	require.Equal(t, "Thanks!", created["message"])
 
+	// The page posts to itself, and a browser lands on the thanks by a
+	// redirect (the flash signed with a key made from the secret key).
+	buf.Reset()
+	w = multipart.NewWriter(&buf)
+	for k, v := range map[string]string{"name": "Bo", "email": "bo@example.test"} {
+		require.NoError(t, w.WriteField(k, v))
+	}
+	require.NoError(t, w.Close())
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	browser := &http.Client{Jar: jar}
+	res, err = browser.Post(base+"/forms/contact-us", w.FormDataContentType(), &buf)
+	require.NoError(t, err)
+	raw, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Equal(t, 200, res.StatusCode, string(raw))
+	require.Equal(t, "/forms/contact-us", res.Request.URL.Path, "redirected back to the page")
+	require.Contains(t, string(raw), "<p>Thanks!</p>")
+
 	code, body = get(t, base+"/api/v1/forms/contact-us/submissions", token)
 	require.Equal(t, 200, code)
-	require.Contains(t, body, `"total":1`)
+	require.Contains(t, body, `"total":2`)
 	code, body = get(t, base+"/api/v1/forms/contact-us/submissions/export", token)
 	require.Equal(t, 200, code)
 	require.Contains(t, body, "Submission ID,Submission Number,Submitted At,Name,Email,Message,Page URL,Is Read,Is Spam,Is Starred")
 	require.Contains(t, body, ",Ann,ann@example.test,Hello,")
+	require.Contains(t, body, ",Bo,bo@example.test,,")
 
 	// The notification went out through the queue to the logging outbox.
 	logs, _ := servedLogs.Load(t.Name())

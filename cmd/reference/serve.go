@@ -129,14 +129,19 @@ func newApp(cfg *config, db *store.DB, logger *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	pages, err := forms.NewPageHandler(a.forms, &forms.PageOptions{Logger: logger})
+	secretKey, err := loadSecretKey(cfg.webhooks, cfg.db, logger)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := forms.NewPageHandler(a.forms, &forms.PageOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies,
+		BaseURL: cfg.baseURL, FlashKey: deriveKey(secretKey, "page flash"), Logger: logger})
 	if err != nil {
 		return nil, err
 	}
 
 	// webhooks: subscriptions and their API, deliveries from the queue,
 	// and a form.submitted event for every accepted submission.
-	if a.webhooks, err = newWebhooks(cfg.webhooks, cfg.db, db, a.queue, logger); err != nil {
+	if a.webhooks, err = newWebhooks(cfg.webhooks, secretKey, db, a.queue, logger); err != nil {
 		return nil, err
 	}
 	linkFormsToWebhooks(a.forms, a.webhooks)
@@ -161,7 +166,7 @@ func newApp(cfg *config, db *store.DB, logger *slog.Logger) (*app, error) {
 	mux.Handle(a11y.PrefixDefault+"/", colorHandler)
 	mux.Handle(forms.PrefixDefault, formsHandler)
 	mux.Handle(forms.PrefixDefault+"/", formsHandler)
-	mux.Handle("/forms/", pages)
+	mux.Handle(forms.PagePrefixDefault+"/", pages)
 	mux.Handle("/api/v1/a11y/", colorAIHandler)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)

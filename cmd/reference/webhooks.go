@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
@@ -96,7 +98,16 @@ func parseKey(s string) ([]byte, error) {
 	return nil, fmt.Errorf("a secret key is %d bytes in base64 or hex (openssl rand -base64 32)", webhooks.SecretKeySize)
 }
 
-// loadSecretKey returns the key that seals webhook secrets: from
+// deriveKey is a key of its own for purpose, made from the secret key, so
+// one secret serves every use without one use's key revealing another's.
+func deriveKey(secret []byte, purpose string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte("groundwork " + purpose))
+	return m.Sum(nil)
+}
+
+// loadSecretKey returns the key that seals webhook secrets (and signs the
+// pages' flash messages, through deriveKey): from
 // GROUNDWORK_SECRET_KEY, else from the key file beside a SQLite database
 // (made on first use). Postgres needs the variable: every instance must
 // share the key.
@@ -152,11 +163,7 @@ const formSubmitted = "form.submitted"
 
 // newWebhooks builds the webhooks service on db and, when queue is not
 // nil, registers its jobs.
-func newWebhooks(c webhooksConfig, dsn string, db *store.DB, queue *store.Queue, logger *slog.Logger) (*webhooks.Service, error) {
-	key, err := loadSecretKey(c, dsn, logger)
-	if err != nil {
-		return nil, err
-	}
+func newWebhooks(c webhooksConfig, key []byte, db *store.DB, queue *store.Queue, logger *slog.Logger) (*webhooks.Service, error) {
 	opts := &webhooks.Options{SecretKey: key, Queue: webhooksQueue, AllowPrivateHosts: c.allowPrivate,
 		AllowInsecureURLs: c.allowInsecure, PaymentSessions: webhookssql.NewPaymentSessions(db, nil), Logger: logger}
 	if queue != nil {
@@ -275,7 +282,11 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return err
 	}
-	svc, err := newWebhooks(c, *dsn, db, queue, logger)
+	key, err := loadSecretKey(c, *dsn, logger)
+	if err != nil {
+		return err
+	}
+	svc, err := newWebhooks(c, key, db, queue, logger)
 	if err != nil {
 		return err
 	}

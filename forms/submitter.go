@@ -1,0 +1,341 @@
+package forms
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// submitter is the way a submission takes, from the API or from the page:
+// the form's definition, the throttle per form and client IP, the body,
+// then the service.
+type submitter struct {
+	svc      *Service
+	throttle *api.Throttle // nil: no limit
+	maxBytes int64
+	maxParts int
+	trusted  []netip.Prefix
+	baseURL  *url.URL
+}
+
+// submitSettings are what both handlers' options say of submissions.
+type submitSettings struct {
+	limiter  store.RateLimiter
+	limit    int
+	window   time.Duration
+	trusted  []netip.Prefix
+	maxBytes int64
+	maxParts int
+	baseURL  *url.URL
+	logger   *slog.Logger
+}
+
+// newSubmitter fills in the defaults: SubmitLimitDefault a
+// SubmitWindowDefault in memory (a negative limit turns it off),
+// MaxRequestBytesDefault, MaxPartsDefault.
+func newSubmitter(svc *Service, o submitSettings) *submitter {
+	s := &submitter{svc: svc, maxBytes: o.maxBytes, maxParts: o.maxParts, trusted: o.trusted, baseURL: o.baseURL}
+	if s.maxBytes <= 0 {
+		s.maxBytes = MaxRequestBytesDefault
+	}
+	if s.maxParts <= 0 {
+		s.maxParts = MaxPartsDefault
+	}
+	if o.limit == 0 {
+		o.limit = SubmitLimitDefault
+	}
+	if o.window <= 0 {
+		o.window = SubmitWindowDefault
+	}
+	if o.limit > 0 {
+		if o.limiter == nil {
+			o.limiter = store.NewMemoryRateLimiter(nil)
+		}
+		s.throttle = &api.Throttle{Name: "forms-submit", Limiter: o.limiter, Limit: o.limit, Window: o.window,
+			Message: "Too many submissions. Please try again later.", TrustedProxies: o.trusted, Now: svc.now, Logger: o.logger}
+	}
+	return s
+}
+
+// attempt is a submission as far as it went: the form, once found; what
+// was read of the request; the result, once stored.
+type attempt struct {
+	form *Form
+	req  *SubmitRequest
+	res  *SubmitResult
+}
+
+// run takes the submission to the form ref. A missing or inactive form
+// is ErrInactive; the throttle answers a 429 or 503 *api.Error (its
+// headers already set on w).
+func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (attempt, error) {
+	ctx := r.Context()
+	def, err := s.svc.submitDefinition(ctx, ref)
+	if err == nil && !def.form.IsActive {
+		err = ErrInactive
+	}
+	if errors.Is(err, ErrNotFound) {
+		err = ErrInactive // the same 404 for missing and inactive forms
+	}
+	if err != nil {
+		return attempt{}, err
+	}
+	a := attempt{form: def.form}
+	if s.throttle != nil {
+		key := strconv.FormatInt(def.form.ID, 10) + ":" + api.ClientIPString(r, s.trusted)
+		allowed, err := s.throttle.Hit(w, r, key)
+		if err != nil {
+			return a, &api.Error{Status: http.StatusServiceUnavailable, Message: api.MsgUnavailable, Err: err}
+		}
+		if !allowed {
+			return a, &api.Error{Status: http.StatusTooManyRequests, Message: s.throttle.Message429()}
+		}
+	}
+	if a.req, err = s.read(w, r, def.form, def.fields); err != nil {
+		return a, err
+	}
+	a.req.PageURL = api.AbsoluteURL(r, s.baseURL).String()
+	a.req.ReferrerURL = r.Referer()
+	a.req.IPAddress = api.ClientIPString(r, s.trusted)
+	a.req.UserAgent = r.UserAgent()
+	res, used, err := s.svc.submitChecked(ctx, ref, def, a.req)
+	if used != nil {
+		a.form = used
+	}
+	if errors.Is(err, ErrNotFound) {
+		err = ErrInactive // deleted since it was cached
+	}
+	a.res = res
+	return a, err
+}
+
+// fieldKey turns an input name into a field name: "email", "data[email]",
+// "data[topics][]", "topics[]" and "files[cv]" all name their field.
+func fieldKey(name string) string {
+	name = strings.TrimSuffix(name, "[]")
+	for _, wrap := range []string{"data[", "files["} {
+		if inner, ok := strings.CutPrefix(name, wrap); ok && strings.HasSuffix(inner, "]") {
+			return strings.TrimSuffix(inner, "]")
+		}
+	}
+	return name
+}
+
+// add files a value under its field, or as the honeypot or load time.
+func (req *SubmitRequest) add(name, value string) {
+	switch key := fieldKey(name); key {
+	case HoneypotField:
+		req.Honeypot = value
+	case LoadedAtField:
+		req.LoadedAt = value
+	default:
+		req.Values[key] = append(req.Values[key], value)
+	}
+}
+
+// read reads a multipart, url-encoded or JSON submission.
+// Files are written to the BlobStore as they arrive; when reading fails
+// they are deleted here, and later failures delete them in Submit.
+func (s *submitter) read(w http.ResponseWriter, r *http.Request, form *Form, fields []Field) (*SubmitRequest, error) {
+	req := &SubmitRequest{Values: map[string][]string{}, Files: map[string]*IncomingFile{}}
+	r.Body = http.MaxBytesReader(w, r.Body, s.maxBytes)
+	if r.ContentLength > s.maxBytes {
+		return req, tooLarge(s.maxBytes)
+	}
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var err error
+	switch ct {
+	case "multipart/form-data":
+		err = s.readMultipart(r, form, fields, req)
+	case "application/x-www-form-urlencoded":
+		err = readURLEncoded(r, req)
+	case "application/json":
+		err = readJSON(w, r, req)
+	case "":
+		if r.ContentLength > 0 {
+			err = unsupported()
+		}
+	default:
+		err = unsupported()
+	}
+	if err != nil {
+		s.svc.discardFiles(r.Context(), req.Files)
+		req.Files = nil
+	}
+	return req, err
+}
+
+func tooLarge(n int64) error {
+	return &api.Error{Status: http.StatusRequestEntityTooLarge, Message: "The submission must not be larger than " + api.FormatBytes(n) + "."}
+}
+
+func unsupported() error {
+	return &api.Error{Status: http.StatusUnsupportedMediaType, Message: "A submission must be multipart/form-data, application/x-www-form-urlencoded or application/json."}
+}
+
+func malformed(err error) error {
+	return &api.Error{Status: http.StatusUnprocessableEntity, Message: "The request body is not valid multipart/form-data.", Err: err}
+}
+
+// readError classifies a failure to read the body: too large, or cut off
+// and malformed.
+func (s *submitter) readError(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return tooLarge(s.maxBytes)
+	}
+	return malformed(err)
+}
+
+// recordingReader remembers the first read error of a part, so a failure
+// while storing a file can be told apart: the client's (a cut-off or
+// oversized body) or the store's.
+type recordingReader struct {
+	r   io.Reader
+	err error
+}
+
+func (rr *recordingReader) Read(p []byte) (int, error) {
+	n, err := rr.r.Read(p)
+	if err != nil && err != io.EOF && rr.err == nil {
+		rr.err = err
+	}
+	return n, err
+}
+
+func (s *submitter) readMultipart(r *http.Request, form *Form, fields []Field, req *SubmitRequest) error {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return malformed(err)
+	}
+	fileErrs := &ValidationError{}
+	for parts := 0; ; parts++ {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return s.readError(err)
+		}
+		if parts >= s.maxParts {
+			part.Close()
+			return &api.Error{Status: http.StatusRequestEntityTooLarge, Message: fmt.Sprintf("The submission must not have more than %d parts.", s.maxParts)}
+		}
+		name := part.FormName()
+		if name == "" {
+			part.Close()
+			continue
+		}
+		if part.FileName() == "" {
+			value, err := io.ReadAll(io.LimitReader(part, MaxValueBytes+1))
+			part.Close()
+			if err != nil {
+				return s.readError(err)
+			}
+			if len(value) > MaxValueBytes {
+				return &api.Error{Status: http.StatusRequestEntityTooLarge, Message: "A value of the submission must not be larger than 1 MiB."}
+			}
+			req.add(name, string(value))
+			continue
+		}
+		key := fieldKey(name)
+		if req.Files[key] != nil {
+			part.Close()
+			fileErrs.Add(key, "The "+api.Attr(key)+" field takes one file only.")
+			continue
+		}
+		rr := &recordingReader{r: part}
+		file, err := s.svc.AcceptFile(r.Context(), form, fields, key, part.FileName(), rr)
+		if rr.err == nil {
+			// Drain what the service did not read, to reach the next part.
+			_, rr.err = io.Copy(io.Discard, rr)
+		}
+		part.Close()
+		if rr.err != nil {
+			if file != nil {
+				req.Files[key] = file // deleted by readSubmission
+			}
+			return s.readError(rr.err)
+		}
+		var ve *ValidationError
+		switch {
+		case errors.As(err, &ve):
+			for _, f := range ve.FieldNames() {
+				for _, msg := range ve.Fields()[f] {
+					fileErrs.Add(f, msg)
+				}
+			}
+		case err != nil:
+			return err
+		case file != nil:
+			req.Files[key] = file
+		}
+	}
+	return fileErrs.Err()
+}
+
+func readURLEncoded(r *http.Request, req *SubmitRequest) error {
+	if err := r.ParseForm(); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return tooLarge(mbe.Limit)
+		}
+		return &api.Error{Status: http.StatusUnprocessableEntity, Message: "The request body is not valid application/x-www-form-urlencoded.", Err: err}
+	}
+	for name, values := range r.PostForm {
+		for _, v := range values {
+			req.add(name, v)
+		}
+	}
+	return nil
+}
+
+// readJSON reads {"data": {...}} or a flat object. Values may be strings,
+// numbers, booleans or lists of those.
+func readJSON(w http.ResponseWriter, r *http.Request, req *SubmitRequest) error {
+	in, err := api.DecodeInput(w, r, api.MaxBodyDefault)
+	if err != nil {
+		return err
+	}
+	values := in
+	if data, ok := in["data"].(map[string]any); ok {
+		values = data
+		for _, k := range []string{HoneypotField, LoadedAtField} {
+			if v, ok := in[k]; ok {
+				values[k] = v
+			}
+		}
+	}
+	v := &api.Validator{}
+	for name, val := range values {
+		items, isList := val.([]any)
+		if !isList {
+			items = []any{val}
+		}
+		for _, it := range items {
+			switch x := it.(type) {
+			case nil:
+			case string:
+				req.add(name, x)
+			case float64:
+				req.add(name, strconv.FormatFloat(x, 'f', -1, 64))
+			case bool:
+				req.add(name, map[bool]string{true: "1", false: "0"}[x])
+			default:
+				v.Add(name, api.MsgString(name))
+			}
+		}
+	}
+	return v.Err()
+}
