@@ -49,7 +49,7 @@ const (
 // HandlerOptions configures [NewHandler]. Nil means the defaults.
 type HandlerOptions struct {
 	// Prefix is where the handler is mounted; PrefixDefault when empty.
-	// Mount it with mux.Handle(prefix+"/", h).
+	// Mount it with mux.Handle(prefix+"/", h) (see Handler).
 	Prefix string
 	// RateLimiter counts the "api" throttle (60 a minute per caller,
 	// else per client IP) shared by every route; in memory when nil.
@@ -82,6 +82,16 @@ type HandlerOptions struct {
 //	POST {prefix}/ai/content-analysis   bearer token with AIAbility
 //	POST {prefix}/ai/aria-suggestion
 //	POST {prefix}/ai/contrast-explanation
+//
+// Routes match the whole path, prefix included, so mount the handler at
+// its prefix with a trailing slash, and name any other prefix in
+// HandlerOptions.Prefix too (not with http.StripPrefix):
+//
+//	h, err := a11y.NewHandler(nil, &a11y.HandlerOptions{Prefix: "/colours"})
+//	mux.Handle("/colours/", h) // POST /colours/contrast-check, ...
+//
+// A mux answers the bare prefix ("/colours") with a 307 redirect to
+// "/colours/", where nothing is served either.
 type Handler struct {
 	svc     *Service
 	ai      *AI

@@ -32,6 +32,15 @@ type HandlerOptions struct {
 // Handler serves the token endpoint:
 //
 //	GET {prefix}/token   describes the calling token: {"data": Token}
+//
+// Routes match the whole path, prefix included, so mount the handler at
+// its prefix with a trailing slash, and name any other prefix in
+// HandlerOptions.Prefix too (not with http.StripPrefix):
+//
+//	h, err := auth.NewHandler(tokens, &auth.HandlerOptions{Prefix: "/me"})
+//	mux.Handle("/me/", h) // GET /me/token
+//
+// A mux answers the bare prefix ("/me") with a 307 redirect to "/me/".
 type Handler struct {
 	svc      *Service
 	mux      *http.ServeMux

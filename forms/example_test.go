@@ -74,3 +74,63 @@ func ExampleNewHandler() {
 type noTokens struct{}
 
 func (noTokens) VerifyToken(context.Context, string) (string, []string, error) { return "", nil, nil }
+
+// With no options the API serves only the public routes: render and
+// submit. The admin routes answer 404.
+func ExampleNewHandler_publicOnly() {
+	svc, _ := forms.NewService(formstest.NewFake(), nil)
+	_ = svc.CreateForm(context.Background(), &forms.Form{Name: "Feedback", IsActive: true})
+
+	h, err := forms.NewHandler(svc, nil)
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/api/v1/forms/", h)
+
+	for _, req := range []*http.Request{
+		httptest.NewRequest("GET", "/api/v1/forms/feedback/render", nil),
+		httptest.NewRequest("POST", "/api/v1/forms/feedback/submit", strings.NewReader(`{}`)),
+		httptest.NewRequest("GET", "/api/v1/forms/feedback/submissions", nil),
+		httptest.NewRequest("GET", "/api/v1/forms", nil),
+	} {
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, req)
+		fmt.Println(req.Method, req.URL.Path, w.Code)
+	}
+	// Output:
+	// GET /api/v1/forms/feedback/render 200
+	// POST /api/v1/forms/feedback/submit 201
+	// GET /api/v1/forms/feedback/submissions 404
+	// GET /api/v1/forms 307
+}
+
+// Serve each form's page under a prefix of the host's: it posts to itself
+// and, once a submission is taken, redirects back to the page.
+func ExampleNewPageHandler() {
+	svc, _ := forms.NewService(formstest.NewFake(), nil)
+	form := &forms.Form{Name: "Feedback", IsActive: true}
+	_ = svc.CreateForm(context.Background(), form)
+	_ = svc.CreateField(context.Background(), &forms.Field{FormID: form.ID, Type: forms.TypeTextarea, Label: "Your thoughts"})
+
+	pages, err := forms.NewPageHandler(svc, &forms.PageOptions{Prefix: "/contact"})
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/contact/", pages)
+
+	w := httptest.NewRecorder()
+	mux.ServeHTTP(w, httptest.NewRequest("GET", "/contact/feedback", nil))
+	fmt.Println(w.Code, strings.Contains(w.Body.String(), `<form method="post" action="/contact/feedback"`))
+
+	req := httptest.NewRequest("POST", "/contact/feedback", strings.NewReader("your_thoughts=Lovely"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	w = httptest.NewRecorder()
+	mux.ServeHTTP(w, req)
+	fmt.Println(w.Code, w.Header().Get("Location"))
+	// Output:
+	// 200 true
+	// 303 /contact/feedback
+}

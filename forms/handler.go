@@ -99,18 +99,19 @@ type HandlerOptions struct {
 // public render and submit routes, which answer JSON. The HTML page of a
 // form is [NewPageHandler]'s.
 //
-// Mount it at the prefix with a trailing slash, and at the prefix itself
-// when the admin API is on, since the form collection's own path has
-// none; a mux given only "/api/v1/forms/" answers "/api/v1/forms" with a
-// redirect to the slash, which a POST does not follow:
+// Routes match the whole path, prefix included. Mount the handler at the
+// prefix with a trailing slash, and at the prefix itself when the admin
+// API is on, since the form collection's own path has none: a mux given
+// only "/api/v1/forms/" answers "/api/v1/forms" with a 307 redirect to
+// the slash, which curl and most API clients do not follow:
 //
 //	h, err := forms.NewHandler(svc, &forms.HandlerOptions{Tokens: tokens})
 //	mux.Handle("/api/v1/forms", h)
 //	mux.Handle("/api/v1/forms/", h)
 //
-// Under another prefix, say so in HandlerOptions.Prefix and mount there
-// ("/forms-api" and "/forms-api/"). With nil options the handler serves
-// the public routes only:
+// Under another prefix, name it in HandlerOptions.Prefix too (not with
+// http.StripPrefix) and mount there ("/forms-api" and "/forms-api/").
+// With nil options the handler serves the public routes only:
 //
 //	h, err := forms.NewHandler(svc, nil)
 //	mux.Handle("/api/v1/forms/", h) // GET {form}/render, POST {form}/submit

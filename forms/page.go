@@ -89,9 +89,11 @@ type PageOptions struct {
 //	pages, err := forms.NewPageHandler(svc, nil)
 //	mux.Handle("/forms/", pages) // GET and POST /forms/{form}
 //
-// Under another prefix, say so in PageOptions.Prefix ("/contact" serves
-// /contact/{form}, mounted at "/contact/"). The page's stylesheet is
-// served under {prefix}/_assets/.
+// Under another prefix, name it in PageOptions.Prefix too ("/contact"
+// serves /contact/{form}, mounted at "/contact/"; not with
+// http.StripPrefix). A mux answers the bare prefix with a 307 redirect to
+// it with a slash, where no form is. The page's stylesheet is served under
+// {prefix}/_assets/.
 type PageHandler struct {
 	svc       *Service
 	prefix    string

@@ -63,9 +63,18 @@ type HandlerOptions struct {
 
 // Handler serves the subscription API of the spec (B1) under its prefix,
 // REST at /admin/webhook-subscriptions and GraphQL at /graphql, every
-// route behind a bearer token. Mount it at the prefix with a slash:
+// route behind a bearer token. Routes match the whole path, prefix
+// included, so mount the handler at its prefix with a trailing slash, and
+// name any other prefix in HandlerOptions.Prefix too (not with
+// http.StripPrefix):
 //
 //	mux.Handle("/api/ecommerce/v1/", h)
+//
+//	h, err := webhooks.NewHandler(svc, &webhooks.HandlerOptions{Prefix: "/hooks", Tokens: tokens})
+//	mux.Handle("/hooks/", h) // /hooks/admin/webhook-subscriptions, /hooks/graphql
+//
+// A mux answers the bare prefix ("/hooks") with a 307 redirect to
+// "/hooks/".
 type Handler struct {
 	svc   *Service
 	opts  HandlerOptions

@@ -56,9 +56,16 @@ type InboundHandlerOptions struct {
 // or by count), 400 when the signature does not verify, 429 when the
 // provider's allowance of verified events is used up, and 200
 // {received, event_id, type}, with duplicate: true for an event handled
-// before. Mount it at the prefix with a slash:
+// before. Routes match the whole path, prefix included, so mount the
+// handler at its prefix with a trailing slash, and name any other prefix
+// in InboundHandlerOptions.Prefix too (not with http.StripPrefix):
 //
 //	mux.Handle("/ecommerce/webhooks/", h)
+//
+//	h, err := webhooks.NewInboundHandler(svc, &webhooks.InboundHandlerOptions{Prefix: "/pay/hooks"})
+//	mux.Handle("/pay/hooks/", h) // POST /pay/hooks/stripe
+//
+// A mux answers the bare prefix with a 307 redirect to it with a slash.
 type InboundHandler struct {
 	svc    *Service
 	opts   InboundHandlerOptions
