@@ -6,19 +6,24 @@
 // with http.Handler constructors, so a host composes only what it needs:
 //
 //   - [github.com/groundwork-go/groundwork/a11y]: WCAG contrast, accessible
-//     text colours, palette audits, their endpoints and AI-assisted reviews.
+//     text colours, palette audits, their endpoints and AI-assisted reviews
+//     (the langchaingo adapter is a11y/a11yai, so a11y alone stays light).
 //   - [github.com/groundwork-go/groundwork/forms]: forms, fields, steps,
 //     public submissions with uploads, notifications, a no-JavaScript page.
+//   - [github.com/groundwork-go/groundwork/webhooks]: signed outbound
+//     webhooks with a delivery ledger and retries, and verified inbound
+//     ones from payment providers.
 //   - [github.com/groundwork-go/groundwork/auth]: API tokens with
 //     abilities, the bearer credentials of every admin API.
-//   - [github.com/groundwork-go/groundwork/store]: SQLite or Postgres,
-//     column types, migrations, River as the job queue, rate-limit
-//     counters.
+//   - [github.com/groundwork-go/groundwork/store]: SQLite or Postgres
+//     (opened by groundwork, or the host's own pool), column types,
+//     migrations, River as the job queue, rate-limit counters.
 //   - [github.com/groundwork-go/groundwork/mail]: the Mailer the domains
 //     send through, over SMTP or into an in-memory outbox.
 //
-// Bookings, web sign-in, reporting, email-list feeds and webhooks join as
-// their packages land.
+// Bookings, web sign-in, reporting and email-list feeds join as their
+// packages land. The examples directory holds small programs that use
+// the library as a host does.
 //
 // # How the parts compose
 //

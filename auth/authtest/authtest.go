@@ -1,5 +1,8 @@
-// Package authtest holds an in-memory [auth.Store] and the conformance
-// suite every Store implementation must pass.
+// Package authtest holds the conformance suite every [auth.Store] must
+// pass ([RunStoreTests]), and an in-memory Store ([NewFake]): the tests of
+// other domains, and of hosts, use it for a TokenVerifier without a
+// database. The fake passes the same suite as authsql on SQLite and
+// Postgres.
 package authtest
 
 import (

@@ -1,5 +1,11 @@
-// Package formstest holds an in-memory [forms.Store] and the conformance
-// suite every Store implementation must pass.
+// Package formstest holds the conformance suite every [forms.Store] must
+// pass ([RunStoreTests]), and an in-memory Store ([NewFake]) for a host's
+// own tests that need a forms.Service and no database (its hooks, say).
+//
+// The fake passes the same suite as formssql on SQLite and Postgres. For
+// anything the suite does not pin (ordering at scale, SQL errors, several
+// instances) test on formssql: a SQLite file under t.TempDir() is fast
+// and exact.
 package formstest
 
 import (

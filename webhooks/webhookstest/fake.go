@@ -1,5 +1,12 @@
-// Package webhookstest holds an in-memory [webhooks.Store] and the
-// conformance suite every Store implementation must pass.
+// Package webhookstest holds the conformance suite every [webhooks.Store]
+// must pass ([RunStoreTests]), and an in-memory Store ([NewFake]) for a
+// host's own tests that need a webhooks.Service and no database (signing,
+// subscribing hooks, events).
+//
+// The fake passes the same suite as webhookssql on SQLite and Postgres.
+// For anything the suite does not pin (claims across instances, SQL
+// errors) test on webhookssql: a SQLite file under t.TempDir() is fast and
+// exact.
 package webhookstest
 
 import (
