@@ -95,7 +95,7 @@ type HandlerOptions struct {
 type Handler struct {
 	svc     *Service
 	ai      *AI
-	mux     *http.ServeMux
+	base    *api.Base
 	logger  *slog.Logger
 	maxBody int64
 }
@@ -119,7 +119,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("a11y: new handler: %w", err)
 	}
-	h := &Handler{svc: svc, ai: o.AI, mux: b.Mux, logger: b.Logger, maxBody: o.MaxBodyBytes}
+	h := &Handler{svc: svc, ai: o.AI, base: b, logger: b.Logger, maxBody: o.MaxBodyBytes}
 	var guard *api.Guard
 	if o.Tokens != nil {
 		guard = &api.Guard{Tokens: o.Tokens, Authorizer: o.Authorizer, Logger: b.Logger}
@@ -129,7 +129,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 		if needsToken {
 			next = guard.Require(ability, next)
 		}
-		h.mux.Handle(b.Prefix+path, api.Only(http.MethodPost, next))
+		b.Handle(path, api.Methods{http.MethodPost: next.ServeHTTP})
 	}
 	route("/contrast-check", h.contrastCheck, "", o.RequireToken)
 	route("/generate-text-color", h.generateTextColor, "", o.RequireToken)
@@ -143,7 +143,11 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 }
 
 // ServeHTTP implements http.Handler.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.ServeHTTP(w, r) }
+
+// Routes lists the routes the handler serves, as "METHOD /path/{param}".
+func (h *Handler) Routes() []string { return h.base.Routes() }
+
 
 // isHexInput is the colour endpoints' rule: "#rgb" or "#rrggbb", any case.
 func isHexInput(s string) bool {

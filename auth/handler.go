@@ -43,7 +43,7 @@ type HandlerOptions struct {
 // A mux answers the bare prefix ("/me") with a 307 redirect to "/me/".
 type Handler struct {
 	svc      *Service
-	mux      *http.ServeMux
+	base     *api.Base
 	throttle *api.Throttle
 	logger   *slog.Logger
 }
@@ -61,13 +61,17 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("auth: new handler: %w", err)
 	}
-	h := &Handler{svc: svc, mux: b.Mux, logger: b.Logger, throttle: b.Throttle}
-	h.mux.HandleFunc("GET "+b.Prefix+"/token", h.describeToken)
+	h := &Handler{svc: svc, base: b, logger: b.Logger, throttle: b.Throttle}
+	b.Handle("/token", api.Methods{http.MethodGet: h.describeToken})
 	return h, nil
 }
 
 // ServeHTTP implements http.Handler.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.ServeHTTP(w, r) }
+
+// Routes lists the routes the handler serves, as "METHOD /path/{param}".
+func (h *Handler) Routes() []string { return h.base.Routes() }
+
 
 func (h *Handler) describeToken(w http.ResponseWriter, r *http.Request) {
 	plaintext, ok := api.BearerToken(r)

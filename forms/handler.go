@@ -149,14 +149,17 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 }
 
 // ServeHTTP implements http.Handler.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.Mux.ServeHTTP(w, r) }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.ServeHTTP(w, r) }
+
+// Routes lists the routes the handler serves, as "METHOD /path/{param}".
+func (h *Handler) Routes() []string { return h.base.Routes() }
 
 // methods maps an HTTP method to its handler.
 type methods = api.Methods
 
 // route registers one path and answers any other method with a JSON 405.
 func (h *Handler) route(path string, m methods) {
-	h.base.Mux.Handle(h.base.Prefix+path, m.Handler())
+	h.base.Handle(path, m)
 }
 
 // admin wraps fn with the bearer check for ability.

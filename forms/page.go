@@ -135,6 +135,15 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 // ServeHTTP implements http.Handler: GET, HEAD and POST {prefix}/{form},
 // and the stylesheet under {prefix}/_assets/.
 func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if e := api.CheckRequestText(r); e != nil {
+		if e.Status == http.StatusNotFound {
+			p.notFound(w, r)
+			return
+		}
+		p.render.Error(w, r, e.Status, web.ErrorPage{Heading: "Address not understood",
+			Message: "The address of this page holds characters it cannot take. Check the link, or go back and try again."})
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, p.prefix+"/")
 	switch {
 	case ok && strings.HasPrefix(rest, "_assets/"):
@@ -150,6 +159,12 @@ func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.render.Error(w, r, http.StatusMethodNotAllowed, web.ErrorPage{Heading: "Method not allowed",
 			Message: "This page can be read and its form sent; nothing else."})
 	}
+}
+
+// Routes lists the routes the handler serves, as "METHOD /path/{param}".
+func (p *PageHandler) Routes() []string {
+	page := p.prefix + "/{form}"
+	return []string{"GET " + page, "HEAD " + page, "POST " + page, "GET " + p.prefix + "/_assets/{file}"}
 }
 
 func (p *PageHandler) show(w http.ResponseWriter, r *http.Request, ref string) {

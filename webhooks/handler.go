@@ -112,10 +112,13 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 }
 
 // ServeHTTP implements http.Handler.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.Mux.ServeHTTP(w, r) }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.ServeHTTP(w, r) }
+
+// Routes lists the routes the handler serves, as "METHOD /path/{param}".
+func (h *Handler) Routes() []string { return h.base.Routes() }
 
 func (h *Handler) route(path string, m api.Methods) {
-	h.base.Mux.Handle(h.base.Prefix+path, m.Handler())
+	h.base.Handle(path, m)
 }
 
 // admin wraps fn with the bearer check for ability.

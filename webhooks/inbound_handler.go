@@ -69,7 +69,7 @@ type InboundHandlerOptions struct {
 type InboundHandler struct {
 	svc    *Service
 	opts   InboundHandlerOptions
-	mux    *http.ServeMux
+	base   *api.Base
 	logger *slog.Logger
 	// perIP and perProvider are the two allowances; nil when off.
 	perIP, perProvider *api.Throttle
@@ -97,14 +97,18 @@ func NewInboundHandler(svc *Service, opts *InboundHandlerOptions) (*InboundHandl
 		}
 		return &api.Throttle{Name: name, Limiter: b.Throttle.Limiter, Limit: cmp.Or(limit, def), Window: time.Minute, Logger: b.Logger}
 	}
-	h := &InboundHandler{svc: svc, opts: o, mux: b.Mux, logger: b.Logger,
+	h := &InboundHandler{svc: svc, opts: o, base: b, logger: b.Logger,
 		perIP: throttle("webhooks-inbound-ip", o.PerIP, PerIPDefault), perProvider: throttle("webhooks-inbound-provider", o.PerProvider, PerProviderDefault)}
-	b.Mux.Handle(b.Prefix+"/{provider}", api.Methods{http.MethodPost: h.receive}.Handler())
+	b.Handle("/{provider}", api.Methods{http.MethodPost: h.receive})
 	return h, nil
 }
 
 // ServeHTTP implements http.Handler.
-func (h *InboundHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+func (h *InboundHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.ServeHTTP(w, r) }
+
+// Routes lists the routes the handler serves, as "METHOD /path/{param}".
+func (h *InboundHandler) Routes() []string { return h.base.Routes() }
+
 
 // coded is an inbound answer's body.
 type coded struct {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/groundwork-go/groundwork/a11y"
@@ -59,6 +60,8 @@ type app struct {
 	blobs    *forms.DirBlobStore
 	webhooks *webhooks.Service
 	handler  http.Handler
+	// routes are the domain handlers' routes, "METHOD /path/{param}".
+	routes []string
 }
 
 // newApp wires every domain on db.
@@ -171,6 +174,8 @@ func newApp(cfg *config, db *store.DB, logger *slog.Logger) (*app, error) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
 	})
+	a.routes = slices.Concat(authHandler.Routes(), colorHandler.Routes(), colorAIHandler.Routes(), formsHandler.Routes(),
+		pages.Routes(), webhooksHandler.Routes(), inboundHandler.Routes())
 	a.handler = recoverPanics(logRequests(mux, logger), logger)
 	return a, nil
 }

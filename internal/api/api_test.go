@@ -435,3 +435,32 @@ func TestGuard(t *testing.T) {
 	custom := &api.Guard{Tokens: tokens, Authorizer: denyAll{}}
 	require.Equal(t, 403, do(custom.Require("forms:create", ok), "Bearer good").Code)
 }
+
+func TestCheckRequestText(t *testing.T) {
+	t.Parallel()
+	for target, want := range map[string]int{
+		"/forms/contact?page=2":       0,
+		"/forms/caf%C3%A9":            0,
+		"/forms/%00":                  404,
+		"/forms/%FF":                  404,
+		"/forms/a%C3%28":              404,
+		"/forms/x?page=%00":           422,
+		"/forms/x?q=%E2%82":           422,
+		"/forms/x?%FF=1":              400,
+		"/forms/x?a=%zz":              400,
+		"/forms/x?a=1&a=%00":          422,
+		"/forms/x?filter%5Bname%5D=é": 0,
+	} {
+		e := api.CheckRequestText(httptest.NewRequest("GET", target, nil))
+		if want == 0 {
+			require.Nil(t, e, target)
+			continue
+		}
+		require.NotNil(t, e, target)
+		require.Equal(t, want, e.Status, target)
+	}
+	e := api.CheckRequestText(httptest.NewRequest("GET", "/x?per_page=%FF", nil))
+	var ve *groundwork.ValidationError
+	require.ErrorAs(t, e, &ve)
+	require.Equal(t, map[string][]string{"per_page": {"The per page field must be text: valid UTF-8 without NUL characters."}}, ve.Fields())
+}

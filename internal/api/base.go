@@ -3,6 +3,8 @@ package api
 import (
 	"errors"
 	"log/slog"
+	"maps"
+	"slices"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -12,12 +14,37 @@ import (
 
 // Base is what every domain handler starts from: its cleaned prefix, a
 // mux that already answers JSON 404s under the prefix, a logger, and the
-// "api" throttle.
+// "api" throttle. A handler registers its routes with Handle and serves
+// through ServeHTTP, which applies [CheckRequestText] to every request.
 type Base struct {
 	Prefix   string
 	Mux      *http.ServeMux
 	Logger   *slog.Logger
 	Throttle *Throttle
+	routes   []string
+}
+
+// Handle registers prefix+path for the methods of m (any other method is
+// a JSON 405) and records each as a route.
+func (b *Base) Handle(path string, m Methods) {
+	b.Mux.Handle(b.Prefix+path, m.Handler())
+	for _, method := range slices.Sorted(maps.Keys(m)) {
+		b.routes = append(b.routes, method+" "+b.Prefix+path)
+	}
+}
+
+// Routes lists the routes registered with Handle, "METHOD /path/{param}",
+// in the order registered.
+func (b *Base) Routes() []string { return slices.Clone(b.routes) }
+
+// ServeHTTP refuses hostile bytes in the path or query (see
+// CheckRequestText) with the usual envelope, and serves the rest on Mux.
+func (b *Base) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if e := CheckRequestText(r); e != nil {
+		WriteError(w, r, b.Logger, nil, e)
+		return
+	}
+	b.Mux.ServeHTTP(w, r)
 }
 
 // NewBase cleans prefix (def when empty, no trailing slash, must start

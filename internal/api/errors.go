@@ -147,19 +147,12 @@ func WriteMessage(w http.ResponseWriter, status int, msg string) {
 // as in "The per page field must be an integer."
 func Attr(field string) string { return strings.ReplaceAll(field, "_", " ") }
 
-// Only lets requests with method through to h and answers any other with
-// 405, an Allow header and Laravel's message:
-// "The GET method is not supported for route api/a11y/contrast-check.
-// Supported methods: POST."
-func Only(method string, h http.Handler) http.Handler {
-	return Methods{method: h.ServeHTTP}.Handler()
-}
-
 // Methods maps HTTP methods to their handlers on one route.
 type Methods map[string]http.HandlerFunc
 
 // Handler serves m: each method its handler, any other a 405 with an Allow
-// header and Laravel's message (see Only).
+// header and Laravel's message: "The GET method is not supported for
+// route api/a11y/contrast-check. Supported methods: POST."
 func (m Methods) Handler() http.Handler {
 	allowed := make([]string, 0, len(m))
 	for k := range m {

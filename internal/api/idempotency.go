@@ -75,6 +75,10 @@ func (i *Idempotent) Wrap(route string, next http.HandlerFunc) http.HandlerFunc 
 			WriteMessage(w, http.StatusBadRequest, "The Idempotency-Key header must not be longer than 255 characters.")
 			return
 		}
+		if !validText(key) {
+			WriteMessage(w, http.StatusBadRequest, "The Idempotency-Key header must be text: valid UTF-8 without NUL characters.")
+			return
+		}
 		body, err := ReadJSONBody(w, r, 0)
 		if err != nil {
 			WriteError(w, r, logger, nil, err)

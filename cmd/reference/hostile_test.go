@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+var pathParam = regexp.MustCompile(`\{[a-z]+\}`)
+
+// Every route of every handler the server mounts, sent NUL and invalid
+// UTF-8 in each path value and in the query, as a client with every
+// ability: a path that carries them names nothing (404), a query value
+// that does is a 422 naming it, a malformed query a 400. Nothing reaches
+// the database, which on Postgres would refuse it with a 500.
+func TestHostileBytesOnEveryRoute(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		cfg, err := parseServeFlags(nil, env{}.get)
+		require.NoError(t, err)
+		cfg.uploads = t.TempDir()
+		cfg.webhooks.secretKey = testSecretKey
+		cfg.webhooks.stripe.WebhookSecrets = []string{"whsec_test"}
+		db := storetest.Open(t, d, migrations...)
+		var logs syncBuffer
+		a, err := newApp(cfg, db, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})))
+		require.NoError(t, err)
+		token, _, err := a.tokens.CreateToken(context.Background(), auth.NewToken{Name: "all", Abilities: []string{"*"}})
+		require.NoError(t, err)
+		srv := httptest.NewServer(a.handler)
+		t.Cleanup(srv.Close)
+		require.Greater(t, len(a.routes), 30, "every handler's routes")
+
+		send := func(method, path string, header ...string) (int, string) {
+			req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(`{}`))
+			require.NoError(t, err)
+			req.Header.Set("Authorization", "Bearer "+token)
+			req.Header.Set("Content-Type", "application/json")
+			for i := 0; i+1 < len(header); i += 2 {
+				req.Header.Set(header[i], header[i+1])
+			}
+			res, err := srv.Client().Do(req)
+			require.NoError(t, err)
+			defer res.Body.Close()
+			body, _ := io.ReadAll(res.Body)
+			return res.StatusCode, string(body)
+		}
+		for _, route := range a.routes {
+			method, pattern, _ := strings.Cut(route, " ")
+			pattern = strings.TrimSuffix(pattern, "{$}")
+			if pathParam.MatchString(pattern) {
+				for _, bad := range []string{"%00", "%FF", "a%00b", "%C3%28", "1%00"} {
+					path := pathParam.ReplaceAllString(pattern, bad)
+					code, body := send(method, path)
+					require.Equal(t, http.StatusNotFound, code, "%s %s: %s", method, path, body)
+				}
+			}
+			path := pathParam.ReplaceAllString(pattern, "1")
+			for query, want := range map[string]int{"?page=%00": 422, "?per_page=%FF": 422, "?q=ok&filter%5Bevent%5D=a%00": 422,
+				"?%FF=1": 400, "?a=%zz": 400} {
+				code, body := send(method, path+query)
+				require.Equal(t, want, code, "%s %s%s: %s", method, path, query, body)
+				if want == 422 && !strings.HasPrefix(path, "/forms/") {
+					require.Contains(t, body, `"errors":{`, "the usual envelope")
+				}
+			}
+		}
+		// A header that reaches the database is held to the same rule.
+		code, body := send("POST", "/api/ecommerce/v1/admin/webhook-subscriptions", "Idempotency-Key", "key-\xff")
+		require.Equal(t, http.StatusBadRequest, code, body)
+		require.NotContains(t, logs.String(), "level=ERROR", "nothing failed inside")
+	})
+}
