@@ -148,7 +148,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.Ser
 // Routes lists the routes the handler serves, as "METHOD /path/{param}".
 func (h *Handler) Routes() []string { return h.base.Routes() }
 
-
 // isHexInput is the colour endpoints' rule: "#rgb" or "#rrggbb", any case.
 func isHexInput(s string) bool {
 	_, ok := parseHex(s)

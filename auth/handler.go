@@ -72,7 +72,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.Ser
 // Routes lists the routes the handler serves, as "METHOD /path/{param}".
 func (h *Handler) Routes() []string { return h.base.Routes() }
 
-
 func (h *Handler) describeToken(w http.ResponseWriter, r *http.Request) {
 	plaintext, ok := api.BearerToken(r)
 	if !ok {

@@ -109,7 +109,6 @@ func (h *InboundHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.b
 // Routes lists the routes the handler serves, as "METHOD /path/{param}".
 func (h *InboundHandler) Routes() []string { return h.base.Routes() }
 
-
 // coded is an inbound answer's body.
 type coded struct {
 	Code    string `json:"code"`

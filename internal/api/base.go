@@ -4,9 +4,9 @@ import (
 	"errors"
 	"log/slog"
 	"maps"
-	"slices"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/groundwork-go/groundwork/store"
