@@ -36,6 +36,13 @@
 // [MigrateOptions].WithoutQueue and gets no River tables (nor any
 // background work: see there).
 //
+// # Keys
+//
+// Instances that share a database must share its keys (the key that seals
+// webhook secrets, say). [RecordKey] keeps a fingerprint of a key (a keyed
+// hash, never the key) and [CheckKey] refuses another key with a
+// [KeyMismatchError]; check before migrating, record after.
+//
 // # Jobs
 //
 // [Queue] is a river.Client[*sql.Tx] on the same database, so a job can be

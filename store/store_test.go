@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -96,7 +97,7 @@ func TestMigrate(t *testing.T) {
 			require.Equal(t, []int{1, 2}, versions)
 			core, err := store.AppliedVersions(ctx, db, "core")
 			require.NoError(t, err)
-			require.Equal(t, []int{1, 2}, core)
+			require.Equal(t, []int{1, 2, 3}, core)
 			var n int
 			require.NoError(t, db.GetContext(ctx, &n, "SELECT count(*) FROM river_job"))
 			_, err = db.ExecContext(ctx, db.Rebind("INSERT INTO samples (name, note) VALUES (?, ?)"), "x", "y")
@@ -438,4 +439,70 @@ func (w *slowWorker) Work(ctx context.Context, _ *river.Job[slowArgs]) error {
 	}
 	w.finished <- struct{}{}
 	return nil
+}
+
+func TestKeyFingerprint(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		k1, k2 := []byte("0123456789abcdef0123456789abcdef"), []byte("fedcba9876543210fedcba9876543210")
+
+		// Before the first migration there is nothing to compare with.
+		fresh, err := store.Open(ctx, storetest.DSN(t, d))
+		require.NoError(t, err)
+		t.Cleanup(func() { fresh.Close() })
+		require.NoError(t, store.CheckKey(ctx, fresh, "secret", k1))
+
+		db := storetest.Open(t, d)
+		require.NoError(t, store.CheckKey(ctx, db, "secret", k2), "none recorded yet")
+		require.NoError(t, store.RecordKey(ctx, db, "secret", k1))
+		require.NoError(t, store.RecordKey(ctx, db, "secret", k1), "again: the same key")
+		require.NoError(t, store.CheckKey(ctx, db, "secret", k1))
+		require.NoError(t, store.CheckKey(ctx, db, "other", k2), "names are apart")
+
+		err = store.CheckKey(ctx, db, "secret", k2)
+		require.ErrorIs(t, err, store.ErrKeyMismatch)
+		var km *store.KeyMismatchError
+		require.ErrorAs(t, err, &km)
+		require.Equal(t, store.KeyFingerprint(k1)[:8], km.Want)
+		require.Equal(t, store.KeyFingerprint(k2)[:8], km.Got)
+		require.Contains(t, err.Error(), "every instance on a database must be given the same key")
+		require.NotContains(t, err.Error(), string(k1))
+		require.NotContains(t, err.Error(), string(k2))
+		require.ErrorIs(t, store.RecordKey(ctx, db, "secret", k2), store.ErrKeyMismatch)
+
+		var stored string
+		require.NoError(t, db.GetContext(ctx, &stored, `SELECT fingerprint FROM groundwork_keys`))
+		require.Equal(t, store.KeyFingerprint(k1), stored)
+		require.NotContains(t, stored, string(k1))
+	})
+}
+
+// Instances that start at once with different keys: one records its key,
+// the others are refused.
+func TestRecordKeyRace(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		dsn := storetest.DSN(t, d)
+		dbs := make([]*store.DB, 4)
+		for i := range dbs {
+			dbs[i] = storetest.OpenDSN(t, dsn)
+		}
+		errs := make([]error, len(dbs))
+		var wg sync.WaitGroup
+		for i, db := range dbs {
+			wg.Go(func() { errs[i] = store.RecordKey(ctx, db, "secret", bytes.Repeat([]byte{byte(i)}, 32)) })
+		}
+		wg.Wait()
+		ok := 0
+		for _, err := range errs {
+			if err == nil {
+				ok++
+			} else {
+				require.ErrorIs(t, err, store.ErrKeyMismatch)
+			}
+		}
+		require.Equal(t, 1, ok)
+	})
 }

@@ -408,6 +408,12 @@ func (s *Service) backoff(n int) time.Duration {
 	return s.opts.Backoff[min(n, len(s.opts.Backoff))-1]
 }
 
+// ErrSecretUnreadable is the reason recorded when the subscription's
+// secret cannot be opened: the service's SecretKey is not the key that
+// sealed it (instances on one database given different keys).
+var ErrSecretUnreadable = errors.New("The subscription's secret cannot be opened with this instance's secret key " +
+	"(Options.SecretKey; GROUNDWORK_SECRET_KEY in the reference server): every instance must be given the key that sealed it.")
+
 // ErrNotPublicAtSend is the reason recorded when the guard refuses the
 // URL before an attempt.
 var ErrNotPublicAtSend = errors.New("Webhook URL does not resolve to a public address.")
@@ -426,7 +432,9 @@ func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (sta
 	}
 	secret, err := s.sealer.open(sub.SealedSecret)
 	if err != nil {
-		return fail(err)
+		s.logger.ErrorContext(ctx, "webhooks: a subscription's secret cannot be opened: this instance's secret key is not the one that sealed it",
+			"subscription", sub.ID, "delivery", d.ID, "error", err)
+		return fail(ErrSecretUnreadable)
 	}
 	target, err := s.guard.Check(ctx, sub.URL)
 	if err != nil {

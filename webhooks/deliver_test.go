@@ -1,10 +1,12 @@
 package webhooks_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -460,4 +462,50 @@ func TestHostileResponseBody(t *testing.T) {
 		require.Equal(t, webhooks.StatusDelivered, got.Status)
 		require.Equal(t, "ok\uFFFD\uFFFD", *got.ResponseBody, "NUL, then one run of invalid bytes")
 	})
+}
+
+// An instance given another secret key cannot open a subscription's
+// secret: the attempt fails with a reason a person can act on, recorded
+// in the ledger, and an ERROR log line; nothing is sent unsigned.
+func TestDeliveryWithAnotherKey(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	rv := newReceiver(t)
+	sub := b.subscribe(t, rv.URL)
+	require.NoError(t, b.svc.Dispatch(ctx, placed(1)).Err)
+	d := b.deliveriesOf(t, sub.ID)[0]
+
+	var logs syncLog
+	other, err := webhooks.NewService(b.store, &webhooks.Options{SecretKey: bytes.Repeat([]byte{7}, 32), Now: b.clock.Now,
+		Resolver: b.dns, AllowPrivateHosts: true, AllowInsecureURLs: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	require.NoError(t, err)
+	require.NoError(t, other.Attempt(ctx, d.ID, *d.NextAttemptAt))
+
+	row := b.delivery(t, d.ID)
+	require.Equal(t, webhooks.StatusRetrying, row.Status)
+	require.Nil(t, row.ResponseStatus)
+	require.Equal(t, webhooks.ErrSecretUnreadable.Error(), *row.ResponseBody)
+	require.Contains(t, *row.ResponseBody, "every instance must be given the key that sealed it")
+	require.Contains(t, logs.String(), "level=ERROR")
+	require.Contains(t, logs.String(), "this instance's secret key is not the one that sealed it")
+	require.Zero(t, rv.count.Load(), "nothing was sent")
+}
+
+// syncLog is a log buffer safe for concurrent writes.
+type syncLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }

@@ -34,7 +34,9 @@ func TestHostileBytesOnEveryRoute(t *testing.T) {
 		cfg.webhooks.stripe.WebhookSecrets = []string{"whsec_test"}
 		db := storetest.Open(t, d, migrations...)
 		var logs syncBuffer
-		a, err := newApp(cfg, db, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})))
+		key, err := parseKey(testSecretKey)
+		require.NoError(t, err)
+		a, err := newApp(cfg, db, key, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})))
 		require.NoError(t, err)
 		token, _, err := a.tokens.CreateToken(context.Background(), auth.NewToken{Name: "all", Abilities: []string{"*"}})
 		require.NoError(t, err)

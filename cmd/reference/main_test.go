@@ -257,7 +257,7 @@ func TestHealthzFailsWithoutDatabase(t *testing.T) {
 	cfg.uploads = t.TempDir() // not beside the default database, in the source tree
 	cfg.webhooks.secretKey = testSecretKey
 	db := storetest.Open(t, store.SQLite, migrations...)
-	a, err := newApp(cfg, db, slog.New(slog.DiscardHandler))
+	a, err := newApp(cfg, db, webhooks.GenerateSecretKey(), slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 	w := httptest.NewRecorder()

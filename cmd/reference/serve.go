@@ -36,17 +36,41 @@ func newLogger(cfg *config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// openDB opens and migrates the database named by dsn.
-func openDB(ctx context.Context, dsn string, logger *slog.Logger) (*store.DB, error) {
+// secretKeyName is the name the secret key's fingerprint is kept under.
+const secretKeyName = "secret"
+
+// openDB opens and migrates the database named by dsn. Given the secret
+// key, it first checks the key against the fingerprint the database keeps
+// (so an instance with another key changes nothing), and records it after
+// migrating when the database has none.
+func openDB(ctx context.Context, dsn string, logger *slog.Logger, secretKey []byte) (*store.DB, error) {
 	db, err := store.Open(ctx, dsn)
 	if err != nil {
 		return nil, err
 	}
-	if err := store.MigrateWithOptions(ctx, db, &store.MigrateOptions{Logger: logger}, migrations...); err != nil {
+	if secretKey != nil {
+		err = checkSecretKey(store.CheckKey(ctx, db, secretKeyName, secretKey), secretKey)
+	}
+	if err == nil {
+		err = store.MigrateWithOptions(ctx, db, &store.MigrateOptions{Logger: logger}, migrations...)
+	}
+	if err == nil && secretKey != nil {
+		err = checkSecretKey(store.RecordKey(ctx, db, secretKeyName, secretKey), secretKey)
+	}
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// checkSecretKey explains a key mismatch in the reference server's terms.
+func checkSecretKey(err error, key []byte) error {
+	if key == nil || !errors.Is(err, store.ErrKeyMismatch) {
+		return err
+	}
+	return fmt.Errorf("%w\nThis instance's secret key (GROUNDWORK_SECRET_KEY, or the key file beside a SQLite database) "+
+		"cannot open the webhook secrets sealed with the database's key; start it with the key the other instances use", err)
 }
 
 // app is the wired server.
@@ -65,7 +89,7 @@ type app struct {
 }
 
 // newApp wires every domain on db.
-func newApp(cfg *config, db *store.DB, logger *slog.Logger) (*app, error) {
+func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*app, error) {
 	a := &app{db: db}
 	var err error
 	if cfg.smtp != nil {
@@ -129,10 +153,6 @@ func newApp(cfg *config, db *store.DB, logger *slog.Logger) (*app, error) {
 	}
 	formsHandler, err := forms.NewHandler(a.forms, &forms.HandlerOptions{Tokens: a.tokens, RateLimiter: limiter,
 		TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger})
-	if err != nil {
-		return nil, err
-	}
-	secretKey, err := loadSecretKey(cfg.webhooks, cfg.db, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -211,12 +231,16 @@ func index(w http.ResponseWriter, _ *http.Request) {
 // ready, when set, is told the address once the server listens.
 func serve(ctx context.Context, cfg *config, logOut io.Writer, ready func(addr string)) error {
 	logger := newLogger(cfg, logOut)
-	db, err := openDB(ctx, cfg.db, logger)
+	secretKey, err := loadSecretKey(cfg.webhooks, cfg.db, logger)
+	if err != nil {
+		return err
+	}
+	db, err := openDB(ctx, cfg.db, logger, secretKey)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	a, err := newApp(cfg, db, logger)
+	a, err := newApp(cfg, db, secretKey, logger)
 	if err != nil {
 		return err
 	}

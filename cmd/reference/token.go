@@ -83,7 +83,7 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	// Quiet: these commands print their result, not the migrations.
-	store, err := openDB(ctx, *db, slog.New(slog.DiscardHandler))
+	store, err := openDB(ctx, *db, slog.New(slog.DiscardHandler), nil)
 	if err != nil {
 		return err
 	}

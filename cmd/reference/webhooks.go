@@ -272,17 +272,17 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 		return usageError{err.Error()}
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	db, err := openDB(ctx, *dsn, logger)
+	key, err := loadSecretKey(c, *dsn, logger)
+	if err != nil {
+		return err
+	}
+	db, err := openDB(ctx, *dsn, logger, key)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	// Jobs inserted here are worked by the running server.
 	queue, err := store.NewQueue(db, &store.QueueOptions{Queues: map[string]int{webhooksQueue: webhooksWorkers}})
-	if err != nil {
-		return err
-	}
-	key, err := loadSecretKey(c, *dsn, logger)
 	if err != nil {
 		return err
 	}

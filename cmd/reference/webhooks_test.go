@@ -211,3 +211,34 @@ func TestServeStripe(t *testing.T) {
 	code, _, stderr = runCmd(t, e, "webhooks", "session")
 	require.Equal(t, 2, code, stderr)
 }
+
+// A second instance given another secret key refuses to start, saying
+// why, and so do sub-commands that would seal or open secrets with it;
+// the first instance's key still works.
+func TestInstancesMustShareTheSecretKey(t *testing.T) {
+	t.Parallel()
+	const otherKey = "ZmVkY2JhOTg3NjU0MzIxMGZlZGNiYTk4NzY1NDMyMTA="
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		dsn := storetest.DSN(t, d)
+		cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--uploads", t.TempDir()},
+			env{"GROUNDWORK_SECRET_KEY": testSecretKey}.get)
+		require.NoError(t, err)
+		startServeConfig(t, cfg) // records the key's fingerprint
+
+		other, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--uploads", t.TempDir()},
+			env{"GROUNDWORK_SECRET_KEY": otherKey}.get)
+		require.NoError(t, err)
+		var logs bytes.Buffer
+		err = serve(context.Background(), other, &logs, nil)
+		require.ErrorIs(t, err, store.ErrKeyMismatch)
+		require.ErrorContains(t, err, "start it with the key the other instances use")
+		require.NotContains(t, err.Error(), testSecretKey)
+		require.NotContains(t, err.Error(), otherKey)
+
+		code, _, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn, "GROUNDWORK_SECRET_KEY": otherKey}, "webhooks", "emit", "order.placed")
+		require.Equal(t, 1, code)
+		require.Contains(t, stderr, "is not the one this database has used")
+		code, _, stderr = runCmd(t, env{"GROUNDWORK_DB": dsn, "GROUNDWORK_SECRET_KEY": testSecretKey}, "webhooks", "emit", "order.placed")
+		require.Equal(t, 0, code, stderr)
+	})
+}
