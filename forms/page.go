@@ -144,6 +144,11 @@ func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Message: "The address of this page holds characters it cannot take. Check the link, or go back and try again."})
 		return
 	}
+	api.ServeDrained(w, r, http.HandlerFunc(p.route))
+}
+
+// route dispatches a request whose path and query are text.
+func (p *PageHandler) route(w http.ResponseWriter, r *http.Request) {
 	rest, ok := strings.CutPrefix(r.URL.Path, p.prefix+"/")
 	switch {
 	case ok && strings.HasPrefix(rest, "_assets/"):

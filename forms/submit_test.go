@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/internal/rawclient"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -503,4 +505,22 @@ func TestSubmitHostileBytes(t *testing.T) {
 		sub := b.api(t, "GET", fmt.Sprintf("/contact/submissions/%v", r.json(t)["submission_id"]), nil).data(t)
 		require.Equal(t, "https://example.test/caf\uFFFD", sub["referrer_url"])
 	})
+}
+
+// A browser or client that sends a whole oversized submission before
+// reading sees the 413, from the API and from the page.
+func TestOversizedSubmissionSees413(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(o *setupOptions) {
+		o.handler = func(ho *forms.HandlerOptions) { ho.MaxRequestBytes = 64 << 10 }
+		o.page = func(po *forms.PageOptions) { po.MaxRequestBytes = 64 << 10 }
+	})
+	form := b.contactForm(t)
+	addr := strings.TrimPrefix(b.server.URL, "http://")
+	header := http.Header{"Content-Type": {"multipart/form-data; boundary=x"}}
+	for _, path := range []string{forms.PrefixDefault + "/" + form + "/submit", "/forms/" + form} {
+		status, err := rawclient.SendWhole(addr, path, header, 2<<20)
+		require.NoError(t, err, path)
+		require.Equal(t, http.StatusRequestEntityTooLarge, status, path)
+	}
 }

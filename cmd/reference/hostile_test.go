@@ -13,8 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/internal/rawclient"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/webhooks"
 )
 
 var pathParam = regexp.MustCompile(`\{[a-z]+\}`)
@@ -83,4 +85,37 @@ func TestHostileBytesOnEveryRoute(t *testing.T) {
 		require.Equal(t, http.StatusBadRequest, code, body)
 		require.NotContains(t, logs.String(), "level=ERROR", "nothing failed inside")
 	})
+}
+
+// A client that sends a whole oversized body before reading sees the
+// documented 413, on every size-limited route of the server, and the 401
+// of a route it may not use.
+func TestOversizedBodiesSee413(t *testing.T) {
+	t.Parallel()
+	cfg, err := parseServeFlags(nil, env{}.get)
+	require.NoError(t, err)
+	cfg.uploads = t.TempDir()
+	cfg.webhooks.stripe.WebhookSecrets = []string{"whsec_test"}
+	db := storetest.Open(t, store.SQLite, migrations...)
+	a, err := newApp(cfg, db, webhooks.GenerateSecretKey(), slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	srv := httptest.NewServer(a.handler)
+	t.Cleanup(srv.Close)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	for _, c := range []struct {
+		path string
+		n    int
+		want int
+	}{
+		{"/ecommerce/webhooks/stripe", 600 << 10, 413},                  // over 512 KiB
+		{"/api/a11y/contrast-check", 3 << 20 / 2, 413},                  // over 1 MiB
+		{"/api/v1/a11y/audit-palette", 2 << 20, 413},                    // over 1 MiB
+		{"/api/ecommerce/v1/admin/webhook-subscriptions", 2 << 20, 401}, // refused before the body is read
+	} {
+		for range 2 {
+			status, err := rawclient.SendWhole(addr, c.path, http.Header{"Content-Type": {"application/json"}}, c.n)
+			require.NoError(t, err, c.path)
+			require.Equal(t, c.want, status, c.path)
+		}
+	}
 }

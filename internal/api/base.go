@@ -38,13 +38,14 @@ func (b *Base) Handle(path string, m Methods) {
 func (b *Base) Routes() []string { return slices.Clone(b.routes) }
 
 // ServeHTTP refuses hostile bytes in the path or query (see
-// CheckRequestText) with the usual envelope, and serves the rest on Mux.
+// CheckRequestText) with the usual envelope, and serves the rest on Mux,
+// draining a refused body after a 413 (see ServeDrained).
 func (b *Base) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if e := CheckRequestText(r); e != nil {
 		WriteError(w, r, b.Logger, nil, e)
 		return
 	}
-	b.Mux.ServeHTTP(w, r)
+	ServeDrained(w, r, b.Mux)
 }
 
 // NewBase cleans prefix (def when empty, no trailing slash, must start
