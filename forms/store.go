@@ -81,7 +81,9 @@ type Store interface {
 	// first, with values and uploads, and the number matching.
 	ListSubmissions(ctx context.Context, q SubmissionQuery) ([]Submission, int, error)
 	// EachSubmission calls fn for every submission of the form, newest
-	// first, with values, reading in batches; it stops at fn's first error.
+	// first, reading in batches; it stops at fn's first error. Each
+	// value carries its FieldName and DisplayValue (what an export
+	// needs); its other fields, and the uploads, may be left out.
 	EachSubmission(ctx context.Context, formID int64, fn func(*Submission) error) error
 	// UpdateSubmission saves the flags, notes and UpdatedAt of s.
 	UpdateSubmission(ctx context.Context, s *Submission) error

@@ -931,28 +931,34 @@ func (s *Store) page(ctx context.Context, where string, args []any, q forms.Subm
 // eachBatch is how many submissions EachSubmission reads at a time.
 const eachBatch = 500
 
-// EachSubmission implements forms.Store.
+// EachSubmission implements forms.Store. Batches follow one another by
+// key, (created_at, id) below the last one read, which both databases
+// answer from the index (form_id, created_at, id): each batch costs the
+// same however deep it is. Values carry their field name and display
+// value only, scanned without reflection: an export reads millions.
 func (s *Store) EachSubmission(ctx context.Context, formID int64, fn func(*forms.Submission) error) error {
-	var after *submissionRow
+	db := s.db.Reader()
+	first := s.q(`SELECT ` + submissionColumns + ` FROM forms_submissions WHERE form_id = ?
+		ORDER BY created_at DESC, id DESC LIMIT ?`)
+	next := s.q(`SELECT ` + submissionColumns + ` FROM forms_submissions WHERE form_id = ?
+		AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`)
+	var last *forms.Submission
 	for {
-		var rows []submissionRow
+		var rows *sql.Rows
 		var err error
-		if after == nil {
-			err = s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT `+submissionColumns+` FROM forms_submissions WHERE form_id = ?
-				ORDER BY created_at DESC, id DESC LIMIT ?`), formID, eachBatch)
+		if last == nil {
+			rows, err = db.QueryContext(ctx, first, formID, eachBatch)
 		} else {
-			err = s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT `+submissionColumns+` FROM forms_submissions WHERE form_id = ?
-				AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`),
-				formID, after.CreatedAt, after.CreatedAt, after.ID, eachBatch)
+			rows, err = db.QueryContext(ctx, next, formID, store.NewTime(last.CreatedAt), last.ID, eachBatch)
 		}
 		if err != nil {
 			return fmt.Errorf("formssql: each submission: %w", err)
 		}
-		subs := make([]forms.Submission, len(rows))
-		for i, r := range rows {
-			subs[i] = r.submission()
+		subs, err := scanSubmissions(rows)
+		if err == nil {
+			err = s.attachDisplayValues(ctx, subs)
 		}
-		if err := s.attach(ctx, subs); err != nil {
+		if err != nil {
 			return fmt.Errorf("formssql: each submission: %w", err)
 		}
 		for i := range subs {
@@ -960,11 +966,56 @@ func (s *Store) EachSubmission(ctx context.Context, formID int64, fn func(*forms
 				return err
 			}
 		}
-		if len(rows) < eachBatch {
+		if len(subs) < eachBatch {
 			return nil
 		}
-		after = &rows[len(rows)-1]
+		last = &subs[len(subs)-1]
 	}
+}
+
+// scanSubmissions reads rows of submissionColumns and closes them.
+func scanSubmissions(rows *sql.Rows) ([]forms.Submission, error) {
+	defer rows.Close()
+	subs := make([]forms.Submission, 0, eachBatch)
+	for rows.Next() {
+		var r submissionRow
+		if err := rows.Scan(&r.ID, &r.FormID, &r.PageURL, &r.ReferrerURL, &r.IPAddress, &r.UserAgent, &r.IsRead, &r.IsSpam,
+			&r.IsStarred, &r.AdminNotes, &r.CreatedAt, &r.UpdatedAt); err != nil {
+			return nil, err
+		}
+		subs = append(subs, r.submission())
+	}
+	return subs, rows.Err()
+}
+
+// attachDisplayValues reads the field name and display value of every
+// value of subs.
+func (s *Store) attachDisplayValues(ctx context.Context, subs []forms.Submission) error {
+	if len(subs) == 0 {
+		return nil
+	}
+	ids := make([]any, len(subs))
+	index := make(map[int64]int, len(subs))
+	for i := range subs {
+		ids[i] = subs[i].ID
+		index[subs[i].ID] = i
+	}
+	rows, err := s.db.Reader().QueryContext(ctx, s.q(`SELECT submission_id, field_name, display_value FROM forms_values
+		WHERE submission_id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) ORDER BY submission_id, id`), ids...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var v forms.Value
+		if err := rows.Scan(&id, &v.FieldName, &v.DisplayValue); err != nil {
+			return err
+		}
+		i := index[id]
+		subs[i].Values = append(subs[i].Values, v)
+	}
+	return rows.Err()
 }
 
 // UpdateSubmission implements forms.Store.

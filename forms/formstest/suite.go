@@ -650,6 +650,10 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) forms.Store) {
 		var seen []int64
 		require.NoError(t, s.EachSubmission(ctx, f.ID, func(sub *forms.Submission) error {
 			require.Len(t, sub.Values, 1)
+			require.Equal(t, "name", sub.Values[0].FieldName)
+			require.Equal(t, "Ann", sub.Values[0].DisplayValue)
+			require.Equal(t, "https://example.test/contact", sub.PageURL)
+			require.False(t, sub.CreatedAt.IsZero())
 			seen = append(seen, sub.ID)
 			return nil
 		}))
