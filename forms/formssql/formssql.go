@@ -26,14 +26,24 @@ var migrations embed.FS
 var Migrations = store.MigrationsFrom("forms", migrations, "migrations")
 
 // Store is the forms.Store on a store.DB.
+//
+// Lists of 20,000 or more submissions (per filter) are paged from an
+// index of their keys that this Store keeps and refreshes in the
+// background: any page of a million submissions reads in about a
+// millisecond, and the total it reports may be a few seconds old.
 type Store struct {
-	db *store.DB
+	db    *store.DB
+	lists *listIndexes
 }
 
 var _ forms.Store = (*Store)(nil)
 
 // New returns a Store on db, which must be migrated with [Migrations].
-func New(db *store.DB) *Store { return &Store{db: db} }
+func New(db *store.DB) *Store {
+	s := &Store{db: db}
+	s.lists = newListIndexes(s.buildListIndex)
+	return s
+}
 
 // q rebinds a query written with "?" for the database.
 func (s *Store) q(query string) string { return s.db.Rebind(query) }
@@ -160,6 +170,7 @@ func (s *Store) DeleteForm(ctx context.Context, id int64) ([]string, error) {
 		}
 		return nil, fmt.Errorf("formssql: delete form: %w", err)
 	}
+	s.lists.wrote(id)
 	return keys, nil
 }
 
@@ -229,8 +240,16 @@ func (s *Store) FormWithFields(ctx context.Context, id int64, slug string) (*for
 	return &f, fields, nil
 }
 
-// SubmissionCounts implements forms.Store.
+// SubmissionCounts implements forms.Store. A large form's counts come
+// from its list indexes (see Store), when it has them.
 func (s *Store) SubmissionCounts(ctx context.Context, formID int64) (int, int, error) {
+	unreadQ := forms.SubmissionQuery{FormID: formID, IsRead: new(bool)}
+	allWhere, allArgs := submissionFilter(forms.SubmissionQuery{FormID: formID})
+	unreadWhere, unreadArgs := submissionFilter(unreadQ)
+	all, unread := s.lists.get(formID, allWhere, allArgs), s.lists.get(formID, unreadWhere, unreadArgs)
+	if all != nil && unread != nil {
+		return all.total, unread.total, nil
+	}
 	var c struct {
 		Total  int `db:"total"`
 		Unread int `db:"unread"`
@@ -240,6 +259,8 @@ func (s *Store) SubmissionCounts(ctx context.Context, formID int64) (int, int, e
 	if err != nil {
 		return 0, 0, fmt.Errorf("formssql: submission counts: %w", err)
 	}
+	s.lists.counted(formID, allWhere, allArgs, c.Total)
+	s.lists.counted(formID, unreadWhere, unreadArgs, c.Unread)
 	return c.Total, c.Unread, nil
 }
 
@@ -586,6 +607,7 @@ func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, the
 	if err != nil {
 		return fmt.Errorf("formssql: create submission: %w", err)
 	}
+	s.lists.wrote(sub.FormID)
 	return nil
 }
 
@@ -884,11 +906,19 @@ func submissionFilter(q forms.SubmissionQuery) (string, []any) {
 	return strings.Join(where, " AND "), args
 }
 
-// ListSubmissions implements forms.Store. The count and the page are
-// read at once on two connections: a request waits for the slower of the
-// two, not for both.
+// ListSubmissions implements forms.Store. A filter with a list index
+// (see Store) takes its total from it and seeks to the page by key;
+// otherwise the count and the page are read at once on two connections,
+// and a large count gets the filter an index for the next request.
 func (s *Store) ListSubmissions(ctx context.Context, q forms.SubmissionQuery) ([]forms.Submission, int, error) {
 	where, args := submissionFilter(q)
+	if idx := s.lists.get(q.FormID, where, args); idx != nil {
+		subs, err := s.page(ctx, where, args, q, idx)
+		if err != nil {
+			return nil, 0, err
+		}
+		return subs, idx.total, nil
+	}
 	var total int
 	var count errgroup.Group
 	count.Go(func() error {
@@ -897,25 +927,31 @@ func (s *Store) ListSubmissions(ctx context.Context, q forms.SubmissionQuery) ([
 		}
 		return nil
 	})
-	subs, err := s.page(ctx, where, args, q)
+	subs, err := s.page(ctx, where, args, q, nil)
 	if err := count.Wait(); err != nil {
 		return nil, 0, err
 	}
 	if err != nil {
 		return nil, 0, err
 	}
+	s.lists.counted(q.FormID, where, args, total)
 	return subs, total, nil
 }
 
-// page reads a page of submissions with their values and uploads.
-func (s *Store) page(ctx context.Context, where string, args []any, q forms.SubmissionQuery) ([]forms.Submission, error) {
+// page reads a page of submissions with their values and uploads: from
+// the top, or from the anchor of idx before the page.
+func (s *Store) page(ctx context.Context, where string, args []any, q forms.SubmissionQuery, idx *listIndex) ([]forms.Submission, error) {
 	var rows []submissionRow
 	// A deferred join: the page's ids come from the covering index
-	// (form_id, created_at, id) alone, so a deep OFFSET skips index
-	// entries rather than table rows.
-	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT `+submissionColumns+` FROM forms_submissions
-		WHERE id IN (SELECT id FROM forms_submissions WHERE `+where+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?)
-		ORDER BY created_at DESC, id DESC`), append(slices.Clip(args), q.Limit, q.Offset)...); err != nil {
+	// (form_id, created_at, id, flags) alone, so the rows an OFFSET steps
+	// over are index entries, not table rows.
+	query, params := pageQuery(where, false), append(slices.Clip(args), q.Limit, q.Offset)
+	if idx != nil {
+		if key, skip, ok := idx.anchor(q.Offset, s.lists.every); ok {
+			query, params = pageQuery(where, true), append(slices.Clip(args), key.createdAt, key.id, q.Limit, skip)
+		}
+	}
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(query), params...); err != nil {
 		return nil, fmt.Errorf("formssql: list submissions: %w", err)
 	}
 	subs := make([]forms.Submission, len(rows))
@@ -1023,6 +1059,7 @@ func (s *Store) UpdateSubmission(ctx context.Context, sub *forms.Submission) err
 	res, err := s.db.ExecContext(ctx, s.q(`UPDATE forms_submissions SET is_read = ?, is_spam = ?, is_starred = ?, admin_notes = ?,
 		updated_at = ? WHERE id = ? AND form_id = ?`), sub.IsRead, sub.IsSpam, sub.IsStarred, sub.AdminNotes,
 		store.NewTime(sub.UpdatedAt), sub.ID, sub.FormID)
+	s.lists.wrote(sub.FormID)
 	return affected("update submission", res, err)
 }
 
@@ -1045,6 +1082,7 @@ func (s *Store) SetSubmissionFlag(ctx context.Context, formID int64, ids []int64
 	if err != nil {
 		return 0, fmt.Errorf("formssql: flag submissions: %w", err)
 	}
+	s.lists.wrote(formID)
 	n, err := res.RowsAffected()
 	return int(n), err
 }
@@ -1079,6 +1117,7 @@ func (s *Store) DeleteSubmissions(ctx context.Context, formID int64, ids []int64
 	if err != nil {
 		return 0, nil, fmt.Errorf("formssql: delete submissions: %w", err)
 	}
+	s.lists.wrote(formID)
 	return int(n), keys, nil
 }
 
