@@ -70,21 +70,47 @@ func (f *fanoutReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// BenchmarkFanout dispatches 1,000 events to 10 subscriptions on a local
-// receiver and waits for all 10,000 deliveries: deliveries per second and
-// the time from dispatch to receipt. Run with -benchtime 1x.
+// BenchmarkFanout dispatches events to subscriptions on a local receiver,
+// as fast as 4 dispatchers can, and waits for every delivery: deliveries
+// per second, and the time from dispatch to receipt. Two shapes: 10,000
+// events to one subscription each, and 1,000 events to ten. Each shape
+// runs twice, interleaved: sent by the delivery loop (RunDeliveries), and
+// by a River job per event, as a service without the loop does. Run with
+// -benchtime 1x.
 func BenchmarkFanout(b *testing.B) {
-	const events, subscriptions = 1000, 10
+	for _, d := range storetest.Dialects() {
+		for _, shape := range []struct {
+			name                  string
+			events, subscriptions int
+		}{{"1sub", 10_000, 1}, {"10subs", 1_000, 10}} {
+			for _, mode := range []string{"loop", "jobs"} {
+				b.Run(string(d)+"/"+shape.name+"/"+mode, func(b *testing.B) {
+					for range b.N {
+						fanout(b, d, shape.events, shape.subscriptions, 0, mode == "loop")
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkDeliveryLatency dispatches 1,000 events a second for 5
+// seconds to one subscription, sent by the delivery loop, and reports
+// the time from dispatch to receipt (p50, p99). Run with -benchtime 1x.
+func BenchmarkDeliveryLatency(b *testing.B) {
 	for _, d := range storetest.Dialects() {
 		b.Run(string(d), func(b *testing.B) {
 			for range b.N {
-				fanout(b, d, events, subscriptions)
+				fanout(b, d, 5_000, 1, 1000, true)
 			}
 		})
 	}
 }
 
-func fanout(b *testing.B, d store.Dialect, events, subscriptions int) {
+// fanout dispatches events to subscriptions, perSecond events a second
+// (0: as fast as it can), and waits for every delivery; loop runs the
+// delivery loop, else each event's job sends its deliveries.
+func fanout(b *testing.B, d store.Dialect, events, subscriptions, perSecond int, loop bool) {
 	b.StopTimer()
 	ctx := context.Background()
 	db := storetest.Open(b, d, webhookssql.Migrations)
@@ -117,6 +143,20 @@ func fanout(b *testing.B, d store.Dialect, events, subscriptions int) {
 		b.Fatal(err)
 	}
 	defer func() { _ = queue.Stop(context.Background()) }()
+	if loop {
+		loopCtx, stop := context.WithCancel(ctx)
+		looped := make(chan error, 1)
+		go func() { looped <- svc.RunDeliveries(loopCtx) }()
+		defer func() {
+			stop()
+			if err := <-looped; err != nil {
+				b.Error(err)
+			}
+		}()
+		for !svc.Delivering() {
+			time.Sleep(time.Millisecond)
+		}
+	}
 
 	dispatched := make(map[int64]time.Time, events*subscriptions) // delivery id → dispatch time
 	var mu sync.Mutex
@@ -124,7 +164,7 @@ func fanout(b *testing.B, d store.Dialect, events, subscriptions int) {
 	start := time.Now()
 	var wg sync.WaitGroup
 	work := make(chan int)
-	for range 4 {
+	for range dispatchers() {
 		wg.Go(func() {
 			for i := range work {
 				t := time.Now()
@@ -139,11 +179,21 @@ func fanout(b *testing.B, d store.Dialect, events, subscriptions int) {
 			}
 		})
 	}
+	var tick <-chan time.Time
+	if perSecond > 0 {
+		ticker := time.NewTicker(time.Second / time.Duration(perSecond))
+		defer ticker.Stop()
+		tick = ticker.C
+	}
 	for i := range events {
+		if tick != nil {
+			<-tick
+		}
 		work <- i
 	}
 	close(work)
 	wg.Wait()
+	dispatchedIn := time.Since(start)
 	select {
 	case <-rv.done:
 	case <-time.After(5 * time.Minute):
@@ -190,12 +240,24 @@ func fanout(b *testing.B, d store.Dialect, events, subscriptions int) {
 	b.ReportMetric(float64(latencies[len(latencies)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(rv.dupes), "duplicates")
+	b.ReportMetric(float64(events)/dispatchedIn.Seconds(), "events-dispatched/s")
 	if rv.dupes > 0 {
 		b.Errorf("%d deliveries arrived twice", rv.dupes)
 	}
 	if testing.Verbose() {
 		fmt.Fprintf(os.Stderr, "%s: %d deliveries in %s\n", d, events*subscriptions, elapsed.Round(time.Millisecond))
 	}
+}
+
+// dispatchers is how many goroutines dispatch at once in the fan-out
+// benchmarks (BENCH_DISPATCHERS, default 4), as so many requests of a
+// host would.
+func dispatchers() int {
+	var n int
+	if _, err := fmt.Sscan(os.Getenv("BENCH_DISPATCHERS"), &n); err == nil && n > 0 {
+		return n
+	}
+	return 4
 }
 
 // benchWorkers is the queue's MaxWorkers for BenchmarkFanout
@@ -283,5 +345,112 @@ func BenchmarkInbound(b *testing.B) {
 				b.Fatalf("%d events recorded, want %d", n, b.N)
 			}
 		})
+	}
+}
+
+// BenchmarkDrain measures the sending alone: events dispatched
+// beforehand (10,000 to one subscription each, or 1,000 to ten) wait,
+// then the delivery loop, or the River jobs of the events, send them all:
+// deliveries per second, interleaved loop and jobs. Run with -benchtime 1x.
+func BenchmarkDrain(b *testing.B) {
+	for _, d := range storetest.Dialects() {
+		for _, shape := range []struct {
+			name                  string
+			events, subscriptions int
+		}{{"1sub", 10_000, 1}, {"10subs", 1_000, 10}} {
+			for _, mode := range []string{"loop", "jobs"} {
+				b.Run(string(d)+"/"+shape.name+"/"+mode, func(b *testing.B) {
+					for range b.N {
+						drain(b, d, shape.events, shape.subscriptions, mode == "loop")
+					}
+				})
+			}
+		}
+	}
+}
+
+func drain(b *testing.B, d store.Dialect, events, subscriptions int, loop bool) {
+	b.StopTimer()
+	ctx := context.Background()
+	db := storetest.Open(b, d, webhookssql.Migrations)
+	if d == store.Postgres {
+		db.SetMaxOpenConns(store.PostgresMaxOpenConns)
+		db.SetMaxIdleConns(store.PostgresMaxOpenConns)
+	}
+	queue, err := store.NewQueue(db, &store.QueueOptions{MaxWorkers: benchWorkers()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := func(o webhooks.Options) *webhooks.Options {
+		o.SecretKey, o.AllowPrivateHosts, o.AllowInsecureURLs = testKey, true, true
+		return &o
+	}
+	// The loop's clock runs a claim ahead, so the claims of deliveries
+	// dispatched without a loop or a job have run out for it.
+	var dispatcher, sender *webhooks.Service
+	if loop {
+		dispatcher, err = webhooks.NewService(webhookssql.New(db), opts(webhooks.Options{}))
+		if err == nil {
+			sender, err = webhooks.NewService(webhookssql.New(db), opts(webhooks.Options{
+				Now: func() time.Time { return time.Now().Add(webhooks.ClaimTimeoutDefault + time.Minute) }}))
+		}
+	} else {
+		dispatcher, err = webhooks.NewService(webhookssql.New(db), opts(webhooks.Options{Enqueuer: queue}))
+		if err == nil {
+			err = webhooks.RegisterWorkers(queue.Workers(), dispatcher)
+		}
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	rv := &fanoutReceiver{arrived: map[string]time.Time{}, done: make(chan struct{}), expected: events * subscriptions}
+	srv := httptest.NewServer(rv)
+	defer srv.Close()
+	for i := range subscriptions {
+		url := fmt.Sprintf("%s/hook/%d", srv.URL, i)
+		if _, err := dispatcher.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("bench"), URL: &url, Events: []string{"*"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range 8 {
+		wg.Go(func() {
+			for i := range work {
+				if f := dispatcher.Dispatch(ctx, placed(int64(i))); f.Err != nil {
+					b.Error(f.Err)
+				}
+			}
+		})
+	}
+	for i := range events {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+
+	b.StartTimer()
+	start := time.Now()
+	if loop {
+		loopCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		go func() { _ = sender.RunDeliveries(loopCtx) }()
+	} else {
+		if err := queue.Start(ctx); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { _ = queue.Stop(context.Background()) }()
+	}
+	select {
+	case <-rv.done:
+	case <-time.After(5 * time.Minute):
+		b.Fatalf("only %d of %d deliveries arrived", len(rv.arrived), events*subscriptions)
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(events*subscriptions)/elapsed.Seconds(), "deliveries/s")
+	b.ReportMetric(float64(rv.dupes), "duplicates")
+	if rv.dupes > 0 {
+		b.Errorf("%d deliveries arrived twice", rv.dupes)
 	}
 }

@@ -166,35 +166,34 @@ func (s *Service) dispatch(ctx context.Context, tx *sql.Tx, event any) (Fanout, 
 	if err != nil {
 		return f, fmt.Errorf("webhooks: dispatch %s: %w", env.Event, err)
 	}
-	subs, err := s.store.ActiveSubscriptions(ctx, tx)
-	if err != nil {
-		return f, fmt.Errorf("webhooks: dispatch %s: %w", env.Event, err)
-	}
 	now := s.now()
+	// While this instance's loop runs, deliveries are due at once and the
+	// loop claims them; otherwise each event's job holds their claim.
+	looped := s.loop.running.Load()
 	claim := now.Add(s.opts.ClaimTimeout)
+	if looped {
+		claim = now
+	}
 	orderID, customerID := subjects(env.Data)
 	requestID, ok := RequestIDFrom(ctx)
 	if !ok {
 		requestID = uuid.NewString()
 	}
-	hash := hashOf(body)
-	var ds []Delivery
-	for i := range subs {
-		if !subs[i].Listens(env.Event) {
-			continue
-		}
-		ds = append(ds, Delivery{SubscriptionID: subs[i].ID, Event: env.Event, EventID: env.ID, Status: StatusPending,
-			NextAttemptAt: &claim, Payload: body, PayloadHash: hash, OrderID: orderID, CustomerID: customerID,
-			RequestID: requestID, CreatedAt: now, UpdatedAt: now})
+	tmpl := Delivery{Event: env.Event, EventID: env.ID, Status: StatusPending, NextAttemptAt: &claim, Payload: body,
+		PayloadHash: hashOf(body), OrderID: orderID, CustomerID: customerID, RequestID: requestID, CreatedAt: now, UpdatedAt: now}
+	var then func(context.Context, *sql.Tx, []Delivery) error
+	if !looped {
+		then = func(ctx context.Context, tx *sql.Tx, ds []Delivery) error { return s.enqueue(ctx, tx, ids(ds), claim) }
+	}
+	ds, err := s.store.CreateFanout(ctx, tx, tmpl, then)
+	if err != nil {
+		return f, fmt.Errorf("webhooks: dispatch %s: %w", env.Event, err)
 	}
 	if len(ds) == 0 {
 		return f, nil
 	}
-	err = s.store.CreateDeliveries(ctx, tx, ds, func(ctx context.Context, tx *sql.Tx) error {
-		return s.enqueue(ctx, tx, ids(ds), claim)
-	})
-	if err != nil {
-		return f, fmt.Errorf("webhooks: dispatch %s: %w", env.Event, err)
+	if looped {
+		s.loop.nudge()
 	}
 	f.Deliveries = len(ds)
 	return f, nil
@@ -217,7 +216,7 @@ func hashOf(b []byte) string {
 // MaxDeliveriesPerJob to a job, in tx when there is one.
 func (s *Service) enqueue(ctx context.Context, tx *sql.Tx, ids []int64, claim time.Time) error {
 	if s.opts.Enqueuer == nil {
-		return nil // recorded; the sweeper of an instance with a queue sends them
+		return nil // recorded; a loop, or the sweeper of an instance with a queue, sends them
 	}
 	var jobs []river.InsertManyParams
 	for batch := range slices.Chunk(ids, MaxDeliveriesPerJob) {

@@ -36,32 +36,41 @@
 // # Dispatching
 //
 // [Service.DispatchTx] records one delivery per active subscription that
-// takes the event, and queues their job, inside the caller's transaction:
+// takes the event, in one statement inside the caller's transaction:
 // nothing is sent if it rolls back, nothing is lost if it commits.
-// [Service.Dispatch] does the same in a transaction of its own, after the
-// caller's change has committed, and never fails the caller: a failure is
-// logged and reported in the [Fanout].
+// [Service.Dispatch] does the same on its own, after the caller's change
+// has committed, and never fails the caller: a failure is logged and
+// reported in the [Fanout].
 //
 // # Deliveries
 //
-// A River job (see [RegisterWorkers]) sends the deliveries of one event at
-// once: POST with X-Platform-Signature, X-Platform-Event, X-Platform-Delivery
-// (the delivery's id, stable across its retries: receivers de-duplicate on
-// it) and X-Request-Id; a 10-second timeout; redirects not followed; the
-// delivering hooks run just before signing. A 2xx marks the delivery
-// delivered and resets the subscription's failure streak. Anything else
-// marks it retrying, due again after 1m, 5m, 15m, 30m, 1h, 2h, 4h, 8h, 12h
-// (then 24h), until the tenth attempt fails it; and ten failures in a row
-// switch the subscription off, once ([Service.OnSubscriptionDisabled]). An
-// attempt that comes due while its subscription is off parks the delivery
-// until [Service.ReplayParked]; re-enabling alone resends nothing.
-// [Service.Replay] sends a past delivery again as a new one.
+// [Service.RunDeliveries] is the delivery loop: run it on every instance
+// that sends (the reference server does). It claims due deliveries in
+// batches, a statement a batch, each claim a lease of Options.ClaimTimeout,
+// sends them concurrently (MaxInFlight at once) and records the successes
+// together. A dispatch through the same instance wakes it; others, and
+// retries coming due, it finds within Options.PollInterval. A service that
+// runs no loop queues a River job per event instead (see
+// [RegisterWorkers]), and the periodic sweep queues whatever is due.
 //
-// A delivery's next_attempt_at is its claim: the sweep ([Service.Sweep],
-// every minute) queues due retries and any delivery whose job was lost
-// once its claim has run out, each under a new claim, and a job whose claim
-// no longer matches does nothing; so a delivery is sent once unless
-// something fails.
+// An attempt is a POST with X-Platform-Signature, X-Platform-Event,
+// X-Platform-Delivery (the delivery's id, stable across its retries:
+// receivers de-duplicate on it) and X-Request-Id; a 10-second timeout;
+// redirects not followed; the delivering hooks run just before signing. A
+// 2xx marks the delivery delivered and resets the subscription's failure
+// streak. Anything else marks it retrying, due again after 1m, 5m, 15m,
+// 30m, 1h, 2h, 4h, 8h, 12h (then 24h), until the tenth attempt fails it;
+// and ten failures in a row switch the subscription off, once
+// ([Service.OnSubscriptionDisabled]). An attempt that comes due while its
+// subscription is off parks the delivery until [Service.ReplayParked];
+// re-enabling alone resends nothing. [Service.Replay] sends a past
+// delivery again as a new one.
+//
+// A delivery's next_attempt_at is its claim: a loop's lease, or a job's.
+// Whoever claims it owns it until the claim runs out; a claim held by an
+// instance that died is claimed again once it has (by a loop, or by the
+// sweep ([Service.Sweep], every minute)), and a job whose claim no longer
+// matches does nothing; so a delivery is sent once unless something fails.
 //
 // # Egress
 //

@@ -75,9 +75,16 @@ type Options struct {
 	MaxAttempts          int
 	DisableAfterFailures int
 	Timeout              time.Duration
-	// ClaimTimeout is how long a queued job owns its delivery before the
-	// sweeper may queue it again (at least ClaimTimeoutMin).
+	// ClaimTimeout is how long a queued job or the delivery loop owns a
+	// delivery before another may claim it again (at least
+	// ClaimTimeoutMin).
 	ClaimTimeout time.Duration
+	// DeliverBatch, MaxInFlight and PollInterval shape RunDeliveries; the
+	// defaults DeliverBatchDefault, MaxInFlightDefault and
+	// PollIntervalDefault when zero.
+	DeliverBatch int
+	MaxInFlight  int
+	PollInterval time.Duration
 	// Retention is how long finished deliveries are kept; negative keeps
 	// them forever.
 	Retention time.Duration
@@ -120,6 +127,7 @@ type Service struct {
 	client *http.Client
 	logger *slog.Logger
 	hooks  hooks
+	loop   loopState
 
 	mu       sync.RWMutex
 	catalog  map[string]bool
@@ -154,7 +162,12 @@ func NewService(st Store, opts *Options) (*Service, error) {
 	o.InboundRetention = cmp.Or(o.InboundRetention, RetentionDefault)
 	o.ReconcileAfter = cmp.Or(o.ReconcileAfter, ReconcileAfterDefault)
 	o.UserAgent = cmp.Or(o.UserAgent, UserAgentDefault)
+	o.DeliverBatch = cmp.Or(o.DeliverBatch, DeliverBatchDefault)
+	o.MaxInFlight = cmp.Or(o.MaxInFlight, MaxInFlightDefault)
+	o.PollInterval = cmp.Or(o.PollInterval, PollIntervalDefault)
 	switch {
+	case o.DeliverBatch < 1 || o.MaxInFlight < 1 || o.PollInterval < 0:
+		return nil, errors.New("webhooks: new service: DeliverBatch, MaxInFlight and PollInterval must be positive")
 	case len(o.Backoff) == 0 || slices.ContainsFunc(o.Backoff, func(d time.Duration) bool { return d <= 0 }):
 		return nil, errors.New("webhooks: new service: Backoff needs positive entries")
 	case o.MaxAttempts < 1 || o.DisableAfterFailures < 1 || o.Timeout < 0:
@@ -176,6 +189,7 @@ func NewService(st Store, opts *Options) (*Service, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{store: st, opts: o, sealer: sealer, logger: logger, catalog: map[string]bool{}, gateways: map[string]Gateway{},
+		loop: loopState{wake: make(chan struct{}, 1)},
 		guard: &Guard{AllowInsecureURLs: o.AllowInsecureURLs, AllowPrivateHosts: o.AllowPrivateHosts, Resolver: o.Resolver}}
 	s.client = newClient(o.TLSConfig)
 	if err := s.RegisterEvents(o.Events...); err != nil {

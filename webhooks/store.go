@@ -27,9 +27,14 @@ type Store interface {
 	Subscription(ctx context.Context, id int64) (*Subscription, error)
 	// ListSubscriptions returns a page of subscriptions and how many match.
 	ListSubscriptions(ctx context.Context, q SubscriptionQuery) ([]Subscription, int, error)
-	// ActiveSubscriptions returns every active subscription, read in tx
-	// when it is not nil.
-	ActiveSubscriptions(ctx context.Context, tx *sql.Tx) ([]Subscription, error)
+	// CreateFanout stores a delivery like tmpl (whose ID and
+	// SubscriptionID are ignored) for every active subscription that
+	// listens to tmpl.Event (its events hold the event or "*"), as one
+	// statement, and returns them with their IDs, ordered by subscription.
+	// With tx nil and then nil it needs no transaction; then (when not
+	// nil) runs in the same transaction before it commits; with tx not
+	// nil everything happens in tx, which the caller commits.
+	CreateFanout(ctx context.Context, tx *sql.Tx, tmpl Delivery, then func(context.Context, *sql.Tx, []Delivery) error) ([]Delivery, error)
 
 	// CreateDeliveries stores ds and sets their IDs, then calls then (when
 	// not nil) with the transaction before it commits. With tx nil the

@@ -259,6 +259,11 @@ func serve(ctx context.Context, cfg *config, logOut io.Writer, ready func(addr s
 		ln.Close()
 		return err
 	}
+	// Webhook deliveries are sent by the delivery loop, as they come due.
+	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopLoop()
+	looped := make(chan error, 1)
+	go func() { looped <- a.webhooks.RunDeliveries(loopCtx) }()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	logger.Info("listening", "addr", "http://"+ln.Addr().String(), "db", string(db.Dialect()))
@@ -276,6 +281,13 @@ func serve(ctx context.Context, cfg *config, logOut io.Writer, ready func(addr s
 	defer cancel()
 	if serr := srv.Shutdown(shutdownCtx); serr != nil {
 		err = errors.Join(err, fmt.Errorf("shutdown: %w", serr))
+	}
+	stopLoop() // the attempts under way finish and are recorded
+	select {
+	case lerr := <-looped:
+		err = errors.Join(err, lerr)
+	case <-shutdownCtx.Done():
+		err = errors.Join(err, errors.New("shutdown: webhook deliveries still under way"))
 	}
 	if qerr := a.queue.Stop(shutdownCtx); qerr != nil {
 		err = errors.Join(err, qerr)

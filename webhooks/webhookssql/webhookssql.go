@@ -2,12 +2,14 @@
 package webhookssql
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -185,21 +187,65 @@ func (s *Store) ListSubscriptions(ctx context.Context, q webhooks.SubscriptionQu
 	return out, total, nil
 }
 
-// ActiveSubscriptions implements webhooks.Store.
-func (s *Store) ActiveSubscriptions(ctx context.Context, tx *sql.Tx) ([]webhooks.Subscription, error) {
-	var q sqlx.QueryerContext = s.db.Reader()
-	if tx != nil {
-		q = s.inTx(tx)
+// CreateFanout implements webhooks.Store: an INSERT ... SELECT over the
+// active subscriptions that listen to the event, so a fan-out is one
+// statement whoever listens.
+func (s *Store) CreateFanout(ctx context.Context, tx *sql.Tx, tmpl webhooks.Delivery, then func(context.Context, *sql.Tx, []webhooks.Delivery) error) ([]webhooks.Delivery, error) {
+	values := `?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?`
+	listens := `EXISTS (SELECT 1 FROM json_each(s.events) WHERE json_each.value IN ('*', ?))`
+	if s.postgres() {
+		// Parameters in a SELECT list get no type from the columns they
+		// fill: name them.
+		values = `?::text, ?::text, ?::text, 0, ?::timestamptz, ?::json, ?::text, ?::text, ?::text, ?::text, ?::timestamptz, ?::timestamptz`
+		listens = `(s.events @> '["*"]'::jsonb OR s.events @> jsonb_build_array(?::text))`
 	}
-	var rows []subscriptionRow
-	if err := sqlx.SelectContext(ctx, q, &rows, s.q(`SELECT `+subscriptionColumns+` FROM webhooks_subscriptions
-		WHERE is_active = ? ORDER BY id`), true); err != nil {
-		return nil, fmt.Errorf("webhookssql: active subscriptions: %w", err)
+	query := s.q(`INSERT INTO webhooks_deliveries (subscription_id, event, event_id, status, attempts, next_attempt_at, payload,
+		payload_hash, order_id, customer_id, request_id, created_at, updated_at)
+		SELECT s.id, ` + values + ` FROM webhooks_subscriptions s
+		WHERE s.is_active = ? AND ` + listens + ` ORDER BY s.id RETURNING id, subscription_id`)
+	args := []any{tmpl.Event, tmpl.EventID, string(tmpl.Status), optTime(tmpl.NextAttemptAt), string(tmpl.Payload), tmpl.PayloadHash,
+		nullable(tmpl.OrderID), nullable(tmpl.CustomerID), tmpl.RequestID, store.NewTime(tmpl.CreatedAt), store.NewTime(tmpl.UpdatedAt),
+		true, tmpl.Event}
+	var out []webhooks.Delivery
+	write := func(q sqlx.QueryerContext) error {
+		out = nil
+		rows, err := q.QueryContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			d := tmpl
+			if err := rows.Scan(&d.ID, &d.SubscriptionID); err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		return rows.Err()
 	}
-	out := make([]webhooks.Subscription, len(rows))
-	for i := range rows {
-		out[i] = *rows[i].subscription()
+	var err error
+	switch {
+	case tx != nil:
+		err = write(s.inTx(tx))
+		if err == nil && then != nil {
+			err = then(ctx, tx, out)
+		}
+	case then == nil:
+		err = write(s.db) // one statement: atomic on its own
+	default:
+		err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+			if err := write(tx); err != nil {
+				return err
+			}
+			return then(ctx, tx.Tx, out)
+		})
 	}
+	if err != nil {
+		return nil, fmt.Errorf("webhookssql: create fan-out: %w", err)
+	}
+	// Rows came back in insertion order, which follows the SELECT's on
+	// both databases; sort to promise it.
+	slices.SortFunc(out, func(a, b webhooks.Delivery) int { return cmp.Compare(a.SubscriptionID, b.SubscriptionID) })
 	return out, nil
 }
 
@@ -269,9 +315,13 @@ func (s *Store) CreateDeliveries(ctx context.Context, tx *sql.Tx, ds []webhooks.
 		return nil
 	}
 	var err error
-	if tx != nil {
+	switch {
+	case tx != nil:
 		err = write(s.inTx(tx))
-	} else {
+	case then == nil && distinctSubscriptions(ds):
+		// One statement: atomic on its own, without BEGIN and COMMIT.
+		err = s.insertDeliveries(ctx, s.db, ds)
+	default:
 		err = s.db.InTx(ctx, write)
 	}
 	if err != nil {
@@ -280,9 +330,22 @@ func (s *Store) CreateDeliveries(ctx context.Context, tx *sql.Tx, ds []webhooks.
 	return nil
 }
 
+// distinctSubscriptions reports whether no two of ds share a
+// subscription, which insertDeliveries writes in one statement.
+func distinctSubscriptions(ds []webhooks.Delivery) bool {
+	seen := make(map[int64]bool, len(ds))
+	for _, d := range ds {
+		if seen[d.SubscriptionID] {
+			return false
+		}
+		seen[d.SubscriptionID] = true
+	}
+	return true
+}
+
 // insertDeliveries writes ds in one statement when their subscriptions
 // differ (as in a fan-out), matching the returned IDs by subscription.
-func (s *Store) insertDeliveries(ctx context.Context, tx *sqlx.Tx, ds []webhooks.Delivery) error {
+func (s *Store) insertDeliveries(ctx context.Context, tx sqlx.QueryerContext, ds []webhooks.Delivery) error {
 	if len(ds) == 0 {
 		return nil
 	}
@@ -291,7 +354,7 @@ func (s *Store) insertDeliveries(ctx context.Context, tx *sqlx.Tx, ds []webhooks
 		bySub[d.SubscriptionID] = i
 	}
 	batches := [][]webhooks.Delivery{ds}
-	if len(bySub) != len(ds) {
+	if !distinctSubscriptions(ds) {
 		batches = batches[:0]
 		for i := range ds {
 			batches = append(batches, ds[i:i+1])
@@ -701,6 +764,14 @@ func (s *Store) ClaimDue(ctx context.Context, now, lease time.Time, limit int, t
 	var ids []int64
 	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
 		ids = nil
+		if s.postgres() && then == nil {
+			// A claim that only leases commits without waiting for the
+			// disk: a crash that loses it leaves the deliveries due, to
+			// be claimed again, as a crash after the claim would.
+			if _, err := tx.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+				return err
+			}
+		}
 		if err := tx.SelectContext(ctx, &ids, tx.Rebind(query), args...); err != nil {
 			return err
 		}

@@ -175,19 +175,36 @@ func (f *Fake) ListSubscriptions(_ context.Context, q webhooks.SubscriptionQuery
 	return storetest.Page(all, q.Offset, q.Limit), len(all), nil
 }
 
-// ActiveSubscriptions implements webhooks.Store.
-func (f *Fake) ActiveSubscriptions(_ context.Context, _ *sql.Tx) ([]webhooks.Subscription, error) {
+// CreateFanout implements webhooks.Store.
+func (f *Fake) CreateFanout(ctx context.Context, _ *sql.Tx, tmpl webhooks.Delivery, then func(context.Context, *sql.Tx, []webhooks.Delivery) error) ([]webhooks.Delivery, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := []webhooks.Subscription{}
+	var subs []int64
 	for _, s := range f.subscriptions {
-		if s.IsActive {
-			out = append(out, copySub(s))
+		if s.IsActive && s.Listens(tmpl.Event) {
+			subs = append(subs, s.ID)
 		}
 	}
-	slices.SortFunc(out, func(a, b webhooks.Subscription) int { return cmp.Compare(a.ID, b.ID) })
+	slices.Sort(subs)
+	out := make([]webhooks.Delivery, len(subs))
+	for i, sub := range subs {
+		out[i] = tmpl
+		out[i].ID, out[i].SubscriptionID = f.id(), sub
+		f.deliveries[out[i].ID] = copyDelivery(out[i], true)
+	}
+	f.mu.Unlock()
+	if then != nil {
+		if err := then(ctx, nil, out); err != nil {
+			f.mu.Lock()
+			for _, d := range out {
+				delete(f.deliveries, d.ID)
+			}
+			f.mu.Unlock()
+			return nil, err
+		}
+	}
 	return out, nil
 }
+
 
 // CreateDeliveries implements webhooks.Store.
 func (f *Fake) CreateDeliveries(ctx context.Context, _ *sql.Tx, ds []webhooks.Delivery, then func(context.Context, *sql.Tx) error) error {

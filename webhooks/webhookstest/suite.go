@@ -79,10 +79,12 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 		require.ErrorIs(t, s.UpdateSubscription(ctx, &webhooks.Subscription{ID: b.ID + 100, Events: []string{}}), webhooks.ErrNotFound)
 
 		c := newSub(t, s, "gamma", true)
-		active, err := s.ActiveSubscriptions(ctx, nil)
+		fan, err := s.CreateFanout(ctx, nil, newDelivery(0, 9, webhooks.StatusPending, ptr(at(0))), nil)
 		require.NoError(t, err)
-		require.Len(t, active, 1)
-		require.Equal(t, c.ID, active[0].ID)
+		require.Len(t, fan, 1, "only the active subscription")
+		require.Equal(t, c.ID, fan[0].SubscriptionID)
+		require.NoError(t, s.DeleteSubscription(ctx, c.ID))
+		c = newSub(t, s, "gamma", true)
 
 		list, total, err := s.ListSubscriptions(ctx, webhooks.SubscriptionQuery{Sort: "name", Limit: 10})
 		require.NoError(t, err)
@@ -104,6 +106,63 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 		_, total, err = s.ListDeliveries(ctx, webhooks.DeliveryQuery{SubscriptionID: c.ID, Limit: 10})
 		require.NoError(t, err)
 		require.Zero(t, total, "deliveries go with their subscription")
+	})
+
+	t.Run("Fanout", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		mk := func(name string, active bool, events ...string) *webhooks.Subscription {
+			sub := &webhooks.Subscription{Name: name, URL: "https://hooks.example/" + name, Events: events,
+				SealedSecret: "sealed", IsActive: active, CreatedAt: at(0), UpdatedAt: at(0)}
+			require.NoError(t, s.CreateSubscription(ctx, sub))
+			return sub
+		}
+		exact := mk("exact", true, "payment.failed", "order.placed")
+		mk("other", true, "order.placed.extra", "order")
+		all := mk("all", true, "*")
+		mk("off", false, "*")
+		tmpl := newDelivery(0, 7, webhooks.StatusPending, ptr(at(time.Minute)))
+		tmpl.OrderID, tmpl.CustomerID = "ord-1", "cus-1"
+		var seen []webhooks.Delivery
+		ds, err := s.CreateFanout(ctx, nil, tmpl, func(_ context.Context, _ *sql.Tx, ds []webhooks.Delivery) error {
+			seen = ds
+			return nil
+		})
+		require.NoError(t, err)
+		require.Len(t, ds, 2)
+		require.Equal(t, []int64{exact.ID, all.ID}, []int64{ds[0].SubscriptionID, ds[1].SubscriptionID}, "by subscription")
+		require.Len(t, seen, 2, "then gets them")
+		for _, d := range ds {
+			require.Positive(t, d.ID)
+			got, err := s.Delivery(ctx, d.ID)
+			require.NoError(t, err)
+			require.Equal(t, d.SubscriptionID, got.SubscriptionID)
+			require.Equal(t, string(payload(7)), string(got.Payload), "byte for byte")
+			require.Equal(t, tmpl.PayloadHash, got.PayloadHash)
+			require.Equal(t, "order.placed", got.Event)
+			require.Equal(t, "evt-7", got.EventID)
+			require.Equal(t, webhooks.StatusPending, got.Status)
+			require.Equal(t, at(time.Minute).Truncate(time.Microsecond), *got.NextAttemptAt)
+			require.Equal(t, "ord-1", got.OrderID)
+			require.Equal(t, "cus-1", got.CustomerID)
+			require.Equal(t, "req-1", got.RequestID)
+			require.Equal(t, tmpl.CreatedAt.Truncate(time.Microsecond), got.CreatedAt)
+		}
+
+		// Nobody listens: nothing.
+		none := tmpl
+		none.Event = "customer.updated"
+		mkNone, err := s.CreateFanout(ctx, nil, none, nil)
+		require.NoError(t, err)
+		require.Len(t, mkNone, 1, "only the catch-all listens")
+
+		// A failing callback stores nothing.
+		boom := errors.New("boom")
+		_, err = s.CreateFanout(ctx, nil, tmpl, func(context.Context, *sql.Tx, []webhooks.Delivery) error { return boom })
+		require.ErrorIs(t, err, boom)
+		_, total, err := s.ListDeliveries(ctx, webhooks.DeliveryQuery{SubscriptionID: exact.ID, Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, 1, total)
 	})
 
 	t.Run("Deliveries", func(t *testing.T) {

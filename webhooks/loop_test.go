@@ -1,0 +1,277 @@
+package webhooks_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/webhooks"
+	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
+)
+
+// startLoop runs svc's delivery loop until the test ends (or stop is
+// called) and waits until it runs.
+func startLoop(t *testing.T, svc *webhooks.Service) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- svc.RunDeliveries(ctx) }()
+	require.Eventually(t, svc.Delivering, 5*time.Second, time.Millisecond)
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			require.NoError(t, <-done)
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+func fastLoop(o *setupOptions) {
+	prev := o.service
+	o.service = func(so *webhooks.Options) {
+		if prev != nil {
+			prev(so)
+		}
+		so.PollInterval = 10 * time.Millisecond
+	}
+}
+
+// With the loop running, a dispatch queues no job: the loop claims the
+// deliveries, sends them, and records them, retries come due on the
+// clock, and an inactive subscription's delivery is parked.
+func TestRunDeliveries(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, on(d), fastLoop)
+		ctx := context.Background()
+		rv := newReceiver(t)
+		ok := b.subscribe(t, rv.URL+"/ok", "order.placed")
+		flaky := b.subscribe(t, rv.URL+"/flaky", "order.placed")
+		// The flaky receiver fails its first request.
+		var flakyCalls atomic.Int32
+		flakyRV := newReceiver(t)
+		flakyRV.answer(func(n int) int {
+			flakyCalls.Add(1)
+			if n == 1 {
+				return http.StatusServiceUnavailable
+			}
+			return http.StatusOK
+		})
+		url := flakyRV.URL + "/flaky"
+		_, err := b.svc.UpdateSubscription(ctx, flaky.ID, webhooks.SubscriptionInput{URL: &url})
+		require.NoError(t, err)
+
+		startLoop(t, b.svc)
+		f := b.svc.Dispatch(ctx, placed(1))
+		require.NoError(t, f.Err)
+		require.Equal(t, 2, f.Deliveries)
+		got := rv.wait(t, 5*time.Second)
+		require.Equal(t, "/ok", got.path)
+		require.True(t, specVerify("whsec_test_secret_0123", got.header.Get(webhooks.HeaderSignature), got.body, b.clock.Now()))
+		require.Eventually(t, func() bool { return b.deliveriesOf(t, ok.ID)[0].Status == webhooks.StatusDelivered }, 5*time.Second, 5*time.Millisecond)
+		var jobs int
+		require.NoError(t, b.db.Get(&jobs, `SELECT COUNT(*) FROM river_job WHERE kind = 'webhooks_deliver'`))
+		require.Zero(t, jobs, "no job per event")
+
+		// The flaky one failed and waits out its backoff; once due, the
+		// loop sends it again.
+		require.Eventually(t, func() bool { return b.deliveriesOf(t, flaky.ID)[0].Status == webhooks.StatusRetrying }, 5*time.Second, 5*time.Millisecond)
+		row := b.deliveriesOf(t, flaky.ID)[0]
+		require.Equal(t, 1, row.Attempts)
+		require.Equal(t, b.clock.Now().Add(time.Minute), *row.NextAttemptAt)
+		time.Sleep(50 * time.Millisecond)
+		require.EqualValues(t, 1, flakyCalls.Load(), "not before it is due")
+		b.clock.Advance(time.Minute)
+		require.Eventually(t, func() bool { return b.deliveriesOf(t, flaky.ID)[0].Status == webhooks.StatusDelivered }, 5*time.Second, 5*time.Millisecond)
+		require.Equal(t, 2, b.deliveriesOf(t, flaky.ID)[0].Attempts)
+
+		// A subscription switched off after the dispatch: parked.
+		require.NoError(t, b.svc.Dispatch(ctx, placed(2)).Err) // sent to both at once...
+		_, err = b.svc.UpdateSubscription(ctx, ok.ID, webhooks.SubscriptionInput{IsActive: no()})
+		require.NoError(t, err)
+		require.Eventually(t, func() bool {
+			ds := b.deliveriesOf(t, ok.ID)
+			return len(ds) == 2 && (ds[1].Status == webhooks.StatusDelivered || ds[1].Status == webhooks.StatusParked)
+		}, 5*time.Second, 5*time.Millisecond)
+
+		require.Error(t, b.svc.RunDeliveries(ctx), "one loop per service")
+	})
+}
+
+// failingStore fails every write once killed, as a dead instance writes
+// nothing.
+type failingStore struct {
+	webhooks.Store
+	killed *atomic.Bool
+}
+
+var errKilled = errors.New("killed")
+
+func (f failingStore) FinishDelivered(ctx context.Context, ds []webhooks.Delivered) ([]int64, error) {
+	if f.killed.Load() {
+		return nil, errKilled
+	}
+	return f.Store.FinishDelivered(ctx, ds)
+}
+
+func (f failingStore) FinishAttempt(ctx context.Context, d *webhooks.Delivery, lease time.Time, o webhooks.Outcome, n int) (bool, error) {
+	if f.killed.Load() {
+		return false, errKilled
+	}
+	return f.Store.FinishAttempt(ctx, d, lease, o, n)
+}
+
+func (f failingStore) ClaimDue(ctx context.Context, now, lease time.Time, limit int, then func(context.Context, *sql.Tx, []int64) error) ([]int64, error) {
+	if f.killed.Load() {
+		return nil, errKilled
+	}
+	return f.Store.ClaimDue(ctx, now, lease, limit, then)
+}
+
+// An instance killed in the middle of a batch (some attempts sent and not
+// recorded, some claimed and not sent) loses nothing: once the leases run
+// out another instance claims what is left and sends it. A delivery
+// arrives twice only if it was under way when the instance died.
+func TestKilledMidBatchLosesNothing(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d, webhookssql.Migrations)
+		clock := newClock()
+		var killed atomic.Bool
+		dns := &dnsTable{}
+		opts := func() *webhooks.Options {
+			return &webhooks.Options{SecretKey: testKey, Now: clock.Now, Resolver: dns, AllowPrivateHosts: true, AllowInsecureURLs: true,
+				Timeout: 5 * time.Second, PollInterval: 10 * time.Millisecond, DeliverBatch: 40, MaxInFlight: 20}
+		}
+		a, err := webhooks.NewService(failingStore{Store: webhookssql.New(db), killed: &killed}, opts())
+		require.NoError(t, err)
+
+		// The receiver holds every request until 30 have arrived, then
+		// the instance dies: those 30 were sent, the rest of its claims
+		// were not.
+		const events = 100
+		var mu sync.Mutex
+		arrivals := map[string]int{}
+		held := make(chan struct{})
+		var count atomic.Int32
+		rv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			id := r.Header.Get(webhooks.HeaderDelivery)
+			mu.Lock()
+			arrivals[id]++
+			mu.Unlock()
+			if count.Add(1) == 20 {
+				killed.Store(true) // dies with 20 sent and answered...
+				close(held)
+			}
+			<-held
+			w.WriteHeader(http.StatusOK)
+		}))
+		t.Cleanup(rv.Close)
+		url := rv.URL + "/hook"
+		_, err = a.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("k"), URL: &url, Events: []string{"*"}, Secret: str("whsec_test_secret_0123")})
+		require.NoError(t, err)
+		stopA := startLoop(t, a)
+		for i := range events {
+			require.NoError(t, a.Dispatch(ctx, placed(int64(i))).Err)
+		}
+		<-held
+		stopA() // ...and the rest of what it claimed is never sent by it
+		var claimed, delivered int
+		require.NoError(t, db.Get(&claimed, db.Rebind(`SELECT COUNT(*) FROM webhooks_deliveries WHERE status = 'pending' AND next_attempt_at > ?`), store.NewTime(clock.Now())))
+		require.NoError(t, db.Get(&delivered, `SELECT COUNT(*) FROM webhooks_deliveries WHERE status = 'delivered'`))
+		require.Zero(t, delivered, "the dead instance recorded nothing")
+		require.Positive(t, claimed, "it held claims when it died")
+
+		// Another instance takes over once the leases run out.
+		clock.Advance(webhooks.ClaimTimeoutDefault + time.Second)
+		b, err := webhooks.NewService(webhookssql.New(db), opts())
+		require.NoError(t, err)
+		startLoop(t, b)
+		require.Eventually(t, func() bool {
+			var n int
+			require.NoError(t, db.Get(&n, `SELECT COUNT(*) FROM webhooks_deliveries WHERE status = 'delivered'`))
+			return n == events
+		}, 20*time.Second, 10*time.Millisecond)
+
+		var ids []int64
+		require.NoError(t, db.Select(&ids, `SELECT id FROM webhooks_deliveries ORDER BY id`))
+		require.Len(t, ids, events)
+		mu.Lock()
+		defer mu.Unlock()
+		twice := 0
+		for _, id := range ids {
+			n := arrivals[strconv.FormatInt(id, 10)]
+			require.GreaterOrEqual(t, n, 1, "delivery %d never arrived", id)
+			require.LessOrEqual(t, n, 2, "delivery %d", id)
+			if n == 2 {
+				twice++
+			}
+		}
+		require.LessOrEqual(t, twice, 20, "only what was under way when it died arrives twice")
+	})
+}
+
+// Two instances' loops on one database share the work: every delivery is
+// claimed by one of them and arrives once.
+func TestTwoLoopsShareTheWork(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		dsn := storetest.DSN(t, d)
+		var mu sync.Mutex
+		arrivals := map[string]int{}
+		rv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			arrivals[r.Header.Get(webhooks.HeaderDelivery)]++
+			mu.Unlock()
+			w.WriteHeader(http.StatusNoContent)
+		}))
+		t.Cleanup(rv.Close)
+		var svcs []*webhooks.Service
+		var db *store.DB
+		for range 2 {
+			db = storetest.OpenDSN(t, dsn, webhookssql.Migrations)
+			svc, err := webhooks.NewService(webhookssql.New(db), &webhooks.Options{SecretKey: testKey, AllowPrivateHosts: true,
+				AllowInsecureURLs: true, PollInterval: 10 * time.Millisecond, DeliverBatch: 7})
+			require.NoError(t, err)
+			startLoop(t, svc)
+			svcs = append(svcs, svc)
+		}
+		for i := range 3 {
+			url := rv.URL + "/hook/" + strconv.Itoa(i)
+			_, err := svcs[0].CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("s"), URL: &url, Events: []string{"*"}})
+			require.NoError(t, err)
+		}
+		const events = 150
+		var wg sync.WaitGroup
+		for i := range events {
+			wg.Go(func() { require.NoError(t, svcs[i%2].Dispatch(ctx, placed(int64(i))).Err) })
+		}
+		wg.Wait()
+		require.Eventually(t, func() bool {
+			var n int
+			require.NoError(t, db.Get(&n, `SELECT COUNT(*) FROM webhooks_deliveries WHERE status = 'delivered'`))
+			return n == 3*events
+		}, 20*time.Second, 10*time.Millisecond)
+		mu.Lock()
+		defer mu.Unlock()
+		require.Len(t, arrivals, 3*events)
+		for id, n := range arrivals {
+			require.Equal(t, 1, n, "delivery %s", id)
+		}
+	})
+}
