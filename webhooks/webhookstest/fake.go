@@ -205,7 +205,6 @@ func (f *Fake) CreateFanout(ctx context.Context, _ *sql.Tx, tmpl webhooks.Delive
 	return out, nil
 }
 
-
 // CreateDeliveries implements webhooks.Store.
 func (f *Fake) CreateDeliveries(ctx context.Context, _ *sql.Tx, ds []webhooks.Delivery, then func(context.Context, *sql.Tx) error) error {
 	f.mu.Lock()
