@@ -34,13 +34,14 @@ var Migrations = store.MigrationsFrom("forms", migrations, "migrations")
 type Store struct {
 	db    *store.DB
 	lists *listIndexes
+	stmts *store.StmtCache
 }
 
 var _ forms.Store = (*Store)(nil)
 
 // New returns a Store on db, which must be migrated with [Migrations].
 func New(db *store.DB) *Store {
-	s := &Store{db: db}
+	s := &Store{db: db, stmts: store.NewStmtCache(db)}
 	s.lists = newListIndexes(s.buildListIndex)
 	return s
 }
@@ -586,9 +587,9 @@ func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, the
 				if err := insertSubmissionPostgres(ctx, tx, sub); err != nil {
 					return err
 				}
-			} else if err := checkVersion(ctx, tx, sub); err != nil {
+			} else if err := s.checkVersion(ctx, tx, sub); err != nil {
 				return err
-			} else if err := insertSubmission(ctx, tx, sub); err != nil {
+			} else if err := s.insertSubmission(ctx, tx, sub); err != nil {
 				return err
 			}
 			if then != nil {
@@ -693,12 +694,12 @@ func noForm(sub *forms.Submission) error {
 
 // checkVersion refuses, inside tx, a submission whose form has changed
 // since it was validated (as the single Postgres statement does).
-func checkVersion(ctx context.Context, tx *sqlx.Tx, sub *forms.Submission) error {
+func (s *Store) checkVersion(ctx context.Context, tx *sqlx.Tx, sub *forms.Submission) error {
 	if sub.FormVersion == 0 {
 		return nil // the foreign key stands for a missing form
 	}
 	var version int64
-	err := tx.GetContext(ctx, &version, tx.Rebind(`SELECT version FROM forms_forms WHERE id = ?`), sub.FormID)
+	err := s.stmts.QueryRowContext(ctx, tx, s.q(`SELECT version FROM forms_forms WHERE id = ?`), sub.FormID).Scan(&version)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && version != sub.FormVersion) {
 		return forms.ErrStale
 	}
@@ -721,10 +722,10 @@ func setValueIDs(sub *forms.Submission, ids map[string]int64) error {
 }
 
 // insertSubmission stores a submission, its uploads and its values with
-// one statement each, in tx.
-func insertSubmission(ctx context.Context, tx *sqlx.Tx, sub *forms.Submission) error {
+// one statement each, in tx, each prepared once (see store.StmtCache).
+func (s *Store) insertSubmission(ctx context.Context, tx *sqlx.Tx, sub *forms.Submission) error {
 	created := store.NewTime(sub.CreatedAt)
-	if err := tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO forms_submissions (form_id, page_url, referrer_url, ip_address,
+	if err := s.stmts.QueryRowContext(ctx, tx, s.q(`INSERT INTO forms_submissions (form_id, page_url, referrer_url, ip_address,
 			user_agent, is_read, is_spam, is_starred, admin_notes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			RETURNING id`), sub.FormID, sub.PageURL, sub.ReferrerURL, sub.IPAddress, sub.UserAgent, sub.IsRead, sub.IsSpam,
 		sub.IsStarred, sub.AdminNotes, created, store.NewTime(sub.UpdatedAt)).Scan(&sub.ID); err != nil {
@@ -734,7 +735,7 @@ func insertSubmission(ctx context.Context, tx *sqlx.Tx, sub *forms.Submission) e
 	for i := range sub.Uploads {
 		u := &sub.Uploads[i]
 		u.SubmissionID = sub.ID
-		if err := tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO forms_uploads (submission_id, field_id, original_name,
+		if err := s.stmts.QueryRowContext(ctx, tx, s.q(`INSERT INTO forms_uploads (submission_id, field_id, original_name,
 				stored_name, blob_key, mime_type, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 			sub.ID, u.FieldID, u.OriginalName, u.StoredName, u.Key, u.MimeType, u.Size, store.NewTime(u.CreatedAt)).Scan(&u.ID); err != nil {
 			return err
@@ -764,7 +765,7 @@ func insertSubmission(ctx context.Context, tx *sqlx.Tx, sub *forms.Submission) e
 				v.UploadID, store.NewTime(v.CreatedAt))
 		}
 		b.WriteString(" RETURNING id, field_name")
-		rows, err := tx.QueryContext(ctx, tx.Rebind(b.String()), args...)
+		rows, err := s.stmts.QueryContext(ctx, tx, s.q(b.String()), args...)
 		if err != nil {
 			return err
 		}

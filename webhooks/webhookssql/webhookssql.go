@@ -28,13 +28,14 @@ var Migrations = store.MigrationsFrom("webhooks", migrations, "migrations")
 
 // Store is the webhooks.Store on a store.DB.
 type Store struct {
-	db *store.DB
+	db    *store.DB
+	stmts *store.StmtCache // the delivery hot path's statements, prepared once
 }
 
 var _ webhooks.Store = (*Store)(nil)
 
 // New returns a Store on db, which must be migrated with [Migrations].
-func New(db *store.DB) *Store { return &Store{db: db} }
+func New(db *store.DB) *Store { return &Store{db: db, stmts: store.NewStmtCache(db)} }
 
 func (s *Store) q(query string) string { return s.db.Rebind(query) }
 
@@ -207,9 +208,9 @@ func (s *Store) CreateFanout(ctx context.Context, tx *sql.Tx, tmpl webhooks.Deli
 		nullable(tmpl.OrderID), nullable(tmpl.CustomerID), tmpl.RequestID, store.NewTime(tmpl.CreatedAt), store.NewTime(tmpl.UpdatedAt),
 		true, tmpl.Event}
 	var out []webhooks.Delivery
-	write := func(q sqlx.QueryerContext) error {
+	write := func(tx *sqlx.Tx) error {
 		out = nil
-		rows, err := q.QueryContext(ctx, query, args...)
+		rows, err := s.stmts.QueryContext(ctx, tx, query, args...)
 		if err != nil {
 			return err
 		}
@@ -231,7 +232,7 @@ func (s *Store) CreateFanout(ctx context.Context, tx *sql.Tx, tmpl webhooks.Deli
 			err = then(ctx, tx, out)
 		}
 	case then == nil:
-		err = write(s.db) // one statement: atomic on its own
+		err = write(nil) // one statement: atomic on its own
 	default:
 		err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
 			if err := write(tx); err != nil {
@@ -593,7 +594,7 @@ func (s *Store) FinishAttempt(ctx context.Context, d *webhooks.Delivery, lease t
 	}
 	disabled := false
 	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE webhooks_deliveries SET `+finishSet), finishArgs(d, lease)...)
+		res, err := s.stmts.ExecContext(ctx, tx, s.q(`UPDATE webhooks_deliveries SET `+finishSet), finishArgs(d, lease)...)
 		if err != nil {
 			return err
 		}
@@ -604,7 +605,7 @@ func (s *Store) FinishAttempt(ctx context.Context, d *webhooks.Delivery, lease t
 		}
 		switch o {
 		case webhooks.OutcomeSuccess:
-			_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE webhooks_subscriptions SET consecutive_failures = 0, last_success_at = ?
+			_, err = s.stmts.ExecContext(ctx, tx, s.q(`UPDATE webhooks_subscriptions SET consecutive_failures = 0, last_success_at = ?
 				WHERE id = ? AND `+successDue), at, d.SubscriptionID, store.NewTime(d.UpdatedAt.Add(-webhooks.LastSuccessResolution)))
 			return err
 		case webhooks.OutcomeFailure:
@@ -694,7 +695,7 @@ func (s *Store) FinishDelivered(ctx context.Context, ds []webhooks.Delivered) ([
 			for _, x := range ds {
 				d := *x.Delivery
 				d.Status, d.NextAttemptAt = webhooks.StatusDelivered, nil
-				res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE webhooks_deliveries SET `+finishSet), finishArgs(&d, x.Lease)...)
+				res, err := s.stmts.ExecContext(ctx, tx, s.q(`UPDATE webhooks_deliveries SET `+finishSet), finishArgs(&d, x.Lease)...)
 				if err != nil {
 					return err
 				}
@@ -708,7 +709,7 @@ func (s *Store) FinishDelivered(ctx context.Context, ds []webhooks.Delivered) ([
 				}
 			}
 			for sub, at := range latest {
-				if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE webhooks_subscriptions SET consecutive_failures = 0,
+				if _, err := s.stmts.ExecContext(ctx, tx, s.q(`UPDATE webhooks_subscriptions SET consecutive_failures = 0,
 					last_success_at = ? WHERE id = ? AND `+successDue), store.NewTime(at), sub,
 					store.NewTime(at.Add(-webhooks.LastSuccessResolution))); err != nil {
 					return err
@@ -772,7 +773,19 @@ func (s *Store) ClaimDue(ctx context.Context, now, lease time.Time, limit int, t
 				return err
 			}
 		}
-		if err := tx.SelectContext(ctx, &ids, tx.Rebind(query), args...); err != nil {
+		rows, err := s.stmts.QueryContext(ctx, tx, s.q(query), args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		if err := rows.Close(); err != nil {
 			return err
 		}
 		if then != nil && len(ids) > 0 {
