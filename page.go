@@ -8,6 +8,10 @@ const (
 	PerPageMax = 100
 )
 
+// APILimitDefault is the "api" throttle's allowance: requests a minute per
+// caller (a bearer token, else a client IP) of the handlers that have one.
+const APILimitDefault = 60
+
 // PageRequest asks a list for one page: Page counts from 1, PerPage rows
 // each.
 type PageRequest struct {

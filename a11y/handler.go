@@ -54,6 +54,10 @@ type HandlerOptions struct {
 	// RateLimiter counts the "api" throttle (60 a minute per caller,
 	// else per client IP) shared by every route; in memory when nil.
 	RateLimiter store.RateLimiter
+	// APILimit is the "api" throttle's requests a minute per caller:
+	// groundwork.APILimitDefault when zero, no limit when negative (for a
+	// load test, or a host that limits in front).
+	APILimit int
 	// TrustedProxies may set X-Forwarded-For.
 	TrustedProxies []netip.Prefix
 	// Tokens verifies bearer tokens. Required for the AI endpoints and
@@ -119,6 +123,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("a11y: new handler: %w", err)
 	}
+	b.Throttle = api.APIThrottleOf(b.Throttle.Limiter, o.APILimit, o.TrustedProxies, b.Logger)
 	h := &Handler{svc: svc, ai: o.AI, base: b, logger: b.Logger, maxBody: o.MaxBodyBytes}
 	var guard *api.Guard
 	if o.Tokens != nil {

@@ -23,6 +23,10 @@ type HandlerOptions struct {
 	// in memory when nil. Give a store.SQLRateLimiter to share it across
 	// instances.
 	RateLimiter store.RateLimiter
+	// APILimit is the "api" throttle's requests a minute per token:
+	// groundwork.APILimitDefault when zero, no limit when negative (for a
+	// load test, or a host that limits in front).
+	APILimit int
 	// TrustedProxies may set X-Forwarded-For.
 	TrustedProxies []netip.Prefix
 	// Logger receives unexpected errors; nil discards them.
@@ -61,6 +65,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("auth: new handler: %w", err)
 	}
+	b.Throttle = api.APIThrottleOf(b.Throttle.Limiter, o.APILimit, o.TrustedProxies, b.Logger)
 	h := &Handler{svc: svc, base: b, logger: b.Logger, throttle: b.Throttle}
 	b.Handle("/token", api.Methods{http.MethodGet: h.describeToken})
 	return h, nil

@@ -15,8 +15,10 @@ import (
 
 	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/a11y/a11yai"
+	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
+	"github.com/groundwork-go/groundwork/webhooks"
 )
 
 // Defaults of the reference server.
@@ -36,6 +38,11 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_SHUTDOWN_TIMEOUT", "how long shutdown waits for requests and jobs (--shutdown-timeout)"},
 	{"GROUNDWORK_UPLOADS", "directory for uploaded files (--uploads)"},
 	{"GROUNDWORK_BASE_URL", "public address of the server, for absolute links (--base-url)"},
+	{"GROUNDWORK_API_RATE_LIMIT", "requests a minute per token or address on the a11y and token endpoints, or off (--api-rate-limit)"},
+	{"GROUNDWORK_FORMS_SUBMIT_LIMIT", "submissions a minute per form and address, or off (--forms-submit-limit)"},
+	{"GROUNDWORK_INBOUND_IP_LIMIT", "inbound webhook requests a minute per address, or off (--inbound-ip-limit)"},
+	{"GROUNDWORK_INBOUND_PROVIDER_LIMIT", "verified inbound events a minute per provider, or off (--inbound-provider-limit)"},
+	{"GROUNDWORK_REQUEST_LOG", "which requests get an info log line: all, none, or 1/N (--request-log)"},
 	{"GROUNDWORK_ADMIN_EMAIL", "recipients of admin notifications that name none"},
 	{"GROUNDWORK_SMTP_HOST", "SMTP relay; unset means mail is logged, not sent"},
 	{"GROUNDWORK_SMTP_PORT", "SMTP port (587)"},
@@ -75,6 +82,75 @@ type config struct {
 	mailFrom        string
 	ai              a11yai.Options
 	webhooks        webhooksConfig
+	limits          limits
+	// requestLogEvery logs one request in so many at info (0 or 1: every
+	// one, negative: none); failures (5xx) are always logged.
+	requestLogEvery int
+}
+
+// limits are the server's throttles, as the handlers' options take them:
+// zero for the default, negative for none.
+type limits struct {
+	api, formsSubmit, inboundIP, inboundProvider int
+}
+
+// limitValue is a throttle flag: a positive number a minute, or "off".
+type limitValue struct {
+	n   *int
+	def int
+}
+
+func (v limitValue) String() string {
+	if v.n == nil {
+		return ""
+	}
+	switch {
+	case *v.n < 0:
+		return "off"
+	case *v.n == 0:
+		return strconv.Itoa(v.def)
+	}
+	return strconv.Itoa(*v.n)
+}
+
+func (v limitValue) Set(s string) error {
+	if s == "off" {
+		*v.n = -1
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return errors.New(`must be a positive number (a minute) or "off"`)
+	}
+	*v.n = n
+	return nil
+}
+
+// limitFlag adds a throttle flag to fs, starting from the variable env.
+func limitFlag(fs *flag.FlagSet, getenv func(string) string, p *int, name, env string, def int, usage string) error {
+	fs.Var(limitValue{p, def}, name, usage)
+	if s := getenv(env); s != "" {
+		if err := (limitValue{p, def}).Set(s); err != nil {
+			return fmt.Errorf("%s: %w", env, err)
+		}
+	}
+	return nil
+}
+
+// parseRequestLog reads --request-log: all, none, or 1/N.
+func parseRequestLog(s string) (int, error) {
+	switch s {
+	case "all":
+		return 1, nil
+	case "none", "off":
+		return -1, nil
+	}
+	if n, ok := strings.CutPrefix(s, "1/"); ok {
+		if every, err := strconv.Atoi(n); err == nil && every > 0 {
+			return every, nil
+		}
+	}
+	return 0, fmt.Errorf(`--request-log must be all, none or 1/N (one request in N), not %q`, s)
 }
 
 // envOr returns the variable's value, or def when it is unset or empty.
@@ -138,6 +214,22 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	shutdown := fs.Duration("shutdown-timeout", defaultShutdownTimeout, "how long shutdown waits for requests and jobs")
 	uploads := fs.String("uploads", getenv("GROUNDWORK_UPLOADS"), "directory for uploaded files")
 	baseURL := fs.String("base-url", getenv("GROUNDWORK_BASE_URL"), "public address of the server")
+	requestLog := fs.String("request-log", envOr(getenv, "GROUNDWORK_REQUEST_LOG", "all"), "all, none or 1/N")
+	var lim limits
+	for _, f := range []struct {
+		p         *int
+		name, env string
+		def       int
+	}{
+		{&lim.api, "api-rate-limit", "GROUNDWORK_API_RATE_LIMIT", api.APILimit},
+		{&lim.formsSubmit, "forms-submit-limit", "GROUNDWORK_FORMS_SUBMIT_LIMIT", forms.SubmitLimitDefault},
+		{&lim.inboundIP, "inbound-ip-limit", "GROUNDWORK_INBOUND_IP_LIMIT", webhooks.PerIPDefault},
+		{&lim.inboundProvider, "inbound-provider-limit", "GROUNDWORK_INBOUND_PROVIDER_LIMIT", webhooks.PerProviderDefault},
+	} {
+		if err := limitFlag(fs, getenv, f.p, f.name, f.env, f.def, "a minute, or off"); err != nil {
+			return nil, err
+		}
+	}
 	if v := getenv("GROUNDWORK_SHUTDOWN_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
@@ -153,7 +245,10 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 		return nil, fmt.Errorf("unexpected argument %q; see reference --help", rest[0])
 	}
 	cfg := &config{addr: *addr, db: *db, logFormat: *logFormat, shutdownTimeout: *shutdown, uploads: *uploads,
-		adminEmail: getenv("GROUNDWORK_ADMIN_EMAIL")}
+		adminEmail: getenv("GROUNDWORK_ADMIN_EMAIL"), limits: lim}
+	if cfg.requestLogEvery, err = parseRequestLog(*requestLog); err != nil {
+		return nil, err
+	}
 	if *baseURL != "" {
 		u, err := url.Parse(*baseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -275,6 +370,16 @@ Serve flags:
   --shutdown-timeout D    how long SIGINT/SIGTERM waits for requests and jobs (default 30s)
   --uploads DIR           where uploaded files go (default: beside the SQLite file, *-uploads)
   --base-url URL          the server's public address, for absolute links in lists
+  --request-log WHICH     which requests get an info log line: all (default), none,
+                          or 1/N (one in N); a 5xx is always logged, at error
+Throttles (a positive number a minute, or off; per instance on SQLite, shared
+by every instance on Postgres):
+  --api-rate-limit N      a11y and token endpoints, per token or address (default 60)
+  --forms-submit-limit N  submissions per form and address (default 5)
+  --inbound-ip-limit N    inbound webhook requests per address (default 120)
+  --inbound-provider-limit N
+                          verified inbound events per provider (default 1000)
+  For a load test, lift them: --api-rate-limit off --forms-submit-limit off ...
 
 token create flags:
   --name NAME             what the token is for (required)

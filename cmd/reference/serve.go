@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/groundwork-go/groundwork/a11y"
@@ -115,7 +116,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	if db.Dialect() == store.Postgres {
 		limiter = store.NewSQLRateLimiter(db, nil)
 	}
-	authHandler, err := auth.NewHandler(a.tokens, &auth.HandlerOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, Logger: logger})
+	authHandler, err := auth.NewHandler(a.tokens, &auth.HandlerOptions{RateLimiter: limiter, APILimit: cfg.limits.api, TrustedProxies: cfg.trustedProxies, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +129,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	a11yOpts := a11y.HandlerOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, Tokens: a.tokens, Logger: logger}
+	a11yOpts := a11y.HandlerOptions{RateLimiter: limiter, APILimit: cfg.limits.api, TrustedProxies: cfg.trustedProxies, Tokens: a.tokens, Logger: logger}
 	colorHandler, err := a11y.NewHandler(a.colors, &a11yOpts)
 	if err != nil {
 		return nil, err
@@ -151,12 +152,12 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	if err := forms.RegisterWorkers(a.queue.Workers(), a.forms); err != nil {
 		return nil, err
 	}
-	formsHandler, err := forms.NewHandler(a.forms, &forms.HandlerOptions{Tokens: a.tokens, RateLimiter: limiter,
+	formsHandler, err := forms.NewHandler(a.forms, &forms.HandlerOptions{Tokens: a.tokens, RateLimiter: limiter, SubmitLimit: cfg.limits.formsSubmit,
 		TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
-	pages, err := forms.NewPageHandler(a.forms, &forms.PageOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies,
+	pages, err := forms.NewPageHandler(a.forms, &forms.PageOptions{RateLimiter: limiter, SubmitLimit: cfg.limits.formsSubmit, TrustedProxies: cfg.trustedProxies,
 		BaseURL: cfg.baseURL, FlashKey: deriveKey(secretKey, "page flash"), Logger: logger})
 	if err != nil {
 		return nil, err
@@ -174,7 +175,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		return nil, err
 	}
 
-	inboundHandler, err := webhooks.NewInboundHandler(a.webhooks, &webhooks.InboundHandlerOptions{RateLimiter: limiter,
+	inboundHandler, err := webhooks.NewInboundHandler(a.webhooks, &webhooks.InboundHandlerOptions{RateLimiter: limiter, PerIP: cfg.limits.inboundIP, PerProvider: cfg.limits.inboundProvider,
 		TrustedProxies: cfg.trustedProxies, Logger: logger})
 	if err != nil {
 		return nil, err
@@ -196,7 +197,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	})
 	a.routes = slices.Concat(authHandler.Routes(), colorHandler.Routes(), colorAIHandler.Routes(), formsHandler.Routes(),
 		pages.Routes(), webhooksHandler.Routes(), inboundHandler.Routes())
-	a.handler = recoverPanics(logRequests(mux, logger), logger)
+	a.handler = recoverPanics(logRequests(mux, logger, cfg.requestLogEvery), logger)
 	return a, nil
 }
 
@@ -324,12 +325,29 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection (flushes).
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-func logRequests(next http.Handler, logger *slog.Logger) http.Handler {
+// logRequests logs a line per request: at info every one in every (all
+// when every is 0 or 1, none when negative), and always at error for a
+// 5xx to a client still waiting for it.
+func logRequests(next http.Handler, logger *slog.Logger, every int) http.Handler {
+	if every < 0 && !logger.Enabled(context.Background(), slog.LevelError) {
+		return next
+	}
+	var n atomic.Uint64
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+		level := slog.LevelInfo
+		switch {
+		case rec.status >= 500 && r.Context().Err() == nil:
+			// (A 5xx to a client that went away is the client's doing.)
+			level = slog.LevelError
+		case every < 0:
+			return
+		case every > 1 && (n.Add(1)-1)%uint64(every) != 0:
+			return
+		}
+		logger.LogAttrs(r.Context(), level, "request",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", rec.status), slog.Duration("duration", time.Since(start)))
 	})

@@ -7,18 +7,20 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/store"
 )
 
 // The throttle named "api" of DECISIONS.md.
 const (
-	APILimit  = 60
+	APILimit  = groundwork.APILimitDefault
 	APIWindow = time.Minute
 )
 
 // Throttle limits requests per key with a [store.RateLimiter] and writes
 // the rate-limit headers: X-RateLimit-Limit and X-RateLimit-Remaining on
-// every answer, and on a 429 also Retry-After and X-RateLimit-Reset.
+// every answer, and on a 429 also Retry-After and X-RateLimit-Reset. A nil
+// *Throttle limits nothing and sets no headers.
 type Throttle struct {
 	// Name prefixes every key, so routes sharing a name share a budget.
 	Name    string
@@ -39,7 +41,19 @@ type Throttle struct {
 // APIThrottle is the "api" throttle on limiter: 60 a minute per caller,
 // else per client IP.
 func APIThrottle(limiter store.RateLimiter, trusted []netip.Prefix, logger *slog.Logger) *Throttle {
-	return &Throttle{Name: "api", Limiter: limiter, Limit: APILimit, Window: APIWindow, TrustedProxies: trusted, Logger: logger}
+	return APIThrottleOf(limiter, APILimit, trusted, logger)
+}
+
+// APIThrottleOf is the "api" throttle with limit requests a minute: APILimit
+// when zero, nil (no limit) when negative.
+func APIThrottleOf(limiter store.RateLimiter, limit int, trusted []netip.Prefix, logger *slog.Logger) *Throttle {
+	if limit < 0 {
+		return nil
+	}
+	if limit == 0 {
+		limit = APILimit
+	}
+	return &Throttle{Name: "api", Limiter: limiter, Limit: limit, Window: APIWindow, TrustedProxies: trusted, Logger: logger}
 }
 
 // CallerOrIP keys by the authenticated caller, else by the client IP.
@@ -52,6 +66,9 @@ func CallerOrIP(r *http.Request, trusted []netip.Prefix) string {
 
 // Wrap answers 429 when the key is over its limit, else calls next.
 func (t *Throttle) Wrap(next http.Handler) http.Handler {
+	if t == nil {
+		return next
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var key string
 		if t.Key != nil {
@@ -84,6 +101,9 @@ func (t *Throttle) Allow(w http.ResponseWriter, r *http.Request, key string) boo
 // answer to the caller: allowed is false over the limit, and err is the
 // limiter's failure (logged here).
 func (t *Throttle) Hit(w http.ResponseWriter, r *http.Request, key string) (allowed bool, err error) {
+	if t == nil {
+		return true, nil
+	}
 	res, err := t.Limiter.Hit(r.Context(), t.Name+":"+key, t.Limit, t.Window)
 	if err != nil {
 		if t.Logger != nil && r.Context().Err() == nil {
