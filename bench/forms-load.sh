@@ -9,7 +9,10 @@
 # DURATION (30s), CONNECTIONS (32) and THREADS (2) tune wrk; SERVER_FLAGS are
 # added to the server's. The server runs with its throttles lifted and no
 # per-request log line (--forms-submit-limit off --api-rate-limit off
-# --request-log none), as any load run of it should be. On Postgres the
+# --request-log none), as any load run of it should be, and takes
+# submissions without form-load tokens (--form-tokens optional: wrk sends one
+# body over and over, and a token is good once; BenchmarkSubmitHTTP sends a
+# token with each submission). On Postgres the
 # server needs GROUNDWORK_SECRET_KEY: a fresh one is made when it is unset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +35,7 @@ command -v wrk >/dev/null || { echo "forms-load.sh: wrk is not installed (apt-ge
 
 go build -o "$work/reference" ./cmd/reference
 "$work/reference" --db "$dsn" --addr "$addr" --trusted-proxies 127.0.0.1/32 --uploads "$work/uploads" \
-	--forms-submit-limit off --api-rate-limit off --request-log none ${SERVER_FLAGS:-} >"$work/server.log" 2>&1 &
+	--forms-submit-limit off --api-rate-limit off --request-log none --form-tokens optional ${SERVER_FLAGS:-} >"$work/server.log" 2>&1 &
 server=$!
 up=
 for _ in $(seq 100); do

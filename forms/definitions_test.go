@@ -34,6 +34,7 @@ func (c *countingStore) FormWithFields(ctx context.Context, id int64, slug strin
 type instance struct {
 	store  *countingStore
 	server *httptest.Server
+	clock  *clock
 }
 
 func secondInstance(t *testing.T, b *bundle) *instance {
@@ -41,8 +42,8 @@ func secondInstance(t *testing.T, b *bundle) *instance {
 	blobs, err := forms.NewDirBlobStore(b.blobDir)
 	require.NoError(t, err)
 	t.Cleanup(func() { blobs.Close() })
-	in := &instance{store: &countingStore{Store: formssql.New(b.db)}}
-	svc, err := forms.NewService(in.store, &forms.Options{Now: b.clock.Now, Blobs: blobs, Enqueuer: b.queue})
+	in := &instance{store: &countingStore{Store: formssql.New(b.db)}, clock: b.clock}
+	svc, err := forms.NewService(in.store, &forms.Options{Now: b.clock.Now, FormTokenKey: testFormKey, Blobs: blobs, Enqueuer: b.queue})
 	require.NoError(t, err)
 	h, err := forms.NewHandler(svc, &forms.HandlerOptions{Tokens: testTokens, SubmitLimit: -1})
 	require.NoError(t, err)
@@ -53,6 +54,14 @@ func secondInstance(t *testing.T, b *bundle) *instance {
 
 func (in *instance) submit(t *testing.T, form string, parts ...part) reply {
 	t.Helper()
+	parts = withFormToken(t, in.clock, func(path string) reply {
+		res, err := http.Get(in.server.URL + path)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		out, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		return reply{status: res.StatusCode, header: res.Header, body: string(out)}
+	}, form, parts)
 	ct, body := multipartBody(t, parts...)
 	req, err := http.NewRequest("POST", in.server.URL+forms.PrefixDefault+"/"+form+"/submit", body)
 	require.NoError(t, err)

@@ -47,9 +47,17 @@
 // conditional logic are neither validated nor stored. A select, radio,
 // checkbox group or multi-select answer must be one of the field's options.
 //
-// A filled honeypot ("website_url") or a form sent back less than 3 seconds
-// after the _form_loaded_at it carries (Unix seconds) is spam: stored with
-// is_spam, answered like any other, and never notified or passed to hooks.
+// A filled honeypot ("website_url") or a missing or bad form-load token is
+// spam: stored with is_spam, answered like any other, and never notified or
+// passed to hooks. The token ([Service.FormToken]; the render definition's
+// config.form_token and the page's hidden input, sent back as _form_token)
+// names the form and when it was shown, signed with Options.FormTokenKey;
+// it is good once, from MinFillTime (3 seconds) after it was issued until
+// FormTokenMaxAge (a day) after. One missing, forged, for another form, too
+// fresh, expired or used before makes the submission spam. A submission
+// refused with a 422 leaves its token unused. The original's
+// _form_loaded_at, which a client may leave out or forge, counts only with
+// Options.FormTokenOptional, for a submission without a token.
 //
 // Files go to a [BlobStore] ([DirBlobStore] keeps them in a directory)
 // under names made from UUIDs, never from the client's file name. A field

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formstest"
@@ -14,7 +15,9 @@ import (
 // Build a form and take a submission through the service.
 func ExampleService_Submit() {
 	ctx := context.Background()
-	svc, _ := forms.NewService(formstest.NewFake(), nil) // formssql.New(db) in production
+	clock := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)         // a settable clock, for the example
+	svc, _ := forms.NewService(formstest.NewFake(), &forms.Options{ // formssql.New(db) in production
+		Now: func() time.Time { return clock }})
 
 	form := &forms.Form{Name: "Contact us", IsActive: true}
 	if err := svc.CreateForm(ctx, form); err != nil {
@@ -31,15 +34,29 @@ func ExampleService_Submit() {
 	fields, _ := svc.Fields(ctx, form.ID)
 	fmt.Println(form.Slug, fields[0].Name, fields[1].Name)
 
-	_, err := svc.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{"your_name": {"Ann"}, "email": {"nope"}}})
+	// The form is shown with a form-load token (the page and the render
+	// definition carry one); a person takes a while to fill it in.
+	token := svc.FormToken(form.ID)
+	clock = clock.Add(30 * time.Second)
+
+	_, err := svc.Submit(ctx, form, fields, &forms.SubmitRequest{FormToken: token,
+		Values: map[string][]string{"your_name": {"Ann"}, "email": {"nope"}}})
 	fmt.Println(err)
 
-	res, err := svc.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{"your_name": {"Ann"}, "email": {"ann@example.com"}}})
+	res, err := svc.Submit(ctx, form, fields, &forms.SubmitRequest{FormToken: token,
+		Values: map[string][]string{"your_name": {"Ann"}, "email": {"ann@example.com"}}})
+	fmt.Println(res.Message, res.Spam, err)
+
+	// Without a token (or with one used before, forged or too fresh) the
+	// submission is stored as spam, and answered the same.
+	res, err = svc.Submit(ctx, form, fields, &forms.SubmitRequest{
+		Values: map[string][]string{"your_name": {"Bot"}, "email": {"bot@example.com"}}})
 	fmt.Println(res.Message, res.Spam, err)
 	// Output:
 	// contact-us your_name email
 	// The Email field must be a valid email address.
 	// Form submitted successfully. false <nil>
+	// Form submitted successfully. true <nil>
 }
 
 // Mount the API in a host's mux; the admin routes want a bearer token

@@ -36,8 +36,11 @@ type renderConfig struct {
 		RequiredIndicator     string `json:"required_indicator"`
 		ErrorDisplay          string `json:"error_display"`
 	} `json:"display"`
-	// LoadedAt is the server's Unix time now: send it back as
-	// _form_loaded_at.
+	// FormToken is the form-load token: send it back as _form_token.
+	FormToken string `json:"form_token"`
+	// LoadedAt is the server's Unix time now, as the original had it:
+	// sent back as _form_loaded_at it counts only where the service takes
+	// submissions without a token (Options.FormTokenOptional).
 	LoadedAt int64 `json:"loaded_at"`
 }
 
@@ -75,6 +78,7 @@ func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) {
 	def.Config.Display.LabelPosition, def.Config.Display.ShowRequiredIndicator = "above", true
 	def.Config.Display.RequiredIndicator, def.Config.Display.ErrorDisplay = "*", "below"
 	def.Config.LoadedAt = h.svc.now().Unix()
+	def.Config.FormToken = h.svc.FormToken(form.ID)
 	api.WriteData(w, http.StatusOK, def)
 }
 

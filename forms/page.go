@@ -185,7 +185,7 @@ func (p *PageHandler) show(w http.ResponseWriter, r *http.Request, ref string) {
 	if f := p.render.TakeFlash(w, r, r.URL.Path); f != nil && f.Kind == "success" {
 		thanks = f.Message
 	}
-	p.draw(w, r, http.StatusOK, form, nil, nil, "", thanks)
+	p.draw(w, r, http.StatusOK, form, nil, "", nil, "", thanks)
 }
 
 func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request, ref string) {
@@ -200,8 +200,9 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request, ref string)
 		return
 	}
 	var values map[string][]string
+	var token string
 	if a.req != nil {
-		values = a.req.Values
+		values, token = a.req.Values, a.req.FormToken
 	}
 	var ve *ValidationError
 	var ae *api.Error
@@ -209,9 +210,9 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request, ref string)
 	case a.form == nil:
 		p.fail(w, r, err)
 	case errors.As(err, &ve):
-		p.draw(w, r, http.StatusUnprocessableEntity, a.form, values, ve, "", "")
+		p.draw(w, r, http.StatusUnprocessableEntity, a.form, values, token, ve, "", "")
 	case errors.As(err, &ae) && ae.Status < 500:
-		p.draw(w, r, ae.Status, a.form, values, nil, ae.Message, "")
+		p.draw(w, r, ae.Status, a.form, values, token, nil, ae.Message, "")
 	default:
 		p.fail(w, r, err)
 	}
@@ -220,8 +221,8 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request, ref string)
 // draw answers the page of form with the visitor's answers, the messages
 // of a failed submission or a problem, or the thanks of a taken one.
 func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, form *Form, values map[string][]string,
-	errs *ValidationError, problem, thanks string) {
-	data := &pageData{Form: form, PageURL: r.URL.Path, Thanks: thanks, HoneypotField: HoneypotField, LoadedAtField: LoadedAtField}
+	token string, errs *ValidationError, problem, thanks string) {
+	data := &pageData{Form: form, PageURL: r.URL.Path, Thanks: thanks, HoneypotField: HoneypotField, FormTokenField: FormTokenField}
 	title := form.Name
 	if thanks == "" {
 		fields, err := p.svc.store.Fields(r.Context(), form.ID)
@@ -234,7 +235,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 			p.fail(w, r, err)
 			return
 		}
-		data.LoadedAt = p.svc.now().Unix()
+		data.FormToken = p.svc.pageToken(form.ID, token)
 		groups, inputs, general := p.svc.layout(fields, steps, values, errs)
 		if problem != "" {
 			general = append([]string{problem}, general...)
@@ -283,10 +284,11 @@ type pageData struct {
 	// PageURL is where the page is, and posts to.
 	PageURL string
 	// Thanks, when set, is shown instead of the form.
-	Thanks   string
-	LoadedAt int64
+	Thanks string
+	// FormToken is the form-load token the page sends back.
+	FormToken string
 
-	HoneypotField, LoadedAtField string
+	HoneypotField, FormTokenField string
 }
 
 // pageGroup is a step (with a title) or the fields on no step.

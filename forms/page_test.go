@@ -110,8 +110,10 @@ func TestNoJavaScriptPage(t *testing.T) {
 	require.Contains(t, r.body, "<title>Contact</title>")
 	page := readPage(t, r.body)
 	require.Equal(t, "/forms/contact", page.action, "the page posts to itself")
+	token := page.inputs[forms.FormTokenField]
+	require.Regexp(t, `^[0-9]+\.`+fmt.Sprint(b.clock.Now().Unix())+`\.`, token, "a form-load token issued now")
 	require.Equal(t, map[string]string{"name": "", "email": "", "topic": "", "message": "", "cv": "file", "keep_me_posted": "1",
-		"website_url": "", "_form_loaded_at": fmt.Sprint(b.clock.Now().Unix())}, page.inputs)
+		"website_url": "", forms.FormTokenField: token}, page.inputs)
 	require.Contains(t, r.body, `<option value="support">Support</option>`)
 	require.Contains(t, r.body, `accept=".pdf,.txt"`)
 	require.Contains(t, r.body, `autocomplete="email"`)
@@ -154,6 +156,8 @@ func TestNoJavaScriptPage(t *testing.T) {
 	require.Contains(t, r.body, `value="Ann &#34;Annie&#34; &lt;b&gt;"`, "answers come back, escaped")
 	require.Contains(t, r.body, `<option value="sales" selected>Sales</option>`)
 	require.Equal(t, "/forms/contact", readPage(t, r.body).action)
+	require.Equal(t, token, readPage(t, r.body).inputs[forms.FormTokenField],
+		"the page comes back with its token, so the time to fill it in counts from the first showing")
 	require.EqualValues(t, 0, b.api(t, "GET", "/contact/submissions", nil).json(t)["meta"].(map[string]any)["total"])
 
 	// Corrected: stored, then Post/Redirect/Get back to the page, which
@@ -181,6 +185,8 @@ func TestNoJavaScriptPage(t *testing.T) {
 	require.Equal(t, 200, b.api(t, "PUT", "/contact", map[string]any{"redirect_url": "https://example.test/thanks?x=1"}).status)
 	r = v.do(t, "GET", "/forms/contact", "", nil, nil)
 	require.Contains(t, r.header.Get("Content-Security-Policy"), "form-action 'self' https://example.test;")
+	page = readPage(t, r.body)
+	require.NotEqual(t, token, page.inputs[forms.FormTokenField], "a new showing, a new token")
 	b.clock.Advance(20 * time.Second)
 	r = v.do(t, "POST", page.action, "", nil, fill(map[string]string{"name": "Bo", "email": "bo@example.test"}))
 	require.Equal(t, http.StatusSeeOther, r.status)

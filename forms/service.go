@@ -1,7 +1,9 @@
 package forms
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -30,7 +32,10 @@ const (
 	MaxFileSizeDefault = 10 << 20
 	// HoneypotField is the hidden input bots fill in.
 	HoneypotField = "website_url"
-	// LoadedAtField carries the Unix time the form was shown.
+	// LoadedAtField carries the Unix time the form was shown, as the
+	// original had it: a client may leave it out or forge it, so it counts
+	// only with Options.FormTokenOptional, for a submission without a
+	// form-load token (FormTokenField).
 	LoadedAtField = "_form_loaded_at"
 	// MinFillTime is how long a person takes at least; faster is spam.
 	MinFillTime = 3 * time.Second
@@ -66,6 +71,24 @@ type Options struct {
 	MaxFileSize int64
 	// AllowedExtensions replace AllowedExtensionsDefault.
 	AllowedExtensions []string
+	// FormTokenKey signs form-load tokens (see FormToken), at least
+	// FormTokenKeyMinBytes long. Without one each Service makes a random
+	// key, and a token is good only on the instance that issued it: give
+	// every instance the same key.
+	FormTokenKey []byte
+	// FormTokenMaxAge is how long a form-load token is good;
+	// FormTokenMaxAgeDefault when zero.
+	FormTokenMaxAge time.Duration
+	// FormTokenOptional is for hosts whose clients cannot send a
+	// form-load token: a submission without one is judged by the
+	// _form_loaded_at it carries, as the original did (one that sends a
+	// token still has it checked). By default a submission without a good
+	// token is spam.
+	FormTokenOptional bool
+	// FormTokenUses counts each token's use, so that it is good once; in
+	// memory when nil. Give a store.SQLRateLimiter so it holds across
+	// instances.
+	FormTokenUses store.RateLimiter
 	// Logger receives failures nobody waits for (hooks, file clean-up).
 	Logger *slog.Logger
 }
@@ -86,6 +109,11 @@ type Service struct {
 	logger     *slog.Logger
 	hooks      hooks
 	defs       definitions
+
+	tokenKey      []byte
+	tokenMaxAge   time.Duration
+	tokenOptional bool
+	tokenUses     store.RateLimiter
 }
 
 // NewService returns the forms service on st.
@@ -120,6 +148,23 @@ func NewService(st Store, opts *Options) (*Service, error) {
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.tokenKey, s.tokenMaxAge, s.tokenOptional, s.tokenUses = bytes.Clone(o.FormTokenKey), o.FormTokenMaxAge, o.FormTokenOptional, o.FormTokenUses
+	switch {
+	case s.tokenKey == nil:
+		s.tokenKey = make([]byte, FormTokenKeyMinBytes)
+		_, _ = rand.Read(s.tokenKey)
+	case len(s.tokenKey) < FormTokenKeyMinBytes:
+		return nil, fmt.Errorf("forms: new service: FormTokenKey must be at least %d bytes", FormTokenKeyMinBytes)
+	}
+	if s.tokenMaxAge == 0 {
+		s.tokenMaxAge = FormTokenMaxAgeDefault
+	}
+	if s.tokenMaxAge < MinFillTime {
+		return nil, fmt.Errorf("forms: new service: FormTokenMaxAge must be at least %v", MinFillTime)
+	}
+	if s.tokenUses == nil {
+		s.tokenUses = store.NewMemoryRateLimiter(&store.RateLimiterOptions{Now: s.now})
 	}
 	if o.MailFrom != "" {
 		if err := (mail.Message{To: []string{o.MailFrom}, Text: "x"}).Validate(o.MailFrom); err != nil {

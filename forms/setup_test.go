@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/textproto"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -88,7 +89,7 @@ func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
 	t.Cleanup(func() { blobs.Close() })
 	b.queue, err = store.NewQueue(b.db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 50 * time.Millisecond})
 	require.NoError(t, err)
-	so := &forms.Options{Now: b.clock.Now, Enqueuer: b.queue, Mailer: b.outbox, Blobs: blobs, AdminRecipients: "team@example.test",
+	so := &forms.Options{Now: b.clock.Now, FormTokenKey: testFormKey, Enqueuer: b.queue, Mailer: b.outbox, Blobs: blobs, AdminRecipients: "team@example.test",
 		NewUUID: func() string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", b.uuids.Add(1)) }}
 	if o.service != nil {
 		o.service(so)
@@ -249,9 +250,40 @@ func multipartBody(t *testing.T, parts ...part) (string, *bytes.Buffer) {
 	return w.FormDataContentType(), &buf
 }
 
-// submit posts a multipart submission.
+// testFormKey signs form-load tokens on every instance of a test.
+var testFormKey = bytes.Repeat([]byte("form-load token key "), 2)
+
+// withFormToken adds a form-load token from the form's render route to
+// parts, and lets MinFillTime pass, as a person would, unless parts name
+// the token already: one with empty content is left out (a submission
+// without a token).
+func withFormToken(t *testing.T, c *clock, get func(path string) reply, form string, parts []part) []part {
+	t.Helper()
+	for i, p := range parts {
+		if p.name == forms.FormTokenField {
+			if p.content == "" {
+				return slices.Delete(slices.Clone(parts), i, i+1)
+			}
+			return parts
+		}
+	}
+	r := get(forms.PrefixDefault + "/" + form + "/render")
+	if r.status != http.StatusOK {
+		return parts // a missing or inactive form: no token to have
+	}
+	token, _ := r.data(t)["config"].(map[string]any)["form_token"].(string)
+	require.NotEmpty(t, token, r.body)
+	c.Advance(forms.MinFillTime)
+	return append([]part{{name: forms.FormTokenField, content: token}}, parts...)
+}
+
+// noToken makes a submission without a form-load token.
+var noToken = part{name: forms.FormTokenField}
+
+// submit posts a multipart submission, with a form-load token.
 func (b *bundle) submit(t *testing.T, form string, parts ...part) reply {
 	t.Helper()
+	parts = withFormToken(t, b.clock, func(path string) reply { return b.request(t, "GET", path, "", "", nil) }, form, parts)
 	ct, body := multipartBody(t, parts...)
 	return b.request(t, "POST", forms.PrefixDefault+"/"+form+"/submit", "", ct, body)
 }

@@ -45,12 +45,19 @@ type SubmitRequest struct {
 	Values map[string][]string
 	// Files are the uploads by field name, from AcceptFile.
 	Files map[string]*IncomingFile
-	// Honeypot is the hidden website_url input; LoadedAt the
-	// _form_loaded_at input (Unix seconds).
-	Honeypot string
-	LoadedAt string
+	// Honeypot is the hidden website_url input; FormToken the
+	// _form_token input (see Service.FormToken); LoadedAt the
+	// _form_loaded_at input (Unix seconds), which counts only with
+	// Options.FormTokenOptional.
+	Honeypot  string
+	FormToken string
+	LoadedAt  string
 	// About the request, kept with the submission.
 	PageURL, ReferrerURL, IPAddress, UserAgent string
+
+	// The form-load token's verdict, once checked (see tokenVerdict).
+	tokenChecked bool
+	tokenReason  string
 }
 
 // SubmitResult is the outcome of a submission that passed validation.
@@ -274,7 +281,13 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	sub.IsSpam = req.Honeypot != "" || s.tooFast(req.LoadedAt, now)
+	sub.IsSpam = req.Honeypot != ""
+	if !sub.IsSpam {
+		if reason := s.tokenVerdict(ctx, form, req, now); reason != "" {
+			sub.IsSpam = true
+			s.logger.DebugContext(ctx, "forms: submission is spam: its form-load token is "+reason, "form", form.ID)
+		}
+	}
 	if checked {
 		sub.FormVersion = form.Version
 	}

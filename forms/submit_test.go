@@ -2,6 +2,7 @@ package forms_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/internal/rawclient"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -181,27 +183,60 @@ func TestConditionalLogic(t *testing.T) {
 	require.Len(t, b.files(t), 1)
 }
 
+// renderToken is a form-load token from the form's render route, as a
+// client gets it, with no time let pass.
+func (b *bundle) renderToken(t *testing.T, form string) string {
+	t.Helper()
+	r := b.request(t, "GET", forms.PrefixDefault+"/"+form+"/render", "", "", nil)
+	require.Equal(t, 200, r.status, r.body)
+	return r.data(t)["config"].(map[string]any)["form_token"].(string)
+}
+
 func TestSpam(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withQueue)
 	form := b.contactForm(t)
+	b.createForm(t, map[string]any{"name": "Other"})
 	r := b.api(t, "POST", "/contact/notifications", map[string]any{"type": "admin"})
 	require.Equal(t, 201, r.status)
-	now := b.clock.Now().Unix()
+	tok := func(p string) part { return part{name: forms.FormTokenField, content: p} }
+	fresh := func() string { return b.renderToken(t, form) }
+	aged := func() string { s := fresh(); b.clock.Advance(forms.MinFillTime); return s }
+	reused := aged()
+	forged := aged()
+	forged = forged[:len(forged)-2] + map[bool]string{true: "AA", false: "AB"}[strings.HasSuffix(forged, "AB")]
 
 	cases := []struct {
 		name  string
-		extra []part
+		extra func() []part
 		spam  bool
 	}{
-		{"Honeypot", []part{{name: "website_url", content: "http://spam.test"}}, true},
-		{"TooFast", []part{{name: "_form_loaded_at", content: fmt.Sprint(now - 2)}}, true},
-		{"FromTheFuture", []part{{name: "_form_loaded_at", content: fmt.Sprint(now + 60)}}, true},
-		{"PatientPerson", []part{{name: "_form_loaded_at", content: fmt.Sprint(now - 3)}}, false},
-		{"NoTimestamp", nil, false},
+		{"PatientPerson", func() []part { return []part{tok(aged())} }, false},
+		{"FirstUse", func() []part { return []part{tok(reused)} }, false},
+		{"Replayed", func() []part { return []part{tok(reused)} }, true},
+		{"Honeypot", func() []part { return []part{tok(aged()), {name: "website_url", content: "http://spam.test"}} }, true},
+		{"NoToken", func() []part { return []part{noToken} }, true},
+		{"OnlyALoadTime", func() []part {
+			// The original's _form_loaded_at, set far enough back, no
+			// longer gets a bot through.
+			return []part{noToken, {name: forms.LoadedAtField, content: fmt.Sprint(b.clock.Now().Unix() - 60)}}
+		}, true},
+		{"TooFresh", func() []part { return []part{tok(fresh())} }, true},
+		{"Expired", func() []part {
+			s := fresh()
+			b.clock.Advance(forms.FormTokenMaxAgeDefault + time.Second)
+			return []part{tok(s)}
+		}, true},
+		{"Forged", func() []part { return []part{tok(forged)} }, true},
+		{"Malformed", func() []part { return []part{tok("1.2.3")} }, true},
+		{"ForAnotherForm", func() []part {
+			s := b.renderToken(t, "other")
+			b.clock.Advance(forms.MinFillTime)
+			return []part{tok(s)}
+		}, true},
 	}
 	for _, c := range cases {
-		r := b.submit(t, form, valid(c.extra...)...)
+		r := b.submit(t, form, valid(c.extra()...)...)
 		require.Equal(t, 201, r.status, c.name)
 		out := r.json(t)
 		require.Equal(t, true, out["success"], "spam looks the same: %s", c.name)
@@ -213,7 +248,87 @@ func TestSpam(t *testing.T) {
 	require.NoError(t, b.db.Get(&jobs, "SELECT COUNT(*) FROM river_job WHERE kind = 'forms_notification'"))
 	require.Equal(t, 2, jobs)
 	list := b.api(t, "GET", "/contact/submissions?is_spam=1", nil).json(t)
-	require.EqualValues(t, 3, list["meta"].(map[string]any)["total"])
+	require.EqualValues(t, len(cases)-2, list["meta"].(map[string]any)["total"])
+
+	// A refused submission does not use its token up: the corrected one
+	// sent with it is no replay.
+	s := aged()
+	r = b.submit(t, form, tok(s), part{name: "email", content: "ann@example.test"})
+	require.Equal(t, 422, r.status)
+	r = b.submit(t, form, valid(tok(s))...)
+	require.Equal(t, 201, r.status)
+	sub := b.api(t, "GET", fmt.Sprintf("/contact/submissions/%v", r.json(t)["submission_id"]), nil).data(t)
+	require.Equal(t, false, sub["is_spam"])
+}
+
+// TestSpamWithoutTokens: a host whose clients cannot send a token judges
+// those without one by _form_loaded_at, and still checks a token sent.
+func TestSpamWithoutTokens(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(o *setupOptions) { o.service = func(so *forms.Options) { so.FormTokenOptional = true } })
+	form := b.contactForm(t)
+	now := b.clock.Now().Unix()
+	cases := []struct {
+		name  string
+		extra []part
+		spam  bool
+	}{
+		{"TooFast", []part{noToken, {name: "_form_loaded_at", content: fmt.Sprint(now - 2)}}, true},
+		{"FromTheFuture", []part{noToken, {name: "_form_loaded_at", content: fmt.Sprint(now + 60)}}, true},
+		{"PatientPerson", []part{noToken, {name: "_form_loaded_at", content: fmt.Sprint(now - 3)}}, false},
+		{"NoTimestamp", []part{noToken}, false},
+		{"Honeypot", []part{noToken, {name: "website_url", content: "x"}}, true},
+		{"GoodToken", nil, false},
+		{"BadToken", []part{{name: forms.FormTokenField, content: "1.2.3.4"}}, true},
+	}
+	for _, c := range cases {
+		r := b.submit(t, form, valid(c.extra...)...)
+		require.Equal(t, 201, r.status, c.name)
+		sub := b.api(t, "GET", fmt.Sprintf("/contact/submissions/%v", r.json(t)["submission_id"]), nil).data(t)
+		require.Equal(t, c.spam, sub["is_spam"], c.name)
+	}
+}
+
+// TestFormTokenAcrossInstances: a token issued by one instance is good on
+// another with the same key, and once only across both when they count
+// uses in the database.
+func TestFormTokenAcrossInstances(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d, formssql.Migrations)
+		c := newClock()
+		instance := func() *forms.Service {
+			svc, err := forms.NewService(formssql.New(db), &forms.Options{Now: c.Now, FormTokenKey: testFormKey,
+				FormTokenUses: store.NewSQLRateLimiter(db, &store.RateLimiterOptions{Now: c.Now})})
+			require.NoError(t, err)
+			return svc
+		}
+		a, b := instance(), instance()
+		form := &forms.Form{Name: "Contact", IsActive: true}
+		require.NoError(t, a.CreateForm(ctx, form))
+		require.NoError(t, a.CreateField(ctx, &forms.Field{FormID: form.ID, Type: forms.TypeText, Label: "Name"}))
+		fields, err := a.Fields(ctx, form.ID)
+		require.NoError(t, err)
+		token := a.FormToken(form.ID)
+		c.Advance(forms.MinFillTime)
+		submit := func(svc *forms.Service) bool {
+			res, err := svc.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{"name": {"Ann"}}, FormToken: token})
+			require.NoError(t, err)
+			return res.Spam
+		}
+		require.False(t, submit(b), "issued by a, good on b")
+		require.True(t, submit(a), "used on b, a replay on a")
+
+		other, err := forms.NewService(formssql.New(db), &forms.Options{Now: c.Now, FormTokenKey: bytes.Repeat([]byte("x"), 32)})
+		require.NoError(t, err)
+		token = a.FormToken(form.ID)
+		c.Advance(forms.MinFillTime)
+		require.True(t, submit(other), "another key: forged")
+
+		_, err = forms.NewService(formssql.New(db), &forms.Options{FormTokenKey: []byte("short")})
+		require.ErrorContains(t, err, "FormTokenKey")
+	})
 }
 
 func TestInactiveOrMissingForm(t *testing.T) {
@@ -250,6 +365,7 @@ func TestRender(t *testing.T) {
 	require.Equal(t, map[string]any{"enabled": true, "field_name": "website_url"}, cfg["honeypot"])
 	require.Equal(t, map[string]any{"label_position": "above", "show_required_indicator": true, "required_indicator": "*", "error_display": "below"}, cfg["display"])
 	require.EqualValues(t, b.clock.Now().Unix(), cfg["loaded_at"])
+	require.Regexp(t, `^[0-9]+\.[0-9]+\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}$`, cfg["form_token"])
 	require.NotContains(t, d, "total_submissions_count", "the public definition leaves out admin data")
 }
 
@@ -259,15 +375,15 @@ func TestSubmitRateLimit(t *testing.T) {
 	form := b.contactForm(t)
 	b.createForm(t, map[string]any{"name": "Other"})
 	for i := range 5 {
-		parts := valid()
+		parts := valid(noToken) // (spam, but counted the same)
 		if i == 0 {
-			parts = []part{{name: "name", content: ""}} // invalid ones count too
+			parts = []part{noToken, {name: "name", content: ""}} // invalid ones count too
 		}
 		r := b.submit(t, form, parts...)
 		require.NotEqual(t, 429, r.status)
 		require.Equal(t, fmt.Sprint(4-i), r.header.Get("X-RateLimit-Remaining"))
 	}
-	r := b.submit(t, form, valid()...)
+	r := b.submit(t, form, valid(noToken)...)
 	require.Equal(t, 429, r.status)
 	require.JSONEq(t, `{"message":"Too many submissions. Please try again later."}`, r.body)
 	require.Equal(t, "60", r.header.Get("Retry-After"))

@@ -139,6 +139,8 @@ func (req *SubmitRequest) add(name, value string) {
 		req.Honeypot = value
 	case LoadedAtField:
 		req.LoadedAt = value
+	case FormTokenField:
+		req.FormToken = value
 	default:
 		req.Values[key] = append(req.Values[key], value)
 	}
@@ -311,7 +313,7 @@ func readJSON(w http.ResponseWriter, r *http.Request, req *SubmitRequest) error 
 	values := in
 	if data, ok := in["data"].(map[string]any); ok {
 		values = data
-		for _, k := range []string{HoneypotField, LoadedAtField} {
+		for _, k := range []string{HoneypotField, LoadedAtField, FormTokenField} {
 			if v, ok := in[k]; ok {
 				values[k] = v
 			}

@@ -42,6 +42,7 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_FORMS_SUBMIT_LIMIT", "submissions a minute per form and address, or off (--forms-submit-limit)"},
 	{"GROUNDWORK_INBOUND_IP_LIMIT", "inbound webhook requests a minute per address, or off (--inbound-ip-limit)"},
 	{"GROUNDWORK_INBOUND_PROVIDER_LIMIT", "verified inbound events a minute per provider, or off (--inbound-provider-limit)"},
+	{"GROUNDWORK_FORM_TOKENS", "required (default): a submission without a good form-load token is spam; optional (--form-tokens)"},
 	{"GROUNDWORK_REQUEST_LOG", "which requests get an info log line: all, none, or 1/N (--request-log)"},
 	{"GROUNDWORK_ADMIN_EMAIL", "recipients of admin notifications that name none"},
 	{"GROUNDWORK_SMTP_HOST", "SMTP relay; unset means mail is logged, not sent"},
@@ -83,6 +84,9 @@ type config struct {
 	ai              a11yai.Options
 	webhooks        webhooksConfig
 	limits          limits
+	// formTokensOptional lets submissions without a form-load token be
+	// judged by _form_loaded_at (forms.Options.FormTokenOptional).
+	formTokensOptional bool
 	// requestLogEvery logs one request in so many at info (0 or 1: every
 	// one, negative: none); failures (5xx) are always logged.
 	requestLogEvery int
@@ -214,6 +218,7 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	shutdown := fs.Duration("shutdown-timeout", defaultShutdownTimeout, "how long shutdown waits for requests and jobs")
 	uploads := fs.String("uploads", getenv("GROUNDWORK_UPLOADS"), "directory for uploaded files")
 	baseURL := fs.String("base-url", getenv("GROUNDWORK_BASE_URL"), "public address of the server")
+	formTokens := fs.String("form-tokens", envOr(getenv, "GROUNDWORK_FORM_TOKENS", "required"), "required or optional")
 	requestLog := fs.String("request-log", envOr(getenv, "GROUNDWORK_REQUEST_LOG", "all"), "all, none or 1/N")
 	var lim limits
 	for _, f := range []struct {
@@ -248,6 +253,13 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 		adminEmail: getenv("GROUNDWORK_ADMIN_EMAIL"), limits: lim}
 	if cfg.requestLogEvery, err = parseRequestLog(*requestLog); err != nil {
 		return nil, err
+	}
+	switch *formTokens {
+	case "required":
+	case "optional":
+		cfg.formTokensOptional = true
+	default:
+		return nil, fmt.Errorf("--form-tokens must be required or optional, not %q", *formTokens)
 	}
 	if *baseURL != "" {
 		u, err := url.Parse(*baseURL)
@@ -370,6 +382,9 @@ Serve flags:
   --shutdown-timeout D    how long SIGINT/SIGTERM waits for requests and jobs (default 30s)
   --uploads DIR           where uploaded files go (default: beside the SQLite file, *-uploads)
   --base-url URL          the server's public address, for absolute links in lists
+  --form-tokens MODE      required (default): a form submission without a good form-load
+                          token (from the render definition or the page) is stored as spam;
+                          optional: one without a token is judged by _form_loaded_at
   --request-log WHICH     which requests get an info log line: all (default), none,
                           or 1/N (one in N); a 5xx is always logged, at error
 Throttles (a positive number a minute, or off; per instance on SQLite, shared

@@ -8,12 +8,14 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -45,9 +47,16 @@ func TestServeForms(t *testing.T) {
 	require.Equal(t, 200, code)
 	require.Contains(t, page, `action="/forms/contact-us"`)
 
+	// Each way in carries a form-load token: the page's hidden input, the
+	// render definition's config.form_token. A person takes a while.
+	pageToken := regexp.MustCompile(`name="_form_token" value="([^"]+)"`).FindStringSubmatch(page)
+	require.NotNil(t, pageToken, page)
+	apiToken := renderToken(t, base, "contact-us")
+	time.Sleep(forms.MinFillTime)
+
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
-	for k, v := range map[string]string{"name": "Ann", "email": "ann@example.test", "message": "Hello"} {
+	for k, v := range map[string]string{"name": "Ann", "email": "ann@example.test", "message": "Hello", "_form_token": apiToken} {
 		require.NoError(t, w.WriteField(k, v))
 	}
 	require.NoError(t, w.Close())
@@ -64,7 +73,7 @@ func TestServeForms(t *testing.T) {
 	// redirect (the flash signed with a key made from the secret key).
 	buf.Reset()
 	w = multipart.NewWriter(&buf)
-	for k, v := range map[string]string{"name": "Bo", "email": "bo@example.test"} {
+	for k, v := range map[string]string{"name": "Bo", "email": "bo@example.test", "_form_token": pageToken[1]} {
 		require.NoError(t, w.WriteField(k, v))
 	}
 	require.NoError(t, w.Close())
@@ -82,6 +91,7 @@ func TestServeForms(t *testing.T) {
 	code, body = get(t, base+"/api/v1/forms/contact-us/submissions", token)
 	require.Equal(t, 200, code)
 	require.Contains(t, body, `"total":2`)
+	require.NotContains(t, body, `"is_spam":true`)
 	code, body = get(t, base+"/api/v1/forms/contact-us/submissions/export", token)
 	require.Equal(t, 200, code)
 	require.Contains(t, body, "Submission ID,Submission Number,Submitted At,Name,Email,Message,Page URL,Is Read,Is Spam,Is Starred")
@@ -94,4 +104,21 @@ func TestServeForms(t *testing.T) {
 		return strings.Contains(logs.(*syncBuffer).String(), `msg="mail sent to the outbox"`) &&
 			strings.Contains(logs.(*syncBuffer).String(), "New submission: Contact us")
 	}, 20*time.Second, 50*time.Millisecond, fmt.Sprint(logs))
+}
+
+// renderToken is the form-load token of the form's render definition.
+func renderToken(t *testing.T, base, slug string) string {
+	t.Helper()
+	code, body := get(t, base+"/api/v1/forms/"+slug+"/render", "")
+	require.Equal(t, 200, code, body)
+	var def struct {
+		Data struct {
+			Config struct {
+				FormToken string `json:"form_token"`
+			} `json:"config"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &def))
+	require.NotEmpty(t, def.Data.Config.FormToken, body)
+	return def.Data.Config.FormToken
 }

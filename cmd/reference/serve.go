@@ -146,7 +146,8 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		return nil, err
 	}
 	if a.forms, err = forms.NewService(formssql.New(db), &forms.Options{Enqueuer: a.queue, Mailer: a.mailer, MailFrom: cfg.mailFrom,
-		AdminRecipients: cfg.adminEmail, Blobs: a.blobs, Logger: logger}); err != nil {
+		AdminRecipients: cfg.adminEmail, Blobs: a.blobs, FormTokenKey: deriveKey(secretKey, "form load token"),
+		FormTokenOptional: cfg.formTokensOptional, FormTokenUses: limiter, Logger: logger}); err != nil {
 		return nil, err
 	}
 	if err := forms.RegisterWorkers(a.queue.Workers(), a.forms); err != nil {

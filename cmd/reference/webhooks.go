@@ -107,7 +107,7 @@ func deriveKey(secret []byte, purpose string) []byte {
 }
 
 // loadSecretKey returns the key that seals webhook secrets (and signs the
-// pages' flash messages, through deriveKey): from
+// pages' flash messages and the form-load tokens, through deriveKey): from
 // GROUNDWORK_SECRET_KEY, else from the key file beside a SQLite database
 // (made on first use). Postgres needs the variable: every instance must
 // share the key.

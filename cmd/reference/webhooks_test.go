@@ -21,6 +21,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
@@ -121,8 +122,11 @@ func TestFormSubmissionWebhook(t *testing.T) {
 	code, body = request(t, "POST", base+"/api/v1/forms/hello/fields", token, `{"type":"text","label":"Name"}`)
 	require.Equal(t, 201, code, body)
 
+	formToken := renderToken(t, base, "hello")
+	time.Sleep(forms.MinFillTime)
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
+	require.NoError(t, w.WriteField("_form_token", formToken))
 	require.NoError(t, w.WriteField("name", "Ann"))
 	require.NoError(t, w.Close())
 	res, err := http.Post(base+"/api/v1/forms/hello/submit", w.FormDataContentType(), &buf)

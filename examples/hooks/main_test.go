@@ -7,8 +7,10 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -40,16 +42,32 @@ func TestHooks(t *testing.T) {
 	_, body = post("/api/a11y/contrast-check", "application/json", `{"foreground":"#000000","background":"#FFFFFF"}`)
 	require.Contains(t, body, `"is_accessible":true`)
 
-	// A submission taken reaches the host's code.
-	code, _ = post("/forms/feedback", "application/x-www-form-urlencoded", url.Values{"what_could_be_better": {"More colour"}}.Encode())
+	// A person opens the page, takes a while, and sends it: the
+	// submission reaches the host's code.
+	res, err := client.Get(srv.URL + "/forms/feedback")
+	require.NoError(t, err)
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	m := regexp.MustCompile(`name="` + forms.FormTokenField + `" value="([^"]+)"`).FindSubmatch(page)
+	require.NotNil(t, m, "the page carries a form-load token")
+	time.Sleep(forms.MinFillTime)
+	code, _ = post("/forms/feedback", "application/x-www-form-urlencoded",
+		url.Values{"what_could_be_better": {"More colour"}, forms.FormTokenField: {string(m[1])}}.Encode())
 	require.Equal(t, http.StatusSeeOther, code)
-	e := <-got
+	var e forms.SubmissionEvent
+	select {
+	case e = <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the submission never reached the hook")
+	}
 	require.Equal(t, "feedback", e.Form.Slug)
 	require.Equal(t, "More colour", *e.Submission.Values[0].Value)
 
-	// A bot that fills the honeypot is stored as spam, silently, and
-	// never reaches the hook.
+	// A bot that fills the honeypot, or posts without the page's token,
+	// is stored as spam, silently, and never reaches the hook.
 	code, _ = post("/forms/feedback", "application/x-www-form-urlencoded", url.Values{"what_could_be_better": {"Buy now"}, "website_url": {"spam.example"}}.Encode())
+	require.Equal(t, http.StatusSeeOther, code)
+	code, _ = post("/forms/feedback", "application/x-www-form-urlencoded", url.Values{"what_could_be_better": {"Buy now"}}.Encode())
 	require.Equal(t, http.StatusSeeOther, code)
 	select {
 	case e := <-got:
