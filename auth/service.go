@@ -247,7 +247,18 @@ func (s *Service) ListTokens(ctx context.Context) ([]Token, error) {
 	return ts, nil
 }
 
+// Token returns the token with this ID (never its secret); ErrNotFound
+// when there is none.
+func (s *Service) Token(ctx context.Context, id int64) (Token, error) {
+	t, _, err := s.store.TokenByID(ctx, id)
+	if err != nil {
+		return Token{}, fmt.Errorf("auth: token %d: %w", id, err)
+	}
+	return t, nil
+}
+
 // RevokeToken revokes a token at once; ErrNotFound when there is none.
+// Revoking a revoked token changes nothing.
 func (s *Service) RevokeToken(ctx context.Context, id int64) error {
 	if err := s.store.RevokeToken(ctx, id, s.now().UTC()); err != nil {
 		return fmt.Errorf("auth: revoke token %d: %w", id, err)

@@ -341,7 +341,7 @@ func gqlTime(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}
-	s := t.UTC().Format(time.RFC3339Nano)
+	s := t.UTC().Format(api.TimeFormat)
 	return &s
 }
 

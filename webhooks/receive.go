@@ -308,6 +308,30 @@ type ReconcileReport struct {
 	// failed; Left those still processing; Errors those that could not be
 	// looked up or settled (tried again next time).
 	Finalized, Released, Left, Errors int
+	// Failures says why, for the first ReconcileFailuresMax errors.
+	Failures []ReconcileFailure
+}
+
+// ReconcileFailuresMax is how many failures a ReconcileReport describes.
+const ReconcileFailuresMax = 100
+
+// ReconcileFailure is a session reconciliation could not settle, and why.
+type ReconcileFailure struct {
+	Provider, Reference string
+	Err                 error
+}
+
+// String is "REFERENCE (PROVIDER): cause".
+func (f ReconcileFailure) String() string {
+	return fmt.Sprintf("%s (%s): %v", f.Reference, f.Provider, f.Err)
+}
+
+// fail counts a failure and keeps its cause.
+func (r *ReconcileReport) fail(sess PaymentSession, err error) {
+	r.Errors++
+	if len(r.Failures) < ReconcileFailuresMax {
+		r.Failures = append(r.Failures, ReconcileFailure{Provider: sess.Provider, Reference: sess.Reference, Err: err})
+	}
 }
 
 // String is the report as one sentence, as `reference webhooks reconcile`
@@ -359,20 +383,20 @@ func (s *Service) Reconcile(ctx context.Context, after time.Duration) (Reconcile
 func (s *Service) reconcileOne(ctx context.Context, sess PaymentSession, r *ReconcileReport) {
 	g, ok := s.Gateway(sess.Provider)
 	if !ok {
-		r.Errors++
+		r.fail(sess, fmt.Errorf("no gateway is registered for provider %q", sess.Provider))
 		s.logger.WarnContext(ctx, "webhooks: reconcile: no gateway", "provider", sess.Provider, "session", sess.Reference)
 		return
 	}
 	outcome, err := g.Session(ctx, sess.Reference)
 	if err != nil {
-		r.Errors++
+		r.fail(sess, fmt.Errorf("looking the session up: %w", err))
 		s.logger.WarnContext(ctx, "webhooks: reconcile: session lookup", "provider", sess.Provider, "session", sess.Reference, "error", err)
 		return
 	}
 	switch outcome {
 	case PaymentSucceeded, PaymentFailed:
 		if err := s.opts.PaymentSessions.Settle(ctx, sess, outcome); err != nil {
-			r.Errors++
+			r.fail(sess, fmt.Errorf("settling it: %w", err))
 			s.logger.WarnContext(ctx, "webhooks: reconcile: settle", "provider", sess.Provider, "session", sess.Reference, "error", err)
 			return
 		}

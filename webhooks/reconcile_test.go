@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,8 +84,18 @@ func TestReconcile(t *testing.T) {
 
 		report, err := b.svc.Reconcile(ctx, -1)
 		require.NoError(t, err)
+		failures := report.Failures
+		report.Failures = nil
 		require.Equal(t, webhooks.ReconcileReport{Finalized: 3, Released: 2, Left: 1, Errors: 2}, report)
 		require.Equal(t, "Finalized 3, released 2, left 1, errors 2.", report.String())
+		var causes []string
+		for _, f := range failures {
+			causes = append(causes, f.String())
+		}
+		slices.Sort(causes)
+		require.Len(t, causes, 2)
+		require.Equal(t, `PAY-1 (paypal): no gateway is registered for provider "paypal"`, causes[0])
+		require.Regexp(t, `^pi_missing \(stripe\): looking the session up: .*404`, causes[1])
 		for ref, want := range map[string]string{"pi_ok": "succeeded", "pi_auth": "succeeded", "cs_paid": "succeeded",
 			"pi_gone": "failed", "cs_old": "failed", "pi_wait": "pending", "pi_missing": "pending", "pi_recent": "pending",
 			"pi_ancient": "pending"} {
@@ -99,6 +110,8 @@ func TestReconcile(t *testing.T) {
 		// --minutes: a shorter quiet time takes the recent one too.
 		report, err = b.svc.Reconcile(ctx, time.Minute)
 		require.NoError(t, err)
+		require.Len(t, report.Failures, 2)
+		report.Failures = nil
 		require.Equal(t, webhooks.ReconcileReport{Left: 2, Errors: 2}, report, "pi_wait and pi_recent left; pi_missing and PAY-1 errors")
 		require.Contains(t, *asked, "/v1/payment_intents/pi_recent")
 	})

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -180,4 +181,42 @@ func TestRequestLog(t *testing.T) {
 	status = 200
 	lh.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/x", nil))
 	require.Empty(t, logs.String())
+}
+
+// TestTimestampsHaveOnePrecision: every time in an API answer, REST or
+// GraphQL, has six fractional digits.
+func TestTimestampsHaveOnePrecision(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.DSN(t, store.SQLite)
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir()},
+		env{"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS": "true", "GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS": "true"}.get)
+	require.NoError(t, err)
+	base := startServeConfig(t, cfg)
+	c, out, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn}, "token", "create", "--name", "all", "--ability", "*")
+	require.Equal(t, 0, c, stderr)
+	token := strings.TrimSpace(out)
+
+	var bodies []string
+	add := func(code int, body string) {
+		require.Less(t, code, 300, body)
+		bodies = append(bodies, body)
+	}
+	add(get(t, base+"/api/v1/auth/token", token))
+	add(request(t, "POST", base+"/api/v1/forms", token, `{"name":"Hello"}`))
+	add(request(t, "POST", base+"/api/v1/forms/hello/fields", token, `{"type":"text","label":"Name"}`))
+	add(get(t, base+"/api/v1/forms?per_page=5", token))
+	add(request(t, "POST", base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
+		`{"name":"s","url":"http://127.0.0.1:9/hook","events":["order.placed"]}`))
+	add(request(t, "POST", base+"/api/ecommerce/v1/graphql", token,
+		`{"query":"{ webhookSubscriptions { edges { node { created_at updated_at } } } }"}`))
+	stamp := regexp.MustCompile(`"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[^"]*)"`)
+	exact := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}(Z|[+-]\d\d:\d\d)$`)
+	seen := 0
+	for _, body := range bodies {
+		for _, m := range stamp.FindAllStringSubmatch(body, -1) {
+			seen++
+			require.Regexp(t, exact, m[1], body)
+		}
+	}
+	require.GreaterOrEqual(t, seen, 8, "the answers carry times")
 }

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 )
 
@@ -35,20 +36,31 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		case "serve", "token", "a11y", "webhooks", "help":
 			cmd, rest = args[0], args[1:]
 		case "-h", "-help", "--help":
-			cmd = "help"
+			cmd, rest = "help", nil
 		}
 	}
 	var err error
-	switch cmd {
-	case "help":
+	switch {
+	case cmd == "help" && len(rest) > 0:
+		if !slices.ContainsFunc(commandHelp, func(c struct{ group, text string }) bool { return c.group == rest[0] }) {
+			return exitCode(usageError{fmt.Sprintf("no command %q: serve, token, webhooks or a11y", rest[0])}, stderr)
+		}
+		printCommandHelp(stdout, rest[0])
+		return 0
+	case cmd == "help":
 		printHelp(stdout)
 		return 0
+	case cmd != "serve" && wantsHelp(rest):
+		printCommandHelp(stdout, cmd)
+		return 0
+	}
+	switch cmd {
 	case "token":
 		err = runToken(ctx, rest, getenv, stdout, stderr)
 	case "a11y":
 		err = runA11y(rest, stdout)
 	case "webhooks":
-		err = runWebhooks(ctx, rest, getenv, stdout)
+		err = runWebhooks(ctx, rest, getenv, stdout, stderr)
 	default:
 		var cfg *config
 		if cfg, err = parseServeFlags(rest, getenv); err == nil {

@@ -40,9 +40,64 @@ func runCmd(t *testing.T, e env, args ...string) (int, string, string) {
 
 var tokenPattern = regexp.MustCompile(`^[1-9][0-9]*\|gw_[A-Za-z0-9]{40}$`)
 
+// TestEveryCommandHasHelp: each command and sub-command answers --help
+// (anywhere among its arguments) with its own usage, exit 0.
+func TestEveryCommandHasHelp(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"token", "--help"}, "reference token create"},
+		{[]string{"token", "create", "--help"}, "--force"},
+		{[]string{"token", "list", "-h"}, "reference token list"},
+		{[]string{"token", "revoke", "3", "--help"}, "reference token revoke ID"},
+		{[]string{"webhooks", "-help"}, "reference webhooks emit"},
+		{[]string{"webhooks", "emit", "--help"}, "reference webhooks emit"},
+		{[]string{"webhooks", "reconcile", "--help"}, "--minutes"},
+		{[]string{"webhooks", "session", "--help"}, "--provider"},
+		{[]string{"webhooks", "retry", "--help"}, "--log-level"},
+		{[]string{"a11y", "--help"}, "reference a11y check"},
+		{[]string{"a11y", "audit", "--help"}, "--fail"},
+		{[]string{"help", "token"}, "--expires"},
+		{[]string{"help", "serve"}, "--api-rate-limit"},
+		{[]string{"serve", "--help"}, "Endpoints"},
+	} {
+		code, out, stderr := runCmd(t, env{}, c.args...)
+		require.Equal(t, 0, code, "%v: %s", c.args, stderr)
+		require.Contains(t, out, c.want, c.args)
+		require.Contains(t, out, "Usage:", c.args)
+	}
+	code, _, stderr := runCmd(t, env{}, "help", "nope")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, `no command "nope"`)
+}
+
+// TestHelpListsEveryRoute: the routes help and the index list are the
+// ones the server mounts.
+func TestHelpListsEveryRoute(t *testing.T) {
+	t.Parallel()
+	cfg, err := parseServeFlags([]string{"--uploads", t.TempDir()}, env{}.get)
+	require.NoError(t, err)
+	db := storetest.Open(t, store.SQLite, migrations...)
+	a, err := newApp(cfg, db, webhooks.GenerateSecretKey(), slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	require.ElementsMatch(t, append([]string{"GET /healthz", "GET /{$}"}, a.routes...), routes)
+	_, out, _ := runCmd(t, env{}, "--help")
+	for _, e := range endpoints() {
+		require.Contains(t, out, "\n  "+e+"\n")
+	}
+	require.Contains(t, out, "GET|POST /api/v1/forms\n")
+	w := httptest.NewRecorder()
+	a.handler.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	var index struct{ Endpoints []string }
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &index))
+	require.Equal(t, endpoints(), index.Endpoints)
+}
+
 func TestHelpDocumentsEverything(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"serve", "--help"}, {"token", "create", "-h"}} {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"serve", "--help"}} {
 		code, out, _ := runCmd(t, env{}, args...)
 		require.Equal(t, 0, code, args)
 		for _, want := range []string{"--addr", "--db", "--log-format", "--log-level", "--trusted-proxies", "--shutdown-timeout",
@@ -100,7 +155,23 @@ func TestTokenCommands(t *testing.T) {
 
 		code, out, _ = runCmd(t, byEnv, "token", "revoke", "1")
 		require.Equal(t, 0, code)
-		require.Equal(t, "Token 1 revoked.\n", out)
+		require.Equal(t, "Token 1 (\"ci\") revoked.\n", out)
+		code, out, _ = runCmd(t, byEnv, "token", "revoke", "1")
+		require.Equal(t, 0, code, "revoking again is no failure")
+		require.Regexp(t, `^Token 1 \("ci"\) was already revoked, at 20\d\d-\d\d-\d\dT`, out)
+
+		// An ability no route checks is a typo until --force says not.
+		for _, typo := range []string{"form:*", "forms:creat", "webhooks.*", "a11y:aii"} {
+			code, _, stderr = runCmd(t, byEnv, "token", "create", "--name", "typo", "--ability", typo)
+			require.Equal(t, 2, code, typo)
+			require.Contains(t, stderr, "no route checks the ability", typo)
+		}
+		for _, ok := range []string{"forms:create", "webhookSubscription.*", "a11y:*", "webhookSubscription.replay"} {
+			code, _, stderr = runCmd(t, byEnv, "token", "create", "--name", "known", "--ability", ok)
+			require.Equal(t, 0, code, "%s: %s", ok, stderr)
+		}
+		code, _, stderr = runCmd(t, byEnv, "token", "create", "--name", "host", "--ability", "reports:view", "--force")
+		require.Equal(t, 0, code, stderr)
 		code, _, stderr = runCmd(t, byEnv, "token", "revoke", "99")
 		require.Equal(t, 1, code)
 		require.Contains(t, stderr, "no token has ID 99")
@@ -109,7 +180,7 @@ func TestTokenCommands(t *testing.T) {
 		require.Equal(t, 0, code)
 		var listed []map[string]any
 		require.NoError(t, json.Unmarshal([]byte(out), &listed))
-		require.Len(t, listed, 2)
+		require.Len(t, listed, 7)
 		require.NotNil(t, listed[0]["revoked_at"])
 		require.Nil(t, listed[1]["revoked_at"])
 	})

@@ -213,19 +213,7 @@ func (a *app) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 func index(w http.ResponseWriter, _ *http.Request) {
-	api.WriteJSON(w, http.StatusOK, map[string]any{
-		"name": "groundwork reference server",
-		"endpoints": []string{
-			"GET /healthz",
-			"GET " + auth.PrefixDefault + "/token",
-			"GET|POST /api/v1/forms", "GET /api/v1/forms/{form}/render", "POST /api/v1/forms/{form}/submit", "GET /forms/{slug}",
-			"POST /api/a11y/contrast-check", "POST /api/a11y/generate-text-color", "POST /api/a11y/audit-palette",
-			"POST /api/v1/a11y/contrast-check", "POST /api/v1/a11y/generate-text-color", "POST /api/v1/a11y/audit-palette",
-			"POST /api/v1/a11y/ai/content-analysis", "POST /api/v1/a11y/ai/aria-suggestion", "POST /api/v1/a11y/ai/contrast-explanation",
-			"GET|POST /api/ecommerce/v1/admin/webhook-subscriptions", "POST /api/ecommerce/v1/graphql",
-			"POST /ecommerce/webhooks/{provider}",
-		},
-	})
+	api.WriteJSON(w, http.StatusOK, map[string]any{"name": "groundwork reference server", "endpoints": endpoints()})
 }
 
 // serve runs the server until ctx ends, then shuts down gracefully:

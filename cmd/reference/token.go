@@ -8,13 +8,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/webhooks"
 )
 
 // stringList is a repeatable string flag.
@@ -36,11 +40,14 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 		expires   *string
 		asJSON    *bool
 	)
+	logger := logFlag(fs, getenv, stderr)
+	var force *bool
 	switch sub {
 	case "create":
 		name = fs.String("name", "", "what the token is for")
 		fs.Var(&abilities, "ability", "an ability the token grants (repeatable)")
 		expires = fs.String("expires", "", "a duration (720h, 30d) or a date")
+		force = fs.Bool("force", false, "take abilities the server does not check")
 	case "list":
 		asJSON = fs.Bool("json", false, "print JSON")
 	case "revoke":
@@ -64,6 +71,12 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 			return usageError{fmt.Sprintf("unexpected argument %q", positional[0])}
 		}
 		nt = auth.NewToken{Name: *name, Abilities: abilities}
+		for _, a := range abilities {
+			if auth.ValidAbility(a) && !*force && !knownAbility(a) {
+				return usageError{fmt.Sprintf("no route checks the ability %q (see reference token --help); "+
+					"--force takes it anyway, for a host's own routes", a)}
+			}
+		}
 		if *expires != "" {
 			if nt.ExpiresAt, err = parseExpiry(*expires, now); err != nil {
 				return usageError{err.Error()}
@@ -82,8 +95,11 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 
-	// Quiet: these commands print their result, not the migrations.
-	store, err := openDB(ctx, *db, slog.New(slog.DiscardHandler), nil)
+	log, err := logger()
+	if err != nil {
+		return err
+	}
+	store, err := openDB(ctx, *db, log, nil)
 	if err != nil {
 		return err
 	}
@@ -117,13 +133,20 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 		}
 		printTokens(stdout, tokens, now)
 	case "revoke":
-		if err := svc.RevokeToken(ctx, revokeID); err != nil {
-			if errors.Is(err, auth.ErrNotFound) {
-				return fmt.Errorf("no token has ID %d", revokeID)
-			}
+		t, err := svc.Token(ctx, revokeID)
+		if errors.Is(err, auth.ErrNotFound) {
+			return fmt.Errorf("no token has ID %d", revokeID)
+		} else if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Token %d revoked.\n", revokeID)
+		if t.RevokedAt != nil {
+			fmt.Fprintf(stdout, "Token %d (%q) was already revoked, at %s.\n", t.ID, t.Name, t.RevokedAt.UTC().Format(time.RFC3339))
+			return nil
+		}
+		if err := svc.RevokeToken(ctx, revokeID); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Token %d (%q) revoked.\n", t.ID, t.Name)
 	}
 	return nil
 }
@@ -181,4 +204,37 @@ func printTokens(w io.Writer, tokens []auth.Token, now time.Time) {
 			when(t.ExpiresAt), when(t.LastUsedAt), t.CreatedAt.UTC().Format(time.RFC3339))
 	}
 	tw.Flush()
+}
+
+// knownAbilities are the abilities the reference server's routes check.
+var knownAbilities = []string{"*",
+	forms.AbilityViewAny, forms.AbilityCreate, forms.AbilityView, forms.AbilityUpdate, forms.AbilityDelete,
+	forms.AbilityViewSubmissions, forms.AbilityManageNotifications, "forms:*",
+	webhooks.AbilityViewAny, webhooks.AbilityView, webhooks.AbilityCreate, webhooks.AbilityUpdate, webhooks.AbilityDelete,
+	webhooks.AbilityReplay, "webhookSubscription.*",
+	a11y.AIAbilityDefault, "a11y:*",
+}
+
+// knownAbility reports whether a route checks ability, or ability is a
+// wildcard ("forms:*") over one that a route checks.
+func knownAbility(ability string) bool {
+	if slices.Contains(knownAbilities, ability) {
+		return true
+	}
+	prefix, ok := strings.CutSuffix(ability, "*")
+	return ok && slices.ContainsFunc(knownAbilities, func(k string) bool { return strings.HasPrefix(k, prefix) && k != ability })
+}
+
+// logFlag adds --log-level to a command that opens the database (warn
+// by default, or GROUNDWORK_LOG_LEVEL), and returns what makes its logger,
+// writing text to stderr.
+func logFlag(fs *flag.FlagSet, getenv func(string) string, stderr io.Writer) func() (*slog.Logger, error) {
+	level := fs.String("log-level", envOr(getenv, "GROUNDWORK_LOG_LEVEL", "warn"), "debug, info, warn or error")
+	return func() (*slog.Logger, error) {
+		var l slog.Level
+		if err := l.UnmarshalText([]byte(*level)); err != nil {
+			return nil, usageError{"--log-level: " + err.Error()}
+		}
+		return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: l})), nil
+	}
 }

@@ -220,13 +220,14 @@ func linkFormsToWebhooks(f *forms.Service, w *webhooks.Service) {
 
 // runWebhooks does what the webhooks domain has no HTTP route for:
 // emit a test event, queue due retries, prune the ledger.
-func runWebhooks(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+func runWebhooks(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usageError{"webhooks needs a sub-command: emit, retry, prune, reconcile or session"}
 	}
 	sub, args := args[0], args[1:]
 	fs := newFlagSet("reference webhooks " + sub)
 	dsn := dbFlag(fs, getenv)
+	newLogger := logFlag(fs, getenv, stderr)
 	var data, provider *string
 	var minutes *int
 	var status *bool
@@ -271,7 +272,10 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logger, err := newLogger()
+	if err != nil {
+		return err
+	}
 	key, err := loadSecretKey(c, *dsn, logger)
 	if err != nil {
 		return err
@@ -327,8 +331,14 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 			return err
 		}
 		fmt.Fprintln(stdout, r.String())
+		for _, f := range r.Failures {
+			fmt.Fprintf(stdout, "  %s\n", f)
+		}
+		if more := r.Errors - len(r.Failures); more > 0 {
+			fmt.Fprintf(stdout, "  ... and %d more\n", more)
+		}
 		if r.Errors > 0 {
-			return fmt.Errorf("%d sessions could not be reconciled (see the server's log or run again)", r.Errors)
+			return fmt.Errorf("%d sessions could not be reconciled; they are tried again on the next run", r.Errors)
 		}
 	case "session":
 		sessions := webhookssql.NewPaymentSessions(db, nil)
@@ -341,6 +351,10 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 			}
 			fmt.Fprintln(stdout, st)
 			return nil
+		}
+		if _, ok := svc.Gateway(*provider); !ok {
+			return usageError{fmt.Sprintf("no gateway for provider %q here, so reconciliation could not settle the session; "+
+				"the reference server has %q when GROUNDWORK_STRIPE_WEBHOOK_SECRET is set", *provider, webhooks.StripeProvider)}
 		}
 		if err := sessions.Add(ctx, *provider, positional[0]); err != nil {
 			return err

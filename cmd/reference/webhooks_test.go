@@ -214,6 +214,27 @@ func TestServeStripe(t *testing.T) {
 	require.Contains(t, stderr, "no payment session cs_9 (stripe)")
 	code, _, stderr = runCmd(t, e, "webhooks", "session")
 	require.Equal(t, 2, code, stderr)
+
+	// A provider without a gateway could never be settled: refused.
+	code, _, stderr = runCmd(t, e, "webhooks", "session", "PAY-1", "--provider", "paypal")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, `no gateway for provider "paypal"`)
+
+	// A session Stripe does not know: reconcile names it and says why.
+	code, _, stderr = runCmd(t, e, "webhooks", "session", "pi_404")
+	require.Equal(t, 0, code, stderr)
+	code, out, stderr = runCmd(t, e, "webhooks", "reconcile", "--minutes", "0", "--log-level", "error")
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, out, "errors 1.\n  pi_404 (stripe): looking the session up: ")
+	require.Contains(t, out, "404")
+	require.Contains(t, stderr, "1 sessions could not be reconciled")
+	require.NotContains(t, stderr, "level=WARN", "--log-level error keeps warnings out")
+	code, _, stderr = runCmd(t, e, "webhooks", "reconcile", "--minutes", "0", "--log-level", "debug")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "level=WARN msg=\"webhooks: reconcile: session lookup\"", "the log goes to stderr at the level asked")
+	code, _, stderr = runCmd(t, e, "webhooks", "retry", "--log-level", "loud")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "--log-level")
 }
 
 // A second instance given another secret key refuses to start, saying

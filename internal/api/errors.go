@@ -5,7 +5,6 @@
 package api
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -115,17 +114,16 @@ var (
 	nosniff         = []string{"nosniff"}
 )
 
-// WriteJSON answers v as JSON with status. HTML characters are not escaped:
-// the content type is JSON and sniffing is off.
+// WriteJSON answers v as JSON with status (see EncodeJSON). HTML
+// characters are not escaped: the content type is JSON and sniffing is
+// off.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	h := w.Header()
 	// Canonical keys set directly: this runs on every response.
 	h["Content-Type"] = jsonContentType
 	h["X-Content-Type-Options"] = nosniff
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // the status is out; a failed write has nobody to tell
+	_ = EncodeJSON(w, v) // the status is out; a failed write has nobody to tell
 }
 
 // Data wraps a single resource as {"data": v}.

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"slices"
+	"strings"
+)
+
+// routes are every route the reference server mounts, as "METHOD
+// /path/{param}": help and the index list them, and a test checks them
+// against the handlers' own Routes (and the inbound route, mounted
+// whatever the configuration; a provider without a gateway answers 404).
+var routes = []string{
+	"GET /healthz",
+	"GET /{$}",
+	"GET /api/v1/auth/token",
+	"POST /api/a11y/contrast-check",
+	"POST /api/a11y/generate-text-color",
+	"POST /api/a11y/audit-palette",
+	"POST /api/v1/a11y/contrast-check",
+	"POST /api/v1/a11y/generate-text-color",
+	"POST /api/v1/a11y/audit-palette",
+	"POST /api/v1/a11y/ai/content-analysis",
+	"POST /api/v1/a11y/ai/aria-suggestion",
+	"POST /api/v1/a11y/ai/contrast-explanation",
+	"GET /api/v1/forms",
+	"POST /api/v1/forms",
+	"GET /api/v1/forms/{$}",
+	"POST /api/v1/forms/{$}",
+	"DELETE /api/v1/forms/{form}",
+	"GET /api/v1/forms/{form}",
+	"PATCH /api/v1/forms/{form}",
+	"PUT /api/v1/forms/{form}",
+	"GET /api/v1/forms/{form}/fields",
+	"POST /api/v1/forms/{form}/fields",
+	"POST /api/v1/forms/{form}/fields/reorder",
+	"DELETE /api/v1/forms/{form}/fields/{field}",
+	"PATCH /api/v1/forms/{form}/fields/{field}",
+	"PUT /api/v1/forms/{form}/fields/{field}",
+	"GET /api/v1/forms/{form}/steps",
+	"POST /api/v1/forms/{form}/steps",
+	"POST /api/v1/forms/{form}/steps/reorder",
+	"DELETE /api/v1/forms/{form}/steps/{step}",
+	"PATCH /api/v1/forms/{form}/steps/{step}",
+	"PUT /api/v1/forms/{form}/steps/{step}",
+	"GET /api/v1/forms/{form}/submissions",
+	"GET /api/v1/forms/{form}/submissions/export",
+	"POST /api/v1/forms/{form}/submissions/bulk",
+	"DELETE /api/v1/forms/{form}/submissions/{submission}",
+	"GET /api/v1/forms/{form}/submissions/{submission}",
+	"PATCH /api/v1/forms/{form}/submissions/{submission}",
+	"PUT /api/v1/forms/{form}/submissions/{submission}",
+	"GET /api/v1/forms/submissions/{submission}/uploads/{upload}/download",
+	"GET /api/v1/forms/{form}/notifications",
+	"POST /api/v1/forms/{form}/notifications",
+	"DELETE /api/v1/forms/{form}/notifications/{notification}",
+	"PATCH /api/v1/forms/{form}/notifications/{notification}",
+	"PUT /api/v1/forms/{form}/notifications/{notification}",
+	"GET /api/v1/forms/{form}/render",
+	"POST /api/v1/forms/{form}/submit",
+	"GET /forms/{form}",
+	"HEAD /forms/{form}",
+	"POST /forms/{form}",
+	"GET /forms/_assets/{file}",
+	"GET /api/ecommerce/v1/admin/webhook-subscriptions",
+	"POST /api/ecommerce/v1/admin/webhook-subscriptions",
+	"DELETE /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}",
+	"GET /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}",
+	"PATCH /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}",
+	"PUT /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}",
+	"GET /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}/deliveries",
+	"GET /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}/deliveries/{delivery}",
+	"POST /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}/replay/{delivery}",
+	"POST /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}/replay-parked",
+	"POST /api/ecommerce/v1/graphql",
+	"POST /ecommerce/webhooks/{provider}",
+}
+
+// endpoints groups routes by path, in the order they first appear:
+// "GET|POST /api/v1/forms". A path ending in {$} is shown with its slash.
+func endpoints() []string {
+	var paths []string
+	methods := map[string][]string{}
+	for _, r := range routes {
+		method, path, _ := strings.Cut(r, " ")
+		path = strings.TrimSuffix(path, "{$}")
+		if _, seen := methods[path]; !seen {
+			paths = append(paths, path)
+		}
+		if !slices.Contains(methods[path], method) {
+			methods[path] = append(methods[path], method)
+		}
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = strings.Join(methods[p], "|") + " " + p
+	}
+	return out
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// commandHelp is each command group's usage: "reference --help" prints
+// them all, "reference GROUP --help" (or "reference help GROUP") its own.
+var commandHelp = []struct{ group, text string }{
+	{"serve", `  reference [flags]                 serve HTTP (the default; "reference serve" too)
+`},
+	{"token", `  reference token create --name NAME --ability ABILITY... [--expires WHEN] [--force]
+                                    print a new API token, once
+  reference token list [--json]     list tokens (never their secrets)
+  reference token revoke ID         revoke a token at once
+
+token create flags:
+  --name NAME             what the token is for (required)
+  --ability ABILITY       an ability it grants; repeat for more (required): '*', or one the
+                          server checks, or a wildcard over some of them:
+` + abilityHelp() + `  --expires WHEN          a duration (720h, 30d) or a date (2027-01-31, RFC 3339);
+                          default never
+  --force                 take abilities the server does not check (for a host's own routes)
+`},
+	{"webhooks", `  reference webhooks emit EVENT [--data JSON]
+                                    dispatch a test event to the subscriptions that take it
+  reference webhooks retry          queue the deliveries that are due now
+  reference webhooks prune          delete finished deliveries and inbound webhooks past their retention
+  reference webhooks reconcile [--minutes N]
+                                    ask providers about payment sessions quiet for N minutes (15)
+                                    and settle those paid or cancelled; prints each failure and
+                                    exits 1 when there are any
+  reference webhooks session REFERENCE [--provider stripe] [--status]
+                                    record a payment session awaiting settlement (to try
+                                    reconciliation; the provider needs a gateway, e.g. stripe with
+                                    GROUNDWORK_STRIPE_WEBHOOK_SECRET); --status prints its status
+                                    instead: pending, succeeded or failed
+`},
+	{"a11y", `  reference a11y check FG BG        contrast ratio and the WCAG levels it meets
+  reference a11y text-color BG [--tint]
+                                    an accessible text colour for a background
+  reference a11y audit COLOR... [--fail]
+                                    every ordered pair; --fail exits 1 when one fails AA
+                                    (colours: #rgb, #rrggbb, rgb(), hsl() or Tailwind names)
+`},
+}
+
+// databaseFlags are the flags of the commands that open the database.
+const databaseFlags = `
+Flags of the token and webhooks commands:
+  --db DSN                the server's database: give them the same --db (or GROUNDWORK_DB)
+                          as the server, or they work on another (default sqlite:groundwork.db)
+  --log-level LEVEL       debug, info, warn or error (default warn), to stderr
+`
+
+// serveFlags are serve's flags.
+const serveFlags = `
+Serve flags:
+  --addr ADDR             address to listen on (default 127.0.0.1:8080)
+  --db DSN                sqlite:PATH, a bare path, or a postgres:// URL
+                          (default sqlite:groundwork.db, created and migrated on start)
+  --log-format FORMAT     text or json (default text)
+  --log-level LEVEL       debug, info, warn or error (default info)
+  --trusted-proxies LIST  comma-separated CIDRs allowed to set X-Forwarded-For
+  --shutdown-timeout D    how long SIGINT/SIGTERM waits for requests and jobs (default 30s)
+  --uploads DIR           where uploaded files go (default: beside the SQLite file, *-uploads)
+  --base-url URL          the server's public address, for absolute links in lists
+  --form-tokens MODE      required (default): a form submission without a good form-load
+                          token (from the render definition or the page) is stored as spam;
+                          optional: one without a token is judged by _form_loaded_at
+  --request-log WHICH     which requests get an info log line: all (default), none,
+                          or 1/N (one in N); a 5xx is always logged, at error
+Throttles (a positive number a minute, or off; per instance on SQLite, shared
+by every instance on Postgres):
+  --api-rate-limit N      a11y and token endpoints, per token or address (default 60)
+  --forms-submit-limit N  submissions per form and address (default 5)
+  --inbound-ip-limit N    inbound webhook requests per address (default 120)
+  --inbound-provider-limit N
+                          verified inbound events per provider (default 1000)
+  For a load test, lift them: --api-rate-limit off --forms-submit-limit off ...
+`
+
+// abilityHelp lists the abilities the server checks, a few to a line.
+func abilityHelp() string {
+	var b strings.Builder
+	line := "                         "
+	for _, a := range knownAbilities {
+		if len(line)+len(a)+3 > 98 {
+			b.WriteString(line + "\n")
+			line = "                         "
+		}
+		line += " '" + a + "'"
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
+
+// printHelp prints everything: every command, every flag and variable,
+// every endpoint.
+func printHelp(w io.Writer) {
+	fmt.Fprint(w, "reference: the groundwork reference server, every domain wired together.\n\nUsage:\n")
+	for _, c := range commandHelp {
+		fmt.Fprint(w, c.text)
+	}
+	fmt.Fprint(w, "  reference help [COMMAND]          this text, or one command's\n")
+	fmt.Fprint(w, serveFlags, databaseFlags, "\nEvery flag has a variable; flags win:\n")
+	for _, v := range envVars {
+		fmt.Fprintf(w, "  %-28s %s\n", v.name, v.help)
+	}
+	fmt.Fprint(w, "\nEndpoints (abilities: see token create):\n")
+	for _, e := range endpoints() {
+		fmt.Fprintf(w, "  %s\n", e)
+	}
+}
+
+// printCommandHelp prints one command group's usage and flags.
+func printCommandHelp(w io.Writer, group string) {
+	for _, c := range commandHelp {
+		if c.group != group {
+			continue
+		}
+		fmt.Fprintf(w, "Usage:\n%s", c.text)
+		switch group {
+		case "serve":
+			fmt.Fprint(w, serveFlags, "\nEvery flag has a variable (see reference --help); flags win.\n")
+		case "token", "webhooks":
+			fmt.Fprint(w, databaseFlags)
+		}
+		return
+	}
+}
+
+// wantsHelp reports whether args ask for help: -h, -help or --help before
+// any "--".
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if slices.Contains([]string{"-h", "-help", "--help"}, a) {
+			return true
+		}
+	}
+	return false
+}

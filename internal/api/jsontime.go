@@ -1,0 +1,53 @@
+package api
+
+import (
+	stdjson "encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	json "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+)
+
+// TimeFormat is how every time in an API answer reads: RFC 3339 with
+// microseconds, always six digits (times are stored to the microsecond),
+// so that clients comparing or parsing them see one precision.
+const TimeFormat = "2006-01-02T15:04:05.000000Z07:00"
+
+// jsonOptions encode as encoding/json does (the v1 behaviour of the JSON
+// v2 prototype, which is what encoding/json itself is built on from Go
+// 1.25), without HTML escaping, and with times in TimeFormat.
+var jsonOptions = json.JoinOptions(
+	jsonv1.DefaultOptionsV1(),
+	jsontext.EscapeForHTML(false),
+	json.WithMarshalers(json.JoinMarshalers(
+		json.MarshalToFunc(func(enc *jsontext.Encoder, t time.Time) error {
+			return enc.WriteToken(jsontext.String(t.Format(TimeFormat)))
+		}),
+		// encoding/json's Number is a number, as encoding/json writes it
+		// (the prototype knows only its own).
+		json.MarshalToFunc(func(enc *jsontext.Encoder, n stdjson.Number) error {
+			if n == "" {
+				n = "0"
+			}
+			if v := jsontext.Value(n); !v.IsValid() || v.Kind() != '0' {
+				return fmt.Errorf("json: invalid number literal %q", string(n))
+			}
+			return enc.WriteValue(jsontext.Value(n))
+		}),
+	)),
+)
+
+// EncodeJSON writes v as one line of JSON, as every API answer is
+// written: encoding/json's rules, no HTML escaping, times in TimeFormat.
+func EncodeJSON(w io.Writer, v any) error {
+	if err := json.MarshalWrite(w, v, jsonOptions); err != nil {
+		return err
+	}
+	_, err := w.Write(newline)
+	return err
+}
+
+var newline = []byte("\n")
