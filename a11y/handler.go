@@ -1,6 +1,7 @@
 package a11y
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,9 +81,17 @@ type HandlerOptions struct {
 
 // Handler serves the colour endpoints and, with AI, the AI endpoints:
 //
-//	POST {prefix}/contrast-check        {foreground, background} -> {ratio, is_accessible}
+//	POST {prefix}/contrast-check        {foreground, background[, level]} -> {ratio, is_accessible[, level]}
 //	POST {prefix}/generate-text-color   {background_color} -> {text_color}
 //	POST {prefix}/audit-palette         {colors} -> {results}
+//
+// contrast-check and generate-text-color take #rgb and #rrggbb (any case),
+// rgb(r, g, b), hsl(h, s%, l%) and the palette's names; audit-palette
+// takes #rgb and #rrggbb only (its rows echo the strings given, so it
+// takes them as the original did). contrast-check's optional level is one
+// of aa, aa-large, aaa, aaa-large and non-text (any case): is_accessible
+// then answers for it, and the level is echoed; without one it answers
+// for AA, as the original.
 //	POST {prefix}/ai/content-analysis   bearer token with AIAbility
 //	POST {prefix}/ai/aria-suggestion
 //	POST {prefix}/ai/contrast-explanation
@@ -177,6 +186,26 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 type contrastResult struct {
 	Ratio        float64 `json:"ratio"`
 	IsAccessible bool    `json:"is_accessible"`
+	// Level is the level asked for; absent when none was (AA).
+	Level Level `json:"level,omitempty"`
+}
+
+// levels are the contrast-check's levels, by name.
+var levels = map[string]Level{string(AA): AA, string(AALarge): AALarge, string(AAA): AAA, string(AAALarge): AAALarge, string(NonText): NonText}
+
+// colorField reads a colour for contrast-check: hex as always, and rgb(),
+// hsl() and palette names as generate-text-color takes them, resolved to
+// hex.
+func (h *Handler) colorField(v *api.Validator, field string, val any) string {
+	s, ok := v.String(field, val, api.StringRule{Required: true, Format: func(s string) bool { return isHexInput(s) || h.isTextColorInput(s) }})
+	if !ok || isHexInput(s) {
+		return s
+	}
+	hex, ok := h.svc.ResolveColor(s)
+	if !ok {
+		v.Add(field, api.MsgFormat(field))
+	}
+	return hex
 }
 
 func (h *Handler) contrastCheck(w http.ResponseWriter, r *http.Request) {
@@ -186,8 +215,14 @@ func (h *Handler) contrastCheck(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := &api.Validator{}
-	fg, _ := v.String("foreground", in["foreground"], api.StringRule{Required: true, Format: isHexInput})
-	bg, _ := v.String("background", in["background"], api.StringRule{Required: true, Format: isHexInput})
+	fg := h.colorField(v, "foreground", in["foreground"])
+	bg := h.colorField(v, "background", in["background"])
+	var level Level
+	if name, ok := v.String("level", in["level"], api.StringRule{}); ok {
+		if level, ok = levels[strings.ToLower(name)]; !ok {
+			v.Add("level", api.MsgSelected("level"))
+		}
+	}
 	if err := v.Err(); err != nil {
 		h.fail(w, r, err)
 		return
@@ -197,7 +232,8 @@ func (h *Handler) contrastCheck(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	api.WriteJSON(w, http.StatusOK, contrastResult{Ratio: ratio, IsAccessible: h.svc.CheckContrast(fg, bg, AA)})
+	res := contrastResult{Ratio: ratio, IsAccessible: h.svc.CheckContrast(fg, bg, cmp.Or(level, AA)), Level: level}
+	api.WriteJSON(w, http.StatusOK, res)
 }
 
 func (h *Handler) generateTextColor(w http.ResponseWriter, r *http.Request) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -152,7 +153,7 @@ func TestColourEndpointValidation(t *testing.T) {
 			`{"message":"The foreground field is required. (and 1 more error)","errors":{"foreground":["The foreground field is required."],"background":["The background field is required."]}}`},
 		{"/api/a11y/contrast-check", `{"foreground":123,"background":"#fff"}`,
 			`{"message":"The foreground field must be a string. (and 1 more error)","errors":{"foreground":["The foreground field must be a string.","The foreground field format is invalid."]}}`},
-		{"/api/a11y/contrast-check", `{"foreground":"blue-500","background":"ffffff"}`,
+		{"/api/a11y/contrast-check", `{"foreground":"blueish","background":"ffffff"}`,
 			`{"message":"The foreground field format is invalid. (and 1 more error)","errors":{"foreground":["The foreground field format is invalid."],"background":["The background field format is invalid."]}}`},
 		{"/api/a11y/contrast-check", `{"foreground":["#fff"],"background":{"a":1}}`,
 			`{"message":"The foreground field must be a string. (and 3 more errors)","errors":{"foreground":["The foreground field must be a string.","The foreground field format is invalid."],"background":["The background field must be a string.","The background field format is invalid."]}}`},
@@ -173,6 +174,53 @@ func TestColourEndpointValidation(t *testing.T) {
 		require.Equal(t, "application/json", r.header.Get("Content-Type"))
 		require.JSONEq(t, c.want, r.body, c.body)
 	}
+}
+
+// TestContrastCheckFormatsAndLevels: contrast-check takes what
+// generate-text-color takes, and a level; hex answers stay as they were.
+func TestContrastCheckFormatsAndLevels(t *testing.T) {
+	t.Parallel()
+	b := setupHTTP(t, nil)
+	same := func(fg, bg string) string {
+		f, ok := a11y.ResolveColor(fg)
+		require.True(t, ok, fg)
+		g, ok := a11y.ResolveColor(bg)
+		require.True(t, ok, bg)
+		ratio, err := a11y.ContrastRatio(f, g)
+		require.NoError(t, err)
+		return fmt.Sprintf(`{"ratio":%s,"is_accessible":%t}`, strconv.FormatFloat(ratio, 'g', -1, 64), a11y.CheckContrastColor(f, g))
+	}
+	for _, c := range []struct{ fg, bg, want string }{
+		{"#767676", "#FFFFFF", `{"ratio":4.542224959605253,"is_accessible":true}`},
+		{"rgb(118, 118, 118)", "white", `{"ratio":4.542224959605253,"is_accessible":true}`},
+		{"#000", "hsl(0, 0%, 100%)", `{"ratio":21,"is_accessible":true}`},
+		{"blue-500", "gray-50", same("blue-500", "gray-50")},
+		{"RGB(59,130,246)", "#fff", same("#3b82f6", "#fff")},
+	} {
+		r := b.post(t, "/api/a11y/contrast-check", fmt.Sprintf(`{"foreground":%q,"background":%q}`, c.fg, c.bg))
+		require.Equal(t, 200, r.status, r.body)
+		require.JSONEq(t, c.want, r.body, "%s on %s", c.fg, c.bg)
+	}
+	for _, c := range []struct{ level, want string }{
+		{"aa", `{"ratio":4.542224959605253,"is_accessible":true,"level":"aa"}`},
+		{"aaa", `{"ratio":4.542224959605253,"is_accessible":false,"level":"aaa"}`},
+		{"AA-Large", `{"ratio":4.542224959605253,"is_accessible":true,"level":"aa-large"}`},
+		{"aaa-large", `{"ratio":4.542224959605253,"is_accessible":true,"level":"aaa-large"}`},
+		{"non-text", `{"ratio":4.542224959605253,"is_accessible":true,"level":"non-text"}`},
+	} {
+		r := b.post(t, "/api/a11y/contrast-check", `{"foreground":"#767676","background":"#fff","level":"`+c.level+`"}`)
+		require.Equal(t, 200, r.status, r.body)
+		require.JSONEq(t, c.want, r.body, c.level)
+	}
+	r := b.post(t, "/api/a11y/contrast-check", `{"foreground":"#767676","background":"#fff","level":"aaaa"}`)
+	require.Equal(t, 422, r.status)
+	require.JSONEq(t, `{"message":"The selected level is invalid.","errors":{"level":["The selected level is invalid."]}}`, r.body)
+	r = b.post(t, "/api/a11y/contrast-check", `{"foreground":"rgb(1,2)","background":"#fff","level":7}`)
+	require.Equal(t, 422, r.status)
+	require.JSONEq(t, `{"message":"The foreground field format is invalid. (and 1 more error)","errors":{"foreground":["The foreground field format is invalid."],"level":["The level field must be a string."]}}`, r.body)
+	r = b.post(t, "/api/a11y/contrast-check", `{"foreground":"#000","background":"#fff","level":null}`)
+	require.Equal(t, 200, r.status, "a null level is no level")
+	require.JSONEq(t, `{"ratio":21,"is_accessible":true}`, r.body)
 }
 
 func TestColourEndpointErrors(t *testing.T) {
