@@ -92,6 +92,7 @@ type HandlerOptions struct {
 // of aa, aa-large, aaa, aaa-large and non-text (any case): is_accessible
 // then answers for it, and the level is echoed; without one it answers
 // for AA, as the original.
+//
 //	POST {prefix}/ai/content-analysis   bearer token with AIAbility
 //	POST {prefix}/ai/aria-suggestion
 //	POST {prefix}/ai/contrast-explanation
