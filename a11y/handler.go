@@ -84,6 +84,9 @@ type HandlerOptions struct {
 //	POST {prefix}/contrast-check        {foreground, background[, level]} -> {ratio, is_accessible[, level]}
 //	POST {prefix}/generate-text-color   {background_color} -> {text_color}
 //	POST {prefix}/audit-palette         {colors} -> {results}
+//	POST {prefix}/ai/content-analysis   bearer token with AIAbility
+//	POST {prefix}/ai/aria-suggestion
+//	POST {prefix}/ai/contrast-explanation
 //
 // contrast-check and generate-text-color take #rgb and #rrggbb (any case),
 // rgb(r, g, b), hsl(h, s%, l%) and the palette's names; audit-palette
@@ -92,10 +95,6 @@ type HandlerOptions struct {
 // of aa, aa-large, aaa, aaa-large and non-text (any case): is_accessible
 // then answers for it, and the level is echoed; without one it answers
 // for AA, as the original.
-//
-//	POST {prefix}/ai/content-analysis   bearer token with AIAbility
-//	POST {prefix}/ai/aria-suggestion
-//	POST {prefix}/ai/contrast-explanation
 //
 // Routes match the whole path, prefix included, so mount the handler at
 // its prefix with a trailing slash, and name any other prefix in
