@@ -291,29 +291,6 @@ func serve(ctx context.Context, cfg *config, logOut io.Writer, ready func(addr s
 	return err
 }
 
-// statusRecorder remembers the status a handler wrote.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection (flushes).
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
 // logRequests logs a line per request: at info every one in every (all
 // when every is 0 or 1, none when negative), and always at error for a
 // 5xx to a client still waiting for it.
@@ -324,11 +301,11 @@ func logRequests(next http.Handler, logger *slog.Logger, every int) http.Handler
 	var n atomic.Uint64
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &api.StatusWriter{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		level := slog.LevelInfo
 		switch {
-		case rec.status >= 500 && r.Context().Err() == nil:
+		case rec.Status >= 500 && r.Context().Err() == nil:
 			// (A 5xx to a client that went away is the client's doing.)
 			level = slog.LevelError
 		case every < 0:
@@ -338,7 +315,7 @@ func logRequests(next http.Handler, logger *slog.Logger, every int) http.Handler
 		}
 		logger.LogAttrs(r.Context(), level, "request",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", rec.status), slog.Duration("duration", time.Since(start)))
+			slog.Int("status", rec.Status), slog.Duration("duration", time.Since(start)))
 	})
 }
 

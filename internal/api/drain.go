@@ -32,9 +32,9 @@ func ServeDrained(w http.ResponseWriter, r *http.Request, h http.Handler) {
 		return
 	}
 	body := r.Body // before a handler wraps it in a MaxBytesReader
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &StatusWriter{ResponseWriter: w}
 	h.ServeHTTP(sw, r)
-	if sw.status < 400 {
+	if sw.Status < 400 {
 		return
 	}
 	rc := http.NewResponseController(w)
@@ -43,32 +43,33 @@ func ServeDrained(w http.ResponseWriter, r *http.Request, h http.Handler) {
 	_, _ = io.CopyN(io.Discard, body, DrainMaxBytes)
 }
 
-// statusWriter remembers the status a handler answered with.
-type statusWriter struct {
+// StatusWriter remembers the status a handler answered with (Status;
+// 0 until it wrote anything).
+type StatusWriter struct {
 	http.ResponseWriter
-	status int
+	Status int
 }
 
-func (s *statusWriter) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
+func (s *StatusWriter) WriteHeader(code int) {
+	if s.Status == 0 {
+		s.Status = code
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
 
-func (s *statusWriter) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
+func (s *StatusWriter) Write(b []byte) (int, error) {
+	if s.Status == 0 {
+		s.Status = http.StatusOK
 	}
 	return s.ResponseWriter.Write(b)
 }
 
 // Flush passes a flush on, for streamed answers.
-func (s *statusWriter) Flush() {
+func (s *StatusWriter) Flush() {
 	if f, ok := s.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
 }
 
 // Unwrap lets http.ResponseController reach the connection.
-func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+func (s *StatusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
