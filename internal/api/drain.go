@@ -50,6 +50,7 @@ type StatusWriter struct {
 	Status int
 }
 
+// WriteHeader records the first status and passes it on.
 func (s *StatusWriter) WriteHeader(code int) {
 	if s.Status == 0 {
 		s.Status = code
@@ -57,6 +58,7 @@ func (s *StatusWriter) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
+// Write records 200 when no status came first, and passes b on.
 func (s *StatusWriter) Write(b []byte) (int, error) {
 	if s.Status == 0 {
 		s.Status = http.StatusOK
