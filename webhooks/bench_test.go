@@ -107,12 +107,9 @@ func BenchmarkDeliveryLatency(b *testing.B) {
 	}
 }
 
-// fanout dispatches events to subscriptions, perSecond events a second
-// (0: as fast as it can), and waits for every delivery; loop runs the
-// delivery loop, else each event's job sends its deliveries.
-func fanout(b *testing.B, d store.Dialect, events, subscriptions, perSecond int, loop bool) {
-	b.StopTimer()
-	ctx := context.Background()
+// benchQueue is a fresh, migrated database (its Postgres pool grown as
+// production's) and a queue on it with the benchmark's workers.
+func benchQueue(b *testing.B, d store.Dialect) (*store.DB, *store.Queue) {
 	db := storetest.Open(b, d, webhookssql.Migrations)
 	if d == store.Postgres {
 		db.SetMaxOpenConns(store.PostgresMaxOpenConns)
@@ -122,6 +119,16 @@ func fanout(b *testing.B, d store.Dialect, events, subscriptions, perSecond int,
 	if err != nil {
 		b.Fatal(err)
 	}
+	return db, queue
+}
+
+// fanout dispatches events to subscriptions, perSecond events a second
+// (0: as fast as it can), and waits for every delivery; loop runs the
+// delivery loop, else each event's job sends its deliveries.
+func fanout(b *testing.B, d store.Dialect, events, subscriptions, perSecond int, loop bool) {
+	b.StopTimer()
+	ctx := context.Background()
+	db, queue := benchQueue(b, d)
 	svc, err := webhooks.NewService(webhookssql.New(db), &webhooks.Options{SecretKey: testKey, Enqueuer: queue,
 		AllowPrivateHosts: true, AllowInsecureURLs: true})
 	if err != nil {
@@ -372,15 +379,7 @@ func BenchmarkDrain(b *testing.B) {
 func drain(b *testing.B, d store.Dialect, events, subscriptions int, loop bool) {
 	b.StopTimer()
 	ctx := context.Background()
-	db := storetest.Open(b, d, webhookssql.Migrations)
-	if d == store.Postgres {
-		db.SetMaxOpenConns(store.PostgresMaxOpenConns)
-		db.SetMaxIdleConns(store.PostgresMaxOpenConns)
-	}
-	queue, err := store.NewQueue(db, &store.QueueOptions{MaxWorkers: benchWorkers()})
-	if err != nil {
-		b.Fatal(err)
-	}
+	db, queue := benchQueue(b, d)
 	opts := func(o webhooks.Options) *webhooks.Options {
 		o.SecretKey, o.AllowPrivateHosts, o.AllowInsecureURLs = testKey, true, true
 		return &o
@@ -388,6 +387,7 @@ func drain(b *testing.B, d store.Dialect, events, subscriptions int, loop bool) 
 	// The loop's clock runs a claim ahead, so the claims of deliveries
 	// dispatched without a loop or a job have run out for it.
 	var dispatcher, sender *webhooks.Service
+	var err error
 	if loop {
 		dispatcher, err = webhooks.NewService(webhookssql.New(db), opts(webhooks.Options{}))
 		if err == nil {
