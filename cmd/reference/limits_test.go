@@ -187,14 +187,7 @@ func TestRequestLog(t *testing.T) {
 // GraphQL, has six fractional digits.
 func TestTimestampsHaveOnePrecision(t *testing.T) {
 	t.Parallel()
-	dsn := storetest.DSN(t, store.SQLite)
-	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir()},
-		env{"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS": "true", "GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS": "true"}.get)
-	require.NoError(t, err)
-	base := startServeConfig(t, cfg)
-	c, out, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn}, "token", "create", "--name", "all", "--ability", "*")
-	require.Equal(t, 0, c, stderr)
-	token := strings.TrimSpace(out)
+	base, token := serveWithWebhooksToLoopback(t)
 
 	var bodies []string
 	add := func(code int, body string) {

@@ -99,14 +99,7 @@ func TestWebhooksCommandUsage(t *testing.T) {
 // the reference wires the two domains through a hook.
 func TestFormSubmissionWebhook(t *testing.T) {
 	t.Parallel()
-	dsn := storetest.DSN(t, store.SQLite)
-	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir()},
-		env{"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS": "true", "GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS": "true"}.get)
-	require.NoError(t, err)
-	base := startServeConfig(t, cfg)
-	c, out, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn}, "token", "create", "--name", "all", "--ability", "*")
-	require.Equal(t, 0, c, stderr)
-	token := strings.TrimSpace(out)
+	base, token := serveWithWebhooksToLoopback(t)
 
 	bodies := make(chan []byte, 4)
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -266,4 +259,19 @@ func TestInstancesMustShareTheSecretKey(t *testing.T) {
 		code, _, stderr = runCmd(t, env{"GROUNDWORK_DB": dsn, "GROUNDWORK_SECRET_KEY": testSecretKey}, "webhooks", "emit", "order.placed")
 		require.Equal(t, 0, code, stderr)
 	})
+}
+
+// serveWithWebhooksToLoopback serves the reference on a fresh SQLite
+// database, letting webhooks reach loopback http:// receivers, and returns
+// its address and a token with every ability.
+func serveWithWebhooksToLoopback(t *testing.T) (base, token string) {
+	t.Helper()
+	dsn := storetest.DSN(t, store.SQLite)
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir()},
+		env{"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS": "true", "GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS": "true"}.get)
+	require.NoError(t, err)
+	base = startServeConfig(t, cfg)
+	c, out, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn}, "token", "create", "--name", "all", "--ability", "*")
+	require.Equal(t, 0, c, stderr)
+	return base, strings.TrimSpace(out)
 }
