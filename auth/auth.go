@@ -18,7 +18,10 @@ type Token struct {
 	LastUsedAt *time.Time `json:"last_used_at"`
 	// RevokedAt is when the token was revoked; nil while it is live.
 	RevokedAt *time.Time `json:"revoked_at"`
-	CreatedAt time.Time  `json:"created_at"`
+	// UserID is the user the token belongs to; nil for a token made
+	// outside any user's account (by the reference server's CLI, say).
+	UserID    *int64    `json:"user_id"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // Active reports whether the token works at now: not revoked, not expired.
@@ -34,4 +37,88 @@ type NewToken struct {
 	Abilities []string
 	// ExpiresAt is when the token stops working; the zero time for never.
 	ExpiresAt time.Time
+	// UserID makes the token the user's own: listed and revoked from
+	// their settings page, throttled as them, and its abilities limited
+	// to their capabilities. Zero for a token of no user.
+	UserID int64
+}
+
+// User is a person who signs in to the site's pages. The password is
+// never part of it: only its argon2id hash is stored, and the Store hands
+// that back beside the User.
+type User struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+	// Email is unique among users, compared without regard to case and
+	// stored in lower case.
+	Email string `json:"email"`
+	// EmailVerifiedAt is when the user followed a verification link; nil
+	// while the address is unverified.
+	EmailVerifiedAt *time.Time `json:"email_verified_at"`
+	// Capabilities name what the user may do beyond signing in, e.g.
+	// "view_search_reporting", "manage-emailmarketing-feeds", or "*" for
+	// everything; see [User.Can].
+	Capabilities []string  `json:"capabilities"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+// Can reports whether the user has capability: "*" covers everything, and
+// a granted "forms:*" every "forms:..." one, as for token abilities.
+func (u User) Can(capability string) bool { return Can(u.Capabilities, capability) }
+
+// Verified reports whether the user's email address is verified.
+func (u User) Verified() bool { return u.EmailVerifiedAt != nil }
+
+// NewUser is what [Service.CreateUser] needs.
+type NewUser struct {
+	// Name: required, at most 255 characters.
+	Name string
+	// Email: required, a valid address of at most 255 characters, not
+	// already taken (in any case).
+	Email string
+	// Password: at least PasswordMinLength characters.
+	Password string
+	// Capabilities granted from the start; each must be well formed
+	// (see [ValidAbility]).
+	Capabilities []string
+	// Verified marks the address verified at once (for users made by an
+	// administrator).
+	Verified bool
+}
+
+// Session is a signed-in browser, as stored. Its secret id travels only
+// in the session cookie; the Store keeps its SHA-256 hash.
+type Session struct {
+	// IDHash is the SHA-256 of the cookie's session id.
+	IDHash []byte
+	UserID int64
+	// CreatedAt starts the absolute lifetime; LastSeenAt the idle one
+	// (written at most once a minute).
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	// PasswordConfirmedAt is when the user last typed their password in
+	// this session (signing in counts); the confirm-password page asks
+	// again once it is older than the confirmation lifetime.
+	PasswordConfirmedAt time.Time
+}
+
+// RememberToken is a "remember me" credential, as stored: the cookie
+// holds "<selector>.<validator>"; the Store keeps the selector and the
+// SHA-256 of the validator. It is used once: signing in with it replaces
+// it with a new one.
+type RememberToken struct {
+	Selector      string
+	ValidatorHash []byte
+	UserID        int64
+	ExpiresAt     time.Time
+	CreatedAt     time.Time
+}
+
+// PasswordReset is a pending password reset, as stored: at most one per
+// user, its token kept as a SHA-256 hash.
+type PasswordReset struct {
+	UserID    int64
+	TokenHash []byte
+	CreatedAt time.Time
 }

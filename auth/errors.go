@@ -10,8 +10,13 @@ import (
 
 // Sentinels; test with errors.Is.
 var (
-	// ErrNotFound: no token has that ID.
+	// ErrNotFound: no token, user, session or reset matches.
 	ErrNotFound = errors.New("auth: not found")
+	// ErrEmailTaken: another user has that email address.
+	ErrEmailTaken = errors.New("auth: email taken")
+	// ErrBusy: too many passwords are being checked at once; the request
+	// waited its turn for PasswordWait and gave up. Try again shortly.
+	ErrBusy = errors.New("auth: busy checking passwords")
 	// ErrInvalidToken: a token that is malformed, unknown, revoked or
 	// expired. The cases are not told apart, on purpose.
 	ErrInvalidToken = errors.New("auth: invalid token")

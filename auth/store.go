@@ -5,9 +5,11 @@ import (
 	"time"
 )
 
-// Store keeps API tokens. Implementations: authsql (SQLite and Postgres)
-// and the in-memory fake in authtest; authtest.RunStoreTests pins the
-// contract below. Times are stored in UTC to the microsecond.
+// Store keeps API tokens, users, sessions, remember-me tokens and password
+// resets. Implementations: authsql (SQLite and Postgres) and the in-memory
+// fake in authtest; authtest.RunStoreTests pins the contract below. Times
+// are stored in UTC to the microsecond. Secrets are never stored: only
+// their hashes, which the Service makes.
 type Store interface {
 	// CreateToken stores t with the SHA-256 hash of its secret and
 	// returns it with its new ID. t.ID is ignored.
@@ -17,10 +19,82 @@ type Store interface {
 	// ListTokens returns every token, revoked and expired ones too, in
 	// ID order.
 	ListTokens(ctx context.Context) ([]Token, error)
+	// ListUserTokens returns the tokens of one user, revoked and expired
+	// ones too, in ID order.
+	ListUserTokens(ctx context.Context, userID int64) ([]Token, error)
 	// RevokeToken marks a token revoked at at, or returns ErrNotFound.
 	// Revoking a revoked token keeps the first time and is not an error.
 	RevokeToken(ctx context.Context, id int64, at time.Time) error
 	// TouchToken records a use at at. It never moves LastUsedAt
 	// backwards, and a missing token is not an error.
 	TouchToken(ctx context.Context, id int64, at time.Time) error
+
+	// CreateUser stores u (its Email already lower-case) with its
+	// password hash and returns it with its new ID; ErrEmailTaken when
+	// another user has the address. u.ID is ignored.
+	CreateUser(ctx context.Context, u User, passwordHash string) (User, error)
+	// UserByID returns a user and their password hash, or ErrNotFound.
+	UserByID(ctx context.Context, id int64) (User, string, error)
+	// UserByEmail returns the user with this (lower-case) address and
+	// their password hash, or ErrNotFound.
+	UserByEmail(ctx context.Context, email string) (User, string, error)
+	// ListUsers returns every user in ID order.
+	ListUsers(ctx context.Context) ([]User, error)
+	// SetPasswordHash replaces a user's password hash; ErrNotFound when
+	// there is no such user.
+	SetPasswordHash(ctx context.Context, userID int64, hash string, at time.Time) error
+	// MarkEmailVerified sets EmailVerifiedAt to at unless it is set
+	// already; ErrNotFound when there is no such user.
+	MarkEmailVerified(ctx context.Context, userID int64, at time.Time) error
+	// SetCapabilities replaces a user's capabilities; ErrNotFound when
+	// there is no such user.
+	SetCapabilities(ctx context.Context, userID int64, capabilities []string, at time.Time) error
+
+	// CreateSession stores a new session.
+	CreateSession(ctx context.Context, s Session) error
+	// SessionByHash returns the session with this id hash, or
+	// ErrNotFound. It is the one read an authenticated page request
+	// costs, so it must be an indexed lookup.
+	SessionByHash(ctx context.Context, idHash []byte) (Session, error)
+	// TouchSession moves a session's LastSeenAt forward to at (never
+	// back); a missing session is not an error.
+	TouchSession(ctx context.Context, idHash []byte, at time.Time) error
+	// ConfirmSessionPassword sets a session's PasswordConfirmedAt; a
+	// missing session is not an error.
+	ConfirmSessionPassword(ctx context.Context, idHash []byte, at time.Time) error
+	// DeleteSession deletes a session; a missing one is not an error.
+	DeleteSession(ctx context.Context, idHash []byte) error
+	// DeleteUserSessions deletes every session of a user.
+	DeleteUserSessions(ctx context.Context, userID int64) error
+
+	// CreateRememberToken stores a remember-me token.
+	CreateRememberToken(ctx context.Context, t RememberToken) error
+	// TakeRememberToken deletes the token with this selector and returns
+	// it, so that it serves once; ErrNotFound when there is none.
+	TakeRememberToken(ctx context.Context, selector string) (RememberToken, error)
+	// DeleteUserRememberTokens deletes every remember-me token of a user.
+	DeleteUserRememberTokens(ctx context.Context, userID int64) error
+
+	// PutPasswordReset stores a reset, replacing the user's earlier one.
+	PutPasswordReset(ctx context.Context, r PasswordReset) error
+	// PasswordResetOf returns the user's pending reset, or ErrNotFound.
+	PasswordResetOf(ctx context.Context, userID int64) (PasswordReset, error)
+	// TakePasswordReset deletes the user's reset if its token hash is
+	// tokenHash and returns it; ErrNotFound when the user has none with
+	// that hash. Two requests with one token cannot both take it.
+	TakePasswordReset(ctx context.Context, userID int64, tokenHash []byte) (PasswordReset, error)
+
+	// Prune deletes what can no longer be used: sessions idle since
+	// before p.IdleBefore or created before p.CreatedBefore, remember-me
+	// tokens expired by p.Now, resets made before p.ResetsBefore. It
+	// returns how many rows went.
+	Prune(ctx context.Context, p Prune) (int64, error)
+}
+
+// Prune says what [Store.Prune] deletes.
+type Prune struct {
+	Now           time.Time
+	IdleBefore    time.Time
+	CreatedBefore time.Time
+	ResetsBefore  time.Time
 }

@@ -24,6 +24,16 @@ type RateLimiter interface {
 	Hit(ctx context.Context, key string, limit int, window time.Duration) (RateLimit, error)
 }
 
+// RateLimitResetter is a [RateLimiter] that can also forget a key's
+// window, as a successful sign-in forgets the failures before it. Both
+// limiters of this package are one.
+type RateLimitResetter interface {
+	RateLimiter
+	// Reset forgets key's window; the next hit opens a new one. A key
+	// with no window is not an error.
+	Reset(ctx context.Context, key string) error
+}
+
 // RateLimit is the state of a key's window after a hit.
 type RateLimit struct {
 	// Allowed is false once the hits in the window exceed Limit.
@@ -134,6 +144,15 @@ func (l *MemoryRateLimiter) Hit(_ context.Context, key string, limit int, window
 	w.hits++
 	s.windows[key] = w
 	return newRateLimit(w.hits, limit, w.reset), nil
+}
+
+// Reset implements [RateLimitResetter].
+func (l *MemoryRateLimiter) Reset(_ context.Context, key string) error {
+	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
+	s.mu.Lock()
+	delete(s.windows, key)
+	s.mu.Unlock()
+	return nil
 }
 
 // SQLRateLimiter is a [RateLimiter] whose counters live in the table
@@ -270,6 +289,15 @@ func (l *SQLRateLimiter) count(ctx context.Context, key string, k *hitKey, b *hi
 	}
 	close(b.done)
 	l.mu.Unlock()
+}
+
+// Reset implements [RateLimitResetter]: it deletes key's row, on every
+// instance at once.
+func (l *SQLRateLimiter) Reset(ctx context.Context, key string) error {
+	if _, err := l.db.ExecContext(ctx, l.db.Rebind(`DELETE FROM groundwork_rate_limits WHERE key = ?`), key); err != nil {
+		return fmt.Errorf("store: rate limit reset: %w", err)
+	}
+	return nil
 }
 
 // maybeSweep deletes expired windows, at most once per SweepInterval per

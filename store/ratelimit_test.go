@@ -134,6 +134,24 @@ func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b store.RateL
 		require.False(t, res.Allowed)
 	})
 
+	t.Run("ResetForgetsTheWindowEverywhere", func(t *testing.T) {
+		t.Parallel()
+		a, b, _ := newLimiters(t)
+		for range 2 {
+			_, err := a.Hit(ctx, "reset", 2, time.Minute)
+			require.NoError(t, err)
+		}
+		r, err := b.Hit(ctx, "reset", 2, time.Minute)
+		require.NoError(t, err)
+		require.False(t, r.Allowed)
+		require.NoError(t, b.(store.RateLimitResetter).Reset(ctx, "reset"))
+		require.NoError(t, b.(store.RateLimitResetter).Reset(ctx, "never-hit"))
+		r, err = a.Hit(ctx, "reset", 2, time.Minute)
+		require.NoError(t, err)
+		require.True(t, r.Allowed)
+		require.Equal(t, 1, r.Remaining, "a new window after the reset")
+	})
+
 	t.Run("RejectsBadArguments", func(t *testing.T) {
 		t.Parallel()
 		a, _, _ := newLimiters(t)

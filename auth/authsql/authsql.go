@@ -3,6 +3,7 @@ package authsql
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
@@ -36,10 +37,11 @@ type tokenRow struct {
 	ExpiresAt  store.Time           `db:"expires_at"`
 	LastUsedAt store.Time           `db:"last_used_at"`
 	RevokedAt  store.Time           `db:"revoked_at"`
+	UserID     sql.NullInt64        `db:"user_id"`
 	CreatedAt  store.Time           `db:"created_at"`
 }
 
-const tokenColumns = `id, name, secret_hash, abilities, expires_at, last_used_at, revoked_at, created_at`
+const tokenColumns = `id, name, secret_hash, abilities, expires_at, last_used_at, revoked_at, user_id, created_at`
 
 func optional(t store.Time) *time.Time {
 	if t.IsZero() {
@@ -58,17 +60,31 @@ func fromOptional(t *time.Time) store.Time {
 
 func (r tokenRow) token() auth.Token {
 	return auth.Token{ID: r.ID, Name: r.Name, Abilities: r.Abilities.V, ExpiresAt: optional(r.ExpiresAt),
-		LastUsedAt: optional(r.LastUsedAt), RevokedAt: optional(r.RevokedAt), CreatedAt: r.CreatedAt.Time}
+		LastUsedAt: optional(r.LastUsedAt), RevokedAt: optional(r.RevokedAt), UserID: optionalID(r.UserID), CreatedAt: r.CreatedAt.Time}
+}
+
+func optionalID(id sql.NullInt64) *int64 {
+	if !id.Valid {
+		return nil
+	}
+	return &id.Int64
+}
+
+func fromOptionalID(id *int64) sql.NullInt64 {
+	if id == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: *id, Valid: true}
 }
 
 // CreateToken implements auth.Store.
 func (s *Store) CreateToken(ctx context.Context, t auth.Token, secretHash []byte) (auth.Token, error) {
 	var row tokenRow
 	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO auth_api_tokens
-		(name, secret_hash, abilities, expires_at, last_used_at, revoked_at, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING `+tokenColumns),
+		(name, secret_hash, abilities, expires_at, last_used_at, revoked_at, user_id, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+tokenColumns),
 		t.Name, secretHash, store.JSON[[]string]{V: t.Abilities}, fromOptional(t.ExpiresAt),
-		fromOptional(t.LastUsedAt), fromOptional(t.RevokedAt), store.NewTime(t.CreatedAt)).StructScan(&row)
+		fromOptional(t.LastUsedAt), fromOptional(t.RevokedAt), fromOptionalID(t.UserID), store.NewTime(t.CreatedAt)).StructScan(&row)
 	if err != nil {
 		return auth.Token{}, fmt.Errorf("authsql: create token: %w", store.MapError(err))
 	}
@@ -90,8 +106,17 @@ func (s *Store) TokenByID(ctx context.Context, id int64) (auth.Token, []byte, er
 
 // ListTokens implements auth.Store.
 func (s *Store) ListTokens(ctx context.Context) ([]auth.Token, error) {
+	return s.listTokens(ctx, `SELECT `+tokenColumns+` FROM auth_api_tokens ORDER BY id`)
+}
+
+// ListUserTokens implements auth.Store.
+func (s *Store) ListUserTokens(ctx context.Context, userID int64) ([]auth.Token, error) {
+	return s.listTokens(ctx, s.db.Rebind(`SELECT `+tokenColumns+` FROM auth_api_tokens WHERE user_id = ? ORDER BY id`), userID)
+}
+
+func (s *Store) listTokens(ctx context.Context, query string, args ...any) ([]auth.Token, error) {
 	var rows []tokenRow
-	if err := s.db.Reader().SelectContext(ctx, &rows, `SELECT `+tokenColumns+` FROM auth_api_tokens ORDER BY id`); err != nil {
+	if err := s.db.Reader().SelectContext(ctx, &rows, query, args...); err != nil {
 		return nil, fmt.Errorf("authsql: list tokens: %w", err)
 	}
 	out := make([]auth.Token, len(rows))

@@ -21,9 +21,14 @@ import (
 // Fake is an in-memory auth.Store, safe for concurrent use. It keeps
 // times as the SQL stores do: UTC, to the microsecond.
 type Fake struct {
-	mu     sync.Mutex
-	nextID int64
-	tokens map[int64]fakeToken
+	mu       sync.Mutex
+	nextID   int64
+	tokens   map[int64]fakeToken
+	nextUser int64
+	users    map[int64]fakeUser
+	sessions map[string]auth.Session
+	remember map[string]auth.RememberToken
+	resets   map[int64]auth.PasswordReset
 }
 
 type fakeToken struct {
@@ -34,7 +39,10 @@ type fakeToken struct {
 var _ auth.Store = (*Fake)(nil)
 
 // NewFake returns an empty store.
-func NewFake() *Fake { return &Fake{tokens: map[int64]fakeToken{}} }
+func NewFake() *Fake {
+	return &Fake{tokens: map[int64]fakeToken{}, users: map[int64]fakeUser{}, sessions: map[string]auth.Session{},
+		remember: map[string]auth.RememberToken{}, resets: map[int64]auth.PasswordReset{}}
+}
 
 func norm(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
@@ -49,6 +57,10 @@ func normPtr(t *time.Time) *time.Time {
 func copyToken(t auth.Token) auth.Token {
 	t.Abilities = slices.Clone(t.Abilities)
 	t.ExpiresAt, t.LastUsedAt, t.RevokedAt = normPtr(t.ExpiresAt), normPtr(t.LastUsedAt), normPtr(t.RevokedAt)
+	if t.UserID != nil {
+		id := *t.UserID
+		t.UserID = &id
+	}
 	t.CreatedAt = norm(t.CreatedAt)
 	return t
 }
@@ -77,14 +89,25 @@ func (f *Fake) TokenByID(_ context.Context, id int64) (auth.Token, []byte, error
 
 // ListTokens implements auth.Store.
 func (f *Fake) ListTokens(context.Context) ([]auth.Token, error) {
+	return f.listTokens(func(auth.Token) bool { return true }), nil
+}
+
+// ListUserTokens implements auth.Store.
+func (f *Fake) ListUserTokens(_ context.Context, userID int64) ([]auth.Token, error) {
+	return f.listTokens(func(t auth.Token) bool { return t.UserID != nil && *t.UserID == userID }), nil
+}
+
+func (f *Fake) listTokens(keep func(auth.Token) bool) []auth.Token {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := make([]auth.Token, 0, len(f.tokens))
 	for _, ft := range f.tokens {
-		out = append(out, copyToken(ft.t))
+		if keep(ft.t) {
+			out = append(out, copyToken(ft.t))
+		}
 	}
 	slices.SortFunc(out, func(a, b auth.Token) int { return int(a.ID - b.ID) })
-	return out, nil
+	return out
 }
 
 // RevokeToken implements auth.Store.
@@ -226,4 +249,6 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		require.NoError(t, err)
 		require.Equal(t, []byte{9}, hash)
 	})
+
+	runUserTests(t, newStore)
 }

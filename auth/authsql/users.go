@@ -1,0 +1,291 @@
+package authsql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+type userRow struct {
+	ID              int64                `db:"id"`
+	Name            string               `db:"name"`
+	Email           string               `db:"email"`
+	PasswordHash    string               `db:"password_hash"`
+	EmailVerifiedAt store.Time           `db:"email_verified_at"`
+	Capabilities    store.JSON[[]string] `db:"capabilities"`
+	CreatedAt       store.Time           `db:"created_at"`
+	UpdatedAt       store.Time           `db:"updated_at"`
+}
+
+const userColumns = `id, name, email, password_hash, email_verified_at, capabilities, created_at, updated_at`
+
+func (r userRow) user() auth.User {
+	caps := r.Capabilities.V
+	if caps == nil {
+		caps = []string{}
+	}
+	return auth.User{ID: r.ID, Name: r.Name, Email: r.Email, EmailVerifiedAt: optional(r.EmailVerifiedAt),
+		Capabilities: caps, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
+}
+
+// notFound turns "no rows" into auth.ErrNotFound and wraps anything else.
+func notFound(err error, format string, args ...any) error {
+	if errors.Is(store.MapError(err), store.ErrNotFound) {
+		return auth.ErrNotFound
+	}
+	return fmt.Errorf("authsql: "+format+": %w", append(args, store.MapError(err))...)
+}
+
+// oneRow checks that an UPDATE or DELETE found its row.
+func oneRow(res sql.Result, err error, format string, args ...any) error {
+	if err != nil {
+		return fmt.Errorf("authsql: "+format+": %w", append(args, err)...)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("authsql: "+format+": %w", append(args, err)...)
+	}
+	if n == 0 {
+		return auth.ErrNotFound
+	}
+	return nil
+}
+
+// CreateUser implements auth.Store.
+func (s *Store) CreateUser(ctx context.Context, u auth.User, passwordHash string) (auth.User, error) {
+	caps := u.Capabilities
+	if caps == nil {
+		caps = []string{}
+	}
+	var row userRow
+	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO auth_users
+		(name, email, password_hash, email_verified_at, capabilities, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING `+userColumns),
+		u.Name, u.Email, passwordHash, fromOptional(u.EmailVerifiedAt), store.JSON[[]string]{V: caps},
+		store.NewTime(u.CreatedAt), store.NewTime(u.UpdatedAt)).StructScan(&row)
+	if err != nil {
+		if store.IsUniqueViolation(err) {
+			return auth.User{}, auth.ErrEmailTaken
+		}
+		return auth.User{}, fmt.Errorf("authsql: create user: %w", err)
+	}
+	return row.user(), nil
+}
+
+// UserByID implements auth.Store.
+func (s *Store) UserByID(ctx context.Context, id int64) (auth.User, string, error) {
+	var row userRow
+	if err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT `+userColumns+` FROM auth_users WHERE id = ?`), id); err != nil {
+		return auth.User{}, "", notFound(err, "user %d", id)
+	}
+	return row.user(), row.PasswordHash, nil
+}
+
+// UserByEmail implements auth.Store.
+func (s *Store) UserByEmail(ctx context.Context, email string) (auth.User, string, error) {
+	var row userRow
+	if err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT `+userColumns+` FROM auth_users WHERE email = ?`), email); err != nil {
+		return auth.User{}, "", notFound(err, "user by email")
+	}
+	return row.user(), row.PasswordHash, nil
+}
+
+// ListUsers implements auth.Store.
+func (s *Store) ListUsers(ctx context.Context) ([]auth.User, error) {
+	var rows []userRow
+	if err := s.db.Reader().SelectContext(ctx, &rows, `SELECT `+userColumns+` FROM auth_users ORDER BY id`); err != nil {
+		return nil, fmt.Errorf("authsql: list users: %w", err)
+	}
+	out := make([]auth.User, len(rows))
+	for i, r := range rows {
+		out[i] = r.user()
+	}
+	return out, nil
+}
+
+// SetPasswordHash implements auth.Store.
+func (s *Store) SetPasswordHash(ctx context.Context, userID int64, hash string, at time.Time) error {
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE auth_users SET password_hash = ?, updated_at = ? WHERE id = ?`),
+		hash, store.NewTime(at), userID)
+	return oneRow(res, err, "set password of user %d", userID)
+}
+
+// MarkEmailVerified implements auth.Store.
+func (s *Store) MarkEmailVerified(ctx context.Context, userID int64, at time.Time) error {
+	t := store.NewTime(at)
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE auth_users SET email_verified_at = COALESCE(email_verified_at, ?), updated_at = ? WHERE id = ?`),
+		t, t, userID)
+	return oneRow(res, err, "verify email of user %d", userID)
+}
+
+// SetCapabilities implements auth.Store.
+func (s *Store) SetCapabilities(ctx context.Context, userID int64, capabilities []string, at time.Time) error {
+	if capabilities == nil {
+		capabilities = []string{}
+	}
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE auth_users SET capabilities = ?, updated_at = ? WHERE id = ?`),
+		store.JSON[[]string]{V: capabilities}, store.NewTime(at), userID)
+	return oneRow(res, err, "set capabilities of user %d", userID)
+}
+
+type sessionRow struct {
+	IDHash              []byte     `db:"id_hash"`
+	UserID              int64      `db:"user_id"`
+	CreatedAt           store.Time `db:"created_at"`
+	LastSeenAt          store.Time `db:"last_seen_at"`
+	PasswordConfirmedAt store.Time `db:"password_confirmed_at"`
+}
+
+// CreateSession implements auth.Store.
+func (s *Store) CreateSession(ctx context.Context, ss auth.Session) error {
+	_, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO auth_sessions (id_hash, user_id, created_at, last_seen_at, password_confirmed_at)
+		VALUES (?, ?, ?, ?, ?)`), ss.IDHash, ss.UserID, store.NewTime(ss.CreatedAt), store.NewTime(ss.LastSeenAt), store.NewTime(ss.PasswordConfirmedAt))
+	if err != nil {
+		return fmt.Errorf("authsql: create session: %w", store.MapError(err))
+	}
+	return nil
+}
+
+// SessionByHash implements auth.Store.
+func (s *Store) SessionByHash(ctx context.Context, idHash []byte) (auth.Session, error) {
+	var row sessionRow
+	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT id_hash, user_id, created_at, last_seen_at, password_confirmed_at
+		FROM auth_sessions WHERE id_hash = ?`), idHash)
+	if err != nil {
+		return auth.Session{}, notFound(err, "session")
+	}
+	return auth.Session{IDHash: row.IDHash, UserID: row.UserID, CreatedAt: row.CreatedAt.Time, LastSeenAt: row.LastSeenAt.Time,
+		PasswordConfirmedAt: row.PasswordConfirmedAt.Time}, nil
+}
+
+func (s *Store) exec(ctx context.Context, what, query string, args ...any) error {
+	if _, err := s.db.ExecContext(ctx, s.db.Rebind(query), args...); err != nil {
+		return fmt.Errorf("authsql: %s: %w", what, err)
+	}
+	return nil
+}
+
+// TouchSession implements auth.Store.
+func (s *Store) TouchSession(ctx context.Context, idHash []byte, at time.Time) error {
+	t := store.NewTime(at)
+	return s.exec(ctx, "touch session", `UPDATE auth_sessions SET last_seen_at = ? WHERE id_hash = ? AND last_seen_at < ?`, t, idHash, t)
+}
+
+// ConfirmSessionPassword implements auth.Store.
+func (s *Store) ConfirmSessionPassword(ctx context.Context, idHash []byte, at time.Time) error {
+	return s.exec(ctx, "confirm password", `UPDATE auth_sessions SET password_confirmed_at = ? WHERE id_hash = ?`, store.NewTime(at), idHash)
+}
+
+// DeleteSession implements auth.Store.
+func (s *Store) DeleteSession(ctx context.Context, idHash []byte) error {
+	return s.exec(ctx, "delete session", `DELETE FROM auth_sessions WHERE id_hash = ?`, idHash)
+}
+
+// DeleteUserSessions implements auth.Store.
+func (s *Store) DeleteUserSessions(ctx context.Context, userID int64) error {
+	return s.exec(ctx, "delete sessions", `DELETE FROM auth_sessions WHERE user_id = ?`, userID)
+}
+
+// CreateRememberToken implements auth.Store.
+func (s *Store) CreateRememberToken(ctx context.Context, t auth.RememberToken) error {
+	return s.exec(ctx, "create remember token", `INSERT INTO auth_remember_tokens (selector, validator_hash, user_id, expires_at, created_at)
+		VALUES (?, ?, ?, ?, ?)`, t.Selector, t.ValidatorHash, t.UserID, store.NewTime(t.ExpiresAt), store.NewTime(t.CreatedAt))
+}
+
+// TakeRememberToken implements auth.Store.
+func (s *Store) TakeRememberToken(ctx context.Context, selector string) (auth.RememberToken, error) {
+	var row struct {
+		Selector      string     `db:"selector"`
+		ValidatorHash []byte     `db:"validator_hash"`
+		UserID        int64      `db:"user_id"`
+		ExpiresAt     store.Time `db:"expires_at"`
+		CreatedAt     store.Time `db:"created_at"`
+	}
+	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`DELETE FROM auth_remember_tokens WHERE selector = ?
+		RETURNING selector, validator_hash, user_id, expires_at, created_at`), selector).StructScan(&row)
+	if err != nil {
+		return auth.RememberToken{}, notFound(err, "take remember token")
+	}
+	return auth.RememberToken{Selector: row.Selector, ValidatorHash: row.ValidatorHash, UserID: row.UserID,
+		ExpiresAt: row.ExpiresAt.Time, CreatedAt: row.CreatedAt.Time}, nil
+}
+
+// DeleteUserRememberTokens implements auth.Store.
+func (s *Store) DeleteUserRememberTokens(ctx context.Context, userID int64) error {
+	return s.exec(ctx, "delete remember tokens", `DELETE FROM auth_remember_tokens WHERE user_id = ?`, userID)
+}
+
+type resetRow struct {
+	UserID    int64      `db:"user_id"`
+	TokenHash []byte     `db:"token_hash"`
+	CreatedAt store.Time `db:"created_at"`
+}
+
+func (r resetRow) reset() auth.PasswordReset {
+	return auth.PasswordReset{UserID: r.UserID, TokenHash: r.TokenHash, CreatedAt: r.CreatedAt.Time}
+}
+
+// PutPasswordReset implements auth.Store.
+func (s *Store) PutPasswordReset(ctx context.Context, r auth.PasswordReset) error {
+	return s.exec(ctx, "put password reset", `INSERT INTO auth_password_resets (user_id, token_hash, created_at) VALUES (?, ?, ?)
+		ON CONFLICT (user_id) DO UPDATE SET token_hash = excluded.token_hash, created_at = excluded.created_at`,
+		r.UserID, r.TokenHash, store.NewTime(r.CreatedAt))
+}
+
+// PasswordResetOf implements auth.Store.
+func (s *Store) PasswordResetOf(ctx context.Context, userID int64) (auth.PasswordReset, error) {
+	var row resetRow
+	err := s.db.GetContext(ctx, &row, s.db.Rebind(`SELECT user_id, token_hash, created_at FROM auth_password_resets WHERE user_id = ?`), userID)
+	if err != nil {
+		return auth.PasswordReset{}, notFound(err, "password reset")
+	}
+	return row.reset(), nil
+}
+
+// TakePasswordReset implements auth.Store.
+func (s *Store) TakePasswordReset(ctx context.Context, userID int64, tokenHash []byte) (auth.PasswordReset, error) {
+	var row resetRow
+	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`DELETE FROM auth_password_resets WHERE user_id = ? AND token_hash = ?
+		RETURNING user_id, token_hash, created_at`), userID, tokenHash).StructScan(&row)
+	if err != nil {
+		return auth.PasswordReset{}, notFound(err, "take password reset")
+	}
+	return row.reset(), nil
+}
+
+// Prune implements auth.Store.
+func (s *Store) Prune(ctx context.Context, p auth.Prune) (int64, error) {
+	var total int64
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		for _, q := range []struct {
+			query string
+			args  []any
+		}{
+			{`DELETE FROM auth_sessions WHERE last_seen_at < ? OR created_at < ?`, []any{store.NewTime(p.IdleBefore), store.NewTime(p.CreatedBefore)}},
+			{`DELETE FROM auth_remember_tokens WHERE expires_at <= ?`, []any{store.NewTime(p.Now)}},
+			{`DELETE FROM auth_password_resets WHERE created_at < ?`, []any{store.NewTime(p.ResetsBefore)}},
+		} {
+			res, err := tx.ExecContext(ctx, tx.Rebind(q.query), q.args...)
+			if err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			total += n
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("authsql: prune: %w", err)
+	}
+	return total, nil
+}
