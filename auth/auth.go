@@ -79,6 +79,9 @@ type NewUser struct {
 	Email string
 	// Password: at least PasswordMinLength characters.
 	Password string
+	// PasswordConfirmation, when not nil, must equal Password (the
+	// register page's second password field).
+	PasswordConfirmation *string
 	// Capabilities granted from the start; each must be well formed
 	// (see [ValidAbility]).
 	Capabilities []string

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"slices"
@@ -17,6 +18,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/mail"
+	"github.com/groundwork-go/groundwork/store"
 )
 
 // Token format and defaults.
@@ -40,17 +43,71 @@ type Options struct {
 	Now func() time.Time
 	// Rand is the source of secrets; crypto/rand when nil.
 	Rand io.Reader
-	// TouchInterval: TouchIntervalDefault when zero.
+	// TouchInterval: TouchIntervalDefault when zero. It also spaces the
+	// writes of a session's last-seen time.
 	TouchInterval time.Duration
+
+	// Password is argon2id's cost; zero fields take the defaults
+	// (PasswordMemoryDefault, PasswordTimeDefault, PasswordThreadsDefault).
+	Password PasswordParams
+	// PasswordConcurrency bounds how many passwords are hashed at once;
+	// half the CPUs (at least one) when zero, so a flood of sign-ins
+	// leaves the other half to everything else.
+	PasswordConcurrency int
+	// PasswordWait is how long a sign-in waits for its turn to hash
+	// before it gives up with ErrBusy; PasswordWaitDefault when zero.
+	PasswordWait time.Duration
+	// Key signs email-verification links. Give every instance the same
+	// key (32 random bytes); a key of this process alone when nil, and
+	// then links sent before a restart stop working.
+	Key []byte
+	// LoginLimiter counts failed sign-ins per email and client IP. Give a
+	// store.SQLRateLimiter so the lock-out holds across instances; in
+	// memory when nil.
+	LoginLimiter store.RateLimitResetter
+	// LoginAttempts is how many sign-ins a window allows before the
+	// lock-out (LoginAttemptsDefault when zero), LoginWindow the window
+	// (LoginWindowDefault).
+	LoginAttempts int
+	LoginWindow   time.Duration
+	// Lifetimes; each is its ...Default when zero.
+	SessionIdle      time.Duration
+	SessionLifetime  time.Duration
+	RememberLifetime time.Duration
+	ConfirmLifetime  time.Duration
+	ResetLifetime    time.Duration
+	VerifyLifetime   time.Duration
+	// Mailer sends the reset and verification mails; without one they
+	// are not sent (and the forgot-password page still says they were,
+	// so that it tells nobody whether an account exists).
+	Mailer mail.Mailer
+	// MailFrom is the sender of those mails; the mailer's default when
+	// empty.
+	MailFrom string
+	// AppName names the site in mails; "groundwork" when empty.
+	AppName string
+	// Logger receives failures to send mail; nil discards.
+	Logger *slog.Logger
 }
 
-// Service issues and checks API tokens. It satisfies the TokenVerifier
-// interface of every groundwork domain. Safe for concurrent use.
+// Service issues and checks API tokens, and keeps users, their sessions
+// and their passwords. It satisfies the TokenVerifier interface of every
+// groundwork domain. Safe for concurrent use.
 type Service struct {
 	store         Store
 	now           func() time.Time
 	rand          io.Reader
 	touchInterval time.Duration
+	hasher        *hasher
+	key           []byte
+	logins        store.RateLimitResetter
+	life          lifetimes
+	loginAttempts int
+	loginWindow   time.Duration
+	mailer        mail.Mailer
+	mailFrom      string
+	appName       string
+	logger        *slog.Logger
 }
 
 // NewService returns a token service on store.
@@ -74,6 +131,9 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	}
 	if s.touchInterval == 0 {
 		s.touchInterval = TouchIntervalDefault
+	}
+	if err := s.initUsers(o); err != nil {
+		return nil, fmt.Errorf("auth: new service: %w", err)
 	}
 	return s, nil
 }
@@ -122,6 +182,10 @@ func (s *Service) CreateToken(ctx context.Context, nt NewToken) (string, Token, 
 		return "", Token{}, fmt.Errorf("auth: create token: %w", err)
 	}
 	t := Token{Name: name, Abilities: dedupe(nt.Abilities), CreatedAt: now.UTC().Truncate(time.Microsecond)}
+	if nt.UserID != 0 {
+		id := nt.UserID
+		t.UserID = &id
+	}
 	if !nt.ExpiresAt.IsZero() {
 		exp := nt.ExpiresAt.UTC().Truncate(time.Microsecond)
 		t.ExpiresAt = &exp
@@ -221,8 +285,15 @@ func (s *Service) Authenticate(ctx context.Context, plaintext string) (Token, er
 }
 
 // CallerID is the key that names a token's caller in rate limits and
-// logs: "token:<id>".
-func CallerID(t Token) string { return "token:" + strconv.FormatInt(t.ID, 10) }
+// logs: "user:<id>" for a token that belongs to a user (so the "api"
+// throttle counts all of a user's tokens together, as Sanctum keys it by
+// the owner), else "token:<id>".
+func CallerID(t Token) string {
+	if t.UserID != nil {
+		return "user:" + strconv.FormatInt(*t.UserID, 10)
+	}
+	return "token:" + strconv.FormatInt(t.ID, 10)
+}
 
 // VerifyToken implements the domains' TokenVerifier: the caller key and
 // abilities of a live token; an empty caller and nil error for a token

@@ -52,10 +52,10 @@ type Store interface {
 
 	// CreateSession stores a new session.
 	CreateSession(ctx context.Context, s Session) error
-	// SessionByHash returns the session with this id hash, or
-	// ErrNotFound. It is the one read an authenticated page request
-	// costs, so it must be an indexed lookup.
-	SessionByHash(ctx context.Context, idHash []byte) (Session, error)
+	// SessionByHash returns the session with this id hash and its user,
+	// or ErrNotFound. It is the one read an authenticated page request
+	// costs, so it must be one indexed lookup.
+	SessionByHash(ctx context.Context, idHash []byte) (Session, User, error)
 	// TouchSession moves a session's LastSeenAt forward to at (never
 	// back); a missing session is not an error.
 	TouchSession(ctx context.Context, idHash []byte, at time.Time) error

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	netmail "net/mail"
 	"path"
 	"slices"
 	"strconv"
@@ -547,14 +546,7 @@ func optionOf(f *Field, value string) (Option, bool) {
 }
 
 // validEmail accepts a bare address with a dotted domain.
-func validEmail(s string) bool {
-	a, err := netmail.ParseAddress(s)
-	if err != nil || a.Address != s || a.Name != "" {
-		return false
-	}
-	at := strings.LastIndexByte(s, '@')
-	return at > 0 && strings.Contains(s[at+1:], ".")
-}
+func validEmail(s string) bool { return api.ValidEmail(s) }
 
 // num writes a rule's number without a needless fraction.
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -138,7 +138,7 @@ func (s *Store) SetCapabilities(ctx context.Context, userID int64, capabilities 
 type sessionRow struct {
 	IDHash              []byte     `db:"id_hash"`
 	UserID              int64      `db:"user_id"`
-	CreatedAt           store.Time `db:"created_at"`
+	CreatedAt           store.Time `db:"session_created_at"`
 	LastSeenAt          store.Time `db:"last_seen_at"`
 	PasswordConfirmedAt store.Time `db:"password_confirmed_at"`
 }
@@ -153,16 +153,22 @@ func (s *Store) CreateSession(ctx context.Context, ss auth.Session) error {
 	return nil
 }
 
-// SessionByHash implements auth.Store.
-func (s *Store) SessionByHash(ctx context.Context, idHash []byte) (auth.Session, error) {
-	var row sessionRow
-	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT id_hash, user_id, created_at, last_seen_at, password_confirmed_at
-		FROM auth_sessions WHERE id_hash = ?`), idHash)
-	if err != nil {
-		return auth.Session{}, notFound(err, "session")
+// SessionByHash implements auth.Store: one read, the session joined to
+// its user by primary keys.
+func (s *Store) SessionByHash(ctx context.Context, idHash []byte) (auth.Session, auth.User, error) {
+	var row struct {
+		sessionRow
+		userRow
 	}
-	return auth.Session{IDHash: row.IDHash, UserID: row.UserID, CreatedAt: row.CreatedAt.Time, LastSeenAt: row.LastSeenAt.Time,
-		PasswordConfirmedAt: row.PasswordConfirmedAt.Time}, nil
+	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT s.id_hash, s.user_id, s.created_at AS session_created_at,
+		s.last_seen_at, s.password_confirmed_at, u.id, u.name, u.email, u.password_hash, u.email_verified_at, u.capabilities,
+		u.created_at, u.updated_at FROM auth_sessions s JOIN auth_users u ON u.id = s.user_id WHERE s.id_hash = ?`), idHash)
+	if err != nil {
+		return auth.Session{}, auth.User{}, notFound(err, "session")
+	}
+	r := row.sessionRow
+	return auth.Session{IDHash: r.IDHash, UserID: r.UserID, CreatedAt: r.CreatedAt.Time, LastSeenAt: r.LastSeenAt.Time,
+		PasswordConfirmedAt: r.PasswordConfirmedAt.Time}, row.user(), nil
 }
 
 func (s *Store) exec(ctx context.Context, what, query string, args ...any) error {

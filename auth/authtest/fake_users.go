@@ -123,14 +123,14 @@ func (f *Fake) CreateSession(_ context.Context, s auth.Session) error {
 }
 
 // SessionByHash implements auth.Store.
-func (f *Fake) SessionByHash(_ context.Context, idHash []byte) (auth.Session, error) {
+func (f *Fake) SessionByHash(_ context.Context, idHash []byte) (auth.Session, auth.User, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s, ok := f.sessions[string(idHash)]
 	if !ok {
-		return auth.Session{}, auth.ErrNotFound
+		return auth.Session{}, auth.User{}, auth.ErrNotFound
 	}
-	return copySession(s), nil
+	return copySession(s), copyUser(f.users[s.UserID].u), nil
 }
 
 func (f *Fake) changeSession(idHash []byte, change func(*auth.Session)) error {

@@ -104,15 +104,16 @@ func runUserTests(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		require.NoError(t, s.CreateSession(ctx, sess))
 		other := auth.Session{IDHash: []byte("another-session-hash-of-32-bytes"), UserID: u.ID, CreatedAt: at, LastSeenAt: at, PasswordConfirmedAt: at}
 		require.NoError(t, s.CreateSession(ctx, other))
-		got, err := s.SessionByHash(ctx, sess.IDHash)
+		got, user, err := s.SessionByHash(ctx, sess.IDHash)
 		require.NoError(t, err)
 		require.Equal(t, sess.IDHash, got.IDHash)
+		require.Equal(t, u, user, "the session comes with its user")
 		require.Equal(t, exact, got.LastSeenAt)
 
 		require.NoError(t, s.TouchSession(ctx, sess.IDHash, at.Add(time.Hour)))
 		require.NoError(t, s.TouchSession(ctx, sess.IDHash, at.Add(time.Minute)), "never back")
 		require.NoError(t, s.ConfirmSessionPassword(ctx, sess.IDHash, at.Add(2*time.Hour)))
-		got, err = s.SessionByHash(ctx, sess.IDHash)
+		got, _, err = s.SessionByHash(ctx, sess.IDHash)
 		require.NoError(t, err)
 		require.Equal(t, exact.Add(time.Hour), got.LastSeenAt)
 		require.Equal(t, exact.Add(2*time.Hour), got.PasswordConfirmedAt)
@@ -120,11 +121,11 @@ func runUserTests(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		require.NoError(t, s.TouchSession(ctx, []byte("missing"), at))
 
 		require.NoError(t, s.DeleteSession(ctx, sess.IDHash))
-		_, err = s.SessionByHash(ctx, sess.IDHash)
+		_, _, err = s.SessionByHash(ctx, sess.IDHash)
 		require.ErrorIs(t, err, auth.ErrNotFound)
 		require.NoError(t, s.DeleteSession(ctx, sess.IDHash), "deleting twice")
 		require.NoError(t, s.DeleteUserSessions(ctx, u.ID))
-		_, err = s.SessionByHash(ctx, other.IDHash)
+		_, _, err = s.SessionByHash(ctx, other.IDHash)
 		require.ErrorIs(t, err, auth.ErrNotFound)
 	})
 
@@ -198,10 +199,10 @@ func runUserTests(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		n, err := s.Prune(ctx, auth.Prune{Now: now, IdleBefore: now.Add(-2 * time.Hour), CreatedBefore: now.Add(-24 * time.Hour), ResetsBefore: now.Add(-time.Hour)})
 		require.NoError(t, err)
 		require.EqualValues(t, 4, n, "two sessions, a remember token and a reset")
-		_, err = s.SessionByHash(ctx, live.IDHash)
+		_, _, err = s.SessionByHash(ctx, live.IDHash)
 		require.NoError(t, err)
 		for _, h := range [][]byte{idle.IDHash, old.IDHash} {
-			_, err = s.SessionByHash(ctx, h)
+			_, _, err = s.SessionByHash(ctx, h)
 			require.ErrorIs(t, err, auth.ErrNotFound)
 		}
 		_, err = s.TakeRememberToken(ctx, "kept")

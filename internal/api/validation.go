@@ -2,6 +2,8 @@ package api
 
 import (
 	"fmt"
+	netmail "net/mail"
+	"strings"
 
 	"github.com/groundwork-go/groundwork"
 )
@@ -118,3 +120,14 @@ func MsgDate(field string) string { return "The " + Attr(field) + " field must b
 
 // MsgTaken: "The slug has already been taken."
 func MsgTaken(field string) string { return "The " + Attr(field) + " has already been taken." }
+
+// ValidEmail accepts a bare address ("ann@example.com", no display name)
+// with a dotted domain.
+func ValidEmail(s string) bool {
+	a, err := netmail.ParseAddress(s)
+	if err != nil || a.Address != s || a.Name != "" {
+		return false
+	}
+	at := strings.LastIndexByte(s, '@')
+	return at > 0 && strings.Contains(s[at+1:], ".")
+}

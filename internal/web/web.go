@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -164,6 +165,14 @@ type Page struct {
 	Flash *Flash
 	// Data is the page's own.
 	Data any
+	// Viewer is the signed-in person the layout names, with a button to
+	// sign out (a POST to SignOutURL carrying CSRF); nil for a guest.
+	Viewer Viewer
+	// SignOutURL is where the layout's sign-out button posts.
+	SignOutURL string
+	// CSRF is the request's token (see [CSRFToken]), for the "csrf"
+	// template each form of a protected page holds.
+	CSRF string
 	// FormAction lists origins beyond the page's own that its forms may
 	// post to, or be redirected to after posting (the CSP form-action).
 	FormAction []string
@@ -171,6 +180,12 @@ type Page struct {
 	// Lang and Stylesheet are filled in by Render.
 	Lang       string
 	Stylesheet string
+}
+
+// Viewer is what the layout shows of whoever is signed in.
+type Viewer interface {
+	// DisplayName is the name shown ("Signed in as ...").
+	DisplayName() string
 }
 
 // Render answers with the page name (a path in Options.Pages, or
@@ -264,8 +279,12 @@ func SeeOther(w http.ResponseWriter, req *http.Request, url string) {
 
 // Protect refuses state-changing requests (anything but GET, HEAD and
 // OPTIONS) that a browser says came from another origin, with net/http's
-// CrossOriginProtection (Sec-Fetch-Site, or Origin against Host), and
-// answers them with a 403 page. trusted lists origins
+// CrossOriginProtection (Sec-Fetch-Site, or Origin against Host); and,
+// behind it, applies the double-submit token: a request giving a token
+// (the XSRFHeader, or the CSRFField of a form body) must give the one in
+// the XSRFCookie, and one that carries cookies but neither Sec-Fetch-Site
+// nor Origin must give it. A refused request gets a 403 page, or
+// {"message": ...} when it asked for JSON. trusted lists origins
 // ("https://admin.example.com") allowed besides the page's own. Use it on
 // every page that acts for a signed-in user; a public form meant to be
 // posted from other sites stays open.
@@ -276,9 +295,26 @@ func (r *Renderer) Protect(h http.Handler, trusted ...string) (http.Handler, err
 			return nil, fmt.Errorf("web: protect: %w", err)
 		}
 	}
-	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.Error(w, req, http.StatusForbidden, ErrorPage{Heading: "Request refused",
-			Message: "This form was sent from another site, so it was not accepted. Go back, reload the page and send it again."})
-	}))
-	return cop.Handler(h), nil
+	refuse := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		const msg = "This form was sent from another site, or from a page too old to trust, so it was not accepted. Go back, reload the page and send it again."
+		if WantsJSON(req) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = io.WriteString(w, `{"message":"`+msg+`"}`)
+			return
+		}
+		r.Error(w, req, http.StatusForbidden, ErrorPage{Heading: "Request refused", Message: msg})
+	})
+	cop.SetDenyHandler(refuse)
+	return cop.Handler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		switch req.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+		default:
+			if !tokenOK(req) {
+				refuse(w, req)
+				return
+			}
+		}
+		h.ServeHTTP(w, req)
+	})), nil
 }

@@ -321,3 +321,53 @@ func TestFieldID(t *testing.T) {
 	require.Equal(t, "", web.Field{ID: "f"}.DescribedBy())
 	require.Equal(t, "f-help f-error", web.Field{ID: "f", Help: "h", Errors: []string{"e"}}.DescribedBy())
 }
+
+// Behind the origin check, the double-submit token: a token given must be
+// the cookie's; a request with cookies and no word of its origin must give
+// one; JSON clients get a JSON refusal.
+func TestProtectToken(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, web.Options{})
+	var token string
+	h, err := r.Protect(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method == http.MethodGet {
+			token = web.CSRFToken(w, req)
+		}
+		_, _ = io.WriteString(w, "done")
+	}))
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	res, _ := get(t, srv.Client(), "GET", srv.URL, nil)
+	require.Len(t, token, 43)
+	cookie := res.Cookies()[0]
+	require.Equal(t, web.XSRFCookie, cookie.Name)
+	require.False(t, cookie.HttpOnly, "scripts of the site read it")
+	jar := web.XSRFCookie + "=" + token
+	form := "application/x-www-form-urlencoded"
+	cases := []struct {
+		name   string
+		body   string
+		header []string
+		want   int
+	}{
+		{"header matches", "", []string{"Cookie", jar, web.XSRFHeader, token}, 200},
+		{"header differs", "", []string{"Cookie", jar, web.XSRFHeader, strings.Repeat("A", 43)}, 403},
+		{"header without cookie", "", []string{web.XSRFHeader, token}, 403},
+		{"field matches", "_token=" + token, []string{"Cookie", jar, "Content-Type", form}, 200},
+		{"field differs", "_token=nope", []string{"Cookie", jar, "Content-Type", form, "Sec-Fetch-Site", "same-origin"}, 403},
+		{"cookies, no origin, no token", "", []string{"Cookie", "gw_session=x"}, 403},
+		{"cookies, same origin, no token", "", []string{"Cookie", "gw_session=x", "Sec-Fetch-Site", "same-origin"}, 200},
+		{"no cookies, no token", "", nil, 200},
+	}
+	for _, c := range cases {
+		res, body := get(t, srv.Client(), "POST", srv.URL, strings.NewReader(c.body), c.header...)
+		require.Equal(t, c.want, res.StatusCode, c.name)
+		if c.want == 403 {
+			require.Contains(t, body, "Request refused", c.name)
+		}
+	}
+	res, body := get(t, srv.Client(), "POST", srv.URL, nil, "Cookie", jar, web.XSRFHeader, "x", "Accept", "application/json")
+	require.Equal(t, 403, res.StatusCode)
+	require.JSONEq(t, `{"message":"This form was sent from another site, or from a page too old to trust, so it was not accepted. Go back, reload the page and send it again."}`, body)
+}

@@ -1,0 +1,426 @@
+package auth
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/web"
+)
+
+// routes registers the pages. Each path is mounted on a host's mux by
+// Mount; guests' pages sit behind RequireGuest, the others behind
+// RequireUser.
+func (w *Web) routes() {
+	handle := func(pattern string, h http.Handler) {
+		w.mux.Handle(pattern, h)
+		w.patterns = append(w.patterns, pattern)
+		_, path, _ := strings.Cut(pattern, " ")
+		for _, p := range w.paths {
+			if p == path {
+				return
+			}
+		}
+		w.paths = append(w.paths, path)
+	}
+	guest := func(f http.HandlerFunc) http.Handler { return w.RequireGuest(f) }
+	user := func(f http.HandlerFunc) http.Handler { return w.RequireUser(f) }
+	handle("GET /login", guest(w.loginPage))
+	handle("POST /login", guest(w.login))
+	if !w.o.DisableRegistration {
+		handle("GET /register", guest(w.registerPage))
+		handle("POST /register", guest(w.register))
+	}
+	handle("GET /forgot-password", guest(w.forgotPage))
+	handle("POST /forgot-password", guest(w.forgot))
+	handle("GET /reset-password", guest(w.resetPage))
+	handle("GET /reset-password/{token}", guest(w.resetPage))
+	handle("POST /reset-password", guest(w.reset))
+	handle("GET /verify-email", user(w.verifyPage))
+	handle("GET /verify-email/{id}/{hash}", user(w.verifyLink))
+	handle("POST /email/verification-notification", user(w.resendVerification))
+	handle("GET /confirm-password", user(w.confirmPage))
+	handle("POST /confirm-password", user(w.confirm))
+	handle("POST /logout", w.LoadUser(http.HandlerFunc(w.logout)))
+	handle("GET /settings/tokens", user(w.tokensPage))
+	handle("POST /settings/tokens", user(w.createToken))
+	handle("POST /settings/tokens/{id}/revoke", user(w.revokeToken))
+	handle("GET "+AssetPrefix+"/", w.render.Assets())
+}
+
+// formPage is the data of the pages that are one form.
+type formPage struct {
+	Heading     string
+	Description string
+	Action      string
+	Submit      string
+	Fields      []web.Field
+	Summary     []web.SummaryItem
+	// Links follow the form ("Forgot your password?").
+	Links []pageLink
+}
+
+type pageLink struct{ URL, Text string }
+
+// page renders name with the layout's account bar for a signed-in user
+// and the request's CSRF token.
+func (w *Web) page(rw http.ResponseWriter, r *http.Request, status int, name, title string, data any) {
+	p := &web.Page{Title: title, Data: data, CSRF: web.CSRFToken(rw, r), SignOutURL: "/logout", Flash: w.render.TakeFlash(rw, r, r.URL.Path)}
+	if u, ok := UserFrom(r.Context()); ok {
+		p.Viewer = u
+	}
+	w.render.Render(rw, r, status, name, p)
+}
+
+// DisplayName implements the page layer's Viewer: the user's name.
+func (u User) DisplayName() string { return u.Name }
+
+// form parses a page's urlencoded body, at most maxFormBytes.
+func (w *Web) form(rw http.ResponseWriter, r *http.Request) bool {
+	r.Body = http.MaxBytesReader(rw, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		status := http.StatusBadRequest
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			status = http.StatusRequestEntityTooLarge
+		}
+		w.render.Error(rw, r, status, web.ErrorPage{Heading: "Form not understood", Message: "The form could not be read. Go back and try again."})
+		return false
+	}
+	return true
+}
+
+// withErrors puts ve's messages beside their fields and in the summary
+// (messages of fields the form does not show go first, unlinked).
+func withErrors(p *formPage, ve *ValidationError) {
+	if ve == nil {
+		return
+	}
+	errs := ve.Fields()
+	var general []string
+	for _, name := range ve.FieldNames() {
+		found := false
+		for i := range p.Fields {
+			if p.Fields[i].Name == name && p.Fields[i].Type != "hidden" {
+				p.Fields[i].Errors, found = errs[name], true
+			}
+		}
+		if !found {
+			general = append(general, errs[name]...)
+		}
+	}
+	p.Summary = web.Summary(p.Fields, general...)
+}
+
+func field(typ, name, label, value, autocomplete string, required bool) web.Field {
+	return web.Field{Type: typ, Name: name, ID: web.FieldID(name), Label: label, Value: value, Autocomplete: autocomplete, Required: required}
+}
+
+// status is the page status for an error: 422 for a validation error.
+func (w *Web) fail(rw http.ResponseWriter, r *http.Request, err error, p *formPage, name, title string) {
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		w.serverError(rw, r, err)
+		return
+	}
+	withErrors(p, ve)
+	w.page(rw, r, http.StatusUnprocessableEntity, name, title, p)
+}
+
+func (w *Web) loginForm(r *http.Request) *formPage {
+	remember := field("checkbox", "remember", "Remember me", "1", "", false)
+	remember.Checked = r.PostFormValue("remember") != ""
+	p := &formPage{Heading: "Log in to your account", Description: "Enter your email and password below to log in", Action: "/login", Submit: "Log in",
+		Fields: []web.Field{field("email", "email", "Email address", r.PostFormValue("email"), "email", true),
+			field("password", "password", "Password", "", "current-password", true), remember},
+		Links: []pageLink{{"/forgot-password", "Forgot your password?"}}}
+	if !w.o.DisableRegistration {
+		p.Links = append(p.Links, pageLink{"/register", "Don't have an account? Sign up"})
+	}
+	return p
+}
+
+func (w *Web) loginPage(rw http.ResponseWriter, r *http.Request) {
+	w.page(rw, r, http.StatusOK, LoginTemplate, "Log in", w.loginForm(r))
+}
+
+func (w *Web) login(rw http.ResponseWriter, r *http.Request) {
+	if !w.form(rw, r) {
+		return
+	}
+	p := w.loginForm(r)
+	email, password := r.PostFormValue("email"), r.PostFormValue("password")
+	v := &api.Validator{}
+	checkEmail(v, email)
+	if password == "" {
+		v.Add("password", api.MsgRequired("password"))
+	}
+	if err := v.Err(); err != nil {
+		w.fail(rw, r, err, p, LoginTemplate, "Log in")
+		return
+	}
+	u, err := w.svc.CheckCredentials(r.Context(), email, password, api.ClientIPString(r, w.o.TrustedProxies))
+	var lock *LockoutError
+	switch {
+	case errors.As(err, &lock):
+		rw.Header().Set("Retry-After", strconv.Itoa(int(lock.RetryAfter/time.Second)))
+		withErrors(p, api.Invalid("email", lock.Error()))
+		w.page(rw, r, http.StatusTooManyRequests, LoginTemplate, "Log in", p)
+		return
+	case errors.Is(err, ErrBadCredentials):
+		w.fail(rw, r, api.Invalid("email", MsgBadCredentials), p, LoginTemplate, "Log in")
+		return
+	case err != nil:
+		w.serverError(rw, r, err)
+		return
+	}
+	if err := w.signIn(rw, r, u, r.PostFormValue("remember") != ""); err != nil {
+		w.serverError(rw, r, err)
+		return
+	}
+	web.SeeOther(rw, r, w.intended(rw, r))
+}
+
+// signIn starts a new session for u, ending any the browser had (so a
+// session id planted before sign-in is never the signed-in one).
+func (w *Web) signIn(rw http.ResponseWriter, r *http.Request, u User, remember bool) error {
+	if c, err := r.Cookie(SessionCookie); err == nil {
+		if err := w.svc.store.DeleteSession(r.Context(), sum(c.Value)); err != nil {
+			return err
+		}
+	}
+	id, rememberValue, err := w.svc.StartSession(r.Context(), u, remember)
+	if err != nil {
+		return err
+	}
+	w.setCookie(rw, r, SessionCookie, id, 0)
+	if rememberValue != "" {
+		w.setCookie(rw, r, RememberCookie, rememberValue, w.svc.life.remember)
+	}
+	return nil
+}
+
+func registerForm(r *http.Request) *formPage {
+	return &formPage{Heading: "Create an account", Description: "Enter your details below to create your account", Action: "/register", Submit: "Create account",
+		Fields: []web.Field{field("text", "name", "Name", r.PostFormValue("name"), "name", true),
+			field("email", "email", "Email address", r.PostFormValue("email"), "email", true),
+			field("password", "password", "Password", "", "new-password", true),
+			field("password", "password_confirmation", "Confirm password", "", "new-password", true)},
+		Links: []pageLink{{"/login", "Already have an account? Log in"}}}
+}
+
+func (w *Web) registerPage(rw http.ResponseWriter, r *http.Request) {
+	w.page(rw, r, http.StatusOK, RegisterTemplate, "Register", registerForm(r))
+}
+
+func (w *Web) register(rw http.ResponseWriter, r *http.Request) {
+	if !w.form(rw, r) {
+		return
+	}
+	confirmation := r.PostFormValue("password_confirmation")
+	u, err := w.svc.CreateUser(r.Context(), NewUser{Name: r.PostFormValue("name"), Email: r.PostFormValue("email"),
+		Password: r.PostFormValue("password"), PasswordConfirmation: &confirmation})
+	if err != nil {
+		w.fail(rw, r, err, registerForm(r), RegisterTemplate, "Register")
+		return
+	}
+	if err := w.signIn(rw, r, u, false); err != nil {
+		w.serverError(rw, r, err)
+		return
+	}
+	if w.o.RequireVerification {
+		w.svc.SendVerification(u, w.baseURL(r), "/verify-email")
+	}
+	web.SeeOther(rw, r, w.intended(rw, r))
+}
+
+// baseURL is the site's address for links in mails.
+func (w *Web) baseURL(r *http.Request) string {
+	if w.o.BaseURL != nil {
+		return strings.TrimSuffix(w.o.BaseURL.String(), "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func forgotForm(r *http.Request) *formPage {
+	return &formPage{Heading: "Forgot password", Description: "Enter your email to receive a password reset link", Action: "/forgot-password",
+		Submit: "Email password reset link", Fields: []web.Field{field("email", "email", "Email address", r.PostFormValue("email"), "email", true)},
+		Links: []pageLink{{"/login", "Or, return to log in"}}}
+}
+
+func (w *Web) forgotPage(rw http.ResponseWriter, r *http.Request) {
+	w.page(rw, r, http.StatusOK, ForgotTemplate, "Forgot password", forgotForm(r))
+}
+
+func (w *Web) forgot(rw http.ResponseWriter, r *http.Request) {
+	if !w.form(rw, r) {
+		return
+	}
+	v := &api.Validator{}
+	email := checkEmail(v, r.PostFormValue("email"))
+	if err := v.Err(); err != nil {
+		w.fail(rw, r, err, forgotForm(r), ForgotTemplate, "Forgot password")
+		return
+	}
+	if err := w.svc.SendPasswordReset(r.Context(), email, w.baseURL(r)+"/reset-password"); err != nil {
+		w.serverError(rw, r, err)
+		return
+	}
+	w.render.SetFlash(rw, r, "/forgot-password", web.Flash{Kind: "success", Message: MsgResetSent})
+	web.SeeOther(rw, r, "/forgot-password")
+}
+
+func resetForm(token, email string) *formPage {
+	return &formPage{Heading: "Reset password", Description: "Please enter your new password below", Action: "/reset-password", Submit: "Reset password",
+		Fields: []web.Field{{Type: "hidden", Name: "token", Value: token},
+			field("email", "email", "Email address", email, "email", true),
+			field("password", "password", "Password", "", "new-password", true),
+			field("password", "password_confirmation", "Confirm password", "", "new-password", true)}}
+}
+
+func (w *Web) resetPage(rw http.ResponseWriter, r *http.Request) {
+	token := r.PathValue("token")
+	if token == "" {
+		token = r.URL.Query().Get("token")
+	}
+	w.page(rw, r, http.StatusOK, ResetTemplate, "Reset password", resetForm(token, r.URL.Query().Get("email")))
+}
+
+func (w *Web) reset(rw http.ResponseWriter, r *http.Request) {
+	if !w.form(rw, r) {
+		return
+	}
+	token, email := r.PostFormValue("token"), r.PostFormValue("email")
+	err := w.svc.ResetPassword(r.Context(), token, email, r.PostFormValue("password"), r.PostFormValue("password_confirmation"))
+	if err != nil {
+		w.fail(rw, r, err, resetForm(token, email), ResetTemplate, "Reset password")
+		return
+	}
+	w.render.SetFlash(rw, r, "/login", web.Flash{Kind: "success", Message: MsgPasswordReset})
+	web.SeeOther(rw, r, "/login")
+}
+
+// verifyPage is the "please verify" notice.
+type verifyPage struct{}
+
+func (w *Web) verifyPage(rw http.ResponseWriter, r *http.Request) {
+	if u, _ := UserFrom(r.Context()); u.Verified() {
+		http.Redirect(rw, r, w.o.HomePath, http.StatusFound)
+		return
+	}
+	w.page(rw, r, http.StatusOK, VerifyTemplate, "Verify email", verifyPage{})
+}
+
+// throttleVerify counts a verification request of the user: false (and
+// a 429 page) past VerifyThrottle a minute.
+func (w *Web) throttleVerify(rw http.ResponseWriter, r *http.Request, u User) bool {
+	lim, err := w.o.RateLimiter.Hit(r.Context(), "verify-email:"+strconv.FormatInt(u.ID, 10), w.o.VerifyThrottle, time.Minute)
+	if err != nil {
+		w.serverError(rw, r, err)
+		return false
+	}
+	if !lim.Allowed {
+		rw.Header().Set("Retry-After", strconv.Itoa(int(lim.RetryAfter(w.svc.now())/time.Second)))
+		w.render.Error(rw, r, http.StatusTooManyRequests, web.ErrorPage{Heading: "Too many requests",
+			Message: "You asked for verification too often. Please wait a minute and try again.", Link: "/verify-email", LinkText: "Back"})
+		return false
+	}
+	return true
+}
+
+func (w *Web) verifyLink(rw http.ResponseWriter, r *http.Request) {
+	u, _ := UserFrom(r.Context())
+	if !w.throttleVerify(rw, r, u) {
+		return
+	}
+	q := r.URL.Query()
+	err := w.svc.VerifyEmail(r.Context(), u, r.URL.Path, r.PathValue("id"), r.PathValue("hash"), q.Get("expires"), q.Get("signature"))
+	if errors.Is(err, ErrBadLink) {
+		w.render.Error(rw, r, http.StatusForbidden, web.ErrorPage{Heading: "Invalid verification link",
+			Message: "This link is invalid or has expired, or it was sent to another account. Ask for a new one.", Link: "/verify-email", LinkText: "Ask for a new link"})
+		return
+	}
+	if err != nil {
+		w.serverError(rw, r, err)
+		return
+	}
+	target := w.intended(rw, r)
+	if sep := "?"; target == w.o.HomePath {
+		if strings.Contains(target, "?") {
+			sep = "&"
+		}
+		target += sep + "verified=1"
+	}
+	http.Redirect(rw, r, target, http.StatusFound)
+}
+
+func (w *Web) resendVerification(rw http.ResponseWriter, r *http.Request) {
+	u, _ := UserFrom(r.Context())
+	if u.Verified() {
+		web.SeeOther(rw, r, w.o.HomePath)
+		return
+	}
+	if !w.throttleVerify(rw, r, u) {
+		return
+	}
+	w.svc.SendVerification(u, w.baseURL(r), "/verify-email")
+	w.render.SetFlash(rw, r, "/verify-email", web.Flash{Kind: "success", Message: MsgVerificationSent})
+	web.SeeOther(rw, r, "/verify-email")
+}
+
+func confirmForm() *formPage {
+	return &formPage{Heading: "Confirm password", Description: "This is a secure area of the application. Please confirm your password before continuing.",
+		Action: "/confirm-password", Submit: "Confirm", Fields: []web.Field{field("password", "password", "Password", "", "current-password", true)}}
+}
+
+func (w *Web) confirmPage(rw http.ResponseWriter, r *http.Request) {
+	w.page(rw, r, http.StatusOK, ConfirmTemplate, "Confirm password", confirmForm())
+}
+
+func (w *Web) confirm(rw http.ResponseWriter, r *http.Request) {
+	if !w.form(rw, r) {
+		return
+	}
+	_, v, _ := w.visit(rw, r)
+	password := r.PostFormValue("password")
+	if password == "" {
+		w.fail(rw, r, api.Invalid("password", api.MsgRequired("password")), confirmForm(), ConfirmTemplate, "Confirm password")
+		return
+	}
+	ok, err := w.svc.CheckPassword(r.Context(), v.user.ID, password)
+	if err != nil {
+		w.serverError(rw, r, err)
+		return
+	}
+	if !ok {
+		w.fail(rw, r, api.Invalid("password", MsgWrongPassword), confirmForm(), ConfirmTemplate, "Confirm password")
+		return
+	}
+	if err := w.svc.confirmPassword(r.Context(), v.sessionID); err != nil {
+		w.serverError(rw, r, err)
+		return
+	}
+	web.SeeOther(rw, r, w.intended(rw, r))
+}
+
+func (w *Web) logout(rw http.ResponseWriter, r *http.Request) {
+	_, v, _ := w.visit(rw, r)
+	if v != nil && v.signedIn {
+		if err := w.svc.EndSession(r.Context(), v.sessionID, v.user.ID); err != nil {
+			w.serverError(rw, r, err)
+			return
+		}
+	}
+	w.setCookie(rw, r, SessionCookie, "", 0)
+	w.setCookie(rw, r, RememberCookie, "", 0)
+	// A new CSRF token for the next visitor of this browser.
+	http.SetCookie(rw, &http.Cookie{Name: web.XSRFCookie, Value: "", Path: "/", MaxAge: -1, Secure: w.secure(r), SameSite: http.SameSiteLaxMode})
+	web.SeeOther(rw, r, w.o.LogoutPath)
+}

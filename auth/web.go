@@ -1,0 +1,436 @@
+package auth
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/web"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+//go:embed templates
+var templatesFS embed.FS
+
+// Cookie names and the sign-in pages' paths.
+const (
+	// SessionCookie holds the session id: HttpOnly, SameSite=Lax, Secure
+	// over TLS, ending with the browser session.
+	SessionCookie = "gw_session"
+	// RememberCookie holds the remember-me token for RememberLifetime.
+	RememberCookie = "gw_remember"
+	// IntendedCookie remembers the page a guest was sent away from, to
+	// return there after signing in (a local path only).
+	IntendedCookie = "gw_intended"
+	// AssetPrefix is where the pages' stylesheet is served.
+	AssetPrefix = "/auth/_assets"
+	// HomePathDefault is where a signed-in user is sent by default.
+	HomePathDefault = "/dashboard"
+	// VerifyThrottleDefault is how many verification links a user may
+	// follow or ask for a minute.
+	VerifyThrottleDefault = 6
+)
+
+// Template names a host's WebOptions.Templates may replace (beside the
+// page layer's LayoutTemplate, FieldsTemplate, ErrorTemplate and
+// StylesheetFile).
+const (
+	LoginTemplate          = "auth/login.html"
+	RegisterTemplate       = "auth/register.html"
+	ForgotTemplate         = "auth/forgot-password.html"
+	ResetTemplate          = "auth/reset-password.html"
+	VerifyTemplate         = "auth/verify-email.html"
+	ConfirmTemplate        = "auth/confirm-password.html"
+	TokensTemplate         = "auth/tokens.html"
+	LayoutTemplate         = web.LayoutTemplate
+	FieldsTemplate         = web.FieldsTemplate
+	ErrorTemplate          = web.ErrorTemplate
+	StylesheetFile         = web.Stylesheet
+	maxFormBytes     int64 = 64 << 10
+)
+
+// WebOptions configures [NewWeb]. Nil means the defaults.
+type WebOptions struct {
+	// Templates replaces page templates or the stylesheet by name (the
+	// ...Template constants and StylesheetFile).
+	Templates fs.FS
+	// BaseURL is the site's public address, from which the links in
+	// reset and verification mails are made. Set it in production: when
+	// nil, links use the request's own scheme and Host header.
+	BaseURL *url.URL
+	// DisableRegistration turns /register off (404).
+	DisableRegistration bool
+	// RequireVerification makes registration send a verification mail
+	// and [Web.RequireVerified] turn away unverified users. Off by
+	// default, as the original: then RequireVerified lets every signed-in
+	// user through.
+	RequireVerification bool
+	// HomePath is where sign-in, registration and verification lead when
+	// no page was intended, and where a signed-in user visiting a guest
+	// page is sent; HomePathDefault when empty. LogoutPath is where
+	// signing out leads; "/" when empty.
+	HomePath, LogoutPath string
+	// TokenAbilities are the abilities offered on /settings/tokens (each
+	// only to users whose capabilities cover it); the user's own
+	// capabilities when empty.
+	TokenAbilities []string
+	// RateLimiter counts the verification throttle (VerifyThrottle a
+	// minute per user); in memory when nil.
+	RateLimiter    store.RateLimiter
+	VerifyThrottle int
+	// SecureCookies marks cookies Secure even when the request did not
+	// arrive over TLS (behind a proxy that terminates it).
+	SecureCookies bool
+	// TrustedProxies may set X-Forwarded-For (the lock-out counts per
+	// client IP).
+	TrustedProxies []netip.Prefix
+	// TrustedOrigins may post to the pages besides their own origin.
+	TrustedOrigins []string
+	// Logger receives unexpected errors; nil discards.
+	Logger *slog.Logger
+}
+
+// Web is web sign-in over HTTP: the pages of the nine flows (and the
+// signed-in user's token settings), and the middleware a host puts in
+// front of its own pages. Every POST is protected against other origins
+// (net/http's CrossOriginProtection) and by the XSRF-TOKEN double-submit
+// cookie. Mount it with [Web.Mount]; it is also an http.Handler serving
+// exactly its own paths.
+type Web struct {
+	svc     *Service
+	render  *web.Renderer
+	mux     *http.ServeMux
+	handler http.Handler
+	o       WebOptions
+	logger  *slog.Logger
+	// paths are mounted on a host's mux; patterns are the routes.
+	paths    []string
+	patterns []string
+}
+
+// NewWeb returns the sign-in pages and middleware of svc.
+func NewWeb(svc *Service, opts *WebOptions) (*Web, error) {
+	if svc == nil {
+		return nil, errors.New("auth: new web: service is nil")
+	}
+	var o WebOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.HomePath == "" {
+		o.HomePath = HomePathDefault
+	}
+	if o.LogoutPath == "" {
+		o.LogoutPath = "/"
+	}
+	if !localPath(o.HomePath) || !localPath(o.LogoutPath) {
+		return nil, errors.New("auth: new web: home and logout paths must be local paths")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.RateLimiter == nil {
+		o.RateLimiter = store.NewMemoryRateLimiter(&store.RateLimiterOptions{Now: svc.now})
+	}
+	if o.VerifyThrottle == 0 {
+		o.VerifyThrottle = VerifyThrottleDefault
+	}
+	for _, a := range o.TokenAbilities {
+		if !ValidAbility(a) {
+			return nil, fmt.Errorf("auth: new web: ability %q is malformed", a)
+		}
+	}
+	pages, _ := fs.Sub(templatesFS, "templates")
+	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: AssetPrefix, Key: svc.key, Logger: o.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("auth: new web: %w", err)
+	}
+	w := &Web{svc: svc, render: r, mux: http.NewServeMux(), o: o, logger: o.Logger}
+	w.routes()
+	if w.handler, err = r.Protect(w.mux, o.TrustedOrigins...); err != nil {
+		return nil, fmt.Errorf("auth: new web: %w", err)
+	}
+	return w, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	if e := api.CheckRequestText(r); e != nil {
+		w.render.Error(rw, r, http.StatusNotFound, web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."})
+		return
+	}
+	w.handler.ServeHTTP(rw, r)
+}
+
+// Mount registers the pages' paths on mux, each served by w.
+func (w *Web) Mount(mux *http.ServeMux) {
+	for _, p := range w.paths {
+		mux.Handle(p, w)
+	}
+}
+
+// Routes lists the routes w serves, as "METHOD /path/{param}".
+func (w *Web) Routes() []string { return append([]string(nil), w.patterns...) }
+
+// Protect wraps a host's own handler with the same protection the pages
+// have: other origins' POSTs and bad double-submit tokens refused (403).
+func (w *Web) Protect(h http.Handler) http.Handler {
+	p, _ := w.render.Protect(h, w.o.TrustedOrigins...) // the origins were checked by NewWeb
+	return p
+}
+
+// localPath reports whether p is a path on this site: it starts with one
+// slash and cannot be read as another host ("//evil", "/\\evil").
+func localPath(p string) bool {
+	return strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") && !strings.HasPrefix(p, "/\\") &&
+		!strings.ContainsAny(p, "\r\n")
+}
+
+func (w *Web) secure(r *http.Request) bool { return r.TLS != nil || w.o.SecureCookies }
+
+func (w *Web) setCookie(rw http.ResponseWriter, r *http.Request, name, value string, maxAge time.Duration) {
+	c := &http.Cookie{Name: name, Value: value, Path: "/", HttpOnly: true, Secure: w.secure(r), SameSite: http.SameSiteLaxMode}
+	switch {
+	case value == "":
+		c.MaxAge = -1
+	case maxAge > 0:
+		c.MaxAge = int(maxAge / time.Second)
+	}
+	http.SetCookie(rw, c)
+}
+
+// visitor is who a request comes from, worked out once per request.
+type visitor struct {
+	user      User
+	session   Session
+	sessionID string
+	signedIn  bool
+}
+
+type visitorKey struct{}
+
+// UserFrom returns the signed-in user that a Web middleware found for
+// this request's context.
+func UserFrom(ctx context.Context) (User, bool) {
+	v, ok := ctx.Value(visitorKey{}).(*visitor)
+	if !ok || !v.signedIn {
+		return User{}, false
+	}
+	return v.user, true
+}
+
+// visit works out the visitor: the session cookie (one indexed read),
+// else a remember-me cookie, which starts a new session. The answer is
+// kept in the returned request's context.
+func (w *Web) visit(rw http.ResponseWriter, r *http.Request) (*http.Request, *visitor, error) {
+	if v, ok := r.Context().Value(visitorKey{}).(*visitor); ok {
+		return r, v, nil
+	}
+	v := &visitor{}
+	ctx := r.Context()
+	if c, err := r.Cookie(SessionCookie); err == nil {
+		sess, u, err := w.svc.sessionUser(ctx, c.Value)
+		switch {
+		case err == nil:
+			v.user, v.session, v.sessionID, v.signedIn = u, sess, c.Value, true
+		case errors.Is(err, errNoSession):
+			w.setCookie(rw, r, SessionCookie, "", 0)
+		default:
+			return r, nil, err
+		}
+	}
+	if !v.signedIn {
+		if c, err := r.Cookie(RememberCookie); err == nil {
+			u, next, err := w.svc.useRememberToken(ctx, c.Value)
+			switch {
+			case err == nil:
+				id, _, err := w.svc.StartSession(ctx, u, false)
+				if err != nil {
+					return r, nil, err
+				}
+				w.setCookie(rw, r, SessionCookie, id, 0)
+				w.setCookie(rw, r, RememberCookie, next, w.svc.life.remember)
+				v.user, v.sessionID, v.signedIn = u, id, true
+				v.session = Session{IDHash: sum(id), UserID: u.ID, CreatedAt: w.svc.now(), LastSeenAt: w.svc.now(), PasswordConfirmedAt: w.svc.now()}
+			case errors.Is(err, errNoSession):
+				w.setCookie(rw, r, RememberCookie, "", 0)
+			default:
+				return r, nil, err
+			}
+		}
+	}
+	return r.WithContext(context.WithValue(ctx, visitorKey{}, v)), v, nil
+}
+
+// LoadUser finds the signed-in user, if any, for the handlers behind it
+// ([UserFrom]); guests pass through. The Require middlewares do this
+// themselves.
+func (w *Web) LoadUser(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		r, _, err := w.visit(rw, r)
+		if err != nil {
+			w.serverError(rw, r, err)
+			return
+		}
+		next.ServeHTTP(rw, r)
+	})
+}
+
+// guard runs check on the visitor and either lets the request through or
+// has answered it.
+func (w *Web) guard(next http.Handler, check func(rw http.ResponseWriter, r *http.Request, v *visitor) bool) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		r, v, err := w.visit(rw, r)
+		if err != nil {
+			w.serverError(rw, r, err)
+			return
+		}
+		if check(rw, r, v) {
+			next.ServeHTTP(rw, r)
+		}
+	})
+}
+
+// toLogin answers a guest: JSON clients get 401 {"message":
+// "Unauthenticated."}; browsers are sent to /login, the page they wanted
+// remembered (for a GET).
+func (w *Web) toLogin(rw http.ResponseWriter, r *http.Request) {
+	if web.WantsJSON(r) {
+		api.WriteMessage(rw, http.StatusUnauthorized, api.MsgUnauthenticated)
+		return
+	}
+	w.remember(rw, r)
+	http.Redirect(rw, r, "/login", http.StatusFound)
+}
+
+// remember keeps the page a GET asked for, to return to after the flow
+// the visitor is sent through.
+func (w *Web) remember(rw http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && localPath(r.URL.RequestURI()) {
+		w.setCookie(rw, r, IntendedCookie, url.QueryEscape(r.URL.RequestURI()), 10*time.Minute)
+	}
+}
+
+// intended returns (and forgets) the remembered page, else the home path.
+func (w *Web) intended(rw http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(IntendedCookie); err == nil {
+		w.setCookie(rw, r, IntendedCookie, "", 0)
+		if p, err := url.QueryUnescape(c.Value); err == nil && localPath(p) {
+			return p
+		}
+	}
+	return w.o.HomePath
+}
+
+// RequireUser lets signed-in users through; a guest is sent to /login
+// (the page remembered for after) or, asking for JSON, gets 401.
+func (w *Web) RequireUser(next http.Handler) http.Handler {
+	return w.guard(next, func(rw http.ResponseWriter, r *http.Request, v *visitor) bool {
+		if !v.signedIn {
+			w.toLogin(rw, r)
+		}
+		return v.signedIn
+	})
+}
+
+// RequireGuest lets guests through and sends a signed-in user home.
+func (w *Web) RequireGuest(next http.Handler) http.Handler {
+	return w.guard(next, func(rw http.ResponseWriter, r *http.Request, v *visitor) bool {
+		if v.signedIn {
+			http.Redirect(rw, r, w.o.HomePath, http.StatusFound)
+		}
+		return !v.signedIn
+	})
+}
+
+// RequireVerified lets through signed-in users whose address is verified
+// (every signed-in user when WebOptions.RequireVerification is off, as
+// the original); others are sent to /verify-email, or get 403 as JSON.
+func (w *Web) RequireVerified(next http.Handler) http.Handler {
+	return w.guard(next, func(rw http.ResponseWriter, r *http.Request, v *visitor) bool {
+		switch {
+		case !v.signedIn:
+			w.toLogin(rw, r)
+			return false
+		case !w.o.RequireVerification || v.user.Verified():
+			return true
+		case web.WantsJSON(r):
+			api.WriteMessage(rw, http.StatusForbidden, "Your email address is not verified.")
+		default:
+			http.Redirect(rw, r, "/verify-email", http.StatusFound)
+		}
+		return false
+	})
+}
+
+// RequirePasswordConfirmed lets a signed-in user through if they typed
+// their password within ConfirmLifetime (signing in counts); else they
+// are sent to /confirm-password, returning here after, or get 423
+// {"message": "Password confirmation required."} as JSON.
+func (w *Web) RequirePasswordConfirmed(next http.Handler) http.Handler {
+	return w.guard(next, func(rw http.ResponseWriter, r *http.Request, v *visitor) bool {
+		switch {
+		case !v.signedIn:
+			w.toLogin(rw, r)
+			return false
+		case w.svc.now().Sub(v.session.PasswordConfirmedAt) < w.svc.life.confirm:
+			return true
+		case web.WantsJSON(r):
+			api.WriteMessage(rw, http.StatusLocked, "Password confirmation required.")
+		default:
+			w.remember(rw, r)
+			http.Redirect(rw, r, "/confirm-password", http.StatusFound)
+		}
+		return false
+	})
+}
+
+// RequireCapability lets through signed-in users who have capability;
+// others get 403: a page, or {"message": "This action is unauthorized."}
+// as JSON. Guests are sent to sign in first.
+func (w *Web) RequireCapability(capability string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return w.guard(next, func(rw http.ResponseWriter, r *http.Request, v *visitor) bool {
+			switch {
+			case !v.signedIn:
+				w.toLogin(rw, r)
+				return false
+			case v.user.Can(capability):
+				return true
+			case web.WantsJSON(r):
+				api.WriteMessage(rw, http.StatusForbidden, api.MsgForbidden)
+			default:
+				w.render.Error(rw, r, http.StatusForbidden, web.ErrorPage{Heading: "Not allowed",
+					Message: "Your account may not use this page. Ask an administrator if you need it.", Link: w.o.HomePath, LinkText: "Go to your dashboard"})
+			}
+			return false
+		})
+	}
+}
+
+func (w *Web) serverError(rw http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, ErrBusy) {
+		rw.Header().Set("Retry-After", "5")
+		w.render.Error(rw, r, http.StatusServiceUnavailable, web.ErrorPage{Heading: "Busy",
+			Message: "Too many people are signing in right now. Please try again in a few seconds."})
+		return
+	}
+	if r.Context().Err() == nil {
+		w.logger.ErrorContext(r.Context(), "auth: page", "path", r.URL.Path, "error", err)
+	}
+	if web.WantsJSON(r) {
+		api.WriteMessage(rw, http.StatusInternalServerError, api.MsgServerError)
+		return
+	}
+	w.render.Error(rw, r, http.StatusInternalServerError, web.ErrorPage{Heading: "Something went wrong",
+		Message: "The page could not be shown. Please try again in a moment."})
+}

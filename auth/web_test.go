@@ -1,0 +1,643 @@
+package auth_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/auth/authtest"
+	"github.com/groundwork-go/groundwork/mail"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// cheap are argon2id parameters that keep tests quick.
+var cheap = auth.PasswordParams{Memory: 64, Time: 1, Threads: 1}
+
+// site is a host with the sign-in pages mounted and a few guarded pages
+// of its own.
+type site struct {
+	svc    *auth.Service
+	web    *auth.Web
+	outbox *mail.Outbox
+	clock  *clock
+	srv    *httptest.Server
+}
+
+type siteOptions struct {
+	store   auth.Store
+	limiter store.RateLimitResetter
+	web     auth.WebOptions
+	params  auth.PasswordParams
+}
+
+func newSite(t *testing.T, o siteOptions) *site {
+	t.Helper()
+	if o.store == nil {
+		o.store = authtest.NewFake()
+	}
+	if o.params == (auth.PasswordParams{}) {
+		o.params = cheap
+	}
+	c := &clock{}
+	c.ns.Store(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC).UnixNano())
+	outbox := mail.NewOutbox(&mail.OutboxOptions{From: "site@example.com"})
+	svc, err := auth.NewService(o.store, &auth.Options{Now: c.Now, Password: o.params, Mailer: outbox, LoginLimiter: o.limiter,
+		Key: []byte("a test key of thirty-two bytes!!")})
+	require.NoError(t, err)
+	w, err := auth.NewWeb(svc, &o.web)
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	w.Mount(mux)
+	hello := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		u, ok := auth.UserFrom(r.Context())
+		if !ok {
+			_, _ = io.WriteString(rw, "hello guest")
+			return
+		}
+		_, _ = io.WriteString(rw, "hello "+u.Name)
+	})
+	mux.Handle("GET /dashboard", w.RequireUser(hello))
+	mux.Handle("GET /{$}", w.LoadUser(hello))
+	mux.Handle("GET /verified", w.RequireVerified(hello))
+	mux.Handle("GET /secret", w.RequirePasswordConfirmed(hello))
+	mux.Handle("GET /reports", w.RequireCapability("view_search_reporting")(hello))
+	mux.Handle("GET /guests", w.RequireGuest(hello))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return &site{svc: svc, web: w, outbox: outbox, clock: c, srv: srv}
+}
+
+// browser is a client with its own cookies that does not follow
+// redirects, and says it posts from the site's own origin.
+type browser struct {
+	t      *testing.T
+	site   *site
+	client *http.Client
+}
+
+func (s *site) browser(t *testing.T) *browser {
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	return &browser{t: t, site: s, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+func (b *browser) do(method, path string, form url.Values, header ...string) (*http.Response, string) {
+	b.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, b.site.srv.URL+path, body)
+	require.NoError(b.t, err)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if method == http.MethodPost {
+		req.Header.Set("Origin", b.site.srv.URL)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := b.client.Do(req)
+	require.NoError(b.t, err)
+	defer res.Body.Close()
+	text, err := io.ReadAll(res.Body)
+	require.NoError(b.t, err)
+	return res, string(text)
+}
+
+func (b *browser) get(path string, header ...string) (*http.Response, string) {
+	return b.do(http.MethodGet, path, nil, header...)
+}
+
+func (b *browser) post(path string, form url.Values, header ...string) (*http.Response, string) {
+	return b.do(http.MethodPost, path, form, header...)
+}
+
+func (b *browser) cookie(name string) string {
+	u, _ := url.Parse(b.site.srv.URL)
+	for _, c := range b.client.Jar.Cookies(u) {
+		if c.Name == name {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+func (b *browser) login(email, password string, remember bool) *http.Response {
+	b.t.Helper()
+	form := url.Values{"email": {email}, "password": {password}}
+	if remember {
+		form.Set("remember", "1")
+	}
+	res, _ := b.post("/login", form)
+	return res
+}
+
+func (s *site) user(t *testing.T, email string, caps ...string) auth.User {
+	t.Helper()
+	u, err := s.svc.CreateUser(context.Background(), auth.NewUser{Name: "Ada Lovelace", Email: email, Password: "correct horse", Capabilities: caps})
+	require.NoError(t, err)
+	return u
+}
+
+var linkPattern = regexp.MustCompile(`https?://\S+`)
+
+// mailedLink waits for the n-th mail and returns the link in it.
+func (s *site) mailedLink(t *testing.T, n int) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	msgs, err := s.outbox.Wait(ctx, n)
+	require.NoError(t, err)
+	link := linkPattern.FindString(msgs[n-1].Text)
+	require.NotEmpty(t, link, msgs[n-1].Text)
+	return strings.TrimPrefix(link, s.srv.URL)
+}
+
+func TestRegisterSignsInAndLandsHome(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{})
+	b := s.browser(t)
+	res, body := b.get("/register")
+	require.Equal(t, 200, res.StatusCode)
+	require.Contains(t, body, "<h1>Create an account</h1>")
+
+	res, body = b.post("/register", url.Values{"name": {""}, "email": {"not an email"}, "password": {"short"}, "password_confirmation": {"short"}})
+	require.Equal(t, 422, res.StatusCode)
+	require.Contains(t, body, "The name field is required.")
+	require.Contains(t, body, "The email field must be a valid email address.")
+	require.Contains(t, body, "The password field must be at least 8 characters.")
+	require.Contains(t, body, `aria-describedby="f-email-error"`)
+
+	res, body = b.post("/register", url.Values{"name": {"Ada"}, "email": {"Ada@Example.com"}, "password": {"correct horse"}, "password_confirmation": {"wrong horse"}})
+	require.Equal(t, 422, res.StatusCode)
+	require.Contains(t, body, "The password field confirmation does not match.")
+	require.Contains(t, body, `value="Ada@Example.com"`, "the email is kept")
+
+	res, _ = b.post("/register", url.Values{"name": {"Ada"}, "email": {"Ada@Example.com"}, "password": {"correct horse"}, "password_confirmation": {"correct horse"}})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	require.Equal(t, "/dashboard", res.Header.Get("Location"))
+	_, body = b.get("/dashboard")
+	require.Equal(t, "hello Ada", body)
+	u, err := s.svc.UserByEmail(context.Background(), "ADA@example.com")
+	require.NoError(t, err)
+	require.Equal(t, "ada@example.com", u.Email, "stored in lower case")
+	require.Empty(t, s.outbox.Messages(), "no verification mail unless verification is required")
+
+	// A signed-in user is sent away from the guest pages.
+	res, _ = b.get("/login")
+	require.Equal(t, http.StatusFound, res.StatusCode)
+	require.Equal(t, "/dashboard", res.Header.Get("Location"))
+
+	// The address is taken, in any case.
+	other := s.browser(t)
+	res, body = other.post("/register", url.Values{"name": {"Eve"}, "email": {"ADA@example.com"}, "password": {"correct horse"}, "password_confirmation": {"correct horse"}})
+	require.Equal(t, 422, res.StatusCode)
+	require.Contains(t, body, "The email has already been taken.")
+}
+
+func TestRegistrationCanBeTurnedOff(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{web: auth.WebOptions{DisableRegistration: true}})
+	b := s.browser(t)
+	res, _ := b.get("/register")
+	require.Equal(t, 404, res.StatusCode)
+	_, body := b.get("/login")
+	require.NotContains(t, body, `href="/register"`)
+}
+
+func TestLoginMessagesAndLockout(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{})
+	s.user(t, "ada@example.com")
+	b := s.browser(t)
+	res, body := b.post("/login", url.Values{"email": {""}, "password": {""}})
+	require.Equal(t, 422, res.StatusCode)
+	require.Contains(t, body, "The email field is required.")
+	require.Contains(t, body, "The password field is required.")
+	for i := 1; i <= 5; i++ {
+		res, body = b.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"wrong horse"}})
+		require.Equal(t, 422, res.StatusCode, "attempt %d", i)
+		require.Contains(t, body, auth.MsgBadCredentials)
+		require.Contains(t, body, `<p class="error" id="f-email-error">`, "keyed on email")
+	}
+	res, body = b.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}})
+	require.Equal(t, http.StatusTooManyRequests, res.StatusCode, "the 6th attempt is refused, even with the right password")
+	require.Contains(t, body, "Too many login attempts. Please try again in 60 seconds.")
+	require.Equal(t, "60", res.Header.Get("Retry-After"))
+
+	s.clock.Advance(61 * time.Second)
+	require.Equal(t, http.StatusSeeOther, b.login("ada@example.com", "correct horse", false).StatusCode)
+
+	// A success clears the count: four more failures do not lock.
+	c := s.browser(t)
+	for range 4 {
+		c.login("ada@example.com", "nope nope", false)
+	}
+	require.Equal(t, http.StatusSeeOther, c.login("ada@example.com", "correct horse", false).StatusCode)
+	c.post("/logout", url.Values{})
+	for range 4 {
+		require.Equal(t, 422, c.login("ada@example.com", "nope nope", false).StatusCode)
+	}
+	require.Equal(t, http.StatusSeeOther, c.login("ada@example.com", "correct horse", false).StatusCode)
+}
+
+func TestSessionIDChangesAtSignIn(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{})
+	s.user(t, "ada@example.com")
+	b := s.browser(t)
+	u, _ := url.Parse(s.srv.URL)
+	planted := strings.Repeat("A", 43)
+	b.client.Jar.SetCookies(u, []*http.Cookie{{Name: auth.SessionCookie, Value: planted}})
+	res := b.login("ada@example.com", "correct horse", false)
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	first := b.cookie(auth.SessionCookie)
+	require.NotEqual(t, planted, first)
+	require.Len(t, first, 43)
+	var set *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == auth.SessionCookie {
+			set = c
+		}
+	}
+	require.NotNil(t, set)
+	require.True(t, set.HttpOnly)
+	require.Equal(t, http.SameSiteLaxMode, set.SameSite)
+
+	// Each sign-in makes a new id.
+	b.post("/logout", url.Values{})
+	b.login("ada@example.com", "correct horse", false)
+	second := b.cookie(auth.SessionCookie)
+	require.Len(t, second, 43)
+	require.NotEqual(t, first, second)
+}
+
+func TestLogoutEndsTheSession(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{})
+	s.user(t, "ada@example.com")
+	b := s.browser(t)
+	b.login("ada@example.com", "correct horse", true)
+	id := b.cookie(auth.SessionCookie)
+	res, _ := b.post("/logout", url.Values{})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	require.Equal(t, "/", res.Header.Get("Location"))
+	require.Empty(t, b.cookie(auth.SessionCookie))
+	require.Empty(t, b.cookie(auth.RememberCookie))
+	// The old id no longer works anywhere.
+	thief := s.browser(t)
+	u, _ := url.Parse(s.srv.URL)
+	thief.client.Jar.SetCookies(u, []*http.Cookie{{Name: auth.SessionCookie, Value: id}})
+	_, body := thief.get("/")
+	require.Equal(t, "hello guest", body)
+}
+
+func TestCrossOriginPostsAreRefused(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{})
+	s.user(t, "ada@example.com")
+	b := s.browser(t)
+	res, body := b.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}}, "Origin", "https://evil.example")
+	require.Equal(t, http.StatusForbidden, res.StatusCode)
+	require.Contains(t, body, "Request refused")
+	res, _ = b.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}}, "Sec-Fetch-Site", "cross-site")
+	require.Equal(t, http.StatusForbidden, res.StatusCode)
+	require.Empty(t, b.cookie(auth.SessionCookie))
+
+	// A single-page app replays the XSRF-TOKEN cookie in X-XSRF-TOKEN.
+	b.get("/login")
+	token := b.cookie("XSRF-TOKEN")
+	require.Len(t, token, 43)
+	res, _ = b.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}}, "Origin", "", "X-XSRF-TOKEN", token)
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	res, _ = b.post("/logout", nil, "Origin", "", "X-XSRF-TOKEN", "forged-token-forged-token-forged-token-abcd")
+	require.Equal(t, http.StatusForbidden, res.StatusCode)
+	res, body = b.post("/logout", nil, "Origin", "", "Accept", "application/json")
+	require.Equal(t, http.StatusForbidden, res.StatusCode, "cookies and no origin and no token")
+	require.Contains(t, body, `"message"`)
+}
+
+func TestGuardsOfHostPages(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{web: auth.WebOptions{RequireVerification: true}})
+	s.user(t, "ada@example.com", "view_search_reporting")
+	s.user(t, "bob@example.com")
+	b := s.browser(t)
+
+	res, body := b.get("/dashboard", "Accept", "application/json")
+	require.Equal(t, 401, res.StatusCode)
+	require.JSONEq(t, `{"message":"Unauthenticated."}`, body)
+	res, _ = b.get("/reports?range=28")
+	require.Equal(t, http.StatusFound, res.StatusCode)
+	require.Equal(t, "/login", res.Header.Get("Location"))
+	res = b.login("ada@example.com", "correct horse", false)
+	require.Equal(t, "/reports?range=28", res.Header.Get("Location"), "back to the page intended")
+	_, body = b.get("/reports")
+	require.Equal(t, "hello Ada Lovelace", body)
+
+	res, _ = b.get("/verified")
+	require.Equal(t, http.StatusFound, res.StatusCode)
+	require.Equal(t, "/verify-email", res.Header.Get("Location"))
+	res, _ = b.get("/guests")
+	require.Equal(t, http.StatusFound, res.StatusCode)
+
+	bob := s.browser(t)
+	bob.login("bob@example.com", "correct horse", false)
+	res, body = bob.get("/reports")
+	require.Equal(t, 403, res.StatusCode)
+	require.Contains(t, body, "<h1>Not allowed</h1>")
+	res, body = bob.get("/reports", "Accept", "application/json")
+	require.Equal(t, 403, res.StatusCode)
+	require.JSONEq(t, `{"message":"This action is unauthorized."}`, body)
+}
+
+func TestVerificationIsOptionalByDefault(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{})
+	s.user(t, "ada@example.com")
+	b := s.browser(t)
+	b.login("ada@example.com", "correct horse", false)
+	res, body := b.get("/verified")
+	require.Equal(t, 200, res.StatusCode)
+	require.Equal(t, "hello Ada Lovelace", body)
+}
+
+func TestVerifyEmail(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{web: auth.WebOptions{RequireVerification: true}})
+	b := s.browser(t)
+	b.post("/register", url.Values{"name": {"Ada"}, "email": {"ada@example.com"}, "password": {"correct horse"}, "password_confirmation": {"correct horse"}})
+	link := s.mailedLink(t, 1)
+	require.Regexp(t, `^/verify-email/1/[0-9a-f]{40}\?expires=\d+&signature=[0-9a-f]{64}$`, link)
+	res, body := b.get("/verify-email")
+	require.Equal(t, 200, res.StatusCode)
+	require.Contains(t, body, "Please verify your email address by clicking on the link we just emailed to you.")
+
+	// Tampered, for another user, or expired: 403.
+	other := s.browser(t)
+	s.user(t, "eve@example.com")
+	other.login("eve@example.com", "correct horse", false)
+	res, _ = other.get(link)
+	require.Equal(t, 403, res.StatusCode, "another user's link")
+	res, _ = b.get(strings.Replace(link, "signature=", "signature=0", 1))
+	require.Equal(t, 403, res.StatusCode)
+	res, _ = b.get(strings.Replace(link, "/1/", "/2/", 1))
+	require.Equal(t, 403, res.StatusCode)
+
+	res, _ = b.get(link)
+	require.Equal(t, http.StatusFound, res.StatusCode)
+	require.Equal(t, "/dashboard?verified=1", res.Header.Get("Location"))
+	u, err := s.svc.UserByEmail(context.Background(), "ada@example.com")
+	require.NoError(t, err)
+	require.True(t, u.Verified())
+	res, _ = b.get("/verify-email")
+	require.Equal(t, http.StatusFound, res.StatusCode, "verified: the notice sends you home")
+
+	// A second link, followed after an hour, is refused.
+	res, body = other.post("/email/verification-notification", url.Values{})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, body)
+	late := s.mailedLink(t, 2)
+	s.clock.Advance(61 * time.Minute)
+	other.login("eve@example.com", "correct horse", false)
+	res, _ = other.get(late)
+	require.Equal(t, 403, res.StatusCode)
+}
+
+func TestVerificationResendIsThrottled(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{web: auth.WebOptions{RequireVerification: true}})
+	s.user(t, "ada@example.com")
+	b := s.browser(t)
+	b.login("ada@example.com", "correct horse", false)
+	for range 6 {
+		res, _ := b.post("/email/verification-notification", url.Values{})
+		require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	}
+	_, body := b.get("/verify-email")
+	require.Contains(t, body, auth.MsgVerificationSent)
+	res, _ := b.post("/email/verification-notification", url.Values{})
+	require.Equal(t, http.StatusTooManyRequests, res.StatusCode)
+}
+
+func TestForgotAndResetPassword(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{})
+	s.user(t, "ada@example.com")
+	b := s.browser(t)
+	other := s.browser(t)
+	other.login("ada@example.com", "correct horse", true)
+
+	for _, email := range []string{"nobody@example.com", "ADA@example.com"} {
+		res, _ := b.post("/forgot-password", url.Values{"email": {email}})
+		require.Equal(t, http.StatusSeeOther, res.StatusCode)
+		_, body := b.get("/forgot-password")
+		require.Contains(t, body, auth.MsgResetSent, "the same answer whether or not the account exists")
+	}
+	link := s.mailedLink(t, 1)
+	require.Regexp(t, `^/reset-password/[A-Za-z0-9_-]{43}\?email=ada%40example.com$`, link)
+	res, body := b.get(link)
+	require.Equal(t, 200, res.StatusCode)
+	require.Contains(t, body, `value="ada@example.com"`, "the email is filled in")
+	token := strings.TrimPrefix(strings.Split(link, "?")[0], "/reset-password/")
+
+	res, body = b.post("/reset-password", url.Values{"token": {token}, "email": {"ada@example.com"}, "password": {"new horse!"}, "password_confirmation": {"other"}})
+	require.Equal(t, 422, res.StatusCode)
+	require.Contains(t, body, "The password field confirmation does not match.")
+	res, body = b.post("/reset-password", url.Values{"token": {"wrong"}, "email": {"ada@example.com"}, "password": {"new horse!"}, "password_confirmation": {"new horse!"}})
+	require.Equal(t, 422, res.StatusCode)
+	require.Contains(t, body, auth.MsgResetInvalid)
+
+	res, _ = b.post("/reset-password", url.Values{"token": {token}, "email": {"ada@example.com"}, "password": {"new horse!"}, "password_confirmation": {"new horse!"}})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	require.Equal(t, "/login", res.Header.Get("Location"))
+	_, body = b.get("/login")
+	require.Contains(t, body, auth.MsgPasswordReset)
+
+	// Once only.
+	res, body = b.post("/reset-password", url.Values{"token": {token}, "email": {"ada@example.com"}, "password": {"third horse"}, "password_confirmation": {"third horse"}})
+	require.Equal(t, 422, res.StatusCode)
+	require.Contains(t, body, auth.MsgResetInvalid)
+
+	require.Equal(t, 422, b.login("ada@example.com", "correct horse", false).StatusCode)
+	require.Equal(t, http.StatusSeeOther, b.login("ada@example.com", "new horse!", false).StatusCode)
+	// The reset signed the other browser out, remember-me included.
+	_, body = other.get("/")
+	require.Equal(t, "hello guest", body)
+}
+
+func TestResetLinksExpireAfterAnHour(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{})
+	s.user(t, "ada@example.com")
+	b := s.browser(t)
+	b.post("/forgot-password", url.Values{"email": {"ada@example.com"}})
+	link := s.mailedLink(t, 1)
+	token := strings.TrimPrefix(strings.Split(link, "?")[0], "/reset-password/")
+
+	// A second request within the minute sends nothing.
+	b.post("/forgot-password", url.Values{"email": {"ada@example.com"}})
+	s.clock.Advance(60 * time.Minute)
+	res, body := b.post("/reset-password", url.Values{"token": {token}, "email": {"ada@example.com"}, "password": {"new horse!"}, "password_confirmation": {"new horse!"}})
+	require.Equal(t, 422, res.StatusCode)
+	require.Contains(t, body, auth.MsgResetInvalid)
+	require.Len(t, s.outbox.Messages(), 1)
+
+	// The plain path of the spec takes the token as a query value.
+	res, body = b.get("/reset-password?token=abc&email=ada%40example.com")
+	require.Equal(t, 200, res.StatusCode)
+	require.Contains(t, body, `name="token" value="abc"`)
+	res, body = b.post("/reset-password", url.Values{"token": {token}, "email": {"nobody@example.com"}, "password": {"new horse!"}, "password_confirmation": {"new horse!"}})
+	require.Equal(t, 422, res.StatusCode)
+	require.Contains(t, body, "We can&#39;t find a user with that email address.")
+}
+
+func TestConfirmPassword(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{})
+	s.user(t, "ada@example.com")
+	b := s.browser(t)
+	b.login("ada@example.com", "correct horse", false)
+	res, _ := b.get("/secret")
+	require.Equal(t, 200, res.StatusCode, "signing in counts as confirming")
+	for range 4 { // 200 minutes, the session kept alive
+		s.clock.Advance(50 * time.Minute)
+		b.get("/")
+	}
+	res, _ = b.get("/secret")
+	require.Equal(t, http.StatusFound, res.StatusCode)
+	require.Equal(t, "/confirm-password", res.Header.Get("Location"))
+	res, body := b.get("/confirm-password")
+	require.Equal(t, 200, res.StatusCode)
+	require.Contains(t, body, "This is a secure area of the application.")
+	res, body = b.post("/confirm-password", url.Values{"password": {"wrong horse"}})
+	require.Equal(t, 422, res.StatusCode)
+	require.Contains(t, body, auth.MsgWrongPassword)
+	res, _ = b.post("/confirm-password", url.Values{"password": {"correct horse"}})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	require.Equal(t, "/secret", res.Header.Get("Location"))
+	res, _ = b.get("/secret")
+	require.Equal(t, 200, res.StatusCode)
+	res, body = b.get("/secret", "Accept", "application/json")
+	require.Equal(t, 200, res.StatusCode, body)
+}
+
+func TestSessionLifetimesAndRememberMe(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{})
+	s.user(t, "ada@example.com")
+	b := s.browser(t)
+	b.login("ada@example.com", "correct horse", false)
+	s.clock.Advance(119 * time.Minute)
+	_, body := b.get("/")
+	require.Equal(t, "hello Ada Lovelace", body, "used within the idle time")
+	s.clock.Advance(121 * time.Minute)
+	_, body = b.get("/")
+	require.Equal(t, "hello guest", body, "idle too long")
+
+	// Remember me: a browser that kept only the remember cookie (a new
+	// browser session) is signed in again, and the cookie is rotated.
+	b.login("ada@example.com", "correct horse", true)
+	remembered := b.cookie(auth.RememberCookie)
+	require.NotEmpty(t, remembered)
+	later := s.browser(t)
+	u, _ := url.Parse(s.srv.URL)
+	later.client.Jar.SetCookies(u, []*http.Cookie{{Name: auth.RememberCookie, Value: remembered}})
+	s.clock.Advance(30 * 24 * time.Hour)
+	_, body = later.get("/")
+	require.Equal(t, "hello Ada Lovelace", body)
+	rotated := later.cookie(auth.RememberCookie)
+	require.NotEqual(t, remembered, rotated)
+	require.NotEmpty(t, later.cookie(auth.SessionCookie))
+	// The used value does not work again.
+	again := s.browser(t)
+	again.client.Jar.SetCookies(u, []*http.Cookie{{Name: auth.RememberCookie, Value: remembered}})
+	_, body = again.get("/")
+	require.Equal(t, "hello guest", body)
+
+	// Pruning removes what ended.
+	n, err := s.svc.PruneSessions(context.Background())
+	require.NoError(t, err)
+	require.Positive(t, n)
+}
+
+func TestTokensBelongToUsers(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{web: auth.WebOptions{TokenAbilities: []string{"forms:*", "forms:read", "reporting:view", "*"}}})
+	s.user(t, "ada@example.com", "forms:*")
+	b := s.browser(t)
+	res, _ := b.get("/settings/tokens")
+	require.Equal(t, http.StatusFound, res.StatusCode)
+	b.login("ada@example.com", "correct horse", false)
+	res, body := b.get("/settings/tokens")
+	require.Equal(t, 200, res.StatusCode)
+	require.Contains(t, body, "You have no tokens yet.")
+	require.Contains(t, body, `value="forms:*"`)
+	require.Contains(t, body, `value="forms:read"`)
+	require.NotContains(t, body, `value="reporting:view"`, "only what the user's capabilities cover")
+
+	res, body = b.post("/settings/tokens", url.Values{"name": {"ci"}, "abilities": {"*"}})
+	require.Equal(t, 422, res.StatusCode)
+	require.Contains(t, body, "names an ability your account does not have")
+
+	res, body = b.post("/settings/tokens", url.Values{"name": {"ci"}, "abilities": {"forms:read"}, "expires_in_days": {"30"}})
+	require.Equal(t, http.StatusCreated, res.StatusCode)
+	plaintext := regexp.MustCompile(`<code id="new-token">([^<]+)</code>`).FindStringSubmatch(body)
+	require.Len(t, plaintext, 2)
+	tok, err := s.svc.Authenticate(context.Background(), strings.ReplaceAll(plaintext[1], "&#43;", "+"))
+	require.NoError(t, err)
+	require.NotNil(t, tok.UserID)
+	require.Equal(t, "user:1", auth.CallerID(tok), "throttled as its owner")
+
+	// Another user cannot revoke it; the owner can.
+	s.user(t, "eve@example.com", "*")
+	eve := s.browser(t)
+	eve.login("eve@example.com", "correct horse", false)
+	res, _ = eve.post("/settings/tokens/1/revoke", url.Values{})
+	require.Equal(t, 404, res.StatusCode)
+	res, _ = b.post("/settings/tokens/1/revoke", url.Values{})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	_, body = b.get("/settings/tokens")
+	require.Contains(t, body, "was revoked.")
+	require.Contains(t, body, "Revoked")
+}
+
+// The lock-out counts in the database: attempts that alternate between
+// two instances on one Postgres database share one count.
+func TestLockoutAcrossInstances(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		dsn := storetest.DSN(t, d)
+		db1 := storetest.OpenDSN(t, dsn, authsql.Migrations)
+		db2 := storetest.OpenDSN(t, dsn, authsql.Migrations)
+		one := newSite(t, siteOptions{store: authsql.New(db1), limiter: store.NewSQLRateLimiter(db1, nil)})
+		two := newSite(t, siteOptions{store: authsql.New(db2), limiter: store.NewSQLRateLimiter(db2, nil)})
+		one.user(t, "ada@example.com")
+		b1, b2 := one.browser(t), two.browser(t)
+		for i := range 5 {
+			b := b1
+			if i%2 == 1 {
+				b = b2
+			}
+			require.Equal(t, 422, b.login("ada@example.com", "wrong horse", false).StatusCode)
+		}
+		require.Equal(t, http.StatusTooManyRequests, b2.login("ada@example.com", "correct horse", false).StatusCode)
+		require.Equal(t, http.StatusTooManyRequests, b1.login("ada@example.com", "correct horse", false).StatusCode)
+		// Another email from the same client is counted apart.
+		one.user(t, "bob@example.com")
+		require.Equal(t, http.StatusSeeOther, b2.login("bob@example.com", "correct horse", false).StatusCode)
+	})
+}
