@@ -10,8 +10,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/url"
 	"runtime"
@@ -315,7 +315,9 @@ func (e *LockoutError) Error() string { return fmt.Sprintf(MsgLockout, int(e.Ret
 // The two are not told apart, and cost the same time.
 var ErrBadCredentials = errors.New(MsgBadCredentials)
 
-func loginKey(email, clientIP string) string { return "login:" + NormalizeEmail(email) + "|" + clientIP }
+func loginKey(email, clientIP string) string {
+	return "login:" + NormalizeEmail(email) + "|" + clientIP
+}
 
 // CheckCredentials is a sign-in attempt: it counts it against email and
 // clientIP, refuses it with a *LockoutError past LoginAttempts a window,
