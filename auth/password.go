@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/crypto/argon2"
@@ -126,6 +127,8 @@ type hasher struct {
 	// dummy is a hash of a random password, checked when a sign-in names
 	// no user, so an unknown email costs what a wrong password costs.
 	dummy string
+	// checks counts the argon2id computations check has run.
+	checks atomic.Int64
 }
 
 func newHasher(p PasswordParams, concurrency int, wait time.Duration) (*hasher, error) {
@@ -173,6 +176,7 @@ func (h *hasher) check(ctx context.Context, encoded, password string) (ok, rehas
 		return false, false, err
 	}
 	defer release()
+	h.checks.Add(1)
 	if encoded == "" || len(password) > PasswordMaxBytes {
 		_, _, _ = checkPassword(h.dummy, password[:min(len(password), PasswordMaxBytes)], h.params)
 		return false, false, nil

@@ -1,0 +1,45 @@
+package auth
+
+import (
+	"context"
+	"time"
+
+	"github.com/riverqueue/river"
+)
+
+// PruneInterval is how often the prune job runs.
+const PruneInterval = 15 * time.Minute
+
+// PruneArgs is the periodic job that deletes ended sessions, expired
+// remember-me tokens and stale password resets ([Service.PruneSessions]).
+type PruneArgs struct{}
+
+// Kind implements river.JobArgs.
+func (PruneArgs) Kind() string { return "auth_prune" }
+
+type pruneWorker struct {
+	river.WorkerDefaults[PruneArgs]
+	svc *Service
+}
+
+func (w *pruneWorker) Work(ctx context.Context, _ *river.Job[PruneArgs]) error {
+	n, err := w.svc.PruneSessions(ctx)
+	if err == nil && n > 0 {
+		w.svc.logger.DebugContext(ctx, "auth: pruned", "rows", n)
+	}
+	return err
+}
+
+// RegisterWorkers adds the auth jobs to a queue's workers (see
+// store.Queue.Workers). Register before the queue starts.
+func RegisterWorkers(workers *river.Workers, svc *Service) error {
+	return river.AddWorkerSafely(workers, &pruneWorker{svc: svc})
+}
+
+// PeriodicJobs is the prune, every PruneInterval; add it with
+// store.Queue.AddPeriodicJobs. River runs it on the leader only.
+func PeriodicJobs() []*river.PeriodicJob {
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(PruneInterval),
+		func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, nil },
+		&river.PeriodicJobOpts{ID: PruneArgs{}.Kind(), RunOnStart: true})}
+}
