@@ -48,7 +48,7 @@ func (w *Web) routes() {
 	handle("GET /settings/tokens", user(w.tokensPage))
 	handle("POST /settings/tokens", user(w.createToken))
 	handle("POST /settings/tokens/{id}/revoke", user(w.revokeToken))
-	handle("GET "+AssetPrefix+"/", w.render.Assets())
+	handle("GET "+AssetPrefix+"/{file}", w.render.Assets())
 }
 
 // formPage is the data of the pages that are one form.

@@ -164,11 +164,26 @@ func NewWeb(svc *Service, opts *WebOptions) (*Web, error) {
 
 // ServeHTTP implements http.Handler.
 func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
-	if e := api.CheckRequestText(r); e != nil {
-		w.render.Error(rw, r, http.StatusNotFound, web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."})
+	if !w.textOK(rw, r) {
 		return
 	}
-	w.handler.ServeHTTP(rw, r)
+	api.ServeDrained(rw, r, w.handler)
+}
+
+// textOK answers a request whose path or query is not text (a NUL,
+// invalid UTF-8): 404 for the path, 422 or 400 for the query.
+func (w *Web) textOK(rw http.ResponseWriter, r *http.Request) bool {
+	e := api.CheckRequestText(r)
+	switch {
+	case e == nil:
+		return true
+	case e.Status == http.StatusNotFound:
+		w.render.Error(rw, r, http.StatusNotFound, web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."})
+	default:
+		w.render.Error(rw, r, e.Status, web.ErrorPage{Heading: "Address not understood",
+			Message: "The address of this page holds characters it cannot take. Check the link, or go back and try again."})
+	}
+	return false
 }
 
 // Mount registers the pages' paths on mux, each served by w.
@@ -286,9 +301,12 @@ func (w *Web) LoadUser(next http.Handler) http.Handler {
 }
 
 // guard runs check on the visitor and either lets the request through or
-// has answered it.
+// has answered it. A path or query that is not text is refused first.
 func (w *Web) guard(next http.Handler, check func(rw http.ResponseWriter, r *http.Request, v *visitor) bool) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if !w.textOK(rw, r) {
+			return
+		}
 		r, v, err := w.visit(rw, r)
 		if err != nil {
 			w.serverError(rw, r, err)

@@ -11,7 +11,8 @@ import (
 type OutboxOptions struct {
 	// From is the sender of messages that name none.
 	From string
-	// Logger, when set, gets one info record per message "sent".
+	// Logger, when set, gets one info record per message "sent", with
+	// its plain-text body (so links in it can be followed from the log).
 	Logger *slog.Logger
 }
 
@@ -52,7 +53,7 @@ func (o *Outbox) Send(ctx context.Context, msg Message) error {
 	o.changed = make(chan struct{})
 	o.mu.Unlock()
 	if o.logger != nil {
-		o.logger.InfoContext(ctx, "mail sent to the outbox", "from", msg.From, "to", msg.To, "cc", msg.Cc, "bcc", msg.Bcc, "subject", msg.Subject)
+		o.logger.InfoContext(ctx, "mail sent to the outbox", "from", msg.From, "to", msg.To, "cc", msg.Cc, "bcc", msg.Bcc, "subject", msg.Subject, "text", msg.Text)
 	}
 	return nil
 }

@@ -25,6 +25,16 @@ token create flags:
                           default never
   --force                 take abilities the server does not check (for a host's own routes)
 `},
+	{"user", `  reference user create --email EMAIL --name NAME [--capability CAP...] [--unverified]
+                                    make a user who can sign in at /login; the password is
+                                    asked for on a terminal, else read from the first line of stdin
+  reference user list [--json]      list users and their capabilities
+  reference user grant EMAIL CAP    give a user a capability (view_search_reporting,
+                                    manage-emailmarketing-feeds, '*', or a token ability such as
+                                    forms:* that their own API tokens may then carry)
+  reference user revoke EMAIL CAP   take a capability away
+  reference user password EMAIL     set a new password (read as for create); signs them out everywhere
+`},
 	{"webhooks", `  reference webhooks emit EVENT [--data JSON]
                                     dispatch a test event to the subscriptions that take it
   reference webhooks retry          queue the deliveries that are due now
@@ -50,7 +60,7 @@ token create flags:
 
 // databaseFlags are the flags of the commands that open the database.
 const databaseFlags = `
-Flags of the token and webhooks commands:
+Flags of the token, user and webhooks commands:
   --db DSN                the server's database: give them the same --db (or GROUNDWORK_DB)
                           as the server, or they work on another (default sqlite:groundwork.db)
   --log-level LEVEL       debug, info, warn or error (default warn), to stderr
@@ -126,7 +136,7 @@ func printCommandHelp(w io.Writer, group string) {
 		switch group {
 		case "serve":
 			fmt.Fprint(w, serveFlags, "\nEvery flag has a variable (see reference --help); flags win.\n")
-		case "token", "webhooks":
+		case "token", "user", "webhooks":
 			fmt.Fprint(w, databaseFlags)
 		}
 		return

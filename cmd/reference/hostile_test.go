@@ -75,7 +75,7 @@ func TestHostileBytesOnEveryRoute(t *testing.T) {
 				"?%FF=1": 400, "?a=%zz": 400} {
 				code, body := send(method, path+query)
 				require.Equal(t, want, code, "%s %s%s: %s", method, path, query, body)
-				if want == 422 && !strings.HasPrefix(path, "/forms/") {
+				if want == 422 && method != http.MethodHead && !strings.HasPrefix(body, "<!doctype html>") { // pages answer with a page
 					require.Contains(t, body, `"errors":{`, "the usual envelope")
 				}
 			}

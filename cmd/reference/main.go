@@ -5,6 +5,7 @@
 //	go run ./cmd/reference                 # serve on 127.0.0.1:8080, data in ./groundwork.db
 //	go run ./cmd/reference --db postgres://user@host/db
 //	go run ./cmd/reference token create --name me --ability '*'
+//	go run ./cmd/reference user create --email me@example.com --name Me --capability '*'
 //	go run ./cmd/reference --help
 package main
 
@@ -33,7 +34,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	cmd, rest := "serve", args
 	if len(args) > 0 {
 		switch args[0] {
-		case "serve", "token", "a11y", "webhooks", "help":
+		case "serve", "token", "user", "a11y", "webhooks", "help":
 			cmd, rest = args[0], args[1:]
 		case "-h", "-help", "--help":
 			cmd, rest = "help", nil
@@ -43,7 +44,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch {
 	case cmd == "help" && len(rest) > 0:
 		if !slices.ContainsFunc(commandHelp, func(c struct{ group, text string }) bool { return c.group == rest[0] }) {
-			return exitCode(usageError{fmt.Sprintf("no command %q: serve, token, webhooks or a11y", rest[0])}, stderr)
+			return exitCode(usageError{fmt.Sprintf("no command %q: serve, token, user, webhooks or a11y", rest[0])}, stderr)
 		}
 		printCommandHelp(stdout, rest[0])
 		return 0
@@ -57,6 +58,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch cmd {
 	case "token":
 		err = runToken(ctx, rest, getenv, stdout, stderr)
+	case "user":
+		err = runUser(ctx, rest, getenv, stdout, stderr)
 	case "a11y":
 		err = runA11y(rest, stdout)
 	case "webhooks":

@@ -103,9 +103,17 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	if a.queue, err = store.NewQueue(db, &store.QueueOptions{Logger: logger, Queues: map[string]int{webhooksQueue: webhooksWorkers}}); err != nil {
 		return nil, err
 	}
-	if a.tokens, err = auth.NewService(authsql.New(db), nil); err != nil {
+	// Sign-in: lock-outs counted in the database (so they hold across
+	// instances), verification links signed with a key derived from the
+	// secret key, mail through the server's mailer.
+	if a.tokens, err = auth.NewService(authsql.New(db), &auth.Options{Key: deriveKey(secretKey, "sign-in"), Mailer: a.mailer,
+		MailFrom: cfg.mailFrom, LoginLimiter: store.NewSQLRateLimiter(db, nil), AppName: "groundwork", Logger: logger}); err != nil {
 		return nil, err
 	}
+	if err := auth.RegisterWorkers(a.queue.Workers(), a.tokens); err != nil {
+		return nil, err
+	}
+	a.queue.AddPeriodicJobs(auth.PeriodicJobs()...)
 	if a.colors, err = a11y.NewService(&a11y.Options{Logger: logger}); err != nil {
 		return nil, err
 	}
@@ -182,7 +190,19 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		return nil, err
 	}
 
+	signIn, err := auth.NewWeb(a.tokens, &auth.WebOptions{BaseURL: cfg.baseURL, LogoutPath: "/login", TokenAbilities: knownAbilities,
+		RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	dashboard, err := newDashboard(signIn, logger)
+	if err != nil {
+		return nil, err
+	}
+
 	mux := http.NewServeMux()
+	signIn.Mount(mux)
+	mux.Handle("GET /dashboard", signIn.RequireUser(dashboard))
 	mux.Handle(webhooks.PrefixDefault+"/", webhooksHandler)
 	mux.Handle(webhooks.InboundPrefixDefault+"/", inboundHandler)
 	mux.HandleFunc("GET /healthz", a.healthz)
@@ -196,7 +216,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
 	})
-	a.routes = slices.Concat(authHandler.Routes(), colorHandler.Routes(), colorAIHandler.Routes(), formsHandler.Routes(),
+	a.routes = slices.Concat(authHandler.Routes(), signIn.Routes(), []string{"GET /dashboard"}, colorHandler.Routes(), colorAIHandler.Routes(), formsHandler.Routes(),
 		pages.Routes(), webhooksHandler.Routes(), inboundHandler.Routes())
 	a.handler = recoverPanics(logRequests(mux, logger, cfg.requestLogEvery), logger)
 	return a, nil

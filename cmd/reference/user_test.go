@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/internal/browsertest"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// withStdin runs f with the commands' stdin reading text. (Not parallel:
+// stdin is the process's.)
+func withStdin(text string, f func()) {
+	old := stdin
+	stdin = strings.NewReader(text)
+	defer func() { stdin = old }()
+	f()
+}
+
+// The user commands make a user who signs in to the served pages and sees
+// the dashboard; the password comes from stdin, never a flag.
+func TestUserCommandsAndDashboard(t *testing.T) {
+	dsn := storetest.DSN(t, store.SQLite)
+	e := env{"GROUNDWORK_DB": dsn}
+	var c int
+	var out, stderr string
+	withStdin("correct horse\n", func() {
+		c, out, stderr = runCmd(t, e, "user", "create", "--email", "Ada@Example.com", "--name", "Ada Lovelace", "--capability", "forms:*")
+	})
+	require.Equal(t, 0, c, stderr)
+	require.Equal(t, "User 1 (ada@example.com) created with forms:*.\n", out)
+	withStdin("", func() {
+		c, _, stderr = runCmd(t, e, "user", "create", "--email", "bob@example.com", "--name", "Bob")
+	})
+	require.Equal(t, 2, c)
+	require.Contains(t, stderr, "no password on stdin")
+	withStdin("short\n", func() {
+		c, _, stderr = runCmd(t, e, "user", "create", "--email", "bob@example.com", "--name", "Bob")
+	})
+	require.Equal(t, 2, c)
+	require.Contains(t, stderr, "The password field must be at least 8 characters.")
+
+	c, out, _ = runCmd(t, e, "user", "grant", "ADA@example.com", "view_search_reporting")
+	require.Equal(t, 0, c)
+	require.Equal(t, "User 1 (ada@example.com) now has forms:*, view_search_reporting.\n", out)
+	c, out, _ = runCmd(t, e, "user", "revoke", "ada@example.com", "view_search_reporting")
+	require.Equal(t, 0, c)
+	require.Equal(t, "User 1 (ada@example.com) now has forms:*.\n", out)
+	c, _, stderr = runCmd(t, e, "user", "grant", "nobody@example.com", "x")
+	require.Equal(t, 1, c)
+	require.Contains(t, stderr, `no user has the address "nobody@example.com"`)
+	c, out, _ = runCmd(t, e, "user", "list")
+	require.Equal(t, 0, c)
+	require.Regexp(t, `(?m)^1\s+ada@example.com\s+Ada Lovelace\s+\d{4}-\d\d-\d\d\s+forms:\*$`, out)
+	withStdin("new horse!\n", func() { c, out, stderr = runCmd(t, e, "user", "password", "ada@example.com") })
+	require.Equal(t, 0, c, stderr)
+	require.Contains(t, out, "signed out everywhere")
+
+	base := startServe(t, dsn)
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	client := &http.Client{Jar: jar}
+	post := func(path string, form url.Values) (int, string) {
+		req, err := http.NewRequest("POST", base+path, strings.NewReader(form.Encode()))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", base)
+		res, err := client.Do(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(body)
+	}
+	res, err := client.Get(base + "/dashboard")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, base+"/login", res.Request.URL.String(), "a guest is sent to sign in")
+	code, body := post("/login", url.Values{"email": {"ada@example.com"}, "password": {"new horse!"}})
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, "You are signed in as <strong>Ada Lovelace</strong>")
+	require.Contains(t, body, "Forms API (/api/v1/forms): yours to use")
+	require.Contains(t, body, "AI colour reviews (/api/v1/a11y/ai): needs <code>a11y:ai</code>")
+	code, body = post("/logout", url.Values{})
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "<h1>Log in to your account</h1>", "signing out leads to the login page")
+}
+
+// The dashboard in a real browser, after signing in: no axe-core
+// violations.
+func TestBrowserDashboard(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 60*time.Second)
+	dsn := storetest.DSN(t, store.SQLite)
+	base := startServe(t, dsn)
+	// A user made through the app's own service, as the CLI does.
+	cfg, err := parseServeFlags([]string{"--db", dsn}, env{}.get)
+	require.NoError(t, err)
+	db, err := openDB(context.Background(), cfg.db, nil, nil)
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, createTestUser(db, "ada@example.com", "correct horse"))
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/dashboard"), chromedp.WaitVisible(chromedp.ID("f-email")),
+		chromedp.SendKeys(chromedp.ID("f-email"), "ada@example.com"), chromedp.SendKeys(chromedp.ID("f-password"), "correct horse"),
+		chromedp.Click(chromedp.CSS("main button[type=submit]")), chromedp.WaitVisible(chromedp.CSS(".account"))))
+	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("h1")))
+	require.NoError(t, err)
+	require.Equal(t, "Dashboard", text)
+	browsertest.NoViolations(t, ctx, "the dashboard")
+}
+
+func createTestUser(db *store.DB, email, password string) error {
+	svc, err := auth.NewService(authsql.New(db), &auth.Options{Password: auth.PasswordParams{Memory: 64, Time: 1, Threads: 1}})
+	if err != nil {
+		return err
+	}
+	_, err = svc.CreateUser(context.Background(), auth.NewUser{Name: "Ada", Email: email, Password: password, Capabilities: []string{"*"}})
+	return err
+}
