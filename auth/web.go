@@ -18,7 +18,7 @@ import (
 	"github.com/groundwork-go/groundwork/store"
 )
 
-//go:embed templates
+//go:embed all:templates
 var templatesFS embed.FS
 
 // Cookie names and the sign-in pages' paths.

@@ -47,7 +47,11 @@ const (
 // Options configures [New].
 type Options struct {
 	// Pages holds the domain's page templates (files ending .html, each
-	// defining "content"), rendered by their path in it.
+	// defining "content"), rendered by their path in it. A file whose
+	// name starts with "_" is a partial instead: the templates it defines
+	// are shared by every page (and it may be replaced like a page). Embed
+	// such files with the "all:" prefix, which go:embed needs for names
+	// starting with "_".
 	Pages fs.FS
 	// Override replaces templates and the stylesheet: a file here with
 	// the name of a built-in one (LayoutTemplate, FieldsTemplate,
@@ -133,14 +137,33 @@ func New(o Options) (*Renderer, error) {
 		return nil, err
 	}
 	if o.Pages != nil {
+		// Partials ("_name.html") first: they join the base every page
+		// is parsed on, so a domain's pages can share templates.
+		var pages []string
 		err := fs.WalkDir(o.Pages, ".", func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || path.Ext(p) != ".html" {
 				return err
 			}
-			return add(p, o.Pages)
+			if !strings.HasPrefix(path.Base(p), "_") {
+				pages = append(pages, p)
+				return nil
+			}
+			text, err := read(p, o.Pages)
+			if err != nil {
+				return fmt.Errorf("web: %s: %w", p, err)
+			}
+			if _, err := base.New(p).Parse(string(text)); err != nil {
+				return fmt.Errorf("web: %w", err)
+			}
+			return nil
 		})
 		if err != nil {
 			return nil, err
+		}
+		for _, p := range pages {
+			if err := add(p, o.Pages); err != nil {
+				return nil, err
+			}
 		}
 	}
 	css, err := read(Stylesheet, static)

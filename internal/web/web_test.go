@@ -371,3 +371,22 @@ func TestProtectToken(t *testing.T) {
 	require.Equal(t, 403, res.StatusCode)
 	require.JSONEq(t, `{"message":"This form was sent from another site, or from a page too old to trust, so it was not accepted. Go back, reload the page and send it again."}`, body)
 }
+
+// A partial ("_name.html") is shared by every page, and is no page itself.
+func TestPartials(t *testing.T) {
+	t.Parallel()
+	pages := fstest.MapFS{
+		"d/_shared.html": {Data: []byte(`{{define "greeting"}}<p>Hello, {{.}}</p>{{end}}`)},
+		"d/a.html":       {Data: []byte(`{{define "content"}}<h1>A</h1>{{template "greeting" "a"}}{{end}}`)},
+		"d/b.html":       {Data: []byte(`{{define "content"}}<h1>B</h1>{{template "greeting" "b"}}{{end}}`)},
+	}
+	r := newRenderer(t, web.Options{Pages: pages})
+	for _, name := range []string{"a", "b"} {
+		w := httptest.NewRecorder()
+		r.Render(w, httptest.NewRequest("GET", "/", nil), http.StatusOK, "d/"+name+".html", &web.Page{Title: name})
+		require.Contains(t, w.Body.String(), "<p>Hello, "+name+"</p>")
+	}
+	w := httptest.NewRecorder()
+	r.Render(w, httptest.NewRequest("GET", "/", nil), http.StatusOK, "d/_shared.html", &web.Page{})
+	require.Equal(t, http.StatusInternalServerError, w.Code, "a partial is not a page")
+}
