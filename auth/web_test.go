@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -640,4 +641,46 @@ func TestLockoutAcrossInstances(t *testing.T) {
 		one.user(t, "bob@example.com")
 		require.Equal(t, http.StatusSeeOther, b2.login("bob@example.com", "correct horse", false).StatusCode)
 	})
+}
+
+// readCounter counts the Store calls a request makes.
+type readCounter struct {
+	auth.Store
+	calls atomic.Int64
+}
+
+func (c *readCounter) SessionByHash(ctx context.Context, h []byte) (auth.Session, auth.User, error) {
+	c.calls.Add(1)
+	return c.Store.SessionByHash(ctx, h)
+}
+
+func (c *readCounter) UserByID(ctx context.Context, id int64) (auth.User, string, error) {
+	c.calls.Add(1)
+	return c.Store.UserByID(ctx, id)
+}
+
+func (c *readCounter) TouchSession(ctx context.Context, h []byte, at time.Time) error {
+	c.calls.Add(1)
+	return c.Store.TouchSession(ctx, h, at)
+}
+
+// A signed-in request through RequireUser costs one read: the session
+// with its user; the last-seen write comes at most once a minute.
+func TestRequireUserCostsOneRead(t *testing.T) {
+	t.Parallel()
+	counter := &readCounter{Store: authtest.NewFake()}
+	s := newSite(t, siteOptions{store: counter})
+	s.user(t, "ada@example.com")
+	b := s.browser(t)
+	b.login("ada@example.com", "correct horse", false)
+	for range 3 {
+		before := counter.calls.Load()
+		_, body := b.get("/dashboard")
+		require.Equal(t, "hello Ada Lovelace", body)
+		require.Equal(t, before+1, counter.calls.Load())
+	}
+	s.clock.Advance(2 * time.Minute)
+	before := counter.calls.Load()
+	b.get("/dashboard")
+	require.Equal(t, before+2, counter.calls.Load(), "the read, and the once-a-minute touch")
 }
