@@ -1,0 +1,4 @@
+package authsql
+
+// MigrationFiles are the embedded migrations, for the upgrade test.
+var MigrationFiles = migrations
