@@ -1,0 +1,212 @@
+package bookings
+
+import (
+	"slices"
+	"time"
+)
+
+// The slot engine: a pure function of a provider's day (its windows in
+// wall-clock time, the service's length, interval and buffers, the busy
+// periods around it) to the slots it offers. No database, no clock.
+
+// Period is a half-open span of time [Start, End).
+type Period struct {
+	Start time.Time
+	End   time.Time
+}
+
+func (p Period) overlaps(q Period) bool { return p.Start.Before(q.End) && q.Start.Before(p.End) }
+
+// Date is a calendar date with no zone: the provider-local day a slot
+// belongs to.
+type Date struct {
+	Year  int
+	Month time.Month
+	Day   int
+}
+
+// DateOf is the date of t in its own location.
+func DateOf(t time.Time) Date {
+	y, m, d := t.Date()
+	return Date{y, m, d}
+}
+
+// ParseDate reads "YYYY-MM-DD".
+func ParseDate(s string) (Date, bool) {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return Date{}, false
+	}
+	return DateOf(t), true
+}
+
+// String is "YYYY-MM-DD".
+func (d Date) String() string { return d.In(time.UTC).Format(time.DateOnly) }
+
+// In is local midnight of d in loc (or the first instant of the day, where
+// midnight itself does not exist).
+func (d Date) In(loc *time.Location) time.Time { return d.At(0, loc) }
+
+// At is the instant of the wall-clock minute (0 to 1440) of d in loc.
+// A minute that does not exist (a spring-forward gap) is moved forward
+// by the gap, as time.Date does.
+func (d Date) At(minute int, loc *time.Location) time.Time {
+	return time.Date(d.Year, d.Month, d.Day, 0, minute, 0, 0, loc)
+}
+
+// AddDays is d moved by n days.
+func (d Date) AddDays(n int) Date {
+	return DateOf(time.Date(d.Year, d.Month, d.Day+n, 12, 0, 0, 0, time.UTC))
+}
+
+// Weekday is d's day of the week.
+func (d Date) Weekday() time.Weekday { return d.In(time.UTC).Weekday() }
+
+// Before reports whether d is earlier than e.
+func (d Date) Before(e Date) bool { return d.In(time.UTC).Before(e.In(time.UTC)) }
+
+// Clock is a wall-clock span of a day in minutes from midnight: [Start,
+// End), End at most 1440 (24:00).
+type Clock struct {
+	Start, End int
+}
+
+// Busy is time a provider is taken: a booking's period and the buffers of
+// its service.
+type Busy struct {
+	Period
+	BufferBefore, BufferAfter time.Duration
+}
+
+func (b Busy) widened() Period {
+	return Period{b.Start.Add(-b.BufferBefore), b.End.Add(b.BufferAfter)}
+}
+
+// Day is what [DaySlots] needs to know of one provider-local day.
+type Day struct {
+	Date Date
+	// Loc is the provider's zone; the windows are wall-clock times in it.
+	Loc     *time.Location
+	Windows []Clock
+	// Length is the booked period; Interval the grid of starts from local
+	// midnight; the buffers are the service's.
+	Length, Interval          time.Duration
+	BufferBefore, BufferAfter time.Duration
+	// Busy are the provider's active bookings near the day, of any
+	// service, with their own buffers.
+	Busy []Busy
+}
+
+// DaySlots are the slots a provider offers on one local day, in order:
+//
+//   - candidate starts are the wall-clock labels 00:00, 00:00+Interval, ...
+//     before 24:00 of the date; a label that does not exist (the
+//     spring-forward gap) is skipped, and a label of the repeated fall-back
+//     hour is offered once;
+//   - a slot [start, start+Length) must fit inside one window;
+//   - it must not clash with a busy period: the slot widened by its own
+//     service's buffers must not overlap the booking, and the slot must not
+//     overlap the booking widened by the booking's service's buffers — so
+//     the larger of two buffers separates them, not their sum;
+//   - periods are half-open: back to back is allowed.
+func DaySlots(d Day) []Period {
+	if d.Length <= 0 || d.Interval <= 0 || d.Loc == nil {
+		return nil
+	}
+	windows := make([]Period, 0, len(d.Windows))
+	for _, w := range d.Windows {
+		if w.End <= w.Start || w.Start < 0 || w.End > 1440 {
+			continue
+		}
+		p := Period{d.Date.At(w.Start, d.Loc), d.Date.At(w.End, d.Loc)}
+		if p.End.After(p.Start) {
+			windows = append(windows, p)
+		}
+	}
+	if len(windows) == 0 {
+		return nil
+	}
+	step := int(d.Interval / time.Minute)
+	if step <= 0 {
+		return nil
+	}
+	var out []Period
+	var last time.Time
+	for m := 0; m < 1440; m += step {
+		start := d.Date.At(m, d.Loc)
+		// A label in the gap comes back moved; the fall-back hour's
+		// labels map to one instant each, and a repeat is dropped.
+		if start.Hour()*60+start.Minute() != m || DateOf(start) != d.Date || (!last.IsZero() && !start.After(last)) {
+			continue
+		}
+		last = start
+		slot := Period{start, start.Add(d.Length)}
+		if !fits(slot, windows) || clashes(slot, d) {
+			continue
+		}
+		out = append(out, slot)
+	}
+	return out
+}
+
+func fits(slot Period, windows []Period) bool {
+	for _, w := range windows {
+		if !slot.Start.Before(w.Start) && !slot.End.After(w.End) {
+			return true
+		}
+	}
+	return false
+}
+
+func clashes(slot Period, d Day) bool {
+	wide := Period{slot.Start.Add(-d.BufferBefore), slot.End.Add(d.BufferAfter)}
+	for _, b := range d.Busy {
+		if wide.overlaps(b.Period) || slot.overlaps(b.widened()) {
+			return true
+		}
+	}
+	return false
+}
+
+// Slot is one offered slot: a period and the provider offering it (0 once
+// the providers' lists are merged).
+type Slot struct {
+	Period
+	ProviderID int64
+}
+
+// Merge sorts slots by start, then end, then provider; with distinct it
+// keeps one slot per period, with no provider.
+func Merge(slots []Slot, distinct bool) []Slot {
+	slices.SortFunc(slots, func(a, b Slot) int {
+		if c := a.Start.Compare(b.Start); c != 0 {
+			return c
+		}
+		if c := a.End.Compare(b.End); c != 0 {
+			return c
+		}
+		return compareInt(a.ProviderID, b.ProviderID)
+	})
+	if !distinct {
+		return slots
+	}
+	out := slots[:0]
+	for _, s := range slots {
+		s.ProviderID = 0
+		if n := len(out); n > 0 && out[n-1].Start.Equal(s.Start) && out[n-1].End.Equal(s.End) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func compareInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

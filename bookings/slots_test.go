@@ -1,0 +1,178 @@
+package bookings_test
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/bookings"
+)
+
+func zone(t testing.TB, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	require.NoError(t, err)
+	return loc
+}
+
+func hm(h, m int) int { return h*60 + m }
+
+// starts renders slot starts as local wall-clock "15:04 MST".
+func starts(ps []bookings.Period, loc *time.Location) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Start.In(loc).Format("15:04 MST"))
+	}
+	return out
+}
+
+func TestDaySlotsRules(t *testing.T) {
+	t.Parallel()
+	ny := zone(t, "America/New_York")
+	day := bookings.Date{Year: 2026, Month: time.June, Day: 1}
+	base := bookings.Day{Date: day, Loc: ny, Length: 30 * time.Minute, Interval: 15 * time.Minute}
+	at := func(h, m int) time.Time { return day.At(hm(h, m), ny) }
+	busy := func(h1, m1, h2, m2 int, before, after time.Duration) bookings.Busy {
+		return bookings.Busy{Period: bookings.Period{Start: at(h1, m1), End: at(h2, m2)}, BufferBefore: before, BufferAfter: after}
+	}
+	cases := []struct {
+		name   string
+		change func(d *bookings.Day)
+		want   []string
+	}{
+		{"a window fits its slots, the last ending at the window's end", func(d *bookings.Day) {
+			d.Windows = []bookings.Clock{{hm(9, 0), hm(10, 0)}}
+		}, []string{"09:00 EDT", "09:15 EDT", "09:30 EDT"}},
+		{"the grid runs from local midnight, not the window's start", func(d *bookings.Day) {
+			d.Windows = []bookings.Clock{{hm(9, 10), hm(10, 0)}}
+		}, []string{"09:15 EDT", "09:30 EDT"}},
+		{"a slot fits inside one window, not across two that touch", func(d *bookings.Day) {
+			d.Windows = []bookings.Clock{{hm(9, 0), hm(9, 45)}, {hm(9, 45), hm(10, 30)}}
+		}, []string{"09:00 EDT", "09:15 EDT", "09:45 EDT", "10:00 EDT"}},
+		{"a window shorter than the slot offers nothing", func(d *bookings.Day) {
+			d.Windows = []bookings.Clock{{hm(9, 0), hm(9, 20)}}
+		}, nil},
+		{"a window ending before it starts offers nothing", func(d *bookings.Day) {
+			d.Windows = []bookings.Clock{{hm(10, 0), hm(9, 0)}}
+		}, nil},
+		{"back to back with a booking is allowed (half-open)", func(d *bookings.Day) {
+			d.Windows = []bookings.Clock{{hm(9, 0), hm(11, 0)}}
+			d.Busy = []bookings.Busy{busy(9, 30, 10, 0, 0, 0)}
+		}, []string{"09:00 EDT", "10:00 EDT", "10:15 EDT", "10:30 EDT"}},
+		{"the slot's own buffers keep it off a booking", func(d *bookings.Day) {
+			d.Windows = []bookings.Clock{{hm(9, 0), hm(11, 0)}}
+			d.BufferBefore, d.BufferAfter = 15*time.Minute, 15*time.Minute
+			d.Busy = []bookings.Busy{busy(10, 0, 10, 30, 0, 0)}
+		}, []string{"09:00 EDT", "09:15 EDT"}}, // 09:15-09:45 widened ends at 10:00; 10:45 would end past 11:00
+		{"the booking's buffers keep the slot off it", func(d *bookings.Day) {
+			d.Windows = []bookings.Clock{{hm(9, 0), hm(11, 30)}}
+			d.Busy = []bookings.Busy{busy(10, 0, 10, 30, 30*time.Minute, 15*time.Minute)}
+		}, []string{"09:00 EDT", "10:45 EDT", "11:00 EDT"}},
+		{"the larger of two buffers survives, not their sum", func(d *bookings.Day) {
+			d.Windows = []bookings.Clock{{hm(9, 0), hm(12, 0)}}
+			d.BufferBefore = 15 * time.Minute
+			d.Busy = []bookings.Busy{busy(10, 0, 10, 30, 0, 30*time.Minute)}
+		}, []string{"09:00 EDT", "09:15 EDT", "09:30 EDT", "11:00 EDT", "11:15 EDT", "11:30 EDT"}}, // after: 30, not 30+15
+		{"another interval", func(d *bookings.Day) {
+			d.Windows = []bookings.Clock{{hm(9, 0), hm(10, 0)}}
+			d.Interval = 20 * time.Minute
+		}, []string{"09:00 EDT", "09:20 EDT"}},
+		{"a window to midnight", func(d *bookings.Day) {
+			d.Windows = []bookings.Clock{{hm(23, 0), 1440}}
+		}, []string{"23:00 EDT", "23:15 EDT", "23:30 EDT"}},
+	}
+	for _, c := range cases {
+		d := base
+		c.change(&d)
+		require.Equal(t, c.want, starts(bookings.DaySlots(d), ny), c.name)
+	}
+}
+
+// Spring forward: the labels in the gap are skipped; fall back: the
+// repeated hour's labels are offered once each; a slot lasts its length
+// in real time either way.
+func TestDaySlotsAcrossDST(t *testing.T) {
+	t.Parallel()
+	ny := zone(t, "America/New_York")
+	spring := bookings.Day{Date: bookings.Date{Year: 2026, Month: time.March, Day: 8}, Loc: ny, Length: 30 * time.Minute,
+		Interval: 30 * time.Minute, Windows: []bookings.Clock{{hm(1, 0), hm(4, 0)}}}
+	got := bookings.DaySlots(spring)
+	require.Equal(t, []string{"01:00 EST", "01:30 EST", "03:00 EDT", "03:30 EDT"}, starts(got, ny))
+	for _, s := range got {
+		require.Equal(t, 30*time.Minute, s.End.Sub(s.Start))
+	}
+	fall := spring
+	fall.Date = bookings.Date{Year: 2026, Month: time.November, Day: 1}
+	fall.Windows = []bookings.Clock{{hm(0, 0), hm(3, 0)}}
+	got = bookings.DaySlots(fall)
+	labels := starts(got, ny)
+	require.Len(t, labels, 6, "00:00 … 02:30, each label once: %v", labels)
+	for i := 1; i < len(got); i++ {
+		require.True(t, got[i].Start.After(got[i-1].Start))
+	}
+}
+
+func TestMergeDistinct(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 6, 1, 13, 0, 0, 0, time.UTC)
+	p := func(min int, provider int64) bookings.Slot {
+		return bookings.Slot{Period: bookings.Period{Start: at.Add(time.Duration(min) * time.Minute), End: at.Add(time.Duration(min+30) * time.Minute)}, ProviderID: provider}
+	}
+	got := bookings.Merge([]bookings.Slot{p(15, 2), p(0, 2), p(0, 1), p(15, 1), p(30, 3)}, true)
+	require.Len(t, got, 3)
+	for _, s := range got {
+		require.Zero(t, s.ProviderID)
+	}
+	got = bookings.Merge([]bookings.Slot{p(15, 2), p(0, 2), p(0, 1)}, false)
+	require.Equal(t, []int64{1, 2, 2}, []int64{got[0].ProviderID, got[1].ProviderID, got[2].ProviderID})
+}
+
+// Over many zones and every day of 2026 (both DST changes in each zone
+// that has them), random windows, lengths, intervals, buffers and
+// bookings: every slot starts on the local grid, lies inside a window,
+// lasts its length, and keeps clear of every booking with buffers.
+func TestDaySlotsProperties(t *testing.T) {
+	t.Parallel()
+	zones := []string{"UTC", "America/New_York", "America/Los_Angeles", "America/Sao_Paulo", "America/St_Johns", "Europe/London",
+		"Europe/Berlin", "Africa/Casablanca", "Asia/Kolkata", "Asia/Kathmandu", "Australia/Adelaide", "Australia/Lord_Howe",
+		"Pacific/Auckland", "Pacific/Chatham", "America/Santiago", "Asia/Tehran"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, name := range zones {
+		loc := zone(t, name)
+		for day := (bookings.Date{Year: 2026, Month: time.January, Day: 1}); day.Year == 2026; day = day.AddDays(1) {
+			d := bookings.Day{Date: day, Loc: loc, Length: time.Duration(15*(1+r.IntN(8))) * time.Minute,
+				Interval: time.Duration([]int{5, 10, 15, 20, 30, 60}[r.IntN(6)]) * time.Minute,
+				BufferBefore: time.Duration(5*r.IntN(4)) * time.Minute, BufferAfter: time.Duration(5*r.IntN(4)) * time.Minute}
+			for range 1 + r.IntN(3) {
+				s := r.IntN(1440)
+				d.Windows = append(d.Windows, bookings.Clock{Start: s, End: min(1440, s+30+r.IntN(600))})
+			}
+			for range r.IntN(4) {
+				s := day.At(r.IntN(1440), loc)
+				d.Busy = append(d.Busy, bookings.Busy{Period: bookings.Period{Start: s, End: s.Add(time.Duration(15+r.IntN(90)) * time.Minute)},
+					BufferBefore: time.Duration(5*r.IntN(4)) * time.Minute, BufferAfter: time.Duration(5*r.IntN(4)) * time.Minute})
+			}
+			for _, s := range bookings.DaySlots(d) {
+				local := s.Start.In(loc)
+				require.Equal(t, day, bookings.DateOf(local), "%s %s", name, day)
+				require.Zero(t, (local.Hour()*60+local.Minute())%int(d.Interval/time.Minute), "on the grid: %s %s", name, local)
+				require.Equal(t, d.Length, s.End.Sub(s.Start))
+				inside := false
+				for _, w := range d.Windows {
+					if !s.Start.Before(day.At(w.Start, loc)) && !s.End.After(day.At(w.End, loc)) {
+						inside = true
+					}
+				}
+				require.True(t, inside, "in a window: %s %s", name, local)
+				for _, b := range d.Busy {
+					wide := bookings.Period{Start: s.Start.Add(-d.BufferBefore), End: s.End.Add(d.BufferAfter)}
+					bw := bookings.Period{Start: b.Start.Add(-b.BufferBefore), End: b.End.Add(b.BufferAfter)}
+					require.False(t, wide.Start.Before(b.End) && b.Start.Before(wide.End), "clear of a booking: %s %s", name, local)
+					require.False(t, s.Start.Before(bw.End) && bw.Start.Before(s.End), "clear of a booking's buffers: %s %s", name, local)
+				}
+			}
+		}
+	}
+}
