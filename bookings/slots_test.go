@@ -143,7 +143,7 @@ func TestDaySlotsProperties(t *testing.T) {
 		loc := zone(t, name)
 		for day := (bookings.Date{Year: 2026, Month: time.January, Day: 1}); day.Year == 2026; day = day.AddDays(1) {
 			d := bookings.Day{Date: day, Loc: loc, Length: time.Duration(15*(1+r.IntN(8))) * time.Minute,
-				Interval: time.Duration([]int{5, 10, 15, 20, 30, 60}[r.IntN(6)]) * time.Minute,
+				Interval:     time.Duration([]int{5, 10, 15, 20, 30, 60}[r.IntN(6)]) * time.Minute,
 				BufferBefore: time.Duration(5*r.IntN(4)) * time.Minute, BufferAfter: time.Duration(5*r.IntN(4)) * time.Minute}
 			for range 1 + r.IntN(3) {
 				s := r.IntN(1440)
