@@ -1,0 +1,161 @@
+package bookings
+
+import "time"
+
+// Statuses of a booking. Requested and confirmed ones hold their slot
+// (active); the others are final.
+const (
+	StatusRequested = "requested"
+	StatusConfirmed = "confirmed"
+	StatusCancelled = "cancelled"
+	StatusCompleted = "completed"
+	StatusNoShow    = "no_show"
+)
+
+// Assignment strategies of a service.
+const (
+	AssignAny             = "any"
+	AssignRoundRobin      = "round_robin"
+	AssignDefaultProvider = "default_provider"
+)
+
+// Offering is a service that can be booked (the spec's "service"; the
+// name Service is the domain's, as in every groundwork package).
+type Offering struct {
+	ID          int64  `json:"id"`
+	Slug        string `json:"slug"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Duration, BufferBefore and BufferAfter are in minutes.
+	Duration     int `json:"duration"`
+	BufferBefore int `json:"buffer_before"`
+	BufferAfter  int `json:"buffer_after"`
+	// Price is a decimal string ("25.00"), or nil.
+	Price  *string `json:"price"`
+	IsFree bool    `json:"is_free"`
+	// TimeZone is the IANA zone a month of slots is read in.
+	TimeZone           string `json:"timezone"`
+	AssignmentStrategy string `json:"assignment_strategy"`
+	// DefaultProviderID takes bookings when no provider is linked.
+	DefaultProviderID *int64 `json:"-"`
+	// SlotInterval, MinAdvance and MaxAdvance (minutes) override the
+	// engine's defaults when set.
+	SlotInterval *int `json:"-"`
+	MinAdvance   *int `json:"-"`
+	MaxAdvance   *int `json:"-"`
+	// MaxBookingsPerSlot is stored for a later release (seats); one
+	// active booking per provider and start for now.
+	MaxBookingsPerSlot  int           `json:"-"`
+	IntakeSchema        *IntakeSchema `json:"intake_schema"`
+	IntakeSchemaVersion int           `json:"intake_schema_version"`
+	IsActive            bool          `json:"-"`
+	CreatedAt           time.Time     `json:"-"`
+	UpdatedAt           time.Time     `json:"-"`
+}
+
+// IntakeSchema is the questions a service asks when booking.
+type IntakeSchema struct {
+	Fields []IntakeField `json:"fields"`
+}
+
+// IntakeField is one question.
+type IntakeField struct {
+	Name     string   `json:"name"`
+	Type     string   `json:"type"`
+	Label    string   `json:"label"`
+	Required bool     `json:"required"`
+	Options  []string `json:"options,omitempty"`
+}
+
+// Provider is a person or resource that delivers services.
+type Provider struct {
+	ID       int64  `json:"id"`
+	Slug     string `json:"slug"`
+	Name     string `json:"name"`
+	Bio      string `json:"bio"`
+	TimeZone string `json:"timezone"`
+	// Email and Phone are never shown publicly.
+	Email            string     `json:"-"`
+	Phone            string     `json:"-"`
+	RoundRobinWeight int        `json:"-"`
+	LastAssignedAt   *time.Time `json:"-"`
+	SortOrder        int        `json:"-"`
+	IsActive         bool       `json:"-"`
+	CreatedAt        time.Time  `json:"-"`
+	UpdatedAt        time.Time  `json:"-"`
+}
+
+// Offer is a provider linked to a service, with its own duration (minutes)
+// and price when set.
+type Offer struct {
+	Provider
+	CustomDuration *int    `json:"-"`
+	CustomPrice    *string `json:"-"`
+}
+
+// WeeklyHours is one window of a provider's week, in their wall-clock time.
+type WeeklyHours struct {
+	ID         int64        `json:"id"`
+	ProviderID int64        `json:"provider_id"`
+	Weekday    time.Weekday `json:"day_of_week"` // Sunday = 0
+	// Start and End are minutes from midnight (End up to 1440).
+	Start, End int `json:"-"`
+	// EffectiveFrom and EffectiveUntil bound the rule (inclusive); nil
+	// for open-ended.
+	EffectiveFrom  *Date `json:"-"`
+	EffectiveUntil *Date `json:"-"`
+	IsAvailable    bool  `json:"is_available"`
+}
+
+// Override kinds.
+const (
+	OverrideUnavailable = "unavailable"
+	OverrideCustomHours = "custom_hours"
+)
+
+// Override replaces a provider's week on one date: closed, or other hours.
+type Override struct {
+	ID         int64  `json:"id"`
+	ProviderID int64  `json:"provider_id"`
+	Date       Date   `json:"-"`
+	Type       string `json:"type"`
+	// Start and End (minutes) for custom hours; nil gives no window but
+	// still replaces the week.
+	Start, End *int   `json:"-"`
+	Reason     string `json:"reason"`
+}
+
+// Blackout closes one service (or all, ServiceID nil) over a span of
+// provider-local dates, inclusive.
+type Blackout struct {
+	ID        int64  `json:"id"`
+	ServiceID *int64 `json:"service_id"`
+	From, To  Date   `json:"-"`
+	Reason    string `json:"reason"`
+}
+
+// Booking is an appointment.
+type Booking struct {
+	ID int64 `json:"id"`
+	// Number is "BK-" and 12 random characters: a label for people.
+	Number     string `json:"-"`
+	ServiceID  int64  `json:"-"`
+	ProviderID *int64 `json:"-"`
+	Status     string `json:"status"`
+	// Start and End are UTC.
+	Start              time.Time      `json:"start_time"`
+	End                time.Time      `json:"end_time"`
+	CustomerName       string         `json:"customer_name"`
+	CustomerEmail      string         `json:"customer_email"`
+	CustomerPhone      string         `json:"-"`
+	CustomerTimeZone   string         `json:"customer_timezone"`
+	AssignmentStrategy string         `json:"-"`
+	IntakeVersion      int            `json:"-"`
+	IntakeData         map[string]any `json:"-"`
+	Notes              string         `json:"-"`
+	CreatedAt          time.Time      `json:"-"`
+	UpdatedAt          time.Time      `json:"-"`
+}
+
+// Active reports whether the booking holds its slot.
+func (b Booking) Active() bool { return b.Status == StatusRequested || b.Status == StatusConfirmed }

@@ -1,0 +1,448 @@
+// Package bookingssql is the [bookings.Store] on SQLite and Postgres.
+package bookingssql
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Migrations is the bookings schema; pass it to store.Migrate.
+var Migrations = store.MigrationsFrom("bookings", migrations, "migrations")
+
+// Store is the bookings.Store on a store.DB.
+type Store struct{ db *store.DB }
+
+var _ bookings.Store = (*Store)(nil)
+
+// New returns a Store on db, which must be migrated with [Migrations].
+func New(db *store.DB) *Store { return &Store{db: db} }
+
+func nullInt(p *int) sql.NullInt64 {
+	if p == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: int64(*p), Valid: true}
+}
+
+func intPtr(n sql.NullInt64) *int {
+	if !n.Valid {
+		return nil
+	}
+	v := int(n.Int64)
+	return &v
+}
+
+func nullID(p *int64) sql.NullInt64 {
+	if p == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: *p, Valid: true}
+}
+
+func idPtr(n sql.NullInt64) *int64 {
+	if !n.Valid {
+		return nil
+	}
+	return &n.Int64
+}
+
+func nullString(p *string) sql.NullString {
+	if p == nil {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: *p, Valid: true}
+}
+
+func stringPtr(n sql.NullString) *string {
+	if !n.Valid {
+		return nil
+	}
+	return &n.String
+}
+
+func nullDate(d *bookings.Date) sql.NullString {
+	if d == nil {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: d.String(), Valid: true}
+}
+
+func datePtr(n sql.NullString) *bookings.Date {
+	if !n.Valid {
+		return nil
+	}
+	d, _ := bookings.ParseDate(n.String)
+	return &d
+}
+
+func mapErr(err error, what string) error {
+	switch {
+	case errors.Is(store.MapError(err), store.ErrNotFound):
+		return bookings.ErrNotFound
+	case store.IsUniqueViolation(err):
+		return bookings.ErrSlugTaken
+	}
+	return fmt.Errorf("bookingssql: %s: %w", what, err)
+}
+
+type serviceRow struct {
+	ID                 int64                              `db:"id"`
+	Slug               string                             `db:"slug"`
+	Name               string                             `db:"name"`
+	Description        string                             `db:"description"`
+	Duration           int                                `db:"duration"`
+	BufferBefore       int                                `db:"buffer_before"`
+	BufferAfter        int                                `db:"buffer_after"`
+	Price              sql.NullString                     `db:"price"`
+	IsFree             bool                               `db:"is_free"`
+	TimeZone           string                             `db:"timezone"`
+	AssignmentStrategy string                             `db:"assignment_strategy"`
+	DefaultProviderID  sql.NullInt64                      `db:"default_provider_id"`
+	SlotInterval       sql.NullInt64                      `db:"slot_interval"`
+	MinAdvance         sql.NullInt64                      `db:"min_advance"`
+	MaxAdvance         sql.NullInt64                      `db:"max_advance"`
+	MaxPerSlot         int                                `db:"max_bookings_per_slot"`
+	IntakeSchema       store.JSON[*bookings.IntakeSchema] `db:"intake_schema"`
+	IntakeVersion      int                                `db:"intake_schema_version"`
+	IsActive           bool                               `db:"is_active"`
+	CreatedAt          store.Time                         `db:"created_at"`
+	UpdatedAt          store.Time                         `db:"updated_at"`
+}
+
+const serviceColumns = `id, slug, name, description, duration, buffer_before, buffer_after, price, is_free, timezone,
+	assignment_strategy, default_provider_id, slot_interval, min_advance, max_advance, max_bookings_per_slot,
+	intake_schema, intake_schema_version, is_active, created_at, updated_at`
+
+func (r serviceRow) service() bookings.Offering {
+	return bookings.Offering{ID: r.ID, Slug: r.Slug, Name: r.Name, Description: r.Description, Duration: r.Duration,
+		BufferBefore: r.BufferBefore, BufferAfter: r.BufferAfter, Price: stringPtr(r.Price), IsFree: r.IsFree, TimeZone: r.TimeZone,
+		AssignmentStrategy: r.AssignmentStrategy, DefaultProviderID: idPtr(r.DefaultProviderID), SlotInterval: intPtr(r.SlotInterval),
+		MinAdvance: intPtr(r.MinAdvance), MaxAdvance: intPtr(r.MaxAdvance), MaxBookingsPerSlot: r.MaxPerSlot,
+		IntakeSchema: r.IntakeSchema.V, IntakeSchemaVersion: r.IntakeVersion, IsActive: r.IsActive,
+		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
+}
+
+// CreateService implements bookings.Store.
+func (s *Store) CreateService(ctx context.Context, v bookings.Offering) (bookings.Offering, error) {
+	var row serviceRow
+	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_services (slug, name, description, duration, buffer_before,
+		buffer_after, price, is_free, timezone, assignment_strategy, default_provider_id, slot_interval, min_advance, max_advance,
+		max_bookings_per_slot, intake_schema, intake_schema_version, is_active, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+serviceColumns),
+		v.Slug, v.Name, v.Description, v.Duration, v.BufferBefore, v.BufferAfter, nullString(v.Price), v.IsFree, v.TimeZone,
+		v.AssignmentStrategy, nullID(v.DefaultProviderID), nullInt(v.SlotInterval), nullInt(v.MinAdvance), nullInt(v.MaxAdvance),
+		v.MaxBookingsPerSlot, store.JSON[*bookings.IntakeSchema]{V: v.IntakeSchema}, v.IntakeSchemaVersion, v.IsActive,
+		store.NewTime(v.CreatedAt), store.NewTime(v.UpdatedAt)).StructScan(&row)
+	if err != nil {
+		return bookings.Offering{}, mapErr(err, "create service")
+	}
+	return row.service(), nil
+}
+
+// ServiceBySlug implements bookings.Store.
+func (s *Store) ServiceBySlug(ctx context.Context, slug string) (bookings.Offering, error) {
+	var row serviceRow
+	if err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT `+serviceColumns+` FROM bookings_services WHERE slug = ?`), slug); err != nil {
+		return bookings.Offering{}, mapErr(err, "service")
+	}
+	return row.service(), nil
+}
+
+// ListServices implements bookings.Store.
+func (s *Store) ListServices(ctx context.Context, activeOnly bool) ([]bookings.Offering, error) {
+	q := `SELECT ` + serviceColumns + ` FROM bookings_services`
+	if activeOnly {
+		q += ` WHERE is_active`
+	}
+	var rows []serviceRow
+	if err := s.db.Reader().SelectContext(ctx, &rows, q+` ORDER BY name, id`); err != nil {
+		return nil, mapErr(err, "list services")
+	}
+	out := make([]bookings.Offering, len(rows))
+	for i, r := range rows {
+		out[i] = r.service()
+	}
+	return out, nil
+}
+
+type providerRow struct {
+	ID             int64      `db:"id"`
+	Slug           string     `db:"slug"`
+	Name           string     `db:"name"`
+	Bio            string     `db:"bio"`
+	Email          string     `db:"email"`
+	Phone          string     `db:"phone"`
+	TimeZone       string     `db:"timezone"`
+	Weight         int        `db:"round_robin_weight"`
+	LastAssignedAt store.Time `db:"last_assigned_at"`
+	SortOrder      int        `db:"sort_order"`
+	IsActive       bool       `db:"is_active"`
+	CreatedAt      store.Time `db:"created_at"`
+	UpdatedAt      store.Time `db:"updated_at"`
+}
+
+const providerColumns = `id, slug, name, bio, email, phone, timezone, round_robin_weight, last_assigned_at, sort_order, is_active, created_at, updated_at`
+
+func (r providerRow) provider() bookings.Provider {
+	p := bookings.Provider{ID: r.ID, Slug: r.Slug, Name: r.Name, Bio: r.Bio, Email: r.Email, Phone: r.Phone, TimeZone: r.TimeZone,
+		RoundRobinWeight: r.Weight, SortOrder: r.SortOrder, IsActive: r.IsActive, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
+	if !r.LastAssignedAt.IsZero() {
+		t := r.LastAssignedAt.Time
+		p.LastAssignedAt = &t
+	}
+	return p
+}
+
+// CreateProvider implements bookings.Store.
+func (s *Store) CreateProvider(ctx context.Context, p bookings.Provider) (bookings.Provider, error) {
+	var row providerRow
+	var last store.Time
+	if p.LastAssignedAt != nil {
+		last = store.NewTime(*p.LastAssignedAt)
+	}
+	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_providers (slug, name, bio, email, phone, timezone,
+		round_robin_weight, last_assigned_at, sort_order, is_active, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+providerColumns),
+		p.Slug, p.Name, p.Bio, p.Email, p.Phone, p.TimeZone, p.RoundRobinWeight, last, p.SortOrder, p.IsActive,
+		store.NewTime(p.CreatedAt), store.NewTime(p.UpdatedAt)).StructScan(&row)
+	if err != nil {
+		return bookings.Provider{}, mapErr(err, "create provider")
+	}
+	return row.provider(), nil
+}
+
+// Provider implements bookings.Store.
+func (s *Store) Provider(ctx context.Context, id int64) (bookings.Provider, error) {
+	var row providerRow
+	if err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT `+providerColumns+` FROM bookings_providers WHERE id = ?`), id); err != nil {
+		return bookings.Provider{}, mapErr(err, "provider")
+	}
+	return row.provider(), nil
+}
+
+// LinkProvider implements bookings.Store.
+func (s *Store) LinkProvider(ctx context.Context, serviceID, providerID int64, customDuration *int, customPrice *string) error {
+	_, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO bookings_service_providers (service_id, provider_id, custom_duration, custom_price)
+		VALUES (?, ?, ?, ?) ON CONFLICT (service_id, provider_id) DO UPDATE SET custom_duration = excluded.custom_duration,
+		custom_price = excluded.custom_price`), serviceID, providerID, nullInt(customDuration), nullString(customPrice))
+	if err != nil {
+		if isForeignKey(err) {
+			return bookings.ErrNotFound
+		}
+		return fmt.Errorf("bookingssql: link provider: %w", err)
+	}
+	return nil
+}
+
+func isForeignKey(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "FOREIGN KEY") || strings.Contains(msg, "23503")
+}
+
+// Offers implements bookings.Store.
+func (s *Store) Offers(ctx context.Context, serviceID int64) ([]bookings.Offer, error) {
+	var rows []struct {
+		providerRow
+		CustomDuration sql.NullInt64  `db:"custom_duration"`
+		CustomPrice    sql.NullString `db:"custom_price"`
+	}
+	cols := "p." + strings.ReplaceAll(providerColumns, ", ", ", p.")
+	err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT `+cols+`, sp.custom_duration, sp.custom_price
+		FROM bookings_service_providers sp JOIN bookings_providers p ON p.id = sp.provider_id
+		WHERE sp.service_id = ? ORDER BY p.sort_order, p.id`), serviceID)
+	if err != nil {
+		return nil, mapErr(err, "offers")
+	}
+	out := make([]bookings.Offer, len(rows))
+	for i, r := range rows {
+		out[i] = bookings.Offer{Provider: r.provider(), CustomDuration: intPtr(r.CustomDuration), CustomPrice: stringPtr(r.CustomPrice)}
+	}
+	return out, nil
+}
+
+// AddWeeklyHours implements bookings.Store.
+func (s *Store) AddWeeklyHours(ctx context.Context, h bookings.WeeklyHours) (bookings.WeeklyHours, error) {
+	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_weekly_hours (provider_id, weekday, start_minute, end_minute,
+		effective_from, effective_until, is_available) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		h.ProviderID, int(h.Weekday), h.Start, h.End, nullDate(h.EffectiveFrom), nullDate(h.EffectiveUntil), h.IsAvailable).Scan(&h.ID)
+	if err != nil {
+		return h, mapErr(err, "add weekly hours")
+	}
+	return h, nil
+}
+
+// AddOverride implements bookings.Store.
+func (s *Store) AddOverride(ctx context.Context, o bookings.Override) (bookings.Override, error) {
+	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_overrides (provider_id, day, type, start_minute, end_minute, reason)
+		VALUES (?, ?, ?, ?, ?, ?) RETURNING id`), o.ProviderID, o.Date.String(), o.Type, nullInt(o.Start), nullInt(o.End), o.Reason).Scan(&o.ID)
+	if err != nil {
+		return o, mapErr(err, "add override")
+	}
+	return o, nil
+}
+
+// AddBlackout implements bookings.Store.
+func (s *Store) AddBlackout(ctx context.Context, b bookings.Blackout) (bookings.Blackout, error) {
+	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_blackouts (service_id, starts_on, ends_on, reason)
+		VALUES (?, ?, ?, ?) RETURNING id`), nullID(b.ServiceID), b.From.String(), b.To.String(), b.Reason).Scan(&b.ID)
+	if err != nil {
+		return b, mapErr(err, "add blackout")
+	}
+	return b, nil
+}
+
+type busyRow struct {
+	ProviderID   int64      `db:"provider_id"`
+	Start        store.Time `db:"start_time"`
+	End          store.Time `db:"end_time"`
+	BufferBefore int        `db:"buffer_before"`
+	BufferAfter  int        `db:"buffer_after"`
+}
+
+const busyQuery = `SELECT b.provider_id, b.start_time, b.end_time, s.buffer_before, s.buffer_after
+	FROM bookings_bookings b JOIN bookings_services s ON s.id = b.service_id
+	WHERE b.provider_id IN (?) AND b.status IN ('requested', 'confirmed') AND b.start_time < ? AND b.end_time > ?
+	ORDER BY b.start_time`
+
+func (r busyRow) busy() bookings.Busy {
+	return bookings.Busy{Period: bookings.Period{Start: r.Start.Time, End: r.End.Time},
+		BufferBefore: time.Duration(r.BufferBefore) * time.Minute, BufferAfter: time.Duration(r.BufferAfter) * time.Minute}
+}
+
+// Calendar implements bookings.Store.
+func (s *Store) Calendar(ctx context.Context, serviceID int64, providerIDs []int64, from, to bookings.Date, busyFrom, busyTo time.Time) (bookings.Calendar, error) {
+	cal := bookings.Calendar{Busy: map[int64][]bookings.Busy{}}
+	if len(providerIDs) == 0 {
+		return cal, nil
+	}
+	db := s.db.Reader()
+	in := func(q string, args ...any) (string, []any, error) {
+		q, args, err := sqlx.In(q, args...)
+		return s.db.Rebind(q), args, err
+	}
+	var hours []struct {
+		ID         int64          `db:"id"`
+		ProviderID int64          `db:"provider_id"`
+		Weekday    int            `db:"weekday"`
+		Start      int            `db:"start_minute"`
+		End        int            `db:"end_minute"`
+		From       sql.NullString `db:"effective_from"`
+		Until      sql.NullString `db:"effective_until"`
+		Available  bool           `db:"is_available"`
+	}
+	q, args, err := in(`SELECT id, provider_id, weekday, start_minute, end_minute, effective_from, effective_until, is_available
+		FROM bookings_weekly_hours WHERE provider_id IN (?) ORDER BY provider_id, weekday, start_minute`, providerIDs)
+	if err == nil {
+		err = db.SelectContext(ctx, &hours, q, args...)
+	}
+	if err != nil {
+		return cal, mapErr(err, "calendar hours")
+	}
+	for _, h := range hours {
+		cal.Hours = append(cal.Hours, bookings.WeeklyHours{ID: h.ID, ProviderID: h.ProviderID, Weekday: time.Weekday(h.Weekday),
+			Start: h.Start, End: h.End, EffectiveFrom: datePtr(h.From), EffectiveUntil: datePtr(h.Until), IsAvailable: h.Available})
+	}
+	var overrides []struct {
+		ID         int64         `db:"id"`
+		ProviderID int64         `db:"provider_id"`
+		Day        string        `db:"day"`
+		Type       string        `db:"type"`
+		Start      sql.NullInt64 `db:"start_minute"`
+		End        sql.NullInt64 `db:"end_minute"`
+		Reason     string        `db:"reason"`
+	}
+	q, args, err = in(`SELECT id, provider_id, day, type, start_minute, end_minute, reason FROM bookings_overrides
+		WHERE provider_id IN (?) AND day >= ? AND day <= ? ORDER BY provider_id, day, start_minute`, providerIDs, from.String(), to.String())
+	if err == nil {
+		err = db.SelectContext(ctx, &overrides, q, args...)
+	}
+	if err != nil {
+		return cal, mapErr(err, "calendar overrides")
+	}
+	for _, o := range overrides {
+		d, _ := bookings.ParseDate(o.Day)
+		cal.Overrides = append(cal.Overrides, bookings.Override{ID: o.ID, ProviderID: o.ProviderID, Date: d, Type: o.Type,
+			Start: intPtr(o.Start), End: intPtr(o.End), Reason: o.Reason})
+	}
+	var blackouts []struct {
+		ID        int64         `db:"id"`
+		ServiceID sql.NullInt64 `db:"service_id"`
+		From      string        `db:"starts_on"`
+		To        string        `db:"ends_on"`
+		Reason    string        `db:"reason"`
+	}
+	err = db.SelectContext(ctx, &blackouts, s.db.Rebind(`SELECT id, service_id, starts_on, ends_on, reason FROM bookings_blackouts
+		WHERE (service_id IS NULL OR service_id = ?) AND starts_on <= ? AND ends_on >= ? ORDER BY starts_on`), serviceID, to.String(), from.String())
+	if err != nil {
+		return cal, mapErr(err, "calendar blackouts")
+	}
+	for _, b := range blackouts {
+		f, _ := bookings.ParseDate(b.From)
+		t, _ := bookings.ParseDate(b.To)
+		cal.Blackouts = append(cal.Blackouts, bookings.Blackout{ID: b.ID, ServiceID: idPtr(b.ServiceID), From: f, To: t, Reason: b.Reason})
+	}
+	var busy []busyRow
+	q, args, err = in(busyQuery, providerIDs, store.NewTime(busyTo), store.NewTime(busyFrom))
+	if err == nil {
+		err = db.SelectContext(ctx, &busy, q, args...)
+	}
+	if err != nil {
+		return cal, mapErr(err, "calendar bookings")
+	}
+	for _, b := range busy {
+		cal.Busy[b.ProviderID] = append(cal.Busy[b.ProviderID], b.busy())
+	}
+	return cal, nil
+}
+
+type bookingRow struct {
+	ID            int64                        `db:"id"`
+	Number        string                       `db:"number"`
+	ServiceID     int64                        `db:"service_id"`
+	ProviderID    sql.NullInt64                `db:"provider_id"`
+	Status        string                       `db:"status"`
+	Start         store.Time                   `db:"start_time"`
+	End           store.Time                   `db:"end_time"`
+	Name          string                       `db:"customer_name"`
+	Email         string                       `db:"customer_email"`
+	Phone         string                       `db:"customer_phone"`
+	TimeZone      string                       `db:"customer_timezone"`
+	Strategy      string                       `db:"assignment_strategy"`
+	IntakeVersion int                          `db:"intake_version"`
+	IntakeData    store.JSON[map[string]any]   `db:"intake_data"`
+	Notes         string                       `db:"notes"`
+	CreatedAt     store.Time                   `db:"created_at"`
+	UpdatedAt     store.Time                   `db:"updated_at"`
+}
+
+const bookingColumns = `id, number, service_id, provider_id, status, start_time, end_time, customer_name, customer_email,
+	customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data, notes, created_at, updated_at`
+
+func (r bookingRow) booking() bookings.Booking {
+	return bookings.Booking{ID: r.ID, Number: r.Number, ServiceID: r.ServiceID, ProviderID: idPtr(r.ProviderID), Status: r.Status,
+		Start: r.Start.Time, End: r.End.Time, CustomerName: r.Name, CustomerEmail: r.Email, CustomerPhone: r.Phone,
+		CustomerTimeZone: r.TimeZone, AssignmentStrategy: r.Strategy, IntakeVersion: r.IntakeVersion, IntakeData: r.IntakeData.V,
+		Notes: r.Notes, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
+}
+
+// Booking implements bookings.Store.
+func (s *Store) Booking(ctx context.Context, id int64) (bookings.Booking, error) {
+	var row bookingRow
+	if err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT `+bookingColumns+` FROM bookings_bookings WHERE id = ?`), id); err != nil {
+		return bookings.Booking{}, mapErr(err, "booking")
+	}
+	return row.booking(), nil
+}

@@ -1,0 +1,296 @@
+package bookings
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+)
+
+func invalid(field, msg string) error { return api.Invalid(field, msg) }
+
+// NewBooking is a customer's request for an appointment.
+type NewBooking struct {
+	// ServiceSlug names the service (the API takes "service" or
+	// "service_slug").
+	ServiceSlug string
+	// ProviderID asks for one provider; 0 lets the service choose.
+	ProviderID int64
+	// Start must be a slot start the service offers.
+	Start            time.Time
+	CustomerName     string
+	CustomerEmail    string
+	CustomerPhone    string
+	CustomerTimeZone string
+	Notes            string
+	IntakeData       map[string]any
+}
+
+// Limits of a booking request.
+const (
+	NameMaxLength  = 255
+	PhoneMaxLength = 50
+	NotesMaxLength = 2000
+)
+
+// Texts of the create rules.
+const (
+	MsgTooSoon          = "That appointment time is too soon to book."
+	MsgTooFar           = "That appointment time is too far ahead to book."
+	MsgProviderNotHere  = "The selected provider is not available for this service."
+	MsgTooManyAnswers   = "That submission carries too many answers."
+	maxIntakeAnswers    = 100
+	assignedByCustomer  = "customer"
+	assignedRoundRobin  = "round_robin"
+	assignedDefaultProv = "default_provider"
+)
+
+func (s *Service) checkNewBooking(svc Offering, nb *NewBooking) error {
+	v := &api.Validator{}
+	text := func(field string, value *string, max int, required bool) {
+		*value = strings.TrimSpace(*value)
+		switch {
+		case *value == "" && required:
+			v.Add(field, api.MsgRequired(field))
+		case utf8.RuneCountInString(*value) > max:
+			v.Add(field, api.MsgMaxChars(field, max))
+		}
+	}
+	text("customer_name", &nb.CustomerName, NameMaxLength, true)
+	text("customer_email", &nb.CustomerEmail, NameMaxLength, true)
+	if nb.CustomerEmail != "" && !v.Has("customer_email") && !api.ValidEmail(nb.CustomerEmail) {
+		v.Add("customer_email", api.MsgEmail("customer_email"))
+	}
+	text("customer_phone", &nb.CustomerPhone, PhoneMaxLength, false)
+	text("notes", &nb.Notes, NotesMaxLength, false)
+	if nb.CustomerTimeZone = strings.TrimSpace(nb.CustomerTimeZone); nb.CustomerTimeZone == "" {
+		nb.CustomerTimeZone = svc.TimeZone
+	} else if _, err := time.LoadLocation(nb.CustomerTimeZone); err != nil || nb.CustomerTimeZone == "Local" {
+		v.Add("customer_timezone", "The customer timezone field must be a valid timezone.")
+	}
+	if nb.Start.IsZero() {
+		v.Add("start_time", api.MsgRequired("start_time"))
+	} else {
+		_, minAdvance, maxAdvance := s.rules(svc)
+		now := s.o.Now()
+		switch {
+		case minAdvance > 0 && nb.Start.Before(now.Add(minAdvance)):
+			v.Add("start_time", MsgTooSoon)
+		case maxAdvance > 0 && nb.Start.After(now.Add(maxAdvance)):
+			v.Add("start_time", MsgTooFar)
+		}
+	}
+	nb.IntakeData = checkIntake(v, svc.IntakeSchema, nb.IntakeData)
+	return v.Err()
+}
+
+// countAnswers counts values at every depth.
+func countAnswers(v any) int {
+	switch x := v.(type) {
+	case map[string]any:
+		n := 0
+		for _, e := range x {
+			n += 1 + countAnswers(e)
+		}
+		return n
+	case []any:
+		n := 0
+		for _, e := range x {
+			n += 1 + countAnswers(e)
+		}
+		return n
+	}
+	return 0
+}
+
+// checkIntake validates answers against the schema, keeping only the
+// fields it names.
+func checkIntake(v *api.Validator, schema *IntakeSchema, data map[string]any) map[string]any {
+	if len(data) > maxIntakeAnswers || countAnswers(data) > maxIntakeAnswers {
+		v.Add("intake_data", MsgTooManyAnswers)
+		return nil
+	}
+	if schema == nil {
+		return nil
+	}
+	kept := map[string]any{}
+	for _, f := range schema.Fields {
+		field := "intake_data." + f.Name
+		value, given := data[f.Name]
+		str, isString := value.(string)
+		if !given || value == nil || isString && strings.TrimSpace(str) == "" {
+			if f.Required {
+				v.Add(field, api.MsgRequired(f.Label))
+			}
+			continue
+		}
+		switch f.Type {
+		case "email":
+			if !isString || !api.ValidEmail(str) {
+				v.Add(field, api.MsgEmail(f.Label))
+			}
+		case "number", "integer":
+			switch n := value.(type) {
+			case float64:
+				if f.Type == "integer" && n != float64(int64(n)) {
+					v.Add(field, api.MsgInteger(f.Label))
+				}
+			case string:
+				if _, err := strconv.ParseFloat(n, 64); err != nil {
+					v.Add(field, api.MsgNumber(f.Label))
+				}
+			default:
+				v.Add(field, api.MsgNumber(f.Label))
+			}
+		case "checkbox", "boolean":
+			if _, ok := value.(bool); !ok {
+				v.Add(field, api.MsgBoolean(f.Label))
+			}
+		case "select", "radio":
+			if !isString || !slices.Contains(f.Options, str) {
+				v.Add(field, api.MsgSelected(f.Label))
+			}
+		case "multiselect", "checkboxes":
+			list, ok := value.([]any)
+			if !ok {
+				v.Add(field, api.MsgArray(f.Label))
+				break
+			}
+			for _, e := range list {
+				if es, ok := e.(string); !ok || !slices.Contains(f.Options, es) {
+					v.Add(field, api.MsgSelected(f.Label))
+					break
+				}
+			}
+		default:
+			if !isString {
+				v.Add(field, api.MsgString(f.Label))
+			}
+		}
+		kept[f.Name] = value
+	}
+	return kept
+}
+
+// roundRobin orders offers least recently assigned first (never first),
+// then by higher weight, then lower ID.
+func roundRobin(offers []Offer) {
+	slices.SortStableFunc(offers, func(a, b Offer) int {
+		switch {
+		case a.LastAssignedAt == nil && b.LastAssignedAt != nil:
+			return -1
+		case a.LastAssignedAt != nil && b.LastAssignedAt == nil:
+			return 1
+		case a.LastAssignedAt != nil && !a.LastAssignedAt.Equal(*b.LastAssignedAt):
+			return a.LastAssignedAt.Compare(*b.LastAssignedAt)
+		case a.RoundRobinWeight != b.RoundRobinWeight:
+			return b.RoundRobinWeight - a.RoundRobinWeight
+		}
+		return compareInt(a.ID, b.ID)
+	})
+}
+
+// Create books an appointment: the request's rules (*ValidationError),
+// the service (ErrNotFound when unknown or inactive), the provider — the
+// one named, the default one, or by round robin among those offering the
+// slot — and then, under that provider's day lock, the slot checked again
+// against the bookings of that moment and the booking stored. A lost race
+// falls through to the next candidate; when none is left, ErrSlotTaken
+// (409), or ErrBusy (503) when the locks could not be had. It returns the
+// booking and its manage token (never stored; only its hash is).
+func (s *Service) Create(ctx context.Context, nb NewBooking) (Booking, string, error) {
+	svc, err := s.ActiveService(ctx, nb.ServiceSlug)
+	if err != nil {
+		return Booking{}, "", err
+	}
+	if err := s.checkNewBooking(svc, &nb); err != nil {
+		return Booking{}, "", err
+	}
+	offers, err := s.Bookable(ctx, svc)
+	if err != nil {
+		return Booking{}, "", err
+	}
+	strategy := assignedRoundRobin
+	switch {
+	case nb.ProviderID != 0:
+		i := slices.IndexFunc(offers, func(o Offer) bool { return o.ID == nb.ProviderID })
+		if i < 0 {
+			return Booking{}, "", invalid("provider_id", MsgProviderNotHere)
+		}
+		offers, strategy = offers[i:i+1], assignedByCustomer
+	case svc.AssignmentStrategy == AssignDefaultProvider:
+		offers = slices.DeleteFunc(offers, func(o Offer) bool { return svc.DefaultProviderID == nil || o.ID != *svc.DefaultProviderID })
+		strategy = assignedDefaultProv
+	default:
+		roundRobin(offers)
+	}
+	start := nb.Start.UTC().Truncate(time.Second)
+	// Providers with a slot starting exactly then, in order.
+	slots, err := s.slots(ctx, svc, offers, start, start.Add(24*time.Hour))
+	if err != nil {
+		return Booking{}, "", err
+	}
+	var candidates []Offer
+	for _, o := range offers {
+		if slices.ContainsFunc(slots, func(sl Slot) bool { return sl.ProviderID == o.ID && sl.Start.Equal(start) }) {
+			candidates = append(candidates, o)
+		}
+	}
+	if len(candidates) == 0 {
+		return Booking{}, "", fmt.Errorf("bookings: create: %w", ErrSlotTaken)
+	}
+	number, err := s.newNumber()
+	if err != nil {
+		return Booking{}, "", fmt.Errorf("bookings: create: %w", err)
+	}
+	token, hash, err := s.newManageToken()
+	if err != nil {
+		return Booking{}, "", fmt.Errorf("bookings: create: %w", err)
+	}
+	status := StatusConfirmed
+	if s.o.ManualConfirm {
+		status = StatusRequested
+	}
+	busyAll := false
+	for _, o := range candidates {
+		loc := location(o.TimeZone)
+		date := DateOf(start.In(loc))
+		length := length(svc, o)
+		now := s.o.Now().UTC()
+		id := o.ID
+		b := Booking{Number: number, ServiceID: svc.ID, ProviderID: &id, Status: status, Start: start, End: start.Add(length),
+			CustomerName: nb.CustomerName, CustomerEmail: nb.CustomerEmail, CustomerPhone: nb.CustomerPhone,
+			CustomerTimeZone: nb.CustomerTimeZone, AssignmentStrategy: strategy, IntakeVersion: svc.IntakeSchemaVersion,
+			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now}
+		dayStart, dayEnd := date.In(loc), date.AddDays(1).In(loc)
+		// The calendar rules of the day, read before the lock (they change
+		// rarely); the bookings are read again inside it.
+		cal, err := s.store.Calendar(ctx, svc.ID, []int64{o.ID}, date, date, dayStart, dayStart)
+		if err != nil {
+			return Booking{}, "", fmt.Errorf("bookings: create: %w", err)
+		}
+		booked, err := s.store.Reserve(ctx, Reservation{Booking: b, ManageTokenHash: hash, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
+			LockWait: s.o.LockWait, BusyFrom: dayStart.Add(-24 * time.Hour), BusyTo: dayEnd.Add(24 * time.Hour),
+			Check: func(busy []Busy) bool {
+				return slices.ContainsFunc(DaySlots(s.dayOf(svc, o, cal, date, busy)), func(p Period) bool { return p.Start.Equal(start) })
+			}})
+		switch {
+		case err == nil:
+			return booked, token, nil
+		case errors.Is(err, ErrBusy):
+			busyAll = true
+		case !errors.Is(err, ErrSlotTaken):
+			return Booking{}, "", fmt.Errorf("bookings: create: %w", err)
+		}
+	}
+	if busyAll {
+		return Booking{}, "", fmt.Errorf("bookings: create: %w", ErrBusy)
+	}
+	return Booking{}, "", fmt.Errorf("bookings: create: %w", ErrSlotTaken)
+}

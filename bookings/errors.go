@@ -1,0 +1,40 @@
+package bookings
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/api"
+)
+
+// Sentinels; test with errors.Is.
+var (
+	// ErrNotFound: no such service, provider or booking (or an inactive
+	// service on a public route).
+	ErrNotFound = errors.New("bookings: not found")
+	// ErrSlugTaken: another service or provider has the slug.
+	ErrSlugTaken = errors.New("bookings: slug taken")
+	// ErrSlotTaken: the slot was booked since it was offered.
+	ErrSlotTaken = errors.New("bookings: slot taken")
+	// ErrBusy: the provider's day was locked by other bookings for
+	// longer than the lock wait.
+	ErrBusy = errors.New("bookings: busy")
+)
+
+// ValidationError is [groundwork.ValidationError]: the 422 error.
+type ValidationError = groundwork.ValidationError
+
+// Texts of the original's answers.
+const (
+	MsgNoService = "No bookable service was found for that address."
+	MsgTaken     = "That appointment time is no longer available. Please choose another."
+	MsgBusy      = "That appointment time is busy right now. Please try again."
+	MsgTooMany   = "Too many requests. Please wait a moment and try again."
+)
+
+var errorTable = api.Table{
+	{Err: ErrNotFound, Status: http.StatusNotFound, Message: MsgNoService},
+	{Err: ErrSlotTaken, Status: http.StatusConflict, Message: MsgTaken},
+	{Err: ErrBusy, Status: http.StatusServiceUnavailable, Message: MsgBusy},
+}

@@ -1,0 +1,323 @@
+package bookings
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// PrefixDefault is where [NewHandler] serves the public API.
+const PrefixDefault = "/api/bookings"
+
+// Rate-limit defaults, per client IP and minute.
+const (
+	PostLimitDefault = 5
+	ReadLimitDefault = 60
+)
+
+// HandlerOptions configures [NewHandler]. Nil means the defaults.
+type HandlerOptions struct {
+	// Prefix: PrefixDefault when empty. Mount with mux.Handle(prefix+"/", h)
+	// and mux.Handle(prefix, h) (POST {prefix} creates a booking).
+	Prefix string
+	// RateLimiter counts the "post" and "read" buckets; in memory when
+	// nil. Give a store.SQLRateLimiter to share them across instances.
+	RateLimiter store.RateLimiter
+	// PostLimit and ReadLimit are the buckets' requests a minute per
+	// client IP; the ...Default when zero, no limit when negative.
+	PostLimit, ReadLimit int
+	// TrustedProxies may set X-Forwarded-For; without them every
+	// customer behind a proxy shares one bucket.
+	TrustedProxies []netip.Prefix
+	// Logger receives unexpected errors; nil discards.
+	Logger *slog.Logger
+}
+
+// Handler serves the public bookings API:
+//
+//	GET  {prefix}/services                    the active services
+//	GET  {prefix}/services/{slug}/providers   who takes bookings for one
+//	GET  {prefix}/services/{slug}/slots       ?date=YYYY-MM or ?from=&to=, [&provider_id=N] [&timezone=Zone]
+//	POST {prefix}                              book: 201 {"data": booking}
+type Handler struct {
+	svc        *Service
+	base       *api.Base
+	post, read *api.Throttle
+	logger     *slog.Logger
+}
+
+// NewHandler returns the public API of svc.
+func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
+	if svc == nil {
+		return nil, errors.New("bookings: new handler: service is nil")
+	}
+	var o HandlerOptions
+	if opts != nil {
+		o = *opts
+	}
+	b, err := api.NewBase(o.Prefix, PrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("bookings: new handler: %w", err)
+	}
+	bucket := func(name string, limit, def int) *api.Throttle {
+		if limit < 0 {
+			return nil
+		}
+		if limit == 0 {
+			limit = def
+		}
+		return &api.Throttle{Name: "bookings_" + name, Limiter: b.Throttle.Limiter, Limit: limit, Window: time.Minute,
+			Message: MsgTooMany, TrustedProxies: o.TrustedProxies, Now: svc.o.Now, Logger: b.Logger}
+	}
+	h := &Handler{svc: svc, base: b, logger: b.Logger, post: bucket("post", o.PostLimit, PostLimitDefault), read: bucket("read", o.ReadLimit, ReadLimitDefault)}
+	read := func(f http.HandlerFunc) http.HandlerFunc { return h.read.Wrap(f).ServeHTTP }
+	b.Handle("/services", api.Methods{http.MethodGet: read(h.listServices)})
+	b.Handle("/services/{slug}/providers", api.Methods{http.MethodGet: read(h.listProviders)})
+	b.Handle("/services/{slug}/slots", api.Methods{http.MethodGet: read(h.listSlots)})
+	create := api.Methods{http.MethodPost: h.post.Wrap(http.HandlerFunc(h.create)).ServeHTTP}
+	b.Handle("", create)
+	b.Handle("/{$}", create)
+	return h, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.ServeHTTP(w, r) }
+
+// Routes lists the routes, as "METHOD /path/{param}".
+func (h *Handler) Routes() []string { return h.base.Routes() }
+
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	api.WriteError(w, r, h.logger, errorTable, err)
+}
+
+func (h *Handler) listServices(w http.ResponseWriter, r *http.Request) {
+	list, err := h.svc.ListServices(r.Context())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	for i := range list {
+		if list[i].TimeZone == "" {
+			list[i].TimeZone = TimeZoneDefault
+		}
+	}
+	api.WriteData(w, http.StatusOK, list)
+}
+
+func (h *Handler) listProviders(w http.ResponseWriter, r *http.Request) {
+	svc, err := h.svc.ActiveService(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	offers, err := h.svc.Bookable(r.Context(), svc)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := make([]Provider, len(offers))
+	for i, o := range offers {
+		out[i] = o.Provider
+	}
+	api.WriteData(w, http.StatusOK, out)
+}
+
+var monthPattern = regexp.MustCompile(`^\d{4}-(0[1-9]|1[0-2])$`)
+
+// utc is the wire form of an instant: UTC, "+00:00".
+func utc(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05-07:00") }
+
+type slotJSON struct {
+	Start      string `json:"start"`
+	End        string `json:"end"`
+	ProviderID *int64 `json:"provider_id"`
+	LocalStart string `json:"local_start,omitempty"`
+	LocalEnd   string `json:"local_end,omitempty"`
+}
+
+func (h *Handler) listSlots(w http.ResponseWriter, r *http.Request) {
+	svc, err := h.svc.ActiveService(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	v := &api.Validator{}
+	var query SlotQuery
+	loc := location(svc.TimeZone)
+	var display *time.Location
+	if tz := q.Get("timezone"); tz != "" {
+		l, err := time.LoadLocation(tz)
+		if err != nil || tz == "Local" {
+			v.Add("timezone", "The timezone field must be a valid timezone.")
+		}
+		display = l
+	}
+	switch month := q.Get("date"); {
+	case month != "":
+		if !monthPattern.MatchString(month) {
+			v.Add("date", "The date must be a month in YYYY-MM form.")
+			break
+		}
+		t, _ := time.Parse("2006-01", month)
+		query.From, query.To = MonthSpan(t.Year(), t.Month(), loc)
+	case q.Get("from") != "" || q.Get("to") != "":
+		from, ok1 := ParseDate(q.Get("from"))
+		to, ok2 := ParseDate(q.Get("to"))
+		switch {
+		case !ok1:
+			v.Add("from", api.MsgDate("from"))
+		case !ok2:
+			v.Add("to", api.MsgDate("to"))
+		case to.Before(from):
+			v.Add("to", "The to field must be a date after or equal to from.")
+		case from.AddDays(62).Before(to):
+			v.Add("to", "The to field must be at most 62 days after from.")
+		default:
+			query.From, query.To = from.In(loc), to.AddDays(1).In(loc)
+		}
+	default:
+		v.Add("date", "The date must be a month in YYYY-MM form.")
+	}
+	if p := q.Get("provider_id"); p != "" {
+		id, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || id < 1 {
+			v.Add("provider_id", "The provider id field must be an integer of at least 1.")
+		}
+		query.ProviderID = id
+	}
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	slots, err := h.svc.Slots(r.Context(), svc, query)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := make([]slotJSON, len(slots))
+	for i, s := range slots {
+		out[i] = slotJSON{Start: utc(s.Start), End: utc(s.End)}
+		if s.ProviderID != 0 {
+			id := s.ProviderID
+			out[i].ProviderID = &id
+		}
+		if display != nil {
+			out[i].LocalStart = s.Start.In(display).Format(time.RFC3339)
+			out[i].LocalEnd = s.End.In(display).Format(time.RFC3339)
+		}
+	}
+	api.WriteData(w, http.StatusOK, out)
+}
+
+type createRequest struct {
+	Service          *string        `json:"service"`
+	ServiceSlug      *string        `json:"service_slug"`
+	ProviderID       *int64         `json:"provider_id"`
+	StartTime        *string        `json:"start_time"`
+	CustomerName     *string        `json:"customer_name"`
+	CustomerEmail    *string        `json:"customer_email"`
+	CustomerPhone    *string        `json:"customer_phone"`
+	CustomerTimeZone *string        `json:"customer_timezone"`
+	Notes            *string        `json:"notes"`
+	IntakeData       map[string]any `json:"intake_data"`
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+type ref struct {
+	ID   int64  `json:"id"`
+	Slug string `json:"slug"`
+	Name string `json:"name"`
+}
+
+// bookingJSON is a booking as the API shows it (never its number or
+// manage token).
+type bookingJSON struct {
+	ID               int64  `json:"id"`
+	Status           string `json:"status"`
+	StartTime        string `json:"start_time"`
+	EndTime          string `json:"end_time"`
+	CustomerName     string `json:"customer_name"`
+	CustomerEmail    string `json:"customer_email"`
+	CustomerTimeZone string `json:"customer_timezone"`
+	Service          ref    `json:"service"`
+	Provider         *ref   `json:"provider"`
+}
+
+func (h *Handler) create(w http.ResponseWriter, r *http.Request) {
+	var req createRequest
+	if err := api.DecodeJSON(w, r, &req, 0); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v := &api.Validator{}
+	slug := deref(req.ServiceSlug)
+	if slug == "" {
+		slug = deref(req.Service)
+	}
+	if slug == "" {
+		v.Add("service_slug", api.MsgRequired("service_slug"))
+	}
+	nb := NewBooking{ServiceSlug: slug, CustomerName: deref(req.CustomerName), CustomerEmail: deref(req.CustomerEmail),
+		CustomerPhone: deref(req.CustomerPhone), CustomerTimeZone: deref(req.CustomerTimeZone), Notes: deref(req.Notes), IntakeData: req.IntakeData}
+	if req.ProviderID != nil {
+		if *req.ProviderID < 1 {
+			v.Add("provider_id", "The provider id field must be an integer of at least 1.")
+		}
+		nb.ProviderID = *req.ProviderID
+	}
+	if st := deref(req.StartTime); st != "" {
+		t, err := time.Parse(time.RFC3339, st)
+		if err != nil {
+			v.Add("start_time", "The start time field must be a date and time with an offset (RFC 3339).")
+		}
+		nb.Start = t
+	}
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	b, _, err := h.svc.Create(r.Context(), nb)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out, err := h.svc.resource(r, b, slug)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusCreated, out)
+}
+
+func (s *Service) resource(r *http.Request, b Booking, slug string) (bookingJSON, error) {
+	out := bookingJSON{ID: b.ID, Status: b.Status, StartTime: utc(b.Start), EndTime: utc(b.End), CustomerName: b.CustomerName,
+		CustomerEmail: b.CustomerEmail, CustomerTimeZone: b.CustomerTimeZone}
+	svc, err := s.store.ServiceBySlug(r.Context(), slug)
+	if err != nil {
+		return out, err
+	}
+	out.Service = ref{svc.ID, svc.Slug, svc.Name}
+	if b.ProviderID != nil {
+		p, err := s.store.Provider(r.Context(), *b.ProviderID)
+		if err != nil {
+			return out, err
+		}
+		out.Provider = &ref{p.ID, p.Slug, p.Name}
+	}
+	return out, nil
+}

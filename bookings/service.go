@@ -1,0 +1,333 @@
+package bookings
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"time"
+)
+
+// Defaults of the booking window and the slot grid.
+const (
+	// SlotIntervalDefault is the grid of slot starts from local midnight.
+	SlotIntervalDefault = 15 * time.Minute
+	// MinAdvanceDefault is the notice a booking needs.
+	MinAdvanceDefault = 60 * time.Minute
+	// MaxAdvanceDefault is how far ahead a booking may be: 90 days.
+	MaxAdvanceDefault = 90 * 24 * time.Hour
+	// LockWaitDefault bounds the wait for a provider's day (then 503).
+	LockWaitDefault = 5 * time.Second
+	// TimeZoneDefault is the zone of a service or provider that names
+	// none.
+	TimeZoneDefault = "UTC"
+)
+
+// Options configures [NewService]. Nil means the defaults.
+type Options struct {
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Rand is the source of booking numbers and manage tokens;
+	// crypto/rand when nil.
+	Rand io.Reader
+	// SlotInterval, MinAdvance and MaxAdvance are the global defaults a
+	// service may override; each its ...Default when zero. A negative
+	// MinAdvance or MaxAdvance means no limit.
+	SlotInterval time.Duration
+	MinAdvance   time.Duration
+	MaxAdvance   time.Duration
+	// LockWait: LockWaitDefault when zero.
+	LockWait time.Duration
+	// ManualConfirm leaves new bookings requested (an admin confirms
+	// them); by default they are confirmed at once.
+	ManualConfirm bool
+	// Logger receives unexpected errors; nil discards.
+	Logger *slog.Logger
+}
+
+// Service is the bookings domain. Safe for concurrent use.
+type Service struct {
+	store Store
+	o     Options
+}
+
+// NewService returns the service on store.
+func NewService(store Store, opts *Options) (*Service, error) {
+	if store == nil {
+		return nil, errors.New("bookings: new service: store is nil")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Rand == nil {
+		o.Rand = rand.Reader
+	}
+	if o.SlotInterval < 0 || o.LockWait < 0 {
+		return nil, errors.New("bookings: new service: negative interval or lock wait")
+	}
+	if o.SlotInterval == 0 {
+		o.SlotInterval = SlotIntervalDefault
+	}
+	if o.MinAdvance == 0 {
+		o.MinAdvance = MinAdvanceDefault
+	}
+	if o.MaxAdvance == 0 {
+		o.MaxAdvance = MaxAdvanceDefault
+	}
+	if o.LockWait == 0 {
+		o.LockWait = LockWaitDefault
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: store, o: o}, nil
+}
+
+// Store is the service's store, for setting up services, providers and
+// hours (an admin API comes later).
+func (s *Service) Store() Store { return s.store }
+
+func minutes(m int) time.Duration { return time.Duration(m) * time.Minute }
+
+// rules are a service's effective grid and window.
+func (s *Service) rules(svc Offering) (interval, minAdvance, maxAdvance time.Duration) {
+	interval, minAdvance, maxAdvance = s.o.SlotInterval, s.o.MinAdvance, s.o.MaxAdvance
+	if svc.SlotInterval != nil && *svc.SlotInterval > 0 {
+		interval = minutes(*svc.SlotInterval)
+	}
+	if svc.MinAdvance != nil {
+		minAdvance = minutes(*svc.MinAdvance)
+	}
+	if svc.MaxAdvance != nil {
+		maxAdvance = minutes(*svc.MaxAdvance)
+	}
+	return interval, minAdvance, maxAdvance
+}
+
+// window clips [from, to) to the booking window measured from now; ok is
+// false when nothing remains.
+func (s *Service) window(svc Offering, from, to time.Time) (time.Time, time.Time, bool) {
+	_, minAdvance, maxAdvance := s.rules(svc)
+	now := s.o.Now()
+	if minAdvance > 0 && from.Before(now.Add(minAdvance)) {
+		from = now.Add(minAdvance)
+	}
+	if maxAdvance > 0 && to.After(now.Add(maxAdvance)) {
+		to = now.Add(maxAdvance)
+	}
+	return from, to, from.Before(to)
+}
+
+// ActiveService returns the active service with this slug; ErrNotFound
+// for an unknown or inactive one.
+func (s *Service) ActiveService(ctx context.Context, slug string) (Offering, error) {
+	svc, err := s.store.ServiceBySlug(ctx, slug)
+	if err == nil && !svc.IsActive {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return Offering{}, fmt.Errorf("bookings: service %q: %w", slug, err)
+	}
+	if svc.TimeZone == "" {
+		svc.TimeZone = TimeZoneDefault
+	}
+	return svc, nil
+}
+
+// ListServices returns the active services.
+func (s *Service) ListServices(ctx context.Context) ([]Offering, error) {
+	list, err := s.store.ListServices(ctx, true)
+	if err != nil {
+		return nil, fmt.Errorf("bookings: list services: %w", err)
+	}
+	return list, nil
+}
+
+// Bookable returns the providers who take bookings for svc: the linked
+// active ones; with none linked at all, the active default provider; with
+// links but none active, nobody.
+func (s *Service) Bookable(ctx context.Context, svc Offering) ([]Offer, error) {
+	offers, err := s.store.Offers(ctx, svc.ID)
+	if err != nil {
+		return nil, fmt.Errorf("bookings: providers of %q: %w", svc.Slug, err)
+	}
+	if len(offers) == 0 {
+		if svc.DefaultProviderID == nil {
+			return nil, nil
+		}
+		p, err := s.store.Provider(ctx, *svc.DefaultProviderID)
+		if errors.Is(err, ErrNotFound) || err == nil && !p.IsActive {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("bookings: providers of %q: %w", svc.Slug, err)
+		}
+		return []Offer{{Provider: p}}, nil
+	}
+	return slices.DeleteFunc(offers, func(o Offer) bool { return !o.IsActive }), nil
+}
+
+// length is the booked length of svc with this provider.
+func length(svc Offering, o Offer) time.Duration {
+	if o.CustomDuration != nil && *o.CustomDuration > 0 {
+		return minutes(*o.CustomDuration)
+	}
+	return minutes(svc.Duration)
+}
+
+func location(name string) *time.Location {
+	if name == "" {
+		return time.UTC
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// dayOf builds the engine's input for one provider on one local date.
+func (s *Service) dayOf(svc Offering, o Offer, cal Calendar, date Date, busy []Busy) Day {
+	interval, _, _ := s.rules(svc)
+	d := Day{Date: date, Loc: location(o.TimeZone), Length: length(svc, o), Interval: interval,
+		BufferBefore: minutes(svc.BufferBefore), BufferAfter: minutes(svc.BufferAfter), Busy: busy}
+	for _, b := range cal.Blackouts {
+		if (b.ServiceID == nil || *b.ServiceID == svc.ID) && !date.Before(b.From) && !b.To.Before(date) {
+			return d
+		}
+	}
+	overridden := false
+	for _, ov := range cal.Overrides {
+		if ov.ProviderID != o.ID || ov.Date != date {
+			continue
+		}
+		if ov.Type == OverrideUnavailable {
+			d.Windows = nil
+			return d
+		}
+		overridden = true
+		if ov.Start != nil && ov.End != nil {
+			d.Windows = append(d.Windows, Clock{*ov.Start, *ov.End})
+		}
+	}
+	if overridden {
+		return d
+	}
+	for _, h := range cal.Hours {
+		if h.ProviderID != o.ID || !h.IsAvailable || h.Weekday != date.Weekday() ||
+			h.EffectiveFrom != nil && date.Before(*h.EffectiveFrom) || h.EffectiveUntil != nil && h.EffectiveUntil.Before(date) {
+			continue
+		}
+		d.Windows = append(d.Windows, Clock{h.Start, h.End})
+	}
+	return d
+}
+
+// calendarSpan is the span of local dates and busy time a computation
+// over [from, to) needs: a day either side covers every zone.
+func calendarSpan(from, to time.Time) (Date, Date, time.Time, time.Time) {
+	return DateOf(from.UTC()).AddDays(-1), DateOf(to.UTC()).AddDays(1), from.Add(-48 * time.Hour), to.Add(48 * time.Hour)
+}
+
+// slots computes the slots of offers over [from, to), unclipped.
+func (s *Service) slots(ctx context.Context, svc Offering, offers []Offer, from, to time.Time) ([]Slot, error) {
+	if len(offers) == 0 {
+		return nil, nil
+	}
+	ids := make([]int64, len(offers))
+	for i, o := range offers {
+		ids[i] = o.ID
+	}
+	f, t, bf, bt := calendarSpan(from, to)
+	cal, err := s.store.Calendar(ctx, svc.ID, ids, f, t, bf, bt)
+	if err != nil {
+		return nil, fmt.Errorf("bookings: slots of %q: %w", svc.Slug, err)
+	}
+	var out []Slot
+	for _, o := range offers {
+		loc := location(o.TimeZone)
+		last := DateOf(to.In(loc))
+		for date := DateOf(from.In(loc)); !last.Before(date); date = date.AddDays(1) {
+			for _, p := range DaySlots(s.dayOf(svc, o, cal, date, cal.Busy[o.ID])) {
+				if !p.Start.Before(from) && !p.End.After(to) {
+					out = append(out, Slot{Period: Period{p.Start.UTC(), p.End.UTC()}, ProviderID: o.ID})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// SlotQuery asks for a service's slots over [From, To), of one provider
+// or (ProviderID 0) of all, merged.
+type SlotQuery struct {
+	From, To   time.Time
+	ProviderID int64
+}
+
+// Slots returns the slots a service offers over q, clipped to the
+// booking window: with a provider, theirs; without, the distinct periods
+// any bookable provider offers (ProviderID 0). A provider who does not
+// offer the service is a *ValidationError on provider_id.
+func (s *Service) Slots(ctx context.Context, svc Offering, q SlotQuery) ([]Slot, error) {
+	offers, err := s.Bookable(ctx, svc)
+	if err != nil {
+		return nil, err
+	}
+	if q.ProviderID != 0 {
+		i := slices.IndexFunc(offers, func(o Offer) bool { return o.ID == q.ProviderID })
+		if i < 0 {
+			return nil, invalid("provider_id", "That provider does not offer this service.")
+		}
+		offers = offers[i : i+1]
+	}
+	from, to, ok := s.window(svc, q.From, q.To)
+	if !ok {
+		return []Slot{}, nil
+	}
+	slots, err := s.slots(ctx, svc, offers, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return Merge(slots, q.ProviderID == 0), nil
+}
+
+// MonthSpan is [local first of month 00:00, next first) in loc, made in
+// local time so a DST change inside the month does not shift its end.
+func MonthSpan(year int, month time.Month, loc *time.Location) (time.Time, time.Time) {
+	return time.Date(year, month, 1, 0, 0, 0, 0, loc), time.Date(year, month+1, 1, 0, 0, 0, 0, loc)
+}
+
+const numberAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+// newNumber is "BK-" and 12 random characters.
+func (s *Service) newNumber() (string, error) {
+	b := make([]byte, 12)
+	if _, err := io.ReadFull(s.o.Rand, b); err != nil {
+		return "", err
+	}
+	for i := range b {
+		b[i] = numberAlphabet[int(b[i])%len(numberAlphabet)]
+	}
+	return "BK-" + string(b), nil
+}
+
+// newManageToken is 32 random bytes as 64 lower-case hex, and its hash.
+func (s *Service) newManageToken() (string, []byte, error) {
+	b := make([]byte, 32)
+	if _, err := io.ReadFull(s.o.Rand, b); err != nil {
+		return "", nil, err
+	}
+	token := hex.EncodeToString(b)
+	sum := sha256.Sum256([]byte(token))
+	return token, sum[:], nil
+}
