@@ -409,23 +409,23 @@ func (s *Store) Calendar(ctx context.Context, serviceID int64, providerIDs []int
 }
 
 type bookingRow struct {
-	ID            int64                        `db:"id"`
-	Number        string                       `db:"number"`
-	ServiceID     int64                        `db:"service_id"`
-	ProviderID    sql.NullInt64                `db:"provider_id"`
-	Status        string                       `db:"status"`
-	Start         store.Time                   `db:"start_time"`
-	End           store.Time                   `db:"end_time"`
-	Name          string                       `db:"customer_name"`
-	Email         string                       `db:"customer_email"`
-	Phone         string                       `db:"customer_phone"`
-	TimeZone      string                       `db:"customer_timezone"`
-	Strategy      string                       `db:"assignment_strategy"`
-	IntakeVersion int                          `db:"intake_version"`
-	IntakeData    store.JSON[map[string]any]   `db:"intake_data"`
-	Notes         string                       `db:"notes"`
-	CreatedAt     store.Time                   `db:"created_at"`
-	UpdatedAt     store.Time                   `db:"updated_at"`
+	ID            int64                      `db:"id"`
+	Number        string                     `db:"number"`
+	ServiceID     int64                      `db:"service_id"`
+	ProviderID    sql.NullInt64              `db:"provider_id"`
+	Status        string                     `db:"status"`
+	Start         store.Time                 `db:"start_time"`
+	End           store.Time                 `db:"end_time"`
+	Name          string                     `db:"customer_name"`
+	Email         string                     `db:"customer_email"`
+	Phone         string                     `db:"customer_phone"`
+	TimeZone      string                     `db:"customer_timezone"`
+	Strategy      string                     `db:"assignment_strategy"`
+	IntakeVersion int                        `db:"intake_version"`
+	IntakeData    store.JSON[map[string]any] `db:"intake_data"`
+	Notes         string                     `db:"notes"`
+	CreatedAt     store.Time                 `db:"created_at"`
+	UpdatedAt     store.Time                 `db:"updated_at"`
 }
 
 const bookingColumns = `id, number, service_id, provider_id, status, start_time, end_time, customer_name, customer_email,
