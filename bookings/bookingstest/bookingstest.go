@@ -1,0 +1,188 @@
+// Package bookingstest holds the conformance suite every [bookings.Store]
+// must pass ([RunStoreTests]); bookingssql passes it on SQLite and
+// Postgres.
+package bookingstest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/bookings"
+)
+
+// RunStoreTests checks newStore's stores against the bookings.Store
+// contract. Each subtest gets a fresh store.
+func RunStoreTests(t *testing.T, newStore func(t *testing.T) bookings.Store) {
+	ctx := context.Background()
+	at := time.Date(2026, 6, 1, 8, 0, 0, 123456789, time.UTC)
+	exact := at.Truncate(time.Microsecond)
+	interval, minAdvance := 10, 30
+	service := func(t *testing.T, s bookings.Store, slug string) bookings.Offering {
+		price := "12.50"
+		v, err := s.CreateService(ctx, bookings.Offering{Slug: slug, Name: "Cut", Duration: 45, BufferBefore: 5, BufferAfter: 10, Price: &price,
+			TimeZone: "Europe/Berlin", AssignmentStrategy: bookings.AssignRoundRobin, SlotInterval: &interval, MinAdvance: &minAdvance,
+			MaxBookingsPerSlot: 1, IntakeSchema: &bookings.IntakeSchema{Fields: []bookings.IntakeField{{Name: "topic", Type: "select", Label: "Topic",
+				Required: true, Options: []string{"a", "b"}}}}, IntakeSchemaVersion: 2, IsActive: true, CreatedAt: at, UpdatedAt: at})
+		require.NoError(t, err)
+		return v
+	}
+	provider := func(t *testing.T, s bookings.Store, slug string, order int) bookings.Provider {
+		p, err := s.CreateProvider(ctx, bookings.Provider{Slug: slug, Name: slug, TimeZone: "Europe/Berlin", Email: slug + "@example.com",
+			RoundRobinWeight: 2, SortOrder: order, IsActive: true, CreatedAt: at, UpdatedAt: at})
+		require.NoError(t, err)
+		return p
+	}
+
+	t.Run("Services", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		v := service(t, s, "cut")
+		require.Positive(t, v.ID)
+		require.Equal(t, "12.50", *v.Price)
+		require.Equal(t, 10, *v.SlotInterval)
+		require.Nil(t, v.MaxAdvance)
+		require.Equal(t, exact, v.CreatedAt)
+		require.Equal(t, "topic", v.IntakeSchema.Fields[0].Name)
+		got, err := s.ServiceBySlug(ctx, "cut")
+		require.NoError(t, err)
+		require.Equal(t, v, got)
+		_, err = s.ServiceBySlug(ctx, "nope")
+		require.ErrorIs(t, err, bookings.ErrNotFound)
+		_, err = s.CreateService(ctx, v)
+		require.ErrorIs(t, err, bookings.ErrSlugTaken)
+		off := v
+		off.Slug, off.Name, off.IsActive, off.IntakeSchema = "off", "Another", false, nil
+		_, err = s.CreateService(ctx, off)
+		require.NoError(t, err)
+		all, err := s.ListServices(ctx, false)
+		require.NoError(t, err)
+		require.Len(t, all, 2)
+		require.Equal(t, "Another", all[0].Name, "name order")
+		active, err := s.ListServices(ctx, true)
+		require.NoError(t, err)
+		require.Len(t, active, 1)
+	})
+
+	t.Run("ProvidersAndOffers", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		v := service(t, s, "cut")
+		b := provider(t, s, "bea", 2)
+		a := provider(t, s, "al", 1)
+		got, err := s.Provider(ctx, b.ID)
+		require.NoError(t, err)
+		require.Equal(t, b, got)
+		require.Equal(t, "bea@example.com", got.Email)
+		_, err = s.Provider(ctx, 999)
+		require.ErrorIs(t, err, bookings.ErrNotFound)
+		_, err = s.CreateProvider(ctx, b)
+		require.ErrorIs(t, err, bookings.ErrSlugTaken)
+		sixty := 60
+		require.NoError(t, s.LinkProvider(ctx, v.ID, b.ID, nil, nil))
+		require.NoError(t, s.LinkProvider(ctx, v.ID, a.ID, nil, nil))
+		require.NoError(t, s.LinkProvider(ctx, v.ID, a.ID, &sixty, nil), "linking again updates")
+		require.ErrorIs(t, s.LinkProvider(ctx, v.ID, 999, nil, nil), bookings.ErrNotFound)
+		offers, err := s.Offers(ctx, v.ID)
+		require.NoError(t, err)
+		require.Len(t, offers, 2)
+		require.Equal(t, a.ID, offers[0].ID, "sort order")
+		require.Equal(t, 60, *offers[0].CustomDuration)
+		require.Nil(t, offers[1].CustomDuration)
+	})
+
+	t.Run("Calendar", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		v := service(t, s, "cut")
+		other := service(t, s, "other")
+		p := provider(t, s, "al", 1)
+		q := provider(t, s, "bo", 2)
+		from, _ := bookings.ParseDate("2026-06-01")
+		until, _ := bookings.ParseDate("2026-06-30")
+		h, err := s.AddWeeklyHours(ctx, bookings.WeeklyHours{ProviderID: p.ID, Weekday: time.Monday, Start: 540, End: 720, EffectiveFrom: &from, EffectiveUntil: &until, IsAvailable: true})
+		require.NoError(t, err)
+		require.Positive(t, h.ID)
+		_, err = s.AddWeeklyHours(ctx, bookings.WeeklyHours{ProviderID: q.ID, Weekday: time.Sunday, Start: 0, End: 1440, IsAvailable: true})
+		require.NoError(t, err)
+		d2, _ := bookings.ParseDate("2026-06-02")
+		d9, _ := bookings.ParseDate("2026-06-09")
+		_, err = s.AddOverride(ctx, bookings.Override{ProviderID: p.ID, Date: d2, Type: bookings.OverrideUnavailable, Reason: "dentist"})
+		require.NoError(t, err)
+		start, end := 600, 660
+		_, err = s.AddOverride(ctx, bookings.Override{ProviderID: p.ID, Date: d9, Type: bookings.OverrideCustomHours, Start: &start, End: &end})
+		require.NoError(t, err)
+		_, err = s.AddBlackout(ctx, bookings.Blackout{ServiceID: &v.ID, From: d2, To: d2, Reason: "closed"})
+		require.NoError(t, err)
+		_, err = s.AddBlackout(ctx, bookings.Blackout{From: d9, To: d9, Reason: "holiday"})
+		require.NoError(t, err)
+		_, err = s.AddBlackout(ctx, bookings.Blackout{ServiceID: &other.ID, From: d2, To: d9})
+		require.NoError(t, err)
+
+		slot := time.Date(2026, 6, 2, 9, 0, 0, 0, time.UTC)
+		_, err = s.Reserve(ctx, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-AAAAAAAAAAAA"), ManageTokenHash: []byte("h1"), Lock: "x", LockWait: time.Second,
+			BusyFrom: slot, BusyTo: slot})
+		require.NoError(t, err)
+
+		cal, err := s.Calendar(ctx, v.ID, []int64{p.ID}, d2, d2, slot.Add(-time.Hour), slot.Add(time.Hour))
+		require.NoError(t, err)
+		require.Len(t, cal.Hours, 1, "only the providers asked for")
+		require.Equal(t, from, *cal.Hours[0].EffectiveFrom)
+		require.Len(t, cal.Overrides, 1, "only the dates asked for")
+		require.Equal(t, "dentist", cal.Overrides[0].Reason)
+		require.Len(t, cal.Blackouts, 1, "the service's, not another's")
+		require.Equal(t, []bookings.Busy{{Period: bookings.Period{Start: slot, End: slot.Add(45 * time.Minute)}, BufferBefore: 5 * time.Minute, BufferAfter: 10 * time.Minute}}, cal.Busy[p.ID])
+
+		cal, err = s.Calendar(ctx, v.ID, []int64{p.ID, q.ID}, d9, d9, slot.Add(2*time.Hour), slot.Add(3*time.Hour))
+		require.NoError(t, err)
+		require.Len(t, cal.Hours, 2)
+		require.Equal(t, 600, *cal.Overrides[0].Start)
+		require.Len(t, cal.Blackouts, 1)
+		require.Nil(t, cal.Blackouts[0].ServiceID, "one for every service")
+		require.Empty(t, cal.Busy[p.ID], "the booking is outside the busy span")
+	})
+
+	t.Run("Reserve", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		v := service(t, s, "cut")
+		p := provider(t, s, "al", 1)
+		slot := time.Date(2026, 6, 2, 9, 0, 0, 0, time.UTC)
+		r := bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-AAAAAAAAAAAA"), ManageTokenHash: []byte("h1"), Lock: "l", LockWait: time.Second,
+			BusyFrom: slot.Add(-time.Hour), BusyTo: slot.Add(time.Hour), Check: func(busy []bookings.Busy) bool { return len(busy) == 0 }}
+		b, err := s.Reserve(ctx, r)
+		require.NoError(t, err)
+		require.Positive(t, b.ID)
+		require.Equal(t, "BK-AAAAAAAAAAAA", b.Number)
+		require.Equal(t, map[string]any{"topic": "a"}, b.IntakeData)
+		got, err := s.Booking(ctx, b.ID)
+		require.NoError(t, err)
+		require.Equal(t, b, got)
+		_, err = s.Booking(ctx, 999)
+		require.ErrorIs(t, err, bookings.ErrNotFound)
+		moved, err := s.Provider(ctx, p.ID)
+		require.NoError(t, err)
+		require.Equal(t, exact, *moved.LastAssignedAt, "the rota cursor moves")
+
+		// The check sees the booking and refuses.
+		r.Booking.Number, r.ManageTokenHash = "BK-BBBBBBBBBBBB", []byte("h2")
+		_, err = s.Reserve(ctx, r)
+		require.ErrorIs(t, err, bookings.ErrSlotTaken)
+		// Without a check, the unique index is the last guard.
+		r.Check = nil
+		_, err = s.Reserve(ctx, r)
+		require.ErrorIs(t, err, bookings.ErrSlotTaken)
+		// A cancelled booking frees its start.
+		r.Booking.Status, r.Booking.Number, r.ManageTokenHash = bookings.StatusCancelled, "BK-CCCCCCCCCCCC", []byte("h3")
+		_, err = s.Reserve(ctx, r)
+		require.NoError(t, err)
+	})
+}
+
+func booking(serviceID, providerID int64, start time.Time, minutes int, at time.Time, number string) bookings.Booking {
+	return bookings.Booking{Number: number, ServiceID: serviceID, ProviderID: &providerID, Status: bookings.StatusConfirmed, Start: start,
+		End: start.Add(time.Duration(minutes) * time.Minute), CustomerName: "Grace", CustomerEmail: "grace@example.com", CustomerTimeZone: "UTC",
+		AssignmentStrategy: "customer", IntakeVersion: 2, IntakeData: map[string]any{"topic": "a"}, CreatedAt: at, UpdatedAt: at}
+}
