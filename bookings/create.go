@@ -80,7 +80,7 @@ func (s *Service) checkNewBooking(svc Offering, nb *NewBooking) error {
 		_, minAdvance, maxAdvance := s.rules(svc)
 		now := s.o.Now()
 		switch {
-		case minAdvance > 0 && nb.Start.Before(now.Add(minAdvance)):
+		case nb.Start.Before(now.Add(max(minAdvance, 0))):
 			v.Add("start_time", MsgTooSoon)
 		case maxAdvance > 0 && nb.Start.After(now.Add(maxAdvance)):
 			v.Add("start_time", MsgTooFar)

@@ -37,7 +37,8 @@ type Options struct {
 	Rand io.Reader
 	// SlotInterval, MinAdvance and MaxAdvance are the global defaults a
 	// service may override; each its ...Default when zero. A negative
-	// MinAdvance or MaxAdvance means no limit.
+	// MinAdvance means no notice (a slot that has begun is never offered);
+	// a negative MaxAdvance, no horizon.
 	SlotInterval time.Duration
 	MinAdvance   time.Duration
 	MaxAdvance   time.Duration
@@ -117,9 +118,10 @@ func (s *Service) rules(svc Offering) (interval, minAdvance, maxAdvance time.Dur
 // false when nothing remains.
 func (s *Service) window(svc Offering, from, to time.Time) (time.Time, time.Time, bool) {
 	_, minAdvance, maxAdvance := s.rules(svc)
+	// Never a slot that has begun, whatever the notice.
 	now := s.o.Now()
-	if minAdvance > 0 && from.Before(now.Add(minAdvance)) {
-		from = now.Add(minAdvance)
+	if earliest := now.Add(max(minAdvance, 0)); from.Before(earliest) {
+		from = earliest
 	}
 	if maxAdvance > 0 && to.After(now.Add(maxAdvance)) {
 		to = now.Add(maxAdvance)
