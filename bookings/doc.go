@@ -1,4 +1,72 @@
 // Package bookings takes appointments: services, the providers who offer
 // them and their hours, the slots those leave free, and bookings made
 // without ever booking a provider twice.
+//
+// # Model
+//
+// An [Offering] (the spec's "service") has a slug, a length in minutes,
+// buffers before and after, a price as a decimal string, a time zone
+// (the zone its months are read in), an assignment strategy ("any",
+// "round_robin", "default_provider") and an intake schema. A [Provider]
+// has a time zone, in which their hours are written, and a round-robin
+// weight and cursor. Providers are linked to services (optionally with
+// their own length and price). A provider's week is [WeeklyHours] in
+// wall-clock time (Sunday = 0; several windows a day; optional first and
+// last dates); an [Override] closes one date or replaces its hours; a
+// [Blackout] closes one service, or all, over a span of dates. A [Booking]
+// is stored in UTC with a number ("BK-" and 12 random characters) and the
+// SHA-256 of its manage token. The schema refuses a zero length, a window
+// that ends before it starts, and a booking that ends before it starts.
+//
+// The bookable providers of a service are its linked active providers; with
+// no links at all, its active default provider; with links but none
+// active, nobody. Slots and bookings use the same rule.
+//
+// # Slots
+//
+// [DaySlots] is the engine, a pure function of one provider-local day.
+// Candidate starts are the wall-clock labels 00:00, 00:15, ... of the
+// provider's date (the interval is 15 minutes unless the service says
+// otherwise); a slot must fit inside one window; it must not overlap a
+// booking of the provider (of any service) once widened by its own
+// buffers, nor overlap a booking widened by that booking's buffers — so
+// the larger of two buffers separates them, not the sum; intervals are
+// half-open, so back-to-back slots are fine.
+//
+// Worked example across a DST change: a provider in America/New_York
+// works 01:00-04:00 on Sunday 8 March 2026, when clocks jump from 02:00
+// to 03:00. With 30-minute slots on a 30-minute grid the labels 02:00 and
+// 02:30 do not exist that day and are skipped, so the slots are 01:00 and
+// 01:30 EST (06:00 and 06:30 UTC), then 03:00 and 03:30 EDT (07:00 and
+// 07:30 UTC). On 1 November, when 01:00-02:00 happens twice, each label of
+// that hour is offered once. Each slot lasts its length in real time.
+//
+// [Service.Slots] reads a month in the service's zone (its first and last
+// instants made in local time, so a DST change does not move the month's
+// end), clips it to the booking window (60 minutes' notice, 90 days
+// ahead; a service may set its own; a slot that has begun is never
+// offered), runs the engine for every bookable provider and local date,
+// and, without a provider, merges the lists into distinct periods.
+//
+// # No double bookings
+//
+// [Service.Create] accepts a start only if a provider offers a slot that
+// starts exactly then. For each candidate (the named provider, the
+// default one, or by round robin: least recently assigned first, then
+// higher weight, then lower ID) it takes a lock on that provider's local
+// day — pg_advisory_xact_lock under a lock_timeout on Postgres, so it
+// holds across instances; the single write connection on SQLite — reads
+// the provider's bookings again inside the lock, runs the engine on them,
+// and only then inserts. A partial unique index on (provider, start) of
+// active bookings is the last guard. A candidate lost to a race falls
+// through to the next; none left is [ErrSlotTaken] (409), a lock not had
+// within the wait is [ErrBusy] (503).
+//
+// # HTTP
+//
+// [NewHandler] serves the public API at /api/bookings: services,
+// services/{slug}/providers, services/{slug}/slots (?date=YYYY-MM, or
+// ?from=&to= dates; provider_id; timezone adds local times) and POST to
+// book, with the texts of the original and the "post" (5) and "read" (60)
+// per-minute buckets per client IP.
 package bookings

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -186,14 +187,24 @@ func length(svc Offering, o Offer) time.Duration {
 	return minutes(svc.Duration)
 }
 
+// locations caches loaded zones: time.LoadLocation reads the zone file
+// on every call.
+var locations sync.Map // name → *time.Location
+
+// location is the zone named name; UTC for "" or an unknown name (zones
+// are checked when written).
 func location(name string) *time.Location {
 	if name == "" {
 		return time.UTC
+	}
+	if loc, ok := locations.Load(name); ok {
+		return loc.(*time.Location)
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
 		return time.UTC
 	}
+	locations.Store(name, loc)
 	return loc
 }
 

@@ -130,14 +130,47 @@ func DaySlots(d Day) []Period {
 	if step <= 0 {
 		return nil
 	}
+	// Labels far from every window cannot fit one: a zone's offset moves
+	// by at most a few hours within a day, so only labels within a
+	// 3-hour margin of the windows' wall-clock span are tried.
+	lo, hi := 1440, 0
+	for _, w := range d.Windows {
+		lo, hi = min(lo, w.Start), max(hi, w.End)
+	}
+	lo, hi = max(0, lo-180), min(1440, hi+180)
+	// Only the busy periods near the day can clash.
+	dayStart, dayEnd := windows[0].Start, windows[0].End
+	for _, w := range windows {
+		dayStart, dayEnd = minTime(dayStart, w.Start), maxTime(dayEnd, w.End)
+	}
+	near := d.Busy[:0:0]
+	reach := max(d.BufferBefore, d.BufferAfter)
+	for _, b := range d.Busy {
+		wb := b.widened()
+		if wb.Start.Before(dayEnd.Add(reach)) && dayStart.Add(-reach).Before(wb.End) {
+			near = append(near, b)
+		}
+	}
+	d.Busy = near
 	var out []Period
 	var last time.Time
-	for m := 0; m < 1440; m += step {
-		start := d.Date.At(m, d.Loc)
-		// A label in the gap comes back moved; the fall-back hour's
-		// labels map to one instant each, and a repeat is dropped.
-		if start.Hour()*60+start.Minute() != m || DateOf(start) != d.Date || (!last.IsZero() && !start.After(last)) {
-			continue
+	// On a day whose clock does not change, label m is midnight plus m
+	// minutes: no zone lookups per label.
+	midnight := d.Date.In(d.Loc)
+	_, off1 := midnight.Zone()
+	_, off2 := midnight.Add(24 * time.Hour).Zone()
+	plain := midnight.Hour() == 0 && midnight.Minute() == 0 && off1 == off2
+	for m := lo - lo%step; m < hi; m += step {
+		var start time.Time
+		if plain {
+			start = midnight.Add(time.Duration(m) * time.Minute)
+		} else {
+			start = d.Date.At(m, d.Loc)
+			// A label in the gap comes back moved; the fall-back hour's
+			// labels map to one instant each, and a repeat is dropped.
+			if start.Hour()*60+start.Minute() != m || DateOf(start) != d.Date || (!last.IsZero() && !start.After(last)) {
+				continue
+			}
 		}
 		last = start
 		slot := Period{start, start.Add(d.Length)}
@@ -147,6 +180,20 @@ func DaySlots(d Day) []Period {
 		out = append(out, slot)
 	}
 	return out
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 func fits(slot Period, windows []Period) bool {
@@ -178,23 +225,33 @@ type Slot struct {
 // Merge sorts slots by start, then end, then provider; with distinct it
 // keeps one slot per period, with no provider.
 func Merge(slots []Slot, distinct bool) []Slot {
-	slices.SortFunc(slots, func(a, b Slot) int {
-		if c := a.Start.Compare(b.Start); c != 0 {
-			return c
-		}
-		if c := a.End.Compare(b.End); c != 0 {
-			return c
-		}
-		return compareInt(a.ProviderID, b.ProviderID)
-	})
-	if !distinct {
-		return slots
+	// Sort on integer keys: comparing time.Time values costs more than
+	// the sort itself.
+	type keyed struct {
+		start, end, provider int64
+		i                    int
 	}
-	out := slots[:0]
-	for _, s := range slots {
-		s.ProviderID = 0
-		if n := len(out); n > 0 && out[n-1].Start.Equal(s.Start) && out[n-1].End.Equal(s.End) {
+	keys := make([]keyed, len(slots))
+	for i, s := range slots {
+		keys[i] = keyed{s.Start.UnixNano(), s.End.UnixNano(), s.ProviderID, i}
+	}
+	slices.SortFunc(keys, func(a, b keyed) int {
+		switch {
+		case a.start != b.start:
+			return compareInt(a.start, b.start)
+		case a.end != b.end:
+			return compareInt(a.end, b.end)
+		}
+		return compareInt(a.provider, b.provider)
+	})
+	out := make([]Slot, 0, len(slots))
+	for j, k := range keys {
+		if distinct && j > 0 && keys[j-1].start == k.start && keys[j-1].end == k.end {
 			continue
+		}
+		s := slots[k.i]
+		if distinct {
+			s.ProviderID = 0
 		}
 		out = append(out, s)
 	}

@@ -93,6 +93,11 @@ var routes = []string{
 	"POST /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}/replay-parked",
 	"POST /api/ecommerce/v1/graphql",
 	"POST /ecommerce/webhooks/{provider}",
+	"GET /api/bookings/services",
+	"GET /api/bookings/services/{slug}/providers",
+	"GET /api/bookings/services/{slug}/slots",
+	"POST /api/bookings",
+	"POST /api/bookings/{$}",
 }
 
 // endpoints groups routes by path, in the order they first appear:

@@ -35,6 +35,11 @@ token create flags:
   reference user revoke EMAIL CAP   take a capability away
   reference user password EMAIL     set a new password (read as for create); signs them out everywhere
 `},
+	{"bookings", `  reference bookings seed [--timezone ZONE]
+                                    create a sample service "consultation" (30 minutes) and a
+                                    provider working weekdays 09:00-17:00 in ZONE (UTC), to list
+                                    slots and book at /api/bookings at once
+`},
 	{"webhooks", `  reference webhooks emit EVENT [--data JSON]
                                     dispatch a test event to the subscriptions that take it
   reference webhooks retry          queue the deliveries that are due now
@@ -60,7 +65,7 @@ token create flags:
 
 // databaseFlags are the flags of the commands that open the database.
 const databaseFlags = `
-Flags of the token, user and webhooks commands:
+Flags of the token, user, bookings and webhooks commands:
   --db DSN                the server's database: give them the same --db (or GROUNDWORK_DB)
                           as the server, or they work on another (default sqlite:groundwork.db)
   --log-level LEVEL       debug, info, warn or error (default warn), to stderr
@@ -136,7 +141,7 @@ func printCommandHelp(w io.Writer, group string) {
 		switch group {
 		case "serve":
 			fmt.Fprint(w, serveFlags, "\nEvery flag has a variable (see reference --help); flags win.\n")
-		case "token", "user", "webhooks":
+		case "token", "user", "bookings", "webhooks":
 			fmt.Fprint(w, databaseFlags)
 		}
 		return

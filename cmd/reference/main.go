@@ -34,7 +34,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	cmd, rest := "serve", args
 	if len(args) > 0 {
 		switch args[0] {
-		case "serve", "token", "user", "a11y", "webhooks", "help":
+		case "serve", "token", "user", "bookings", "a11y", "webhooks", "help":
 			cmd, rest = args[0], args[1:]
 		case "-h", "-help", "--help":
 			cmd, rest = "help", nil
@@ -44,7 +44,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch {
 	case cmd == "help" && len(rest) > 0:
 		if !slices.ContainsFunc(commandHelp, func(c struct{ group, text string }) bool { return c.group == rest[0] }) {
-			return exitCode(usageError{fmt.Sprintf("no command %q: serve, token, user, webhooks or a11y", rest[0])}, stderr)
+			return exitCode(usageError{fmt.Sprintf("no command %q: serve, token, user, bookings, webhooks or a11y", rest[0])}, stderr)
 		}
 		printCommandHelp(stdout, rest[0])
 		return 0
@@ -60,6 +60,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = runToken(ctx, rest, getenv, stdout, stderr)
 	case "user":
 		err = runUser(ctx, rest, getenv, stdout, stderr)
+	case "bookings":
+		err = runBookings(ctx, rest, getenv, stdout, stderr)
 	case "a11y":
 		err = runA11y(rest, stdout)
 	case "webhooks":

@@ -17,6 +17,8 @@ import (
 	"github.com/groundwork-go/groundwork/a11y/a11yai"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/bookingssql"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/internal/api"
@@ -27,7 +29,7 @@ import (
 )
 
 // migrations lists every domain's schema, in the order they apply.
-var migrations = []store.Migrations{authsql.Migrations, formssql.Migrations, webhookssql.Migrations}
+var migrations = []store.Migrations{authsql.Migrations, formssql.Migrations, webhookssql.Migrations, bookingssql.Migrations}
 
 func newLogger(cfg *config, w io.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.logLevel}
@@ -200,7 +202,19 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		return nil, err
 	}
 
+	// bookings: the public API (the admin API, holds and events are to come).
+	bookingsSvc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	bookingsHandler, err := bookings.NewHandler(bookingsSvc, &bookings.HandlerOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+
 	mux := http.NewServeMux()
+	mux.Handle(bookings.PrefixDefault, bookingsHandler)
+	mux.Handle(bookings.PrefixDefault+"/", bookingsHandler)
 	signIn.Mount(mux)
 	mux.Handle("GET /dashboard", signIn.RequireUser(dashboard))
 	mux.Handle(webhooks.PrefixDefault+"/", webhooksHandler)
@@ -217,7 +231,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
 	})
 	a.routes = slices.Concat(authHandler.Routes(), signIn.Routes(), []string{"GET /dashboard"}, colorHandler.Routes(), colorAIHandler.Routes(), formsHandler.Routes(),
-		pages.Routes(), webhooksHandler.Routes(), inboundHandler.Routes())
+		pages.Routes(), webhooksHandler.Routes(), inboundHandler.Routes(), bookingsHandler.Routes())
 	a.handler = recoverPanics(logRequests(mux, logger, cfg.requestLogEvery), logger)
 	return a, nil
 }

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// The README's bookings walk-through: seed, list slots, book one, and
+// the same slot again is a 409.
+func TestBookingsSeedAndBook(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.DSN(t, store.SQLite)
+	e := env{"GROUNDWORK_DB": dsn}
+	c, out, stderr := runCmd(t, e, "bookings", "seed", "--timezone", "Europe/London")
+	require.Equal(t, 0, c, stderr)
+	require.Contains(t, out, `Service "consultation" (30 minutes)`)
+	c, out, _ = runCmd(t, e, "bookings", "seed")
+	require.Equal(t, 0, c)
+	require.Contains(t, out, "there already")
+	c, _, stderr = runCmd(t, e, "bookings", "seed", "--timezone", "Mars/Base")
+	require.Equal(t, 2, c)
+	require.Contains(t, stderr, "is not a time zone")
+
+	base := startServe(t, dsn)
+	code, body := get(t, base+"/api/bookings/services", "")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, `"slug":"consultation"`)
+	code, body = get(t, base+"/api/bookings/services/consultation/slots?from=2099-01-01&to=2099-01-01", "")
+	require.Equal(t, 200, code)
+	require.JSONEq(t, `{"data":[]}`, body, "beyond the 90-day horizon")
+
+	// The first offered slot of the next two months.
+	var slots struct{ Data []struct{ Start string } }
+	for _, month := range nextMonths() {
+		_, body = get(t, base+"/api/bookings/services/consultation/slots?date="+month, "")
+		require.NoError(t, json.Unmarshal([]byte(body), &slots))
+		if len(slots.Data) > 0 {
+			break
+		}
+	}
+	require.NotEmpty(t, slots.Data)
+	booking := `{"service":"consultation","start_time":"` + slots.Data[0].Start + `","customer_name":"Grace","customer_email":"grace@example.com"}`
+	code, body = request(t, "POST", base+"/api/bookings", "", booking)
+	require.Equal(t, 201, code, body)
+	require.True(t, strings.Contains(body, `"status":"confirmed"`), body)
+	code, body = request(t, "POST", base+"/api/bookings", "", booking)
+	require.Equal(t, 409, code, body)
+	require.Contains(t, body, "That appointment time is no longer available. Please choose another.")
+}
+
+// nextMonths is this month and the next, as YYYY-MM.
+func nextMonths() []string {
+	now := time.Now().UTC()
+	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return []string{first.Format("2006-01"), first.AddDate(0, 1, 0).Format("2006-01")}
+}
