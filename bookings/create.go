@@ -205,23 +205,29 @@ func roundRobin(offers []Offer) {
 // (409), or ErrBusy (503) when the locks could not be had. It returns the
 // booking and its manage token (never stored; only its hash is).
 func (s *Service) Create(ctx context.Context, nb NewBooking) (Booking, string, error) {
+	b, token, _, _, err := s.create(ctx, nb)
+	return b, token, err
+}
+
+// create is Create, also returning the service and provider booked.
+func (s *Service) create(ctx context.Context, nb NewBooking) (Booking, string, Offering, Offer, error) {
 	svc, err := s.ActiveService(ctx, nb.ServiceSlug)
 	if err != nil {
-		return Booking{}, "", err
+		return Booking{}, "", Offering{}, Offer{}, err
 	}
 	if err := s.checkNewBooking(svc, &nb); err != nil {
-		return Booking{}, "", err
+		return Booking{}, "", Offering{}, Offer{}, err
 	}
 	offers, err := s.Bookable(ctx, svc)
 	if err != nil {
-		return Booking{}, "", err
+		return Booking{}, "", Offering{}, Offer{}, err
 	}
 	strategy := assignedRoundRobin
 	switch {
 	case nb.ProviderID != 0:
 		i := slices.IndexFunc(offers, func(o Offer) bool { return o.ID == nb.ProviderID })
 		if i < 0 {
-			return Booking{}, "", invalid("provider_id", MsgProviderNotHere)
+			return Booking{}, "", Offering{}, Offer{}, invalid("provider_id", MsgProviderNotHere)
 		}
 		offers, strategy = offers[i:i+1], assignedByCustomer
 	case svc.AssignmentStrategy == AssignDefaultProvider:
@@ -232,9 +238,9 @@ func (s *Service) Create(ctx context.Context, nb NewBooking) (Booking, string, e
 	}
 	start := nb.Start.UTC().Truncate(time.Second)
 	// Providers with a slot starting exactly then, in order.
-	slots, err := s.slots(ctx, svc, offers, start, start.Add(24*time.Hour))
+	slots, cal, err := s.slotsAndCalendar(ctx, svc, offers, start, start.Add(24*time.Hour))
 	if err != nil {
-		return Booking{}, "", err
+		return Booking{}, "", Offering{}, Offer{}, err
 	}
 	var candidates []Offer
 	for _, o := range offers {
@@ -243,15 +249,15 @@ func (s *Service) Create(ctx context.Context, nb NewBooking) (Booking, string, e
 		}
 	}
 	if len(candidates) == 0 {
-		return Booking{}, "", fmt.Errorf("bookings: create: %w", ErrSlotTaken)
+		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", ErrSlotTaken)
 	}
 	number, err := s.newNumber()
 	if err != nil {
-		return Booking{}, "", fmt.Errorf("bookings: create: %w", err)
+		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", err)
 	}
 	token, hash, err := s.newManageToken()
 	if err != nil {
-		return Booking{}, "", fmt.Errorf("bookings: create: %w", err)
+		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", err)
 	}
 	status := StatusConfirmed
 	if s.o.ManualConfirm {
@@ -269,12 +275,8 @@ func (s *Service) Create(ctx context.Context, nb NewBooking) (Booking, string, e
 			CustomerTimeZone: nb.CustomerTimeZone, AssignmentStrategy: strategy, IntakeVersion: svc.IntakeSchemaVersion,
 			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now}
 		dayStart, dayEnd := date.In(loc), date.AddDays(1).In(loc)
-		// The calendar rules of the day, read before the lock (they change
-		// rarely); the bookings are read again inside it.
-		cal, err := s.store.Calendar(ctx, svc.ID, []int64{o.ID}, date, date, dayStart, dayStart)
-		if err != nil {
-			return Booking{}, "", fmt.Errorf("bookings: create: %w", err)
-		}
+		// The calendar's rules as read for the slot list (they change
+		// rarely); the bookings are read again inside the lock.
 		booked, err := s.store.Reserve(ctx, Reservation{Booking: b, ManageTokenHash: hash, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
 			LockWait: s.o.LockWait, BusyFrom: dayStart.Add(-24 * time.Hour), BusyTo: dayEnd.Add(24 * time.Hour),
 			Check: func(busy []Busy) bool {
@@ -282,15 +284,15 @@ func (s *Service) Create(ctx context.Context, nb NewBooking) (Booking, string, e
 			}})
 		switch {
 		case err == nil:
-			return booked, token, nil
+			return booked, token, svc, o, nil
 		case errors.Is(err, ErrBusy):
 			busyAll = true
 		case !errors.Is(err, ErrSlotTaken):
-			return Booking{}, "", fmt.Errorf("bookings: create: %w", err)
+			return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", err)
 		}
 	}
 	if busyAll {
-		return Booking{}, "", fmt.Errorf("bookings: create: %w", ErrBusy)
+		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", ErrBusy)
 	}
-	return Booking{}, "", fmt.Errorf("bookings: create: %w", ErrSlotTaken)
+	return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", ErrSlotTaken)
 }

@@ -291,33 +291,21 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	b, _, err := h.svc.Create(r.Context(), nb)
+	b, _, svc, o, err := h.svc.create(r.Context(), nb)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	out, err := h.svc.resource(r, b, slug)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	api.WriteData(w, http.StatusCreated, out)
+	api.WriteData(w, http.StatusCreated, resource(b, svc, &o.Provider))
 }
 
-func (s *Service) resource(r *http.Request, b Booking, slug string) (bookingJSON, error) {
+// resource is b as the API shows it, with its service and provider (nil
+// for none).
+func resource(b Booking, svc Offering, p *Provider) bookingJSON {
 	out := bookingJSON{ID: b.ID, Status: b.Status, StartTime: utc(b.Start), EndTime: utc(b.End), CustomerName: b.CustomerName,
-		CustomerEmail: b.CustomerEmail, CustomerTimeZone: b.CustomerTimeZone}
-	svc, err := s.store.ServiceBySlug(r.Context(), slug)
-	if err != nil {
-		return out, err
-	}
-	out.Service = ref{svc.ID, svc.Slug, svc.Name}
-	if b.ProviderID != nil {
-		p, err := s.store.Provider(r.Context(), *b.ProviderID)
-		if err != nil {
-			return out, err
-		}
+		CustomerEmail: b.CustomerEmail, CustomerTimeZone: b.CustomerTimeZone, Service: ref{svc.ID, svc.Slug, svc.Name}}
+	if p != nil && b.ProviderID != nil {
 		out.Provider = &ref{p.ID, p.Slug, p.Name}
 	}
-	return out, nil
+	return out
 }

@@ -3,10 +3,14 @@ package bookings_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/bookings"
@@ -168,4 +172,71 @@ func setupOnShared(t *testing.T, db *store.DB) *bundle {
 	svc, err := bookings.NewService(st, &bookings.Options{Now: c.Now, LockWait: 10 * time.Second})
 	require.NoError(t, err)
 	return serveBundle(t, db, svc, c)
+}
+
+// A provider's day locked for longer than the wait: 503 with the
+// original's text.
+func TestLockWaitIs503(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, d)
+		svc, err := bookings.NewService(bookingssql.New(b.db), &bookings.Options{Now: b.clock.Now, LockWait: 200 * time.Millisecond})
+		require.NoError(t, err)
+		short := serveBundle(t, b.db, svc, b.clock)
+		held := make(chan struct{})
+		release := make(chan struct{})
+		done := make(chan error, 1)
+		go func() {
+			done <- b.db.InTx(t.Context(), func(tx *sqlx.Tx) error {
+				if d == store.Postgres {
+					if _, err := tx.Exec(`SELECT pg_advisory_xact_lock(hashtextextended('bookings:1|2026-06-03', 0))`); err != nil {
+						return err
+					}
+				}
+				close(held)
+				<-release
+				return nil
+			})
+		}()
+		<-held
+		code, body := short.do(t, "POST", "/api/bookings", bookBody("consultation", "2026-06-03T15:00:00Z"))
+		close(release)
+		require.NoError(t, <-done)
+		require.Equal(t, 503, code, body)
+		require.JSONEq(t, `{"message":"That appointment time is busy right now. Please try again."}`, body)
+		code, body = short.do(t, "POST", "/api/bookings", bookBody("consultation", "2026-06-03T15:00:00Z"))
+		require.Equal(t, 201, code, body)
+	})
+}
+
+// The "post" and "read" buckets, per client IP: 429 with the original's
+// text and the rate-limit headers.
+func TestBuckets(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	h, err := bookings.NewHandler(b.svc, &bookings.HandlerOptions{PostLimit: 2, ReadLimit: 3})
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	mux.Handle(bookings.PrefixDefault, h)
+	mux.Handle(bookings.PrefixDefault+"/", h)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	limited := &bundle{srv: srv}
+	for i := range 3 {
+		res, err := srv.Client().Get(srv.URL + "/api/bookings/services")
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, 200, res.StatusCode)
+		require.Equal(t, "3", res.Header.Get("X-RateLimit-Limit"))
+		require.Equal(t, strconv.Itoa(2-i), res.Header.Get("X-RateLimit-Remaining"))
+	}
+	code, body := limited.do(t, "GET", "/api/bookings/services/consultation/slots?date=2026-06", "")
+	require.Equal(t, 429, code)
+	require.JSONEq(t, `{"message":"Too many requests. Please wait a moment and try again."}`, body)
+	for range 2 {
+		code, _ = limited.do(t, "POST", "/api/bookings", bookBody("consultation", "2026-06-03T15:00:00Z"))
+		require.NotEqual(t, 429, code)
+	}
+	code, _ = limited.do(t, "POST", "/api/bookings", bookBody("consultation", "2026-06-03T15:00:00Z"))
+	require.Equal(t, 429, code)
 }

@@ -253,8 +253,14 @@ func calendarSpan(from, to time.Time) (Date, Date, time.Time, time.Time) {
 
 // slots computes the slots of offers over [from, to), unclipped.
 func (s *Service) slots(ctx context.Context, svc Offering, offers []Offer, from, to time.Time) ([]Slot, error) {
+	out, _, err := s.slotsAndCalendar(ctx, svc, offers, from, to)
+	return out, err
+}
+
+// slotsAndCalendar is slots, and the calendar it read.
+func (s *Service) slotsAndCalendar(ctx context.Context, svc Offering, offers []Offer, from, to time.Time) ([]Slot, Calendar, error) {
 	if len(offers) == 0 {
-		return nil, nil
+		return nil, Calendar{}, nil
 	}
 	ids := make([]int64, len(offers))
 	for i, o := range offers {
@@ -263,7 +269,7 @@ func (s *Service) slots(ctx context.Context, svc Offering, offers []Offer, from,
 	f, t, bf, bt := calendarSpan(from, to)
 	cal, err := s.store.Calendar(ctx, svc.ID, ids, f, t, bf, bt)
 	if err != nil {
-		return nil, fmt.Errorf("bookings: slots of %q: %w", svc.Slug, err)
+		return nil, cal, fmt.Errorf("bookings: slots of %q: %w", svc.Slug, err)
 	}
 	var out []Slot
 	for _, o := range offers {
@@ -277,7 +283,7 @@ func (s *Service) slots(ctx context.Context, svc Offering, offers []Offer, from,
 			}
 		}
 	}
-	return out, nil
+	return out, cal, nil
 }
 
 // SlotQuery asks for a service's slots over [From, To), of one provider

@@ -32,10 +32,11 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 	var out bookings.Booking
 	err := s.db.InTx(lockCtx, func(tx *sqlx.Tx) error {
 		if s.db.Dialect() == store.Postgres {
-			if _, err := tx.ExecContext(ctx, `SELECT set_config('lock_timeout', $1, true)`, strconv.FormatInt(wait.Milliseconds(), 10)+"ms"); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "bookings:"+r.Lock); err != nil {
+			// One round trip: the timeout is set (for this transaction)
+			// before the lock is asked for.
+			if _, err := tx.ExecContext(ctx, `WITH wait AS (SELECT set_config('lock_timeout', $1, true))
+				SELECT pg_advisory_xact_lock(hashtextextended($2, 0)) FROM wait`,
+				strconv.FormatInt(wait.Milliseconds(), 10)+"ms", "bookings:"+r.Lock); err != nil {
 				return err
 			}
 		}
