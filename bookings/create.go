@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"crypto/sha256"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,7 +31,16 @@ type NewBooking struct {
 	CustomerTimeZone string
 	Notes            string
 	IntakeData       map[string]any
+	// HoldToken books the slot a hold keeps (see [Service.Hold]).
+	HoldToken string
 }
+
+// HoldLifetimeDefault is how long a hold keeps its slot.
+const HoldLifetimeDefault = 5 * time.Minute
+
+// MsgHoldInvalid answers a hold token that is unknown, expired, or for
+// another slot.
+const MsgHoldInvalid = "That hold has expired or is for another time. Please choose a time again."
 
 // Limits of a booking request.
 const (
@@ -205,18 +215,53 @@ func roundRobin(offers []Offer) {
 // (409), or ErrBusy (503) when the locks could not be had. It returns the
 // booking and its manage token (never stored; only its hash is).
 func (s *Service) Create(ctx context.Context, nb NewBooking) (Booking, string, error) {
-	b, token, _, _, err := s.create(ctx, nb)
+	b, token, _, _, err := s.create(ctx, nb, false)
 	return b, token, err
 }
 
-// create is Create, also returning the service and provider booked.
-func (s *Service) create(ctx context.Context, nb NewBooking) (Booking, string, Offering, Offer, error) {
+// Hold keeps a slot for HoldLifetimeDefault: it leaves every other
+// customer's slot list, and only [Service.Create] with the returned token
+// (NewBooking.HoldToken) books it. Only the service, provider and start of
+// nb are used. It is refused as Create would refuse the booking.
+func (s *Service) Hold(ctx context.Context, nb NewBooking) (Hold, string, error) {
+	b, token, _, _, err := s.create(ctx, nb, true)
+	if err != nil {
+		return Hold{}, "", err
+	}
+	return Hold{ServiceID: b.ServiceID, ProviderID: *b.ProviderID, Period: Period{b.Start, b.End},
+		ExpiresAt: b.CreatedAt.Add(HoldLifetimeDefault), CreatedAt: b.CreatedAt}, token, nil
+}
+
+// create is Create (or, with hold, Hold), also returning the service and
+// provider booked.
+func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking, string, Offering, Offer, error) {
 	svc, err := s.ActiveService(ctx, nb.ServiceSlug)
 	if err != nil {
 		return Booking{}, "", Offering{}, Offer{}, err
 	}
-	if err := s.checkNewBooking(svc, &nb); err != nil {
+	if hold {
+		// A hold asks only for the time: the customer's details come with
+		// the booking.
+		nb.CustomerName, nb.CustomerEmail, nb.HoldToken = "hold", "hold@example.com", ""
+	}
+	rules := svc
+	if hold {
+		rules.IntakeSchema = nil
+	}
+	if err := s.checkNewBooking(rules, &nb); err != nil {
 		return Booking{}, "", Offering{}, Offer{}, err
+	}
+	var useHold Hold
+	if nb.HoldToken != "" {
+		sum := sha256.Sum256([]byte(nb.HoldToken))
+		h, err := s.store.HoldByHash(ctx, sum[:])
+		switch {
+		case errors.Is(err, ErrNotFound) || err == nil && (h.ServiceID != svc.ID || !h.Start.Equal(nb.Start) || !s.o.Now().Before(h.ExpiresAt)):
+			return Booking{}, "", Offering{}, Offer{}, invalid("hold_token", MsgHoldInvalid)
+		case err != nil:
+			return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", err)
+		}
+		useHold, nb.ProviderID = h, h.ProviderID
 	}
 	offers, err := s.Bookable(ctx, svc)
 	if err != nil {
@@ -226,6 +271,9 @@ func (s *Service) create(ctx context.Context, nb NewBooking) (Booking, string, O
 	switch {
 	case nb.ProviderID != 0:
 		i := slices.IndexFunc(offers, func(o Offer) bool { return o.ID == nb.ProviderID })
+		if i < 0 && useHold.ID != 0 {
+			return Booking{}, "", Offering{}, Offer{}, invalid("hold_token", MsgHoldInvalid)
+		}
 		if i < 0 {
 			return Booking{}, "", Offering{}, Offer{}, invalid("provider_id", MsgProviderNotHere)
 		}
@@ -238,7 +286,7 @@ func (s *Service) create(ctx context.Context, nb NewBooking) (Booking, string, O
 	}
 	start := nb.Start.UTC().Truncate(time.Second)
 	// Providers with a slot starting exactly then, in order.
-	slots, cal, err := s.slotsAndCalendar(ctx, svc, offers, start, start.Add(24*time.Hour))
+	slots, cal, err := s.slotsAndCalendar(ctx, svc, offers, start, start.Add(24*time.Hour), useHold.ID)
 	if err != nil {
 		return Booking{}, "", Offering{}, Offer{}, err
 	}
@@ -255,6 +303,7 @@ func (s *Service) create(ctx context.Context, nb NewBooking) (Booking, string, O
 	if err != nil {
 		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", err)
 	}
+	// The manage token, or for a hold the hold token: 64 hex either way.
 	token, hash, err := s.newManageToken()
 	if err != nil {
 		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", err)
@@ -279,6 +328,7 @@ func (s *Service) create(ctx context.Context, nb NewBooking) (Booking, string, O
 		// rarely); the bookings are read again inside the lock.
 		booked, err := s.store.Reserve(ctx, Reservation{Booking: b, ManageTokenHash: hash, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
 			LockWait: s.o.LockWait, BusyFrom: dayStart.Add(-24 * time.Hour), BusyTo: dayEnd.Add(24 * time.Hour),
+			Hold: hold, HoldTokenHash: hash, HoldExpires: now.Add(HoldLifetimeDefault), UseHold: useHold.ID,
 			Check: func(busy []Busy) bool {
 				return slices.ContainsFunc(DaySlots(s.dayOf(svc, o, cal, date, busy)), func(p Period) bool { return p.Start.Equal(start) })
 			}})

@@ -46,7 +46,8 @@ type HandlerOptions struct {
 //	GET  {prefix}/services                    the active services
 //	GET  {prefix}/services/{slug}/providers   who takes bookings for one
 //	GET  {prefix}/services/{slug}/slots       ?date=YYYY-MM or ?from=&to=, [&provider_id=N] [&timezone=Zone]
-//	POST {prefix}                              book: 201 {"data": booking}
+//	POST {prefix}/services/{slug}/holds       keep a slot 5 minutes: 201 {"data": {"hold_token", ...}}
+//	POST {prefix}                              book: 201 {"data": booking} (with "hold_token" for a held slot)
 type Handler struct {
 	svc        *Service
 	base       *api.Base
@@ -82,6 +83,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	b.Handle("/services", api.Methods{http.MethodGet: read(h.listServices)})
 	b.Handle("/services/{slug}/providers", api.Methods{http.MethodGet: read(h.listProviders)})
 	b.Handle("/services/{slug}/slots", api.Methods{http.MethodGet: read(h.listSlots)})
+	b.Handle("/services/{slug}/holds", api.Methods{http.MethodPost: h.post.Wrap(http.HandlerFunc(h.hold)).ServeHTTP})
 	create := api.Methods{http.MethodPost: h.post.Wrap(http.HandlerFunc(h.create)).ServeHTTP}
 	b.Handle("", create)
 	b.Handle("/{$}", create)
@@ -229,6 +231,7 @@ type createRequest struct {
 	CustomerTimeZone *string        `json:"customer_timezone"`
 	Notes            *string        `json:"notes"`
 	IntakeData       map[string]any `json:"intake_data"`
+	HoldToken        *string        `json:"hold_token"`
 }
 
 func deref(p *string) string {
@@ -291,7 +294,8 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	b, _, svc, o, err := h.svc.create(r.Context(), nb)
+	nb.HoldToken = deref(req.HoldToken)
+	b, _, svc, o, err := h.svc.create(r.Context(), nb, false)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -308,4 +312,51 @@ func resource(b Booking, svc Offering, p *Provider) bookingJSON {
 		out.Provider = &ref{p.ID, p.Slug, p.Name}
 	}
 	return out
+}
+
+type holdRequest struct {
+	ProviderID *int64  `json:"provider_id"`
+	StartTime  *string `json:"start_time"`
+}
+
+type holdJSON struct {
+	HoldToken  string `json:"hold_token"`
+	ExpiresAt  string `json:"expires_at"`
+	Start      string `json:"start"`
+	End        string `json:"end"`
+	ProviderID int64  `json:"provider_id"`
+}
+
+func (h *Handler) hold(w http.ResponseWriter, r *http.Request) {
+	var req holdRequest
+	if err := api.DecodeJSON(w, r, &req, 0); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	nb := NewBooking{ServiceSlug: r.PathValue("slug")}
+	v := &api.Validator{}
+	if req.ProviderID != nil {
+		nb.ProviderID = *req.ProviderID
+	}
+	switch st := deref(req.StartTime); {
+	case st == "":
+		v.Add("start_time", api.MsgRequired("start_time"))
+	default:
+		t, err := time.Parse(time.RFC3339, st)
+		if err != nil {
+			v.Add("start_time", "The start time field must be a date and time with an offset (RFC 3339).")
+		}
+		nb.Start = t
+	}
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	held, token, err := h.svc.Hold(r.Context(), nb)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusCreated, holdJSON{HoldToken: token, ExpiresAt: utc(held.ExpiresAt), Start: utc(held.Start), End: utc(held.End),
+		ProviderID: held.ProviderID})
 }

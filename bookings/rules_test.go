@@ -150,3 +150,25 @@ func TestProviderChoice(t *testing.T) {
 	_, _, err = b.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "nobody", Start: time.Date(2026, 6, 4, 13, 0, 0, 0, time.UTC), CustomerName: "G", CustomerEmail: "g@example.com"})
 	require.ErrorIs(t, err, bookings.ErrSlotTaken)
 }
+
+// A month's list is the union of its days' lists, across a DST change
+// (November 2026 in New York), with bookings in it.
+func TestMonthIsTheUnionOfItsDays(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	b.clock.ns.Store(time.Date(2026, 10, 20, 0, 0, 0, 0, time.UTC).UnixNano())
+	for _, start := range []string{"2026-11-02T15:00:00Z", "2026-11-03T14:30:00Z", "2026-11-10T20:00:00Z"} {
+		code, body := b.do(t, "POST", "/api/bookings", bookBody("consultation", start))
+		require.Equal(t, 201, code, body)
+	}
+	loc, _ := time.LoadLocation(b.service.TimeZone)
+	from, to := bookings.MonthSpan(2026, time.November, loc)
+	month, err := b.svc.Slots(context.Background(), b.service, bookings.SlotQuery{From: from, To: to})
+	require.NoError(t, err)
+	var days []bookings.Slot
+	for d := (bookings.Date{Year: 2026, Month: time.November, Day: 1}); d.Month == time.November; d = d.AddDays(1) {
+		days = append(days, daySlots(t, b, b.service, d.String(), 0)...)
+	}
+	require.Equal(t, days, month)
+	require.NotEmpty(t, month)
+}

@@ -212,7 +212,8 @@ func location(name string) *time.Location {
 func (s *Service) dayOf(svc Offering, o Offer, cal Calendar, date Date, busy []Busy) Day {
 	interval, _, _ := s.rules(svc)
 	d := Day{Date: date, Loc: location(o.TimeZone), Length: length(svc, o), Interval: interval,
-		BufferBefore: minutes(svc.BufferBefore), BufferAfter: minutes(svc.BufferAfter), Busy: busy}
+		BufferBefore: minutes(svc.BufferBefore), BufferAfter: minutes(svc.BufferAfter), Busy: busy,
+		ServiceID: svc.ID, Seats: svc.MaxBookingsPerSlot}
 	for _, b := range cal.Blackouts {
 		if (b.ServiceID == nil || *b.ServiceID == svc.ID) && !date.Before(b.From) && !b.To.Before(date) {
 			return d
@@ -253,12 +254,13 @@ func calendarSpan(from, to time.Time) (Date, Date, time.Time, time.Time) {
 
 // slots computes the slots of offers over [from, to), unclipped.
 func (s *Service) slots(ctx context.Context, svc Offering, offers []Offer, from, to time.Time) ([]Slot, error) {
-	out, _, err := s.slotsAndCalendar(ctx, svc, offers, from, to)
+	out, _, err := s.slotsAndCalendar(ctx, svc, offers, from, to, 0)
 	return out, err
 }
 
-// slotsAndCalendar is slots, and the calendar it read.
-func (s *Service) slotsAndCalendar(ctx context.Context, svc Offering, offers []Offer, from, to time.Time) ([]Slot, Calendar, error) {
+// slotsAndCalendar is slots, and the calendar it read; hold exceptHold
+// (the caller's own) does not take its slot.
+func (s *Service) slotsAndCalendar(ctx context.Context, svc Offering, offers []Offer, from, to time.Time, exceptHold int64) ([]Slot, Calendar, error) {
 	if len(offers) == 0 {
 		return nil, Calendar{}, nil
 	}
@@ -267,7 +269,8 @@ func (s *Service) slotsAndCalendar(ctx context.Context, svc Offering, offers []O
 		ids[i] = o.ID
 	}
 	f, t, bf, bt := calendarSpan(from, to)
-	cal, err := s.store.Calendar(ctx, svc.ID, ids, f, t, bf, bt)
+	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf, BusyTo: bt,
+		Now: s.o.Now(), ExceptHold: exceptHold})
 	if err != nil {
 		return nil, cal, fmt.Errorf("bookings: slots of %q: %w", svc.Slug, err)
 	}

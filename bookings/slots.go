@@ -71,11 +71,14 @@ type Clock struct {
 	Start, End int
 }
 
-// Busy is time a provider is taken: a booking's period and the buffers of
-// its service.
+// Busy is time a provider is taken: a booking's (or a hold's) period and
+// the buffers of its service.
 type Busy struct {
 	Period
 	BufferBefore, BufferAfter time.Duration
+	// ServiceID is the booking's service: bookings of the day's service
+	// at exactly a slot's period share it while seats remain.
+	ServiceID int64
 }
 
 func (b Busy) widened() Period {
@@ -95,6 +98,11 @@ type Day struct {
 	// Busy are the provider's active bookings near the day, of any
 	// service, with their own buffers.
 	Busy []Busy
+	// ServiceID and Seats: with Seats above 1, up to Seats bookings of
+	// this service share one period (a group class); otherwise a booking
+	// takes its period alone.
+	ServiceID int64
+	Seats     int
 }
 
 // DaySlots are the slots a provider offers on one local day, in order:
@@ -108,7 +116,9 @@ type Day struct {
 //     service's buffers must not overlap the booking, and the slot must not
 //     overlap the booking widened by the booking's service's buffers — so
 //     the larger of two buffers separates them, not their sum;
-//   - periods are half-open: back to back is allowed.
+//   - periods are half-open: back to back is allowed;
+//   - with Seats above 1, bookings of the same service at exactly the
+//     slot's period share it until Seats of them are booked.
 func DaySlots(d Day) []Period {
 	if d.Length <= 0 || d.Interval <= 0 || d.Loc == nil {
 		return nil
@@ -207,12 +217,17 @@ func fits(slot Period, windows []Period) bool {
 
 func clashes(slot Period, d Day) bool {
 	wide := Period{slot.Start.Add(-d.BufferBefore), slot.End.Add(d.BufferAfter)}
+	shared := 0
 	for _, b := range d.Busy {
+		if d.Seats > 1 && b.ServiceID == d.ServiceID && b.Start.Equal(slot.Start) && b.End.Equal(slot.End) {
+			shared++
+			continue
+		}
 		if wide.overlaps(b.Period) || slot.overlaps(b.widened()) {
 			return true
 		}
 	}
-	return false
+	return d.Seats > 1 && shared >= d.Seats
 }
 
 // Slot is one offered slot: a period and the provider offering it (0 once

@@ -36,22 +36,52 @@ type Store interface {
 	AddOverride(ctx context.Context, o Override) (Override, error)
 	AddBlackout(ctx context.Context, b Blackout) (Blackout, error)
 	// Calendar returns what the slot engine needs for some providers of a
-	// service: their weekly hours, their overrides dated from..to, the
-	// blackouts of the service (and of all services) touching from..to,
-	// and their active bookings overlapping [busyFrom, busyTo) with each
-	// booking's service buffers.
-	Calendar(ctx context.Context, serviceID int64, providerIDs []int64, from, to Date, busyFrom, busyTo time.Time) (Calendar, error)
+	// service (see CalendarQuery).
+	Calendar(ctx context.Context, q CalendarQuery) (Calendar, error)
 	// Reserve books r.Booking for its provider in one transaction that
 	// holds the provider's lock r.Lock (waiting at most r.LockWait, then
-	// ErrBusy): it reads the provider's active bookings overlapping
-	// [r.BusyFrom, r.BusyTo), asks r.Check whether the slot is still free
-	// of them (ErrSlotTaken if not), inserts the booking with its number
-	// and manage-token hash (ErrSlotTaken when another active booking of
-	// the provider has that start) and moves the provider's round-robin
-	// cursor to the booking's creation time.
+	// ErrBusy): it reads the provider's busy time overlapping
+	// [r.BusyFrom, r.BusyTo) — active bookings and holds live at
+	// r.Booking.CreatedAt, except hold r.UseHold — and asks r.Check
+	// whether the slot is still free (ErrSlotTaken if not). Then, with
+	// r.Hold set, it stores a hold of r.Booking's service, provider and
+	// period instead of a booking, and returns the booking unsaved.
+	// Otherwise it inserts the booking in the lowest seat free at its
+	// provider and start (ErrSlotTaken when the unique guard on provider,
+	// start and seat trips), deletes hold r.UseHold, and moves the
+	// provider's round-robin cursor to the booking's creation time.
 	Reserve(ctx context.Context, r Reservation) (Booking, error)
+	// HoldByHash returns the live or expired hold with this token hash,
+	// or ErrNotFound.
+	HoldByHash(ctx context.Context, tokenHash []byte) (Hold, error)
 	// Booking returns a booking, or ErrNotFound.
 	Booking(ctx context.Context, id int64) (Booking, error)
+}
+
+// CalendarQuery asks for the rules of ProviderIDs offering ServiceID
+// over the local dates From..To (weekly hours; overrides dated in the
+// span; blackouts of the service, or of every service, touching it), and
+// their busy time overlapping [BusyFrom, BusyTo): active bookings, and
+// holds live at Now other than ExceptHold, each with its service's
+// buffers.
+type CalendarQuery struct {
+	ServiceID        int64
+	ProviderIDs      []int64
+	From, To         Date
+	BusyFrom, BusyTo time.Time
+	Now              time.Time
+	ExceptHold       int64
+}
+
+// Hold keeps a slot for one customer until ExpiresAt; its token is shown
+// once, only its hash is stored.
+type Hold struct {
+	ID         int64
+	ServiceID  int64
+	ProviderID int64
+	Period
+	ExpiresAt time.Time
+	CreatedAt time.Time
 }
 
 // Calendar is a provider's rules and busy time over some days.
@@ -74,4 +104,12 @@ type Reservation struct {
 	// BusyFrom and BusyTo are the span whose bookings Check is shown.
 	BusyFrom, BusyTo time.Time
 	Check            func(busy []Busy) bool
+	// Hold stores a hold (with HoldTokenHash, until HoldExpires) instead
+	// of a booking.
+	Hold          bool
+	HoldTokenHash []byte
+	HoldExpires   time.Time
+	// UseHold is the caller's own hold: not busy for it, and deleted
+	// when the booking is stored.
+	UseHold int64
 }

@@ -306,24 +306,38 @@ func (s *Store) AddBlackout(ctx context.Context, b bookings.Blackout) (bookings.
 
 type busyRow struct {
 	ProviderID   int64      `db:"provider_id"`
+	ServiceID    int64      `db:"service_id"`
 	Start        store.Time `db:"start_time"`
 	End          store.Time `db:"end_time"`
 	BufferBefore int        `db:"buffer_before"`
 	BufferAfter  int        `db:"buffer_after"`
 }
 
-const busyQuery = `SELECT b.provider_id, b.start_time, b.end_time, s.buffer_before, s.buffer_after
+// busyQuery reads active bookings and live holds of some providers
+// overlapping a span, with their services' buffers. Arguments: provider
+// IDs, span end, span start, then the same again for holds with the
+// instant they must outlive and the hold to leave out.
+const busyQuery = `SELECT b.provider_id, b.service_id, b.start_time, b.end_time, s.buffer_before, s.buffer_after
 	FROM bookings_bookings b JOIN bookings_services s ON s.id = b.service_id
 	WHERE b.provider_id IN (?) AND b.status IN ('requested', 'confirmed') AND b.start_time < ? AND b.end_time > ?
-	ORDER BY b.start_time`
+	UNION ALL
+	SELECT h.provider_id, h.service_id, h.start_time, h.end_time, s.buffer_before, s.buffer_after
+	FROM bookings_holds h JOIN bookings_services s ON s.id = h.service_id
+	WHERE h.provider_id IN (?) AND h.start_time < ? AND h.end_time > ? AND h.expires_at > ? AND h.id <> ?
+	ORDER BY start_time`
+
+func busyArgs(providers []int64, from, to, now time.Time, exceptHold int64) []any {
+	return []any{providers, store.NewTime(to), store.NewTime(from), providers, store.NewTime(to), store.NewTime(from), store.NewTime(now), exceptHold}
+}
 
 func (r busyRow) busy() bookings.Busy {
-	return bookings.Busy{Period: bookings.Period{Start: r.Start.Time, End: r.End.Time},
+	return bookings.Busy{Period: bookings.Period{Start: r.Start.Time, End: r.End.Time}, ServiceID: r.ServiceID,
 		BufferBefore: time.Duration(r.BufferBefore) * time.Minute, BufferAfter: time.Duration(r.BufferAfter) * time.Minute}
 }
 
 // Calendar implements bookings.Store.
-func (s *Store) Calendar(ctx context.Context, serviceID int64, providerIDs []int64, from, to bookings.Date, busyFrom, busyTo time.Time) (bookings.Calendar, error) {
+func (s *Store) Calendar(ctx context.Context, cq bookings.CalendarQuery) (bookings.Calendar, error) {
+	serviceID, providerIDs, from, to := cq.ServiceID, cq.ProviderIDs, cq.From, cq.To
 	cal := bookings.Calendar{Busy: map[int64][]bookings.Busy{}}
 	if len(providerIDs) == 0 {
 		return cal, nil
@@ -395,7 +409,7 @@ func (s *Store) Calendar(ctx context.Context, serviceID int64, providerIDs []int
 		cal.Blackouts = append(cal.Blackouts, bookings.Blackout{ID: b.ID, ServiceID: idPtr(b.ServiceID), From: f, To: t, Reason: b.Reason})
 	}
 	var busy []busyRow
-	q, args, err = in(busyQuery, providerIDs, store.NewTime(busyTo), store.NewTime(busyFrom))
+	q, args, err = in(busyQuery, busyArgs(providerIDs, cq.BusyFrom, cq.BusyTo, cq.Now, cq.ExceptHold)...)
 	if err == nil {
 		err = db.SelectContext(ctx, &busy, q, args...)
 	}

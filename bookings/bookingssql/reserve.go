@@ -40,7 +40,7 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 				return err
 			}
 		}
-		q, args, err := sqlx.In(busyQuery, []int64{*r.Booking.ProviderID}, store.NewTime(r.BusyTo), store.NewTime(r.BusyFrom))
+		q, args, err := sqlx.In(busyQuery, busyArgs([]int64{*r.Booking.ProviderID}, r.BusyFrom, r.BusyTo, r.Booking.CreatedAt, r.UseHold)...)
 		if err != nil {
 			return err
 		}
@@ -56,15 +56,39 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 			return bookings.ErrSlotTaken
 		}
 		b := r.Booking
+		if r.Hold {
+			_, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO bookings_holds (token_hash, service_id, provider_id, start_time, end_time,
+				expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`), r.HoldTokenHash, b.ServiceID, *b.ProviderID, store.NewTime(b.Start),
+				store.NewTime(b.End), store.NewTime(r.HoldExpires), store.NewTime(b.CreatedAt))
+			out = b
+			return err
+		}
+		// The lowest seat free at this provider and start.
+		var taken []int
+		if err := tx.SelectContext(ctx, &taken, tx.Rebind(`SELECT seat FROM bookings_bookings WHERE provider_id = ? AND start_time = ?
+			AND status IN ('requested', 'confirmed') ORDER BY seat`), *b.ProviderID, store.NewTime(b.Start)); err != nil {
+			return err
+		}
+		seat := 1
+		for _, t := range taken {
+			if t == seat {
+				seat++
+			}
+		}
 		var row bookingRow
 		err = tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO bookings_bookings (number, service_id, provider_id, status, start_time,
 			end_time, customer_name, customer_email, customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data,
-			notes, manage_token_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+bookingColumns),
+			notes, manage_token_hash, created_at, updated_at, seat) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+bookingColumns),
 			b.Number, b.ServiceID, nullID(b.ProviderID), b.Status, store.NewTime(b.Start), store.NewTime(b.End), b.CustomerName,
 			b.CustomerEmail, b.CustomerPhone, b.CustomerTimeZone, b.AssignmentStrategy, b.IntakeVersion,
-			store.JSON[map[string]any]{V: b.IntakeData}, b.Notes, r.ManageTokenHash, store.NewTime(b.CreatedAt), store.NewTime(b.UpdatedAt)).StructScan(&row)
+			store.JSON[map[string]any]{V: b.IntakeData}, b.Notes, r.ManageTokenHash, store.NewTime(b.CreatedAt), store.NewTime(b.UpdatedAt), seat).StructScan(&row)
 		if err != nil {
 			return err
+		}
+		if r.UseHold != 0 {
+			if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM bookings_holds WHERE id = ?`), r.UseHold); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE bookings_providers SET last_assigned_at = ? WHERE id = ?`),
 			store.NewTime(b.CreatedAt), *b.ProviderID); err != nil {
@@ -84,4 +108,24 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 		return bookings.Booking{}, bookings.ErrBusy
 	}
 	return bookings.Booking{}, fmt.Errorf("bookingssql: reserve: %w", err)
+}
+
+// HoldByHash implements bookings.Store.
+func (s *Store) HoldByHash(ctx context.Context, tokenHash []byte) (bookings.Hold, error) {
+	var row struct {
+		ID         int64      `db:"id"`
+		ServiceID  int64      `db:"service_id"`
+		ProviderID int64      `db:"provider_id"`
+		Start      store.Time `db:"start_time"`
+		End        store.Time `db:"end_time"`
+		ExpiresAt  store.Time `db:"expires_at"`
+		CreatedAt  store.Time `db:"created_at"`
+	}
+	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT id, service_id, provider_id, start_time, end_time, expires_at, created_at
+		FROM bookings_holds WHERE token_hash = ?`), tokenHash)
+	if err != nil {
+		return bookings.Hold{}, mapErr(err, "hold")
+	}
+	return bookings.Hold{ID: row.ID, ServiceID: row.ServiceID, ProviderID: row.ProviderID, Period: bookings.Period{Start: row.Start.Time, End: row.End.Time},
+		ExpiresAt: row.ExpiresAt.Time, CreatedAt: row.CreatedAt.Time}, nil
 }

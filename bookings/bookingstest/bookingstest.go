@@ -126,16 +126,19 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) bookings.Store) {
 			BusyFrom: slot, BusyTo: slot})
 		require.NoError(t, err)
 
-		cal, err := s.Calendar(ctx, v.ID, []int64{p.ID}, d2, d2, slot.Add(-time.Hour), slot.Add(time.Hour))
+		cal, err := s.Calendar(ctx, bookings.CalendarQuery{ServiceID: v.ID, ProviderIDs: []int64{p.ID}, From: d2, To: d2,
+			BusyFrom: slot.Add(-time.Hour), BusyTo: slot.Add(time.Hour), Now: at})
 		require.NoError(t, err)
 		require.Len(t, cal.Hours, 1, "only the providers asked for")
 		require.Equal(t, from, *cal.Hours[0].EffectiveFrom)
 		require.Len(t, cal.Overrides, 1, "only the dates asked for")
 		require.Equal(t, "dentist", cal.Overrides[0].Reason)
 		require.Len(t, cal.Blackouts, 1, "the service's, not another's")
-		require.Equal(t, []bookings.Busy{{Period: bookings.Period{Start: slot, End: slot.Add(45 * time.Minute)}, BufferBefore: 5 * time.Minute, BufferAfter: 10 * time.Minute}}, cal.Busy[p.ID])
+		require.Equal(t, []bookings.Busy{{Period: bookings.Period{Start: slot, End: slot.Add(45 * time.Minute)}, BufferBefore: 5 * time.Minute,
+			BufferAfter: 10 * time.Minute, ServiceID: v.ID}}, cal.Busy[p.ID])
 
-		cal, err = s.Calendar(ctx, v.ID, []int64{p.ID, q.ID}, d9, d9, slot.Add(2*time.Hour), slot.Add(3*time.Hour))
+		cal, err = s.Calendar(ctx, bookings.CalendarQuery{ServiceID: v.ID, ProviderIDs: []int64{p.ID, q.ID}, From: d9, To: d9,
+			BusyFrom: slot.Add(2 * time.Hour), BusyTo: slot.Add(3 * time.Hour), Now: at})
 		require.NoError(t, err)
 		require.Len(t, cal.Hours, 2)
 		require.Equal(t, 600, *cal.Overrides[0].Start)
@@ -170,14 +173,64 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) bookings.Store) {
 		r.Booking.Number, r.ManageTokenHash = "BK-BBBBBBBBBBBB", []byte("h2")
 		_, err = s.Reserve(ctx, r)
 		require.ErrorIs(t, err, bookings.ErrSlotTaken)
-		// Without a check, the unique index is the last guard.
+		// A cancelled booking is not busy time.
 		r.Check = nil
-		_, err = s.Reserve(ctx, r)
-		require.ErrorIs(t, err, bookings.ErrSlotTaken)
-		// A cancelled booking frees its start.
 		r.Booking.Status, r.Booking.Number, r.ManageTokenHash = bookings.StatusCancelled, "BK-CCCCCCCCCCCC", []byte("h3")
 		_, err = s.Reserve(ctx, r)
 		require.NoError(t, err)
+		cal, err := s.Calendar(ctx, bookings.CalendarQuery{ServiceID: v.ID, ProviderIDs: []int64{p.ID}, BusyFrom: r.BusyFrom, BusyTo: r.BusyTo, Now: at})
+		require.NoError(t, err)
+		require.Len(t, cal.Busy[p.ID], 1)
+	})
+
+	t.Run("HoldsAndSeats", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		v := service(t, s, "cut")
+		p := provider(t, s, "al", 1)
+		slot := time.Date(2026, 6, 2, 9, 0, 0, 0, time.UTC)
+		free := func(busy []bookings.Busy) bool { return len(busy) == 0 }
+		span := bookings.CalendarQuery{ServiceID: v.ID, ProviderIDs: []int64{p.ID}, BusyFrom: slot.Add(-time.Hour), BusyTo: slot.Add(time.Hour), Now: at}
+
+		// A hold is busy time until it expires, except for its owner.
+		_, err := s.Reserve(ctx, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-HOLD"), Lock: "l", LockWait: time.Second,
+			BusyFrom: span.BusyFrom, BusyTo: span.BusyTo, Check: free, Hold: true, HoldTokenHash: []byte("ht"), HoldExpires: at.Add(5 * time.Minute)})
+		require.NoError(t, err)
+		h, err := s.HoldByHash(ctx, []byte("ht"))
+		require.NoError(t, err)
+		require.Equal(t, slot, h.Start)
+		require.Equal(t, exact.Add(5*time.Minute), h.ExpiresAt)
+		_, err = s.HoldByHash(ctx, []byte("nope"))
+		require.ErrorIs(t, err, bookings.ErrNotFound)
+		cal, err := s.Calendar(ctx, span)
+		require.NoError(t, err)
+		require.Len(t, cal.Busy[p.ID], 1, "held")
+		later := span
+		later.Now = at.Add(5 * time.Minute)
+		cal, err = s.Calendar(ctx, later)
+		require.NoError(t, err)
+		require.Empty(t, cal.Busy[p.ID], "expired")
+		mine := span
+		mine.ExceptHold = h.ID
+		cal, err = s.Calendar(ctx, mine)
+		require.NoError(t, err)
+		require.Empty(t, cal.Busy[p.ID], "not busy for its owner")
+
+		_, err = s.Reserve(ctx, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-OTHER"), ManageTokenHash: []byte("o"), Lock: "l",
+			LockWait: time.Second, BusyFrom: span.BusyFrom, BusyTo: span.BusyTo, Check: free})
+		require.ErrorIs(t, err, bookings.ErrSlotTaken, "someone else meets the hold")
+		_, err = s.Reserve(ctx, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-OWNER"), ManageTokenHash: []byte("w"), Lock: "l",
+			LockWait: time.Second, BusyFrom: span.BusyFrom, BusyTo: span.BusyTo, Check: free, UseHold: h.ID})
+		require.NoError(t, err, "the owner books it")
+		_, err = s.HoldByHash(ctx, []byte("ht"))
+		require.ErrorIs(t, err, bookings.ErrNotFound, "the hold is used up")
+
+		// Seats: more bookings at one provider and start take the next
+		// seat; without a check, the unique guard is per seat.
+		second, err := s.Reserve(ctx, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-SEAT2"), ManageTokenHash: []byte("s2"),
+			Lock: "l", LockWait: time.Second, BusyFrom: span.BusyFrom, BusyTo: span.BusyTo})
+		require.NoError(t, err)
+		require.Positive(t, second.ID)
 	})
 }
 
