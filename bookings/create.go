@@ -2,9 +2,9 @@ package bookings
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
-	"crypto/sha256"
 	"slices"
 	"strconv"
 	"strings"
