@@ -284,6 +284,7 @@ func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking
 	default:
 		roundRobin(offers)
 	}
+	offers = s.filterProviders(ctx, svc, offers)
 	start := nb.Start.UTC().Truncate(time.Second)
 	// Providers with a slot starting exactly then, in order.
 	slots, cal, err := s.slotsAndCalendar(ctx, svc, offers, start, start.Add(24*time.Hour), useHold.ID)
@@ -334,6 +335,14 @@ func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking
 			}})
 		switch {
 		case err == nil:
+			if !hold {
+				created := booked
+				created.Status = StatusRequested
+				s.emit(ctx, Event{Type: EventCreated, Booking: created, Actor: ActorCustomer, ManageToken: token})
+				if booked.Status == StatusConfirmed {
+					s.emit(ctx, Event{Type: EventConfirmed, Booking: booked, Actor: ActorSystem})
+				}
+			}
 			return booked, token, svc, o, nil
 		case errors.Is(err, ErrBusy):
 			busyAll = true

@@ -20,7 +20,26 @@ var (
 	// ErrBusy: the provider's day was locked by other bookings for
 	// longer than the lock wait.
 	ErrBusy = errors.New("bookings: busy")
+	// ErrWrongStatus: the booking's status does not allow the move (see
+	// [StatusError]).
+	ErrWrongStatus = errors.New("bookings: wrong status")
 )
+
+// StatusError is a move the booking's status does not allow; it wraps
+// ErrWrongStatus and answers 409 with its text.
+type StatusError struct {
+	Status, Action string
+}
+
+func (e *StatusError) Error() string {
+	return "This booking is " + statusWords[e.Status] + ", so it cannot be " + e.Action + "."
+}
+
+// Unwrap makes errors.Is(err, ErrWrongStatus) hold.
+func (e *StatusError) Unwrap() error { return ErrWrongStatus }
+
+var statusWords = map[string]string{StatusRequested: "requested", StatusConfirmed: "confirmed", StatusCancelled: "cancelled",
+	StatusCompleted: "completed", StatusNoShow: "marked as a no-show"}
 
 // ValidationError is [groundwork.ValidationError]: the 422 error.
 type ValidationError = groundwork.ValidationError
@@ -37,4 +56,5 @@ var errorTable = api.Table{
 	{Err: ErrNotFound, Status: http.StatusNotFound, Message: MsgNoService},
 	{Err: ErrSlotTaken, Status: http.StatusConflict, Message: MsgTaken},
 	{Err: ErrBusy, Status: http.StatusServiceUnavailable, Message: MsgBusy},
+	{Err: ErrWrongStatus, Status: http.StatusConflict},
 }

@@ -56,6 +56,7 @@ type Options struct {
 type Service struct {
 	store Store
 	o     Options
+	hooks hooks
 }
 
 // NewService returns the service on store.
@@ -320,7 +321,7 @@ func (s *Service) Slots(ctx context.Context, svc Offering, q SlotQuery) ([]Slot,
 	if err != nil {
 		return nil, err
 	}
-	return Merge(slots, q.ProviderID == 0), nil
+	return s.filterSlots(ctx, svc, Merge(slots, q.ProviderID == 0)), nil
 }
 
 // MonthSpan is [local first of month 00:00, next first) in loc, made in

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -123,4 +124,14 @@ func bookBody(service, start string, extra ...string) string {
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func mustTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
 }

@@ -56,6 +56,18 @@ type Store interface {
 	HoldByHash(ctx context.Context, tokenHash []byte) (Hold, error)
 	// Booking returns a booking, or ErrNotFound.
 	Booking(ctx context.Context, id int64) (Booking, error)
+	// ListBookings returns one page of the bookings f selects, by start
+	// then ID, and how many it selects in all.
+	ListBookings(ctx context.Context, f BookingFilter) ([]Booking, int, error)
+	// SetStatus moves a booking to status to at at, if its status is one
+	// of from: ErrNotFound without the booking, ErrWrongStatus (wrapped,
+	// with the booking as it is) when its status is another.
+	SetStatus(ctx context.Context, id int64, from []string, to string, at time.Time) (Booking, error)
+	// Move gives an active booking a new provider and period under the
+	// new provider's lock, as Reserve books: the busy time shown to
+	// m.Check leaves the booking itself out. ErrNotFound, ErrWrongStatus
+	// (the booking is not active), ErrSlotTaken, ErrBusy.
+	Move(ctx context.Context, m Move) (Booking, error)
 }
 
 // CalendarQuery asks for the rules of ProviderIDs offering ServiceID
@@ -71,6 +83,31 @@ type CalendarQuery struct {
 	BusyFrom, BusyTo time.Time
 	Now              time.Time
 	ExceptHold       int64
+	// ExceptBooking is left out of the busy time (the booking being
+	// moved).
+	ExceptBooking int64
+}
+
+// BookingFilter selects bookings: zero fields select everything.
+type BookingFilter struct {
+	ServiceID, ProviderID int64
+	Status                string
+	// From and To bound the start: From <= start < To.
+	From, To time.Time
+	Limit    int
+	Offset   int
+}
+
+// Move is what [Store.Move] does to a booking.
+type Move struct {
+	BookingID        int64
+	ProviderID       int64
+	Period           Period
+	Lock             string
+	LockWait         time.Duration
+	BusyFrom, BusyTo time.Time
+	Check            func(busy []Busy) bool
+	At               time.Time
 }
 
 // Hold keeps a slot for one customer until ExpiresAt; its token is shown

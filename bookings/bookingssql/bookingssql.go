@@ -319,15 +319,16 @@ type busyRow struct {
 // instant they must outlive and the hold to leave out.
 const busyQuery = `SELECT b.provider_id, b.service_id, b.start_time, b.end_time, s.buffer_before, s.buffer_after
 	FROM bookings_bookings b JOIN bookings_services s ON s.id = b.service_id
-	WHERE b.provider_id IN (?) AND b.status IN ('requested', 'confirmed') AND b.start_time < ? AND b.end_time > ?
+	WHERE b.provider_id IN (?) AND b.status IN ('requested', 'confirmed') AND b.start_time < ? AND b.end_time > ? AND b.id <> ?
 	UNION ALL
 	SELECT h.provider_id, h.service_id, h.start_time, h.end_time, s.buffer_before, s.buffer_after
 	FROM bookings_holds h JOIN bookings_services s ON s.id = h.service_id
 	WHERE h.provider_id IN (?) AND h.start_time < ? AND h.end_time > ? AND h.expires_at > ? AND h.id <> ?
 	ORDER BY start_time`
 
-func busyArgs(providers []int64, from, to, now time.Time, exceptHold int64) []any {
-	return []any{providers, store.NewTime(to), store.NewTime(from), providers, store.NewTime(to), store.NewTime(from), store.NewTime(now), exceptHold}
+func busyArgs(providers []int64, from, to, now time.Time, exceptHold, exceptBooking int64) []any {
+	return []any{providers, store.NewTime(to), store.NewTime(from), exceptBooking, providers, store.NewTime(to), store.NewTime(from),
+		store.NewTime(now), exceptHold}
 }
 
 func (r busyRow) busy() bookings.Busy {
@@ -409,7 +410,7 @@ func (s *Store) Calendar(ctx context.Context, cq bookings.CalendarQuery) (bookin
 		cal.Blackouts = append(cal.Blackouts, bookings.Blackout{ID: b.ID, ServiceID: idPtr(b.ServiceID), From: f, To: t, Reason: b.Reason})
 	}
 	var busy []busyRow
-	q, args, err = in(busyQuery, busyArgs(providerIDs, cq.BusyFrom, cq.BusyTo, cq.Now, cq.ExceptHold)...)
+	q, args, err = in(busyQuery, busyArgs(providerIDs, cq.BusyFrom, cq.BusyTo, cq.Now, cq.ExceptHold, cq.ExceptBooking)...)
 	if err == nil {
 		err = db.SelectContext(ctx, &busy, q, args...)
 	}
@@ -457,6 +458,70 @@ func (s *Store) Booking(ctx context.Context, id int64) (bookings.Booking, error)
 	var row bookingRow
 	if err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT `+bookingColumns+` FROM bookings_bookings WHERE id = ?`), id); err != nil {
 		return bookings.Booking{}, mapErr(err, "booking")
+	}
+	return row.booking(), nil
+}
+
+// ListBookings implements bookings.Store.
+func (s *Store) ListBookings(ctx context.Context, f bookings.BookingFilter) ([]bookings.Booking, int, error) {
+	where := []string{"1 = 1"}
+	var args []any
+	add := func(cond string, arg any) { where = append(where, cond); args = append(args, arg) }
+	if f.ServiceID != 0 {
+		add("service_id = ?", f.ServiceID)
+	}
+	if f.ProviderID != 0 {
+		add("provider_id = ?", f.ProviderID)
+	}
+	if f.Status != "" {
+		add("status = ?", f.Status)
+	}
+	if !f.From.IsZero() {
+		add("start_time >= ?", store.NewTime(f.From))
+	}
+	if !f.To.IsZero() {
+		add("start_time < ?", store.NewTime(f.To))
+	}
+	cond := strings.Join(where, " AND ")
+	var total int
+	if err := s.db.Reader().GetContext(ctx, &total, s.db.Rebind(`SELECT COUNT(*) FROM bookings_bookings WHERE `+cond), args...); err != nil {
+		return nil, 0, mapErr(err, "count bookings")
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	var rows []bookingRow
+	err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT `+bookingColumns+` FROM bookings_bookings WHERE `+cond+
+		` ORDER BY start_time, id LIMIT ? OFFSET ?`), append(args, limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, mapErr(err, "list bookings")
+	}
+	out := make([]bookings.Booking, len(rows))
+	for i, r := range rows {
+		out[i] = r.booking()
+	}
+	return out, total, nil
+}
+
+// SetStatus implements bookings.Store: one compare-and-set UPDATE.
+func (s *Store) SetStatus(ctx context.Context, id int64, from []string, to string, at time.Time) (bookings.Booking, error) {
+	q, args, err := sqlx.In(`UPDATE bookings_bookings SET status = ?, updated_at = ? WHERE id = ? AND status IN (?) RETURNING `+bookingColumns,
+		to, store.NewTime(at), id, from)
+	if err != nil {
+		return bookings.Booking{}, err
+	}
+	var row bookingRow
+	err = s.db.QueryRowxContext(ctx, s.db.Rebind(q), args...).StructScan(&row)
+	if errors.Is(store.MapError(err), store.ErrNotFound) {
+		b, err := s.Booking(ctx, id)
+		if err != nil {
+			return bookings.Booking{}, err
+		}
+		return b, bookings.ErrWrongStatus
+	}
+	if err != nil {
+		return bookings.Booking{}, mapErr(err, "set status")
 	}
 	return row.booking(), nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jmoiron/sqlx"
@@ -23,24 +24,14 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 		return bookings.Booking{}, errors.New("bookingssql: reserve: no provider")
 	}
 	wait := r.LockWait
-	lockCtx := ctx
-	if s.db.Dialect() == store.SQLite && wait > 0 {
-		var cancel context.CancelFunc
-		lockCtx, cancel = context.WithTimeout(ctx, wait)
-		defer cancel()
-	}
+	lockCtx, cancel := s.writeCtx(ctx, wait)
+	defer cancel()
 	var out bookings.Booking
 	err := s.db.InTx(lockCtx, func(tx *sqlx.Tx) error {
-		if s.db.Dialect() == store.Postgres {
-			// One round trip: the timeout is set (for this transaction)
-			// before the lock is asked for.
-			if _, err := tx.ExecContext(ctx, `WITH wait AS (SELECT set_config('lock_timeout', $1, true))
-				SELECT pg_advisory_xact_lock(hashtextextended($2, 0)) FROM wait`,
-				strconv.FormatInt(wait.Milliseconds(), 10)+"ms", "bookings:"+r.Lock); err != nil {
-				return err
-			}
+		if err := s.lock(ctx, tx, r.Lock, wait); err != nil {
+			return err
 		}
-		q, args, err := sqlx.In(busyQuery, busyArgs([]int64{*r.Booking.ProviderID}, r.BusyFrom, r.BusyTo, r.Booking.CreatedAt, r.UseHold)...)
+		q, args, err := sqlx.In(busyQuery, busyArgs([]int64{*r.Booking.ProviderID}, r.BusyFrom, r.BusyTo, r.Booking.CreatedAt, r.UseHold, 0)...)
 		if err != nil {
 			return err
 		}
@@ -97,17 +88,103 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 		out = row.booking()
 		return nil
 	})
+	return out, reserveErr(ctx, err, "reserve")
+}
+
+// lock takes the provider's named lock for the transaction: on Postgres
+// an advisory lock under a lock_timeout of wait, set and taken in one
+// round trip; on SQLite the transaction's hold on the one writer is it.
+func (s *Store) lock(ctx context.Context, tx *sqlx.Tx, name string, wait time.Duration) error {
+	if s.db.Dialect() != store.Postgres {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `WITH wait AS (SELECT set_config('lock_timeout', $1, true))
+		SELECT pg_advisory_xact_lock(hashtextextended($2, 0)) FROM wait`, strconv.FormatInt(wait.Milliseconds(), 10)+"ms", "bookings:"+name)
+	return err
+}
+
+// writeCtx bounds the wait for SQLite's one writer by wait.
+func (s *Store) writeCtx(ctx context.Context, wait time.Duration) (context.Context, context.CancelFunc) {
+	if s.db.Dialect() == store.SQLite && wait > 0 {
+		return context.WithTimeout(ctx, wait)
+	}
+	return ctx, func() {}
+}
+
+// reserveErr maps a booking transaction's error.
+func reserveErr(ctx context.Context, err error, what string) error {
 	var pgErr *pgconn.PgError
 	switch {
 	case err == nil:
-		return out, nil
-	case errors.Is(err, bookings.ErrSlotTaken), store.IsUniqueViolation(err):
-		return bookings.Booking{}, bookings.ErrSlotTaken
+		return nil
+	case errors.Is(err, bookings.ErrSlotTaken), errors.Is(err, bookings.ErrWrongStatus), errors.Is(err, bookings.ErrNotFound):
+		return err
+	case store.IsUniqueViolation(err):
+		return bookings.ErrSlotTaken
 	case errors.As(err, &pgErr) && pgErr.Code == "55P03", // lock_not_available
 		ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
-		return bookings.Booking{}, bookings.ErrBusy
+		return bookings.ErrBusy
 	}
-	return bookings.Booking{}, fmt.Errorf("bookingssql: reserve: %w", err)
+	return fmt.Errorf("bookingssql: %s: %w", what, err)
+}
+
+// Move implements bookings.Store.
+func (s *Store) Move(ctx context.Context, m bookings.Move) (bookings.Booking, error) {
+	writeCtx, cancel := s.writeCtx(ctx, m.LockWait)
+	defer cancel()
+	var out bookings.Booking
+	err := s.db.InTx(writeCtx, func(tx *sqlx.Tx) error {
+		if err := s.lock(ctx, tx, m.Lock, m.LockWait); err != nil {
+			return err
+		}
+		var cur bookingRow
+		if err := tx.GetContext(ctx, &cur, tx.Rebind(`SELECT `+bookingColumns+` FROM bookings_bookings WHERE id = ?`), m.BookingID); err != nil {
+			return mapErr(err, "move")
+		}
+		if b := cur.booking(); !b.Active() {
+			out = b
+			return bookings.ErrWrongStatus
+		}
+		q, args, err := sqlx.In(busyQuery, busyArgs([]int64{m.ProviderID}, m.BusyFrom, m.BusyTo, m.At, 0, m.BookingID)...)
+		if err != nil {
+			return err
+		}
+		var rows []busyRow
+		if err := tx.SelectContext(ctx, &rows, tx.Rebind(q), args...); err != nil {
+			return err
+		}
+		busy := make([]bookings.Busy, len(rows))
+		for i, row := range rows {
+			busy[i] = row.busy()
+		}
+		if m.Check != nil && !m.Check(busy) {
+			return bookings.ErrSlotTaken
+		}
+		var taken []int
+		if err := tx.SelectContext(ctx, &taken, tx.Rebind(`SELECT seat FROM bookings_bookings WHERE provider_id = ? AND start_time = ?
+			AND status IN ('requested', 'confirmed') AND id <> ? ORDER BY seat`), m.ProviderID, store.NewTime(m.Period.Start), m.BookingID); err != nil {
+			return err
+		}
+		seat := 1
+		for _, t := range taken {
+			if t == seat {
+				seat++
+			}
+		}
+		var row bookingRow
+		err = tx.QueryRowxContext(ctx, tx.Rebind(`UPDATE bookings_bookings SET provider_id = ?, start_time = ?, end_time = ?, seat = ?,
+			updated_at = ? WHERE id = ? RETURNING `+bookingColumns), m.ProviderID, store.NewTime(m.Period.Start), store.NewTime(m.Period.End),
+			seat, store.NewTime(m.At), m.BookingID).StructScan(&row)
+		if err != nil {
+			return err
+		}
+		out = row.booking()
+		return nil
+	})
+	if errors.Is(err, bookings.ErrWrongStatus) {
+		return out, err
+	}
+	return out, reserveErr(ctx, err, "move")
 }
 
 // HoldByHash implements bookings.Store.

@@ -1,0 +1,274 @@
+package bookings
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// AdminPrefixDefault is where [NewAdminHandler] serves.
+const AdminPrefixDefault = "/api/bookings/admin"
+
+// Abilities of the admin API; "bookings:*" covers them all.
+const (
+	AbilityView       = "bookings:view"
+	AbilityConfirm    = "bookings:confirm"
+	AbilityCancel     = "bookings:cancel"
+	AbilityComplete   = "bookings:complete"
+	AbilityNoShow     = "bookings:no-show"
+	AbilityReschedule = "bookings:reschedule"
+	AbilityReassign   = "bookings:reassign"
+)
+
+// TokenVerifier checks bearer tokens; *auth.Service satisfies it.
+type TokenVerifier interface {
+	VerifyToken(ctx context.Context, token string) (caller string, abilities []string, err error)
+}
+
+// AdminHandlerOptions configures [NewAdminHandler].
+type AdminHandlerOptions struct {
+	// Prefix: AdminPrefixDefault when empty.
+	Prefix string
+	// Tokens checks the bearer token of every request; required.
+	Tokens TokenVerifier
+	// RateLimiter counts the "api" throttle; in memory when nil.
+	RateLimiter    store.RateLimiter
+	TrustedProxies []netip.Prefix
+	// BaseURL makes the list's links absolute; the request's when nil.
+	BaseURL *url.URL
+	Logger  *slog.Logger
+}
+
+// AdminHandler serves the bookings admin API (bearer token):
+//
+//	GET  {prefix}/bookings                 ?service_id ?provider_id ?status ?from ?to (dates) ?page ?per_page
+//	GET  {prefix}/bookings/{id}
+//	POST {prefix}/bookings/{id}/confirm    requested → confirmed
+//	POST {prefix}/bookings/{id}/cancel     {"reason"}: active → cancelled
+//	POST {prefix}/bookings/{id}/complete   active → completed
+//	POST {prefix}/bookings/{id}/no-show    active → no_show
+//	POST {prefix}/bookings/{id}/reschedule {"start_time"}: same provider, length, status
+//	POST {prefix}/bookings/{id}/reassign   {"provider_id"}: same time
+//
+// A move the booking's status does not allow is 409 with a message naming
+// the status. Managing services, providers and hours through the API is
+// still to come; [Service.Store] does it in Go meanwhile.
+type AdminHandler struct {
+	svc     *Service
+	base    *api.Base
+	baseURL *url.URL
+}
+
+// NewAdminHandler returns the admin API of svc.
+func NewAdminHandler(svc *Service, opts *AdminHandlerOptions) (*AdminHandler, error) {
+	if svc == nil || opts == nil || opts.Tokens == nil {
+		return nil, errors.New("bookings: new admin handler: a service and a token verifier are required")
+	}
+	b, err := api.NewBase(opts.Prefix, AdminPrefixDefault, opts.RateLimiter, opts.TrustedProxies, opts.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("bookings: new admin handler: %w", err)
+	}
+	h := &AdminHandler{svc: svc, base: b, baseURL: opts.BaseURL}
+	g := &api.Guard{Tokens: opts.Tokens, Logger: b.Logger}
+	guard := func(ability string, f http.HandlerFunc) http.HandlerFunc {
+		return g.Require(ability, b.Throttle.Wrap(f)).ServeHTTP
+	}
+	b.Handle("/bookings", api.Methods{http.MethodGet: guard(AbilityView, h.list)})
+	b.Handle("/bookings/{id}", api.Methods{http.MethodGet: guard(AbilityView, h.show)})
+	b.Handle("/bookings/{id}/confirm", api.Methods{http.MethodPost: guard(AbilityConfirm, h.transition(func(ctx context.Context, id int64, _ moveRequest) (Booking, error) {
+		return svc.Confirm(ctx, id, ActorAdmin)
+	}))})
+	b.Handle("/bookings/{id}/cancel", api.Methods{http.MethodPost: guard(AbilityCancel, h.transition(func(ctx context.Context, id int64, m moveRequest) (Booking, error) {
+		return svc.Cancel(ctx, id, ActorAdmin, deref(m.Reason))
+	}))})
+	b.Handle("/bookings/{id}/complete", api.Methods{http.MethodPost: guard(AbilityComplete, h.transition(func(ctx context.Context, id int64, _ moveRequest) (Booking, error) {
+		return svc.Complete(ctx, id, ActorAdmin)
+	}))})
+	b.Handle("/bookings/{id}/no-show", api.Methods{http.MethodPost: guard(AbilityNoShow, h.transition(func(ctx context.Context, id int64, _ moveRequest) (Booking, error) {
+		return svc.NoShow(ctx, id, ActorAdmin)
+	}))})
+	b.Handle("/bookings/{id}/reschedule", api.Methods{http.MethodPost: guard(AbilityReschedule, h.transition(func(ctx context.Context, id int64, m moveRequest) (Booking, error) {
+		t, err := time.Parse(time.RFC3339, deref(m.StartTime))
+		if err != nil {
+			return Booking{}, invalid("start_time", "The start time field must be a date and time with an offset (RFC 3339).")
+		}
+		return svc.Reschedule(ctx, id, t, ActorAdmin)
+	}))})
+	b.Handle("/bookings/{id}/reassign", api.Methods{http.MethodPost: guard(AbilityReassign, h.transition(func(ctx context.Context, id int64, m moveRequest) (Booking, error) {
+		if m.ProviderID == nil || *m.ProviderID < 1 {
+			return Booking{}, invalid("provider_id", api.MsgRequired("provider_id"))
+		}
+		return svc.Reassign(ctx, id, *m.ProviderID, ActorAdmin)
+	}))})
+	return h, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (h *AdminHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.ServeHTTP(w, r) }
+
+// Routes lists the routes, as "METHOD /path/{param}".
+func (h *AdminHandler) Routes() []string { return h.base.Routes() }
+
+// adminBooking is a booking as the admin API shows it: everything but the
+// manage token's hash.
+type adminBooking struct {
+	ID                 int64          `json:"id"`
+	Number             string         `json:"booking_number"`
+	ServiceID          int64          `json:"service_id"`
+	ProviderID         *int64         `json:"provider_id"`
+	Status             string         `json:"status"`
+	StartTime          string         `json:"start_time"`
+	EndTime            string         `json:"end_time"`
+	CustomerName       string         `json:"customer_name"`
+	CustomerEmail      string         `json:"customer_email"`
+	CustomerPhone      string         `json:"customer_phone"`
+	CustomerTimeZone   string         `json:"customer_timezone"`
+	AssignmentStrategy string         `json:"assignment_strategy"`
+	IntakeVersion      int            `json:"intake_schema_version"`
+	IntakeData         map[string]any `json:"intake_data"`
+	Notes              string         `json:"notes"`
+	CreatedAt          string         `json:"created_at"`
+	UpdatedAt          string         `json:"updated_at"`
+}
+
+func toAdmin(b Booking) adminBooking {
+	return adminBooking{ID: b.ID, Number: b.Number, ServiceID: b.ServiceID, ProviderID: b.ProviderID, Status: b.Status, StartTime: utc(b.Start),
+		EndTime: utc(b.End), CustomerName: b.CustomerName, CustomerEmail: b.CustomerEmail, CustomerPhone: b.CustomerPhone,
+		CustomerTimeZone: b.CustomerTimeZone, AssignmentStrategy: b.AssignmentStrategy, IntakeVersion: b.IntakeVersion,
+		IntakeData: b.IntakeData, Notes: b.Notes, CreatedAt: utc(b.CreatedAt), UpdatedAt: utc(b.UpdatedAt)}
+}
+
+func (h *AdminHandler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var se *StatusError
+	if errors.As(err, &se) {
+		err = api.Errorf(http.StatusConflict, "%s", se.Error())
+	}
+	if errors.Is(err, ErrNotFound) {
+		err = api.Errorf(http.StatusNotFound, "Booking not found.")
+	}
+	api.WriteError(w, r, h.base.Logger, errorTable, err)
+}
+
+func pathID(r *http.Request) (int64, bool) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	return id, err == nil && id > 0
+}
+
+var statuses = []string{StatusRequested, StatusConfirmed, StatusCancelled, StatusCompleted, StatusNoShow}
+
+func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) {
+	v := &api.Validator{}
+	page := api.ParsePage(r, 0, v)
+	q := r.URL.Query()
+	f := BookingFilter{Limit: page.PerPage, Offset: page.Offset(), Status: q.Get("status")}
+	for _, p := range []struct {
+		name string
+		dst  *int64
+	}{{"service_id", &f.ServiceID}, {"provider_id", &f.ProviderID}} {
+		if s := q.Get(p.name); s != "" {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || n < 1 {
+				v.Add(p.name, api.MsgInteger(p.name))
+			}
+			*p.dst = n
+		}
+	}
+	if f.Status != "" && !contains(statuses, f.Status) {
+		v.Add("status", api.MsgSelected("status"))
+	}
+	for _, p := range []struct {
+		name string
+		dst  *time.Time
+		add  int
+	}{{"from", &f.From, 0}, {"to", &f.To, 1}} {
+		if s := q.Get(p.name); s != "" {
+			d, ok := ParseDate(s)
+			if !ok {
+				v.Add(p.name, api.MsgDate(p.name))
+			}
+			*p.dst = d.AddDays(p.add).In(time.UTC)
+		}
+	}
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	list, total, err := h.svc.ListBookings(r.Context(), f)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := make([]adminBooking, len(list))
+	for i, b := range list {
+		out[i] = toAdmin(b)
+	}
+	base := h.baseURL
+	if base == nil {
+		base = &url.URL{Scheme: "http", Host: r.Host}
+		if r.TLS != nil {
+			base.Scheme = "https"
+		}
+	}
+	self := *base
+	self.Path, self.RawQuery = r.URL.Path, r.URL.RawQuery
+	api.WriteJSON(w, http.StatusOK, api.NewPage(out, page, total, &self))
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *AdminHandler) show(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok {
+		h.fail(w, r, ErrNotFound)
+		return
+	}
+	b, err := h.svc.Booking(r.Context(), id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, toAdmin(b))
+}
+
+type moveRequest struct {
+	Reason     *string `json:"reason"`
+	StartTime  *string `json:"start_time"`
+	ProviderID *int64  `json:"provider_id"`
+}
+
+func (h *AdminHandler) transition(do func(ctx context.Context, id int64, m moveRequest) (Booking, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, ok := pathID(r)
+		if !ok {
+			h.fail(w, r, ErrNotFound)
+			return
+		}
+		var m moveRequest
+		if err := api.DecodeJSON(w, r, &m, 0); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		b, err := do(r.Context(), id, m)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		api.WriteData(w, http.StatusOK, toAdmin(b))
+	}
+}

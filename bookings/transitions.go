@@ -1,0 +1,190 @@
+package bookings
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+)
+
+var active = []string{StatusRequested, StatusConfirmed}
+
+// setStatus moves booking id from one of from to to, emitting kind.
+func (s *Service) setStatus(ctx context.Context, id int64, from []string, to, action, kind, actor, reason string) (Booking, error) {
+	b, err := s.store.SetStatus(ctx, id, from, to, s.o.Now())
+	if errors.Is(err, ErrWrongStatus) {
+		return b, fmt.Errorf("bookings: %s booking %d: %w", action, id, &StatusError{Status: b.Status, Action: action})
+	}
+	if err != nil {
+		return Booking{}, fmt.Errorf("bookings: %s booking %d: %w", action, id, err)
+	}
+	s.emit(ctx, Event{Type: kind, Booking: b, Actor: actor, Reason: reason})
+	return b, nil
+}
+
+// Confirm moves a requested booking to confirmed.
+func (s *Service) Confirm(ctx context.Context, id int64, actor string) (Booking, error) {
+	return s.setStatus(ctx, id, []string{StatusRequested}, StatusConfirmed, "confirmed", EventConfirmed, actor, "")
+}
+
+// CancelReasonMaxLength caps a cancellation's reason, in characters.
+const CancelReasonMaxLength = 1000
+
+// Cancel cancels an active booking; the reason travels on the event only.
+func (s *Service) Cancel(ctx context.Context, id int64, actor, reason string) (Booking, error) {
+	if len([]rune(reason)) > CancelReasonMaxLength {
+		return Booking{}, invalid("reason", fmt.Sprintf("The reason field must not be greater than %d characters.", CancelReasonMaxLength))
+	}
+	return s.setStatus(ctx, id, active, StatusCancelled, "cancelled", EventCancelled, actor, reason)
+}
+
+// Complete marks an active booking completed.
+func (s *Service) Complete(ctx context.Context, id int64, actor string) (Booking, error) {
+	return s.setStatus(ctx, id, active, StatusCompleted, "completed", EventCompleted, actor, "")
+}
+
+// NoShow marks an active booking as a no-show.
+func (s *Service) NoShow(ctx context.Context, id int64, actor string) (Booking, error) {
+	return s.setStatus(ctx, id, active, StatusNoShow, "marked as a no-show", EventNoShow, actor, "")
+}
+
+// move re-books an active booking with provider o at start, under that
+// provider's day lock, checking the slot against the provider's busy time
+// without the booking itself (so a move never collides with its own old
+// time).
+func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, start time.Time, length time.Duration, action string) (Booking, error) {
+	if !b.Active() {
+		return Booking{}, &StatusError{Status: b.Status, Action: action}
+	}
+	loc := location(o.TimeZone)
+	start = start.UTC()
+	date := DateOf(start.In(loc))
+	f, t, bf, bt := calendarSpan(start, start.Add(24*time.Hour))
+	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: []int64{o.ID}, From: f, To: t, BusyFrom: bf, BusyTo: bt,
+		Now: s.o.Now(), ExceptBooking: b.ID})
+	if err != nil {
+		return Booking{}, err
+	}
+	offered := func(busy []Busy) bool {
+		day := s.dayOf(svc, o, cal, date, busy)
+		day.Length = length
+		return slices.ContainsFunc(DaySlots(day), func(p Period) bool { return p.Start.Equal(start) })
+	}
+	if !offered(cal.Busy[o.ID]) {
+		return Booking{}, ErrSlotTaken
+	}
+	dayStart, dayEnd := date.In(loc), date.AddDays(1).In(loc)
+	moved, err := s.store.Move(ctx, Move{BookingID: b.ID, ProviderID: o.ID, Period: Period{start, start.Add(length)},
+		Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(), LockWait: s.o.LockWait,
+		BusyFrom: dayStart.Add(-24 * time.Hour), BusyTo: dayEnd.Add(24 * time.Hour), Check: offered, At: s.o.Now()})
+	if errors.Is(err, ErrWrongStatus) {
+		// Its status changed since it was read.
+		return Booking{}, &StatusError{Status: moved.Status, Action: action}
+	}
+	return moved, err
+}
+
+// bookingAndService reads a booking and its service.
+func (s *Service) bookingAndService(ctx context.Context, id int64) (Booking, Offering, error) {
+	b, err := s.store.Booking(ctx, id)
+	if err != nil {
+		return Booking{}, Offering{}, err
+	}
+	svc, err := s.serviceByID(ctx, b.ServiceID)
+	return b, svc, err
+}
+
+func (s *Service) serviceByID(ctx context.Context, id int64) (Offering, error) {
+	list, err := s.store.ListServices(ctx, false)
+	if err != nil {
+		return Offering{}, err
+	}
+	for _, svc := range list {
+		if svc.ID == id {
+			return svc, nil
+		}
+	}
+	return Offering{}, ErrNotFound
+}
+
+// offerOf is the provider's offer of svc, active or not.
+func (s *Service) offerOf(ctx context.Context, svc Offering, providerID int64) (Offer, error) {
+	offers, err := s.store.Offers(ctx, svc.ID)
+	if err != nil {
+		return Offer{}, err
+	}
+	if i := slices.IndexFunc(offers, func(o Offer) bool { return o.ID == providerID }); i >= 0 {
+		return offers[i], nil
+	}
+	p, err := s.store.Provider(ctx, providerID)
+	if err != nil {
+		return Offer{}, err
+	}
+	return Offer{Provider: p}, nil
+}
+
+// Reschedule moves an active booking to start, keeping its provider,
+// length and status; start must be a slot the provider offers once the
+// booking's own time is left out (ErrSlotTaken otherwise).
+func (s *Service) Reschedule(ctx context.Context, id int64, start time.Time, actor string) (Booking, error) {
+	b, svc, err := s.bookingAndService(ctx, id)
+	if err != nil {
+		return Booking{}, fmt.Errorf("bookings: reschedule booking %d: %w", id, err)
+	}
+	if b.ProviderID == nil {
+		return Booking{}, fmt.Errorf("bookings: reschedule booking %d: %w", id, ErrSlotTaken)
+	}
+	o, err := s.offerOf(ctx, svc, *b.ProviderID)
+	if err != nil {
+		return Booking{}, fmt.Errorf("bookings: reschedule booking %d: %w", id, err)
+	}
+	moved, err := s.move(ctx, b, svc, o, start, b.End.Sub(b.Start), "rescheduled")
+	if err != nil {
+		return Booking{}, fmt.Errorf("bookings: reschedule booking %d: %w", id, err)
+	}
+	s.emit(ctx, Event{Type: EventRescheduled, Booking: moved, Actor: actor, PreviousStart: b.Start, PreviousEnd: b.End})
+	return moved, nil
+}
+
+// Reassign gives an active booking to another bookable provider of its
+// service at the same time, if that provider offers the slot.
+func (s *Service) Reassign(ctx context.Context, id, providerID int64, actor string) (Booking, error) {
+	b, svc, err := s.bookingAndService(ctx, id)
+	if err != nil {
+		return Booking{}, fmt.Errorf("bookings: reassign booking %d: %w", id, err)
+	}
+	offers, err := s.Bookable(ctx, svc)
+	if err != nil {
+		return Booking{}, err
+	}
+	i := slices.IndexFunc(offers, func(o Offer) bool { return o.ID == providerID })
+	if i < 0 {
+		return Booking{}, invalid("provider_id", MsgProviderNotHere)
+	}
+	moved, err := s.move(ctx, b, svc, offers[i], b.Start, length(svc, offers[i]), "reassigned")
+	if err != nil {
+		return Booking{}, fmt.Errorf("bookings: reassign booking %d: %w", id, err)
+	}
+	s.emit(ctx, Event{Type: EventReassigned, Booking: moved, Actor: actor, PreviousProviderID: b.ProviderID})
+	return moved, nil
+}
+
+// Booking returns a booking, or ErrNotFound.
+func (s *Service) Booking(ctx context.Context, id int64) (Booking, error) {
+	b, err := s.store.Booking(ctx, id)
+	if err != nil {
+		return Booking{}, fmt.Errorf("bookings: booking %d: %w", id, err)
+	}
+	return b, nil
+}
+
+// ListBookings returns a page of bookings and the total.
+func (s *Service) ListBookings(ctx context.Context, f BookingFilter) ([]Booking, int, error) {
+	list, total, err := s.store.ListBookings(ctx, f)
+	if err != nil {
+		return nil, 0, fmt.Errorf("bookings: list bookings: %w", err)
+	}
+	return list, total, nil
+}
