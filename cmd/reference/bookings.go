@@ -6,10 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/mail"
+	"github.com/groundwork-go/groundwork/webhooks"
 )
 
 // runBookings is "reference bookings seed": a sample service and provider
@@ -71,4 +74,58 @@ func runBookings(ctx context.Context, args []string, getenv func(string) string,
 	}
 	fmt.Fprintf(stdout, "Service \"consultation\" (30 minutes) and provider %q (weekdays 09:00-17:00 %s) created.\n", p.Name, *zone)
 	return nil
+}
+
+// bookingEventData is the data of a booking.* webhook.
+type bookingEventData struct {
+	ID               int64      `json:"id"`
+	Number           string     `json:"booking_number"`
+	Status           string     `json:"status"`
+	ServiceID        int64      `json:"service_id"`
+	ProviderID       *int64     `json:"provider_id"`
+	StartTime        time.Time  `json:"start_time"`
+	EndTime          time.Time  `json:"end_time"`
+	CustomerName     string     `json:"customer_name"`
+	CustomerEmail    string     `json:"customer_email"`
+	CustomerTimeZone string     `json:"customer_timezone"`
+	Actor            string     `json:"actor"`
+	Reason           string     `json:"reason,omitempty"`
+	PreviousStart    *time.Time `json:"previous_start_time,omitempty"`
+	PreviousEnd      *time.Time `json:"previous_end_time,omitempty"`
+	PreviousProvider *int64     `json:"previous_provider_id,omitempty"`
+}
+
+// linkBookings delivers every booking event as a webhook of the same name
+// and mails the customer a confirmation (domains never import each
+// other: the reference server wires them).
+func linkBookings(b *bookings.Service, w *webhooks.Service, mailer mail.Mailer, from string, logger *slog.Logger) {
+	b.OnEvent(func(ctx context.Context, e bookings.Event) {
+		bk := e.Booking
+		data := bookingEventData{ID: bk.ID, Number: bk.Number, Status: bk.Status, ServiceID: bk.ServiceID, ProviderID: bk.ProviderID,
+			StartTime: bk.Start, EndTime: bk.End, CustomerName: bk.CustomerName, CustomerEmail: bk.CustomerEmail,
+			CustomerTimeZone: bk.CustomerTimeZone, Actor: e.Actor, Reason: e.Reason, PreviousProvider: e.PreviousProviderID}
+		if !e.PreviousStart.IsZero() {
+			data.PreviousStart, data.PreviousEnd = &e.PreviousStart, &e.PreviousEnd
+		}
+		if f := w.Dispatch(context.WithoutCancel(ctx), webhooks.Event{Name: e.Type, Data: data}); f.Err != nil {
+			logger.ErrorContext(ctx, "bookings: webhook dispatch", "event", e.Type, "booking", bk.ID, "error", f.Err)
+		}
+		if e.Type != bookings.EventConfirmed {
+			return
+		}
+		loc, err := time.LoadLocation(bk.CustomerTimeZone)
+		if err != nil {
+			loc = time.UTC
+		}
+		msg := mail.Message{From: from, To: []string{bk.CustomerEmail}, Subject: "Your booking is confirmed",
+			Text: fmt.Sprintf("Hello %s,\n\nYour booking %s is confirmed for %s to %s.\n", bk.CustomerName, bk.Number,
+				bk.Start.In(loc).Format("Monday 2 January 2006, 15:04"), bk.End.In(loc).Format("15:04 MST"))}
+		go func() {
+			sendCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := mailer.Send(sendCtx, msg); err != nil {
+				logger.Error("bookings: confirmation mail", "booking", bk.ID, "error", err)
+			}
+		}()
+	})
 }

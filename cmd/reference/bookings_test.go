@@ -2,6 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +57,19 @@ func TestBookingsSeedAndBook(t *testing.T) {
 	code, body = request(t, "POST", base+"/api/bookings", "", booking)
 	require.Equal(t, 409, code, body)
 	require.Contains(t, body, "That appointment time is no longer available. Please choose another.")
+
+	// The admin API with a bookings token.
+	c, out, stderr = runCmd(t, e, "token", "create", "--name", "desk", "--ability", "bookings:*")
+	require.Equal(t, 0, c, stderr)
+	token := strings.TrimSpace(out)
+	code, body = get(t, base+"/api/bookings/admin/bookings", token)
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, `"customer_email":"grace@example.com"`)
+	code, body = request(t, "POST", base+"/api/bookings/admin/bookings/1/cancel", token, `{"reason":"Closed"}`)
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, `"status":"cancelled"`)
+	code, _ = get(t, base+"/api/bookings/admin/bookings", "")
+	require.Equal(t, 401, code)
 }
 
 // nextMonths is this month and the next, as YYYY-MM.
@@ -60,4 +77,58 @@ func nextMonths() []string {
 	now := time.Now().UTC()
 	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	return []string{first.Format("2006-01"), first.AddDate(0, 1, 0).Format("2006-01")}
+}
+
+// A booking made through the API is delivered as booking.created and
+// booking.confirmed webhooks.
+func TestBookingWebhooks(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.DSN(t, store.SQLite)
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir()},
+		env{"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS": "true", "GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS": "true"}.get)
+	require.NoError(t, err)
+	c, _, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn}, "bookings", "seed")
+	require.Equal(t, 0, c, stderr)
+	base := startServeConfig(t, cfg)
+	c, out, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn}, "token", "create", "--name", "all", "--ability", "*")
+	require.Equal(t, 0, c, stderr)
+	token := strings.TrimSpace(out)
+
+	events := make(chan string, 4)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var env struct {
+			Event string         `json:"event"`
+			Data  map[string]any `json:"data"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(b, &env)
+		events <- env.Event + " " + fmt.Sprint(env.Data["status"])
+	}))
+	defer receiver.Close()
+	code, body := request(t, "POST", base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
+		`{"name":"bookings","url":"`+receiver.URL+`","events":["booking.created","booking.confirmed"]}`)
+	require.Equal(t, 201, code, body)
+
+	var slots struct{ Data []struct{ Start string } }
+	for _, month := range nextMonths() {
+		_, body = get(t, base+"/api/bookings/services/consultation/slots?date="+month, "")
+		require.NoError(t, json.Unmarshal([]byte(body), &slots))
+		if len(slots.Data) > 0 {
+			break
+		}
+	}
+	require.NotEmpty(t, slots.Data)
+	code, body = request(t, "POST", base+"/api/bookings", "", `{"service":"consultation","start_time":"`+slots.Data[0].Start+
+		`","customer_name":"Grace","customer_email":"grace@example.com"}`)
+	require.Equal(t, 201, code, body)
+	var got []string
+	for range 2 {
+		select {
+		case e := <-events:
+			got = append(got, e)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("deliveries so far: %v", got)
+		}
+	}
+	require.ElementsMatch(t, []string{"booking.created requested", "booking.confirmed confirmed"}, got)
 }

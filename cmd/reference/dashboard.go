@@ -7,6 +7,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/webhooks"
@@ -26,6 +27,7 @@ var features = []feature{
 	{Name: "Forms API (/api/v1/forms)", Ability: forms.AbilityViewAny},
 	{Name: "Webhook subscriptions (/api/ecommerce/v1/admin/webhook-subscriptions)", Ability: webhooks.AbilityViewAny},
 	{Name: "AI colour reviews (/api/v1/a11y/ai)", Ability: a11y.AIAbilityDefault},
+	{Name: "Bookings admin (/api/bookings/admin)", Ability: bookings.AbilityView},
 }
 
 type dashboardPage struct {

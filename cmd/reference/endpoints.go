@@ -96,8 +96,17 @@ var routes = []string{
 	"GET /api/bookings/services",
 	"GET /api/bookings/services/{slug}/providers",
 	"GET /api/bookings/services/{slug}/slots",
+	"POST /api/bookings/services/{slug}/holds",
 	"POST /api/bookings",
 	"POST /api/bookings/{$}",
+	"GET /api/bookings/admin/bookings",
+	"GET /api/bookings/admin/bookings/{id}",
+	"POST /api/bookings/admin/bookings/{id}/confirm",
+	"POST /api/bookings/admin/bookings/{id}/cancel",
+	"POST /api/bookings/admin/bookings/{id}/complete",
+	"POST /api/bookings/admin/bookings/{id}/no-show",
+	"POST /api/bookings/admin/bookings/{id}/reschedule",
+	"POST /api/bookings/admin/bookings/{id}/reassign",
 }
 
 // endpoints groups routes by path, in the order they first appear:

@@ -202,7 +202,8 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		return nil, err
 	}
 
-	// bookings: the public API (the admin API, holds and events are to come).
+	// bookings: the public API with holds, the admin API for bookings,
+	// events delivered as webhooks and a confirmation mail.
 	bookingsSvc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Logger: logger})
 	if err != nil {
 		return nil, err
@@ -211,10 +212,17 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
+	bookingsAdmin, err := bookings.NewAdminHandler(bookingsSvc, &bookings.AdminHandlerOptions{Tokens: a.tokens, RateLimiter: limiter,
+		TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	linkBookings(bookingsSvc, a.webhooks, a.mailer, cfg.mailFrom, logger)
 
 	mux := http.NewServeMux()
 	mux.Handle(bookings.PrefixDefault, bookingsHandler)
 	mux.Handle(bookings.PrefixDefault+"/", bookingsHandler)
+	mux.Handle(bookings.AdminPrefixDefault+"/", bookingsAdmin)
 	signIn.Mount(mux)
 	mux.Handle("GET /dashboard", signIn.RequireUser(dashboard))
 	mux.Handle(webhooks.PrefixDefault+"/", webhooksHandler)
@@ -231,7 +239,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
 	})
 	a.routes = slices.Concat(authHandler.Routes(), signIn.Routes(), []string{"GET /dashboard"}, colorHandler.Routes(), colorAIHandler.Routes(), formsHandler.Routes(),
-		pages.Routes(), webhooksHandler.Routes(), inboundHandler.Routes(), bookingsHandler.Routes())
+		pages.Routes(), webhooksHandler.Routes(), inboundHandler.Routes(), bookingsHandler.Routes(), bookingsAdmin.Routes())
 	a.handler = recoverPanics(logRequests(mux, logger, cfg.requestLogEvery), logger)
 	return a, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/webhooks"
@@ -213,6 +214,8 @@ var knownAbilities = []string{"*",
 	webhooks.AbilityViewAny, webhooks.AbilityView, webhooks.AbilityCreate, webhooks.AbilityUpdate, webhooks.AbilityDelete,
 	webhooks.AbilityReplay, "webhookSubscription.*",
 	a11y.AIAbilityDefault, "a11y:*",
+	bookings.AbilityView, bookings.AbilityConfirm, bookings.AbilityCancel, bookings.AbilityComplete, bookings.AbilityNoShow,
+	bookings.AbilityReschedule, bookings.AbilityReassign, "bookings:*",
 }
 
 // knownAbility reports whether a route checks ability, or ability is a

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/groundwork-go/groundwork/bookings"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -173,7 +174,8 @@ func newWebhooks(c webhooksConfig, key []byte, db *store.DB, queue *store.Queue,
 	if err != nil {
 		return nil, err
 	}
-	if err := svc.RegisterEvents(formSubmitted); err != nil {
+	if err := svc.RegisterEvents(formSubmitted, bookings.EventCreated, bookings.EventConfirmed, bookings.EventRescheduled,
+		bookings.EventReassigned, bookings.EventCancelled, bookings.EventCompleted, bookings.EventNoShow); err != nil {
 		return nil, err
 	}
 	if len(c.stripe.WebhookSecrets) > 0 {
