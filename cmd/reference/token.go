@@ -16,8 +16,8 @@ import (
 
 	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/auth"
-	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/webhooks"
 )

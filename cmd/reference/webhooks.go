@@ -11,7 +11,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/groundwork-go/groundwork/bookings"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -21,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/webhooks"
