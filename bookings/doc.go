@@ -66,7 +66,27 @@
 //
 // [NewHandler] serves the public API at /api/bookings: services,
 // services/{slug}/providers, services/{slug}/slots (?date=YYYY-MM, or
-// ?from=&to= dates; provider_id; timezone adds local times) and POST to
-// book, with the texts of the original and the "post" (5) and "read" (60)
-// per-minute buckets per client IP.
+// ?from=&to= dates; provider_id; timezone adds local times),
+// services/{slug}/holds and POST to book, with the texts of the original
+// and the "post" (5) and "read" (60) per-minute buckets per client IP.
+// [NewAdminHandler] lists bookings and moves them between statuses for a
+// bearer token with bookings:* (or one ability per move); a move the
+// status does not allow is 409. [NewPageHandler] is a booking page that
+// needs no JavaScript.
+//
+// # Beyond the original
+//
+// Holds: [Service.Hold] keeps a slot for five minutes; it leaves every
+// other customer's list, and only a booking with its token takes it, so a
+// list and a booking never disagree. Seats: a service's
+// MaxBookingsPerSlot lets that many bookings share a provider and start.
+// A reschedule leaves the booking out of its own clash check.
+//
+// # Events and hooks
+//
+// [Service.OnEvent] receives booking.created, confirmed, rescheduled
+// (with the previous period), reassigned (with the previous provider),
+// cancelled (actor, reason), completed and no_show after each commit;
+// [Service.OnSlots] and [Service.OnProviders] filter the slot list and the
+// providers tried.
 package bookings

@@ -107,6 +107,9 @@ var routes = []string{
 	"POST /api/bookings/admin/bookings/{id}/no-show",
 	"POST /api/bookings/admin/bookings/{id}/reschedule",
 	"POST /api/bookings/admin/bookings/{id}/reassign",
+	"GET /bookings/{slug}",
+	"POST /bookings/{slug}",
+	"GET /bookings/_assets/{file}",
 }
 
 // endpoints groups routes by path, in the order they first appear:

@@ -218,11 +218,17 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		return nil, err
 	}
 	linkBookings(bookingsSvc, a.webhooks, a.mailer, cfg.mailFrom, logger)
+	bookingPages, err := bookings.NewPageHandler(bookingsSvc, &bookings.PageOptions{Key: deriveKey(secretKey, "page flash"),
+		RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
 
 	mux := http.NewServeMux()
 	mux.Handle(bookings.PrefixDefault, bookingsHandler)
 	mux.Handle(bookings.PrefixDefault+"/", bookingsHandler)
 	mux.Handle(bookings.AdminPrefixDefault+"/", bookingsAdmin)
+	mux.Handle(bookings.PagePrefixDefault+"/", bookingPages)
 	signIn.Mount(mux)
 	mux.Handle("GET /dashboard", signIn.RequireUser(dashboard))
 	mux.Handle(webhooks.PrefixDefault+"/", webhooksHandler)
@@ -239,7 +245,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
 	})
 	a.routes = slices.Concat(authHandler.Routes(), signIn.Routes(), []string{"GET /dashboard"}, colorHandler.Routes(), colorAIHandler.Routes(), formsHandler.Routes(),
-		pages.Routes(), webhooksHandler.Routes(), inboundHandler.Routes(), bookingsHandler.Routes(), bookingsAdmin.Routes())
+		pages.Routes(), webhooksHandler.Routes(), inboundHandler.Routes(), bookingsHandler.Routes(), bookingsAdmin.Routes(), bookingPages.Routes())
 	a.handler = recoverPanics(logRequests(mux, logger, cfg.requestLogEvery), logger)
 	return a, nil
 }

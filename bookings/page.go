@@ -1,0 +1,264 @@
+package bookings
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/web"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+//go:embed templates
+var templatesFS embed.FS
+
+// PagePrefixDefault is where [NewPageHandler] serves the booking page.
+const PagePrefixDefault = "/bookings"
+
+// BookTemplate is the booking page's "content", by the name a host's
+// PageOptions.Templates may replace it under.
+const BookTemplate = "bookings/book.html"
+
+// PageOptions configures [NewPageHandler]. Nil means the defaults.
+type PageOptions struct {
+	// Prefix: PagePrefixDefault when empty; the page is {Prefix}/{slug}.
+	Prefix string
+	// Templates replaces the page's template or the page layer's ones.
+	Templates fs.FS
+	// Key signs the flash after a booking; give every instance the same.
+	Key []byte
+	// RateLimiter, PostLimit and TrustedProxies: the "post" bucket, as
+	// the API's (share one limiter to count both in one budget).
+	RateLimiter    store.RateLimiter
+	PostLimit      int
+	TrustedProxies []netip.Prefix
+	// TrustedOrigins may post to the page besides its own origin.
+	TrustedOrigins []string
+	Logger         *slog.Logger
+}
+
+// PageHandler serves a booking page that works without JavaScript:
+// GET {prefix}/{slug}?date=YYYY-MM-DD lists the day's free times (in the
+// service's zone) as choices with name and email fields; POST books, and
+// redirects back with a confirmation (Post/Redirect/Get), or shows the
+// page again with the errors (422) or "no longer available" (409). Posts
+// from other origins are refused (403).
+type PageHandler struct {
+	svc     *Service
+	prefix  string
+	render  *web.Renderer
+	handler http.Handler
+	post    *api.Throttle
+	logger  *slog.Logger
+}
+
+// NewPageHandler returns the booking page of svc. Mount it at the prefix
+// with a trailing slash.
+func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
+	if svc == nil {
+		return nil, errors.New("bookings: new page handler: service is nil")
+	}
+	var o PageOptions
+	if opts != nil {
+		o = *opts
+	}
+	prefix := strings.TrimSuffix(o.Prefix, "/")
+	if o.Prefix == "" {
+		prefix = PagePrefixDefault
+	}
+	if !strings.HasPrefix(prefix, "/") {
+		return nil, errors.New("bookings: new page handler: the prefix must start with /")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.RateLimiter == nil {
+		o.RateLimiter = store.NewMemoryRateLimiter(nil)
+	}
+	pages, _ := fs.Sub(templatesFS, "templates")
+	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: prefix + "/_assets", Key: o.Key, Logger: o.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("bookings: new page handler: %w", err)
+	}
+	p := &PageHandler{svc: svc, prefix: prefix, render: r, logger: o.Logger}
+	if o.PostLimit >= 0 {
+		limit := o.PostLimit
+		if limit == 0 {
+			limit = PostLimitDefault
+		}
+		p.post = &api.Throttle{Name: "bookings_post", Limiter: o.RateLimiter, Limit: limit, Window: time.Minute, Message: MsgTooMany,
+			TrustedProxies: o.TrustedProxies, Now: svc.o.Now, Logger: o.Logger}
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET "+prefix+"/_assets/{file}", r.Assets())
+	mux.HandleFunc("GET "+prefix+"/{slug}", p.show)
+	mux.HandleFunc("POST "+prefix+"/{slug}", p.book)
+	mux.HandleFunc(prefix+"/", func(w http.ResponseWriter, req *http.Request) {
+		r.Error(w, req, http.StatusNotFound, web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."})
+	})
+	if p.handler, err = r.Protect(mux, o.TrustedOrigins...); err != nil {
+		return nil, fmt.Errorf("bookings: new page handler: %w", err)
+	}
+	return p, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if e := api.CheckRequestText(r); e != nil {
+		p.render.Error(w, r, e.Status, web.ErrorPage{Heading: "Address not understood",
+			Message: "The address of this page holds characters it cannot take. Check the link, or go back and try again."})
+		return
+	}
+	api.ServeDrained(w, r, p.handler)
+}
+
+// Routes lists the routes, as "METHOD /path/{param}".
+func (p *PageHandler) Routes() []string {
+	return []string{"GET " + p.prefix + "/{slug}", "POST " + p.prefix + "/{slug}", "GET " + p.prefix + "/_assets/{file}"}
+}
+
+type bookPage struct {
+	Service                Offering
+	Zone                   string
+	Action                 string
+	Day, Prev, Next, Today string
+	DayLabel               string
+	Time                   web.Field
+	Fields                 []web.Field
+	Summary                []web.SummaryItem
+}
+
+func (p *PageHandler) notFound(w http.ResponseWriter, r *http.Request) {
+	p.render.Error(w, r, http.StatusNotFound, web.ErrorPage{Heading: "Service not found", Message: MsgNoService})
+}
+
+// day is the page's day: ?date, else today in the service's zone.
+func (p *PageHandler) day(r *http.Request, loc *time.Location) Date {
+	if d, ok := ParseDate(r.URL.Query().Get("date")); ok {
+		return d
+	}
+	return DateOf(p.svc.o.Now().In(loc))
+}
+
+// draw renders the page for the day with the slots it offers, keeping
+// what the visitor typed and the errors.
+func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, svc Offering, ve *ValidationError, general ...string) {
+	loc := location(svc.TimeZone)
+	day := p.day(r, loc)
+	slots, err := p.svc.Slots(r.Context(), svc, SlotQuery{From: day.In(loc), To: day.AddDays(1).In(loc)})
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	data := &bookPage{Service: svc, Zone: svc.TimeZone, Action: p.prefix + "/" + svc.Slug, Day: day.String(), Prev: day.AddDays(-1).String(),
+		Next: day.AddDays(1).String(), Today: DateOf(p.svc.o.Now().In(loc)).String(), DayLabel: day.In(loc).Format("Monday 2 January 2006")}
+	chosen := r.PostFormValue("start_time")
+	data.Time = web.Field{Type: web.TypeRadio, Name: "start_time", ID: web.FieldID("start_time"), Label: "Time", Required: true}
+	for _, s := range slots {
+		v := s.Start.UTC().Format(time.RFC3339)
+		data.Time.Options = append(data.Time.Options, web.Option{Value: v, Label: s.Start.In(loc).Format("15:04"), Selected: v == chosen})
+	}
+	field := func(typ, name, label, auto string, required bool) web.Field {
+		return web.Field{Type: typ, Name: name, ID: web.FieldID(name), Label: label, Value: r.PostFormValue(name), Autocomplete: auto, Required: required}
+	}
+	data.Fields = []web.Field{field("text", "customer_name", "Your name", "name", true), field("email", "customer_email", "Email address", "email", true),
+		field("tel", "customer_phone", "Phone (optional)", "tel", false), field(web.TypeTextarea, "notes", "Notes (optional)", "", false)}
+	if ve != nil {
+		errs := ve.Fields()
+		data.Time.Errors = errs["start_time"]
+		for i := range data.Fields {
+			data.Fields[i].Errors = errs[data.Fields[i].Name]
+		}
+		for _, name := range ve.FieldNames() {
+			if name != "start_time" && !strings.HasPrefix(name, "customer_") && name != "notes" {
+				general = append(general, errs[name]...)
+			}
+		}
+	}
+	data.Summary = web.Summary(append([]web.Field{data.Time}, data.Fields...), general...)
+	page := &web.Page{Title: "Book " + svc.Name, Data: data, CSRF: web.CSRFToken(w, r), Flash: p.render.TakeFlash(w, r, data.Action)}
+	p.render.Render(w, r, status, BookTemplate, page)
+}
+
+func (p *PageHandler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, ErrNotFound) {
+		p.notFound(w, r)
+		return
+	}
+	if r.Context().Err() == nil {
+		p.logger.ErrorContext(r.Context(), "bookings: page", "error", err)
+	}
+	p.render.Error(w, r, http.StatusInternalServerError, web.ErrorPage{Heading: "Something went wrong", Message: "Please try again in a moment."})
+}
+
+func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) {
+	svc, err := p.svc.ActiveService(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	p.draw(w, r, http.StatusOK, svc, nil)
+}
+
+func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) {
+	svc, err := p.svc.ActiveService(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	if p.post != nil {
+		allowed, err := p.post.Hit(w, r, api.ClientIPString(r, p.post.TrustedProxies))
+		if err != nil {
+			p.fail(w, r, err)
+			return
+		}
+		if !allowed {
+			p.draw(w, r, http.StatusTooManyRequests, svc, nil, MsgTooMany)
+			return
+		}
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		p.render.Error(w, r, http.StatusBadRequest, web.ErrorPage{Heading: "Form not understood", Message: "The form could not be read. Go back and try again."})
+		return
+	}
+	nb := NewBooking{ServiceSlug: svc.Slug, CustomerName: r.PostFormValue("customer_name"), CustomerEmail: r.PostFormValue("customer_email"),
+		CustomerPhone: r.PostFormValue("customer_phone"), Notes: r.PostFormValue("notes")}
+	if st := r.PostFormValue("start_time"); st == "" {
+		nb.Start = time.Time{}
+	} else if t, err := time.Parse(time.RFC3339, st); err == nil {
+		nb.Start = t
+	}
+	if nb.Start.IsZero() {
+		p.draw(w, r, http.StatusUnprocessableEntity, svc, api.Invalid("start_time", "Choose a time."))
+		return
+	}
+	b, _, err := p.svc.Create(r.Context(), nb)
+	var ve *ValidationError
+	switch {
+	case errors.As(err, &ve):
+		p.draw(w, r, http.StatusUnprocessableEntity, svc, ve)
+		return
+	case errors.Is(err, ErrSlotTaken):
+		p.draw(w, r, http.StatusConflict, svc, nil, MsgTaken)
+		return
+	case errors.Is(err, ErrBusy):
+		p.draw(w, r, http.StatusServiceUnavailable, svc, nil, MsgBusy)
+		return
+	case err != nil:
+		p.fail(w, r, err)
+		return
+	}
+	loc := location(svc.TimeZone)
+	action := p.prefix + "/" + svc.Slug
+	p.render.SetFlash(w, r, action, web.Flash{Kind: "success", Message: fmt.Sprintf("Booked: %s, %s. A confirmation is on its way to %s.",
+		svc.Name, b.Start.In(loc).Format("Monday 2 January 2006 at 15:04 MST"), b.CustomerEmail)})
+	web.SeeOther(w, r, action+"?date="+DateOf(b.Start.In(loc)).String())
+}
