@@ -59,9 +59,17 @@ type AdminHandlerOptions struct {
 //	POST {prefix}/bookings/{id}/reschedule {"start_time"}: same provider, length, status
 //	POST {prefix}/bookings/{id}/reassign   {"provider_id"}: same time
 //
+// and, with the ability bookings:manage, the catalog:
+//
+//	GET POST        {prefix}/services              PATCH/PUT, GET {prefix}/services/{slug}
+//	PUT DELETE      {prefix}/services/{slug}/providers/{provider}   {"custom_duration", "custom_price"}
+//	GET POST        {prefix}/providers             PATCH/PUT, GET {prefix}/providers/{provider}
+//	GET POST        {prefix}/providers/{provider}/hours       DELETE .../hours/{id}
+//	GET POST        {prefix}/providers/{provider}/overrides   DELETE .../overrides/{id}
+//	GET POST        {prefix}/blackouts            DELETE {prefix}/blackouts/{id}
+//
 // A move the booking's status does not allow is 409 with a message naming
-// the status. Managing services, providers and hours through the API is
-// still to come; [Service.Store] does it in Go meanwhile.
+// the status.
 type AdminHandler struct {
 	svc     *Service
 	base    *api.Base
@@ -109,6 +117,7 @@ func NewAdminHandler(svc *Service, opts *AdminHandlerOptions) (*AdminHandler, er
 		}
 		return svc.Reassign(ctx, id, *m.ProviderID, ActorAdmin)
 	}))})
+	h.catalog(guard)
 	return h, nil
 }
 
@@ -153,7 +162,7 @@ func (h *AdminHandler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		err = api.Errorf(http.StatusConflict, "%s", se.Error())
 	}
 	if errors.Is(err, ErrNotFound) {
-		err = api.Errorf(http.StatusNotFound, "Booking not found.")
+		err = api.Errorf(http.StatusNotFound, "Not found.")
 	}
 	api.WriteError(w, r, h.base.Logger, errorTable, err)
 }

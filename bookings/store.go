@@ -16,6 +16,11 @@ type Store interface {
 	// ServiceBySlug returns the service with this slug, active or not, or
 	// ErrNotFound.
 	ServiceBySlug(ctx context.Context, slug string) (Offering, error)
+	// ServiceByID returns a service, or ErrNotFound.
+	ServiceByID(ctx context.Context, id int64) (Offering, error)
+	// UpdateService writes every field of s (found by ID); ErrNotFound,
+	// ErrSlugTaken.
+	UpdateService(ctx context.Context, s Offering) (Offering, error)
 	// ListServices returns the services in name order, only the active
 	// ones when activeOnly.
 	ListServices(ctx context.Context, activeOnly bool) ([]Offering, error)
@@ -24,6 +29,14 @@ type Store interface {
 	CreateProvider(ctx context.Context, p Provider) (Provider, error)
 	// Provider returns a provider, or ErrNotFound.
 	Provider(ctx context.Context, id int64) (Provider, error)
+	// UpdateProvider writes every field of p but its round-robin cursor;
+	// ErrNotFound, ErrSlugTaken.
+	UpdateProvider(ctx context.Context, p Provider) (Provider, error)
+	// ListProviders returns every provider in sort order, then ID.
+	ListProviders(ctx context.Context) ([]Provider, error)
+	// UnlinkProvider stops offering a service through a provider; a link
+	// that is not there is not an error.
+	UnlinkProvider(ctx context.Context, serviceID, providerID int64) error
 	// LinkProvider offers a service through a provider (again: updates
 	// the custom duration and price); ErrNotFound when either is missing.
 	LinkProvider(ctx context.Context, serviceID, providerID int64, customDuration *int, customPrice *string) error
@@ -35,6 +48,16 @@ type Store interface {
 	AddWeeklyHours(ctx context.Context, h WeeklyHours) (WeeklyHours, error)
 	AddOverride(ctx context.Context, o Override) (Override, error)
 	AddBlackout(ctx context.Context, b Blackout) (Blackout, error)
+	// ListWeeklyHours and ListOverrides return a provider's rules (by
+	// weekday or date, then start); ListBlackouts every blackout by date.
+	ListWeeklyHours(ctx context.Context, providerID int64) ([]WeeklyHours, error)
+	ListOverrides(ctx context.Context, providerID int64) ([]Override, error)
+	ListBlackouts(ctx context.Context) ([]Blackout, error)
+	// DeleteWeeklyHours and DeleteOverride delete a provider's rule,
+	// DeleteBlackout a blackout; ErrNotFound when there is none.
+	DeleteWeeklyHours(ctx context.Context, providerID, id int64) error
+	DeleteOverride(ctx context.Context, providerID, id int64) error
+	DeleteBlackout(ctx context.Context, id int64) error
 	// Calendar returns what the slot engine needs for some providers of a
 	// service (see CalendarQuery).
 	Calendar(ctx context.Context, q CalendarQuery) (Calendar, error)

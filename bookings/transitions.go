@@ -97,16 +97,7 @@ func (s *Service) bookingAndService(ctx context.Context, id int64) (Booking, Off
 }
 
 func (s *Service) serviceByID(ctx context.Context, id int64) (Offering, error) {
-	list, err := s.store.ListServices(ctx, false)
-	if err != nil {
-		return Offering{}, err
-	}
-	for _, svc := range list {
-		if svc.ID == id {
-			return svc, nil
-		}
-	}
-	return Offering{}, ErrNotFound
+	return s.store.ServiceByID(ctx, id)
 }
 
 // offerOf is the provider's offer of svc, active or not.

@@ -1,0 +1,133 @@
+package bookings_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+const manager = "desk:bookings:manage"
+
+// The catalog over the admin API: what the original let through is
+// refused at write time, and what is written shows in the slots.
+func TestAdminCatalog(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		a := setupAdmin(t, d)
+		code, _ := a.call(t, "x:bookings:view", "GET", "/services", "")
+		require.Equal(t, 403, code)
+		for _, c := range []struct{ body, field string }{
+			{`{"name":"Zero","duration":0}`, "duration"},
+			{`{"name":"NoLength"}`, "duration"},
+			{`{"duration":30}`, "name"},
+			{`{"name":"Mars","duration":30,"timezone":"Mars/Base"}`, "timezone"},
+			{`{"name":"RR","duration":30,"assignment_strategy":"lottery"}`, "assignment_strategy"},
+			{`{"name":"Pricey","duration":30,"price":"12.345"}`, "price"},
+			{`{"name":"Slug","duration":30,"slug":"Not A Slug"}`, "slug"},
+			{`{"name":"Dup","duration":30,"slug":"consultation"}`, "slug"},
+			{`{"name":"Intake","duration":30,"intake_schema":{"fields":[{"name":"Topic","type":"select"}]}}`, "intake_schema.fields.0.name"},
+			{`{"name":"Seats","duration":30,"max_bookings_per_slot":0}`, "max_bookings_per_slot"},
+			{`{"name":"Def","duration":30,"default_provider_id":99}`, "default_provider_id"},
+		} {
+			code, body := a.call(t, manager, "POST", "/services", c.body)
+			require.Equal(t, 422, code, c.body)
+			require.Contains(t, body, `"`+c.field+`"`, c.body)
+		}
+		code, body := a.call(t, manager, "POST", "/services", `{"name":"Hair Cut","duration":45,"buffer_after":15,"price":"20",
+			"timezone":"Europe/Berlin","intake_schema":{"fields":[{"name":"length","type":"select","options":["short","long"],"required":true}]}}`)
+		require.Equal(t, 201, code, body)
+		var svc struct {
+			Data struct {
+				ID            int64
+				Slug          string
+				Price         string
+				IntakeVersion int `json:"intake_schema_version"`
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &svc))
+		require.Equal(t, "hair-cut", svc.Data.Slug)
+		require.Equal(t, "20.00", svc.Data.Price)
+		require.Equal(t, 1, svc.Data.IntakeVersion)
+		code, body = a.call(t, manager, "PATCH", "/services/hair-cut", `{"intake_schema":{"fields":[{"name":"length","type":"text"}]},"description":"Short or long"}`)
+		require.Equal(t, 200, code, body)
+		require.Contains(t, body, `"intake_schema_version":2`)
+		require.Contains(t, body, `"description":"Short or long"`)
+		code, _ = a.call(t, manager, "PATCH", "/services/nope", `{}`)
+		require.Equal(t, 404, code)
+
+		code, body = a.call(t, manager, "POST", "/providers", `{"name":"Bea","timezone":"Nowhere/City"}`)
+		require.Equal(t, 422, code)
+		require.Contains(t, body, "The timezone field must be a valid timezone.")
+		code, body = a.call(t, manager, "POST", "/providers", `{"name":"Bea Berlin","timezone":"Europe/Berlin","email":"bea@example.com"}`)
+		require.Equal(t, 201, code, body)
+		require.Contains(t, body, `"slug":"bea-berlin"`)
+		require.Contains(t, body, `"email":"bea@example.com"`)
+		code, _ = a.call(t, manager, "PUT", "/services/hair-cut/providers/2", `{}`)
+		require.Equal(t, 204, code)
+		code, _ = a.call(t, manager, "PUT", "/services/hair-cut/providers/77", `{}`)
+		require.Equal(t, 404, code)
+
+		for _, c := range []struct{ body, field string }{
+			{`{"day_of_week":7,"start_time":"09:00","end_time":"17:00"}`, "day_of_week"},
+			{`{"day_of_week":1,"start_time":"17:00","end_time":"09:00"}`, "end_time"},
+			{`{"day_of_week":1,"start_time":"9am","end_time":"17:00"}`, "start_time"},
+			{`{"day_of_week":1,"start_time":"09:00","end_time":"17:00","effective_from":"2026-07-01","effective_until":"2026-06-01"}`, "effective_until"},
+		} {
+			code, body := a.call(t, manager, "POST", "/providers/2/hours", c.body)
+			require.Equal(t, 422, code, c.body)
+			require.Contains(t, body, `"`+c.field+`"`, c.body)
+		}
+		code, body = a.call(t, manager, "POST", "/providers/2/hours", `{"day_of_week":2,"start_time":"09:00","end_time":"10:00"}`)
+		require.Equal(t, 201, code, body)
+		require.Contains(t, body, `"start_time":"09:00"`)
+		code, _ = a.call(t, manager, "POST", "/providers/2/hours", `{"day_of_week":3,"start_time":"09:00","end_time":"24:00"}`)
+		require.Equal(t, 201, code)
+		code, body = a.call(t, manager, "GET", "/providers/2/hours", "")
+		require.Equal(t, 200, code)
+		require.Contains(t, body, `"end_time":"24:00"`)
+		_, list := a.do(t, "GET", "/api/bookings/services/hair-cut/slots?from=2026-06-02&to=2026-06-02", "")
+		require.Contains(t, list, `"start":"2026-06-02T07:00:00+00:00"`, "09:00 Berlin time")
+		require.Contains(t, list, `"start":"2026-06-02T07:15:00+00:00"`)
+		require.NotContains(t, list, `"start":"2026-06-02T07:30:00+00:00"`, "45 minutes fit until 10:00 only from 09:15")
+
+		code, body = a.call(t, manager, "POST", "/providers/2/overrides", `{"date":"2026-06-02","type":"holiday"}`)
+		require.Equal(t, 422, code)
+		require.Contains(t, body, `"type"`)
+		code, body = a.call(t, manager, "POST", "/providers/2/overrides", `{"date":"2026-06-02","type":"unavailable","reason":"Dentist"}`)
+		require.Equal(t, 201, code, body)
+		_, list = a.do(t, "GET", "/api/bookings/services/hair-cut/slots?from=2026-06-02&to=2026-06-02", "")
+		require.JSONEq(t, `{"data":[]}`, list)
+		code, _ = a.call(t, manager, "DELETE", "/providers/2/overrides/1", "")
+		require.Equal(t, 204, code)
+		code, _ = a.call(t, manager, "DELETE", "/providers/2/overrides/1", "")
+		require.Equal(t, 404, code)
+
+		code, body = a.call(t, manager, "POST", "/blackouts", `{"service_id":`+itoa(svc.Data.ID)+`,"starts_on":"2026-06-02","ends_on":"2026-06-01"}`)
+		require.Equal(t, 422, code)
+		require.Contains(t, body, `"ends_on"`)
+		code, _ = a.call(t, manager, "POST", "/blackouts", `{"service_id":`+itoa(svc.Data.ID)+`,"starts_on":"2026-06-02","ends_on":"2026-06-02"}`)
+		require.Equal(t, 201, code)
+		_, list = a.do(t, "GET", "/api/bookings/services/hair-cut/slots?from=2026-06-02&to=2026-06-02", "")
+		require.JSONEq(t, `{"data":[]}`, list)
+		code, body = a.call(t, manager, "GET", "/blackouts", "")
+		require.Equal(t, 200, code)
+		require.Contains(t, body, `"starts_on":"2026-06-02"`)
+		code, _ = a.call(t, manager, "DELETE", "/blackouts/1", "")
+		require.Equal(t, 204, code)
+
+		// Deactivating the service takes it off the public API.
+		code, _ = a.call(t, manager, "PATCH", "/services/hair-cut", `{"is_active":false}`)
+		require.Equal(t, 200, code)
+		code, _ = a.do(t, "GET", "/api/bookings/services/hair-cut/slots?date=2026-06", "")
+		require.Equal(t, 404, code)
+		code, _ = a.call(t, manager, "DELETE", "/services/hair-cut/providers/2", "")
+		require.Equal(t, 204, code)
+		code, body = a.call(t, manager, "GET", "/providers", "")
+		require.Equal(t, 200, code)
+		require.Contains(t, body, `"round_robin_weight":1`)
+	})
+}

@@ -1,0 +1,545 @@
+package bookings
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+)
+
+// ServiceInput creates or changes a service; a nil field is left as it is
+// (or takes its default on create).
+type ServiceInput struct {
+	Slug               *string       `json:"slug"`
+	Name               *string       `json:"name"`
+	Description        *string       `json:"description"`
+	Duration           *int          `json:"duration"`
+	BufferBefore       *int          `json:"buffer_before"`
+	BufferAfter        *int          `json:"buffer_after"`
+	Price              *string       `json:"price"`
+	IsFree             *bool         `json:"is_free"`
+	TimeZone           *string       `json:"timezone"`
+	AssignmentStrategy *string       `json:"assignment_strategy"`
+	DefaultProviderID  *int64        `json:"default_provider_id"`
+	SlotInterval       *int          `json:"slot_interval"`
+	MinAdvance         *int          `json:"min_advance_minutes"`
+	MaxAdvance         *int          `json:"max_advance_minutes"`
+	MaxBookingsPerSlot *int          `json:"max_bookings_per_slot"`
+	IntakeSchema       *IntakeSchema `json:"intake_schema"`
+	IsActive           *bool         `json:"is_active"`
+}
+
+// ProviderInput creates or changes a provider, as ServiceInput.
+type ProviderInput struct {
+	Slug             *string `json:"slug"`
+	Name             *string `json:"name"`
+	Bio              *string `json:"bio"`
+	Email            *string `json:"email"`
+	Phone            *string `json:"phone"`
+	TimeZone         *string `json:"timezone"`
+	RoundRobinWeight *int    `json:"round_robin_weight"`
+	SortOrder        *int    `json:"sort_order"`
+	IsActive         *bool   `json:"is_active"`
+}
+
+var (
+	slugPattern  = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	pricePattern = regexp.MustCompile(`^\d{1,8}(\.\d{1,2})?$`)
+	fieldPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	clockPattern = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d$|^24:00$`)
+	nonSlug      = regexp.MustCompile(`[^a-z0-9]+`)
+)
+
+// Slugify makes a slug of a name: lower case, words joined by "-".
+func Slugify(name string) string {
+	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(name), "-"), "-")
+}
+
+// intake field types the validator knows.
+var intakeTypes = []string{"text", "textarea", "email", "url", "number", "integer", "date", "datetime", "time", "checkbox", "boolean",
+	"select", "radio", "multiselect", "checkboxes"}
+
+func validZone(z string) bool {
+	if z == "" || z == "Local" {
+		return false
+	}
+	_, err := time.LoadLocation(z)
+	return err == nil
+}
+
+func between(v *api.Validator, field string, n *int, lo, hi int) {
+	if n != nil && (*n < lo || *n > hi) {
+		v.Add(field, api.MsgBetween(field, lo, hi))
+	}
+}
+
+func text(v *api.Validator, field string, s *string, max int, required bool) {
+	switch {
+	case s == nil:
+		if required {
+			v.Add(field, api.MsgRequired(field))
+		}
+	case strings.TrimSpace(*s) == "" && required:
+		v.Add(field, api.MsgRequired(field))
+	case utf8.RuneCountInString(*s) > max:
+		v.Add(field, api.MsgMaxChars(field, max))
+	}
+}
+
+func checkIntakeSchema(v *api.Validator, schema *IntakeSchema) {
+	if schema == nil {
+		return
+	}
+	seen := map[string]bool{}
+	for i, f := range schema.Fields {
+		at := "intake_schema.fields." + strconv.Itoa(i)
+		switch {
+		case !fieldPattern.MatchString(f.Name):
+			v.Add(at+".name", api.MsgFormat(at+".name"))
+		case seen[f.Name]:
+			v.Add(at+".name", "The "+at+".name has already been taken.")
+		}
+		seen[f.Name] = true
+		if f.Type == "" {
+			f.Type = "text"
+		}
+		if !slices.Contains(intakeTypes, f.Type) {
+			v.Add(at+".type", api.MsgSelected(at+".type"))
+		}
+		if slices.Contains([]string{"select", "radio", "multiselect", "checkboxes"}, f.Type) && len(f.Options) == 0 {
+			v.Add(at+".options", api.MsgRequired(at+".options"))
+		}
+	}
+}
+
+// apply writes in over svc and checks the result.
+func (s *Service) applyService(ctx context.Context, svc *Offering, in ServiceInput, creating bool) error {
+	v := &api.Validator{}
+	text(v, "name", in.Name, 255, creating)
+	text(v, "description", in.Description, 5000, false)
+	if in.Slug != nil && !slugPattern.MatchString(*in.Slug) {
+		v.Add("slug", "The slug field must be lower-case letters, digits and dashes.")
+	}
+	if creating && in.Duration == nil {
+		v.Add("duration", api.MsgRequired("duration"))
+	}
+	between(v, "duration", in.Duration, 1, 1440)
+	between(v, "buffer_before", in.BufferBefore, 0, 1440)
+	between(v, "buffer_after", in.BufferAfter, 0, 1440)
+	between(v, "slot_interval", in.SlotInterval, 1, 1440)
+	between(v, "min_advance_minutes", in.MinAdvance, 0, 525600)
+	between(v, "max_advance_minutes", in.MaxAdvance, 0, 525600)
+	between(v, "max_bookings_per_slot", in.MaxBookingsPerSlot, 1, 1000)
+	if in.Price != nil && *in.Price != "" && !pricePattern.MatchString(*in.Price) {
+		v.Add("price", "The price field must be a decimal number with at most two decimals.")
+	}
+	if in.TimeZone != nil && !validZone(*in.TimeZone) {
+		v.Add("timezone", "The timezone field must be a valid timezone.")
+	}
+	if in.AssignmentStrategy != nil && !slices.Contains([]string{AssignAny, AssignRoundRobin, AssignDefaultProvider}, *in.AssignmentStrategy) {
+		v.Add("assignment_strategy", api.MsgSelected("assignment_strategy"))
+	}
+	if in.DefaultProviderID != nil {
+		if _, err := s.store.Provider(ctx, *in.DefaultProviderID); errors.Is(err, ErrNotFound) {
+			v.Add("default_provider_id", api.MsgSelected("default_provider_id"))
+		} else if err != nil {
+			return err
+		}
+	}
+	checkIntakeSchema(v, in.IntakeSchema)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	set := func(dst *string, src *string) {
+		if src != nil {
+			*dst = strings.TrimSpace(*src)
+		}
+	}
+	set(&svc.Name, in.Name)
+	set(&svc.Description, in.Description)
+	set(&svc.Slug, in.Slug)
+	set(&svc.TimeZone, in.TimeZone)
+	set(&svc.AssignmentStrategy, in.AssignmentStrategy)
+	for _, p := range []struct {
+		dst *int
+		src *int
+	}{{&svc.Duration, in.Duration}, {&svc.BufferBefore, in.BufferBefore}, {&svc.BufferAfter, in.BufferAfter}, {&svc.MaxBookingsPerSlot, in.MaxBookingsPerSlot}} {
+		if p.src != nil {
+			*p.dst = *p.src
+		}
+	}
+	if in.Price != nil {
+		svc.Price = nil
+		if *in.Price != "" {
+			price, _ := strconv.ParseFloat(*in.Price, 64)
+			formatted := strconv.FormatFloat(price, 'f', 2, 64)
+			svc.Price = &formatted
+		}
+	}
+	if in.IsFree != nil {
+		svc.IsFree = *in.IsFree
+	}
+	if in.IsActive != nil {
+		svc.IsActive = *in.IsActive
+	}
+	if in.DefaultProviderID != nil {
+		svc.DefaultProviderID = in.DefaultProviderID
+	}
+	if in.SlotInterval != nil {
+		svc.SlotInterval = in.SlotInterval
+	}
+	if in.MinAdvance != nil {
+		svc.MinAdvance = in.MinAdvance
+	}
+	if in.MaxAdvance != nil {
+		svc.MaxAdvance = in.MaxAdvance
+	}
+	if in.IntakeSchema != nil {
+		svc.IntakeSchema = in.IntakeSchema
+		svc.IntakeSchemaVersion++
+	}
+	if svc.Slug == "" {
+		svc.Slug = Slugify(svc.Name)
+	}
+	if svc.Slug == "" {
+		return invalid("slug", api.MsgRequired("slug"))
+	}
+	return nil
+}
+
+// CreateService adds a service (a *ValidationError for bad input, a
+// taken slug included).
+func (s *Service) CreateService(ctx context.Context, in ServiceInput) (Offering, error) {
+	now := s.o.Now().UTC()
+	svc := Offering{TimeZone: TimeZoneDefault, AssignmentStrategy: AssignAny, MaxBookingsPerSlot: 1, IsActive: true, CreatedAt: now, UpdatedAt: now}
+	if err := s.applyService(ctx, &svc, in, true); err != nil {
+		return Offering{}, err
+	}
+	if svc.IntakeSchemaVersion == 0 {
+		svc.IntakeSchemaVersion = 1
+	}
+	out, err := s.store.CreateService(ctx, svc)
+	if errors.Is(err, ErrSlugTaken) {
+		return Offering{}, invalid("slug", api.MsgTaken("slug"))
+	}
+	if err != nil {
+		return Offering{}, fmt.Errorf("bookings: create service: %w", err)
+	}
+	return out, nil
+}
+
+// UpdateService changes the service with this slug (active or not).
+func (s *Service) UpdateService(ctx context.Context, slug string, in ServiceInput) (Offering, error) {
+	svc, err := s.store.ServiceBySlug(ctx, slug)
+	if err != nil {
+		return Offering{}, fmt.Errorf("bookings: update service: %w", err)
+	}
+	if err := s.applyService(ctx, &svc, in, false); err != nil {
+		return Offering{}, err
+	}
+	svc.UpdatedAt = s.o.Now().UTC()
+	out, err := s.store.UpdateService(ctx, svc)
+	if errors.Is(err, ErrSlugTaken) {
+		return Offering{}, invalid("slug", api.MsgTaken("slug"))
+	}
+	if err != nil {
+		return Offering{}, fmt.Errorf("bookings: update service: %w", err)
+	}
+	return out, nil
+}
+
+func (s *Service) applyProvider(p *Provider, in ProviderInput, creating bool) error {
+	v := &api.Validator{}
+	text(v, "name", in.Name, 255, creating)
+	text(v, "bio", in.Bio, 5000, false)
+	text(v, "phone", in.Phone, PhoneMaxLength, false)
+	if in.Slug != nil && !slugPattern.MatchString(*in.Slug) {
+		v.Add("slug", "The slug field must be lower-case letters, digits and dashes.")
+	}
+	if in.Email != nil && *in.Email != "" && !api.ValidEmail(*in.Email) {
+		v.Add("email", api.MsgEmail("email"))
+	}
+	if in.TimeZone != nil && !validZone(*in.TimeZone) {
+		v.Add("timezone", "The timezone field must be a valid timezone.")
+	}
+	between(v, "round_robin_weight", in.RoundRobinWeight, 1, 1000)
+	between(v, "sort_order", in.SortOrder, -1000000, 1000000)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		dst *string
+		src *string
+	}{{&p.Name, in.Name}, {&p.Bio, in.Bio}, {&p.Slug, in.Slug}, {&p.Email, in.Email}, {&p.Phone, in.Phone}, {&p.TimeZone, in.TimeZone}} {
+		if f.src != nil {
+			*f.dst = strings.TrimSpace(*f.src)
+		}
+	}
+	if in.RoundRobinWeight != nil {
+		p.RoundRobinWeight = *in.RoundRobinWeight
+	}
+	if in.SortOrder != nil {
+		p.SortOrder = *in.SortOrder
+	}
+	if in.IsActive != nil {
+		p.IsActive = *in.IsActive
+	}
+	if p.Slug == "" {
+		p.Slug = Slugify(p.Name)
+	}
+	if p.Slug == "" {
+		return invalid("slug", api.MsgRequired("slug"))
+	}
+	return nil
+}
+
+// CreateProvider adds a provider.
+func (s *Service) CreateProvider(ctx context.Context, in ProviderInput) (Provider, error) {
+	now := s.o.Now().UTC()
+	p := Provider{TimeZone: TimeZoneDefault, RoundRobinWeight: 1, IsActive: true, CreatedAt: now, UpdatedAt: now}
+	if err := s.applyProvider(&p, in, true); err != nil {
+		return Provider{}, err
+	}
+	out, err := s.store.CreateProvider(ctx, p)
+	if errors.Is(err, ErrSlugTaken) {
+		return Provider{}, invalid("slug", api.MsgTaken("slug"))
+	}
+	if err != nil {
+		return Provider{}, fmt.Errorf("bookings: create provider: %w", err)
+	}
+	return out, nil
+}
+
+// UpdateProvider changes a provider.
+func (s *Service) UpdateProvider(ctx context.Context, id int64, in ProviderInput) (Provider, error) {
+	p, err := s.store.Provider(ctx, id)
+	if err != nil {
+		return Provider{}, fmt.Errorf("bookings: update provider: %w", err)
+	}
+	if err := s.applyProvider(&p, in, false); err != nil {
+		return Provider{}, err
+	}
+	p.UpdatedAt = s.o.Now().UTC()
+	out, err := s.store.UpdateProvider(ctx, p)
+	if errors.Is(err, ErrSlugTaken) {
+		return Provider{}, invalid("slug", api.MsgTaken("slug"))
+	}
+	if err != nil {
+		return Provider{}, fmt.Errorf("bookings: update provider: %w", err)
+	}
+	return out, nil
+}
+
+// LinkInput is a provider's own length and price for a service.
+type LinkInput struct {
+	CustomDuration *int    `json:"custom_duration"`
+	CustomPrice    *string `json:"custom_price"`
+}
+
+// Link offers a service through a provider.
+func (s *Service) Link(ctx context.Context, slug string, providerID int64, in LinkInput) error {
+	v := &api.Validator{}
+	between(v, "custom_duration", in.CustomDuration, 1, 1440)
+	if in.CustomPrice != nil && !pricePattern.MatchString(*in.CustomPrice) {
+		v.Add("custom_price", "The custom price field must be a decimal number with at most two decimals.")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	svc, err := s.store.ServiceBySlug(ctx, slug)
+	if err == nil {
+		err = s.store.LinkProvider(ctx, svc.ID, providerID, in.CustomDuration, in.CustomPrice)
+	}
+	if err != nil {
+		return fmt.Errorf("bookings: link provider: %w", err)
+	}
+	return nil
+}
+
+// Unlink stops offering a service through a provider.
+func (s *Service) Unlink(ctx context.Context, slug string, providerID int64) error {
+	svc, err := s.store.ServiceBySlug(ctx, slug)
+	if err == nil {
+		err = s.store.UnlinkProvider(ctx, svc.ID, providerID)
+	}
+	if err != nil {
+		return fmt.Errorf("bookings: unlink provider: %w", err)
+	}
+	return nil
+}
+
+// clock reads "HH:MM" (or "24:00") as minutes.
+func clock(s string) (int, bool) {
+	if !clockPattern.MatchString(s) {
+		return 0, false
+	}
+	h, _ := strconv.Atoi(s[:2])
+	m, _ := strconv.Atoi(s[3:])
+	return h*60 + m, true
+}
+
+// HoursInput is one window of a provider's week: "09:00" to "17:00".
+type HoursInput struct {
+	DayOfWeek      *int    `json:"day_of_week"`
+	Start          *string `json:"start_time"`
+	End            *string `json:"end_time"`
+	EffectiveFrom  *string `json:"effective_from"`
+	EffectiveUntil *string `json:"effective_until"`
+	IsAvailable    *bool   `json:"is_available"`
+}
+
+func optionalDate(v *api.Validator, field string, s *string) *Date {
+	if s == nil || *s == "" {
+		return nil
+	}
+	d, ok := ParseDate(*s)
+	if !ok {
+		v.Add(field, api.MsgDate(field))
+		return nil
+	}
+	return &d
+}
+
+// AddHours adds a window to a provider's week. The window must end after
+// it starts (an overnight window is two: one to 24:00, one from 00:00).
+func (s *Service) AddHours(ctx context.Context, providerID int64, in HoursInput) (WeeklyHours, error) {
+	v := &api.Validator{}
+	h := WeeklyHours{ProviderID: providerID, IsAvailable: true}
+	if in.DayOfWeek == nil {
+		v.Add("day_of_week", api.MsgRequired("day_of_week"))
+	} else if *in.DayOfWeek < 0 || *in.DayOfWeek > 6 {
+		v.Add("day_of_week", api.MsgBetween("day_of_week", 0, 6))
+	} else {
+		h.Weekday = time.Weekday(*in.DayOfWeek)
+	}
+	var ok1, ok2 bool
+	h.Start, ok1 = clock(deref(in.Start))
+	h.End, ok2 = clock(deref(in.End))
+	if !ok1 {
+		v.Add("start_time", "The start time field must be a time like 09:00.")
+	}
+	if !ok2 {
+		v.Add("end_time", "The end time field must be a time like 17:00.")
+	}
+	if ok1 && ok2 && h.End <= h.Start {
+		v.Add("end_time", "The end time field must be after the start time.")
+	}
+	h.EffectiveFrom = optionalDate(v, "effective_from", in.EffectiveFrom)
+	h.EffectiveUntil = optionalDate(v, "effective_until", in.EffectiveUntil)
+	if h.EffectiveFrom != nil && h.EffectiveUntil != nil && h.EffectiveUntil.Before(*h.EffectiveFrom) {
+		v.Add("effective_until", "The effective until field must be a date after or equal to effective from.")
+	}
+	if in.IsAvailable != nil {
+		h.IsAvailable = *in.IsAvailable
+	}
+	if err := v.Err(); err != nil {
+		return WeeklyHours{}, err
+	}
+	if _, err := s.store.Provider(ctx, providerID); err != nil {
+		return WeeklyHours{}, fmt.Errorf("bookings: add hours: %w", err)
+	}
+	out, err := s.store.AddWeeklyHours(ctx, h)
+	if err != nil {
+		return WeeklyHours{}, fmt.Errorf("bookings: add hours: %w", err)
+	}
+	return out, nil
+}
+
+// OverrideInput closes a date or gives it other hours.
+type OverrideInput struct {
+	Date   *string `json:"date"`
+	Type   *string `json:"type"`
+	Start  *string `json:"start_time"`
+	End    *string `json:"end_time"`
+	Reason *string `json:"reason"`
+}
+
+// AddOverride adds a date override to a provider.
+func (s *Service) AddOverride(ctx context.Context, providerID int64, in OverrideInput) (Override, error) {
+	v := &api.Validator{}
+	o := Override{ProviderID: providerID, Type: deref(in.Type), Reason: strings.TrimSpace(deref(in.Reason))}
+	if d, ok := ParseDate(deref(in.Date)); ok {
+		o.Date = d
+	} else {
+		v.Add("date", api.MsgDate("date"))
+	}
+	switch o.Type {
+	case OverrideUnavailable:
+	case OverrideCustomHours:
+		if in.Start != nil || in.End != nil {
+			start, ok1 := clock(deref(in.Start))
+			end, ok2 := clock(deref(in.End))
+			switch {
+			case !ok1:
+				v.Add("start_time", "The start time field must be a time like 09:00.")
+			case !ok2:
+				v.Add("end_time", "The end time field must be a time like 17:00.")
+			case end <= start:
+				v.Add("end_time", "The end time field must be after the start time.")
+			default:
+				o.Start, o.End = &start, &end
+			}
+		}
+	default:
+		v.Add("type", api.MsgSelected("type"))
+	}
+	text(v, "reason", in.Reason, 1000, false)
+	if err := v.Err(); err != nil {
+		return Override{}, err
+	}
+	if _, err := s.store.Provider(ctx, providerID); err != nil {
+		return Override{}, fmt.Errorf("bookings: add override: %w", err)
+	}
+	out, err := s.store.AddOverride(ctx, o)
+	if err != nil {
+		return Override{}, fmt.Errorf("bookings: add override: %w", err)
+	}
+	return out, nil
+}
+
+// BlackoutInput closes one service (or all) over dates.
+type BlackoutInput struct {
+	ServiceID *int64  `json:"service_id"`
+	StartsOn  *string `json:"starts_on"`
+	EndsOn    *string `json:"ends_on"`
+	Reason    *string `json:"reason"`
+}
+
+// AddBlackout adds a blackout.
+func (s *Service) AddBlackout(ctx context.Context, in BlackoutInput) (Blackout, error) {
+	v := &api.Validator{}
+	b := Blackout{ServiceID: in.ServiceID, Reason: strings.TrimSpace(deref(in.Reason))}
+	var ok1, ok2 bool
+	if b.From, ok1 = ParseDate(deref(in.StartsOn)); !ok1 {
+		v.Add("starts_on", api.MsgDate("starts_on"))
+	}
+	if b.To, ok2 = ParseDate(deref(in.EndsOn)); !ok2 {
+		v.Add("ends_on", api.MsgDate("ends_on"))
+	}
+	if ok1 && ok2 && b.To.Before(b.From) {
+		v.Add("ends_on", "The ends on field must be a date after or equal to starts on.")
+	}
+	text(v, "reason", in.Reason, 1000, false)
+	if in.ServiceID != nil {
+		if _, err := s.store.ServiceByID(ctx, *in.ServiceID); errors.Is(err, ErrNotFound) {
+			v.Add("service_id", api.MsgSelected("service_id"))
+		} else if err != nil {
+			return Blackout{}, err
+		}
+	}
+	if err := v.Err(); err != nil {
+		return Blackout{}, err
+	}
+	out, err := s.store.AddBlackout(ctx, b)
+	if err != nil {
+		return Blackout{}, fmt.Errorf("bookings: add blackout: %w", err)
+	}
+	return out, nil
+}
