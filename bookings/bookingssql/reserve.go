@@ -31,20 +31,8 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 		if err := s.lock(ctx, tx, r.Lock, wait); err != nil {
 			return err
 		}
-		q, args, err := sqlx.In(busyQuery, busyArgs([]int64{*r.Booking.ProviderID}, r.BusyFrom, r.BusyTo, r.Booking.CreatedAt, r.UseHold, 0)...)
-		if err != nil {
+		if err := checkBusy(ctx, tx, busyArgs([]int64{*r.Booking.ProviderID}, r.BusyFrom, r.BusyTo, r.Booking.CreatedAt, r.UseHold, 0), r.Check); err != nil {
 			return err
-		}
-		var rows []busyRow
-		if err := tx.SelectContext(ctx, &rows, tx.Rebind(q), args...); err != nil {
-			return err
-		}
-		busy := make([]bookings.Busy, len(rows))
-		for i, row := range rows {
-			busy[i] = row.busy()
-		}
-		if r.Check != nil && !r.Check(busy) {
-			return bookings.ErrSlotTaken
 		}
 		b := r.Booking
 		if r.Hold {
@@ -54,17 +42,9 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 			out = b
 			return err
 		}
-		// The lowest seat free at this provider and start.
-		var taken []int
-		if err := tx.SelectContext(ctx, &taken, tx.Rebind(`SELECT seat FROM bookings_bookings WHERE provider_id = ? AND start_time = ?
-			AND status IN ('requested', 'confirmed') ORDER BY seat`), *b.ProviderID, store.NewTime(b.Start)); err != nil {
+		seat, err := freeSeat(ctx, tx, *b.ProviderID, b.Start, 0)
+		if err != nil {
 			return err
-		}
-		seat := 1
-		for _, t := range taken {
-			if t == seat {
-				seat++
-			}
 		}
 		var row bookingRow
 		err = tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO bookings_bookings (number, service_id, provider_id, status, start_time,
@@ -145,31 +125,12 @@ func (s *Store) Move(ctx context.Context, m bookings.Move) (bookings.Booking, er
 			out = b
 			return bookings.ErrWrongStatus
 		}
-		q, args, err := sqlx.In(busyQuery, busyArgs([]int64{m.ProviderID}, m.BusyFrom, m.BusyTo, m.At, 0, m.BookingID)...)
+		if err := checkBusy(ctx, tx, busyArgs([]int64{m.ProviderID}, m.BusyFrom, m.BusyTo, m.At, 0, m.BookingID), m.Check); err != nil {
+			return err
+		}
+		seat, err := freeSeat(ctx, tx, m.ProviderID, m.Period.Start, m.BookingID)
 		if err != nil {
 			return err
-		}
-		var rows []busyRow
-		if err := tx.SelectContext(ctx, &rows, tx.Rebind(q), args...); err != nil {
-			return err
-		}
-		busy := make([]bookings.Busy, len(rows))
-		for i, row := range rows {
-			busy[i] = row.busy()
-		}
-		if m.Check != nil && !m.Check(busy) {
-			return bookings.ErrSlotTaken
-		}
-		var taken []int
-		if err := tx.SelectContext(ctx, &taken, tx.Rebind(`SELECT seat FROM bookings_bookings WHERE provider_id = ? AND start_time = ?
-			AND status IN ('requested', 'confirmed') AND id <> ? ORDER BY seat`), m.ProviderID, store.NewTime(m.Period.Start), m.BookingID); err != nil {
-			return err
-		}
-		seat := 1
-		for _, t := range taken {
-			if t == seat {
-				seat++
-			}
 		}
 		var row bookingRow
 		err = tx.QueryRowxContext(ctx, tx.Rebind(`UPDATE bookings_bookings SET provider_id = ?, start_time = ?, end_time = ?, seat = ?,
@@ -205,4 +166,42 @@ func (s *Store) HoldByHash(ctx context.Context, tokenHash []byte) (bookings.Hold
 	}
 	return bookings.Hold{ID: row.ID, ServiceID: row.ServiceID, ProviderID: row.ProviderID, Period: bookings.Period{Start: row.Start.Time, End: row.End.Time},
 		ExpiresAt: row.ExpiresAt.Time, CreatedAt: row.CreatedAt.Time}, nil
+}
+
+// checkBusy reads the busy time busyArgs names, inside the lock, and asks
+// check whether the slot is still free: ErrSlotTaken if not.
+func checkBusy(ctx context.Context, tx *sqlx.Tx, args []any, check func([]bookings.Busy) bool) error {
+	q, args, err := sqlx.In(busyQuery, args...)
+	if err != nil {
+		return err
+	}
+	var rows []busyRow
+	if err := tx.SelectContext(ctx, &rows, tx.Rebind(q), args...); err != nil {
+		return err
+	}
+	busy := make([]bookings.Busy, len(rows))
+	for i, row := range rows {
+		busy[i] = row.busy()
+	}
+	if check != nil && !check(busy) {
+		return bookings.ErrSlotTaken
+	}
+	return nil
+}
+
+// freeSeat is the lowest seat no other active booking (than except) takes
+// at this provider and start.
+func freeSeat(ctx context.Context, tx *sqlx.Tx, providerID int64, start time.Time, except int64) (int, error) {
+	var taken []int
+	if err := tx.SelectContext(ctx, &taken, tx.Rebind(`SELECT seat FROM bookings_bookings WHERE provider_id = ? AND start_time = ?
+		AND status IN ('requested', 'confirmed') AND id <> ? ORDER BY seat`), providerID, store.NewTime(start), except); err != nil {
+		return 0, err
+	}
+	seat := 1
+	for _, t := range taken {
+		if t == seat {
+			seat++
+		}
+	}
+	return seat, nil
 }
