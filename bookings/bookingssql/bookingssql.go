@@ -348,16 +348,7 @@ func (s *Store) Calendar(ctx context.Context, cq bookings.CalendarQuery) (bookin
 		q, args, err := sqlx.In(q, args...)
 		return s.db.Rebind(q), args, err
 	}
-	var hours []struct {
-		ID         int64          `db:"id"`
-		ProviderID int64          `db:"provider_id"`
-		Weekday    int            `db:"weekday"`
-		Start      int            `db:"start_minute"`
-		End        int            `db:"end_minute"`
-		From       sql.NullString `db:"effective_from"`
-		Until      sql.NullString `db:"effective_until"`
-		Available  bool           `db:"is_available"`
-	}
+	var hours []hoursRow
 	q, args, err := in(`SELECT id, provider_id, weekday, start_minute, end_minute, effective_from, effective_until, is_available
 		FROM bookings_weekly_hours WHERE provider_id IN (?) ORDER BY provider_id, weekday, start_minute`, providerIDs)
 	if err == nil {
@@ -366,19 +357,8 @@ func (s *Store) Calendar(ctx context.Context, cq bookings.CalendarQuery) (bookin
 	if err != nil {
 		return cal, mapErr(err, "calendar hours")
 	}
-	for _, h := range hours {
-		cal.Hours = append(cal.Hours, bookings.WeeklyHours{ID: h.ID, ProviderID: h.ProviderID, Weekday: time.Weekday(h.Weekday),
-			Start: h.Start, End: h.End, EffectiveFrom: datePtr(h.From), EffectiveUntil: datePtr(h.Until), IsAvailable: h.Available})
-	}
-	var overrides []struct {
-		ID         int64         `db:"id"`
-		ProviderID int64         `db:"provider_id"`
-		Day        string        `db:"day"`
-		Type       string        `db:"type"`
-		Start      sql.NullInt64 `db:"start_minute"`
-		End        sql.NullInt64 `db:"end_minute"`
-		Reason     string        `db:"reason"`
-	}
+	cal.Hours = values[hoursRow, bookings.WeeklyHours](hours)
+	var overrides []overrideRow
 	q, args, err = in(`SELECT id, provider_id, day, type, start_minute, end_minute, reason FROM bookings_overrides
 		WHERE provider_id IN (?) AND day >= ? AND day <= ? ORDER BY provider_id, day, start_minute`, providerIDs, from.String(), to.String())
 	if err == nil {
@@ -387,28 +367,14 @@ func (s *Store) Calendar(ctx context.Context, cq bookings.CalendarQuery) (bookin
 	if err != nil {
 		return cal, mapErr(err, "calendar overrides")
 	}
-	for _, o := range overrides {
-		d, _ := bookings.ParseDate(o.Day)
-		cal.Overrides = append(cal.Overrides, bookings.Override{ID: o.ID, ProviderID: o.ProviderID, Date: d, Type: o.Type,
-			Start: intPtr(o.Start), End: intPtr(o.End), Reason: o.Reason})
-	}
-	var blackouts []struct {
-		ID        int64         `db:"id"`
-		ServiceID sql.NullInt64 `db:"service_id"`
-		From      string        `db:"starts_on"`
-		To        string        `db:"ends_on"`
-		Reason    string        `db:"reason"`
-	}
+	cal.Overrides = values[overrideRow, bookings.Override](overrides)
+	var blackouts []blackoutRow
 	err = db.SelectContext(ctx, &blackouts, s.db.Rebind(`SELECT id, service_id, starts_on, ends_on, reason FROM bookings_blackouts
 		WHERE (service_id IS NULL OR service_id = ?) AND starts_on <= ? AND ends_on >= ? ORDER BY starts_on`), serviceID, to.String(), from.String())
 	if err != nil {
 		return cal, mapErr(err, "calendar blackouts")
 	}
-	for _, b := range blackouts {
-		f, _ := bookings.ParseDate(b.From)
-		t, _ := bookings.ParseDate(b.To)
-		cal.Blackouts = append(cal.Blackouts, bookings.Blackout{ID: b.ID, ServiceID: idPtr(b.ServiceID), From: f, To: t, Reason: b.Reason})
-	}
+	cal.Blackouts = values[blackoutRow, bookings.Blackout](blackouts)
 	var busy []busyRow
 	q, args, err = in(busyQuery, busyArgs(providerIDs, cq.BusyFrom, cq.BusyTo, cq.Now, cq.ExceptHold, cq.ExceptBooking)...)
 	if err == nil {

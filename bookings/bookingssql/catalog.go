@@ -81,6 +81,49 @@ type hoursRow struct {
 	Available  bool           `db:"is_available"`
 }
 
+func (h hoursRow) value() bookings.WeeklyHours {
+	return bookings.WeeklyHours{ID: h.ID, ProviderID: h.ProviderID, Weekday: time.Weekday(h.Weekday), Start: h.Start, End: h.End,
+		EffectiveFrom: datePtr(h.From), EffectiveUntil: datePtr(h.Until), IsAvailable: h.Available}
+}
+
+type overrideRow struct {
+	ID         int64         `db:"id"`
+	ProviderID int64         `db:"provider_id"`
+	Day        string        `db:"day"`
+	Type       string        `db:"type"`
+	Start      sql.NullInt64 `db:"start_minute"`
+	End        sql.NullInt64 `db:"end_minute"`
+	Reason     string        `db:"reason"`
+}
+
+func (o overrideRow) value() bookings.Override {
+	d, _ := bookings.ParseDate(o.Day)
+	return bookings.Override{ID: o.ID, ProviderID: o.ProviderID, Date: d, Type: o.Type, Start: intPtr(o.Start), End: intPtr(o.End), Reason: o.Reason}
+}
+
+type blackoutRow struct {
+	ID        int64         `db:"id"`
+	ServiceID sql.NullInt64 `db:"service_id"`
+	From      string        `db:"starts_on"`
+	To        string        `db:"ends_on"`
+	Reason    string        `db:"reason"`
+}
+
+func (b blackoutRow) value() bookings.Blackout {
+	f, _ := bookings.ParseDate(b.From)
+	t, _ := bookings.ParseDate(b.To)
+	return bookings.Blackout{ID: b.ID, ServiceID: idPtr(b.ServiceID), From: f, To: t, Reason: b.Reason}
+}
+
+// values converts rows.
+func values[R interface{ value() V }, V any](rows []R) []V {
+	out := make([]V, len(rows))
+	for i, r := range rows {
+		out[i] = r.value()
+	}
+	return out
+}
+
 // ListWeeklyHours implements bookings.Store.
 func (s *Store) ListWeeklyHours(ctx context.Context, providerID int64) ([]bookings.WeeklyHours, error) {
 	var rows []hoursRow
@@ -89,57 +132,27 @@ func (s *Store) ListWeeklyHours(ctx context.Context, providerID int64) ([]bookin
 	if err != nil {
 		return nil, mapErr(err, "list weekly hours")
 	}
-	out := make([]bookings.WeeklyHours, len(rows))
-	for i, h := range rows {
-		out[i] = bookings.WeeklyHours{ID: h.ID, ProviderID: h.ProviderID, Weekday: time.Weekday(h.Weekday), Start: h.Start, End: h.End,
-			EffectiveFrom: datePtr(h.From), EffectiveUntil: datePtr(h.Until), IsAvailable: h.Available}
-	}
-	return out, nil
+	return values[hoursRow, bookings.WeeklyHours](rows), nil
 }
 
 // ListOverrides implements bookings.Store.
 func (s *Store) ListOverrides(ctx context.Context, providerID int64) ([]bookings.Override, error) {
-	var rows []struct {
-		ID         int64         `db:"id"`
-		ProviderID int64         `db:"provider_id"`
-		Day        string        `db:"day"`
-		Type       string        `db:"type"`
-		Start      sql.NullInt64 `db:"start_minute"`
-		End        sql.NullInt64 `db:"end_minute"`
-		Reason     string        `db:"reason"`
-	}
+	var rows []overrideRow
 	err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT id, provider_id, day, type, start_minute, end_minute, reason
 		FROM bookings_overrides WHERE provider_id = ? ORDER BY day, start_minute, id`), providerID)
 	if err != nil {
 		return nil, mapErr(err, "list overrides")
 	}
-	out := make([]bookings.Override, len(rows))
-	for i, o := range rows {
-		d, _ := bookings.ParseDate(o.Day)
-		out[i] = bookings.Override{ID: o.ID, ProviderID: o.ProviderID, Date: d, Type: o.Type, Start: intPtr(o.Start), End: intPtr(o.End), Reason: o.Reason}
-	}
-	return out, nil
+	return values[overrideRow, bookings.Override](rows), nil
 }
 
 // ListBlackouts implements bookings.Store.
 func (s *Store) ListBlackouts(ctx context.Context) ([]bookings.Blackout, error) {
-	var rows []struct {
-		ID        int64         `db:"id"`
-		ServiceID sql.NullInt64 `db:"service_id"`
-		From      string        `db:"starts_on"`
-		To        string        `db:"ends_on"`
-		Reason    string        `db:"reason"`
-	}
+	var rows []blackoutRow
 	if err := s.db.Reader().SelectContext(ctx, &rows, `SELECT id, service_id, starts_on, ends_on, reason FROM bookings_blackouts ORDER BY starts_on, id`); err != nil {
 		return nil, mapErr(err, "list blackouts")
 	}
-	out := make([]bookings.Blackout, len(rows))
-	for i, b := range rows {
-		f, _ := bookings.ParseDate(b.From)
-		t, _ := bookings.ParseDate(b.To)
-		out[i] = bookings.Blackout{ID: b.ID, ServiceID: idPtr(b.ServiceID), From: f, To: t, Reason: b.Reason}
-	}
-	return out, nil
+	return values[blackoutRow, bookings.Blackout](rows), nil
 }
 
 func (s *Store) deleteOne(ctx context.Context, what, query string, args ...any) error {
