@@ -1,10 +1,17 @@
 package bookings_test
 
 import (
+	"context"
 	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/store"
 )
 
 // The slots of one day across the spring-forward change in New York.
@@ -26,3 +33,42 @@ func ExampleDaySlots() {
 	// 03:00 EDT 07:00Z
 	// 03:30 EDT 07:30Z
 }
+
+// A service and a provider on SQLite, then a booking through the public
+// API: the same slot twice is a 409.
+func ExampleNewHandler() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "groundwork-example")
+	defer os.RemoveAll(dir)
+	db, err := store.Open(ctx, "sqlite:"+filepath.Join(dir, "app.db"))
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	if err := store.Migrate(ctx, db, bookingssql.Migrations); err != nil {
+		panic(err)
+	}
+	now := func() time.Time { return time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC) }
+	svc, _ := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: now})
+	dur := 30
+	consult, _ := svc.CreateService(ctx, bookings.ServiceInput{Name: ptr("Consultation"), Duration: &dur, TimeZone: ptr("Europe/London")})
+	sam, _ := svc.CreateProvider(ctx, bookings.ProviderInput{Name: ptr("Sam"), TimeZone: ptr("Europe/London")})
+	_ = svc.Link(ctx, consult.Slug, sam.ID, bookings.LinkInput{})
+	monday := 1
+	_, _ = svc.AddHours(ctx, sam.ID, bookings.HoursInput{DayOfWeek: &monday, Start: ptr("09:00"), End: ptr("12:00")})
+
+	h, _ := bookings.NewHandler(svc, nil)
+	book := `{"service":"consultation","start_time":"2026-06-08T09:00:00+01:00","customer_name":"Grace","customer_email":"grace@example.com"}`
+	for range 2 {
+		r := httptest.NewRequest("POST", "/api/bookings", strings.NewReader(book))
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		fmt.Println(w.Code)
+	}
+	// Output:
+	// 201
+	// 409
+}
+
+func ptr[T any](v T) *T { return &v }
