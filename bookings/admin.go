@@ -40,8 +40,11 @@ type AdminHandlerOptions struct {
 	Prefix string
 	// Tokens checks the bearer token of every request; required.
 	Tokens TokenVerifier
-	// RateLimiter counts the "api" throttle; in memory when nil.
+	// RateLimiter counts the "api" throttle (APILimit requests a minute
+	// per token: groundwork.APILimitDefault when zero, none when
+	// negative); in memory when nil.
 	RateLimiter    store.RateLimiter
+	APILimit       int
 	TrustedProxies []netip.Prefix
 	// BaseURL makes the list's links absolute; the request's when nil.
 	BaseURL *url.URL
@@ -85,6 +88,7 @@ func NewAdminHandler(svc *Service, opts *AdminHandlerOptions) (*AdminHandler, er
 	if err != nil {
 		return nil, fmt.Errorf("bookings: new admin handler: %w", err)
 	}
+	b.Throttle = api.APIThrottleOf(b.Throttle.Limiter, opts.APILimit, opts.TrustedProxies, b.Logger)
 	h := &AdminHandler{svc: svc, base: b, baseURL: opts.BaseURL}
 	g := &api.Guard{Tokens: opts.Tokens, Logger: b.Logger}
 	guard := func(ability string, f http.HandlerFunc) http.HandlerFunc {

@@ -35,6 +35,12 @@ type NewBooking struct {
 	HoldToken string
 }
 
+// maxReach is how far from a slot a booking can clash with it: a slot or
+// buffer is at most a day (the API refuses longer), so a day either side
+// (two after the start, for the slot's own length) holds every booking
+// that matters.
+const maxReach = 24 * time.Hour
+
 // HoldLifetimeDefault is how long a hold keeps its slot.
 const HoldLifetimeDefault = 5 * time.Minute
 
@@ -286,19 +292,22 @@ func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking
 	}
 	offers = s.filterProviders(ctx, svc, offers)
 	start := nb.Start.UTC().Truncate(time.Second)
-	// Providers with a slot starting exactly then, in order.
-	slots, cal, err := s.slotsAndCalendar(ctx, svc, offers, start, start.Add(24*time.Hour), useHold.ID)
-	if err != nil {
-		return Booking{}, "", Offering{}, Offer{}, err
-	}
-	var candidates []Offer
-	for _, o := range offers {
-		if slices.ContainsFunc(slots, func(sl Slot) bool { return sl.ProviderID == o.ID && sl.Start.Equal(start) }) {
-			candidates = append(candidates, o)
-		}
-	}
-	if len(candidates) == 0 {
+	if len(offers) == 0 {
 		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", ErrSlotTaken)
+	}
+	// One read of every candidate's calendar; the engine then runs for one
+	// provider at a time, in order, until one offers the start.
+	// Rules of the dates around start in any zone; bookings within a day
+	// of the slot (buffers are at most 1440 minutes, so nothing further
+	// can clash with it).
+	ids := make([]int64, len(offers))
+	for i, o := range offers {
+		ids[i] = o.ID
+	}
+	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: ids, From: DateOf(start).AddDays(-1), To: DateOf(start).AddDays(1),
+		BusyFrom: start.Add(-maxReach), BusyTo: start.Add(2 * maxReach), Now: s.o.Now(), ExceptHold: useHold.ID})
+	if err != nil {
+		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", err)
 	}
 	number, err := s.newNumber()
 	if err != nil {
@@ -314,7 +323,10 @@ func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking
 		status = StatusRequested
 	}
 	busyAll := false
-	for _, o := range candidates {
+	for _, o := range offers {
+		if !s.offersStart(svc, o, cal, start, cal.Busy[o.ID]) {
+			continue
+		}
 		loc := location(o.TimeZone)
 		date := DateOf(start.In(loc))
 		length := length(svc, o)
@@ -324,15 +336,12 @@ func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking
 			CustomerName: nb.CustomerName, CustomerEmail: nb.CustomerEmail, CustomerPhone: nb.CustomerPhone,
 			CustomerTimeZone: nb.CustomerTimeZone, AssignmentStrategy: strategy, IntakeVersion: svc.IntakeSchemaVersion,
 			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now}
-		dayStart, dayEnd := date.In(loc), date.AddDays(1).In(loc)
 		// The calendar's rules as read for the slot list (they change
 		// rarely); the bookings are read again inside the lock.
 		booked, err := s.store.Reserve(ctx, Reservation{Booking: b, ManageTokenHash: hash, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
-			LockWait: s.o.LockWait, BusyFrom: dayStart.Add(-24 * time.Hour), BusyTo: dayEnd.Add(24 * time.Hour),
+			LockWait: s.o.LockWait, BusyFrom: start.Add(-maxReach), BusyTo: start.Add(2 * maxReach),
 			Hold: hold, HoldTokenHash: hash, HoldExpires: now.Add(HoldLifetimeDefault), UseHold: useHold.ID,
-			Check: func(busy []Busy) bool {
-				return slices.ContainsFunc(DaySlots(s.dayOf(svc, o, cal, date, busy)), func(p Period) bool { return p.Start.Equal(start) })
-			}})
+			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, busy) }})
 		switch {
 		case err == nil:
 			if !hold {

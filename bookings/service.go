@@ -259,12 +259,9 @@ func (s *Service) slots(ctx context.Context, svc Offering, offers []Offer, from,
 	return out, err
 }
 
-// slotsAndCalendar is slots, and the calendar it read; hold exceptHold
-// (the caller's own) does not take its slot.
-func (s *Service) slotsAndCalendar(ctx context.Context, svc Offering, offers []Offer, from, to time.Time, exceptHold int64) ([]Slot, Calendar, error) {
-	if len(offers) == 0 {
-		return nil, Calendar{}, nil
-	}
+// calendar reads the calendar of offers around [from, to); hold
+// exceptHold (the caller's own) does not take its slot.
+func (s *Service) calendar(ctx context.Context, svc Offering, offers []Offer, from, to time.Time, exceptHold int64) (Calendar, error) {
 	ids := make([]int64, len(offers))
 	for i, o := range offers {
 		ids[i] = o.ID
@@ -273,7 +270,20 @@ func (s *Service) slotsAndCalendar(ctx context.Context, svc Offering, offers []O
 	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf, BusyTo: bt,
 		Now: s.o.Now(), ExceptHold: exceptHold})
 	if err != nil {
-		return nil, cal, fmt.Errorf("bookings: slots of %q: %w", svc.Slug, err)
+		return cal, fmt.Errorf("bookings: calendar of %q: %w", svc.Slug, err)
+	}
+	return cal, nil
+}
+
+// slotsAndCalendar is slots, and the calendar it read; hold exceptHold
+// (the caller's own) does not take its slot.
+func (s *Service) slotsAndCalendar(ctx context.Context, svc Offering, offers []Offer, from, to time.Time, exceptHold int64) ([]Slot, Calendar, error) {
+	if len(offers) == 0 {
+		return nil, Calendar{}, nil
+	}
+	cal, err := s.calendar(ctx, svc, offers, from, to, exceptHold)
+	if err != nil {
+		return nil, cal, err
 	}
 	var out []Slot
 	for _, o := range offers {
@@ -288,6 +298,13 @@ func (s *Service) slotsAndCalendar(ctx context.Context, svc Offering, offers []O
 		}
 	}
 	return out, cal, nil
+}
+
+// offersStart reports whether provider o offers a slot of svc starting
+// exactly at start, given the busy time.
+func (s *Service) offersStart(svc Offering, o Offer, cal Calendar, start time.Time, busy []Busy) bool {
+	date := DateOf(start.In(location(o.TimeZone)))
+	return Offers(s.dayOf(svc, o, cal, date, busy), start)
 }
 
 // SlotQuery asks for a service's slots over [From, To), of one provider

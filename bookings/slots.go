@@ -206,6 +206,31 @@ func maxTime(a, b time.Time) time.Time {
 	return a
 }
 
+// Offers reports whether DaySlots(d) holds a slot starting at start,
+// without drawing the whole day: the label must be on the grid of d's
+// date and map to start, and the slot must fit a window and clash with
+// nothing.
+func Offers(d Day, start time.Time) bool {
+	if d.Length <= 0 || d.Interval <= 0 || d.Loc == nil {
+		return false
+	}
+	local := start.In(d.Loc)
+	m := local.Hour()*60 + local.Minute()
+	step := int(d.Interval / time.Minute)
+	if DateOf(local) != d.Date || local.Second() != 0 || local.Nanosecond() != 0 || step <= 0 || m%step != 0 || !d.Date.At(m, d.Loc).Equal(start) {
+		return false
+	}
+	var windows []Period
+	for _, w := range d.Windows {
+		if w.End <= w.Start || w.Start < 0 || w.End > 1440 {
+			continue
+		}
+		windows = append(windows, Period{d.Date.At(w.Start, d.Loc), d.Date.At(w.End, d.Loc)})
+	}
+	slot := Period{start, start.Add(d.Length)}
+	return fits(slot, windows) && !clashes(slot, d)
+}
+
 func fits(slot Period, windows []Period) bool {
 	for _, w := range windows {
 		if !slot.Start.Before(w.Start) && !slot.End.After(w.End) {

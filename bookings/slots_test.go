@@ -176,3 +176,28 @@ func TestDaySlotsProperties(t *testing.T) {
 		}
 	}
 }
+
+// Offers agrees with DaySlots for every candidate label of many random
+// days, across DST changes.
+func TestOffersAgreesWithDaySlots(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, name := range []string{"America/New_York", "Europe/London", "Australia/Lord_Howe", "Asia/Kolkata"} {
+		loc := zone(t, name)
+		for day := (bookings.Date{Year: 2026, Month: time.January, Day: 1}); day.Year == 2026; day = day.AddDays(3) {
+			d := bookings.Day{Date: day, Loc: loc, Length: time.Duration(15*(1+r.IntN(4))) * time.Minute, Interval: 15 * time.Minute,
+				BufferBefore: time.Duration(5*r.IntN(3)) * time.Minute, BufferAfter: time.Duration(5*r.IntN(3)) * time.Minute,
+				Windows: []bookings.Clock{{Start: r.IntN(600), End: 600 + r.IntN(840)}}}
+			s := day.At(r.IntN(1440), loc)
+			d.Busy = []bookings.Busy{{Period: bookings.Period{Start: s, End: s.Add(time.Hour)}, BufferAfter: 10 * time.Minute}}
+			offered := map[time.Time]bool{}
+			for _, p := range bookings.DaySlots(d) {
+				offered[p.Start] = true
+			}
+			for m := -60; m < 1500; m += 5 {
+				at := day.In(loc).Add(time.Duration(m) * time.Minute)
+				require.Equal(t, offered[at], bookings.Offers(d, at), "%s %s", name, at)
+			}
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/a11y/a11yai"
+	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
@@ -38,9 +39,11 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_SHUTDOWN_TIMEOUT", "how long shutdown waits for requests and jobs (--shutdown-timeout)"},
 	{"GROUNDWORK_UPLOADS", "directory for uploaded files (--uploads)"},
 	{"GROUNDWORK_BASE_URL", "public address of the server, for absolute links (--base-url)"},
-	{"GROUNDWORK_API_RATE_LIMIT", "requests a minute per token or address on the a11y and token endpoints, or off (--api-rate-limit)"},
+	{"GROUNDWORK_API_RATE_LIMIT", "requests a minute per token or address on the a11y, token and bookings admin endpoints, or off (--api-rate-limit)"},
 	{"GROUNDWORK_FORMS_SUBMIT_LIMIT", "submissions a minute per form and address, or off (--forms-submit-limit)"},
 	{"GROUNDWORK_INBOUND_IP_LIMIT", "inbound webhook requests a minute per address, or off (--inbound-ip-limit)"},
+	{"GROUNDWORK_BOOKINGS_POST_LIMIT", "bookings and holds a minute per address, or off (--bookings-post-limit)"},
+	{"GROUNDWORK_BOOKINGS_READ_LIMIT", "bookings reads (services, providers, slots) a minute per address, or off (--bookings-read-limit)"},
 	{"GROUNDWORK_INBOUND_PROVIDER_LIMIT", "verified inbound events a minute per provider, or off (--inbound-provider-limit)"},
 	{"GROUNDWORK_FORM_TOKENS", "required (default): a submission without a good form-load token is spam; optional (--form-tokens)"},
 	{"GROUNDWORK_REQUEST_LOG", "which requests get an info log line: all, none, or 1/N (--request-log)"},
@@ -95,7 +98,7 @@ type config struct {
 // limits are the server's throttles, as the handlers' options take them:
 // zero for the default, negative for none.
 type limits struct {
-	api, formsSubmit, inboundIP, inboundProvider int
+	api, formsSubmit, inboundIP, inboundProvider, bookingsPost, bookingsRead int
 }
 
 // limitValue is a throttle flag: a positive number a minute, or "off".
@@ -230,6 +233,8 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 		{&lim.formsSubmit, "forms-submit-limit", "GROUNDWORK_FORMS_SUBMIT_LIMIT", forms.SubmitLimitDefault},
 		{&lim.inboundIP, "inbound-ip-limit", "GROUNDWORK_INBOUND_IP_LIMIT", webhooks.PerIPDefault},
 		{&lim.inboundProvider, "inbound-provider-limit", "GROUNDWORK_INBOUND_PROVIDER_LIMIT", webhooks.PerProviderDefault},
+		{&lim.bookingsPost, "bookings-post-limit", "GROUNDWORK_BOOKINGS_POST_LIMIT", bookings.PostLimitDefault},
+		{&lim.bookingsRead, "bookings-read-limit", "GROUNDWORK_BOOKINGS_READ_LIMIT", bookings.ReadLimitDefault},
 	} {
 		if err := limitFlag(fs, getenv, f.p, f.name, f.env, f.def, "a minute, or off"); err != nil {
 			return nil, err

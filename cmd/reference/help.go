@@ -90,11 +90,13 @@ Serve flags:
                           or 1/N (one in N); a 5xx is always logged, at error
 Throttles (a positive number a minute, or off; per instance on SQLite, shared
 by every instance on Postgres):
-  --api-rate-limit N      a11y and token endpoints, per token or address (default 60)
+  --api-rate-limit N      a11y, token and bookings admin endpoints, per token or address (default 60)
   --forms-submit-limit N  submissions per form and address (default 5)
   --inbound-ip-limit N    inbound webhook requests per address (default 120)
   --inbound-provider-limit N
                           verified inbound events per provider (default 1000)
+  --bookings-post-limit N bookings and holds per address (default 5)
+  --bookings-read-limit N bookings reads (services, providers, slots) per address (default 60)
   For a load test, lift them: --api-rate-limit off --forms-submit-limit off ...
 `
 

@@ -208,18 +208,19 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	bookingsHandler, err := bookings.NewHandler(bookingsSvc, &bookings.HandlerOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, Logger: logger})
+	bookingsHandler, err := bookings.NewHandler(bookingsSvc, &bookings.HandlerOptions{RateLimiter: limiter, PostLimit: cfg.limits.bookingsPost,
+		ReadLimit: cfg.limits.bookingsRead, TrustedProxies: cfg.trustedProxies, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
-	bookingsAdmin, err := bookings.NewAdminHandler(bookingsSvc, &bookings.AdminHandlerOptions{Tokens: a.tokens, RateLimiter: limiter,
+	bookingsAdmin, err := bookings.NewAdminHandler(bookingsSvc, &bookings.AdminHandlerOptions{Tokens: a.tokens, RateLimiter: limiter, APILimit: cfg.limits.api,
 		TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
 	linkBookings(bookingsSvc, a.webhooks, a.mailer, cfg.mailFrom, logger)
 	bookingPages, err := bookings.NewPageHandler(bookingsSvc, &bookings.PageOptions{Key: deriveKey(secretKey, "page flash"),
-		RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, Logger: logger})
+		RateLimiter: limiter, PostLimit: cfg.limits.bookingsPost, TrustedProxies: cfg.trustedProxies, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
