@@ -16,7 +16,10 @@
 // [Blackout] closes one service, or all, over a span of dates. A [Booking]
 // is stored in UTC with a number ("BK-" and 12 random characters) and the
 // SHA-256 of its manage token. The schema refuses a zero length, a window
-// that ends before it starts, and a booking that ends before it starts.
+// that ends before it starts, and a booking that ends before it starts;
+// [Service.CreateService] and the other catalog methods (and the admin API)
+// also refuse unknown zones, and lengths or buffers over a day, which the
+// engine relies on.
 //
 // The bookable providers of a service are its linked active providers; with
 // no links at all, its active default provider; with links but none
