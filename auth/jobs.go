@@ -22,6 +22,7 @@ type pruneWorker struct {
 	svc *Service
 }
 
+// Work prunes once.
 func (w *pruneWorker) Work(ctx context.Context, _ *river.Job[PruneArgs]) error {
 	n, err := w.svc.PruneSessions(ctx)
 	if err == nil && n > 0 {

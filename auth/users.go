@@ -309,6 +309,7 @@ type LockoutError struct {
 	RetryAfter time.Duration
 }
 
+// Error is the login page's message, with the seconds left.
 func (e *LockoutError) Error() string { return fmt.Sprintf(MsgLockout, int(e.RetryAfter/time.Second)) }
 
 // ErrBadCredentials: no user has that email, or the password is wrong.
