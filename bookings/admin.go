@@ -27,6 +27,7 @@ const (
 	AbilityNoShow     = "bookings:no-show"
 	AbilityReschedule = "bookings:reschedule"
 	AbilityReassign   = "bookings:reassign"
+	AbilityReissue    = "bookings:reissue"
 )
 
 // TokenVerifier checks bearer tokens; *auth.Service satisfies it.
@@ -61,6 +62,8 @@ type AdminHandlerOptions struct {
 //	POST {prefix}/bookings/{id}/no-show    active → no_show
 //	POST {prefix}/bookings/{id}/reschedule {"start_time"}: same provider, length, status
 //	POST {prefix}/bookings/{id}/reassign   {"provider_id"}: same time
+//	POST {prefix}/bookings/{id}/manage-token  a new manage token (204; the old one stops working; the
+//	                                       new one goes to the host's hook, never into a response)
 //
 // and, with the ability bookings:manage, the catalog:
 //
@@ -121,6 +124,18 @@ func NewAdminHandler(svc *Service, opts *AdminHandlerOptions) (*AdminHandler, er
 		}
 		return svc.Reassign(ctx, id, *m.ProviderID, ActorAdmin)
 	}))})
+	b.Handle("/bookings/{id}/manage-token", api.Methods{http.MethodPost: guard(AbilityReissue, func(w http.ResponseWriter, r *http.Request) {
+		id, ok := pathID(r)
+		if !ok {
+			h.fail(w, r, ErrNotFound)
+			return
+		}
+		if _, err := svc.ReissueManageToken(r.Context(), id); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})})
 	h.catalog(guard)
 	return h, nil
 }

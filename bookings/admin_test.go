@@ -201,5 +201,19 @@ func TestAdminTransitions(t *testing.T) {
 		require.Equal(t, []int64{second, third}, []int64{page.Data[0].ID, page.Data[1].ID}, "the reassigned one, and round robin's next")
 		code, _ = a.call(t, all, "GET", "/bookings?status=lost&from=soon", "")
 		require.Equal(t, 422, code)
+
+		// A new manage token goes to the hook, not the response.
+		code, body = a.call(t, all, "POST", "/bookings/2/manage-token", "")
+		require.Equal(t, 204, code, body)
+		require.Empty(t, body)
+		a.mu.Lock()
+		last := a.events[len(a.events)-1]
+		a.mu.Unlock()
+		require.Equal(t, bookings.EventManageTokenReissued, last.Type)
+		require.Regexp(t, `^[0-9a-f]{64}$`, last.ManageToken)
+		code, _ = a.do(t, "GET", "/api/bookings/manage/"+last.ManageToken, "")
+		require.Equal(t, 200, code)
+		code, _ = a.call(t, all, "POST", "/bookings/999/manage-token", "")
+		require.Equal(t, 404, code)
 	})
 }

@@ -1,6 +1,8 @@
 package bookings
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,10 +19,13 @@ import (
 // PrefixDefault is where [NewHandler] serves the public API.
 const PrefixDefault = "/api/bookings"
 
-// Rate-limit defaults, per client IP and minute.
+// Rate-limit defaults, per client IP (the manage token for
+// ManageTokenLimitDefault) and minute.
 const (
-	PostLimitDefault = 5
-	ReadLimitDefault = 60
+	PostLimitDefault        = 5
+	ReadLimitDefault        = 60
+	ManageGetLimitDefault   = 20
+	ManageTokenLimitDefault = 60
 )
 
 // HandlerOptions configures [NewHandler]. Nil means the defaults.
@@ -34,6 +39,10 @@ type HandlerOptions struct {
 	// PostLimit and ReadLimit are the buckets' requests a minute per
 	// client IP; the ...Default when zero, no limit when negative.
 	PostLimit, ReadLimit int
+	// ManageGetLimit (per IP, GET of a manage link) and ManageTokenLimit
+	// (per token, every manage route) run before the token is looked up;
+	// as PostLimit.
+	ManageGetLimit, ManageTokenLimit int
 	// TrustedProxies may set X-Forwarded-For; without them every
 	// customer behind a proxy shares one bucket.
 	TrustedProxies []netip.Prefix
@@ -47,12 +56,16 @@ type HandlerOptions struct {
 //	GET  {prefix}/services/{slug}/providers   who takes bookings for one
 //	GET  {prefix}/services/{slug}/slots       ?date=YYYY-MM or ?from=&to=, [&provider_id=N] [&timezone=Zone]
 //	POST {prefix}/services/{slug}/holds       keep a slot 5 minutes: 201 {"data": {"hold_token", ...}}
+//	GET  {prefix}/manage/{token}              the booking of a manage link: {"data", "meta": {can_cancel, can_reschedule, changes_allowed_until}}
+//	POST {prefix}/manage/{token}/cancel       {"reason"}
+//	POST {prefix}/manage/{token}/reschedule   {"start_time"}
 //	POST {prefix}                              book: 201 {"data": booking} (with "hold_token" for a held slot)
 type Handler struct {
-	svc        *Service
-	base       *api.Base
-	post, read *api.Throttle
-	logger     *slog.Logger
+	svc                    *Service
+	base                   *api.Base
+	post, read             *api.Throttle
+	manageGet, manageToken *api.Throttle
+	logger                 *slog.Logger
 }
 
 // NewHandler returns the public API of svc.
@@ -84,6 +97,18 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	b.Handle("/services/{slug}/providers", api.Methods{http.MethodGet: read(h.listProviders)})
 	b.Handle("/services/{slug}/slots", api.Methods{http.MethodGet: read(h.listSlots)})
 	b.Handle("/services/{slug}/holds", api.Methods{http.MethodPost: h.post.Wrap(http.HandlerFunc(h.hold)).ServeHTTP})
+	h.manageGet = bucket("manage_get", o.ManageGetLimit, ManageGetLimitDefault)
+	h.manageToken = bucket("manage_token", o.ManageTokenLimit, ManageTokenLimitDefault)
+	if h.manageToken != nil {
+		// Keyed by a hash, so a long forged token is a short key.
+		h.manageToken.Key = func(r *http.Request) string {
+			sum := sha256.Sum256([]byte(r.PathValue("token")))
+			return hex.EncodeToString(sum[:12])
+		}
+	}
+	b.Handle("/manage/{token}", api.Methods{http.MethodGet: h.manageGet.Wrap(h.manageToken.Wrap(http.HandlerFunc(h.manage))).ServeHTTP})
+	b.Handle("/manage/{token}/cancel", api.Methods{http.MethodPost: h.post.Wrap(h.manageToken.Wrap(http.HandlerFunc(h.manageCancel))).ServeHTTP})
+	b.Handle("/manage/{token}/reschedule", api.Methods{http.MethodPost: h.post.Wrap(h.manageToken.Wrap(http.HandlerFunc(h.manageReschedule))).ServeHTTP})
 	create := api.Methods{http.MethodPost: h.post.Wrap(http.HandlerFunc(h.create)).ServeHTTP}
 	b.Handle("", create)
 	b.Handle("/{$}", create)
@@ -359,4 +384,77 @@ func (h *Handler) hold(w http.ResponseWriter, r *http.Request) {
 	}
 	api.WriteData(w, http.StatusCreated, holdJSON{HoldToken: token, ExpiresAt: utc(held.ExpiresAt), Start: utc(held.Start), End: utc(held.End),
 		ProviderID: held.ProviderID})
+}
+
+type manageJSON struct {
+	Data bookingJSON `json:"data"`
+	Meta manageMeta  `json:"meta"`
+}
+
+type manageMeta struct {
+	CanCancel           bool    `json:"can_cancel"`
+	CanReschedule       bool    `json:"can_reschedule"`
+	ChangesAllowedUntil *string `json:"changes_allowed_until"`
+}
+
+// answerManaged writes a manage envelope, or the error.
+func (h *Handler) answerManaged(w http.ResponseWriter, r *http.Request, b Booking, m ManageMeta, err error) {
+	if errors.Is(err, ErrBadManageToken) {
+		api.WriteMessage(w, http.StatusNotFound, MsgBadManageToken)
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	svc, err := h.svc.store.ServiceByID(r.Context(), b.ServiceID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var p *Provider
+	if b.ProviderID != nil {
+		got, err := h.svc.store.Provider(r.Context(), *b.ProviderID)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		p = &got
+	}
+	out := manageJSON{Data: resource(b, svc, p), Meta: manageMeta{CanCancel: m.CanCancel, CanReschedule: m.CanReschedule}}
+	if m.ChangesAllowedUntil != nil {
+		t := utc(*m.ChangesAllowedUntil)
+		out.Meta.ChangesAllowedUntil = &t
+	}
+	api.WriteJSON(w, http.StatusOK, out)
+}
+
+func (h *Handler) manage(w http.ResponseWriter, r *http.Request) {
+	b, m, err := h.svc.Managed(r.Context(), r.PathValue("token"))
+	h.answerManaged(w, r, b, m, err)
+}
+
+type manageRequest struct {
+	Reason    *string `json:"reason"`
+	StartTime *string `json:"start_time"`
+}
+
+func (h *Handler) manageCancel(w http.ResponseWriter, r *http.Request) {
+	var req manageRequest
+	if err := api.DecodeJSON(w, r, &req, 0); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	b, m, err := h.svc.CancelManaged(r.Context(), r.PathValue("token"), deref(req.Reason))
+	h.answerManaged(w, r, b, m, err)
+}
+
+func (h *Handler) manageReschedule(w http.ResponseWriter, r *http.Request) {
+	var req manageRequest
+	if err := api.DecodeJSON(w, r, &req, 0); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	b, m, err := h.svc.RescheduleManaged(r.Context(), r.PathValue("token"), deref(req.StartTime))
+	h.answerManaged(w, r, b, m, err)
 }

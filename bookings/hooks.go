@@ -15,6 +15,10 @@ const (
 	EventCancelled   = "booking.cancelled"
 	EventCompleted   = "booking.completed"
 	EventNoShow      = "booking.no_show"
+	// EventManageTokenReissued carries a booking's new manage token
+	// (Event.ManageToken) for the host to send the customer; the
+	// reference server does not deliver it as a webhook.
+	EventManageTokenReissued = "booking.manage_token_reissued"
 )
 
 // Actors of a change.
@@ -37,8 +41,9 @@ type Event struct {
 	// (reassigned) are what the booking had before.
 	PreviousStart, PreviousEnd time.Time
 	PreviousProviderID         *int64
-	// ManageToken is the new booking's manage token, on booking.created
-	// only, for a host that sends its own confirmation; never stored.
+	// ManageToken is the booking's manage token, on booking.created and
+	// booking.manage_token_reissued only, for a host that sends its own
+	// mail; never stored.
 	ManageToken string
 }
 

@@ -48,6 +48,12 @@ type Options struct {
 	// ManualConfirm leaves new bookings requested (an admin confirms
 	// them); by default they are confirmed at once.
 	ManualConfirm bool
+	// ChangeWindow: a customer may cancel or reschedule through the manage
+	// link until this long before the start; ChangeWindowDefault when
+	// zero, up to the start when negative.
+	ChangeWindow time.Duration
+	// DisableSelfCancel refuses cancelling through the manage link (403).
+	DisableSelfCancel bool
 	// Logger receives unexpected errors; nil discards.
 	Logger *slog.Logger
 }
@@ -88,6 +94,9 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	}
 	if o.LockWait == 0 {
 		o.LockWait = LockWaitDefault
+	}
+	if o.ChangeWindow == 0 {
+		o.ChangeWindow = ChangeWindowDefault
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

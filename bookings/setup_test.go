@@ -135,3 +135,14 @@ func mustTime(s string) time.Time {
 	}
 	return t
 }
+
+// serveHandler serves a public handler built with other options.
+func serveHandler(t testing.TB, h http.Handler) *bundle {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle(bookings.PrefixDefault, h)
+	mux.Handle(bookings.PrefixDefault+"/", h)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return &bundle{srv: srv}
+}

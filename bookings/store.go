@@ -79,6 +79,12 @@ type Store interface {
 	HoldByHash(ctx context.Context, tokenHash []byte) (Hold, error)
 	// Booking returns a booking, or ErrNotFound.
 	Booking(ctx context.Context, id int64) (Booking, error)
+	// BookingByTokenHash returns the booking whose manage token has this
+	// SHA-256, and the hash as stored, or ErrNotFound.
+	BookingByTokenHash(ctx context.Context, hash []byte) (Booking, []byte, error)
+	// SetManageTokenHash replaces a booking's manage-token hash (the old
+	// token stops working); ErrNotFound without the booking.
+	SetManageTokenHash(ctx context.Context, id int64, hash []byte, at time.Time) error
 	// ListBookings returns one page of the bookings f selects, by start
 	// then ID, and how many it selects in all.
 	ListBookings(ctx context.Context, f BookingFilter) ([]Booking, int, error)

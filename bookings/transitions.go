@@ -11,6 +11,10 @@ import (
 
 var active = []string{StatusRequested, StatusConfirmed}
 
+// errNotOffered: the new time of a move is not a slot the provider offers
+// (checked before the lock; a slot taken inside it is ErrSlotTaken alone).
+var errNotOffered = fmt.Errorf("bookings: not offered: %w", ErrSlotTaken)
+
 // setStatus moves booking id from one of from to to, emitting kind.
 func (s *Service) setStatus(ctx context.Context, id int64, from []string, to, action, kind, actor, reason string) (Booking, error) {
 	b, err := s.store.SetStatus(ctx, id, from, to, s.o.Now())
@@ -73,7 +77,7 @@ func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, st
 		return slices.ContainsFunc(DaySlots(day), func(p Period) bool { return p.Start.Equal(start) })
 	}
 	if !offered(cal.Busy[o.ID]) {
-		return Booking{}, ErrSlotTaken
+		return Booking{}, errNotOffered
 	}
 	dayStart, dayEnd := date.In(loc), date.AddDays(1).In(loc)
 	moved, err := s.store.Move(ctx, Move{BookingID: b.ID, ProviderID: o.ID, Period: Period{start, start.Add(length)},

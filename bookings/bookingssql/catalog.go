@@ -182,3 +182,32 @@ func (s *Store) DeleteOverride(ctx context.Context, providerID, id int64) error 
 func (s *Store) DeleteBlackout(ctx context.Context, id int64) error {
 	return s.deleteOne(ctx, "blackout", `DELETE FROM bookings_blackouts WHERE id = ?`, id)
 }
+
+// BookingByTokenHash implements bookings.Store.
+func (s *Store) BookingByTokenHash(ctx context.Context, hash []byte) (bookings.Booking, []byte, error) {
+	var row struct {
+		bookingRow
+		Hash []byte `db:"manage_token_hash"`
+	}
+	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT `+bookingColumns+`, manage_token_hash FROM bookings_bookings
+		WHERE manage_token_hash = ?`), hash)
+	if err != nil {
+		return bookings.Booking{}, nil, mapErr(err, "booking by token")
+	}
+	return row.booking(), row.Hash, nil
+}
+
+// SetManageTokenHash implements bookings.Store.
+func (s *Store) SetManageTokenHash(ctx context.Context, id int64, hash []byte, at time.Time) error {
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE bookings_bookings SET manage_token_hash = ?, updated_at = ? WHERE id = ?`),
+		hash, store.NewTime(at), id)
+	if err != nil {
+		return fmt.Errorf("bookingssql: set manage token: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("bookingssql: set manage token: %w", err)
+	} else if n == 0 {
+		return bookings.ErrNotFound
+	}
+	return nil
+}

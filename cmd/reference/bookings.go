@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/groundwork-go/groundwork/bookings"
@@ -18,8 +19,11 @@ import (
 // runBookings is "reference bookings seed": a sample service and provider
 // so that slots can be listed and booked at once.
 func runBookings(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "reissue" {
+		return reissueManageToken(ctx, args[1:], getenv, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "seed" {
-		return usageError{"bookings needs a sub-command: seed"}
+		return usageError{"bookings needs a sub-command: seed or reissue"}
 	}
 	fs := newFlagSet("reference bookings seed")
 	db := dbFlag(fs, getenv)
@@ -100,6 +104,9 @@ type bookingEventData struct {
 // other: the reference server wires them).
 func linkBookings(b *bookings.Service, w *webhooks.Service, mailer mail.Mailer, from string, logger *slog.Logger) {
 	b.OnEvent(func(ctx context.Context, e bookings.Event) {
+		if e.Type == bookings.EventManageTokenReissued {
+			return // the new link is the customer's alone, never a webhook
+		}
 		bk := e.Booking
 		data := bookingEventData{ID: bk.ID, Number: bk.Number, Status: bk.Status, ServiceID: bk.ServiceID, ProviderID: bk.ProviderID,
 			StartTime: bk.Start, EndTime: bk.End, CustomerName: bk.CustomerName, CustomerEmail: bk.CustomerEmail,
@@ -128,4 +135,49 @@ func linkBookings(b *bookings.Service, w *webhooks.Service, mailer mail.Mailer, 
 			}
 		}()
 	})
+}
+
+// reissueManageToken is "reference bookings reissue ID": a booking's new
+// manage token, printed once (the old one stops working).
+func reissueManageToken(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("reference bookings reissue")
+	db := dbFlag(fs, getenv)
+	logger := logFlag(fs, getenv, stderr)
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	if len(positional) != 1 {
+		return usageError{"bookings reissue takes one booking ID"}
+	}
+	id, err := strconv.ParseInt(positional[0], 10, 64)
+	if err != nil || id <= 0 {
+		return usageError{fmt.Sprintf("%q is not a booking ID", positional[0])}
+	}
+	log, err := logger()
+	if err != nil {
+		return err
+	}
+	st, err := openDB(ctx, *db, log, nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc, err := bookings.NewService(bookingssql.New(st), nil)
+	if err != nil {
+		return err
+	}
+	token, err := svc.ReissueManageToken(ctx, id)
+	if errors.Is(err, bookings.ErrNotFound) {
+		return fmt.Errorf("no booking has ID %d", id)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, token)
+	fmt.Fprintf(stderr, "Booking %d has a new manage token; the old one no longer works. Send the customer the new link.\n", id)
+	return nil
 }

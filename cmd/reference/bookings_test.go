@@ -70,6 +70,18 @@ func TestBookingsSeedAndBook(t *testing.T) {
 	require.Contains(t, body, `"status":"cancelled"`)
 	code, _ = get(t, base+"/api/bookings/admin/bookings", "")
 	require.Equal(t, 401, code)
+
+	// A new manage link from the CLI.
+	c, out, stderr = runCmd(t, e, "bookings", "reissue", "1")
+	require.Equal(t, 0, c, stderr)
+	manage := strings.TrimSpace(out)
+	require.Regexp(t, `^[0-9a-f]{64}$`, manage)
+	code, body = get(t, base+"/api/bookings/manage/"+manage, "")
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, `"can_cancel":false`, "it was cancelled")
+	c, _, stderr = runCmd(t, e, "bookings", "reissue", "99")
+	require.Equal(t, 1, c)
+	require.Contains(t, stderr, "no booking has ID 99")
 }
 
 // nextMonths is this month and the next, as YYYY-MM.

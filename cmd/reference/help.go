@@ -39,6 +39,7 @@ token create flags:
                                     create a sample service "consultation" (30 minutes) and a
                                     provider working weekdays 09:00-17:00 in ZONE (UTC), to list
                                     slots and book at /api/bookings at once
+  reference bookings reissue ID     print a new manage token for a booking (the old one stops working)
 `},
 	{"webhooks", `  reference webhooks emit EVENT [--data JSON]
                                     dispatch a test event to the subscriptions that take it

@@ -215,7 +215,7 @@ var knownAbilities = []string{"*",
 	webhooks.AbilityReplay, "webhookSubscription.*",
 	a11y.AIAbilityDefault, "a11y:*",
 	bookings.AbilityView, bookings.AbilityConfirm, bookings.AbilityCancel, bookings.AbilityComplete, bookings.AbilityNoShow,
-	bookings.AbilityReschedule, bookings.AbilityReassign, bookings.AbilityManage, "bookings:*",
+	bookings.AbilityReschedule, bookings.AbilityReassign, bookings.AbilityManage, bookings.AbilityReissue, "bookings:*",
 }
 
 // knownAbility reports whether a route checks ability, or ability is a

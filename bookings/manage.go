@@ -1,0 +1,194 @@
+package bookings
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+)
+
+// Manage-link defaults and texts (research §4).
+const (
+	// ChangeWindowDefault: a customer may cancel or reschedule until this
+	// long before the start.
+	ChangeWindowDefault = 24 * time.Hour
+
+	MsgBadManageToken       = "That booking link is no longer valid. Please check your confirmation email."
+	MsgCannotCancel         = "That booking can no longer be cancelled."
+	MsgCancelDisabled       = "Bookings cannot be cancelled from this link. Please contact us instead."
+	MsgTooLateToCancel      = "It is too close to your appointment to cancel it online. Please contact us instead."
+	MsgCannotReschedule     = "That booking can no longer be rescheduled."
+	MsgServiceGone          = "That service is no longer taking bookings."
+	MsgTooLateToReschedule  = "It is too close to your appointment to reschedule it online. Please contact us instead."
+	MsgTimeNotUnderstood    = "That appointment time could not be understood."
+	MsgAlreadyAtThatTime    = "Your booking is already at that time."
+	MsgRescheduleNotOffered = "That appointment time is not available. Please choose another."
+)
+
+// ErrBadManageToken: a manage token that is malformed, unknown, or of a
+// booking that is gone. The cases are not told apart.
+var ErrBadManageToken = errors.New("bookings: bad manage token")
+
+var manageTokenPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// ManageMeta says what the customer may still do through the link.
+type ManageMeta struct {
+	CanCancel           bool       `json:"can_cancel"`
+	CanReschedule       bool       `json:"can_reschedule"`
+	ChangesAllowedUntil *time.Time `json:"changes_allowed_until"`
+}
+
+// deadline is the last moment a customer may change b; nil for none.
+func (s *Service) deadline(b Booking) *time.Time {
+	if s.o.ChangeWindow <= 0 {
+		return nil
+	}
+	d := b.Start.Add(-s.o.ChangeWindow).UTC()
+	return &d
+}
+
+func (s *Service) pastDeadline(b Booking) bool {
+	d := s.deadline(b)
+	return d != nil && s.o.Now().After(*d)
+}
+
+// meta is what b's link allows now.
+func (s *Service) meta(ctx context.Context, b Booking) ManageMeta {
+	m := ManageMeta{ChangesAllowedUntil: s.deadline(b)}
+	open := b.Active() && !s.pastDeadline(b)
+	m.CanCancel = open && !s.o.DisableSelfCancel
+	if open {
+		svc, err := s.store.ServiceByID(ctx, b.ServiceID)
+		m.CanReschedule = err == nil && svc.IsActive
+	}
+	return m
+}
+
+// Managed returns the booking a manage token names, and what its link
+// allows: ErrBadManageToken for a malformed token (checked before any
+// database work), an unknown one, or one of a booking that is gone.
+func (s *Service) Managed(ctx context.Context, token string) (Booking, ManageMeta, error) {
+	if !manageTokenPattern.MatchString(token) {
+		return Booking{}, ManageMeta{}, ErrBadManageToken
+	}
+	hash := sha256.Sum256([]byte(token))
+	b, stored, err := s.store.BookingByTokenHash(ctx, hash[:])
+	if errors.Is(err, ErrNotFound) || err == nil && !sameToken(token, stored) {
+		return Booking{}, ManageMeta{}, ErrBadManageToken
+	}
+	if err != nil {
+		return Booking{}, ManageMeta{}, fmt.Errorf("bookings: manage: %w", err)
+	}
+	return b, s.meta(ctx, b), nil
+}
+
+// ReissueManageToken gives a booking a new manage token (the old one stops
+// working at once), returns it, and emits booking.manage_token_reissued
+// with it for the host to deliver.
+func (s *Service) ReissueManageToken(ctx context.Context, id int64) (string, error) {
+	token, hash, err := s.newManageToken()
+	if err != nil {
+		return "", fmt.Errorf("bookings: reissue manage token: %w", err)
+	}
+	if err := s.store.SetManageTokenHash(ctx, id, hash, s.o.Now()); err != nil {
+		return "", fmt.Errorf("bookings: reissue manage token of booking %d: %w", id, err)
+	}
+	if b, err := s.store.Booking(ctx, id); err == nil {
+		s.emit(ctx, Event{Type: EventManageTokenReissued, Booking: b, Actor: ActorAdmin, ManageToken: token})
+	}
+	return token, nil
+}
+
+// refusal is a manage answer of {"message"} alone with its status.
+func refusal(status int, msg string) error { return api.Errorf(status, "%s", msg) }
+
+// CancelManaged cancels through a manage link, with the checks of the
+// original in order: not active (409), cancelling turned off (403), past
+// the change window (422), a race lost (409).
+func (s *Service) CancelManaged(ctx context.Context, token, reason string) (Booking, ManageMeta, error) {
+	b, _, err := s.Managed(ctx, token)
+	if err != nil {
+		return Booking{}, ManageMeta{}, err
+	}
+	switch {
+	case !b.Active():
+		return Booking{}, ManageMeta{}, refusal(http.StatusConflict, MsgCannotCancel)
+	case s.o.DisableSelfCancel:
+		return Booking{}, ManageMeta{}, refusal(http.StatusForbidden, MsgCancelDisabled)
+	case s.pastDeadline(b):
+		return Booking{}, ManageMeta{}, refusal(http.StatusUnprocessableEntity, MsgTooLateToCancel)
+	}
+	cancelled, err := s.Cancel(ctx, b.ID, ActorCustomer, reason)
+	if errors.Is(err, ErrWrongStatus) {
+		return Booking{}, ManageMeta{}, refusal(http.StatusConflict, MsgCannotCancel)
+	}
+	if err != nil {
+		return Booking{}, ManageMeta{}, err
+	}
+	return cancelled, s.meta(ctx, cancelled), nil
+}
+
+// RescheduleManaged moves a booking through its manage link, with the
+// checks of the original in order (research §4.3), except that the
+// booking's own current time never blocks its move: the window rules on
+// start (422 with errors), not active (409), the service gone (404), past
+// the change window (422), not understood (422), the same time (422), not
+// offered by the booking's provider (422), then taken meanwhile (409) or
+// busy (503).
+func (s *Service) RescheduleManaged(ctx context.Context, token, startTime string) (Booking, ManageMeta, error) {
+	b, _, err := s.Managed(ctx, token)
+	if err != nil {
+		return Booking{}, ManageMeta{}, err
+	}
+	if startTime == "" {
+		return Booking{}, ManageMeta{}, invalid("start_time", api.MsgRequired("start_time"))
+	}
+	start, parseErr := time.Parse(time.RFC3339, startTime)
+	svc, svcErr := s.store.ServiceByID(ctx, b.ServiceID)
+	if parseErr == nil && svcErr == nil {
+		_, minAdvance, maxAdvance := s.rules(svc)
+		now := s.o.Now()
+		switch {
+		case start.Before(now.Add(max(minAdvance, 0))):
+			return Booking{}, ManageMeta{}, invalid("start_time", MsgTooSoon)
+		case maxAdvance > 0 && start.After(now.Add(maxAdvance)):
+			return Booking{}, ManageMeta{}, invalid("start_time", MsgTooFar)
+		}
+	}
+	switch {
+	case !b.Active():
+		return Booking{}, ManageMeta{}, refusal(http.StatusConflict, MsgCannotReschedule)
+	case errors.Is(svcErr, ErrNotFound) || svcErr == nil && !svc.IsActive:
+		return Booking{}, ManageMeta{}, refusal(http.StatusNotFound, MsgServiceGone)
+	case svcErr != nil:
+		return Booking{}, ManageMeta{}, svcErr
+	case s.pastDeadline(b):
+		return Booking{}, ManageMeta{}, refusal(http.StatusUnprocessableEntity, MsgTooLateToReschedule)
+	case parseErr != nil:
+		return Booking{}, ManageMeta{}, refusal(http.StatusUnprocessableEntity, MsgTimeNotUnderstood)
+	case start.Equal(b.Start):
+		return Booking{}, ManageMeta{}, refusal(http.StatusUnprocessableEntity, MsgAlreadyAtThatTime)
+	}
+	moved, err := s.Reschedule(ctx, b.ID, start, ActorCustomer)
+	switch {
+	case errors.Is(err, ErrWrongStatus):
+		return Booking{}, ManageMeta{}, refusal(http.StatusConflict, MsgCannotReschedule)
+	case errors.Is(err, errNotOffered):
+		return Booking{}, ManageMeta{}, refusal(http.StatusUnprocessableEntity, MsgRescheduleNotOffered)
+	case err != nil:
+		return Booking{}, ManageMeta{}, err
+	}
+	return moved, s.meta(ctx, moved), nil
+}
+
+// sameToken reports whether token hashes to hash, in constant time.
+func sameToken(token string, hash []byte) bool {
+	sum := sha256.Sum256([]byte(token))
+	return subtle.ConstantTimeCompare(sum[:], hash) == 1
+}

@@ -1,0 +1,184 @@
+package bookings_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// bookWithToken books start through the service and returns the booking
+// and its manage token.
+func bookWithToken(t *testing.T, b *bundle, start string) (bookings.Booking, string) {
+	t.Helper()
+	bk, token, err := b.svc.Create(context.Background(), bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime(start),
+		CustomerName: "Grace", CustomerEmail: "grace@example.com"})
+	require.NoError(t, err)
+	return bk, token
+}
+
+// Every row of research §4.3, in order, with the change window's edges.
+func TestManageLinks(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, d)
+		bk, token := bookWithToken(t, b, "2026-06-03T14:00:00Z") // Wednesday 10:00 New York
+
+		// Unknown, malformed and forged tokens: the same 404.
+		for _, tok := range []string{strings.Repeat("0", 64), "short", strings.ToUpper(token), token + "0"} {
+			code, body := b.do(t, "GET", "/api/bookings/manage/"+tok, "")
+			require.Equal(t, 404, code, tok)
+			require.JSONEq(t, `{"message":"That booking link is no longer valid. Please check your confirmation email."}`, body)
+		}
+		code, body := b.do(t, "GET", "/api/bookings/manage/"+token, "")
+		require.Equal(t, 200, code, body)
+		var got struct {
+			Data struct {
+				ID     int64
+				Status string
+				Start  string `json:"start_time"`
+			}
+			Meta struct {
+				CanCancel     bool    `json:"can_cancel"`
+				CanReschedule bool    `json:"can_reschedule"`
+				Until         *string `json:"changes_allowed_until"`
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &got))
+		require.Equal(t, bk.ID, got.Data.ID)
+		require.True(t, got.Meta.CanCancel)
+		require.True(t, got.Meta.CanReschedule)
+		require.Equal(t, "2026-06-02T14:00:00+00:00", *got.Meta.Until)
+		require.NotContains(t, body, token, "the token is never in a body")
+
+		// Reschedule: form rules first, then the checks in order.
+		for _, c := range []struct {
+			body   string
+			status int
+			text   string
+		}{
+			{`{}`, 422, "The start time field is required."},
+			{`{"start_time":"2026-06-01T08:30:00Z"}`, 422, bookings.MsgTooSoon},
+			{`{"start_time":"2026-12-01T15:00:00Z"}`, 422, bookings.MsgTooFar},
+			{`{"start_time":"tomorrow"}`, 422, bookings.MsgTimeNotUnderstood},
+			{`{"start_time":"2026-06-03T14:00:00Z"}`, 422, bookings.MsgAlreadyAtThatTime},
+			{`{"start_time":"2026-06-03T14:05:00Z"}`, 422, bookings.MsgRescheduleNotOffered},
+			{`{"start_time":"2026-06-06T14:00:00Z"}`, 422, bookings.MsgRescheduleNotOffered},
+		} {
+			code, body := b.do(t, "POST", "/api/bookings/manage/"+token+"/reschedule", c.body)
+			require.Equal(t, c.status, code, c.body)
+			require.Contains(t, body, c.text, c.body)
+		}
+		// Overlapping its own current time is allowed (the original refused it).
+		code, body = b.do(t, "POST", "/api/bookings/manage/"+token+"/reschedule", `{"start_time":"2026-06-03T14:15:00Z"}`)
+		require.Equal(t, 200, code, body)
+		require.Contains(t, body, `"start_time":"2026-06-03T14:15:00+00:00"`)
+		require.Contains(t, body, `"changes_allowed_until":"2026-06-02T14:15:00+00:00"`)
+		// Onto another booking: not offered (the slot list already says so).
+		bookWithToken(t, b, "2026-06-03T16:00:00Z")
+		code, _ = b.do(t, "POST", "/api/bookings/manage/"+token+"/reschedule", `{"start_time":"2026-06-03T16:00:00Z"}`)
+		require.Equal(t, 422, code)
+
+		// The change window's edge: allowed at the deadline, refused after.
+		b.clock.ns.Store(time.Date(2026, 6, 2, 14, 15, 0, 0, time.UTC).UnixNano())
+		code, body = b.do(t, "GET", "/api/bookings/manage/"+token, "")
+		require.Equal(t, 200, code)
+		require.Contains(t, body, `"can_cancel":true`)
+		b.clock.ns.Add(int64(time.Second))
+		code, body = b.do(t, "GET", "/api/bookings/manage/"+token, "")
+		require.Equal(t, 200, code)
+		require.Contains(t, body, `"can_cancel":false,"can_reschedule":false`)
+		code, body = b.do(t, "POST", "/api/bookings/manage/"+token+"/cancel", `{}`)
+		require.Equal(t, 422, code)
+		require.JSONEq(t, `{"message":"`+bookings.MsgTooLateToCancel+`"}`, body)
+		code, body = b.do(t, "POST", "/api/bookings/manage/"+token+"/reschedule", `{"start_time":"2026-06-04T15:00:00Z"}`)
+		require.Equal(t, 422, code)
+		require.Contains(t, body, bookings.MsgTooLateToReschedule)
+		b.clock.ns.Store(now.UnixNano())
+
+		// Cancel, then nothing more.
+		code, body = b.do(t, "POST", "/api/bookings/manage/"+token+"/cancel", `{"reason":"`+strings.Repeat("x", 1001)+`"}`)
+		require.Equal(t, 422, code, body)
+		code, body = b.do(t, "POST", "/api/bookings/manage/"+token+"/cancel", `{"reason":"Ill"}`)
+		require.Equal(t, 200, code, body)
+		require.Contains(t, body, `"status":"cancelled"`)
+		require.Contains(t, body, `"can_cancel":false`)
+		code, body = b.do(t, "POST", "/api/bookings/manage/"+token+"/cancel", `{}`)
+		require.Equal(t, 409, code)
+		require.JSONEq(t, `{"message":"That booking can no longer be cancelled."}`, body)
+		code, body = b.do(t, "POST", "/api/bookings/manage/"+token+"/reschedule", `{"start_time":"2026-06-04T15:00:00Z"}`)
+		require.Equal(t, 409, code)
+		require.JSONEq(t, `{"message":"That booking can no longer be rescheduled."}`, body)
+		code, _ = b.do(t, "GET", "/api/bookings/manage/"+token, "")
+		require.Equal(t, 200, code, "the link still shows a cancelled booking")
+
+		// The service gone: 404 for a reschedule.
+		other, token2 := bookWithToken(t, b, "2026-06-04T14:00:00Z")
+		st := bookingssql.New(b.db)
+		svc := b.service
+		svc.IsActive = false
+		_, err := st.UpdateService(context.Background(), svc)
+		require.NoError(t, err)
+		code, body = b.do(t, "POST", "/api/bookings/manage/"+token2+"/reschedule", `{"start_time":"2026-06-04T15:00:00Z"}`)
+		require.Equal(t, 404, code)
+		require.JSONEq(t, `{"message":"That service is no longer taking bookings."}`, body)
+
+		// Re-issue: the old token is a 404, the new one works.
+		fresh, err := b.svc.ReissueManageToken(context.Background(), other.ID)
+		require.NoError(t, err)
+		require.Regexp(t, `^[0-9a-f]{64}$`, fresh)
+		code, _ = b.do(t, "GET", "/api/bookings/manage/"+token2, "")
+		require.Equal(t, 404, code)
+		code, _ = b.do(t, "GET", "/api/bookings/manage/"+fresh, "")
+		require.Equal(t, 200, code)
+	})
+}
+
+// Cancelling can be turned off (403), checked after "not active".
+func TestManageCancelDisabled(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	svc, err := bookings.NewService(bookingssql.New(b.db), &bookings.Options{Now: b.clock.Now, DisableSelfCancel: true})
+	require.NoError(t, err)
+	b2 := serveBundle(t, b.db, svc, b.clock)
+	_, token := bookWithToken(t, b, "2026-06-03T14:00:00Z")
+	code, body := b2.do(t, "POST", "/api/bookings/manage/"+token+"/cancel", `{}`)
+	require.Equal(t, 403, code)
+	require.JSONEq(t, `{"message":"`+bookings.MsgCancelDisabled+`"}`, body)
+	code, body = b2.do(t, "GET", "/api/bookings/manage/"+token, "")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, `"can_cancel":false,"can_reschedule":true`)
+}
+
+// The manage buckets run before the token is looked up: per IP for GET,
+// per token for every route.
+func TestManageBuckets(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	h, err := bookings.NewHandler(b.svc, &bookings.HandlerOptions{ManageGetLimit: 2, ManageTokenLimit: 3, PostLimit: -1})
+	require.NoError(t, err)
+	limited := serveHandler(t, h)
+	forged := strings.Repeat("a", 64)
+	for range 2 {
+		code, _ := limited.do(t, "GET", "/api/bookings/manage/"+forged, "")
+		require.Equal(t, 404, code)
+	}
+	code, body := limited.do(t, "GET", "/api/bookings/manage/"+forged, "")
+	require.Equal(t, 429, code, "the IP bucket, even for a token that does not exist")
+	require.Contains(t, body, bookings.MsgTooMany)
+	// The token bucket: a third POST on one token passes, a fourth is refused.
+	for range 1 {
+		code, _ = limited.do(t, "POST", "/api/bookings/manage/"+forged+"/cancel", `{}`)
+		require.Equal(t, 404, code)
+	}
+	code, _ = limited.do(t, "POST", "/api/bookings/manage/"+forged+"/cancel", `{}`)
+	require.Equal(t, 429, code, "two GETs and two POSTs on one token, three allowed")
+}
