@@ -77,6 +77,17 @@
 // status does not allow is 409. [NewPageHandler] is a booking page that
 // needs no JavaScript.
 //
+// # Manage links
+//
+// Every booking has a manage token: 32 random bytes as 64 lower-case hex,
+// derived from nothing, of which only the SHA-256 is stored. The token
+// reaches the customer through the host (booking.created's event carries
+// it once); [Service.Managed], [Service.CancelManaged] and
+// [Service.RescheduleManaged] serve /api/bookings/manage/{token} with the
+// original's checks and texts in order, and a 24-hour change window
+// (Options.ChangeWindow). A malformed, unknown or replaced token is one
+// 404. [Service.ReissueManageToken] replaces a token.
+//
 // # Beyond the original
 //
 // Holds: [Service.Hold] keeps a slot for five minutes; it leaves every
