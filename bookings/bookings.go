@@ -153,8 +153,11 @@ type Booking struct {
 	IntakeVersion      int            `json:"-"`
 	IntakeData         map[string]any `json:"-"`
 	Notes              string         `json:"-"`
-	CreatedAt          time.Time      `json:"-"`
-	UpdatedAt          time.Time      `json:"-"`
+	// Sequence counts the changes a calendar client must apply (each
+	// reschedule, reassignment and cancellation): the feeds' SEQUENCE.
+	Sequence  int       `json:"-"`
+	CreatedAt time.Time `json:"-"`
+	UpdatedAt time.Time `json:"-"`
 }
 
 // Active reports whether the booking holds its slot.

@@ -2,6 +2,7 @@ package bookings
 
 import (
 	"context"
+	"database/sql"
 	"time"
 )
 
@@ -97,6 +98,59 @@ type Store interface {
 	// m.Check leaves the booking itself out. ErrNotFound, ErrWrongStatus
 	// (the booking is not active), ErrSlotTaken, ErrBusy.
 	Move(ctx context.Context, m Move) (Booking, error)
+
+	// SetProviderFeedHash replaces a provider's feed-token hash (the old
+	// feed address stops working); nil revokes it (no feed). ErrNotFound
+	// without the provider.
+	SetProviderFeedHash(ctx context.Context, providerID int64, hash []byte, at time.Time) error
+	// ProviderByFeedHash returns the active provider whose feed token has
+	// this SHA-256, and the hash as stored, or ErrNotFound.
+	ProviderByFeedHash(ctx context.Context, hash []byte) (Provider, []byte, error)
+	// FeedStamp summarises, in one query, a provider's bookings starting
+	// in [from, to), cancelled ones included.
+	FeedStamp(ctx context.Context, providerID int64, from, to time.Time) (FeedStamp, error)
+	// FeedBookings returns a provider's bookings starting in [from, to)
+	// but the cancelled ones, by start then ID.
+	FeedBookings(ctx context.Context, providerID int64, from, to time.Time) ([]Booking, error)
+	// BookingsStarting returns the bookings in one of statuses starting
+	// in [from, to), by start then ID.
+	BookingsStarting(ctx context.Context, statuses []string, from, to time.Time) ([]Booking, error)
+	// ClaimNotification records n unless a notification of its booking,
+	// kind and scheduled time is recorded already (then false, and then
+	// is not called). then runs in the claim's transaction (to queue the
+	// send with it); its error undoes the claim.
+	ClaimNotification(ctx context.Context, n Notification, then func(context.Context, *sql.Tx) error) (bool, error)
+	// CompleteEnded moves the confirmed bookings that ended at or before
+	// before to completed (updated at at), and returns them.
+	CompleteEnded(ctx context.Context, before, at time.Time) ([]Booking, error)
+	// PruneBookings deletes the bookings that ended before before, with
+	// their notification log, and returns how many.
+	PruneBookings(ctx context.Context, before time.Time) (int, error)
+	// EraseCustomer redacts, in place, every booking whose customer email
+	// is email in any case: name, email, phone, intake answers, notes
+	// and time zone emptied, the manage token replaced by an unknown one, the
+	// notification log's recipients emptied. It returns the bookings as
+	// they were, so the caller can tell what it erased.
+	EraseCustomer(ctx context.Context, email string, at time.Time) ([]Booking, error)
+}
+
+// FeedStamp is what a provider feed's ETag is made of.
+type FeedStamp struct {
+	// LastUpdated is the latest updated_at (zero with no bookings).
+	LastUpdated time.Time
+	// Count counts the bookings, Live those not cancelled.
+	Count, Live int
+}
+
+// Notification is a message claimed for a booking: Kind (such as
+// "reminder"), ScheduledFor (when it was due) and the Recipient it went
+// to.
+type Notification struct {
+	BookingID    int64
+	Kind         string
+	ScheduledFor time.Time
+	Recipient    string
+	ClaimedAt    time.Time
 }
 
 // CalendarQuery asks for the rules of ProviderIDs offering ServiceID

@@ -1,59 +1,41 @@
 package webhooks
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/groundwork-go/groundwork/internal/seal"
 )
 
 // SecretKeySize is the length of Options.SecretKey: an AES-256 key.
-const SecretKeySize = 32
-
-// sealPrefix marks the sealing scheme, so a later one can be told apart.
-const sealPrefix = "gcm1:"
+const SecretKeySize = seal.KeySize
 
 // sealer encrypts subscription secrets at rest with AES-256-GCM.
-type sealer struct{ aead cipher.AEAD }
+type sealer struct{ s *seal.Sealer }
 
 func newSealer(key []byte) (*sealer, error) {
-	if len(key) != SecretKeySize {
-		return nil, fmt.Errorf("webhooks: SecretKey must be %d bytes, not %d", SecretKeySize, len(key))
-	}
-	block, err := aes.NewCipher(key)
+	s, err := seal.New(key)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("webhooks: SecretKey: %w", err)
 	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	return &sealer{aead: aead}, nil
+	return &sealer{s: s}, nil
 }
 
-func (s *sealer) seal(secret string) string {
-	nonce := make([]byte, s.aead.NonceSize())
-	rand.Read(nonce)
-	return sealPrefix + base64.RawStdEncoding.EncodeToString(s.aead.Seal(nonce, nonce, []byte(secret), nil))
-}
+func (s *sealer) seal(secret string) string { return s.s.Seal(secret, nil) }
 
 func (s *sealer) open(sealed string) (string, error) {
-	raw, ok := strings.CutPrefix(sealed, sealPrefix)
-	if !ok {
+	plain, err := s.s.Open(sealed, nil)
+	switch {
+	case errors.Is(err, seal.ErrUnknownScheme):
 		return "", errors.New("webhooks: unknown secret sealing")
-	}
-	b, err := base64.RawStdEncoding.DecodeString(raw)
-	if err != nil || len(b) < s.aead.NonceSize() {
+	case errors.Is(err, seal.ErrDamaged):
 		return "", errors.New("webhooks: damaged sealed secret")
-	}
-	plain, err := s.aead.Open(nil, b[:s.aead.NonceSize()], b[s.aead.NonceSize():], nil)
-	if err != nil {
+	case err != nil:
 		return "", errors.New("webhooks: the secret key does not open this secret")
 	}
-	return string(plain), nil
+	return plain, nil
 }
 
 // GenerateSecretKey returns a new random key for Options.SecretKey.

@@ -405,18 +405,19 @@ type bookingRow struct {
 	IntakeVersion int                        `db:"intake_version"`
 	IntakeData    store.JSON[map[string]any] `db:"intake_data"`
 	Notes         string                     `db:"notes"`
+	Sequence      int                        `db:"sequence"`
 	CreatedAt     store.Time                 `db:"created_at"`
 	UpdatedAt     store.Time                 `db:"updated_at"`
 }
 
 const bookingColumns = `id, number, service_id, provider_id, status, start_time, end_time, customer_name, customer_email,
-	customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data, notes, created_at, updated_at`
+	customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data, notes, sequence, created_at, updated_at`
 
 func (r bookingRow) booking() bookings.Booking {
 	return bookings.Booking{ID: r.ID, Number: r.Number, ServiceID: r.ServiceID, ProviderID: idPtr(r.ProviderID), Status: r.Status,
 		Start: r.Start.Time, End: r.End.Time, CustomerName: r.Name, CustomerEmail: r.Email, CustomerPhone: r.Phone,
 		CustomerTimeZone: r.TimeZone, AssignmentStrategy: r.Strategy, IntakeVersion: r.IntakeVersion, IntakeData: r.IntakeData.V,
-		Notes: r.Notes, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
+		Notes: r.Notes, Sequence: r.Sequence, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
 }
 
 // Booking implements bookings.Store.
@@ -470,10 +471,15 @@ func (s *Store) ListBookings(ctx context.Context, f bookings.BookingFilter) ([]b
 	return out, total, nil
 }
 
-// SetStatus implements bookings.Store: one compare-and-set UPDATE.
+// SetStatus implements bookings.Store: one compare-and-set UPDATE. A
+// cancellation counts in the booking's sequence.
 func (s *Store) SetStatus(ctx context.Context, id int64, from []string, to string, at time.Time) (bookings.Booking, error) {
-	q, args, err := sqlx.In(`UPDATE bookings_bookings SET status = ?, updated_at = ? WHERE id = ? AND status IN (?) RETURNING `+bookingColumns,
-		to, store.NewTime(at), id, from)
+	bump := 0
+	if to == bookings.StatusCancelled {
+		bump = 1
+	}
+	q, args, err := sqlx.In(`UPDATE bookings_bookings SET status = ?, sequence = sequence + ?, updated_at = ? WHERE id = ? AND status IN (?)
+		RETURNING `+bookingColumns, to, bump, store.NewTime(at), id, from)
 	if err != nil {
 		return bookings.Booking{}, err
 	}

@@ -134,7 +134,7 @@ func (s *Store) Move(ctx context.Context, m bookings.Move) (bookings.Booking, er
 		}
 		var row bookingRow
 		err = tx.QueryRowxContext(ctx, tx.Rebind(`UPDATE bookings_bookings SET provider_id = ?, start_time = ?, end_time = ?, seat = ?,
-			updated_at = ? WHERE id = ? RETURNING `+bookingColumns), m.ProviderID, store.NewTime(m.Period.Start), store.NewTime(m.Period.End),
+			sequence = sequence + 1, updated_at = ? WHERE id = ? RETURNING `+bookingColumns), m.ProviderID, store.NewTime(m.Period.Start), store.NewTime(m.Period.End),
 			seat, store.NewTime(m.At), m.BookingID).StructScan(&row)
 		if err != nil {
 			return err

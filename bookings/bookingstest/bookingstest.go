@@ -5,6 +5,8 @@ package bookingstest
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"testing"
 	"time"
 
@@ -295,6 +297,141 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) bookings.Store) {
 		hours, err = s.ListWeeklyHours(ctx, a.ID)
 		require.NoError(t, err)
 		require.Empty(t, hours)
+	})
+
+	// reserve books one confirmed booking of p without a check.
+	reserve := func(t *testing.T, s bookings.Store, serviceID, providerID int64, start time.Time, number string) bookings.Booking {
+		b, err := s.Reserve(ctx, bookings.Reservation{Booking: booking(serviceID, providerID, start, 45, at, number),
+			ManageTokenHash: []byte("token of " + number), Lock: "l", LockWait: time.Second, BusyFrom: start, BusyTo: start})
+		require.NoError(t, err)
+		return b
+	}
+
+	t.Run("FeedsAndSequence", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		v := service(t, s, "cut")
+		p := provider(t, s, "al", 1)
+		q := provider(t, s, "bo", 2)
+		_, _, err := s.ProviderByFeedHash(ctx, []byte("feed"))
+		require.ErrorIs(t, err, bookings.ErrNotFound, "no feed until minted")
+		require.NoError(t, s.SetProviderFeedHash(ctx, p.ID, []byte("feed"), at.Add(time.Minute)))
+		got, hash, err := s.ProviderByFeedHash(ctx, []byte("feed"))
+		require.NoError(t, err)
+		require.Equal(t, p.ID, got.ID)
+		require.Equal(t, []byte("feed"), hash)
+		require.Equal(t, exact.Add(time.Minute), got.UpdatedAt, "minting touches the provider")
+		require.ErrorIs(t, s.SetProviderFeedHash(ctx, 999, []byte("x"), at), bookings.ErrNotFound)
+		p.IsActive = false
+		_, err = s.UpdateProvider(ctx, p)
+		require.NoError(t, err)
+		_, _, err = s.ProviderByFeedHash(ctx, []byte("feed"))
+		require.ErrorIs(t, err, bookings.ErrNotFound, "inactive provider")
+		p.IsActive = true
+		_, err = s.UpdateProvider(ctx, p)
+		require.NoError(t, err)
+		require.NoError(t, s.SetProviderFeedHash(ctx, p.ID, nil, at))
+		_, _, err = s.ProviderByFeedHash(ctx, []byte("feed"))
+		require.ErrorIs(t, err, bookings.ErrNotFound, "revoked")
+
+		from, to := at.Add(-24*time.Hour), at.Add(30*24*time.Hour)
+		empty, err := s.FeedStamp(ctx, p.ID, from, to)
+		require.NoError(t, err)
+		require.Equal(t, bookings.FeedStamp{}, empty)
+		d1 := time.Date(2026, 6, 3, 9, 0, 0, 0, time.UTC)
+		b1 := reserve(t, s, v.ID, p.ID, d1, "BK-ONE")
+		b2 := reserve(t, s, v.ID, p.ID, d1.Add(-time.Hour), "BK-TWO")
+		reserve(t, s, v.ID, q.ID, d1, "BK-OTHERS")
+		reserve(t, s, v.ID, p.ID, to, "BK-LATE")
+		require.Zero(t, b1.Sequence)
+		moved, err := s.Move(ctx, bookings.Move{BookingID: b1.ID, ProviderID: p.ID, Period: bookings.Period{Start: d1.Add(time.Hour),
+			End: d1.Add(105 * time.Minute)}, Lock: "l", LockWait: time.Second, BusyFrom: d1, BusyTo: d1, At: at.Add(2 * time.Hour)})
+		require.NoError(t, err)
+		require.Equal(t, 1, moved.Sequence, "a move counts")
+		cancelled, err := s.SetStatus(ctx, b2.ID, []string{bookings.StatusConfirmed}, bookings.StatusCancelled, at.Add(3*time.Hour))
+		require.NoError(t, err)
+		require.Equal(t, 1, cancelled.Sequence, "a cancellation counts")
+		stamp, err := s.FeedStamp(ctx, p.ID, from, to)
+		require.NoError(t, err)
+		require.Equal(t, bookings.FeedStamp{LastUpdated: exact.Add(3 * time.Hour), Count: 2, Live: 1}, stamp)
+		feed, err := s.FeedBookings(ctx, p.ID, from, to)
+		require.NoError(t, err)
+		require.Len(t, feed, 1, "cancelled, other providers' and later bookings left out")
+		require.Equal(t, moved, feed[0])
+		completed, err := s.SetStatus(ctx, b1.ID, []string{bookings.StatusConfirmed}, bookings.StatusCompleted, at.Add(4*time.Hour))
+		require.NoError(t, err)
+		require.Equal(t, 1, completed.Sequence, "completing does not count")
+	})
+
+	t.Run("NotificationsAndHousekeeping", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		v := service(t, s, "cut")
+		p := provider(t, s, "al", 1)
+		d1 := time.Date(2026, 6, 3, 9, 0, 0, 0, time.UTC)
+		b1 := reserve(t, s, v.ID, p.ID, d1, "BK-ONE")
+		b2 := reserve(t, s, v.ID, p.ID, d1.Add(24*time.Hour), "BK-TWO")
+		_, err := s.SetStatus(ctx, b2.ID, []string{bookings.StatusConfirmed}, bookings.StatusRequested, at)
+		require.NoError(t, err)
+		list, err := s.BookingsStarting(ctx, []string{bookings.StatusConfirmed}, d1, d1.Add(48*time.Hour))
+		require.NoError(t, err)
+		require.Equal(t, []int64{b1.ID}, []int64{list[0].ID})
+		require.Len(t, list, 1)
+		list, err = s.BookingsStarting(ctx, []string{bookings.StatusConfirmed, bookings.StatusRequested}, d1.Add(time.Second), d1.Add(48*time.Hour))
+		require.NoError(t, err)
+		require.Len(t, list, 1)
+		require.Equal(t, b2.ID, list[0].ID)
+
+		n := bookings.Notification{BookingID: b1.ID, Kind: "reminder", ScheduledFor: d1.Add(-24 * time.Hour), Recipient: "grace@example.com", ClaimedAt: at}
+		ran := 0
+		claimed, err := s.ClaimNotification(ctx, n, func(context.Context, *sql.Tx) error { ran++; return nil })
+		require.NoError(t, err)
+		require.True(t, claimed)
+		claimed, err = s.ClaimNotification(ctx, n, func(context.Context, *sql.Tx) error { ran++; return nil })
+		require.NoError(t, err)
+		require.False(t, claimed, "claimed once only")
+		require.Equal(t, 1, ran)
+		n2 := n
+		n2.ScheduledFor = n.ScheduledFor.Add(time.Hour)
+		_, err = s.ClaimNotification(ctx, n2, func(context.Context, *sql.Tx) error { return errors.New("queue down") })
+		require.Error(t, err)
+		claimed, err = s.ClaimNotification(ctx, n2, nil)
+		require.NoError(t, err)
+		require.True(t, claimed, "a failed then undoes its claim")
+
+		done, err := s.CompleteEnded(ctx, d1.Add(45*time.Minute), at.Add(time.Hour))
+		require.NoError(t, err)
+		require.Len(t, done, 1)
+		require.Equal(t, bookings.StatusCompleted, done[0].Status)
+		require.Equal(t, exact.Add(time.Hour), done[0].UpdatedAt)
+		done, err = s.CompleteEnded(ctx, d1.Add(72*time.Hour), at)
+		require.NoError(t, err)
+		require.Empty(t, done, "requested bookings are not completed")
+
+		erased, err := s.EraseCustomer(ctx, " GRACE@example.com", at.Add(2*time.Hour))
+		require.NoError(t, err)
+		require.Len(t, erased, 2)
+		for _, id := range []int64{b1.ID, b2.ID} {
+			b, err := s.Booking(ctx, id)
+			require.NoError(t, err)
+			require.Empty(t, b.CustomerName+b.CustomerEmail+b.CustomerPhone+b.Notes+b.CustomerTimeZone)
+			require.Nil(t, b.IntakeData)
+			require.Equal(t, exact.Add(2*time.Hour), b.UpdatedAt)
+		}
+		_, _, err = s.BookingByTokenHash(ctx, []byte("token of BK-ONE"))
+		require.ErrorIs(t, err, bookings.ErrNotFound, "the old link is gone")
+		erased, err = s.EraseCustomer(ctx, "", at)
+		require.NoError(t, err)
+		require.Empty(t, erased)
+
+		pruned, err := s.PruneBookings(ctx, d1.Add(time.Hour))
+		require.NoError(t, err)
+		require.Equal(t, 1, pruned)
+		_, err = s.Booking(ctx, b1.ID)
+		require.ErrorIs(t, err, bookings.ErrNotFound)
+		claimed, err = s.ClaimNotification(ctx, bookings.Notification{BookingID: b2.ID, Kind: "reminder", ScheduledFor: d1, ClaimedAt: at}, nil)
+		require.NoError(t, err)
+		require.True(t, claimed)
 	})
 }
 

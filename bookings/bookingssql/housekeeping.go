@@ -1,0 +1,192 @@
+package bookingssql
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// SetProviderFeedHash implements bookings.Store.
+func (s *Store) SetProviderFeedHash(ctx context.Context, providerID int64, hash []byte, at time.Time) error {
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE bookings_providers SET ical_token_hash = ?, updated_at = ? WHERE id = ?`),
+		hash, store.NewTime(at), providerID)
+	if err != nil {
+		return fmt.Errorf("bookingssql: set feed token: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("bookingssql: set feed token: %w", err)
+	} else if n == 0 {
+		return bookings.ErrNotFound
+	}
+	return nil
+}
+
+// ProviderByFeedHash implements bookings.Store.
+func (s *Store) ProviderByFeedHash(ctx context.Context, hash []byte) (bookings.Provider, []byte, error) {
+	var row struct {
+		providerRow
+		Hash []byte `db:"ical_token_hash"`
+	}
+	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT `+providerColumns+`, ical_token_hash FROM bookings_providers
+		WHERE ical_token_hash = ? AND is_active`), hash)
+	if err != nil {
+		return bookings.Provider{}, nil, mapErr(err, "provider by feed token")
+	}
+	return row.provider(), row.Hash, nil
+}
+
+// FeedStamp implements bookings.Store: one aggregate over the provider's
+// (provider_id, start_time) index.
+func (s *Store) FeedStamp(ctx context.Context, providerID int64, from, to time.Time) (bookings.FeedStamp, error) {
+	var row struct {
+		Last  store.Time `db:"last"`
+		Count int        `db:"n"`
+		Live  int        `db:"live"`
+	}
+	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT MAX(updated_at) AS last, COUNT(*) AS n,
+		COUNT(CASE WHEN status <> 'cancelled' THEN 1 END) AS live
+		FROM bookings_bookings WHERE provider_id = ? AND start_time >= ? AND start_time < ?`),
+		providerID, store.NewTime(from), store.NewTime(to))
+	if err != nil {
+		return bookings.FeedStamp{}, mapErr(err, "feed stamp")
+	}
+	return bookings.FeedStamp{LastUpdated: row.Last.Time, Count: row.Count, Live: row.Live}, nil
+}
+
+func (s *Store) selectBookings(ctx context.Context, what, where string, args ...any) ([]bookings.Booking, error) {
+	q, args, err := sqlx.In(`SELECT `+bookingColumns+` FROM bookings_bookings WHERE `+where+` ORDER BY start_time, id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	var rows []bookingRow
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(q), args...); err != nil {
+		return nil, mapErr(err, what)
+	}
+	out := make([]bookings.Booking, len(rows))
+	for i, r := range rows {
+		out[i] = r.booking()
+	}
+	return out, nil
+}
+
+// FeedBookings implements bookings.Store.
+func (s *Store) FeedBookings(ctx context.Context, providerID int64, from, to time.Time) ([]bookings.Booking, error) {
+	return s.selectBookings(ctx, "feed bookings", `provider_id = ? AND start_time >= ? AND start_time < ? AND status <> 'cancelled'`,
+		providerID, store.NewTime(from), store.NewTime(to))
+}
+
+// BookingsStarting implements bookings.Store.
+func (s *Store) BookingsStarting(ctx context.Context, statuses []string, from, to time.Time) ([]bookings.Booking, error) {
+	if len(statuses) == 0 {
+		return nil, nil
+	}
+	return s.selectBookings(ctx, "bookings starting", `start_time >= ? AND start_time < ? AND status IN (?)`,
+		store.NewTime(from), store.NewTime(to), statuses)
+}
+
+// ClaimNotification implements bookings.Store.
+func (s *Store) ClaimNotification(ctx context.Context, n bookings.Notification, then func(context.Context, *sql.Tx) error) (bool, error) {
+	claimed := false
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO bookings_notification_log (booking_id, kind, scheduled_for, recipient, claimed_at)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (booking_id, kind, scheduled_for) DO NOTHING`),
+			n.BookingID, n.Kind, store.NewTime(n.ScheduledFor), n.Recipient, store.NewTime(n.ClaimedAt))
+		if err != nil {
+			return err
+		}
+		if rows, err := res.RowsAffected(); err != nil || rows == 0 {
+			return err
+		}
+		claimed = true
+		if then != nil {
+			return then(ctx, tx.Tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("bookingssql: claim notification: %w", err)
+	}
+	return claimed, nil
+}
+
+// CompleteEnded implements bookings.Store.
+func (s *Store) CompleteEnded(ctx context.Context, before, at time.Time) ([]bookings.Booking, error) {
+	var rows []bookingRow
+	err := s.db.SelectContext(ctx, &rows, s.db.Rebind(`UPDATE bookings_bookings SET status = 'completed', updated_at = ?
+		WHERE status = 'confirmed' AND end_time <= ? RETURNING `+bookingColumns), store.NewTime(at), store.NewTime(before))
+	if err != nil {
+		return nil, mapErr(err, "complete ended")
+	}
+	out := make([]bookings.Booking, len(rows))
+	for i, r := range rows {
+		out[i] = r.booking()
+	}
+	return out, nil
+}
+
+// PruneBookings implements bookings.Store.
+func (s *Store) PruneBookings(ctx context.Context, before time.Time) (int, error) {
+	var n int64
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		cut := store.NewTime(before)
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM bookings_notification_log WHERE booking_id IN
+			(SELECT id FROM bookings_bookings WHERE end_time < ?)`), cut); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM bookings_bookings WHERE end_time < ?`), cut)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("bookingssql: prune bookings: %w", err)
+	}
+	return int(n), nil
+}
+
+// EraseCustomer implements bookings.Store, in one transaction.
+func (s *Store) EraseCustomer(ctx context.Context, email string, at time.Time) ([]bookings.Booking, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	if email == "" {
+		return nil, nil
+	}
+	var out []bookings.Booking
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		var rows []bookingRow
+		if err := tx.SelectContext(ctx, &rows, tx.Rebind(`SELECT `+bookingColumns+` FROM bookings_bookings
+			WHERE LOWER(customer_email) = ? ORDER BY id`), email); err != nil {
+			return err
+		}
+		for _, r := range rows {
+			// A hash whose token nobody knows: the old links 404.
+			var unknown [32]byte
+			rand.Read(unknown[:])
+			hash := sha256.Sum256(unknown[:])
+			if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE bookings_bookings SET customer_name = '', customer_email = '',
+				customer_phone = '', customer_timezone = '', intake_data = NULL, notes = '', manage_token_hash = ?, updated_at = ? WHERE id = ?`),
+				hash[:], store.NewTime(at), r.ID); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE bookings_notification_log SET recipient = '' WHERE booking_id = ?`), r.ID); err != nil {
+				return err
+			}
+			out = append(out, r.booking())
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bookingssql: erase customer: %w", err)
+	}
+	return out, nil
+}
