@@ -73,6 +73,8 @@ type AdminHandlerOptions struct {
 //	GET POST        {prefix}/providers/{provider}/hours       DELETE .../hours/{id}
 //	GET POST        {prefix}/providers/{provider}/overrides   DELETE .../overrides/{id}
 //	GET POST        {prefix}/blackouts            DELETE {prefix}/blackouts/{id}
+//	POST DELETE     {prefix}/providers/{provider}/feed-token   mint or rotate (201 {"data": {"token"}}, shown once;
+//	                                       the feed is /bookings/ical/providers/{token}.ics) or revoke (204)
 //
 // A move the booking's status does not allow is 409 with a message naming
 // the status.

@@ -211,6 +211,23 @@ func (h *AdminHandler) catalog(guard func(string, http.HandlerFunc) http.Handler
 		}),
 		http.MethodPatch: updateProvider, http.MethodPut: updateProvider,
 	})
+	b.Handle("/providers/{provider}/feed-token", api.Methods{
+		http.MethodPost: manage(func(w http.ResponseWriter, r *http.Request) {
+			if id, found := provider(w, r); found {
+				token, err := svc.MintFeedToken(r.Context(), id)
+				ok(w, r, http.StatusCreated, feedToken{Token: token}, err)
+			}
+		}),
+		http.MethodDelete: manage(func(w http.ResponseWriter, r *http.Request) {
+			if id, found := provider(w, r); found {
+				if err := svc.RevokeFeedToken(r.Context(), id); err != nil {
+					h.fail(w, r, err)
+					return
+				}
+				w.WriteHeader(http.StatusNoContent)
+			}
+		}),
+	})
 	rules := func(path string, list func(context.Context, int64) (any, error), add func(http.ResponseWriter, *http.Request, int64) (any, error),
 		del func(context.Context, int64, int64) error) {
 		b.Handle("/providers/{provider}/"+path, api.Methods{
@@ -288,4 +305,10 @@ func (h *AdminHandler) catalog(guard func(string, http.HandlerFunc) http.Handler
 			ok(w, r, 0, nil, svc.store.DeleteBlackout(r.Context(), id))
 		}),
 	})
+}
+
+// feedToken is a provider's new feed token, shown once: the feed is
+// {feed prefix}/providers/{token}.ics.
+type feedToken struct {
+	Token string `json:"token"`
 }

@@ -1,11 +1,13 @@
 package bookings_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -130,4 +132,32 @@ func TestAdminCatalog(t *testing.T) {
 		require.Equal(t, 200, code)
 		require.Contains(t, body, `"round_robin_weight":1`)
 	})
+}
+
+// Feed tokens over the admin API: minted (shown once), rotated, revoked.
+func TestAdminFeedTokens(t *testing.T) {
+	t.Parallel()
+	a := setupAdmin(t, store.SQLite)
+	path := "/providers/" + itoa(a.provider.ID) + "/feed-token"
+	code, _ := a.call(t, "x:bookings:view", "POST", path, "")
+	require.Equal(t, 403, code)
+	code, body := a.call(t, manager, "POST", path, "")
+	require.Equal(t, 201, code, body)
+	var got struct{ Data struct{ Token string } }
+	require.NoError(t, json.Unmarshal([]byte(body), &got))
+	require.Regexp(t, `^[0-9a-f]{64}$`, got.Data.Token)
+	feed, err := a.svc.ProviderFeed(context.Background(), got.Data.Token, "")
+	require.NoError(t, err)
+	require.Contains(t, string(feed.Body), "X-WR-CALNAME:Ada")
+	code, body = a.call(t, manager, "POST", path, "")
+	require.Equal(t, 201, code)
+	require.NotContains(t, body, got.Data.Token)
+	_, err = a.svc.ProviderFeed(context.Background(), got.Data.Token, "")
+	require.ErrorIs(t, err, bookings.ErrNoCalendar, "rotated")
+	code, _ = a.call(t, manager, "DELETE", path, "")
+	require.Equal(t, 204, code)
+	code, _ = a.call(t, manager, "POST", "/providers/999/feed-token", "")
+	require.Equal(t, 404, code)
+	code, _ = a.call(t, manager, "DELETE", "/providers/999/feed-token", "")
+	require.Equal(t, 404, code)
 }

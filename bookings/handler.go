@@ -1,8 +1,6 @@
 package bookings
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -82,14 +80,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 		return nil, fmt.Errorf("bookings: new handler: %w", err)
 	}
 	bucket := func(name string, limit, def int) *api.Throttle {
-		if limit < 0 {
-			return nil
-		}
-		if limit == 0 {
-			limit = def
-		}
-		return &api.Throttle{Name: "bookings_" + name, Limiter: b.Throttle.Limiter, Limit: limit, Window: time.Minute,
-			Message: MsgTooMany, TrustedProxies: o.TrustedProxies, Now: svc.o.Now, Logger: b.Logger}
+		return newBucket(svc, b.Throttle.Limiter, o.TrustedProxies, b.Logger, name, limit, def)
 	}
 	h := &Handler{svc: svc, base: b, logger: b.Logger, post: bucket("post", o.PostLimit, PostLimitDefault), read: bucket("read", o.ReadLimit, ReadLimitDefault)}
 	read := func(f http.HandlerFunc) http.HandlerFunc { return h.read.Wrap(f).ServeHTTP }
@@ -100,11 +91,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	h.manageGet = bucket("manage_get", o.ManageGetLimit, ManageGetLimitDefault)
 	h.manageToken = bucket("manage_token", o.ManageTokenLimit, ManageTokenLimitDefault)
 	if h.manageToken != nil {
-		// Keyed by a hash, so a long forged token is a short key.
-		h.manageToken.Key = func(r *http.Request) string {
-			sum := sha256.Sum256([]byte(r.PathValue("token")))
-			return hex.EncodeToString(sum[:12])
-		}
+		h.manageToken.Key = tokenKey
 	}
 	b.Handle("/manage/{token}", api.Methods{http.MethodGet: h.manageGet.Wrap(h.manageToken.Wrap(http.HandlerFunc(h.manage))).ServeHTTP})
 	b.Handle("/manage/{token}/cancel", api.Methods{http.MethodPost: h.post.Wrap(h.manageToken.Wrap(http.HandlerFunc(h.manageCancel))).ServeHTTP})

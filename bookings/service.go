@@ -54,6 +54,12 @@ type Options struct {
 	ChangeWindow time.Duration
 	// DisableSelfCancel refuses cancelling through the manage link (403).
 	DisableSelfCancel bool
+	// FeedHost ends each calendar event's UID ("BK-…@host"): the host of
+	// the site; FeedHostDefault when empty.
+	FeedHost string
+	// FeedPast and FeedFuture bound a provider feed around now;
+	// FeedPastDefault and FeedFutureDefault when zero or negative.
+	FeedPast, FeedFuture time.Duration
 	// Logger receives unexpected errors; nil discards.
 	Logger *slog.Logger
 }
@@ -97,6 +103,15 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	}
 	if o.ChangeWindow == 0 {
 		o.ChangeWindow = ChangeWindowDefault
+	}
+	if o.FeedHost == "" {
+		o.FeedHost = FeedHostDefault
+	}
+	if o.FeedPast <= 0 {
+		o.FeedPast = FeedPastDefault
+	}
+	if o.FeedFuture <= 0 {
+		o.FeedFuture = FeedFutureDefault
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/groundwork-go/groundwork/bookings"
@@ -22,8 +24,11 @@ func runBookings(ctx context.Context, args []string, getenv func(string) string,
 	if len(args) > 0 && args[0] == "reissue" {
 		return reissueManageToken(ctx, args[1:], getenv, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "feed-token" {
+		return feedToken(ctx, args[1:], getenv, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "seed" {
-		return usageError{"bookings needs a sub-command: seed or reissue"}
+		return usageError{"bookings needs a sub-command: seed, reissue or feed-token"}
 	}
 	fs := newFlagSet("reference bookings seed")
 	db := dbFlag(fs, getenv)
@@ -180,4 +185,91 @@ func reissueManageToken(ctx context.Context, args []string, getenv func(string) 
 	fmt.Fprintln(stdout, token)
 	fmt.Fprintf(stderr, "Booking %d has a new manage token; the old one no longer works. Send the customer the new link.\n", id)
 	return nil
+}
+
+// feedHost is the host of the public address, for calendar UIDs; empty
+// (the package's default) without one.
+func feedHost(base *url.URL) string {
+	if base == nil {
+		return ""
+	}
+	return base.Hostname()
+}
+
+// feedToken is "reference bookings feed-token PROVIDER [--revoke]": mint
+// (or rotate) a provider's calendar feed token and print the feed's
+// address, or revoke it. PROVIDER is an ID or a slug.
+func feedToken(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("reference bookings feed-token")
+	db := dbFlag(fs, getenv)
+	logger := logFlag(fs, getenv, stderr)
+	revoke := fs.Bool("revoke", false, "end the provider's feed instead")
+	base := fs.String("base-url", getenv("GROUNDWORK_BASE_URL"), "public address of the server, for the printed feed address")
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	if len(positional) != 1 {
+		return usageError{"bookings feed-token takes one provider (ID or slug)"}
+	}
+	log, err := logger()
+	if err != nil {
+		return err
+	}
+	st, err := openDB(ctx, *db, log, nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	store := bookingssql.New(st)
+	p, err := findProvider(ctx, store, positional[0])
+	if err != nil {
+		return err
+	}
+	svc, err := bookings.NewService(store, nil)
+	if err != nil {
+		return err
+	}
+	if *revoke {
+		if err := svc.RevokeFeedToken(ctx, p.ID); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Provider %q has no calendar feed now.\n", p.Slug)
+		return nil
+	}
+	token, err := svc.MintFeedToken(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	origin := strings.TrimSuffix(*base, "/")
+	if origin == "" {
+		origin = "http://" + defaultAddr
+	}
+	fmt.Fprintf(stdout, "%s%s/providers/%s.ics\n", origin, bookings.FeedPrefixDefault, token)
+	fmt.Fprintf(stderr, "Provider %q has a new calendar feed; any older address no longer works. Subscribe to it in a calendar app.\n", p.Slug)
+	return nil
+}
+
+// findProvider finds a provider by ID or slug.
+func findProvider(ctx context.Context, s bookings.Store, ref string) (bookings.Provider, error) {
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
+		p, err := s.Provider(ctx, id)
+		if errors.Is(err, bookings.ErrNotFound) {
+			return p, fmt.Errorf("no provider has ID %d", id)
+		}
+		return p, err
+	}
+	list, err := s.ListProviders(ctx)
+	if err != nil {
+		return bookings.Provider{}, err
+	}
+	for _, p := range list {
+		if p.Slug == ref {
+			return p, nil
+		}
+	}
+	return bookings.Provider{}, fmt.Errorf("no provider has the slug %q", ref)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +83,26 @@ func TestBookingsSeedAndBook(t *testing.T) {
 	c, _, stderr = runCmd(t, e, "bookings", "reissue", "99")
 	require.Equal(t, 1, c)
 	require.Contains(t, stderr, "no booking has ID 99")
+
+	// The customer's calendar, and the provider's feed from the CLI.
+	code, body = get(t, base+"/bookings/ical/customers/"+manage+".ics", "")
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, "STATUS:CANCELLED\r\n")
+	c, out, stderr = runCmd(t, e, "bookings", "feed-token", "sam", "--base-url", base)
+	require.Equal(t, 0, c, stderr)
+	feed := strings.TrimSpace(out)
+	require.Regexp(t, `^`+regexp.QuoteMeta(base)+`/bookings/ical/providers/[0-9a-f]{64}\.ics$`, feed)
+	code, body = get(t, feed, "")
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, "X-WR-CALNAME:Sam\r\n")
+	require.NotContains(t, body, "BEGIN:VEVENT", "the cancelled booking is left out")
+	c, _, stderr = runCmd(t, e, "bookings", "feed-token", "1", "--revoke")
+	require.Equal(t, 0, c, stderr)
+	code, _ = get(t, feed, "")
+	require.Equal(t, 404, code)
+	c, _, stderr = runCmd(t, e, "bookings", "feed-token", "nobody")
+	require.Equal(t, 1, c)
+	require.Contains(t, stderr, `no provider has the slug "nobody"`)
 }
 
 // nextMonths is this month and the next, as YYYY-MM.

@@ -128,6 +128,8 @@ var routes = []string{
 	"DELETE /api/bookings/admin/providers/{provider}/hours/{id}",
 	"GET /api/bookings/admin/providers/{provider}/overrides",
 	"POST /api/bookings/admin/providers/{provider}/overrides",
+	"POST /api/bookings/admin/providers/{provider}/feed-token",
+	"DELETE /api/bookings/admin/providers/{provider}/feed-token",
 	"DELETE /api/bookings/admin/providers/{provider}/overrides/{id}",
 	"GET /api/bookings/admin/blackouts",
 	"POST /api/bookings/admin/blackouts",
@@ -135,6 +137,8 @@ var routes = []string{
 	"GET /bookings/{slug}",
 	"POST /bookings/{slug}",
 	"GET /bookings/_assets/{file}",
+	"GET /bookings/ical/providers/{file}",
+	"GET /bookings/ical/customers/{file}",
 }
 
 // endpoints groups routes by path, in the order they first appear:

@@ -40,6 +40,9 @@ token create flags:
                                     provider working weekdays 09:00-17:00 in ZONE (UTC), to list
                                     slots and book at /api/bookings at once
   reference bookings reissue ID     print a new manage token for a booking (the old one stops working)
+  reference bookings feed-token PROVIDER [--revoke]
+                                    print a provider's new calendar feed address (ID or slug; an
+                                    older address stops working), or end the feed
 `},
 	{"webhooks", `  reference webhooks emit EVENT [--data JSON]
                                     dispatch a test event to the subscriptions that take it

@@ -204,7 +204,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 
 	// bookings: the public API with holds, the admin API for bookings,
 	// events delivered as webhooks and a confirmation mail.
-	bookingsSvc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Logger: logger})
+	bookingsSvc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{FeedHost: feedHost(cfg.baseURL), Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +225,14 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		return nil, err
 	}
 
+	bookingFeeds, err := bookings.NewFeedHandler(bookingsSvc, &bookings.FeedHandlerOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies,
+		Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+
 	mux := http.NewServeMux()
+	mux.Handle(bookings.FeedPrefixDefault+"/", bookingFeeds)
 	mux.Handle(bookings.PrefixDefault, bookingsHandler)
 	mux.Handle(bookings.PrefixDefault+"/", bookingsHandler)
 	mux.Handle(bookings.AdminPrefixDefault+"/", bookingsAdmin)
@@ -246,7 +253,8 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
 	})
 	a.routes = slices.Concat(authHandler.Routes(), signIn.Routes(), []string{"GET /dashboard"}, colorHandler.Routes(), colorAIHandler.Routes(), formsHandler.Routes(),
-		pages.Routes(), webhooksHandler.Routes(), inboundHandler.Routes(), bookingsHandler.Routes(), bookingsAdmin.Routes(), bookingPages.Routes())
+		pages.Routes(), webhooksHandler.Routes(), inboundHandler.Routes(), bookingsHandler.Routes(), bookingsAdmin.Routes(), bookingPages.Routes(),
+		bookingFeeds.Routes())
 	a.handler = recoverPanics(logRequests(mux, logger, cfg.requestLogEvery), logger)
 	return a, nil
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"log/slog"
+	"math"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -113,9 +114,13 @@ func (t *Throttle) Hit(w http.ResponseWriter, r *http.Request, key string) (allo
 	}
 	h := w.Header()
 	// Canonical forms of X-RateLimit-Limit and -Remaining, set directly:
-	// this runs on every request of a throttled route.
-	h["X-Ratelimit-Limit"] = []string{strconv.Itoa(res.Limit)}
-	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(res.Remaining)}
+	// this runs on every request of a throttled route. Of several
+	// throttles on one route, the headers tell of the tightest: the one
+	// with the fewest requests left.
+	if prev, ok := h["X-Ratelimit-Remaining"]; !ok || len(prev) != 1 || remainingOf(prev[0]) > res.Remaining {
+		h["X-Ratelimit-Limit"] = []string{strconv.Itoa(res.Limit)}
+		h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(res.Remaining)}
+	}
 	if res.Allowed {
 		return true, nil
 	}
@@ -126,6 +131,14 @@ func (t *Throttle) Hit(w http.ResponseWriter, r *http.Request, key string) (allo
 	h.Set("Retry-After", strconv.Itoa(int(res.RetryAfter(now())/time.Second)))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
 	return false, nil
+}
+
+func remainingOf(v string) int {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return math.MaxInt
+	}
+	return n
 }
 
 // message is the 429 body's message.

@@ -1,0 +1,297 @@
+package bookings
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	ics "github.com/arran4/golang-ical"
+)
+
+// Calendar-feed defaults (research §5.4, §5.5).
+const (
+	// FeedPastDefault and FeedFutureDefault bound a provider feed: the
+	// bookings starting in [now − past, now + future).
+	FeedPastDefault   = 30 * 24 * time.Hour
+	FeedFutureDefault = 365 * 24 * time.Hour
+	// FeedHostDefault ends every event's UID ("BK-…@host") when
+	// Options.FeedHost is empty.
+	FeedHostDefault = "groundwork-bookings"
+	// FeedProductID is the feeds' PRODID.
+	FeedProductID = "-//groundwork//Bookings//EN"
+
+	MsgNoCalendar = "No calendar was found for that address."
+)
+
+// ErrNoCalendar: a provider feed token that is unknown, rotated, revoked,
+// or of an inactive provider. The cases are not told apart.
+var ErrNoCalendar = errors.New("bookings: no calendar")
+
+// Feed is one calendar feed as served: its ETag (quoted) always, and
+// unless NotModified, the iCalendar body and a file name for it.
+type Feed struct {
+	ETag        string
+	NotModified bool
+	FileName    string
+	Body        []byte
+}
+
+// MintFeedToken gives a provider a new feed token and returns it (shown
+// once; only its SHA-256 is kept): a subscription to the old address
+// stops working. ErrNotFound without the provider.
+func (s *Service) MintFeedToken(ctx context.Context, providerID int64) (string, error) {
+	token, hash, err := s.newManageToken()
+	if err != nil {
+		return "", fmt.Errorf("bookings: mint feed token: %w", err)
+	}
+	if err := s.store.SetProviderFeedHash(ctx, providerID, hash, s.o.Now()); err != nil {
+		return "", fmt.Errorf("bookings: mint feed token of provider %d: %w", providerID, err)
+	}
+	return token, nil
+}
+
+// RevokeFeedToken ends a provider's feed (404 from then on) until a new
+// token is minted. ErrNotFound without the provider.
+func (s *Service) RevokeFeedToken(ctx context.Context, providerID int64) error {
+	if err := s.store.SetProviderFeedHash(ctx, providerID, nil, s.o.Now()); err != nil {
+		return fmt.Errorf("bookings: revoke feed token of provider %d: %w", providerID, err)
+	}
+	return nil
+}
+
+// feedWindow is the span of starts a provider feed holds now.
+func (s *Service) feedWindow() (time.Time, time.Time) {
+	now := s.o.Now().UTC()
+	return now.Add(-s.o.FeedPast), now.Add(s.o.FeedFuture)
+}
+
+// ProviderFeed is the feed of the provider whose feed token this is: with
+// ifNoneMatch (a request's If-None-Match) matching its ETag, NotModified
+// after one aggregate query and nothing else read. ErrNoCalendar for a
+// malformed, unknown or revoked token or an inactive provider.
+func (s *Service) ProviderFeed(ctx context.Context, token, ifNoneMatch string) (Feed, error) {
+	if !manageTokenPattern.MatchString(token) {
+		return Feed{}, ErrNoCalendar
+	}
+	sum := sha256.Sum256([]byte(token))
+	p, stored, err := s.store.ProviderByFeedHash(ctx, sum[:])
+	if errors.Is(err, ErrNotFound) || err == nil && subtle.ConstantTimeCompare(sum[:], stored) != 1 {
+		return Feed{}, ErrNoCalendar
+	}
+	if err != nil {
+		return Feed{}, fmt.Errorf("bookings: provider feed: %w", err)
+	}
+	from, to := s.feedWindow()
+	stamp, err := s.store.FeedStamp(ctx, p.ID, from, to)
+	if err != nil {
+		return Feed{}, fmt.Errorf("bookings: provider feed: %w", err)
+	}
+	f := Feed{ETag: etag(strconv.FormatInt(p.ID, 10), stampTime(p.UpdatedAt),
+		stampTime(stamp.LastUpdated), strconv.Itoa(stamp.Count), strconv.Itoa(stamp.Live))}
+	if ETagMatches(ifNoneMatch, f.ETag) {
+		f.NotModified = true
+		return f, nil
+	}
+	list, err := s.store.FeedBookings(ctx, p.ID, from, to)
+	if err != nil {
+		return Feed{}, fmt.Errorf("bookings: provider feed: %w", err)
+	}
+	names, err := s.serviceNames(ctx)
+	if err != nil {
+		return Feed{}, err
+	}
+	cal := s.newCalendar(p.Name, zoneName(p.TimeZone))
+	for _, b := range list {
+		desc := "Reference: " + b.Number
+		if b.CustomerName != "" {
+			desc += "\nCustomer: " + b.CustomerName
+		}
+		if b.CustomerEmail != "" {
+			desc += "\nEmail: " + b.CustomerEmail
+		}
+		s.addEvent(cal, b, joinSummary(names[b.ServiceID], b.CustomerName), desc)
+	}
+	f.FileName, f.Body = fileName(p.Slug), serialize(cal)
+	return f, nil
+}
+
+// CustomerFeed is the one-booking feed of a manage link, whatever the
+// booking's status (a cancelled one says CANCELLED). ErrBadManageToken
+// as [Service.Managed].
+func (s *Service) CustomerFeed(ctx context.Context, token, ifNoneMatch string) (Feed, error) {
+	b, _, err := s.Managed(ctx, token)
+	if err != nil {
+		return Feed{}, err
+	}
+	f := Feed{ETag: etag(strconv.FormatInt(b.ID, 10), stampTime(b.UpdatedAt), stampTime(b.Start), stampTime(b.End), b.Status)}
+	if ETagMatches(ifNoneMatch, f.ETag) {
+		f.NotModified = true
+		return f, nil
+	}
+	cal, err := s.bookingCalendar(ctx, b)
+	if err != nil {
+		return Feed{}, err
+	}
+	f.FileName, f.Body = fileName(b.Number), serialize(cal)
+	return f, nil
+}
+
+// ICS is a booking's one-event calendar as the customer sees it (the
+// customer feed's body; the confirmation mail's attachment).
+func (s *Service) ICS(ctx context.Context, b Booking) ([]byte, error) {
+	cal, err := s.bookingCalendar(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	return serialize(cal), nil
+}
+
+func (s *Service) bookingCalendar(ctx context.Context, b Booking) (*ics.Calendar, error) {
+	svc, err := s.store.ServiceByID(ctx, b.ServiceID)
+	if err != nil {
+		return nil, fmt.Errorf("bookings: calendar of booking %d: %w", b.ID, err)
+	}
+	var provider string
+	if b.ProviderID != nil {
+		if p, err := s.store.Provider(ctx, *b.ProviderID); err == nil {
+			provider = p.Name
+		} else if !errors.Is(err, ErrNotFound) {
+			return nil, fmt.Errorf("bookings: calendar of booking %d: %w", b.ID, err)
+		}
+	}
+	cal := s.newCalendar(svc.Name, zoneName(b.CustomerTimeZone))
+	s.addEvent(cal, b, joinSummary(svc.Name, provider), "Reference: "+b.Number)
+	return cal, nil
+}
+
+func (s *Service) serviceNames(ctx context.Context) (map[int64]string, error) {
+	list, err := s.store.ListServices(ctx, false)
+	if err != nil {
+		return nil, fmt.Errorf("bookings: service names: %w", err)
+	}
+	names := make(map[int64]string, len(list))
+	for _, v := range list {
+		names[v.ID] = v.Name
+	}
+	return names, nil
+}
+
+func (s *Service) newCalendar(name, zone string) *ics.Calendar {
+	cal := ics.NewCalendar()
+	cal.SetProductId(FeedProductID)
+	cal.SetCalscale("GREGORIAN")
+	cal.SetMethod(ics.MethodPublish)
+	cal.SetXWRCalName(icsText(name))
+	cal.SetXWRTimezone(zone)
+	return cal
+}
+
+// addEvent adds b as a VEVENT: UID stable across reschedules, times in
+// UTC, DTSTAMP from the row so an unchanged feed is byte-identical.
+func (s *Service) addEvent(cal *ics.Calendar, b Booking, summary, description string) {
+	ev := cal.AddEvent(b.Number + "@" + s.o.FeedHost)
+	ev.SetDtStampTime(b.UpdatedAt)
+	ev.SetCreatedTime(b.CreatedAt)
+	ev.SetLastModifiedAt(b.UpdatedAt)
+	ev.SetStartAt(b.Start)
+	ev.SetEndAt(b.End)
+	ev.SetSequence(b.Sequence)
+	switch b.Status {
+	case StatusRequested:
+		ev.SetStatus(ics.ObjectStatusTentative)
+	case StatusCancelled:
+		ev.SetStatus(ics.ObjectStatusCancelled)
+	default:
+		ev.SetStatus(ics.ObjectStatusConfirmed)
+	}
+	ev.SetSummary(icsText(summary))
+	ev.SetDescription(icsText(description))
+}
+
+func serialize(cal *ics.Calendar) []byte {
+	var buf bytes.Buffer
+	// Lines end in CRLF and fold at 75 octets (RFC 5545 §3.1).
+	_ = cal.SerializeTo(&buf, ics.WithNewLineWindows, ics.WithLineLength(75))
+	return buf.Bytes()
+}
+
+// icsText makes a value safe for an iCalendar TEXT property, which the
+// library escapes (backslash, semicolon, comma, LF): a CR alone or in
+// CRLF becomes LF, other control characters go.
+func icsText(v string) string {
+	v = strings.ReplaceAll(v, "\r\n", "\n")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\r':
+			return '\n'
+		case r == '\n' || r == '\t':
+			return r
+		case r < 0x20 || r == 0x7f:
+			return -1
+		}
+		return r
+	}, v)
+}
+
+func joinSummary(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + " — " + b
+}
+
+func zoneName(tz string) string {
+	if tz == "" {
+		return TimeZoneDefault
+	}
+	return tz
+}
+
+func stampTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// etag is the quoted SHA-1 of the parts joined by "|".
+func etag(parts ...string) string {
+	sum := sha1.Sum([]byte(strings.Join(parts, "|")))
+	return `"` + hex.EncodeToString(sum[:]) + `"`
+}
+
+// ETagMatches reports whether an If-None-Match header value matches the
+// quoted tag: "*", or any entry of a comma-separated list, weak (W/) or
+// strong.
+func ETagMatches(header, tag string) bool {
+	for part := range strings.SplitSeq(header, ",") {
+		part = strings.TrimSpace(part)
+		if part == "*" || strings.TrimPrefix(part, "W/") == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// fileName reduces name to [A-Za-z0-9._-] for a Content-Disposition, and
+// adds ".ics"; "calendar" when nothing is left.
+func fileName(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			return r
+		}
+		return -1
+	}, name)
+	if strings.Trim(name, ".") == "" {
+		name = "calendar"
+	}
+	return name + ".ics"
+}

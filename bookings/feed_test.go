@@ -1,0 +1,301 @@
+package bookings_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	ics "github.com/arran4/golang-ical"
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// feedBundle is setup's service with a fixed random source (so booking
+// numbers are the same every run), UIDs ending in example.com, and the
+// feeds served beside the API.
+type feedBundle struct {
+	*bundle
+	feeds *httptest.Server
+}
+
+func setupFeeds(t *testing.T, d store.Dialect, opts *bookings.FeedHandlerOptions) *feedBundle {
+	t.Helper()
+	db := storetest.Open(t, d, bookingssql.Migrations)
+	st := bookingssql.New(db)
+	c := &clock{}
+	c.ns.Store(now.UnixNano())
+	svc, err := bookings.NewService(st, &bookings.Options{Now: c.Now, Rand: rand.NewChaCha8([32]byte{7}), FeedHost: "example.com"})
+	require.NoError(t, err)
+	b := serveBundle(t, db, svc, c)
+	b.service = newOffering(t, st, "consultation", 30)
+	b.provider = newProvider(t, st, "ada", "America/New_York")
+	require.NoError(t, st.LinkProvider(context.Background(), b.service.ID, b.provider.ID, nil, nil))
+	weekdays(t, st, b.provider.ID, 9*60, 17*60)
+	h, err := bookings.NewFeedHandler(svc, opts)
+	require.NoError(t, err)
+	feeds := httptest.NewServer(h)
+	t.Cleanup(feeds.Close)
+	return &feedBundle{bundle: b, feeds: feeds}
+}
+
+type feedAnswer struct {
+	code   int
+	header http.Header
+	body   []byte
+}
+
+func (f *feedBundle) get(t *testing.T, path string, ifNoneMatch ...string) feedAnswer {
+	t.Helper()
+	req, err := http.NewRequest("GET", f.feeds.URL+path, nil)
+	require.NoError(t, err)
+	for _, v := range ifNoneMatch {
+		req.Header.Add("If-None-Match", v)
+	}
+	res, err := f.feeds.Client().Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return feedAnswer{res.StatusCode, res.Header, body}
+}
+
+func (f *feedBundle) advance(d time.Duration) { f.clock.ns.Add(int64(d)) }
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got), "%s differs; rerun with -update if the change is meant", path)
+}
+
+func TestFeedContent(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		f := setupFeeds(t, d, nil)
+		ctx := context.Background()
+		// A name that needs escaping and, with the service, folding.
+		first, firstToken, err := f.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-03T14:00:00Z"),
+			CustomerName: "Hopper, Grace; Rear Admiral \\ COBOL — 海軍少将 and a long tail of titles", CustomerEmail: "grace@example.com",
+			CustomerTimeZone: "Europe/Paris"})
+		require.NoError(t, err)
+		f.advance(time.Minute)
+		second, _, err := f.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-04T15:00:00Z"),
+			CustomerName: "Ada\r\nLovelace", CustomerEmail: "ada@example.com"})
+		require.NoError(t, err)
+		f.advance(time.Minute)
+		third, thirdToken, err := f.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-05T15:00:00Z"),
+			CustomerName: "Alan", CustomerEmail: "alan@example.com"})
+		require.NoError(t, err)
+		f.advance(time.Minute)
+		_, err = f.svc.Reschedule(ctx, second.ID, mustTime("2026-06-04T16:00:00Z"), bookings.ActorAdmin)
+		require.NoError(t, err)
+		_, err = f.svc.Cancel(ctx, third.ID, bookings.ActorCustomer, "")
+		require.NoError(t, err)
+
+		token, err := f.svc.MintFeedToken(ctx, f.provider.ID)
+		require.NoError(t, err)
+		a := f.get(t, "/bookings/ical/providers/"+token+".ics")
+		require.Equal(t, 200, a.code, string(a.body))
+		require.Equal(t, "text/calendar; charset=utf-8", a.header.Get("Content-Type"))
+		require.Equal(t, `inline; filename="ada.ics"`, a.header.Get("Content-Disposition"))
+		require.Equal(t, "private, max-age=300", a.header.Get("Cache-Control"))
+		require.Regexp(t, `^"[0-9a-f]{40}"$`, a.header.Get("ETag"))
+		golden(t, "provider.ics", a.body)
+		for line := range strings.SplitSeq(strings.TrimSuffix(string(a.body), "\r\n"), "\r\n") {
+			require.LessOrEqual(t, len(line), 75, "folded at 75 octets: %q", line)
+			require.NotContains(t, line, "\n")
+			require.NotContains(t, line, "\r")
+		}
+
+		// Parsed back, the provider feed has the two live bookings with
+		// their texts intact, the cancelled one left out.
+		cal, err := ics.ParseCalendar(bytes.NewReader(a.body))
+		require.NoError(t, err)
+		events := cal.Events()
+		require.Len(t, events, 2)
+		require.Equal(t, first.Number+"@example.com", events[0].Id())
+		require.Equal(t, "Consultation consultation — "+first.CustomerName, ics.FromText(events[0].GetProperty(ics.ComponentPropertySummary).Value))
+		require.Equal(t, "Reference: "+second.Number+"\nCustomer: Ada\nLovelace\nEmail: ada@example.com",
+			ics.FromText(events[1].GetProperty(ics.ComponentPropertyDescription).Value))
+		require.Equal(t, "1", events[1].GetProperty(ics.ComponentPropertySequence).Value, "rescheduled once")
+		start, err := events[1].GetStartAt()
+		require.NoError(t, err)
+		require.Equal(t, mustTime("2026-06-04T16:00:00Z"), start)
+		require.Equal(t, "CONFIRMED", events[0].GetProperty(ics.ComponentPropertyStatus).Value)
+
+		// The customer feed: that one booking, cancelled or not.
+		c := f.get(t, "/bookings/ical/customers/"+thirdToken+".ics")
+		require.Equal(t, 200, c.code, string(c.body))
+		require.Equal(t, `inline; filename="`+third.Number+`.ics"`, c.header.Get("Content-Disposition"))
+		golden(t, "customer.ics", c.body)
+		cal, err = ics.ParseCalendar(bytes.NewReader(c.body))
+		require.NoError(t, err)
+		require.Len(t, cal.Events(), 1)
+		ev := cal.Events()[0]
+		require.Equal(t, "CANCELLED", ev.GetProperty(ics.ComponentPropertyStatus).Value)
+		require.Equal(t, "1", ev.GetProperty(ics.ComponentPropertySequence).Value)
+		require.Equal(t, "Consultation consultation — Ada", ics.FromText(ev.GetProperty(ics.ComponentPropertySummary).Value))
+		c = f.get(t, "/bookings/ical/customers/"+firstToken+".ics")
+		require.Contains(t, string(c.body), "X-WR-TIMEZONE:Europe/Paris\r\n")
+
+		// Unchanged: byte-identical, whatever the clock says.
+		f.advance(time.Hour)
+		again := f.get(t, "/bookings/ical/providers/"+token+".ics")
+		require.Equal(t, a.body, again.body)
+		require.Equal(t, a.header.Get("ETag"), again.header.Get("ETag"))
+	})
+}
+
+func TestFeedETags(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		f := setupFeeds(t, d, nil)
+		ctx := context.Background()
+		token, err := f.svc.MintFeedToken(ctx, f.provider.ID)
+		require.NoError(t, err)
+		path := "/bookings/ical/providers/" + token + ".ics"
+		tag := func() string {
+			t.Helper()
+			a := f.get(t, path)
+			require.Equal(t, 200, a.code)
+			return a.header.Get("ETag")
+		}
+		empty := tag()
+		f.advance(time.Second)
+		bk, manage, err := f.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-03T14:00:00Z"),
+			CustomerName: "Grace", CustomerEmail: "grace@example.com"})
+		require.NoError(t, err)
+		created := tag()
+		require.NotEqual(t, empty, created, "create")
+
+		// 304 for the tag, "*", a list, a weak tag; the headers repeated.
+		for _, h := range [][]string{{created}, {"*"}, {`"nope", ` + created}, {"W/" + created}, {`"a"`, created}} {
+			a := f.get(t, path, h...)
+			require.Equal(t, 304, a.code, h)
+			require.Empty(t, a.body)
+			require.Equal(t, created, a.header.Get("ETag"))
+			require.Equal(t, "private, max-age=300", a.header.Get("Cache-Control"))
+		}
+		require.Equal(t, 200, f.get(t, path, `"nope"`, "W/"+empty).code)
+
+		// Not otherwise: another provider's booking, reading, time.
+		other := newProvider(t, f.svc.Store(), "bob", "America/New_York")
+		require.NoError(t, f.svc.Store().LinkProvider(ctx, f.service.ID, other.ID, nil, nil))
+		weekdays(t, f.svc.Store(), other.ID, 9*60, 17*60)
+		f.advance(time.Second)
+		_, _, err = f.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", ProviderID: other.ID, Start: mustTime("2026-06-03T14:00:00Z"),
+			CustomerName: "Alan", CustomerEmail: "alan@example.com"})
+		require.NoError(t, err)
+		_, _, err = f.svc.Managed(ctx, manage)
+		require.NoError(t, err)
+		f.advance(time.Hour)
+		require.Equal(t, created, tag(), "unchanged")
+
+		f.advance(time.Second)
+		_, err = f.svc.Reschedule(ctx, bk.ID, mustTime("2026-06-03T15:00:00Z"), bookings.ActorAdmin)
+		require.NoError(t, err)
+		rescheduled := tag()
+		require.NotEqual(t, created, rescheduled, "reschedule")
+		f.advance(time.Second)
+		_, err = f.svc.Cancel(ctx, bk.ID, bookings.ActorAdmin, "")
+		require.NoError(t, err)
+		cancelled := tag()
+		require.NotEqual(t, rescheduled, cancelled, "cancel")
+		// Deleted: retention removes a booking that ended within the
+		// feed's 30 past days (a short retention, for the test).
+		f.advance(5 * 24 * time.Hour)
+		require.Equal(t, cancelled, tag(), "still in the window")
+		n, err := f.svc.Store().PruneBookings(ctx, f.clock.Now().Add(-24*time.Hour))
+		require.NoError(t, err)
+		require.Equal(t, 2, n, "this provider's and the other's")
+		require.NotEqual(t, cancelled, tag(), "delete")
+
+		// The customer feed's tag moves with its booking.
+		f.advance(time.Second)
+		bk2, manage2, err := f.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-10T14:00:00Z"),
+			CustomerName: "Grace", CustomerEmail: "grace@example.com"})
+		require.NoError(t, err)
+		cpath := "/bookings/ical/customers/" + manage2 + ".ics"
+		c1 := f.get(t, cpath).header.Get("ETag")
+		require.Equal(t, 304, f.get(t, cpath, c1).code)
+		f.advance(time.Second)
+		_, err = f.svc.Reschedule(ctx, bk2.ID, mustTime("2026-06-10T15:00:00Z"), bookings.ActorAdmin)
+		require.NoError(t, err)
+		require.Equal(t, 200, f.get(t, cpath, c1).code)
+	})
+}
+
+func TestFeedTokensAndLimits(t *testing.T) {
+	t.Parallel()
+	f := setupFeeds(t, store.SQLite, nil)
+	ctx := context.Background()
+	token, err := f.svc.MintFeedToken(ctx, f.provider.ID)
+	require.NoError(t, err)
+	require.Regexp(t, `^[0-9a-f]{64}$`, token)
+
+	// Malformed: the router's plain 404; unknown: the feed's own.
+	a := f.get(t, "/bookings/ical/providers/"+strings.ToUpper(token)+".ics")
+	require.Equal(t, 404, a.code)
+	require.Equal(t, "404 page not found\n", string(a.body))
+	a = f.get(t, "/bookings/ical/providers/"+strings.Repeat("a", 64)+".ics")
+	require.Equal(t, 404, a.code)
+	require.JSONEq(t, `{"message":"No calendar was found for that address."}`, string(a.body))
+	a = f.get(t, "/bookings/ical/customers/"+strings.Repeat("a", 64)+".ics")
+	require.JSONEq(t, `{"message":"That booking link is no longer valid. Please check your confirmation email."}`, string(a.body))
+	require.Equal(t, "30", a.header.Get("X-RateLimit-Limit"), "the tightest bucket's headers")
+
+	// Three a minute per IP across both feeds, then 429.
+	f2 := setupFeeds(t, store.SQLite, &bookings.FeedHandlerOptions{ICalLimit: 3})
+	token2, err := f2.svc.MintFeedToken(ctx, f2.provider.ID)
+	require.NoError(t, err)
+	for range 3 {
+		require.Equal(t, 200, f2.get(t, "/bookings/ical/providers/"+token2+".ics").code)
+	}
+	a = f2.get(t, "/bookings/ical/providers/"+token2+".ics")
+	require.Equal(t, 429, a.code)
+	require.Equal(t, "3", a.header.Get("X-RateLimit-Limit"))
+	require.NotEmpty(t, a.header.Get("Retry-After"))
+	require.JSONEq(t, `{"message":"Too many requests. Please wait a moment and try again."}`, string(a.body))
+
+	// Rotation kills the old address; revocation every address; an
+	// inactive provider has none.
+	rotated, err := f.svc.MintFeedToken(ctx, f.provider.ID)
+	require.NoError(t, err)
+	require.Equal(t, 404, f.get(t, "/bookings/ical/providers/"+token+".ics").code, "rotated")
+	require.Equal(t, 200, f.get(t, "/bookings/ical/providers/"+rotated+".ics").code)
+	require.NoError(t, f.svc.RevokeFeedToken(ctx, f.provider.ID))
+	require.Equal(t, 404, f.get(t, "/bookings/ical/providers/"+rotated+".ics").code, "revoked")
+	_, err = f.svc.MintFeedToken(ctx, 999)
+	require.ErrorIs(t, err, bookings.ErrNotFound)
+}
+
+// The per-token bucket counts one token across IPs: 30 a minute.
+func TestFeedTokenBucket(t *testing.T) {
+	t.Parallel()
+	f := setupFeeds(t, store.SQLite, &bookings.FeedHandlerOptions{ICalLimit: -1})
+	token, err := f.svc.MintFeedToken(context.Background(), f.provider.ID)
+	require.NoError(t, err)
+	for range bookings.ICalTokenLimitDefault {
+		require.Equal(t, 200, f.get(t, "/bookings/ical/providers/"+token+".ics").code)
+	}
+	require.Equal(t, 429, f.get(t, "/bookings/ical/providers/"+token+".ics").code)
+}
