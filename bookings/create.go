@@ -349,7 +349,7 @@ func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking
 				created.Status = StatusRequested
 				s.emit(ctx, Event{Type: EventCreated, Booking: created, Actor: ActorCustomer, ManageToken: token})
 				if booked.Status == StatusConfirmed {
-					s.emit(ctx, Event{Type: EventConfirmed, Booking: booked, Actor: ActorSystem})
+					s.emit(ctx, Event{Type: EventConfirmed, Booking: booked, Actor: ActorSystem, ManageToken: token})
 				}
 			}
 			return booked, token, svc, o, nil

@@ -41,7 +41,8 @@ type Event struct {
 	// (reassigned) are what the booking had before.
 	PreviousStart, PreviousEnd time.Time
 	PreviousProviderID         *int64
-	// ManageToken is the booking's manage token, on booking.created and
+	// ManageToken is the booking's manage token, on booking.created (and
+	// the booking.confirmed of a booking confirmed as it is made) and on
 	// booking.manage_token_reissued only, for a host that sends its own
 	// mail; never stored.
 	ManageToken string
@@ -88,6 +89,7 @@ func (s *Service) emit(ctx context.Context, e Event) {
 	for _, fn := range fns {
 		fn(ctx, e)
 	}
+	s.queueMail(ctx, e)
 }
 
 func (s *Service) filterSlots(ctx context.Context, svc Offering, slots []Slot) []Slot {

@@ -10,8 +10,13 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/groundwork-go/groundwork/internal/seal"
+	"github.com/groundwork-go/groundwork/mail"
+	"github.com/groundwork-go/groundwork/store"
 )
 
 // Defaults of the booking window and the slot grid.
@@ -27,6 +32,12 @@ const (
 	// TimeZoneDefault is the zone of a service or provider that names
 	// none.
 	TimeZoneDefault = "UTC"
+	// ReminderHoursBeforeDefault is the one reminder: a day before.
+	ReminderHoursBeforeDefault = 24
+	// ReminderMaxCatchUpDefault: a reminder due longer ago is skipped.
+	ReminderMaxCatchUpDefault = 2 * time.Hour
+	// RetentionDefault keeps ended bookings three years.
+	RetentionDefault = 3 * 365 * 24 * time.Hour
 )
 
 // Options configures [NewService]. Nil means the defaults.
@@ -60,15 +71,43 @@ type Options struct {
 	// FeedPast and FeedFuture bound a provider feed around now;
 	// FeedPastDefault and FeedFutureDefault when zero or negative.
 	FeedPast, FeedFuture time.Duration
+	// Enqueuer queues the mail jobs (a *store.Queue): confirmation,
+	// cancellation, reschedule, reminders, provider notices. Without one,
+	// no mail is queued.
+	Enqueuer store.Enqueuer
+	// Mailer sends the mail the jobs render ([RegisterWorkers] needs it).
+	Mailer mail.Mailer
+	// MailFrom is the sender; the mailer's default when empty.
+	MailFrom string
+	// ManageURL is the manage link mailed to the customer, "{token}"
+	// replaced by the manage token, such as
+	// "https://example.com/bookings/manage/{token}"; no link when empty.
+	ManageURL string
+	// SecretKey (32 bytes) seals the manage token inside the queued
+	// mail, bound to its booking; required with ManageURL and an
+	// Enqueuer. Give every instance the same.
+	SecretKey []byte
+	// ReminderHoursBefore are the reminders, in hours before the start
+	// (ReminderHoursBeforeDefault when nil; none when empty but not nil).
+	ReminderHoursBefore []int
+	// ReminderMaxCatchUp skips a reminder due longer ago than this (after
+	// downtime); ReminderMaxCatchUpDefault when zero, up to the start
+	// when negative.
+	ReminderMaxCatchUp time.Duration
+	// Retention: bookings that ended longer ago than this are deleted by
+	// the prune job; RetentionDefault when zero, kept for ever when
+	// negative.
+	Retention time.Duration
 	// Logger receives unexpected errors; nil discards.
 	Logger *slog.Logger
 }
 
 // Service is the bookings domain. Safe for concurrent use.
 type Service struct {
-	store Store
-	o     Options
-	hooks hooks
+	store  Store
+	o      Options
+	hooks  hooks
+	sealer *seal.Sealer
 }
 
 // NewService returns the service on store.
@@ -104,6 +143,32 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	if o.ChangeWindow == 0 {
 		o.ChangeWindow = ChangeWindowDefault
 	}
+	if o.ReminderHoursBefore == nil {
+		o.ReminderHoursBefore = []int{ReminderHoursBeforeDefault}
+	}
+	for _, h := range o.ReminderHoursBefore {
+		if h <= 0 {
+			return nil, fmt.Errorf("bookings: new service: a reminder %d hours before is not before", h)
+		}
+	}
+	if o.ReminderMaxCatchUp == 0 {
+		o.ReminderMaxCatchUp = ReminderMaxCatchUpDefault
+	}
+	if o.Retention == 0 {
+		o.Retention = RetentionDefault
+	}
+	var sealer *seal.Sealer
+	if o.SecretKey != nil {
+		var err error
+		if sealer, err = seal.New(o.SecretKey); err != nil {
+			return nil, fmt.Errorf("bookings: new service: SecretKey: %w", err)
+		}
+	} else if o.ManageURL != "" && o.Enqueuer != nil {
+		return nil, errors.New("bookings: new service: ManageURL needs a SecretKey to seal the token in the queued mail")
+	}
+	if o.ManageURL != "" && !strings.Contains(o.ManageURL, "{token}") {
+		return nil, errors.New("bookings: new service: ManageURL must hold {token}")
+	}
 	if o.FeedHost == "" {
 		o.FeedHost = FeedHostDefault
 	}
@@ -116,7 +181,7 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, o: o}, nil
+	return &Service{store: store, o: o, sealer: sealer}, nil
 }
 
 // Store is the service's store, for setting up services, providers and

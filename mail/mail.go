@@ -27,6 +27,17 @@ type Message struct {
 	HTML string
 	// Headers are extra header fields, such as "X-Groundwork-Form".
 	Headers map[string]string
+	// Attachments are files sent with the message.
+	Attachments []Attachment
+}
+
+// Attachment is a file sent with a message: its Name (no path), its
+// ContentType ("text/calendar; method=PUBLISH"; application/octet-stream
+// when empty) and its bytes.
+type Attachment struct {
+	Name        string
+	ContentType string
+	Data        []byte
 }
 
 // Mailer sends messages. Implementations are safe for concurrent use.
@@ -83,6 +94,11 @@ func (msg Message) Validate(defaultFrom string) error {
 			return invalid("header %q", k)
 		}
 	}
+	for _, a := range msg.Attachments {
+		if a.Name == "" || strings.ContainsAny(a.Name, "\r\n\"/\\") || strings.ContainsAny(a.ContentType, "\r\n") {
+			return invalid("attachment %q", a.Name)
+		}
+	}
 	return nil
 }
 
@@ -98,6 +114,14 @@ func (msg Message) clone() Message {
 			h[k] = v
 		}
 		msg.Headers = h
+	}
+	if msg.Attachments != nil {
+		list := make([]Attachment, len(msg.Attachments))
+		for i, a := range msg.Attachments {
+			a.Data = append([]byte(nil), a.Data...)
+			list[i] = a
+		}
+		msg.Attachments = list
 	}
 	return msg
 }

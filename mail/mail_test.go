@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -206,6 +207,43 @@ func TestSMTPMailer(t *testing.T) {
 		require.Contains(t, string(body), "<p>Hello <b>Ann</b></p>")
 	})
 
+	t.Run("SendsAnAttachment", func(t *testing.T) {
+		t.Parallel()
+		srv := newSMTPServer(t)
+		m, err := mail.NewSMTPMailer(&mail.SMTPOptions{Host: "127.0.0.1", Port: srv.port(), TLS: mail.TLSNone, From: "noreply@example.test", Timeout: 5 * time.Second})
+		require.NoError(t, err)
+		ics := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n"
+		require.NoError(t, m.Send(ctx, mail.Message{To: []string{"ann@example.test"}, Subject: "Booked", Text: "See you",
+			Attachments: []mail.Attachment{{Name: "BK-1.ics", ContentType: "text/calendar; method=PUBLISH", Data: []byte(ics)}}}))
+		got := srv.messages()
+		require.Len(t, got, 1)
+		parsed, err := netmail.ReadMessage(strings.NewReader(got[0].data))
+		require.NoError(t, err)
+		mediaType, params, err := mime.ParseMediaType(parsed.Header.Get("Content-Type"))
+		require.NoError(t, err)
+		require.Equal(t, "multipart/mixed", mediaType)
+		parts := multipart.NewReader(parsed.Body, params["boundary"])
+		var names, bodies []string
+		for {
+			p, err := parts.NextPart()
+			if err == io.EOF {
+				break
+			}
+			require.NoError(t, err)
+			b, err := io.ReadAll(p)
+			require.NoError(t, err)
+			if p.Header.Get("Content-Transfer-Encoding") == "base64" {
+				b, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(string(b), "\r\n", ""))
+				require.NoError(t, err)
+			}
+			names = append(names, p.FileName())
+			bodies = append(bodies, string(b))
+		}
+		require.Equal(t, []string{"", "BK-1.ics"}, names)
+		require.Contains(t, bodies[0], "See you")
+		require.Equal(t, ics, bodies[1])
+	})
+
 	t.Run("NeverSendsPasswordInTheClear", func(t *testing.T) {
 		t.Parallel()
 		srv := newSMTPServer(t)
@@ -287,6 +325,11 @@ func TestMessageValidate(t *testing.T) {
 		"SubjectNewline": func(m *mail.Message) { m.Subject = "hi\r\nBcc: victim@example.test" },
 		"HeaderNewline":  func(m *mail.Message) { m.Headers = map[string]string{"X-A": "1\nBcc: x@example.test"} },
 		"HeaderName":     func(m *mail.Message) { m.Headers = map[string]string{"X-A: b": "1"} },
+		"AttachmentName": func(m *mail.Message) { m.Attachments = []mail.Attachment{{Name: "../x.ics"}} },
+		"NoAttachName":   func(m *mail.Message) { m.Attachments = []mail.Attachment{{Data: []byte("x")}} },
+		"AttachmentType": func(m *mail.Message) {
+			m.Attachments = []mail.Attachment{{Name: "a", ContentType: "text/plain\r\nBcc: x"}}
+		},
 	}
 	for name, mutate := range cases {
 		m := ok

@@ -1,6 +1,7 @@
 package mail
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -199,6 +200,15 @@ func (m *SMTPMailer) build(msg Message) (*gomail.Msg, error) {
 		gm.SetBodyString(gomail.TypeTextHTML, msg.HTML)
 	default:
 		gm.SetBodyString(gomail.TypeTextPlain, msg.Text)
+	}
+	for _, a := range msg.Attachments {
+		ct := gomail.ContentType(a.ContentType)
+		if ct == "" {
+			ct = gomail.TypeAppOctetStream
+		}
+		if err := gm.AttachReader(a.Name, bytes.NewReader(a.Data), gomail.WithFileContentType(ct)); err != nil {
+			return nil, invalid(err)
+		}
 	}
 	return gm, nil
 }

@@ -1,0 +1,103 @@
+package bookings
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// SendReminders claims and queues the reminders due now: for each of
+// Options.ReminderHoursBefore, the confirmed bookings whose reminder time
+// (start − hours) has come, no longer ago than ReminderMaxCatchUp, and
+// whose start has not. Each reminder is claimed by a row unique on
+// (booking, "reminder", reminder time) in the transaction that queues its
+// mail, so none is sent twice whatever the instances or runs. It returns
+// how many it queued.
+func (s *Service) SendReminders(ctx context.Context) (int, error) {
+	if s.o.Enqueuer == nil {
+		return 0, errors.New("bookings: send reminders: no Enqueuer")
+	}
+	now := s.o.Now().UTC()
+	queued := 0
+	for _, hours := range s.o.ReminderHoursBefore {
+		before := time.Duration(hours) * time.Hour
+		// start − before ∈ [now − catchUp, now] and start > now.
+		from, to := now.Add(time.Microsecond), now.Add(before).Add(time.Microsecond)
+		if s.o.ReminderMaxCatchUp > 0 {
+			if earliest := now.Add(before - s.o.ReminderMaxCatchUp); earliest.After(from) {
+				from = earliest
+			}
+		}
+		list, err := s.store.BookingsStarting(ctx, []string{StatusConfirmed}, from, to)
+		if err != nil {
+			return queued, fmt.Errorf("bookings: send reminders: %w", err)
+		}
+		for _, b := range list {
+			if b.CustomerEmail == "" {
+				continue
+			}
+			n := Notification{BookingID: b.ID, Kind: MailReminder, ScheduledFor: b.Start.Add(-before), Recipient: b.CustomerEmail, ClaimedAt: now}
+			claimed, err := s.store.ClaimNotification(ctx, n, func(ctx context.Context, tx *sql.Tx) error {
+				return s.o.Enqueuer.EnqueueTx(ctx, tx, MailArgs{Mail: MailReminder, BookingID: b.ID}, nil)
+			})
+			if err != nil {
+				return queued, fmt.Errorf("bookings: send reminders: %w", err)
+			}
+			if claimed {
+				queued++
+			}
+		}
+	}
+	return queued, nil
+}
+
+// CompletePast moves the confirmed bookings that have ended to completed,
+// emitting booking.completed for each, and returns how many.
+func (s *Service) CompletePast(ctx context.Context) (int, error) {
+	now := s.o.Now()
+	list, err := s.store.CompleteEnded(ctx, now, now)
+	if err != nil {
+		return 0, fmt.Errorf("bookings: complete past: %w", err)
+	}
+	for _, b := range list {
+		s.emit(ctx, Event{Type: EventCompleted, Booking: b, Actor: ActorSystem})
+	}
+	return len(list), nil
+}
+
+// PruneBookings deletes the bookings that ended longer ago than
+// Options.Retention (none when it is negative), and returns how many.
+func (s *Service) PruneBookings(ctx context.Context) (int, error) {
+	if s.o.Retention < 0 {
+		return 0, nil
+	}
+	n, err := s.store.PruneBookings(ctx, s.o.Now().Add(-s.o.Retention))
+	if err != nil {
+		return 0, fmt.Errorf("bookings: prune: %w", err)
+	}
+	return n, nil
+}
+
+// EraseCustomer redacts the personal data of the customer with this
+// email from every booking of theirs, in place (the rows stay for the
+// accounts): name, email, phone, time zone, intake answers and notes;
+// the notification log's recipients. Their manage and calendar links
+// stop working. It returns the numbers of the bookings erased.
+func (s *Service) EraseCustomer(ctx context.Context, email string) ([]string, error) {
+	email = strings.TrimSpace(email)
+	if email == "" {
+		return nil, invalid("email", "The email field is required.")
+	}
+	list, err := s.store.EraseCustomer(ctx, email, s.o.Now())
+	if err != nil {
+		return nil, fmt.Errorf("bookings: erase customer: %w", err)
+	}
+	numbers := make([]string, len(list))
+	for i, b := range list {
+		numbers[i] = b.Number
+	}
+	return numbers, nil
+}

@@ -1,0 +1,263 @@
+package bookings
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/groundwork-go/groundwork/mail"
+)
+
+// Kinds of mail a booking sends ([MailArgs.Mail]).
+const (
+	// MailRequested tells the customer their request is in (manual
+	// confirmation), with the manage link.
+	MailRequested = "requested"
+	// MailConfirmed tells the customer the booking is confirmed, with the
+	// manage link when it is the creation's, and an .ics attachment.
+	MailConfirmed = "confirmed"
+	// MailCancelled and MailRescheduled tell the customer of a change
+	// (the reschedule with a new .ics).
+	MailCancelled   = "cancelled"
+	MailRescheduled = "rescheduled"
+	// MailReminder reminds the customer some hours before the start.
+	MailReminder = "reminder"
+	// MailProviderAssigned and MailProviderUnassigned tell a provider a
+	// booking is now, or no longer, theirs.
+	MailProviderAssigned   = "provider_assigned"
+	MailProviderUnassigned = "provider_unassigned"
+)
+
+// MailArgs is the River job that sends one booking mail, rendered when it
+// runs from the booking as it is then (a booking erased or deleted
+// meanwhile sends nothing).
+type MailArgs struct {
+	// Mail is the kind of mail: MailConfirmed, MailReminder, ….
+	Mail      string `json:"mail"`
+	BookingID int64  `json:"booking_id"`
+	// SealedToken is the manage token, sealed with Options.SecretKey and
+	// bound to the booking: the queue never holds it in the clear.
+	SealedToken string `json:"sealed_token,omitempty"`
+	// ProviderID is the provider a provider mail goes to.
+	ProviderID    int64      `json:"provider_id,omitempty"`
+	PreviousStart *time.Time `json:"previous_start,omitempty"`
+	Reason        string     `json:"reason,omitempty"`
+	Actor         string     `json:"actor,omitempty"`
+}
+
+// Kind implements river.JobArgs.
+func (MailArgs) Kind() string { return "bookings_mail" }
+
+// bindToken is what a sealed manage token is bound to: its booking.
+func bindToken(bookingID int64) []byte { return []byte("bookings manage token " + strconv.FormatInt(bookingID, 10)) }
+
+// mailsFor is the mail an event sends.
+func (s *Service) mailsFor(e Event) []MailArgs {
+	b := e.Booking
+	args := MailArgs{BookingID: b.ID, Actor: e.Actor, Reason: e.Reason}
+	if e.ManageToken != "" && s.sealer != nil {
+		args.SealedToken = s.sealer.Seal(e.ManageToken, bindToken(b.ID))
+	}
+	with := func(kind string) MailArgs { a := args; a.Mail = kind; return a }
+	provider := func(kind string, id *int64) []MailArgs {
+		if id == nil {
+			return nil
+		}
+		a := MailArgs{Mail: kind, BookingID: b.ID, ProviderID: *id}
+		return []MailArgs{a}
+	}
+	switch e.Type {
+	case EventCreated:
+		out := provider(MailProviderAssigned, b.ProviderID)
+		if s.o.ManualConfirm {
+			out = append(out, with(MailRequested))
+		}
+		return out
+	case EventConfirmed:
+		return []MailArgs{with(MailConfirmed)}
+	case EventCancelled:
+		return []MailArgs{with(MailCancelled)}
+	case EventRescheduled:
+		a := with(MailRescheduled)
+		a.PreviousStart = &e.PreviousStart
+		return []MailArgs{a}
+	case EventReassigned:
+		return append(provider(MailProviderAssigned, b.ProviderID), provider(MailProviderUnassigned, e.PreviousProviderID)...)
+	}
+	return nil
+}
+
+// queueMail queues the mail of an event, after its change is committed; a
+// failure is logged (the change stands).
+func (s *Service) queueMail(ctx context.Context, e Event) {
+	if s.o.Enqueuer == nil {
+		return
+	}
+	for _, args := range s.mailsFor(e) {
+		if err := s.o.Enqueuer.Enqueue(context.WithoutCancel(ctx), args, nil); err != nil {
+			s.o.Logger.ErrorContext(ctx, "bookings: queue mail", "kind", args.Mail, "booking", args.BookingID, "error", err)
+		}
+	}
+}
+
+// SendMail renders and sends one queued mail (the job's work). A booking
+// gone or erased, or a provider without an email, sends nothing; a
+// message the mailer refuses as invalid cancels the job.
+func (s *Service) SendMail(ctx context.Context, args MailArgs) error {
+	if s.o.Mailer == nil {
+		return errors.New("bookings: send mail: no mailer")
+	}
+	msg, ok, err := s.renderMail(ctx, args)
+	if err != nil || !ok {
+		return err
+	}
+	if err := s.o.Mailer.Send(ctx, msg); err != nil {
+		if errors.Is(err, mail.ErrInvalidMessage) {
+			return river.JobCancel(fmt.Errorf("bookings: send %s mail of booking %d: %w", args.Mail, args.BookingID, err))
+		}
+		return fmt.Errorf("bookings: send %s mail of booking %d: %w", args.Mail, args.BookingID, err)
+	}
+	return nil
+}
+
+// renderMail is the message args describes; ok is false when there is
+// nothing to send.
+func (s *Service) renderMail(ctx context.Context, args MailArgs) (mail.Message, bool, error) {
+	b, err := s.store.Booking(ctx, args.BookingID)
+	if errors.Is(err, ErrNotFound) {
+		return mail.Message{}, false, nil
+	}
+	if err != nil {
+		return mail.Message{}, false, fmt.Errorf("bookings: render mail: %w", err)
+	}
+	svc, err := s.store.ServiceByID(ctx, b.ServiceID)
+	if err != nil {
+		return mail.Message{}, false, fmt.Errorf("bookings: render mail: %w", err)
+	}
+	var provider Provider
+	if id := args.ProviderID; id != 0 || b.ProviderID != nil {
+		if id == 0 {
+			id = *b.ProviderID
+		}
+		if provider, err = s.store.Provider(ctx, id); err != nil && !errors.Is(err, ErrNotFound) {
+			return mail.Message{}, false, fmt.Errorf("bookings: render mail: %w", err)
+		}
+	}
+	switch args.Mail {
+	case MailProviderAssigned, MailProviderUnassigned:
+		if provider.Email == "" {
+			return mail.Message{}, false, nil
+		}
+		return s.providerMail(args, b, svc, provider), true, nil
+	}
+	if b.CustomerEmail == "" {
+		return mail.Message{}, false, nil // erased
+	}
+	loc := location(b.CustomerTimeZone)
+	if b.CustomerTimeZone == "" {
+		loc = location(svc.TimeZone)
+	}
+	var text strings.Builder
+	fmt.Fprintf(&text, "Hello %s,\n\n", b.CustomerName)
+	var subject string
+	attach := false
+	switch args.Mail {
+	case MailRequested:
+		subject = "We have your booking request"
+		text.WriteString("We have your request. We will write again once it is confirmed.\n\n")
+	case MailConfirmed:
+		subject = "Your booking is confirmed"
+		text.WriteString("Your booking is confirmed.\n\n")
+		attach = true
+	case MailCancelled:
+		subject = "Your booking is cancelled"
+		text.WriteString("Your booking is cancelled.\n")
+		if args.Reason != "" && args.Actor != ActorCustomer {
+			fmt.Fprintf(&text, "Reason: %s\n", args.Reason)
+		}
+		text.WriteString("\n")
+	case MailRescheduled:
+		subject = "Your booking has moved"
+		text.WriteString("Your booking has moved to a new time.\n")
+		if args.PreviousStart != nil {
+			fmt.Fprintf(&text, "It was: %s\n", args.PreviousStart.In(loc).Format("Monday 2 January 2006, 15:04"))
+		}
+		text.WriteString("\n")
+		attach = true
+	case MailReminder:
+		subject = "Reminder: your booking on " + b.Start.In(loc).Format("Monday 2 January")
+		text.WriteString("A reminder of your booking.\n\n")
+	default:
+		return mail.Message{}, false, river.JobCancel(fmt.Errorf("bookings: unknown mail kind %q", args.Mail))
+	}
+	details(&text, b, svc, provider.Name, loc)
+	if link := s.manageLink(args); link != "" {
+		fmt.Fprintf(&text, "\nTo see, cancel or move your booking, use this link (keep it to yourself):\n%s\n", link)
+	} else if args.Mail != MailCancelled {
+		text.WriteString("\nTo cancel or move your booking, use the link in your first email.\n")
+	}
+	msg := mail.Message{From: s.o.MailFrom, To: []string{b.CustomerEmail}, Subject: subject + ": " + svc.Name,
+		Headers: map[string]string{"X-Groundwork-Booking": b.Number}}
+	if attach {
+		ics, err := s.ICS(ctx, b)
+		if err != nil {
+			return mail.Message{}, false, err
+		}
+		text.WriteString("\nThe attached calendar file adds it to your calendar.\n")
+		msg.Attachments = []mail.Attachment{{Name: fileName(b.Number), ContentType: "text/calendar; charset=utf-8; method=PUBLISH", Data: ics}}
+	}
+	msg.Text = text.String()
+	return msg, true, nil
+}
+
+func (s *Service) providerMail(args MailArgs, b Booking, svc Offering, p Provider) mail.Message {
+	loc := location(p.TimeZone)
+	var text strings.Builder
+	fmt.Fprintf(&text, "Hello %s,\n\n", p.Name)
+	subject := "New booking"
+	if args.Mail == MailProviderUnassigned {
+		subject = "Booking moved to someone else"
+		text.WriteString("This booking is no longer yours:\n\n")
+	} else {
+		text.WriteString("This booking is yours:\n\n")
+	}
+	details(&text, b, svc, "", loc)
+	if b.CustomerName != "" {
+		fmt.Fprintf(&text, "Customer: %s <%s>\n", b.CustomerName, b.CustomerEmail)
+	}
+	return mail.Message{From: s.o.MailFrom, To: []string{p.Email}, Subject: subject + ": " + svc.Name + ", " + b.Start.In(loc).Format("2 January 15:04"),
+		Text: text.String(), Headers: map[string]string{"X-Groundwork-Booking": b.Number}}
+}
+
+// details writes a booking's service, provider, time (in loc) and number.
+func details(w *strings.Builder, b Booking, svc Offering, provider string, loc *time.Location) {
+	fmt.Fprintf(w, "Service: %s\n", svc.Name)
+	if provider != "" {
+		fmt.Fprintf(w, "With: %s\n", provider)
+	}
+	start, end := b.Start.In(loc), b.End.In(loc)
+	endLayout := "15:04"
+	if DateOf(start) != DateOf(end) {
+		endLayout = "Monday 2 January 2006, 15:04"
+	}
+	fmt.Fprintf(w, "When: %s to %s (%s)\n", start.Format("Monday 2 January 2006, 15:04"), end.Format(endLayout), loc)
+	fmt.Fprintf(w, "Reference: %s\n", b.Number)
+}
+
+// manageLink is the manage URL with the job's token, or "".
+func (s *Service) manageLink(args MailArgs) string {
+	if s.o.ManageURL == "" || args.SealedToken == "" || s.sealer == nil {
+		return ""
+	}
+	token, err := s.sealer.Open(args.SealedToken, bindToken(args.BookingID))
+	if err != nil {
+		s.o.Logger.Error("bookings: a queued manage token does not open", "booking", args.BookingID, "error", err)
+		return ""
+	}
+	return strings.ReplaceAll(s.o.ManageURL, "{token}", token)
+}
