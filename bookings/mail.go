@@ -54,7 +54,9 @@ type MailArgs struct {
 func (MailArgs) Kind() string { return "bookings_mail" }
 
 // bindToken is what a sealed manage token is bound to: its booking.
-func bindToken(bookingID int64) []byte { return []byte("bookings manage token " + strconv.FormatInt(bookingID, 10)) }
+func bindToken(bookingID int64) []byte {
+	return []byte("bookings manage token " + strconv.FormatInt(bookingID, 10))
+}
 
 // mailsFor is the mail an event sends.
 func (s *Service) mailsFor(e Event) []MailArgs {
