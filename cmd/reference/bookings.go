@@ -14,7 +14,6 @@ import (
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
-	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
 
@@ -27,8 +26,11 @@ func runBookings(ctx context.Context, args []string, getenv func(string) string,
 	if len(args) > 0 && args[0] == "feed-token" {
 		return feedToken(ctx, args[1:], getenv, stdout, stderr)
 	}
+	if len(args) > 0 && (args[0] == "complete-past" || args[0] == "erase" || args[0] == "prune") {
+		return bookingsHousekeeping(ctx, args[0], args[1:], getenv, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "seed" {
-		return usageError{"bookings needs a sub-command: seed, reissue or feed-token"}
+		return usageError{"bookings needs a sub-command: seed, reissue, feed-token, complete-past, prune or erase"}
 	}
 	fs := newFlagSet("reference bookings seed")
 	db := dbFlag(fs, getenv)
@@ -105,9 +107,10 @@ type bookingEventData struct {
 }
 
 // linkBookings delivers every booking event as a webhook of the same name
-// and mails the customer a confirmation (domains never import each
-// other: the reference server wires them).
-func linkBookings(b *bookings.Service, w *webhooks.Service, mailer mail.Mailer, from string, logger *slog.Logger) {
+// (domains never import each other: the reference server wires them).
+// The bookings service mails customers and providers itself, from the
+// queue.
+func linkBookings(b *bookings.Service, w *webhooks.Service, logger *slog.Logger) {
 	b.OnEvent(func(ctx context.Context, e bookings.Event) {
 		if e.Type == bookings.EventManageTokenReissued {
 			return // the new link is the customer's alone, never a webhook
@@ -122,24 +125,16 @@ func linkBookings(b *bookings.Service, w *webhooks.Service, mailer mail.Mailer, 
 		if f := w.Dispatch(context.WithoutCancel(ctx), webhooks.Event{Name: e.Type, Data: data}); f.Err != nil {
 			logger.ErrorContext(ctx, "bookings: webhook dispatch", "event", e.Type, "booking", bk.ID, "error", f.Err)
 		}
-		if e.Type != bookings.EventConfirmed {
-			return
-		}
-		loc, err := time.LoadLocation(bk.CustomerTimeZone)
-		if err != nil {
-			loc = time.UTC
-		}
-		msg := mail.Message{From: from, To: []string{bk.CustomerEmail}, Subject: "Your booking is confirmed",
-			Text: fmt.Sprintf("Hello %s,\n\nYour booking %s is confirmed for %s to %s.\n", bk.CustomerName, bk.Number,
-				bk.Start.In(loc).Format("Monday 2 January 2006, 15:04"), bk.End.In(loc).Format("15:04 MST"))}
-		go func() {
-			sendCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			if err := mailer.Send(sendCtx, msg); err != nil {
-				logger.Error("bookings: confirmation mail", "booking", bk.ID, "error", err)
-			}
-		}()
 	})
+}
+
+// publicOrigin is the server's public origin for links in mail: the base
+// URL, or http:// and the listening address.
+func publicOrigin(cfg *config) string {
+	if cfg.baseURL != nil {
+		return strings.TrimSuffix(cfg.baseURL.String(), "/")
+	}
+	return "http://" + cfg.addr
 }
 
 // reissueManageToken is "reference bookings reissue ID": a booking's new
@@ -272,4 +267,67 @@ func findProvider(ctx context.Context, s bookings.Store, ref string) (bookings.P
 		}
 	}
 	return bookings.Provider{}, fmt.Errorf("no provider has the slug %q", ref)
+}
+
+// bookingsHousekeeping is "reference bookings complete-past", "prune"
+// and "erase --email E" (what the daily job does, at once; and erasure
+// on request).
+func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("reference bookings " + cmd)
+	db := dbFlag(fs, getenv)
+	logger := logFlag(fs, getenv, stderr)
+	var email *string
+	if cmd == "erase" {
+		email = fs.String("email", "", "the customer's email (any case)")
+	}
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	if len(positional) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", positional[0])}
+	}
+	if email != nil && strings.TrimSpace(*email) == "" {
+		return usageError{"bookings erase needs --email"}
+	}
+	log, err := logger()
+	if err != nil {
+		return err
+	}
+	st, err := openDB(ctx, *db, log, nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc, err := bookings.NewService(bookingssql.New(st), &bookings.Options{Logger: log})
+	if err != nil {
+		return err
+	}
+	switch cmd {
+	case "complete-past":
+		n, err := svc.CompletePast(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%d past bookings marked completed.\n", n)
+	case "prune":
+		n, err := svc.PruneBookings(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%d bookings that ended over %d days ago deleted.\n", n, int(bookings.RetentionDefault/(24*time.Hour)))
+	case "erase":
+		numbers, err := svc.EraseCustomer(ctx, *email)
+		if err != nil {
+			return err
+		}
+		for _, n := range numbers {
+			fmt.Fprintln(stdout, n)
+		}
+		fmt.Fprintf(stderr, "%d bookings erased: the customer's name, email, phone, time zone, answers and notes are gone, and their links no longer work.\n", len(numbers))
+	}
+	return nil
 }

@@ -33,7 +33,10 @@ func TestBookingsSeedAndBook(t *testing.T) {
 	require.Equal(t, 2, c)
 	require.Contains(t, stderr, "is not a time zone")
 
-	base := startServe(t, dsn)
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "info", "--uploads", t.TempDir()},
+		env{"GROUNDWORK_SECRET_KEY": testSecretKey}.get)
+	require.NoError(t, err)
+	base := startServeConfig(t, cfg)
 	code, body := get(t, base+"/api/bookings/services", "")
 	require.Equal(t, 200, code)
 	require.Contains(t, body, `"slug":"consultation"`)
@@ -58,6 +61,17 @@ func TestBookingsSeedAndBook(t *testing.T) {
 	code, body = request(t, "POST", base+"/api/bookings", "", booking)
 	require.Equal(t, 409, code, body)
 	require.Contains(t, body, "That appointment time is no longer available. Please choose another.")
+
+	// The confirmation, sent from the queue to the logged outbox, holds
+	// the manage link; the link works.
+	link := regexp.MustCompile(`/bookings/manage/([0-9a-f]{64})`)
+	logs, _ := servedLogs.Load(t.Name())
+	require.Eventually(t, func() bool { return link.MatchString(logs.(*syncBuffer).String()) }, 20*time.Second, 50*time.Millisecond)
+	mailed := link.FindStringSubmatch(logs.(*syncBuffer).String())[1]
+	require.Contains(t, logs.(*syncBuffer).String(), "Your booking is confirmed: Consultation")
+	code, body = get(t, base+"/api/bookings/manage/"+mailed, "")
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, `"data":{"id":1,`)
 
 	// The admin API with a bookings token.
 	c, out, stderr = runCmd(t, e, "token", "create", "--name", "desk", "--ability", "bookings:*")

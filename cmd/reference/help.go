@@ -43,6 +43,11 @@ token create flags:
   reference bookings feed-token PROVIDER [--revoke]
                                     print a provider's new calendar feed address (ID or slug; an
                                     older address stops working), or end the feed
+  reference bookings complete-past  mark confirmed bookings that have ended completed (daily in serve)
+  reference bookings prune          delete bookings that ended over three years ago (daily in serve)
+  reference bookings erase --email EMAIL
+                                    erase a customer's personal data from their bookings, in place;
+                                    prints the bookings' numbers
 `},
 	{"webhooks", `  reference webhooks emit EVENT [--data JSON]
                                     dispatch a test event to the subscriptions that take it

@@ -204,10 +204,16 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 
 	// bookings: the public API with holds, the admin API for bookings,
 	// events delivered as webhooks and a confirmation mail.
-	bookingsSvc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{FeedHost: feedHost(cfg.baseURL), Logger: logger})
+	bookingsSvc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{FeedHost: feedHost(cfg.baseURL), Enqueuer: a.queue,
+		Mailer: a.mailer, MailFrom: cfg.mailFrom, ManageURL: publicOrigin(cfg) + bookings.PagePrefixDefault + "/manage/{token}",
+		SecretKey: deriveKey(secretKey, "bookings manage token"), Logger: logger})
 	if err != nil {
 		return nil, err
 	}
+	if err := bookings.RegisterWorkers(a.queue.Workers(), bookingsSvc); err != nil {
+		return nil, err
+	}
+	a.queue.AddPeriodicJobs(bookings.PeriodicJobs()...)
 	bookingsHandler, err := bookings.NewHandler(bookingsSvc, &bookings.HandlerOptions{RateLimiter: limiter, PostLimit: cfg.limits.bookingsPost,
 		ReadLimit: cfg.limits.bookingsRead, TrustedProxies: cfg.trustedProxies, Logger: logger})
 	if err != nil {
@@ -218,7 +224,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	linkBookings(bookingsSvc, a.webhooks, a.mailer, cfg.mailFrom, logger)
+	linkBookings(bookingsSvc, a.webhooks, logger)
 	bookingPages, err := bookings.NewPageHandler(bookingsSvc, &bookings.PageOptions{Key: deriveKey(secretKey, "page flash"),
 		RateLimiter: limiter, PostLimit: cfg.limits.bookingsPost, TrustedProxies: cfg.trustedProxies, Logger: logger})
 	if err != nil {
