@@ -1,6 +1,7 @@
 package bookings_test
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -102,4 +103,111 @@ func TestBookingPagePost(t *testing.T) {
 	code, body := post(srv.URL)
 	require.Equal(t, http.StatusConflict, code)
 	require.Contains(t, body, bookings.MsgTaken)
+}
+
+// The manage page in a real browser: the booking and its times, an
+// error, a move, a cancellation, a link that is not valid; no axe-core
+// violations on any of them.
+func TestBrowserManagePage(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 90*time.Second)
+	b := setup(t, store.SQLite)
+	pages, err := bookings.NewPageHandler(b.svc, nil)
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	mux.Handle("/bookings/", pages)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	run := func(actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		require.NoError(t, chromedp.Do(ctx, actions...))
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		require.NoError(t, err)
+		return s
+	}
+	bk, token := bookWithToken(t, b, "2026-06-03T14:00:00Z") // Wednesday 10:00 New York
+	page := srv.URL + "/bookings/manage/" + token
+
+	run(chromedp.Navigate(page), chromedp.WaitVisible(chromedp.ID("f-start_time")))
+	require.Equal(t, "Your booking", text("h1"))
+	require.Contains(t, text(".details"), "Wednesday 3 June 2026, 10:00 to 10:30 (America/New_York)")
+	require.Contains(t, text(".details"), bk.Number)
+	require.Contains(t, text("main"), "You can change it online until Tuesday 2 June 2026, 10:00 (America/New_York).")
+	require.NotContains(t, text("fieldset"), "10:00", "the booking's own time is not offered")
+	require.Contains(t, text("fieldset"), "10:15", "a time overlapping its own is")
+	browsertest.NoViolations(t, ctx, "the manage page")
+
+	run(chromedp.Click(chromedp.CSS(`form[action$="/reschedule?date=2026-06-03"] button`)), chromedp.WaitVisible(chromedp.CSS(".error-summary")))
+	require.Contains(t, text(".error-summary"), "Choose a new time.")
+	browsertest.NoViolations(t, ctx, "the manage page with an error")
+
+	run(chromedp.Click(chromedp.CSS(`input[value="2026-06-03T14:15:00Z"]`)),
+		chromedp.Click(chromedp.CSS(`form[action$="/reschedule?date=2026-06-03"] button`)), chromedp.WaitVisible(chromedp.CSS(".notice")))
+	require.Contains(t, text(".notice"), "Your booking has moved.")
+	require.Contains(t, text(".details"), "Wednesday 3 June 2026, 10:15 to 10:45")
+	browsertest.NoViolations(t, ctx, "the manage page after a move")
+
+	run(chromedp.Navigate(page), chromedp.WaitVisible(chromedp.ID("f-reason")))
+	run(chromedp.SendKeys(chromedp.ID("f-reason"), "Plans changed"), chromedp.Click(chromedp.CSS(`button.danger`)),
+		chromedp.WaitVisible(chromedp.CSS(".notice")))
+	require.Contains(t, text(".notice"), "Your booking is cancelled.")
+	require.Contains(t, text(".details"), "Cancelled")
+	require.Contains(t, text("main"), "This booking can no longer be changed online.")
+	browsertest.NoViolations(t, ctx, "the manage page of a cancelled booking")
+
+	run(chromedp.Navigate(srv.URL+"/bookings/manage/"+strings.Repeat("0", 64)), chromedp.WaitVisible(chromedp.CSS("h1")))
+	require.Equal(t, "Booking link not valid", text("h1"))
+	require.Contains(t, text("main"), bookings.MsgBadManageToken)
+	browsertest.NoViolations(t, ctx, "a link that is not valid")
+}
+
+// The manage page's posts without a browser: the API's refusals and
+// statuses, the change window, the per-token bucket.
+func TestManagePagePosts(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	pages, err := bookings.NewPageHandler(b.svc, &bookings.PageOptions{PostLimit: -1, ManageTokenLimit: 6})
+	require.NoError(t, err)
+	srv := httptest.NewServer(pages)
+	t.Cleanup(srv.Close)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	do := func(method, path, form string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(form))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", srv.URL)
+		res, err := client.Do(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		return res.StatusCode, string(body)
+	}
+	_, token := bookWithToken(t, b, "2026-06-03T14:00:00Z")
+	path := "/bookings/manage/" + token
+	code, body := do("POST", path+"/reschedule", "start_time=tomorrow")
+	require.Equal(t, 422, code)
+	require.Contains(t, body, bookings.MsgTimeNotUnderstood)
+	code, body = do("POST", path+"/reschedule", "start_time=2026-06-03T14%3A00%3A00Z")
+	require.Equal(t, 422, code)
+	require.Contains(t, body, bookings.MsgAlreadyAtThatTime)
+	b.clock.ns.Store(mustTime("2026-06-02T14:00:01Z").UnixNano()) // past the 24-hour window
+	code, body = do("POST", path+"/cancel", "")
+	require.Equal(t, 422, code)
+	require.Contains(t, body, bookings.MsgTooLateToCancel)
+	code, body = do("GET", path, "")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "It is too close to your appointment to change it online.")
+	require.NotContains(t, body, `name="start_time"`)
+	for range 2 {
+		code, _ = do("GET", path, "")
+		require.Equal(t, 200, code)
+	}
+	code, _ = do("GET", path, "")
+	require.Equal(t, 429, code, "six a minute for this token")
+	code, _ = do("POST", "/bookings/manage/"+strings.Repeat("1", 64)+"/cancel", "")
+	require.Equal(t, 404, code)
 }

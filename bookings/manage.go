@@ -192,3 +192,43 @@ func sameToken(token string, hash []byte) bool {
 	sum := sha256.Sum256([]byte(token))
 	return subtle.ConstantTimeCompare(sum[:], hash) == 1
 }
+
+// RescheduleSlots are the times b may move to over [from, to), clipped to
+// the booking window: its provider's slots of its length, with the
+// booking's own time not busy (so a move may overlap it), its current
+// start left out. None when b is not active or has no provider.
+func (s *Service) RescheduleSlots(ctx context.Context, b Booking, from, to time.Time) ([]Slot, error) {
+	if !b.Active() || b.ProviderID == nil {
+		return nil, nil
+	}
+	svc, err := s.store.ServiceByID(ctx, b.ServiceID)
+	if err != nil {
+		return nil, fmt.Errorf("bookings: reschedule slots: %w", err)
+	}
+	o, err := s.offerOf(ctx, svc, *b.ProviderID)
+	if err != nil {
+		return nil, fmt.Errorf("bookings: reschedule slots: %w", err)
+	}
+	from, to, ok := s.window(svc, from, to)
+	if !ok {
+		return nil, nil
+	}
+	f, t, bf, bt := calendarSpan(from, to)
+	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: []int64{o.ID}, From: f, To: t, BusyFrom: bf, BusyTo: bt,
+		Now: s.o.Now(), ExceptBooking: b.ID})
+	if err != nil {
+		return nil, fmt.Errorf("bookings: reschedule slots: %w", err)
+	}
+	loc := location(o.TimeZone)
+	var out []Slot
+	for date, last := DateOf(from.In(loc)), DateOf(to.In(loc)); !last.Before(date); date = date.AddDays(1) {
+		day := s.dayOf(svc, o, cal, date, cal.Busy[o.ID])
+		day.Length = b.End.Sub(b.Start)
+		for _, p := range DaySlots(day) {
+			if !p.Start.Before(from) && !p.End.After(to) && !p.Start.Equal(b.Start) {
+				out = append(out, Slot{Period: Period{p.Start.UTC(), p.End.UTC()}, ProviderID: o.ID})
+			}
+		}
+	}
+	return s.filterSlots(ctx, svc, out), nil
+}

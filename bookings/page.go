@@ -39,6 +39,12 @@ type PageOptions struct {
 	RateLimiter    store.RateLimiter
 	PostLimit      int
 	TrustedProxies []netip.Prefix
+	// ManageGetLimit and ManageTokenLimit: the manage page's buckets, as
+	// the API's (share one limiter to count both in one budget).
+	ManageGetLimit, ManageTokenLimit int
+	// FeedPrefix is where the calendar feeds are served (the manage
+	// page links to the booking's); FeedPrefixDefault when empty.
+	FeedPrefix string
 	// TrustedOrigins may post to the page besides its own origin.
 	TrustedOrigins []string
 	Logger         *slog.Logger
@@ -50,13 +56,19 @@ type PageOptions struct {
 // redirects back with a confirmation (Post/Redirect/Get), or shows the
 // page again with the errors (422) or "no longer available" (409). Posts
 // from other origins are refused (403).
+//
+// The manage page GET {prefix}/manage/{token}?date=YYYY-MM-DD shows the
+// booking of a manage link, the times it may move to on a day, a cancel
+// form, and a link to its calendar file; POST .../cancel and
+// .../reschedule change it with the API's checks, texts and statuses.
 type PageHandler struct {
-	svc     *Service
-	prefix  string
-	render  *web.Renderer
-	handler http.Handler
-	post    *api.Throttle
-	logger  *slog.Logger
+	svc                    *Service
+	prefix, feedPrefix     string
+	render                 *web.Renderer
+	handler                http.Handler
+	post                   *api.Throttle
+	manageGet, manageToken *api.Throttle
+	logger                 *slog.Logger
 }
 
 // NewPageHandler returns the booking page of svc. Mount it at the prefix
@@ -87,7 +99,15 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bookings: new page handler: %w", err)
 	}
-	p := &PageHandler{svc: svc, prefix: prefix, render: r, logger: o.Logger}
+	if o.FeedPrefix == "" {
+		o.FeedPrefix = FeedPrefixDefault
+	}
+	p := &PageHandler{svc: svc, prefix: prefix, feedPrefix: strings.TrimSuffix(o.FeedPrefix, "/"), render: r, logger: o.Logger,
+		manageGet:   newBucket(svc, o.RateLimiter, o.TrustedProxies, o.Logger, "manage_get", o.ManageGetLimit, ManageGetLimitDefault),
+		manageToken: newBucket(svc, o.RateLimiter, o.TrustedProxies, o.Logger, "manage_token", o.ManageTokenLimit, ManageTokenLimitDefault)}
+	if p.manageToken != nil {
+		p.manageToken.Key = tokenKey
+	}
 	if o.PostLimit >= 0 {
 		limit := o.PostLimit
 		if limit == 0 {
@@ -100,6 +120,9 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	mux.Handle("GET "+prefix+"/_assets/{file}", r.Assets())
 	mux.HandleFunc("GET "+prefix+"/{slug}", p.show)
 	mux.HandleFunc("POST "+prefix+"/{slug}", p.book)
+	mux.HandleFunc("GET "+prefix+"/manage/{token}", p.showManage)
+	mux.HandleFunc("POST "+prefix+"/manage/{token}/cancel", p.cancelManaged)
+	mux.HandleFunc("POST "+prefix+"/manage/{token}/reschedule", p.rescheduleManaged)
 	mux.HandleFunc(prefix+"/", func(w http.ResponseWriter, req *http.Request) {
 		r.Error(w, req, http.StatusNotFound, web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."})
 	})
@@ -121,7 +144,8 @@ func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Routes lists the routes, as "METHOD /path/{param}".
 func (p *PageHandler) Routes() []string {
-	return []string{"GET " + p.prefix + "/{slug}", "POST " + p.prefix + "/{slug}", "GET " + p.prefix + "/_assets/{file}"}
+	return []string{"GET " + p.prefix + "/{slug}", "POST " + p.prefix + "/{slug}", "GET " + p.prefix + "/manage/{token}",
+		"POST " + p.prefix + "/manage/{token}/cancel", "POST " + p.prefix + "/manage/{token}/reschedule", "GET " + p.prefix + "/_assets/{file}"}
 }
 
 type bookPage struct {

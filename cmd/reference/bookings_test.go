@@ -72,6 +72,9 @@ func TestBookingsSeedAndBook(t *testing.T) {
 	code, body = get(t, base+"/api/bookings/manage/"+mailed, "")
 	require.Equal(t, 200, code, body)
 	require.Contains(t, body, `"data":{"id":1,`)
+	code, body = get(t, base+"/bookings/manage/"+mailed, "")
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, "<h1>Your booking</h1>")
 
 	// The admin API with a bookings token.
 	c, out, stderr = runCmd(t, e, "token", "create", "--name", "desk", "--ability", "bookings:*")

@@ -27,6 +27,8 @@ func TestStylesheetContrast(t *testing.T) {
 		{"links", "#1d4ed8", "#fff", 4.5},
 		{"button text", "#fff", "#1d4ed8", 4.5},
 		{"button text, hovered", "#fff", "#1e40af", 4.5},
+		{"danger button text", "#fff", "#b91c1c", 4.5},
+		{"danger button text, hovered", "#fff", "#991b1b", 4.5},
 		{"secondary button, hovered", "#1d4ed8", "#eff6ff", 4.5},
 		{"focus outline", "#b45309", "#fff", 3},
 		{"input border", "#6b7280", "#fff", 3},

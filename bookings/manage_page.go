@@ -1,0 +1,208 @@
+package bookings
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/web"
+)
+
+// ManageTemplate is the manage page's "content", by the name a host's
+// PageOptions.Templates may replace it under.
+const ManageTemplate = "bookings/manage.html"
+
+type managePage struct {
+	Service, Provider, When, Status, Number string
+	Calendar, Until, Closed                 string
+	CanCancel, CanReschedule                bool
+	Action                                  string
+	Day, Prev, Next, Today, DayLabel        string
+	Time, Reason                            web.Field
+	Summary                                 []web.SummaryItem
+}
+
+var statusLabels = map[string]string{StatusRequested: "Requested (not confirmed yet)", StatusConfirmed: "Confirmed",
+	StatusCancelled: "Cancelled", StatusCompleted: "Completed", StatusNoShow: "Marked as missed"}
+
+// manageLimits counts a manage-page request in the per-IP (reads only)
+// and per-token buckets before the token is looked up; false when it
+// answered.
+func (p *PageHandler) manageLimits(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method == http.MethodGet && p.manageGet != nil {
+		if !p.hit(w, r, p.manageGet, api.ClientIPString(r, p.manageGet.TrustedProxies)) {
+			return false
+		}
+	}
+	if p.manageToken != nil {
+		return p.hit(w, r, p.manageToken, tokenKey(r))
+	}
+	return true
+}
+
+func (p *PageHandler) hit(w http.ResponseWriter, r *http.Request, t *api.Throttle, key string) bool {
+	allowed, err := t.Hit(w, r, key)
+	if err != nil {
+		p.fail(w, r, err)
+		return false
+	}
+	if !allowed {
+		p.render.Error(w, r, http.StatusTooManyRequests, web.ErrorPage{Heading: "Too many requests", Message: MsgTooMany})
+		return false
+	}
+	return true
+}
+
+func (p *PageHandler) badLink(w http.ResponseWriter, r *http.Request) {
+	p.render.Error(w, r, http.StatusNotFound, web.ErrorPage{Heading: "Booking link not valid", Message: MsgBadManageToken})
+}
+
+// drawManage renders the manage page of token: the booking, the times it
+// may move to on the page's day, the cancel form; with errors kept.
+func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status int, ve *ValidationError, general ...string) {
+	ctx := r.Context()
+	token := r.PathValue("token")
+	b, meta, err := p.svc.Managed(ctx, token)
+	if errors.Is(err, ErrBadManageToken) {
+		p.badLink(w, r)
+		return
+	}
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	svc, err := p.svc.store.ServiceByID(ctx, b.ServiceID)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	data := &managePage{Service: svc.Name, Status: statusLabels[b.Status], Number: b.Number, CanCancel: meta.CanCancel,
+		CanReschedule: meta.CanReschedule, Action: p.prefix + "/manage/" + token, Calendar: p.feedPrefix + "/customers/" + token + ".ics"}
+	if b.ProviderID != nil {
+		if pr, err := p.svc.store.Provider(ctx, *b.ProviderID); err == nil {
+			data.Provider = pr.Name
+		}
+	}
+	zone := b.CustomerTimeZone
+	if zone == "" {
+		zone = zoneName(svc.TimeZone)
+	}
+	loc := location(zone)
+	data.When = fmt.Sprintf("%s to %s (%s)", b.Start.In(loc).Format("Monday 2 January 2006, 15:04"), b.End.In(loc).Format("15:04"), zone)
+	if meta.ChangesAllowedUntil != nil && b.Active() {
+		data.Until = meta.ChangesAllowedUntil.In(loc).Format("Monday 2 January 2006, 15:04") + " (" + zone + ")"
+	}
+	switch {
+	case !b.Active():
+		data.Closed = "This booking can no longer be changed online."
+	case p.svc.pastDeadline(b):
+		data.Closed = "It is too close to your appointment to change it online. Please contact us instead."
+	default:
+		data.Closed = "This booking cannot be changed online. Please contact us instead."
+	}
+	if meta.CanReschedule {
+		day := p.day(r, loc)
+		if _, ok := ParseDate(r.URL.Query().Get("date")); !ok {
+			day = DateOf(b.Start.In(loc))
+		}
+		data.Day, data.Prev, data.Next = day.String(), day.AddDays(-1).String(), day.AddDays(1).String()
+		data.Today, data.DayLabel = DateOf(p.svc.o.Now().In(loc)).String(), day.In(loc).Format("Monday 2 January 2006")
+		slots, err := p.svc.RescheduleSlots(ctx, b, day.In(loc), day.AddDays(1).In(loc))
+		if err != nil {
+			p.fail(w, r, err)
+			return
+		}
+		chosen := r.PostFormValue("start_time")
+		data.Time = web.Field{Type: web.TypeRadio, Name: "start_time", ID: web.FieldID("start_time"), Label: "New time", Required: true}
+		for _, s := range slots {
+			v := s.Start.UTC().Format(time.RFC3339)
+			data.Time.Options = append(data.Time.Options, web.Option{Value: v, Label: s.Start.In(loc).Format("15:04"), Selected: v == chosen})
+		}
+	}
+	data.Reason = web.Field{Type: web.TypeTextarea, Name: "reason", ID: web.FieldID("reason"), Label: "Reason (optional)", Value: r.PostFormValue("reason")}
+	if ve != nil {
+		errs := ve.Fields()
+		data.Time.Errors, data.Reason.Errors = errs["start_time"], errs["reason"]
+	}
+	var fields []web.Field
+	if data.CanReschedule {
+		fields = append(fields, data.Time)
+	}
+	if data.CanCancel {
+		fields = append(fields, data.Reason)
+	}
+	data.Summary = web.Summary(fields, general...)
+	page := &web.Page{Title: "Your booking " + b.Number, Data: data, CSRF: web.CSRFToken(w, r), Flash: p.render.TakeFlash(w, r, data.Action)}
+	p.render.Render(w, r, status, ManageTemplate, page)
+}
+
+func (p *PageHandler) showManage(w http.ResponseWriter, r *http.Request) {
+	if p.manageLimits(w, r) {
+		p.drawManage(w, r, http.StatusOK, nil)
+	}
+}
+
+// manageAnswer redraws the page after a refused change, or redirects to
+// it with a notice.
+func (p *PageHandler) manageAnswer(w http.ResponseWriter, r *http.Request, b Booking, err error, done func(Booking) string) {
+	var ve *ValidationError
+	var refused *api.Error
+	switch {
+	case errors.Is(err, ErrBadManageToken):
+		p.badLink(w, r)
+	case errors.As(err, &ve):
+		p.drawManage(w, r, http.StatusUnprocessableEntity, ve)
+	case errors.As(err, &refused):
+		p.drawManage(w, r, refused.Status, nil, refused.Message)
+	case errors.Is(err, ErrSlotTaken):
+		p.drawManage(w, r, http.StatusConflict, nil, MsgTaken)
+	case errors.Is(err, ErrBusy):
+		p.drawManage(w, r, http.StatusServiceUnavailable, nil, MsgBusy)
+	case err != nil:
+		p.fail(w, r, err)
+	default:
+		action := p.prefix + "/manage/" + r.PathValue("token")
+		p.render.SetFlash(w, r, action, web.Flash{Kind: "success", Message: done(b)})
+		web.SeeOther(w, r, action)
+	}
+}
+
+func (p *PageHandler) manageForm(w http.ResponseWriter, r *http.Request) bool {
+	if p.post != nil && !p.hit(w, r, p.post, api.ClientIPString(r, p.post.TrustedProxies)) {
+		return false
+	}
+	if !p.manageLimits(w, r) {
+		return false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		p.render.Error(w, r, http.StatusBadRequest, web.ErrorPage{Heading: "Form not understood", Message: "The form could not be read. Go back and try again."})
+		return false
+	}
+	return true
+}
+
+func (p *PageHandler) cancelManaged(w http.ResponseWriter, r *http.Request) {
+	if !p.manageForm(w, r) {
+		return
+	}
+	b, _, err := p.svc.CancelManaged(r.Context(), r.PathValue("token"), r.PostFormValue("reason"))
+	p.manageAnswer(w, r, b, err, func(Booking) string { return "Your booking is cancelled. A confirmation is on its way." })
+}
+
+func (p *PageHandler) rescheduleManaged(w http.ResponseWriter, r *http.Request) {
+	if !p.manageForm(w, r) {
+		return
+	}
+	start := r.PostFormValue("start_time")
+	if start == "" {
+		p.drawManage(w, r, http.StatusUnprocessableEntity, api.Invalid("start_time", "Choose a new time."))
+		return
+	}
+	b, _, err := p.svc.RescheduleManaged(r.Context(), r.PathValue("token"), start)
+	p.manageAnswer(w, r, b, err, func(b Booking) string {
+		return "Your booking has moved. A confirmation with the new time is on its way."
+	})
+}
