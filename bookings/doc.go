@@ -86,7 +86,42 @@
 // [Service.RescheduleManaged] serve /api/bookings/manage/{token} with the
 // original's checks and texts in order, and a 24-hour change window
 // (Options.ChangeWindow). A malformed, unknown or replaced token is one
-// 404. [Service.ReissueManageToken] replaces a token.
+// 404. [Service.ReissueManageToken] replaces a token. [NewPageHandler]
+// also serves the manage page, /bookings/manage/{token}: the booking, the
+// times it may move to, a cancel form, without JavaScript.
+//
+// # Calendar feeds
+//
+// [NewFeedHandler] serves /bookings/ical/providers/{token}.ics, a
+// provider's bookings from 30 days back to a year ahead (cancelled ones
+// left out), once [Service.MintFeedToken] has given the provider a feed
+// token (rotate by minting again, end with [Service.RevokeFeedToken]),
+// and /bookings/ical/customers/{token}.ics, the one booking of a manage
+// link. The feeds are written with github.com/arran4/golang-ical (lines
+// folded at 75 octets, text escaped, CRLF): UID "BK-…@host" stable across
+// moves, UTC times, DTSTAMP from the row so an unchanged feed is
+// byte-identical, TENTATIVE/CONFIRMED/CANCELLED, and SEQUENCE, one more at
+// every move and cancellation, so calendar clients update the event. The
+// ETag comes from one aggregate query before any booking is read;
+// If-None-Match with the tag, a list, W/ or * is a 304.
+//
+// # Mail, reminders, housekeeping
+//
+// With Options.Enqueuer and Mailer, and [RegisterWorkers] on the queue,
+// each change queues a River job that mails, rendered in the customer's
+// zone when it runs: the confirmation (with the manage link, its token
+// sealed in the job with Options.SecretKey, and an .ics file), a
+// request's receipt when bookings wait for approval, reschedule and
+// cancellation notices, and the providers' assigned and unassigned
+// notices. [PeriodicJobs] sends reminders (Options.ReminderHoursBefore,
+// 24 by default) every 15 minutes, each claimed by a row unique on
+// booking, kind and time in the transaction that queues it, so none goes
+// twice from any number of instances; one due longer ago than
+// ReminderMaxCatchUp is skipped. Daily, past confirmed bookings are
+// completed ([Service.CompletePast]) and those ended over three years ago
+// deleted ([Service.PruneBookings], Options.Retention).
+// [Service.EraseCustomer] redacts a customer's data in place and ends
+// their links.
 //
 // # Beyond the original
 //
@@ -94,7 +129,9 @@
 // other customer's list, and only a booking with its token takes it, so a
 // list and a booking never disagree. Seats: a service's
 // MaxBookingsPerSlot lets that many bookings share a provider and start.
-// A reschedule leaves the booking out of its own clash check.
+// A reschedule leaves the booking out of its own clash check. Calendar
+// events carry SEQUENCE. A confirmation mailed after an admin's approval
+// is still sent, and the manage link goes out with the request.
 //
 // # Events and hooks
 //

@@ -72,3 +72,18 @@ func ExampleNewHandler() {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// How a calendar feed answers a conditional GET: the tag itself, a list
+// holding it, its weak form or * all mean "not modified".
+func ExampleETagMatches() {
+	tag := `"5d41402a"`
+	for _, header := range []string{tag, `"other", ` + tag, "W/" + tag, "*", `"other"`} {
+		fmt.Println(header, "→", bookings.ETagMatches(header, tag))
+	}
+	// Output:
+	// "5d41402a" → true
+	// "other", "5d41402a" → true
+	// W/"5d41402a" → true
+	// * → true
+	// "other" → false
+}
