@@ -2,8 +2,11 @@ package bookings_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -114,6 +117,151 @@ func BenchmarkCreate(b *testing.B) {
 					}
 				}
 			})
+		})
+	}
+}
+
+// feedSite is one provider with 2,000 confirmed bookings inside the feed
+// window, a minted feed token and one manage token, served over HTTP.
+func feedSite(b *testing.B, d store.Dialect) (*feedBundle, string) {
+	b.Helper()
+	db := storetest.Open(b, d, bookingssql.Migrations)
+	st := bookingssql.New(db)
+	c := &clock{}
+	c.ns.Store(now.UnixNano())
+	svc, err := bookings.NewService(st, &bookings.Options{Now: c.Now, FeedHost: "example.com"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	feeds, err := bookings.NewFeedHandler(svc, &bookings.FeedHandlerOptions{ICalLimit: -1, ICalTokenLimit: -1, ManageTokenLimit: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	api, err := bookings.NewHandler(svc, &bookings.HandlerOptions{ManageGetLimit: -1, ManageTokenLimit: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(bookings.FeedPrefixDefault+"/", feeds)
+	mux.Handle(bookings.PrefixDefault+"/", api)
+	srv := httptest.NewServer(mux)
+	b.Cleanup(srv.Close)
+	ctx := context.Background()
+	offering := newOffering(b, st, "consultation", 30)
+	p := newProvider(b, st, "ada", "America/New_York")
+	for i := range 2000 {
+		start := now.Add(time.Duration(i)*3*time.Hour - 20*24*time.Hour).Truncate(time.Hour)
+		id := p.ID
+		hash := sha256.Sum256([]byte(fmt.Sprint("token", i)))
+		_, err := st.Reserve(ctx, bookings.Reservation{Booking: bookings.Booking{Number: fmt.Sprintf("BK-%012d", i), ServiceID: offering.ID,
+			ProviderID: &id, Status: bookings.StatusConfirmed, Start: start, End: start.Add(30 * time.Minute), CustomerName: "Grace Hopper",
+			CustomerEmail: "grace@example.com", CustomerTimeZone: "UTC", AssignmentStrategy: "api", CreatedAt: now, UpdatedAt: now},
+			ManageTokenHash: hash[:], Lock: "seed", LockWait: time.Second, BusyFrom: start, BusyTo: start})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	token, err := svc.MintFeedToken(ctx, p.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &feedBundle{bundle: &bundle{db: db, svc: svc, clock: c}, feeds: srv}, token
+}
+
+// A provider feed of 2,000 bookings over loopback HTTP: built in full,
+// and answered 304 from the one aggregate query.
+func BenchmarkProviderFeed(b *testing.B) {
+	for _, d := range storetest.Dialects() {
+		f, token := feedSite(b, d)
+		url := f.feeds.URL + "/bookings/ical/providers/" + token + ".ics"
+		res, err := http.Get(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if n := strings.Count(string(body), "BEGIN:VEVENT"); n != 2000 {
+			b.Fatalf("%d events", n)
+		}
+		get := func(b *testing.B, want int, ifNoneMatch string) {
+			req, _ := http.NewRequest("GET", url, nil)
+			if ifNoneMatch != "" {
+				req.Header.Set("If-None-Match", ifNoneMatch)
+			}
+			res, err := f.feeds.Client().Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			if res.StatusCode != want {
+				b.Fatalf("%d, not %d", res.StatusCode, want)
+			}
+		}
+		// Built from the database each time: a booking changes between
+		// requests (its stamp moves), as for the first request after a
+		// change.
+		b.Run(string(d)+"/full", func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				f.clock.ns.Add(int64(time.Millisecond))
+				if _, err := f.svc.Store().SetStatus(context.Background(), 1, []string{bookings.StatusConfirmed, bookings.StatusCompleted},
+					bookings.StatusConfirmed, f.clock.Now()); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				get(b, 200, "")
+			}
+		})
+		// Asked again without If-None-Match, nothing changed: the body
+		// kept with its tag.
+		b.Run(string(d)+"/unchanged", func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				get(b, 200, "")
+			}
+		})
+		b.Run(string(d)+"/not-modified", func(b *testing.B) {
+			res, err := http.Get(url)
+			if err != nil {
+				b.Fatal(err)
+			}
+			res.Body.Close()
+			etag := res.Header.Get("ETag")
+			b.ReportAllocs()
+			for b.Loop() {
+				get(b, 304, etag)
+			}
+		})
+	}
+}
+
+// GET of a manage link over loopback HTTP, among 2,000 bookings.
+func BenchmarkManageGet(b *testing.B) {
+	for _, d := range storetest.Dialects() {
+		f, _ := feedSite(b, d)
+		// A token known in the clear: one booking's, reissued.
+		token, err := f.svc.ReissueManageToken(context.Background(), 1500)
+		if err != nil {
+			b.Fatal(err)
+		}
+		url := f.feeds.URL + "/api/bookings/manage/" + token
+		b.Run(string(d), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := f.feeds.Client().Get(url)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != 200 {
+					b.Fatal(res.StatusCode)
+				}
+			}
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	ics "github.com/arran4/golang-ical"
@@ -100,6 +101,10 @@ func (s *Service) ProviderFeed(ctx context.Context, token, ifNoneMatch string) (
 		f.NotModified = true
 		return f, nil
 	}
+	if body, ok := s.feeds.get(p.ID, f.ETag); ok {
+		f.FileName, f.Body = fileName(p.Slug), body
+		return f, nil
+	}
 	list, err := s.store.FeedBookings(ctx, p.ID, from, to)
 	if err != nil {
 		return Feed{}, fmt.Errorf("bookings: provider feed: %w", err)
@@ -119,8 +124,48 @@ func (s *Service) ProviderFeed(ctx context.Context, token, ifNoneMatch string) (
 		}
 		s.addEvent(cal, b, joinSummary(names[b.ServiceID], b.CustomerName), desc)
 	}
-	f.FileName, f.Body = fileName(p.Slug), serialize(cal)
+	f.FileName, f.Body = fileName(p.Slug), serialize(cal, len(list))
+	s.feeds.put(p.ID, f.ETag, f.Body)
 	return f, nil
+}
+
+// feedCacheSize bounds the provider feeds kept in memory.
+const feedCacheSize = 256
+
+// feedCache keeps the last body of each provider feed with its ETag, so a
+// client that asks again without If-None-Match costs the aggregate query
+// alone while nothing changed. The tag comes from the database, so every
+// instance agrees on when a body is stale.
+type feedCache struct {
+	mu      sync.Mutex
+	entries map[int64]cachedFeed
+}
+
+type cachedFeed struct {
+	etag string
+	body []byte
+}
+
+func (c *feedCache) get(provider int64, etag string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[provider]
+	return e.body, ok && e.etag == etag
+}
+
+func (c *feedCache) put(provider int64, etag string, body []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.entries = map[int64]cachedFeed{}
+	}
+	if _, ok := c.entries[provider]; !ok && len(c.entries) >= feedCacheSize {
+		for k := range c.entries { // drop any one
+			delete(c.entries, k)
+			break
+		}
+	}
+	c.entries[provider] = cachedFeed{etag: etag, body: body}
 }
 
 // CustomerFeed is the one-booking feed of a manage link, whatever the
@@ -140,7 +185,7 @@ func (s *Service) CustomerFeed(ctx context.Context, token, ifNoneMatch string) (
 	if err != nil {
 		return Feed{}, err
 	}
-	f.FileName, f.Body = fileName(b.Number), serialize(cal)
+	f.FileName, f.Body = fileName(b.Number), serialize(cal, 1)
 	return f, nil
 }
 
@@ -151,7 +196,7 @@ func (s *Service) ICS(ctx context.Context, b Booking) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return serialize(cal), nil
+	return serialize(cal, 1), nil
 }
 
 func (s *Service) bookingCalendar(ctx context.Context, b Booking) (*ics.Calendar, error) {
@@ -216,8 +261,10 @@ func (s *Service) addEvent(cal *ics.Calendar, b Booking, summary, description st
 	ev.SetDescription(icsText(description))
 }
 
-func serialize(cal *ics.Calendar) []byte {
+// serialize writes cal, sized for events.
+func serialize(cal *ics.Calendar, events int) []byte {
 	var buf bytes.Buffer
+	buf.Grow(256 + 400*events)
 	// Lines end in CRLF and fold at 75 octets (RFC 5545 §3.1).
 	_ = cal.SerializeTo(&buf, ics.WithNewLineWindows, ics.WithLineLength(75))
 	return buf.Bytes()

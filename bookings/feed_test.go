@@ -215,6 +215,7 @@ func TestFeedETags(t *testing.T) {
 		require.NoError(t, err)
 		rescheduled := tag()
 		require.NotEqual(t, created, rescheduled, "reschedule")
+		require.Contains(t, string(f.get(t, path).body), "DTSTART:20260603T150000Z\r\n", "not the body kept before the move")
 		f.advance(time.Second)
 		_, err = f.svc.Cancel(ctx, bk.ID, bookings.ActorAdmin, "")
 		require.NoError(t, err)

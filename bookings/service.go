@@ -108,6 +108,7 @@ type Service struct {
 	o      Options
 	hooks  hooks
 	sealer *seal.Sealer
+	feeds  feedCache
 }
 
 // NewService returns the service on store.

@@ -110,7 +110,8 @@ type Store interface {
 	// in [from, to), cancelled ones included.
 	FeedStamp(ctx context.Context, providerID int64, from, to time.Time) (FeedStamp, error)
 	// FeedBookings returns a provider's bookings starting in [from, to)
-	// but the cancelled ones, by start then ID.
+	// but the cancelled ones, by start then ID; it may leave out the
+	// customer's phone, intake answers and notes (a feed shows none).
 	FeedBookings(ctx context.Context, providerID int64, from, to time.Time) ([]Booking, error)
 	// BookingsStarting returns the bookings in one of statuses starting
 	// in [from, to), by start then ID.

@@ -62,8 +62,8 @@ func (s *Store) FeedStamp(ctx context.Context, providerID int64, from, to time.T
 	return bookings.FeedStamp{LastUpdated: row.Last.Time, Count: row.Count, Live: row.Live}, nil
 }
 
-func (s *Store) selectBookings(ctx context.Context, what, where string, args ...any) ([]bookings.Booking, error) {
-	q, args, err := sqlx.In(`SELECT `+bookingColumns+` FROM bookings_bookings WHERE `+where+` ORDER BY start_time, id`, args...)
+func (s *Store) selectBookings(ctx context.Context, what, columns, where string, args ...any) ([]bookings.Booking, error) {
+	q, args, err := sqlx.In(`SELECT `+columns+` FROM bookings_bookings WHERE `+where+` ORDER BY start_time, id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -78,9 +78,15 @@ func (s *Store) selectBookings(ctx context.Context, what, where string, args ...
 	return out, nil
 }
 
-// FeedBookings implements bookings.Store.
+// feedColumns are what a feed shows of a booking: no phone, answers or
+// notes, which cost the most to read.
+const feedColumns = `id, number, service_id, provider_id, status, start_time, end_time, customer_name, customer_email,
+	customer_timezone, sequence, created_at, updated_at`
+
+// FeedBookings implements bookings.Store: the bookings without their
+// phone, intake answers and notes.
 func (s *Store) FeedBookings(ctx context.Context, providerID int64, from, to time.Time) ([]bookings.Booking, error) {
-	return s.selectBookings(ctx, "feed bookings", `provider_id = ? AND start_time >= ? AND start_time < ? AND status <> 'cancelled'`,
+	return s.selectBookings(ctx, "feed bookings", feedColumns, `provider_id = ? AND start_time >= ? AND start_time < ? AND status <> 'cancelled'`,
 		providerID, store.NewTime(from), store.NewTime(to))
 }
 
@@ -89,7 +95,7 @@ func (s *Store) BookingsStarting(ctx context.Context, statuses []string, from, t
 	if len(statuses) == 0 {
 		return nil, nil
 	}
-	return s.selectBookings(ctx, "bookings starting", `start_time >= ? AND start_time < ? AND status IN (?)`,
+	return s.selectBookings(ctx, "bookings starting", bookingColumns, `start_time >= ? AND start_time < ? AND status IN (?)`,
 		store.NewTime(from), store.NewTime(to), statuses)
 }
 
