@@ -14,6 +14,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
 
@@ -33,27 +34,16 @@ func runBookings(ctx context.Context, args []string, getenv func(string) string,
 		return usageError{"bookings needs a sub-command: seed, reissue, feed-token, complete-past, prune or erase"}
 	}
 	fs := newFlagSet("reference bookings seed")
-	db := dbFlag(fs, getenv)
-	logger := logFlag(fs, getenv, stderr)
 	zone := fs.String("timezone", "UTC", "the provider's and service's time zone (IANA name)")
-	positional, err := parseInterspersed(fs, args[1:])
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	st, _, err := bookingsCommand(ctx, fs, args[1:], getenv, stderr, func(positional []string) error {
+		if err := noArguments(positional); err != nil {
 			return err
 		}
-		return usageError{err.Error()}
-	}
-	if len(positional) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", positional[0])}
-	}
-	if _, err := time.LoadLocation(*zone); err != nil || *zone == "Local" {
-		return usageError{fmt.Sprintf("%q is not a time zone (try Europe/London or America/New_York)", *zone)}
-	}
-	log, err := logger()
-	if err != nil {
-		return err
-	}
-	st, err := openDB(ctx, *db, log, nil)
+		if _, err := time.LoadLocation(*zone); err != nil || *zone == "Local" {
+			return usageError{fmt.Sprintf("%q is not a time zone (try Europe/London or America/New_York)", *zone)}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -140,28 +130,17 @@ func publicOrigin(cfg *config) string {
 // reissueManageToken is "reference bookings reissue ID": a booking's new
 // manage token, printed once (the old one stops working).
 func reissueManageToken(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("reference bookings reissue")
-	db := dbFlag(fs, getenv)
-	logger := logFlag(fs, getenv, stderr)
-	positional, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	var id int64
+	st, _, err := bookingsCommand(ctx, newFlagSet("reference bookings reissue"), args, getenv, stderr, func(positional []string) error {
+		if len(positional) != 1 {
+			return usageError{"bookings reissue takes one booking ID"}
 		}
-		return usageError{err.Error()}
-	}
-	if len(positional) != 1 {
-		return usageError{"bookings reissue takes one booking ID"}
-	}
-	id, err := strconv.ParseInt(positional[0], 10, 64)
-	if err != nil || id <= 0 {
-		return usageError{fmt.Sprintf("%q is not a booking ID", positional[0])}
-	}
-	log, err := logger()
-	if err != nil {
-		return err
-	}
-	st, err := openDB(ctx, *db, log, nil)
+		var err error
+		if id, err = strconv.ParseInt(positional[0], 10, 64); err != nil || id <= 0 {
+			return usageError{fmt.Sprintf("%q is not a booking ID", positional[0])}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -182,6 +161,40 @@ func reissueManageToken(ctx context.Context, args []string, getenv func(string) 
 	return nil
 }
 
+// bookingsCommand parses a bookings sub-command's arguments on fs (which
+// holds its own flags; --db and --log-level are added here), lets check
+// refuse them before any database work, and opens the database: close it
+// when done.
+func bookingsCommand(ctx context.Context, fs *flag.FlagSet, args []string, getenv func(string) string, stderr io.Writer,
+	check func(positional []string) error) (*store.DB, *slog.Logger, error) {
+	db := dbFlag(fs, getenv)
+	logger := logFlag(fs, getenv, stderr)
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, nil, err
+		}
+		return nil, nil, usageError{err.Error()}
+	}
+	if err := check(positional); err != nil {
+		return nil, nil, err
+	}
+	log, err := logger()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := openDB(ctx, *db, log, nil)
+	return st, log, err
+}
+
+// noArguments is a check for a command without positional arguments.
+func noArguments(positional []string) error {
+	if len(positional) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", positional[0])}
+	}
+	return nil
+}
+
 // feedHost is the host of the public address, for calendar UIDs; empty
 // (the package's default) without one.
 func feedHost(base *url.URL) string {
@@ -196,35 +209,26 @@ func feedHost(base *url.URL) string {
 // address, or revoke it. PROVIDER is an ID or a slug.
 func feedToken(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("reference bookings feed-token")
-	db := dbFlag(fs, getenv)
-	logger := logFlag(fs, getenv, stderr)
 	revoke := fs.Bool("revoke", false, "end the provider's feed instead")
 	base := fs.String("base-url", getenv("GROUNDWORK_BASE_URL"), "public address of the server, for the printed feed address")
-	positional, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	var ref string
+	st, _, err := bookingsCommand(ctx, fs, args, getenv, stderr, func(positional []string) error {
+		if len(positional) != 1 {
+			return usageError{"bookings feed-token takes one provider (ID or slug)"}
 		}
-		return usageError{err.Error()}
-	}
-	if len(positional) != 1 {
-		return usageError{"bookings feed-token takes one provider (ID or slug)"}
-	}
-	log, err := logger()
-	if err != nil {
-		return err
-	}
-	st, err := openDB(ctx, *db, log, nil)
+		ref = positional[0]
+		return nil
+	})
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	store := bookingssql.New(st)
-	p, err := findProvider(ctx, store, positional[0])
+	bs := bookingssql.New(st)
+	p, err := findProvider(ctx, bs, ref)
 	if err != nil {
 		return err
 	}
-	svc, err := bookings.NewService(store, nil)
+	svc, err := bookings.NewService(bs, nil)
 	if err != nil {
 		return err
 	}
@@ -274,30 +278,16 @@ func findProvider(ctx context.Context, s bookings.Store, ref string) (bookings.P
 // on request).
 func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("reference bookings " + cmd)
-	db := dbFlag(fs, getenv)
-	logger := logFlag(fs, getenv, stderr)
 	var email *string
 	if cmd == "erase" {
 		email = fs.String("email", "", "the customer's email (any case)")
 	}
-	positional, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	st, log, err := bookingsCommand(ctx, fs, args, getenv, stderr, func(positional []string) error {
+		if email != nil && strings.TrimSpace(*email) == "" {
+			return usageError{"bookings erase needs --email"}
 		}
-		return usageError{err.Error()}
-	}
-	if len(positional) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", positional[0])}
-	}
-	if email != nil && strings.TrimSpace(*email) == "" {
-		return usageError{"bookings erase needs --email"}
-	}
-	log, err := logger()
-	if err != nil {
-		return err
-	}
-	st, err := openDB(ctx, *db, log, nil)
+		return noArguments(positional)
+	})
 	if err != nil {
 		return err
 	}
