@@ -74,7 +74,7 @@ func TestListIndexPagesAsOffsetDoes(t *testing.T) {
 					}
 				}
 				return len(s.lists.entries) > 0
-			}, 10*time.Second, 5*time.Millisecond)
+			}, 30*time.Second, 5*time.Millisecond)
 		}
 		// A first read counts, and large filters get an index.
 		for _, f := range filters {
