@@ -113,7 +113,15 @@ func (s *Service) ProviderFeed(ctx context.Context, token, ifNoneMatch string) (
 	if err != nil {
 		return Feed{}, err
 	}
-	cal := s.newCalendar(p.Name, zoneName(p.TimeZone))
+	// The calendar's head, then each event: the text kept from the last
+	// build when nothing it shows changed, else written by the library.
+	head := serialize(s.newCalendar(p.Name, zoneName(p.TimeZone)), 0)
+	head = bytes.TrimSuffix(head, []byte(calendarEnd))
+	kept := s.feeds.events(p.ID)
+	events := make(map[int64]cachedEvent, len(list))
+	body := bytes.NewBuffer(make([]byte, 0, len(head)+400*len(list)))
+	body.Write(head)
+	var scratch bytes.Buffer
 	for _, b := range list {
 		desc := "Reference: " + b.Number
 		if b.CustomerName != "" {
@@ -122,28 +130,61 @@ func (s *Service) ProviderFeed(ctx context.Context, token, ifNoneMatch string) (
 		if b.CustomerEmail != "" {
 			desc += "\nEmail: " + b.CustomerEmail
 		}
-		s.addEvent(cal, b, joinSummary(names[b.ServiceID], b.CustomerName), desc)
+		summary := joinSummary(names[b.ServiceID], b.CustomerName)
+		key := eventKey(b, summary, desc)
+		e, ok := kept[b.ID]
+		if !ok || e.key != key {
+			scratch.Reset()
+			_ = s.newEvent(b, summary, desc).SerializeTo(&scratch, serialization)
+			e = cachedEvent{key: key, text: bytes.Clone(scratch.Bytes())}
+		}
+		events[b.ID] = e
+		body.Write(e.text)
 	}
-	f.FileName, f.Body = fileName(p.Slug), serialize(cal, len(list))
-	s.feeds.put(p.ID, f.ETag, f.Body)
+	body.WriteString(calendarEnd)
+	f.FileName, f.Body = fileName(p.Slug), body.Bytes()
+	s.feeds.put(p.ID, f.ETag, f.Body, events)
 	return f, nil
 }
 
-// feedCacheSize bounds the provider feeds kept in memory.
-const feedCacheSize = 256
+// eventKey is everything an event of the provider feed shows.
+func eventKey(b Booking, summary, description string) string {
+	return strings.Join([]string{b.Number, strconv.FormatInt(b.UpdatedAt.UnixMicro(), 10), strconv.FormatInt(b.CreatedAt.UnixMicro(), 10),
+		strconv.FormatInt(b.Start.UnixMicro(), 10), strconv.FormatInt(b.End.UnixMicro(), 10), strconv.Itoa(b.Sequence), b.Status,
+		summary, description}, "\x00")
+}
+
+// feedCacheSize bounds the provider feeds kept in memory (each about
+// twice its body).
+const feedCacheSize = 64
 
 // feedCache keeps the last body of each provider feed with its ETag, so a
 // client that asks again without If-None-Match costs the aggregate query
-// alone while nothing changed. The tag comes from the database, so every
-// instance agrees on when a body is stale.
+// alone while nothing changed, and the text of each event, so a feed
+// rebuilt after a change writes only the events that changed. The tag
+// comes from the database, so every instance agrees on when a body is
+// stale; an event's text is reused only for the same inputs.
 type feedCache struct {
 	mu      sync.Mutex
 	entries map[int64]cachedFeed
 }
 
 type cachedFeed struct {
-	etag string
-	body []byte
+	etag   string
+	body   []byte
+	events map[int64]cachedEvent
+}
+
+type cachedEvent struct {
+	key  string
+	text []byte
+}
+
+// events is the provider's kept events; read only.
+func (c *feedCache) events(provider int64) map[int64]cachedEvent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries[provider].events
 }
 
 func (c *feedCache) get(provider int64, etag string) ([]byte, bool) {
@@ -153,7 +194,7 @@ func (c *feedCache) get(provider int64, etag string) ([]byte, bool) {
 	return e.body, ok && e.etag == etag
 }
 
-func (c *feedCache) put(provider int64, etag string, body []byte) {
+func (c *feedCache) put(provider int64, etag string, body []byte, events map[int64]cachedEvent) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil {
@@ -165,7 +206,7 @@ func (c *feedCache) put(provider int64, etag string, body []byte) {
 			break
 		}
 	}
-	c.entries[provider] = cachedFeed{etag: etag, body: body}
+	c.entries[provider] = cachedFeed{etag: etag, body: body, events: events}
 }
 
 // CustomerFeed is the one-booking feed of a manage link, whatever the
@@ -213,7 +254,7 @@ func (s *Service) bookingCalendar(ctx context.Context, b Booking) (*ics.Calendar
 		}
 	}
 	cal := s.newCalendar(svc.Name, zoneName(b.CustomerTimeZone))
-	s.addEvent(cal, b, joinSummary(svc.Name, provider), "Reference: "+b.Number)
+	cal.AddVEvent(s.newEvent(b, joinSummary(svc.Name, provider), "Reference: "+b.Number))
 	return cal, nil
 }
 
@@ -242,13 +283,13 @@ func (s *Service) newCalendar(name, zone string) *ics.Calendar {
 // icsTime is the library's UTC date-time form.
 const icsTime = "20060102T150405Z"
 
-// addEvent adds b as a VEVENT: UID stable across reschedules, times in
+// newEvent is b as a VEVENT: UID stable across reschedules, times in
 // UTC, DTSTAMP from the row so an unchanged feed is byte-identical. The
 // properties are made in one slice, without parameters (what the
 // library's setters do costs a map and a search per property, which
 // shows in a feed of thousands); the library still escapes, folds and
 // writes them.
-func (s *Service) addEvent(cal *ics.Calendar, b Booking, summary, description string) {
+func (s *Service) newEvent(b Booking, summary, description string) *ics.VEvent {
 	status := ics.ObjectStatusConfirmed
 	switch b.Status {
 	case StatusRequested:
@@ -260,7 +301,7 @@ func (s *Service) addEvent(cal *ics.Calendar, b Booking, summary, description st
 		return ics.IANAProperty{BaseProperty: ics.BaseProperty{IANAToken: string(name), Value: value}}
 	}
 	updated := b.UpdatedAt.UTC().Format(icsTime)
-	cal.AddVEvent(&ics.VEvent{ComponentBase: ics.ComponentBase{Properties: []ics.IANAProperty{
+	return &ics.VEvent{ComponentBase: ics.ComponentBase{Properties: []ics.IANAProperty{
 		prop(ics.ComponentPropertyUniqueId, b.Number+"@"+s.o.FeedHost),
 		prop(ics.ComponentPropertyDtstamp, updated),
 		prop(ics.ComponentPropertyCreated, b.CreatedAt.UTC().Format(icsTime)),
@@ -271,15 +312,21 @@ func (s *Service) addEvent(cal *ics.Calendar, b Booking, summary, description st
 		prop(ics.ComponentPropertyStatus, string(status)),
 		prop(ics.ComponentPropertySummary, icsText(summary)),
 		prop(ics.ComponentPropertyDescription, icsText(description)),
-	}}})
+	}}}
 }
+
+// serialization: lines end in CRLF and fold at 75 octets (RFC 5545
+// §3.1).
+var serialization = &ics.SerializationConfiguration{MaxLength: 75, PropertyMaxLength: 75, NewLine: string(ics.WithNewLineWindows)}
+
+// calendarEnd is a calendar's last line.
+const calendarEnd = "END:VCALENDAR\r\n"
 
 // serialize writes cal, sized for events.
 func serialize(cal *ics.Calendar, events int) []byte {
 	var buf bytes.Buffer
 	buf.Grow(256 + 400*events)
-	// Lines end in CRLF and fold at 75 octets (RFC 5545 §3.1).
-	_ = cal.SerializeTo(&buf, ics.WithNewLineWindows, ics.WithLineLength(75))
+	_ = cal.SerializeTo(&buf, serialization)
 	return buf.Bytes()
 }
 
