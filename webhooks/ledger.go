@@ -107,6 +107,7 @@ var redactKeys = map[string]bool{
 	"email": true, "phone": true, "first_name": true, "last_name": true, "company": true, "address1": true, "address2": true,
 	"shipping_address": true, "billing_address": true, "ip_address": true, "user_agent": true, "customer_note": true,
 	"author_name": true, "author_email": true, "excerpt": true, "reason": true, "reasons": true, "body": true,
+	"customer_name": true, "customer_email": true, "customer_phone": true, "customer_timezone": true,
 }
 
 // Redacted replaces redacted scalar values.

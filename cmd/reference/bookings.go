@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -35,7 +37,7 @@ func runBookings(ctx context.Context, args []string, getenv func(string) string,
 	}
 	fs := newFlagSet("reference bookings seed")
 	zone := fs.String("timezone", "UTC", "the provider's and service's time zone (IANA name)")
-	st, _, err := bookingsCommand(ctx, fs, args[1:], getenv, stderr, func(positional []string) error {
+	st, _, _, err := bookingsCommand(ctx, fs, args[1:], getenv, stderr, func(positional []string) error {
 		if err := noArguments(positional); err != nil {
 			return err
 		}
@@ -86,6 +88,7 @@ type bookingEventData struct {
 	ProviderID       *int64     `json:"provider_id"`
 	StartTime        time.Time  `json:"start_time"`
 	EndTime          time.Time  `json:"end_time"`
+	CustomerID       string     `json:"customer_id"`
 	CustomerName     string     `json:"customer_name"`
 	CustomerEmail    string     `json:"customer_email"`
 	CustomerTimeZone string     `json:"customer_timezone"`
@@ -107,7 +110,7 @@ func linkBookings(b *bookings.Service, w *webhooks.Service, logger *slog.Logger)
 		}
 		bk := e.Booking
 		data := bookingEventData{ID: bk.ID, Number: bk.Number, Status: bk.Status, ServiceID: bk.ServiceID, ProviderID: bk.ProviderID,
-			StartTime: bk.Start, EndTime: bk.End, CustomerName: bk.CustomerName, CustomerEmail: bk.CustomerEmail,
+			StartTime: bk.Start, EndTime: bk.End, CustomerID: bookingCustomer(bk.CustomerEmail), CustomerName: bk.CustomerName, CustomerEmail: bk.CustomerEmail,
 			CustomerTimeZone: bk.CustomerTimeZone, Actor: e.Actor, Reason: e.Reason, PreviousProvider: e.PreviousProviderID}
 		if !e.PreviousStart.IsZero() {
 			data.PreviousStart, data.PreviousEnd = &e.PreviousStart, &e.PreviousEnd
@@ -116,6 +119,19 @@ func linkBookings(b *bookings.Service, w *webhooks.Service, logger *slog.Logger)
 			logger.ErrorContext(ctx, "bookings: webhook dispatch", "event", e.Type, "booking", bk.ID, "error", f.Err)
 		}
 	})
+}
+
+// bookingCustomer is the customer_id of a booking event: a hash of the
+// customer's email in lower case, so that erasing the customer finds the
+// webhook deliveries about them (webhooks.Service.RedactCustomer) without
+// the ledger's index holding the address.
+func bookingCustomer(email string) string {
+	email = strings.ToLower(strings.TrimSpace(email))
+	if email == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(email))
+	return "booking-customer-" + hex.EncodeToString(sum[:12])
 }
 
 // publicOrigin is the server's public origin for links in mail: the base
@@ -131,7 +147,7 @@ func publicOrigin(cfg *config) string {
 // manage token, printed once (the old one stops working).
 func reissueManageToken(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var id int64
-	st, _, err := bookingsCommand(ctx, newFlagSet("reference bookings reissue"), args, getenv, stderr, func(positional []string) error {
+	st, _, _, err := bookingsCommand(ctx, newFlagSet("reference bookings reissue"), args, getenv, stderr, func(positional []string) error {
 		if len(positional) != 1 {
 			return usageError{"bookings reissue takes one booking ID"}
 		}
@@ -163,28 +179,28 @@ func reissueManageToken(ctx context.Context, args []string, getenv func(string) 
 
 // bookingsCommand parses a bookings sub-command's arguments on fs (which
 // holds its own flags; --db and --log-level are added here), lets check
-// refuse them before any database work, and opens the database: close it
-// when done.
+// refuse them before any database work, and opens the database (its
+// address returned too): close it when done.
 func bookingsCommand(ctx context.Context, fs *flag.FlagSet, args []string, getenv func(string) string, stderr io.Writer,
-	check func(positional []string) error) (*store.DB, *slog.Logger, error) {
+	check func(positional []string) error) (*store.DB, *slog.Logger, string, error) {
 	db := dbFlag(fs, getenv)
 	logger := logFlag(fs, getenv, stderr)
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return nil, nil, err
+			return nil, nil, "", err
 		}
-		return nil, nil, usageError{err.Error()}
+		return nil, nil, "", usageError{err.Error()}
 	}
 	if err := check(positional); err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	log, err := logger()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	st, err := openDB(ctx, *db, log, nil)
-	return st, log, err
+	return st, log, *db, err
 }
 
 // noArguments is a check for a command without positional arguments.
@@ -212,7 +228,7 @@ func feedToken(ctx context.Context, args []string, getenv func(string) string, s
 	revoke := fs.Bool("revoke", false, "end the provider's feed instead")
 	base := fs.String("base-url", getenv("GROUNDWORK_BASE_URL"), "public address of the server, for the printed feed address")
 	var ref string
-	st, _, err := bookingsCommand(ctx, fs, args, getenv, stderr, func(positional []string) error {
+	st, _, _, err := bookingsCommand(ctx, fs, args, getenv, stderr, func(positional []string) error {
 		if len(positional) != 1 {
 			return usageError{"bookings feed-token takes one provider (ID or slug)"}
 		}
@@ -282,7 +298,7 @@ func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv
 	if cmd == "erase" {
 		email = fs.String("email", "", "the customer's email (any case)")
 	}
-	st, log, err := bookingsCommand(ctx, fs, args, getenv, stderr, func(positional []string) error {
+	st, log, dsn, err := bookingsCommand(ctx, fs, args, getenv, stderr, func(positional []string) error {
 		if email != nil && strings.TrimSpace(*email) == "" {
 			return usageError{"bookings erase needs --email"}
 		}
@@ -314,10 +330,28 @@ func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv
 		if err != nil {
 			return err
 		}
+		// The booking.* webhooks delivered about them, too.
+		c, err := readWebhooksConfig(getenv)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		key, err := loadSecretKey(c, dsn, log)
+		if err != nil {
+			return err
+		}
+		hooks, err := newWebhooks(c, key, st, nil, log)
+		if err != nil {
+			return err
+		}
+		redacted, err := hooks.RedactCustomer(ctx, bookingCustomer(*email), nil)
+		if err != nil {
+			return err
+		}
 		for _, n := range numbers {
 			fmt.Fprintln(stdout, n)
 		}
-		fmt.Fprintf(stderr, "%d bookings erased: the customer's name, email, phone, time zone, answers and notes are gone, and their links no longer work.\n", len(numbers))
+		fmt.Fprintf(stderr, "%d bookings erased: the customer's name, email, phone, time zone, answers and notes are gone, and their links no "+
+			"longer work; %d webhook deliveries about them redacted.\n", len(numbers), redacted)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -181,4 +182,26 @@ func TestBookingWebhooks(t *testing.T) {
 		}
 	}
 	require.ElementsMatch(t, []string{"booking.created requested", "booking.confirmed confirmed"}, got)
+
+	// Erasing the customer reaches the webhook ledger too.
+	db, err := store.Open(context.Background(), dsn)
+	require.NoError(t, err)
+	defer db.Close()
+	var payloads []string
+	require.NoError(t, db.Select(&payloads, "SELECT payload FROM webhooks_deliveries"))
+	require.Len(t, payloads, 2)
+	require.Contains(t, payloads[0], "grace@example.com")
+	c, out, stderr = runCmd(t, env{"GROUNDWORK_DB": dsn}, "bookings", "erase", "--email", "Grace@Example.com")
+	require.Equal(t, 0, c, stderr)
+	require.Regexp(t, `^BK-[A-Z0-9]{12}\n$`, out)
+	require.Contains(t, stderr, "1 bookings erased")
+	require.Contains(t, stderr, "2 webhook deliveries about them redacted")
+	require.NoError(t, db.Select(&payloads, "SELECT payload FROM webhooks_deliveries"))
+	for _, p := range payloads {
+		require.NotContains(t, p, "grace@example.com")
+		require.NotContains(t, p, "Grace")
+	}
+	c, _, stderr = runCmd(t, env{"GROUNDWORK_DB": dsn}, "bookings", "erase")
+	require.Equal(t, 2, c)
+	require.Contains(t, stderr, "bookings erase needs --email")
 }
