@@ -1,6 +1,7 @@
 package bookings_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -23,22 +24,7 @@ func TestBrowserBookingPage(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.New(t, 90*time.Second)
 	b := setup(t, store.SQLite)
-	pages, err := bookings.NewPageHandler(b.svc, nil)
-	require.NoError(t, err)
-	mux := http.NewServeMux()
-	mux.Handle("/bookings/", pages)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	run := func(actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		require.NoError(t, chromedp.Do(ctx, actions...))
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		require.NoError(t, err)
-		return s
-	}
+	srv, run, text := pagesInBrowser(t, ctx, b)
 
 	run(chromedp.Navigate(srv.URL+"/bookings/consultation?date=2026-06-02"), chromedp.WaitVisible(chromedp.ID("f-start_time")))
 	require.Contains(t, text("h1"), "Book: Consultation consultation")
@@ -65,6 +51,29 @@ func TestBrowserBookingPage(t *testing.T) {
 	run(chromedp.Navigate(srv.URL+"/bookings/nope"), chromedp.WaitVisible(chromedp.CSS("h1")))
 	require.Equal(t, "Service not found", text("h1"))
 	browsertest.NoViolations(t, ctx, "the not-found page")
+}
+
+// pagesInBrowser serves b's pages and returns helpers that drive the
+// browser on them: run actions, read an element's text.
+func pagesInBrowser(t *testing.T, ctx context.Context, b *bundle) (*httptest.Server, func(...chromedp.Action[chromedp.Void]), func(string) string) {
+	t.Helper()
+	pages, err := bookings.NewPageHandler(b.svc, nil)
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	mux.Handle("/bookings/", pages)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	run := func(actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		require.NoError(t, chromedp.Do(ctx, actions...))
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		require.NoError(t, err)
+		return s
+	}
+	return srv, run, text
 }
 
 // The page's POST: 409 when the time was taken meanwhile, 403 from
@@ -112,22 +121,7 @@ func TestBrowserManagePage(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.New(t, 90*time.Second)
 	b := setup(t, store.SQLite)
-	pages, err := bookings.NewPageHandler(b.svc, nil)
-	require.NoError(t, err)
-	mux := http.NewServeMux()
-	mux.Handle("/bookings/", pages)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	run := func(actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		require.NoError(t, chromedp.Do(ctx, actions...))
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		require.NoError(t, err)
-		return s
-	}
+	srv, run, text := pagesInBrowser(t, ctx, b)
 	bk, token := bookWithToken(t, b, "2026-06-03T14:00:00Z") // Wednesday 10:00 New York
 	page := srv.URL + "/bookings/manage/" + token
 

@@ -46,8 +46,8 @@ token create flags:
   reference bookings complete-past  mark confirmed bookings that have ended completed (daily in serve)
   reference bookings prune          delete bookings that ended over three years ago (daily in serve)
   reference bookings erase --email EMAIL
-                                    erase a customer's personal data from their bookings, in place;
-                                    prints the bookings' numbers
+                                    erase a customer's personal data from their bookings and the
+                                    webhook deliveries about them, in place; prints the numbers
 `},
 	{"webhooks", `  reference webhooks emit EVENT [--data JSON]
                                     dispatch a test event to the subscriptions that take it
