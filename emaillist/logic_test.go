@@ -71,7 +71,7 @@ func TestConditionOperators(t *testing.T) {
 		{"age", "greater_than", "41.5", true},
 		{"age_text", "greater_than", 42.0, false},
 		{"price", "less_than", "12.6", true},
-		{"price", "greater_than", "9", true, /* numeric, not text, comparison */},
+		{"price", "greater_than", "9", true /* numeric, not text, comparison */},
 		{"text_num", "greater_than", 999.0, true},
 		{"name", "greater_than", 1.0, false},
 		{"age", "greater_than", "abc", false},
