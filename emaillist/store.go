@@ -1,0 +1,28 @@
+package emaillist
+
+import "context"
+
+// Store keeps feeds. Implementations: emaillistsql (SQLite and
+// Postgres); emaillisttest.RunStoreTests pins the contract below. Times
+// are UTC to the microsecond.
+type Store interface {
+	// CreateFeed stores f and returns it with its ID; ErrNameTaken when
+	// the form has a feed of that name.
+	CreateFeed(ctx context.Context, f Feed) (Feed, error)
+	// Feed returns a feed, or ErrNotFound.
+	Feed(ctx context.Context, id int64) (Feed, error)
+	// UpdateFeed writes every field of f (found by ID) but CreatedAt;
+	// ErrNotFound, ErrNameTaken.
+	UpdateFeed(ctx context.Context, f Feed) (Feed, error)
+	// DeleteFeed deletes a feed; ErrNotFound when there is none.
+	DeleteFeed(ctx context.Context, id int64) error
+	// ListFeeds returns the feeds q selects, by ID.
+	ListFeeds(ctx context.Context, q FeedQuery) ([]Feed, error)
+}
+
+// FeedQuery selects feeds: those of FormID (every form when 0), only the
+// active ones when ActiveOnly.
+type FeedQuery struct {
+	FormID     int64
+	ActiveOnly bool
+}
