@@ -1,0 +1,416 @@
+package emaillist
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// Defaults of the handlers.
+const (
+	// AdminPrefixDefault is where [NewAdminHandler] serves the feeds.
+	AdminPrefixDefault = "/admin/emailmarketing"
+	// AbilityManageFeeds is the ability the Authorizer is asked for.
+	AbilityManageFeeds = "manage-emailmarketing-feeds"
+	// SubscribePrefixDefault is where [NewSubscribeHandler] serves
+	// POST {prefix}/subscribers.
+	SubscribePrefixDefault = "/emailmarketing"
+	// SubscribeLimitDefault is the subscribe throttle: requests a minute
+	// per client IP.
+	SubscribeLimitDefault = 10
+	// MsgSubscribeQueued is the 202 answer.
+	MsgSubscribeQueued = "Subscribe queued."
+)
+
+// Authorizer decides whether a request may do something with a feed (nil
+// for listing and creating).
+type Authorizer interface {
+	Authorize(r *http.Request, ability string, feed *Feed) bool
+}
+
+// AuthorizerFunc is a function as an Authorizer.
+type AuthorizerFunc func(r *http.Request, ability string, feed *Feed) bool
+
+// Authorize implements Authorizer.
+func (f AuthorizerFunc) Authorize(r *http.Request, ability string, feed *Feed) bool { return f(r, ability, feed) }
+
+// AdminHandlerOptions configures [NewAdminHandler]; Authorizer is
+// required.
+type AdminHandlerOptions struct {
+	// Prefix: AdminPrefixDefault when empty.
+	Prefix string
+	// Authorizer is asked about every request, before anything is
+	// changed; a refusal is 403 without a body.
+	Authorizer Authorizer
+	// Ability is what the Authorizer is asked for; AbilityManageFeeds
+	// when empty (so the API is never open).
+	Ability string
+	Logger  *slog.Logger
+}
+
+// AdminHandler serves the feed administration (spec A1):
+//
+//	GET    {prefix}/feeds             ?form_id=N; by ID
+//	POST   {prefix}/feeds             201 {"data": Feed}
+//	GET    {prefix}/feeds/{id}
+//	PUT    {prefix}/feeds/{id}        PATCH too: the sent fields merged into the feed
+//	DELETE {prefix}/feeds/{id}        204
+//	POST   {prefix}/feeds/{id}/test   {"values": {...}} → {"would_send", "reason", "payload"}
+type AdminHandler struct {
+	svc     *Service
+	base    *api.Base
+	auth    Authorizer
+	ability string
+}
+
+// NewAdminHandler returns the feed administration of svc.
+func NewAdminHandler(svc *Service, opts *AdminHandlerOptions) (*AdminHandler, error) {
+	if svc == nil || opts == nil || opts.Authorizer == nil {
+		return nil, errors.New("emaillist: new admin handler: a service and an Authorizer are required")
+	}
+	b, err := api.NewBase(opts.Prefix, AdminPrefixDefault, nil, nil, opts.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("emaillist: new admin handler: %w", err)
+	}
+	h := &AdminHandler{svc: svc, base: b, auth: opts.Authorizer, ability: opts.Ability}
+	if h.ability == "" {
+		h.ability = AbilityManageFeeds
+	}
+	b.Handle("/feeds", api.Methods{http.MethodGet: h.list, http.MethodPost: h.create})
+	b.Handle("/feeds/{id}", api.Methods{http.MethodGet: h.withFeed(h.show), http.MethodPut: h.withFeed(h.update),
+		http.MethodPatch: h.withFeed(h.update), http.MethodDelete: h.withFeed(h.delete)})
+	b.Handle("/feeds/{id}/test", api.Methods{http.MethodPost: h.withFeed(h.test)})
+	return h, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (h *AdminHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.ServeHTTP(w, r) }
+
+// Routes lists the routes, as "METHOD /path/{param}".
+func (h *AdminHandler) Routes() []string { return h.base.Routes() }
+
+func (h *AdminHandler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	api.WriteError(w, r, h.base.Logger, errorTable, err)
+}
+
+func (h *AdminHandler) allowed(w http.ResponseWriter, r *http.Request, f *Feed) bool {
+	if h.auth.Authorize(r, h.ability, f) {
+		return true
+	}
+	w.WriteHeader(http.StatusForbidden)
+	return false
+}
+
+// withFeed resolves the feed (404 first, as route-model binding does),
+// then asks the Authorizer about it.
+func (h *AdminHandler) withFeed(next func(http.ResponseWriter, *http.Request, Feed)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+		if err != nil || id < 1 {
+			h.fail(w, r, ErrNotFound)
+			return
+		}
+		f, err := h.svc.Feed(r.Context(), id)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		if h.allowed(w, r, &f) {
+			next(w, r, f)
+		}
+	}
+}
+
+func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) {
+	if !h.allowed(w, r, nil) {
+		return
+	}
+	var formID int64
+	if v := r.URL.Query().Get("form_id"); v != "" {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id < 1 {
+			h.fail(w, r, api.Invalid("form_id", api.MsgInteger("form_id")))
+			return
+		}
+		formID = id
+	}
+	list, err := h.svc.ListFeeds(r.Context(), formID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, list)
+}
+
+func (h *AdminHandler) create(w http.ResponseWriter, r *http.Request) {
+	if !h.allowed(w, r, nil) {
+		return
+	}
+	in, err := api.DecodeInput(w, r, 0)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	f := Feed{IsActive: true, ListTagIDs: []int64{}}
+	v := &api.Validator{}
+	for _, key := range []string{"form_id", "name", "field_map"} {
+		if api.Absent(in[key]) {
+			v.Add(key, api.MsgRequired(key))
+		}
+	}
+	applyFeed(v, in, &f)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	created, err := h.svc.CreateFeed(r.Context(), f)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusCreated, created)
+}
+
+func (h *AdminHandler) show(w http.ResponseWriter, _ *http.Request, f Feed) {
+	api.WriteData(w, http.StatusOK, f)
+}
+
+func (h *AdminHandler) update(w http.ResponseWriter, r *http.Request, f Feed) {
+	in, err := api.DecodeInput(w, r, 0)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v := &api.Validator{}
+	applyFeed(v, in, &f)
+	if err := v.Err(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	updated, err := h.svc.UpdateFeed(r.Context(), f)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.WriteData(w, http.StatusOK, updated)
+}
+
+func (h *AdminHandler) delete(w http.ResponseWriter, r *http.Request, f Feed) {
+	if err := h.svc.DeleteFeed(r.Context(), f.ID); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *AdminHandler) test(w http.ResponseWriter, r *http.Request, f Feed) {
+	body, err := api.ReadJSONBody(w, r, 0)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var req struct {
+		Values any `json:"values"`
+	}
+	if err := api.DecodeJSONBytes(body, &req); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	values, ok := req.Values.(map[string]any)
+	if !ok {
+		if list, isList := req.Values.([]any); isList && len(list) == 0 {
+			values, ok = map[string]any{}, true
+		}
+	}
+	if !ok {
+		msg := api.MsgRequired("values")
+		if req.Values != nil {
+			msg = api.MsgObject("values")
+		}
+		h.fail(w, r, api.Invalid("values", msg))
+		return
+	}
+	api.WriteJSON(w, http.StatusOK, h.svc.DryRun(r.Context(), f, values))
+}
+
+// applyFeed copies the sent keys of in into f, adding type mistakes to v
+// (the rules themselves are ValidateFeed's).
+func applyFeed(v *api.Validator, in map[string]any, f *Feed) {
+	if val, ok := in["form_id"]; ok && val != nil {
+		if n, ok := api.Int(val); ok {
+			f.FormID = n
+		} else {
+			v.Add("form_id", api.MsgInteger("form_id"))
+		}
+	}
+	v.SetString(in, "name", &f.Name)
+	v.SetOptionalInt(in, "list_form_id", &f.ListFormID)
+	if val, ok := in["list_tag_ids"]; ok {
+		f.ListTagIDs = []int64{}
+		if items, ok := v.Array("list_tag_ids", val, false, 0); ok {
+			for i, item := range items {
+				n, ok := api.Int(item)
+				if !ok {
+					key := "list_tag_ids." + strconv.Itoa(i)
+					v.Add(key, api.MsgInteger(key))
+					continue
+				}
+				f.ListTagIDs = append(f.ListTagIDs, n)
+			}
+		}
+	}
+	if val, ok := in["field_map"]; ok {
+		if m, ok := v.Object("field_map", val, true); ok {
+			f.FieldMap = map[string]string{}
+			for _, dest := range sortedKeysOf(m) {
+				switch s := m[dest].(type) {
+				case string:
+					f.FieldMap[dest] = s
+				case nil:
+					f.FieldMap[dest] = ""
+				default:
+					v.Add("field_map."+dest, api.MsgString("field_map."+dest))
+				}
+			}
+		}
+	}
+	if _, ok := in["conditional_logic"]; ok {
+		var logic *ConditionalLogic
+		v.SetObject(in, "conditional_logic", &logic)
+		f.ConditionalLogic = logic
+	}
+	v.SetBool(in, "is_active", &f.IsActive)
+}
+
+// SubscribeHandlerOptions configures [NewSubscribeHandler].
+type SubscribeHandlerOptions struct {
+	// Prefix: SubscribePrefixDefault when empty.
+	Prefix string
+	// RateLimiter counts the throttle; in memory when nil.
+	RateLimiter store.RateLimiter
+	// Limit is the requests a minute per client IP; SubscribeLimitDefault
+	// when zero or less: the throttle cannot be removed, only tuned or
+	// replaced with Throttle.
+	Limit int
+	// Throttle, when set, replaces the built-in throttle: a middleware of
+	// the host's own that must limit the route (it is not checked).
+	Throttle func(http.Handler) http.Handler
+	// TrustedProxies may set X-Forwarded-For.
+	TrustedProxies []netip.Prefix
+	Logger         *slog.Logger
+}
+
+// SubscribeHandler serves the public subscribe (spec A2):
+//
+//	POST {prefix}/subscribers   202 {"message": "Subscribe queued."}
+type SubscribeHandler struct {
+	svc     *Service
+	base    *api.Base
+	handler http.Handler
+}
+
+// NewSubscribeHandler returns the public subscribe of svc.
+func NewSubscribeHandler(svc *Service, opts *SubscribeHandlerOptions) (*SubscribeHandler, error) {
+	if svc == nil {
+		return nil, errors.New("emaillist: new subscribe handler: service is nil")
+	}
+	var o SubscribeHandlerOptions
+	if opts != nil {
+		o = *opts
+	}
+	b, err := api.NewBase(o.Prefix, SubscribePrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("emaillist: new subscribe handler: %w", err)
+	}
+	h := &SubscribeHandler{svc: svc, base: b}
+	var route http.Handler = http.HandlerFunc(h.subscribe)
+	if o.Throttle != nil {
+		route = o.Throttle(route)
+	} else {
+		limit := o.Limit
+		if limit <= 0 {
+			limit = SubscribeLimitDefault
+		}
+		t := &api.Throttle{Name: "emaillist_subscribe", Limiter: b.Throttle.Limiter, Limit: limit, Window: time.Minute,
+			TrustedProxies: o.TrustedProxies, Now: svc.o.Now, Logger: b.Logger,
+			Key: func(r *http.Request) string { return "ip:" + api.ClientIPString(r, o.TrustedProxies) }}
+		route = t.Wrap(route)
+	}
+	b.Handle("/subscribers", api.Methods{http.MethodPost: route.ServeHTTP})
+	return h, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (h *SubscribeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.ServeHTTP(w, r) }
+
+// Routes lists the routes, as "METHOD /path/{param}".
+func (h *SubscribeHandler) Routes() []string { return h.base.Routes() }
+
+func (h *SubscribeHandler) subscribe(w http.ResponseWriter, r *http.Request) {
+	in, err := api.DecodeInput(w, r, 0)
+	if err != nil {
+		api.WriteError(w, r, h.base.Logger, errorTable, err)
+		return
+	}
+	var req SubscribeRequest
+	v := &api.Validator{}
+	v.SetOptionalInt(in, "feed_id", &req.FeedID)
+	v.SetOptionalInt(in, "list_form_id", &req.ListFormID)
+	v.SetString(in, "email", &req.Email)
+	v.SetOptionalString(in, "first_name", &req.FirstName)
+	if val, ok := in["fields"]; ok && val != nil {
+		if m, ok := v.Object("fields", val, false); ok {
+			req.Fields = make(map[string]*string, len(m))
+			for k, fv := range m {
+				switch s := fv.(type) {
+				case nil:
+					req.Fields[k] = nil
+				case string:
+					req.Fields[k] = &s
+				default:
+					v.Add("fields."+k, api.MsgString("fields."+k))
+				}
+			}
+		}
+	}
+	if val, ok := in["tags"]; ok && val != nil {
+		if items, ok := v.Array("tags", val, false, 0); ok {
+			for i, item := range items {
+				n, ok := api.Int(item)
+				if !ok {
+					key := "tags." + strconv.Itoa(i)
+					v.Add(key, api.MsgInteger(key))
+					continue
+				}
+				req.Tags = append(req.Tags, n)
+			}
+		}
+	}
+	if !v.Empty() {
+		// The rules too, so one answer names every mistake.
+		var rules *ValidationError
+		if errors.As(req.validate(), &rules) {
+			for _, name := range rules.FieldNames() {
+				if !v.Has(name) {
+					for _, msg := range rules.Fields()[name] {
+						v.Add(name, msg)
+					}
+				}
+			}
+		}
+		api.WriteError(w, r, h.base.Logger, errorTable, v.Err())
+		return
+	}
+	if err := h.svc.Subscribe(r.Context(), nil, req); err != nil {
+		api.WriteError(w, r, h.base.Logger, errorTable, err)
+		return
+	}
+	api.WriteMessage(w, http.StatusAccepted, MsgSubscribeQueued)
+}

@@ -1,0 +1,74 @@
+package emaillist
+
+import (
+	"context"
+	"sync"
+)
+
+// Event types.
+const (
+	// EventSubscribed: a queued subscribe reached the provider.
+	EventSubscribed = "list.subscribed"
+	// EventSubscriptionFailed: a queued subscribe failed for good (once
+	// per job: at once for a refusal, after the last retry otherwise).
+	EventSubscriptionFailed = "list.subscription_failed"
+	// EventFeedSkipped: a feed did not send a submission; Reason says why
+	// ("conditional_logic", "field_map:<cause>").
+	EventFeedSkipped = "list.feed_skipped"
+)
+
+// Event is the outcome of a subscribe, or a feed that did not send.
+type Event struct {
+	Type string
+	// FeedID and SubmissionID are 0 when there is none (a subscribe by
+	// list form, a public subscribe).
+	FeedID, SubmissionID int64
+	Subscription         Subscription
+	// Subscriber is the provider's record (EventSubscribed).
+	Subscriber *Subscriber
+	// Reason is a skip's; Err a failure's (for logs: it may hold the
+	// provider's message).
+	Reason string
+	Err    error
+}
+
+type hooks struct {
+	mu     sync.RWMutex
+	events []func(context.Context, Event)
+	before []func(context.Context, *Subscription) error
+	after  []func(context.Context, Subscription, *Subscriber, error)
+}
+
+// OnEvent registers fn to receive every Event, in the order registered.
+func (s *Service) OnEvent(fn func(ctx context.Context, e Event)) {
+	s.hooks.mu.Lock()
+	s.hooks.events = append(s.hooks.events, fn)
+	s.hooks.mu.Unlock()
+}
+
+// OnSubscribing registers fn to run before each call to the provider (the
+// original's ap.convertkit.subscribing): it may change the subscription,
+// or return an error to fail the job at once, without a retry.
+func (s *Service) OnSubscribing(fn func(ctx context.Context, sub *Subscription) error) {
+	s.hooks.mu.Lock()
+	s.hooks.before = append(s.hooks.before, fn)
+	s.hooks.mu.Unlock()
+}
+
+// OnSubscribed registers fn to run after each call to the provider, with
+// the subscriber on success or the error of that attempt (the original's
+// subscribed and subscribeFailed hooks).
+func (s *Service) OnSubscribed(fn func(ctx context.Context, sub Subscription, subscriber *Subscriber, err error)) {
+	s.hooks.mu.Lock()
+	s.hooks.after = append(s.hooks.after, fn)
+	s.hooks.mu.Unlock()
+}
+
+func (s *Service) emit(ctx context.Context, e Event) {
+	s.hooks.mu.RLock()
+	fns := s.hooks.events
+	s.hooks.mu.RUnlock()
+	for _, fn := range fns {
+		fn(ctx, e)
+	}
+}
