@@ -39,7 +39,9 @@ type Authorizer interface {
 type AuthorizerFunc func(r *http.Request, ability string, feed *Feed) bool
 
 // Authorize implements Authorizer.
-func (f AuthorizerFunc) Authorize(r *http.Request, ability string, feed *Feed) bool { return f(r, ability, feed) }
+func (f AuthorizerFunc) Authorize(r *http.Request, ability string, feed *Feed) bool {
+	return f(r, ability, feed)
+}
 
 // AdminHandlerOptions configures [NewAdminHandler]; Authorizer is
 // required.

@@ -252,12 +252,16 @@ func TestSubscribeThrottle(t *testing.T) {
 
 type failingEnqueuer struct{ store.Enqueuer }
 
-func (failingEnqueuer) Enqueue(context.Context, riverArgs, *riverOpts) error { return errors.New("queue down") }
+func (failingEnqueuer) Enqueue(context.Context, riverArgs, *riverOpts) error {
+	return errors.New("queue down")
+}
 
 // A subscribe whose job cannot be queued answers 5xx and stores nothing.
 func TestSubscribeQueueDown(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(o *setupOptions) { o.enqueuer = func(q store.Enqueuer) store.Enqueuer { return failingEnqueuer{q} } })
+	b := setup(t, func(o *setupOptions) {
+		o.enqueuer = func(q store.Enqueuer) store.Enqueuer { return failingEnqueuer{q} }
+	})
 	a := call(t, b.public, "POST", "/emailmarketing/subscribers", `{"list_form_id":1,"email":"a@example.com"}`)
 	require.Equal(t, 500, a.code)
 	require.JSONEq(t, `{"message":"Server Error."}`, a.body)
