@@ -104,7 +104,9 @@ func TestKitRefusal(t *testing.T) {
 	t.Parallel()
 	b := setup(t, func(o *setupOptions) { o.work, o.kit.APIKey = true, "wrong-key" })
 	var after []error
-	b.svc.OnSubscribed(func(_ context.Context, _ emaillist.Subscription, _ *emaillist.Subscriber, err error) { after = append(after, err) })
+	b.svc.OnSubscribed(func(_ context.Context, _ emaillist.Subscription, _ *emaillist.Subscriber, err error) {
+		after = append(after, err)
+	})
 	subscribeVia(t, b, `{"list_form_id":1,"email":"a@example.com"}`)
 	events := b.waitEvents(t, 1)
 	require.Equal(t, emaillist.EventSubscriptionFailed, events[0].Type)

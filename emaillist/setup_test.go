@@ -115,12 +115,12 @@ type bundle struct {
 }
 
 type setupOptions struct {
-	dialect    store.Dialect
-	work       bool // start the queue
-	kit        emaillist.KitOptions
-	subscribe  *emaillist.SubscribeHandlerOptions
-	enqueuer   func(store.Enqueuer) store.Enqueuer
-	noProvider bool
+	dialect   store.Dialect
+	work      bool // start the queue
+	kit       emaillist.KitOptions
+	subscribe *emaillist.SubscribeHandlerOptions
+	enqueuer  func(store.Enqueuer) store.Enqueuer
+	provider  emaillist.Provider // instead of Kit
 }
 
 func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
@@ -147,6 +147,9 @@ func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
 		enq = o.enqueuer(enq)
 	}
 	so := &emaillist.Options{Enqueuer: enq, Provider: kit}
+	if o.provider != nil {
+		so.Provider = o.provider
+	}
 	b.svc, err = emaillist.NewService(emaillistsql.New(b.db), so)
 	require.NoError(t, err)
 	b.svc.OnEvent(func(_ context.Context, e emaillist.Event) {
