@@ -176,3 +176,52 @@ func TestKitOptions(t *testing.T) {
 	require.NoError(t, kit.Ping(context.Background()))
 	require.Equal(t, []string{"GET /v4/account "}, k.Calls())
 }
+
+// A submission on a form with feeds: the ones whose logic or map fails
+// are skipped with a reason, the others queued in the submission's
+// transaction, and gone with it when it rolls back.
+func TestQueueSubmission(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, func(o *setupOptions) { o.dialect = d })
+		ctx := context.Background()
+		for _, f := range []emaillist.Feed{
+			{FormID: 1, Name: "All", FieldMap: map[string]string{"email_address": "email", "first_name": "name"}, ListTagIDs: []int64{3, 3, 4},
+				IsActive: true},
+			{FormID: 1, Name: "VIP", FieldMap: map[string]string{"email_address": "email"}, IsActive: true,
+				ConditionalLogic: &emaillist.ConditionalLogic{Match: "all", Conditions: []emaillist.Condition{{Field: "name", Operator: "equals", Value: "Ada"}}}},
+			{FormID: 1, Name: "Broken", FieldMap: map[string]string{"email_address": "work_email"}, IsActive: true},
+			{FormID: 1, Name: "Off", FieldMap: map[string]string{"email_address": "email"}},
+			{FormID: 2, Name: "Other form", FieldMap: map[string]string{"email_address": "email"}, IsActive: true},
+		} {
+			_, err := b.svc.CreateFeed(ctx, f)
+			require.NoError(t, err)
+		}
+		values := map[string]any{"name": "Grace", "email": "grace@example.com"}
+		tx, err := b.db.BeginTx(ctx, nil)
+		require.NoError(t, err)
+		require.NoError(t, b.svc.QueueSubmission(ctx, tx, 1, 42, values))
+		require.NoError(t, tx.Rollback())
+		require.Empty(t, b.jobs(t), "rolled back with the submission")
+
+		tx, err = b.db.BeginTx(ctx, nil)
+		require.NoError(t, err)
+		require.NoError(t, b.svc.QueueSubmission(ctx, tx, 1, 43, values))
+		require.NoError(t, tx.Commit())
+		jobs := b.jobs(t)
+		require.Len(t, jobs, 1)
+		first := "Grace"
+		require.Equal(t, emaillist.SubscribeArgs{FeedID: 1, SubmissionID: 43, Subscription: emaillist.Subscription{Email: "grace@example.com",
+			FirstName: &first, TagIDs: []int64{3, 4}}}, jobs[0])
+		var skipped []string
+		for _, e := range b.Events() {
+			if e.SubmissionID == 43 {
+				require.Equal(t, emaillist.EventFeedSkipped, e.Type)
+				skipped = append(skipped, e.Reason)
+			}
+		}
+		require.Len(t, skipped, 2)
+		require.Equal(t, "conditional_logic", skipped[0])
+		require.True(t, strings.HasPrefix(skipped[1], "field_map:"), skipped[1])
+	})
+}

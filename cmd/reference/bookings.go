@@ -37,7 +37,7 @@ func runBookings(ctx context.Context, args []string, getenv func(string) string,
 	}
 	fs := newFlagSet("reference bookings seed")
 	zone := fs.String("timezone", "UTC", "the provider's and service's time zone (IANA name)")
-	st, _, _, err := bookingsCommand(ctx, fs, args[1:], getenv, stderr, func(positional []string) error {
+	st, _, _, err := dbCommand(ctx, fs, args[1:], getenv, stderr, func(positional []string) error {
 		if err := noArguments(positional); err != nil {
 			return err
 		}
@@ -147,7 +147,7 @@ func publicOrigin(cfg *config) string {
 // manage token, printed once (the old one stops working).
 func reissueManageToken(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var id int64
-	st, _, _, err := bookingsCommand(ctx, newFlagSet("reference bookings reissue"), args, getenv, stderr, func(positional []string) error {
+	st, _, _, err := dbCommand(ctx, newFlagSet("reference bookings reissue"), args, getenv, stderr, func(positional []string) error {
 		if len(positional) != 1 {
 			return usageError{"bookings reissue takes one booking ID"}
 		}
@@ -177,11 +177,11 @@ func reissueManageToken(ctx context.Context, args []string, getenv func(string) 
 	return nil
 }
 
-// bookingsCommand parses a bookings sub-command's arguments on fs (which
+// dbCommand parses a bookings sub-command's arguments on fs (which
 // holds its own flags; --db and --log-level are added here), lets check
 // refuse them before any database work, and opens the database (its
 // address returned too): close it when done.
-func bookingsCommand(ctx context.Context, fs *flag.FlagSet, args []string, getenv func(string) string, stderr io.Writer,
+func dbCommand(ctx context.Context, fs *flag.FlagSet, args []string, getenv func(string) string, stderr io.Writer,
 	check func(positional []string) error) (*store.DB, *slog.Logger, string, error) {
 	db := dbFlag(fs, getenv)
 	logger := logFlag(fs, getenv, stderr)
@@ -228,7 +228,7 @@ func feedToken(ctx context.Context, args []string, getenv func(string) string, s
 	revoke := fs.Bool("revoke", false, "end the provider's feed instead")
 	base := fs.String("base-url", getenv("GROUNDWORK_BASE_URL"), "public address of the server, for the printed feed address")
 	var ref string
-	st, _, _, err := bookingsCommand(ctx, fs, args, getenv, stderr, func(positional []string) error {
+	st, _, _, err := dbCommand(ctx, fs, args, getenv, stderr, func(positional []string) error {
 		if len(positional) != 1 {
 			return usageError{"bookings feed-token takes one provider (ID or slug)"}
 		}
@@ -298,7 +298,7 @@ func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv
 	if cmd == "erase" {
 		email = fs.String("email", "", "the customer's email (any case)")
 	}
-	st, log, dsn, err := bookingsCommand(ctx, fs, args, getenv, stderr, func(positional []string) error {
+	st, log, dsn, err := dbCommand(ctx, fs, args, getenv, stderr, func(positional []string) error {
 		if email != nil && strings.TrimSpace(*email) == "" {
 			return usageError{"bookings erase needs --email"}
 		}

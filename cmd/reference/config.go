@@ -68,6 +68,12 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_STRIPE_WEBHOOK_SECRET", "Stripe's signing secrets, comma-separated (rotation); set: POST /ecommerce/webhooks/stripe"},
 	{"GROUNDWORK_STRIPE_API_KEY", "Stripe secret key, for reconciliation's session lookups"},
 	{"GROUNDWORK_STRIPE_API_BASE", "Stripe's API address (https://api.stripe.com)"},
+	{"GROUNDWORK_EMAILLIST_PROVIDER", "kit or mailchimp; unset: subscribes are logged, not sent"},
+	{"GROUNDWORK_EMAILLIST_API_KEY", "the provider's API key (Mailchimp's ends in its data centre, -us21)"},
+	{"GROUNDWORK_EMAILLIST_BASE_URL", "the provider's address (Kit: https://api.kit.com/v4; Mailchimp: from the key)"},
+	{"GROUNDWORK_EMAILLIST_LIST_ID", "Mailchimp's audience (list) ID"},
+	{"GROUNDWORK_EMAILLIST_ALLOW_INSECURE_URLS", "true lets the provider's address be http:// (a local test double) (false)"},
+	{"GROUNDWORK_EMAILLIST_SUBSCRIBE_LIMIT", "public subscribes a minute per address (10); cannot be turned off"},
 }
 
 // config is everything serve needs, from flags over the environment over
@@ -86,6 +92,7 @@ type config struct {
 	mailFrom        string
 	ai              a11yai.Options
 	webhooks        webhooksConfig
+	emaillist       emaillistConfig
 	limits          limits
 	// formTokensOptional lets submissions without a form-load token be
 	// judged by _form_loaded_at (forms.Options.FormTokenOptional).
@@ -292,6 +299,9 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 		return nil, err
 	}
 	if cfg.webhooks, err = readWebhooksConfig(getenv); err != nil {
+		return nil, err
+	}
+	if cfg.emaillist, err = readEmaillistConfig(getenv); err != nil {
 		return nil, err
 	}
 	cfg.mailFrom = envOr(getenv, "GROUNDWORK_MAIL_FROM", "groundwork@localhost")

@@ -142,6 +142,14 @@ var routes = []string{
 	"GET /bookings/_assets/{file}",
 	"GET /bookings/ical/providers/{file}",
 	"GET /bookings/ical/customers/{file}",
+	"GET /admin/emailmarketing/feeds",
+	"POST /admin/emailmarketing/feeds",
+	"DELETE /admin/emailmarketing/feeds/{id}",
+	"GET /admin/emailmarketing/feeds/{id}",
+	"PATCH /admin/emailmarketing/feeds/{id}",
+	"PUT /admin/emailmarketing/feeds/{id}",
+	"POST /admin/emailmarketing/feeds/{id}/test",
+	"POST /emailmarketing/subscribers",
 }
 
 // endpoints groups routes by path, in the order they first appear:

@@ -49,6 +49,10 @@ token create flags:
                                     erase a customer's personal data from their bookings and the
                                     webhook deliveries about them, in place; prints the numbers
 `},
+	{"emaillist", `  reference emaillist ping          check the provider's key (Kit: GET /account; Mailchimp: GET /ping)
+  reference emaillist feeds list [--form ID]
+                                    list the feeds (manage them at /admin/emailmarketing/feeds)
+`},
 	{"webhooks", `  reference webhooks emit EVENT [--data JSON]
                                     dispatch a test event to the subscriptions that take it
   reference webhooks retry          queue the deliveries that are due now

@@ -19,6 +19,8 @@ import (
 	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/emaillist"
+	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/internal/api"
@@ -29,7 +31,8 @@ import (
 )
 
 // migrations lists every domain's schema, in the order they apply.
-var migrations = []store.Migrations{authsql.Migrations, formssql.Migrations, webhookssql.Migrations, bookingssql.Migrations}
+var migrations = []store.Migrations{authsql.Migrations, formssql.Migrations, webhookssql.Migrations, bookingssql.Migrations,
+	emaillistsql.Migrations}
 
 func newLogger(cfg *config, w io.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.logLevel}
@@ -237,7 +240,26 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		return nil, err
 	}
 
+	// emaillist: feeds fed by accepted submissions, their administration
+	// (a token with emailmarketing:* or a user with the capability), the
+	// public subscribe.
+	lists, err := newEmaillist(cfg.emaillist, db, a.queue, a.forms, logger)
+	if err != nil {
+		return nil, err
+	}
+	listAdmin, err := emaillist.NewAdminHandler(lists, &emaillist.AdminHandlerOptions{Authorizer: feedAuthorizer(a.tokens), Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	listSubscribe, err := emaillist.NewSubscribeHandler(lists, &emaillist.SubscribeHandlerOptions{RateLimiter: limiter,
+		Limit: cfg.emaillist.subscribeLimit, TrustedProxies: cfg.trustedProxies, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+
 	mux := http.NewServeMux()
+	mux.Handle(emaillist.AdminPrefixDefault+"/", signIn.Protect(signIn.LoadUser(listAdmin)))
+	mux.Handle(emaillist.SubscribePrefixDefault+"/", listSubscribe)
 	mux.Handle(bookings.FeedPrefixDefault+"/", bookingFeeds)
 	mux.Handle(bookings.PrefixDefault, bookingsHandler)
 	mux.Handle(bookings.PrefixDefault+"/", bookingsHandler)
@@ -260,7 +282,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	})
 	a.routes = slices.Concat(authHandler.Routes(), signIn.Routes(), []string{"GET /dashboard"}, colorHandler.Routes(), colorAIHandler.Routes(), formsHandler.Routes(),
 		pages.Routes(), webhooksHandler.Routes(), inboundHandler.Routes(), bookingsHandler.Routes(), bookingsAdmin.Routes(), bookingPages.Routes(),
-		bookingFeeds.Routes())
+		bookingFeeds.Routes(), listAdmin.Routes(), listSubscribe.Routes())
 	a.handler = recoverPanics(logRequests(mux, logger, cfg.requestLogEvery), logger)
 	return a, nil
 }

@@ -216,6 +216,7 @@ var knownAbilities = []string{"*",
 	a11y.AIAbilityDefault, "a11y:*",
 	bookings.AbilityView, bookings.AbilityConfirm, bookings.AbilityCancel, bookings.AbilityComplete, bookings.AbilityNoShow,
 	bookings.AbilityReschedule, bookings.AbilityReassign, bookings.AbilityManage, bookings.AbilityReissue, "bookings:*",
+	emaillistAbility, "emailmarketing:*",
 }
 
 // knownAbility reports whether a route checks ability, or ability is a

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/emaillist"
+	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// emaillistConfig is the email-list provider the server subscribes
+// through, from the environment.
+type emaillistConfig struct {
+	provider, apiKey, baseURL, listID string
+	allowInsecure                     bool
+	subscribeLimit                    int
+}
+
+// emaillistAbility is what a bearer token needs for the feed
+// administration ("emailmarketing:*" grants it).
+const emaillistAbility = "emailmarketing:feeds"
+
+func readEmaillistConfig(getenv func(string) string) (emaillistConfig, error) {
+	c := emaillistConfig{provider: strings.ToLower(getenv("GROUNDWORK_EMAILLIST_PROVIDER")), apiKey: getenv("GROUNDWORK_EMAILLIST_API_KEY"),
+		baseURL: getenv("GROUNDWORK_EMAILLIST_BASE_URL"), listID: getenv("GROUNDWORK_EMAILLIST_LIST_ID")}
+	switch c.provider {
+	case "", "kit", "mailchimp":
+	default:
+		return c, fmt.Errorf("GROUNDWORK_EMAILLIST_PROVIDER must be kit or mailchimp, not %q", c.provider)
+	}
+	if s := getenv("GROUNDWORK_EMAILLIST_ALLOW_INSECURE_URLS"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return c, fmt.Errorf("GROUNDWORK_EMAILLIST_ALLOW_INSECURE_URLS must be true or false, not %q", s)
+		}
+		c.allowInsecure = b
+	}
+	if s := getenv("GROUNDWORK_EMAILLIST_SUBSCRIBE_LIMIT"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("GROUNDWORK_EMAILLIST_SUBSCRIBE_LIMIT must be a positive number (the throttle cannot be turned off), not %q", s)
+		}
+		c.subscribeLimit = n
+	}
+	return c, nil
+}
+
+// pinger is a provider that can check its key.
+type pinger interface {
+	emaillist.Provider
+	Ping(ctx context.Context) error
+}
+
+// newListProvider is the configured provider, or without one a provider
+// that logs each subscribe it is given instead of sending it.
+func newListProvider(c emaillistConfig, logger *slog.Logger) (pinger, error) {
+	switch c.provider {
+	case "kit":
+		return emaillist.NewKit(emaillist.KitOptions{APIKey: c.apiKey, BaseURL: c.baseURL, AllowInsecure: c.allowInsecure})
+	case "mailchimp":
+		return emaillist.NewMailchimp(emaillist.MailchimpOptions{APIKey: c.apiKey, ListID: c.listID, BaseURL: c.baseURL,
+			AllowInsecure: c.allowInsecure})
+	}
+	return loggedProvider{logger}, nil
+}
+
+// loggedProvider logs the subscribes it is given: the server without a
+// provider configured.
+type loggedProvider struct{ logger *slog.Logger }
+
+func (p loggedProvider) Subscribe(ctx context.Context, sub emaillist.Subscription) (emaillist.Subscriber, error) {
+	p.logger.InfoContext(ctx, "emaillist: no provider configured; this subscribe was not sent", "email", sub.Email,
+		"first_name", sub.FirstName, "fields", sub.Fields, "tags", sub.TagIDs, "list_form_id", sub.ListFormID)
+	return emaillist.Subscriber{ID: "logged", Email: sub.Email}, nil
+}
+
+func (loggedProvider) Ping(context.Context) error {
+	return errors.New("no provider is configured (GROUNDWORK_EMAILLIST_PROVIDER)")
+}
+
+// newEmaillist builds the email-list service on db and queue and feeds it
+// the accepted submissions of f, each in its submission's transaction.
+func newEmaillist(c emaillistConfig, db *store.DB, queue *store.Queue, f *forms.Service, logger *slog.Logger) (*emaillist.Service, error) {
+	provider, err := newListProvider(c, logger)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := emaillist.NewService(emaillistsql.New(db), &emaillist.Options{Enqueuer: queue, Provider: provider, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	if err := emaillist.RegisterWorkers(queue.Workers(), svc); err != nil {
+		return nil, err
+	}
+	svc.OnEvent(func(ctx context.Context, e emaillist.Event) {
+		switch e.Type {
+		case emaillist.EventSubscribed:
+			logger.InfoContext(ctx, "emaillist: subscribed", "feed", e.FeedID, "submission", e.SubmissionID, "subscriber", e.Subscriber.ID)
+		case emaillist.EventSubscriptionFailed:
+			logger.WarnContext(ctx, "emaillist: subscription failed", "feed", e.FeedID, "submission", e.SubmissionID, "error", e.Err)
+		}
+	})
+	if f != nil {
+		f.OnSubmissionAcceptedTx(func(ctx context.Context, tx *sql.Tx, e forms.SubmissionEvent) error {
+			return svc.QueueSubmission(ctx, tx, e.Form.ID, e.Submission.ID, submissionValues(e.Submission))
+		})
+	}
+	return svc, nil
+}
+
+// submissionValues are a submission's values by field name: text, a list
+// for several choices, null for none.
+func submissionValues(s *forms.Submission) map[string]any {
+	values := make(map[string]any, len(s.Values))
+	for _, v := range s.Values {
+		switch {
+		case v.ValueArray != nil:
+			list := make([]any, len(v.ValueArray))
+			for i, item := range v.ValueArray {
+				list[i] = item
+			}
+			values[v.FieldName] = list
+		case v.Value != nil:
+			values[v.FieldName] = *v.Value
+		default:
+			values[v.FieldName] = nil
+		}
+	}
+	return values
+}
+
+// feedAuthorizer lets a bearer token with emailmarketing:* (or the
+// ability itself) or a signed-in user with the capability
+// manage-emailmarketing-feeds manage the feeds.
+func feedAuthorizer(tokens *auth.Service) emaillist.Authorizer {
+	return emaillist.AuthorizerFunc(func(r *http.Request, ability string, _ *emaillist.Feed) bool {
+		if token, ok := api.BearerToken(r); ok {
+			caller, abilities, err := tokens.VerifyToken(r.Context(), token)
+			return err == nil && caller != "" && auth.Can(abilities, emaillistAbility)
+		}
+		u, ok := auth.UserFrom(r.Context())
+		return ok && u.Can(ability)
+	})
+}
+
+// runEmaillist is "reference emaillist ping | feeds list".
+func runEmaillist(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	switch {
+	case len(args) > 0 && args[0] == "ping":
+		c, err := readEmaillistConfig(getenv)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		p, err := newListProvider(c, slog.New(slog.DiscardHandler))
+		if err != nil {
+			return err
+		}
+		if err := p.Ping(ctx); err != nil {
+			return fmt.Errorf("%s: %w", c.provider, err)
+		}
+		fmt.Fprintf(stdout, "%s accepts the key.\n", c.provider)
+		return nil
+	case len(args) > 1 && args[0] == "feeds" && args[1] == "list":
+		fs := newFlagSet("reference emaillist feeds list")
+		formID := fs.Int64("form", 0, "only the feeds of this form")
+		st, _, _, err := dbCommand(ctx, fs, args[2:], getenv, stderr, noArguments)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		list, err := emaillistsql.New(st).ListFeeds(ctx, emaillist.FeedQuery{FormID: *formID})
+		if err != nil {
+			return err
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(stdout, "No feeds.")
+		}
+		for _, f := range list {
+			state := "active"
+			if !f.IsActive {
+				state = "inactive"
+			}
+			list := "-"
+			if f.ListFormID != nil {
+				list = strconv.FormatInt(*f.ListFormID, 10)
+			}
+			fmt.Fprintf(stdout, "%d\tform %d\t%s\tlist form %s\ttags %v\t%s\n", f.ID, f.FormID, f.Name, list, f.ListTagIDs, state)
+		}
+		return nil
+	}
+	return usageError{"emaillist needs a sub-command: ping or feeds list"}
+}
