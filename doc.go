@@ -13,16 +13,21 @@
 //   - [github.com/groundwork-go/groundwork/webhooks]: signed outbound
 //     webhooks with a delivery ledger and retries, and verified inbound
 //     ones from payment providers.
-//   - [github.com/groundwork-go/groundwork/auth]: API tokens with
-//     abilities, the bearer credentials of every admin API.
+//   - [github.com/groundwork-go/groundwork/bookings]: services,
+//     providers, slots, bookings that never double-book, manage links,
+//     calendar feeds, reminders.
+//   - [github.com/groundwork-go/groundwork/emaillist]: email-list feeds
+//     from form submissions, a dry-run, a public subscribe, Kit and
+//     Mailchimp.
+//   - [github.com/groundwork-go/groundwork/auth]: users, web sign-in and
+//     API tokens with abilities, the bearer credentials of every admin API.
 //   - [github.com/groundwork-go/groundwork/store]: SQLite or Postgres
 //     (opened by groundwork, or the host's own pool), column types,
 //     migrations, River as the job queue, rate-limit counters.
 //   - [github.com/groundwork-go/groundwork/mail]: the Mailer the domains
 //     send through, over SMTP or into an in-memory outbox.
 //
-// Bookings, web sign-in, reporting and email-list feeds join as their
-// packages land. The examples directory holds small programs that use
+// Reporting joins as its package lands. The examples directory holds small programs that use
 // the library as a host does.
 //
 // # How the parts compose

@@ -80,8 +80,16 @@ func newListProvider(c emaillistConfig, logger *slog.Logger) (pinger, error) {
 type loggedProvider struct{ logger *slog.Logger }
 
 func (p loggedProvider) Subscribe(ctx context.Context, sub emaillist.Subscription) (emaillist.Subscriber, error) {
+	var firstName string
+	var listForm int64
+	if sub.FirstName != nil {
+		firstName = *sub.FirstName
+	}
+	if sub.ListFormID != nil {
+		listForm = *sub.ListFormID
+	}
 	p.logger.InfoContext(ctx, "emaillist: no provider configured; this subscribe was not sent", "email", sub.Email,
-		"first_name", sub.FirstName, "fields", sub.Fields, "tags", sub.TagIDs, "list_form_id", sub.ListFormID)
+		"first_name", firstName, "fields", sub.Fields, "tags", sub.TagIDs, "list_form_id", listForm)
 	return emaillist.Subscriber{ID: "logged", Email: sub.Email}, nil
 }
 
