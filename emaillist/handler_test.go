@@ -2,6 +2,7 @@ package emaillist_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -255,6 +256,10 @@ func TestSubscribeThrottle(t *testing.T) {
 type failingEnqueuer struct{ store.Enqueuer }
 
 func (failingEnqueuer) Enqueue(context.Context, riverArgs, *riverOpts) error {
+	return errors.New("queue down")
+}
+
+func (failingEnqueuer) EnqueueMany(context.Context, *sql.Tx, []riverMany) error {
 	return errors.New("queue down")
 }
 

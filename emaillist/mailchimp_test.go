@@ -91,7 +91,14 @@ func TestMailchimp(t *testing.T) {
 	require.Equal(t, []string{
 		`PUT /3.0/lists/a1b2c3d4e5/members/` + hash + ` {"email_address":" Grace@Example.com","merge_fields":{"COMPANY":"Navy","FNAME":"Grace"},"status_if_new":"subscribed"}`,
 		`POST /3.0/lists/a1b2c3d4e5/members/` + hash + `/tags {"tags":[{"name":"customers","status":"active"},{"name":"9","status":"active"}]}`,
-	}, m.Calls(), "the same calls for an existing member: the upsert is idempotent")
+	}, m.Calls())
+	// An existing member: the same two calls (the upsert is idempotent).
+	_, err = p.Subscribe(ctx, emaillist.Subscription{Email: "grace@example.com", FirstName: &first, TagIDs: []int64{3}})
+	require.NoError(t, err)
+	calls := m.Calls()[2:]
+	require.Len(t, calls, 2)
+	require.Equal(t, `PUT /3.0/lists/a1b2c3d4e5/members/`+hash+` {"email_address":"grace@example.com","merge_fields":{"FNAME":"Grace"},"status_if_new":"subscribed"}`, calls[0])
+	require.Equal(t, `POST /3.0/lists/a1b2c3d4e5/members/`+hash+`/tags {"tags":[{"name":"customers","status":"active"}]}`, calls[1])
 
 	// 429 then success, within the call; 60 tags, 50 applied.
 	m.mu.Lock()
@@ -103,7 +110,7 @@ func TestMailchimp(t *testing.T) {
 	}
 	_, err = p.Subscribe(ctx, emaillist.Subscription{Email: "grace@example.com", TagIDs: tags})
 	require.NoError(t, err)
-	calls := m.Calls()
+	calls = m.Calls()
 	require.Len(t, calls, 3)
 	require.Equal(t, calls[0], calls[1], "sent again after the 429")
 	require.Equal(t, 50, strings.Count(calls[2], `"status":"active"`))

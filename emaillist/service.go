@@ -32,7 +32,8 @@ const (
 // Options configures [NewService]. Nil means the defaults.
 type Options struct {
 	// Enqueuer queues the subscribe jobs (a *store.Queue); required to
-	// subscribe.
+	// subscribe. Public subscribes made at the same time share one insert
+	// (store.BatchEnqueuer).
 	Enqueuer store.Enqueuer
 	// Provider carries out the queued subscribes ([RegisterWorkers] needs
 	// it).
@@ -48,6 +49,8 @@ type Service struct {
 	store Store
 	o     Options
 	hooks hooks
+	// batch shares the inserts of subscribes made at the same time.
+	batch store.Enqueuer
 }
 
 // NewService returns the service on store.
@@ -65,7 +68,11 @@ func NewService(st Store, opts *Options) (*Service, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: st, o: o}, nil
+	s := &Service{store: st, o: o}
+	if o.Enqueuer != nil {
+		s.batch = store.NewBatchEnqueuer(o.Enqueuer)
+	}
+	return s, nil
 }
 
 // Store is the service's store.
@@ -268,7 +275,7 @@ func (s *Service) enqueue(ctx context.Context, tx *sql.Tx, args SubscribeArgs) e
 	if tx != nil {
 		err = s.o.Enqueuer.EnqueueTx(ctx, tx, args, nil)
 	} else {
-		err = s.o.Enqueuer.Enqueue(ctx, args, nil)
+		err = s.batch.Enqueue(ctx, args, nil)
 	}
 	if err != nil {
 		return fmt.Errorf("emaillist: queue subscribe: %w", err)

@@ -32,7 +32,7 @@ type kitServer struct {
 	known  map[string]bool                     // emails that exist already
 }
 
-func newKit(t *testing.T) *kitServer {
+func newKit(t testing.TB) *kitServer {
 	k := &kitServer{script: map[int]func(http.ResponseWriter){}, known: map[string]bool{}}
 	k.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -124,6 +124,12 @@ type setupOptions struct {
 }
 
 func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
+	t.Helper()
+	return setupTB(t, configure...)
+}
+
+// setupTB is setup for tests and benchmarks.
+func setupTB(t testing.TB, configure ...func(*setupOptions)) *bundle {
 	t.Helper()
 	o := setupOptions{dialect: store.SQLite}
 	for _, c := range configure {
@@ -232,6 +238,7 @@ const newsletter = `{"form_id":1,"name":"Newsletter","list_form_id":217,"list_ta
 type (
 	riverArgs = river.JobArgs
 	riverOpts = river.InsertOpts
+	riverMany = river.InsertManyParams
 )
 
 func strconvFormat(n int64) string { return strconv.FormatInt(n, 10) }

@@ -92,6 +92,33 @@ func TestUserCommandsAndDashboard(t *testing.T) {
 	require.Contains(t, body, "You are signed in as <strong>Ada Lovelace</strong>")
 	require.Contains(t, body, "Forms API (/api/v1/forms): yours to use")
 	require.Contains(t, body, "AI colour reviews (/api/v1/a11y/ai): needs <code>a11y:ai</code>")
+
+	// The email-list feeds take a signed-in user with the capability.
+	feeds := func() int {
+		res, err := client.Get(base + "/admin/emailmarketing/feeds")
+		require.NoError(t, err)
+		res.Body.Close()
+		return res.StatusCode
+	}
+	require.Equal(t, 403, feeds(), "forms:* is not enough")
+	c, _, _ = runCmd(t, e, "user", "grant", "ada@example.com", "manage-emailmarketing-feeds")
+	require.Equal(t, 0, c)
+	require.Equal(t, 200, feeds())
+	req, err := http.NewRequest("POST", base+"/admin/emailmarketing/feeds", strings.NewReader(`{"form_id":1,"name":"N","field_map":{"email_address":"e"}}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", "https://evil.example")
+	res, err = client.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 403, res.StatusCode, "a cross-site request with the session is refused")
+	req.Header.Set("Origin", base)
+	req.Body = io.NopCloser(strings.NewReader(`{"form_id":1,"name":"N","field_map":{"email_address":"e"}}`))
+	res, err = client.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 201, res.StatusCode)
+
 	code, body = post("/logout", url.Values{})
 	require.Equal(t, 200, code)
 	require.Contains(t, body, "<h1>Log in to your account</h1>", "signing out leads to the login page")
