@@ -12,19 +12,25 @@ import (
 	"github.com/groundwork-go/groundwork/store"
 )
 
-// Dry-run a feed: what it would send for some submitted values.
-func ExampleService_DryRun() {
-	ctx := context.Background()
+// exampleDB is a migrated SQLite database in a temporary directory, and
+// what removes it.
+func exampleDB(ctx context.Context) (*store.DB, func()) {
 	dir, _ := os.MkdirTemp("", "groundwork-example")
-	defer os.RemoveAll(dir)
 	db, err := store.Open(ctx, "sqlite:"+filepath.Join(dir, "app.db"))
+	if err == nil {
+		err = store.Migrate(ctx, db, emaillistsql.Migrations)
+	}
 	if err != nil {
 		panic(err)
 	}
-	defer db.Close()
-	if err := store.Migrate(ctx, db, emaillistsql.Migrations); err != nil {
-		panic(err)
-	}
+	return db, func() { db.Close(); os.RemoveAll(dir) }
+}
+
+// Dry-run a feed: what it would send for some submitted values.
+func ExampleService_DryRun() {
+	ctx := context.Background()
+	db, done := exampleDB(ctx)
+	defer done()
 	svc, _ := emaillist.NewService(emaillistsql.New(db), nil)
 	feed, err := svc.CreateFeed(ctx, emaillist.Feed{FormID: 1, Name: "Newsletter", IsActive: true,
 		FieldMap: map[string]string{"email_address": "email", "first_name": "name", "company": "org"},
@@ -58,17 +64,11 @@ func (printProvider) Subscribe(_ context.Context, sub emaillist.Subscription) (e
 // work is run directly, as the queue would.
 func ExampleProvider() {
 	ctx := context.Background()
-	dir, _ := os.MkdirTemp("", "groundwork-example")
-	defer os.RemoveAll(dir)
-	db, err := store.Open(ctx, "sqlite:"+filepath.Join(dir, "app.db"))
-	if err != nil {
-		panic(err)
-	}
-	defer db.Close()
-	_ = store.Migrate(ctx, db, emaillistsql.Migrations)
+	db, done := exampleDB(ctx)
+	defer done()
 	svc, _ := emaillist.NewService(emaillistsql.New(db), &emaillist.Options{Provider: printProvider{}})
 	svc.OnEvent(func(_ context.Context, e emaillist.Event) { fmt.Println(e.Type, e.Subscriber.ID) })
-	err = svc.RunSubscribe(ctx, emaillist.SubscribeArgs{Subscription: emaillist.Subscription{Email: "grace@example.com", TagIDs: []int64{3, 4}}}, false)
+	err := svc.RunSubscribe(ctx, emaillist.SubscribeArgs{Subscription: emaillist.Subscription{Email: "grace@example.com", TagIDs: []int64{3, 4}}}, false)
 	fmt.Println(err)
 	// Output:
 	// subscribe grace@example.com tags [3 4]

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -73,18 +70,7 @@ func TestEmaillistFeeds(t *testing.T) {
 	require.Equal(t, 200, code)
 	require.JSONEq(t, `{"would_send":true,"reason":null,"payload":{"email_address":"ann@example.com","first_name":"Ann"}}`, body)
 
-	formToken := renderToken(t, base, "hello")
-	time.Sleep(forms.MinFillTime)
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	require.NoError(t, w.WriteField("_form_token", formToken))
-	require.NoError(t, w.WriteField("name", "Ann"))
-	require.NoError(t, w.WriteField("email", "ann@example.com"))
-	require.NoError(t, w.Close())
-	res, err := http.Post(base+"/api/v1/forms/hello/submit", w.FormDataContentType(), &buf)
-	require.NoError(t, err)
-	res.Body.Close()
-	require.Equal(t, 201, res.StatusCode)
+	require.Equal(t, 201, submitForm(t, base, "hello", "name", "Ann", "email", "ann@example.com"))
 	require.Eventually(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()

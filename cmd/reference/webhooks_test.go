@@ -115,17 +115,7 @@ func TestFormSubmissionWebhook(t *testing.T) {
 	code, body = request(t, "POST", base+"/api/v1/forms/hello/fields", token, `{"type":"text","label":"Name"}`)
 	require.Equal(t, 201, code, body)
 
-	formToken := renderToken(t, base, "hello")
-	time.Sleep(forms.MinFillTime)
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	require.NoError(t, w.WriteField("_form_token", formToken))
-	require.NoError(t, w.WriteField("name", "Ann"))
-	require.NoError(t, w.Close())
-	res, err := http.Post(base+"/api/v1/forms/hello/submit", w.FormDataContentType(), &buf)
-	require.NoError(t, err)
-	res.Body.Close()
-	require.Equal(t, 201, res.StatusCode)
+	require.Equal(t, 201, submitForm(t, base, "hello", "name", "Ann"))
 	select {
 	case b := <-bodies:
 		var env struct {
@@ -274,4 +264,23 @@ func serveWithWebhooksToLoopback(t *testing.T) (base, token string) {
 	c, out, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn}, "token", "create", "--name", "all", "--ability", "*")
 	require.Equal(t, 0, c, stderr)
 	return base, strings.TrimSpace(out)
+}
+
+// submitForm submits the form slug through the API with its form-load
+// token and the fields (name, value, ...), and returns the status.
+func submitForm(t *testing.T, base, slug string, fields ...string) int {
+	t.Helper()
+	formToken := renderToken(t, base, slug)
+	time.Sleep(forms.MinFillTime)
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	require.NoError(t, w.WriteField("_form_token", formToken))
+	for i := 0; i+1 < len(fields); i += 2 {
+		require.NoError(t, w.WriteField(fields[i], fields[i+1]))
+	}
+	require.NoError(t, w.Close())
+	res, err := http.Post(base+"/api/v1/forms/"+slug+"/submit", w.FormDataContentType(), &buf)
+	require.NoError(t, err)
+	res.Body.Close()
+	return res.StatusCode
 }
