@@ -1,0 +1,91 @@
+package reporting
+
+import (
+	"context"
+	"errors"
+)
+
+// Limits of the parameters (research §3.1, §3.2).
+const (
+	// SearchMaxDays (16 months) and SearchDaysDefault bound days of the
+	// search routes.
+	SearchMaxDays     = 490
+	SearchDaysDefault = 28
+	// AnalyticsMaxDays and AnalyticsDaysDefault bound days of the
+	// analytics routes.
+	AnalyticsMaxDays     = 730
+	AnalyticsDaysDefault = 30
+	// SearchLimitDefault and SearchMaxLimit bound limit of top queries
+	// and pages.
+	SearchLimitDefault = 25
+	SearchMaxLimit     = 1000
+	// ContentLimitDefault and ContentMaxLimit bound limit of top
+	// content.
+	ContentLimitDefault = 10
+	ContentMaxLimit     = 100
+)
+
+// SearchSource answers the search reports (Search Console, or a host's
+// own).
+type SearchSource interface {
+	Performance(ctx context.Context, days int) (Performance, error)
+	TopQueries(ctx context.Context, days, limit int) (TopQueries, error)
+	TopPages(ctx context.Context, days, limit int) (TopPages, error)
+}
+
+// AnalyticsQuery is what an analytics report is asked: Days, Limit (top
+// content) and PropertyID (GA4: overrides the configured property; other
+// sources ignore it).
+type AnalyticsQuery struct {
+	Days, Limit int
+	PropertyID  string
+}
+
+// AnalyticsSource answers the analytics reports (GA4, the first-party
+// source, or a host's own).
+type AnalyticsSource interface {
+	Overview(ctx context.Context, q AnalyticsQuery) (Overview, error)
+	TopContent(ctx context.Context, q AnalyticsQuery) (TopContent, error)
+}
+
+// BreakdownSource is an AnalyticsSource that also breaks views down by
+// source and by device (the first-party one).
+type BreakdownSource interface {
+	Sources(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
+	Devices(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
+}
+
+// Connected is a source whose answers depend on who asks (a per-user
+// Google connection): Connection names the connection ctx's caller uses,
+// so cached answers are never shared between connections.
+type Connected interface {
+	Connection(ctx context.Context) (string, error)
+}
+
+// Errors a source returns; the routes map them to the error contract.
+var (
+	// ErrNotConnected: the caller has no connected account (409
+	// not_connected).
+	ErrNotConnected = errors.New("reporting: not connected")
+	// ErrReconnect: the connection was refused (an expired or revoked
+	// grant); the caller must connect again (502).
+	ErrReconnect = errors.New("reporting: reconnect")
+)
+
+// SourceError is a source's failure (an API error, no answer, a missing
+// setting): 502 reporting_error with Message, which names no secret and
+// holds no provider body (that goes to the log through Err).
+type SourceError struct {
+	Message string
+	Err     error
+}
+
+func (e *SourceError) Error() string {
+	if e.Err != nil {
+		return e.Message + ": " + e.Err.Error()
+	}
+	return e.Message
+}
+
+// Unwrap returns the cause.
+func (e *SourceError) Unwrap() error { return e.Err }
