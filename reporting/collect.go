@@ -1,0 +1,213 @@
+package reporting
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// Collection defaults.
+const (
+	// CollectPrefixDefault is where [NewCollectHandler] serves.
+	CollectPrefixDefault = "/analytics"
+	// CollectLimitDefault is the views a minute taken from one address.
+	CollectLimitDefault = 120
+	// MaxCollectBody caps a collect request.
+	MaxCollectBody = 8 << 10
+	// MaxProps caps an event's props.
+	MaxProps = 30
+)
+
+// CollectOptions configures [NewCollectHandler]. Nil means the defaults.
+type CollectOptions struct {
+	// Prefix: CollectPrefixDefault when empty.
+	Prefix string
+	// Hosts are the sites whose pages may be recorded; when empty, only
+	// the request's own host.
+	Hosts []string
+	// RateLimiter counts the per-address throttle (Limit a minute,
+	// CollectLimitDefault when zero, none when negative); in memory when
+	// nil.
+	RateLimiter store.RateLimiter
+	Limit       int
+	// TrustedProxies may set X-Forwarded-For.
+	TrustedProxies []netip.Prefix
+	// Country is the host's guess of a request's country (two letters),
+	// from a header its CDN sets, say; none when nil.
+	Country func(r *http.Request) string
+	Logger  *slog.Logger
+}
+
+// CollectHandler takes page views and events:
+//
+//	POST {prefix}/collect      {"name", "url", "referrer", "title", "props"} → 202 (any content type, for sendBeacon)
+//	GET  {prefix}/collect.gif  ?n=&u=&r=&t=, or nothing: the page is the Referer → a 1×1 GIF (no JavaScript needed)
+//	GET  {prefix}/script.js    the tiny script that posts a page view
+//
+// No cookie is read or set. Bots are answered as anyone else and not
+// recorded.
+type CollectHandler struct {
+	a        *Analytics
+	o        CollectOptions
+	prefix   string
+	mux      *http.ServeMux
+	throttle *api.Throttle
+}
+
+// NewCollectHandler returns the collection endpoints of a.
+func NewCollectHandler(a *Analytics, opts *CollectOptions) (*CollectHandler, error) {
+	if a == nil {
+		return nil, errors.New("reporting: new collect handler: analytics is nil")
+	}
+	var o CollectOptions
+	if opts != nil {
+		o = *opts
+	}
+	prefix := strings.TrimSuffix(o.Prefix, "/")
+	if o.Prefix == "" {
+		prefix = CollectPrefixDefault
+	}
+	if !strings.HasPrefix(prefix, "/") {
+		return nil, errors.New("reporting: new collect handler: the prefix must start with /")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.RateLimiter == nil {
+		o.RateLimiter = store.NewMemoryRateLimiter(nil)
+	}
+	for i, h := range o.Hosts {
+		o.Hosts[i] = strings.ToLower(h)
+	}
+	h := &CollectHandler{a: a, o: o, prefix: prefix, mux: http.NewServeMux()}
+	if o.Limit >= 0 {
+		limit := o.Limit
+		if limit == 0 {
+			limit = CollectLimitDefault
+		}
+		h.throttle = &api.Throttle{Name: "reporting_collect", Limiter: o.RateLimiter, Limit: limit, Window: time.Minute,
+			TrustedProxies: o.TrustedProxies, Now: a.o.Now, Logger: o.Logger,
+			Key: func(r *http.Request) string { return api.ClientIPString(r, o.TrustedProxies) }}
+	}
+	h.mux.Handle("POST "+prefix+"/collect", h.throttle.Wrap(http.HandlerFunc(h.collect)))
+	h.mux.Handle("GET "+prefix+"/collect.gif", h.throttle.Wrap(http.HandlerFunc(h.pixel)))
+	h.mux.HandleFunc("GET "+prefix+"/script.js", h.script)
+	h.mux.HandleFunc(prefix+"/", func(w http.ResponseWriter, r *http.Request) { api.WriteError(w, r, o.Logger, nil, api.ErrNotFound) })
+	return h, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (h *CollectHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if e := api.CheckRequestText(r); e != nil {
+		api.WriteError(w, r, h.o.Logger, nil, e)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// Routes lists the routes, as "METHOD /path".
+func (h *CollectHandler) Routes() []string {
+	return []string{"POST " + h.prefix + "/collect", "GET " + h.prefix + "/collect.gif", "GET " + h.prefix + "/script.js"}
+}
+
+type collectBody struct {
+	Name     string         `json:"name"`
+	URL      string         `json:"url"`
+	Referrer string         `json:"referrer"`
+	Title    string         `json:"title"`
+	Props    map[string]any `json:"props"`
+}
+
+// view makes the View of a request, checking the page's site.
+func (h *CollectHandler) view(r *http.Request, b collectBody) (View, error) {
+	v := View{Name: b.Name, URL: b.URL, Referrer: b.Referrer, Title: b.Title, IP: api.ClientIPString(r, h.o.TrustedProxies),
+		UserAgent: r.UserAgent()}
+	if h.o.Country != nil {
+		v.Country = h.o.Country(r)
+	}
+	u, err := url.Parse(b.URL)
+	if err != nil || u.Host == "" {
+		return v, fmt.Errorf("%w: the url must be an absolute http(s) address", ErrBadView)
+	}
+	host := strings.ToLower(u.Hostname())
+	ownHost := strings.ToLower(r.Host)
+	if i := strings.LastIndexByte(ownHost, ':'); i >= 0 && !strings.Contains(ownHost[i:], "]") {
+		ownHost = ownHost[:i]
+	}
+	if len(h.o.Hosts) == 0 && host != ownHost || len(h.o.Hosts) > 0 && !slices.Contains(h.o.Hosts, host) {
+		return v, fmt.Errorf("%w: the url is not on a site recorded here", ErrBadView)
+	}
+	return v, nil
+}
+
+func (h *CollectHandler) collect(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxCollectBody))
+	if err != nil {
+		api.WriteError(w, r, h.o.Logger, nil, &api.Error{Status: http.StatusRequestEntityTooLarge, Message: "The view is too large."})
+		return
+	}
+	var b collectBody
+	if err := json.Unmarshal(body, &b); err != nil {
+		api.WriteError(w, r, h.o.Logger, nil, api.Invalid("url", "The view must be a JSON object with a url."))
+		return
+	}
+	if len(b.Props) > MaxProps {
+		api.WriteError(w, r, h.o.Logger, nil, api.Invalid("props", api.MsgMaxItems("props", MaxProps)))
+		return
+	}
+	v, err := h.view(r, b)
+	if err == nil {
+		err = h.a.Collect(r.Context(), v)
+	}
+	switch {
+	case err == nil, errors.Is(err, ErrBot):
+		w.WriteHeader(http.StatusAccepted)
+	case errors.Is(err, ErrBadView):
+		api.WriteError(w, r, h.o.Logger, nil, api.Invalid("url", strings.TrimPrefix(err.Error(), ErrBadView.Error()+": ")))
+	default:
+		api.WriteError(w, r, h.o.Logger, nil, err)
+	}
+}
+
+// gif is a transparent 1×1 GIF.
+var gif = []byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\x00\x00\x00!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
+
+func (h *CollectHandler) pixel(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	b := collectBody{Name: q.Get("n"), URL: q.Get("u"), Referrer: q.Get("r"), Title: q.Get("t")}
+	if b.URL == "" {
+		b.URL = r.Referer() // an <img> on the page: the page is the referrer
+	}
+	if v, err := h.view(r, b); err == nil {
+		if err := h.a.Collect(r.Context(), v); err != nil && !errors.Is(err, ErrBot) && !errors.Is(err, ErrBadView) {
+			h.o.Logger.ErrorContext(r.Context(), "reporting: collect", "error", err)
+		}
+	}
+	w.Header().Set("Content-Type", "image/gif")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(gif)
+}
+
+// scriptJS posts a page view when the page loads, with sendBeacon (no
+// cookie, no storage).
+const scriptJS = `(function(){var s=document.currentScript,e=(s&&s.getAttribute("data-endpoint"))||"%s/collect";` +
+	`function t(n,p){var b=JSON.stringify({name:n||"pageview",url:location.href,referrer:document.referrer,title:document.title,props:p||{}});` +
+	`if(navigator.sendBeacon){navigator.sendBeacon(e,b)}else{fetch(e,{method:"POST",body:b,keepalive:true})}}` +
+	`window.groundworkAnalytics=t;t();})();`
+
+func (h *CollectHandler) script(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	fmt.Fprintf(w, scriptJS, h.prefix)
+}

@@ -1,0 +1,396 @@
+package reporting
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// First-party defaults.
+const (
+	// FlushIntervalDefault is how often collected hits are written.
+	FlushIntervalDefault = time.Second
+	// FlushSizeDefault writes as soon as this many hits wait.
+	FlushSizeDefault = 1000
+	// RetentionDefault keeps the daily rollups two years.
+	RetentionDefault = 2 * 365 * 24 * time.Hour
+	// MaxPathLength and MaxTitleLength cap what a hit keeps.
+	MaxPathLength  = 1024
+	MaxTitleLength = 300
+	// MaxEventNameLength caps an event's name.
+	MaxEventNameLength = 120
+)
+
+// AnalyticsOptions configures [NewAnalytics]. Nil means the defaults.
+type AnalyticsOptions struct {
+	// Location is the zone days are counted in; UTC when nil.
+	Location *time.Location
+	// FlushInterval and FlushSize: how often, or at how many waiting
+	// hits, the collector writes; the ...Default when zero.
+	FlushInterval time.Duration
+	FlushSize     int
+	// Retention: rollups of days longer ago are pruned;
+	// RetentionDefault when zero, kept for ever when negative.
+	Retention time.Duration
+	// Now and Rand are the clock and the salts' randomness.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Analytics is the first-party analytics: it collects page views and
+// events without cookies (a visitor is a hash of the day's salt, the
+// site, the IP and the user agent; the salt is forgotten after a day, so
+// no visitor can be followed from one day to the next, and no IP is
+// stored), and answers the analytics reports from daily rollups. It is
+// an AnalyticsSource and a BreakdownSource. Safe for concurrent use.
+type Analytics struct {
+	store Store
+	o     AnalyticsOptions
+
+	mu      sync.Mutex
+	pending []Hit
+	salts   map[string][]byte // day → salt, today's and yesterday's
+	kick    chan struct{}
+	flushMu sync.Mutex
+}
+
+// NewAnalytics returns the first-party source on store. Run its
+// collector with [Analytics.Run] (or call [Analytics.Flush]).
+func NewAnalytics(st Store, opts *AnalyticsOptions) (*Analytics, error) {
+	if st == nil {
+		return nil, errors.New("reporting: new analytics: store is nil")
+	}
+	var o AnalyticsOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Location == nil {
+		o.Location = time.UTC
+	}
+	if o.FlushInterval <= 0 {
+		o.FlushInterval = FlushIntervalDefault
+	}
+	if o.FlushSize <= 0 {
+		o.FlushSize = FlushSizeDefault
+	}
+	if o.Retention == 0 {
+		o.Retention = RetentionDefault
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Analytics{store: st, o: o, salts: map[string][]byte{}, kick: make(chan struct{}, 1)}, nil
+}
+
+// Store is the source's store.
+func (a *Analytics) Store() Store { return a.store }
+
+// View is one page view or event to record, as a browser reports it.
+type View struct {
+	// Name is "pageview" (or empty) for a page view, else the event.
+	Name string
+	// URL is the page's address; Referrer the previous page's.
+	URL, Referrer, Title string
+	// IP and UserAgent identify the visitor for the day (hashed, never
+	// stored); Country is the host's guess, or "".
+	IP, UserAgent, Country string
+}
+
+// Reasons a view is not recorded.
+var (
+	// ErrBot: the user agent is a bot's, a crawler's or a script's.
+	ErrBot = errors.New("reporting: bot")
+	// ErrBadView: the view's URL or name cannot be used.
+	ErrBadView = errors.New("reporting: bad view")
+)
+
+var bots = regexp.MustCompile(`(?i)bot|crawl|spider|slurp|curl|wget|python|java/|go-http-client|okhttp|axios|headless|lighthouse|` +
+	`phantomjs|facebookexternalhit|embedly|preview|monitor|uptime|scrapy|httpclient|libwww|feedfetcher`)
+
+// Bot reports whether a user agent is a robot's (or empty).
+func Bot(userAgent string) bool { return strings.TrimSpace(userAgent) == "" || bots.MatchString(userAgent) }
+
+// Device is "mobile", "tablet" or "desktop" for a user agent.
+func Device(userAgent string) string {
+	ua := strings.ToLower(userAgent)
+	switch {
+	case strings.Contains(ua, "ipad") || strings.Contains(ua, "tablet") || strings.Contains(ua, "android") && !strings.Contains(ua, "mobile"):
+		return "tablet"
+	case strings.Contains(ua, "mobi") || strings.Contains(ua, "iphone") || strings.Contains(ua, "android"):
+		return "mobile"
+	}
+	return "desktop"
+}
+
+// Collect takes one view: a bot's is refused (ErrBot), a view without a
+// usable http(s) URL too (ErrBadView); otherwise it is hashed and kept
+// for the next flush.
+func (a *Analytics) Collect(ctx context.Context, v View) error {
+	if Bot(v.UserAgent) {
+		return ErrBot
+	}
+	u, err := url.Parse(v.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%w: the url must be an absolute http(s) address", ErrBadView)
+	}
+	name := strings.TrimSpace(v.Name)
+	if name == "pageview" {
+		name = ""
+	}
+	if len(name) > MaxEventNameLength || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return fmt.Errorf("%w: the event name is too long or holds control characters", ErrBadView)
+	}
+	now := a.o.Now()
+	day := now.In(a.o.Location).Format(time.DateOnly)
+	salt, err := a.salt(ctx, day)
+	if err != nil {
+		return err
+	}
+	site := strings.ToLower(u.Hostname())
+	sum := sha256.New()
+	sum.Write(salt)
+	for _, part := range []string{site, v.IP, v.UserAgent} {
+		sum.Write([]byte{0})
+		sum.Write([]byte(part))
+	}
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	h := Hit{At: now, Day: day, Visitor: hex.EncodeToString(sum.Sum(nil)[:16]), Event: name, Path: clip(path, MaxPathLength),
+		Title: clip(strings.TrimSpace(v.Title), MaxTitleLength), Source: source(u, v.Referrer, site), Device: Device(v.UserAgent),
+		Country: clip(strings.ToUpper(strings.TrimSpace(v.Country)), 2)}
+	a.mu.Lock()
+	a.pending = append(a.pending, h)
+	full := len(a.pending) >= a.o.FlushSize
+	a.mu.Unlock()
+	if full {
+		select {
+		case a.kick <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+// source is where a visit came from: utm_source, else the referrer's
+// host (not the site's own), else "Direct".
+func source(u *url.URL, referrer, site string) string {
+	if s := strings.TrimSpace(u.Query().Get("utm_source")); s != "" {
+		return clip(strings.ToLower(s), 100)
+	}
+	if r, err := url.Parse(referrer); err == nil && r.Host != "" {
+		host := strings.TrimPrefix(strings.ToLower(r.Hostname()), "www.")
+		if host != strings.TrimPrefix(site, "www.") {
+			return clip(host, 100)
+		}
+	}
+	return "Direct"
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 { // not inside a character
+		n--
+	}
+	return s[:n]
+}
+
+// salt is day's salt: kept in memory, agreed through the store.
+func (a *Analytics) salt(ctx context.Context, day string) ([]byte, error) {
+	a.mu.Lock()
+	s, ok := a.salts[day]
+	a.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	fresh := make([]byte, 32)
+	rand.Read(fresh)
+	s, err := a.store.Salt(ctx, day, fresh)
+	if err != nil {
+		return nil, fmt.Errorf("reporting: salt: %w", err)
+	}
+	a.mu.Lock()
+	for d := range a.salts { // one day's at a time is enough
+		if d != day {
+			delete(a.salts, d)
+		}
+	}
+	a.salts[day] = s
+	a.mu.Unlock()
+	return s, nil
+}
+
+// Flush writes the hits waiting, in one transaction.
+func (a *Analytics) Flush(ctx context.Context) error {
+	a.flushMu.Lock()
+	defer a.flushMu.Unlock()
+	a.mu.Lock()
+	batch := a.pending
+	a.pending = nil
+	a.mu.Unlock()
+	if len(batch) == 0 {
+		return nil
+	}
+	if err := a.store.Record(ctx, batch); err != nil {
+		// Put them back for the next try, ahead of the newer ones.
+		a.mu.Lock()
+		a.pending = append(batch, a.pending...)
+		if len(a.pending) > 50*a.o.FlushSize { // the store is down for long: drop the oldest
+			a.pending = a.pending[len(a.pending)-50*a.o.FlushSize:]
+		}
+		a.mu.Unlock()
+		return fmt.Errorf("reporting: flush: %w", err)
+	}
+	return nil
+}
+
+// Run writes collected hits every FlushInterval (sooner when FlushSize
+// wait) until ctx ends, then once more.
+func (a *Analytics) Run(ctx context.Context) {
+	t := time.NewTicker(a.o.FlushInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			if err := a.Flush(context.WithoutCancel(ctx)); err != nil {
+				a.o.Logger.Error("reporting: last flush", "error", err)
+			}
+			return
+		case <-t.C:
+		case <-a.kick:
+		}
+		if err := a.Flush(ctx); err != nil {
+			a.o.Logger.ErrorContext(ctx, "reporting: flush", "error", err)
+		}
+	}
+}
+
+// Housekeep forgets old salts and uniques and prunes old rollups.
+func (a *Analytics) Housekeep(ctx context.Context) error {
+	today := a.o.Now().In(a.o.Location)
+	if err := a.store.Forget(ctx, today.Format(time.DateOnly)); err != nil {
+		return err
+	}
+	if a.o.Retention > 0 {
+		if _, err := a.store.Prune(ctx, today.Add(-a.o.Retention).Format(time.DateOnly)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// days is [today−(n−1), today] in the site's zone, and each day.
+func (a *Analytics) days(n int) (Range, []string) {
+	today := a.o.Now().In(a.o.Location)
+	start := time.Date(today.Year(), today.Month(), today.Day()-(n-1), 0, 0, 0, 0, a.o.Location)
+	out := make([]string, 0, n)
+	for d := start; len(out) < n; d = d.AddDate(0, 0, 1) {
+		out = append(out, d.Format(time.DateOnly))
+	}
+	return Range{StartDate: out[0], EndDate: out[len(out)-1]}, out
+}
+
+func dayCount(q AnalyticsQuery) int { return min(max(q.Days, 1), AnalyticsMaxDays) }
+
+// Overview implements AnalyticsSource: per day and in all, page views,
+// visitors (counted per day: the salt changes daily, so a visitor on two
+// days is two), sessions and their average length.
+func (a *Analytics) Overview(ctx context.Context, q AnalyticsQuery) (Overview, error) {
+	r, days := a.days(dayCount(q))
+	rows, err := a.store.Daily(ctx, DimTotal, r.StartDate, r.EndDate, 0)
+	if err != nil {
+		return Overview{}, err
+	}
+	byDay := make(map[string]DailyRow, len(rows))
+	for _, row := range rows {
+		byDay[row.Key] = row
+	}
+	out := Overview{Range: r, Trend: make([]OverviewPoint, len(days))}
+	var duration float64
+	for i, d := range days {
+		row := byDay[d]
+		out.Trend[i] = OverviewPoint{Date: d, Sessions: float64(row.Sessions), Users: float64(row.Visitors), PageViews: float64(row.Views)}
+		out.Totals.Sessions += float64(row.Sessions)
+		out.Totals.Users += float64(row.Visitors)
+		out.Totals.PageViews += float64(row.Views)
+		duration += float64(row.Duration)
+	}
+	if out.Totals.Sessions > 0 {
+		out.Totals.AvgEngagementSeconds = duration / out.Totals.Sessions
+	}
+	return out, nil
+}
+
+func limitOf(q AnalyticsQuery) int {
+	if q.Limit <= 0 {
+		return ContentLimitDefault
+	}
+	return min(q.Limit, ContentMaxLimit)
+}
+
+// TopContent implements AnalyticsSource: pages by views, events by count
+// (users: the daily visitors summed).
+func (a *Analytics) TopContent(ctx context.Context, q AnalyticsQuery) (TopContent, error) {
+	r, _ := a.days(dayCount(q))
+	limit := limitOf(q)
+	pages, err := a.store.Daily(ctx, DimPage, r.StartDate, r.EndDate, limit)
+	if err != nil {
+		return TopContent{}, err
+	}
+	events, err := a.store.Daily(ctx, DimEvent, r.StartDate, r.EndDate, limit)
+	if err != nil {
+		return TopContent{}, err
+	}
+	out := TopContent{Range: r, TopPages: make([]ContentPage, len(pages)), TopEvents: make([]ContentEvent, len(events))}
+	for i, p := range pages {
+		out.TopPages[i] = ContentPage{Path: p.Key, Title: p.Label, Views: float64(p.Views), Users: float64(p.Visitors)}
+	}
+	for i, e := range events {
+		out.TopEvents[i] = ContentEvent{Event: e.Key, Count: float64(e.Views), Users: float64(e.Visitors)}
+	}
+	return out, nil
+}
+
+func (a *Analytics) breakdown(ctx context.Context, dim string, q AnalyticsQuery) (Breakdown, error) {
+	r, _ := a.days(dayCount(q))
+	rows, err := a.store.Daily(ctx, dim, r.StartDate, r.EndDate, 0)
+	if err != nil {
+		return Breakdown{}, err
+	}
+	var total float64
+	for _, row := range rows {
+		total += float64(row.Views)
+	}
+	limit := limitOf(q)
+	out := Breakdown{Range: r, Rows: make([]BreakdownRow, 0, min(len(rows), limit))}
+	for _, row := range rows[:min(len(rows), limit)] {
+		out.Rows = append(out.Rows, BreakdownRow{Key: row.Key, Views: float64(row.Views), Users: float64(row.Visitors),
+			Shares: float64(row.Views) / total})
+	}
+	return out, nil
+}
+
+// Sources implements BreakdownSource: page views by source.
+func (a *Analytics) Sources(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
+	return a.breakdown(ctx, DimSource, q)
+}
+
+// Devices implements BreakdownSource: page views by device class.
+func (a *Analytics) Devices(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
+	return a.breakdown(ctx, DimDevice, q)
+}

@@ -1,0 +1,283 @@
+// Package reportingsql is the [reporting.Store] of the first-party
+// analytics on SQLite and Postgres.
+package reportingsql
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Migrations is the reporting schema; pass it to store.Migrate.
+var Migrations = store.MigrationsFrom("reporting", migrations, "migrations")
+
+// Store is the reporting.Store on a store.DB.
+type Store struct{ db *store.DB }
+
+var _ reporting.Store = (*Store)(nil)
+
+// New returns a Store on db, which must be migrated with [Migrations].
+func New(db *store.DB) *Store { return &Store{db: db} }
+
+// Salt implements reporting.Store.
+func (s *Store) Salt(ctx context.Context, day string, fresh []byte) ([]byte, error) {
+	if _, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO reporting_salts (day, salt) VALUES (?, ?) ON CONFLICT (day) DO NOTHING`),
+		day, fresh); err != nil {
+		return nil, fmt.Errorf("reportingsql: salt: %w", err)
+	}
+	var salt []byte
+	if err := s.db.GetContext(ctx, &salt, s.db.Rebind(`SELECT salt FROM reporting_salts WHERE day = ?`), day); err != nil {
+		return nil, fmt.Errorf("reportingsql: salt: %w", err)
+	}
+	return salt, nil
+}
+
+// rowsPerStatement bounds a multi-row statement (SQLite allows 32766
+// parameters).
+const rowsPerStatement = 500
+
+// values runs stmt ("INSERT ... VALUES %s ...") over rows of n columns,
+// rowsPerStatement at a time, collecting what each returns with scan.
+func values(ctx context.Context, tx *sqlx.Tx, stmt string, n int, rows [][]any, scan func(*sqlx.Rows) error) error {
+	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
+	for chunk := range slices.Chunk(rows, rowsPerStatement) {
+		args := make([]any, 0, len(chunk)*n)
+		for _, r := range chunk {
+			args = append(args, r...)
+		}
+		q := tx.Rebind(fmt.Sprintf(stmt, strings.TrimSuffix(strings.Repeat(one+", ", len(chunk)), ", ")))
+		if scan == nil {
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+				return err
+			}
+			continue
+		}
+		res, err := tx.QueryxContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		for res.Next() {
+			if err := scan(res); err != nil {
+				res.Close()
+				return err
+			}
+		}
+		if err := res.Close(); err != nil {
+			return err
+		}
+		if err := res.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type rollupKey struct{ day, dim, key string }
+
+type visit struct{ day, visitor string }
+
+// scopes name a visitor's unique per dimension value in reporting_seen.
+var scopeDims = map[byte]string{'p': reporting.DimPage, 'e': reporting.DimEvent, 's': reporting.DimSource, 'd': reporting.DimDevice,
+	'c': reporting.DimCountry, 't': reporting.DimTotal}
+
+// Record implements reporting.Store.
+func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
+	if len(hits) == 0 {
+		return nil
+	}
+	hits = slices.Clone(hits)
+	slices.SortStableFunc(hits, func(a, b reporting.Hit) int { return a.At.Compare(b.At) })
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		// The visitors' last page view of each day, for sessions.
+		last := map[visit]time.Time{}
+		var days, visitors []string
+		for _, h := range hits {
+			if h.Event == "" {
+				days, visitors = append(days, h.Day), append(visitors, h.Visitor)
+			}
+		}
+		slices.Sort(days)
+		slices.Sort(visitors)
+		days, visitors = slices.Compact(days), slices.Compact(visitors)
+		for chunk := range slices.Chunk(visitors, rowsPerStatement) {
+			q, args, err := sqlx.In(`SELECT day, visitor, last_seen FROM reporting_seen WHERE scope = 't' AND day IN (?) AND visitor IN (?)`, days, chunk)
+			if err != nil {
+				return err
+			}
+			rows, err := tx.QueryxContext(ctx, tx.Rebind(q), args...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var v visit
+				var at store.Time
+				if err := rows.Scan(&v.day, &v.visitor, &at); err != nil {
+					rows.Close()
+					return err
+				}
+				last[v] = at.Time
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+		}
+		inc := map[rollupKey]*reporting.DailyRow{}
+		add := func(day, dim, key, label string) *reporting.DailyRow {
+			k := rollupKey{day, dim, key}
+			r := inc[k]
+			if r == nil {
+				r = &reporting.DailyRow{Key: key}
+				inc[k] = r
+			}
+			if label != "" {
+				r.Label = label
+			}
+			r.Views++
+			return r
+		}
+		var seen [][]any
+		for _, h := range hits {
+			at := store.NewTime(h.At)
+			if h.Event != "" {
+				add(h.Day, reporting.DimEvent, h.Event, "")
+				seen = append(seen, []any{h.Day, h.Visitor, "e:" + h.Event, at})
+				continue
+			}
+			total := add(h.Day, reporting.DimTotal, "", "")
+			v := visit{h.Day, h.Visitor}
+			if prev, ok := last[v]; !ok || h.At.Sub(prev) > reporting.SessionGap {
+				total.Sessions++
+			} else if gap := h.At.Sub(prev); gap > 0 {
+				total.Duration += int64(gap / time.Second)
+			}
+			last[v] = h.At
+			add(h.Day, reporting.DimPage, h.Path, h.Title)
+			add(h.Day, reporting.DimSource, h.Source, "")
+			add(h.Day, reporting.DimDevice, h.Device, "")
+			seen = append(seen, []any{h.Day, h.Visitor, "t:", at}, []any{h.Day, h.Visitor, "p:" + h.Path, at},
+				[]any{h.Day, h.Visitor, "s:" + h.Source, at}, []any{h.Day, h.Visitor, "d:" + h.Device, at})
+			if h.Country != "" {
+				add(h.Day, reporting.DimCountry, h.Country, "")
+				seen = append(seen, []any{h.Day, h.Visitor, "c:" + h.Country, at})
+			}
+		}
+		// The uniques: only the rows inserted come back.
+		err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s
+			ON CONFLICT (day, visitor, scope) DO NOTHING RETURNING day, scope`, 4, dedupe(seen), func(rows *sqlx.Rows) error {
+			var day, scope string
+			if err := rows.Scan(&day, &scope); err != nil {
+				return err
+			}
+			dim := scopeDims[scope[0]]
+			if r := inc[rollupKey{day, dim, scope[2:]}]; r != nil {
+				r.Visitors++
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		// Each visitor's last page view, for the sessions of the next batch.
+		var lasts [][]any
+		for v, at := range last {
+			lasts = append(lasts, []any{v.day, v.visitor, "t", store.NewTime(at)})
+		}
+		if err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s
+			ON CONFLICT (day, visitor, scope) DO UPDATE SET last_seen = excluded.last_seen`, 4, lasts, nil); err != nil {
+			return err
+		}
+		var rollups [][]any
+		for k, r := range inc {
+			rollups = append(rollups, []any{k.day, k.dim, k.key, r.Label, r.Views, r.Visitors, r.Sessions, r.Duration})
+		}
+		return values(ctx, tx, `INSERT INTO reporting_daily (day, dim, key, label, views, visitors, sessions, duration_seconds) VALUES %s
+			ON CONFLICT (dim, day, key) DO UPDATE SET views = reporting_daily.views + excluded.views,
+			visitors = reporting_daily.visitors + excluded.visitors, sessions = reporting_daily.sessions + excluded.sessions,
+			duration_seconds = reporting_daily.duration_seconds + excluded.duration_seconds,
+			label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE reporting_daily.label END`, 8, rollups, nil)
+	})
+	if err != nil {
+		return fmt.Errorf("reportingsql: record: %w", err)
+	}
+	return nil
+}
+
+// dedupe keeps the first row of each (day, visitor, scope): a statement
+// may not touch one row twice.
+func dedupe(rows [][]any) [][]any {
+	type k struct{ day, visitor, scope string }
+	seen := make(map[k]bool, len(rows))
+	out := rows[:0:0]
+	for _, r := range rows {
+		key := k{r[0].(string), r[1].(string), r[2].(string)}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Daily implements reporting.Store.
+func (s *Store) Daily(ctx context.Context, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
+	var rows []reporting.DailyRow
+	var err error
+	if dim == reporting.DimTotal {
+		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT day AS key, '' AS label, views, visitors, sessions, duration_seconds
+			FROM reporting_daily WHERE dim = 'total' AND day >= ? AND day <= ? ORDER BY day`), from, to)
+	} else {
+		q := `SELECT key, MAX(label) AS label, SUM(views) AS views, SUM(visitors) AS visitors, SUM(sessions) AS sessions,
+			SUM(duration_seconds) AS duration_seconds FROM reporting_daily WHERE dim = ? AND day >= ? AND day <= ?
+			GROUP BY key ORDER BY views DESC, key`
+		args := []any{dim, from, to}
+		if limit > 0 {
+			q += ` LIMIT ?`
+			args = append(args, limit)
+		}
+		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(q), args...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reportingsql: daily %s: %w", dim, err)
+	}
+	return rows, nil
+}
+
+// Forget implements reporting.Store.
+func (s *Store) Forget(ctx context.Context, day string) error {
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM reporting_salts WHERE day < ?`), day); err != nil {
+			return err
+		}
+		d, err := time.Parse(time.DateOnly, day)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, tx.Rebind(`DELETE FROM reporting_seen WHERE day < ?`), d.AddDate(0, 0, -1).Format(time.DateOnly))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("reportingsql: forget: %w", err)
+	}
+	return nil
+}
+
+// Prune implements reporting.Store.
+func (s *Store) Prune(ctx context.Context, day string) (int, error) {
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM reporting_daily WHERE day < ?`), day)
+	if err != nil {
+		return 0, fmt.Errorf("reportingsql: prune: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}

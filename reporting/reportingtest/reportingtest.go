@@ -1,0 +1,99 @@
+// Package reportingtest holds the conformance suite every
+// [reporting.Store] must pass ([RunStoreTests]); reportingsql passes it on
+// SQLite and Postgres.
+package reportingtest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/reporting"
+)
+
+// RunStoreTests checks newStore's stores against the reporting.Store
+// contract. Each subtest gets a fresh store.
+func RunStoreTests(t *testing.T, newStore func(t *testing.T) reporting.Store) {
+	ctx := context.Background()
+	at := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+	hit := func(min int, visitor, path string) reporting.Hit {
+		return reporting.Hit{At: at.Add(time.Duration(min) * time.Minute), Day: "2026-06-01", Visitor: visitor, Path: path,
+			Title: "Title of " + path, Source: "Direct", Device: "desktop"}
+	}
+
+	t.Run("Salt", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		first, err := s.Salt(ctx, "2026-06-01", []byte("one"))
+		require.NoError(t, err)
+		require.Equal(t, []byte("one"), first)
+		again, err := s.Salt(ctx, "2026-06-01", []byte("two"))
+		require.NoError(t, err)
+		require.Equal(t, []byte("one"), again, "the first one stays")
+		next, err := s.Salt(ctx, "2026-06-02", []byte("three"))
+		require.NoError(t, err)
+		require.Equal(t, []byte("three"), next)
+		require.NoError(t, s.Forget(ctx, "2026-06-02"))
+		forgotten, err := s.Salt(ctx, "2026-06-01", []byte("four"))
+		require.NoError(t, err)
+		require.Equal(t, []byte("four"), forgotten, "yesterday's salt is gone")
+	})
+
+	t.Run("RecordAndRead", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		// Visitor a: /, /about (5 min later), / again after 40 minutes
+		// (a new session); visitor b: /about; an event from a.
+		signup := hit(6, "a", "")
+		signup.Event, signup.Path, signup.Title = "signup", "", ""
+		require.NoError(t, s.Record(ctx, []reporting.Hit{hit(0, "a", "/"), hit(5, "a", "/about"), signup}))
+		b := hit(10, "b", "/about")
+		b.Source, b.Device, b.Country = "news.example", "mobile", "DE"
+		require.NoError(t, s.Record(ctx, []reporting.Hit{hit(45, "a", "/"), b}), "a second batch")
+
+		totals, err := s.Daily(ctx, reporting.DimTotal, "2026-06-01", "2026-06-01", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "2026-06-01", Views: 4, Visitors: 2, Sessions: 3, Duration: 5 * 60}}, totals,
+			"4 views, a and b, a's two sessions and b's, a's 5 minutes")
+		pages, err := s.Daily(ctx, reporting.DimPage, "2026-06-01", "2026-06-01", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "/", Label: "Title of /", Views: 2, Visitors: 1},
+			{Key: "/about", Label: "Title of /about", Views: 2, Visitors: 2}}, pages, "by views, then key")
+		top, err := s.Daily(ctx, reporting.DimPage, "2026-06-01", "2026-06-01", 1)
+		require.NoError(t, err)
+		require.Len(t, top, 1)
+		events, err := s.Daily(ctx, reporting.DimEvent, "2026-06-01", "2026-06-01", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "signup", Views: 1, Visitors: 1}}, events)
+		sources, err := s.Daily(ctx, reporting.DimSource, "2026-06-01", "2026-06-01", 0)
+		require.NoError(t, err)
+		require.Equal(t, "Direct", sources[0].Key)
+		require.Equal(t, int64(3), sources[0].Views)
+		countries, err := s.Daily(ctx, reporting.DimCountry, "2026-06-01", "2026-06-01", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "DE", Views: 1, Visitors: 1}}, countries)
+		none, err := s.Daily(ctx, reporting.DimPage, "2026-06-02", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Empty(t, none)
+
+		// The same visitor hash on another day is another visitor.
+		next := hit(24*60, "a", "/")
+		next.Day = "2026-06-02"
+		require.NoError(t, s.Record(ctx, []reporting.Hit{next}))
+		totals, err = s.Daily(ctx, reporting.DimTotal, "2026-06-01", "2026-06-02", 0)
+		require.NoError(t, err)
+		require.Len(t, totals, 2)
+		require.Equal(t, int64(1), totals[1].Visitors)
+		require.Equal(t, int64(1), totals[1].Sessions)
+
+		n, err := s.Prune(ctx, "2026-06-02")
+		require.NoError(t, err)
+		require.Positive(t, n)
+		totals, err = s.Daily(ctx, reporting.DimTotal, "2026-06-01", "2026-06-02", 0)
+		require.NoError(t, err)
+		require.Len(t, totals, 1)
+		require.NoError(t, s.Record(ctx, nil))
+	})
+}

@@ -1,0 +1,71 @@
+package reporting
+
+import (
+	"context"
+	"time"
+)
+
+// Dimensions of the first-party rollups.
+const (
+	DimTotal   = "total"
+	DimPage    = "page"
+	DimEvent   = "event"
+	DimSource  = "source"
+	DimDevice  = "device"
+	DimCountry = "country"
+)
+
+// Hit is one page view or named event, as the collector keeps it: no IP,
+// no user agent, the visitor only as a hash with the day's salt.
+type Hit struct {
+	At  time.Time
+	Day string // YYYY-MM-DD in the site's zone
+	// Visitor is the hex hash of (day's salt, site, IP, user agent).
+	Visitor string
+	// Event is "" for a page view, else the event's name.
+	Event   string
+	Path    string
+	Title   string
+	Source  string
+	Device  string
+	Country string
+}
+
+// Store keeps the first-party analytics. Implementations: reportingsql
+// (SQLite and Postgres); reportingtest.RunStoreTests pins the contract.
+type Store interface {
+	// Salt returns day's salt: fresh when the day has none yet, else the
+	// one stored first (every instance agrees).
+	Salt(ctx context.Context, day string, fresh []byte) ([]byte, error)
+	// Record adds hits in one transaction: each page view counts in the
+	// total and in its page, source, device and country; each event in
+	// its event. A visitor counts once per day and dimension value; a
+	// page view more than SessionGap after the visitor's last one that
+	// day (or their first) starts a session, and a nearer one adds the gap
+	// to the day's duration.
+	Record(ctx context.Context, hits []Hit) error
+	// Daily returns the rows of dim over the days from..to (inclusive),
+	// summed per key, by views descending then key, at most limit (0 for
+	// all); for DimTotal, one row per day, by day, with Key the day.
+	Daily(ctx context.Context, dim, from, to string, limit int) ([]DailyRow, error)
+	// Forget deletes the salts of days before day and the uniques of days
+	// before day−1: after that no hash can be tied to anything.
+	Forget(ctx context.Context, day string) error
+	// Prune deletes the rollups of days before day, and returns how many
+	// rows.
+	Prune(ctx context.Context, day string) (int, error)
+}
+
+// SessionGap ends a session: a visitor's page view this long after their
+// previous one starts a new one.
+const SessionGap = 30 * time.Minute
+
+// DailyRow is a rollup row, or a sum of them.
+type DailyRow struct {
+	Key      string `db:"key"`
+	Label    string `db:"label"`
+	Views    int64  `db:"views"`
+	Visitors int64  `db:"visitors"`
+	Sessions int64  `db:"sessions"`
+	Duration int64  `db:"duration_seconds"`
+}
