@@ -120,7 +120,9 @@ var bots = regexp.MustCompile(`(?i)bot|crawl|spider|slurp|curl|wget|python|java/
 	`phantomjs|facebookexternalhit|embedly|preview|monitor|uptime|scrapy|httpclient|libwww|feedfetcher`)
 
 // Bot reports whether a user agent is a robot's (or empty).
-func Bot(userAgent string) bool { return strings.TrimSpace(userAgent) == "" || bots.MatchString(userAgent) }
+func Bot(userAgent string) bool {
+	return strings.TrimSpace(userAgent) == "" || bots.MatchString(userAgent)
+}
 
 // Device is "mobile", "tablet" or "desktop" for a user agent.
 func Device(userAgent string) string {
