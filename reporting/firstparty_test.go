@@ -1,0 +1,160 @@
+package reporting_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// Page views through the real handler, and the reports against sums
+// made by hand.
+func TestFirstPartyReports(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, d)
+		ctx := context.Background()
+		// httptest clients all come from 127.0.0.1; the user agent tells
+		// the visitors apart.
+		pv := func(ua, path, title, ref string) int {
+			return b.view(t, "", ua, `{"name":"pageview","url":"https://shop.example`+path+`","title":"`+title+`","referrer":"`+ref+`"}`)
+		}
+		require.Equal(t, 202, pv(browser, "/", "Home", "https://www.search.example/q"))
+		b.clock.set(now.Add(2 * time.Minute))
+		require.Equal(t, 202, pv(browser, "/shoes?utm_source=newsletter", "Shoes", "https://shop.example/"))
+		b.clock.set(now.Add(3 * time.Minute))
+		require.Equal(t, 202, pv(phone, "/shoes", "Shoes", ""))
+		require.Equal(t, 202, b.view(t, "", phone, `{"name":"add_to_cart","url":"https://shop.example/shoes","props":{"sku":"S1"}}`))
+		// Bots and scripts: answered, not recorded.
+		require.Equal(t, 202, pv("Googlebot/2.1 (+http://www.google.com/bot.html)", "/", "Home", ""))
+		require.Equal(t, 202, pv("curl/8.5.0", "/", "Home", ""))
+		require.Equal(t, 202, pv("", "/", "Home", ""))
+		refusedViews(t, b)
+		b.flush(t)
+
+		ov, err := b.analytics.Overview(ctx, reporting.AnalyticsQuery{Days: 7})
+		require.NoError(t, err)
+		require.Equal(t, reporting.Range{StartDate: "2026-05-26", EndDate: "2026-06-01"}, ov.Range)
+		require.Len(t, ov.Trend, 7)
+		require.Equal(t, reporting.OverviewPoint{Date: "2026-06-01", Sessions: 2, Users: 2, PageViews: 3}, ov.Trend[6])
+		require.Equal(t, reporting.OverviewPoint{Date: "2026-05-31"}, ov.Trend[5], "days without views are zeros")
+		require.Equal(t, reporting.OverviewTotals{Sessions: 2, Users: 2, PageViews: 3, AvgEngagementSeconds: 60}, ov.Totals,
+			"the browser's 2 minutes over 2 sessions")
+
+		tc, err := b.analytics.TopContent(ctx, reporting.AnalyticsQuery{Days: 7, Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, []reporting.ContentPage{{Path: "/shoes", Title: "Shoes", Views: 2, Users: 2}, {Path: "/", Title: "Home", Views: 1, Users: 1}},
+			tc.TopPages)
+		require.Equal(t, []reporting.ContentEvent{{Event: "add_to_cart", Count: 1, Users: 1}}, tc.TopEvents)
+
+		src, err := b.analytics.Sources(ctx, reporting.AnalyticsQuery{Days: 7})
+		require.NoError(t, err)
+		require.Equal(t, []reporting.BreakdownRow{{Key: "Direct", Views: 1, Users: 1, Shares: 1.0 / 3}, {Key: "newsletter", Views: 1, Users: 1, Shares: 1.0 / 3},
+			{Key: "search.example", Views: 1, Users: 1, Shares: 1.0 / 3}}, src.Rows, "utm_source first, the referrer's host without www, else Direct")
+		dev, err := b.analytics.Devices(ctx, reporting.AnalyticsQuery{Days: 7})
+		require.NoError(t, err)
+		require.Equal(t, "desktop", dev.Rows[0].Key)
+		require.Equal(t, 2.0, dev.Rows[0].Views)
+		require.Equal(t, "mobile", dev.Rows[1].Key)
+
+		// No cookie, no IP, no user agent anywhere.
+		var n int
+		require.NoError(t, b.db.Get(&n, "SELECT COUNT(*) FROM reporting_seen WHERE visitor LIKE '%127.0.0.1%' OR visitor LIKE '%Mozilla%'"))
+		require.Zero(t, n)
+	})
+}
+
+// refusedViews posts views that are refused: another site, no absolute
+// URL, not JSON, too many props.
+func refusedViews(t *testing.T, b *bundle) {
+	t.Helper()
+	require.Equal(t, 422, b.view(t, "", browser, `{"url":"https://elsewhere.example/"}`), "another site")
+	require.Equal(t, 422, b.view(t, "", browser, `{"url":"/relative"}`))
+	require.Equal(t, 422, b.view(t, "", browser, `not json`))
+	props := `{"url":"https://shop.example/","props":{` + strings.TrimSuffix(strings.Repeat(`"k":1,`, 1), ",")
+	for i := range 31 {
+		props += `,"k` + string(rune('a'+i%26)) + string(rune('a'+i/26)) + `":1`
+	}
+	require.Equal(t, 422, b.view(t, "", browser, props+"}}"))
+}
+
+// The salt changes every day and the old one is forgotten: the same
+// browser on two days is two visitors, and nothing ties them.
+func TestSaltRotation(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	ctx := context.Background()
+	body := `{"url":"https://shop.example/"}`
+	require.Equal(t, 202, b.view(t, "", browser, body))
+	b.flush(t)
+	b.clock.set(now.Add(24 * time.Hour))
+	require.NoError(t, b.analytics.Housekeep(ctx))
+	require.Equal(t, 202, b.view(t, "", browser, body))
+	b.flush(t)
+	var visitors []string
+	require.NoError(t, b.db.Select(&visitors, "SELECT DISTINCT visitor FROM reporting_seen ORDER BY visitor"))
+	require.Len(t, visitors, 2, "two hashes for one browser")
+	var salts []string
+	require.NoError(t, b.db.Select(&salts, "SELECT day FROM reporting_salts"))
+	require.Equal(t, []string{"2026-06-02"}, salts, "yesterday's salt is forgotten")
+	ov, err := b.analytics.Overview(ctx, reporting.AnalyticsQuery{Days: 2})
+	require.NoError(t, err)
+	require.Equal(t, 2.0, ov.Totals.Users)
+	b.clock.set(now.Add(72 * time.Hour))
+	require.NoError(t, b.analytics.Housekeep(ctx))
+	require.NoError(t, b.db.Select(&visitors, "SELECT DISTINCT visitor FROM reporting_seen"))
+	require.Empty(t, visitors, "the hashes go too")
+}
+
+// The pixel works without JavaScript: the page is its Referer.
+func TestPixelAndScript(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	req, _ := http.NewRequest("GET", b.collect.URL+"/analytics/collect.gif", nil)
+	req.Header.Set("Referer", "https://shop.example/contact")
+	req.Header.Set("User-Agent", browser)
+	res, err := b.collect.Client().Do(req)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Equal(t, 200, res.StatusCode)
+	require.Equal(t, "image/gif", res.Header.Get("Content-Type"))
+	require.True(t, strings.HasPrefix(string(body), "GIF89a"))
+	require.Empty(t, res.Header.Values("Set-Cookie"))
+	b.flush(t)
+	tc, err := b.analytics.TopContent(context.Background(), reporting.AnalyticsQuery{Days: 1})
+	require.NoError(t, err)
+	require.Equal(t, "/contact", tc.TopPages[0].Path)
+
+	res, err = b.collect.Client().Get(b.collect.URL + "/analytics/script.js")
+	require.NoError(t, err)
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Equal(t, "text/javascript; charset=utf-8", res.Header.Get("Content-Type"))
+	require.Contains(t, string(body), `"/analytics/collect"`)
+	require.Contains(t, string(body), "sendBeacon")
+}
+
+// The per-address throttle.
+func TestCollectThrottle(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	h, err := reporting.NewCollectHandler(b.analytics, &reporting.CollectOptions{Hosts: []string{"shop.example"}, Limit: 2})
+	require.NoError(t, err)
+	for i, want := range []int{202, 202, 429} {
+		req, _ := http.NewRequest("POST", "/analytics/collect", strings.NewReader(`{"url":"https://shop.example/"}`))
+		req.Header.Set("User-Agent", browser)
+		req.RemoteAddr = "192.0.2.1:1234"
+		w := newRecorder()
+		h.ServeHTTP(w, req)
+		require.Equal(t, want, w.Code, i)
+	}
+}
