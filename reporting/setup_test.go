@@ -20,7 +20,7 @@ import (
 
 type clock struct{ ns atomic.Int64 }
 
-func (c *clock) Now() time.Time { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) Now() time.Time  { return time.Unix(0, c.ns.Load()).UTC() }
 func (c *clock) set(t time.Time) { c.ns.Store(t.UnixNano()) }
 
 // now is Monday 2026-06-01 09:00 UTC.
