@@ -1,0 +1,198 @@
+package reportinggoogle_test
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
+)
+
+// fakeGoogle speaks Google's token endpoint (the service-account JWT
+// grant and the refresh grant), searchAnalytics.query and runReport. It
+// records each API call's path and body; answers come from the recorded
+// shapes below, or from fail.
+type fakeGoogle struct {
+	*httptest.Server
+	mu      sync.Mutex
+	calls   []string
+	tokens  int
+	fail    int    // status to answer API calls with, 0 for none
+	grant   string // "invalid_grant" refuses refreshes
+	answers map[string]string
+}
+
+func newFakeGoogle(t *testing.T) *fakeGoogle {
+	g := &fakeGoogle{answers: map[string]string{}}
+	g.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/token" {
+			g.tokens++
+			form, _ := parseForm(string(body))
+			if g.grant != "" && form["grant_type"] == "refresh_token" {
+				w.WriteHeader(400)
+				io.WriteString(w, `{"error":"`+g.grant+`","error_description":"Token has been expired or revoked."}`)
+				return
+			}
+			io.WriteString(w, `{"access_token":"at-`+itoa(g.tokens)+`","token_type":"Bearer","expires_in":3600,"refresh_token":"rt-2"}`)
+			return
+		}
+		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer at-") {
+			w.WriteHeader(401)
+			io.WriteString(w, `{"error":{"code":401,"message":"Request had invalid authentication credentials."}}`)
+			return
+		}
+		g.calls = append(g.calls, r.Method+" "+r.URL.EscapedPath()+" "+strings.TrimSpace(string(body)))
+		if g.fail != 0 {
+			w.WriteHeader(g.fail)
+			io.WriteString(w, `{"error":{"code":`+itoa(g.fail)+`,"message":"secret backend detail","status":"PERMISSION_DENIED"}}`)
+			return
+		}
+		for key, answer := range g.answers {
+			if strings.Contains(string(body), key) {
+				io.WriteString(w, answer)
+				return
+			}
+		}
+		io.WriteString(w, `{}`)
+	}))
+	t.Cleanup(g.Close)
+	return g
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func parseForm(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for kv := range strings.SplitSeq(s, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (g *fakeGoogle) Calls() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]string(nil), g.calls...)
+}
+
+// serviceAccountKey is a service-account key whose token endpoint is
+// the fake's.
+func serviceAccountKey(t *testing.T, tokenURL string) []byte {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	require.NoError(t, err)
+	key, _ := json.Marshal(map[string]string{"type": "service_account", "client_email": "reports@project.iam.gserviceaccount.com",
+		"private_key_id": "k1", "private_key": string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})), "token_uri": tokenURL})
+	return key
+}
+
+var today = time.Date(2026, 6, 1, 15, 0, 0, 0, time.UTC)
+
+func TestSearchConsole(t *testing.T) {
+	t.Parallel()
+	g := newFakeGoogle(t)
+	ctx := context.Background()
+	clients, err := reportinggoogle.ServiceAccount(ctx, serviceAccountKey(t, g.URL+"/token"), g.Client(), reportinggoogle.ScopeSearchConsole)
+	require.NoError(t, err)
+	src, err := reportinggoogle.NewSearchConsole(reportinggoogle.SearchConsoleOptions{SiteURL: "sc-domain:example.com", Clients: clients,
+		Endpoint: g.URL + "/", Now: func() time.Time { return today }})
+	require.NoError(t, err)
+	// Recorded shapes: totals, the trend by date (out of order), queries.
+	g.answers[`"dimensions":["date"]`] = `{"rows":[{"keys":["2026-06-01"],"clicks":3,"impressions":40,"ctr":0.075,"position":7.5},
+		{"keys":["2026-05-31"],"clicks":5,"impressions":60,"ctr":0.0833,"position":6.1}],"responseAggregationType":"byProperty"}`
+	g.answers[`"dimensions":["query"]`] = `{"rows":[{"keys":["blue shoes"],"clicks":4,"impressions":30,"ctr":0.1333,"position":3.2}]}`
+	g.answers[`"startDate"`] = `{"rows":[{"clicks":8,"impressions":100,"ctr":0.08,"position":6.7}],"responseAggregationType":"byProperty"}`
+
+	perf, err := src.Performance(ctx, 2)
+	require.NoError(t, err)
+	require.Equal(t, reporting.Performance{Range: reporting.Range{StartDate: "2026-05-31", EndDate: "2026-06-01"}, HasData: true,
+		Totals: reporting.SearchMetrics{Clicks: 8, Impressions: 100, CTR: 0.08, Position: 6.7},
+		Trend: []reporting.SearchPoint{{Date: "2026-05-31", SearchMetrics: reporting.SearchMetrics{Clicks: 5, Impressions: 60, CTR: 0.0833, Position: 6.1}},
+			{Date: "2026-06-01", SearchMetrics: reporting.SearchMetrics{Clicks: 3, Impressions: 40, CTR: 0.075, Position: 7.5}}}}, perf)
+	calls := g.Calls()
+	require.Equal(t, []string{
+		`POST /webmasters/v3/sites/sc-domain%3Aexample.com/searchAnalytics/query {"endDate":"2026-06-01","startDate":"2026-05-31"}`,
+		`POST /webmasters/v3/sites/sc-domain%3Aexample.com/searchAnalytics/query {"dimensions":["date"],"endDate":"2026-06-01","rowLimit":25000,"startDate":"2026-05-31"}`,
+	}, calls, "the request bodies Search Console expects")
+
+	top, err := src.TopQueries(ctx, 28, 5000)
+	require.NoError(t, err)
+	require.Equal(t, []reporting.QueryRow{{Query: "blue shoes", SearchMetrics: reporting.SearchMetrics{Clicks: 4, Impressions: 30, CTR: 0.1333, Position: 3.2}}}, top.Rows)
+	require.Contains(t, g.Calls()[2], `"rowLimit":1000`, "clamped")
+	require.Contains(t, g.Calls()[2], `"startDate":"2026-05-05"`, "28 days: today−27")
+
+	// No data: has_data false.
+	delete(g.answers, `"startDate"`)
+	delete(g.answers, `"dimensions":["date"]`)
+	perf, err = src.Performance(ctx, 7)
+	require.NoError(t, err)
+	require.False(t, perf.HasData)
+	require.Empty(t, perf.Trend)
+
+	// API errors: 502 material, the body never in the message.
+	for _, status := range []int{403, 500} {
+		g.mu.Lock()
+		g.fail = status
+		g.mu.Unlock()
+		_, err = src.TopPages(ctx, 7, 10)
+		var se *reporting.SourceError
+		require.ErrorAs(t, err, &se)
+		require.Equal(t, "Search Console API returned an error (status "+itoa(status)+").", se.Message)
+		require.NotContains(t, se.Message, "secret backend detail")
+	}
+	require.Equal(t, 1, g.tokens, "one token, reused")
+}
+
+func TestGA4(t *testing.T) {
+	t.Parallel()
+	g := newFakeGoogle(t)
+	ctx := context.Background()
+	clients, err := reportinggoogle.ServiceAccount(ctx, serviceAccountKey(t, g.URL+"/token"), g.Client(), reportinggoogle.ScopeAnalytics)
+	require.NoError(t, err)
+	src, err := reportinggoogle.NewGA4(reportinggoogle.GA4Options{PropertyID: "123456", Clients: clients, Endpoint: g.URL + "/"})
+	require.NoError(t, err)
+	g.answers[`"name":"date"`] = `{"rows":[{"dimensionValues":[{"value":"20260601"}],"metricValues":[{"value":"4"},{"value":"3"},{"value":"9"}]},
+		{"dimensionValues":[{"value":"20260531"}],"metricValues":[{"value":"6"},{"value":"5"},{"value":"11"}]}]}`
+	g.answers[`averageSessionDuration`] = `{"rows":[{"metricValues":[{"value":"10"},{"value":"7"},{"value":"20"},{"value":"61.5"}]}]}`
+	g.answers[`pagePath`] = `{"rows":[{"dimensionValues":[{"value":"/shoes"},{"value":"Shoes"}],"metricValues":[{"value":"12"},{"value":"8"}]}]}`
+	g.answers[`eventName`] = `{"rows":[{"dimensionValues":[{"value":"add_to_cart"}],"metricValues":[{"value":"5"},{"value":"4"}]}]}`
+
+	ov, err := src.Overview(ctx, reporting.AnalyticsQuery{Days: 2})
+	require.NoError(t, err)
+	require.Equal(t, reporting.Overview{Range: reporting.Range{StartDate: "1daysAgo", EndDate: "today"},
+		Totals: reporting.OverviewTotals{Sessions: 10, Users: 7, PageViews: 20, AvgEngagementSeconds: 61.5},
+		Trend: []reporting.OverviewPoint{{Date: "2026-05-31", Sessions: 6, Users: 5, PageViews: 11}, {Date: "2026-06-01", Sessions: 4, Users: 3, PageViews: 9}}}, ov)
+	calls := g.Calls()
+	require.Equal(t, `POST /v1beta/properties/123456:runReport {"dateRanges":[{"endDate":"today","startDate":"1daysAgo"}],"metrics":[{"name":"sessions"},{"name":"totalUsers"},{"name":"screenPageViews"},{"name":"averageSessionDuration"}]}`, calls[0])
+	require.Equal(t, `POST /v1beta/properties/123456:runReport {"dateRanges":[{"endDate":"today","startDate":"1daysAgo"}],"dimensions":[{"name":"date"}],"metrics":[{"name":"sessions"},{"name":"totalUsers"},{"name":"screenPageViews"}]}`, calls[1])
+
+	tc, err := src.TopContent(ctx, reporting.AnalyticsQuery{Days: 30, Limit: 500, PropertyID: "999"})
+	require.NoError(t, err)
+	require.Equal(t, []reporting.ContentPage{{Path: "/shoes", Title: "Shoes", Views: 12, Users: 8}}, tc.TopPages)
+	require.Equal(t, []reporting.ContentEvent{{Event: "add_to_cart", Count: 5, Users: 4}}, tc.TopEvents)
+	calls = g.Calls()
+	require.Equal(t, `POST /v1beta/properties/999:runReport {"dateRanges":[{"endDate":"today","startDate":"29daysAgo"}],"dimensions":[{"name":"pagePath"},{"name":"pageTitle"}],"limit":"100","metrics":[{"name":"screenPageViews"},{"name":"totalUsers"}],"orderBys":[{"desc":true,"metric":{"metricName":"screenPageViews"}}]}`, calls[2],
+		"the request's property, the limit clamped to 100")
+	_, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 2, PropertyID: "12; DROP"})
+	var se *reporting.SourceError
+	require.ErrorAs(t, err, &se)
+}
