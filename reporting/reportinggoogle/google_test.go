@@ -180,7 +180,7 @@ func TestGA4(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, reporting.Overview{Range: reporting.Range{StartDate: "1daysAgo", EndDate: "today"},
 		Totals: reporting.OverviewTotals{Sessions: 10, Users: 7, PageViews: 20, AvgEngagementSeconds: 61.5},
-		Trend: []reporting.OverviewPoint{{Date: "2026-05-31", Sessions: 6, Users: 5, PageViews: 11}, {Date: "2026-06-01", Sessions: 4, Users: 3, PageViews: 9}}}, ov)
+		Trend:  []reporting.OverviewPoint{{Date: "2026-05-31", Sessions: 6, Users: 5, PageViews: 11}, {Date: "2026-06-01", Sessions: 4, Users: 3, PageViews: 9}}}, ov)
 	calls := g.Calls()
 	require.Equal(t, `POST /v1beta/properties/123456:runReport {"dateRanges":[{"endDate":"today","startDate":"1daysAgo"}],"metrics":[{"name":"sessions"},{"name":"totalUsers"},{"name":"screenPageViews"},{"name":"averageSessionDuration"}]}`, calls[0])
 	require.Equal(t, `POST /v1beta/properties/123456:runReport {"dateRanges":[{"endDate":"today","startDate":"1daysAgo"}],"dimensions":[{"name":"date"}],"metrics":[{"name":"sessions"},{"name":"totalUsers"},{"name":"screenPageViews"}]}`, calls[1])
