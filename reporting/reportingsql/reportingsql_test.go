@@ -16,5 +16,8 @@ func TestStore(t *testing.T) {
 		reportingtest.RunStoreTests(t, func(t *testing.T) reporting.Store {
 			return reportingsql.New(storetest.Open(t, d, reportingsql.Migrations))
 		})
+		reportingtest.RunConnectionStoreTests(t, func(t *testing.T) reporting.ConnectionStore {
+			return reportingsql.New(storetest.Open(t, d, reportingsql.Migrations))
+		})
 	})
 }

@@ -13,6 +13,30 @@ import (
 	"github.com/groundwork-go/groundwork/reporting"
 )
 
+// RunConnectionStoreTests checks newStore's stores against the
+// reporting.ConnectionStore contract.
+func RunConnectionStoreTests(t *testing.T, newStore func(t *testing.T) reporting.ConnectionStore) {
+	ctx := context.Background()
+	t.Run("Connections", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		_, err := s.GoogleConnection(ctx, "7")
+		require.ErrorIs(t, err, reporting.ErrNoConnection)
+		at := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+		c := reporting.GoogleConnection{UserID: "7", SealedAccessToken: "sealed-a", SealedRefreshToken: "sealed-r", TokenType: "Bearer",
+			ExpiresAt: at.Add(time.Hour), Scopes: []string{"openid", "x"}, Status: reporting.StatusConnected, UpdatedAt: at}
+		require.NoError(t, s.SaveGoogleConnection(ctx, c))
+		got, err := s.GoogleConnection(ctx, "7")
+		require.NoError(t, err)
+		require.Equal(t, c, got)
+		c.Status, c.DisconnectionReason, c.ExpiresAt = reporting.StatusDisconnected, "invalid_grant", time.Time{}
+		require.NoError(t, s.SaveGoogleConnection(ctx, c))
+		got, err = s.GoogleConnection(ctx, "7")
+		require.NoError(t, err)
+		require.Equal(t, c, got)
+	})
+}
+
 // RunStoreTests checks newStore's stores against the reporting.Store
 // contract. Each subtest gets a fresh store.
 func RunStoreTests(t *testing.T, newStore func(t *testing.T) reporting.Store) {
