@@ -27,16 +27,34 @@ import (
 // shapes below, or from fail.
 type fakeGoogle struct {
 	*httptest.Server
-	mu      sync.Mutex
-	calls   []string
-	tokens  int
-	fail    int    // status to answer API calls with, 0 for none
-	grant   string // "invalid_grant" refuses refreshes
-	answers map[string]string
+	mu     sync.Mutex
+	calls  []string
+	tokens int
+	fail   int    // status to answer API calls with, 0 for none
+	grant  string // "invalid_grant" refuses refreshes
+	// answers are tried in order: the first whose key the body holds.
+	answers [][2]string
+}
+
+func (g *fakeGoogle) answer(key, body string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.answers = append(g.answers, [2]string{key, body})
+}
+
+func (g *fakeGoogle) forget(key string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, a := range g.answers {
+		if a[0] == key {
+			g.answers = append(g.answers[:i], g.answers[i+1:]...)
+			return
+		}
+	}
 }
 
 func newFakeGoogle(t *testing.T) *fakeGoogle {
-	g := &fakeGoogle{answers: map[string]string{}}
+	g := &fakeGoogle{}
 	g.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		g.mu.Lock()
@@ -64,9 +82,9 @@ func newFakeGoogle(t *testing.T) *fakeGoogle {
 			io.WriteString(w, `{"error":{"code":`+itoa(g.fail)+`,"message":"secret backend detail","status":"PERMISSION_DENIED"}}`)
 			return
 		}
-		for key, answer := range g.answers {
-			if strings.Contains(string(body), key) {
-				io.WriteString(w, answer)
+		for _, a := range g.answers {
+			if strings.Contains(string(body), a[0]) {
+				io.WriteString(w, a[1])
 				return
 			}
 		}
@@ -117,10 +135,10 @@ func TestSearchConsole(t *testing.T) {
 		Endpoint: g.URL + "/", Now: func() time.Time { return today }})
 	require.NoError(t, err)
 	// Recorded shapes: totals, the trend by date (out of order), queries.
-	g.answers[`"dimensions":["date"]`] = `{"rows":[{"keys":["2026-06-01"],"clicks":3,"impressions":40,"ctr":0.075,"position":7.5},
-		{"keys":["2026-05-31"],"clicks":5,"impressions":60,"ctr":0.0833,"position":6.1}],"responseAggregationType":"byProperty"}`
-	g.answers[`"dimensions":["query"]`] = `{"rows":[{"keys":["blue shoes"],"clicks":4,"impressions":30,"ctr":0.1333,"position":3.2}]}`
-	g.answers[`"startDate"`] = `{"rows":[{"clicks":8,"impressions":100,"ctr":0.08,"position":6.7}],"responseAggregationType":"byProperty"}`
+	g.answer(`"dimensions":["date"]`, `{"rows":[{"keys":["2026-06-01"],"clicks":3,"impressions":40,"ctr":0.075,"position":7.5},
+		{"keys":["2026-05-31"],"clicks":5,"impressions":60,"ctr":0.0833,"position":6.1}],"responseAggregationType":"byProperty"}`)
+	g.answer(`"dimensions":["query"]`, `{"rows":[{"keys":["blue shoes"],"clicks":4,"impressions":30,"ctr":0.1333,"position":3.2}]}`)
+	g.answer(`"startDate"`, `{"rows":[{"clicks":8,"impressions":100,"ctr":0.08,"position":6.7}],"responseAggregationType":"byProperty"}`)
 
 	perf, err := src.Performance(ctx, 2)
 	require.NoError(t, err)
@@ -141,8 +159,8 @@ func TestSearchConsole(t *testing.T) {
 	require.Contains(t, g.Calls()[2], `"startDate":"2026-05-05"`, "28 days: today−27")
 
 	// No data: has_data false.
-	delete(g.answers, `"startDate"`)
-	delete(g.answers, `"dimensions":["date"]`)
+	g.forget(`"startDate"`)
+	g.forget(`"dimensions":["date"]`)
 	perf, err = src.Performance(ctx, 7)
 	require.NoError(t, err)
 	require.False(t, perf.HasData)
@@ -170,11 +188,11 @@ func TestGA4(t *testing.T) {
 	require.NoError(t, err)
 	src, err := reportinggoogle.NewGA4(reportinggoogle.GA4Options{PropertyID: "123456", Clients: clients, Endpoint: g.URL + "/"})
 	require.NoError(t, err)
-	g.answers[`"name":"date"`] = `{"rows":[{"dimensionValues":[{"value":"20260601"}],"metricValues":[{"value":"4"},{"value":"3"},{"value":"9"}]},
-		{"dimensionValues":[{"value":"20260531"}],"metricValues":[{"value":"6"},{"value":"5"},{"value":"11"}]}]}`
-	g.answers[`averageSessionDuration`] = `{"rows":[{"metricValues":[{"value":"10"},{"value":"7"},{"value":"20"},{"value":"61.5"}]}]}`
-	g.answers[`pagePath`] = `{"rows":[{"dimensionValues":[{"value":"/shoes"},{"value":"Shoes"}],"metricValues":[{"value":"12"},{"value":"8"}]}]}`
-	g.answers[`eventName`] = `{"rows":[{"dimensionValues":[{"value":"add_to_cart"}],"metricValues":[{"value":"5"},{"value":"4"}]}]}`
+	g.answer(`"name":"date"`, `{"rows":[{"dimensionValues":[{"value":"20260601"}],"metricValues":[{"value":"4"},{"value":"3"},{"value":"9"}]},
+		{"dimensionValues":[{"value":"20260531"}],"metricValues":[{"value":"6"},{"value":"5"},{"value":"11"}]}]}`)
+	g.answer(`averageSessionDuration`, `{"rows":[{"metricValues":[{"value":"10"},{"value":"7"},{"value":"20"},{"value":"61.5"}]}]}`)
+	g.answer(`pagePath`, `{"rows":[{"dimensionValues":[{"value":"/shoes"},{"value":"Shoes"}],"metricValues":[{"value":"12"},{"value":"8"}]}]}`)
+	g.answer(`eventName`, `{"rows":[{"dimensionValues":[{"value":"add_to_cart"}],"metricValues":[{"value":"5"},{"value":"4"}]}]}`)
 
 	ov, err := src.Overview(ctx, reporting.AnalyticsQuery{Days: 2})
 	require.NoError(t, err)
@@ -196,3 +214,5 @@ func TestGA4(t *testing.T) {
 	var se *reporting.SourceError
 	require.ErrorAs(t, err, &se)
 }
+
+func time30s() time.Duration { return 30 * time.Second }
