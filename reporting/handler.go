@@ -79,9 +79,10 @@ type HandlerOptions struct {
 // 409 not_connected, 501 base_not_installed (no source), 502
 // reporting_error (never the provider's body, which is logged).
 type Handler struct {
-	o     HandlerOptions
-	mux   *http.ServeMux
-	cache answerCache
+	o       HandlerOptions
+	mux     *http.ServeMux
+	cache   answerCache
+	reports map[string]func(ctx context.Context, q query) (any, error)
 }
 
 // NewHandler returns the report routes.
@@ -99,11 +100,14 @@ func NewHandler(opts *HandlerOptions) (*Handler, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{o: o, mux: http.NewServeMux(), cache: answerCache{max: CacheSizeDefault}}
+	h := &Handler{o: o, mux: http.NewServeMux(), cache: answerCache{max: CacheSizeDefault},
+		reports: map[string]func(ctx context.Context, q query) (any, error){}}
 	search := func(name string, f func(ctx context.Context, q query) (any, error)) {
+		h.reports["search/"+name] = f
 		h.mux.Handle("GET /search-reporting/"+name, h.route(searchFamily, name, f))
 	}
 	analytics := func(name string, f func(ctx context.Context, q query) (any, error)) {
+		h.reports["analytics/"+name] = f
 		h.mux.Handle("GET /analytics-reporting/"+name, h.route(analyticsFamily, name, f))
 	}
 	search("performance", func(ctx context.Context, q query) (any, error) { return o.Search.Performance(ctx, q.days) })
@@ -224,40 +228,45 @@ func (h *Handler) route(fam family, name string, f func(ctx context.Context, q q
 		if fam.name == "analytics" {
 			q.property = v.Get("property_id")
 		}
-		ctx := r.Context()
-		connection := ""
-		if c, ok := src.(Connected); ok {
-			var err error
-			if connection, err = c.Connection(ctx); err != nil {
-				h.fail(w, r, fam, err)
-				return
-			}
-		}
-		key := cacheKey(fam.name, name, connection, q)
-		if h.o.CacheTTL > 0 {
-			if body, ok := h.cache.get(key, h.o.Now()); ok {
-				w.Header().Set("Content-Type", "application/json")
-				w.Write(body)
-				return
-			}
-		}
-		out, err := f(ctx, q)
+		body, err := h.fetch(r.Context(), fam, name, src, q, f)
 		if err != nil {
 			h.fail(w, r, fam, err)
 			return
-		}
-		body, err := json.Marshal(out)
-		if err != nil {
-			h.fail(w, r, fam, err)
-			return
-		}
-		body = append(body, '\n')
-		if h.o.CacheTTL > 0 {
-			h.cache.put(key, body, h.o.Now(), h.o.CacheTTL)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(body)
 	})
+}
+
+// fetch is a report's JSON, from the cache when it holds it (keyed per
+// source family, route, connection and parameters), else from f.
+func (h *Handler) fetch(ctx context.Context, fam family, name string, src any, q query, f func(ctx context.Context, q query) (any, error)) ([]byte, error) {
+	connection := ""
+	if c, ok := src.(Connected); ok {
+		var err error
+		if connection, err = c.Connection(ctx); err != nil {
+			return nil, err
+		}
+	}
+	key := cacheKey(fam.name, name, connection, q)
+	if h.o.CacheTTL > 0 {
+		if body, ok := h.cache.get(key, h.o.Now()); ok {
+			return body, nil
+		}
+	}
+	out, err := f(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	body = append(body, '\n')
+	if h.o.CacheTTL > 0 {
+		h.cache.put(key, body, h.o.Now(), h.o.CacheTTL)
+	}
+	return body, nil
 }
 
 func cacheKey(fam, route, connection string, q query) string {
@@ -327,4 +336,19 @@ func (c *answerCache) put(key string, body []byte, now time.Time, ttl time.Durat
 		}
 	}
 	c.entries[key] = cachedAnswer{body: body, expires: now.Add(ttl)}
+}
+
+// report runs one report as the routes do (through the cache) and decodes
+// it into out; fam is "search" or "analytics".
+func (h *Handler) report(ctx context.Context, fam, name string, days, limit int, out any) error {
+	f := searchFamily
+	var src any = h.o.Search
+	if fam == "analytics" {
+		f, src = analyticsFamily, h.o.Analytics
+	}
+	body, err := h.fetch(ctx, f, name, src, query{days: min(max(days, 1), f.maxDays), limit: min(max(limit, 1), f.maxLimit)}, h.reports[fam+"/"+name])
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(body, out)
 }

@@ -22,6 +22,8 @@ func TestStylesheetContrast(t *testing.T) {
 		min          float64
 	}{
 		{"body text", "#111827", "#fff", 4.5},
+		{"chart labels", "#374151", "#fff", 4.5},
+		{"chart line", "#1d4ed8", "#fff", 3},
 		{"help text", "#4b5563", "#fff", 4.5},
 		{"error text", "#b91c1c", "#fff", 4.5},
 		{"links", "#1d4ed8", "#fff", 4.5},

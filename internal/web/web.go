@@ -66,6 +66,8 @@ type Options struct {
 	Key []byte
 	// Lang is the pages' language; "en" when empty.
 	Lang string
+	// Funcs are functions the domain's templates may call.
+	Funcs template.FuncMap
 	// Logger receives failures to render; nil discards.
 	Logger *slog.Logger
 }
@@ -104,7 +106,7 @@ func New(o Options) (*Renderer, error) {
 	}
 	templates, _ := fs.Sub(builtin, "templates")
 	static, _ := fs.Sub(builtin, "static")
-	base := template.New("")
+	base := template.New("").Funcs(o.Funcs)
 	for _, name := range []string{LayoutTemplate, FieldsTemplate} {
 		text, err := read(name, templates)
 		if err != nil {

@@ -1,0 +1,110 @@
+package reporting_test
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/internal/browsertest"
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// seedViews records a week of views: more each day, two pages, a
+// referrer, a phone now and then, and an event.
+func seedViews(t testing.TB, b *bundle) {
+	t.Helper()
+	var hits []reporting.Hit
+	for d := range 7 {
+		day := now.AddDate(0, 0, d-6)
+		for i := range 5 + 3*d {
+			h := reporting.Hit{At: day.Add(time.Duration(i) * time.Minute), Day: day.Format(time.DateOnly), Visitor: "v" + itoa(i%4),
+				Path: "/", Title: "Home", Source: "Direct", Device: "desktop"}
+			if i%3 == 0 {
+				h.Path, h.Title, h.Source = "/shoes", "Shoes", "news.example"
+			}
+			if i%5 == 0 {
+				h.Device = "mobile"
+			}
+			hits = append(hits, h)
+		}
+		hits = append(hits, reporting.Hit{At: day, Day: day.Format(time.DateOnly), Visitor: "v1", Event: "add_to_cart"})
+	}
+	require.NoError(t, b.analytics.Store().Record(context.Background(), hits))
+}
+
+// The dashboard in a real browser, on a phone and a desktop: the charts
+// drawn, the tables, the range picker, an unconnected search source; no
+// axe-core violations. The chart's screenshot is checked for its line.
+func TestBrowserDashboard(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 90*time.Second)
+	b := setup(t, store.SQLite)
+	seedViews(t, b)
+	search := &fakeSearch{conn: "none"}
+	h, err := reporting.NewHandler(&reporting.HandlerOptions{Analytics: b.analytics, Search: search, Now: b.clock.Now,
+		Authorizer: reporting.AuthorizerFunc(func(*http.Request) reporting.Access { return reporting.Allowed })})
+	require.NoError(t, err)
+	d, err := reporting.NewDashboard(h, &reporting.DashboardOptions{ConnectURL: "/google/auth/connect"})
+	require.NoError(t, err)
+	srv := httptest.NewServer(d)
+	t.Cleanup(srv.Close)
+	run := func(actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		require.NoError(t, chromedp.Do(ctx, actions...))
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		require.NoError(t, err)
+		return s
+	}
+
+	run(chromedp.EmulateViewport(375, 800), chromedp.Navigate(srv.URL+"/reporting?days=7"), chromedp.WaitVisible(chromedp.CSS("figure.chart")))
+	require.Equal(t, "Reports", text("h1"))
+	require.Contains(t, text(".totals"), "98", "page views: 5+8+...+23")
+	require.Contains(t, text("#traffic ~ figure figcaption, figure figcaption"), "Page views a day from 2026-05-26 to 2026-06-01: 98 in all, at most 23 on 2026-06-01.")
+	require.Contains(t, text("#search ~ p, section[aria-labelledby=search]"), "Connect a Google account to view Search Console data.")
+	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth`))
+	require.NoError(t, err)
+	require.True(t, wide, "no sideways scrolling on a phone")
+	browsertest.NoViolations(t, ctx, "the dashboard on a phone")
+
+	// The chart as the browser draws it: a line in the link blue.
+	shot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS("figure.chart svg")))
+	require.NoError(t, err)
+	img, err := png.Decode(bytes.NewReader(shot))
+	require.NoError(t, err)
+	blue := 0
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r>>8 < 0x40 && g>>8 > 0x30 && g>>8 < 0x70 && bl>>8 > 0xb0 {
+				blue++
+			}
+		}
+	}
+	require.Greater(t, img.Bounds().Dx(), 300)
+	require.Greater(t, blue, 100, "the trend line is drawn")
+	kept := filepath.Join(t.TempDir(), "dashboard-chart.png")
+	require.NoError(t, os.WriteFile(kept, shot, 0o644))
+	t.Logf("the chart as drawn: %s", kept)
+
+	// The range picker works without JavaScript.
+	run(chromedp.EmulateViewport(1280, 900), chromedp.SetValue(chromedp.ID("f-days"), "90"), chromedp.Click(chromedp.CSS("form button")),
+		chromedp.WaitVisible(chromedp.CSS("figure.chart")))
+	url, err := chromedp.Run(ctx, chromedp.Location())
+	require.NoError(t, err)
+	require.Contains(t, url, "days=90")
+	require.Contains(t, text("figure figcaption"), "from 2026-03-04 to 2026-06-01")
+	browsertest.NoViolations(t, ctx, "the dashboard on a desktop")
+}

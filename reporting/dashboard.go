@@ -1,0 +1,300 @@
+package reporting
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/groundwork-go/groundwork/internal/web"
+)
+
+//go:embed templates
+var templatesFS embed.FS
+
+// DashboardTemplate is the dashboard's "content", by the name a host's
+// DashboardOptions.Templates may replace it under.
+const DashboardTemplate = "reporting/dashboard.html"
+
+// DashboardRanges are the ranges the dashboard offers, in days; the
+// first is the default.
+var DashboardRanges = []int{28, 7, 90}
+
+// DashboardOptions configures [NewDashboard]. Nil means the defaults.
+type DashboardOptions struct {
+	// Path is the page's address; "/reporting" when empty.
+	Path string
+	// Templates replaces the page's template or the page layer's.
+	Templates fs.FS
+	// ConnectURL, when set, is offered to a user whose Google account is
+	// not connected (the OAuth connect route).
+	ConnectURL string
+	Logger     *slog.Logger
+}
+
+// Dashboard is a server-rendered page of the five reports (and the
+// first-party breakdowns): totals, trends drawn as inline SVG on the
+// server, tables of top queries, pages and content, a range picker
+// (7/28/90 days). It needs no JavaScript. Guard it as the routes are
+// guarded (the reference server asks for view_search_reporting).
+type Dashboard struct {
+	h       *Handler
+	o       DashboardOptions
+	render  *web.Renderer
+	handler http.Handler
+}
+
+// NewDashboard returns the dashboard of h's sources, through h's cache.
+func NewDashboard(h *Handler, opts *DashboardOptions) (*Dashboard, error) {
+	if h == nil {
+		return nil, errors.New("reporting: new dashboard: the handler is nil")
+	}
+	var o DashboardOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Path == "" {
+		o.Path = "/reporting"
+	}
+	if o.Logger == nil {
+		o.Logger = h.o.Logger
+	}
+	pages, _ := fs.Sub(templatesFS, "templates")
+	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: o.Path + "/_assets", Logger: o.Logger,
+		Funcs: template.FuncMap{"num": num, "pct": pct, "secs": secs}})
+	if err != nil {
+		return nil, fmt.Errorf("reporting: new dashboard: %w", err)
+	}
+	d := &Dashboard{h: h, o: o, render: r}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+o.Path+"/{$}", d.show)
+	mux.HandleFunc("GET "+o.Path, d.show)
+	mux.Handle("GET "+o.Path+"/_assets/{file}", r.Assets())
+	d.handler = mux
+	return d, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.handler.ServeHTTP(w, r) }
+
+// Routes lists the routes, as "METHOD /path".
+func (d *Dashboard) Routes() []string {
+	return []string{"GET " + d.o.Path, "GET " + d.o.Path + "/_assets/{file}"}
+}
+
+type section struct {
+	Error   string
+	Connect string
+}
+
+type dashboardPage struct {
+	Path    string
+	Days    int
+	Ranges  []rangeOption
+	Search  *searchSection
+	Traffic *trafficSection
+}
+
+type rangeOption struct {
+	Days     int
+	Selected bool
+}
+
+type searchSection struct {
+	section
+	Performance Performance
+	Chart       Chart
+	Queries     TopQueries
+	Pages       TopPages
+}
+
+type trafficSection struct {
+	section
+	Overview Overview
+	Chart    Chart
+	Content  TopContent
+	Sources  *Breakdown
+	Devices  *Breakdown
+}
+
+func (d *Dashboard) sectionError(fam family, err error) section {
+	var se *SourceError
+	switch {
+	case errors.Is(err, ErrNotConnected):
+		return section{Error: fam.connect, Connect: d.o.ConnectURL}
+	case errors.Is(err, ErrReconnect):
+		return section{Error: fam.reconnect, Connect: d.o.ConnectURL}
+	case errors.As(err, &se):
+		d.o.Logger.Warn("reporting: dashboard", "family", fam.name, "error", err)
+		return section{Error: se.Message}
+	}
+	d.o.Logger.Error("reporting: dashboard", "family", fam.name, "error", err)
+	return section{Error: "The report could not be made. Try again in a moment."}
+}
+
+func (d *Dashboard) show(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	days := DashboardRanges[0]
+	if n, err := strconv.Atoi(r.URL.Query().Get("days")); err == nil && contains(DashboardRanges, n) {
+		days = n
+	}
+	p := &dashboardPage{Path: d.o.Path, Days: days}
+	for _, n := range []int{7, 28, 90} {
+		p.Ranges = append(p.Ranges, rangeOption{Days: n, Selected: n == days})
+	}
+	if d.h.o.Search != nil {
+		s := &searchSection{}
+		err := d.h.report(ctx, "search", "performance", days, 0, &s.Performance)
+		if err == nil {
+			err = d.h.report(ctx, "search", "top-queries", days, 10, &s.Queries)
+		}
+		if err == nil {
+			err = d.h.report(ctx, "search", "top-pages", days, 10, &s.Pages)
+		}
+		if err != nil {
+			s.section = d.sectionError(searchFamily, err)
+		} else {
+			points := make([]ChartPoint, len(s.Performance.Trend))
+			for i, t := range s.Performance.Trend {
+				points[i] = ChartPoint{Label: t.Date, Value: t.Clicks}
+			}
+			s.Chart = NewChart("clicks-chart", "Clicks a day", points)
+		}
+		p.Search = s
+	}
+	if d.h.o.Analytics != nil {
+		t := &trafficSection{}
+		err := d.h.report(ctx, "analytics", "overview", days, 0, &t.Overview)
+		if err == nil {
+			err = d.h.report(ctx, "analytics", "top-content", days, 10, &t.Content)
+		}
+		if _, ok := d.h.o.Analytics.(BreakdownSource); ok && err == nil {
+			t.Sources, t.Devices = &Breakdown{}, &Breakdown{}
+			err = d.h.report(ctx, "analytics", "sources", days, 10, t.Sources)
+			if err == nil {
+				err = d.h.report(ctx, "analytics", "devices", days, 10, t.Devices)
+			}
+		}
+		if err != nil {
+			t.section = d.sectionError(analyticsFamily, err)
+		} else {
+			points := make([]ChartPoint, len(t.Overview.Trend))
+			for i, o := range t.Overview.Trend {
+				points[i] = ChartPoint{Label: o.Date, Value: o.PageViews}
+			}
+			t.Chart = NewChart("views-chart", "Page views a day", points)
+		}
+		p.Traffic = t
+	}
+	d.render.Render(w, r, http.StatusOK, DashboardTemplate, &web.Page{Title: "Reports", Data: p})
+}
+
+func contains(list []int, n int) bool {
+	for _, v := range list {
+		if v == n {
+			return true
+		}
+	}
+	return false
+}
+
+// ChartPoint is one value of a trend.
+type ChartPoint struct {
+	Label string
+	Value float64
+}
+
+// Chart is a trend drawn on the server as an SVG line with its points
+// and axes, and described in words for screen readers.
+type Chart struct {
+	// ID names the chart's title and description elements.
+	ID                 string
+	Title, Description string
+	Width, Height      int
+	Line               string // the polyline's points
+	Points             []ChartDot
+	Max                float64
+	First, Last        string
+	Empty              bool
+}
+
+// ChartDot is a point of the line, with its text.
+type ChartDot struct {
+	X, Y  float64
+	Title string
+}
+
+// NewChart lays points out in a 600×160 box (with room for labels); id
+// names its elements.
+func NewChart(id, title string, points []ChartPoint) Chart {
+	c := Chart{ID: id, Title: title, Width: 600, Height: 160}
+	if len(points) == 0 {
+		c.Empty, c.Description = true, "No data for this range."
+		return c
+	}
+	var total float64
+	maxI := 0
+	for i, p := range points {
+		c.Max = math.Max(c.Max, p.Value)
+		total += p.Value
+		if p.Value > points[maxI].Value {
+			maxI = i
+		}
+	}
+	top := c.Max
+	if top == 0 {
+		top = 1
+	}
+	const left, right, upper, lower = 40.0, 10.0, 10.0, 20.0
+	w, h := float64(c.Width)-left-right, float64(c.Height)-upper-lower
+	var line strings.Builder
+	for i, p := range points {
+		x := left
+		if len(points) > 1 {
+			x += w * float64(i) / float64(len(points)-1)
+		}
+		y := upper + h*(1-p.Value/top)
+		fmt.Fprintf(&line, "%.1f,%.1f ", x, y)
+		c.Points = append(c.Points, ChartDot{X: math.Round(x*10) / 10, Y: math.Round(y*10) / 10, Title: p.Label + ": " + num(p.Value)})
+	}
+	c.Line = strings.TrimSpace(line.String())
+	c.First, c.Last = points[0].Label, points[len(points)-1].Label
+	c.Description = fmt.Sprintf("%s from %s to %s: %s in all, at most %s on %s.", title, c.First, c.Last, num(total), num(c.Max),
+		points[maxI].Label)
+	return c
+}
+
+// num writes a count with thousands separators, or a decimal to one
+// place.
+func num(v float64) string {
+	if v != math.Trunc(v) {
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	s := strconv.FormatInt(int64(v), 10)
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// pct writes a fraction as a percentage.
+func pct(v float64) string { return strconv.FormatFloat(v*100, 'f', 1, 64) + "%" }
+
+// secs writes seconds as "1 min 5 s".
+func secs(v float64) string {
+	s := int(math.Round(v))
+	if s < 60 {
+		return strconv.Itoa(s) + " s"
+	}
+	return strconv.Itoa(s/60) + " min " + strconv.Itoa(s%60) + " s"
+}
