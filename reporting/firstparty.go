@@ -261,11 +261,20 @@ func (a *Analytics) Flush(ctx context.Context) error {
 	return nil
 }
 
+// HousekeepInterval is how often Run forgets old salts and prunes.
+const HousekeepInterval = time.Hour
+
 // Run writes collected hits every FlushInterval (sooner when FlushSize
-// wait) until ctx ends, then once more.
+// wait) until ctx ends, then once more; and every HousekeepInterval (and
+// at the start) it housekeeps.
 func (a *Analytics) Run(ctx context.Context) {
 	t := time.NewTicker(a.o.FlushInterval)
 	defer t.Stop()
+	house := time.NewTicker(HousekeepInterval)
+	defer house.Stop()
+	if err := a.Housekeep(ctx); err != nil && ctx.Err() == nil {
+		a.o.Logger.ErrorContext(ctx, "reporting: housekeeping", "error", err)
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -273,6 +282,11 @@ func (a *Analytics) Run(ctx context.Context) {
 				a.o.Logger.Error("reporting: last flush", "error", err)
 			}
 			return
+		case <-house.C:
+			if err := a.Housekeep(ctx); err != nil && ctx.Err() == nil {
+				a.o.Logger.ErrorContext(ctx, "reporting: housekeeping", "error", err)
+			}
+			continue
 		case <-t.C:
 		case <-a.kick:
 		}

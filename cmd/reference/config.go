@@ -74,6 +74,12 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_EMAILLIST_LIST_ID", "Mailchimp's audience (list) ID"},
 	{"GROUNDWORK_EMAILLIST_ALLOW_INSECURE_URLS", "true lets the provider's address be http:// (a local test double) (false)"},
 	{"GROUNDWORK_EMAILLIST_SUBSCRIBE_LIMIT", "public subscribes a minute per address (10); cannot be turned off"},
+	{"GROUNDWORK_GSC_SITE_URL", "the Search Console property (sc-domain:example.com or https://example.com/) of the search reports"},
+	{"GROUNDWORK_GA4_PROPERTY_ID", "a GA4 property (digits): the analytics reports come from GA4, not the first-party analytics"},
+	{"GROUNDWORK_GOOGLE_CREDENTIALS", "a service-account key file for Search Console and GA4"},
+	{"GROUNDWORK_GOOGLE_CLIENT_ID", "instead, each user connects their own Google account at /google/auth/connect (with _SECRET, _REDIRECT_URL)"},
+	{"GROUNDWORK_GOOGLE_CLIENT_SECRET", "the OAuth client's secret"},
+	{"GROUNDWORK_GOOGLE_REDIRECT_URL", "the OAuth callback, https://your.site/google/auth/callback"},
 }
 
 // config is everything serve needs, from flags over the environment over
@@ -93,6 +99,7 @@ type config struct {
 	ai              a11yai.Options
 	webhooks        webhooksConfig
 	emaillist       emaillistConfig
+	reporting       reportingConfig
 	limits          limits
 	// formTokensOptional lets submissions without a form-load token be
 	// judged by _form_loaded_at (forms.Options.FormTokenOptional).
@@ -302,6 +309,9 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 		return nil, err
 	}
 	if cfg.emaillist, err = readEmaillistConfig(getenv); err != nil {
+		return nil, err
+	}
+	if cfg.reporting, err = readReportingConfig(getenv); err != nil {
 		return nil, err
 	}
 	cfg.mailFrom = envOr(getenv, "GROUNDWORK_MAIL_FROM", "groundwork@localhost")

@@ -150,6 +150,18 @@ var routes = []string{
 	"PUT /admin/emailmarketing/feeds/{id}",
 	"POST /admin/emailmarketing/feeds/{id}/test",
 	"POST /emailmarketing/subscribers",
+	"GET /search-reporting/performance",
+	"GET /search-reporting/top-queries",
+	"GET /search-reporting/top-pages",
+	"GET /analytics-reporting/overview",
+	"GET /analytics-reporting/top-content",
+	"GET /analytics-reporting/sources",
+	"GET /analytics-reporting/devices",
+	"POST /analytics/collect",
+	"GET /analytics/collect.gif",
+	"GET /analytics/script.js",
+	"GET /reporting",
+	"GET /reporting/_assets/{file}",
 }
 
 // endpoints groups routes by path, in the order they first appear:

@@ -49,6 +49,10 @@ token create flags:
                                     erase a customer's personal data from their bookings and the
                                     webhook deliveries about them, in place; prints the numbers
 `},
+	{"analytics", `  reference analytics seed [--days N] [--views N]
+                                    record sample page views (90 days, about 400 a day) to try the
+                                    dashboard at /reporting
+`},
 	{"emaillist", `  reference emaillist ping          check the provider's key (Kit: GET /account; Mailchimp: GET /ping)
   reference emaillist feeds list [--form ID]
                                     list the feeds (manage them at /admin/emailmarketing/feeds)

@@ -25,6 +25,9 @@ import (
 	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
+	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/webhooks"
 	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
@@ -32,7 +35,7 @@ import (
 
 // migrations lists every domain's schema, in the order they apply.
 var migrations = []store.Migrations{authsql.Migrations, formssql.Migrations, webhookssql.Migrations, bookingssql.Migrations,
-	emaillistsql.Migrations}
+	emaillistsql.Migrations, reportingsql.Migrations}
 
 func newLogger(cfg *config, w io.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.logLevel}
@@ -89,7 +92,9 @@ type app struct {
 	forms    *forms.Service
 	blobs    *forms.DirBlobStore
 	webhooks *webhooks.Service
-	handler  http.Handler
+	// analytics collects page views in the background (Run).
+	analytics *reporting.Analytics
+	handler   http.Handler
 	// routes are the domain handlers' routes, "METHOD /path/{param}".
 	routes []string
 }
@@ -257,14 +262,32 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		return nil, err
 	}
 
+	// reporting: the first-party analytics (the server's own pages are
+	// counted), Google's sources when configured, the routes, the
+	// dashboard for users with view_search_reporting.
+	reports, err := newReporting(cfg.reporting, cfg, db, a.tokens, secretKey, limiter, logger)
+	if err != nil {
+		return nil, err
+	}
+	a.analytics = reports.analytics
+
 	mux := http.NewServeMux()
+	mux.Handle("/search-reporting/", signIn.LoadUser(reports.routes))
+	mux.Handle("/analytics-reporting/", signIn.LoadUser(reports.routes))
+	mux.Handle(reporting.CollectPrefixDefault+"/", reports.collect)
+	dashboardGuard := signIn.RequireCapability(reporting.CapabilityView)
+	mux.Handle("/reporting", dashboardGuard(reports.dashboard))
+	mux.Handle("/reporting/", dashboardGuard(reports.dashboard))
+	if reports.oauth != nil {
+		mux.Handle(reportinggoogle.OAuthPrefixDefault+"/", signIn.Protect(signIn.LoadUser(reports.oauth)))
+	}
 	mux.Handle(emaillist.AdminPrefixDefault+"/", signIn.Protect(signIn.LoadUser(listAdmin)))
 	mux.Handle(emaillist.SubscribePrefixDefault+"/", listSubscribe)
 	mux.Handle(bookings.FeedPrefixDefault+"/", bookingFeeds)
 	mux.Handle(bookings.PrefixDefault, bookingsHandler)
 	mux.Handle(bookings.PrefixDefault+"/", bookingsHandler)
 	mux.Handle(bookings.AdminPrefixDefault+"/", bookingsAdmin)
-	mux.Handle(bookings.PagePrefixDefault+"/", bookingPages)
+	mux.Handle(bookings.PagePrefixDefault+"/", trackViews(reports.analytics, bookingPages, cfg))
 	signIn.Mount(mux)
 	mux.Handle("GET /dashboard", signIn.RequireUser(dashboard))
 	mux.Handle(webhooks.PrefixDefault+"/", webhooksHandler)
@@ -275,14 +298,18 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	mux.Handle(a11y.PrefixDefault+"/", colorHandler)
 	mux.Handle(forms.PrefixDefault, formsHandler)
 	mux.Handle(forms.PrefixDefault+"/", formsHandler)
-	mux.Handle(forms.PagePrefixDefault+"/", pages)
+	mux.Handle(forms.PagePrefixDefault+"/", trackViews(reports.analytics, pages, cfg))
 	mux.Handle("/api/v1/a11y/", colorAIHandler)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
 	})
 	a.routes = slices.Concat(authHandler.Routes(), signIn.Routes(), []string{"GET /dashboard"}, colorHandler.Routes(), colorAIHandler.Routes(), formsHandler.Routes(),
 		pages.Routes(), webhooksHandler.Routes(), inboundHandler.Routes(), bookingsHandler.Routes(), bookingsAdmin.Routes(), bookingPages.Routes(),
-		bookingFeeds.Routes(), listAdmin.Routes(), listSubscribe.Routes())
+		bookingFeeds.Routes(), listAdmin.Routes(), listSubscribe.Routes(), reports.routes.Routes(), reports.collect.Routes(),
+		reports.dashboard.Routes())
+	if reports.oauth != nil {
+		a.routes = append(a.routes, reports.oauth.Routes()...)
+	}
 	a.handler = recoverPanics(logRequests(mux, logger, cfg.requestLogEvery), logger)
 	return a, nil
 }
@@ -337,6 +364,9 @@ func serve(ctx context.Context, cfg *config, logOut io.Writer, ready func(addr s
 	// Webhook deliveries are sent by the delivery loop, as they come due.
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopLoop()
+	// Collected page views are written every second.
+	collected := make(chan struct{})
+	go func() { a.analytics.Run(loopCtx); close(collected) }()
 	looped := make(chan error, 1)
 	go func() { looped <- a.webhooks.RunDeliveries(loopCtx) }()
 	served := make(chan error, 1)
@@ -357,12 +387,16 @@ func serve(ctx context.Context, cfg *config, logOut io.Writer, ready func(addr s
 	if serr := srv.Shutdown(shutdownCtx); serr != nil {
 		err = errors.Join(err, fmt.Errorf("shutdown: %w", serr))
 	}
-	stopLoop() // the attempts under way finish and are recorded
+	stopLoop() // the attempts under way finish and are recorded; the last views are written
 	select {
 	case lerr := <-looped:
 		err = errors.Join(err, lerr)
 	case <-shutdownCtx.Done():
 		err = errors.Join(err, errors.New("shutdown: webhook deliveries still under way"))
+	}
+	select {
+	case <-collected:
+	case <-shutdownCtx.Done():
 	}
 	if qerr := a.queue.Stop(shutdownCtx); qerr != nil {
 		err = errors.Join(err, qerr)

@@ -19,6 +19,7 @@ import (
 	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
 
@@ -217,6 +218,7 @@ var knownAbilities = []string{"*",
 	bookings.AbilityView, bookings.AbilityConfirm, bookings.AbilityCancel, bookings.AbilityComplete, bookings.AbilityNoShow,
 	bookings.AbilityReschedule, bookings.AbilityReassign, bookings.AbilityManage, bookings.AbilityReissue, "bookings:*",
 	emaillistAbility, "emailmarketing:*",
+	reporting.AbilityView, "reporting:*",
 }
 
 // knownAbility reports whether a route checks ability, or ability is a

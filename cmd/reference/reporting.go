@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
+	"github.com/groundwork-go/groundwork/reporting/reportingsql"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// reportingConfig is where the reports come from, from the environment.
+type reportingConfig struct {
+	siteURL, propertyID, credentials    string
+	clientID, clientSecret, redirectURL string
+}
+
+func readReportingConfig(getenv func(string) string) (reportingConfig, error) {
+	c := reportingConfig{siteURL: getenv("GROUNDWORK_GSC_SITE_URL"), propertyID: getenv("GROUNDWORK_GA4_PROPERTY_ID"),
+		credentials: getenv("GROUNDWORK_GOOGLE_CREDENTIALS"), clientID: getenv("GROUNDWORK_GOOGLE_CLIENT_ID"),
+		clientSecret: getenv("GROUNDWORK_GOOGLE_CLIENT_SECRET"), redirectURL: getenv("GROUNDWORK_GOOGLE_REDIRECT_URL")}
+	oauth := c.clientID != "" || c.clientSecret != "" || c.redirectURL != ""
+	switch {
+	case oauth && (c.clientID == "" || c.clientSecret == "" || c.redirectURL == ""):
+		return c, errors.New("GROUNDWORK_GOOGLE_CLIENT_ID, _SECRET and _REDIRECT_URL go together")
+	case oauth && c.credentials != "":
+		return c, errors.New("set GROUNDWORK_GOOGLE_CREDENTIALS or the GROUNDWORK_GOOGLE_CLIENT_* variables, not both")
+	case c.propertyID != "" && strings.Trim(c.propertyID, "0123456789") != "":
+		return c, fmt.Errorf("GROUNDWORK_GA4_PROPERTY_ID must be digits, not %q", c.propertyID)
+	}
+	return c, nil
+}
+
+// reportingParts is the reporting wiring of the server.
+type reportingParts struct {
+	analytics *reporting.Analytics
+	routes    *reporting.Handler
+	collect   *reporting.CollectHandler
+	dashboard *reporting.Dashboard
+	oauth     *reportinggoogle.OAuth // nil without a Google client
+}
+
+// userID is the signed-in user of a request, as text.
+func userID(ctx context.Context) (string, bool) {
+	u, ok := auth.UserFrom(ctx)
+	if !ok {
+		return "", false
+	}
+	return strconv.FormatInt(u.ID, 10), true
+}
+
+// newReporting wires the first-party analytics (always on), the Google
+// sources the configuration names, the routes, the collection endpoints
+// and the dashboard.
+func newReporting(c reportingConfig, cfg *config, db *store.DB, tokens *auth.Service, key []byte, limiter store.RateLimiter,
+	logger *slog.Logger) (*reportingParts, error) {
+	st := reportingsql.New(db)
+	p := &reportingParts{}
+	var err error
+	if p.analytics, err = reporting.NewAnalytics(st, &reporting.AnalyticsOptions{Logger: logger}); err != nil {
+		return nil, err
+	}
+	var hosts []string
+	if cfg.baseURL != nil {
+		hosts = []string{cfg.baseURL.Hostname()}
+	}
+	if p.collect, err = reporting.NewCollectHandler(p.analytics, &reporting.CollectOptions{Hosts: hosts, RateLimiter: limiter,
+		TrustedProxies: cfg.trustedProxies, Logger: logger}); err != nil {
+		return nil, err
+	}
+	var clients reportinggoogle.Clients
+	switch {
+	case c.credentials != "":
+		keyFile, err := os.ReadFile(c.credentials)
+		if err != nil {
+			return nil, fmt.Errorf("GROUNDWORK_GOOGLE_CREDENTIALS: %w", err)
+		}
+		if clients, err = reportinggoogle.ServiceAccount(context.Background(), keyFile, nil, reportinggoogle.ScopeSearchConsole,
+			reportinggoogle.ScopeAnalytics); err != nil {
+			return nil, err
+		}
+	case c.clientID != "":
+		if p.oauth, err = reportinggoogle.NewOAuth(reportinggoogle.OAuthOptions{ClientID: c.clientID, ClientSecret: c.clientSecret,
+			RedirectURL: c.redirectURL, Scopes: []string{reportinggoogle.ScopeSearchConsole, reportinggoogle.ScopeAnalytics}, Store: st,
+			Key: deriveKey(key, "google tokens"), AfterConnect: "/reporting", Logger: logger,
+			UserID:          func(r *http.Request) (string, bool) { return userID(r.Context()) },
+			UserFromContext: userID}); err != nil {
+			return nil, err
+		}
+		clients = p.oauth
+	}
+	o := &reporting.HandlerOptions{Analytics: p.analytics, Logger: logger, Authorizer: reportsAuthorizer(tokens)}
+	if clients != nil && c.siteURL != "" {
+		if o.Search, err = reportinggoogle.NewSearchConsole(reportinggoogle.SearchConsoleOptions{SiteURL: c.siteURL, Clients: clients}); err != nil {
+			return nil, err
+		}
+	}
+	if clients != nil && c.propertyID != "" {
+		if o.Analytics, err = reportinggoogle.NewGA4(reportinggoogle.GA4Options{PropertyID: c.propertyID, Clients: clients}); err != nil {
+			return nil, err
+		}
+	}
+	if p.routes, err = reporting.NewHandler(o); err != nil {
+		return nil, err
+	}
+	do := &reporting.DashboardOptions{Logger: logger}
+	if p.oauth != nil {
+		do.ConnectURL = reportinggoogle.OAuthPrefixDefault + "/connect"
+	}
+	if p.dashboard, err = reporting.NewDashboard(p.routes, do); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// reportsAuthorizer lets a bearer token with reporting:view, or a
+// signed-in user with view_search_reporting, see the reports.
+func reportsAuthorizer(tokens *auth.Service) reporting.Authorizer {
+	return reporting.AuthorizerFunc(func(r *http.Request) reporting.Access {
+		if token, ok := api.BearerToken(r); ok {
+			caller, abilities, err := tokens.VerifyToken(r.Context(), token)
+			switch {
+			case err != nil || caller == "":
+				return reporting.Unauthenticated
+			case auth.Can(abilities, reporting.AbilityView):
+				return reporting.Allowed
+			}
+			return reporting.Forbidden
+		}
+		u, ok := auth.UserFrom(r.Context())
+		switch {
+		case !ok:
+			return reporting.Unauthenticated
+		case u.Can(reporting.CapabilityView):
+			return reporting.Allowed
+		}
+		return reporting.Forbidden
+	})
+}
+
+// trackViews records a page view of each HTML page served (GET, 200),
+// on the server: the pages carry no script, so the reference server's own
+// pages are counted without one.
+func trackViews(a *reporting.Analytics, next http.Handler, trusted *config) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(rec, r)
+		if r.Method != http.MethodGet || rec.status != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
+			return
+		}
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		origin := scheme + "://" + r.Host
+		if trusted.baseURL != nil {
+			origin = strings.TrimSuffix(trusted.baseURL.String(), "/")
+		}
+		err := a.Collect(r.Context(), reporting.View{URL: origin + r.URL.RequestURI(), Referrer: r.Referer(),
+			IP: api.ClientIPString(r, trusted.trustedProxies), UserAgent: r.UserAgent()})
+		if err != nil && !errors.Is(err, reporting.ErrBot) && !errors.Is(err, reporting.ErrBadView) {
+			slog.Default().ErrorContext(r.Context(), "reporting: track view", "error", err)
+		}
+	})
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// runAnalytics is "reference analytics seed [--days N]": sample page
+// views for trying the dashboard.
+func runAnalytics(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "seed" {
+		return usageError{"analytics needs a sub-command: seed"}
+	}
+	fs := newFlagSet("reference analytics seed")
+	days := fs.Int("days", 90, "how many days back, today included")
+	perDay := fs.Int("views", 400, "page views on a typical day")
+	st, _, _, err := dbCommand(ctx, fs, args[1:], getenv, stderr, func(positional []string) error {
+		if err := noArguments(positional); err != nil {
+			return err
+		}
+		if *days < 1 || *days > reporting.AnalyticsMaxDays || *perDay < 1 || *perDay > 100000 {
+			return usageError{"--days must be 1 to 730 and --views 1 to 100000"}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	n, err := seedAnalytics(ctx, reportingsql.New(st), time.Now().UTC(), *days, *perDay)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d sample page views over %d days recorded. See them at /reporting.\n", n, *days)
+	return nil
+}
+
+// seedAnalytics records sample traffic: a weekly rhythm, slow growth, a
+// handful of pages, sources and devices, some events.
+func seedAnalytics(ctx context.Context, st reporting.Store, today time.Time, days, perDay int) (int, error) {
+	r := rand.New(rand.NewPCG(7, 11))
+	pages := []struct{ path, title string }{{"/", "Home"}, {"/forms/contact-us", "Contact us"}, {"/bookings/consultation", "Book a consultation"},
+		{"/pricing", "Pricing"}, {"/blog/accessible-colours", "Accessible colours"}, {"/about", "About"}}
+	sources := []string{"Direct", "Direct", "google.com", "google.com", "google.com", "newsletter", "duckduckgo.com", "news.ycombinator.com"}
+	devices := []string{"desktop", "desktop", "mobile", "mobile", "mobile", "tablet"}
+	events := []string{"booking_made", "form_submitted", "signup"}
+	total := 0
+	for d := days - 1; d >= 0; d-- {
+		day := time.Date(today.Year(), today.Month(), today.Day()-d, 0, 0, 0, 0, time.UTC)
+		weekday := 1.0
+		if day.Weekday() == time.Saturday || day.Weekday() == time.Sunday {
+			weekday = 0.6
+		}
+		n := int(float64(perDay) * weekday * (0.8 + 0.4*float64(days-d)/float64(days)) * (0.9 + 0.2*r.Float64()))
+		var hits []reporting.Hit
+		for i := range n {
+			visitor := strconv.Itoa(r.IntN(max(n/3, 1)))
+			p := pages[min(int(r.ExpFloat64()*1.5), len(pages)-1)]
+			h := reporting.Hit{At: day.Add(time.Duration(i) * 24 * time.Hour / time.Duration(n+1)), Day: day.Format(time.DateOnly),
+				Visitor: "seed-" + day.Format("0102") + "-" + visitor, Path: p.path, Title: p.title,
+				Source: sources[r.IntN(len(sources))], Device: devices[r.IntN(len(devices))]}
+			hits = append(hits, h)
+			if r.IntN(20) == 0 {
+				e := h
+				e.Event, e.Path, e.Title = events[r.IntN(len(events))], "", ""
+				hits = append(hits, e)
+			}
+		}
+		if err := st.Record(ctx, hits); err != nil {
+			return total, err
+		}
+		total += n
+	}
+	return total, nil
+}

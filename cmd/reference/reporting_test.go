@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// The reports on the reference server: seeded sample data, the routes'
+// guard (token ability, 401, 403), the server's own pages counted.
+func TestReporting(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.DSN(t, store.SQLite)
+	e := env{"GROUNDWORK_DB": dsn, "GROUNDWORK_SECRET_KEY": testSecretKey}
+	c, out, stderr := runCmd(t, e, "analytics", "seed", "--days", "7", "--views", "50")
+	require.Equal(t, 0, c, stderr)
+	require.Contains(t, out, "sample page views over 7 days recorded")
+	c, _, stderr = runCmd(t, e, "analytics", "seed", "--days", "0")
+	require.Equal(t, 2, c)
+	require.Contains(t, stderr, "--days must be 1 to 730")
+	c, _, _ = runCmd(t, e, "bookings", "seed")
+	require.Equal(t, 0, c)
+
+	base := startServe(t, dsn)
+	code, body := get(t, base+"/analytics-reporting/overview?days=7", "")
+	require.Equal(t, 401, code)
+	require.JSONEq(t, `{"error":"unauthenticated","message":"Sign in to view analytics."}`, body)
+	c, out, _ = runCmd(t, e, "token", "create", "--name", "other", "--ability", "forms:*")
+	require.Equal(t, 0, c)
+	code, _ = get(t, base+"/analytics-reporting/overview?days=7", strings.TrimSpace(out))
+	require.Equal(t, 403, code)
+	c, out, _ = runCmd(t, e, "token", "create", "--name", "reports", "--ability", "reporting:view")
+	require.Equal(t, 0, c)
+	token := strings.TrimSpace(out)
+	code, body = get(t, base+"/analytics-reporting/overview?days=7", token)
+	require.Equal(t, 200, code, body)
+	var ov struct {
+		Totals struct {
+			PageViews float64 `json:"page_views"`
+		}
+		Trend []struct{ Date string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &ov))
+	require.Len(t, ov.Trend, 7)
+	require.Greater(t, ov.Totals.PageViews, 200.0, "the seeded views")
+	code, body = get(t, base+"/search-reporting/performance", token)
+	require.Equal(t, 501, code, "no Search Console configured")
+	require.Contains(t, body, `"base_not_installed"`)
+
+	// A visit to a booking page, from a browser, is counted.
+	req, _ := http.NewRequest("GET", base+"/bookings/consultation", nil)
+	req.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 200, res.StatusCode)
+	require.Eventually(t, func() bool {
+		_, body := get(t, base+"/analytics-reporting/top-content?days=1&limit=100", token)
+		return strings.Contains(body, `"path":"/bookings/consultation"`)
+	}, 10*time.Second, 300*time.Millisecond)
+
+	// The dashboard asks for a signed-in user with the capability.
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err = client.Get(base + "/reporting")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusFound, res.StatusCode)
+	require.Contains(t, res.Header.Get("Location"), "/login")
+}
