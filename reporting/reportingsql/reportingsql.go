@@ -199,14 +199,37 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 			return err
 		}
 		var rollups [][]any
+		weekly := map[rollupKey]*reporting.DailyRow{}
 		for k, r := range inc {
 			rollups = append(rollups, []any{k.day, k.dim, k.key, r.Label, r.Views, r.Visitors, r.Sessions, r.Duration})
+			wk := rollupKey{weekOf(k.day), k.dim, k.key}
+			w := weekly[wk]
+			if w == nil {
+				w = &reporting.DailyRow{}
+				weekly[wk] = w
+			}
+			w.Views, w.Visitors, w.Sessions, w.Duration = w.Views+r.Views, w.Visitors+r.Visitors, w.Sessions+r.Sessions, w.Duration+r.Duration
+			if r.Label != "" {
+				w.Label = r.Label
+			}
 		}
-		return values(ctx, tx, `INSERT INTO reporting_daily (day, dim, key, label, views, visitors, sessions, duration_seconds) VALUES %s
-			ON CONFLICT (dim, day, key) DO UPDATE SET views = reporting_daily.views + excluded.views,
-			visitors = reporting_daily.visitors + excluded.visitors, sessions = reporting_daily.sessions + excluded.sessions,
-			duration_seconds = reporting_daily.duration_seconds + excluded.duration_seconds,
-			label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE reporting_daily.label END`, 8, rollups, nil)
+		var weeks [][]any
+		for k, w := range weekly {
+			weeks = append(weeks, []any{k.day, k.dim, k.key, w.Label, w.Views, w.Visitors, w.Sessions, w.Duration})
+		}
+		for _, t := range []struct {
+			table, period string
+			rows          [][]any
+		}{{"reporting_daily", "day", rollups}, {"reporting_weekly", "week", weeks}} {
+			if err := values(ctx, tx, `INSERT INTO `+t.table+` (`+t.period+`, dim, key, label, views, visitors, sessions, duration_seconds)
+				VALUES %s ON CONFLICT (dim, `+t.period+`, key) DO UPDATE SET views = `+t.table+`.views + excluded.views,
+				visitors = `+t.table+`.visitors + excluded.visitors, sessions = `+t.table+`.sessions + excluded.sessions,
+				duration_seconds = `+t.table+`.duration_seconds + excluded.duration_seconds,
+				label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE `+t.table+`.label END`, 8, t.rows, nil); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("reportingsql: record: %w", err)
@@ -238,10 +261,19 @@ func (s *Store) Daily(ctx context.Context, dim, from, to string, limit int) ([]r
 		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT day AS key, '' AS label, views, visitors, sessions, duration_seconds
 			FROM reporting_daily WHERE dim = 'total' AND day >= ? AND day <= ? ORDER BY day`), from, to)
 	} else {
+		// Whole weeks from the weekly rollup, the days either side from
+		// the daily one.
+		firstWeek, lastWeek := wholeWeeks(from, to)
 		q := `SELECT key, MAX(label) AS label, SUM(views) AS views, SUM(visitors) AS visitors, SUM(sessions) AS sessions,
-			SUM(duration_seconds) AS duration_seconds FROM reporting_daily WHERE dim = ? AND day >= ? AND day <= ?
+			SUM(duration_seconds) AS duration_seconds FROM (
+			SELECT key, label, views, visitors, sessions, duration_seconds FROM reporting_daily
+				WHERE dim = ? AND day >= ? AND day <= ? AND (day < ? OR day > ?)
+			UNION ALL
+			SELECT key, label, views, visitors, sessions, duration_seconds FROM reporting_weekly
+				WHERE dim = ? AND week >= ? AND week <= ?) periods
 			GROUP BY key ORDER BY views DESC, key`
-		args := []any{dim, from, to}
+		lastDay := addDays(lastWeek, 6)
+		args := []any{dim, from, to, firstWeek, lastDay, dim, firstWeek, lastWeek}
 		if limit > 0 {
 			q += ` LIMIT ?`
 			args = append(args, limit)
@@ -252,6 +284,38 @@ func (s *Store) Daily(ctx context.Context, dim, from, to string, limit int) ([]r
 		return nil, fmt.Errorf("reportingsql: daily %s: %w", dim, err)
 	}
 	return rows, nil
+}
+
+// weekOf is the Monday of day's week.
+func weekOf(day string) string {
+	d, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return day
+	}
+	return d.AddDate(0, 0, -((int(d.Weekday())+6)%7)).Format(time.DateOnly)
+}
+
+func addDays(day string, n int) string {
+	d, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return day
+	}
+	return d.AddDate(0, 0, n).Format(time.DateOnly)
+}
+
+// wholeWeeks are the Mondays of the first and last weeks wholly inside
+// [from, to]; the last before the first when there are none.
+func wholeWeeks(from, to string) (string, string) {
+	first := weekOf(from)
+	if first < from {
+		first = addDays(first, 7)
+	}
+	last := weekOf(addDays(to, 1)) // a week ending on to starts six days before
+	last = addDays(last, -7)
+	if addDays(last, 6) > to {
+		last = addDays(last, -7)
+	}
+	return first, last
 }
 
 // Forget implements reporting.Store.
@@ -280,7 +344,14 @@ func (s *Store) Prune(ctx context.Context, day string) (int, error) {
 		return 0, fmt.Errorf("reportingsql: prune: %w", err)
 	}
 	n, err := res.RowsAffected()
-	return int(n), err
+	if err != nil {
+		return 0, err
+	}
+	// Weeks that ended before day.
+	if _, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM reporting_weekly WHERE week < ?`), addDays(weekOf(day), 0)); err != nil {
+		return 0, fmt.Errorf("reportingsql: prune: %w", err)
+	}
+	return int(n), nil
 }
 
 type connectionRow struct {

@@ -5,6 +5,7 @@ package reportingtest
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -63,6 +64,40 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 		forgotten, err := s.Salt(ctx, "2026-06-01", []byte("four"))
 		require.NoError(t, err)
 		require.Equal(t, []byte("four"), forgotten, "yesterday's salt is gone")
+	})
+
+	// Ranges over whole weeks (read from the weekly rollup) and their
+	// edges (from the daily one) count every day once.
+	t.Run("Weeks", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		start := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC) // a Friday
+		var hits []reporting.Hit
+		for d := range 40 {
+			day := start.AddDate(0, 0, d)
+			for i := range d + 1 { // d+1 views on day d
+				hits = append(hits, reporting.Hit{At: day.Add(time.Duration(i) * time.Minute), Day: day.Format(time.DateOnly),
+					Visitor: "v" + strconv.Itoa(i), Path: "/p", Source: "Direct", Device: "desktop"})
+			}
+		}
+		require.NoError(t, s.Record(ctx, hits))
+		sum := func(from, to int) int64 { // views on days from..to: (from+1)+...+(to+1)
+			return int64((to+1)*(to+2)/2 - from*(from+1)/2)
+		}
+		for _, r := range [][2]int{{0, 39}, {3, 17}, {0, 0}, {5, 9}, {10, 16}, {2, 30}, {17, 39}} {
+			from, to := start.AddDate(0, 0, r[0]).Format(time.DateOnly), start.AddDate(0, 0, r[1]).Format(time.DateOnly)
+			rows, err := s.Daily(ctx, reporting.DimPage, from, to, 0)
+			require.NoError(t, err)
+			require.Len(t, rows, 1)
+			require.Equal(t, sum(r[0], r[1]), rows[0].Views, "days %d..%d", r[0], r[1])
+			totals, err := s.Daily(ctx, reporting.DimTotal, from, to, 0)
+			require.NoError(t, err)
+			var views int64
+			for _, row := range totals {
+				views += row.Views
+			}
+			require.Equal(t, sum(r[0], r[1]), views)
+		}
 	})
 
 	t.Run("RecordAndRead", func(t *testing.T) {

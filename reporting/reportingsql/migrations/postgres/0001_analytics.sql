@@ -12,6 +12,19 @@ CREATE TABLE reporting_daily (
 	duration_seconds BIGINT NOT NULL,
 	PRIMARY KEY (dim, day, key)
 );
+-- The same by week (the Monday), so a long range reads a seventh of the
+-- rows.
+CREATE TABLE reporting_weekly (
+	week TEXT NOT NULL,
+	dim TEXT NOT NULL,
+	key TEXT NOT NULL,
+	label TEXT NOT NULL,
+	views BIGINT NOT NULL,
+	visitors BIGINT NOT NULL,
+	sessions BIGINT NOT NULL,
+	duration_seconds BIGINT NOT NULL,
+	PRIMARY KEY (dim, week, key)
+);
 CREATE TABLE reporting_seen (
 	day TEXT NOT NULL,
 	visitor TEXT NOT NULL,

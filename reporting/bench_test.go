@@ -1,0 +1,145 @@
+package reporting_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportingsql"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// Page views posted over loopback HTTP by 16 clients, each from its own
+// address through a trusted proxy, written by the collector's flushes;
+// the last flush is inside the timing.
+func BenchmarkCollect(b *testing.B) {
+	for _, d := range storetest.Dialects() {
+		b.Run(string(d), func(b *testing.B) {
+			db := storetest.Open(b, d, reportingsql.Migrations)
+			a, err := reporting.NewAnalytics(reportingsql.New(db), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { a.Run(ctx); close(done) }()
+			h, err := reporting.NewCollectHandler(a, &reporting.CollectOptions{Hosts: []string{"shop.example"},
+				TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			var n atomic.Int64
+			b.SetParallelism(8)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+				for pb.Next() {
+					i := n.Add(1)
+					body := `{"name":"pageview","url":"https://shop.example/p/` + strconv.Itoa(int(i%200)) + `","title":"Page","referrer":"https://search.example/"}`
+					req, _ := http.NewRequest("POST", srv.URL+"/analytics/collect", strings.NewReader(body))
+					req.Header.Set("User-Agent", browser)
+					req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255))
+					res, err := client.Do(req)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					res.Body.Close()
+					if res.StatusCode != http.StatusAccepted {
+						b.Errorf("status %d", res.StatusCode)
+						return
+					}
+				}
+			})
+			cancel()
+			<-done
+			b.StopTimer()
+			var views int64
+			if err := db.Get(&views, "SELECT COALESCE(SUM(views), 0) FROM reporting_daily WHERE dim = 'total'"); err != nil {
+				b.Fatal(err)
+			}
+			if views != n.Load() {
+				b.Fatalf("%d views recorded of %d", views, n.Load())
+			}
+		})
+	}
+}
+
+// seedMillion records 1,000,000 page views over 90 days through the
+// store: 2,000 pages, 40 sources, 3 devices, 20 events, a visitor
+// population of 4,000 a day.
+func seedMillion(b *testing.B, st reporting.Store, today time.Time) {
+	b.Helper()
+	r := rand.New(rand.NewPCG(1, 2))
+	const days, total = 90, 1_000_000
+	devices := []string{"desktop", "mobile", "tablet"}
+	for d := range days {
+		day := today.AddDate(0, 0, d-(days-1))
+		var batch []reporting.Hit
+		for i := range total / days {
+			h := reporting.Hit{At: day.Add(time.Duration(i) * time.Second * 7), Day: day.Format(time.DateOnly),
+				Visitor: "v" + strconv.Itoa(r.IntN(4000)), Path: "/p/" + strconv.Itoa(int(r.ExpFloat64()*300)%2000),
+				Title: "Page", Source: "s" + strconv.Itoa(r.IntN(40)), Device: devices[r.IntN(3)]}
+			if i%50 == 0 {
+				h.Event = "e" + strconv.Itoa(r.IntN(20))
+			}
+			batch = append(batch, h)
+			if len(batch) == 5000 {
+				if err := st.Record(context.Background(), batch); err != nil {
+					b.Fatal(err)
+				}
+				batch = batch[:0]
+			}
+		}
+		if err := st.Record(context.Background(), batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The reports over a million page views in 90 days, uncached (straight
+// from the source).
+func BenchmarkReports(b *testing.B) {
+	for _, d := range storetest.Dialects() {
+		b.Run(string(d), func(b *testing.B) {
+			db := storetest.Open(b, d, reportingsql.Migrations)
+			today := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+			st := reportingsql.New(db)
+			start := time.Now()
+			seedMillion(b, st, today)
+			b.Logf("seeded a million views in %s", time.Since(start).Round(time.Second))
+			a, err := reporting.NewAnalytics(st, &reporting.AnalyticsOptions{Now: func() time.Time { return today.Add(12 * time.Hour) }})
+			if err != nil {
+				b.Fatal(err)
+			}
+			q := reporting.AnalyticsQuery{Days: 90, Limit: 10}
+			b.Run("overview", func(b *testing.B) {
+				for b.Loop() {
+					ov, err := a.Overview(context.Background(), q)
+					if err != nil || ov.Totals.PageViews < 900_000 {
+						b.Fatal(err, ov.Totals.PageViews)
+					}
+				}
+			})
+			b.Run("top-content", func(b *testing.B) {
+				for b.Loop() {
+					tc, err := a.TopContent(context.Background(), q)
+					if err != nil || len(tc.TopPages) != 10 {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
