@@ -292,7 +292,7 @@ func weekOf(day string) string {
 	if err != nil {
 		return day
 	}
-	return d.AddDate(0, 0, -((int(d.Weekday())+6)%7)).Format(time.DateOnly)
+	return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7)).Format(time.DateOnly)
 }
 
 func addDays(day string, n int) string {
