@@ -19,6 +19,9 @@
 //   - [github.com/groundwork-go/groundwork/emaillist]: email-list feeds
 //     from form submissions, a dry-run, a public subscribe, Kit and
 //     Mailchimp.
+//   - [github.com/groundwork-go/groundwork/reporting]: search and analytics
+//     reports from Google (reporting/reportinggoogle) or from a built-in,
+//     cookie-free analytics source, with a dashboard.
 //   - [github.com/groundwork-go/groundwork/auth]: users, web sign-in and
 //     API tokens with abilities, the bearer credentials of every admin API.
 //   - [github.com/groundwork-go/groundwork/store]: SQLite or Postgres
@@ -27,7 +30,7 @@
 //   - [github.com/groundwork-go/groundwork/mail]: the Mailer the domains
 //     send through, over SMTP or into an in-memory outbox.
 //
-// Reporting joins as its package lands. The examples directory holds small programs that use
+// The examples directory holds small programs that use
 // the library as a host does.
 //
 // # How the parts compose

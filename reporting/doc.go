@@ -1,0 +1,49 @@
+// Package reporting serves search and analytics reports: from Google
+// (Search Console and GA4, in the reportinggoogle sub-package, so a host
+// without Google does not link Google's clients) or from a built-in,
+// privacy-friendly analytics source; with JSON routes and a dashboard.
+//
+// # Sources
+//
+// A [SearchSource] answers performance (totals and a daily trend), top
+// queries and top pages; an [AnalyticsSource] the overview (totals and
+// trend) and top content (pages and events); a [BreakdownSource] also
+// breaks views down by source and device. A source that depends on who
+// asks (a user's own Google connection) is [Connected].
+//
+// # First-party analytics
+//
+// [Analytics] records page views and named events without cookies: a
+// visitor is a hash of the day's salt, the site, the IP address and the
+// user agent; the salt is forgotten after a day, so nobody can be
+// followed from one day to the next, and no IP address or user agent is
+// stored. Bots are dropped by user agent. [NewCollectHandler] takes views
+// at POST /analytics/collect (JSON, any content type, for sendBeacon), a
+// no-JavaScript pixel GET /analytics/collect.gif (the page is its
+// Referer) and a tiny script; a per-address throttle guards them. Views
+// are buffered and written every second in one transaction into daily
+// and weekly rollups (views, visitors, sessions, duration by page, event,
+// source, device, country), so reports stay fast at millions of views;
+// rollups past the retention are pruned.
+//
+// # Routes
+//
+// [NewHandler] serves /search-reporting/performance, top-queries and
+// top-pages (days 28, 1..490; limit 25, 1..1000) and
+// /analytics-reporting/overview and top-content (days 30, 1..730; limit
+// 10, 1..100; property_id), plus sources and devices for the first-party
+// source, with the original's error contract {"error", "message"}: 401
+// unauthenticated, 403 forbidden, 409 not_connected, 501
+// base_not_installed, 502 reporting_error (never a provider's body,
+// which is logged). Successful answers are cached five minutes per
+// source, connection and parameters. An [Authorizer] decides who may see
+// them (the reference server: tokens with reporting:view, users with
+// view_search_reporting).
+//
+// # Dashboard
+//
+// [NewDashboard] is a page of every report, in the shared page layout:
+// totals, trends drawn as inline SVG on the server (with a title, a
+// description and the figures in words), tables, and a 7/28/90-day
+// picker, all without JavaScript.
+package reporting
