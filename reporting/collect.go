@@ -74,23 +74,16 @@ func NewCollectHandler(a *Analytics, opts *CollectOptions) (*CollectHandler, err
 	if opts != nil {
 		o = *opts
 	}
-	prefix := strings.TrimSuffix(o.Prefix, "/")
-	if o.Prefix == "" {
-		prefix = CollectPrefixDefault
+	b, err := api.NewBase(o.Prefix, CollectPrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("reporting: new collect handler: %w", err)
 	}
-	if !strings.HasPrefix(prefix, "/") {
-		return nil, errors.New("reporting: new collect handler: the prefix must start with /")
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.RateLimiter == nil {
-		o.RateLimiter = store.NewMemoryRateLimiter(nil)
-	}
+	prefix := b.Prefix
+	o.RateLimiter, o.Logger = b.Throttle.Limiter, b.Logger
 	for i, h := range o.Hosts {
 		o.Hosts[i] = strings.ToLower(h)
 	}
-	h := &CollectHandler{a: a, o: o, prefix: prefix, mux: http.NewServeMux()}
+	h := &CollectHandler{a: a, o: o, prefix: prefix, mux: b.Mux}
 	if o.Limit >= 0 {
 		limit := o.Limit
 		if limit == 0 {
@@ -103,7 +96,6 @@ func NewCollectHandler(a *Analytics, opts *CollectOptions) (*CollectHandler, err
 	h.mux.Handle("POST "+prefix+"/collect", h.throttle.Wrap(http.HandlerFunc(h.collect)))
 	h.mux.Handle("GET "+prefix+"/collect.gif", h.throttle.Wrap(http.HandlerFunc(h.pixel)))
 	h.mux.HandleFunc("GET "+prefix+"/script.js", h.script)
-	h.mux.HandleFunc(prefix+"/", func(w http.ResponseWriter, r *http.Request) { api.WriteError(w, r, o.Logger, nil, api.ErrNotFound) })
 	return h, nil
 }
 

@@ -236,17 +236,30 @@ func seedAnalytics(ctx context.Context, st reporting.Store, today time.Time, day
 		}
 		n := int(float64(perDay) * weekday * (0.8 + 0.4*float64(days-d)/float64(days)) * (0.9 + 0.2*r.Float64()))
 		var hits []reporting.Hit
-		for i := range n {
-			visitor := strconv.Itoa(r.IntN(max(n/3, 1)))
-			p := pages[min(int(r.ExpFloat64()*1.5), len(pages)-1)]
-			h := reporting.Hit{At: day.Add(time.Duration(i) * 24 * time.Hour / time.Duration(n+1)), Day: day.Format(time.DateOnly),
-				Visitor: "seed-" + day.Format("0102") + "-" + visitor, Path: p.path, Title: p.title,
-				Source: sources[r.IntN(len(sources))], Device: devices[r.IntN(len(devices))]}
-			hits = append(hits, h)
-			if r.IntN(20) == 0 {
-				e := h
-				e.Event, e.Path, e.Title = events[r.IntN(len(events))], "", ""
-				hits = append(hits, e)
+		// Visits of one to five pages a minute or two apart, spread over
+		// the day.
+		for views := 0; views < n; {
+			visitor := "seed-" + day.Format("0102") + "-" + strconv.Itoa(r.IntN(max(n/3, 1)))
+			at := day.Add(time.Duration(r.Int64N(int64(23 * time.Hour))))
+			source, device := sources[r.IntN(len(sources))], devices[r.IntN(len(devices))]
+			for range 1 + r.IntN(5) {
+				p := pages[min(int(r.ExpFloat64()*1.5), len(pages)-1)]
+				h := reporting.Hit{At: at, Day: day.Format(time.DateOnly), Visitor: visitor, Path: p.path, Title: p.title, Source: source,
+					Device: device}
+				hits = append(hits, h)
+				views++
+				if r.IntN(20) == 0 {
+					e := h
+					e.Event, e.Path, e.Title = events[r.IntN(len(events))], "", ""
+					hits = append(hits, e)
+				}
+				at = at.Add(time.Duration(60+r.IntN(120)) * time.Second)
+			}
+		}
+		n = 0
+		for _, h := range hits {
+			if h.Event == "" {
+				n++
 			}
 		}
 		if err := st.Record(ctx, hits); err != nil {
