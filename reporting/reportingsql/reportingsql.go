@@ -264,16 +264,26 @@ func (s *Store) Daily(ctx context.Context, dim, from, to string, limit int) ([]r
 		// Whole weeks from the weekly rollup, the days either side from
 		// the daily one.
 		firstWeek, lastWeek := wholeWeeks(from, to)
+		// Three plain ranges (a plan cached for every range stays an index
+		// scan): the days before the first whole week, the whole weeks,
+		// the days after the last.
 		q := `SELECT key, MAX(label) AS label, SUM(views) AS views, SUM(visitors) AS visitors, SUM(sessions) AS sessions,
 			SUM(duration_seconds) AS duration_seconds FROM (
 			SELECT key, label, views, visitors, sessions, duration_seconds FROM reporting_daily
-				WHERE dim = ? AND day >= ? AND day <= ? AND (day < ? OR day > ?)
+				WHERE dim = ? AND day >= ? AND day < ?
 			UNION ALL
 			SELECT key, label, views, visitors, sessions, duration_seconds FROM reporting_weekly
-				WHERE dim = ? AND week >= ? AND week <= ?) periods
+				WHERE dim = ? AND week >= ? AND week <= ?
+			UNION ALL
+			SELECT key, label, views, visitors, sessions, duration_seconds FROM reporting_daily
+				WHERE dim = ? AND day > ? AND day <= ?) periods
 			GROUP BY key ORDER BY views DESC, key`
 		lastDay := addDays(lastWeek, 6)
-		args := []any{dim, from, to, firstWeek, lastDay, dim, firstWeek, lastWeek}
+		headEnd, tailStart := firstWeek, lastDay
+		if firstWeek > lastWeek { // no whole week: the days, once
+			headEnd, tailStart = addDays(to, 1), to
+		}
+		args := []any{dim, from, min(headEnd, addDays(to, 1)), dim, firstWeek, lastWeek, dim, max(tailStart, addDays(from, -1)), to}
 		if limit > 0 {
 			q += ` LIMIT ?`
 			args = append(args, limit)
