@@ -31,6 +31,8 @@ type StatusError struct {
 	Status, Action string
 }
 
+// Error is the 409's text: "This booking is cancelled, so it cannot be
+// rescheduled."
 func (e *StatusError) Error() string {
 	return "This booking is " + statusWords[e.Status] + ", so it cannot be " + e.Action + "."
 }

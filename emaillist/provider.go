@@ -27,6 +27,7 @@ type RetryableError struct {
 	After time.Duration
 }
 
+// Error is the cause's text.
 func (e *RetryableError) Error() string { return e.Err.Error() }
 
 // Unwrap makes errors.Is(err, ErrRetryable) hold, and reaches the cause.

@@ -80,6 +80,7 @@ type SourceError struct {
 	Err     error
 }
 
+// Error is the message and, for logs, the cause.
 func (e *SourceError) Error() string {
 	if e.Err != nil {
 		return e.Message + ": " + e.Err.Error()
