@@ -223,7 +223,7 @@ func BenchmarkProviderFeed(b *testing.B) {
 				b.StopTimer()
 				f.clock.ns.Add(int64(time.Millisecond))
 				if _, err := f.svc.Store().SetStatus(context.Background(), 1, []string{bookings.StatusConfirmed, bookings.StatusCompleted},
-					bookings.StatusConfirmed, f.clock.Now()); err != nil {
+					bookings.StatusConfirmed, f.clock.Now(), nil); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()

@@ -341,15 +341,14 @@ func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking
 		booked, err := s.store.Reserve(ctx, Reservation{Booking: b, ManageTokenHash: hash, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
 			LockWait: s.o.LockWait, BusyFrom: start.Add(-maxReach), BusyTo: start.Add(2 * maxReach),
 			Hold: hold, HoldTokenHash: hash, HoldExpires: now.Add(HoldLifetimeDefault), UseHold: useHold.ID,
-			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, busy) }})
+			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, busy) }, Then: s.mailHook(func(b Booking) []Event {
+				return creationEvents(b, token)
+			})})
 		switch {
 		case err == nil:
 			if !hold {
-				created := booked
-				created.Status = StatusRequested
-				s.emit(ctx, Event{Type: EventCreated, Booking: created, Actor: ActorCustomer, ManageToken: token})
-				if booked.Status == StatusConfirmed {
-					s.emit(ctx, Event{Type: EventConfirmed, Booking: booked, Actor: ActorSystem, ManageToken: token})
+				for _, e := range creationEvents(booked, token) {
+					s.emit(ctx, e)
 				}
 			}
 			return booked, token, svc, o, nil
@@ -363,4 +362,17 @@ func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking
 		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", ErrBusy)
 	}
 	return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", ErrSlotTaken)
+}
+
+// creationEvents are a new booking's events: booking.created (as
+// requested), and booking.confirmed when it was confirmed as it was made;
+// both carry the manage token.
+func creationEvents(b Booking, token string) []Event {
+	created := b
+	created.Status = StatusRequested
+	events := []Event{{Type: EventCreated, Booking: created, Actor: ActorCustomer, ManageToken: token}}
+	if b.Status == StatusConfirmed {
+		events = append(events, Event{Type: EventConfirmed, Booking: b, Actor: ActorSystem, ManageToken: token})
+	}
+	return events
 }

@@ -89,7 +89,6 @@ func (s *Service) emit(ctx context.Context, e Event) {
 	for _, fn := range fns {
 		fn(ctx, e)
 	}
-	s.queueMail(ctx, e)
 }
 
 func (s *Service) filterSlots(ctx context.Context, svc Offering, slots []Slot) []Slot {

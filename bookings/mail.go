@@ -2,6 +2,7 @@ package bookings
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strconv"
@@ -94,16 +95,29 @@ func (s *Service) mailsFor(e Event) []MailArgs {
 	return nil
 }
 
-// queueMail queues the mail of an event, after its change is committed; a
-// failure is logged (the change stands).
-func (s *Service) queueMail(ctx context.Context, e Event) {
+// mailHook queues the mail of the events a change makes in the change's
+// own transaction, so the mail goes if and only if the change is
+// committed (a failure to queue undoes the change); nil without an
+// Enqueuer.
+func (s *Service) mailHook(events func(b Booking) []Event) TxHook {
 	if s.o.Enqueuer == nil {
-		return
+		return nil
 	}
-	for _, args := range s.mailsFor(e) {
-		if err := s.o.Enqueuer.Enqueue(context.WithoutCancel(ctx), args, nil); err != nil {
-			s.o.Logger.ErrorContext(ctx, "bookings: queue mail", "kind", args.Mail, "booking", args.BookingID, "error", err)
+	return func(ctx context.Context, tx *sql.Tx, b Booking) error {
+		for _, e := range events(b) {
+			for _, args := range s.mailsFor(e) {
+				var err error
+				if tx != nil {
+					err = s.o.Enqueuer.EnqueueTx(ctx, tx, args, nil)
+				} else {
+					err = s.o.Enqueuer.Enqueue(ctx, args, nil)
+				}
+				if err != nil {
+					return fmt.Errorf("bookings: queue %s mail: %w", args.Mail, err)
+				}
+			}
 		}
+		return nil
 	}
 }
 

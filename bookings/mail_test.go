@@ -3,12 +3,16 @@ package bookings_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	ics "github.com/arran4/golang-ical"
+	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/bookings"
@@ -313,4 +317,52 @@ func TestRemindersTwoInstances(t *testing.T) {
 		to = append(to, msg.To...)
 	}
 	require.ElementsMatch(t, []string{"c1@example.com", "c2@example.com"}, to)
+}
+
+// failingTx is an Enqueuer whose EnqueueTx fails once armed.
+type failingTx struct {
+	store.Enqueuer
+	armed *atomic.Bool
+}
+
+func (f failingTx) EnqueueTx(ctx context.Context, tx *sql.Tx, args river.JobArgs, opts *river.InsertOpts) error {
+	if f.armed.Load() {
+		return errors.New("queue down")
+	}
+	return f.Enqueuer.EnqueueTx(ctx, tx, args, opts)
+}
+
+// The mail of a change is queued in the change's transaction: when it
+// cannot be queued, the change is undone.
+func TestMailInTheChangesTransaction(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		armed := &atomic.Bool{}
+		m := setupMail(t, storetest.Open(t, d, bookingssql.Migrations), func(o *bookings.Options) {
+			o.Enqueuer = failingTx{Enqueuer: o.Enqueuer, armed: armed}
+		})
+		ctx := context.Background()
+		armed.Store(true)
+		_, _, err := m.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-03T14:00:00Z"),
+			CustomerName: "Grace", CustomerEmail: "grace@example.com"})
+		require.ErrorContains(t, err, "queue down")
+		_, total, err := m.svc.ListBookings(ctx, bookings.BookingFilter{})
+		require.NoError(t, err)
+		require.Zero(t, total, "no booking without its mail")
+
+		armed.Store(false)
+		bk, _, err := m.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-03T14:00:00Z"),
+			CustomerName: "Grace", CustomerEmail: "grace@example.com"})
+		require.NoError(t, err)
+		armed.Store(true)
+		_, err = m.svc.Cancel(ctx, bk.ID, bookings.ActorAdmin, "")
+		require.ErrorContains(t, err, "queue down")
+		_, err = m.svc.Reschedule(ctx, bk.ID, mustTime("2026-06-03T15:00:00Z"), bookings.ActorAdmin)
+		require.ErrorContains(t, err, "queue down")
+		got, err := m.svc.Booking(ctx, bk.ID)
+		require.NoError(t, err)
+		require.Equal(t, bookings.StatusConfirmed, got.Status, "not cancelled")
+		require.Equal(t, bk.Start, got.Start, "not moved")
+		require.Zero(t, got.Sequence)
+	})
 }

@@ -91,8 +91,9 @@ type Store interface {
 	ListBookings(ctx context.Context, f BookingFilter) ([]Booking, int, error)
 	// SetStatus moves a booking to status to at at, if its status is one
 	// of from: ErrNotFound without the booking, ErrWrongStatus (wrapped,
-	// with the booking as it is) when its status is another.
-	SetStatus(ctx context.Context, id int64, from []string, to string, at time.Time) (Booking, error)
+	// with the booking as it is) when its status is another. then, when
+	// not nil, runs in the change's transaction.
+	SetStatus(ctx context.Context, id int64, from []string, to string, at time.Time, then TxHook) (Booking, error)
 	// Move gives an active booking a new provider and period under the
 	// new provider's lock, as Reserve books: the busy time shown to
 	// m.Check leaves the booking itself out. ErrNotFound, ErrWrongStatus
@@ -134,6 +135,11 @@ type Store interface {
 	// they were, so the caller can tell what it erased.
 	EraseCustomer(ctx context.Context, email string, at time.Time) ([]Booking, error)
 }
+
+// TxHook runs inside the transaction of a change, with the booking as
+// written (to queue the jobs the change causes with it); its error undoes
+// the change. tx is nil for a store without SQL transactions.
+type TxHook func(ctx context.Context, tx *sql.Tx, b Booking) error
 
 // FeedStamp is what a provider feed's ETag is made of.
 type FeedStamp struct {
@@ -192,6 +198,8 @@ type Move struct {
 	BusyFrom, BusyTo time.Time
 	Check            func(busy []Busy) bool
 	At               time.Time
+	// Then, when not nil, runs in the move's transaction.
+	Then TxHook
 }
 
 // Hold keeps a slot for one customer until ExpiresAt; its token is shown
@@ -233,4 +241,7 @@ type Reservation struct {
 	// UseHold is the caller's own hold: not busy for it, and deleted
 	// when the booking is stored.
 	UseHold int64
+	// Then, when not nil, runs in the booking's transaction (not for a
+	// hold).
+	Then TxHook
 }

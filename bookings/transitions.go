@@ -15,9 +15,12 @@ var active = []string{StatusRequested, StatusConfirmed}
 // (checked before the lock; a slot taken inside it is ErrSlotTaken alone).
 var errNotOffered = fmt.Errorf("bookings: not offered: %w", ErrSlotTaken)
 
-// setStatus moves booking id from one of from to to, emitting kind.
+// setStatus moves booking id from one of from to to, queueing the mail
+// of kind in the change's transaction and emitting kind after it.
 func (s *Service) setStatus(ctx context.Context, id int64, from []string, to, action, kind, actor, reason string) (Booking, error) {
-	b, err := s.store.SetStatus(ctx, id, from, to, s.o.Now())
+	b, err := s.store.SetStatus(ctx, id, from, to, s.o.Now(), s.mailHook(func(b Booking) []Event {
+		return []Event{{Type: kind, Booking: b, Actor: actor, Reason: reason}}
+	}))
 	if errors.Is(err, ErrWrongStatus) {
 		return b, fmt.Errorf("bookings: %s booking %d: %w", action, id, &StatusError{Status: b.Status, Action: action})
 	}
@@ -58,7 +61,8 @@ func (s *Service) NoShow(ctx context.Context, id int64, actor string) (Booking, 
 // provider's day lock, checking the slot against the provider's busy time
 // without the booking itself (so a move never collides with its own old
 // time).
-func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, start time.Time, length time.Duration, action string) (Booking, error) {
+func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, start time.Time, length time.Duration, action string,
+	then TxHook) (Booking, error) {
 	if !b.Active() {
 		return Booking{}, &StatusError{Status: b.Status, Action: action}
 	}
@@ -82,7 +86,7 @@ func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, st
 	dayStart, dayEnd := date.In(loc), date.AddDays(1).In(loc)
 	moved, err := s.store.Move(ctx, Move{BookingID: b.ID, ProviderID: o.ID, Period: Period{start, start.Add(length)},
 		Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(), LockWait: s.o.LockWait,
-		BusyFrom: dayStart.Add(-24 * time.Hour), BusyTo: dayEnd.Add(24 * time.Hour), Check: offered, At: s.o.Now()})
+		BusyFrom: dayStart.Add(-24 * time.Hour), BusyTo: dayEnd.Add(24 * time.Hour), Check: offered, At: s.o.Now(), Then: then})
 	if errors.Is(err, ErrWrongStatus) {
 		// Its status changed since it was read.
 		return Booking{}, &StatusError{Status: moved.Status, Action: action}
@@ -135,7 +139,9 @@ func (s *Service) Reschedule(ctx context.Context, id int64, start time.Time, act
 	if err != nil {
 		return Booking{}, fmt.Errorf("bookings: reschedule booking %d: %w", id, err)
 	}
-	moved, err := s.move(ctx, b, svc, o, start, b.End.Sub(b.Start), "rescheduled")
+	moved, err := s.move(ctx, b, svc, o, start, b.End.Sub(b.Start), "rescheduled", s.mailHook(func(m Booking) []Event {
+		return []Event{{Type: EventRescheduled, Booking: m, Actor: actor, PreviousStart: b.Start, PreviousEnd: b.End}}
+	}))
 	if err != nil {
 		return Booking{}, fmt.Errorf("bookings: reschedule booking %d: %w", id, err)
 	}
@@ -158,7 +164,9 @@ func (s *Service) Reassign(ctx context.Context, id, providerID int64, actor stri
 	if i < 0 {
 		return Booking{}, invalid("provider_id", MsgProviderNotHere)
 	}
-	moved, err := s.move(ctx, b, svc, offers[i], b.Start, length(svc, offers[i]), "reassigned")
+	moved, err := s.move(ctx, b, svc, offers[i], b.Start, length(svc, offers[i]), "reassigned", s.mailHook(func(m Booking) []Event {
+		return []Event{{Type: EventReassigned, Booking: m, Actor: actor, PreviousProviderID: b.ProviderID}}
+	}))
 	if err != nil {
 		return Booking{}, fmt.Errorf("bookings: reassign booking %d: %w", id, err)
 	}

@@ -471,9 +471,10 @@ func (s *Store) ListBookings(ctx context.Context, f bookings.BookingFilter) ([]b
 	return out, total, nil
 }
 
-// SetStatus implements bookings.Store: one compare-and-set UPDATE. A
-// cancellation counts in the booking's sequence.
-func (s *Store) SetStatus(ctx context.Context, id int64, from []string, to string, at time.Time) (bookings.Booking, error) {
+// SetStatus implements bookings.Store: one compare-and-set UPDATE (in a
+// transaction with then, when there is one). A cancellation counts in the
+// booking's sequence.
+func (s *Store) SetStatus(ctx context.Context, id int64, from []string, to string, at time.Time, then bookings.TxHook) (bookings.Booking, error) {
 	bump := 0
 	if to == bookings.StatusCancelled {
 		bump = 1
@@ -484,7 +485,16 @@ func (s *Store) SetStatus(ctx context.Context, id int64, from []string, to strin
 		return bookings.Booking{}, err
 	}
 	var row bookingRow
-	err = s.db.QueryRowxContext(ctx, s.db.Rebind(q), args...).StructScan(&row)
+	if then == nil {
+		err = s.db.QueryRowxContext(ctx, s.db.Rebind(q), args...).StructScan(&row)
+	} else {
+		err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+			if err := tx.QueryRowxContext(ctx, tx.Rebind(q), args...).StructScan(&row); err != nil {
+				return err
+			}
+			return then(ctx, tx.Tx, row.booking())
+		})
+	}
 	if errors.Is(store.MapError(err), store.ErrNotFound) {
 		b, err := s.Booking(ctx, id)
 		if err != nil {

@@ -66,6 +66,9 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 			return err
 		}
 		out = row.booking()
+		if r.Then != nil {
+			return r.Then(ctx, tx.Tx, out)
+		}
 		return nil
 	})
 	return out, reserveErr(ctx, err, "reserve")
@@ -140,6 +143,9 @@ func (s *Store) Move(ctx context.Context, m bookings.Move) (bookings.Booking, er
 			return err
 		}
 		out = row.booking()
+		if m.Then != nil {
+			return m.Then(ctx, tx.Tx, out)
+		}
 		return nil
 	})
 	if errors.Is(err, bookings.ErrWrongStatus) {

@@ -348,7 +348,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) bookings.Store) {
 			End: d1.Add(105 * time.Minute)}, Lock: "l", LockWait: time.Second, BusyFrom: d1, BusyTo: d1, At: at.Add(2 * time.Hour)})
 		require.NoError(t, err)
 		require.Equal(t, 1, moved.Sequence, "a move counts")
-		cancelled, err := s.SetStatus(ctx, b2.ID, []string{bookings.StatusConfirmed}, bookings.StatusCancelled, at.Add(3*time.Hour))
+		cancelled, err := s.SetStatus(ctx, b2.ID, []string{bookings.StatusConfirmed}, bookings.StatusCancelled, at.Add(3*time.Hour), nil)
 		require.NoError(t, err)
 		require.Equal(t, 1, cancelled.Sequence, "a cancellation counts")
 		stamp, err := s.FeedStamp(ctx, p.ID, from, to)
@@ -362,7 +362,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) bookings.Store) {
 			moved.CustomerEmail, moved.CustomerTimeZone, moved.Sequence, moved.CreatedAt, moved.UpdatedAt},
 			[]any{fb.ID, fb.Number, fb.ServiceID, *fb.ProviderID, fb.Status, fb.Start, fb.End, fb.CustomerName,
 				fb.CustomerEmail, fb.CustomerTimeZone, fb.Sequence, fb.CreatedAt, fb.UpdatedAt}, "what a feed shows")
-		completed, err := s.SetStatus(ctx, b1.ID, []string{bookings.StatusConfirmed}, bookings.StatusCompleted, at.Add(4*time.Hour))
+		completed, err := s.SetStatus(ctx, b1.ID, []string{bookings.StatusConfirmed}, bookings.StatusCompleted, at.Add(4*time.Hour), nil)
 		require.NoError(t, err)
 		require.Equal(t, 1, completed.Sequence, "completing does not count")
 	})
@@ -375,7 +375,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) bookings.Store) {
 		d1 := time.Date(2026, 6, 3, 9, 0, 0, 0, time.UTC)
 		b1 := reserve(t, s, v.ID, p.ID, d1, "BK-ONE")
 		b2 := reserve(t, s, v.ID, p.ID, d1.Add(24*time.Hour), "BK-TWO")
-		_, err := s.SetStatus(ctx, b2.ID, []string{bookings.StatusConfirmed}, bookings.StatusRequested, at)
+		_, err := s.SetStatus(ctx, b2.ID, []string{bookings.StatusConfirmed}, bookings.StatusRequested, at, nil)
 		require.NoError(t, err)
 		list, err := s.BookingsStarting(ctx, []string{bookings.StatusConfirmed}, d1, d1.Add(48*time.Hour))
 		require.NoError(t, err)
