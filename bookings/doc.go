@@ -108,8 +108,8 @@
 // # Mail, reminders, housekeeping
 //
 // With Options.Enqueuer and Mailer, and [RegisterWorkers] on the queue,
-// each change queues a River job that mails, rendered in the customer's
-// zone when it runs: the confirmation (with the manage link, its token
+// each change queues, in its own transaction, a River job that mails,
+// rendered in the customer's zone when it runs: the confirmation (with the manage link, its token
 // sealed in the job with Options.SecretKey, and an .ics file), a
 // request's receipt when bookings wait for approval, reschedule and
 // cancellation notices, and the providers' assigned and unassigned
