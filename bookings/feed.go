@@ -96,7 +96,7 @@ func (s *Service) ProviderFeed(ctx context.Context, token, ifNoneMatch string) (
 		return Feed{}, fmt.Errorf("bookings: provider feed: %w", err)
 	}
 	f := Feed{ETag: etag(strconv.FormatInt(p.ID, 10), stampTime(p.UpdatedAt),
-		stampTime(stamp.LastUpdated), strconv.Itoa(stamp.Count), strconv.Itoa(stamp.Live))}
+		stampTime(stamp.LastUpdated), strconv.Itoa(stamp.Count), strconv.Itoa(stamp.Live), stampTime(stamp.ServicesUpdated))}
 	if ETagMatches(ifNoneMatch, f.ETag) {
 		f.NotModified = true
 		return f, nil

@@ -210,6 +210,16 @@ func TestFeedETags(t *testing.T) {
 		f.advance(time.Hour)
 		require.Equal(t, created, tag(), "unchanged")
 
+		// A service renamed: its name is in every event.
+		f.advance(time.Second)
+		renamed := "Consultation (renamed)"
+		_, err = f.svc.UpdateService(ctx, "consultation", bookings.ServiceInput{Name: &renamed})
+		require.NoError(t, err)
+		afterRename := tag()
+		require.NotEqual(t, created, afterRename, "rename")
+		require.Contains(t, string(f.get(t, path).body), "SUMMARY:Consultation (renamed) — Grace")
+		created = afterRename
+
 		f.advance(time.Second)
 		_, err = f.svc.Reschedule(ctx, bk.ID, mustTime("2026-06-03T15:00:00Z"), bookings.ActorAdmin)
 		require.NoError(t, err)

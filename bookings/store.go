@@ -108,7 +108,8 @@ type Store interface {
 	// this SHA-256, and the hash as stored, or ErrNotFound.
 	ProviderByFeedHash(ctx context.Context, hash []byte) (Provider, []byte, error)
 	// FeedStamp summarises, in one query, a provider's bookings starting
-	// in [from, to), cancelled ones included.
+	// in [from, to), cancelled ones included, and when a service last
+	// changed.
 	FeedStamp(ctx context.Context, providerID int64, from, to time.Time) (FeedStamp, error)
 	// FeedBookings returns a provider's bookings starting in [from, to)
 	// but the cancelled ones, by start then ID; it may leave out the
@@ -145,6 +146,9 @@ type TxHook func(ctx context.Context, tx *sql.Tx, b Booking) error
 type FeedStamp struct {
 	// LastUpdated is the latest updated_at (zero with no bookings).
 	LastUpdated time.Time
+	// ServicesUpdated is the latest updated_at of any service (their
+	// names are in the events).
+	ServicesUpdated time.Time
 	// Count counts the bookings, Live those not cancelled.
 	Count, Live int
 }

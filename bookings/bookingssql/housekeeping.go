@@ -48,18 +48,19 @@ func (s *Store) ProviderByFeedHash(ctx context.Context, hash []byte) (bookings.P
 // (provider_id, start_time) index.
 func (s *Store) FeedStamp(ctx context.Context, providerID int64, from, to time.Time) (bookings.FeedStamp, error) {
 	var row struct {
-		Last  store.Time `db:"last"`
-		Count int        `db:"n"`
-		Live  int        `db:"live"`
+		Last     store.Time `db:"last"`
+		Count    int        `db:"n"`
+		Live     int        `db:"live"`
+		Services store.Time `db:"services"`
 	}
 	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT MAX(updated_at) AS last, COUNT(*) AS n,
-		COUNT(CASE WHEN status <> 'cancelled' THEN 1 END) AS live
+		COUNT(CASE WHEN status <> 'cancelled' THEN 1 END) AS live, (SELECT MAX(updated_at) FROM bookings_services) AS services
 		FROM bookings_bookings WHERE provider_id = ? AND start_time >= ? AND start_time < ?`),
 		providerID, store.NewTime(from), store.NewTime(to))
 	if err != nil {
 		return bookings.FeedStamp{}, mapErr(err, "feed stamp")
 	}
-	return bookings.FeedStamp{LastUpdated: row.Last.Time, Count: row.Count, Live: row.Live}, nil
+	return bookings.FeedStamp{LastUpdated: row.Last.Time, Count: row.Count, Live: row.Live, ServicesUpdated: row.Services.Time}, nil
 }
 
 func (s *Store) selectBookings(ctx context.Context, what, columns, where string, args ...any) ([]bookings.Booking, error) {
