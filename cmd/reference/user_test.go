@@ -119,6 +119,28 @@ func TestUserCommandsAndDashboard(t *testing.T) {
 	res.Body.Close()
 	require.Equal(t, 201, res.StatusCode)
 
+	// The reports and their dashboard take a user with view_search_reporting.
+	getStatus := func(path string) (int, string) {
+		res, err := client.Get(base + path)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	code, body = getStatus("/analytics-reporting/overview")
+	require.Equal(t, 403, code, body)
+	require.JSONEq(t, `{"error":"forbidden","message":"You may not view these reports."}`, body)
+	code, _ = getStatus("/reporting")
+	require.Equal(t, 403, code)
+	c, _, _ = runCmd(t, e, "user", "grant", "ada@example.com", "view_search_reporting")
+	require.Equal(t, 0, c)
+	code, body = getStatus("/analytics-reporting/overview?days=7")
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, `"totals":`)
+	code, body = getStatus("/reporting?days=7")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "<h1>Reports</h1>")
+
 	code, body = post("/logout", url.Values{})
 	require.Equal(t, 200, code)
 	require.Contains(t, body, "<h1>Log in to your account</h1>", "signing out leads to the login page")
