@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"time"
 
@@ -271,7 +273,7 @@ func applyFeed(v *api.Validator, in map[string]any, f *Feed) {
 	if val, ok := in["field_map"]; ok {
 		if m, ok := v.Object("field_map", val, true); ok {
 			f.FieldMap = map[string]string{}
-			for _, dest := range sortedKeysOf(m) {
+			for _, dest := range slices.Sorted(maps.Keys(m)) {
 				switch s := m[dest].(type) {
 				case string:
 					f.FieldMap[dest] = s

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -107,7 +108,7 @@ func ValidateFeed(f Feed) error {
 	case f.FieldMap[DestEmail] == "":
 		v.Add("field_map", "The field map field must contain entries for: email_address.")
 	}
-	for _, dest := range sortedKeysOf(f.FieldMap) {
+	for _, dest := range slices.Sorted(maps.Keys(f.FieldMap)) {
 		key := "field_map." + dest
 		if slug := f.FieldMap[dest]; slug == "" && dest != DestEmail {
 			v.Add(key, api.MsgRequired(key))

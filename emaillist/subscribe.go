@@ -2,6 +2,7 @@ package emaillist
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"unicode/utf8"
 
@@ -49,7 +50,7 @@ func (r SubscribeRequest) validate() error {
 	if len(r.Fields) > MaxFields {
 		v.Add("fields", api.MsgMaxItems("fields", MaxFields))
 	}
-	for _, k := range sortedKeysOf(r.Fields) {
+	for _, k := range slices.Sorted(maps.Keys(r.Fields)) {
 		if f := r.Fields[k]; f != nil && utf8.RuneCountInString(*f) > MaxFieldLength {
 			v.Add("fields."+k, api.MsgMaxChars("fields."+k, MaxFieldLength))
 		}
@@ -64,13 +65,4 @@ func (r SubscribeRequest) validate() error {
 		}
 	}
 	return v.Err()
-}
-
-func sortedKeysOf[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -141,7 +142,7 @@ func (d *Dashboard) sectionError(fam family, err error) section {
 func (d *Dashboard) show(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	days := DashboardRanges[0]
-	if n, err := strconv.Atoi(r.URL.Query().Get("days")); err == nil && contains(DashboardRanges, n) {
+	if n, err := strconv.Atoi(r.URL.Query().Get("days")); err == nil && slices.Contains(DashboardRanges, n) {
 		days = n
 	}
 	p := &dashboardPage{Path: d.o.Path, Days: days}
@@ -193,15 +194,6 @@ func (d *Dashboard) show(w http.ResponseWriter, r *http.Request) {
 		p.Traffic = t
 	}
 	d.render.Render(w, r, http.StatusOK, DashboardTemplate, &web.Page{Title: "Reports", Data: p})
-}
-
-func contains(list []int, n int) bool {
-	for _, v := range list {
-		if v == n {
-			return true
-		}
-	}
-	return false
 }
 
 // ChartPoint is one value of a trend.

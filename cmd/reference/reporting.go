@@ -153,7 +153,7 @@ func reportsAuthorizer(tokens *auth.Service) reporting.Authorizer {
 // trackViews records a page view of each HTML page served (GET, 200),
 // on the server: the pages carry no script, so the reference server's own
 // pages are counted without one.
-func trackViews(a *reporting.Analytics, next http.Handler, trusted *config) http.Handler {
+func trackViews(a *reporting.Analytics, next http.Handler, trusted *config, logger *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r)
@@ -171,7 +171,7 @@ func trackViews(a *reporting.Analytics, next http.Handler, trusted *config) http
 		err := a.Collect(r.Context(), reporting.View{URL: origin + r.URL.RequestURI(), Referrer: r.Referer(),
 			IP: api.ClientIPString(r, trusted.trustedProxies), UserAgent: r.UserAgent()})
 		if err != nil && !errors.Is(err, reporting.ErrBot) && !errors.Is(err, reporting.ErrBadView) {
-			slog.Default().ErrorContext(r.Context(), "reporting: track view", "error", err)
+			logger.ErrorContext(r.Context(), "reporting: track view", "error", err)
 		}
 	})
 }

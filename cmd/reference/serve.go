@@ -287,7 +287,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	mux.Handle(bookings.PrefixDefault, bookingsHandler)
 	mux.Handle(bookings.PrefixDefault+"/", bookingsHandler)
 	mux.Handle(bookings.AdminPrefixDefault+"/", bookingsAdmin)
-	mux.Handle(bookings.PagePrefixDefault+"/", trackViews(reports.analytics, bookingPages, cfg))
+	mux.Handle(bookings.PagePrefixDefault+"/", trackViews(reports.analytics, bookingPages, cfg, logger))
 	signIn.Mount(mux)
 	mux.Handle("GET /dashboard", signIn.RequireUser(dashboard))
 	mux.Handle(webhooks.PrefixDefault+"/", webhooksHandler)
@@ -298,7 +298,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	mux.Handle(a11y.PrefixDefault+"/", colorHandler)
 	mux.Handle(forms.PrefixDefault, formsHandler)
 	mux.Handle(forms.PrefixDefault+"/", formsHandler)
-	mux.Handle(forms.PagePrefixDefault+"/", trackViews(reports.analytics, pages, cfg))
+	mux.Handle(forms.PagePrefixDefault+"/", trackViews(reports.analytics, pages, cfg, logger))
 	mux.Handle("/api/v1/a11y/", colorAIHandler)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
