@@ -257,18 +257,7 @@ func applyFeed(v *api.Validator, in map[string]any, f *Feed) {
 	v.SetString(in, "name", &f.Name)
 	v.SetOptionalInt(in, "list_form_id", &f.ListFormID)
 	if val, ok := in["list_tag_ids"]; ok {
-		f.ListTagIDs = []int64{}
-		if items, ok := v.Array("list_tag_ids", val, false, 0); ok {
-			for i, item := range items {
-				n, ok := api.Int(item)
-				if !ok {
-					key := "list_tag_ids." + strconv.Itoa(i)
-					v.Add(key, api.MsgInteger(key))
-					continue
-				}
-				f.ListTagIDs = append(f.ListTagIDs, n)
-			}
-		}
+		f.ListTagIDs = append([]int64{}, intList(v, "list_tag_ids", val)...)
 	}
 	if val, ok := in["field_map"]; ok {
 		if m, ok := v.Object("field_map", val, true); ok {
@@ -291,6 +280,26 @@ func applyFeed(v *api.Validator, in map[string]any, f *Feed) {
 		f.ConditionalLogic = logic
 	}
 	v.SetBool(in, "is_active", &f.IsActive)
+}
+
+// intList reads a JSON array of whole numbers, adding a message to v for
+// val not an array and for each item not a whole number.
+func intList(v *api.Validator, key string, val any) []int64 {
+	items, ok := v.Array(key, val, false, 0)
+	if !ok {
+		return nil
+	}
+	var out []int64
+	for i, item := range items {
+		n, ok := api.Int(item)
+		if !ok {
+			k := key + "." + strconv.Itoa(i)
+			v.Add(k, api.MsgInteger(k))
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // SubscribeHandlerOptions configures [NewSubscribeHandler].
@@ -385,17 +394,7 @@ func (h *SubscribeHandler) subscribe(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if val, ok := in["tags"]; ok && val != nil {
-		if items, ok := v.Array("tags", val, false, 0); ok {
-			for i, item := range items {
-				n, ok := api.Int(item)
-				if !ok {
-					key := "tags." + strconv.Itoa(i)
-					v.Add(key, api.MsgInteger(key))
-					continue
-				}
-				req.Tags = append(req.Tags, n)
-			}
-		}
+		req.Tags = intList(v, "tags", val)
 	}
 	if !v.Empty() {
 		// The rules too, so one answer names every mistake.
