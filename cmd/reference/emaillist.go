@@ -15,7 +15,7 @@ import (
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
 	"github.com/groundwork-go/groundwork/forms"
-	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -153,12 +153,7 @@ func submissionValues(s *forms.Submission) map[string]any {
 // manage-emailmarketing-feeds manage the feeds.
 func feedAuthorizer(tokens *auth.Service) emaillist.Authorizer {
 	return emaillist.AuthorizerFunc(func(r *http.Request, ability string, _ *emaillist.Feed) bool {
-		if token, ok := api.BearerToken(r); ok {
-			caller, abilities, err := tokens.VerifyToken(r.Context(), token)
-			return err == nil && caller != "" && auth.Can(abilities, emaillistAbility)
-		}
-		u, ok := auth.UserFrom(r.Context())
-		return ok && u.Can(ability)
+		return access(tokens, r, emaillistAbility, ability) == reporting.Allowed
 	})
 }
 

@@ -125,28 +125,35 @@ func newReporting(c reportingConfig, cfg *config, db *store.DB, tokens *auth.Ser
 	return p, nil
 }
 
+// access is who a request is: a bearer token must carry ability, a
+// signed-in user the capability. Unauthenticated without either, or with
+// a token that does not verify.
+func access(tokens *auth.Service, r *http.Request, ability, capability string) reporting.Access {
+	if token, ok := api.BearerToken(r); ok {
+		caller, abilities, err := tokens.VerifyToken(r.Context(), token)
+		switch {
+		case err != nil || caller == "":
+			return reporting.Unauthenticated
+		case auth.Can(abilities, ability):
+			return reporting.Allowed
+		}
+		return reporting.Forbidden
+	}
+	u, ok := auth.UserFrom(r.Context())
+	switch {
+	case !ok:
+		return reporting.Unauthenticated
+	case u.Can(capability):
+		return reporting.Allowed
+	}
+	return reporting.Forbidden
+}
+
 // reportsAuthorizer lets a bearer token with reporting:view, or a
 // signed-in user with view_search_reporting, see the reports.
 func reportsAuthorizer(tokens *auth.Service) reporting.Authorizer {
 	return reporting.AuthorizerFunc(func(r *http.Request) reporting.Access {
-		if token, ok := api.BearerToken(r); ok {
-			caller, abilities, err := tokens.VerifyToken(r.Context(), token)
-			switch {
-			case err != nil || caller == "":
-				return reporting.Unauthenticated
-			case auth.Can(abilities, reporting.AbilityView):
-				return reporting.Allowed
-			}
-			return reporting.Forbidden
-		}
-		u, ok := auth.UserFrom(r.Context())
-		switch {
-		case !ok:
-			return reporting.Unauthenticated
-		case u.Can(reporting.CapabilityView):
-			return reporting.Allowed
-		}
-		return reporting.Forbidden
+		return access(tokens, r, reporting.AbilityView, reporting.CapabilityView)
 	})
 }
 
