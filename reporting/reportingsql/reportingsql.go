@@ -112,7 +112,7 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 		slices.Sort(visitors)
 		days, visitors = slices.Compact(days), slices.Compact(visitors)
 		for chunk := range slices.Chunk(visitors, rowsPerStatement) {
-			q, args, err := sqlx.In(`SELECT day, visitor, last_seen FROM reporting_seen WHERE scope = 't' AND day IN (?) AND visitor IN (?)`, days, chunk)
+			q, args, err := sqlx.In(`SELECT day, visitor, last_seen FROM reporting_seen WHERE scope = 't:' AND day IN (?) AND visitor IN (?)`, days, chunk)
 			if err != nil {
 				return err
 			}
@@ -192,7 +192,7 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 		// Each visitor's last page view, for the sessions of the next batch.
 		var lasts [][]any
 		for v, at := range last {
-			lasts = append(lasts, []any{v.day, v.visitor, "t", store.NewTime(at)})
+			lasts = append(lasts, []any{v.day, v.visitor, "t:", store.NewTime(at)})
 		}
 		if err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s
 			ON CONFLICT (day, visitor, scope) DO UPDATE SET last_seen = excluded.last_seen`, 4, lasts, nil); err != nil {
@@ -358,7 +358,7 @@ func (s *Store) Prune(ctx context.Context, day string) (int, error) {
 		return 0, err
 	}
 	// Weeks that ended before day.
-	if _, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM reporting_weekly WHERE week < ?`), addDays(weekOf(day), 0)); err != nil {
+	if _, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM reporting_weekly WHERE week < ?`), weekOf(day)); err != nil {
 		return 0, fmt.Errorf("reportingsql: prune: %w", err)
 	}
 	return int(n), nil
