@@ -167,8 +167,8 @@ func (h *CollectHandler) collect(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 	case errors.Is(err, ErrBadView):
 		api.WriteError(w, r, h.o.Logger, nil, api.Invalid("url", strings.TrimPrefix(err.Error(), ErrBadView.Error()+": ")))
-	default:
-		api.WriteError(w, r, h.o.Logger, nil, err)
+	default: // the day's salt could not be read: the store is down
+		api.WriteError(w, r, h.o.Logger, nil, &api.Error{Status: http.StatusServiceUnavailable, Message: api.MsgUnavailable, Err: err})
 	}
 }
 

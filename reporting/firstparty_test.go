@@ -158,3 +158,24 @@ func TestCollectThrottle(t *testing.T) {
 		require.Equal(t, want, w.Code, i)
 	}
 }
+
+// saltless is a store that cannot give the day's salt.
+type saltless struct{ reporting.Store }
+
+func (saltless) Salt(context.Context, string, []byte) ([]byte, error) { return nil, io.ErrUnexpectedEOF }
+
+// With the store down a view is a 503, not a 500.
+func TestCollectStoreDown(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	a, err := reporting.NewAnalytics(saltless{b.analytics.Store()}, nil)
+	require.NoError(t, err)
+	h, err := reporting.NewCollectHandler(a, &reporting.CollectOptions{Hosts: []string{"shop.example"}})
+	require.NoError(t, err)
+	req, _ := http.NewRequest("POST", "/analytics/collect", strings.NewReader(`{"url":"https://shop.example/"}`))
+	req.Header.Set("User-Agent", browser)
+	w := newRecorder()
+	h.ServeHTTP(w, req)
+	require.Equal(t, 503, w.Code)
+	require.NotContains(t, w.Body.String(), "EOF")
+}
