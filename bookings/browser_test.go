@@ -63,16 +63,8 @@ func pagesInBrowser(t *testing.T, ctx context.Context, b *bundle) (*httptest.Ser
 	mux.Handle("/bookings/", pages)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	run := func(actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		require.NoError(t, chromedp.Do(ctx, actions...))
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		require.NoError(t, err)
-		return s
-	}
+	run := func(actions ...chromedp.Action[chromedp.Void]) { t.Helper(); browsertest.Do(t, ctx, actions...) }
+	text := func(sel string) string { t.Helper(); return browsertest.Text(t, ctx, sel) }
 	return srv, run, text
 }
 

@@ -58,16 +58,8 @@ func TestBrowserDashboard(t *testing.T) {
 	require.NoError(t, err)
 	srv := httptest.NewServer(d)
 	t.Cleanup(srv.Close)
-	run := func(actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		require.NoError(t, chromedp.Do(ctx, actions...))
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		require.NoError(t, err)
-		return s
-	}
+	run := func(actions ...chromedp.Action[chromedp.Void]) { t.Helper(); browsertest.Do(t, ctx, actions...) }
+	text := func(sel string) string { t.Helper(); return browsertest.Text(t, ctx, sel) }
 
 	run(chromedp.EmulateViewport(375, 800), chromedp.Navigate(srv.URL+"/reporting?days=7"), chromedp.WaitVisible(chromedp.CSS("figure.chart")))
 	require.Equal(t, "Reports", text("h1"))

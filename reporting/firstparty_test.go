@@ -162,7 +162,9 @@ func TestCollectThrottle(t *testing.T) {
 // saltless is a store that cannot give the day's salt.
 type saltless struct{ reporting.Store }
 
-func (saltless) Salt(context.Context, string, []byte) ([]byte, error) { return nil, io.ErrUnexpectedEOF }
+func (saltless) Salt(context.Context, string, []byte) ([]byte, error) {
+	return nil, io.ErrUnexpectedEOF
+}
 
 // With the store down a view is a 503, not a 500.
 func TestCollectStoreDown(t *testing.T) {

@@ -184,3 +184,22 @@ func NoViolations(t testing.TB, ctx context.Context, what string) {
 		t.Fatalf("axe-core finds %d violation(s) on %s:\n  %s", len(vs), what, strings.Join(lines, "\n  "))
 	}
 }
+
+// Do runs actions in the browser, failing t on an error.
+func Do(t testing.TB, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatalf("browsertest: %v", err)
+	}
+}
+
+// Text is the text of the first element sel matches, failing t on an
+// error.
+func Text(t testing.TB, ctx context.Context, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("browsertest: text of %s: %v", sel, err)
+	}
+	return s
+}
