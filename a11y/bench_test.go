@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/groundwork-go/groundwork/a11y"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 var (
@@ -110,7 +110,7 @@ func BenchmarkContrastCheckHandler(b *testing.B) {
 		// The real in-memory "api" throttle. Clients take turns over 64Ki
 		// addresses, so none reaches its 60 a minute and every request is
 		// served.
-		h, err := a11y.NewHandler(nil, &a11y.HandlerOptions{RateLimiter: store.NewMemoryRateLimiter(nil)})
+		h, err := a11y.NewHandler(nil, &a11y.HandlerOptions{RateLimiter: lite.NewMemoryRateLimiter(nil)})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // TokenVerifier checks bearer tokens; *auth.Service satisfies it. It
@@ -54,7 +54,7 @@ type HandlerOptions struct {
 	Prefix string
 	// RateLimiter counts the "api" throttle (60 a minute per caller,
 	// else per client IP) shared by every route; in memory when nil.
-	RateLimiter store.RateLimiter
+	RateLimiter lite.RateLimiter
 	// APILimit is the "api" throttle's requests a minute per caller:
 	// groundwork.APILimitDefault when zero, no limit when negative (for a
 	// load test, or a host that limits in front).

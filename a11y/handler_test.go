@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/a11y"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // tokens is a TokenVerifier with fixed tokens.
@@ -350,6 +350,6 @@ func FuzzResolveColor(f *testing.F) {
 // unlimited is a RateLimiter that never limits, for fuzzing.
 type unlimited struct{}
 
-func (unlimited) Hit(context.Context, string, int, time.Duration) (store.RateLimit, error) {
-	return store.RateLimit{Allowed: true, Limit: 1 << 30, Remaining: 1 << 30}, nil
+func (unlimited) Hit(context.Context, string, int, time.Duration) (lite.RateLimit, error) {
+	return lite.RateLimit{Allowed: true, Limit: 1 << 30, Remaining: 1 << 30}, nil
 }

@@ -8,7 +8,7 @@ import (
 	"net/netip"
 
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // PrefixDefault is where [NewHandler] serves unless told otherwise.
@@ -22,7 +22,7 @@ type HandlerOptions struct {
 	// RateLimiter counts the "api" throttle (60 a minute per token);
 	// in memory when nil. Give a store.SQLRateLimiter to share it across
 	// instances.
-	RateLimiter store.RateLimiter
+	RateLimiter lite.RateLimiter
 	// APILimit is the "api" throttle's requests a minute per token:
 	// groundwork.APILimitDefault when zero, no limit when negative (for a
 	// load test, or a host that limits in front).

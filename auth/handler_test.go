@@ -15,6 +15,7 @@ import (
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
@@ -31,7 +32,7 @@ func setupHTTP(t *testing.T, d store.Dialect) *httpBundle {
 	c.ns.Store(time.Now().UnixNano())
 	svc, err := auth.NewService(authsql.New(db), &auth.Options{Now: c.Now})
 	require.NoError(t, err)
-	h, err := auth.NewHandler(svc, &auth.HandlerOptions{RateLimiter: store.NewSQLRateLimiter(db, &store.RateLimiterOptions{Now: c.Now})})
+	h, err := auth.NewHandler(svc, &auth.HandlerOptions{RateLimiter: store.NewSQLRateLimiter(db, &lite.RateLimiterOptions{Now: c.Now})})
 	require.NoError(t, err)
 	mux := http.NewServeMux()
 	mux.Handle(auth.PrefixDefault+"/", h)

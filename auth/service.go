@@ -19,7 +19,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Token format and defaults.
@@ -64,7 +64,7 @@ type Options struct {
 	// LoginLimiter counts failed sign-ins per email and client IP. Give a
 	// store.SQLRateLimiter so the lock-out holds across instances; in
 	// memory when nil.
-	LoginLimiter store.RateLimitResetter
+	LoginLimiter lite.RateLimitResetter
 	// LoginAttempts is how many sign-ins a window allows before the
 	// lock-out (LoginAttemptsDefault when zero), LoginWindow the window
 	// (LoginWindowDefault).
@@ -100,7 +100,7 @@ type Service struct {
 	touchInterval time.Duration
 	hasher        *hasher
 	key           []byte
-	logins        store.RateLimitResetter
+	logins        lite.RateLimitResetter
 	life          lifetimes
 	loginAttempts int
 	loginWindow   time.Duration

@@ -23,7 +23,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Web sign-in defaults, as the original (research §2) where it has one.
@@ -112,7 +112,7 @@ func (s *Service) initUsers(o Options) error {
 	}
 	s.logins = o.LoginLimiter
 	if s.logins == nil {
-		s.logins = store.NewMemoryRateLimiter(&store.RateLimiterOptions{Now: s.now})
+		s.logins = lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: s.now})
 	}
 	s.loginAttempts, s.loginWindow = o.LoginAttempts, orDefault(o.LoginWindow, LoginWindowDefault)
 	if s.loginAttempts == 0 {

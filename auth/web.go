@@ -15,7 +15,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/web"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 //go:embed all:templates
@@ -85,7 +85,7 @@ type WebOptions struct {
 	TokenAbilities []string
 	// RateLimiter counts the verification throttle (VerifyThrottle a
 	// minute per user); in memory when nil.
-	RateLimiter    store.RateLimiter
+	RateLimiter    lite.RateLimiter
 	VerifyThrottle int
 	// SecureCookies marks cookies Secure even when the request did not
 	// arrive over TLS (behind a proxy that terminates it).
@@ -139,7 +139,7 @@ func NewWeb(svc *Service, opts *WebOptions) (*Web, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.RateLimiter == nil {
-		o.RateLimiter = store.NewMemoryRateLimiter(&store.RateLimiterOptions{Now: svc.now})
+		o.RateLimiter = lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: svc.now})
 	}
 	if o.VerifyThrottle == 0 {
 		o.VerifyThrottle = VerifyThrottleDefault

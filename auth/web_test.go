@@ -20,6 +20,7 @@ import (
 	"github.com/groundwork-go/groundwork/auth/authtest"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
@@ -38,7 +39,7 @@ type site struct {
 
 type siteOptions struct {
 	store   auth.Store
-	limiter store.RateLimitResetter
+	limiter lite.RateLimitResetter
 	web     auth.WebOptions
 	params  auth.PasswordParams
 }

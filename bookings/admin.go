@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // AdminPrefixDefault is where [NewAdminHandler] serves.
@@ -44,7 +44,7 @@ type AdminHandlerOptions struct {
 	// RateLimiter counts the "api" throttle (APILimit requests a minute
 	// per token: groundwork.APILimitDefault when zero, none when
 	// negative); in memory when nil.
-	RateLimiter    store.RateLimiter
+	RateLimiter    lite.RateLimiter
 	APILimit       int
 	TrustedProxies []netip.Prefix
 	// BaseURL makes the list's links absolute; the request's when nil.

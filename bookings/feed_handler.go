@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Feed handler defaults.
@@ -38,7 +38,7 @@ type FeedHandlerOptions struct {
 	Prefix string
 	// RateLimiter counts the buckets; in memory when nil. Share the
 	// public API's to count the customer feed with its manage links.
-	RateLimiter store.RateLimiter
+	RateLimiter lite.RateLimiter
 	// ICalLimit, ICalTokenLimit and ManageTokenLimit: requests a minute;
 	// the ...Default when zero, no limit when negative.
 	ICalLimit, ICalTokenLimit, ManageTokenLimit int
@@ -71,7 +71,7 @@ var feedFile = regexp.MustCompile(`^([0-9a-f]{64})\.ics$`)
 
 // newBucket is a per-minute throttle named "bookings_"+name: limit a
 // minute, def when zero, none (nil) when negative.
-func newBucket(svc *Service, limiter store.RateLimiter, trusted []netip.Prefix, logger *slog.Logger, name string, limit, def int) *api.Throttle {
+func newBucket(svc *Service, limiter lite.RateLimiter, trusted []netip.Prefix, logger *slog.Logger, name string, limit, def int) *api.Throttle {
 	if limit < 0 {
 		return nil
 	}

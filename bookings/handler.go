@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // PrefixDefault is where [NewHandler] serves the public API.
@@ -33,7 +33,7 @@ type HandlerOptions struct {
 	Prefix string
 	// RateLimiter counts the "post" and "read" buckets; in memory when
 	// nil. Give a store.SQLRateLimiter to share them across instances.
-	RateLimiter store.RateLimiter
+	RateLimiter lite.RateLimiter
 	// PostLimit and ReadLimit are the buckets' requests a minute per
 	// client IP; the ...Default when zero, no limit when negative.
 	PostLimit, ReadLimit int

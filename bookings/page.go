@@ -13,7 +13,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/web"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 //go:embed templates
@@ -36,7 +36,7 @@ type PageOptions struct {
 	Key []byte
 	// RateLimiter, PostLimit and TrustedProxies: the "post" bucket, as
 	// the API's (share one limiter to count both in one budget).
-	RateLimiter    store.RateLimiter
+	RateLimiter    lite.RateLimiter
 	PostLimit      int
 	TrustedProxies []netip.Prefix
 	// ManageGetLimit and ManageTokenLimit: the manage page's buckets, as
@@ -92,7 +92,7 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.RateLimiter == nil {
-		o.RateLimiter = store.NewMemoryRateLimiter(nil)
+		o.RateLimiter = lite.NewMemoryRateLimiter(nil)
 	}
 	pages, _ := fs.Sub(templatesFS, "templates")
 	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: prefix + "/_assets", Key: o.Key, Logger: o.Logger})

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Defaults of the handlers.
@@ -307,7 +307,7 @@ type SubscribeHandlerOptions struct {
 	// Prefix: SubscribePrefixDefault when empty.
 	Prefix string
 	// RateLimiter counts the throttle; in memory when nil.
-	RateLimiter store.RateLimiter
+	RateLimiter lite.RateLimiter
 	// Limit is the requests a minute per client IP; SubscribeLimitDefault
 	// when zero or less: the throttle cannot be removed, only tuned or
 	// replaced with Throttle.

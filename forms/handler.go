@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // TokenVerifier checks bearer tokens; *auth.Service satisfies it. It
@@ -70,7 +70,7 @@ type HandlerOptions struct {
 	// submissions per form and client IP; in memory when nil. Give a
 	// store.SQLRateLimiter to share the counts across instances (and with
 	// the page handler).
-	RateLimiter store.RateLimiter
+	RateLimiter lite.RateLimiter
 	// SubmitLimit and SubmitWindow: SubmitLimitDefault a
 	// SubmitWindowDefault when zero; a negative SubmitLimit turns the
 	// limit off.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/web"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 //go:embed templates
@@ -58,7 +58,7 @@ type PageOptions struct {
 	// MaxRequestBytes and MaxParts are as in HandlerOptions. Give both
 	// handlers the same store.SQLRateLimiter to count a client's
 	// submissions through either in one budget.
-	RateLimiter     store.RateLimiter
+	RateLimiter     lite.RateLimiter
 	SubmitLimit     int
 	SubmitWindow    time.Duration
 	TrustedProxies  []netip.Prefix

@@ -23,6 +23,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Defaults of a Service.
@@ -88,7 +89,7 @@ type Options struct {
 	// FormTokenUses counts each token's use, so that it is good once; in
 	// memory when nil. Give a store.SQLRateLimiter so it holds across
 	// instances.
-	FormTokenUses store.RateLimiter
+	FormTokenUses lite.RateLimiter
 	// Logger receives failures nobody waits for (hooks, file clean-up).
 	Logger *slog.Logger
 }
@@ -113,7 +114,7 @@ type Service struct {
 	tokenKey      []byte
 	tokenMaxAge   time.Duration
 	tokenOptional bool
-	tokenUses     store.RateLimiter
+	tokenUses     lite.RateLimiter
 }
 
 // NewService returns the forms service on st.
@@ -164,7 +165,7 @@ func NewService(st Store, opts *Options) (*Service, error) {
 		return nil, fmt.Errorf("forms: new service: FormTokenMaxAge must be at least %v", MinFillTime)
 	}
 	if s.tokenUses == nil {
-		s.tokenUses = store.NewMemoryRateLimiter(&store.RateLimiterOptions{Now: s.now})
+		s.tokenUses = lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: s.now})
 	}
 	if o.MailFrom != "" {
 		if err := (mail.Message{To: []string{o.MailFrom}, Text: "x"}).Validate(o.MailFrom); err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
@@ -101,7 +102,7 @@ func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
 		require.NoError(t, b.queue.Start(ctx))
 		t.Cleanup(func() { require.NoError(t, b.queue.Stop(context.Background())) })
 	}
-	limiter := store.NewMemoryRateLimiter(&store.RateLimiterOptions{Now: b.clock.Now})
+	limiter := lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: b.clock.Now})
 	ho := &forms.HandlerOptions{Tokens: testTokens, SubmitLimit: o.submitLimit, RateLimiter: limiter}
 	if o.handler != nil {
 		o.handler(ho)

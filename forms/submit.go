@@ -17,7 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Caps on answers that no validation rule narrows, in characters.
@@ -252,9 +252,9 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		names[f.UUID] = f.Name
 	}
 	// What the request said of itself is kept as it came, made storable.
-	sub := &Submission{FormID: form.ID, PageURL: store.ClipText(req.PageURL, 2048),
-		ReferrerURL: store.ClipText(req.ReferrerURL, 2048), IPAddress: store.ClipText(req.IPAddress, 64),
-		UserAgent: store.ClipText(req.UserAgent, 512), CreatedAt: now, UpdatedAt: now}
+	sub := &Submission{FormID: form.ID, PageURL: lite.ClipText(req.PageURL, 2048),
+		ReferrerURL: lite.ClipText(req.ReferrerURL, 2048), IPAddress: lite.ClipText(req.IPAddress, 64),
+		UserAgent: lite.ClipText(req.UserAgent, 512), CreatedAt: now, UpdatedAt: now}
 	v := &api.Validator{}
 	for i := range fields {
 		f := &fields[i]
@@ -364,7 +364,7 @@ func (s *Service) checkAnswer(v *api.Validator, f *Field, raw []string, file *In
 		if r = strings.TrimSpace(r); r != "" {
 			present = append(present, r)
 		}
-		if !store.ValidText(r) {
+		if !lite.ValidText(r) {
 			v.Add(key, fmt.Sprintf("The %s field must be UTF-8 text without NUL characters.", name))
 			return value, false
 		}

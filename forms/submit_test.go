@@ -20,6 +20,7 @@ import (
 	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/internal/rawclient"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
@@ -300,7 +301,7 @@ func TestFormTokenAcrossInstances(t *testing.T) {
 		c := newClock()
 		instance := func() *forms.Service {
 			svc, err := forms.NewService(formssql.New(db), &forms.Options{Now: c.Now, FormTokenKey: testFormKey,
-				FormTokenUses: store.NewSQLRateLimiter(db, &store.RateLimiterOptions{Now: c.Now})})
+				FormTokenUses: store.NewSQLRateLimiter(db, &lite.RateLimiterOptions{Now: c.Now})})
 			require.NoError(t, err)
 			return svc
 		}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // submitter is the way a submission takes, from the API or from the page:
@@ -31,7 +31,7 @@ type submitter struct {
 
 // submitSettings are what both handlers' options say of submissions.
 type submitSettings struct {
-	limiter  store.RateLimiter
+	limiter  lite.RateLimiter
 	limit    int
 	window   time.Duration
 	trusted  []netip.Prefix
@@ -60,7 +60,7 @@ func newSubmitter(svc *Service, o submitSettings) *submitter {
 	}
 	if o.limit > 0 {
 		if o.limiter == nil {
-			o.limiter = store.NewMemoryRateLimiter(nil)
+			o.limiter = lite.NewMemoryRateLimiter(nil)
 		}
 		s.throttle = &api.Throttle{Name: "forms-submit", Limiter: o.limiter, Limit: o.limit, Window: o.window,
 			Message: "Too many submissions. Please try again later.", TrustedProxies: o.trusted, Now: svc.now, Logger: o.logger}

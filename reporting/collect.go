@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Collection defaults.
@@ -39,7 +39,7 @@ type CollectOptions struct {
 	// RateLimiter counts the per-address throttle (Limit a minute,
 	// CollectLimitDefault when zero, none when negative); in memory when
 	// nil.
-	RateLimiter store.RateLimiter
+	RateLimiter lite.RateLimiter
 	Limit       int
 	// TrustedProxies may set X-Forwarded-For.
 	TrustedProxies []netip.Prefix

@@ -54,9 +54,10 @@
 //
 // # Rate limits
 //
-// [RateLimiter] counts hits in fixed windows. [MemoryRateLimiter] serves one
-// instance; [SQLRateLimiter] keeps the counters in the database so a limit
-// holds across every instance.
+// lite.RateLimiter (package store/lite, which needs no driver) counts hits
+// in fixed windows; lite.MemoryRateLimiter serves one instance;
+// [SQLRateLimiter] keeps the counters in the database so a limit holds
+// across every instance.
 //
 // # Tests
 //

@@ -3,159 +3,16 @@ package store
 import (
 	"context"
 	"fmt"
-	"hash/maphash"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
-// RateLimiter counts hits on a key in fixed windows: a window opens at the
-// first hit on a key, lasts the given length, and allows limit hits. Every
-// hit counts, allowed or not, so a client that keeps knocking does not
-// open a fresh window early.
-//
-// [MemoryRateLimiter] counts in the process; [SQLRateLimiter] counts in the
-// database, so a limit holds across every instance sharing it.
-type RateLimiter interface {
-	// Hit counts one hit on key and reports the state of its window.
-	// limit must be positive and window at least a millisecond.
-	Hit(ctx context.Context, key string, limit int, window time.Duration) (RateLimit, error)
-}
-
-// RateLimitResetter is a [RateLimiter] that can also forget a key's
-// window, as a successful sign-in forgets the failures before it. Both
-// limiters of this package are one.
-type RateLimitResetter interface {
-	RateLimiter
-	// Reset forgets key's window; the next hit opens a new one. A key
-	// with no window is not an error.
-	Reset(ctx context.Context, key string) error
-}
-
-// RateLimit is the state of a key's window after a hit.
-type RateLimit struct {
-	// Allowed is false once the hits in the window exceed Limit.
-	Allowed bool
-	// Limit is the number of hits the window allows.
-	Limit int
-	// Remaining is how many more hits the window allows, never negative.
-	Remaining int
-	// Reset is when the window ends.
-	Reset time.Time
-}
-
-// RetryAfter is how long until the window ends, rounded up to whole
-// seconds as the Retry-After header wants, and at least one second.
-func (r RateLimit) RetryAfter(now time.Time) time.Duration {
-	d := r.Reset.Sub(now)
-	secs := (d + time.Second - 1) / time.Second
-	return max(secs, 1) * time.Second
-}
-
-func newRateLimit(hits, limit int, reset time.Time) RateLimit {
-	return RateLimit{Allowed: hits <= limit, Limit: limit, Remaining: max(limit-hits, 0), Reset: reset}
-}
-
-func checkHit(limit int, window time.Duration) error {
-	if limit <= 0 || window < time.Millisecond {
-		return fmt.Errorf("store: rate limit: limit %d and window %s must be positive", limit, window)
-	}
-	return nil
-}
-
-// RateLimiterOptions configures the rate limiters. Nil means defaults.
-type RateLimiterOptions struct {
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
-	// SweepInterval is how often expired windows are forgotten (deleted,
-	// for the SQL limiter). Default RateLimitSweepIntervalDefault.
-	SweepInterval time.Duration
-}
-
-// RateLimitSweepIntervalDefault is how often expired windows are dropped.
-const RateLimitSweepIntervalDefault = time.Minute
-
-func (o *RateLimiterOptions) withDefaults() RateLimiterOptions {
-	var out RateLimiterOptions
-	if o != nil {
-		out = *o
-	}
-	if out.Now == nil {
-		out.Now = time.Now
-	}
-	if out.SweepInterval <= 0 {
-		out.SweepInterval = RateLimitSweepIntervalDefault
-	}
-	return out
-}
-
-// MemoryRateLimiter is a [RateLimiter] for one process. It is safe for
-// concurrent use; keys are spread over shards so hits on different keys
-// rarely wait for each other.
-type MemoryRateLimiter struct {
-	opts   RateLimiterOptions
-	seed   maphash.Seed
-	shards [32]memoryShard
-}
-
-type memoryShard struct {
-	mu        sync.Mutex
-	windows   map[string]memoryWindow // values, not pointers: less for the GC to trace
-	nextSweep time.Time
-}
-
-type memoryWindow struct {
-	hits  int
-	reset time.Time
-}
-
-// NewMemoryRateLimiter returns an empty in-memory limiter.
-func NewMemoryRateLimiter(opts *RateLimiterOptions) *MemoryRateLimiter {
-	l := &MemoryRateLimiter{opts: opts.withDefaults(), seed: maphash.MakeSeed()}
-	for i := range l.shards {
-		l.shards[i].windows = map[string]memoryWindow{}
-	}
-	return l
-}
-
-// Hit implements [RateLimiter].
-func (l *MemoryRateLimiter) Hit(_ context.Context, key string, limit int, window time.Duration) (RateLimit, error) {
-	if err := checkHit(limit, window); err != nil {
-		return RateLimit{}, err
-	}
-	now := l.opts.Now()
-	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if now.After(s.nextSweep) {
-		for k, w := range s.windows {
-			if !now.Before(w.reset) {
-				delete(s.windows, k)
-			}
-		}
-		s.nextSweep = now.Add(l.opts.SweepInterval)
-	}
-	w, ok := s.windows[key]
-	if !ok || !now.Before(w.reset) {
-		w = memoryWindow{reset: now.Add(window)}
-	}
-	w.hits++
-	s.windows[key] = w
-	return newRateLimit(w.hits, limit, w.reset), nil
-}
-
-// Reset implements [RateLimitResetter].
-func (l *MemoryRateLimiter) Reset(_ context.Context, key string) error {
-	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
-	s.mu.Lock()
-	delete(s.windows, key)
-	s.mu.Unlock()
-	return nil
-}
-
-// SQLRateLimiter is a [RateLimiter] whose counters live in the table
+// SQLRateLimiter is a [lite.RateLimiter] whose counters live in the table
 // groundwork_rate_limits (see [CoreMigrations]), so every instance on the
 // database shares them. Each hit is counted by an atomic upsert; hits on
 // one key that arrive while that key's upsert is under way wait and go
@@ -167,7 +24,7 @@ func (l *MemoryRateLimiter) Reset(_ context.Context, key string) error {
 // of hits, which a rate limit can afford.
 type SQLRateLimiter struct {
 	db        *DB
-	opts      RateLimiterOptions
+	opts      lite.RateLimiterOptions
 	nextSweep atomic.Int64 // unix nanoseconds
 	upsert    string
 
@@ -193,7 +50,7 @@ type hitBatch struct {
 }
 
 // NewSQLRateLimiter returns a limiter counting in db.
-func NewSQLRateLimiter(db *DB, opts *RateLimiterOptions) *SQLRateLimiter {
+func NewSQLRateLimiter(db *DB, opts *lite.RateLimiterOptions) *SQLRateLimiter {
 	insert := `INSERT INTO groundwork_rate_limits (key, hits, reset_at) VALUES (?, ?, ?)`
 	if db.Dialect() == Postgres {
 		// set_config(..., true) lasts until the statement's implicit
@@ -203,7 +60,7 @@ INSERT INTO groundwork_rate_limits (key, hits, reset_at) SELECT CAST(? AS TEXT),
 	}
 	return &SQLRateLimiter{
 		db:   db,
-		opts: opts.withDefaults(),
+		opts: opts.WithDefaults(),
 		keys: map[string]*hitKey{},
 		// An expired window restarts at the new hits; a live one counts on.
 		upsert: db.Rebind(insert + `
@@ -214,13 +71,13 @@ RETURNING hits, reset_at`),
 	}
 }
 
-// Hit implements [RateLimiter].
-func (l *SQLRateLimiter) Hit(ctx context.Context, key string, limit int, window time.Duration) (RateLimit, error) {
-	if err := checkHit(limit, window); err != nil {
-		return RateLimit{}, err
+// Hit implements [lite.RateLimiter].
+func (l *SQLRateLimiter) Hit(ctx context.Context, key string, limit int, window time.Duration) (lite.RateLimit, error) {
+	if err := lite.CheckHit(limit, window); err != nil {
+		return lite.RateLimit{}, err
 	}
 	if err := l.maybeSweep(ctx, NewTime(l.opts.Now())); err != nil {
-		return RateLimit{}, err
+		return lite.RateLimit{}, err
 	}
 	l.mu.Lock()
 	k := l.keys[key]
@@ -243,14 +100,14 @@ func (l *SQLRateLimiter) Hit(ctx context.Context, key string, limit int, window 
 		select {
 		case <-b.done:
 		case <-ctx.Done():
-			return RateLimit{}, fmt.Errorf("store: rate limit hit: %w", ctx.Err())
+			return lite.RateLimit{}, fmt.Errorf("store: rate limit hit: %w", ctx.Err())
 		}
 	}
 	if b.err != nil {
-		return RateLimit{}, b.err
+		return lite.RateLimit{}, b.err
 	}
 	// The batch's hits end at b.hits; this hit is place-th of them.
-	return newRateLimit(b.hits-b.sealed+place, limit, b.reset.Time), nil
+	return lite.NewRateLimit(b.hits-b.sealed+place, limit, b.reset.Time), nil
 }
 
 // count runs batch b of key once the batch before it is done: it takes the
@@ -291,7 +148,7 @@ func (l *SQLRateLimiter) count(ctx context.Context, key string, k *hitKey, b *hi
 	l.mu.Unlock()
 }
 
-// Reset implements [RateLimitResetter]: it deletes key's row, on every
+// Reset implements [lite.RateLimitResetter]: it deletes key's row, on every
 // instance at once.
 func (l *SQLRateLimiter) Reset(ctx context.Context, key string) error {
 	if _, err := l.db.ExecContext(ctx, l.db.Rebind(`DELETE FROM groundwork_rate_limits WHERE key = ?`), key); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
@@ -22,14 +23,14 @@ func newClock() *clock {
 	c.ns.Store(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC).UnixNano())
 	return c
 }
-func (c *clock) Now() time.Time                  { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) Advance(d time.Duration)         { c.ns.Add(int64(d)) }
-func (c *clock) opts() *store.RateLimiterOptions { return &store.RateLimiterOptions{Now: c.Now} }
+func (c *clock) Now() time.Time                 { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) Advance(d time.Duration)        { c.ns.Add(int64(d)) }
+func (c *clock) opts() *lite.RateLimiterOptions { return &lite.RateLimiterOptions{Now: c.Now} }
 
 // limiterSuite is what every RateLimiter must do; newLimiter gives two
 // limiters that share their counters (two instances), with the clock they
 // read.
-func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b store.RateLimiter, c *clock)) {
+func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b lite.RateLimiter, c *clock)) {
 	ctx := context.Background()
 
 	t.Run("WindowCountsAndResets", func(t *testing.T) {
@@ -92,7 +93,7 @@ func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b store.RateL
 		a, _, c := newLimiters(t)
 		_, err := a.Hit(ctx, "old", 1, time.Second)
 		require.NoError(t, err)
-		c.Advance(2 * store.RateLimitSweepIntervalDefault)
+		c.Advance(2 * lite.RateLimitSweepIntervalDefault)
 		r, err := a.Hit(ctx, "old", 1, time.Second)
 		require.NoError(t, err)
 		require.True(t, r.Allowed)
@@ -144,8 +145,8 @@ func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b store.RateL
 		r, err := b.Hit(ctx, "reset", 2, time.Minute)
 		require.NoError(t, err)
 		require.False(t, r.Allowed)
-		require.NoError(t, b.(store.RateLimitResetter).Reset(ctx, "reset"))
-		require.NoError(t, b.(store.RateLimitResetter).Reset(ctx, "never-hit"))
+		require.NoError(t, b.(lite.RateLimitResetter).Reset(ctx, "reset"))
+		require.NoError(t, b.(lite.RateLimitResetter).Reset(ctx, "never-hit"))
 		r, err = a.Hit(ctx, "reset", 2, time.Minute)
 		require.NoError(t, err)
 		require.True(t, r.Allowed)
@@ -164,9 +165,9 @@ func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b store.RateL
 
 func TestMemoryRateLimiter(t *testing.T) {
 	t.Parallel()
-	limiterSuite(t, func(t *testing.T) (store.RateLimiter, store.RateLimiter, *clock) {
+	limiterSuite(t, func(t *testing.T) (lite.RateLimiter, lite.RateLimiter, *clock) {
 		c := newClock()
-		l := store.NewMemoryRateLimiter(c.opts())
+		l := lite.NewMemoryRateLimiter(c.opts())
 		return l, l, c
 	})
 }
@@ -174,7 +175,7 @@ func TestMemoryRateLimiter(t *testing.T) {
 func TestSQLRateLimiter(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
-		limiterSuite(t, func(t *testing.T) (store.RateLimiter, store.RateLimiter, *clock) {
+		limiterSuite(t, func(t *testing.T) (lite.RateLimiter, lite.RateLimiter, *clock) {
 			dsn := storetest.DSN(t, d)
 			c := newClock()
 			one := storetest.OpenDSN(t, dsn)
@@ -195,7 +196,7 @@ func TestSQLRateLimiterSweepDeletes(t *testing.T) {
 			_, err := l.Hit(ctx, k, 1, time.Second)
 			require.NoError(t, err)
 		}
-		c.Advance(2 * store.RateLimitSweepIntervalDefault)
+		c.Advance(2 * lite.RateLimitSweepIntervalDefault)
 		_, err := l.Hit(ctx, "d", 1, time.Second)
 		require.NoError(t, err)
 		var keys []string
@@ -233,7 +234,7 @@ func TestQueueSweepsRateLimits(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		old := store.NewSQLRateLimiter(db, &store.RateLimiterOptions{Now: func() time.Time { return time.Now().Add(-time.Hour) }})
+		old := store.NewSQLRateLimiter(db, &lite.RateLimiterOptions{Now: func() time.Time { return time.Now().Add(-time.Hour) }})
 		_, err := old.Hit(ctx, "quiet", 1, time.Minute)
 		require.NoError(t, err)
 		_, err = store.NewSQLRateLimiter(db, nil).Hit(ctx, "live", 1, time.Hour)

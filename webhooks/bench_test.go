@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
 	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
@@ -287,7 +288,7 @@ func BenchmarkInbound(b *testing.B) {
 	for _, d := range storetest.Dialects() {
 		b.Run(string(d), func(b *testing.B) {
 			db := storetest.Open(b, d, webhookssql.Migrations)
-			var limiter store.RateLimiter = store.NewMemoryRateLimiter(nil)
+			var limiter lite.RateLimiter = lite.NewMemoryRateLimiter(nil)
 			if d == store.Postgres {
 				db.SetMaxOpenConns(store.PostgresMaxOpenConns)
 				db.SetMaxIdleConns(store.PostgresMaxOpenConns)

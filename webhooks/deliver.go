@@ -20,9 +20,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/riverqueue/river"
-
-	"github.com/groundwork-go/groundwork/store"
 )
 
 // ---- the pinned HTTP client ----
@@ -422,7 +421,7 @@ var ErrNotPublicAtSend = errors.New("Webhook URL does not resolve to a public ad
 // receiver said or the error.
 func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (status *int, body *string, reason error) {
 	fail := func(err error) (*int, *string, error) {
-		msg := store.ClipText(err.Error(), ResponseBodyLimit)
+		msg := lite.ClipText(err.Error(), ResponseBodyLimit)
 		return nil, &msg, err
 	}
 	payload, err := s.payload(ctx, d, sub)
@@ -475,7 +474,7 @@ func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (sta
 	buf, _ := io.ReadAll(io.LimitReader(res.Body, ResponseBodyLimit+utf8.UTFMax)) // whole runes up to the limit
 	// Read a little more, so the connection can be reused.
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
-	text := store.ClipText(string(buf), ResponseBodyLimit)
+	text := lite.ClipText(string(buf), ResponseBodyLimit)
 	code := res.StatusCode
 	if code >= 200 && code < 300 {
 		return &code, &text, nil

@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Inbound endpoint defaults (the spec's limits).
@@ -36,7 +36,7 @@ type InboundHandlerOptions struct {
 	Prefix string
 	// RateLimiter counts the two allowances; in memory when nil. Give a
 	// store.SQLRateLimiter so they hold across instances on a database.
-	RateLimiter store.RateLimiter
+	RateLimiter lite.RateLimiter
 	// PerIP and PerProvider a minute: the defaults above when zero,
 	// off when negative.
 	PerIP       int

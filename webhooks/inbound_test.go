@@ -21,6 +21,7 @@ import (
 	stripewebhook "github.com/stripe/stripe-go/v85/webhook"
 
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
@@ -52,7 +53,7 @@ type inbound struct {
 
 // newInbound serves the inbound endpoint with a Stripe gateway (both
 // secrets accepted) on b's service; limits as given (0: defaults).
-func newInbound(t *testing.T, b *bundle, limiter store.RateLimiter, perIP, perProvider int) *inbound {
+func newInbound(t *testing.T, b *bundle, limiter lite.RateLimiter, perIP, perProvider int) *inbound {
 	t.Helper()
 	in := &inbound{b: b}
 	h, err := webhooks.NewInboundHandler(b.svc, &webhooks.InboundHandlerOptions{RateLimiter: limiter, PerIP: perIP,
@@ -425,12 +426,12 @@ func TestInboundLedgerHostileBytes(t *testing.T) {
 // containing its text.
 type failingOn struct {
 	text string
-	next store.RateLimiter
+	next lite.RateLimiter
 }
 
-func (f failingOn) Hit(ctx context.Context, key string, limit int, window time.Duration) (store.RateLimit, error) {
+func (f failingOn) Hit(ctx context.Context, key string, limit int, window time.Duration) (lite.RateLimit, error) {
 	if strings.Contains(key, f.text) {
-		return store.RateLimit{}, errors.New("the counters are unreachable")
+		return lite.RateLimit{}, errors.New("the counters are unreachable")
 	}
 	return f.next.Hit(ctx, key, limit, window)
 }
@@ -449,7 +450,7 @@ func TestInboundLimiterDown(t *testing.T) {
 	ev := stripeEvent("evt_down", "customer.created", "customer", "cus_1")
 	sig := stripeSigned(ev, stripeSecret, b.clock.Now())
 	for _, text := range []string{"-ip:", "-provider:"} {
-		in := newInbound(t, b, failingOn{text, store.NewMemoryRateLimiter(nil)}, 0, 0)
+		in := newInbound(t, b, failingOn{text, lite.NewMemoryRateLimiter(nil)}, 0, 0)
 		r := in.post(t, "stripe", ev, sig)
 		require.Equal(t, 503, r.status, text)
 		require.JSONEq(t, `{"code":"unavailable","message":"Service Unavailable."}`, r.body)

@@ -8,9 +8,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/riverqueue/river"
-
-	"github.com/groundwork-go/groundwork/store"
 )
 
 // Inbound defaults.
@@ -83,7 +82,7 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 			refusal = &GatewayError{Code: "invalid_payload", Message: "The webhook could not be read."}
 		}
 		rec.ErrorCode, rec.ResponseStatus = refusal.Code, 400
-		rec.Payload, rec.PayloadTruncated = store.ClipText(string(body), InboundStoredPrefix), len(body) > InboundStoredPrefix
+		rec.Payload, rec.PayloadTruncated = lite.ClipText(string(body), InboundStoredPrefix), len(body) > InboundStoredPrefix
 		s.record(ctx, rec)
 		return &Received{Status: 400, Refusal: refusal}, nil
 	}
@@ -98,8 +97,8 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 		}
 	}
 	rec.Verified, rec.ResponseStatus = true, 200
-	rec.EventID, rec.EventType, rec.SessionReference = store.CleanText(ev.ID), store.CleanText(ev.Type), store.CleanText(ev.SessionReference)
-	rec.Payload, rec.Parsed = store.CleanText(string(body)), ev.Payload
+	rec.EventID, rec.EventType, rec.SessionReference = lite.CleanText(ev.ID), lite.CleanText(ev.Type), lite.CleanText(ev.SessionReference)
+	rec.Payload, rec.Parsed = lite.CleanText(string(body)), ev.Payload
 	if !isStorable(ev.Payload) {
 		rec.Parsed = toStorable(ev.Payload).(map[string]any)
 	}
@@ -159,11 +158,11 @@ func (s *Service) record(ctx context.Context, rec *InboundRecord) {
 }
 
 // isStorable reports whether every string (and key) in the decoded JSON
-// value v is already store.ValidText, as it almost always is.
+// value v is already lite.ValidText, as it almost always is.
 func isStorable(v any) bool {
 	switch v := v.(type) {
 	case string:
-		return store.ValidText(v)
+		return lite.ValidText(v)
 	case map[string]any:
 		for k, x := range v {
 			if !isStorable(k) || !isStorable(x) {
@@ -181,15 +180,15 @@ func isStorable(v any) bool {
 }
 
 // toStorable copies the decoded JSON value v with every string and key
-// made store.ValidText (JSONB refuses \u0000).
+// made lite.ValidText (JSONB refuses \u0000).
 func toStorable(v any) any {
 	switch v := v.(type) {
 	case string:
-		return store.CleanText(v)
+		return lite.CleanText(v)
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
-			out[store.CleanText(k)] = toStorable(x)
+			out[lite.CleanText(k)] = toStorable(x)
 		}
 		return out
 	case []any:

@@ -19,6 +19,7 @@ import (
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // reportingConfig is where the reports come from, from the environment.
@@ -64,7 +65,7 @@ func userID(ctx context.Context) (string, bool) {
 // newReporting wires the first-party analytics (always on), the Google
 // sources the configuration names, the routes, the collection endpoints
 // and the dashboard.
-func newReporting(c reportingConfig, cfg *config, db *store.DB, tokens *auth.Service, key []byte, limiter store.RateLimiter,
+func newReporting(c reportingConfig, cfg *config, db *store.DB, tokens *auth.Service, key []byte, limiter lite.RateLimiter,
 	logger *slog.Logger) (*reportingParts, error) {
 	st := reportingsql.New(db)
 	p := &reportingParts{}

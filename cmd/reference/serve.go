@@ -29,6 +29,7 @@ import (
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/webhooks"
 	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
 )
@@ -130,7 +131,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 
 	// One budget per throttle across instances on Postgres; a single
 	// SQLite instance counts in memory.
-	var limiter store.RateLimiter = store.NewMemoryRateLimiter(nil)
+	var limiter lite.RateLimiter = lite.NewMemoryRateLimiter(nil)
 	if db.Dialect() == store.Postgres {
 		limiter = store.NewSQLRateLimiter(db, nil)
 	}

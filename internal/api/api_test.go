@@ -17,7 +17,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 type colourBody struct {
@@ -309,7 +309,7 @@ func TestThrottle(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	limiter := store.NewMemoryRateLimiter(&store.RateLimiterOptions{Now: clock})
+	limiter := lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: clock})
 	th := &api.Throttle{Name: "t", Limiter: limiter, Limit: 2, Window: time.Minute, Now: clock}
 	h := th.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { api.WriteMessage(w, 200, "ok") }))
 	do := func(remote string) *httptest.ResponseRecorder {
@@ -347,8 +347,8 @@ func TestThrottle(t *testing.T) {
 
 type failingLimiter struct{}
 
-func (failingLimiter) Hit(context.Context, string, int, time.Duration) (store.RateLimit, error) {
-	return store.RateLimit{}, errors.New("database down")
+func (failingLimiter) Hit(context.Context, string, int, time.Duration) (lite.RateLimit, error) {
+	return lite.RateLimit{}, errors.New("database down")
 }
 
 func TestCan(t *testing.T) {

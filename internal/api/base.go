@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Base is what every domain handler starts from: its cleaned prefix, a
@@ -51,7 +51,7 @@ func (b *Base) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // NewBase cleans prefix (def when empty, no trailing slash, must start
 // with "/"), and fills in an in-memory limiter and a discarding logger
 // when none are given.
-func NewBase(prefix, def string, limiter store.RateLimiter, trusted []netip.Prefix, logger *slog.Logger) (*Base, error) {
+func NewBase(prefix, def string, limiter lite.RateLimiter, trusted []netip.Prefix, logger *slog.Logger) (*Base, error) {
 	p := strings.TrimSuffix(prefix, "/")
 	if prefix == "" {
 		p = def
@@ -60,7 +60,7 @@ func NewBase(prefix, def string, limiter store.RateLimiter, trusted []netip.Pref
 		return nil, errors.New("prefix must start with /")
 	}
 	if limiter == nil {
-		limiter = store.NewMemoryRateLimiter(nil)
+		limiter = lite.NewMemoryRateLimiter(nil)
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)

@@ -12,13 +12,13 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // IdempotencyStore keeps Idempotency-Key records; *store.Idempotency
 // satisfies it.
 type IdempotencyStore interface {
-	Begin(ctx context.Context, scope, key, requestHash string, ttl, stuck time.Duration) (*store.IdempotencyRecord, error)
+	Begin(ctx context.Context, scope, key, requestHash string, ttl, stuck time.Duration) (*lite.IdempotencyRecord, error)
 	Complete(ctx context.Context, scope, key string, status int, header map[string][]string, body []byte) error
 	Release(ctx context.Context, scope, key string) error
 }
@@ -75,7 +75,7 @@ func (i *Idempotent) Wrap(route string, next http.HandlerFunc) http.HandlerFunc 
 			WriteMessage(w, http.StatusBadRequest, "The Idempotency-Key header must not be longer than 255 characters.")
 			return
 		}
-		if !validText(key) {
+		if !lite.ValidText(key) {
 			WriteMessage(w, http.StatusBadRequest, "The Idempotency-Key header must be text: valid UTF-8 without NUL characters.")
 			return
 		}

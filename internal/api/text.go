@@ -3,14 +3,9 @@ package api
 import (
 	"net/http"
 	"net/url"
-	"strings"
-	"unicode/utf8"
-)
 
-// validText reports whether s can reach either database as text: valid
-// UTF-8 without NUL (store.ValidText, which this package may not import
-// for the sake of the packages that import it).
-func validText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
+	"github.com/groundwork-go/groundwork/store/lite"
+)
 
 // MsgText: "The page field must be text: valid UTF-8 without NUL
 // characters."
@@ -25,7 +20,7 @@ func MsgText(field string) string {
 // parameter. Nil when the request is fit to read. No database keeps such
 // bytes as text, and Postgres refuses them.
 func CheckRequestText(r *http.Request) *Error {
-	if !validText(r.URL.Path) {
+	if !lite.ValidText(r.URL.Path) {
 		return ErrNotFound
 	}
 	if r.URL.RawQuery == "" {
@@ -37,11 +32,11 @@ func CheckRequestText(r *http.Request) *Error {
 	}
 	v := &Validator{}
 	for name, values := range q {
-		if !validText(name) {
+		if !lite.ValidText(name) {
 			return &Error{Status: http.StatusBadRequest, Message: "The query string's parameter names must be text: valid UTF-8 without NUL characters."}
 		}
 		for _, val := range values {
-			if !validText(val) {
+			if !lite.ValidText(val) {
 				v.Add(name, MsgText(name))
 				break
 			}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
-	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // The throttle named "api" of DECISIONS.md.
@@ -18,14 +18,14 @@ const (
 	APIWindow = time.Minute
 )
 
-// Throttle limits requests per key with a [store.RateLimiter] and writes
+// Throttle limits requests per key with a [lite.RateLimiter] and writes
 // the rate-limit headers: X-RateLimit-Limit and X-RateLimit-Remaining on
 // every answer, and on a 429 also Retry-After and X-RateLimit-Reset. A nil
 // *Throttle limits nothing and sets no headers.
 type Throttle struct {
 	// Name prefixes every key, so routes sharing a name share a budget.
 	Name    string
-	Limiter store.RateLimiter
+	Limiter lite.RateLimiter
 	Limit   int
 	Window  time.Duration
 	// Key names who is counted; nil means [CallerOrIP].
@@ -41,13 +41,13 @@ type Throttle struct {
 
 // APIThrottle is the "api" throttle on limiter: 60 a minute per caller,
 // else per client IP.
-func APIThrottle(limiter store.RateLimiter, trusted []netip.Prefix, logger *slog.Logger) *Throttle {
+func APIThrottle(limiter lite.RateLimiter, trusted []netip.Prefix, logger *slog.Logger) *Throttle {
 	return APIThrottleOf(limiter, APILimit, trusted, logger)
 }
 
 // APIThrottleOf is the "api" throttle with limit requests a minute: APILimit
 // when zero, nil (no limit) when negative.
-func APIThrottleOf(limiter store.RateLimiter, limit int, trusted []netip.Prefix, logger *slog.Logger) *Throttle {
+func APIThrottleOf(limiter lite.RateLimiter, limit int, trusted []netip.Prefix, logger *slog.Logger) *Throttle {
 	if limit < 0 {
 		return nil
 	}

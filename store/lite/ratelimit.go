@@ -1,0 +1,159 @@
+package lite
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"sync"
+	"time"
+)
+
+// RateLimiter counts hits on a key in fixed windows: a window opens at the
+// first hit on a key, lasts the given length, and allows limit hits. Every
+// hit counts, allowed or not, so a client that keeps knocking does not
+// open a fresh window early.
+//
+// [MemoryRateLimiter] counts in the process; store.SQLRateLimiter counts in the
+// database, so a limit holds across every instance sharing it.
+type RateLimiter interface {
+	// Hit counts one hit on key and reports the state of its window.
+	// limit must be positive and window at least a millisecond.
+	Hit(ctx context.Context, key string, limit int, window time.Duration) (RateLimit, error)
+}
+
+// RateLimitResetter is a [RateLimiter] that can also forget a key's
+// window, as a successful sign-in forgets the failures before it. Both
+// limiters of this package are one.
+type RateLimitResetter interface {
+	RateLimiter
+	// Reset forgets key's window; the next hit opens a new one. A key
+	// with no window is not an error.
+	Reset(ctx context.Context, key string) error
+}
+
+// RateLimit is the state of a key's window after a hit.
+type RateLimit struct {
+	// Allowed is false once the hits in the window exceed Limit.
+	Allowed bool
+	// Limit is the number of hits the window allows.
+	Limit int
+	// Remaining is how many more hits the window allows, never negative.
+	Remaining int
+	// Reset is when the window ends.
+	Reset time.Time
+}
+
+// RetryAfter is how long until the window ends, rounded up to whole
+// seconds as the Retry-After header wants, and at least one second.
+func (r RateLimit) RetryAfter(now time.Time) time.Duration {
+	d := r.Reset.Sub(now)
+	secs := (d + time.Second - 1) / time.Second
+	return max(secs, 1) * time.Second
+}
+
+// NewRateLimit is the state after the hits-th hit of a window of limit
+// hits that ends at reset; for a RateLimiter written elsewhere.
+func NewRateLimit(hits, limit int, reset time.Time) RateLimit {
+	return RateLimit{Allowed: hits <= limit, Limit: limit, Remaining: max(limit-hits, 0), Reset: reset}
+}
+
+// CheckHit is the argument check every RateLimiter.Hit makes first.
+func CheckHit(limit int, window time.Duration) error {
+	if limit <= 0 || window < time.Millisecond {
+		return fmt.Errorf("rate limit: limit %d and window %s must be positive", limit, window)
+	}
+	return nil
+}
+
+// RateLimiterOptions configures the rate limiters. Nil means defaults.
+type RateLimiterOptions struct {
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// SweepInterval is how often expired windows are forgotten (deleted,
+	// for store.SQLRateLimiter). Default RateLimitSweepIntervalDefault.
+	SweepInterval time.Duration
+}
+
+// RateLimitSweepIntervalDefault is how often expired windows are dropped.
+const RateLimitSweepIntervalDefault = time.Minute
+
+// WithDefaults returns o (nil for none) with its zero fields set to the
+// defaults.
+func (o *RateLimiterOptions) WithDefaults() RateLimiterOptions {
+	var out RateLimiterOptions
+	if o != nil {
+		out = *o
+	}
+	if out.Now == nil {
+		out.Now = time.Now
+	}
+	if out.SweepInterval <= 0 {
+		out.SweepInterval = RateLimitSweepIntervalDefault
+	}
+	return out
+}
+
+// MemoryRateLimiter is a [RateLimiter] for one process. It is safe for
+// concurrent use; keys are spread over shards so hits on different keys
+// rarely wait for each other.
+type MemoryRateLimiter struct {
+	opts   RateLimiterOptions
+	seed   maphash.Seed
+	shards [32]memoryShard
+}
+
+type memoryShard struct {
+	mu        sync.Mutex
+	windows   map[string]memoryWindow // values, not pointers: less for the GC to trace
+	nextSweep time.Time
+}
+
+type memoryWindow struct {
+	hits  int
+	reset time.Time
+}
+
+// NewMemoryRateLimiter returns an empty in-memory limiter.
+func NewMemoryRateLimiter(opts *RateLimiterOptions) *MemoryRateLimiter {
+	l := &MemoryRateLimiter{opts: opts.WithDefaults(), seed: maphash.MakeSeed()}
+	for i := range l.shards {
+		l.shards[i].windows = map[string]memoryWindow{}
+	}
+	return l
+}
+
+// Hit implements [RateLimiter].
+func (l *MemoryRateLimiter) Hit(_ context.Context, key string, limit int, window time.Duration) (RateLimit, error) {
+	if err := CheckHit(limit, window); err != nil {
+		return RateLimit{}, err
+	}
+	now := l.opts.Now()
+	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now.After(s.nextSweep) {
+		for k, w := range s.windows {
+			if !now.Before(w.reset) {
+				delete(s.windows, k)
+			}
+		}
+		s.nextSweep = now.Add(l.opts.SweepInterval)
+	}
+	w, ok := s.windows[key]
+	if !ok || !now.Before(w.reset) {
+		w = memoryWindow{reset: now.Add(window)}
+	}
+	w.hits++
+	s.windows[key] = w
+	return NewRateLimit(w.hits, limit, w.reset), nil
+}
+
+// Reset implements [RateLimitResetter].
+func (l *MemoryRateLimiter) Reset(_ context.Context, key string) error {
+	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
+	s.mu.Lock()
+	delete(s.windows, key)
+	s.mu.Unlock()
+	return nil
+}
+
