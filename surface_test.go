@@ -197,3 +197,25 @@ func internalIn(typ types.Type, seen map[types.Type]bool) string {
 	}
 	return ""
 }
+
+// TestLightPackagesLinkNoDriver holds the colour library, the root package
+// and the HTTP plumbing free of the database drivers, the job queue and
+// the AI client: a program that imports only a11y should not compile
+// SQLite.
+func TestLightPackagesLinkNoDriver(t *testing.T) {
+	t.Parallel()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go") //nolint:staticcheck // the toolchain running the tests
+	}
+	heavy := []string{"github.com/riverqueue/", "github.com/jackc/pgx", "modernc.org/sqlite", "github.com/tmc/langchaingo", "github.com/jmoiron/sqlx"}
+	for _, pkg := range []string{".", "./a11y", "./internal/api", "./store/lite"} {
+		out, err := exec.Command(goCmd, "list", "-deps", pkg).Output()
+		require.NoError(t, err, pkg)
+		for _, dep := range strings.Fields(string(out)) {
+			for _, h := range heavy {
+				require.False(t, strings.HasPrefix(dep, h), "%s links %s", pkg, dep)
+			}
+		}
+	}
+}

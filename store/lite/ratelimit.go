@@ -156,4 +156,3 @@ func (l *MemoryRateLimiter) Reset(_ context.Context, key string) error {
 	s.mu.Unlock()
 	return nil
 }
-
