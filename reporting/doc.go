@@ -1,6 +1,6 @@
 // Package reporting serves search and analytics reports: from Google
 // (Search Console and GA4, in the reportinggoogle sub-package, so a host
-// without Google does not link Google's clients) or from a built-in,
+// without Google does not link the OAuth client) or from a built-in,
 // privacy-friendly analytics source; with JSON routes and a dashboard.
 //
 // # Sources

@@ -210,6 +210,9 @@ type Request struct {
 	// upsert) may say so. Any request is sent again after a 429 or a
 	// failure to connect, which the provider never acted on.
 	Idempotent bool
+	// HTTPClient sends this request instead of the client's own: one
+	// authorized for the caller (a user's OAuth connection, say).
+	HTTPClient *http.Client
 }
 
 // Response is a provider's successful (2xx) answer.
@@ -227,10 +230,15 @@ func (c *Client) Do(ctx context.Context, r *Request) (*Response, error) {
 	idempotent := r.Idempotent || method == http.MethodGet || method == http.MethodHead || method == http.MethodPut ||
 		method == http.MethodDelete || method == http.MethodOptions
 	u := *c.base
-	u.Path = c.base.Path + "/" + strings.TrimPrefix(r.Path, "/")
-	u.RawPath = ""
-	if c.base.RawPath != "" || strings.Contains(r.Path, "%") {
-		u.RawPath = c.base.EscapedPath() + "/" + strings.TrimPrefix(r.Path, "/")
+	// r.Path is sent as written: an escaped segment ("%3A") stays
+	// escaped, so Path holds its decoded form and RawPath the written one.
+	rel := strings.TrimPrefix(r.Path, "/")
+	u.Path, u.RawPath = c.base.Path+"/"+rel, ""
+	if c.base.RawPath != "" || strings.Contains(rel, "%") {
+		if dec, err := url.PathUnescape(rel); err == nil {
+			u.Path = c.base.Path + "/" + dec
+		}
+		u.RawPath = c.base.EscapedPath() + "/" + rel
 	}
 	u.RawQuery = r.Query.Encode()
 	for attempt := 1; ; attempt++ {
@@ -284,7 +292,11 @@ func (c *Client) attempt(ctx context.Context, method string, u *url.URL, r *Requ
 	if req.Header.Get("Accept") == "" {
 		req.Header.Set("Accept", "application/json")
 	}
-	res, err := c.opts.HTTPClient.Do(req)
+	hc := c.opts.HTTPClient
+	if r.HTTPClient != nil {
+		hc = r.HTTPClient
+	}
+	res, err := hc.Do(req)
 	if err != nil {
 		return nil, &Error{Class: ClassTransport, Err: c.redactErr(err), notSent: notSent(err)}
 	}
@@ -394,16 +406,28 @@ func (c *Client) GetJSON(ctx context.Context, path string, query url.Values, out
 // SendJSON sends in as a JSON body with method and decodes the answer
 // into out (unless out is nil).
 func (c *Client) SendJSON(ctx context.Context, method, path string, idempotent bool, in, out any) error {
+	return c.DoJSON(ctx, &Request{Method: method, Path: path, Idempotent: idempotent}, in, out)
+}
+
+// DoJSON sends r with in as its JSON body and decodes the answer into out
+// (unless out is nil); r's Body and Content-Type are set here.
+func (c *Client) DoJSON(ctx context.Context, r *Request, in, out any) error {
 	body, err := json.Marshal(in)
 	if err != nil {
-		return fmt.Errorf("outbound: %s: encode %s: %w", c.opts.Provider, path, err)
+		return fmt.Errorf("outbound: %s: encode %s: %w", c.opts.Provider, r.Path, err)
 	}
-	res, err := c.Do(ctx, &Request{Method: method, Path: path, Body: body, Idempotent: idempotent,
-		Header: http.Header{"Content-Type": {"application/json"}}})
+	req := *r
+	req.Body = body
+	req.Header = req.Header.Clone()
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.Do(ctx, &req)
 	if err != nil {
 		return err
 	}
-	return c.decode(res, path, out)
+	return c.decode(res, r.Path, out)
 }
 
 func (c *Client) decode(res *Response, path string, out any) error {

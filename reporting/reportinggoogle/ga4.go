@@ -3,13 +3,12 @@ package reportinggoogle
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
-	"google.golang.org/api/analyticsdata/v1beta"
-	"google.golang.org/api/option"
-
+	"github.com/groundwork-go/groundwork/internal/outbound"
 	"github.com/groundwork-go/groundwork/reporting"
 )
 
@@ -24,15 +23,62 @@ type GA4Options struct {
 	Endpoint string
 }
 
+// GA4Endpoint is the GA4 Data API's address.
+const GA4Endpoint = "https://analyticsdata.googleapis.com/"
+
 // GA4 is a reporting.AnalyticsSource on the GA4 Data API.
-type GA4 struct{ o GA4Options }
+type GA4 struct {
+	o   GA4Options
+	api *outbound.Client
+}
 
 // NewGA4 returns the GA4 source.
 func NewGA4(o GA4Options) (*GA4, error) {
 	if o.Clients == nil {
 		return nil, errors.New("reportinggoogle: ga4: Clients is required")
 	}
-	return &GA4{o: o}, nil
+	api, err := newAPI("GA4 Data", o.Endpoint, GA4Endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("reportinggoogle: ga4: %w", err)
+	}
+	return &GA4{o: o, api: api}, nil
+}
+
+// runReport is the Data API's runReport request body; fields in the
+// order Google's clients send them (int64 as a JSON string).
+type runReport struct {
+	DateRanges []dateRange `json:"dateRanges,omitempty"`
+	Dimensions []named     `json:"dimensions,omitempty"`
+	Limit      int64       `json:"limit,omitempty,string"`
+	Metrics    []named     `json:"metrics,omitempty"`
+	OrderBys   []orderBy   `json:"orderBys,omitempty"`
+}
+
+type dateRange struct {
+	EndDate   string `json:"endDate,omitempty"`
+	StartDate string `json:"startDate,omitempty"`
+}
+
+// named is a metric or a dimension.
+type named struct {
+	Name string `json:"name"`
+}
+
+type orderBy struct {
+	Desc   bool `json:"desc,omitempty"`
+	Metric *struct {
+		MetricName string `json:"metricName"`
+	} `json:"metric,omitempty"`
+}
+
+// reportRow is one row of runReport's answer.
+type reportRow struct {
+	DimensionValues []struct {
+		Value string `json:"value"`
+	} `json:"dimensionValues"`
+	MetricValues []struct {
+		Value string `json:"value"`
+	} `json:"metricValues"`
 }
 
 // Connection implements reporting.Connected.
@@ -47,59 +93,42 @@ func gaRange(days int) reporting.Range {
 	return reporting.Range{StartDate: strconv.Itoa(days-1) + "daysAgo", EndDate: "today"}
 }
 
-func (g *GA4) run(ctx context.Context, property string, req *analyticsdata.RunReportRequest) (*analyticsdata.RunReportResponse, error) {
+func (g *GA4) run(ctx context.Context, property string, req runReport) ([]reportRow, error) {
 	if property == "" {
 		property = g.o.PropertyID
 	}
 	if property == "" || strings.Trim(property, "0123456789") != "" {
 		return nil, &reporting.SourceError{Message: "GA4 is not set up: the property ID must be digits."}
 	}
-	client, _, err := g.o.Clients.Client(ctx)
-	if err != nil {
+	var res struct {
+		Rows []reportRow `json:"rows"`
+	}
+	if err := call(ctx, g.api, g.o.Clients, "GA4 Data", "v1beta/properties/"+property+":runReport", req, &res); err != nil {
 		return nil, err
 	}
-	opts := []option.ClientOption{option.WithHTTPClient(client)}
-	if g.o.Endpoint != "" {
-		opts = append(opts, option.WithEndpoint(g.o.Endpoint))
-	}
-	svc, err := analyticsdata.NewService(ctx, opts...)
-	if err != nil {
-		return nil, &reporting.SourceError{Message: "Could not reach the GA4 Data API.", Err: err}
-	}
-	res, err := svc.Properties.RunReport("properties/"+property, req).Context(ctx).Do()
-	if err != nil {
-		return nil, apiErr("GA4 Data", err)
-	}
-	return res, nil
+	return res.Rows, nil
 }
 
-func names[T any](list []string, each func(string) T) []T {
-	out := make([]T, len(list))
-	for i, n := range list {
-		out[i] = each(n)
+// list names metrics or dimensions.
+func list(names ...string) []named {
+	out := make([]named, len(names))
+	for i, n := range names {
+		out[i] = named{Name: n}
 	}
 	return out
 }
 
-func metricList(n ...string) []*analyticsdata.Metric {
-	return names(n, func(s string) *analyticsdata.Metric { return &analyticsdata.Metric{Name: s} })
-}
-
-func dimensionList(n ...string) []*analyticsdata.Dimension {
-	return names(n, func(s string) *analyticsdata.Dimension { return &analyticsdata.Dimension{Name: s} })
-}
-
 // value is the i-th metric of a row as a number (0 when absent).
-func value(row *analyticsdata.Row, i int) float64 {
-	if i >= len(row.MetricValues) || row.MetricValues[i] == nil {
+func value(row reportRow, i int) float64 {
+	if i >= len(row.MetricValues) {
 		return 0
 	}
 	f, _ := strconv.ParseFloat(row.MetricValues[i].Value, 64)
 	return f
 }
 
-func dim(row *analyticsdata.Row, i int) string {
-	if i >= len(row.DimensionValues) || row.DimensionValues[i] == nil {
+func dim(row reportRow, i int) string {
+	if i >= len(row.DimensionValues) {
 		return ""
 	}
 	return row.DimensionValues[i].Value
@@ -110,23 +139,23 @@ func dim(row *analyticsdata.Row, i int) string {
 // date (GA4's YYYYMMDD as YYYY-MM-DD), ascending.
 func (g *GA4) Overview(ctx context.Context, q reporting.AnalyticsQuery) (reporting.Overview, error) {
 	r := gaRange(q.Days)
-	dates := []*analyticsdata.DateRange{{StartDate: r.StartDate, EndDate: r.EndDate}}
-	totals, err := g.run(ctx, q.PropertyID, &analyticsdata.RunReportRequest{DateRanges: dates,
-		Metrics: metricList("sessions", "totalUsers", "screenPageViews", "averageSessionDuration")})
+	dates := []dateRange{{StartDate: r.StartDate, EndDate: r.EndDate}}
+	totals, err := g.run(ctx, q.PropertyID, runReport{DateRanges: dates,
+		Metrics: list("sessions", "totalUsers", "screenPageViews", "averageSessionDuration")})
 	if err != nil {
 		return reporting.Overview{}, err
 	}
-	trend, err := g.run(ctx, q.PropertyID, &analyticsdata.RunReportRequest{DateRanges: dates,
-		Metrics: metricList("sessions", "totalUsers", "screenPageViews"), Dimensions: dimensionList("date")})
+	trend, err := g.run(ctx, q.PropertyID, runReport{DateRanges: dates,
+		Metrics: list("sessions", "totalUsers", "screenPageViews"), Dimensions: list("date")})
 	if err != nil {
 		return reporting.Overview{}, err
 	}
-	out := reporting.Overview{Range: r, Trend: make([]reporting.OverviewPoint, 0, len(trend.Rows))}
-	if len(totals.Rows) > 0 {
-		t := totals.Rows[0]
+	out := reporting.Overview{Range: r, Trend: make([]reporting.OverviewPoint, 0, len(trend))}
+	if len(totals) > 0 {
+		t := totals[0]
 		out.Totals = reporting.OverviewTotals{Sessions: value(t, 0), Users: value(t, 1), PageViews: value(t, 2), AvgEngagementSeconds: value(t, 3)}
 	}
-	for _, row := range trend.Rows {
+	for _, row := range trend {
 		d := dim(row, 0)
 		if len(d) == 8 {
 			d = d[:4] + "-" + d[4:6] + "-" + d[6:]
@@ -145,26 +174,30 @@ func (g *GA4) TopContent(ctx context.Context, q reporting.AnalyticsQuery) (repor
 	if q.Limit <= 0 {
 		limit = reporting.ContentLimitDefault
 	}
-	dates := []*analyticsdata.DateRange{{StartDate: r.StartDate, EndDate: r.EndDate}}
-	order := func(metric string) []*analyticsdata.OrderBy {
-		return []*analyticsdata.OrderBy{{Metric: &analyticsdata.MetricOrderBy{MetricName: metric}, Desc: true}}
+	dates := []dateRange{{StartDate: r.StartDate, EndDate: r.EndDate}}
+	order := func(metric string) []orderBy {
+		o := orderBy{Desc: true}
+		o.Metric = &struct {
+			MetricName string `json:"metricName"`
+		}{metric}
+		return []orderBy{o}
 	}
-	pages, err := g.run(ctx, q.PropertyID, &analyticsdata.RunReportRequest{DateRanges: dates, Dimensions: dimensionList("pagePath", "pageTitle"),
-		Metrics: metricList("screenPageViews", "totalUsers"), Limit: limit, OrderBys: order("screenPageViews")})
+	pages, err := g.run(ctx, q.PropertyID, runReport{DateRanges: dates, Dimensions: list("pagePath", "pageTitle"),
+		Metrics: list("screenPageViews", "totalUsers"), Limit: limit, OrderBys: order("screenPageViews")})
 	if err != nil {
 		return reporting.TopContent{}, err
 	}
-	events, err := g.run(ctx, q.PropertyID, &analyticsdata.RunReportRequest{DateRanges: dates, Dimensions: dimensionList("eventName"),
-		Metrics: metricList("eventCount", "totalUsers"), Limit: limit, OrderBys: order("eventCount")})
+	events, err := g.run(ctx, q.PropertyID, runReport{DateRanges: dates, Dimensions: list("eventName"),
+		Metrics: list("eventCount", "totalUsers"), Limit: limit, OrderBys: order("eventCount")})
 	if err != nil {
 		return reporting.TopContent{}, err
 	}
-	out := reporting.TopContent{Range: r, TopPages: make([]reporting.ContentPage, 0, len(pages.Rows)),
-		TopEvents: make([]reporting.ContentEvent, 0, len(events.Rows))}
-	for _, row := range pages.Rows {
+	out := reporting.TopContent{Range: r, TopPages: make([]reporting.ContentPage, 0, len(pages)),
+		TopEvents: make([]reporting.ContentEvent, 0, len(events))}
+	for _, row := range pages {
 		out.TopPages = append(out.TopPages, reporting.ContentPage{Path: dim(row, 0), Title: dim(row, 1), Views: value(row, 0), Users: value(row, 1)})
 	}
-	for _, row := range events.Rows {
+	for _, row := range events {
 		out.TopEvents = append(out.TopEvents, reporting.ContentEvent{Event: dim(row, 0), Count: value(row, 0), Users: value(row, 1)})
 	}
 	return out, nil

@@ -1,9 +1,11 @@
 // Package reportinggoogle is the reporting sources on Google's APIs:
 // Search Console's searchAnalytics.query and the GA4 Data API's
-// runReport, through Google's own Go clients, with credentials from a
-// service-account key or a user's own Google connection (OAuth with PKCE,
-// tokens sealed at rest). It lives apart from package reporting so that
-// a host without Google does not link Google's clients.
+// runReport, called over plain REST with typed requests and answers (no
+// generated client, so no grpc, genproto or OpenTelemetry), with
+// credentials from a service-account key or a user's own Google
+// connection (OAuth with PKCE, tokens sealed at rest), both through
+// golang.org/x/oauth2. It lives apart from package reporting so that a
+// host without Google does not link the OAuth client.
 package reportinggoogle
 
 import (
@@ -11,14 +13,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
+	"strings"
 	"time"
 
 	"golang.org/x/oauth2"
-	"google.golang.org/api/googleapi"
-	"google.golang.org/api/option"
-	"google.golang.org/api/searchconsole/v1"
 
+	"github.com/groundwork-go/groundwork/internal/outbound"
 	"github.com/groundwork-go/groundwork/reporting"
 )
 
@@ -54,8 +56,14 @@ type SearchConsoleOptions struct {
 	Now func() time.Time
 }
 
+// SearchConsoleEndpoint is the Search Console API's address.
+const SearchConsoleEndpoint = "https://searchconsole.googleapis.com/"
+
 // SearchConsole is a reporting.SearchSource on the Search Console API.
-type SearchConsole struct{ o SearchConsoleOptions }
+type SearchConsole struct {
+	o   SearchConsoleOptions
+	api *outbound.Client
+}
 
 // NewSearchConsole returns the Search Console source.
 func NewSearchConsole(o SearchConsoleOptions) (*SearchConsole, error) {
@@ -65,32 +73,80 @@ func NewSearchConsole(o SearchConsoleOptions) (*SearchConsole, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &SearchConsole{o: o}, nil
+	api, err := newAPI("Search Console", o.Endpoint, SearchConsoleEndpoint)
+	if err != nil {
+		return nil, fmt.Errorf("reportinggoogle: search console: %w", err)
+	}
+	return &SearchConsole{o: o, api: api}, nil
+}
+
+// newAPI is the REST client of one Google API at endpoint (def when
+// empty). A report call is sent once: the dashboard waits on it.
+func newAPI(name, endpoint, def string) (*outbound.Client, error) {
+	if endpoint == "" {
+		endpoint = def
+	}
+	return outbound.New(outbound.Options{Provider: name, BaseURL: endpoint, MaxAttempts: 1})
+}
+
+// jsonAlt is the query every call carries, as Google's own clients send
+// it: a JSON answer, not pretty-printed.
+var jsonAlt = url.Values{"alt": {"json"}, "prettyPrint": {"false"}}
+
+// call posts in to path with the caller's authorized client and decodes
+// the answer into out; errors are mapped by apiErr.
+func call(ctx context.Context, api *outbound.Client, clients Clients, name, path string, in, out any) error {
+	client, _, err := clients.Client(ctx)
+	if err != nil {
+		return err
+	}
+	req := &outbound.Request{Method: http.MethodPost, Path: path, Query: jsonAlt, HTTPClient: client}
+	if err := api.DoJSON(ctx, req, in, out); err != nil {
+		return apiErr(name, err)
+	}
+	return nil
+}
+
+// escapeSegment escapes s as one path segment the way Google's URL
+// templates do for a simple variable: everything but the unreserved
+// characters (letters, digits, "-", ".", "_", "~") is percent-encoded,
+// so "sc-domain:example.com" is "sc-domain%3Aexample.com" and a URL
+// property keeps its slashes out of the path.
+func escapeSegment(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// searchQuery is searchAnalytics.query's request body; fields in the
+// order Google's clients send them.
+type searchQuery struct {
+	Dimensions []string `json:"dimensions,omitempty"`
+	EndDate    string   `json:"endDate,omitempty"`
+	RowLimit   int64    `json:"rowLimit,omitempty"`
+	StartDate  string   `json:"startDate,omitempty"`
+}
+
+// searchRow is one row of searchAnalytics.query's answer.
+type searchRow struct {
+	Keys        []string `json:"keys"`
+	Clicks      float64  `json:"clicks"`
+	Impressions float64  `json:"impressions"`
+	Ctr         float64  `json:"ctr"`
+	Position    float64  `json:"position"`
 }
 
 // Connection implements reporting.Connected.
 func (s *SearchConsole) Connection(ctx context.Context) (string, error) {
 	_, c, err := s.o.Clients.Client(ctx)
 	return c, err
-}
-
-func (s *SearchConsole) service(ctx context.Context) (*searchconsole.Service, error) {
-	if s.o.SiteURL == "" {
-		return nil, &reporting.SourceError{Message: "Search Console is not set up: no site URL is configured."}
-	}
-	client, _, err := s.o.Clients.Client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	opts := []option.ClientOption{option.WithHTTPClient(client)}
-	if s.o.Endpoint != "" {
-		opts = append(opts, option.WithEndpoint(s.o.Endpoint))
-	}
-	svc, err := searchconsole.NewService(ctx, opts...)
-	if err != nil {
-		return nil, &reporting.SourceError{Message: "Could not reach the Search Console API.", Err: err}
-	}
-	return svc, nil
 }
 
 // searchRange is "last N days": today − (N−1) through today.
@@ -100,23 +156,25 @@ func (s *SearchConsole) searchRange(days int) reporting.Range {
 	return reporting.Range{StartDate: today.AddDate(0, 0, -(days - 1)).Format(time.DateOnly), EndDate: today.Format(time.DateOnly)}
 }
 
-func (s *SearchConsole) query(ctx context.Context, r reporting.Range, dimension string, limit int64) ([]*searchconsole.ApiDataRow, error) {
-	svc, err := s.service(ctx)
-	if err != nil {
-		return nil, err
+func (s *SearchConsole) query(ctx context.Context, r reporting.Range, dimension string, limit int64) ([]searchRow, error) {
+	if s.o.SiteURL == "" {
+		return nil, &reporting.SourceError{Message: "Search Console is not set up: no site URL is configured."}
 	}
-	req := &searchconsole.SearchAnalyticsQueryRequest{StartDate: r.StartDate, EndDate: r.EndDate, RowLimit: limit}
+	req := searchQuery{StartDate: r.StartDate, EndDate: r.EndDate, RowLimit: limit}
 	if dimension != "" {
 		req.Dimensions = []string{dimension}
 	}
-	res, err := svc.Searchanalytics.Query(s.o.SiteURL, req).Context(ctx).Do()
-	if err != nil {
-		return nil, apiErr("Search Console", err)
+	var res struct {
+		Rows []searchRow `json:"rows"`
+	}
+	path := "webmasters/v3/sites/" + escapeSegment(s.o.SiteURL) + "/searchAnalytics/query"
+	if err := call(ctx, s.api, s.o.Clients, "Search Console", path, req, &res); err != nil {
+		return nil, err
 	}
 	return res.Rows, nil
 }
 
-func metrics(r *searchconsole.ApiDataRow) reporting.SearchMetrics {
+func metrics(r searchRow) reporting.SearchMetrics {
 	return reporting.SearchMetrics{Clicks: r.Clicks, Impressions: r.Impressions, CTR: r.Ctr, Position: r.Position}
 }
 
@@ -179,10 +237,9 @@ func (s *SearchConsole) TopPages(ctx context.Context, days, limit int) (reportin
 
 func clampLimit(n int) int { return min(max(n, 1), reporting.SearchMaxLimit) }
 
-// apiErr maps a Google client error: a refused token refresh
-// (invalid_grant) asks the user to reconnect; an API answer names its
-// status only (the body goes to the log through Err); anything else is
-// "could not reach".
+// apiErr maps a failed call: a refused token refresh (invalid_grant)
+// asks the user to reconnect; an API answer names its status only (the
+// body goes to the log through Err); anything else is "could not reach".
 func apiErr(api string, err error) error {
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
@@ -194,9 +251,9 @@ func apiErr(api string, err error) error {
 	if errors.Is(err, reporting.ErrReconnect) || errors.Is(err, reporting.ErrNotConnected) {
 		return err
 	}
-	var ge *googleapi.Error
-	if errors.As(err, &ge) {
-		return &reporting.SourceError{Message: fmt.Sprintf("%s API returned an error (status %d).", api, ge.Code), Err: err}
+	var oe *outbound.Error
+	if errors.As(err, &oe) && oe.Status != 0 {
+		return &reporting.SourceError{Message: fmt.Sprintf("%s API returned an error (status %d).", api, oe.Status), Err: err}
 	}
 	return &reporting.SourceError{Message: fmt.Sprintf("Could not reach the %s API.", api), Err: err}
 }
