@@ -219,3 +219,21 @@ func TestLightPackagesLinkNoDriver(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceLinksNoGeneratedGoogleStack holds the reference server off
+// Google's generated clients and what they drag in: the two report calls
+// go over plain REST.
+func TestReferenceLinksNoGeneratedGoogleStack(t *testing.T) {
+	t.Parallel()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go") //nolint:staticcheck // the toolchain running the tests
+	}
+	out, err := exec.Command(goCmd, "list", "-deps", "./cmd/reference").Output()
+	require.NoError(t, err)
+	for _, dep := range strings.Fields(string(out)) {
+		for _, h := range []string{"google.golang.org/api", "google.golang.org/grpc", "google.golang.org/genproto", "go.opentelemetry.io/"} {
+			require.False(t, strings.HasPrefix(dep, h), "cmd/reference links %s", dep)
+		}
+	}
+}
