@@ -25,14 +25,20 @@ type listed struct {
 	Export     string
 }
 
+// goCommand is the go command: the one on PATH, else the toolchain's
+// running the tests.
+func goCommand() string {
+	if goCmd, err := exec.LookPath("go"); err == nil {
+		return goCmd
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go") //nolint:staticcheck // the toolchain running the tests
+}
+
 // goList lists the module's packages and their dependencies with the
 // compiler's export data, so their types can be read without parsing.
 func goList(t *testing.T) []listed {
 	t.Helper()
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go") //nolint:staticcheck // the toolchain running the tests
-	}
+	goCmd := goCommand()
 	cmd := exec.Command(goCmd, "list", "-export", "-deps", "-json=ImportPath,Name,Export", "./...")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
@@ -204,10 +210,7 @@ func internalIn(typ types.Type, seen map[types.Type]bool) string {
 // SQLite.
 func TestLightPackagesLinkNoDriver(t *testing.T) {
 	t.Parallel()
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go") //nolint:staticcheck // the toolchain running the tests
-	}
+	goCmd := goCommand()
 	heavy := []string{"github.com/riverqueue/", "github.com/jackc/pgx", "modernc.org/sqlite", "github.com/tmc/langchaingo", "github.com/jmoiron/sqlx"}
 	for _, pkg := range []string{".", "./a11y", "./internal/api", "./store/lite"} {
 		out, err := exec.Command(goCmd, "list", "-deps", pkg).Output()
@@ -225,10 +228,7 @@ func TestLightPackagesLinkNoDriver(t *testing.T) {
 // go over plain REST.
 func TestReferenceLinksNoGeneratedGoogleStack(t *testing.T) {
 	t.Parallel()
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go") //nolint:staticcheck // the toolchain running the tests
-	}
+	goCmd := goCommand()
 	out, err := exec.Command(goCmd, "list", "-deps", "./cmd/reference").Output()
 	require.NoError(t, err)
 	for _, dep := range strings.Fields(string(out)) {
