@@ -138,8 +138,8 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if o.Tokens != nil {
 		guard = &api.Guard{Tokens: o.Tokens, Authorizer: o.Authorizer, Logger: b.Logger}
 	}
-	route := func(path string, fn http.HandlerFunc, ability string, needsToken bool) {
-		var next http.Handler = b.Throttle.Wrap(fn)
+	route := func(path string, fn api.HandlerFunc, ability string, needsToken bool) {
+		var next http.Handler = b.Throttle.Wrap(b.Func(fn))
 		if needsToken {
 			next = guard.Require(ability, next)
 		}
@@ -179,10 +179,6 @@ func (h *Handler) isTextColorInput(s string) bool {
 	return ok
 }
 
-func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	api.WriteError(w, r, h.logger, nil, err)
-}
-
 type contrastResult struct {
 	Ratio        float64 `json:"ratio"`
 	IsAccessible bool    `json:"is_accessible"`
@@ -208,11 +204,10 @@ func (h *Handler) colorField(v *api.Validator, field string, val any) string {
 	return hex
 }
 
-func (h *Handler) contrastCheck(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) contrastCheck(w http.ResponseWriter, r *http.Request) error {
 	in, err := api.DecodeInput(w, r, h.maxBody)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	v := &api.Validator{}
 	fg := h.colorField(v, "foreground", in["foreground"])
@@ -224,38 +219,35 @@ func (h *Handler) contrastCheck(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	ratio, err := h.svc.ContrastRatio(fg, bg)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	res := contrastResult{Ratio: ratio, IsAccessible: h.svc.CheckContrast(fg, bg, cmp.Or(level, AA)), Level: level}
 	api.WriteJSON(w, http.StatusOK, res)
+	return nil
 }
 
-func (h *Handler) generateTextColor(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) generateTextColor(w http.ResponseWriter, r *http.Request) error {
 	in, err := api.DecodeInput(w, r, h.maxBody)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	v := &api.Validator{}
 	bg, _ := v.String("background_color", in["background_color"], api.StringRule{Required: true, Max: MaxColorLength, Format: h.isTextColorInput})
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteJSON(w, http.StatusOK, map[string]string{"text_color": h.svc.GenerateAccessibleTextColor(bg, false)})
+	return nil
 }
 
-func (h *Handler) auditPalette(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) auditPalette(w http.ResponseWriter, r *http.Request) error {
 	in, err := api.DecodeInput(w, r, h.maxBody)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	v := &api.Validator{}
 	items, ok := v.Array("colors", in["colors"], true, MaxPaletteColors)
@@ -269,14 +261,15 @@ func (h *Handler) auditPalette(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteJSON(w, http.StatusOK, map[string]any{"results": h.svc.AuditPalette(colors)})
+	return nil
 }
 
-// aiFailure answers an AI feature's error with its {"error": ...} body.
-func (h *Handler) aiFailure(w http.ResponseWriter, r *http.Request, f Feature, generic string, err error) {
+// aiError is the answer to an AI feature's error, with its {"error": ...}
+// body; generic is the message of an unexpected failure.
+func aiError(f Feature, generic string, err error) error {
 	var ie *InputError
 	var status int
 	var msg string
@@ -290,31 +283,25 @@ func (h *Handler) aiFailure(w http.ResponseWriter, r *http.Request, f Feature, g
 	case errors.Is(err, ErrProviderUnavailable):
 		status, msg = http.StatusBadGateway, "The AI provider is currently unavailable."
 	default:
-		if r.Context().Err() == nil {
-			h.logger.ErrorContext(r.Context(), "a11y: ai feature failed", "feature", f, "error", err)
-		}
 		status, msg = http.StatusInternalServerError, generic
 	}
-	api.WriteJSON(w, status, map[string]string{"error": msg})
+	return &api.Error{Status: status, Body: map[string]string{"error": msg}, Err: fmt.Errorf("a11y: ai feature %s: %w", f, err)}
 }
 
-func (h *Handler) contentAnalysis(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) contentAnalysis(w http.ResponseWriter, r *http.Request) error {
 	body, err := api.ReadJSONBody(w, r, h.maxBody)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	in, err := api.DecodeInputBytes(body)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	v := &api.Validator{}
 	content, _ := v.String("content", in["content"], api.StringRule{Required: true, Max: MaxContentLength})
 	_, hasStructure := v.Object("structure", in["structure"], false)
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	req := ContentAnalysisRequest{Content: content}
 	if hasStructure {
@@ -322,24 +309,22 @@ func (h *Handler) contentAnalysis(w http.ResponseWriter, r *http.Request) {
 			Structure json.RawMessage `json:"structure"`
 		}
 		if err := json.Unmarshal(body, &raw); err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
 		req.Structure = raw.Structure
 	}
 	out, err := h.ai.AnalyzeContent(r.Context(), req)
 	if err != nil {
-		h.aiFailure(w, r, FeatureContentAnalysis, "Failed to analyze content.", err)
-		return
+		return aiError(FeatureContentAnalysis, "Failed to analyze content.", err)
 	}
 	api.WriteData(w, http.StatusOK, out)
+	return nil
 }
 
-func (h *Handler) ariaSuggestion(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ariaSuggestion(w http.ResponseWriter, r *http.Request) error {
 	in, err := api.DecodeInput(w, r, h.maxBody)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	v := &api.Validator{}
 	markup, _ := v.String("markup", in["markup"], api.StringRule{Required: true, Max: MaxMarkupLength})
@@ -347,22 +332,20 @@ func (h *Handler) ariaSuggestion(w http.ResponseWriter, r *http.Request) {
 	framework, _ := v.String("framework", in["framework"], api.StringRule{Max: MaxFrameworkLen})
 	existing, _ := v.Object("existing_aria", in["existing_aria"], false)
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	out, err := h.ai.SuggestAria(r.Context(), AriaRequest{Markup: markup, Behavior: behavior, Framework: framework, ExistingAria: existing})
 	if err != nil {
-		h.aiFailure(w, r, FeatureAriaSuggestion, "Failed to suggest ARIA attributes.", err)
-		return
+		return aiError(FeatureAriaSuggestion, "Failed to suggest ARIA attributes.", err)
 	}
 	api.WriteData(w, http.StatusOK, out)
+	return nil
 }
 
-func (h *Handler) contrastExplanation(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) contrastExplanation(w http.ResponseWriter, r *http.Request) error {
 	in, err := api.DecodeInput(w, r, h.maxBody)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	v := &api.Validator{}
 	fg, _ := v.String("foreground", in["foreground"], api.StringRule{Required: true, Max: MaxColorLength})
@@ -370,8 +353,7 @@ func (h *Handler) contrastExplanation(w http.ResponseWriter, r *http.Request) {
 	context, _ := v.OneOf("context", in["context"], false, string(ContextBodyText), string(ContextLargeText), string(ContextUI))
 	palette, _ := v.Array("brand_palette", in["brand_palette"], false, MaxBrandPalette)
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	req := ContrastRequest{Foreground: fg, Background: bg, Context: ContrastContext(context)}
 	for _, p := range palette {
@@ -381,8 +363,8 @@ func (h *Handler) contrastExplanation(w http.ResponseWriter, r *http.Request) {
 	}
 	out, err := h.ai.ExplainContrast(r.Context(), req)
 	if err != nil {
-		h.aiFailure(w, r, FeatureContrastExplanation, "Failed to explain contrast failure.", err)
-		return
+		return aiError(FeatureContrastExplanation, "Failed to explain contrast failure.", err)
 	}
 	api.WriteData(w, http.StatusOK, out)
+	return nil
 }

@@ -13,15 +13,43 @@ import (
 )
 
 // Base is what every domain handler starts from: its cleaned prefix, a
-// mux that already answers JSON 404s under the prefix, a logger, and the
-// "api" throttle. A handler registers its routes with Handle and serves
-// through ServeHTTP, which applies [CheckRequestText] to every request.
+// mux that already answers JSON 404s under the prefix, a logger, the
+// "api" throttle, and the domain's error table. A handler registers its
+// routes with Handle and serves through ServeHTTP, which applies
+// [CheckRequestText] to every request.
+//
+// Route handlers are [HandlerFunc]s: they return their failure, and
+// [Base.Func] answers it through Errors, the one error writer of the
+// domain's API.
 type Base struct {
 	Prefix   string
 	Mux      *http.ServeMux
 	Logger   *slog.Logger
 	Throttle *Throttle
-	routes   []string
+	// Errors maps the domain's errors to answers (see [Table.Lookup]).
+	Errors Table
+	routes []string
+}
+
+// HandlerFunc is a route handler that returns its failure instead of
+// writing it; [Base.Func] answers the error.
+type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// Func adapts fn to an http.HandlerFunc that answers fn's error, if any,
+// with [Base.Fail].
+func (b *Base) Func(fn HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			b.Fail(w, r, err)
+		}
+	}
+}
+
+// Fail answers err through the base's table and logger (see
+// [WriteError]). Route handlers return their errors to [Base.Func]
+// instead; Fail is for middleware that refuses before a handler runs.
+func (b *Base) Fail(w http.ResponseWriter, r *http.Request, err error) {
+	WriteError(w, r, b.Logger, b.Errors, err)
 }
 
 // Handle registers prefix+path for the methods of m (any other method is
@@ -42,7 +70,7 @@ func (b *Base) Routes() []string { return slices.Clone(b.routes) }
 // draining a refused body after a 413 (see ServeDrained).
 func (b *Base) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if e := CheckRequestText(r); e != nil {
-		WriteError(w, r, b.Logger, nil, e)
+		b.Fail(w, r, e)
 		return
 	}
 	ServeDrained(w, r, b.Mux)

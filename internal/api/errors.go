@@ -1,7 +1,7 @@
 // Package api holds the HTTP conventions every groundwork handler shares:
 // JSON bodies in and out, the error envelope and its status table,
 // validation messages, the pagination envelope, throttling, client IPs and
-// bearer tokens. See DECISIONS.md, "Common to every HTTP API".
+// bearer tokens.
 package api
 
 import (
@@ -23,6 +23,9 @@ type Error struct {
 	Header http.Header
 	// Err is the cause, for logs and errors.Is; never shown.
 	Err error
+	// Body, when set, is answered instead of {"message": Message}: for
+	// the few routes whose contract has another envelope.
+	Body any
 }
 
 // Error implements error.
@@ -58,11 +61,15 @@ var (
 	ErrNotFound        = &Error{Status: http.StatusNotFound, Message: MsgNotFound}
 )
 
-// Mapping maps a domain's sentinel error to a status and message.
+// Mapping maps a domain's sentinel error to a status and message; or,
+// with As, an error of one of the domain's types to the *Error to answer.
 type Mapping struct {
 	Err     error
 	Status  int
 	Message string
+	// As, when set, is asked instead of matching Err: it returns the
+	// answer for err, or nil when err is not its kind.
+	As func(err error) *Error
 }
 
 // Table is the one place a domain maps its sentinels to HTTP. The first
@@ -79,14 +86,27 @@ func (t Table) Lookup(err error) (status int, body any, header http.Header, ok b
 	}
 	var ae *Error
 	if errors.As(err, &ae) {
-		return ae.Status, messageBody{ae.Message}, ae.Header, true
+		return ae.Status, ae.body(), ae.Header, true
 	}
 	for _, m := range t {
+		if m.As != nil {
+			if e := m.As(err); e != nil {
+				return e.Status, e.body(), e.Header, true
+			}
+			continue
+		}
 		if errors.Is(err, m.Err) {
 			return m.Status, messageBody{m.Message}, nil, true
 		}
 	}
 	return http.StatusInternalServerError, messageBody{MsgServerError}, nil, false
+}
+
+func (e *Error) body() any {
+	if e.Body != nil {
+		return e.Body
+	}
+	return messageBody{e.Message}
 }
 
 type messageBody struct {
