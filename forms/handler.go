@@ -136,6 +136,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("forms: new handler: %w", err)
 	}
+	b.Errors = errorTable
 	h := &Handler{svc: svc, opts: o, base: b,
 		submitter: newSubmitter(svc, submitSettings{limiter: o.RateLimiter, limit: o.SubmitLimit, window: o.SubmitWindow,
 			trusted: o.TrustedProxies, maxBytes: o.MaxRequestBytes, maxParts: o.MaxParts, baseURL: o.BaseURL, logger: b.Logger})}
@@ -143,8 +144,8 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 		h.guard = &api.Guard{Tokens: o.Tokens, Authorizer: o.Authorizer, Logger: b.Logger}
 		h.adminRoutes()
 	}
-	h.route("/{form}/render", methods{http.MethodGet: h.renderDefinition})
-	h.route("/{form}/submit", methods{http.MethodPost: h.submitForm})
+	h.route("/{form}/render", methods{http.MethodGet: b.Func(h.renderDefinition)})
+	h.route("/{form}/submit", methods{http.MethodPost: b.Func(h.submitForm)})
 	return h, nil
 }
 
@@ -163,20 +164,19 @@ func (h *Handler) route(path string, m methods) {
 }
 
 // admin wraps fn with the bearer check for ability.
-func (h *Handler) admin(ability string, fn http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) admin(ability string, fn api.HandlerFunc) http.HandlerFunc {
+	return h.base.Func(func(w http.ResponseWriter, r *http.Request) error {
 		ctx, err := h.guard.Check(r, ability)
 		if err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
-		fn(w, r.WithContext(ctx))
-	}
+		return fn(w, r.WithContext(ctx))
+	})
 }
 
 // adminRoutes registers the routes behind bearer tokens.
 func (h *Handler) adminRoutes() {
-	update := func(fn http.HandlerFunc) methods {
+	update := func(fn api.HandlerFunc) methods {
 		a := h.admin(AbilityUpdate, fn)
 		return methods{http.MethodPut: a, http.MethodPatch: a}
 	}
@@ -207,50 +207,43 @@ func (h *Handler) adminRoutes() {
 	h.route("/{form}/submissions/{submission}", merge(methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.showSubmission),
 		http.MethodDelete: h.admin(AbilityUpdate, h.deleteSubmission)}, update(h.updateSubmission)))
 	h.route("/submissions/{submission}/uploads/{upload}/download", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.downloadUpload)})
-	manage := func(fn http.HandlerFunc) http.HandlerFunc { return h.admin(AbilityManageNotifications, fn) }
+	manage := func(fn api.HandlerFunc) http.HandlerFunc { return h.admin(AbilityManageNotifications, fn) }
 	h.route("/{form}/notifications", methods{http.MethodGet: manage(h.listNotifications), http.MethodPost: manage(notifications.create(h))})
 	updateNotification := manage(notifications.update(h))
 	h.route("/{form}/notifications/{notification}", methods{http.MethodPut: updateNotification,
 		http.MethodPatch: updateNotification, http.MethodDelete: manage(notifications.delete(h))})
 }
 
-func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	api.WriteError(w, r, h.base.Logger, errorTable, err)
-}
-
 // form resolves {form}.
-func (h *Handler) form(w http.ResponseWriter, r *http.Request) (*Form, bool) {
+func (h *Handler) form(r *http.Request) (*Form, error) {
 	f, err := h.svc.Form(r.Context(), r.PathValue("form"))
 	if err != nil {
-		h.fail(w, r, err)
-		return nil, false
+		return nil, err
 	}
-	return f, true
+	return f, nil
 }
 
 // id reads a numeric path value; anything else is a 404 for what.
-func (h *Handler) id(w http.ResponseWriter, r *http.Request, name, what string) (int64, bool) {
+func (h *Handler) id(r *http.Request, name, what string) (int64, error) {
 	n, err := strconv.ParseInt(r.PathValue(name), 10, 64)
 	if err != nil || n <= 0 {
-		h.fail(w, r, notFound(what))
-		return 0, false
+		return 0, notFound(what)
 	}
-	return n, true
+	return n, nil
 }
 
 // input decodes a JSON body into its normalised map.
-func (h *Handler) input(w http.ResponseWriter, r *http.Request) (map[string]any, bool) {
+func (h *Handler) input(w http.ResponseWriter, r *http.Request) (map[string]any, error) {
 	in, err := api.DecodeInput(w, r, 0)
 	if err != nil {
-		h.fail(w, r, err)
-		return nil, false
+		return nil, err
 	}
-	return in, true
+	return in, nil
 }
 
 // ---- forms ----
 
-func (h *Handler) listForms(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) listForms(w http.ResponseWriter, r *http.Request) error {
 	v := &api.Validator{}
 	p := api.ParsePage(r, h.opts.PerPage, v)
 	var active *bool
@@ -263,15 +256,14 @@ func (h *Handler) listForms(w http.ResponseWriter, r *http.Request) {
 		v.Add("status", api.MsgSelected("status"))
 	}
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	list, total, err := h.svc.ListForms(r.Context(), active, p)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+	return nil
 }
 
 func applyForm(v *api.Validator, in map[string]any, f *Form) {
@@ -287,85 +279,83 @@ func applyForm(v *api.Validator, in map[string]any, f *Form) {
 	v.SetBool(in, "allow_step_navigation", &f.AllowStepNavigation)
 }
 
-func (h *Handler) createForm(w http.ResponseWriter, r *http.Request) {
-	in, ok := h.input(w, r)
-	if !ok {
-		return
+func (h *Handler) createForm(w http.ResponseWriter, r *http.Request) error {
+	in, err := h.input(w, r)
+	if err != nil {
+		return err
 	}
 	f := &Form{IsActive: true, ShowProgressBar: true, SubmitButtonText: "Submit"}
 	v := &api.Validator{}
 	applyForm(v, in, f)
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	if err := h.svc.CreateForm(r.Context(), f); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusCreated, f)
+	return nil
 }
 
-func (h *Handler) showForm(w http.ResponseWriter, r *http.Request) {
-	f, ok := h.form(w, r)
-	if !ok {
-		return
+func (h *Handler) showForm(w http.ResponseWriter, r *http.Request) error {
+	f, err := h.form(r)
+	if err != nil {
+		return err
 	}
 	d, err := h.svc.Detail(r.Context(), f)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusOK, d)
+	return nil
 }
 
-func (h *Handler) updateForm(w http.ResponseWriter, r *http.Request) {
-	f, ok := h.form(w, r)
-	if !ok {
-		return
+func (h *Handler) updateForm(w http.ResponseWriter, r *http.Request) error {
+	f, err := h.form(r)
+	if err != nil {
+		return err
 	}
-	in, ok := h.input(w, r)
-	if !ok {
-		return
+	in, err := h.input(w, r)
+	if err != nil {
+		return err
 	}
 	v := &api.Validator{}
 	applyForm(v, in, f)
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	if err := h.svc.UpdateForm(r.Context(), f); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusOK, f)
+	return nil
 }
 
-func (h *Handler) deleteForm(w http.ResponseWriter, r *http.Request) {
-	f, ok := h.form(w, r)
-	if !ok {
-		return
+func (h *Handler) deleteForm(w http.ResponseWriter, r *http.Request) error {
+	f, err := h.form(r)
+	if err != nil {
+		return err
 	}
 	if err := h.svc.DeleteForm(r.Context(), f); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // ---- fields ----
 
-func (h *Handler) listFields(w http.ResponseWriter, r *http.Request) {
-	f, ok := h.form(w, r)
-	if !ok {
-		return
+func (h *Handler) listFields(w http.ResponseWriter, r *http.Request) error {
+	f, err := h.form(r)
+	if err != nil {
+		return err
 	}
 	fields, err := h.svc.Fields(r.Context(), f.ID)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusOK, fields)
+	return nil
 }
 
 func applyField(v *api.Validator, in map[string]any, f *Field) {
@@ -420,43 +410,42 @@ func intItems(v *api.Validator, in map[string]any, key string) []int64 {
 	return out
 }
 
-func (h *Handler) reorderFields(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
+func (h *Handler) reorderFields(w http.ResponseWriter, r *http.Request) error {
+	form, err := h.form(r)
+	if err != nil {
+		return err
 	}
-	in, ok := h.input(w, r)
-	if !ok {
-		return
+	in, err := h.input(w, r)
+	if err != nil {
+		return err
 	}
 	v := &api.Validator{}
 	uuids := stringItems(v, in, "ordered_uuids")
 	var stepID *int64
 	v.SetOptionalInt(in, "step_id", &stepID)
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	if err := h.svc.ReorderFields(r.Context(), form.ID, stepID, uuids); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteMessage(w, http.StatusOK, "Fields reordered.")
+	return nil
 }
 
 // ---- steps ----
 
-func (h *Handler) listSteps(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
+func (h *Handler) listSteps(w http.ResponseWriter, r *http.Request) error {
+	form, err := h.form(r)
+	if err != nil {
+		return err
 	}
 	steps, err := h.svc.StepsWithFields(r.Context(), form.ID, nil)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusOK, steps)
+	return nil
 }
 
 func applyStep(v *api.Validator, in map[string]any, st *Step) {
@@ -466,41 +455,40 @@ func applyStep(v *api.Validator, in map[string]any, st *Step) {
 	v.SetString(in, "prev_button_text", &st.PrevButtonText)
 }
 
-func (h *Handler) reorderSteps(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
+func (h *Handler) reorderSteps(w http.ResponseWriter, r *http.Request) error {
+	form, err := h.form(r)
+	if err != nil {
+		return err
 	}
-	in, ok := h.input(w, r)
-	if !ok {
-		return
+	in, err := h.input(w, r)
+	if err != nil {
+		return err
 	}
 	v := &api.Validator{}
 	ids := intItems(v, in, "ordered_ids")
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	if err := h.svc.ReorderSteps(r.Context(), form.ID, ids); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteMessage(w, http.StatusOK, "Steps reordered.")
+	return nil
 }
 
 // ---- notifications ----
 
-func (h *Handler) listNotifications(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
+func (h *Handler) listNotifications(w http.ResponseWriter, r *http.Request) error {
+	form, err := h.form(r)
+	if err != nil {
+		return err
 	}
 	list, err := h.svc.Notifications(r.Context(), form.ID)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusOK, list)
+	return nil
 }
 
 func applyNotification(v *api.Validator, in map[string]any, n *Notification) {

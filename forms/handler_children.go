@@ -21,77 +21,75 @@ type child[T any] struct {
 }
 
 // create answers POST with 201 and the new record.
-func (c child[T]) create(h *Handler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		form, ok := h.form(w, r)
-		if !ok {
-			return
+func (c child[T]) create(h *Handler) api.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		form, err := h.form(r)
+		if err != nil {
+			return err
 		}
-		in, ok := h.input(w, r)
-		if !ok {
-			return
+		in, err := h.input(w, r)
+		if err != nil {
+			return err
 		}
 		t := c.blank(form)
-		c.store(h, w, r, in, t, c.insert, http.StatusCreated)
+		return c.store(h, w, r, in, t, c.insert, http.StatusCreated)
 	}
 }
 
 // update answers PUT and PATCH with 200 and the record as saved.
-func (c child[T]) update(h *Handler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		form, ok := h.form(w, r)
-		if !ok {
-			return
+func (c child[T]) update(h *Handler) api.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		form, err := h.form(r)
+		if err != nil {
+			return err
 		}
-		id, ok := h.id(w, r, c.param, c.what)
-		if !ok {
-			return
+		id, err := h.id(r, c.param, c.what)
+		if err != nil {
+			return err
 		}
 		t, err := c.find(r.Context(), form.ID, id)
 		if err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
-		in, ok := h.input(w, r)
-		if !ok {
-			return
+		in, err := h.input(w, r)
+		if err != nil {
+			return err
 		}
-		c.store(h, w, r, in, t, c.save, http.StatusOK)
+		return c.store(h, w, r, in, t, c.save, http.StatusOK)
 	}
 }
 
 // store applies in to t, validates, and writes t with write.
 func (c child[T]) store(h *Handler, w http.ResponseWriter, r *http.Request, in map[string]any, t *T,
-	write func(context.Context, *T) error, status int) {
+	write func(context.Context, *T) error, status int) error {
 	v := &api.Validator{}
 	c.apply(v, in, t)
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	if err := write(r.Context(), t); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, status, t)
+	return nil
 }
 
 // delete answers DELETE with 204.
-func (c child[T]) delete(h *Handler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		form, ok := h.form(w, r)
-		if !ok {
-			return
+func (c child[T]) delete(h *Handler) api.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		form, err := h.form(r)
+		if err != nil {
+			return err
 		}
-		id, ok := h.id(w, r, c.param, c.what)
-		if !ok {
-			return
+		id, err := h.id(r, c.param, c.what)
+		if err != nil {
+			return err
 		}
 		if err := c.remove(r.Context(), form, id); err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
 		w.WriteHeader(http.StatusNoContent)
+		return nil
 	}
 }
 

@@ -56,19 +56,17 @@ func (h *Handler) activeForm(r *http.Request) (*Form, error) {
 	return f, nil
 }
 
-func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) error {
 	form, err := h.activeForm(r)
 	if errors.Is(err, ErrNotFound) {
 		err = ErrInactive // the same 404 for missing and inactive forms
 	}
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	d, err := h.svc.Detail(r.Context(), form)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	def := renderDefinition{ID: form.ID, Name: form.Name, Slug: form.Slug, Description: form.Description,
 		SubmitButtonText: form.SubmitButtonText, SuccessMessage: form.SuccessMessage, RedirectURL: form.RedirectURL,
@@ -80,6 +78,7 @@ func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) {
 	def.Config.LoadedAt = h.svc.now().Unix()
 	def.Config.FormToken = h.svc.FormToken(form.ID)
 	api.WriteData(w, http.StatusOK, def)
+	return nil
 }
 
 // submitResponse is the 201 body.
@@ -90,11 +89,11 @@ type submitResponse struct {
 	RedirectURL  *string `json:"redirect_url"`
 }
 
-func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) error {
 	a, err := h.submitter.run(w, r, r.PathValue("form"))
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteJSON(w, http.StatusCreated, submitResponse{Success: true, Message: a.res.Message, SubmissionID: a.res.Submission.ID, RedirectURL: a.res.RedirectURL})
+	return nil
 }

@@ -57,63 +57,64 @@ func queryBool(v *api.Validator, r *http.Request, key string) *bool {
 	return &b
 }
 
-func (h *Handler) listSubmissions(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
+func (h *Handler) listSubmissions(w http.ResponseWriter, r *http.Request) error {
+	form, err := h.form(r)
+	if err != nil {
+		return err
 	}
 	v := &api.Validator{}
 	p := api.ParsePage(r, h.opts.PerPage, v)
 	q := SubmissionQuery{FormID: form.ID, IsRead: queryBool(v, r, "is_read"), IsSpam: queryBool(v, r, "is_spam"),
 		IsStarred: queryBool(v, r, "is_starred"), Offset: p.Offset(), Limit: p.PerPage}
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	subs, total, err := h.svc.ListSubmissions(r.Context(), q)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	out := make([]submissionResource, len(subs))
 	for i := range subs {
 		out[i] = h.resource(&subs[i])
 	}
 	api.WriteJSON(w, http.StatusOK, api.NewPage(out, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+	return nil
 }
 
 // submission resolves {form} and {submission}.
-func (h *Handler) submission(w http.ResponseWriter, r *http.Request) (*Submission, bool) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return nil, false
+func (h *Handler) submission(r *http.Request) (*Submission, error) {
+	form, err := h.form(r)
+	if err != nil {
+		return nil, err
 	}
-	id, ok := h.id(w, r, "submission", "Submission")
-	if !ok {
-		return nil, false
+	id, err := h.id(r, "submission", "Submission")
+	if err != nil {
+		return nil, err
 	}
 	sub, err := h.svc.Submission(r.Context(), form.ID, id)
 	if err != nil {
-		h.fail(w, r, err)
-		return nil, false
+		return nil, err
 	}
-	return sub, true
+	return sub, nil
 }
 
-func (h *Handler) showSubmission(w http.ResponseWriter, r *http.Request) {
-	if sub, ok := h.submission(w, r); ok {
-		api.WriteData(w, http.StatusOK, h.resource(sub))
+func (h *Handler) showSubmission(w http.ResponseWriter, r *http.Request) error {
+	sub, err := h.submission(r)
+	if err != nil {
+		return err
 	}
+	api.WriteData(w, http.StatusOK, h.resource(sub))
+	return nil
 }
 
-func (h *Handler) updateSubmission(w http.ResponseWriter, r *http.Request) {
-	sub, ok := h.submission(w, r)
-	if !ok {
-		return
+func (h *Handler) updateSubmission(w http.ResponseWriter, r *http.Request) error {
+	sub, err := h.submission(r)
+	if err != nil {
+		return err
 	}
-	in, ok := h.input(w, r)
-	if !ok {
-		return
+	in, err := h.input(w, r)
+	if err != nil {
+		return err
 	}
 	v := &api.Validator{}
 	v.SetBool(in, "is_read", &sub.IsRead)
@@ -121,92 +122,90 @@ func (h *Handler) updateSubmission(w http.ResponseWriter, r *http.Request) {
 	v.SetBool(in, "is_spam", &sub.IsSpam)
 	v.SetString(in, "admin_notes", &sub.AdminNotes)
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	if err := h.svc.UpdateSubmission(r.Context(), sub); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusOK, h.resource(sub))
+	return nil
 }
 
-func (h *Handler) deleteSubmission(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
+func (h *Handler) deleteSubmission(w http.ResponseWriter, r *http.Request) error {
+	form, err := h.form(r)
+	if err != nil {
+		return err
 	}
-	id, ok := h.id(w, r, "submission", "Submission")
-	if !ok {
-		return
+	id, err := h.id(r, "submission", "Submission")
+	if err != nil {
+		return err
 	}
 	if err := h.svc.DeleteSubmission(r.Context(), form.ID, id); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
-func (h *Handler) bulkSubmissions(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
+func (h *Handler) bulkSubmissions(w http.ResponseWriter, r *http.Request) error {
+	form, err := h.form(r)
+	if err != nil {
+		return err
 	}
-	in, ok := h.input(w, r)
-	if !ok {
-		return
+	in, err := h.input(w, r)
+	if err != nil {
+		return err
 	}
 	v := &api.Validator{}
 	var action string
 	v.SetString(in, "action", &action)
 	ids := intItems(v, in, "ids")
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	n, err := h.svc.Bulk(r.Context(), form.ID, action, ids)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	noun := "submissions"
 	if n == 1 {
 		noun = "submission"
 	}
 	api.WriteJSON(w, http.StatusOK, map[string]any{"message": fmt.Sprintf("%d %s updated.", n, noun), "affected": n})
+	return nil
 }
 
-func (h *Handler) exportSubmissions(w http.ResponseWriter, r *http.Request) {
-	form, ok := h.form(w, r)
-	if !ok {
-		return
+func (h *Handler) exportSubmissions(w http.ResponseWriter, r *http.Request) error {
+	form, err := h.form(r)
+	if err != nil {
+		return err
 	}
 	name := fmt.Sprintf("%s-submissions-%s.csv", form.Slug, h.svc.now().UTC().Format(time.DateOnly))
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	rc := http.NewResponseController(w)
-	err := h.svc.ExportCSV(r.Context(), form, w, CSVOptions{IncludeIPAddress: h.opts.IncludeIPAddress, Flush: func() { _ = rc.Flush() }})
+	err = h.svc.ExportCSV(r.Context(), form, w, CSVOptions{IncludeIPAddress: h.opts.IncludeIPAddress, Flush: func() { _ = rc.Flush() }})
 	if err != nil && r.Context().Err() == nil {
 		// The status is out; all that is left is to log and cut the stream.
 		h.base.Logger.ErrorContext(r.Context(), "forms: export failed", "form", form.Slug, "error", err)
 		panic(http.ErrAbortHandler)
 	}
+	return nil
 }
 
-func (h *Handler) downloadUpload(w http.ResponseWriter, r *http.Request) {
-	subID, ok := h.id(w, r, "submission", "Submission")
-	if !ok {
-		return
+func (h *Handler) downloadUpload(w http.ResponseWriter, r *http.Request) error {
+	subID, err := h.id(r, "submission", "Submission")
+	if err != nil {
+		return err
 	}
-	uploadID, ok := h.id(w, r, "upload", "Upload")
-	if !ok {
-		return
+	uploadID, err := h.id(r, "upload", "Upload")
+	if err != nil {
+		return err
 	}
 	u, body, err := h.svc.OpenUpload(r.Context(), subID, uploadID)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	defer body.Close()
 	hdr := w.Header()
@@ -219,4 +218,5 @@ func (h *Handler) downloadUpload(w http.ResponseWriter, r *http.Request) {
 	if _, err := io.Copy(w, body); err != nil && r.Context().Err() == nil {
 		h.base.Logger.WarnContext(r.Context(), "forms: download cut short", "upload", u.ID, "error", err)
 	}
+	return nil
 }

@@ -156,9 +156,9 @@ func (p *PageHandler) route(w http.ResponseWriter, r *http.Request) {
 	case !ok || rest == "" || strings.Contains(rest, "/"):
 		p.notFound(w, r)
 	case r.Method == http.MethodGet || r.Method == http.MethodHead:
-		p.show(w, r, rest)
+		p.answer(w, r, p.show(w, r, rest))
 	case r.Method == http.MethodPost:
-		p.submit(w, r, rest)
+		p.answer(w, r, p.submit(w, r, rest))
 	default:
 		w.Header().Set("Allow", "GET, HEAD, POST")
 		p.render.Error(w, r, http.StatusMethodNotAllowed, web.ErrorPage{Heading: "Method not allowed",
@@ -172,32 +172,31 @@ func (p *PageHandler) Routes() []string {
 	return []string{"GET " + page, "HEAD " + page, "POST " + page, "GET " + p.prefix + "/_assets/{file}"}
 }
 
-func (p *PageHandler) show(w http.ResponseWriter, r *http.Request, ref string) {
+func (p *PageHandler) show(w http.ResponseWriter, r *http.Request, ref string) error {
 	form, err := p.svc.Form(r.Context(), ref)
 	if err == nil && !form.IsActive {
 		err = ErrInactive
 	}
 	if err != nil {
-		p.fail(w, r, err)
-		return
+		return err
 	}
 	var thanks string
 	if f := p.render.TakeFlash(w, r, r.URL.Path); f != nil && f.Kind == "success" {
 		thanks = f.Message
 	}
-	p.draw(w, r, http.StatusOK, form, nil, "", nil, "", thanks)
+	return p.draw(w, r, http.StatusOK, form, nil, "", nil, "", thanks)
 }
 
-func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request, ref string) {
+func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request, ref string) error {
 	a, err := p.submitter.run(w, r, ref)
 	if err == nil {
 		if a.res.RedirectURL != nil {
 			web.SeeOther(w, r, *a.res.RedirectURL)
-			return
+			return nil
 		}
 		p.render.SetFlash(w, r, r.URL.Path, web.Flash{Kind: "success", Message: a.res.Message})
 		web.SeeOther(w, r, r.URL.Path)
-		return
+		return nil
 	}
 	var values map[string][]string
 	var token string
@@ -208,32 +207,30 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request, ref string)
 	var ae *api.Error
 	switch {
 	case a.form == nil:
-		p.fail(w, r, err)
+		return err
 	case errors.As(err, &ve):
-		p.draw(w, r, http.StatusUnprocessableEntity, a.form, values, token, ve, "", "")
+		return p.draw(w, r, http.StatusUnprocessableEntity, a.form, values, token, ve, "", "")
 	case errors.As(err, &ae) && ae.Status < 500:
-		p.draw(w, r, ae.Status, a.form, values, token, nil, ae.Message, "")
+		return p.draw(w, r, ae.Status, a.form, values, token, nil, ae.Message, "")
 	default:
-		p.fail(w, r, err)
+		return err
 	}
 }
 
 // draw answers the page of form with the visitor's answers, the messages
 // of a failed submission or a problem, or the thanks of a taken one.
 func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, form *Form, values map[string][]string,
-	token string, errs *ValidationError, problem, thanks string) {
+	token string, errs *ValidationError, problem, thanks string) error {
 	data := &pageData{Form: form, PageURL: r.URL.Path, Thanks: thanks, HoneypotField: HoneypotField, FormTokenField: FormTokenField}
 	title := form.Name
 	if thanks == "" {
 		fields, err := p.svc.store.Fields(r.Context(), form.ID)
 		if err != nil {
-			p.fail(w, r, err)
-			return
+			return err
 		}
 		steps, err := p.svc.store.Steps(r.Context(), form.ID)
 		if err != nil {
-			p.fail(w, r, err)
-			return
+			return err
 		}
 		data.FormToken = p.svc.pageToken(form.ID, token)
 		groups, inputs, general := p.svc.layout(fields, steps, values, errs)
@@ -254,6 +251,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 		}
 	}
 	p.render.Render(w, r, status, PageTemplate, page)
+	return nil
 }
 
 // notFound answers a path that names no form.
@@ -262,10 +260,14 @@ func (p *PageHandler) notFound(w http.ResponseWriter, r *http.Request) {
 		Message: "This form does not exist or does not take responses."})
 }
 
-// fail answers a missing or inactive form with 404, anything else with
-// 503 (logged).
-func (p *PageHandler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrInactive) {
+// answer is the pages' one error writer: it answers a handler's error, if
+// any: a missing or inactive form with 404, anything else with 503
+// (logged).
+func (p *PageHandler) answer(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case err == nil:
+		return
+	case errors.Is(err, ErrNotFound) || errors.Is(err, ErrInactive):
 		p.notFound(w, r)
 		return
 	}
