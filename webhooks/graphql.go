@@ -101,12 +101,11 @@ func newGraphQL(h *Handler) (*graphQL, error) {
 	return &graphQL{h: h, schema: schema}, nil
 }
 
-func (g *graphQL) serve(w http.ResponseWriter, r *http.Request) {
+func (g *graphQL) serve(w http.ResponseWriter, r *http.Request) error {
 	// Any valid token may ask; each field checks its own ability.
 	ctx, err := g.h.guard.Check(r, "")
 	if err != nil {
-		g.h.fail(w, r, err)
-		return
+		return err
 	}
 	var req struct {
 		Query         string         `json:"query"`
@@ -114,14 +113,13 @@ func (g *graphQL) serve(w http.ResponseWriter, r *http.Request) {
 		Variables     map[string]any `json:"variables"`
 	}
 	if err := api.DecodeJSON(w, r, &req, 0); err != nil {
-		g.h.fail(w, r, err)
-		return
+		return err
 	}
 	if req.Query == "" {
-		g.h.fail(w, r, api.Invalid("query", api.MsgRequired("query")))
-		return
+		return api.Invalid("query", api.MsgRequired("query"))
 	}
 	api.WriteJSON(w, http.StatusOK, g.schema.Exec(ctx, req.Query, req.OperationName, req.Variables))
+	return nil
 }
 
 type gqlRoot struct{ h *Handler }

@@ -100,6 +100,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: new handler: %w", err)
 	}
+	b.Errors = errorTable
 	h := &Handler{svc: svc, opts: o, base: b, guard: &api.Guard{Tokens: o.Tokens, Authorizer: o.Authorizer, Logger: b.Logger}}
 	if o.Idempotency != nil {
 		h.idem = &api.Idempotent{Store: o.Idempotency, Redact: withoutSecret, TrustedProxies: o.TrustedProxies, Logger: b.Logger}
@@ -122,23 +123,22 @@ func (h *Handler) route(path string, m api.Methods) {
 }
 
 // admin wraps fn with the bearer check for ability.
-func (h *Handler) admin(ability string, fn http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) admin(ability string, fn api.HandlerFunc) http.HandlerFunc {
+	return h.base.Func(func(w http.ResponseWriter, r *http.Request) error {
 		ctx, err := h.guard.Check(r, ability)
 		if err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
-		fn(w, r.WithContext(ctx))
-	}
+		return fn(w, r.WithContext(ctx))
+	})
 }
 
 // idempotent guards a write with the Idempotency-Key header.
-func (h *Handler) idempotent(route string, fn http.HandlerFunc) http.HandlerFunc {
+func (h *Handler) idempotent(route string, fn api.HandlerFunc) api.HandlerFunc {
 	if h.idem == nil {
 		return fn
 	}
-	return h.idem.Wrap(route, fn)
+	return api.Std(h.idem.Wrap(route, h.base.Func(fn)))
 }
 
 func (h *Handler) routes() {
@@ -161,21 +161,16 @@ func (h *Handler) routes() {
 		h.idempotent("POST "+subs+"/{subscription}/replay/{delivery}", h.onDelivery(http.StatusAccepted, h.svc.Replay)))})
 	h.route(subs+"/{subscription}/replay-parked", api.Methods{http.MethodPost: h.admin(AbilityReplay,
 		h.idempotent("POST "+subs+"/{subscription}/replay-parked", h.replayParked))})
-	h.route("/graphql", api.Methods{http.MethodPost: h.gql.serve})
-}
-
-func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	api.WriteError(w, r, h.base.Logger, errorTable, err)
+	h.route("/graphql", api.Methods{http.MethodPost: h.base.Func(h.gql.serve)})
 }
 
 // id reads a numeric path value; anything else is a 404.
-func (h *Handler) id(w http.ResponseWriter, r *http.Request, name string) (int64, bool) {
+func (h *Handler) id(r *http.Request, name string) (int64, error) {
 	n, err := strconv.ParseInt(r.PathValue(name), 10, 64)
 	if err != nil || n <= 0 {
-		h.fail(w, r, ErrNotFound)
-		return 0, false
+		return 0, ErrNotFound
 	}
-	return n, true
+	return n, nil
 }
 
 // withoutSecret drops data.secret from a stored response: a replay never
@@ -205,7 +200,7 @@ func withoutSecret(body []byte) []byte {
 	return out
 }
 
-func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 	v := &api.Validator{}
 	p := api.ParsePage(r, h.opts.PerPage, v)
 	q := r.URL.Query()
@@ -233,24 +228,22 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 		v.Add("include", api.MsgSelected("include"))
 	}
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	list, total, err := h.svc.Subscriptions(r.Context(), query, include)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+	return nil
 }
 
 // input reads a subscription's JSON body: each field optional, of its
 // type.
-func (h *Handler) input(w http.ResponseWriter, r *http.Request) (SubscriptionInput, bool) {
+func (h *Handler) input(w http.ResponseWriter, r *http.Request) (SubscriptionInput, error) {
 	in, err := api.DecodeInput(w, r, 0)
 	if err != nil {
-		h.fail(w, r, err)
-		return SubscriptionInput{}, false
+		return SubscriptionInput{}, err
 	}
 	var out SubscriptionInput
 	v := &api.Validator{}
@@ -298,79 +291,77 @@ func (h *Handler) input(w http.ResponseWriter, r *http.Request) (SubscriptionInp
 		}
 	}
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return out, false
+		return out, err
 	}
-	return out, true
+	return out, nil
 }
 
-func (h *Handler) create(w http.ResponseWriter, r *http.Request) {
-	in, ok := h.input(w, r)
-	if !ok {
-		return
+func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
+	in, err := h.input(w, r)
+	if err != nil {
+		return err
 	}
 	sub, err := h.svc.CreateSubscription(r.Context(), in)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusCreated, sub)
+	return nil
 }
 
-func (h *Handler) show(w http.ResponseWriter, r *http.Request) {
-	id, ok := h.id(w, r, "subscription")
-	if !ok {
-		return
+func (h *Handler) show(w http.ResponseWriter, r *http.Request) error {
+	id, err := h.id(r, "subscription")
+	if err != nil {
+		return err
 	}
 	sub, err := h.svc.Subscription(r.Context(), id)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusOK, sub)
+	return nil
 }
 
-func (h *Handler) update(w http.ResponseWriter, r *http.Request) {
-	id, ok := h.id(w, r, "subscription")
-	if !ok {
-		return
+func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
+	id, err := h.id(r, "subscription")
+	if err != nil {
+		return err
 	}
 	if _, err := h.svc.Subscription(r.Context(), id); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
-	in, ok := h.input(w, r)
-	if !ok {
-		return
+	in, err := h.input(w, r)
+	if err != nil {
+		return err
 	}
 	sub, err := h.svc.UpdateSubscription(r.Context(), id, in)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusOK, sub)
+	return nil
 }
 
-func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
-	id, ok := h.id(w, r, "subscription")
-	if !ok {
-		return
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
+	id, err := h.id(r, "subscription")
+	if err != nil {
+		return err
 	}
 	sub, err := h.svc.Subscription(r.Context(), id)
 	if err == nil {
 		err = h.svc.DeleteSubscription(r.Context(), id)
 	}
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusOK, sub)
+	return nil
 }
 
-func (h *Handler) deliveries(w http.ResponseWriter, r *http.Request) {
-	id, ok := h.id(w, r, "subscription")
-	if !ok {
-		return
+func (h *Handler) deliveries(w http.ResponseWriter, r *http.Request) error {
+	id, err := h.id(r, "subscription")
+	if err != nil {
+		return err
 	}
 	v := &api.Validator{}
 	p := api.ParsePage(r, h.opts.PerPage, v)
@@ -389,47 +380,46 @@ func (h *Handler) deliveries(w http.ResponseWriter, r *http.Request) {
 		v.Add("sort", api.MsgSelected("sort"))
 	}
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	list, total, err := h.svc.Deliveries(r.Context(), query)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+	return nil
 }
 
 // onDelivery answers a route of one delivery of one subscription with
 // do's result, or its error.
-func (h *Handler) onDelivery(status int, do func(ctx context.Context, sub, id int64) (*Delivery, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		sub, ok := h.id(w, r, "subscription")
-		if !ok {
-			return
+func (h *Handler) onDelivery(status int, do func(ctx context.Context, sub, id int64) (*Delivery, error)) api.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		sub, err := h.id(r, "subscription")
+		if err != nil {
+			return err
 		}
-		id, ok := h.id(w, r, "delivery")
-		if !ok {
-			return
+		id, err := h.id(r, "delivery")
+		if err != nil {
+			return err
 		}
 		d, err := do(r.Context(), sub, id)
 		if err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
 		api.WriteData(w, status, d)
+		return nil
 	}
 }
 
-func (h *Handler) replayParked(w http.ResponseWriter, r *http.Request) {
-	sub, ok := h.id(w, r, "subscription")
-	if !ok {
-		return
+func (h *Handler) replayParked(w http.ResponseWriter, r *http.Request) error {
+	sub, err := h.id(r, "subscription")
+	if err != nil {
+		return err
 	}
 	n, err := h.svc.ReplayParked(r.Context(), sub)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusAccepted, map[string]int{"requeued": n})
+	return nil
 }

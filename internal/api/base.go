@@ -35,6 +35,16 @@ type Base struct {
 // writing it; [Base.Func] answers the error.
 type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
 
+// Std is h as a HandlerFunc that writes all its own answers and returns
+// nil: middleware's output (an idempotency replay, say) in a chain of
+// HandlerFuncs.
+func Std(h http.Handler) HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		h.ServeHTTP(w, r)
+		return nil
+	}
+}
+
 // Func adapts fn to an http.HandlerFunc that answers fn's error, if any,
 // with [Base.Fail].
 func (b *Base) Func(fn HandlerFunc) http.HandlerFunc {
