@@ -83,11 +83,12 @@ func NewAdminHandler(svc *Service, opts *AdminHandlerOptions) (*AdminHandler, er
 	if err != nil {
 		return nil, fmt.Errorf("emaillist: new admin handler: %w", err)
 	}
+	b.Errors = errorTable
 	h := &AdminHandler{svc: svc, base: b, auth: opts.Authorizer, ability: opts.Ability}
 	if h.ability == "" {
 		h.ability = AbilityManageFeeds
 	}
-	b.Handle("/feeds", api.Methods{http.MethodGet: h.list, http.MethodPost: h.create})
+	b.Handle("/feeds", api.Methods{http.MethodGet: b.Func(h.list), http.MethodPost: b.Func(h.create)})
 	b.Handle("/feeds/{id}", api.Methods{http.MethodGet: h.withFeed(h.show), http.MethodPut: h.withFeed(h.update),
 		http.MethodPatch: h.withFeed(h.update), http.MethodDelete: h.withFeed(h.delete)})
 	b.Handle("/feeds/{id}/test", api.Methods{http.MethodPost: h.withFeed(h.test)})
@@ -100,10 +101,6 @@ func (h *AdminHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.bas
 // Routes lists the routes, as "METHOD /path/{param}".
 func (h *AdminHandler) Routes() []string { return h.base.Routes() }
 
-func (h *AdminHandler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	api.WriteError(w, r, h.base.Logger, errorTable, err)
-}
-
 func (h *AdminHandler) allowed(w http.ResponseWriter, r *http.Request, f *Feed) bool {
 	if h.auth.Authorize(r, h.ability, f) {
 		return true
@@ -114,53 +111,50 @@ func (h *AdminHandler) allowed(w http.ResponseWriter, r *http.Request, f *Feed) 
 
 // withFeed resolves the feed (404 first, as route-model binding does),
 // then asks the Authorizer about it.
-func (h *AdminHandler) withFeed(next func(http.ResponseWriter, *http.Request, Feed)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (h *AdminHandler) withFeed(next func(http.ResponseWriter, *http.Request, Feed) error) http.HandlerFunc {
+	return h.base.Func(func(w http.ResponseWriter, r *http.Request) error {
 		id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 		if err != nil || id < 1 {
-			h.fail(w, r, ErrNotFound)
-			return
+			return ErrNotFound
 		}
 		f, err := h.svc.Feed(r.Context(), id)
 		if err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
-		if h.allowed(w, r, &f) {
-			next(w, r, f)
+		if !h.allowed(w, r, &f) {
+			return nil
 		}
-	}
+		return next(w, r, f)
+	})
 }
 
-func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) {
+func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) error {
 	if !h.allowed(w, r, nil) {
-		return
+		return nil
 	}
 	var formID int64
 	if v := r.URL.Query().Get("form_id"); v != "" {
 		id, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || id < 1 {
-			h.fail(w, r, api.Invalid("form_id", api.MsgInteger("form_id")))
-			return
+			return api.Invalid("form_id", api.MsgInteger("form_id"))
 		}
 		formID = id
 	}
 	list, err := h.svc.ListFeeds(r.Context(), formID)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusOK, list)
+	return nil
 }
 
-func (h *AdminHandler) create(w http.ResponseWriter, r *http.Request) {
+func (h *AdminHandler) create(w http.ResponseWriter, r *http.Request) error {
 	if !h.allowed(w, r, nil) {
-		return
+		return nil
 	}
 	in, err := api.DecodeInput(w, r, 0)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	f := Feed{IsActive: true, ListTagIDs: []int64{}}
 	v := &api.Validator{}
@@ -171,61 +165,57 @@ func (h *AdminHandler) create(w http.ResponseWriter, r *http.Request) {
 	}
 	applyFeed(v, in, &f)
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	created, err := h.svc.CreateFeed(r.Context(), f)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusCreated, created)
+	return nil
 }
 
-func (h *AdminHandler) show(w http.ResponseWriter, _ *http.Request, f Feed) {
+func (h *AdminHandler) show(w http.ResponseWriter, _ *http.Request, f Feed) error {
 	api.WriteData(w, http.StatusOK, f)
+	return nil
 }
 
-func (h *AdminHandler) update(w http.ResponseWriter, r *http.Request, f Feed) {
+func (h *AdminHandler) update(w http.ResponseWriter, r *http.Request, f Feed) error {
 	in, err := api.DecodeInput(w, r, 0)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	v := &api.Validator{}
 	applyFeed(v, in, &f)
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	updated, err := h.svc.UpdateFeed(r.Context(), f)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusOK, updated)
+	return nil
 }
 
-func (h *AdminHandler) delete(w http.ResponseWriter, r *http.Request, f Feed) {
+func (h *AdminHandler) delete(w http.ResponseWriter, r *http.Request, f Feed) error {
 	if err := h.svc.DeleteFeed(r.Context(), f.ID); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
-func (h *AdminHandler) test(w http.ResponseWriter, r *http.Request, f Feed) {
+func (h *AdminHandler) test(w http.ResponseWriter, r *http.Request, f Feed) error {
 	body, err := api.ReadJSONBody(w, r, 0)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	var req struct {
 		Values any `json:"values"`
 	}
 	if err := api.DecodeJSONBytes(body, &req); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	values, ok := req.Values.(map[string]any)
 	if !ok {
@@ -238,10 +228,10 @@ func (h *AdminHandler) test(w http.ResponseWriter, r *http.Request, f Feed) {
 		if req.Values != nil {
 			msg = api.MsgObject("values")
 		}
-		h.fail(w, r, api.Invalid("values", msg))
-		return
+		return api.Invalid("values", msg)
 	}
 	api.WriteJSON(w, http.StatusOK, h.svc.DryRun(r.Context(), f, values))
+	return nil
 }
 
 // applyFeed copies the sent keys of in into f, adding type mistakes to v
@@ -342,8 +332,9 @@ func NewSubscribeHandler(svc *Service, opts *SubscribeHandlerOptions) (*Subscrib
 	if err != nil {
 		return nil, fmt.Errorf("emaillist: new subscribe handler: %w", err)
 	}
+	b.Errors = errorTable
 	h := &SubscribeHandler{svc: svc, base: b}
-	var route http.Handler = http.HandlerFunc(h.subscribe)
+	var route http.Handler = b.Func(h.subscribe)
 	if o.Throttle != nil {
 		route = o.Throttle(route)
 	} else {
@@ -366,11 +357,10 @@ func (h *SubscribeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h
 // Routes lists the routes, as "METHOD /path/{param}".
 func (h *SubscribeHandler) Routes() []string { return h.base.Routes() }
 
-func (h *SubscribeHandler) subscribe(w http.ResponseWriter, r *http.Request) {
+func (h *SubscribeHandler) subscribe(w http.ResponseWriter, r *http.Request) error {
 	in, err := api.DecodeInput(w, r, 0)
 	if err != nil {
-		api.WriteError(w, r, h.base.Logger, errorTable, err)
-		return
+		return err
 	}
 	var req SubscribeRequest
 	v := &api.Validator{}
@@ -408,12 +398,11 @@ func (h *SubscribeHandler) subscribe(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
-		api.WriteError(w, r, h.base.Logger, errorTable, v.Err())
-		return
+		return v.Err()
 	}
 	if err := h.svc.Subscribe(r.Context(), nil, req); err != nil {
-		api.WriteError(w, r, h.base.Logger, errorTable, err)
-		return
+		return err
 	}
 	api.WriteMessage(w, http.StatusAccepted, MsgSubscribeQueued)
+	return nil
 }
