@@ -94,10 +94,11 @@ func NewAdminHandler(svc *Service, opts *AdminHandlerOptions) (*AdminHandler, er
 		return nil, fmt.Errorf("bookings: new admin handler: %w", err)
 	}
 	b.Throttle = api.APIThrottleOf(b.Throttle.Limiter, opts.APILimit, opts.TrustedProxies, b.Logger)
+	b.Errors = adminErrors
 	h := &AdminHandler{svc: svc, base: b, baseURL: opts.BaseURL}
 	g := &api.Guard{Tokens: opts.Tokens, Logger: b.Logger}
-	guard := func(ability string, f http.HandlerFunc) http.HandlerFunc {
-		return g.Require(ability, b.Throttle.Wrap(f)).ServeHTTP
+	guard := func(ability string, f api.HandlerFunc) http.HandlerFunc {
+		return g.Require(ability, b.Throttle.Wrap(b.Func(f))).ServeHTTP
 	}
 	b.Handle("/bookings", api.Methods{http.MethodGet: guard(AbilityView, h.list)})
 	b.Handle("/bookings/{id}", api.Methods{http.MethodGet: guard(AbilityView, h.show)})
@@ -126,17 +127,16 @@ func NewAdminHandler(svc *Service, opts *AdminHandlerOptions) (*AdminHandler, er
 		}
 		return svc.Reassign(ctx, id, *m.ProviderID, ActorAdmin)
 	}))})
-	b.Handle("/bookings/{id}/manage-token", api.Methods{http.MethodPost: guard(AbilityReissue, func(w http.ResponseWriter, r *http.Request) {
+	b.Handle("/bookings/{id}/manage-token", api.Methods{http.MethodPost: guard(AbilityReissue, func(w http.ResponseWriter, r *http.Request) error {
 		id, ok := pathID(r)
 		if !ok {
-			h.fail(w, r, ErrNotFound)
-			return
+			return ErrNotFound
 		}
 		if _, err := svc.ReissueManageToken(r.Context(), id); err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
 		w.WriteHeader(http.StatusNoContent)
+		return nil
 	})})
 	h.catalog(guard)
 	return h, nil
@@ -177,16 +177,18 @@ func toAdmin(b Booking) adminBooking {
 		IntakeData: b.IntakeData, Notes: b.Notes, CreatedAt: utc(b.CreatedAt), UpdatedAt: utc(b.UpdatedAt)}
 }
 
-func (h *AdminHandler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	var se *StatusError
-	if errors.As(err, &se) {
-		err = api.Errorf(http.StatusConflict, "%s", se.Error())
-	}
-	if errors.Is(err, ErrNotFound) {
-		err = api.Errorf(http.StatusNotFound, "Not found.")
-	}
-	api.WriteError(w, r, h.base.Logger, errorTable, err)
-}
+// adminErrors is the admin API's table: a refused status change is a 409
+// with its own words, anything not found a plain 404.
+var adminErrors = append(api.Table{
+	{As: func(err error) *api.Error {
+		var se *StatusError
+		if errors.As(err, &se) {
+			return api.Errorf(http.StatusConflict, "%s", se.Error())
+		}
+		return nil
+	}},
+	{Err: ErrNotFound, Status: http.StatusNotFound, Message: "Not found."},
+}, errorTable...)
 
 func pathID(r *http.Request) (int64, bool) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
@@ -195,7 +197,7 @@ func pathID(r *http.Request) (int64, bool) {
 
 var statuses = []string{StatusRequested, StatusConfirmed, StatusCancelled, StatusCompleted, StatusNoShow}
 
-func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) {
+func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) error {
 	v := &api.Validator{}
 	page := api.ParsePage(r, 0, v)
 	q := r.URL.Query()
@@ -229,13 +231,11 @@ func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	list, total, err := h.svc.ListBookings(r.Context(), f)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	out := make([]adminBooking, len(list))
 	for i, b := range list {
@@ -251,6 +251,7 @@ func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) {
 	self := *base
 	self.Path, self.RawQuery = r.URL.Path, r.URL.RawQuery
 	api.WriteJSON(w, http.StatusOK, api.NewPage(out, page, total, &self))
+	return nil
 }
 
 func contains(xs []string, x string) bool {
@@ -262,18 +263,17 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-func (h *AdminHandler) show(w http.ResponseWriter, r *http.Request) {
+func (h *AdminHandler) show(w http.ResponseWriter, r *http.Request) error {
 	id, ok := pathID(r)
 	if !ok {
-		h.fail(w, r, ErrNotFound)
-		return
+		return ErrNotFound
 	}
 	b, err := h.svc.Booking(r.Context(), id)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusOK, toAdmin(b))
+	return nil
 }
 
 type moveRequest struct {
@@ -282,23 +282,21 @@ type moveRequest struct {
 	ProviderID *int64  `json:"provider_id"`
 }
 
-func (h *AdminHandler) transition(do func(ctx context.Context, id int64, m moveRequest) (Booking, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (h *AdminHandler) transition(do func(ctx context.Context, id int64, m moveRequest) (Booking, error)) api.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		id, ok := pathID(r)
 		if !ok {
-			h.fail(w, r, ErrNotFound)
-			return
+			return ErrNotFound
 		}
 		var m moveRequest
 		if err := api.DecodeJSON(w, r, &m, 0); err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
 		b, err := do(r.Context(), id, m)
 		if err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
 		api.WriteData(w, http.StatusOK, toAdmin(b))
+		return nil
 	}
 }

@@ -106,205 +106,234 @@ func mapSlice[T, U any](xs []T, f func(T) U) []U {
 	return out
 }
 
-// body decodes a JSON request into dst, answering a bad one.
-func (h *AdminHandler) body(w http.ResponseWriter, r *http.Request, dst any) bool {
-	if err := api.DecodeJSON(w, r, dst, 0); err != nil {
-		h.fail(w, r, err)
-		return false
-	}
-	return true
-}
-
 func idParam(r *http.Request, name string) (int64, bool) {
 	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
 	return id, err == nil && id > 0
 }
 
-// catalog registers the routes that manage services, providers and hours.
-func (h *AdminHandler) catalog(guard func(string, http.HandlerFunc) http.HandlerFunc) {
-	svc, b := h.svc, h.base
-	ok := func(w http.ResponseWriter, r *http.Request, status int, v any, err error) {
-		if err != nil {
-			h.fail(w, r, err)
-			return
-		}
-		if v == nil {
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		api.WriteData(w, status, v)
+// errNoProvider answers a {provider} that is not a positive number.
+var errNoProvider = api.Errorf(http.StatusNotFound, "Provider not found.")
+
+// providerParam reads {provider}.
+func providerParam(r *http.Request) (int64, error) {
+	id, ok := idParam(r, "provider")
+	if !ok {
+		return 0, errNoProvider
 	}
-	manage := func(f http.HandlerFunc) http.HandlerFunc { return guard(AbilityManage, f) }
-	provider := func(w http.ResponseWriter, r *http.Request) (int64, bool) {
-		id, found := idParam(r, "provider")
-		if !found {
-			h.fail(w, r, api.Errorf(http.StatusNotFound, "Provider not found."))
-		}
-		return id, found
+	return id, nil
+}
+
+// writeData answers v with status, or 204 when v is nil.
+func writeData(w http.ResponseWriter, status int, v any) error {
+	if v == nil {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
 	}
-	b.Handle("/services", api.Methods{
-		http.MethodGet: manage(func(w http.ResponseWriter, r *http.Request) {
-			list, err := svc.store.ListServices(r.Context(), false)
-			ok(w, r, http.StatusOK, mapSlice(list, toAdminService), err)
-		}),
-		http.MethodPost: manage(func(w http.ResponseWriter, r *http.Request) {
-			var in ServiceInput
-			if h.body(w, r, &in) {
-				s, err := svc.CreateService(r.Context(), in)
-				ok(w, r, http.StatusCreated, toAdminService(s), err)
-			}
-		}),
-	})
-	update := manage(func(w http.ResponseWriter, r *http.Request) {
-		var in ServiceInput
-		if h.body(w, r, &in) {
-			s, err := svc.UpdateService(r.Context(), r.PathValue("slug"), in)
-			ok(w, r, http.StatusOK, toAdminService(s), err)
-		}
-	})
-	b.Handle("/services/{slug}", api.Methods{
-		http.MethodGet: manage(func(w http.ResponseWriter, r *http.Request) {
-			s, err := svc.store.ServiceBySlug(r.Context(), r.PathValue("slug"))
-			ok(w, r, http.StatusOK, toAdminService(s), err)
-		}),
-		http.MethodPatch: update, http.MethodPut: update,
-	})
-	b.Handle("/services/{slug}/providers/{provider}", api.Methods{
-		http.MethodPut: manage(func(w http.ResponseWriter, r *http.Request) {
-			var in LinkInput
-			if id, found := provider(w, r); found && h.body(w, r, &in) {
-				ok(w, r, 0, nil, svc.Link(r.Context(), r.PathValue("slug"), id, in))
-			}
-		}),
-		http.MethodDelete: manage(func(w http.ResponseWriter, r *http.Request) {
-			if id, found := provider(w, r); found {
-				ok(w, r, 0, nil, svc.Unlink(r.Context(), r.PathValue("slug"), id))
-			}
-		}),
-	})
-	b.Handle("/providers", api.Methods{
-		http.MethodGet: manage(func(w http.ResponseWriter, r *http.Request) {
-			list, err := svc.store.ListProviders(r.Context())
-			ok(w, r, http.StatusOK, mapSlice(list, toAdminProvider), err)
-		}),
-		http.MethodPost: manage(func(w http.ResponseWriter, r *http.Request) {
-			var in ProviderInput
-			if h.body(w, r, &in) {
-				p, err := svc.CreateProvider(r.Context(), in)
-				ok(w, r, http.StatusCreated, toAdminProvider(p), err)
-			}
-		}),
-	})
-	updateProvider := manage(func(w http.ResponseWriter, r *http.Request) {
-		var in ProviderInput
-		if id, found := provider(w, r); found && h.body(w, r, &in) {
-			p, err := svc.UpdateProvider(r.Context(), id, in)
-			ok(w, r, http.StatusOK, toAdminProvider(p), err)
-		}
-	})
-	b.Handle("/providers/{provider}", api.Methods{
-		http.MethodGet: manage(func(w http.ResponseWriter, r *http.Request) {
-			if id, found := provider(w, r); found {
-				p, err := svc.store.Provider(r.Context(), id)
-				ok(w, r, http.StatusOK, toAdminProvider(p), err)
-			}
-		}),
-		http.MethodPatch: updateProvider, http.MethodPut: updateProvider,
-	})
-	b.Handle("/providers/{provider}/feed-token", api.Methods{
-		http.MethodPost: manage(func(w http.ResponseWriter, r *http.Request) {
-			if id, found := provider(w, r); found {
-				token, err := svc.MintFeedToken(r.Context(), id)
-				ok(w, r, http.StatusCreated, feedToken{Token: token}, err)
-			}
-		}),
-		http.MethodDelete: manage(func(w http.ResponseWriter, r *http.Request) {
-			if id, found := provider(w, r); found {
-				if err := svc.RevokeFeedToken(r.Context(), id); err != nil {
-					h.fail(w, r, err)
-					return
-				}
-				w.WriteHeader(http.StatusNoContent)
-			}
-		}),
-	})
-	rules := func(path string, list func(context.Context, int64) (any, error), add func(http.ResponseWriter, *http.Request, int64) (any, error),
-		del func(context.Context, int64, int64) error) {
-		b.Handle("/providers/{provider}/"+path, api.Methods{
-			http.MethodGet: manage(func(w http.ResponseWriter, r *http.Request) {
-				if id, found := provider(w, r); found {
-					if _, err := svc.store.Provider(r.Context(), id); err != nil {
-						h.fail(w, r, err)
-						return
-					}
-					v, err := list(r.Context(), id)
-					ok(w, r, http.StatusOK, v, err)
-				}
-			}),
-			http.MethodPost: manage(func(w http.ResponseWriter, r *http.Request) {
-				if id, found := provider(w, r); found {
-					v, err := add(w, r, id)
-					ok(w, r, http.StatusCreated, v, err)
-				}
-			}),
-		})
-		b.Handle("/providers/{provider}/"+path+"/{id}", api.Methods{
-			http.MethodDelete: manage(func(w http.ResponseWriter, r *http.Request) {
-				pid, found := provider(w, r)
-				id, found2 := idParam(r, "id")
-				if found && found2 {
-					ok(w, r, 0, nil, del(r.Context(), pid, id))
-				} else if found {
-					h.fail(w, r, ErrNotFound)
-				}
-			}),
-		})
+	api.WriteData(w, status, v)
+	return nil
+}
+
+// answer is writeData of v, unless err.
+func answer(w http.ResponseWriter, status int, v any, err error) error {
+	if err != nil {
+		return err
 	}
-	rules("hours", func(ctx context.Context, id int64) (any, error) {
-		list, err := svc.store.ListWeeklyHours(ctx, id)
+	return writeData(w, status, v)
+}
+
+// decoded runs do with the request's JSON body decoded into a new In
+// (for a route whose path names nothing to check first).
+func decoded[In any](do func(w http.ResponseWriter, r *http.Request, in In) error) api.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var in In
+		if err := api.DecodeJSON(w, r, &in, 0); err != nil {
+			return err
+		}
+		return do(w, r, in)
+	}
+}
+
+// catalog registers the routes that manage services, providers and hours,
+// each behind bookings:manage.
+func (h *AdminHandler) catalog(guard func(string, api.HandlerFunc) http.HandlerFunc) {
+	m := func(f api.HandlerFunc) http.HandlerFunc { return guard(AbilityManage, f) }
+	b := h.base
+	b.Handle("/services", api.Methods{http.MethodGet: m(h.listServices), http.MethodPost: m(decoded(h.createService))})
+	updateService := m(decoded(h.updateService))
+	b.Handle("/services/{slug}", api.Methods{http.MethodGet: m(h.showService), http.MethodPatch: updateService, http.MethodPut: updateService})
+	b.Handle("/services/{slug}/providers/{provider}", api.Methods{http.MethodPut: m(h.link), http.MethodDelete: m(h.unlink)})
+	b.Handle("/providers", api.Methods{http.MethodGet: m(h.listProviders), http.MethodPost: m(decoded(h.createProvider))})
+	updateProvider := m(h.updateProvider)
+	b.Handle("/providers/{provider}", api.Methods{http.MethodGet: m(h.showProvider), http.MethodPatch: updateProvider, http.MethodPut: updateProvider})
+	b.Handle("/providers/{provider}/feed-token", api.Methods{http.MethodPost: m(h.mintFeedToken), http.MethodDelete: m(h.revokeFeedToken)})
+	svc := h.svc
+	rules(h, "hours", m, func(ctx context.Context, id int64) (any, error) {
+		list, err := svc.WeeklyHours(ctx, id)
 		return mapSlice(list, toHours), err
-	}, func(w http.ResponseWriter, r *http.Request, id int64) (any, error) {
-		var in HoursInput
-		if err := api.DecodeJSON(w, r, &in, 0); err != nil {
-			return nil, err
-		}
-		v, err := svc.AddHours(r.Context(), id, in)
+	}, func(ctx context.Context, id int64, in HoursInput) (any, error) {
+		v, err := svc.AddHours(ctx, id, in)
 		return toHours(v), err
-	}, svc.store.DeleteWeeklyHours)
-	rules("overrides", func(ctx context.Context, id int64) (any, error) {
-		list, err := svc.store.ListOverrides(ctx, id)
+	}, svc.DeleteHours)
+	rules(h, "overrides", m, func(ctx context.Context, id int64) (any, error) {
+		list, err := svc.Overrides(ctx, id)
 		return mapSlice(list, toOverride), err
-	}, func(w http.ResponseWriter, r *http.Request, id int64) (any, error) {
-		var in OverrideInput
-		if err := api.DecodeJSON(w, r, &in, 0); err != nil {
-			return nil, err
-		}
-		v, err := svc.AddOverride(r.Context(), id, in)
+	}, func(ctx context.Context, id int64, in OverrideInput) (any, error) {
+		v, err := svc.AddOverride(ctx, id, in)
 		return toOverride(v), err
-	}, svc.store.DeleteOverride)
-	b.Handle("/blackouts", api.Methods{
-		http.MethodGet: manage(func(w http.ResponseWriter, r *http.Request) {
-			list, err := svc.store.ListBlackouts(r.Context())
-			ok(w, r, http.StatusOK, mapSlice(list, toBlackout), err)
-		}),
-		http.MethodPost: manage(func(w http.ResponseWriter, r *http.Request) {
-			var in BlackoutInput
-			if h.body(w, r, &in) {
-				v, err := svc.AddBlackout(r.Context(), in)
-				ok(w, r, http.StatusCreated, toBlackout(v), err)
+	}, svc.DeleteOverride)
+	b.Handle("/blackouts", api.Methods{http.MethodGet: m(h.listBlackouts), http.MethodPost: m(decoded(h.addBlackout))})
+	b.Handle("/blackouts/{id}", api.Methods{http.MethodDelete: m(h.deleteBlackout)})
+}
+
+func (h *AdminHandler) listServices(w http.ResponseWriter, r *http.Request) error {
+	list, err := h.svc.Services(r.Context())
+	return answer(w, http.StatusOK, mapSlice(list, toAdminService), err)
+}
+
+func (h *AdminHandler) createService(w http.ResponseWriter, r *http.Request, in ServiceInput) error {
+	s, err := h.svc.CreateService(r.Context(), in)
+	return answer(w, http.StatusCreated, toAdminService(s), err)
+}
+
+func (h *AdminHandler) showService(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.svc.ServiceBySlug(r.Context(), r.PathValue("slug"))
+	return answer(w, http.StatusOK, toAdminService(s), err)
+}
+
+func (h *AdminHandler) updateService(w http.ResponseWriter, r *http.Request, in ServiceInput) error {
+	s, err := h.svc.UpdateService(r.Context(), r.PathValue("slug"), in)
+	return answer(w, http.StatusOK, toAdminService(s), err)
+}
+
+func (h *AdminHandler) link(w http.ResponseWriter, r *http.Request) error {
+	id, err := providerParam(r)
+	if err != nil {
+		return err
+	}
+	var in LinkInput
+	if err := api.DecodeJSON(w, r, &in, 0); err != nil {
+		return err
+	}
+	return answer(w, 0, nil, h.svc.Link(r.Context(), r.PathValue("slug"), id, in))
+}
+
+func (h *AdminHandler) unlink(w http.ResponseWriter, r *http.Request) error {
+	id, err := providerParam(r)
+	if err != nil {
+		return err
+	}
+	return answer(w, 0, nil, h.svc.Unlink(r.Context(), r.PathValue("slug"), id))
+}
+
+func (h *AdminHandler) listProviders(w http.ResponseWriter, r *http.Request) error {
+	list, err := h.svc.Providers(r.Context())
+	return answer(w, http.StatusOK, mapSlice(list, toAdminProvider), err)
+}
+
+func (h *AdminHandler) createProvider(w http.ResponseWriter, r *http.Request, in ProviderInput) error {
+	p, err := h.svc.CreateProvider(r.Context(), in)
+	return answer(w, http.StatusCreated, toAdminProvider(p), err)
+}
+
+func (h *AdminHandler) showProvider(w http.ResponseWriter, r *http.Request) error {
+	id, err := providerParam(r)
+	if err != nil {
+		return err
+	}
+	p, err := h.svc.Provider(r.Context(), id)
+	return answer(w, http.StatusOK, toAdminProvider(p), err)
+}
+
+func (h *AdminHandler) updateProvider(w http.ResponseWriter, r *http.Request) error {
+	id, err := providerParam(r)
+	if err != nil {
+		return err
+	}
+	var in ProviderInput
+	if err := api.DecodeJSON(w, r, &in, 0); err != nil {
+		return err
+	}
+	p, err := h.svc.UpdateProvider(r.Context(), id, in)
+	return answer(w, http.StatusOK, toAdminProvider(p), err)
+}
+
+func (h *AdminHandler) mintFeedToken(w http.ResponseWriter, r *http.Request) error {
+	id, err := providerParam(r)
+	if err != nil {
+		return err
+	}
+	token, err := h.svc.MintFeedToken(r.Context(), id)
+	return answer(w, http.StatusCreated, feedToken{Token: token}, err)
+}
+
+func (h *AdminHandler) revokeFeedToken(w http.ResponseWriter, r *http.Request) error {
+	id, err := providerParam(r)
+	if err != nil {
+		return err
+	}
+	return answer(w, 0, nil, h.svc.RevokeFeedToken(r.Context(), id))
+}
+
+// rules registers a provider's rules of one kind (hours, overrides): list
+// them, add one from In, delete one.
+func rules[In any](h *AdminHandler, path string, m func(api.HandlerFunc) http.HandlerFunc, list func(context.Context, int64) (any, error),
+	add func(context.Context, int64, In) (any, error), del func(context.Context, int64, int64) error) {
+	h.base.Handle("/providers/{provider}/"+path, api.Methods{
+		http.MethodGet: m(func(w http.ResponseWriter, r *http.Request) error {
+			id, err := providerParam(r)
+			if err != nil {
+				return err
 			}
+			if _, err := h.svc.Provider(r.Context(), id); err != nil {
+				return err
+			}
+			v, err := list(r.Context(), id)
+			return answer(w, http.StatusOK, v, err)
+		}),
+		http.MethodPost: m(func(w http.ResponseWriter, r *http.Request) error {
+			id, err := providerParam(r)
+			if err != nil {
+				return err
+			}
+			var in In
+			if err := api.DecodeJSON(w, r, &in, 0); err != nil {
+				return err
+			}
+			v, err := add(r.Context(), id, in)
+			return answer(w, http.StatusCreated, v, err)
 		}),
 	})
-	b.Handle("/blackouts/{id}", api.Methods{
-		http.MethodDelete: manage(func(w http.ResponseWriter, r *http.Request) {
-			id, found := idParam(r, "id")
-			if !found {
-				h.fail(w, r, ErrNotFound)
-				return
+	h.base.Handle("/providers/{provider}/"+path+"/{id}", api.Methods{
+		http.MethodDelete: m(func(w http.ResponseWriter, r *http.Request) error {
+			pid, err := providerParam(r)
+			if err != nil {
+				return err
 			}
-			ok(w, r, 0, nil, svc.store.DeleteBlackout(r.Context(), id))
+			id, ok := idParam(r, "id")
+			if !ok {
+				return ErrNotFound
+			}
+			return answer(w, 0, nil, del(r.Context(), pid, id))
 		}),
 	})
+}
+
+func (h *AdminHandler) listBlackouts(w http.ResponseWriter, r *http.Request) error {
+	list, err := h.svc.Blackouts(r.Context())
+	return answer(w, http.StatusOK, mapSlice(list, toBlackout), err)
+}
+
+func (h *AdminHandler) addBlackout(w http.ResponseWriter, r *http.Request, in BlackoutInput) error {
+	v, err := h.svc.AddBlackout(r.Context(), in)
+	return answer(w, http.StatusCreated, toBlackout(v), err)
+}
+
+func (h *AdminHandler) deleteBlackout(w http.ResponseWriter, r *http.Request) error {
+	id, ok := idParam(r, "id")
+	if !ok {
+		return ErrNotFound
+	}
+	return answer(w, 0, nil, h.svc.DeleteBlackout(r.Context(), id))
 }
 
 // feedToken is a provider's new feed token, shown once: the feed is

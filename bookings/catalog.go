@@ -543,3 +543,56 @@ func (s *Service) AddBlackout(ctx context.Context, in BlackoutInput) (Blackout, 
 	}
 	return out, nil
 }
+
+// Services returns every service, active or not, in name order.
+func (s *Service) Services(ctx context.Context) ([]Offering, error) {
+	return s.store.ListServices(ctx, false)
+}
+
+// ServiceBySlug returns the service with this slug, active or not;
+// ErrNotFound when there is none.
+func (s *Service) ServiceBySlug(ctx context.Context, slug string) (Offering, error) {
+	return s.store.ServiceBySlug(ctx, slug)
+}
+
+// Providers returns every provider in sort order, then ID.
+func (s *Service) Providers(ctx context.Context) ([]Provider, error) {
+	return s.store.ListProviders(ctx)
+}
+
+// Provider returns one provider; ErrNotFound when there is none.
+func (s *Service) Provider(ctx context.Context, id int64) (Provider, error) {
+	return s.store.Provider(ctx, id)
+}
+
+// WeeklyHours returns a provider's weekly hours by weekday, then start.
+func (s *Service) WeeklyHours(ctx context.Context, providerID int64) ([]WeeklyHours, error) {
+	return s.store.ListWeeklyHours(ctx, providerID)
+}
+
+// DeleteHours deletes one of a provider's weekly hours; ErrNotFound when
+// the provider has none with this ID.
+func (s *Service) DeleteHours(ctx context.Context, providerID, id int64) error {
+	return s.store.DeleteWeeklyHours(ctx, providerID, id)
+}
+
+// Overrides returns a provider's date overrides by date, then start.
+func (s *Service) Overrides(ctx context.Context, providerID int64) ([]Override, error) {
+	return s.store.ListOverrides(ctx, providerID)
+}
+
+// DeleteOverride deletes one of a provider's overrides; ErrNotFound when
+// the provider has none with this ID.
+func (s *Service) DeleteOverride(ctx context.Context, providerID, id int64) error {
+	return s.store.DeleteOverride(ctx, providerID, id)
+}
+
+// Blackouts returns every blackout by date.
+func (s *Service) Blackouts(ctx context.Context) ([]Blackout, error) {
+	return s.store.ListBlackouts(ctx)
+}
+
+// DeleteBlackout deletes a blackout; ErrNotFound when there is none.
+func (s *Service) DeleteBlackout(ctx context.Context, id int64) error {
+	return s.store.DeleteBlackout(ctx, id)
+}

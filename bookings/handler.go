@@ -82,21 +82,22 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	bucket := func(name string, limit, def int) *api.Throttle {
 		return newBucket(svc, b.Throttle.Limiter, o.TrustedProxies, b.Logger, name, limit, def)
 	}
+	b.Errors = errorTable
 	h := &Handler{svc: svc, base: b, logger: b.Logger, post: bucket("post", o.PostLimit, PostLimitDefault), read: bucket("read", o.ReadLimit, ReadLimitDefault)}
-	read := func(f http.HandlerFunc) http.HandlerFunc { return h.read.Wrap(f).ServeHTTP }
+	read := func(f api.HandlerFunc) http.HandlerFunc { return h.read.Wrap(b.Func(f)).ServeHTTP }
 	b.Handle("/services", api.Methods{http.MethodGet: read(h.listServices)})
 	b.Handle("/services/{slug}/providers", api.Methods{http.MethodGet: read(h.listProviders)})
 	b.Handle("/services/{slug}/slots", api.Methods{http.MethodGet: read(h.listSlots)})
-	b.Handle("/services/{slug}/holds", api.Methods{http.MethodPost: h.post.Wrap(http.HandlerFunc(h.hold)).ServeHTTP})
+	b.Handle("/services/{slug}/holds", api.Methods{http.MethodPost: h.post.Wrap(b.Func(h.hold)).ServeHTTP})
 	h.manageGet = bucket("manage_get", o.ManageGetLimit, ManageGetLimitDefault)
 	h.manageToken = bucket("manage_token", o.ManageTokenLimit, ManageTokenLimitDefault)
 	if h.manageToken != nil {
 		h.manageToken.Key = tokenKey
 	}
-	b.Handle("/manage/{token}", api.Methods{http.MethodGet: h.manageGet.Wrap(h.manageToken.Wrap(http.HandlerFunc(h.manage))).ServeHTTP})
-	b.Handle("/manage/{token}/cancel", api.Methods{http.MethodPost: h.post.Wrap(h.manageToken.Wrap(http.HandlerFunc(h.manageCancel))).ServeHTTP})
-	b.Handle("/manage/{token}/reschedule", api.Methods{http.MethodPost: h.post.Wrap(h.manageToken.Wrap(http.HandlerFunc(h.manageReschedule))).ServeHTTP})
-	create := api.Methods{http.MethodPost: h.post.Wrap(http.HandlerFunc(h.create)).ServeHTTP}
+	b.Handle("/manage/{token}", api.Methods{http.MethodGet: h.manageGet.Wrap(h.manageToken.Wrap(b.Func(h.manage))).ServeHTTP})
+	b.Handle("/manage/{token}/cancel", api.Methods{http.MethodPost: h.post.Wrap(h.manageToken.Wrap(b.Func(h.manageCancel))).ServeHTTP})
+	b.Handle("/manage/{token}/reschedule", api.Methods{http.MethodPost: h.post.Wrap(h.manageToken.Wrap(b.Func(h.manageReschedule))).ServeHTTP})
+	create := api.Methods{http.MethodPost: h.post.Wrap(b.Func(h.create)).ServeHTTP}
 	b.Handle("", create)
 	b.Handle("/{$}", create)
 	return h, nil
@@ -108,15 +109,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.Ser
 // Routes lists the routes, as "METHOD /path/{param}".
 func (h *Handler) Routes() []string { return h.base.Routes() }
 
-func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	api.WriteError(w, r, h.logger, errorTable, err)
-}
-
-func (h *Handler) listServices(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) listServices(w http.ResponseWriter, r *http.Request) error {
 	list, err := h.svc.ListServices(r.Context())
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	for i := range list {
 		if list[i].TimeZone == "" {
@@ -124,24 +120,24 @@ func (h *Handler) listServices(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	api.WriteData(w, http.StatusOK, list)
+	return nil
 }
 
-func (h *Handler) listProviders(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) listProviders(w http.ResponseWriter, r *http.Request) error {
 	svc, err := h.svc.ActiveService(r.Context(), r.PathValue("slug"))
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	offers, err := h.svc.Bookable(r.Context(), svc)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	out := make([]Provider, len(offers))
 	for i, o := range offers {
 		out[i] = o.Provider
 	}
 	api.WriteData(w, http.StatusOK, out)
+	return nil
 }
 
 var monthPattern = regexp.MustCompile(`^\d{4}-(0[1-9]|1[0-2])$`)
@@ -157,11 +153,10 @@ type slotJSON struct {
 	LocalEnd   string `json:"local_end,omitempty"`
 }
 
-func (h *Handler) listSlots(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) listSlots(w http.ResponseWriter, r *http.Request) error {
 	svc, err := h.svc.ActiveService(r.Context(), r.PathValue("slug"))
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	q := r.URL.Query()
 	v := &api.Validator{}
@@ -209,13 +204,11 @@ func (h *Handler) listSlots(w http.ResponseWriter, r *http.Request) {
 		query.ProviderID = id
 	}
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	slots, err := h.svc.Slots(r.Context(), svc, query)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	out := make([]slotJSON, len(slots))
 	for i, s := range slots {
@@ -230,6 +223,7 @@ func (h *Handler) listSlots(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	api.WriteData(w, http.StatusOK, out)
+	return nil
 }
 
 type createRequest struct {
@@ -273,11 +267,10 @@ type bookingJSON struct {
 	Provider         *ref   `json:"provider"`
 }
 
-func (h *Handler) create(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	var req createRequest
 	if err := api.DecodeJSON(w, r, &req, 0); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	v := &api.Validator{}
 	slug := deref(req.ServiceSlug)
@@ -303,16 +296,15 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) {
 		nb.Start = t
 	}
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	nb.HoldToken = deref(req.HoldToken)
 	b, _, svc, o, err := h.svc.create(r.Context(), nb, false)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusCreated, resource(b, svc, &o.Provider))
+	return nil
 }
 
 // resource is b as the API shows it, with its service and provider (nil
@@ -339,11 +331,10 @@ type holdJSON struct {
 	ProviderID int64  `json:"provider_id"`
 }
 
-func (h *Handler) hold(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) hold(w http.ResponseWriter, r *http.Request) error {
 	var req holdRequest
 	if err := api.DecodeJSON(w, r, &req, 0); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	nb := NewBooking{ServiceSlug: r.PathValue("slug")}
 	v := &api.Validator{}
@@ -361,16 +352,15 @@ func (h *Handler) hold(w http.ResponseWriter, r *http.Request) {
 		nb.Start = t
 	}
 	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	held, token, err := h.svc.Hold(r.Context(), nb)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	api.WriteData(w, http.StatusCreated, holdJSON{HoldToken: token, ExpiresAt: utc(held.ExpiresAt), Start: utc(held.Start), End: utc(held.End),
 		ProviderID: held.ProviderID})
+	return nil
 }
 
 type manageJSON struct {
@@ -385,26 +375,23 @@ type manageMeta struct {
 }
 
 // answerManaged writes a manage envelope, or the error.
-func (h *Handler) answerManaged(w http.ResponseWriter, r *http.Request, b Booking, m ManageMeta, err error) {
+func (h *Handler) answerManaged(w http.ResponseWriter, r *http.Request, b Booking, m ManageMeta, err error) error {
 	if errors.Is(err, ErrBadManageToken) {
 		api.WriteMessage(w, http.StatusNotFound, MsgBadManageToken)
-		return
+		return nil
 	}
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
-	svc, err := h.svc.store.ServiceByID(r.Context(), b.ServiceID)
+	svc, err := h.svc.serviceByID(r.Context(), b.ServiceID)
 	if err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	var p *Provider
 	if b.ProviderID != nil {
-		got, err := h.svc.store.Provider(r.Context(), *b.ProviderID)
+		got, err := h.svc.Provider(r.Context(), *b.ProviderID)
 		if err != nil {
-			h.fail(w, r, err)
-			return
+			return err
 		}
 		p = &got
 	}
@@ -414,11 +401,12 @@ func (h *Handler) answerManaged(w http.ResponseWriter, r *http.Request, b Bookin
 		out.Meta.ChangesAllowedUntil = &t
 	}
 	api.WriteJSON(w, http.StatusOK, out)
+	return nil
 }
 
-func (h *Handler) manage(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) manage(w http.ResponseWriter, r *http.Request) error {
 	b, m, err := h.svc.Managed(r.Context(), r.PathValue("token"))
-	h.answerManaged(w, r, b, m, err)
+	return h.answerManaged(w, r, b, m, err)
 }
 
 type manageRequest struct {
@@ -426,22 +414,20 @@ type manageRequest struct {
 	StartTime *string `json:"start_time"`
 }
 
-func (h *Handler) manageCancel(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) manageCancel(w http.ResponseWriter, r *http.Request) error {
 	var req manageRequest
 	if err := api.DecodeJSON(w, r, &req, 0); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	b, m, err := h.svc.CancelManaged(r.Context(), r.PathValue("token"), deref(req.Reason))
-	h.answerManaged(w, r, b, m, err)
+	return h.answerManaged(w, r, b, m, err)
 }
 
-func (h *Handler) manageReschedule(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) manageReschedule(w http.ResponseWriter, r *http.Request) error {
 	var req manageRequest
 	if err := api.DecodeJSON(w, r, &req, 0); err != nil {
-		h.fail(w, r, err)
-		return
+		return err
 	}
 	b, m, err := h.svc.RescheduleManaged(r.Context(), r.PathValue("token"), deref(req.StartTime))
-	h.answerManaged(w, r, b, m, err)
+	return h.answerManaged(w, r, b, m, err)
 }

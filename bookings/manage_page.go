@@ -45,7 +45,7 @@ func (p *PageHandler) manageLimits(w http.ResponseWriter, r *http.Request) bool 
 func (p *PageHandler) hit(w http.ResponseWriter, r *http.Request, t *api.Throttle, key string) bool {
 	allowed, err := t.Hit(w, r, key)
 	if err != nil {
-		p.fail(w, r, err)
+		p.errorPage(w, r, err)
 		return false
 	}
 	if !allowed {
@@ -61,27 +61,25 @@ func (p *PageHandler) badLink(w http.ResponseWriter, r *http.Request) {
 
 // drawManage renders the manage page of token: the booking, the times it
 // may move to on the page's day, the cancel form; with errors kept.
-func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status int, ve *ValidationError, general ...string) {
+func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status int, ve *ValidationError, general ...string) error {
 	ctx := r.Context()
 	token := r.PathValue("token")
 	b, meta, err := p.svc.Managed(ctx, token)
 	if errors.Is(err, ErrBadManageToken) {
 		p.badLink(w, r)
-		return
+		return nil
 	}
 	if err != nil {
-		p.fail(w, r, err)
-		return
+		return err
 	}
-	svc, err := p.svc.store.ServiceByID(ctx, b.ServiceID)
+	svc, err := p.svc.serviceByID(ctx, b.ServiceID)
 	if err != nil {
-		p.fail(w, r, err)
-		return
+		return err
 	}
 	data := &managePage{Service: svc.Name, Status: statusLabels[b.Status], Number: b.Number, CanCancel: meta.CanCancel,
 		CanReschedule: meta.CanReschedule, Action: p.prefix + "/manage/" + token, Calendar: p.feedPrefix + "/customers/" + token + ".ics"}
 	if b.ProviderID != nil {
-		if pr, err := p.svc.store.Provider(ctx, *b.ProviderID); err == nil {
+		if pr, err := p.svc.Provider(ctx, *b.ProviderID); err == nil {
 			data.Provider = pr.Name
 		}
 	}
@@ -111,8 +109,7 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 		data.Today, data.DayLabel = DateOf(p.svc.o.Now().In(loc)).String(), day.In(loc).Format("Monday 2 January 2006")
 		slots, err := p.svc.RescheduleSlots(ctx, b, day.In(loc), day.AddDays(1).In(loc))
 		if err != nil {
-			p.fail(w, r, err)
-			return
+			return err
 		}
 		chosen := r.PostFormValue("start_time")
 		data.Time = web.Field{Type: web.TypeRadio, Name: "start_time", ID: web.FieldID("start_time"), Label: "New time", Required: true}
@@ -136,37 +133,40 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	data.Summary = web.Summary(fields, general...)
 	page := &web.Page{Title: "Your booking " + b.Number, Data: data, CSRF: web.CSRFToken(w, r), Flash: p.render.TakeFlash(w, r, data.Action)}
 	p.render.Render(w, r, status, ManageTemplate, page)
+	return nil
 }
 
-func (p *PageHandler) showManage(w http.ResponseWriter, r *http.Request) {
-	if p.manageLimits(w, r) {
-		p.drawManage(w, r, http.StatusOK, nil)
+func (p *PageHandler) showManage(w http.ResponseWriter, r *http.Request) error {
+	if !p.manageLimits(w, r) {
+		return nil
 	}
+	return p.drawManage(w, r, http.StatusOK, nil)
 }
 
 // manageAnswer redraws the page after a refused change, or redirects to
 // it with a notice.
-func (p *PageHandler) manageAnswer(w http.ResponseWriter, r *http.Request, b Booking, err error, done func(Booking) string) {
+func (p *PageHandler) manageAnswer(w http.ResponseWriter, r *http.Request, b Booking, err error, done func(Booking) string) error {
 	var ve *ValidationError
 	var refused *api.Error
 	switch {
 	case errors.Is(err, ErrBadManageToken):
 		p.badLink(w, r)
 	case errors.As(err, &ve):
-		p.drawManage(w, r, http.StatusUnprocessableEntity, ve)
+		return p.drawManage(w, r, http.StatusUnprocessableEntity, ve)
 	case errors.As(err, &refused):
-		p.drawManage(w, r, refused.Status, nil, refused.Message)
+		return p.drawManage(w, r, refused.Status, nil, refused.Message)
 	case errors.Is(err, ErrSlotTaken):
-		p.drawManage(w, r, http.StatusConflict, nil, MsgTaken)
+		return p.drawManage(w, r, http.StatusConflict, nil, MsgTaken)
 	case errors.Is(err, ErrBusy):
-		p.drawManage(w, r, http.StatusServiceUnavailable, nil, MsgBusy)
+		return p.drawManage(w, r, http.StatusServiceUnavailable, nil, MsgBusy)
 	case err != nil:
-		p.fail(w, r, err)
+		return err
 	default:
 		action := p.prefix + "/manage/" + r.PathValue("token")
 		p.render.SetFlash(w, r, action, web.Flash{Kind: "success", Message: done(b)})
 		web.SeeOther(w, r, action)
 	}
+	return nil
 }
 
 func (p *PageHandler) manageForm(w http.ResponseWriter, r *http.Request) bool {
@@ -184,25 +184,24 @@ func (p *PageHandler) manageForm(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-func (p *PageHandler) cancelManaged(w http.ResponseWriter, r *http.Request) {
+func (p *PageHandler) cancelManaged(w http.ResponseWriter, r *http.Request) error {
 	if !p.manageForm(w, r) {
-		return
+		return nil
 	}
 	b, _, err := p.svc.CancelManaged(r.Context(), r.PathValue("token"), r.PostFormValue("reason"))
-	p.manageAnswer(w, r, b, err, func(Booking) string { return "Your booking is cancelled. A confirmation is on its way." })
+	return p.manageAnswer(w, r, b, err, func(Booking) string { return "Your booking is cancelled. A confirmation is on its way." })
 }
 
-func (p *PageHandler) rescheduleManaged(w http.ResponseWriter, r *http.Request) {
+func (p *PageHandler) rescheduleManaged(w http.ResponseWriter, r *http.Request) error {
 	if !p.manageForm(w, r) {
-		return
+		return nil
 	}
 	start := r.PostFormValue("start_time")
 	if start == "" {
-		p.drawManage(w, r, http.StatusUnprocessableEntity, api.Invalid("start_time", "Choose a new time."))
-		return
+		return p.drawManage(w, r, http.StatusUnprocessableEntity, api.Invalid("start_time", "Choose a new time."))
 	}
 	b, _, err := p.svc.RescheduleManaged(r.Context(), r.PathValue("token"), start)
-	p.manageAnswer(w, r, b, err, func(b Booking) string {
+	return p.manageAnswer(w, r, b, err, func(b Booking) string {
 		return "Your booking has moved. A confirmation with the new time is on its way."
 	})
 }

@@ -118,11 +118,11 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET "+prefix+"/_assets/{file}", r.Assets())
-	mux.HandleFunc("GET "+prefix+"/{slug}", p.show)
-	mux.HandleFunc("POST "+prefix+"/{slug}", p.book)
-	mux.HandleFunc("GET "+prefix+"/manage/{token}", p.showManage)
-	mux.HandleFunc("POST "+prefix+"/manage/{token}/cancel", p.cancelManaged)
-	mux.HandleFunc("POST "+prefix+"/manage/{token}/reschedule", p.rescheduleManaged)
+	mux.HandleFunc("GET "+prefix+"/{slug}", p.page(p.show))
+	mux.HandleFunc("POST "+prefix+"/{slug}", p.page(p.book))
+	mux.HandleFunc("GET "+prefix+"/manage/{token}", p.page(p.showManage))
+	mux.HandleFunc("POST "+prefix+"/manage/{token}/cancel", p.page(p.cancelManaged))
+	mux.HandleFunc("POST "+prefix+"/manage/{token}/reschedule", p.page(p.rescheduleManaged))
 	mux.HandleFunc(prefix+"/", func(w http.ResponseWriter, req *http.Request) {
 		r.Error(w, req, http.StatusNotFound, web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."})
 	})
@@ -173,13 +173,12 @@ func (p *PageHandler) day(r *http.Request, loc *time.Location) Date {
 
 // draw renders the page for the day with the slots it offers, keeping
 // what the visitor typed and the errors.
-func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, svc Offering, ve *ValidationError, general ...string) {
+func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, svc Offering, ve *ValidationError, general ...string) error {
 	loc := location(svc.TimeZone)
 	day := p.day(r, loc)
 	slots, err := p.svc.Slots(r.Context(), svc, SlotQuery{From: day.In(loc), To: day.AddDays(1).In(loc)})
 	if err != nil {
-		p.fail(w, r, err)
-		return
+		return err
 	}
 	data := &bookPage{Service: svc, Zone: svc.TimeZone, Action: p.prefix + "/" + svc.Slug, Day: day.String(), Prev: day.AddDays(-1).String(),
 		Next: day.AddDays(1).String(), Today: DateOf(p.svc.o.Now().In(loc)).String(), DayLabel: day.In(loc).Format("Monday 2 January 2006")}
@@ -209,9 +208,20 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 	data.Summary = web.Summary(append([]web.Field{data.Time}, data.Fields...), general...)
 	page := &web.Page{Title: "Book " + svc.Name, Data: data, CSRF: web.CSRFToken(w, r), Flash: p.render.TakeFlash(w, r, data.Action)}
 	p.render.Render(w, r, status, BookTemplate, page)
+	return nil
 }
 
-func (p *PageHandler) fail(w http.ResponseWriter, r *http.Request, err error) {
+// page adapts a page handler that returns its error; the error's answer
+// is an error page: 404 for what is not there, else a logged 500.
+func (p *PageHandler) page(fn func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			p.errorPage(w, r, err)
+		}
+	}
+}
+
+func (p *PageHandler) errorPage(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, ErrNotFound) {
 		p.notFound(w, r)
 		return
@@ -222,36 +232,32 @@ func (p *PageHandler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	p.render.Error(w, r, http.StatusInternalServerError, web.ErrorPage{Heading: "Something went wrong", Message: "Please try again in a moment."})
 }
 
-func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) {
+func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
 	svc, err := p.svc.ActiveService(r.Context(), r.PathValue("slug"))
 	if err != nil {
-		p.fail(w, r, err)
-		return
+		return err
 	}
-	p.draw(w, r, http.StatusOK, svc, nil)
+	return p.draw(w, r, http.StatusOK, svc, nil)
 }
 
-func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) {
+func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 	svc, err := p.svc.ActiveService(r.Context(), r.PathValue("slug"))
 	if err != nil {
-		p.fail(w, r, err)
-		return
+		return err
 	}
 	if p.post != nil {
 		allowed, err := p.post.Hit(w, r, api.ClientIPString(r, p.post.TrustedProxies))
 		if err != nil {
-			p.fail(w, r, err)
-			return
+			return err
 		}
 		if !allowed {
-			p.draw(w, r, http.StatusTooManyRequests, svc, nil, MsgTooMany)
-			return
+			return p.draw(w, r, http.StatusTooManyRequests, svc, nil, MsgTooMany)
 		}
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		p.render.Error(w, r, http.StatusBadRequest, web.ErrorPage{Heading: "Form not understood", Message: "The form could not be read. Go back and try again."})
-		return
+		return nil
 	}
 	nb := NewBooking{ServiceSlug: svc.Slug, CustomerName: r.PostFormValue("customer_name"), CustomerEmail: r.PostFormValue("customer_email"),
 		CustomerPhone: r.PostFormValue("customer_phone"), Notes: r.PostFormValue("notes")}
@@ -261,28 +267,24 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) {
 		nb.Start = t
 	}
 	if nb.Start.IsZero() {
-		p.draw(w, r, http.StatusUnprocessableEntity, svc, api.Invalid("start_time", "Choose a time."))
-		return
+		return p.draw(w, r, http.StatusUnprocessableEntity, svc, api.Invalid("start_time", "Choose a time."))
 	}
 	b, _, err := p.svc.Create(r.Context(), nb)
 	var ve *ValidationError
 	switch {
 	case errors.As(err, &ve):
-		p.draw(w, r, http.StatusUnprocessableEntity, svc, ve)
-		return
+		return p.draw(w, r, http.StatusUnprocessableEntity, svc, ve)
 	case errors.Is(err, ErrSlotTaken):
-		p.draw(w, r, http.StatusConflict, svc, nil, MsgTaken)
-		return
+		return p.draw(w, r, http.StatusConflict, svc, nil, MsgTaken)
 	case errors.Is(err, ErrBusy):
-		p.draw(w, r, http.StatusServiceUnavailable, svc, nil, MsgBusy)
-		return
+		return p.draw(w, r, http.StatusServiceUnavailable, svc, nil, MsgBusy)
 	case err != nil:
-		p.fail(w, r, err)
-		return
+		return err
 	}
 	loc := location(svc.TimeZone)
 	action := p.prefix + "/" + svc.Slug
 	p.render.SetFlash(w, r, action, web.Flash{Kind: "success", Message: fmt.Sprintf("Booked: %s, %s. A confirmation is on its way to %s.",
 		svc.Name, b.Start.In(loc).Format("Monday 2 January 2006 at 15:04 MST"), b.CustomerEmail)})
 	web.SeeOther(w, r, action+"?date="+DateOf(b.Start.In(loc)).String())
+	return nil
 }
