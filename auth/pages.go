@@ -188,7 +188,7 @@ func (w *Web) login(rw http.ResponseWriter, r *http.Request) {
 // session id planted before sign-in is never the signed-in one).
 func (w *Web) signIn(rw http.ResponseWriter, r *http.Request, u User, remember bool) error {
 	if c, err := r.Cookie(SessionCookie); err == nil {
-		if err := w.svc.store.DeleteSession(r.Context(), sum(c.Value)); err != nil {
+		if err := w.svc.EndSession(r.Context(), c.Value, 0); err != nil {
 			return err
 		}
 	}

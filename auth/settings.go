@@ -72,7 +72,7 @@ func (w *Web) tokenForm(r *http.Request, u User) formPage {
 }
 
 func (w *Web) showTokens(rw http.ResponseWriter, r *http.Request, status int, u User, created string, form formPage) {
-	tokens, err := w.svc.store.ListUserTokens(r.Context(), u.ID)
+	tokens, err := w.svc.UserTokens(r.Context(), u.ID)
 	if err != nil {
 		w.serverError(rw, r, err)
 		return

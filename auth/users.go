@@ -490,6 +490,16 @@ func (s *Service) useRememberToken(ctx context.Context, value string) (User, str
 	return u, next, nil
 }
 
+// UserTokens returns the API tokens of one user, revoked and expired
+// ones too, oldest first.
+func (s *Service) UserTokens(ctx context.Context, userID int64) ([]Token, error) {
+	tokens, err := s.store.ListUserTokens(ctx, userID)
+	if err != nil {
+		return nil, fmt.Errorf("auth: user tokens: %w", err)
+	}
+	return tokens, nil
+}
+
 // EndSession signs a browser out: its session ends, and so does every
 // remember-me token of the user (Laravel's sign-out cycles the user's
 // remember token, which signs out their other remembered browsers too).

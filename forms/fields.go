@@ -20,6 +20,15 @@ var fieldNamePattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]*$`)
 // reservedNames are input names the submit endpoint uses itself.
 var reservedNames = []string{HoneypotField, "data", "files"}
 
+// Steps returns a form's steps by sort order.
+func (s *Service) Steps(ctx context.Context, formID int64) ([]Step, error) {
+	steps, err := s.store.Steps(ctx, formID)
+	if err != nil {
+		return nil, fmt.Errorf("forms: steps: %w", err)
+	}
+	return steps, nil
+}
+
 // Fields returns a form's fields by sort order.
 func (s *Service) Fields(ctx context.Context, formID int64) ([]Field, error) {
 	fields, err := s.store.Fields(ctx, formID)

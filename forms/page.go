@@ -224,11 +224,11 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 	data := &pageData{Form: form, PageURL: r.URL.Path, Thanks: thanks, HoneypotField: HoneypotField, FormTokenField: FormTokenField}
 	title := form.Name
 	if thanks == "" {
-		fields, err := p.svc.store.Fields(r.Context(), form.ID)
+		fields, err := p.svc.Fields(r.Context(), form.ID)
 		if err != nil {
 			return err
 		}
-		steps, err := p.svc.store.Steps(r.Context(), form.ID)
+		steps, err := p.svc.Steps(r.Context(), form.ID)
 		if err != nil {
 			return err
 		}
