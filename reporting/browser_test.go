@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"image/png"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,10 +51,9 @@ func TestBrowserDashboard(t *testing.T) {
 	b := setup(t, store.SQLite)
 	seedViews(t, b)
 	search := &fakeSearch{conn: "none"}
-	h, err := reporting.NewHandler(&reporting.HandlerOptions{Analytics: b.analytics, Search: search, Now: b.clock.Now,
-		Authorizer: reporting.AuthorizerFunc(func(*http.Request) reporting.Access { return reporting.Allowed })})
+	svc, err := reporting.NewService(&reporting.Options{Analytics: b.analytics, Search: search, Now: b.clock.Now})
 	require.NoError(t, err)
-	d, err := reporting.NewDashboard(h, &reporting.DashboardOptions{ConnectURL: "/google/auth/connect"})
+	d, err := reporting.NewDashboard(svc, &reporting.DashboardOptions{ConnectURL: "/google/auth/connect"})
 	require.NoError(t, err)
 	srv := httptest.NewServer(d)
 	t.Cleanup(srv.Close)
@@ -92,9 +91,17 @@ func TestBrowserDashboard(t *testing.T) {
 	t.Logf("the chart as drawn: %s", kept)
 
 	// The range picker works without JavaScript.
-	run(chromedp.EmulateViewport(1280, 900), chromedp.SetValue(chromedp.ID("f-days"), "90"), chromedp.Click(chromedp.CSS("form button")),
-		chromedp.WaitVisible(chromedp.CSS("figure.chart")))
-	url, err := chromedp.Run(ctx, chromedp.Location())
+	run(chromedp.EmulateViewport(1280, 900), chromedp.SetValue(chromedp.ID("f-days"), "90"), chromedp.Click(chromedp.CSS("form button")))
+	// The old page's chart is visible until the new page arrives: wait for
+	// the new address, then for its chart.
+	var url string
+	for range 100 {
+		if url, err = chromedp.Run(ctx, chromedp.Location()); err == nil && strings.Contains(url, "days=90") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	run(chromedp.WaitVisible(chromedp.CSS("figure.chart")))
 	require.NoError(t, err)
 	require.Contains(t, url, "days=90")
 	require.Contains(t, text("figure figcaption"), "from 2026-03-04 to 2026-06-01")

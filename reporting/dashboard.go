@@ -45,16 +45,16 @@ type DashboardOptions struct {
 // (7/28/90 days). It needs no JavaScript. Guard it as the routes are
 // guarded (the reference server asks for view_search_reporting).
 type Dashboard struct {
-	h       *Handler
+	svc     *Service
 	o       DashboardOptions
 	render  *web.Renderer
 	handler http.Handler
 }
 
-// NewDashboard returns the dashboard of h's sources, through h's cache.
-func NewDashboard(h *Handler, opts *DashboardOptions) (*Dashboard, error) {
-	if h == nil {
-		return nil, errors.New("reporting: new dashboard: the handler is nil")
+// NewDashboard returns the dashboard of svc's reports.
+func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
+	if svc == nil {
+		return nil, errors.New("reporting: new dashboard: the service is nil")
 	}
 	var o DashboardOptions
 	if opts != nil {
@@ -64,7 +64,7 @@ func NewDashboard(h *Handler, opts *DashboardOptions) (*Dashboard, error) {
 		o.Path = "/reporting"
 	}
 	if o.Logger == nil {
-		o.Logger = h.o.Logger
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	pages, _ := fs.Sub(templatesFS, "templates")
 	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: o.Path + "/_assets", Logger: o.Logger,
@@ -72,7 +72,7 @@ func NewDashboard(h *Handler, opts *DashboardOptions) (*Dashboard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reporting: new dashboard: %w", err)
 	}
-	d := &Dashboard{h: h, o: o, render: r}
+	d := &Dashboard{svc: svc, o: o, render: r}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+o.Path+"/{$}", d.show)
 	mux.HandleFunc("GET "+o.Path, d.show)
@@ -149,14 +149,15 @@ func (d *Dashboard) show(w http.ResponseWriter, r *http.Request) {
 	for _, n := range []int{7, 28, 90} {
 		p.Ranges = append(p.Ranges, rangeOption{Days: n, Selected: n == days})
 	}
-	if d.h.o.Search != nil {
+	if d.svc.o.Search != nil {
 		s := &searchSection{}
-		err := d.h.report(ctx, "search", "performance", days, 0, &s.Performance)
+		var err error
+		s.Performance, err = d.svc.Performance(ctx, days)
 		if err == nil {
-			err = d.h.report(ctx, "search", "top-queries", days, 10, &s.Queries)
+			s.Queries, err = d.svc.TopQueries(ctx, days, 10)
 		}
 		if err == nil {
-			err = d.h.report(ctx, "search", "top-pages", days, 10, &s.Pages)
+			s.Pages, err = d.svc.TopPages(ctx, days, 10)
 		}
 		if err != nil {
 			s.section = d.sectionError(searchFamily, err)
@@ -169,18 +170,20 @@ func (d *Dashboard) show(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Search = s
 	}
-	if d.h.o.Analytics != nil {
+	if d.svc.o.Analytics != nil {
 		t := &trafficSection{}
-		err := d.h.report(ctx, "analytics", "overview", days, 0, &t.Overview)
+		q := AnalyticsQuery{Days: days, Limit: 10}
+		var err error
+		t.Overview, err = d.svc.Overview(ctx, AnalyticsQuery{Days: days})
 		if err == nil {
-			err = d.h.report(ctx, "analytics", "top-content", days, 10, &t.Content)
+			t.Content, err = d.svc.TopContent(ctx, q)
 		}
-		if _, ok := d.h.o.Analytics.(BreakdownSource); ok && err == nil {
-			t.Sources, t.Devices = &Breakdown{}, &Breakdown{}
-			err = d.h.report(ctx, "analytics", "sources", days, 10, t.Sources)
-			if err == nil {
-				err = d.h.report(ctx, "analytics", "devices", days, 10, t.Devices)
+		if _, ok := d.svc.o.Analytics.(BreakdownSource); ok && err == nil {
+			var sources, devices Breakdown
+			if sources, err = d.svc.Sources(ctx, q); err == nil {
+				devices, err = d.svc.Devices(ctx, q)
 			}
+			t.Sources, t.Devices = &sources, &devices
 		}
 		if err != nil {
 			t.section = d.sectionError(analyticsFamily, err)

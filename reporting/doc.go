@@ -28,6 +28,8 @@
 //
 // # Routes
 //
+// A [Service] holds the sources and answers each report through a cache
+// of successful answers; the routes and the dashboard both read it.
 // [NewHandler] serves /search-reporting/performance, top-queries and
 // top-pages (days 28, 1..490; limit 25, 1..1000) and
 // /analytics-reporting/overview and top-content (days 30, 1..730; limit

@@ -25,8 +25,11 @@ func (cannedAnalytics) TopContent(context.Context, reporting.AnalyticsQuery) (re
 // A custom source behind the report routes, mounted for anyone (a real
 // host checks who asks).
 func ExampleNewHandler() {
-	h, err := reporting.NewHandler(&reporting.HandlerOptions{Analytics: cannedAnalytics{},
-		Authorizer: reporting.AuthorizerFunc(func(*http.Request) reporting.Access { return reporting.Allowed })})
+	svc, err := reporting.NewService(&reporting.Options{Analytics: cannedAnalytics{}})
+	if err != nil {
+		panic(err)
+	}
+	h, err := reporting.NewHandler(svc, reporting.AuthorizerFunc(func(*http.Request) reporting.Access { return reporting.Allowed }), nil)
 	if err != nil {
 		panic(err)
 	}

@@ -1,28 +1,17 @@
 package reporting
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
-	"sync"
-	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
-// Handler defaults.
+// CapabilityView is what a signed-in user needs to see the reports;
+// AbilityView what a bearer token needs.
 const (
-	// CacheTTLDefault keeps a successful answer five minutes.
-	CacheTTLDefault = 5 * time.Minute
-	// CacheSizeDefault bounds the answers kept.
-	CacheSizeDefault = 1000
-	// CapabilityView is what a signed-in user needs; AbilityView what a
-	// bearer token needs.
 	CapabilityView = "view_search_reporting"
 	AbilityView    = "reporting:view"
 )
@@ -51,17 +40,9 @@ type AuthorizerFunc func(r *http.Request) Access
 // Authorize implements Authorizer.
 func (f AuthorizerFunc) Authorize(r *http.Request) Access { return f(r) }
 
-// HandlerOptions configures [NewHandler]; Authorizer is required, and a
-// nil source answers its routes 501.
+// HandlerOptions configures [NewHandler]. Nil means the defaults.
 type HandlerOptions struct {
-	Search     SearchSource
-	Analytics  AnalyticsSource
-	Authorizer Authorizer
-	// CacheTTL keeps successful answers, per source, connection and
-	// parameters; CacheTTLDefault when zero, no cache when negative.
-	CacheTTL time.Duration
-	// Now is the clock; time.Now when nil.
-	Now    func() time.Time
+	// Logger receives the sources' failures; nil discards.
 	Logger *slog.Logger
 }
 
@@ -79,112 +60,43 @@ type HandlerOptions struct {
 // 409 not_connected, 501 base_not_installed (no source), 502
 // reporting_error (never the provider's body, which is logged).
 type Handler struct {
-	o       HandlerOptions
-	mux     *http.ServeMux
-	cache   answerCache
-	reports map[string]func(ctx context.Context, q query) (any, error)
+	svc  *Service
+	auth Authorizer
+	base *api.Base
 }
 
-// NewHandler returns the report routes.
-func NewHandler(opts *HandlerOptions) (*Handler, error) {
-	if opts == nil || opts.Authorizer == nil {
-		return nil, errors.New("reporting: new handler: an Authorizer is required")
+// NewHandler returns the report routes of svc; auth decides who may see
+// them.
+func NewHandler(svc *Service, auth Authorizer, opts *HandlerOptions) (*Handler, error) {
+	if svc == nil || auth == nil {
+		return nil, errors.New("reporting: new handler: a Service and an Authorizer are required")
 	}
-	o := *opts
-	if o.CacheTTL == 0 {
-		o.CacheTTL = CacheTTLDefault
+	var o HandlerOptions
+	if opts != nil {
+		o = *opts
 	}
-	if o.Now == nil {
-		o.Now = time.Now
+	b, err := api.NewBase("", "", nil, nil, o.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("reporting: new handler: %w", err)
 	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
+	h := &Handler{svc: svc, auth: auth, base: b}
+	for _, name := range []string{"performance", "top-queries", "top-pages"} {
+		b.Handle("/search-reporting/"+name, api.Methods{http.MethodGet: b.Func(h.route(searchFamily, name))})
 	}
-	h := &Handler{o: o, mux: http.NewServeMux(), cache: answerCache{max: CacheSizeDefault},
-		reports: map[string]func(ctx context.Context, q query) (any, error){}}
-	search := func(name string, f func(ctx context.Context, q query) (any, error)) {
-		h.reports["search/"+name] = f
-		h.mux.Handle("GET /search-reporting/"+name, h.route(searchFamily, name, f))
+	for _, name := range []string{"overview", "top-content", "sources", "devices"} {
+		b.Handle("/analytics-reporting/"+name, api.Methods{http.MethodGet: b.Func(h.route(analyticsFamily, name))})
 	}
-	analytics := func(name string, f func(ctx context.Context, q query) (any, error)) {
-		h.reports["analytics/"+name] = f
-		h.mux.Handle("GET /analytics-reporting/"+name, h.route(analyticsFamily, name, f))
-	}
-	search("performance", func(ctx context.Context, q query) (any, error) { return o.Search.Performance(ctx, q.days) })
-	search("top-queries", func(ctx context.Context, q query) (any, error) { return o.Search.TopQueries(ctx, q.days, q.limit) })
-	search("top-pages", func(ctx context.Context, q query) (any, error) { return o.Search.TopPages(ctx, q.days, q.limit) })
-	analytics("overview", func(ctx context.Context, q query) (any, error) {
-		return o.Analytics.Overview(ctx, AnalyticsQuery{Days: q.days, PropertyID: q.property})
-	})
-	analytics("top-content", func(ctx context.Context, q query) (any, error) {
-		return o.Analytics.TopContent(ctx, AnalyticsQuery{Days: q.days, Limit: q.limit, PropertyID: q.property})
-	})
-	breakdown := func(f func(BreakdownSource, context.Context, AnalyticsQuery) (Breakdown, error)) func(ctx context.Context, q query) (any, error) {
-		return func(ctx context.Context, q query) (any, error) {
-			b, ok := o.Analytics.(BreakdownSource)
-			if !ok {
-				return nil, errNoBreakdown
-			}
-			return f(b, ctx, AnalyticsQuery{Days: q.days, Limit: q.limit})
-		}
-	}
-	analytics("sources", breakdown(BreakdownSource.Sources))
-	analytics("devices", breakdown(BreakdownSource.Devices))
 	return h, nil
 }
 
-var errNoBreakdown = errors.New("reporting: the analytics source has no breakdowns")
-
 // ServeHTTP implements http.Handler.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if e := api.CheckRequestText(r); e != nil {
-		api.WriteError(w, r, h.o.Logger, nil, e)
-		return
-	}
-	h.mux.ServeHTTP(w, r)
-}
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.ServeHTTP(w, r) }
 
 // Routes lists the routes, as "METHOD /path".
-func (h *Handler) Routes() []string {
-	return []string{"GET /search-reporting/performance", "GET /search-reporting/top-queries", "GET /search-reporting/top-pages",
-		"GET /analytics-reporting/overview", "GET /analytics-reporting/top-content", "GET /analytics-reporting/sources",
-		"GET /analytics-reporting/devices"}
-}
+func (h *Handler) Routes() []string { return h.base.Routes() }
 
 // Enabled reports whether any source is configured.
-func (h *Handler) Enabled() bool { return h.o.Search != nil || h.o.Analytics != nil }
-
-type family struct {
-	name, signIn, connect, reconnect, missing string
-	defDays, maxDays, defLimit, maxLimit      int
-}
-
-var (
-	searchFamily = family{name: "search", signIn: "Sign in to view Search Console data.",
-		connect:   "Connect a Google account to view Search Console data.",
-		reconnect: "Reconnect your Google account to continue viewing Search Console data.",
-		missing:   "Search reporting is not set up: no search source is configured.",
-		defDays:   SearchDaysDefault, maxDays: SearchMaxDays, defLimit: SearchLimitDefault, maxLimit: SearchMaxLimit}
-	analyticsFamily = family{name: "analytics", signIn: "Sign in to view analytics.",
-		connect:   "Connect a Google account to view analytics.",
-		reconnect: "Reconnect your Google account to continue viewing analytics.",
-		missing:   "Analytics reporting is not set up: no analytics source is configured.",
-		defDays:   AnalyticsDaysDefault, maxDays: AnalyticsMaxDays, defLimit: ContentLimitDefault, maxLimit: ContentMaxLimit}
-)
-
-type query struct {
-	days, limit int
-	property    string
-}
-
-// clamp reads a positive whole number; def when absent or not a number.
-func clamp(v string, def, hi int) int {
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return def
-	}
-	return min(max(n, 1), hi)
-}
+func (h *Handler) Enabled() bool { return h.svc.Enabled() }
 
 type errorBody struct {
 	Error         string `json:"error"`
@@ -192,163 +104,58 @@ type errorBody struct {
 	BaseInstalled *bool  `json:"baseInstalled,omitempty"`
 }
 
-func writeError(w http.ResponseWriter, status int, code, msg string) {
+// reportError is an answer in the routes' {"error", "message"} envelope;
+// err is the cause, for the log.
+func reportError(status int, code, msg string, err error) *api.Error {
 	body := errorBody{Error: code, Message: msg}
 	if code == "base_not_installed" {
 		f := false
 		body.BaseInstalled = &f
 	}
-	api.WriteJSON(w, status, body)
+	return &api.Error{Status: status, Message: msg, Body: body, Err: err}
 }
 
-func (h *Handler) route(fam family, name string, f func(ctx context.Context, q query) (any, error)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch h.o.Authorizer.Authorize(r) {
+func (h *Handler) route(fam family, name string) api.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		switch h.auth.Authorize(r) {
 		case Unauthenticated:
-			writeError(w, http.StatusUnauthorized, "unauthenticated", fam.signIn)
-			return
+			return reportError(http.StatusUnauthorized, "unauthenticated", fam.signIn, nil)
 		case Forbidden:
-			writeError(w, http.StatusForbidden, "forbidden", "You may not view these reports.")
-			return
-		}
-		var src any
-		if fam.name == "search" {
-			if h.o.Search != nil {
-				src = h.o.Search
-			}
-		} else if h.o.Analytics != nil {
-			src = h.o.Analytics
-		}
-		if src == nil {
-			writeError(w, http.StatusNotImplemented, "base_not_installed", fam.missing)
-			return
+			return reportError(http.StatusForbidden, "forbidden", "You may not view these reports.", nil)
 		}
 		v := r.URL.Query()
 		q := query{days: clamp(v.Get("days"), fam.defDays, fam.maxDays), limit: clamp(v.Get("limit"), fam.defLimit, fam.maxLimit)}
 		if fam.name == "analytics" {
 			q.property = v.Get("property_id")
 		}
-		body, err := h.fetch(r.Context(), fam, name, src, q, f)
+		body, err := h.svc.report(r.Context(), fam, name, q)
 		if err != nil {
-			h.fail(w, r, fam, err)
-			return
+			return sourceError(fam, err)
 		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
-	})
+		_, _ = w.Write(body)
+		return nil
+	}
 }
 
-// fetch is a report's JSON, from the cache when it holds it (keyed per
-// source family, route, connection and parameters), else from f.
-func (h *Handler) fetch(ctx context.Context, fam family, name string, src any, q query, f func(ctx context.Context, q query) (any, error)) ([]byte, error) {
-	connection := ""
-	if c, ok := src.(Connected); ok {
-		var err error
-		if connection, err = c.Connection(ctx); err != nil {
-			return nil, err
-		}
-	}
-	key := cacheKey(fam.name, name, connection, q)
-	if h.o.CacheTTL > 0 {
-		if body, ok := h.cache.get(key, h.o.Now()); ok {
-			return body, nil
-		}
-	}
-	out, err := f(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	body, err := json.Marshal(out)
-	if err != nil {
-		return nil, err
-	}
-	body = append(body, '\n')
-	if h.o.CacheTTL > 0 {
-		h.cache.put(key, body, h.o.Now(), h.o.CacheTTL)
-	}
-	return body, nil
-}
-
-func cacheKey(fam, route, connection string, q query) string {
-	sum := sha256.Sum256([]byte(fam + "|" + route + "|" + connection + "|" + strconv.Itoa(q.days) + "|" + strconv.Itoa(q.limit) + "|" + q.property))
-	return hex.EncodeToString(sum[:])
-}
-
-func (h *Handler) fail(w http.ResponseWriter, r *http.Request, fam family, err error) {
+// sourceError is the answer to a report that failed: a missing source or
+// breakdown is 501, a connection to make or renew 409 or 502, a source's
+// failure 502 with its safe message (the provider's own words only in
+// the log).
+func sourceError(fam family, err error) error {
 	var se *SourceError
 	switch {
+	case errors.Is(err, ErrNoSource):
+		return reportError(http.StatusNotImplemented, "base_not_installed", fam.missing, err)
 	case errors.Is(err, ErrNotConnected):
-		writeError(w, http.StatusConflict, "not_connected", fam.connect)
+		return reportError(http.StatusConflict, "not_connected", fam.connect, err)
 	case errors.Is(err, ErrReconnect):
-		writeError(w, http.StatusBadGateway, "reporting_error", fam.reconnect)
+		return reportError(http.StatusBadGateway, "reporting_error", fam.reconnect, err)
 	case errors.Is(err, errNoBreakdown):
-		writeError(w, http.StatusNotImplemented, "base_not_installed", "The analytics source has no breakdown by source or device.")
+		return reportError(http.StatusNotImplemented, "base_not_installed", "The analytics source has no breakdown by source or device.", err)
 	case errors.As(err, &se):
-		h.o.Logger.WarnContext(r.Context(), "reporting: source failed", "family", fam.name, "path", r.URL.Path, "error", err)
-		writeError(w, http.StatusBadGateway, "reporting_error", se.Message)
+		return reportError(http.StatusBadGateway, "reporting_error", se.Message, err)
 	default:
-		if r.Context().Err() == nil {
-			h.o.Logger.ErrorContext(r.Context(), "reporting: source failed", "family", fam.name, "path", r.URL.Path, "error", err)
-		}
-		writeError(w, http.StatusBadGateway, "reporting_error", "The report could not be made. Try again in a moment.")
+		return reportError(http.StatusBadGateway, "reporting_error", "The report could not be made. Try again in a moment.", err)
 	}
-}
-
-// answerCache keeps answers until they expire, at most max of them.
-type answerCache struct {
-	mu      sync.Mutex
-	max     int
-	entries map[string]cachedAnswer
-}
-
-type cachedAnswer struct {
-	body    []byte
-	expires time.Time
-}
-
-func (c *answerCache) get(key string, now time.Time) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if !ok || !now.Before(e.expires) {
-		return nil, false
-	}
-	return e.body, true
-}
-
-func (c *answerCache) put(key string, body []byte, now time.Time, ttl time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.entries = map[string]cachedAnswer{}
-	}
-	if len(c.entries) >= c.max {
-		for k, e := range c.entries { // the expired ones go first
-			if !now.Before(e.expires) {
-				delete(c.entries, k)
-			}
-		}
-		for k := range c.entries { // then any, until there is room
-			if len(c.entries) < c.max {
-				break
-			}
-			delete(c.entries, k)
-		}
-	}
-	c.entries[key] = cachedAnswer{body: body, expires: now.Add(ttl)}
-}
-
-// report runs one report as the routes do (through the cache) and decodes
-// it into out; fam is "search" or "analytics".
-func (h *Handler) report(ctx context.Context, fam, name string, days, limit int, out any) error {
-	f := searchFamily
-	var src any = h.o.Search
-	if fam == "analytics" {
-		f, src = analyticsFamily, h.o.Analytics
-	}
-	body, err := h.fetch(ctx, f, name, src, query{days: min(max(days, 1), f.maxDays), limit: min(max(limit, 1), f.maxLimit)}, h.reports[fam+"/"+name])
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(body, out)
 }

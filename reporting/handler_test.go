@@ -68,15 +68,17 @@ type routes struct {
 
 func setupRoutes(t *testing.T, analytics reporting.AnalyticsSource, withSearch bool) *routes {
 	rt := &routes{search: &fakeSearch{conn: "user-1"}}
-	o := &reporting.HandlerOptions{Analytics: analytics, Authorizer: reporting.AuthorizerFunc(func(*http.Request) reporting.Access {
-		rt.mu.Lock()
-		defer rt.mu.Unlock()
-		return rt.access
-	})}
+	o := &reporting.Options{Analytics: analytics}
 	if withSearch {
 		o.Search = rt.search
 	}
-	h, err := reporting.NewHandler(o)
+	svc, err := reporting.NewService(o)
+	require.NoError(t, err)
+	h, err := reporting.NewHandler(svc, reporting.AuthorizerFunc(func(*http.Request) reporting.Access {
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		return rt.access
+	}), nil)
 	require.NoError(t, err)
 	rt.srv = httptest.NewServer(h)
 	t.Cleanup(rt.srv.Close)

@@ -102,7 +102,7 @@ func newReporting(c reportingConfig, cfg *config, db *store.DB, tokens *auth.Ser
 		}
 		clients = p.oauth
 	}
-	o := &reporting.HandlerOptions{Analytics: p.analytics, Logger: logger, Authorizer: reportsAuthorizer(tokens)}
+	o := &reporting.Options{Analytics: p.analytics}
 	if clients != nil && c.siteURL != "" {
 		if o.Search, err = reportinggoogle.NewSearchConsole(reportinggoogle.SearchConsoleOptions{SiteURL: c.siteURL, Clients: clients}); err != nil {
 			return nil, err
@@ -113,14 +113,18 @@ func newReporting(c reportingConfig, cfg *config, db *store.DB, tokens *auth.Ser
 			return nil, err
 		}
 	}
-	if p.routes, err = reporting.NewHandler(o); err != nil {
+	svc, err := reporting.NewService(o)
+	if err != nil {
+		return nil, err
+	}
+	if p.routes, err = reporting.NewHandler(svc, reportsAuthorizer(tokens), &reporting.HandlerOptions{Logger: logger}); err != nil {
 		return nil, err
 	}
 	do := &reporting.DashboardOptions{Logger: logger}
 	if p.oauth != nil {
 		do.ConnectURL = reportinggoogle.OAuthPrefixDefault + "/connect"
 	}
-	if p.dashboard, err = reporting.NewDashboard(p.routes, do); err != nil {
+	if p.dashboard, err = reporting.NewDashboard(svc, do); err != nil {
 		return nil, err
 	}
 	return p, nil

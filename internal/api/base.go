@@ -87,14 +87,14 @@ func (b *Base) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // NewBase cleans prefix (def when empty, no trailing slash, must start
-// with "/"), and fills in an in-memory limiter and a discarding logger
+// with "/"; both empty for routes at the root), and fills in an in-memory limiter and a discarding logger
 // when none are given.
 func NewBase(prefix, def string, limiter lite.RateLimiter, trusted []netip.Prefix, logger *slog.Logger) (*Base, error) {
 	p := strings.TrimSuffix(prefix, "/")
 	if prefix == "" {
 		p = def
 	}
-	if !strings.HasPrefix(p, "/") {
+	if p != "" && !strings.HasPrefix(p, "/") {
 		return nil, errors.New("prefix must start with /")
 	}
 	if limiter == nil {

@@ -114,11 +114,12 @@ type messageBody struct {
 }
 
 // WriteError answers err through table. Unexpected errors answer 500 with a
-// generic message; they, and every other 5xx, are logged at error level
-// with the request, unless the client has gone.
+// generic message; they, and every other 5xx but 501 (a feature that is
+// not set up), are logged at error level with the request, unless the
+// client has gone.
 func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, table Table, err error) {
 	status, body, header, ok := table.Lookup(err)
-	if (!ok || status >= 500) && r.Context().Err() == nil && logger != nil {
+	if (!ok || status >= 500 && status != http.StatusNotImplemented) && r.Context().Err() == nil && logger != nil {
 		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 	}
 	for k, vs := range header {
@@ -168,7 +169,8 @@ func Attr(field string) string { return strings.ReplaceAll(field, "_", " ") }
 // Methods maps HTTP methods to their handlers on one route.
 type Methods map[string]http.HandlerFunc
 
-// Handler serves m: each method its handler, any other a 405 with an Allow
+// Handler serves m: each method its handler (HEAD, when not its own, the
+// GET handler's), any other a 405 with an Allow
 // header and Laravel's message: "The GET method is not supported for
 // route api/a11y/contrast-check. Supported methods: POST."
 func (m Methods) Handler() http.Handler {
@@ -179,7 +181,11 @@ func (m Methods) Handler() http.Handler {
 	slices.Sort(allowed)
 	allow := strings.Join(allowed, ", ")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if fn, ok := m[r.Method]; ok {
+		fn, ok := m[r.Method]
+		if !ok && r.Method == http.MethodHead {
+			fn, ok = m[http.MethodGet] // the server drops the body
+		}
+		if ok {
 			fn(w, r)
 			return
 		}
