@@ -7,7 +7,7 @@ import (
 )
 
 // ValidationError collects messages per field, in the order they were
-// added. Its JSON form is the 422 envelope of the spec:
+// added. Its JSON form is the 422 envelope of every JSON API:
 //
 //	{"message": "<first message> (and N more errors)", "errors": {"<field>": ["<message>", ...]}}
 //

@@ -34,7 +34,7 @@
 //
 // # Hooks
 //
-// A [Service] takes Go callbacks at the three points of the spec:
+// A [Service] takes Go callbacks at three points:
 //
 //   - [Service.OnContrastThreshold]: inside every contrast check, just before
 //     the comparison (each probe of a tint search included);

@@ -31,8 +31,8 @@ type hookSet struct {
 }
 
 // OnContrastThreshold registers a hook that runs inside every contrast
-// check, just before the ratio is compared with the threshold (the spec's
-// ap.accessibility.contrastThreshold). That includes each probe of the
+// check, just before the ratio is compared with the threshold (the
+// original's filter ap.accessibility.contrastThreshold). That includes each probe of the
 // tinted text-colour search. Hooks run in registration order, each
 // getting the previous one's result.
 func (s *Service) OnContrastThreshold(h ThresholdHook) {
@@ -40,7 +40,7 @@ func (s *Service) OnContrastThreshold(h ThresholdHook) {
 }
 
 // OnContrastColorMap registers a hook that runs when the palette of colour
-// names is loaded (the spec's ap.accessibility.contrastColorMap). The
+// names is loaded (the original's filter ap.accessibility.contrastColorMap). The
 // palette loads at first use, and again at first use after any
 // registration.
 func (s *Service) OnContrastColorMap(h ColorMapHook) {
@@ -49,7 +49,7 @@ func (s *Service) OnContrastColorMap(h ColorMapHook) {
 
 // OnTextColorGenerated registers a hook that runs on every answer of the
 // text-colour functions, cached answers and unresolvable input included
-// (the spec's ap.accessibility.textColorGenerated). GetContrastColor
+// (the original's ap.accessibility.textColorGenerated). GetContrastColor
 // returns what the hooks return; CSSVarBlackOrWhite answers "black" only
 // when they return "#000000".
 func (s *Service) OnTextColorGenerated(h TextColorHook) {

@@ -1,6 +1,6 @@
 package a11y_test
 
-// Golden vectors of research/a11y.md section 7, produced by running the
+// Golden vectors produced by running the
 // original PHP code. Ratios are the JSON text the original prints.
 
 type colourVector struct {

@@ -19,7 +19,7 @@
 // # The flows
 //
 // [NewWeb] serves the pages of web sign-in, server-rendered, accessible
-// and without JavaScript, each at the spec's path:
+// and without JavaScript, each at Laravel Breeze's path:
 //
 //	GET  POST /login                     email, password, remember
 //	GET  POST /register                  name, email, password, password_confirmation

@@ -26,7 +26,7 @@ import (
 	"github.com/groundwork-go/groundwork/store/lite"
 )
 
-// Web sign-in defaults, as the original (research §2) where it has one.
+// Web sign-in defaults: those of Laravel Breeze where it has one.
 const (
 	// LoginAttemptsDefault sign-ins a minute per email and client IP; the
 	// next one is locked out.

@@ -498,7 +498,7 @@ func TestResetLinksExpireAfterAnHour(t *testing.T) {
 	require.Contains(t, body, auth.MsgResetInvalid)
 	require.Len(t, s.outbox.Messages(), 1)
 
-	// The plain path of the spec takes the token as a query value.
+	// The plain path takes the token as a query value.
 	res, body = b.get("/reset-password?token=abc&email=ada%40example.com")
 	require.Equal(t, 200, res.StatusCode)
 	require.Contains(t, body, `name="token" value="abc"`)

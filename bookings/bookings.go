@@ -19,7 +19,7 @@ const (
 	AssignDefaultProvider = "default_provider"
 )
 
-// Offering is a service that can be booked (the spec's "service"; the
+// Offering is a service that can be booked (a "service" on the wire; the
 // name Service is the domain's, as in every groundwork package).
 type Offering struct {
 	ID          int64  `json:"id"`

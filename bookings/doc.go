@@ -4,7 +4,7 @@
 //
 // # Model
 //
-// An [Offering] (the spec's "service") has a slug, a length in minutes,
+// An [Offering] (a "service" on the wire) has a slug, a length in minutes,
 // buffers before and after, a price as a decimal string, a time zone
 // (the zone its months are read in), an assignment strategy ("any",
 // "round_robin", "default_provider") and an intake schema. A [Provider]

@@ -17,7 +17,8 @@ import (
 	ics "github.com/arran4/golang-ical"
 )
 
-// Calendar-feed defaults (research §5.4, §5.5).
+// Calendar-feed defaults: the window a provider feed covers and how long
+// a client may keep an answer.
 const (
 	// FeedPastDefault and FeedFutureDefault bound a provider feed: the
 	// bookings starting in [now − past, now + future).

@@ -13,7 +13,8 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
-// Manage-link defaults and texts (research §4).
+// Manage-link defaults and texts: the words a customer sees when a link
+// or a change is refused.
 const (
 	// ChangeWindowDefault: a customer may cancel or reschedule until this
 	// long before the start.
@@ -135,7 +136,7 @@ func (s *Service) CancelManaged(ctx context.Context, token, reason string) (Book
 }
 
 // RescheduleManaged moves a booking through its manage link, with the
-// checks of the original in order (research §4.3), except that the
+// checks of the original in this order, except that the
 // booking's own current time never blocks its move: the window rules on
 // start (422 with errors), not active (409), the service gone (404), past
 // the change window (422), not understood (422), the same time (422), not

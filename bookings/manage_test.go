@@ -25,7 +25,7 @@ func bookWithToken(t *testing.T, b *bundle, start string) (bookings.Booking, str
 	return bk, token
 }
 
-// Every row of research §4.3, in order, with the change window's edges.
+// Every check of a managed reschedule, in order, with the change window's edges.
 func TestManageLinks(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {

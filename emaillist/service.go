@@ -15,7 +15,7 @@ import (
 	"github.com/groundwork-go/groundwork/store"
 )
 
-// Limits of the spec.
+// Limits of a feed's fields.
 const (
 	// MaxNameLength caps a feed's name and a field map's values.
 	MaxNameLength = 255
@@ -79,7 +79,7 @@ func NewService(st Store, opts *Options) (*Service, error) {
 // Store is the service's store.
 func (s *Service) Store() Store { return s.store }
 
-// ValidateFeed checks a feed against the spec's rules: form_id ≥ 1, a
+// ValidateFeed checks a feed against its rules: form_id ≥ 1, a
 // name of at most 255 characters, list ids ≥ 1, a field map with
 // email_address and values of at most 255 characters, known match values
 // and operators.

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Form is a form and its display settings. JSON names are the spec's.
+// Form is a form and its display settings. JSON names are the wire names.
 type Form struct {
 	ID                  int64     `json:"id"`
 	Name                string    `json:"name"`

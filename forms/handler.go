@@ -94,7 +94,7 @@ type HandlerOptions struct {
 	Logger *slog.Logger
 }
 
-// Handler serves the forms API of the spec under its prefix: the admin
+// Handler serves the forms API under its prefix: the admin
 // routes behind bearer tokens (when HandlerOptions.Tokens is set), and the
 // public render and submit routes, which answer JSON. The HTML page of a
 // form is [NewPageHandler]'s.

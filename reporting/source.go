@@ -5,7 +5,8 @@ import (
 	"errors"
 )
 
-// Limits of the parameters (research §3.1, §3.2).
+// Limits of the parameters: a value past a limit is clamped to it, and
+// one that is not a whole number takes the default.
 const (
 	// SearchMaxDays (16 months) and SearchDaysDefault bound days of the
 	// search routes.

@@ -70,7 +70,7 @@ func TestDispatchDelivers(t *testing.T) {
 			require.Equal(t, "req-42", g.header.Get("X-Request-Id"))
 			require.Equal(t, webhooks.UserAgentDefault, g.header.Get("User-Agent"))
 			require.True(t, specVerify("whsec_test_secret_0123", g.header.Get("X-Platform-Signature"), g.body, b.clock.Now()),
-				"a receiver written from the spec verifies %q", g.header.Get("X-Platform-Signature"))
+				"a receiver written from the documented scheme verifies %q", g.header.Get("X-Platform-Signature"))
 			var env map[string]any
 			require.NoError(t, json.Unmarshal(g.body, &env))
 			require.Equal(t, f.EventID, env["id"])
@@ -142,7 +142,7 @@ func TestDispatchTx(t *testing.T) {
 	})
 }
 
-// The state table of the spec, walked with a fake clock: retries on the
+// The delivery state table, walked with a fake clock: retries on the
 // backoff schedule, giving up at max_attempts, the failure streak
 // switching the subscription off at 10 (hook and event once), parking,
 // re-enabling without resending, replay-parked, replay.

@@ -30,7 +30,7 @@
 // Options.IncludeAdminFields. The body is the [Envelope]: {id, event,
 // created_at, data}, the id shared by every subscription's delivery.
 //
-// Names must be in the catalogue: [DefaultEvents], the spec's 21 commerce
+// Names must be in the catalogue: [DefaultEvents], the 21 commerce
 // events, plus what Options.Events and [Service.RegisterEvents] add.
 //
 // # Dispatching

@@ -23,7 +23,8 @@ var (
 )
 
 // nonPublic are the special-purpose ranges no delivery may reach unless
-// private hosts are allowed (DECISIONS, "webhooks"). IPv4-mapped IPv6
+// private hosts are allowed: loopback, private, link-local, shared,
+// documentation, benchmarking, multicast and reserved blocks. IPv4-mapped IPv6
 // addresses are judged by their IPv4 address; the deprecated
 // IPv4-compatible block ::/96 (which holds :: and ::1) is refused too.
 var nonPublic = func() []netip.Prefix {

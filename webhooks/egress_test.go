@@ -11,7 +11,7 @@ import (
 	"github.com/groundwork-go/groundwork/webhooks"
 )
 
-// Every range of DECISIONS, at its first and last address, in IPv4-mapped
+// Every special-purpose range, at its first and last address, in IPv4-mapped
 // form too; and public neighbours that must pass.
 func TestIsPublic(t *testing.T) {
 	t.Parallel()

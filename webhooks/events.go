@@ -14,7 +14,7 @@ import (
 	"unicode"
 )
 
-// DefaultEvents is the default catalogue: the wire names of the spec's
+// DefaultEvents is the default catalogue: the wire names of the 21
 // commerce events. A subscription may name these (or "*"); a host adds its
 // own with Options.Events or Service.RegisterEvents.
 var DefaultEvents = []string{

@@ -12,8 +12,8 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
-// graphQLSchema: the subscription operations as GraphQL (DECISIONS,
-// "webhooks"), with the REST API's names and rules.
+// graphQLSchema: the subscription operations as GraphQL, with the REST
+// API's names, rules and abilities (each field checks its own).
 const graphQLSchema = `
 schema {
 	query: Query

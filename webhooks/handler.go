@@ -61,7 +61,7 @@ type HandlerOptions struct {
 	Logger *slog.Logger
 }
 
-// Handler serves the subscription API of the spec (B1) under its prefix,
+// Handler serves the webhook subscription API under its prefix,
 // REST at /admin/webhook-subscriptions and GraphQL at /graphql, every
 // route behind a bearer token. Routes match the whole path, prefix
 // included, so mount the handler at its prefix with a trailing slash, and

@@ -7,7 +7,7 @@ import (
 	"sync"
 )
 
-// Hook types; each names the spec's hook it stands for.
+// Hook types; each names the original's hook it stands for.
 type (
 	// SubscribingHook (ap.ecommerce.webhook.subscribing) sees a new
 	// subscription, its plain secret included, before it is stored; it

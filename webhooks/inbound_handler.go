@@ -17,7 +17,8 @@ import (
 	"github.com/groundwork-go/groundwork/store/lite"
 )
 
-// Inbound endpoint defaults (the spec's limits).
+// Inbound endpoint defaults: a body of at most 512 KiB, and the
+// throttles per client IP and per provider.
 const (
 	// InboundPrefixDefault is where providers post: outside the API
 	// prefix.

@@ -201,7 +201,7 @@ func toStorable(v any) any {
 	return v
 }
 
-// Inbound hook types; each names the spec's hook.
+// Inbound hook types; each names the original's hook it stands for.
 type (
 	// WebhookReceivedHook (ap.ecommerce.webhook_received) runs for every
 	// verified, new inbound event.

@@ -21,7 +21,7 @@ import (
 	"github.com/groundwork-go/groundwork/store"
 )
 
-// Defaults of Options (the spec's, where it gives them).
+// Defaults of Options.
 const (
 	MaxAttemptsDefault          = 10
 	DisableAfterFailuresDefault = 10

@@ -140,7 +140,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		return nil, err
 	}
 
-	// a11y: the colour endpoints at the spec's /api/a11y, and again at the
+	// a11y: the colour endpoints at /api/a11y, and again at the
 	// original's /api/v1/a11y with the AI endpoints beside them.
 	aiOpts := cfg.ai
 	aiOpts.Logger = logger

@@ -23,7 +23,8 @@ type IdempotencyStore interface {
 	Release(ctx context.Context, scope, key string) error
 }
 
-// Idempotency defaults (DECISIONS, "webhooks").
+// Idempotency defaults: a key is remembered a day; a retry that finds its
+// first request still running waits up to IdempotencyWaitDefault.
 const (
 	IdempotencyTTLDefault  = 24 * time.Hour
 	IdempotencyWaitDefault = 8 * time.Second

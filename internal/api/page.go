@@ -52,7 +52,7 @@ func ParsePage(r *http.Request, perPageDefault int, v *Validator) PageRequest {
 	return p
 }
 
-// Page is the list envelope of the spec:
+// Page is the list envelope of every list route:
 //
 //	{"data": [...], "meta": {current_page, from, last_page, per_page, to, total},
 //	 "links": {first, last, prev, next}}

@@ -12,7 +12,9 @@ import (
 	"github.com/groundwork-go/groundwork/store/lite"
 )
 
-// The throttle named "api" of DECISIONS.md.
+// The throttle named "api": every JSON route that has one allows
+// APILimit requests per APIWindow per caller (a bearer token, else the
+// client IP).
 const (
 	APILimit  = groundwork.APILimitDefault
 	APIWindow = time.Minute

@@ -52,7 +52,7 @@ func Invalid(field, message string) *ValidationError {
 	return v
 }
 
-// Messages in the words of the spec's examples (Laravel's). Each takes the
+// Messages in Laravel's words. Each takes the
 // field name as it appears in the errors object.
 
 // MsgRequired: "The foreground field is required."
