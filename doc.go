@@ -36,9 +36,10 @@
 // # How the parts compose
 //
 // A domain never imports another. The host (or cmd/reference, which wires
-// everything) connects them: a domain declares a small interface, such as
-// a TokenVerifier, and another satisfies it; a domain fires hooks and
-// events, and the host passes them on. Every domain stores its data through
+// everything) connects them: every domain that takes bearer tokens takes
+// this package's [TokenVerifier] (and, to decide abilities itself, an
+// [Authorizer]), which auth's token service satisfies; a domain fires
+// hooks and events, and the host passes them on. Every domain stores its data through
 // a Store interface with a SQL implementation for SQLite and Postgres, and
 // queues its background work on one River queue in the same database, so
 // a job is inserted in the transaction that caused it.
@@ -48,8 +49,12 @@
 // This package holds the few types every domain's API speaks in:
 // [ValidationError], the error of bad input with its messages field by
 // field (each domain names it too, as forms.ValidationError and so on),
-// and [PageRequest] with [PerPageDefault] and [PerPageMax], the paging of
-// list methods and endpoints.
+// [PageRequest] with [PerPageDefault] and [PerPageMax], the paging of
+// list methods and endpoints; [TokenVerifier], [Authorizer] and [Caller]
+// with [Can], the rule of abilities; [Abilities], the one table of the
+// abilities the routes check, with a sentence each; and the names of the
+// page layer's templates a host may replace ([LayoutTemplate] and its
+// siblings).
 //
 // # Trying it
 //

@@ -15,6 +15,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/a11y"
+	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/emaillist"
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/webhooks"
 	"github.com/stretchr/testify/require"
 )
 
@@ -235,5 +242,30 @@ func TestReferenceLinksNoGeneratedGoogleStack(t *testing.T) {
 		for _, h := range []string{"google.golang.org/api", "google.golang.org/grpc", "google.golang.org/genproto", "go.opentelemetry.io/"} {
 			require.False(t, strings.HasPrefix(dep, h), "cmd/reference links %s", dep)
 		}
+	}
+}
+
+// TestAbilityTable holds the one table of abilities to the constants the
+// domains check: every constant is in it, under its domain.
+func TestAbilityTable(t *testing.T) {
+	t.Parallel()
+	domain := map[string]string{}
+	for _, a := range append(slices.Clone(groundwork.Abilities), groundwork.Capabilities...) {
+		require.NotEmpty(t, a.Description, a.Name)
+		require.NotContains(t, domain, a.Name, "listed once")
+		domain[a.Name] = a.Domain
+	}
+	for name, want := range map[string]string{
+		forms.AbilityViewAny: "forms", forms.AbilityCreate: "forms", forms.AbilityView: "forms", forms.AbilityUpdate: "forms",
+		forms.AbilityDelete: "forms", forms.AbilityViewSubmissions: "forms", forms.AbilityManageNotifications: "forms",
+		webhooks.AbilityViewAny: "webhooks", webhooks.AbilityView: "webhooks", webhooks.AbilityCreate: "webhooks",
+		webhooks.AbilityUpdate: "webhooks", webhooks.AbilityDelete: "webhooks", webhooks.AbilityReplay: "webhooks",
+		a11y.AIAbilityDefault: "a11y", bookings.AbilityView: "bookings", bookings.AbilityConfirm: "bookings",
+		bookings.AbilityCancel: "bookings", bookings.AbilityComplete: "bookings", bookings.AbilityNoShow: "bookings",
+		bookings.AbilityReschedule: "bookings", bookings.AbilityReassign: "bookings", bookings.AbilityReissue: "bookings",
+		bookings.AbilityManage: "bookings", reporting.AbilityView: "reporting", reporting.CapabilityView: "reporting",
+		emaillist.AbilityManageFeeds: "emaillist",
+	} {
+		require.Equal(t, want, domain[name], "%s is in the table under its domain", name)
 	}
 }

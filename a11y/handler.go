@@ -2,7 +2,6 @@ package a11y
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,22 +12,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/store/lite"
 )
-
-// TokenVerifier checks bearer tokens; *auth.Service satisfies it. It
-// returns a key naming the caller and the token's abilities; an invalid
-// token gives an empty caller and a nil error.
-type TokenVerifier interface {
-	VerifyToken(ctx context.Context, token string) (caller string, abilities []string, err error)
-}
-
-// Authorizer decides whether a caller may use an ability. Without one, the
-// token's own abilities decide (see auth.Can).
-type Authorizer interface {
-	Authorize(ctx context.Context, caller string, abilities []string, ability string) (bool, error)
-}
 
 // Handler defaults and limits.
 const (
@@ -63,8 +50,8 @@ type HandlerOptions struct {
 	TrustedProxies []netip.Prefix
 	// Tokens verifies bearer tokens. Required for the AI endpoints and
 	// for RequireToken.
-	Tokens     TokenVerifier
-	Authorizer Authorizer
+	Tokens     groundwork.TokenVerifier
+	Authorizer groundwork.Authorizer
 	// RequireToken puts the colour endpoints behind any valid token; by
 	// default they are public.
 	RequireToken bool

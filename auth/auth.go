@@ -1,6 +1,10 @@
 package auth
 
-import "time"
+import (
+	"time"
+
+	"github.com/groundwork-go/groundwork"
+)
 
 // Token is an API token as stored and listed. The secret is never part of
 // it: it is shown once, by [Service.CreateToken], and kept only as a
@@ -65,7 +69,7 @@ type User struct {
 
 // Can reports whether the user has capability: "*" covers everything, and
 // a granted "forms:*" every "forms:..." one, as for token abilities.
-func (u User) Can(capability string) bool { return Can(u.Capabilities, capability) }
+func (u User) Can(capability string) bool { return groundwork.Can(u.Capabilities, capability) }
 
 // Verified reports whether the user's email address is verified.
 func (u User) Verified() bool { return u.EmailVerifiedAt != nil }

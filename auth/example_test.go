@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authtest"
 )
@@ -45,9 +46,9 @@ func ExampleService_Middleware() {
 
 func ExampleCan() {
 	granted := []string{"forms:*", "webhookSubscription.*"}
-	fmt.Println(auth.Can(granted, "forms:create"))
-	fmt.Println(auth.Can(granted, "webhookSubscription.delete"))
-	fmt.Println(auth.Can(granted, "bookings:create"))
+	fmt.Println(groundwork.Can(granted, "forms:create"))
+	fmt.Println(groundwork.Can(granted, "webhookSubscription.delete"))
+	fmt.Println(groundwork.Can(granted, "bookings:create"))
 	// Output:
 	// true
 	// true

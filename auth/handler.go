@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/store/lite"
 )
@@ -91,7 +92,7 @@ func (h *Handler) describeToken(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, h.logger, errorTable, err)
 		return
 	}
-	r = r.WithContext(api.WithCaller(r.Context(), api.Caller{ID: CallerID(t), Abilities: t.Abilities}))
+	r = r.WithContext(groundwork.WithCaller(r.Context(), groundwork.Caller{ID: CallerID(t), Abilities: t.Abilities}))
 	if !h.throttle.Allow(w, r, api.CallerOrIP(r, nil)) {
 		return
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store/lite"
@@ -144,11 +145,6 @@ var abilityPattern = regexp.MustCompile(`^(\*|[A-Za-z0-9_-]+([:.][A-Za-z0-9_-]+)
 // of letters, digits, '_' and '-' joined by ':' or '.', optionally ending
 // in ":*" or ".*".
 func ValidAbility(s string) bool { return abilityPattern.MatchString(s) }
-
-// Can reports whether the granted abilities cover ability: "*" covers
-// everything, "forms:*" every "forms:..." ability, "webhookSubscription.*"
-// every "webhookSubscription...." one, and anything else only itself.
-func Can(granted []string, ability string) bool { return api.Can(granted, ability) }
 
 // CreateToken issues a token. It returns the plaintext, "<id>|gw_<secret>",
 // which is shown this once and never stored, and the token as stored. A
@@ -350,6 +346,6 @@ func (s *Service) Middleware(ability string) func(http.Handler) http.Handler {
 // CallerFromContext returns the caller key and abilities that
 // [Service.Middleware] (or any groundwork handler) put in ctx.
 func CallerFromContext(ctx context.Context) (caller string, abilities []string, ok bool) {
-	c, ok := api.CallerFrom(ctx)
+	c, ok := groundwork.CallerFrom(ctx)
 	return c.ID, c.Abilities, ok
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/web"
 )
@@ -48,9 +49,9 @@ func covers(granted []string, requested string) bool {
 	}
 	if base, ok := strings.CutSuffix(requested, "*"); ok {
 		// "forms:*" is covered by "*", "forms:*", or a wider wildcard.
-		return Can(granted, base+"\x00any")
+		return groundwork.Can(granted, base+"\x00any")
 	}
-	return Can(granted, requested)
+	return groundwork.Can(granted, requested)
 }
 
 func (w *Web) tokenForm(r *http.Request, u User) formPage {

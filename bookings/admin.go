@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/store/lite"
 )
@@ -30,17 +31,12 @@ const (
 	AbilityReissue    = "bookings:reissue"
 )
 
-// TokenVerifier checks bearer tokens; *auth.Service satisfies it.
-type TokenVerifier interface {
-	VerifyToken(ctx context.Context, token string) (caller string, abilities []string, err error)
-}
-
 // AdminHandlerOptions configures [NewAdminHandler].
 type AdminHandlerOptions struct {
 	// Prefix: AdminPrefixDefault when empty.
 	Prefix string
 	// Tokens checks the bearer token of every request; required.
-	Tokens TokenVerifier
+	Tokens groundwork.TokenVerifier
 	// RateLimiter counts the "api" throttle (APILimit requests a minute
 	// per token: groundwork.APILimitDefault when zero, none when
 	// negative); in memory when nil.

@@ -1,7 +1,6 @@
 package forms
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,23 +10,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/store/lite"
 )
-
-// TokenVerifier checks bearer tokens; *auth.Service satisfies it. It
-// returns a key naming the caller and the token's abilities; an invalid
-// token gives an empty caller and a nil error.
-type TokenVerifier interface {
-	VerifyToken(ctx context.Context, token string) (caller string, abilities []string, err error)
-}
-
-// Authorizer decides whether a caller may use an ability such as
-// "forms:create". Without one, the token's own abilities decide
-// ("forms:*" covers them all).
-type Authorizer interface {
-	Authorize(ctx context.Context, caller string, abilities []string, ability string) (bool, error)
-}
 
 // The abilities of the admin API, one per policy.
 const (
@@ -64,8 +50,8 @@ type HandlerOptions struct {
 	// Tokens verifies the admin API's bearer tokens. Without it only the
 	// public routes (render and submit) are served, and every admin route
 	// answers 404.
-	Tokens     TokenVerifier
-	Authorizer Authorizer
+	Tokens     groundwork.TokenVerifier
+	Authorizer groundwork.Authorizer
 	// RateLimiter counts the "api" throttle of the admin API and the
 	// submissions per form and client IP; in memory when nil. Give a
 	// store.SQLRateLimiter to share the counts across instances (and with

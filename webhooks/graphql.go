@@ -9,6 +9,7 @@ import (
 
 	graphql "github.com/graph-gophers/graphql-go"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
@@ -126,7 +127,7 @@ type gqlRoot struct{ h *Handler }
 
 // can checks an ability of the caller the request's token named.
 func (q *gqlRoot) can(ctx context.Context, ability string) error {
-	c, ok := api.CallerFrom(ctx)
+	c, ok := groundwork.CallerFrom(ctx)
 	if !ok {
 		return errors.New(api.MsgUnauthenticated)
 	}
@@ -140,7 +141,7 @@ func (q *gqlRoot) can(ctx context.Context, ability string) error {
 		}
 		return nil
 	}
-	if !api.Can(c.Abilities, ability) {
+	if !groundwork.Can(c.Abilities, ability) {
 		return errors.New(api.MsgForbidden)
 	}
 	return nil

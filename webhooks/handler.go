@@ -11,23 +11,10 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/store"
 )
-
-// TokenVerifier checks bearer tokens; *auth.Service satisfies it. It
-// returns a key naming the caller and the token's abilities; an invalid
-// token gives an empty caller and a nil error.
-type TokenVerifier interface {
-	VerifyToken(ctx context.Context, token string) (caller string, abilities []string, err error)
-}
-
-// Authorizer decides whether a caller may use an ability such as
-// "webhookSubscription.create". Without one, the token's own abilities
-// decide ("webhookSubscription.*" covers them all).
-type Authorizer interface {
-	Authorize(ctx context.Context, caller string, abilities []string, ability string) (bool, error)
-}
 
 // The abilities of the subscription API.
 const (
@@ -46,8 +33,8 @@ const PrefixDefault = "/api/ecommerce/v1"
 type HandlerOptions struct {
 	// Prefix is where the handler is mounted; PrefixDefault when empty.
 	Prefix     string
-	Tokens     TokenVerifier
-	Authorizer Authorizer
+	Tokens     groundwork.TokenVerifier
+	Authorizer groundwork.Authorizer
 	// Idempotency keeps Idempotency-Key records (store.NewIdempotency);
 	// without it the header is ignored.
 	Idempotency *store.Idempotency

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/reporting"
@@ -139,7 +140,7 @@ func access(tokens *auth.Service, r *http.Request, ability, capability string) r
 		switch {
 		case err != nil || caller == "":
 			return reporting.Unauthenticated
-		case auth.Can(abilities, ability):
+		case groundwork.Can(abilities, ability):
 			return reporting.Allowed
 		}
 		return reporting.Forbidden

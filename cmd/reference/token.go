@@ -14,13 +14,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/groundwork-go/groundwork/a11y"
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
-	"github.com/groundwork-go/groundwork/bookings"
-	"github.com/groundwork-go/groundwork/forms"
-	"github.com/groundwork-go/groundwork/reporting"
-	"github.com/groundwork-go/groundwork/webhooks"
 )
 
 // stringList is a repeatable string flag.
@@ -208,17 +204,27 @@ func printTokens(w io.Writer, tokens []auth.Token, now time.Time) {
 	tw.Flush()
 }
 
-// knownAbilities are the abilities the reference server's routes check.
-var knownAbilities = []string{"*",
-	forms.AbilityViewAny, forms.AbilityCreate, forms.AbilityView, forms.AbilityUpdate, forms.AbilityDelete,
-	forms.AbilityViewSubmissions, forms.AbilityManageNotifications, "forms:*",
-	webhooks.AbilityViewAny, webhooks.AbilityView, webhooks.AbilityCreate, webhooks.AbilityUpdate, webhooks.AbilityDelete,
-	webhooks.AbilityReplay, "webhookSubscription.*",
-	a11y.AIAbilityDefault, "a11y:*",
-	bookings.AbilityView, bookings.AbilityConfirm, bookings.AbilityCancel, bookings.AbilityComplete, bookings.AbilityNoShow,
-	bookings.AbilityReschedule, bookings.AbilityReassign, bookings.AbilityManage, bookings.AbilityReissue, "bookings:*",
-	emaillistAbility, "emailmarketing:*",
-	reporting.AbilityView, "reporting:*",
+// knownAbilities are the abilities the reference server's routes check:
+// "*", then the table's, each domain's followed by its wildcard.
+var knownAbilities = func() []string {
+	out := []string{"*"}
+	for i, a := range groundwork.Abilities {
+		out = append(out, a.Name)
+		if i+1 == len(groundwork.Abilities) || wildcard(groundwork.Abilities[i+1].Name) != wildcard(a.Name) {
+			out = append(out, wildcard(a.Name))
+		}
+	}
+	return out
+}()
+
+// wildcard is the ability that covers name and its siblings: "forms:*"
+// for "forms:create", "webhookSubscription.*" for
+// "webhookSubscription.view".
+func wildcard(name string) string {
+	if i := strings.IndexAny(name, ":."); i >= 0 {
+		return name[:i+1] + "*"
+	}
+	return name
 }
 
 // knownAbility reports whether a route checks ability, or ability is a

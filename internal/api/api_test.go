@@ -336,7 +336,7 @@ func TestThrottle(t *testing.T) {
 
 	// A caller is counted as itself, wherever it calls from.
 	r := httptest.NewRequest("GET", "/", nil)
-	r = r.WithContext(api.WithCaller(r.Context(), api.Caller{ID: "token:1"}))
+	r = r.WithContext(groundwork.WithCaller(r.Context(), groundwork.Caller{ID: "token:1"}))
 	require.Equal(t, "caller:token:1", api.CallerOrIP(r, nil))
 
 	failing := &api.Throttle{Name: "f", Limiter: failingLimiter{}, Limit: 1, Window: time.Minute}
@@ -379,7 +379,7 @@ func TestCan(t *testing.T) {
 		{[]string{"*"}, "", false},
 	}
 	for _, tc := range tests {
-		require.Equal(t, tc.want, api.Can(tc.granted, tc.ability), "%v can %q", tc.granted, tc.ability)
+		require.Equal(t, tc.want, groundwork.Can(tc.granted, tc.ability), "%v can %q", tc.granted, tc.ability)
 	}
 }
 
@@ -404,7 +404,7 @@ func TestGuard(t *testing.T) {
 	t.Parallel()
 	tokens := fakeTokens{"good": {"forms:*"}, "narrow": {"forms:view"}}
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, _ := api.CallerFrom(r.Context())
+		c, _ := groundwork.CallerFrom(r.Context())
 		api.WriteMessage(w, 200, c.ID)
 	})
 	g := &api.Guard{Tokens: tokens}

@@ -3,10 +3,11 @@ package api
 import (
 	"net/http"
 
-	"github.com/groundwork-go/groundwork"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/groundwork-go/groundwork"
 )
 
 // Paging defaults of list endpoints; see [groundwork.PerPageDefault].

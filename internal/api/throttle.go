@@ -61,7 +61,7 @@ func APIThrottleOf(limiter lite.RateLimiter, limit int, trusted []netip.Prefix, 
 
 // CallerOrIP keys by the authenticated caller, else by the client IP.
 func CallerOrIP(r *http.Request, trusted []netip.Prefix) string {
-	if c, ok := CallerFrom(r.Context()); ok {
+	if c, ok := groundwork.CallerFrom(r.Context()); ok {
 		return "caller:" + c.ID
 	}
 	return "ip:" + ClientIPString(r, trusted)

@@ -27,21 +27,20 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/groundwork-go/groundwork"
 )
 
 //go:embed templates static
 var builtin embed.FS
 
-// The built-in files a host may replace.
+// The built-in files a host may replace (named once, in the root
+// package).
 const (
-	// LayoutTemplate defines "layout": the page around "content".
-	LayoutTemplate = "layout.html"
-	// FieldsTemplate defines "field", "error-summary" and "flash".
-	FieldsTemplate = "fields.html"
-	// ErrorTemplate is the "content" of an error page.
-	ErrorTemplate = "error.html"
-	// Stylesheet is the CSS every page links.
-	Stylesheet = "groundwork.css"
+	LayoutTemplate = groundwork.LayoutTemplate
+	FieldsTemplate = groundwork.FieldsTemplate
+	ErrorTemplate  = groundwork.ErrorTemplate
+	Stylesheet     = groundwork.Stylesheet
 )
 
 // Options configures [New].
