@@ -105,6 +105,6 @@
 // # Storage
 //
 // Package authsql keeps users, sessions, remember-me tokens, password
-// resets and tokens in SQLite or Postgres; package authtest holds an
-// in-memory fake and the conformance suite every [Store] passes.
+// resets and tokens in SQLite or Postgres; package authtest holds the
+// conformance suite every [Store] passes.
 package auth

@@ -9,13 +9,16 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
-	"github.com/groundwork-go/groundwork/auth/authtest"
+	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
 // Issue a token, then guard a host handler with it.
 func ExampleService_Middleware() {
 	ctx := context.Background()
-	svc, err := auth.NewService(authtest.NewFake(), nil) // authsql.New(db) in production
+	db, done := storetest.Temp(authsql.Migrations) // your *store.DB, migrated
+	defer done()
+	svc, err := auth.NewService(authsql.New(db), nil)
 	if err != nil {
 		panic(err)
 	}
@@ -58,7 +61,9 @@ func ExampleCan() {
 // Mount the sign-in pages on a host's mux and keep a page of the host's
 // own for signed-in users.
 func ExampleWeb_RequireUser() {
-	svc, err := auth.NewService(authtest.NewFake(), nil) // authsql.New(db), and a Mailer, in production
+	db, done := storetest.Temp(authsql.Migrations) // your *store.DB, migrated
+	defer done()
+	svc, err := auth.NewService(authsql.New(db), nil) // and a Mailer, in production
 	if err != nil {
 		panic(err)
 	}
@@ -96,7 +101,9 @@ func ExampleWeb_RequireUser() {
 // Make a user, then check a sign-in as the login page does.
 func ExampleService_CheckCredentials() {
 	ctx := context.Background()
-	svc, err := auth.NewService(authtest.NewFake(), nil)
+	db, done := storetest.Temp(authsql.Migrations)
+	defer done()
+	svc, err := auth.NewService(authsql.New(db), nil)
 	if err != nil {
 		panic(err)
 	}

@@ -10,13 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/auth"
-	"github.com/groundwork-go/groundwork/auth/authtest"
 )
 
 func newTestService(t *testing.T, st auth.Store, o *auth.Options) *auth.Service {
 	t.Helper()
 	if st == nil {
-		st = authtest.NewFake()
+		st = newStore(t)
 	}
 	s, err := auth.NewService(st, o)
 	require.NoError(t, err)
@@ -79,7 +78,7 @@ func TestUnknownEmailRunsTheHash(t *testing.T) {
 // Old hashes are replaced at the next sign-in.
 func TestSignInRehashes(t *testing.T) {
 	t.Parallel()
-	st := authtest.NewFake()
+	st := newStore(t)
 	old := newTestService(t, st, &auth.Options{Password: auth.PasswordParams{Memory: 64, Time: 1, Threads: 1}})
 	ctx := context.Background()
 	u, err := old.CreateUser(ctx, auth.NewUser{Name: "Ada", Email: "ada@example.com", Password: "correct horse"})

@@ -13,7 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/auth"
-	"github.com/groundwork-go/groundwork/auth/authtest"
+	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
 type clock struct{ ns atomic.Int64 }
@@ -21,14 +23,20 @@ type clock struct{ ns atomic.Int64 }
 func (c *clock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
 func (c *clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 
+// newStore is a fresh auth store on SQLite in the test's temp directory.
+func newStore(t *testing.T) auth.Store {
+	t.Helper()
+	return authsql.New(storetest.Open(t, store.SQLite, authsql.Migrations))
+}
+
 type bundle struct {
-	store *authtest.Fake
+	store auth.Store
 	clock *clock
 }
 
 func setup(t *testing.T) (*auth.Service, *bundle) {
 	t.Helper()
-	b := &bundle{store: authtest.NewFake(), clock: &clock{}}
+	b := &bundle{store: newStore(t), clock: &clock{}}
 	b.clock.ns.Store(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC).UnixNano())
 	svc, err := auth.NewService(b.store, &auth.Options{Now: b.clock.Now})
 	require.NoError(t, err)
@@ -164,13 +172,13 @@ func TestRevoke(t *testing.T) {
 
 // countingStore counts writes of last-used times.
 type countingStore struct {
-	*authtest.Fake
+	auth.Store
 	touches atomic.Int32
 }
 
 func (c *countingStore) TouchToken(ctx context.Context, id int64, at time.Time) error {
 	c.touches.Add(1)
-	return c.Fake.TouchToken(ctx, id, at)
+	return c.Store.TouchToken(ctx, id, at)
 }
 
 func TestLastUsedIsWrittenAtMostOncePerInterval(t *testing.T) {
@@ -178,7 +186,7 @@ func TestLastUsedIsWrittenAtMostOncePerInterval(t *testing.T) {
 	ctx := context.Background()
 	c := &clock{}
 	c.ns.Store(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC).UnixNano())
-	st := &countingStore{Fake: authtest.NewFake()}
+	st := &countingStore{Store: newStore(t)}
 	svc, err := auth.NewService(st, &auth.Options{Now: c.Now})
 	require.NoError(t, err)
 	plain, _, err := svc.CreateToken(ctx, auth.NewToken{Name: "ci", Abilities: []string{"*"}})
@@ -196,7 +204,7 @@ func TestLastUsedIsWrittenAtMostOncePerInterval(t *testing.T) {
 	require.Equal(t, c.Now(), *tok.LastUsedAt)
 }
 
-type failingStore struct{ *authtest.Fake }
+type failingStore struct{ auth.Store }
 
 func (failingStore) TokenByID(context.Context, int64) (auth.Token, []byte, error) {
 	return auth.Token{}, nil, errors.New("database down")
@@ -204,7 +212,7 @@ func (failingStore) TokenByID(context.Context, int64) (auth.Token, []byte, error
 
 func TestVerifyTokenReportsStoreFailure(t *testing.T) {
 	t.Parallel()
-	svc, err := auth.NewService(failingStore{authtest.NewFake()}, nil)
+	svc, err := auth.NewService(failingStore{newStore(t)}, nil)
 	require.NoError(t, err)
 	_, _, err = svc.VerifyToken(context.Background(), "1|gw_"+strings.Repeat("a", 40))
 	require.ErrorContains(t, err, "database down")
@@ -215,7 +223,7 @@ func TestVerifyTokenReportsStoreFailure(t *testing.T) {
 func TestSecretsRejectBiasedBytes(t *testing.T) {
 	t.Parallel()
 	src := bytes.NewReader(bytes.Repeat([]byte{255, 250, 248, 0, 61, 62, 247}, 100))
-	svc, err := auth.NewService(authtest.NewFake(), &auth.Options{Rand: src})
+	svc, err := auth.NewService(newStore(t), &auth.Options{Rand: src})
 	require.NoError(t, err)
 	plain, _, err := svc.CreateToken(context.Background(), auth.NewToken{Name: "x", Abilities: []string{"*"}})
 	require.NoError(t, err)
@@ -225,7 +233,7 @@ func TestSecretsRejectBiasedBytes(t *testing.T) {
 
 	_, err = auth.NewService(nil, nil)
 	require.Error(t, err)
-	empty, err := auth.NewService(authtest.NewFake(), &auth.Options{Rand: bytes.NewReader(nil)})
+	empty, err := auth.NewService(newStore(t), &auth.Options{Rand: bytes.NewReader(nil)})
 	require.NoError(t, err)
 	_, _, err = empty.CreateToken(context.Background(), auth.NewToken{Name: "x", Abilities: []string{"*"}})
 	require.Error(t, err)

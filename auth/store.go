@@ -6,8 +6,8 @@ import (
 )
 
 // Store keeps API tokens, users, sessions, remember-me tokens and password
-// resets. Implementations: authsql (SQLite and Postgres) and the in-memory
-// fake in authtest; authtest.RunStoreTests pins the contract below. Times
+// resets. Implementation: authsql (SQLite and Postgres);
+// authtest.RunStoreTests pins the contract below. Times
 // are stored in UTC to the microsecond. Secrets are never stored: only
 // their hashes, which the Service makes.
 type Store interface {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
-	"github.com/groundwork-go/groundwork/auth/authtest"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/lite"
@@ -47,7 +46,7 @@ type siteOptions struct {
 func newSite(t *testing.T, o siteOptions) *site {
 	t.Helper()
 	if o.store == nil {
-		o.store = authtest.NewFake()
+		o.store = newStore(t)
 	}
 	if o.params == (auth.PasswordParams{}) {
 		o.params = cheap
@@ -669,7 +668,7 @@ func (c *readCounter) TouchSession(ctx context.Context, h []byte, at time.Time) 
 // with its user; the last-seen write comes at most once a minute.
 func TestRequireUserCostsOneRead(t *testing.T) {
 	t.Parallel()
-	counter := &readCounter{Store: authtest.NewFake()}
+	counter := &readCounter{Store: newStore(t)}
 	s := newSite(t, siteOptions{store: counter})
 	s.user(t, "ada@example.com")
 	b := s.browser(t)

@@ -1,15 +1,9 @@
 // Package authtest holds the conformance suite every [auth.Store] must
-// pass ([RunStoreTests]), and an in-memory Store ([NewFake]): the tests of
-// other domains, and of hosts, use it for a TokenVerifier without a
-// database. The fake passes the same suite as authsql on SQLite and
-// Postgres.
+// pass ([RunStoreTests]); authsql passes it on SQLite and Postgres.
 package authtest
 
 import (
-	"bytes"
 	"context"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,129 +11,6 @@ import (
 
 	"github.com/groundwork-go/groundwork/auth"
 )
-
-// Fake is an in-memory auth.Store, safe for concurrent use. It keeps
-// times as the SQL stores do: UTC, to the microsecond.
-type Fake struct {
-	mu       sync.Mutex
-	nextID   int64
-	tokens   map[int64]fakeToken
-	nextUser int64
-	users    map[int64]fakeUser
-	sessions map[string]auth.Session
-	remember map[string]auth.RememberToken
-	resets   map[int64]auth.PasswordReset
-}
-
-type fakeToken struct {
-	t    auth.Token
-	hash []byte
-}
-
-var _ auth.Store = (*Fake)(nil)
-
-// NewFake returns an empty store.
-func NewFake() *Fake {
-	return &Fake{tokens: map[int64]fakeToken{}, users: map[int64]fakeUser{}, sessions: map[string]auth.Session{},
-		remember: map[string]auth.RememberToken{}, resets: map[int64]auth.PasswordReset{}}
-}
-
-func norm(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
-
-func normPtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	v := norm(*t)
-	return &v
-}
-
-func copyToken(t auth.Token) auth.Token {
-	t.Abilities = slices.Clone(t.Abilities)
-	t.ExpiresAt, t.LastUsedAt, t.RevokedAt = normPtr(t.ExpiresAt), normPtr(t.LastUsedAt), normPtr(t.RevokedAt)
-	if t.UserID != nil {
-		id := *t.UserID
-		t.UserID = &id
-	}
-	t.CreatedAt = norm(t.CreatedAt)
-	return t
-}
-
-// CreateToken implements auth.Store.
-func (f *Fake) CreateToken(_ context.Context, t auth.Token, hash []byte) (auth.Token, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.nextID++
-	t = copyToken(t)
-	t.ID = f.nextID
-	f.tokens[t.ID] = fakeToken{t: t, hash: bytes.Clone(hash)}
-	return copyToken(t), nil
-}
-
-// TokenByID implements auth.Store.
-func (f *Fake) TokenByID(_ context.Context, id int64) (auth.Token, []byte, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	ft, ok := f.tokens[id]
-	if !ok {
-		return auth.Token{}, nil, auth.ErrNotFound
-	}
-	return copyToken(ft.t), bytes.Clone(ft.hash), nil
-}
-
-// ListTokens implements auth.Store.
-func (f *Fake) ListTokens(context.Context) ([]auth.Token, error) {
-	return f.listTokens(func(auth.Token) bool { return true }), nil
-}
-
-// ListUserTokens implements auth.Store.
-func (f *Fake) ListUserTokens(_ context.Context, userID int64) ([]auth.Token, error) {
-	return f.listTokens(func(t auth.Token) bool { return t.UserID != nil && *t.UserID == userID }), nil
-}
-
-func (f *Fake) listTokens(keep func(auth.Token) bool) []auth.Token {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := make([]auth.Token, 0, len(f.tokens))
-	for _, ft := range f.tokens {
-		if keep(ft.t) {
-			out = append(out, copyToken(ft.t))
-		}
-	}
-	slices.SortFunc(out, func(a, b auth.Token) int { return int(a.ID - b.ID) })
-	return out
-}
-
-// RevokeToken implements auth.Store.
-func (f *Fake) RevokeToken(_ context.Context, id int64, at time.Time) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	ft, ok := f.tokens[id]
-	if !ok {
-		return auth.ErrNotFound
-	}
-	if ft.t.RevokedAt == nil {
-		ft.t.RevokedAt = normPtr(&at)
-		f.tokens[id] = ft
-	}
-	return nil
-}
-
-// TouchToken implements auth.Store.
-func (f *Fake) TouchToken(_ context.Context, id int64, at time.Time) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	ft, ok := f.tokens[id]
-	if !ok {
-		return nil
-	}
-	at = norm(at)
-	if ft.t.LastUsedAt == nil || ft.t.LastUsedAt.Before(at) {
-		ft.t.LastUsedAt = &at
-		f.tokens[id] = ft
-	}
-	return nil
-}
 
 // RunStoreTests checks newStore's stores against the auth.Store contract.
 // Each subtest gets a fresh store.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -141,4 +142,28 @@ func Page[T any](items []T, offset, limit int) []T {
 		return []T{}
 	}
 	return items[offset:min(len(items), offset+limit)]
+}
+
+// Temp is a fresh SQLite database in a new temporary directory, migrated
+// with lines, for an Example or a program without a testing.T; done
+// closes it and removes the directory. It panics when SQLite cannot be
+// opened there.
+func Temp(lines ...store.Migrations) (db *store.DB, done func()) {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "groundwork-")
+	if err != nil {
+		panic(fmt.Sprintf("storetest: temp: %v", err))
+	}
+	db, err = store.Open(ctx, "sqlite:"+filepath.Join(dir, "app.db"))
+	if err == nil {
+		err = store.Migrate(ctx, db, lines...)
+	}
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		panic(fmt.Sprintf("storetest: temp: %v", err))
+	}
+	return db, func() {
+		_ = db.Close()
+		_ = os.RemoveAll(dir)
+	}
 }
