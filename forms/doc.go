@@ -7,7 +7,7 @@
 // # Pieces
 //
 // A [Service] holds the rules over a [Store] (package formssql on SQLite or
-// Postgres; formstest has an in-memory fake). [NewHandler] serves the API of
+// Postgres). [NewHandler] serves the API of
 // the forms API under /api/v1/forms, the admin routes only when it is given a
 // TokenVerifier; [NewPageHandler] serves the page of each form at
 // /forms/{slug}, which posts to itself. [RegisterWorkers] adds the

@@ -9,15 +9,17 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/forms"
-	"github.com/groundwork-go/groundwork/forms/formstest"
+	"github.com/groundwork-go/groundwork/forms/formssql"
+	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
 // Build a form and take a submission through the service.
 func ExampleService_Submit() {
 	ctx := context.Background()
-	clock := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)         // a settable clock, for the example
-	svc, _ := forms.NewService(formstest.NewFake(), &forms.Options{ // formssql.New(db) in production
-		Now: func() time.Time { return clock }})
+	db, done := storetest.Temp(formssql.Migrations) // your *store.DB, migrated
+	defer done()
+	clock := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) // a settable clock, for the example
+	svc, _ := forms.NewService(formssql.New(db), &forms.Options{Now: func() time.Time { return clock }})
 
 	form := &forms.Form{Name: "Contact us", IsActive: true}
 	if err := svc.CreateForm(ctx, form); err != nil {
@@ -62,7 +64,9 @@ func ExampleService_Submit() {
 // Mount the API in a host's mux; the admin routes want a bearer token
 // (an *auth.Service satisfies TokenVerifier), render and submit do not.
 func ExampleNewHandler() {
-	svc, _ := forms.NewService(formstest.NewFake(), nil)
+	db, done := storetest.Temp(formssql.Migrations)
+	defer done()
+	svc, _ := forms.NewService(formssql.New(db), nil)
 	_ = svc.CreateForm(context.Background(), &forms.Form{Name: "Feedback", IsActive: true})
 
 	h, err := forms.NewHandler(svc, &forms.HandlerOptions{Tokens: noTokens{}})
@@ -95,7 +99,9 @@ func (noTokens) VerifyToken(context.Context, string) (string, []string, error) {
 // With no options the API serves only the public routes: render and
 // submit. The admin routes answer 404.
 func ExampleNewHandler_publicOnly() {
-	svc, _ := forms.NewService(formstest.NewFake(), nil)
+	db, done := storetest.Temp(formssql.Migrations)
+	defer done()
+	svc, _ := forms.NewService(formssql.New(db), nil)
 	_ = svc.CreateForm(context.Background(), &forms.Form{Name: "Feedback", IsActive: true})
 
 	h, err := forms.NewHandler(svc, nil)
@@ -126,7 +132,9 @@ func ExampleNewHandler_publicOnly() {
 // Serve each form's page under a prefix of the host's: it posts to itself
 // and, once a submission is taken, redirects back to the page.
 func ExampleNewPageHandler() {
-	svc, _ := forms.NewService(formstest.NewFake(), nil)
+	db, done := storetest.Temp(formssql.Migrations)
+	defer done()
+	svc, _ := forms.NewService(formssql.New(db), nil)
 	form := &forms.Form{Name: "Feedback", IsActive: true}
 	_ = svc.CreateForm(context.Background(), form)
 	_ = svc.CreateField(context.Background(), &forms.Field{FormID: form.ID, Type: forms.TypeTextarea, Label: "Your thoughts"})

@@ -19,7 +19,7 @@ type SubmissionHook func(ctx context.Context, e SubmissionEvent)
 
 // SubmissionTxHook runs inside the transaction that stores an accepted
 // submission; an error rolls the submission back and fails the request.
-// tx is nil on stores without SQL transactions (the in-memory fake).
+// tx is never nil.
 type SubmissionTxHook func(ctx context.Context, tx *sql.Tx, e SubmissionEvent) error
 
 // FormHook runs after a form was created, updated or deleted.

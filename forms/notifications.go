@@ -189,13 +189,7 @@ func (s *Service) queueNotifications(ctx context.Context, tx *sql.Tx, list []Not
 			continue
 		}
 		args := NotificationArgs{FormID: sub.FormID, NotificationID: n.ID, SubmissionID: sub.ID}
-		var err error
-		if tx != nil {
-			err = s.enqueuer.EnqueueTx(ctx, tx, args, nil)
-		} else {
-			err = s.enqueuer.Enqueue(ctx, args, nil)
-		}
-		if err != nil {
+		if err := s.enqueuer.EnqueueTx(ctx, tx, args, nil); err != nil {
 			return fmt.Errorf("queue notification %d: %w", n.ID, err)
 		}
 	}

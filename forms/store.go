@@ -7,8 +7,8 @@ import (
 )
 
 // Store keeps forms and everything that belongs to them. Implementations:
-// formssql (SQLite and Postgres) and the in-memory fake in formstest;
-// formstest.RunStoreTests pins the contract written here.
+// formssql (SQLite and Postgres); formstest.RunStoreTests pins the
+// contract written here.
 //
 // Every method takes the IDs of the form it works in; a child (field,
 // step, submission, notification) of another form is ErrNotFound. Times
@@ -66,8 +66,8 @@ type Store interface {
 	SetStepOrder(ctx context.Context, formID int64, ids []int64) error
 
 	// CreateSubmission stores s with its values and uploads and sets their
-	// IDs. Before it commits, it calls then with its transaction (nil for
-	// stores without SQL transactions), so that work such as queueing jobs
+	// IDs. Before it commits, it calls then with its transaction (never
+	// nil), so that work such as queueing jobs
 	// commits or rolls back with the submission; an error from then rolls
 	// everything back and is returned. then may be nil: nothing else to
 	// do, and no transaction needed beyond the store's own. When
