@@ -13,8 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
-	"github.com/groundwork-go/groundwork/webhooks/webhookstest"
+	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
 )
 
 // A receiver checks each delivery's signature before trusting it.
@@ -59,7 +60,9 @@ func (OrderPlacedExample) WebhookEvent() string { return "order.placed" }
 // Options.Enqueuer, with RegisterWorkers, sends the deliveries.)
 func ExampleService_Dispatch() {
 	ctx := context.Background()
-	svc, _ := webhooks.NewService(webhookstest.NewFake(), &webhooks.Options{ // webhookssql.New(db) in production
+	db, done := storetest.Temp(webhookssql.Migrations) // your *store.DB, migrated
+	defer done()
+	svc, _ := webhooks.NewService(webhookssql.New(db), &webhooks.Options{
 		SecretKey:         webhooks.GenerateSecretKey(),
 		AllowPrivateHosts: true, // the example's endpoint is on loopback
 	})
@@ -96,7 +99,9 @@ func (allTokens) VerifyToken(context.Context, string) (string, []string, error) 
 
 // Mount the subscription API in a host's mux.
 func ExampleNewHandler() {
-	svc, _ := webhooks.NewService(webhookstest.NewFake(), &webhooks.Options{SecretKey: webhooks.GenerateSecretKey()})
+	db, done := storetest.Temp(webhookssql.Migrations)
+	defer done()
+	svc, _ := webhooks.NewService(webhookssql.New(db), &webhooks.Options{SecretKey: webhooks.GenerateSecretKey()})
 	h, err := webhooks.NewHandler(svc, &webhooks.HandlerOptions{Tokens: allTokens{}})
 	if err != nil {
 		panic(err)
@@ -116,7 +121,9 @@ func ExampleNewHandler() {
 // once, however often it is delivered.
 func ExampleNewInboundHandler() {
 	secret := "whsec_from_the_stripe_dashboard"
-	svc, _ := webhooks.NewService(webhookstest.NewFake(), &webhooks.Options{SecretKey: webhooks.GenerateSecretKey()})
+	db, done := storetest.Temp(webhookssql.Migrations)
+	defer done()
+	svc, _ := webhooks.NewService(webhookssql.New(db), &webhooks.Options{SecretKey: webhooks.GenerateSecretKey()})
 	stripe, _ := webhooks.NewStripeGateway(&webhooks.StripeOptions{WebhookSecrets: []string{secret}})
 	_ = svc.RegisterGateway(webhooks.StripeProvider, stripe)
 	svc.OnWebhookReceived(func(ctx context.Context, provider string, ev *webhooks.InboundEvent) error {
@@ -171,7 +178,9 @@ func ExampleService_Reconcile() {
 	}))
 	defer api.Close()
 	cart := carts{"pi_1": ""}
-	svc, _ := webhooks.NewService(webhookstest.NewFake(), &webhooks.Options{
+	db, done := storetest.Temp(webhookssql.Migrations)
+	defer done()
+	svc, _ := webhooks.NewService(webhookssql.New(db), &webhooks.Options{
 		SecretKey:       webhooks.GenerateSecretKey(),
 		PaymentSessions: cart,
 	})

@@ -26,20 +26,18 @@ import (
 	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
 	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
-	"github.com/groundwork-go/groundwork/webhooks/webhookstest"
 )
 
 var testKey = []byte("0123456789abcdef0123456789abcdef")
 
-// newService is a service on the in-memory store, for what needs no
-// database.
+// newService is a service on a fresh SQLite store.
 func newService(t *testing.T, configure func(*webhooks.Options)) *webhooks.Service {
 	t.Helper()
 	o := &webhooks.Options{SecretKey: testKey}
 	if configure != nil {
 		configure(o)
 	}
-	svc, err := webhooks.NewService(webhookstest.NewFake(), o)
+	svc, err := webhooks.NewService(webhookssql.New(storetest.Open(t, store.SQLite, webhookssql.Migrations)), o)
 	require.NoError(t, err)
 	return svc
 }

@@ -8,8 +8,8 @@ import (
 )
 
 // Store keeps subscriptions and the delivery ledger. Implementations:
-// webhookssql (SQLite and Postgres) and the in-memory fake in webhookstest;
-// webhookstest.RunStoreTests pins the contract written here.
+// webhookssql (SQLite and Postgres); webhookstest.RunStoreTests pins the
+// contract written here.
 //
 // Times are stored in UTC to the microsecond; the caller sets them. A
 // delivery's NextAttemptAt is both its due time and its claim: the writes
