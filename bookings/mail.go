@@ -106,13 +106,7 @@ func (s *Service) mailHook(events func(b Booking) []Event) TxHook {
 	return func(ctx context.Context, tx *sql.Tx, b Booking) error {
 		for _, e := range events(b) {
 			for _, args := range s.mailsFor(e) {
-				var err error
-				if tx != nil {
-					err = s.o.Enqueuer.EnqueueTx(ctx, tx, args, nil)
-				} else {
-					err = s.o.Enqueuer.Enqueue(ctx, args, nil)
-				}
-				if err != nil {
+				if err := s.o.Enqueuer.EnqueueTx(ctx, tx, args, nil); err != nil {
 					return fmt.Errorf("bookings: queue %s mail: %w", args.Mail, err)
 				}
 			}

@@ -139,7 +139,7 @@ type Store interface {
 
 // TxHook runs inside the transaction of a change, with the booking as
 // written (to queue the jobs the change causes with it); its error undoes
-// the change. tx is nil for a store without SQL transactions.
+// the change. tx is never nil.
 type TxHook func(ctx context.Context, tx *sql.Tx, b Booking) error
 
 // FeedStamp is what a provider feed's ETag is made of.

@@ -400,7 +400,7 @@ func (h *SubscribeHandler) subscribe(w http.ResponseWriter, r *http.Request) err
 		}
 		return v.Err()
 	}
-	if err := h.svc.Subscribe(r.Context(), nil, req); err != nil {
+	if err := h.svc.Subscribe(r.Context(), req); err != nil {
 		return err
 	}
 	api.WriteMessage(w, http.StatusAccepted, MsgSubscribeQueued)

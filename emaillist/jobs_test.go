@@ -225,3 +225,30 @@ func TestQueueSubmission(t *testing.T) {
 		require.True(t, strings.HasPrefix(skipped[1], "field_map:"), skipped[1])
 	})
 }
+
+// SubscribeTx queues the job in the caller's transaction: nothing when it
+// rolls back, the job when it commits; it refuses no transaction at all.
+func TestSubscribeTx(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, func(o *setupOptions) { o.dialect = d })
+		ctx := context.Background()
+		req := emaillist.SubscribeRequest{Email: "ada@example.com", ListFormID: ptr(int64(217))}
+		tx, err := b.db.BeginTx(ctx, nil)
+		require.NoError(t, err)
+		require.NoError(t, b.svc.SubscribeTx(ctx, tx, req))
+		require.NoError(t, tx.Rollback())
+		require.Empty(t, b.jobs(t), "rolled back with the caller's work")
+
+		tx, err = b.db.BeginTx(ctx, nil)
+		require.NoError(t, err)
+		require.NoError(t, b.svc.SubscribeTx(ctx, tx, req))
+		require.NoError(t, tx.Commit())
+		jobs := b.jobs(t)
+		require.Len(t, jobs, 1)
+		require.Equal(t, "ada@example.com", jobs[0].Subscription.Email)
+		require.Equal(t, ptr(int64(217)), jobs[0].Subscription.ListFormID)
+
+		require.Error(t, b.svc.SubscribeTx(ctx, nil, req))
+	})
+}

@@ -221,9 +221,23 @@ func (s *Service) DryRun(ctx context.Context, f Feed, values map[string]any) Dry
 // active (an unknown or inactive one is the same *ValidationError on
 // feed_id as any other mistake, so ids cannot be probed); its list form
 // is used and its tags come first, then the request's, de-duplicated.
-// Without, ListFormID is used as given. The job is inserted in tx when
-// tx is not nil.
-func (s *Service) Subscribe(ctx context.Context, tx *sql.Tx, r SubscribeRequest) error {
+// Without, ListFormID is used as given. The job is queued at once (calls
+// made together share one insert); [Service.SubscribeTx] queues it in the
+// caller's transaction.
+func (s *Service) Subscribe(ctx context.Context, r SubscribeRequest) error {
+	return s.subscribe(ctx, nil, r)
+}
+
+// SubscribeTx is Subscribe inside the caller's transaction: the job
+// commits or rolls back with it. tx must not be nil.
+func (s *Service) SubscribeTx(ctx context.Context, tx *sql.Tx, r SubscribeRequest) error {
+	if tx == nil {
+		return errors.New("emaillist: SubscribeTx needs a transaction")
+	}
+	return s.subscribe(ctx, tx, r)
+}
+
+func (s *Service) subscribe(ctx context.Context, tx *sql.Tx, r SubscribeRequest) error {
 	if err := r.validate(); err != nil {
 		return err
 	}
@@ -268,6 +282,8 @@ func mergeTags(lists ...[]int64) []int64 {
 	return out
 }
 
+// enqueue queues args in tx, or in the next batch when tx is nil (the
+// two halves of Subscribe and SubscribeTx).
 func (s *Service) enqueue(ctx context.Context, tx *sql.Tx, args SubscribeArgs) error {
 	if s.o.Enqueuer == nil {
 		return errors.New("emaillist: subscribe: no Enqueuer")
