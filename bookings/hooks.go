@@ -48,17 +48,29 @@ type Event struct {
 	ManageToken string
 }
 
+// Hook types.
+type (
+	// EventHook runs after a committed change to a booking.
+	EventHook func(ctx context.Context, e Event)
+	// SlotsHook filters the slots a customer is shown; it may drop slots,
+	// not add them.
+	SlotsHook func(ctx context.Context, svc Offering, slots []Slot) []Slot
+	// ProvidersHook filters the providers a booking may go to, in the
+	// order they are tried.
+	ProvidersHook func(ctx context.Context, svc Offering, candidates []Offer) []Offer
+)
+
 // hooks are the callbacks a host registers.
 type hooks struct {
 	mu        sync.RWMutex
-	events    []func(context.Context, Event)
-	slots     []func(context.Context, Offering, []Slot) []Slot
-	providers []func(context.Context, Offering, []Offer) []Offer
+	events    []EventHook
+	slots     []SlotsHook
+	providers []ProvidersHook
 }
 
 // OnEvent registers fn to run after every committed change, in the order
 // registered, on the goroutine that made the change.
-func (s *Service) OnEvent(fn func(ctx context.Context, e Event)) {
+func (s *Service) OnEvent(fn EventHook) {
 	s.hooks.mu.Lock()
 	s.hooks.events = append(s.hooks.events, fn)
 	s.hooks.mu.Unlock()
@@ -67,7 +79,7 @@ func (s *Service) OnEvent(fn func(ctx context.Context, e Event)) {
 // OnSlots registers a filter of the slot list a customer is shown
 // (after the engine, before the answer); it may drop slots, not add them
 // (a booking is checked against the engine, not the list).
-func (s *Service) OnSlots(fn func(ctx context.Context, svc Offering, slots []Slot) []Slot) {
+func (s *Service) OnSlots(fn SlotsHook) {
 	s.hooks.mu.Lock()
 	s.hooks.slots = append(s.hooks.slots, fn)
 	s.hooks.mu.Unlock()
@@ -76,7 +88,7 @@ func (s *Service) OnSlots(fn func(ctx context.Context, svc Offering, slots []Slo
 // OnProviders registers a filter of the providers a booking may go to, in
 // the order they are tried (after the named, default or round-robin
 // choice).
-func (s *Service) OnProviders(fn func(ctx context.Context, svc Offering, candidates []Offer) []Offer) {
+func (s *Service) OnProviders(fn ProvidersHook) {
 	s.hooks.mu.Lock()
 	s.hooks.providers = append(s.hooks.providers, fn)
 	s.hooks.mu.Unlock()

@@ -32,15 +32,28 @@ type Event struct {
 	Err    error
 }
 
+// Hook types.
+type (
+	// EventHook receives every Event.
+	EventHook func(ctx context.Context, e Event)
+	// SubscribingHook runs before each call to the provider: it may
+	// change the subscription, or return an error to fail the job at
+	// once, without a retry.
+	SubscribingHook func(ctx context.Context, sub *Subscription) error
+	// SubscribedHook runs after each call to the provider, with the
+	// subscriber on success or the error of that attempt.
+	SubscribedHook func(ctx context.Context, sub Subscription, subscriber *Subscriber, err error)
+)
+
 type hooks struct {
 	mu     sync.RWMutex
-	events []func(context.Context, Event)
-	before []func(context.Context, *Subscription) error
-	after  []func(context.Context, Subscription, *Subscriber, error)
+	events []EventHook
+	before []SubscribingHook
+	after  []SubscribedHook
 }
 
 // OnEvent registers fn to receive every Event, in the order registered.
-func (s *Service) OnEvent(fn func(ctx context.Context, e Event)) {
+func (s *Service) OnEvent(fn EventHook) {
 	s.hooks.mu.Lock()
 	s.hooks.events = append(s.hooks.events, fn)
 	s.hooks.mu.Unlock()
@@ -49,7 +62,7 @@ func (s *Service) OnEvent(fn func(ctx context.Context, e Event)) {
 // OnSubscribing registers fn to run before each call to the provider (the
 // original's ap.convertkit.subscribing): it may change the subscription,
 // or return an error to fail the job at once, without a retry.
-func (s *Service) OnSubscribing(fn func(ctx context.Context, sub *Subscription) error) {
+func (s *Service) OnSubscribing(fn SubscribingHook) {
 	s.hooks.mu.Lock()
 	s.hooks.before = append(s.hooks.before, fn)
 	s.hooks.mu.Unlock()
@@ -58,7 +71,7 @@ func (s *Service) OnSubscribing(fn func(ctx context.Context, sub *Subscription) 
 // OnSubscribed registers fn to run after each call to the provider, with
 // the subscriber on success or the error of that attempt (the original's
 // subscribed and subscribeFailed hooks).
-func (s *Service) OnSubscribed(fn func(ctx context.Context, sub Subscription, subscriber *Subscriber, err error)) {
+func (s *Service) OnSubscribed(fn SubscribedHook) {
 	s.hooks.mu.Lock()
 	s.hooks.after = append(s.hooks.after, fn)
 	s.hooks.mu.Unlock()
