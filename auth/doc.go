@@ -102,6 +102,13 @@
 // unauthorized."}. [NewHandler] serves GET /api/v1/auth/token, which
 // describes the calling token so a user can check one.
 //
+// # Hooks
+//
+// A host learns of what happens to accounts through hooks, each a named
+// type run after its change is stored: [Service.OnUserRegistered],
+// [Service.OnSignedIn], [Service.OnSignedOut], [Service.OnPasswordReset],
+// [Service.OnTokenCreated] and [Service.OnTokenRevoked].
+//
 // # Storage
 //
 // Package authsql keeps users, sessions, remember-me tokens, password

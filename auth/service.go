@@ -109,6 +109,7 @@ type Service struct {
 	mailFrom      string
 	appName       string
 	logger        *slog.Logger
+	hooks         hooks
 }
 
 // NewService returns a token service on store.
@@ -190,6 +191,9 @@ func (s *Service) CreateToken(ctx context.Context, nt NewToken) (string, Token, 
 	t, err = s.store.CreateToken(ctx, t, hash[:])
 	if err != nil {
 		return "", Token{}, fmt.Errorf("auth: create token: %w", err)
+	}
+	for _, h := range hooksOf(s, &s.hooks.tokenCreated) {
+		h(ctx, t)
 	}
 	return strconv.FormatInt(t.ID, 10) + "|" + secret, t, nil
 }
@@ -329,6 +333,15 @@ func (s *Service) Token(ctx context.Context, id int64) (Token, error) {
 func (s *Service) RevokeToken(ctx context.Context, id int64) error {
 	if err := s.store.RevokeToken(ctx, id, s.now().UTC()); err != nil {
 		return fmt.Errorf("auth: revoke token %d: %w", id, err)
+	}
+	if hs := hooksOf(s, &s.hooks.tokenRevoked); len(hs) > 0 {
+		t, _, err := s.store.TokenByID(ctx, id)
+		if err != nil {
+			return fmt.Errorf("auth: revoke token %d: %w", id, err)
+		}
+		for _, h := range hs {
+			h(ctx, t)
+		}
 	}
 	return nil
 }

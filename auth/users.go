@@ -207,6 +207,9 @@ func (s *Service) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	if err != nil {
 		return User{}, fmt.Errorf("auth: create user: %w", err)
 	}
+	for _, h := range hooksOf(s, &s.hooks.registered) {
+		h(ctx, u)
+	}
 	return u, nil
 }
 
@@ -407,6 +410,9 @@ func (s *Service) StartSession(ctx context.Context, u User, remember bool) (sess
 			return "", "", err
 		}
 	}
+	for _, h := range hooksOf(s, &s.hooks.signedIn) {
+		h(ctx, u)
+	}
 	return sessionID, rememberValue, nil
 }
 
@@ -503,6 +509,8 @@ func (s *Service) UserTokens(ctx context.Context, userID int64) ([]Token, error)
 // EndSession signs a browser out: its session ends, and so does every
 // remember-me token of the user (Laravel's sign-out cycles the user's
 // remember token, which signs out their other remembered browsers too).
+// With a userID it is a sign-out, and the OnSignedOut hooks run; without
+// one (a session ended before a sign-in replaces it) it is not.
 func (s *Service) EndSession(ctx context.Context, sessionID string, userID int64) error {
 	if sessionID != "" {
 		if err := s.store.DeleteSession(ctx, sum(sessionID)); err != nil {
@@ -512,6 +520,9 @@ func (s *Service) EndSession(ctx context.Context, sessionID string, userID int64
 	if userID != 0 {
 		if err := s.store.DeleteUserRememberTokens(ctx, userID); err != nil {
 			return fmt.Errorf("auth: end session: %w", err)
+		}
+		for _, h := range hooksOf(s, &s.hooks.signedOut) {
+			h(ctx, userID)
 		}
 	}
 	return nil
@@ -629,7 +640,13 @@ func (s *Service) ResetPassword(ctx context.Context, token, email, password, con
 	if err := s.store.SetPasswordHash(ctx, u.ID, hash, s.now()); err != nil {
 		return fmt.Errorf("auth: reset password: %w", err)
 	}
-	return s.signOutEverywhere(ctx, u.ID)
+	if err := s.signOutEverywhere(ctx, u.ID); err != nil {
+		return err
+	}
+	for _, h := range hooksOf(s, &s.hooks.passwordSet) {
+		h(ctx, u)
+	}
+	return nil
 }
 
 // emailHash is the {hash} of a verification link: SHA-1 of the address,
