@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/store/lite"
 )
@@ -100,7 +101,7 @@ func BenchmarkContrastCheckHandler(b *testing.B) {
 		}))
 	})
 	b.Run("Handler", func(b *testing.B) {
-		h, err := a11y.NewHandler(nil, &a11y.HandlerOptions{RateLimiter: unlimited{}})
+		h, err := a11y.NewHandler(nil, &a11y.HandlerOptions{HTTPOptions: groundwork.HTTPOptions{RateLimiter: unlimited{}}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -110,7 +111,7 @@ func BenchmarkContrastCheckHandler(b *testing.B) {
 		// The real in-memory "api" throttle. Clients take turns over 64Ki
 		// addresses, so none reaches its 60 a minute and every request is
 		// served.
-		h, err := a11y.NewHandler(nil, &a11y.HandlerOptions{RateLimiter: lite.NewMemoryRateLimiter(nil)})
+		h, err := a11y.NewHandler(nil, &a11y.HandlerOptions{HTTPOptions: groundwork.HTTPOptions{RateLimiter: lite.NewMemoryRateLimiter(nil)}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Handler defaults and limits.
@@ -36,18 +34,16 @@ const (
 
 // HandlerOptions configures [NewHandler]. Nil means the defaults.
 type HandlerOptions struct {
+	// HTTPOptions: its RateLimiter counts the "api" throttle (60 a minute
+	// per caller, else per client IP) shared by every route.
+	groundwork.HTTPOptions
 	// Prefix is where the handler is mounted; PrefixDefault when empty.
 	// Mount it with mux.Handle(prefix+"/", h) (see Handler).
 	Prefix string
-	// RateLimiter counts the "api" throttle (60 a minute per caller,
-	// else per client IP) shared by every route; in memory when nil.
-	RateLimiter lite.RateLimiter
 	// APILimit is the "api" throttle's requests a minute per caller:
 	// groundwork.APILimitDefault when zero, no limit when negative (for a
 	// load test, or a host that limits in front).
 	APILimit int
-	// TrustedProxies may set X-Forwarded-For.
-	TrustedProxies []netip.Prefix
 	// Tokens verifies bearer tokens. Required for the AI endpoints and
 	// for RequireToken.
 	Tokens     groundwork.TokenVerifier
@@ -62,8 +58,6 @@ type HandlerOptions struct {
 	AIAbility string
 	// MaxBodyBytes caps request bodies; 1 MiB when zero.
 	MaxBodyBytes int64
-	// Logger receives unexpected errors; nil discards.
-	Logger *slog.Logger
 }
 
 // Handler serves the colour endpoints and, with AI, the AI endpoints:
@@ -115,7 +109,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if o.AIAbility == "" {
 		o.AIAbility = AIAbilityDefault
 	}
-	b, err := api.NewBase(o.Prefix, PrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
+	b, err := api.NewBase(o.Prefix, PrefixDefault, o.HTTPOptions)
 	if err != nil {
 		return nil, fmt.Errorf("a11y: new handler: %w", err)
 	}

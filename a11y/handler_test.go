@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/store/lite"
 )
@@ -301,7 +302,7 @@ func FuzzColourEndpoints(f *testing.F) {
 		`{"colors":["#fff","#000",1,null]}`, `{"colors":{"a":"#fff"}}`, `[]`, `{"foreground":"#ffffff\n","background":"\u0000"}`} {
 		f.Add(s)
 	}
-	h, err := a11y.NewHandler(nil, &a11y.HandlerOptions{RateLimiter: unlimited{}})
+	h, err := a11y.NewHandler(nil, &a11y.HandlerOptions{HTTPOptions: groundwork.HTTPOptions{RateLimiter: unlimited{}}})
 	if err != nil {
 		f.Fatal(err)
 	}

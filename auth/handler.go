@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // PrefixDefault is where [NewHandler] serves unless told otherwise.
@@ -17,21 +15,17 @@ const PrefixDefault = "/api/v1/auth"
 
 // HandlerOptions configures [NewHandler]. Nil means the defaults.
 type HandlerOptions struct {
+	// HTTPOptions: its RateLimiter counts the "api" throttle (60 a minute
+	// per token); give a store.SQLRateLimiter to share it across
+	// instances.
+	groundwork.HTTPOptions
 	// Prefix is the path the handler is mounted at; PrefixDefault when
 	// empty. Mount it with mux.Handle(prefix+"/", h).
 	Prefix string
-	// RateLimiter counts the "api" throttle (60 a minute per token);
-	// in memory when nil. Give a store.SQLRateLimiter to share it across
-	// instances.
-	RateLimiter lite.RateLimiter
 	// APILimit is the "api" throttle's requests a minute per token:
 	// groundwork.APILimitDefault when zero, no limit when negative (for a
 	// load test, or a host that limits in front).
 	APILimit int
-	// TrustedProxies may set X-Forwarded-For.
-	TrustedProxies []netip.Prefix
-	// Logger receives unexpected errors; nil discards them.
-	Logger *slog.Logger
 }
 
 // Handler serves the token endpoint:
@@ -62,7 +56,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if opts != nil {
 		o = *opts
 	}
-	b, err := api.NewBase(o.Prefix, PrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
+	b, err := api.NewBase(o.Prefix, PrefixDefault, o.HTTPOptions)
 	if err != nil {
 		return nil, fmt.Errorf("auth: new handler: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/store"
@@ -32,7 +33,7 @@ func setupHTTP(t *testing.T, d store.Dialect) *httpBundle {
 	c.ns.Store(time.Now().UnixNano())
 	svc, err := auth.NewService(authsql.New(db), &auth.Options{Now: c.Now})
 	require.NoError(t, err)
-	h, err := auth.NewHandler(svc, &auth.HandlerOptions{RateLimiter: store.NewSQLRateLimiter(db, &lite.RateLimiterOptions{Now: c.Now})})
+	h, err := auth.NewHandler(svc, &auth.HandlerOptions{HTTPOptions: groundwork.HTTPOptions{RateLimiter: store.NewSQLRateLimiter(db, &lite.RateLimiterOptions{Now: c.Now})}})
 	require.NoError(t, err)
 	mux := http.NewServeMux()
 	mux.Handle(auth.PrefixDefault+"/", h)

@@ -8,11 +8,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/store/lite"
@@ -60,13 +60,16 @@ const (
 
 // WebOptions configures [NewWeb]. Nil means the defaults.
 type WebOptions struct {
+	// HTTPOptions: BaseURL is the site's public address, from which the
+	// links in reset and verification mails are made (set it in
+	// production: when nil, links use the request's own scheme and Host);
+	// the RateLimiter counts the verification throttle (VerifyThrottle a
+	// minute per user); TrustedProxies may set X-Forwarded-For (the
+	// lock-out counts per client IP).
+	groundwork.HTTPOptions
 	// Templates replaces page templates or the stylesheet by name (the
 	// ...Template constants and StylesheetFile).
 	Templates fs.FS
-	// BaseURL is the site's public address, from which the links in
-	// reset and verification mails are made. Set it in production: when
-	// nil, links use the request's own scheme and Host header.
-	BaseURL *url.URL
 	// DisableRegistration turns /register off (404).
 	DisableRegistration bool
 	// RequireVerification makes registration send a verification mail
@@ -83,20 +86,12 @@ type WebOptions struct {
 	// only to users whose capabilities cover it); the user's own
 	// capabilities when empty.
 	TokenAbilities []string
-	// RateLimiter counts the verification throttle (VerifyThrottle a
-	// minute per user); in memory when nil.
-	RateLimiter    lite.RateLimiter
 	VerifyThrottle int
 	// SecureCookies marks cookies Secure even when the request did not
 	// arrive over TLS (behind a proxy that terminates it).
 	SecureCookies bool
-	// TrustedProxies may set X-Forwarded-For (the lock-out counts per
-	// client IP).
-	TrustedProxies []netip.Prefix
 	// TrustedOrigins may post to the pages besides their own origin.
 	TrustedOrigins []string
-	// Logger receives unexpected errors; nil discards.
-	Logger *slog.Logger
 }
 
 // Web is web sign-in over HTTP: the pages of the nine flows (and the

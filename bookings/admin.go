@@ -4,16 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // AdminPrefixDefault is where [NewAdminHandler] serves.
@@ -33,19 +30,15 @@ const (
 
 // AdminHandlerOptions configures [NewAdminHandler].
 type AdminHandlerOptions struct {
+	// HTTPOptions: its RateLimiter counts the "api" throttle (APILimit
+	// requests a minute per token); BaseURL makes the list's links
+	// absolute (the request's when nil).
+	groundwork.HTTPOptions
 	// Prefix: AdminPrefixDefault when empty.
 	Prefix string
 	// Tokens checks the bearer token of every request; required.
-	Tokens groundwork.TokenVerifier
-	// RateLimiter counts the "api" throttle (APILimit requests a minute
-	// per token: groundwork.APILimitDefault when zero, none when
-	// negative); in memory when nil.
-	RateLimiter    lite.RateLimiter
-	APILimit       int
-	TrustedProxies []netip.Prefix
-	// BaseURL makes the list's links absolute; the request's when nil.
-	BaseURL *url.URL
-	Logger  *slog.Logger
+	Tokens   groundwork.TokenVerifier
+	APILimit int
 }
 
 // AdminHandler serves the bookings admin API (bearer token):
@@ -85,7 +78,7 @@ func NewAdminHandler(svc *Service, opts *AdminHandlerOptions) (*AdminHandler, er
 	if svc == nil || opts == nil || opts.Tokens == nil {
 		return nil, errors.New("bookings: new admin handler: a service and a token verifier are required")
 	}
-	b, err := api.NewBase(opts.Prefix, AdminPrefixDefault, opts.RateLimiter, opts.TrustedProxies, opts.Logger)
+	b, err := api.NewBase(opts.Prefix, AdminPrefixDefault, opts.HTTPOptions)
 	if err != nil {
 		return nil, fmt.Errorf("bookings: new admin handler: %w", err)
 	}

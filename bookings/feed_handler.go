@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/store/lite"
 )
@@ -33,21 +34,17 @@ const (
 
 // FeedHandlerOptions configures [NewFeedHandler]. Nil means the defaults.
 type FeedHandlerOptions struct {
+	// HTTPOptions: its RateLimiter counts the buckets; share the public
+	// API's to count the customer feed with its manage links.
+	groundwork.HTTPOptions
 	// Prefix: FeedPrefixDefault when empty. Mount with
 	// mux.Handle(prefix+"/", h).
 	Prefix string
-	// RateLimiter counts the buckets; in memory when nil. Share the
-	// public API's to count the customer feed with its manage links.
-	RateLimiter lite.RateLimiter
 	// ICalLimit, ICalTokenLimit and ManageTokenLimit: requests a minute;
 	// the ...Default when zero, no limit when negative.
 	ICalLimit, ICalTokenLimit, ManageTokenLimit int
 	// MaxAge is the Cache-Control max-age; FeedMaxAgeDefault when zero.
 	MaxAge time.Duration
-	// TrustedProxies may set X-Forwarded-For.
-	TrustedProxies []netip.Prefix
-	// Logger receives unexpected errors; nil discards.
-	Logger *slog.Logger
 }
 
 // FeedHandler serves the calendar feeds:
@@ -98,7 +95,7 @@ func NewFeedHandler(svc *Service, opts *FeedHandlerOptions) (*FeedHandler, error
 	if opts != nil {
 		o = *opts
 	}
-	b, err := api.NewBase(o.Prefix, FeedPrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
+	b, err := api.NewBase(o.Prefix, FeedPrefixDefault, o.HTTPOptions)
 	if err != nil {
 		return nil, fmt.Errorf("bookings: new feed handler: %w", err)
 	}

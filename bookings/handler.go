@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"regexp"
 	"strconv"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // PrefixDefault is where [NewHandler] serves the public API.
@@ -28,12 +27,13 @@ const (
 
 // HandlerOptions configures [NewHandler]. Nil means the defaults.
 type HandlerOptions struct {
+	// HTTPOptions: its RateLimiter counts the "post" and "read" buckets
+	// (give a store.SQLRateLimiter to share them across instances); without
+	// TrustedProxies every customer behind a proxy shares one bucket.
+	groundwork.HTTPOptions
 	// Prefix: PrefixDefault when empty. Mount with mux.Handle(prefix+"/", h)
 	// and mux.Handle(prefix, h) (POST {prefix} creates a booking).
 	Prefix string
-	// RateLimiter counts the "post" and "read" buckets; in memory when
-	// nil. Give a store.SQLRateLimiter to share them across instances.
-	RateLimiter lite.RateLimiter
 	// PostLimit and ReadLimit are the buckets' requests a minute per
 	// client IP; the ...Default when zero, no limit when negative.
 	PostLimit, ReadLimit int
@@ -41,11 +41,6 @@ type HandlerOptions struct {
 	// (per token, every manage route) run before the token is looked up;
 	// as PostLimit.
 	ManageGetLimit, ManageTokenLimit int
-	// TrustedProxies may set X-Forwarded-For; without them every
-	// customer behind a proxy shares one bucket.
-	TrustedProxies []netip.Prefix
-	// Logger receives unexpected errors; nil discards.
-	Logger *slog.Logger
 }
 
 // Handler serves the public bookings API:
@@ -75,7 +70,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if opts != nil {
 		o = *opts
 	}
-	b, err := api.NewBase(o.Prefix, PrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
+	b, err := api.NewBase(o.Prefix, PrefixDefault, o.HTTPOptions)
 	if err != nil {
 		return nil, fmt.Errorf("bookings: new handler: %w", err)
 	}

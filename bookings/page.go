@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/store/lite"
@@ -28,17 +28,16 @@ const BookTemplate = "bookings/book.html"
 
 // PageOptions configures [NewPageHandler]. Nil means the defaults.
 type PageOptions struct {
+	// HTTPOptions: its RateLimiter, with PostLimit, is the "post" bucket,
+	// as the API's (share one limiter to count both in one budget).
+	groundwork.HTTPOptions
 	// Prefix: PagePrefixDefault when empty; the page is {Prefix}/{slug}.
 	Prefix string
 	// Templates replaces the page's template or the page layer's ones.
 	Templates fs.FS
 	// Key signs the flash after a booking; give every instance the same.
-	Key []byte
-	// RateLimiter, PostLimit and TrustedProxies: the "post" bucket, as
-	// the API's (share one limiter to count both in one budget).
-	RateLimiter    lite.RateLimiter
-	PostLimit      int
-	TrustedProxies []netip.Prefix
+	Key       []byte
+	PostLimit int
 	// ManageGetLimit and ManageTokenLimit: the manage page's buckets, as
 	// the API's (share one limiter to count both in one budget).
 	ManageGetLimit, ManageTokenLimit int
@@ -47,7 +46,6 @@ type PageOptions struct {
 	FeedPrefix string
 	// TrustedOrigins may post to the page besides its own origin.
 	TrustedOrigins []string
-	Logger         *slog.Logger
 }
 
 // PageHandler serves a booking page that works without JavaScript:

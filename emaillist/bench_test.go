@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -52,6 +53,6 @@ func setupBench(b *testing.B, d store.Dialect) *bundle {
 	b.Helper()
 	return setupTB(b, func(o *setupOptions) {
 		o.dialect = d
-		o.subscribe = &emaillist.SubscribeHandlerOptions{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}
+		o.subscribe = &emaillist.SubscribeHandlerOptions{HTTPOptions: groundwork.HTTPOptions{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}}
 	})
 }

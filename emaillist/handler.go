@@ -3,16 +3,14 @@ package emaillist
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Defaults of the handlers.
@@ -48,6 +46,9 @@ func (f AuthorizerFunc) Authorize(r *http.Request, ability string, feed *Feed) b
 // AdminHandlerOptions configures [NewAdminHandler]; Authorizer is
 // required.
 type AdminHandlerOptions struct {
+	// HTTPOptions: the logger, the rate limiter, the trusted proxies and
+	// the base URL, shared by every handler.
+	groundwork.HTTPOptions
 	// Prefix: AdminPrefixDefault when empty.
 	Prefix string
 	// Authorizer is asked about every request, before anything is
@@ -56,7 +57,6 @@ type AdminHandlerOptions struct {
 	// Ability is what the Authorizer is asked for; AbilityManageFeeds
 	// when empty (so the API is never open).
 	Ability string
-	Logger  *slog.Logger
 }
 
 // AdminHandler serves the feed administration (spec A1):
@@ -79,7 +79,7 @@ func NewAdminHandler(svc *Service, opts *AdminHandlerOptions) (*AdminHandler, er
 	if svc == nil || opts == nil || opts.Authorizer == nil {
 		return nil, errors.New("emaillist: new admin handler: a service and an Authorizer are required")
 	}
-	b, err := api.NewBase(opts.Prefix, AdminPrefixDefault, nil, nil, opts.Logger)
+	b, err := api.NewBase(opts.Prefix, AdminPrefixDefault, opts.HTTPOptions)
 	if err != nil {
 		return nil, fmt.Errorf("emaillist: new admin handler: %w", err)
 	}
@@ -294,10 +294,11 @@ func intList(v *api.Validator, key string, val any) []int64 {
 
 // SubscribeHandlerOptions configures [NewSubscribeHandler].
 type SubscribeHandlerOptions struct {
+	// HTTPOptions: the logger, the rate limiter, the trusted proxies and
+	// the base URL, shared by every handler.
+	groundwork.HTTPOptions
 	// Prefix: SubscribePrefixDefault when empty.
 	Prefix string
-	// RateLimiter counts the throttle; in memory when nil.
-	RateLimiter lite.RateLimiter
 	// Limit is the requests a minute per client IP; SubscribeLimitDefault
 	// when zero or less: the throttle cannot be removed, only tuned or
 	// replaced with Throttle.
@@ -305,9 +306,6 @@ type SubscribeHandlerOptions struct {
 	// Throttle, when set, replaces the built-in throttle: a middleware of
 	// the host's own that must limit the route (it is not checked).
 	Throttle func(http.Handler) http.Handler
-	// TrustedProxies may set X-Forwarded-For.
-	TrustedProxies []netip.Prefix
-	Logger         *slog.Logger
 }
 
 // SubscribeHandler serves the public subscribe (spec A2):
@@ -328,7 +326,7 @@ func NewSubscribeHandler(svc *Service, opts *SubscribeHandlerOptions) (*Subscrib
 	if opts != nil {
 		o = *opts
 	}
-	b, err := api.NewBase(o.Prefix, SubscribePrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
+	b, err := api.NewBase(o.Prefix, SubscribePrefixDefault, o.HTTPOptions)
 	if err != nil {
 		return nil, fmt.Errorf("emaillist: new subscribe handler: %w", err)
 	}

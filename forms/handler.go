@@ -3,16 +3,12 @@ package forms
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/netip"
-	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // The abilities of the admin API, one per policy.
@@ -45,6 +41,12 @@ const (
 // HandlerOptions configures [NewHandler]. Nil means the defaults, and no
 // admin API.
 type HandlerOptions struct {
+	// HTTPOptions: its RateLimiter counts the "api" throttle of the admin
+	// API and the submissions per form and client IP (give a
+	// store.SQLRateLimiter to share the counts across instances, and with
+	// the page handler); BaseURL makes list links absolute (the request's
+	// own host when nil).
+	groundwork.HTTPOptions
 	// Prefix is where the handler is mounted; PrefixDefault when empty.
 	Prefix string
 	// Tokens verifies the admin API's bearer tokens. Without it only the
@@ -52,20 +54,11 @@ type HandlerOptions struct {
 	// answers 404.
 	Tokens     groundwork.TokenVerifier
 	Authorizer groundwork.Authorizer
-	// RateLimiter counts the "api" throttle of the admin API and the
-	// submissions per form and client IP; in memory when nil. Give a
-	// store.SQLRateLimiter to share the counts across instances (and with
-	// the page handler).
-	RateLimiter lite.RateLimiter
 	// SubmitLimit and SubmitWindow: SubmitLimitDefault a
 	// SubmitWindowDefault when zero; a negative SubmitLimit turns the
 	// limit off.
 	SubmitLimit  int
 	SubmitWindow time.Duration
-	// TrustedProxies may set X-Forwarded-For.
-	TrustedProxies []netip.Prefix
-	// BaseURL makes list links absolute; the request's own host when nil.
-	BaseURL *url.URL
 	// PerPage is the default page size of lists (groundwork.PerPageDefault, 15).
 	PerPage int
 	// MaxRequestBytes and MaxParts cap a submission; the defaults above
@@ -76,8 +69,6 @@ type HandlerOptions struct {
 	// in the API and the CSV export; both are kept regardless.
 	IncludeIPAddress bool
 	IncludeUserAgent bool
-	// Logger receives unexpected errors; nil discards.
-	Logger *slog.Logger
 }
 
 // Handler serves the forms API under its prefix: the admin
@@ -118,7 +109,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if opts != nil {
 		o = *opts
 	}
-	b, err := api.NewBase(o.Prefix, PrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
+	b, err := api.NewBase(o.Prefix, PrefixDefault, o.HTTPOptions)
 	if err != nil {
 		return nil, fmt.Errorf("forms: new handler: %w", err)
 	}

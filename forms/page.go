@@ -7,15 +7,14 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/web"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 //go:embed templates
@@ -41,6 +40,11 @@ const (
 
 // PageOptions configures [NewPageHandler]. Nil means the defaults.
 type PageOptions struct {
+	// HTTPOptions, SubmitLimit, SubmitWindow, MaxRequestBytes and MaxParts
+	// are as in HandlerOptions. Give both handlers the same
+	// store.SQLRateLimiter to count a client's submissions through either
+	// in one budget.
+	groundwork.HTTPOptions
 	// Prefix is where pages live: GET and POST {Prefix}/{form}, the form
 	// by slug or ID; PagePrefixDefault when empty.
 	Prefix string
@@ -53,20 +57,11 @@ type PageOptions struct {
 	// after a submission). Give every instance the same key (32 random
 	// bytes, say); a key of this process alone when nil, and then a
 	// thank-you served by another instance is lost.
-	FlashKey []byte
-	// RateLimiter, SubmitLimit, SubmitWindow, TrustedProxies, BaseURL,
-	// MaxRequestBytes and MaxParts are as in HandlerOptions. Give both
-	// handlers the same store.SQLRateLimiter to count a client's
-	// submissions through either in one budget.
-	RateLimiter     lite.RateLimiter
+	FlashKey        []byte
 	SubmitLimit     int
 	SubmitWindow    time.Duration
-	TrustedProxies  []netip.Prefix
-	BaseURL         *url.URL
 	MaxRequestBytes int64
 	MaxParts        int
-	// Logger receives unexpected errors; nil discards.
-	Logger *slog.Logger
 }
 
 // PageHandler serves a plain HTML page for each active form, one that

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/mail"
@@ -103,13 +104,13 @@ func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
 		t.Cleanup(func() { require.NoError(t, b.queue.Stop(context.Background())) })
 	}
 	limiter := lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: b.clock.Now})
-	ho := &forms.HandlerOptions{Tokens: testTokens, SubmitLimit: o.submitLimit, RateLimiter: limiter}
+	ho := &forms.HandlerOptions{HTTPOptions: groundwork.HTTPOptions{RateLimiter: limiter}, Tokens: testTokens, SubmitLimit: o.submitLimit}
 	if o.handler != nil {
 		o.handler(ho)
 	}
 	h, err := forms.NewHandler(b.svc, ho)
 	require.NoError(t, err)
-	po := &forms.PageOptions{SubmitLimit: o.submitLimit, RateLimiter: limiter}
+	po := &forms.PageOptions{HTTPOptions: groundwork.HTTPOptions{RateLimiter: limiter}, SubmitLimit: o.submitLimit}
 	if o.page != nil {
 		o.page(po)
 	}

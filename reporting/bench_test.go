@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
@@ -33,8 +34,10 @@ func BenchmarkCollect(b *testing.B) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
 			go func() { a.Run(ctx); close(done) }()
-			h, err := reporting.NewCollectHandler(a, &reporting.CollectOptions{Hosts: []string{"shop.example"},
-				TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+			h, err := reporting.NewCollectHandler(a, &reporting.CollectOptions{
+				HTTPOptions: groundwork.HTTPOptions{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}},
+				Hosts:       []string{"shop.example"},
+			})
 			if err != nil {
 				b.Fatal(err)
 			}

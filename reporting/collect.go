@@ -5,16 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Collection defaults.
@@ -31,22 +29,18 @@ const (
 
 // CollectOptions configures [NewCollectHandler]. Nil means the defaults.
 type CollectOptions struct {
+	// HTTPOptions: its RateLimiter counts the per-address throttle (Limit
+	// a minute); TrustedProxies name who may set X-Forwarded-For.
+	groundwork.HTTPOptions
 	// Prefix: CollectPrefixDefault when empty.
 	Prefix string
 	// Hosts are the sites whose pages may be recorded; when empty, only
 	// the request's own host.
 	Hosts []string
-	// RateLimiter counts the per-address throttle (Limit a minute,
-	// CollectLimitDefault when zero, none when negative); in memory when
-	// nil.
-	RateLimiter lite.RateLimiter
-	Limit       int
-	// TrustedProxies may set X-Forwarded-For.
-	TrustedProxies []netip.Prefix
+	Limit int
 	// Country is the host's guess of a request's country (two letters),
 	// from a header its CDN sets, say; none when nil.
 	Country func(r *http.Request) string
-	Logger  *slog.Logger
 }
 
 // CollectHandler takes page views and events:
@@ -74,7 +68,7 @@ func NewCollectHandler(a *Analytics, opts *CollectOptions) (*CollectHandler, err
 	if opts != nil {
 		o = *opts
 	}
-	b, err := api.NewBase(o.Prefix, CollectPrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
+	b, err := api.NewBase(o.Prefix, CollectPrefixDefault, o.HTTPOptions)
 	if err != nil {
 		return nil, fmt.Errorf("reporting: new collect handler: %w", err)
 	}

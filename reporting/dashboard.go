@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/web"
 )
 
@@ -29,6 +30,9 @@ var DashboardRanges = []int{28, 7, 90}
 
 // DashboardOptions configures [NewDashboard]. Nil means the defaults.
 type DashboardOptions struct {
+	// HTTPOptions: the logger, the rate limiter, the trusted proxies and
+	// the base URL, shared by every handler.
+	groundwork.HTTPOptions
 	// Path is the page's address; "/reporting" when empty.
 	Path string
 	// Templates replaces the page's template or the page layer's.
@@ -36,7 +40,6 @@ type DashboardOptions struct {
 	// ConnectURL, when set, is offered to a user whose Google account is
 	// not connected (the OAuth connect route).
 	ConnectURL string
-	Logger     *slog.Logger
 }
 
 // Dashboard is a server-rendered page of the five reports (and the

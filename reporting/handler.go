@@ -3,9 +3,9 @@ package reporting
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
@@ -42,8 +42,9 @@ func (f AuthorizerFunc) Authorize(r *http.Request) Access { return f(r) }
 
 // HandlerOptions configures [NewHandler]. Nil means the defaults.
 type HandlerOptions struct {
-	// Logger receives the sources' failures; nil discards.
-	Logger *slog.Logger
+	// HTTPOptions: the logger, the rate limiter, the trusted proxies and
+	// the base URL, shared by every handler.
+	groundwork.HTTPOptions
 }
 
 // Handler serves the report routes:
@@ -75,7 +76,7 @@ func NewHandler(svc *Service, auth Authorizer, opts *HandlerOptions) (*Handler, 
 	if opts != nil {
 		o = *opts
 	}
-	b, err := api.NewBase("", "", nil, nil, o.Logger)
+	b, err := api.NewBase("", "", o.HTTPOptions)
 	if err != nil {
 		return nil, fmt.Errorf("reporting: new handler: %w", err)
 	}

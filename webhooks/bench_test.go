@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -307,7 +308,7 @@ func BenchmarkInbound(b *testing.B) {
 			if err := svc.RegisterGateway("stripe", g); err != nil {
 				b.Fatal(err)
 			}
-			h, err := webhooks.NewInboundHandler(svc, &webhooks.InboundHandlerOptions{RateLimiter: limiter, PerIP: 1 << 30, PerProvider: 1 << 30})
+			h, err := webhooks.NewInboundHandler(svc, &webhooks.InboundHandlerOptions{HTTPOptions: groundwork.HTTPOptions{RateLimiter: limiter}, PerIP: 1 << 30, PerProvider: 1 << 30})
 			if err != nil {
 				b.Fatal(err)
 			}

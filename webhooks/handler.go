@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/netip"
-	"net/url"
 	"strconv"
 
 	"github.com/groundwork-go/groundwork"
@@ -31,6 +28,9 @@ const PrefixDefault = "/api/ecommerce/v1"
 
 // HandlerOptions configures [NewHandler]. Tokens is required.
 type HandlerOptions struct {
+	// HTTPOptions: BaseURL makes list links absolute (the request's own
+	// host when nil).
+	groundwork.HTTPOptions
 	// Prefix is where the handler is mounted; PrefixDefault when empty.
 	Prefix     string
 	Tokens     groundwork.TokenVerifier
@@ -38,14 +38,8 @@ type HandlerOptions struct {
 	// Idempotency keeps Idempotency-Key records (store.NewIdempotency);
 	// without it the header is ignored.
 	Idempotency *store.Idempotency
-	// TrustedProxies may set X-Forwarded-For.
-	TrustedProxies []netip.Prefix
-	// BaseURL makes list links absolute; the request's own host when nil.
-	BaseURL *url.URL
 	// PerPage is the default page size of lists (groundwork.PerPageDefault, 15).
 	PerPage int
-	// Logger receives unexpected errors; nil discards.
-	Logger *slog.Logger
 }
 
 // Handler serves the webhook subscription API under its prefix,
@@ -83,7 +77,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if o.Tokens == nil {
 		return nil, errors.New("webhooks: new handler: the API needs a TokenVerifier")
 	}
-	b, err := api.NewBase(o.Prefix, PrefixDefault, nil, o.TrustedProxies, o.Logger)
+	b, err := api.NewBase(o.Prefix, PrefixDefault, o.HTTPOptions)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: new handler: %w", err)
 	}

@@ -7,14 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"regexp"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Inbound endpoint defaults: a body of at most 512 KiB, and the
@@ -32,22 +31,18 @@ const (
 
 // InboundHandlerOptions configures NewInboundHandler.
 type InboundHandlerOptions struct {
+	// HTTPOptions: its RateLimiter counts the two allowances; give a
+	// store.SQLRateLimiter so they hold across instances on a database.
+	groundwork.HTTPOptions
 	// Prefix is where the endpoint is mounted; InboundPrefixDefault when
 	// empty.
 	Prefix string
-	// RateLimiter counts the two allowances; in memory when nil. Give a
-	// store.SQLRateLimiter so they hold across instances on a database.
-	RateLimiter lite.RateLimiter
 	// PerIP and PerProvider a minute: the defaults above when zero,
 	// off when negative.
 	PerIP       int
 	PerProvider int
 	// MaxBytes caps a webhook's body; InboundMaxBytesDefault when zero.
 	MaxBytes int64
-	// TrustedProxies may set X-Forwarded-For.
-	TrustedProxies []netip.Prefix
-	// Logger receives unexpected errors; nil discards.
-	Logger *slog.Logger
 }
 
 // InboundHandler serves POST {prefix}/{provider}, the endpoint payment
@@ -85,7 +80,7 @@ func NewInboundHandler(svc *Service, opts *InboundHandlerOptions) (*InboundHandl
 	if opts != nil {
 		o = *opts
 	}
-	b, err := api.NewBase(o.Prefix, InboundPrefixDefault, o.RateLimiter, o.TrustedProxies, o.Logger)
+	b, err := api.NewBase(o.Prefix, InboundPrefixDefault, o.HTTPOptions)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: new inbound handler: %w", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	stripewebhook "github.com/stripe/stripe-go/v85/webhook"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -56,8 +57,12 @@ type inbound struct {
 func newInbound(t *testing.T, b *bundle, limiter lite.RateLimiter, perIP, perProvider int) *inbound {
 	t.Helper()
 	in := &inbound{b: b}
-	h, err := webhooks.NewInboundHandler(b.svc, &webhooks.InboundHandlerOptions{RateLimiter: limiter, PerIP: perIP,
-		PerProvider: perProvider, MaxBytes: 4096})
+	h, err := webhooks.NewInboundHandler(b.svc, &webhooks.InboundHandlerOptions{
+		HTTPOptions: groundwork.HTTPOptions{RateLimiter: limiter},
+		PerIP:       perIP,
+		PerProvider: perProvider,
+		MaxBytes:    4096,
+	})
 	require.NoError(t, err)
 	in.server = httptest.NewServer(h)
 	t.Cleanup(in.server.Close)

@@ -20,7 +20,6 @@ import (
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // reportingConfig is where the reports come from, from the environment.
@@ -66,8 +65,8 @@ func userID(ctx context.Context) (string, bool) {
 // newReporting wires the first-party analytics (always on), the Google
 // sources the configuration names, the routes, the collection endpoints
 // and the dashboard.
-func newReporting(c reportingConfig, cfg *config, db *store.DB, tokens *auth.Service, key []byte, limiter lite.RateLimiter,
-	logger *slog.Logger) (*reportingParts, error) {
+func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, key []byte, web groundwork.HTTPOptions) (*reportingParts, error) {
+	logger := web.Logger
 	st := reportingsql.New(db)
 	p := &reportingParts{}
 	var err error
@@ -75,11 +74,13 @@ func newReporting(c reportingConfig, cfg *config, db *store.DB, tokens *auth.Ser
 		return nil, err
 	}
 	var hosts []string
-	if cfg.baseURL != nil {
-		hosts = []string{cfg.baseURL.Hostname()}
+	if web.BaseURL != nil {
+		hosts = []string{web.BaseURL.Hostname()}
 	}
-	if p.collect, err = reporting.NewCollectHandler(p.analytics, &reporting.CollectOptions{Hosts: hosts, RateLimiter: limiter,
-		TrustedProxies: cfg.trustedProxies, Logger: logger}); err != nil {
+	if p.collect, err = reporting.NewCollectHandler(p.analytics, &reporting.CollectOptions{
+		HTTPOptions: web,
+		Hosts:       hosts,
+	}); err != nil {
 		return nil, err
 	}
 	var clients reportinggoogle.Clients
@@ -118,10 +119,10 @@ func newReporting(c reportingConfig, cfg *config, db *store.DB, tokens *auth.Ser
 	if err != nil {
 		return nil, err
 	}
-	if p.routes, err = reporting.NewHandler(svc, reportsAuthorizer(tokens), &reporting.HandlerOptions{Logger: logger}); err != nil {
+	if p.routes, err = reporting.NewHandler(svc, reportsAuthorizer(tokens), &reporting.HandlerOptions{HTTPOptions: web}); err != nil {
 		return nil, err
 	}
-	do := &reporting.DashboardOptions{Logger: logger}
+	do := &reporting.DashboardOptions{HTTPOptions: web}
 	if p.oauth != nil {
 		do.ConnectURL = reportinggoogle.OAuthPrefixDefault + "/connect"
 	}

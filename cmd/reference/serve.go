@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/a11y/a11yai"
 	"github.com/groundwork-go/groundwork/auth"
@@ -135,7 +136,9 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	if db.Dialect() == store.Postgres {
 		limiter = store.NewSQLRateLimiter(db, nil)
 	}
-	authHandler, err := auth.NewHandler(a.tokens, &auth.HandlerOptions{RateLimiter: limiter, APILimit: cfg.limits.api, TrustedProxies: cfg.trustedProxies, Logger: logger})
+	// Every handler takes the same logger, limiter, proxies and address.
+	web := groundwork.HTTPOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger}
+	authHandler, err := auth.NewHandler(a.tokens, &auth.HandlerOptions{HTTPOptions: web, APILimit: cfg.limits.api})
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +151,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	a11yOpts := a11y.HandlerOptions{RateLimiter: limiter, APILimit: cfg.limits.api, TrustedProxies: cfg.trustedProxies, Tokens: a.tokens, Logger: logger}
+	a11yOpts := a11y.HandlerOptions{HTTPOptions: web, APILimit: cfg.limits.api, Tokens: a.tokens}
 	colorHandler, err := a11y.NewHandler(a.colors, &a11yOpts)
 	if err != nil {
 		return nil, err
@@ -172,13 +175,19 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	if err := forms.RegisterWorkers(a.queue.Workers(), a.forms); err != nil {
 		return nil, err
 	}
-	formsHandler, err := forms.NewHandler(a.forms, &forms.HandlerOptions{Tokens: a.tokens, RateLimiter: limiter, SubmitLimit: cfg.limits.formsSubmit,
-		TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger})
+	formsHandler, err := forms.NewHandler(a.forms, &forms.HandlerOptions{
+		HTTPOptions: web,
+		Tokens:      a.tokens,
+		SubmitLimit: cfg.limits.formsSubmit,
+	})
 	if err != nil {
 		return nil, err
 	}
-	pages, err := forms.NewPageHandler(a.forms, &forms.PageOptions{RateLimiter: limiter, SubmitLimit: cfg.limits.formsSubmit, TrustedProxies: cfg.trustedProxies,
-		BaseURL: cfg.baseURL, FlashKey: deriveKey(secretKey, "page flash"), Logger: logger})
+	pages, err := forms.NewPageHandler(a.forms, &forms.PageOptions{
+		HTTPOptions: web,
+		SubmitLimit: cfg.limits.formsSubmit,
+		FlashKey:    deriveKey(secretKey, "page flash"),
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -189,20 +198,29 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		return nil, err
 	}
 	linkFormsToWebhooks(a.forms, a.webhooks)
-	webhooksHandler, err := webhooks.NewHandler(a.webhooks, &webhooks.HandlerOptions{Tokens: a.tokens,
-		Idempotency: store.NewIdempotency(db, nil), TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger})
+	webhooksHandler, err := webhooks.NewHandler(a.webhooks, &webhooks.HandlerOptions{
+		HTTPOptions: web,
+		Tokens:      a.tokens,
+		Idempotency: store.NewIdempotency(db, nil),
+	})
 	if err != nil {
 		return nil, err
 	}
 
-	inboundHandler, err := webhooks.NewInboundHandler(a.webhooks, &webhooks.InboundHandlerOptions{RateLimiter: limiter, PerIP: cfg.limits.inboundIP, PerProvider: cfg.limits.inboundProvider,
-		TrustedProxies: cfg.trustedProxies, Logger: logger})
+	inboundHandler, err := webhooks.NewInboundHandler(a.webhooks, &webhooks.InboundHandlerOptions{
+		HTTPOptions: web,
+		PerIP:       cfg.limits.inboundIP,
+		PerProvider: cfg.limits.inboundProvider,
+	})
 	if err != nil {
 		return nil, err
 	}
 
-	signIn, err := auth.NewWeb(a.tokens, &auth.WebOptions{BaseURL: cfg.baseURL, LogoutPath: "/login", TokenAbilities: knownAbilities,
-		RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, Logger: logger})
+	signIn, err := auth.NewWeb(a.tokens, &auth.WebOptions{
+		HTTPOptions:    groundwork.HTTPOptions{BaseURL: cfg.baseURL, RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, Logger: logger},
+		LogoutPath:     "/login",
+		TokenAbilities: knownAbilities,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -223,25 +241,35 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		return nil, err
 	}
 	a.queue.AddPeriodicJobs(bookings.PeriodicJobs()...)
-	bookingsHandler, err := bookings.NewHandler(bookingsSvc, &bookings.HandlerOptions{RateLimiter: limiter, PostLimit: cfg.limits.bookingsPost,
-		ReadLimit: cfg.limits.bookingsRead, TrustedProxies: cfg.trustedProxies, Logger: logger})
+	bookingsHandler, err := bookings.NewHandler(bookingsSvc, &bookings.HandlerOptions{
+		HTTPOptions: web,
+		PostLimit:   cfg.limits.bookingsPost,
+		ReadLimit:   cfg.limits.bookingsRead,
+	})
 	if err != nil {
 		return nil, err
 	}
-	bookingsAdmin, err := bookings.NewAdminHandler(bookingsSvc, &bookings.AdminHandlerOptions{Tokens: a.tokens, RateLimiter: limiter, APILimit: cfg.limits.api,
-		TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger})
+	bookingsAdmin, err := bookings.NewAdminHandler(bookingsSvc, &bookings.AdminHandlerOptions{
+		HTTPOptions: web,
+		Tokens:      a.tokens,
+		APILimit:    cfg.limits.api,
+	})
 	if err != nil {
 		return nil, err
 	}
 	linkBookings(bookingsSvc, a.webhooks, logger)
-	bookingPages, err := bookings.NewPageHandler(bookingsSvc, &bookings.PageOptions{Key: deriveKey(secretKey, "page flash"),
-		RateLimiter: limiter, PostLimit: cfg.limits.bookingsPost, TrustedProxies: cfg.trustedProxies, Logger: logger})
+	bookingPages, err := bookings.NewPageHandler(bookingsSvc, &bookings.PageOptions{
+		HTTPOptions: web,
+		Key:         deriveKey(secretKey, "page flash"),
+		PostLimit:   cfg.limits.bookingsPost,
+	})
 	if err != nil {
 		return nil, err
 	}
 
-	bookingFeeds, err := bookings.NewFeedHandler(bookingsSvc, &bookings.FeedHandlerOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies,
-		Logger: logger})
+	bookingFeeds, err := bookings.NewFeedHandler(bookingsSvc, &bookings.FeedHandlerOptions{
+		HTTPOptions: web,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -253,12 +281,14 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	listAdmin, err := emaillist.NewAdminHandler(lists, &emaillist.AdminHandlerOptions{Authorizer: feedAuthorizer(a.tokens), Logger: logger})
+	listAdmin, err := emaillist.NewAdminHandler(lists, &emaillist.AdminHandlerOptions{HTTPOptions: web, Authorizer: feedAuthorizer(a.tokens)})
 	if err != nil {
 		return nil, err
 	}
-	listSubscribe, err := emaillist.NewSubscribeHandler(lists, &emaillist.SubscribeHandlerOptions{RateLimiter: limiter,
-		Limit: cfg.emaillist.subscribeLimit, TrustedProxies: cfg.trustedProxies, Logger: logger})
+	listSubscribe, err := emaillist.NewSubscribeHandler(lists, &emaillist.SubscribeHandlerOptions{
+		HTTPOptions: web,
+		Limit:       cfg.emaillist.subscribeLimit,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +296,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	// reporting: the first-party analytics (the server's own pages are
 	// counted), Google's sources when configured, the routes, the
 	// dashboard for users with view_search_reporting.
-	reports, err := newReporting(cfg.reporting, cfg, db, a.tokens, secretKey, limiter, logger)
+	reports, err := newReporting(cfg.reporting, db, a.tokens, secretKey, web)
 	if err != nil {
 		return nil, err
 	}

@@ -5,10 +5,10 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strings"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/store/lite"
 )
 
@@ -87,9 +87,11 @@ func (b *Base) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // NewBase cleans prefix (def when empty, no trailing slash, must start
-// with "/"; both empty for routes at the root), and fills in an in-memory limiter and a discarding logger
-// when none are given.
-func NewBase(prefix, def string, limiter lite.RateLimiter, trusted []netip.Prefix, logger *slog.Logger) (*Base, error) {
+// with "/"; both empty for routes at the root), and takes the handler's
+// HTTP options, with an in-memory limiter and a discarding logger when
+// none are given.
+func NewBase(prefix, def string, o groundwork.HTTPOptions) (*Base, error) {
+	limiter, trusted, logger := o.RateLimiter, o.TrustedProxies, o.Logger
 	p := strings.TrimSuffix(prefix, "/")
 	if prefix == "" {
 		p = def
