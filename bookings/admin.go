@@ -36,8 +36,6 @@ type AdminHandlerOptions struct {
 	groundwork.HTTPOptions
 	// Prefix: AdminPrefixDefault when empty.
 	Prefix string
-	// Tokens checks the bearer token of every request; required.
-	Tokens   groundwork.TokenVerifier
 	APILimit int
 }
 
@@ -73,11 +71,17 @@ type AdminHandler struct {
 	baseURL *url.URL
 }
 
-// NewAdminHandler returns the admin API of svc.
-func NewAdminHandler(svc *Service, opts *AdminHandlerOptions) (*AdminHandler, error) {
-	if svc == nil || opts == nil || opts.Tokens == nil {
+// NewAdminHandler returns the admin API of svc; tokens checks the bearer
+// token of every request. opts may be nil.
+func NewAdminHandler(svc *Service, tokens groundwork.TokenVerifier, opts *AdminHandlerOptions) (*AdminHandler, error) {
+	if svc == nil || tokens == nil {
 		return nil, errors.New("bookings: new admin handler: a service and a token verifier are required")
 	}
+	var o AdminHandlerOptions
+	if opts != nil {
+		o = *opts
+	}
+	opts = &o
 	b, err := api.NewBase(opts.Prefix, AdminPrefixDefault, opts.HTTPOptions)
 	if err != nil {
 		return nil, fmt.Errorf("bookings: new admin handler: %w", err)
@@ -85,7 +89,7 @@ func NewAdminHandler(svc *Service, opts *AdminHandlerOptions) (*AdminHandler, er
 	b.Throttle = api.APIThrottleOf(b.Throttle.Limiter, opts.APILimit, opts.TrustedProxies, b.Logger)
 	b.Errors = adminErrors
 	h := &AdminHandler{svc: svc, base: b, baseURL: opts.BaseURL}
-	g := &api.Guard{Tokens: opts.Tokens, Logger: b.Logger}
+	g := &api.Guard{Tokens: tokens, Logger: b.Logger}
 	guard := func(ability string, f api.HandlerFunc) http.HandlerFunc {
 		return g.Require(ability, b.Throttle.Wrap(b.Func(f))).ServeHTTP
 	}

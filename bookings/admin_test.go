@@ -39,7 +39,7 @@ type admin struct {
 func setupAdmin(t *testing.T, d store.Dialect) *admin {
 	t.Helper()
 	b := setup(t, d)
-	h, err := bookings.NewAdminHandler(b.svc, &bookings.AdminHandlerOptions{Tokens: tokens{}})
+	h, err := bookings.NewAdminHandler(b.svc, tokens{}, nil)
 	require.NoError(t, err)
 	a := &admin{bundle: b, srv: httptest.NewServer(h)}
 	t.Cleanup(a.srv.Close)

@@ -4,34 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
 )
-
-// exampleDB is a migrated SQLite database in a temporary directory, and
-// what removes it.
-func exampleDB(ctx context.Context) (*store.DB, func()) {
-	dir, _ := os.MkdirTemp("", "groundwork-example")
-	db, err := store.Open(ctx, "sqlite:"+filepath.Join(dir, "app.db"))
-	if err == nil {
-		err = store.Migrate(ctx, db, emaillistsql.Migrations)
-	}
-	if err != nil {
-		panic(err)
-	}
-	return db, func() { db.Close(); os.RemoveAll(dir) }
-}
 
 // Dry-run a feed: what it would send for some submitted values.
 func ExampleService_DryRun() {
 	ctx := context.Background()
-	db, done := exampleDB(ctx)
+	db, done := storetest.Temp(emaillistsql.Migrations) // your *store.DB, migrated
 	defer done()
-	svc, _ := emaillist.NewService(emaillistsql.New(db), nil)
+	queue, _ := store.NewQueue(db, nil)
+	svc, _ := emaillist.NewService(emaillistsql.New(db), queue, nil)
 	feed, err := svc.CreateFeed(ctx, emaillist.Feed{FormID: 1, Name: "Newsletter", IsActive: true,
 		FieldMap: map[string]string{"email_address": "email", "first_name": "name", "company": "org"},
 		ConditionalLogic: &emaillist.ConditionalLogic{Match: "all", Conditions: []emaillist.Condition{
@@ -64,9 +50,10 @@ func (printProvider) Subscribe(_ context.Context, sub emaillist.Subscription) (e
 // work is run directly, as the queue would.
 func ExampleProvider() {
 	ctx := context.Background()
-	db, done := exampleDB(ctx)
+	db, done := storetest.Temp(emaillistsql.Migrations)
 	defer done()
-	svc, _ := emaillist.NewService(emaillistsql.New(db), &emaillist.Options{Provider: printProvider{}})
+	queue, _ := store.NewQueue(db, nil)
+	svc, _ := emaillist.NewService(emaillistsql.New(db), queue, &emaillist.Options{Provider: printProvider{}})
 	svc.OnEvent(func(_ context.Context, e emaillist.Event) { fmt.Println(e.Type, e.Subscriber.ID) })
 	err := svc.RunSubscribe(ctx, emaillist.SubscribeArgs{Subscription: emaillist.Subscription{Email: "grace@example.com", TagIDs: []int64{3, 4}}}, false)
 	fmt.Println(err)

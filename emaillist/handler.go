@@ -51,9 +51,6 @@ type AdminHandlerOptions struct {
 	groundwork.HTTPOptions
 	// Prefix: AdminPrefixDefault when empty.
 	Prefix string
-	// Authorizer is asked about every request, before anything is
-	// changed; a refusal is 403 without a body.
-	Authorizer Authorizer
 	// Ability is what the Authorizer is asked for; AbilityManageFeeds
 	// when empty (so the API is never open).
 	Ability string
@@ -74,17 +71,23 @@ type AdminHandler struct {
 	ability string
 }
 
-// NewAdminHandler returns the feed administration of svc.
-func NewAdminHandler(svc *Service, opts *AdminHandlerOptions) (*AdminHandler, error) {
-	if svc == nil || opts == nil || opts.Authorizer == nil {
+// NewAdminHandler returns the feed administration of svc. auth is asked
+// about every request, before anything is changed; a refusal is 403
+// without a body. opts may be nil.
+func NewAdminHandler(svc *Service, auth Authorizer, opts *AdminHandlerOptions) (*AdminHandler, error) {
+	if svc == nil || auth == nil {
 		return nil, errors.New("emaillist: new admin handler: a service and an Authorizer are required")
 	}
-	b, err := api.NewBase(opts.Prefix, AdminPrefixDefault, opts.HTTPOptions)
+	var o AdminHandlerOptions
+	if opts != nil {
+		o = *opts
+	}
+	b, err := api.NewBase(o.Prefix, AdminPrefixDefault, o.HTTPOptions)
 	if err != nil {
 		return nil, fmt.Errorf("emaillist: new admin handler: %w", err)
 	}
 	b.Errors = errorTable
-	h := &AdminHandler{svc: svc, base: b, auth: opts.Authorizer, ability: opts.Ability}
+	h := &AdminHandler{svc: svc, base: b, auth: auth, ability: o.Ability}
 	if h.ability == "" {
 		h.ability = AbilityManageFeeds
 	}

@@ -135,7 +135,7 @@ func TestFeedAdminAuthorization(t *testing.T) {
 	f, err := b.svc.Feed(context.Background(), 1)
 	require.NoError(t, err)
 	require.Equal(t, "Newsletter", f.Name, "unchanged")
-	_, err = emaillist.NewAdminHandler(b.svc, &emaillist.AdminHandlerOptions{})
+	_, err = emaillist.NewAdminHandler(b.svc, nil, nil)
 	require.Error(t, err, "an Authorizer is required")
 }
 

@@ -102,7 +102,7 @@ func TestKitJobRetry(t *testing.T) {
 // A refusal (401) fails the job at once, with one event and one call.
 func TestKitRefusal(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(o *setupOptions) { o.work, o.kit.APIKey = true, "wrong-key" })
+	b := setup(t, func(o *setupOptions) { o.work, o.kitKey = true, "wrong-key" })
 	var after []error
 	b.svc.OnSubscribed(func(_ context.Context, _ emaillist.Subscription, _ *emaillist.Subscriber, err error) {
 		after = append(after, err)
@@ -166,12 +166,12 @@ func (e errContext) Error() string { return string(e) }
 
 func TestKitOptions(t *testing.T) {
 	t.Parallel()
-	_, err := emaillist.NewKit(emaillist.KitOptions{})
+	_, err := emaillist.NewKit("", nil)
 	require.Error(t, err, "a key is required")
-	_, err = emaillist.NewKit(emaillist.KitOptions{APIKey: "k", BaseURL: "http://kit.example/v4"})
+	_, err = emaillist.NewKit("k", &emaillist.KitOptions{BaseURL: "http://kit.example/v4"})
 	require.ErrorContains(t, err, "not https")
 	k := newKit(t)
-	kit, err := emaillist.NewKit(emaillist.KitOptions{APIKey: "kit-key", BaseURL: k.URL + "/v4", AllowInsecure: true})
+	kit, err := emaillist.NewKit("kit-key", &emaillist.KitOptions{BaseURL: k.URL + "/v4", AllowInsecure: true})
 	require.NoError(t, err)
 	require.NoError(t, kit.Ping(context.Background()))
 	require.Equal(t, []string{"GET /v4/account "}, k.Calls())

@@ -22,8 +22,6 @@ const (
 
 // KitOptions configures [NewKit].
 type KitOptions struct {
-	// APIKey is sent in X-Kit-Api-Key; required.
-	APIKey string
 	// BaseURL: KitBaseURLDefault when empty; https only unless
 	// AllowInsecure.
 	BaseURL       string
@@ -43,9 +41,14 @@ type KitOptions struct {
 // Kit is the Provider for Kit (formerly ConvertKit) API v4.
 type Kit struct{ api *outbound.Client }
 
-// NewKit returns the Kit provider.
-func NewKit(o KitOptions) (*Kit, error) {
-	if strings.TrimSpace(o.APIKey) == "" {
+// NewKit returns the Kit provider for apiKey (sent in X-Kit-Api-Key);
+// opts may be nil.
+func NewKit(apiKey string, opts *KitOptions) (*Kit, error) {
+	var o KitOptions
+	if opts != nil {
+		o = *opts
+	}
+	if strings.TrimSpace(apiKey) == "" {
 		return nil, errors.New("emaillist: kit: an API key is required")
 	}
 	if o.BaseURL == "" {
@@ -59,7 +62,7 @@ func NewKit(o KitOptions) (*Kit, error) {
 	}
 	api, err := outbound.New(outbound.Options{Provider: "kit", BaseURL: o.BaseURL, HTTPClient: o.HTTPClient, Timeout: o.Timeout,
 		MaxAttempts: o.MaxAttempts, BaseDelay: o.BaseDelay, MaxDelay: o.MaxDelay,
-		Header: http.Header{"X-Kit-Api-Key": {o.APIKey}, "Accept": {"application/json"}}})
+		Header: http.Header{"X-Kit-Api-Key": {apiKey}, "Accept": {"application/json"}}})
 	if err != nil {
 		return nil, fmt.Errorf("emaillist: kit: %w", err)
 	}

@@ -26,12 +26,6 @@ const (
 
 // MailchimpOptions configures [NewMailchimp].
 type MailchimpOptions struct {
-	// APIKey is the Marketing API key, ending in its data centre
-	// ("…-us21"); required.
-	APIKey string
-	// ListID is the audience subscribers join; required. (A
-	// subscription's ListFormID, a Kit form, has no meaning here.)
-	ListID string
 	// BaseURL: https://{dc}.api.mailchimp.com/3.0 from the key when
 	// empty; https only unless AllowInsecure.
 	BaseURL       string
@@ -56,10 +50,17 @@ type Mailchimp struct {
 	list string
 }
 
-// NewMailchimp returns the Mailchimp provider.
-func NewMailchimp(o MailchimpOptions) (*Mailchimp, error) {
-	key := strings.TrimSpace(o.APIKey)
-	if key == "" || strings.TrimSpace(o.ListID) == "" {
+// NewMailchimp returns the Mailchimp provider for apiKey (the Marketing
+// API key, ending in its data centre: "…-us21") and listID (the audience
+// subscribers join; a subscription's ListFormID, a Kit form, has no
+// meaning here); opts may be nil.
+func NewMailchimp(apiKey, listID string, opts *MailchimpOptions) (*Mailchimp, error) {
+	var o MailchimpOptions
+	if opts != nil {
+		o = *opts
+	}
+	key := strings.TrimSpace(apiKey)
+	if key == "" || strings.TrimSpace(listID) == "" {
 		return nil, errors.New("emaillist: mailchimp: an API key and a list (audience) ID are required")
 	}
 	if o.BaseURL == "" {
@@ -85,7 +86,7 @@ func NewMailchimp(o MailchimpOptions) (*Mailchimp, error) {
 	if err != nil {
 		return nil, fmt.Errorf("emaillist: mailchimp: %w", err)
 	}
-	return &Mailchimp{api: api, o: o, list: o.ListID}, nil
+	return &Mailchimp{api: api, o: o, list: listID}, nil
 }
 
 // SubscriberHash is Mailchimp's member id: the MD5 of the lower-cased

@@ -68,7 +68,7 @@ func (m *mailchimpServer) Calls() []string {
 }
 
 func mailchimpProvider(t *testing.T, m *mailchimpServer, key string) *emaillist.Mailchimp {
-	p, err := emaillist.NewMailchimp(emaillist.MailchimpOptions{APIKey: key, ListID: "a1b2c3d4e5", BaseURL: m.URL + "/3.0",
+	p, err := emaillist.NewMailchimp(key, "a1b2c3d4e5", &emaillist.MailchimpOptions{BaseURL: m.URL + "/3.0",
 		AllowInsecure: true, TagNames: map[int64]string{3: "customers"}, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond})
 	require.NoError(t, err)
 	return p
@@ -137,14 +137,14 @@ func (r *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 func TestMailchimpDataCentre(t *testing.T) {
 	t.Parallel()
 	rt := &recordingTransport{}
-	p, err := emaillist.NewMailchimp(emaillist.MailchimpOptions{APIKey: "0123abcd-us21", ListID: "l", HTTPClient: &http.Client{Transport: rt}})
+	p, err := emaillist.NewMailchimp("0123abcd-us21", "l", &emaillist.MailchimpOptions{HTTPClient: &http.Client{Transport: rt}})
 	require.NoError(t, err)
 	require.NoError(t, p.Ping(context.Background()))
 	require.Equal(t, []string{"https://us21.api.mailchimp.com/3.0/ping"}, rt.hosts)
-	for _, o := range []emaillist.MailchimpOptions{{APIKey: "nodc", ListID: "l"}, {APIKey: "k-us1", ListID: ""}, {APIKey: "k-us1.evil.example/x", ListID: "l"},
-		{APIKey: "k-us1", ListID: "l", BaseURL: "http://localhost"}} {
-		_, err := emaillist.NewMailchimp(o)
-		require.Error(t, err, "%+v", o)
+	for _, c := range []struct{ key, list, base string }{{"nodc", "l", ""}, {"k-us1", "", ""}, {"k-us1.evil.example/x", "l", ""},
+		{"k-us1", "l", "http://localhost"}} {
+		_, err := emaillist.NewMailchimp(c.key, c.list, &emaillist.MailchimpOptions{BaseURL: c.base})
+		require.Error(t, err, "%+v", c)
 	}
 }
 

@@ -32,10 +32,6 @@ const (
 
 // Options configures [NewService]. Nil means the defaults.
 type Options struct {
-	// Enqueuer queues the subscribe jobs (a *store.Queue); required to
-	// subscribe. Public subscribes made at the same time share one insert
-	// (store.BatchEnqueuer).
-	Enqueuer store.Enqueuer
 	// Provider carries out the queued subscribes ([RegisterWorkers] needs
 	// it).
 	Provider Provider
@@ -48,16 +44,19 @@ type Options struct {
 // Service is the email-list domain. Safe for concurrent use.
 type Service struct {
 	store Store
+	enq   store.Enqueuer
 	o     Options
 	hooks hooks
 	// batch shares the inserts of subscribes made at the same time.
 	batch store.Enqueuer
 }
 
-// NewService returns the service on store.
-func NewService(st Store, opts *Options) (*Service, error) {
-	if st == nil {
-		return nil, errors.New("emaillist: new service: store is nil")
+// NewService returns the service on st; enq queues the subscribe jobs (a
+// *store.Queue), and public subscribes made at the same time share one
+// insert (store.BatchEnqueuer). opts may be nil.
+func NewService(st Store, enq store.Enqueuer, opts *Options) (*Service, error) {
+	if st == nil || enq == nil {
+		return nil, errors.New("emaillist: new service: a store and an Enqueuer are required")
 	}
 	var o Options
 	if opts != nil {
@@ -69,11 +68,7 @@ func NewService(st Store, opts *Options) (*Service, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{store: st, o: o}
-	if o.Enqueuer != nil {
-		s.batch = store.NewBatchEnqueuer(o.Enqueuer)
-	}
-	return s, nil
+	return &Service{store: st, enq: enq, o: o, batch: store.NewBatchEnqueuer(enq)}, nil
 }
 
 // Store is the service's store.
@@ -285,12 +280,9 @@ func mergeTags(lists ...[]int64) []int64 {
 // enqueue queues args in tx, or in the next batch when tx is nil (the
 // two halves of Subscribe and SubscribeTx).
 func (s *Service) enqueue(ctx context.Context, tx *sql.Tx, args SubscribeArgs) error {
-	if s.o.Enqueuer == nil {
-		return errors.New("emaillist: subscribe: no Enqueuer")
-	}
 	var err error
 	if tx != nil {
-		err = s.o.Enqueuer.EnqueueTx(ctx, tx, args, nil)
+		err = s.enq.EnqueueTx(ctx, tx, args, nil)
 	} else {
 		err = s.batch.Enqueue(ctx, args, nil)
 	}

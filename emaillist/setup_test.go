@@ -118,6 +118,7 @@ type setupOptions struct {
 	dialect   store.Dialect
 	work      bool // start the queue
 	kit       emaillist.KitOptions
+	kitKey    string
 	subscribe *emaillist.SubscribeHandlerOptions
 	enqueuer  func(store.Enqueuer) store.Enqueuer
 	provider  emaillist.Provider // instead of Kit
@@ -141,22 +142,21 @@ func setupTB(t testing.TB, configure ...func(*setupOptions)) *bundle {
 	b.queue, err = store.NewQueue(b.db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 50 * time.Millisecond})
 	require.NoError(t, err)
 	ko := o.kit
-	ko.APIKey = cmpOr(ko.APIKey, "kit-key")
 	ko.BaseURL, ko.AllowInsecure = b.kit.URL+"/v4", true
 	if ko.BaseDelay == 0 {
 		ko.BaseDelay, ko.MaxDelay = time.Millisecond, 5*time.Millisecond
 	}
-	kit, err := emaillist.NewKit(ko)
+	kit, err := emaillist.NewKit(cmpOr(o.kitKey, "kit-key"), &ko)
 	require.NoError(t, err)
 	var enq store.Enqueuer = b.queue
 	if o.enqueuer != nil {
 		enq = o.enqueuer(enq)
 	}
-	so := &emaillist.Options{Enqueuer: enq, Provider: kit}
+	so := &emaillist.Options{Provider: kit}
 	if o.provider != nil {
 		so.Provider = o.provider
 	}
-	b.svc, err = emaillist.NewService(emaillistsql.New(b.db), so)
+	b.svc, err = emaillist.NewService(emaillistsql.New(b.db), enq, so)
 	require.NoError(t, err)
 	b.svc.OnEvent(func(_ context.Context, e emaillist.Event) {
 		b.mu.Lock()
@@ -168,13 +168,13 @@ func setupTB(t testing.TB, configure ...func(*setupOptions)) *bundle {
 		require.NoError(t, b.queue.Start(context.Background()))
 		t.Cleanup(func() { require.NoError(t, b.queue.Stop(context.Background())) })
 	}
-	admin, err := emaillist.NewAdminHandler(b.svc, &emaillist.AdminHandlerOptions{Authorizer: emaillist.AuthorizerFunc(
+	admin, err := emaillist.NewAdminHandler(b.svc, emaillist.AuthorizerFunc(
 		func(_ *http.Request, ability string, f *emaillist.Feed) bool {
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			b.asked = append(b.asked, f)
 			return b.allow && ability == emaillist.AbilityManageFeeds
-		})})
+		}), nil)
 	require.NoError(t, err)
 	b.admin = httptest.NewServer(admin)
 	t.Cleanup(b.admin.Close)

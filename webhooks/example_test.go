@@ -102,7 +102,7 @@ func ExampleNewHandler() {
 	db, done := storetest.Temp(webhookssql.Migrations)
 	defer done()
 	svc, _ := webhooks.NewService(webhookssql.New(db), &webhooks.Options{SecretKey: webhooks.GenerateSecretKey()})
-	h, err := webhooks.NewHandler(svc, &webhooks.HandlerOptions{Tokens: allTokens{}})
+	h, err := webhooks.NewHandler(svc, allTokens{}, nil)
 	if err != nil {
 		panic(err)
 	}

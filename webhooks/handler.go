@@ -32,8 +32,8 @@ type HandlerOptions struct {
 	// host when nil).
 	groundwork.HTTPOptions
 	// Prefix is where the handler is mounted; PrefixDefault when empty.
-	Prefix     string
-	Tokens     groundwork.TokenVerifier
+	Prefix string
+	// Authorizer decides abilities; without one, the token's own do.
 	Authorizer groundwork.Authorizer
 	// Idempotency keeps Idempotency-Key records (store.NewIdempotency);
 	// without it the header is ignored.
@@ -51,7 +51,7 @@ type HandlerOptions struct {
 //
 //	mux.Handle("/api/ecommerce/v1/", h)
 //
-//	h, err := webhooks.NewHandler(svc, &webhooks.HandlerOptions{Prefix: "/hooks", Tokens: tokens})
+//	h, err := webhooks.NewHandler(svc, tokens, &webhooks.HandlerOptions{Prefix: "/hooks"})
 //	mux.Handle("/hooks/", h) // /hooks/admin/webhook-subscriptions, /hooks/graphql
 //
 // A mux answers the bare prefix ("/hooks") with a 307 redirect to
@@ -65,24 +65,22 @@ type Handler struct {
 	gql   *graphQL
 }
 
-// NewHandler returns the subscription API for svc.
-func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
-	if svc == nil {
-		return nil, errors.New("webhooks: new handler: service is nil")
+// NewHandler returns the subscription API for svc; tokens checks the
+// bearer token of every request. opts may be nil.
+func NewHandler(svc *Service, tokens groundwork.TokenVerifier, opts *HandlerOptions) (*Handler, error) {
+	if svc == nil || tokens == nil {
+		return nil, errors.New("webhooks: new handler: a service and a token verifier are required")
 	}
 	var o HandlerOptions
 	if opts != nil {
 		o = *opts
-	}
-	if o.Tokens == nil {
-		return nil, errors.New("webhooks: new handler: the API needs a TokenVerifier")
 	}
 	b, err := api.NewBase(o.Prefix, PrefixDefault, o.HTTPOptions)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: new handler: %w", err)
 	}
 	b.Errors = errorTable
-	h := &Handler{svc: svc, opts: o, base: b, guard: &api.Guard{Tokens: o.Tokens, Authorizer: o.Authorizer, Logger: b.Logger}}
+	h := &Handler{svc: svc, opts: o, base: b, guard: &api.Guard{Tokens: tokens, Authorizer: o.Authorizer, Logger: b.Logger}}
 	if o.Idempotency != nil {
 		h.idem = &api.Idempotent{Store: o.Idempotency, Redact: withoutSecret, TrustedProxies: o.TrustedProxies, Logger: b.Logger}
 	}

@@ -41,7 +41,7 @@ type api struct {
 
 func (b *bundle) api(t *testing.T) *api {
 	t.Helper()
-	h, err := webhooks.NewHandler(b.svc, &webhooks.HandlerOptions{Tokens: testTokens, Idempotency: store.NewIdempotency(b.db, b.clock.Now)})
+	h, err := webhooks.NewHandler(b.svc, testTokens, &webhooks.HandlerOptions{Idempotency: store.NewIdempotency(b.db, b.clock.Now)})
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

@@ -67,9 +67,9 @@ type pinger interface {
 func newListProvider(c emaillistConfig, logger *slog.Logger) (pinger, error) {
 	switch c.provider {
 	case "kit":
-		return emaillist.NewKit(emaillist.KitOptions{APIKey: c.apiKey, BaseURL: c.baseURL, AllowInsecure: c.allowInsecure})
+		return emaillist.NewKit(c.apiKey, &emaillist.KitOptions{BaseURL: c.baseURL, AllowInsecure: c.allowInsecure})
 	case "mailchimp":
-		return emaillist.NewMailchimp(emaillist.MailchimpOptions{APIKey: c.apiKey, ListID: c.listID, BaseURL: c.baseURL,
+		return emaillist.NewMailchimp(c.apiKey, c.listID, &emaillist.MailchimpOptions{BaseURL: c.baseURL,
 			AllowInsecure: c.allowInsecure})
 	}
 	return loggedProvider{logger}, nil
@@ -104,7 +104,7 @@ func newEmaillist(c emaillistConfig, db *store.DB, queue *store.Queue, f *forms.
 	if err != nil {
 		return nil, err
 	}
-	svc, err := emaillist.NewService(emaillistsql.New(db), &emaillist.Options{Enqueuer: queue, Provider: provider, Logger: logger})
+	svc, err := emaillist.NewService(emaillistsql.New(db), queue, &emaillist.Options{Provider: provider, Logger: logger})
 	if err != nil {
 		return nil, err
 	}

@@ -198,11 +198,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		return nil, err
 	}
 	linkFormsToWebhooks(a.forms, a.webhooks)
-	webhooksHandler, err := webhooks.NewHandler(a.webhooks, &webhooks.HandlerOptions{
-		HTTPOptions: web,
-		Tokens:      a.tokens,
-		Idempotency: store.NewIdempotency(db, nil),
-	})
+	webhooksHandler, err := webhooks.NewHandler(a.webhooks, a.tokens, &webhooks.HandlerOptions{HTTPOptions: web, Idempotency: store.NewIdempotency(db, nil)})
 	if err != nil {
 		return nil, err
 	}
@@ -249,11 +245,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	bookingsAdmin, err := bookings.NewAdminHandler(bookingsSvc, &bookings.AdminHandlerOptions{
-		HTTPOptions: web,
-		Tokens:      a.tokens,
-		APILimit:    cfg.limits.api,
-	})
+	bookingsAdmin, err := bookings.NewAdminHandler(bookingsSvc, a.tokens, &bookings.AdminHandlerOptions{HTTPOptions: web, APILimit: cfg.limits.api})
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +273,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	listAdmin, err := emaillist.NewAdminHandler(lists, &emaillist.AdminHandlerOptions{HTTPOptions: web, Authorizer: feedAuthorizer(a.tokens)})
+	listAdmin, err := emaillist.NewAdminHandler(lists, feedAuthorizer(a.tokens), &emaillist.AdminHandlerOptions{HTTPOptions: web})
 	if err != nil {
 		return nil, err
 	}
