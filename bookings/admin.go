@@ -35,7 +35,7 @@ type AdminHandlerOptions struct {
 	// absolute (the request's when nil).
 	groundwork.HTTPOptions
 	// Prefix: AdminPrefixDefault when empty.
-	Prefix string
+	Prefix   string
 	APILimit int
 }
 
