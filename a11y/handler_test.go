@@ -16,18 +16,11 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/a11y"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store/lite"
 )
 
-// tokens is a TokenVerifier with fixed tokens.
-type tokens map[string][]string
-
-func (t tokens) VerifyToken(_ context.Context, token string) (string, []string, error) {
-	if abilities, ok := t[token]; ok {
-		return "token:" + token, abilities, nil
-	}
-	return "", nil, nil
-}
+type tokens = testkit.Tokens
 
 type httpBundle struct {
 	svc    *a11y.Service

@@ -30,7 +30,7 @@ func setupHTTP(t *testing.T, d store.Dialect) *httpBundle {
 	t.Helper()
 	db := storetest.Open(t, d, authsql.Migrations)
 	c := &clock{}
-	c.ns.Store(time.Now().UnixNano())
+	c.Set(time.Now())
 	svc, err := auth.NewService(authsql.New(db), &auth.Options{Now: c.Now})
 	require.NoError(t, err)
 	h, err := auth.NewHandler(svc, &auth.HandlerOptions{HTTPOptions: groundwork.HTTPOptions{RateLimiter: store.NewSQLRateLimiter(db, &lite.RateLimiterOptions{Now: c.Now})}})

@@ -21,7 +21,7 @@ func TestPruneJobDeletesEndedSessions(t *testing.T) {
 		db := storetest.Open(t, d, authsql.Migrations)
 		st := authsql.New(db)
 		c := &clock{}
-		c.ns.Store(time.Now().UnixNano())
+		c.Set(time.Now())
 		svc, err := auth.NewService(st, &auth.Options{Now: c.Now, Password: cheap})
 		require.NoError(t, err)
 		ctx := context.Background()

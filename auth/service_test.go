@@ -14,14 +14,12 @@ import (
 
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
-type clock struct{ ns atomic.Int64 }
-
-func (c *clock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+type clock = testkit.Clock
 
 // newStore is a fresh auth store on SQLite in the test's temp directory.
 func newStore(t *testing.T) auth.Store {
@@ -37,7 +35,7 @@ type bundle struct {
 func setup(t *testing.T) (*auth.Service, *bundle) {
 	t.Helper()
 	b := &bundle{store: newStore(t), clock: &clock{}}
-	b.clock.ns.Store(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC).UnixNano())
+	b.clock.Set(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	svc, err := auth.NewService(b.store, &auth.Options{Now: b.clock.Now})
 	require.NoError(t, err)
 	return svc, b
@@ -185,7 +183,7 @@ func TestLastUsedIsWrittenAtMostOncePerInterval(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	c := &clock{}
-	c.ns.Store(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC).UnixNano())
+	c.Set(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	st := &countingStore{Store: newStore(t)}
 	svc, err := auth.NewService(st, &auth.Options{Now: c.Now})
 	require.NoError(t, err)

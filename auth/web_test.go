@@ -52,7 +52,7 @@ func newSite(t *testing.T, o siteOptions) *site {
 		o.params = cheap
 	}
 	c := &clock{}
-	c.ns.Store(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC).UnixNano())
+	c.Set(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	outbox := mail.NewOutbox(&mail.OutboxOptions{From: "site@example.com"})
 	svc, err := auth.NewService(o.store, &auth.Options{Now: c.Now, Password: o.params, Mailer: outbox, LoginLimiter: o.limiter,
 		Key: []byte("a test key of thirty-two bytes!!")})

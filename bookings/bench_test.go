@@ -128,7 +128,7 @@ func feedSite(b *testing.B, d store.Dialect) (*feedBundle, string) {
 	db := storetest.Open(b, d, bookingssql.Migrations)
 	st := bookingssql.New(db)
 	c := &clock{}
-	c.ns.Store(now.UnixNano())
+	c.Set(now)
 	svc, err := bookings.NewService(st, &bookings.Options{Now: c.Now, FeedHost: "example.com"})
 	if err != nil {
 		b.Fatal(err)
@@ -221,7 +221,7 @@ func BenchmarkProviderFeed(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				b.StopTimer()
-				f.clock.ns.Add(int64(time.Millisecond))
+				f.clock.Advance(time.Millisecond)
 				if _, err := f.svc.Store().SetStatus(context.Background(), 1, []string{bookings.StatusConfirmed, bookings.StatusCompleted},
 					bookings.StatusConfirmed, f.clock.Now(), nil); err != nil {
 					b.Fatal(err)

@@ -180,7 +180,7 @@ func TestManagePagePosts(t *testing.T) {
 	code, body = do("POST", path+"/reschedule", "start_time=2026-06-03T14%3A00%3A00Z")
 	require.Equal(t, 422, code)
 	require.Contains(t, body, bookings.MsgAlreadyAtThatTime)
-	b.clock.ns.Store(mustTime("2026-06-02T14:00:01Z").UnixNano()) // past the 24-hour window
+	b.clock.Set(mustTime("2026-06-02T14:00:01Z")) // past the 24-hour window
 	code, body = do("POST", path+"/cancel", "")
 	require.Equal(t, 422, code)
 	require.Contains(t, body, bookings.MsgTooLateToCancel)

@@ -38,7 +38,7 @@ func setupFeeds(t *testing.T, d store.Dialect, opts *bookings.FeedHandlerOptions
 	db := storetest.Open(t, d, bookingssql.Migrations)
 	st := bookingssql.New(db)
 	c := &clock{}
-	c.ns.Store(now.UnixNano())
+	c.Set(now)
 	svc, err := bookings.NewService(st, &bookings.Options{Now: c.Now, Rand: rand.NewChaCha8([32]byte{7}), FeedHost: "example.com"})
 	require.NoError(t, err)
 	b := serveBundle(t, db, svc, c)
@@ -74,7 +74,7 @@ func (f *feedBundle) get(t *testing.T, path string, ifNoneMatch ...string) feedA
 	return feedAnswer{res.StatusCode, res.Header, body}
 }
 
-func (f *feedBundle) advance(d time.Duration) { f.clock.ns.Add(int64(d)) }
+func (f *feedBundle) advance(d time.Duration) { f.clock.Advance(d) }
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()

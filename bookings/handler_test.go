@@ -168,7 +168,7 @@ func setupOnShared(t *testing.T, db *store.DB) *bundle {
 	t.Helper()
 	st := bookingssql.New(db)
 	c := &clock{}
-	c.ns.Store(now.UnixNano())
+	c.Set(now)
 	svc, err := bookings.NewService(st, &bookings.Options{Now: c.Now, LockWait: 10 * time.Second})
 	require.NoError(t, err)
 	return serveBundle(t, db, svc, c)

@@ -70,7 +70,7 @@ func TestEraseCustomer(t *testing.T) {
 			CustomerName: "Alan", CustomerEmail: "alan@example.com"})
 		require.NoError(t, err)
 		m.next(t, &seen, 2)
-		m.clock.ns.Store(mustTime("2026-06-01T14:00:00Z").UnixNano()) // reminders due for the first
+		m.clock.Set(mustTime("2026-06-01T14:00:00Z")) // reminders due for the first
 		n, err := m.svc.SendReminders(ctx)
 		require.NoError(t, err)
 		require.Equal(t, 1, n)
@@ -121,7 +121,7 @@ func TestCompletePastAndPrune(t *testing.T) {
 		cancelled, _ := bookWithToken(t, b, "2026-06-02T15:00:00Z")
 		_, err := b.svc.Cancel(ctx, cancelled.ID, bookings.ActorAdmin, "")
 		require.NoError(t, err)
-		b.clock.ns.Store(mustTime("2026-06-02T14:30:00Z").UnixNano()) // past has just ended
+		b.clock.Set(mustTime("2026-06-02T14:30:00Z")) // past has just ended
 		n, err := b.svc.CompletePast(ctx)
 		require.NoError(t, err)
 		require.Equal(t, 1, n)
@@ -134,11 +134,11 @@ func TestCompletePastAndPrune(t *testing.T) {
 		require.Equal(t, bookings.StatusConfirmed, got.Status)
 
 		// Kept three years after they end, then deleted.
-		b.clock.ns.Store(past.End.Add(bookings.RetentionDefault - time.Second).UnixNano())
+		b.clock.Set(past.End.Add(bookings.RetentionDefault - time.Second))
 		n, err = b.svc.PruneBookings(ctx)
 		require.NoError(t, err)
 		require.Zero(t, n)
-		b.clock.ns.Store(cancelled.End.Add(bookings.RetentionDefault + time.Second).UnixNano())
+		b.clock.Set(cancelled.End.Add(bookings.RetentionDefault + time.Second))
 		n, err = b.svc.PruneBookings(ctx)
 		require.NoError(t, err)
 		require.Equal(t, 2, n, "the completed and the cancelled one")
@@ -148,7 +148,7 @@ func TestCompletePastAndPrune(t *testing.T) {
 
 		keep, err := bookings.NewService(b.svc.Store(), &bookings.Options{Now: b.clock.Now, Retention: -1})
 		require.NoError(t, err)
-		b.clock.ns.Store(mustTime("2040-01-01T00:00:00Z").UnixNano())
+		b.clock.Set(mustTime("2040-01-01T00:00:00Z"))
 		n, err = keep.PruneBookings(ctx)
 		require.NoError(t, err)
 		require.Zero(t, n, "kept for ever")

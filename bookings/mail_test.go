@@ -36,7 +36,7 @@ func setupMail(t *testing.T, db *store.DB, configure func(*bookings.Options)) *m
 	t.Helper()
 	st := bookingssql.New(db)
 	c := &clock{}
-	c.ns.Store(now.UnixNano())
+	c.Set(now)
 	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 50 * time.Millisecond})
 	require.NoError(t, err)
 	outbox := mail.NewOutbox(&mail.OutboxOptions{From: "bookings@example.test"})
@@ -128,7 +128,7 @@ func TestBookingMail(t *testing.T) {
 			require.NotContains(t, a, token)
 		}
 
-		m.clock.ns.Add(int64(time.Minute))
+		m.clock.Advance(time.Minute)
 		_, err = m.svc.Reschedule(ctx, bk.ID, mustTime("2026-06-03T15:00:00Z"), bookings.ActorAdmin)
 		require.NoError(t, err)
 		moved := m.next(t, &seen, 1)[0]
@@ -247,7 +247,7 @@ func TestReminders(t *testing.T) {
 
 		// 23 hours before S: S's reminder is an hour late (within the
 		// 2-hour catch-up); the others are not due.
-		m.clock.ns.Store(s.Add(-23 * time.Hour).UnixNano())
+		m.clock.Set(s.Add(-23 * time.Hour))
 		n, err := m.svc.SendReminders(ctx)
 		require.NoError(t, err)
 		require.Equal(t, 1, n)
@@ -261,7 +261,7 @@ func TestReminders(t *testing.T) {
 
 		// 18 hours before S: S+2h's reminder is 4 hours late (skipped),
 		// S+4h's exactly 2 (sent); the cancelled one never.
-		m.clock.ns.Store(s.Add(-18 * time.Hour).UnixNano())
+		m.clock.Set(s.Add(-18 * time.Hour))
 		n, err = m.svc.SendReminders(ctx)
 		require.NoError(t, err)
 		require.Equal(t, 1, n)
@@ -287,9 +287,9 @@ func TestRemindersTwoInstances(t *testing.T) {
 	plain, err := bookings.NewService(bookingssql.New(one.db), &bookings.Options{Now: one.clock.Now})
 	require.NoError(t, err)
 	s := reminderBookings(t, plain)
-	at := s.Add(-20 * time.Hour).UnixNano() // S+2h due 2 hours ago, S+4h just now; S too long ago
-	one.clock.ns.Store(at)
-	two.clock.ns.Store(at)
+	at := s.Add(-20 * time.Hour) // S+2h due 2 hours ago, S+4h just now; S too long ago
+	one.clock.Set(at)
+	two.clock.Set(at)
 	var wg sync.WaitGroup
 	total := make(chan int, 40)
 	for i := range 40 {

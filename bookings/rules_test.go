@@ -72,7 +72,7 @@ func TestBookingWindow(t *testing.T) {
 	t.Parallel()
 	b := setup(t, store.SQLite)
 	// 13:30 UTC is 09:30 in New York: with 60 minutes' notice, 10:30 is first.
-	b.clock.ns.Store(time.Date(2026, 6, 1, 13, 30, 0, 0, time.UTC).UnixNano())
+	b.clock.Set(time.Date(2026, 6, 1, 13, 30, 0, 0, time.UTC))
 	slots := daySlots(t, b, b.service, "2026-06-01", 0)
 	require.Equal(t, time.Date(2026, 6, 1, 14, 30, 0, 0, time.UTC), slots[0].Start)
 	// Ninety days ahead: 2026-08-30 13:30 UTC; nothing on the 31st.
@@ -118,10 +118,10 @@ func TestProviderChoice(t *testing.T) {
 	first := book("2026-06-02T13:00:00Z", 0)
 	require.Equal(t, b.provider.ID, *first.ProviderID)
 	require.Equal(t, "round_robin", first.AssignmentStrategy)
-	b.clock.ns.Add(int64(time.Second))
+	b.clock.Advance(time.Second)
 	second := book("2026-06-02T13:00:00Z", 0)
 	require.Equal(t, bo.ID, *second.ProviderID, "the same slot goes to the other provider")
-	b.clock.ns.Add(int64(time.Second))
+	b.clock.Advance(time.Second)
 	third := book("2026-06-02T15:00:00Z", 0)
 	require.Equal(t, b.provider.ID, *third.ProviderID, "the least recently assigned")
 	named := book("2026-06-02T16:00:00Z", bo.ID)
@@ -156,7 +156,7 @@ func TestProviderChoice(t *testing.T) {
 func TestMonthIsTheUnionOfItsDays(t *testing.T) {
 	t.Parallel()
 	b := setup(t, store.SQLite)
-	b.clock.ns.Store(time.Date(2026, 10, 20, 0, 0, 0, 0, time.UTC).UnixNano())
+	b.clock.Set(time.Date(2026, 10, 20, 0, 0, 0, 0, time.UTC))
 	for _, start := range []string{"2026-11-02T15:00:00Z", "2026-11-03T14:30:00Z", "2026-11-10T20:00:00Z"} {
 		code, body := b.do(t, "POST", "/api/bookings", bookBody("consultation", start))
 		require.Equal(t, 201, code, body)

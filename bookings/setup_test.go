@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,13 +15,12 @@ import (
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
-type clock struct{ ns atomic.Int64 }
-
-func (c *clock) Now() time.Time { return time.Unix(0, c.ns.Load()).UTC() }
+type clock = testkit.Clock
 
 // now is a Monday morning: 2026-06-01 08:00 UTC.
 var now = time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
@@ -70,7 +68,7 @@ func setupOn(t testing.TB, db *store.DB) *bundle {
 	t.Helper()
 	st := bookingssql.New(db)
 	c := &clock{}
-	c.ns.Store(now.UnixNano())
+	c.Set(now)
 	svc, err := bookings.NewService(st, &bookings.Options{Now: c.Now, LockWait: 10 * time.Second})
 	require.NoError(t, err)
 	b := serveBundle(t, db, svc, c)

@@ -21,32 +21,18 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formssql"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
-// clock is a settable clock, starting 2026-11-22 10:00 UTC.
-type clock struct{ ns atomic.Int64 }
+type clock = testkit.Clock
 
-func newClock() *clock {
-	c := &clock{}
-	c.ns.Store(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC).UnixNano())
-	return c
-}
-func (c *clock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+func newClock() *clock { return testkit.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)) }
 
-// tokens is a TokenVerifier with fixed tokens.
-type tokens map[string][]string
-
-func (tk tokens) VerifyToken(_ context.Context, token string) (string, []string, error) {
-	if abilities, ok := tk[token]; ok {
-		return "token:" + token, abilities, nil
-	}
-	return "", nil, nil
-}
+type tokens = testkit.Tokens
 
 var testTokens = tokens{
 	"admin":  {"forms:*"},

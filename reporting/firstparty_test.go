@@ -28,9 +28,9 @@ func TestFirstPartyReports(t *testing.T) {
 			return b.view(t, "", ua, `{"name":"pageview","url":"https://shop.example`+path+`","title":"`+title+`","referrer":"`+ref+`"}`)
 		}
 		require.Equal(t, 202, pv(browser, "/", "Home", "https://www.search.example/q"))
-		b.clock.set(now.Add(2 * time.Minute))
+		b.clock.Set(now.Add(2 * time.Minute))
 		require.Equal(t, 202, pv(browser, "/shoes?utm_source=newsletter", "Shoes", "https://shop.example/"))
-		b.clock.set(now.Add(3 * time.Minute))
+		b.clock.Set(now.Add(3 * time.Minute))
 		require.Equal(t, 202, pv(phone, "/shoes", "Shoes", ""))
 		require.Equal(t, 202, b.view(t, "", phone, `{"name":"add_to_cart","url":"https://shop.example/shoes","props":{"sku":"S1"}}`))
 		// Bots and scripts: answered, not recorded.
@@ -95,7 +95,7 @@ func TestSaltRotation(t *testing.T) {
 	body := `{"url":"https://shop.example/"}`
 	require.Equal(t, 202, b.view(t, "", browser, body))
 	b.flush(t)
-	b.clock.set(now.Add(24 * time.Hour))
+	b.clock.Set(now.Add(24 * time.Hour))
 	require.NoError(t, b.analytics.Housekeep(ctx))
 	require.Equal(t, 202, b.view(t, "", browser, body))
 	b.flush(t)
@@ -108,7 +108,7 @@ func TestSaltRotation(t *testing.T) {
 	ov, err := b.analytics.Overview(ctx, reporting.AnalyticsQuery{Days: 2})
 	require.NoError(t, err)
 	require.Equal(t, 2.0, ov.Totals.Users)
-	b.clock.set(now.Add(72 * time.Hour))
+	b.clock.Set(now.Add(72 * time.Hour))
 	require.NoError(t, b.analytics.Housekeep(ctx))
 	require.NoError(t, b.db.Select(&visitors, "SELECT DISTINCT visitor FROM reporting_seen"))
 	require.Empty(t, visitors, "the hashes go too")

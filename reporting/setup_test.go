@@ -6,22 +6,19 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
-type clock struct{ ns atomic.Int64 }
-
-func (c *clock) Now() time.Time  { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) set(t time.Time) { c.ns.Store(t.UnixNano()) }
+type clock = testkit.Clock
 
 // now is Monday 2026-06-01 09:00 UTC.
 var now = time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
@@ -36,7 +33,7 @@ type bundle struct {
 func setup(t testing.TB, d store.Dialect) *bundle {
 	t.Helper()
 	b := &bundle{db: storetest.Open(t, d, reportingsql.Migrations), clock: &clock{}}
-	b.clock.set(now)
+	b.clock.Set(now)
 	var err error
 	b.analytics, err = reporting.NewAnalytics(reportingsql.New(b.db), &reporting.AnalyticsOptions{Now: b.clock.Now})
 	require.NoError(t, err)

@@ -10,22 +10,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
 // clock is a settable time source for the limiters.
-type clock struct{ ns atomic.Int64 }
+type clock = testkit.Clock
 
-func newClock() *clock {
-	c := &clock{}
-	c.ns.Store(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC).UnixNano())
-	return c
-}
-func (c *clock) Now() time.Time                 { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) Advance(d time.Duration)        { c.ns.Add(int64(d)) }
-func (c *clock) opts() *lite.RateLimiterOptions { return &lite.RateLimiterOptions{Now: c.Now} }
+func newClock() *clock                       { return testkit.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)) }
+func opts(c *clock) *lite.RateLimiterOptions { return &lite.RateLimiterOptions{Now: c.Now} }
 
 // limiterSuite is what every RateLimiter must do; newLimiter gives two
 // limiters that share their counters (two instances), with the clock they
@@ -167,7 +162,7 @@ func TestMemoryRateLimiter(t *testing.T) {
 	t.Parallel()
 	limiterSuite(t, func(t *testing.T) (lite.RateLimiter, lite.RateLimiter, *clock) {
 		c := newClock()
-		l := lite.NewMemoryRateLimiter(c.opts())
+		l := lite.NewMemoryRateLimiter(opts(c))
 		return l, l, c
 	})
 }
@@ -180,7 +175,7 @@ func TestSQLRateLimiter(t *testing.T) {
 			c := newClock()
 			one := storetest.OpenDSN(t, dsn)
 			two := storetest.OpenDSN(t, dsn)
-			return store.NewSQLRateLimiter(one, c.opts()), store.NewSQLRateLimiter(two, c.opts()), c
+			return store.NewSQLRateLimiter(one, opts(c)), store.NewSQLRateLimiter(two, opts(c)), c
 		})
 	})
 }
@@ -191,7 +186,7 @@ func TestSQLRateLimiterSweepDeletes(t *testing.T) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		c := newClock()
-		l := store.NewSQLRateLimiter(db, c.opts())
+		l := store.NewSQLRateLimiter(db, opts(c))
 		for _, k := range []string{"a", "b", "c"} {
 			_, err := l.Hit(ctx, k, 1, time.Second)
 			require.NoError(t, err)

@@ -14,19 +14,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
 
-type tokens map[string][]string
-
-func (tk tokens) VerifyToken(_ context.Context, token string) (string, []string, error) {
-	if abilities, ok := tk[token]; ok {
-		return "token:" + token, abilities, nil
-	}
-	return "", nil, nil
-}
+type tokens = testkit.Tokens
 
 var testTokens = tokens{
 	"admin":  {"webhookSubscription.*"},

@@ -72,14 +72,14 @@ func TestReconcile(t *testing.T) {
 
 		// Sessions made 8 days, 1 hour and 5 minutes before the clock the
 		// service runs on.
-		clock.ns.Store(b.clock.Now().Add(-8 * 24 * time.Hour).UnixNano())
+		clock.Set(b.clock.Now().Add(-8 * 24 * time.Hour))
 		require.NoError(t, sessions.Add(ctx, "stripe", "pi_ancient")) // too old
-		clock.ns.Store(b.clock.Now().Add(-time.Hour).UnixNano())
+		clock.Set(b.clock.Now().Add(-time.Hour))
 		for _, ref := range []string{"pi_ok", "pi_auth", "pi_gone", "pi_wait", "cs_paid", "cs_old", "pi_missing"} {
 			require.NoError(t, sessions.Add(ctx, "stripe", ref))
 		}
 		require.NoError(t, sessions.Add(ctx, "paypal", "PAY-1")) // no gateway
-		clock.ns.Store(b.clock.Now().Add(-5 * time.Minute).UnixNano())
+		clock.Set(b.clock.Now().Add(-5 * time.Minute))
 		require.NoError(t, sessions.Add(ctx, "stripe", "pi_recent")) // not quiet yet
 
 		report, err := b.svc.Reconcile(ctx, -1)

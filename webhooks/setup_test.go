@@ -22,6 +22,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
@@ -42,16 +43,9 @@ func newService(t *testing.T, configure func(*webhooks.Options)) *webhooks.Servi
 	return svc
 }
 
-// clock is a settable clock, starting 2026-11-22 10:00 UTC.
-type clock struct{ ns atomic.Int64 }
+type clock = testkit.Clock
 
-func newClock() *clock {
-	c := &clock{}
-	c.ns.Store(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC).UnixNano())
-	return c
-}
-func (c *clock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+func newClock() *clock { return testkit.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)) }
 
 // received is one request a receiver got.
 type received struct {
