@@ -101,6 +101,38 @@ type app struct {
 	routes []string
 }
 
+// handlers are every handler the server mounts, made by the wiring steps
+// of newApp in turn.
+type handlers struct {
+	auth           *auth.Handler
+	signIn         *auth.Web
+	dashboard      http.Handler
+	color, colorAI *a11y.Handler
+	forms          *forms.Handler
+	formPages      *forms.PageHandler
+	webhooks       *webhooks.Handler
+	inbound        *webhooks.InboundHandler
+	bookings       *bookings.Handler
+	bookingsAdmin  *bookings.AdminHandler
+	bookingPages   *bookings.PageHandler
+	bookingFeeds   *bookings.FeedHandler
+	listAdmin      *emaillist.AdminHandler
+	listSubscribe  *emaillist.SubscribeHandler
+	reports        *reportingParts
+}
+
+// wiring is what every wiring step of newApp reads.
+type wiring struct {
+	cfg       *config
+	secretKey []byte
+	logger    *slog.Logger
+	// limiter counts every throttle; web is the HTTP options every
+	// handler takes.
+	limiter lite.RateLimiter
+	web     groundwork.HTTPOptions
+	h       handlers
+}
+
 // newApp wires every domain on db.
 func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*app, error) {
 	a := &app{db: db}
@@ -115,21 +147,6 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	if a.queue, err = store.NewQueue(db, &store.QueueOptions{Logger: logger, Queues: map[string]int{webhooksQueue: webhooksWorkers}}); err != nil {
 		return nil, err
 	}
-	// Sign-in: lock-outs counted in the database (so they hold across
-	// instances), verification links signed with a key derived from the
-	// secret key, mail through the server's mailer.
-	if a.tokens, err = auth.NewService(authsql.New(db), &auth.Options{Key: deriveKey(secretKey, "sign-in"), Mailer: a.mailer,
-		MailFrom: cfg.mailFrom, LoginLimiter: store.NewSQLRateLimiter(db, nil), AppName: "groundwork", Logger: logger}); err != nil {
-		return nil, err
-	}
-	if err := auth.RegisterWorkers(a.queue.Workers(), a.tokens); err != nil {
-		return nil, err
-	}
-	a.queue.AddPeriodicJobs(auth.PeriodicJobs()...)
-	if a.colors, err = a11y.NewService(&a11y.Options{Logger: logger}); err != nil {
-		return nil, err
-	}
-
 	// One budget per throttle across instances on Postgres; a single
 	// SQLite instance counts in memory.
 	var limiter lite.RateLimiter = lite.NewMemoryRateLimiter(nil)
@@ -137,163 +154,170 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		limiter = store.NewSQLRateLimiter(db, nil)
 	}
 	// Every handler takes the same logger, limiter, proxies and address.
-	web := groundwork.HTTPOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger}
-	authHandler, err := auth.NewHandler(a.tokens, &auth.HandlerOptions{HTTPOptions: web, APILimit: cfg.limits.api})
-	if err != nil {
-		return nil, err
+	w := &wiring{cfg: cfg, secretKey: secretKey, logger: logger, limiter: limiter,
+		web: groundwork.HTTPOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger}}
+	for _, step := range []func(*wiring) error{a.wireAuth, a.wireA11y, a.wireForms, a.wireWebhooks, a.wireSignIn, a.wireBookings, a.wireEmaillist, a.wireReporting} {
+		if err := step(w); err != nil {
+			return nil, err
+		}
 	}
+	a.handler, a.routes = a.mount(w)
+	return a, nil
+}
 
-	// a11y: the colour endpoints at /api/a11y, and again at the
-	// original's /api/v1/a11y with the AI endpoints beside them.
-	aiOpts := cfg.ai
-	aiOpts.Logger = logger
+// wireAuth: tokens and users, lock-outs counted in the database (so they
+// hold across instances), verification links signed with a key derived
+// from the secret key, mail through the server's mailer.
+func (a *app) wireAuth(w *wiring) error {
+	var err error
+	if a.tokens, err = auth.NewService(authsql.New(a.db), &auth.Options{Key: deriveKey(w.secretKey, "sign-in"), Mailer: a.mailer,
+		MailFrom: w.cfg.mailFrom, LoginLimiter: store.NewSQLRateLimiter(a.db, nil), AppName: "groundwork", Logger: w.logger}); err != nil {
+		return err
+	}
+	if err := auth.RegisterWorkers(a.queue.Workers(), a.tokens); err != nil {
+		return err
+	}
+	a.queue.AddPeriodicJobs(auth.PeriodicJobs()...)
+	w.h.auth, err = auth.NewHandler(a.tokens, &auth.HandlerOptions{HTTPOptions: w.web, APILimit: w.cfg.limits.api})
+	return err
+}
+
+// wireA11y: the colour endpoints at /api/a11y, and again at the
+// original's /api/v1/a11y with the AI endpoints beside them.
+func (a *app) wireA11y(w *wiring) error {
+	var err error
+	if a.colors, err = a11y.NewService(&a11y.Options{Logger: w.logger}); err != nil {
+		return err
+	}
+	aiOpts := w.cfg.ai
+	aiOpts.Logger = w.logger
 	ai, err := a11yai.NewAI(a.colors, &aiOpts)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	a11yOpts := a11y.HandlerOptions{HTTPOptions: web, APILimit: cfg.limits.api, Tokens: a.tokens}
-	colorHandler, err := a11y.NewHandler(a.colors, &a11yOpts)
-	if err != nil {
-		return nil, err
+	o := a11y.HandlerOptions{HTTPOptions: w.web, APILimit: w.cfg.limits.api, Tokens: a.tokens}
+	if w.h.color, err = a11y.NewHandler(a.colors, &o); err != nil {
+		return err
 	}
-	a11yOpts.Prefix, a11yOpts.AI = "/api/v1/a11y", ai
-	colorAIHandler, err := a11y.NewHandler(a.colors, &a11yOpts)
-	if err != nil {
-		return nil, err
-	}
+	o.Prefix, o.AI = "/api/v1/a11y", ai
+	w.h.colorAI, err = a11y.NewHandler(a.colors, &o)
+	return err
+}
 
-	// forms: the API, the no-JavaScript pages, files in a directory, and
-	// notifications sent from the queue.
-	if a.blobs, err = forms.NewDirBlobStore(cfg.uploads); err != nil {
-		return nil, err
+// wireForms: the API, the no-JavaScript pages, files in a directory, and
+// notifications sent from the queue.
+func (a *app) wireForms(w *wiring) error {
+	var err error
+	if a.blobs, err = forms.NewDirBlobStore(w.cfg.uploads); err != nil {
+		return err
 	}
-	if a.forms, err = forms.NewService(formssql.New(db), &forms.Options{Enqueuer: a.queue, Mailer: a.mailer, MailFrom: cfg.mailFrom,
-		AdminRecipients: cfg.adminEmail, Blobs: a.blobs, FormTokenKey: deriveKey(secretKey, "form load token"),
-		FormTokenOptional: cfg.formTokensOptional, FormTokenUses: limiter, Logger: logger}); err != nil {
-		return nil, err
+	if a.forms, err = forms.NewService(formssql.New(a.db), &forms.Options{Enqueuer: a.queue, Mailer: a.mailer, MailFrom: w.cfg.mailFrom,
+		AdminRecipients: w.cfg.adminEmail, Blobs: a.blobs, FormTokenKey: deriveKey(w.secretKey, "form load token"),
+		FormTokenOptional: w.cfg.formTokensOptional, FormTokenUses: w.limiter, Logger: w.logger}); err != nil {
+		return err
 	}
 	if err := forms.RegisterWorkers(a.queue.Workers(), a.forms); err != nil {
-		return nil, err
+		return err
 	}
-	formsHandler, err := forms.NewHandler(a.forms, &forms.HandlerOptions{
-		HTTPOptions: web,
-		Tokens:      a.tokens,
-		SubmitLimit: cfg.limits.formsSubmit,
-	})
-	if err != nil {
-		return nil, err
+	if w.h.forms, err = forms.NewHandler(a.forms, &forms.HandlerOptions{HTTPOptions: w.web, Tokens: a.tokens, SubmitLimit: w.cfg.limits.formsSubmit}); err != nil {
+		return err
 	}
-	pages, err := forms.NewPageHandler(a.forms, &forms.PageOptions{
-		HTTPOptions: web,
-		SubmitLimit: cfg.limits.formsSubmit,
-		FlashKey:    deriveKey(secretKey, "page flash"),
-	})
-	if err != nil {
-		return nil, err
-	}
+	w.h.formPages, err = forms.NewPageHandler(a.forms, &forms.PageOptions{HTTPOptions: w.web, SubmitLimit: w.cfg.limits.formsSubmit,
+		FlashKey: deriveKey(w.secretKey, "page flash")})
+	return err
+}
 
-	// webhooks: subscriptions and their API, deliveries from the queue,
-	// and a form.submitted event for every accepted submission.
-	if a.webhooks, err = newWebhooks(cfg.webhooks, secretKey, db, a.queue, logger); err != nil {
-		return nil, err
+// wireWebhooks: subscriptions and their API, deliveries from the queue, a
+// form.submitted event for every accepted submission, and the inbound
+// endpoint.
+func (a *app) wireWebhooks(w *wiring) error {
+	var err error
+	if a.webhooks, err = newWebhooks(w.cfg.webhooks, w.secretKey, a.db, a.queue, w.logger); err != nil {
+		return err
 	}
 	linkFormsToWebhooks(a.forms, a.webhooks)
-	webhooksHandler, err := webhooks.NewHandler(a.webhooks, a.tokens, &webhooks.HandlerOptions{HTTPOptions: web, Idempotency: store.NewIdempotency(db, nil)})
-	if err != nil {
-		return nil, err
+	if w.h.webhooks, err = webhooks.NewHandler(a.webhooks, a.tokens, &webhooks.HandlerOptions{HTTPOptions: w.web,
+		Idempotency: store.NewIdempotency(a.db, nil)}); err != nil {
+		return err
 	}
+	w.h.inbound, err = webhooks.NewInboundHandler(a.webhooks, &webhooks.InboundHandlerOptions{HTTPOptions: w.web,
+		PerIP: w.cfg.limits.inboundIP, PerProvider: w.cfg.limits.inboundProvider})
+	return err
+}
 
-	inboundHandler, err := webhooks.NewInboundHandler(a.webhooks, &webhooks.InboundHandlerOptions{
-		HTTPOptions: web,
-		PerIP:       cfg.limits.inboundIP,
-		PerProvider: cfg.limits.inboundProvider,
-	})
-	if err != nil {
-		return nil, err
+// wireSignIn: the sign-in pages and the dashboard behind them.
+func (a *app) wireSignIn(w *wiring) error {
+	var err error
+	if w.h.signIn, err = auth.NewWeb(a.tokens, &auth.WebOptions{HTTPOptions: w.web, LogoutPath: "/login", TokenAbilities: knownAbilities}); err != nil {
+		return err
 	}
+	w.h.dashboard, err = newDashboard(w.h.signIn, w.logger)
+	return err
+}
 
-	signIn, err := auth.NewWeb(a.tokens, &auth.WebOptions{
-		HTTPOptions:    groundwork.HTTPOptions{BaseURL: cfg.baseURL, RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, Logger: logger},
-		LogoutPath:     "/login",
-		TokenAbilities: knownAbilities,
-	})
+// wireBookings: the public API with holds, the admin API, the pages,
+// the calendar feeds, events delivered as webhooks and mail.
+func (a *app) wireBookings(w *wiring) error {
+	svc, err := bookings.NewService(bookingssql.New(a.db), &bookings.Options{FeedHost: feedHost(w.cfg.baseURL), Enqueuer: a.queue,
+		Mailer: a.mailer, MailFrom: w.cfg.mailFrom, ManageURL: publicOrigin(w.cfg) + bookings.PagePrefixDefault + "/manage/{token}",
+		SecretKey: deriveKey(w.secretKey, "bookings manage token"), Logger: w.logger})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	dashboard, err := newDashboard(signIn, logger)
-	if err != nil {
-		return nil, err
-	}
-
-	// bookings: the public API with holds, the admin API for bookings,
-	// events delivered as webhooks and a confirmation mail.
-	bookingsSvc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{FeedHost: feedHost(cfg.baseURL), Enqueuer: a.queue,
-		Mailer: a.mailer, MailFrom: cfg.mailFrom, ManageURL: publicOrigin(cfg) + bookings.PagePrefixDefault + "/manage/{token}",
-		SecretKey: deriveKey(secretKey, "bookings manage token"), Logger: logger})
-	if err != nil {
-		return nil, err
-	}
-	if err := bookings.RegisterWorkers(a.queue.Workers(), bookingsSvc); err != nil {
-		return nil, err
+	if err := bookings.RegisterWorkers(a.queue.Workers(), svc); err != nil {
+		return err
 	}
 	a.queue.AddPeriodicJobs(bookings.PeriodicJobs()...)
-	bookingsHandler, err := bookings.NewHandler(bookingsSvc, &bookings.HandlerOptions{
-		HTTPOptions: web,
-		PostLimit:   cfg.limits.bookingsPost,
-		ReadLimit:   cfg.limits.bookingsRead,
-	})
-	if err != nil {
-		return nil, err
+	linkBookings(svc, a.webhooks, w.logger)
+	if w.h.bookings, err = bookings.NewHandler(svc, &bookings.HandlerOptions{HTTPOptions: w.web, PostLimit: w.cfg.limits.bookingsPost,
+		ReadLimit: w.cfg.limits.bookingsRead}); err != nil {
+		return err
 	}
-	bookingsAdmin, err := bookings.NewAdminHandler(bookingsSvc, a.tokens, &bookings.AdminHandlerOptions{HTTPOptions: web, APILimit: cfg.limits.api})
-	if err != nil {
-		return nil, err
+	if w.h.bookingsAdmin, err = bookings.NewAdminHandler(svc, a.tokens, &bookings.AdminHandlerOptions{HTTPOptions: w.web,
+		APILimit: w.cfg.limits.api}); err != nil {
+		return err
 	}
-	linkBookings(bookingsSvc, a.webhooks, logger)
-	bookingPages, err := bookings.NewPageHandler(bookingsSvc, &bookings.PageOptions{
-		HTTPOptions: web,
-		Key:         deriveKey(secretKey, "page flash"),
-		PostLimit:   cfg.limits.bookingsPost,
-	})
-	if err != nil {
-		return nil, err
+	if w.h.bookingPages, err = bookings.NewPageHandler(svc, &bookings.PageOptions{HTTPOptions: w.web, Key: deriveKey(w.secretKey, "page flash"),
+		PostLimit: w.cfg.limits.bookingsPost}); err != nil {
+		return err
 	}
+	w.h.bookingFeeds, err = bookings.NewFeedHandler(svc, &bookings.FeedHandlerOptions{HTTPOptions: w.web})
+	return err
+}
 
-	bookingFeeds, err := bookings.NewFeedHandler(bookingsSvc, &bookings.FeedHandlerOptions{
-		HTTPOptions: web,
-	})
+// wireEmaillist: feeds fed by accepted submissions, their administration
+// (a token with emailmarketing:* or a user with the capability), the
+// public subscribe.
+func (a *app) wireEmaillist(w *wiring) error {
+	lists, err := newEmaillist(w.cfg.emaillist, a.db, a.queue, a.forms, w.logger)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	if w.h.listAdmin, err = emaillist.NewAdminHandler(lists, feedAuthorizer(a.tokens), &emaillist.AdminHandlerOptions{HTTPOptions: w.web}); err != nil {
+		return err
+	}
+	w.h.listSubscribe, err = emaillist.NewSubscribeHandler(lists, &emaillist.SubscribeHandlerOptions{HTTPOptions: w.web,
+		Limit: w.cfg.emaillist.subscribeLimit})
+	return err
+}
 
-	// emaillist: feeds fed by accepted submissions, their administration
-	// (a token with emailmarketing:* or a user with the capability), the
-	// public subscribe.
-	lists, err := newEmaillist(cfg.emaillist, db, a.queue, a.forms, logger)
-	if err != nil {
-		return nil, err
+// wireReporting: the first-party analytics (the server's own pages are
+// counted), Google's sources when configured, the routes, the dashboard
+// for users with view_search_reporting.
+func (a *app) wireReporting(w *wiring) error {
+	var err error
+	if w.h.reports, err = newReporting(w.cfg.reporting, a.db, a.tokens, w.secretKey, w.web); err != nil {
+		return err
 	}
-	listAdmin, err := emaillist.NewAdminHandler(lists, feedAuthorizer(a.tokens), &emaillist.AdminHandlerOptions{HTTPOptions: web})
-	if err != nil {
-		return nil, err
-	}
-	listSubscribe, err := emaillist.NewSubscribeHandler(lists, &emaillist.SubscribeHandlerOptions{
-		HTTPOptions: web,
-		Limit:       cfg.emaillist.subscribeLimit,
-	})
-	if err != nil {
-		return nil, err
-	}
+	a.analytics = w.h.reports.analytics
+	return nil
+}
 
-	// reporting: the first-party analytics (the server's own pages are
-	// counted), Google's sources when configured, the routes, the
-	// dashboard for users with view_search_reporting.
-	reports, err := newReporting(cfg.reporting, db, a.tokens, secretKey, web)
-	if err != nil {
-		return nil, err
-	}
-	a.analytics = reports.analytics
-
+// mount puts every handler on one mux, behind the request log and the
+// panic guard, and lists their routes.
+func (a *app) mount(w *wiring) (http.Handler, []string) {
+	h, cfg, logger := &w.h, w.cfg, w.logger
+	signIn, reports := h.signIn, h.reports
 	mux := http.NewServeMux()
 	mux.Handle("/search-reporting/", signIn.LoadUser(reports.routes))
 	mux.Handle("/analytics-reporting/", signIn.LoadUser(reports.routes))
@@ -304,37 +328,36 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	if reports.oauth != nil {
 		mux.Handle(reportinggoogle.OAuthPrefixDefault+"/", signIn.Protect(signIn.LoadUser(reports.oauth)))
 	}
-	mux.Handle(emaillist.AdminPrefixDefault+"/", signIn.Protect(signIn.LoadUser(listAdmin)))
-	mux.Handle(emaillist.SubscribePrefixDefault+"/", listSubscribe)
-	mux.Handle(bookings.FeedPrefixDefault+"/", bookingFeeds)
-	mux.Handle(bookings.PrefixDefault, bookingsHandler)
-	mux.Handle(bookings.PrefixDefault+"/", bookingsHandler)
-	mux.Handle(bookings.AdminPrefixDefault+"/", bookingsAdmin)
-	mux.Handle(bookings.PagePrefixDefault+"/", trackViews(reports.analytics, bookingPages, cfg, logger))
+	mux.Handle(emaillist.AdminPrefixDefault+"/", signIn.Protect(signIn.LoadUser(h.listAdmin)))
+	mux.Handle(emaillist.SubscribePrefixDefault+"/", h.listSubscribe)
+	mux.Handle(bookings.FeedPrefixDefault+"/", h.bookingFeeds)
+	mux.Handle(bookings.PrefixDefault, h.bookings)
+	mux.Handle(bookings.PrefixDefault+"/", h.bookings)
+	mux.Handle(bookings.AdminPrefixDefault+"/", h.bookingsAdmin)
+	mux.Handle(bookings.PagePrefixDefault+"/", trackViews(reports.analytics, h.bookingPages, cfg, logger))
 	signIn.Mount(mux)
-	mux.Handle("GET /dashboard", signIn.RequireUser(dashboard))
-	mux.Handle(webhooks.PrefixDefault+"/", webhooksHandler)
-	mux.Handle(webhooks.InboundPrefixDefault+"/", inboundHandler)
+	mux.Handle("GET /dashboard", signIn.RequireUser(h.dashboard))
+	mux.Handle(webhooks.PrefixDefault+"/", h.webhooks)
+	mux.Handle(webhooks.InboundPrefixDefault+"/", h.inbound)
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /{$}", index)
-	mux.Handle(auth.PrefixDefault+"/", authHandler)
-	mux.Handle(a11y.PrefixDefault+"/", colorHandler)
-	mux.Handle(forms.PrefixDefault, formsHandler)
-	mux.Handle(forms.PrefixDefault+"/", formsHandler)
-	mux.Handle(forms.PagePrefixDefault+"/", trackViews(reports.analytics, pages, cfg, logger))
-	mux.Handle("/api/v1/a11y/", colorAIHandler)
+	mux.Handle(auth.PrefixDefault+"/", h.auth)
+	mux.Handle(a11y.PrefixDefault+"/", h.color)
+	mux.Handle(forms.PrefixDefault, h.forms)
+	mux.Handle(forms.PrefixDefault+"/", h.forms)
+	mux.Handle(forms.PagePrefixDefault+"/", trackViews(reports.analytics, h.formPages, cfg, logger))
+	mux.Handle("/api/v1/a11y/", h.colorAI)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
 	})
-	a.routes = slices.Concat(authHandler.Routes(), signIn.Routes(), []string{"GET /dashboard"}, colorHandler.Routes(), colorAIHandler.Routes(), formsHandler.Routes(),
-		pages.Routes(), webhooksHandler.Routes(), inboundHandler.Routes(), bookingsHandler.Routes(), bookingsAdmin.Routes(), bookingPages.Routes(),
-		bookingFeeds.Routes(), listAdmin.Routes(), listSubscribe.Routes(), reports.routes.Routes(), reports.collect.Routes(),
+	routes := slices.Concat(h.auth.Routes(), signIn.Routes(), []string{"GET /dashboard"}, h.color.Routes(), h.colorAI.Routes(), h.forms.Routes(),
+		h.formPages.Routes(), h.webhooks.Routes(), h.inbound.Routes(), h.bookings.Routes(), h.bookingsAdmin.Routes(), h.bookingPages.Routes(),
+		h.bookingFeeds.Routes(), h.listAdmin.Routes(), h.listSubscribe.Routes(), reports.routes.Routes(), reports.collect.Routes(),
 		reports.dashboard.Routes())
 	if reports.oauth != nil {
-		a.routes = append(a.routes, reports.oauth.Routes()...)
+		routes = append(routes, reports.oauth.Routes()...)
 	}
-	a.handler = recoverPanics(logRequests(mux, logger, cfg.requestLogEvery), logger)
-	return a, nil
+	return recoverPanics(logRequests(mux, logger, cfg.requestLogEvery), logger), routes
 }
 
 func (a *app) healthz(w http.ResponseWriter, r *http.Request) {
