@@ -185,12 +185,9 @@ func dbCommand(ctx context.Context, fs *flag.FlagSet, args []string, getenv func
 	check func(positional []string) error) (*store.DB, *slog.Logger, string, error) {
 	db := dbFlag(fs, getenv)
 	logger := logFlag(fs, getenv, stderr)
-	positional, err := parseInterspersed(fs, args)
+	positional, err := parseArgs(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, nil, "", err
-		}
-		return nil, nil, "", usageError{err.Error()}
+		return nil, nil, "", err
 	}
 	if err := check(positional); err != nil {
 		return nil, nil, "", err

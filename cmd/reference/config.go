@@ -215,6 +215,16 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseArgs is parseInterspersed for a sub-command: a bad flag is a usage
+// error; --help is flag.ErrHelp as it is.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	positional, err := parseInterspersed(fs, args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return nil, usageError{err.Error()}
+	}
+	return positional, err
+}
+
 // parseServeFlags reads the serve flags over the environment. Its errors
 // are usage errors, but for flag.ErrHelp.
 func parseServeFlags(args []string, getenv func(string) string) (*config, error) {

@@ -52,12 +52,9 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 	default:
 		return usageError{fmt.Sprintf("unknown token sub-command %q: create, list or revoke", sub)}
 	}
-	positional, err := parseInterspersed(fs, args)
+	positional, err := parseArgs(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+		return err
 	}
 
 	now := time.Now()
@@ -93,19 +90,11 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 
-	log, err := logger()
+	svc, done, err := openAuth(ctx, *db, logger)
 	if err != nil {
 		return err
 	}
-	store, err := openDB(ctx, *db, log, nil)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	svc, err := auth.NewService(authsql.New(store), nil)
-	if err != nil {
-		return err
-	}
+	defer done()
 
 	switch sub {
 	case "create":
@@ -202,6 +191,24 @@ func printTokens(w io.Writer, tokens []auth.Token, now time.Time) {
 			when(t.ExpiresAt), when(t.LastUsedAt), t.CreatedAt.UTC().Format(time.RFC3339))
 	}
 	tw.Flush()
+}
+
+// openAuth opens the database at dsn and the auth service on it, for a
+// sub-command; done closes the database.
+func openAuth(ctx context.Context, dsn string, logger func() (*slog.Logger, error)) (svc *auth.Service, done func(), err error) {
+	log, err := logger()
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := openDB(ctx, dsn, log, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if svc, err = auth.NewService(authsql.New(db), nil); err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return svc, func() { db.Close() }, nil
 }
 
 // knownAbilities are the abilities the reference server's routes check:

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/groundwork-go/groundwork/auth"
-	"github.com/groundwork-go/groundwork/auth/authsql"
 )
 
 // stdin is where "user create" and "user password" read the password;
@@ -87,12 +85,9 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 	default:
 		return usageError{fmt.Sprintf("unknown user sub-command %q: %s", sub, subs)}
 	}
-	positional, err := parseInterspersed(fs, args)
+	positional, err := parseArgs(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+		return err
 	}
 	if len(positional) != want {
 		if want == 0 {
@@ -107,19 +102,11 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 		}
 	}
 
-	log, err := logger()
+	svc, done, err := openAuth(ctx, *db, logger)
 	if err != nil {
 		return err
 	}
-	st, err := openDB(ctx, *db, log, nil)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	svc, err := auth.NewService(authsql.New(st), nil)
-	if err != nil {
-		return err
-	}
+	defer done()
 	invalid := func(err error) error {
 		var v *auth.ValidationError
 		if errors.As(err, &v) {

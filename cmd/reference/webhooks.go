@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -245,12 +244,9 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 	default:
 		return usageError{fmt.Sprintf("unknown webhooks sub-command %q: emit, retry, prune, reconcile or session", sub)}
 	}
-	positional, err := parseInterspersed(fs, args)
+	positional, err := parseArgs(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+		return err
 	}
 	switch {
 	case sub == "emit" && len(positional) != 1:
@@ -324,44 +320,58 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 		}
 		fmt.Fprintf(stdout, "Pruned %d finished deliveries and %d inbound webhooks.\n", n, m)
 	case "reconcile":
-		after := time.Duration(*minutes) * time.Minute // -1: the default
-		if *minutes < 0 {
-			after = -1
-		}
-		r, err := svc.Reconcile(ctx, after)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, r.String())
-		for _, f := range r.Failures {
-			fmt.Fprintf(stdout, "  %s\n", f)
-		}
-		if more := r.Errors - len(r.Failures); more > 0 {
-			fmt.Fprintf(stdout, "  ... and %d more\n", more)
-		}
-		if r.Errors > 0 {
-			return fmt.Errorf("%d sessions could not be reconciled; they are tried again on the next run", r.Errors)
-		}
+		return reconcile(ctx, svc, *minutes, stdout)
 	case "session":
-		sessions := webhookssql.NewPaymentSessions(db, nil)
-		if *status {
-			st, err := sessions.Status(ctx, *provider, positional[0])
-			if errors.Is(err, webhooks.ErrNotFound) {
-				return fmt.Errorf("no payment session %s (%s)", positional[0], *provider)
-			} else if err != nil {
-				return err
-			}
-			fmt.Fprintln(stdout, st)
-			return nil
-		}
-		if _, ok := svc.Gateway(*provider); !ok {
-			return usageError{fmt.Sprintf("no gateway for provider %q here, so reconciliation could not settle the session; "+
-				"the reference server has %q when GROUNDWORK_STRIPE_WEBHOOK_SECRET is set", *provider, webhooks.StripeProvider)}
-		}
-		if err := sessions.Add(ctx, *provider, positional[0]); err != nil {
+		return paymentSession(ctx, svc, webhookssql.NewPaymentSessions(db, nil), *provider, positional[0], *status, stdout)
+	}
+	return nil
+}
+
+// reconcile runs one reconciliation of the sessions quiet for minutes (-1
+// for the default) and prints its report.
+func reconcile(ctx context.Context, svc *webhooks.Service, minutes int, stdout io.Writer) error {
+	after := time.Duration(minutes) * time.Minute
+	if minutes < 0 {
+		after = -1
+	}
+	r, err := svc.Reconcile(ctx, after)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, r.String())
+	for _, f := range r.Failures {
+		fmt.Fprintf(stdout, "  %s\n", f)
+	}
+	if more := r.Errors - len(r.Failures); more > 0 {
+		fmt.Fprintf(stdout, "  ... and %d more\n", more)
+	}
+	if r.Errors > 0 {
+		return fmt.Errorf("%d sessions could not be reconciled; they are tried again on the next run", r.Errors)
+	}
+	return nil
+}
+
+// paymentSession records the session ref of provider for reconciliation,
+// or with status prints its status.
+func paymentSession(ctx context.Context, svc *webhooks.Service, sessions *webhookssql.PaymentSessions, provider, ref string, status bool,
+	stdout io.Writer) error {
+	if status {
+		st, err := sessions.Status(ctx, provider, ref)
+		if errors.Is(err, webhooks.ErrNotFound) {
+			return fmt.Errorf("no payment session %s (%s)", ref, provider)
+		} else if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Payment session %s (%s) awaits settlement.\n", positional[0], *provider)
+		fmt.Fprintln(stdout, st)
+		return nil
 	}
+	if _, ok := svc.Gateway(provider); !ok {
+		return usageError{fmt.Sprintf("no gateway for provider %q here, so reconciliation could not settle the session; "+
+			"the reference server has %q when GROUNDWORK_STRIPE_WEBHOOK_SECRET is set", provider, webhooks.StripeProvider)}
+	}
+	if err := sessions.Add(ctx, provider, ref); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Payment session %s (%s) awaits settlement.\n", ref, provider)
 	return nil
 }
