@@ -1,6 +1,8 @@
 package auth_test
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -202,4 +204,31 @@ func TestBrowserForgotResetLoginRemember(t *testing.T) {
 	browsertest.NoViolations(t, fresh, "the tokens page with a new token")
 	browse(t, fresh, chromedp.Navigate(u+"/reports"), chromedp.WaitVisible(chromedp.CSS("h1")))
 	browsertest.NoViolations(t, fresh, "the not-allowed page")
+}
+
+// A host that mounts the pages and nothing else: registering lands on
+// the built-in home page, not on a missing one; axe-core finds nothing.
+func TestBrowserBuiltInHome(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 60*time.Second)
+	svc, err := auth.NewService(newStore(t), &auth.Options{Password: cheap})
+	require.NoError(t, err)
+	signIn, err := auth.NewWeb(svc, nil)
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	signIn.Mount(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	u := srv.URL
+
+	browse(t, ctx, chromedp.Navigate(u+"/dashboard"), chromedp.WaitVisible(chromedp.ID("f-email")))
+	require.Equal(t, u+"/login", location(t, ctx), "a guest is sent to sign in")
+	browse(t, ctx, chromedp.Navigate(u+"/register"), chromedp.WaitVisible(chromedp.ID("f-name")),
+		chromedp.SetValue(chromedp.ID("f-name"), "Ada Lovelace"), chromedp.SetValue(chromedp.ID("f-email"), "ada@example.com"),
+		chromedp.SetValue(chromedp.ID("f-password"), "correct horse"), chromedp.SetValue(chromedp.ID("f-password_confirmation"), "correct horse"))
+	submit(t, ctx, `main button[type=submit]`)
+	require.Equal(t, u+"/dashboard", location(t, ctx))
+	require.Contains(t, bodyText(t, ctx), "Welcome, Ada Lovelace")
+	require.Contains(t, bodyText(t, ctx), "API tokens")
+	browsertest.NoViolations(t, ctx, "the built-in home page")
 }

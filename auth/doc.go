@@ -114,4 +114,13 @@
 // Package authsql keeps users, sessions, remember-me tokens, password
 // resets and tokens in SQLite or Postgres; package authtest holds the
 // conformance suite every [Store] passes.
+//
+// # Setting up the database
+//
+// Migrate the host's database with authsql.Migrations before use:
+// store.Migrate(ctx, db, authsql.Migrations) applies them with the core
+// tables (rate limits, idempotency keys) and River's, and is safe to run
+// at every start and from several instances at once. One rate limiter may
+// be shared by every handler of every domain (each names its own keys);
+// store.NewSQLRateLimiter(db, nil) holds the limits across instances.
 package auth

@@ -49,6 +49,18 @@ func (w *Web) routes() {
 	handle("POST /settings/tokens", user(w.createToken))
 	handle("POST /settings/tokens/{id}/revoke", user(w.revokeToken))
 	handle("GET "+AssetPrefix+"/{file}", w.render.Assets())
+	switch {
+	case w.o.Home != nil:
+		handle("GET "+w.o.HomePath, w.RequireUser(w.o.Home))
+	case w.o.HomePath == HomePathDefault:
+		handle("GET "+w.o.HomePath, user(w.homePage))
+	}
+}
+
+// homePage is the built-in home of a signed-in user (see WebOptions.Home).
+func (w *Web) homePage(rw http.ResponseWriter, r *http.Request) {
+	u, _ := UserFrom(r.Context())
+	w.page(rw, r, http.StatusOK, HomeTemplate, "Home", u)
 }
 
 // formPage is the data of the pages that are one form.

@@ -51,6 +51,7 @@ const (
 	VerifyTemplate         = "auth/verify-email.html"
 	ConfirmTemplate        = "auth/confirm-password.html"
 	TokensTemplate         = "auth/tokens.html"
+	HomeTemplate           = "auth/home.html"
 	LayoutTemplate         = web.LayoutTemplate
 	FieldsTemplate         = web.FieldsTemplate
 	ErrorTemplate          = web.ErrorTemplate
@@ -82,6 +83,13 @@ type WebOptions struct {
 	// page is sent; HomePathDefault when empty. LogoutPath is where
 	// signing out leads; "/" when empty.
 	HomePath, LogoutPath string
+	// Home is the signed-in user's page at HomePath, served by the Web
+	// behind RequireUser. When nil and HomePath is the default, a
+	// built-in home page is served (the user's name, whether their
+	// address is verified, links to their API tokens, and a sign-out
+	// button), so a sign-in never lands on a missing page; with another
+	// HomePath and no Home, the host serves that path itself.
+	Home http.Handler
 	// TokenAbilities are the abilities offered on /settings/tokens (each
 	// only to users whose capabilities cover it); the user's own
 	// capabilities when empty.

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/bookingssql"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -160,4 +161,30 @@ func TestAdminFeedTokens(t *testing.T) {
 	require.Equal(t, 404, code)
 	code, _ = a.call(t, manager, "DELETE", "/providers/999/feed-token", "")
 	require.Equal(t, 404, code)
+}
+
+// A service is free unless it has a price; an explicit is_free wins; a
+// price given later makes it not free.
+func TestFreeFollowsThePrice(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, err := bookings.NewService(bookingssql.New(storetest.Open(t, store.SQLite, bookingssql.Migrations)), nil)
+	require.NoError(t, err)
+	free, err := svc.CreateService(ctx, bookings.ServiceInput{Name: bookings.Given("Chat"), Duration: bookings.Given(15)})
+	require.NoError(t, err)
+	require.True(t, free.IsFree)
+	require.Nil(t, free.Price)
+	paid, err := svc.CreateService(ctx, bookings.ServiceInput{Name: bookings.Given("Cut"), Duration: bookings.Given(45), Price: bookings.Given("25")})
+	require.NoError(t, err)
+	require.False(t, paid.IsFree)
+	told, err := svc.CreateService(ctx, bookings.ServiceInput{Name: bookings.Given("Trial"), Duration: bookings.Given(45), Price: bookings.Given("25"),
+		IsFree: bookings.Given(true)})
+	require.NoError(t, err)
+	require.True(t, told.IsFree)
+	priced, err := svc.UpdateService(ctx, free.Slug, bookings.ServiceInput{Price: bookings.Given("10")})
+	require.NoError(t, err)
+	require.False(t, priced.IsFree)
+	renamed, err := svc.UpdateService(ctx, told.Slug, bookings.ServiceInput{Name: bookings.Given("Trial cut")})
+	require.NoError(t, err)
+	require.True(t, renamed.IsFree, "an update that does not touch the price keeps is_free")
 }

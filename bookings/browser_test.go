@@ -41,6 +41,7 @@ func TestBrowserBookingPage(t *testing.T) {
 	run(chromedp.SetValue(chromedp.ID("f-customer_email"), "grace@example.com"),
 		chromedp.Click(chromedp.CSS(`form[method=post] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(".notice")))
 	require.Contains(t, text(".notice"), "Booked: Consultation consultation, Tuesday 2 June 2026 at 09:30 EDT.")
+	require.NotContains(t, text(".notice"), "on its way", "no mail is promised when none is sent")
 	browsertest.NoViolations(t, ctx, "the booking page after a booking")
 	labels := text("fieldset")
 	require.NotContains(t, labels, "09:30", "the booked time is gone")

@@ -183,8 +183,13 @@ func (s *Service) applyService(ctx context.Context, svc *Offering, in ServiceInp
 			svc.Price = &formatted
 		}
 	}
-	if in.IsFree != nil {
+	switch {
+	case in.IsFree != nil:
 		svc.IsFree = *in.IsFree
+	case creating || in.Price != nil:
+		// Unless told otherwise, a service without a price is free and one
+		// with a price is not, so the two never contradict each other.
+		svc.IsFree = svc.Price == nil
 	}
 	if in.IsActive != nil {
 		svc.IsActive = *in.IsActive

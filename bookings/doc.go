@@ -140,4 +140,13 @@
 // cancelled (actor, reason), completed and no_show after each commit;
 // [Service.OnSlots] and [Service.OnProviders] filter the slot list and the
 // providers tried.
+//
+// # Setting up the database
+//
+// Migrate the host's database with bookingssql.Migrations before use:
+// store.Migrate(ctx, db, bookingssql.Migrations) applies them with the core
+// tables (rate limits, idempotency keys) and River's, and is safe to run
+// at every start and from several instances at once. One rate limiter may
+// be shared by every handler of every domain (each names its own keys);
+// store.NewSQLRateLimiter(db, nil) holds the limits across instances.
 package bookings

@@ -12,6 +12,7 @@ import (
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
 // The slots of one day across the spring-forward change in New York.
@@ -86,4 +87,35 @@ func ExampleETagMatches() {
 	// W/"5d41402a" → true
 	// * → true
 	// "other" → false
+}
+
+// A bookable service in one call: the service, a provider who offers it,
+// and the provider's hours on weekdays. A service given no price is
+// free.
+func ExampleService_SetUp() {
+	ctx := context.Background()
+	db, done := storetest.Temp(bookingssql.Migrations) // your *store.DB, migrated
+	defer done()
+	now := func() time.Time { return time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC) }
+	svc, _ := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: now})
+	consult, sam, err := svc.SetUp(ctx, bookings.Setup{
+		Service:  bookings.ServiceInput{Name: bookings.Given("Consultation"), Duration: bookings.Given(30), TimeZone: bookings.Given("Europe/London")},
+		Provider: bookings.ProviderInput{Name: bookings.Given("Sam"), TimeZone: bookings.Given("Europe/London")},
+		Start:    "09:00", End: "10:00", // Monday to Friday
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(consult.Slug, sam.Name, "free:", consult.IsFree)
+	london, _ := time.LoadLocation("Europe/London")
+	monday := time.Date(2026, 6, 8, 0, 0, 0, 0, london)
+	slots, _ := svc.Slots(ctx, consult, bookings.SlotQuery{From: monday, To: monday.AddDate(0, 0, 1)})
+	for _, s := range slots {
+		fmt.Println(s.Start.In(london).Format("Mon 15:04"))
+	}
+	// Output:
+	// consultation Sam free: true
+	// Mon 09:00
+	// Mon 09:15
+	// Mon 09:30
 }

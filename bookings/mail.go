@@ -271,3 +271,8 @@ func (s *Service) manageLink(args MailArgs) string {
 	}
 	return strings.ReplaceAll(s.o.ManageURL, "{token}", token)
 }
+
+// SendsMail reports whether the service mails customers about their
+// bookings: it has an Enqueuer to queue the mail and a Mailer to send it.
+// The pages promise a confirmation only then.
+func (s *Service) SendsMail() bool { return s.o.Enqueuer != nil && s.o.Mailer != nil }

@@ -366,3 +366,22 @@ func TestMailInTheChangesTransaction(t *testing.T) {
 		require.Zero(t, got.Sequence)
 	})
 }
+
+// A service mails customers only with both a queue and a mailer; the
+// pages promise a confirmation only then.
+func TestSendsMail(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, store.SQLite, bookingssql.Migrations)
+	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true})
+	require.NoError(t, err)
+	outbox := mail.NewOutbox(&mail.OutboxOptions{From: "bookings@example.test"})
+	for _, c := range []struct {
+		o    bookings.Options
+		want bool
+	}{{bookings.Options{}, false}, {bookings.Options{Enqueuer: q}, false}, {bookings.Options{Mailer: outbox}, false},
+		{bookings.Options{Enqueuer: q, Mailer: outbox}, true}} {
+		svc, err := bookings.NewService(bookingssql.New(db), &c.o)
+		require.NoError(t, err)
+		require.Equal(t, c.want, svc.SendsMail(), "%+v", c.o)
+	}
+}

@@ -189,7 +189,7 @@ func (p *PageHandler) cancelManaged(w http.ResponseWriter, r *http.Request) erro
 		return nil
 	}
 	b, _, err := p.svc.CancelManaged(r.Context(), r.PathValue("token"), r.PostFormValue("reason"))
-	return p.manageAnswer(w, r, b, err, func(Booking) string { return "Your booking is cancelled. A confirmation is on its way." })
+	return p.manageAnswer(w, r, b, err, func(Booking) string { return "Your booking is cancelled." + p.confirmation() })
 }
 
 func (p *PageHandler) rescheduleManaged(w http.ResponseWriter, r *http.Request) error {
@@ -202,6 +202,14 @@ func (p *PageHandler) rescheduleManaged(w http.ResponseWriter, r *http.Request) 
 	}
 	b, _, err := p.svc.RescheduleManaged(r.Context(), r.PathValue("token"), start)
 	return p.manageAnswer(w, r, b, err, func(b Booking) string {
-		return "Your booking has moved. A confirmation with the new time is on its way."
+		return "Your booking has moved." + p.confirmation()
 	})
+}
+
+// confirmation is the sentence that promises a mail, when one is sent.
+func (p *PageHandler) confirmation() string {
+	if p.svc.SendsMail() {
+		return " A confirmation is on its way."
+	}
+	return ""
 }

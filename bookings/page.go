@@ -281,8 +281,11 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 	}
 	loc := location(svc.TimeZone)
 	action := p.prefix + "/" + svc.Slug
-	p.render.SetFlash(w, r, action, web.Flash{Kind: "success", Message: fmt.Sprintf("Booked: %s, %s. A confirmation is on its way to %s.",
-		svc.Name, b.Start.In(loc).Format("Monday 2 January 2006 at 15:04 MST"), b.CustomerEmail)})
+	msg := fmt.Sprintf("Booked: %s, %s.", svc.Name, b.Start.In(loc).Format("Monday 2 January 2006 at 15:04 MST"))
+	if p.svc.SendsMail() {
+		msg += fmt.Sprintf(" A confirmation is on its way to %s.", b.CustomerEmail)
+	}
+	p.render.SetFlash(w, r, action, web.Flash{Kind: "success", Message: msg})
 	web.SeeOther(w, r, action+"?date="+DateOf(b.Start.In(loc)).String())
 	return nil
 }

@@ -60,4 +60,13 @@
 // feed of the form is evaluated and mapped, and its job queued in that
 // transaction; a feed that does not send is reported with its reason and
 // never stops the others. Spam never reaches it.
+//
+// # Setting up the database
+//
+// Migrate the host's database with emaillistsql.Migrations before use:
+// store.Migrate(ctx, db, emaillistsql.Migrations) applies them with the core
+// tables (rate limits, idempotency keys) and River's, and is safe to run
+// at every start and from several instances at once. One rate limiter may
+// be shared by every handler of every domain (each names its own keys);
+// store.NewSQLRateLimiter(db, nil) holds the limits across instances.
 package emaillist

@@ -89,4 +89,13 @@
 // would have to lock. Spam is stored (flagged), not dropped. A field's name
 // does not change when its label does. Answers of choice fields are checked
 // against their options. The "html" layout type is shown as text.
+//
+// # Setting up the database
+//
+// Migrate the host's database with formssql.Migrations before use:
+// store.Migrate(ctx, db, formssql.Migrations) applies them with the core
+// tables (rate limits, idempotency keys) and River's, and is safe to run
+// at every start and from several instances at once. One rate limiter may
+// be shared by every handler of every domain (each names its own keys);
+// store.NewSQLRateLimiter(db, nil) holds the limits across instances.
 package forms

@@ -2,12 +2,14 @@ package mail_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"mime/multipart"
 	"net"
@@ -376,4 +378,17 @@ func TestOutbox(t *testing.T) {
 	require.True(t, errors.Is(err, context.DeadlineExceeded))
 	o.Reset()
 	require.Empty(t, o.Messages())
+}
+
+// An outbox made with no options logs each message through slog's
+// default logger: a host that forgets a logger still sees its mail.
+func TestOutboxLogsByDefault(t *testing.T) {
+	var buf bytes.Buffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
+	t.Cleanup(func() { slog.SetDefault(old) })
+	o := mail.NewOutbox(nil)
+	require.NoError(t, o.Send(context.Background(), mail.Message{From: "site@example.com", To: []string{"ada@example.com"},
+		Subject: "Reset", Text: "https://example.com/reset/abc"}))
+	require.Contains(t, buf.String(), "https://example.com/reset/abc")
 }

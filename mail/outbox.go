@@ -6,13 +6,15 @@ import (
 	"sync"
 )
 
-// OutboxOptions configures [NewOutbox]. Nil means no default sender and no
-// logging.
+// OutboxOptions configures [NewOutbox]. Nil means no default sender and
+// logging to slog.Default().
 type OutboxOptions struct {
 	// From is the sender of messages that name none.
 	From string
-	// Logger, when set, gets one info record per message "sent", with
-	// its plain-text body (so links in it can be followed from the log).
+	// Logger gets one info record per message "sent", with its plain-text
+	// body (so links in it can be followed from the log); slog.Default()
+	// when nil, so a message kept in an outbox is never silent. Give a
+	// logger on slog.DiscardHandler to keep quiet.
 	Logger *slog.Logger
 }
 
@@ -31,9 +33,12 @@ var _ Mailer = (*Outbox)(nil)
 
 // NewOutbox returns an empty outbox.
 func NewOutbox(opts *OutboxOptions) *Outbox {
-	o := &Outbox{changed: make(chan struct{})}
+	o := &Outbox{changed: make(chan struct{}), logger: slog.Default()}
 	if opts != nil {
-		o.from, o.logger = opts.From, opts.Logger
+		o.from = opts.From
+		if opts.Logger != nil {
+			o.logger = opts.Logger
+		}
 	}
 	return o
 }
@@ -52,7 +57,7 @@ func (o *Outbox) Send(ctx context.Context, msg Message) error {
 	close(o.changed)
 	o.changed = make(chan struct{})
 	o.mu.Unlock()
-	if o.logger != nil {
+	if o.logger.Enabled(ctx, slog.LevelInfo) {
 		o.logger.InfoContext(ctx, "mail sent to the outbox", "from", msg.From, "to", msg.To, "cc", msg.Cc, "bcc", msg.Bcc, "subject", msg.Subject, "text", msg.Text)
 	}
 	return nil

@@ -48,4 +48,13 @@
 // totals, trends drawn as inline SVG on the server (with a title, a
 // description and the figures in words), tables, and a 7/28/90-day
 // picker, all without JavaScript.
+//
+// # Setting up the database
+//
+// Migrate the host's database with reportingsql.Migrations before use:
+// store.Migrate(ctx, db, reportingsql.Migrations) applies them with the core
+// tables (rate limits, idempotency keys) and River's, and is safe to run
+// at every start and from several instances at once. One rate limiter may
+// be shared by every handler of every domain (each names its own keys);
+// store.NewSQLRateLimiter(db, nil) holds the limits across instances.
 package reporting

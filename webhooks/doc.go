@@ -171,4 +171,13 @@
 // Options.InboundRetention (90 days).
 // [Service.RedactCustomer] removes a deleted customer's personal values from
 // the payloads of the deliveries about them.
+//
+// # Setting up the database
+//
+// Migrate the host's database with webhookssql.Migrations before use:
+// store.Migrate(ctx, db, webhookssql.Migrations) applies them with the core
+// tables (rate limits, idempotency keys) and River's, and is safe to run
+// at every start and from several instances at once. One rate limiter may
+// be shared by every handler of every domain (each names its own keys);
+// store.NewSQLRateLimiter(db, nil) holds the limits across instances.
 package webhooks

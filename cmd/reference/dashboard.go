@@ -38,8 +38,8 @@ type dashboardPage struct {
 }
 
 // newDashboard is GET /dashboard: who you are, and what you may use. Put
-// it behind the sign-in middleware.
-func newDashboard(signIn *auth.Web, logger *slog.Logger) (http.Handler, error) {
+// it behind the sign-in middleware (auth.WebOptions.Home does).
+func newDashboard(logger *slog.Logger) (http.Handler, error) {
 	r, err := web.New(web.Options{Pages: pagesFS, AssetPrefix: auth.AssetPrefix, Logger: logger})
 	if err != nil {
 		return nil, err

@@ -106,7 +106,6 @@ type app struct {
 type handlers struct {
 	auth           *auth.Handler
 	signIn         *auth.Web
-	dashboard      http.Handler
 	color, colorAI *a11y.Handler
 	forms          *forms.Handler
 	formPages      *forms.PageHandler
@@ -245,13 +244,14 @@ func (a *app) wireWebhooks(w *wiring) error {
 	return err
 }
 
-// wireSignIn: the sign-in pages and the dashboard behind them.
+// wireSignIn: the sign-in pages, with the dashboard as the signed-in
+// user's home.
 func (a *app) wireSignIn(w *wiring) error {
-	var err error
-	if w.h.signIn, err = auth.NewWeb(a.tokens, &auth.WebOptions{HTTPOptions: w.web, LogoutPath: "/login", TokenAbilities: knownAbilities}); err != nil {
+	home, err := newDashboard(w.logger)
+	if err != nil {
 		return err
 	}
-	w.h.dashboard, err = newDashboard(w.h.signIn, w.logger)
+	w.h.signIn, err = auth.NewWeb(a.tokens, &auth.WebOptions{HTTPOptions: w.web, LogoutPath: "/login", Home: home, TokenAbilities: knownAbilities})
 	return err
 }
 
@@ -336,7 +336,6 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux.Handle(bookings.AdminPrefixDefault+"/", h.bookingsAdmin)
 	mux.Handle(bookings.PagePrefixDefault+"/", trackViews(reports.analytics, h.bookingPages, cfg, logger))
 	signIn.Mount(mux)
-	mux.Handle("GET /dashboard", signIn.RequireUser(h.dashboard))
 	mux.Handle(webhooks.PrefixDefault+"/", h.webhooks)
 	mux.Handle(webhooks.InboundPrefixDefault+"/", h.inbound)
 	mux.HandleFunc("GET /healthz", a.healthz)
@@ -350,7 +349,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
 	})
-	routes := slices.Concat(h.auth.Routes(), signIn.Routes(), []string{"GET /dashboard"}, h.color.Routes(), h.colorAI.Routes(), h.forms.Routes(),
+	routes := slices.Concat(h.auth.Routes(), signIn.Routes(), h.color.Routes(), h.colorAI.Routes(), h.forms.Routes(),
 		h.formPages.Routes(), h.webhooks.Routes(), h.inbound.Routes(), h.bookings.Routes(), h.bookingsAdmin.Routes(), h.bookingPages.Routes(),
 		h.bookingFeeds.Routes(), h.listAdmin.Routes(), h.listSubscribe.Routes(), reports.routes.Routes(), reports.collect.Routes(),
 		reports.dashboard.Routes())
