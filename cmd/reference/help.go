@@ -132,22 +132,90 @@ func abilityHelp() string {
 	return b.String()
 }
 
-// printHelp prints everything: every command, every flag and variable,
-// every endpoint.
+// printHelp prints everything, grouped: the commands (their usage lines;
+// "reference help COMMAND" has each one's flags), the server's flags, the
+// settings by domain, the endpoints by domain.
 func printHelp(w io.Writer) {
 	fmt.Fprint(w, "reference: the groundwork reference server, every domain wired together.\n\nUsage:\n")
+	fmt.Fprint(w, "  reference help [COMMAND]          this text, or one command's with its flags\n")
 	for _, c := range commandHelp {
-		fmt.Fprint(w, c.text)
+		text, _, _ := strings.Cut(c.text, "\n\n") // the usage lines; a flags block follows a blank line
+		fmt.Fprintf(w, "\n%s:\n%s\n", c.group, strings.TrimSuffix(text, "\n"))
 	}
-	fmt.Fprint(w, "  reference help [COMMAND]          this text, or one command's\n")
-	fmt.Fprint(w, serveFlags, databaseFlags, "\nEvery flag has a variable; flags win:\n")
-	for _, v := range envVars {
-		fmt.Fprintf(w, "  %-28s %s\n", v.name, v.help)
+	fmt.Fprint(w, serveFlags, databaseFlags, "\nSettings, by domain (every serve flag has a variable; flags win):\n")
+	for _, g := range settingGroups() {
+		fmt.Fprintf(w, "%s:\n", g.name)
+		for _, v := range g.vars {
+			if len(v.name) > 28 {
+				fmt.Fprintf(w, "  %s\n  %-28s %s\n", v.name, "", v.help)
+			} else {
+				fmt.Fprintf(w, "  %-28s %s\n", v.name, v.help)
+			}
+		}
 	}
-	fmt.Fprint(w, "\nEndpoints (abilities: see token create):\n")
+	fmt.Fprint(w, "\nEndpoints, by domain (the abilities they need: reference help token):\n")
+	last := ""
 	for _, e := range endpoints() {
+		if area := endpointArea(e); area != last {
+			fmt.Fprintf(w, "%s:\n", area)
+			last = area
+		}
 		fmt.Fprintf(w, "  %s\n", e)
 	}
+}
+
+// settingGroup is the variables of one domain.
+type settingGroup struct {
+	name string
+	vars []struct{ name, help string }
+}
+
+// settingGroups sorts envVars by the domain their names begin with; the
+// rest are the server's.
+func settingGroups() []settingGroup {
+	domains := []struct{ name, prefix string }{{"mail", "GROUNDWORK_SMTP_"}, {"mail", "GROUNDWORK_MAIL_"}, {"mail", "GROUNDWORK_ADMIN_EMAIL"},
+		{"a11y (AI reviews)", "GROUNDWORK_AI_"}, {"webhooks", "GROUNDWORK_WEBHOOKS_"}, {"webhooks", "GROUNDWORK_STRIPE_"},
+		{"webhooks", "GROUNDWORK_INBOUND_"}, {"forms", "GROUNDWORK_FORM"}, {"bookings", "GROUNDWORK_BOOKINGS_"},
+		{"email lists", "GROUNDWORK_EMAILLIST_"}, {"reporting", "GROUNDWORK_GSC_"}, {"reporting", "GROUNDWORK_GA4_"},
+		{"reporting", "GROUNDWORK_GOOGLE_"}}
+	groups := []settingGroup{{name: "server"}}
+	index := map[string]int{"server": 0}
+	for _, v := range envVars {
+		name := "server"
+		for _, d := range domains {
+			if strings.HasPrefix(v.name, d.prefix) {
+				name = d.name
+				break
+			}
+		}
+		i, ok := index[name]
+		if !ok {
+			i, index[name] = len(groups), len(groups)
+			groups = append(groups, settingGroup{name: name})
+		}
+		groups[i].vars = append(groups[i].vars, v)
+	}
+	return groups
+}
+
+// endpointAreas name the domain of each path prefix, first match wins.
+var endpointAreas = []struct{ prefix, area string }{
+	{"/api/v1/auth", "auth: tokens"}, {"/api/a11y", "a11y"}, {"/api/v1/a11y", "a11y"}, {"/api/v1/forms", "forms"}, {"/forms", "forms"},
+	{"/api/ecommerce", "webhooks"}, {"/ecommerce", "webhooks"}, {"/api/bookings", "bookings"}, {"/bookings", "bookings"},
+	{"/admin/emailmarketing", "email lists"}, {"/emailmarketing", "email lists"}, {"/search-reporting", "reporting"},
+	{"/analytics", "reporting"}, {"/reporting", "reporting"}, {"/google", "reporting"}, {"/healthz", "server"}, {"/ ", "server"},
+}
+
+// endpointArea is the domain an endpoint belongs to; the sign-in pages
+// are the rest.
+func endpointArea(e string) string {
+	_, path, _ := strings.Cut(e, " ")
+	for _, a := range endpointAreas {
+		if strings.HasPrefix(path+" ", a.prefix) {
+			return a.area
+		}
+	}
+	return "auth: sign-in pages"
 }
 
 // printCommandHelp prints one command group's usage and flags.

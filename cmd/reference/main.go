@@ -44,7 +44,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch {
 	case cmd == "help" && len(rest) > 0:
 		if !slices.ContainsFunc(commandHelp, func(c struct{ group, text string }) bool { return c.group == rest[0] }) {
-			return exitCode(usageError{fmt.Sprintf("no command %q: serve, token, user, bookings, webhooks, emaillist, analytics or a11y", rest[0])}, stderr)
+			return exitCode(usageError{fmt.Sprintf("no command %q: serve, token, user, bookings, webhooks, emaillist, analytics or a11y", rest[0])}, stderr, "help")
 		}
 		printCommandHelp(stdout, rest[0])
 		return 0
@@ -80,7 +80,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		printHelp(stdout)
 		return 0
 	}
-	return exitCode(err, stderr)
+	return exitCode(err, stderr, cmd)
 }
 
 // usageError marks a mistake in the command line.
@@ -88,13 +88,19 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-func exitCode(err error, stderr io.Writer) int {
+// exitCode reports err on stderr and returns the exit status; a usage
+// error points at the help of cmd, the command it came from.
+func exitCode(err error, stderr io.Writer, cmd string) int {
 	var usage usageError
+	help := "reference --help"
+	if cmd != "serve" && cmd != "help" {
+		help = "reference " + cmd + " --help"
+	}
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &usage):
-		fmt.Fprintf(stderr, "reference: %s\nRun 'reference --help' for usage.\n", usage.msg)
+		fmt.Fprintf(stderr, "reference: %s\nRun '%s' for usage.\n", usage.msg, help)
 		return 2
 	default:
 		fmt.Fprintln(stderr, "reference:", err)

@@ -122,7 +122,11 @@ func TestUsageErrors(t *testing.T) {
 	} {
 		code, _, stderr := runCmd(t, db, args...)
 		require.Equal(t, 2, code, "%v: %s", args, stderr)
-		require.Contains(t, stderr, "reference --help", args)
+		help := "'reference --help'"
+		if args[0] == "token" {
+			help = "'reference token --help'" // a sub-command's mistake points at its own help
+		}
+		require.Contains(t, stderr, help, args)
 	}
 	code, _, stderr := runCmd(t, env{"GROUNDWORK_SHUTDOWN_TIMEOUT": "later"}, "--addr", "127.0.0.1:0")
 	require.Equal(t, 2, code, stderr)

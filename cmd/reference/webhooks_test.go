@@ -85,7 +85,7 @@ func TestWebhooksCommandUsage(t *testing.T) {
 		{"webhooks", "emit", "order.placed", "--data", "[1]"}, {"webhooks", "emit", "Not An Event"}, {"webhooks", "retry", "now"}} {
 		code, _, stderr := runCmd(t, e, args...)
 		require.Equal(t, 2, code, "%v: %s", args, stderr)
-		require.Contains(t, stderr, "reference --help")
+		require.Contains(t, stderr, "reference webhooks --help")
 	}
 	code, out, stderr := runCmd(t, e, "webhooks", "emit", "order.placed")
 	require.Equal(t, 0, code, stderr)
