@@ -39,7 +39,20 @@
 // everything) connects them: every domain that takes bearer tokens takes
 // this package's [TokenVerifier] (and, to decide abilities itself, an
 // [Authorizer]), which auth's token service satisfies; a domain fires
-// hooks and events, and the host passes them on. Every domain stores its data through
+// hooks and events, and the host passes them on. Three domains behind one
+// verifier, with no options (see Example_threeDomainsOneVerifier):
+//
+//	tokens, _ := auth.NewService(authsql.New(db), nil)
+//	whoami, _ := auth.NewHandler(tokens, nil)
+//	subscriptions, _ := webhooks.NewHandler(hooks, tokens, nil)
+//	admin, _ := bookings.NewAdminHandler(desk, tokens, nil)
+//	mux.Handle(auth.PrefixDefault+"/", whoami)
+//	mux.Handle(webhooks.PrefixDefault+"/", subscriptions)
+//	mux.Handle(bookings.AdminPrefixDefault+"/", admin)
+//
+// Every handler's options embed [HTTPOptions] (the logger, the rate
+// limiter, the trusted proxies, the base URL), so a host fills one and
+// hands it to each. Every domain stores its data through
 // a Store interface with a SQL implementation for SQLite and Postgres, and
 // queues its background work on one River queue in the same database, so
 // a job is inserted in the transaction that caused it.

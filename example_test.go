@@ -1,11 +1,21 @@
 package groundwork_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/webhooks"
+	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
 )
 
 // A service answers bad input with a *ValidationError; a caller finds it
@@ -33,4 +43,37 @@ func ExamplePageRequest() {
 	p := groundwork.PageRequest{Page: 3, PerPage: groundwork.PerPageDefault}
 	fmt.Println(p.Offset())
 	// Output: 30
+}
+
+// A host mounts three domains on its own mux and database, with one
+// TokenVerifier (auth's token service) and no options: each handler
+// answers under its default prefix, and one token opens all three.
+func Example_threeDomainsOneVerifier() {
+	ctx := context.Background()
+	db, done := storetest.Temp(authsql.Migrations, webhookssql.Migrations, bookingssql.Migrations) // your *store.DB, migrated
+	defer done()
+	tokens, _ := auth.NewService(authsql.New(db), nil)
+	hooks, _ := webhooks.NewService(webhookssql.New(db), &webhooks.Options{SecretKey: webhooks.GenerateSecretKey()})
+	desk, _ := bookings.NewService(bookingssql.New(db), nil)
+
+	whoami, _ := auth.NewHandler(tokens, nil)
+	subscriptions, _ := webhooks.NewHandler(hooks, tokens, nil)
+	admin, _ := bookings.NewAdminHandler(desk, tokens, nil)
+	mux := http.NewServeMux()
+	mux.Handle(auth.PrefixDefault+"/", whoami)
+	mux.Handle(webhooks.PrefixDefault+"/", subscriptions)
+	mux.Handle(bookings.AdminPrefixDefault+"/", admin)
+
+	token, _, _ := tokens.CreateToken(ctx, auth.NewToken{Name: "ops", Abilities: []string{"webhookSubscription.*", "bookings:*"}})
+	for _, path := range []string{"/api/v1/auth/token", "/api/ecommerce/v1/admin/webhook-subscriptions", "/api/bookings/admin/bookings"} {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("Authorization", "Bearer "+token)
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, r)
+		fmt.Println(w.Code, path)
+	}
+	// Output:
+	// 200 /api/v1/auth/token
+	// 200 /api/ecommerce/v1/admin/webhook-subscriptions
+	// 200 /api/bookings/admin/bookings
 }
