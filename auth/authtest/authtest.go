@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 )
 
 // ctx is the context of every store call of the suite.
@@ -25,19 +26,14 @@ var (
 // RunStoreTests checks newStore's stores against the auth.Store contract.
 // Each subtest gets a fresh store.
 func RunStoreTests(t *testing.T, newStore func(t *testing.T) auth.Store) {
-	for _, area := range []struct {
-		name string
-		run  func(*testing.T, func(*testing.T) auth.Store)
-	}{
-		{"CreateAndRead", exerciseCreateAndRead},
-		{"NotFound", exerciseNotFound},
-		{"ListInIDOrder", exerciseListInIDOrder},
-		{"RevokeKeepsFirstTime", exerciseRevokeKeepsFirstTime},
-		{"TouchNeverGoesBack", exerciseTouchNeverGoesBack},
-		{"ReturnedValuesAreCopies", exerciseReturnedValuesAreCopies},
-	} {
-		t.Run(area.name, func(t *testing.T) { area.run(t, newStore) })
-	}
+	testkit.RunAreas(t, newStore, []testkit.Area[auth.Store]{
+		{Name: "CreateAndRead", Run: exerciseCreateAndRead},
+		{Name: "NotFound", Run: exerciseNotFound},
+		{Name: "ListInIDOrder", Run: exerciseListInIDOrder},
+		{Name: "RevokeKeepsFirstTime", Run: exerciseRevokeKeepsFirstTime},
+		{Name: "TouchNeverGoesBack", Run: exerciseTouchNeverGoesBack},
+		{Name: "ReturnedValuesAreCopies", Run: exerciseReturnedValuesAreCopies},
+	})
 	runUserTests(t, newStore)
 }
 

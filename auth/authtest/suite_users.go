@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 )
 
 // newUser stores a user named Ada with email.
@@ -21,19 +22,14 @@ func newUser(t *testing.T, s auth.Store, email string) auth.User {
 // runUserTests is the half of the suite about users, sessions, remember-me
 // tokens and password resets, and tokens that belong to users.
 func runUserTests(t *testing.T, newStore func(t *testing.T) auth.Store) {
-	for _, area := range []struct {
-		name string
-		run  func(*testing.T, func(*testing.T) auth.Store)
-	}{
-		{"Users", exerciseUsers},
-		{"TokensOfUsers", exerciseTokensOfUsers},
-		{"Sessions", exerciseSessions},
-		{"RememberTokensServeOnce", exerciseRememberTokensServeOnce},
-		{"PasswordResetsServeOnce", exercisePasswordResetsServeOnce},
-		{"Prune", exercisePrune},
-	} {
-		t.Run(area.name, func(t *testing.T) { area.run(t, newStore) })
-	}
+	testkit.RunAreas(t, newStore, []testkit.Area[auth.Store]{
+		{Name: "Users", Run: exerciseUsers},
+		{Name: "TokensOfUsers", Run: exerciseTokensOfUsers},
+		{Name: "Sessions", Run: exerciseSessions},
+		{Name: "RememberTokensServeOnce", Run: exerciseRememberTokensServeOnce},
+		{Name: "PasswordResetsServeOnce", Run: exercisePasswordResetsServeOnce},
+		{Name: "Prune", Run: exercisePrune},
+	})
 }
 
 // exerciseUsers is the Users part of runUserTests.

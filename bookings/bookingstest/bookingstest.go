@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 )
 
 // ctx is the context of every store call of the suite.
@@ -56,21 +57,16 @@ func reserve(t *testing.T, s bookings.Store, serviceID, providerID int64, start 
 // RunStoreTests checks newStore's stores against the bookings.Store
 // contract. Each subtest gets a fresh store.
 func RunStoreTests(t *testing.T, newStore func(t *testing.T) bookings.Store) {
-	for _, area := range []struct {
-		name string
-		run  func(*testing.T, func(*testing.T) bookings.Store)
-	}{
-		{"Services", exerciseServices},
-		{"ProvidersAndOffers", exerciseProvidersAndOffers},
-		{"Calendar", exerciseCalendar},
-		{"Reserve", exerciseReserve},
-		{"HoldsAndSeats", exerciseHoldsAndSeats},
-		{"UpdatesListsAndDeletes", exerciseUpdatesListsAndDeletes},
-		{"FeedsAndSequence", exerciseFeedsAndSequence},
-		{"NotificationsAndHousekeeping", exerciseNotificationsAndHousekeeping},
-	} {
-		t.Run(area.name, func(t *testing.T) { area.run(t, newStore) })
-	}
+	testkit.RunAreas(t, newStore, []testkit.Area[bookings.Store]{
+		{Name: "Services", Run: exerciseServices},
+		{Name: "ProvidersAndOffers", Run: exerciseProvidersAndOffers},
+		{Name: "Calendar", Run: exerciseCalendar},
+		{Name: "Reserve", Run: exerciseReserve},
+		{Name: "HoldsAndSeats", Run: exerciseHoldsAndSeats},
+		{Name: "UpdatesListsAndDeletes", Run: exerciseUpdatesListsAndDeletes},
+		{Name: "FeedsAndSequence", Run: exerciseFeedsAndSequence},
+		{Name: "NotificationsAndHousekeeping", Run: exerciseNotificationsAndHousekeeping},
+	})
 }
 
 // exerciseServices is the Services part of RunStoreTests.

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 )
 
 // ctx is the context of every store call of the suite.
@@ -60,26 +61,21 @@ func newSubmission(t *testing.T, s forms.Store, formID int64, d time.Duration, r
 // RunStoreTests checks newStore's stores against the forms.Store
 // contract. Each subtest gets a fresh store.
 func RunStoreTests(t *testing.T, newStore func(t *testing.T) forms.Store) {
-	for _, area := range []struct {
-		name string
-		run  func(*testing.T, func(*testing.T) forms.Store)
-	}{
-		{"Forms", exerciseForms},
-		{"ListFormsAndCounts", exerciseListFormsAndCounts},
-		{"SlugsLike", exerciseSlugsLike},
-		{"Fields", exerciseFields},
-		{"Steps", exerciseSteps},
-		{"Versions", exerciseVersions},
-		{"SubmissionsWithoutUploads", exerciseSubmissionsWithoutUploads},
-		{"Submissions", exerciseSubmissions},
-		{"ListFilterFlagDelete", exerciseListFilterFlagDelete},
-		{"EachSubmissionInBatches", exerciseEachSubmissionInBatches},
-		{"DeleteFormCascades", exerciseDeleteFormCascades},
-		{"DeleteSubmissionsReturnsUploadKeys", exerciseDeleteSubmissionsReturnsUploadKeys},
-		{"Notifications", exerciseNotifications},
-	} {
-		t.Run(area.name, func(t *testing.T) { area.run(t, newStore) })
-	}
+	testkit.RunAreas(t, newStore, []testkit.Area[forms.Store]{
+		{Name: "Forms", Run: exerciseForms},
+		{Name: "ListFormsAndCounts", Run: exerciseListFormsAndCounts},
+		{Name: "SlugsLike", Run: exerciseSlugsLike},
+		{Name: "Fields", Run: exerciseFields},
+		{Name: "Steps", Run: exerciseSteps},
+		{Name: "Versions", Run: exerciseVersions},
+		{Name: "SubmissionsWithoutUploads", Run: exerciseSubmissionsWithoutUploads},
+		{Name: "Submissions", Run: exerciseSubmissions},
+		{Name: "ListFilterFlagDelete", Run: exerciseListFilterFlagDelete},
+		{Name: "EachSubmissionInBatches", Run: exerciseEachSubmissionInBatches},
+		{Name: "DeleteFormCascades", Run: exerciseDeleteFormCascades},
+		{Name: "DeleteSubmissionsReturnsUploadKeys", Run: exerciseDeleteSubmissionsReturnsUploadKeys},
+		{Name: "Notifications", Run: exerciseNotifications},
+	})
 }
 
 // exerciseForms is the Forms part of RunStoreTests.

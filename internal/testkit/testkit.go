@@ -5,6 +5,7 @@ package testkit
 import (
 	"context"
 	"sync/atomic"
+	"testing"
 	"time"
 )
 
@@ -39,4 +40,18 @@ func (tk Tokens) VerifyToken(_ context.Context, token string) (string, []string,
 		return "token:" + token, abilities, nil
 	}
 	return "", nil, nil
+}
+
+// Area is one part of a store's conformance suite: a name for t.Run and
+// the function that exercises it on fresh stores.
+type Area[S any] struct {
+	Name string
+	Run  func(t *testing.T, newStore func(t *testing.T) S)
+}
+
+// RunAreas runs each area as a subtest of t, with newStore.
+func RunAreas[S any](t *testing.T, newStore func(t *testing.T) S, areas []Area[S]) {
+	for _, a := range areas {
+		t.Run(a.Name, func(t *testing.T) { a.Run(t, newStore) })
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
 
@@ -57,23 +58,18 @@ func create(t *testing.T, s webhooks.Store, ds ...webhooks.Delivery) []webhooks.
 // RunStoreTests runs the conformance suite against the stores newStore
 // returns (a fresh, empty one per call).
 func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
-	for _, area := range []struct {
-		name string
-		run  func(*testing.T, func(*testing.T) webhooks.Store)
-	}{
-		{"Subscriptions", exerciseSubscriptions},
-		{"Fanout", exerciseFanout},
-		{"Deliveries", exerciseDeliveries},
-		{"ClaimAndFinish", exerciseClaimAndFinish},
-		{"FinishDelivered", exerciseFinishDelivered},
-		{"ClaimDue", exerciseClaimDue},
-		{"RequeueParked", exerciseRequeueParked},
-		{"Prune", exercisePrune},
-		{"Inbound", exerciseInbound},
-		{"Redact", exerciseRedact},
-	} {
-		t.Run(area.name, func(t *testing.T) { area.run(t, newStore) })
-	}
+	testkit.RunAreas(t, newStore, []testkit.Area[webhooks.Store]{
+		{Name: "Subscriptions", Run: exerciseSubscriptions},
+		{Name: "Fanout", Run: exerciseFanout},
+		{Name: "Deliveries", Run: exerciseDeliveries},
+		{Name: "ClaimAndFinish", Run: exerciseClaimAndFinish},
+		{Name: "FinishDelivered", Run: exerciseFinishDelivered},
+		{Name: "ClaimDue", Run: exerciseClaimDue},
+		{Name: "RequeueParked", Run: exerciseRequeueParked},
+		{Name: "Prune", Run: exercisePrune},
+		{Name: "Inbound", Run: exerciseInbound},
+		{Name: "Redact", Run: exerciseRedact},
+	})
 }
 
 // exerciseSubscriptions is the Subscriptions part of RunStoreTests.
