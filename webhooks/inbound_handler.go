@@ -95,7 +95,7 @@ func NewInboundHandler(svc *Service, opts *InboundHandlerOptions) (*InboundHandl
 	}
 	h := &InboundHandler{svc: svc, opts: o, base: b, logger: b.Logger,
 		perIP: throttle("webhooks-inbound-ip", o.PerIP, PerIPDefault), perProvider: throttle("webhooks-inbound-provider", o.PerProvider, PerProviderDefault)}
-	b.Handle("/{provider}", api.Methods{http.MethodPost: h.receive})
+	b.Handle("/{provider}", api.Methods{http.MethodPost: b.Func(h.receive)})
 	return h, nil
 }
 
@@ -119,49 +119,54 @@ type receivedBody struct {
 	Duplicate bool   `json:"duplicate,omitempty"`
 }
 
-// allow counts a hit on key against t (nil: no limit); over the limit
-// it answers 429. err is the limiter's failure, for a 503.
-func allow(w http.ResponseWriter, r *http.Request, t *api.Throttle, key string) (bool, error) {
+// inboundError is an inbound answer in its {"code", "message"} envelope;
+// cause is for the log.
+func inboundError(status int, code, msg string, cause error) *api.Error {
+	return &api.Error{Status: status, Message: msg, Body: coded{Code: code, Message: msg}, Err: cause}
+}
+
+// errTooManyWebhooks answers a client over an allowance.
+var errTooManyWebhooks = inboundError(http.StatusTooManyRequests, "rate_limited", "Too many webhooks; try again later.", nil)
+
+// allow counts a hit on key against t (nil: no limit): nil when allowed,
+// errTooManyWebhooks over the limit (the rate-limit headers set), a 503
+// when the limiter fails.
+func allow(w http.ResponseWriter, r *http.Request, t *api.Throttle, key string) error {
 	if t == nil {
-		return true, nil
+		return nil
 	}
 	ok, err := t.Hit(w, r, key)
-	if err == nil && !ok {
-		api.WriteJSON(w, http.StatusTooManyRequests, coded{Code: "rate_limited", Message: "Too many webhooks; try again later."})
+	switch {
+	case err != nil:
+		return inboundError(http.StatusServiceUnavailable, "unavailable", api.MsgUnavailable, err)
+	case !ok:
+		return errTooManyWebhooks
 	}
-	return ok, err
+	return nil
 }
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
-func (h *InboundHandler) receive(w http.ResponseWriter, r *http.Request) {
+func (h *InboundHandler) receive(w http.ResponseWriter, r *http.Request) error {
 	provider := r.PathValue("provider")
-	ip := api.ClientIPString(r, h.opts.TrustedProxies)
-	if ok, err := allow(w, r, h.perIP, ip); err != nil {
-		unavailable(w)
-		return
-	} else if !ok {
-		return
+	if err := allow(w, r, h.perIP, api.ClientIPString(r, h.opts.TrustedProxies)); err != nil {
+		return err
 	}
 	if _, ok := h.svc.Gateway(provider); !ok {
-		api.WriteJSON(w, http.StatusNotFound, coded{Code: "gateway_not_registered",
-			Message: fmt.Sprintf("Payment gateway %q is not registered.", provider)})
-		return
+		return inboundError(http.StatusNotFound, "gateway_not_registered", fmt.Sprintf("Payment gateway %q is not registered.", provider), nil)
 	}
-	tooLarge := coded{Code: "payload_too_large", Message: fmt.Sprintf("The webhook must not be larger than %d bytes.", h.opts.MaxBytes)}
+	tooLarge := inboundError(http.StatusRequestEntityTooLarge, "payload_too_large",
+		fmt.Sprintf("The webhook must not be larger than %d bytes.", h.opts.MaxBytes), nil)
 	if r.ContentLength > h.opts.MaxBytes {
-		api.WriteJSON(w, http.StatusRequestEntityTooLarge, tooLarge)
-		return
+		return tooLarge
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBytes))
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		api.WriteJSON(w, http.StatusRequestEntityTooLarge, tooLarge)
-		return
+		return tooLarge
 	}
 	if err != nil {
-		api.WriteJSON(w, http.StatusBadRequest, coded{Code: "unreadable_body", Message: "The webhook body could not be read."})
-		return
+		return inboundError(http.StatusBadRequest, "unreadable_body", "The webhook body could not be read.", err)
 	}
 	correlation := r.Header.Get("X-Request-Id")
 	if !requestIDPattern.MatchString(correlation) {
@@ -171,31 +176,26 @@ func (h *InboundHandler) receive(w http.ResponseWriter, r *http.Request) {
 			correlation = uuid.NewString()
 		}
 	}
-	var limiterErr error
+	// The provider's allowance is counted once the webhook is verified;
+	// its refusal (429, or 503 when the limiter fails) is the answer.
+	var refused error
 	allowProvider := func() (bool, error) {
-		ok, err := allow(w, r, h.perProvider, provider)
-		limiterErr = err
-		return ok, err
+		refused = allow(w, r, h.perProvider, provider)
+		if refused == errTooManyWebhooks {
+			return false, nil
+		}
+		return refused == nil, refused
 	}
 	res, err := h.svc.ReceiveWebhook(r.Context(), provider, r.Header, body, correlation, allowProvider)
 	switch {
-	case limiterErr != nil:
-		unavailable(w)
+	case refused != nil:
+		return refused
 	case err != nil:
-		h.logger.ErrorContext(r.Context(), "webhooks: inbound", "provider", provider, "error", err)
-		api.WriteJSON(w, http.StatusInternalServerError, coded{Code: "webhook_failed",
-			Message: "The webhook could not be handled; send it again."})
+		return inboundError(http.StatusInternalServerError, "webhook_failed", "The webhook could not be handled; send it again.",
+			fmt.Errorf("webhooks: inbound %s: %w", provider, err))
 	case res.Status == http.StatusBadRequest:
-		api.WriteJSON(w, http.StatusBadRequest, coded{Code: res.Refusal.Code, Message: res.Refusal.Message})
-	case res.Status == http.StatusTooManyRequests:
-		// hit wrote the answer.
-	default:
-		api.WriteJSON(w, http.StatusOK, receivedBody{Received: true, EventID: res.Event.ID, Type: res.Event.Type, Duplicate: res.Duplicate})
+		return inboundError(http.StatusBadRequest, res.Refusal.Code, res.Refusal.Message, nil)
 	}
-}
-
-// unavailable answers a request whose allowance could not be checked
-// (the throttle logged why).
-func unavailable(w http.ResponseWriter) {
-	api.WriteJSON(w, http.StatusServiceUnavailable, coded{Code: "unavailable", Message: api.MsgUnavailable})
+	api.WriteJSON(w, http.StatusOK, receivedBody{Received: true, EventID: res.Event.ID, Type: res.Event.Type, Duplicate: res.Duplicate})
+	return nil
 }
