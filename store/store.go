@@ -222,7 +222,10 @@ var (
 	_ Querier = (*sqlx.Tx)(nil)
 )
 
-// InTx runs fn in a transaction on the write pool. It commits when fn
+// InTx runs fn in a transaction on the write pool. fn gets the sqlx
+// wrapper that SQL code reads rows with; its Tx field is the *sql.Tx that
+// every domain contract (hooks, ...Tx methods, Enqueuer.EnqueueTx) takes,
+// so there is one transaction type across the domains. It commits when fn
 // returns nil and rolls back when fn returns an error or panics (the panic
 // then continues). Errors come back through [MapError], so a unique
 // violation at commit is [ErrConflict] too.

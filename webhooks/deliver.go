@@ -184,7 +184,12 @@ func (s *Service) dispatch(ctx context.Context, tx *sql.Tx, event any) (Fanout, 
 	if !looped {
 		then = func(ctx context.Context, tx *sql.Tx, ds []Delivery) error { return s.enqueue(ctx, tx, ids(ds), claim) }
 	}
-	ds, err := s.store.CreateFanout(ctx, tx, tmpl, then)
+	var ds []Delivery
+	if tx == nil {
+		ds, err = s.store.CreateFanout(ctx, tmpl, then)
+	} else if ds, err = s.store.CreateFanoutTx(ctx, tx, tmpl); err == nil && then != nil {
+		err = then(ctx, tx, ds)
+	}
 	if err != nil {
 		return f, fmt.Errorf("webhooks: dispatch %s: %w", env.Event, err)
 	}

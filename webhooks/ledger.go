@@ -57,7 +57,7 @@ func (s *Service) Replay(ctx context.Context, subscriptionID, deliveryID int64) 
 		Payload: old.Payload, PayloadHash: old.PayloadHash, OrderID: old.OrderID, CustomerID: old.CustomerID,
 		RequestID: requestID, CreatedAt: now, UpdatedAt: now}
 	ds := []Delivery{d}
-	if err := s.store.CreateDeliveries(ctx, nil, ds, func(ctx context.Context, tx *sql.Tx) error {
+	if err := s.store.CreateDeliveries(ctx, ds, func(ctx context.Context, tx *sql.Tx) error {
 		return s.enqueue(ctx, tx, ids(ds), claim)
 	}); err != nil {
 		return nil, wrap("replay", err)

@@ -31,16 +31,17 @@ type Store interface {
 	// SubscriptionID are ignored) for every active subscription that
 	// listens to tmpl.Event (its events hold the event or "*"), as one
 	// statement, and returns them with their IDs, ordered by subscription.
-	// With tx nil and then nil it needs no transaction; then (when not
-	// nil) runs in the same transaction before it commits; with tx not
-	// nil everything happens in tx, which the caller commits.
-	CreateFanout(ctx context.Context, tx *sql.Tx, tmpl Delivery, then func(context.Context, *sql.Tx, []Delivery) error) ([]Delivery, error)
+	// then (when not nil) runs in the store's transaction before it
+	// commits, and its error undoes the fan-out; without then no
+	// transaction is needed.
+	CreateFanout(ctx context.Context, tmpl Delivery, then func(context.Context, *sql.Tx, []Delivery) error) ([]Delivery, error)
+	// CreateFanoutTx is CreateFanout inside the caller's transaction tx,
+	// which the caller commits (or rolls back, and nothing is stored).
+	CreateFanoutTx(ctx context.Context, tx *sql.Tx, tmpl Delivery) ([]Delivery, error)
 
 	// CreateDeliveries stores ds and sets their IDs, then calls then (when
-	// not nil) with the transaction before it commits. With tx nil the
-	// store uses a transaction of its own; otherwise ds are written in tx,
-	// which the caller commits.
-	CreateDeliveries(ctx context.Context, tx *sql.Tx, ds []Delivery, then func(context.Context, *sql.Tx) error) error
+	// not nil) with the store's transaction before it commits.
+	CreateDeliveries(ctx context.Context, ds []Delivery, then func(context.Context, *sql.Tx) error) error
 	// Delivery returns one delivery with its payload and response.
 	Delivery(ctx context.Context, id int64) (*Delivery, error)
 	// ListDeliveries returns a page of a subscription's deliveries, without

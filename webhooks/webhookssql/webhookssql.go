@@ -191,7 +191,21 @@ func (s *Store) ListSubscriptions(ctx context.Context, q webhooks.SubscriptionQu
 // CreateFanout implements webhooks.Store: an INSERT ... SELECT over the
 // active subscriptions that listen to the event, so a fan-out is one
 // statement whoever listens.
-func (s *Store) CreateFanout(ctx context.Context, tx *sql.Tx, tmpl webhooks.Delivery, then func(context.Context, *sql.Tx, []webhooks.Delivery) error) ([]webhooks.Delivery, error) {
+func (s *Store) CreateFanout(ctx context.Context, tmpl webhooks.Delivery, then func(context.Context, *sql.Tx, []webhooks.Delivery) error) ([]webhooks.Delivery, error) {
+	return s.createFanout(ctx, nil, tmpl, then)
+}
+
+// CreateFanoutTx implements webhooks.Store.
+func (s *Store) CreateFanoutTx(ctx context.Context, tx *sql.Tx, tmpl webhooks.Delivery) ([]webhooks.Delivery, error) {
+	if tx == nil {
+		return nil, errors.New("webhookssql: create fan-out: no transaction")
+	}
+	return s.createFanout(ctx, tx, tmpl, nil)
+}
+
+// createFanout is the fan-out in tx (the caller's), or in the store's own
+// transaction around then, or as one statement.
+func (s *Store) createFanout(ctx context.Context, tx *sql.Tx, tmpl webhooks.Delivery, then func(context.Context, *sql.Tx, []webhooks.Delivery) error) ([]webhooks.Delivery, error) {
 	values := `?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?`
 	listens := `EXISTS (SELECT 1 FROM json_each(s.events) WHERE json_each.value IN ('*', ?))`
 	if s.postgres() {
@@ -228,9 +242,6 @@ func (s *Store) CreateFanout(ctx context.Context, tx *sql.Tx, tmpl webhooks.Deli
 	switch {
 	case tx != nil:
 		err = write(s.inTx(tx))
-		if err == nil && then != nil {
-			err = then(ctx, tx, out)
-		}
 	case then == nil:
 		err = write(nil) // one statement: atomic on its own
 	default:
@@ -305,7 +316,7 @@ func (r *deliveryRow) delivery() webhooks.Delivery {
 }
 
 // CreateDeliveries implements webhooks.Store.
-func (s *Store) CreateDeliveries(ctx context.Context, tx *sql.Tx, ds []webhooks.Delivery, then func(context.Context, *sql.Tx) error) error {
+func (s *Store) CreateDeliveries(ctx context.Context, ds []webhooks.Delivery, then func(context.Context, *sql.Tx) error) error {
 	write := func(tx *sqlx.Tx) error {
 		if err := s.insertDeliveries(ctx, tx, ds); err != nil {
 			return err
@@ -317,8 +328,6 @@ func (s *Store) CreateDeliveries(ctx context.Context, tx *sql.Tx, ds []webhooks.
 	}
 	var err error
 	switch {
-	case tx != nil:
-		err = write(s.inTx(tx))
 	case then == nil && distinctSubscriptions(ds):
 		// One statement: atomic on its own, without BEGIN and COMMIT.
 		err = s.insertDeliveries(ctx, s.db, ds)

@@ -51,7 +51,7 @@ func newDelivery(sub int64, n int, status webhooks.Status, next *time.Time) webh
 // create stores ds.
 func create(t *testing.T, s webhooks.Store, ds ...webhooks.Delivery) []webhooks.Delivery {
 	t.Helper()
-	require.NoError(t, s.CreateDeliveries(ctx, nil, ds, nil))
+	require.NoError(t, s.CreateDeliveries(ctx, ds, nil))
 	return ds
 }
 
@@ -107,7 +107,7 @@ func exerciseSubscriptions(t *testing.T, newStore func(t *testing.T) webhooks.St
 	require.ErrorIs(t, s.UpdateSubscription(ctx, &webhooks.Subscription{ID: b.ID + 100, Events: []string{}}), webhooks.ErrNotFound)
 
 	c := newSub(t, s, "gamma", true)
-	fan, err := s.CreateFanout(ctx, nil, newDelivery(0, 9, webhooks.StatusPending, ptr(at(0))), nil)
+	fan, err := s.CreateFanout(ctx, newDelivery(0, 9, webhooks.StatusPending, ptr(at(0))), nil)
 	require.NoError(t, err)
 	require.Len(t, fan, 1, "only the active subscription")
 	require.Equal(t, c.ID, fan[0].SubscriptionID)
@@ -153,7 +153,7 @@ func exerciseFanout(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 	tmpl := newDelivery(0, 7, webhooks.StatusPending, ptr(at(time.Minute)))
 	tmpl.OrderID, tmpl.CustomerID = "ord-1", "cus-1"
 	var seen []webhooks.Delivery
-	ds, err := s.CreateFanout(ctx, nil, tmpl, func(_ context.Context, _ *sql.Tx, ds []webhooks.Delivery) error {
+	ds, err := s.CreateFanout(ctx, tmpl, func(_ context.Context, _ *sql.Tx, ds []webhooks.Delivery) error {
 		seen = ds
 		return nil
 	})
@@ -181,13 +181,13 @@ func exerciseFanout(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 	// Nobody listens: nothing.
 	none := tmpl
 	none.Event = "customer.updated"
-	mkNone, err := s.CreateFanout(ctx, nil, none, nil)
+	mkNone, err := s.CreateFanout(ctx, none, nil)
 	require.NoError(t, err)
 	require.Len(t, mkNone, 1, "only the catch-all listens")
 
 	// A failing callback stores nothing.
 	boom := errors.New("boom")
-	_, err = s.CreateFanout(ctx, nil, tmpl, func(context.Context, *sql.Tx, []webhooks.Delivery) error { return boom })
+	_, err = s.CreateFanout(ctx, tmpl, func(context.Context, *sql.Tx, []webhooks.Delivery) error { return boom })
 	require.ErrorIs(t, err, boom)
 	_, total, err := s.ListDeliveries(ctx, webhooks.DeliveryQuery{SubscriptionID: exact.ID, Limit: 10})
 	require.NoError(t, err)
@@ -203,7 +203,7 @@ func exerciseDeliveries(t *testing.T, newStore func(t *testing.T) webhooks.Store
 	ds := []webhooks.Delivery{newDelivery(a.ID, 1, webhooks.StatusPending, ptr(at(time.Minute))), newDelivery(b.ID, 2, webhooks.StatusPending, ptr(at(time.Minute)))}
 	ds[1].OrderID, ds[1].CustomerID = "ord-9", "cus-7"
 	calls := 0
-	require.NoError(t, s.CreateDeliveries(ctx, nil, ds, func(context.Context, *sql.Tx) error { calls++; return nil }))
+	require.NoError(t, s.CreateDeliveries(ctx, ds, func(context.Context, *sql.Tx) error { calls++; return nil }))
 	require.Equal(t, 1, calls)
 	require.NotEqual(t, ds[0].ID, ds[1].ID)
 	got, err := s.Delivery(ctx, ds[1].ID)
@@ -223,7 +223,7 @@ func exerciseDeliveries(t *testing.T, newStore func(t *testing.T) webhooks.Store
 
 	// A failing callback stores nothing.
 	boom := errors.New("boom")
-	err = s.CreateDeliveries(ctx, nil, []webhooks.Delivery{newDelivery(a.ID, 3, webhooks.StatusPending, ptr(at(0)))},
+	err = s.CreateDeliveries(ctx, []webhooks.Delivery{newDelivery(a.ID, 3, webhooks.StatusPending, ptr(at(0)))},
 		func(context.Context, *sql.Tx) error { return boom })
 	require.ErrorIs(t, err, boom)
 	_, total, err := s.ListDeliveries(ctx, webhooks.DeliveryQuery{SubscriptionID: a.ID, Limit: 10})
