@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -90,7 +89,6 @@ type Handler struct {
 	svc     *Service
 	ai      *AI
 	base    *api.Base
-	logger  *slog.Logger
 	maxBody int64
 }
 
@@ -114,7 +112,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 		return nil, fmt.Errorf("a11y: new handler: %w", err)
 	}
 	b.Throttle = api.APIThrottleOf(b.Throttle.Limiter, o.APILimit, o.TrustedProxies, b.Logger)
-	h := &Handler{svc: svc, ai: o.AI, base: b, logger: b.Logger, maxBody: o.MaxBodyBytes}
+	h := &Handler{svc: svc, ai: o.AI, base: b, maxBody: o.MaxBodyBytes}
 	var guard *api.Guard
 	if o.Tokens != nil {
 		guard = &api.Guard{Tokens: o.Tokens, Authorizer: o.Authorizer, Logger: b.Logger}

@@ -3,7 +3,6 @@ package bookings
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -58,7 +57,6 @@ type Handler struct {
 	base                   *api.Base
 	post, read             *api.Throttle
 	manageGet, manageToken *api.Throttle
-	logger                 *slog.Logger
 }
 
 // NewHandler returns the public API of svc.
@@ -78,7 +76,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 		return newBucket(svc, b.Throttle.Limiter, o.TrustedProxies, b.Logger, name, limit, def)
 	}
 	b.Errors = errorTable
-	h := &Handler{svc: svc, base: b, logger: b.Logger, post: bucket("post", o.PostLimit, PostLimitDefault), read: bucket("read", o.ReadLimit, ReadLimitDefault)}
+	h := &Handler{svc: svc, base: b, post: bucket("post", o.PostLimit, PostLimitDefault), read: bucket("read", o.ReadLimit, ReadLimitDefault)}
 	read := func(f api.HandlerFunc) http.HandlerFunc { return h.read.Wrap(b.Func(f)).ServeHTTP }
 	b.Handle("/services", api.Methods{http.MethodGet: read(h.listServices)})
 	b.Handle("/services/{slug}/providers", api.Methods{http.MethodGet: read(h.listProviders)})

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"regexp"
 	"time"
@@ -63,10 +62,9 @@ type InboundHandlerOptions struct {
 //
 // A mux answers the bare prefix with a 307 redirect to it with a slash.
 type InboundHandler struct {
-	svc    *Service
-	opts   InboundHandlerOptions
-	base   *api.Base
-	logger *slog.Logger
+	svc  *Service
+	opts InboundHandlerOptions
+	base *api.Base
 	// perIP and perProvider are the two allowances; nil when off.
 	perIP, perProvider *api.Throttle
 }
@@ -93,7 +91,7 @@ func NewInboundHandler(svc *Service, opts *InboundHandlerOptions) (*InboundHandl
 		}
 		return &api.Throttle{Name: name, Limiter: b.Throttle.Limiter, Limit: cmp.Or(limit, def), Window: time.Minute, Logger: b.Logger}
 	}
-	h := &InboundHandler{svc: svc, opts: o, base: b, logger: b.Logger,
+	h := &InboundHandler{svc: svc, opts: o, base: b,
 		perIP: throttle("webhooks-inbound-ip", o.PerIP, PerIPDefault), perProvider: throttle("webhooks-inbound-provider", o.PerProvider, PerProviderDefault)}
 	b.Handle("/{provider}", api.Methods{http.MethodPost: b.Func(h.receive)})
 	return h, nil
