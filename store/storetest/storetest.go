@@ -107,10 +107,68 @@ func OpenDSN(t testing.TB, dsn string, lines ...store.Migrations) *store.DB {
 }
 
 // Open returns a fresh database of dialect d, migrated with lines (River's
-// and the core tables always), closed when the test ends.
+// and the core tables always), closed when the test ends. A SQLite one is
+// a copy of a database migrated once per test binary and set of lines, so
+// a test pays for a file copy rather than for every migration.
 func Open(t testing.TB, d store.Dialect, lines ...store.Migrations) *store.DB {
 	t.Helper()
-	return OpenDSN(t, DSN(t, d), lines...)
+	if d != store.SQLite {
+		return OpenDSN(t, DSN(t, d), lines...)
+	}
+	image, err := migratedImage(lines)
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "test.db")
+	if err := os.WriteFile(path, image, 0o600); err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	return OpenDSN(t, "sqlite:"+path, lines...)
+}
+
+// images are the migrated SQLite files, by their lines' names.
+var images sync.Map // string → *image
+
+type image struct {
+	once  sync.Once
+	bytes []byte
+	err   error
+}
+
+// migratedImage is the bytes of a SQLite database migrated with lines,
+// made once per test binary and set of lines.
+func migratedImage(lines []store.Migrations) ([]byte, error) {
+	names := make([]string, len(lines))
+	for i, l := range lines {
+		names[i] = l.Line
+	}
+	v, _ := images.LoadOrStore(strings.Join(names, ","), &image{})
+	img := v.(*image)
+	img.once.Do(func() {
+		dir, err := os.MkdirTemp("", "groundwork-storetest-")
+		if err != nil {
+			img.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, "image.db")
+		ctx := context.Background()
+		db, err := store.Open(ctx, "sqlite:"+path)
+		if err != nil {
+			img.err = err
+			return
+		}
+		err = store.Migrate(ctx, db, lines...)
+		// Closing the last connection checkpoints the WAL into the file.
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			img.bytes, err = os.ReadFile(path)
+		}
+		img.err = err
+	})
+	return img.bytes, img.err
 }
 
 var admin struct {
