@@ -2,6 +2,7 @@ package groundwork
 
 import (
 	"context"
+	"net/http"
 	"strings"
 )
 
@@ -79,4 +80,36 @@ func Can(granted []string, ability string) bool {
 		}
 	}
 	return false
+}
+
+// Access is what a [RequestAuthorizer] says of a request.
+type Access int
+
+// The answers of a RequestAuthorizer.
+const (
+	// Allowed: the request may go on.
+	Allowed Access = iota
+	// Unauthenticated: nobody is signed in and no token was given (a
+	// route answers 401, or 403 where its contract says so).
+	Unauthenticated
+	// Forbidden: the caller may not use the ability here (403).
+	Forbidden
+)
+
+// RequestAuthorizer decides from the whole request whether it may use an
+// ability, for the routes a signed-in user may reach as well as a bearer
+// token (the reports, the email-list feeds): only the host knows how a
+// session's capabilities and a token's abilities map onto each other.
+// resource is what the route names, resolved before the question (an
+// email-list feed, say), or nil for a list or a create.
+type RequestAuthorizer interface {
+	AuthorizeRequest(r *http.Request, ability string, resource any) Access
+}
+
+// RequestAuthorizerFunc is a function as a [RequestAuthorizer].
+type RequestAuthorizerFunc func(r *http.Request, ability string, resource any) Access
+
+// AuthorizeRequest implements [RequestAuthorizer].
+func (f RequestAuthorizerFunc) AuthorizeRequest(r *http.Request, ability string, resource any) Access {
+	return f(r, ability, resource)
 }

@@ -64,7 +64,8 @@
 // field (each domain names it too, as forms.ValidationError and so on),
 // [PageRequest] with [PerPageDefault] and [PerPageMax], the paging of
 // list methods and endpoints; [TokenVerifier], [Authorizer] and [Caller]
-// with [Can], the rule of abilities; [Abilities], the one table of the
+// with [Can], the rule of abilities, for the routes behind bearer tokens,
+// and [RequestAuthorizer] for the routes a signed-in user may reach too; [Abilities], the one table of the
 // abilities the routes check, with a sentence each; and the names of the
 // page layer's templates a host may replace ([LayoutTemplate] and its
 // siblings).

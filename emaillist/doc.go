@@ -30,7 +30,7 @@
 // [NewAdminHandler] serves /admin/emailmarketing/feeds: list (?form_id),
 // create, show, update (PUT and PATCH merge), delete, and POST
 // feeds/{id}/test, a dry-run answering {would_send, reason, payload}.
-// Every request asks an [Authorizer] for the ability
+// Every request asks the host's groundwork.RequestAuthorizer for the ability
 // manage-emailmarketing-feeds (with the feed, nil for list and create); a
 // refusal is 403 without a body. [NewSubscribeHandler] serves POST
 // /emailmarketing/subscribers: exactly one of feed_id and list_form_id,

@@ -17,7 +17,7 @@ import (
 const (
 	// AdminPrefixDefault is where [NewAdminHandler] serves the feeds.
 	AdminPrefixDefault = "/admin/emailmarketing"
-	// AbilityManageFeeds is the ability the Authorizer is asked for.
+	// AbilityManageFeeds is the ability the RequestAuthorizer is asked for.
 	AbilityManageFeeds = "manage-emailmarketing-feeds"
 	// SubscribePrefixDefault is where [NewSubscribeHandler] serves
 	// POST {prefix}/subscribers.
@@ -29,29 +29,15 @@ const (
 	MsgSubscribeQueued = "Subscribe queued."
 )
 
-// Authorizer decides whether a request may do something with a feed (nil
-// for listing and creating).
-type Authorizer interface {
-	Authorize(r *http.Request, ability string, feed *Feed) bool
-}
-
-// AuthorizerFunc is a function as an Authorizer.
-type AuthorizerFunc func(r *http.Request, ability string, feed *Feed) bool
-
-// Authorize implements Authorizer.
-func (f AuthorizerFunc) Authorize(r *http.Request, ability string, feed *Feed) bool {
-	return f(r, ability, feed)
-}
-
-// AdminHandlerOptions configures [NewAdminHandler]; Authorizer is
-// required.
+// AdminHandlerOptions configures [NewAdminHandler]. Nil means the
+// defaults.
 type AdminHandlerOptions struct {
 	// HTTPOptions: the logger, the rate limiter, the trusted proxies and
 	// the base URL, shared by every handler.
 	groundwork.HTTPOptions
 	// Prefix: AdminPrefixDefault when empty.
 	Prefix string
-	// Ability is what the Authorizer is asked for; AbilityManageFeeds
+	// Ability is what the RequestAuthorizer is asked for; AbilityManageFeeds
 	// when empty (so the API is never open).
 	Ability string
 }
@@ -67,16 +53,18 @@ type AdminHandlerOptions struct {
 type AdminHandler struct {
 	svc     *Service
 	base    *api.Base
-	auth    Authorizer
+	auth    groundwork.RequestAuthorizer
 	ability string
 }
 
 // NewAdminHandler returns the feed administration of svc. auth is asked
-// about every request, before anything is changed; a refusal is 403
+// about every request, before anything is changed, for the Ability and
+// the feed the route names (a *Feed, resolved first so an unknown one is
+// 404; nil for the list and a create); anything but Allowed is 403
 // without a body. opts may be nil.
-func NewAdminHandler(svc *Service, auth Authorizer, opts *AdminHandlerOptions) (*AdminHandler, error) {
+func NewAdminHandler(svc *Service, auth groundwork.RequestAuthorizer, opts *AdminHandlerOptions) (*AdminHandler, error) {
 	if svc == nil || auth == nil {
-		return nil, errors.New("emaillist: new admin handler: a service and an Authorizer are required")
+		return nil, errors.New("emaillist: new admin handler: a service and a RequestAuthorizer are required")
 	}
 	var o AdminHandlerOptions
 	if opts != nil {
@@ -105,7 +93,11 @@ func (h *AdminHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.bas
 func (h *AdminHandler) Routes() []string { return h.base.Routes() }
 
 func (h *AdminHandler) allowed(w http.ResponseWriter, r *http.Request, f *Feed) bool {
-	if h.auth.Authorize(r, h.ability, f) {
+	var resource any // nil, not a nil *Feed, for the list and a create
+	if f != nil {
+		resource = f
+	}
+	if h.auth.AuthorizeRequest(r, h.ability, resource) == groundwork.Allowed {
 		return true
 	}
 	w.WriteHeader(http.StatusForbidden)
@@ -113,7 +105,7 @@ func (h *AdminHandler) allowed(w http.ResponseWriter, r *http.Request, f *Feed) 
 }
 
 // withFeed resolves the feed (404 first, as route-model binding does),
-// then asks the Authorizer about it.
+// then asks the RequestAuthorizer about it.
 func (h *AdminHandler) withFeed(next func(http.ResponseWriter, *http.Request, Feed) error) http.HandlerFunc {
 	return h.base.Func(func(w http.ResponseWriter, r *http.Request) error {
 		id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)

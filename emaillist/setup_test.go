@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
 	"github.com/groundwork-go/groundwork/store"
@@ -168,12 +169,16 @@ func setupTB(t testing.TB, configure ...func(*setupOptions)) *bundle {
 		require.NoError(t, b.queue.Start(context.Background()))
 		t.Cleanup(func() { require.NoError(t, b.queue.Stop(context.Background())) })
 	}
-	admin, err := emaillist.NewAdminHandler(b.svc, emaillist.AuthorizerFunc(
-		func(_ *http.Request, ability string, f *emaillist.Feed) bool {
+	admin, err := emaillist.NewAdminHandler(b.svc, groundwork.RequestAuthorizerFunc(
+		func(_ *http.Request, ability string, resource any) groundwork.Access {
+			f, _ := resource.(*emaillist.Feed)
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			b.asked = append(b.asked, f)
-			return b.allow && ability == emaillist.AbilityManageFeeds
+			if b.allow && ability == emaillist.AbilityManageFeeds {
+				return groundwork.Allowed
+			}
+			return groundwork.Forbidden
 		}), nil)
 	require.NoError(t, err)
 	b.admin = httptest.NewServer(admin)

@@ -38,7 +38,7 @@
 // unauthenticated, 403 forbidden, 409 not_connected, 501
 // base_not_installed, 502 reporting_error (never a provider's body,
 // which is logged). Successful answers are cached five minutes per
-// source, connection and parameters. An [Authorizer] decides who may see
+// source, connection and parameters. A groundwork.RequestAuthorizer decides who may see
 // them (the reference server: tokens with reporting:view, users with
 // view_search_reporting).
 //

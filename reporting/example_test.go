@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/reporting"
 )
 
@@ -29,7 +30,7 @@ func ExampleNewHandler() {
 	if err != nil {
 		panic(err)
 	}
-	h, err := reporting.NewHandler(svc, reporting.AuthorizerFunc(func(*http.Request) reporting.Access { return reporting.Allowed }), nil)
+	h, err := reporting.NewHandler(svc, groundwork.RequestAuthorizerFunc(func(*http.Request, string, any) groundwork.Access { return groundwork.Allowed }), nil)
 	if err != nil {
 		panic(err)
 	}

@@ -16,30 +16,6 @@ const (
 	AbilityView    = "reporting:view"
 )
 
-// Access is an Authorizer's answer.
-type Access int
-
-// Answers of an Authorizer.
-const (
-	// Allowed: the request may see the reports.
-	Allowed Access = iota
-	// Unauthenticated: nobody is signed in and no token was given (401).
-	Unauthenticated
-	// Forbidden: the caller lacks the capability or ability (403).
-	Forbidden
-)
-
-// Authorizer decides who may see the reports.
-type Authorizer interface {
-	Authorize(r *http.Request) Access
-}
-
-// AuthorizerFunc is a function as an Authorizer.
-type AuthorizerFunc func(r *http.Request) Access
-
-// Authorize implements Authorizer.
-func (f AuthorizerFunc) Authorize(r *http.Request) Access { return f(r) }
-
 // HandlerOptions configures [NewHandler]. Nil means the defaults.
 type HandlerOptions struct {
 	// HTTPOptions: the logger, the rate limiter, the trusted proxies and
@@ -62,15 +38,17 @@ type HandlerOptions struct {
 // reporting_error (never the provider's body, which is logged).
 type Handler struct {
 	svc  *Service
-	auth Authorizer
+	auth groundwork.RequestAuthorizer
 	base *api.Base
 }
 
 // NewHandler returns the report routes of svc; auth decides who may see
-// them.
-func NewHandler(svc *Service, auth Authorizer, opts *HandlerOptions) (*Handler, error) {
+// them: it is asked for AbilityView, with no resource (a signed-in user's
+// capability, CapabilityView in the reference server, is the host's to
+// map). Unauthenticated answers 401, Forbidden 403.
+func NewHandler(svc *Service, auth groundwork.RequestAuthorizer, opts *HandlerOptions) (*Handler, error) {
 	if svc == nil || auth == nil {
-		return nil, errors.New("reporting: new handler: a Service and an Authorizer are required")
+		return nil, errors.New("reporting: new handler: a Service and a RequestAuthorizer are required")
 	}
 	var o HandlerOptions
 	if opts != nil {
@@ -118,10 +96,10 @@ func reportError(status int, code, msg string, err error) *api.Error {
 
 func (h *Handler) route(fam family, name string) api.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		switch h.auth.Authorize(r) {
-		case Unauthenticated:
+		switch h.auth.AuthorizeRequest(r, AbilityView, nil) {
+		case groundwork.Unauthenticated:
 			return reportError(http.StatusUnauthorized, "unauthenticated", fam.signIn, nil)
-		case Forbidden:
+		case groundwork.Forbidden:
 			return reportError(http.StatusForbidden, "forbidden", "You may not view these reports.", nil)
 		}
 		v := r.URL.Query()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/store"
 )
@@ -62,7 +63,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 type routes struct {
 	srv    *httptest.Server
 	search *fakeSearch
-	access reporting.Access
+	access groundwork.Access
 	mu     sync.Mutex
 }
 
@@ -74,7 +75,7 @@ func setupRoutes(t *testing.T, analytics reporting.AnalyticsSource, withSearch b
 	}
 	svc, err := reporting.NewService(o)
 	require.NoError(t, err)
-	h, err := reporting.NewHandler(svc, reporting.AuthorizerFunc(func(*http.Request) reporting.Access {
+	h, err := reporting.NewHandler(svc, groundwork.RequestAuthorizerFunc(func(*http.Request, string, any) groundwork.Access {
 		rt.mu.Lock()
 		defer rt.mu.Unlock()
 		return rt.access
@@ -99,19 +100,19 @@ func TestRouteErrors(t *testing.T) {
 	b := setup(t, store.SQLite)
 	rt := setupRoutes(t, b.analytics, true)
 
-	rt.access = reporting.Unauthenticated
+	rt.access = groundwork.Unauthenticated
 	code, body := rt.get(t, "/search-reporting/performance")
 	require.Equal(t, 401, code)
 	require.JSONEq(t, `{"error":"unauthenticated","message":"Sign in to view Search Console data."}`, body)
 	code, body = rt.get(t, "/analytics-reporting/overview")
 	require.Equal(t, 401, code)
 	require.JSONEq(t, `{"error":"unauthenticated","message":"Sign in to view analytics."}`, body)
-	rt.access = reporting.Forbidden
+	rt.access = groundwork.Forbidden
 	code, body = rt.get(t, "/analytics-reporting/top-content")
 	require.Equal(t, 403, code)
 	require.JSONEq(t, `{"error":"forbidden","message":"You may not view these reports."}`, body)
 	require.Empty(t, rt.search.Calls(), "no source asked")
-	rt.access = reporting.Allowed
+	rt.access = groundwork.Allowed
 
 	rt.search.conn = "none"
 	code, body = rt.get(t, "/search-reporting/top-queries")

@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"strconv"
 	"strings"
 
-	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
 	"github.com/groundwork-go/groundwork/forms"
-	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -146,15 +143,6 @@ func submissionValues(s *forms.Submission) map[string]any {
 		}
 	}
 	return values
-}
-
-// feedAuthorizer lets a bearer token with emailmarketing:* (or the
-// ability itself) or a signed-in user with the capability
-// manage-emailmarketing-feeds manage the feeds.
-func feedAuthorizer(tokens *auth.Service) emaillist.Authorizer {
-	return emaillist.AuthorizerFunc(func(r *http.Request, ability string, _ *emaillist.Feed) bool {
-		return access(tokens, r, emaillistAbility, ability) == reporting.Allowed
-	})
 }
 
 // runEmaillist is "reference emaillist ping | feeds list".

@@ -15,6 +15,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
@@ -119,7 +120,7 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, key []b
 	if err != nil {
 		return nil, err
 	}
-	if p.routes, err = reporting.NewHandler(svc, reportsAuthorizer(tokens), &reporting.HandlerOptions{HTTPOptions: web}); err != nil {
+	if p.routes, err = reporting.NewHandler(svc, requestAuthorizer(tokens), &reporting.HandlerOptions{HTTPOptions: web}); err != nil {
 		return nil, err
 	}
 	do := &reporting.DashboardOptions{HTTPOptions: web}
@@ -135,32 +136,42 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, key []b
 // access is who a request is: a bearer token must carry ability, a
 // signed-in user the capability. Unauthenticated without either, or with
 // a token that does not verify.
-func access(tokens *auth.Service, r *http.Request, ability, capability string) reporting.Access {
+func access(tokens *auth.Service, r *http.Request, ability, capability string) groundwork.Access {
 	if token, ok := api.BearerToken(r); ok {
 		caller, abilities, err := tokens.VerifyToken(r.Context(), token)
 		switch {
 		case err != nil || caller == "":
-			return reporting.Unauthenticated
+			return groundwork.Unauthenticated
 		case groundwork.Can(abilities, ability):
-			return reporting.Allowed
+			return groundwork.Allowed
 		}
-		return reporting.Forbidden
+		return groundwork.Forbidden
 	}
 	u, ok := auth.UserFrom(r.Context())
 	switch {
 	case !ok:
-		return reporting.Unauthenticated
+		return groundwork.Unauthenticated
 	case u.Can(capability):
-		return reporting.Allowed
+		return groundwork.Allowed
 	}
-	return reporting.Forbidden
+	return groundwork.Forbidden
 }
 
-// reportsAuthorizer lets a bearer token with reporting:view, or a
-// signed-in user with view_search_reporting, see the reports.
-func reportsAuthorizer(tokens *auth.Service) reporting.Authorizer {
-	return reporting.AuthorizerFunc(func(r *http.Request) reporting.Access {
-		return access(tokens, r, reporting.AbilityView, reporting.CapabilityView)
+// requestAuthorizer decides the routes open to a signed-in user as well
+// as a bearer token (the reports, the email-list feeds): for each ability
+// a route asks, the ability a token must carry and the capability a user
+// must hold.
+func requestAuthorizer(tokens *auth.Service) groundwork.RequestAuthorizer {
+	grants := map[string]struct{ token, capability string }{
+		reporting.AbilityView:        {reporting.AbilityView, reporting.CapabilityView},
+		emaillist.AbilityManageFeeds: {emaillistAbility, emaillist.AbilityManageFeeds},
+	}
+	return groundwork.RequestAuthorizerFunc(func(r *http.Request, ability string, _ any) groundwork.Access {
+		g, ok := grants[ability]
+		if !ok {
+			return groundwork.Forbidden
+		}
+		return access(tokens, r, g.token, g.capability)
 	})
 }
 

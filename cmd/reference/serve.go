@@ -293,7 +293,7 @@ func (a *app) wireEmaillist(w *wiring) error {
 	if err != nil {
 		return err
 	}
-	if w.h.listAdmin, err = emaillist.NewAdminHandler(lists, feedAuthorizer(a.tokens), &emaillist.AdminHandlerOptions{HTTPOptions: w.web}); err != nil {
+	if w.h.listAdmin, err = emaillist.NewAdminHandler(lists, requestAuthorizer(a.tokens), &emaillist.AdminHandlerOptions{HTTPOptions: w.web}); err != nil {
 		return err
 	}
 	w.h.listSubscribe, err = emaillist.NewSubscribeHandler(lists, &emaillist.SubscribeHandlerOptions{HTTPOptions: w.web,
