@@ -29,31 +29,42 @@ func (w *Web) routes() {
 	guest := func(f http.HandlerFunc) http.Handler { return w.RequireGuest(f) }
 	user := func(f http.HandlerFunc) http.Handler { return w.RequireUser(f) }
 	handle("GET /login", guest(w.loginPage))
-	handle("POST /login", guest(w.login))
+	handle("POST /login", guest(w.errs(w.login)))
 	if !w.o.DisableRegistration {
 		handle("GET /register", guest(w.registerPage))
-		handle("POST /register", guest(w.register))
+		handle("POST /register", guest(w.errs(w.register)))
 	}
 	handle("GET /forgot-password", guest(w.forgotPage))
-	handle("POST /forgot-password", guest(w.forgot))
+	handle("POST /forgot-password", guest(w.errs(w.forgot)))
 	handle("GET /reset-password", guest(w.resetPage))
 	handle("GET /reset-password/{token}", guest(w.resetPage))
-	handle("POST /reset-password", guest(w.reset))
+	handle("POST /reset-password", guest(w.errs(w.reset)))
 	handle("GET /verify-email", user(w.verifyPage))
-	handle("GET /verify-email/{id}/{hash}", user(w.verifyLink))
+	handle("GET /verify-email/{id}/{hash}", user(w.errs(w.verifyLink)))
 	handle("POST /email/verification-notification", user(w.resendVerification))
 	handle("GET /confirm-password", user(w.confirmPage))
-	handle("POST /confirm-password", user(w.confirm))
-	handle("POST /logout", w.LoadUser(http.HandlerFunc(w.logout)))
-	handle("GET /settings/tokens", user(w.tokensPage))
-	handle("POST /settings/tokens", user(w.createToken))
-	handle("POST /settings/tokens/{id}/revoke", user(w.revokeToken))
+	handle("POST /confirm-password", user(w.errs(w.confirm)))
+	handle("POST /logout", w.LoadUser(w.errs(w.logout)))
+	handle("GET /settings/tokens", user(w.errs(w.tokensPage)))
+	handle("POST /settings/tokens", user(w.errs(w.createToken)))
+	handle("POST /settings/tokens/{id}/revoke", user(w.errs(w.revokeToken)))
 	handle("GET "+AssetPrefix+"/{file}", w.render.Assets())
 	switch {
 	case w.o.Home != nil:
 		handle("GET "+w.o.HomePath, w.RequireUser(w.o.Home))
 	case w.o.HomePath == HomePathDefault:
 		handle("GET "+w.o.HomePath, user(w.homePage))
+	}
+}
+
+// errs adapts a page handler that returns its failure: a validation
+// error was drawn on its form already, so what comes back is unexpected
+// and answers the 500 page (logged).
+func (w *Web) errs(fn func(rw http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
+	return func(rw http.ResponseWriter, r *http.Request) {
+		if err := fn(rw, r); err != nil {
+			w.serverError(rw, r, err)
+		}
 	}
 }
 
@@ -131,15 +142,16 @@ func field(typ, name, label, value, autocomplete string, required bool) web.Fiel
 	return web.Field{Type: typ, Name: name, ID: web.FieldID(name), Label: label, Value: value, Autocomplete: autocomplete, Required: required}
 }
 
-// status is the page status for an error: 422 for a validation error.
-func (w *Web) fail(rw http.ResponseWriter, r *http.Request, err error, p *formPage, name, title string) {
+// redraw draws the form page p again with err's messages when err is a
+// validation error (422); any other error is returned, for the 500 page.
+func (w *Web) redraw(rw http.ResponseWriter, r *http.Request, err error, p *formPage, name, title string) error {
 	var ve *ValidationError
 	if !errors.As(err, &ve) {
-		w.serverError(rw, r, err)
-		return
+		return err
 	}
 	withErrors(p, ve)
 	w.page(rw, r, http.StatusUnprocessableEntity, name, title, p)
+	return nil
 }
 
 func (w *Web) loginForm(r *http.Request) *formPage {
@@ -159,9 +171,9 @@ func (w *Web) loginPage(rw http.ResponseWriter, r *http.Request) {
 	w.page(rw, r, http.StatusOK, LoginTemplate, "Log in", w.loginForm(r))
 }
 
-func (w *Web) login(rw http.ResponseWriter, r *http.Request) {
+func (w *Web) login(rw http.ResponseWriter, r *http.Request) error {
 	if !w.form(rw, r) {
-		return
+		return nil
 	}
 	p := w.loginForm(r)
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
@@ -171,8 +183,7 @@ func (w *Web) login(rw http.ResponseWriter, r *http.Request) {
 		v.Add("password", api.MsgRequired("password"))
 	}
 	if err := v.Err(); err != nil {
-		w.fail(rw, r, err, p, LoginTemplate, "Log in")
-		return
+		return w.redraw(rw, r, err, p, LoginTemplate, "Log in")
 	}
 	u, err := w.svc.CheckCredentials(r.Context(), email, password, api.ClientIPString(r, w.o.TrustedProxies))
 	var lock *LockoutError
@@ -181,19 +192,17 @@ func (w *Web) login(rw http.ResponseWriter, r *http.Request) {
 		rw.Header().Set("Retry-After", strconv.Itoa(int(lock.RetryAfter/time.Second)))
 		withErrors(p, api.Invalid("email", lock.Error()))
 		w.page(rw, r, http.StatusTooManyRequests, LoginTemplate, "Log in", p)
-		return
+		return nil
 	case errors.Is(err, ErrBadCredentials):
-		w.fail(rw, r, api.Invalid("email", MsgBadCredentials), p, LoginTemplate, "Log in")
-		return
+		return w.redraw(rw, r, api.Invalid("email", MsgBadCredentials), p, LoginTemplate, "Log in")
 	case err != nil:
-		w.serverError(rw, r, err)
-		return
+		return err
 	}
 	if err := w.signIn(rw, r, u, r.PostFormValue("remember") != ""); err != nil {
-		w.serverError(rw, r, err)
-		return
+		return err
 	}
 	web.SeeOther(rw, r, w.intended(rw, r))
+	return nil
 }
 
 // signIn starts a new session for u, ending any the browser had (so a
@@ -228,25 +237,24 @@ func (w *Web) registerPage(rw http.ResponseWriter, r *http.Request) {
 	w.page(rw, r, http.StatusOK, RegisterTemplate, "Register", registerForm(r))
 }
 
-func (w *Web) register(rw http.ResponseWriter, r *http.Request) {
+func (w *Web) register(rw http.ResponseWriter, r *http.Request) error {
 	if !w.form(rw, r) {
-		return
+		return nil
 	}
 	confirmation := r.PostFormValue("password_confirmation")
 	u, err := w.svc.CreateUser(r.Context(), NewUser{Name: r.PostFormValue("name"), Email: r.PostFormValue("email"),
 		Password: r.PostFormValue("password"), PasswordConfirmation: &confirmation})
 	if err != nil {
-		w.fail(rw, r, err, registerForm(r), RegisterTemplate, "Register")
-		return
+		return w.redraw(rw, r, err, registerForm(r), RegisterTemplate, "Register")
 	}
 	if err := w.signIn(rw, r, u, false); err != nil {
-		w.serverError(rw, r, err)
-		return
+		return err
 	}
 	if w.o.RequireVerification {
 		w.svc.SendVerification(u, w.baseURL(r), "/verify-email")
 	}
 	web.SeeOther(rw, r, w.intended(rw, r))
+	return nil
 }
 
 // baseURL is the site's address for links in mails.
@@ -271,22 +279,21 @@ func (w *Web) forgotPage(rw http.ResponseWriter, r *http.Request) {
 	w.page(rw, r, http.StatusOK, ForgotTemplate, "Forgot password", forgotForm(r))
 }
 
-func (w *Web) forgot(rw http.ResponseWriter, r *http.Request) {
+func (w *Web) forgot(rw http.ResponseWriter, r *http.Request) error {
 	if !w.form(rw, r) {
-		return
+		return nil
 	}
 	v := &api.Validator{}
 	email := checkEmail(v, r.PostFormValue("email"))
 	if err := v.Err(); err != nil {
-		w.fail(rw, r, err, forgotForm(r), ForgotTemplate, "Forgot password")
-		return
+		return w.redraw(rw, r, err, forgotForm(r), ForgotTemplate, "Forgot password")
 	}
 	if err := w.svc.SendPasswordReset(r.Context(), email, w.baseURL(r)+"/reset-password"); err != nil {
-		w.serverError(rw, r, err)
-		return
+		return err
 	}
 	w.render.SetFlash(rw, r, "/forgot-password", web.Flash{Kind: "success", Message: MsgResetSent})
 	web.SeeOther(rw, r, "/forgot-password")
+	return nil
 }
 
 func resetForm(token, email string) *formPage {
@@ -305,18 +312,18 @@ func (w *Web) resetPage(rw http.ResponseWriter, r *http.Request) {
 	w.page(rw, r, http.StatusOK, ResetTemplate, "Reset password", resetForm(token, r.URL.Query().Get("email")))
 }
 
-func (w *Web) reset(rw http.ResponseWriter, r *http.Request) {
+func (w *Web) reset(rw http.ResponseWriter, r *http.Request) error {
 	if !w.form(rw, r) {
-		return
+		return nil
 	}
 	token, email := r.PostFormValue("token"), r.PostFormValue("email")
 	err := w.svc.ResetPassword(r.Context(), token, email, r.PostFormValue("password"), r.PostFormValue("password_confirmation"))
 	if err != nil {
-		w.fail(rw, r, err, resetForm(token, email), ResetTemplate, "Reset password")
-		return
+		return w.redraw(rw, r, err, resetForm(token, email), ResetTemplate, "Reset password")
 	}
 	w.render.SetFlash(rw, r, "/login", web.Flash{Kind: "success", Message: MsgPasswordReset})
 	web.SeeOther(rw, r, "/login")
+	return nil
 }
 
 // verifyPage is the "please verify" notice.
@@ -347,21 +354,20 @@ func (w *Web) throttleVerify(rw http.ResponseWriter, r *http.Request, u User) bo
 	return true
 }
 
-func (w *Web) verifyLink(rw http.ResponseWriter, r *http.Request) {
+func (w *Web) verifyLink(rw http.ResponseWriter, r *http.Request) error {
 	u, _ := UserFrom(r.Context())
 	if !w.throttleVerify(rw, r, u) {
-		return
+		return nil
 	}
 	q := r.URL.Query()
 	err := w.svc.VerifyEmail(r.Context(), u, r.URL.Path, r.PathValue("id"), r.PathValue("hash"), q.Get("expires"), q.Get("signature"))
 	if errors.Is(err, ErrBadLink) {
 		w.render.Error(rw, r, http.StatusForbidden, web.ErrorPage{Heading: "Invalid verification link",
 			Message: "This link is invalid or has expired, or it was sent to another account. Ask for a new one.", Link: "/verify-email", LinkText: "Ask for a new link"})
-		return
+		return nil
 	}
 	if err != nil {
-		w.serverError(rw, r, err)
-		return
+		return err
 	}
 	target := w.intended(rw, r)
 	if sep := "?"; target == w.o.HomePath {
@@ -371,6 +377,7 @@ func (w *Web) verifyLink(rw http.ResponseWriter, r *http.Request) {
 		target += sep + "verified=1"
 	}
 	http.Redirect(rw, r, target, http.StatusFound)
+	return nil
 }
 
 func (w *Web) resendVerification(rw http.ResponseWriter, r *http.Request) {
@@ -396,38 +403,34 @@ func (w *Web) confirmPage(rw http.ResponseWriter, r *http.Request) {
 	w.page(rw, r, http.StatusOK, ConfirmTemplate, "Confirm password", confirmForm())
 }
 
-func (w *Web) confirm(rw http.ResponseWriter, r *http.Request) {
+func (w *Web) confirm(rw http.ResponseWriter, r *http.Request) error {
 	if !w.form(rw, r) {
-		return
+		return nil
 	}
 	_, v, _ := w.visit(rw, r)
 	password := r.PostFormValue("password")
 	if password == "" {
-		w.fail(rw, r, api.Invalid("password", api.MsgRequired("password")), confirmForm(), ConfirmTemplate, "Confirm password")
-		return
+		return w.redraw(rw, r, api.Invalid("password", api.MsgRequired("password")), confirmForm(), ConfirmTemplate, "Confirm password")
 	}
 	ok, err := w.svc.CheckPassword(r.Context(), v.user.ID, password)
 	if err != nil {
-		w.serverError(rw, r, err)
-		return
+		return err
 	}
 	if !ok {
-		w.fail(rw, r, api.Invalid("password", MsgWrongPassword), confirmForm(), ConfirmTemplate, "Confirm password")
-		return
+		return w.redraw(rw, r, api.Invalid("password", MsgWrongPassword), confirmForm(), ConfirmTemplate, "Confirm password")
 	}
 	if err := w.svc.confirmPassword(r.Context(), v.sessionID); err != nil {
-		w.serverError(rw, r, err)
-		return
+		return err
 	}
 	web.SeeOther(rw, r, w.intended(rw, r))
+	return nil
 }
 
-func (w *Web) logout(rw http.ResponseWriter, r *http.Request) {
+func (w *Web) logout(rw http.ResponseWriter, r *http.Request) error {
 	_, v, _ := w.visit(rw, r)
 	if v != nil && v.signedIn {
 		if err := w.svc.EndSession(r.Context(), v.sessionID, v.user.ID); err != nil {
-			w.serverError(rw, r, err)
-			return
+			return err
 		}
 	}
 	w.setCookie(rw, r, SessionCookie, "", 0)
@@ -435,4 +438,5 @@ func (w *Web) logout(rw http.ResponseWriter, r *http.Request) {
 	// A new CSRF token for the next visitor of this browser.
 	http.SetCookie(rw, &http.Cookie{Name: web.XSRFCookie, Value: "", Path: "/", MaxAge: -1, Secure: w.secure(r), SameSite: http.SameSiteLaxMode})
 	web.SeeOther(rw, r, w.o.LogoutPath)
+	return nil
 }

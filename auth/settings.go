@@ -72,24 +72,24 @@ func (w *Web) tokenForm(r *http.Request, u User) formPage {
 		Fields: []web.Field{field("text", "name", "Token name", r.PostFormValue("name"), "off", true), abilities, expiry}}
 }
 
-func (w *Web) showTokens(rw http.ResponseWriter, r *http.Request, status int, u User, created string, form formPage) {
+func (w *Web) showTokens(rw http.ResponseWriter, r *http.Request, status int, u User, created string, form formPage) error {
 	tokens, err := w.svc.UserTokens(r.Context(), u.ID)
 	if err != nil {
-		w.serverError(rw, r, err)
-		return
+		return err
 	}
 	slices.Reverse(tokens)
 	w.page(rw, r, status, TokensTemplate, "API tokens", &tokensPage{Created: created, Tokens: tokens, Form: form, Now: w.svc.now()})
+	return nil
 }
 
-func (w *Web) tokensPage(rw http.ResponseWriter, r *http.Request) {
+func (w *Web) tokensPage(rw http.ResponseWriter, r *http.Request) error {
 	u, _ := UserFrom(r.Context())
-	w.showTokens(rw, r, http.StatusOK, u, "", w.tokenForm(r, u))
+	return w.showTokens(rw, r, http.StatusOK, u, "", w.tokenForm(r, u))
 }
 
-func (w *Web) createToken(rw http.ResponseWriter, r *http.Request) {
+func (w *Web) createToken(rw http.ResponseWriter, r *http.Request) error {
 	if !w.form(rw, r) {
-		return
+		return nil
 	}
 	u, _ := UserFrom(r.Context())
 	form := w.tokenForm(r, u)
@@ -98,8 +98,7 @@ func (w *Web) createToken(rw http.ResponseWriter, r *http.Request) {
 		days, err := strconv.Atoi(d)
 		if err != nil || !slices.Contains(tokenExpiryDays[1:], days) {
 			withErrors(&form, api.Invalid("expires_in_days", api.MsgSelected("expires_in_days")))
-			w.showTokens(rw, r, http.StatusUnprocessableEntity, u, "", form)
-			return
+			return w.showTokens(rw, r, http.StatusUnprocessableEntity, u, "", form)
 		}
 		nt.ExpiresAt = w.svc.now().Add(time.Duration(days) * 24 * time.Hour)
 	}
@@ -107,19 +106,17 @@ func (w *Web) createToken(rw http.ResponseWriter, r *http.Request) {
 	var ve *ValidationError
 	if errors.As(err, &ve) {
 		withErrors(&form, ve)
-		w.showTokens(rw, r, http.StatusUnprocessableEntity, u, "", form)
-		return
+		return w.showTokens(rw, r, http.StatusUnprocessableEntity, u, "", form)
 	}
 	if err != nil {
-		w.serverError(rw, r, err)
-		return
+		return err
 	}
 	// Shown once, on this answer; a fresh form below it.
 	r.PostForm = nil
-	w.showTokens(rw, r, http.StatusCreated, u, plaintext, w.tokenForm(r, u))
+	return w.showTokens(rw, r, http.StatusCreated, u, plaintext, w.tokenForm(r, u))
 }
 
-func (w *Web) revokeToken(rw http.ResponseWriter, r *http.Request) {
+func (w *Web) revokeToken(rw http.ResponseWriter, r *http.Request) error {
 	u, _ := UserFrom(r.Context())
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	var t Token
@@ -128,19 +125,18 @@ func (w *Web) revokeToken(rw http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil || t.UserID == nil || *t.UserID != u.ID {
 		if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, strconv.ErrSyntax) && !errors.Is(err, strconv.ErrRange) {
-			w.serverError(rw, r, err)
-			return
+			return err
 		}
 		w.render.Error(rw, r, http.StatusNotFound, web.ErrorPage{Heading: "Token not found", Message: "You have no token with that number.",
 			Link: "/settings/tokens", LinkText: "Back to your tokens"})
-		return
+		return nil
 	}
 	if err := w.svc.RevokeToken(r.Context(), id); err != nil {
-		w.serverError(rw, r, err)
-		return
+		return err
 	}
 	w.render.SetFlash(rw, r, "/settings/tokens", web.Flash{Kind: "success", Message: "The token “" + t.Name + "” was revoked."})
 	web.SeeOther(rw, r, "/settings/tokens")
+	return nil
 }
 
 // CreateUserToken issues a token that belongs to u, whose abilities may
