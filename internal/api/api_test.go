@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -463,4 +464,65 @@ func TestCheckRequestText(t *testing.T) {
 	var ve *groundwork.ValidationError
 	require.ErrorAs(t, e, &ve)
 	require.Equal(t, map[string][]string{"per_page": {"The per page field must be text: valid UTF-8 without NUL characters."}}, ve.Fields())
+}
+
+type kindError struct{ kind string }
+
+func (e kindError) Error() string { return "kind " + e.kind }
+
+// Route handlers return their errors; the Base answers each through its
+// table: a sentinel, a domain type (As), another envelope (Body), and an
+// unexpected error as a 500. A GET route answers HEAD.
+func TestBaseAnswersReturnedErrors(t *testing.T) {
+	t.Parallel()
+	errGone := errors.New("gone")
+	b, err := api.NewBase("/x", "", groundwork.HTTPOptions{})
+	require.NoError(t, err)
+	b.Errors = api.Table{
+		{As: func(err error) *api.Error {
+			var k kindError
+			if errors.As(err, &k) {
+				return api.Errorf(http.StatusConflict, "Kind %s.", k.kind)
+			}
+			return nil
+		}},
+		{Err: errGone, Status: http.StatusGone, Message: "Gone."},
+	}
+	routes := map[string]error{
+		"/sentinel": fmt.Errorf("wrapped: %w", errGone),
+		"/kind":     kindError{"blue"},
+		"/body":     &api.Error{Status: http.StatusTeapot, Body: map[string]string{"code": "teapot"}},
+		"/boom":     errors.New("boom"),
+		"/ok":       nil,
+	}
+	for path, e := range routes {
+		b.Handle(path, api.Methods{http.MethodGet: b.Func(func(w http.ResponseWriter, r *http.Request) error {
+			if e == nil {
+				api.WriteMessage(w, http.StatusOK, "fine")
+			}
+			return e
+		})})
+	}
+	for path, want := range map[string]struct {
+		status int
+		body   string
+	}{
+		"/sentinel": {http.StatusGone, `{"message":"Gone."}`},
+		"/kind":     {http.StatusConflict, `{"message":"Kind blue."}`},
+		"/body":     {http.StatusTeapot, `{"code":"teapot"}`},
+		"/boom":     {http.StatusInternalServerError, `{"message":"Server Error."}`},
+		"/ok":       {http.StatusOK, `{"message":"fine"}`},
+	} {
+		w := httptest.NewRecorder()
+		b.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/x"+path, nil))
+		require.Equal(t, want.status, w.Code, path)
+		require.JSONEq(t, want.body, w.Body.String(), path)
+	}
+	w := httptest.NewRecorder()
+	b.ServeHTTP(w, httptest.NewRequest(http.MethodHead, "/x/ok", nil))
+	require.Equal(t, http.StatusOK, w.Code, "HEAD is served by GET's handler")
+	w = httptest.NewRecorder()
+	b.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/x/ok", nil))
+	require.Equal(t, http.StatusMethodNotAllowed, w.Code)
+	require.Equal(t, "GET", w.Header().Get("Allow"))
 }
