@@ -7,6 +7,7 @@ var (
 	HashPassword  = hashPassword
 	CheckPassword = checkPassword
 	ErrBadHash    = errBadHash
+	LocalPath     = localPath
 )
 
 // HashChecks counts the argon2id checks s has run.

@@ -207,10 +207,20 @@ func (w *Web) Protect(h http.Handler) http.Handler {
 }
 
 // localPath reports whether p is a path on this site: it starts with one
-// slash and cannot be read as another host ("//evil", "/\\evil").
+// slash, holds no control character (browsers drop tabs and newlines, so
+// "/\t/evil" reads as "//evil") and no backslash (read as a slash), and
+// names no scheme or host.
 func localPath(p string) bool {
-	return strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") && !strings.HasPrefix(p, "/\\") &&
-		!strings.ContainsAny(p, "\r\n")
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c < 0x20 || c == 0x7f || c == '\\' {
+			return false
+		}
+	}
+	u, err := url.Parse(p)
+	return err == nil && u.Scheme == "" && u.Host == ""
 }
 
 func (w *Web) secure(r *http.Request) bool { return r.TLS != nil || w.o.SecureCookies }

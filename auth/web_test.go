@@ -684,3 +684,29 @@ func TestRequireUserCostsOneRead(t *testing.T) {
 	b.get("/dashboard")
 	require.Equal(t, before+2, counter.calls.Load(), "the read, and the once-a-minute touch")
 }
+
+// Only a path of this site is followed after sign-in: the remembered page
+// is checked when it is used, so a cookie set by anyone else cannot send
+// the user away (a tab or a newline, which browsers drop, a backslash,
+// which they read as a slash, or another host).
+func TestIntendedIsOnlyALocalPath(t *testing.T) {
+	t.Parallel()
+	for p, want := range map[string]bool{
+		"/settings/tokens": true, "/reports?days=7": true, "/a/b#c": true,
+		"/\t/evil.example": false, "/\n/evil.example": false, "/\r/evil.example": false, "//evil.example": false,
+		"/\\evil.example": false, "/x\\y": false, "https://evil.example/": false, "evil": false, "": false, "/\x7f/x": false,
+		"/\x00": false,
+	} {
+		require.Equal(t, want, auth.LocalPath(p), "%q", p)
+	}
+	s := newSite(t, siteOptions{})
+	s.user(t, "ada@example.com")
+	for _, planted := range []string{"/\t/evil.example", "/\\evil.example", "//evil.example"} {
+		b := s.browser(t)
+		u, _ := url.Parse(s.srv.URL)
+		b.client.Jar.SetCookies(u, []*http.Cookie{{Name: auth.IntendedCookie, Value: url.QueryEscape(planted), Path: "/"}})
+		res := b.login("ada@example.com", "correct horse", false)
+		require.Equal(t, http.StatusSeeOther, res.StatusCode, planted)
+		require.Equal(t, "/dashboard", res.Header.Get("Location"), "%q is not followed", planted)
+	}
+}
