@@ -37,8 +37,9 @@ type StripeOptions struct {
 	APIKey string
 	// APIBase is where the API is; StripeAPIBaseDefault when empty.
 	APIBase string
-	// Tolerance is how far a signature's timestamp may be from now;
-	// ToleranceDefault (300 s, as Stripe's libraries) when zero.
+	// Tolerance is how old a signature's timestamp may be;
+	// ToleranceDefault (300 s, as Stripe's libraries) when zero. A
+	// timestamp ahead of now is not refused, as Stripe's libraries do not.
 	Tolerance time.Duration
 	// HTTPClient makes the API calls; a shared client when nil. Each
 	// lookup is given 30 s an attempt, and up to three attempts when
@@ -113,7 +114,9 @@ func (g *StripeGateway) Verify(header http.Header, body []byte, now time.Time) (
 	if err != nil || len(candidates) == 0 {
 		return nil, &GatewayError{Code: "signature_mismatch", Message: "Unable to extract timestamp and signatures from header."}
 	}
-	if d := now.Sub(time.Unix(unix, 0)); d > g.opts.Tolerance || d < -g.opts.Tolerance {
+	// Only a signature older than the tolerance is refused, as Stripe's
+	// own libraries judge (a sender's clock ahead of ours is not a replay).
+	if now.Sub(time.Unix(unix, 0)) > g.opts.Tolerance {
 		return nil, &GatewayError{Code: "signature_mismatch", Message: "Timestamp outside the tolerance zone."}
 	}
 	matched := false
