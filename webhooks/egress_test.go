@@ -18,7 +18,9 @@ func TestIsPublic(t *testing.T) {
 	ranges := []string{"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
 		"192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
 		"224.0.0.0/4", "240.0.0.0/4", "::/128", "::1/128", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001:db8::/32",
-		"2002::/16", "fc00::/7", "fe80::/10", "ff00::/8"}
+		"2002::/16", "fc00::/7", "fe80::/10", "ff00::/8",
+		// Only IPv6 global unicast (2000::/3) passes, less its special blocks.
+		"2001::/32", "2001::/23", "3fff::/20", "5f00::/16", "::ffff:0:0:0/96", "::/3", "4000::/2", "c000::/3"}
 	for _, r := range ranges {
 		p := netip.MustParsePrefix(r)
 		first := p.Masked().Addr()
@@ -33,10 +35,16 @@ func TestIsPublic(t *testing.T) {
 	}
 	for _, s := range []string{"8.8.8.8", "1.1.1.1", "93.184.216.34", "100.63.255.255", "100.128.0.0", "172.15.255.255",
 		"172.32.0.0", "192.0.1.255", "192.169.0.0", "198.17.255.255", "198.20.0.0", "223.255.255.255", "11.0.0.0",
-		"2606:4700:4700::1111", "2001:4860:4860::8888", "::ffff:8.8.8.8", "2001:db9::1", "64:ff9b:2::1"} {
+		"2606:4700:4700::1111", "2001:4860:4860::8888", "::ffff:8.8.8.8", "2001:db9::1", "2001:200::1", "2a00:1450:4001::1",
+		"3ffe::1", "3fff:1000::1"} {
 		require.True(t, webhooks.IsPublic(netip.MustParseAddr(s)), s)
 	}
 	require.False(t, webhooks.IsPublic(netip.MustParseAddr("fe80::1%eth0")))
+	// An IPv4-translated address (::ffff:0:a.b.c.d) is not IPv4-mapped:
+	// it is refused as outside 2000::/3, whatever IPv4 address it holds.
+	require.False(t, webhooks.IsPublic(netip.MustParseAddr("::ffff:0:7f00:1")))
+	require.False(t, webhooks.IsPublic(netip.MustParseAddr("::ffff:0:808:808")))
+	require.False(t, webhooks.IsPublic(netip.MustParseAddr("64:ff9b:2::1")), "outside 2000::/3")
 	require.False(t, webhooks.IsPublic(netip.Addr{}))
 }
 
@@ -112,6 +120,9 @@ func TestGuardCheck(t *testing.T) {
 		{"https://[::1]/", webhooks.ErrNotPublic},
 		{"https://[::ffff:127.0.0.1]/", webhooks.ErrNotPublic},
 		{"https://[::ffff:7f00:1]/", webhooks.ErrNotPublic},
+		{"https://[::ffff:0:7f00:1]/", webhooks.ErrNotPublic},
+		{"https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", webhooks.ErrNotPublic},
+		{"https://[64:ff9b::7f00:1]/", webhooks.ErrNotPublic},
 		{"https://[::127.0.0.1]/", webhooks.ErrNotPublic},
 		{"https://[fe80::1%25eth0]/", webhooks.ErrNotPublic},
 		{"https://[64:ff9b::7f00:1]/", webhooks.ErrNotPublic},
