@@ -2,6 +2,7 @@ package auth
 
 import (
 	"errors"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -257,7 +258,10 @@ func (w *Web) register(rw http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// baseURL is the site's address for links in mails.
+// baseURL is the site's address for links in mails: the base URL, else
+// the address the server accepted the connection on. Never a request
+// header: a forged Host would send a reset link (and the account) to
+// someone else.
 func (w *Web) baseURL(r *http.Request) string {
 	if w.o.BaseURL != nil {
 		return strings.TrimSuffix(w.o.BaseURL.String(), "/")
@@ -266,7 +270,10 @@ func (w *Web) baseURL(r *http.Request) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		return scheme + "://" + local.String()
+	}
+	return scheme + "://localhost"
 }
 
 func forgotForm(r *http.Request) *formPage {

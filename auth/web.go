@@ -95,8 +95,10 @@ type WebOptions struct {
 	// capabilities when empty.
 	TokenAbilities []string
 	VerifyThrottle int
-	// SecureCookies marks cookies Secure even when the request did not
-	// arrive over TLS (behind a proxy that terminates it).
+	// SecureCookies marks cookies Secure whatever the request. Without it
+	// they are Secure when the request came over TLS (directly, or through
+	// one of HTTPOptions.TrustedProxies that says so in X-Forwarded-Proto)
+	// or when BaseURL is https.
 	SecureCookies bool
 	// TrustedOrigins may post to the pages besides their own origin.
 	TrustedOrigins []string
@@ -223,7 +225,12 @@ func localPath(p string) bool {
 	return err == nil && u.Scheme == "" && u.Host == ""
 }
 
-func (w *Web) secure(r *http.Request) bool { return r.TLS != nil || w.o.SecureCookies }
+// secure reports whether cookies go out Secure: when the request came
+// over TLS (directly, or through a trusted proxy that says so), when the
+// site's base URL is https, or when SecureCookies says so.
+func (w *Web) secure(r *http.Request) bool {
+	return w.o.SecureCookies || w.o.BaseURL != nil && w.o.BaseURL.Scheme == "https" || api.ViaTLS(r, w.o.TrustedProxies)
+}
 
 func (w *Web) setCookie(rw http.ResponseWriter, r *http.Request, name, value string, maxAge time.Duration) {
 	c := &http.Cookie{Name: name, Value: value, Path: "/", HttpOnly: true, Secure: w.secure(r), SameSite: http.SameSiteLaxMode}

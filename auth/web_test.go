@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/mail"
@@ -708,5 +710,81 @@ func TestIntendedIsOnlyALocalPath(t *testing.T) {
 		res := b.login("ada@example.com", "correct horse", false)
 		require.Equal(t, http.StatusSeeOther, res.StatusCode, planted)
 		require.Equal(t, "/dashboard", res.Header.Get("Location"), "%q is not followed", planted)
+	}
+}
+
+// A reset link is made from the base URL, else from the address the
+// server accepted the connection on: never from the Host header, which
+// anyone may forge (a link to their host would carry the reset token).
+func TestMailedLinksIgnoreTheHostHeader(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{})
+	s.user(t, "ada@example.com")
+	form := url.Values{"email": {"ada@example.com"}}
+	req, err := http.NewRequest(http.MethodPost, s.srv.URL+"/forgot-password", strings.NewReader(form.Encode()))
+	require.NoError(t, err)
+	req.Host = "evil.example"
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Forwarded-Host", "evil.example")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	link := rawLink(t, s)
+	require.True(t, strings.HasPrefix(link, s.srv.URL+"/reset-password/"), link)
+	require.NotContains(t, link, "evil.example")
+
+	base, _ := url.Parse("https://app.example.com")
+	withBase := newSite(t, siteOptions{web: auth.WebOptions{HTTPOptions: groundwork.HTTPOptions{BaseURL: base}}})
+	withBase.user(t, "ada@example.com")
+	withBase.browser(t).post("/forgot-password", form)
+	require.True(t, strings.HasPrefix(rawLink(t, withBase), "https://app.example.com/reset-password/"))
+}
+
+// rawLink is the link of the site's first mail, as sent.
+func rawLink(t *testing.T, s *site) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	msgs, err := s.outbox.Wait(ctx, 1)
+	require.NoError(t, err)
+	return linkPattern.FindString(msgs[0].Text)
+}
+
+// The session cookie is Secure when the request came over TLS through a
+// trusted proxy, or when the base URL is https; a header from anyone else
+// changes nothing.
+func TestSessionCookieSecure(t *testing.T) {
+	t.Parallel()
+	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	base, _ := url.Parse("https://app.example.com")
+	for _, c := range []struct {
+		name   string
+		web    auth.WebOptions
+		proto  string
+		secure bool
+	}{
+		{"plain", auth.WebOptions{}, "", false},
+		{"a forged header", auth.WebOptions{}, "https", false},
+		{"a trusted proxy over TLS", auth.WebOptions{HTTPOptions: groundwork.HTTPOptions{TrustedProxies: loopback}}, "https", true},
+		{"a trusted proxy over http", auth.WebOptions{HTTPOptions: groundwork.HTTPOptions{TrustedProxies: loopback}}, "http", false},
+		{"an https base URL", auth.WebOptions{HTTPOptions: groundwork.HTTPOptions{BaseURL: base}}, "", true},
+	} {
+		s := newSite(t, siteOptions{web: c.web})
+		s.user(t, "ada@example.com")
+		b := s.browser(t)
+		form := url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}}
+		var header []string
+		if c.proto != "" {
+			header = []string{"X-Forwarded-Proto", c.proto}
+		}
+		res, _ := b.post("/login", form, header...)
+		var session *http.Cookie
+		for _, ck := range res.Cookies() {
+			if ck.Name == auth.SessionCookie {
+				session = ck
+			}
+		}
+		require.NotNil(t, session, c.name)
+		require.Equal(t, c.secure, session.Secure, c.name)
 	}
 }

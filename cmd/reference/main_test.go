@@ -461,3 +461,28 @@ func TestBinary(t *testing.T) {
 		require.Contains(t, logs.String(), `"msg":"stopped"`)
 	})
 }
+
+// Listening beyond loopback without a base URL is warned about at start:
+// links in mail would point at the listening address.
+func TestWarnsWithoutBaseURLBeyondLoopback(t *testing.T) {
+	t.Parallel()
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "w.db")
+	for _, c := range []struct {
+		args []string
+		warn bool
+	}{
+		{[]string{"--addr", "0.0.0.0:0"}, true},
+		{[]string{"--addr", "0.0.0.0:0", "--base-url", "https://app.example.com"}, false},
+		{[]string{"--addr", "127.0.0.1:0"}, false},
+	} {
+		cfg, err := parseServeFlags(append(c.args, "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir()),
+			env{"GROUNDWORK_SECRET_KEY": testSecretKey}.get)
+		require.NoError(t, err)
+		name := t.Name() + strings.Join(c.args, " ")
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			startServeConfig(t, cfg)
+			v, _ := servedLogs.Load(t.Name())
+			require.Equal(t, c.warn, strings.Contains(v.(*syncBuffer).String(), "without --base-url"), name)
+		})
+	}
+}

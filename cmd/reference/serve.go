@@ -417,6 +417,10 @@ func serve(ctx context.Context, cfg *config, logOut io.Writer, ready func(addr s
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	logger.Info("listening", "addr", "http://"+ln.Addr().String(), "db", string(db.Dialect()))
+	if cfg.baseURL == nil && !loopback(ln.Addr()) {
+		logger.Warn("listening beyond loopback without --base-url: links in mail point at the listening address; "+
+			"set --base-url (GROUNDWORK_BASE_URL) to the address people use", "addr", ln.Addr().String())
+	}
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -498,4 +502,11 @@ func recoverPanics(next http.Handler, logger *slog.Logger) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// loopback reports whether a is a loopback address only (not every
+// interface).
+func loopback(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }

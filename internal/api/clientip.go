@@ -37,6 +37,21 @@ func ClientIP(r *http.Request, trusted []netip.Prefix) netip.Addr {
 	return client
 }
 
+// ViaTLS reports whether r came over TLS: on this connection, or through a
+// trusted proxy (the socket's peer is one) that says so in
+// X-Forwarded-Proto. The header of anyone else is ignored.
+func ViaTLS(r *http.Request, trusted []netip.Prefix) bool {
+	if r.TLS != nil {
+		return true
+	}
+	peer := parseHost(r.RemoteAddr)
+	if !peer.IsValid() || !isTrusted(peer, trusted) {
+		return false
+	}
+	proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
+	return strings.EqualFold(strings.TrimSpace(proto), "https")
+}
+
 // ClientIPString is ClientIP as text, "unknown" when the peer address is
 // not an IP (a test recorder, a Unix socket).
 func ClientIPString(r *http.Request, trusted []netip.Prefix) string {
