@@ -297,7 +297,10 @@ func CallerID(t Token) string {
 
 // VerifyToken implements the domains' TokenVerifier: the caller key and
 // abilities of a live token; an empty caller and nil error for a token
-// that does not authenticate.
+// that does not authenticate. A token that belongs to a user carries, at
+// each request, only what both it and the user's capabilities cover: a
+// capability taken from the user is taken from their tokens at once, and
+// the tokens of a user who is gone stop working.
 func (s *Service) VerifyToken(ctx context.Context, plaintext string) (string, []string, error) {
 	t, err := s.Authenticate(ctx, plaintext)
 	if errors.Is(err, ErrInvalidToken) {
@@ -306,7 +309,36 @@ func (s *Service) VerifyToken(ctx context.Context, plaintext string) (string, []
 	if err != nil {
 		return "", nil, err
 	}
-	return CallerID(t), t.Abilities, nil
+	abilities := t.Abilities
+	if t.UserID != nil {
+		u, _, err := s.store.UserByID(ctx, *t.UserID)
+		if errors.Is(err, ErrNotFound) {
+			return "", nil, nil
+		}
+		if err != nil {
+			return "", nil, fmt.Errorf("auth: verify token: %w", err)
+		}
+		abilities = intersect(t.Abilities, u.Capabilities)
+	}
+	return CallerID(t), abilities, nil
+}
+
+// intersect is what both lists of abilities grant: each ability of one
+// that the other covers (see groundwork.Can), so "forms:*" and
+// "forms:view" give "forms:view", and "*" gives the other list.
+func intersect(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if groundwork.Can(b, x) && !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	for _, x := range b {
+		if groundwork.Can(a, x) && !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // ListTokens returns every token, revoked and expired ones too.

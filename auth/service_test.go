@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/internal/testkit"
@@ -235,4 +237,54 @@ func TestSecretsRejectBiasedBytes(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = empty.CreateToken(context.Background(), auth.NewToken{Name: "x", Abilities: []string{"*"}})
 	require.Error(t, err)
+}
+
+// goneUsers is a store whose users are all gone.
+type goneUsers struct{ auth.Store }
+
+func (goneUsers) UserByID(context.Context, int64) (auth.User, string, error) {
+	return auth.User{}, "", auth.ErrNotFound
+}
+
+// A user's token carries at each request only what both it and the user's
+// capabilities cover: a capability taken from the user is gone from the
+// token at once; the token of a user who is gone does not verify.
+func TestUserTokensFollowTheUsersCapabilities(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := newStore(t)
+	svc, err := auth.NewService(st, &auth.Options{Password: cheap})
+	require.NoError(t, err)
+	u, err := svc.CreateUser(ctx, auth.NewUser{Name: "Ada", Email: "ada@example.com", Password: "correct horse",
+		Capabilities: []string{"forms:*", "reporting:view"}})
+	require.NoError(t, err)
+	plain, _, err := svc.CreateUserToken(ctx, u, auth.NewToken{Name: "ci", Abilities: []string{"forms:*", "reporting:view"}})
+	require.NoError(t, err)
+	caller, abilities, err := svc.VerifyToken(ctx, plain)
+	require.NoError(t, err)
+	require.Equal(t, "user:"+strconv.FormatInt(u.ID, 10), caller)
+	require.True(t, groundwork.Can(abilities, "reporting:view"))
+	require.True(t, groundwork.Can(abilities, "forms:create"))
+
+	_, err = svc.Revoke(ctx, u.ID, "reporting:view")
+	require.NoError(t, err)
+	_, abilities, err = svc.VerifyToken(ctx, plain)
+	require.NoError(t, err)
+	require.False(t, groundwork.Can(abilities, "reporting:view"), "taken from the user, so from the token")
+	require.True(t, groundwork.Can(abilities, "forms:create"))
+
+	// Narrowed either way: a user's capability narrower than the token's.
+	_, err = svc.Revoke(ctx, u.ID, "forms:*")
+	require.NoError(t, err)
+	_, err = svc.Grant(ctx, u.ID, "forms:view")
+	require.NoError(t, err)
+	_, abilities, err = svc.VerifyToken(ctx, plain)
+	require.NoError(t, err)
+	require.Equal(t, []string{"forms:view"}, abilities)
+
+	gone, err := auth.NewService(goneUsers{st}, nil)
+	require.NoError(t, err)
+	caller, _, err = gone.VerifyToken(ctx, plain)
+	require.NoError(t, err)
+	require.Empty(t, caller, "the token of a user who is gone does not verify")
 }
