@@ -1,13 +1,16 @@
 package forms_test
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -425,4 +428,23 @@ func TestBadRequestsNever500(t *testing.T) {
 		require.Equal(t, c.status, r.status, "%s %s %s: %s", c.method, c.path, c.body[:min(len(c.body), 40)], r.body)
 		require.NotEmpty(t, r.json(t)["message"])
 	}
+}
+
+// A form's name reaches the render JSON with its HTML characters
+// escaped, as encoding/json writes them.
+func TestRenderJSONEscapesHTML(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	f := &forms.Form{Name: "<script>alert(1)</script> & co", IsActive: true}
+	require.NoError(t, b.svc.CreateForm(ctx, f))
+	res, err := http.Get(b.server.URL + forms.PrefixDefault + "/" + f.Slug + "/render")
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, res.StatusCode, string(body))
+	require.NotContains(t, string(body), "<script>")
+	require.Contains(t, string(body), `\u003cscript\u003e`)
+	require.Contains(t, string(body), `\u0026 co`)
 }

@@ -135,9 +135,8 @@ var (
 	nosniff         = []string{"nosniff"}
 )
 
-// WriteJSON answers v as JSON with status (see EncodeJSON). HTML
-// characters are not escaped: the content type is JSON and sniffing is
-// off.
+// WriteJSON answers v as JSON with status (see EncodeJSON), with
+// sniffing off and HTML characters escaped.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	h := w.Header()
 	// Canonical keys set directly: this runs on every response.

@@ -18,10 +18,12 @@ const TimeFormat = "2006-01-02T15:04:05.000000Z07:00"
 
 // jsonOptions encode as encoding/json does (the v1 behaviour of the JSON
 // v2 prototype, which is what encoding/json itself is built on from Go
-// 1.25), without HTML escaping, and with times in TimeFormat.
+// 1.25): "<", ">" and "&" escaped (\u003c...), so an answer that a
+// browser is tricked into reading as HTML holds no markup; times in
+// TimeFormat.
 var jsonOptions = json.JoinOptions(
 	jsonv1.DefaultOptionsV1(),
-	jsontext.EscapeForHTML(false),
+	jsontext.EscapeForHTML(true),
 	json.WithMarshalers(json.JoinMarshalers(
 		json.MarshalToFunc(func(enc *jsontext.Encoder, t time.Time) error {
 			return enc.WriteToken(jsontext.String(t.Format(TimeFormat)))
@@ -41,7 +43,8 @@ var jsonOptions = json.JoinOptions(
 )
 
 // EncodeJSON writes v as one line of JSON, as every API answer is
-// written: encoding/json's rules, no HTML escaping, times in TimeFormat.
+// written: encoding/json's rules, HTML characters escaped, times in
+// TimeFormat.
 func EncodeJSON(w io.Writer, v any) error {
 	if err := json.MarshalWrite(w, v, jsonOptions); err != nil {
 		return err

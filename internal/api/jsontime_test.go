@@ -26,7 +26,8 @@ func TestEncodeJSONTimes(t *testing.T) {
 	require.NoError(t, EncodeJSON(&buf, row{At: at, Fine: fine, Ptr: &fine, Map: map[string]time.Time{"x": at.In(time.FixedZone("", 3600))},
 		HTML: "<a&b>"}))
 	require.Equal(t, `{"at":"2026-11-22T10:00:00.000000Z","fine":"2026-11-22T10:00:00.123456Z","ptr":"2026-11-22T10:00:00.123456Z",`+
-		`"nil":null,"map":{"x":"2026-11-22T11:00:00.000000+01:00"},"html":"<a&b>","empty":null}`+"\n", buf.String())
+		`"nil":null,"map":{"x":"2026-11-22T11:00:00.000000+01:00"},"html":"\u003ca\u0026b\u003e","empty":null}`+"\n", buf.String(),
+		"HTML characters escaped, as encoding/json does: a name like <script> never reaches a page raw")
 
 	// Everything else as encoding/json writes it.
 	v := map[string]any{"b": []any{1.5, "é\u2028", nil, true}, "a": json.RawMessage(`{"z":1}`), "n": json.Number("12")}
