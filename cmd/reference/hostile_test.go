@@ -119,3 +119,42 @@ func TestOversizedBodiesSee413(t *testing.T) {
 		}
 	}
 }
+
+// Every GET route answers HEAD as it answers GET (with no body): never a
+// 405. A calendar client asks with HEAD first.
+func TestHeadOnEveryGetRoute(t *testing.T) {
+	t.Parallel()
+	cfg, err := parseServeFlags(nil, env{}.get)
+	require.NoError(t, err)
+	cfg.uploads = t.TempDir()
+	db := storetest.Open(t, store.SQLite, migrations...)
+	a, err := newApp(cfg, db, webhooks.GenerateSecretKey(), slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	token, _, err := a.tokens.CreateToken(context.Background(), auth.NewToken{Name: "all", Abilities: []string{"*"}})
+	require.NoError(t, err)
+	srv := httptest.NewServer(a.handler)
+	t.Cleanup(srv.Close)
+	for _, route := range a.routes {
+		method, pattern, _ := strings.Cut(route, " ")
+		if method != http.MethodGet {
+			continue
+		}
+		path := pathParam.ReplaceAllString(strings.TrimSuffix(pattern, "{$}"), "1")
+		var codes [2]int
+		for i, m := range []string{http.MethodGet, http.MethodHead} {
+			req, err := http.NewRequest(m, srv.URL+path, nil)
+			require.NoError(t, err)
+			req.Header.Set("Authorization", "Bearer "+token)
+			res, err := srv.Client().Do(req)
+			require.NoError(t, err)
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			codes[i] = res.StatusCode
+			if m == http.MethodHead {
+				require.Empty(t, body, "HEAD %s has no body", path)
+			}
+		}
+		require.NotEqual(t, http.StatusMethodNotAllowed, codes[1], "HEAD %s", path)
+		require.Equal(t, codes[0], codes[1], "HEAD %s answers as GET does", path)
+	}
+}
