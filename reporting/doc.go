@@ -37,8 +37,9 @@
 // source, with the original's error contract {"error", "message"}: 401
 // unauthenticated, 403 forbidden, 409 not_connected, 501
 // base_not_installed, 502 reporting_error (never a provider's body,
-// which is logged). Successful answers are cached five minutes per
-// source, connection and parameters. A groundwork.RequestAuthorizer decides who may see
+// which is logged). Successful answers of Google's sources are cached
+// five minutes per source, connection and parameters (for Google's
+// quotas); the first-party source's are always fresh. A groundwork.RequestAuthorizer decides who may see
 // them (the reference server: tokens with reporting:view, users with
 // view_search_reporting).
 //

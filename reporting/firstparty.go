@@ -97,6 +97,10 @@ func NewAnalytics(st Store, opts *AnalyticsOptions) (*Analytics, error) {
 // Store is the source's store.
 func (a *Analytics) Store() Store { return a.store }
 
+// Fresh implements [Fresh]: the first-party reports are read from the
+// rollups at every request (they take milliseconds over a million views).
+func (a *Analytics) Fresh() {}
+
 // View is one page view or event to record, as a browser reports it.
 type View struct {
 	// Name is "pageview" (or empty) for a page view, else the event.

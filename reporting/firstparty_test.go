@@ -181,3 +181,24 @@ func TestCollectStoreDown(t *testing.T) {
 	require.Equal(t, 503, w.Code)
 	require.NotContains(t, w.Body.String(), "EOF")
 }
+
+// The first-party reports are never cached: a view recorded after a
+// report shows in the next one at once (the cache is for Google's quotas).
+func TestFirstPartyReportsAreFresh(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	ctx := context.Background()
+	svc, err := reporting.NewService(&reporting.Options{Analytics: b.analytics, Now: b.clock.Now})
+	require.NoError(t, err)
+	pv := func() {
+		require.Equal(t, 202, b.view(t, "", browser, `{"name":"pageview","url":"https://shop.example/","title":"Home"}`))
+		b.flush(t)
+	}
+	pv()
+	before, err := svc.Overview(ctx, reporting.AnalyticsQuery{Days: 7})
+	require.NoError(t, err)
+	pv()
+	after, err := svc.Overview(ctx, reporting.AnalyticsQuery{Days: 7})
+	require.NoError(t, err)
+	require.Equal(t, before.Totals.PageViews+1, after.Totals.PageViews, "the second view shows at once")
+}

@@ -205,8 +205,10 @@ func (s *Service) fetch(ctx context.Context, fam family, name string, src any, q
 			return nil, err
 		}
 	}
+	_, fresh := src.(Fresh)
+	cached := s.o.CacheTTL > 0 && !fresh
 	key := cacheKey(fam.name, name, connection, q)
-	if s.o.CacheTTL > 0 {
+	if cached {
 		if body, ok := s.cache.get(key, s.o.Now()); ok {
 			return body, nil
 		}
@@ -220,7 +222,7 @@ func (s *Service) fetch(ctx context.Context, fam family, name string, src any, q
 		return nil, err
 	}
 	body = append(body, '\n')
-	if s.o.CacheTTL > 0 {
+	if cached {
 		s.cache.put(key, body, s.o.Now(), s.o.CacheTTL)
 	}
 	return body, nil

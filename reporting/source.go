@@ -56,6 +56,14 @@ type BreakdownSource interface {
 	Devices(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
 }
 
+// Fresh is a source whose answers are never cached: cheap to make and
+// expected at once (the first-party analytics: a site owner who visits
+// their own page sees the view). The cache is for the quotas of Google's
+// APIs.
+type Fresh interface {
+	Fresh()
+}
+
 // Connected is a source whose answers depend on who asks (a per-user
 // Google connection): Connection names the connection ctx's caller uses,
 // so cached answers are never shared between connections.
