@@ -37,6 +37,8 @@ type CollectOptions struct {
 	// Hosts are the sites whose pages may be recorded; when empty, only
 	// the request's own host.
 	Hosts []string
+	// Limit is the views a minute taken from one address:
+	// CollectLimitDefault when zero, none when negative.
 	Limit int
 	// Country is the host's guess of a request's country (two letters),
 	// from a header its CDN sets, say; none when nil.

@@ -19,6 +19,7 @@ import (
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
+	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
 
@@ -44,6 +45,9 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_INBOUND_IP_LIMIT", "inbound webhook requests a minute per address, or off (--inbound-ip-limit)"},
 	{"GROUNDWORK_BOOKINGS_POST_LIMIT", "bookings and holds a minute per address, or off (--bookings-post-limit)"},
 	{"GROUNDWORK_BOOKINGS_READ_LIMIT", "bookings reads (services, providers, slots) a minute per address, or off (--bookings-read-limit)"},
+	{"GROUNDWORK_BOOKINGS_FEED_LIMIT", "calendar feed requests a minute per address, or off (--bookings-feed-limit)"},
+	{"GROUNDWORK_ANALYTICS_COLLECT_LIMIT", "page views collected a minute per address, or off (--analytics-collect-limit)"},
+	{"GROUNDWORK_ANALYTICS_SITES", "comma-separated hosts whose page views are collected, beside the server's own (--analytics-sites)"},
 	{"GROUNDWORK_INBOUND_PROVIDER_LIMIT", "verified inbound events a minute per provider, or off (--inbound-provider-limit)"},
 	{"GROUNDWORK_FORM_TOKENS", "required (default): a submission without a good form-load token is spam; optional (--form-tokens)"},
 	{"GROUNDWORK_REQUEST_LOG", "which requests get an info log line: all, none, or 1/N (--request-log)"},
@@ -101,6 +105,9 @@ type config struct {
 	emaillist       emaillistConfig
 	reporting       reportingConfig
 	limits          limits
+	// analyticsSites are the hosts whose page views are collected, beside
+	// the server's own and the base URL's.
+	analyticsSites []string
 	// formTokensOptional lets submissions without a form-load token be
 	// judged by _form_loaded_at (forms.Options.FormTokenOptional).
 	formTokensOptional bool
@@ -112,7 +119,7 @@ type config struct {
 // limits are the server's throttles, as the handlers' options take them:
 // zero for the default, negative for none.
 type limits struct {
-	api, formsSubmit, inboundIP, inboundProvider, bookingsPost, bookingsRead int
+	api, formsSubmit, inboundIP, inboundProvider, bookingsPost, bookingsRead, bookingsFeed, analyticsCollect int
 }
 
 // limitValue is a throttle flag: a positive number a minute, or "off".
@@ -245,6 +252,7 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	shutdown := fs.Duration("shutdown-timeout", defaultShutdownTimeout, "how long shutdown waits for requests and jobs")
 	uploads := fs.String("uploads", getenv("GROUNDWORK_UPLOADS"), "directory for uploaded files")
 	baseURL := fs.String("base-url", getenv("GROUNDWORK_BASE_URL"), "public address of the server")
+	sites := fs.String("analytics-sites", getenv("GROUNDWORK_ANALYTICS_SITES"), "hosts whose page views are collected")
 	formTokens := fs.String("form-tokens", envOr(getenv, "GROUNDWORK_FORM_TOKENS", "required"), "required or optional")
 	requestLog := fs.String("request-log", envOr(getenv, "GROUNDWORK_REQUEST_LOG", "all"), "all, none or 1/N")
 	var lim limits
@@ -259,6 +267,8 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 		{&lim.inboundProvider, "inbound-provider-limit", "GROUNDWORK_INBOUND_PROVIDER_LIMIT", webhooks.PerProviderDefault},
 		{&lim.bookingsPost, "bookings-post-limit", "GROUNDWORK_BOOKINGS_POST_LIMIT", bookings.PostLimitDefault},
 		{&lim.bookingsRead, "bookings-read-limit", "GROUNDWORK_BOOKINGS_READ_LIMIT", bookings.ReadLimitDefault},
+		{&lim.bookingsFeed, "bookings-feed-limit", "GROUNDWORK_BOOKINGS_FEED_LIMIT", bookings.ICalLimitDefault},
+		{&lim.analyticsCollect, "analytics-collect-limit", "GROUNDWORK_ANALYTICS_COLLECT_LIMIT", reporting.CollectLimitDefault},
 	} {
 		if err := limitFlag(fs, getenv, f.p, f.name, f.env, f.def, "a minute, or off"); err != nil {
 			return nil, err
@@ -280,6 +290,16 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	}
 	cfg := &config{addr: *addr, db: *db, logFormat: *logFormat, shutdownTimeout: *shutdown, uploads: *uploads,
 		adminEmail: getenv("GROUNDWORK_ADMIN_EMAIL"), limits: lim}
+	for host := range strings.SplitSeq(*sites, ",") {
+		host = strings.ToLower(strings.TrimSpace(host))
+		switch {
+		case host == "":
+		case strings.ContainsAny(host, "/:@ "):
+			return nil, fmt.Errorf("--analytics-sites takes host names (shop.example.com), not %q", host)
+		default:
+			cfg.analyticsSites = append(cfg.analyticsSites, host)
+		}
+	}
 	if cfg.requestLogEvery, err = parseRequestLog(*requestLog); err != nil {
 		return nil, err
 	}

@@ -99,7 +99,9 @@ Serve flags:
   --trusted-proxies LIST  comma-separated CIDRs allowed to set X-Forwarded-For
   --shutdown-timeout D    how long SIGINT/SIGTERM waits for requests and jobs (default 30s)
   --uploads DIR           where uploaded files go (default: beside the SQLite file, *-uploads)
-  --base-url URL          the server's public address, for absolute links in lists
+  --base-url URL          the server's public address, for absolute links in lists and mail
+  --analytics-sites LIST  comma-separated hosts whose page views are collected (beside the
+                          server's own and the base URL's), for analytics of several sites
   --form-tokens MODE      required (default): a form submission without a good form-load
                           token (from the render definition or the page) is stored as spam;
                           optional: one without a token is judged by _form_loaded_at
@@ -114,6 +116,9 @@ by every instance on Postgres):
                           verified inbound events per provider (default 1000)
   --bookings-post-limit N bookings and holds per address (default 5)
   --bookings-read-limit N bookings reads (services, providers, slots) per address (default 60)
+  --bookings-feed-limit N calendar feed requests per address (default 30)
+  --analytics-collect-limit N
+                          page views collected per address (default 120)
   For a load test, lift them: --api-rate-limit off --forms-submit-limit off ...
 `
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -129,11 +130,56 @@ func TestThrottlesAreConfigurable(t *testing.T) {
 		}
 	})
 
+	// The collection throttle and the calendar feed's, and the sites whose
+	// views are collected.
+	collect := func(host string) func(int) *http.Request {
+		return func(int) *http.Request {
+			r := httptest.NewRequest("POST", "/analytics/collect", strings.NewReader(`{"name":"pageview","url":"https://`+host+`/"}`))
+			r.Header.Set("Content-Type", "text/plain")
+			r.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0")
+			return r
+		}
+	}
+	t.Run("AnalyticsCollectAndSites", func(t *testing.T) {
+		t.Parallel()
+		a := limitedApp(t, env{"GROUNDWORK_ANALYTICS_SITES": "shop.example, blog.example"}, "--analytics-collect-limit", "3")
+		status, at, _ := hits(a, 5, collect("blog.example"))
+		require.Equal(t, http.StatusTooManyRequests, status, "a view of another configured site is taken, three a minute")
+		require.Equal(t, 3, at)
+		a = limitedApp(t, env{}, "--analytics-collect-limit", "off", "--analytics-sites", "shop.example")
+		status, at, _ = hits(a, 200, collect("shop.example"))
+		require.Zero(t, status, "view %d refused", at)
+		w := httptest.NewRecorder()
+		a.handler.ServeHTTP(w, collect("elsewhere.example")(0))
+		require.Equal(t, http.StatusUnprocessableEntity, w.Code, "a site not configured is refused")
+	})
+	t.Run("BookingsFeed", func(t *testing.T) {
+		t.Parallel()
+		// A token of its own for each request: the per-token bucket is
+		// another throttle.
+		feed := func(i int) *http.Request {
+			return httptest.NewRequest("GET", fmt.Sprintf("/bookings/ical/providers/%064x.ics", i), nil)
+		}
+		a := limitedApp(t, env{}, "--bookings-feed-limit", "2")
+		for i := range 4 {
+			w := httptest.NewRecorder()
+			a.handler.ServeHTTP(w, feed(i))
+			require.Equal(t, i >= 2, w.Code == http.StatusTooManyRequests, "request %d: %d", i, w.Code)
+		}
+		a = limitedApp(t, env{"GROUNDWORK_BOOKINGS_FEED_LIMIT": "off"})
+		for i := range 60 {
+			w := httptest.NewRecorder()
+			a.handler.ServeHTTP(w, feed(i))
+			require.NotEqual(t, http.StatusTooManyRequests, w.Code, "request %d", i)
+		}
+	})
+
 	t.Run("BadValues", func(t *testing.T) {
 		t.Parallel()
 		for _, args := range [][]string{
 			{"--api-rate-limit", "0"}, {"--api-rate-limit", "-1"}, {"--forms-submit-limit", "lots"},
 			{"--inbound-ip-limit", "1.5"}, {"--inbound-provider-limit", ""}, {"--request-log", "some"}, {"--request-log", "1/0"},
+			{"--analytics-collect-limit", "0"}, {"--bookings-feed-limit", "x"}, {"--analytics-sites", "https://shop.example/"},
 		} {
 			code, _, stderr := runCmd(t, env{}, args...)
 			require.Equal(t, 2, code, "%v: %s", args, stderr)

@@ -27,6 +27,10 @@ import (
 type reportingConfig struct {
 	siteURL, propertyID, credentials    string
 	clientID, clientSecret, redirectURL string
+	// sites are more hosts whose views are collected; collectLimit is the
+	// collection throttle (0 the default, negative none).
+	sites        []string
+	collectLimit int
 }
 
 func readReportingConfig(getenv func(string) string) (reportingConfig, error) {
@@ -74,13 +78,14 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, key []b
 	if p.analytics, err = reporting.NewAnalytics(st, &reporting.AnalyticsOptions{Logger: logger}); err != nil {
 		return nil, err
 	}
-	var hosts []string
+	hosts := c.sites
 	if web.BaseURL != nil {
-		hosts = []string{web.BaseURL.Hostname()}
+		hosts = append([]string{web.BaseURL.Hostname()}, hosts...)
 	}
 	if p.collect, err = reporting.NewCollectHandler(p.analytics, &reporting.CollectOptions{
 		HTTPOptions: web,
 		Hosts:       hosts,
+		Limit:       c.collectLimit,
 	}); err != nil {
 		return nil, err
 	}

@@ -281,7 +281,7 @@ func (a *app) wireBookings(w *wiring) error {
 		PostLimit: w.cfg.limits.bookingsPost}); err != nil {
 		return err
 	}
-	w.h.bookingFeeds, err = bookings.NewFeedHandler(svc, &bookings.FeedHandlerOptions{HTTPOptions: w.web})
+	w.h.bookingFeeds, err = bookings.NewFeedHandler(svc, &bookings.FeedHandlerOptions{HTTPOptions: w.web, ICalLimit: w.cfg.limits.bookingsFeed})
 	return err
 }
 
@@ -306,7 +306,9 @@ func (a *app) wireEmaillist(w *wiring) error {
 // for users with view_search_reporting.
 func (a *app) wireReporting(w *wiring) error {
 	var err error
-	if w.h.reports, err = newReporting(w.cfg.reporting, a.db, a.tokens, w.secretKey, w.web); err != nil {
+	c := w.cfg.reporting
+	c.sites, c.collectLimit = w.cfg.analyticsSites, w.cfg.limits.analyticsCollect
+	if w.h.reports, err = newReporting(c, a.db, a.tokens, w.secretKey, w.web); err != nil {
 		return err
 	}
 	a.analytics = w.h.reports.analytics
