@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -114,6 +115,14 @@ func TestBookingsSeedAndBook(t *testing.T) {
 	require.Equal(t, 200, code, body)
 	require.Contains(t, body, "X-WR-CALNAME:Sam\r\n")
 	require.NotContains(t, body, "BEGIN:VEVENT", "the cancelled booking is left out")
+	// Without a base URL the address is the server's own, as it reads
+	// GROUNDWORK_ADDR, not a fixed default; stderr says so.
+	withAddr := env{"GROUNDWORK_ADDR": "10.0.0.5:9090"}
+	maps.Copy(withAddr, e)
+	c, out, stderr = runCmd(t, withAddr, "bookings", "feed-token", "sam")
+	require.Equal(t, 0, c, stderr)
+	require.Regexp(t, `^http://10\.0\.0\.5:9090/bookings/ical/providers/[0-9a-f]{64}\.ics$`, strings.TrimSpace(out))
+	require.Contains(t, stderr, "--base-url")
 	c, _, stderr = runCmd(t, e, "bookings", "feed-token", "1", "--revoke")
 	require.Equal(t, 0, c, stderr)
 	code, _ = get(t, feed, "")

@@ -153,6 +153,9 @@ func runEmaillist(ctx context.Context, args []string, getenv func(string) string
 		if err != nil {
 			return usageError{err.Error()}
 		}
+		if c.provider == "" {
+			return usageError{"emaillist ping needs a provider: set GROUNDWORK_EMAILLIST_PROVIDER (kit or mailchimp) and GROUNDWORK_EMAILLIST_API_KEY"}
+		}
 		p, err := newListProvider(c, slog.New(slog.DiscardHandler))
 		if err != nil {
 			return err

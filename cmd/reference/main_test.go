@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -485,4 +486,32 @@ func TestWarnsWithoutBaseURLBeyondLoopback(t *testing.T) {
 			require.Equal(t, c.warn, strings.Contains(v.(*syncBuffer).String(), "without --base-url"), name)
 		})
 	}
+}
+
+// A sub-command given another secret key than the database knows refuses
+// before it changes anything, as the server does; emaillist ping without
+// a provider says what to set.
+func TestSubcommandsRefuseAnotherSecretKey(t *testing.T) {
+	t.Parallel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "k.db")
+	keyA := env{"GROUNDWORK_DB": db, "GROUNDWORK_SECRET_KEY": testSecretKey}
+	code, _, stderr := runCmd(t, keyA, "token", "create", "--name", "a", "--ability", "*")
+	require.Equal(t, 0, code, stderr)
+	other := base64.StdEncoding.EncodeToString(webhooks.GenerateSecretKey())
+	keyB := env{"GROUNDWORK_DB": db, "GROUNDWORK_SECRET_KEY": other}
+	for _, args := range [][]string{{"token", "create", "--name", "b", "--ability", "*"}, {"user", "list"}, {"bookings", "complete-past"}} {
+		code, _, stderr = runCmd(t, keyB, args...)
+		require.Equal(t, 1, code, "%v: %s", args, stderr)
+		require.Contains(t, stderr, "secret key", args)
+	}
+	code, out, stderr := runCmd(t, keyA, "token", "list", "--json")
+	require.Equal(t, 0, code, stderr)
+	var tokens []struct{ Name string }
+	require.NoError(t, json.Unmarshal([]byte(out), &tokens))
+	require.Len(t, tokens, 1, "nothing was made with the other key")
+	require.Equal(t, "a", tokens[0].Name)
+
+	code, _, stderr = runCmd(t, env{}, "emaillist", "ping")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "GROUNDWORK_EMAILLIST_PROVIDER")
 }

@@ -90,7 +90,7 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 
-	svc, done, err := openAuth(ctx, *db, logger)
+	svc, done, err := openAuth(ctx, *db, getenv, logger)
 	if err != nil {
 		return err
 	}
@@ -194,13 +194,18 @@ func printTokens(w io.Writer, tokens []auth.Token, now time.Time) {
 }
 
 // openAuth opens the database at dsn and the auth service on it, for a
-// sub-command; done closes the database.
-func openAuth(ctx context.Context, dsn string, logger func() (*slog.Logger, error)) (svc *auth.Service, done func(), err error) {
+// sub-command (refusing a secret key the database does not know, before
+// it changes anything); done closes the database.
+func openAuth(ctx context.Context, dsn string, getenv func(string) string, logger func() (*slog.Logger, error)) (svc *auth.Service, done func(), err error) {
 	log, err := logger()
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := openDB(ctx, dsn, log, nil)
+	key, err := knownSecretKey(getenv, dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := openDB(ctx, dsn, log, key)
 	if err != nil {
 		return nil, nil, err
 	}

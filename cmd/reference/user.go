@@ -102,7 +102,7 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 		}
 	}
 
-	svc, done, err := openAuth(ctx, *db, logger)
+	svc, done, err := openAuth(ctx, *db, getenv, logger)
 	if err != nil {
 		return err
 	}

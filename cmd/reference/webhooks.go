@@ -106,6 +106,36 @@ func deriveKey(secret []byte, purpose string) []byte {
 	return m.Sum(nil)
 }
 
+// knownSecretKey is the secret key a sub-command was given, to check
+// against the database's fingerprint before it changes anything:
+// GROUNDWORK_SECRET_KEY, else the key file beside a SQLite database when
+// there is one; nil when neither (nothing to check, and no key made).
+func knownSecretKey(getenv func(string) string, dsn string) ([]byte, error) {
+	if s := getenv("GROUNDWORK_SECRET_KEY"); s != "" {
+		key, err := parseKey(s)
+		if err != nil {
+			return nil, fmt.Errorf("GROUNDWORK_SECRET_KEY: %w", err)
+		}
+		return key, nil
+	}
+	path := secretKeyPath(dsn)
+	if path == "" {
+		return nil, nil
+	}
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	key, err := parseKey(string(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return key, nil
+}
+
 // loadSecretKey returns the key that seals webhook secrets (and signs the
 // pages' flash messages and the form-load tokens, through deriveKey): from
 // GROUNDWORK_SECRET_KEY, else from the key file beside a SQLite database
