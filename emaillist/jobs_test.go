@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/emaillist"
+	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -251,4 +252,28 @@ func TestSubscribeTx(t *testing.T) {
 
 		require.Error(t, b.svc.SubscribeTx(ctx, nil, req))
 	})
+}
+
+// With the host's FormExists, a feed for a form the host does not have is
+// refused on form_id; without it, any form ID is taken.
+func TestFeedFormMustExist(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, store.SQLite, emaillistsql.Migrations)
+	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true})
+	require.NoError(t, err)
+	svc, err := emaillist.NewService(emaillistsql.New(db), q, &emaillist.Options{
+		FormExists: func(_ context.Context, id int64) (bool, error) { return id == 1, nil }})
+	require.NoError(t, err)
+	ctx := context.Background()
+	feed := emaillist.Feed{FormID: 2, Name: "News", FieldMap: map[string]string{"email_address": "email"}}
+	_, err = svc.CreateFeed(ctx, feed)
+	var ve *emaillist.ValidationError
+	require.ErrorAs(t, err, &ve)
+	require.Equal(t, []string{emaillist.MsgFormInvalid}, ve.Fields()["form_id"])
+	feed.FormID = 1
+	created, err := svc.CreateFeed(ctx, feed)
+	require.NoError(t, err)
+	created.FormID = 3
+	_, err = svc.UpdateFeed(ctx, created)
+	require.ErrorAs(t, err, &ve, "an update is held to it too")
 }

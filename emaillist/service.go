@@ -35,6 +35,10 @@ type Options struct {
 	// Provider carries out the queued subscribes ([RegisterWorkers] needs
 	// it).
 	Provider Provider
+	// FormExists, when set, tells whether the host has a form with this
+	// ID: a feed for a form it does not have is refused (422 on form_id).
+	// Without it any form ID is taken (email lists do not know forms).
+	FormExists func(ctx context.Context, formID int64) (bool, error)
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Logger receives unexpected errors and skipped feeds; nil discards.
@@ -136,7 +140,7 @@ func ValidateFeed(f Feed) error {
 // CreateFeed validates f and stores it; a name the form's other feed has
 // is a *ValidationError on name.
 func (s *Service) CreateFeed(ctx context.Context, f Feed) (Feed, error) {
-	if err := ValidateFeed(f); err != nil {
+	if err := s.validate(ctx, f); err != nil {
 		return Feed{}, err
 	}
 	now := s.o.Now().UTC()
@@ -150,7 +154,7 @@ func (s *Service) CreateFeed(ctx context.Context, f Feed) (Feed, error) {
 
 // UpdateFeed validates f and writes every field of it (found by ID).
 func (s *Service) UpdateFeed(ctx context.Context, f Feed) (Feed, error) {
-	if err := ValidateFeed(f); err != nil {
+	if err := s.validate(ctx, f); err != nil {
 		return Feed{}, err
 	}
 	f.UpdatedAt = s.o.Now().UTC()
@@ -159,6 +163,27 @@ func (s *Service) UpdateFeed(ctx context.Context, f Feed) (Feed, error) {
 	}
 	updated, err := s.store.UpdateFeed(ctx, f)
 	return updated, s.storeErr("update feed", err)
+}
+
+// MsgFormInvalid answers a feed for a form the host does not have.
+const MsgFormInvalid = "The selected form id is invalid."
+
+// validate is ValidateFeed, then the host's word on the form.
+func (s *Service) validate(ctx context.Context, f Feed) error {
+	if err := ValidateFeed(f); err != nil {
+		return err
+	}
+	if s.o.FormExists == nil {
+		return nil
+	}
+	ok, err := s.o.FormExists(ctx, f.FormID)
+	if err != nil {
+		return fmt.Errorf("emaillist: look up form %d: %w", f.FormID, err)
+	}
+	if !ok {
+		return api.Invalid("form_id", MsgFormInvalid)
+	}
+	return nil
 }
 
 func (s *Service) storeErr(what string, err error) error {

@@ -101,7 +101,15 @@ func newEmaillist(c emaillistConfig, db *store.DB, queue *store.Queue, f *forms.
 	if err != nil {
 		return nil, err
 	}
-	svc, err := emaillist.NewService(emaillistsql.New(db), queue, &emaillist.Options{Provider: provider, Logger: logger})
+	// A feed is for one of the server's forms.
+	formExists := func(ctx context.Context, id int64) (bool, error) {
+		_, err := f.Form(ctx, strconv.FormatInt(id, 10))
+		if errors.Is(err, forms.ErrNotFound) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	svc, err := emaillist.NewService(emaillistsql.New(db), queue, &emaillist.Options{Provider: provider, Logger: logger, FormExists: formExists})
 	if err != nil {
 		return nil, err
 	}

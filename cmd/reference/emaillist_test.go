@@ -61,6 +61,10 @@ func TestEmaillistFeeds(t *testing.T) {
 	code, _ = get(t, base+"/admin/emailmarketing/feeds", strings.TrimSpace(out))
 	require.Equal(t, 403, code, "a token without emailmarketing")
 	code, body = request(t, "POST", base+"/admin/emailmarketing/feeds", token,
+		`{"form_id":999,"name":"Newsletter","list_form_id":217,"list_tag_ids":[3],"field_map":{"email_address":"email","first_name":"name"}}`)
+	require.Equal(t, 422, code, "a feed for a form the server does not have")
+	require.Contains(t, body, `"form_id":["The selected form id is invalid."]`)
+	code, body = request(t, "POST", base+"/admin/emailmarketing/feeds", token,
 		`{"form_id":1,"name":"Newsletter","list_form_id":217,"list_tag_ids":[3],"field_map":{"email_address":"email","first_name":"name"}}`)
 	require.Equal(t, 201, code, body)
 	code, body = request(t, "POST", base+"/admin/emailmarketing/feeds", token, `{"form_id":1,"name":"VIPs","field_map":{"email_address":"email"},
