@@ -218,16 +218,19 @@ func (s *Service) CustomerFeed(ctx context.Context, token, ifNoneMatch string) (
 	if err != nil {
 		return Feed{}, err
 	}
-	f := Feed{ETag: etag(strconv.FormatInt(b.ID, 10), stampTime(b.UpdatedAt), stampTime(b.Start), stampTime(b.End), b.Status)}
-	if ETagMatches(ifNoneMatch, f.ETag) {
-		f.NotModified = true
-		return f, nil
-	}
+	// One event, cheap to make: the tag is the body's own, so it covers
+	// everything the body shows (the service's and provider's names too).
 	cal, err := s.bookingCalendar(ctx, b)
 	if err != nil {
 		return Feed{}, err
 	}
-	f.FileName, f.Body = fileName(b.Number), serialize(cal, 1)
+	body := serialize(cal, 1)
+	f := Feed{ETag: etag(string(body))}
+	if ETagMatches(ifNoneMatch, f.ETag) {
+		f.NotModified = true
+		return f, nil
+	}
+	f.FileName, f.Body = fileName(b.Number), body
 	return f, nil
 }
 

@@ -258,6 +258,19 @@ func TestFeedETags(t *testing.T) {
 		_, err = f.svc.Reschedule(ctx, bk2.ID, mustTime("2026-06-10T15:00:00Z"), bookings.ActorAdmin)
 		require.NoError(t, err)
 		require.Equal(t, 200, f.get(t, cpath, c1).code)
+
+		// And with the names it shows: the service's, the provider's.
+		c2 := f.get(t, cpath).header.Get("ETag")
+		require.Equal(t, 304, f.get(t, cpath, c2).code)
+		_, err = f.svc.UpdateService(ctx, "consultation", bookings.ServiceInput{Name: bookings.Given("Consultation, renamed")})
+		require.NoError(t, err)
+		after := f.get(t, cpath, c2)
+		require.Equal(t, 200, after.code, "a renamed service moves the tag")
+		require.Contains(t, string(after.body), `Consultation\, renamed`)
+		c3 := after.header.Get("ETag")
+		_, err = f.svc.UpdateProvider(ctx, f.provider.ID, bookings.ProviderInput{Name: bookings.Given("Sam, renamed")})
+		require.NoError(t, err)
+		require.Equal(t, 200, f.get(t, cpath, c3).code, "a renamed provider moves the tag")
 	})
 }
 
