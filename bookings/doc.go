@@ -101,9 +101,10 @@
 // folded at 75 octets, text escaped, CRLF): UID "BK-…@host" stable across
 // moves, UTC times, DTSTAMP from the row so an unchanged feed is
 // byte-identical, TENTATIVE/CONFIRMED/CANCELLED, and SEQUENCE, one more at
-// every move and cancellation, so calendar clients update the event. The
-// ETag comes from one aggregate query before any booking is read;
-// If-None-Match with the tag, a list, W/ or * is a 304.
+// every move and cancellation, so calendar clients update the event. A
+// provider feed's ETag comes from one aggregate query before any booking
+// is read; a customer feed's (one event) is its body's, so it covers the
+// names it shows; If-None-Match with the tag, a list, W/ or * is a 304.
 //
 // # Mail, reminders, housekeeping
 //
