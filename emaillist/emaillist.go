@@ -72,6 +72,18 @@ type Subscription struct {
 	// ListFormID is the provider's form to add the subscriber to; nil
 	// for none.
 	ListFormID *int64 `json:"list_form_id,omitempty"`
+	// Referrer is the page the subscriber signed up on (a submission's
+	// page URL), when known; Kit records it with the form.
+	Referrer string `json:"referrer,omitempty"`
+}
+
+// Submission is an accepted form submission, as QueueSubmission takes it.
+type Submission struct {
+	FormID, ID int64
+	// PageURL is the page the form was sent from, when known.
+	PageURL string
+	// Values are the answers by field name.
+	Values map[string]any
 }
 
 // Subscriber is the provider's record of a subscriber after a

@@ -41,7 +41,7 @@ func TestKitSubscribeCalls(t *testing.T) {
 		require.Equal(t, "Grace", events[0].Subscriber.FirstName)
 		require.Equal(t, []string{
 			`POST /v4/subscribers {"email_address":"grace@example.com","fields":{"company":"Navy"},"first_name":"Grace"}`,
-			`POST /v4/forms/217/subscribers/660 {}`,
+			`POST /v4/forms/217/subscribers {"email_address":"grace@example.com"}`, // no page known: the by-email endpoint
 			`POST /v4/tags/3/subscribers/660 {}`,
 			`POST /v4/tags/4/subscribers/660 {}`,
 		}, b.kit.Calls())
@@ -51,9 +51,24 @@ func TestKitSubscribeCalls(t *testing.T) {
 		require.Equal(t, emaillist.EventSubscribed, events[1].Type)
 		require.Equal(t, []string{
 			`POST /v4/subscribers {"email_address":"grace@example.com","first_name":"Grace Brewster"}`,
-			`POST /v4/forms/217/subscribers/660 {}`,
+			`POST /v4/forms/217/subscribers {"email_address":"grace@example.com"}`,
 		}, b.kit.Calls()[4:], "the existing subscriber updated, no tags asked for")
 	})
+}
+
+// With the page a submission came from, the subscriber is added to the
+// form by ID with that page as the referrer Kit's schema asks for.
+func TestKitFormReferrer(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ref := int64(217)
+	err := b.svc.RunSubscribe(context.Background(), emaillist.SubscribeArgs{Subscription: emaillist.Subscription{Email: "ada@example.com",
+		ListFormID: &ref, Referrer: "https://shop.example/join"}}, false)
+	require.NoError(t, err)
+	require.Equal(t, []string{
+		`POST /v4/subscribers {"email_address":"ada@example.com"}`,
+		`POST /v4/forms/217/subscribers/660 {"referrer":"https://shop.example/join"}`,
+	}, b.kit.Calls())
 }
 
 // Kit's 429 has no Retry-After: the client backs off with jitter and
@@ -74,8 +89,8 @@ func TestKitRetries(t *testing.T) {
 	require.Len(t, calls, 6)
 	require.True(t, strings.HasPrefix(calls[0], "POST /v4/subscribers"))
 	require.True(t, strings.HasPrefix(calls[1], "POST /v4/subscribers"), "429 without Retry-After: again")
-	require.True(t, strings.HasPrefix(calls[2], "POST /v4/forms/1/subscribers/660"))
-	require.True(t, strings.HasPrefix(calls[3], "POST /v4/forms/1/subscribers/660"), "429 with Retry-After: again")
+	require.True(t, strings.HasPrefix(calls[2], "POST /v4/forms/1/subscribers "))
+	require.True(t, strings.HasPrefix(calls[3], "POST /v4/forms/1/subscribers "), "429 with Retry-After: again")
 	require.Equal(t, "POST /v4/tags/7/subscribers/660 {}", calls[4])
 	require.Equal(t, "POST /v4/tags/7/subscribers/660 {}", calls[5], "500: again")
 }
@@ -201,19 +216,19 @@ func TestQueueSubmission(t *testing.T) {
 		values := map[string]any{"name": "Grace", "email": "grace@example.com"}
 		tx, err := b.db.BeginTx(ctx, nil)
 		require.NoError(t, err)
-		require.NoError(t, b.svc.QueueSubmission(ctx, tx, 1, 42, values))
+		require.NoError(t, b.svc.QueueSubmission(ctx, tx, emaillist.Submission{FormID: 1, ID: 42, Values: values}))
 		require.NoError(t, tx.Rollback())
 		require.Empty(t, b.jobs(t), "rolled back with the submission")
 
 		tx, err = b.db.BeginTx(ctx, nil)
 		require.NoError(t, err)
-		require.NoError(t, b.svc.QueueSubmission(ctx, tx, 1, 43, values))
+		require.NoError(t, b.svc.QueueSubmission(ctx, tx, emaillist.Submission{FormID: 1, ID: 43, PageURL: "https://shop.example/join", Values: values}))
 		require.NoError(t, tx.Commit())
 		jobs := b.jobs(t)
 		require.Len(t, jobs, 1)
 		first := "Grace"
 		require.Equal(t, emaillist.SubscribeArgs{FeedID: 1, SubmissionID: 43, Subscription: emaillist.Subscription{Email: "grace@example.com",
-			FirstName: &first, TagIDs: []int64{3, 4}}}, jobs[0])
+			FirstName: &first, TagIDs: []int64{3, 4}, Referrer: "https://shop.example/join"}}, jobs[0], "the page the form was sent from goes along")
 		var skipped []string
 		for _, e := range b.Events() {
 			if e.SubmissionID == 43 {

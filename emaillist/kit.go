@@ -102,8 +102,14 @@ func (k *Kit) Subscribe(ctx context.Context, sub Subscription) (Subscriber, erro
 	}
 	id := strconv.FormatInt(s.ID, 10)
 	if sub.ListFormID != nil {
-		path := "/forms/" + strconv.FormatInt(*sub.ListFormID, 10) + "/subscribers/" + id
-		if err := k.api.SendJSON(ctx, http.MethodPost, path, true, map[string]any{}, nil); err != nil {
+		// Kit's "add subscriber to form" requires a referrer; without one,
+		// its by-email twin takes the address instead.
+		form := "/forms/" + strconv.FormatInt(*sub.ListFormID, 10) + "/subscribers"
+		path, body := form+"/"+id, map[string]any{"referrer": sub.Referrer}
+		if sub.Referrer == "" {
+			path, body = form, map[string]any{"email_address": s.EmailAddress}
+		}
+		if err := k.api.SendJSON(ctx, http.MethodPost, path, true, body, nil); err != nil {
 			return Subscriber{}, providerErr(err)
 		}
 	}

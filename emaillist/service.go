@@ -322,10 +322,11 @@ func (s *Service) enqueue(ctx context.Context, tx *sql.Tx, args SubscribeArgs) e
 // subscribe queued in tx (the submission's transaction). A feed that
 // does not send is reported by a FeedSkipped event with the reason and
 // never stops the others; only a failure to queue is returned.
-func (s *Service) QueueSubmission(ctx context.Context, tx *sql.Tx, formID, submissionID int64, values map[string]any) error {
-	feeds, err := s.store.ListFeeds(ctx, FeedQuery{FormID: formID, ActiveOnly: true})
+func (s *Service) QueueSubmission(ctx context.Context, tx *sql.Tx, sub Submission) error {
+	submissionID, values := sub.ID, sub.Values
+	feeds, err := s.store.ListFeeds(ctx, FeedQuery{FormID: sub.FormID, ActiveOnly: true})
 	if err != nil {
-		return fmt.Errorf("emaillist: feeds of form %d: %w", formID, err)
+		return fmt.Errorf("emaillist: feeds of form %d: %w", sub.FormID, err)
 	}
 	for _, f := range feeds {
 		if !f.ConditionalLogic.Matches(values) {
@@ -339,7 +340,8 @@ func (s *Service) QueueSubmission(ctx context.Context, tx *sql.Tx, formID, submi
 		}
 		tags := mergeTags(f.ListTagIDs)
 		if err := s.enqueue(ctx, tx, SubscribeArgs{FeedID: f.ID, SubmissionID: submissionID, Subscription: Subscription{
-			Email: p.EmailAddress, FirstName: p.FirstName, Fields: p.Fields, TagIDs: tags, ListFormID: f.ListFormID}}); err != nil {
+			Email: p.EmailAddress, FirstName: p.FirstName, Fields: p.Fields, TagIDs: tags, ListFormID: f.ListFormID,
+			Referrer: sub.PageURL}}); err != nil {
 			return err
 		}
 	}

@@ -77,6 +77,7 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_EMAILLIST_BASE_URL", "the provider's address (Kit: https://api.kit.com/v4; Mailchimp: from the key)"},
 	{"GROUNDWORK_EMAILLIST_LIST_ID", "Mailchimp's audience (list) ID"},
 	{"GROUNDWORK_EMAILLIST_ALLOW_INSECURE_URLS", "true lets the provider's address be http:// (a local test double) (false)"},
+	{"GROUNDWORK_EMAILLIST_TAG_NAMES", "Mailchimp's tag names by the IDs feeds give, 3=VIP,7=Newsletter (unnamed IDs are tagged by number)"},
 	{"GROUNDWORK_EMAILLIST_SUBSCRIBE_LIMIT", "public subscribes a minute per address (10); cannot be turned off"},
 	{"GROUNDWORK_GSC_SITE_URL", "the Search Console property (sc-domain:example.com or https://example.com/) of the search reports"},
 	{"GROUNDWORK_GA4_PROPERTY_ID", "a GA4 property (digits): the analytics reports come from GA4, not the first-party analytics"},

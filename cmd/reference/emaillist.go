@@ -22,6 +22,8 @@ type emaillistConfig struct {
 	provider, apiKey, baseURL, listID string
 	allowInsecure                     bool
 	subscribeLimit                    int
+	// tagNames name Mailchimp's tags by the IDs feeds and requests give.
+	tagNames map[int64]string
 }
 
 // emaillistAbility is what a bearer token needs for the feed
@@ -42,6 +44,17 @@ func readEmaillistConfig(getenv func(string) string) (emaillistConfig, error) {
 			return c, fmt.Errorf("GROUNDWORK_EMAILLIST_ALLOW_INSECURE_URLS must be true or false, not %q", s)
 		}
 		c.allowInsecure = b
+	}
+	if s := getenv("GROUNDWORK_EMAILLIST_TAG_NAMES"); s != "" {
+		c.tagNames = map[int64]string{}
+		for pair := range strings.SplitSeq(s, ",") {
+			id, name, ok := strings.Cut(strings.TrimSpace(pair), "=")
+			n, err := strconv.ParseInt(strings.TrimSpace(id), 10, 64)
+			if !ok || err != nil || n < 1 || strings.TrimSpace(name) == "" {
+				return c, fmt.Errorf("GROUNDWORK_EMAILLIST_TAG_NAMES takes ID=name pairs (3=VIP,7=Newsletter), not %q", pair)
+			}
+			c.tagNames[n] = strings.TrimSpace(name)
+		}
 	}
 	if s := getenv("GROUNDWORK_EMAILLIST_SUBSCRIBE_LIMIT"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -67,7 +80,7 @@ func newListProvider(c emaillistConfig, logger *slog.Logger) (pinger, error) {
 		return emaillist.NewKit(c.apiKey, &emaillist.KitOptions{BaseURL: c.baseURL, AllowInsecure: c.allowInsecure})
 	case "mailchimp":
 		return emaillist.NewMailchimp(c.apiKey, c.listID, &emaillist.MailchimpOptions{BaseURL: c.baseURL,
-			AllowInsecure: c.allowInsecure})
+			AllowInsecure: c.allowInsecure, TagNames: c.tagNames})
 	}
 	return loggedProvider{logger}, nil
 }
@@ -126,7 +139,8 @@ func newEmaillist(c emaillistConfig, db *store.DB, queue *store.Queue, f *forms.
 	})
 	if f != nil {
 		f.OnSubmissionAcceptedTx(func(ctx context.Context, tx *sql.Tx, e forms.SubmissionEvent) error {
-			return svc.QueueSubmission(ctx, tx, e.Form.ID, e.Submission.ID, submissionValues(e.Submission))
+			return svc.QueueSubmission(ctx, tx, emaillist.Submission{FormID: e.Form.ID, ID: e.Submission.ID, PageURL: e.Submission.PageURL,
+				Values: submissionValues(e.Submission)})
 		})
 	}
 	return svc, nil

@@ -114,3 +114,16 @@ func TestEmaillistFeeds(t *testing.T) {
 	require.Equal(t, 2, c)
 	require.Contains(t, stderr, "must be kit or mailchimp")
 }
+
+// Mailchimp's tag names come from GROUNDWORK_EMAILLIST_TAG_NAMES; a pair
+// that does not read is refused at start.
+func TestEmaillistTagNames(t *testing.T) {
+	t.Parallel()
+	c, err := readEmaillistConfig(env{"GROUNDWORK_EMAILLIST_TAG_NAMES": "3=VIP, 7 = Newsletter"}.get)
+	require.NoError(t, err)
+	require.Equal(t, map[int64]string{3: "VIP", 7: "Newsletter"}, c.tagNames)
+	for _, bad := range []string{"3", "x=VIP", "3=", "0=Zero"} {
+		_, err := readEmaillistConfig(env{"GROUNDWORK_EMAILLIST_TAG_NAMES": bad}.get)
+		require.Error(t, err, bad)
+	}
+}
