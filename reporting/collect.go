@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -140,9 +139,9 @@ func (h *CollectHandler) view(r *http.Request, b collectBody) (View, error) {
 }
 
 func (h *CollectHandler) collect(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxCollectBody))
+	body, err := api.ReadBody(w, r, MaxCollectBody)
 	if err != nil {
-		api.WriteError(w, r, h.o.Logger, nil, &api.Error{Status: http.StatusRequestEntityTooLarge, Message: "The view is too large."})
+		api.WriteError(w, r, h.o.Logger, nil, err)
 		return
 	}
 	var b collectBody

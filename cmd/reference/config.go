@@ -106,6 +106,10 @@ type config struct {
 	emaillist       emaillistConfig
 	reporting       reportingConfig
 	limits          limits
+	// bodyTimeout and uploadTimeout bound how long a request's body may
+	// take to arrive (api.BodyTimeoutDefault, api.UploadTimeoutDefault
+	// when zero).
+	bodyTimeout, uploadTimeout time.Duration
 	// analyticsSites are the hosts whose page views are collected, beside
 	// the server's own and the base URL's.
 	analyticsSites []string

@@ -84,7 +84,7 @@ func TestEmaillistFeeds(t *testing.T) {
 	mu.Lock()
 	require.Equal(t, []string{
 		`POST /v4/subscribers {"email_address":"ann@example.com","first_name":"Ann"}`,
-		`POST /v4/forms/217/subscribers/660 {}`,
+		`POST /v4/forms/217/subscribers/660 {"referrer":"` + base + `/api/v1/forms/hello/submit"}`, // the page it was sent from
 		`POST /v4/tags/3/subscribers/660 {}`,
 	}, calls, "one feed sent; the VIP feed's logic did not match")
 	calls = nil

@@ -2,14 +2,20 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/auth"
@@ -157,4 +163,47 @@ func TestHeadOnEveryGetRoute(t *testing.T) {
 		require.NotEqual(t, http.StatusMethodNotAllowed, codes[1], "HEAD %s", path)
 		require.Equal(t, codes[0], codes[1], "HEAD %s answers as GET does", path)
 	}
+}
+
+// Clients that send their headers and never the body are dropped when
+// the body's deadline passes (answered 4xx, a 408 where the body is read
+// first, and the connection closed), on JSON and form routes alike: none
+// holds a connection, not even while a refused body is drained.
+func TestSlowBodiesAreDropped(t *testing.T) {
+	t.Parallel()
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--log-level", "warn", "--uploads", t.TempDir(),
+		"--db", "sqlite:" + filepath.Join(t.TempDir(), "slow.db")}, env{"GROUNDWORK_SECRET_KEY": testSecretKey}.get)
+	require.NoError(t, err)
+	cfg.bodyTimeout, cfg.uploadTimeout = 300*time.Millisecond, 600*time.Millisecond
+	base := startServeConfig(t, cfg)
+	addr := strings.TrimPrefix(base, "http://")
+	paths := []string{"/api/a11y/contrast-check", "/login", "/analytics/collect", "/api/v1/forms/contact/submit"}
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := net.Dial("tcp", addr)
+			if !assert.NoError(t, err) {
+				return
+			}
+			defer conn.Close()
+			ct := "application/json"
+			if i%5 == 0 {
+				ct = "multipart/form-data; boundary=x"
+			}
+			fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\nContent-Length: 100\r\n\r\n{", paths[i%len(paths)], addr, ct)
+			_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			reply, err := io.ReadAll(conn)
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				t.Errorf("client %d still held after 5 s: %q", i, reply)
+				return
+			}
+			if len(reply) > 0 { // answered (a 408, or the route's own refusal of what little came), then closed
+				assert.Regexp(t, `^HTTP/1.1 4\d\d `, string(reply), "client %d", i)
+				assert.Contains(t, string(reply), "Connection: close", "client %d", i)
+			}
+		}()
+	}
+	wg.Wait()
 }

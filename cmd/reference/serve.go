@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -358,7 +359,8 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	if reports.oauth != nil {
 		routes = append(routes, reports.oauth.Routes()...)
 	}
-	return recoverPanics(logRequests(mux, logger, cfg.requestLogEvery), logger), routes
+	body, upload := cmp.Or(cfg.bodyTimeout, api.BodyTimeoutDefault), cmp.Or(cfg.uploadTimeout, api.UploadTimeoutDefault)
+	return recoverPanics(logRequests(api.WithBodyDeadline(mux, body, upload), logger, cfg.requestLogEvery), logger), routes
 }
 
 func (a *app) healthz(w http.ResponseWriter, r *http.Request) {

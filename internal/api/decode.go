@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -43,6 +44,25 @@ func ReadJSONBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, 
 	if limit <= 0 {
 		limit = MaxBodyDefault
 	}
+	body, err := ReadBody(w, r, limit)
+	if err != nil {
+		return nil, err
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return []byte("{}"), nil
+	}
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
+		return nil, &Error{Status: http.StatusUnsupportedMediaType, Message: "The request body must be JSON, sent with Content-Type: application/json."}
+	}
+	return body, nil
+}
+
+// ReadBody reads r's body, at most limit bytes, whatever its type: a
+// larger one is a 413, one that comes too slowly (past the connection's
+// read deadline, see [WithBodyDeadline]) a 408 that closes the
+// connection, any other failure a 400.
+func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
 		return nil, tooLarge(limit)
 	}
@@ -52,14 +72,11 @@ func ReadJSONBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, 
 		if errors.As(err, &mbe) {
 			return nil, tooLarge(limit)
 		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, &Error{Status: http.StatusRequestTimeout, Message: "The request body came too slowly.",
+				Header: http.Header{"Connection": {"close"}}, Err: err}
+		}
 		return nil, &Error{Status: http.StatusBadRequest, Message: "The request body could not be read.", Err: err}
-	}
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return []byte("{}"), nil
-	}
-	if !isJSONContentType(r.Header.Get("Content-Type")) {
-		return nil, &Error{Status: http.StatusUnsupportedMediaType, Message: "The request body must be JSON, sent with Content-Type: application/json."}
 	}
 	return body, nil
 }

@@ -37,9 +37,18 @@ func ServeDrained(w http.ResponseWriter, r *http.Request, h http.Handler) {
 	if sw.Status < 400 {
 		return
 	}
+	// Never past the body's own deadline: a client too slow to send its
+	// body is not waited for again.
+	deadline := time.Now().Add(DrainTimeout)
+	if d, ok := bodyDeadline(r); ok && d.Before(deadline) {
+		deadline = d
+	}
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()
-	_ = rc.SetReadDeadline(time.Now().Add(DrainTimeout))
+	if time.Until(deadline) <= 0 {
+		return
+	}
+	_ = rc.SetReadDeadline(deadline)
 	_, _ = io.CopyN(io.Discard, body, DrainMaxBytes)
 }
 
