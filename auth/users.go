@@ -33,6 +33,15 @@ const (
 	LoginAttemptsDefault = 5
 	// LoginWindowDefault is the lock-out's window.
 	LoginWindowDefault = time.Minute
+	// LoginAccountAttemptsDefault sign-ins a minute per account from any
+	// address, and LoginAccountSustainedDefault a quarter of an hour: an
+	// attack spread over many addresses is slowed, a minute at first and
+	// up to fifteen while it goes on, and the owner waits no longer.
+	LoginAccountAttemptsDefault  = 10
+	LoginAccountSustainedDefault = 30
+	// LoginAddressAttemptsDefault sign-ins a minute per client IP across
+	// every account: one address trying many accounts is slowed.
+	LoginAddressAttemptsDefault = 30
 	// SessionIdleDefault ends a session nobody used for this long.
 	SessionIdleDefault = 120 * time.Minute
 	// SessionLifetimeDefault ends any session this long after sign-in
@@ -323,20 +332,55 @@ func loginKey(email, clientIP string) string {
 	return "login:" + NormalizeEmail(email) + "|" + clientIP
 }
 
+// loginLimit is one of the allowances a sign-in attempt is counted in.
+type loginLimit struct {
+	key    string
+	limit  int
+	window time.Duration
+	// reset: forgotten at a good sign-in (the address's count is not:
+	// it guards every account).
+	reset bool
+}
+
+// loginLimits are the allowances of an attempt by email from clientIP:
+// per email and address, per account (a minute and a quarter of an hour),
+// per address.
+func (s *Service) loginLimits(email, clientIP string) []loginLimit {
+	account := NormalizeEmail(email)
+	return []loginLimit{
+		{loginKey(email, clientIP), s.loginAttempts, s.loginWindow, true},
+		{"login-account:" + account, LoginAccountAttemptsDefault, time.Minute, true},
+		{"login-account-15m:" + account, LoginAccountSustainedDefault, 15 * time.Minute, true},
+		{"login-address:" + clientIP, LoginAddressAttemptsDefault, time.Minute, false},
+	}
+}
+
 // CheckCredentials is a sign-in attempt: it counts it against email and
-// clientIP, refuses it with a *LockoutError past LoginAttempts a window,
+// clientIP (LoginAttempts a window), against the account from any address
+// (LoginAccountAttemptsDefault a minute, LoginAccountSustainedDefault a
+// quarter of an hour) and against the address across accounts
+// (LoginAddressAttemptsDefault a minute), and refuses it with a
+// *LockoutError, saying how long to wait, past any of them;
 // checks the password (an unknown email is checked against a dummy hash,
 // so costs the same), and on success forgets the failures and rehashes a
 // password hashed with other parameters. Wrong credentials are
 // ErrBadCredentials; a flood of checks beyond PasswordWait, ErrBusy.
 func (s *Service) CheckCredentials(ctx context.Context, email, password, clientIP string) (User, error) {
-	key := loginKey(email, clientIP)
-	lim, err := s.logins.Hit(ctx, key, s.loginAttempts, s.loginWindow)
-	if err != nil {
-		return User{}, fmt.Errorf("auth: sign in: %w", err)
+	// Every allowance counts the attempt; the longest wait of those spent
+	// is the answer, before any password is checked.
+	limits := s.loginLimits(email, clientIP)
+	var wait time.Duration
+	for _, l := range limits {
+		lim, err := s.logins.Hit(ctx, l.key, l.limit, l.window)
+		if err != nil {
+			return User{}, fmt.Errorf("auth: sign in: %w", err)
+		}
+		if !lim.Allowed {
+			wait = max(wait, lim.RetryAfter(s.now()))
+		}
 	}
-	if !lim.Allowed {
-		return User{}, &LockoutError{RetryAfter: lim.RetryAfter(s.now())}
+	if wait > 0 {
+		return User{}, &LockoutError{RetryAfter: wait}
 	}
 	u, hash, err := s.store.UserByEmail(ctx, NormalizeEmail(email))
 	if err != nil && !errors.Is(err, ErrNotFound) {
@@ -353,8 +397,12 @@ func (s *Service) CheckCredentials(ctx context.Context, email, password, clientI
 	if !ok {
 		return User{}, ErrBadCredentials
 	}
-	if err := s.logins.Reset(ctx, key); err != nil {
-		return User{}, fmt.Errorf("auth: sign in: %w", err)
+	for _, l := range limits {
+		if l.reset {
+			if err := s.logins.Reset(ctx, l.key); err != nil {
+				return User{}, fmt.Errorf("auth: sign in: %w", err)
+			}
+		}
 	}
 	if rehash {
 		if newHash, err := s.hasher.hash(ctx, password); err == nil {

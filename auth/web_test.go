@@ -2,6 +2,8 @@ package auth_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -19,6 +21,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/lite"
@@ -787,4 +790,73 @@ func TestSessionCookieSecure(t *testing.T) {
 		require.NotNil(t, session, c.name)
 		require.Equal(t, c.secure, session.Secure, c.name)
 	}
+}
+
+// Credential stuffing across addresses: wrong passwords for one account,
+// each from another address, alternating between two instances on one
+// database, are stopped after LoginAccountAttemptsDefault a minute; the
+// wait grows to a quarter of an hour while the attack goes on, and the
+// owner signs in once it is over. One address trying many accounts is
+// slowed too.
+func TestLockoutPerAccountAndPerAddress(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		dsn := storetest.DSN(t, d)
+		clk := testkit.NewClock(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+		instance := func() *auth.Service {
+			db := storetest.OpenDSN(t, dsn, authsql.Migrations)
+			svc, err := auth.NewService(authsql.New(db), &auth.Options{Now: clk.Now, Password: cheap,
+				LoginLimiter: store.NewSQLRateLimiter(db, &lite.RateLimiterOptions{Now: clk.Now})})
+			require.NoError(t, err)
+			return svc
+		}
+		one, two := instance(), instance()
+		_, err := one.CreateUser(ctx, auth.NewUser{Name: "Ada", Email: "ada@example.com", Password: "correct horse"})
+		require.NoError(t, err)
+		attempt := func(i int, password, ip string) error {
+			svc := one
+			if i%2 == 1 {
+				svc = two
+			}
+			_, err := svc.CheckCredentials(ctx, "ada@example.com", password, ip)
+			return err
+		}
+		checked := 0
+		var lock *auth.LockoutError
+		for i := range 12 {
+			err := attempt(i, "wrong horse", fmt.Sprintf("198.51.100.%d", i))
+			if errors.As(err, &lock) {
+				continue
+			}
+			require.ErrorIs(t, err, auth.ErrBadCredentials)
+			checked++
+		}
+		require.Equal(t, auth.LoginAccountAttemptsDefault, checked, "across addresses and instances")
+		require.LessOrEqual(t, lock.RetryAfter, time.Minute, "a minute at first")
+
+		// The attack goes on a minute at a time: the wait grows.
+		for range 3 {
+			clk.Advance(time.Minute)
+			for i := range 10 {
+				_ = attempt(i, "wrong horse", fmt.Sprintf("203.0.113.%d", i))
+			}
+		}
+		err = attempt(0, "correct horse", "192.0.2.1")
+		require.ErrorAs(t, err, &lock)
+		require.Greater(t, lock.RetryAfter, time.Minute, "a sustained attack waits longer")
+		require.LessOrEqual(t, lock.RetryAfter, 15*time.Minute, "but never more than a quarter of an hour")
+		clk.Advance(lock.RetryAfter)
+		require.NoError(t, attempt(1, "correct horse", "192.0.2.1"), "the owner signs in once it is over")
+
+		// One address, many accounts.
+		refused := 0
+		for i := range auth.LoginAddressAttemptsDefault + 5 {
+			_, err := one.CheckCredentials(ctx, fmt.Sprintf("user%d@example.com", i), "guess", "198.51.100.250")
+			if errors.As(err, &lock) {
+				refused++
+			}
+		}
+		require.Equal(t, 5, refused, "past LoginAddressAttemptsDefault a minute from one address")
+	})
 }
