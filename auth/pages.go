@@ -2,6 +2,7 @@ package auth
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strconv"
@@ -344,18 +345,22 @@ func (w *Web) verifyPage(rw http.ResponseWriter, r *http.Request) {
 	w.page(rw, r, http.StatusOK, VerifyTemplate, "Verify email", verifyPage{})
 }
 
-// throttleVerify counts a verification request of the user: false (and
-// a 429 page) past VerifyThrottle a minute.
-func (w *Web) throttleVerify(rw http.ResponseWriter, r *http.Request, u User) bool {
-	lim, err := w.o.RateLimiter.Hit(r.Context(), "verify-email:"+strconv.FormatInt(u.ID, 10), w.o.VerifyThrottle, time.Minute)
+// throttleVerify counts a verification request of the user in its own
+// bucket (kind: "resend" for a new mail, "link" for opening one, so that
+// opening a link never spends a resend): false (and a 429 page that says
+// when to try again) past VerifyThrottle a minute.
+func (w *Web) throttleVerify(rw http.ResponseWriter, r *http.Request, u User, kind string) bool {
+	lim, err := w.o.RateLimiter.Hit(r.Context(), "verify-email-"+kind+":"+strconv.FormatInt(u.ID, 10), w.o.VerifyThrottle, time.Minute)
 	if err != nil {
 		w.serverError(rw, r, err)
 		return false
 	}
 	if !lim.Allowed {
-		rw.Header().Set("Retry-After", strconv.Itoa(int(lim.RetryAfter(w.svc.now())/time.Second)))
+		wait := int(lim.RetryAfter(w.svc.now()) / time.Second)
+		rw.Header().Set("Retry-After", strconv.Itoa(wait))
 		w.render.Error(rw, r, http.StatusTooManyRequests, web.ErrorPage{Heading: "Too many requests",
-			Message: "You asked for verification too often. Please wait a minute and try again.", Link: "/verify-email", LinkText: "Back"})
+			Message: fmt.Sprintf("You asked for verification too often. Please wait %d seconds and try again.", wait),
+			Link:    "/verify-email", LinkText: "Back"})
 		return false
 	}
 	return true
@@ -363,7 +368,7 @@ func (w *Web) throttleVerify(rw http.ResponseWriter, r *http.Request, u User) bo
 
 func (w *Web) verifyLink(rw http.ResponseWriter, r *http.Request) error {
 	u, _ := UserFrom(r.Context())
-	if !w.throttleVerify(rw, r, u) {
+	if !w.throttleVerify(rw, r, u, "link") {
 		return nil
 	}
 	q := r.URL.Query()
@@ -393,7 +398,7 @@ func (w *Web) resendVerification(rw http.ResponseWriter, r *http.Request) {
 		web.SeeOther(rw, r, w.o.HomePath)
 		return
 	}
-	if !w.throttleVerify(rw, r, u) {
+	if !w.throttleVerify(rw, r, u, "resend") {
 		return
 	}
 	w.svc.SendVerification(u, w.baseURL(r), "/verify-email")

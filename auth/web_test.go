@@ -860,3 +860,26 @@ func TestLockoutPerAccountAndPerAddress(t *testing.T) {
 		require.Equal(t, 5, refused, "past LoginAddressAttemptsDefault a minute from one address")
 	})
 }
+
+// Opening verification links never spends the resend throttle: each has
+// a bucket of its own; a refusal says how long to wait and links back.
+func TestVerifyLinksDoNotSpendResends(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{web: auth.WebOptions{RequireVerification: true}})
+	b := s.browser(t)
+	res, _ := b.post("/register", url.Values{"name": {"Ada"}, "email": {"ada@example.com"}, "password": {"correct horse"}, "password_confirmation": {"correct horse"}})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	link := s.mailedLink(t, 1)
+	forged := link[:len(link)-1] + "0"
+	var code int
+	var body string
+	for range auth.VerifyThrottleDefault + 1 {
+		res, body = b.get(forged)
+		code = res.StatusCode
+	}
+	require.Equal(t, http.StatusTooManyRequests, code, "links have their own allowance")
+	require.Regexp(t, `Please wait \d+ seconds`, body)
+	require.Contains(t, body, `href="/verify-email"`)
+	res, _ = b.post("/email/verification-notification", url.Values{})
+	require.NotEqual(t, http.StatusTooManyRequests, res.StatusCode, "the resend allowance is untouched")
+}

@@ -49,7 +49,8 @@ func (p *PageHandler) hit(w http.ResponseWriter, r *http.Request, t *api.Throttl
 		return false
 	}
 	if !allowed {
-		p.render.Error(w, r, http.StatusTooManyRequests, web.ErrorPage{Heading: "Too many requests", Message: MsgTooMany})
+		p.render.Error(w, r, http.StatusTooManyRequests, web.ErrorPage{Heading: "Too many requests", Message: tooMany(w),
+			Link: p.prefix + "/manage/" + r.PathValue("token"), LinkText: "Back to your booking"})
 		return false
 	}
 	return true
@@ -169,10 +170,10 @@ func (p *PageHandler) manageAnswer(w http.ResponseWriter, r *http.Request, b Boo
 	return nil
 }
 
+// manageForm counts a change made through a manage link in the link's own
+// buckets (per address, per booking), not in the bookings a minute: a
+// customer who mistyped a new booking twice can still cancel.
 func (p *PageHandler) manageForm(w http.ResponseWriter, r *http.Request) bool {
-	if p.post != nil && !p.hit(w, r, p.post, api.ClientIPString(r, p.post.TrustedProxies)) {
-		return false
-	}
 	if !p.manageLimits(w, r) {
 		return false
 	}
@@ -212,4 +213,13 @@ func (p *PageHandler) confirmation() string {
 		return " A confirmation is on its way."
 	}
 	return ""
+}
+
+// tooMany is the 429 page's message: when to try again, from the
+// throttle's Retry-After.
+func tooMany(w http.ResponseWriter) string {
+	if wait := w.Header().Get("Retry-After"); wait != "" {
+		return "Too many requests. Please wait " + wait + " seconds and try again."
+	}
+	return MsgTooMany
 }

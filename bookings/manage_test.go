@@ -3,6 +3,10 @@ package bookings_test
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -181,4 +185,46 @@ func TestManageBuckets(t *testing.T) {
 	}
 	code, _ = limited.do(t, "POST", "/api/bookings/manage/"+forged+"/cancel", `{}`)
 	require.Equal(t, 429, code, "two GETs and two POSTs on one token, three allowed")
+}
+
+// The page's bucket of bookings a minute counts only attempts that could
+// book: a customer's mistakes do not spend it, and a manage link's
+// changes have buckets of their own, so a customer who spent the bookings
+// bucket can still cancel; a refusal says when to try again.
+func TestPageBucketsSpareCustomers(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	pages, err := bookings.NewPageHandler(b.svc, &bookings.PageOptions{PostLimit: 2})
+	require.NoError(t, err)
+	srv := httptest.NewServer(pages)
+	t.Cleanup(srv.Close)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	post := func(path, form string) (int, string) {
+		req, _ := http.NewRequest("POST", srv.URL+path, strings.NewReader(form))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", srv.URL)
+		res, err := client.Do(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(body)
+	}
+	book := func(start, email string) (int, string) {
+		return post("/bookings/consultation", "start_time="+url.QueryEscape(start)+"&customer_name=Grace&customer_email="+url.QueryEscape(email))
+	}
+	for range 5 {
+		code, _ := book("2026-06-02T13:00:00Z", "not an address")
+		require.Equal(t, http.StatusUnprocessableEntity, code, "a mistake is answered, and not counted")
+	}
+	code, _ := book("2026-06-02T13:00:00Z", "grace@example.com")
+	require.Equal(t, http.StatusSeeOther, code)
+	code, _ = book("2026-06-02T14:00:00Z", "grace@example.com")
+	require.Equal(t, http.StatusSeeOther, code)
+	code, body := book("2026-06-02T15:00:00Z", "grace@example.com")
+	require.Equal(t, http.StatusTooManyRequests, code, "the third booking in a minute")
+	require.Regexp(t, `Please wait \d+ seconds`, body)
+
+	_, token := bookWithToken(t, b, "2026-06-03T14:00:00Z")
+	code, _ = post("/bookings/manage/"+token+"/cancel", "reason=changed+plans")
+	require.Equal(t, http.StatusSeeOther, code, "the manage link has buckets of its own")
 }

@@ -243,15 +243,6 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if p.post != nil {
-		allowed, err := p.post.Hit(w, r, api.ClientIPString(r, p.post.TrustedProxies))
-		if err != nil {
-			return err
-		}
-		if !allowed {
-			return p.draw(w, r, http.StatusTooManyRequests, svc, nil, MsgTooMany)
-		}
-	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		p.render.Error(w, r, http.StatusBadRequest, web.ErrorPage{Heading: "Form not understood", Message: "The form could not be read. Go back and try again."})
@@ -266,6 +257,20 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 	}
 	if nb.Start.IsZero() {
 		return p.draw(w, r, http.StatusUnprocessableEntity, svc, api.Invalid("start_time", "Choose a time."))
+	}
+	// A mistake in the form does not count against the customer's
+	// bookings a minute: only an attempt that could book does.
+	if ve := (*ValidationError)(nil); errors.As(p.svc.checkNewBooking(svc, &nb), &ve) {
+		return p.draw(w, r, http.StatusUnprocessableEntity, svc, ve)
+	}
+	if p.post != nil {
+		allowed, err := p.post.Hit(w, r, api.ClientIPString(r, p.post.TrustedProxies))
+		if err != nil {
+			return err
+		}
+		if !allowed {
+			return p.draw(w, r, http.StatusTooManyRequests, svc, nil, tooMany(w))
+		}
 	}
 	b, _, err := p.svc.Create(r.Context(), nb)
 	var ve *ValidationError
