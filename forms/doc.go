@@ -52,10 +52,14 @@
 // passed to hooks. The token ([Service.FormToken]; the render definition's
 // config.form_token and the page's hidden input, sent back as _form_token)
 // names the form and when it was shown, signed with Options.FormTokenKey;
-// it is good once, from MinFillTime (3 seconds) after it was issued until
-// FormTokenMaxAge (a day) after. One missing, forged, for another form, too
-// fresh, expired or used before makes the submission spam. A submission
-// refused with a 422 leaves its token unused. The original's
+// it is good once, from the form's min_fill_seconds ([Form.MinFillSeconds],
+// 2 unless set, 0 to 60) after it was issued until FormTokenMaxAge (a day)
+// after. One missing, forged, for another form, too fresh, expired or used
+// before makes the submission spam. A submission refused with a 422 leaves
+// its token unused. A spam submission an admin marks as not spam (is_spam
+// false, or the bulk mark_not_spam) is then treated as one just made: its
+// notifications go out and the submission hooks run (marking it again
+// while it is not spam does nothing more). The original's
 // _form_loaded_at, which a client may leave out or forge, counts only with
 // Options.FormTokenOptional, for a submission without a token.
 //

@@ -9,19 +9,24 @@ import (
 
 // Form is a form and its display settings. JSON names are the wire names.
 type Form struct {
-	ID                  int64     `json:"id"`
-	Name                string    `json:"name"`
-	Slug                string    `json:"slug"`
-	Description         string    `json:"description"`
-	SubmitButtonText    string    `json:"submit_button_text"`
-	SuccessMessage      string    `json:"success_message"`
-	RedirectURL         *string   `json:"redirect_url"`
-	IsActive            bool      `json:"is_active"`
-	IsMultiStep         bool      `json:"is_multi_step"`
-	ShowProgressBar     bool      `json:"show_progress_bar"`
-	AllowStepNavigation bool      `json:"allow_step_navigation"`
-	CreatedAt           time.Time `json:"created_at"`
-	UpdatedAt           time.Time `json:"updated_at"`
+	ID                  int64   `json:"id"`
+	Name                string  `json:"name"`
+	Slug                string  `json:"slug"`
+	Description         string  `json:"description"`
+	SubmitButtonText    string  `json:"submit_button_text"`
+	SuccessMessage      string  `json:"success_message"`
+	RedirectURL         *string `json:"redirect_url"`
+	IsActive            bool    `json:"is_active"`
+	IsMultiStep         bool    `json:"is_multi_step"`
+	ShowProgressBar     bool    `json:"show_progress_bar"`
+	AllowStepNavigation bool    `json:"allow_step_navigation"`
+	// MinFillSeconds is how long, at least, a person takes to fill the
+	// form in: one sent back sooner after its form-load token was issued
+	// is kept as spam. Nil when saved means MinFillSecondsDefault; zero
+	// turns the check off; at most MinFillSecondsMax.
+	MinFillSeconds *int64    `json:"min_fill_seconds"`
+	CreatedAt      time.Time `json:"created_at"`
+	UpdatedAt      time.Time `json:"updated_at"`
 	// TotalSubmissions and UnreadSubmissions are counted where the API
 	// shows them (lists and single reads), and zero elsewhere.
 	TotalSubmissions  int `json:"total_submissions_count"`

@@ -13,7 +13,8 @@ import (
 
 // Form-load tokens: a form is shown with a token naming the form and the
 // time it was issued, signed with the service's key. A submission without
-// a good token, or one sent back under MinFillTime after it was issued,
+// a good token, or one sent back sooner after it was issued than its form's
+// MinFillSeconds,
 // or a second time, is spam. The token replaces trust in
 // _form_loaded_at, which a client may leave out or forge.
 const (
@@ -64,8 +65,9 @@ func (s *Service) tokenMAC(payload string) []byte {
 }
 
 // parseToken checks a token's shape, signature, form and age, and returns
-// its nonce and the time it was issued, or why it is no good.
-func (s *Service) parseToken(formID int64, token string, now time.Time) (nonce string, issued time.Time, reason string) {
+// its nonce and the time it was issued, or why it is no good (too fresh
+// when younger than minFill).
+func (s *Service) parseToken(formID int64, token string, now time.Time, minFill time.Duration) (nonce string, issued time.Time, reason string) {
 	if token == "" {
 		return "", time.Time{}, tokenMissing
 	}
@@ -88,7 +90,7 @@ func (s *Service) parseToken(formID int64, token string, now time.Time) (nonce s
 		return "", issued, tokenOtherForm
 	case now.Sub(issued) > s.tokenMaxAge:
 		return "", issued, tokenExpired
-	case now.Sub(issued) < MinFillTime:
+	case now.Sub(issued) < minFill:
 		return "", issued, tokenTooFresh
 	}
 	return parts[2], issued, ""
@@ -98,29 +100,30 @@ func (s *Service) parseToken(formID int64, token string, now time.Time) (nonce s
 // with, while that is still good for the form (so the time to fill it in
 // counts from when it was first shown), else a new one.
 func (s *Service) pageToken(formID int64, sent string) string {
-	if _, _, reason := s.parseToken(formID, sent, s.now()); reason == "" || reason == tokenTooFresh {
+	if _, _, reason := s.parseToken(formID, sent, s.now(), 0); reason == "" || reason == tokenTooFresh {
 		return sent
 	}
 	return s.FormToken(formID)
 }
 
 // tokenVerdict says why req's form-load token makes the submission spam
-// ("" when it does not), and uses the token up when it is good. The
-// verdict is kept on req, so a submission tried again (its form changed
-// meanwhile) does not see its own use as a replay.
+// ("" when it does not), judged against form as it is now, and uses the
+// token up when it is good. The use is counted once per req, so a
+// submission tried again (its form changed meanwhile) does not see its
+// own use as a replay.
 func (s *Service) tokenVerdict(ctx context.Context, form *Form, req *SubmitRequest, now time.Time) string {
-	if req.tokenChecked {
-		return req.tokenReason
-	}
-	req.tokenChecked = true
 	if req.FormToken == "" && s.tokenOptional {
-		if s.tooFast(req.LoadedAt, now) {
-			req.tokenReason = tokenTooFresh
+		if tooFast(req.LoadedAt, now, minFill(form)) {
+			return tokenTooFresh
 		}
-		return req.tokenReason
+		return ""
 	}
-	nonce, issued, reason := s.parseToken(form.ID, req.FormToken, now)
-	if reason == "" {
+	nonce, issued, reason := s.parseToken(form.ID, req.FormToken, now, minFill(form))
+	if reason != "" {
+		return reason
+	}
+	if !req.tokenCounted {
+		req.tokenCounted = true
 		// Good once: the token's first use opens a window as long as it
 		// could still be good, and any other use inside it is a replay.
 		window := s.tokenMaxAge - now.Sub(issued) + time.Second
@@ -131,9 +134,11 @@ func (s *Service) tokenVerdict(ctx context.Context, form *Form, req *SubmitReque
 			// because the counter could not be reached.
 			s.logger.ErrorContext(ctx, "forms: form-load token use not counted", "form", form.ID, "error", err)
 		case !res.Allowed:
-			reason = tokenReplayed
+			req.tokenReplayed = true
 		}
 	}
-	req.tokenReason = reason
-	return reason
+	if req.tokenReplayed {
+		return tokenReplayed
+	}
+	return ""
 }

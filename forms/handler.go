@@ -254,6 +254,7 @@ func applyForm(v *api.Validator, in map[string]any, f *Form) {
 	v.SetBool(in, "is_multi_step", &f.IsMultiStep)
 	v.SetBool(in, "show_progress_bar", &f.ShowProgressBar)
 	v.SetBool(in, "allow_step_navigation", &f.AllowStepNavigation)
+	v.SetOptionalInt(in, "min_fill_seconds", &f.MinFillSeconds)
 }
 
 func (h *Handler) createForm(w http.ResponseWriter, r *http.Request) error {

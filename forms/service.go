@@ -38,8 +38,14 @@ const (
 	// only with Options.FormTokenOptional, for a submission without a
 	// form-load token (FormTokenField).
 	LoadedAtField = "_form_loaded_at"
-	// MinFillTime is how long a person takes at least; faster is spam.
-	MinFillTime = 3 * time.Second
+	// MinFillSecondsDefault is a form's MinFillSeconds unless it says
+	// otherwise: a person takes at least two seconds to fill a form in.
+	MinFillSecondsDefault = 2
+	// MinFillSecondsMax is the most a form's MinFillSeconds may be.
+	MinFillSecondsMax = 60
+	// MinFillTime is the default least time to fill a form in, as a
+	// duration (MinFillSecondsDefault seconds).
+	MinFillTime = MinFillSecondsDefault * time.Second
 	// NotificationAttempts is how often a notification is tried.
 	NotificationAttempts = 5
 )
@@ -161,8 +167,8 @@ func NewService(st Store, opts *Options) (*Service, error) {
 	if s.tokenMaxAge == 0 {
 		s.tokenMaxAge = FormTokenMaxAgeDefault
 	}
-	if s.tokenMaxAge < MinFillTime {
-		return nil, fmt.Errorf("forms: new service: FormTokenMaxAge must be at least %v", MinFillTime)
+	if s.tokenMaxAge <= MinFillSecondsMax*time.Second {
+		return nil, fmt.Errorf("forms: new service: FormTokenMaxAge must be more than %v", MinFillSecondsMax*time.Second)
 	}
 	if s.tokenUses == nil {
 		s.tokenUses = lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: s.now})
@@ -295,7 +301,20 @@ func (s *Service) validateForm(f *Form) *api.Validator {
 			v.Add("redirect_url", api.MsgURL("redirect_url"))
 		}
 	}
+	if f.MinFillSeconds == nil {
+		f.MinFillSeconds = new(int64(MinFillSecondsDefault))
+	} else if n := *f.MinFillSeconds; n < 0 || n > MinFillSecondsMax {
+		v.Add("min_fill_seconds", api.MsgBetween("min_fill_seconds", 0, MinFillSecondsMax))
+	}
 	return v
+}
+
+// minFill is how long, at least, form takes to fill in.
+func minFill(form *Form) time.Duration {
+	if form.MinFillSeconds == nil {
+		return MinFillTime
+	}
+	return time.Duration(*form.MinFillSeconds) * time.Second
 }
 
 func maxChars(v *api.Validator, field, value string, n int) {

@@ -87,6 +87,13 @@ type Store interface {
 	EachSubmission(ctx context.Context, formID int64, fn func(*Submission) error) error
 	// UpdateSubmission saves the flags, notes and UpdatedAt of s.
 	UpdateSubmission(ctx context.Context, s *Submission) error
+	// ReleaseSpam clears the spam flag of those of the listed submissions
+	// of the form that have it, setting their UpdatedAt to at, and runs
+	// then with the ids it cleared (ascending, at least one) inside the
+	// same transaction; a failure of then undoes it all. Of two releases
+	// of one submission at once, only one clears it. It returns how many
+	// it cleared.
+	ReleaseSpam(ctx context.Context, formID int64, ids []int64, at time.Time, then func(ctx context.Context, tx *sql.Tx, released []int64) error) (int, error)
 	// SetSubmissionFlag sets a flag on the listed submissions of the form
 	// and returns how many there were.
 	SetSubmissionFlag(ctx context.Context, formID int64, ids []int64, flag Flag, value bool, at time.Time) (int, error)

@@ -2,9 +2,12 @@ package forms
 
 import (
 	"context"
+	"database/sql"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -38,6 +41,11 @@ func (s *Service) UpdateSubmission(ctx context.Context, sub *Submission) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
+	if !sub.IsSpam {
+		if _, err := s.releaseSpam(ctx, sub.FormID, []int64{sub.ID}); err != nil {
+			return fmt.Errorf("forms: update submission: %w", wrapNotFound(err, "Submission"))
+		}
+	}
 	sub.UpdatedAt = s.now()
 	if err := s.store.UpdateSubmission(ctx, sub); err != nil {
 		return fmt.Errorf("forms: update submission: %w", wrapNotFound(err, "Submission"))
@@ -56,6 +64,92 @@ func (s *Service) DeleteSubmission(ctx context.Context, formID, id int64) error 
 	}
 	s.removeBlobs(ctx, keys)
 	return nil
+}
+
+// releaseSpam marks those of the listed submissions of the form kept as
+// spam as not spam, and treats each as a submission just made: its
+// notifications are queued and the Tx hooks run in the same transaction,
+// the other hooks once it has committed. Of two admins releasing one
+// submission at once, one does it. It returns how many it released.
+func (s *Service) releaseSpam(ctx context.Context, formID int64, ids []int64) (int, error) {
+	spam := map[int64]*Submission{}
+	for _, id := range ids {
+		sub, err := s.store.Submission(ctx, formID, id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		if sub.IsSpam {
+			spam[id] = sub
+		}
+	}
+	if len(spam) == 0 {
+		return 0, nil
+	}
+	form, err := s.store.Form(ctx, formID)
+	if err != nil {
+		return 0, err
+	}
+	fields, err := s.store.Fields(ctx, formID)
+	if err != nil {
+		return 0, err
+	}
+	names := make(map[string]string, len(fields))
+	for _, f := range fields {
+		names[f.UUID] = f.Name
+	}
+	var notifications []Notification
+	if s.enqueuer != nil {
+		if notifications, err = s.store.Notifications(ctx, formID); err != nil {
+			return 0, err
+		}
+	}
+	txHooks := snapshot(&s.hooks.mu, s.hooks.submissionTx)
+	var events []SubmissionEvent
+	n, err := s.store.ReleaseSpam(ctx, formID, slices.Collect(maps.Keys(spam)), s.now(), func(ctx context.Context, tx *sql.Tx, released []int64) error {
+		events = events[:0]
+		for _, id := range released {
+			sub := spam[id]
+			sub.IsSpam = false
+			event := SubmissionEvent{Form: form, Submission: sub}
+			if err := s.queueNotifications(ctx, tx, notifications, sub, storedAnswers(sub), names); err != nil {
+				return err
+			}
+			for _, h := range txHooks {
+				if err := h(ctx, tx, event); err != nil {
+					return err
+				}
+			}
+			events = append(events, event)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, event := range events {
+		for _, h := range snapshot(&s.hooks.mu, s.hooks.submission) {
+			s.safely(ctx, "submission", func() { h(ctx, event) })
+		}
+	}
+	return n, nil
+}
+
+// storedAnswers are a stored submission's answers, by field name, as
+// the notifications' conditions read them.
+func storedAnswers(sub *Submission) answers {
+	a := make(answers, len(sub.Values))
+	for _, v := range sub.Values {
+		switch {
+		case len(v.ValueArray) > 0:
+			a[v.FieldName] = v.ValueArray
+		case v.Value != nil:
+			a[v.FieldName] = []string{*v.Value}
+		}
+	}
+	return a
 }
 
 // Bulk actions on submissions.
@@ -97,8 +191,12 @@ func (s *Service) Bulk(ctx context.Context, formID int64, action string, ids []i
 		}
 	case BulkMarkRead, BulkMarkUnread:
 		n, err = s.store.SetSubmissionFlag(ctx, formID, ids, FlagRead, action == BulkMarkRead, s.now())
+	case BulkMarkNotSpam:
+		if _, err = s.releaseSpam(ctx, formID, ids); err == nil {
+			n, err = s.store.SetSubmissionFlag(ctx, formID, ids, FlagSpam, false, s.now())
+		}
 	default:
-		n, err = s.store.SetSubmissionFlag(ctx, formID, ids, FlagSpam, action == BulkMarkSpam, s.now())
+		n, err = s.store.SetSubmissionFlag(ctx, formID, ids, FlagSpam, true, s.now())
 	}
 	if err != nil {
 		return 0, fmt.Errorf("forms: bulk %s: %w", action, err)

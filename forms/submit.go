@@ -54,9 +54,10 @@ type SubmitRequest struct {
 	// About the request, kept with the submission.
 	PageURL, ReferrerURL, IPAddress, UserAgent string
 
-	// The form-load token's verdict, once checked (see tokenVerdict).
-	tokenChecked bool
-	tokenReason  string
+	// Whether the form-load token's use was counted, and found a replay
+	// (see tokenVerdict).
+	tokenCounted  bool
+	tokenReplayed bool
 }
 
 // SubmitResult is the outcome of a submission that passed validation.
@@ -219,7 +220,7 @@ func (s *Service) discardFiles(ctx context.Context, files map[string]*IncomingFi
 // Submit validates a submission against the form's fields and stores it.
 // Fields hidden by conditional logic are neither validated nor stored.
 // Bad answers are a *ValidationError, keyed by field name. A filled
-// honeypot, or a form sent within MinFillTime of loading, is stored as
+// honeypot, or a form sent sooner after loading than its MinFillSeconds, is stored as
 // spam and answered like any other. For a real submission, notifications
 // are queued and the Tx hooks run inside its transaction; the other hooks
 // run once it has committed. Files in req are kept only if the submission
@@ -341,15 +342,15 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	return &SubmitResult{Submission: sub, Spam: sub.IsSpam, Message: msg, RedirectURL: form.RedirectURL}, nil
 }
 
-// tooFast reports whether the form came back within MinFillTime of the
+// tooFast reports whether the form came back within minFill of the
 // _form_loaded_at it carried (a time in the future counts too). A missing
 // or unreadable time is no evidence either way.
-func (s *Service) tooFast(loadedAt string, now time.Time) bool {
+func tooFast(loadedAt string, now time.Time, minFill time.Duration) bool {
 	secs, err := strconv.ParseInt(strings.TrimSpace(loadedAt), 10, 64)
 	if err != nil || loadedAt == "" {
 		return false
 	}
-	return now.Sub(time.Unix(secs, 0)) < MinFillTime
+	return now.Sub(time.Unix(secs, 0)) < minFill
 }
 
 // checkAnswer validates one visible field's answer, adding messages to v,

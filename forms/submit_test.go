@@ -3,6 +3,7 @@ package forms_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -274,9 +276,9 @@ func TestSpamWithoutTokens(t *testing.T) {
 		extra []part
 		spam  bool
 	}{
-		{"TooFast", []part{noToken, {name: "_form_loaded_at", content: fmt.Sprint(now - 2)}}, true},
+		{"TooFast", []part{noToken, {name: "_form_loaded_at", content: fmt.Sprint(now - 1)}}, true},
 		{"FromTheFuture", []part{noToken, {name: "_form_loaded_at", content: fmt.Sprint(now + 60)}}, true},
-		{"PatientPerson", []part{noToken, {name: "_form_loaded_at", content: fmt.Sprint(now - 3)}}, false},
+		{"PatientPerson", []part{noToken, {name: "_form_loaded_at", content: fmt.Sprint(now - 2)}}, false},
 		{"NoTimestamp", []part{noToken}, false},
 		{"Honeypot", []part{noToken, {name: "website_url", content: "x"}}, true},
 		{"GoodToken", nil, false},
@@ -640,4 +642,94 @@ func TestOversizedSubmissionSees413(t *testing.T) {
 		require.NoError(t, err, path)
 		require.Equal(t, http.StatusRequestEntityTooLarge, status, path)
 	}
+}
+
+// TestMinFillSecondsPerForm: how fast a person may fill a form in is the
+// form's own setting, two seconds unless it says otherwise; zero turns the
+// check off, and a setting out of range is refused.
+func TestMinFillSecondsPerForm(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	form := b.contactForm(t)
+	require.EqualValues(t, forms.MinFillSecondsDefault, b.api(t, "GET", "/contact", nil).data(t)["min_fill_seconds"])
+	tok := func(p string) part { return part{name: forms.FormTokenField, content: p} }
+	spamAfter := func(wait time.Duration) bool {
+		s := b.renderToken(t, form)
+		b.clock.Advance(wait)
+		r := b.submit(t, form, valid(tok(s))...)
+		require.Equal(t, 201, r.status, r.body)
+		return b.api(t, "GET", fmt.Sprintf("/contact/submissions/%v", r.json(t)["submission_id"]), nil).data(t)["is_spam"].(bool)
+	}
+	require.True(t, spamAfter(time.Second), "a second is quicker than the default two")
+	require.False(t, spamAfter(2*time.Second))
+
+	for _, bad := range []any{-1, 61, "soon", 1.5} {
+		r := b.api(t, "PATCH", "/contact", map[string]any{"min_fill_seconds": bad})
+		require.Equal(t, 422, r.status, "%v", bad)
+		require.Contains(t, r.body, "min_fill_seconds")
+	}
+	r := b.api(t, "PATCH", "/contact", map[string]any{"min_fill_seconds": 0})
+	require.Equal(t, 200, r.status, r.body)
+	require.EqualValues(t, 0, r.data(t)["min_fill_seconds"])
+	require.False(t, spamAfter(0), "no minimum: sent at once is fine")
+
+	r = b.api(t, "PATCH", "/contact", map[string]any{"min_fill_seconds": 10})
+	require.Equal(t, 200, r.status, r.body)
+	require.True(t, spamAfter(9*time.Second))
+	require.False(t, spamAfter(10*time.Second))
+
+	r = b.api(t, "PATCH", "/contact", map[string]any{"min_fill_seconds": nil})
+	require.Equal(t, 200, r.status, r.body)
+	require.EqualValues(t, forms.MinFillSecondsDefault, r.data(t)["min_fill_seconds"], "null is the default")
+
+	r = b.api(t, "POST", "", map[string]any{"name": "Quick poll", "min_fill_seconds": 0})
+	require.Equal(t, 201, r.status, r.body)
+	require.EqualValues(t, 0, r.data(t)["min_fill_seconds"])
+}
+
+// TestMarkNotSpam: a submission kept as spam that an admin marks as not
+// spam, one at a time or in bulk, is treated as a submission just made:
+// its notifications go out and the submission hooks run, once however
+// often it is marked.
+func TestMarkNotSpam(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withQueue)
+	form := b.contactForm(t)
+	r := b.api(t, "POST", "/contact/notifications", map[string]any{"type": "admin"})
+	require.Equal(t, 201, r.status)
+	var hooked, hookedTx atomic.Int64
+	b.svc.OnSubmissionAccepted(func(_ context.Context, e forms.SubmissionEvent) {
+		require.False(t, e.Submission.IsSpam)
+		hooked.Add(1)
+	})
+	b.svc.OnSubmissionAcceptedTx(func(context.Context, *sql.Tx, forms.SubmissionEvent) error { hookedTx.Add(1); return nil })
+	jobs := func() (n int) {
+		require.NoError(t, b.db.Get(&n, "SELECT COUNT(*) FROM river_job WHERE kind = 'forms_notification'"))
+		return n
+	}
+	spam := func() string {
+		r := b.submit(t, form, valid(part{name: "website_url", content: "http://spam.test"})...)
+		require.Equal(t, 201, r.status, r.body)
+		return fmt.Sprint(r.json(t)["submission_id"])
+	}
+	one, two, three := spam(), spam(), spam()
+	require.Zero(t, jobs())
+
+	r = b.api(t, "PATCH", "/contact/submissions/"+one, map[string]any{"is_spam": false, "is_starred": true})
+	require.Equal(t, 200, r.status, r.body)
+	require.Equal(t, false, r.data(t)["is_spam"])
+	require.Equal(t, true, r.data(t)["is_starred"])
+	require.Equal(t, 1, jobs())
+	r = b.api(t, "PATCH", "/contact/submissions/"+one, map[string]any{"is_spam": false, "admin_notes": "a real person"})
+	require.Equal(t, 200, r.status, r.body)
+	require.Equal(t, 1, jobs(), "marking it again sends nothing more")
+
+	r = b.api(t, "POST", "/contact/submissions/bulk", map[string]any{"action": "mark_not_spam", "ids": []any{one, two, three, 999999}})
+	require.Equal(t, 200, r.status, r.body)
+	require.EqualValues(t, 3, r.json(t)["affected"])
+	require.Equal(t, 3, jobs())
+	require.EqualValues(t, 3, hooked.Load())
+	require.EqualValues(t, 3, hookedTx.Load())
+	list := b.api(t, "GET", "/contact/submissions?is_spam=1", nil).json(t)
+	require.EqualValues(t, 0, list["meta"].(map[string]any)["total"])
 }

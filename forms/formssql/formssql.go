@@ -86,6 +86,7 @@ type formRow struct {
 	IsMultiStep         bool       `db:"is_multi_step"`
 	ShowProgressBar     bool       `db:"show_progress_bar"`
 	AllowStepNavigation bool       `db:"allow_step_navigation"`
+	MinFillSeconds      int64      `db:"min_fill_seconds"`
 	CreatedAt           store.Time `db:"created_at"`
 	UpdatedAt           store.Time `db:"updated_at"`
 	Version             int64      `db:"version"`
@@ -96,12 +97,12 @@ type formRow struct {
 func (r formRow) form() forms.Form {
 	return forms.Form{ID: r.ID, Name: r.Name, Slug: r.Slug, Description: r.Description, SubmitButtonText: r.SubmitButtonText,
 		SuccessMessage: r.SuccessMessage, RedirectURL: r.RedirectURL, IsActive: r.IsActive, IsMultiStep: r.IsMultiStep,
-		ShowProgressBar: r.ShowProgressBar, AllowStepNavigation: r.AllowStepNavigation, CreatedAt: r.CreatedAt.Time,
+		ShowProgressBar: r.ShowProgressBar, AllowStepNavigation: r.AllowStepNavigation, MinFillSeconds: new(r.MinFillSeconds), CreatedAt: r.CreatedAt.Time,
 		UpdatedAt: r.UpdatedAt.Time, Version: r.Version, TotalSubmissions: r.Total, UnreadSubmissions: r.Unread}
 }
 
 const formColumns = `f.id, f.name, f.slug, f.description, f.submit_button_text, f.success_message, f.redirect_url,
-	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.created_at, f.updated_at, f.version,
+	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.min_fill_seconds, f.created_at, f.updated_at, f.version,
 	(SELECT COUNT(*) FROM forms_submissions s WHERE s.form_id = f.id) AS total,
 	(SELECT COUNT(*) FROM forms_submissions s WHERE s.form_id = f.id AND s.is_read = ?) AS unread`
 
@@ -115,10 +116,10 @@ func slugError(err error) error {
 // CreateForm implements forms.Store.
 func (s *Store) CreateForm(ctx context.Context, f *forms.Form) error {
 	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO forms_forms (name, slug, description, submit_button_text,
-		success_message, redirect_url, is_active, is_multi_step, show_progress_bar, allow_step_navigation, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, version`),
+		success_message, redirect_url, is_active, is_multi_step, show_progress_bar, allow_step_navigation, min_fill_seconds, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, version`),
 		f.Name, f.Slug, f.Description, f.SubmitButtonText, f.SuccessMessage, f.RedirectURL, f.IsActive, f.IsMultiStep,
-		f.ShowProgressBar, f.AllowStepNavigation, store.NewTime(f.CreatedAt), store.NewTime(f.UpdatedAt)).Scan(&f.ID, &f.Version)
+		f.ShowProgressBar, f.AllowStepNavigation, minFillSeconds(f), store.NewTime(f.CreatedAt), store.NewTime(f.UpdatedAt)).Scan(&f.ID, &f.Version)
 	if err != nil {
 		return fmt.Errorf("formssql: create form: %w", slugError(err))
 	}
@@ -129,9 +130,9 @@ func (s *Store) CreateForm(ctx context.Context, f *forms.Form) error {
 func (s *Store) UpdateForm(ctx context.Context, f *forms.Form) error {
 	err := s.db.QueryRowxContext(ctx, s.q(`UPDATE forms_forms SET name = ?, slug = ?, description = ?, submit_button_text = ?,
 		success_message = ?, redirect_url = ?, is_active = ?, is_multi_step = ?, show_progress_bar = ?,
-		allow_step_navigation = ?, updated_at = ?, version = version + 1 WHERE id = ? RETURNING version`),
+		allow_step_navigation = ?, min_fill_seconds = ?, updated_at = ?, version = version + 1 WHERE id = ? RETURNING version`),
 		f.Name, f.Slug, f.Description, f.SubmitButtonText, f.SuccessMessage, f.RedirectURL, f.IsActive, f.IsMultiStep,
-		f.ShowProgressBar, f.AllowStepNavigation, store.NewTime(f.UpdatedAt), f.ID).Scan(&f.Version)
+		f.ShowProgressBar, f.AllowStepNavigation, minFillSeconds(f), store.NewTime(f.UpdatedAt), f.ID).Scan(&f.Version)
 	if errors.Is(err, sql.ErrNoRows) {
 		return forms.ErrNotFound
 	}
@@ -152,6 +153,14 @@ func (s *Store) changeDefinition(ctx context.Context, formID int64, fn func(tx *
 		_, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE forms_forms SET version = version + 1 WHERE id = ?`), formID)
 		return err
 	})
+}
+
+// minFillSeconds is what f's MinFillSeconds stores as: the default when nil.
+func minFillSeconds(f *forms.Form) int64 {
+	if f.MinFillSeconds == nil {
+		return forms.MinFillSecondsDefault
+	}
+	return *f.MinFillSeconds
 }
 
 // DeleteForm implements forms.Store.
@@ -177,7 +186,7 @@ func (s *Store) DeleteForm(ctx context.Context, id int64) ([]string, error) {
 
 // formOnly are the form's own columns, counts left at zero.
 const formOnly = `f.id, f.name, f.slug, f.description, f.submit_button_text, f.success_message, f.redirect_url,
-	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.created_at, f.updated_at, f.version,
+	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.min_fill_seconds, f.created_at, f.updated_at, f.version,
 	0 AS total, 0 AS unread`
 
 func (s *Store) formWhere(ctx context.Context, where string, arg any) (*forms.Form, error) {
@@ -1062,6 +1071,36 @@ func (s *Store) UpdateSubmission(ctx context.Context, sub *forms.Submission) err
 		store.NewTime(sub.UpdatedAt), sub.ID, sub.FormID)
 	s.lists.wrote(sub.FormID)
 	return affected("update submission", res, err)
+}
+
+// ReleaseSpam implements forms.Store.
+func (s *Store) ReleaseSpam(ctx context.Context, formID int64, ids []int64, at time.Time,
+	then func(ctx context.Context, tx *sql.Tx, released []int64) error) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	query, args, err := sqlx.In(`UPDATE forms_submissions SET is_spam = ?, updated_at = ? WHERE form_id = ? AND is_spam = ? AND id IN (?)
+		RETURNING id`, false, store.NewTime(at), formID, true, ids)
+	if err != nil {
+		return 0, err
+	}
+	var released []int64
+	err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		released = nil
+		if err := tx.SelectContext(ctx, &released, tx.Rebind(query), args...); err != nil {
+			return err
+		}
+		if len(released) == 0 || then == nil {
+			return nil
+		}
+		slices.Sort(released)
+		return then(ctx, tx.Tx, released)
+	})
+	s.lists.wrote(formID)
+	if err != nil {
+		return 0, fmt.Errorf("formssql: release spam: %w", err)
+	}
+	return len(released), nil
 }
 
 // SetSubmissionFlag implements forms.Store.

@@ -71,11 +71,78 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) forms.Store) {
 		{Name: "SubmissionsWithoutUploads", Run: exerciseSubmissionsWithoutUploads},
 		{Name: "Submissions", Run: exerciseSubmissions},
 		{Name: "ListFilterFlagDelete", Run: exerciseListFilterFlagDelete},
+		{Name: "ReleaseSpam", Run: exerciseReleaseSpam},
 		{Name: "EachSubmissionInBatches", Run: exerciseEachSubmissionInBatches},
 		{Name: "DeleteFormCascades", Run: exerciseDeleteFormCascades},
 		{Name: "DeleteSubmissionsReturnsUploadKeys", Run: exerciseDeleteSubmissionsReturnsUploadKeys},
 		{Name: "Notifications", Run: exerciseNotifications},
 	})
+}
+
+// exerciseReleaseSpam is the ReleaseSpam part of RunStoreTests: only
+// spam of this form is released, with then in its transaction (a failure
+// undoes it), and of two releases at once only one clears a submission.
+func exerciseReleaseSpam(t *testing.T, newStore func(t *testing.T) forms.Store) {
+	t.Parallel()
+	s := newStore(t)
+	f := newForm(t, s, "f", 0)
+	other := newForm(t, s, "g", 0)
+	a, b, fine := newSubmission(t, s, f.ID, 0, false), newSubmission(t, s, f.ID, time.Second, false), newSubmission(t, s, f.ID, 0, false)
+	foreign := newSubmission(t, s, other.ID, 0, false)
+	_, err := s.SetSubmissionFlag(ctx, f.ID, []int64{a.ID, b.ID}, forms.FlagSpam, true, at(0))
+	require.NoError(t, err)
+	_, err = s.SetSubmissionFlag(ctx, other.ID, []int64{foreign.ID}, forms.FlagSpam, true, at(0))
+	require.NoError(t, err)
+	spam := func(id int64) bool {
+		sub, err := s.Submission(ctx, f.ID, id)
+		require.NoError(t, err)
+		return sub.IsSpam
+	}
+
+	boom := errors.New("boom")
+	ids := []int64{b.ID, a.ID, fine.ID, foreign.ID, 999999}
+	n, err := s.ReleaseSpam(ctx, f.ID, ids, at(time.Hour), func(context.Context, *sql.Tx, []int64) error { return boom })
+	require.ErrorIs(t, err, boom)
+	require.Zero(t, n)
+	require.True(t, spam(a.ID), "a failed then undoes the release")
+
+	var got []int64
+	n, err = s.ReleaseSpam(ctx, f.ID, ids, at(time.Hour), func(_ context.Context, tx *sql.Tx, released []int64) error {
+		require.NotNil(t, tx)
+		got = released
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	require.Equal(t, []int64{a.ID, b.ID}, got)
+	require.False(t, spam(a.ID))
+	again, err := s.Submission(ctx, f.ID, b.ID)
+	require.NoError(t, err)
+	require.Equal(t, exact(time.Hour), again.UpdatedAt)
+	still, err := s.Submission(ctx, other.ID, foreign.ID)
+	require.NoError(t, err)
+	require.True(t, still.IsSpam, "another form's submission is left alone")
+
+	// Two releases of one submission at once: one clears it.
+	_, err = s.SetSubmissionFlag(ctx, f.ID, []int64{a.ID}, forms.FlagSpam, true, at(0))
+	require.NoError(t, err)
+	results := make(chan int, 2)
+	for range 2 {
+		go func() {
+			n, err := s.ReleaseSpam(ctx, f.ID, []int64{a.ID}, at(time.Hour), func(context.Context, *sql.Tx, []int64) error {
+				time.Sleep(50 * time.Millisecond) // hold the transaction while the other tries
+				return nil
+			})
+			if err != nil {
+				n = -1
+			}
+			results <- n
+		}()
+	}
+	require.Equal(t, 1, <-results+<-results)
+	n, err = s.ReleaseSpam(ctx, f.ID, nil, at(0), nil)
+	require.NoError(t, err)
+	require.Zero(t, n)
 }
 
 // exerciseForms is the Forms part of RunStoreTests.
@@ -93,6 +160,7 @@ func exerciseForms(t *testing.T, newStore func(t *testing.T) forms.Store) {
 	require.NoError(t, err)
 	want := *f
 	want.CreatedAt, want.UpdatedAt = exact(0), exact(0)
+	want.MinFillSeconds = new(int64(forms.MinFillSecondsDefault)) // nil saves as the default
 	require.Equal(t, want, *got)
 	require.Equal(t, time.UTC, got.CreatedAt.Location())
 	bySlug, err := s.FormBySlug(ctx, "contact")
@@ -105,9 +173,11 @@ func exerciseForms(t *testing.T, newStore func(t *testing.T) forms.Store) {
 	require.ErrorIs(t, s.UpdateForm(ctx, other), forms.ErrSlugTaken)
 
 	got.Name, got.RedirectURL, got.IsActive, got.UpdatedAt = "Contact us", nil, false, at(time.Hour)
+	got.MinFillSeconds = new(int64(0))
 	require.NoError(t, s.UpdateForm(ctx, got))
 	again, err := s.Form(ctx, f.ID)
 	require.NoError(t, err)
+	require.Equal(t, int64(0), *again.MinFillSeconds)
 	require.Equal(t, "Contact us", again.Name)
 	require.Nil(t, again.RedirectURL)
 	require.False(t, again.IsActive)
