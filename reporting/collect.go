@@ -162,9 +162,18 @@ func (h *CollectHandler) collect(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 	case errors.Is(err, ErrBadView):
 		api.WriteError(w, r, h.o.Logger, nil, api.Invalid("url", strings.TrimPrefix(err.Error(), ErrBadView.Error()+": ")))
+	case errors.Is(err, ErrBusy):
+		api.WriteError(w, r, nil, nil, busy()) // Collect logs it, once in a while
 	default: // the day's salt could not be read: the store is down
 		api.WriteError(w, r, h.o.Logger, nil, &api.Error{Status: http.StatusServiceUnavailable, Message: api.MsgUnavailable, Err: err})
 	}
+}
+
+// busy is the answer while too many views wait to be written: come back
+// in a second.
+func busy() *api.Error {
+	return &api.Error{Status: http.StatusServiceUnavailable, Message: "Too many page views are waiting to be recorded; try again in a second.",
+		Err: ErrBusy, Header: http.Header{"Retry-After": {"1"}}}
 }
 
 // gif is a transparent 1×1 GIF.
@@ -177,7 +186,12 @@ func (h *CollectHandler) pixel(w http.ResponseWriter, r *http.Request) {
 		b.URL = r.Referer() // an <img> on the page: the page is the referrer
 	}
 	if v, err := h.view(r, b); err == nil {
-		if err := h.a.Collect(r.Context(), v); err != nil && !errors.Is(err, ErrBot) && !errors.Is(err, ErrBadView) {
+		err := h.a.Collect(r.Context(), v)
+		if errors.Is(err, ErrBusy) {
+			api.WriteError(w, r, nil, nil, busy()) // Collect logs it, once in a while
+			return
+		}
+		if err != nil && !errors.Is(err, ErrBot) && !errors.Is(err, ErrBadView) {
 			h.o.Logger.ErrorContext(r.Context(), "reporting: collect", "error", err)
 		}
 	}

@@ -26,6 +26,19 @@
 // source, device, country), so reports stay fast at millions of views;
 // rollups past the retention are pruned.
 //
+// A view answered 202 is written. The buffer is bounded
+// (AnalyticsOptions.MaxPending, 100,000 views): while it is full, because
+// the database takes views slower than they come or is down, a view is
+// refused with 503 and Retry-After: 1 rather than taken and dropped. A
+// failed write keeps its batch for the next. When Run's context ends
+// (after the HTTP server has stopped taking requests) every view still
+// waiting is written, trying again for up to ShutdownFlush (20 s). Only a
+// hard kill (SIGKILL, a power cut) loses views: those taken since the
+// last write, up to 1000 ms of views at the default FlushInterval. The
+// per-address throttle of the collect routes guards load, not money: count
+// it in memory (lite.NewMemoryRateLimiter), per instance, as the reference
+// server does, so a view costs no database round trip.
+//
 // # Routes
 //
 // A [Service] holds the sources and answers each report through a cache

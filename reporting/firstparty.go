@@ -21,6 +21,13 @@ const (
 	FlushIntervalDefault = time.Second
 	// FlushSizeDefault writes as soon as this many hits wait.
 	FlushSizeDefault = 1000
+	// MaxPendingDefault is how many collected hits may wait to be written
+	// (about 300 bytes each) before Collect refuses more with ErrBusy.
+	MaxPendingDefault = 100_000
+	// ShutdownFlushDefault is how long Run's last flush may take.
+	ShutdownFlushDefault = 20 * time.Second
+	// flushTimeout bounds one flush of Run's loop.
+	flushTimeout = 30 * time.Second
 	// RetentionDefault keeps the daily rollups two years.
 	RetentionDefault = 2 * 365 * 24 * time.Hour
 	// MaxPathLength and MaxTitleLength cap what a hit keeps.
@@ -38,6 +45,14 @@ type AnalyticsOptions struct {
 	// hits, the collector writes; the ...Default when zero.
 	FlushInterval time.Duration
 	FlushSize     int
+	// MaxPending is how many hits may wait to be written, the batch being
+	// written included; beyond it Collect answers ErrBusy, so nothing is
+	// taken that cannot be stored. MaxPendingDefault when zero.
+	MaxPending int
+	// ShutdownFlush is how long Run's last flush, after its context ends,
+	// may take to write every hit still waiting: ShutdownFlushDefault
+	// when zero.
+	ShutdownFlush time.Duration
 	// Retention: rollups of days longer ago are pruned;
 	// RetentionDefault when zero, kept for ever when negative.
 	Retention time.Duration
@@ -58,6 +73,8 @@ type Analytics struct {
 
 	mu      sync.Mutex
 	pending []Hit
+	writing int // hits of the batch being written
+	warned  time.Time
 	salts   map[string][]byte // day → salt, today's and yesterday's
 	kick    chan struct{}
 	flushMu sync.Mutex
@@ -81,6 +98,12 @@ func NewAnalytics(st Store, opts *AnalyticsOptions) (*Analytics, error) {
 	}
 	if o.FlushSize <= 0 {
 		o.FlushSize = FlushSizeDefault
+	}
+	if o.MaxPending <= 0 {
+		o.MaxPending = MaxPendingDefault
+	}
+	if o.ShutdownFlush <= 0 {
+		o.ShutdownFlush = ShutdownFlushDefault
 	}
 	if o.Retention == 0 {
 		o.Retention = RetentionDefault
@@ -118,6 +141,10 @@ var (
 	ErrBot = errors.New("reporting: bot")
 	// ErrBadView: the view's URL or name cannot be used.
 	ErrBadView = errors.New("reporting: bad view")
+	// ErrBusy: MaxPending hits wait to be written already (the store
+	// takes them slower than they come, or is down); the view is not
+	// taken. The collect handler answers 503 with Retry-After.
+	ErrBusy = errors.New("reporting: too many views wait to be written")
 )
 
 var bots = regexp.MustCompile(`(?i)bot|crawl|spider|slurp|curl|wget|python|java/|go-http-client|okhttp|axios|headless|lighthouse|` +
@@ -141,8 +168,10 @@ func Device(userAgent string) string {
 }
 
 // Collect takes one view: a bot's is refused (ErrBot), a view without a
-// usable http(s) URL too (ErrBadView); otherwise it is hashed and kept
-// for the next flush.
+// usable http(s) URL too (ErrBadView), and any while MaxPending wait
+// (ErrBusy); otherwise it is hashed and kept for the next flush. A view
+// taken is written unless the process is killed first: at most
+// FlushInterval's views (a second's by default) are lost to a hard kill.
 func (a *Analytics) Collect(ctx context.Context, v View) error {
 	if Bot(v.UserAgent) {
 		return ErrBot
@@ -179,6 +208,17 @@ func (a *Analytics) Collect(ctx context.Context, v View) error {
 		Title: clip(strings.TrimSpace(v.Title), MaxTitleLength), Source: source(u, v.Referrer, site), Device: Device(v.UserAgent),
 		Country: clip(strings.ToUpper(strings.TrimSpace(v.Country)), 2)}
 	a.mu.Lock()
+	if n := len(a.pending) + a.writing; n >= a.o.MaxPending {
+		warn := now.Sub(a.warned) >= 10*time.Second
+		if warn {
+			a.warned = now
+		}
+		a.mu.Unlock()
+		if warn {
+			a.o.Logger.WarnContext(ctx, "reporting: views refused: too many wait to be written", "waiting", n)
+		}
+		return ErrBusy
+	}
 	a.pending = append(a.pending, h)
 	full := len(a.pending) >= a.o.FlushSize
 	a.mu.Unlock()
@@ -241,36 +281,66 @@ func (a *Analytics) salt(ctx context.Context, day string) ([]byte, error) {
 	return s, nil
 }
 
-// Flush writes the hits waiting, in one transaction.
+// Flush writes the hits waiting, in one transaction. When that fails
+// they are kept, ahead of newer ones, for the next flush: nothing taken is
+// dropped (Collect refuses more once MaxPending wait).
 func (a *Analytics) Flush(ctx context.Context) error {
 	a.flushMu.Lock()
 	defer a.flushMu.Unlock()
 	a.mu.Lock()
 	batch := a.pending
-	a.pending = nil
+	a.pending, a.writing = nil, len(batch)
 	a.mu.Unlock()
 	if len(batch) == 0 {
 		return nil
 	}
-	if err := a.store.Record(ctx, batch); err != nil {
-		// Put them back for the next try, ahead of the newer ones.
-		a.mu.Lock()
+	err := a.store.Record(ctx, batch)
+	a.mu.Lock()
+	if err != nil {
 		a.pending = append(batch, a.pending...)
-		if len(a.pending) > 50*a.o.FlushSize { // the store is down for long: drop the oldest
-			a.pending = a.pending[len(a.pending)-50*a.o.FlushSize:]
-		}
-		a.mu.Unlock()
+	}
+	a.writing = 0
+	a.mu.Unlock()
+	if err != nil {
 		return fmt.Errorf("reporting: flush: %w", err)
 	}
 	return nil
+}
+
+// Pending is how many collected hits wait to be written.
+func (a *Analytics) Pending() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.pending) + a.writing
+}
+
+// lastFlush writes every hit still waiting, trying again after a failure
+// (a quarter of a second later), until ShutdownFlush has passed.
+func (a *Analytics) lastFlush() {
+	ctx, cancel := context.WithTimeout(context.Background(), a.o.ShutdownFlush)
+	defer cancel()
+	for a.Pending() > 0 {
+		err := a.Flush(ctx)
+		if err == nil {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			a.o.Logger.Error("reporting: last flush: views not written", "views", a.Pending(), "error", err)
+			return
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // HousekeepInterval is how often Run forgets old salts and prunes.
 const HousekeepInterval = time.Hour
 
 // Run writes collected hits every FlushInterval (sooner when FlushSize
-// wait) until ctx ends, then once more; and every HousekeepInterval (and
-// at the start) it housekeeps.
+// wait) until ctx ends, then all still waiting, taking up to ShutdownFlush
+// (stop taking views first: shut the HTTP server down, then end ctx); and
+// every HousekeepInterval (and at the start) it housekeeps. A flush under
+// way when ctx ends is not cut short.
 func (a *Analytics) Run(ctx context.Context) {
 	t := time.NewTicker(a.o.FlushInterval)
 	defer t.Stop()
@@ -282,9 +352,7 @@ func (a *Analytics) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			if err := a.Flush(context.WithoutCancel(ctx)); err != nil {
-				a.o.Logger.Error("reporting: last flush", "error", err)
-			}
+			a.lastFlush()
 			return
 		case <-house.C:
 			if err := a.Housekeep(ctx); err != nil && ctx.Err() == nil {
@@ -294,9 +362,11 @@ func (a *Analytics) Run(ctx context.Context) {
 		case <-t.C:
 		case <-a.kick:
 		}
-		if err := a.Flush(ctx); err != nil {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+		if err := a.Flush(fctx); err != nil {
 			a.o.Logger.ErrorContext(ctx, "reporting: flush", "error", err)
 		}
+		cancel()
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -201,4 +203,76 @@ func TestFirstPartyReportsAreFresh(t *testing.T) {
 	after, err := svc.Overview(ctx, reporting.AnalyticsQuery{Days: 7})
 	require.NoError(t, err)
 	require.Equal(t, before.Totals.PageViews+1, after.Totals.PageViews, "the second view shows at once")
+}
+
+// flaky is the real store whose Record fails while down is set, as when
+// the database is unreachable.
+type flaky struct {
+	reporting.Store
+	down atomic.Bool
+}
+
+func (f *flaky) Record(ctx context.Context, hits []reporting.Hit) error {
+	if f.down.Load() {
+		return io.ErrUnexpectedEOF
+	}
+	return f.Store.Record(ctx, hits)
+}
+
+// Nothing taken is lost: with MaxPending views waiting the next is
+// refused with a 503 and Retry-After (the pixel too) instead of taken; a
+// failed flush keeps its batch; and the last flush, when Run's context
+// ends, writes every view still waiting, trying again until the store is
+// back.
+func TestCollectBackpressureAndLastFlush(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, d)
+		st := &flaky{Store: b.analytics.Store()}
+		st.down.Store(true)
+		a, err := reporting.NewAnalytics(st, &reporting.AnalyticsOptions{Now: b.clock.Now, FlushInterval: time.Hour, MaxPending: 3})
+		require.NoError(t, err)
+		h, err := reporting.NewCollectHandler(a, &reporting.CollectOptions{Hosts: []string{"shop.example"}, Limit: -1})
+		require.NoError(t, err)
+		post := func() *httptest.ResponseRecorder {
+			req := httptest.NewRequest("POST", "/analytics/collect", strings.NewReader(`{"url":"https://shop.example/"}`))
+			req.Header.Set("User-Agent", browser)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			return w
+		}
+		for i := range 3 {
+			require.Equal(t, 202, post().Code, i)
+		}
+		w := post()
+		require.Equal(t, 503, w.Code)
+		require.Equal(t, "1", w.Header().Get("Retry-After"))
+		require.Contains(t, w.Body.String(), "try again")
+		req := httptest.NewRequest("GET", "/analytics/collect.gif?u=https://shop.example/p", nil)
+		req.Header.Set("User-Agent", browser)
+		pw := httptest.NewRecorder()
+		h.ServeHTTP(pw, req)
+		require.Equal(t, 503, pw.Code, "the pixel is refused too, not taken and lost")
+
+		require.Error(t, a.Flush(context.Background()))
+		require.Equal(t, 3, a.Pending(), "a failed flush keeps its batch")
+		require.Equal(t, 503, post().Code)
+
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { a.Run(ctx); close(done) }()
+		cancel()
+		time.Sleep(300 * time.Millisecond) // the last flush fails and tries again
+		select {
+		case <-done:
+			t.Fatal("Run ended with views not written")
+		default:
+		}
+		st.down.Store(false)
+		<-done
+		require.Zero(t, a.Pending())
+		ov, err := b.analytics.Overview(context.Background(), reporting.AnalyticsQuery{Days: 1})
+		require.NoError(t, err)
+		require.EqualValues(t, 3, ov.Totals.PageViews, "every view answered 202 is stored")
+	})
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // reportingConfig is where the reports come from, from the environment.
@@ -82,8 +83,12 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, key []b
 	if web.BaseURL != nil {
 		hosts = append([]string{web.BaseURL.Hostname()}, hosts...)
 	}
+	// The collect throttle guards load, not money: it counts in memory,
+	// per instance, with no database round trip per view.
+	collectWeb := web
+	collectWeb.RateLimiter = lite.NewMemoryRateLimiter(nil)
 	if p.collect, err = reporting.NewCollectHandler(p.analytics, &reporting.CollectOptions{
-		HTTPOptions: web,
+		HTTPOptions: collectWeb,
 		Hosts:       hosts,
 		Limit:       c.collectLimit,
 	}); err != nil {
