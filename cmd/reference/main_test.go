@@ -360,36 +360,12 @@ func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "reference")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, string(out))
-
+	bin := buildReference(t)
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		dir := t.TempDir()
-		environ := append(os.Environ(), "GROUNDWORK_ADDR=127.0.0.1:0", "GROUNDWORK_LOG_FORMAT=json",
-			"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS=true", "GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS=true")
-		if d == store.Postgres {
-			environ = append(environ, "GROUNDWORK_DB="+storetest.DSN(t, d), "GROUNDWORK_SECRET_KEY="+testSecretKey)
-		}
-		srv := exec.Command(bin)
-		srv.Dir = dir // the default database lands in the working directory
-		srv.Env = environ
-		logs := &syncBuffer{}
-		srv.Stdout, srv.Stderr = logs, logs
-		require.NoError(t, srv.Start())
-		exited := make(chan error, 1)
-		go func() { exited <- srv.Wait() }()
-		t.Cleanup(func() { _ = srv.Process.Kill() })
-
-		var base string
-		require.Eventually(t, func() bool {
-			m := regexp.MustCompile(`"msg":"listening","addr":"(http://[^"]+)"`).FindStringSubmatch(logs.String())
-			if m != nil {
-				base = m[1]
-			}
-			return m != nil
-		}, 30*time.Second, 50*time.Millisecond, "no listening line:\n%s", logs)
+		environ := binaryEnv(t, d)
+		srv := startBinary(t, bin, dir, environ)
+		base, logs, exited := srv.base, srv.logs, srv.exited
 		code, body := get(t, base+"/healthz", "")
 		require.Equal(t, 200, code, body)
 		if d == store.SQLite {
@@ -452,7 +428,7 @@ func TestBinary(t *testing.T) {
 		require.NoError(t, err, string(out))
 		require.Contains(t, string(out), "Queued 0 due deliveries.")
 
-		require.NoError(t, srv.Process.Signal(syscall.SIGTERM))
+		require.NoError(t, srv.cmd.Process.Signal(syscall.SIGTERM))
 		select {
 		case err := <-exited:
 			require.NoError(t, err, logs.String())
@@ -461,6 +437,56 @@ func TestBinary(t *testing.T) {
 		}
 		require.Contains(t, logs.String(), `"msg":"stopped"`)
 	})
+}
+
+// buildReference builds the reference binary into a temporary directory.
+func buildReference(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "reference")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, string(out))
+	return bin
+}
+
+// binaryEnv is the environment the binary runs with on dialect d: any
+// free loopback port, JSON logs, webhooks to local receivers.
+func binaryEnv(t *testing.T, d store.Dialect) []string {
+	t.Helper()
+	environ := append(os.Environ(), "GROUNDWORK_ADDR=127.0.0.1:0", "GROUNDWORK_LOG_FORMAT=json",
+		"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS=true", "GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS=true")
+	if d == store.Postgres {
+		environ = append(environ, "GROUNDWORK_DB="+storetest.DSN(t, d), "GROUNDWORK_SECRET_KEY="+testSecretKey)
+	}
+	return environ
+}
+
+// binary is a running reference process.
+type binary struct {
+	cmd    *exec.Cmd
+	base   string
+	logs   *syncBuffer
+	exited chan error
+}
+
+// startBinary runs bin serve in dir (where the default database lands)
+// with environ, and waits until it listens; it is killed when the test
+// ends.
+func startBinary(t *testing.T, bin, dir string, environ []string, args ...string) *binary {
+	t.Helper()
+	b := &binary{cmd: exec.Command(bin, args...), logs: &syncBuffer{}, exited: make(chan error, 1)}
+	b.cmd.Dir, b.cmd.Env = dir, environ
+	b.cmd.Stdout, b.cmd.Stderr = b.logs, b.logs
+	require.NoError(t, b.cmd.Start())
+	go func() { b.exited <- b.cmd.Wait() }()
+	t.Cleanup(func() { _ = b.cmd.Process.Kill() })
+	require.Eventually(t, func() bool {
+		m := regexp.MustCompile(`"msg":"listening","addr":"(http://[^"]+)"`).FindStringSubmatch(b.logs.String())
+		if m != nil {
+			b.base = m[1]
+		}
+		return m != nil
+	}, 30*time.Second, 50*time.Millisecond, "no listening line:\n%s", b.logs)
+	return b
 }
 
 // Listening beyond loopback without a base URL is warned about at start:
