@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"slices"
 	"strings"
@@ -22,7 +24,9 @@ import (
 
 // A submission answered 201 survives a SIGKILL of the server mid-burst:
 // after a restart every acknowledged one is stored, once, and nothing is
-// stored that was not sent.
+// stored that was not sent; and the form.submitted webhook of every stored
+// submission reaches its receiver (at least once, as documented: one sent
+// just before the kill may come again).
 func TestSIGKILLLosesNoSubmission(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -42,6 +46,26 @@ func TestSIGKILLLosesNoSubmission(t *testing.T) {
 		code, body := postJSON(t, srv.base+"/api/v1/forms", token, `{"name":"Kill","min_fill_seconds":0}`)
 		require.Equal(t, 201, code, body)
 		code, body = postJSON(t, srv.base+"/api/v1/forms/kill/fields", token, `{"type":"text","label":"N","name":"n"}`)
+		require.Equal(t, 201, code, body)
+		var hooksMu sync.Mutex
+		delivered := map[string]int{}
+		receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var event struct {
+				Data struct {
+					Values map[string]string `json:"values"`
+				} `json:"data"`
+			}
+			if err := json.NewDecoder(r.Body).Decode(&event); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			hooksMu.Lock()
+			delivered[event.Data.Values["n"]]++
+			hooksMu.Unlock()
+		}))
+		defer receiver.Close()
+		code, body = postJSON(t, srv.base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
+			`{"name":"local","url":"`+receiver.URL+`/hook","events":["form.submitted"]}`)
 		require.Equal(t, 201, code, body)
 
 		// Eight clients submit n = "c-i" as fast as they can; the server is
@@ -105,6 +129,23 @@ func TestSIGKILLLosesNoSubmission(t *testing.T) {
 			require.True(t, sent[n], "stored %s was sent", n)
 			require.Equal(t, 1, times, "%s stored once", n)
 		}
-		t.Logf("%s: %d acknowledged, %d stored, %d sent", d, len(acked), len(stored), len(sent))
+		require.Eventually(t, func() bool {
+			hooksMu.Lock()
+			defer hooksMu.Unlock()
+			for n := range stored {
+				if delivered[n] == 0 {
+					return false
+				}
+			}
+			return true
+		}, 60*time.Second, 50*time.Millisecond, "every stored submission's webhook arrives")
+		hooksMu.Lock()
+		defer hooksMu.Unlock()
+		repeated := 0
+		for n, times := range delivered {
+			require.True(t, stored[n] == 1, "a webhook for %s, which is not stored", n)
+			repeated += times - 1
+		}
+		t.Logf("%s: %d acknowledged, %d stored, %d sent; %d webhooks, %d of them again", d, len(acked), len(stored), len(sent), len(delivered)+repeated, repeated)
 	})
 }
