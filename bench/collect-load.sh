@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# A loopback load run of page-view collection through the reference server,
+# then a count of the views stored, read after a restart: every view
+# answered 202 must be there.
+#
+#   bench/collect-load.sh                    # a fresh SQLite database
+#   bench/collect-load.sh postgres://...     # a Postgres database (emptied first)
+#   KILL_AFTER=8 bench/collect-load.sh       # SIGKILL the server 8 s into the run
+#
+# DURATION (20s), CONNECTIONS (32) and THREADS (2) tune wrk; SERVER_FLAGS are
+# added to the server's. The server runs with the collect throttle lifted
+# (--analytics-collect-limit off: wrk posts from one address). Without
+# KILL_AFTER the server is stopped with SIGTERM after the run, which writes
+# every view still waiting; with it, the views lost are those answered since
+# the last write.
+name=collect-load.sh
+addr=127.0.0.1:18080
+. "$(dirname "$0")/lib.sh"
+start_server --analytics-collect-limit off ${SERVER_FLAGS:-}
+token=$("$work/reference" token create --name load --ability 'reporting:view' --db "$dsn" | grep -o '[0-9]*|gw_[A-Za-z0-9]*')
+
+wrk -t "$threads" -c "$connections" -d "$duration" -s bench/view.lua "http://$addr/analytics/collect" >"$work/wrk.txt" &
+load=$!
+if [ -n "${KILL_AFTER:-}" ]; then
+	sleep "$KILL_AFTER"
+	kill -KILL "$server"
+else
+	wait "$load"
+	kill -TERM "$server"
+fi
+wait "$server" 2>/dev/null || true
+server=
+wait "$load" || true
+cat "$work/wrk.txt"
+server_errors
+requests=$(grep -o '^ *[0-9]* requests in' "$work/wrk.txt" | grep -o '[0-9]*' | head -1)
+refused=$(grep -o 'Non-2xx or 3xx responses: *[0-9]*' "$work/wrk.txt" | grep -o '[0-9]*$' || echo 0)
+start_server --analytics-collect-limit off ${SERVER_FLAGS:-}
+stored=$(curl -fsS -H "Authorization: Bearer $token" "http://$addr/analytics-reporting/overview?days=1" | grep -o '"page_views":[0-9]*' | head -1 | grep -o '[0-9]*$')
+echo "answered 202: $((requests - ${refused:-0})) (refused ${refused:-0}); stored after a restart: $stored"
