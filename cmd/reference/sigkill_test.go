@@ -22,12 +22,12 @@ import (
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
-// A submission answered 201 survives a SIGKILL of the server mid-burst:
-// after a restart every acknowledged one is stored, once, and nothing is
-// stored that was not sent; and the form.submitted webhook of every stored
-// submission reaches its receiver (at least once, as documented: one sent
-// just before the kill may come again).
-func TestSIGKILLLosesNoSubmission(t *testing.T) {
+// Submissions and bookings answered 201 survive a SIGKILL of the server
+// mid-burst: after a restart every acknowledged one is stored, once, and
+// nothing is stored that was not sent; and the form.submitted webhook of
+// every stored submission reaches its receiver (at least once, as
+// documented: one sent just before the kill may come again).
+func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -36,7 +36,9 @@ func TestSIGKILLLosesNoSubmission(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		dir := t.TempDir()
 		environ := append(binaryEnv(t, d), "GROUNDWORK_FORMS_SUBMIT_LIMIT=off", "GROUNDWORK_API_RATE_LIMIT=off",
-			"GROUNDWORK_FORM_TOKENS=optional")
+			"GROUNDWORK_FORM_TOKENS=optional", "GROUNDWORK_BOOKINGS_POST_LIMIT=off",
+			// A delivery under way at the kill is sent again after this.
+			"GROUNDWORK_WEBHOOKS_CLAIM_TIMEOUT=30s")
 		srv := startBinary(t, bin, dir, environ)
 		create := exec.Command(bin, "token", "create", "--name", "me", "--ability", "*")
 		create.Dir, create.Env = dir, environ
@@ -68,48 +70,48 @@ func TestSIGKILLLosesNoSubmission(t *testing.T) {
 			`{"name":"local","url":"`+receiver.URL+`/hook","events":["form.submitted"]}`)
 		require.Equal(t, 201, code, body)
 
-		// Eight clients submit n = "c-i" as fast as they can; the server is
-		// killed once a few hundred are acknowledged.
-		var mu sync.Mutex
-		sent, acked := map[string]bool{}, map[string]bool{}
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		client := &http.Client{Timeout: 5 * time.Second}
-		for c := range 8 {
-			wg.Go(func() {
-				for i := 0; ; i++ {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					n := fmt.Sprintf("%d-%d", c, i)
-					var buf bytes.Buffer
-					w := multipart.NewWriter(&buf)
-					_ = w.WriteField("n", n)
-					_ = w.Close()
-					mu.Lock()
-					sent[n] = true
-					mu.Unlock()
-					res, err := client.Post(srv.base+"/api/v1/forms/kill/submit", w.FormDataContentType(), &buf)
-					if err != nil {
-						continue // the server is gone: this one may or may not be stored
-					}
-					_, _ = io.Copy(io.Discard, res.Body)
-					res.Body.Close()
-					if res.StatusCode == http.StatusCreated {
-						mu.Lock()
-						acked[n] = true
-						mu.Unlock()
-					}
-				}
-			})
+		// One provider, bookable all day every day, for quarter-hour slots.
+		for _, step := range [][2]string{
+			{"/api/bookings/admin/services", `{"name":"Kill","slug":"kill","duration":15,"timezone":"UTC","min_advance_minutes":0,"max_advance_minutes":525600}`},
+			{"/api/bookings/admin/providers", `{"name":"Pat","timezone":"UTC"}`},
+		} {
+			code, body = postJSON(t, srv.base+step[0], token, step[1])
+			require.Equal(t, 201, code, body)
 		}
-		require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 300 }, 60*time.Second, 5*time.Millisecond)
+		code, body = request(t, "PUT", srv.base+"/api/bookings/admin/services/kill/providers/1", token, `{}`)
+		require.Less(t, code, 300, body)
+		for day := range 7 {
+			code, body = postJSON(t, srv.base+"/api/bookings/admin/providers/1/hours", token,
+				fmt.Sprintf(`{"day_of_week":%d,"start_time":"00:00","end_time":"24:00"}`, day))
+			require.Equal(t, 201, code, body)
+		}
+		tomorrow := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
+
+		// Four clients submit n = "c-i" and four book as "c-i" (client c's
+		// slots 30 days apart from the others'), as fast as they can; the
+		// server is killed once a few hundred of each are acknowledged.
+		submissions := burst(t, 4, func(client *http.Client, c, i int) (string, int, error) {
+			n := fmt.Sprintf("%d-%d", c, i)
+			var buf bytes.Buffer
+			w := multipart.NewWriter(&buf)
+			_ = w.WriteField("n", n)
+			_ = w.Close()
+			res, err := client.Post(srv.base+"/api/v1/forms/kill/submit", w.FormDataContentType(), &buf)
+			return n, status(res), err
+		})
+		bookingsMade := burst(t, 4, func(client *http.Client, c, i int) (string, int, error) {
+			n := fmt.Sprintf("%d-%d", c, i)
+			start := tomorrow.Add(time.Duration(c)*30*24*time.Hour + time.Duration(i)*15*time.Minute)
+			res, err := client.Post(srv.base+"/api/bookings", "application/json", strings.NewReader(fmt.Sprintf(
+				`{"service":"kill","start_time":%q,"customer_name":%q,"customer_email":"kill@example.test"}`, start.Format(time.RFC3339), n)))
+			return n, status(res), err
+		})
+		require.Eventually(t, func() bool { return submissions.acked() >= 200 && bookingsMade.acked() >= 100 },
+			60*time.Second, 5*time.Millisecond)
 		require.NoError(t, srv.cmd.Process.Kill())
 		<-srv.exited
-		close(stop)
-		wg.Wait()
+		submissions.stop()
+		bookingsMade.stop()
 
 		again := startBinary(t, bin, dir, environ)
 		code, export := get(t, again.base+"/api/v1/forms/kill/submissions/export", token)
@@ -119,16 +121,30 @@ func TestSIGKILLLosesNoSubmission(t *testing.T) {
 		col := slices.Index(rows[0], "N")
 		require.GreaterOrEqual(t, col, 0, rows[0])
 		stored := map[string]int{}
+		var submitted []string
 		for _, r := range rows[1:] {
 			stored[r[col]]++
+			submitted = append(submitted, r[col])
 		}
-		for n := range acked {
-			require.Equal(t, 1, stored[n], "acknowledged submission %s stored once", n)
+		submissions.check(t, "submission", submitted)
+		var booked []string
+		for page := 1; ; page++ {
+			code, body := get(t, fmt.Sprintf("%s/api/bookings/admin/bookings?per_page=100&page=%d", again.base, page), token)
+			require.Equal(t, 200, code, body)
+			var list struct {
+				Data []struct {
+					CustomerName string `json:"customer_name"`
+				} `json:"data"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(body), &list))
+			if len(list.Data) == 0 {
+				break
+			}
+			for _, b := range list.Data {
+				booked = append(booked, b.CustomerName)
+			}
 		}
-		for n, times := range stored {
-			require.True(t, sent[n], "stored %s was sent", n)
-			require.Equal(t, 1, times, "%s stored once", n)
-		}
+		bookingsMade.check(t, "booking", booked)
 		require.Eventually(t, func() bool {
 			hooksMu.Lock()
 			defer hooksMu.Unlock()
@@ -138,7 +154,7 @@ func TestSIGKILLLosesNoSubmission(t *testing.T) {
 				}
 			}
 			return true
-		}, 60*time.Second, 50*time.Millisecond, "every stored submission's webhook arrives")
+		}, 90*time.Second, 50*time.Millisecond, "every stored submission's webhook arrives (one under way at the kill after the claim timeout)")
 		hooksMu.Lock()
 		defer hooksMu.Unlock()
 		repeated := 0
@@ -146,6 +162,88 @@ func TestSIGKILLLosesNoSubmission(t *testing.T) {
 			require.True(t, stored[n] == 1, "a webhook for %s, which is not stored", n)
 			repeated += times - 1
 		}
-		t.Logf("%s: %d acknowledged, %d stored, %d sent; %d webhooks, %d of them again", d, len(acked), len(stored), len(sent), len(delivered)+repeated, repeated)
+		t.Logf("%s: submissions %d acknowledged, %d stored, %d sent; %d webhooks, %d of them again; bookings %d acknowledged, %d stored, %d sent",
+			d, len(submissions.ok), len(stored), len(submissions.sent), len(delivered)+repeated, repeated, len(bookingsMade.ok), len(booked), len(bookingsMade.sent))
 	})
+}
+
+// status is a response's status, its body read and closed; 0 for none.
+func status(res *http.Response) int {
+	if res == nil {
+		return 0
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// load is a burst of writes from several clients, each key sent once.
+type load struct {
+	mu       sync.Mutex
+	sent, ok map[string]bool
+	done     chan struct{}
+	wg       sync.WaitGroup
+}
+
+// burst starts clients calling send with their number and a counter
+// until stop; send returns the write's key, its status and a transport
+// error. A 201 is an acknowledged write; anything else, a retry of
+// nothing (the key is not sent again).
+func burst(t *testing.T, clients int, send func(client *http.Client, c, i int) (string, int, error)) *load {
+	t.Helper()
+	l := &load{sent: map[string]bool{}, ok: map[string]bool{}, done: make(chan struct{})}
+	client := &http.Client{Timeout: 5 * time.Second}
+	for c := range clients {
+		l.wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-l.done:
+					return
+				default:
+				}
+				key, code, err := send(client, c, i)
+				l.mu.Lock()
+				l.sent[key] = true
+				if err == nil && code == http.StatusCreated {
+					l.ok[key] = true
+				}
+				l.mu.Unlock()
+			}
+		})
+	}
+	t.Cleanup(l.stop)
+	return l
+}
+
+func (l *load) acked() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.ok)
+}
+
+// stop ends the burst and waits for its clients.
+func (l *load) stop() {
+	select {
+	case <-l.done:
+	default:
+		close(l.done)
+	}
+	l.wg.Wait()
+}
+
+// check: every acknowledged key is among stored once, and every stored
+// key was sent, once.
+func (l *load) check(t *testing.T, what string, stored []string) {
+	t.Helper()
+	times := map[string]int{}
+	for _, k := range stored {
+		times[k]++
+	}
+	for k := range l.ok {
+		require.Equal(t, 1, times[k], "acknowledged %s %s stored once", what, k)
+	}
+	for k, n := range times {
+		require.True(t, l.sent[k], "stored %s %s was sent", what, k)
+		require.Equal(t, 1, n, "%s %s stored once", what, k)
+	}
 }

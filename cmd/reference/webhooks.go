@@ -38,7 +38,10 @@ type webhooksConfig struct {
 	secretKey     string // GROUNDWORK_SECRET_KEY, raw
 	allowPrivate  bool
 	allowInsecure bool
-	stripe        webhooks.StripeOptions // WebhookSecrets empty: no Stripe gateway
+	// claimTimeout is GROUNDWORK_WEBHOOKS_CLAIM_TIMEOUT: how long before
+	// a delivery an instance was sending when it died is sent again.
+	claimTimeout time.Duration
+	stripe       webhooks.StripeOptions // WebhookSecrets empty: no Stripe gateway
 }
 
 func readWebhooksConfig(getenv func(string) string) (webhooksConfig, error) {
@@ -51,6 +54,13 @@ func readWebhooksConfig(getenv func(string) string) (webhooksConfig, error) {
 		if _, err := webhooks.NewStripeGateway(&webhooks.StripeOptions{APIBase: c.stripe.APIBase}); err != nil {
 			return c, fmt.Errorf("GROUNDWORK_STRIPE_API_BASE: %w", err)
 		}
+	}
+	if s := getenv("GROUNDWORK_WEBHOOKS_CLAIM_TIMEOUT"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < webhooks.ClaimTimeoutMin {
+			return c, fmt.Errorf("GROUNDWORK_WEBHOOKS_CLAIM_TIMEOUT must be a duration of at least %s (90s, 5m), not %q", webhooks.ClaimTimeoutMin, s)
+		}
+		c.claimTimeout = d
 	}
 	for _, v := range []struct {
 		name string
@@ -195,7 +205,7 @@ const formSubmitted = "form.submitted"
 // nil, registers its jobs.
 func newWebhooks(c webhooksConfig, key []byte, db *store.DB, queue *store.Queue, logger *slog.Logger) (*webhooks.Service, error) {
 	opts := &webhooks.Options{SecretKey: key, Queue: webhooksQueue, AllowPrivateHosts: c.allowPrivate,
-		AllowInsecureURLs: c.allowInsecure, PaymentSessions: webhookssql.NewPaymentSessions(db, nil), Logger: logger}
+		AllowInsecureURLs: c.allowInsecure, ClaimTimeout: c.claimTimeout, PaymentSessions: webhookssql.NewPaymentSessions(db, nil), Logger: logger}
 	if queue != nil {
 		opts.Enqueuer = queue
 	}
