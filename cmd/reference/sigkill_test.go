@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -10,21 +11,26 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	stripewebhook "github.com/stripe/stripe-go/v85/webhook"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/webhooks"
 )
 
-// Submissions and bookings answered 201 survive a SIGKILL of the server
-// mid-burst: after a restart every acknowledged one is stored, once, and
-// nothing is stored that was not sent; and the form.submitted webhook of
+// Submissions and bookings answered 201, and inbound Stripe events
+// answered 2xx, survive a SIGKILL of the server mid-burst: after a restart
+// every acknowledged one is stored, once, and nothing is stored that was
+// not sent; and the form.submitted webhook of
 // every stored submission reaches its receiver (at least once, as
 // documented: one sent just before the kill may come again).
 func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
@@ -38,7 +44,8 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 		environ := append(binaryEnv(t, d), "GROUNDWORK_FORMS_SUBMIT_LIMIT=off", "GROUNDWORK_API_RATE_LIMIT=off",
 			"GROUNDWORK_FORM_TOKENS=optional", "GROUNDWORK_BOOKINGS_POST_LIMIT=off",
 			// A delivery under way at the kill is sent again after this.
-			"GROUNDWORK_WEBHOOKS_CLAIM_TIMEOUT=30s")
+			"GROUNDWORK_WEBHOOKS_CLAIM_TIMEOUT=30s", "GROUNDWORK_STRIPE_WEBHOOK_SECRET="+stripeSecret,
+			"GROUNDWORK_INBOUND_IP_LIMIT=off", "GROUNDWORK_INBOUND_PROVIDER_LIMIT=off")
 		srv := startBinary(t, bin, dir, environ)
 		create := exec.Command(bin, "token", "create", "--name", "me", "--ability", "*")
 		create.Dir, create.Env = dir, environ
@@ -106,12 +113,27 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 				`{"service":"kill","start_time":%q,"customer_name":%q,"customer_email":"kill@example.test"}`, start.Format(time.RFC3339), n)))
 			return n, status(res), err
 		})
-		require.Eventually(t, func() bool { return submissions.acked() >= 200 && bookingsMade.acked() >= 100 },
+		events := burst(t, 2, func(client *http.Client, c, i int) (string, int, error) {
+			id := fmt.Sprintf("evt_%d_%d", c, i)
+			body := []byte(fmt.Sprintf(`{"id":%q,"object":"event","type":"customer.created","data":{"object":{"id":"cus_%d_%d","object":"customer"}}}`, id, c, i))
+			req, _ := http.NewRequest("POST", srv.base+webhooks.InboundPrefixDefault+"/stripe", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Stripe-Signature", stripewebhook.GenerateTestSignedPayload(&stripewebhook.UnsignedPayload{
+				Payload: body, Secret: stripeSecret, Timestamp: time.Now()}).Header)
+			res, err := client.Do(req)
+			code := status(res)
+			if code == http.StatusOK || code == http.StatusAccepted {
+				code = http.StatusCreated // acknowledged
+			}
+			return id, code, err
+		})
+		require.Eventually(t, func() bool { return submissions.acked() >= 200 && bookingsMade.acked() >= 100 && events.acked() >= 100 },
 			60*time.Second, 5*time.Millisecond)
 		require.NoError(t, srv.cmd.Process.Kill())
 		<-srv.exited
 		submissions.stop()
 		bookingsMade.stop()
+		events.stop()
 
 		again := startBinary(t, bin, dir, environ)
 		code, export := get(t, again.base+"/api/v1/forms/kill/submissions/export", token)
@@ -145,6 +167,18 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 			}
 		}
 		bookingsMade.check(t, "booking", booked)
+		dsn := "sqlite:" + filepath.Join(dir, "groundwork.db")
+		for _, e := range environ {
+			if v, ok := strings.CutPrefix(e, "GROUNDWORK_DB="); ok {
+				dsn = v
+			}
+		}
+		db, err := store.Open(context.Background(), dsn)
+		require.NoError(t, err)
+		defer db.Close()
+		var received []string
+		require.NoError(t, db.Reader().Select(&received, "SELECT event_id FROM webhooks_inbound WHERE provider = 'stripe'"))
+		events.check(t, "inbound event", received)
 		require.Eventually(t, func() bool {
 			hooksMu.Lock()
 			defer hooksMu.Unlock()
@@ -162,10 +196,13 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 			require.True(t, stored[n] == 1, "a webhook for %s, which is not stored", n)
 			repeated += times - 1
 		}
-		t.Logf("%s: submissions %d acknowledged, %d stored, %d sent; %d webhooks, %d of them again; bookings %d acknowledged, %d stored, %d sent",
-			d, len(submissions.ok), len(stored), len(submissions.sent), len(delivered)+repeated, repeated, len(bookingsMade.ok), len(booked), len(bookingsMade.sent))
+		t.Logf("%s: submissions %d acknowledged, %d stored, %d sent; %d webhooks, %d of them again; bookings %d acknowledged, %d stored, %d sent; inbound events %d acknowledged, %d stored",
+			d, len(submissions.ok), len(stored), len(submissions.sent), len(delivered)+repeated, repeated, len(bookingsMade.ok), len(booked), len(bookingsMade.sent), len(events.ok), len(received))
 	})
 }
+
+// stripeSecret signs the test's inbound Stripe events.
+const stripeSecret = "whsec_sigkill"
 
 // status is a response's status, its body read and closed; 0 for none.
 func status(res *http.Response) int {
