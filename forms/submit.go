@@ -54,6 +54,11 @@ type SubmitRequest struct {
 	// About the request, kept with the submission.
 	PageURL, ReferrerURL, IPAddress, UserAgent string
 
+	// refused are the messages of files refused as they arrived, by
+	// field: they stand for the field's answer, beside every other
+	// field's messages, so a person sees all their mistakes at once.
+	refused map[string][]string
+
 	// Whether the form-load token's use was counted, and found a replay
 	// (see tokenVerdict).
 	tokenCounted  bool
@@ -265,6 +270,12 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		file := req.Files[f.Name]
 		if !f.visible(a, names) {
 			continue // hidden: its file, if any, is discarded with the rest
+		}
+		if msgs := req.refused[f.Name]; len(msgs) > 0 {
+			for _, m := range msgs {
+				v.Add(f.Name, m)
+			}
+			continue
 		}
 		value, ok := s.checkAnswer(v, f, a[f.Name], file)
 		if !ok {

@@ -447,6 +447,14 @@ func TestMultipartEdgeCases(t *testing.T) {
 	require.Equal(t, map[string][]string{"cv": {"The cv field takes one file only."}}, r.errors(t).Errors)
 	r = b.submit(t, form, part{name: "name", content: ""}, part{name: "cv", filename: "a.txt", content: "a"})
 	require.Equal(t, 422, r.status, "a good file with bad values")
+	// A refused file and wrong answers: every mistake in one round.
+	r = b.submit(t, form, part{name: "name", content: ""}, part{name: "email", content: "not-an-email"},
+		part{name: "cv", filename: "cv.exe", content: "MZ"})
+	require.Equal(t, 422, r.status)
+	errs := r.errors(t).Errors
+	require.Equal(t, []string{"The CV field must be a file of type: pdf, txt."}, errs["cv"])
+	require.Contains(t, errs, "name")
+	require.Contains(t, errs, "email")
 	require.Empty(t, b.files(t), "no failed submission leaves a file behind")
 
 	// Path-like names are cut to their base; files stay in their place.

@@ -221,7 +221,12 @@ func (s *submitter) readMultipart(r *http.Request, form *Form, fields []Field, r
 	if err != nil {
 		return malformed(err)
 	}
-	fileErrs := &ValidationError{}
+	refuse := func(field, msg string) {
+		if req.refused == nil {
+			req.refused = map[string][]string{}
+		}
+		req.refused[field] = append(req.refused[field], msg)
+	}
 	for parts := 0; ; parts++ {
 		part, err := mr.NextPart()
 		if err == io.EOF {
@@ -254,7 +259,7 @@ func (s *submitter) readMultipart(r *http.Request, form *Form, fields []Field, r
 		key := fieldKey(name)
 		if req.Files[key] != nil {
 			part.Close()
-			fileErrs.Add(key, "The "+api.Attr(key)+" field takes one file only.")
+			refuse(key, "The "+api.Attr(key)+" field takes one file only.")
 			continue
 		}
 		rr := &recordingReader{r: part}
@@ -275,7 +280,7 @@ func (s *submitter) readMultipart(r *http.Request, form *Form, fields []Field, r
 		case errors.As(err, &ve):
 			for _, f := range ve.FieldNames() {
 				for _, msg := range ve.Fields()[f] {
-					fileErrs.Add(f, msg)
+					refuse(f, msg)
 				}
 			}
 		case err != nil:
@@ -284,7 +289,7 @@ func (s *submitter) readMultipart(r *http.Request, form *Form, fields []Field, r
 			req.Files[key] = file
 		}
 	}
-	return fileErrs.Err()
+	return nil // refused files are judged with the other answers, in Submit
 }
 
 func readURLEncoded(r *http.Request, req *SubmitRequest) error {
