@@ -321,12 +321,17 @@ func (a *Analytics) lastFlush() {
 	defer cancel()
 	for a.Pending() > 0 {
 		err := a.Flush(ctx)
+		if err == nil && ctx.Err() == nil {
+			continue // views still coming in are written too, until the deadline
+		}
 		if err == nil {
-			continue
+			err = ctx.Err()
 		}
 		select {
 		case <-ctx.Done():
-			a.o.Logger.Error("reporting: last flush: views not written", "views", a.Pending(), "error", err)
+			if n := a.Pending(); n > 0 {
+				a.o.Logger.Error("reporting: last flush: views not written", "views", n, "error", err)
+			}
 			return
 		case <-time.After(250 * time.Millisecond):
 		}
