@@ -96,10 +96,7 @@ func (s *Service) releaseSpam(ctx context.Context, formID int64, ids []int64) (i
 	if err != nil {
 		return 0, err
 	}
-	names := make(map[string]string, len(fields))
-	for _, f := range fields {
-		names[f.UUID] = f.Name
-	}
+	names := fieldNames(fields)
 	var notifications []Notification
 	if s.enqueuer != nil {
 		if notifications, err = s.store.Notifications(ctx, formID); err != nil {
@@ -114,13 +111,8 @@ func (s *Service) releaseSpam(ctx context.Context, formID int64, ids []int64) (i
 			sub := spam[id]
 			sub.IsSpam = false
 			event := SubmissionEvent{Form: form, Submission: sub}
-			if err := s.queueNotifications(ctx, tx, notifications, sub, storedAnswers(sub), names); err != nil {
+			if err := s.acceptTx(ctx, tx, notifications, txHooks, event, storedAnswers(sub), names); err != nil {
 				return err
-			}
-			for _, h := range txHooks {
-				if err := h(ctx, tx, event); err != nil {
-					return err
-				}
 			}
 			events = append(events, event)
 		}
@@ -130,9 +122,7 @@ func (s *Service) releaseSpam(ctx context.Context, formID int64, ids []int64) (i
 		return 0, err
 	}
 	for _, event := range events {
-		for _, h := range snapshot(&s.hooks.mu, s.hooks.submission) {
-			s.safely(ctx, "submission", func() { h(ctx, event) })
-		}
+		s.fireAccepted(ctx, event)
 	}
 	return n, nil
 }

@@ -253,10 +253,7 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	if a == nil {
 		a = answers{}
 	}
-	names := make(map[string]string, len(fields))
-	for _, f := range fields {
-		names[f.UUID] = f.Name
-	}
+	names := fieldNames(fields)
 	// What the request said of itself is kept as it came, made storable.
 	sub := &Submission{FormID: form.ID, PageURL: lite.ClipText(req.PageURL, 2048),
 		ReferrerURL: lite.ClipText(req.ReferrerURL, 2048), IPAddress: lite.ClipText(req.IPAddress, 64),
@@ -315,15 +312,7 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	var then func(context.Context, *sql.Tx) error
 	if txHooks := snapshot(&s.hooks.mu, s.hooks.submissionTx); !sub.IsSpam && (len(notifications) > 0 || len(txHooks) > 0) {
 		then = func(ctx context.Context, tx *sql.Tx) error {
-			if err := s.queueNotifications(ctx, tx, notifications, sub, a, names); err != nil {
-				return err
-			}
-			for _, h := range txHooks {
-				if err := h(ctx, tx, event); err != nil {
-					return err
-				}
-			}
-			return nil
+			return s.acceptTx(ctx, tx, notifications, txHooks, event, a, names)
 		}
 	}
 	err := s.store.CreateSubmission(ctx, sub, then)
@@ -342,15 +331,47 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	}
 	s.discardFiles(ctx, req.Files)
 	if !sub.IsSpam {
-		for _, h := range snapshot(&s.hooks.mu, s.hooks.submission) {
-			s.safely(ctx, "submission", func() { h(ctx, event) })
-		}
+		s.fireAccepted(ctx, event)
 	}
 	msg := form.SuccessMessage
 	if strings.TrimSpace(msg) == "" {
 		msg = "Form submitted successfully."
 	}
 	return &SubmitResult{Submission: sub, Spam: sub.IsSpam, Message: msg, RedirectURL: form.RedirectURL}, nil
+}
+
+// fieldNames maps each field's UUID to its name, as conditions name
+// fields.
+func fieldNames(fields []Field) map[string]string {
+	names := make(map[string]string, len(fields))
+	for _, f := range fields {
+		names[f.UUID] = f.Name
+	}
+	return names
+}
+
+// acceptTx does, inside the transaction that stores (or releases from
+// spam) an accepted submission, what it sets off there: its notifications
+// queued (a holds its answers by field name) and the Tx hooks run.
+func (s *Service) acceptTx(ctx context.Context, tx *sql.Tx, notifications []Notification, txHooks []SubmissionTxHook,
+	event SubmissionEvent, a answers, names map[string]string) error {
+	if err := s.queueNotifications(ctx, tx, notifications, event.Submission, a, names); err != nil {
+		return err
+	}
+	for _, h := range txHooks {
+		if err := h(ctx, tx, event); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fireAccepted runs the submission hooks once an accepted submission has
+// committed.
+func (s *Service) fireAccepted(ctx context.Context, event SubmissionEvent) {
+	for _, h := range snapshot(&s.hooks.mu, s.hooks.submission) {
+		s.safely(ctx, "submission", func() { h(ctx, event) })
+	}
 }
 
 // tooFast reports whether the form came back within minFill of the
