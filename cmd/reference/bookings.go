@@ -196,7 +196,7 @@ func dbCommand(ctx context.Context, fs *flag.FlagSet, args []string, getenv func
 	if err != nil {
 		return nil, nil, "", err
 	}
-	key, err := knownSecretKey(getenv, *db)
+	key, err := knownSecretKey(getenv("GROUNDWORK_SECRET_KEY"), *db)
 	if err != nil {
 		return nil, nil, "", err
 	}

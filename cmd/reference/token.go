@@ -201,7 +201,7 @@ func openAuth(ctx context.Context, dsn string, getenv func(string) string, logge
 	if err != nil {
 		return nil, nil, err
 	}
-	key, err := knownSecretKey(getenv, dsn)
+	key, err := knownSecretKey(getenv("GROUNDWORK_SECRET_KEY"), dsn)
 	if err != nil {
 		return nil, nil, err
 	}

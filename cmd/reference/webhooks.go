@@ -117,12 +117,13 @@ func deriveKey(secret []byte, purpose string) []byte {
 }
 
 // knownSecretKey is the secret key a sub-command was given, to check
-// against the database's fingerprint before it changes anything:
-// GROUNDWORK_SECRET_KEY, else the key file beside a SQLite database when
-// there is one; nil when neither (nothing to check, and no key made).
-func knownSecretKey(getenv func(string) string, dsn string) ([]byte, error) {
-	if s := getenv("GROUNDWORK_SECRET_KEY"); s != "" {
-		key, err := parseKey(s)
+// against the database's fingerprint before it changes anything: secret
+// (GROUNDWORK_SECRET_KEY, raw), else the key file beside a SQLite
+// database when there is one; nil when neither (nothing to check, and no
+// key made).
+func knownSecretKey(secret, dsn string) ([]byte, error) {
+	if secret != "" {
+		key, err := parseKey(secret)
 		if err != nil {
 			return nil, fmt.Errorf("GROUNDWORK_SECRET_KEY: %w", err)
 		}
@@ -152,12 +153,9 @@ func knownSecretKey(getenv func(string) string, dsn string) ([]byte, error) {
 // (made on first use). Postgres needs the variable: every instance must
 // share the key.
 func loadSecretKey(c webhooksConfig, dsn string, logger *slog.Logger) ([]byte, error) {
-	if c.secretKey != "" {
-		key, err := parseKey(c.secretKey)
-		if err != nil {
-			return nil, fmt.Errorf("GROUNDWORK_SECRET_KEY: %w", err)
-		}
-		return key, nil
+	key, err := knownSecretKey(c.secretKey, dsn)
+	if key != nil || err != nil {
+		return key, err
 	}
 	path := secretKeyPath(dsn)
 	if path == "" {
@@ -167,18 +165,7 @@ func loadSecretKey(c webhooksConfig, dsn string, logger *slog.Logger) ([]byte, e
 		logger.Warn("webhook secrets are sealed with a key that lives only as long as this process (set GROUNDWORK_SECRET_KEY)")
 		return webhooks.GenerateSecretKey(), nil
 	}
-	raw, err := os.ReadFile(path)
-	if err == nil {
-		key, err := parseKey(string(raw))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return key, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	key := webhooks.GenerateSecretKey()
+	key = webhooks.GenerateSecretKey()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return loadSecretKey(c, dsn, logger) // made meanwhile by another process
