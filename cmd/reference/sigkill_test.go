@@ -56,42 +56,12 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 		require.Equal(t, 201, code, body)
 		code, body = postJSON(t, srv.base+"/api/v1/forms/kill/fields", token, `{"type":"text","label":"N","name":"n"}`)
 		require.Equal(t, 201, code, body)
-		var hooksMu sync.Mutex
-		delivered := map[string]int{}
-		receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			var event struct {
-				Data struct {
-					Values map[string]string `json:"values"`
-				} `json:"data"`
-			}
-			if err := json.NewDecoder(r.Body).Decode(&event); err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			hooksMu.Lock()
-			delivered[event.Data.Values["n"]]++
-			hooksMu.Unlock()
-		}))
-		defer receiver.Close()
+		hooks := newWebhookCounter(t)
 		code, body = postJSON(t, srv.base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
-			`{"name":"local","url":"`+receiver.URL+`/hook","events":["form.submitted"]}`)
+			`{"name":"local","url":"`+hooks.URL+`/hook","events":["form.submitted"]}`)
 		require.Equal(t, 201, code, body)
 
-		// One provider, bookable all day every day, for quarter-hour slots.
-		for _, step := range [][2]string{
-			{"/api/bookings/admin/services", `{"name":"Kill","slug":"kill","duration":15,"timezone":"UTC","min_advance_minutes":0,"max_advance_minutes":525600}`},
-			{"/api/bookings/admin/providers", `{"name":"Pat","timezone":"UTC"}`},
-		} {
-			code, body = postJSON(t, srv.base+step[0], token, step[1])
-			require.Equal(t, 201, code, body)
-		}
-		code, body = request(t, "PUT", srv.base+"/api/bookings/admin/services/kill/providers/1", token, `{}`)
-		require.Less(t, code, 300, body)
-		for day := range 7 {
-			code, body = postJSON(t, srv.base+"/api/bookings/admin/providers/1/hours", token,
-				fmt.Sprintf(`{"day_of_week":%d,"start_time":"00:00","end_time":"24:00"}`, day))
-			require.Equal(t, 201, code, body)
-		}
+		bookableService(t, srv.base, token, "kill")
 		tomorrow := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
 
 		// Four clients submit n = "c-i" and four book as "c-i" (client c's
@@ -136,68 +106,19 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 		events.stop()
 
 		again := startBinary(t, bin, dir, environ)
-		code, export := get(t, again.base+"/api/v1/forms/kill/submissions/export", token)
-		require.Equal(t, 200, code, export)
-		rows, err := csv.NewReader(strings.NewReader(export)).ReadAll()
-		require.NoError(t, err)
-		col := slices.Index(rows[0], "N")
-		require.GreaterOrEqual(t, col, 0, rows[0])
-		stored := map[string]int{}
-		var submitted []string
-		for _, r := range rows[1:] {
-			stored[r[col]]++
-			submitted = append(submitted, r[col])
-		}
+		submitted := exportedValues(t, again.base, token, "kill", "N")
 		submissions.check(t, "submission", submitted)
-		var booked []string
-		for page := 1; ; page++ {
-			code, body := get(t, fmt.Sprintf("%s/api/bookings/admin/bookings?per_page=100&page=%d", again.base, page), token)
-			require.Equal(t, 200, code, body)
-			var list struct {
-				Data []struct {
-					CustomerName string `json:"customer_name"`
-				} `json:"data"`
-			}
-			require.NoError(t, json.Unmarshal([]byte(body), &list))
-			if len(list.Data) == 0 {
-				break
-			}
-			for _, b := range list.Data {
-				booked = append(booked, b.CustomerName)
-			}
+		stored := map[string]int{}
+		for _, n := range submitted {
+			stored[n]++
 		}
+		booked := bookingCustomers(t, again.base, token)
 		bookingsMade.check(t, "booking", booked)
-		dsn := "sqlite:" + filepath.Join(dir, "groundwork.db")
-		for _, e := range environ {
-			if v, ok := strings.CutPrefix(e, "GROUNDWORK_DB="); ok {
-				dsn = v
-			}
-		}
-		db, err := store.Open(context.Background(), dsn)
-		require.NoError(t, err)
-		defer db.Close()
-		var received []string
-		require.NoError(t, db.Reader().Select(&received, "SELECT event_id FROM webhooks_inbound WHERE provider = 'stripe'"))
+		received := inboundEventIDs(t, dir, environ)
 		events.check(t, "inbound event", received)
-		require.Eventually(t, func() bool {
-			hooksMu.Lock()
-			defer hooksMu.Unlock()
-			for n := range stored {
-				if delivered[n] == 0 {
-					return false
-				}
-			}
-			return true
-		}, 90*time.Second, 50*time.Millisecond, "every stored submission's webhook arrives (one under way at the kill after the claim timeout)")
-		hooksMu.Lock()
-		defer hooksMu.Unlock()
-		repeated := 0
-		for n, times := range delivered {
-			require.True(t, stored[n] == 1, "a webhook for %s, which is not stored", n)
-			repeated += times - 1
-		}
+		repeated := hooks.await(t, stored)
 		t.Logf("%s: submissions %d acknowledged, %d stored, %d sent; %d webhooks, %d of them again; bookings %d acknowledged, %d stored, %d sent; inbound events %d acknowledged, %d stored",
-			d, len(submissions.ok), len(stored), len(submissions.sent), len(delivered)+repeated, repeated, len(bookingsMade.ok), len(booked), len(bookingsMade.sent), len(events.ok), len(received))
+			d, len(submissions.ok), len(stored), len(submissions.sent), len(stored)+repeated, repeated, len(bookingsMade.ok), len(booked), len(bookingsMade.sent), len(events.ok), len(received))
 	})
 }
 
@@ -283,4 +204,134 @@ func (l *load) check(t *testing.T, what string, stored []string) {
 		require.True(t, l.sent[k], "stored %s %s was sent", what, k)
 		require.Equal(t, 1, n, "%s %s stored once", what, k)
 	}
+}
+
+// bookableService makes the service slug with one provider, bookable all
+// day every day, in quarter-hour slots.
+func bookableService(t *testing.T, base, token, slug string) {
+	t.Helper()
+	for _, step := range [][2]string{
+		{"/api/bookings/admin/services", `{"name":"Kill","slug":"` + slug + `","duration":15,"timezone":"UTC","min_advance_minutes":0,"max_advance_minutes":525600}`},
+		{"/api/bookings/admin/providers", `{"name":"Pat","timezone":"UTC"}`},
+	} {
+		code, body := postJSON(t, base+step[0], token, step[1])
+		require.Equal(t, 201, code, body)
+	}
+	code, body := request(t, "PUT", base+"/api/bookings/admin/services/"+slug+"/providers/1", token, `{}`)
+	require.Less(t, code, 300, body)
+	for day := range 7 {
+		code, body = postJSON(t, base+"/api/bookings/admin/providers/1/hours", token,
+			fmt.Sprintf(`{"day_of_week":%d,"start_time":"00:00","end_time":"24:00"}`, day))
+		require.Equal(t, 201, code, body)
+	}
+}
+
+// exportedValues are the answers to the field labelled label of every
+// submission of form, from its CSV export.
+func exportedValues(t *testing.T, base, token, form, label string) []string {
+	t.Helper()
+	code, export := get(t, base+"/api/v1/forms/"+form+"/submissions/export", token)
+	require.Equal(t, 200, code, export)
+	rows, err := csv.NewReader(strings.NewReader(export)).ReadAll()
+	require.NoError(t, err)
+	col := slices.Index(rows[0], label)
+	require.GreaterOrEqual(t, col, 0, rows[0])
+	var out []string
+	for _, r := range rows[1:] {
+		out = append(out, r[col])
+	}
+	return out
+}
+
+// bookingCustomers are the customer names of every booking, page by page.
+func bookingCustomers(t *testing.T, base, token string) []string {
+	t.Helper()
+	var names []string
+	for page := 1; ; page++ {
+		code, body := get(t, fmt.Sprintf("%s/api/bookings/admin/bookings?per_page=100&page=%d", base, page), token)
+		require.Equal(t, 200, code, body)
+		var list struct {
+			Data []struct {
+				CustomerName string `json:"customer_name"`
+			} `json:"data"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &list))
+		if len(list.Data) == 0 {
+			return names
+		}
+		for _, b := range list.Data {
+			names = append(names, b.CustomerName)
+		}
+	}
+}
+
+// inboundEventIDs are the Stripe event IDs stored, read from the database
+// the binary ran on (its GROUNDWORK_DB, else groundwork.db in dir).
+func inboundEventIDs(t *testing.T, dir string, environ []string) []string {
+	t.Helper()
+	dsn := "sqlite:" + filepath.Join(dir, "groundwork.db")
+	for _, e := range environ {
+		if v, ok := strings.CutPrefix(e, "GROUNDWORK_DB="); ok {
+			dsn = v
+		}
+	}
+	db, err := store.Open(context.Background(), dsn)
+	require.NoError(t, err)
+	defer db.Close()
+	var ids []string
+	require.NoError(t, db.Reader().Select(&ids, "SELECT event_id FROM webhooks_inbound WHERE provider = 'stripe'"))
+	return ids
+}
+
+// webhookCounter receives form.submitted webhooks and counts them by the
+// submission's n.
+type webhookCounter struct {
+	*httptest.Server
+	mu        sync.Mutex
+	delivered map[string]int
+}
+
+func newWebhookCounter(t *testing.T) *webhookCounter {
+	c := &webhookCounter{delivered: map[string]int{}}
+	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var event struct {
+			Data struct {
+				Values map[string]string `json:"values"`
+			} `json:"data"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&event); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		c.mu.Lock()
+		c.delivered[event.Data.Values["n"]]++
+		c.mu.Unlock()
+	}))
+	t.Cleanup(c.Close)
+	return c
+}
+
+// await waits until every stored submission's webhook has arrived (one
+// under way at a kill comes after the claim timeout), checks that none
+// came for a submission not stored, and returns how many came again.
+func (c *webhookCounter) await(t *testing.T, stored map[string]int) int {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for n := range stored {
+			if c.delivered[n] == 0 {
+				return false
+			}
+		}
+		return true
+	}, 90*time.Second, 50*time.Millisecond, "every stored submission's webhook arrives (one under way at the kill after the claim timeout)")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	repeated := 0
+	for n, times := range c.delivered {
+		require.Equal(t, 1, stored[n], "a webhook for %s, which is not stored", n)
+		repeated += times - 1
+	}
+	return repeated
 }
