@@ -28,4 +28,9 @@ type HTTPOptions struct {
 	// makes (pagination, mail); the request's own when nil, where the
 	// handler allows that.
 	BaseURL *url.URL
+	// Brand names the site on every page a handler draws.
+	Brand Brand
+	// Navigator finds the signed-in user for the pages' header; guests'
+	// headers only when nil.
+	Navigator Navigator
 }

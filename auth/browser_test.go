@@ -118,8 +118,8 @@ func TestBrowserRegisterVerifyConfirmSignOut(t *testing.T) {
 	browsertest.NoViolations(t, ctx, "the tokens page with errors")
 
 	// Sign out with the layout's button.
-	browse(t, ctx, chromedp.Navigate(u+"/settings/tokens"), chromedp.WaitVisible(chromedp.CSS(".account button")))
-	submit(t, ctx, ".account button")
+	browse(t, ctx, chromedp.Navigate(u+"/settings/tokens"), chromedp.WaitVisible(chromedp.CSS("form.signout button")))
+	submit(t, ctx, "form.signout button")
 	require.Equal(t, u+"/", location(t, ctx))
 	require.Equal(t, "hello guest", bodyText(t, ctx))
 }

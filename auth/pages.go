@@ -90,18 +90,12 @@ type formPage struct {
 
 type pageLink struct{ URL, Text string }
 
-// page renders name with the layout's account bar for a signed-in user
-// and the request's CSRF token.
+// page renders name in the layout (the header of a signed-in user comes
+// from the Navigator) with the request's CSRF token.
 func (w *Web) page(rw http.ResponseWriter, r *http.Request, status int, name, title string, data any) {
-	p := &web.Page{Title: title, Data: data, CSRF: web.CSRFToken(rw, r), SignOutURL: "/logout", Flash: w.render.TakeFlash(rw, r, r.URL.Path)}
-	if u, ok := UserFrom(r.Context()); ok {
-		p.Viewer = u
-	}
+	p := &web.Page{Title: title, Data: data, CSRF: web.CSRFToken(rw, r), Flash: w.render.TakeFlash(rw, r, r.URL.Path)}
 	w.render.Render(rw, r, status, name, p)
 }
-
-// DisplayName implements the page layer's Viewer: the user's name.
-func (u User) DisplayName() string { return u.Name }
 
 // form parses a page's urlencoded body, at most maxFormBytes.
 func (w *Web) form(rw http.ResponseWriter, r *http.Request) bool {

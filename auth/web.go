@@ -102,6 +102,19 @@ type WebOptions struct {
 	SecureCookies bool
 	// TrustedOrigins may post to the pages besides their own origin.
 	TrustedOrigins []string
+	// NavLinks are the signed-in user's links in every page's header
+	// (see [Web.Navigation]); a link naming a capability shows only to
+	// users who have it. NavLinksDefault when empty.
+	NavLinks []groundwork.NavLink
+	// AdminContact is how a user reaches whoever grants capabilities (an
+	// email address), named on the pages where they lack one.
+	AdminContact string
+}
+
+// NavLinksDefault are the header links of a signed-in user: their home
+// and their API tokens. A host adds its own pages (the reports) to these.
+func NavLinksDefault(homePath string) []groundwork.NavLink {
+	return []groundwork.NavLink{{Text: "Dashboard", URL: homePath}, {Text: "API tokens", URL: "/settings/tokens"}}
 }
 
 // Web is web sign-in over HTTP: the pages of the nine flows (and the
@@ -154,12 +167,20 @@ func NewWeb(svc *Service, opts *WebOptions) (*Web, error) {
 			return nil, fmt.Errorf("auth: new web: ability %q is malformed", a)
 		}
 	}
+	if len(o.NavLinks) == 0 {
+		o.NavLinks = NavLinksDefault(o.HomePath)
+	}
+	w := &Web{svc: svc, mux: http.NewServeMux(), o: o, logger: o.Logger}
+	if o.Navigator == nil {
+		o.Navigator = w
+	}
 	pages, _ := fs.Sub(templatesFS, "templates")
-	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: AssetPrefix, Key: svc.key, Logger: o.Logger})
+	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: AssetPrefix, Key: svc.key, Logger: o.Logger,
+		Brand: o.Brand, Navigator: o.Navigator})
 	if err != nil {
 		return nil, fmt.Errorf("auth: new web: %w", err)
 	}
-	w := &Web{svc: svc, render: r, mux: http.NewServeMux(), o: o, logger: o.Logger}
+	w.render = r
 	w.routes()
 	if w.handler, err = r.Protect(w.mux, o.TrustedOrigins...); err != nil {
 		return nil, fmt.Errorf("auth: new web: %w", err)
@@ -304,6 +325,31 @@ func (w *Web) visit(rw http.ResponseWriter, r *http.Request) (*http.Request, *vi
 		}
 	}
 	return r.WithContext(context.WithValue(ctx, visitorKey{}, v)), v, nil
+}
+
+// Navigation implements groundwork.Navigator: the header of whoever is
+// signed in on r (the user a middleware found, else the session cookie's,
+// one indexed read), with the NavLinks their capabilities allow and the
+// sign-out button; nil for a guest. Hand it to every page handler
+// (HTTPOptions.Navigator) so the header follows the user everywhere.
+func (w *Web) Navigation(r *http.Request) *groundwork.Navigation {
+	u, ok := UserFrom(r.Context())
+	if !ok {
+		c, err := r.Cookie(SessionCookie)
+		if err != nil {
+			return nil
+		}
+		if _, u, err = w.svc.sessionUser(r.Context(), c.Value); err != nil {
+			return nil
+		}
+	}
+	nav := &groundwork.Navigation{Name: u.Name, SignOutURL: "/logout"}
+	for _, l := range w.o.NavLinks {
+		if l.Capability == "" || u.Can(l.Capability) {
+			nav.Links = append(nav.Links, l)
+		}
+	}
+	return nav
 }
 
 // LoadUser finds the signed-in user, if any, for the handlers behind it

@@ -93,7 +93,8 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 		o.RateLimiter = lite.NewMemoryRateLimiter(nil)
 	}
 	pages, _ := fs.Sub(templatesFS, "templates")
-	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: prefix + "/_assets", Key: o.Key, Logger: o.Logger})
+	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: prefix + "/_assets", Key: o.Key, Logger: o.Logger,
+		Brand: o.Brand, Navigator: o.Navigator})
 	if err != nil {
 		return nil, fmt.Errorf("bookings: new page handler: %w", err)
 	}

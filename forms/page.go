@@ -118,7 +118,8 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	pages, _ := fs.Sub(templatesFS, "templates")
-	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: prefix + "/_assets", Key: o.FlashKey, Logger: o.Logger})
+	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: prefix + "/_assets", Key: o.FlashKey, Logger: o.Logger,
+		Brand: o.Brand, Navigator: o.Navigator})
 	if err != nil {
 		return nil, fmt.Errorf("forms: new page handler: %w", err)
 	}

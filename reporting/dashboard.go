@@ -70,7 +70,7 @@ func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	pages, _ := fs.Sub(templatesFS, "templates")
-	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: o.Path + "/_assets", Logger: o.Logger,
+	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: o.Path + "/_assets", Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator,
 		Funcs: template.FuncMap{"num": num, "pct": pct, "secs": secs}})
 	if err != nil {
 		return nil, fmt.Errorf("reporting: new dashboard: %w", err)

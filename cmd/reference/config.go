@@ -45,13 +45,15 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_INBOUND_IP_LIMIT", "inbound webhook requests a minute per address, or off (--inbound-ip-limit)"},
 	{"GROUNDWORK_BOOKINGS_POST_LIMIT", "bookings and holds a minute per address, or off (--bookings-post-limit)"},
 	{"GROUNDWORK_BOOKINGS_READ_LIMIT", "bookings reads (services, providers, slots) a minute per address, or off (--bookings-read-limit)"},
+	{"GROUNDWORK_BOOKINGS_CONTACT", "how customers reach you, shown when a booking can no longer be changed online"},
 	{"GROUNDWORK_BOOKINGS_FEED_LIMIT", "calendar feed requests a minute per address, or off (--bookings-feed-limit)"},
 	{"GROUNDWORK_ANALYTICS_COLLECT_LIMIT", "page views collected a minute per address, or off (--analytics-collect-limit)"},
 	{"GROUNDWORK_ANALYTICS_SITES", "comma-separated hosts whose page views are collected, beside the server's own (--analytics-sites)"},
 	{"GROUNDWORK_INBOUND_PROVIDER_LIMIT", "verified inbound events a minute per provider, or off (--inbound-provider-limit)"},
 	{"GROUNDWORK_FORM_TOKENS", "required (default): a submission without a good form-load token is spam; optional (--form-tokens)"},
 	{"GROUNDWORK_REQUEST_LOG", "which requests get an info log line: all, none, or 1/N (--request-log)"},
-	{"GROUNDWORK_ADMIN_EMAIL", "recipients of admin notifications that name none"},
+	{"GROUNDWORK_SITE_NAME", "the name every page's header shows (groundwork)"},
+	{"GROUNDWORK_ADMIN_EMAIL", "recipients of admin notifications that name none; named on the dashboard as who grants access"},
 	{"GROUNDWORK_SMTP_HOST", "SMTP relay; unset means mail is logged, not sent"},
 	{"GROUNDWORK_SMTP_PORT", "SMTP port (587)"},
 	{"GROUNDWORK_SMTP_USERNAME", "SMTP user"},
@@ -100,6 +102,8 @@ type config struct {
 	uploads         string
 	baseURL         *url.URL
 	adminEmail      string
+	siteName        string
+	bookingsContact string
 	smtp            *mail.SMTPOptions // nil: log mail to the outbox
 	mailFrom        string
 	ai              a11yai.Options
@@ -295,7 +299,8 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 		return nil, fmt.Errorf("unexpected argument %q; see reference --help", rest[0])
 	}
 	cfg := &config{addr: *addr, db: *db, logFormat: *logFormat, shutdownTimeout: *shutdown, uploads: *uploads,
-		adminEmail: getenv("GROUNDWORK_ADMIN_EMAIL"), limits: lim}
+		adminEmail: getenv("GROUNDWORK_ADMIN_EMAIL"), limits: lim, siteName: envOr(getenv, "GROUNDWORK_SITE_NAME", "groundwork"),
+		bookingsContact: getenv("GROUNDWORK_BOOKINGS_CONTACT")}
 	for host := range strings.SplitSeq(*sites, ",") {
 		host = strings.ToLower(strings.TrimSpace(host))
 		switch {

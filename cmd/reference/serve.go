@@ -26,6 +26,7 @@ import (
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
@@ -119,6 +120,8 @@ type handlers struct {
 	listAdmin      *emaillist.AdminHandler
 	listSubscribe  *emaillist.SubscribeHandler
 	reports        *reportingParts
+	// site is the server's own pages: home, dashboard, error pages.
+	site *site
 }
 
 // wiring is what every wiring step of newApp reads.
@@ -155,8 +158,10 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	}
 	// Every handler takes the same logger, limiter, proxies and address.
 	w := &wiring{cfg: cfg, secretKey: secretKey, logger: logger, limiter: limiter,
-		web: groundwork.HTTPOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger}}
-	for _, step := range []func(*wiring) error{a.wireAuth, a.wireA11y, a.wireForms, a.wireWebhooks, a.wireSignIn, a.wireBookings, a.wireEmaillist, a.wireReporting} {
+		web: groundwork.HTTPOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger,
+			Brand: groundwork.Brand{Name: cfg.siteName}}}
+	for _, step := range []func(*wiring) error{a.wireAuth, a.wireSignIn, a.wireA11y, a.wireForms, a.wireWebhooks, a.wireBookings, a.wireEmaillist,
+		a.wireReporting, a.wireSite} {
 		if err := step(w); err != nil {
 			return nil, err
 		}
@@ -246,13 +251,25 @@ func (a *app) wireWebhooks(w *wiring) error {
 }
 
 // wireSignIn: the sign-in pages, with the dashboard as the signed-in
-// user's home.
+// user's home; from here on every page's header shows whoever is signed
+// in, with the reports for those who may see them.
 func (a *app) wireSignIn(w *wiring) error {
-	home, err := newDashboard(w.logger)
-	if err != nil {
-		return err
-	}
-	w.h.signIn, err = auth.NewWeb(a.tokens, &auth.WebOptions{HTTPOptions: w.web, LogoutPath: "/login", Home: home, TokenAbilities: knownAbilities})
+	w.h.site = &site{adminEmail: w.cfg.adminEmail}
+	links := append(auth.NavLinksDefault(auth.HomePathDefault), groundwork.NavLink{Text: "Reports", URL: "/reporting", Capability: reporting.CapabilityView})
+	var err error
+	w.h.signIn, err = auth.NewWeb(a.tokens, &auth.WebOptions{HTTPOptions: w.web, LogoutPath: "/login", Home: http.HandlerFunc(w.h.site.dashboard),
+		TokenAbilities: knownAbilities, NavLinks: links, AdminContact: w.cfg.adminEmail})
+	w.web.Navigator = w.h.signIn
+	return err
+}
+
+// wireSite: the home page, the dashboard and the error pages, in the same
+// layout as every other page.
+func (a *app) wireSite(w *wiring) error {
+	s := w.h.site
+	s.forms = a.forms
+	var err error
+	s.render, err = web.New(web.Options{Pages: pagesFS, AssetPrefix: auth.AssetPrefix, Logger: w.logger, Brand: w.web.Brand, Navigator: w.web.Navigator})
 	return err
 }
 
@@ -270,6 +287,7 @@ func (a *app) wireBookings(w *wiring) error {
 	}
 	a.queue.AddPeriodicJobs(bookings.PeriodicJobs()...)
 	linkBookings(svc, a.webhooks, w.logger)
+	w.h.site.bookings = svc
 	if w.h.bookings, err = bookings.NewHandler(svc, &bookings.HandlerOptions{HTTPOptions: w.web, PostLimit: w.cfg.limits.bookingsPost,
 		ReadLimit: w.cfg.limits.bookingsRead}); err != nil {
 		return err
@@ -342,7 +360,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux.Handle(webhooks.PrefixDefault+"/", h.webhooks)
 	mux.Handle(webhooks.InboundPrefixDefault+"/", h.inbound)
 	mux.HandleFunc("GET /healthz", a.healthz)
-	mux.HandleFunc("GET /{$}", index)
+	mux.HandleFunc("GET /{$}", h.site.home)
 	mux.Handle(auth.PrefixDefault+"/", h.auth)
 	mux.Handle(a11y.PrefixDefault+"/", h.color)
 	mux.Handle(forms.PrefixDefault, h.forms)
@@ -360,7 +378,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 		routes = append(routes, reports.oauth.Routes()...)
 	}
 	body, upload := cmp.Or(cfg.bodyTimeout, api.BodyTimeoutDefault), cmp.Or(cfg.uploadTimeout, api.UploadTimeoutDefault)
-	return recoverPanics(logRequests(api.WithBodyDeadline(mux, body, upload), logger, cfg.requestLogEvery), logger), routes
+	return h.site.pages(recoverPanics(logRequests(api.WithBodyDeadline(mux, body, upload), logger, cfg.requestLogEvery), logger)), routes
 }
 
 func (a *app) healthz(w http.ResponseWriter, r *http.Request) {

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -168,21 +170,97 @@ func Axe(ctx context.Context) ([]Violation, error) {
 	return vs, nil
 }
 
-// NoViolations fails t when axe-core finds any violation on the page the
-// tab shows; what names the page in the message.
+// NoViolations checks the page the tab shows as every page must be: no
+// axe-core violation in the light scheme nor in the dark one
+// (prefers-color-scheme: dark), no sideways scroll at 320 CSS px (WCAG
+// 1.4.10), and every button, radio, checkbox, select and button-like link
+// at least 24 by 24 px there (WCAG 2.5.8). It fails t naming what failed
+// on which page (what), and leaves the tab as it found it (light, its own
+// width).
 func NoViolations(t testing.TB, ctx context.Context, what string) {
 	t.Helper()
-	vs, err := Axe(ctx)
-	if err != nil {
+	var problems []string
+	for _, scheme := range []string{"light", "dark"} {
+		if err := SetScheme(ctx, scheme); err != nil {
+			t.Fatalf("browsertest: %s: %v", what, err)
+		}
+		vs, err := Axe(ctx)
+		if err != nil {
+			t.Fatalf("browsertest: %s: %v", what, err)
+		}
+		for _, v := range vs {
+			problems = append(problems, "("+scheme+") "+v.String())
+		}
+	}
+	if err := SetScheme(ctx, "light"); err != nil {
 		t.Fatalf("browsertest: %s: %v", what, err)
 	}
-	if len(vs) > 0 {
-		lines := make([]string, len(vs))
-		for i, v := range vs {
-			lines[i] = v.String()
-		}
-		t.Fatalf("axe-core finds %d violation(s) on %s:\n  %s", len(vs), what, strings.Join(lines, "\n  "))
+	narrow, err := AtWidth(ctx, 320, Layout)
+	if err != nil {
+		t.Fatalf("browsertest: %s at 320 px: %v", what, err)
 	}
+	problems = append(problems, narrow...)
+	if len(problems) > 0 {
+		t.Fatalf("%d problem(s) on %s:\n  %s", len(problems), what, strings.Join(problems, "\n  "))
+	}
+}
+
+// SetScheme makes the tab's pages see prefers-color-scheme as scheme
+// ("light" or "dark").
+func SetScheme(ctx context.Context, scheme string) error {
+	return chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+		return err
+	}))
+}
+
+// AtWidth runs check with the tab's viewport width CSS px wide (and 800
+// high), then restores the tab's own size.
+func AtWidth[T any](ctx context.Context, width int64, check func(context.Context) (T, error)) (T, error) {
+	var zero T
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 800)); err != nil {
+		return zero, err
+	}
+	v, err := check(ctx)
+	clear := chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.ClearDeviceMetricsOverride, cdp.Empty{})
+		return err
+	})
+	if cerr := chromedp.Do(ctx, clear); err == nil {
+		err = cerr
+	}
+	return v, err
+}
+
+// layoutScript reports, for the width the page has now, a page wider than
+// its viewport and targets under 24 px (hidden ones and links inside
+// text are not targets of their own).
+const layoutScript = `(() => {
+  const out = [];
+  const doc = document.documentElement;
+  if (doc.scrollWidth > window.innerWidth + 1) {
+    let widest = "";
+    for (const el of document.body.querySelectorAll("*")) {
+      const r = el.getBoundingClientRect();
+      if (r.right > window.innerWidth + 1 && !widest) widest = el.outerHTML.slice(0, 120);
+    }
+    out.push("sideways scroll at " + window.innerWidth + " px: the page is " + doc.scrollWidth + " px wide; first too wide: " + widest);
+  }
+  const targets = document.querySelectorAll("button, input[type=radio], input[type=checkbox], input[type=submit], select, summary, a.button");
+  for (const el of targets) {
+    const r = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    if (r.width === 0 || r.height === 0 || style.visibility === "hidden" || el.closest(".trap, .visually-hidden")) continue;
+    if (r.width < 23.5 || r.height < 23.5) out.push("target under 24 px (" + Math.round(r.width) + "x" + Math.round(r.height) + "): " + el.outerHTML.slice(0, 120));
+  }
+  return out;
+})()`
+
+// Layout returns what the page breaks of reflow and target size at the
+// width the tab has now.
+func Layout(ctx context.Context) ([]string, error) {
+	return chromedp.Run(ctx, chromedp.Evaluate[[]string](layoutScript))
 }
 
 // Do runs actions in the browser, failing t on an error.

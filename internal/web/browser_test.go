@@ -3,6 +3,7 @@ package web_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -70,4 +71,35 @@ func TestBrowserAxeFindsViolations(t *testing.T) {
 		ids = append(ids, v.ID)
 	}
 	require.Subset(t, ids, []string{"image-alt", "label"})
+}
+
+// The layout check finds what it should: without the stylesheet, a page
+// with a 600 px drawing scrolls sideways at 320 px and a bare checkbox is
+// a target under 24 px.
+func TestBrowserLayoutFindsReflowAndTargets(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 60*time.Second)
+	page := fstest.MapFS{"wide.html": {Data: []byte(`{{define "content"}}<h1>Wide</h1><svg width="600" height="10" aria-hidden="true"></svg>` +
+		`<label><input type="checkbox"> Tick</label>{{end}}`)}}
+	r := newRenderer(t, web.Options{Pages: page, Override: fstest.MapFS{web.Stylesheet: {Data: []byte("")}}})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.HasPrefix(req.URL.Path, "/demo/_assets/") {
+			r.Assets().ServeHTTP(w, req)
+			return
+		}
+		r.Render(w, req, http.StatusOK, "wide.html", &web.Page{Title: "Wide"})
+	}))
+	t.Cleanup(srv.Close)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL), chromedp.WaitVisible(chromedp.CSS("h1"))))
+	problems, err := browsertest.AtWidth(ctx, 320, browsertest.Layout)
+	require.NoError(t, err)
+	require.Len(t, problems, 2, "%q", problems)
+	require.Contains(t, problems[0], "sideways scroll at 320 px")
+	require.Contains(t, problems[1], `target under 24 px (13x13): <input type="checkbox">`)
+	// With the stylesheet, the same page is fine but for the drawing.
+	r = newRenderer(t, web.Options{Pages: page})
+	require.NoError(t, chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("h1"))))
+	problems, err = browsertest.AtWidth(ctx, 320, browsertest.Layout)
+	require.NoError(t, err)
+	require.Len(t, problems, 1, "%q", problems)
 }

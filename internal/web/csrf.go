@@ -80,3 +80,9 @@ func WantsJSON(r *http.Request) bool {
 	}
 	return strings.Contains(accept, "json") && !strings.Contains(accept, "text/html")
 }
+
+// AcceptsHTML reports whether the request's Accept names HTML (a
+// browser's navigation), so an error may be answered as a page.
+func AcceptsHTML(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/html")
+}

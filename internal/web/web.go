@@ -69,6 +69,11 @@ type Options struct {
 	Funcs template.FuncMap
 	// Logger receives failures to render; nil discards.
 	Logger *slog.Logger
+	// Brand names the site in every page's header, footer and title.
+	Brand groundwork.Brand
+	// Navigator finds the signed-in user for the header of every page
+	// (a page's own Nav wins); guests' headers only when nil.
+	Navigator groundwork.Navigator
 }
 
 // Renderer draws a domain's pages in the layout. Safe for concurrent use.
@@ -80,6 +85,8 @@ type Renderer struct {
 	key        []byte
 	lang       string
 	logger     *slog.Logger
+	brand      groundwork.Brand
+	navigator  groundwork.Navigator
 }
 
 // New parses the layout, the helpers and every page.
@@ -118,7 +125,10 @@ func New(o Options) (*Renderer, error) {
 	if base.Lookup("layout") == nil {
 		return nil, errors.New(`web: the layout defines no "layout" template`)
 	}
-	r := &Renderer{pages: map[string]*template.Template{}, key: o.Key, lang: o.Lang, logger: o.Logger}
+	if o.Brand.HomeURL == "" {
+		o.Brand.HomeURL = "/"
+	}
+	r := &Renderer{pages: map[string]*template.Template{}, key: o.Key, lang: o.Lang, logger: o.Logger, brand: o.Brand, navigator: o.Navigator}
 	add := func(name string, fallback fs.FS) error {
 		text, err := read(name, fallback)
 		if err != nil {
@@ -189,11 +199,13 @@ type Page struct {
 	Flash *Flash
 	// Data is the page's own.
 	Data any
-	// Viewer is the signed-in person the layout names, with a button to
-	// sign out (a POST to SignOutURL carrying CSRF); nil for a guest.
-	Viewer Viewer
-	// SignOutURL is where the layout's sign-out button posts.
-	SignOutURL string
+	// Nav is the signed-in person's header (their links and a sign-out
+	// button, a POST carrying CSRF); Render asks the Navigator when nil,
+	// and a guest has none.
+	Nav *groundwork.Navigation
+	// Wide lets the page use a wide screen's width (a report), instead
+	// of a column for reading.
+	Wide bool
 	// CSRF is the request's token (see [CSRFToken]), for the "csrf"
 	// template each form of a protected page holds.
 	CSRF string
@@ -201,15 +213,12 @@ type Page struct {
 	// post to, or be redirected to after posting (the CSP form-action).
 	FormAction []string
 
-	// Lang and Stylesheet are filled in by Render.
+	// Lang, Stylesheet, Brand and Path (the page's own, for marking the
+	// current link) are filled in by Render.
 	Lang       string
 	Stylesheet string
-}
-
-// Viewer is what the layout shows of whoever is signed in.
-type Viewer interface {
-	// DisplayName is the name shown ("Signed in as ...").
-	DisplayName() string
+	Brand      groundwork.Brand
+	Path       string
 }
 
 // Render answers with the page name (a path in Options.Pages, or
@@ -221,7 +230,13 @@ func (r *Renderer) Render(w http.ResponseWriter, req *http.Request, status int, 
 		http.Error(w, "Server Error.", http.StatusInternalServerError)
 		return
 	}
-	p.Lang, p.Stylesheet = r.lang, r.stylesheet
+	p.Lang, p.Stylesheet, p.Brand, p.Path = r.lang, r.stylesheet, r.brand, req.URL.Path
+	if p.Nav == nil && r.navigator != nil {
+		p.Nav = r.navigator.Navigation(req)
+	}
+	if p.Nav != nil && p.CSRF == "" {
+		p.CSRF = CSRFToken(w, req)
+	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
 		r.logger.ErrorContext(req.Context(), "web: render", "page", name, "error", err)

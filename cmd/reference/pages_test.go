@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/internal/browsertest"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// EnvScreenshots names a directory: when set, TestBrowserSitePages saves
+// every page it checks there, at 390 and 1280 px, light and dark (the
+// README's pictures: GROUNDWORK_SCREENSHOTS=$PWD/docs/screenshots go test
+// ./cmd/reference -run TestBrowserSitePages).
+const envScreenshots = "GROUNDWORK_SCREENSHOTS"
+
+// tour is a browser walking the reference server's pages.
+type tour struct {
+	t    *testing.T
+	ctx  context.Context
+	base string
+	dsn  string
+	// token is an API token with every ability, for seeding.
+	token string
+	shots string
+}
+
+func newTour(t *testing.T) *tour {
+	t.Helper()
+	ctx := browsertest.New(t, 4*time.Minute)
+	dsn := storetest.DSN(t, store.SQLite)
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir(),
+		"--bookings-post-limit", "off", "--forms-submit-limit", "off"},
+		env{"GROUNDWORK_SECRET_KEY": testSecretKey, "GROUNDWORK_SITE_NAME": "Northwind Studio", "GROUNDWORK_ADMIN_EMAIL": "owner@example.com",
+			"GROUNDWORK_BOOKINGS_CONTACT": "Call us on 020 7946 0000."}.get)
+	require.NoError(t, err)
+	base := startServeConfig(t, cfg)
+	c, out, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn}, "token", "create", "--name", "seed", "--ability", "*")
+	require.Equal(t, 0, c, stderr)
+	tr := &tour{t: t, ctx: ctx, base: base, dsn: dsn, token: strings.TrimSpace(out), shots: os.Getenv(envScreenshots)}
+	if tr.shots != "" {
+		require.NoError(t, os.MkdirAll(tr.shots, 0o755))
+	}
+	return tr
+}
+
+// user makes an account (password "correct horse") with capabilities.
+func (tr *tour) user(email, name string, capabilities ...string) {
+	tr.t.Helper()
+	withStdin("correct horse\n", func() {
+		c, _, stderr := runCmd(tr.t, env{"GROUNDWORK_DB": tr.dsn}, "user", "create", "--email", email, "--name", name)
+		require.Equal(tr.t, 0, c, stderr)
+	})
+	for _, capability := range capabilities {
+		c, _, stderr := runCmd(tr.t, env{"GROUNDWORK_DB": tr.dsn}, "user", "grant", email, capability)
+		require.Equal(tr.t, 0, c, stderr)
+	}
+}
+
+// api calls the JSON API with the seeding token, expecting success.
+func (tr *tour) api(method, path, body string) string {
+	tr.t.Helper()
+	code, out := request(tr.t, method, tr.base+path, tr.token, body)
+	require.Less(tr.t, code, 300, "%s %s: %s", method, path, out)
+	return out
+}
+
+// open navigates to path and waits for its main heading.
+func (tr *tour) open(path string) {
+	tr.t.Helper()
+	browsertest.Do(tr.t, tr.ctx, chromedp.Navigate(tr.base+path), chromedp.WaitVisible(chromedp.CSS("h1")))
+}
+
+// submit clicks sel, which sends a form, and waits for the next page.
+func (tr *tour) submit(sel string) {
+	tr.t.Helper()
+	browsertest.Do(tr.t, tr.ctx, chromedp.Evaluate[chromedp.Void](`window.gwOld = true`), chromedp.Click(chromedp.CSS(sel)))
+	require.Eventually(tr.t, func() bool {
+		gone, err := chromedp.Run(tr.ctx, chromedp.Evaluate[bool](`window.gwOld === undefined && document.readyState === "complete"`))
+		return err == nil && gone
+	}, 10*time.Second, 25*time.Millisecond)
+}
+
+// fill types into the inputs by id.
+func (tr *tour) fill(values map[string]string) {
+	tr.t.Helper()
+	for id, v := range values {
+		browsertest.Do(tr.t, tr.ctx, chromedp.SetValue(chromedp.ID(id), v))
+	}
+}
+
+func (tr *tour) location() string {
+	tr.t.Helper()
+	loc, err := chromedp.Run(tr.ctx, chromedp.Location())
+	require.NoError(tr.t, err)
+	return strings.TrimPrefix(loc, tr.base)
+}
+
+func (tr *tour) text(sel string) string {
+	tr.t.Helper()
+	return browsertest.Text(tr.t, tr.ctx, sel)
+}
+
+// check holds the page the tab shows to every page's bar (axe light and
+// dark, 320 px reflow, 24 px targets) and, when screenshots are asked
+// for, saves it as name at 390 and 1280 px in both schemes.
+func (tr *tour) check(name string) {
+	tr.t.Helper()
+	browsertest.NoViolations(tr.t, tr.ctx, name)
+	if tr.shots == "" {
+		return
+	}
+	for _, width := range []int64{390, 1280} {
+		for _, scheme := range []string{"light", "dark"} {
+			require.NoError(tr.t, browsertest.SetScheme(tr.ctx, scheme))
+			png, err := browsertest.AtWidth(tr.ctx, width, func(ctx context.Context) ([]byte, error) {
+				return chromedp.Run(ctx, chromedp.FullScreenshot(100))
+			})
+			require.NoError(tr.t, err)
+			file := filepath.Join(tr.shots, fmt.Sprintf("%s-%d-%s.png", name, width, scheme))
+			require.NoError(tr.t, os.WriteFile(file, png, 0o644))
+		}
+	}
+	require.NoError(tr.t, browsertest.SetScheme(tr.ctx, "light"))
+}
+
+// signIn signs in through the login page.
+func (tr *tour) signIn(email string) {
+	tr.t.Helper()
+	tr.open("/login")
+	tr.fill(map[string]string{"f-email": email, "f-password": "correct horse"})
+	tr.submit("main button[type=submit]")
+}
+
+// signOut uses the header's button.
+func (tr *tour) signOut() {
+	tr.t.Helper()
+	tr.submit("form.signout button")
+}
+
+// Every page of the reference server, as its users walk them, in a real
+// browser: each one (and each error state) passes axe-core in the light
+// and the dark scheme, reflows to 320 px and has 24 px targets.
+func TestBrowserSitePages(t *testing.T) {
+	t.Parallel()
+	tr := newTour(t)
+	tr.user("ada@example.com", "Ada Lovelace", "*")
+	tr.user("bob@example.com", "Bob Guest")
+	tr.api("POST", "/api/v1/forms", `{"name":"Contact us","description":"Questions about a booking, or anything else.","success_message":"Thanks, we will write back within a day."}`)
+	for _, f := range []string{`{"type":"text","label":"Your name","is_required":true}`, `{"type":"email","label":"Email","is_required":true}`,
+		`{"type":"textarea","label":"Message","is_required":true}`} {
+		tr.api("POST", "/api/v1/forms/contact-us/fields", f)
+	}
+
+	// The home page, for a guest, then sign-in.
+	tr.open("/")
+	require.Equal(t, "Northwind Studio", tr.text("h1"))
+	tr.check("home")
+	tr.open("/no-such-page")
+	require.Equal(t, "Page not found", tr.text("h1"))
+	tr.check("not-found")
+
+	tr.signIn("ada@example.com")
+	require.Equal(t, "/dashboard", tr.location())
+	require.Equal(t, "Welcome, Ada Lovelace", tr.text("h1"))
+	tr.check("dashboard")
+
+	// The form page, with a header for the signed-in user.
+	tr.open("/forms/contact-us")
+	require.Contains(t, tr.text("header.site nav"), "Reports")
+	tr.check("form")
+	tr.signOut()
+	require.Equal(t, "/login", tr.location())
+}

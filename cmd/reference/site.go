@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"embed"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/a11y"
+	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/internal/web"
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/webhooks"
+)
+
+//go:embed pages
+var pagesFS embed.FS
+
+// site is the reference server's own pages: the home page at /, the
+// signed-in user's dashboard, and the error pages browsers get.
+type site struct {
+	render     *web.Renderer
+	forms      *forms.Service
+	bookings   *bookings.Service
+	adminEmail string
+}
+
+// tile is one link of the dashboard or the home page, with a sentence.
+type tile struct{ Text, URL, About string }
+
+// tools are what the dashboard offers, each shown to users who have its
+// capability (none: everyone).
+var tools = []struct {
+	tile
+	Capability string
+}{
+	{tile{"API tokens", "/settings/tokens", "Make a token for a script or an app, with only the abilities it needs."}, ""},
+	{tile{"Reports", "/reporting", "Visitors, pages, sources and devices, against the period before."}, reporting.CapabilityView},
+	{tile{"Forms API", forms.PrefixDefault, "Build forms and read their submissions with a token."}, forms.AbilityViewAny},
+	{tile{"Webhooks", webhooks.PrefixDefault + "/admin/webhook-subscriptions", "Send events to other systems, signed."}, webhooks.AbilityViewAny},
+	{tile{"Bookings admin", bookings.AdminPrefixDefault, "Services, providers, hours and bookings, with a token."}, bookings.AbilityView},
+	{tile{"AI colour reviews", "/api/v1/a11y/ai", "Ask a model to review a palette's accessibility."}, a11y.AIAbilityDefault},
+}
+
+type dashboardPage struct {
+	User       auth.User
+	Tools      []tile
+	Verified   bool
+	AdminEmail string
+}
+
+// dashboard is GET /dashboard, the signed-in user's home: their links,
+// their address's state, and who grants access when they have none.
+func (s *site) dashboard(w http.ResponseWriter, req *http.Request) {
+	u, ok := auth.UserFrom(req.Context())
+	if !ok {
+		s.errorPage(w, req, http.StatusUnauthorized)
+		return
+	}
+	page := &dashboardPage{User: u, Verified: req.URL.Query().Get("verified") == "1", AdminEmail: s.adminEmail}
+	for _, t := range tools {
+		if t.Capability == "" || u.Can(t.Capability) {
+			page.Tools = append(page.Tools, t.tile)
+		}
+	}
+	s.render.Render(w, req, http.StatusOK, "pages/dashboard.html", &web.Page{Title: "Dashboard", Data: page})
+}
+
+type homePage struct {
+	Forms, Bookings []tile
+}
+
+// home is GET /: for a browser, a small page linking sign-in and the
+// public forms and booking pages; for anything else, the JSON index of
+// endpoints.
+func (s *site) home(w http.ResponseWriter, req *http.Request) {
+	if !wantsPage(req) {
+		index(w, req)
+		return
+	}
+	page, err := s.publicPages(req.Context())
+	if err != nil {
+		s.errorPage(w, req, http.StatusInternalServerError)
+		return
+	}
+	s.render.Render(w, req, http.StatusOK, "pages/home.html", &web.Page{Title: "Home", Data: page})
+}
+
+// publicPages lists the active forms (up to 50) and bookable services.
+func (s *site) publicPages(ctx context.Context) (*homePage, error) {
+	page := &homePage{}
+	active := true
+	list, _, err := s.forms.ListForms(ctx, &active, groundwork.PageRequest{Page: 1, PerPage: 50})
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range list {
+		page.Forms = append(page.Forms, tile{f.Name, forms.PagePrefixDefault + "/" + f.Slug, f.Description})
+	}
+	services, err := s.bookings.ListServices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range services {
+		page.Bookings = append(page.Bookings, tile{o.Name, bookings.PagePrefixDefault + "/" + o.Slug, o.Description})
+	}
+	return page, nil
+}
+
+// wantsPage reports whether a request is a browser's asking for a page:
+// its Accept names HTML, and it is not a script asking for JSON.
+func wantsPage(r *http.Request) bool {
+	return !web.WantsJSON(r) && web.AcceptsHTML(r)
+}
+
+// errorPages are the statuses a browser gets as a page rather than the
+// API's JSON, with what the page says.
+var errorPages = map[int]web.ErrorPage{
+	http.StatusUnauthorized: {Heading: "Sign in first", Message: "This address answers signed-in users and scripts with a token.",
+		Link: "/login", LinkText: "Sign in"},
+	http.StatusForbidden: {Heading: "Not allowed", Message: "Your account may not use this page or action. " +
+		"An administrator of this site can grant access."},
+	http.StatusNotFound: {Heading: "Page not found", Message: "There is no page at this address. Check the link, or start again from the home page."},
+	http.StatusMethodNotAllowed: {Heading: "Not possible here", Message: "This address does not take that kind of request. " +
+		"Go back to the page you came from and use its links and buttons."},
+	http.StatusTooManyRequests: {Heading: "Too many requests", Message: "Too many requests came from you in a short time."},
+	http.StatusInternalServerError: {Heading: "Something went wrong", Message: "The page could not be shown because of an error on our side. " +
+		"It has been logged; please try again in a moment."},
+	http.StatusServiceUnavailable: {Heading: "Busy", Message: "The site is busy right now."},
+}
+
+// errorPage answers status with its page in the layout (the signed-in
+// header kept, a link home), saying how long to wait when the answer has
+// a Retry-After.
+func (s *site) errorPage(w http.ResponseWriter, req *http.Request, status int) {
+	e, ok := errorPages[status]
+	if !ok {
+		e = web.ErrorPage{Heading: http.StatusText(status), Message: "The request could not be answered."}
+	}
+	if secs, err := strconv.Atoi(w.Header().Get("Retry-After")); err == nil && secs > 0 {
+		e.Message += " Please try again in " + plural(secs, "second") + "."
+		if e.Link == "" {
+			e.Link, e.LinkText = req.URL.RequestURI(), "Try again"
+		}
+	}
+	s.render.Error(w, req, status, e)
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}
+
+// pages answers browsers' errors as pages: a response from h with one of
+// the errorPages statuses and no page of its own (the API's JSON, the
+// mux's plain text) is replaced by the error page, keeping the headers
+// that say when to retry or what is allowed. Scripts keep the JSON.
+func (s *site) pages(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !wantsPage(r) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(&errorPageWriter{ResponseWriter: w, r: r, site: s}, r)
+	})
+}
+
+// errorPageWriter passes a response through unless its status calls for
+// an error page and it is not a page already.
+type errorPageWriter struct {
+	http.ResponseWriter
+	r        *http.Request
+	site     *site
+	wrote    bool
+	replaced bool
+}
+
+func (e *errorPageWriter) WriteHeader(status int) {
+	if e.wrote {
+		return
+	}
+	e.wrote = true
+	_, isPage := errorPages[status]
+	ct := e.Header().Get("Content-Type")
+	if isPage && status != http.StatusUnauthorized && !strings.HasPrefix(ct, "text/html") {
+		e.replaced = true
+		h := e.Header()
+		for _, k := range []string{"Content-Type", "Content-Length", "X-Content-Type-Options", "Cache-Control"} {
+			h.Del(k)
+		}
+		e.site.errorPage(e.ResponseWriter, e.r, status)
+		return
+	}
+	e.ResponseWriter.WriteHeader(status)
+}
+
+func (e *errorPageWriter) Write(b []byte) (int, error) {
+	if !e.wrote {
+		e.WriteHeader(http.StatusOK)
+	}
+	if e.replaced {
+		return len(b), nil
+	}
+	return e.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (e *errorPageWriter) Unwrap() http.ResponseWriter { return e.ResponseWriter }
