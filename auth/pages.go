@@ -84,8 +84,13 @@ type formPage struct {
 	Submit      string
 	Fields      []web.Field
 	Summary     []web.SummaryItem
-	// Links follow the form ("Forgot your password?").
-	Links []pageLink
+	// Links follow the form ("Don't have an account? Sign up"); Beside
+	// sits next to its button ("Forgot your password?").
+	Links  []pageLink
+	Beside *pageLink
+	// Alert is a page-level error (a lock-out), Warning a caution (one
+	// attempt left).
+	Alert, Warning string
 }
 
 type pageLink struct{ URL, Text string }
@@ -156,7 +161,7 @@ func (w *Web) loginForm(r *http.Request) *formPage {
 	p := &formPage{Heading: "Log in to your account", Description: "Enter your email and password below to log in", Action: "/login", Submit: "Log in",
 		Fields: []web.Field{field("email", "email", "Email address", r.PostFormValue("email"), "email", true),
 			field("password", "password", "Password", "", "current-password", true), remember},
-		Links: []pageLink{{"/forgot-password", "Forgot your password?"}}}
+		Beside: &pageLink{"/forgot-password", "Forgot your password?"}}
 	if !w.o.DisableRegistration {
 		p.Links = append(p.Links, pageLink{"/register", "Don't have an account? Sign up"})
 	}
@@ -183,13 +188,15 @@ func (w *Web) login(rw http.ResponseWriter, r *http.Request) error {
 	}
 	u, err := w.svc.CheckCredentials(r.Context(), email, password, api.ClientIPString(r, w.o.TrustedProxies))
 	var lock *LockoutError
+	var bad *CredentialsError
 	switch {
 	case errors.As(err, &lock):
 		rw.Header().Set("Retry-After", strconv.Itoa(int(lock.RetryAfter/time.Second)))
-		withErrors(p, api.Invalid("email", lock.Error()))
+		p.Alert = lock.Error()
 		w.page(rw, r, http.StatusTooManyRequests, LoginTemplate, "Log in", p)
 		return nil
-	case errors.Is(err, ErrBadCredentials):
+	case errors.As(err, &bad):
+		p.Warning = attemptsWarning(bad)
 		return w.redraw(rw, r, api.Invalid("email", MsgBadCredentials), p, LoginTemplate, "Log in")
 	case err != nil:
 		return err
@@ -199,6 +206,30 @@ func (w *Web) login(rw http.ResponseWriter, r *http.Request) error {
 	}
 	web.SeeOther(rw, r, w.intended(rw, r))
 	return nil
+}
+
+// attemptsWarning cautions a user whose next failure (or the one after)
+// locks them out; "" while more attempts are left.
+func attemptsWarning(bad *CredentialsError) string {
+	switch bad.Remaining {
+	case 0:
+		return "That was the last attempt for now: sign-in to this account is paused for " + duration(bad.Window) + ". You can reset your password meanwhile."
+	case 1:
+		return "One more failed attempt will pause sign-in to this account for " + duration(bad.Window) + ". Forgotten your password? Reset it instead."
+	}
+	return ""
+}
+
+// duration says d in words: "1 minute", "15 minutes", "30 seconds".
+func duration(d time.Duration) string {
+	n, unit := int(d/time.Minute), "minute"
+	if d < time.Minute || d%time.Minute != 0 {
+		n, unit = int(d/time.Second), "second"
+	}
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
 }
 
 // signIn starts a new session for u, ending any the browser had (so a
@@ -248,6 +279,7 @@ func (w *Web) register(rw http.ResponseWriter, r *http.Request) error {
 	}
 	if w.o.RequireVerification {
 		w.svc.SendVerification(u, w.baseURL(r), "/verify-email")
+		w.render.SetFlash(rw, r, "/verify-email", web.Flash{Kind: "success", Message: "We have sent a verification link to " + u.Email + "."})
 	}
 	web.SeeOther(rw, r, w.intended(rw, r))
 	return nil
@@ -311,7 +343,28 @@ func (w *Web) resetPage(rw http.ResponseWriter, r *http.Request) {
 	if token == "" {
 		token = r.URL.Query().Get("token")
 	}
-	w.page(rw, r, http.StatusOK, ResetTemplate, "Reset password", resetForm(token, r.URL.Query().Get("email")))
+	email := r.URL.Query().Get("email")
+	usable, err := w.svc.ResetLinkUsable(r.Context(), token, email)
+	if err != nil {
+		w.serverError(rw, r, err)
+		return
+	}
+	if !usable {
+		w.spentResetLink(rw, r, email)
+		return
+	}
+	w.page(rw, r, http.StatusOK, ResetTemplate, "Reset password", resetForm(token, email))
+}
+
+// spentResetLink answers a reset link that was used, has expired or was
+// never sent, before anyone types a password: it says so and offers a new
+// link to the same address.
+func (w *Web) spentResetLink(rw http.ResponseWriter, r *http.Request, email string) {
+	p := forgotForm(r)
+	p.Heading, p.Submit = "This reset link can no longer be used", "Email me a new link"
+	p.Description = "Reset links work once, for " + duration(w.svc.life.reset) + ". Ask for a new one and use the newest email."
+	p.Fields[0].Value = email
+	w.page(rw, r, http.StatusGone, ForgotTemplate, "Reset link expired", p)
 }
 
 func (w *Web) reset(rw http.ResponseWriter, r *http.Request) error {
@@ -319,6 +372,12 @@ func (w *Web) reset(rw http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	token, email := r.PostFormValue("token"), r.PostFormValue("email")
+	if usable, err := w.svc.ResetLinkUsable(r.Context(), token, email); err != nil {
+		return err
+	} else if !usable && token != "" && email != "" {
+		w.spentResetLink(rw, r, email)
+		return nil
+	}
 	err := w.svc.ResetPassword(r.Context(), token, email, r.PostFormValue("password"), r.PostFormValue("password_confirmation"))
 	if err != nil {
 		return w.redraw(rw, r, err, resetForm(token, email), ResetTemplate, "Reset password")
@@ -329,14 +388,15 @@ func (w *Web) reset(rw http.ResponseWriter, r *http.Request) error {
 }
 
 // verifyPage is the "please verify" notice.
-type verifyPage struct{}
+type verifyPage struct{ Email string }
 
 func (w *Web) verifyPage(rw http.ResponseWriter, r *http.Request) {
-	if u, _ := UserFrom(r.Context()); u.Verified() {
+	u, _ := UserFrom(r.Context())
+	if u.Verified() {
 		http.Redirect(rw, r, w.o.HomePath, http.StatusFound)
 		return
 	}
-	w.page(rw, r, http.StatusOK, VerifyTemplate, "Verify email", verifyPage{})
+	w.page(rw, r, http.StatusOK, VerifyTemplate, "Verify email", verifyPage{Email: u.Email})
 }
 
 // throttleVerify counts a verification request of the user in its own
@@ -441,6 +501,7 @@ func (w *Web) logout(rw http.ResponseWriter, r *http.Request) error {
 	}
 	w.setCookie(rw, r, SessionCookie, "", 0)
 	w.setCookie(rw, r, RememberCookie, "", 0)
+	w.render.SetFlash(rw, r, w.o.LogoutPath, web.Flash{Kind: "success", Message: "You have been signed out."})
 	// A new CSRF token for the next visitor of this browser.
 	http.SetCookie(rw, &http.Cookie{Name: web.XSRFCookie, Value: "", Path: "/", MaxAge: -1, Secure: w.secure(r), SameSite: http.SameSiteLaxMode})
 	web.SeeOther(rw, r, w.o.LogoutPath)

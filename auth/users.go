@@ -325,8 +325,26 @@ type LockoutError struct {
 func (e *LockoutError) Error() string { return fmt.Sprintf(MsgLockout, int(e.RetryAfter/time.Second)) }
 
 // ErrBadCredentials: no user has that email, or the password is wrong.
-// The two are not told apart, and cost the same time.
+// The two are not told apart, and cost the same time. CheckCredentials
+// answers a *CredentialsError, which is ErrBadCredentials (errors.Is) and
+// says how many attempts are left.
 var ErrBadCredentials = errors.New(MsgBadCredentials)
+
+// CredentialsError is a failed sign-in: ErrBadCredentials, with the
+// attempts left before the account is locked out from this address.
+type CredentialsError struct {
+	// Remaining is how many more failures the tightest allowance takes;
+	// at 0 the next attempt is refused with a *LockoutError.
+	Remaining int
+	// Window is how long that allowance lasts.
+	Window time.Duration
+}
+
+// Error is MsgBadCredentials.
+func (e *CredentialsError) Error() string { return MsgBadCredentials }
+
+// Is makes a CredentialsError match ErrBadCredentials.
+func (e *CredentialsError) Is(target error) bool { return target == ErrBadCredentials }
 
 func loginKey(email, clientIP string) string {
 	return "login:" + NormalizeEmail(email) + "|" + clientIP
@@ -370,6 +388,7 @@ func (s *Service) CheckCredentials(ctx context.Context, email, password, clientI
 	// is the answer, before any password is checked.
 	limits := s.loginLimits(email, clientIP)
 	var wait time.Duration
+	bad := &CredentialsError{Remaining: -1}
 	for _, l := range limits {
 		lim, err := s.logins.Hit(ctx, l.key, l.limit, l.window)
 		if err != nil {
@@ -377,6 +396,9 @@ func (s *Service) CheckCredentials(ctx context.Context, email, password, clientI
 		}
 		if !lim.Allowed {
 			wait = max(wait, lim.RetryAfter(s.now()))
+		}
+		if l.reset && (bad.Remaining < 0 || lim.Remaining < bad.Remaining) {
+			bad.Remaining, bad.Window = lim.Remaining, l.window
 		}
 	}
 	if wait > 0 {
@@ -395,7 +417,7 @@ func (s *Service) CheckCredentials(ctx context.Context, email, password, clientI
 		return User{}, fmt.Errorf("auth: sign in: %w", err)
 	}
 	if !ok {
-		return User{}, ErrBadCredentials
+		return User{}, bad
 	}
 	for _, l := range limits {
 		if l.reset {
@@ -653,6 +675,32 @@ func (s *Service) SendPasswordReset(ctx context.Context, email, resetURL string)
 // ResetPassword sets a new password with a reset token: errors are a
 // *ValidationError keyed on "email" with the original's texts (an invalid
 // or expired token, an unknown address) or on "password". The token
+// ResetLinkUsable reports whether a reset link (its token and address)
+// would still reset a password: a user has the address, their pending
+// reset has this token, and it has not expired. It changes nothing; the
+// reset page asks first, so a spent link offers a new one before anyone
+// types a password.
+func (s *Service) ResetLinkUsable(ctx context.Context, token, email string) (bool, error) {
+	if token == "" || email == "" {
+		return false, nil
+	}
+	u, _, err := s.store.UserByEmail(ctx, NormalizeEmail(email))
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("auth: reset link: %w", err)
+	}
+	r, err := s.store.PasswordResetOf(ctx, u.ID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("auth: reset link: %w", err)
+	}
+	return subtle.ConstantTimeCompare(r.TokenHash, sum(token)) == 1 && s.now().Sub(r.CreatedAt) < s.life.reset, nil
+}
+
 // serves once; the user is signed out everywhere.
 func (s *Service) ResetPassword(ctx context.Context, token, email, password, confirmation string) error {
 	v := &api.Validator{}

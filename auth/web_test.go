@@ -239,10 +239,16 @@ func TestLoginMessagesAndLockout(t *testing.T) {
 		require.Equal(t, 422, res.StatusCode, "attempt %d", i)
 		require.Contains(t, body, auth.MsgBadCredentials)
 		require.Contains(t, body, `<p class="error" id="f-email-error">`, "keyed on email")
+		// From the 4th failure on, a warning says what the next does.
+		warned := strings.Contains(body, "One more failed attempt will pause sign-in to this account for 1 minute.")
+		require.Equal(t, i == 4, warned, "attempt %d", i)
+		require.Equal(t, i == 5, strings.Contains(body, "That was the last attempt for now"), "attempt %d", i)
 	}
 	res, body = b.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}})
 	require.Equal(t, http.StatusTooManyRequests, res.StatusCode, "the 6th attempt is refused, even with the right password")
-	require.Contains(t, body, "Too many login attempts. Please try again in 60 seconds.")
+	require.Contains(t, body, `<div class="notice notice-error" role="alert" tabindex="-1" autofocus><p>Too many login attempts. Please try again in 60 seconds.</p></div>`,
+		"a page-level message, focused")
+	require.NotContains(t, body, `id="f-email-error"`, "not an error on a correct email field")
 	require.Equal(t, "60", res.Header.Get("Retry-After"))
 
 	s.clock.Advance(61 * time.Second)
@@ -391,7 +397,10 @@ func TestVerifyEmail(t *testing.T) {
 	require.Regexp(t, `^/verify-email/1/[0-9a-f]{40}\?expires=\d+&signature=[0-9a-f]{64}$`, link)
 	res, body := b.get("/verify-email")
 	require.Equal(t, 200, res.StatusCode)
-	require.Contains(t, body, "Please verify your email address by clicking on the link we just emailed to you.")
+	require.Contains(t, body, "We have sent a verification link to ada@example.com.", "registering says the mail went")
+	require.Contains(t, body, "Your address, <strong>ada@example.com</strong>, is not verified yet.")
+	_, body = b.get("/verify-email")
+	require.NotContains(t, body, "We have sent", "a later visit claims no mail that was not sent")
 
 	// Tampered, for another user, or expired: 403.
 	other := s.browser(t)
@@ -464,8 +473,7 @@ func TestForgotAndResetPassword(t *testing.T) {
 	require.Equal(t, 422, res.StatusCode)
 	require.Contains(t, body, "The password field confirmation does not match.")
 	res, body = b.post("/reset-password", url.Values{"token": {"wrong"}, "email": {"ada@example.com"}, "password": {"new horse!"}, "password_confirmation": {"new horse!"}})
-	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, auth.MsgResetInvalid)
+	requireSpentLink(t, res, body)
 
 	res, _ = b.post("/reset-password", url.Values{"token": {token}, "email": {"ada@example.com"}, "password": {"new horse!"}, "password_confirmation": {"new horse!"}})
 	require.Equal(t, http.StatusSeeOther, res.StatusCode)
@@ -473,10 +481,11 @@ func TestForgotAndResetPassword(t *testing.T) {
 	_, body = b.get("/login")
 	require.Contains(t, body, auth.MsgPasswordReset)
 
-	// Once only.
+	// Once only: the spent link says so before a password is typed.
 	res, body = b.post("/reset-password", url.Values{"token": {token}, "email": {"ada@example.com"}, "password": {"third horse"}, "password_confirmation": {"third horse"}})
-	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, auth.MsgResetInvalid)
+	requireSpentLink(t, res, body)
+	res, body = b.get(link)
+	requireSpentLink(t, res, body)
 
 	require.Equal(t, 422, b.login("ada@example.com", "correct horse", false).StatusCode)
 	require.Equal(t, http.StatusSeeOther, b.login("ada@example.com", "new horse!", false).StatusCode)
@@ -496,19 +505,35 @@ func TestResetLinksExpireAfterAnHour(t *testing.T) {
 
 	// A second request within the minute sends nothing.
 	b.post("/forgot-password", url.Values{"email": {"ada@example.com"}})
+	res, body := b.get("/reset-password?token=" + token + "&email=ada%40example.com")
+	require.Equal(t, 200, res.StatusCode, "the plain path takes the token as a query value")
+	require.Contains(t, body, `name="token" value="`+token+`"`)
 	s.clock.Advance(60 * time.Minute)
-	res, body := b.post("/reset-password", url.Values{"token": {token}, "email": {"ada@example.com"}, "password": {"new horse!"}, "password_confirmation": {"new horse!"}})
-	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, auth.MsgResetInvalid)
+	res, body = b.get(link)
+	requireSpentLink(t, res, body)
+	res, body = b.post("/reset-password", url.Values{"token": {token}, "email": {"ada@example.com"}, "password": {"new horse!"}, "password_confirmation": {"new horse!"}})
+	requireSpentLink(t, res, body)
 	require.Len(t, s.outbox.Messages(), 1)
-
-	// The plain path takes the token as a query value.
-	res, body = b.get("/reset-password?token=abc&email=ada%40example.com")
-	require.Equal(t, 200, res.StatusCode)
-	require.Contains(t, body, `name="token" value="abc"`)
 	res, body = b.post("/reset-password", url.Values{"token": {token}, "email": {"nobody@example.com"}, "password": {"new horse!"}, "password_confirmation": {"new horse!"}})
-	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, "We can&#39;t find a user with that email address.")
+	require.Equal(t, http.StatusGone, res.StatusCode, body)
+	// Asking for a new link from the page sends one.
+	s.clock.Advance(time.Minute)
+	res, _ = b.post("/forgot-password", url.Values{"email": {"ada@example.com"}})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	require.Len(t, s.outbox.Messages(), 2)
+}
+
+// requireSpentLink: a reset link that can no longer be used is a page
+// offering a new link to the same address (a form posting to
+// /forgot-password), not an error on a field.
+func requireSpentLink(t *testing.T, res *http.Response, body string) {
+	t.Helper()
+	require.Equal(t, http.StatusGone, res.StatusCode, body)
+	require.Contains(t, body, "<h1>This reset link can no longer be used</h1>")
+	require.Contains(t, body, `action="/forgot-password"`)
+	require.Contains(t, body, `value="ada@example.com"`)
+	require.Contains(t, body, "Email me a new link")
+	require.NotContains(t, body, `type="password"`)
 }
 
 func TestConfirmPassword(t *testing.T) {
@@ -882,4 +907,20 @@ func TestVerifyLinksDoNotSpendResends(t *testing.T) {
 	require.Contains(t, body, `href="/verify-email"`)
 	res, _ = b.post("/email/verification-notification", url.Values{})
 	require.NotEqual(t, http.StatusTooManyRequests, res.StatusCode, "the resend allowance is untouched")
+}
+
+// Signing out lands on the logout path with a notice saying so (when it
+// is one of the Web's pages), shown once.
+func TestSignedOutNotice(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{web: auth.WebOptions{LogoutPath: "/login"}})
+	s.user(t, "ada@example.com")
+	b := s.browser(t)
+	b.login("ada@example.com", "correct horse", false)
+	res, _ := b.post("/logout", url.Values{})
+	require.Equal(t, "/login", res.Header.Get("Location"))
+	_, body := b.get("/login")
+	require.Contains(t, body, `<div class="notice" role="status"><p>You have been signed out.</p></div>`)
+	_, body = b.get("/login")
+	require.NotContains(t, body, "You have been signed out.")
 }
