@@ -12,4 +12,7 @@ const (
 	ErrorTemplate = "error.html"
 	// Stylesheet is the CSS every page links.
 	Stylesheet = "groundwork.css"
+	// Script is the optional JavaScript every page loads (deferred): the
+	// pages work without it.
+	Script = "groundwork.js"
 )

@@ -81,7 +81,7 @@ func TestBrowserRegisterVerifyConfirmSignOut(t *testing.T) {
 	browse(t, ctx, chromedp.Navigate(u+"/verified"), chromedp.WaitVisible(chromedp.CSS("h1")))
 	require.Equal(t, u+"/verify-email", location(t, ctx))
 	browsertest.NoViolations(t, ctx, "the verify-email notice")
-	browse(t, ctx, chromedp.Click(chromedp.CSS(`form[action="/email/verification-notification"] button`)), chromedp.WaitVisible(chromedp.CSS(".notice")))
+	submit(t, ctx, `form[action="/email/verification-notification"] button`)
 	browsertest.NoViolations(t, ctx, "the verify-email notice after a resend")
 
 	link := s.mailedLink(t, 1)
@@ -111,11 +111,12 @@ func TestBrowserRegisterVerifyConfirmSignOut(t *testing.T) {
 	submit(t, ctx, `main button[type=submit]`)
 	require.Equal(t, u+"/secret", location(t, ctx))
 
-	// The token settings page, empty, with an error, and with a new token.
-	browse(t, ctx, chromedp.Navigate(u+"/settings/tokens"), chromedp.WaitVisible(chromedp.ID("f-name")))
-	browsertest.NoViolations(t, ctx, "the tokens page")
-	browse(t, ctx, chromedp.Click(chromedp.CSS(`main button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(".error-summary")))
-	browsertest.NoViolations(t, ctx, "the tokens page with errors")
+	// The token settings page of a user without capabilities says why
+	// there is no form, and who grants access.
+	browse(t, ctx, chromedp.Navigate(u+"/settings/tokens"), chromedp.WaitVisible(chromedp.CSS("main h2")))
+	require.Contains(t, bodyText(t, ctx), "You cannot make tokens yet")
+	require.NotContains(t, bodyText(t, ctx), "reference user grant")
+	browsertest.NoViolations(t, ctx, "the tokens page without capabilities")
 
 	// Sign out with the layout's button.
 	browse(t, ctx, chromedp.Navigate(u+"/settings/tokens"), chromedp.WaitVisible(chromedp.CSS("form.signout button")))
@@ -197,11 +198,35 @@ func TestBrowserForgotResetLoginRemember(t *testing.T) {
 	browse(t, fresh, chromedp.Navigate(u+"/dashboard"), chromedp.WaitReady(chromedp.CSS("body")))
 	require.Equal(t, "hello Ada Lovelace", bodyText(t, fresh))
 
-	// The token page with a token just made, and a 403 page.
-	browse(t, fresh, chromedp.Navigate(u+"/settings/tokens"), chromedp.WaitVisible(chromedp.ID("f-name")),
-		chromedp.SendKeys(chromedp.ID("f-name"), "deploy"), chromedp.Click(chromedp.ID("f-abilities")),
-		chromedp.Click(chromedp.CSS(`main form[action="/settings/tokens"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("new-token")))
+	// The token page: empty, with errors (focused), with a token just
+	// made (after a redirect: reloading makes no second one), revoking
+	// asked first; and a 403 page.
+	browse(t, fresh, chromedp.Navigate(u+"/settings/tokens"), chromedp.WaitVisible(chromedp.ID("f-name")))
+	browsertest.NoViolations(t, fresh, "the tokens page")
+	submit(t, fresh, `main form[action="/settings/tokens"] button[type=submit]`)
+	focused, err := chromedp.Run(fresh, chromedp.Evaluate[string](`document.activeElement.className`))
+	require.NoError(t, err)
+	require.Equal(t, "error-summary", focused, "the summary has focus")
+	browsertest.NoViolations(t, fresh, "the tokens page with errors")
+	browse(t, fresh, chromedp.SendKeys(chromedp.ID("f-name"), "deploy"), chromedp.Click(chromedp.ID("f-abilities-1-0")))
+	submit(t, fresh, `main form[action="/settings/tokens"] button[type=submit]`)
+	require.Equal(t, u+"/settings/tokens", location(t, fresh))
+	token := browsertest.Text(t, fresh, "#new-token")
+	require.NotEmpty(t, token)
+	copyShown, err := chromedp.Run(fresh, chromedp.Evaluate[bool](`!document.querySelector("button[data-copy]").hidden`))
+	require.NoError(t, err)
+	require.True(t, copyShown, "the script shows the copy button")
 	browsertest.NoViolations(t, fresh, "the tokens page with a new token")
+	browse(t, fresh, chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("f-name")))
+	require.NotContains(t, bodyText(t, fresh), token, "shown once")
+	rows, err := chromedp.Run(fresh, chromedp.Evaluate[int](`document.querySelectorAll("main tbody tr").length`))
+	require.NoError(t, err)
+	require.Equal(t, 1, rows, "reloading made no second token")
+	submit(t, fresh, `main tbody a.button`)
+	require.Equal(t, u+"/settings/tokens/1/revoke", location(t, fresh))
+	browsertest.NoViolations(t, fresh, "the revoke question")
+	submit(t, fresh, `main button.danger`)
+	require.Contains(t, bodyText(t, fresh), "was revoked")
 	browse(t, fresh, chromedp.Navigate(u+"/reports"), chromedp.WaitVisible(chromedp.CSS("h1")))
 	browsertest.NoViolations(t, fresh, "the not-allowed page")
 }

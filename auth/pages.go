@@ -49,6 +49,7 @@ func (w *Web) routes() {
 	handle("POST /logout", w.LoadUser(w.errs(w.logout)))
 	handle("GET /settings/tokens", user(w.errs(w.tokensPage)))
 	handle("POST /settings/tokens", user(w.errs(w.createToken)))
+	handle("GET /settings/tokens/{id}/revoke", user(w.errs(w.confirmRevoke)))
 	handle("POST /settings/tokens/{id}/revoke", user(w.errs(w.revokeToken)))
 	handle("GET "+AssetPrefix+"/{file}", w.render.Assets())
 	switch {

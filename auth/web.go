@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/seal"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/store/lite"
 )
@@ -51,6 +53,7 @@ const (
 	VerifyTemplate         = "auth/verify-email.html"
 	ConfirmTemplate        = "auth/confirm-password.html"
 	TokensTemplate         = "auth/tokens.html"
+	RevokeTemplate         = "auth/revoke-token.html"
 	HomeTemplate           = "auth/home.html"
 	LayoutTemplate         = web.LayoutTemplate
 	FieldsTemplate         = web.FieldsTemplate
@@ -130,6 +133,8 @@ type Web struct {
 	handler http.Handler
 	o       WebOptions
 	logger  *slog.Logger
+	// tokenSeal seals a new token across the redirect after it is made.
+	tokenSeal *seal.Sealer
 	// paths are mounted on a host's mux; patterns are the routes.
 	paths    []string
 	patterns []string
@@ -181,6 +186,10 @@ func NewWeb(svc *Service, opts *WebOptions) (*Web, error) {
 		return nil, fmt.Errorf("auth: new web: %w", err)
 	}
 	w.render = r
+	key := sha256.Sum256(append([]byte("groundwork new token\x00"), svc.key...))
+	if w.tokenSeal, err = seal.New(key[:]); err != nil {
+		return nil, fmt.Errorf("auth: new web: %w", err)
+	}
 	w.routes()
 	if w.handler, err = r.Protect(w.mux, o.TrustedOrigins...); err != nil {
 		return nil, fmt.Errorf("auth: new web: %w", err)

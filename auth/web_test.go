@@ -520,7 +520,7 @@ func TestResetLinksExpireAfterAnHour(t *testing.T) {
 	s.clock.Advance(time.Minute)
 	res, _ = b.post("/forgot-password", url.Values{"email": {"ada@example.com"}})
 	require.Equal(t, http.StatusSeeOther, res.StatusCode)
-	require.Len(t, s.outbox.Messages(), 2)
+	require.Eventually(t, func() bool { return len(s.outbox.Messages()) == 2 }, 5*time.Second, 10*time.Millisecond)
 }
 
 // requireSpentLink: a reset link that can no longer be used is a page
@@ -619,19 +619,26 @@ func TestTokensBelongToUsers(t *testing.T) {
 	require.Contains(t, body, `value="forms:*"`)
 	require.Contains(t, body, `value="forms:read"`)
 	require.NotContains(t, body, `value="reporting:view"`, "only what the user's capabilities cover")
+	require.Contains(t, body, "<h3>Forms</h3>", "grouped by domain")
+	require.Contains(t, body, `name="abilities" value="forms:*"><span>Everything in forms. <code>forms:*</code>`, "with a sentence each")
 
 	res, body = b.post("/settings/tokens", url.Values{"name": {"ci"}, "abilities": {"*"}})
 	require.Equal(t, 422, res.StatusCode)
 	require.Contains(t, body, "names an ability your account does not have")
 
-	res, body = b.post("/settings/tokens", url.Values{"name": {"ci"}, "abilities": {"forms:read"}, "expires_in_days": {"30"}})
-	require.Equal(t, http.StatusCreated, res.StatusCode)
+	res, _ = b.post("/settings/tokens", url.Values{"name": {"ci"}, "abilities": {"forms:read"}, "expires_in_days": {"30"}})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, "Post/Redirect/Get")
+	require.Equal(t, "/settings/tokens", res.Header.Get("Location"))
+	_, body = b.get("/settings/tokens")
 	plaintext := regexp.MustCompile(`<code id="new-token">([^<]+)</code>`).FindStringSubmatch(body)
 	require.Len(t, plaintext, 2)
 	tok, err := s.svc.Authenticate(context.Background(), strings.ReplaceAll(plaintext[1], "&#43;", "+"))
 	require.NoError(t, err)
 	require.NotNil(t, tok.UserID)
 	require.Equal(t, "user:1", auth.CallerID(tok), "throttled as its owner")
+	_, body = b.get("/settings/tokens")
+	require.NotContains(t, body, plaintext[1], "shown once")
+	require.NotContains(t, body, `id="new-token"`)
 
 	// Another user cannot revoke it; the owner can.
 	s.user(t, "eve@example.com", "*")
@@ -639,10 +646,15 @@ func TestTokensBelongToUsers(t *testing.T) {
 	eve.login("eve@example.com", "correct horse", false)
 	res, _ = eve.post("/settings/tokens/1/revoke", url.Values{})
 	require.Equal(t, 404, res.StatusCode)
+	res, _ = eve.get("/settings/tokens/1/revoke")
+	require.Equal(t, 404, res.StatusCode)
+	res, body = b.get("/settings/tokens/1/revoke")
+	require.Equal(t, 200, res.StatusCode, "revoking asks first")
+	require.Contains(t, body, "<h1>Revoke “ci”?</h1>")
 	res, _ = b.post("/settings/tokens/1/revoke", url.Values{})
 	require.Equal(t, http.StatusSeeOther, res.StatusCode)
 	_, body = b.get("/settings/tokens")
-	require.Contains(t, body, "was revoked.")
+	require.Contains(t, body, "was revoked: it no longer works.")
 	require.Contains(t, body, "Revoked")
 }
 
@@ -923,4 +935,19 @@ func TestSignedOutNotice(t *testing.T) {
 	require.Contains(t, body, `<div class="notice" role="status"><p>You have been signed out.</p></div>`)
 	_, body = b.get("/login")
 	require.NotContains(t, body, "You have been signed out.")
+}
+
+// A user with no capabilities is told why the token form is missing and
+// whom to ask, never a command line.
+func TestTokensWithoutCapabilities(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{web: auth.WebOptions{AdminContact: "owner@example.com"}})
+	s.user(t, "ada@example.com")
+	b := s.browser(t)
+	b.login("ada@example.com", "correct horse", false)
+	res, body := b.get("/settings/tokens")
+	require.Equal(t, 200, res.StatusCode)
+	require.Contains(t, body, "<h2>You cannot make tokens yet</h2>")
+	require.Contains(t, body, `<a href="mailto:owner@example.com">owner@example.com</a>`)
+	require.NotContains(t, body, `name="abilities"`)
 }

@@ -30,6 +30,7 @@ var routes = []string{
 	"POST /logout",
 	"GET /settings/tokens",
 	"POST /settings/tokens",
+	"GET /settings/tokens/{id}/revoke",
 	"POST /settings/tokens/{id}/revoke",
 	"GET /auth/_assets/{file}",
 	"GET /dashboard",

@@ -192,7 +192,7 @@ func NoViolations(t testing.TB, ctx context.Context, what string) {
 			problems = append(problems, "("+scheme+") "+v.String())
 		}
 	}
-	if err := SetScheme(ctx, "light"); err != nil {
+	if err := SetScheme(ctx, ""); err != nil {
 		t.Fatalf("browsertest: %s: %v", what, err)
 	}
 	narrow, err := AtWidth(ctx, 320, Layout)
@@ -206,7 +206,7 @@ func NoViolations(t testing.TB, ctx context.Context, what string) {
 }
 
 // SetScheme makes the tab's pages see prefers-color-scheme as scheme
-// ("light" or "dark").
+// ("light" or "dark"; "" for the browser's own).
 func SetScheme(ctx context.Context, scheme string) error {
 	return chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
@@ -219,7 +219,7 @@ func SetScheme(ctx context.Context, scheme string) error {
 // high), then restores the tab's own size.
 func AtWidth[T any](ctx context.Context, width int64, check func(context.Context) (T, error)) (T, error) {
 	var zero T
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 800)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 800), settle); err != nil {
 		return zero, err
 	}
 	v, err := check(ctx)
@@ -227,11 +227,15 @@ func AtWidth[T any](ctx context.Context, width int64, check func(context.Context
 		_, err := cdp.Call(ctx, t, emulation.ClearDeviceMetricsOverride, cdp.Empty{})
 		return err
 	})
-	if cerr := chromedp.Do(ctx, clear); err == nil {
+	if cerr := chromedp.Do(ctx, clear, settle); err == nil {
 		err = cerr
 	}
 	return v, err
 }
+
+// settle waits until the page has laid itself out again (two animation
+// frames), so that clicks after a change of size land where they aim.
+var settle = chromedp.Evaluate[chromedp.Void](`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))`, chromedp.EvalAwaitPromise)
 
 // layoutScript reports, for the width the page has now, a page wider than
 // its viewport and targets under 24 px (hidden ones and links inside

@@ -4,8 +4,10 @@
 // of state-changing requests against other origins, security headers, and
 // one small stylesheet served with long-lived caching.
 //
-// Pages work without JavaScript and carry none: the Content-Security-Policy
-// allows no script at all.
+// Pages work without JavaScript. One small optional script, from the
+// page's own origin (the only script the Content-Security-Policy allows),
+// adds copy buttons and picks the reader's time zone where a page offers
+// a choice.
 //
 // A domain embeds its page templates, each defining "content", and makes a
 // [Renderer] from them; a host may hand an fs.FS whose files replace any
@@ -41,6 +43,7 @@ const (
 	FieldsTemplate = groundwork.FieldsTemplate
 	ErrorTemplate  = groundwork.ErrorTemplate
 	Stylesheet     = groundwork.Stylesheet
+	Script         = groundwork.Script
 )
 
 // Options configures [New].
@@ -82,6 +85,9 @@ type Renderer struct {
 	css        []byte
 	stylesheet string // the URL path of the stylesheet
 	cssName    string
+	js         []byte
+	script     string // the URL path of the optional script
+	jsName     string
 	key        []byte
 	lang       string
 	logger     *slog.Logger
@@ -185,6 +191,14 @@ func New(o Options) (*Renderer, error) {
 	r.css = css
 	r.cssName = "groundwork." + hex.EncodeToString(sum[:6]) + ".css"
 	r.stylesheet = strings.TrimSuffix(o.AssetPrefix, "/") + "/" + r.cssName
+	js, err := read(Script, static)
+	if err != nil {
+		return nil, fmt.Errorf("web: %s: %w", Script, err)
+	}
+	sum = sha256.Sum256(js)
+	r.js = js
+	r.jsName = "groundwork." + hex.EncodeToString(sum[:6]) + ".js"
+	r.script = strings.TrimSuffix(o.AssetPrefix, "/") + "/" + r.jsName
 	if r.key == nil {
 		r.key = randomKey()
 	}
@@ -213,10 +227,11 @@ type Page struct {
 	// post to, or be redirected to after posting (the CSP form-action).
 	FormAction []string
 
-	// Lang, Stylesheet, Brand and Path (the page's own, for marking the
-	// current link) are filled in by Render.
+	// Lang, Stylesheet, Script, Brand and Path (the page's own, for
+	// marking the current link) are filled in by Render.
 	Lang       string
 	Stylesheet string
+	Script     string
 	Brand      groundwork.Brand
 	Path       string
 }
@@ -230,7 +245,7 @@ func (r *Renderer) Render(w http.ResponseWriter, req *http.Request, status int, 
 		http.Error(w, "Server Error.", http.StatusInternalServerError)
 		return
 	}
-	p.Lang, p.Stylesheet, p.Brand, p.Path = r.lang, r.stylesheet, r.brand, req.URL.Path
+	p.Lang, p.Stylesheet, p.Script, p.Brand, p.Path = r.lang, r.stylesheet, r.script, r.brand, req.URL.Path
 	if p.Nav == nil && r.navigator != nil {
 		p.Nav = r.navigator.Navigation(req)
 	}
@@ -264,8 +279,8 @@ func (r *Renderer) Error(w http.ResponseWriter, req *http.Request, status int, e
 }
 
 // SetSecurityHeaders sets the headers of every page: a
-// Content-Security-Policy that allows no script, styles and images from
-// the page's own origin only, forms that post to it (and to formAction
+// Content-Security-Policy that allows scripts (no inline one), styles and
+// images from the page's own origin only, forms that post to it (and to formAction
 // origins), and no framing; nosniff; a same-origin Referrer-Policy; and
 // no caching, since pages carry answers and tokens.
 func SetSecurityHeaders(h http.Header, formAction ...string) {
@@ -273,7 +288,7 @@ func SetSecurityHeaders(h http.Header, formAction ...string) {
 	for _, o := range formAction {
 		action += " " + o
 	}
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action "+action+
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action "+action+
 		"; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
@@ -284,29 +299,41 @@ func SetSecurityHeaders(h http.Header, formAction ...string) {
 // Stylesheet is the URL path of the stylesheet pages link.
 func (r *Renderer) Stylesheet() string { return r.stylesheet }
 
-// Assets serves the stylesheet at its hashed name under the asset prefix,
-// cached for a year (a changed stylesheet gets a new name), and 404 for
-// anything else. Mount it at the asset prefix with a trailing slash.
+// Assets serves the stylesheet and the optional script at their hashed
+// names under the asset prefix, cached for a year (a changed file gets a
+// new name), and 404 for anything else. Mount it at the asset prefix with
+// a trailing slash.
 func (r *Renderer) Assets() http.Handler {
-	etag := `"` + strings.TrimSuffix(strings.TrimPrefix(r.cssName, "groundwork."), ".css") + `"`
+	type asset struct {
+		body              []byte
+		contentType, etag string
+	}
+	etag := func(name string) string {
+		return `"` + strings.TrimSuffix(strings.TrimPrefix(name, "groundwork."), path.Ext(name)) + `"`
+	}
+	assets := map[string]asset{
+		r.cssName: {r.css, "text/css; charset=utf-8", etag(r.cssName)},
+		r.jsName:  {r.js, "text/javascript; charset=utf-8", etag(r.jsName)},
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if path.Base(req.URL.Path) != r.cssName || (req.Method != http.MethodGet && req.Method != http.MethodHead) {
+		a, ok := assets[path.Base(req.URL.Path)]
+		if !ok || (req.Method != http.MethodGet && req.Method != http.MethodHead) {
 			http.NotFound(w, req)
 			return
 		}
 		h := w.Header()
-		h.Set("Content-Type", "text/css; charset=utf-8")
+		h.Set("Content-Type", a.contentType)
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
 		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("ETag", etag)
-		if req.Header.Get("If-None-Match") == etag {
+		h.Set("ETag", a.etag)
+		if req.Header.Get("If-None-Match") == a.etag {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
 		if req.Method == http.MethodHead {
 			return
 		}
-		_, _ = w.Write(r.css)
+		_, _ = w.Write(a.body)
 	})
 }
 

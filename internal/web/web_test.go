@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -157,7 +158,14 @@ func TestGoldenPages(t *testing.T) {
 	require.Contains(t, body, `<fieldset class="choices" aria-describedby="f-size-help f-size-error">`)
 	require.Contains(t, body, `value="Ann &#34;Annie&#34; &lt;b&gt;"`, "values are escaped")
 	require.NotContains(t, body, "never drawn", "a password is never sent back")
-	require.NotContains(t, body, "<script")
+	// One script, optional, from the page's own origin; none inline.
+	require.Equal(t, 1, strings.Count(body, "<script"))
+	script := regexp.MustCompile(`<script src="(/demo/_assets/groundwork\.[0-9a-f]{12}\.js)" defer></script>`).FindStringSubmatch(body)
+	require.NotNil(t, script, "the script tag")
+	res, js := get(t, srv.Client(), "GET", srv.URL+script[1], nil)
+	require.Equal(t, 200, res.StatusCode)
+	require.Equal(t, "text/javascript; charset=utf-8", res.Header.Get("Content-Type"))
+	require.Contains(t, js, "data-copy")
 
 	// The stylesheet: a hashed name, cached for a year, revalidated by ETag.
 	require.Regexp(t, `^/demo/_assets/groundwork\.[0-9a-f]{12}\.css$`, stylesheet)
@@ -178,7 +186,7 @@ func TestSecurityHeaders(t *testing.T) {
 	for _, path := range []string{"/demo", "/missing"} {
 		res, _ := get(t, srv.Client(), "GET", srv.URL+path, nil)
 		h := res.Header
-		require.Equal(t, "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+		require.Equal(t, "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 			h.Get("Content-Security-Policy"), path)
 		require.Equal(t, "nosniff", h.Get("X-Content-Type-Options"))
 		require.Equal(t, "same-origin", h.Get("Referrer-Policy"))
