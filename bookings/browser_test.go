@@ -17,41 +17,90 @@ import (
 	"github.com/groundwork-go/groundwork/store"
 )
 
-// The booking page in a real browser: a day's times, the errors of an
-// empty form, a booking and its confirmation, a day with no times; no
-// axe-core violations on any of them.
-func TestBrowserBookingPage(t *testing.T) {
+// The booking page in a real browser, as a customer walks it: the month
+// (free days linked, never before today), a day's times as a grid, every
+// error of an empty form at once in the labels' words, a booking that
+// lands on its confirmation page (calendar links, the manage link),
+// then reschedule and cancel (asked first) from that page, and "Book
+// again"; every page and state passes the page bar (axe light and dark,
+// 320 px, 24 px targets).
+func TestBrowserBookingFlow(t *testing.T) {
 	t.Parallel()
-	ctx := browsertest.New(t, 90*time.Second)
+	ctx := browsertest.New(t, 120*time.Second)
 	b := setup(t, store.SQLite)
 	srv, run, text := pagesInBrowser(t, ctx, b)
+	submit := func(sel string) {
+		t.Helper()
+		run(chromedp.Evaluate[chromedp.Void](`window.gwOld = true`), chromedp.Click(chromedp.CSS(sel)))
+		require.Eventually(t, func() bool {
+			gone, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.gwOld === undefined && document.readyState === "complete"`))
+			return err == nil && gone
+		}, 10*time.Second, 25*time.Millisecond)
+	}
 
-	run(chromedp.Navigate(srv.URL+"/bookings/consultation?date=2026-06-02"), chromedp.WaitVisible(chromedp.ID("f-start_time")))
-	require.Contains(t, text("h1"), "Book: Consultation consultation")
-	browsertest.NoViolations(t, ctx, "the booking page")
-	run(chromedp.Click(chromedp.CSS(`form[method=post] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(".error-summary")))
-	require.Contains(t, text(".error-summary"), "Choose a time.")
-	browsertest.NoViolations(t, ctx, "the booking page with an error")
+	run(chromedp.Navigate(srv.URL+"/bookings/consultation?tz=America/New_York"), chromedp.WaitVisible(chromedp.CSS("table.month")))
+	require.Equal(t, "Consultation consultation", text("h1"))
+	require.Equal(t, "June 2026", text("table.month caption"))
+	require.NotContains(t, text(".month-nav"), "Previous month", "never before this month")
+	free, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("table.month a")].map(a => a.getAttribute("aria-label"))`))
+	require.NoError(t, err)
+	require.NotEmpty(t, free)
+	require.NotContains(t, strings.Join(free, "|"), "Saturday", "no hours at weekends")
+	browsertest.NoViolations(t, ctx, "the booking page's month")
 
-	run(chromedp.Click(chromedp.ID("f-start_time-2")), chromedp.SendKeys(chromedp.ID("f-customer_name"), "Grace Hopper"),
-		chromedp.SendKeys(chromedp.ID("f-customer_email"), "not an address"),
-		chromedp.Click(chromedp.CSS(`form[method=post] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(".error-summary")))
-	require.Contains(t, text(".error-summary"), "The customer email field must be a valid email address.")
-	browsertest.NoViolations(t, ctx, "the booking page with a field error")
-	run(chromedp.SetValue(chromedp.ID("f-customer_email"), "grace@example.com"),
-		chromedp.Click(chromedp.CSS(`form[method=post] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(".notice")))
-	require.Contains(t, text(".notice"), "Booked: Consultation consultation, Tuesday 2 June 2026 at 09:30 EDT.")
-	require.NotContains(t, text(".notice"), "on its way", "no mail is promised when none is sent")
-	browsertest.NoViolations(t, ctx, "the booking page after a booking")
-	labels := text("fieldset")
-	require.NotContains(t, labels, "09:30", "the booked time is gone")
+	submit(`table.month a[aria-label^="Tuesday 2 June"]`)
+	require.Contains(t, text("form[method=post] h2"), "Tuesday 2 June 2026")
+	browsertest.NoViolations(t, ctx, "the booking page with a day's times")
+	submit(`form[method=post] button[type=submit]`)
+	summary := text(".error-summary")
+	for _, want := range []string{"Choose a time.", "Enter your name.", "Enter your email address."} {
+		require.Contains(t, summary, want, "every error in one round")
+	}
+	focused, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.className`))
+	require.NoError(t, err)
+	require.Equal(t, "error-summary", focused)
+	browsertest.NoViolations(t, ctx, "the booking page with errors")
 
-	run(chromedp.Navigate(srv.URL+"/bookings/consultation?date=2026-06-06"), chromedp.WaitVisible(chromedp.CSS("h2")))
-	require.True(t, strings.Contains(text("main"), "No times are free on this day."))
-	browsertest.NoViolations(t, ctx, "a day without times")
+	run(chromedp.Click(chromedp.CSS(`label[for="f-start_time-2"]`)), chromedp.SendKeys(chromedp.ID("f-customer_name"), "Grace Hopper"),
+		chromedp.SendKeys(chromedp.ID("f-customer_email"), "grace@example.com"))
+	submit(`form[method=post] button[type=submit]`)
+	require.Equal(t, "You are booked", text("h1"))
+	require.Contains(t, text(".notice"), "Consultation consultation, Tuesday 2 June 2026, 09:30 to 10:00 (America/New_York).")
+	require.Contains(t, text(".notice"), "Keep this page's address", "no mail is promised when none is sent")
+	google, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('a[href^="https://calendar.google.com/"]').href`))
+	require.NoError(t, err)
+	require.Contains(t, google, "dates=20260602T133000Z%2F20260602T140000Z")
+	require.Contains(t, text("main"), "Download .ics")
+	browsertest.NoViolations(t, ctx, "the confirmation page")
+
+	// Reschedule, then cancel, from the booking's own page.
+	submit(`a[href*="step=reschedule"]`)
+	submit(`table.month a[aria-label^="Wednesday 3 June"]`)
+	browsertest.NoViolations(t, ctx, "the reschedule step")
+	run(chromedp.Click(chromedp.CSS(`label[for="f-start_time-1"]`)))
+	submit(`form[action*="/reschedule"] button[type=submit]`)
+	require.Contains(t, text(".notice"), "Your booking has moved.")
+	require.Contains(t, text(".details"), "Wednesday 3 June 2026")
+	browsertest.NoViolations(t, ctx, "the booking after a move")
+	submit(`a[href*="step=cancel"]`)
+	require.Contains(t, text("main"), "Cancel this booking?")
+	require.Contains(t, text(".details"), "Confirmed", "asking does not cancel")
+	browsertest.NoViolations(t, ctx, "the cancel question")
+	run(chromedp.SendKeys(chromedp.ID("f-reason"), "Plans changed"))
+	submit(`button.danger`)
+	require.Equal(t, "Booking cancelled", text("h1"))
+	require.Contains(t, text(".notice"), "Your booking is cancelled.")
+	require.NotContains(t, text("main"), "Download .ics", "no calendar for a cancelled booking")
+	browsertest.NoViolations(t, ctx, "a cancelled booking")
+	submit(`main a[href^="/bookings/consultation"]`)
+	require.Equal(t, "Consultation consultation", text("h1"), "book again")
+
 	run(chromedp.Navigate(srv.URL+"/bookings/nope"), chromedp.WaitVisible(chromedp.CSS("h1")))
 	require.Equal(t, "Service not found", text("h1"))
 	browsertest.NoViolations(t, ctx, "the not-found page")
+	run(chromedp.Navigate(srv.URL+"/bookings/manage/"+strings.Repeat("0", 64)), chromedp.WaitVisible(chromedp.CSS("h1")))
+	require.Equal(t, "Booking link not valid", text("h1"))
+	browsertest.NoViolations(t, ctx, "a link that is not valid")
 }
 
 // pagesInBrowser serves b's pages and returns helpers that drive the
@@ -107,56 +156,12 @@ func TestBookingPagePost(t *testing.T) {
 	require.Contains(t, body, bookings.MsgTaken)
 }
 
-// The manage page in a real browser: the booking and its times, an
-// error, a move, a cancellation, a link that is not valid; no axe-core
-// violations on any of them.
-func TestBrowserManagePage(t *testing.T) {
-	t.Parallel()
-	ctx := browsertest.New(t, 90*time.Second)
-	b := setup(t, store.SQLite)
-	srv, run, text := pagesInBrowser(t, ctx, b)
-	bk, token := bookWithToken(t, b, "2026-06-03T14:00:00Z") // Wednesday 10:00 New York
-	page := srv.URL + "/bookings/manage/" + token
-
-	run(chromedp.Navigate(page), chromedp.WaitVisible(chromedp.ID("f-start_time")))
-	require.Equal(t, "Your booking", text("h1"))
-	require.Contains(t, text(".details"), "Wednesday 3 June 2026, 10:00 to 10:30 (America/New_York)")
-	require.Contains(t, text(".details"), bk.Number)
-	require.Contains(t, text("main"), "You can change it online until Tuesday 2 June 2026, 10:00 (America/New_York).")
-	require.NotContains(t, text("fieldset"), "10:00", "the booking's own time is not offered")
-	require.Contains(t, text("fieldset"), "10:15", "a time overlapping its own is")
-	browsertest.NoViolations(t, ctx, "the manage page")
-
-	run(chromedp.Click(chromedp.CSS(`form[action$="/reschedule?date=2026-06-03"] button`)), chromedp.WaitVisible(chromedp.CSS(".error-summary")))
-	require.Contains(t, text(".error-summary"), "Choose a new time.")
-	browsertest.NoViolations(t, ctx, "the manage page with an error")
-
-	run(chromedp.Click(chromedp.CSS(`input[value="2026-06-03T14:15:00Z"]`)),
-		chromedp.Click(chromedp.CSS(`form[action$="/reschedule?date=2026-06-03"] button`)), chromedp.WaitVisible(chromedp.CSS(".notice")))
-	require.Contains(t, text(".notice"), "Your booking has moved.")
-	require.Contains(t, text(".details"), "Wednesday 3 June 2026, 10:15 to 10:45")
-	browsertest.NoViolations(t, ctx, "the manage page after a move")
-
-	run(chromedp.Navigate(page), chromedp.WaitVisible(chromedp.ID("f-reason")))
-	run(chromedp.SendKeys(chromedp.ID("f-reason"), "Plans changed"), chromedp.Click(chromedp.CSS(`button.danger`)),
-		chromedp.WaitVisible(chromedp.CSS(".notice")))
-	require.Contains(t, text(".notice"), "Your booking is cancelled.")
-	require.Contains(t, text(".details"), "Cancelled")
-	require.Contains(t, text("main"), "This booking can no longer be changed online.")
-	browsertest.NoViolations(t, ctx, "the manage page of a cancelled booking")
-
-	run(chromedp.Navigate(srv.URL+"/bookings/manage/"+strings.Repeat("0", 64)), chromedp.WaitVisible(chromedp.CSS("h1")))
-	require.Equal(t, "Booking link not valid", text("h1"))
-	require.Contains(t, text("main"), bookings.MsgBadManageToken)
-	browsertest.NoViolations(t, ctx, "a link that is not valid")
-}
-
 // The manage page's posts without a browser: the API's refusals and
 // statuses, the change window, the per-token bucket.
 func TestManagePagePosts(t *testing.T) {
 	t.Parallel()
 	b := setup(t, store.SQLite)
-	pages, err := bookings.NewPageHandler(b.svc, &bookings.PageOptions{PostLimit: -1, ManageTokenLimit: 6})
+	pages, err := bookings.NewPageHandler(b.svc, &bookings.PageOptions{PostLimit: -1, ManageTokenLimit: 6, Contact: "Call us on 020 7946 0000."})
 	require.NoError(t, err)
 	srv := httptest.NewServer(pages)
 	t.Cleanup(srv.Close)
@@ -188,11 +193,14 @@ func TestManagePagePosts(t *testing.T) {
 	code, body = do("GET", path, "")
 	require.Equal(t, 200, code)
 	require.Contains(t, body, "It is too close to your appointment to change it online.")
+	require.Contains(t, body, "Call us on 020 7946 0000.", "with the host's contact text")
+	require.NotContains(t, body, "You can change", "no window that has closed is offered")
 	require.NotContains(t, body, `name="start_time"`)
-	for range 2 {
-		code, _ = do("GET", path, "")
-		require.Equal(t, 200, code)
-	}
+	code, body = do("GET", path+"?step=reschedule", "")
+	require.Equal(t, 200, code)
+	require.NotContains(t, body, `name="start_time"`, "no step past the window")
+	code, _ = do("GET", path, "")
+	require.Equal(t, 200, code)
 	code, _ = do("GET", path, "")
 	require.Equal(t, 429, code, "six a minute for this token")
 	code, _ = do("POST", "/bookings/manage/"+strings.Repeat("1", 64)+"/cancel", "")

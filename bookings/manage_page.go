@@ -1,9 +1,11 @@
 package bookings
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
@@ -16,12 +18,27 @@ const ManageTemplate = "bookings/manage.html"
 
 type managePage struct {
 	Service, Provider, When, Status, Number string
-	Calendar, Until, Closed                 string
-	CanCancel, CanReschedule                bool
-	Action                                  string
-	Day, Prev, Next, Today, DayLabel        string
-	Time, Reason                            web.Field
-	Summary                                 []web.SummaryItem
+	// ServiceURL is the booking page of the service ("Book again").
+	ServiceURL string
+	// Calendar is the .ics feed, Google a Google Calendar template link;
+	// both only for a booking that is on.
+	Calendar, Google string
+	// Until is when online changes close, while that is ahead; Closed
+	// says why they are not possible, Contact how to reach the business.
+	Until, Closed, Contact   string
+	Active, Cancelled        bool
+	CanCancel, CanReschedule bool
+	// Booked marks the confirmation right after booking; Mailed names the
+	// address the details went to.
+	Booked bool
+	Mailed string
+	// Step is "", "reschedule" or "cancel".
+	Step    string
+	Action  string
+	Zone    string
+	Month   *calendar
+	Reason  web.Field
+	Summary []web.SummaryItem
 }
 
 var statusLabels = map[string]string{StatusRequested: "Requested (not confirmed yet)", StatusConfirmed: "Confirmed",
@@ -77,62 +94,73 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	if err != nil {
 		return err
 	}
+	q := r.URL.Query()
 	data := &managePage{Service: svc.Name, Status: statusLabels[b.Status], Number: b.Number, CanCancel: meta.CanCancel,
-		CanReschedule: meta.CanReschedule, Action: p.prefix + "/manage/" + token, Calendar: p.feedPrefix + "/customers/" + token + ".ics"}
+		CanReschedule: meta.CanReschedule, Action: p.prefix + "/manage/" + token, Active: b.Active(), Cancelled: b.Status == StatusCancelled,
+		ServiceURL: p.prefix + "/" + svc.Slug, Booked: q.Get("booked") == "1", Contact: p.contact}
+	if data.Booked && p.svc.SendsMail() {
+		data.Mailed = b.CustomerEmail
+	}
 	if b.ProviderID != nil {
 		if pr, err := p.svc.Provider(ctx, *b.ProviderID); err == nil {
 			data.Provider = pr.Name
 		}
 	}
-	zone := b.CustomerTimeZone
-	if zone == "" {
-		zone = zoneName(svc.TimeZone)
-	}
+	zone := pageZone(q, cmp.Or(b.CustomerTimeZone, zoneName(svc.TimeZone)))
+	data.Zone = zone
 	loc := location(zone)
 	data.When = fmt.Sprintf("%s to %s (%s)", b.Start.In(loc).Format("Monday 2 January 2006, 15:04"), b.End.In(loc).Format("15:04"), zone)
-	if meta.ChangesAllowedUntil != nil && b.Active() {
+	if data.Active {
+		data.Calendar = p.feedPrefix + "/customers/" + token + ".ics"
+		data.Google = googleCalendarLink(svc, b, data.Provider)
+	}
+	now := p.svc.o.Now()
+	if meta.ChangesAllowedUntil != nil && data.Active && meta.ChangesAllowedUntil.After(now) {
 		data.Until = meta.ChangesAllowedUntil.In(loc).Format("Monday 2 January 2006, 15:04") + " (" + zone + ")"
 	}
 	switch {
-	case !b.Active():
-		data.Closed = "This booking can no longer be changed online."
+	case data.Cancelled:
+		data.Closed = "This booking is cancelled."
+	case !data.Active:
+		data.Closed = "This booking is over, so it can no longer be changed online."
 	case p.svc.pastDeadline(b):
-		data.Closed = "It is too close to your appointment to change it online. Please contact us instead."
+		data.Closed = "It is too close to your appointment to change it online."
 	default:
-		data.Closed = "This booking cannot be changed online. Please contact us instead."
+		data.Closed = "This booking cannot be changed online."
 	}
-	if meta.CanReschedule {
-		day := p.day(r, loc)
-		if _, ok := ParseDate(r.URL.Query().Get("date")); !ok {
-			day = DateOf(b.Start.In(loc))
-		}
-		data.Day, data.Prev, data.Next = day.String(), day.AddDays(-1).String(), day.AddDays(1).String()
-		data.Today, data.DayLabel = DateOf(p.svc.o.Now().In(loc)).String(), day.In(loc).Format("Monday 2 January 2006")
-		slots, err := p.svc.RescheduleSlots(ctx, b, day.In(loc), day.AddDays(1).In(loc))
+	switch step := q.Get("step"); {
+	case step == "reschedule" && meta.CanReschedule:
+		data.Step = step
+		chosen := r.PostFormValue("start_time")
+		data.Month, err = newCalendar(q, zone, data.Action, map[string]string{"step": step}, now, chosen, func(from, to time.Time) ([]Slot, error) {
+			return p.svc.RescheduleSlots(ctx, b, from, to)
+		})
 		if err != nil {
 			return err
 		}
-		chosen := r.PostFormValue("start_time")
-		data.Time = web.Field{Type: web.TypeRadio, Name: "start_time", ID: web.FieldID("start_time"), Label: "New time", Required: true}
-		for _, s := range slots {
-			v := s.Start.UTC().Format(time.RFC3339)
-			data.Time.Options = append(data.Time.Options, web.Option{Value: v, Label: s.Start.In(loc).Format("15:04"), Selected: v == chosen})
-		}
+		data.Month.Time.Label = "New time"
+	case step == "cancel" && meta.CanCancel:
+		data.Step = step
 	}
 	data.Reason = web.Field{Type: web.TypeTextarea, Name: "reason", ID: web.FieldID("reason"), Label: "Reason (optional)", Value: r.PostFormValue("reason")}
+	var fields []web.Field
 	if ve != nil {
 		errs := ve.Fields()
-		data.Time.Errors, data.Reason.Errors = errs["start_time"], errs["reason"]
+		data.Reason.Errors = errs["reason"]
+		if data.Month != nil {
+			data.Month.Time.Errors = errs["start_time"]
+			fields = append(fields, data.Month.Time)
+		}
 	}
-	var fields []web.Field
-	if data.CanReschedule {
-		fields = append(fields, data.Time)
-	}
-	if data.CanCancel {
+	if data.Step == "cancel" {
 		fields = append(fields, data.Reason)
 	}
 	data.Summary = web.Summary(fields, general...)
-	page := &web.Page{Title: "Your booking " + b.Number, Data: data, CSRF: web.CSRFToken(w, r), Flash: p.render.TakeFlash(w, r, data.Action)}
+	title := "Your booking " + b.Number
+	if data.Booked {
+		title = "Booked: " + svc.Name
+	}
+	page := &web.Page{Title: title, Data: data, CSRF: web.CSRFToken(w, r), Flash: p.render.TakeFlash(w, r, data.Action)}
 	p.render.Render(w, r, status, ManageTemplate, page)
 	return nil
 }
@@ -165,7 +193,7 @@ func (p *PageHandler) manageAnswer(w http.ResponseWriter, r *http.Request, b Boo
 	default:
 		action := p.prefix + "/manage/" + r.PathValue("token")
 		p.render.SetFlash(w, r, action, web.Flash{Kind: "success", Message: done(b)})
-		web.SeeOther(w, r, action)
+		web.SeeOther(w, r, action+"?"+url.Values{"tz": {r.URL.Query().Get("tz")}}.Encode())
 	}
 	return nil
 }
@@ -222,4 +250,18 @@ func tooMany(w http.ResponseWriter) string {
 		return "Too many requests. Please wait " + wait + " seconds and try again."
 	}
 	return MsgTooMany
+}
+
+// googleCalendarLink is a Google Calendar link that adds the booking to
+// the customer's calendar (a template event; nothing is sent to Google
+// until they save it).
+func googleCalendarLink(svc Offering, b Booking, provider string) string {
+	const stamp = "20060102T150405Z"
+	details := svc.Name + ", reference " + b.Number
+	if provider != "" {
+		details += ", with " + provider
+	}
+	v := url.Values{"action": {"TEMPLATE"}, "text": {svc.Name}, "dates": {b.Start.UTC().Format(stamp) + "/" + b.End.UTC().Format(stamp)},
+		"details": {details}}
+	return "https://calendar.google.com/calendar/render?" + v.Encode()
 }

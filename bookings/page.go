@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 	"github.com/groundwork-go/groundwork/store/lite"
 )
 
-//go:embed templates
+//go:embed all:templates
 var templatesFS embed.FS
 
 // PagePrefixDefault is where [NewPageHandler] serves the booking page.
@@ -46,19 +47,30 @@ type PageOptions struct {
 	FeedPrefix string
 	// TrustedOrigins may post to the page besides its own origin.
 	TrustedOrigins []string
+	// Contact is how customers reach the business ("Call us on ..."),
+	// shown when a booking can no longer be changed online.
+	Contact string
 }
 
-// PageHandler serves a booking page that works without JavaScript:
-// GET {prefix}/{slug}?date=YYYY-MM-DD lists the day's free times (in the
-// service's zone) as choices with name and email fields; POST books, and
-// redirects back with a confirmation (Post/Redirect/Get), or shows the
-// page again with the errors (422) or "no longer available" (409). Posts
-// from other origins are refused (403).
+// PageHandler serves a booking page that works without JavaScript, like
+// the best booking pages: GET {prefix}/{slug} shows a card with the
+// service (length, providers, price) and a server-drawn month
+// (?month=YYYY-MM, never before this month) whose days with free times
+// are links (?date=YYYY-MM-DD); the chosen day's times are a grid of
+// choices above the customer's fields, all in a time zone the visitor
+// picks (?tz=, the service's by default; the page layer's optional
+// script picks the browser's). POST books: every mistake at once, in the
+// labels' words (422), "no longer available" (409), or a redirect to the
+// booking's confirmation: its manage page with calendar links.
 //
-// The manage page GET {prefix}/manage/{token}?date=YYYY-MM-DD shows the
-// booking of a manage link, the times it may move to on a day, a cancel
-// form, and a link to its calendar file; POST .../cancel and
+// The manage page GET {prefix}/manage/{token} shows the booking, links to
+// add it to a calendar, and "Reschedule" and "Cancel" as separate steps
+// (?step=reschedule shows the month of times it may move to; ?step=cancel
+// asks before cancelling, with an optional reason); POST .../cancel and
 // .../reschedule change it with the API's checks, texts and statuses.
+// Past the change window it says so, with PageOptions.Contact; a
+// cancelled booking offers "Book again". Posts from other origins are
+// refused (403).
 type PageHandler struct {
 	svc                    *Service
 	prefix, feedPrefix     string
@@ -67,6 +79,7 @@ type PageHandler struct {
 	post                   *api.Throttle
 	manageGet, manageToken *api.Throttle
 	logger                 *slog.Logger
+	contact                string
 }
 
 // NewPageHandler returns the booking page of svc. Mount it at the prefix
@@ -101,7 +114,7 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	if o.FeedPrefix == "" {
 		o.FeedPrefix = FeedPrefixDefault
 	}
-	p := &PageHandler{svc: svc, prefix: prefix, feedPrefix: strings.TrimSuffix(o.FeedPrefix, "/"), render: r, logger: o.Logger,
+	p := &PageHandler{svc: svc, prefix: prefix, feedPrefix: strings.TrimSuffix(o.FeedPrefix, "/"), render: r, logger: o.Logger, contact: o.Contact,
 		manageGet:   newBucket(svc, o.RateLimiter, o.TrustedProxies, o.Logger, "manage_get", o.ManageGetLimit, ManageGetLimitDefault),
 		manageToken: newBucket(svc, o.RateLimiter, o.TrustedProxies, o.Logger, "manage_token", o.ManageTokenLimit, ManageTokenLimitDefault)}
 	if p.manageToken != nil {
@@ -148,14 +161,13 @@ func (p *PageHandler) Routes() []string {
 }
 
 type bookPage struct {
-	Service                Offering
-	Zone                   string
-	Action                 string
-	Day, Prev, Next, Today string
-	DayLabel               string
-	Time                   web.Field
-	Fields                 []web.Field
-	Summary                []web.SummaryItem
+	Service   Offering
+	Providers string
+	Price     string
+	Action    string
+	Calendar  *calendar
+	Fields    []web.Field
+	Summary   []web.SummaryItem
 }
 
 func (p *PageHandler) notFound(w http.ResponseWriter, r *http.Request) {
@@ -170,31 +182,79 @@ func (p *PageHandler) day(r *http.Request, loc *time.Location) Date {
 	return DateOf(p.svc.o.Now().In(loc))
 }
 
-// draw renders the page for the day with the slots it offers, keeping
-// what the visitor typed and the errors.
+// labelWords puts the booking form's messages in the words of its
+// labels ("Enter your name.") instead of the API's field names.
+var labelWords = map[string]string{
+	api.MsgRequired("customer_name"):                        "Enter your name.",
+	api.MsgRequired("customer_email"):                       "Enter your email address.",
+	api.MsgEmail("customer_email"):                          "Enter an email address like name@example.com.",
+	api.MsgRequired("start_time"):                           "Choose a time.",
+	"The customer timezone field must be a valid timezone.": "Choose a time zone from the list.",
+}
+
+// inLabelWords rewrites ve's messages with labelWords, and the API's
+// field names in the rest ("The customer phone field ...") as the
+// labels read.
+func inLabelWords(ve *ValidationError) *ValidationError {
+	if ve == nil {
+		return nil
+	}
+	out := &ValidationError{}
+	names := strings.NewReplacer("customer name", "name", "customer email", "email address", "customer phone", "phone",
+		"start time", "time", "notes field", "notes")
+	for _, name := range ve.FieldNames() {
+		for _, m := range ve.Fields()[name] {
+			if w, ok := labelWords[m]; ok {
+				m = w
+			} else {
+				m = names.Replace(m)
+			}
+			out.Add(name, m)
+		}
+	}
+	return out
+}
+
+// price is the service card's price line.
+func price(svc Offering) string {
+	switch {
+	case svc.IsFree || svc.Price == nil:
+		return "Free"
+	default:
+		return *svc.Price
+	}
+}
+
+// draw renders the booking page: the service card, the month with its
+// free days, the chosen day's times, the customer's fields; what the
+// visitor typed kept and every error shown at once, in the labels' words.
 func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, svc Offering, ve *ValidationError, general ...string) error {
-	loc := location(svc.TimeZone)
-	day := p.day(r, loc)
-	slots, err := p.svc.Slots(r.Context(), svc, SlotQuery{From: day.In(loc), To: day.AddDays(1).In(loc)})
+	ctx := r.Context()
+	q := r.URL.Query()
+	zone := pageZone(q, zoneName(svc.TimeZone))
+	data := &bookPage{Service: svc, Action: p.prefix + "/" + svc.Slug, Price: price(svc)}
+	cal, err := newCalendar(q, zone, data.Action, nil, p.svc.o.Now(), r.PostFormValue("start_time"), func(from, to time.Time) ([]Slot, error) {
+		return p.svc.Slots(ctx, svc, SlotQuery{From: from, To: to})
+	})
 	if err != nil {
 		return err
 	}
-	data := &bookPage{Service: svc, Zone: svc.TimeZone, Action: p.prefix + "/" + svc.Slug, Day: day.String(), Prev: day.AddDays(-1).String(),
-		Next: day.AddDays(1).String(), Today: DateOf(p.svc.o.Now().In(loc)).String(), DayLabel: day.In(loc).Format("Monday 2 January 2006")}
-	chosen := r.PostFormValue("start_time")
-	data.Time = web.Field{Type: web.TypeRadio, Name: "start_time", ID: web.FieldID("start_time"), Label: "Time", Required: true}
-	for _, s := range slots {
-		v := s.Start.UTC().Format(time.RFC3339)
-		data.Time.Options = append(data.Time.Options, web.Option{Value: v, Label: s.Start.In(loc).Format("15:04"), Selected: v == chosen})
+	data.Calendar = cal
+	if offers, err := p.svc.Bookable(ctx, svc); err == nil {
+		names := make([]string, len(offers))
+		for i, o := range offers {
+			names[i] = o.Name
+		}
+		data.Providers = strings.Join(names, ", ")
 	}
 	field := func(typ, name, label, auto string, required bool) web.Field {
 		return web.Field{Type: typ, Name: name, ID: web.FieldID(name), Label: label, Value: r.PostFormValue(name), Autocomplete: auto, Required: required}
 	}
 	data.Fields = []web.Field{field("text", "customer_name", "Your name", "name", true), field("email", "customer_email", "Email address", "email", true),
 		field("tel", "customer_phone", "Phone (optional)", "tel", false), field(web.TypeTextarea, "notes", "Notes (optional)", "", false)}
-	if ve != nil {
+	if ve = inLabelWords(ve); ve != nil {
 		errs := ve.Fields()
-		data.Time.Errors = errs["start_time"]
+		data.Calendar.Time.Errors = errs["start_time"]
 		for i := range data.Fields {
 			data.Fields[i].Errors = errs[data.Fields[i].Name]
 		}
@@ -204,7 +264,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 			}
 		}
 	}
-	data.Summary = web.Summary(append([]web.Field{data.Time}, data.Fields...), general...)
+	data.Summary = web.Summary(append([]web.Field{data.Calendar.Time}, data.Fields...), general...)
 	page := &web.Page{Title: "Book " + svc.Name, Data: data, CSRF: web.CSRFToken(w, r), Flash: p.render.TakeFlash(w, r, data.Action)}
 	p.render.Render(w, r, status, BookTemplate, page)
 	return nil
@@ -249,18 +309,14 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 		p.render.Error(w, r, http.StatusBadRequest, web.ErrorPage{Heading: "Form not understood", Message: "The form could not be read. Go back and try again."})
 		return nil
 	}
+	zone := pageZone(r.URL.Query(), zoneName(svc.TimeZone))
 	nb := NewBooking{ServiceSlug: svc.Slug, CustomerName: r.PostFormValue("customer_name"), CustomerEmail: r.PostFormValue("customer_email"),
-		CustomerPhone: r.PostFormValue("customer_phone"), Notes: r.PostFormValue("notes")}
-	if st := r.PostFormValue("start_time"); st == "" {
-		nb.Start = time.Time{}
-	} else if t, err := time.Parse(time.RFC3339, st); err == nil {
+		CustomerPhone: r.PostFormValue("customer_phone"), Notes: r.PostFormValue("notes"), CustomerTimeZone: zone}
+	if t, err := time.Parse(time.RFC3339, r.PostFormValue("start_time")); err == nil {
 		nb.Start = t
 	}
-	if nb.Start.IsZero() {
-		return p.draw(w, r, http.StatusUnprocessableEntity, svc, api.Invalid("start_time", "Choose a time."))
-	}
-	// A mistake in the form does not count against the customer's
-	// bookings a minute: only an attempt that could book does.
+	// Every mistake at once; and a mistake does not count against the
+	// customer's bookings a minute: only an attempt that could book does.
 	if ve := (*ValidationError)(nil); errors.As(p.svc.checkNewBooking(svc, &nb), &ve) {
 		return p.draw(w, r, http.StatusUnprocessableEntity, svc, ve)
 	}
@@ -273,7 +329,7 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 			return p.draw(w, r, http.StatusTooManyRequests, svc, nil, tooMany(w))
 		}
 	}
-	b, _, err := p.svc.Create(r.Context(), nb)
+	_, token, err := p.svc.Create(r.Context(), nb)
 	var ve *ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -285,13 +341,8 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return err
 	}
-	loc := location(svc.TimeZone)
-	action := p.prefix + "/" + svc.Slug
-	msg := fmt.Sprintf("Booked: %s, %s.", svc.Name, b.Start.In(loc).Format("Monday 2 January 2006 at 15:04 MST"))
-	if p.svc.SendsMail() {
-		msg += fmt.Sprintf(" A confirmation is on its way to %s.", b.CustomerEmail)
-	}
-	p.render.SetFlash(w, r, action, web.Flash{Kind: "success", Message: msg})
-	web.SeeOther(w, r, action+"?date="+DateOf(b.Start.In(loc)).String())
+	// The confirmation is the booking's own page, which the mail links
+	// to as well.
+	web.SeeOther(w, r, p.prefix+"/manage/"+token+"?"+url.Values{"booked": {"1"}, "tz": {zone}}.Encode())
 	return nil
 }

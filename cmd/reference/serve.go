@@ -296,7 +296,7 @@ func (a *app) wireBookings(w *wiring) error {
 		APILimit: w.cfg.limits.api}); err != nil {
 		return err
 	}
-	if w.h.bookingPages, err = bookings.NewPageHandler(svc, &bookings.PageOptions{HTTPOptions: w.web, Key: deriveKey(w.secretKey, "page flash"),
+	if w.h.bookingPages, err = bookings.NewPageHandler(svc, &bookings.PageOptions{HTTPOptions: w.web, Key: deriveKey(w.secretKey, "page flash"), Contact: w.cfg.bookingsContact,
 		PostLimit: w.cfg.limits.bookingsPost}); err != nil {
 		return err
 	}

@@ -1,0 +1,176 @@
+package bookings
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/web"
+)
+
+// calendar is the month view of the booking and reschedule pages: a
+// server-drawn month whose days with free times are links, the chosen
+// day's times as a grid of choices, and a choice of time zone.
+type calendar struct {
+	Caption          string
+	Weeks            [][]dayCell
+	PrevURL, NextURL string
+	// DayLabel names the chosen day; Time holds its times (the
+	// start_time radio field), none when nothing is free that day.
+	DayLabel string
+	Time     web.Field
+	// Zone is the zone the times are shown in; Zones the choice of them;
+	// Month and Date carry the page's place through the zone form.
+	Zone        string
+	Zones       []string
+	Month, Date string
+	// Base is the page's path; Keep are query values its links and
+	// forms carry (the manage page's step).
+	Base string
+	Keep map[string]string
+	// FreeDays counts the month's days with a free time.
+	FreeDays int
+}
+
+// dayCell is one square of the month: a padding square before the 1st or
+// after the last day, or a day, a link when it has free times.
+type dayCell struct {
+	Day      int
+	Label    string
+	URL      string
+	Selected bool
+	Pad      bool
+}
+
+// commonZones are offered in the time-zone choice besides the service's
+// own and the one asked for.
+var commonZones = []string{"UTC", "Europe/London", "Europe/Dublin", "Europe/Lisbon", "Europe/Paris", "Europe/Berlin", "Europe/Madrid",
+	"Europe/Rome", "Europe/Amsterdam", "Europe/Stockholm", "Europe/Warsaw", "Europe/Athens", "Europe/Helsinki", "Europe/Istanbul",
+	"Africa/Lagos", "Africa/Johannesburg", "Africa/Nairobi", "Asia/Dubai", "Asia/Kolkata", "Asia/Singapore", "Asia/Shanghai",
+	"Asia/Tokyo", "Asia/Seoul", "Australia/Perth", "Australia/Sydney", "Pacific/Auckland", "America/Sao_Paulo",
+	"America/Argentina/Buenos_Aires", "America/New_York", "America/Toronto", "America/Chicago", "America/Mexico_City",
+	"America/Denver", "America/Phoenix", "America/Los_Angeles", "America/Anchorage", "Pacific/Honolulu"}
+
+// pageZone is the zone the page shows times in: ?tz when it names a
+// zone, else fallback.
+func pageZone(q url.Values, fallback string) string {
+	if tz := q.Get("tz"); tz != "" && tz != "Local" {
+		if _, err := time.LoadLocation(tz); err == nil {
+			return tz
+		}
+	}
+	return fallback
+}
+
+// newCalendar draws the month the query asks for (?month=YYYY-MM, else
+// the month of ?date, else this month; never one before today's), with
+// the days that have free times (slots gives them for a span) linked to
+// base with the page's query, and the chosen day's times (?date, else
+// the month's first free day) as choices, chosen the one the visitor
+// picked.
+func newCalendar(q url.Values, zone, base string, keep map[string]string, now time.Time, chosen string,
+	slots func(from, to time.Time) ([]Slot, error)) (*calendar, error) {
+	loc := location(zone)
+	today := DateOf(now.In(loc))
+	thisMonth := Date{Year: today.Year, Month: today.Month, Day: 1}
+	month := thisMonth
+	date, hasDate := ParseDate(q.Get("date"))
+	if m, err := time.Parse("2006-01", q.Get("month")); err == nil {
+		month = Date{Year: m.Year(), Month: m.Month(), Day: 1}
+	} else if hasDate {
+		month = Date{Year: date.Year, Month: date.Month, Day: 1}
+	}
+	if month.In(loc).Before(thisMonth.In(loc)) {
+		month = thisMonth
+	}
+	next := DateOf(month.In(loc).AddDate(0, 1, 0))
+	from := month
+	if from.In(loc).Before(today.In(loc)) {
+		from = today
+	}
+	list, err := slots(from.In(loc), next.In(loc))
+	if err != nil {
+		return nil, err
+	}
+	byDay := map[Date][]time.Time{}
+	for _, s := range list {
+		d := DateOf(s.Start.In(loc))
+		if !slices.ContainsFunc(byDay[d], s.Start.Equal) {
+			byDay[d] = append(byDay[d], s.Start)
+		}
+	}
+	if !hasDate || date.Year != month.Year || date.Month != month.Month {
+		hasDate = false
+		for d := from; d.In(loc).Before(next.In(loc)); d = d.AddDays(1) {
+			if len(byDay[d]) > 0 {
+				date, hasDate = d, true
+				break
+			}
+		}
+	}
+	link := func(v url.Values) string {
+		v.Set("tz", zone)
+		for k, val := range keep {
+			v.Set(k, val)
+		}
+		return base + "?" + v.Encode()
+	}
+	c := &calendar{Base: base, Keep: keep, Caption: month.In(loc).Format("January 2006"), Zone: zone, Month: month.In(loc).Format("2006-01"),
+		NextURL: link(url.Values{"month": {next.In(loc).Format("2006-01")}})}
+	if month != thisMonth {
+		c.PrevURL = link(url.Values{"month": {DateOf(month.In(loc).AddDate(0, -1, 0)).In(loc).Format("2006-01")}})
+	}
+	var week []dayCell
+	for range (int(month.In(loc).Weekday()) + 6) % 7 {
+		week = append(week, dayCell{Pad: true})
+	}
+	for d := month; d.In(loc).Before(next.In(loc)); d = d.AddDays(1) {
+		cell := dayCell{Day: d.Day, Label: d.In(loc).Format("Monday 2 January")}
+		if n := len(byDay[d]); n > 0 {
+			c.FreeDays++
+			cell.URL = link(url.Values{"date": {d.String()}})
+			cell.Label += ", " + plural(n, "time") + " free"
+			cell.Selected = hasDate && d == date
+		} else {
+			cell.Label += ", no free times"
+		}
+		week = append(week, cell)
+		if len(week) == 7 {
+			c.Weeks, week = append(c.Weeks, week), nil
+		}
+	}
+	if len(week) > 0 {
+		for len(week) < 7 {
+			week = append(week, dayCell{Pad: true})
+		}
+		c.Weeks = append(c.Weeks, week)
+	}
+	c.Time = web.Field{Type: web.TypeRadio, Name: "start_time", ID: web.FieldID("start_time"), Label: "Time", Required: true}
+	if hasDate {
+		c.Date, c.DayLabel = date.String(), date.In(loc).Format("Monday 2 January 2006")
+		for _, start := range byDay[date] {
+			v := start.UTC().Format(time.RFC3339)
+			c.Time.Options = append(c.Time.Options, web.Option{Value: v, Label: start.In(loc).Format("15:04"), Selected: v == chosen})
+		}
+	}
+	c.Zones = zoneChoice(zone)
+	return c, nil
+}
+
+// zoneChoice is the common zones with zone among them.
+func zoneChoice(zone string) []string {
+	zones := slices.Clone(commonZones)
+	if !slices.Contains(zones, zone) {
+		zones = append(zones, zone)
+	}
+	slices.Sort(zones)
+	return zones
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}
