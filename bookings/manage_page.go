@@ -131,6 +131,9 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	switch step := q.Get("step"); {
 	case step == "reschedule" && meta.CanReschedule:
 		data.Step = step
+		if q.Get("month") == "" && q.Get("date") == "" {
+			q.Set("month", b.Start.In(loc).Format("2006-01")) // the booking's own month first
+		}
 		chosen := r.PostFormValue("start_time")
 		data.Month, err = newCalendar(q, zone, data.Action, map[string]string{"step": step}, now, chosen, func(from, to time.Time) ([]Slot, error) {
 			return p.svc.RescheduleSlots(ctx, b, from, to)

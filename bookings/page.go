@@ -265,7 +265,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 		}
 	}
 	data.Summary = web.Summary(append([]web.Field{data.Calendar.Time}, data.Fields...), general...)
-	page := &web.Page{Title: "Book " + svc.Name, Data: data, CSRF: web.CSRFToken(w, r), Flash: p.render.TakeFlash(w, r, data.Action)}
+	page := &web.Page{Title: "Book " + svc.Name, Data: data, Wide: true, CSRF: web.CSRFToken(w, r), Flash: p.render.TakeFlash(w, r, data.Action)}
 	p.render.Render(w, r, status, BookTemplate, page)
 	return nil
 }

@@ -161,23 +161,79 @@ func TestBrowserSitePages(t *testing.T) {
 		tr.api("POST", "/api/v1/forms/contact-us/fields", f)
 	}
 
-	// The home page, for a guest, then sign-in.
+	tr.api("POST", "/api/bookings/admin/services", `{"name":"Portrait session","slug":"portrait","description":"An hour in the studio, with ten edited photos.","duration":60,"price":"120.00","timezone":"Europe/London","min_advance_minutes":60,"max_advance_minutes":525600}`)
+	tr.api("POST", "/api/bookings/admin/providers", `{"name":"Sam Rivera","timezone":"Europe/London"}`)
+	tr.api("PUT", "/api/bookings/admin/services/portrait/providers/1", `{}`)
+	for day := 1; day <= 5; day++ {
+		tr.api("POST", "/api/bookings/admin/providers/1/hours", fmt.Sprintf(`{"day_of_week":%d,"start_time":"09:00","end_time":"17:00"}`, day))
+	}
+
+	// The home page, for a guest; a page that is not there; sign-in.
 	tr.open("/")
 	require.Equal(t, "Northwind Studio", tr.text("h1"))
 	tr.check("home")
 	tr.open("/no-such-page")
 	require.Equal(t, "Page not found", tr.text("h1"))
 	tr.check("not-found")
+	tr.open("/login")
+	tr.check("login")
+	tr.fill(map[string]string{"f-email": "ada@example.com", "f-password": "wrong horse"})
+	tr.submit("main button[type=submit]")
+	require.Contains(t, tr.text(".error-summary"), "These credentials do not match our records.")
+	tr.check("login-error")
 
+	// Booking, as a customer: the month, the confirmation, the steps.
+	tr.open("/bookings/portrait")
+	tr.check("booking")
+	// A day next month, so the booking can still be changed.
+	tr.submit(".month-nav a:last-child")
+	tr.submit("table.month a")
+	tr.submit("form[method=post] button[type=submit]")
+	tr.check("booking-errors")
+	browsertest.Do(t, tr.ctx, chromedp.Click(chromedp.CSS(`label[for="f-start_time-3"]`)))
+	tr.fill(map[string]string{"f-customer_name": "Grace Hopper", "f-customer_email": "grace@example.com"})
+	tr.submit("form[method=post] button[type=submit]")
+	require.Equal(t, "You are booked", tr.text("h1"))
+	tr.check("booking-confirmation")
+	tr.submit(`a[href*="step=reschedule"]`)
+	tr.submit("table.month a:not([aria-current])")
+	tr.check("booking-reschedule")
+	tr.submit("a.keep")
+	tr.submit(`a[href*="step=cancel"]`)
+	tr.check("booking-cancel")
+	tr.submit("button.danger")
+	require.Equal(t, "Booking cancelled", tr.text("h1"))
+	tr.check("booking-cancelled")
+
+	// The signed-in user's pages.
 	tr.signIn("ada@example.com")
 	require.Equal(t, "/dashboard", tr.location())
 	require.Equal(t, "Welcome, Ada Lovelace", tr.text("h1"))
 	tr.check("dashboard")
+	tr.open("/settings/tokens")
+	tr.fill(map[string]string{"f-name": "Deploy script"})
+	browsertest.Do(t, tr.ctx, chromedp.Click(chromedp.CSS(`input[name=abilities][value="forms:*"]`)))
+	tr.submit(`main form[action="/settings/tokens"] button[type=submit]`)
+	require.Equal(t, "/settings/tokens", tr.location())
+	tr.check("tokens")
+	tr.open("/reporting")
+	tr.check("reports")
 
-	// The form page, with a header for the signed-in user.
+	// The form page, with the header for the signed-in user.
 	tr.open("/forms/contact-us")
 	require.Contains(t, tr.text("header.site nav"), "Reports")
 	tr.check("form")
 	tr.signOut()
 	require.Equal(t, "/login", tr.location())
+	require.Contains(t, tr.text(".notice"), "You have been signed out.")
+
+	// A user without capabilities: the dashboard says whom to ask; the
+	// reports are a 403 page with the header kept.
+	tr.signIn("bob@example.com")
+	require.Contains(t, tr.text("main"), "owner@example.com")
+	tr.check("dashboard-no-access")
+	tr.open("/reporting")
+	require.Equal(t, "Not allowed", tr.text("h1"))
+	require.Contains(t, tr.text("header.site nav"), "Dashboard")
+	tr.check("forbidden")
 }
