@@ -199,7 +199,7 @@ func (d *Dashboard) show(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Traffic = t
 	}
-	d.render.Render(w, r, http.StatusOK, DashboardTemplate, &web.Page{Title: "Reports", Data: p})
+	d.render.Render(w, r, http.StatusOK, DashboardTemplate, &web.Page{Title: "Reports", Data: p, Wide: true})
 }
 
 // ChartPoint is one value of a trend.
