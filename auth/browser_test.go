@@ -1,6 +1,7 @@
 package auth_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -29,13 +30,9 @@ type chromedpContext = interface {
 }
 
 // submit clicks sel, which sends a form, and waits for the next page.
-func submit(t *testing.T, ctx chromedpContext, sel string) {
+func submit(t *testing.T, ctx context.Context, sel string) {
 	t.Helper()
-	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`window.gwOld = true`), chromedp.Click(chromedp.CSS(sel)))
-	require.Eventually(t, func() bool {
-		gone, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.gwOld === undefined && document.readyState === "complete"`))
-		return err == nil && gone
-	}, 10*time.Second, 25*time.Millisecond)
+	browsertest.Submit(t, ctx, sel)
 }
 
 func bodyText(t *testing.T, ctx chromedpContext) string {

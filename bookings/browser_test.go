@@ -29,14 +29,7 @@ func TestBrowserBookingFlow(t *testing.T) {
 	ctx := browsertest.New(t, 120*time.Second)
 	b := setup(t, store.SQLite)
 	srv, run, text := pagesInBrowser(t, ctx, b)
-	submit := func(sel string) {
-		t.Helper()
-		run(chromedp.Evaluate[chromedp.Void](`window.gwOld = true`), chromedp.Click(chromedp.CSS(sel)))
-		require.Eventually(t, func() bool {
-			gone, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.gwOld === undefined && document.readyState === "complete"`))
-			return err == nil && gone
-		}, 10*time.Second, 25*time.Millisecond)
-	}
+	submit := func(sel string) { t.Helper(); browsertest.Submit(t, ctx, sel) }
 
 	run(chromedp.Navigate(srv.URL+"/bookings/consultation?tz=America/New_York"), chromedp.WaitVisible(chromedp.CSS("table.month")))
 	require.Equal(t, "Consultation consultation", text("h1"))

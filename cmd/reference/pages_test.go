@@ -83,11 +83,7 @@ func (tr *tour) open(path string) {
 // submit clicks sel, which sends a form, and waits for the next page.
 func (tr *tour) submit(sel string) {
 	tr.t.Helper()
-	browsertest.Do(tr.t, tr.ctx, chromedp.Evaluate[chromedp.Void](`window.gwOld = true`), chromedp.Click(chromedp.CSS(sel)))
-	require.Eventually(tr.t, func() bool {
-		gone, err := chromedp.Run(tr.ctx, chromedp.Evaluate[bool](`window.gwOld === undefined && document.readyState === "complete"`))
-		return err == nil && gone
-	}, 10*time.Second, 25*time.Millisecond)
+	browsertest.Submit(tr.t, tr.ctx, sel)
 }
 
 // fill types into the inputs by id.

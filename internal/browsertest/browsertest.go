@@ -285,3 +285,21 @@ func Text(t testing.TB, ctx context.Context, sel string) string {
 	}
 	return s
 }
+
+// Submit clicks sel (a button that sends a form, or a link) and waits
+// until the next page has loaded, failing t when none comes in 10 s.
+func Submit(t testing.TB, ctx context.Context, sel string) {
+	t.Helper()
+	Do(t, ctx, chromedp.Evaluate[chromedp.Void](`window.gwOld = true`), chromedp.Click(chromedp.CSS(sel)))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		gone, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.gwOld === undefined && document.readyState === "complete"`))
+		if err == nil && gone {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("browsertest: no new page after clicking %s", sel)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
