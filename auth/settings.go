@@ -197,9 +197,19 @@ func (w *Web) createToken(rw http.ResponseWriter, r *http.Request) error {
 		var abilityErrs []string
 		rest := &ValidationError{}
 		for _, name := range ve.FieldNames() {
-			if name == "abilities" || strings.HasPrefix(name, "abilities.") {
-				abilityErrs = append(abilityErrs, ve.Fields()[name]...)
-			} else {
+			switch {
+			case name == "abilities":
+				for _, m := range ve.Fields()[name] {
+					if m == api.MsgRequired("abilities") {
+						m = "Choose at least one thing the token may do."
+					}
+					abilityErrs = append(abilityErrs, m)
+				}
+			case strings.HasPrefix(name, "abilities."):
+				if msg := "One of the chosen abilities is beyond what your account may do."; !slices.Contains(abilityErrs, msg) {
+					abilityErrs = append(abilityErrs, msg)
+				}
+			default:
 				for _, m := range ve.Fields()[name] {
 					rest.Add(name, m)
 				}

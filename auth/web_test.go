@@ -624,7 +624,10 @@ func TestTokensBelongToUsers(t *testing.T) {
 
 	res, body = b.post("/settings/tokens", url.Values{"name": {"ci"}, "abilities": {"*"}})
 	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, "names an ability your account does not have")
+	require.Contains(t, body, "One of the chosen abilities is beyond what your account may do.", "in the page's words")
+	res, body = b.post("/settings/tokens", url.Values{"name": {"ci"}})
+	require.Equal(t, 422, res.StatusCode)
+	require.Contains(t, body, "Choose at least one thing the token may do.")
 
 	res, _ = b.post("/settings/tokens", url.Values{"name": {"ci"}, "abilities": {"forms:read"}, "expires_in_days": {"30"}})
 	require.Equal(t, http.StatusSeeOther, res.StatusCode, "Post/Redirect/Get")
