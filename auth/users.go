@@ -672,9 +672,6 @@ func (s *Service) SendPasswordReset(ctx context.Context, email, resetURL string)
 	return nil
 }
 
-// ResetPassword sets a new password with a reset token: errors are a
-// *ValidationError keyed on "email" with the original's texts (an invalid
-// or expired token, an unknown address) or on "password". The token
 // ResetLinkUsable reports whether a reset link (its token and address)
 // would still reset a password: a user has the address, their pending
 // reset has this token, and it has not expired. It changes nothing; the
@@ -701,6 +698,9 @@ func (s *Service) ResetLinkUsable(ctx context.Context, token, email string) (boo
 	return subtle.ConstantTimeCompare(r.TokenHash, sum(token)) == 1 && s.now().Sub(r.CreatedAt) < s.life.reset, nil
 }
 
+// ResetPassword sets a new password with a reset token: errors are a
+// *ValidationError keyed on "email" with the original's texts (an invalid
+// or expired token, an unknown address) or on "password". The token
 // serves once; the user is signed out everywhere.
 func (s *Service) ResetPassword(ctx context.Context, token, email, password, confirmation string) error {
 	v := &api.Validator{}

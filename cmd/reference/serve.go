@@ -254,7 +254,7 @@ func (a *app) wireWebhooks(w *wiring) error {
 // user's home; from here on every page's header shows whoever is signed
 // in, with the reports for those who may see them.
 func (a *app) wireSignIn(w *wiring) error {
-	w.h.site = &site{adminEmail: w.cfg.adminEmail}
+	w.h.site = &site{adminEmail: w.cfg.adminEmail, logger: w.logger}
 	links := append(auth.NavLinksDefault(auth.HomePathDefault), groundwork.NavLink{Text: "Reports", URL: "/reporting", Capability: reporting.CapabilityView})
 	var err error
 	w.h.signIn, err = auth.NewWeb(a.tokens, &auth.WebOptions{HTTPOptions: w.web, LogoutPath: "/login", Home: http.HandlerFunc(w.h.site.dashboard),

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"embed"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -27,6 +28,7 @@ type site struct {
 	forms      *forms.Service
 	bookings   *bookings.Service
 	adminEmail string
+	logger     *slog.Logger
 }
 
 // tile is one link of the dashboard or the home page, with a sentence.
@@ -84,6 +86,7 @@ func (s *site) home(w http.ResponseWriter, req *http.Request) {
 	}
 	page, err := s.publicPages(req.Context())
 	if err != nil {
+		s.logger.ErrorContext(req.Context(), "reference: home page", "error", err)
 		s.errorPage(w, req, http.StatusInternalServerError)
 		return
 	}

@@ -81,18 +81,16 @@ type Options struct {
 
 // Renderer draws a domain's pages in the layout. Safe for concurrent use.
 type Renderer struct {
-	pages      map[string]*template.Template
-	css        []byte
-	stylesheet string // the URL path of the stylesheet
-	cssName    string
-	js         []byte
-	script     string // the URL path of the optional script
-	jsName     string
-	key        []byte
-	lang       string
-	logger     *slog.Logger
-	brand      groundwork.Brand
-	navigator  groundwork.Navigator
+	pages map[string]*template.Template
+	// assets are the stylesheet and the script by hashed file name;
+	// stylesheet and script are their URL paths.
+	assets             map[string]asset
+	stylesheet, script string
+	key                []byte
+	lang               string
+	logger             *slog.Logger
+	brand              groundwork.Brand
+	navigator          groundwork.Navigator
 }
 
 // New parses the layout, the helpers and every page.
@@ -183,22 +181,21 @@ func New(o Options) (*Renderer, error) {
 			}
 		}
 	}
-	css, err := read(Stylesheet, static)
-	if err != nil {
-		return nil, fmt.Errorf("web: %s: %w", Stylesheet, err)
+	r.assets = map[string]asset{}
+	for _, f := range []struct {
+		name, contentType string
+		url               *string
+	}{{Stylesheet, "text/css; charset=utf-8", &r.stylesheet}, {Script, "text/javascript; charset=utf-8", &r.script}} {
+		body, err := read(f.name, static)
+		if err != nil {
+			return nil, fmt.Errorf("web: %s: %w", f.name, err)
+		}
+		sum := sha256.Sum256(body)
+		hash := hex.EncodeToString(sum[:6])
+		file := strings.TrimSuffix(f.name, path.Ext(f.name)) + "." + hash + path.Ext(f.name)
+		r.assets[file] = asset{body: body, contentType: f.contentType, etag: `"` + hash + `"`}
+		*f.url = strings.TrimSuffix(o.AssetPrefix, "/") + "/" + file
 	}
-	sum := sha256.Sum256(css)
-	r.css = css
-	r.cssName = "groundwork." + hex.EncodeToString(sum[:6]) + ".css"
-	r.stylesheet = strings.TrimSuffix(o.AssetPrefix, "/") + "/" + r.cssName
-	js, err := read(Script, static)
-	if err != nil {
-		return nil, fmt.Errorf("web: %s: %w", Script, err)
-	}
-	sum = sha256.Sum256(js)
-	r.js = js
-	r.jsName = "groundwork." + hex.EncodeToString(sum[:6]) + ".js"
-	r.script = strings.TrimSuffix(o.AssetPrefix, "/") + "/" + r.jsName
 	if r.key == nil {
 		r.key = randomKey()
 	}
@@ -296,6 +293,12 @@ func SetSecurityHeaders(h http.Header, formAction ...string) {
 	h.Set("Cache-Control", "no-store")
 }
 
+// asset is a file Assets serves, with its ETag (its hash).
+type asset struct {
+	body              []byte
+	contentType, etag string
+}
+
 // Stylesheet is the URL path of the stylesheet pages link.
 func (r *Renderer) Stylesheet() string { return r.stylesheet }
 
@@ -304,19 +307,8 @@ func (r *Renderer) Stylesheet() string { return r.stylesheet }
 // new name), and 404 for anything else. Mount it at the asset prefix with
 // a trailing slash.
 func (r *Renderer) Assets() http.Handler {
-	type asset struct {
-		body              []byte
-		contentType, etag string
-	}
-	etag := func(name string) string {
-		return `"` + strings.TrimSuffix(strings.TrimPrefix(name, "groundwork."), path.Ext(name)) + `"`
-	}
-	assets := map[string]asset{
-		r.cssName: {r.css, "text/css; charset=utf-8", etag(r.cssName)},
-		r.jsName:  {r.js, "text/javascript; charset=utf-8", etag(r.jsName)},
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		a, ok := assets[path.Base(req.URL.Path)]
+		a, ok := r.assets[path.Base(req.URL.Path)]
 		if !ok || (req.Method != http.MethodGet && req.Method != http.MethodHead) {
 			http.NotFound(w, req)
 			return
