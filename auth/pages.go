@@ -227,10 +227,7 @@ func duration(d time.Duration) string {
 	if d < time.Minute || d%time.Minute != 0 {
 		n, unit = int(d/time.Second), "second"
 	}
-	if n == 1 {
-		return "1 " + unit
-	}
-	return strconv.Itoa(n) + " " + unit + "s"
+	return web.Count(n, unit)
 }
 
 // signIn starts a new session for u, ending any the browser had (so a

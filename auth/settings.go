@@ -62,7 +62,7 @@ func abilityGroups(offered, chosen []string) []abilityGroup {
 			i, index[group] = len(groups), len(groups)
 			groups = append(groups, abilityGroup{Name: group})
 		}
-		o.ID = "f-abilities-" + strconv.Itoa(len(index)) + "-" + strconv.Itoa(len(groups[i].Options))
+		o.ID = "f-abilities-" + strconv.Itoa(i+1) + "-" + strconv.Itoa(len(groups[i].Options))
 		o.Checked = slices.Contains(chosen, o.Value)
 		groups[i].Options = append(groups[i].Options, o)
 	}

@@ -954,3 +954,22 @@ func TestTokensWithoutCapabilities(t *testing.T) {
 	require.Contains(t, body, `<a href="mailto:owner@example.com">owner@example.com</a>`)
 	require.NotContains(t, body, `name="abilities"`)
 }
+
+// Abilities offered out of their domains' order still get one group each
+// and ids no other checkbox has.
+func TestTokenAbilityIDsAreUnique(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{web: auth.WebOptions{TokenAbilities: []string{"forms:view", "reporting:view", "forms:create", "reporting:*", "bookings:view"}}})
+	s.user(t, "ada@example.com", "*")
+	b := s.browser(t)
+	b.login("ada@example.com", "correct horse", false)
+	_, body := b.get("/settings/tokens")
+	ids := regexp.MustCompile(`id="(f-abilities-[^"]+)"`).FindAllStringSubmatch(body, -1)
+	require.Len(t, ids, 5)
+	seen := map[string]bool{}
+	for _, m := range ids {
+		require.False(t, seen[m[1]], "id %s twice", m[1])
+		seen[m[1]] = true
+	}
+	require.Equal(t, 1, strings.Count(body, "<h3>Forms</h3>"))
+}

@@ -3,7 +3,6 @@ package bookings
 import (
 	"net/url"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/web"
@@ -130,7 +129,7 @@ func newCalendar(q url.Values, zone, base string, keep map[string]string, now ti
 		if n := len(byDay[d]); n > 0 {
 			c.FreeDays++
 			cell.URL = link(url.Values{"date": {d.String()}})
-			cell.Label += ", " + plural(n, "time") + " free"
+			cell.Label += ", " + web.Count(n, "time") + " free"
 			cell.Selected = hasDate && d == date
 		} else {
 			cell.Label += ", no free times"
@@ -166,11 +165,4 @@ func zoneChoice(zone string) []string {
 	}
 	slices.Sort(zones)
 	return zones
-}
-
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return strconv.Itoa(n) + " " + unit + "s"
 }

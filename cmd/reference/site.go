@@ -145,19 +145,12 @@ func (s *site) errorPage(w http.ResponseWriter, req *http.Request, status int) {
 		e = web.ErrorPage{Heading: http.StatusText(status), Message: "The request could not be answered."}
 	}
 	if secs, err := strconv.Atoi(w.Header().Get("Retry-After")); err == nil && secs > 0 {
-		e.Message += " Please try again in " + plural(secs, "second") + "."
+		e.Message += " Please try again in " + web.Count(secs, "second") + "."
 		if e.Link == "" {
 			e.Link, e.LinkText = req.URL.RequestURI(), "Try again"
 		}
 	}
 	s.render.Error(w, req, status, e)
-}
-
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return strconv.Itoa(n) + " " + unit + "s"
 }
 
 // pages answers browsers' errors as pages: a response from h with one of

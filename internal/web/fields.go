@@ -1,6 +1,9 @@
 package web
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // The field types "field" draws beyond the input types ("text", "email",
 // "tel", "number", "url", "date", "time", "file", "password", "hidden").
@@ -92,4 +95,12 @@ func Summary(fields []Field, general ...string) []SummaryItem {
 		}
 	}
 	return out
+}
+
+// Count says n of unit in words: "1 time", "14 times", "30 seconds".
+func Count(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
 }
