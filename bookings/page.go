@@ -174,14 +174,6 @@ func (p *PageHandler) notFound(w http.ResponseWriter, r *http.Request) {
 	p.render.Error(w, r, http.StatusNotFound, web.ErrorPage{Heading: "Service not found", Message: MsgNoService})
 }
 
-// day is the page's day: ?date, else today in the service's zone.
-func (p *PageHandler) day(r *http.Request, loc *time.Location) Date {
-	if d, ok := ParseDate(r.URL.Query().Get("date")); ok {
-		return d
-	}
-	return DateOf(p.svc.o.Now().In(loc))
-}
-
 // labelWords puts the booking form's messages in the words of its
 // labels ("Enter your name.") instead of the API's field names.
 var labelWords = map[string]string{
@@ -240,13 +232,15 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 		return err
 	}
 	data.Calendar = cal
-	if offers, err := p.svc.Bookable(ctx, svc); err == nil {
-		names := make([]string, len(offers))
-		for i, o := range offers {
-			names[i] = o.Name
-		}
-		data.Providers = strings.Join(names, ", ")
+	offers, err := p.svc.Bookable(ctx, svc)
+	if err != nil {
+		return err
 	}
+	names := make([]string, len(offers))
+	for i, o := range offers {
+		names[i] = o.Name
+	}
+	data.Providers = strings.Join(names, ", ")
 	field := func(typ, name, label, auto string, required bool) web.Field {
 		return web.Field{Type: typ, Name: name, ID: web.FieldID(name), Label: label, Value: r.PostFormValue(name), Autocomplete: auto, Required: required}
 	}
