@@ -129,6 +129,24 @@ func (tr *tour) check(name string) {
 	require.NoError(tr.t, browsertest.SetScheme(tr.ctx, "light"))
 }
 
+// seed makes the studio the tour walks: a contact form and a portrait
+// session bookable on weekdays, 09:00-17:00 in London.
+func (tr *tour) seed() {
+	tr.t.Helper()
+	tr.api("POST", "/api/v1/forms", `{"name":"Contact us","description":"Questions about a booking, or anything else.","success_message":"Thanks, we will write back within a day."}`)
+	for _, f := range []string{`{"type":"text","label":"Your name","is_required":true}`, `{"type":"email","label":"Email","is_required":true}`,
+		`{"type":"textarea","label":"Message","is_required":true}`} {
+		tr.api("POST", "/api/v1/forms/contact-us/fields", f)
+	}
+
+	tr.api("POST", "/api/bookings/admin/services", `{"name":"Portrait session","slug":"portrait","description":"An hour in the studio, with ten edited photos.","duration":60,"price":"120.00","timezone":"Europe/London","min_advance_minutes":60,"max_advance_minutes":525600}`)
+	tr.api("POST", "/api/bookings/admin/providers", `{"name":"Sam Rivera","timezone":"Europe/London"}`)
+	tr.api("PUT", "/api/bookings/admin/services/portrait/providers/1", `{}`)
+	for day := 1; day <= 5; day++ {
+		tr.api("POST", "/api/bookings/admin/providers/1/hours", fmt.Sprintf(`{"day_of_week":%d,"start_time":"09:00","end_time":"17:00"}`, day))
+	}
+}
+
 // signIn signs in through the login page.
 func (tr *tour) signIn(email string) {
 	tr.t.Helper()
@@ -151,18 +169,7 @@ func TestBrowserSitePages(t *testing.T) {
 	tr := newTour(t)
 	tr.user("ada@example.com", "Ada Lovelace", "*")
 	tr.user("bob@example.com", "Bob Guest")
-	tr.api("POST", "/api/v1/forms", `{"name":"Contact us","description":"Questions about a booking, or anything else.","success_message":"Thanks, we will write back within a day."}`)
-	for _, f := range []string{`{"type":"text","label":"Your name","is_required":true}`, `{"type":"email","label":"Email","is_required":true}`,
-		`{"type":"textarea","label":"Message","is_required":true}`} {
-		tr.api("POST", "/api/v1/forms/contact-us/fields", f)
-	}
-
-	tr.api("POST", "/api/bookings/admin/services", `{"name":"Portrait session","slug":"portrait","description":"An hour in the studio, with ten edited photos.","duration":60,"price":"120.00","timezone":"Europe/London","min_advance_minutes":60,"max_advance_minutes":525600}`)
-	tr.api("POST", "/api/bookings/admin/providers", `{"name":"Sam Rivera","timezone":"Europe/London"}`)
-	tr.api("PUT", "/api/bookings/admin/services/portrait/providers/1", `{}`)
-	for day := 1; day <= 5; day++ {
-		tr.api("POST", "/api/bookings/admin/providers/1/hours", fmt.Sprintf(`{"day_of_week":%d,"start_time":"09:00","end_time":"17:00"}`, day))
-	}
+	tr.seed()
 
 	// The home page, for a guest; a page that is not there; sign-in.
 	tr.open("/")
@@ -232,4 +239,58 @@ func TestBrowserSitePages(t *testing.T) {
 	require.Equal(t, "Not allowed", tr.text("h1"))
 	require.Contains(t, tr.text("header.site nav"), "Dashboard")
 	tr.check("forbidden")
+}
+
+// The flows walked with the keyboard alone: skip to the content, book a
+// time next month, cancel it (asked first), book again; sign in, make an
+// API token, sign out. Every step is a Tab, Enter, Space or typed text.
+func TestBrowserKeyboardOnly(t *testing.T) {
+	t.Parallel()
+	tr := newTour(t)
+	tr.user("ada@example.com", "Ada Lovelace", "*")
+	tr.seed()
+	ctx := tr.ctx
+	key := func(keys string) { t.Helper(); browsertest.Press(t, ctx, keys, false) }
+	follow := func(sel string) { t.Helper(); browsertest.TabTo(t, ctx, sel); browsertest.Press(t, ctx, "\r", true) }
+	typeInto := func(sel, text string) { t.Helper(); browsertest.TabTo(t, ctx, sel); key(text) }
+	active := func() string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.id || document.activeElement.className`))
+		require.NoError(t, err)
+		return s
+	}
+
+	tr.open("/bookings/portrait?tz=Europe/London")
+	key("\t")
+	require.Equal(t, "skip", active(), "the first Tab reaches the skip link")
+	key("\r")
+	require.Equal(t, "main", active(), "which moves focus to the content")
+	follow(".month-nav a:last-child")
+	follow("table.month a")
+	browsertest.TabTo(t, ctx, "input[name=start_time]")
+	key(" ")
+	typeInto("#f-customer_name", "Grace Hopper")
+	typeInto("#f-customer_email", "grace@example.com")
+	follow("form[method=post] button[type=submit]")
+	require.Equal(t, "You are booked", tr.text("h1"))
+	follow(`a[href*="step=cancel"]`)
+	typeInto("#f-reason", "Plans changed")
+	follow("button.danger")
+	require.Equal(t, "Booking cancelled", tr.text("h1"))
+	follow(`main a[href^="/bookings/portrait"]`)
+	require.Equal(t, "Portrait session", tr.text("h1"))
+
+	tr.open("/login")
+	typeInto("#f-email", "ada@example.com")
+	typeInto("#f-password", "correct horse")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Equal(t, "/dashboard", tr.location())
+	follow(`header.site a[href="/settings/tokens"]`)
+	typeInto("#f-name", "Keyboard")
+	browsertest.TabTo(t, ctx, `input[name=abilities]`)
+	key(" ")
+	follow(`main form[action="/settings/tokens"] button[type=submit]`)
+	require.NotEmpty(t, tr.text("#new-token"))
+	follow("form.signout button")
+	require.Contains(t, tr.text(".notice"), "You have been signed out.")
 }

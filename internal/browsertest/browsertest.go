@@ -291,6 +291,13 @@ func Text(t testing.TB, ctx context.Context, sel string) string {
 func Submit(t testing.TB, ctx context.Context, sel string) {
 	t.Helper()
 	Do(t, ctx, chromedp.Evaluate[chromedp.Void](`window.gwOld = true`), chromedp.Click(chromedp.CSS(sel)))
+	waitNewPage(t, ctx, "clicking "+sel)
+}
+
+// waitNewPage waits until the page marked before an action is replaced by
+// a loaded one.
+func waitNewPage(t testing.TB, ctx context.Context, after string) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		gone, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.gwOld === undefined && document.readyState === "complete"`))
@@ -298,8 +305,35 @@ func Submit(t testing.TB, ctx context.Context, sel string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("browsertest: no new page after clicking %s", sel)
+			t.Fatalf("browsertest: no new page after %s", after)
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
+}
+
+// TabTo presses Tab until the focused element matches sel, as a keyboard
+// user moves through a page, failing t when 200 presses never reach it.
+func TabTo(t testing.TB, ctx context.Context, sel string) {
+	t.Helper()
+	for range 200 {
+		Do(t, ctx, chromedp.KeyEvent("\t"))
+		on, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(`!!document.activeElement && document.activeElement.matches(%q)`, sel)))
+		if err == nil && on {
+			return
+		}
+	}
+	t.Fatalf("browsertest: Tab never reaches %s", sel)
+}
+
+// Press presses keys on the focused element ("\r" is Enter, " " Space)
+// and, when it sends a form or follows a link, waits for the next page
+// like Submit.
+func Press(t testing.TB, ctx context.Context, keys string, navigates bool) {
+	t.Helper()
+	if !navigates {
+		Do(t, ctx, chromedp.KeyEvent(keys))
+		return
+	}
+	Do(t, ctx, chromedp.Evaluate[chromedp.Void](`window.gwOld = true`), chromedp.KeyEvent(keys))
+	waitNewPage(t, ctx, "pressing "+fmt.Sprintf("%q", keys))
 }
