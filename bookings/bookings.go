@@ -158,6 +158,10 @@ type Booking struct {
 	Sequence  int       `json:"-"`
 	CreatedAt time.Time `json:"-"`
 	UpdatedAt time.Time `json:"-"`
+	// SealedManageToken is the manage token sealed with
+	// Options.SecretKey, so that every mail about the booking (a change,
+	// a reminder) carries the manage link; empty without a key.
+	SealedManageToken string `json:"-"`
 }
 
 // Active reports whether the booking holds its slot.

@@ -318,6 +318,7 @@ func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking
 	if err != nil {
 		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", err)
 	}
+	sealed := s.sealStored(token)
 	status := StatusConfirmed
 	if s.o.ManualConfirm {
 		status = StatusRequested
@@ -338,7 +339,7 @@ func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking
 			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now}
 		// The calendar's rules as read for the slot list (they change
 		// rarely); the bookings are read again inside the lock.
-		booked, err := s.store.Reserve(ctx, Reservation{Booking: b, ManageTokenHash: hash, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
+		booked, err := s.store.Reserve(ctx, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: sealed, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
 			LockWait: s.o.LockWait, BusyFrom: start.Add(-maxReach), BusyTo: start.Add(2 * maxReach),
 			Hold: hold, HoldTokenHash: hash, HoldExpires: now.Add(HoldLifetimeDefault), UseHold: useHold.ID,
 			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, busy) }, Then: s.mailHook(func(b Booking) []Event {

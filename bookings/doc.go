@@ -110,10 +110,11 @@
 //
 // With Options.Enqueuer and Mailer, and [RegisterWorkers] on the queue,
 // each change queues, in its own transaction, a River job that mails,
-// rendered in the customer's zone when it runs: the confirmation (with the manage link, its token
-// sealed in the job with Options.SecretKey, and an .ics file), a
-// request's receipt when bookings wait for approval, reschedule and
-// cancellation notices, and the providers' assigned and unassigned
+// rendered in the customer's zone when it runs: the confirmation (with an
+// .ics file), a request's receipt when bookings wait for approval,
+// reschedule and cancellation notices and reminders, each with the
+// manage link (its token sealed with Options.SecretKey, in the job and on
+// the booking; without a key, only the creation's mail has it), and the providers' assigned and unassigned
 // notices. [PeriodicJobs] sends reminders (Options.ReminderHoursBefore,
 // 24 by default) every 15 minutes, each claimed by a row unique on
 // booking, kind and time in the transaction that queues it, so none goes

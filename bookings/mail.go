@@ -20,7 +20,8 @@ const (
 	// confirmation), with the manage link.
 	MailRequested = "requested"
 	// MailConfirmed tells the customer the booking is confirmed, with the
-	// manage link when it is the creation's, and an .ics attachment.
+	// manage link and an .ics attachment. Every customer mail carries the
+	// manage link when the service has a secret key.
 	MailConfirmed = "confirmed"
 	// MailCancelled and MailRescheduled tell the customer of a change
 	// (the reschedule with a new .ics).
@@ -206,7 +207,7 @@ func (s *Service) renderMail(ctx context.Context, args MailArgs) (mail.Message, 
 		return mail.Message{}, false, river.JobCancel(fmt.Errorf("bookings: unknown mail kind %q", args.Mail))
 	}
 	details(&text, b, svc, provider.Name, loc)
-	if link := s.manageLink(args); link != "" {
+	if link := s.manageLink(args, b); link != "" {
 		fmt.Fprintf(&text, "\nTo see, cancel or move your booking, use this link (keep it to yourself):\n%s\n", link)
 	} else if args.Mail != MailCancelled {
 		text.WriteString("\nTo cancel or move your booking, use the link in your first email.\n")
@@ -259,12 +260,35 @@ func details(w *strings.Builder, b Booking, svc Offering, provider string, loc *
 	fmt.Fprintf(w, "Reference: %s\n", b.Number)
 }
 
-// manageLink is the manage URL with the job's token, or "".
-func (s *Service) manageLink(args MailArgs) string {
-	if s.o.ManageURL == "" || args.SealedToken == "" || s.sealer == nil {
+// storedToken binds a manage token sealed for the booking's row, where
+// its id is not known yet.
+var storedToken = []byte("bookings stored manage token")
+
+// sealStored seals a new manage token for its booking's row; "" without
+// a secret key.
+func (s *Service) sealStored(token string) string {
+	if s.sealer == nil {
 		return ""
 	}
-	token, err := s.sealer.Open(args.SealedToken, bindToken(args.BookingID))
+	return s.sealer.Seal(token, storedToken)
+}
+
+// manageLink is the manage URL with the job's token (the creation's), else
+// the booking's stored one, or "".
+func (s *Service) manageLink(args MailArgs, b Booking) string {
+	if s.o.ManageURL == "" || s.sealer == nil {
+		return ""
+	}
+	var token string
+	var err error
+	switch {
+	case args.SealedToken != "":
+		token, err = s.sealer.Open(args.SealedToken, bindToken(args.BookingID))
+	case b.SealedManageToken != "":
+		token, err = s.sealer.Open(b.SealedManageToken, storedToken)
+	default:
+		return ""
+	}
 	if err != nil {
 		s.o.Logger.Error("bookings: a queued manage token does not open", "booking", args.BookingID, "error", err)
 		return ""

@@ -135,7 +135,7 @@ func TestBookingMail(t *testing.T) {
 		require.Equal(t, "Your booking has moved: Consultation consultation", moved.Subject)
 		require.Contains(t, moved.Text, "It was: Wednesday 3 June 2026, 16:00\n")
 		require.Contains(t, moved.Text, "When: Wednesday 3 June 2026, 17:00 to 17:30 (Europe/Paris)\n")
-		require.Contains(t, moved.Text, "use the link in your first email", "the token is not known now")
+		require.Contains(t, moved.Text, "\nhttps://example.com/bookings/manage/"+token+"\n", "every mail carries the manage link")
 		require.Equal(t, "1", parseICS(t, moved.Attachments[0]).GetProperty(ics.ComponentPropertySequence).Value)
 
 		bob, err := m.svc.Store().CreateProvider(ctx, bookings.Provider{Slug: "bob", Name: "Bob", TimeZone: "Europe/London",
@@ -156,6 +156,19 @@ func TestBookingMail(t *testing.T) {
 		cancelled := m.next(t, &seen, 1)[0]
 		require.Equal(t, "Your booking is cancelled: Consultation consultation", cancelled.Subject)
 		require.Contains(t, cancelled.Text, "Reason: The office is closed\n")
+		require.Contains(t, cancelled.Text, "https://example.com/bookings/manage/"+token)
+		// The row keeps the token sealed, never in the clear.
+		var sealed string
+		require.NoError(t, m.db.Get(&sealed, m.db.Rebind("SELECT manage_token_sealed FROM bookings_bookings WHERE id = ?"), bk.ID))
+		require.True(t, strings.HasPrefix(sealed, "gcm1:"), sealed)
+		require.NotContains(t, sealed, token)
+		// A reissued token is the one later mail carries.
+		fresh, err := m.svc.ReissueManageToken(ctx, bk.ID)
+		require.NoError(t, err)
+		require.NoError(t, m.svc.SendMail(ctx, bookings.MailArgs{Mail: bookings.MailReminder, BookingID: bk.ID}))
+		reminder := m.next(t, &seen, 1)[0]
+		require.Contains(t, reminder.Text, "https://example.com/bookings/manage/"+fresh)
+		require.NotContains(t, reminder.Text, token)
 		require.Empty(t, cancelled.Attachments)
 
 		// An erased customer is sent nothing, even by a job queued before.
@@ -167,14 +180,16 @@ func TestBookingMail(t *testing.T) {
 		m.next(t, &seen, 1)
 		_, err = m.svc.EraseCustomer(ctx, "alan@example.com")
 		require.NoError(t, err)
+		require.NoError(t, m.db.Get(&sealed, m.db.Rebind("SELECT manage_token_sealed FROM bookings_bookings WHERE id = ?"), other.ID))
+		require.Empty(t, sealed, "erasing the customer wipes the sealed token")
 		require.NoError(t, m.svc.SendMail(ctx, bookings.MailArgs{Mail: bookings.MailConfirmed, BookingID: other.ID}))
 		require.NoError(t, m.svc.SendMail(ctx, bookings.MailArgs{Mail: bookings.MailConfirmed, BookingID: 999}))
 		require.Len(t, m.outbox.Messages(), seen)
 	})
 }
 
-// With manual confirmation the link goes out with the request; the
-// confirmation later has none.
+// With manual confirmation the link goes out with the request, and again
+// with the confirmation.
 func TestBookingMailManualConfirm(t *testing.T) {
 	t.Parallel()
 	m := setupMail(t, storetest.Open(t, store.SQLite, bookingssql.Migrations), func(o *bookings.Options) { o.ManualConfirm = true })
@@ -191,7 +206,7 @@ func TestBookingMailManualConfirm(t *testing.T) {
 	require.NoError(t, err)
 	confirmed := m.next(t, &seen, 1)[0]
 	require.Equal(t, "Your booking is confirmed: Consultation consultation", confirmed.Subject)
-	require.NotContains(t, confirmed.Text, token)
+	require.Contains(t, confirmed.Text, "https://example.com/bookings/manage/"+token)
 	require.Len(t, confirmed.Attachments, 1)
 }
 

@@ -97,7 +97,7 @@ func (s *Service) ReissueManageToken(ctx context.Context, id int64) (string, err
 	if err != nil {
 		return "", fmt.Errorf("bookings: reissue manage token: %w", err)
 	}
-	if err := s.store.SetManageTokenHash(ctx, id, hash, s.o.Now()); err != nil {
+	if err := s.store.SetManageTokenHash(ctx, id, hash, s.sealStored(token), s.o.Now()); err != nil {
 		return "", fmt.Errorf("bookings: reissue manage token of booking %d: %w", id, err)
 	}
 	if b, err := s.store.Booking(ctx, id); err == nil {

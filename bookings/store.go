@@ -84,8 +84,9 @@ type Store interface {
 	// SHA-256, and the hash as stored, or ErrNotFound.
 	BookingByTokenHash(ctx context.Context, hash []byte) (Booking, []byte, error)
 	// SetManageTokenHash replaces a booking's manage-token hash (the old
-	// token stops working); ErrNotFound without the booking.
-	SetManageTokenHash(ctx context.Context, id int64, hash []byte, at time.Time) error
+	// token stops working) and its sealed copy (Booking.SealedManageToken);
+	// ErrNotFound without the booking.
+	SetManageTokenHash(ctx context.Context, id int64, hash []byte, sealed string, at time.Time) error
 	// ListBookings returns one page of the bookings f selects, by start
 	// then ID, and how many it selects in all.
 	ListBookings(ctx context.Context, f BookingFilter) ([]Booking, int, error)
@@ -230,6 +231,9 @@ type Calendar struct {
 type Reservation struct {
 	Booking         Booking
 	ManageTokenHash []byte
+	// ManageTokenSealed is the token sealed for later mails
+	// (Booking.SealedManageToken); empty without a secret key.
+	ManageTokenSealed string
 	// Lock names the provider's local day; every Reserve of one name runs
 	// one at a time, on every instance.
 	Lock     string

@@ -408,16 +408,18 @@ type bookingRow struct {
 	Sequence      int                        `db:"sequence"`
 	CreatedAt     store.Time                 `db:"created_at"`
 	UpdatedAt     store.Time                 `db:"updated_at"`
+	Sealed        string                     `db:"manage_token_sealed"`
 }
 
 const bookingColumns = `id, number, service_id, provider_id, status, start_time, end_time, customer_name, customer_email,
-	customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data, notes, sequence, created_at, updated_at`
+	customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data, notes, sequence, created_at, updated_at,
+	manage_token_sealed`
 
 func (r bookingRow) booking() bookings.Booking {
 	return bookings.Booking{ID: r.ID, Number: r.Number, ServiceID: r.ServiceID, ProviderID: idPtr(r.ProviderID), Status: r.Status,
 		Start: r.Start.Time, End: r.End.Time, CustomerName: r.Name, CustomerEmail: r.Email, CustomerPhone: r.Phone,
 		CustomerTimeZone: r.TimeZone, AssignmentStrategy: r.Strategy, IntakeVersion: r.IntakeVersion, IntakeData: r.IntakeData.V,
-		Notes: r.Notes, Sequence: r.Sequence, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
+		Notes: r.Notes, Sequence: r.Sequence, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, SealedManageToken: r.Sealed}
 }
 
 // Booking implements bookings.Store.

@@ -198,9 +198,9 @@ func (s *Store) BookingByTokenHash(ctx context.Context, hash []byte) (bookings.B
 }
 
 // SetManageTokenHash implements bookings.Store.
-func (s *Store) SetManageTokenHash(ctx context.Context, id int64, hash []byte, at time.Time) error {
-	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE bookings_bookings SET manage_token_hash = ?, updated_at = ? WHERE id = ?`),
-		hash, store.NewTime(at), id)
+func (s *Store) SetManageTokenHash(ctx context.Context, id int64, hash []byte, sealed string, at time.Time) error {
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE bookings_bookings SET manage_token_hash = ?, manage_token_sealed = ?, updated_at = ?
+		WHERE id = ?`), hash, sealed, store.NewTime(at), id)
 	if err != nil {
 		return fmt.Errorf("bookingssql: set manage token: %w", err)
 	}

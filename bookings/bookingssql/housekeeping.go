@@ -215,7 +215,8 @@ func (s *Store) EraseCustomer(ctx context.Context, email string, at time.Time) (
 			rand.Read(unknown[:])
 			hash := sha256.Sum256(unknown[:])
 			if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE bookings_bookings SET customer_name = '', customer_email = '',
-				customer_phone = '', customer_timezone = '', intake_data = NULL, notes = '', manage_token_hash = ?, updated_at = ? WHERE id = ?`),
+				customer_phone = '', customer_timezone = '', intake_data = NULL, notes = '', manage_token_hash = ?, manage_token_sealed = '', updated_at = ?
+				WHERE id = ?`),
 				hash[:], store.NewTime(at), r.ID); err != nil {
 				return err
 			}

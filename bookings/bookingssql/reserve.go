@@ -49,10 +49,11 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 		var row bookingRow
 		err = tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO bookings_bookings (number, service_id, provider_id, status, start_time,
 			end_time, customer_name, customer_email, customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data,
-			notes, manage_token_hash, created_at, updated_at, seat) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+bookingColumns),
+			notes, manage_token_hash, manage_token_sealed, created_at, updated_at, seat) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			RETURNING `+bookingColumns),
 			b.Number, b.ServiceID, nullID(b.ProviderID), b.Status, store.NewTime(b.Start), store.NewTime(b.End), b.CustomerName,
 			b.CustomerEmail, b.CustomerPhone, b.CustomerTimeZone, b.AssignmentStrategy, b.IntakeVersion,
-			store.JSON[map[string]any]{V: b.IntakeData}, b.Notes, r.ManageTokenHash, store.NewTime(b.CreatedAt), store.NewTime(b.UpdatedAt), seat).StructScan(&row)
+			store.JSON[map[string]any]{V: b.IntakeData}, b.Notes, r.ManageTokenHash, r.ManageTokenSealed, store.NewTime(b.CreatedAt), store.NewTime(b.UpdatedAt), seat).StructScan(&row)
 		if err != nil {
 			return err
 		}
