@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"image/png"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -106,4 +107,59 @@ func TestBrowserDashboard(t *testing.T) {
 	require.Contains(t, url, "days=90")
 	require.Contains(t, text("figure figcaption"), "from 2026-03-04 to 2026-06-01")
 	browsertest.NoViolations(t, ctx, "the dashboard on a desktop")
+
+	// A range of one's own, and one that is not.
+	run(chromedp.Navigate(srv.URL+"/reporting?from=2026-05-30&to=2026-06-01"), chromedp.WaitVisible(chromedp.CSS("figure.chart")))
+	require.Contains(t, text(".totals"), "on the period before")
+	browsertest.NoViolations(t, ctx, "the dashboard for a range of dates")
+	run(chromedp.Navigate(srv.URL+"/reporting?from=2026-06-01&to=2026-05-01"), chromedp.WaitVisible(chromedp.CSS(".error-summary")))
+	browsertest.NoViolations(t, ctx, "the dashboard with a bad range")
+}
+
+// A range of one's own dates, the totals against the period before, and
+// each table as CSV, without a browser; a bad range is said, and the days
+// stand.
+func TestDashboardRangesCompareAndExport(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	seedViews(t, b) // 5, 8, 11, 14, 17, 20, 23 views on 2026-05-26..06-01
+	svc, err := reporting.NewService(&reporting.Options{Analytics: b.analytics, Now: b.clock.Now})
+	require.NoError(t, err)
+	d, err := reporting.NewDashboard(svc, nil)
+	require.NoError(t, err)
+	get := func(path string) (int, http.Header, string) {
+		t.Helper()
+		w := httptest.NewRecorder()
+		d.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		return w.Code, w.Header(), w.Body.String()
+	}
+
+	// The last two of the seven days against the two before: 43 views
+	// against 31 is +39%.
+	code, _, body := get("/reporting?from=2026-05-31&to=2026-06-01")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "For 31 May 2026 to 1 June 2026, against the period of the same length before it.")
+	require.Contains(t, body, `<dd>43 <span class="change">&#43;39% on the period before</span></dd>`)
+	require.Contains(t, body, "Page views a day from 2026-05-31 to 2026-06-01: 43 in all")
+	// The last 7 days against the 7 before them, which had none.
+	_, _, body = get("/reporting?days=7")
+	require.Contains(t, body, `<dd>98 <span class="change">up from none on the period before</span></dd>`)
+	require.Contains(t, body, `href="/reporting?days=7&amp;export=pages"`)
+
+	code, _, body = get("/reporting?from=2026-06-01&to=2026-05-01")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "Give the range as two dates, the first on or before the second")
+	require.Contains(t, body, "For the last 28 days")
+
+	code, h, csv := get("/reporting?from=2026-05-31&to=2026-06-01&export=pages")
+	require.Equal(t, 200, code)
+	require.Equal(t, "text/csv; charset=utf-8", h.Get("Content-Type"))
+	require.Equal(t, `attachment; filename="pages-2026-05-31-to-2026-06-01.csv"`, h.Get("Content-Disposition"))
+	require.Equal(t, "path,title,views,visitors\n/,Home,28,8\n/shoes,Shoes,15,8\n", csv)
+	_, _, csv = get("/reporting?days=7&export=sources")
+	require.True(t, strings.HasPrefix(csv, "source,views,visitors,share\nDirect,"), csv)
+	_, _, csv = get("/reporting?days=7&export=events")
+	require.Equal(t, "event,count,visitors\nadd_to_cart,7,7\n", csv)
+	code, _, _ = get("/reporting?export=secrets")
+	require.Equal(t, 404, code)
 }

@@ -1,17 +1,22 @@
 package reporting
 
 import (
+	"context"
 	"embed"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/web"
@@ -44,8 +49,10 @@ type DashboardOptions struct {
 
 // Dashboard is a server-rendered page of the five reports (and the
 // first-party breakdowns): totals, trends drawn as inline SVG on the
-// server, tables of top queries, pages and content, a range picker
-// (7/28/90 days). It needs no JavaScript. Guard it as the routes are
+// server, tables of top queries, pages and content (each exported as
+// CSV with ?export=), the totals against the period before, a range
+// picker (7/28/90 days) and a range of dates (?from, ?to). It needs no
+// JavaScript. Guard it as the routes are
 // guarded (the reference server asks for view_search_reporting).
 type Dashboard struct {
 	svc     *Service
@@ -103,6 +110,14 @@ type dashboardPage struct {
 	Ranges  []rangeOption
 	Search  *searchSection
 	Traffic *trafficSection
+	// From and To are the custom range as given; Custom when they name
+	// one, else RangeError says what is wrong. RangeLabel says the range
+	// in words; Export links each table's CSV.
+	From, To   string
+	Custom     bool
+	RangeError string
+	RangeLabel string
+	Export     map[string]string
 }
 
 type rangeOption struct {
@@ -125,6 +140,9 @@ type trafficSection struct {
 	Content  TopContent
 	Sources  *Breakdown
 	Devices  *Breakdown
+	// Changes compare the totals with the period before, by total
+	// ("users", "sessions", "views", "engagement").
+	Changes map[string]Change
 }
 
 func (d *Dashboard) sectionError(fam family, err error) section {
@@ -142,64 +160,223 @@ func (d *Dashboard) sectionError(fam family, err error) section {
 	return section{Error: "The report could not be made. Try again in a moment."}
 }
 
+// exports are the dashboard's tables a CSV export may name (?export=).
+var exports = []string{"pages", "events", "sources", "devices"}
+
+// pickRange reads the page's range: ?from and ?to (dates, both) for a
+// range of one's own, else ?days (one of DashboardRanges). A bad pair is
+// a message, and the days stand.
+func pickRange(r *http.Request, p *dashboardPage) AnalyticsQuery {
+	q := r.URL.Query()
+	p.Days = DashboardRanges[0]
+	if n, err := strconv.Atoi(q.Get("days")); err == nil && slices.Contains(DashboardRanges, n) {
+		p.Days = n
+	}
+	for _, n := range []int{7, 28, 90} {
+		p.Ranges = append(p.Ranges, rangeOption{Days: n, Selected: n == p.Days})
+	}
+	p.From, p.To = q.Get("from"), q.Get("to")
+	aq := AnalyticsQuery{Days: p.Days, Limit: 10}
+	link := url.Values{"days": {strconv.Itoa(p.Days)}}
+	if p.From != "" || p.To != "" {
+		custom := AnalyticsQuery{Start: p.From, End: p.To}
+		if start, end, ok := custom.Dates(); ok {
+			aq.Start, aq.End, p.Custom = p.From, p.To, true
+			aq.Days = int(end.Sub(start)/(24*time.Hour)) + 1
+			p.RangeLabel = start.Format("2 January 2006") + " to " + end.Format("2 January 2006")
+			link = url.Values{"from": {p.From}, "to": {p.To}}
+		} else {
+			p.RangeError = "Give the range as two dates, the first on or before the second, at most " + strconv.Itoa(AnalyticsMaxDays) + " days apart."
+		}
+	}
+	if !p.Custom {
+		p.RangeLabel = "the last " + strconv.Itoa(p.Days) + " days"
+	}
+	p.Export = map[string]string{}
+	for _, e := range exports {
+		v := maps.Clone(link)
+		v.Set("export", e)
+		p.Export[e] = p.Path + "?" + v.Encode()
+	}
+	return aq
+}
+
+// previous is the period of the same length just before q's.
+func previous(q AnalyticsQuery) AnalyticsQuery {
+	if start, end, ok := q.Dates(); ok {
+		n := end.Sub(start) + 24*time.Hour
+		q.Start, q.End = start.Add(-n).Format(time.DateOnly), start.Add(-24*time.Hour).Format(time.DateOnly)
+		return q
+	}
+	q.Before = q.Days
+	return q
+}
+
+// Change is a total against the period before, in words.
+type Change struct {
+	Text string
+}
+
+// change says how now compares with before: "+12% on the 28 days
+// before", "new", or "no change".
+func change(now, before float64) Change {
+	switch {
+	case now == before:
+		return Change{Text: "no change"}
+	case before == 0:
+		return Change{Text: "up from none"}
+	}
+	d := (now - before) / before * 100
+	sign := "+"
+	if d < 0 {
+		sign = "−"
+	}
+	return Change{Text: sign + strconv.FormatFloat(math.Abs(math.Round(d)), 'f', 0, 64) + "%"}
+}
+
 func (d *Dashboard) show(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	days := DashboardRanges[0]
-	if n, err := strconv.Atoi(r.URL.Query().Get("days")); err == nil && slices.Contains(DashboardRanges, n) {
-		days = n
-	}
-	p := &dashboardPage{Path: d.o.Path, Days: days}
-	for _, n := range []int{7, 28, 90} {
-		p.Ranges = append(p.Ranges, rangeOption{Days: n, Selected: n == days})
+	p := &dashboardPage{Path: d.o.Path}
+	q := pickRange(r, p)
+	if e := r.URL.Query().Get("export"); e != "" {
+		d.export(w, r, e, q)
+		return
 	}
 	if d.svc.o.Search != nil {
-		s := &searchSection{}
-		var err error
-		s.Performance, err = d.svc.Performance(ctx, days)
-		if err == nil {
-			s.Queries, err = d.svc.TopQueries(ctx, days, 10)
-		}
-		if err == nil {
-			s.Pages, err = d.svc.TopPages(ctx, days, 10)
-		}
-		if err != nil {
-			s.section = d.sectionError(searchFamily, err)
-		} else {
-			points := make([]ChartPoint, len(s.Performance.Trend))
-			for i, t := range s.Performance.Trend {
-				points[i] = ChartPoint{Label: t.Date, Value: t.Clicks}
-			}
-			s.Chart = NewChart("clicks-chart", "Clicks a day", points)
-		}
-		p.Search = s
+		p.Search = d.searchSection(ctx, p.Days)
 	}
 	if d.svc.o.Analytics != nil {
-		t := &trafficSection{}
-		q := AnalyticsQuery{Days: days, Limit: 10}
-		var err error
-		t.Overview, err = d.svc.Overview(ctx, AnalyticsQuery{Days: days})
-		if err == nil {
-			t.Content, err = d.svc.TopContent(ctx, q)
-		}
-		if _, ok := d.svc.o.Analytics.(BreakdownSource); ok && err == nil {
-			var sources, devices Breakdown
-			if sources, err = d.svc.Sources(ctx, q); err == nil {
-				devices, err = d.svc.Devices(ctx, q)
-			}
-			t.Sources, t.Devices = &sources, &devices
-		}
-		if err != nil {
-			t.section = d.sectionError(analyticsFamily, err)
-		} else {
-			points := make([]ChartPoint, len(t.Overview.Trend))
-			for i, o := range t.Overview.Trend {
-				points[i] = ChartPoint{Label: o.Date, Value: o.PageViews}
-			}
-			t.Chart = NewChart("views-chart", "Page views a day", points)
-		}
-		p.Traffic = t
+		p.Traffic = d.trafficSection(ctx, q)
 	}
 	d.render.Render(w, r, http.StatusOK, DashboardTemplate, &web.Page{Title: "Reports", Data: p, Wide: true})
+}
+
+func (d *Dashboard) searchSection(ctx context.Context, days int) *searchSection {
+	s := &searchSection{}
+	var err error
+	s.Performance, err = d.svc.Performance(ctx, days)
+	if err == nil {
+		s.Queries, err = d.svc.TopQueries(ctx, days, 10)
+	}
+	if err == nil {
+		s.Pages, err = d.svc.TopPages(ctx, days, 10)
+	}
+	if err != nil {
+		s.section = d.sectionError(searchFamily, err)
+		return s
+	}
+	points := make([]ChartPoint, len(s.Performance.Trend))
+	for i, t := range s.Performance.Trend {
+		points[i] = ChartPoint{Label: t.Date, Value: t.Clicks}
+	}
+	s.Chart = NewChart("clicks-chart", "Clicks a day", points)
+	return s
+}
+
+func (d *Dashboard) trafficSection(ctx context.Context, q AnalyticsQuery) *trafficSection {
+	t := &trafficSection{}
+	var before Overview
+	var err error
+	overview := q
+	overview.Limit = 0
+	t.Overview, err = d.svc.Overview(ctx, overview)
+	if err == nil {
+		before, err = d.svc.Overview(ctx, previous(overview))
+	}
+	if err == nil {
+		t.Content, err = d.svc.TopContent(ctx, q)
+	}
+	if _, ok := d.svc.o.Analytics.(BreakdownSource); ok && err == nil {
+		var sources, devices Breakdown
+		if sources, err = d.svc.Sources(ctx, q); err == nil {
+			devices, err = d.svc.Devices(ctx, q)
+		}
+		t.Sources, t.Devices = &sources, &devices
+	}
+	if err != nil {
+		t.section = d.sectionError(analyticsFamily, err)
+		return t
+	}
+	now, was := t.Overview.Totals, before.Totals
+	t.Changes = map[string]Change{"users": change(now.Users, was.Users), "sessions": change(now.Sessions, was.Sessions),
+		"views": change(now.PageViews, was.PageViews), "engagement": change(now.AvgEngagementSeconds, was.AvgEngagementSeconds)}
+	points := make([]ChartPoint, len(t.Overview.Trend))
+	for i, o := range t.Overview.Trend {
+		points[i] = ChartPoint{Label: o.Date, Value: o.PageViews}
+	}
+	t.Chart = NewChart("views-chart", "Page views a day", points)
+	return t
+}
+
+// export answers one table of the report as CSV (every row the source
+// gives, up to ContentMaxLimit), named for the table and the range.
+func (d *Dashboard) export(w http.ResponseWriter, r *http.Request, table string, q AnalyticsQuery) {
+	if !slices.Contains(exports, table) || d.svc.o.Analytics == nil {
+		d.render.Error(w, r, http.StatusNotFound, web.ErrorPage{Heading: "No such table", Message: "There is no report table by that name to export.",
+			Link: d.o.Path, LinkText: "Back to the reports"})
+		return
+	}
+	q.Limit = ContentMaxLimit
+	var rows [][]string
+	var err error
+	switch table {
+	case "pages", "events":
+		var c TopContent
+		if c, err = d.svc.TopContent(r.Context(), q); err == nil && table == "pages" {
+			rows = append(rows, []string{"path", "title", "views", "visitors"})
+			for _, p := range c.TopPages {
+				rows = append(rows, []string{p.Path, p.Title, num(p.Views), num(p.Users)})
+			}
+		} else if err == nil {
+			rows = append(rows, []string{"event", "count", "visitors"})
+			for _, e := range c.TopEvents {
+				rows = append(rows, []string{e.Event, num(e.Count), num(e.Users)})
+			}
+		}
+	default:
+		f := d.svc.Sources
+		if table == "devices" {
+			f = d.svc.Devices
+		}
+		var b Breakdown
+		if b, err = f(r.Context(), q); err == nil {
+			rows = append(rows, []string{strings.TrimSuffix(table, "s"), "views", "visitors", "share"})
+			for _, row := range b.Rows {
+				rows = append(rows, []string{row.Key, num(row.Views), num(row.Users), strconv.FormatFloat(row.Shares, 'f', 4, 64)})
+			}
+		}
+	}
+	if err != nil {
+		s := d.sectionError(analyticsFamily, err)
+		d.render.Error(w, r, http.StatusBadGateway, web.ErrorPage{Heading: "Export not made", Message: s.Error, Link: d.o.Path, LinkText: "Back to the reports"})
+		return
+	}
+	name := table + "-" + strconv.Itoa(q.Days) + "-days.csv"
+	if q.Start != "" {
+		name = table + "-" + q.Start + "-to-" + q.End + ".csv"
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	cw := csv.NewWriter(w)
+	for _, row := range rows {
+		for i, v := range row {
+			row[i] = csvSafe(v)
+		}
+		_ = cw.Write(row)
+	}
+	cw.Flush()
+}
+
+// csvSafe keeps a spreadsheet from reading a cell as a formula: a value
+// starting with =, +, - or @ gets a leading quote.
+func csvSafe(v string) string {
+	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+		return "'" + v
+	}
+	return v
 }
 
 // ChartPoint is one value of a trend.

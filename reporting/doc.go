@@ -60,8 +60,11 @@
 //
 // [NewDashboard] is a page of every report, in the shared page layout:
 // totals, trends drawn as inline SVG on the server (with a title, a
-// description and the figures in words), tables, and a 7/28/90-day
-// picker, all without JavaScript.
+// description and the figures in words), tables with a CSV export each
+// (?export=pages|events|sources|devices), the totals against the period
+// before (AnalyticsQuery.Before, or the dates before a range of
+// AnalyticsQuery.Start and End), and a 7/28/90-day picker beside a range
+// of dates (?from, ?to), all without JavaScript.
 //
 // # Setting up the database
 //

@@ -389,10 +389,15 @@ func (a *Analytics) Housekeep(ctx context.Context) error {
 	return nil
 }
 
-// days is [today−(n−1), today] in the site's zone, and each day.
-func (a *Analytics) days(n int) (Range, []string) {
+// days is the query's range and each of its days: its own dates, else the
+// last Days days ending Before days before today, in the site's zone.
+func (a *Analytics) days(q AnalyticsQuery) (Range, []string) {
 	today := a.o.Now().In(a.o.Location)
-	start := time.Date(today.Year(), today.Month(), today.Day()-(n-1), 0, 0, 0, 0, a.o.Location)
+	n := dayCount(q)
+	start := time.Date(today.Year(), today.Month(), today.Day()-(n-1)-max(q.Before, 0), 0, 0, 0, 0, a.o.Location)
+	if s, e, ok := q.Dates(); ok {
+		start, n = s, int(e.Sub(s)/(24*time.Hour))+1
+	}
 	out := make([]string, 0, n)
 	for d := start; len(out) < n; d = d.AddDate(0, 0, 1) {
 		out = append(out, d.Format(time.DateOnly))
@@ -406,7 +411,7 @@ func dayCount(q AnalyticsQuery) int { return min(max(q.Days, 1), AnalyticsMaxDay
 // visitors (counted per day: the salt changes daily, so a visitor on two
 // days is two), sessions and their average length.
 func (a *Analytics) Overview(ctx context.Context, q AnalyticsQuery) (Overview, error) {
-	r, days := a.days(dayCount(q))
+	r, days := a.days(q)
 	rows, err := a.store.Daily(ctx, DimTotal, r.StartDate, r.EndDate, 0)
 	if err != nil {
 		return Overview{}, err
@@ -441,7 +446,7 @@ func limitOf(q AnalyticsQuery) int {
 // TopContent implements AnalyticsSource: pages by views, events by count
 // (users: the daily visitors summed).
 func (a *Analytics) TopContent(ctx context.Context, q AnalyticsQuery) (TopContent, error) {
-	r, _ := a.days(dayCount(q))
+	r, _ := a.days(q)
 	limit := limitOf(q)
 	pages, err := a.store.Daily(ctx, DimPage, r.StartDate, r.EndDate, limit)
 	if err != nil {
@@ -462,7 +467,7 @@ func (a *Analytics) TopContent(ctx context.Context, q AnalyticsQuery) (TopConten
 }
 
 func (a *Analytics) breakdown(ctx context.Context, dim string, q AnalyticsQuery) (Breakdown, error) {
-	r, _ := a.days(dayCount(q))
+	r, _ := a.days(q)
 	rows, err := a.store.Daily(ctx, dim, r.StartDate, r.EndDate, 0)
 	if err != nil {
 		return Breakdown{}, err

@@ -60,10 +60,10 @@ func NewService(opts *Options) (*Service, error) {
 		"search/top-queries": func(ctx context.Context, q query) (any, error) { return o.Search.TopQueries(ctx, q.days, q.limit) },
 		"search/top-pages":   func(ctx context.Context, q query) (any, error) { return o.Search.TopPages(ctx, q.days, q.limit) },
 		"analytics/overview": func(ctx context.Context, q query) (any, error) {
-			return o.Analytics.Overview(ctx, AnalyticsQuery{Days: q.days, PropertyID: q.property})
+			return o.Analytics.Overview(ctx, q.analytics())
 		},
 		"analytics/top-content": func(ctx context.Context, q query) (any, error) {
-			return o.Analytics.TopContent(ctx, AnalyticsQuery{Days: q.days, Limit: q.limit, PropertyID: q.property})
+			return o.Analytics.TopContent(ctx, q.analytics())
 		},
 		"analytics/sources": breakdown(o.Analytics, BreakdownSource.Sources),
 		"analytics/devices": breakdown(o.Analytics, BreakdownSource.Devices),
@@ -77,7 +77,9 @@ func breakdown(src AnalyticsSource, f func(BreakdownSource, context.Context, Ana
 		if !ok {
 			return nil, errNoBreakdown
 		}
-		return f(b, ctx, AnalyticsQuery{Days: q.days, Limit: q.limit})
+		a := q.analytics()
+		a.PropertyID = ""
+		return f(b, ctx, a)
 	}
 }
 
@@ -118,23 +120,26 @@ func (s *Service) TopPages(ctx context.Context, days, limit int) (TopPages, erro
 
 // Overview is the analytics totals and trend, through the cache.
 func (s *Service) Overview(ctx context.Context, q AnalyticsQuery) (Overview, error) {
-	return cached[Overview](ctx, s, analyticsFamily, "overview", query{days: q.Days, property: q.PropertyID})
+	q.Limit = 0
+	return cached[Overview](ctx, s, analyticsFamily, "overview", analyticsQuery(q))
 }
 
 // TopContent is the top pages and events, through the cache.
 func (s *Service) TopContent(ctx context.Context, q AnalyticsQuery) (TopContent, error) {
-	return cached[TopContent](ctx, s, analyticsFamily, "top-content", query{days: q.Days, limit: q.Limit, property: q.PropertyID})
+	return cached[TopContent](ctx, s, analyticsFamily, "top-content", analyticsQuery(q))
 }
 
 // Sources is the visits by source, when the analytics source breaks them
 // down (the first-party one does), through the cache.
 func (s *Service) Sources(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
-	return cached[Breakdown](ctx, s, analyticsFamily, "sources", query{days: q.Days, limit: q.Limit})
+	q.PropertyID = ""
+	return cached[Breakdown](ctx, s, analyticsFamily, "sources", analyticsQuery(q))
 }
 
 // Devices is the visits by device class, as Sources.
 func (s *Service) Devices(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
-	return cached[Breakdown](ctx, s, analyticsFamily, "devices", query{days: q.Days, limit: q.Limit})
+	q.PropertyID = ""
+	return cached[Breakdown](ctx, s, analyticsFamily, "devices", analyticsQuery(q))
 }
 
 // ErrNoSource is the answer of a report whose source is not configured.
@@ -184,6 +189,20 @@ var (
 type query struct {
 	days, limit int
 	property    string
+	// before, start and end are an analytics query's other range
+	// (AnalyticsQuery.Before, Start, End).
+	before     int
+	start, end string
+}
+
+// analyticsQuery is q as the cache keys it.
+func analyticsQuery(q AnalyticsQuery) query {
+	return query{days: q.Days, limit: q.Limit, property: q.PropertyID, before: max(q.Before, 0), start: q.Start, end: q.End}
+}
+
+// analytics is the query a source is asked.
+func (q query) analytics() AnalyticsQuery {
+	return AnalyticsQuery{Days: q.days, Limit: q.limit, PropertyID: q.property, Before: q.before, Start: q.start, End: q.end}
 }
 
 // clamp reads a positive whole number; def when absent or not a number.
@@ -229,7 +248,8 @@ func (s *Service) fetch(ctx context.Context, fam family, name string, src any, q
 }
 
 func cacheKey(fam, route, connection string, q query) string {
-	sum := sha256.Sum256([]byte(fam + "|" + route + "|" + connection + "|" + strconv.Itoa(q.days) + "|" + strconv.Itoa(q.limit) + "|" + q.property))
+	sum := sha256.Sum256([]byte(fam + "|" + route + "|" + connection + "|" + strconv.Itoa(q.days) + "|" + strconv.Itoa(q.limit) + "|" + q.property +
+		"|" + strconv.Itoa(q.before) + "|" + q.start + "|" + q.end))
 	return hex.EncodeToString(sum[:])
 }
 

@@ -3,6 +3,7 @@ package reporting
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Limits of the parameters: a value past a limit is clamped to it, and
@@ -39,7 +40,24 @@ type SearchSource interface {
 // sources ignore it).
 type AnalyticsQuery struct {
 	Days, Limit int
-	PropertyID  string
+	// Before moves the range back: the Days days that end Before days
+	// before today (the period to compare with).
+	Before int
+	// Start and End (YYYY-MM-DD, both or neither) ask for those dates
+	// instead of the last Days days; see [AnalyticsQuery.Dates].
+	Start, End string
+	PropertyID string
+}
+
+// Dates is the query's own range of dates, when Start and End name one:
+// both dates, Start not after End, at most AnalyticsMaxDays days.
+func (q AnalyticsQuery) Dates() (start, end time.Time, ok bool) {
+	start, err1 := time.Parse(time.DateOnly, q.Start)
+	end, err2 := time.Parse(time.DateOnly, q.End)
+	if err1 != nil || err2 != nil || end.Before(start) || end.Sub(start) >= AnalyticsMaxDays*24*time.Hour {
+		return time.Time{}, time.Time{}, false
+	}
+	return start, end, true
 }
 
 // AnalyticsSource answers the analytics reports (GA4, the first-party

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/groundwork-go/groundwork/internal/outbound"
 	"github.com/groundwork-go/groundwork/reporting"
@@ -87,10 +88,18 @@ func (g *GA4) Connection(ctx context.Context) (string, error) {
 	return c, err
 }
 
-// gaRange is GA4's "last N days": (N−1)daysAgo through today.
-func gaRange(days int) reporting.Range {
-	days = min(max(days, 1), reporting.AnalyticsMaxDays)
-	return reporting.Range{StartDate: strconv.Itoa(days-1) + "daysAgo", EndDate: "today"}
+// gaRange is the query's range as GA4 takes it: its own dates, else the
+// last N days, (N−1+Before)daysAgo through Before days ago (today).
+func gaRange(q reporting.AnalyticsQuery) reporting.Range {
+	if start, end, ok := q.Dates(); ok {
+		return reporting.Range{StartDate: start.Format(time.DateOnly), EndDate: end.Format(time.DateOnly)}
+	}
+	days, before := min(max(q.Days, 1), reporting.AnalyticsMaxDays), max(q.Before, 0)
+	end := "today"
+	if before > 0 {
+		end = strconv.Itoa(before) + "daysAgo"
+	}
+	return reporting.Range{StartDate: strconv.Itoa(days-1+before) + "daysAgo", EndDate: end}
 }
 
 func (g *GA4) run(ctx context.Context, property string, req runReport) ([]reportRow, error) {
@@ -138,7 +147,7 @@ func dim(row reportRow, i int) string {
 // users, page views and the average session duration, and the trend by
 // date (GA4's YYYYMMDD as YYYY-MM-DD), ascending.
 func (g *GA4) Overview(ctx context.Context, q reporting.AnalyticsQuery) (reporting.Overview, error) {
-	r := gaRange(q.Days)
+	r := gaRange(q)
 	dates := []dateRange{{StartDate: r.StartDate, EndDate: r.EndDate}}
 	totals, err := g.run(ctx, q.PropertyID, runReport{DateRanges: dates,
 		Metrics: list("sessions", "totalUsers", "screenPageViews", "averageSessionDuration")})
@@ -169,7 +178,7 @@ func (g *GA4) Overview(ctx context.Context, q reporting.AnalyticsQuery) (reporti
 // TopContent implements reporting.AnalyticsSource: pages (path, title)
 // by views, and events by count, each descending.
 func (g *GA4) TopContent(ctx context.Context, q reporting.AnalyticsQuery) (reporting.TopContent, error) {
-	r := gaRange(q.Days)
+	r := gaRange(q)
 	limit := int64(min(max(q.Limit, 1), reporting.ContentMaxLimit))
 	if q.Limit <= 0 {
 		limit = reporting.ContentLimitDefault

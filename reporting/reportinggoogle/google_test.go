@@ -210,6 +210,14 @@ func TestGA4(t *testing.T) {
 	calls = g.Calls()
 	require.Equal(t, `POST /v1beta/properties/999:runReport {"dateRanges":[{"endDate":"today","startDate":"29daysAgo"}],"dimensions":[{"name":"pagePath"},{"name":"pageTitle"}],"limit":"100","metrics":[{"name":"screenPageViews"},{"name":"totalUsers"}],"orderBys":[{"desc":true,"metric":{"metricName":"screenPageViews"}}]}`, calls[2],
 		"the request's property, the limit clamped to 100")
+	// The period before, and a range of dates, as GA4 takes them.
+	ov, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 7, Before: 7})
+	require.NoError(t, err)
+	require.Equal(t, reporting.Range{StartDate: "13daysAgo", EndDate: "7daysAgo"}, ov.Range)
+	ov, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 7, Start: "2026-05-01", End: "2026-05-10"})
+	require.NoError(t, err)
+	require.Equal(t, reporting.Range{StartDate: "2026-05-01", EndDate: "2026-05-10"}, ov.Range)
+	require.Contains(t, g.Calls()[len(g.Calls())-1], `"dateRanges":[{"endDate":"2026-05-10","startDate":"2026-05-01"}]`)
 	_, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 2, PropertyID: "12; DROP"})
 	var se *reporting.SourceError
 	require.ErrorAs(t, err, &se)
