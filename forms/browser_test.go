@@ -36,13 +36,17 @@ func TestBrowserFillsThePage(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("f-email"), "not an address"),
 		chromedp.SetValue(chromedp.ID("f-topic"), "support"),
 		chromedp.SendKeys(chromedp.ID("f-message"), "Hello from a browser."),
+		chromedp.SetUploadFiles(chromedp.ID("f-cv"), []string{cv}),
 	))
 	b.clock.Advance(20 * time.Second) // a person takes a while
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("button[type=submit]")),
 		chromedp.WaitVisible(chromedp.CSS(".error-summary")),
 	))
-	browsertest.NoViolations(t, ctx, "the form page with errors")
+	browsertest.NoViolations(t, ctx, "the form page with errors (and a kept file)")
+	help, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("f-cv-help")))
+	require.NoError(t, err)
+	require.Contains(t, help, "Kept from your last try: cv.txt (19 bytes).", "the valid file is kept, not dropped")
 	summary, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".error-summary")))
 	require.NoError(t, err)
 	require.Contains(t, summary, "The Email field must be a valid email address.")
@@ -61,7 +65,6 @@ func TestBrowserFillsThePage(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Clear(chromedp.ID("f-email")),
 		chromedp.SendKeys(chromedp.ID("f-email"), "ann@example.test"),
-		chromedp.SetUploadFiles(chromedp.ID("f-cv"), []string{cv}),
 	))
 	b.clock.Advance(20 * time.Second)
 	require.NoError(t, chromedp.Do(ctx,

@@ -100,6 +100,9 @@ func (s *Service) submitChecked(ctx context.Context, ref string, def definition,
 			s.discardFiles(ctx, req.Files)
 		}
 	}()
+	if err := s.takeKept(ctx, def.form, req); err != nil {
+		return nil, def.form, err
+	}
 	for attempt := 1; ; attempt++ {
 		res, err := s.submit(ctx, def, req, true)
 		if err == nil {
@@ -107,6 +110,10 @@ func (s *Service) submitChecked(ctx context.Context, ref string, def definition,
 			return res, def.form, nil
 		}
 		if !errors.Is(err, ErrStale) || attempt == staleAttempts {
+			var ve *ValidationError
+			if req.keepValid && errors.As(err, &ve) {
+				s.keepUploads(ctx, def.form, req, ve)
+			}
 			return nil, def.form, err
 		}
 		if def, err = s.loadDefinition(ctx, ref); err != nil {

@@ -3,6 +3,7 @@ package forms
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/riverqueue/river"
 )
@@ -17,12 +18,48 @@ func (w *notificationWorker) Work(ctx context.Context, job *river.Job[Notificati
 	return w.svc.SendNotification(ctx, job.Args)
 }
 
+// SweepInterval is how often the sweep of kept uploads runs.
+const SweepInterval = 15 * time.Minute
+
+// SweepArgs is the periodic job that deletes uploads kept longer than
+// UploadKeepTime, with their files ([Service.SweepKeptUploads]).
+type SweepArgs struct{}
+
+// Kind implements river.JobArgs.
+func (SweepArgs) Kind() string { return "forms_sweep_kept_uploads" }
+
+type sweepWorker struct {
+	river.WorkerDefaults[SweepArgs]
+	svc *Service
+}
+
+// Work sweeps once.
+func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
+	n, err := w.svc.SweepKeptUploads(ctx)
+	if err == nil && n > 0 {
+		w.svc.logger.DebugContext(ctx, "forms: swept kept uploads", "files", n)
+	}
+	return err
+}
+
 // RegisterWorkers adds the forms jobs to a queue's workers (see
 // store.Queue.Workers): notification sending, which needs the service's
-// Mailer. Register before the queue starts.
+// Mailer, and the sweep of kept uploads. Register before the queue
+// starts.
 func RegisterWorkers(workers *river.Workers, svc *Service) error {
 	if svc.mailer == nil {
 		return errors.New("forms: register workers: the service has no Mailer")
 	}
+	if err := river.AddWorkerSafely(workers, &sweepWorker{svc: svc}); err != nil {
+		return err
+	}
 	return river.AddWorkerSafely(workers, &notificationWorker{svc: svc})
+}
+
+// PeriodicJobs is the sweep of kept uploads, every SweepInterval; add it
+// with store.Queue.AddPeriodicJobs.
+func PeriodicJobs() []*river.PeriodicJob {
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(SweepInterval),
+		func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, nil },
+		&river.PeriodicJobOpts{ID: SweepArgs{}.Kind(), RunOnStart: true})}
 }

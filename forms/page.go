@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,7 +68,10 @@ type PageOptions struct {
 // PageHandler serves a plain HTML page for each active form, one that
 // works without JavaScript: GET {prefix}/{form} draws it, and it posts to
 // itself. A mistake comes back as the page with each message beside its
-// input and a summary on top linking to them (422); a submission taken
+// input and a summary on top linking to them (422); a valid file sent
+// with it is kept (a KeptUpload, for UploadKeepTime) and the page sends
+// its id back (the KeptUploadField input), so the next try needs no file;
+// add PeriodicJobs to sweep those never used. A submission taken
 // redirects (303, Post/Redirect/Get) to the form's redirect_url, or back
 // to the page, which then thanks the visitor once. Fields on steps show
 // as fieldsets, one after another; conditional logic applies on the
@@ -123,9 +127,10 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("forms: new page handler: %w", err)
 	}
-	return &PageHandler{svc: svc, prefix: prefix, render: r, assets: r.Assets(), logger: o.Logger,
-		submitter: newSubmitter(svc, submitSettings{limiter: o.RateLimiter, limit: o.SubmitLimit, window: o.SubmitWindow,
-			trusted: o.TrustedProxies, maxBytes: o.MaxRequestBytes, maxParts: o.MaxParts, baseURL: o.BaseURL, logger: o.Logger})}, nil
+	sub := newSubmitter(svc, submitSettings{limiter: o.RateLimiter, limit: o.SubmitLimit, window: o.SubmitWindow,
+		trusted: o.TrustedProxies, maxBytes: o.MaxRequestBytes, maxParts: o.MaxParts, baseURL: o.BaseURL, logger: o.Logger})
+	sub.keep = true
+	return &PageHandler{svc: svc, prefix: prefix, render: r, assets: r.Assets(), logger: o.Logger, submitter: sub}, nil
 }
 
 // ServeHTTP implements http.Handler: GET, HEAD and POST {prefix}/{form},
@@ -180,7 +185,7 @@ func (p *PageHandler) show(w http.ResponseWriter, r *http.Request, ref string) e
 	if f := p.render.TakeFlash(w, r, r.URL.Path); f != nil && f.Kind == "success" {
 		thanks = f.Message
 	}
-	return p.draw(w, r, http.StatusOK, form, nil, "", nil, "", thanks)
+	return p.draw(w, r, http.StatusOK, form, nil, nil, "", nil, "", thanks)
 }
 
 func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request, ref string) error {
@@ -195,9 +200,10 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request, ref string)
 		return nil
 	}
 	var values map[string][]string
+	var kept map[string]KeptUpload
 	var token string
 	if a.req != nil {
-		values, token = a.req.Values, a.req.FormToken
+		values, kept, token = a.req.Values, a.req.Kept, a.req.FormToken
 	}
 	var ve *ValidationError
 	var ae *api.Error
@@ -205,9 +211,9 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request, ref string)
 	case a.form == nil:
 		return err
 	case errors.As(err, &ve):
-		return p.draw(w, r, http.StatusUnprocessableEntity, a.form, values, token, ve, "", "")
+		return p.draw(w, r, http.StatusUnprocessableEntity, a.form, values, kept, token, ve, "", "")
 	case errors.As(err, &ae) && ae.Status < 500:
-		return p.draw(w, r, ae.Status, a.form, values, token, nil, ae.Message, "")
+		return p.draw(w, r, ae.Status, a.form, values, kept, token, nil, ae.Message, "")
 	default:
 		return err
 	}
@@ -216,7 +222,7 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request, ref string)
 // draw answers the page of form with the visitor's answers, the messages
 // of a failed submission or a problem, or the thanks of a taken one.
 func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, form *Form, values map[string][]string,
-	token string, errs *ValidationError, problem, thanks string) error {
+	kept map[string]KeptUpload, token string, errs *ValidationError, problem, thanks string) error {
 	data := &pageData{Form: form, PageURL: r.URL.Path, Thanks: thanks, HoneypotField: HoneypotField, FormTokenField: FormTokenField}
 	title := form.Name
 	if thanks == "" {
@@ -229,7 +235,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 			return err
 		}
 		data.FormToken = p.svc.pageToken(form.ID, token)
-		groups, inputs, general := p.svc.layout(fields, steps, values, errs)
+		groups, inputs, general := p.svc.layout(fields, steps, values, kept, errs)
 		if problem != "" {
 			general = append([]string{problem}, general...)
 		}
@@ -300,6 +306,20 @@ type pageItem struct {
 	Kind  string // an input, or TypeHeading, TypeParagraph, TypeDivider, TypeHTML
 	Text  string
 	Input web.Field
+	// Kept is the file input's upload kept from the last try, sent back
+	// by its id.
+	Kept *KeptUpload
+}
+
+// sizeText says a file's size: "812 bytes", "12 KB", "3.4 MB".
+func sizeText(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10) + " bytes"
+	case n < 1000*1000:
+		return strconv.FormatInt((n+500)/1000, 10) + " KB"
+	}
+	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
 }
 
 // inputTypes maps field types to the page layer's input types.
@@ -313,7 +333,8 @@ var autocomplete = map[string]string{TypeEmail: "email", TypePhone: "tel", TypeU
 // layout lays out a form's fields by step, with the visitor's answers and
 // the messages of a failed submission. For the error summary it also
 // returns the inputs in page order, and the messages about no field.
-func (s *Service) layout(fields []Field, steps []Step, values map[string][]string, errs *ValidationError) (groups []pageGroup, inputs []web.Field, general []string) {
+func (s *Service) layout(fields []Field, steps []Step, values map[string][]string, kept map[string]KeptUpload, errs *ValidationError) (groups []pageGroup,
+	inputs []web.Field, general []string) {
 	var messages map[string][]string
 	var names []string
 	if errs != nil {
@@ -346,6 +367,13 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 			}
 			in.Accept = strings.Join(accept, ",")
 		}
+		var keep *KeptUpload
+		if k, ok := kept[f.Name]; ok && f.Type == TypeFile {
+			keep = &k
+			in.Required = false // the kept file answers it
+			in.Help = strings.TrimSpace(in.Help + " Kept from your last try: " + k.OriginalName + " (" + sizeText(k.Size) +
+				"). Choose a file only to replace it.")
+		}
 		given, answered := values[f.Name]
 		if !answered && f.DefaultValue != "" {
 			given = []string{f.DefaultValue}
@@ -368,7 +396,7 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 		if in.Type != "hidden" {
 			inputs = append(inputs, in)
 		}
-		return pageItem{Input: in}
+		return pageItem{Input: in, Kept: keep}
 	}
 	var loose pageGroup
 	for i := range fields {

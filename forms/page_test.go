@@ -2,6 +2,7 @@ package forms_test
 
 import (
 	"fmt"
+	"context"
 	"html"
 	"io/fs"
 	"net/http"
@@ -271,4 +272,60 @@ func (m mapFS) Open(name string) (fs.File, error) {
 		files[k] = &fstest.MapFile{Data: []byte(v)}
 	}
 	return files.Open(name)
+}
+
+// A valid file sent with a mistake elsewhere is kept: the page names it
+// and sends back its id, and the next try needs no file; the id serves
+// once, another form cannot use it, and kept files never taken are swept
+// with their files after UploadKeepTime.
+func TestPageKeepsValidUploads(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	form := b.contactForm(t)
+	v := &visitor{b: b}
+	page := readPage(t, v.do(t, "GET", "/forms/"+form, "", nil, nil).body)
+	token := page.inputs[forms.FormTokenField]
+	b.clock.Advance(forms.MinFillTime)
+	r := v.do(t, "POST", "/forms/"+form, "", nil, []part{{name: forms.FormTokenField, content: token}, {name: "name", content: ""},
+		{name: "email", content: "ann@example.test"}, {name: "cv", filename: "cv.pdf", content: "%PDF-1.4 cv"}})
+	require.Equal(t, 422, r.status, r.body)
+	require.Contains(t, r.body, "Kept from your last try: cv.pdf (11 bytes). Choose a file only to replace it.")
+	id := regexp.MustCompile(`name="_upload\[cv\]" value="([0-9a-f]{32})"`).FindStringSubmatch(r.body)
+	require.NotNil(t, id, r.body)
+	require.Len(t, b.files(t), 1, "the kept file stays")
+
+	// The next try sends the id, not the file.
+	again := []part{{name: forms.FormTokenField, content: token}, {name: "name", content: "Ann"}, {name: "email", content: "ann@example.test"},
+		{name: "_upload[cv]", content: id[1]}}
+	r = v.do(t, "POST", "/forms/"+form, "", nil, again)
+	require.Equal(t, http.StatusSeeOther, r.status, r.body)
+	f, err := b.svc.Form(context.Background(), form)
+	require.NoError(t, err)
+	subs, _, err := b.svc.ListSubmissions(context.Background(), forms.SubmissionQuery{FormID: f.ID, Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, subs, 1)
+	full, err := b.svc.Submission(context.Background(), subs[0].FormID, subs[0].ID)
+	require.NoError(t, err)
+	require.Len(t, full.Uploads, 1)
+	require.Equal(t, "cv.pdf", full.Uploads[0].OriginalName)
+	require.Len(t, b.files(t), 1, "the same file, now the submission's")
+
+	// Once only: sent again, the id is gone, and the page says so.
+	r = v.do(t, "POST", "/forms/"+form, "", nil, again)
+	require.Equal(t, 422, r.status)
+	require.Contains(t, r.body, html.EscapeString(forms.MsgKeptUploadGone))
+
+	// A kept file never taken goes after an hour, with its file.
+	r = v.do(t, "POST", "/forms/"+form, "", nil, []part{{name: forms.FormTokenField, content: token}, {name: "name", content: ""},
+		{name: "email", content: "ann@example.test"}, {name: "cv", filename: "cv.txt", content: "cv"}})
+	require.Equal(t, 422, r.status)
+	require.Len(t, b.files(t), 2)
+	n, err := b.svc.SweepKeptUploads(context.Background())
+	require.NoError(t, err)
+	require.Zero(t, n, "not yet")
+	b.clock.Advance(forms.UploadKeepTime + time.Second)
+	n, err = b.svc.SweepKeptUploads(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Len(t, b.files(t), 1, "only the submission's file is left")
 }

@@ -23,7 +23,8 @@ type Store interface {
 	CreateForm(ctx context.Context, f *Form) error
 	// UpdateForm saves every column of f. ErrNotFound, ErrSlugTaken.
 	UpdateForm(ctx context.Context, f *Form) error
-	// DeleteForm deletes the form and all that belongs to it, and returns
+	// DeleteForm deletes the form and all that belongs to it (its kept
+	// uploads too), and returns
 	// the blob keys of its uploads so the caller can remove the files.
 	DeleteForm(ctx context.Context, id int64) (uploadKeys []string, err error)
 	// Form and FormBySlug return a form, without its submission counts
@@ -94,6 +95,15 @@ type Store interface {
 	// of one submission at once, only one clears it. It returns how many
 	// it cleared.
 	ReleaseSpam(ctx context.Context, formID int64, ids []int64, at time.Time, then func(ctx context.Context, tx *sql.Tx, released []int64) error) (int, error)
+	// KeepUpload keeps the file of a submission that failed on another
+	// field, for the visitor's next try (its blob stays where it is).
+	KeepUpload(ctx context.Context, k KeptUpload) error
+	// TakeUpload deletes and returns the form's kept upload with this id,
+	// so it serves once; ErrNotFound when there is none.
+	TakeUpload(ctx context.Context, formID int64, id string) (KeptUpload, error)
+	// DropKeptUploads deletes the uploads kept since before before and
+	// returns their blob keys.
+	DropKeptUploads(ctx context.Context, before time.Time) (blobKeys []string, err error)
 	// SetSubmissionFlag sets a flag on the listed submissions of the form
 	// and returns how many there were.
 	SetSubmissionFlag(ctx context.Context, formID int64, ids []int64, flag Flag, value bool, at time.Time) (int, error)

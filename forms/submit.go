@@ -2,6 +2,8 @@ package forms
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"context"
 	"database/sql"
 	"errors"
@@ -37,6 +39,24 @@ type IncomingFile struct {
 	Size         int64
 }
 
+// KeptUpload is a valid upload of a submission that failed on another
+// field, kept for the visitor's next try, which names it by ID (random,
+// unguessable) instead of sending the file again. Swept after
+// UploadKeepTime.
+type KeptUpload struct {
+	ID     string
+	FormID int64
+	IncomingFile
+	CreatedAt time.Time
+}
+
+// UploadKeepTime is how long a kept upload waits for the next try.
+const UploadKeepTime = time.Hour
+
+// KeptUploadField names the hidden input ("_upload[cv]") that carries a
+// kept upload's id for the field cv.
+const KeptUploadField = "_upload"
+
 // SubmitRequest is what a visitor sent.
 type SubmitRequest struct {
 	// Values are the answers by field name; a field with several values
@@ -53,6 +73,17 @@ type SubmitRequest struct {
 	LoadedAt  string
 	// About the request, kept with the submission.
 	PageURL, ReferrerURL, IPAddress, UserAgent string
+
+	// KeptIDs name uploads kept from the visitor's last try, by field
+	// (the KeptUploadField inputs); a file sent for the field replaces
+	// its kept one.
+	KeptIDs map[string]string
+	// Kept are the uploads this request's failure kept, by field (see
+	// Service.KeepUploads), for the page to name and send back.
+	Kept map[string]KeptUpload
+
+	// keepValid keeps the valid uploads when the submission fails.
+	keepValid bool
 
 	// refused are the messages of files refused as they arrived, by
 	// field: they stand for the field's answer, beside every other
@@ -583,3 +614,67 @@ func validEmail(s string) bool { return api.ValidEmail(s) }
 
 // num writes a rule's number without a needless fraction.
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// MsgKeptUploadGone is a field's message when the upload kept from the
+// visitor's last try can no longer be used (taken, swept or forged).
+const MsgKeptUploadGone = "The file you chose before is no longer kept. Please choose it again."
+
+// takeKept puts the uploads kept from the visitor's last try back in req,
+// by field, each taken once; a file sent again for the field wins (the
+// kept one goes). A kept upload that is gone is the field's message.
+func (s *Service) takeKept(ctx context.Context, form *Form, req *SubmitRequest) error {
+	for field, id := range req.KeptIDs {
+		k, err := s.store.TakeUpload(ctx, form.ID, id)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("forms: take kept upload: %w", err)
+		}
+		usable := err == nil && k.FieldName == field && s.now().Sub(k.CreatedAt) < UploadKeepTime
+		if err == nil && (!usable || req.Files[field] != nil) {
+			s.removeBlobs(ctx, []string{k.Key})
+		}
+		switch {
+		case req.Files[field] != nil:
+		case usable:
+			file := k.IncomingFile
+			req.Files[field] = &file
+		default:
+			req.refuse(field, MsgKeptUploadGone)
+		}
+	}
+	return nil
+}
+
+// keepUploads keeps, for the visitor's next try, each file of req whose
+// field has no message in ve, and takes it out of req.Files so that the
+// failure does not delete it; req.Kept names them for the page.
+func (s *Service) keepUploads(ctx context.Context, form *Form, req *SubmitRequest, ve *ValidationError) {
+	errs := ve.Fields()
+	for field, f := range req.Files {
+		if f == nil || len(errs[field]) > 0 {
+			continue
+		}
+		id := make([]byte, 16)
+		_, _ = rand.Read(id)
+		k := KeptUpload{ID: hex.EncodeToString(id), FormID: form.ID, IncomingFile: *f, CreatedAt: s.now()}
+		if err := s.store.KeepUpload(ctx, k); err != nil {
+			s.logger.WarnContext(ctx, "forms: keep upload", "form", form.ID, "error", err)
+			continue
+		}
+		if req.Kept == nil {
+			req.Kept = map[string]KeptUpload{}
+		}
+		req.Kept[field] = k
+		delete(req.Files, field)
+	}
+}
+
+// SweepKeptUploads deletes the uploads kept longer than UploadKeepTime,
+// with their files, and returns how many went (the periodic job's work).
+func (s *Service) SweepKeptUploads(ctx context.Context) (int, error) {
+	keys, err := s.store.DropKeptUploads(ctx, s.now().Add(-UploadKeepTime))
+	if err != nil {
+		return 0, err
+	}
+	s.removeBlobs(ctx, keys)
+	return len(keys), nil
+}

@@ -27,6 +27,9 @@ type submitter struct {
 	maxParts int
 	trusted  []netip.Prefix
 	baseURL  *url.URL
+	// keep keeps the valid uploads of a submission that fails on another
+	// field (the page's way: it sends their ids back).
+	keep bool
 }
 
 // submitSettings are what both handlers' options say of submissions.
@@ -109,6 +112,7 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (att
 	a.req.ReferrerURL = r.Referer()
 	a.req.IPAddress = api.ClientIPString(r, s.trusted)
 	a.req.UserAgent = r.UserAgent()
+	a.req.keepValid = s.keep
 	res, used, err := s.svc.submitChecked(ctx, ref, def, a.req)
 	if used != nil {
 		a.form = used
@@ -132,8 +136,25 @@ func fieldKey(name string) string {
 	return name
 }
 
-// add files a value under its field, or as the honeypot or load time.
+// refuse records a message that stands for field's answer (a file
+// refused as it arrived, a kept upload gone).
+func (req *SubmitRequest) refuse(field, msg string) {
+	if req.refused == nil {
+		req.refused = map[string][]string{}
+	}
+	req.refused[field] = append(req.refused[field], msg)
+}
+
+// add files a value under its field, or as the honeypot, load time, form
+// token or a kept upload's id.
 func (req *SubmitRequest) add(name, value string) {
+	if field, ok := strings.CutPrefix(name, KeptUploadField+"["); ok && strings.HasSuffix(field, "]") {
+		if req.KeptIDs == nil {
+			req.KeptIDs = map[string]string{}
+		}
+		req.KeptIDs[strings.TrimSuffix(field, "]")] = value
+		return
+	}
 	switch key := fieldKey(name); key {
 	case HoneypotField:
 		req.Honeypot = value
@@ -221,12 +242,7 @@ func (s *submitter) readMultipart(r *http.Request, form *Form, fields []Field, r
 	if err != nil {
 		return malformed(err)
 	}
-	refuse := func(field, msg string) {
-		if req.refused == nil {
-			req.refused = map[string][]string{}
-		}
-		req.refused[field] = append(req.refused[field], msg)
-	}
+	refuse := req.refuse
 	for parts := 0; ; parts++ {
 		part, err := mr.NextPart()
 		if err == io.EOF {

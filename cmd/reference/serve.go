@@ -224,6 +224,7 @@ func (a *app) wireForms(w *wiring) error {
 	if err := forms.RegisterWorkers(a.queue.Workers(), a.forms); err != nil {
 		return err
 	}
+	a.queue.AddPeriodicJobs(forms.PeriodicJobs()...)
 	if w.h.forms, err = forms.NewHandler(a.forms, &forms.HandlerOptions{HTTPOptions: w.web, Tokens: a.tokens, SubmitLimit: w.cfg.limits.formsSubmit}); err != nil {
 		return err
 	}

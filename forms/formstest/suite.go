@@ -72,11 +72,47 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) forms.Store) {
 		{Name: "Submissions", Run: exerciseSubmissions},
 		{Name: "ListFilterFlagDelete", Run: exerciseListFilterFlagDelete},
 		{Name: "ReleaseSpam", Run: exerciseReleaseSpam},
+		{Name: "KeptUploads", Run: exerciseKeptUploads},
 		{Name: "EachSubmissionInBatches", Run: exerciseEachSubmissionInBatches},
 		{Name: "DeleteFormCascades", Run: exerciseDeleteFormCascades},
 		{Name: "DeleteSubmissionsReturnsUploadKeys", Run: exerciseDeleteSubmissionsReturnsUploadKeys},
 		{Name: "Notifications", Run: exerciseNotifications},
 	})
+}
+
+// exerciseKeptUploads: a kept upload is taken once, by its form only;
+// old ones are dropped with their blob keys, and a deleted form's keys
+// come back with its own.
+func exerciseKeptUploads(t *testing.T, newStore func(t *testing.T) forms.Store) {
+	t.Parallel()
+	s := newStore(t)
+	f := newForm(t, s, "f", 0)
+	g := newForm(t, s, "g", 0)
+	file := func(key string) forms.IncomingFile {
+		return forms.IncomingFile{FieldName: "cv", OriginalName: "cv.pdf", StoredName: key + ".pdf", Key: "uploads/" + key, MimeType: "application/pdf", Size: 1234}
+	}
+	old := forms.KeptUpload{ID: "old", FormID: f.ID, IncomingFile: file("old"), CreatedAt: at(0)}
+	fresh := forms.KeptUpload{ID: "fresh", FormID: f.ID, IncomingFile: file("fresh"), CreatedAt: at(time.Hour)}
+	other := forms.KeptUpload{ID: "other", FormID: g.ID, IncomingFile: file("other"), CreatedAt: at(0)}
+	for _, k := range []forms.KeptUpload{old, fresh, other} {
+		require.NoError(t, s.KeepUpload(ctx, k))
+	}
+	_, err := s.TakeUpload(ctx, g.ID, "fresh")
+	require.ErrorIs(t, err, forms.ErrNotFound, "only by its own form")
+	got, err := s.TakeUpload(ctx, f.ID, "fresh")
+	require.NoError(t, err)
+	fresh.CreatedAt = exact(time.Hour)
+	require.Equal(t, fresh, got)
+	_, err = s.TakeUpload(ctx, f.ID, "fresh")
+	require.ErrorIs(t, err, forms.ErrNotFound, "once")
+
+	require.NoError(t, s.KeepUpload(ctx, forms.KeptUpload{ID: "newer", FormID: f.ID, IncomingFile: file("newer"), CreatedAt: at(2 * time.Hour)}))
+	keys, err := s.DropKeptUploads(ctx, at(time.Hour))
+	require.NoError(t, err)
+	require.Equal(t, []string{"uploads/old", "uploads/other"}, keys)
+	keys, err = s.DeleteForm(ctx, f.ID)
+	require.NoError(t, err)
+	require.Equal(t, []string{"uploads/newer"}, keys, "a deleted form's kept uploads go with it")
 }
 
 // exerciseReleaseSpam is the ReleaseSpam part of RunStoreTests: only
