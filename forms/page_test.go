@@ -1,8 +1,8 @@
 package forms_test
 
 import (
-	"fmt"
 	"context"
+	"fmt"
 	"html"
 	"io/fs"
 	"net/http"

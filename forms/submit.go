@@ -2,10 +2,10 @@ package forms
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
