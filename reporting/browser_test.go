@@ -144,6 +144,7 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 	// The last 7 days against the 7 before them, which had none.
 	_, _, body = get("/reporting?days=7")
 	require.Contains(t, body, `<dd>98 <span class="change">up from none on the period before</span></dd>`)
+	require.Contains(t, body, `<p class="live"><strong>4</strong> visitors in the last 30 minutes</p>`, "today's four, seen from now on")
 	require.Contains(t, body, `href="/reporting?days=7&amp;export=pages"`)
 
 	code, _, body = get("/reporting?from=2026-06-01&to=2026-05-01")

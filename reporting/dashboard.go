@@ -143,6 +143,10 @@ type trafficSection struct {
 	// Changes compare the totals with the period before, by total
 	// ("users", "sessions", "views", "engagement").
 	Changes map[string]Change
+	// Live is the visitors of the last LiveWindow, when the source counts
+	// them (HasLive).
+	Live    int
+	HasLive bool
 }
 
 func (d *Dashboard) sectionError(fam family, err error) section {
@@ -296,6 +300,12 @@ func (d *Dashboard) trafficSection(ctx context.Context, q AnalyticsQuery) *traff
 	if err != nil {
 		t.section = d.sectionError(analyticsFamily, err)
 		return t
+	}
+	if n, ok, err := d.svc.LiveVisitors(ctx); err != nil {
+		t.section = d.sectionError(analyticsFamily, err)
+		return t
+	} else {
+		t.Live, t.HasLive = n, ok
 	}
 	now, was := t.Overview.Totals, before.Totals
 	t.Changes = map[string]Change{"users": change(now.Users, was.Users), "sessions": change(now.Sessions, was.Sessions),

@@ -142,6 +142,18 @@ func (s *Service) Devices(ctx context.Context, q AnalyticsQuery) (Breakdown, err
 	return cached[Breakdown](ctx, s, analyticsFamily, "devices", analyticsQuery(q))
 }
 
+// LiveVisitors counts the visitors of the last LiveWindow, when the
+// analytics source can (LiveSource; the first-party one does), never
+// cached; false when it cannot.
+func (s *Service) LiveVisitors(ctx context.Context) (int, bool, error) {
+	live, ok := s.o.Analytics.(LiveSource)
+	if !ok {
+		return 0, false, nil
+	}
+	n, err := live.Live(ctx)
+	return n, err == nil, err
+}
+
 // ErrNoSource is the answer of a report whose source is not configured.
 var ErrNoSource = errors.New("reporting: no source is configured for this report")
 

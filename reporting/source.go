@@ -74,6 +74,15 @@ type BreakdownSource interface {
 	Devices(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
 }
 
+// LiveSource is an AnalyticsSource that counts the visitors of the last
+// LiveWindow (the first-party one).
+type LiveSource interface {
+	Live(ctx context.Context) (int, error)
+}
+
+// LiveWindow is how far back the visitors "now" reach.
+const LiveWindow = 30 * time.Minute
+
 // Fresh is a source whose answers are never cached: cheap to make and
 // expected at once (the first-party analytics: a site owner who visits
 // their own page sees the view). The cache is for the quotas of Google's

@@ -48,6 +48,9 @@ type Store interface {
 	// summed per key, by views descending then key, at most limit (0 for
 	// all); for DimTotal, one row per day, by day, with Key the day.
 	Daily(ctx context.Context, dim, from, to string, limit int) ([]DailyRow, error)
+	// Recent counts the visitors of the given days whose last page view
+	// was at or after since (the visitors "now").
+	Recent(ctx context.Context, days []string, since time.Time) (int, error)
 	// Forget deletes the salts of days before day and the uniques of days
 	// before day−1: after that no hash can be tied to anything.
 	Forget(ctx context.Context, day string) error

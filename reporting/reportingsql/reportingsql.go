@@ -328,6 +328,22 @@ func wholeWeeks(from, to string) (string, string) {
 	return first, last
 }
 
+// Recent implements reporting.Store.
+func (s *Store) Recent(ctx context.Context, days []string, since time.Time) (int, error) {
+	if len(days) == 0 {
+		return 0, nil
+	}
+	q, args, err := sqlx.In(`SELECT COUNT(*) FROM reporting_seen WHERE scope = 't:' AND day IN (?) AND last_seen >= ?`, days, store.NewTime(since))
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	if err := s.db.Reader().GetContext(ctx, &n, s.db.Rebind(q), args...); err != nil {
+		return 0, fmt.Errorf("reportingsql: recent: %w", err)
+	}
+	return n, nil
+}
+
 // Forget implements reporting.Store.
 func (s *Store) Forget(ctx context.Context, day string) error {
 	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {

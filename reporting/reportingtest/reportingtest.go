@@ -66,6 +66,24 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 		require.Equal(t, []byte("four"), forgotten, "yesterday's salt is gone")
 	})
 
+	// Recent counts each visitor once, by their last page view (events
+	// do not count), on the days asked only.
+	t.Run("Recent", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		require.NoError(t, s.Record(ctx, []reporting.Hit{hit(0, "a", "/"), hit(10, "b", "/"), hit(40, "a", "/x"), hit(45, "c", "/"),
+			{At: at.Add(50 * time.Minute), Day: "2026-06-01", Visitor: "d", Event: "signup"}}))
+		n, err := s.Recent(ctx, []string{"2026-05-31", "2026-06-01"}, at.Add(20*time.Minute))
+		require.NoError(t, err)
+		require.Equal(t, 2, n, "a (again at 40) and c; not b, nor the event's d")
+		n, err = s.Recent(ctx, []string{"2026-06-01"}, at)
+		require.NoError(t, err)
+		require.Equal(t, 3, n)
+		n, err = s.Recent(ctx, []string{"2026-06-02"}, at)
+		require.NoError(t, err)
+		require.Zero(t, n)
+	})
+
 	// Ranges over whole weeks (read from the weekly rollup) and their
 	// edges (from the daily one) count every day once.
 	t.Run("Weeks", func(t *testing.T) {
