@@ -133,6 +133,8 @@ func (tr *tour) check(name string) {
 // session bookable on weekdays, 09:00-17:00 in London.
 func (tr *tour) seed() {
 	tr.t.Helper()
+	c, _, stderr := runCmd(tr.t, env{"GROUNDWORK_DB": tr.dsn}, "analytics", "seed", "--days", "60", "--views", "300")
+	require.Equal(tr.t, 0, c, stderr)
 	tr.api("POST", "/api/v1/forms", `{"name":"Contact us","description":"Questions about a booking, or anything else.","success_message":"Thanks, we will write back within a day."}`)
 	for _, f := range []string{`{"type":"text","label":"Your name","is_required":true}`, `{"type":"email","label":"Email","is_required":true}`,
 		`{"type":"textarea","label":"Message","is_required":true}`} {
