@@ -234,7 +234,7 @@ func (a *Analytics) Collect(ctx context.Context, v View) error {
 // source is where a visit came from: utm_source, else the referrer's
 // host (not the site's own), else "Direct".
 func source(u *url.URL, referrer, site string) string {
-	if s := strings.TrimSpace(u.Query().Get("utm_source")); s != "" {
+	if s := strings.TrimSpace(dropControls(u.Query().Get("utm_source"))); s != "" {
 		return clip(strings.ToLower(s), 100)
 	}
 	if r, err := url.Parse(referrer); err == nil && r.Host != "" {
@@ -244,6 +244,16 @@ func source(u *url.URL, referrer, site string) string {
 		}
 	}
 	return "Direct"
+}
+
+// dropControls removes control characters (a tag's value is free text).
+func dropControls(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 func clip(s string, n int) string {
@@ -418,10 +428,12 @@ func (a *Analytics) Live(ctx context.Context) (int, error) {
 
 // Overview implements AnalyticsSource: per day and in all, page views,
 // visitors (counted per day: the salt changes daily, so a visitor on two
-// days is two), sessions and their average length.
+// days is two), sessions and their average length. Under a filter, the
+// sessions are those that began with a view it keeps, and the average
+// length is not known (0).
 func (a *Analytics) Overview(ctx context.Context, q AnalyticsQuery) (Overview, error) {
 	r, days := a.days(q)
-	rows, err := a.store.Daily(ctx, DimTotal, r.StartDate, r.EndDate, 0)
+	rows, err := a.rows(ctx, q, DimTotal, r, 0)
 	if err != nil {
 		return Overview{}, err
 	}
@@ -445,6 +457,17 @@ func (a *Analytics) Overview(ctx context.Context, q AnalyticsQuery) (Overview, e
 	return out, nil
 }
 
+// rows are dim's rollup rows over r, of the views q.Filter keeps.
+func (a *Analytics) rows(ctx context.Context, q AnalyticsQuery, dim string, r Range, limit int) ([]DailyRow, error) {
+	if q.Filter.IsZero() {
+		return a.store.Daily(ctx, dim, r.StartDate, r.EndDate, limit)
+	}
+	if !q.Filter.Valid() {
+		return nil, ErrBadFilter
+	}
+	return a.store.Filtered(ctx, q.Filter, dim, r.StartDate, r.EndDate, limit)
+}
+
 func limitOf(q AnalyticsQuery) int {
 	if q.Limit <= 0 {
 		return ContentLimitDefault
@@ -453,17 +476,20 @@ func limitOf(q AnalyticsQuery) int {
 }
 
 // TopContent implements AnalyticsSource: pages by views, events by count
-// (users: the daily visitors summed).
+// (users: the daily visitors summed). Events are not broken down by page,
+// source or device: under a filter there are none.
 func (a *Analytics) TopContent(ctx context.Context, q AnalyticsQuery) (TopContent, error) {
 	r, _ := a.days(q)
 	limit := limitOf(q)
-	pages, err := a.store.Daily(ctx, DimPage, r.StartDate, r.EndDate, limit)
+	pages, err := a.rows(ctx, q, DimPage, r, limit)
 	if err != nil {
 		return TopContent{}, err
 	}
-	events, err := a.store.Daily(ctx, DimEvent, r.StartDate, r.EndDate, limit)
-	if err != nil {
-		return TopContent{}, err
+	var events []DailyRow
+	if q.Filter.IsZero() {
+		if events, err = a.store.Daily(ctx, DimEvent, r.StartDate, r.EndDate, limit); err != nil {
+			return TopContent{}, err
+		}
 	}
 	out := TopContent{Range: r, TopPages: make([]ContentPage, len(pages)), TopEvents: make([]ContentEvent, len(events))}
 	for i, p := range pages {
@@ -477,7 +503,7 @@ func (a *Analytics) TopContent(ctx context.Context, q AnalyticsQuery) (TopConten
 
 func (a *Analytics) breakdown(ctx context.Context, dim string, q AnalyticsQuery) (Breakdown, error) {
 	r, _ := a.days(q)
-	rows, err := a.store.Daily(ctx, dim, r.StartDate, r.EndDate, 0)
+	rows, err := a.rows(ctx, q, dim, r, 0)
 	if err != nil {
 		return Breakdown{}, err
 	}

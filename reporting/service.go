@@ -205,16 +205,18 @@ type query struct {
 	// (AnalyticsQuery.Before, Start, End).
 	before     int
 	start, end string
+	filter     Filter
 }
 
 // analyticsQuery is q as the cache keys it.
 func analyticsQuery(q AnalyticsQuery) query {
-	return query{days: q.Days, limit: q.Limit, property: q.PropertyID, before: max(q.Before, 0), start: q.Start, end: q.End}
+	return query{days: q.Days, limit: q.Limit, property: q.PropertyID, before: max(q.Before, 0), start: q.Start, end: q.End,
+		filter: q.Filter}
 }
 
 // analytics is the query a source is asked.
 func (q query) analytics() AnalyticsQuery {
-	return AnalyticsQuery{Days: q.days, Limit: q.limit, PropertyID: q.property, Before: q.before, Start: q.start, End: q.end}
+	return AnalyticsQuery{Days: q.days, Limit: q.limit, PropertyID: q.property, Before: q.before, Start: q.start, End: q.end, Filter: q.filter}
 }
 
 // clamp reads a positive whole number; def when absent or not a number.
@@ -261,7 +263,7 @@ func (s *Service) fetch(ctx context.Context, fam family, name string, src any, q
 
 func cacheKey(fam, route, connection string, q query) string {
 	sum := sha256.Sum256([]byte(fam + "|" + route + "|" + connection + "|" + strconv.Itoa(q.days) + "|" + strconv.Itoa(q.limit) + "|" + q.property +
-		"|" + strconv.Itoa(q.before) + "|" + q.start + "|" + q.end))
+		"|" + strconv.Itoa(q.before) + "|" + q.start + "|" + q.end + "|" + q.filter.Dim + "|" + strconv.Quote(q.filter.Value)))
 	return hex.EncodeToString(sum[:])
 }
 

@@ -47,6 +47,10 @@ type AnalyticsQuery struct {
 	// instead of the last Days days; see [AnalyticsQuery.Dates].
 	Start, End string
 	PropertyID string
+	// Filter keeps only the page views with one page, source or device
+	// (zero for all); a source that cannot filter by Filter.Dim answers
+	// ErrBadFilter.
+	Filter Filter
 }
 
 // Dates is the query's own range of dates, when Start and End name one:
@@ -106,6 +110,9 @@ var (
 	// ErrReconnect: the connection was refused (an expired or revoked
 	// grant); the caller must connect again (502).
 	ErrReconnect = errors.New("reporting: reconnect")
+	// ErrBadFilter: the query's filter names a dimension the source
+	// cannot filter by, or no value.
+	ErrBadFilter = errors.New("reporting: the report cannot be filtered that way")
 )
 
 // SourceError is a source's failure (an API error, no answer, a missing

@@ -38,16 +38,24 @@ type Store interface {
 	// one stored first (every instance agrees).
 	Salt(ctx context.Context, day string, fresh []byte) ([]byte, error)
 	// Record adds hits in one transaction: each page view counts in the
-	// total and in its page, source, device and country; each event in
-	// its event. A visitor counts once per day and dimension value; a
-	// page view more than SessionGap after the visitor's last one that
-	// day (or their first) starts a session, and a nearer one adds the gap
-	// to the day's duration.
+	// total, in its page, source, device and country, and in each pair
+	// of its page, source and device (for Filtered); each event in its
+	// event. A visitor counts once per day and dimension value (or
+	// pair); a page view more than SessionGap after the visitor's last
+	// one that day (or their first) starts a session, counted in the
+	// total and in the view's values, and a nearer one adds the gap to
+	// the day's duration.
 	Record(ctx context.Context, hits []Hit) error
 	// Daily returns the rows of dim over the days from..to (inclusive),
 	// summed per key, by views descending then key, at most limit (0 for
 	// all); for DimTotal, one row per day, by day, with Key the day.
 	Daily(ctx context.Context, dim, from, to string, limit int) ([]DailyRow, error)
+	// Filtered is Daily over only the page views whose f.Dim has the
+	// value f.Value: the rows of dim (DimPage, DimSource or DimDevice;
+	// f.Dim's own gives f.Value's row alone), or for DimTotal one row per
+	// day. Sessions are those that began with such a view; Duration is
+	// not kept per value (0).
+	Filtered(ctx context.Context, f Filter, dim, from, to string, limit int) ([]DailyRow, error)
 	// Recent counts the visitors of the given days whose last page view
 	// was at or after since (the visitors "now").
 	Recent(ctx context.Context, days []string, since time.Time) (int, error)
@@ -57,6 +65,25 @@ type Store interface {
 	// Prune deletes the rollups of days before day, and returns how many
 	// rows.
 	Prune(ctx context.Context, day string) (int, error)
+}
+
+// Filter narrows a report to the page views with one value of one
+// dimension: Dim is DimPage (Value a path), DimSource or DimDevice.
+type Filter struct {
+	Dim, Value string
+}
+
+// FilterDims are the dimensions a report can be filtered by, in the
+// order the dashboard's query parameters are read.
+var FilterDims = []string{DimPage, DimSource, DimDevice}
+
+// IsZero reports whether f filters nothing.
+func (f Filter) IsZero() bool { return f == Filter{} }
+
+// Valid reports whether f is zero or names a FilterDims dimension and a
+// value.
+func (f Filter) Valid() bool {
+	return f.IsZero() || f.Value != "" && (f.Dim == DimPage || f.Dim == DimSource || f.Dim == DimDevice)
 }
 
 // SessionGap ends a session: a visitor's page view this long after their

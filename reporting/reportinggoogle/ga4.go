@@ -48,11 +48,43 @@ func NewGA4(o GA4Options) (*GA4, error) {
 // runReport is the Data API's runReport request body; fields in the
 // order Google's clients send them (int64 as a JSON string).
 type runReport struct {
-	DateRanges []dateRange `json:"dateRanges,omitempty"`
-	Dimensions []named     `json:"dimensions,omitempty"`
+	DateRanges      []dateRange       `json:"dateRanges,omitempty"`
+	DimensionFilter *filterExpression `json:"dimensionFilter,omitempty"`
+	Dimensions      []named           `json:"dimensions,omitempty"`
 	Limit      int64       `json:"limit,omitempty,string"`
 	Metrics    []named     `json:"metrics,omitempty"`
 	OrderBys   []orderBy   `json:"orderBys,omitempty"`
+}
+
+// filterExpression is the Data API's FilterExpression, here always one
+// exact match of a dimension.
+type filterExpression struct {
+	Filter struct {
+		FieldName    string `json:"fieldName"`
+		StringFilter struct {
+			CaseSensitive bool   `json:"caseSensitive,omitempty"`
+			MatchType     string `json:"matchType"`
+			Value         string `json:"value"`
+		} `json:"stringFilter"`
+	} `json:"filter"`
+}
+
+// gaDimensions are the GA4 dimensions a report's filter names.
+var gaDimensions = map[string]string{reporting.DimPage: "pagePath", reporting.DimSource: "sessionSource", reporting.DimDevice: "deviceCategory"}
+
+// gaFilter is q's filter as GA4 takes it: nil for none.
+func gaFilter(q reporting.AnalyticsQuery) (*filterExpression, error) {
+	if q.Filter.IsZero() {
+		return nil, nil
+	}
+	name, ok := gaDimensions[q.Filter.Dim]
+	if !ok || q.Filter.Value == "" {
+		return nil, reporting.ErrBadFilter
+	}
+	f := &filterExpression{}
+	f.Filter.FieldName = name
+	f.Filter.StringFilter.MatchType, f.Filter.StringFilter.Value, f.Filter.StringFilter.CaseSensitive = "EXACT", q.Filter.Value, true
+	return f, nil
 }
 
 type dateRange struct {
@@ -148,13 +180,17 @@ func dim(row reportRow, i int) string {
 // date (GA4's YYYYMMDD as YYYY-MM-DD), ascending.
 func (g *GA4) Overview(ctx context.Context, q reporting.AnalyticsQuery) (reporting.Overview, error) {
 	r := gaRange(q)
+	filter, err := gaFilter(q)
+	if err != nil {
+		return reporting.Overview{}, err
+	}
 	dates := []dateRange{{StartDate: r.StartDate, EndDate: r.EndDate}}
-	totals, err := g.run(ctx, q.PropertyID, runReport{DateRanges: dates,
+	totals, err := g.run(ctx, q.PropertyID, runReport{DateRanges: dates, DimensionFilter: filter,
 		Metrics: list("sessions", "totalUsers", "screenPageViews", "averageSessionDuration")})
 	if err != nil {
 		return reporting.Overview{}, err
 	}
-	trend, err := g.run(ctx, q.PropertyID, runReport{DateRanges: dates,
+	trend, err := g.run(ctx, q.PropertyID, runReport{DateRanges: dates, DimensionFilter: filter,
 		Metrics: list("sessions", "totalUsers", "screenPageViews"), Dimensions: list("date")})
 	if err != nil {
 		return reporting.Overview{}, err
@@ -176,7 +212,8 @@ func (g *GA4) Overview(ctx context.Context, q reporting.AnalyticsQuery) (reporti
 }
 
 // TopContent implements reporting.AnalyticsSource: pages (path, title)
-// by views, and events by count, each descending.
+// by views, and events by count, each descending; under a filter, those
+// of the filter's page, source or device (GA4 keeps events per page).
 func (g *GA4) TopContent(ctx context.Context, q reporting.AnalyticsQuery) (reporting.TopContent, error) {
 	r := gaRange(q)
 	limit := int64(min(max(q.Limit, 1), reporting.ContentMaxLimit))
@@ -191,12 +228,16 @@ func (g *GA4) TopContent(ctx context.Context, q reporting.AnalyticsQuery) (repor
 		}{metric}
 		return []orderBy{o}
 	}
-	pages, err := g.run(ctx, q.PropertyID, runReport{DateRanges: dates, Dimensions: list("pagePath", "pageTitle"),
+	filter, err := gaFilter(q)
+	if err != nil {
+		return reporting.TopContent{}, err
+	}
+	pages, err := g.run(ctx, q.PropertyID, runReport{DateRanges: dates, DimensionFilter: filter, Dimensions: list("pagePath", "pageTitle"),
 		Metrics: list("screenPageViews", "totalUsers"), Limit: limit, OrderBys: order("screenPageViews")})
 	if err != nil {
 		return reporting.TopContent{}, err
 	}
-	events, err := g.run(ctx, q.PropertyID, runReport{DateRanges: dates, Dimensions: list("eventName"),
+	events, err := g.run(ctx, q.PropertyID, runReport{DateRanges: dates, DimensionFilter: filter, Dimensions: list("eventName"),
 		Metrics: list("eventCount", "totalUsers"), Limit: limit, OrderBys: order("eventCount")})
 	if err != nil {
 		return reporting.TopContent{}, err

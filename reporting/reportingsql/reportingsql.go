@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 
@@ -92,6 +93,29 @@ type visit struct{ day, visitor string }
 var scopeDims = map[byte]string{'p': reporting.DimPage, 'e': reporting.DimEvent, 's': reporting.DimSource, 'd': reporting.DimDevice,
 	'c': reporting.DimCountry, 't': reporting.DimTotal}
 
+// pairs are the pairs of dimensions kept for filtered reports (indexes
+// into reporting.FilterDims), by the scope of their uniques. Each pair
+// is kept in both orders (dimension "a>b", key "a's value\x1fb's value"),
+// so the rows of b among the views with one value of a are a range of
+// keys, and those of a among b's too.
+var pairs = map[byte]pair{'P': newPair(0, 1), 'Q': newPair(0, 2), 'R': newPair(1, 2)}
+
+// pair is two dimensions and the names of their two orders.
+type pair struct {
+	a, b   int
+	ab, ba string
+}
+
+func newPair(a, b int) pair {
+	return pair{a, b, pairDim(reporting.FilterDims[a], reporting.FilterDims[b]), pairDim(reporting.FilterDims[b], reporting.FilterDims[a])}
+}
+
+// sep joins a pair's values; no page (escaped), source (control
+// characters removed) or device holds it.
+const sep = "\x1f"
+
+func pairDim(a, b string) string { return a + ">" + b }
+
 // Record implements reporting.Store.
 func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 	if len(hits) == 0 {
@@ -157,17 +181,34 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 			}
 			total := add(h.Day, reporting.DimTotal, "", "")
 			v := visit{h.Day, h.Visitor}
-			if prev, ok := last[v]; !ok || h.At.Sub(prev) > reporting.SessionGap {
+			prev, ok := last[v]
+			starts := !ok || h.At.Sub(prev) > reporting.SessionGap
+			if starts {
 				total.Sessions++
 			} else if gap := h.At.Sub(prev); gap > 0 {
 				total.Duration += int64(gap / time.Second)
 			}
 			last[v] = h.At
-			add(h.Day, reporting.DimPage, h.Path, h.Title)
-			add(h.Day, reporting.DimSource, h.Source, "")
-			add(h.Day, reporting.DimDevice, h.Device, "")
+			vals := [...]string{h.Path, h.Source, h.Device} // as reporting.FilterDims
+			labels := [...]string{h.Title, "", ""}
+			for i, dim := range reporting.FilterDims {
+				if r := add(h.Day, dim, vals[i], labels[i]); starts {
+					r.Sessions++
+				}
+			}
 			seen = append(seen, []any{h.Day, h.Visitor, "t:", at}, []any{h.Day, h.Visitor, "p:" + h.Path, at},
 				[]any{h.Day, h.Visitor, "s:" + h.Source, at}, []any{h.Day, h.Visitor, "d:" + h.Device, at})
+			if !strings.Contains(h.Path, sep) && !strings.Contains(h.Source, sep) && !strings.Contains(h.Device, sep) {
+				for code, p := range pairs {
+					ab := vals[p.a] + sep + vals[p.b]
+					for _, r := range [...]*reporting.DailyRow{add(h.Day, p.ab, ab, labels[p.b]), add(h.Day, p.ba, vals[p.b]+sep+vals[p.a], labels[p.a])} {
+						if starts {
+							r.Sessions++
+						}
+					}
+					seen = append(seen, []any{h.Day, h.Visitor, string(code) + ":" + ab, at})
+				}
+			}
 			if h.Country != "" {
 				add(h.Day, reporting.DimCountry, h.Country, "")
 				seen = append(seen, []any{h.Day, h.Visitor, "c:" + h.Country, at})
@@ -180,8 +221,18 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 			if err := rows.Scan(&day, &scope); err != nil {
 				return err
 			}
-			dim := scopeDims[scope[0]]
-			if r := inc[rollupKey{day, dim, scope[2:]}]; r != nil {
+			key := scope[2:]
+			if p, ok := pairs[scope[0]]; ok {
+				va, vb, _ := strings.Cut(key, sep)
+				if r := inc[rollupKey{day, p.ba, vb + sep + va}]; r != nil {
+					r.Visitors++
+				}
+				if r := inc[rollupKey{day, p.ab, key}]; r != nil {
+					r.Visitors++
+				}
+				return nil
+			}
+			if r := inc[rollupKey{day, scopeDims[scope[0]], key}]; r != nil {
 				r.Visitors++
 			}
 			return nil
@@ -261,39 +312,81 @@ func (s *Store) Daily(ctx context.Context, dim, from, to string, limit int) ([]r
 		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT day AS key, '' AS label, views, visitors, sessions, duration_seconds
 			FROM reporting_daily WHERE dim = 'total' AND day >= ? AND day <= ? ORDER BY day`), from, to)
 	} else {
-		// Whole weeks from the weekly rollup, the days either side from
-		// the daily one.
-		firstWeek, lastWeek := wholeWeeks(from, to)
-		// Three plain ranges (a plan cached for every range stays an index
-		// scan): the days before the first whole week, the whole weeks,
-		// the days after the last.
-		q := `SELECT key, MAX(label) AS label, SUM(views) AS views, SUM(visitors) AS visitors, SUM(sessions) AS sessions,
-			SUM(duration_seconds) AS duration_seconds FROM (
-			SELECT key, label, views, visitors, sessions, duration_seconds FROM reporting_daily
-				WHERE dim = ? AND day >= ? AND day < ?
-			UNION ALL
-			SELECT key, label, views, visitors, sessions, duration_seconds FROM reporting_weekly
-				WHERE dim = ? AND week >= ? AND week <= ?
-			UNION ALL
-			SELECT key, label, views, visitors, sessions, duration_seconds FROM reporting_daily
-				WHERE dim = ? AND day > ? AND day <= ?) periods
-			GROUP BY key ORDER BY views DESC, key`
-		lastDay := addDays(lastWeek, 6)
-		headEnd, tailStart := firstWeek, lastDay
-		if firstWeek > lastWeek { // no whole week: the days, once
-			headEnd, tailStart = addDays(to, 1), to
-		}
-		args := []any{dim, from, min(headEnd, addDays(to, 1)), dim, firstWeek, lastWeek, dim, max(tailStart, addDays(from, -1)), to}
-		if limit > 0 {
-			q += ` LIMIT ?`
-			args = append(args, limit)
-		}
-		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(q), args...)
+		rows, err = s.sum(ctx, dim, "", nil, from, to, limit)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reportingsql: daily %s: %w", dim, err)
 	}
 	return rows, nil
+}
+
+// Filtered implements reporting.Store: f.Value's own rows of f.Dim for
+// DimTotal (a day each) and for f.Dim, else the pair rows "f.Dim>dim"
+// whose key starts with f.Value (compared as a prefix of equal length,
+// so no collation orders the separator).
+func (s *Store) Filtered(ctx context.Context, f reporting.Filter, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
+	if !f.Valid() || f.IsZero() {
+		return nil, fmt.Errorf("reportingsql: filtered: not a filter: %q", f.Dim)
+	}
+	var rows []reporting.DailyRow
+	var err error
+	switch dim {
+	case reporting.DimTotal:
+		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT day AS key, '' AS label, views, visitors, sessions, duration_seconds
+			FROM reporting_daily WHERE dim = ? AND key = ? AND day >= ? AND day <= ? ORDER BY day`), f.Dim, f.Value, from, to)
+	case f.Dim:
+		rows, err = s.sum(ctx, dim, "key = ?", []any{f.Value}, from, to, limit)
+	default:
+		prefix := f.Value + sep
+		rows, err = s.sum(ctx, pairDim(f.Dim, dim), "substr(key, 1, ?) = ?", []any{utf8.RuneCountInString(prefix), prefix}, from, to, limit)
+		for i := range rows {
+			rows[i].Key = strings.TrimPrefix(rows[i].Key, prefix)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reportingsql: filtered %s by %s: %w", dim, f.Dim, err)
+	}
+	return rows, nil
+}
+
+// sum is the rows of dim over from..to summed per key (those matching
+// cond, when given, with its args), by views descending then key: whole
+// weeks from the weekly rollup, the days either side from the daily one.
+func (s *Store) sum(ctx context.Context, dim, cond string, condArgs []any, from, to string, limit int) ([]reporting.DailyRow, error) {
+	firstWeek, lastWeek := wholeWeeks(from, to)
+	if cond != "" {
+		cond = " AND " + cond
+	}
+	// Three plain ranges (a plan cached for every range stays an index
+	// scan): the days before the first whole week, the whole weeks, the
+	// days after the last.
+	q := `SELECT key, MAX(label) AS label, SUM(views) AS views, SUM(visitors) AS visitors, SUM(sessions) AS sessions,
+		SUM(duration_seconds) AS duration_seconds FROM (
+		SELECT key, label, views, visitors, sessions, duration_seconds FROM reporting_daily
+			WHERE dim = ? AND day >= ? AND day < ?` + cond + `
+		UNION ALL
+		SELECT key, label, views, visitors, sessions, duration_seconds FROM reporting_weekly
+			WHERE dim = ? AND week >= ? AND week <= ?` + cond + `
+		UNION ALL
+		SELECT key, label, views, visitors, sessions, duration_seconds FROM reporting_daily
+			WHERE dim = ? AND day > ? AND day <= ?` + cond + `) periods
+		GROUP BY key ORDER BY views DESC, key`
+	lastDay := addDays(lastWeek, 6)
+	headEnd, tailStart := firstWeek, lastDay
+	if firstWeek > lastWeek { // no whole week: the days, once
+		headEnd, tailStart = addDays(to, 1), to
+	}
+	var args []any
+	for _, r := range [][]any{{dim, from, min(headEnd, addDays(to, 1))}, {dim, firstWeek, lastWeek}, {dim, max(tailStart, addDays(from, -1)), to}} {
+		args = append(append(args, r...), condArgs...)
+	}
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	var rows []reporting.DailyRow
+	err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(q), args...)
+	return rows, err
 }
 
 // weekOf is the Monday of day's week.

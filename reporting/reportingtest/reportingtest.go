@@ -118,6 +118,75 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 		}
 	})
 
+	// Filtered counts only the views with one page, source or device, in
+	// both directions of each pair, over daily and weekly rollups, and
+	// each visitor once per day and pair.
+	t.Run("Filtered", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		view := func(day, min int, visitor, path, source, device string) reporting.Hit {
+			d := at.AddDate(0, 0, day)
+			return reporting.Hit{At: d.Add(time.Duration(min) * time.Minute), Day: d.Format(time.DateOnly), Visitor: visitor, Path: path,
+				Title: "Title of " + path, Source: source, Device: device}
+		}
+		// Day 0 (Monday 1 June): a reads /, /pricing (news, mobile); b
+		// reads /pricing twice (Direct, desktop); c reads / (news,
+		// desktop). Day 8: a again on /pricing from news on mobile.
+		// "/pricing\x1fx" is a page whose name starts like a key of
+		// /pricing; "news" and "newsy" share a prefix.
+		require.NoError(t, s.Record(ctx, []reporting.Hit{
+			view(0, 0, "a", "/", "news", "mobile"), view(0, 1, "a", "/pricing", "news", "mobile"),
+			view(0, 2, "b", "/pricing", "Direct", "desktop"), view(0, 3, "b", "/pricing", "Direct", "desktop"),
+			view(0, 4, "c", "/", "news", "desktop"), view(0, 5, "d", "/pricingx", "newsy", "tablet"),
+			{At: at, Day: "2026-06-01", Visitor: "e", Event: "signup", Path: "/pricing"},
+		}))
+		require.NoError(t, s.Record(ctx, []reporting.Hit{view(8, 0, "a", "/pricing", "news", "mobile")}))
+		page := reporting.Filter{Dim: reporting.DimPage, Value: "/pricing"}
+		for _, r := range [][2]string{{"2026-06-01", "2026-06-09"}, {"2026-05-25", "2026-06-14"}, {"2026-06-01", "2026-06-01"}} {
+			sources, err := s.Filtered(ctx, page, reporting.DimSource, r[0], r[1], 0)
+			require.NoError(t, err)
+			want := []reporting.DailyRow{{Key: "Direct", Views: 2, Visitors: 1, Sessions: 1}, {Key: "news", Views: 2, Visitors: 2}}
+			if r[1] == "2026-06-01" {
+				want[1] = reporting.DailyRow{Key: "news", Views: 1, Visitors: 1}
+				want = []reporting.DailyRow{want[0], want[1]}
+			} else {
+				want[1].Sessions = 1 // a's view on day 8 began a session
+			}
+			require.Equal(t, want, sources, "the sources of /pricing over %v", r)
+		}
+		devices, err := s.Filtered(ctx, page, reporting.DimDevice, "2026-06-01", "2026-06-01", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "desktop", Views: 2, Visitors: 1, Sessions: 1}, {Key: "mobile", Views: 1, Visitors: 1}}, devices)
+		itself, err := s.Filtered(ctx, page, reporting.DimPage, "2026-06-01", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "/pricing", Label: "Title of /pricing", Views: 4, Visitors: 3, Sessions: 2}}, itself)
+		trend, err := s.Filtered(ctx, page, reporting.DimTotal, "2026-06-01", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "2026-06-01", Views: 3, Visitors: 2, Sessions: 1}, {Key: "2026-06-09", Views: 1, Visitors: 1, Sessions: 1}}, trend)
+
+		news := reporting.Filter{Dim: reporting.DimSource, Value: "news"}
+		pages, err := s.Filtered(ctx, news, reporting.DimPage, "2026-06-01", "2026-06-01", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "/", Label: "Title of /", Views: 2, Visitors: 2, Sessions: 2},
+			{Key: "/pricing", Label: "Title of /pricing", Views: 1, Visitors: 1}}, pages, "not newsy's page")
+		top, err := s.Filtered(ctx, news, reporting.DimPage, "2026-06-01", "2026-06-01", 1)
+		require.NoError(t, err)
+		require.Len(t, top, 1)
+		devices, err = s.Filtered(ctx, news, reporting.DimDevice, "2026-06-01", "2026-06-01", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "mobile", Views: 2, Visitors: 1, Sessions: 1}, {Key: "desktop", Views: 1, Visitors: 1, Sessions: 1}}, devices)
+
+		mobile := reporting.Filter{Dim: reporting.DimDevice, Value: "mobile"}
+		sources, err := s.Filtered(ctx, mobile, reporting.DimSource, "2026-06-01", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "news", Views: 3, Visitors: 2, Sessions: 2}}, sources, "a on two days is two visitors")
+		none, err := s.Filtered(ctx, reporting.Filter{Dim: reporting.DimPage, Value: "/nowhere"}, reporting.DimSource, "2026-06-01", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Empty(t, none)
+		_, err = s.Filtered(ctx, reporting.Filter{Dim: reporting.DimCountry, Value: "DE"}, reporting.DimPage, "2026-06-01", "2026-06-30", 0)
+		require.Error(t, err, "not a filter")
+	})
+
 	t.Run("RecordAndRead", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
@@ -136,8 +205,9 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 			"4 views, a and b, a's two sessions and b's, a's 5 minutes")
 		pages, err := s.Daily(ctx, reporting.DimPage, "2026-06-01", "2026-06-01", 0)
 		require.NoError(t, err)
-		require.Equal(t, []reporting.DailyRow{{Key: "/", Label: "Title of /", Views: 2, Visitors: 1},
-			{Key: "/about", Label: "Title of /about", Views: 2, Visitors: 2}}, pages, "by views, then key")
+		require.Equal(t, []reporting.DailyRow{{Key: "/", Label: "Title of /", Views: 2, Visitors: 1, Sessions: 2},
+			{Key: "/about", Label: "Title of /about", Views: 2, Visitors: 2, Sessions: 1}}, pages,
+			"by views, then key; a's two sessions began on /, b's on /about")
 		top, err := s.Daily(ctx, reporting.DimPage, "2026-06-01", "2026-06-01", 1)
 		require.NoError(t, err)
 		require.Len(t, top, 1)
