@@ -51,9 +51,9 @@ type runReport struct {
 	DateRanges      []dateRange       `json:"dateRanges,omitempty"`
 	DimensionFilter *filterExpression `json:"dimensionFilter,omitempty"`
 	Dimensions      []named           `json:"dimensions,omitempty"`
-	Limit      int64       `json:"limit,omitempty,string"`
-	Metrics    []named     `json:"metrics,omitempty"`
-	OrderBys   []orderBy   `json:"orderBys,omitempty"`
+	Limit           int64             `json:"limit,omitempty,string"`
+	Metrics         []named           `json:"metrics,omitempty"`
+	OrderBys        []orderBy         `json:"orderBys,omitempty"`
 }
 
 // filterExpression is the Data API's FilterExpression, here always one
