@@ -114,6 +114,16 @@ func TestBrowserDashboard(t *testing.T) {
 	browsertest.NoViolations(t, ctx, "the dashboard for a range of dates")
 	run(chromedp.Navigate(srv.URL+"/reporting?from=2026-06-01&to=2026-05-01"), chromedp.WaitVisible(chromedp.CSS(".error-summary")))
 	browsertest.NoViolations(t, ctx, "the dashboard with a bad range")
+
+	// A click on a source narrows the whole report to it; a click on
+	// "Show all visits" widens it again.
+	run(chromedp.Navigate(srv.URL+"/reporting?days=7"), chromedp.WaitVisible(chromedp.CSS("figure.chart")),
+		chromedp.Click(chromedp.CSS(`a[href="/reporting?days=7&source=news.example"]`)), chromedp.WaitVisible(chromedp.CSS("p.filter")))
+	require.Contains(t, text("p.filter"), "Showing only visits from news.example.")
+	require.Contains(t, text(".totals"), "35")
+	browsertest.NoViolations(t, ctx, "the dashboard filtered by a source")
+	run(chromedp.Click(chromedp.CSS("p.filter a")), chromedp.WaitNotPresent(chromedp.CSS("p.filter")))
+	require.Contains(t, text(".totals"), "98")
 }
 
 // A range of one's own dates, the totals against the period before, and
@@ -163,4 +173,33 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 	require.Equal(t, "event,count,visitors\nadd_to_cart,7,7\n", csv)
 	code, _, _ = get("/reporting?export=secrets")
 	require.Equal(t, 404, code)
+
+	// Each page, source and device is a link that narrows the whole
+	// report; the range stays. /shoes had d+2 views on day d: 35.
+	require.Contains(t, body, `<a href="/reporting?days=28&amp;source=news.example">news.example<span class="visually-hidden">: show only these visits</span></a>`)
+	code, _, body = get("/reporting?days=7&page=%2Fshoes")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, `Showing only the page /shoes. <a href="/reporting?days=7">Show all visits</a>`)
+	require.Contains(t, body, `<dt>Page views</dt><dd>35 <span class="change">up from none on the period before</span>`)
+	require.Contains(t, body, `<dt>Sessions begun on this page</dt>`)
+	require.Contains(t, body, "Not kept for one page, source or device")
+	require.Contains(t, body, "Page views a day (the page /shoes) from 2026-05-26 to 2026-06-01: 35 in all, at most 8 on 2026-06-01.")
+	require.Contains(t, body, "<code>/shoes</code>", "the filter's own page is no link")
+	require.NotContains(t, body, `page=%2F&amp;`, "nor is any other page listed")
+	require.Contains(t, body, "Events are not broken down by page, source or device.")
+	require.Contains(t, body, `<a href="/reporting?days=7&amp;device=mobile">mobile`)
+	require.Contains(t, body, `<input type="hidden" name="page" value="/shoes">`, "the range forms keep the filter")
+	require.Contains(t, body, `visitors on the whole site in the last 30 minutes`)
+	_, h, csv = get("/reporting?days=7&page=%2Fshoes&export=devices")
+	require.Equal(t, `attachment; filename="devices-7-days-page-shoes.csv"`, h.Get("Content-Disposition"))
+	lines := strings.Split(csv, "\n")
+	require.Equal(t, "device,views,visitors,share", lines[0])
+	require.True(t, strings.HasPrefix(lines[1], "desktop,25,") && strings.HasSuffix(lines[1], ",0.7143"), lines[1])
+	require.True(t, strings.HasPrefix(lines[2], "mobile,10,") && strings.HasSuffix(lines[2], ",0.2857"), lines[2])
+	// Filtered by a source: its pages only.
+	_, _, csv = get("/reporting?days=7&source=news.example&export=pages")
+	require.Equal(t, "path,title,views,visitors\n/shoes,Shoes,35,", csv[:len("path,title,views,visitors\n/shoes,Shoes,35,")])
+	require.Equal(t, 2, strings.Count(csv, "\n"), csv)
+	_, _, csv = get("/reporting?days=7&source=nowhere.example&export=sources")
+	require.Equal(t, "source,views,visitors,share\n", csv)
 }

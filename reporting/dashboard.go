@@ -51,8 +51,9 @@ type DashboardOptions struct {
 // first-party breakdowns): totals, trends drawn as inline SVG on the
 // server, tables of top queries, pages and content (each exported as
 // CSV with ?export=), the totals against the period before, a range
-// picker (7/28/90 days) and a range of dates (?from, ?to). It needs no
-// JavaScript. Guard it as the routes are
+// picker (7/28/90 days) and a range of dates (?from, ?to). Each page,
+// source and device is a link that narrows the whole report to it
+// (?page=, ?source=, ?device=; one at a time). It needs no JavaScript. Guard it as the routes are
 // guarded (the reference server asks for view_search_reporting).
 type Dashboard struct {
 	svc     *Service
@@ -118,7 +119,42 @@ type dashboardPage struct {
 	RangeError string
 	RangeLabel string
 	Export     map[string]string
+	// Filter is the page, source or device the report is narrowed to
+	// (?page=, ?source=, ?device=), FilterLabel it in words; range is the
+	// range's query, which every link keeps.
+	Filter      Filter
+	FilterLabel string
+	rangeQuery  url.Values
 }
+
+// URL is the page's address for the same range with filter f (none when
+// zero), and export's CSV when not empty.
+func (p *dashboardPage) URL(f Filter, export string) string {
+	v := maps.Clone(p.rangeQuery)
+	if !f.IsZero() {
+		v.Set(f.Dim, f.Value)
+	}
+	if export != "" {
+		v.Set("export", export)
+	}
+	return p.Path + "?" + v.Encode()
+}
+
+// filterCell is a table's value as a link that filters the report to
+// it, unless it is the filter already (Current).
+type filterCell struct {
+	Value, URL string
+	Current    bool
+}
+
+// Cell is dim's value as the tables show it.
+func (p *dashboardPage) Cell(dim, value string) filterCell {
+	f := Filter{Dim: dim, Value: value}
+	return filterCell{Value: value, URL: p.URL(f, ""), Current: f == p.Filter}
+}
+
+// AllURL is the page's address for the same range, unfiltered.
+func (p *dashboardPage) AllURL() string { return p.URL(Filter{}, "") }
 
 type rangeOption struct {
 	Days     int
@@ -147,6 +183,10 @@ type trafficSection struct {
 	// them (HasLive).
 	Live    int
 	HasLive bool
+	// Filtered: the report is narrowed; PerValue: the source keeps
+	// neither events nor the length of visits per page, source or device
+	// (the first-party one), so those are not shown filtered.
+	Filtered, PerValue bool
 }
 
 func (d *Dashboard) sectionError(fam family, err error) section {
@@ -196,14 +236,24 @@ func pickRange(r *http.Request, p *dashboardPage) AnalyticsQuery {
 	if !p.Custom {
 		p.RangeLabel = "the last " + strconv.Itoa(p.Days) + " days"
 	}
+	p.rangeQuery = link
+	for _, dim := range FilterDims {
+		if v := q.Get(dim); v != "" {
+			p.Filter = Filter{Dim: dim, Value: v}
+			p.FilterLabel = filterWords[dim] + " " + v
+			break
+		}
+	}
+	aq.Filter = p.Filter
 	p.Export = map[string]string{}
 	for _, e := range exports {
-		v := maps.Clone(link)
-		v.Set("export", e)
-		p.Export[e] = p.Path + "?" + v.Encode()
+		p.Export[e] = p.URL(p.Filter, e)
 	}
 	return aq
 }
+
+// filterWords name a filter's dimension in the page's sentences.
+var filterWords = map[string]string{DimPage: "the page", DimSource: "visits from", DimDevice: "visits on"}
 
 // previous is the period of the same length just before q's.
 func previous(q AnalyticsQuery) AnalyticsQuery {
@@ -301,6 +351,8 @@ func (d *Dashboard) trafficSection(ctx context.Context, q AnalyticsQuery) *traff
 		t.section = d.sectionError(analyticsFamily, err)
 		return t
 	}
+	_, t.PerValue = d.svc.o.Analytics.(BreakdownSource)
+	t.Filtered = !q.Filter.IsZero()
 	if n, ok, err := d.svc.LiveVisitors(ctx); err != nil {
 		t.section = d.sectionError(analyticsFamily, err)
 		return t
@@ -314,7 +366,11 @@ func (d *Dashboard) trafficSection(ctx context.Context, q AnalyticsQuery) *traff
 	for i, o := range t.Overview.Trend {
 		points[i] = ChartPoint{Label: o.Date, Value: o.PageViews}
 	}
-	t.Chart = NewChart("views-chart", "Page views a day", points)
+	title := "Page views a day"
+	if t.Filtered {
+		title += " (" + filterWords[q.Filter.Dim] + " " + q.Filter.Value + ")"
+	}
+	t.Chart = NewChart("views-chart", title, points)
 	return t
 }
 
@@ -361,10 +417,14 @@ func (d *Dashboard) export(w http.ResponseWriter, r *http.Request, table string,
 		d.render.Error(w, r, http.StatusBadGateway, web.ErrorPage{Heading: "Export not made", Message: s.Error, Link: d.o.Path, LinkText: "Back to the reports"})
 		return
 	}
-	name := table + "-" + strconv.Itoa(q.Days) + "-days.csv"
+	name := table + "-" + strconv.Itoa(q.Days) + "-days"
 	if q.Start != "" {
-		name = table + "-" + q.Start + "-to-" + q.End + ".csv"
+		name = table + "-" + q.Start + "-to-" + q.End
 	}
+	if !q.Filter.IsZero() {
+		name += "-" + q.Filter.Dim + "-" + fileWord(q.Filter.Value)
+	}
+	name += ".csv"
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", `attachment; filename="`+name+`"`)
@@ -378,6 +438,21 @@ func (d *Dashboard) export(w http.ResponseWriter, r *http.Request, table string,
 		_ = cw.Write(row)
 	}
 	cw.Flush()
+}
+
+// fileWord is v as a part of a file name: letters and digits, the rest
+// as hyphens, at most 40 characters.
+func fileWord(v string) string {
+	w := strings.Trim(strings.Map(func(r rune) rune {
+		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return r
+		}
+		return '-'
+	}, v), "-")
+	if w == "" {
+		w = "root"
+	}
+	return clip(w, 40)
 }
 
 // csvSafe keeps a spreadsheet from reading a cell as a formula: a value

@@ -223,6 +223,9 @@ func TestBrowserSitePages(t *testing.T) {
 	tr.check("tokens")
 	tr.open("/reporting")
 	tr.check("reports")
+	tr.submit(`table a[href*="source="]`)
+	require.Contains(t, tr.text("p.filter"), "Showing only visits from")
+	tr.check("reports-filtered")
 
 	// The form page, with the header for the signed-in user.
 	tr.open("/forms/contact-us")
