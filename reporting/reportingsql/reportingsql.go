@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 
@@ -94,27 +93,38 @@ var scopeDims = map[byte]string{'p': reporting.DimPage, 'e': reporting.DimEvent,
 	'c': reporting.DimCountry, 't': reporting.DimTotal}
 
 // pairs are the pairs of dimensions kept for filtered reports (indexes
-// into reporting.FilterDims), by the scope of their uniques. Each pair
-// is kept in both orders (dimension "a>b", key "a's value\x1fb's value"),
-// so the rows of b among the views with one value of a are a range of
-// keys, and those of a among b's too.
+// into reporting.FilterDims), by the scope of their uniques.
 var pairs = map[byte]pair{'P': newPair(0, 1), 'Q': newPair(0, 2), 'R': newPair(1, 2)}
 
-// pair is two dimensions and the names of their two orders.
+// pair is two dimensions and the pair's name in reporting_pairs.
 type pair struct {
-	a, b   int
-	ab, ba string
+	a, b int
+	name string
 }
 
 func newPair(a, b int) pair {
-	return pair{a, b, pairDim(reporting.FilterDims[a], reporting.FilterDims[b]), pairDim(reporting.FilterDims[b], reporting.FilterDims[a])}
+	return pair{a, b, reporting.FilterDims[a] + ">" + reporting.FilterDims[b]}
 }
 
-// sep joins a pair's values; no page (escaped), source (control
-// characters removed) or device holds it.
+// pairOf is the pair of dimensions x and y, in either order, and whether
+// x is its first.
+func pairOf(x, y string) (pair, bool, bool) {
+	for _, p := range pairs {
+		switch {
+		case reporting.FilterDims[p.a] == x && reporting.FilterDims[p.b] == y:
+			return p, true, true
+		case reporting.FilterDims[p.a] == y && reporting.FilterDims[p.b] == x:
+			return p, false, true
+		}
+	}
+	return pair{}, false, false
+}
+
+// sep joins a pair's two values in the scope of its uniques; no page
+// (escaped), source (control characters removed) or device holds it.
 const sep = "\x1f"
 
-func pairDim(a, b string) string { return a + ">" + b }
+type pairKey struct{ day, pair, a, b string }
 
 // Record implements reporting.Store.
 func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
@@ -158,6 +168,7 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 			}
 		}
 		inc := map[rollupKey]*reporting.DailyRow{}
+		paired := map[pairKey]*reporting.DailyRow{}
 		add := func(day, dim, key, label string) *reporting.DailyRow {
 			k := rollupKey{day, dim, key}
 			r := inc[k]
@@ -200,13 +211,17 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 				[]any{h.Day, h.Visitor, "s:" + h.Source, at}, []any{h.Day, h.Visitor, "d:" + h.Device, at})
 			if !strings.Contains(h.Path, sep) && !strings.Contains(h.Source, sep) && !strings.Contains(h.Device, sep) {
 				for code, p := range pairs {
-					ab := vals[p.a] + sep + vals[p.b]
-					for _, r := range [...]*reporting.DailyRow{add(h.Day, p.ab, ab, labels[p.b]), add(h.Day, p.ba, vals[p.b]+sep+vals[p.a], labels[p.a])} {
-						if starts {
-							r.Sessions++
-						}
+					k := pairKey{h.Day, p.name, vals[p.a], vals[p.b]}
+					r := paired[k]
+					if r == nil {
+						r = &reporting.DailyRow{Label: labels[p.a]}
+						paired[k] = r
 					}
-					seen = append(seen, []any{h.Day, h.Visitor, string(code) + ":" + ab, at})
+					r.Views++
+					if starts {
+						r.Sessions++
+					}
+					seen = append(seen, []any{h.Day, h.Visitor, string(code) + ":" + k.a + sep + k.b, at})
 				}
 			}
 			if h.Country != "" {
@@ -224,10 +239,7 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 			key := scope[2:]
 			if p, ok := pairs[scope[0]]; ok {
 				va, vb, _ := strings.Cut(key, sep)
-				if r := inc[rollupKey{day, p.ba, vb + sep + va}]; r != nil {
-					r.Visitors++
-				}
-				if r := inc[rollupKey{day, p.ab, key}]; r != nil {
+				if r := paired[pairKey{day, p.name, va, vb}]; r != nil {
 					r.Visitors++
 				}
 				return nil
@@ -263,6 +275,16 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 			if r.Label != "" {
 				w.Label = r.Label
 			}
+		}
+		var pairRows [][]any
+		for k, r := range paired {
+			pairRows = append(pairRows, []any{k.day, k.pair, k.a, k.b, r.Label, r.Views, r.Visitors, r.Sessions})
+		}
+		if err := values(ctx, tx, `INSERT INTO reporting_pairs (day, pair, a, b, label, views, visitors, sessions) VALUES %s
+			ON CONFLICT (pair, a, day, b) DO UPDATE SET views = reporting_pairs.views + excluded.views,
+			visitors = reporting_pairs.visitors + excluded.visitors, sessions = reporting_pairs.sessions + excluded.sessions,
+			label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE reporting_pairs.label END`, 8, pairRows, nil); err != nil {
+			return err
 		}
 		var weeks [][]any
 		for k, w := range weekly {
@@ -321,9 +343,8 @@ func (s *Store) Daily(ctx context.Context, dim, from, to string, limit int) ([]r
 }
 
 // Filtered implements reporting.Store: f.Value's own rows of f.Dim for
-// DimTotal (a day each) and for f.Dim, else the pair rows "f.Dim>dim"
-// whose key starts with f.Value (compared as a prefix of equal length,
-// so no collation orders the separator).
+// DimTotal (a day each) and for f.Dim, else the rows of reporting_pairs
+// whose f.Dim side is f.Value, summed by dim's side.
 func (s *Store) Filtered(ctx context.Context, f reporting.Filter, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
 	if !f.Valid() || f.IsZero() {
 		return nil, fmt.Errorf("reportingsql: filtered: not a filter: %q", f.Dim)
@@ -337,11 +358,25 @@ func (s *Store) Filtered(ctx context.Context, f reporting.Filter, dim, from, to 
 	case f.Dim:
 		rows, err = s.sum(ctx, dim, "key = ?", []any{f.Value}, from, to, limit)
 	default:
-		prefix := f.Value + sep
-		rows, err = s.sum(ctx, pairDim(f.Dim, dim), "substr(key, 1, ?) = ?", []any{utf8.RuneCountInString(prefix), prefix}, from, to, limit)
-		for i := range rows {
-			rows[i].Key = strings.TrimPrefix(rows[i].Key, prefix)
+		p, first, ok := pairOf(f.Dim, dim)
+		if !ok {
+			return nil, fmt.Errorf("reportingsql: filtered: no pair of %q and %q", f.Dim, dim)
 		}
+		// The filter's side is matched, the other side grouped; the page's
+		// title (label) only names a page.
+		match, group, label := "a", "b", "''"
+		if !first {
+			match, group, label = "b", "a", "MAX(label)"
+		}
+		q := `SELECT ` + group + ` AS key, ` + label + ` AS label, SUM(views) AS views, SUM(visitors) AS visitors, SUM(sessions) AS sessions,
+			0 AS duration_seconds FROM reporting_pairs WHERE pair = ? AND ` + match + ` = ? AND day >= ? AND day <= ?
+			GROUP BY ` + group + ` ORDER BY views DESC, key`
+		args := []any{p.name, f.Value, from, to}
+		if limit > 0 {
+			q += ` LIMIT ?`
+			args = append(args, limit)
+		}
+		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(q), args...)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reportingsql: filtered %s by %s: %w", dim, f.Dim, err)
@@ -465,6 +500,9 @@ func (s *Store) Prune(ctx context.Context, day string) (int, error) {
 	n, err := res.RowsAffected()
 	if err != nil {
 		return 0, err
+	}
+	if _, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM reporting_pairs WHERE day < ?`), day); err != nil {
+		return 0, fmt.Errorf("reportingsql: prune: %w", err)
 	}
 	// Weeks that ended before day.
 	if _, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM reporting_weekly WHERE week < ?`), weekOf(day)); err != nil {

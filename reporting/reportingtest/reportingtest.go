@@ -119,8 +119,9 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 	})
 
 	// Filtered counts only the views with one page, source or device, in
-	// both directions of each pair, over daily and weekly rollups, and
-	// each visitor once per day and pair.
+	// both directions of each pair, over ranges of days and weeks, and
+	// each visitor once per day and pair; Prune drops the pairs' old days
+	// too.
 	t.Run("Filtered", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
@@ -185,6 +186,11 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 		require.Empty(t, none)
 		_, err = s.Filtered(ctx, reporting.Filter{Dim: reporting.DimCountry, Value: "DE"}, reporting.DimPage, "2026-06-01", "2026-06-30", 0)
 		require.Error(t, err, "not a filter")
+		_, err = s.Prune(ctx, "2026-06-02")
+		require.NoError(t, err)
+		sources, err = s.Filtered(ctx, page, reporting.DimSource, "2026-05-01", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "news", Views: 1, Visitors: 1, Sessions: 1}}, sources, "day 8 only")
 	})
 
 	t.Run("RecordAndRead", func(t *testing.T) {
