@@ -285,6 +285,38 @@ func AppliedVersions(ctx context.Context, db *DB, line string) ([]int, error) {
 	return versions, nil
 }
 
+// Pending lists the migrations of [CoreMigrations] and lines that db has
+// not applied, as "line NNNN_name", in order: none when the schema is
+// current (a readiness check). A database never migrated has them all.
+func Pending(ctx context.Context, db *DB, lines ...Migrations) ([]string, error) {
+	type row struct {
+		Line    string `db:"line"`
+		Version int    `db:"version"`
+	}
+	var applied []row
+	err := db.Reader().SelectContext(ctx, &applied, `SELECT line, version FROM groundwork_migrations`)
+	if err != nil && !isMissingTable(err) {
+		return nil, fmt.Errorf("store: pending migrations: %w", err)
+	}
+	done := map[row]bool{}
+	for _, r := range applied {
+		done[r] = true
+	}
+	var out []string
+	for _, m := range append([]Migrations{CoreMigrations}, lines...) {
+		ms, err := m.load(db.dialect)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range ms {
+			if !done[row{m.Line, v.version}] {
+				out = append(out, fmt.Sprintf("%s %04d_%s", m.Line, v.version, v.name))
+			}
+		}
+	}
+	return out, nil
+}
+
 // leveledHandler drops records below min.
 type leveledHandler struct {
 	slog.Handler

@@ -174,6 +174,20 @@ func (q *Queue) Start(ctx context.Context) error {
 	return nil
 }
 
+// Running reports whether the queue works jobs: started, and its client
+// not stopped (by Stop, or by its context ending).
+func (q *Queue) Running() bool {
+	if !q.started {
+		return false
+	}
+	select {
+	case <-q.client.Stopped():
+		return false
+	default:
+		return true
+	}
+}
+
 // Stop stops fetching jobs and waits for the running ones to finish, until
 // ctx ends (QueueStopTimeoutDefault when ctx has no deadline); jobs still
 // running then are cancelled, and River retries them later. Stop on a

@@ -104,6 +104,27 @@ func TestMigrate(t *testing.T) {
 			require.NoError(t, err)
 		})
 
+		// Pending names what a database lacks: everything before Migrate,
+		// nothing after, and a line added later.
+		t.Run("Pending", func(t *testing.T) {
+			t.Parallel()
+			db, err := store.Open(ctx, storetest.DSN(t, d))
+			require.NoError(t, err)
+			t.Cleanup(func() { db.Close() })
+			pending, err := store.Pending(ctx, db, sample)
+			require.NoError(t, err)
+			require.Equal(t, []string{"core 0001_rate_limits", "core 0002_idempotency", "core 0003_keys", "sample 0001_samples",
+				"sample 0002_samples_note"}, pending)
+			require.NoError(t, store.Migrate(ctx, db, sample))
+			pending, err = store.Pending(ctx, db, sample)
+			require.NoError(t, err)
+			require.Empty(t, pending)
+			later := store.Migrations{Line: "later", FS: os.DirFS("testdata/sample")}
+			pending, err = store.Pending(ctx, db, sample, later)
+			require.NoError(t, err)
+			require.Equal(t, []string{"later 0001_samples", "later 0002_samples_note"}, pending)
+		})
+
 		t.Run("Concurrently", func(t *testing.T) {
 			t.Parallel()
 			dsn := storetest.DSN(t, d)
@@ -330,8 +351,13 @@ func TestQueue(t *testing.T) {
 		require.Error(t, err)
 		w := &pingWorker{got: make(chan int, 20)}
 		river.AddWorker(q.Workers(), w)
+		require.False(t, q.Running(), "not started")
 		require.NoError(t, q.Start(ctx))
-		t.Cleanup(func() { require.NoError(t, q.Stop(context.Background())) })
+		require.True(t, q.Running())
+		t.Cleanup(func() {
+			require.NoError(t, q.Stop(context.Background()))
+			require.False(t, q.Running(), "stopped")
+		})
 
 		insert := db.Rebind("INSERT INTO samples (name) VALUES (?)")
 		rollback := errors.New("rollback")

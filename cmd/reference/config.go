@@ -38,6 +38,7 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_LOG_LEVEL", "debug, info, warn or error (--log-level)"},
 	{"GROUNDWORK_TRUSTED_PROXIES", "comma-separated CIDRs allowed to set X-Forwarded-For (--trusted-proxies)"},
 	{"GROUNDWORK_SHUTDOWN_TIMEOUT", "how long shutdown waits for requests and jobs (--shutdown-timeout)"},
+	{"GROUNDWORK_DRAIN_DELAY", "how long a stopping server keeps serving with /readyz at 503 before it shuts down (--drain-delay)"},
 	{"GROUNDWORK_UPLOADS", "directory for uploaded files (--uploads)"},
 	{"GROUNDWORK_BASE_URL", "public address of the server, for absolute links (--base-url)"},
 	{"GROUNDWORK_API_RATE_LIMIT", "requests a minute per token or address on the a11y, token and bookings admin endpoints, or off (--api-rate-limit)"},
@@ -99,6 +100,7 @@ type config struct {
 	logLevel        slog.Level
 	trustedProxies  []netip.Prefix
 	shutdownTimeout time.Duration
+	drainDelay      time.Duration
 	uploads         string
 	baseURL         *url.URL
 	adminEmail      string
@@ -260,6 +262,7 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	logLevel := fs.String("log-level", envOr(getenv, "GROUNDWORK_LOG_LEVEL", "info"), "debug, info, warn or error")
 	proxies := fs.String("trusted-proxies", getenv("GROUNDWORK_TRUSTED_PROXIES"), "CIDRs allowed to set X-Forwarded-For")
 	shutdown := fs.Duration("shutdown-timeout", defaultShutdownTimeout, "how long shutdown waits for requests and jobs")
+	drain := fs.Duration("drain-delay", 0, "how long a stopping server keeps serving with /readyz at 503")
 	uploads := fs.String("uploads", getenv("GROUNDWORK_UPLOADS"), "directory for uploaded files")
 	baseURL := fs.String("base-url", getenv("GROUNDWORK_BASE_URL"), "public address of the server")
 	sites := fs.String("analytics-sites", getenv("GROUNDWORK_ANALYTICS_SITES"), "hosts whose page views are collected")
@@ -291,6 +294,13 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 		}
 		*shutdown = d
 	}
+	if v := getenv("GROUNDWORK_DRAIN_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("GROUNDWORK_DRAIN_DELAY: %w", err)
+		}
+		*drain = d
+	}
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return nil, err
@@ -298,7 +308,7 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	if len(rest) > 0 {
 		return nil, fmt.Errorf("unexpected argument %q; see reference --help", rest[0])
 	}
-	cfg := &config{addr: *addr, db: *db, logFormat: *logFormat, shutdownTimeout: *shutdown, uploads: *uploads,
+	cfg := &config{addr: *addr, db: *db, logFormat: *logFormat, shutdownTimeout: *shutdown, drainDelay: *drain, uploads: *uploads,
 		adminEmail: getenv("GROUNDWORK_ADMIN_EMAIL"), limits: lim, siteName: envOr(getenv, "GROUNDWORK_SITE_NAME", "groundwork"),
 		bookingsContact: getenv("GROUNDWORK_BOOKINGS_CONTACT")}
 	for host := range strings.SplitSeq(*sites, ",") {
@@ -339,6 +349,9 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	}
 	if cfg.trustedProxies, err = api.ParsePrefixes(*proxies); err != nil {
 		return nil, fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if cfg.drainDelay < 0 {
+		return nil, errors.New("--drain-delay must not be negative")
 	}
 	if cfg.shutdownTimeout <= 0 {
 		return nil, errors.New("--shutdown-timeout must be positive")

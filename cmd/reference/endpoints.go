@@ -11,6 +11,7 @@ import (
 // whatever the configuration; a provider without a gateway answers 404).
 var routes = []string{
 	"GET /healthz",
+	"GET /readyz",
 	"GET /{$}",
 	"GET /api/v1/auth/token",
 	"GET /login",

@@ -98,6 +98,9 @@ Serve flags:
   --log-level LEVEL       debug, info, warn or error (default info)
   --trusted-proxies LIST  comma-separated CIDRs allowed to set X-Forwarded-For
   --shutdown-timeout D    how long SIGINT/SIGTERM waits for requests and jobs (default 30s)
+  --drain-delay D         how long a stopping server keeps serving, /readyz answering 503,
+                          before it stops taking requests (default 0s; 5s or so behind a
+                          load balancer that polls /readyz)
   --uploads DIR           where uploaded files go (default: beside the SQLite file, *-uploads)
   --base-url URL          the server's public address, for absolute links in lists and mail
   --analytics-sites LIST  comma-separated hosts whose page views are collected (beside the
@@ -208,7 +211,7 @@ var endpointAreas = []struct{ prefix, area string }{
 	{"/api/v1/auth", "auth: tokens"}, {"/api/a11y", "a11y"}, {"/api/v1/a11y", "a11y"}, {"/api/v1/forms", "forms"}, {"/forms", "forms"},
 	{"/api/ecommerce", "webhooks"}, {"/ecommerce", "webhooks"}, {"/api/bookings", "bookings"}, {"/bookings", "bookings"},
 	{"/admin/emailmarketing", "email lists"}, {"/emailmarketing", "email lists"}, {"/search-reporting", "reporting"},
-	{"/analytics", "reporting"}, {"/reporting", "reporting"}, {"/google", "reporting"}, {"/healthz", "server"}, {"/ ", "server"},
+	{"/analytics", "reporting"}, {"/reporting", "reporting"}, {"/google", "reporting"}, {"/healthz", "server"}, {"/readyz", "server"}, {"/ ", "server"},
 }
 
 // endpointArea is the domain an endpoint belongs to; the sign-in pages

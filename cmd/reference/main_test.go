@@ -83,7 +83,7 @@ func TestHelpListsEveryRoute(t *testing.T) {
 	db := storetest.Open(t, store.SQLite, migrations...)
 	a, err := newApp(cfg, db, webhooks.GenerateSecretKey(), slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
-	require.ElementsMatch(t, append([]string{"GET /healthz", "GET /{$}"}, a.routes...), routes)
+	require.ElementsMatch(t, append([]string{"GET /healthz", "GET /readyz", "GET /{$}"}, a.routes...), routes)
 	_, out, _ := runCmd(t, env{}, "--help")
 	for _, e := range endpoints() {
 		require.Contains(t, out, "\n  "+e+"\n")
@@ -540,4 +540,77 @@ func TestSubcommandsRefuseAnotherSecretKey(t *testing.T) {
 	code, _, stderr = runCmd(t, env{}, "emaillist", "ping")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "GROUNDWORK_EMAILLIST_PROVIDER")
+}
+
+// /readyz: 200 only with the database answering, the schema current and
+// the job queue running, else 503 with each reason; /healthz stays the
+// liveness check.
+func TestReadiness(t *testing.T) {
+	t.Parallel()
+	cfg, err := parseServeFlags(nil, env{}.get)
+	require.NoError(t, err)
+	cfg.uploads = t.TempDir()
+	cfg.webhooks.secretKey = testSecretKey
+	// A schema one line short, and a queue never started.
+	db := storetest.Open(t, store.SQLite, migrations[:len(migrations)-1]...)
+	a, err := newApp(cfg, db, webhooks.GenerateSecretKey(), slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	ready := func() (int, string) {
+		w := httptest.NewRecorder()
+		a.handler.ServeHTTP(w, httptest.NewRequest("GET", "/readyz", nil))
+		return w.Code, w.Body.String()
+	}
+	code, body := ready()
+	require.Equal(t, 503, code)
+	require.JSONEq(t, `{"status": "unavailable", "reasons": ["migrations not applied: reporting 0001_analytics, reporting 0002_google, `+
+		`reporting 0003_pairs", "the job queue is not running"]}`, body)
+	require.NoError(t, store.Migrate(context.Background(), db, migrations...))
+	require.NoError(t, a.queue.Start(context.Background()))
+	code, body = ready()
+	require.Equal(t, 200, code, body)
+	require.JSONEq(t, `{"status": "ready"}`, body)
+	require.NoError(t, a.queue.Stop(context.Background()))
+	require.NoError(t, db.Close())
+	code, body = ready()
+	require.Equal(t, 503, code)
+	require.JSONEq(t, `{"status": "unavailable", "reasons": ["the database does not answer", "the job queue is not running"]}`, body)
+}
+
+// A stopping server with a drain delay keeps serving for it, /readyz at
+// 503 ("shutting down") and everything else as before, then stops.
+func TestDrainKeepsServing(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", storetest.DSN(t, d), "--log-level", "warn",
+			"--uploads", t.TempDir(), "--drain-delay", "1500ms"}, env{"GROUNDWORK_SECRET_KEY": testSecretKey}.get)
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		addr := make(chan string, 1)
+		done := make(chan error, 1)
+		go func() { done <- serve(ctx, cfg, io.Discard, func(a string) { addr <- a }) }()
+		base := "http://" + <-addr
+		code, body := get(t, base+"/readyz", "")
+		require.Equal(t, 200, code, body)
+		cancel()
+		deadline := time.Now().Add(time.Second)
+		for {
+			code, body = get(t, base+"/readyz", "")
+			if code == 503 || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		require.Equal(t, 503, code)
+		require.JSONEq(t, `{"status": "unavailable", "reasons": ["shutting down"]}`, body)
+		code, _ = get(t, base+"/healthz", "")
+		require.Equal(t, 200, code, "alive while draining")
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+		case <-time.After(20 * time.Second):
+			t.Fatal("serve did not stop")
+		}
+		_, err = http.Get(base + "/healthz")
+		require.Error(t, err, "stopped")
+	})
 }

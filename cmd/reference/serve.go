@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -101,6 +102,9 @@ type app struct {
 	handler   http.Handler
 	// routes are the domain handlers' routes, "METHOD /path/{param}".
 	routes []string
+	// stopping is set when shutdown begins (/readyz answers 503);
+	// migrated once the schema was found current.
+	stopping, migrated atomic.Bool
 }
 
 // handlers are every handler the server mounts, made by the wiring steps
@@ -361,6 +365,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux.Handle(webhooks.PrefixDefault+"/", h.webhooks)
 	mux.Handle(webhooks.InboundPrefixDefault+"/", h.inbound)
 	mux.HandleFunc("GET /healthz", a.healthz)
+	mux.HandleFunc("GET /readyz", a.readyz)
 	mux.HandleFunc("GET /{$}", h.site.home)
 	mux.Handle(auth.PrefixDefault+"/", h.auth)
 	mux.Handle(a11y.PrefixDefault+"/", h.color)
@@ -380,6 +385,38 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	}
 	body, upload := cmp.Or(cfg.bodyTimeout, api.BodyTimeoutDefault), cmp.Or(cfg.uploadTimeout, api.UploadTimeoutDefault)
 	return h.site.pages(recoverPanics(logRequests(api.WithBodyDeadline(mux, body, upload), logger, cfg.requestLogEvery), logger)), routes
+}
+
+// readyz answers 200 when the instance can take traffic: not stopping,
+// the database answers, its schema is current and the job queue runs;
+// else 503 with the reasons.
+func (a *app) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	var reasons []string
+	if a.stopping.Load() {
+		reasons = append(reasons, "shutting down")
+	}
+	if err := a.db.Ping(ctx); err != nil {
+		reasons = append(reasons, "the database does not answer")
+	} else if !a.migrated.Load() {
+		switch pending, err := store.Pending(ctx, a.db, migrations...); {
+		case err != nil:
+			reasons = append(reasons, "the schema could not be read")
+		case len(pending) > 0:
+			reasons = append(reasons, "migrations not applied: "+strings.Join(pending, ", "))
+		default:
+			a.migrated.Store(true)
+		}
+	}
+	if !a.queue.Running() {
+		reasons = append(reasons, "the job queue is not running")
+	}
+	if len(reasons) > 0 {
+		api.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "reasons": reasons})
+		return
+	}
+	api.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
 
 func (a *app) healthz(w http.ResponseWriter, r *http.Request) {
@@ -452,8 +489,19 @@ func serve(ctx context.Context, cfg *config, logOut io.Writer, ready func(addr s
 	case err = <-served:
 		// The listener failed; still stop the queue below.
 	case <-ctx.Done():
+		a.stopping.Store(true)
+		if cfg.drainDelay > 0 {
+			// Still serving, /readyz at 503: a load balancer takes the
+			// instance out before it stops taking requests.
+			logger.Info("draining", "delay", cfg.drainDelay)
+			select {
+			case err = <-served:
+			case <-time.After(cfg.drainDelay):
+			}
+		}
 		logger.Info("shutting down", "timeout", cfg.shutdownTimeout)
 	}
+	a.stopping.Store(true)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
 	defer cancel()
 	if serr := srv.Shutdown(shutdownCtx); serr != nil {
