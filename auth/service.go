@@ -42,6 +42,8 @@ const (
 type Options struct {
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Meter counts sign-in attempts by outcome (groundwork.MetricSignIns); nil counts nothing.
+	Meter groundwork.Meter
 	// Rand is the source of secrets; crypto/rand when nil.
 	Rand io.Reader
 	// TouchInterval: TouchIntervalDefault when zero. It also spaces the
@@ -110,6 +112,7 @@ type Service struct {
 	appName       string
 	logger        *slog.Logger
 	hooks         hooks
+	meter         groundwork.Meter
 }
 
 // NewService returns a token service on store.
@@ -124,7 +127,7 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	if o.TouchInterval < 0 {
 		return nil, errors.New("auth: new service: negative touch interval")
 	}
-	s := &Service{store: store, now: o.Now, rand: o.Rand, touchInterval: o.TouchInterval}
+	s := &Service{store: store, now: o.Now, rand: o.Rand, touchInterval: o.TouchInterval, meter: o.Meter}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store/lite"
@@ -402,6 +403,7 @@ func (s *Service) CheckCredentials(ctx context.Context, email, password, clientI
 		}
 	}
 	if wait > 0 {
+		groundwork.Count(s.meter, groundwork.MetricSignIns, "locked_out")
 		return User{}, &LockoutError{RetryAfter: wait}
 	}
 	u, hash, err := s.store.UserByEmail(ctx, NormalizeEmail(email))
@@ -417,8 +419,10 @@ func (s *Service) CheckCredentials(ctx context.Context, email, password, clientI
 		return User{}, fmt.Errorf("auth: sign in: %w", err)
 	}
 	if !ok {
+		groundwork.Count(s.meter, groundwork.MetricSignIns, "failure")
 		return User{}, bad
 	}
+	groundwork.Count(s.meter, groundwork.MetricSignIns, "success")
 	for _, l := range limits {
 		if l.reset {
 			if err := s.logins.Reset(ctx, l.key); err != nil {

@@ -844,9 +844,10 @@ func TestLockoutPerAccountAndPerAddress(t *testing.T) {
 		ctx := context.Background()
 		dsn := storetest.DSN(t, d)
 		clk := testkit.NewClock(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+		meter := &testkit.Meter{}
 		instance := func() *auth.Service {
 			db := storetest.OpenDSN(t, dsn, authsql.Migrations)
-			svc, err := auth.NewService(authsql.New(db), &auth.Options{Now: clk.Now, Password: cheap,
+			svc, err := auth.NewService(authsql.New(db), &auth.Options{Now: clk.Now, Password: cheap, Meter: meter,
 				LoginLimiter: store.NewSQLRateLimiter(db, &lite.RateLimiterOptions{Now: clk.Now})})
 			require.NoError(t, err)
 			return svc
@@ -873,6 +874,8 @@ func TestLockoutPerAccountAndPerAddress(t *testing.T) {
 			checked++
 		}
 		require.Equal(t, auth.LoginAccountAttemptsDefault, checked, "across addresses and instances")
+		require.Equal(t, float64(checked), meter.Count(groundwork.MetricSignIns, "failure"))
+		require.Equal(t, float64(12-checked), meter.Count(groundwork.MetricSignIns, "locked_out"))
 		require.LessOrEqual(t, lock.RetryAfter, time.Minute, "a minute at first")
 
 		// The attack goes on a minute at a time: the wait grows.

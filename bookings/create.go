@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
@@ -239,8 +240,21 @@ func (s *Service) Hold(ctx context.Context, nb NewBooking) (Hold, string, error)
 }
 
 // create is Create (or, with hold, Hold), also returning the service and
-// provider booked.
+// provider booked; it counts a booking made or refused as taken
+// (groundwork.MetricBookings).
 func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking, string, Offering, Offer, error) {
+	b, token, svc, o, err := s.book(ctx, nb, hold)
+	switch {
+	case err == nil && !hold:
+		groundwork.Count(s.o.Meter, groundwork.MetricBookings, "created")
+	case errors.Is(err, ErrSlotTaken):
+		groundwork.Count(s.o.Meter, groundwork.MetricBookings, "conflict")
+	}
+	return b, token, svc, o, err
+}
+
+// book is create, uncounted.
+func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, string, Offering, Offer, error) {
 	svc, err := s.ActiveService(ctx, nb.ServiceSlug)
 	if err != nil {
 		return Booking{}, "", Offering{}, Offer{}, err

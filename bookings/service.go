@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/seal"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
@@ -44,6 +45,8 @@ const (
 type Options struct {
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Meter counts booking attempts by outcome (groundwork.MetricBookings); nil counts nothing.
+	Meter groundwork.Meter
 	// Rand is the source of booking numbers and manage tokens;
 	// crypto/rand when nil.
 	Rand io.Reader

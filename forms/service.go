@@ -58,6 +58,8 @@ var AllowedExtensionsDefault = []string{"jpg", "jpeg", "png", "gif", "webp", "pd
 type Options struct {
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Meter counts stored submissions by outcome (groundwork.MetricSubmissions); nil counts nothing.
+	Meter groundwork.Meter
 	// NewUUID makes field UUIDs and upload names; uuid.NewString when nil.
 	NewUUID func() string
 	// Enqueuer queues notification jobs (a *store.Queue). Without one,
@@ -116,6 +118,7 @@ type Service struct {
 	logger     *slog.Logger
 	hooks      hooks
 	defs       definitions
+	meter      groundwork.Meter
 
 	tokenKey      []byte
 	tokenMaxAge   time.Duration
@@ -132,7 +135,7 @@ func NewService(st Store, opts *Options) (*Service, error) {
 	if opts != nil {
 		o = *opts
 	}
-	s := &Service{store: st, now: o.Now, newUUID: o.NewUUID, enqueuer: o.Enqueuer, mailer: o.Mailer, mailFrom: o.MailFrom,
+	s := &Service{meter: o.Meter, store: st, now: o.Now, newUUID: o.NewUUID, enqueuer: o.Enqueuer, mailer: o.Mailer, mailFrom: o.MailFrom,
 		adminTo: o.AdminRecipients, blobs: o.Blobs, maxFile: o.MaxFileSize, extensions: o.AllowedExtensions, logger: o.Logger}
 	if s.now == nil {
 		s.now = time.Now

@@ -18,6 +18,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/store/lite"
 )
@@ -368,6 +369,11 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	if strings.TrimSpace(msg) == "" {
 		msg = "Form submitted successfully."
 	}
+	outcome := "accepted"
+	if sub.IsSpam {
+		outcome = "spam"
+	}
+	groundwork.Count(s.meter, groundwork.MetricSubmissions, outcome)
 	return &SubmitResult{Submission: sub, Spam: sub.IsSpam, Message: msg, RedirectURL: form.RedirectURL}, nil
 }
 

@@ -18,9 +18,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/internal/rawclient"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -197,7 +199,8 @@ func (b *bundle) renderToken(t *testing.T, form string) string {
 
 func TestSpam(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withQueue)
+	meter := &testkit.Meter{}
+	b := setup(t, withQueue, func(o *setupOptions) { o.service = func(so *forms.Options) { so.Meter = meter } })
 	form := b.contactForm(t)
 	b.createForm(t, map[string]any{"name": "Other"})
 	r := b.api(t, "POST", "/contact/notifications", map[string]any{"type": "admin"})
@@ -262,6 +265,9 @@ func TestSpam(t *testing.T) {
 	require.Equal(t, 201, r.status)
 	sub := b.api(t, "GET", fmt.Sprintf("/contact/submissions/%v", r.json(t)["submission_id"]), nil).data(t)
 	require.Equal(t, false, sub["is_spam"])
+	// Counted as stored: the refused one not at all.
+	require.Equal(t, 3.0, meter.Count(groundwork.MetricSubmissions, "accepted"))
+	require.Equal(t, float64(len(cases)-2), meter.Count(groundwork.MetricSubmissions, "spam"))
 }
 
 // TestSpamWithoutTokens: a host whose clients cannot send a token judges

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/groundwork-go/groundwork"
 )
 
 // First-party defaults.
@@ -59,6 +61,9 @@ type AnalyticsOptions struct {
 	// Now and Rand are the clock and the salts' randomness.
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Meter counts the views buffered, flushed and refused
+	// (groundwork.MetricViews); nil counts nothing.
+	Meter groundwork.Meter
 }
 
 // Analytics is the first-party analytics: it collects page views and
@@ -217,11 +222,13 @@ func (a *Analytics) Collect(ctx context.Context, v View) error {
 		if warn {
 			a.o.Logger.WarnContext(ctx, "reporting: views refused: too many wait to be written", "waiting", n)
 		}
+		groundwork.Count(a.o.Meter, groundwork.MetricViews, "refused")
 		return ErrBusy
 	}
 	a.pending = append(a.pending, h)
 	full := len(a.pending) >= a.o.FlushSize
 	a.mu.Unlock()
+	groundwork.Count(a.o.Meter, groundwork.MetricViews, "buffered")
 	if full {
 		select {
 		case a.kick <- struct{}{}:
@@ -313,6 +320,9 @@ func (a *Analytics) Flush(ctx context.Context) error {
 	a.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("reporting: flush: %w", err)
+	}
+	if a.o.Meter != nil {
+		a.o.Meter.Add(groundwork.MetricViews, float64(len(batch)), "flushed")
 	}
 	return nil
 }

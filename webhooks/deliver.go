@@ -20,8 +20,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/riverqueue/river"
+
+	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // ---- the pinned HTTP client ----
@@ -351,6 +353,7 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 		}
 	}
 	if !sub.IsActive {
+		groundwork.Count(s.opts.Meter, groundwork.MetricDeliveries, "parked")
 		d.Status, d.NextAttemptAt, d.UpdatedAt = StatusParked, nil, now
 		_, err := s.store.FinishAttempt(ctx, d, lease, OutcomeNone, s.opts.DisableAfterFailures)
 		return ignoreLost(err)
@@ -360,6 +363,10 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 	now = s.now()
 	d.ResponseStatus, d.ResponseBody, d.UpdatedAt = status, body, now
 	if reason == nil {
+		if m := s.opts.Meter; m != nil {
+			m.Add(groundwork.MetricDeliveries, 1, "delivered")
+			m.Observe(groundwork.MetricDeliveryLag, now.Sub(d.CreatedAt).Seconds())
+		}
 		d.Status, d.NextAttemptAt, d.DeliveredAt = StatusDelivered, nil, &now
 		if delivered != nil {
 			delivered(Delivered{Delivery: d, Lease: lease})
@@ -377,6 +384,7 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 		next := now.Add(s.backoff(d.Attempts))
 		d.Status, d.NextAttemptAt = StatusRetrying, &next
 	}
+	groundwork.Count(s.opts.Meter, groundwork.MetricDeliveries, string(d.Status))
 	disabled, err := s.store.FinishAttempt(ctx, d, lease, OutcomeFailure, s.opts.DisableAfterFailures)
 	if err != nil {
 		return ignoreLost(err)

@@ -17,6 +17,8 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
@@ -50,7 +52,8 @@ func (b *bundle) deliveriesOf(t *testing.T, sub int64) []webhooks.Delivery {
 func TestDispatchDelivers(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
-		b := setup(t, on(d), running)
+		meter := &testkit.Meter{}
+		b := setup(t, on(d), running, func(o *setupOptions) { o.service = func(so *webhooks.Options) { so.Meter = meter } })
 		ctx := context.Background()
 		rv1, rv2, rv3 := newReceiver(t), newReceiver(t), newReceiver(t)
 		a := b.subscribe(t, rv1.URL+"/hooks", "order.placed")
@@ -100,6 +103,8 @@ func TestDispatchDelivers(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, b.clock.Now(), *sub.LastSuccessAt)
 		require.Len(t, b.deliveriesOf(t, all.ID), 1)
+		require.Eventually(t, func() bool { return meter.Count(groundwork.MetricDeliveries, "delivered") == 2 }, 20*time.Second, 20*time.Millisecond)
+		require.Equal(t, []float64{0, 0}, meter.Observed(groundwork.MetricDeliveryLag), "sent at once, by the test's clock")
 		require.Empty(t, b.deliveriesOf(t, off.ID), "inactive subscriptions get no new deliveries")
 		require.Empty(t, b.deliveriesOf(t, other.ID))
 		time.Sleep(200 * time.Millisecond)

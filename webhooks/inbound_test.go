@@ -21,6 +21,7 @@ import (
 	stripewebhook "github.com/stripe/stripe-go/v85/webhook"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -289,7 +290,8 @@ func TestInboundPerIP(t *testing.T) {
 func TestInboundExactlyOnce(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
-		b := setup(t, on(d))
+		meter := &testkit.Meter{}
+		b := setup(t, on(d), func(o *setupOptions) { o.service = func(so *webhooks.Options) { so.Meter = meter } })
 		registerStripe(t, b, "")
 		in := newInbound(t, b, nil, -1, -1)
 		var fired atomic.Int64
@@ -319,6 +321,11 @@ func TestInboundExactlyOnce(t *testing.T) {
 		require.EqualValues(t, 1, fired.Load())
 		require.Equal(t, map[string]int{"200 false": 1, "200 true": 49}, statuses)
 		require.Len(t, b.ledger(t), 50)
+		require.Equal(t, 1.0, meter.Count(groundwork.MetricInbound, "stripe", "verified"), "counted once each")
+		require.Equal(t, 49.0, meter.Count(groundwork.MetricInbound, "stripe", "duplicate"))
+		r := in.post(t, "stripe", ev, "t=1,v1=00")
+		require.Equal(t, 400, r.status)
+		require.Equal(t, 1.0, meter.Count(groundwork.MetricInbound, "stripe", "refused"))
 	})
 }
 

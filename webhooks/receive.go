@@ -8,8 +8,10 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/riverqueue/river"
+
+	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Inbound defaults.
@@ -84,6 +86,7 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 		rec.ErrorCode, rec.ResponseStatus = refusal.Code, 400
 		rec.Payload, rec.PayloadTruncated = lite.ClipText(string(body), InboundStoredPrefix), len(body) > InboundStoredPrefix
 		s.record(ctx, rec)
+		groundwork.Count(s.opts.Meter, groundwork.MetricInbound, provider, "refused")
 		return &Received{Status: 400, Refusal: refusal}, nil
 	}
 	if err != nil {
@@ -110,11 +113,13 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 			// Fail open: a rare duplicate is better than a lost event.
 			s.logger.ErrorContext(ctx, "webhooks: claim inbound event", "provider", provider, "event", ev.ID, "error", err)
 		case !claimed:
+			groundwork.Count(s.opts.Meter, groundwork.MetricInbound, provider, "duplicate")
 			return &Received{Status: 200, Event: ev, Duplicate: true}, nil
 		default:
 			recorded = true
 		}
 	}
+	groundwork.Count(s.opts.Meter, groundwork.MetricInbound, provider, "verified")
 	fail := func(err error) (*Received, error) {
 		if ev.ID != "" {
 			if rerr := s.store.ReleaseEvent(context.WithoutCancel(ctx), provider, ev.ID); rerr != nil {

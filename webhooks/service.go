@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/store"
 )
@@ -52,6 +53,8 @@ var BackoffDefault = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Min
 // Options configures a Service. Nil means the defaults, but SecretKey is
 // always required.
 type Options struct {
+	// Meter counts delivery attempts, delivery lag and inbound events (groundwork.MetricDeliveries, MetricDeliveryLag, MetricInbound); nil counts nothing.
+	Meter groundwork.Meter
 	// SecretKey (SecretKeySize bytes) encrypts subscription secrets at
 	// rest. Required; keep it safe and stable (GenerateSecretKey makes
 	// one).

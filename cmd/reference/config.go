@@ -38,6 +38,7 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_LOG_LEVEL", "debug, info, warn or error (--log-level)"},
 	{"GROUNDWORK_TRUSTED_PROXIES", "comma-separated CIDRs allowed to set X-Forwarded-For (--trusted-proxies)"},
 	{"GROUNDWORK_SHUTDOWN_TIMEOUT", "how long shutdown waits for requests and jobs (--shutdown-timeout)"},
+	{"GROUNDWORK_METRICS_ADDR", "address of the Prometheus metrics listener, GET /metrics; off when unset (--metrics-addr)"},
 	{"GROUNDWORK_DRAIN_DELAY", "how long a stopping server keeps serving with /readyz at 503 before it shuts down (--drain-delay)"},
 	{"GROUNDWORK_UPLOADS", "directory for uploaded files (--uploads)"},
 	{"GROUNDWORK_BASE_URL", "public address of the server, for absolute links (--base-url)"},
@@ -101,6 +102,7 @@ type config struct {
 	trustedProxies  []netip.Prefix
 	shutdownTimeout time.Duration
 	drainDelay      time.Duration
+	metricsAddr     string
 	uploads         string
 	baseURL         *url.URL
 	adminEmail      string
@@ -263,6 +265,7 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	proxies := fs.String("trusted-proxies", getenv("GROUNDWORK_TRUSTED_PROXIES"), "CIDRs allowed to set X-Forwarded-For")
 	shutdown := fs.Duration("shutdown-timeout", defaultShutdownTimeout, "how long shutdown waits for requests and jobs")
 	drain := fs.Duration("drain-delay", 0, "how long a stopping server keeps serving with /readyz at 503")
+	metricsAddr := fs.String("metrics-addr", getenv("GROUNDWORK_METRICS_ADDR"), "address of the metrics listener")
 	uploads := fs.String("uploads", getenv("GROUNDWORK_UPLOADS"), "directory for uploaded files")
 	baseURL := fs.String("base-url", getenv("GROUNDWORK_BASE_URL"), "public address of the server")
 	sites := fs.String("analytics-sites", getenv("GROUNDWORK_ANALYTICS_SITES"), "hosts whose page views are collected")
@@ -308,7 +311,7 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	if len(rest) > 0 {
 		return nil, fmt.Errorf("unexpected argument %q; see reference --help", rest[0])
 	}
-	cfg := &config{addr: *addr, db: *db, logFormat: *logFormat, shutdownTimeout: *shutdown, drainDelay: *drain, uploads: *uploads,
+	cfg := &config{addr: *addr, db: *db, logFormat: *logFormat, shutdownTimeout: *shutdown, drainDelay: *drain, metricsAddr: *metricsAddr, uploads: *uploads,
 		adminEmail: getenv("GROUNDWORK_ADMIN_EMAIL"), limits: lim, siteName: envOr(getenv, "GROUNDWORK_SITE_NAME", "groundwork"),
 		bookingsContact: getenv("GROUNDWORK_BOOKINGS_CONTACT")}
 	for host := range strings.SplitSeq(*sites, ",") {
@@ -349,6 +352,9 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	}
 	if cfg.trustedProxies, err = api.ParsePrefixes(*proxies); err != nil {
 		return nil, fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if cfg.metricsAddr != "" && cfg.metricsAddr == cfg.addr {
+		return nil, errors.New("--metrics-addr must not be the public address (--addr): the metrics are for the operator only")
 	}
 	if cfg.drainDelay < 0 {
 		return nil, errors.New("--drain-delay must not be negative")

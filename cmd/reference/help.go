@@ -98,6 +98,8 @@ Serve flags:
   --log-level LEVEL       debug, info, warn or error (default info)
   --trusted-proxies LIST  comma-separated CIDRs allowed to set X-Forwarded-For
   --shutdown-timeout D    how long SIGINT/SIGTERM waits for requests and jobs (default 30s)
+  --metrics-addr ADDR     serve Prometheus metrics at GET /metrics on this address, a
+                          listener of its own (off by default; never the public --addr)
   --drain-delay D         how long a stopping server keeps serving, /readyz answering 503,
                           before it stops taking requests (default 0s; 5s or so behind a
                           load balancer that polls /readyz)

@@ -26,6 +26,8 @@ import (
 
 // reportingConfig is where the reports come from, from the environment.
 type reportingConfig struct {
+	// meter counts the views buffered and written (nil: not counted).
+	meter                               groundwork.Meter
 	siteURL, propertyID, credentials    string
 	clientID, clientSecret, redirectURL string
 	// sites are more hosts whose views are collected; collectLimit is the
@@ -76,7 +78,7 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, key []b
 	st := reportingsql.New(db)
 	p := &reportingParts{}
 	var err error
-	if p.analytics, err = reporting.NewAnalytics(st, &reporting.AnalyticsOptions{Logger: logger}); err != nil {
+	if p.analytics, err = reporting.NewAnalytics(st, &reporting.AnalyticsOptions{Logger: logger, Meter: c.meter}); err != nil {
 		return nil, err
 	}
 	hosts := c.sites

@@ -29,6 +29,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/mail"
+	"github.com/groundwork-go/groundwork/metrics"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
@@ -102,6 +103,8 @@ type app struct {
 	handler   http.Handler
 	// routes are the domain handlers' routes, "METHOD /path/{param}".
 	routes []string
+	// metrics are kept when --metrics-addr is set; nil otherwise.
+	metrics *metrics.Metrics
 	// stopping is set when shutdown begins (/readyz answers 503);
 	// migrated once the schema was found current.
 	stopping, migrated atomic.Bool
@@ -138,6 +141,8 @@ type wiring struct {
 	limiter lite.RateLimiter
 	web     groundwork.HTTPOptions
 	h       handlers
+	// meter is the services' Meter: the metrics, nil when off.
+	meter groundwork.Meter
 }
 
 // newApp wires every domain on db.
@@ -164,6 +169,10 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	w := &wiring{cfg: cfg, secretKey: secretKey, logger: logger, limiter: limiter,
 		web: groundwork.HTTPOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger,
 			Brand: groundwork.Brand{Name: cfg.siteName}}}
+	if cfg.metricsAddr != "" {
+		a.metrics = metrics.New()
+		w.meter = a.metrics
+	}
 	for _, step := range []func(*wiring) error{a.wireAuth, a.wireSignIn, a.wireA11y, a.wireForms, a.wireWebhooks, a.wireBookings, a.wireEmaillist,
 		a.wireReporting, a.wireSite} {
 		if err := step(w); err != nil {
@@ -171,6 +180,9 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		}
 	}
 	a.handler, a.routes = a.mount(w)
+	if a.metrics != nil {
+		a.handler = a.metrics.Instrument(a.handler, routes)
+	}
 	return a, nil
 }
 
@@ -180,7 +192,8 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 func (a *app) wireAuth(w *wiring) error {
 	var err error
 	if a.tokens, err = auth.NewService(authsql.New(a.db), &auth.Options{Key: deriveKey(w.secretKey, "sign-in"), Mailer: a.mailer,
-		MailFrom: w.cfg.mailFrom, LoginLimiter: store.NewSQLRateLimiter(a.db, nil), AppName: "groundwork", Logger: w.logger}); err != nil {
+		MailFrom: w.cfg.mailFrom, LoginLimiter: store.NewSQLRateLimiter(a.db, nil), AppName: "groundwork", Logger: w.logger,
+		Meter: w.meter}); err != nil {
 		return err
 	}
 	if err := auth.RegisterWorkers(a.queue.Workers(), a.tokens); err != nil {
@@ -222,7 +235,8 @@ func (a *app) wireForms(w *wiring) error {
 	}
 	if a.forms, err = forms.NewService(formssql.New(a.db), &forms.Options{Enqueuer: a.queue, Mailer: a.mailer, MailFrom: w.cfg.mailFrom,
 		AdminRecipients: w.cfg.adminEmail, Blobs: a.blobs, FormTokenKey: deriveKey(w.secretKey, "form load token"),
-		FormTokenOptional: w.cfg.formTokensOptional, FormTokenUses: w.limiter, Logger: w.logger}); err != nil {
+		FormTokenOptional: w.cfg.formTokensOptional, FormTokenUses: w.limiter, Logger: w.logger,
+		Meter: w.meter}); err != nil {
 		return err
 	}
 	if err := forms.RegisterWorkers(a.queue.Workers(), a.forms); err != nil {
@@ -242,7 +256,9 @@ func (a *app) wireForms(w *wiring) error {
 // endpoint.
 func (a *app) wireWebhooks(w *wiring) error {
 	var err error
-	if a.webhooks, err = newWebhooks(w.cfg.webhooks, w.secretKey, a.db, a.queue, w.logger); err != nil {
+	hooks := w.cfg.webhooks
+	hooks.meter = w.meter
+	if a.webhooks, err = newWebhooks(hooks, w.secretKey, a.db, a.queue, w.logger); err != nil {
 		return err
 	}
 	linkFormsToWebhooks(a.forms, a.webhooks)
@@ -283,7 +299,7 @@ func (a *app) wireSite(w *wiring) error {
 func (a *app) wireBookings(w *wiring) error {
 	svc, err := bookings.NewService(bookingssql.New(a.db), &bookings.Options{FeedHost: feedHost(w.cfg.baseURL), Enqueuer: a.queue,
 		Mailer: a.mailer, MailFrom: w.cfg.mailFrom, ManageURL: publicOrigin(w.cfg) + bookings.PagePrefixDefault + "/manage/{token}",
-		SecretKey: deriveKey(w.secretKey, "bookings manage token"), Logger: w.logger})
+		SecretKey: deriveKey(w.secretKey, "bookings manage token"), Logger: w.logger, Meter: w.meter})
 	if err != nil {
 		return err
 	}
@@ -331,7 +347,7 @@ func (a *app) wireEmaillist(w *wiring) error {
 func (a *app) wireReporting(w *wiring) error {
 	var err error
 	c := w.cfg.reporting
-	c.sites, c.collectLimit = w.cfg.analyticsSites, w.cfg.limits.analyticsCollect
+	c.sites, c.collectLimit, c.meter = w.cfg.analyticsSites, w.cfg.limits.analyticsCollect, w.meter
 	if w.h.reports, err = newReporting(c, a.db, a.tokens, w.secretKey, w.web); err != nil {
 		return err
 	}
@@ -469,6 +485,21 @@ func serve(ctx context.Context, cfg *config, logOut io.Writer, ready func(addr s
 	// Webhook deliveries are sent by the delivery loop, as they come due.
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopLoop()
+	if a.metrics != nil {
+		// The metrics on a listener of their own, never the public one.
+		mln, err := net.Listen("tcp", cfg.metricsAddr)
+		if err != nil {
+			ln.Close()
+			return errors.Join(fmt.Errorf("metrics listener: %w", err), a.queue.Stop(context.WithoutCancel(ctx)))
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", a.metrics.Handler())
+		metricsSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = metricsSrv.Serve(mln) }()
+		defer metricsSrv.Close()
+		go a.metrics.WatchQueue(loopCtx, a.queue, a.db)
+		logger.Info("metrics", "addr", "http://"+mln.Addr().String()+"/metrics")
+	}
 	// Collected page views are written every second.
 	collected := make(chan struct{})
 	go func() { a.analytics.Run(loopCtx); close(collected) }()

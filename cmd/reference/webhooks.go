@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/store"
@@ -35,6 +36,8 @@ const (
 
 // webhooksConfig is what the webhooks domain reads from the environment.
 type webhooksConfig struct {
+	// meter counts deliveries and inbound events (nil: not counted).
+	meter         groundwork.Meter
 	secretKey     string // GROUNDWORK_SECRET_KEY, raw
 	allowPrivate  bool
 	allowInsecure bool
@@ -192,7 +195,8 @@ const formSubmitted = "form.submitted"
 // nil, registers its jobs.
 func newWebhooks(c webhooksConfig, key []byte, db *store.DB, queue *store.Queue, logger *slog.Logger) (*webhooks.Service, error) {
 	opts := &webhooks.Options{SecretKey: key, Queue: webhooksQueue, AllowPrivateHosts: c.allowPrivate,
-		AllowInsecureURLs: c.allowInsecure, ClaimTimeout: c.claimTimeout, PaymentSessions: webhookssql.NewPaymentSessions(db, nil), Logger: logger}
+		AllowInsecureURLs: c.allowInsecure, ClaimTimeout: c.claimTimeout, PaymentSessions: webhookssql.NewPaymentSessions(db, nil), Logger: logger,
+		Meter: c.meter}
 	if queue != nil {
 		opts.Enqueuer = queue
 	}

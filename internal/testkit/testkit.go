@@ -1,9 +1,13 @@
 // Package testkit holds the stubs the tests of every package share: a
-// settable clock and a TokenVerifier with fixed tokens.
+// settable clock, a TokenVerifier with fixed tokens and a Meter that
+// remembers what it counted.
 package testkit
 
 import (
 	"context"
+	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -54,4 +58,51 @@ func RunAreas[S any](t *testing.T, newStore func(t *testing.T) S, areas []Area[S
 	for _, a := range areas {
 		t.Run(a.Name, func(t *testing.T) { a.Run(t, newStore) })
 	}
+}
+
+// Meter is a groundwork.Meter that remembers what it was told: Count
+// is a counter's value for its labels, Observed a histogram's values.
+type Meter struct {
+	mu       sync.Mutex
+	counts   map[string]float64
+	observed map[string][]float64
+}
+
+// Add implements groundwork.Meter.
+func (m *Meter) Add(name string, n float64, labels ...string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.counts == nil {
+		m.counts = map[string]float64{}
+	}
+	m.counts[meterKey(name, labels)] += n
+}
+
+// Observe implements groundwork.Meter.
+func (m *Meter) Observe(name string, v float64, labels ...string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.observed == nil {
+		m.observed = map[string][]float64{}
+	}
+	k := meterKey(name, labels)
+	m.observed[k] = append(m.observed[k], v)
+}
+
+// Count is the counter name's value for labels.
+func (m *Meter) Count(name string, labels ...string) float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.counts[meterKey(name, labels)]
+}
+
+// Observed is what the histogram name was given for labels.
+func (m *Meter) Observed(name string, labels ...string) []float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.observed[meterKey(name, labels)])
+}
+
+func meterKey(name string, labels []string) string {
+	return name + "{" + strings.Join(labels, ",") + "}"
 }
