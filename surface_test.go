@@ -218,7 +218,8 @@ func internalIn(typ types.Type, seen map[types.Type]bool) string {
 func TestLightPackagesLinkNoDriver(t *testing.T) {
 	t.Parallel()
 	goCmd := goCommand()
-	heavy := []string{"github.com/riverqueue/", "github.com/jackc/pgx", "modernc.org/sqlite", "github.com/tmc/langchaingo", "github.com/jmoiron/sqlx"}
+	heavy := []string{"github.com/riverqueue/", "github.com/jackc/pgx", "modernc.org/sqlite", "github.com/tmc/langchaingo", "github.com/jmoiron/sqlx",
+		"github.com/prometheus/"}
 	for _, pkg := range []string{".", "./a11y", "./internal/api", "./store/lite"} {
 		out, err := exec.Command(goCmd, "list", "-deps", pkg).Output()
 		require.NoError(t, err, pkg)
@@ -227,6 +228,18 @@ func TestLightPackagesLinkNoDriver(t *testing.T) {
 				require.False(t, strings.HasPrefix(dep, h), "%s links %s", pkg, dep)
 			}
 		}
+	}
+}
+
+// TestDomainsLinkNoPrometheus: the services count through
+// groundwork.Meter; only the metrics package links client_golang.
+func TestDomainsLinkNoPrometheus(t *testing.T) {
+	t.Parallel()
+	goCmd := goCommand()
+	for _, pkg := range []string{"./auth", "./forms", "./bookings", "./webhooks", "./reporting", "./emaillist"} {
+		out, err := exec.Command(goCmd, "list", "-deps", pkg).Output()
+		require.NoError(t, err, pkg)
+		require.NotContains(t, string(out), "github.com/prometheus/", pkg)
 	}
 }
 
