@@ -172,7 +172,7 @@ func setupAI(t *testing.T, kind string, opts *a11yai.Options) *aiBundle {
 		Tokens: tokens{aiToken: {"a11y:ai"}, "other": {"forms:*"}}})
 	require.NoError(t, err)
 	mux := http.NewServeMux()
-	mux.Handle("/api/v1/a11y/", h)
+	mux.Handle("/api/v1/a11y/", documented(t, h))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return &aiBundle{provider: p, http: &httpBundle{svc: svc, server: srv}}

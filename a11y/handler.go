@@ -2,6 +2,7 @@ package a11y
 
 import (
 	"cmp"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -346,4 +347,14 @@ func (h *Handler) contrastExplanation(w http.ResponseWriter, r *http.Request) er
 	}
 	api.WriteData(w, http.StatusOK, out)
 	return nil
+}
+
+//go:embed openapi.json
+var openAPIDescription []byte
+
+// OpenAPI describes the routes the handler serves, under its prefix (the
+// AI routes only when it serves them), as an OpenAPI 3.1 part to merge
+// into a host's document; see groundwork.OpenAPI.
+func (h *Handler) OpenAPI() (*groundwork.OpenAPI, error) {
+	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, h.Routes())
 }
