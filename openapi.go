@@ -22,8 +22,8 @@ import (
 //
 // Operations and components are kept as JSON, as written.
 type OpenAPI struct {
-	OpenAPI string      `json:"openapi"`
-	Info    OpenAPIInfo `json:"info"`
+	OpenAPI string       `json:"openapi"`
+	Info    OpenAPIInfo  `json:"info"`
 	Tags    []OpenAPITag `json:"tags,omitempty"`
 	// Paths holds each path's operations by lower-case method.
 	Paths      map[string]map[string]json.RawMessage `json:"paths"`

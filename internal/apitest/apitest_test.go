@@ -20,8 +20,10 @@ type spy struct {
 	errors []string
 }
 
-func (s *spy) Errorf(format string, args ...any) { s.errors = append(s.errors, fmt.Sprintf(format, args...)) }
-func (s *spy) Helper()                          {}
+func (s *spy) Errorf(format string, args ...any) {
+	s.errors = append(s.errors, fmt.Sprintf(format, args...))
+}
+func (s *spy) Helper() {}
 
 var doc = func() *groundwork.OpenAPI {
 	d := groundwork.NewOpenAPI("t", "1")
