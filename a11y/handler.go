@@ -356,5 +356,5 @@ var openAPIDescription []byte
 // AI routes only when it serves them), as an OpenAPI 3.1 part to merge
 // into a host's document; see groundwork.OpenAPI.
 func (h *Handler) OpenAPI() (*groundwork.OpenAPI, error) {
-	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, h.Routes())
+	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, PrefixDefault, h.Routes())
 }

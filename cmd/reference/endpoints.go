@@ -13,6 +13,8 @@ var routes = []string{
 	"GET /healthz",
 	"GET /readyz",
 	"GET /{$}",
+	"GET /openapi.json",
+	"GET /docs/api",
 	"GET /api/v1/auth/token",
 	"GET /login",
 	"POST /login",

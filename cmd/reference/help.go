@@ -213,7 +213,7 @@ var endpointAreas = []struct{ prefix, area string }{
 	{"/api/v1/auth", "auth: tokens"}, {"/api/a11y", "a11y"}, {"/api/v1/a11y", "a11y"}, {"/api/v1/forms", "forms"}, {"/forms", "forms"},
 	{"/api/ecommerce", "webhooks"}, {"/ecommerce", "webhooks"}, {"/api/bookings", "bookings"}, {"/bookings", "bookings"},
 	{"/admin/emailmarketing", "email lists"}, {"/emailmarketing", "email lists"}, {"/search-reporting", "reporting"},
-	{"/analytics", "reporting"}, {"/reporting", "reporting"}, {"/google", "reporting"}, {"/healthz", "server"}, {"/readyz", "server"}, {"/ ", "server"},
+	{"/analytics", "reporting"}, {"/reporting", "reporting"}, {"/google", "reporting"}, {"/healthz", "server"}, {"/readyz", "server"}, {"/openapi.json", "server"}, {"/docs", "server"}, {"/ ", "server"},
 }
 
 // endpointArea is the domain an endpoint belongs to; the sign-in pages

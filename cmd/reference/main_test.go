@@ -83,7 +83,7 @@ func TestHelpListsEveryRoute(t *testing.T) {
 	db := storetest.Open(t, store.SQLite, migrations...)
 	a, err := newApp(cfg, db, webhooks.GenerateSecretKey(), slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
-	require.ElementsMatch(t, append([]string{"GET /healthz", "GET /readyz", "GET /{$}"}, a.routes...), routes)
+	require.ElementsMatch(t, append([]string{"GET /healthz", "GET /readyz", "GET /{$}", "GET /openapi.json", "GET /docs/api"}, a.routes...), routes)
 	_, out, _ := runCmd(t, env{}, "--help")
 	for _, e := range endpoints() {
 		require.Contains(t, out, "\n  "+e+"\n")

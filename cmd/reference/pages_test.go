@@ -226,6 +226,9 @@ func TestBrowserSitePages(t *testing.T) {
 	tr.submit(`table a[href*="source="]`)
 	require.Contains(t, tr.text("p.filter"), "Showing only visits from")
 	tr.check("reports-filtered")
+	tr.open("/docs/api")
+	require.Equal(t, "API reference", tr.text("h1"))
+	tr.check("api-docs")
 
 	// The form page, with the header for the signed-in user.
 	tr.open("/forms/contact-us")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"runtime/debug"
@@ -103,6 +104,10 @@ type app struct {
 	handler   http.Handler
 	// routes are the domain handlers' routes, "METHOD /path/{param}".
 	routes []string
+	// apiDoc describes the JSON routes (GET /openapi.json);
+	// jsonHandlers are the handlers of those routes, by name.
+	apiDoc       *groundwork.OpenAPI
+	jsonHandlers map[string]any
 	// metrics are kept when --metrics-addr is set; nil otherwise.
 	metrics *metrics.Metrics
 	// stopping is set when shutdown begins (/readyz answers 503);
@@ -291,7 +296,36 @@ func (a *app) wireSite(w *wiring) error {
 	s.forms = a.forms
 	var err error
 	s.render, err = web.New(web.Options{Pages: pagesFS, AssetPrefix: auth.AssetPrefix, Logger: w.logger, Brand: w.web.Brand, Navigator: w.web.Navigator})
+	if err != nil {
+		return err
+	}
+	a.jsonHandlers = jsonHandlers(&w.h)
+	var described []describer
+	for _, name := range slices.Sorted(maps.Keys(a.jsonHandlers)) {
+		if d, ok := a.jsonHandlers[name].(describer); ok {
+			described = append(described, d)
+		}
+	}
+	if a.apiDoc, err = apiDocument(described...); err != nil {
+		return err
+	}
+	s.api, err = newAPIDocsPage(a.apiDoc)
 	return err
+}
+
+// jsonHandlers are the handlers of JSON routes, by name: those that
+// describe themselves make the OpenAPI document.
+func jsonHandlers(h *handlers) map[string]any {
+	out := map[string]any{"auth": h.auth, "a11y": h.color, "a11y AI": h.colorAI, "forms": h.forms, "webhooks": h.webhooks,
+		"inbound webhooks": h.inbound, "bookings": h.bookings, "bookings admin": h.bookingsAdmin, "bookings feeds": h.bookingFeeds,
+		"email-list admin": h.listAdmin, "email-list subscribe": h.listSubscribe}
+	if h.reports != nil {
+		out["reports"], out["analytics collection"] = h.reports.routes, h.reports.collect
+		if h.reports.oauth != nil {
+			out["google connection"] = h.reports.oauth
+		}
+	}
+	return out
 }
 
 // wireBookings: the public API with holds, the admin API, the pages,
@@ -383,6 +417,8 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
 	mux.HandleFunc("GET /{$}", h.site.home)
+	mux.Handle("GET /openapi.json", a.apiDoc)
+	mux.HandleFunc("GET /docs/api", h.site.apiDocs)
 	mux.Handle(auth.PrefixDefault+"/", h.auth)
 	mux.Handle(a11y.PrefixDefault+"/", h.color)
 	mux.Handle(forms.PrefixDefault, h.forms)

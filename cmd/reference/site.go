@@ -29,6 +29,8 @@ type site struct {
 	bookings   *bookings.Service
 	adminEmail string
 	logger     *slog.Logger
+	// api is the API reference page's content.
+	api *apiDocsPage
 }
 
 // tile is one link of the dashboard or the home page, with a sentence.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/groundwork-go/groundwork"
 )
@@ -23,7 +24,12 @@ var openAPICommon []byte
 // common components. A route the description lacks is left out, for the
 // test that compares the two to find; an operation of no route too (an
 // optional route not mounted).
-func OpenAPIPart(description []byte, prefix string, routes []string) (*groundwork.OpenAPI, error) {
+//
+// At a prefix other than def, each operationId gets the prefix in front
+// ("/api/v1/a11y" and "a11yContrastCheck" make
+// "apiV1A11yA11yContrastCheck"), so one handler mounted twice keeps its
+// operation ids unique.
+func OpenAPIPart(description []byte, prefix, def string, routes []string) (*groundwork.OpenAPI, error) {
 	var d groundwork.OpenAPI
 	if err := json.Unmarshal(description, &d); err != nil {
 		return nil, fmt.Errorf("openapi: the description: %w", err)
@@ -43,6 +49,12 @@ func OpenAPIPart(description []byte, prefix string, routes []string) (*groundwor
 		if !ok {
 			continue
 		}
+		if prefix != def {
+			var err error
+			if op, err = prefixOperationID(op, prefix); err != nil {
+				return nil, err
+			}
+		}
 		full := groundwork.OpenAPIPath(path)
 		if part.Paths[full] == nil {
 			part.Paths[full] = map[string]json.RawMessage{}
@@ -54,4 +66,37 @@ func OpenAPIPart(description []byte, prefix string, routes []string) (*groundwor
 		return nil, err
 	}
 	return part, nil
+}
+
+// prefixOperationID is op with its operationId led by prefix in camel
+// case.
+func prefixOperationID(op json.RawMessage, prefix string) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(op, &m); err != nil {
+		return nil, fmt.Errorf("openapi: an operation: %w", err)
+	}
+	var id string
+	if err := json.Unmarshal(m["operationId"], &id); err != nil || id == "" {
+		return op, nil
+	}
+	var lead strings.Builder
+	upper := false
+	for _, r := range prefix {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
+			if upper && lead.Len() > 0 {
+				r = unicode.ToUpper(r)
+			}
+			lead.WriteRune(r)
+			upper = false
+		default:
+			upper = true
+		}
+	}
+	if lead.Len() == 0 {
+		return op, nil
+	}
+	id = lead.String() + strings.ToUpper(id[:1]) + id[1:]
+	m["operationId"], _ = json.Marshal(id)
+	return json.Marshal(m)
 }

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/web"
+)
+
+// describer is a handler that describes its JSON routes.
+type describer interface {
+	OpenAPI() (*groundwork.OpenAPI, error)
+}
+
+// apiDocument merges the parts of the handlers that describe
+// themselves into the server's document.
+func apiDocument(handlers ...describer) (*groundwork.OpenAPI, error) {
+	doc := groundwork.NewOpenAPI("groundwork reference server", "1")
+	doc.Info.Description = "Every JSON route the reference server mounts. Errors answer {\"message\"}, and input that breaks a rule " +
+		"422 {\"message\", \"errors\"}; a spent allowance 429 with Retry-After."
+	for _, h := range handlers {
+		part, err := h.OpenAPI()
+		if err != nil {
+			return nil, err
+		}
+		if err := doc.Merge(part); err != nil {
+			return nil, err
+		}
+	}
+	return doc, nil
+}
+
+// apiDocsPage is the reference page of the document: its operations by
+// tag, in path order.
+type apiDocsPage struct {
+	Tags []apiTag
+}
+
+type apiTag struct {
+	Name, About string
+	Ops         []apiOp
+}
+
+type apiOp struct {
+	Method, Path, ID, Summary, About, Auth string
+	Params                                 []apiParam
+	Request                                string
+	Responses                              []apiResponse
+}
+
+type apiParam struct{ Name, In, About string }
+
+type apiResponse struct{ Status, About, Example string }
+
+// operation is what the page reads of an operation.
+type operation struct {
+	Tags        []string              `json:"tags"`
+	OperationID string                `json:"operationId"`
+	Summary     string                `json:"summary"`
+	Description string                `json:"description"`
+	Security    []map[string][]string `json:"security"`
+	Parameters  []struct {
+		Ref         string `json:"$ref"`
+		Name        string `json:"name"`
+		In          string `json:"in"`
+		Description string `json:"description"`
+		Required    bool   `json:"required"`
+	} `json:"parameters"`
+	RequestBody struct {
+		Content map[string]struct {
+			Example json.RawMessage `json:"example"`
+		} `json:"content"`
+	} `json:"requestBody"`
+	Responses map[string]struct {
+		Ref         string `json:"$ref"`
+		Description string `json:"description"`
+		Content     map[string]struct {
+			Example json.RawMessage `json:"example"`
+		} `json:"content"`
+	} `json:"responses"`
+}
+
+// newAPIDocsPage lays doc out for the page.
+func newAPIDocsPage(doc *groundwork.OpenAPI) (*apiDocsPage, error) {
+	page := &apiDocsPage{}
+	byTag := map[string]*apiTag{}
+	for _, t := range doc.Tags {
+		page.Tags = append(page.Tags, apiTag{Name: t.Name, About: t.Description})
+	}
+	for i := range page.Tags {
+		byTag[page.Tags[i].Name] = &page.Tags[i]
+	}
+	for _, path := range slices.Sorted(func(yield func(string) bool) {
+		for p := range doc.Paths {
+			if !yield(p) {
+				return
+			}
+		}
+	}) {
+		for _, method := range []string{"get", "post", "put", "patch", "delete"} {
+			raw, ok := doc.Paths[path][method]
+			if !ok {
+				continue
+			}
+			var op operation
+			if err := json.Unmarshal(raw, &op); err != nil {
+				return nil, fmt.Errorf("%s %s: %w", method, path, err)
+			}
+			view := apiOp{Method: strings.ToUpper(method), Path: path, ID: op.OperationID, Summary: op.Summary, About: op.Description,
+				Auth: authWords(op.Security)}
+			for _, p := range op.Parameters {
+				name, in, about := p.Name, p.In, p.Description
+				if p.Ref != "" {
+					name = strings.TrimPrefix(p.Ref, "#/components/parameters/")
+				}
+				if p.Required {
+					about = strings.TrimSpace("Required. " + about)
+				}
+				view.Params = append(view.Params, apiParam{Name: name, In: in, About: about})
+			}
+			if c, ok := op.RequestBody.Content["application/json"]; ok && len(c.Example) > 0 {
+				view.Request = pretty(c.Example)
+			}
+			for _, status := range slices.Sorted(func(yield func(string) bool) {
+				for s := range op.Responses {
+					if !yield(s) {
+						return
+					}
+				}
+			}) {
+				r := op.Responses[status]
+				about := r.Description
+				if r.Ref != "" {
+					about = responseWords(doc, r.Ref)
+				}
+				res := apiResponse{Status: status, About: about}
+				if c, ok := r.Content["application/json"]; ok && len(c.Example) > 0 {
+					res.Example = pretty(c.Example)
+				}
+				view.Responses = append(view.Responses, res)
+			}
+			tag := "other"
+			if len(op.Tags) > 0 {
+				tag = op.Tags[0]
+			}
+			if byTag[tag] == nil {
+				page.Tags = append(page.Tags, apiTag{Name: tag})
+				for i := range page.Tags {
+					byTag[page.Tags[i].Name] = &page.Tags[i]
+				}
+			}
+			byTag[tag].Ops = append(byTag[tag].Ops, view)
+		}
+	}
+	return page, nil
+}
+
+// authWords says who may call an operation.
+func authWords(security []map[string][]string) string {
+	if security == nil {
+		return "Public."
+	}
+	public, bearer, session := false, false, false
+	for _, s := range security {
+		if len(s) == 0 {
+			public = true
+		}
+		_, b := s["bearerAuth"]
+		_, c := s["sessionCookie"]
+		bearer, session = bearer || b, session || c
+	}
+	switch {
+	case public && bearer:
+		return "Public, unless the host asks for a bearer token."
+	case bearer && session:
+		return "A bearer token, or a signed-in session."
+	case bearer:
+		return "A bearer token."
+	case session:
+		return "A signed-in session."
+	}
+	return "Public."
+}
+
+// responseWords is a shared response's description.
+func responseWords(doc *groundwork.OpenAPI, ref string) string {
+	var r struct {
+		Description string `json:"description"`
+	}
+	_ = json.Unmarshal(doc.Components.Responses[strings.TrimPrefix(ref, "#/components/responses/")], &r)
+	return r.Description
+}
+
+func pretty(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// apiDocs is GET /docs/api: the document as a page.
+func (s *site) apiDocs(w http.ResponseWriter, req *http.Request) {
+	s.render.Render(w, req, http.StatusOK, "pages/api.html", &web.Page{Title: "API reference", Data: s.api, Wide: true})
+}
