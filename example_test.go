@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/bookings"
@@ -76,4 +79,29 @@ func Example_threeDomainsOneVerifier() {
 	// 200 /api/v1/auth/token
 	// 200 /api/ecommerce/v1/admin/webhook-subscriptions
 	// 200 /api/bookings/admin/bookings
+}
+
+// A host that mounts the colour checks under its own prefix serves a
+// document of exactly those routes.
+func ExampleOpenAPI_Merge() {
+	colours, err := a11y.NewHandler(nil, &a11y.HandlerOptions{Prefix: "/colours"})
+	if err != nil {
+		panic(err)
+	}
+	part, err := colours.OpenAPI()
+	if err != nil {
+		panic(err)
+	}
+	doc := groundwork.NewOpenAPI("Shop API", "1.0.0")
+	if err := doc.Merge(part); err != nil {
+		panic(err)
+	}
+	for _, path := range slices.Sorted(maps.Keys(doc.Paths)) {
+		fmt.Println(path)
+	}
+	// http.Handle("GET /openapi.json", doc) serves it.
+	// Output:
+	// /colours/audit-palette
+	// /colours/contrast-check
+	// /colours/generate-text-color
 }
