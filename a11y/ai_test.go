@@ -16,6 +16,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/a11y/a11yai"
+	"github.com/groundwork-go/groundwork/internal/apitest"
 )
 
 // provider is an httptest server speaking one provider's wire protocol:
@@ -172,7 +173,7 @@ func setupAI(t *testing.T, kind string, opts *a11yai.Options) *aiBundle {
 		Tokens: tokens{aiToken: {"a11y:ai"}, "other": {"forms:*"}}})
 	require.NoError(t, err)
 	mux := http.NewServeMux()
-	mux.Handle("/api/v1/a11y/", documented(t, h))
+	mux.Handle("/api/v1/a11y/", apitest.Documented(t, h))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return &aiBundle{provider: p, http: &httpBundle{svc: svc, server: srv}}

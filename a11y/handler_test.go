@@ -38,28 +38,10 @@ func setupHTTP(t *testing.T, opts *a11y.HandlerOptions) *httpBundle {
 		prefix = opts.Prefix
 	}
 	mux := http.NewServeMux()
-	mux.Handle(prefix+"/", documented(t, h))
+	mux.Handle(prefix+"/", apitest.Documented(t, h))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return &httpBundle{svc: svc, server: srv}
-}
-
-// documented is h with each JSON answer checked against the handler's
-// OpenAPI description, and the description against OpenAPI 3.1; the test
-// fails unless at least one answer was checked.
-func documented(t *testing.T, h *a11y.Handler) http.Handler {
-	t.Helper()
-	part, err := h.OpenAPI()
-	require.NoError(t, err)
-	doc := groundwork.NewOpenAPI("a11y", "test")
-	require.NoError(t, doc.Merge(part))
-	c := apitest.New(t, doc)
-	t.Cleanup(func() {
-		if !t.Failed() && c.Checked() == 0 {
-			t.Error("no answer was checked against the OpenAPI description")
-		}
-	})
-	return c.Handler(h)
 }
 
 type reply struct {

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	_ "embed"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -91,4 +92,14 @@ func (h *Handler) describeToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	api.WriteData(w, http.StatusOK, t)
+}
+
+//go:embed openapi.json
+var openAPIDescription []byte
+
+// OpenAPI describes the handler's routes, under its prefix, as an
+// OpenAPI 3.1 part to merge into a host's document; see
+// groundwork.OpenAPI.
+func (h *Handler) OpenAPI() (*groundwork.OpenAPI, error) {
+	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, PrefixDefault, h.Routes())
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -36,7 +37,7 @@ func setupHTTP(t *testing.T, d store.Dialect) *httpBundle {
 	h, err := auth.NewHandler(svc, &auth.HandlerOptions{HTTPOptions: groundwork.HTTPOptions{RateLimiter: store.NewSQLRateLimiter(db, &lite.RateLimiterOptions{Now: c.Now})}})
 	require.NoError(t, err)
 	mux := http.NewServeMux()
-	mux.Handle(auth.PrefixDefault+"/", h)
+	mux.Handle(auth.PrefixDefault+"/", apitest.Of(t, h).Handler(h))
 	mux.Handle("/guarded", svc.Middleware("forms:create")(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		caller, abilities, ok := auth.CallerFromContext(r.Context())
 		if !ok {

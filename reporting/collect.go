@@ -103,6 +103,13 @@ func (h *CollectHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
+// OpenAPI describes the collection routes, under the handler's prefix,
+// as an OpenAPI 3.1 part to merge into a host's document; see
+// groundwork.OpenAPI.
+func (h *CollectHandler) OpenAPI() (*groundwork.OpenAPI, error) {
+	return api.OpenAPIPart(openAPIDescription, h.prefix, CollectPrefixDefault, h.Routes())
+}
+
 // Routes lists the routes, as "METHOD /path".
 func (h *CollectHandler) Routes() []string {
 	return []string{"POST " + h.prefix + "/collect", "GET " + h.prefix + "/collect.gif", "GET " + h.prefix + "/script.js"}

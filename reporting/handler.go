@@ -1,6 +1,7 @@
 package reporting
 
 import (
+	_ "embed"
 	"errors"
 	"fmt"
 	"net/http"
@@ -137,4 +138,13 @@ func sourceError(fam family, err error) error {
 	default:
 		return reportError(http.StatusBadGateway, "reporting_error", "The report could not be made. Try again in a moment.", err)
 	}
+}
+
+//go:embed openapi.json
+var openAPIDescription []byte
+
+// OpenAPI describes the report routes as an OpenAPI 3.1 part to merge
+// into a host's document; see groundwork.OpenAPI.
+func (h *Handler) OpenAPI() (*groundwork.OpenAPI, error) {
+	return api.OpenAPIPart(openAPIDescription, "", "", h.Routes())
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/store"
 )
@@ -81,7 +82,7 @@ func setupRoutes(t *testing.T, analytics reporting.AnalyticsSource, withSearch b
 		return rt.access
 	}), nil)
 	require.NoError(t, err)
-	rt.srv = httptest.NewServer(h)
+	rt.srv = httptest.NewServer(apitest.Documented(t, h))
 	t.Cleanup(rt.srv.Close)
 	return rt
 }

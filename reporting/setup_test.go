@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
@@ -40,7 +41,7 @@ func setup(t testing.TB, d store.Dialect) *bundle {
 	h, err := reporting.NewCollectHandler(b.analytics, &reporting.CollectOptions{Hosts: []string{"shop.example"}, Limit: -1,
 		Country: func(r *http.Request) string { return r.Header.Get("CF-IPCountry") }})
 	require.NoError(t, err)
-	b.collect = httptest.NewServer(h)
+	b.collect = httptest.NewServer(apitest.Of(t, h).Handler(h))
 	t.Cleanup(b.collect.Close)
 	return b
 }

@@ -145,3 +145,38 @@ func (r *recorder) Write(b []byte) (int, error) {
 }
 
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// Describer is a handler that describes its routes.
+type Describer interface {
+	http.Handler
+	OpenAPI() (*groundwork.OpenAPI, error)
+}
+
+// Documented is h, each JSON answer checked against h's own description
+// (itself checked against OpenAPI 3.1); t fails at its end unless an
+// answer was checked.
+func Documented(t testing.TB, h Describer) http.Handler {
+	t.Helper()
+	c := Of(t, h)
+	t.Cleanup(func() {
+		if !t.Failed() && c.Checked() == 0 {
+			t.Error("apitest: no answer was checked against the OpenAPI description")
+		}
+	})
+	return c.Handler(h)
+}
+
+// Of is the Checker of h's own description, for a handler shared by
+// tests of which not all give JSON answers.
+func Of(t testing.TB, h Describer) *Checker {
+	t.Helper()
+	part, err := h.OpenAPI()
+	if err != nil {
+		t.Fatalf("apitest: the handler's description: %v", err)
+	}
+	doc := groundwork.NewOpenAPI("test", "1")
+	if err := doc.Merge(part); err != nil {
+		t.Fatalf("apitest: the handler's description: %v", err)
+	}
+	return New(t, doc)
+}
