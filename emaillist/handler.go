@@ -1,6 +1,7 @@
 package emaillist
 
 import (
+	_ "embed"
 	"errors"
 	"fmt"
 	"maps"
@@ -398,4 +399,20 @@ func (h *SubscribeHandler) subscribe(w http.ResponseWriter, r *http.Request) err
 	}
 	api.WriteMessage(w, http.StatusAccepted, MsgSubscribeQueued)
 	return nil
+}
+
+//go:embed openapi.json
+var openAPIDescription []byte
+
+// OpenAPI describes the feed administration, under the handler's prefix,
+// as an OpenAPI 3.1 part to merge into a host's document; see
+// groundwork.OpenAPI.
+func (h *AdminHandler) OpenAPI() (*groundwork.OpenAPI, error) {
+	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, AdminPrefixDefault, h.Routes())
+}
+
+// OpenAPI describes the subscribe route, under the handler's prefix, as
+// an OpenAPI 3.1 part; see groundwork.OpenAPI.
+func (h *SubscribeHandler) OpenAPI() (*groundwork.OpenAPI, error) {
+	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, SubscribePrefixDefault, h.Routes())
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
+	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -181,11 +182,11 @@ func setupTB(t testing.TB, configure ...func(*setupOptions)) *bundle {
 			return groundwork.Forbidden
 		}), nil)
 	require.NoError(t, err)
-	b.admin = httptest.NewServer(admin)
+	b.admin = httptest.NewServer(apitest.Of(t, admin).Handler(admin))
 	t.Cleanup(b.admin.Close)
 	public, err := emaillist.NewSubscribeHandler(b.svc, o.subscribe)
 	require.NoError(t, err)
-	b.public = httptest.NewServer(public)
+	b.public = httptest.NewServer(apitest.Of(t, public).Handler(public))
 	t.Cleanup(b.public.Close)
 	return b
 }
