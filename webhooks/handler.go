@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -401,4 +402,14 @@ func (h *Handler) replayParked(w http.ResponseWriter, r *http.Request) error {
 	}
 	api.WriteData(w, http.StatusAccepted, map[string]int{"requeued": n})
 	return nil
+}
+
+//go:embed openapi.json
+var openAPIDescription []byte
+
+// OpenAPI describes the subscription API, under the handler's prefix, as
+// an OpenAPI 3.1 part to merge into a host's document; see
+// groundwork.OpenAPI.
+func (h *Handler) OpenAPI() (*groundwork.OpenAPI, error) {
+	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, PrefixDefault, h.Routes())
 }

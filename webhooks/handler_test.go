@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -37,7 +38,7 @@ func (b *bundle) api(t *testing.T) *api {
 	t.Helper()
 	h, err := webhooks.NewHandler(b.svc, testTokens, &webhooks.HandlerOptions{Idempotency: store.NewIdempotency(b.db, b.clock.Now)})
 	require.NoError(t, err)
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(apitest.Documented(t, h))
 	t.Cleanup(srv.Close)
 	return &api{t: t, server: srv}
 }

@@ -103,6 +103,13 @@ func (h *InboundHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.b
 // Routes lists the routes the handler serves, as "METHOD /path/{param}".
 func (h *InboundHandler) Routes() []string { return h.base.Routes() }
 
+// OpenAPI describes the inbound route, under the handler's prefix, as an
+// OpenAPI 3.1 part to merge into a host's document; see
+// groundwork.OpenAPI.
+func (h *InboundHandler) OpenAPI() (*groundwork.OpenAPI, error) {
+	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, InboundPrefixDefault, h.Routes())
+}
+
 // coded is an inbound answer's body.
 type coded struct {
 	Code    string `json:"code"`

@@ -21,6 +21,7 @@ import (
 	stripewebhook "github.com/stripe/stripe-go/v85/webhook"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/lite"
@@ -65,7 +66,7 @@ func newInbound(t *testing.T, b *bundle, limiter lite.RateLimiter, perIP, perPro
 		MaxBytes:    4096,
 	})
 	require.NoError(t, err)
-	in.server = httptest.NewServer(h)
+	in.server = httptest.NewServer(apitest.Of(t, h).Handler(h))
 	t.Cleanup(in.server.Close)
 	return in
 }

@@ -157,6 +157,8 @@ func newAPIDocsPage(doc *groundwork.OpenAPI) (*apiDocsPage, error) {
 			byTag[tag].Ops = append(byTag[tag].Ops, view)
 		}
 	}
+	// A part may name a tag whose operations the host did not mount.
+	page.Tags = slices.DeleteFunc(page.Tags, func(t apiTag) bool { return len(t.Ops) == 0 })
 	return page, nil
 }
 
