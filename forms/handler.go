@@ -1,6 +1,7 @@
 package forms
 
 import (
+	_ "embed"
 	"errors"
 	"fmt"
 	"net/http"
@@ -476,4 +477,14 @@ func applyNotification(v *api.Validator, in map[string]any, n *Notification) {
 	v.SetString(in, "message", &n.Message)
 	v.SetBool(in, "is_enabled", &n.IsEnabled)
 	v.SetObject(in, "conditional_logic", &n.ConditionalLogic)
+}
+
+//go:embed openapi.json
+var openAPIDescription []byte
+
+// OpenAPI describes the routes the handler serves (the admin API only
+// when it has Tokens), under its prefix, as an OpenAPI 3.1 part to merge
+// into a host's document; see groundwork.OpenAPI.
+func (h *Handler) OpenAPI() (*groundwork.OpenAPI, error) {
+	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, PrefixDefault, h.Routes())
 }

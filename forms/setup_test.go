@@ -21,6 +21,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formssql"
+	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
@@ -103,8 +104,9 @@ func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
 	pages, err := forms.NewPageHandler(b.svc, po)
 	require.NoError(t, err)
 	mux := http.NewServeMux()
-	mux.Handle(forms.PrefixDefault, h) // POST /api/v1/forms has no slash
-	mux.Handle(forms.PrefixDefault+"/", h)
+	checked := apitest.Of(t, h).Handler(h)   // every JSON answer against the description
+	mux.Handle(forms.PrefixDefault, checked) // POST /api/v1/forms has no slash
+	mux.Handle(forms.PrefixDefault+"/", checked)
 	mux.Handle("/forms/", pages)
 	b.server = httptest.NewServer(mux)
 	t.Cleanup(b.server.Close)

@@ -84,7 +84,12 @@ func (c *Checker) Handler(h http.Handler) http.Handler {
 				return
 			}
 			for _, e := range errs {
-				c.t.Errorf("apitest: %s %s answered %d %s: %s: %s", r.Method, r.URL.Path, status, clip(rec.body.String()), e.Message, e.Reason)
+				var where []string
+				for _, f := range e.SchemaValidationErrors {
+					where = append(where, f.FieldPath+": "+f.Reason)
+				}
+				c.t.Errorf("apitest: %s %s answered %d %s: %s: %s %s", r.Method, r.URL.Path, status, clip(rec.body.String()), e.Message, e.Reason,
+					strings.Join(where, "; "))
 			}
 			return
 		}
