@@ -2,6 +2,7 @@ package bookings
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"net/http"
@@ -292,4 +293,14 @@ func (h *AdminHandler) transition(do func(ctx context.Context, id int64, m moveR
 		api.WriteData(w, http.StatusOK, toAdmin(b))
 		return nil
 	}
+}
+
+//go:embed openapi_admin.json
+var openAPIAdminDescription []byte
+
+// OpenAPI describes the admin routes, under the handler's prefix, as an
+// OpenAPI 3.1 part to merge into a host's document; see
+// groundwork.OpenAPI.
+func (h *AdminHandler) OpenAPI() (*groundwork.OpenAPI, error) {
+	return api.OpenAPIPart(openAPIAdminDescription, h.base.Prefix, AdminPrefixDefault, h.Routes())
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -41,7 +42,7 @@ func setupAdmin(t *testing.T, d store.Dialect) *admin {
 	b := setup(t, d)
 	h, err := bookings.NewAdminHandler(b.svc, tokens{}, nil)
 	require.NoError(t, err)
-	a := &admin{bundle: b, srv: httptest.NewServer(h)}
+	a := &admin{bundle: b, srv: httptest.NewServer(apitest.Of(t, h).Handler(h))}
 	t.Cleanup(a.srv.Close)
 	b.svc.OnEvent(func(_ context.Context, e bookings.Event) {
 		a.mu.Lock()

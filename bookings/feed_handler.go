@@ -3,6 +3,7 @@ package bookings
 import (
 	"context"
 	"crypto/sha256"
+	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -164,3 +165,13 @@ func (h *FeedHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base
 
 // Routes lists the routes, as "METHOD /path/{param}".
 func (h *FeedHandler) Routes() []string { return h.base.Routes() }
+
+//go:embed openapi_feeds.json
+var openAPIFeedsDescription []byte
+
+// OpenAPI describes the calendar feeds, under the handler's prefix, as an
+// OpenAPI 3.1 part to merge into a host's document; see
+// groundwork.OpenAPI.
+func (h *FeedHandler) OpenAPI() (*groundwork.OpenAPI, error) {
+	return api.OpenAPIPart(openAPIFeedsDescription, h.base.Prefix, FeedPrefixDefault, h.Routes())
+}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -48,7 +49,7 @@ func setupFeeds(t *testing.T, d store.Dialect, opts *bookings.FeedHandlerOptions
 	weekdays(t, st, b.provider.ID, 9*60, 17*60)
 	h, err := bookings.NewFeedHandler(svc, opts)
 	require.NoError(t, err)
-	feeds := httptest.NewServer(h)
+	feeds := httptest.NewServer(apitest.Of(t, h).Handler(h))
 	t.Cleanup(feeds.Close)
 	return &feedBundle{bundle: b, feeds: feeds}
 }

@@ -1,6 +1,7 @@
 package bookings
 
 import (
+	_ "embed"
 	"errors"
 	"fmt"
 	"net/http"
@@ -423,4 +424,14 @@ func (h *Handler) manageReschedule(w http.ResponseWriter, r *http.Request) error
 	}
 	b, m, err := h.svc.RescheduleManaged(r.Context(), r.PathValue("token"), deref(req.StartTime))
 	return h.answerManaged(w, r, b, m, err)
+}
+
+//go:embed openapi.json
+var openAPIDescription []byte
+
+// OpenAPI describes the public booking routes, under the handler's prefix, as an
+// OpenAPI 3.1 part to merge into a host's document; see
+// groundwork.OpenAPI.
+func (h *Handler) OpenAPI() (*groundwork.OpenAPI, error) {
+	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, PrefixDefault, h.Routes())
 }

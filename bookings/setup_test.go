@@ -15,6 +15,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -84,9 +85,10 @@ func serveBundle(t testing.TB, db *store.DB, svc *bookings.Service, c *clock) *b
 	t.Helper()
 	h, err := bookings.NewHandler(svc, &bookings.HandlerOptions{PostLimit: -1, ReadLimit: -1})
 	require.NoError(t, err)
+	checked := apitest.Of(t, h).Handler(h) // every JSON answer against the description
 	mux := http.NewServeMux()
-	mux.Handle(bookings.PrefixDefault, h)
-	mux.Handle(bookings.PrefixDefault+"/", h)
+	mux.Handle(bookings.PrefixDefault, checked)
+	mux.Handle(bookings.PrefixDefault+"/", checked)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	b := &bundle{db: db, svc: svc, srv: srv, clock: c}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,8 +10,17 @@ import (
 	"strings"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/web"
 )
+
+// openAPIServer describes the server's own JSON routes.
+//
+//go:embed openapi_server.json
+var openAPIServer []byte
+
+// serverRoutes are the server's own JSON routes.
+var serverRoutes = []string{"GET /healthz", "GET /readyz", "GET /openapi.json", "GET /{$}"}
 
 // describer is a handler that describes its JSON routes.
 type describer interface {
@@ -23,6 +33,13 @@ func apiDocument(handlers ...describer) (*groundwork.OpenAPI, error) {
 	doc := groundwork.NewOpenAPI("groundwork reference server", "1")
 	doc.Info.Description = "Every JSON route the reference server mounts. Errors answer {\"message\"}, and input that breaks a rule " +
 		"422 {\"message\", \"errors\"}; a spent allowance 429 with Retry-After."
+	own, err := api.OpenAPIPart(openAPIServer, "", "", serverRoutes)
+	if err != nil {
+		return nil, err
+	}
+	if err := doc.Merge(own); err != nil {
+		return nil, err
+	}
 	for _, h := range handlers {
 		part, err := h.OpenAPI()
 		if err != nil {
@@ -44,6 +61,16 @@ type apiDocsPage struct {
 type apiTag struct {
 	Name, About string
 	Ops         []apiOp
+}
+
+// Anchor is the tag's name as an HTML id.
+func (t apiTag) Anchor() string {
+	return "tag-" + strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(t.Name))
 }
 
 type apiOp struct {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
@@ -119,7 +121,13 @@ func (tr *tour) check(name string) {
 		for _, scheme := range []string{"light", "dark"} {
 			require.NoError(tr.t, browsertest.SetScheme(tr.ctx, scheme))
 			png, err := browsertest.AtWidth(tr.ctx, width, func(ctx context.Context) ([]byte, error) {
-				return chromedp.Run(ctx, chromedp.FullScreenshot(100))
+				// A long page (the API reference) is shown by its first
+				// maxShotHeight pixels.
+				height, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.documentElement.scrollHeight`))
+				if err != nil || height <= maxShotHeight {
+					return chromedp.Run(ctx, chromedp.FullScreenshot(100))
+				}
+				return chromedp.Run(ctx, topShot(float64(width)))
 			})
 			require.NoError(tr.t, err)
 			file := filepath.Join(tr.shots, fmt.Sprintf("%s-%d-%s.png", name, width, scheme))
@@ -127,6 +135,22 @@ func (tr *tour) check(name string) {
 		}
 	}
 	require.NoError(tr.t, browsertest.SetScheme(tr.ctx, "light"))
+}
+
+// maxShotHeight is how much of a long page a screenshot shows.
+const maxShotHeight = 2400
+
+// topShot captures the first maxShotHeight pixels of a page width wide.
+func topShot(width float64) chromedp.Action[[]byte] {
+	return func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+		beyond := true
+		r, err := cdp.Call(ctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{CaptureBeyondViewport: &beyond,
+			FromSurface: &beyond, Format: page.CaptureScreenshotFormatPng, Clip: &page.Viewport{Width: width, Height: maxShotHeight, Scale: 1}})
+		if err != nil {
+			return nil, err
+		}
+		return r.Data, nil
+	}
 }
 
 // seed makes the studio the tour walks: a contact form and a portrait

@@ -108,6 +108,8 @@ type app struct {
 	// jsonHandlers are the handlers of those routes, by name.
 	apiDoc       *groundwork.OpenAPI
 	jsonHandlers map[string]any
+	// pageRoutes are the routes that answer HTML pages (not in apiDoc).
+	pageRoutes []string
 	// metrics are kept when --metrics-addr is set; nil otherwise.
 	metrics *metrics.Metrics
 	// stopping is set when shutdown begins (/readyz answers 503);
@@ -300,6 +302,10 @@ func (a *app) wireSite(w *wiring) error {
 		return err
 	}
 	a.jsonHandlers = jsonHandlers(&w.h)
+	a.pageRoutes = slices.Concat(w.h.signIn.Routes(), w.h.formPages.Routes(), w.h.bookingPages.Routes(), []string{"GET /docs/api"})
+	if w.h.reports != nil {
+		a.pageRoutes = append(a.pageRoutes, w.h.reports.dashboard.Routes()...)
+	}
 	var described []describer
 	for _, name := range slices.Sorted(maps.Keys(a.jsonHandlers)) {
 		if d, ok := a.jsonHandlers[name].(describer); ok {

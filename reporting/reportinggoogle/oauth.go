@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/seal"
 	"github.com/groundwork-go/groundwork/internal/web"
@@ -128,6 +130,18 @@ func NewOAuth(o OAuthOptions) (*OAuth, error) {
 
 // ServeHTTP implements http.Handler.
 func (a *OAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
+
+// Routes lists the routes, as "METHOD /path".
+//
+//go:embed openapi.json
+var openAPIDescription []byte
+
+// OpenAPI describes the connection routes, under the handler's prefix,
+// as an OpenAPI 3.1 part to merge into a host's document; see
+// groundwork.OpenAPI.
+func (a *OAuth) OpenAPI() (*groundwork.OpenAPI, error) {
+	return api.OpenAPIPart(openAPIDescription, a.prefix, OAuthPrefixDefault, a.Routes())
+}
 
 // Routes lists the routes, as "METHOD /path".
 func (a *OAuth) Routes() []string {

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/oauth2"
 
+	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
@@ -94,7 +95,8 @@ func TestOAuthConnection(t *testing.T) {
 	st := reportingsql.New(db)
 	var app *httptest.Server
 	var o *reportinggoogle.OAuth
-	app = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { o.ServeHTTP(w, r) }))
+	var checked http.Handler // o, each JSON answer checked against its description
+	app = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { checked.ServeHTTP(w, r) }))
 	t.Cleanup(app.Close)
 	var err error
 	o, err = reportinggoogle.NewOAuth(reportinggoogle.OAuthOptions{ClientID: "cid", ClientSecret: "secret", RedirectURL: app.URL + "/google/auth/callback",
@@ -103,6 +105,7 @@ func TestOAuthConnection(t *testing.T) {
 		UserID:          func(r *http.Request) (string, bool) { u := r.Header.Get("X-User"); return u, u != "" },
 		UserFromContext: func(ctx context.Context) (string, bool) { u, ok := ctx.Value(userKey{}).(string); return u, ok }})
 	require.NoError(t, err)
+	checked = apitest.Documented(t, o)
 
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Transport: userTransport{"7"}}
