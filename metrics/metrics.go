@@ -36,6 +36,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -220,10 +221,10 @@ func (m *Metrics) Instrument(next http.Handler, routes []string) http.Handler {
 	seen := newRouteCache()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := writers.Get().(*statusWriter)
-		sw.ResponseWriter, sw.status = w, 0
+		sw := writers.Get().(*api.StatusWriter)
+		sw.ResponseWriter, sw.Status = w, 0
 		next.ServeHTTP(sw, r)
-		status := sw.status
+		status := sw.Status
 		sw.ResponseWriter = nil
 		writers.Put(sw)
 		key := routeKey{r.Method, r.URL.Path}
@@ -355,28 +356,5 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 }
 
-// writers are statusWriters to reuse.
-var writers = sync.Pool{New: func() any { return &statusWriter{} }}
-
-// statusWriter remembers the status a handler wrote.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+// writers are status writers to reuse.
+var writers = sync.Pool{New: func() any { return &api.StatusWriter{} }}
