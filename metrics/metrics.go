@@ -220,7 +220,7 @@ func (m *Metrics) Instrument(next http.Handler, routes []string) http.Handler {
 	}
 	seen := newRouteCache()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
+		start := time.Since(epoch)
 		sw := writers.Get().(*api.StatusWriter)
 		sw.ResponseWriter, sw.Status = w, 0
 		next.ServeHTTP(sw, r)
@@ -243,7 +243,7 @@ func (m *Metrics) Instrument(next http.Handler, routes []string) http.Handler {
 		if class < 1 || class > 5 {
 			return
 		}
-		s.byClass[class].observe(time.Since(start))
+		s.byClass[class].observe(time.Since(epoch) - start)
 	})
 }
 
@@ -355,6 +355,10 @@ func (m *Metrics) Handler() http.Handler {
 	reg.MustRegister(m, prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 }
+
+// epoch is the monotonic clock's origin: time.Since(epoch) reads that
+// clock alone, where time.Now reads the wall clock too.
+var epoch = time.Now()
 
 // writers are status writers to reuse.
 var writers = sync.Pool{New: func() any { return &api.StatusWriter{} }}
