@@ -13,7 +13,7 @@
 //	prometheus.MustRegister(m)                 // or reg.MustRegister(m)
 //	forms.NewService(st, &forms.Options{Meter: m})
 //	handler = m.Instrument(handler, routes)    // routes: the handlers' Routes()
-//	go m.WatchQueue(ctx, queue, db)
+//	go m.WatchQueue(ctx, queue)
 //
 // Importing this package links client_golang; the domain packages count
 // through the Meter interface and do not.
@@ -21,7 +21,6 @@ package metrics
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -63,7 +62,7 @@ type Metrics struct {
 	routes   []*routeSeries
 	jobs     *prometheus.CounterVec
 	waiting  *prometheus.Desc
-	db       atomic.Pointer[store.DB]
+	queue    atomic.Pointer[store.Queue]
 }
 
 var _ groundwork.Meter = (*Metrics)(nil)
@@ -142,7 +141,7 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 }
 
 // Collect implements prometheus.Collector; the jobs waiting are counted
-// in the database when WatchQueue was given one.
+// once WatchQueue was given a queue.
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	for _, c := range m.counters {
 		c.Collect(ch)
@@ -157,33 +156,27 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		r.collect(ch, m.requests)
 	}
 	m.jobs.Collect(ch)
-	db := m.db.Load()
-	if db == nil {
+	q := m.queue.Load()
+	if q == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	var rows []struct {
-		Queue string `db:"queue"`
-		State string `db:"state"`
-		N     int64  `db:"n"`
-	}
-	err := db.Reader().SelectContext(ctx, &rows, `SELECT queue, state, COUNT(*) AS n FROM river_job
-		WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY queue, state`)
+	counts, err := q.Waiting(ctx)
 	if err != nil {
-		ch <- prometheus.NewInvalidMetric(m.waiting, fmt.Errorf("metrics: jobs waiting: %w", err))
+		ch <- prometheus.NewInvalidMetric(m.waiting, err)
 		return
 	}
-	for _, r := range rows {
-		ch <- prometheus.MustNewConstMetric(m.waiting, prometheus.GaugeValue, float64(r.N), r.Queue, r.State)
+	for _, c := range counts {
+		ch <- prometheus.MustNewConstMetric(m.waiting, prometheus.GaugeValue, float64(c.N), c.Queue, c.State)
 	}
 }
 
 // WatchQueue counts the jobs q finishes, by kind and outcome, until ctx
-// ends, and from then on each scrape counts the jobs waiting in db (q's
-// database). Call it once, after q starts; it returns when ctx ends.
-func (m *Metrics) WatchQueue(ctx context.Context, q *store.Queue, db *store.DB) {
-	m.db.Store(db)
+// ends, and from then on each scrape counts the jobs waiting in q's
+// database. Call it once, after q starts; it returns when ctx ends.
+func (m *Metrics) WatchQueue(ctx context.Context, q *store.Queue) {
+	m.queue.Store(q)
 	events, cancel := q.Client().Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled,
 		river.EventKindJobSnoozed)
 	defer cancel()

@@ -120,7 +120,7 @@ func TestQueue(t *testing.T) {
 		watched := make(chan struct{})
 		require.NoError(t, q.Start(ctx))
 		t.Cleanup(func() { stop(); <-watched; require.NoError(t, q.Stop(ctx)) })
-		go func() { m.WatchQueue(watchCtx, q, db); close(watched) }()
+		go func() { m.WatchQueue(watchCtx, q); close(watched) }()
 		scrape := func() string {
 			res, err := http.Get(srv.URL)
 			require.NoError(t, err)

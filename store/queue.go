@@ -84,6 +84,7 @@ type QueueOptions struct {
 type Queue struct {
 	client  *river.Client[*sql.Tx]
 	workers *river.Workers
+	db      *DB
 	started bool
 }
 
@@ -147,7 +148,7 @@ func NewQueue(db *DB, opts *QueueOptions) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: new queue: %w", err)
 	}
-	return &Queue{client: client, workers: workers}, nil
+	return &Queue{client: client, workers: workers, db: db}, nil
 }
 
 // Workers is the bundle the queue works from; add workers to it with
@@ -186,6 +187,25 @@ func (q *Queue) Running() bool {
 	default:
 		return true
 	}
+}
+
+// QueueCount is how many jobs of one queue are in one state.
+type QueueCount struct {
+	Queue string `db:"queue"`
+	State string `db:"state"`
+	N     int64  `db:"n"`
+}
+
+// Waiting counts the jobs not finished, by queue and state (available,
+// scheduled, retryable, running), across every instance on the database.
+func (q *Queue) Waiting(ctx context.Context) ([]QueueCount, error) {
+	var out []QueueCount
+	err := q.db.Reader().SelectContext(ctx, &out, `SELECT queue, state, COUNT(*) AS n FROM river_job
+		WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY queue, state ORDER BY queue, state`)
+	if err != nil {
+		return nil, fmt.Errorf("store: jobs waiting: %w", err)
+	}
+	return out, nil
 }
 
 // Stop stops fetching jobs and waits for the running ones to finish, until

@@ -413,6 +413,11 @@ func TestQueue(t *testing.T) {
 			t.Fatalf("job %d ran", n)
 		case <-time.After(3 * store.QueueFetchPollIntervalDefault):
 		}
+		// What waits, counted from the database.
+		require.NoError(t, q.Enqueue(ctx, pingArgs{N: 8}, &river.InsertOpts{Queue: "other", ScheduledAt: time.Now().Add(time.Hour)}))
+		waiting, err := q.Waiting(ctx)
+		require.NoError(t, err)
+		require.Equal(t, []store.QueueCount{{Queue: "other", State: "scheduled", N: 1}}, waiting)
 	})
 }
 

@@ -539,7 +539,7 @@ func serve(ctx context.Context, cfg *config, logOut io.Writer, ready func(addr s
 		metricsSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = metricsSrv.Serve(mln) }()
 		defer metricsSrv.Close()
-		go a.metrics.WatchQueue(loopCtx, a.queue, a.db)
+		go a.metrics.WatchQueue(loopCtx, a.queue)
 		logger.Info("metrics", "addr", "http://"+mln.Addr().String()+"/metrics")
 	}
 	// Collected page views are written every second.
