@@ -126,7 +126,9 @@ const sep = "\x1f"
 
 type pairKey struct{ day, pair, a, b string }
 
-// Record implements reporting.Store.
+// Record implements reporting.Store: the hits are counted in memory
+// (tallyHits), then written in one transaction: the uniques, each
+// visitor's last view, and the rollups (tally.write).
 func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 	if len(hits) == 0 {
 		return nil
@@ -134,178 +136,207 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 	hits = slices.Clone(hits)
 	slices.SortStableFunc(hits, func(a, b reporting.Hit) int { return a.At.Compare(b.At) })
 	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
-		// The visitors' last page view of each day, for sessions.
-		last := map[visit]time.Time{}
-		var days, visitors []string
-		for _, h := range hits {
-			if h.Event == "" {
-				days, visitors = append(days, h.Day), append(visitors, h.Visitor)
-			}
-		}
-		slices.Sort(days)
-		slices.Sort(visitors)
-		days, visitors = slices.Compact(days), slices.Compact(visitors)
-		for chunk := range slices.Chunk(visitors, rowsPerStatement) {
-			q, args, err := sqlx.In(`SELECT day, visitor, last_seen FROM reporting_seen WHERE scope = 't:' AND day IN (?) AND visitor IN (?)`, days, chunk)
-			if err != nil {
-				return err
-			}
-			rows, err := tx.QueryxContext(ctx, tx.Rebind(q), args...)
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var v visit
-				var at store.Time
-				if err := rows.Scan(&v.day, &v.visitor, &at); err != nil {
-					rows.Close()
-					return err
-				}
-				last[v] = at.Time
-			}
-			if err := rows.Close(); err != nil {
-				return err
-			}
-		}
-		inc := map[rollupKey]*reporting.DailyRow{}
-		paired := map[pairKey]*reporting.DailyRow{}
-		add := func(day, dim, key, label string) *reporting.DailyRow {
-			k := rollupKey{day, dim, key}
-			r := inc[k]
-			if r == nil {
-				r = &reporting.DailyRow{Key: key}
-				inc[k] = r
-			}
-			if label != "" {
-				r.Label = label
-			}
-			r.Views++
-			return r
-		}
-		var seen [][]any
-		for _, h := range hits {
-			at := store.NewTime(h.At)
-			if h.Event != "" {
-				add(h.Day, reporting.DimEvent, h.Event, "")
-				seen = append(seen, []any{h.Day, h.Visitor, "e:" + h.Event, at})
-				continue
-			}
-			total := add(h.Day, reporting.DimTotal, "", "")
-			v := visit{h.Day, h.Visitor}
-			prev, ok := last[v]
-			starts := !ok || h.At.Sub(prev) > reporting.SessionGap
-			if starts {
-				total.Sessions++
-			} else if gap := h.At.Sub(prev); gap > 0 {
-				total.Duration += int64(gap / time.Second)
-			}
-			last[v] = h.At
-			vals := [...]string{h.Path, h.Source, h.Device} // as reporting.FilterDims
-			labels := [...]string{h.Title, "", ""}
-			for i, dim := range reporting.FilterDims {
-				if r := add(h.Day, dim, vals[i], labels[i]); starts {
-					r.Sessions++
-				}
-			}
-			seen = append(seen, []any{h.Day, h.Visitor, "t:", at}, []any{h.Day, h.Visitor, "p:" + h.Path, at},
-				[]any{h.Day, h.Visitor, "s:" + h.Source, at}, []any{h.Day, h.Visitor, "d:" + h.Device, at})
-			if !strings.Contains(h.Path, sep) && !strings.Contains(h.Source, sep) && !strings.Contains(h.Device, sep) {
-				for code, p := range pairs {
-					k := pairKey{h.Day, p.name, vals[p.a], vals[p.b]}
-					r := paired[k]
-					if r == nil {
-						r = &reporting.DailyRow{Label: labels[p.a]}
-						paired[k] = r
-					}
-					r.Views++
-					if starts {
-						r.Sessions++
-					}
-					seen = append(seen, []any{h.Day, h.Visitor, string(code) + ":" + k.a + sep + k.b, at})
-				}
-			}
-			if h.Country != "" {
-				add(h.Day, reporting.DimCountry, h.Country, "")
-				seen = append(seen, []any{h.Day, h.Visitor, "c:" + h.Country, at})
-			}
-		}
-		// The uniques: only the rows inserted come back.
-		err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s
-			ON CONFLICT (day, visitor, scope) DO NOTHING RETURNING day, scope`, 4, dedupe(seen), func(rows *sqlx.Rows) error {
-			var day, scope string
-			if err := rows.Scan(&day, &scope); err != nil {
-				return err
-			}
-			key := scope[2:]
-			if p, ok := pairs[scope[0]]; ok {
-				va, vb, _ := strings.Cut(key, sep)
-				if r := paired[pairKey{day, p.name, va, vb}]; r != nil {
-					r.Visitors++
-				}
-				return nil
-			}
-			if r := inc[rollupKey{day, scopeDims[scope[0]], key}]; r != nil {
-				r.Visitors++
-			}
-			return nil
-		})
+		last, err := lastViews(ctx, tx, hits)
 		if err != nil {
 			return err
 		}
-		// Each visitor's last page view, for the sessions of the next batch.
-		var lasts [][]any
-		for v, at := range last {
-			lasts = append(lasts, []any{v.day, v.visitor, "t:", store.NewTime(at)})
+		return tallyHits(hits, last).write(ctx, tx, last)
+	})
+	if err != nil {
+		return fmt.Errorf("reportingsql: record: %w", err)
+	}
+	return nil
+}
+
+// lastViews reads the last page view, that day, of each visitor of a
+// page view in hits (for sessions).
+func lastViews(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[visit]time.Time, error) {
+	last := map[visit]time.Time{}
+	var days, visitors []string
+	for _, h := range hits {
+		if h.Event == "" {
+			days, visitors = append(days, h.Day), append(visitors, h.Visitor)
 		}
-		if err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s
-			ON CONFLICT (day, visitor, scope) DO UPDATE SET last_seen = excluded.last_seen`, 4, lasts, nil); err != nil {
+	}
+	slices.Sort(days)
+	slices.Sort(visitors)
+	days, visitors = slices.Compact(days), slices.Compact(visitors)
+	for chunk := range slices.Chunk(visitors, rowsPerStatement) {
+		q, args, err := sqlx.In(`SELECT day, visitor, last_seen FROM reporting_seen WHERE scope = 't:' AND day IN (?) AND visitor IN (?)`, days, chunk)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := tx.QueryxContext(ctx, tx.Rebind(q), args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var v visit
+			var at store.Time
+			if err := rows.Scan(&v.day, &v.visitor, &at); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			last[v] = at.Time
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return last, nil
+}
+
+// tally is a batch counted in memory: the rollup rows, the pair rows and
+// the uniques to claim.
+type tally struct {
+	inc    map[rollupKey]*reporting.DailyRow
+	paired map[pairKey]*reporting.DailyRow
+	seen   [][]any
+}
+
+// add counts a view (or event) of dim's key on day.
+func (t *tally) add(day, dim, key, label string) *reporting.DailyRow {
+	k := rollupKey{day, dim, key}
+	r := t.inc[k]
+	if r == nil {
+		r = &reporting.DailyRow{Key: key}
+		t.inc[k] = r
+	}
+	if label != "" {
+		r.Label = label
+	}
+	r.Views++
+	return r
+}
+
+// tallyHits counts hits (by time) into rollups, pairs and uniques,
+// moving each visitor's last view in last forward.
+func tallyHits(hits []reporting.Hit, last map[visit]time.Time) *tally {
+	t := &tally{inc: map[rollupKey]*reporting.DailyRow{}, paired: map[pairKey]*reporting.DailyRow{}}
+	for _, h := range hits {
+		at := store.NewTime(h.At)
+		if h.Event != "" {
+			t.add(h.Day, reporting.DimEvent, h.Event, "")
+			t.seen = append(t.seen, []any{h.Day, h.Visitor, "e:" + h.Event, at})
+			continue
+		}
+		total := t.add(h.Day, reporting.DimTotal, "", "")
+		v := visit{h.Day, h.Visitor}
+		prev, ok := last[v]
+		starts := !ok || h.At.Sub(prev) > reporting.SessionGap
+		if starts {
+			total.Sessions++
+		} else if gap := h.At.Sub(prev); gap > 0 {
+			total.Duration += int64(gap / time.Second)
+		}
+		last[v] = h.At
+		vals := [...]string{h.Path, h.Source, h.Device} // as reporting.FilterDims
+		labels := [...]string{h.Title, "", ""}
+		for i, dim := range reporting.FilterDims {
+			if r := t.add(h.Day, dim, vals[i], labels[i]); starts {
+				r.Sessions++
+			}
+		}
+		t.seen = append(t.seen, []any{h.Day, h.Visitor, "t:", at}, []any{h.Day, h.Visitor, "p:" + h.Path, at},
+			[]any{h.Day, h.Visitor, "s:" + h.Source, at}, []any{h.Day, h.Visitor, "d:" + h.Device, at})
+		if !strings.Contains(h.Path, sep) && !strings.Contains(h.Source, sep) && !strings.Contains(h.Device, sep) {
+			for code, p := range pairs {
+				k := pairKey{h.Day, p.name, vals[p.a], vals[p.b]}
+				r := t.paired[k]
+				if r == nil {
+					r = &reporting.DailyRow{Label: labels[p.a]}
+					t.paired[k] = r
+				}
+				r.Views++
+				if starts {
+					r.Sessions++
+				}
+				t.seen = append(t.seen, []any{h.Day, h.Visitor, string(code) + ":" + k.a + sep + k.b, at})
+			}
+		}
+		if h.Country != "" {
+			t.add(h.Day, reporting.DimCountry, h.Country, "")
+			t.seen = append(t.seen, []any{h.Day, h.Visitor, "c:" + h.Country, at})
+		}
+	}
+	return t
+}
+
+// write claims the uniques (only those inserted come back, and count as
+// visitors), stores each visitor's last view and adds the rollups.
+func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]time.Time) error {
+	inc, paired := t.inc, t.paired
+	err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s
+		ON CONFLICT (day, visitor, scope) DO NOTHING RETURNING day, scope`, 4, dedupe(t.seen), func(rows *sqlx.Rows) error {
+		var day, scope string
+		if err := rows.Scan(&day, &scope); err != nil {
 			return err
 		}
-		var rollups [][]any
-		weekly := map[rollupKey]*reporting.DailyRow{}
-		for k, r := range inc {
-			rollups = append(rollups, []any{k.day, k.dim, k.key, r.Label, r.Views, r.Visitors, r.Sessions, r.Duration})
-			wk := rollupKey{weekOf(k.day), k.dim, k.key}
-			w := weekly[wk]
-			if w == nil {
-				w = &reporting.DailyRow{}
-				weekly[wk] = w
+		key := scope[2:]
+		if p, ok := pairs[scope[0]]; ok {
+			va, vb, _ := strings.Cut(key, sep)
+			if r := paired[pairKey{day, p.name, va, vb}]; r != nil {
+				r.Visitors++
 			}
-			w.Views, w.Visitors, w.Sessions, w.Duration = w.Views+r.Views, w.Visitors+r.Visitors, w.Sessions+r.Sessions, w.Duration+r.Duration
-			if r.Label != "" {
-				w.Label = r.Label
-			}
+			return nil
 		}
-		var pairRows [][]any
-		for k, r := range paired {
-			pairRows = append(pairRows, []any{k.day, k.pair, k.a, k.b, r.Label, r.Views, r.Visitors, r.Sessions})
-		}
-		if err := values(ctx, tx, `INSERT INTO reporting_pairs (day, pair, a, b, label, views, visitors, sessions) VALUES %s
-			ON CONFLICT (pair, a, day, b) DO UPDATE SET views = reporting_pairs.views + excluded.views,
-			visitors = reporting_pairs.visitors + excluded.visitors, sessions = reporting_pairs.sessions + excluded.sessions,
-			label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE reporting_pairs.label END`, 8, pairRows, nil); err != nil {
-			return err
-		}
-		var weeks [][]any
-		for k, w := range weekly {
-			weeks = append(weeks, []any{k.day, k.dim, k.key, w.Label, w.Views, w.Visitors, w.Sessions, w.Duration})
-		}
-		for _, t := range []struct {
-			table, period string
-			rows          [][]any
-		}{{"reporting_daily", "day", rollups}, {"reporting_weekly", "week", weeks}} {
-			if err := values(ctx, tx, `INSERT INTO `+t.table+` (`+t.period+`, dim, key, label, views, visitors, sessions, duration_seconds)
-				VALUES %s ON CONFLICT (dim, `+t.period+`, key) DO UPDATE SET views = `+t.table+`.views + excluded.views,
-				visitors = `+t.table+`.visitors + excluded.visitors, sessions = `+t.table+`.sessions + excluded.sessions,
-				duration_seconds = `+t.table+`.duration_seconds + excluded.duration_seconds,
-				label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE `+t.table+`.label END`, 8, t.rows, nil); err != nil {
-				return err
-			}
+		if r := inc[rollupKey{day, scopeDims[scope[0]], key}]; r != nil {
+			r.Visitors++
 		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("reportingsql: record: %w", err)
+		return err
+	}
+	// Each visitor's last page view, for the sessions of the next batch.
+	var lasts [][]any
+	for v, at := range last {
+		lasts = append(lasts, []any{v.day, v.visitor, "t:", store.NewTime(at)})
+	}
+	if err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s
+		ON CONFLICT (day, visitor, scope) DO UPDATE SET last_seen = excluded.last_seen`, 4, lasts, nil); err != nil {
+		return err
+	}
+	var rollups [][]any
+	weekly := map[rollupKey]*reporting.DailyRow{}
+	for k, r := range inc {
+		rollups = append(rollups, []any{k.day, k.dim, k.key, r.Label, r.Views, r.Visitors, r.Sessions, r.Duration})
+		wk := rollupKey{weekOf(k.day), k.dim, k.key}
+		w := weekly[wk]
+		if w == nil {
+			w = &reporting.DailyRow{}
+			weekly[wk] = w
+		}
+		w.Views, w.Visitors, w.Sessions, w.Duration = w.Views+r.Views, w.Visitors+r.Visitors, w.Sessions+r.Sessions, w.Duration+r.Duration
+		if r.Label != "" {
+			w.Label = r.Label
+		}
+	}
+	var pairRows [][]any
+	for k, r := range paired {
+		pairRows = append(pairRows, []any{k.day, k.pair, k.a, k.b, r.Label, r.Views, r.Visitors, r.Sessions})
+	}
+	if err := values(ctx, tx, `INSERT INTO reporting_pairs (day, pair, a, b, label, views, visitors, sessions) VALUES %s
+		ON CONFLICT (pair, a, day, b) DO UPDATE SET views = reporting_pairs.views + excluded.views,
+		visitors = reporting_pairs.visitors + excluded.visitors, sessions = reporting_pairs.sessions + excluded.sessions,
+		label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE reporting_pairs.label END`, 8, pairRows, nil); err != nil {
+		return err
+	}
+	var weeks [][]any
+	for k, w := range weekly {
+		weeks = append(weeks, []any{k.day, k.dim, k.key, w.Label, w.Views, w.Visitors, w.Sessions, w.Duration})
+	}
+	for _, t := range []struct {
+		table, period string
+		rows          [][]any
+	}{{"reporting_daily", "day", rollups}, {"reporting_weekly", "week", weeks}} {
+		if err := values(ctx, tx, `INSERT INTO `+t.table+` (`+t.period+`, dim, key, label, views, visitors, sessions, duration_seconds)
+			VALUES %s ON CONFLICT (dim, `+t.period+`, key) DO UPDATE SET views = `+t.table+`.views + excluded.views,
+			visitors = `+t.table+`.visitors + excluded.visitors, sessions = `+t.table+`.sessions + excluded.sessions,
+			duration_seconds = `+t.table+`.duration_seconds + excluded.duration_seconds,
+			label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE `+t.table+`.label END`, 8, t.rows, nil); err != nil {
+			return err
+		}
 	}
 	return nil
 }
