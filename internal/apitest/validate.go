@@ -17,6 +17,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/helpers"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/api"
 )
 
 // Validating reports whether the checks run (not under -race).
@@ -63,12 +64,12 @@ func New(t testing.TB, doc *groundwork.OpenAPI) *Checker {
 // test that compares routes and operations.
 func (c *Checker) Handler(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := &recorder{ResponseWriter: w}
+		rec := &recorder{StatusWriter: api.StatusWriter{ResponseWriter: w}}
 		h.ServeHTTP(rec, r)
 		if !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
 			return
 		}
-		status := rec.status
+		status := rec.Status
 		if status == 0 {
 			status = http.StatusOK
 		}
@@ -125,24 +126,11 @@ func clip(s string) string {
 
 // recorder passes an answer through, keeping its status and body.
 type recorder struct {
-	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
-	r.ResponseWriter.WriteHeader(code)
+	api.StatusWriter
+	body bytes.Buffer
 }
 
 func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
 	r.body.Write(b)
-	return r.ResponseWriter.Write(b)
+	return r.StatusWriter.Write(b)
 }
-
-func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
