@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -122,13 +123,7 @@ func newAPIDocsPage(doc *groundwork.OpenAPI) (*apiDocsPage, error) {
 	for i := range page.Tags {
 		byTag[page.Tags[i].Name] = &page.Tags[i]
 	}
-	for _, path := range slices.Sorted(func(yield func(string) bool) {
-		for p := range doc.Paths {
-			if !yield(p) {
-				return
-			}
-		}
-	}) {
+	for _, path := range slices.Sorted(maps.Keys(doc.Paths)) {
 		for _, method := range []string{"get", "post", "put", "patch", "delete"} {
 			raw, ok := doc.Paths[path][method]
 			if !ok {
@@ -153,13 +148,7 @@ func newAPIDocsPage(doc *groundwork.OpenAPI) (*apiDocsPage, error) {
 			if c, ok := op.RequestBody.Content["application/json"]; ok && len(c.Example) > 0 {
 				view.Request = pretty(c.Example)
 			}
-			for _, status := range slices.Sorted(func(yield func(string) bool) {
-				for s := range op.Responses {
-					if !yield(s) {
-						return
-					}
-				}
-			}) {
+			for _, status := range slices.Sorted(maps.Keys(op.Responses)) {
 				r := op.Responses[status]
 				about := r.Description
 				if r.Ref != "" {
