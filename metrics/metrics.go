@@ -346,7 +346,9 @@ func registerRoute(mux *http.ServeMux, pattern string) (ok bool) {
 func (m *Metrics) Handler() http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(m, prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	// A series that cannot be read (the jobs waiting, with the database
+	// down) is left out; the others are still served.
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 }
 
 // epoch is the monotonic clock's origin: time.Since(epoch) reads that

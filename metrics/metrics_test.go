@@ -141,3 +141,28 @@ func TestQueue(t *testing.T) {
 		require.Contains(t, text, "go_goroutines ", "the runtime's series beside ours")
 	})
 }
+
+// With the database down, the scrape still answers 200 with every other
+// series; only the jobs waiting are left out.
+func TestScrapeWithDatabaseDown(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, store.SQLite)
+	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true})
+	require.NoError(t, err)
+	m := metrics.New()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // WatchQueue records the queue and returns
+	m.WatchQueue(ctx, q)
+	groundwork.Count(m, groundwork.MetricBookings, "created")
+	require.NoError(t, db.Close())
+	srv := httptest.NewServer(m.Handler())
+	t.Cleanup(srv.Close)
+	res, err := http.Get(srv.URL)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	require.Equal(t, 200, res.StatusCode, string(body))
+	require.Contains(t, string(body), `groundwork_bookings_total{outcome="created"} 1`)
+	require.NotContains(t, string(body), "groundwork_jobs_waiting{")
+}
