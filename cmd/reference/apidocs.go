@@ -115,14 +115,7 @@ type operation struct {
 
 // newAPIDocsPage lays doc out for the page.
 func newAPIDocsPage(doc *groundwork.OpenAPI) (*apiDocsPage, error) {
-	page := &apiDocsPage{}
-	byTag := map[string]*apiTag{}
-	for _, t := range doc.Tags {
-		page.Tags = append(page.Tags, apiTag{Name: t.Name, About: t.Description})
-	}
-	for i := range page.Tags {
-		byTag[page.Tags[i].Name] = &page.Tags[i]
-	}
+	ops := map[string][]apiOp{} // by tag
 	for _, path := range slices.Sorted(maps.Keys(doc.Paths)) {
 		for _, method := range []string{"get", "post", "put", "patch", "delete"} {
 			raw, ok := doc.Paths[path][method]
@@ -136,10 +129,12 @@ func newAPIDocsPage(doc *groundwork.OpenAPI) (*apiDocsPage, error) {
 			view := apiOp{Method: strings.ToUpper(method), Path: path, ID: op.OperationID, Summary: op.Summary, About: op.Description,
 				Auth: authWords(op.Security)}
 			for _, p := range op.Parameters {
-				name, in, about := p.Name, p.In, p.Description
-				if p.Ref != "" {
-					name = strings.TrimPrefix(p.Ref, "#/components/parameters/")
+				if p.Ref != "" { // a shared parameter: read it whole
+					if err := json.Unmarshal(doc.Components.Parameters[strings.TrimPrefix(p.Ref, "#/components/parameters/")], &p); err != nil {
+						return nil, fmt.Errorf("%s %s: parameter %s: %w", method, path, p.Ref, err)
+					}
 				}
+				name, in, about := p.Name, p.In, p.Description
 				if p.Required {
 					about = strings.TrimSpace("Required. " + about)
 				}
@@ -164,17 +159,21 @@ func newAPIDocsPage(doc *groundwork.OpenAPI) (*apiDocsPage, error) {
 			if len(op.Tags) > 0 {
 				tag = op.Tags[0]
 			}
-			if byTag[tag] == nil {
-				page.Tags = append(page.Tags, apiTag{Name: tag})
-				for i := range page.Tags {
-					byTag[page.Tags[i].Name] = &page.Tags[i]
-				}
-			}
-			byTag[tag].Ops = append(byTag[tag].Ops, view)
+			ops[tag] = append(ops[tag], view)
 		}
 	}
-	// A part may name a tag whose operations the host did not mount.
-	page.Tags = slices.DeleteFunc(page.Tags, func(t apiTag) bool { return len(t.Ops) == 0 })
+	// The document's areas in its order, each with what is mounted of it
+	// (a part may name an area the host did not mount).
+	page := &apiDocsPage{}
+	for _, t := range doc.Tags {
+		if len(ops[t.Name]) > 0 {
+			page.Tags = append(page.Tags, apiTag{Name: t.Name, About: t.Description, Ops: ops[t.Name]})
+			delete(ops, t.Name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(ops)) { // areas the document does not name
+		page.Tags = append(page.Tags, apiTag{Name: name, Ops: ops[name]})
+	}
 	return page, nil
 }
 

@@ -50,6 +50,13 @@ func TestOpenAPIDocument(t *testing.T) {
 	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &doc))
 	require.Equal(t, "3.1.0", doc.OpenAPI)
 	check := apitest.New(t, &doc)
+	// The page names shared parameters by their own names.
+	w = httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/docs/api", nil)
+	req.Header.Set("Accept", "text/html")
+	a.handler.ServeHTTP(w, req)
+	require.Equal(t, 200, w.Code)
+	require.Contains(t, w.Body.String(), `<dt><code>days</code> (query)</dt><dd>The last N days: 1 to 730`)
 
 	// Every route of a describing handler is described; the others are
 	// exactly those on the list.
