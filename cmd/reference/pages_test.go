@@ -323,6 +323,19 @@ func TestBrowserKeyboardOnly(t *testing.T) {
 	key(" ")
 	follow(`main form[action="/settings/tokens"] button[type=submit]`)
 	require.NotEmpty(t, tr.text("#new-token"))
+	// The reports narrowed to a source and widened again; the API
+	// reference's areas.
+	follow(`header.site a[href="/reporting"]`)
+	follow(`table a[href*="source="]`)
+	require.Contains(t, tr.text("p.filter"), "Showing only visits from")
+	follow("p.filter a")
+	require.Equal(t, "/reporting?days=28", tr.location(), "the same range, unfiltered")
+	tr.open("/docs/api")
+	browsertest.TabTo(t, ctx, `nav[aria-label=Areas] a[href="#tag-forms"]`)
+	browsertest.Press(t, ctx, "\r", false) // the same page: no load to wait for
+	hash, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.hash`))
+	require.NoError(t, err)
+	require.Equal(t, "#tag-forms", hash)
 	follow("form.signout button")
 	require.Contains(t, tr.text(".notice"), "You have been signed out.")
 }
