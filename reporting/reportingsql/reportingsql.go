@@ -92,18 +92,30 @@ type visit struct{ day, visitor string }
 var scopeDims = map[byte]string{'p': reporting.DimPage, 'e': reporting.DimEvent, 's': reporting.DimSource, 'd': reporting.DimDevice,
 	'c': reporting.DimCountry, 't': reporting.DimTotal}
 
-// pairs are the pairs of dimensions kept for filtered reports (indexes
-// into reporting.FilterDims), by the scope of their uniques.
-var pairs = map[byte]pair{'P': newPair(0, 1), 'Q': newPair(0, 2), 'R': newPair(1, 2)}
+// pairs are the pairs of dimensions kept for filtered reports (a slice:
+// every page view walks it).
+var pairs = []pair{newPair('P', 0, 1), newPair('Q', 0, 2), newPair('R', 1, 2)}
 
-// pair is two dimensions and the pair's name in reporting_pairs.
+// pair is two dimensions (indexes into reporting.FilterDims), the scope
+// code of its uniques, and its name in reporting_pairs.
 type pair struct {
+	code byte
 	a, b int
 	name string
 }
 
-func newPair(a, b int) pair {
-	return pair{a, b, reporting.FilterDims[a] + ">" + reporting.FilterDims[b]}
+func newPair(code byte, a, b int) pair {
+	return pair{code, a, b, reporting.FilterDims[a] + ">" + reporting.FilterDims[b]}
+}
+
+// pairByCode is the pair whose uniques have scope code c.
+func pairByCode(c byte) (pair, bool) {
+	for _, p := range pairs {
+		if p.code == c {
+			return p, true
+		}
+	}
+	return pair{}, false
 }
 
 // pairOf is the pair of dimensions x and y, in either order, and whether
@@ -240,7 +252,7 @@ func tallyHits(hits []reporting.Hit, last map[visit]time.Time) *tally {
 		t.seen = append(t.seen, []any{h.Day, h.Visitor, "t:", at}, []any{h.Day, h.Visitor, "p:" + h.Path, at},
 			[]any{h.Day, h.Visitor, "s:" + h.Source, at}, []any{h.Day, h.Visitor, "d:" + h.Device, at})
 		if !strings.Contains(h.Path, sep) && !strings.Contains(h.Source, sep) && !strings.Contains(h.Device, sep) {
-			for code, p := range pairs {
+			for _, p := range pairs {
 				k := pairKey{h.Day, p.name, vals[p.a], vals[p.b]}
 				r := t.paired[k]
 				if r == nil {
@@ -251,7 +263,7 @@ func tallyHits(hits []reporting.Hit, last map[visit]time.Time) *tally {
 				if starts {
 					r.Sessions++
 				}
-				t.seen = append(t.seen, []any{h.Day, h.Visitor, string(code) + ":" + k.a + sep + k.b, at})
+				t.seen = append(t.seen, []any{h.Day, h.Visitor, string(p.code) + ":" + k.a + sep + k.b, at})
 			}
 		}
 		if h.Country != "" {
@@ -273,7 +285,7 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]time.Time
 			return err
 		}
 		key := scope[2:]
-		if p, ok := pairs[scope[0]]; ok {
+		if p, ok := pairByCode(scope[0]); ok {
 			va, vb, _ := strings.Cut(key, sep)
 			if r := paired[pairKey{day, p.name, va, vb}]; r != nil {
 				r.Visitors++
