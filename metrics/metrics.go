@@ -220,14 +220,14 @@ func (m *Metrics) Instrument(next http.Handler, routes []string) http.Handler {
 		status := sw.Status
 		sw.ResponseWriter = nil
 		writers.Put(sw)
-		key := routeKey{r.Method, r.URL.Path}
-		s := seen.get(key)
+		method := methodIndex(r.Method)
+		s := seen.get(method, r.URL.Path)
 		if s == nil {
 			_, route := match.Handler(r)
 			if s = series[route]; s == nil {
 				s = series["other"]
 			}
-			seen.put(key, s)
+			seen.put(method, r.URL.Path, s)
 		}
 		class := status / 100
 		if status == 0 {
@@ -242,34 +242,78 @@ func (m *Metrics) Instrument(next http.Handler, routes []string) http.Handler {
 
 // routeCache remembers the route of the first routeCacheSize method and
 // path pairs seen (matching is most of Instrument's cost); past that,
-// requests are matched each time. Reads take no lock: a new pair
-// replaces the map with a copy.
+// requests are matched each time. It keeps one map of paths per common
+// method, so a look-up hashes the path alone; other methods are matched
+// each time. Reads take no lock: a new pair replaces the maps with a
+// copy.
 type routeCache struct {
 	mu     sync.Mutex
-	routes atomic.Pointer[map[routeKey]*routeSeries]
+	routes atomic.Pointer[[cachedMethods]map[string]*routeSeries]
 }
 
-type routeKey struct{ method, path string }
+// cachedMethods is how many methods the cache keeps routes of: those
+// methodIndex numbers.
+const cachedMethods = 7
+
+// methodIndex numbers the methods the cache keeps, from 0; any other is -1.
+func methodIndex(method string) int {
+	switch method {
+	case http.MethodGet:
+		return 0
+	case http.MethodPost:
+		return 1
+	case http.MethodPut:
+		return 2
+	case http.MethodPatch:
+		return 3
+	case http.MethodDelete:
+		return 4
+	case http.MethodHead:
+		return 5
+	case http.MethodOptions:
+		return 6
+	}
+	return -1
+}
 
 const routeCacheSize = 4096
 
 func newRouteCache() *routeCache {
 	c := &routeCache{}
-	c.routes.Store(&map[routeKey]*routeSeries{})
+	var maps [cachedMethods]map[string]*routeSeries
+	c.routes.Store(&maps)
 	return c
 }
 
-func (c *routeCache) get(k routeKey) *routeSeries { return (*c.routes.Load())[k] }
+// get is the route of method (an index of cachedMethods, or -1) and path,
+// or nil when it is not kept.
+func (c *routeCache) get(method int, path string) *routeSeries {
+	if method < 0 {
+		return nil
+	}
+	return c.routes.Load()[method][path]
+}
 
-func (c *routeCache) put(k routeKey, s *routeSeries) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	old := *c.routes.Load()
-	if len(old) >= routeCacheSize {
+func (c *routeCache) put(method int, path string, s *routeSeries) {
+	if method < 0 {
 		return
 	}
-	next := maps.Clone(old)
-	next[k] = s
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.routes.Load()
+	size := 0
+	for _, m := range old {
+		size += len(m)
+	}
+	if size >= routeCacheSize {
+		return
+	}
+	next := *old
+	next[method] = maps.Clone(old[method])
+	if next[method] == nil {
+		next[method] = map[string]*routeSeries{}
+	}
+	next[method][path] = s
 	c.routes.Store(&next)
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -66,9 +67,18 @@ func TestInstrument(t *testing.T) {
 	app.HandleFunc("GET /api/forms/{form}", func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
 	app.HandleFunc("POST /api/forms/{form}/submit", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(422) })
 	h := m.Instrument(app, []string{"GET /api/forms/{form}", "POST /api/forms/{form}/submit", "GET /api/forms/{form}", "GET /healthz"})
-	for _, r := range []struct{ method, path string }{{"GET", "/api/forms/a"}, {"GET", "/api/forms/b"}, {"HEAD", "/api/forms/c"},
-		{"POST", "/api/forms/a/submit"}, {"GET", "/random/" + strings.Repeat("x", 50)}, {"DELETE", "/api/forms/a"}} {
-		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(r.method, r.path, nil))
+	// Twice, the second time from the cache of routes seen; the same
+	// path by other methods, one the cache does not keep (PROPFIND).
+	for range 2 {
+		for _, r := range []struct{ method, path string }{{"GET", "/api/forms/a"}, {"GET", "/api/forms/b"}, {"HEAD", "/api/forms/c"},
+			{"POST", "/api/forms/a/submit"}, {"GET", "/random/" + strings.Repeat("x", 50)}, {"DELETE", "/api/forms/a"},
+			{"PROPFIND", "/api/forms/a"}} {
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(r.method, r.path, nil))
+		}
+	}
+	// More paths than the cache keeps are still each matched.
+	for i := range 5000 {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/forms/f"+strconv.Itoa(i), nil))
 	}
 	reg := prometheus.NewPedanticRegistry()
 	require.NoError(t, reg.Register(m))
@@ -87,7 +97,7 @@ func TestInstrument(t *testing.T) {
 			got[labels["route"]+" "+labels["status"]] = s.GetHistogram().GetSampleCount()
 		}
 	}
-	require.Equal(t, map[string]uint64{"GET /api/forms/{form} 2xx": 3, "POST /api/forms/{form}/submit 4xx": 1, "other 4xx": 2}, got)
+	require.Equal(t, map[string]uint64{"GET /api/forms/{form} 2xx": 5006, "POST /api/forms/{form}/submit 4xx": 2, "other 4xx": 6}, got)
 }
 
 type pingArgs struct{}
