@@ -7,6 +7,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -114,9 +115,13 @@ type otherDriver struct{}
 
 func (otherDriver) Open(string) (driver.Conn, error) { return nil, errors.New("never opened") }
 
+// registerOther registers otherDriver once (a second Register panics,
+// as with -count 2).
+var registerOther = sync.OnceFunc(func() { sql.Register("groundwork-test-other", otherDriver{}) })
+
 func TestNewRefusesOtherDrivers(t *testing.T) {
 	t.Parallel()
-	sql.Register("groundwork-test-other", otherDriver{})
+	registerOther()
 	pool := hostPool(t, "groundwork-test-other", "x")
 	_, err := store.New(context.Background(), pool)
 	require.ErrorContains(t, err, "store_test.otherDriver")
