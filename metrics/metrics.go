@@ -285,7 +285,7 @@ func newRouteCache() *routeCache {
 	return c
 }
 
-// get is the route of method (an index of cachedMethods, or -1) and path,
+// get is the route of method (as methodIndex numbers it, or -1) and path,
 // or nil when it is not kept.
 func (c *routeCache) get(method int, path string) *routeSeries {
 	if method < 0 {
