@@ -32,7 +32,12 @@ func ServeDrained(w http.ResponseWriter, r *http.Request, h http.Handler) {
 		return
 	}
 	body := r.Body // before a handler wraps it in a MaxBytesReader
-	sw := &StatusWriter{ResponseWriter: w}
+	// A StatusWriter around w that has seen nothing written yet (the
+	// metrics' own) learns the status as well as a new one would.
+	sw, ok := w.(*StatusWriter)
+	if !ok || sw.Status != 0 {
+		sw = &StatusWriter{ResponseWriter: w}
+	}
 	h.ServeHTTP(sw, r)
 	if sw.Status < 400 {
 		return
