@@ -526,3 +526,63 @@ func TestBaseAnswersReturnedErrors(t *testing.T) {
 	require.Equal(t, http.StatusMethodNotAllowed, w.Code)
 	require.Equal(t, "GET", w.Header().Get("Allow"))
 }
+
+// countingBody is a request body that counts what was read of it.
+type countingBody struct {
+	*strings.Reader
+	read int
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.Reader.Read(p)
+	b.read += n
+	return n, err
+}
+
+func (*countingBody) Close() error { return nil }
+
+// ServeDrained reads what is left of a refused body, whether the writer
+// it is handed is a plain one, a StatusWriter that has seen nothing (the
+// metrics' own, which it then uses and which learns the status) or one
+// that has (which it leaves alone); an accepted request's body is left.
+func TestServeDrained(t *testing.T) {
+	t.Parallel()
+	const size = 64 << 10
+	refuse := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = r.Body.Read(make([]byte, 100))
+		http.Error(w, "too large", http.StatusRequestEntityTooLarge)
+	})
+	accept := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = r.Body.Read(make([]byte, 100))
+		w.WriteHeader(http.StatusNoContent)
+	})
+	for _, c := range []struct {
+		name      string
+		h         http.Handler
+		outer     *api.StatusWriter // nil: a plain writer
+		wantRead  int
+		wantOuter int
+	}{
+		{"Plain", refuse, nil, size, 0},
+		{"UnderAFreshStatusWriter", refuse, &api.StatusWriter{}, size, http.StatusRequestEntityTooLarge},
+		{"UnderAUsedStatusWriter", refuse, &api.StatusWriter{Status: http.StatusOK}, size, http.StatusOK},
+		{"Accepted", accept, &api.StatusWriter{}, 100, http.StatusNoContent},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := &countingBody{Reader: strings.NewReader(strings.Repeat("x", size))}
+			r := httptest.NewRequest(http.MethodPost, "/", nil)
+			r.Body = body
+			rec := httptest.NewRecorder()
+			var w http.ResponseWriter = rec
+			if c.outer != nil {
+				c.outer.ResponseWriter = rec
+				w = c.outer
+			}
+			api.ServeDrained(w, r, c.h)
+			require.Equal(t, c.wantRead, body.read)
+			if c.outer != nil {
+				require.Equal(t, c.wantOuter, c.outer.Status)
+			}
+		})
+	}
+}
