@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -27,6 +28,9 @@ type definition struct {
 	// notifications are the form's, when the service queues them;
 	// nil means not read.
 	notifications []Notification
+	// cached is true when the definition came from the cache rather than
+	// the store.
+	cached bool
 }
 
 func (d *definitions) get(ref string) (definition, bool) {
@@ -55,6 +59,7 @@ func (d *definitions) forget(ref string) {
 // holds ref, else read (and then cached). Only active forms are cached.
 func (s *Service) submitDefinition(ctx context.Context, ref string) (definition, error) {
 	if def, ok := s.defs.get(ref); ok {
+		def.cached = true
 		return def, nil
 	}
 	return s.loadDefinition(ctx, ref)
@@ -90,9 +95,13 @@ func (s *Service) loadDefinition(ctx context.Context, ref string) (definition, e
 const staleAttempts = 3
 
 // submitChecked stores req as Submit does, validated against def from
-// submitDefinition. When the store finds the definition stale, it reads
-// the definition of ref again and validates the submission again. It
-// returns the form it finally used.
+// submitDefinition. A definition may be stale two ways, and each costs a
+// read, never a wrong answer: when the store finds the form's version
+// changed (an edit that narrows what the form takes), and when a cached
+// definition refuses the answers (an edit that widens it: an option
+// added, a field made optional, which no version check sees because
+// nothing is stored). Either way the definition of ref is read again and
+// the submission judged again. It returns the form it finally used.
 func (s *Service) submitChecked(ctx context.Context, ref string, def definition, req *SubmitRequest) (*SubmitResult, *Form, error) {
 	kept := false
 	defer func() {
@@ -109,9 +118,21 @@ func (s *Service) submitChecked(ctx context.Context, ref string, def definition,
 			kept = true
 			return res, def.form, nil
 		}
-		if !errors.Is(err, ErrStale) || attempt == staleAttempts {
-			var ve *ValidationError
-			if req.keepValid && errors.As(err, &ve) {
+		var ve *ValidationError
+		refused := errors.As(err, &ve)
+		if refused && def.cached {
+			fresh, err := s.loadDefinition(ctx, ref)
+			if err != nil {
+				return nil, nil, err
+			}
+			if fresh.form.ID != def.form.ID || fresh.form.Version != def.form.Version {
+				req.rejudge(s, def.fields, fresh.fields)
+				def = fresh
+				continue
+			}
+		}
+		if !errors.Is(err, ErrStale) || attempt >= staleAttempts {
+			if refused && req.keepValid {
 				s.keepUploads(ctx, def.form, req, ve)
 			}
 			return nil, def.form, err
@@ -120,4 +141,26 @@ func (s *Service) submitChecked(ctx context.Context, ref string, def definition,
 			return nil, nil, err
 		}
 	}
+}
+
+// rejudge drops the refusals of files made as they streamed against old
+// fields that the new fields judge otherwise: a field gone takes nothing,
+// so its refusal goes; a file field whose rules changed asks for the file
+// again, since its bytes were not kept.
+func (req *SubmitRequest) rejudge(s *Service, old, new []Field) {
+	for name := range req.refused {
+		i := slices.IndexFunc(old, func(f Field) bool { return f.Name == name })
+		j := slices.IndexFunc(new, func(f Field) bool { return f.Name == name })
+		switch {
+		case j < 0:
+			delete(req.refused, name)
+		case i < 0 || !s.sameFileRules(&old[i], &new[j]):
+			req.refused[name] = []string{fmt.Sprintf("The form changed while you were sending it: choose the %s file again.", label(&new[j]))}
+		}
+	}
+}
+
+// sameFileRules reports whether a and b take the same files.
+func (s *Service) sameFileRules(a, b *Field) bool {
+	return a.Type == b.Type && slices.Equal(s.allowedTypes(a), s.allowedTypes(b)) && s.maxFileSize(a) == s.maxFileSize(b)
 }

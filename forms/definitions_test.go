@@ -157,3 +157,80 @@ func TestSubmitSeesChangesMadeElsewhere(t *testing.T) {
 		require.EqualValues(t, 1, list.json(t)["meta"].(map[string]any)["total"], list.body)
 	})
 }
+
+// An edit that widens what a form takes (an option added, a field made
+// optional, a file type allowed, a field removed) narrows nothing the
+// store's version check would catch, so the submission that uses it must
+// not be refused by the cached definition: it is seen by the next
+// submission on the instance that made it and on every other one.
+func TestSubmitSeesEditsThatWiden(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, withQueue, func(o *setupOptions) { o.dialect = d })
+		form := b.contactForm(t)
+		other := secondInstance(t, b)
+		same := func(t *testing.T, form string, parts ...part) reply { return b.submit(t, form, parts...) }
+		for _, submit := range []func(*testing.T, string, ...part) reply{same, other.submit} {
+			// Both instances have the definition cached.
+			r := submit(t, form, valid()...)
+			require.Equal(t, 201, r.status, r.body)
+		}
+		ids := map[string]any{}
+		fields := b.api(t, "GET", "/"+form+"/fields", nil)
+		require.Equal(t, 200, fields.status, fields.body)
+		for _, f := range fields.json(t)["data"].([]any) {
+			f := f.(map[string]any)
+			ids[f["name"].(string)] = f["id"]
+		}
+		path := func(name string) string { return fmt.Sprintf("/%s/fields/%v", form, ids[name]) }
+		before := other.store.reads.Load()
+
+		// An option added to the select.
+		r := b.api(t, "PUT", path("topic"), map[string]any{"field_config": map[string]any{"options": []any{
+			map[string]any{"value": "sales", "label": "Sales"}, map[string]any{"value": "support", "label": "Support"},
+			map[string]any{"value": "press", "label": "Press"}}}})
+		require.Equal(t, 200, r.status, r.body)
+		render := b.request(t, "GET", forms.PrefixDefault+"/"+form+"/render", "", "", nil)
+		require.Contains(t, render.body, `"press"`)
+		press := []part{{name: "name", content: "Ann"}, {name: "email", content: "ann@example.test"}, {name: "topic", content: "press"}}
+		for _, submit := range []func(*testing.T, string, ...part) reply{same, other.submit} {
+			r = submit(t, form, press...)
+			require.Equal(t, 201, r.status, r.body)
+		}
+		require.Equal(t, before+1, other.store.reads.Load(), "the other instance read the definition again once")
+
+		// A required field made optional.
+		r = b.api(t, "PUT", path("name"), map[string]any{"is_required": false})
+		require.Equal(t, 200, r.status, r.body)
+		for _, submit := range []func(*testing.T, string, ...part) reply{same, other.submit} {
+			r = submit(t, form, part{name: "email", content: "ann@example.test"})
+			require.Equal(t, 201, r.status, r.body)
+		}
+
+		// A file type allowed: the file was refused by the cached
+		// definition as it streamed, and the new one takes it.
+		r = b.api(t, "PUT", path("cv"), map[string]any{"field_config": map[string]any{"allowed_types": []any{"pdf", "txt", "md"}, "max_size": 8}})
+		require.Equal(t, 200, r.status, r.body)
+		for _, submit := range []func(*testing.T, string, ...part) reply{same, other.submit} {
+			r = submit(t, form, valid(part{name: "cv", filename: "cv.md", content: "# Ann"})...)
+			require.Equal(t, 422, r.status, r.body, "the file's bytes were refused as they came: it must be sent again")
+			require.Equal(t, []string{"The form changed while you were sending it: choose the CV file again."}, r.errors(t).Errors["cv"])
+			r = submit(t, form, valid(part{name: "cv", filename: "cv.md", content: "# Ann"})...)
+			require.Equal(t, 201, r.status, r.body)
+		}
+
+		// A required field removed.
+		r = b.api(t, "PUT", path("email"), map[string]any{"is_required": true})
+		require.Equal(t, 200, r.status, r.body)
+		for _, submit := range []func(*testing.T, string, ...part) reply{same, other.submit} {
+			r = submit(t, form, valid()...)
+			require.Equal(t, 201, r.status, r.body)
+		}
+		r = b.api(t, "DELETE", path("email"), nil)
+		require.Equal(t, 204, r.status, r.body)
+		for _, submit := range []func(*testing.T, string, ...part) reply{same, other.submit} {
+			r = submit(t, form, part{name: "name", content: "Ann"})
+			require.Equal(t, 201, r.status, r.body)
+		}
+	})
+}
