@@ -179,8 +179,66 @@ func (s *Service) validateField(f *Field, steps []Step) *api.Validator {
 			}
 		}
 	}
+	if _, known := fieldTypes[f.Type]; known && !v.Has("field_config.options") {
+		s.validateForType(v, f)
+	}
 	validateLogic(v, "conditional_logic", f.ConditionalLogic, "show", "hide")
 	return v
+}
+
+// kindOf names a field of type t in a sentence's first words: "A text
+// field", "An email field", "An HTML field".
+func kindOf(t string) string {
+	name := fieldTypes[t]
+	if name != "HTML" && name != "URL" {
+		name = strings.ToLower(name)
+	}
+	if strings.ContainsAny(name[:1], "aeiouH") {
+		return "An " + name + " field"
+	}
+	return "A " + name + " field"
+}
+
+// configFor names the field types each field_config setting is for.
+var configFor = map[string]func(string) bool{
+	"options":       isChoice,
+	"allowed_types": func(t string) bool { return t == TypeFile },
+	"max_size":      func(t string) bool { return t == TypeFile },
+	"rows":          func(t string) bool { return t == TypeTextarea },
+	"content":       func(t string) bool { return t == TypeHTML },
+}
+
+// validateForType checks that f's settings suit its type, and that a
+// required field can be answered at all.
+func (s *Service) validateForType(v *api.Validator, f *Field) {
+	a := kindOf(f.Type)
+	for key, suits := range configFor {
+		if _, ok := f.FieldConfig[key]; ok && !suits(f.Type) {
+			v.Add("field_config."+key, fmt.Sprintf("%s does not take field config.%s.", a, api.Attr(key)))
+		}
+	}
+	options := f.Options()
+	if isChoice(f.Type) && len(options) == 0 {
+		v.Add("field_config.options", a+" needs at least one choice in field config.options.")
+	}
+	r := f.ValidationRules
+	if r.MinDate != "" && r.MaxDate != "" && r.MinDate > r.MaxDate {
+		v.Add("validation_rules.max_date", "The validation rules.max date field must be a date after or equal to validation rules.min date.")
+	}
+	if r.MinTime != "" && r.MaxTime != "" && r.MinTime > r.MaxTime {
+		v.Add("validation_rules.max_time", "The validation rules.max time field must be a time after or equal to validation rules.min time.")
+	}
+	if !f.IsRequired {
+		return
+	}
+	switch {
+	case IsLayout(f.Type):
+		v.Add("is_required", a+" takes no answer, so it cannot be required.")
+	case f.Type == TypeFile && s.blobs == nil:
+		v.Add("is_required", "A file field cannot be required here: this server takes no uploads.")
+	case isMulti(f.Type) && r.Min != nil && len(options) > 0 && int(*r.Min) > len(options):
+		v.Add("validation_rules.min", fmt.Sprintf("The validation rules.min field must not be more than the %d choices of a required field.", len(options)))
+	}
 }
 
 // compilePattern reads a validation pattern: a Go regular expression, or

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strconv"
 	"time"
@@ -244,7 +245,72 @@ func (h *Handler) listForms(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// The keys the admin API's bodies take. A key the API answers with but
+// never sets (id, created_at) is ignored, so a client may send back what
+// it read; any other key is refused by name, and a setting put at the
+// wrong level is told where it belongs.
+var (
+	formShape = &api.Shape{Name: "a form", Keys: []string{"name", "slug", "description", "submit_button_text",
+		"success_message", "redirect_url", "is_active", "is_multi_step", "show_progress_bar", "allow_step_navigation",
+		"min_fill_seconds"},
+		ReadOnly: []string{"id", "created_at", "updated_at", "total_submissions_count", "unread_submissions_count", "fields", "steps"},
+		Elsewhere: keysIn("a field", fieldShapeKeys...)}
+	fieldShape = &api.Shape{Name: "a field", Keys: fieldShapeKeys,
+		ReadOnly:  []string{"id", "form_id", "uuid", "sort_order", "created_at", "updated_at"},
+		Elsewhere: merge(keysIn("field_config", fieldConfigKeys...), keysIn("validation_rules", ruleKeys...))}
+	ruleShape = &api.Shape{Name: "validation_rules", Keys: ruleKeys,
+		Elsewhere: merge(keysIn("field_config", fieldConfigKeys...), keysIn("the field itself", fieldShapeKeys...))}
+	// field_config also keeps what a front end stores there.
+	fieldConfigShape = &api.Shape{Name: "field_config", Keys: fieldConfigKeys, Open: true,
+		Elsewhere: merge(keysIn("validation_rules", ruleKeys...), keysIn("the field itself", fieldShapeKeys...))}
+	stepShape = &api.Shape{Name: "a step", Keys: []string{"title", "description", "next_button_text", "prev_button_text"},
+		ReadOnly: []string{"id", "form_id", "sort_order", "created_at", "updated_at", "fields"}}
+	notificationShape = &api.Shape{Name: "a notification", Keys: []string{"type", "subject", "recipients", "message",
+		"is_enabled", "conditional_logic"}, ReadOnly: []string{"id", "form_id", "created_at", "updated_at"}}
+	logicShape = &api.Shape{Name: "conditional_logic", Keys: []string{"action", "logic", "rules"}}
+	ruleItemShape = &api.Shape{Name: "a rule", Keys: []string{"field", "operator", "value"}}
+
+	fieldShapeKeys = []string{"type", "step_id", "name", "label", "placeholder", "help_text", "is_required",
+		"validation_rules", "field_config", "default_value", "conditional_logic", "width", "css_classes"}
+	ruleKeys        = []string{"min", "max", "pattern", "min_date", "max_date", "min_time", "max_time"}
+	fieldConfigKeys = []string{"options", "allowed_types", "max_size", "rows", "content"}
+)
+
+// keysIn maps each key to place.
+func keysIn(place string, keys ...string) map[string]string {
+	m := make(map[string]string, len(keys))
+	for _, k := range keys {
+		m[k] = place
+	}
+	return m
+}
+
+// merge is the union of maps with distinct keys.
+func merge(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		maps.Copy(out, m)
+	}
+	return out
+}
+
+// checkLogic refuses keys conditional logic and its rules do not take.
+func checkLogic(v *api.Validator, in map[string]any) {
+	l, ok := in["conditional_logic"].(map[string]any)
+	if !ok {
+		return
+	}
+	v.CheckKeys("conditional_logic", l, logicShape)
+	rules, _ := l["rules"].([]any)
+	for i, r := range rules {
+		if r, ok := r.(map[string]any); ok {
+			v.CheckKeys("conditional_logic.rules."+strconv.Itoa(i), r, ruleItemShape)
+		}
+	}
+}
+
 func applyForm(v *api.Validator, in map[string]any, f *Form) {
+	v.CheckKeys("", in, formShape)
 	v.SetString(in, "name", &f.Name)
 	v.SetString(in, "slug", &f.Slug)
 	v.SetString(in, "description", &f.Description)
@@ -338,6 +404,14 @@ func (h *Handler) listFields(w http.ResponseWriter, r *http.Request) error {
 }
 
 func applyField(v *api.Validator, in map[string]any, f *Field) {
+	v.CheckKeys("", in, fieldShape)
+	if rules, ok := in["validation_rules"].(map[string]any); ok {
+		v.CheckKeys("validation_rules", rules, ruleShape)
+	}
+	if config, ok := in["field_config"].(map[string]any); ok {
+		v.CheckKeys("field_config", config, fieldConfigShape)
+	}
+	checkLogic(v, in)
 	v.SetString(in, "type", &f.Type)
 	v.SetOptionalInt(in, "step_id", &f.StepID)
 	v.SetString(in, "name", &f.Name)
@@ -428,6 +502,7 @@ func (h *Handler) listSteps(w http.ResponseWriter, r *http.Request) error {
 }
 
 func applyStep(v *api.Validator, in map[string]any, st *Step) {
+	v.CheckKeys("", in, stepShape)
 	v.SetString(in, "title", &st.Title)
 	v.SetString(in, "description", &st.Description)
 	v.SetString(in, "next_button_text", &st.NextButtonText)
@@ -471,6 +546,8 @@ func (h *Handler) listNotifications(w http.ResponseWriter, r *http.Request) erro
 }
 
 func applyNotification(v *api.Validator, in map[string]any, n *Notification) {
+	v.CheckKeys("", in, notificationShape)
+	checkLogic(v, in)
 	v.SetString(in, "type", &n.Type)
 	v.SetString(in, "subject", &n.Subject)
 	v.SetString(in, "recipients", &n.Recipients)

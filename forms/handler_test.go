@@ -448,3 +448,81 @@ func TestRenderJSONEscapesHTML(t *testing.T) {
 	require.Contains(t, string(body), `\u003cscript\u003e`)
 	require.Contains(t, string(body), `\u0026 co`)
 }
+
+// A key the admin API would drop (a typing mistake, a setting at the
+// wrong level) is a 422 naming it and where it belongs; a field's
+// settings must suit its type, and a required field must be answerable.
+func TestAdminBodiesRefuseMisplacedKeys(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.createForm(t, map[string]any{"name": "Contact"})
+	errs := func(method, path string, body any) map[string][]string {
+		t.Helper()
+		r := b.api(t, method, path, body)
+		require.Equal(t, 422, r.status, r.body)
+		return r.errors(t).Errors
+	}
+	options := []any{map[string]any{"value": "sales", "label": "Sales"}}
+
+	// The issue's case: options at the top level stored a select nobody
+	// could answer.
+	e := errs("POST", "/contact/fields", map[string]any{"type": "select", "label": "Topic", "is_required": true, "options": options})
+	require.Equal(t, map[string][]string{"options": {"The options key belongs in field_config, not in the top level of a field."}}, e)
+	e = errs("POST", "/contact/fields", map[string]any{"type": "text", "lable": "Name", "min": 2})
+	require.Equal(t, []string{"The min key belongs in validation_rules, not in the top level of a field."}, e["min"])
+	require.Equal(t, []string{"The lable key is not known in the top level of a field; it takes type, step_id, name, label, placeholder, " +
+		"help_text, is_required, validation_rules, field_config, default_value, conditional_logic, width, css_classes."}, e["lable"])
+	e = errs("POST", "/contact/fields", map[string]any{"type": "text", "validation_rules": map[string]any{"minimum": 2, "options": options}})
+	require.Contains(t, e["validation_rules.minimum"][0], "The minimum key is not known in validation_rules; it takes min, max,")
+	require.Equal(t, []string{"The options key belongs in field_config, not in validation_rules."}, e["validation_rules.options"])
+	e = errs("POST", "/contact/fields", map[string]any{"type": "text", "field_config": map[string]any{"pattern": "x", "is_required": true}})
+	require.Equal(t, []string{"The pattern key belongs in validation_rules, not in field_config."}, e["field_config.pattern"])
+	require.Equal(t, []string{"The is_required key belongs in the field itself, not in field_config."}, e["field_config.is_required"])
+	e = errs("POST", "/contact/fields", map[string]any{"type": "text", "conditional_logic": map[string]any{"action": "show",
+		"rules": []any{map[string]any{"field": "x", "operator": "equals", "val": "y"}}}})
+	require.Contains(t, e["conditional_logic.rules.0.val"][0], "The val key is not known in conditional_logic.rules.0; it takes field, operator, value.")
+
+	// Settings per type; a required field must be answerable.
+	e = errs("POST", "/contact/fields", map[string]any{"type": "select", "label": "Topic"})
+	require.Equal(t, []string{"A select field needs at least one choice in field config.options."}, e["field_config.options"])
+	e = errs("POST", "/contact/fields", map[string]any{"type": "radio", "field_config": map[string]any{"options": []any{}}})
+	require.Equal(t, []string{"A choice field needs at least one choice in field config.options."}, e["field_config.options"])
+	e = errs("POST", "/contact/fields", map[string]any{"type": "text", "field_config": map[string]any{"options": options, "max_size": 10}})
+	require.Equal(t, []string{"A text field does not take field config.options."}, e["field_config.options"])
+	require.Equal(t, []string{"A text field does not take field config.max size."}, e["field_config.max_size"])
+	e = errs("POST", "/contact/fields", map[string]any{"type": "heading", "label": "About you", "is_required": true})
+	require.Equal(t, []string{"A heading field takes no answer, so it cannot be required."}, e["is_required"])
+	e = errs("POST", "/contact/fields", map[string]any{"type": "checkbox_group", "is_required": true,
+		"field_config": map[string]any{"options": options}, "validation_rules": map[string]any{"min": 2}})
+	require.Equal(t, []string{"The validation rules.min field must not be more than the 1 choices of a required field."}, e["validation_rules.min"])
+	e = errs("POST", "/contact/fields", map[string]any{"type": "date", "validation_rules": map[string]any{"min_date": "2026-12-01", "max_date": "2026-11-01"}})
+	require.Equal(t, []string{"The validation rules.max date field must be a date after or equal to validation rules.min date."}, e["validation_rules.max_date"])
+
+	// A field read back and sent again whole is taken: what the API
+	// answers with but never sets is ignored.
+	topic := b.addField(t, "contact", map[string]any{"type": "select", "label": "Topic", "field_config": map[string]any{"options": options, "layout": "inline"}})
+	topic["label"] = "Subject"
+	r := b.api(t, "PUT", fmt.Sprintf("/contact/fields/%v", topic["id"]), topic)
+	require.Equal(t, 200, r.status, r.body)
+	require.Equal(t, "inline", r.data(t)["field_config"].(map[string]any)["layout"], "a front end's own setting is kept")
+	// A type changed so that the settings no longer suit it.
+	e = errs("PATCH", fmt.Sprintf("/contact/fields/%v", topic["id"]), map[string]any{"type": "email"})
+	require.Equal(t, []string{"An email field does not take field config.options."}, e["field_config.options"])
+	require.Equal(t, 200, b.api(t, "PATCH", fmt.Sprintf("/contact/fields/%v", topic["id"]), map[string]any{"type": "email", "field_config": nil}).status)
+
+	// Forms, steps and notifications.
+	e = errs("POST", "/", map[string]any{"name": "Other", "sucess_message": "Thanks", "label": "x"})
+	require.Contains(t, e["sucess_message"][0], "The sucess_message key is not known in the top level of a form; it takes name, slug,")
+	require.Equal(t, []string{"The label key belongs in a field, not in the top level of a form."}, e["label"])
+	form := b.api(t, "GET", "/contact", nil)
+	require.Equal(t, 200, form.status)
+	r = b.api(t, "PUT", "/contact", form.data(t))
+	require.Equal(t, 200, r.status, "a form read back whole is taken: "+r.body)
+	e = errs("POST", "/contact/steps", map[string]any{"title": "One", "next_button": "Go"})
+	require.Contains(t, e["next_button"][0], "The next_button key is not known in the top level of a step; it takes title,")
+	step := b.api(t, "POST", "/contact/steps", map[string]any{"title": "One"})
+	require.Equal(t, 201, step.status)
+	require.Equal(t, 200, b.api(t, "PUT", fmt.Sprintf("/contact/steps/%v", step.data(t)["id"]), step.data(t)).status)
+	e = errs("POST", "/contact/notifications", map[string]any{"type": "admin", "recipients": "a@example.test", "to": "b@example.test"})
+	require.Contains(t, e["to"][0], "The to key is not known in the top level of a notification; it takes type, subject,")
+}
