@@ -253,7 +253,7 @@ var (
 	formShape = &api.Shape{Name: "a form", Keys: []string{"name", "slug", "description", "submit_button_text",
 		"success_message", "redirect_url", "is_active", "is_multi_step", "show_progress_bar", "allow_step_navigation",
 		"min_fill_seconds"},
-		ReadOnly: []string{"id", "created_at", "updated_at", "total_submissions_count", "unread_submissions_count", "fields", "steps"},
+		ReadOnly:  []string{"id", "created_at", "updated_at", "total_submissions_count", "unread_submissions_count", "fields", "steps"},
 		Elsewhere: keysIn("a field", fieldShapeKeys...)}
 	fieldShape = &api.Shape{Name: "a field", Keys: fieldShapeKeys,
 		ReadOnly:  []string{"id", "form_id", "uuid", "sort_order", "created_at", "updated_at"},
@@ -267,7 +267,7 @@ var (
 		ReadOnly: []string{"id", "form_id", "sort_order", "created_at", "updated_at", "fields"}}
 	notificationShape = &api.Shape{Name: "a notification", Keys: []string{"type", "subject", "recipients", "message",
 		"is_enabled", "conditional_logic"}, ReadOnly: []string{"id", "form_id", "created_at", "updated_at"}}
-	logicShape = &api.Shape{Name: "conditional_logic", Keys: []string{"action", "logic", "rules"}}
+	logicShape    = &api.Shape{Name: "conditional_logic", Keys: []string{"action", "logic", "rules"}}
 	ruleItemShape = &api.Shape{Name: "a rule", Keys: []string{"field", "operator", "value"}}
 
 	fieldShapeKeys = []string{"type", "step_id", "name", "label", "placeholder", "help_text", "is_required",
