@@ -15,6 +15,7 @@ import (
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
@@ -37,7 +38,9 @@ type instance struct {
 	clock  *clock
 }
 
-func secondInstance(t *testing.T, b *bundle) *instance {
+// secondInstance is another server on b's database; with a submitLimit,
+// it counts the limit in the database too.
+func secondInstance(t *testing.T, b *bundle, submitLimit ...int) *instance {
 	t.Helper()
 	blobs, err := forms.NewDirBlobStore(b.blobDir)
 	require.NoError(t, err)
@@ -45,7 +48,12 @@ func secondInstance(t *testing.T, b *bundle) *instance {
 	in := &instance{store: &countingStore{Store: formssql.New(b.db)}, clock: b.clock}
 	svc, err := forms.NewService(in.store, &forms.Options{Now: b.clock.Now, FormTokenKey: testFormKey, Blobs: blobs, Enqueuer: b.queue})
 	require.NoError(t, err)
-	h, err := forms.NewHandler(svc, &forms.HandlerOptions{Tokens: testTokens, SubmitLimit: -1})
+	ho := &forms.HandlerOptions{Tokens: testTokens, SubmitLimit: -1}
+	if len(submitLimit) > 0 {
+		ho.SubmitLimit = submitLimit[0]
+		ho.RateLimiter = store.NewSQLRateLimiter(b.db, &lite.RateLimiterOptions{Now: b.clock.Now})
+	}
+	h, err := forms.NewHandler(svc, ho)
 	require.NoError(t, err)
 	in.server = httptest.NewServer(h)
 	t.Cleanup(in.server.Close)

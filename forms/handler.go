@@ -58,7 +58,8 @@ type HandlerOptions struct {
 	Authorizer groundwork.Authorizer
 	// SubmitLimit and SubmitWindow: SubmitLimitDefault a
 	// SubmitWindowDefault when zero; a negative SubmitLimit turns the
-	// limit off.
+	// limit off. Submissions refused for a mistake are given back (see
+	// MistakesPerSubmission).
 	SubmitLimit  int
 	SubmitWindow time.Duration
 	// PerPage is the default page size of lists (groundwork.PerPageDefault, 15).

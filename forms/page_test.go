@@ -195,14 +195,19 @@ func TestNoJavaScriptPage(t *testing.T) {
 	require.Equal(t, "https://example.test/thanks?x=1", r.header.Get("Location"))
 }
 
-// The page counts submissions per form and client IP like the API, and
-// a visitor over the limit gets the page back with the message.
+// The page counts submissions per form and client IP like the API (a
+// mistake corrected is not counted), and a visitor over the limit gets the
+// page back with the message and when to try again.
 func TestPageThrottle(t *testing.T) {
 	t.Parallel()
 	b := setup(t, func(o *setupOptions) { o.submitLimit = 2 })
 	form := b.contactForm(t)
 	v := &visitor{b: b}
 	b.clock.Advance(time.Minute)
+	for range 3 {
+		r := v.do(t, "POST", "/forms/"+form, "", nil, valid(part{name: "email", content: "not an address"}))
+		require.Equal(t, http.StatusUnprocessableEntity, r.status, r.body)
+	}
 	for range 2 {
 		r := v.do(t, "POST", "/forms/"+form, "", nil, valid())
 		require.Equal(t, http.StatusSeeOther, r.status, r.body)
@@ -210,7 +215,8 @@ func TestPageThrottle(t *testing.T) {
 	r := v.do(t, "POST", "/forms/"+form, "", nil, valid())
 	require.Equal(t, http.StatusTooManyRequests, r.status)
 	require.NotEmpty(t, r.header.Get("Retry-After"))
-	require.Contains(t, r.body, "<li>Too many submissions. Please try again later.</li>")
+	require.Equal(t, "60", r.header.Get("Retry-After"))
+	require.Contains(t, r.body, "<li>Too many submissions. Please try again in 1 minute.</li>")
 	require.Contains(t, r.body, `<form method="post" action="/forms/contact"`, "the form, to try again later")
 	require.EqualValues(t, 2, b.api(t, "GET", "/contact/submissions", nil).json(t)["meta"].(map[string]any)["total"])
 }

@@ -49,13 +49,17 @@ type bundle struct {
 	queue   *store.Queue
 	blobDir string
 	clock   *clock
+	limiter lite.RateLimiter
 	uuids   atomic.Int64
 }
 
 type setupOptions struct {
 	dialect     store.Dialect
 	submitLimit int
-	queue       bool
+	// sqlLimiter counts the submit limit in the database, as instances on
+	// one database do, instead of in memory.
+	sqlLimiter bool
+	queue      bool
 	handler     func(*forms.HandlerOptions)
 	page        func(*forms.PageOptions)
 	service     func(*forms.Options)
@@ -90,7 +94,11 @@ func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
 		require.NoError(t, b.queue.Start(ctx))
 		t.Cleanup(func() { require.NoError(t, b.queue.Stop(context.Background())) })
 	}
-	limiter := lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: b.clock.Now})
+	var limiter lite.RateLimiter = lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: b.clock.Now})
+	if o.sqlLimiter {
+		limiter = store.NewSQLRateLimiter(b.db, &lite.RateLimiterOptions{Now: b.clock.Now})
+	}
+	b.limiter = limiter
 	ho := &forms.HandlerOptions{HTTPOptions: groundwork.HTTPOptions{RateLimiter: limiter}, Tokens: testTokens, SubmitLimit: o.submitLimit}
 	if o.handler != nil {
 		o.handler(ho)

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -383,24 +384,69 @@ func TestSubmitRateLimit(t *testing.T) {
 	b := setup(t, func(o *setupOptions) { o.submitLimit = forms.SubmitLimitDefault })
 	form := b.contactForm(t)
 	b.createForm(t, map[string]any{"name": "Other"})
+	// A person's mistakes are given back: two rounds of corrections do
+	// not use up the allowance.
+	for range 2 {
+		r := b.submit(t, form, noToken, part{name: "name", content: ""})
+		require.Equal(t, 422, r.status, r.body)
+		require.Equal(t, "4", r.header.Get("X-RateLimit-Remaining"), "the answer counts the try that is then given back")
+	}
 	for i := range 5 {
-		parts := valid(noToken) // (spam, but counted the same)
-		if i == 0 {
-			parts = []part{noToken, {name: "name", content: ""}} // invalid ones count too
-		}
-		r := b.submit(t, form, parts...)
-		require.NotEqual(t, 429, r.status)
+		r := b.submit(t, form, valid(noToken)...) // (spam, but counted the same)
+		require.Equal(t, 201, r.status, r.body)
 		require.Equal(t, fmt.Sprint(4-i), r.header.Get("X-RateLimit-Remaining"))
 	}
 	r := b.submit(t, form, valid(noToken)...)
 	require.Equal(t, 429, r.status)
-	require.JSONEq(t, `{"message":"Too many submissions. Please try again later."}`, r.body)
+	require.JSONEq(t, `{"message":"Too many submissions. Please try again in 1 minute."}`, r.body)
 	require.Equal(t, "60", r.header.Get("Retry-After"))
 	require.Equal(t, "5", r.header.Get("X-RateLimit-Limit"))
 	require.NotEmpty(t, r.header.Get("X-RateLimit-Reset"))
 	require.Equal(t, 201, b.submit(t, "other").status, "each form has its own budget")
-	b.clock.Advance(61 * time.Second)
+	b.clock.Advance(18 * time.Second)
+	r = b.submit(t, form, valid(noToken)...)
+	require.Equal(t, 429, r.status)
+	wait := r.header.Get("Retry-After")
+	secs, err := strconv.Atoi(wait)
+	require.NoError(t, err)
+	require.InDelta(t, 40, secs, 2, "the clock moved 18 s and a little more")
+	require.JSONEq(t, `{"message":"Too many submissions. Please try again in `+wait+` seconds."}`, r.body)
+	b.clock.Advance(43 * time.Second)
 	require.Equal(t, 201, b.submit(t, form, valid()...).status)
+
+	// A stream of mistakes is not given back for ever: past
+	// MistakesPerSubmission for each allowed submission, a mistake counts.
+	b.clock.Advance(time.Minute)
+	refused := 0
+	for range forms.SubmitLimitDefault*forms.MistakesPerSubmission + forms.SubmitLimitDefault + 1 {
+		r := b.submit(t, form, part{name: "name", content: ""})
+		if r.status == 429 {
+			refused++
+		}
+	}
+	require.Equal(t, 1, refused, "the last mistake finds the limit used up")
+}
+
+// The limit and its mistakes hold across instances: the SQL limiter
+// counts and gives back on the database.
+func TestSubmitRateLimitForgivesOnEveryInstance(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, func(o *setupOptions) { o.dialect = d; o.submitLimit = 2; o.sqlLimiter = true })
+		form := b.contactForm(t)
+		other := secondInstance(t, b, 2)
+		for range 3 {
+			require.Equal(t, 422, b.submit(t, form, part{name: "name", content: ""}).status)
+			require.Equal(t, 422, other.submit(t, form, part{name: "name", content: ""}).status)
+		}
+		require.Equal(t, 201, b.submit(t, form, valid()...).status)
+		require.Equal(t, 201, other.submit(t, form, valid()...).status)
+		r := b.submit(t, form, valid()...)
+		require.Equal(t, 429, r.status, r.body)
+		require.Contains(t, r.body, "Please try again in")
+		r = other.submit(t, form, valid()...)
+		require.Equal(t, 429, r.status, r.body)
+	})
 }
 
 func TestMultipartEdgeCases(t *testing.T) {

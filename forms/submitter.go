@@ -32,6 +32,12 @@ type submitter struct {
 	keep bool
 }
 
+// MistakesPerSubmission is how many submissions refused for a mistake
+// (a 422) are given back to the submit limit, a window, for each
+// submission the limit allows: a person's corrections are not counted, a
+// stream of bad submissions still is.
+const MistakesPerSubmission = 4
+
 // submitSettings are what both handlers' options say of submissions.
 type submitSettings struct {
 	limiter  lite.RateLimiter
@@ -66,7 +72,7 @@ func newSubmitter(svc *Service, o submitSettings) *submitter {
 			o.limiter = lite.NewMemoryRateLimiter(nil)
 		}
 		s.throttle = &api.Throttle{Name: "forms-submit", Limiter: o.limiter, Limit: o.limit, Window: o.window,
-			Message: "Too many submissions. Please try again later.", TrustedProxies: o.trusted, Now: svc.now, Logger: o.logger}
+			Forgiven: o.limit * MistakesPerSubmission, Message: "Too many submissions.", TrustedProxies: o.trusted, Now: svc.now, Logger: o.logger}
 	}
 	return s
 }
@@ -95,14 +101,14 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (att
 		return attempt{}, err
 	}
 	a := attempt{form: def.form}
+	key := strconv.FormatInt(def.form.ID, 10) + ":" + api.ClientIPString(r, s.trusted)
 	if s.throttle != nil {
-		key := strconv.FormatInt(def.form.ID, 10) + ":" + api.ClientIPString(r, s.trusted)
 		allowed, err := s.throttle.Hit(w, r, key)
 		if err != nil {
 			return a, &api.Error{Status: http.StatusServiceUnavailable, Message: api.MsgUnavailable, Err: err}
 		}
 		if !allowed {
-			return a, &api.Error{Status: http.StatusTooManyRequests, Message: s.throttle.Message429()}
+			return a, s.throttle.Refusal(w)
 		}
 	}
 	if a.req, err = s.read(w, r, def.form, def.fields); err != nil {
@@ -116,6 +122,11 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (att
 	res, used, err := s.svc.submitChecked(ctx, ref, def, a.req)
 	if used != nil {
 		a.form = used
+	}
+	if _, mistaken := errors.AsType[*ValidationError](err); mistaken {
+		// The person will correct it: only what is accepted, or stored
+		// as spam, counts against the limit.
+		s.throttle.Forgive(ctx, key)
 	}
 	if errors.Is(err, ErrNotFound) {
 		err = ErrInactive // deleted since it was cached

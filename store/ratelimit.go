@@ -148,6 +148,16 @@ func (l *SQLRateLimiter) count(ctx context.Context, key string, k *hitKey, b *hi
 	l.mu.Unlock()
 }
 
+// Refund implements [lite.RateLimitRefunder]: it takes a hit off key's
+// live window, on every instance at once.
+func (l *SQLRateLimiter) Refund(ctx context.Context, key string) error {
+	if _, err := l.db.ExecContext(ctx, l.db.Rebind(`UPDATE groundwork_rate_limits SET hits = hits - 1
+		WHERE key = ? AND hits > 0 AND reset_at > ?`), key, NewTime(l.opts.Now())); err != nil {
+		return fmt.Errorf("store: rate limit refund: %w", err)
+	}
+	return nil
+}
+
 // Reset implements [lite.RateLimitResetter]: it deletes key's row, on every
 // instance at once.
 func (l *SQLRateLimiter) Reset(ctx context.Context, key string) error {

@@ -148,6 +148,43 @@ func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b lite.RateLi
 		require.Equal(t, 1, r.Remaining, "a new window after the reset")
 	})
 
+	t.Run("RefundGivesBackAHitEverywhere", func(t *testing.T) {
+		t.Parallel()
+		a, b, c := newLimiters(t)
+		for range 2 {
+			_, err := a.Hit(ctx, "refund", 2, time.Minute)
+			require.NoError(t, err)
+		}
+		require.NoError(t, b.(lite.RateLimitRefunder).Refund(ctx, "refund"))
+		require.NoError(t, b.(lite.RateLimitRefunder).Refund(ctx, "never-hit"))
+		r, err := a.Hit(ctx, "refund", 2, time.Minute)
+		require.NoError(t, err)
+		require.True(t, r.Allowed, "the refunded place is free again")
+		require.Zero(t, r.Remaining)
+		r, err = b.Hit(ctx, "refund", 2, time.Minute)
+		require.NoError(t, err)
+		require.False(t, r.Allowed)
+
+		// Refunds never go below nothing, and an ended window is left alone.
+		_, err = a.Hit(ctx, "floor", 1, time.Minute)
+		require.NoError(t, err)
+		for range 3 {
+			require.NoError(t, a.(lite.RateLimitRefunder).Refund(ctx, "floor"))
+		}
+		r, err = a.Hit(ctx, "floor", 1, time.Minute)
+		require.NoError(t, err)
+		require.True(t, r.Allowed)
+		r, err = a.Hit(ctx, "floor", 1, time.Minute)
+		require.NoError(t, err)
+		require.False(t, r.Allowed, "three refunds of one hit gave back one place")
+		c.Advance(time.Minute)
+		require.NoError(t, a.(lite.RateLimitRefunder).Refund(ctx, "floor"))
+		r, err = a.Hit(ctx, "floor", 1, time.Minute)
+		require.NoError(t, err)
+		require.True(t, r.Allowed, "a new window")
+		require.Zero(t, r.Remaining)
+	})
+
 	t.Run("RejectsBadArguments", func(t *testing.T) {
 		t.Parallel()
 		a, _, _ := newLimiters(t)

@@ -346,6 +346,52 @@ func TestThrottle(t *testing.T) {
 	require.Equal(t, 503, w.Code)
 }
 
+func TestTryAgainIn(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]string{
+		0:                       "Please try again in 1 second.",
+		400 * time.Millisecond:  "Please try again in 1 second.",
+		1500 * time.Millisecond: "Please try again in 2 seconds.",
+		42 * time.Second:        "Please try again in 42 seconds.",
+		time.Minute:             "Please try again in 1 minute.",
+		61 * time.Second:        "Please try again in 61 seconds.",
+		91 * time.Second:        "Please try again in 2 minutes.",
+		time.Hour:               "Please try again in 60 minutes.",
+	} {
+		require.Equal(t, want, api.TryAgainIn(d), "%s", d)
+	}
+}
+
+// Forgive gives a hit back at most Forgiven times a window, and only
+// with a limiter that can.
+func TestThrottleForgive(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	th := &api.Throttle{Name: "t", Limiter: lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: clock}), Limit: 1,
+		Window: time.Minute, Forgiven: 2, Now: clock, Message: "Too many."}
+	hit := func() (bool, *httptest.ResponseRecorder) {
+		w := httptest.NewRecorder()
+		ok, err := th.Hit(w, httptest.NewRequest("POST", "/", nil), "k")
+		require.NoError(t, err)
+		return ok, w
+	}
+	for range 3 {
+		ok, _ := hit()
+		require.True(t, ok)
+		th.Forgive(ctx, "k")
+	}
+	ok, w := hit()
+	require.False(t, ok, "the third mistake was not given back")
+	require.Equal(t, &api.Error{Status: 429, Message: "Too many. Please try again in 1 minute."}, th.Refusal(w))
+
+	var none *api.Throttle
+	none.Forgive(ctx, "k") // a nil throttle limits nothing and gives nothing back
+	plain := &api.Throttle{Name: "p", Limiter: failingLimiter{}, Limit: 1, Window: time.Minute, Forgiven: 5}
+	plain.Forgive(ctx, "k") // a limiter that cannot give back is left alone
+}
+
 type failingLimiter struct{}
 
 func (failingLimiter) Hit(context.Context, string, int, time.Duration) (lite.RateLimit, error) {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"math"
 	"net/http"
@@ -36,6 +37,9 @@ type Throttle struct {
 	Message string
 	// TrustedProxies feed the client IP of the default key.
 	TrustedProxies []netip.Prefix
+	// Forgiven is how many hits a key may be given back a window (see
+	// Forgive); 0 gives none back.
+	Forgiven int
 	// Now is the clock; time.Now when nil.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -133,6 +137,52 @@ func (t *Throttle) Hit(w http.ResponseWriter, r *http.Request, key string) (allo
 	h.Set("Retry-After", strconv.Itoa(int(res.RetryAfter(now())/time.Second)))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
 	return false, nil
+}
+
+// Forgive gives back key's last hit, when the limiter can
+// ([lite.RateLimitRefunder]), at most Forgiven times a window per key: a
+// request refused for a mistake the person then corrects does not use up
+// their allowance, while a stream of mistakes still does. A failure is
+// logged and leaves the hit counted.
+func (t *Throttle) Forgive(ctx context.Context, key string) {
+	if t == nil || t.Forgiven <= 0 {
+		return
+	}
+	refunder, ok := t.Limiter.(lite.RateLimitRefunder)
+	if !ok {
+		return
+	}
+	res, err := t.Limiter.Hit(ctx, t.Name+"-forgiven:"+key, t.Forgiven, t.Window)
+	if err == nil && res.Allowed {
+		err = refunder.Refund(ctx, t.Name+":"+key)
+	}
+	if err != nil && t.Logger != nil && ctx.Err() == nil {
+		t.Logger.ErrorContext(ctx, "rate limiter failed to give back a hit", "throttle", t.Name, "error", err)
+	}
+}
+
+// Refusal is the 429 of a hit Hit did not allow: Message, then when to
+// try again, from the Retry-After header Hit set on w.
+func (t *Throttle) Refusal(w http.ResponseWriter) *Error {
+	secs, _ := strconv.Atoi(w.Header().Get("Retry-After"))
+	return &Error{Status: http.StatusTooManyRequests, Message: t.message() + " " + TryAgainIn(time.Duration(secs)*time.Second)}
+}
+
+// TryAgainIn says when to try again: "Please try again in 42 seconds.",
+// "... in 1 minute.", "... in 3 minutes." (whole minutes rounded up past
+// 90 seconds).
+func TryAgainIn(d time.Duration) string {
+	secs := int((d + time.Second - 1) / time.Second)
+	switch {
+	case secs <= 1:
+		return "Please try again in 1 second."
+	case secs <= 90:
+		if secs == 60 {
+			return "Please try again in 1 minute."
+		}
+		return "Please try again in " + strconv.Itoa(secs) + " seconds."
+	}
+	return "Please try again in " + strconv.Itoa((secs+59)/60) + " minutes."
 }
 
 func remainingOf(v string) int {

@@ -31,6 +31,17 @@ type RateLimitResetter interface {
 	Reset(ctx context.Context, key string) error
 }
 
+// RateLimitRefunder is a [RateLimiter] that can also give back a hit, as
+// a submission refused for a mistake gives back its place so that the
+// person's correction is not counted twice. Both limiters of this package
+// are one.
+type RateLimitRefunder interface {
+	RateLimiter
+	// Refund takes one hit off key's window while the window lasts and
+	// holds a hit; otherwise it does nothing, and that is not an error.
+	Refund(ctx context.Context, key string) error
+}
+
 // RateLimit is the state of a key's window after a hit.
 type RateLimit struct {
 	// Allowed is false once the hits in the window exceed Limit.
@@ -146,6 +157,19 @@ func (l *MemoryRateLimiter) Hit(_ context.Context, key string, limit int, window
 	w.hits++
 	s.windows[key] = w
 	return NewRateLimit(w.hits, limit, w.reset), nil
+}
+
+// Refund implements [RateLimitRefunder].
+func (l *MemoryRateLimiter) Refund(_ context.Context, key string) error {
+	now := l.opts.Now()
+	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w, ok := s.windows[key]; ok && now.Before(w.reset) && w.hits > 0 {
+		w.hits--
+		s.windows[key] = w
+	}
+	return nil
 }
 
 // Reset implements [RateLimitResetter].
