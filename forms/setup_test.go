@@ -60,9 +60,9 @@ type setupOptions struct {
 	// one database do, instead of in memory.
 	sqlLimiter bool
 	queue      bool
-	handler     func(*forms.HandlerOptions)
-	page        func(*forms.PageOptions)
-	service     func(*forms.Options)
+	handler    func(*forms.HandlerOptions)
+	page       func(*forms.PageOptions)
+	service    func(*forms.Options)
 }
 
 // setup wires a Service on a fresh database, its handler and page handler
