@@ -68,6 +68,9 @@ func TestBrowserBookingFlow(t *testing.T) {
 
 	// Reschedule, then cancel, from the booking's own page.
 	submit(`a[href*="step=reschedule"]`)
+	require.Contains(t, text("form[action*='/reschedule'] h3"), "Tuesday 2 June 2026", "the picker opens on the booked day")
+	require.Equal(t, "09:30\nyour time now", text(".current-time"), "shown on two lines")
+	browsertest.NoViolations(t, ctx, "the reschedule step on the booked day, its time marked")
 	submit(`table.month a[aria-label^="Wednesday 3 June"]`)
 	browsertest.NoViolations(t, ctx, "the reschedule step")
 	run(chromedp.Click(chromedp.CSS(`label[for="f-start_time-1"]`)))
@@ -149,6 +152,61 @@ func TestBookingPagePost(t *testing.T) {
 	require.Contains(t, body, bookings.MsgTaken)
 }
 
+// A move through a manage link leaves the booking changeable: the page
+// offers no time inside the change window (and says so), opens on the
+// booked day in the customer's zone with the present time marked, and
+// the API refuses such a time with a 422 on start_time.
+func TestRescheduleKeepsTheBookingChangeable(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	pages, err := bookings.NewPageHandler(b.svc, &bookings.PageOptions{PostLimit: -1})
+	require.NoError(t, err)
+	srv := httptest.NewServer(pages)
+	t.Cleanup(srv.Close)
+	get := func(path string) string {
+		t.Helper()
+		res, err := http.Get(srv.URL + path)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		require.Equal(t, 200, res.StatusCode, string(body))
+		return string(body)
+	}
+	// Booked on Wednesday 3 June at 10:00 New York (14:00 UTC) by a
+	// customer in London; it is now Tuesday 2 June 09:00 UTC, so online
+	// changes close on Tuesday at 14:00 UTC and a move must start no
+	// sooner than Wednesday 09:00 UTC (05:00 New York, before opening).
+	bk, token, err := b.svc.Create(context.Background(), bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-03T14:00:00Z"),
+		CustomerName: "Grace", CustomerEmail: "grace@example.com", CustomerTimeZone: "Europe/London"})
+	require.NoError(t, err)
+	bookWithToken(t, b, "2026-06-03T16:00:00Z") // someone else's, so the day is not all free
+	b.clock.Set(mustTime("2026-06-02T09:00:00Z"))
+
+	page := get("/bookings/manage/" + token + "?step=reschedule")
+	require.Contains(t, page, "<h3>Wednesday 3 June 2026</h3>", "the booked day, not today")
+	require.Contains(t, page, `aria-current="date">3</a>`)
+	require.Contains(t, page, `<span class="current-time">15:00 <small>your time now</small></span>`, "the present time marked, in the customer's zone")
+	require.Contains(t, page, "Times from Wednesday 3 June 2026, 10:00 are offered: a booking closer than that could no longer be changed online.")
+	require.Contains(t, page, `value="2026-06-03T13:00:00Z"`, "Wednesday 09:00 New York is offered")
+	require.NotContains(t, page, "Tuesday 2 June, 1", "no Tuesday time is offered")
+	tuesday := get("/bookings/manage/" + token + "?step=reschedule&date=2026-06-02&tz=Europe/London")
+	require.NotContains(t, tuesday, `name="start_time"`, "every Tuesday time is inside the window")
+	require.Contains(t, tuesday, "No times are free on this day.")
+
+	// The API: meta says from when, a sooner time is refused.
+	code, body := b.do(t, "GET", "/api/bookings/manage/"+token, "")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, `"reschedule_from":"2026-06-03T09:00:00+00:00"`)
+	code, body = b.do(t, "POST", "/api/bookings/manage/"+token+"/reschedule", `{"start_time":"2026-06-02T15:00:00Z"}`)
+	require.Equal(t, 422, code)
+	require.JSONEq(t, `{"message":"`+bookings.MsgInsideChangeWindow+`","errors":{"start_time":["`+bookings.MsgInsideChangeWindow+`"]}}`, body)
+	code, body = b.do(t, "POST", "/api/bookings/manage/"+token+"/reschedule", `{"start_time":"2026-06-03T13:00:00Z"}`)
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, `"can_reschedule":true`, "still changeable after the move")
+	_ = bk
+}
+
 // The manage page's posts without a browser: the API's refusals and
 // statuses, the change window, the per-token bucket.
 func TestManagePagePosts(t *testing.T) {
@@ -186,7 +244,7 @@ func TestManagePagePosts(t *testing.T) {
 	code, body = do("GET", path, "")
 	require.Equal(t, 200, code)
 	require.Contains(t, body, "It is too close to your appointment to change it online.")
-	require.Contains(t, body, "Call us on 020 7946 0000.", "with the host's contact text")
+	require.Contains(t, body, `Call us on <a href="tel:02079460000">020 7946 0000</a>.`, "with the host's contact text, the number a link")
 	require.NotContains(t, body, "You can change", "no window that has closed is offered")
 	require.NotContains(t, body, `name="start_time"`)
 	code, body = do("GET", path+"?step=reschedule", "")

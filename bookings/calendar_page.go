@@ -30,6 +30,34 @@ type calendar struct {
 	Keep map[string]string
 	// FreeDays counts the month's days with a free time.
 	FreeDays int
+	// Current marks, among the chosen day's times, the time a booking
+	// being moved has now; nil on other days and on the booking page.
+	Current *currentTime
+}
+
+// currentTime is a booking's present time on the reschedule page: shown
+// in the grid of times (before the Before-th choice), not a choice.
+type currentTime struct {
+	Label  string
+	Before int
+}
+
+// markCurrent marks start, a booking's present time, among the chosen
+// day's times when it falls on that day.
+func (c *calendar) markCurrent(start time.Time) {
+	loc := location(c.Zone)
+	if c.Date != DateOf(start.In(loc)).String() {
+		return
+	}
+	label := start.In(loc).Format("15:04")
+	before := len(c.Time.Options)
+	for i, o := range c.Time.Options {
+		if t, err := time.Parse(time.RFC3339, o.Value); err == nil && t.After(start) {
+			before = i
+			break
+		}
+	}
+	c.Current = &currentTime{Label: label, Before: before}
 }
 
 // dayCell is one square of the month: a padding square before the 1st or

@@ -85,10 +85,17 @@
 // it once); [Service.Managed], [Service.CancelManaged] and
 // [Service.RescheduleManaged] serve /api/bookings/manage/{token} with the
 // original's checks and texts in order, and a 24-hour change window
-// (Options.ChangeWindow). A malformed, unknown or replaced token is one
-// 404. [Service.ReissueManageToken] replaces a token. [NewPageHandler]
-// also serves the manage page, /bookings/manage/{token}: the booking, the
-// times it may move to, a cancel form, without JavaScript.
+// (Options.ChangeWindow). A move through the link must leave the booking
+// changeable: no time sooner than the change window from now is offered
+// or taken (422 on start_time; meta.reschedule_from says from when), so a
+// customer is never locked out of the booking they just moved. A
+// malformed, unknown or replaced token is one 404.
+// [Service.ReissueManageToken] replaces a token. [NewPageHandler] also
+// serves the manage page, /bookings/manage/{token}: the booking, the times
+// it may move to (opening on the booked day in the customer's zone, the
+// present time marked), a cancel form, without JavaScript; the host's
+// Contact sentence there has its telephone numbers and email addresses as
+// tel: and mailto: links.
 //
 // # Calendar feeds
 //

@@ -49,7 +49,7 @@ type HandlerOptions struct {
 //	GET  {prefix}/services/{slug}/providers   who takes bookings for one
 //	GET  {prefix}/services/{slug}/slots       ?date=YYYY-MM or ?from=&to=, [&provider_id=N] [&timezone=Zone]
 //	POST {prefix}/services/{slug}/holds       keep a slot 5 minutes: 201 {"data": {"hold_token", ...}}
-//	GET  {prefix}/manage/{token}              the booking of a manage link: {"data", "meta": {can_cancel, can_reschedule, changes_allowed_until}}
+//	GET  {prefix}/manage/{token}              the booking of a manage link: {"data", "meta": {can_cancel, can_reschedule, changes_allowed_until, reschedule_from}}
 //	POST {prefix}/manage/{token}/cancel       {"reason"}
 //	POST {prefix}/manage/{token}/reschedule   {"start_time"}
 //	POST {prefix}                              book: 201 {"data": booking} (with "hold_token" for a held slot)
@@ -366,6 +366,16 @@ type manageMeta struct {
 	CanCancel           bool    `json:"can_cancel"`
 	CanReschedule       bool    `json:"can_reschedule"`
 	ChangesAllowedUntil *string `json:"changes_allowed_until"`
+	RescheduleFrom      *string `json:"reschedule_from"`
+}
+
+// utcOrNil is utc of t, nil for none.
+func utcOrNil(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := utc(*t)
+	return &s
 }
 
 // answerManaged writes a manage envelope, or the error.
@@ -389,11 +399,8 @@ func (h *Handler) answerManaged(w http.ResponseWriter, r *http.Request, b Bookin
 		}
 		p = &got
 	}
-	out := manageJSON{Data: resource(b, svc, p), Meta: manageMeta{CanCancel: m.CanCancel, CanReschedule: m.CanReschedule}}
-	if m.ChangesAllowedUntil != nil {
-		t := utc(*m.ChangesAllowedUntil)
-		out.Meta.ChangesAllowedUntil = &t
-	}
+	out := manageJSON{Data: resource(b, svc, p), Meta: manageMeta{CanCancel: m.CanCancel, CanReschedule: m.CanReschedule,
+		ChangesAllowedUntil: utcOrNil(m.ChangesAllowedUntil), RescheduleFrom: utcOrNil(m.RescheduleFrom)}}
 	api.WriteJSON(w, http.StatusOK, out)
 	return nil
 }

@@ -30,6 +30,9 @@ const (
 	MsgTimeNotUnderstood    = "That appointment time could not be understood."
 	MsgAlreadyAtThatTime    = "Your booking is already at that time."
 	MsgRescheduleNotOffered = "That appointment time is not available. Please choose another."
+	// MsgInsideChangeWindow refuses a move, through a manage link, to a
+	// time so close that the booking could no longer be changed online.
+	MsgInsideChangeWindow = "That time is too close to change again online. Please choose a later time, or contact us instead."
 )
 
 // ErrBadManageToken: a manage token that is malformed, unknown, or of a
@@ -43,6 +46,11 @@ type ManageMeta struct {
 	CanCancel           bool       `json:"can_cancel"`
 	CanReschedule       bool       `json:"can_reschedule"`
 	ChangesAllowedUntil *time.Time `json:"changes_allowed_until"`
+	// RescheduleFrom is the earliest time the link may move the booking
+	// to: a move leaves it changeable online, so no sooner than the
+	// change window from now. Nil when it cannot be rescheduled or there
+	// is no change window.
+	RescheduleFrom *time.Time `json:"reschedule_from"`
 }
 
 // deadline is the last moment a customer may change b; nil for none.
@@ -52,6 +60,16 @@ func (s *Service) deadline(b Booking) *time.Time {
 	}
 	d := b.Start.Add(-s.o.ChangeWindow).UTC()
 	return &d
+}
+
+// changeableFrom is the earliest start a manage link may move a booking
+// to: one that leaves it changeable online (ChangeWindow from now); zero
+// when there is no change window.
+func (s *Service) changeableFrom() time.Time {
+	if s.o.ChangeWindow <= 0 {
+		return time.Time{}
+	}
+	return s.o.Now().Add(s.o.ChangeWindow)
 }
 
 func (s *Service) pastDeadline(b Booking) bool {
@@ -67,6 +85,10 @@ func (s *Service) meta(ctx context.Context, b Booking) ManageMeta {
 	if open {
 		svc, err := s.store.ServiceByID(ctx, b.ServiceID)
 		m.CanReschedule = err == nil && svc.IsActive
+	}
+	if from := s.changeableFrom(); m.CanReschedule && !from.IsZero() {
+		from = from.UTC()
+		m.RescheduleFrom = &from
 	}
 	return m
 }
@@ -160,6 +182,10 @@ func (s *Service) RescheduleManaged(ctx context.Context, token, startTime string
 			return Booking{}, ManageMeta{}, invalid("start_time", MsgTooSoon)
 		case maxAdvance > 0 && start.After(now.Add(maxAdvance)):
 			return Booking{}, ManageMeta{}, invalid("start_time", MsgTooFar)
+		case start.Before(s.changeableFrom()) && !start.Equal(b.Start):
+			// The customer would be locked out of the booking they just
+			// moved: a move through the link keeps it changeable.
+			return Booking{}, ManageMeta{}, invalid("start_time", MsgInsideChangeWindow)
 		}
 	}
 	switch {
@@ -195,9 +221,10 @@ func sameToken(token string, hash []byte) bool {
 }
 
 // RescheduleSlots are the times b may move to over [from, to), clipped to
-// the booking window: its provider's slots of its length, with the
-// booking's own time not busy (so a move may overlap it), its current
-// start left out. None when b is not active or has no provider.
+// the booking window and to times that leave it changeable online (no
+// sooner than ChangeWindow from now): its provider's slots of its length,
+// with the booking's own time not busy (so a move may overlap it), its
+// current start left out. None when b is not active or has no provider.
 func (s *Service) RescheduleSlots(ctx context.Context, b Booking, from, to time.Time) ([]Slot, error) {
 	if !b.Active() || b.ProviderID == nil {
 		return nil, nil
@@ -211,7 +238,10 @@ func (s *Service) RescheduleSlots(ctx context.Context, b Booking, from, to time.
 		return nil, fmt.Errorf("bookings: reschedule slots: %w", err)
 	}
 	from, to, ok := s.window(svc, from, to)
-	if !ok {
+	if floor := s.changeableFrom(); from.Before(floor) {
+		from = floor
+	}
+	if !ok || !from.Before(to) {
 		return nil, nil
 	}
 	f, t, bf, bt := calendarSpan(from, to)

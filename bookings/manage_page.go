@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"html/template"
 	"net/url"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
@@ -25,13 +28,18 @@ type managePage struct {
 	Calendar, Google string
 	// Until is when online changes close, while that is ahead; Closed
 	// says why they are not possible, Contact how to reach the business.
-	Until, Closed, Contact   string
+	Until, Closed            string
+	Contact                  template.HTML
 	Active, Cancelled        bool
 	CanCancel, CanReschedule bool
 	// Booked marks the confirmation right after booking; Mailed names the
 	// address the details went to.
 	Booked bool
 	Mailed string
+	// MoveFrom is, on the reschedule step, the earliest time offered (a
+	// move leaves the booking changeable online); "" without a change
+	// window.
+	MoveFrom string
 	// Step is "", "reschedule" or "cancel".
 	Step    string
 	Action  string
@@ -97,7 +105,7 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	q := r.URL.Query()
 	data := &managePage{Service: svc.Name, Status: statusLabels[b.Status], Number: b.Number, CanCancel: meta.CanCancel,
 		CanReschedule: meta.CanReschedule, Action: p.prefix + "/manage/" + token, Active: b.Active(), Cancelled: b.Status == StatusCancelled,
-		ServiceURL: p.prefix + "/" + svc.Slug, Booked: q.Get("booked") == "1", Contact: p.contact}
+		ServiceURL: p.prefix + "/" + svc.Slug, Booked: q.Get("booked") == "1", Contact: linkContacts(p.contact)}
 	if data.Booked && p.svc.SendsMail() {
 		data.Mailed = b.CustomerEmail
 	}
@@ -132,7 +140,9 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	case step == "reschedule" && meta.CanReschedule:
 		data.Step = step
 		if q.Get("month") == "" && q.Get("date") == "" {
-			q.Set("month", b.Start.In(loc).Format("2006-01")) // the booking's own month first
+			// The booking's own day first, in the customer's zone.
+			q.Set("month", b.Start.In(loc).Format("2006-01"))
+			q.Set("date", DateOf(b.Start.In(loc)).String())
 		}
 		chosen := r.PostFormValue("start_time")
 		data.Month, err = newCalendar(q, zone, data.Action, map[string]string{"step": step}, now, chosen, func(from, to time.Time) ([]Slot, error) {
@@ -142,6 +152,10 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 			return err
 		}
 		data.Month.Time.Label = "New time"
+		data.Month.markCurrent(b.Start)
+		if from := p.svc.changeableFrom(); !from.IsZero() {
+			data.MoveFrom = from.In(loc).Format("Monday 2 January 2006, 15:04")
+		}
 	case step == "cancel" && meta.CanCancel:
 		data.Step = step
 	}
@@ -244,6 +258,39 @@ func (p *PageHandler) confirmation() string {
 		return " A confirmation is on its way."
 	}
 	return ""
+}
+
+// contactPattern finds what a customer can tap in a contact sentence: a
+// telephone number (a "+" or digit, then digits, spaces, dots, dashes or
+// brackets, ending in a digit; seven digits at least) or an email
+// address.
+var contactPattern = regexp.MustCompile(`\+?\d[\d ().-]{5,}\d|[^\s@<>"]+@[^\s@<>"]+\.[A-Za-z]{2,}`)
+
+// linkContacts escapes s and makes each telephone number in it a tel:
+// link and each email address a mailto: link.
+func linkContacts(s string) template.HTML {
+	var b strings.Builder
+	last := 0
+	for _, m := range contactPattern.FindAllStringIndex(s, -1) {
+		found := s[m[0]:m[1]]
+		href := "mailto:" + found
+		if !strings.Contains(found, "@") {
+			href = "tel:" + strings.Map(func(r rune) rune {
+				if r == '+' || r >= '0' && r <= '9' {
+					return r
+				}
+				return -1
+			}, found)
+			if len(href) < len("tel:")+7 {
+				continue // too few digits for a telephone number
+			}
+		}
+		b.WriteString(template.HTMLEscapeString(s[last:m[0]]))
+		fmt.Fprintf(&b, `<a href="%s">%s</a>`, template.HTMLEscapeString(href), template.HTMLEscapeString(found))
+		last = m[1]
+	}
+	b.WriteString(template.HTMLEscapeString(s[last:]))
+	return template.HTML(b.String()) // every part is escaped above
 }
 
 // tooMany is the 429 page's message: when to try again, from the
