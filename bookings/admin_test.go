@@ -2,7 +2,9 @@ package bookings_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -35,6 +37,7 @@ type admin struct {
 	srv    *httptest.Server
 	mu     sync.Mutex
 	events []bookings.Event
+	inTx   []bookings.Event
 }
 
 func setupAdmin(t *testing.T, d store.Dialect) *admin {
@@ -48,6 +51,15 @@ func setupAdmin(t *testing.T, d store.Dialect) *admin {
 		a.mu.Lock()
 		a.events = append(a.events, e)
 		a.mu.Unlock()
+	})
+	b.svc.OnEventTx(func(_ context.Context, tx *sql.Tx, e bookings.Event) error {
+		if tx == nil {
+			return errors.New("no transaction")
+		}
+		a.mu.Lock()
+		a.inTx = append(a.inTx, e)
+		a.mu.Unlock()
+		return nil
 	})
 	return a
 }
@@ -70,9 +82,13 @@ func (a *admin) call(t *testing.T, token, method, path, body string) (int, strin
 	return res.StatusCode, string(out)
 }
 
-func (a *admin) eventTypes() []string {
+// eventTypes are the types of the events delivered after commit, each
+// recorded inside its change's transaction first.
+func (a *admin) eventTypes(t *testing.T) []string {
+	t.Helper()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	require.Equal(t, a.inTx, a.events, "each event delivered after commit was recorded in its transaction first")
 	var out []string
 	for _, e := range a.events {
 		out = append(out, e.Type)
@@ -94,7 +110,10 @@ func TestAdminTransitions(t *testing.T) {
 			return out.Data.ID
 		}
 		first := book("2026-06-02T14:00:00Z")
-		require.Equal(t, []string{bookings.EventCreated, bookings.EventConfirmed}, a.eventTypes())
+		require.Equal(t, []string{bookings.EventCreated}, a.eventTypes(t), "one event for a booking confirmed as it is made")
+		a.mu.Lock()
+		require.Equal(t, bookings.StatusConfirmed, a.events[0].Booking.Status, "with the status it was made with")
+		a.mu.Unlock()
 
 		code, _ := a.call(t, "", "GET", "/bookings", "")
 		require.Equal(t, 401, code)
@@ -167,13 +186,13 @@ func TestAdminTransitions(t *testing.T) {
 		require.Equal(t, 200, code, body)
 		require.Contains(t, body, `"status":"confirmed"`)
 
-		require.Equal(t, []string{bookings.EventCreated, bookings.EventConfirmed, bookings.EventRescheduled, bookings.EventCreated,
-			bookings.EventConfirmed, bookings.EventReassigned, bookings.EventCancelled, bookings.EventCompleted, bookings.EventCreated,
-			bookings.EventConfirmed, bookings.EventNoShow, bookings.EventConfirmed}, a.eventTypes())
+		require.Equal(t, []string{bookings.EventCreated, bookings.EventRescheduled, bookings.EventCreated,
+			bookings.EventReassigned, bookings.EventCancelled, bookings.EventCompleted, bookings.EventCreated,
+			bookings.EventNoShow, bookings.EventConfirmed}, a.eventTypes(t))
 		a.mu.Lock()
-		require.Equal(t, "Ill", a.events[6].Reason)
-		require.Equal(t, mustTime("2026-06-02T14:00:00Z"), a.events[2].PreviousStart)
-		require.Equal(t, a.provider.ID, *a.events[5].PreviousProviderID)
+		require.Equal(t, "Ill", a.events[4].Reason)
+		require.Equal(t, mustTime("2026-06-02T14:00:00Z"), a.events[1].PreviousStart)
+		require.Equal(t, a.provider.ID, *a.events[3].PreviousProviderID)
 		require.Regexp(t, `^[0-9a-f]{64}$`, a.events[0].ManageToken)
 		a.mu.Unlock()
 

@@ -356,7 +356,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, 
 		booked, err := s.store.Reserve(ctx, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: sealed, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
 			LockWait: s.o.LockWait, BusyFrom: start.Add(-maxReach), BusyTo: start.Add(2 * maxReach),
 			Hold: hold, HoldTokenHash: hash, HoldExpires: now.Add(HoldLifetimeDefault), UseHold: useHold.ID,
-			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, busy) }, Then: s.mailHook(func(b Booking) []Event {
+			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, busy) }, Then: s.changeHook(func(b Booking) []Event {
 				return creationEvents(b, token)
 			})})
 		switch {
@@ -379,15 +379,8 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, 
 	return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", ErrSlotTaken)
 }
 
-// creationEvents are a new booking's events: booking.created (as
-// requested), and booking.confirmed when it was confirmed as it was made;
-// both carry the manage token.
+// creationEvents are a new booking's events: booking.created with the
+// status it was made with, carrying the manage token.
 func creationEvents(b Booking, token string) []Event {
-	created := b
-	created.Status = StatusRequested
-	events := []Event{{Type: EventCreated, Booking: created, Actor: ActorCustomer, ManageToken: token}}
-	if b.Status == StatusConfirmed {
-		events = append(events, Event{Type: EventConfirmed, Booking: b, Actor: ActorSystem, ManageToken: token})
-	}
-	return events
+	return []Event{{Type: EventCreated, Booking: b, Actor: ActorCustomer, ManageToken: token}}
 }

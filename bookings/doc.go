@@ -144,11 +144,18 @@
 //
 // # Events and hooks
 //
-// [Service.OnEvent] receives booking.created, confirmed, rescheduled
-// (with the previous period), reassigned (with the previous provider),
-// cancelled (actor, reason), completed and no_show after each commit;
-// [Service.OnSlots] and [Service.OnProviders] filter the slot list and the
-// providers tried.
+// Every change is an event: booking.created (with the status the booking
+// was made with; a booking confirmed as it is made has no other),
+// confirmed (a requested booking approved), rescheduled (with the
+// previous period), reassigned (with the previous provider), cancelled
+// (actor, reason), completed, no_show, manage_token_reissued (the new
+// token, for the host to send) and erased (a customer's data removed).
+// [Service.OnEventTx] receives each inside the change's own transaction,
+// so what a host records there (a webhook, a job) commits with the change
+// or not at all: the outbox; a crash after the commit loses nothing.
+// [Service.OnEvent] receives each again after the commit. [EventTypes]
+// lists them for a webhook catalogue. [Service.OnSlots] and
+// [Service.OnProviders] filter the slot list and the providers tried.
 //
 // # Setting up the database
 //

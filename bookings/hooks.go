@@ -2,13 +2,20 @@ package bookings
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"sync"
 	"time"
 )
 
-// Event types, delivered after the change is committed.
+// Event types. Each change records its events inside its own transaction
+// (OnEventTx), and delivers them again once committed (OnEvent).
 const (
-	EventCreated     = "booking.created" // a booking was made (requested)
+	// EventCreated: a booking was made, with the status it was made with
+	// (confirmed, or requested when bookings wait for confirmation). A
+	// booking confirmed as it is made has this event alone.
+	EventCreated = "booking.created"
+	// EventConfirmed: a requested booking was confirmed.
 	EventConfirmed   = "booking.confirmed"
 	EventRescheduled = "booking.rescheduled"
 	EventReassigned  = "booking.reassigned"
@@ -19,7 +26,15 @@ const (
 	// (Event.ManageToken) for the host to send the customer; the
 	// reference server does not deliver it as a webhook.
 	EventManageTokenReissued = "booking.manage_token_reissued"
+	// EventErased: a booking's customer data was erased (the booking as
+	// it is now, without it), one for each booking of the customer.
+	EventErased = "booking.erased"
 )
+
+// EventTypes are every event a Service emits, for a host's catalogue of
+// webhook events.
+var EventTypes = []string{EventCreated, EventConfirmed, EventRescheduled, EventReassigned, EventCancelled, EventCompleted,
+	EventNoShow, EventManageTokenReissued, EventErased}
 
 // Actors of a change.
 const (
@@ -41,8 +56,7 @@ type Event struct {
 	// (reassigned) are what the booking had before.
 	PreviousStart, PreviousEnd time.Time
 	PreviousProviderID         *int64
-	// ManageToken is the booking's manage token, on booking.created (and
-	// the booking.confirmed of a booking confirmed as it is made) and on
+	// ManageToken is the booking's manage token, on booking.created and
 	// booking.manage_token_reissued only, for a host that sends its own
 	// mail; never stored.
 	ManageToken string
@@ -52,6 +66,10 @@ type Event struct {
 type (
 	// EventHook runs after a committed change to a booking.
 	EventHook func(ctx context.Context, e Event)
+	// EventTxHook runs inside the transaction of a change to a booking,
+	// so what it records (a webhook, a job) commits with the change or not
+	// at all; its error undoes the change. tx is never nil.
+	EventTxHook func(ctx context.Context, tx *sql.Tx, e Event) error
 	// SlotsHook filters the slots a customer is shown; it may drop slots,
 	// not add them.
 	SlotsHook func(ctx context.Context, svc Offering, slots []Slot) []Slot
@@ -64,6 +82,7 @@ type (
 type hooks struct {
 	mu        sync.RWMutex
 	events    []EventHook
+	eventsTx  []EventTxHook
 	slots     []SlotsHook
 	providers []ProvidersHook
 }
@@ -73,6 +92,18 @@ type hooks struct {
 func (s *Service) OnEvent(fn EventHook) {
 	s.hooks.mu.Lock()
 	s.hooks.events = append(s.hooks.events, fn)
+	s.hooks.mu.Unlock()
+}
+
+// OnEventTx registers fn to run inside the transaction of every change
+// (creations, status moves, reschedules and reassignments, reissued
+// manage links, erasures, completions), in the order registered: the
+// outbox a host records a webhook or a job in, so a crash between the
+// commit and the delivery loses nothing. An error from fn undoes the
+// change and is the change's error.
+func (s *Service) OnEventTx(fn EventTxHook) {
+	s.hooks.mu.Lock()
+	s.hooks.eventsTx = append(s.hooks.eventsTx, fn)
 	s.hooks.mu.Unlock()
 }
 
@@ -92,6 +123,34 @@ func (s *Service) OnProviders(fn ProvidersHook) {
 	s.hooks.mu.Lock()
 	s.hooks.providers = append(s.hooks.providers, fn)
 	s.hooks.mu.Unlock()
+}
+
+// changeHook is what a change does inside its transaction with the events
+// it makes of the booking as written: their mail queued (with an
+// Enqueuer) and the OnEventTx hooks run; an error undoes the change. Nil
+// when there is nothing to do, which lets a store skip the work.
+func (s *Service) changeHook(events func(b Booking) []Event) TxHook {
+	s.hooks.mu.RLock()
+	txHooks := s.hooks.eventsTx
+	s.hooks.mu.RUnlock()
+	if s.o.Enqueuer == nil && len(txHooks) == 0 {
+		return nil
+	}
+	return func(ctx context.Context, tx *sql.Tx, b Booking) error {
+		for _, e := range events(b) {
+			if s.o.Enqueuer != nil {
+				if err := s.queueMails(ctx, tx, e); err != nil {
+					return err
+				}
+			}
+			for _, fn := range txHooks {
+				if err := fn(ctx, tx, e); err != nil {
+					return fmt.Errorf("bookings: %s hook: %w", e.Type, err)
+				}
+			}
+		}
+		return nil
+	}
 }
 
 func (s *Service) emit(ctx context.Context, e Event) {

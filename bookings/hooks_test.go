@@ -2,6 +2,9 @@ package bookings_test
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -9,6 +12,7 @@ import (
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
 // The slot filter drops slots from the list; the provider filter changes
@@ -91,4 +95,71 @@ func TestIntake(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{"topic": "law", "age": float64(42), "tags": []any{"b"}, "ok": true}, got.IntakeData)
 	require.Equal(t, 1, got.IntakeVersion)
+}
+
+// Every change records its events inside its own transaction: an
+// OnEventTx hook that fails undoes the change, so an outbox written there
+// holds an event for every change stored and none for a change undone.
+func TestEventTxHooksRunInsideTheChange(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, d)
+		ctx := context.Background()
+		var fail atomic.Bool
+		var recorded []string
+		b.svc.OnEventTx(func(ctx context.Context, tx *sql.Tx, e bookings.Event) error {
+			// The change is visible inside its own transaction.
+			var status string
+			require.NoError(t, tx.QueryRowContext(ctx, b.db.Rebind(`SELECT status FROM bookings_bookings WHERE id = ?`), e.Booking.ID).Scan(&status))
+			require.Equal(t, e.Booking.Status, status)
+			if fail.Load() {
+				return errors.New("outbox down")
+			}
+			recorded = append(recorded, e.Type)
+			return nil
+		})
+		nb := bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-02T14:00:00Z"), CustomerName: "Grace",
+			CustomerEmail: "grace@example.com"}
+
+		fail.Store(true)
+		_, _, err := b.svc.Create(ctx, nb)
+		require.ErrorContains(t, err, "outbox down")
+		list, total, err := b.svc.ListBookings(ctx, bookings.BookingFilter{})
+		require.NoError(t, err)
+		require.Zero(t, total, "the booking was undone with its event: %v", list)
+
+		fail.Store(false)
+		bk, _, err := b.svc.Create(ctx, nb)
+		require.NoError(t, err)
+		fail.Store(true)
+		for name, change := range map[string]func() error{
+			"cancel": func() error { _, err := b.svc.Cancel(ctx, bk.ID, bookings.ActorAdmin, ""); return err },
+			"reschedule": func() error {
+				_, err := b.svc.Reschedule(ctx, bk.ID, mustTime("2026-06-02T15:00:00Z"), bookings.ActorAdmin)
+				return err
+			},
+			"reissue": func() error { _, err := b.svc.ReissueManageToken(ctx, bk.ID); return err },
+			"erase":   func() error { _, err := b.svc.EraseCustomer(ctx, "grace@example.com"); return err },
+		} {
+			require.ErrorContains(t, change(), "outbox down", name)
+		}
+		still, err := b.svc.Booking(ctx, bk.ID)
+		require.NoError(t, err)
+		require.Equal(t, bk, still, "every failed change was undone")
+
+		fail.Store(false)
+		_, err = b.svc.Reschedule(ctx, bk.ID, mustTime("2026-06-02T15:00:00Z"), bookings.ActorAdmin)
+		require.NoError(t, err)
+		_, err = b.svc.ReissueManageToken(ctx, bk.ID)
+		require.NoError(t, err)
+		b.clock.Set(mustTime("2026-06-03T00:00:00Z"))
+		n, err := b.svc.CompletePast(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		numbers, err := b.svc.EraseCustomer(ctx, "grace@example.com")
+		require.NoError(t, err)
+		require.Equal(t, []string{bk.Number}, numbers)
+		require.Equal(t, []string{bookings.EventCreated, bookings.EventRescheduled, bookings.EventManageTokenReissued,
+			bookings.EventCompleted, bookings.EventErased}, recorded)
+	})
 }

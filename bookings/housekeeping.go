@@ -55,15 +55,17 @@ func (s *Service) SendReminders(ctx context.Context) (int, error) {
 }
 
 // CompletePast moves the confirmed bookings that have ended to completed,
-// emitting booking.completed for each, and returns how many.
+// with booking.completed for each (recorded in the change's transaction,
+// delivered after it), and returns how many.
 func (s *Service) CompletePast(ctx context.Context) (int, error) {
 	now := s.o.Now()
-	list, err := s.store.CompleteEnded(ctx, now, now)
+	completed := func(b Booking) []Event { return []Event{{Type: EventCompleted, Booking: b, Actor: ActorSystem}} }
+	list, err := s.store.CompleteEnded(ctx, now, now, s.changeHook(completed))
 	if err != nil {
 		return 0, fmt.Errorf("bookings: complete past: %w", err)
 	}
 	for _, b := range list {
-		s.emit(ctx, Event{Type: EventCompleted, Booking: b, Actor: ActorSystem})
+		s.emit(ctx, completed(b)[0])
 	}
 	return len(list), nil
 }
@@ -85,19 +87,34 @@ func (s *Service) PruneBookings(ctx context.Context) (int, error) {
 // email from every booking of theirs, in place (the rows stay for the
 // accounts): name, email, phone, time zone, intake answers and notes;
 // the notification log's recipients. Their manage and calendar links
-// stop working. It returns the numbers of the bookings erased.
+// stop working. Each booking's booking.erased (the booking as it is
+// now) is recorded in the erasure's transaction and delivered after it.
+// It returns the numbers of the bookings erased.
 func (s *Service) EraseCustomer(ctx context.Context, email string) ([]string, error) {
 	email = strings.TrimSpace(email)
 	if email == "" {
 		return nil, invalid("email", "The email field is required.")
 	}
-	list, err := s.store.EraseCustomer(ctx, email, s.o.Now())
+	var events []Event
+	erased := func(b Booking) []Event {
+		e := Event{Type: EventErased, Booking: b, Actor: ActorAdmin}
+		events = append(events, e)
+		return []Event{e}
+	}
+	hook := s.changeHook(erased)
+	if hook == nil {
+		hook = func(_ context.Context, _ *sql.Tx, b Booking) error { erased(b); return nil }
+	}
+	list, err := s.store.EraseCustomer(ctx, email, s.o.Now(), hook)
 	if err != nil {
 		return nil, fmt.Errorf("bookings: erase customer: %w", err)
 	}
 	numbers := make([]string, len(list))
 	for i, b := range list {
 		numbers[i] = b.Number
+	}
+	for _, e := range events {
+		s.emit(ctx, e)
 	}
 	return numbers, nil
 }

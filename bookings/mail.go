@@ -78,8 +78,11 @@ func (s *Service) mailsFor(e Event) []MailArgs {
 	switch e.Type {
 	case EventCreated:
 		out := provider(MailProviderAssigned, b.ProviderID)
-		if s.o.ManualConfirm {
+		switch b.Status {
+		case StatusRequested:
 			out = append(out, with(MailRequested))
+		case StatusConfirmed:
+			out = append(out, with(MailConfirmed))
 		}
 		return out
 	case EventConfirmed:
@@ -96,24 +99,15 @@ func (s *Service) mailsFor(e Event) []MailArgs {
 	return nil
 }
 
-// mailHook queues the mail of the events a change makes in the change's
-// own transaction, so the mail goes if and only if the change is
-// committed (a failure to queue undoes the change); nil without an
-// Enqueuer.
-func (s *Service) mailHook(events func(b Booking) []Event) TxHook {
-	if s.o.Enqueuer == nil {
-		return nil
-	}
-	return func(ctx context.Context, tx *sql.Tx, b Booking) error {
-		for _, e := range events(b) {
-			for _, args := range s.mailsFor(e) {
-				if err := s.o.Enqueuer.EnqueueTx(ctx, tx, args, nil); err != nil {
-					return fmt.Errorf("bookings: queue %s mail: %w", args.Mail, err)
-				}
-			}
+// queueMails queues the mail of e in tx, the transaction of the change
+// that made e, so the mail goes if and only if the change is committed.
+func (s *Service) queueMails(ctx context.Context, tx *sql.Tx, e Event) error {
+	for _, args := range s.mailsFor(e) {
+		if err := s.o.Enqueuer.EnqueueTx(ctx, tx, args, nil); err != nil {
+			return fmt.Errorf("bookings: queue %s mail: %w", args.Mail, err)
 		}
-		return nil
 	}
+	return nil
 }
 
 // SendMail renders and sends one queued mail (the job's work). A booking

@@ -119,12 +119,16 @@ func (s *Service) ReissueManageToken(ctx context.Context, id int64) (string, err
 	if err != nil {
 		return "", fmt.Errorf("bookings: reissue manage token: %w", err)
 	}
-	if err := s.store.SetManageTokenHash(ctx, id, hash, s.sealStored(token), s.o.Now()); err != nil {
+	event := func(b Booking) Event {
+		return Event{Type: EventManageTokenReissued, Booking: b, Actor: ActorAdmin, ManageToken: token}
+	}
+	b, err := s.store.SetManageTokenHash(ctx, id, hash, s.sealStored(token), s.o.Now(), s.changeHook(func(b Booking) []Event {
+		return []Event{event(b)}
+	}))
+	if err != nil {
 		return "", fmt.Errorf("bookings: reissue manage token of booking %d: %w", id, err)
 	}
-	if b, err := s.store.Booking(ctx, id); err == nil {
-		s.emit(ctx, Event{Type: EventManageTokenReissued, Booking: b, Actor: ActorAdmin, ManageToken: token})
-	}
+	s.emit(ctx, event(b))
 	return token, nil
 }
 

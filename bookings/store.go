@@ -84,9 +84,10 @@ type Store interface {
 	// SHA-256, and the hash as stored, or ErrNotFound.
 	BookingByTokenHash(ctx context.Context, hash []byte) (Booking, []byte, error)
 	// SetManageTokenHash replaces a booking's manage-token hash (the old
-	// token stops working) and its sealed copy (Booking.SealedManageToken);
-	// ErrNotFound without the booking.
-	SetManageTokenHash(ctx context.Context, id int64, hash []byte, sealed string, at time.Time) error
+	// token stops working) and its sealed copy (Booking.SealedManageToken),
+	// and returns the booking as written; ErrNotFound without the booking.
+	// then, when not nil, runs in the change's transaction.
+	SetManageTokenHash(ctx context.Context, id int64, hash []byte, sealed string, at time.Time, then TxHook) (Booking, error)
 	// ListBookings returns one page of the bookings f selects, by start
 	// then ID, and how many it selects in all.
 	ListBookings(ctx context.Context, f BookingFilter) ([]Booking, int, error)
@@ -125,8 +126,9 @@ type Store interface {
 	// send with it); its error undoes the claim.
 	ClaimNotification(ctx context.Context, n Notification, then func(context.Context, *sql.Tx) error) (bool, error)
 	// CompleteEnded moves the confirmed bookings that ended at or before
-	// before to completed (updated at at), and returns them.
-	CompleteEnded(ctx context.Context, before, at time.Time) ([]Booking, error)
+	// before to completed (updated at at), and returns them. then, when
+	// not nil, runs for each in the change's one transaction.
+	CompleteEnded(ctx context.Context, before, at time.Time, then TxHook) ([]Booking, error)
 	// PruneBookings deletes the bookings that ended before before, with
 	// their notification log, and returns how many.
 	PruneBookings(ctx context.Context, before time.Time) (int, error)
@@ -134,8 +136,10 @@ type Store interface {
 	// is email in any case: name, email, phone, intake answers, notes
 	// and time zone emptied, the manage token replaced by an unknown one, the
 	// notification log's recipients emptied. It returns the bookings as
-	// they were, so the caller can tell what it erased.
-	EraseCustomer(ctx context.Context, email string, at time.Time) ([]Booking, error)
+	// they were, so the caller can tell what it erased. then, when not
+	// nil, runs for each booking as erased in the change's one
+	// transaction.
+	EraseCustomer(ctx context.Context, email string, at time.Time, then TxHook) ([]Booking, error)
 }
 
 // TxHook runs inside the transaction of a change, with the booking as

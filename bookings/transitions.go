@@ -18,7 +18,7 @@ var errNotOffered = fmt.Errorf("bookings: not offered: %w", ErrSlotTaken)
 // setStatus moves booking id from one of from to to, queueing the mail
 // of kind in the change's transaction and emitting kind after it.
 func (s *Service) setStatus(ctx context.Context, id int64, from []string, to, action, kind, actor, reason string) (Booking, error) {
-	b, err := s.store.SetStatus(ctx, id, from, to, s.o.Now(), s.mailHook(func(b Booking) []Event {
+	b, err := s.store.SetStatus(ctx, id, from, to, s.o.Now(), s.changeHook(func(b Booking) []Event {
 		return []Event{{Type: kind, Booking: b, Actor: actor, Reason: reason}}
 	}))
 	if errors.Is(err, ErrWrongStatus) {
@@ -139,7 +139,7 @@ func (s *Service) Reschedule(ctx context.Context, id int64, start time.Time, act
 	if err != nil {
 		return Booking{}, fmt.Errorf("bookings: reschedule booking %d: %w", id, err)
 	}
-	moved, err := s.move(ctx, b, svc, o, start, b.End.Sub(b.Start), "rescheduled", s.mailHook(func(m Booking) []Event {
+	moved, err := s.move(ctx, b, svc, o, start, b.End.Sub(b.Start), "rescheduled", s.changeHook(func(m Booking) []Event {
 		return []Event{{Type: EventRescheduled, Booking: m, Actor: actor, PreviousStart: b.Start, PreviousEnd: b.End}}
 	}))
 	if err != nil {
@@ -164,7 +164,7 @@ func (s *Service) Reassign(ctx context.Context, id, providerID int64, actor stri
 	if i < 0 {
 		return Booking{}, invalid("provider_id", MsgProviderNotHere)
 	}
-	moved, err := s.move(ctx, b, svc, offers[i], b.Start, length(svc, offers[i]), "reassigned", s.mailHook(func(m Booking) []Event {
+	moved, err := s.move(ctx, b, svc, offers[i], b.Start, length(svc, offers[i]), "reassigned", s.changeHook(func(m Booking) []Event {
 		return []Event{{Type: EventReassigned, Booking: m, Actor: actor, PreviousProviderID: b.ProviderID}}
 	}))
 	if err != nil {

@@ -170,9 +170,11 @@ func (s *Service) dispatch(ctx context.Context, tx *sql.Tx, event any) (Fanout, 
 	now := s.now()
 	// While this instance's loop runs, deliveries are due at once and the
 	// loop claims them; otherwise each event's job holds their claim.
+	// Without either (a command-line tool on the database), they are due
+	// at once for the loop of any instance.
 	looped := s.loop.running.Load()
 	claim := now.Add(s.opts.ClaimTimeout)
-	if looped {
+	if looped || s.opts.Enqueuer == nil {
 		claim = now
 	}
 	orderID, customerID := subjects(env.Data)

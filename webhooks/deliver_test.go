@@ -147,6 +147,20 @@ func TestDispatchTx(t *testing.T) {
 	})
 }
 
+// A service with neither a queue nor a running loop (a command-line tool
+// on the database) records its deliveries due at once, so the loop of any
+// instance sends them without waiting out a claim nobody holds.
+func TestDispatchWithoutQueueIsDueAtOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(o *setupOptions) { o.service = func(so *webhooks.Options) { so.Enqueuer = nil } })
+	sub := b.subscribe(t, "http://127.0.0.1:9/hook", "order.placed")
+	f := b.svc.Dispatch(context.Background(), placed(1))
+	require.NoError(t, f.Err)
+	list := b.deliveriesOf(t, sub.ID)
+	require.Len(t, list, 1)
+	require.Equal(t, b.clock.Now(), *list[0].NextAttemptAt, "due now, not after a claim timeout")
+}
+
 // The delivery state table, walked with a fake clock: retries on the
 // backoff schedule, giving up at max_attempts, the failure streak
 // switching the subscription off at 10 (hook and event once), parking,

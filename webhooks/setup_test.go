@@ -207,7 +207,9 @@ func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
 	}
 	b.svc, err = webhooks.NewService(b.store, so)
 	require.NoError(t, err)
-	require.NoError(t, webhooks.RegisterWorkers(b.queue.Workers(), b.svc))
+	if so.Enqueuer != nil {
+		require.NoError(t, webhooks.RegisterWorkers(b.queue.Workers(), b.svc))
+	}
 	if o.start {
 		require.NoError(t, b.queue.Start(context.Background()))
 		t.Cleanup(func() { require.NoError(t, b.queue.Stop(context.Background())) })

@@ -160,16 +160,27 @@ func (s *Store) ClaimNotification(ctx context.Context, n bookings.Notification, 
 }
 
 // CompleteEnded implements bookings.Store.
-func (s *Store) CompleteEnded(ctx context.Context, before, at time.Time) ([]bookings.Booking, error) {
-	var rows []bookingRow
-	err := s.db.SelectContext(ctx, &rows, s.db.Rebind(`UPDATE bookings_bookings SET status = 'completed', updated_at = ?
-		WHERE status = 'confirmed' AND end_time <= ? RETURNING `+bookingColumns), store.NewTime(at), store.NewTime(before))
+func (s *Store) CompleteEnded(ctx context.Context, before, at time.Time, then bookings.TxHook) ([]bookings.Booking, error) {
+	var out []bookings.Booking
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		var rows []bookingRow
+		if err := tx.SelectContext(ctx, &rows, tx.Rebind(`UPDATE bookings_bookings SET status = 'completed', updated_at = ?
+			WHERE status = 'confirmed' AND end_time <= ? RETURNING `+bookingColumns), store.NewTime(at), store.NewTime(before)); err != nil {
+			return err
+		}
+		out = make([]bookings.Booking, len(rows))
+		for i, r := range rows {
+			out[i] = r.booking()
+			if then != nil {
+				if err := then(ctx, tx.Tx, out[i]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, mapErr(err, "complete ended")
-	}
-	out := make([]bookings.Booking, len(rows))
-	for i, r := range rows {
-		out[i] = r.booking()
 	}
 	return out, nil
 }
@@ -197,7 +208,7 @@ func (s *Store) PruneBookings(ctx context.Context, before time.Time) (int, error
 }
 
 // EraseCustomer implements bookings.Store, in one transaction.
-func (s *Store) EraseCustomer(ctx context.Context, email string, at time.Time) ([]bookings.Booking, error) {
+func (s *Store) EraseCustomer(ctx context.Context, email string, at time.Time, then bookings.TxHook) ([]bookings.Booking, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	if email == "" {
 		return nil, nil
@@ -214,16 +225,22 @@ func (s *Store) EraseCustomer(ctx context.Context, email string, at time.Time) (
 			var unknown [32]byte
 			rand.Read(unknown[:])
 			hash := sha256.Sum256(unknown[:])
-			if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE bookings_bookings SET customer_name = '', customer_email = '',
+			var erased bookingRow
+			if err := tx.QueryRowxContext(ctx, tx.Rebind(`UPDATE bookings_bookings SET customer_name = '', customer_email = '',
 				customer_phone = '', customer_timezone = '', intake_data = NULL, notes = '', manage_token_hash = ?, manage_token_sealed = '', updated_at = ?
-				WHERE id = ?`),
-				hash[:], store.NewTime(at), r.ID); err != nil {
+				WHERE id = ? RETURNING `+bookingColumns),
+				hash[:], store.NewTime(at), r.ID).StructScan(&erased); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE bookings_notification_log SET recipient = '' WHERE booking_id = ?`), r.ID); err != nil {
 				return err
 			}
 			out = append(out, r.booking())
+			if then != nil {
+				if err := then(ctx, tx.Tx, erased.booking()); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})

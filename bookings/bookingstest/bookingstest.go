@@ -206,6 +206,28 @@ func exerciseReserve(t *testing.T, newStore func(t *testing.T) bookings.Store) {
 	require.NoError(t, err)
 	require.Equal(t, exact, *moved.LastAssignedAt, "the rota cursor moves")
 
+	// A new manage token, its then inside the change: failing, it undoes
+	// the change.
+	_, err = s.SetManageTokenHash(ctx, b.ID, []byte("h9"), "", at.Add(time.Minute), func(context.Context, *sql.Tx, bookings.Booking) error {
+		return errors.New("outbox down")
+	})
+	require.Error(t, err)
+	_, _, err = s.BookingByTokenHash(ctx, []byte("h1"))
+	require.NoError(t, err, "the old token still works")
+	var seen bookings.Booking
+	reissued, err := s.SetManageTokenHash(ctx, b.ID, []byte("h9"), "", at.Add(time.Minute), func(_ context.Context, tx *sql.Tx, b bookings.Booking) error {
+		require.NotNil(t, tx)
+		seen = b
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, reissued, seen)
+	require.Equal(t, exact.Add(time.Minute), reissued.UpdatedAt)
+	_, _, err = s.BookingByTokenHash(ctx, []byte("h1"))
+	require.ErrorIs(t, err, bookings.ErrNotFound)
+	_, err = s.SetManageTokenHash(ctx, 999, []byte("h8"), "", at, nil)
+	require.ErrorIs(t, err, bookings.ErrNotFound)
+
 	// The check sees the booking and refuses.
 	r.Booking.Number, r.ManageTokenHash = "BK-BBBBBBBBBBBB", []byte("h2")
 	_, err = s.Reserve(ctx, r)
@@ -434,18 +456,47 @@ func exerciseNotificationsAndHousekeeping(t *testing.T, newStore func(t *testing
 	require.NoError(t, err)
 	require.True(t, claimed, "a failed then undoes its claim")
 
-	done, err := s.CompleteEnded(ctx, d1.Add(45*time.Minute), at.Add(time.Hour))
+	// A failing then undoes the whole completion; a working one sees each
+	// booking as written, inside the transaction.
+	_, err = s.CompleteEnded(ctx, d1.Add(45*time.Minute), at.Add(time.Hour), func(context.Context, *sql.Tx, bookings.Booking) error {
+		return errors.New("outbox down")
+	})
+	require.Error(t, err)
+	b, err := s.Booking(ctx, b1.ID)
+	require.NoError(t, err)
+	require.Equal(t, bookings.StatusConfirmed, b.Status, "undone")
+	var seen []bookings.Booking
+	done, err := s.CompleteEnded(ctx, d1.Add(45*time.Minute), at.Add(time.Hour), func(_ context.Context, tx *sql.Tx, b bookings.Booking) error {
+		require.NotNil(t, tx)
+		seen = append(seen, b)
+		return nil
+	})
 	require.NoError(t, err)
 	require.Len(t, done, 1)
 	require.Equal(t, bookings.StatusCompleted, done[0].Status)
 	require.Equal(t, exact.Add(time.Hour), done[0].UpdatedAt)
-	done, err = s.CompleteEnded(ctx, d1.Add(72*time.Hour), at)
+	require.Equal(t, done, seen)
+	done, err = s.CompleteEnded(ctx, d1.Add(72*time.Hour), at, nil)
 	require.NoError(t, err)
 	require.Empty(t, done, "requested bookings are not completed")
 
-	erased, err := s.EraseCustomer(ctx, " GRACE@example.com", at.Add(2*time.Hour))
+	_, err = s.EraseCustomer(ctx, "grace@example.com", at.Add(2*time.Hour), func(context.Context, *sql.Tx, bookings.Booking) error {
+		return errors.New("outbox down")
+	})
+	require.Error(t, err)
+	b, err = s.Booking(ctx, b1.ID)
+	require.NoError(t, err)
+	require.Equal(t, "Grace", b.CustomerName, "a failing then undoes the erasure")
+	seen = nil
+	erased, err := s.EraseCustomer(ctx, " GRACE@example.com", at.Add(2*time.Hour), func(_ context.Context, _ *sql.Tx, b bookings.Booking) error {
+		seen = append(seen, b)
+		return nil
+	})
 	require.NoError(t, err)
 	require.Len(t, erased, 2)
+	require.Equal(t, "Grace", erased[0].CustomerName, "returned as they were")
+	require.Len(t, seen, 2)
+	require.Empty(t, seen[0].CustomerName+seen[1].CustomerEmail, "then sees them erased")
 	for _, id := range []int64{b1.ID, b2.ID} {
 		b, err := s.Booking(ctx, id)
 		require.NoError(t, err)
@@ -455,7 +506,7 @@ func exerciseNotificationsAndHousekeeping(t *testing.T, newStore func(t *testing
 	}
 	_, _, err = s.BookingByTokenHash(ctx, []byte("token of BK-ONE"))
 	require.ErrorIs(t, err, bookings.ErrNotFound, "the old link is gone")
-	erased, err = s.EraseCustomer(ctx, "", at)
+	erased, err = s.EraseCustomer(ctx, "", at, nil)
 	require.NoError(t, err)
 	require.Empty(t, erased)
 

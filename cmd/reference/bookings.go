@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -99,14 +100,15 @@ type bookingEventData struct {
 	PreviousProvider *int64     `json:"previous_provider_id,omitempty"`
 }
 
-// linkBookings delivers every booking event as a webhook of the same name
-// (domains never import each other: the reference server wires them).
-// The bookings service mails customers and providers itself, from the
-// queue.
-func linkBookings(b *bookings.Service, w *webhooks.Service, logger *slog.Logger) {
-	b.OnEvent(func(ctx context.Context, e bookings.Event) {
+// linkBookings records every booking event as a webhook of the same name
+// inside the change's transaction (domains never import each other: the
+// reference server wires them), so a crash after the commit loses no
+// webhook. The bookings service mails customers and providers itself,
+// from the queue.
+func linkBookings(b *bookings.Service, w *webhooks.Service) {
+	b.OnEventTx(func(ctx context.Context, tx *sql.Tx, e bookings.Event) error {
 		if e.Type == bookings.EventManageTokenReissued {
-			return // the new link is the customer's alone, never a webhook
+			return nil // the new link is the customer's alone, never a webhook
 		}
 		bk := e.Booking
 		data := bookingEventData{ID: bk.ID, Number: bk.Number, Status: bk.Status, ServiceID: bk.ServiceID, ProviderID: bk.ProviderID,
@@ -115,9 +117,8 @@ func linkBookings(b *bookings.Service, w *webhooks.Service, logger *slog.Logger)
 		if !e.PreviousStart.IsZero() {
 			data.PreviousStart, data.PreviousEnd = &e.PreviousStart, &e.PreviousEnd
 		}
-		if f := w.Dispatch(context.WithoutCancel(ctx), webhooks.Event{Name: e.Type, Data: data}); f.Err != nil {
-			logger.ErrorContext(ctx, "bookings: webhook dispatch", "event", e.Type, "booking", bk.ID, "error", f.Err)
-		}
+		_, err := w.DispatchTx(ctx, tx, webhooks.Event{Name: e.Type, Data: data})
+		return err
 	})
 }
 
@@ -317,6 +318,23 @@ func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv
 	if err != nil {
 		return err
 	}
+	var hooks *webhooks.Service
+	if cmd != "prune" {
+		// Completions and erasures are webhooks too, recorded with the
+		// change as the server records them.
+		c, err := readWebhooksConfig(getenv)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		key, err := loadSecretKey(c, dsn, log)
+		if err != nil {
+			return err
+		}
+		if hooks, err = newWebhooks(c, key, st, nil, log); err != nil {
+			return err
+		}
+		linkBookings(svc, hooks)
+	}
 	switch cmd {
 	case "complete-past":
 		n, err := svc.CompletePast(ctx)
@@ -336,18 +354,6 @@ func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv
 			return err
 		}
 		// The booking.* webhooks delivered about them, too.
-		c, err := readWebhooksConfig(getenv)
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		key, err := loadSecretKey(c, dsn, log)
-		if err != nil {
-			return err
-		}
-		hooks, err := newWebhooks(c, key, st, nil, log)
-		if err != nil {
-			return err
-		}
 		redacted, err := hooks.RedactCustomer(ctx, bookingCustomer(*email), nil)
 		if err != nil {
 			return err

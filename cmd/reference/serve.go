@@ -347,7 +347,7 @@ func (a *app) wireBookings(w *wiring) error {
 		return err
 	}
 	a.queue.AddPeriodicJobs(bookings.PeriodicJobs()...)
-	linkBookings(svc, a.webhooks, w.logger)
+	linkBookings(svc, a.webhooks)
 	w.h.site.bookings = svc
 	if w.h.bookings, err = bookings.NewHandler(svc, &bookings.HandlerOptions{HTTPOptions: w.web, PostLimit: w.cfg.limits.bookingsPost,
 		ReadLimit: w.cfg.limits.bookingsRead}); err != nil {

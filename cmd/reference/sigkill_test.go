@@ -30,8 +30,9 @@ import (
 // Submissions and bookings answered 201, and inbound Stripe events
 // answered 2xx, survive a SIGKILL of the server mid-burst: after a restart
 // every acknowledged one is stored, once, and nothing is stored that was
-// not sent; and the form.submitted webhook of
-// every stored submission reaches its receiver (at least once, as
+// not sent; and the form.submitted webhook of every stored submission and
+// the booking.created of every stored booking (both recorded in the
+// change's own transaction) reach their receiver (at least once, as
 // documented: one sent just before the kill may come again).
 func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 	t.Parallel()
@@ -58,7 +59,7 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 		require.Equal(t, 201, code, body)
 		hooks := newWebhookCounter(t)
 		code, body = postJSON(t, srv.base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
-			`{"name":"local","url":"`+hooks.URL+`/hook","events":["form.submitted"]}`)
+			`{"name":"local","url":"`+hooks.URL+`/hook","events":["form.submitted","booking.created"]}`)
 		require.Equal(t, 201, code, body)
 
 		bookableService(t, srv.base, token, "kill")
@@ -110,15 +111,18 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 		submissions.check(t, "submission", submitted)
 		stored := map[string]int{}
 		for _, n := range submitted {
-			stored[n]++
+			stored["form.submitted "+n]++
 		}
 		booked := bookingCustomers(t, again.base, token)
 		bookingsMade.check(t, "booking", booked)
+		for _, n := range booked {
+			stored["booking.created "+n]++
+		}
 		received := inboundEventIDs(t, dir, environ)
 		events.check(t, "inbound event", received)
 		repeated := hooks.await(t, stored)
-		t.Logf("%s: submissions %d acknowledged, %d stored, %d sent; %d webhooks, %d of them again; bookings %d acknowledged, %d stored, %d sent; inbound events %d acknowledged, %d stored",
-			d, len(submissions.ok), len(stored), len(submissions.sent), len(stored)+repeated, repeated, len(bookingsMade.ok), len(booked), len(bookingsMade.sent), len(events.ok), len(received))
+		t.Logf("%s: submissions %d acknowledged, %d stored, %d sent; bookings %d acknowledged, %d stored, %d sent; %d webhooks, %d of them again; inbound events %d acknowledged, %d stored",
+			d, len(submissions.ok), len(submitted), len(submissions.sent), len(bookingsMade.ok), len(booked), len(bookingsMade.sent), len(stored)+repeated, repeated, len(events.ok), len(received))
 	})
 }
 
@@ -295,25 +299,32 @@ func newWebhookCounter(t *testing.T) *webhookCounter {
 	c := &webhookCounter{delivered: map[string]int{}}
 	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var event struct {
-			Data struct {
-				Values map[string]string `json:"values"`
+			Event string `json:"event"`
+			Data  struct {
+				Values       map[string]string `json:"values"`
+				CustomerName string            `json:"customer_name"`
 			} `json:"data"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&event); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		key := event.Event + " " + event.Data.Values["n"] // a submission's n
+		if event.Event == "booking.created" {
+			key = event.Event + " " + event.Data.CustomerName // a booking's customer
+		}
 		c.mu.Lock()
-		c.delivered[event.Data.Values["n"]]++
+		c.delivered[key]++
 		c.mu.Unlock()
 	}))
 	t.Cleanup(c.Close)
 	return c
 }
 
-// await waits until every stored submission's webhook has arrived (one
-// under way at a kill comes after the claim timeout), checks that none
-// came for a submission not stored, and returns how many came again.
+// await waits until the webhook of every stored submission and booking
+// ("form.submitted N", "booking.created N") has arrived (one under way at
+// a kill comes after the claim timeout), checks that none came for one not
+// stored, and returns how many came again.
 func (c *webhookCounter) await(t *testing.T, stored map[string]int) int {
 	t.Helper()
 	require.Eventually(t, func() bool {
@@ -325,7 +336,7 @@ func (c *webhookCounter) await(t *testing.T, stored map[string]int) int {
 			}
 		}
 		return true
-	}, 90*time.Second, 50*time.Millisecond, "every stored submission's webhook arrives (one under way at the kill after the claim timeout)")
+	}, 90*time.Second, 50*time.Millisecond, "every stored submission's and booking's webhook arrives (one under way at the kill after the claim timeout)")
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	repeated := 0

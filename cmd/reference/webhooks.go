@@ -205,7 +205,7 @@ func newWebhooks(c webhooksConfig, key []byte, db *store.DB, queue *store.Queue,
 		return nil, err
 	}
 	if err := svc.RegisterEvents(formSubmitted, bookings.EventCreated, bookings.EventConfirmed, bookings.EventRescheduled,
-		bookings.EventReassigned, bookings.EventCancelled, bookings.EventCompleted, bookings.EventNoShow); err != nil {
+		bookings.EventReassigned, bookings.EventCancelled, bookings.EventCompleted, bookings.EventNoShow, bookings.EventErased); err != nil {
 		return nil, err
 	}
 	if len(c.stripe.WebhookSecrets) > 0 {
