@@ -437,7 +437,9 @@ func (s *Service) Slots(ctx context.Context, svc Offering, q SlotQuery) ([]Slot,
 // MonthSpan is [local first of month 00:00, next first) in loc, made in
 // local time so a DST change inside the month does not shift its end.
 func MonthSpan(year int, month time.Month, loc *time.Location) (time.Time, time.Time) {
-	return time.Date(year, month, 1, 0, 0, 0, 0, loc), time.Date(year, month+1, 1, 0, 0, 0, 0, loc)
+	first := Date{Year: year, Month: month, Day: 1}
+	next := DateOf(time.Date(year, month+1, 1, 12, 0, 0, 0, time.UTC))
+	return first.In(loc), next.In(loc)
 }
 
 const numberAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"

@@ -47,11 +47,42 @@ func (d Date) String() string { return d.In(time.UTC).Format(time.DateOnly) }
 // midnight itself does not exist).
 func (d Date) In(loc *time.Location) time.Time { return d.At(0, loc) }
 
-// At is the instant of the wall-clock minute (0 to 1440) of d in loc.
-// A minute that does not exist (a spring-forward gap) is moved forward
-// by the gap, as time.Date does.
+// At is the instant of the wall-clock minute (0 to 1440) of d in loc. A
+// minute that happens twice (the hour repeated when summer time ends) is
+// its first occurrence, as calendars read it, in every zone (time.Date
+// leaves the choice open, and takes the second east of Greenwich). A
+// minute that does not exist (a spring-forward gap) is moved forward by
+// the gap, as time.Date does.
 func (d Date) At(minute int, loc *time.Location) time.Time {
-	return time.Date(d.Year, d.Month, d.Day, 0, minute, 0, 0, loc)
+	t := time.Date(d.Year, d.Month, d.Day, 0, minute, 0, 0, loc)
+	start, end := t.ZoneBounds()
+	if (start.IsZero() || t.Sub(start) >= maxShift) && (end.IsZero() || end.Sub(t) >= maxShift) {
+		return t // no change of offset near enough to repeat this minute
+	}
+	// The wall clock read as UTC, less each offset in force near t: the
+	// candidates that show this very minute in loc; the earliest wins.
+	wall := time.Date(d.Year, d.Month, d.Day, 0, minute, 0, 0, time.UTC)
+	first := t
+	for _, near := range []time.Time{t.Add(-maxShift), t.Add(maxShift)} {
+		_, offset := near.Zone()
+		u := wall.Add(-time.Duration(offset) * time.Second).In(loc)
+		if u.Before(first) && sameWall(u, wall) {
+			first = u
+		}
+	}
+	return first
+}
+
+// maxShift bounds how far a change of offset may move the wall clock
+// (two hours is the most any zone uses; a day would be too far).
+const maxShift = 3 * time.Hour
+
+// sameWall reports whether u, in its own zone, shows the wall clock of
+// wall (read as UTC) to the minute.
+func sameWall(u, wall time.Time) bool {
+	y, m, d := u.Date()
+	wy, wm, wd := wall.Date()
+	return y == wy && m == wm && d == wd && u.Hour() == wall.Hour() && u.Minute() == wall.Minute()
 }
 
 // AddDays is d moved by n days.

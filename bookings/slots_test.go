@@ -114,6 +114,38 @@ func TestDaySlotsAcrossDST(t *testing.T) {
 	}
 }
 
+// A minute the end of summer time repeats is its first occurrence, east
+// and west of Greenwich, with a 30-minute shift (Lord Howe) and a
+// two-hour one (Troll); a minute of a spring-forward gap moves forward
+// by the gap; every other minute is as time.Date has it.
+func TestDateAtRepeatedHour(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		zone        string
+		date        bookings.Date
+		minute      int
+		want        string // UTC
+		description string
+	}{
+		{"Europe/London", bookings.Date{Year: 2026, Month: time.October, Day: 25}, hm(1, 30), "2026-10-25T00:30:00Z", "01:30 BST, not GMT"},
+		{"Europe/London", bookings.Date{Year: 2026, Month: time.October, Day: 25}, hm(1, 0), "2026-10-25T00:00:00Z", "the repeat's first minute"},
+		{"Europe/London", bookings.Date{Year: 2026, Month: time.October, Day: 25}, hm(2, 0), "2026-10-25T02:00:00Z", "after the repeat"},
+		{"Europe/London", bookings.Date{Year: 2026, Month: time.October, Day: 25}, hm(0, 59), "2026-10-24T23:59:00Z", "before the repeat"},
+		{"America/New_York", bookings.Date{Year: 2026, Month: time.November, Day: 1}, hm(1, 30), "2026-11-01T05:30:00Z", "01:30 EDT, not EST"},
+		{"America/New_York", bookings.Date{Year: 2026, Month: time.November, Day: 1}, hm(1, 59), "2026-11-01T05:59:00Z", "the repeat's last minute"},
+		{"Australia/Lord_Howe", bookings.Date{Year: 2026, Month: time.April, Day: 5}, hm(1, 45), "2026-04-04T14:45:00Z", "+11, not +10:30"},
+		{"Antarctica/Troll", bookings.Date{Year: 2026, Month: time.October, Day: 25}, hm(2, 0), "2026-10-25T00:00:00Z", "+02, not +00"},
+		{"Antarctica/Troll", bookings.Date{Year: 2026, Month: time.October, Day: 25}, hm(1, 0), "2026-10-24T23:00:00Z", "the two-hour repeat's first minute"},
+		{"Europe/London", bookings.Date{Year: 2026, Month: time.March, Day: 29}, hm(1, 30), "2026-03-29T01:30:00Z", "a gap: 02:30 BST"},
+		{"Australia/Lord_Howe", bookings.Date{Year: 2026, Month: time.October, Day: 4}, hm(2, 15), "2026-10-03T15:45:00Z", "a 30-minute gap: 02:45 +11"},
+		{"Asia/Tokyo", bookings.Date{Year: 2026, Month: time.October, Day: 25}, hm(1, 30), "2026-10-24T16:30:00Z", "no summer time"},
+		{"Europe/London", bookings.Date{Year: 2026, Month: time.October, Day: 24}, 1440, "2026-10-24T23:00:00Z", "24:00 is the next midnight"},
+	} {
+		got := c.date.At(c.minute, zone(t, c.zone)).UTC().Format(time.RFC3339)
+		require.Equal(t, c.want, got, "%s %s %02d:%02d: %s", c.zone, c.date, c.minute/60, c.minute%60, c.description)
+	}
+}
+
 func TestMergeDistinct(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 6, 1, 13, 0, 0, 0, time.UTC)
