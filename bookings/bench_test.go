@@ -280,3 +280,27 @@ func BenchmarkManageGet(b *testing.B) {
 		})
 	}
 }
+
+// The engine alone: a month of days in London (the repeated hour in it),
+// two windows a day, 30-minute slots every 15 minutes.
+func BenchmarkDaySlotsMonth(b *testing.B) {
+	loc, err := time.LoadLocation("Europe/London")
+	if err != nil {
+		b.Fatal(err)
+	}
+	days := make([]bookings.Day, 31)
+	for i := range days {
+		days[i] = bookings.Day{Date: bookings.Date{Year: 2026, Month: time.October, Day: i + 1}, Loc: loc, Length: 30 * time.Minute,
+			Interval: 15 * time.Minute, Windows: []bookings.Clock{{Start: 0, End: 12 * 60}, {Start: 13 * 60, End: 18 * 60}}}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		for _, d := range days {
+			n += len(bookings.DaySlots(d))
+		}
+		if n == 0 {
+			b.Fatal("no slots")
+		}
+	}
+}

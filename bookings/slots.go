@@ -55,22 +55,22 @@ func (d Date) In(loc *time.Location) time.Time { return d.At(0, loc) }
 // the gap, as time.Date does.
 func (d Date) At(minute int, loc *time.Location) time.Time {
 	t := time.Date(d.Year, d.Month, d.Day, 0, minute, 0, 0, loc)
-	start, end := t.ZoneBounds()
-	if (start.IsZero() || t.Sub(start) >= maxShift) && (end.IsZero() || end.Sub(t) >= maxShift) {
-		return t // no change of offset near enough to repeat this minute
+	if loc == time.UTC {
+		return t
 	}
-	// The wall clock read as UTC, less each offset in force near t: the
-	// candidates that show this very minute in loc; the earliest wins.
+	// A minute is repeated when the offset falls; its first occurrence
+	// has the larger offset in force before the fall. The wall clock read
+	// as UTC, less that offset, is it if it shows this very minute.
+	_, offset := t.Zone()
+	_, before := t.Add(-maxShift).Zone()
+	if before <= offset {
+		return t // time.Date took the only, or the first, occurrence
+	}
 	wall := time.Date(d.Year, d.Month, d.Day, 0, minute, 0, 0, time.UTC)
-	first := t
-	for _, near := range []time.Time{t.Add(-maxShift), t.Add(maxShift)} {
-		_, offset := near.Zone()
-		u := wall.Add(-time.Duration(offset) * time.Second).In(loc)
-		if u.Before(first) && sameWall(u, wall) {
-			first = u
-		}
+	if u := wall.Add(-time.Duration(before) * time.Second).In(loc); u.Before(t) && sameWall(u, wall) {
+		return u
 	}
-	return first
+	return t
 }
 
 // maxShift bounds how far a change of offset may move the wall clock
