@@ -84,6 +84,15 @@ func TestAdminCatalog(t *testing.T) {
 			require.Equal(t, 422, code, c.body)
 			require.Contains(t, body, `"`+c.field+`"`, c.body)
 		}
+		// Hours that cross midnight: refused, naming the rule and how to
+		// write them.
+		code, body = a.call(t, manager, "POST", "/providers/2/hours", `{"day_of_week":1,"start_time":"20:00","end_time":"02:00"}`)
+		require.Equal(t, 422, code)
+		require.Contains(t, body, `"The end time field must be after the start time: hours end on the day they start. `+
+			`For 20:00 to 02:00, add 20:00 to 24:00 on this day and 00:00 to 02:00 on the next."`)
+		code, body = a.call(t, manager, "POST", "/providers/2/overrides", `{"date":"2026-06-02","type":"custom_hours","start_time":"20:00","end_time":"02:00"}`)
+		require.Equal(t, 422, code)
+		require.Contains(t, body, `For 20:00 to 02:00, give this date 20:00 to 24:00 and the next date 00:00 to 02:00.`)
 		code, body = a.call(t, manager, "POST", "/providers/2/hours", `{"day_of_week":2,"start_time":"09:00","end_time":"10:00"}`)
 		require.Equal(t, 201, code, body)
 		require.Contains(t, body, `"start_time":"09:00"`)

@@ -390,6 +390,17 @@ func clock(s string) (int, bool) {
 	return h*60 + m, true
 }
 
+// overnight is the refusal of a window that ends at or before it starts:
+// hours end on the day they start (a slot never crosses midnight), and a
+// window into the next day is written as two, as how says.
+func overnight(start, end int, how string) string {
+	if end == start {
+		return "The end time field must be after the start time."
+	}
+	s, e := fmt.Sprintf("%02d:%02d", start/60, start%60), fmt.Sprintf("%02d:%02d", end/60, end%60)
+	return fmt.Sprintf("The end time field must be after the start time: hours end on the day they start. For %s to %s, "+how+".", s, e, s, e)
+}
+
 // HoursInput is one window of a provider's week: "09:00" to "17:00".
 type HoursInput struct {
 	DayOfWeek      *int    `json:"day_of_week"`
@@ -434,7 +445,7 @@ func (s *Service) AddHours(ctx context.Context, providerID int64, in HoursInput)
 		v.Add("end_time", "The end time field must be a time like 17:00.")
 	}
 	if ok1 && ok2 && h.End <= h.Start {
-		v.Add("end_time", "The end time field must be after the start time.")
+		v.Add("end_time", overnight(h.Start, h.End, "add %s to 24:00 on this day and 00:00 to %s on the next"))
 	}
 	h.EffectiveFrom = optionalDate(v, "effective_from", in.EffectiveFrom)
 	h.EffectiveUntil = optionalDate(v, "effective_until", in.EffectiveUntil)
@@ -487,7 +498,7 @@ func (s *Service) AddOverride(ctx context.Context, providerID int64, in Override
 			case !ok2:
 				v.Add("end_time", "The end time field must be a time like 17:00.")
 			case end <= start:
-				v.Add("end_time", "The end time field must be after the start time.")
+				v.Add("end_time", overnight(start, end, "give this date %s to 24:00 and the next date 00:00 to %s"))
 			default:
 				o.Start, o.End = &start, &end
 			}

@@ -11,8 +11,10 @@
 // has a time zone, in which their hours are written, and a round-robin
 // weight and cursor. Providers are linked to services (optionally with
 // their own length and price). A provider's week is [WeeklyHours] in
-// wall-clock time (Sunday = 0; several windows a day; optional first and
-// last dates); an [Override] closes one date or replaces its hours; a
+// wall-clock time (Sunday = 0; several windows a day, each ending on the
+// day it starts, by 24:00, so a slot never crosses midnight: 20:00 to
+// 02:00 is written as two windows, on two days; optional first and last
+// dates); an [Override] closes one date or replaces its hours; a
 // [Blackout] closes one service, or all, over a span of dates. A [Booking]
 // is stored in UTC with a number ("BK-" and 12 random characters) and the
 // SHA-256 of its manage token. The schema refuses a zero length, a window
