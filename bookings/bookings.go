@@ -43,8 +43,9 @@ type Offering struct {
 	SlotInterval *int `json:"-"`
 	MinAdvance   *int `json:"-"`
 	MaxAdvance   *int `json:"-"`
-	// MaxBookingsPerSlot is stored for a later release (seats); one
-	// active booking per provider and start for now.
+	// MaxBookingsPerSlot is how many active bookings of this service may
+	// share a provider and the same period (seats: a class, a group
+	// session); 1 (or less) is one booking per provider and start.
 	MaxBookingsPerSlot  int           `json:"-"`
 	IntakeSchema        *IntakeSchema `json:"intake_schema"`
 	IntakeSchemaVersion int           `json:"intake_schema_version"`
