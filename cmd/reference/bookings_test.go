@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -61,6 +62,13 @@ func TestBookingsSeedAndBook(t *testing.T) {
 	code, body = request(t, "POST", base+"/api/bookings", "", booking)
 	require.Equal(t, 201, code, body)
 	require.True(t, strings.Contains(body, `"status":"confirmed"`), body)
+	// Its times as the README's conventions say bookings give them: whole
+	// seconds with an offset, not the other APIs' microseconds.
+	require.Regexp(t, `"start_time":"\d{4}-\d\d-\d\dT\d\d:\d\d:00\+00:00"`, body)
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(strings.Fields(string(readme)), " "), "except in the bookings APIs (public, manage and admin) and a webhook envelope's `created_at`, "+
+		"which give whole seconds with a numeric offset (`2026-11-27T09:00:00+00:00`)")
 	code, body = request(t, "POST", base+"/api/bookings", "", booking)
 	require.Equal(t, 409, code, body)
 	require.Contains(t, body, "That appointment time is no longer available. Please choose another.")
