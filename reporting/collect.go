@@ -22,7 +22,8 @@ const (
 	CollectLimitDefault = 120
 	// MaxCollectBody caps a collect request.
 	MaxCollectBody = 8 << 10
-	// MaxProps caps an event's props.
+	// MaxProps caps an event's props, which are checked and then dropped:
+	// they are not stored.
 	MaxProps = 30
 )
 

@@ -24,7 +24,9 @@
 // are buffered and written every second in one transaction into daily
 // and weekly rollups (views, visitors, sessions, duration by page, event,
 // source, device, country), so reports stay fast at millions of views;
-// rollups past the retention are pruned.
+// rollups past the retention are pruned. An event's name is counted; its
+// props are checked (at most MaxProps) and then dropped: they are not
+// stored, and no report breaks an event down by them.
 //
 // A view answered 202 is written. The buffer is bounded
 // (AnalyticsOptions.MaxPending, 100,000 views): while it is full, because

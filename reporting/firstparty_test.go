@@ -2,6 +2,7 @@ package reporting_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -275,4 +276,32 @@ func TestCollectBackpressureAndLastFlush(t *testing.T) {
 		require.NoError(t, err)
 		require.EqualValues(t, 3, ov.Totals.PageViews, "every view answered 202 is stored")
 	})
+}
+
+// An event's props are checked and then dropped, and the collector's
+// description says so: nothing of them is stored.
+func TestPropsAreDroppedAndSaidSo(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	require.Equal(t, 202, b.view(t, "", browser, `{"name":"signup","url":"https://shop.example/","props":{"plan":"plan-zeta-9"}}`))
+	b.flush(t)
+	var events int
+	require.NoError(t, b.db.Get(&events, `SELECT COUNT(*) FROM reporting_daily WHERE key = 'signup'`))
+	require.Equal(t, 1, events, "the event's name is counted")
+	for _, q := range []string{
+		`SELECT COUNT(*) FROM reporting_daily WHERE key LIKE '%zeta%' OR label LIKE '%zeta%'`,
+		`SELECT COUNT(*) FROM reporting_weekly WHERE key LIKE '%zeta%' OR label LIKE '%zeta%'`,
+		`SELECT COUNT(*) FROM reporting_pairs WHERE a LIKE '%zeta%' OR b LIKE '%zeta%' OR label LIKE '%zeta%'`,
+	} {
+		var n int
+		require.NoError(t, b.db.Get(&n, q))
+		require.Zero(t, n, q)
+	}
+	h, err := reporting.NewCollectHandler(b.analytics, nil)
+	require.NoError(t, err)
+	doc, err := h.OpenAPI()
+	require.NoError(t, err)
+	raw, err := json.Marshal(doc)
+	require.NoError(t, err)
+	require.Contains(t, string(raw), "checked (at most 30) and then dropped; they are not stored")
 }
