@@ -31,7 +31,10 @@
 // created_at, data}, the id shared by every subscription's delivery.
 //
 // Names must be in the catalogue: [DefaultEvents], the 21 commerce
-// events, plus what Options.Events and [Service.RegisterEvents] add.
+// events (unless Options.OmitDefaultEvents), plus what Options.Events and
+// [Service.RegisterEvents] add. A host that dispatches names of its own
+// checks them where it wires the dispatch with [Service.RequireEvents],
+// so a missing one stops the start rather than failing a request.
 //
 // # Dispatching
 //

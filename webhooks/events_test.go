@@ -10,7 +10,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
+	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
 )
 
 type OrderPlaced struct{}
@@ -172,4 +175,28 @@ func TestEnvelopeFormat(t *testing.T) {
 	body, err := env.Marshal()
 	require.NoError(t, err)
 	require.Equal(t, `{"id":"7f1c0d8e-0000-4000-8000-000000000001","event":"order.placed","created_at":"2026-11-22T19:00:00+09:00","data":{"name":"Zoë","url":"https://x.test/a?b=<c>&d"}}`, string(body))
+}
+
+// The events a host names are added to the default catalogue (it used to
+// replace it), a catalogue may leave the defaults out when asked, and a
+// name missing from it is an error where the host wires its dispatch.
+func TestCatalogueAddsToTheDefaults(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, store.SQLite, webhookssql.Migrations)
+	svc, err := webhooks.NewService(webhookssql.New(db), &webhooks.Options{SecretKey: testKey, Events: []string{"form.submitted"}})
+	require.NoError(t, err)
+	require.Contains(t, svc.Events(), "form.submitted")
+	require.Contains(t, svc.Events(), "order.placed", "the defaults stay")
+	require.Len(t, svc.Events(), len(webhooks.DefaultEvents)+1)
+	require.NoError(t, svc.RequireEvents("form.submitted", "order.placed"))
+	err = svc.RequireEvents("booking.created", "form.submitted", "booking.erased")
+	require.ErrorIs(t, err, webhooks.ErrUnknownEvent)
+	require.EqualError(t, err, "webhooks: event not in the catalogue: booking.created, booking.erased; "+
+		"add them to Options.Events or call Service.RegisterEvents before dispatching them")
+	require.NoError(t, svc.RegisterEvents("booking.created", "booking.erased"))
+	require.NoError(t, svc.RequireEvents("booking.created", "booking.erased"))
+
+	own, err := webhooks.NewService(webhookssql.New(db), &webhooks.Options{SecretKey: testKey, Events: []string{"form.submitted"}, OmitDefaultEvents: true})
+	require.NoError(t, err)
+	require.Equal(t, []string{"form.submitted"}, own.Events())
 }

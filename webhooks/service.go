@@ -66,9 +66,13 @@ type Options struct {
 	// empty. A host that gives webhooks their own queue must configure it
 	// on the store.Queue.
 	Queue string
-	// Events is the catalogue of wire names subscriptions may name and
-	// Dispatch accepts; DefaultEvents when nil.
+	// Events are wire names added to the catalogue of names
+	// subscriptions may name and Dispatch accepts: DefaultEvents and
+	// these (a host's own, such as form.submitted).
 	Events []string
+	// OmitDefaultEvents leaves DefaultEvents out of the catalogue: it is
+	// Events alone.
+	OmitDefaultEvents bool
 	// IncludeAdminFields keeps fields tagged `webhook:"admin"` in event
 	// data.
 	IncludeAdminFields bool
@@ -151,8 +155,8 @@ func NewService(st Store, opts *Options) (*Service, error) {
 		return nil, fmt.Errorf("webhooks: new service: %w", err)
 	}
 	o.Queue = cmp.Or(o.Queue, river.QueueDefault)
-	if o.Events == nil {
-		o.Events = DefaultEvents
+	if !o.OmitDefaultEvents {
+		o.Events = append(slices.Clone(DefaultEvents), o.Events...)
 	}
 	if o.Backoff == nil {
 		o.Backoff = BackoffDefault
@@ -223,6 +227,24 @@ func (s *Service) RegisterEvents(names ...string) error {
 		s.catalog[n] = true
 	}
 	return nil
+}
+
+// RequireEvents reports, as an error naming them and the ways to add
+// them, the names that are not in the catalogue. A host that dispatches
+// events of its own calls it where it wires the dispatch (at start), so a
+// missing name stops the start instead of failing a visitor's request.
+func (s *Service) RequireEvents(names ...string) error {
+	var missing []string
+	for _, n := range names {
+		if !s.known(n) {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s; add them to Options.Events or call Service.RegisterEvents before dispatching them",
+		ErrUnknownEvent, strings.Join(missing, ", "))
 }
 
 // Events returns the catalogue, sorted.

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -104,8 +105,13 @@ type bookingEventData struct {
 // inside the change's transaction (domains never import each other: the
 // reference server wires them), so a crash after the commit loses no
 // webhook. The bookings service mails customers and providers itself,
-// from the queue.
-func linkBookings(b *bookings.Service, w *webhooks.Service) {
+// from the queue. An event missing from the catalogue is an error here,
+// at start, not a customer's 500.
+func linkBookings(b *bookings.Service, w *webhooks.Service) error {
+	delivered := slices.DeleteFunc(slices.Clone(bookings.EventTypes), func(e string) bool { return e == bookings.EventManageTokenReissued })
+	if err := w.RequireEvents(delivered...); err != nil {
+		return err
+	}
 	b.OnEventTx(func(ctx context.Context, tx *sql.Tx, e bookings.Event) error {
 		if e.Type == bookings.EventManageTokenReissued {
 			return nil // the new link is the customer's alone, never a webhook
@@ -120,6 +126,7 @@ func linkBookings(b *bookings.Service, w *webhooks.Service) {
 		_, err := w.DispatchTx(ctx, tx, webhooks.Event{Name: e.Type, Data: data})
 		return err
 	})
+	return nil
 }
 
 // bookingCustomer is the customer_id of a booking event: a hash of the
@@ -333,7 +340,9 @@ func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv
 		if hooks, err = newWebhooks(c, key, st, nil, log); err != nil {
 			return err
 		}
-		linkBookings(svc, hooks)
+		if err := linkBookings(svc, hooks); err != nil {
+			return err
+		}
 	}
 	switch cmd {
 	case "complete-past":

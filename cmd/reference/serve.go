@@ -268,7 +268,9 @@ func (a *app) wireWebhooks(w *wiring) error {
 	if a.webhooks, err = newWebhooks(hooks, w.secretKey, a.db, a.queue, w.logger); err != nil {
 		return err
 	}
-	linkFormsToWebhooks(a.forms, a.webhooks)
+	if err := linkFormsToWebhooks(a.forms, a.webhooks); err != nil {
+		return err
+	}
 	if w.h.webhooks, err = webhooks.NewHandler(a.webhooks, a.tokens, &webhooks.HandlerOptions{HTTPOptions: w.web,
 		Idempotency: store.NewIdempotency(a.db, nil)}); err != nil {
 		return err
@@ -347,7 +349,9 @@ func (a *app) wireBookings(w *wiring) error {
 		return err
 	}
 	a.queue.AddPeriodicJobs(bookings.PeriodicJobs()...)
-	linkBookings(svc, a.webhooks)
+	if err := linkBookings(svc, a.webhooks); err != nil {
+		return err
+	}
 	w.h.site.bookings = svc
 	if w.h.bookings, err = bookings.NewHandler(svc, &bookings.HandlerOptions{HTTPOptions: w.web, PostLimit: w.cfg.limits.bookingsPost,
 		ReadLimit: w.cfg.limits.bookingsRead}); err != nil {

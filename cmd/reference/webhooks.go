@@ -236,8 +236,12 @@ type submittedData struct {
 }
 
 // linkFormsToWebhooks records a form.submitted delivery for every accepted
-// submission, in the submission's own transaction.
-func linkFormsToWebhooks(f *forms.Service, w *webhooks.Service) {
+// submission, in the submission's own transaction. An event missing from
+// the catalogue is an error here, at start, not a visitor's 500.
+func linkFormsToWebhooks(f *forms.Service, w *webhooks.Service) error {
+	if err := w.RequireEvents(formSubmitted); err != nil {
+		return err
+	}
 	f.OnSubmissionAcceptedTx(func(ctx context.Context, tx *sql.Tx, e forms.SubmissionEvent) error {
 		values := make(map[string]string, len(e.Submission.Values))
 		for _, v := range e.Submission.Values {
@@ -248,6 +252,7 @@ func linkFormsToWebhooks(f *forms.Service, w *webhooks.Service) {
 		_, err := w.DispatchTx(ctx, tx, webhooks.Event{Name: formSubmitted, Data: data})
 		return err
 	})
+	return nil
 }
 
 // runWebhooks does what the webhooks domain has no HTTP route for:
