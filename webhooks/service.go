@@ -290,6 +290,16 @@ const (
 // apply validates in onto sub. creating marks a create (required fields).
 func (s *Service) apply(ctx context.Context, sub *Subscription, in SubscriptionInput, creating bool) (secret string, err error) {
 	v := &api.Validator{}
+	// hints say, for the server's log and the Go error, what the API's
+	// messages leave out: the value refused and what would take it.
+	var hints []string
+	defer func() {
+		var ve *ValidationError
+		if len(hints) > 0 && errors.As(err, &ve) {
+			s.logger.InfoContext(ctx, "webhooks: subscription refused", "why", strings.Join(hints, "; "))
+			err = &hintedError{err: err, hints: hints}
+		}
+	}()
 	if in.Name != nil || creating {
 		name := strings.TrimSpace(deref(in.Name))
 		switch {
@@ -310,6 +320,14 @@ func (s *Service) apply(ctx context.Context, sub *Subscription, in SubscriptionI
 			v.Add("url", api.MsgRequired("url"))
 		} else if _, err := s.guard.Check(ctx, u); err != nil {
 			v.Add("url", urlMessage(err))
+			switch {
+			case errors.Is(err, ErrInsecureURL):
+				hints = append(hints, fmt.Sprintf("url %q is plain http: Options.AllowInsecureURLs allows it, for local development "+
+					"(GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS=true in the reference server)", u))
+			case errors.Is(err, ErrNotPublic):
+				hints = append(hints, fmt.Sprintf("url %q does not resolve to a public address: Options.AllowPrivateHosts allows "+
+					"private and loopback hosts, for local development (GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS=true in the reference server)", u))
+			}
 		} else {
 			sub.URL = u
 		}
@@ -331,6 +349,8 @@ func (s *Service) apply(ctx context.Context, sub *Subscription, in SubscriptionI
 				continue
 			case !s.known(e):
 				v.Add(field, api.MsgSelected(field))
+				hints = append(hints, fmt.Sprintf("%s %q is not in the catalogue, which holds %s (Options.Events and "+
+					"Service.RegisterEvents add to it)", field, e, strings.Join(s.Events(), ", ")))
 				continue
 			}
 			if !slices.Contains(events, e) {
@@ -375,6 +395,17 @@ func (s *Service) apply(ctx context.Context, sub *Subscription, in SubscriptionI
 	}
 	return secret, v.Err()
 }
+
+// hintedError is a refusal whose message says more than the API's answer
+// (the value refused, the option that would take it); it unwraps to the
+// *ValidationError the API answers with.
+type hintedError struct {
+	err   error
+	hints []string
+}
+
+func (e *hintedError) Error() string { return e.err.Error() + " (" + strings.Join(e.hints, "; ") + ")" }
+func (e *hintedError) Unwrap() error { return e.err }
 
 func deref(p *string) string {
 	if p == nil {

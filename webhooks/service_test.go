@@ -1,11 +1,14 @@
 package webhooks_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,8 +22,12 @@ import (
 
 func TestSubscriptionRules(t *testing.T) {
 	t.Parallel()
+	var logs syncBuffer
 	b := setup(t, func(o *setupOptions) {
-		o.service = func(so *webhooks.Options) { so.AllowInsecureURLs, so.AllowPrivateHosts = false, false }
+		o.service = func(so *webhooks.Options) {
+			so.AllowInsecureURLs, so.AllowPrivateHosts = false, false
+			so.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		}
 	})
 	ctx := context.Background()
 	b.dns.set("hooks.example", "93.184.216.34")
@@ -49,6 +56,20 @@ func TestSubscriptionRules(t *testing.T) {
 		require.ErrorAs(t, err, &ve)
 		require.Equal(t, c.want, ve.Fields())
 	}
+
+	// The Go error says more than the API's messages: the value refused
+	// and the option that would take it.
+	_, hinted := b.svc.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("x"), URL: str("http://hooks.example/"),
+		Events: []string{"form.submited"}})
+	require.ErrorContains(t, hinted, `events.0 "form.submited" is not in the catalogue, which holds cart.abandoned, `)
+	require.ErrorContains(t, hinted, `(Options.Events and Service.RegisterEvents add to it)`)
+	require.ErrorContains(t, hinted, `url "http://hooks.example/" is plain http: Options.AllowInsecureURLs allows it`)
+	_, hinted = b.svc.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("x"), URL: str("https://10.0.0.1/"), Events: []string{"*"}})
+	require.ErrorContains(t, hinted, `url "https://10.0.0.1/" does not resolve to a public address: Options.AllowPrivateHosts allows private and loopback hosts`)
+	require.Contains(t, logs.String(), `msg="webhooks: subscription refused" why="url \"https://10.0.0.1/\" does not resolve`, "and the server's log")
+	var refused *webhooks.ValidationError
+	require.ErrorAs(t, hinted, &refused, "still the API's 422")
+	require.Equal(t, map[string][]string{"url": {"The url must resolve to a public address."}}, refused.Fields())
 
 	// A generated secret, events de-duplicated, shown once, sealed at rest.
 	sub, err := b.svc.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str(" Orders "), URL: str("https://hooks.example/in"),
@@ -248,4 +269,22 @@ func TestPruneAndRedact(t *testing.T) {
 		require.Len(t, left, 1)
 		require.Equal(t, webhooks.StatusPending, left[0].Status)
 	})
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
