@@ -36,6 +36,14 @@
 // [MigrateOptions].WithoutQueue and gets no River tables (nor any
 // background work: see there).
 //
+// A store or queue used before its migrations fails with [ErrNotMigrated],
+// whose text names the missing call (store.Migrate(ctx, db,
+// formssql.Migrations)) rather than "no such table": a pool [Open] makes
+// explains every error of its connections; on a host's pool ([New]) the
+// explanation comes through [MapError] and in the HTTP handlers' log line
+// of a failed request, and [Pending] lists what has not run, for a check at
+// start.
+//
 // # Keys
 //
 // Instances that share a database must share its keys (the key that seals

@@ -7,6 +7,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Sentinels that store code returns whatever the database. Test with
@@ -16,11 +18,15 @@ var (
 	ErrConflict = errors.New("store: conflict")
 	// ErrNotFound reports that a row asked for does not exist.
 	ErrNotFound = errors.New("store: not found")
+	// ErrNotMigrated reports a table that does not exist: the Migrate
+	// call that makes it has not run (the error's text names it).
+	ErrNotMigrated = lite.ErrNotMigrated
 )
 
 // MapError turns what the drivers report into this package's sentinels:
 // sql.ErrNoRows becomes [ErrNotFound], and a unique or primary-key
-// violation from SQLite or Postgres becomes [ErrConflict]. The original
+// violation from SQLite or Postgres becomes [ErrConflict], and a missing
+// table [ErrNotMigrated] with the Migrate call that makes it. The original
 // error stays in the chain for logs. Any other error is returned as is,
 // and nil stays nil.
 func MapError(err error) error {
@@ -32,7 +38,7 @@ func MapError(err error) error {
 	case isUniqueViolation(err):
 		return &mappedError{kind: ErrConflict, err: err}
 	}
-	return err
+	return lite.ExplainMissingTable(err)
 }
 
 // IsUniqueViolation reports whether err is a unique or primary-key

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"time"
@@ -18,6 +20,8 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Migrations is one line of schema changes that a package embeds. FS holds
@@ -53,7 +57,13 @@ func MigrationsFrom(line string, fsys fs.FS, dir string) Migrations {
 	if err != nil {
 		panic(err)
 	}
-	return Migrations{Line: line, FS: sub}
+	m := Migrations{Line: line, FS: sub}
+	expr := "the " + line + " Migrations"
+	if _, file, _, ok := runtime.Caller(1); ok {
+		expr = filepath.Base(filepath.Dir(file)) + ".Migrations" // the package that made it: formssql.Migrations
+	}
+	lite.RegisterMigrationLine(lite.MigrationLine{Line: line, FS: sub, Expr: expr, Core: line == "core"})
+	return m
 }
 
 // migration is one parsed file.

@@ -169,7 +169,7 @@ func (q *Queue) Client() *river.Client[*sql.Tx] { return q.client }
 // governs the queue's life, and Stop ends it gracefully.
 func (q *Queue) Start(ctx context.Context) error {
 	if err := q.client.Start(ctx); err != nil {
-		return fmt.Errorf("store: start queue: %w", err)
+		return fmt.Errorf("store: start queue: %w", MapError(err))
 	}
 	q.started = true
 	return nil
@@ -203,7 +203,7 @@ func (q *Queue) Waiting(ctx context.Context) ([]QueueCount, error) {
 	err := q.db.Reader().SelectContext(ctx, &out, `SELECT queue, state, COUNT(*) AS n FROM river_job
 		WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY queue, state ORDER BY queue, state`)
 	if err != nil {
-		return nil, fmt.Errorf("store: jobs waiting: %w", err)
+		return nil, fmt.Errorf("store: jobs waiting: %w", MapError(err))
 	}
 	return out, nil
 }
@@ -237,7 +237,7 @@ func (q *Queue) Stop(ctx context.Context) error {
 // error.
 func (q *Queue) Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
 	if _, err := q.client.Insert(ctx, args, opts); err != nil {
-		return fmt.Errorf("store: enqueue %s: %w", args.Kind(), err)
+		return fmt.Errorf("store: enqueue %s: %w", args.Kind(), MapError(err))
 	}
 	return nil
 }
@@ -255,7 +255,7 @@ func (q *Queue) EnqueueMany(ctx context.Context, tx *sql.Tx, jobs []river.Insert
 		_, err = q.client.InsertMany(ctx, jobs)
 	}
 	if err != nil {
-		return fmt.Errorf("store: enqueue %d %s jobs: %w", len(jobs), jobs[0].Args.Kind(), err)
+		return fmt.Errorf("store: enqueue %d %s jobs: %w", len(jobs), jobs[0].Args.Kind(), MapError(err))
 	}
 	return nil
 }
@@ -263,7 +263,7 @@ func (q *Queue) EnqueueMany(ctx context.Context, tx *sql.Tx, jobs []river.Insert
 // EnqueueTx implements [Enqueuer].
 func (q *Queue) EnqueueTx(ctx context.Context, tx *sql.Tx, args river.JobArgs, opts *river.InsertOpts) error {
 	if _, err := q.client.InsertTx(ctx, tx, args, opts); err != nil {
-		return fmt.Errorf("store: enqueue %s: %w", args.Kind(), err)
+		return fmt.Errorf("store: enqueue %s: %w", args.Kind(), MapError(err))
 	}
 	return nil
 }

@@ -87,7 +87,7 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		// url.Parse quotes the whole input; a password may be in it.
 		return nil, errors.New("store: open postgres: the URL does not parse")
 	}
-	db, err := sqlx.Open("pgx", dsn)
+	db, err := openExplained("pgx", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store: open postgres: %w", err)
 	}
@@ -141,7 +141,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	}
 	memory := path == ":memory:"
 	params := sqliteParams(!memory)
-	write, err := sqlx.Open("sqlite", path+"?"+params.Encode())
+	write, err := openExplained("sqlite", path+"?"+params.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
 	}
@@ -164,7 +164,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	params.Set("_pragma", fmt.Sprintf("busy_timeout(%d)", SQLiteBusyTimeout.Milliseconds()))
 	params.Add("_pragma", "query_only(1)")
 	params.Set("_txlock", "deferred")
-	read, err := sqlx.Open("sqlite", path+"?"+params.Encode())
+	read, err := openExplained("sqlite", path+"?"+params.Encode())
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("store: open sqlite: %w", err)

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Error is a failure with a known HTTP status and a message safe to show.
@@ -120,7 +122,8 @@ type messageBody struct {
 func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, table Table, err error) {
 	status, body, header, ok := table.Lookup(err)
 	if (!ok || status >= 500 && status != http.StatusNotImplemented) && r.Context().Err() == nil && logger != nil {
-		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+		// A missing table names the Migrate call the host left out.
+		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", lite.ExplainMissingTable(err))
 	}
 	for k, vs := range header {
 		for _, v := range vs {
