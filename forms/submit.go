@@ -321,12 +321,17 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	sub.IsSpam = req.Honeypot != ""
-	if !sub.IsSpam {
-		if reason := s.tokenVerdict(ctx, form, req, now); reason != "" {
-			sub.IsSpam = true
-			s.logger.DebugContext(ctx, "forms: submission is spam: its form-load token is "+reason, "form", form.ID)
-		}
+	// Spam is stored and answered as any other submission, so a bot
+	// learns nothing; the log says why (never the answers).
+	why := ""
+	if req.Honeypot != "" {
+		why = "its honeypot field is filled"
+	} else if reason := s.tokenVerdict(ctx, form, req, now); reason != "" {
+		why = "its form-load token is " + reason
+	}
+	if why != "" {
+		sub.IsSpam = true
+		s.logger.InfoContext(ctx, "forms: submission stored as spam: "+why, "form", form.ID, "slug", form.Slug)
 	}
 	if checked {
 		sub.FormVersion = form.Version

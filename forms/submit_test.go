@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -201,7 +202,10 @@ func (b *bundle) renderToken(t *testing.T, form string) string {
 func TestSpam(t *testing.T) {
 	t.Parallel()
 	meter := &testkit.Meter{}
-	b := setup(t, withQueue, func(o *setupOptions) { o.service = func(so *forms.Options) { so.Meter = meter } })
+	var logs testkit.Buffer
+	b := setup(t, withQueue, func(o *setupOptions) {
+		o.service = func(so *forms.Options) { so.Meter = meter; so.Logger = slog.New(slog.NewTextHandler(&logs, nil)) }
+	})
 	form := b.contactForm(t)
 	b.createForm(t, map[string]any{"name": "Other"})
 	r := b.api(t, "POST", "/contact/notifications", map[string]any{"type": "admin"})
@@ -250,6 +254,15 @@ func TestSpam(t *testing.T) {
 		sub := b.api(t, "GET", fmt.Sprintf("/contact/submissions/%v", out["submission_id"]), nil).data(t)
 		require.Equal(t, c.spam, sub["is_spam"], c.name)
 	}
+	// Each is in the log at Info with its reason, and none of the answers.
+	for _, why := range []string{"its form-load token is used before", "its honeypot field is filled", "its form-load token is missing",
+		"its form-load token is sent too soon after the form was shown", "its form-load token is expired", "its form-load token is forged",
+		"its form-load token is malformed", "its form-load token is for another form"} {
+		require.Contains(t, logs.String(), `level=INFO msg="forms: submission stored as spam: `+why+`" form=1 slug=contact`)
+	}
+	require.NotContains(t, logs.String(), "ann@example.test")
+	require.NotContains(t, logs.String(), "Hello there")
+
 	// Only the two real submissions queued a notification.
 	var jobs int
 	require.NoError(t, b.db.Get(&jobs, "SELECT COUNT(*) FROM river_job WHERE kind = 'forms_notification'"))

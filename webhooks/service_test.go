@@ -1,20 +1,19 @@
 package webhooks_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
@@ -22,7 +21,7 @@ import (
 
 func TestSubscriptionRules(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
+	var logs testkit.Buffer
 	b := setup(t, func(o *setupOptions) {
 		o.service = func(so *webhooks.Options) {
 			so.AllowInsecureURLs, so.AllowPrivateHosts = false, false
@@ -269,22 +268,4 @@ func TestPruneAndRedact(t *testing.T) {
 		require.Len(t, left, 1)
 		require.Equal(t, webhooks.StatusPending, left[0].Status)
 	})
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -4,6 +4,7 @@
 package testkit
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"strings"
@@ -105,4 +106,25 @@ func (m *Meter) Observed(name string, labels ...string) []float64 {
 
 func meterKey(name string, labels []string) string {
 	return name + "{" + strings.Join(labels, ",") + "}"
+}
+
+// Buffer is a bytes.Buffer safe for a logger's concurrent writes, for
+// tests that read what was logged.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *Buffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String is everything written so far.
+func (s *Buffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
