@@ -118,11 +118,20 @@ func TestBrowserDashboard(t *testing.T) {
 	// A click on a source narrows the whole report to it; a click on
 	// "Show all visits" widens it again.
 	run(chromedp.Navigate(srv.URL+"/reporting?days=7"), chromedp.WaitVisible(chromedp.CSS("figure.chart")),
-		chromedp.Click(chromedp.CSS(`a[href="/reporting?days=7&source=news.example"]`)), chromedp.WaitVisible(chromedp.CSS("p.filter")))
-	require.Contains(t, text("p.filter"), "Showing only visits from news.example.")
+		chromedp.Click(chromedp.CSS(`a[href="/reporting?days=7&source=news.example"]`)), chromedp.WaitVisible(chromedp.CSS(".notice.filter")))
+	require.Contains(t, text(".notice.filter"), "Showing only visits from news.example.")
 	require.Contains(t, text(".totals"), "35")
 	browsertest.NoViolations(t, ctx, "the dashboard filtered by a source")
-	run(chromedp.Click(chromedp.CSS("p.filter a")), chromedp.WaitNotPresent(chromedp.CSS("p.filter")))
+	// A second click adds a device to the source; each can be dropped.
+	run(chromedp.Click(chromedp.CSS(`a[href="/reporting?days=7&device=mobile&source=news.example"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.notice.filter a[href="/reporting?days=7&source=news.example"]`)))
+	require.Contains(t, text(".notice.filter"), "Showing only visits from news.example and visits on mobile.")
+	require.Contains(t, text(".totals"), "10")
+	browsertest.NoViolations(t, ctx, "the dashboard filtered by a source and a device")
+	run(chromedp.Click(chromedp.CSS(`.notice.filter a[href="/reporting?days=7&device=mobile"]`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`.notice.filter a[href="/reporting?days=7&source=news.example"]`)))
+	require.Contains(t, text(".notice.filter"), "Showing only visits on mobile.")
+	run(chromedp.Click(chromedp.CSS(".notice.filter a")), chromedp.WaitNotPresent(chromedp.CSS(".notice.filter")))
 	require.Contains(t, text(".totals"), "98")
 }
 
@@ -179,7 +188,8 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 	require.Contains(t, body, `<a href="/reporting?days=28&amp;source=news.example">news.example<span class="visually-hidden">: show only these visits</span></a>`)
 	code, _, body = get("/reporting?days=7&page=%2Fshoes")
 	require.Equal(t, 200, code)
-	require.Contains(t, body, `Showing only the page /shoes. <a href="/reporting?days=7">Show all visits</a>`)
+	require.Contains(t, body, `<p>Showing only the page /shoes.</p>
+<p class="actions"><a href="/reporting?days=7">Show all visits</a></p>`)
 	require.Contains(t, body, `<dt>Page views</dt><dd>35 <span class="change">up from none on the period before</span>`)
 	require.Contains(t, body, `<dt>Sessions begun on this page</dt>`)
 	require.Contains(t, body, "Not kept for one page, source or device")
@@ -187,8 +197,23 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 	require.Contains(t, body, "<code>/shoes</code>", "the filter's own page is no link")
 	require.NotContains(t, body, `page=%2F&amp;`, "nor is any other page listed")
 	require.Contains(t, body, "Events are not broken down by page, source or device.")
-	require.Contains(t, body, `<a href="/reporting?days=7&amp;device=mobile">mobile`)
+	require.Contains(t, body, `<a href="/reporting?days=7&amp;device=mobile&amp;page=%2Fshoes">mobile`, "a second filter keeps the first")
 	require.Contains(t, body, `<input type="hidden" name="page" value="/shoes">`, "the range forms keep the filter")
+	// Filters stack: the page on mobile, each with a way out, the range
+	// and both filters kept by every link and form.
+	code, _, body = get("/reporting?days=7&device=mobile&page=%2Fshoes")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, `<p>Showing only the page /shoes and visits on mobile.</p>
+<p class="actions"><a href="/reporting?days=7&amp;device=mobile">Drop the page<span class="visually-hidden"> (the page /shoes)</span></a> `+
+		`<a href="/reporting?days=7&amp;page=%2Fshoes">Drop the device<span class="visually-hidden"> (visits on mobile)</span></a> `+
+		`<a href="/reporting?days=7">Show all visits</a></p>`)
+	require.Contains(t, body, `<dt>Page views</dt><dd>10 `)
+	require.Contains(t, body, `<a href="/reporting?days=7&amp;device=mobile&amp;page=%2Fshoes&amp;source=news.example">news.example`)
+	require.Contains(t, body, `<input type="hidden" name="page" value="/shoes"><input type="hidden" name="device" value="mobile">`)
+	require.Contains(t, body, "Page views a day (the page /shoes and visits on mobile)")
+	_, h, csv = get("/reporting?days=7&device=mobile&page=%2Fshoes&export=sources")
+	require.Equal(t, `attachment; filename="sources-7-days-page-shoes-device-mobile.csv"`, h.Get("Content-Disposition"))
+	require.True(t, strings.HasPrefix(csv, "source,views,visitors,share\nnews.example,10,"), csv)
 	require.Contains(t, body, `visitors on the whole site in the last 30 minutes`)
 	_, h, csv = get("/reporting?days=7&page=%2Fshoes&export=devices")
 	require.Equal(t, `attachment; filename="devices-7-days-page-shoes.csv"`, h.Get("Content-Disposition"))

@@ -53,8 +53,10 @@ type DashboardOptions struct {
 // CSV with ?export=), the totals against the period before, a range
 // picker (7/28/90 days) and a range of dates (?from, ?to). Each page,
 // source and device is a link that narrows the whole report to it
-// (?page=, ?source=, ?device=; one at a time). It needs no JavaScript. Guard it as the routes are
-// guarded (the reference server asks for view_search_reporting).
+// (?page=, ?source=, ?device=), keeping the filters already there (a page
+// and a source together), each of which has a link that drops it. It
+// needs no JavaScript. Guard it as the routes are guarded (the reference
+// server asks for view_search_reporting).
 type Dashboard struct {
 	svc     *Service
 	o       DashboardOptions
@@ -119,19 +121,26 @@ type dashboardPage struct {
 	RangeError string
 	RangeLabel string
 	Export     map[string]string
-	// Filter is the page, source or device the report is narrowed to
-	// (?page=, ?source=, ?device=), FilterLabel it in words; range is the
-	// range's query, which every link keeps.
-	Filter      Filter
-	FilterLabel string
-	rangeQuery  url.Values
+	// Filters are the page, source and device the report is narrowed to
+	// (?page=, ?source=, ?device=, together), Active them in words with
+	// the link that drops each; range is the range's query, which every
+	// link keeps.
+	Filters    Filters
+	Active     []activeFilter
+	rangeQuery url.Values
 }
 
-// URL is the page's address for the same range with filter f (none when
-// zero), and export's CSV when not empty.
-func (p *dashboardPage) URL(f Filter, export string) string {
+// activeFilter is one filter of the page in words ("visits from
+// google.com"), with the page's address without it.
+type activeFilter struct {
+	Words, What, RemoveURL string
+}
+
+// URL is the page's address for the same range with filters fs, and
+// export's CSV when not empty.
+func (p *dashboardPage) URL(fs Filters, export string) string {
 	v := maps.Clone(p.rangeQuery)
-	if !f.IsZero() {
+	for _, f := range fs {
 		v.Set(f.Dim, f.Value)
 	}
 	if export != "" {
@@ -147,14 +156,34 @@ type filterCell struct {
 	Current    bool
 }
 
-// Cell is dim's value as the tables show it.
+// Cell is dim's value as the tables show it: a link that adds it to the
+// filters the page has (or puts it in place of dim's), keeping the others.
 func (p *dashboardPage) Cell(dim, value string) filterCell {
-	f := Filter{Dim: dim, Value: value}
-	return filterCell{Value: value, URL: p.URL(f, ""), Current: f == p.Filter}
+	current, _ := p.Filters.Value(dim)
+	return filterCell{Value: value, URL: p.URL(p.Filters.With(Filter{Dim: dim, Value: value}), ""), Current: current == value}
+}
+
+// Filtering reports whether the page is narrowed to one value of dim.
+func (p *dashboardPage) Filtering(dim string) bool {
+	_, ok := p.Filters.Value(dim)
+	return ok
 }
 
 // AllURL is the page's address for the same range, unfiltered.
-func (p *dashboardPage) AllURL() string { return p.URL(Filter{}, "") }
+func (p *dashboardPage) AllURL() string { return p.URL(nil, "") }
+
+// FilterLabel is the page's filters in words: "visits from google.com on
+// mobile".
+func (p *dashboardPage) FilterLabel() string { return filterLabel(p.Filters) }
+
+// filterLabel is fs in words.
+func filterLabel(fs Filters) string {
+	words := make([]string, len(fs))
+	for i, f := range fs.Sorted() {
+		words[i] = filterWords[f.Dim] + " " + f.Value
+	}
+	return strings.Join(words, " and ")
+}
 
 type rangeOption struct {
 	Days     int
@@ -239,21 +268,27 @@ func pickRange(r *http.Request, p *dashboardPage) AnalyticsQuery {
 	p.rangeQuery = link
 	for _, dim := range FilterDims {
 		if v := q.Get(dim); v != "" {
-			p.Filter = Filter{Dim: dim, Value: v}
-			p.FilterLabel = filterWords[dim] + " " + v
-			break
+			p.Filters = append(p.Filters, Filter{Dim: dim, Value: v})
 		}
 	}
-	aq.Filter = p.Filter
+	for _, f := range p.Filters {
+		p.Active = append(p.Active, activeFilter{Words: filterWords[f.Dim] + " " + f.Value, What: removeWords[f.Dim],
+			RemoveURL: p.URL(p.Filters.Without(f.Dim), "")})
+	}
+	aq.Filters = p.Filters
 	p.Export = map[string]string{}
 	for _, e := range exports {
-		p.Export[e] = p.URL(p.Filter, e)
+		p.Export[e] = p.URL(p.Filters, e)
 	}
 	return aq
 }
 
-// filterWords name a filter's dimension in the page's sentences.
-var filterWords = map[string]string{DimPage: "the page", DimSource: "visits from", DimDevice: "visits on"}
+// filterWords name a filter's dimension in the page's sentences;
+// removeWords name it on the link that drops it.
+var (
+	filterWords = map[string]string{DimPage: "the page", DimSource: "visits from", DimDevice: "visits on"}
+	removeWords = map[string]string{DimPage: "the page", DimSource: "the source", DimDevice: "the device"}
+)
 
 // previous is the period of the same length just before q's.
 func previous(q AnalyticsQuery) AnalyticsQuery {
@@ -352,7 +387,7 @@ func (d *Dashboard) trafficSection(ctx context.Context, q AnalyticsQuery) *traff
 		return t
 	}
 	_, t.PerValue = d.svc.o.Analytics.(BreakdownSource)
-	t.Filtered = !q.Filter.IsZero()
+	t.Filtered = len(q.Filters) > 0
 	if n, ok, err := d.svc.LiveVisitors(ctx); err != nil {
 		t.section = d.sectionError(analyticsFamily, err)
 		return t
@@ -368,7 +403,7 @@ func (d *Dashboard) trafficSection(ctx context.Context, q AnalyticsQuery) *traff
 	}
 	title := "Page views a day"
 	if t.Filtered {
-		title += " (" + filterWords[q.Filter.Dim] + " " + q.Filter.Value + ")"
+		title += " (" + filterLabel(q.Filters) + ")"
 	}
 	t.Chart = NewChart("views-chart", title, points)
 	return t
@@ -421,8 +456,8 @@ func (d *Dashboard) export(w http.ResponseWriter, r *http.Request, table string,
 	if q.Start != "" {
 		name = table + "-" + q.Start + "-to-" + q.End
 	}
-	if !q.Filter.IsZero() {
-		name += "-" + q.Filter.Dim + "-" + fileWord(q.Filter.Value)
+	for _, f := range q.Filters.Sorted() {
+		name += "-" + f.Dim + "-" + fileWord(f.Value)
 	}
 	name += ".csv"
 	h := w.Header()

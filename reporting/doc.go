@@ -49,10 +49,13 @@
 // top-pages (days 28, 1..490; limit 25, 1..1000) and
 // /analytics-reporting/overview and top-content (days 30, 1..730; limit
 // 10, 1..100; property_id), plus sources and devices for the first-party
-// source, with the original's error contract {"error", "message"}: 401
-// unauthenticated, 403 forbidden, 409 not_connected, 501
-// base_not_installed, 502 reporting_error (never a provider's body,
-// which is logged). Successful answers of Google's sources are cached
+// source; the analytics routes take page, source and device filters,
+// alone or together (AND: [AnalyticsQuery].Filters; the first-party
+// source reads them from per-day rollups of each pair and of the three
+// together, GA4 as a dimensionFilter). Errors keep the original's
+// contract {"error", "message"}: 401 unauthenticated, 403 forbidden, 409
+// not_connected, 422 bad_filter, 501 base_not_installed, 502
+// reporting_error (never a provider's body, which is logged). Successful answers of Google's sources are cached
 // five minutes per source, connection and parameters (for Google's
 // quotas); the first-party source's are always fresh. A groundwork.RequestAuthorizer decides who may see
 // them (the reference server: tokens with reporting:view, users with

@@ -467,15 +467,15 @@ func (a *Analytics) Overview(ctx context.Context, q AnalyticsQuery) (Overview, e
 	return out, nil
 }
 
-// rows are dim's rollup rows over r, of the views q.Filter keeps.
+// rows are dim's rollup rows over r, of the views q.Filters keep.
 func (a *Analytics) rows(ctx context.Context, q AnalyticsQuery, dim string, r Range, limit int) ([]DailyRow, error) {
-	if q.Filter.IsZero() {
+	if len(q.Filters) == 0 {
 		return a.store.Daily(ctx, dim, r.StartDate, r.EndDate, limit)
 	}
-	if !q.Filter.Valid() {
+	if !q.Filters.Valid() {
 		return nil, ErrBadFilter
 	}
-	return a.store.Filtered(ctx, q.Filter, dim, r.StartDate, r.EndDate, limit)
+	return a.store.Filtered(ctx, q.Filters, dim, r.StartDate, r.EndDate, limit)
 }
 
 func limitOf(q AnalyticsQuery) int {
@@ -496,7 +496,7 @@ func (a *Analytics) TopContent(ctx context.Context, q AnalyticsQuery) (TopConten
 		return TopContent{}, err
 	}
 	var events []DailyRow
-	if q.Filter.IsZero() {
+	if len(q.Filters) == 0 {
 		if events, err = a.store.Daily(ctx, DimEvent, r.StartDate, r.EndDate, limit); err != nil {
 			return TopContent{}, err
 		}

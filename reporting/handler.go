@@ -34,6 +34,10 @@ type HandlerOptions struct {
 //	GET /analytics-reporting/sources    ?days&limit (first-party source)
 //	GET /analytics-reporting/devices    ?days&limit (first-party source)
 //
+// The analytics routes take ?page=, ?source= and ?device=, alone or
+// together: the report counts only the views with all of them (422
+// bad_filter where the source cannot).
+//
 // Errors are {"error", "message"}: 401 unauthenticated, 403 forbidden,
 // 409 not_connected, 501 base_not_installed (no source), 502
 // reporting_error (never the provider's body, which is logged).
@@ -107,6 +111,11 @@ func (h *Handler) route(fam family, name string) api.HandlerFunc {
 		q := query{days: clamp(v.Get("days"), fam.defDays, fam.maxDays), limit: clamp(v.Get("limit"), fam.defLimit, fam.maxLimit)}
 		if fam.name == "analytics" {
 			q.property = v.Get("property_id")
+			for _, dim := range FilterDims { // together: views with all of them
+				if value := v.Get(dim); value != "" {
+					q.filters = append(q.filters, Filter{Dim: dim, Value: value})
+				}
+			}
 		}
 		body, err := h.svc.report(r.Context(), fam, name, q)
 		if err != nil {
@@ -131,6 +140,8 @@ func sourceError(fam family, err error) error {
 		return reportError(http.StatusConflict, "not_connected", fam.connect, err)
 	case errors.Is(err, ErrReconnect):
 		return reportError(http.StatusBadGateway, "reporting_error", fam.reconnect, err)
+	case errors.Is(err, ErrBadFilter):
+		return reportError(http.StatusUnprocessableEntity, "bad_filter", "The analytics source cannot narrow the report that way.", err)
 	case errors.Is(err, errNoBreakdown):
 		return reportError(http.StatusNotImplemented, "base_not_installed", "The analytics source has no breakdown by source or device.", err)
 	case errors.As(err, &se):

@@ -16,6 +16,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
 // fakeSearch records its calls and answers with err when set.
@@ -202,4 +203,41 @@ func TestRouteParametersAndCache(t *testing.T) {
 	require.Contains(t, body, `"top_pages":[]`)
 	code, body = rt.get(t, "/analytics-reporting/devices")
 	require.Equal(t, 200, code, body)
+}
+
+// The analytics API takes several filters at once: the report counts only
+// the views with all of them, on both databases.
+func TestRouteFiltersStack(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, d)
+		for _, v := range []struct{ ip, ua, body string }{
+			{"192.0.2.1", phone, `{"url":"https://shop.example/shoes","referrer":"https://news.example/a","title":"Shoes"}`},
+			{"192.0.2.2", browser, `{"url":"https://shop.example/","referrer":"https://news.example/b","title":"Home"}`},
+			{"192.0.2.3", phone, `{"url":"https://shop.example/","title":"Home"}`},
+		} {
+			require.Equal(t, 202, b.view(t, v.ip, v.ua, v.body))
+		}
+		b.flush(t)
+		rt := setupRoutes(t, b.analytics, false)
+		code, body := rt.get(t, "/analytics-reporting/top-content?days=7&source=news.example&device=mobile")
+		require.Equal(t, 200, code, body)
+		var tc reporting.TopContent
+		require.NoError(t, json.Unmarshal([]byte(body), &tc))
+		require.Equal(t, []reporting.ContentPage{{Path: "/shoes", Title: "Shoes", Views: 1, Users: 1}}, tc.TopPages)
+		code, body = rt.get(t, "/analytics-reporting/overview?days=7&device=mobile&source=news.example")
+		require.Equal(t, 200, code, body)
+		var ov reporting.Overview
+		require.NoError(t, json.Unmarshal([]byte(body), &ov))
+		require.Equal(t, 1.0, ov.Totals.PageViews)
+		code, body = rt.get(t, "/analytics-reporting/sources?days=7&device=mobile&page=%2F")
+		require.Equal(t, 200, code, body)
+		var br reporting.Breakdown
+		require.NoError(t, json.Unmarshal([]byte(body), &br))
+		require.Len(t, br.Rows, 1)
+		require.Equal(t, "Direct", br.Rows[0].Key, "the phone's own visit to the home page")
+		code, body = rt.get(t, "/analytics-reporting/top-content?days=7&source=news.example&device=tablet")
+		require.Equal(t, 200, code, body)
+		require.Contains(t, body, `"top_pages":[]`)
+	})
 }

@@ -205,18 +205,18 @@ type query struct {
 	// (AnalyticsQuery.Before, Start, End).
 	before     int
 	start, end string
-	filter     Filter
+	filters    Filters
 }
 
 // analyticsQuery is q as the cache keys it.
 func analyticsQuery(q AnalyticsQuery) query {
 	return query{days: q.Days, limit: q.Limit, property: q.PropertyID, before: max(q.Before, 0), start: q.Start, end: q.End,
-		filter: q.Filter}
+		filters: q.Filters}
 }
 
 // analytics is the query a source is asked.
 func (q query) analytics() AnalyticsQuery {
-	return AnalyticsQuery{Days: q.days, Limit: q.limit, PropertyID: q.property, Before: q.before, Start: q.start, End: q.end, Filter: q.filter}
+	return AnalyticsQuery{Days: q.days, Limit: q.limit, PropertyID: q.property, Before: q.before, Start: q.start, End: q.end, Filters: q.filters}
 }
 
 // clamp reads a positive whole number; def when absent or not a number.
@@ -262,8 +262,12 @@ func (s *Service) fetch(ctx context.Context, fam family, name string, src any, q
 }
 
 func cacheKey(fam, route, connection string, q query) string {
-	sum := sha256.Sum256([]byte(fam + "|" + route + "|" + connection + "|" + strconv.Itoa(q.days) + "|" + strconv.Itoa(q.limit) + "|" + q.property +
-		"|" + strconv.Itoa(q.before) + "|" + q.start + "|" + q.end + "|" + q.filter.Dim + "|" + strconv.Quote(q.filter.Value)))
+	key := fam + "|" + route + "|" + connection + "|" + strconv.Itoa(q.days) + "|" + strconv.Itoa(q.limit) + "|" + q.property +
+		"|" + strconv.Itoa(q.before) + "|" + q.start + "|" + q.end
+	for _, f := range q.filters.Sorted() { // equal sets share a key
+		key += "|" + f.Dim + "|" + strconv.Quote(f.Value)
+	}
+	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:])
 }
 

@@ -47,10 +47,10 @@ type AnalyticsQuery struct {
 	// instead of the last Days days; see [AnalyticsQuery.Dates].
 	Start, End string
 	PropertyID string
-	// Filter keeps only the page views with one page, source or device
-	// (zero for all); a source that cannot filter by Filter.Dim answers
-	// ErrBadFilter.
-	Filter Filter
+	// Filters keep only the page views that have all of them (none for
+	// all): a page, a source, a device, each at most once. A source that
+	// cannot filter that way answers ErrBadFilter.
+	Filters Filters
 }
 
 // Dates is the query's own range of dates, when Start and End name one:

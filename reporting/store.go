@@ -2,6 +2,7 @@ package reporting
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -38,10 +39,10 @@ type Store interface {
 	// one stored first (every instance agrees).
 	Salt(ctx context.Context, day string, fresh []byte) ([]byte, error)
 	// Record adds hits in one transaction: each page view counts in the
-	// total, in its page, source, device and country, and in each pair
-	// of its page, source and device (for Filtered); each event in its
-	// event. A visitor counts once per day and dimension value (or
-	// pair); a page view more than SessionGap after the visitor's last
+	// total, in its page, source, device and country, in each pair of
+	// its page, source and device and in the three together (for
+	// Filtered); each event in its event. A visitor counts once per day
+	// and dimension value (or pair, or triple); a page view more than SessionGap after the visitor's last
 	// one that day (or their first) starts a session, counted in the
 	// total and in the view's values, and a nearer one adds the gap to
 	// the day's duration.
@@ -50,12 +51,13 @@ type Store interface {
 	// summed per key, by views descending then key, at most limit (0 for
 	// all); for DimTotal, one row per day, by day, with Key the day.
 	Daily(ctx context.Context, dim, from, to string, limit int) ([]DailyRow, error)
-	// Filtered is Daily over only the page views whose f.Dim has the
-	// value f.Value: the rows of dim (DimPage, DimSource or DimDevice;
-	// f.Dim's own gives f.Value's row alone), or for DimTotal one row per
-	// day. Sessions are those that began with such a view; Duration is
-	// not kept per value (0).
-	Filtered(ctx context.Context, f Filter, dim, from, to string, limit int) ([]DailyRow, error)
+	// Filtered is Daily over only the page views that have every one of
+	// fs (one to three filters of distinct FilterDims dimensions): the
+	// rows of dim (DimPage, DimSource or DimDevice; a filtered dimension
+	// gives its value's row alone), or for DimTotal one row per day.
+	// Sessions are those that began with such a view; Duration is not
+	// kept per value (0).
+	Filtered(ctx context.Context, fs Filters, dim, from, to string, limit int) ([]DailyRow, error)
 	// Recent counts the visitors of the given days whose last page view
 	// was at or after since (the visitors "now").
 	Recent(ctx context.Context, days []string, since time.Time) (int, error)
@@ -84,6 +86,57 @@ func (f Filter) IsZero() bool { return f == Filter{} }
 // value.
 func (f Filter) Valid() bool {
 	return f.IsZero() || f.Value != "" && (f.Dim == DimPage || f.Dim == DimSource || f.Dim == DimDevice)
+}
+
+// Filters narrow a report to the page views that have all of them (AND),
+// at most one value per dimension: the page /pricing, from google.com, on
+// mobile.
+type Filters []Filter
+
+// Valid reports whether every filter is a valid, non-zero Filter and no
+// dimension comes twice.
+func (fs Filters) Valid() bool {
+	for i, f := range fs {
+		if f.IsZero() || !f.Valid() || slices.ContainsFunc(fs[:i], func(g Filter) bool { return g.Dim == f.Dim }) {
+			return false
+		}
+	}
+	return true
+}
+
+// Value is the value fs keeps of dim.
+func (fs Filters) Value(dim string) (string, bool) {
+	for _, f := range fs {
+		if f.Dim == dim {
+			return f.Value, true
+		}
+	}
+	return "", false
+}
+
+// With is fs with f in place of any filter of f.Dim, in FilterDims order.
+func (fs Filters) With(f Filter) Filters {
+	return append(fs.Without(f.Dim), f).Sorted()
+}
+
+// Without is fs without its filter of dim.
+func (fs Filters) Without(dim string) Filters {
+	out := make(Filters, 0, len(fs)+1)
+	for _, g := range fs {
+		if g.Dim != dim {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// Sorted is a copy of fs in FilterDims order, so equal sets read alike.
+func (fs Filters) Sorted() Filters {
+	out := slices.Clone(fs)
+	slices.SortStableFunc(out, func(a, b Filter) int {
+		return slices.Index(FilterDims, a.Dim) - slices.Index(FilterDims, b.Dim)
+	})
+	return out
 }
 
 // SessionGap ends a session: a visitor's page view this long after their

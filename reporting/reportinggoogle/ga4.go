@@ -56,35 +56,54 @@ type runReport struct {
 	OrderBys        []orderBy         `json:"orderBys,omitempty"`
 }
 
-// filterExpression is the Data API's FilterExpression, here always one
-// exact match of a dimension.
+// filterExpression is the Data API's FilterExpression: here one exact
+// match of a dimension (Filter), or several that must all hold
+// (AndGroup).
 type filterExpression struct {
-	Filter struct {
-		FieldName    string `json:"fieldName"`
-		StringFilter struct {
-			CaseSensitive bool   `json:"caseSensitive,omitempty"`
-			MatchType     string `json:"matchType"`
-			Value         string `json:"value"`
-		} `json:"stringFilter"`
-	} `json:"filter"`
+	AndGroup *filterExpressionList `json:"andGroup,omitempty"`
+	Filter   *fieldFilter          `json:"filter,omitempty"`
+}
+
+type filterExpressionList struct {
+	Expressions []filterExpression `json:"expressions"`
+}
+
+// fieldFilter is one dimension matched exactly, case and all.
+type fieldFilter struct {
+	FieldName    string `json:"fieldName"`
+	StringFilter struct {
+		CaseSensitive bool   `json:"caseSensitive,omitempty"`
+		MatchType     string `json:"matchType"`
+		Value         string `json:"value"`
+	} `json:"stringFilter"`
 }
 
 // gaDimensions are the GA4 dimensions a report's filter names.
 var gaDimensions = map[string]string{reporting.DimPage: "pagePath", reporting.DimSource: "sessionSource", reporting.DimDevice: "deviceCategory"}
 
-// gaFilter is q's filter as GA4 takes it: nil for none.
+// gaFilter is q's filters as GA4 takes them: nil for none, one filter as
+// itself, several as an andGroup.
 func gaFilter(q reporting.AnalyticsQuery) (*filterExpression, error) {
-	if q.Filter.IsZero() {
+	if len(q.Filters) == 0 {
 		return nil, nil
 	}
-	name, ok := gaDimensions[q.Filter.Dim]
-	if !ok || q.Filter.Value == "" {
+	if !q.Filters.Valid() {
 		return nil, reporting.ErrBadFilter
 	}
-	f := &filterExpression{}
-	f.Filter.FieldName = name
-	f.Filter.StringFilter.MatchType, f.Filter.StringFilter.Value, f.Filter.StringFilter.CaseSensitive = "EXACT", q.Filter.Value, true
-	return f, nil
+	var all []filterExpression
+	for _, f := range q.Filters.Sorted() {
+		name, ok := gaDimensions[f.Dim]
+		if !ok {
+			return nil, reporting.ErrBadFilter
+		}
+		ff := &fieldFilter{FieldName: name}
+		ff.StringFilter.MatchType, ff.StringFilter.Value, ff.StringFilter.CaseSensitive = "EXACT", f.Value, true
+		all = append(all, filterExpression{Filter: ff})
+	}
+	if len(all) == 1 {
+		return &all[0], nil
+	}
+	return &filterExpression{AndGroup: &filterExpressionList{Expressions: all}}, nil
 }
 
 type dateRange struct {

@@ -220,7 +220,7 @@ func TestGA4(t *testing.T) {
 	require.Contains(t, g.Calls()[len(g.Calls())-1], `"dateRanges":[{"endDate":"2026-05-10","startDate":"2026-05-01"}]`)
 	// A filter is one exact, case-sensitive match of GA4's own dimension,
 	// on every request of the report.
-	_, err = src.TopContent(ctx, reporting.AnalyticsQuery{Days: 7, Filter: reporting.Filter{Dim: reporting.DimPage, Value: "/shoes"}})
+	_, err = src.TopContent(ctx, reporting.AnalyticsQuery{Days: 7, Filters: reporting.Filters{{Dim: reporting.DimPage, Value: "/shoes"}}})
 	require.NoError(t, err)
 	const pageFilter = `"dimensionFilter":{"filter":{"fieldName":"pagePath","stringFilter":{"caseSensitive":true,"matchType":"EXACT","value":"/shoes"}}}`
 	calls = g.Calls()
@@ -228,14 +228,26 @@ func TestGA4(t *testing.T) {
 		`,"dimensions":[{"name":"pagePath"},{"name":"pageTitle"}],"limit":"10","metrics":[{"name":"screenPageViews"},{"name":"totalUsers"}],"orderBys":[{"desc":true,"metric":{"metricName":"screenPageViews"}}]}`,
 		calls[len(calls)-2])
 	require.Contains(t, calls[len(calls)-1], pageFilter)
-	_, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 7, Filter: reporting.Filter{Dim: reporting.DimDevice, Value: "mobile"}})
+	_, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 7, Filters: reporting.Filters{{Dim: reporting.DimDevice, Value: "mobile"}}})
 	require.NoError(t, err)
 	calls = g.Calls()
 	for _, c := range calls[len(calls)-2:] {
 		require.Contains(t, c, `"filter":{"fieldName":"deviceCategory","stringFilter":{"caseSensitive":true,"matchType":"EXACT","value":"mobile"}}`)
 	}
-	_, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 7, Filter: reporting.Filter{Dim: reporting.DimCountry, Value: "DE"}})
+	// Several filters hold together: an andGroup of the matches, in one
+	// order whatever order they came in.
+	_, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 7, Filters: reporting.Filters{{Dim: reporting.DimDevice, Value: "mobile"},
+		{Dim: reporting.DimPage, Value: "/shoes"}}})
+	require.NoError(t, err)
+	calls = g.Calls()
+	require.Contains(t, calls[len(calls)-1], `"dimensionFilter":{"andGroup":{"expressions":[`+
+		`{"filter":{"fieldName":"pagePath","stringFilter":{"caseSensitive":true,"matchType":"EXACT","value":"/shoes"}}},`+
+		`{"filter":{"fieldName":"deviceCategory","stringFilter":{"caseSensitive":true,"matchType":"EXACT","value":"mobile"}}}]}}`)
+	_, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 7, Filters: reporting.Filters{{Dim: reporting.DimCountry, Value: "DE"}}})
 	require.ErrorIs(t, err, reporting.ErrBadFilter)
+	_, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 7, Filters: reporting.Filters{{Dim: reporting.DimDevice, Value: "mobile"},
+		{Dim: reporting.DimDevice, Value: "desktop"}}})
+	require.ErrorIs(t, err, reporting.ErrBadFilter, "one value a dimension")
 	_, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 2, PropertyID: "12; DROP"})
 	var se *reporting.SourceError
 	require.ErrorAs(t, err, &se)

@@ -138,6 +138,10 @@ const sep = "\x1f"
 
 type pairKey struct{ day, pair, a, b string }
 
+// tripleKey is a page view's page, source and device on a day; its
+// uniques have scope code 'T'.
+type tripleKey struct{ day, page, source, device string }
+
 // Record implements reporting.Store: the hits are counted in memory
 // (tallyHits), then written in one transaction: the uniques, each
 // visitor's last view, and the rollups (tally.write).
@@ -201,9 +205,10 @@ func lastViews(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[visi
 // tally is a batch counted in memory: the rollup rows, the pair rows and
 // the uniques to claim.
 type tally struct {
-	inc    map[rollupKey]*reporting.DailyRow
-	paired map[pairKey]*reporting.DailyRow
-	seen   [][]any
+	inc     map[rollupKey]*reporting.DailyRow
+	paired  map[pairKey]*reporting.DailyRow
+	tripled map[tripleKey]*reporting.DailyRow
+	seen    [][]any
 }
 
 // add counts a view (or event) of dim's key on day.
@@ -224,7 +229,7 @@ func (t *tally) add(day, dim, key, label string) *reporting.DailyRow {
 // tallyHits counts hits (by time) into rollups, pairs and uniques,
 // moving each visitor's last view in last forward.
 func tallyHits(hits []reporting.Hit, last map[visit]time.Time) *tally {
-	t := &tally{inc: map[rollupKey]*reporting.DailyRow{}, paired: map[pairKey]*reporting.DailyRow{}}
+	t := &tally{inc: map[rollupKey]*reporting.DailyRow{}, paired: map[pairKey]*reporting.DailyRow{}, tripled: map[tripleKey]*reporting.DailyRow{}}
 	for _, h := range hits {
 		at := store.NewTime(h.At)
 		if h.Event != "" {
@@ -265,6 +270,19 @@ func tallyHits(hits []reporting.Hit, last map[visit]time.Time) *tally {
 				}
 				t.seen = append(t.seen, []any{h.Day, h.Visitor, string(p.code) + ":" + k.a + sep + k.b, at})
 			}
+			k := tripleKey{h.Day, h.Path, h.Source, h.Device}
+			r := t.tripled[k]
+			if r == nil {
+				r = &reporting.DailyRow{Label: h.Title}
+				t.tripled[k] = r
+			} else if h.Title != "" {
+				r.Label = h.Title
+			}
+			r.Views++
+			if starts {
+				r.Sessions++
+			}
+			t.seen = append(t.seen, []any{h.Day, h.Visitor, "T:" + k.page + sep + k.source + sep + k.device, at})
 		}
 		if h.Country != "" {
 			t.add(h.Day, reporting.DimCountry, h.Country, "")
@@ -277,7 +295,7 @@ func tallyHits(hits []reporting.Hit, last map[visit]time.Time) *tally {
 // write claims the uniques (only those inserted come back, and count as
 // visitors), stores each visitor's last view and adds the rollups.
 func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]time.Time) error {
-	inc, paired := t.inc, t.paired
+	inc, paired, tripled := t.inc, t.paired, t.tripled
 	err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s
 		ON CONFLICT (day, visitor, scope) DO NOTHING RETURNING day, scope`, 4, dedupe(t.seen), func(rows *sqlx.Rows) error {
 		var day, scope string
@@ -285,6 +303,14 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]time.Time
 			return err
 		}
 		key := scope[2:]
+		if scope[0] == 'T' {
+			if v := strings.SplitN(key, sep, 3); len(v) == 3 {
+				if r := tripled[tripleKey{day, v[0], v[1], v[2]}]; r != nil {
+					r.Visitors++
+				}
+			}
+			return nil
+		}
 		if p, ok := pairByCode(scope[0]); ok {
 			va, vb, _ := strings.Cut(key, sep)
 			if r := paired[pairKey{day, p.name, va, vb}]; r != nil {
@@ -332,6 +358,16 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]time.Time
 		ON CONFLICT (pair, a, day, b) DO UPDATE SET views = reporting_pairs.views + excluded.views,
 		visitors = reporting_pairs.visitors + excluded.visitors, sessions = reporting_pairs.sessions + excluded.sessions,
 		label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE reporting_pairs.label END`, 8, pairRows, nil); err != nil {
+		return err
+	}
+	var tripleRows [][]any
+	for k, r := range tripled {
+		tripleRows = append(tripleRows, []any{k.day, k.page, k.source, k.device, r.Label, r.Views, r.Visitors, r.Sessions})
+	}
+	if err := values(ctx, tx, `INSERT INTO reporting_triples (day, page, source, device, label, views, visitors, sessions) VALUES %s
+		ON CONFLICT (source, device, day, page) DO UPDATE SET views = reporting_triples.views + excluded.views,
+		visitors = reporting_triples.visitors + excluded.visitors, sessions = reporting_triples.sessions + excluded.sessions,
+		label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE reporting_triples.label END`, 8, tripleRows, nil); err != nil {
 		return err
 	}
 	var weeks [][]any
@@ -385,13 +421,81 @@ func (s *Store) Daily(ctx context.Context, dim, from, to string, limit int) ([]r
 	return rows, nil
 }
 
-// Filtered implements reporting.Store: f.Value's own rows of f.Dim for
-// DimTotal (a day each) and for f.Dim, else the rows of reporting_pairs
-// whose f.Dim side is f.Value, summed by dim's side.
-func (s *Store) Filtered(ctx context.Context, f reporting.Filter, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
-	if !f.Valid() || f.IsZero() {
-		return nil, fmt.Errorf("reportingsql: filtered: not a filter: %q", f.Dim)
+// Filtered implements reporting.Store. One filter reads its value's own
+// rows (reporting_daily) and, for another dimension, the pair of the two
+// (reporting_pairs); two filters read their pair, or for the third
+// dimension the triples (reporting_triples); three read the triples.
+func (s *Store) Filtered(ctx context.Context, fs reporting.Filters, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
+	if len(fs) == 0 || !fs.Valid() {
+		return nil, fmt.Errorf("reportingsql: filtered: not a set of filters: %v", fs)
 	}
+	var rows []reporting.DailyRow
+	var err error
+	_, filtered := fs.Value(dim)
+	switch {
+	case len(fs) == 1:
+		rows, err = s.filteredOnce(ctx, fs[0], dim, from, to, limit)
+	case dim == reporting.DimTotal || filtered:
+		// The combination's own rows: a day each, or summed as the
+		// filtered dimension's one value.
+		table, cond, args := combination(fs)
+		key, group, order := "day", " GROUP BY day", " ORDER BY day"
+		if dim != reporting.DimTotal {
+			v, _ := fs.Value(dim)
+			key, group, order, args = "?", " HAVING COUNT(*) > 0", "", append([]any{v}, args...)
+		}
+		label := "''"
+		if dim == reporting.DimPage {
+			label = "MAX(label)"
+		}
+		q := `SELECT ` + key + ` AS key, ` + label + ` AS label, SUM(views) AS views, SUM(visitors) AS visitors, SUM(sessions) AS sessions,
+			0 AS duration_seconds FROM ` + table + ` WHERE ` + cond + ` AND day >= ? AND day <= ?` + group + order
+		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(q), append(args, from, to)...)
+	case len(fs) == 2 && slices.Contains(reporting.FilterDims, dim):
+		// The third dimension, from the triples of the two (FilterDims
+		// are the triples' column names).
+		cond, args := fs[0].Dim+" = ? AND "+fs[1].Dim+" = ?", []any{fs[0].Value, fs[1].Value}
+		label := "''"
+		if dim == reporting.DimPage {
+			label = "MAX(label)"
+		}
+		q := `SELECT ` + dim + ` AS key, ` + label + ` AS label, SUM(views) AS views, SUM(visitors) AS visitors, SUM(sessions) AS sessions,
+			0 AS duration_seconds FROM reporting_triples WHERE ` + cond + ` AND day >= ? AND day <= ? GROUP BY ` + dim + ` ORDER BY views DESC, key`
+		args = append(args, from, to)
+		if limit > 0 {
+			q += ` LIMIT ?`
+			args = append(args, limit)
+		}
+		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(q), args...)
+	default:
+		return nil, fmt.Errorf("reportingsql: filtered: no rollup of %q under %d filters", dim, len(fs))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reportingsql: filtered %s by %v: %w", dim, fs, err)
+	}
+	return rows, nil
+}
+
+// combination is where the page views that have all of fs (two or three
+// filters) are counted whole: their pair's rows, or the triples; the
+// table, the condition that picks the combination and its arguments.
+func combination(fs reporting.Filters) (table, cond string, args []any) {
+	if len(fs) == 3 {
+		page, _ := fs.Value(reporting.DimPage)
+		source, _ := fs.Value(reporting.DimSource)
+		device, _ := fs.Value(reporting.DimDevice)
+		return "reporting_triples", "page = ? AND source = ? AND device = ?", []any{page, source, device}
+	}
+	p, first, _ := pairOf(fs[0].Dim, fs[1].Dim)
+	a, b := fs[0].Value, fs[1].Value
+	if !first {
+		a, b = b, a
+	}
+	return "reporting_pairs", "pair = ? AND a = ? AND b = ?", []any{p.name, a, b}
+}
+
+// filteredOnce is Filtered under one filter f.
+func (s *Store) filteredOnce(ctx context.Context, f reporting.Filter, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
 	var rows []reporting.DailyRow
 	var err error
 	switch dim {
@@ -403,7 +507,7 @@ func (s *Store) Filtered(ctx context.Context, f reporting.Filter, dim, from, to 
 	default:
 		p, first, ok := pairOf(f.Dim, dim)
 		if !ok {
-			return nil, fmt.Errorf("reportingsql: filtered: no pair of %q and %q", f.Dim, dim)
+			return nil, fmt.Errorf("no pair of %q and %q", f.Dim, dim)
 		}
 		// The filter's side is matched, the other side grouped; the page's
 		// title (label) only names a page.
@@ -421,10 +525,7 @@ func (s *Store) Filtered(ctx context.Context, f reporting.Filter, dim, from, to 
 		}
 		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(q), args...)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("reportingsql: filtered %s by %s: %w", dim, f.Dim, err)
-	}
-	return rows, nil
+	return rows, err
 }
 
 // sum is the rows of dim over from..to summed per key (those matching
@@ -544,8 +645,10 @@ func (s *Store) Prune(ctx context.Context, day string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if _, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM reporting_pairs WHERE day < ?`), day); err != nil {
-		return 0, fmt.Errorf("reportingsql: prune: %w", err)
+	for _, table := range []string{"reporting_pairs", "reporting_triples"} {
+		if _, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM `+table+` WHERE day < ?`), day); err != nil {
+			return 0, fmt.Errorf("reportingsql: prune: %w", err)
+		}
 	}
 	// Weeks that ended before day.
 	if _, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM reporting_weekly WHERE week < ?`), weekOf(day)); err != nil {

@@ -5,6 +5,7 @@ package reportingtest
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -142,7 +143,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 			{At: at, Day: "2026-06-01", Visitor: "e", Event: "signup", Path: "/pricing"},
 		}))
 		require.NoError(t, s.Record(ctx, []reporting.Hit{view(8, 0, "a", "/pricing", "news", "mobile")}))
-		page := reporting.Filter{Dim: reporting.DimPage, Value: "/pricing"}
+		page := reporting.Filters{{Dim: reporting.DimPage, Value: "/pricing"}}
 		for _, r := range [][2]string{{"2026-06-01", "2026-06-09"}, {"2026-05-25", "2026-06-14"}, {"2026-06-01", "2026-06-01"}} {
 			sources, err := s.Filtered(ctx, page, reporting.DimSource, r[0], r[1], 0)
 			require.NoError(t, err)
@@ -165,7 +166,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 		require.NoError(t, err)
 		require.Equal(t, []reporting.DailyRow{{Key: "2026-06-01", Views: 3, Visitors: 2, Sessions: 1}, {Key: "2026-06-09", Views: 1, Visitors: 1, Sessions: 1}}, trend)
 
-		news := reporting.Filter{Dim: reporting.DimSource, Value: "news"}
+		news := reporting.Filters{{Dim: reporting.DimSource, Value: "news"}}
 		pages, err := s.Filtered(ctx, news, reporting.DimPage, "2026-06-01", "2026-06-01", 0)
 		require.NoError(t, err)
 		require.Equal(t, []reporting.DailyRow{{Key: "/", Label: "Title of /", Views: 2, Visitors: 2, Sessions: 2},
@@ -177,20 +178,67 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 		require.NoError(t, err)
 		require.Equal(t, []reporting.DailyRow{{Key: "mobile", Views: 2, Visitors: 1, Sessions: 1}, {Key: "desktop", Views: 1, Visitors: 1, Sessions: 1}}, devices)
 
-		mobile := reporting.Filter{Dim: reporting.DimDevice, Value: "mobile"}
+		mobile := reporting.Filters{{Dim: reporting.DimDevice, Value: "mobile"}}
 		sources, err := s.Filtered(ctx, mobile, reporting.DimSource, "2026-06-01", "2026-06-30", 0)
 		require.NoError(t, err)
 		require.Equal(t, []reporting.DailyRow{{Key: "news", Views: 3, Visitors: 2, Sessions: 2}}, sources, "a on two days is two visitors")
-		none, err := s.Filtered(ctx, reporting.Filter{Dim: reporting.DimPage, Value: "/nowhere"}, reporting.DimSource, "2026-06-01", "2026-06-30", 0)
+		none, err := s.Filtered(ctx, reporting.Filters{{Dim: reporting.DimPage, Value: "/nowhere"}}, reporting.DimSource, "2026-06-01", "2026-06-30", 0)
 		require.NoError(t, err)
 		require.Empty(t, none)
-		_, err = s.Filtered(ctx, reporting.Filter{Dim: reporting.DimCountry, Value: "DE"}, reporting.DimPage, "2026-06-01", "2026-06-30", 0)
+		_, err = s.Filtered(ctx, reporting.Filters{{Dim: reporting.DimCountry, Value: "DE"}}, reporting.DimPage, "2026-06-01", "2026-06-30", 0)
 		require.Error(t, err, "not a filter")
+
+		// Filters stack (AND): two give the third dimension from the
+		// triples and the totals from their pair; three give the triple.
+		newsMobile := reporting.Filters{{Dim: reporting.DimSource, Value: "news"}, {Dim: reporting.DimDevice, Value: "mobile"}}
+		pages, err = s.Filtered(ctx, newsMobile, reporting.DimPage, "2026-06-01", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "/pricing", Label: "Title of /pricing", Views: 2, Visitors: 2, Sessions: 1},
+			{Key: "/", Label: "Title of /", Views: 1, Visitors: 1, Sessions: 1}}, pages, "a's views, not c's on desktop nor d's from newsy")
+		top, err = s.Filtered(ctx, newsMobile, reporting.DimPage, "2026-06-01", "2026-06-30", 1)
+		require.NoError(t, err)
+		require.Len(t, top, 1)
+		trend, err = s.Filtered(ctx, newsMobile, reporting.DimTotal, "2026-06-01", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "2026-06-01", Views: 2, Visitors: 1, Sessions: 1}, {Key: "2026-06-09", Views: 1, Visitors: 1, Sessions: 1}}, trend)
+		itself, err = s.Filtered(ctx, newsMobile, reporting.DimSource, "2026-06-01", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "news", Views: 3, Visitors: 2, Sessions: 2}}, itself)
+		pricingNews := reporting.Filters{{Dim: reporting.DimPage, Value: "/pricing"}, {Dim: reporting.DimSource, Value: "news"}}
+		devices, err = s.Filtered(ctx, pricingNews, reporting.DimDevice, "2026-06-01", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "mobile", Views: 2, Visitors: 2, Sessions: 1}}, devices)
+		homeDesktop := reporting.Filters{{Dim: reporting.DimDevice, Value: "desktop"}, {Dim: reporting.DimPage, Value: "/"}}
+		sources, err = s.Filtered(ctx, homeDesktop, reporting.DimSource, "2026-06-01", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "news", Views: 1, Visitors: 1, Sessions: 1}}, sources, "in either order")
+		all := append(slices.Clone(pricingNews), reporting.Filter{Dim: reporting.DimDevice, Value: "mobile"})
+		trend, err = s.Filtered(ctx, all, reporting.DimTotal, "2026-06-01", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "2026-06-01", Views: 1, Visitors: 1}, {Key: "2026-06-09", Views: 1, Visitors: 1, Sessions: 1}}, trend)
+		itself, err = s.Filtered(ctx, all, reporting.DimPage, "2026-06-01", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "/pricing", Label: "Title of /pricing", Views: 2, Visitors: 2, Sessions: 1}}, itself)
+		none, err = s.Filtered(ctx, reporting.Filters{{Dim: reporting.DimSource, Value: "news"}, {Dim: reporting.DimDevice, Value: "tablet"}},
+			reporting.DimPage, "2026-06-01", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Empty(t, none, "newsy's tablet is not news's")
+		none, err = s.Filtered(ctx, reporting.Filters{{Dim: reporting.DimSource, Value: "news"}, {Dim: reporting.DimDevice, Value: "tablet"}},
+			reporting.DimSource, "2026-06-01", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Empty(t, none, "no row for a combination nobody had")
+		_, err = s.Filtered(ctx, reporting.Filters{{Dim: reporting.DimSource, Value: "news"}, {Dim: reporting.DimSource, Value: "Direct"}},
+			reporting.DimPage, "2026-06-01", "2026-06-30", 0)
+		require.Error(t, err, "one value a dimension")
+
 		_, err = s.Prune(ctx, "2026-06-02")
 		require.NoError(t, err)
 		sources, err = s.Filtered(ctx, page, reporting.DimSource, "2026-05-01", "2026-06-30", 0)
 		require.NoError(t, err)
 		require.Equal(t, []reporting.DailyRow{{Key: "news", Views: 1, Visitors: 1, Sessions: 1}}, sources, "day 8 only")
+		pages, err = s.Filtered(ctx, newsMobile, reporting.DimPage, "2026-05-01", "2026-06-30", 0)
+		require.NoError(t, err)
+		require.Equal(t, []reporting.DailyRow{{Key: "/pricing", Label: "Title of /pricing", Views: 1, Visitors: 1, Sessions: 1}}, pages, "the triples' old days too")
 	})
 
 	t.Run("RecordAndRead", func(t *testing.T) {
