@@ -187,7 +187,7 @@ func TestRescheduleKeepsTheBookingChangeable(t *testing.T) {
 	require.Contains(t, page, "<h3>Wednesday 3 June 2026</h3>", "the booked day, not today")
 	require.Contains(t, page, `aria-current="date">3</a>`)
 	require.Contains(t, page, `<span class="current-time">15:00 <small>your time now</small></span>`, "the present time marked, in the customer's zone")
-	require.Contains(t, page, "Times from Wednesday 3 June 2026, 10:00 are offered: a booking closer than that could no longer be changed online.")
+	require.Contains(t, page, "Times are offered from Wednesday 3 June 2026, 10:00 (Europe/London) on: a booking any sooner could not be changed online again.")
 	require.Contains(t, page, `value="2026-06-03T13:00:00Z"`, "Wednesday 09:00 New York is offered")
 	require.NotContains(t, page, "Tuesday 2 June, 1", "no Tuesday time is offered")
 	tuesday := get("/bookings/manage/" + token + "?step=reschedule&date=2026-06-02&tz=Europe/London")

@@ -154,7 +154,7 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 		data.Month.Time.Label = "New time"
 		data.Month.markCurrent(b.Start)
 		if from := p.svc.changeableFrom(); !from.IsZero() {
-			data.MoveFrom = from.In(loc).Format("Monday 2 January 2006, 15:04")
+			data.MoveFrom = from.In(loc).Format("Monday 2 January 2006, 15:04") + " (" + zone + ")"
 		}
 	case step == "cancel" && meta.CanCancel:
 		data.Step = step
