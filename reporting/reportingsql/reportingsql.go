@@ -350,24 +350,17 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]time.Time
 			w.Label = r.Label
 		}
 	}
-	var pairRows [][]any
+	var pairRows, tripleRows [][]any
 	for k, r := range paired {
 		pairRows = append(pairRows, []any{k.day, k.pair, k.a, k.b, r.Label, r.Views, r.Visitors, r.Sessions})
 	}
-	if err := values(ctx, tx, `INSERT INTO reporting_pairs (day, pair, a, b, label, views, visitors, sessions) VALUES %s
-		ON CONFLICT (pair, a, day, b) DO UPDATE SET views = reporting_pairs.views + excluded.views,
-		visitors = reporting_pairs.visitors + excluded.visitors, sessions = reporting_pairs.sessions + excluded.sessions,
-		label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE reporting_pairs.label END`, 8, pairRows, nil); err != nil {
-		return err
-	}
-	var tripleRows [][]any
 	for k, r := range tripled {
 		tripleRows = append(tripleRows, []any{k.day, k.page, k.source, k.device, r.Label, r.Views, r.Visitors, r.Sessions})
 	}
-	if err := values(ctx, tx, `INSERT INTO reporting_triples (day, page, source, device, label, views, visitors, sessions) VALUES %s
-		ON CONFLICT (source, device, day, page) DO UPDATE SET views = reporting_triples.views + excluded.views,
-		visitors = reporting_triples.visitors + excluded.visitors, sessions = reporting_triples.sessions + excluded.sessions,
-		label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE reporting_triples.label END`, 8, tripleRows, nil); err != nil {
+	if err := addCounts(ctx, tx, "reporting_pairs", "day, pair, a, b", "pair, a, day, b", pairRows); err != nil {
+		return err
+	}
+	if err := addCounts(ctx, tx, "reporting_triples", "day, page, source, device", "source, device, day, page", tripleRows); err != nil {
 		return err
 	}
 	var weeks [][]any
@@ -387,6 +380,16 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]time.Time
 		}
 	}
 	return nil
+}
+
+// addCounts adds rows (the four columns of cols, then label, views,
+// visitors and sessions) to table, whose key is key: a new row as it is,
+// an old one's counts summed, its label kept unless the new one has one.
+func addCounts(ctx context.Context, tx *sqlx.Tx, table, cols, key string, rows [][]any) error {
+	return values(ctx, tx, `INSERT INTO `+table+` (`+cols+`, label, views, visitors, sessions) VALUES %s
+		ON CONFLICT (`+key+`) DO UPDATE SET views = `+table+`.views + excluded.views,
+		visitors = `+table+`.visitors + excluded.visitors, sessions = `+table+`.sessions + excluded.sessions,
+		label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE `+table+`.label END`, 8, rows, nil)
 }
 
 // dedupe keeps the first row of each (day, visitor, scope): a statement
