@@ -11,7 +11,6 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -164,17 +163,7 @@ func TestBookingWebhooks(t *testing.T) {
 	require.Equal(t, 0, c, stderr)
 	token := strings.TrimSpace(out)
 
-	events := make(chan string, 4)
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var env struct {
-			Event string         `json:"event"`
-			Data  map[string]any `json:"data"`
-		}
-		b, _ := io.ReadAll(r.Body)
-		_ = json.Unmarshal(b, &env)
-		events <- env.Event + " " + fmt.Sprint(env.Data["status"])
-	}))
-	defer receiver.Close()
+	receiver, events := bookingEventReceiver(t)
 	code, body := request(t, "POST", base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
 		`{"name":"bookings","url":"`+receiver.URL+`","events":["booking.created","booking.confirmed","booking.erased"]}`)
 	require.Equal(t, 201, code, body)
@@ -247,20 +236,8 @@ func TestBookingEventsAcrossInstances(t *testing.T) {
 		c, out, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn, "GROUNDWORK_SECRET_KEY": testSecretKey}, "token", "create", "--name", "all", "--ability", "*")
 		require.Equal(t, 0, c, stderr)
 		token := strings.TrimSpace(out)
-		var mu sync.Mutex
+		receiver, events := bookingEventReceiver(t)
 		got := map[string]int{}
-		receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			var env struct {
-				Event string         `json:"event"`
-				Data  map[string]any `json:"data"`
-			}
-			b, _ := io.ReadAll(r.Body)
-			_ = json.Unmarshal(b, &env)
-			mu.Lock()
-			got[env.Event+" "+fmt.Sprint(env.Data["status"])]++
-			mu.Unlock()
-		}))
-		defer receiver.Close()
 		code, body := request(t, "POST", bases[0]+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
 			`{"name":"bookings","url":"`+receiver.URL+`","events":["booking.created","booking.confirmed","booking.cancelled"]}`)
 		require.Equal(t, 201, code, body)
@@ -277,14 +254,37 @@ func TestBookingEventsAcrossInstances(t *testing.T) {
 		code, body = request(t, "POST", fmt.Sprintf("%s/api/bookings/admin/bookings/%d/cancel", bases[1], made.Data.ID), token, `{}`)
 		require.Equal(t, 200, code, body)
 		want := map[string]int{"booking.created confirmed": 1, "booking.cancelled cancelled": 1}
-		require.Eventually(t, func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			return maps.Equal(got, want)
-		}, 30*time.Second, 20*time.Millisecond, "each event once: %v", got)
+		drain := func() {
+			for {
+				select {
+				case e := <-events:
+					got[e]++
+				default:
+					return
+				}
+			}
+		}
+		require.Eventually(t, func() bool { drain(); return maps.Equal(got, want) }, 30*time.Second, 20*time.Millisecond, "each event once")
 		time.Sleep(300 * time.Millisecond)
-		mu.Lock()
+		drain()
 		require.Equal(t, want, got, "and nothing more")
-		mu.Unlock()
 	})
+}
+
+// bookingEventReceiver takes webhooks and sends each as "event status"
+// (booking.created confirmed) on the channel.
+func bookingEventReceiver(t *testing.T) (*httptest.Server, <-chan string) {
+	t.Helper()
+	events := make(chan string, 64)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var env struct {
+			Event string         `json:"event"`
+			Data  map[string]any `json:"data"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(b, &env)
+		events <- env.Event + " " + fmt.Sprint(env.Data["status"])
+	}))
+	t.Cleanup(receiver.Close)
+	return receiver, events
 }
