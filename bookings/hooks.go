@@ -2,8 +2,11 @@ package bookings
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -60,6 +63,56 @@ type Event struct {
 	// booking.manage_token_reissued only, for a host that sends its own
 	// mail; never stored.
 	ManageToken string
+}
+
+// EventData is a booking event as another system is told of it (a
+// booking.* webhook): the booking as it is, who made the change and why,
+// and what a move changed. CustomerID stands for the customer's email
+// (see CustomerID), so that what was sent about a customer can be found
+// again to erase it, without the address in an index.
+type EventData struct {
+	ID               int64      `json:"id"`
+	Number           string     `json:"booking_number"`
+	Status           string     `json:"status"`
+	ServiceID        int64      `json:"service_id"`
+	ProviderID       *int64     `json:"provider_id"`
+	StartTime        time.Time  `json:"start_time"`
+	EndTime          time.Time  `json:"end_time"`
+	CustomerID       string     `json:"customer_id"`
+	CustomerName     string     `json:"customer_name"`
+	CustomerEmail    string     `json:"customer_email"`
+	CustomerTimeZone string     `json:"customer_timezone"`
+	Actor            string     `json:"actor"`
+	Reason           string     `json:"reason,omitempty"`
+	PreviousStart    *time.Time `json:"previous_start_time,omitempty"`
+	PreviousEnd      *time.Time `json:"previous_end_time,omitempty"`
+	PreviousProvider *int64     `json:"previous_provider_id,omitempty"`
+}
+
+// Data is e as another system is told of it. It never carries the manage
+// token.
+func (e Event) Data() EventData {
+	b := e.Booking
+	d := EventData{ID: b.ID, Number: b.Number, Status: b.Status, ServiceID: b.ServiceID, ProviderID: b.ProviderID,
+		StartTime: b.Start, EndTime: b.End, CustomerID: CustomerID(b.CustomerEmail), CustomerName: b.CustomerName,
+		CustomerEmail: b.CustomerEmail, CustomerTimeZone: b.CustomerTimeZone, Actor: e.Actor, Reason: e.Reason,
+		PreviousProvider: e.PreviousProviderID}
+	if !e.PreviousStart.IsZero() {
+		d.PreviousStart, d.PreviousEnd = &e.PreviousStart, &e.PreviousEnd
+	}
+	return d
+}
+
+// CustomerID stands for a customer's email in what is sent about them: a
+// hash of the address in lower case ("booking-customer-" and 24 hex
+// digits), "" for none.
+func CustomerID(email string) string {
+	email = strings.ToLower(strings.TrimSpace(email))
+	if email == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(email))
+	return "booking-customer-" + hex.EncodeToString(sum[:12])
 }
 
 // Hook types.

@@ -233,6 +233,27 @@ func (s *Submission) Number() string {
 	return fmt.Sprintf("FORM-%d-%05d", s.CreatedAt.Year(), s.ID)
 }
 
+// Answers are s's values by field name: text, a list of texts for a
+// field of several choices, nil for none.
+func (s *Submission) Answers() map[string]any {
+	out := make(map[string]any, len(s.Values))
+	for _, v := range s.Values {
+		switch {
+		case v.ValueArray != nil:
+			list := make([]any, len(v.ValueArray))
+			for i, item := range v.ValueArray {
+				list[i] = item
+			}
+			out[v.FieldName] = list
+		case v.Value != nil:
+			out[v.FieldName] = *v.Value
+		default:
+			out[v.FieldName] = nil
+		}
+	}
+	return out
+}
+
 // Value is one field's answer in a submission. Field name, label and type
 // are copied, so the answer still reads after the field changes or goes.
 type Value struct {

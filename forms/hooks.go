@@ -6,12 +6,38 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"time"
 )
 
 // SubmissionEvent is an accepted submission and its form.
 type SubmissionEvent struct {
 	Form       *Form
 	Submission *Submission
+}
+
+// EventSubmitted is the name of an accepted submission's event, for a
+// webhook catalogue; Submitted is its data.
+const EventSubmitted = "form.submitted"
+
+// Submitted is an accepted submission as another system is told of it
+// (a form.submitted webhook): its form's slug, its id and number, its
+// answers as shown, by field name, and when it came.
+type Submitted struct {
+	Form         string            `json:"form"`
+	SubmissionID int64             `json:"submission_id"`
+	Number       string            `json:"number"`
+	Values       map[string]string `json:"values"`
+	SubmittedAt  time.Time         `json:"submitted_at"`
+}
+
+// Data is e as another system is told of it.
+func (e SubmissionEvent) Data() Submitted {
+	values := make(map[string]string, len(e.Submission.Values))
+	for _, v := range e.Submission.Values {
+		values[v.FieldName] = v.DisplayValue
+	}
+	return Submitted{Form: e.Form.Slug, SubmissionID: e.Submission.ID, Number: e.Submission.Number(), Values: values,
+		SubmittedAt: e.Submission.CreatedAt}
 }
 
 // SubmissionHook runs after an accepted submission has committed.

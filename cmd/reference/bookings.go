@@ -2,22 +2,19 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"database/sql"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/link"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
@@ -79,67 +76,6 @@ func runBookings(ctx context.Context, args []string, getenv func(string) string,
 	}
 	fmt.Fprintf(stdout, "Service \"consultation\" (30 minutes) and provider %q (weekdays 09:00-17:00 %s) created.\n", p.Name, *zone)
 	return nil
-}
-
-// bookingEventData is the data of a booking.* webhook.
-type bookingEventData struct {
-	ID               int64      `json:"id"`
-	Number           string     `json:"booking_number"`
-	Status           string     `json:"status"`
-	ServiceID        int64      `json:"service_id"`
-	ProviderID       *int64     `json:"provider_id"`
-	StartTime        time.Time  `json:"start_time"`
-	EndTime          time.Time  `json:"end_time"`
-	CustomerID       string     `json:"customer_id"`
-	CustomerName     string     `json:"customer_name"`
-	CustomerEmail    string     `json:"customer_email"`
-	CustomerTimeZone string     `json:"customer_timezone"`
-	Actor            string     `json:"actor"`
-	Reason           string     `json:"reason,omitempty"`
-	PreviousStart    *time.Time `json:"previous_start_time,omitempty"`
-	PreviousEnd      *time.Time `json:"previous_end_time,omitempty"`
-	PreviousProvider *int64     `json:"previous_provider_id,omitempty"`
-}
-
-// linkBookings records every booking event as a webhook of the same name
-// inside the change's transaction (domains never import each other: the
-// reference server wires them), so a crash after the commit loses no
-// webhook. The bookings service mails customers and providers itself,
-// from the queue. An event missing from the catalogue is an error here,
-// at start, not a customer's 500.
-func linkBookings(b *bookings.Service, w *webhooks.Service) error {
-	delivered := slices.DeleteFunc(slices.Clone(bookings.EventTypes), func(e string) bool { return e == bookings.EventManageTokenReissued })
-	if err := w.RequireEvents(delivered...); err != nil {
-		return err
-	}
-	b.OnEventTx(func(ctx context.Context, tx *sql.Tx, e bookings.Event) error {
-		if e.Type == bookings.EventManageTokenReissued {
-			return nil // the new link is the customer's alone, never a webhook
-		}
-		bk := e.Booking
-		data := bookingEventData{ID: bk.ID, Number: bk.Number, Status: bk.Status, ServiceID: bk.ServiceID, ProviderID: bk.ProviderID,
-			StartTime: bk.Start, EndTime: bk.End, CustomerID: bookingCustomer(bk.CustomerEmail), CustomerName: bk.CustomerName, CustomerEmail: bk.CustomerEmail,
-			CustomerTimeZone: bk.CustomerTimeZone, Actor: e.Actor, Reason: e.Reason, PreviousProvider: e.PreviousProviderID}
-		if !e.PreviousStart.IsZero() {
-			data.PreviousStart, data.PreviousEnd = &e.PreviousStart, &e.PreviousEnd
-		}
-		_, err := w.DispatchTx(ctx, tx, webhooks.Event{Name: e.Type, Data: data})
-		return err
-	})
-	return nil
-}
-
-// bookingCustomer is the customer_id of a booking event: a hash of the
-// customer's email in lower case, so that erasing the customer finds the
-// webhook deliveries about them (webhooks.Service.RedactCustomer) without
-// the ledger's index holding the address.
-func bookingCustomer(email string) string {
-	email = strings.ToLower(strings.TrimSpace(email))
-	if email == "" {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(email))
-	return "booking-customer-" + hex.EncodeToString(sum[:12])
 }
 
 // publicOrigin is the server's public origin for links in mail: the base
@@ -340,7 +276,7 @@ func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv
 		if hooks, err = newWebhooks(c, key, st, nil, log); err != nil {
 			return err
 		}
-		if err := linkBookings(svc, hooks); err != nil {
+		if err := link.BookingsToWebhooks(svc, hooks); err != nil {
 			return err
 		}
 	}
@@ -363,7 +299,7 @@ func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv
 			return err
 		}
 		// The booking.* webhooks delivered about them, too.
-		redacted, err := hooks.RedactCustomer(ctx, bookingCustomer(*email), nil)
+		redacted, err := hooks.RedactCustomer(ctx, bookings.CustomerID(*email), nil)
 		if err != nil {
 			return err
 		}

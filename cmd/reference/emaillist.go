@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
 	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/link"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -115,14 +115,8 @@ func newEmaillist(c emaillistConfig, db *store.DB, queue *store.Queue, f *forms.
 		return nil, err
 	}
 	// A feed is for one of the server's forms.
-	formExists := func(ctx context.Context, id int64) (bool, error) {
-		_, err := f.Form(ctx, strconv.FormatInt(id, 10))
-		if errors.Is(err, forms.ErrNotFound) {
-			return false, nil
-		}
-		return err == nil, err
-	}
-	svc, err := emaillist.NewService(emaillistsql.New(db), queue, &emaillist.Options{Provider: provider, Logger: logger, FormExists: formExists})
+	svc, err := emaillist.NewService(emaillistsql.New(db), queue, &emaillist.Options{Provider: provider, Logger: logger,
+		FormExists: link.FormExists(f)})
 	if err != nil {
 		return nil, err
 	}
@@ -137,34 +131,10 @@ func newEmaillist(c emaillistConfig, db *store.DB, queue *store.Queue, f *forms.
 			logger.WarnContext(ctx, "emaillist: subscription failed", "feed", e.FeedID, "submission", e.SubmissionID, "error", e.Err)
 		}
 	})
-	if f != nil {
-		f.OnSubmissionAcceptedTx(func(ctx context.Context, tx *sql.Tx, e forms.SubmissionEvent) error {
-			return svc.QueueSubmission(ctx, tx, emaillist.Submission{FormID: e.Form.ID, ID: e.Submission.ID, PageURL: e.Submission.PageURL,
-				Values: submissionValues(e.Submission)})
-		})
+	if err := link.FormsToEmaillist(f, svc); err != nil {
+		return nil, err
 	}
 	return svc, nil
-}
-
-// submissionValues are a submission's values by field name: text, a list
-// for several choices, null for none.
-func submissionValues(s *forms.Submission) map[string]any {
-	values := make(map[string]any, len(s.Values))
-	for _, v := range s.Values {
-		switch {
-		case v.ValueArray != nil:
-			list := make([]any, len(v.ValueArray))
-			for i, item := range v.ValueArray {
-				list[i] = item
-			}
-			values[v.FieldName] = list
-		case v.Value != nil:
-			values[v.FieldName] = *v.Value
-		default:
-			values[v.FieldName] = nil
-		}
-	}
-	return values
 }
 
 // runEmaillist is "reference emaillist ping | feeds list".

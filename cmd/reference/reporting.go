@@ -73,7 +73,7 @@ func userID(ctx context.Context) (string, bool) {
 // newReporting wires the first-party analytics (always on), the Google
 // sources the configuration names, the routes, the collection endpoints
 // and the dashboard.
-func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, key []byte, web groundwork.HTTPOptions) (*reportingParts, error) {
+func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, keys groundwork.Keys, web groundwork.HTTPOptions) (*reportingParts, error) {
 	logger := web.Logger
 	st := reportingsql.New(db)
 	p := &reportingParts{}
@@ -110,7 +110,7 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, key []b
 	case c.clientID != "":
 		if p.oauth, err = reportinggoogle.NewOAuth(reportinggoogle.OAuthOptions{ClientID: c.clientID, ClientSecret: c.clientSecret,
 			RedirectURL: c.redirectURL, Scopes: []string{reportinggoogle.ScopeSearchConsole, reportinggoogle.ScopeAnalytics}, Store: st,
-			Key: deriveKey(key, "google tokens"), AfterConnect: "/reporting", Logger: logger,
+			Key: keys.GoogleTokens(), AfterConnect: "/reporting", Logger: logger,
 			UserID:          func(r *http.Request) (string, bool) { return userID(r.Context()) },
 			UserFromContext: userID}); err != nil {
 			return nil, err

@@ -29,6 +29,7 @@ import (
 	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/web"
+	"github.com/groundwork-go/groundwork/link"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/metrics"
 	"github.com/groundwork-go/groundwork/reporting"
@@ -140,9 +141,10 @@ type handlers struct {
 
 // wiring is what every wiring step of newApp reads.
 type wiring struct {
-	cfg       *config
-	secretKey []byte
-	logger    *slog.Logger
+	cfg *config
+	// keys are every key the domains take, from the one secret key.
+	keys   groundwork.Keys
+	logger *slog.Logger
 	// limiter counts every throttle; web is the HTTP options every
 	// handler takes.
 	limiter lite.RateLimiter
@@ -173,7 +175,11 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 		limiter = store.NewSQLRateLimiter(db, nil)
 	}
 	// Every handler takes the same logger, limiter, proxies and address.
-	w := &wiring{cfg: cfg, secretKey: secretKey, logger: logger, limiter: limiter,
+	keys, err := groundwork.NewKeys(secretKey)
+	if err != nil {
+		return nil, err
+	}
+	w := &wiring{cfg: cfg, keys: keys, logger: logger, limiter: limiter,
 		web: groundwork.HTTPOptions{RateLimiter: limiter, TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Logger: logger,
 			Brand: groundwork.Brand{Name: cfg.siteName}}}
 	if cfg.metricsAddr != "" {
@@ -198,7 +204,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 // from the secret key, mail through the server's mailer.
 func (a *app) wireAuth(w *wiring) error {
 	var err error
-	if a.tokens, err = auth.NewService(authsql.New(a.db), &auth.Options{Key: deriveKey(w.secretKey, "sign-in"), Mailer: a.mailer,
+	if a.tokens, err = auth.NewService(authsql.New(a.db), &auth.Options{Key: w.keys.SignIn(), Mailer: a.mailer,
 		MailFrom: w.cfg.mailFrom, LoginLimiter: store.NewSQLRateLimiter(a.db, nil), AppName: "groundwork", Logger: w.logger,
 		Meter: w.meter}); err != nil {
 		return err
@@ -241,7 +247,7 @@ func (a *app) wireForms(w *wiring) error {
 		return err
 	}
 	if a.forms, err = forms.NewService(formssql.New(a.db), &forms.Options{Enqueuer: a.queue, Mailer: a.mailer, MailFrom: w.cfg.mailFrom,
-		AdminRecipients: w.cfg.adminEmail, Blobs: a.blobs, FormTokenKey: deriveKey(w.secretKey, "form load token"),
+		AdminRecipients: w.cfg.adminEmail, Blobs: a.blobs, FormTokenKey: w.keys.FormTokens(),
 		FormTokenOptional: w.cfg.formTokensOptional, FormTokenUses: w.limiter, Logger: w.logger,
 		Meter: w.meter}); err != nil {
 		return err
@@ -254,7 +260,7 @@ func (a *app) wireForms(w *wiring) error {
 		return err
 	}
 	w.h.formPages, err = forms.NewPageHandler(a.forms, &forms.PageOptions{HTTPOptions: w.web, SubmitLimit: w.cfg.limits.formsSubmit,
-		FlashKey: deriveKey(w.secretKey, "page flash")})
+		FlashKey: w.keys.PageFlash()})
 	return err
 }
 
@@ -265,10 +271,10 @@ func (a *app) wireWebhooks(w *wiring) error {
 	var err error
 	hooks := w.cfg.webhooks
 	hooks.meter = w.meter
-	if a.webhooks, err = newWebhooks(hooks, w.secretKey, a.db, a.queue, w.logger); err != nil {
+	if a.webhooks, err = newWebhooks(hooks, w.keys.WebhookSecrets(), a.db, a.queue, w.logger); err != nil {
 		return err
 	}
-	if err := linkFormsToWebhooks(a.forms, a.webhooks); err != nil {
+	if err := link.FormsToWebhooks(a.forms, a.webhooks); err != nil {
 		return err
 	}
 	if w.h.webhooks, err = webhooks.NewHandler(a.webhooks, a.tokens, &webhooks.HandlerOptions{HTTPOptions: w.web,
@@ -341,7 +347,7 @@ func jsonHandlers(h *handlers) map[string]any {
 func (a *app) wireBookings(w *wiring) error {
 	svc, err := bookings.NewService(bookingssql.New(a.db), &bookings.Options{FeedHost: feedHost(w.cfg.baseURL), Enqueuer: a.queue,
 		Mailer: a.mailer, MailFrom: w.cfg.mailFrom, ManageURL: publicOrigin(w.cfg) + bookings.PagePrefixDefault + "/manage/{token}",
-		SecretKey: deriveKey(w.secretKey, "bookings manage token"), Logger: w.logger, Meter: w.meter})
+		SecretKey: w.keys.ManageLinks(), Logger: w.logger, Meter: w.meter})
 	if err != nil {
 		return err
 	}
@@ -349,7 +355,7 @@ func (a *app) wireBookings(w *wiring) error {
 		return err
 	}
 	a.queue.AddPeriodicJobs(bookings.PeriodicJobs()...)
-	if err := linkBookings(svc, a.webhooks); err != nil {
+	if err := link.BookingsToWebhooks(svc, a.webhooks); err != nil {
 		return err
 	}
 	w.h.site.bookings = svc
@@ -361,7 +367,7 @@ func (a *app) wireBookings(w *wiring) error {
 		APILimit: w.cfg.limits.api}); err != nil {
 		return err
 	}
-	if w.h.bookingPages, err = bookings.NewPageHandler(svc, &bookings.PageOptions{HTTPOptions: w.web, Key: deriveKey(w.secretKey, "page flash"), Contact: w.cfg.bookingsContact,
+	if w.h.bookingPages, err = bookings.NewPageHandler(svc, &bookings.PageOptions{HTTPOptions: w.web, Key: w.keys.PageFlash(), Contact: w.cfg.bookingsContact,
 		PostLimit: w.cfg.limits.bookingsPost}); err != nil {
 		return err
 	}
@@ -392,7 +398,7 @@ func (a *app) wireReporting(w *wiring) error {
 	var err error
 	c := w.cfg.reporting
 	c.sites, c.collectLimit, c.meter = w.cfg.analyticsSites, w.cfg.limits.analyticsCollect, w.meter
-	if w.h.reports, err = newReporting(c, a.db, a.tokens, w.secretKey, w.web); err != nil {
+	if w.h.reports, err = newReporting(c, a.db, a.tokens, w.keys, w.web); err != nil {
 		return err
 	}
 	a.analytics = w.h.reports.analytics

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -20,8 +17,8 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
-	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/link"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/webhooks"
 	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
@@ -111,14 +108,6 @@ func parseKey(s string) ([]byte, error) {
 	return nil, fmt.Errorf("a secret key is %d bytes in base64 or hex (openssl rand -base64 32)", webhooks.SecretKeySize)
 }
 
-// deriveKey is a key of its own for purpose, made from the secret key, so
-// one secret serves every use without one use's key revealing another's.
-func deriveKey(secret []byte, purpose string) []byte {
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte("groundwork " + purpose))
-	return m.Sum(nil)
-}
-
 // knownSecretKey is the secret key a sub-command was given, to check
 // against the database's fingerprint before it changes anything: secret
 // (GROUNDWORK_SECRET_KEY, raw), else the key file beside a SQLite
@@ -151,7 +140,7 @@ func knownSecretKey(secret, dsn string) ([]byte, error) {
 }
 
 // loadSecretKey returns the key that seals webhook secrets (and signs the
-// pages' flash messages and the form-load tokens, through deriveKey): from
+// pages' flash messages and the form-load tokens, through groundwork.Keys): from
 // GROUNDWORK_SECRET_KEY, else from the key file beside a SQLite database
 // (made on first use). Postgres needs the variable: every instance must
 // share the key.
@@ -187,10 +176,6 @@ func loadSecretKey(c webhooksConfig, dsn string, logger *slog.Logger) ([]byte, e
 	return key, nil
 }
 
-// formSubmitted is the webhook event of an accepted form submission,
-// wired from the forms hooks (domains never import each other).
-const formSubmitted = "form.submitted"
-
 // newWebhooks builds the webhooks service on db and, when queue is not
 // nil, registers its jobs.
 func newWebhooks(c webhooksConfig, key []byte, db *store.DB, queue *store.Queue, logger *slog.Logger) (*webhooks.Service, error) {
@@ -204,8 +189,9 @@ func newWebhooks(c webhooksConfig, key []byte, db *store.DB, queue *store.Queue,
 	if err != nil {
 		return nil, err
 	}
-	if err := svc.RegisterEvents(formSubmitted, bookings.EventCreated, bookings.EventConfirmed, bookings.EventRescheduled,
-		bookings.EventReassigned, bookings.EventCancelled, bookings.EventCompleted, bookings.EventNoShow, bookings.EventErased); err != nil {
+	// The linked events, so that subscriptions (and the commands) may
+	// name them before anything is linked.
+	if err := svc.RegisterEvents(append([]string{forms.EventSubmitted}, link.BookingWebhooks...)...); err != nil {
 		return nil, err
 	}
 	if len(c.stripe.WebhookSecrets) > 0 {
@@ -224,35 +210,6 @@ func newWebhooks(c webhooksConfig, key []byte, db *store.DB, queue *store.Queue,
 		queue.AddPeriodicJobs(webhooks.PeriodicJobs()...)
 	}
 	return svc, nil
-}
-
-// submittedData is the form.submitted event's data.
-type submittedData struct {
-	Form         string            `json:"form"`
-	SubmissionID int64             `json:"submission_id"`
-	Number       string            `json:"number"`
-	Values       map[string]string `json:"values"`
-	SubmittedAt  any               `json:"submitted_at"`
-}
-
-// linkFormsToWebhooks records a form.submitted delivery for every accepted
-// submission, in the submission's own transaction. An event missing from
-// the catalogue is an error here, at start, not a visitor's 500.
-func linkFormsToWebhooks(f *forms.Service, w *webhooks.Service) error {
-	if err := w.RequireEvents(formSubmitted); err != nil {
-		return err
-	}
-	f.OnSubmissionAcceptedTx(func(ctx context.Context, tx *sql.Tx, e forms.SubmissionEvent) error {
-		values := make(map[string]string, len(e.Submission.Values))
-		for _, v := range e.Submission.Values {
-			values[v.FieldName] = v.DisplayValue
-		}
-		data := submittedData{Form: e.Form.Slug, SubmissionID: e.Submission.ID, Number: e.Submission.Number(), Values: values,
-			SubmittedAt: e.Submission.CreatedAt}
-		_, err := w.DispatchTx(ctx, tx, webhooks.Event{Name: formSubmitted, Data: data})
-		return err
-	})
-	return nil
 }
 
 // runWebhooks does what the webhooks domain has no HTTP route for:

@@ -21,10 +21,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/groundwork-go/groundwork/bookings"
-	"github.com/groundwork-go/groundwork/bookings/bookingssql"
 	"github.com/groundwork-go/groundwork/forms"
-	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
@@ -286,23 +283,4 @@ func submitForm(t *testing.T, base, slug string, fields ...string) int {
 	require.NoError(t, err)
 	res.Body.Close()
 	return res.StatusCode
-}
-
-// Wiring a link whose events the catalogue lacks fails at start, naming
-// them, instead of answering a visitor's submission with a 500.
-func TestLinksRequireTheirEvents(t *testing.T) {
-	t.Parallel()
-	db := storetest.Open(t, store.SQLite, webhookssql.Migrations, formssql.Migrations, bookingssql.Migrations)
-	bare, err := webhooks.NewService(webhookssql.New(db), &webhooks.Options{SecretKey: []byte(strings.Repeat("k", 32))})
-	require.NoError(t, err)
-	f, err := forms.NewService(formssql.New(db), nil)
-	require.NoError(t, err)
-	err = linkFormsToWebhooks(f, bare)
-	require.ErrorIs(t, err, webhooks.ErrUnknownEvent)
-	require.ErrorContains(t, err, "form.submitted")
-	b, err := bookings.NewService(bookingssql.New(db), nil)
-	require.NoError(t, err)
-	err = linkBookings(b, bare)
-	require.ErrorContains(t, err, "booking.created, booking.confirmed")
-	require.NotContains(t, err.Error(), "manage_token_reissued", "never delivered, so not required")
 }

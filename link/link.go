@@ -1,0 +1,99 @@
+// Package link joins the domains, which never import each other: each
+// function is one link, a hook it registers on the source domain's
+// service that records the target's work inside the source's own
+// transaction, so the two commit together or not at all (a crash between
+// them loses nothing). A host and the reference server make the same
+// calls:
+//
+//	if err := link.FormsToWebhooks(formsSvc, webhooksSvc); err != nil { ... }
+//	if err := link.BookingsToWebhooks(bookingsSvc, webhooksSvc); err != nil { ... }
+//	if err := link.FormsToEmaillist(formsSvc, emaillistSvc); err != nil { ... }
+//
+// and give the email list the forms it may feed from with
+// emaillist.Options{FormExists: link.FormExists(formsSvc)}. A link adds the
+// events it sends to the webhooks catalogue itself.
+package link
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/emaillist"
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/webhooks"
+)
+
+// FormsToWebhooks records a form.submitted webhook (forms.Submitted) for
+// every accepted submission of f, in the submission's transaction; spam
+// sends none. It adds form.submitted to w's catalogue.
+func FormsToWebhooks(f *forms.Service, w *webhooks.Service) error {
+	if f == nil || w == nil {
+		return errors.New("link: forms to webhooks: a service is nil")
+	}
+	if err := w.RegisterEvents(forms.EventSubmitted); err != nil {
+		return fmt.Errorf("link: forms to webhooks: %w", err)
+	}
+	f.OnSubmissionAcceptedTx(func(ctx context.Context, tx *sql.Tx, e forms.SubmissionEvent) error {
+		_, err := w.DispatchTx(ctx, tx, webhooks.Event{Name: forms.EventSubmitted, Data: e.Data()})
+		return err
+	})
+	return nil
+}
+
+// BookingWebhooks are the booking events BookingsToWebhooks sends: every
+// one but booking.manage_token_reissued, whose new link is the
+// customer's alone.
+var BookingWebhooks = slices.DeleteFunc(slices.Clone(bookings.EventTypes), func(e string) bool {
+	return e == bookings.EventManageTokenReissued
+})
+
+// BookingsToWebhooks records each of b's events in BookingWebhooks as a
+// webhook of the same name (bookings.EventData), in the transaction of
+// the change that made it. It adds them to w's catalogue.
+func BookingsToWebhooks(b *bookings.Service, w *webhooks.Service) error {
+	if b == nil || w == nil {
+		return errors.New("link: bookings to webhooks: a service is nil")
+	}
+	if err := w.RegisterEvents(BookingWebhooks...); err != nil {
+		return fmt.Errorf("link: bookings to webhooks: %w", err)
+	}
+	b.OnEventTx(func(ctx context.Context, tx *sql.Tx, e bookings.Event) error {
+		if !slices.Contains(BookingWebhooks, e.Type) {
+			return nil
+		}
+		_, err := w.DispatchTx(ctx, tx, webhooks.Event{Name: e.Type, Data: e.Data()})
+		return err
+	})
+	return nil
+}
+
+// FormsToEmaillist queues every accepted submission of f for the
+// email-list feeds of its form (their conditions decide, in the job), in
+// the submission's transaction; spam queues nothing.
+func FormsToEmaillist(f *forms.Service, e *emaillist.Service) error {
+	if f == nil || e == nil {
+		return errors.New("link: forms to emaillist: a service is nil")
+	}
+	f.OnSubmissionAcceptedTx(func(ctx context.Context, tx *sql.Tx, ev forms.SubmissionEvent) error {
+		return e.QueueSubmission(ctx, tx, emaillist.Submission{FormID: ev.Form.ID, ID: ev.Submission.ID,
+			PageURL: ev.Submission.PageURL, Values: ev.Submission.Answers()})
+	})
+	return nil
+}
+
+// FormExists is emaillist.Options.FormExists for the forms of f: a feed
+// may only be for one of them.
+func FormExists(f *forms.Service) func(ctx context.Context, formID int64) (bool, error) {
+	return func(ctx context.Context, id int64) (bool, error) {
+		_, err := f.Form(ctx, strconv.FormatInt(id, 10))
+		if errors.Is(err, forms.ErrNotFound) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+}

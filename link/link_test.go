@@ -1,0 +1,177 @@
+package link_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/emaillist"
+	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/forms/formssql"
+	"github.com/groundwork-go/groundwork/link"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/webhooks"
+	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
+)
+
+// site is the four domains on one database and one (stopped) queue, so
+// what each link records stays where a test can count it.
+type site struct {
+	db        *store.DB
+	forms     *forms.Service
+	bookings  *bookings.Service
+	webhooks  *webhooks.Service
+	emaillist *emaillist.Service
+	// fail, when set, fails every change after the links have run in its
+	// transaction: whatever they recorded must go with it.
+	fail bool
+}
+
+func newSite(t *testing.T, d store.Dialect) *site {
+	t.Helper()
+	s := &site{db: storetest.Open(t, d, formssql.Migrations, bookingssql.Migrations, webhookssql.Migrations, emaillistsql.Migrations)}
+	queue, err := store.NewQueue(s.db, &store.QueueOptions{TestOnly: true})
+	require.NoError(t, err)
+	s.webhooks, err = webhooks.NewService(webhookssql.New(s.db), &webhooks.Options{SecretKey: []byte("0123456789abcdef0123456789abcdef"),
+		Enqueuer: queue, AllowInsecureURLs: true, AllowPrivateHosts: true, OmitDefaultEvents: true})
+	require.NoError(t, err)
+	s.forms, err = forms.NewService(formssql.New(s.db), &forms.Options{FormTokenOptional: true})
+	require.NoError(t, err)
+	s.bookings, err = bookings.NewService(bookingssql.New(s.db), nil)
+	require.NoError(t, err)
+	s.emaillist, err = emaillist.NewService(emaillistsql.New(s.db), queue, &emaillist.Options{FormExists: link.FormExists(s.forms)})
+	require.NoError(t, err)
+
+	require.NoError(t, link.FormsToWebhooks(s.forms, s.webhooks))
+	require.NoError(t, link.FormsToEmaillist(s.forms, s.emaillist))
+	require.NoError(t, link.BookingsToWebhooks(s.bookings, s.webhooks))
+	s.forms.OnSubmissionAcceptedTx(func(context.Context, *sql.Tx, forms.SubmissionEvent) error { return s.failure() })
+	s.bookings.OnEventTx(func(context.Context, *sql.Tx, bookings.Event) error { return s.failure() })
+
+	_, err = s.webhooks.CreateSubscription(context.Background(), webhooks.SubscriptionInput{Name: ptr("all"),
+		URL: ptr("http://127.0.0.1:9/hook"), Events: []string{"*"}})
+	require.NoError(t, err)
+	return s
+}
+
+func (s *site) failure() error {
+	if s.fail {
+		return errors.New("the change fails after the links")
+	}
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (s *site) count(t *testing.T, q string) int {
+	t.Helper()
+	var n int
+	require.NoError(t, s.db.Get(&n, q))
+	return n
+}
+
+// A submission's form.submitted webhook and email-list job are recorded
+// in the submission's transaction: with it, or not at all.
+func TestFormsLinks(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		s := newSite(t, d)
+		ctx := context.Background()
+		require.Contains(t, s.webhooks.Events(), forms.EventSubmitted, "linking added the event to the catalogue")
+		form := &forms.Form{Name: "Newsletter", IsActive: true}
+		require.NoError(t, s.forms.CreateForm(ctx, form))
+		email := &forms.Field{FormID: form.ID, Type: forms.TypeEmail, Label: "Email", IsRequired: true}
+		require.NoError(t, s.forms.CreateField(ctx, email))
+		_, err := s.emaillist.CreateFeed(ctx, emaillist.Feed{FormID: form.ID, Name: "List", IsActive: true,
+			FieldMap: map[string]string{"email_address": email.Name}})
+		require.NoError(t, err)
+		_, err = s.emaillist.CreateFeed(ctx, emaillist.Feed{FormID: form.ID + 100, Name: "Elsewhere", IsActive: true,
+			FieldMap: map[string]string{"email_address": "email"}})
+		require.Error(t, err, "FormExists: a feed is for one of the forms")
+		fields, err := s.forms.Fields(ctx, form.ID)
+		require.NoError(t, err)
+		submit := func() error {
+			_, err := s.forms.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{email.Name: {"ann@example.test"}},
+				LoadedAt: "1"})
+			return err
+		}
+
+		s.fail = true
+		require.Error(t, submit())
+		require.Zero(t, s.count(t, `SELECT COUNT(*) FROM forms_submissions`))
+		require.Zero(t, s.count(t, `SELECT COUNT(*) FROM webhooks_deliveries`), "no webhook without its submission")
+		require.Zero(t, s.count(t, `SELECT COUNT(*) FROM river_job WHERE kind = 'emaillist_subscribe'`), "no job without its submission")
+
+		s.fail = false
+		require.NoError(t, submit())
+		require.Equal(t, 1, s.count(t, `SELECT COUNT(*) FROM webhooks_deliveries WHERE event = 'form.submitted'`))
+		var payload string
+		require.NoError(t, s.db.Get(&payload, `SELECT payload FROM webhooks_deliveries`))
+		require.Contains(t, payload, `"form":"newsletter"`)
+		require.Contains(t, payload, `"values":{"email":"ann@example.test"}`)
+		require.Equal(t, 1, s.count(t, `SELECT COUNT(*) FROM river_job WHERE kind = 'emaillist_subscribe'`))
+	})
+}
+
+// Each booking change's webhook is recorded in the change's transaction;
+// a reissued manage link is never a webhook.
+func TestBookingsLink(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		s := newSite(t, d)
+		ctx := context.Background()
+		require.Subset(t, s.webhooks.Events(), link.BookingWebhooks)
+		require.NotContains(t, s.webhooks.Events(), bookings.EventManageTokenReissued)
+		name, slug, minutes, zone := "Call", "call", 30, "UTC"
+		svc, err := s.bookings.CreateService(ctx, bookings.ServiceInput{Name: &name, Slug: &slug, Duration: &minutes, TimeZone: &zone})
+		require.NoError(t, err)
+		pname, pslug := "Sam", "sam"
+		p, err := s.bookings.CreateProvider(ctx, bookings.ProviderInput{Name: &pname, Slug: &pslug, TimeZone: &zone})
+		require.NoError(t, err)
+		require.NoError(t, s.bookings.Link(ctx, svc.Slug, p.ID, bookings.LinkInput{}))
+		start, end, day := "00:00", "24:00", 0
+		for day = range 7 {
+			_, err := s.bookings.AddHours(ctx, p.ID, bookings.HoursInput{DayOfWeek: &day, Start: &start, End: &end})
+			require.NoError(t, err)
+		}
+		at := time.Now().UTC().Truncate(time.Hour).Add(48 * time.Hour)
+		book := func() (bookings.Booking, error) {
+			b, _, err := s.bookings.Create(ctx, bookings.NewBooking{ServiceSlug: "call", Start: at, CustomerName: "Grace",
+				CustomerEmail: "grace@example.com"})
+			return b, err
+		}
+
+		s.fail = true
+		_, err = book()
+		require.Error(t, err)
+		require.Zero(t, s.count(t, `SELECT COUNT(*) FROM bookings_bookings`))
+		require.Zero(t, s.count(t, `SELECT COUNT(*) FROM webhooks_deliveries`), "no webhook without its booking")
+
+		s.fail = false
+		b, err := book()
+		require.NoError(t, err)
+		_, err = s.bookings.ReissueManageToken(ctx, b.ID)
+		require.NoError(t, err)
+		s.fail = true
+		_, err = s.bookings.Cancel(ctx, b.ID, bookings.ActorAdmin, "")
+		require.Error(t, err)
+		s.fail = false
+		_, err = s.bookings.Cancel(ctx, b.ID, bookings.ActorAdmin, "Ill")
+		require.NoError(t, err)
+		var events []string
+		require.NoError(t, s.db.Select(&events, `SELECT event FROM webhooks_deliveries ORDER BY id`))
+		require.Equal(t, []string{bookings.EventCreated, bookings.EventCancelled}, events)
+		var payload string
+		require.NoError(t, s.db.Get(&payload, `SELECT payload FROM webhooks_deliveries WHERE event = 'booking.cancelled'`))
+		require.Contains(t, payload, `"reason":"Ill"`)
+		require.Contains(t, payload, `"customer_id":"`+bookings.CustomerID("Grace@Example.com ")+`"`)
+	})
+}
