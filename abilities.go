@@ -1,5 +1,10 @@
 package groundwork
 
+import (
+	"slices"
+	"strings"
+)
+
 // Ability is one thing a bearer token may be granted, or a signed-in user
 // may hold as a capability: its wire name, the domain whose routes check
 // it, and what it allows, in a sentence a person granting it can read.
@@ -48,4 +53,95 @@ var Abilities = []Ability{
 var Capabilities = []Ability{
 	{"view_search_reporting", "reporting", "See the reports page."},
 	{"manage-emailmarketing-feeds", "emaillist", "Manage the email-list feeds from a signed-in session."},
+}
+
+// KnownAbility reports whether a token may be granted name: "*", an
+// ability of Abilities or of own (a host's own routes' names), or a
+// wildcard over a prefix ("forms:*", "webhookSubscription.*") that covers
+// at least one of them.
+func KnownAbility(name string, own ...string) bool {
+	if name == "*" {
+		return true
+	}
+	known := knownNames(own)
+	if slices.Contains(known, name) {
+		return true
+	}
+	prefix, wild := strings.CutSuffix(name, "*")
+	if !wild || !strings.HasSuffix(prefix, ":") && !strings.HasSuffix(prefix, ".") {
+		return false
+	}
+	return slices.ContainsFunc(known, func(k string) bool { return strings.HasPrefix(k, prefix) })
+}
+
+// NearestAbility is the known ability (or wildcard) whose name is closest
+// to name, for a message that says what was likely meant: within the
+// domain name starts with when it names one ("webhooks:*" is
+// "webhookSubscription.*"), else among all; "" when none is near (more
+// than half of name would change).
+func NearestAbility(name string, own ...string) string {
+	candidates := knownNames(own)
+	if i := strings.IndexAny(name, ":."); i > 0 {
+		var inDomain []string
+		for _, a := range Abilities {
+			if strings.EqualFold(a.Domain, name[:i]) {
+				inDomain = append(inDomain, a.Name)
+			}
+		}
+		if len(inDomain) > 0 {
+			candidates = inDomain
+		}
+	}
+	best, bestDistance := "", -1
+	for _, known := range candidates {
+		for _, candidate := range []string{known, wildcardOf(known)} {
+			if d := distance(strings.ToLower(name), strings.ToLower(candidate)); bestDistance < 0 || d < bestDistance {
+				best, bestDistance = candidate, d
+			}
+		}
+	}
+	if bestDistance > len(name)/2 && len(candidates) == len(knownNames(own)) {
+		return ""
+	}
+	return best
+}
+
+// knownNames are the table's names and own.
+func knownNames(own []string) []string {
+	out := make([]string, 0, len(Abilities)+len(own))
+	for _, a := range Abilities {
+		out = append(out, a.Name)
+	}
+	return append(out, own...)
+}
+
+// wildcardOf is the wildcard that covers name and its siblings:
+// "forms:*" for "forms:create", "webhookSubscription.*" for
+// "webhookSubscription.view"; name itself without a separator.
+func wildcardOf(name string) string {
+	if i := strings.IndexAny(name, ":."); i >= 0 {
+		return name[:i+1] + "*"
+	}
+	return name
+}
+
+// distance is the Levenshtein distance of a and b, in bytes.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -18,7 +18,8 @@ func ExampleService_Middleware() {
 	ctx := context.Background()
 	db, done := storetest.Temp(authsql.Migrations) // your *store.DB, migrated
 	defer done()
-	svc, err := auth.NewService(authsql.New(db), nil)
+	// reports:view is the host's own route's ability, so tokens may carry it.
+	svc, err := auth.NewService(authsql.New(db), &auth.Options{Abilities: []string{"reports:view"}})
 	if err != nil {
 		panic(err)
 	}

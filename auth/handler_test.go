@@ -145,7 +145,7 @@ func TestMiddleware(t *testing.T) {
 	require.JSONEq(t, `{"caller": "token:1", "abilities": ["forms:*"]}`, body)
 	res, body = b.get(t, "/guarded", narrow)
 	require.Equal(t, 403, res.StatusCode)
-	require.JSONEq(t, `{"message": "This action is unauthorized."}`, body)
+	require.JSONEq(t, `{"message": "This action is unauthorized.", "ability": "forms:create"}`, body)
 	res, body = b.get(t, "/guarded", "")
 	require.Equal(t, 401, res.StatusCode)
 	require.JSONEq(t, `{"message": "Unauthenticated."}`, body)

@@ -46,6 +46,10 @@ type Options struct {
 	Meter groundwork.Meter
 	// Rand is the source of secrets; crypto/rand when nil.
 	Rand io.Reader
+	// Abilities are a host's own abilities (the names its own routes
+	// check) that a token may carry beside groundwork.Abilities; any
+	// other name is refused when a token is made.
+	Abilities []string
 	// TouchInterval: TouchIntervalDefault when zero. It also spaces the
 	// writes of a session's last-seen time.
 	TouchInterval time.Duration
@@ -113,6 +117,8 @@ type Service struct {
 	logger        *slog.Logger
 	hooks         hooks
 	meter         groundwork.Meter
+	// abilities are the host's own (Options.Abilities).
+	abilities []string
 }
 
 // NewService returns a token service on store.
@@ -127,7 +133,7 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	if o.TouchInterval < 0 {
 		return nil, errors.New("auth: new service: negative touch interval")
 	}
-	s := &Service{store: store, now: o.Now, rand: o.Rand, touchInterval: o.TouchInterval, meter: o.Meter}
+	s := &Service{store: store, now: o.Now, rand: o.Rand, touchInterval: o.TouchInterval, meter: o.Meter, abilities: slices.Clone(o.Abilities)}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -167,8 +173,17 @@ func (s *Service) CreateToken(ctx context.Context, nt NewToken) (string, Token, 
 		v.Add("abilities", api.MsgRequired("abilities"))
 	}
 	for i, a := range nt.Abilities {
-		if !ValidAbility(a) {
-			v.Add("abilities."+strconv.Itoa(i), api.MsgFormat("abilities."+strconv.Itoa(i)))
+		field := "abilities." + strconv.Itoa(i)
+		switch {
+		case !ValidAbility(a):
+			v.Add(field, api.MsgFormat(field))
+		case !groundwork.KnownAbility(a, s.abilities...):
+			// A token no route would ever let through: say what was meant.
+			hint := "A host's own abilities go in auth.Options.Abilities"
+			if near := groundwork.NearestAbility(a, s.abilities...); near != "" {
+				hint = fmt.Sprintf("did you mean %q? ", near) + hint
+			}
+			v.Add(field, fmt.Sprintf("The %s field names no ability: %q (%s).", api.Attr(field), a, hint))
 		}
 	}
 	if !nt.ExpiresAt.IsZero() && !nt.ExpiresAt.After(now) {

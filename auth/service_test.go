@@ -85,6 +85,11 @@ func TestCreateTokenValidation(t *testing.T) {
 			"abilities.3": {"The abilities.3 field format is invalid."}, "abilities.4": {"The abilities.4 field format is invalid."},
 			"abilities.5": {"The abilities.5 field format is invalid."}}},
 		{auth.NewToken{Name: "x", Abilities: []string{"*"}, ExpiresAt: b.clock.Now()}, map[string][]string{"expires_at": {"The expires at field must be a date in the future."}}},
+		// A name no route checks would make a token every route refuses.
+		{auth.NewToken{Name: "x", Abilities: []string{"forms:*", "webhooks:*", "forms:creat", "shop:refund"}}, map[string][]string{
+			"abilities.1": {`The abilities.1 field names no ability: "webhooks:*" (did you mean "webhookSubscription.*"? A host's own abilities go in auth.Options.Abilities).`},
+			"abilities.2": {`The abilities.2 field names no ability: "forms:creat" (did you mean "forms:create"? A host's own abilities go in auth.Options.Abilities).`},
+			"abilities.3": {`The abilities.3 field names no ability: "shop:refund" (A host's own abilities go in auth.Options.Abilities).`}}},
 	}
 	for _, c := range cases {
 		_, _, err := svc.CreateToken(ctx, c.in)
@@ -98,6 +103,13 @@ func TestCreateTokenValidation(t *testing.T) {
 	for _, ok := range []string{"*", "forms:*", "forms:create", "webhookSubscription.*", "a11y:ai", "a11y.ai", "forms:submissions:export", "my-app_v2.read"} {
 		require.True(t, auth.ValidAbility(ok), ok)
 	}
+
+	// A host's own abilities, declared, are taken.
+	own, err := auth.NewService(b.store, &auth.Options{Abilities: []string{"shop:refund"}})
+	require.NoError(t, err)
+	_, tok, err := own.CreateToken(ctx, auth.NewToken{Name: "till", Abilities: []string{"shop:*", "forms:view"}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"shop:*", "forms:view"}, tok.Abilities)
 }
 
 func TestAuthenticate(t *testing.T) {

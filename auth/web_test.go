@@ -607,7 +607,7 @@ func TestSessionLifetimesAndRememberMe(t *testing.T) {
 
 func TestTokensBelongToUsers(t *testing.T) {
 	t.Parallel()
-	s := newSite(t, siteOptions{web: auth.WebOptions{TokenAbilities: []string{"forms:*", "forms:read", "reporting:view", "*"}}})
+	s := newSite(t, siteOptions{web: auth.WebOptions{TokenAbilities: []string{"forms:*", "forms:viewSubmissions", "reporting:view", "*"}}})
 	s.user(t, "ada@example.com", "forms:*")
 	b := s.browser(t)
 	res, _ := b.get("/settings/tokens")
@@ -617,7 +617,7 @@ func TestTokensBelongToUsers(t *testing.T) {
 	require.Equal(t, 200, res.StatusCode)
 	require.Contains(t, body, "You have no tokens yet.")
 	require.Contains(t, body, `value="forms:*"`)
-	require.Contains(t, body, `value="forms:read"`)
+	require.Contains(t, body, `value="forms:viewSubmissions"`)
 	require.NotContains(t, body, `value="reporting:view"`, "only what the user's capabilities cover")
 	require.Contains(t, body, "<h3>Forms</h3>", "grouped by domain")
 	require.Contains(t, body, `name="abilities" value="forms:*"><span>Everything in forms. <code>forms:*</code>`, "with a sentence each")
@@ -629,7 +629,7 @@ func TestTokensBelongToUsers(t *testing.T) {
 	require.Equal(t, 422, res.StatusCode)
 	require.Contains(t, body, "Choose at least one thing the token may do.")
 
-	res, _ = b.post("/settings/tokens", url.Values{"name": {"ci"}, "abilities": {"forms:read"}, "expires_in_days": {"30"}})
+	res, _ = b.post("/settings/tokens", url.Values{"name": {"ci"}, "abilities": {"forms:viewSubmissions"}, "expires_in_days": {"30"}})
 	require.Equal(t, http.StatusSeeOther, res.StatusCode, "Post/Redirect/Get")
 	require.Equal(t, "/settings/tokens", res.Header.Get("Location"))
 	_, body = b.get("/settings/tokens")

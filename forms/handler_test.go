@@ -2,6 +2,7 @@ package forms_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -165,7 +166,10 @@ func TestAuthorization(t *testing.T) {
 		case 401:
 			require.JSONEq(t, `{"message":"Unauthenticated."}`, r.body)
 		case 403:
-			require.JSONEq(t, `{"message":"This action is unauthorized."}`, r.body)
+			var refused struct{ Message, Ability string }
+			require.NoError(t, json.Unmarshal([]byte(r.body), &refused))
+			require.Equal(t, "This action is unauthorized.", refused.Message)
+			require.True(t, strings.HasPrefix(refused.Ability, "forms:"), "names the ability the route needed: %s", r.body)
 		}
 	}
 }

@@ -111,7 +111,7 @@ func TestSubscriptionAPI(t *testing.T) {
 		require.JSONEq(t, `{"message":"Unauthenticated."}`, a.do("GET", subs, "nope", nil).body)
 		r := a.do("POST", subs, "viewer", map[string]any{"name": "x"})
 		require.Equal(t, 403, r.status)
-		require.JSONEq(t, `{"message":"This action is unauthorized."}`, r.body)
+		require.JSONEq(t, `{"message":"This action is unauthorized.","ability":"webhookSubscription.create"}`, r.body)
 
 		// Validation.
 		r = a.do("POST", subs, "admin", map[string]any{"name": "x", "url": "https://internal.example/hook", "events": []any{"order.placed"}})

@@ -166,10 +166,12 @@ func TestTokenCommands(t *testing.T) {
 		require.Regexp(t, `^Token 1 \("ci"\) was already revoked, at 20\d\d-\d\d-\d\dT`, out)
 
 		// An ability no route checks is a typo until --force says not.
-		for _, typo := range []string{"form:*", "forms:creat", "webhooks.*", "a11y:aii"} {
+		for typo, meant := range map[string]string{"form:*": "forms:*", "forms:creat": "forms:create", "webhooks.*": "webhookSubscription.*",
+			"a11y:aii": "a11y:ai"} {
 			code, _, stderr = runCmd(t, byEnv, "token", "create", "--name", "typo", "--ability", typo)
 			require.Equal(t, 2, code, typo)
 			require.Contains(t, stderr, "no route checks the ability", typo)
+			require.Contains(t, stderr, `(did you mean "`+meant+`"?)`, typo)
 		}
 		for _, ok := range []string{"forms:create", "webhookSubscription.*", "a11y:*", "webhookSubscription.replay"} {
 			code, _, stderr = runCmd(t, byEnv, "token", "create", "--name", "known", "--ability", ok)

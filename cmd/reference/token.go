@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -60,6 +59,7 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 	now := time.Now()
 	var nt auth.NewToken
 	var revokeID int64
+	var own []string // abilities --force took
 	switch sub {
 	case "create":
 		if len(positional) > 0 {
@@ -67,9 +67,17 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 		}
 		nt = auth.NewToken{Name: *name, Abilities: abilities}
 		for _, a := range abilities {
-			if auth.ValidAbility(a) && !*force && !knownAbility(a) {
-				return usageError{fmt.Sprintf("no route checks the ability %q (see reference token --help); "+
-					"--force takes it anyway, for a host's own routes", a)}
+			if auth.ValidAbility(a) && !groundwork.KnownAbility(a) {
+				if *force {
+					own = append(own, a) // a host's own route's, on the caller's word
+					continue
+				}
+				near := ""
+				if n := groundwork.NearestAbility(a); n != "" {
+					near = fmt.Sprintf(" (did you mean %q?)", n)
+				}
+				return usageError{fmt.Sprintf("no route checks the ability %q%s (see reference token --help); "+
+					"--force takes it anyway, for a host's own routes", a, near)}
 			}
 		}
 		if *expires != "" {
@@ -90,7 +98,7 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 
-	svc, done, err := openAuth(ctx, *db, getenv, logger)
+	svc, done, err := openAuth(ctx, *db, getenv, logger, own...)
 	if err != nil {
 		return err
 	}
@@ -196,7 +204,8 @@ func printTokens(w io.Writer, tokens []auth.Token, now time.Time) {
 // openAuth opens the database at dsn and the auth service on it, for a
 // sub-command (refusing a secret key the database does not know, before
 // it changes anything); done closes the database.
-func openAuth(ctx context.Context, dsn string, getenv func(string) string, logger func() (*slog.Logger, error)) (svc *auth.Service, done func(), err error) {
+func openAuth(ctx context.Context, dsn string, getenv func(string) string, logger func() (*slog.Logger, error),
+	own ...string) (svc *auth.Service, done func(), err error) {
 	log, err := logger()
 	if err != nil {
 		return nil, nil, err
@@ -209,7 +218,7 @@ func openAuth(ctx context.Context, dsn string, getenv func(string) string, logge
 	if err != nil {
 		return nil, nil, err
 	}
-	if svc, err = auth.NewService(authsql.New(db), nil); err != nil {
+	if svc, err = auth.NewService(authsql.New(db), &auth.Options{Abilities: own}); err != nil {
 		db.Close()
 		return nil, nil, err
 	}
@@ -237,16 +246,6 @@ func wildcard(name string) string {
 		return name[:i+1] + "*"
 	}
 	return name
-}
-
-// knownAbility reports whether a route checks ability, or ability is a
-// wildcard ("forms:*") over one that a route checks.
-func knownAbility(ability string) bool {
-	if slices.Contains(knownAbilities, ability) {
-		return true
-	}
-	prefix, ok := strings.CutSuffix(ability, "*")
-	return ok && slices.ContainsFunc(knownAbilities, func(k string) bool { return strings.HasPrefix(k, prefix) && k != ability })
 }
 
 // logFlag adds --log-level to a command that opens the database (warn

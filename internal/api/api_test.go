@@ -472,7 +472,7 @@ func TestGuard(t *testing.T) {
 	}
 	w := do(h, "Bearer narrow")
 	require.Equal(t, 403, w.Code)
-	require.JSONEq(t, `{"message": "This action is unauthorized."}`, w.Body.String())
+	require.JSONEq(t, `{"message": "This action is unauthorized.", "ability": "forms:create"}`, w.Body.String())
 	w = do(h, "bearer good")
 	require.Equal(t, 200, w.Code)
 	require.JSONEq(t, `{"message": "token:good"}`, w.Body.String())

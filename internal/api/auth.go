@@ -21,6 +21,19 @@ func BearerToken(r *http.Request) (string, bool) {
 	return token, token != ""
 }
 
+// Forbidden is the 403 of a bearer token that may not use ability: the
+// usual message, and the ability the route needed, so whoever made the
+// token sees what to grant ({"message": "This action is unauthorized.",
+// "ability": "forms:create"}).
+func Forbidden(ability string) *Error {
+	return &Error{Status: http.StatusForbidden, Message: MsgForbidden, Body: forbiddenBody{Message: MsgForbidden, Ability: ability}}
+}
+
+type forbiddenBody struct {
+	Message string `json:"message"`
+	Ability string `json:"ability"`
+}
+
 // Guard authenticates requests by bearer token and authorizes abilities.
 type Guard struct {
 	Tokens groundwork.TokenVerifier
@@ -67,7 +80,7 @@ func (g *Guard) Check(r *http.Request, ability string) (context.Context, error) 
 			}
 		}
 		if !allowed {
-			return nil, ErrForbidden
+			return nil, Forbidden(ability)
 		}
 	}
 	return groundwork.WithCaller(ctx, groundwork.Caller{ID: caller, Abilities: abilities}), nil
