@@ -100,8 +100,12 @@ const (
 // ability, for the routes a signed-in user may reach as well as a bearer
 // token (the reports, the email-list feeds): only the host knows how a
 // session's capabilities and a token's abilities map onto each other.
-// resource is what the route names, resolved before the question (an
-// email-list feed, say), or nil for a list or a create.
+// resource is what the route names, resolved before the question, or nil
+// for a list or a create; a domain never passes a typed nil (a nil
+// *emaillist.Feed in an interface, which compares unequal to nil), so
+// "resource == nil" is the test for "no resource". Each handler's
+// constructor says which type it passes: emaillist a *emaillist.Feed,
+// reporting none.
 type RequestAuthorizer interface {
 	AuthorizeRequest(r *http.Request, ability string, resource any) Access
 }

@@ -334,10 +334,10 @@ type ContentAnalysis struct {
 // ContentAnalysisRequest is the input of [AI.AnalyzeContent].
 type ContentAnalysisRequest struct {
 	// Content is plain text, Markdown or HTML; required.
-	Content string
+	Content string `json:"content"`
 	// Structure optionally summarises it: a JSON object whose "headings",
 	// "links" and "images" lists are passed on (others are dropped).
-	Structure json.RawMessage
+	Structure json.RawMessage `json:"structure,omitempty"`
 }
 
 // AnalyzeContent asks the model for content-level accessibility problems
@@ -479,14 +479,14 @@ type AriaSuggestion struct {
 // AriaRequest is the input of [AI.SuggestAria].
 type AriaRequest struct {
 	// Markup is the component's HTML; required.
-	Markup string
+	Markup string `json:"markup"`
 	// Behavior describes what it does, in plain words; required.
-	Behavior string
+	Behavior string `json:"behavior"`
 	// Framework optionally names the UI framework.
-	Framework string
+	Framework string `json:"framework,omitempty"`
 	// ExistingAria lists attributes already present; only scalar values
 	// are passed on.
-	ExistingAria map[string]any
+	ExistingAria map[string]any `json:"existing_aria,omitempty"`
 }
 
 // SuggestAria asks the model for the role, attributes and keyboard
@@ -606,12 +606,12 @@ type ContrastExplanation struct {
 // ContrastRequest is the input of [AI.ExplainContrast].
 type ContrastRequest struct {
 	// Foreground and Background: hex, rgb(), hsl() or palette names.
-	Foreground string
-	Background string
+	Foreground string `json:"foreground"`
+	Background string `json:"background"`
 	// Context: body_text when empty.
-	Context ContrastContext
+	Context ContrastContext `json:"context,omitempty"`
 	// BrandPalette lists colours the alternatives should prefer.
-	BrandPalette []string
+	BrandPalette []string `json:"brand_palette,omitempty"`
 }
 
 // MinAlternatives is how many alternatives ExplainContrast aims to

@@ -36,15 +36,15 @@ func (t Token) Active(now time.Time) bool {
 // NewToken is what [Service.CreateToken] needs.
 type NewToken struct {
 	// Name says what the token is for; required, at most 255 characters.
-	Name string
+	Name string `json:"name"`
 	// Abilities: at least one.
-	Abilities []string
+	Abilities []string `json:"abilities"`
 	// ExpiresAt is when the token stops working; the zero time for never.
-	ExpiresAt time.Time
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
 	// UserID makes the token the user's own: listed and revoked from
 	// their settings page, throttled as them, and its abilities limited
 	// to their capabilities. Zero for a token of no user.
-	UserID int64
+	UserID int64 `json:"-"` // never from a request body: the host says whose
 }
 
 // User is a person who signs in to the site's pages. The password is
@@ -62,7 +62,7 @@ type User struct {
 	// Capabilities name what the user may do beyond signing in, e.g.
 	// "view_search_reporting", "manage-emailmarketing-feeds", or "*" for
 	// everything; see [User.Can].
-	Capabilities []string  `json:"capabilities"`
+	Capabilities []string  `json:"-"` // never from a request body: the host grants them
 	CreatedAt    time.Time `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
 }
@@ -77,21 +77,21 @@ func (u User) Verified() bool { return u.EmailVerifiedAt != nil }
 // NewUser is what [Service.CreateUser] needs.
 type NewUser struct {
 	// Name: required, at most 255 characters.
-	Name string
+	Name string `json:"name"`
 	// Email: required, a valid address of at most 255 characters, not
 	// already taken (in any case).
-	Email string
+	Email string `json:"email"`
 	// Password: at least PasswordMinLength characters.
-	Password string
+	Password string `json:"password"`
 	// PasswordConfirmation, when not nil, must equal Password (the
 	// register page's second password field).
-	PasswordConfirmation *string
+	PasswordConfirmation *string `json:"password_confirmation"`
 	// Capabilities granted from the start; each must be well formed
 	// (see [ValidAbility]).
-	Capabilities []string
+	Capabilities []string `json:"-"` // never from a request body: the host grants them
 	// Verified marks the address verified at once (for users made by an
 	// administrator).
-	Verified bool
+	Verified bool `json:"-"` // never from a request body
 }
 
 // Session is a signed-in browser, as stored. Its secret id travels only

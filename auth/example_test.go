@@ -29,8 +29,8 @@ func ExampleService_Middleware() {
 	}
 
 	report := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		caller, _, _ := auth.CallerFromContext(r.Context())
-		fmt.Fprintln(w, "report for", caller)
+		caller, _ := groundwork.CallerFrom(r.Context())
+		fmt.Fprintln(w, "report for", caller.ID)
 	})
 	h := svc.Middleware("reports:view")(report)
 

@@ -39,7 +39,8 @@ func setupHTTP(t *testing.T, d store.Dialect) *httpBundle {
 	mux := http.NewServeMux()
 	mux.Handle(auth.PrefixDefault+"/", apitest.Of(t, h).Handler(h))
 	mux.Handle("/guarded", svc.Middleware("forms:create")(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		caller, abilities, ok := auth.CallerFromContext(r.Context())
+		c, ok := groundwork.CallerFrom(r.Context())
+		caller, abilities := c.ID, c.Abilities
 		if !ok {
 			http.Error(w, "no caller in context", http.StatusInternalServerError)
 			return

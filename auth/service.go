@@ -399,16 +399,9 @@ func (s *Service) RevokeToken(ctx context.Context, id int64) error {
 // Middleware returns middleware that lets a request through only with a
 // live token that may use ability (any live token when ability is ""):
 // 401 {"message": "Unauthenticated."} without one, 403 {"message": "This
-// action is unauthorized."} when the token lacks the ability. Handlers
-// behind it find the caller with [CallerFromContext].
+// action is unauthorized.", "ability": ability} when the token lacks the
+// ability. Handlers behind it find the caller with groundwork.CallerFrom.
 func (s *Service) Middleware(ability string) func(http.Handler) http.Handler {
 	g := &api.Guard{Tokens: s}
 	return func(next http.Handler) http.Handler { return g.Require(ability, next) }
-}
-
-// CallerFromContext returns the caller key and abilities that
-// [Service.Middleware] (or any groundwork handler) put in ctx.
-func CallerFromContext(ctx context.Context) (caller string, abilities []string, ok bool) {
-	c, ok := groundwork.CallerFrom(ctx)
-	return c.ID, c.Abilities, ok
 }

@@ -21,19 +21,19 @@ func invalid(field, msg string) error { return api.Invalid(field, msg) }
 type NewBooking struct {
 	// ServiceSlug names the service (the API takes "service" or
 	// "service_slug").
-	ServiceSlug string
+	ServiceSlug string `json:"service"`
 	// ProviderID asks for one provider; 0 lets the service choose.
-	ProviderID int64
+	ProviderID int64 `json:"provider_id,omitempty"`
 	// Start must be a slot start the service offers.
-	Start            time.Time
-	CustomerName     string
-	CustomerEmail    string
-	CustomerPhone    string
-	CustomerTimeZone string
-	Notes            string
-	IntakeData       map[string]any
+	Start            time.Time      `json:"start_time"`
+	CustomerName     string         `json:"customer_name"`
+	CustomerEmail    string         `json:"customer_email"`
+	CustomerPhone    string         `json:"customer_phone"`
+	CustomerTimeZone string         `json:"customer_timezone"`
+	Notes            string         `json:"notes"`
+	IntakeData       map[string]any `json:"intake_data"`
 	// HoldToken books the slot a hold keeps (see [Service.Hold]).
-	HoldToken string
+	HoldToken string `json:"hold_token,omitempty"`
 }
 
 // maxReach is how far from a slot a booking can clash with it: a slot or

@@ -60,9 +60,9 @@ type AdminHandler struct {
 
 // NewAdminHandler returns the feed administration of svc. auth is asked
 // about every request, before anything is changed, for the Ability and
-// the feed the route names (a *Feed, resolved first so an unknown one is
-// 404; nil for the list and a create); anything but Allowed is 403
-// without a body. opts may be nil.
+// the feed the route names (a *Feed, never a nil one, resolved first so
+// an unknown one is 404; an untyped nil for the list and a create);
+// anything but Allowed is 403 without a body. opts may be nil.
 func NewAdminHandler(svc *Service, auth groundwork.RequestAuthorizer, opts *AdminHandlerOptions) (*AdminHandler, error) {
 	if svc == nil || auth == nil {
 		return nil, errors.New("emaillist: new admin handler: a service and a RequestAuthorizer are required")

@@ -172,7 +172,10 @@ func setupTB(t testing.TB, configure ...func(*setupOptions)) *bundle {
 	}
 	admin, err := emaillist.NewAdminHandler(b.svc, groundwork.RequestAuthorizerFunc(
 		func(_ *http.Request, ability string, resource any) groundwork.Access {
-			f, _ := resource.(*emaillist.Feed)
+			f, isFeed := resource.(*emaillist.Feed)
+			if resource != nil && (!isFeed || f == nil) {
+				t.Errorf("the resource is %#v: a *Feed that is not nil, or an untyped nil", resource)
+			}
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			b.asked = append(b.asked, f)

@@ -15,7 +15,13 @@
 // modernc.org/sqlite or pgx's stdlib driver, whose dialect New reads off
 // the driver. groundwork's tables then live beside the host's, and the
 // host keeps the pool (New checks the SQLite settings groundwork needs;
-// [SQLiteDSN] spells them out).
+// [SQLiteDSN] spells them out). Importing store registers both drivers
+// with database/sql, "sqlite" (modernc.org/sqlite, pure Go) and "pgx"
+// (github.com/jackc/pgx/v5/stdlib), so a host needs no blank import of its
+// own:
+//
+//	pool, err := sql.Open("sqlite", store.SQLiteDSN("app.db"))
+//	pool, err := sql.Open("pgx", "postgres://app@db/app")
 //
 // Queries are written with "?" placeholders and passed through
 // [DB.Rebind]. Times are stored with [Time] (UTC, microseconds, comparable

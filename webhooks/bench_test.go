@@ -177,9 +177,9 @@ func fanout(b *testing.B, d store.Dialect, events, subscriptions, perSecond int,
 		wg.Go(func() {
 			for i := range work {
 				t := time.Now()
-				f := svc.Dispatch(ctx, placed(int64(i)))
-				if f.Err != nil || f.Deliveries != subscriptions {
-					b.Errorf("dispatch %d: %d deliveries, %v", i, f.Deliveries, f.Err)
+				f, err := svc.Dispatch(ctx, placed(int64(i)))
+				if err != nil || f.Deliveries != subscriptions {
+					b.Errorf("dispatch %d: %d deliveries, %v", i, f.Deliveries, err)
 					return
 				}
 				mu.Lock()
@@ -419,8 +419,8 @@ func drain(b *testing.B, d store.Dialect, events, subscriptions int, loop bool) 
 	for range 8 {
 		wg.Go(func() {
 			for i := range work {
-				if f := dispatcher.Dispatch(ctx, placed(int64(i))); f.Err != nil {
-					b.Error(f.Err)
+				if _, err := dispatcher.Dispatch(ctx, placed(int64(i))); err != nil {
+					b.Error(err)
 				}
 			}
 		})

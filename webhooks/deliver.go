@@ -111,25 +111,24 @@ func (DeliverArgs) Kind() string { return "webhooks_deliver" }
 // MaxDeliveriesPerJob bounds a DeliverArgs job.
 const MaxDeliveriesPerJob = 50
 
-// Fanout reports a dispatch: the event's id, how many deliveries it
-// recorded, and the error that stopped it, if any.
+// Fanout reports a dispatch: the event's id and how many deliveries it
+// recorded.
 type Fanout struct {
 	EventID    string
 	Deliveries int
-	Err        error
 }
 
 // Dispatch records a delivery of event for every active subscription that
 // listens to it and queues them, in a transaction of its own: use it after
-// the change the event describes has committed. It never fails the
-// caller: a failure is logged and returned in Fanout.Err.
-func (s *Service) Dispatch(ctx context.Context, event any) Fanout {
+// the change the event describes has committed (inside it, DispatchTx).
+// A failure is logged too, so a caller that goes on regardless loses
+// nothing of it.
+func (s *Service) Dispatch(ctx context.Context, event any) (Fanout, error) {
 	f, err := s.dispatch(ctx, nil, event)
 	if err != nil {
-		f.Err = err
 		s.logger.ErrorContext(ctx, "webhooks: dispatch failed", "event", WireName(event), "error", err)
 	}
-	return f
+	return f, err
 }
 
 // DispatchTx is Dispatch inside the caller's transaction: the deliveries

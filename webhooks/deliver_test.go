@@ -63,8 +63,8 @@ func TestDispatchDelivers(t *testing.T) {
 		require.NoError(t, err)
 		other := b.subscribe(t, rv3.URL, "payment.failed")
 
-		f := b.svc.Dispatch(webhooks.WithRequestID(ctx, "req-42"), placed(1001))
-		require.NoError(t, f.Err)
+		f, err := b.svc.Dispatch(webhooks.WithRequestID(ctx, "req-42"), placed(1001))
+		require.NoError(t, err)
 		require.Equal(t, 2, f.Deliveries)
 		g1, g2 := rv1.wait(t, 20*time.Second), rv2.wait(t, 20*time.Second)
 		for _, g := range []received{g1, g2} {
@@ -112,8 +112,8 @@ func TestDispatchDelivers(t *testing.T) {
 		require.EqualValues(t, 1, rv1.count.Load(), "delivered once")
 
 		// An unknown event is refused and reported, never raised.
-		f = b.svc.Dispatch(ctx, webhooks.Event{Name: "no.such.event"})
-		require.ErrorIs(t, f.Err, webhooks.ErrUnknownEvent)
+		_, err = b.svc.Dispatch(ctx, webhooks.Event{Name: "no.such.event"})
+		require.ErrorIs(t, err, webhooks.ErrUnknownEvent)
 	})
 }
 
@@ -154,8 +154,7 @@ func TestDispatchWithoutQueueIsDueAtOnce(t *testing.T) {
 	t.Parallel()
 	b := setup(t, func(o *setupOptions) { o.service = func(so *webhooks.Options) { so.Enqueuer = nil } })
 	sub := b.subscribe(t, "http://127.0.0.1:9/hook", "order.placed")
-	f := b.svc.Dispatch(context.Background(), placed(1))
-	require.NoError(t, f.Err)
+	require.NoError(t, dispatchErr(b.svc.Dispatch(context.Background(), placed(1))))
 	list := b.deliveriesOf(t, sub.ID)
 	require.Len(t, list, 1)
 	require.Equal(t, b.clock.Now(), *list[0].NextAttemptAt, "due now, not after a claim timeout")
@@ -196,7 +195,7 @@ func TestStateTable(t *testing.T) {
 		sub := b.subscribe(t, rv.URL, "*")
 
 		// One delivery through all its attempts.
-		require.NoError(t, b.svc.Dispatch(ctx, placed(1)).Err)
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(1))))
 		first := b.deliveriesOf(t, sub.ID)[0]
 		require.Equal(t, webhooks.StatusPending, first.Status)
 		require.Equal(t, b.clock.Now().Add(webhooks.ClaimTimeoutDefault), *first.NextAttemptAt, "the first claim")
@@ -240,7 +239,9 @@ func TestStateTable(t *testing.T) {
 		mu.Unlock()
 
 		// While it is off: no new deliveries, replays refused.
-		require.Zero(t, b.svc.Dispatch(ctx, placed(2)).Deliveries)
+		f, err := b.svc.Dispatch(ctx, placed(2))
+		require.NoError(t, err)
+		require.Zero(t, f.Deliveries)
 		_, err = b.svc.Replay(ctx, sub.ID, first.ID)
 		require.ErrorIs(t, err, webhooks.ErrSubscriptionInactive)
 		_, err = b.svc.ReplayParked(ctx, sub.ID)
@@ -249,8 +250,8 @@ func TestStateTable(t *testing.T) {
 		// Deliveries that come due while it is off are parked.
 		_, err = b.svc.UpdateSubscription(ctx, sub.ID, webhooks.SubscriptionInput{IsActive: yes()})
 		require.NoError(t, err)
-		require.NoError(t, b.svc.Dispatch(ctx, placed(3)).Err)
-		require.NoError(t, b.svc.Dispatch(ctx, placed(4)).Err)
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(3))))
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(4))))
 		ds := b.deliveriesOf(t, sub.ID)
 		second, third := ds[1], ds[2]
 		b.attempt(t, second.ID) // fails: retrying
@@ -291,8 +292,8 @@ func TestStateTable(t *testing.T) {
 
 		// A 2xx resets the streak.
 		rv.answer(func(int) int { return http.StatusBadGateway })
-		require.NoError(t, b.svc.Dispatch(ctx, placed(5)).Err)
-		require.NoError(t, b.svc.Dispatch(ctx, placed(6)).Err)
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(5))))
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(6))))
 		ds = b.deliveriesOf(t, sub.ID)
 		b.attempt(t, ds[3].ID)
 		s, err = b.svc.Subscription(ctx, sub.ID)
@@ -340,7 +341,7 @@ func TestLostJobRecovered(t *testing.T) {
 		ctx := context.Background()
 		rv := newReceiver(t)
 		sub := b.subscribe(t, rv.URL)
-		require.NoError(t, b.svc.Dispatch(ctx, placed(1)).Err)
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(1))))
 		row := b.deliveriesOf(t, sub.ID)[0]
 		oldClaim := *row.NextAttemptAt
 
@@ -368,7 +369,7 @@ func TestLostJobRecovered(t *testing.T) {
 		// A job that starts close to the end of its claim first takes a
 		// fresh lease, so the sweeper cannot queue the delivery again
 		// while the request runs.
-		require.NoError(t, b.svc.Dispatch(ctx, placed(2)).Err)
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(2))))
 		late := b.deliveriesOf(t, sub.ID)[1]
 		b.clock.Advance(webhooks.ClaimTimeoutDefault - 20*time.Second)
 		var during *time.Time
@@ -392,7 +393,7 @@ func TestRedirectsNotFollowed(t *testing.T) {
 	rv := newReceiver(t)
 	rv.answer(func(int) int { return http.StatusFound })
 	sub := b.subscribe(t, rv.URL)
-	require.NoError(t, b.svc.Dispatch(ctx, placed(1)).Err)
+	require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(1))))
 	row := b.deliveriesOf(t, sub.ID)[0]
 	b.attempt(t, row.ID)
 	got := b.delivery(t, row.ID)
@@ -419,7 +420,7 @@ func TestEgressCheckedAtSend(t *testing.T) {
 		require.Equal(t, []string{"The url must resolve to a public address."}, ve.Fields()["url"])
 
 		b.dns.set("hooks.example", "127.0.0.1") // rebinding
-		require.NoError(t, b.svc.Dispatch(ctx, placed(1)).Err)
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(1))))
 		row := b.deliveriesOf(t, sub.ID)[0]
 		b.attempt(t, row.ID)
 		got := b.delivery(t, row.ID)
@@ -439,7 +440,7 @@ func TestPinnedConnection(t *testing.T) {
 	ctx := context.Background()
 	b.dns.set("hooks.test", "127.0.0.1")
 	sub := b.subscribe(t, "http://hooks.test:"+rv.port()+"/in")
-	require.NoError(t, b.svc.Dispatch(ctx, placed(1)).Err)
+	require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(1))))
 	b.attempt(t, b.deliveriesOf(t, sub.ID)[0].ID)
 	require.EqualValues(t, 1, rv.count.Load())
 	require.Equal(t, "hooks.test:"+rv.port(), rv.requests()[0].host)
@@ -453,7 +454,7 @@ func TestPinnedConnection(t *testing.T) {
 	tb.dns.set("other.test", "127.0.0.1")
 	good := tb.subscribe(t, "https://example.com:"+tlsSrv.port+"/")
 	bad := tb.subscribe(t, "https://other.test:"+tlsSrv.port+"/")
-	require.NoError(t, tb.svc.Dispatch(ctx, placed(2)).Err)
+	require.NoError(t, dispatchErr(tb.svc.Dispatch(ctx, placed(2))))
 	tb.attempt(t, tb.deliveriesOf(t, good.ID)[0].ID)
 	tb.attempt(t, tb.deliveriesOf(t, bad.ID)[0].ID)
 	require.Equal(t, webhooks.StatusDelivered, tb.deliveriesOf(t, good.ID)[0].Status)
@@ -474,7 +475,7 @@ func TestHostileResponseBody(t *testing.T) {
 		}))
 		t.Cleanup(rv.Close)
 		sub := b.subscribe(t, rv.URL)
-		require.NoError(t, b.svc.Dispatch(context.Background(), placed(1)).Err)
+		require.NoError(t, dispatchErr(b.svc.Dispatch(context.Background(), placed(1))))
 		row := b.deliveriesOf(t, sub.ID)[0]
 		b.attempt(t, row.ID)
 		got := b.delivery(t, row.ID)
@@ -492,7 +493,7 @@ func TestDeliveryWithAnotherKey(t *testing.T) {
 	ctx := context.Background()
 	rv := newReceiver(t)
 	sub := b.subscribe(t, rv.URL)
-	require.NoError(t, b.svc.Dispatch(ctx, placed(1)).Err)
+	require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(1))))
 	d := b.deliveriesOf(t, sub.ID)[0]
 
 	var logs syncLog

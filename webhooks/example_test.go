@@ -79,8 +79,8 @@ func ExampleService_Dispatch() {
 	env, _ := svc.Envelope(ev)
 	fmt.Println(env.Event, env.Data["order"])
 
-	f := svc.Dispatch(ctx, ev)
-	fmt.Println(f.Deliveries, f.Err)
+	f, err := svc.Dispatch(ctx, ev)
+	fmt.Println(f.Deliveries, err)
 	// Output:
 	// true true
 	// order.placed map[id:1001 total:map[amount:1500 currency:EUR]]

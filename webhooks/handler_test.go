@@ -157,8 +157,8 @@ func TestSubscriptionAPI(t *testing.T) {
 		rv := newReceiver(t)
 		b.dns.set("hooks.example", "93.184.216.34")
 		ctx := context.Background()
-		require.NoError(t, b.svc.Dispatch(ctx, placed(1)).Err)
-		require.NoError(t, b.svc.Dispatch(ctx, webhooks.Event{Name: "payment.failed", Data: map[string]any{"order_id": 1}}).Err)
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(1))))
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, webhooks.Event{Name: "payment.failed", Data: map[string]any{"order_id": 1}})))
 		_ = rv
 		r = a.do("GET", subs+"?include=deliveries", "viewer", nil)
 		require.Equal(t, 200, r.status, r.body)
@@ -321,10 +321,10 @@ func TestGraphQL(t *testing.T) {
 	upd := r.json(t)["data"].(map[string]any)["updateWebhookSubscription"].(map[string]any)["webhook_subscription"].(map[string]any)
 	require.Equal(t, map[string]any{"name": "G2", "is_active": false, "secret": nil}, upd)
 
-	require.NoError(t, b.svc.Dispatch(context.Background(), placed(1)).Err)
+	require.NoError(t, dispatchErr(b.svc.Dispatch(context.Background(), placed(1))))
 	_, err := b.svc.UpdateSubscription(context.Background(), mustInt(id), webhooks.SubscriptionInput{IsActive: yes()})
 	require.NoError(t, err)
-	require.NoError(t, b.svc.Dispatch(context.Background(), placed(2)).Err)
+	require.NoError(t, dispatchErr(b.svc.Dispatch(context.Background(), placed(2))))
 	did := fmt.Sprint(b.deliveriesOf(t, mustInt(id))[0].ID)
 	r = a.graphql("admin", `mutation { replayWebhookDelivery(subscription_id: "`+id+`", delivery_id: "`+did+`") {
 		delivery { id event status subscription_id } } }`, nil)

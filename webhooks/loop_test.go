@@ -75,8 +75,8 @@ func TestRunDeliveries(t *testing.T) {
 		require.NoError(t, err)
 
 		startLoop(t, b.svc)
-		f := b.svc.Dispatch(ctx, placed(1))
-		require.NoError(t, f.Err)
+		f, err := b.svc.Dispatch(ctx, placed(1))
+		require.NoError(t, err)
 		require.Equal(t, 2, f.Deliveries)
 		got := rv.wait(t, 5*time.Second)
 		require.Equal(t, "/ok", got.path)
@@ -99,7 +99,7 @@ func TestRunDeliveries(t *testing.T) {
 		require.Equal(t, 2, b.deliveriesOf(t, flaky.ID)[0].Attempts)
 
 		// A subscription switched off after the dispatch: parked.
-		require.NoError(t, b.svc.Dispatch(ctx, placed(2)).Err) // sent to both at once...
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(2)))) // sent to both at once...
 		_, err = b.svc.UpdateSubscription(ctx, ok.ID, webhooks.SubscriptionInput{IsActive: no()})
 		require.NoError(t, err)
 		require.Eventually(t, func() bool {
@@ -186,7 +186,7 @@ func TestKilledMidBatchLosesNothing(t *testing.T) {
 		require.NoError(t, err)
 		stopA := startLoop(t, a)
 		for i := range events {
-			require.NoError(t, a.Dispatch(ctx, placed(int64(i))).Err)
+			require.NoError(t, dispatchErr(a.Dispatch(ctx, placed(int64(i)))))
 		}
 		<-held
 		stopA() // ...and the rest of what it claimed is never sent by it
@@ -259,7 +259,7 @@ func TestTwoLoopsShareTheWork(t *testing.T) {
 		const events = 150
 		var wg sync.WaitGroup
 		for i := range events {
-			wg.Go(func() { require.NoError(t, svcs[i%2].Dispatch(ctx, placed(int64(i))).Err) })
+			wg.Go(func() { require.NoError(t, dispatchErr(svcs[i%2].Dispatch(ctx, placed(int64(i))))) })
 		}
 		wg.Wait()
 		require.Eventually(t, func() bool {

@@ -272,12 +272,12 @@ func (s *Service) known(name string) bool {
 // are required; secret is generated when absent; is_active defaults to
 // true).
 type SubscriptionInput struct {
-	Name             *string
-	URL              *string
-	Events           []string
-	Secret           *string
-	IsActive         *bool
-	StandardWebhooks *bool
+	Name             *string  `json:"name"`
+	URL              *string  `json:"url"`
+	Events           []string `json:"events"`
+	Secret           *string  `json:"secret"`
+	IsActive         *bool    `json:"is_active"`
+	StandardWebhooks *bool    `json:"standard_webhooks"`
 }
 
 // MaxNameLength and the secret's bounds.

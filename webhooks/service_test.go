@@ -146,7 +146,7 @@ func TestStandardWebhooksDelivery(t *testing.T) {
 	sub, err := b.svc.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("std"), URL: str(rv.URL), Events: []string{"*"},
 		StandardWebhooks: yes(), Secret: &secret})
 	require.NoError(t, err)
-	require.NoError(t, b.svc.Dispatch(ctx, placed(1)).Err)
+	require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(1))))
 	row := b.deliveriesOf(t, sub.ID)[0]
 	b.attempt(t, row.ID)
 	g := rv.requests()[0]
@@ -170,7 +170,7 @@ func TestDeliveringFilter(t *testing.T) {
 		delete(env.Data, "order")
 		return env
 	})
-	require.NoError(t, b.svc.Dispatch(ctx, placed(1)).Err)
+	require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(1))))
 	row := b.deliveriesOf(t, sub.ID)[0]
 	b.attempt(t, row.ID)
 	g := rv.requests()[0]
@@ -198,7 +198,7 @@ func TestTimeoutAndLongAnswers(t *testing.T) {
 		_, _ = fmt.Fprint(w, strings.Repeat("é", 1500)) // 3000 bytes
 	})
 	s1, s2 := b.subscribe(t, slow.URL), b.subscribe(t, chatty.URL)
-	require.NoError(t, b.svc.Dispatch(ctx, placed(1)).Err)
+	require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(1))))
 	b.attempt(t, b.deliveriesOf(t, s1.ID)[0].ID)
 	b.attempt(t, b.deliveriesOf(t, s2.ID)[0].ID)
 	timedOut := b.delivery(t, b.deliveriesOf(t, s1.ID)[0].ID)
@@ -217,16 +217,16 @@ func TestPruneAndRedact(t *testing.T) {
 		ctx := context.Background()
 		rv := newReceiver(t)
 		sub := b.subscribe(t, rv.URL)
-		require.NoError(t, b.svc.Dispatch(ctx, placed(1)).Err)
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(1))))
 		type Shipment struct {
 			OrderID         int64
 			ShippingAddress map[string]any
 			Reason          *string
 			Note            string
 		}
-		require.NoError(t, b.svc.Dispatch(ctx, webhooks.Event{Name: "shipment.created",
-			Data: Shipment{OrderID: 1, ShippingAddress: map[string]any{"line": "1 Main St"}, Note: "keep"}}).Err)
-		require.NoError(t, b.svc.Dispatch(ctx, placed(2)).Err)
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, webhooks.Event{Name: "shipment.created",
+			Data: Shipment{OrderID: 1, ShippingAddress: map[string]any{"line": "1 Main St"}, Note: "keep"}})))
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(2))))
 		ds := b.deliveriesOf(t, sub.ID)
 		for _, row := range ds {
 			b.attempt(t, row.ID)
@@ -256,7 +256,7 @@ func TestPruneAndRedact(t *testing.T) {
 		require.Equal(t, 2, n, "by customer: the two order deliveries")
 
 		// Prune: finished rows past the retention only.
-		require.NoError(t, b.svc.Dispatch(ctx, placed(3)).Err) // pending
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(3)))) // pending
 		n, err = b.svc.Prune(ctx)
 		require.NoError(t, err)
 		require.Zero(t, n)

@@ -218,7 +218,11 @@ func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
 }
 
 func on(d store.Dialect) func(*setupOptions) { return func(o *setupOptions) { o.dialect = d } }
-func running(o *setupOptions)                { o.start = true }
+
+// dispatchErr is a Dispatch's error, for require.NoError(t,
+// dispatchErr(svc.Dispatch(...))).
+func dispatchErr(_ webhooks.Fanout, err error) error { return err }
+func running(o *setupOptions)                        { o.start = true }
 
 func str(s string) *string { return &s }
 func yes() *bool           { b := true; return &b }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -166,13 +167,16 @@ func SignStandard(secret, id string, t time.Time, body []byte) (string, error) {
 	return "v1," + base64.StdEncoding.EncodeToString(mac(key, id+"."+strconv.FormatInt(t.Unix(), 10), body)), nil
 }
 
-// VerifyStandard checks Standard Webhooks headers (id, timestamp and the
-// space-separated signature list) against body; tolerance as Verify.
-func VerifyStandard(secret, id, timestamp, signatures string, body []byte, now time.Time, tolerance time.Duration) error {
+// VerifyStandard checks a request's Standard Webhooks headers
+// (webhook-id, webhook-timestamp and webhook-signature, a space-separated
+// list) against its body, as the Standard Webhooks libraries' Verify(body,
+// header) does; tolerance as Verify.
+func VerifyStandard(secret string, header http.Header, body []byte, now time.Time, tolerance time.Duration) error {
 	key, err := standardKey(secret)
 	if err != nil {
 		return err
 	}
+	id, timestamp, signatures := header.Get(HeaderStandardID), header.Get(HeaderStandardTimestamp), header.Get(HeaderStandardSignature)
 	if id == "" || signatures == "" {
 		return fmt.Errorf("%w: webhook-id and webhook-signature are required", ErrBadHeader)
 	}

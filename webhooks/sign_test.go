@@ -107,10 +107,17 @@ func TestStandardWebhooksInterop(t *testing.T) {
 
 	theirs, err := wh.Sign("msg_9", now, body)
 	require.NoError(t, err)
-	require.NoError(t, webhooks.VerifyStandard(secret, "msg_9", fmt.Sprint(now.Unix()), "v1,bm90IGl0 "+theirs, body, now, 0))
-	require.ErrorIs(t, webhooks.VerifyStandard(secret, "msg_9", fmt.Sprint(now.Unix()), theirs, []byte("{}"), now, 0), webhooks.ErrBadSignature)
-	require.ErrorIs(t, webhooks.VerifyStandard(secret, "msg_9", fmt.Sprint(now.Unix()-301), theirs, body, now, 0), webhooks.ErrStaleTimestamp)
-	require.ErrorIs(t, webhooks.VerifyStandard(secret, "", fmt.Sprint(now.Unix()), theirs, body, now, 0), webhooks.ErrBadHeader)
+	headers := func(id string, at int64, signatures string) http.Header {
+		h := http.Header{}
+		h.Set(standardwebhooks.HeaderWebhookID, id)
+		h.Set(standardwebhooks.HeaderWebhookTimestamp, fmt.Sprint(at))
+		h.Set(standardwebhooks.HeaderWebhookSignature, signatures)
+		return h
+	}
+	require.NoError(t, webhooks.VerifyStandard(secret, headers("msg_9", now.Unix(), "v1,bm90IGl0 "+theirs), body, now, 0))
+	require.ErrorIs(t, webhooks.VerifyStandard(secret, headers("msg_9", now.Unix(), theirs), []byte("{}"), now, 0), webhooks.ErrBadSignature)
+	require.ErrorIs(t, webhooks.VerifyStandard(secret, headers("msg_9", now.Unix()-301, theirs), body, now, 0), webhooks.ErrStaleTimestamp)
+	require.ErrorIs(t, webhooks.VerifyStandard(secret, headers("", now.Unix(), theirs), body, now, 0), webhooks.ErrBadHeader)
 	_, err = webhooks.SignStandard("whsec_not base64!", "1", now, body)
 	require.Error(t, err)
 }

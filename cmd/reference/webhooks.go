@@ -291,9 +291,9 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 		if err := svc.RegisterEvents(name); err != nil {
 			return usageError{err.Error()}
 		}
-		f := svc.Dispatch(ctx, webhooks.Event{Name: name, Data: payload})
-		if f.Err != nil {
-			return f.Err
+		f, err := svc.Dispatch(ctx, webhooks.Event{Name: name, Data: payload})
+		if err != nil {
+			return err
 		}
 		fmt.Fprintf(stdout, "Event %s (%s) recorded for %d subscription(s); the server sends them.\n", f.EventID, name, f.Deliveries)
 	case "retry":
