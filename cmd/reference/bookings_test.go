@@ -20,7 +20,7 @@ import (
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
-// The README's bookings walk-through: seed, list slots, book one, and
+// The bookings walk-through of docs/bookings.md: seed, list slots, book one, and
 // the same slot again is a 409.
 func TestBookingsSeedAndBook(t *testing.T) {
 	t.Parallel()
@@ -61,10 +61,10 @@ func TestBookingsSeedAndBook(t *testing.T) {
 	code, body = request(t, "POST", base+"/api/bookings", "", booking)
 	require.Equal(t, 201, code, body)
 	require.True(t, strings.Contains(body, `"status":"confirmed"`), body)
-	// Its times as the README's conventions say bookings give them: whole
-	// seconds with an offset, not the other APIs' microseconds.
+	// Its times as the HTTP conventions (docs/http.md) say bookings give
+	// them: whole seconds with an offset, not the other APIs' microseconds.
 	require.Regexp(t, `"start_time":"\d{4}-\d\d-\d\dT\d\d:\d\d:00\+00:00"`, body)
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/http.md")
 	require.NoError(t, err)
 	require.Contains(t, strings.Join(strings.Fields(string(readme)), " "), "except in the bookings APIs (public, manage and admin) and a webhook envelope's `created_at`, "+
 		"which give whole seconds with a numeric offset (`2026-11-27T09:00:00+00:00`)")

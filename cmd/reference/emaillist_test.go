@@ -15,7 +15,7 @@ import (
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
-// The README's email-list walk-through against a local Kit double: a
+// The email-list walk-through of docs/emaillist.md against a local Kit double: a
 // form and two feeds (one whose logic fails), a submission, and the
 // job's calls to Kit; the public subscribe; the CLI.
 func TestEmaillistFeeds(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
-// TestServeForms walks the README's forms example against the server:
+// TestServeForms walks the forms example of docs/forms.md against the server:
 // create a form, add fields, fill it in, list and export.
 func TestServeForms(t *testing.T) {
 	t.Parallel()

@@ -21,7 +21,7 @@ import (
 
 // EnvScreenshots names a directory: when set, TestBrowserSitePages saves
 // every page it checks there, at 390 and 1280 px, light and dark (the
-// README's pictures: GROUNDWORK_SCREENSHOTS=$PWD/docs/screenshots go test
+// pictures of docs/pages.md: GROUNDWORK_SCREENSHOTS=$PWD/docs/screenshots go test
 // ./cmd/reference -run TestBrowserSitePages).
 const envScreenshots = "GROUNDWORK_SCREENSHOTS"
 
