@@ -7,8 +7,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/groundwork-go/groundwork/internal/hooks"
 )
 
 // Event types. Each change records its events inside its own transaction
@@ -131,21 +132,18 @@ type (
 	ProvidersHook func(ctx context.Context, svc Offering, candidates []Offer) []Offer
 )
 
-// hooks are the callbacks a host registers.
-type hooks struct {
-	mu        sync.RWMutex
-	events    []EventHook
-	eventsTx  []EventTxHook
-	slots     []SlotsHook
-	providers []ProvidersHook
+// registered are the callbacks a host registers.
+type registered struct {
+	events    hooks.List[EventHook]
+	eventsTx  hooks.List[EventTxHook]
+	slots     hooks.List[SlotsHook]
+	providers hooks.List[ProvidersHook]
 }
 
 // OnEvent registers fn to run after every committed change, in the order
 // registered, on the goroutine that made the change.
 func (s *Service) OnEvent(fn EventHook) {
-	s.hooks.mu.Lock()
-	s.hooks.events = append(s.hooks.events, fn)
-	s.hooks.mu.Unlock()
+	s.hooks.events.Add(fn)
 }
 
 // OnEventTx registers fn to run inside the transaction of every change
@@ -155,27 +153,21 @@ func (s *Service) OnEvent(fn EventHook) {
 // commit and the delivery loses nothing. An error from fn undoes the
 // change and is the change's error.
 func (s *Service) OnEventTx(fn EventTxHook) {
-	s.hooks.mu.Lock()
-	s.hooks.eventsTx = append(s.hooks.eventsTx, fn)
-	s.hooks.mu.Unlock()
+	s.hooks.eventsTx.Add(fn)
 }
 
 // OnSlots registers a filter of the slot list a customer is shown
 // (after the engine, before the answer); it may drop slots, not add them
 // (a booking is checked against the engine, not the list).
 func (s *Service) OnSlots(fn SlotsHook) {
-	s.hooks.mu.Lock()
-	s.hooks.slots = append(s.hooks.slots, fn)
-	s.hooks.mu.Unlock()
+	s.hooks.slots.Add(fn)
 }
 
 // OnProviders registers a filter of the providers a booking may go to, in
 // the order they are tried (after the named, default or round-robin
 // choice).
 func (s *Service) OnProviders(fn ProvidersHook) {
-	s.hooks.mu.Lock()
-	s.hooks.providers = append(s.hooks.providers, fn)
-	s.hooks.mu.Unlock()
+	s.hooks.providers.Add(fn)
 }
 
 // changeHook is what a change does inside its transaction with the events
@@ -183,9 +175,7 @@ func (s *Service) OnProviders(fn ProvidersHook) {
 // Enqueuer) and the OnEventTx hooks run; an error undoes the change. Nil
 // when there is nothing to do, which lets a store skip the work.
 func (s *Service) changeHook(events func(b Booking) []Event) TxHook {
-	s.hooks.mu.RLock()
-	txHooks := s.hooks.eventsTx
-	s.hooks.mu.RUnlock()
+	txHooks := s.hooks.eventsTx.All()
 	if s.o.Enqueuer == nil && len(txHooks) == 0 {
 		return nil
 	}
@@ -207,18 +197,14 @@ func (s *Service) changeHook(events func(b Booking) []Event) TxHook {
 }
 
 func (s *Service) emit(ctx context.Context, e Event) {
-	s.hooks.mu.RLock()
-	fns := s.hooks.events
-	s.hooks.mu.RUnlock()
+	fns := s.hooks.events.All()
 	for _, fn := range fns {
 		fn(ctx, e)
 	}
 }
 
 func (s *Service) filterSlots(ctx context.Context, svc Offering, slots []Slot) []Slot {
-	s.hooks.mu.RLock()
-	fns := s.hooks.slots
-	s.hooks.mu.RUnlock()
+	fns := s.hooks.slots.All()
 	for _, fn := range fns {
 		slots = fn(ctx, svc, slots)
 	}
@@ -226,9 +212,7 @@ func (s *Service) filterSlots(ctx context.Context, svc Offering, slots []Slot) [
 }
 
 func (s *Service) filterProviders(ctx context.Context, svc Offering, offers []Offer) []Offer {
-	s.hooks.mu.RLock()
-	fns := s.hooks.providers
-	s.hooks.mu.RUnlock()
+	fns := s.hooks.providers.All()
 	for _, fn := range fns {
 		offers = fn(ctx, svc, offers)
 	}

@@ -109,7 +109,7 @@ type Options struct {
 type Service struct {
 	store  Store
 	o      Options
-	hooks  hooks
+	hooks  registered
 	sealer *seal.Sealer
 	feeds  feedCache
 }
