@@ -2,7 +2,8 @@ package emaillist
 
 import (
 	"context"
-	"sync"
+
+	"github.com/groundwork-go/groundwork/internal/hooks"
 )
 
 // Event types.
@@ -45,42 +46,34 @@ type (
 	SubscribedHook func(ctx context.Context, sub Subscription, subscriber *Subscriber, err error)
 )
 
-type hooks struct {
-	mu     sync.RWMutex
-	events []EventHook
-	before []SubscribingHook
-	after  []SubscribedHook
+// registered are the callbacks a host registers.
+type registered struct {
+	events hooks.List[EventHook]
+	before hooks.List[SubscribingHook]
+	after  hooks.List[SubscribedHook]
 }
 
 // OnEvent registers fn to receive every Event, in the order registered.
 func (s *Service) OnEvent(fn EventHook) {
-	s.hooks.mu.Lock()
-	s.hooks.events = append(s.hooks.events, fn)
-	s.hooks.mu.Unlock()
+	s.hooks.events.Add(fn)
 }
 
 // OnSubscribing registers fn to run before each call to the provider (the
 // original's ap.convertkit.subscribing): it may change the subscription,
 // or return an error to fail the job at once, without a retry.
 func (s *Service) OnSubscribing(fn SubscribingHook) {
-	s.hooks.mu.Lock()
-	s.hooks.before = append(s.hooks.before, fn)
-	s.hooks.mu.Unlock()
+	s.hooks.before.Add(fn)
 }
 
 // OnSubscribed registers fn to run after each call to the provider, with
 // the subscriber on success or the error of that attempt (the original's
 // subscribed and subscribeFailed hooks).
 func (s *Service) OnSubscribed(fn SubscribedHook) {
-	s.hooks.mu.Lock()
-	s.hooks.after = append(s.hooks.after, fn)
-	s.hooks.mu.Unlock()
+	s.hooks.after.Add(fn)
 }
 
 func (s *Service) emit(ctx context.Context, e Event) {
-	s.hooks.mu.RLock()
-	fns := s.hooks.events
-	s.hooks.mu.RUnlock()
+	fns := s.hooks.events.All()
 	for _, fn := range fns {
 		fn(ctx, e)
 	}

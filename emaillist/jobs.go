@@ -79,9 +79,7 @@ func (s *Service) RunSubscribe(ctx context.Context, args SubscribeArgs, last boo
 	}
 	sub := args.Subscription
 	sub.TagIDs = capTags(sub.TagIDs)
-	s.hooks.mu.RLock()
-	before, after := s.hooks.before, s.hooks.after
-	s.hooks.mu.RUnlock()
+	before, after := s.hooks.before.All(), s.hooks.after.All()
 	e := Event{FeedID: args.FeedID, SubmissionID: args.SubmissionID, Subscription: sub}
 	for _, fn := range before {
 		if err := fn(ctx, &sub); err != nil {

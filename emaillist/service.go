@@ -50,7 +50,7 @@ type Service struct {
 	store Store
 	enq   store.Enqueuer
 	o     Options
-	hooks hooks
+	hooks registered
 	// batch shares the inserts of subscribes made at the same time.
 	batch store.Enqueuer
 }
