@@ -2,7 +2,8 @@ package auth
 
 import (
 	"context"
-	"sync"
+
+	"github.com/groundwork-go/groundwork/internal/hooks"
 )
 
 // Hook types. Each runs after its change has been stored, in the order
@@ -20,41 +21,28 @@ type (
 	TokenHook func(ctx context.Context, t Token)
 )
 
-type hooks struct {
-	mu                                sync.RWMutex
-	registered, signedIn, passwordSet []UserHook
-	signedOut                         []SignedOutHook
-	tokenCreated, tokenRevoked        []TokenHook
-}
-
-func addHook[H any](s *Service, list *[]H, h H) {
-	s.hooks.mu.Lock()
-	*list = append(*list, h)
-	s.hooks.mu.Unlock()
-}
-
-// hooksOf is the hooks registered so far on list.
-func hooksOf[H any](s *Service, list *[]H) []H {
-	s.hooks.mu.RLock()
-	defer s.hooks.mu.RUnlock()
-	return *list
+// registered are the callbacks a host registers.
+type registered struct {
+	registered, signedIn, passwordSet hooks.List[UserHook]
+	signedOut                         hooks.List[SignedOutHook]
+	tokenCreated, tokenRevoked        hooks.List[TokenHook]
 }
 
 // OnUserRegistered registers h to run after a user is created.
-func (s *Service) OnUserRegistered(h UserHook) { addHook(s, &s.hooks.registered, h) }
+func (s *Service) OnUserRegistered(h UserHook) { s.hooks.registered.Add(h) }
 
 // OnSignedIn registers h to run after a session starts for a user.
-func (s *Service) OnSignedIn(h UserHook) { addHook(s, &s.hooks.signedIn, h) }
+func (s *Service) OnSignedIn(h UserHook) { s.hooks.signedIn.Add(h) }
 
 // OnSignedOut registers h to run after a user signs out of a browser.
-func (s *Service) OnSignedOut(h SignedOutHook) { addHook(s, &s.hooks.signedOut, h) }
+func (s *Service) OnSignedOut(h SignedOutHook) { s.hooks.signedOut.Add(h) }
 
 // OnPasswordReset registers h to run after a user reset their password
 // through a reset link (and was signed out everywhere).
-func (s *Service) OnPasswordReset(h UserHook) { addHook(s, &s.hooks.passwordSet, h) }
+func (s *Service) OnPasswordReset(h UserHook) { s.hooks.passwordSet.Add(h) }
 
 // OnTokenCreated registers h to run after an API token is created.
-func (s *Service) OnTokenCreated(h TokenHook) { addHook(s, &s.hooks.tokenCreated, h) }
+func (s *Service) OnTokenCreated(h TokenHook) { s.hooks.tokenCreated.Add(h) }
 
 // OnTokenRevoked registers h to run after an API token is revoked.
-func (s *Service) OnTokenRevoked(h TokenHook) { addHook(s, &s.hooks.tokenRevoked, h) }
+func (s *Service) OnTokenRevoked(h TokenHook) { s.hooks.tokenRevoked.Add(h) }

@@ -115,7 +115,7 @@ type Service struct {
 	mailFrom      string
 	appName       string
 	logger        *slog.Logger
-	hooks         hooks
+	hooks         registered
 	meter         groundwork.Meter
 	// abilities are the host's own (Options.Abilities).
 	abilities []string
@@ -210,7 +210,7 @@ func (s *Service) CreateToken(ctx context.Context, nt NewToken) (string, Token, 
 	if err != nil {
 		return "", Token{}, fmt.Errorf("auth: create token: %w", err)
 	}
-	for _, h := range hooksOf(s, &s.hooks.tokenCreated) {
+	for _, h := range s.hooks.tokenCreated.All() {
 		h(ctx, t)
 	}
 	return strconv.FormatInt(t.ID, 10) + "|" + secret, t, nil
@@ -384,7 +384,7 @@ func (s *Service) RevokeToken(ctx context.Context, id int64) error {
 	if err := s.store.RevokeToken(ctx, id, s.now().UTC()); err != nil {
 		return fmt.Errorf("auth: revoke token %d: %w", id, err)
 	}
-	if hs := hooksOf(s, &s.hooks.tokenRevoked); len(hs) > 0 {
+	if hs := s.hooks.tokenRevoked.All(); len(hs) > 0 {
 		t, _, err := s.store.TokenByID(ctx, id)
 		if err != nil {
 			return fmt.Errorf("auth: revoke token %d: %w", id, err)

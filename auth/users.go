@@ -217,7 +217,7 @@ func (s *Service) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	if err != nil {
 		return User{}, fmt.Errorf("auth: create user: %w", err)
 	}
-	for _, h := range hooksOf(s, &s.hooks.registered) {
+	for _, h := range s.hooks.registered.All() {
 		h(ctx, u)
 	}
 	return u, nil
@@ -484,7 +484,7 @@ func (s *Service) StartSession(ctx context.Context, u User, remember bool) (sess
 			return "", "", err
 		}
 	}
-	for _, h := range hooksOf(s, &s.hooks.signedIn) {
+	for _, h := range s.hooks.signedIn.All() {
 		h(ctx, u)
 	}
 	return sessionID, rememberValue, nil
@@ -595,7 +595,7 @@ func (s *Service) EndSession(ctx context.Context, sessionID string, userID int64
 		if err := s.store.DeleteUserRememberTokens(ctx, userID); err != nil {
 			return fmt.Errorf("auth: end session: %w", err)
 		}
-		for _, h := range hooksOf(s, &s.hooks.signedOut) {
+		for _, h := range s.hooks.signedOut.All() {
 			h(ctx, userID)
 		}
 	}
@@ -743,7 +743,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, email, password, con
 	if err := s.signOutEverywhere(ctx, u.ID); err != nil {
 		return err
 	}
-	for _, h := range hooksOf(s, &s.hooks.passwordSet) {
+	for _, h := range s.hooks.passwordSet.All() {
 		h(ctx, u)
 	}
 	return nil
