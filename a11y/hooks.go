@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"runtime/debug"
+
+	"github.com/groundwork-go/groundwork/internal/hooks"
 )
 
 // ThresholdHook rewrites the minimum ratio of a contrast check. It
@@ -22,12 +24,11 @@ type ColorMapHook func(palette map[string]string) map[string]string
 // resolved), and whether a tinted shade was asked for.
 type TextColorHook func(color, background string, tinted bool) string
 
-// hookSet is an immutable snapshot of the registered hooks; registering
-// swaps in a new one, so readers never lock.
-type hookSet struct {
-	threshold []ThresholdHook
-	colorMap  []ColorMapHook
-	textColor []TextColorHook
+// registered are the hooks a host registers.
+type registered struct {
+	threshold hooks.List[ThresholdHook]
+	colorMap  hooks.List[ColorMapHook]
+	textColor hooks.List[TextColorHook]
 }
 
 // OnContrastThreshold registers a hook that runs inside every contrast
@@ -36,7 +37,8 @@ type hookSet struct {
 // tinted text-colour search. Hooks run in registration order, each
 // getting the previous one's result.
 func (s *Service) OnContrastThreshold(h ThresholdHook) {
-	s.register(func(hs *hookSet) { hs.threshold = append(hs.threshold, h) })
+	s.hooks.threshold.Add(h)
+	s.forget()
 }
 
 // OnContrastColorMap registers a hook that runs when the palette of colour
@@ -44,7 +46,8 @@ func (s *Service) OnContrastThreshold(h ThresholdHook) {
 // palette loads at first use, and again at first use after any
 // registration.
 func (s *Service) OnContrastColorMap(h ColorMapHook) {
-	s.register(func(hs *hookSet) { hs.colorMap = append(hs.colorMap, h) })
+	s.hooks.colorMap.Add(h)
+	s.forget()
 }
 
 // OnTextColorGenerated registers a hook that runs on every answer of the
@@ -53,20 +56,15 @@ func (s *Service) OnContrastColorMap(h ColorMapHook) {
 // returns what the hooks return; CSSVarBlackOrWhite answers "black" only
 // when they return "#000000".
 func (s *Service) OnTextColorGenerated(h TextColorHook) {
-	s.register(func(hs *hookSet) { hs.textColor = append(hs.textColor, h) })
+	s.hooks.textColor.Add(h)
+	s.forget()
 }
 
-// register installs a new hook set, and forgets the palette and the cached
-// text colours, which earlier hooks may have shaped.
-func (s *Service) register(add func(*hookSet)) {
+// forget drops the palette and the cached text colours after a hook is
+// registered: the hooks before it may have shaped them.
+func (s *Service) forget() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	next := *s.hooks.Load()
-	next.threshold = append([]ThresholdHook(nil), next.threshold...)
-	next.colorMap = append([]ColorMapHook(nil), next.colorMap...)
-	next.textColor = append([]TextColorHook(nil), next.textColor...)
-	add(&next)
-	s.hooks.Store(&next)
 	s.palette.Store(nil)
 	s.cache.clear()
 }
@@ -87,14 +85,14 @@ func call[T any](s *Service, name string, fallback T, fn func() T) (out T) {
 
 func (s *Service) threshold(level Level) float64 {
 	t := level.Threshold()
-	for _, h := range s.hooks.Load().threshold {
+	for _, h := range s.hooks.threshold.All() {
 		t = call(s, "contrastThreshold", t, func() float64 { return h(t, level) })
 	}
 	return t
 }
 
 func (s *Service) textColor(color, background string, tinted bool) string {
-	for _, h := range s.hooks.Load().textColor {
+	for _, h := range s.hooks.textColor.All() {
 		color = call(s, "textColorGenerated", color, func() string { return h(color, background, tinted) })
 	}
 	return color
@@ -112,13 +110,13 @@ func (s *Service) paletteMap() map[string]string {
 		return *p
 	}
 	m := tailwindPalette
-	for _, h := range s.hooks.Load().colorMap {
+	for _, h := range s.hooks.colorMap.All() {
 		in := maps.Clone(m)
 		if out := call(s, "contrastColorMap", nil, func() map[string]string { return h(in) }); out != nil {
 			m = out
 		}
 	}
-	if len(s.hooks.Load().colorMap) > 0 {
+	if len(s.hooks.colorMap.All()) > 0 {
 		m = maps.Clone(m) // the hooks' maps stay theirs
 	}
 	s.palette.Store(&m)

@@ -27,7 +27,7 @@ type Options struct {
 // for concurrent use.
 type Service struct {
 	mu      sync.Mutex // serialises hook registration and palette loading
-	hooks   atomic.Pointer[hookSet]
+	hooks   registered
 	palette atomic.Pointer[map[string]string]
 	cache   *textCache
 	logger  *slog.Logger
@@ -44,7 +44,6 @@ func NewService(opts *Options) (*Service, error) {
 		size = CacheSizeDefault
 	}
 	s := &Service{cache: newTextCache(size), logger: o.Logger}
-	s.hooks.Store(&hookSet{})
 	return s, nil
 }
 

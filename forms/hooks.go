@@ -5,8 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"runtime/debug"
-	"sync"
 	"time"
+
+	"github.com/groundwork-go/groundwork/internal/hooks"
 )
 
 // SubmissionEvent is an accepted submission and its form.
@@ -51,57 +52,31 @@ type SubmissionTxHook func(ctx context.Context, tx *sql.Tx, e SubmissionEvent) e
 // FormHook runs after a form was created, updated or deleted.
 type FormHook func(ctx context.Context, f *Form)
 
-type hooks struct {
-	mu           sync.RWMutex
-	submission   []SubmissionHook
-	submissionTx []SubmissionTxHook
-	created      []FormHook
-	updated      []FormHook
-	deleted      []FormHook
+// registered are the callbacks a host registers.
+type registered struct {
+	submission                hooks.List[SubmissionHook]
+	submissionTx              hooks.List[SubmissionTxHook]
+	created, updated, deleted hooks.List[FormHook]
 }
 
 // OnSubmissionAccepted registers a hook for every accepted submission,
 // after it commits. Spam never reaches it. Hooks run in order, in the
 // request, so they should be quick; a panic is logged and swallowed.
-func (s *Service) OnSubmissionAccepted(h SubmissionHook) {
-	s.hooks.mu.Lock()
-	defer s.hooks.mu.Unlock()
-	s.hooks.submission = append(s.hooks.submission, h)
-}
+func (s *Service) OnSubmissionAccepted(h SubmissionHook) { s.hooks.submission.Add(h) }
 
 // OnSubmissionAcceptedTx registers a hook that runs inside the
 // submission's transaction, for work that must commit with it, such as
 // recording webhook deliveries. Spam never reaches it.
-func (s *Service) OnSubmissionAcceptedTx(h SubmissionTxHook) {
-	s.hooks.mu.Lock()
-	defer s.hooks.mu.Unlock()
-	s.hooks.submissionTx = append(s.hooks.submissionTx, h)
-}
+func (s *Service) OnSubmissionAcceptedTx(h SubmissionTxHook) { s.hooks.submissionTx.Add(h) }
 
 // OnFormCreated registers a hook for every new form.
-func (s *Service) OnFormCreated(h FormHook) { s.addFormHook(&s.hooks.created, h) }
+func (s *Service) OnFormCreated(h FormHook) { s.hooks.created.Add(h) }
 
 // OnFormUpdated registers a hook for every updated form.
-func (s *Service) OnFormUpdated(h FormHook) { s.addFormHook(&s.hooks.updated, h) }
+func (s *Service) OnFormUpdated(h FormHook) { s.hooks.updated.Add(h) }
 
 // OnFormDeleted registers a hook for every deleted form.
-func (s *Service) OnFormDeleted(h FormHook) { s.addFormHook(&s.hooks.deleted, h) }
-
-func (s *Service) addFormHook(list *[]FormHook, h FormHook) {
-	s.hooks.mu.Lock()
-	defer s.hooks.mu.Unlock()
-	*list = append(*list, h)
-}
-
-func snapshot[T any](mu *sync.RWMutex, list []T) []T {
-	mu.RLock()
-	defer mu.RUnlock()
-	return append([]T(nil), list...)
-}
-
-func (h *hooks) formCreated() []FormHook { return snapshot(&h.mu, h.created) }
-func (h *hooks) formUpdated() []FormHook { return snapshot(&h.mu, h.updated) }
-func (h *hooks) formDeleted() []FormHook { return snapshot(&h.mu, h.deleted) }
+func (s *Service) OnFormDeleted(h FormHook) { s.hooks.deleted.Add(h) }
 
 // safely runs fn, logging a panic instead of passing it on.
 func (s *Service) safely(ctx context.Context, what string, fn func()) {

@@ -116,7 +116,7 @@ type Service struct {
 	maxFile    int64
 	extensions []string
 	logger     *slog.Logger
-	hooks      hooks
+	hooks      registered
 	defs       definitions
 	meter      groundwork.Meter
 
@@ -398,7 +398,7 @@ func (s *Service) CreateForm(ctx context.Context, f *Form) error {
 		return fmt.Errorf("forms: create form: %w", err)
 	}
 	*f = *saved
-	s.fireForm(ctx, s.hooks.formCreated(), f)
+	s.fireForm(ctx, s.hooks.created.All(), f)
 	return nil
 }
 
@@ -431,7 +431,7 @@ func (s *Service) UpdateForm(ctx context.Context, f *Form) error {
 	if err := s.Count(ctx, f); err != nil {
 		return err
 	}
-	s.fireForm(ctx, s.hooks.formUpdated(), f)
+	s.fireForm(ctx, s.hooks.updated.All(), f)
 	return nil
 }
 
@@ -443,7 +443,7 @@ func (s *Service) DeleteForm(ctx context.Context, f *Form) error {
 		return fmt.Errorf("forms: delete form: %w", wrapNotFound(err, "Form"))
 	}
 	s.removeBlobs(ctx, keys)
-	s.fireForm(ctx, s.hooks.formDeleted(), f)
+	s.fireForm(ctx, s.hooks.deleted.All(), f)
 	return nil
 }
 

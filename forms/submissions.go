@@ -103,7 +103,7 @@ func (s *Service) releaseSpam(ctx context.Context, formID int64, ids []int64) (i
 			return 0, err
 		}
 	}
-	txHooks := snapshot(&s.hooks.mu, s.hooks.submissionTx)
+	txHooks := s.hooks.submissionTx.All()
 	var events []SubmissionEvent
 	n, err := s.store.ReleaseSpam(ctx, formID, slices.Collect(maps.Keys(spam)), s.now(), func(ctx context.Context, tx *sql.Tx, released []int64) error {
 		events = events[:0]

@@ -347,7 +347,7 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	// then stays nil when there is nothing to do inside the transaction,
 	// which lets a store skip the transaction.
 	var then func(context.Context, *sql.Tx) error
-	if txHooks := snapshot(&s.hooks.mu, s.hooks.submissionTx); !sub.IsSpam && (len(notifications) > 0 || len(txHooks) > 0) {
+	if txHooks := s.hooks.submissionTx.All(); !sub.IsSpam && (len(notifications) > 0 || len(txHooks) > 0) {
 		then = func(ctx context.Context, tx *sql.Tx) error {
 			return s.acceptTx(ctx, tx, notifications, txHooks, event, a, names)
 		}
@@ -411,7 +411,7 @@ func (s *Service) acceptTx(ctx context.Context, tx *sql.Tx, notifications []Noti
 // fireAccepted runs the submission hooks once an accepted submission has
 // committed.
 func (s *Service) fireAccepted(ctx context.Context, event SubmissionEvent) {
-	for _, h := range snapshot(&s.hooks.mu, s.hooks.submission) {
+	for _, h := range s.hooks.submission.All() {
 		s.safely(ctx, "submission", func() { h(ctx, event) })
 	}
 }

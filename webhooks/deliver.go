@@ -502,7 +502,7 @@ func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (sta
 // payload is the body to send: the recorded envelope, through the
 // delivering filters when there are any.
 func (s *Service) payload(ctx context.Context, d *Delivery, sub *Subscription) ([]byte, error) {
-	filters := snapshot(&s.hooks.mu, s.hooks.delivering)
+	filters := s.hooks.delivering.All()
 	if len(filters) == 0 {
 		return d.Payload, nil
 	}

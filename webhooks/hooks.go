@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
-	"sync"
+
+	"github.com/groundwork-go/groundwork/internal/hooks"
 )
 
 // Hook types; each names the original's hook it stands for.
@@ -31,49 +32,39 @@ type (
 	EventListener func(ctx context.Context, event any)
 )
 
-type hooks struct {
-	mu         sync.RWMutex
-	subscribe  []SubscribingHook
-	delivering []DeliveringHook
-	delivered  []DeliveredHook
-	failed     []FailedHook
-	disabled   []SubscriptionDisabledHook
-	listeners  []EventListener
-	inbound    inboundHooks
-}
-
-func add[T any](mu *sync.RWMutex, list *[]T, h T) {
-	mu.Lock()
-	defer mu.Unlock()
-	*list = append(*list, h)
-}
-
-func snapshot[T any](mu *sync.RWMutex, list []T) []T {
-	mu.RLock()
-	defer mu.RUnlock()
-	return append([]T(nil), list...)
+// registered are the callbacks a host registers.
+type registered struct {
+	subscribe  hooks.List[SubscribingHook]
+	delivering hooks.List[DeliveringHook]
+	delivered  hooks.List[DeliveredHook]
+	failed     hooks.List[FailedHook]
+	disabled   hooks.List[SubscriptionDisabledHook]
+	listeners  hooks.List[EventListener]
+	received   hooks.List[WebhookReceivedHook]
+	gateway    hooks.List[gatewayHook]
+	payment    hooks.List[PaymentWebhookReceivedHook]
 }
 
 // OnSubscribing registers a subscribing filter.
-func (s *Service) OnSubscribing(h SubscribingHook) { add(&s.hooks.mu, &s.hooks.subscribe, h) }
+func (s *Service) OnSubscribing(h SubscribingHook) { s.hooks.subscribe.Add(h) }
 
 // OnDelivering registers a filter of the envelope before signing.
-func (s *Service) OnDelivering(h DeliveringHook) { add(&s.hooks.mu, &s.hooks.delivering, h) }
+func (s *Service) OnDelivering(h DeliveringHook) { s.hooks.delivering.Add(h) }
 
 // OnDelivered registers a hook for delivered attempts.
-func (s *Service) OnDelivered(h DeliveredHook) { add(&s.hooks.mu, &s.hooks.delivered, h) }
+func (s *Service) OnDelivered(h DeliveredHook) { s.hooks.delivered.Add(h) }
 
 // OnFailed registers a hook for failed attempts.
-func (s *Service) OnFailed(h FailedHook) { add(&s.hooks.mu, &s.hooks.failed, h) }
+func (s *Service) OnFailed(h FailedHook) { s.hooks.failed.Add(h) }
 
 // OnSubscriptionDisabled registers a hook for subscriptions switched off
 // by their failure streak.
 func (s *Service) OnSubscriptionDisabled(h SubscriptionDisabledHook) {
-	add(&s.hooks.mu, &s.hooks.disabled, h)
+	s.hooks.disabled.Add(h)
 }
 
 // OnEvent registers a listener of the framework events.
-func (s *Service) OnEvent(l EventListener) { add(&s.hooks.mu, &s.hooks.listeners, l) }
+func (s *Service) OnEvent(l EventListener) { s.hooks.listeners.Add(l) }
 
 // safely runs fn, logging a panic instead of passing it on: a hook never
 // breaks a delivery's bookkeeping.
@@ -87,7 +78,7 @@ func (s *Service) safely(ctx context.Context, what string, fn func()) {
 }
 
 func (s *Service) subscribing(ctx context.Context, sub *Subscription) (*Subscription, error) {
-	for _, h := range snapshot(&s.hooks.mu, s.hooks.subscribe) {
+	for _, h := range s.hooks.subscribe.All() {
 		if sub = h(ctx, sub); sub == nil {
 			return nil, ErrRejected
 		}
@@ -96,27 +87,27 @@ func (s *Service) subscribing(ctx context.Context, sub *Subscription) (*Subscrip
 }
 
 func (s *Service) emit(ctx context.Context, event any) {
-	for _, l := range snapshot(&s.hooks.mu, s.hooks.listeners) {
+	for _, l := range s.hooks.listeners.All() {
 		s.safely(ctx, "event", func() { l(ctx, event) })
 	}
 }
 
 func (s *Service) afterDelivered(ctx context.Context, d *Delivery) {
-	for _, h := range snapshot(&s.hooks.mu, s.hooks.delivered) {
+	for _, h := range s.hooks.delivered.All() {
 		s.safely(ctx, "delivered", func() { h(ctx, d) })
 	}
 	s.emit(ctx, WebhookDelivered{Delivery: d})
 }
 
 func (s *Service) afterFailed(ctx context.Context, d *Delivery, reason error) {
-	for _, h := range snapshot(&s.hooks.mu, s.hooks.failed) {
+	for _, h := range s.hooks.failed.All() {
 		s.safely(ctx, "failed", func() { h(ctx, d, reason) })
 	}
 	s.emit(ctx, WebhookFailed{Delivery: d, Reason: reason})
 }
 
 func (s *Service) afterDisabled(ctx context.Context, sub *Subscription) {
-	for _, h := range snapshot(&s.hooks.mu, s.hooks.disabled) {
+	for _, h := range s.hooks.disabled.All() {
 		s.safely(ctx, "subscriptionDisabled", func() { h(ctx, sub) })
 	}
 	s.emit(ctx, WebhookSubscriptionDisabled{Subscription: sub})

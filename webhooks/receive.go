@@ -219,34 +219,29 @@ type (
 	PaymentWebhookReceivedHook func(ctx context.Context, payload map[string]any, provider string) error
 )
 
-type inboundHooks struct {
-	received []WebhookReceivedHook
-	gateway  map[string][]GatewayWebhookReceivedHook
-	payment  []PaymentWebhookReceivedHook
+// gatewayHook is a GatewayWebhookReceivedHook and its provider.
+type gatewayHook struct {
+	provider string
+	hook     GatewayWebhookReceivedHook
 }
 
 // OnWebhookReceived registers a hook for every verified, new inbound
 // event. An error (or panic) fails the request with a 500 and releases
 // the event, so the provider sends it again.
 func (s *Service) OnWebhookReceived(h WebhookReceivedHook) {
-	add(&s.hooks.mu, &s.hooks.inbound.received, h)
+	s.hooks.received.Add(h)
 }
 
 // OnGatewayWebhookReceived registers a hook for the verified, new events
 // of one provider, with OnWebhookReceived's error rule.
 func (s *Service) OnGatewayWebhookReceived(provider string, h GatewayWebhookReceivedHook) {
-	s.hooks.mu.Lock()
-	defer s.hooks.mu.Unlock()
-	if s.hooks.inbound.gateway == nil {
-		s.hooks.inbound.gateway = map[string][]GatewayWebhookReceivedHook{}
-	}
-	s.hooks.inbound.gateway[provider] = append(s.hooks.inbound.gateway[provider], h)
+	s.hooks.gateway.Add(gatewayHook{provider, h})
 }
 
 // OnPaymentWebhookReceived registers a hook for every verified, new event,
 // given its parsed payload, with OnWebhookReceived's error rule.
 func (s *Service) OnPaymentWebhookReceived(h PaymentWebhookReceivedHook) {
-	add(&s.hooks.mu, &s.hooks.inbound.payment, h)
+	s.hooks.payment.Add(h)
 }
 
 // received runs the hooks in order; the first error (or panic) stops them.
@@ -257,22 +252,20 @@ func (s *Service) received(ctx context.Context, provider string, ev *InboundEven
 			err = fmt.Errorf("a hook panicked: %v", p)
 		}
 	}()
-	s.hooks.mu.RLock()
-	received := append([]WebhookReceivedHook(nil), s.hooks.inbound.received...)
-	gateway := append([]GatewayWebhookReceivedHook(nil), s.hooks.inbound.gateway[provider]...)
-	payment := append([]PaymentWebhookReceivedHook(nil), s.hooks.inbound.payment...)
-	s.hooks.mu.RUnlock()
-	for _, h := range received {
+	for _, h := range s.hooks.received.All() {
 		if err := h(ctx, provider, ev); err != nil {
 			return err
 		}
 	}
-	for _, h := range gateway {
-		if err := h(ctx, ev); err != nil {
+	for _, g := range s.hooks.gateway.All() {
+		if g.provider != provider {
+			continue
+		}
+		if err := g.hook(ctx, ev); err != nil {
 			return err
 		}
 	}
-	for _, h := range payment {
+	for _, h := range s.hooks.payment.All() {
 		if err := h(ctx, ev.Payload, provider); err != nil {
 			return err
 		}

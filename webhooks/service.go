@@ -133,7 +133,7 @@ type Service struct {
 	guard  *Guard
 	client *http.Client
 	logger *slog.Logger
-	hooks  hooks
+	hooks  registered
 	loop   loopState
 
 	mu       sync.RWMutex
