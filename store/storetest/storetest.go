@@ -71,7 +71,17 @@ func DSN(t testing.TB, d store.Dialect) string {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if _, err := admin.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+		// A process the test stopped may leave a session behind for a
+		// moment, mid-transaction; Postgres then picks the drop as a
+		// deadlock's victim. Once it is gone the drop goes through.
+		var err error
+		for attempt := 0; attempt < 5; attempt++ {
+			if _, err = admin.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err == nil || !strings.Contains(err.Error(), "40P01") {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if err != nil {
 			t.Errorf("storetest: drop schema: %v", err)
 		}
 	})
