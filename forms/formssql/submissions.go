@@ -1,0 +1,683 @@
+package formssql
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// ---- submissions ----
+
+type submissionRow struct {
+	ID          int64      `db:"id"`
+	FormID      int64      `db:"form_id"`
+	PageURL     string     `db:"page_url"`
+	ReferrerURL string     `db:"referrer_url"`
+	IPAddress   string     `db:"ip_address"`
+	UserAgent   string     `db:"user_agent"`
+	IsRead      bool       `db:"is_read"`
+	IsSpam      bool       `db:"is_spam"`
+	IsStarred   bool       `db:"is_starred"`
+	AdminNotes  string     `db:"admin_notes"`
+	CreatedAt   store.Time `db:"created_at"`
+	UpdatedAt   store.Time `db:"updated_at"`
+}
+
+const submissionColumns = `id, form_id, page_url, referrer_url, ip_address, user_agent, is_read, is_spam, is_starred,
+	admin_notes, created_at, updated_at`
+
+func (r submissionRow) submission() forms.Submission {
+	return forms.Submission{ID: r.ID, FormID: r.FormID, PageURL: r.PageURL, ReferrerURL: r.ReferrerURL, IPAddress: r.IPAddress,
+		UserAgent: r.UserAgent, IsRead: r.IsRead, IsSpam: r.IsSpam, IsStarred: r.IsStarred, AdminNotes: r.AdminNotes,
+		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, Values: []forms.Value{}, Uploads: []forms.Upload{}}
+}
+
+// CreateSubmission implements forms.Store.
+//
+// On Postgres a submission without uploads is one statement (a
+// data-modifying WITH), and with nothing for then to do it runs without
+// an explicit transaction: one round trip instead of four.
+func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, then func(context.Context, *sql.Tx) error) error {
+	oneStatement := s.db.Dialect() == store.Postgres && len(sub.Uploads) == 0
+	var err error
+	if oneStatement && then == nil {
+		err = store.MapError(insertSubmissionPostgres(ctx, s.db, sub))
+	} else {
+		err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+			if oneStatement {
+				if err := insertSubmissionPostgres(ctx, tx, sub); err != nil {
+					return err
+				}
+			} else if err := s.checkVersion(ctx, tx, sub); err != nil {
+				return err
+			} else if err := s.insertSubmission(ctx, tx, sub); err != nil {
+				return err
+			}
+			if then != nil {
+				return then(ctx, tx.Tx)
+			}
+			return nil
+		})
+	}
+	if store.IsForeignKeyViolation(err) {
+		// The form was deleted since the caller read it.
+		return fmt.Errorf("formssql: create submission: %w: %w", noForm(sub), err)
+	}
+	if errors.Is(err, forms.ErrStale) || errors.Is(err, forms.ErrNotFound) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("formssql: create submission: %w", err)
+	}
+	s.lists.wrote(sub.FormID)
+	return nil
+}
+
+// insertSubmissionPostgres stores a submission without uploads and its
+// values in one statement; the values travel as arrays, so the statement
+// text (and its prepared plan) is the same for every form.
+func insertSubmissionPostgres(ctx context.Context, q sqlx.QueryerContext, sub *forms.Submission) error {
+	n := len(sub.Values)
+	fieldIDs, names, labels, types := make([]*int64, n), make([]string, n), make([]string, n), make([]string, n)
+	values, arrays, displays, created := make([]*string, n), make([]*string, n), make([]string, n), make([]time.Time, n)
+	for i := range sub.Values {
+		v := &sub.Values[i]
+		fieldIDs[i], names[i], labels[i], types[i], values[i], displays[i] = v.FieldID, v.FieldName, v.FieldLabel, v.FieldType, v.Value, v.DisplayValue
+		created[i] = store.NewTime(v.CreatedAt).Time
+		if v.ValueArray != nil {
+			b, err := json.Marshal(v.ValueArray)
+			if err != nil {
+				return err
+			}
+			a := string(b)
+			arrays[i] = &a
+		}
+	}
+	// f is the form, if it still has the version the submission was
+	// validated against; without it nothing is inserted.
+	rows, err := q.QueryContext(ctx, `WITH f AS (
+		SELECT id FROM forms_forms WHERE id = $1 AND ($20::bigint = 0 OR version = $20::bigint)
+	), s AS (
+		INSERT INTO forms_submissions (form_id, page_url, referrer_url, ip_address, user_agent, is_read, is_spam, is_starred,
+			admin_notes, created_at, updated_at)
+		SELECT f.id, $2::text, $3::text, $4::text, $5::text, $6::boolean, $7::boolean, $8::boolean, $9::text,
+			$10::timestamptz, $11::timestamptz FROM f RETURNING id
+	), v AS (
+		INSERT INTO forms_values (submission_id, field_id, field_name, field_label, field_type, value, value_array,
+			display_value, created_at)
+		SELECT s.id, x.field_id, x.field_name, x.field_label, x.field_type, x.value, x.value_array::jsonb, x.display_value, x.created_at
+		FROM s, unnest($12::bigint[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::timestamptz[])
+			AS x(field_id, field_name, field_label, field_type, value, value_array, display_value, created_at)
+		RETURNING id, field_name
+	)
+	SELECT s.id, v.id, v.field_name FROM s LEFT JOIN v ON TRUE`,
+		sub.FormID, sub.PageURL, sub.ReferrerURL, sub.IPAddress, sub.UserAgent, sub.IsRead, sub.IsSpam, sub.IsStarred,
+		sub.AdminNotes, store.NewTime(sub.CreatedAt), store.NewTime(sub.UpdatedAt),
+		fieldIDs, names, labels, types, values, arrays, displays, created, sub.FormVersion)
+	if err != nil {
+		return err
+	}
+	ids := make(map[string]int64, n)
+	sub.ID = 0
+	for rows.Next() {
+		var id int64
+		var valueID *int64
+		var name *string
+		if err := rows.Scan(&id, &valueID, &name); err != nil {
+			rows.Close()
+			return err
+		}
+		sub.ID = id
+		if valueID != nil && name != nil {
+			ids[*name] = *valueID
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if sub.ID == 0 {
+		return noForm(sub)
+	}
+	return setValueIDs(sub, ids)
+}
+
+// noForm is the error for a submission whose form is gone or, when it
+// carries a version, has another version.
+func noForm(sub *forms.Submission) error {
+	if sub.FormVersion != 0 {
+		return forms.ErrStale
+	}
+	return forms.ErrNotFound
+}
+
+// checkVersion refuses, inside tx, a submission whose form has changed
+// since it was validated (as the single Postgres statement does).
+func (s *Store) checkVersion(ctx context.Context, tx *sqlx.Tx, sub *forms.Submission) error {
+	if sub.FormVersion == 0 {
+		return nil // the foreign key stands for a missing form
+	}
+	var version int64
+	err := s.stmts.QueryRowContext(ctx, tx, s.q(`SELECT version FROM forms_forms WHERE id = ?`), sub.FormID).Scan(&version)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && version != sub.FormVersion) {
+		return forms.ErrStale
+	}
+	return err
+}
+
+// setValueIDs sets the submission's ID on its values and their own IDs
+// from ids (by field name: unique within a submission, and RETURNING
+// promises no order).
+func setValueIDs(sub *forms.Submission, ids map[string]int64) error {
+	for i := range sub.Values {
+		v := &sub.Values[i]
+		id, ok := ids[v.FieldName]
+		if !ok {
+			return fmt.Errorf("no id returned for value %q", v.FieldName)
+		}
+		v.SubmissionID, v.ID = sub.ID, id
+	}
+	return nil
+}
+
+// insertSubmission stores a submission, its uploads and its values with
+// one statement each, in tx, each prepared once (see store.StmtCache).
+func (s *Store) insertSubmission(ctx context.Context, tx *sqlx.Tx, sub *forms.Submission) error {
+	created := store.NewTime(sub.CreatedAt)
+	if err := s.stmts.QueryRowContext(ctx, tx, s.q(`INSERT INTO forms_submissions (form_id, page_url, referrer_url, ip_address,
+			user_agent, is_read, is_spam, is_starred, admin_notes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			RETURNING id`), sub.FormID, sub.PageURL, sub.ReferrerURL, sub.IPAddress, sub.UserAgent, sub.IsRead, sub.IsSpam,
+		sub.IsStarred, sub.AdminNotes, created, store.NewTime(sub.UpdatedAt)).Scan(&sub.ID); err != nil {
+		return err
+	}
+	uploadIDs := map[string]int64{}
+	for i := range sub.Uploads {
+		u := &sub.Uploads[i]
+		u.SubmissionID = sub.ID
+		if err := s.stmts.QueryRowContext(ctx, tx, s.q(`INSERT INTO forms_uploads (submission_id, field_id, original_name,
+				stored_name, blob_key, mime_type, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+			sub.ID, u.FieldID, u.OriginalName, u.StoredName, u.Key, u.MimeType, u.Size, store.NewTime(u.CreatedAt)).Scan(&u.ID); err != nil {
+			return err
+		}
+		uploadIDs[u.FieldName] = u.ID
+	}
+	if len(sub.Values) > 0 {
+		var b strings.Builder
+		args := make([]any, 0, len(sub.Values)*10)
+		b.WriteString(`INSERT INTO forms_values (submission_id, field_id, field_name, field_label, field_type, value,
+				value_array, display_value, upload_id, created_at) VALUES `)
+		for i := range sub.Values {
+			v := &sub.Values[i]
+			v.SubmissionID = sub.ID
+			if id, ok := uploadIDs[v.FieldName]; ok && v.FieldType == forms.TypeFile {
+				v.UploadID = &id
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+			var arr any
+			if v.ValueArray != nil {
+				arr = store.JSON[[]string]{V: v.ValueArray}
+			}
+			args = append(args, sub.ID, v.FieldID, v.FieldName, v.FieldLabel, v.FieldType, v.Value, arr, v.DisplayValue,
+				v.UploadID, store.NewTime(v.CreatedAt))
+		}
+		b.WriteString(" RETURNING id, field_name")
+		rows, err := s.stmts.QueryContext(ctx, tx, s.q(b.String()), args...)
+		if err != nil {
+			return err
+		}
+		// The order of RETURNING rows is not promised; names are
+		// unique within a submission.
+		ids := make(map[string]int64, len(sub.Values))
+		for rows.Next() {
+			var id int64
+			var name string
+			if err := rows.Scan(&id, &name); err != nil {
+				rows.Close()
+				return err
+			}
+			ids[name] = id
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return setValueIDs(sub, ids)
+	}
+	return nil
+}
+
+// attach loads the values and uploads of subs, the two at once.
+func (s *Store) attach(ctx context.Context, subs []forms.Submission) error {
+	if len(subs) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(subs))
+	index := make(map[int64]int, len(subs))
+	for i, sub := range subs {
+		ids[i] = sub.ID
+		index[sub.ID] = i
+	}
+	db := s.db.Reader()
+	var values []valueRow
+	var uploads []uploadRow
+	var g errgroup.Group
+	g.Go(func() error {
+		query, args, err := sqlx.In(`SELECT id, submission_id, field_id, field_name, field_label, field_type, value, value_array,
+			display_value, upload_id, created_at FROM forms_values WHERE submission_id IN (?) ORDER BY submission_id, id`, ids)
+		if err == nil {
+			err = db.SelectContext(ctx, &values, s.q(query), args...)
+		}
+		if err != nil {
+			return fmt.Errorf("values: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		query, args, err := sqlx.In(`SELECT id, submission_id, field_id, original_name, stored_name, blob_key, mime_type, size,
+			created_at FROM forms_uploads WHERE submission_id IN (?) ORDER BY submission_id, id`, ids)
+		if err == nil {
+			err = db.SelectContext(ctx, &uploads, s.q(query), args...)
+		}
+		if err != nil {
+			return fmt.Errorf("uploads: %w", err)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, v := range values {
+		i := index[v.SubmissionID]
+		subs[i].Values = append(subs[i].Values, v.value())
+	}
+	for _, u := range uploads {
+		i := index[u.SubmissionID]
+		subs[i].Uploads = append(subs[i].Uploads, u.upload())
+	}
+	return nil
+}
+
+type valueRow struct {
+	ID           int64                `db:"id"`
+	SubmissionID int64                `db:"submission_id"`
+	FieldID      *int64               `db:"field_id"`
+	FieldName    string               `db:"field_name"`
+	FieldLabel   string               `db:"field_label"`
+	FieldType    string               `db:"field_type"`
+	Value        *string              `db:"value"`
+	ValueArray   store.JSON[[]string] `db:"value_array"`
+	DisplayValue string               `db:"display_value"`
+	UploadID     *int64               `db:"upload_id"`
+	CreatedAt    store.Time           `db:"created_at"`
+}
+
+func (r valueRow) value() forms.Value {
+	return forms.Value{ID: r.ID, SubmissionID: r.SubmissionID, FieldID: r.FieldID, FieldName: r.FieldName, FieldLabel: r.FieldLabel,
+		FieldType: r.FieldType, Value: r.Value, ValueArray: r.ValueArray.V, DisplayValue: r.DisplayValue, UploadID: r.UploadID,
+		CreatedAt: r.CreatedAt.Time}
+}
+
+type uploadRow struct {
+	ID           int64      `db:"id"`
+	SubmissionID int64      `db:"submission_id"`
+	FieldID      *int64     `db:"field_id"`
+	OriginalName string     `db:"original_name"`
+	StoredName   string     `db:"stored_name"`
+	Key          string     `db:"blob_key"`
+	MimeType     string     `db:"mime_type"`
+	Size         int64      `db:"size"`
+	CreatedAt    store.Time `db:"created_at"`
+}
+
+func (r uploadRow) upload() forms.Upload {
+	return forms.Upload{ID: r.ID, SubmissionID: r.SubmissionID, FieldID: r.FieldID, OriginalName: r.OriginalName,
+		StoredName: r.StoredName, Key: r.Key, MimeType: r.MimeType, Size: r.Size, CreatedAt: r.CreatedAt.Time}
+}
+
+// Submission implements forms.Store.
+func (s *Store) Submission(ctx context.Context, formID, id int64) (*forms.Submission, error) {
+	var r submissionRow
+	if err := s.db.Reader().GetContext(ctx, &r, s.q(`SELECT `+submissionColumns+` FROM forms_submissions
+		WHERE id = ? AND form_id = ?`), id, formID); err != nil {
+		return nil, notFound("submission", err)
+	}
+	subs := []forms.Submission{r.submission()}
+	if err := s.attach(ctx, subs); err != nil {
+		return nil, fmt.Errorf("formssql: submission: %w", err)
+	}
+	return &subs[0], nil
+}
+
+func submissionFilter(q forms.SubmissionQuery) (string, []any) {
+	where, args := []string{"form_id = ?"}, []any{q.FormID}
+	for _, f := range []struct {
+		col string
+		v   *bool
+	}{{"is_read", q.IsRead}, {"is_spam", q.IsSpam}, {"is_starred", q.IsStarred}} {
+		if f.v != nil {
+			where, args = append(where, f.col+" = ?"), append(args, *f.v)
+		}
+	}
+	return strings.Join(where, " AND "), args
+}
+
+// ListSubmissions implements forms.Store. A filter with a list index
+// (see Store) takes its total from it and seeks to the page by key;
+// otherwise the count and the page are read at once on two connections,
+// and a large count gets the filter an index for the next request.
+func (s *Store) ListSubmissions(ctx context.Context, q forms.SubmissionQuery) ([]forms.Submission, int, error) {
+	where, args := submissionFilter(q)
+	if idx := s.lists.get(q.FormID, where, args); idx != nil {
+		subs, err := s.page(ctx, where, args, q, idx)
+		if err != nil {
+			return nil, 0, err
+		}
+		return subs, idx.total, nil
+	}
+	var total int
+	var count errgroup.Group
+	count.Go(func() error {
+		if err := s.db.Reader().GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM forms_submissions WHERE `+where), args...); err != nil {
+			return fmt.Errorf("formssql: count submissions: %w", err)
+		}
+		return nil
+	})
+	subs, err := s.page(ctx, where, args, q, nil)
+	if err := count.Wait(); err != nil {
+		return nil, 0, err
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	s.lists.counted(q.FormID, where, args, total)
+	return subs, total, nil
+}
+
+// page reads a page of submissions with their values and uploads: from
+// the top, or from the anchor of idx before the page.
+func (s *Store) page(ctx context.Context, where string, args []any, q forms.SubmissionQuery, idx *listIndex) ([]forms.Submission, error) {
+	var rows []submissionRow
+	// A deferred join: the page's ids come from the covering index
+	// (form_id, created_at, id, flags) alone, so the rows an OFFSET steps
+	// over are index entries, not table rows.
+	query, params := pageQuery(where, false), append(slices.Clip(args), q.Limit, q.Offset)
+	if idx != nil {
+		if key, skip, ok := idx.anchor(q.Offset, s.lists.every); ok {
+			query, params = pageQuery(where, true), append(slices.Clip(args), key.createdAt, key.id, q.Limit, skip)
+		}
+	}
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(query), params...); err != nil {
+		return nil, fmt.Errorf("formssql: list submissions: %w", err)
+	}
+	subs := make([]forms.Submission, len(rows))
+	for i, r := range rows {
+		subs[i] = r.submission()
+	}
+	if err := s.attach(ctx, subs); err != nil {
+		return nil, fmt.Errorf("formssql: list submissions: %w", err)
+	}
+	return subs, nil
+}
+
+// eachBatch is how many submissions EachSubmission reads at a time.
+const eachBatch = 500
+
+// EachSubmission implements forms.Store. Batches follow one another by
+// key, (created_at, id) below the last one read, which both databases
+// answer from the index (form_id, created_at, id): each batch costs the
+// same however deep it is. Values carry their field name and display
+// value only, scanned without reflection: an export reads millions.
+func (s *Store) EachSubmission(ctx context.Context, formID int64, fn func(*forms.Submission) error) error {
+	db := s.db.Reader()
+	first := s.q(`SELECT ` + submissionColumns + ` FROM forms_submissions WHERE form_id = ?
+		ORDER BY created_at DESC, id DESC LIMIT ?`)
+	next := s.q(`SELECT ` + submissionColumns + ` FROM forms_submissions WHERE form_id = ?
+		AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`)
+	var last *forms.Submission
+	for {
+		var rows *sql.Rows
+		var err error
+		if last == nil {
+			rows, err = db.QueryContext(ctx, first, formID, eachBatch)
+		} else {
+			rows, err = db.QueryContext(ctx, next, formID, store.NewTime(last.CreatedAt), last.ID, eachBatch)
+		}
+		if err != nil {
+			return fmt.Errorf("formssql: each submission: %w", err)
+		}
+		subs, err := scanSubmissions(rows)
+		if err == nil {
+			err = s.attachDisplayValues(ctx, subs)
+		}
+		if err != nil {
+			return fmt.Errorf("formssql: each submission: %w", err)
+		}
+		for i := range subs {
+			if err := fn(&subs[i]); err != nil {
+				return err
+			}
+		}
+		if len(subs) < eachBatch {
+			return nil
+		}
+		last = &subs[len(subs)-1]
+	}
+}
+
+// scanSubmissions reads rows of submissionColumns and closes them.
+func scanSubmissions(rows *sql.Rows) ([]forms.Submission, error) {
+	defer rows.Close()
+	subs := make([]forms.Submission, 0, eachBatch)
+	for rows.Next() {
+		var r submissionRow
+		if err := rows.Scan(&r.ID, &r.FormID, &r.PageURL, &r.ReferrerURL, &r.IPAddress, &r.UserAgent, &r.IsRead, &r.IsSpam,
+			&r.IsStarred, &r.AdminNotes, &r.CreatedAt, &r.UpdatedAt); err != nil {
+			return nil, err
+		}
+		subs = append(subs, r.submission())
+	}
+	return subs, rows.Err()
+}
+
+// attachDisplayValues reads the field name and display value of every
+// value of subs.
+func (s *Store) attachDisplayValues(ctx context.Context, subs []forms.Submission) error {
+	if len(subs) == 0 {
+		return nil
+	}
+	ids := make([]any, len(subs))
+	index := make(map[int64]int, len(subs))
+	for i := range subs {
+		ids[i] = subs[i].ID
+		index[subs[i].ID] = i
+	}
+	rows, err := s.db.Reader().QueryContext(ctx, s.q(`SELECT submission_id, field_name, display_value FROM forms_values
+		WHERE submission_id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) ORDER BY submission_id, id`), ids...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var v forms.Value
+		if err := rows.Scan(&id, &v.FieldName, &v.DisplayValue); err != nil {
+			return err
+		}
+		i := index[id]
+		subs[i].Values = append(subs[i].Values, v)
+	}
+	return rows.Err()
+}
+
+// UpdateSubmission implements forms.Store.
+func (s *Store) UpdateSubmission(ctx context.Context, sub *forms.Submission) error {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE forms_submissions SET is_read = ?, is_spam = ?, is_starred = ?, admin_notes = ?,
+		updated_at = ? WHERE id = ? AND form_id = ?`), sub.IsRead, sub.IsSpam, sub.IsStarred, sub.AdminNotes,
+		store.NewTime(sub.UpdatedAt), sub.ID, sub.FormID)
+	s.lists.wrote(sub.FormID)
+	return affected("update submission", res, err)
+}
+
+// ReleaseSpam implements forms.Store.
+func (s *Store) ReleaseSpam(ctx context.Context, formID int64, ids []int64, at time.Time,
+	then func(ctx context.Context, tx *sql.Tx, released []int64) error) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	query, args, err := sqlx.In(`UPDATE forms_submissions SET is_spam = ?, updated_at = ? WHERE form_id = ? AND is_spam = ? AND id IN (?)
+		RETURNING id`, false, store.NewTime(at), formID, true, ids)
+	if err != nil {
+		return 0, err
+	}
+	var released []int64
+	err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		released = nil
+		if err := tx.SelectContext(ctx, &released, tx.Rebind(query), args...); err != nil {
+			return err
+		}
+		if len(released) == 0 || then == nil {
+			return nil
+		}
+		slices.Sort(released)
+		return then(ctx, tx.Tx, released)
+	})
+	s.lists.wrote(formID)
+	if err != nil {
+		return 0, fmt.Errorf("formssql: release spam: %w", err)
+	}
+	return len(released), nil
+}
+
+// keptRow is a forms_kept_uploads row.
+type keptRow struct {
+	ID           string     `db:"id"`
+	FormID       int64      `db:"form_id"`
+	FieldName    string     `db:"field_name"`
+	OriginalName string     `db:"original_name"`
+	StoredName   string     `db:"stored_name"`
+	Key          string     `db:"blob_key"`
+	MimeType     string     `db:"mime_type"`
+	Size         int64      `db:"size"`
+	CreatedAt    store.Time `db:"created_at"`
+}
+
+// KeepUpload implements forms.Store.
+func (s *Store) KeepUpload(ctx context.Context, k forms.KeptUpload) error {
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO forms_kept_uploads (id, form_id, field_name, original_name, stored_name, blob_key,
+		mime_type, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), k.ID, k.FormID, k.FieldName, k.OriginalName, k.StoredName, k.Key,
+		k.MimeType, k.Size, store.NewTime(k.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("formssql: keep upload: %w", err)
+	}
+	return nil
+}
+
+// TakeUpload implements forms.Store.
+func (s *Store) TakeUpload(ctx context.Context, formID int64, id string) (forms.KeptUpload, error) {
+	var r keptRow
+	err := s.db.GetContext(ctx, &r, s.q(`DELETE FROM forms_kept_uploads WHERE form_id = ? AND id = ? RETURNING id, form_id, field_name,
+		original_name, stored_name, blob_key, mime_type, size, created_at`), formID, id)
+	if err != nil {
+		return forms.KeptUpload{}, notFound("kept upload", err)
+	}
+	return forms.KeptUpload{ID: r.ID, FormID: r.FormID, CreatedAt: r.CreatedAt.Time, IncomingFile: forms.IncomingFile{FieldName: r.FieldName,
+		OriginalName: r.OriginalName, StoredName: r.StoredName, Key: r.Key, MimeType: r.MimeType, Size: r.Size}}, nil
+}
+
+// DropKeptUploads implements forms.Store.
+func (s *Store) DropKeptUploads(ctx context.Context, before time.Time) ([]string, error) {
+	var keys []string
+	err := s.db.SelectContext(ctx, &keys, s.q(`DELETE FROM forms_kept_uploads WHERE created_at < ? RETURNING blob_key`), store.NewTime(before))
+	if err != nil {
+		return nil, fmt.Errorf("formssql: drop kept uploads: %w", err)
+	}
+	slices.Sort(keys)
+	return keys, nil
+}
+
+// SetSubmissionFlag implements forms.Store.
+func (s *Store) SetSubmissionFlag(ctx context.Context, formID int64, ids []int64, flag forms.Flag, value bool, at time.Time) (int, error) {
+	switch flag {
+	case forms.FlagRead, forms.FlagSpam, forms.FlagStarred:
+	default:
+		return 0, fmt.Errorf("formssql: unknown flag %q", flag)
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	query, args, err := sqlx.In(`UPDATE forms_submissions SET `+string(flag)+` = ?, updated_at = ? WHERE form_id = ? AND id IN (?)`,
+		value, store.NewTime(at), formID, ids)
+	if err != nil {
+		return 0, err
+	}
+	res, err := s.db.ExecContext(ctx, s.q(query), args...)
+	if err != nil {
+		return 0, fmt.Errorf("formssql: flag submissions: %w", err)
+	}
+	s.lists.wrote(formID)
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// DeleteSubmissions implements forms.Store.
+func (s *Store) DeleteSubmissions(ctx context.Context, formID int64, ids []int64) (int, []string, error) {
+	if len(ids) == 0 {
+		return 0, nil, nil
+	}
+	var n int64
+	var keys []string
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		query, args, err := sqlx.In(`SELECT u.blob_key FROM forms_uploads u JOIN forms_submissions s ON s.id = u.submission_id
+			WHERE s.form_id = ? AND s.id IN (?) ORDER BY u.id`, formID, ids)
+		if err != nil {
+			return err
+		}
+		if err := tx.SelectContext(ctx, &keys, tx.Rebind(query), args...); err != nil {
+			return err
+		}
+		query, args, err = sqlx.In(`DELETE FROM forms_submissions WHERE form_id = ? AND id IN (?)`, formID, ids)
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, tx.Rebind(query), args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, nil, fmt.Errorf("formssql: delete submissions: %w", err)
+	}
+	s.lists.wrote(formID)
+	return int(n), keys, nil
+}
+
+// Upload implements forms.Store.
+func (s *Store) Upload(ctx context.Context, submissionID, id int64) (*forms.Upload, error) {
+	var r uploadRow
+	if err := s.db.Reader().GetContext(ctx, &r, s.q(`SELECT id, submission_id, field_id, original_name, stored_name, blob_key,
+		mime_type, size, created_at FROM forms_uploads WHERE id = ? AND submission_id = ?`), id, submissionID); err != nil {
+		return nil, notFound("upload", err)
+	}
+	u := r.upload()
+	return &u, nil
+}
