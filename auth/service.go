@@ -216,6 +216,36 @@ func (s *Service) CreateToken(ctx context.Context, nt NewToken) (string, Token, 
 	return strconv.FormatInt(t.ID, 10) + "|" + secret, t, nil
 }
 
+// CreateUserToken issues a token that belongs to u, whose abilities may
+// not exceed u's capabilities (an ability they do not cover is a
+// *ValidationError on "abilities.N").
+func (s *Service) CreateUserToken(ctx context.Context, u User, nt NewToken) (string, Token, error) {
+	v := &api.Validator{}
+	for i, a := range nt.Abilities {
+		if ValidAbility(a) && !covers(u.Capabilities, a) {
+			v.Add("abilities."+strconv.Itoa(i), "The abilities."+strconv.Itoa(i)+" field names an ability your account does not have.")
+		}
+	}
+	if err := v.Err(); err != nil {
+		return "", Token{}, err
+	}
+	nt.UserID = u.ID
+	return s.CreateToken(ctx, nt)
+}
+
+// covers reports whether granted covers every ability that requested
+// (which may itself end in a wildcard) names.
+func covers(granted []string, requested string) bool {
+	if requested == "*" {
+		return slices.Contains(granted, "*")
+	}
+	if base, ok := strings.CutSuffix(requested, "*"); ok {
+		// "forms:*" is covered by "*", "forms:*", or a wider wildcard.
+		return groundwork.Can(granted, base+"\x00any")
+	}
+	return groundwork.Can(granted, requested)
+}
+
 func dedupe(xs []string) []string {
 	out := make([]string, 0, len(xs))
 	for _, x := range xs {

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -109,19 +108,6 @@ func (w *Web) offeredAbilities(u User) []string {
 		}
 	}
 	return out
-}
-
-// covers reports whether granted covers every ability that requested
-// (which may itself end in a wildcard) names.
-func covers(granted []string, requested string) bool {
-	if requested == "*" {
-		return slices.Contains(granted, "*")
-	}
-	if base, ok := strings.CutSuffix(requested, "*"); ok {
-		// "forms:*" is covered by "*", "forms:*", or a wider wildcard.
-		return groundwork.Can(granted, base+"\x00any")
-	}
-	return groundwork.Can(granted, requested)
 }
 
 func (w *Web) tokenForm(r *http.Request) formPage {
@@ -277,21 +263,4 @@ func (w *Web) revokeToken(rw http.ResponseWriter, r *http.Request) error {
 	w.render.SetFlash(rw, r, "/settings/tokens", web.Flash{Kind: "success", Message: "The token “" + t.Name + "” was revoked: it no longer works."})
 	web.SeeOther(rw, r, "/settings/tokens")
 	return nil
-}
-
-// CreateUserToken issues a token that belongs to u, whose abilities may
-// not exceed u's capabilities (an ability they do not cover is a
-// *ValidationError on "abilities.N").
-func (s *Service) CreateUserToken(ctx context.Context, u User, nt NewToken) (string, Token, error) {
-	v := &api.Validator{}
-	for i, a := range nt.Abilities {
-		if ValidAbility(a) && !covers(u.Capabilities, a) {
-			v.Add("abilities."+strconv.Itoa(i), "The abilities."+strconv.Itoa(i)+" field names an ability your account does not have.")
-		}
-	}
-	if err := v.Err(); err != nil {
-		return "", Token{}, err
-	}
-	nt.UserID = u.ID
-	return s.CreateToken(ctx, nt)
 }

@@ -1,0 +1,181 @@
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+func (s *Service) randomToken(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := io.ReadFull(s.rand, b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+func sum(s string) []byte {
+	h := sha256.Sum256([]byte(s))
+	return h[:]
+}
+
+// StartSession signs u in: a new session (the old one, if any, should be
+// ended by the caller) and, when remember is set, a remember-me token.
+// It returns the session id and the remember cookie's value ("" without
+// one), both secret and shown only here.
+func (s *Service) StartSession(ctx context.Context, u User, remember bool) (sessionID, rememberValue string, err error) {
+	if sessionID, err = s.randomToken(32); err != nil {
+		return "", "", fmt.Errorf("auth: start session: %w", err)
+	}
+	now := s.now()
+	if err := s.store.CreateSession(ctx, Session{IDHash: sum(sessionID), UserID: u.ID, CreatedAt: now, LastSeenAt: now, PasswordConfirmedAt: now}); err != nil {
+		return "", "", fmt.Errorf("auth: start session: %w", err)
+	}
+	if remember {
+		if rememberValue, err = s.newRememberToken(ctx, u.ID); err != nil {
+			return "", "", err
+		}
+	}
+	for _, h := range s.hooks.signedIn.All() {
+		h(ctx, u)
+	}
+	return sessionID, rememberValue, nil
+}
+
+func (s *Service) newRememberToken(ctx context.Context, userID int64) (string, error) {
+	selector, err := s.randomToken(16)
+	if err != nil {
+		return "", fmt.Errorf("auth: remember token: %w", err)
+	}
+	validator, err := s.randomToken(32)
+	if err != nil {
+		return "", fmt.Errorf("auth: remember token: %w", err)
+	}
+	now := s.now()
+	if err := s.store.CreateRememberToken(ctx, RememberToken{Selector: selector, ValidatorHash: sum(validator), UserID: userID,
+		ExpiresAt: now.Add(s.life.remember), CreatedAt: now}); err != nil {
+		return "", fmt.Errorf("auth: remember token: %w", err)
+	}
+	return selector + "." + validator, nil
+}
+
+// errNoSession: no session, or one that has ended.
+var errNoSession = errors.New("auth: no session")
+
+// sessionUser returns the live session with this id and its user, moving
+// its last-seen time on at most once per TouchInterval; errNoSession
+// when there is none (an ended one is deleted).
+func (s *Service) sessionUser(ctx context.Context, sessionID string) (Session, User, error) {
+	if len(sessionID) != 43 {
+		return Session{}, User{}, errNoSession
+	}
+	sess, u, err := s.store.SessionByHash(ctx, sum(sessionID))
+	if errors.Is(err, ErrNotFound) {
+		return Session{}, User{}, errNoSession
+	}
+	if err != nil {
+		return Session{}, User{}, fmt.Errorf("auth: session: %w", err)
+	}
+	now := s.now()
+	if now.Sub(sess.LastSeenAt) >= s.life.idle || now.Sub(sess.CreatedAt) >= s.life.absolute {
+		_ = s.store.DeleteSession(ctx, sess.IDHash)
+		return Session{}, User{}, errNoSession
+	}
+	if now.Sub(sess.LastSeenAt) >= s.touchInterval {
+		if err := s.store.TouchSession(ctx, sess.IDHash, now); err != nil {
+			return Session{}, User{}, fmt.Errorf("auth: session: %w", err)
+		}
+		sess.LastSeenAt = now
+	}
+	return sess, u, nil
+}
+
+// useRememberToken signs in again from a remember cookie's value: the
+// token is used up and a new one returned beside the user; errNoSession
+// when the value does not name a live token.
+func (s *Service) useRememberToken(ctx context.Context, value string) (User, string, error) {
+	selector, validator, ok := strings.Cut(value, ".")
+	if !ok || len(selector) != 22 || len(validator) != 43 {
+		return User{}, "", errNoSession
+	}
+	rt, err := s.store.TakeRememberToken(ctx, selector)
+	if errors.Is(err, ErrNotFound) {
+		return User{}, "", errNoSession
+	}
+	if err != nil {
+		return User{}, "", fmt.Errorf("auth: remember me: %w", err)
+	}
+	if subtle.ConstantTimeCompare(sum(validator), rt.ValidatorHash) != 1 || !s.now().Before(rt.ExpiresAt) {
+		return User{}, "", errNoSession
+	}
+	u, _, err := s.store.UserByID(ctx, rt.UserID)
+	if errors.Is(err, ErrNotFound) {
+		return User{}, "", errNoSession
+	}
+	if err != nil {
+		return User{}, "", fmt.Errorf("auth: remember me: %w", err)
+	}
+	next, err := s.newRememberToken(ctx, u.ID)
+	if err != nil {
+		return User{}, "", err
+	}
+	return u, next, nil
+}
+
+// UserTokens returns the API tokens of one user, revoked and expired
+// ones too, oldest first.
+func (s *Service) UserTokens(ctx context.Context, userID int64) ([]Token, error) {
+	tokens, err := s.store.ListUserTokens(ctx, userID)
+	if err != nil {
+		return nil, fmt.Errorf("auth: user tokens: %w", err)
+	}
+	return tokens, nil
+}
+
+// EndSession signs a browser out: its session ends, and so does every
+// remember-me token of the user (Laravel's sign-out cycles the user's
+// remember token, which signs out their other remembered browsers too).
+// With a userID it is a sign-out, and the OnSignedOut hooks run; without
+// one (a session ended before a sign-in replaces it) it is not.
+func (s *Service) EndSession(ctx context.Context, sessionID string, userID int64) error {
+	if sessionID != "" {
+		if err := s.store.DeleteSession(ctx, sum(sessionID)); err != nil {
+			return fmt.Errorf("auth: end session: %w", err)
+		}
+	}
+	if userID != 0 {
+		if err := s.store.DeleteUserRememberTokens(ctx, userID); err != nil {
+			return fmt.Errorf("auth: end session: %w", err)
+		}
+		for _, h := range s.hooks.signedOut.All() {
+			h(ctx, userID)
+		}
+	}
+	return nil
+}
+
+// ConfirmPassword records in a session that its user just typed their
+// password.
+func (s *Service) confirmPassword(ctx context.Context, sessionID string) error {
+	if err := s.store.ConfirmSessionPassword(ctx, sum(sessionID), s.now()); err != nil {
+		return fmt.Errorf("auth: confirm password: %w", err)
+	}
+	return nil
+}
+
+// PruneSessions deletes ended sessions, expired remember-me tokens and
+// stale password resets; the periodic job of [PeriodicJobs] calls it.
+func (s *Service) PruneSessions(ctx context.Context) (int64, error) {
+	now := s.now()
+	n, err := s.store.Prune(ctx, Prune{Now: now, IdleBefore: now.Add(-s.life.idle), CreatedBefore: now.Add(-s.life.absolute),
+		ResetsBefore: now.Add(-s.life.reset)})
+	if err != nil {
+		return 0, fmt.Errorf("auth: prune: %w", err)
+	}
+	return n, nil
+}
