@@ -445,32 +445,7 @@ func (s *Service) checkAnswer(v *api.Validator, f *Field, raw []string, file *In
 		}
 	}
 	if f.Type == TypeFile {
-		if file == nil {
-			if f.IsRequired {
-				v.Add(key, fmt.Sprintf("The %s field is required.", name))
-			}
-			return value, false
-		}
-		// AcceptFile checked the file against the field as it was then;
-		// the field may have changed since (a stale definition), so the
-		// type and size limits are checked again.
-		if allowed := s.allowedTypes(f); !slices.Contains(allowed, extension(file.StoredName)) {
-			v.Add(key, fmt.Sprintf("The %s field must be a file of type: %s.", name, strings.Join(allowed, ", ")))
-		}
-		if limit := s.maxFileSize(f); file.Size > limit {
-			v.Add(key, fmt.Sprintf("The %s field must not be greater than %d kilobytes.", name, limit/1024))
-		}
-		kb := float64(file.Size) / 1024
-		rules := f.ValidationRules
-		if rules.Min != nil && kb < *rules.Min {
-			v.Add(key, fmt.Sprintf("The %s field must be at least %s kilobytes.", name, num(*rules.Min)))
-		}
-		if rules.Max != nil && kb > *rules.Max {
-			v.Add(key, fmt.Sprintf("The %s field must not be greater than %s kilobytes.", name, num(*rules.Max)))
-		}
-		original := file.OriginalName
-		value.Value, value.DisplayValue = &original, original
-		return value, !v.Has(key)
+		return s.checkFile(v, f, file, value)
 	}
 	if len(present) == 0 {
 		if f.IsRequired {
@@ -489,8 +464,51 @@ func (s *Service) checkAnswer(v *api.Validator, f *Field, raw []string, file *In
 		v.Add(key, fmt.Sprintf("The %s field must be a string.", name))
 		return value, false
 	}
-	text := present[0]
-	display := text
+	text, display := checkText(v, f, present[0])
+	if v.Has(key) {
+		return value, false
+	}
+	value.Value, value.DisplayValue = &text, display
+	return value, true
+}
+
+// checkFile validates a file field's upload (nil when none came).
+func (s *Service) checkFile(v *api.Validator, f *Field, file *IncomingFile, value Value) (Value, bool) {
+	key, name := f.Name, label(f)
+	if file == nil {
+		if f.IsRequired {
+			v.Add(key, fmt.Sprintf("The %s field is required.", name))
+		}
+		return value, false
+	}
+	// AcceptFile checked the file against the field as it was then;
+	// the field may have changed since (a stale definition), so the
+	// type and size limits are checked again.
+	if allowed := s.allowedTypes(f); !slices.Contains(allowed, extension(file.StoredName)) {
+		v.Add(key, fmt.Sprintf("The %s field must be a file of type: %s.", name, strings.Join(allowed, ", ")))
+	}
+	if limit := s.maxFileSize(f); file.Size > limit {
+		v.Add(key, fmt.Sprintf("The %s field must not be greater than %d kilobytes.", name, limit/1024))
+	}
+	kb := float64(file.Size) / 1024
+	rules := f.ValidationRules
+	if rules.Min != nil && kb < *rules.Min {
+		v.Add(key, fmt.Sprintf("The %s field must be at least %s kilobytes.", name, num(*rules.Min)))
+	}
+	if rules.Max != nil && kb > *rules.Max {
+		v.Add(key, fmt.Sprintf("The %s field must not be greater than %s kilobytes.", name, num(*rules.Max)))
+	}
+	original := file.OriginalName
+	value.Value, value.DisplayValue = &original, original
+	return value, !v.Has(key)
+}
+
+// checkText validates a single answer of a text-like, number, date,
+// time, checkbox or choice field, and returns what to store and what to
+// show for it.
+func checkText(v *api.Validator, f *Field, text string) (stored, display string) {
+	key, name := f.Name, label(f)
+	display = text
 	rules := f.ValidationRules
 	lengthRules := true
 	switch f.Type {
@@ -578,11 +596,7 @@ func (s *Service) checkAnswer(v *api.Validator, f *Field, raw []string, file *In
 			v.Add(key, fmt.Sprintf("The %s field format is invalid.", name))
 		}
 	}
-	if v.Has(key) {
-		return value, false
-	}
-	value.Value, value.DisplayValue = &text, display
-	return value, true
+	return text, display
 }
 
 // checkList validates a checkbox group or multi-select.
