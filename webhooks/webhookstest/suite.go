@@ -62,6 +62,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 		{Name: "Subscriptions", Run: exerciseSubscriptions},
 		{Name: "Fanout", Run: exerciseFanout},
 		{Name: "Deliveries", Run: exerciseDeliveries},
+		{Name: "ReadDeliveries", Run: exerciseReadDeliveries},
 		{Name: "ClaimAndFinish", Run: exerciseClaimAndFinish},
 		{Name: "FinishDelivered", Run: exerciseFinishDelivered},
 		{Name: "ClaimDue", Run: exerciseClaimDue},
@@ -261,17 +262,14 @@ func exerciseDeliveries(t *testing.T, newStore func(t *testing.T) webhooks.Store
 	require.Empty(t, recent[999])
 }
 
-// exerciseClaimAndFinish is the ClaimAndFinish part of RunStoreTests.
-func exerciseClaimAndFinish(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
+// exerciseReadDeliveries is the ReadDeliveries part of RunStoreTests:
+// several deliveries read at once, with their subscriptions.
+func exerciseReadDeliveries(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 	t.Parallel()
 	s := newStore(t)
 	sub := newSub(t, s, "a", true)
 	claim, lease := at(5*time.Minute), at(10*time.Minute)
 	d := create(t, s, newDelivery(sub.ID, 1, webhooks.StatusPending, &claim))[0]
-
-	_, _, err := s.ClaimDelivery(ctx, d.ID, claim.Add(time.Second), lease)
-	require.ErrorIs(t, err, webhooks.ErrClaimLost, "a stale claim")
-	// ReadDeliveries reads several at once, with their subscriptions.
 	other := create(t, s, newDelivery(sub.ID, 2, webhooks.StatusRetrying, &lease))[0]
 	read2, subs, err := s.ReadDeliveries(ctx, []int64{other.ID, d.ID, 99999})
 	require.NoError(t, err)
@@ -286,6 +284,18 @@ func exerciseClaimAndFinish(t *testing.T, newStore func(t *testing.T) webhooks.S
 	require.NoError(t, err)
 	require.Empty(t, none)
 	require.Empty(t, subs)
+}
+
+// exerciseClaimAndFinish is the ClaimAndFinish part of RunStoreTests.
+func exerciseClaimAndFinish(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
+	t.Parallel()
+	s := newStore(t)
+	sub := newSub(t, s, "a", true)
+	claim, lease := at(5*time.Minute), at(10*time.Minute)
+	d := create(t, s, newDelivery(sub.ID, 1, webhooks.StatusPending, &claim))[0]
+
+	_, _, err := s.ClaimDelivery(ctx, d.ID, claim.Add(time.Second), lease)
+	require.ErrorIs(t, err, webhooks.ErrClaimLost, "a stale claim")
 
 	// lease == claim only checks and reads.
 	_, _, err = s.ClaimDelivery(ctx, d.ID, claim.Add(time.Second), claim.Add(time.Second))
@@ -556,48 +566,23 @@ func exercisePrune(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 		webhooks.StatusDelivered, webhooks.StatusFailed}, statuses)
 }
 
-// exerciseInbound is the Inbound part of RunStoreTests.
-func exerciseInbound(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
-	t.Parallel()
-	s := newStore(t)
-	event := func(id string, d time.Duration) *webhooks.InboundRecord {
-		return &webhooks.InboundRecord{Provider: "stripe", EventID: id, EventType: "payment_intent.succeeded", Verified: true,
-			PayloadHash: "h1", PayloadSize: 40, Payload: `{"id":"` + id + `","email":"ann@example.test"}`,
-			Parsed: map[string]any{"id": id, "n": 1.0}, ResponseStatus: 200, CorrelationID: "req-1", SessionReference: "pi_1",
-			ReceivedAt: at(d)}
-	}
-	verified := event("evt_1", 0)
-	claimed, err := s.ReceiveEvent(ctx, verified)
-	require.NoError(t, err)
-	require.True(t, claimed)
-	require.False(t, verified.Duplicate)
-	require.Positive(t, verified.ID)
-	dup := event("evt_1", 2*time.Hour)
-	claimed, err = s.ReceiveEvent(ctx, dup)
-	require.NoError(t, err)
-	require.False(t, claimed, "a redelivery")
-	require.True(t, dup.Duplicate)
-	other := event("evt_1", 0)
-	other.Provider = "other"
-	claimed, err = s.ReceiveEvent(ctx, other)
-	require.NoError(t, err)
-	require.True(t, claimed, "claims are per provider")
-	require.NoError(t, s.ReleaseEvent(ctx, "other", "evt_1"))
-	again := event("evt_1", 0)
-	again.Provider = "other"
-	claimed, err = s.ReceiveEvent(ctx, again)
-	require.NoError(t, err)
-	require.True(t, claimed, "a released claim can be taken again")
-	require.NoError(t, s.SetInboundStatus(ctx, again.ID, 500))
-	require.ErrorIs(t, s.SetInboundStatus(ctx, again.ID+1000, 500), webhooks.ErrNotFound)
+// inboundEvent is a verified Stripe event id received d after at, about
+// session pi_1 and ann@example.test.
+func inboundEvent(id string, d time.Duration) *webhooks.InboundRecord {
+	return &webhooks.InboundRecord{Provider: "stripe", EventID: id, EventType: "payment_intent.succeeded", Verified: true,
+		PayloadHash: "h1", PayloadSize: 40, Payload: `{"id":"` + id + `","email":"ann@example.test"}`,
+		Parsed: map[string]any{"id": id, "n": 1.0}, ResponseStatus: 200, CorrelationID: "req-1", SessionReference: "pi_1",
+		ReceivedAt: at(d)}
+}
 
-	// Many at once: one claims.
+// claimsOfRace receives event id n times at once and counts the claims.
+func claimsOfRace(t *testing.T, s webhooks.Store, n int, id string) int {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	wins := 0
-	for range 10 {
+	for range n {
 		wg.Go(func() {
-			claimed, err := s.ReceiveEvent(ctx, event("evt_race", 0))
+			claimed, err := s.ReceiveEvent(ctx, inboundEvent(id, 0))
 			if err != nil {
 				t.Error(err)
 			}
@@ -609,7 +594,39 @@ func exerciseInbound(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 		})
 	}
 	wg.Wait()
-	require.Equal(t, 1, wins)
+	return wins
+}
+
+// exerciseInbound is the Inbound part of RunStoreTests.
+func exerciseInbound(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
+	t.Parallel()
+	s := newStore(t)
+	verified := inboundEvent("evt_1", 0)
+	claimed, err := s.ReceiveEvent(ctx, verified)
+	require.NoError(t, err)
+	require.True(t, claimed)
+	require.False(t, verified.Duplicate)
+	require.Positive(t, verified.ID)
+	dup := inboundEvent("evt_1", 2*time.Hour)
+	claimed, err = s.ReceiveEvent(ctx, dup)
+	require.NoError(t, err)
+	require.False(t, claimed, "a redelivery")
+	require.True(t, dup.Duplicate)
+	other := inboundEvent("evt_1", 0)
+	other.Provider = "other"
+	claimed, err = s.ReceiveEvent(ctx, other)
+	require.NoError(t, err)
+	require.True(t, claimed, "claims are per provider")
+	require.NoError(t, s.ReleaseEvent(ctx, "other", "evt_1"))
+	again := inboundEvent("evt_1", 0)
+	again.Provider = "other"
+	claimed, err = s.ReceiveEvent(ctx, again)
+	require.NoError(t, err)
+	require.True(t, claimed, "a released claim can be taken again")
+	require.NoError(t, s.SetInboundStatus(ctx, again.ID, 500))
+	require.ErrorIs(t, s.SetInboundStatus(ctx, again.ID+1000, 500), webhooks.ErrNotFound)
+
+	require.Equal(t, 1, claimsOfRace(t, s, 10, "evt_race"), "many at once: one claims")
 
 	refused := &webhooks.InboundRecord{Provider: "stripe", ErrorCode: "signature_mismatch", PayloadHash: "h2", PayloadSize: 5000,
 		Payload: strings.Repeat("x", 1024), PayloadTruncated: true, ResponseStatus: 400, ReceivedAt: at(time.Hour)}
@@ -686,7 +703,7 @@ func exerciseInbound(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 	_, total, err = s.ListInbound(ctx, webhooks.InboundQuery{Limit: 100})
 	require.NoError(t, err)
 	require.Equal(t, 3, total, "the rows received after the cut, cy's among them")
-	claimed, err = s.ReceiveEvent(ctx, event("evt_race", 4*time.Hour))
+	claimed, err = s.ReceiveEvent(ctx, inboundEvent("evt_race", 4*time.Hour))
 	require.NoError(t, err)
 	require.True(t, claimed, "the old claim was pruned with the rows")
 }
