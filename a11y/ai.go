@@ -537,7 +537,7 @@ func (a *AI) SuggestAria(ctx context.Context, req AriaRequest) (*AriaSuggestion,
 
 // scalarAttributes keeps the scalar values under string keys, cast to
 // strings as PHP does. Keys that PHP would read as integers ("5") are
-// dropped, as the original drops non-string keys.
+// dropped: only string keys are kept.
 func scalarAttributes(m map[string]any) map[string]string {
 	out := map[string]string{}
 	for k, v := range m {

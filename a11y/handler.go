@@ -72,10 +72,10 @@ type HandlerOptions struct {
 // contrast-check and generate-text-color take #rgb and #rrggbb (any case),
 // rgb(r, g, b), hsl(h, s%, l%) and the palette's names; audit-palette
 // takes #rgb and #rrggbb only (its rows echo the strings given, so it
-// takes them as the original did). contrast-check's optional level is one
+// takes them unresolved). contrast-check's optional level is one
 // of aa, aa-large, aaa, aaa-large and non-text (any case): is_accessible
 // then answers for it, and the level is echoed; without one it answers
-// for AA, as the original.
+// for AA.
 //
 // Routes match the whole path, prefix included, so mount the handler at
 // its prefix with a trailing slash, and name any other prefix in

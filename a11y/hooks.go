@@ -32,9 +32,9 @@ type registered struct {
 }
 
 // OnContrastThreshold registers a hook that runs inside every contrast
-// check, just before the ratio is compared with the threshold (the
-// original's filter ap.accessibility.contrastThreshold). That includes each probe of the
-// tinted text-colour search. Hooks run in registration order, each
+// check, just before the ratio is compared with the threshold (the PHP
+// package's filter ap.accessibility.contrastThreshold). That includes
+// each probe of the tinted text-colour search. Hooks run in registration order, each
 // getting the previous one's result.
 func (s *Service) OnContrastThreshold(h ThresholdHook) {
 	s.hooks.threshold.Add(h)
@@ -42,8 +42,8 @@ func (s *Service) OnContrastThreshold(h ThresholdHook) {
 }
 
 // OnContrastColorMap registers a hook that runs when the palette of colour
-// names is loaded (the original's filter ap.accessibility.contrastColorMap). The
-// palette loads at first use, and again at first use after any
+// names is loaded (the PHP package's filter
+// ap.accessibility.contrastColorMap). The palette loads at first use, and again at first use after any
 // registration.
 func (s *Service) OnContrastColorMap(h ColorMapHook) {
 	s.hooks.colorMap.Add(h)
@@ -52,7 +52,7 @@ func (s *Service) OnContrastColorMap(h ColorMapHook) {
 
 // OnTextColorGenerated registers a hook that runs on every answer of the
 // text-colour functions, cached answers and unresolvable input included
-// (the original's ap.accessibility.textColorGenerated). GetContrastColor
+// (the PHP package's ap.accessibility.textColorGenerated). GetContrastColor
 // returns what the hooks return; CSSVarBlackOrWhite answers "black" only
 // when they return "#000000".
 func (s *Service) OnTextColorGenerated(h TextColorHook) {
@@ -69,8 +69,8 @@ func (s *Service) forget() {
 	s.cache.clear()
 }
 
-// call runs one hook, turning a panic into the fallback value as the
-// original's hook wrapper does, and logging it.
+// call runs one hook, turning a panic into the fallback value and
+// logging it: a broken hook costs its change, never the answer.
 func call[T any](s *Service, name string, fallback T, fn func() T) (out T) {
 	defer func() {
 		if v := recover(); v != nil {

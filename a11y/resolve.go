@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// The resolver's patterns, as the original's: rgb() and hsl() take
+// The resolver's patterns: rgb() and hsl() take
 // integers only, may carry spaces, and are found anywhere after the
 // leading "rgb" or "hsl" (so trailing text is tolerated); rgba() and
 // decimals do not match.
@@ -17,21 +17,20 @@ var (
 )
 
 // resolved is a colour as the generator resolves it: its text (what the
-// original hands to hooks and uses as a cache key) and its channels.
+// hooks are handed and the cache is keyed by) and its channels.
 type resolved struct {
 	text string
 	rgb  rgb
 }
 
-// resolve is the original generator's resolver: trim and lower-case,
+// resolve reads a colour the text-colour generator is given: trim and lower-case,
 // then "#rgb"/"#rrggbb" (kept as written, lower-cased), rgb(r, g, b),
 // hsl(h, s%, l%), and finally a palette name. ok is false when nothing
 // matches.
 //
-// Two inputs on which the original produces garbage are unresolved here
-// instead: rgb() components above 255, and hsl() saturation or lightness
-// above 100%. A hue of 360 or more falls in no sector, as in the
-// original, and gives the grey of the lightness alone.
+// Two inputs that have no colour are unresolved: rgb() components above
+// 255, and hsl() saturation or lightness above 100%. A hue of 360 or
+// more falls in no sector and gives the grey of the lightness alone.
 func (s *Service) resolve(input string) (resolved, bool) {
 	// The common case first: well-formed hex, no space around it.
 	if len(input) > 0 && input[0] == '#' && input[len(input)-1] != '\n' {
@@ -94,7 +93,7 @@ func lowerASCII(s string) string {
 	return s
 }
 
-// hslToRGB is the textbook conversion the original uses, sector by sector,
+// hslToRGB is the textbook conversion, sector by sector,
 // each channel rounded half away from zero. The float64 conversions keep
 // products from fusing with the following addition.
 func hslToRGB(h, s, l float64) rgb {

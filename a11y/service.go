@@ -61,7 +61,8 @@ func Default() *Service { return defaultService }
 
 // ContrastRatio is the WCAG 2.x contrast ratio of two "#rgb" or "#rrggbb"
 // colours (any case), between 1 and 21, in either order. It is never
-// rounded, and is bit-for-bit the original's. Other input is an error
+// rounded, and is bit-for-bit the PHP package's (its linear channel
+// values are glibc's pow). Other input is an error
 // wrapping ErrInvalidColor; resolve names and rgb()/hsl() first with
 // ResolveColor.
 func (s *Service) ContrastRatio(fg, bg string) (float64, error) {
@@ -166,8 +167,8 @@ func blackOrWhite(bg rgb) string {
 
 // shade searches for the closest accessible shade of bg.
 func (s *Service) shade(bg rgb, level Level) string {
-	// The direction comes from a luminance without gamma, as in the
-	// original: dark colours are lightened first.
+	// The direction comes from a luminance without gamma: dark colours
+	// are lightened first.
 	quick := (0.2126*float64(bg.r) + 0.7152*float64(bg.g) + 0.0722*float64(bg.b)) / 255
 	first, second := -1, 1
 	if quick < 0.5 {
@@ -266,8 +267,7 @@ func newCacheKey(c rgb, tint bool, level Level) (cacheKey, bool) {
 	return 0, false
 }
 
-// textCache is a bounded map that drops its oldest entry when full, as
-// the original's array cache does. A nil *textCache caches nothing.
+// textCache is a bounded map that drops its oldest entry when full. A nil *textCache caches nothing.
 type textCache struct {
 	mu    sync.RWMutex
 	items map[cacheKey]string

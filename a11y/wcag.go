@@ -78,8 +78,7 @@ var hexHigh, hexLow = func() (hi, lo [256]uint16) {
 	return hi, lo
 }()
 
-// parseHex reads "#rgb" or "#rrggbb" in any case, exactly as the
-// original's validator does: no surrounding space, except that a single
+// parseHex reads "#rgb" or "#rrggbb" in any case: no surrounding space, except that a single
 // trailing newline is accepted (PHP's "$" matches before one). The
 // common "#rrggbb" is small enough to inline.
 func parseHex(s string) (rgb, bool) {

@@ -34,7 +34,7 @@
 //	GET  POST /settings/tokens           the user's own API tokens (shown once, revocable)
 //
 // Errors are shown beside their fields, tied to the inputs with
-// aria-describedby and listed in a summary; the texts are the original's
+// aria-describedby and listed in a summary, in fixed texts
 // ("These credentials do not match our records." on email). After 5
 // sign-ins in a minute from one email and client IP the next is refused
 // ("Too many login attempts. Please try again in N seconds.", 429) before
@@ -46,7 +46,7 @@
 // hashed, last 60 minutes and serve once; a reset, like
 // [Service.SetPassword], signs the user out everywhere. Mail goes through a
 // mail.Mailer, in the background. Registration can be turned off, and
-// email verification required (it is not, by default, as in the original).
+// email verification required (it is not by default).
 //
 // # Sessions and remember me
 //

@@ -39,7 +39,7 @@ const (
 	// PasswordThreadsDefault is argon2id's lanes.
 	PasswordThreadsDefault = 1
 	// PasswordMinLength is the fewest characters a new password may
-	// have (the original's only rule).
+	// have; no classes of characters are demanded.
 	PasswordMinLength = 8
 	// PasswordMaxBytes is the most bytes of a password that are checked
 	// or stored: a longer one is refused, so a megabyte "password"

@@ -98,9 +98,10 @@ func (s *Service) ResetLinkUsable(ctx context.Context, token, email string) (boo
 }
 
 // ResetPassword sets a new password with a reset token: errors are a
-// *ValidationError keyed on "email" with the original's texts (an invalid
-// or expired token, an unknown address) or on "password". The token
-// serves once; the user is signed out everywhere.
+// *ValidationError keyed on "email" with MsgResetInvalid or
+// MsgResetNoUser (an invalid or expired token, an unknown address) or
+// on "password". The token serves once; the user is signed out
+// everywhere.
 func (s *Service) ResetPassword(ctx context.Context, token, email, password, confirmation string) error {
 	v := &api.Validator{}
 	if token == "" {
@@ -144,8 +145,9 @@ func (s *Service) ResetPassword(ctx context.Context, token, email, password, con
 	return nil
 }
 
-// emailHash is the {hash} of a verification link: SHA-1 of the address,
-// as the original.
+// emailHash is the {hash} of a verification link: SHA-1 of the address
+// in hex. It only ties the link to the address; the signature is what
+// makes the link unforgeable.
 func emailHash(email string) string {
 	h := sha1.Sum([]byte(email))
 	return hex.EncodeToString(h[:])

@@ -54,7 +54,8 @@ const (
 	EmailMaxLength    = 255
 )
 
-// Messages of the sign-in flows, as the original's.
+// Messages of the sign-in flows, word for word on the pages and in the
+// JSON answers (clients and tests match on them).
 const (
 	MsgBadCredentials   = "These credentials do not match our records."
 	MsgLockout          = "Too many login attempts. Please try again in %d seconds."

@@ -78,7 +78,7 @@ type WebOptions struct {
 	DisableRegistration bool
 	// RequireVerification makes registration send a verification mail
 	// and [Web.RequireVerified] turn away unverified users. Off by
-	// default, as the original: then RequireVerified lets every signed-in
+	// default: then RequireVerified lets every signed-in
 	// user through.
 	RequireVerification bool
 	// HomePath is where sign-in, registration and verification lead when
@@ -446,8 +446,8 @@ func (w *Web) RequireGuest(next http.Handler) http.Handler {
 }
 
 // RequireVerified lets through signed-in users whose address is verified
-// (every signed-in user when WebOptions.RequireVerification is off, as
-// the original); others are sent to /verify-email, or get 403 as JSON.
+// (every signed-in user when WebOptions.RequireVerification is off);
+// others are sent to /verify-email, or get 403 as JSON.
 func (w *Web) RequireVerified(next http.Handler) http.Handler {
 	return w.guard(next, func(rw http.ResponseWriter, r *http.Request, v *visitor) bool {
 		switch {

@@ -72,8 +72,9 @@
 // [NewHandler] serves the public API at /api/bookings: services,
 // services/{slug}/providers, services/{slug}/slots (?date=YYYY-MM, or
 // ?from=&to= dates; provider_id; timezone adds local times),
-// services/{slug}/holds and POST to book, with the texts of the original
-// and the "post" (5) and "read" (60) per-minute buckets per client IP.
+// services/{slug}/holds and POST to book, with fixed texts (the Msg
+// constants) and the "post" (5) and "read" (60) per-minute buckets per
+// client IP.
 // [NewAdminHandler] lists bookings and moves them between statuses for a
 // bearer token with bookings:* (or one ability per move); a move the
 // status does not allow is 409. [NewPageHandler] is a booking page that
@@ -85,8 +86,9 @@
 // derived from nothing, of which only the SHA-256 is stored. The token
 // reaches the customer through the host (booking.created's event carries
 // it once); [Service.Managed], [Service.CancelManaged] and
-// [Service.RescheduleManaged] serve /api/bookings/manage/{token} with the
-// original's checks and texts in order, and a 24-hour change window
+// [Service.RescheduleManaged] serve /api/bookings/manage/{token} with
+// their checks in a fixed order (each method's doc lists it), and a
+// 24-hour change window
 // (Options.ChangeWindow). A move through the link must leave the booking
 // changeable: no time sooner than the change window from now is offered
 // or taken (422 on start_time; meta.reschedule_from says from when), so a

@@ -46,7 +46,8 @@ var statusWords = map[string]string{StatusRequested: "requested", StatusConfirme
 // ValidationError is [groundwork.ValidationError]: the 422 error.
 type ValidationError = groundwork.ValidationError
 
-// Texts of the original's answers.
+// Texts of the answers, word for word on the wire (clients match on
+// them).
 const (
 	MsgNoService = "No bookable service was found for that address."
 	MsgTaken     = "That appointment time is no longer available. Please choose another."

@@ -174,8 +174,8 @@ func setupOnShared(t *testing.T, db *store.DB) *bundle {
 	return serveBundle(t, db, svc, c)
 }
 
-// A provider's day locked for longer than the wait: 503 with the
-// original's text.
+// A provider's day locked for longer than the wait: 503 with
+// MsgBusy.
 func TestLockWaitIs503(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
@@ -209,8 +209,8 @@ func TestLockWaitIs503(t *testing.T) {
 	})
 }
 
-// The "post" and "read" buckets, per client IP: 429 with the original's
-// text and the rate-limit headers.
+// The "post" and "read" buckets, per client IP: 429 with MsgTooMany
+// and the rate-limit headers.
 func TestBuckets(t *testing.T) {
 	t.Parallel()
 	b := setup(t, store.SQLite)

@@ -135,8 +135,8 @@ func (s *Service) ReissueManageToken(ctx context.Context, id int64) (string, err
 // refusal is a manage answer of {"message"} alone with its status.
 func refusal(status int, msg string) error { return api.Errorf(status, "%s", msg) }
 
-// CancelManaged cancels through a manage link, with the checks of the
-// original in order: not active (409), cancelling turned off (403), past
+// CancelManaged cancels through a manage link, with these checks in
+// this order: not active (409), cancelling turned off (403), past
 // the change window (422), a race lost (409).
 func (s *Service) CancelManaged(ctx context.Context, token, reason string) (Booking, ManageMeta, error) {
 	b, _, err := s.Managed(ctx, token)
@@ -161,9 +161,9 @@ func (s *Service) CancelManaged(ctx context.Context, token, reason string) (Book
 	return cancelled, s.meta(ctx, cancelled), nil
 }
 
-// RescheduleManaged moves a booking through its manage link, with the
-// checks of the original in this order, except that the
-// booking's own current time never blocks its move: the window rules on
+// RescheduleManaged moves a booking through its manage link, with these
+// checks in this order (the booking's own current time never blocks its
+// move): the window rules on
 // start (422 with errors), not active (409), the service gone (404), past
 // the change window (422), not understood (422), the same time (422), not
 // offered by the booking's provider (422), then taken meanwhile (409) or

@@ -18,8 +18,8 @@
 //
 // [ConditionalLogic.Matches] evaluates all or any of ten operators
 // (equals, not_equals, contains, not_contains, is_empty, is_not_empty,
-// starts_with, ends_with, greater_than, less_than) with the original's
-// normalisation: null is "", booleans "1" and "0", arrays JSON;
+// starts_with, ends_with, greater_than, less_than) on normalised
+// values: null is "", booleans "1" and "0", arrays JSON;
 // contains looks into arrays and an empty needle never matches; is_empty
 // holds for blank text and empty arrays, not for 0 or false; the
 // comparisons are numeric, and false for anything not a number. It never

@@ -58,16 +58,16 @@ func (s *Service) OnEvent(fn EventHook) {
 	s.hooks.events.Add(fn)
 }
 
-// OnSubscribing registers fn to run before each call to the provider (the
-// original's ap.convertkit.subscribing): it may change the subscription,
+// OnSubscribing registers fn to run before each call to the provider (the PHP
+// package's ap.convertkit.subscribing): it may change the subscription,
 // or return an error to fail the job at once, without a retry.
 func (s *Service) OnSubscribing(fn SubscribingHook) {
 	s.hooks.before.Add(fn)
 }
 
 // OnSubscribed registers fn to run after each call to the provider, with
-// the subscriber on success or the error of that attempt (the original's
-// subscribed and subscribeFailed hooks).
+// the subscriber on success or the error of that attempt (the PHP
+// package's subscribed and subscribeFailed hooks).
 func (s *Service) OnSubscribed(fn SubscribedHook) {
 	s.hooks.after.Add(fn)
 }

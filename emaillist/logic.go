@@ -47,7 +47,7 @@ func (l *ConditionalLogic) Matches(values map[string]any) bool {
 
 // Holds reports whether the condition holds for values (see Matches).
 //
-// Values are compared as the original did: null reads as "", true and
+// Values are compared as text: null reads as "", true and
 // false as "1" and "0", numbers in their shortest form, arrays and objects
 // as JSON. equals compares those strings; contains, starts_with and
 // ends_with test them (for an array, any item), and an empty needle never

@@ -63,8 +63,8 @@
 // its token unused. A spam submission an admin marks as not spam (is_spam
 // false, or the bulk mark_not_spam) is then treated as one just made: its
 // notifications go out and the submission hooks run (marking it again
-// while it is not spam does nothing more). The original's
-// _form_loaded_at, which a client may leave out or forge, counts only with
+// while it is not spam does nothing more). The _form_loaded_at
+// field, which a client may leave out or forge, counts only with
 // Options.FormTokenOptional, for a submission without a token.
 //
 // Files go to a [BlobStore] ([DirBlobStore] keeps them in a directory)

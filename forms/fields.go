@@ -242,7 +242,8 @@ func (s *Service) validateForType(v *api.Validator, f *Field) {
 }
 
 // compilePattern reads a validation pattern: a Go regular expression, or
-// one in PHP's form, "/…/flags", as the original stores them. The i, m, s
+// one in PHP's form, "/…/flags", as definitions made by PHP sites hold
+// them. The i, m, s
 // and u flags are understood.
 func compilePattern(p string) (*regexp.Regexp, error) {
 	if len(p) >= 2 && p[0] == '/' {

@@ -38,8 +38,7 @@ type renderConfig struct {
 	} `json:"display"`
 	// FormToken is the form-load token: send it back as _form_token.
 	FormToken string `json:"form_token"`
-	// LoadedAt is the server's Unix time now, as the original had it:
-	// sent back as _form_loaded_at it counts only where the service takes
+	// LoadedAt is the server's Unix time now: sent back as _form_loaded_at it counts only where the service takes
 	// submissions without a token (Options.FormTokenOptional).
 	LoadedAt int64 `json:"loaded_at"`
 }

@@ -33,8 +33,7 @@ const (
 	MaxFileSizeDefault = 10 << 20
 	// HoneypotField is the hidden input bots fill in.
 	HoneypotField = "website_url"
-	// LoadedAtField carries the Unix time the form was shown, as the
-	// original had it: a client may leave it out or forge it, so it counts
+	// LoadedAtField carries the Unix time the form was shown: a client may leave it out or forge it, so it counts
 	// only with Options.FormTokenOptional, for a submission without a
 	// form-load token (FormTokenField).
 	LoadedAtField = "_form_loaded_at"
@@ -90,7 +89,7 @@ type Options struct {
 	FormTokenMaxAge time.Duration
 	// FormTokenOptional is for hosts whose clients cannot send a
 	// form-load token: a submission without one is judged by the
-	// _form_loaded_at it carries, as the original did (one that sends a
+	// _form_loaded_at it carries (one that sends a
 	// token still has it checked). By default a submission without a good
 	// token is spam.
 	FormTokenOptional bool

@@ -60,7 +60,7 @@ func TestSpam(t *testing.T) {
 		{"Honeypot", func() []part { return []part{tok(aged()), {name: "website_url", content: "http://spam.test"}} }, true},
 		{"NoToken", func() []part { return []part{noToken} }, true},
 		{"OnlyALoadTime", func() []part {
-			// The original's _form_loaded_at, set far enough back, no
+			// A _form_loaded_at, set far enough back, no
 			// longer gets a bot through.
 			return []part{noToken, {name: forms.LoadedAtField, content: fmt.Sprint(b.clock.Now().Unix() - 60)}}
 		}, true},

@@ -52,8 +52,7 @@
 // source; the analytics routes take page, source and device filters,
 // alone or together (AND: [AnalyticsQuery].Filters; the first-party
 // source reads them from per-day rollups of each pair and of the three
-// together, GA4 as a dimensionFilter). Errors keep the original's
-// contract {"error", "message"}: 401 unauthenticated, 403 forbidden, 409
+// together, GA4 as a dimensionFilter). Errors are {"error", "message"}: 401 unauthenticated, 403 forbidden, 409
 // not_connected, 422 bad_filter, 501 base_not_installed, 502
 // reporting_error (never a provider's body, which is logged). Successful answers of Google's sources are cached
 // five minutes per source, connection and parameters (for Google's

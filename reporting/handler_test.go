@@ -160,7 +160,7 @@ func (overviewOnly) TopContent(context.Context, reporting.AnalyticsQuery) (repor
 	return reporting.TopContent{}, nil
 }
 
-// days and limit clamped as the original; a cached answer does not ask
+// days and limit clamped to each route's range; a cached answer does not ask
 // the source again; each connection has its own entries.
 func TestRouteParametersAndCache(t *testing.T) {
 	t.Parallel()

@@ -8,7 +8,8 @@ import (
 	"github.com/groundwork-go/groundwork/internal/hooks"
 )
 
-// Hook types; each names the original's hook it stands for.
+// Hook types; each names in parentheses the PHP package's hook it
+// replaces, for a site being ported.
 type (
 	// SubscribingHook (ap.ecommerce.webhook.subscribing) sees a new
 	// subscription, its plain secret included, before it is stored; it

@@ -206,7 +206,8 @@ func toStorable(v any) any {
 	return v
 }
 
-// Inbound hook types; each names the original's hook it stands for.
+// Inbound hook types; each names in parentheses the PHP package's hook
+// it replaces, for a site being ported.
 type (
 	// WebhookReceivedHook (ap.ecommerce.webhook_received) runs for every
 	// verified, new inbound event.

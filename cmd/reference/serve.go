@@ -217,8 +217,9 @@ func (a *app) wireAuth(w *wiring) error {
 	return err
 }
 
-// wireA11y: the colour endpoints at /api/a11y, and again at the
-// original's /api/v1/a11y with the AI endpoints beside them.
+// wireA11y: the colour endpoints at /api/a11y, and again at
+// /api/v1/a11y (the PHP package's address) with the AI endpoints beside
+// them.
 func (a *app) wireA11y(w *wiring) error {
 	var err error
 	if a.colors, err = a11y.NewService(&a11y.Options{Logger: w.logger}); err != nil {

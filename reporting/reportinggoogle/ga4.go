@@ -16,7 +16,7 @@ import (
 // GA4Options configures [NewGA4].
 type GA4Options struct {
 	// PropertyID is the GA4 property (digits); a request's property_id
-	// replaces it, as the original allows.
+	// replaces it.
 	PropertyID string
 	// Clients authorizes the calls; required.
 	Clients Clients
