@@ -3,9 +3,7 @@ package forms
 import (
 	"embed"
 	"errors"
-	"fmt"
 	"io/fs"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -94,13 +92,13 @@ type PageOptions struct {
 // it with a slash, where no form is. The page's stylesheet is served under
 // {prefix}/_assets/.
 type PageHandler struct {
+	base      *web.Base
 	svc       *Service
-	prefix    string
-	render    *web.Renderer
-	assets    http.Handler
 	submitter *submitter
-	logger    *slog.Logger
 }
+
+// notFoundPage is the page of an address that names no form.
+var notFoundPage = web.ErrorPage{Heading: "Form not found", Message: "This form does not exist or does not take responses."}
 
 // NewPageHandler returns the page handler for svc.
 func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
@@ -111,70 +109,46 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	if opts != nil {
 		o = *opts
 	}
-	prefix := strings.TrimSuffix(o.Prefix, "/")
-	if o.Prefix == "" {
-		prefix = PagePrefixDefault
-	}
-	if !strings.HasPrefix(prefix, "/") {
-		return nil, errors.New("forms: new page handler: the prefix must start with /")
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
 	pages, _ := fs.Sub(templatesFS, "templates")
-	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: prefix + "/_assets", Key: o.FlashKey, Logger: o.Logger,
-		Brand: o.Brand, Navigator: o.Navigator})
+	base, err := web.NewBase(web.BaseOptions{Domain: "forms", Prefix: o.Prefix, Default: PagePrefixDefault, Pages: pages, Override: o.Templates,
+		Key: o.FlashKey, Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, NotFound: notFoundPage,
+		Failure: web.Problem{Status: http.StatusServiceUnavailable, ErrorPage: web.ErrorPage{Heading: "Form unavailable",
+			Message: "The form cannot be shown or sent just now. Please try again in a few minutes."}},
+		Explain: func(err error) *web.Problem {
+			if errors.Is(err, ErrNotFound) || errors.Is(err, ErrInactive) {
+				return &web.Problem{Status: http.StatusNotFound, ErrorPage: notFoundPage, Err: err}
+			}
+			return nil
+		}})
 	if err != nil {
-		return nil, fmt.Errorf("forms: new page handler: %w", err)
+		return nil, err
 	}
 	sub := newSubmitter(svc, submitSettings{limiter: o.RateLimiter, limit: o.SubmitLimit, window: o.SubmitWindow,
-		trusted: o.TrustedProxies, maxBytes: o.MaxRequestBytes, maxParts: o.MaxParts, baseURL: o.BaseURL, logger: o.Logger})
+		trusted: o.TrustedProxies, maxBytes: o.MaxRequestBytes, maxParts: o.MaxParts, baseURL: o.BaseURL, logger: base.Logger})
 	sub.keep = true
-	return &PageHandler{svc: svc, prefix: prefix, render: r, assets: r.Assets(), logger: o.Logger, submitter: sub}, nil
+	p := &PageHandler{base: base, svc: svc, submitter: sub}
+	page := base.Prefix + "/{form}"
+	base.Mux.HandleFunc("GET "+page, base.Func(p.show))
+	base.Mux.HandleFunc("POST "+page, base.Func(p.submit))
+	base.Mux.HandleFunc(page, base.Func(func(w http.ResponseWriter, r *http.Request) error {
+		return &web.Problem{Status: http.StatusMethodNotAllowed, Header: http.Header{"Allow": {"GET, HEAD, POST"}},
+			ErrorPage: web.ErrorPage{Heading: "Method not allowed", Message: "This page can be read and its form sent; nothing else."}}
+	}))
+	return p, nil
 }
 
 // ServeHTTP implements http.Handler: GET, HEAD and POST {prefix}/{form},
 // and the stylesheet under {prefix}/_assets/.
-func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if e := api.CheckRequestText(r); e != nil {
-		if e.Status == http.StatusNotFound {
-			p.notFound(w, r)
-			return
-		}
-		p.render.Error(w, r, e.Status, web.ErrorPage{Heading: "Address not understood",
-			Message: "The address of this page holds characters it cannot take. Check the link, or go back and try again."})
-		return
-	}
-	api.ServeDrained(w, r, http.HandlerFunc(p.route))
-}
-
-// route dispatches a request whose path and query are text.
-func (p *PageHandler) route(w http.ResponseWriter, r *http.Request) {
-	rest, ok := strings.CutPrefix(r.URL.Path, p.prefix+"/")
-	switch {
-	case ok && strings.HasPrefix(rest, "_assets/"):
-		p.assets.ServeHTTP(w, r)
-	case !ok || rest == "" || strings.Contains(rest, "/"):
-		p.notFound(w, r)
-	case r.Method == http.MethodGet || r.Method == http.MethodHead:
-		p.answer(w, r, p.show(w, r, rest))
-	case r.Method == http.MethodPost:
-		p.answer(w, r, p.submit(w, r, rest))
-	default:
-		w.Header().Set("Allow", "GET, HEAD, POST")
-		p.render.Error(w, r, http.StatusMethodNotAllowed, web.ErrorPage{Heading: "Method not allowed",
-			Message: "This page can be read and its form sent; nothing else."})
-	}
-}
+func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base.ServeHTTP(w, r) }
 
 // Routes lists the routes the handler serves, as "METHOD /path/{param}".
 func (p *PageHandler) Routes() []string {
-	page := p.prefix + "/{form}"
-	return []string{"GET " + page, "HEAD " + page, "POST " + page, "GET " + p.prefix + "/_assets/{file}"}
+	page := p.base.Prefix + "/{form}"
+	return []string{"GET " + page, "HEAD " + page, "POST " + page, "GET " + p.base.Prefix + "/_assets/{file}"}
 }
 
-func (p *PageHandler) show(w http.ResponseWriter, r *http.Request, ref string) error {
-	form, err := p.svc.Form(r.Context(), ref)
+func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
+	form, err := p.svc.Form(r.Context(), r.PathValue("form"))
 	if err == nil && !form.IsActive {
 		err = ErrInactive
 	}
@@ -182,20 +156,20 @@ func (p *PageHandler) show(w http.ResponseWriter, r *http.Request, ref string) e
 		return err
 	}
 	var thanks string
-	if f := p.render.TakeFlash(w, r, r.URL.Path); f != nil && f.Kind == "success" {
+	if f := p.base.Render.TakeFlash(w, r, r.URL.Path); f != nil && f.Kind == "success" {
 		thanks = f.Message
 	}
 	return p.draw(w, r, http.StatusOK, form, nil, nil, "", nil, "", thanks)
 }
 
-func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request, ref string) error {
-	a, err := p.submitter.run(w, r, ref)
+func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
+	a, err := p.submitter.run(w, r, r.PathValue("form"))
 	if err == nil {
 		if a.res.RedirectURL != nil {
 			web.SeeOther(w, r, *a.res.RedirectURL)
 			return nil
 		}
-		p.render.SetFlash(w, r, r.URL.Path, web.Flash{Kind: "success", Message: a.res.Message})
+		p.base.Render.SetFlash(w, r, r.URL.Path, web.Flash{Kind: "success", Message: a.res.Message})
 		web.SeeOther(w, r, r.URL.Path)
 		return nil
 	}
@@ -252,32 +226,8 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 			page.FormAction = []string{u.Scheme + "://" + u.Host}
 		}
 	}
-	p.render.Render(w, r, status, PageTemplate, page)
+	p.base.Render.Render(w, r, status, PageTemplate, page)
 	return nil
-}
-
-// notFound answers a path that names no form.
-func (p *PageHandler) notFound(w http.ResponseWriter, r *http.Request) {
-	p.render.Error(w, r, http.StatusNotFound, web.ErrorPage{Heading: "Form not found",
-		Message: "This form does not exist or does not take responses."})
-}
-
-// answer is the pages' one error writer: it answers a handler's error, if
-// any: a missing or inactive form with 404, anything else with 503
-// (logged).
-func (p *PageHandler) answer(w http.ResponseWriter, r *http.Request, err error) {
-	switch {
-	case err == nil:
-		return
-	case errors.Is(err, ErrNotFound) || errors.Is(err, ErrInactive):
-		p.notFound(w, r)
-		return
-	}
-	if r.Context().Err() == nil {
-		p.logger.ErrorContext(r.Context(), "forms: page", "path", r.URL.Path, "error", err)
-	}
-	p.render.Error(w, r, http.StatusServiceUnavailable, web.ErrorPage{Heading: "Form unavailable",
-		Message: "The form cannot be shown or sent just now. Please try again in a few minutes."})
 }
 
 // pageData is what the form page draws.

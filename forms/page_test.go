@@ -254,6 +254,27 @@ func TestPageEscapesAndHidesInactiveForms(t *testing.T) {
 	require.JSONEq(t, `{"message":"Form not found."}`, r.body)
 }
 
+// Every failure of the page is an error page from the one error path:
+// an address that is not text, and a store that fails (503, logged).
+func TestPageErrorPaths(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.createForm(t, map[string]any{"name": "Contact", "slug": "contact"})
+	r := b.request(t, "GET", "/forms/con%00tact", "", "", nil)
+	require.Equal(t, 404, r.status)
+	require.Contains(t, r.body, "<h1>Form not found</h1>")
+	r = b.request(t, "GET", "/forms/contact?x=%ff", "", "", nil)
+	require.Equal(t, 422, r.status)
+	require.Contains(t, r.body, "<h1>Address not understood</h1>")
+	require.Contains(t, r.header.Get("Content-Security-Policy"), "default-src 'none'")
+
+	require.NoError(t, b.db.Close())
+	r = b.request(t, "GET", "/forms/contact", "", "", nil)
+	require.Equal(t, 503, r.status)
+	require.Contains(t, r.body, "<h1>Form unavailable</h1>")
+	require.Contains(t, r.body, "Please try again in a few minutes.")
+}
+
 // A host's templates replace the page's, by name.
 func TestPageTemplatesReplaceable(t *testing.T) {
 	t.Parallel()
