@@ -53,36 +53,19 @@ var statusLabels = map[string]string{StatusRequested: "Requested (not confirmed 
 	StatusCancelled: "Cancelled", StatusCompleted: "Completed", StatusNoShow: "Marked as missed"}
 
 // manageLimits counts a manage-page request in the per-IP (reads only)
-// and per-token buckets before the token is looked up; false when it
-// answered.
-func (p *PageHandler) manageLimits(w http.ResponseWriter, r *http.Request) bool {
+// and per-token buckets before the token is looked up: a 429 Problem past
+// either.
+func (p *PageHandler) manageLimits(w http.ResponseWriter, r *http.Request) error {
+	back := web.ErrorPage{Link: p.prefix + "/manage/" + r.PathValue("token"), LinkText: "Back to your booking"}
 	if r.Method == http.MethodGet && p.manageGet != nil {
-		if !p.hit(w, r, p.manageGet, api.ClientIPString(r, p.manageGet.TrustedProxies)) {
-			return false
+		if err := web.Hit(w, r, p.manageGet, api.ClientIPString(r, p.manageGet.TrustedProxies), back); err != nil {
+			return err
 		}
 	}
 	if p.manageToken != nil {
-		return p.hit(w, r, p.manageToken, tokenKey(r))
+		return web.Hit(w, r, p.manageToken, tokenKey(r), back)
 	}
-	return true
-}
-
-func (p *PageHandler) hit(w http.ResponseWriter, r *http.Request, t *api.Throttle, key string) bool {
-	allowed, err := t.Hit(w, r, key)
-	if err != nil {
-		p.errorPage(w, r, err)
-		return false
-	}
-	if !allowed {
-		p.render.Error(w, r, http.StatusTooManyRequests, web.ErrorPage{Heading: "Too many requests", Message: tooMany(w),
-			Link: p.prefix + "/manage/" + r.PathValue("token"), LinkText: "Back to your booking"})
-		return false
-	}
-	return true
-}
-
-func (p *PageHandler) badLink(w http.ResponseWriter, r *http.Request) {
-	p.render.Error(w, r, http.StatusNotFound, web.ErrorPage{Heading: "Booking link not valid", Message: MsgBadManageToken})
+	return nil
 }
 
 // drawManage renders the manage page of token: the booking, the times it
@@ -91,10 +74,6 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	ctx := r.Context()
 	token := r.PathValue("token")
 	b, meta, err := p.svc.Managed(ctx, token)
-	if errors.Is(err, ErrBadManageToken) {
-		p.badLink(w, r)
-		return nil
-	}
 	if err != nil {
 		return err
 	}
@@ -183,8 +162,8 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 }
 
 func (p *PageHandler) showManage(w http.ResponseWriter, r *http.Request) error {
-	if !p.manageLimits(w, r) {
-		return nil
+	if err := p.manageLimits(w, r); err != nil {
+		return err
 	}
 	return p.drawManage(w, r, http.StatusOK, nil)
 }
@@ -195,8 +174,6 @@ func (p *PageHandler) manageAnswer(w http.ResponseWriter, r *http.Request, b Boo
 	var ve *ValidationError
 	var refused *api.Error
 	switch {
-	case errors.Is(err, ErrBadManageToken):
-		p.badLink(w, r)
 	case errors.As(err, &ve):
 		return p.drawManage(w, r, http.StatusUnprocessableEntity, ve)
 	case errors.As(err, &refused):
@@ -215,32 +192,23 @@ func (p *PageHandler) manageAnswer(w http.ResponseWriter, r *http.Request, b Boo
 	return nil
 }
 
-// manageForm counts a change made through a manage link in the link's own
-// buckets (per address, per booking), not in the bookings a minute: a
-// customer who mistyped a new booking twice can still cancel.
-func (p *PageHandler) manageForm(w http.ResponseWriter, r *http.Request) bool {
-	if !p.manageLimits(w, r) {
-		return false
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		p.render.Error(w, r, http.StatusBadRequest, web.ErrorPage{Heading: "Form not understood", Message: "The form could not be read. Go back and try again."})
-		return false
-	}
-	return true
-}
-
 func (p *PageHandler) cancelManaged(w http.ResponseWriter, r *http.Request) error {
-	if !p.manageForm(w, r) {
-		return nil
+	// A change through a manage link counts in the link's own buckets
+	// (per address, per booking), not in the bookings a minute: a
+	// customer who mistyped a new booking twice can still cancel.
+	if err := p.manageLimits(w, r); err != nil {
+		return err
 	}
 	b, _, err := p.svc.CancelManaged(r.Context(), r.PathValue("token"), r.PostFormValue("reason"))
 	return p.manageAnswer(w, r, b, err, func(Booking) string { return "Your booking is cancelled." + p.confirmation() })
 }
 
 func (p *PageHandler) rescheduleManaged(w http.ResponseWriter, r *http.Request) error {
-	if !p.manageForm(w, r) {
-		return nil
+	// A change through a manage link counts in the link's own buckets
+	// (per address, per booking), not in the bookings a minute: a
+	// customer who mistyped a new booking twice can still cancel.
+	if err := p.manageLimits(w, r); err != nil {
+		return err
 	}
 	start := r.PostFormValue("start_time")
 	if start == "" {
@@ -291,15 +259,6 @@ func linkContacts(s string) template.HTML {
 	}
 	b.WriteString(template.HTMLEscapeString(s[last:]))
 	return template.HTML(b.String()) // every part is escaped above
-}
-
-// tooMany is the 429 page's message: when to try again, from the
-// throttle's Retry-After.
-func tooMany(w http.ResponseWriter) string {
-	if wait := w.Header().Get("Retry-After"); wait != "" {
-		return "Too many requests. Please wait " + wait + " seconds and try again."
-	}
-	return MsgTooMany
 }
 
 // googleCalendarLink is a Google Calendar link that adds the booking to

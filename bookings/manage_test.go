@@ -228,3 +228,54 @@ func TestPageBucketsSpareCustomers(t *testing.T) {
 	code, _ = post("/bookings/manage/"+token+"/cancel", "reason=changed+plans")
 	require.Equal(t, http.StatusSeeOther, code, "the manage link has buckets of its own")
 }
+
+// Every failure of the pages is an error page from the one error path:
+// a link's bucket spent (429, with the way back), a link that names no
+// booking, a body past the limit, an address that is not text, a store
+// that fails (500, with nothing of the cause shown).
+func TestPageErrorPaths(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	pages, err := bookings.NewPageHandler(b.svc, &bookings.PageOptions{ManageTokenLimit: 2})
+	require.NoError(t, err)
+	srv := httptest.NewServer(pages)
+	t.Cleanup(srv.Close)
+	do := func(method, path, form string) (int, http.Header, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(form))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", srv.URL)
+		res, err := http.DefaultTransport.RoundTrip(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, res.Header, string(body)
+	}
+	_, token := bookWithToken(t, b, "2026-06-03T14:00:00Z")
+	for range 2 {
+		code, _, _ := do("GET", "/bookings/manage/"+token, "")
+		require.Equal(t, http.StatusOK, code)
+	}
+	code, h, body := do("GET", "/bookings/manage/"+token, "")
+	require.Equal(t, http.StatusTooManyRequests, code)
+	require.NotEmpty(t, h.Get("Retry-After"))
+	require.Contains(t, body, "<h1>Too many requests</h1>")
+	require.Regexp(t, `Please wait \d+ seconds`, body)
+	require.Contains(t, body, `href="/bookings/manage/`+token+`"`)
+
+	code, _, body = do("GET", "/bookings/manage/"+strings.Repeat("0", 64), "")
+	require.Equal(t, http.StatusNotFound, code)
+	require.Contains(t, body, "<h1>Booking link not valid</h1>")
+	code, _, body = do("POST", "/bookings/consultation", "notes="+strings.Repeat("x", 70<<10))
+	require.Equal(t, http.StatusRequestEntityTooLarge, code)
+	require.Contains(t, body, "<h1>Form not understood</h1>")
+	code, _, body = do("GET", "/bookings/consul%00tation", "")
+	require.Equal(t, http.StatusNotFound, code)
+	require.Contains(t, body, "<h1>Page not found</h1>")
+
+	require.NoError(t, b.db.Close())
+	code, _, body = do("GET", "/bookings/consultation", "")
+	require.Equal(t, http.StatusInternalServerError, code)
+	require.Contains(t, body, "<h1>Something went wrong</h1>")
+	require.NotContains(t, body, "closed")
+}

@@ -3,9 +3,7 @@ package bookings
 import (
 	"embed"
 	"errors"
-	"fmt"
 	"io/fs"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -72,13 +70,12 @@ type PageOptions struct {
 // cancelled booking offers "Book again". Posts from other origins are
 // refused (403).
 type PageHandler struct {
+	base                   *web.Base
 	svc                    *Service
 	prefix, feedPrefix     string
 	render                 *web.Renderer
-	handler                http.Handler
 	post                   *api.Throttle
 	manageGet, manageToken *api.Throttle
-	logger                 *slog.Logger
 	contact                string
 }
 
@@ -92,31 +89,25 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	if opts != nil {
 		o = *opts
 	}
-	prefix := strings.TrimSuffix(o.Prefix, "/")
-	if o.Prefix == "" {
-		prefix = PagePrefixDefault
-	}
-	if !strings.HasPrefix(prefix, "/") {
-		return nil, errors.New("bookings: new page handler: the prefix must start with /")
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
 	if o.RateLimiter == nil {
 		o.RateLimiter = lite.NewMemoryRateLimiter(nil)
 	}
 	pages, _ := fs.Sub(templatesFS, "templates")
-	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: prefix + "/_assets", Key: o.Key, Logger: o.Logger,
-		Brand: o.Brand, Navigator: o.Navigator})
+	base, err := web.NewBase(web.BaseOptions{Domain: "bookings", Prefix: o.Prefix, Default: PagePrefixDefault, Pages: pages,
+		Override: o.Templates, Key: o.Key, Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator,
+		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
+		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "Please try again in a moment."}},
+		Explain:  explainPage, Protect: true, TrustedOrigins: o.TrustedOrigins, MaxFormBytes: maxFormBytes})
 	if err != nil {
-		return nil, fmt.Errorf("bookings: new page handler: %w", err)
+		return nil, err
 	}
+	prefix, r := base.Prefix, base.Render
 	if o.FeedPrefix == "" {
 		o.FeedPrefix = FeedPrefixDefault
 	}
-	p := &PageHandler{svc: svc, prefix: prefix, feedPrefix: strings.TrimSuffix(o.FeedPrefix, "/"), render: r, logger: o.Logger, contact: o.Contact,
-		manageGet:   newBucket(svc, o.RateLimiter, o.TrustedProxies, o.Logger, "manage_get", o.ManageGetLimit, ManageGetLimitDefault),
-		manageToken: newBucket(svc, o.RateLimiter, o.TrustedProxies, o.Logger, "manage_token", o.ManageTokenLimit, ManageTokenLimitDefault)}
+	p := &PageHandler{base: base, svc: svc, prefix: prefix, feedPrefix: strings.TrimSuffix(o.FeedPrefix, "/"), render: r, contact: o.Contact,
+		manageGet:   newBucket(svc, o.RateLimiter, o.TrustedProxies, base.Logger, "manage_get", o.ManageGetLimit, ManageGetLimitDefault),
+		manageToken: newBucket(svc, o.RateLimiter, o.TrustedProxies, base.Logger, "manage_token", o.ManageTokenLimit, ManageTokenLimitDefault)}
 	if p.manageToken != nil {
 		p.manageToken.Key = tokenKey
 	}
@@ -126,33 +117,34 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 			limit = PostLimitDefault
 		}
 		p.post = &api.Throttle{Name: "bookings_post", Limiter: o.RateLimiter, Limit: limit, Window: time.Minute, Message: MsgTooMany,
-			TrustedProxies: o.TrustedProxies, Now: svc.o.Now, Logger: o.Logger}
+			TrustedProxies: o.TrustedProxies, Now: svc.o.Now, Logger: base.Logger}
 	}
-	mux := http.NewServeMux()
-	mux.Handle("GET "+prefix+"/_assets/{file}", r.Assets())
-	mux.HandleFunc("GET "+prefix+"/{slug}", p.page(p.show))
-	mux.HandleFunc("POST "+prefix+"/{slug}", p.page(p.book))
-	mux.HandleFunc("GET "+prefix+"/manage/{token}", p.page(p.showManage))
-	mux.HandleFunc("POST "+prefix+"/manage/{token}/cancel", p.page(p.cancelManaged))
-	mux.HandleFunc("POST "+prefix+"/manage/{token}/reschedule", p.page(p.rescheduleManaged))
-	mux.HandleFunc(prefix+"/", func(w http.ResponseWriter, req *http.Request) {
-		r.Error(w, req, http.StatusNotFound, web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."})
-	})
-	if p.handler, err = r.Protect(mux, o.TrustedOrigins...); err != nil {
-		return nil, fmt.Errorf("bookings: new page handler: %w", err)
-	}
+	mux := base.Mux
+	mux.HandleFunc("GET "+prefix+"/{slug}", base.Func(p.show))
+	mux.HandleFunc("POST "+prefix+"/{slug}", base.Func(p.book))
+	mux.HandleFunc("GET "+prefix+"/manage/{token}", base.Func(p.showManage))
+	mux.HandleFunc("POST "+prefix+"/manage/{token}/cancel", base.Func(p.cancelManaged))
+	mux.HandleFunc("POST "+prefix+"/manage/{token}/reschedule", base.Func(p.rescheduleManaged))
 	return p, nil
 }
 
-// ServeHTTP implements http.Handler.
-func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if e := api.CheckRequestText(r); e != nil {
-		p.render.Error(w, r, e.Status, web.ErrorPage{Heading: "Address not understood",
-			Message: "The address of this page holds characters it cannot take. Check the link, or go back and try again."})
-		return
+// maxFormBytes bounds the body of a post to the pages.
+const maxFormBytes = 64 << 10
+
+// explainPage is the page of each error of the booking pages: a missing
+// service, a manage link that names no booking.
+func explainPage(err error) *web.Problem {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return &web.Problem{Status: http.StatusNotFound, Err: err, ErrorPage: web.ErrorPage{Heading: "Service not found", Message: MsgNoService}}
+	case errors.Is(err, ErrBadManageToken):
+		return &web.Problem{Status: http.StatusNotFound, Err: err, ErrorPage: web.ErrorPage{Heading: "Booking link not valid", Message: MsgBadManageToken}}
 	}
-	api.ServeDrained(w, r, p.handler)
+	return nil
 }
+
+// ServeHTTP implements http.Handler.
+func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base.ServeHTTP(w, r) }
 
 // Routes lists the routes, as "METHOD /path/{param}".
 func (p *PageHandler) Routes() []string {
@@ -168,10 +160,6 @@ type bookPage struct {
 	Calendar  *calendar
 	Fields    []web.Field
 	Summary   []web.SummaryItem
-}
-
-func (p *PageHandler) notFound(w http.ResponseWriter, r *http.Request) {
-	p.render.Error(w, r, http.StatusNotFound, web.ErrorPage{Heading: "Service not found", Message: MsgNoService})
 }
 
 // labelWords puts the booking form's messages in the words of its
@@ -264,27 +252,6 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 	return nil
 }
 
-// page adapts a page handler that returns its error; the error's answer
-// is an error page: 404 for what is not there, else a logged 500.
-func (p *PageHandler) page(fn func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if err := fn(w, r); err != nil {
-			p.errorPage(w, r, err)
-		}
-	}
-}
-
-func (p *PageHandler) errorPage(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, ErrNotFound) {
-		p.notFound(w, r)
-		return
-	}
-	if r.Context().Err() == nil {
-		p.logger.ErrorContext(r.Context(), "bookings: page", "error", err)
-	}
-	p.render.Error(w, r, http.StatusInternalServerError, web.ErrorPage{Heading: "Something went wrong", Message: "Please try again in a moment."})
-}
-
 func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
 	svc, err := p.svc.ActiveService(r.Context(), r.PathValue("slug"))
 	if err != nil {
@@ -297,11 +264,6 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 	svc, err := p.svc.ActiveService(r.Context(), r.PathValue("slug"))
 	if err != nil {
 		return err
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		p.render.Error(w, r, http.StatusBadRequest, web.ErrorPage{Heading: "Form not understood", Message: "The form could not be read. Go back and try again."})
-		return nil
 	}
 	zone := pageZone(r.URL.Query(), zoneName(svc.TimeZone))
 	nb := NewBooking{ServiceSlug: svc.Slug, CustomerName: r.PostFormValue("customer_name"), CustomerEmail: r.PostFormValue("customer_email"),
@@ -320,7 +282,7 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		if !allowed {
-			return p.draw(w, r, http.StatusTooManyRequests, svc, nil, tooMany(w))
+			return p.draw(w, r, http.StatusTooManyRequests, svc, nil, web.WaitMessage(w, MsgTooMany))
 		}
 	}
 	_, token, err := p.svc.Create(r.Context(), nb)

@@ -237,10 +237,15 @@ func Hit(w http.ResponseWriter, r *http.Request, t *api.Throttle, key string, ba
 	case allowed:
 		return nil
 	}
-	msg := t.Message
-	if wait := w.Header().Get("Retry-After"); wait != "" {
-		msg = "Too many requests. Please wait " + wait + " seconds and try again."
-	}
-	back.Heading, back.Message = "Too many requests", msg
+	back.Heading, back.Message = "Too many requests", WaitMessage(w, t.Message)
 	return &Problem{Status: http.StatusTooManyRequests, ErrorPage: back}
+}
+
+// WaitMessage says when to try again after a 429, from the Retry-After
+// header a throttle set on w; fallback without one.
+func WaitMessage(w http.ResponseWriter, fallback string) string {
+	if wait := w.Header().Get("Retry-After"); wait != "" {
+		return "Too many requests. Please wait " + wait + " seconds and try again."
+	}
+	return fallback
 }
