@@ -31,43 +31,33 @@ func (w *Web) routes() {
 	guest := func(f http.HandlerFunc) http.Handler { return w.RequireGuest(f) }
 	user := func(f http.HandlerFunc) http.Handler { return w.RequireUser(f) }
 	handle("GET /login", guest(w.loginPage))
-	handle("POST /login", guest(w.errs(w.login)))
+	handle("POST /login", guest(w.base.Func(w.login)))
 	if !w.o.DisableRegistration {
 		handle("GET /register", guest(w.registerPage))
-		handle("POST /register", guest(w.errs(w.register)))
+		handle("POST /register", guest(w.base.Func(w.register)))
 	}
 	handle("GET /forgot-password", guest(w.forgotPage))
-	handle("POST /forgot-password", guest(w.errs(w.forgot)))
+	handle("POST /forgot-password", guest(w.base.Func(w.forgot)))
 	handle("GET /reset-password", guest(w.resetPage))
 	handle("GET /reset-password/{token}", guest(w.resetPage))
-	handle("POST /reset-password", guest(w.errs(w.reset)))
+	handle("POST /reset-password", guest(w.base.Func(w.reset)))
 	handle("GET /verify-email", user(w.verifyPage))
-	handle("GET /verify-email/{id}/{hash}", user(w.errs(w.verifyLink)))
+	handle("GET /verify-email/{id}/{hash}", user(w.base.Func(w.verifyLink)))
 	handle("POST /email/verification-notification", user(w.resendVerification))
 	handle("GET /confirm-password", user(w.confirmPage))
-	handle("POST /confirm-password", user(w.errs(w.confirm)))
-	handle("POST /logout", w.LoadUser(w.errs(w.logout)))
-	handle("GET /settings/tokens", user(w.errs(w.tokensPage)))
-	handle("POST /settings/tokens", user(w.errs(w.createToken)))
-	handle("GET /settings/tokens/{id}/revoke", user(w.errs(w.confirmRevoke)))
-	handle("POST /settings/tokens/{id}/revoke", user(w.errs(w.revokeToken)))
-	handle("GET "+AssetPrefix+"/{file}", w.render.Assets())
+	handle("POST /confirm-password", user(w.base.Func(w.confirm)))
+	handle("POST /logout", w.LoadUser(w.base.Func(w.logout)))
+	handle("GET /settings/tokens", user(w.base.Func(w.tokensPage)))
+	handle("POST /settings/tokens", user(w.base.Func(w.createToken)))
+	handle("GET /settings/tokens/{id}/revoke", user(w.base.Func(w.confirmRevoke)))
+	handle("POST /settings/tokens/{id}/revoke", user(w.base.Func(w.revokeToken)))
+	w.patterns = append(w.patterns, "GET "+AssetPrefix+"/{file}") // the base serves it
+	w.paths = append(w.paths, AssetPrefix+"/{file}")
 	switch {
 	case w.o.Home != nil:
 		handle("GET "+w.o.HomePath, w.RequireUser(w.o.Home))
 	case w.o.HomePath == HomePathDefault:
 		handle("GET "+w.o.HomePath, user(w.homePage))
-	}
-}
-
-// errs adapts a page handler that returns its failure: a validation
-// error was drawn on its form already, so what comes back is unexpected
-// and answers the 500 page (logged).
-func (w *Web) errs(fn func(rw http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
-	return func(rw http.ResponseWriter, r *http.Request) {
-		if err := fn(rw, r); err != nil {
-			w.serverError(rw, r, err)
-		}
 	}
 }
 
@@ -101,21 +91,6 @@ type pageLink struct{ URL, Text string }
 func (w *Web) page(rw http.ResponseWriter, r *http.Request, status int, name, title string, data any) {
 	p := &web.Page{Title: title, Data: data, CSRF: web.CSRFToken(rw, r), Flash: w.render.TakeFlash(rw, r, r.URL.Path)}
 	w.render.Render(rw, r, status, name, p)
-}
-
-// form parses a page's urlencoded body, at most maxFormBytes.
-func (w *Web) form(rw http.ResponseWriter, r *http.Request) bool {
-	r.Body = http.MaxBytesReader(rw, r.Body, maxFormBytes)
-	if err := r.ParseForm(); err != nil {
-		status := http.StatusBadRequest
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			status = http.StatusRequestEntityTooLarge
-		}
-		w.render.Error(rw, r, status, web.ErrorPage{Heading: "Form not understood", Message: "The form could not be read. Go back and try again."})
-		return false
-	}
-	return true
 }
 
 // withErrors puts ve's messages beside their fields and in the summary
@@ -174,9 +149,6 @@ func (w *Web) loginPage(rw http.ResponseWriter, r *http.Request) {
 }
 
 func (w *Web) login(rw http.ResponseWriter, r *http.Request) error {
-	if !w.form(rw, r) {
-		return nil
-	}
 	p := w.loginForm(r)
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
 	v := &api.Validator{}
@@ -263,9 +235,6 @@ func (w *Web) registerPage(rw http.ResponseWriter, r *http.Request) {
 }
 
 func (w *Web) register(rw http.ResponseWriter, r *http.Request) error {
-	if !w.form(rw, r) {
-		return nil
-	}
 	confirmation := r.PostFormValue("password_confirmation")
 	u, err := w.svc.CreateUser(r.Context(), NewUser{Name: r.PostFormValue("name"), Email: r.PostFormValue("email"),
 		Password: r.PostFormValue("password"), PasswordConfirmation: &confirmation})
@@ -312,9 +281,6 @@ func (w *Web) forgotPage(rw http.ResponseWriter, r *http.Request) {
 }
 
 func (w *Web) forgot(rw http.ResponseWriter, r *http.Request) error {
-	if !w.form(rw, r) {
-		return nil
-	}
 	v := &api.Validator{}
 	email := checkEmail(v, r.PostFormValue("email"))
 	if err := v.Err(); err != nil {
@@ -344,7 +310,7 @@ func (w *Web) resetPage(rw http.ResponseWriter, r *http.Request) {
 	email := r.URL.Query().Get("email")
 	usable, err := w.svc.ResetLinkUsable(r.Context(), token, email)
 	if err != nil {
-		w.serverError(rw, r, err)
+		w.base.Fail(rw, r, err)
 		return
 	}
 	if !usable {
@@ -366,9 +332,6 @@ func (w *Web) spentResetLink(rw http.ResponseWriter, r *http.Request, email stri
 }
 
 func (w *Web) reset(rw http.ResponseWriter, r *http.Request) error {
-	if !w.form(rw, r) {
-		return nil
-	}
 	token, email := r.PostFormValue("token"), r.PostFormValue("email")
 	if usable, err := w.svc.ResetLinkUsable(r.Context(), token, email); err != nil {
 		return err
@@ -399,29 +362,27 @@ func (w *Web) verifyPage(rw http.ResponseWriter, r *http.Request) {
 
 // throttleVerify counts a verification request of the user in its own
 // bucket (kind: "resend" for a new mail, "link" for opening one, so that
-// opening a link never spends a resend): false (and a 429 page that says
-// when to try again) past VerifyThrottle a minute.
-func (w *Web) throttleVerify(rw http.ResponseWriter, r *http.Request, u User, kind string) bool {
+// opening a link never spends a resend): past VerifyThrottle a minute, a
+// 429 Problem that says when to try again.
+func (w *Web) throttleVerify(r *http.Request, u User, kind string) error {
 	lim, err := w.o.RateLimiter.Hit(r.Context(), "verify-email-"+kind+":"+strconv.FormatInt(u.ID, 10), w.o.VerifyThrottle, time.Minute)
 	if err != nil {
-		w.serverError(rw, r, err)
-		return false
+		return err
 	}
-	if !lim.Allowed {
-		wait := int(lim.RetryAfter(w.svc.now()) / time.Second)
-		rw.Header().Set("Retry-After", strconv.Itoa(wait))
-		w.render.Error(rw, r, http.StatusTooManyRequests, web.ErrorPage{Heading: "Too many requests",
+	if lim.Allowed {
+		return nil
+	}
+	wait := int(lim.RetryAfter(w.svc.now()) / time.Second)
+	return &web.Problem{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {strconv.Itoa(wait)}},
+		ErrorPage: web.ErrorPage{Heading: "Too many requests",
 			Message: fmt.Sprintf("You asked for verification too often. Please wait %d seconds and try again.", wait),
-			Link:    "/verify-email", LinkText: "Back"})
-		return false
-	}
-	return true
+			Link:    "/verify-email", LinkText: "Back"}}
 }
 
 func (w *Web) verifyLink(rw http.ResponseWriter, r *http.Request) error {
 	u, _ := UserFrom(r.Context())
-	if !w.throttleVerify(rw, r, u, "link") {
-		return nil
+	if err := w.throttleVerify(r, u, "link"); err != nil {
+		return err
 	}
 	q := r.URL.Query()
 	err := w.svc.VerifyEmail(r.Context(), u, r.URL.Path, r.PathValue("id"), r.PathValue("hash"), q.Get("expires"), q.Get("signature"))
@@ -450,7 +411,8 @@ func (w *Web) resendVerification(rw http.ResponseWriter, r *http.Request) {
 		web.SeeOther(rw, r, w.o.HomePath)
 		return
 	}
-	if !w.throttleVerify(rw, r, u, "resend") {
+	if err := w.throttleVerify(r, u, "resend"); err != nil {
+		w.base.Fail(rw, r, err)
 		return
 	}
 	w.svc.SendVerification(u, w.baseURL(r), "/verify-email")
@@ -468,9 +430,6 @@ func (w *Web) confirmPage(rw http.ResponseWriter, r *http.Request) {
 }
 
 func (w *Web) confirm(rw http.ResponseWriter, r *http.Request) error {
-	if !w.form(rw, r) {
-		return nil
-	}
 	_, v, _ := w.visit(rw, r)
 	password := r.PostFormValue("password")
 	if password == "" {

@@ -163,9 +163,6 @@ func (w *Web) tokensPage(rw http.ResponseWriter, r *http.Request) error {
 // createToken makes the token and redirects to the page, which shows it
 // once (Post/Redirect/Get: reloading that page makes no second token).
 func (w *Web) createToken(rw http.ResponseWriter, r *http.Request) error {
-	if !w.form(rw, r) {
-		return nil
-	}
 	u, _ := UserFrom(r.Context())
 	form := w.tokenForm(r)
 	nt := NewToken{Name: r.PostFormValue("name"), Abilities: r.PostForm["abilities"], UserID: u.ID}
@@ -224,37 +221,36 @@ type revokeConfirm struct {
 // confirmRevoke asks before revoking: GET /settings/tokens/{id}/revoke.
 func (w *Web) confirmRevoke(rw http.ResponseWriter, r *http.Request) error {
 	u, _ := UserFrom(r.Context())
-	t, ok, err := w.ownToken(rw, r, u)
-	if !ok {
+	t, err := w.ownToken(r, u)
+	if err != nil {
 		return err
 	}
 	w.page(rw, r, http.StatusOK, RevokeTemplate, "Revoke "+t.Name, &revokeConfirm{Token: t})
 	return nil
 }
 
-// ownToken is the user's token named by the path's id; false (and the
-// 404 page answered) when they have no such token.
-func (w *Web) ownToken(rw http.ResponseWriter, r *http.Request, u User) (Token, bool, error) {
+// ownToken is the user's token named by the path's id; a 404 Problem
+// when they have no such token.
+func (w *Web) ownToken(r *http.Request, u User) (Token, error) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	var t Token
 	if err == nil {
 		t, err = w.svc.Token(r.Context(), id)
 	}
-	if err != nil || t.UserID == nil || *t.UserID != u.ID {
-		if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, strconv.ErrSyntax) && !errors.Is(err, strconv.ErrRange) {
-			return t, false, err
-		}
-		w.render.Error(rw, r, http.StatusNotFound, web.ErrorPage{Heading: "Token not found", Message: "You have no token with that number.",
-			Link: "/settings/tokens", LinkText: "Back to your tokens"})
-		return t, false, nil
+	if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, strconv.ErrSyntax) && !errors.Is(err, strconv.ErrRange) {
+		return t, err
 	}
-	return t, true, nil
+	if err != nil || t.UserID == nil || *t.UserID != u.ID {
+		return t, &web.Problem{Status: http.StatusNotFound, Err: err, ErrorPage: web.ErrorPage{Heading: "Token not found",
+			Message: "You have no token with that number.", Link: "/settings/tokens", LinkText: "Back to your tokens"}}
+	}
+	return t, nil
 }
 
 func (w *Web) revokeToken(rw http.ResponseWriter, r *http.Request) error {
 	u, _ := UserFrom(r.Context())
-	t, ok, err := w.ownToken(rw, r, u)
-	if !ok {
+	t, err := w.ownToken(r, u)
+	if err != nil {
 		return err
 	}
 	if err := w.svc.RevokeToken(r.Context(), t.ID); err != nil {

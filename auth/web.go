@@ -127,12 +127,11 @@ func NavLinksDefault(homePath string) []groundwork.NavLink {
 // cookie. Mount it with [Web.Mount]; it is also an http.Handler serving
 // exactly its own paths.
 type Web struct {
-	svc     *Service
-	render  *web.Renderer
-	mux     *http.ServeMux
-	handler http.Handler
-	o       WebOptions
-	logger  *slog.Logger
+	svc    *Service
+	base   *web.Base
+	render *web.Renderer
+	mux    *http.ServeMux
+	o      WebOptions
 	// tokenSeal seals a new token across the redirect after it is made.
 	tokenSeal *seal.Sealer
 	// paths are mounted on a host's mux; patterns are the routes.
@@ -175,50 +174,40 @@ func NewWeb(svc *Service, opts *WebOptions) (*Web, error) {
 	if len(o.NavLinks) == 0 {
 		o.NavLinks = NavLinksDefault(o.HomePath)
 	}
-	w := &Web{svc: svc, mux: http.NewServeMux(), o: o, logger: o.Logger}
+	w := &Web{svc: svc, o: o}
 	if o.Navigator == nil {
 		o.Navigator = w
 	}
 	pages, _ := fs.Sub(templatesFS, "templates")
-	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: AssetPrefix, Key: svc.key, Logger: o.Logger,
-		Brand: o.Brand, Navigator: o.Navigator})
+	base, err := web.NewBase(web.BaseOptions{Domain: "auth", AssetPrefix: AssetPrefix, Pages: pages, Override: o.Templates, Key: svc.key,
+		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator,
+		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
+		Failure: web.Problem{JSON: api.MsgServerError, ErrorPage: web.ErrorPage{Heading: "Something went wrong",
+			Message: "The page could not be shown. Please try again in a moment."}},
+		Explain: explainPage, Protect: true, TrustedOrigins: o.TrustedOrigins, MaxFormBytes: maxFormBytes})
 	if err != nil {
-		return nil, fmt.Errorf("auth: new web: %w", err)
+		return nil, err
 	}
-	w.render = r
+	w.base, w.render, w.mux = base, base.Render, base.Mux
 	key := sha256.Sum256(append([]byte("groundwork new token\x00"), svc.key...))
 	if w.tokenSeal, err = seal.New(key[:]); err != nil {
 		return nil, fmt.Errorf("auth: new web: %w", err)
 	}
 	w.routes()
-	if w.handler, err = r.Protect(w.mux, o.TrustedOrigins...); err != nil {
-		return nil, fmt.Errorf("auth: new web: %w", err)
-	}
 	return w, nil
 }
 
 // ServeHTTP implements http.Handler.
-func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
-	if !w.textOK(rw, r) {
-		return
-	}
-	api.ServeDrained(rw, r, w.handler)
-}
+func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) { w.base.ServeHTTP(rw, r) }
 
-// textOK answers a request whose path or query is not text (a NUL,
-// invalid UTF-8): 404 for the path, 422 or 400 for the query.
-func (w *Web) textOK(rw http.ResponseWriter, r *http.Request) bool {
-	e := api.CheckRequestText(r)
-	switch {
-	case e == nil:
-		return true
-	case e.Status == http.StatusNotFound:
-		w.render.Error(rw, r, http.StatusNotFound, web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."})
-	default:
-		w.render.Error(rw, r, e.Status, web.ErrorPage{Heading: "Address not understood",
-			Message: "The address of this page holds characters it cannot take. Check the link, or go back and try again."})
+// explainPage is the page of each error of the sign-in pages: a flood of
+// password checks is a 503 that says to try again in a few seconds.
+func explainPage(err error) *web.Problem {
+	if errors.Is(err, ErrBusy) {
+		return &web.Problem{Status: http.StatusServiceUnavailable, Err: err, Header: http.Header{"Retry-After": {"5"}},
+			ErrorPage: web.ErrorPage{Heading: "Busy", Message: "Too many people are signing in right now. Please try again in a few seconds."}}
 	}
-	return false
+	return nil
 }
 
 // Mount registers the pages' paths on mux, each served by w.
@@ -368,7 +357,7 @@ func (w *Web) LoadUser(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		r, _, err := w.visit(rw, r)
 		if err != nil {
-			w.serverError(rw, r, err)
+			w.base.Fail(rw, r, err)
 			return
 		}
 		next.ServeHTTP(rw, r)
@@ -379,12 +368,13 @@ func (w *Web) LoadUser(next http.Handler) http.Handler {
 // has answered it. A path or query that is not text is refused first.
 func (w *Web) guard(next http.Handler, check func(rw http.ResponseWriter, r *http.Request, v *visitor) bool) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if !w.textOK(rw, r) {
+		if err := w.base.CheckText(r); err != nil {
+			w.base.Fail(rw, r, err)
 			return
 		}
 		r, v, err := w.visit(rw, r)
 		if err != nil {
-			w.serverError(rw, r, err)
+			w.base.Fail(rw, r, err)
 			return
 		}
 		if check(rw, r, v) {
@@ -508,22 +498,4 @@ func (w *Web) RequireCapability(capability string) func(http.Handler) http.Handl
 			return false
 		})
 	}
-}
-
-func (w *Web) serverError(rw http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, ErrBusy) {
-		rw.Header().Set("Retry-After", "5")
-		w.render.Error(rw, r, http.StatusServiceUnavailable, web.ErrorPage{Heading: "Busy",
-			Message: "Too many people are signing in right now. Please try again in a few seconds."})
-		return
-	}
-	if r.Context().Err() == nil {
-		w.logger.ErrorContext(r.Context(), "auth: page", "path", r.URL.Path, "error", err)
-	}
-	if web.WantsJSON(r) {
-		api.WriteMessage(rw, http.StatusInternalServerError, api.MsgServerError)
-		return
-	}
-	w.render.Error(rw, r, http.StatusInternalServerError, web.ErrorPage{Heading: "Something went wrong",
-		Message: "The page could not be shown. Please try again in a moment."})
 }

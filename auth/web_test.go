@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -9,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -366,4 +368,63 @@ func TestGuardsOfHostPages(t *testing.T) {
 	res, body = bob.get("/reports", "Accept", "application/json")
 	require.Equal(t, 403, res.StatusCode)
 	require.JSONEq(t, `{"message":"This action is unauthorized."}`, body)
+}
+
+// brokenSessions fails every session read once broken is set.
+type brokenSessions struct {
+	auth.Store
+	broken atomic.Bool
+}
+
+func (f *brokenSessions) SessionByHash(ctx context.Context, h []byte) (auth.Session, auth.User, error) {
+	if f.broken.Load() {
+		return auth.Session{}, auth.User{}, errors.New("disk on fire")
+	}
+	return f.Store.SessionByHash(ctx, h)
+}
+
+// Every failure of the pages is an error page from the one error path:
+// an address that is not text, a body past the limit, another user's
+// token, verification asked for too often, a store that fails (500, or
+// {"message"} to a client that asked for JSON).
+func TestPageErrorPaths(t *testing.T) {
+	t.Parallel()
+	st := &brokenSessions{Store: newStore(t)}
+	s := newSite(t, siteOptions{store: st, web: auth.WebOptions{RequireVerification: true}})
+	s.user(t, "ada@example.com")
+	b := s.browser(t)
+	res, body := b.get("/reset-password/to%00ken")
+	require.Equal(t, http.StatusNotFound, res.StatusCode)
+	require.Contains(t, body, "<h1>Page not found</h1>")
+	res, body = b.get("/login?x=%ff")
+	require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode)
+	require.Contains(t, body, "<h1>Address not understood</h1>")
+	res, body = b.post("/login", url.Values{"email": {strings.Repeat("a", 70<<10)}})
+	require.Equal(t, http.StatusRequestEntityTooLarge, res.StatusCode)
+	require.Contains(t, body, "<h1>Form not understood</h1>")
+
+	require.Equal(t, http.StatusSeeOther, b.login("ada@example.com", "correct horse", false).StatusCode)
+	for _, id := range []string{"999", "x"} {
+		res, body = b.get("/settings/tokens/" + id + "/revoke")
+		require.Equal(t, http.StatusNotFound, res.StatusCode, id)
+		require.Contains(t, body, "<h1>Token not found</h1>", id)
+		require.Contains(t, body, `href="/settings/tokens"`, id)
+	}
+	for range auth.VerifyThrottleDefault {
+		res, _ = b.post("/email/verification-notification", url.Values{})
+		require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	}
+	res, body = b.post("/email/verification-notification", url.Values{})
+	require.Equal(t, http.StatusTooManyRequests, res.StatusCode)
+	require.NotEmpty(t, res.Header.Get("Retry-After"))
+	require.Contains(t, body, "You asked for verification too often. Please wait ")
+
+	st.broken.Store(true)
+	res, body = b.get("/settings/tokens")
+	require.Equal(t, http.StatusInternalServerError, res.StatusCode)
+	require.Contains(t, body, "<h1>Something went wrong</h1>")
+	require.NotContains(t, body, "disk on fire")
+	res, body = b.get("/settings/tokens", "Accept", "application/json")
+	require.Equal(t, http.StatusInternalServerError, res.StatusCode)
+	require.JSONEq(t, `{"message":"Server Error."}`, body)
 }
