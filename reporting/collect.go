@@ -56,8 +56,8 @@ type CollectOptions struct {
 type CollectHandler struct {
 	a        *Analytics
 	o        CollectOptions
+	base     *api.Base
 	prefix   string
-	mux      *http.ServeMux
 	throttle *api.Throttle
 }
 
@@ -79,7 +79,7 @@ func NewCollectHandler(a *Analytics, opts *CollectOptions) (*CollectHandler, err
 	for i, h := range o.Hosts {
 		o.Hosts[i] = strings.ToLower(h)
 	}
-	h := &CollectHandler{a: a, o: o, prefix: prefix, mux: b.Mux}
+	h := &CollectHandler{a: a, o: o, base: b, prefix: prefix}
 	if o.Limit >= 0 {
 		limit := o.Limit
 		if limit == 0 {
@@ -89,20 +89,14 @@ func NewCollectHandler(a *Analytics, opts *CollectOptions) (*CollectHandler, err
 			TrustedProxies: o.TrustedProxies, Now: a.o.Now, Logger: o.Logger,
 			Key: func(r *http.Request) string { return api.ClientIPString(r, o.TrustedProxies) }}
 	}
-	h.mux.Handle("POST "+prefix+"/collect", h.throttle.Wrap(http.HandlerFunc(h.collect)))
-	h.mux.Handle("GET "+prefix+"/collect.gif", h.throttle.Wrap(http.HandlerFunc(h.pixel)))
-	h.mux.HandleFunc("GET "+prefix+"/script.js", h.script)
+	b.Mux.Handle("POST "+prefix+"/collect", h.throttle.Wrap(b.Func(h.collect)))
+	b.Mux.Handle("GET "+prefix+"/collect.gif", h.throttle.Wrap(b.Func(h.pixel)))
+	b.Mux.HandleFunc("GET "+prefix+"/script.js", h.script)
 	return h, nil
 }
 
 // ServeHTTP implements http.Handler.
-func (h *CollectHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if e := api.CheckRequestText(r); e != nil {
-		api.WriteError(w, r, h.o.Logger, nil, e)
-		return
-	}
-	h.mux.ServeHTTP(w, r)
-}
+func (h *CollectHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.ServeHTTP(w, r) }
 
 // OpenAPI describes the collection routes, under the handler's prefix,
 // as an OpenAPI 3.1 part to merge into a host's document; see
@@ -146,20 +140,17 @@ func (h *CollectHandler) view(r *http.Request, b collectBody) (View, error) {
 	return v, nil
 }
 
-func (h *CollectHandler) collect(w http.ResponseWriter, r *http.Request) {
+func (h *CollectHandler) collect(w http.ResponseWriter, r *http.Request) error {
 	body, err := api.ReadBody(w, r, MaxCollectBody)
 	if err != nil {
-		api.WriteError(w, r, h.o.Logger, nil, err)
-		return
+		return err
 	}
 	var b collectBody
 	if err := json.Unmarshal(body, &b); err != nil {
-		api.WriteError(w, r, h.o.Logger, nil, api.Invalid("url", "The view must be a JSON object with a url."))
-		return
+		return api.Invalid("url", "The view must be a JSON object with a url.")
 	}
 	if len(b.Props) > MaxProps {
-		api.WriteError(w, r, h.o.Logger, nil, api.Invalid("props", api.MsgMaxItems("props", MaxProps)))
-		return
+		return api.Invalid("props", api.MsgMaxItems("props", MaxProps))
 	}
 	v, err := h.view(r, b)
 	if err == nil {
@@ -168,12 +159,13 @@ func (h *CollectHandler) collect(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err == nil, errors.Is(err, ErrBot):
 		w.WriteHeader(http.StatusAccepted)
+		return nil
 	case errors.Is(err, ErrBadView):
-		api.WriteError(w, r, h.o.Logger, nil, api.Invalid("url", strings.TrimPrefix(err.Error(), ErrBadView.Error()+": ")))
+		return api.Invalid("url", strings.TrimPrefix(err.Error(), ErrBadView.Error()+": "))
 	case errors.Is(err, ErrBusy):
-		api.WriteError(w, r, nil, nil, busy()) // Collect logs it, once in a while
+		return busy()
 	default: // the day's salt could not be read: the store is down
-		api.WriteError(w, r, h.o.Logger, nil, &api.Error{Status: http.StatusServiceUnavailable, Message: api.MsgUnavailable, Err: err})
+		return &api.Error{Status: http.StatusServiceUnavailable, Message: api.MsgUnavailable, Err: err}
 	}
 }
 
@@ -181,13 +173,13 @@ func (h *CollectHandler) collect(w http.ResponseWriter, r *http.Request) {
 // in a second.
 func busy() *api.Error {
 	return &api.Error{Status: http.StatusServiceUnavailable, Message: "Too many page views are waiting to be recorded; try again in a second.",
-		Err: ErrBusy, Header: http.Header{"Retry-After": {"1"}}}
+		Err: ErrBusy, Header: http.Header{"Retry-After": {"1"}}, Logged: true} // Collect logs it, once in a while
 }
 
 // gif is a transparent 1×1 GIF.
 var gif = []byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\x00\x00\x00!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
 
-func (h *CollectHandler) pixel(w http.ResponseWriter, r *http.Request) {
+func (h *CollectHandler) pixel(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	b := collectBody{Name: q.Get("n"), URL: q.Get("u"), Referrer: q.Get("r"), Title: q.Get("t")}
 	if b.URL == "" {
@@ -196,8 +188,7 @@ func (h *CollectHandler) pixel(w http.ResponseWriter, r *http.Request) {
 	if v, err := h.view(r, b); err == nil {
 		err := h.a.Collect(r.Context(), v)
 		if errors.Is(err, ErrBusy) {
-			api.WriteError(w, r, nil, nil, busy()) // Collect logs it, once in a while
-			return
+			return busy()
 		}
 		if err != nil && !errors.Is(err, ErrBot) && !errors.Is(err, ErrBadView) {
 			h.o.Logger.ErrorContext(r.Context(), "reporting: collect", "error", err)
@@ -205,7 +196,8 @@ func (h *CollectHandler) pixel(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "image/gif")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write(gif)
+	_, _ = w.Write(gif)
+	return nil
 }
 
 // scriptJS posts a page view when the page loads, with sendBeacon (no

@@ -1,10 +1,12 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -206,6 +208,16 @@ func TestWriteError(t *testing.T) {
 	w := httptest.NewRecorder()
 	api.WriteError(w, httptest.NewRequest("GET", "/", nil), nil, table, api.ErrUnauthenticated)
 	require.Equal(t, "Bearer", w.Header().Get("WWW-Authenticate"))
+
+	// A 5xx is logged, unless it says it was logged where it happened.
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	api.WriteError(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil), logger, table,
+		&api.Error{Status: 503, Message: "Busy.", Err: errors.New("queue full"), Logged: true})
+	require.Empty(t, logs.String())
+	api.WriteError(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil), logger, table,
+		&api.Error{Status: 503, Message: "Busy.", Err: errors.New("queue full")})
+	require.Contains(t, logs.String(), "queue full")
 }
 
 func TestPage(t *testing.T) {

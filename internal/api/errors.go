@@ -28,6 +28,10 @@ type Error struct {
 	// Body, when set, is answered instead of {"message": Message}: for
 	// the few routes whose contract has another envelope.
 	Body any
+	// Logged says the failure is logged where it happened (or is
+	// counted and logged once in a while, as a flood of them would be),
+	// so WriteError does not log it again.
+	Logged bool
 }
 
 // Error implements error.
@@ -121,7 +125,9 @@ type messageBody struct {
 // client has gone.
 func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, table Table, err error) {
 	status, body, header, ok := table.Lookup(err)
-	if (!ok || status >= 500 && status != http.StatusNotImplemented) && r.Context().Err() == nil && logger != nil {
+	var ae *Error
+	logged := ok && errors.As(err, &ae) && ae.Logged
+	if (!ok || status >= 500 && status != http.StatusNotImplemented) && !logged && r.Context().Err() == nil && logger != nil {
 		// A missing table names the Migrate call the host left out.
 		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", lite.ExplainMissingTable(err))
 	}
