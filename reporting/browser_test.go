@@ -180,8 +180,16 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 	require.True(t, strings.HasPrefix(csv, "source,views,visitors,share\nDirect,"), csv)
 	_, _, csv = get("/reporting?days=7&export=events")
 	require.Equal(t, "event,count,visitors\nadd_to_cart,7,7\n", csv)
-	code, _, _ = get("/reporting?export=secrets")
+	code, _, page := get("/reporting?export=secrets")
 	require.Equal(t, 404, code)
+	require.Contains(t, page, "<h1>No such table</h1>")
+	// A query that is not text never reaches a report.
+	code, _, page = get("/reporting?page=%00")
+	require.Equal(t, 422, code)
+	require.Contains(t, page, "<h1>Address not understood</h1>")
+	code, _, page = get("/reporting/elsewhere")
+	require.Equal(t, 404, code)
+	require.Contains(t, page, "<h1>Page not found</h1>")
 
 	// Each page, source and device is a link that narrows the whole
 	// report; the range stays. /shoes had d+2 views on day d: 35.

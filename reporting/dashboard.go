@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
-	"log/slog"
 	"maps"
 	"math"
 	"net/http"
@@ -58,10 +57,10 @@ type DashboardOptions struct {
 // needs no JavaScript. Guard it as the routes are guarded (the reference
 // server asks for view_search_reporting).
 type Dashboard struct {
-	svc     *Service
-	o       DashboardOptions
-	render  *web.Renderer
-	handler http.Handler
+	svc    *Service
+	o      DashboardOptions
+	base   *web.Base
+	render *web.Renderer
 }
 
 // NewDashboard returns the dashboard of svc's reports.
@@ -73,29 +72,23 @@ func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Path == "" {
-		o.Path = "/reporting"
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
 	pages, _ := fs.Sub(templatesFS, "templates")
-	r, err := web.New(web.Options{Pages: pages, Override: o.Templates, AssetPrefix: o.Path + "/_assets", Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator,
-		Funcs: template.FuncMap{"num": num, "pct": pct, "secs": secs}})
+	base, err := web.NewBase(web.BaseOptions{Domain: "reporting", Prefix: o.Path, Default: "/reporting", Pages: pages, Override: o.Templates,
+		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, Funcs: template.FuncMap{"num": num, "pct": pct, "secs": secs},
+		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
+		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "The reports could not be shown. Please try again in a moment."}}})
 	if err != nil {
-		return nil, fmt.Errorf("reporting: new dashboard: %w", err)
+		return nil, err
 	}
-	d := &Dashboard{svc: svc, o: o, render: r}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+o.Path+"/{$}", d.show)
-	mux.HandleFunc("GET "+o.Path, d.show)
-	mux.Handle("GET "+o.Path+"/_assets/{file}", r.Assets())
-	d.handler = mux
+	o.Path, o.Logger = base.Prefix, base.Logger
+	d := &Dashboard{svc: svc, o: o, base: base, render: base.Render}
+	base.Mux.HandleFunc("GET "+o.Path+"/{$}", base.Func(d.show))
+	base.Mux.HandleFunc("GET "+o.Path, base.Func(d.show))
 	return d, nil
 }
 
 // ServeHTTP implements http.Handler.
-func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.handler.ServeHTTP(w, r) }
+func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.base.ServeHTTP(w, r) }
 
 // Routes lists the routes, as "METHOD /path".
 func (d *Dashboard) Routes() []string {
@@ -323,13 +316,12 @@ func change(now, before float64) Change {
 	return Change{Text: sign + strconv.FormatFloat(math.Abs(math.Round(d)), 'f', 0, 64) + "%"}
 }
 
-func (d *Dashboard) show(w http.ResponseWriter, r *http.Request) {
+func (d *Dashboard) show(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	p := &dashboardPage{Path: d.o.Path}
 	q := pickRange(r, p)
 	if e := r.URL.Query().Get("export"); e != "" {
-		d.export(w, r, e, q)
-		return
+		return d.export(w, r, e, q)
 	}
 	if d.svc.o.Search != nil {
 		p.Search = d.searchSection(ctx, p.Days)
@@ -338,6 +330,7 @@ func (d *Dashboard) show(w http.ResponseWriter, r *http.Request) {
 		p.Traffic = d.trafficSection(ctx, q)
 	}
 	d.render.Render(w, r, http.StatusOK, DashboardTemplate, &web.Page{Title: "Reports", Data: p, Wide: true})
+	return nil
 }
 
 func (d *Dashboard) searchSection(ctx context.Context, days int) *searchSection {
@@ -411,11 +404,10 @@ func (d *Dashboard) trafficSection(ctx context.Context, q AnalyticsQuery) *traff
 
 // export answers one table of the report as CSV (every row the source
 // gives, up to ContentMaxLimit), named for the table and the range.
-func (d *Dashboard) export(w http.ResponseWriter, r *http.Request, table string, q AnalyticsQuery) {
+func (d *Dashboard) export(w http.ResponseWriter, r *http.Request, table string, q AnalyticsQuery) error {
 	if !slices.Contains(exports, table) || d.svc.o.Analytics == nil {
-		d.render.Error(w, r, http.StatusNotFound, web.ErrorPage{Heading: "No such table", Message: "There is no report table by that name to export.",
-			Link: d.o.Path, LinkText: "Back to the reports"})
-		return
+		return &web.Problem{Status: http.StatusNotFound, ErrorPage: web.ErrorPage{Heading: "No such table",
+			Message: "There is no report table by that name to export.", Link: d.o.Path, LinkText: "Back to the reports"}}
 	}
 	q.Limit = ContentMaxLimit
 	var rows [][]string
@@ -448,9 +440,9 @@ func (d *Dashboard) export(w http.ResponseWriter, r *http.Request, table string,
 		}
 	}
 	if err != nil {
-		s := d.sectionError(analyticsFamily, err)
-		d.render.Error(w, r, http.StatusBadGateway, web.ErrorPage{Heading: "Export not made", Message: s.Error, Link: d.o.Path, LinkText: "Back to the reports"})
-		return
+		s := d.sectionError(analyticsFamily, err) // logged there
+		return &web.Problem{Status: http.StatusBadGateway, Err: err, ErrorPage: web.ErrorPage{Heading: "Export not made", Message: s.Error,
+			Link: d.o.Path, LinkText: "Back to the reports"}}
 	}
 	name := table + "-" + strconv.Itoa(q.Days) + "-days"
 	if q.Start != "" {
@@ -473,6 +465,7 @@ func (d *Dashboard) export(w http.ResponseWriter, r *http.Request, table string,
 		_ = cw.Write(row)
 	}
 	cw.Flush()
+	return nil
 }
 
 // fileWord is v as a part of a file name: letters and digits, the rest

@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"fmt"
+	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -54,10 +55,11 @@ type BaseOptions struct {
 	// AssetPrefix is where the stylesheet and script are served;
 	// Prefix+"/_assets" when empty.
 	AssetPrefix string
-	// Pages, Override, Key, Logger, Brand and Navigator are the
+	// Pages, Override, Key, Funcs, Logger, Brand and Navigator are the
 	// renderer's (see [Options]).
 	Pages, Override fs.FS
 	Key             []byte
+	Funcs           template.FuncMap
 	Logger          *slog.Logger
 	Brand           groundwork.Brand
 	Navigator       groundwork.Navigator
@@ -115,7 +117,7 @@ func NewBase(o BaseOptions) (*Base, error) {
 	if o.Failure.Status == 0 {
 		o.Failure.Status = http.StatusInternalServerError
 	}
-	r, err := New(Options{Pages: o.Pages, Override: o.Override, AssetPrefix: o.AssetPrefix, Key: o.Key, Logger: o.Logger,
+	r, err := New(Options{Pages: o.Pages, Override: o.Override, AssetPrefix: o.AssetPrefix, Key: o.Key, Funcs: o.Funcs, Logger: o.Logger,
 		Brand: o.Brand, Navigator: o.Navigator})
 	if err != nil {
 		return nil, fmt.Errorf("%s: new page handler: %w", o.Domain, err)
