@@ -190,7 +190,7 @@ func (h *AdminHandler) listServices(w http.ResponseWriter, r *http.Request) erro
 	return answer(w, http.StatusOK, mapSlice(list, toAdminService), err)
 }
 
-func (h *AdminHandler) createService(w http.ResponseWriter, r *http.Request, in ServiceInput) error {
+func (h *AdminHandler) createService(w http.ResponseWriter, r *http.Request, in OfferingInput) error {
 	s, err := h.svc.CreateService(r.Context(), in)
 	return answer(w, http.StatusCreated, toAdminService(s), err)
 }
@@ -200,7 +200,7 @@ func (h *AdminHandler) showService(w http.ResponseWriter, r *http.Request) error
 	return answer(w, http.StatusOK, toAdminService(s), err)
 }
 
-func (h *AdminHandler) updateService(w http.ResponseWriter, r *http.Request, in ServiceInput) error {
+func (h *AdminHandler) updateService(w http.ResponseWriter, r *http.Request, in OfferingInput) error {
 	s, err := h.svc.UpdateService(r.Context(), r.PathValue("slug"), in)
 	return answer(w, http.StatusOK, toAdminService(s), err)
 }

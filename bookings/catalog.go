@@ -14,9 +14,9 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
-// ServiceInput creates or changes a service; a nil field is left as it is
+// OfferingInput creates or changes a service; a nil field is left as it is
 // (or takes its default on create).
-type ServiceInput struct {
+type OfferingInput struct {
 	Slug               *string       `json:"slug"`
 	Name               *string       `json:"name"`
 	Description        *string       `json:"description"`
@@ -36,7 +36,7 @@ type ServiceInput struct {
 	IsActive           *bool         `json:"is_active"`
 }
 
-// ProviderInput creates or changes a provider, as ServiceInput.
+// ProviderInput creates or changes a provider, as OfferingInput.
 type ProviderInput struct {
 	Slug             *string `json:"slug"`
 	Name             *string `json:"name"`
@@ -120,7 +120,7 @@ func checkIntakeSchema(v *api.Validator, schema *IntakeSchema) {
 }
 
 // apply writes in over svc and checks the result.
-func (s *Service) applyService(ctx context.Context, svc *Offering, in ServiceInput, creating bool) error {
+func (s *Service) applyService(ctx context.Context, svc *Offering, in OfferingInput, creating bool) error {
 	v := &api.Validator{}
 	text(v, "name", in.Name, 255, creating)
 	text(v, "description", in.Description, 5000, false)
@@ -221,7 +221,7 @@ func (s *Service) applyService(ctx context.Context, svc *Offering, in ServiceInp
 
 // CreateService adds a service (a *ValidationError for bad input, a
 // taken slug included).
-func (s *Service) CreateService(ctx context.Context, in ServiceInput) (Offering, error) {
+func (s *Service) CreateService(ctx context.Context, in OfferingInput) (Offering, error) {
 	now := s.o.Now().UTC()
 	svc := Offering{TimeZone: TimeZoneDefault, AssignmentStrategy: AssignAny, MaxBookingsPerSlot: 1, IsActive: true, CreatedAt: now, UpdatedAt: now}
 	if err := s.applyService(ctx, &svc, in, true); err != nil {
@@ -241,7 +241,7 @@ func (s *Service) CreateService(ctx context.Context, in ServiceInput) (Offering,
 }
 
 // UpdateService changes the service with this slug (active or not).
-func (s *Service) UpdateService(ctx context.Context, slug string, in ServiceInput) (Offering, error) {
+func (s *Service) UpdateService(ctx context.Context, slug string, in OfferingInput) (Offering, error) {
 	svc, err := s.store.ServiceBySlug(ctx, slug)
 	if err != nil {
 		return Offering{}, fmt.Errorf("bookings: update service: %w", err)

@@ -45,9 +45,9 @@ const maxReach = 24 * time.Hour
 // HoldLifetimeDefault is how long a hold keeps its slot.
 const HoldLifetimeDefault = 5 * time.Minute
 
-// MsgHoldInvalid answers a hold token that is unknown, expired, or for
+// msgHoldInvalid answers a hold token that is unknown, expired, or for
 // another slot.
-const MsgHoldInvalid = "That hold has expired or is for another time. Please choose a time again."
+const msgHoldInvalid = "That hold has expired or is for another time. Please choose a time again."
 
 // Limits of a booking request.
 const (
@@ -58,10 +58,10 @@ const (
 
 // Texts of the create rules.
 const (
-	MsgTooSoon          = "That appointment time is too soon to book."
-	MsgTooFar           = "That appointment time is too far ahead to book."
-	MsgProviderNotHere  = "The selected provider is not available for this service."
-	MsgTooManyAnswers   = "That submission carries too many answers."
+	msgTooSoon          = "That appointment time is too soon to book."
+	msgTooFar           = "That appointment time is too far ahead to book."
+	msgProviderNotHere  = "The selected provider is not available for this service."
+	msgTooManyAnswers   = "That submission carries too many answers."
 	maxIntakeAnswers    = 100
 	assignedByCustomer  = "customer"
 	assignedRoundRobin  = "round_robin"
@@ -98,9 +98,9 @@ func (s *Service) checkNewBooking(svc Offering, nb *NewBooking) error {
 		now := s.o.Now()
 		switch {
 		case nb.Start.Before(now.Add(max(minAdvance, 0))):
-			v.Add("start_time", MsgTooSoon)
+			v.Add("start_time", msgTooSoon)
 		case maxAdvance > 0 && nb.Start.After(now.Add(maxAdvance)):
-			v.Add("start_time", MsgTooFar)
+			v.Add("start_time", msgTooFar)
 		}
 	}
 	nb.IntakeData = checkIntake(v, svc.IntakeSchema, nb.IntakeData)
@@ -130,7 +130,7 @@ func countAnswers(v any) int {
 // fields it names.
 func checkIntake(v *api.Validator, schema *IntakeSchema, data map[string]any) map[string]any {
 	if len(data) > maxIntakeAnswers || countAnswers(data) > maxIntakeAnswers {
-		v.Add("intake_data", MsgTooManyAnswers)
+		v.Add("intake_data", msgTooManyAnswers)
 		return nil
 	}
 	if schema == nil {
@@ -277,7 +277,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, 
 		h, err := s.store.HoldByHash(ctx, sum[:])
 		switch {
 		case errors.Is(err, ErrNotFound) || err == nil && (h.ServiceID != svc.ID || !h.Start.Equal(nb.Start) || !s.o.Now().Before(h.ExpiresAt)):
-			return Booking{}, "", Offering{}, Offer{}, invalid("hold_token", MsgHoldInvalid)
+			return Booking{}, "", Offering{}, Offer{}, invalid("hold_token", msgHoldInvalid)
 		case err != nil:
 			return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", err)
 		}
@@ -292,10 +292,10 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, 
 	case nb.ProviderID != 0:
 		i := slices.IndexFunc(offers, func(o Offer) bool { return o.ID == nb.ProviderID })
 		if i < 0 && useHold.ID != 0 {
-			return Booking{}, "", Offering{}, Offer{}, invalid("hold_token", MsgHoldInvalid)
+			return Booking{}, "", Offering{}, Offer{}, invalid("hold_token", msgHoldInvalid)
 		}
 		if i < 0 {
-			return Booking{}, "", Offering{}, Offer{}, invalid("provider_id", MsgProviderNotHere)
+			return Booking{}, "", Offering{}, Offer{}, invalid("provider_id", msgProviderNotHere)
 		}
 		offers, strategy = offers[i:i+1], assignedByCustomer
 	case svc.AssignmentStrategy == AssignDefaultProvider:

@@ -72,9 +72,9 @@
 // [NewHandler] serves the public API at /api/bookings: services,
 // services/{slug}/providers, services/{slug}/slots (?date=YYYY-MM, or
 // ?from=&to= dates; provider_id; timezone adds local times),
-// services/{slug}/holds and POST to book, with fixed texts (the Msg
-// constants) and the "post" (5) and "read" (60) per-minute buckets per
-// client IP.
+// services/{slug}/holds and POST to book, with fixed texts
+// (clients may match on them) and the "post" (5) and "read" (60)
+// per-minute buckets per client IP.
 // [NewAdminHandler] lists bookings and moves them between statuses for a
 // bearer token with bookings:* (or one ability per move); a move the
 // status does not allow is 409. [NewPageHandler] is a booking page that

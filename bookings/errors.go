@@ -49,15 +49,15 @@ type ValidationError = groundwork.ValidationError
 // Texts of the answers, word for word on the wire (clients match on
 // them).
 const (
-	MsgNoService = "No bookable service was found for that address."
-	MsgTaken     = "That appointment time is no longer available. Please choose another."
-	MsgBusy      = "That appointment time is busy right now. Please try again."
-	MsgTooMany   = "Too many requests. Please wait a moment and try again."
+	msgNoService = "No bookable service was found for that address."
+	msgTaken     = "That appointment time is no longer available. Please choose another."
+	msgBusy      = "That appointment time is busy right now. Please try again."
+	msgTooMany   = "Too many requests. Please wait a moment and try again."
 )
 
 var errorTable = api.Table{
-	{Err: ErrNotFound, Status: http.StatusNotFound, Message: MsgNoService},
-	{Err: ErrSlotTaken, Status: http.StatusConflict, Message: MsgTaken},
-	{Err: ErrBusy, Status: http.StatusServiceUnavailable, Message: MsgBusy},
+	{Err: ErrNotFound, Status: http.StatusNotFound, Message: msgNoService},
+	{Err: ErrSlotTaken, Status: http.StatusConflict, Message: msgTaken},
+	{Err: ErrBusy, Status: http.StatusServiceUnavailable, Message: msgBusy},
 	{Err: ErrWrongStatus, Status: http.StatusConflict},
 }

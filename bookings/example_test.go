@@ -52,7 +52,7 @@ func ExampleNewHandler() {
 	now := func() time.Time { return time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC) }
 	svc, _ := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: now})
 	dur := 30
-	consult, _ := svc.CreateService(ctx, bookings.ServiceInput{Name: ptr("Consultation"), Duration: &dur, TimeZone: ptr("Europe/London")})
+	consult, _ := svc.CreateService(ctx, bookings.OfferingInput{Name: ptr("Consultation"), Duration: &dur, TimeZone: ptr("Europe/London")})
 	sam, _ := svc.CreateProvider(ctx, bookings.ProviderInput{Name: ptr("Sam"), TimeZone: ptr("Europe/London")})
 	_ = svc.Link(ctx, consult.Slug, sam.ID, bookings.LinkInput{})
 	monday := 1
@@ -99,7 +99,7 @@ func ExampleService_SetUp() {
 	now := func() time.Time { return time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC) }
 	svc, _ := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: now})
 	consult, sam, err := svc.SetUp(ctx, bookings.Setup{
-		Service:  bookings.ServiceInput{Name: bookings.Given("Consultation"), Duration: bookings.Given(30), TimeZone: bookings.Given("Europe/London")},
+		Service:  bookings.OfferingInput{Name: bookings.Given("Consultation"), Duration: bookings.Given(30), TimeZone: bookings.Given("Europe/London")},
 		Provider: bookings.ProviderInput{Name: bookings.Given("Sam"), TimeZone: bookings.Given("Europe/London")},
 		Start:    "09:00", End: "10:00", // Monday to Friday
 	})

@@ -30,7 +30,7 @@ const (
 	// FeedProductID is the feeds' PRODID.
 	FeedProductID = "-//groundwork//Bookings//EN"
 
-	MsgNoCalendar = "No calendar was found for that address."
+	msgNoCalendar = "No calendar was found for that address."
 )
 
 // ErrNoCalendar: a provider feed token that is unknown, rotated, revoked,

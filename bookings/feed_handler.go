@@ -76,7 +76,7 @@ func newBucket(svc *Service, limiter lite.RateLimiter, trusted []netip.Prefix, l
 	if limit == 0 {
 		limit = def
 	}
-	return &api.Throttle{Name: "bookings_" + name, Limiter: limiter, Limit: limit, Window: time.Minute, Message: MsgTooMany,
+	return &api.Throttle{Name: "bookings_" + name, Limiter: limiter, Limit: limit, Window: time.Minute, Message: msgTooMany,
 		TrustedProxies: trusted, Now: svc.o.Now, Logger: logger}
 }
 
@@ -113,8 +113,8 @@ func NewFeedHandler(svc *Service, opts *FeedHandlerOptions) (*FeedHandler, error
 			t.Key = tokenKey
 		}
 	}
-	h.providers = h.ical.Wrap(h.icalToken.Wrap(h.serve(svc.ProviderFeed, MsgNoCalendar)))
-	h.customer = h.ical.Wrap(h.manageToken.Wrap(h.serve(svc.CustomerFeed, MsgBadManageToken)))
+	h.providers = h.ical.Wrap(h.icalToken.Wrap(h.serve(svc.ProviderFeed, msgNoCalendar)))
+	h.customer = h.ical.Wrap(h.manageToken.Wrap(h.serve(svc.CustomerFeed, msgBadManageToken)))
 	b.Handle("/providers/{file}", api.Methods{http.MethodGet: h.route(h.providers)})
 	b.Handle("/customers/{file}", api.Methods{http.MethodGet: h.route(h.customer)})
 	return h, nil

@@ -214,7 +214,7 @@ func TestFeedETags(t *testing.T) {
 		// A service renamed: its name is in every event.
 		f.advance(time.Second)
 		renamed := "Consultation (renamed)"
-		_, err = f.svc.UpdateService(ctx, "consultation", bookings.ServiceInput{Name: &renamed})
+		_, err = f.svc.UpdateService(ctx, "consultation", bookings.OfferingInput{Name: &renamed})
 		require.NoError(t, err)
 		afterRename := tag()
 		require.NotEqual(t, created, afterRename, "rename")
@@ -263,7 +263,7 @@ func TestFeedETags(t *testing.T) {
 		// And with the names it shows: the service's, the provider's.
 		c2 := f.get(t, cpath).header.Get("ETag")
 		require.Equal(t, 304, f.get(t, cpath, c2).code)
-		_, err = f.svc.UpdateService(ctx, "consultation", bookings.ServiceInput{Name: bookings.Given("Consultation, renamed")})
+		_, err = f.svc.UpdateService(ctx, "consultation", bookings.OfferingInput{Name: bookings.Given("Consultation, renamed")})
 		require.NoError(t, err)
 		after := f.get(t, cpath, c2)
 		require.Equal(t, 200, after.code, "a renamed service moves the tag")

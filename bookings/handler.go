@@ -381,7 +381,7 @@ func utcOrNil(t *time.Time) *string {
 // answerManaged writes a manage envelope, or the error.
 func (h *Handler) answerManaged(w http.ResponseWriter, r *http.Request, b Booking, m ManageMeta, err error) error {
 	if errors.Is(err, ErrBadManageToken) {
-		api.WriteMessage(w, http.StatusNotFound, MsgBadManageToken)
+		api.WriteMessage(w, http.StatusNotFound, msgBadManageToken)
 		return nil
 	}
 	if err != nil {

@@ -39,9 +39,9 @@ func (s *Service) SendReminders(ctx context.Context) (int, error) {
 			if b.CustomerEmail == "" {
 				continue
 			}
-			n := Notification{BookingID: b.ID, Kind: MailReminder, ScheduledFor: b.Start.Add(-before), Recipient: b.CustomerEmail, ClaimedAt: now}
+			n := Notification{BookingID: b.ID, Kind: mailReminder, ScheduledFor: b.Start.Add(-before), Recipient: b.CustomerEmail, ClaimedAt: now}
 			claimed, err := s.store.ClaimNotification(ctx, n, func(ctx context.Context, tx *sql.Tx) error {
-				return s.o.Enqueuer.EnqueueTx(ctx, tx, MailArgs{Mail: MailReminder, BookingID: b.ID}, nil)
+				return s.o.Enqueuer.EnqueueTx(ctx, tx, mailArgs{Mail: mailReminder, BookingID: b.ID}, nil)
 			})
 			if err != nil {
 				return queued, fmt.Errorf("bookings: send reminders: %w", err)

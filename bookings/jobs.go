@@ -17,36 +17,36 @@ const (
 	HousekeepingInterval = 24 * time.Hour
 )
 
-// RemindersArgs is the periodic job that queues the reminders due
+// remindersArgs is the periodic job that queues the reminders due
 // ([Service.SendReminders]).
-type RemindersArgs struct{}
+type remindersArgs struct{}
 
 // Kind implements river.JobArgs.
-func (RemindersArgs) Kind() string { return "bookings_reminders" }
+func (remindersArgs) Kind() string { return "bookings_reminders" }
 
-// HousekeepingArgs is the daily job that completes past bookings and
+// housekeepingArgs is the daily job that completes past bookings and
 // prunes those past retention ([Service.CompletePast],
 // [Service.PruneBookings]).
-type HousekeepingArgs struct{}
+type housekeepingArgs struct{}
 
 // Kind implements river.JobArgs.
-func (HousekeepingArgs) Kind() string { return "bookings_housekeeping" }
+func (housekeepingArgs) Kind() string { return "bookings_housekeeping" }
 
 type mailWorker struct {
-	river.WorkerDefaults[MailArgs]
+	river.WorkerDefaults[mailArgs]
 	svc *Service
 }
 
-func (w *mailWorker) Work(ctx context.Context, job *river.Job[MailArgs]) error {
+func (w *mailWorker) Work(ctx context.Context, job *river.Job[mailArgs]) error {
 	return w.svc.SendMail(ctx, job.Args)
 }
 
 type remindersWorker struct {
-	river.WorkerDefaults[RemindersArgs]
+	river.WorkerDefaults[remindersArgs]
 	svc *Service
 }
 
-func (w *remindersWorker) Work(ctx context.Context, _ *river.Job[RemindersArgs]) error {
+func (w *remindersWorker) Work(ctx context.Context, _ *river.Job[remindersArgs]) error {
 	n, err := w.svc.SendReminders(ctx)
 	if n > 0 {
 		w.svc.o.Logger.DebugContext(ctx, "bookings: reminders queued", "count", n)
@@ -55,11 +55,11 @@ func (w *remindersWorker) Work(ctx context.Context, _ *river.Job[RemindersArgs])
 }
 
 type housekeepingWorker struct {
-	river.WorkerDefaults[HousekeepingArgs]
+	river.WorkerDefaults[housekeepingArgs]
 	svc *Service
 }
 
-func (w *housekeepingWorker) Work(ctx context.Context, _ *river.Job[HousekeepingArgs]) error {
+func (w *housekeepingWorker) Work(ctx context.Context, _ *river.Job[housekeepingArgs]) error {
 	completed, err := w.svc.CompletePast(ctx)
 	if err != nil {
 		return err
@@ -88,10 +88,10 @@ func RegisterWorkers(workers *river.Workers, svc *Service) error {
 func PeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(ReminderInterval),
-			func() (river.JobArgs, *river.InsertOpts) { return RemindersArgs{}, nil },
-			&river.PeriodicJobOpts{ID: RemindersArgs{}.Kind(), RunOnStart: true}),
+			func() (river.JobArgs, *river.InsertOpts) { return remindersArgs{}, nil },
+			&river.PeriodicJobOpts{ID: remindersArgs{}.Kind(), RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(HousekeepingInterval),
-			func() (river.JobArgs, *river.InsertOpts) { return HousekeepingArgs{}, nil },
-			&river.PeriodicJobOpts{ID: HousekeepingArgs{}.Kind(), RunOnStart: true}),
+			func() (river.JobArgs, *river.InsertOpts) { return housekeepingArgs{}, nil },
+			&river.PeriodicJobOpts{ID: housekeepingArgs{}.Kind(), RunOnStart: true}),
 	}
 }

@@ -14,32 +14,32 @@ import (
 	"github.com/groundwork-go/groundwork/mail"
 )
 
-// Kinds of mail a booking sends ([MailArgs.Mail]).
+// Kinds of mail a booking sends (mailArgs.Mail).
 const (
-	// MailRequested tells the customer their request is in (manual
+	// mailRequested tells the customer their request is in (manual
 	// confirmation), with the manage link.
-	MailRequested = "requested"
-	// MailConfirmed tells the customer the booking is confirmed, with the
+	mailRequested = "requested"
+	// mailConfirmed tells the customer the booking is confirmed, with the
 	// manage link and an .ics attachment. Every customer mail carries the
 	// manage link when the service has a secret key.
-	MailConfirmed = "confirmed"
-	// MailCancelled and MailRescheduled tell the customer of a change
+	mailConfirmed = "confirmed"
+	// mailCancelled and mailRescheduled tell the customer of a change
 	// (the reschedule with a new .ics).
-	MailCancelled   = "cancelled"
-	MailRescheduled = "rescheduled"
-	// MailReminder reminds the customer some hours before the start.
-	MailReminder = "reminder"
-	// MailProviderAssigned and MailProviderUnassigned tell a provider a
+	mailCancelled   = "cancelled"
+	mailRescheduled = "rescheduled"
+	// mailReminder reminds the customer some hours before the start.
+	mailReminder = "reminder"
+	// mailProviderAssigned and mailProviderUnassigned tell a provider a
 	// booking is now, or no longer, theirs.
-	MailProviderAssigned   = "provider_assigned"
-	MailProviderUnassigned = "provider_unassigned"
+	mailProviderAssigned   = "provider_assigned"
+	mailProviderUnassigned = "provider_unassigned"
 )
 
-// MailArgs is the River job that sends one booking mail, rendered when it
+// mailArgs is the River job that sends one booking mail, rendered when it
 // runs from the booking as it is then (a booking erased or deleted
 // meanwhile sends nothing).
-type MailArgs struct {
-	// Mail is the kind of mail: MailConfirmed, MailReminder, ….
+type mailArgs struct {
+	// Mail is the kind of mail: mailConfirmed, mailReminder, ….
 	Mail      string `json:"mail"`
 	BookingID int64  `json:"booking_id"`
 	// SealedToken is the manage token, sealed with Options.SecretKey and
@@ -53,7 +53,7 @@ type MailArgs struct {
 }
 
 // Kind implements river.JobArgs.
-func (MailArgs) Kind() string { return "bookings_mail" }
+func (mailArgs) Kind() string { return "bookings_mail" }
 
 // bindToken is what a sealed manage token is bound to: its booking.
 func bindToken(bookingID int64) []byte {
@@ -61,40 +61,40 @@ func bindToken(bookingID int64) []byte {
 }
 
 // mailsFor is the mail an event sends.
-func (s *Service) mailsFor(e Event) []MailArgs {
+func (s *Service) mailsFor(e Event) []mailArgs {
 	b := e.Booking
-	args := MailArgs{BookingID: b.ID, Actor: e.Actor, Reason: e.Reason}
+	args := mailArgs{BookingID: b.ID, Actor: e.Actor, Reason: e.Reason}
 	if e.ManageToken != "" && s.sealer != nil {
 		args.SealedToken = s.sealer.Seal(e.ManageToken, bindToken(b.ID))
 	}
-	with := func(kind string) MailArgs { a := args; a.Mail = kind; return a }
-	provider := func(kind string, id *int64) []MailArgs {
+	with := func(kind string) mailArgs { a := args; a.Mail = kind; return a }
+	provider := func(kind string, id *int64) []mailArgs {
 		if id == nil {
 			return nil
 		}
-		a := MailArgs{Mail: kind, BookingID: b.ID, ProviderID: *id}
-		return []MailArgs{a}
+		a := mailArgs{Mail: kind, BookingID: b.ID, ProviderID: *id}
+		return []mailArgs{a}
 	}
 	switch e.Type {
 	case EventCreated:
-		out := provider(MailProviderAssigned, b.ProviderID)
+		out := provider(mailProviderAssigned, b.ProviderID)
 		switch b.Status {
 		case StatusRequested:
-			out = append(out, with(MailRequested))
+			out = append(out, with(mailRequested))
 		case StatusConfirmed:
-			out = append(out, with(MailConfirmed))
+			out = append(out, with(mailConfirmed))
 		}
 		return out
 	case EventConfirmed:
-		return []MailArgs{with(MailConfirmed)}
+		return []mailArgs{with(mailConfirmed)}
 	case EventCancelled:
-		return []MailArgs{with(MailCancelled)}
+		return []mailArgs{with(mailCancelled)}
 	case EventRescheduled:
-		a := with(MailRescheduled)
+		a := with(mailRescheduled)
 		a.PreviousStart = &e.PreviousStart
-		return []MailArgs{a}
+		return []mailArgs{a}
 	case EventReassigned:
-		return append(provider(MailProviderAssigned, b.ProviderID), provider(MailProviderUnassigned, e.PreviousProviderID)...)
+		return append(provider(mailProviderAssigned, b.ProviderID), provider(mailProviderUnassigned, e.PreviousProviderID)...)
 	}
 	return nil
 }
@@ -113,7 +113,7 @@ func (s *Service) queueMails(ctx context.Context, tx *sql.Tx, e Event) error {
 // SendMail renders and sends one queued mail (the job's work). A booking
 // gone or erased, or a provider without an email, sends nothing; a
 // message the mailer refuses as invalid cancels the job.
-func (s *Service) SendMail(ctx context.Context, args MailArgs) error {
+func (s *Service) SendMail(ctx context.Context, args mailArgs) error {
 	if s.o.Mailer == nil {
 		return errors.New("bookings: send mail: no mailer")
 	}
@@ -132,7 +132,7 @@ func (s *Service) SendMail(ctx context.Context, args MailArgs) error {
 
 // renderMail is the message args describes; ok is false when there is
 // nothing to send.
-func (s *Service) renderMail(ctx context.Context, args MailArgs) (mail.Message, bool, error) {
+func (s *Service) renderMail(ctx context.Context, args mailArgs) (mail.Message, bool, error) {
 	b, err := s.store.Booking(ctx, args.BookingID)
 	if errors.Is(err, ErrNotFound) {
 		return mail.Message{}, false, nil
@@ -154,7 +154,7 @@ func (s *Service) renderMail(ctx context.Context, args MailArgs) (mail.Message, 
 		}
 	}
 	switch args.Mail {
-	case MailProviderAssigned, MailProviderUnassigned:
+	case mailProviderAssigned, mailProviderUnassigned:
 		if provider.Email == "" {
 			return mail.Message{}, false, nil
 		}
@@ -172,21 +172,21 @@ func (s *Service) renderMail(ctx context.Context, args MailArgs) (mail.Message, 
 	var subject string
 	attach := false
 	switch args.Mail {
-	case MailRequested:
+	case mailRequested:
 		subject = "We have your booking request"
 		text.WriteString("We have your request. We will write again once it is confirmed.\n\n")
-	case MailConfirmed:
+	case mailConfirmed:
 		subject = "Your booking is confirmed"
 		text.WriteString("Your booking is confirmed.\n\n")
 		attach = true
-	case MailCancelled:
+	case mailCancelled:
 		subject = "Your booking is cancelled"
 		text.WriteString("Your booking is cancelled.\n")
 		if args.Reason != "" && args.Actor != ActorCustomer {
 			fmt.Fprintf(&text, "Reason: %s\n", args.Reason)
 		}
 		text.WriteString("\n")
-	case MailRescheduled:
+	case mailRescheduled:
 		subject = "Your booking has moved"
 		text.WriteString("Your booking has moved to a new time.\n")
 		if args.PreviousStart != nil {
@@ -194,7 +194,7 @@ func (s *Service) renderMail(ctx context.Context, args MailArgs) (mail.Message, 
 		}
 		text.WriteString("\n")
 		attach = true
-	case MailReminder:
+	case mailReminder:
 		subject = "Reminder: your booking on " + b.Start.In(loc).Format("Monday 2 January")
 		text.WriteString("A reminder of your booking.\n\n")
 	default:
@@ -203,7 +203,7 @@ func (s *Service) renderMail(ctx context.Context, args MailArgs) (mail.Message, 
 	details(&text, b, svc, provider.Name, loc)
 	if link := s.manageLink(args, b); link != "" {
 		fmt.Fprintf(&text, "\nTo see, cancel or move your booking, use this link (keep it to yourself):\n%s\n", link)
-	} else if args.Mail != MailCancelled {
+	} else if args.Mail != mailCancelled {
 		text.WriteString("\nTo cancel or move your booking, use the link in your first email.\n")
 	}
 	msg := mail.Message{From: s.o.MailFrom, To: []string{b.CustomerEmail}, Subject: subject + ": " + svc.Name,
@@ -220,12 +220,12 @@ func (s *Service) renderMail(ctx context.Context, args MailArgs) (mail.Message, 
 	return msg, true, nil
 }
 
-func (s *Service) providerMail(args MailArgs, b Booking, svc Offering, p Provider) mail.Message {
+func (s *Service) providerMail(args mailArgs, b Booking, svc Offering, p Provider) mail.Message {
 	loc := location(p.TimeZone)
 	var text strings.Builder
 	fmt.Fprintf(&text, "Hello %s,\n\n", p.Name)
 	subject := "New booking"
-	if args.Mail == MailProviderUnassigned {
+	if args.Mail == mailProviderUnassigned {
 		subject = "Booking moved to someone else"
 		text.WriteString("This booking is no longer yours:\n\n")
 	} else {
@@ -269,7 +269,7 @@ func (s *Service) sealStored(token string) string {
 
 // manageLink is the manage URL with the job's token (the creation's), else
 // the booking's stored one, or "".
-func (s *Service) manageLink(args MailArgs, b Booking) string {
+func (s *Service) manageLink(args mailArgs, b Booking) string {
 	if s.o.ManageURL == "" || s.sealer == nil {
 		return ""
 	}

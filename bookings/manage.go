@@ -20,19 +20,19 @@ const (
 	// long before the start.
 	ChangeWindowDefault = 24 * time.Hour
 
-	MsgBadManageToken       = "That booking link is no longer valid. Please check your confirmation email."
-	MsgCannotCancel         = "That booking can no longer be cancelled."
-	MsgCancelDisabled       = "Bookings cannot be cancelled from this link. Please contact us instead."
-	MsgTooLateToCancel      = "It is too close to your appointment to cancel it online. Please contact us instead."
-	MsgCannotReschedule     = "That booking can no longer be rescheduled."
-	MsgServiceGone          = "That service is no longer taking bookings."
-	MsgTooLateToReschedule  = "It is too close to your appointment to reschedule it online. Please contact us instead."
-	MsgTimeNotUnderstood    = "That appointment time could not be understood."
-	MsgAlreadyAtThatTime    = "Your booking is already at that time."
-	MsgRescheduleNotOffered = "That appointment time is not available. Please choose another."
-	// MsgInsideChangeWindow refuses a move, through a manage link, to a
+	msgBadManageToken       = "That booking link is no longer valid. Please check your confirmation email."
+	msgCannotCancel         = "That booking can no longer be cancelled."
+	msgCancelDisabled       = "Bookings cannot be cancelled from this link. Please contact us instead."
+	msgTooLateToCancel      = "It is too close to your appointment to cancel it online. Please contact us instead."
+	msgCannotReschedule     = "That booking can no longer be rescheduled."
+	msgServiceGone          = "That service is no longer taking bookings."
+	msgTooLateToReschedule  = "It is too close to your appointment to reschedule it online. Please contact us instead."
+	msgTimeNotUnderstood    = "That appointment time could not be understood."
+	msgAlreadyAtThatTime    = "Your booking is already at that time."
+	msgRescheduleNotOffered = "That appointment time is not available. Please choose another."
+	// msgInsideChangeWindow refuses a move, through a manage link, to a
 	// time so close that the booking could no longer be changed online.
-	MsgInsideChangeWindow = "That time is too close to change again online. Please choose a later time, or contact us instead."
+	msgInsideChangeWindow = "That time is too close to change again online. Please choose a later time, or contact us instead."
 )
 
 // ErrBadManageToken: a manage token that is malformed, unknown, or of a
@@ -145,15 +145,15 @@ func (s *Service) CancelManaged(ctx context.Context, token, reason string) (Book
 	}
 	switch {
 	case !b.Active():
-		return Booking{}, ManageMeta{}, refusal(http.StatusConflict, MsgCannotCancel)
+		return Booking{}, ManageMeta{}, refusal(http.StatusConflict, msgCannotCancel)
 	case s.o.DisableSelfCancel:
-		return Booking{}, ManageMeta{}, refusal(http.StatusForbidden, MsgCancelDisabled)
+		return Booking{}, ManageMeta{}, refusal(http.StatusForbidden, msgCancelDisabled)
 	case s.pastDeadline(b):
-		return Booking{}, ManageMeta{}, refusal(http.StatusUnprocessableEntity, MsgTooLateToCancel)
+		return Booking{}, ManageMeta{}, refusal(http.StatusUnprocessableEntity, msgTooLateToCancel)
 	}
 	cancelled, err := s.Cancel(ctx, b.ID, ActorCustomer, reason)
 	if errors.Is(err, ErrWrongStatus) {
-		return Booking{}, ManageMeta{}, refusal(http.StatusConflict, MsgCannotCancel)
+		return Booking{}, ManageMeta{}, refusal(http.StatusConflict, msgCannotCancel)
 	}
 	if err != nil {
 		return Booking{}, ManageMeta{}, err
@@ -183,35 +183,35 @@ func (s *Service) RescheduleManaged(ctx context.Context, token, startTime string
 		now := s.o.Now()
 		switch {
 		case start.Before(now.Add(max(minAdvance, 0))):
-			return Booking{}, ManageMeta{}, invalid("start_time", MsgTooSoon)
+			return Booking{}, ManageMeta{}, invalid("start_time", msgTooSoon)
 		case maxAdvance > 0 && start.After(now.Add(maxAdvance)):
-			return Booking{}, ManageMeta{}, invalid("start_time", MsgTooFar)
+			return Booking{}, ManageMeta{}, invalid("start_time", msgTooFar)
 		case start.Before(s.changeableFrom()) && !start.Equal(b.Start):
 			// The customer would be locked out of the booking they just
 			// moved: a move through the link keeps it changeable.
-			return Booking{}, ManageMeta{}, invalid("start_time", MsgInsideChangeWindow)
+			return Booking{}, ManageMeta{}, invalid("start_time", msgInsideChangeWindow)
 		}
 	}
 	switch {
 	case !b.Active():
-		return Booking{}, ManageMeta{}, refusal(http.StatusConflict, MsgCannotReschedule)
+		return Booking{}, ManageMeta{}, refusal(http.StatusConflict, msgCannotReschedule)
 	case errors.Is(svcErr, ErrNotFound) || svcErr == nil && !svc.IsActive:
-		return Booking{}, ManageMeta{}, refusal(http.StatusNotFound, MsgServiceGone)
+		return Booking{}, ManageMeta{}, refusal(http.StatusNotFound, msgServiceGone)
 	case svcErr != nil:
 		return Booking{}, ManageMeta{}, svcErr
 	case s.pastDeadline(b):
-		return Booking{}, ManageMeta{}, refusal(http.StatusUnprocessableEntity, MsgTooLateToReschedule)
+		return Booking{}, ManageMeta{}, refusal(http.StatusUnprocessableEntity, msgTooLateToReschedule)
 	case parseErr != nil:
-		return Booking{}, ManageMeta{}, refusal(http.StatusUnprocessableEntity, MsgTimeNotUnderstood)
+		return Booking{}, ManageMeta{}, refusal(http.StatusUnprocessableEntity, msgTimeNotUnderstood)
 	case start.Equal(b.Start):
-		return Booking{}, ManageMeta{}, refusal(http.StatusUnprocessableEntity, MsgAlreadyAtThatTime)
+		return Booking{}, ManageMeta{}, refusal(http.StatusUnprocessableEntity, msgAlreadyAtThatTime)
 	}
 	moved, err := s.Reschedule(ctx, b.ID, start, ActorCustomer)
 	switch {
 	case errors.Is(err, ErrWrongStatus):
-		return Booking{}, ManageMeta{}, refusal(http.StatusConflict, MsgCannotReschedule)
+		return Booking{}, ManageMeta{}, refusal(http.StatusConflict, msgCannotReschedule)
 	case errors.Is(err, errNotOffered):
-		return Booking{}, ManageMeta{}, refusal(http.StatusUnprocessableEntity, MsgRescheduleNotOffered)
+		return Booking{}, ManageMeta{}, refusal(http.StatusUnprocessableEntity, msgRescheduleNotOffered)
 	case err != nil:
 		return Booking{}, ManageMeta{}, err
 	}

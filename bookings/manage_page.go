@@ -179,9 +179,9 @@ func (p *PageHandler) manageAnswer(w http.ResponseWriter, r *http.Request, b Boo
 	case errors.As(err, &refused):
 		return p.drawManage(w, r, refused.Status, nil, refused.Message)
 	case errors.Is(err, ErrSlotTaken):
-		return p.drawManage(w, r, http.StatusConflict, nil, MsgTaken)
+		return p.drawManage(w, r, http.StatusConflict, nil, msgTaken)
 	case errors.Is(err, ErrBusy):
-		return p.drawManage(w, r, http.StatusServiceUnavailable, nil, MsgBusy)
+		return p.drawManage(w, r, http.StatusServiceUnavailable, nil, msgBusy)
 	case err != nil:
 		return err
 	default:

@@ -116,7 +116,7 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 		if limit == 0 {
 			limit = PostLimitDefault
 		}
-		p.post = &api.Throttle{Name: "bookings_post", Limiter: o.RateLimiter, Limit: limit, Window: time.Minute, Message: MsgTooMany,
+		p.post = &api.Throttle{Name: "bookings_post", Limiter: o.RateLimiter, Limit: limit, Window: time.Minute, Message: msgTooMany,
 			TrustedProxies: o.TrustedProxies, Now: svc.o.Now, Logger: base.Logger}
 	}
 	mux := base.Mux
@@ -136,9 +136,9 @@ const maxFormBytes = 64 << 10
 func explainPage(err error) *web.Problem {
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return &web.Problem{Status: http.StatusNotFound, Err: err, ErrorPage: web.ErrorPage{Heading: "Service not found", Message: MsgNoService}}
+		return &web.Problem{Status: http.StatusNotFound, Err: err, ErrorPage: web.ErrorPage{Heading: "Service not found", Message: msgNoService}}
 	case errors.Is(err, ErrBadManageToken):
-		return &web.Problem{Status: http.StatusNotFound, Err: err, ErrorPage: web.ErrorPage{Heading: "Booking link not valid", Message: MsgBadManageToken}}
+		return &web.Problem{Status: http.StatusNotFound, Err: err, ErrorPage: web.ErrorPage{Heading: "Booking link not valid", Message: msgBadManageToken}}
 	}
 	return nil
 }
@@ -282,7 +282,7 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		if !allowed {
-			return p.draw(w, r, http.StatusTooManyRequests, svc, nil, web.WaitMessage(w, MsgTooMany))
+			return p.draw(w, r, http.StatusTooManyRequests, svc, nil, web.WaitMessage(w, msgTooMany))
 		}
 	}
 	_, token, err := p.svc.Create(r.Context(), nb)
@@ -291,9 +291,9 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 	case errors.As(err, &ve):
 		return p.draw(w, r, http.StatusUnprocessableEntity, svc, ve)
 	case errors.Is(err, ErrSlotTaken):
-		return p.draw(w, r, http.StatusConflict, svc, nil, MsgTaken)
+		return p.draw(w, r, http.StatusConflict, svc, nil, msgTaken)
 	case errors.Is(err, ErrBusy):
-		return p.draw(w, r, http.StatusServiceUnavailable, svc, nil, MsgBusy)
+		return p.draw(w, r, http.StatusServiceUnavailable, svc, nil, msgBusy)
 	case err != nil:
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Given is v as a given field of an input: every field of ServiceInput,
+// Given is v as a given field of an input: every field of OfferingInput,
 // ProviderInput, HoursInput and their siblings is a pointer, so that nil
 // means "not given" (an update changes only what it is given):
 //
@@ -34,7 +34,7 @@ func (s *Service) AddWeekdayHours(ctx context.Context, providerID int64, days []
 // Setup is a bookable service in one call: a service, a provider who
 // offers it, and the provider's weekly hours.
 type Setup struct {
-	Service  ServiceInput
+	Service  OfferingInput
 	Provider ProviderInput
 	// Days, Start and End are the provider's hours: Weekdays from 09:00
 	// to 17:00 when Days is empty.

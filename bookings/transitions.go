@@ -162,7 +162,7 @@ func (s *Service) Reassign(ctx context.Context, id, providerID int64, actor stri
 	}
 	i := slices.IndexFunc(offers, func(o Offer) bool { return o.ID == providerID })
 	if i < 0 {
-		return Booking{}, invalid("provider_id", MsgProviderNotHere)
+		return Booking{}, invalid("provider_id", msgProviderNotHere)
 	}
 	moved, err := s.move(ctx, b, svc, offers[i], b.Start, length(svc, offers[i]), "reassigned", s.changeHook(func(m Booking) []Event {
 		return []Event{{Type: EventReassigned, Booking: m, Actor: actor, PreviousProviderID: b.ProviderID}}

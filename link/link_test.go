@@ -131,7 +131,7 @@ func TestBookingsLink(t *testing.T) {
 		require.Subset(t, s.webhooks.Events(), link.BookingWebhooks)
 		require.NotContains(t, s.webhooks.Events(), bookings.EventManageTokenReissued)
 		name, slug, minutes, zone := "Call", "call", 30, "UTC"
-		svc, err := s.bookings.CreateService(ctx, bookings.ServiceInput{Name: &name, Slug: &slug, Duration: &minutes, TimeZone: &zone})
+		svc, err := s.bookings.CreateService(ctx, bookings.OfferingInput{Name: &name, Slug: &slug, Duration: &minutes, TimeZone: &zone})
 		require.NoError(t, err)
 		pname, pslug := "Sam", "sam"
 		p, err := s.bookings.CreateProvider(ctx, bookings.ProviderInput{Name: &pname, Slug: &pslug, TimeZone: &zone})

@@ -42,7 +42,7 @@ func TestUseBeforeMigrateNamesTheCall(t *testing.T) {
 		bs, err := bookings.NewService(bookingssql.New(db), nil)
 		require.NoError(t, err)
 		name, slug, minutes, zone := "Consultation", "consultation", 30, "UTC"
-		_, err = bs.CreateService(ctx, bookings.ServiceInput{Name: &name, Slug: &slug, Duration: &minutes, TimeZone: &zone})
+		_, err = bs.CreateService(ctx, bookings.OfferingInput{Name: &name, Slug: &slug, Duration: &minutes, TimeZone: &zone})
 		require.ErrorIs(t, err, store.ErrNotMigrated)
 		require.ErrorContains(t, err, "store.Migrate(ctx, db, bookingssql.Migrations)")
 		_, err = bs.Services(ctx)

@@ -191,7 +191,7 @@ func (s *site) seed(ctx context.Context, url string) error {
 		return err
 	}
 	name, slug, minutes, zone := "Consultation", "consultation", 30, "UTC"
-	if _, err := s.bookings.CreateService(ctx, bookings.ServiceInput{Name: &name, Slug: &slug, Duration: &minutes, TimeZone: &zone}); err != nil {
+	if _, err := s.bookings.CreateService(ctx, bookings.OfferingInput{Name: &name, Slug: &slug, Duration: &minutes, TimeZone: &zone}); err != nil {
 		return err
 	}
 	who, whoSlug := "Sam", "sam"
