@@ -10,7 +10,7 @@ import (
 // ProviderInput, HoursInput and their siblings is a pointer, so that nil
 // means "not given" (an update changes only what it is given):
 //
-//	svc.CreateService(ctx, bookings.ServiceInput{Name: bookings.Given("Consultation"), Duration: bookings.Given(30)})
+//	svc.CreateService(ctx, bookings.OfferingInput{Name: bookings.Given("Consultation"), Duration: bookings.Given(30)})
 func Given[T any](v T) *T { return &v }
 
 // Weekdays are Monday to Friday, for [Service.AddWeekdayHours].
