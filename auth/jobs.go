@@ -10,20 +10,20 @@ import (
 // PruneInterval is how often the prune job runs.
 const PruneInterval = 15 * time.Minute
 
-// PruneArgs is the periodic job that deletes ended sessions, expired
+// pruneArgs is the periodic job that deletes ended sessions, expired
 // remember-me tokens and stale password resets ([Service.PruneSessions]).
-type PruneArgs struct{}
+type pruneArgs struct{}
 
 // Kind implements river.JobArgs.
-func (PruneArgs) Kind() string { return "auth_prune" }
+func (pruneArgs) Kind() string { return "auth_prune" }
 
 type pruneWorker struct {
-	river.WorkerDefaults[PruneArgs]
+	river.WorkerDefaults[pruneArgs]
 	svc *Service
 }
 
 // Work prunes once.
-func (w *pruneWorker) Work(ctx context.Context, _ *river.Job[PruneArgs]) error {
+func (w *pruneWorker) Work(ctx context.Context, _ *river.Job[pruneArgs]) error {
 	n, err := w.svc.PruneSessions(ctx)
 	if err == nil && n > 0 {
 		w.svc.logger.DebugContext(ctx, "auth: pruned", "rows", n)
@@ -41,6 +41,6 @@ func RegisterWorkers(workers *river.Workers, svc *Service) error {
 // store.Queue.AddPeriodicJobs. River runs it on the leader only.
 func PeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(PruneInterval),
-		func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, nil },
-		&river.PeriodicJobOpts{ID: PruneArgs{}.Kind(), RunOnStart: true})}
+		func() (river.JobArgs, *river.InsertOpts) { return pruneArgs{}, nil },
+		&river.PeriodicJobOpts{ID: pruneArgs{}.Kind(), RunOnStart: true})}
 }

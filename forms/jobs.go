@@ -10,31 +10,31 @@ import (
 
 // notificationWorker sends queued notifications.
 type notificationWorker struct {
-	river.WorkerDefaults[NotificationArgs]
+	river.WorkerDefaults[notificationArgs]
 	svc *Service
 }
 
-func (w *notificationWorker) Work(ctx context.Context, job *river.Job[NotificationArgs]) error {
+func (w *notificationWorker) Work(ctx context.Context, job *river.Job[notificationArgs]) error {
 	return w.svc.SendNotification(ctx, job.Args)
 }
 
 // SweepInterval is how often the sweep of kept uploads runs.
 const SweepInterval = 15 * time.Minute
 
-// SweepArgs is the periodic job that deletes uploads kept longer than
+// sweepArgs is the periodic job that deletes uploads kept longer than
 // UploadKeepTime, with their files ([Service.SweepKeptUploads]).
-type SweepArgs struct{}
+type sweepArgs struct{}
 
 // Kind implements river.JobArgs.
-func (SweepArgs) Kind() string { return "forms_sweep_kept_uploads" }
+func (sweepArgs) Kind() string { return "forms_sweep_kept_uploads" }
 
 type sweepWorker struct {
-	river.WorkerDefaults[SweepArgs]
+	river.WorkerDefaults[sweepArgs]
 	svc *Service
 }
 
 // Work sweeps once.
-func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
+func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 	n, err := w.svc.SweepKeptUploads(ctx)
 	if err == nil && n > 0 {
 		w.svc.logger.DebugContext(ctx, "forms: swept kept uploads", "files", n)
@@ -60,6 +60,6 @@ func RegisterWorkers(workers *river.Workers, svc *Service) error {
 // with store.Queue.AddPeriodicJobs.
 func PeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(SweepInterval),
-		func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, nil },
-		&river.PeriodicJobOpts{ID: SweepArgs{}.Kind(), RunOnStart: true})}
+		func() (river.JobArgs, *river.InsertOpts) { return sweepArgs{}, nil },
+		&river.PeriodicJobOpts{ID: sweepArgs{}.Kind(), RunOnStart: true})}
 }

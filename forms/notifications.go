@@ -164,19 +164,19 @@ func (n *Notification) sends(a answers, names map[string]string) bool {
 	return holds
 }
 
-// NotificationArgs is the job that sends one notification for one
+// notificationArgs is the job that sends one notification for one
 // submission.
-type NotificationArgs struct {
+type notificationArgs struct {
 	FormID         int64 `json:"form_id"`
 	NotificationID int64 `json:"notification_id"`
 	SubmissionID   int64 `json:"submission_id"`
 }
 
 // Kind implements river.JobArgs.
-func (NotificationArgs) Kind() string { return "forms_notification" }
+func (notificationArgs) Kind() string { return "forms_notification" }
 
 // InsertOpts gives the job NotificationAttempts tries.
-func (NotificationArgs) InsertOpts() river.InsertOpts {
+func (notificationArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: NotificationAttempts}
 }
 
@@ -188,7 +188,7 @@ func (s *Service) queueNotifications(ctx context.Context, tx *sql.Tx, list []Not
 		if !n.sends(a, names) {
 			continue
 		}
-		args := NotificationArgs{FormID: sub.FormID, NotificationID: n.ID, SubmissionID: sub.ID}
+		args := notificationArgs{FormID: sub.FormID, NotificationID: n.ID, SubmissionID: sub.ID}
 		if err := s.enqueuer.EnqueueTx(ctx, tx, args, nil); err != nil {
 			return fmt.Errorf("queue notification %d: %w", n.ID, err)
 		}
@@ -260,7 +260,7 @@ func recipients(n *Notification, sub *Submission) []string {
 // notification job calls it. A notification or submission deleted in the
 // meantime, a disabled notification, or no recipient, sends nothing and
 // is not an error.
-func (s *Service) SendNotification(ctx context.Context, args NotificationArgs) error {
+func (s *Service) SendNotification(ctx context.Context, args notificationArgs) error {
 	if s.mailer == nil {
 		return errors.New("forms: send notification: no mailer")
 	}

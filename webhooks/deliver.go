@@ -90,26 +90,26 @@ func RequestIDFrom(ctx context.Context) (string, bool) {
 
 // ---- dispatch ----
 
-// DeliverArgs is the job that makes one attempt of each of its
+// deliverArgs is the job that makes one attempt of each of its
 // deliveries, at once: those of one event (a fan-out), or a batch the
 // sweeper queued. Each carries its claim (Unix microseconds): the
 // delivery's NextAttemptAt when the job was queued. A delivery whose claim
 // no longer matches is stale and is left alone.
-type DeliverArgs struct {
-	Deliveries []DeliveryClaim `json:"deliveries"`
+type deliverArgs struct {
+	Deliveries []deliveryClaim `json:"deliveries"`
 }
 
-// DeliveryClaim is one delivery of a DeliverArgs job.
-type DeliveryClaim struct {
+// deliveryClaim is one delivery of a deliverArgs job.
+type deliveryClaim struct {
 	ID    int64 `json:"id"`
 	Claim int64 `json:"claim"`
 }
 
 // Kind implements river.JobArgs.
-func (DeliverArgs) Kind() string { return "webhooks_deliver" }
+func (deliverArgs) Kind() string { return "webhooks_deliver" }
 
-// MaxDeliveriesPerJob bounds a DeliverArgs job.
-const MaxDeliveriesPerJob = 50
+// maxDeliveriesPerJob bounds a deliverArgs job.
+const maxDeliveriesPerJob = 50
 
 // Fanout reports a dispatch: the event's id and how many deliveries it
 // recorded.
@@ -220,16 +220,16 @@ func hashOf(b []byte) string {
 }
 
 // enqueue queues the attempt jobs of deliveries under claim,
-// MaxDeliveriesPerJob to a job, in tx when there is one.
+// maxDeliveriesPerJob to a job, in tx when there is one.
 func (s *Service) enqueue(ctx context.Context, tx *sql.Tx, ids []int64, claim time.Time) error {
 	if s.opts.Enqueuer == nil {
 		return nil // recorded; a loop, or the sweeper of an instance with a queue, sends them
 	}
 	var jobs []river.InsertManyParams
-	for batch := range slices.Chunk(ids, MaxDeliveriesPerJob) {
-		args := DeliverArgs{Deliveries: make([]DeliveryClaim, len(batch))}
+	for batch := range slices.Chunk(ids, maxDeliveriesPerJob) {
+		args := deliverArgs{Deliveries: make([]deliveryClaim, len(batch))}
 		for i, id := range batch {
-			args.Deliveries[i] = DeliveryClaim{ID: id, Claim: claim.UnixMicro()}
+			args.Deliveries[i] = deliveryClaim{ID: id, Claim: claim.UnixMicro()}
 		}
 		jobs = append(jobs, river.InsertManyParams{Args: args, InsertOpts: &river.InsertOpts{Queue: s.opts.Queue, MaxAttempts: 1}})
 	}
@@ -242,7 +242,7 @@ func (s *Service) enqueue(ctx context.Context, tx *sql.Tx, ids []int64, claim ti
 // delivery (a stale claim does nothing), parks it if its subscription is
 // inactive, else sends it and records the outcome.
 func (s *Service) Attempt(ctx context.Context, deliveryID int64, claim time.Time) error {
-	return s.AttemptAll(ctx, []DeliveryClaim{{ID: deliveryID, Claim: claim.UnixMicro()}})
+	return s.AttemptAll(ctx, []deliveryClaim{{ID: deliveryID, Claim: claim.UnixMicro()}})
 }
 
 // AttemptAll makes one attempt of each delivery at once, as Attempt does:
@@ -250,7 +250,7 @@ func (s *Service) Attempt(ctx context.Context, deliveryID int64, claim time.Time
 // successes are recorded together (those done within deliveredBatchWait
 // of each other). The error joins those of the deliveries that could not
 // be recorded (the sweeper recovers them once their claims run out).
-func (s *Service) AttemptAll(ctx context.Context, claims []DeliveryClaim) error {
+func (s *Service) AttemptAll(ctx context.Context, claims []deliveryClaim) error {
 	ids := make([]int64, len(claims))
 	for i, c := range claims {
 		ids[i] = c.ID
@@ -264,14 +264,14 @@ func (s *Service) AttemptAll(ctx context.Context, claims []DeliveryClaim) error 
 		byID[found[i].ID] = &found[i]
 	}
 	now := s.now()
-	var due []func(delivered func(Delivered)) error
+	var due []func(delivered func(SuccessfulAttempt)) error
 	for _, c := range claims {
 		claim := claimOf(c.Claim)
 		d := byID[c.ID]
 		if d == nil || (d.Status != StatusPending && d.Status != StatusRetrying) || d.NextAttemptAt == nil || !d.NextAttemptAt.Equal(claim) {
 			continue // stale: finished, parked, claimed anew, or gone
 		}
-		due = append(due, func(delivered func(Delivered)) error {
+		due = append(due, func(delivered func(SuccessfulAttempt)) error {
 			return s.attempt(ctx, d, subs[d.SubscriptionID], claim, now, delivered)
 		})
 	}
@@ -279,10 +279,10 @@ func (s *Service) AttemptAll(ctx context.Context, claims []DeliveryClaim) error 
 		return due[0](nil)
 	}
 	errs := make([]error, len(due)+1)
-	results := make(chan Delivered, len(due))
+	results := make(chan SuccessfulAttempt, len(due))
 	var wg sync.WaitGroup
 	for i, run := range due {
-		wg.Go(func() { errs[i] = run(func(x Delivered) { results <- x }) })
+		wg.Go(func() { errs[i] = run(func(x SuccessfulAttempt) { results <- x }) })
 	}
 	go func() {
 		wg.Wait()
@@ -298,8 +298,8 @@ const deliveredBatchWait = 20 * time.Millisecond
 
 // recordDelivered writes the successes arriving on results, in batches,
 // until it is closed, and runs the delivered hooks for each.
-func (s *Service) recordDelivered(ctx context.Context, results <-chan Delivered) error {
-	var pending []Delivered
+func (s *Service) recordDelivered(ctx context.Context, results <-chan SuccessfulAttempt) error {
+	var pending []SuccessfulAttempt
 	var errs []error
 	flush := func() {
 		if len(pending) == 0 {
@@ -338,7 +338,7 @@ func (s *Service) recordDelivered(ctx context.Context, results <-chan Delivered)
 
 // attempt makes one attempt of d, read under claim. A success goes to
 // delivered to be recorded with others when it is not nil.
-func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, claim, now time.Time, delivered func(Delivered)) error {
+func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, claim, now time.Time, delivered func(SuccessfulAttempt)) error {
 	// The claim keeps the sweeper away until it runs out; only an attempt
 	// that starts too close to that takes a fresh lease (a write).
 	lease := claim
@@ -370,7 +370,7 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 		}
 		d.Status, d.NextAttemptAt, d.DeliveredAt = StatusDelivered, nil, &now
 		if delivered != nil {
-			delivered(Delivered{Delivery: d, Lease: lease})
+			delivered(SuccessfulAttempt{Delivery: d, Lease: lease})
 			return nil
 		}
 		if _, err := s.store.FinishAttempt(ctx, d, lease, OutcomeSuccess, s.opts.DisableAfterFailures); err != nil {

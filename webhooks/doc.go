@@ -156,7 +156,7 @@
 // their email, keeping the rows, hashes and sizes.
 //
 // Reconciliation is the safety net for webhooks that never arrive: every 15
-// minutes ([ReconcileArgs], or [Service.Reconcile] by hand) the sessions
+// minutes (a periodic job of [PeriodicJobs], or [Service.Reconcile] by hand) the sessions
 // that [PaymentSessions] reports as awaiting settlement, quiet for
 // Options.ReconcileAfter (15 minutes) and younger than seven days, are
 // looked up with their provider, and those it confirmed or cancelled are

@@ -8,64 +8,64 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// SweepArgs is the periodic job (every minute) that queues due retries
+// sweepArgs is the periodic job (every minute) that queues due retries
 // and recovers lost jobs.
-type SweepArgs struct{}
+type sweepArgs struct{}
 
 // Kind implements river.JobArgs.
-func (SweepArgs) Kind() string { return "webhooks_sweep" }
+func (sweepArgs) Kind() string { return "webhooks_sweep" }
 
-// PruneArgs is the daily job (03:45) that prunes finished deliveries.
-type PruneArgs struct{}
+// pruneArgs is the daily job (03:45) that prunes finished deliveries.
+type pruneArgs struct{}
 
 // Kind implements river.JobArgs.
-func (PruneArgs) Kind() string { return "webhooks_prune" }
+func (pruneArgs) Kind() string { return "webhooks_prune" }
 
 type deliverWorker struct {
-	river.WorkerDefaults[DeliverArgs]
+	river.WorkerDefaults[deliverArgs]
 	svc *Service
 }
 
 // Work attempts the job's deliveries at once; each stands alone, so one
 // that fails to be recorded (an error here) is recovered by the sweeper
 // once its claim runs out.
-func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
+func (w *deliverWorker) Work(ctx context.Context, job *river.Job[deliverArgs]) error {
 	return w.svc.AttemptAll(ctx, job.Args.Deliveries)
 }
 
 // Timeout bounds one attempt: the request's timeout and a margin for the
 // bookkeeping.
-func (w *deliverWorker) Timeout(*river.Job[DeliverArgs]) time.Duration {
+func (w *deliverWorker) Timeout(*river.Job[deliverArgs]) time.Duration {
 	return w.svc.opts.Timeout + 30*time.Second
 }
 
 type sweepWorker struct {
-	river.WorkerDefaults[SweepArgs]
+	river.WorkerDefaults[sweepArgs]
 	svc *Service
 }
 
-func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
+func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 	_, err := w.svc.Sweep(ctx)
 	return err
 }
 
 type pruneWorker struct {
-	river.WorkerDefaults[PruneArgs]
+	river.WorkerDefaults[pruneArgs]
 	svc *Service
 }
 
-func (w *pruneWorker) Work(ctx context.Context, _ *river.Job[PruneArgs]) error {
+func (w *pruneWorker) Work(ctx context.Context, _ *river.Job[pruneArgs]) error {
 	_, err := w.svc.Prune(ctx)
 	_, ierr := w.svc.PruneInbound(ctx)
 	return errors.Join(err, ierr)
 }
 
 type reconcileSessionWorker struct {
-	river.WorkerDefaults[ReconcileSessionArgs]
+	river.WorkerDefaults[reconcileSessionArgs]
 	svc *Service
 }
 
-func (w *reconcileSessionWorker) Work(ctx context.Context, job *river.Job[ReconcileSessionArgs]) error {
+func (w *reconcileSessionWorker) Work(ctx context.Context, job *river.Job[reconcileSessionArgs]) error {
 	if w.svc.opts.PaymentSessions == nil {
 		return nil
 	}
@@ -77,16 +77,16 @@ func (w *reconcileSessionWorker) Work(ctx context.Context, job *river.Job[Reconc
 var reconcileBackoff = []time.Duration{30 * time.Second, 120 * time.Second}
 
 // NextRetry waits 30 s, then 120 s.
-func (w *reconcileSessionWorker) NextRetry(job *river.Job[ReconcileSessionArgs]) time.Time {
+func (w *reconcileSessionWorker) NextRetry(job *river.Job[reconcileSessionArgs]) time.Time {
 	return time.Now().Add(reconcileBackoff[min(max(job.Attempt, 1), len(reconcileBackoff))-1])
 }
 
 type reconcileWorker struct {
-	river.WorkerDefaults[ReconcileArgs]
+	river.WorkerDefaults[reconcileArgs]
 	svc *Service
 }
 
-func (w *reconcileWorker) Work(ctx context.Context, job *river.Job[ReconcileArgs]) error {
+func (w *reconcileWorker) Work(ctx context.Context, job *river.Job[reconcileArgs]) error {
 	if w.svc.opts.PaymentSessions == nil {
 		return nil
 	}
@@ -127,14 +127,14 @@ const SweepInterval = time.Minute
 func PeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(SweepInterval),
-			func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, nil },
-			&river.PeriodicJobOpts{ID: SweepArgs{}.Kind(), RunOnStart: true}),
+			func() (river.JobArgs, *river.InsertOpts) { return sweepArgs{}, nil },
+			&river.PeriodicJobOpts{ID: sweepArgs{}.Kind(), RunOnStart: true}),
 		river.NewPeriodicJob(DailyAt(3, 45, time.UTC),
-			func() (river.JobArgs, *river.InsertOpts) { return PruneArgs{}, nil },
-			&river.PeriodicJobOpts{ID: PruneArgs{}.Kind()}),
+			func() (river.JobArgs, *river.InsertOpts) { return pruneArgs{}, nil },
+			&river.PeriodicJobOpts{ID: pruneArgs{}.Kind()}),
 		river.NewPeriodicJob(river.PeriodicInterval(ReconcileInterval),
-			func() (river.JobArgs, *river.InsertOpts) { return ReconcileArgs{}, nil },
-			&river.PeriodicJobOpts{ID: ReconcileArgs{}.Kind()}),
+			func() (river.JobArgs, *river.InsertOpts) { return reconcileArgs{}, nil },
+			&river.PeriodicJobOpts{ID: reconcileArgs{}.Kind()}),
 	}
 }
 

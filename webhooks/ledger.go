@@ -97,7 +97,7 @@ func (s *Service) Prune(ctx context.Context) (int, error) {
 	if s.opts.Retention < 0 {
 		return 0, nil
 	}
-	n, err := s.store.PruneDeliveries(ctx, s.now().Add(-s.opts.Retention), PruneBatch)
+	n, err := s.store.PruneDeliveries(ctx, s.now().Add(-s.opts.Retention), pruneBatch)
 	return n, wrap("prune", err)
 }
 
@@ -124,7 +124,7 @@ func (s *Service) RedactCustomer(ctx context.Context, customerID string, orderID
 	n := 0
 	var after int64
 	for {
-		batch, err := s.store.DeliveriesAbout(ctx, customerID, orderIDs, after, RedactBatch)
+		batch, err := s.store.DeliveriesAbout(ctx, customerID, orderIDs, after, redactBatch)
 		if err != nil {
 			return n, wrap("redact", err)
 		}
@@ -142,7 +142,7 @@ func (s *Service) RedactCustomer(ctx context.Context, customerID string, orderID
 			}
 			n++
 		}
-		if len(batch) < RedactBatch {
+		if len(batch) < redactBatch {
 			return n, nil
 		}
 	}

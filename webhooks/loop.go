@@ -52,7 +52,7 @@ func (s *Service) RunDeliveries(ctx context.Context) error {
 	defer s.loop.running.Store(false)
 	work := context.WithoutCancel(ctx) // attempts under way finish after a stop
 	slots := make(chan struct{}, s.opts.MaxInFlight)
-	results := make(chan Delivered, s.opts.MaxInFlight)
+	results := make(chan SuccessfulAttempt, s.opts.MaxInFlight)
 	recorded := make(chan struct{})
 	go func() {
 		defer close(recorded)
@@ -84,7 +84,7 @@ func (s *Service) RunDeliveries(ctx context.Context) error {
 			slots <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-slots }()
-				if err := s.attempt(work, c.d, c.sub, lease, now, func(x Delivered) { results <- x }); err != nil {
+				if err := s.attempt(work, c.d, c.sub, lease, now, func(x SuccessfulAttempt) { results <- x }); err != nil {
 					s.logger.ErrorContext(work, "webhooks: record attempt", "delivery", c.d.ID, "error", err)
 				}
 			})

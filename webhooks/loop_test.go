@@ -120,7 +120,7 @@ type failingStore struct {
 
 var errKilled = errors.New("killed")
 
-func (f failingStore) FinishDelivered(ctx context.Context, ds []webhooks.Delivered) ([]int64, error) {
+func (f failingStore) FinishDelivered(ctx context.Context, ds []webhooks.SuccessfulAttempt) ([]int64, error) {
 	if f.killed.Load() {
 		return nil, errKilled
 	}

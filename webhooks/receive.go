@@ -141,7 +141,7 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 	}
 	if ev.Outcome == PaymentSucceeded || ev.Outcome == PaymentFailed {
 		if s.opts.PaymentSessions != nil && s.opts.Enqueuer != nil && ev.SessionReference != "" {
-			args := ReconcileSessionArgs{Provider: provider, Reference: ev.SessionReference, Outcome: ev.Outcome}
+			args := reconcileSessionArgs{Provider: provider, Reference: ev.SessionReference, Outcome: ev.Outcome}
 			if err := s.opts.Enqueuer.Enqueue(ctx, args, nil); err != nil {
 				// Without its job the settlement would rest on the
 				// periodic reconciliation alone: let the provider retry.
@@ -276,29 +276,29 @@ func (s *Service) received(ctx context.Context, provider string, ev *InboundEven
 
 // ---- reconciliation ----
 
-// ReconcileSessionArgs is the job that settles one payment session a
+// reconcileSessionArgs is the job that settles one payment session a
 // webhook reported on.
-type ReconcileSessionArgs struct {
+type reconcileSessionArgs struct {
 	Provider  string         `json:"provider"`
 	Reference string         `json:"reference"`
 	Outcome   PaymentOutcome `json:"outcome"`
 }
 
 // Kind implements river.JobArgs.
-func (ReconcileSessionArgs) Kind() string { return "webhooks_reconcile_session" }
+func (reconcileSessionArgs) Kind() string { return "webhooks_reconcile_session" }
 
 // InsertOpts implements river.JobArgsWithInsertOpts: three tries.
-func (ReconcileSessionArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 3} }
+func (reconcileSessionArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 3} }
 
-// ReconcileArgs is the periodic job (every 15 minutes) that asks providers
+// reconcileArgs is the periodic job (every 15 minutes) that asks providers
 // about quiet payment sessions.
-type ReconcileArgs struct {
+type reconcileArgs struct {
 	// After overrides Options.ReconcileAfter when positive.
 	After time.Duration `json:"after,omitempty"`
 }
 
 // Kind implements river.JobArgs.
-func (ReconcileArgs) Kind() string { return "webhooks_reconcile" }
+func (reconcileArgs) Kind() string { return "webhooks_reconcile" }
 
 // ReconcileReport counts what a reconciliation did.
 type ReconcileReport struct {
@@ -415,7 +415,7 @@ func (s *Service) PruneInbound(ctx context.Context) (int, error) {
 	if s.opts.InboundRetention < 0 {
 		return 0, nil
 	}
-	n, err := s.store.PruneInbound(ctx, s.now().Add(-s.opts.InboundRetention), PruneBatch)
+	n, err := s.store.PruneInbound(ctx, s.now().Add(-s.opts.InboundRetention), pruneBatch)
 	return n, wrap("prune inbound", err)
 }
 

@@ -39,10 +39,10 @@ const (
 	// ResponseBodyLimit is how much of a receiver's answer is kept, in
 	// bytes.
 	ResponseBodyLimit = 2000
-	// PruneBatch is how many rows a prune deletes at a time.
-	PruneBatch = 1000
-	// RedactBatch is how many deliveries a redaction reads at a time.
-	RedactBatch = 500
+	// pruneBatch is how many rows a prune deletes at a time.
+	pruneBatch = 1000
+	// redactBatch is how many deliveries a redaction reads at a time.
+	redactBatch = 500
 )
 
 // BackoffDefault is the wait after the first, second, ... failed attempt;

@@ -77,7 +77,7 @@ type Store interface {
 	// FinishAttempt with OutcomeSuccess records each (status delivered,
 	// next_attempt_at cleared, each under its lease). It returns the IDs
 	// that were no longer under their lease; nothing is written for them.
-	FinishDelivered(ctx context.Context, ds []Delivered) (lost []int64, err error)
+	FinishDelivered(ctx context.Context, ds []SuccessfulAttempt) (lost []int64, err error)
 	// ClaimDue claims up to limit pending or retrying deliveries due by
 	// now (the oldest due), setting NextAttemptAt to lease, and calls then
 	// with their IDs in the same transaction. It returns the IDs, in no
@@ -134,9 +134,9 @@ type InboundQuery struct {
 	Offset, Limit int
 }
 
-// Delivered is an attempt answered 2xx, for FinishDelivered: the
+// SuccessfulAttempt is an attempt answered 2xx, for FinishDelivered: the
 // delivery as it is to be written, and the lease it was made under.
-type Delivered struct {
+type SuccessfulAttempt struct {
 	Delivery *Delivery
 	Lease    time.Time
 }

@@ -194,7 +194,7 @@ func (s *Store) FinishAttempt(ctx context.Context, d *webhooks.Delivery, lease t
 
 // FinishDelivered implements webhooks.Store: on Postgres one statement
 // for the lot, on SQLite one transaction.
-func (s *Store) FinishDelivered(ctx context.Context, ds []webhooks.Delivered) ([]int64, error) {
+func (s *Store) FinishDelivered(ctx context.Context, ds []webhooks.SuccessfulAttempt) ([]int64, error) {
 	if len(ds) == 0 {
 		return nil, nil
 	}

@@ -418,7 +418,7 @@ func exerciseFinishDelivered(t *testing.T, newStore func(t *testing.T) webhooks.
 		newDelivery(a.ID, 3, webhooks.StatusPending, &claim))
 	b.ConsecutiveFailures = 3
 	require.NoError(t, s.UpdateSubscription(ctx, b))
-	var batch []webhooks.Delivered
+	var batch []webhooks.SuccessfulAttempt
 	for i := range ds {
 		d := ds[i]
 		code, body := 200+i, fmt.Sprintf("ok %d", i)
@@ -428,7 +428,7 @@ func exerciseFinishDelivered(t *testing.T, newStore func(t *testing.T) webhooks.
 		if i == 2 {
 			lease = claim.Add(time.Hour) // lost
 		}
-		batch = append(batch, webhooks.Delivered{Delivery: &d, Lease: lease})
+		batch = append(batch, webhooks.SuccessfulAttempt{Delivery: &d, Lease: lease})
 	}
 	lost, err := s.FinishDelivered(ctx, batch)
 	require.NoError(t, err)
