@@ -4,8 +4,6 @@ import (
 	"log/slog"
 	"net/netip"
 	"net/url"
-
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // HTTPOptions are the settings every handler takes, embedded in each
@@ -19,7 +17,7 @@ type HTTPOptions struct {
 	// RateLimiter counts the handler's throttles; one in memory when nil.
 	// One limiter may be shared by every handler (each names its keys),
 	// and a store.SQLRateLimiter holds the limits across instances.
-	RateLimiter lite.RateLimiter
+	RateLimiter RateLimiter
 	// TrustedProxies may set X-Forwarded-For (and X-Forwarded-Proto):
 	// the client address is read from the header only when the request
 	// comes from one of them.

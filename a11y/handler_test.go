@@ -18,7 +18,6 @@ import (
 	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/internal/testkit"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 type tokens = testkit.Tokens
@@ -345,6 +344,6 @@ func FuzzResolveColor(f *testing.F) {
 // unlimited is a RateLimiter that never limits, for fuzzing.
 type unlimited struct{}
 
-func (unlimited) Hit(context.Context, string, int, time.Duration) (lite.RateLimit, error) {
-	return lite.RateLimit{Allowed: true, Limit: 1 << 30, Remaining: 1 << 30}, nil
+func (unlimited) Hit(context.Context, string, int, time.Duration) (groundwork.RateLimit, error) {
+	return groundwork.RateLimit{Allowed: true, Limit: 1 << 30, Remaining: 1 << 30}, nil
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Token format and defaults.
@@ -71,7 +70,7 @@ type Options struct {
 	// LoginLimiter counts failed sign-ins per email and client IP. Give a
 	// store.SQLRateLimiter so the lock-out holds across instances; in
 	// memory when nil.
-	LoginLimiter lite.RateLimitResetter
+	LoginLimiter groundwork.RateLimitResetter
 	// LoginAttempts is how many sign-ins a window allows before the
 	// lock-out (LoginAttemptsDefault when zero), LoginWindow the window
 	// (LoginWindowDefault).
@@ -107,7 +106,7 @@ type Service struct {
 	touchInterval time.Duration
 	hasher        *hasher
 	key           []byte
-	logins        lite.RateLimitResetter
+	logins        groundwork.RateLimitResetter
 	life          lifetimes
 	loginAttempts int
 	loginWindow   time.Duration

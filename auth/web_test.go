@@ -16,9 +16,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/mail"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // cheap are argon2id parameters that keep tests quick.
@@ -36,7 +36,7 @@ type site struct {
 
 type siteOptions struct {
 	store   auth.Store
-	limiter lite.RateLimitResetter
+	limiter groundwork.RateLimitResetter
 	web     auth.WebOptions
 	params  auth.PasswordParams
 }

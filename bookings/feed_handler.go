@@ -17,7 +17,6 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // Feed handler defaults.
@@ -69,7 +68,7 @@ var feedFile = regexp.MustCompile(`^([0-9a-f]{64})\.ics$`)
 
 // newBucket is a per-minute throttle named "bookings_"+name: limit a
 // minute, def when zero, none (nil) when negative.
-func newBucket(svc *Service, limiter lite.RateLimiter, trusted []netip.Prefix, logger *slog.Logger, name string, limit, def int) *api.Throttle {
+func newBucket(svc *Service, limiter groundwork.RateLimiter, trusted []netip.Prefix, logger *slog.Logger, name string, limit, def int) *api.Throttle {
 	if limit < 0 {
 		return nil
 	}

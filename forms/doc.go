@@ -44,7 +44,7 @@
 // submissions a minute from one IP to one form is a 429 that says when to
 // try again (a submission refused for a mistake is given back, up to
 // MistakesPerSubmission for each allowed one, so a person's corrections
-// are not counted; the limiter must be a lite.RateLimitRefunder, as both
+// are not counted; the limiter must be a groundwork.RateLimitRefunder, as both
 // of the library's are); answers that fail
 // their field's rules are a 422 keyed by field name; otherwise 201
 // {success, message, submission_id, redirect_url}. Fields hidden by

@@ -96,7 +96,7 @@ type Options struct {
 	// FormTokenUses counts each token's use, so that it is good once; in
 	// memory when nil. Give a store.SQLRateLimiter so it holds across
 	// instances.
-	FormTokenUses lite.RateLimiter
+	FormTokenUses groundwork.RateLimiter
 	// Logger receives failures nobody waits for (hooks, file clean-up).
 	Logger *slog.Logger
 }
@@ -122,7 +122,7 @@ type Service struct {
 	tokenKey      []byte
 	tokenMaxAge   time.Duration
 	tokenOptional bool
-	tokenUses     lite.RateLimiter
+	tokenUses     groundwork.RateLimiter
 }
 
 // NewService returns the forms service on st.

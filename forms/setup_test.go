@@ -49,7 +49,7 @@ type bundle struct {
 	queue   *store.Queue
 	blobDir string
 	clock   *clock
-	limiter lite.RateLimiter
+	limiter groundwork.RateLimiter
 	uuids   atomic.Int64
 }
 
@@ -94,7 +94,7 @@ func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
 		require.NoError(t, b.queue.Start(ctx))
 		t.Cleanup(func() { require.NoError(t, b.queue.Stop(context.Background())) })
 	}
-	var limiter lite.RateLimiter = lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: b.clock.Now})
+	var limiter groundwork.RateLimiter = lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: b.clock.Now})
 	if o.sqlLimiter {
 		limiter = store.NewSQLRateLimiter(b.db, &lite.RateLimiterOptions{Now: b.clock.Now})
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/store/lite"
 )
@@ -40,7 +41,7 @@ const MistakesPerSubmission = 4
 
 // submitSettings are what both handlers' options say of submissions.
 type submitSettings struct {
-	limiter  lite.RateLimiter
+	limiter  groundwork.RateLimiter
 	limit    int
 	window   time.Duration
 	trusted  []netip.Prefix

@@ -11,13 +11,12 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/metrics"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 type unlimited struct{}
 
-func (unlimited) Hit(context.Context, string, int, time.Duration) (lite.RateLimit, error) {
-	return lite.RateLimit{Allowed: true, Limit: 1 << 30, Remaining: 1 << 30}, nil
+func (unlimited) Hit(context.Context, string, int, time.Duration) (groundwork.RateLimit, error) {
+	return groundwork.RateLimit{Allowed: true, Limit: 1 << 30, Remaining: 1 << 30}, nil
 }
 
 // The contrast check's whole handler, plain and wrapped by Instrument

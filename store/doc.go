@@ -68,7 +68,7 @@
 //
 // # Rate limits
 //
-// lite.RateLimiter (package store/lite, which needs no driver) counts hits
+// groundwork.RateLimiter (package store/lite, which needs no driver) counts hits
 // in fixed windows; lite.MemoryRateLimiter serves one instance;
 // [SQLRateLimiter] keeps the counters in the database so a limit holds
 // across every instance.

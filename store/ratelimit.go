@@ -9,10 +9,11 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/store/lite"
 )
 
-// SQLRateLimiter is a [lite.RateLimiter] whose counters live in the table
+// SQLRateLimiter is a [groundwork.RateLimiter] whose counters live in the table
 // groundwork_rate_limits (see [CoreMigrations]), so every instance on the
 // database shares them. Each hit is counted by an atomic upsert; hits on
 // one key that arrive while that key's upsert is under way wait and go
@@ -71,13 +72,13 @@ RETURNING hits, reset_at`),
 	}
 }
 
-// Hit implements [lite.RateLimiter].
-func (l *SQLRateLimiter) Hit(ctx context.Context, key string, limit int, window time.Duration) (lite.RateLimit, error) {
-	if err := lite.CheckHit(limit, window); err != nil {
-		return lite.RateLimit{}, err
+// Hit implements [groundwork.RateLimiter].
+func (l *SQLRateLimiter) Hit(ctx context.Context, key string, limit int, window time.Duration) (groundwork.RateLimit, error) {
+	if err := groundwork.CheckHit(limit, window); err != nil {
+		return groundwork.RateLimit{}, err
 	}
 	if err := l.maybeSweep(ctx, NewTime(l.opts.Now())); err != nil {
-		return lite.RateLimit{}, err
+		return groundwork.RateLimit{}, err
 	}
 	l.mu.Lock()
 	k := l.keys[key]
@@ -100,14 +101,14 @@ func (l *SQLRateLimiter) Hit(ctx context.Context, key string, limit int, window 
 		select {
 		case <-b.done:
 		case <-ctx.Done():
-			return lite.RateLimit{}, fmt.Errorf("store: rate limit hit: %w", ctx.Err())
+			return groundwork.RateLimit{}, fmt.Errorf("store: rate limit hit: %w", ctx.Err())
 		}
 	}
 	if b.err != nil {
-		return lite.RateLimit{}, b.err
+		return groundwork.RateLimit{}, b.err
 	}
 	// The batch's hits end at b.hits; this hit is place-th of them.
-	return lite.NewRateLimit(b.hits-b.sealed+place, limit, b.reset.Time), nil
+	return groundwork.NewRateLimit(b.hits-b.sealed+place, limit, b.reset.Time), nil
 }
 
 // count runs batch b of key once the batch before it is done: it takes the
@@ -148,7 +149,7 @@ func (l *SQLRateLimiter) count(ctx context.Context, key string, k *hitKey, b *hi
 	l.mu.Unlock()
 }
 
-// Refund implements [lite.RateLimitRefunder]: it takes a hit off key's
+// Refund implements [groundwork.RateLimitRefunder]: it takes a hit off key's
 // live window, on every instance at once.
 func (l *SQLRateLimiter) Refund(ctx context.Context, key string) error {
 	if _, err := l.db.ExecContext(ctx, l.db.Rebind(`UPDATE groundwork_rate_limits SET hits = hits - 1
@@ -158,7 +159,7 @@ func (l *SQLRateLimiter) Refund(ctx context.Context, key string) error {
 	return nil
 }
 
-// Reset implements [lite.RateLimitResetter]: it deletes key's row, on every
+// Reset implements [groundwork.RateLimitResetter]: it deletes key's row, on every
 // instance at once.
 func (l *SQLRateLimiter) Reset(ctx context.Context, key string) error {
 	if _, err := l.db.ExecContext(ctx, l.db.Rebind(`DELETE FROM groundwork_rate_limits WHERE key = ?`), key); err != nil {

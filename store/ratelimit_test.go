@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/lite"
@@ -25,7 +26,7 @@ func opts(c *clock) *lite.RateLimiterOptions { return &lite.RateLimiterOptions{N
 // limiterSuite is what every RateLimiter must do; newLimiter gives two
 // limiters that share their counters (two instances), with the clock they
 // read.
-func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b lite.RateLimiter, c *clock)) {
+func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b groundwork.RateLimiter, c *clock)) {
 	ctx := context.Background()
 
 	t.Run("WindowCountsAndResets", func(t *testing.T) {
@@ -140,8 +141,8 @@ func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b lite.RateLi
 		r, err := b.Hit(ctx, "reset", 2, time.Minute)
 		require.NoError(t, err)
 		require.False(t, r.Allowed)
-		require.NoError(t, b.(lite.RateLimitResetter).Reset(ctx, "reset"))
-		require.NoError(t, b.(lite.RateLimitResetter).Reset(ctx, "never-hit"))
+		require.NoError(t, b.(groundwork.RateLimitResetter).Reset(ctx, "reset"))
+		require.NoError(t, b.(groundwork.RateLimitResetter).Reset(ctx, "never-hit"))
 		r, err = a.Hit(ctx, "reset", 2, time.Minute)
 		require.NoError(t, err)
 		require.True(t, r.Allowed)
@@ -155,8 +156,8 @@ func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b lite.RateLi
 			_, err := a.Hit(ctx, "refund", 2, time.Minute)
 			require.NoError(t, err)
 		}
-		require.NoError(t, b.(lite.RateLimitRefunder).Refund(ctx, "refund"))
-		require.NoError(t, b.(lite.RateLimitRefunder).Refund(ctx, "never-hit"))
+		require.NoError(t, b.(groundwork.RateLimitRefunder).Refund(ctx, "refund"))
+		require.NoError(t, b.(groundwork.RateLimitRefunder).Refund(ctx, "never-hit"))
 		r, err := a.Hit(ctx, "refund", 2, time.Minute)
 		require.NoError(t, err)
 		require.True(t, r.Allowed, "the refunded place is free again")
@@ -169,7 +170,7 @@ func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b lite.RateLi
 		_, err = a.Hit(ctx, "floor", 1, time.Minute)
 		require.NoError(t, err)
 		for range 3 {
-			require.NoError(t, a.(lite.RateLimitRefunder).Refund(ctx, "floor"))
+			require.NoError(t, a.(groundwork.RateLimitRefunder).Refund(ctx, "floor"))
 		}
 		r, err = a.Hit(ctx, "floor", 1, time.Minute)
 		require.NoError(t, err)
@@ -178,7 +179,7 @@ func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b lite.RateLi
 		require.NoError(t, err)
 		require.False(t, r.Allowed, "three refunds of one hit gave back one place")
 		c.Advance(time.Minute)
-		require.NoError(t, a.(lite.RateLimitRefunder).Refund(ctx, "floor"))
+		require.NoError(t, a.(groundwork.RateLimitRefunder).Refund(ctx, "floor"))
 		r, err = a.Hit(ctx, "floor", 1, time.Minute)
 		require.NoError(t, err)
 		require.True(t, r.Allowed, "a new window")
@@ -197,7 +198,7 @@ func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b lite.RateLi
 
 func TestMemoryRateLimiter(t *testing.T) {
 	t.Parallel()
-	limiterSuite(t, func(t *testing.T) (lite.RateLimiter, lite.RateLimiter, *clock) {
+	limiterSuite(t, func(t *testing.T) (groundwork.RateLimiter, groundwork.RateLimiter, *clock) {
 		c := newClock()
 		l := lite.NewMemoryRateLimiter(opts(c))
 		return l, l, c
@@ -207,7 +208,7 @@ func TestMemoryRateLimiter(t *testing.T) {
 func TestSQLRateLimiter(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
-		limiterSuite(t, func(t *testing.T) (lite.RateLimiter, lite.RateLimiter, *clock) {
+		limiterSuite(t, func(t *testing.T) (groundwork.RateLimiter, groundwork.RateLimiter, *clock) {
 			dsn := storetest.DSN(t, d)
 			c := newClock()
 			one := storetest.OpenDSN(t, dsn)

@@ -289,7 +289,7 @@ func BenchmarkInbound(b *testing.B) {
 	for _, d := range storetest.Dialects() {
 		b.Run(string(d), func(b *testing.B) {
 			db := storetest.Open(b, d, webhookssql.Migrations)
-			var limiter lite.RateLimiter = lite.NewMemoryRateLimiter(nil)
+			var limiter groundwork.RateLimiter = lite.NewMemoryRateLimiter(nil)
 			if d == store.Postgres {
 				db.SetMaxOpenConns(store.PostgresMaxOpenConns)
 				db.SetMaxIdleConns(store.PostgresMaxOpenConns)

@@ -56,7 +56,7 @@ type inbound struct {
 
 // newInbound serves the inbound endpoint with a Stripe gateway (both
 // secrets accepted) on b's service; limits as given (0: defaults).
-func newInbound(t *testing.T, b *bundle, limiter lite.RateLimiter, perIP, perProvider int) *inbound {
+func newInbound(t *testing.T, b *bundle, limiter groundwork.RateLimiter, perIP, perProvider int) *inbound {
 	t.Helper()
 	in := &inbound{b: b}
 	h, err := webhooks.NewInboundHandler(b.svc, &webhooks.InboundHandlerOptions{
@@ -441,12 +441,12 @@ func TestInboundLedgerHostileBytes(t *testing.T) {
 // containing its text.
 type failingOn struct {
 	text string
-	next lite.RateLimiter
+	next groundwork.RateLimiter
 }
 
-func (f failingOn) Hit(ctx context.Context, key string, limit int, window time.Duration) (lite.RateLimit, error) {
+func (f failingOn) Hit(ctx context.Context, key string, limit int, window time.Duration) (groundwork.RateLimit, error) {
 	if strings.Contains(key, f.text) {
-		return lite.RateLimit{}, errors.New("the counters are unreachable")
+		return groundwork.RateLimit{}, errors.New("the counters are unreachable")
 	}
 	return f.next.Hit(ctx, key, limit, window)
 }

@@ -147,7 +147,7 @@ type wiring struct {
 	logger *slog.Logger
 	// limiter counts every throttle; web is the HTTP options every
 	// handler takes.
-	limiter lite.RateLimiter
+	limiter groundwork.RateLimiter
 	web     groundwork.HTTPOptions
 	h       handlers
 	// meter is the services' Meter: the metrics, nil when off.
@@ -170,7 +170,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	}
 	// One budget per throttle across instances on Postgres; a single
 	// SQLite instance counts in memory.
-	var limiter lite.RateLimiter = lite.NewMemoryRateLimiter(nil)
+	var limiter groundwork.RateLimiter = lite.NewMemoryRateLimiter(nil)
 	if db.Dialect() == store.Postgres {
 		limiter = store.NewSQLRateLimiter(db, nil)
 	}

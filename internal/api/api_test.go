@@ -406,8 +406,8 @@ func TestThrottleForgive(t *testing.T) {
 
 type failingLimiter struct{}
 
-func (failingLimiter) Hit(context.Context, string, int, time.Duration) (lite.RateLimit, error) {
-	return lite.RateLimit{}, errors.New("database down")
+func (failingLimiter) Hit(context.Context, string, int, time.Duration) (groundwork.RateLimit, error) {
+	return groundwork.RateLimit{}, errors.New("database down")
 }
 
 func TestCan(t *testing.T) {

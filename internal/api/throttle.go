@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
-	"github.com/groundwork-go/groundwork/store/lite"
 )
 
 // The throttle named "api": every JSON route that has one allows
@@ -21,14 +20,14 @@ const (
 	APIWindow = time.Minute
 )
 
-// Throttle limits requests per key with a [lite.RateLimiter] and writes
+// Throttle limits requests per key with a [groundwork.RateLimiter] and writes
 // the rate-limit headers: X-RateLimit-Limit and X-RateLimit-Remaining on
 // every answer, and on a 429 also Retry-After and X-RateLimit-Reset. A nil
 // *Throttle limits nothing and sets no headers.
 type Throttle struct {
 	// Name prefixes every key, so routes sharing a name share a budget.
 	Name    string
-	Limiter lite.RateLimiter
+	Limiter groundwork.RateLimiter
 	Limit   int
 	Window  time.Duration
 	// Key names who is counted; nil means [CallerOrIP].
@@ -47,13 +46,13 @@ type Throttle struct {
 
 // APIThrottle is the "api" throttle on limiter: 60 a minute per caller,
 // else per client IP.
-func APIThrottle(limiter lite.RateLimiter, trusted []netip.Prefix, logger *slog.Logger) *Throttle {
+func APIThrottle(limiter groundwork.RateLimiter, trusted []netip.Prefix, logger *slog.Logger) *Throttle {
 	return APIThrottleOf(limiter, APILimit, trusted, logger)
 }
 
 // APIThrottleOf is the "api" throttle with limit requests a minute: APILimit
 // when zero, nil (no limit) when negative.
-func APIThrottleOf(limiter lite.RateLimiter, limit int, trusted []netip.Prefix, logger *slog.Logger) *Throttle {
+func APIThrottleOf(limiter groundwork.RateLimiter, limit int, trusted []netip.Prefix, logger *slog.Logger) *Throttle {
 	if limit < 0 {
 		return nil
 	}
@@ -140,7 +139,7 @@ func (t *Throttle) Hit(w http.ResponseWriter, r *http.Request, key string) (allo
 }
 
 // Forgive gives back key's last hit, when the limiter can
-// ([lite.RateLimitRefunder]), at most Forgiven times a window per key: a
+// ([groundwork.RateLimitRefunder]), at most Forgiven times a window per key: a
 // request refused for a mistake the person then corrects does not use up
 // their allowance, while a stream of mistakes still does. A failure is
 // logged and leaves the hit counted.
@@ -148,7 +147,7 @@ func (t *Throttle) Forgive(ctx context.Context, key string) {
 	if t == nil || t.Forgiven <= 0 {
 		return
 	}
-	refunder, ok := t.Limiter.(lite.RateLimitRefunder)
+	refunder, ok := t.Limiter.(groundwork.RateLimitRefunder)
 	if !ok {
 		return
 	}

@@ -1,5 +1,5 @@
 // Package lite is the half of store that needs no database driver: the
-// [RateLimiter] interface with its in-memory [MemoryRateLimiter], the
+// [groundwork.RateLimiter] interface with its in-memory [MemoryRateLimiter], the
 // [IdempotencyRecord] kept for an Idempotency-Key, and the checks of text
 // that either database can store ([ValidText], [CleanText], [ClipText]).
 //
