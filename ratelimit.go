@@ -11,7 +11,7 @@ import (
 // hit counts, allowed or not, so a client that keeps knocking does not
 // open a fresh window early.
 //
-// lite.MemoryRateLimiter counts in the process; store.SQLRateLimiter
+// driverless.MemoryRateLimiter counts in the process; store.SQLRateLimiter
 // counts in the database, so a limit holds across every instance sharing
 // it.
 type RateLimiter interface {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/bookings"
@@ -22,7 +24,6 @@ import (
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/webhooks"
-	"github.com/stretchr/testify/require"
 )
 
 // listed is what `go list -export -json` says of one package.
@@ -220,7 +221,7 @@ func TestLightPackagesLinkNoDriver(t *testing.T) {
 	goCmd := goCommand()
 	heavy := []string{"github.com/riverqueue/", "github.com/jackc/pgx", "modernc.org/sqlite", "github.com/tmc/langchaingo", "github.com/jmoiron/sqlx",
 		"github.com/prometheus/"}
-	for _, pkg := range []string{".", "./a11y", "./internal/api", "./store/lite"} {
+	for _, pkg := range []string{".", "./a11y", "./internal/api", "./store/driverless"} {
 		out, err := exec.Command(goCmd, "list", "-deps", pkg).Output()
 		require.NoError(t, err, pkg)
 		for _, dep := range strings.Fields(string(out)) {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/a11y"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 var (
@@ -111,7 +111,7 @@ func BenchmarkContrastCheckHandler(b *testing.B) {
 		// The real in-memory "api" throttle. Clients take turns over 64Ki
 		// addresses, so none reaches its 60 a minute and every request is
 		// served.
-		h, err := a11y.NewHandler(nil, &a11y.HandlerOptions{HTTPOptions: groundwork.HTTPOptions{RateLimiter: lite.NewMemoryRateLimiter(nil)}})
+		h, err := a11y.NewHandler(nil, &a11y.HandlerOptions{HTTPOptions: groundwork.HTTPOptions{RateLimiter: driverless.NewMemoryRateLimiter(nil)}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/store"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
@@ -34,7 +34,7 @@ func setupHTTP(t *testing.T, d store.Dialect) *httpBundle {
 	c.Set(time.Now())
 	svc, err := auth.NewService(authsql.New(db), &auth.Options{Now: c.Now})
 	require.NoError(t, err)
-	h, err := auth.NewHandler(svc, &auth.HandlerOptions{HTTPOptions: groundwork.HTTPOptions{RateLimiter: store.NewSQLRateLimiter(db, &lite.RateLimiterOptions{Now: c.Now})}})
+	h, err := auth.NewHandler(svc, &auth.HandlerOptions{HTTPOptions: groundwork.HTTPOptions{RateLimiter: store.NewSQLRateLimiter(db, &driverless.RateLimiterOptions{Now: c.Now})}})
 	require.NoError(t, err)
 	mux := http.NewServeMux()
 	mux.Handle(auth.PrefixDefault+"/", apitest.Of(t, h).Handler(h))

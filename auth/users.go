@@ -14,7 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // Web sign-in defaults: those of Laravel Breeze where it has one.
@@ -113,7 +113,7 @@ func (s *Service) initUsers(o Options) error {
 	}
 	s.logins = o.LoginLimiter
 	if s.logins == nil {
-		s.logins = lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: s.now})
+		s.logins = driverless.NewMemoryRateLimiter(&driverless.RateLimiterOptions{Now: s.now})
 	}
 	s.loginAttempts, s.loginWindow = o.LoginAttempts, orDefault(o.LoginWindow, LoginWindowDefault)
 	if s.loginAttempts == 0 {

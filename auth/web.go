@@ -17,7 +17,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/seal"
 	"github.com/groundwork-go/groundwork/internal/web"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 //go:embed all:templates
@@ -161,7 +161,7 @@ func NewWeb(svc *Service, opts *WebOptions) (*Web, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.RateLimiter == nil {
-		o.RateLimiter = lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: svc.now})
+		o.RateLimiter = driverless.NewMemoryRateLimiter(&driverless.RateLimiterOptions{Now: svc.now})
 	}
 	if o.VerifyThrottle == 0 {
 		o.VerifyThrottle = VerifyThrottleDefault

@@ -20,7 +20,7 @@ import (
 	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
@@ -336,7 +336,7 @@ func TestLockoutPerAccountAndPerAddress(t *testing.T) {
 		instance := func() *auth.Service {
 			db := storetest.OpenDSN(t, dsn, authsql.Migrations)
 			svc, err := auth.NewService(authsql.New(db), &auth.Options{Now: clk.Now, Password: cheap, Meter: meter,
-				LoginLimiter: store.NewSQLRateLimiter(db, &lite.RateLimiterOptions{Now: clk.Now})})
+				LoginLimiter: store.NewSQLRateLimiter(db, &driverless.RateLimiterOptions{Now: clk.Now})})
 			require.NoError(t, err)
 			return svc
 		}

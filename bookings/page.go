@@ -12,7 +12,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/web"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 //go:embed all:templates
@@ -90,7 +90,7 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 		o = *opts
 	}
 	if o.RateLimiter == nil {
-		o.RateLimiter = lite.NewMemoryRateLimiter(nil)
+		o.RateLimiter = driverless.NewMemoryRateLimiter(nil)
 	}
 	pages, _ := fs.Sub(templatesFS, "templates")
 	base, err := web.NewBase(web.BaseOptions{Domain: "bookings", Prefix: o.Prefix, Default: PagePrefixDefault, Pages: pages,

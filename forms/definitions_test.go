@@ -15,7 +15,7 @@ import (
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/store"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
@@ -51,7 +51,7 @@ func secondInstance(t *testing.T, b *bundle, submitLimit ...int) *instance {
 	ho := &forms.HandlerOptions{Tokens: testTokens, SubmitLimit: -1}
 	if len(submitLimit) > 0 {
 		ho.SubmitLimit = submitLimit[0]
-		ho.RateLimiter = store.NewSQLRateLimiter(b.db, &lite.RateLimiterOptions{Now: b.clock.Now})
+		ho.RateLimiter = store.NewSQLRateLimiter(b.db, &driverless.RateLimiterOptions{Now: b.clock.Now})
 	}
 	h, err := forms.NewHandler(svc, ho)
 	require.NoError(t, err)

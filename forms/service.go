@@ -23,7 +23,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // Defaults of a Service.
@@ -173,7 +173,7 @@ func NewService(st Store, opts *Options) (*Service, error) {
 		return nil, fmt.Errorf("forms: new service: FormTokenMaxAge must be more than %v", MinFillSecondsMax*time.Second)
 	}
 	if s.tokenUses == nil {
-		s.tokenUses = lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: s.now})
+		s.tokenUses = driverless.NewMemoryRateLimiter(&driverless.RateLimiterOptions{Now: s.now})
 	}
 	if o.MailFrom != "" {
 		if err := (mail.Message{To: []string{o.MailFrom}, Text: "x"}).Validate(o.MailFrom); err != nil {

@@ -25,7 +25,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
@@ -94,9 +94,9 @@ func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
 		require.NoError(t, b.queue.Start(ctx))
 		t.Cleanup(func() { require.NoError(t, b.queue.Stop(context.Background())) })
 	}
-	var limiter groundwork.RateLimiter = lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: b.clock.Now})
+	var limiter groundwork.RateLimiter = driverless.NewMemoryRateLimiter(&driverless.RateLimiterOptions{Now: b.clock.Now})
 	if o.sqlLimiter {
-		limiter = store.NewSQLRateLimiter(b.db, &lite.RateLimiterOptions{Now: b.clock.Now})
+		limiter = store.NewSQLRateLimiter(b.db, &driverless.RateLimiterOptions{Now: b.clock.Now})
 	}
 	b.limiter = limiter
 	ho := &forms.HandlerOptions{HTTPOptions: groundwork.HTTPOptions{RateLimiter: limiter}, Tokens: testTokens, SubmitLimit: o.submitLimit}

@@ -18,7 +18,7 @@ import (
 	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
@@ -155,7 +155,7 @@ func TestFormTokenAcrossInstances(t *testing.T) {
 		c := newClock()
 		instance := func() *forms.Service {
 			svc, err := forms.NewService(formssql.New(db), &forms.Options{Now: c.Now, FormTokenKey: testFormKey,
-				FormTokenUses: store.NewSQLRateLimiter(db, &lite.RateLimiterOptions{Now: c.Now})})
+				FormTokenUses: store.NewSQLRateLimiter(db, &driverless.RateLimiterOptions{Now: c.Now})})
 			require.NoError(t, err)
 			return svc
 		}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // Caps on answers that no validation rule narrows, in characters.
@@ -287,9 +287,9 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	}
 	names := fieldNames(fields)
 	// What the request said of itself is kept as it came, made storable.
-	sub := &Submission{FormID: form.ID, PageURL: lite.ClipText(req.PageURL, 2048),
-		ReferrerURL: lite.ClipText(req.ReferrerURL, 2048), IPAddress: lite.ClipText(req.IPAddress, 64),
-		UserAgent: lite.ClipText(req.UserAgent, 512), CreatedAt: now, UpdatedAt: now}
+	sub := &Submission{FormID: form.ID, PageURL: driverless.ClipText(req.PageURL, 2048),
+		ReferrerURL: driverless.ClipText(req.ReferrerURL, 2048), IPAddress: driverless.ClipText(req.IPAddress, 64),
+		UserAgent: driverless.ClipText(req.UserAgent, 512), CreatedAt: now, UpdatedAt: now}
 	v := &api.Validator{}
 	for i := range fields {
 		f := &fields[i]
@@ -439,7 +439,7 @@ func (s *Service) checkAnswer(v *api.Validator, f *Field, raw []string, file *In
 		if r = strings.TrimSpace(r); r != "" {
 			present = append(present, r)
 		}
-		if !lite.ValidText(r) {
+		if !driverless.ValidText(r) {
 			v.Add(key, fmt.Sprintf("The %s field must be UTF-8 text without NUL characters.", name))
 			return value, false
 		}

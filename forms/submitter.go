@@ -15,7 +15,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // submitter is the way a submission takes, from the API or from the page:
@@ -70,7 +70,7 @@ func newSubmitter(svc *Service, o submitSettings) *submitter {
 	}
 	if o.limit > 0 {
 		if o.limiter == nil {
-			o.limiter = lite.NewMemoryRateLimiter(nil)
+			o.limiter = driverless.NewMemoryRateLimiter(nil)
 		}
 		s.throttle = &api.Throttle{Name: "forms-submit", Limiter: o.limiter, Limit: o.limit, Window: o.window,
 			Forgiven: o.limit * MistakesPerSubmission, Message: "Too many submissions.", TrustedProxies: o.trusted, Now: svc.now, Logger: o.logger}

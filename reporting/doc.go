@@ -38,7 +38,7 @@
 // hard kill (SIGKILL, a power cut) loses views: those taken since the
 // last write, up to 1000 ms of views at the default FlushInterval. The
 // per-address throttle of the collect routes guards load, not money: count
-// it in memory (lite.NewMemoryRateLimiter), per instance, as the reference
+// it in memory (driverless.NewMemoryRateLimiter), per instance, as the reference
 // server does, so a view costs no database round trip.
 //
 // # Routes

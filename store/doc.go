@@ -68,8 +68,8 @@
 //
 // # Rate limits
 //
-// groundwork.RateLimiter (package store/lite, which needs no driver) counts hits
-// in fixed windows; lite.MemoryRateLimiter serves one instance;
+// groundwork.RateLimiter (package store/driverless, which needs no driver) counts hits
+// in fixed windows; driverless.MemoryRateLimiter serves one instance;
 // [SQLRateLimiter] keeps the counters in the database so a limit holds
 // across every instance.
 //

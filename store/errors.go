@@ -8,7 +8,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // Sentinels that store code returns whatever the database. Test with
@@ -20,7 +20,7 @@ var (
 	ErrNotFound = errors.New("store: not found")
 	// ErrNotMigrated reports a table that does not exist: the Migrate
 	// call that makes it has not run (the error's text names it).
-	ErrNotMigrated = lite.ErrNotMigrated
+	ErrNotMigrated = driverless.ErrNotMigrated
 )
 
 // MapError turns what the drivers report into this package's sentinels:
@@ -38,7 +38,7 @@ func MapError(err error) error {
 	case isUniqueViolation(err):
 		return &mappedError{kind: ErrConflict, err: err}
 	}
-	return lite.ExplainMissingTable(err)
+	return driverless.ExplainMissingTable(err)
 }
 
 // IsUniqueViolation reports whether err is a unique or primary-key

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // openExplained opens a pool of driverName's driver on dsn whose
@@ -51,7 +51,7 @@ func (c explainingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 }
 
 // explainingConn passes every call to the driver's connection, and its
-// errors through lite.ExplainMissingTable; what the connection does not
+// errors through driverless.ExplainMissingTable; what the connection does not
 // offer is answered as database/sql expects of a driver without it.
 type explainingConn struct{ driver.Conn }
 
@@ -70,7 +70,7 @@ func explain(err error) error {
 	if err == nil || errors.Is(err, driver.ErrSkip) || errors.Is(err, driver.ErrBadConn) {
 		return err
 	}
-	return lite.ExplainMissingTable(err)
+	return driverless.ExplainMissingTable(err)
 }
 
 func (c *explainingConn) Prepare(query string) (driver.Stmt, error) {

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/groundwork-go/groundwork/store/lite"
 	"github.com/riverqueue/river"
+
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // Idempotency keeps Idempotency-Key records in the table
@@ -43,7 +44,7 @@ type idempotencyRow struct {
 // the record of the earlier request that holds it: done (Status set), or
 // still running. An expired record, or one whose request has run longer
 // than stuck (it died), is taken over.
-func (i *Idempotency) Begin(ctx context.Context, scope, key, requestHash string, ttl, stuck time.Duration) (*lite.IdempotencyRecord, error) {
+func (i *Idempotency) Begin(ctx context.Context, scope, key, requestHash string, ttl, stuck time.Duration) (*driverless.IdempotencyRecord, error) {
 	for range 3 {
 		now := NewTime(i.now())
 		res, err := i.db.ExecContext(ctx, i.db.Rebind(`INSERT INTO groundwork_idempotency (scope, key, request_hash, status,
@@ -67,7 +68,7 @@ func (i *Idempotency) Begin(ctx context.Context, scope, key, requestHash string,
 		expired := !r.ExpiresAt.After(now.Time)
 		dead := r.Status == 0 && stuck > 0 && !r.CreatedAt.Add(stuck).After(now.Time)
 		if !expired && !dead {
-			return &lite.IdempotencyRecord{Scope: r.Scope, Key: r.Key, RequestHash: r.RequestHash, Status: r.Status,
+			return &driverless.IdempotencyRecord{Scope: r.Scope, Key: r.Key, RequestHash: r.RequestHash, Status: r.Status,
 				Header: r.Header.V, Body: r.Body, CreatedAt: r.CreatedAt.Time, ExpiresAt: r.ExpiresAt.Time}, nil
 		}
 		// Take it over, unless another request did first.

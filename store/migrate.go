@@ -21,7 +21,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // Migrations is one line of schema changes that a package embeds. FS holds
@@ -62,7 +62,7 @@ func MigrationsFrom(line string, fsys fs.FS, dir string) Migrations {
 	if _, file, _, ok := runtime.Caller(1); ok {
 		expr = filepath.Base(filepath.Dir(file)) + ".Migrations" // the package that made it: formssql.Migrations
 	}
-	lite.RegisterMigrationLine(lite.MigrationLine{Line: line, FS: sub, Expr: expr, Core: line == "core"})
+	driverless.RegisterMigrationLine(driverless.MigrationLine{Line: line, FS: sub, Expr: expr, Core: line == "core"})
 	return m
 }
 

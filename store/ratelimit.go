@@ -10,7 +10,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/groundwork-go/groundwork"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // SQLRateLimiter is a [groundwork.RateLimiter] whose counters live in the table
@@ -25,7 +25,7 @@ import (
 // of hits, which a rate limit can afford.
 type SQLRateLimiter struct {
 	db        *DB
-	opts      lite.RateLimiterOptions
+	opts      driverless.RateLimiterOptions
 	nextSweep atomic.Int64 // unix nanoseconds
 	upsert    string
 
@@ -51,7 +51,7 @@ type hitBatch struct {
 }
 
 // NewSQLRateLimiter returns a limiter counting in db.
-func NewSQLRateLimiter(db *DB, opts *lite.RateLimiterOptions) *SQLRateLimiter {
+func NewSQLRateLimiter(db *DB, opts *driverless.RateLimiterOptions) *SQLRateLimiter {
 	insert := `INSERT INTO groundwork_rate_limits (key, hits, reset_at) VALUES (?, ?, ?)`
 	if db.Dialect() == Postgres {
 		// set_config(..., true) lasts until the statement's implicit

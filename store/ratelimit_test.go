@@ -13,15 +13,15 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
 // clock is a settable time source for the limiters.
 type clock = testkit.Clock
 
-func newClock() *clock                       { return testkit.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)) }
-func opts(c *clock) *lite.RateLimiterOptions { return &lite.RateLimiterOptions{Now: c.Now} }
+func newClock() *clock                             { return testkit.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)) }
+func opts(c *clock) *driverless.RateLimiterOptions { return &driverless.RateLimiterOptions{Now: c.Now} }
 
 // limiterSuite is what every RateLimiter must do; newLimiter gives two
 // limiters that share their counters (two instances), with the clock they
@@ -89,7 +89,7 @@ func limiterSuite(t *testing.T, newLimiters func(t *testing.T) (a, b groundwork.
 		a, _, c := newLimiters(t)
 		_, err := a.Hit(ctx, "old", 1, time.Second)
 		require.NoError(t, err)
-		c.Advance(2 * lite.RateLimitSweepIntervalDefault)
+		c.Advance(2 * driverless.RateLimitSweepIntervalDefault)
 		r, err := a.Hit(ctx, "old", 1, time.Second)
 		require.NoError(t, err)
 		require.True(t, r.Allowed)
@@ -200,7 +200,7 @@ func TestMemoryRateLimiter(t *testing.T) {
 	t.Parallel()
 	limiterSuite(t, func(t *testing.T) (groundwork.RateLimiter, groundwork.RateLimiter, *clock) {
 		c := newClock()
-		l := lite.NewMemoryRateLimiter(opts(c))
+		l := driverless.NewMemoryRateLimiter(opts(c))
 		return l, l, c
 	})
 }
@@ -229,7 +229,7 @@ func TestSQLRateLimiterSweepDeletes(t *testing.T) {
 			_, err := l.Hit(ctx, k, 1, time.Second)
 			require.NoError(t, err)
 		}
-		c.Advance(2 * lite.RateLimitSweepIntervalDefault)
+		c.Advance(2 * driverless.RateLimitSweepIntervalDefault)
 		_, err := l.Hit(ctx, "d", 1, time.Second)
 		require.NoError(t, err)
 		var keys []string
@@ -267,7 +267,7 @@ func TestQueueSweepsRateLimits(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		old := store.NewSQLRateLimiter(db, &lite.RateLimiterOptions{Now: func() time.Time { return time.Now().Add(-time.Hour) }})
+		old := store.NewSQLRateLimiter(db, &driverless.RateLimiterOptions{Now: func() time.Time { return time.Now().Add(-time.Hour) }})
 		_, err := old.Hit(ctx, "quiet", 1, time.Minute)
 		require.NoError(t, err)
 		_, err = store.NewSQLRateLimiter(db, nil).Hit(ctx, "live", 1, time.Hour)

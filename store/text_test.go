@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/store"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
@@ -17,7 +17,7 @@ func TestTextStores(t *testing.T) {
 		db := storetest.Open(t, d)
 		_, err := db.Exec(`CREATE TABLE texts (v TEXT NOT NULL)`)
 		require.NoError(t, err)
-		in := lite.CleanText("a\x00b caf\xe9 \xe2\x98")
+		in := driverless.CleanText("a\x00b caf\xe9 \xe2\x98")
 		_, err = db.Exec(db.Rebind(`INSERT INTO texts (v) VALUES (?)`), in)
 		require.NoError(t, err)
 		var out string

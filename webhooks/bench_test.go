@@ -16,7 +16,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/store"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
 	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
@@ -289,7 +289,7 @@ func BenchmarkInbound(b *testing.B) {
 	for _, d := range storetest.Dialects() {
 		b.Run(string(d), func(b *testing.B) {
 			db := storetest.Open(b, d, webhookssql.Migrations)
-			var limiter groundwork.RateLimiter = lite.NewMemoryRateLimiter(nil)
+			var limiter groundwork.RateLimiter = driverless.NewMemoryRateLimiter(nil)
 			if d == store.Postgres {
 				db.SetMaxOpenConns(store.PostgresMaxOpenConns)
 				db.SetMaxIdleConns(store.PostgresMaxOpenConns)

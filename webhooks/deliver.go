@@ -23,7 +23,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/groundwork-go/groundwork"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // ---- the pinned HTTP client ----
@@ -435,7 +435,7 @@ var ErrNotPublicAtSend = errors.New("Webhook URL does not resolve to a public ad
 // receiver said or the error.
 func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (status *int, body *string, reason error) {
 	fail := func(err error) (*int, *string, error) {
-		msg := lite.ClipText(err.Error(), ResponseBodyLimit)
+		msg := driverless.ClipText(err.Error(), ResponseBodyLimit)
 		return nil, &msg, err
 	}
 	payload, err := s.payload(ctx, d, sub)
@@ -488,7 +488,7 @@ func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (sta
 	buf, _ := io.ReadAll(io.LimitReader(res.Body, ResponseBodyLimit+utf8.UTFMax)) // whole runes up to the limit
 	// Read a little more, so the connection can be reused.
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
-	text := lite.ClipText(string(buf), ResponseBodyLimit)
+	text := driverless.ClipText(string(buf), ResponseBodyLimit)
 	code := res.StatusCode
 	if code >= 200 && code < 300 {
 		return &code, &text, nil

@@ -24,7 +24,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
@@ -465,7 +465,7 @@ func TestInboundLimiterDown(t *testing.T) {
 	ev := stripeEvent("evt_down", "customer.created", "customer", "cus_1")
 	sig := stripeSigned(ev, stripeSecret, b.clock.Now())
 	for _, text := range []string{"-ip:", "-provider:"} {
-		in := newInbound(t, b, failingOn{text, lite.NewMemoryRateLimiter(nil)}, 0, 0)
+		in := newInbound(t, b, failingOn{text, driverless.NewMemoryRateLimiter(nil)}, 0, 0)
 		r := in.post(t, "stripe", ev, sig)
 		require.Equal(t, 503, r.status, text)
 		require.JSONEq(t, `{"code":"unavailable","message":"Service Unavailable."}`, r.body)

@@ -11,7 +11,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/groundwork-go/groundwork"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // Inbound defaults.
@@ -84,7 +84,7 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 			refusal = &GatewayError{Code: "invalid_payload", Message: "The webhook could not be read."}
 		}
 		rec.ErrorCode, rec.ResponseStatus = refusal.Code, 400
-		rec.Payload, rec.PayloadTruncated = lite.ClipText(string(body), InboundStoredPrefix), len(body) > InboundStoredPrefix
+		rec.Payload, rec.PayloadTruncated = driverless.ClipText(string(body), InboundStoredPrefix), len(body) > InboundStoredPrefix
 		s.record(ctx, rec)
 		groundwork.Count(s.opts.Meter, groundwork.MetricInbound, provider, "refused")
 		return &Received{Status: 400, Refusal: refusal}, nil
@@ -100,8 +100,8 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 		}
 	}
 	rec.Verified, rec.ResponseStatus = true, 200
-	rec.EventID, rec.EventType, rec.SessionReference = lite.CleanText(ev.ID), lite.CleanText(ev.Type), lite.CleanText(ev.SessionReference)
-	rec.Payload, rec.Parsed = lite.CleanText(string(body)), ev.Payload
+	rec.EventID, rec.EventType, rec.SessionReference = driverless.CleanText(ev.ID), driverless.CleanText(ev.Type), driverless.CleanText(ev.SessionReference)
+	rec.Payload, rec.Parsed = driverless.CleanText(string(body)), ev.Payload
 	if !isStorable(ev.Payload) {
 		rec.Parsed = toStorable(ev.Payload).(map[string]any)
 	}
@@ -163,11 +163,11 @@ func (s *Service) record(ctx context.Context, rec *InboundRecord) {
 }
 
 // isStorable reports whether every string (and key) in the decoded JSON
-// value v is already lite.ValidText, as it almost always is.
+// value v is already driverless.ValidText, as it almost always is.
 func isStorable(v any) bool {
 	switch v := v.(type) {
 	case string:
-		return lite.ValidText(v)
+		return driverless.ValidText(v)
 	case map[string]any:
 		for k, x := range v {
 			if !isStorable(k) || !isStorable(x) {
@@ -185,15 +185,15 @@ func isStorable(v any) bool {
 }
 
 // toStorable copies the decoded JSON value v with every string and key
-// made lite.ValidText (JSONB refuses \u0000).
+// made driverless.ValidText (JSONB refuses \u0000).
 func toStorable(v any) any {
 	switch v := v.(type) {
 	case string:
-		return lite.CleanText(v)
+		return driverless.CleanText(v)
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
-			out[lite.CleanText(k)] = toStorable(x)
+			out[driverless.CleanText(k)] = toStorable(x)
 		}
 		return out
 	case []any:

@@ -21,7 +21,7 @@ import (
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // reportingConfig is where the reports come from, from the environment.
@@ -88,7 +88,7 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, keys gr
 	// The collect throttle guards load, not money: it counts in memory,
 	// per instance, with no database round trip per view.
 	collectWeb := web
-	collectWeb.RateLimiter = lite.NewMemoryRateLimiter(nil)
+	collectWeb.RateLimiter = driverless.NewMemoryRateLimiter(nil)
 	if p.collect, err = reporting.NewCollectHandler(p.analytics, &reporting.CollectOptions{
 		HTTPOptions: collectWeb,
 		Hosts:       hosts,

@@ -36,7 +36,7 @@ import (
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 	"github.com/groundwork-go/groundwork/webhooks"
 	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
 )
@@ -170,7 +170,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	}
 	// One budget per throttle across instances on Postgres; a single
 	// SQLite instance counts in memory.
-	var limiter groundwork.RateLimiter = lite.NewMemoryRateLimiter(nil)
+	var limiter groundwork.RateLimiter = driverless.NewMemoryRateLimiter(nil)
 	if db.Dialect() == store.Postgres {
 		limiter = store.NewSQLRateLimiter(db, nil)
 	}

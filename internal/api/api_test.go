@@ -20,7 +20,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 type colourBody struct {
@@ -322,7 +322,7 @@ func TestThrottle(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	limiter := lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: clock})
+	limiter := driverless.NewMemoryRateLimiter(&driverless.RateLimiterOptions{Now: clock})
 	th := &api.Throttle{Name: "t", Limiter: limiter, Limit: 2, Window: time.Minute, Now: clock}
 	h := th.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { api.WriteMessage(w, 200, "ok") }))
 	do := func(remote string) *httptest.ResponseRecorder {
@@ -381,7 +381,7 @@ func TestThrottleForgive(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	th := &api.Throttle{Name: "t", Limiter: lite.NewMemoryRateLimiter(&lite.RateLimiterOptions{Now: clock}), Limit: 1,
+	th := &api.Throttle{Name: "t", Limiter: driverless.NewMemoryRateLimiter(&driverless.RateLimiterOptions{Now: clock}), Limit: 1,
 		Window: time.Minute, Forgiven: 2, Now: clock, Message: "Too many."}
 	hit := func() (bool, *httptest.ResponseRecorder) {
 		w := httptest.NewRecorder()

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/groundwork-go/groundwork"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // Base is what every domain handler starts from: its cleaned prefix, a
@@ -100,7 +100,7 @@ func NewBase(prefix, def string, o groundwork.HTTPOptions) (*Base, error) {
 		return nil, errors.New("prefix must start with /")
 	}
 	if limiter == nil {
-		limiter = lite.NewMemoryRateLimiter(nil)
+		limiter = driverless.NewMemoryRateLimiter(nil)
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)

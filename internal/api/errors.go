@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // Error is a failure with a known HTTP status and a message safe to show.
@@ -129,7 +129,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, tab
 	logged := ok && errors.As(err, &ae) && ae.Logged
 	if (!ok || status >= 500 && status != http.StatusNotImplemented) && !logged && r.Context().Err() == nil && logger != nil {
 		// A missing table names the Migrate call the host left out.
-		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", lite.ExplainMissingTable(err))
+		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", driverless.ExplainMissingTable(err))
 	}
 	for k, vs := range header {
 		for _, v := range vs {

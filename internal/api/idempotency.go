@@ -12,13 +12,13 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // IdempotencyStore keeps Idempotency-Key records; *store.Idempotency
 // satisfies it.
 type IdempotencyStore interface {
-	Begin(ctx context.Context, scope, key, requestHash string, ttl, stuck time.Duration) (*lite.IdempotencyRecord, error)
+	Begin(ctx context.Context, scope, key, requestHash string, ttl, stuck time.Duration) (*driverless.IdempotencyRecord, error)
 	Complete(ctx context.Context, scope, key string, status int, header map[string][]string, body []byte) error
 	Release(ctx context.Context, scope, key string) error
 }
@@ -76,7 +76,7 @@ func (i *Idempotent) Wrap(route string, next http.HandlerFunc) http.HandlerFunc 
 			WriteMessage(w, http.StatusBadRequest, "The Idempotency-Key header must not be longer than 255 characters.")
 			return
 		}
-		if !lite.ValidText(key) {
+		if !driverless.ValidText(key) {
 			WriteMessage(w, http.StatusBadRequest, "The Idempotency-Key header must be text: valid UTF-8 without NUL characters.")
 			return
 		}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // MsgText: "The page field must be text: valid UTF-8 without NUL
@@ -20,7 +20,7 @@ func MsgText(field string) string {
 // parameter. Nil when the request is fit to read. No database keeps such
 // bytes as text, and Postgres refuses them.
 func CheckRequestText(r *http.Request) *Error {
-	if !lite.ValidText(r.URL.Path) {
+	if !driverless.ValidText(r.URL.Path) {
 		return ErrNotFound
 	}
 	if r.URL.RawQuery == "" {
@@ -32,11 +32,11 @@ func CheckRequestText(r *http.Request) *Error {
 	}
 	v := &Validator{}
 	for name, values := range q {
-		if !lite.ValidText(name) {
+		if !driverless.ValidText(name) {
 			return &Error{Status: http.StatusBadRequest, Message: "The query string's parameter names must be text: valid UTF-8 without NUL characters."}
 		}
 		for _, val := range values {
-			if !lite.ValidText(val) {
+			if !driverless.ValidText(val) {
 				v.Add(name, MsgText(name))
 				break
 			}

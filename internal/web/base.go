@@ -11,7 +11,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // Problem is a failure a page answers with the error page: its status,
@@ -159,7 +159,7 @@ func (b *Base) Fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if p == nil {
 		if r.Context().Err() == nil {
-			b.Logger.ErrorContext(r.Context(), b.o.Domain+": page", "method", r.Method, "path", r.URL.Path, "error", lite.ExplainMissingTable(err))
+			b.Logger.ErrorContext(r.Context(), b.o.Domain+": page", "method", r.Method, "path", r.URL.Path, "error", driverless.ExplainMissingTable(err))
 		}
 		p = &b.o.Failure
 	}

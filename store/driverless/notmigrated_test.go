@@ -1,4 +1,4 @@
-package lite_test
+package driverless_test
 
 import (
 	"errors"
@@ -7,12 +7,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/groundwork-go/groundwork/store/lite"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 func TestExplainMissingTable(t *testing.T) {
 	t.Parallel()
-	lite.RegisterMigrationLine(lite.MigrationLine{Line: "widgets", Expr: "widgetsql.Migrations", FS: fstest.MapFS{
+	driverless.RegisterMigrationLine(driverless.MigrationLine{Line: "widgets", Expr: "widgetsql.Migrations", FS: fstest.MapFS{
 		"sqlite/0001_widgets.sql":   {Data: []byte("CREATE TABLE widgets_parts (id INTEGER);\n")},
 		"postgres/0001_widgets.sql": {Data: []byte("CREATE TABLE IF NOT EXISTS widgets_parts(id BIGINT);\n")},
 	}})
@@ -24,13 +24,13 @@ func TestExplainMissingTable(t *testing.T) {
 		{"no such table: gadgets", "the Migrations of the package whose table it is"},
 	} {
 		raw := errors.New(c.err)
-		err := lite.ExplainMissingTable(raw)
-		require.ErrorIs(t, err, lite.ErrNotMigrated, c.err)
+		err := driverless.ExplainMissingTable(raw)
+		require.ErrorIs(t, err, driverless.ErrNotMigrated, c.err)
 		require.ErrorIs(t, err, raw, "the driver's error stays in the chain")
 		require.ErrorContains(t, err, c.call)
-		require.Same(t, err, lite.ExplainMissingTable(err), "explained once")
+		require.Same(t, err, driverless.ExplainMissingTable(err), "explained once")
 	}
 	other := errors.New("UNIQUE constraint failed")
-	require.Same(t, other, lite.ExplainMissingTable(other))
-	require.NoError(t, lite.ExplainMissingTable(nil))
+	require.Same(t, other, driverless.ExplainMissingTable(other))
+	require.NoError(t, driverless.ExplainMissingTable(nil))
 }
