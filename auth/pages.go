@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/web"
 )
 
@@ -159,7 +160,7 @@ func (w *Web) login(rw http.ResponseWriter, r *http.Request) error {
 	if err := v.Err(); err != nil {
 		return w.redraw(rw, r, err, p, LoginTemplate, "Log in")
 	}
-	u, err := w.svc.CheckCredentials(r.Context(), email, password, api.ClientIPString(r, w.o.TrustedProxies))
+	u, err := w.svc.CheckCredentials(r.Context(), email, password, proxies.ClientIPString(r, w.o.TrustedProxies))
 	var lock *LockoutError
 	var bad *CredentialsError
 	switch {

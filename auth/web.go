@@ -15,6 +15,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/seal"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/store/driverless"
@@ -248,7 +249,7 @@ func localPath(p string) bool {
 // over TLS (directly, or through a trusted proxy that says so), when the
 // site's base URL is https, or when SecureCookies says so.
 func (w *Web) secure(r *http.Request) bool {
-	return w.o.SecureCookies || w.o.BaseURL != nil && w.o.BaseURL.Scheme == "https" || api.ViaTLS(r, w.o.TrustedProxies)
+	return w.o.SecureCookies || w.o.BaseURL != nil && w.o.BaseURL.Scheme == "https" || proxies.ViaTLS(r, w.o.TrustedProxies)
 }
 
 func (w *Web) setCookie(rw http.ResponseWriter, r *http.Request, name, value string, maxAge time.Duration) {

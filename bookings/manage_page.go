@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/web"
 )
 
@@ -58,7 +59,7 @@ var statusLabels = map[string]string{StatusRequested: "Requested (not confirmed 
 func (p *PageHandler) manageLimits(w http.ResponseWriter, r *http.Request) error {
 	back := web.ErrorPage{Link: p.prefix + "/manage/" + r.PathValue("token"), LinkText: "Back to your booking"}
 	if r.Method == http.MethodGet && p.manageGet != nil {
-		if err := web.Hit(w, r, p.manageGet, api.ClientIPString(r, p.manageGet.TrustedProxies), back); err != nil {
+		if err := web.Hit(w, r, p.manageGet, proxies.ClientIPString(r, p.manageGet.TrustedProxies), back); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
@@ -277,7 +278,7 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 		return p.draw(w, r, http.StatusUnprocessableEntity, svc, ve)
 	}
 	if p.post != nil {
-		allowed, err := p.post.Hit(w, r, api.ClientIPString(r, p.post.TrustedProxies))
+		allowed, err := p.post.Hit(w, r, proxies.ClientIPString(r, p.post.TrustedProxies))
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/proxies"
 )
 
 // Defaults of the handlers.
@@ -338,7 +339,7 @@ func NewSubscribeHandler(svc *Service, opts *SubscribeHandlerOptions) (*Subscrib
 		}
 		t := &api.Throttle{Name: "emaillist_subscribe", Limiter: b.Throttle.Limiter, Limit: limit, Window: time.Minute,
 			TrustedProxies: o.TrustedProxies, Now: svc.o.Now, Logger: b.Logger,
-			Key: func(r *http.Request) string { return "ip:" + api.ClientIPString(r, o.TrustedProxies) }}
+			Key: func(r *http.Request) string { return "ip:" + proxies.ClientIPString(r, o.TrustedProxies) }}
 		route = t.Wrap(route)
 	}
 	b.Handle("/subscribers", api.Methods{http.MethodPost: route.ServeHTTP})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
@@ -102,7 +103,7 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (att
 		return attempt{}, err
 	}
 	a := attempt{form: def.form}
-	key := strconv.FormatInt(def.form.ID, 10) + ":" + api.ClientIPString(r, s.trusted)
+	key := strconv.FormatInt(def.form.ID, 10) + ":" + proxies.ClientIPString(r, s.trusted)
 	if s.throttle != nil {
 		allowed, err := s.throttle.Hit(w, r, key)
 		if err != nil {
@@ -117,7 +118,7 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (att
 	}
 	a.req.PageURL = api.AbsoluteURL(r, s.baseURL).String()
 	a.req.ReferrerURL = r.Referer()
-	a.req.IPAddress = api.ClientIPString(r, s.trusted)
+	a.req.IPAddress = proxies.ClientIPString(r, s.trusted)
 	a.req.UserAgent = r.UserAgent()
 	a.req.keepValid = s.keep
 	res, used, err := s.svc.submitChecked(ctx, ref, def, a.req)

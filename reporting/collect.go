@@ -12,6 +12,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/proxies"
 )
 
 // Collection defaults.
@@ -87,7 +88,7 @@ func NewCollectHandler(a *Analytics, opts *CollectOptions) (*CollectHandler, err
 		}
 		h.throttle = &api.Throttle{Name: "reporting_collect", Limiter: o.RateLimiter, Limit: limit, Window: time.Minute,
 			TrustedProxies: o.TrustedProxies, Now: a.o.Now, Logger: o.Logger,
-			Key: func(r *http.Request) string { return api.ClientIPString(r, o.TrustedProxies) }}
+			Key: func(r *http.Request) string { return proxies.ClientIPString(r, o.TrustedProxies) }}
 	}
 	b.Mux.Handle("POST "+prefix+"/collect", h.throttle.Wrap(b.Func(h.collect)))
 	b.Mux.Handle("GET "+prefix+"/collect.gif", h.throttle.Wrap(b.Func(h.pixel)))
@@ -120,7 +121,7 @@ type collectBody struct {
 
 // view makes the View of a request, checking the page's site.
 func (h *CollectHandler) view(r *http.Request, b collectBody) (View, error) {
-	v := View{Name: b.Name, URL: b.URL, Referrer: b.Referrer, Title: b.Title, IP: api.ClientIPString(r, h.o.TrustedProxies),
+	v := View{Name: b.Name, URL: b.URL, Referrer: b.Referrer, Title: b.Title, IP: proxies.ClientIPString(r, h.o.TrustedProxies),
 		UserAgent: r.UserAgent()}
 	if h.o.Country != nil {
 		v.Country = h.o.Country(r)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/proxies"
 )
 
 // Inbound endpoint defaults: a body of at most 512 KiB, and the
@@ -154,7 +155,7 @@ var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
 func (h *InboundHandler) receive(w http.ResponseWriter, r *http.Request) error {
 	provider := r.PathValue("provider")
-	if err := allow(w, r, h.perIP, api.ClientIPString(r, h.opts.TrustedProxies)); err != nil {
+	if err := allow(w, r, h.perIP, proxies.ClientIPString(r, h.opts.TrustedProxies)); err != nil {
 		return err
 	}
 	if _, ok := h.svc.Gateway(provider); !ok {

@@ -18,6 +18,7 @@ import (
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/webhooks"
@@ -262,7 +263,7 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	db := dbFlag(fs, getenv)
 	logFormat := fs.String("log-format", envOr(getenv, "GROUNDWORK_LOG_FORMAT", "text"), "text or json")
 	logLevel := fs.String("log-level", envOr(getenv, "GROUNDWORK_LOG_LEVEL", "info"), "debug, info, warn or error")
-	proxies := fs.String("trusted-proxies", getenv("GROUNDWORK_TRUSTED_PROXIES"), "CIDRs allowed to set X-Forwarded-For")
+	trusted := fs.String("trusted-proxies", getenv("GROUNDWORK_TRUSTED_PROXIES"), "CIDRs allowed to set X-Forwarded-For")
 	shutdown := fs.Duration("shutdown-timeout", defaultShutdownTimeout, "how long shutdown waits for requests and jobs")
 	drain := fs.Duration("drain-delay", 0, "how long a stopping server keeps serving with /readyz at 503")
 	metricsAddr := fs.String("metrics-addr", getenv("GROUNDWORK_METRICS_ADDR"), "address of the metrics listener")
@@ -350,7 +351,7 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	if err := cfg.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level: %w", err)
 	}
-	if cfg.trustedProxies, err = api.ParsePrefixes(*proxies); err != nil {
+	if cfg.trustedProxies, err = proxies.ParsePrefixes(*trusted); err != nil {
 		return nil, fmt.Errorf("--trusted-proxies: %w", err)
 	}
 	if cfg.metricsAddr != "" && cfg.metricsAddr == cfg.addr {

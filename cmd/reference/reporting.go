@@ -17,6 +17,7 @@ import (
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
@@ -206,7 +207,7 @@ func trackViews(a *reporting.Analytics, next http.Handler, trusted *config, logg
 			origin = strings.TrimSuffix(trusted.baseURL.String(), "/")
 		}
 		err := a.Collect(r.Context(), reporting.View{URL: origin + r.URL.RequestURI(), Referrer: r.Referer(),
-			IP: api.ClientIPString(r, trusted.trustedProxies), UserAgent: r.UserAgent()})
+			IP: proxies.ClientIPString(r, trusted.trustedProxies), UserAgent: r.UserAgent()})
 		if err != nil && !errors.Is(err, reporting.ErrBot) && !errors.Is(err, reporting.ErrBadView) {
 			logger.ErrorContext(r.Context(), "reporting: track view", "error", err)
 		}

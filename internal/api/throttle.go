@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/proxies"
 )
 
 // The throttle named "api": every JSON route that has one allows
@@ -67,7 +68,7 @@ func CallerOrIP(r *http.Request, trusted []netip.Prefix) string {
 	if c, ok := groundwork.CallerFrom(r.Context()); ok {
 		return "caller:" + c.ID
 	}
-	return "ip:" + ClientIPString(r, trusted)
+	return "ip:" + proxies.ClientIPString(r, trusted)
 }
 
 // Wrap answers 429 when the key is over its limit, else calls next.

@@ -1,4 +1,7 @@
-package api
+// Package proxies reads a request through the proxies a host trusts: the
+// client's address from X-Forwarded-For, whether it came over TLS from
+// X-Forwarded-Proto, and the trusted ranges from their text.
+package proxies
 
 import (
 	"net"
