@@ -13,6 +13,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // Handler defaults and limits.
@@ -206,7 +207,7 @@ func (h *Handler) contrastCheck(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	res := contrastResult{Ratio: ratio, IsAccessible: h.svc.CheckContrast(fg, bg, cmp.Or(level, AA)), Level: level}
-	api.WriteJSON(w, http.StatusOK, res)
+	reply.WriteJSON(w, http.StatusOK, res)
 	return nil
 }
 
@@ -220,7 +221,7 @@ func (h *Handler) generateTextColor(w http.ResponseWriter, r *http.Request) erro
 	if err := v.Err(); err != nil {
 		return err
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]string{"text_color": h.svc.GenerateAccessibleTextColor(bg, false)})
+	reply.WriteJSON(w, http.StatusOK, map[string]string{"text_color": h.svc.GenerateAccessibleTextColor(bg, false)})
 	return nil
 }
 
@@ -243,7 +244,7 @@ func (h *Handler) auditPalette(w http.ResponseWriter, r *http.Request) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"results": h.svc.AuditPalette(colors)})
+	reply.WriteJSON(w, http.StatusOK, map[string]any{"results": h.svc.AuditPalette(colors)})
 	return nil
 }
 
@@ -297,7 +298,7 @@ func (h *Handler) contentAnalysis(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return aiError(FeatureContentAnalysis, "Failed to analyze content.", err)
 	}
-	api.WriteData(w, http.StatusOK, out)
+	reply.WriteData(w, http.StatusOK, out)
 	return nil
 }
 
@@ -318,7 +319,7 @@ func (h *Handler) ariaSuggestion(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return aiError(FeatureAriaSuggestion, "Failed to suggest ARIA attributes.", err)
 	}
-	api.WriteData(w, http.StatusOK, out)
+	reply.WriteData(w, http.StatusOK, out)
 	return nil
 }
 
@@ -345,7 +346,7 @@ func (h *Handler) contrastExplanation(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return aiError(FeatureContrastExplanation, "Failed to explain contrast failure.", err)
 	}
-	api.WriteData(w, http.StatusOK, out)
+	reply.WriteData(w, http.StatusOK, out)
 	return nil
 }
 

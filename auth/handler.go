@@ -9,6 +9,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // PrefixDefault is where [NewHandler] serves unless told otherwise.
@@ -91,7 +92,7 @@ func (h *Handler) describeToken(w http.ResponseWriter, r *http.Request) {
 	if !h.throttle.Allow(w, r, api.CallerOrIP(r, nil)) {
 		return
 	}
-	api.WriteData(w, http.StatusOK, t)
+	reply.WriteData(w, http.StatusOK, t)
 }
 
 //go:embed openapi.json

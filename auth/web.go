@@ -16,6 +16,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/proxies"
+	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/seal"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/store/driverless"
@@ -389,7 +390,7 @@ func (w *Web) guard(next http.Handler, check func(rw http.ResponseWriter, r *htt
 // remembered (for a GET).
 func (w *Web) toLogin(rw http.ResponseWriter, r *http.Request) {
 	if web.WantsJSON(r) {
-		api.WriteMessage(rw, http.StatusUnauthorized, api.MsgUnauthenticated)
+		reply.WriteMessage(rw, http.StatusUnauthorized, api.MsgUnauthenticated)
 		return
 	}
 	w.remember(rw, r)
@@ -448,7 +449,7 @@ func (w *Web) RequireVerified(next http.Handler) http.Handler {
 		case !w.o.RequireVerification || v.user.Verified():
 			return true
 		case web.WantsJSON(r):
-			api.WriteMessage(rw, http.StatusForbidden, "Your email address is not verified.")
+			reply.WriteMessage(rw, http.StatusForbidden, "Your email address is not verified.")
 		default:
 			http.Redirect(rw, r, "/verify-email", http.StatusFound)
 		}
@@ -469,7 +470,7 @@ func (w *Web) RequirePasswordConfirmed(next http.Handler) http.Handler {
 		case w.svc.now().Sub(v.session.PasswordConfirmedAt) < w.svc.life.confirm:
 			return true
 		case web.WantsJSON(r):
-			api.WriteMessage(rw, http.StatusLocked, "Password confirmation required.")
+			reply.WriteMessage(rw, http.StatusLocked, "Password confirmation required.")
 		default:
 			w.remember(rw, r)
 			http.Redirect(rw, r, "/confirm-password", http.StatusFound)
@@ -491,7 +492,7 @@ func (w *Web) RequireCapability(capability string) func(http.Handler) http.Handl
 			case v.user.Can(capability):
 				return true
 			case web.WantsJSON(r):
-				api.WriteMessage(rw, http.StatusForbidden, api.MsgForbidden)
+				reply.WriteMessage(rw, http.StatusForbidden, api.MsgForbidden)
 			default:
 				w.render.Error(rw, r, http.StatusForbidden, web.ErrorPage{Heading: "Not allowed",
 					Message: "Your account may not use this page. Ask an administrator if you need it.", Link: w.o.HomePath, LinkText: "Go to your dashboard"})

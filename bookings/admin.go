@@ -12,6 +12,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // AdminPrefixDefault is where [NewAdminHandler] serves.
@@ -244,7 +245,7 @@ func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	self := *base
 	self.Path, self.RawQuery = r.URL.Path, r.URL.RawQuery
-	api.WriteJSON(w, http.StatusOK, api.NewPage(out, page, total, &self))
+	reply.WriteJSON(w, http.StatusOK, api.NewPage(out, page, total, &self))
 	return nil
 }
 
@@ -266,7 +267,7 @@ func (h *AdminHandler) show(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusOK, toAdmin(b))
+	reply.WriteData(w, http.StatusOK, toAdmin(b))
 	return nil
 }
 
@@ -290,7 +291,7 @@ func (h *AdminHandler) transition(do func(ctx context.Context, id int64, m moveR
 		if err != nil {
 			return err
 		}
-		api.WriteData(w, http.StatusOK, toAdmin(b))
+		reply.WriteData(w, http.StatusOK, toAdmin(b))
 		return nil
 	}
 }

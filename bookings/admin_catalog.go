@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // AbilityManage covers the catalog: services, providers, their links,
@@ -129,7 +130,7 @@ func writeData(w http.ResponseWriter, status int, v any) error {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	api.WriteData(w, status, v)
+	reply.WriteData(w, status, v)
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // Feed handler defaults.
@@ -138,7 +139,7 @@ func (h *FeedHandler) serve(feed func(ctx context.Context, token, ifNoneMatch st
 		f, err := feed(r.Context(), r.PathValue("token"), strings.Join(r.Header.Values("If-None-Match"), ","))
 		switch {
 		case errors.Is(err, ErrNoCalendar), errors.Is(err, ErrBadManageToken):
-			api.WriteMessage(w, http.StatusNotFound, notFound)
+			reply.WriteMessage(w, http.StatusNotFound, notFound)
 			return
 		case err != nil:
 			api.WriteError(w, r, h.base.Logger, errorTable, err)

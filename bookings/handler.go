@@ -11,6 +11,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // PrefixDefault is where [NewHandler] serves the public API.
@@ -113,7 +114,7 @@ func (h *Handler) listServices(w http.ResponseWriter, r *http.Request) error {
 			list[i].TimeZone = TimeZoneDefault
 		}
 	}
-	api.WriteData(w, http.StatusOK, list)
+	reply.WriteData(w, http.StatusOK, list)
 	return nil
 }
 
@@ -130,7 +131,7 @@ func (h *Handler) listProviders(w http.ResponseWriter, r *http.Request) error {
 	for i, o := range offers {
 		out[i] = o.Provider
 	}
-	api.WriteData(w, http.StatusOK, out)
+	reply.WriteData(w, http.StatusOK, out)
 	return nil
 }
 
@@ -216,7 +217,7 @@ func (h *Handler) listSlots(w http.ResponseWriter, r *http.Request) error {
 			out[i].LocalEnd = s.End.In(display).Format(time.RFC3339)
 		}
 	}
-	api.WriteData(w, http.StatusOK, out)
+	reply.WriteData(w, http.StatusOK, out)
 	return nil
 }
 
@@ -297,7 +298,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusCreated, resource(b, svc, &o.Provider))
+	reply.WriteData(w, http.StatusCreated, resource(b, svc, &o.Provider))
 	return nil
 }
 
@@ -352,7 +353,7 @@ func (h *Handler) hold(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusCreated, holdJSON{HoldToken: token, ExpiresAt: utc(held.ExpiresAt), Start: utc(held.Start), End: utc(held.End),
+	reply.WriteData(w, http.StatusCreated, holdJSON{HoldToken: token, ExpiresAt: utc(held.ExpiresAt), Start: utc(held.Start), End: utc(held.End),
 		ProviderID: held.ProviderID})
 	return nil
 }
@@ -381,7 +382,7 @@ func utcOrNil(t *time.Time) *string {
 // answerManaged writes a manage envelope, or the error.
 func (h *Handler) answerManaged(w http.ResponseWriter, r *http.Request, b Booking, m ManageMeta, err error) error {
 	if errors.Is(err, ErrBadManageToken) {
-		api.WriteMessage(w, http.StatusNotFound, msgBadManageToken)
+		reply.WriteMessage(w, http.StatusNotFound, msgBadManageToken)
 		return nil
 	}
 	if err != nil {
@@ -401,7 +402,7 @@ func (h *Handler) answerManaged(w http.ResponseWriter, r *http.Request, b Bookin
 	}
 	out := manageJSON{Data: resource(b, svc, p), Meta: manageMeta{CanCancel: m.CanCancel, CanReschedule: m.CanReschedule,
 		ChangesAllowedUntil: utcOrNil(m.ChangesAllowedUntil), RescheduleFrom: utcOrNil(m.RescheduleFrom)}}
-	api.WriteJSON(w, http.StatusOK, out)
+	reply.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/proxies"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // Defaults of the handlers.
@@ -141,7 +142,7 @@ func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusOK, list)
+	reply.WriteData(w, http.StatusOK, list)
 	return nil
 }
 
@@ -168,12 +169,12 @@ func (h *AdminHandler) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusCreated, created)
+	reply.WriteData(w, http.StatusCreated, created)
 	return nil
 }
 
 func (h *AdminHandler) show(w http.ResponseWriter, _ *http.Request, f Feed) error {
-	api.WriteData(w, http.StatusOK, f)
+	reply.WriteData(w, http.StatusOK, f)
 	return nil
 }
 
@@ -191,7 +192,7 @@ func (h *AdminHandler) update(w http.ResponseWriter, r *http.Request, f Feed) er
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusOK, updated)
+	reply.WriteData(w, http.StatusOK, updated)
 	return nil
 }
 
@@ -227,7 +228,7 @@ func (h *AdminHandler) test(w http.ResponseWriter, r *http.Request, f Feed) erro
 		}
 		return api.Invalid("values", msg)
 	}
-	api.WriteJSON(w, http.StatusOK, h.svc.DryRun(r.Context(), f, values))
+	reply.WriteJSON(w, http.StatusOK, h.svc.DryRun(r.Context(), f, values))
 	return nil
 }
 
@@ -398,7 +399,7 @@ func (h *SubscribeHandler) subscribe(w http.ResponseWriter, r *http.Request) err
 	if err := h.svc.Subscribe(r.Context(), req); err != nil {
 		return err
 	}
-	api.WriteMessage(w, http.StatusAccepted, MsgSubscribeQueued)
+	reply.WriteMessage(w, http.StatusAccepted, MsgSubscribeQueued)
 	return nil
 }
 

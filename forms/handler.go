@@ -11,6 +11,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // The abilities of the admin API, one per policy.
@@ -242,7 +243,7 @@ func (h *Handler) listForms(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+	reply.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
 	return nil
 }
 
@@ -339,7 +340,7 @@ func (h *Handler) createForm(w http.ResponseWriter, r *http.Request) error {
 	if err := h.svc.CreateForm(r.Context(), f); err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusCreated, f)
+	reply.WriteData(w, http.StatusCreated, f)
 	return nil
 }
 
@@ -352,7 +353,7 @@ func (h *Handler) showForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusOK, d)
+	reply.WriteData(w, http.StatusOK, d)
 	return nil
 }
 
@@ -373,7 +374,7 @@ func (h *Handler) updateForm(w http.ResponseWriter, r *http.Request) error {
 	if err := h.svc.UpdateForm(r.Context(), f); err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusOK, f)
+	reply.WriteData(w, http.StatusOK, f)
 	return nil
 }
 
@@ -400,7 +401,7 @@ func (h *Handler) listFields(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusOK, fields)
+	reply.WriteData(w, http.StatusOK, fields)
 	return nil
 }
 
@@ -483,7 +484,7 @@ func (h *Handler) reorderFields(w http.ResponseWriter, r *http.Request) error {
 	if err := h.svc.ReorderFields(r.Context(), form.ID, stepID, uuids); err != nil {
 		return err
 	}
-	api.WriteMessage(w, http.StatusOK, "Fields reordered.")
+	reply.WriteMessage(w, http.StatusOK, "Fields reordered.")
 	return nil
 }
 
@@ -498,7 +499,7 @@ func (h *Handler) listSteps(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusOK, steps)
+	reply.WriteData(w, http.StatusOK, steps)
 	return nil
 }
 
@@ -527,7 +528,7 @@ func (h *Handler) reorderSteps(w http.ResponseWriter, r *http.Request) error {
 	if err := h.svc.ReorderSteps(r.Context(), form.ID, ids); err != nil {
 		return err
 	}
-	api.WriteMessage(w, http.StatusOK, "Steps reordered.")
+	reply.WriteMessage(w, http.StatusOK, "Steps reordered.")
 	return nil
 }
 
@@ -542,7 +543,7 @@ func (h *Handler) listNotifications(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusOK, list)
+	reply.WriteData(w, http.StatusOK, list)
 	return nil
 }
 

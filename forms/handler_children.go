@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // child is a kind of record that belongs to a form (a field, step or
@@ -70,7 +71,7 @@ func (c child[T]) store(h *Handler, w http.ResponseWriter, r *http.Request, in m
 	if err := write(r.Context(), t); err != nil {
 		return err
 	}
-	api.WriteData(w, status, t)
+	reply.WriteData(w, status, t)
 	return nil
 }
 

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // renderDefinition is what GET /{form}/render answers: the form, its
@@ -76,7 +76,7 @@ func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) error
 	def.Config.Display.RequiredIndicator, def.Config.Display.ErrorDisplay = "*", "below"
 	def.Config.LoadedAt = h.svc.now().Unix()
 	def.Config.FormToken = h.svc.FormToken(form.ID)
-	api.WriteData(w, http.StatusOK, def)
+	reply.WriteData(w, http.StatusOK, def)
 	return nil
 }
 
@@ -93,6 +93,6 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteJSON(w, http.StatusCreated, submitResponse{Success: true, Message: a.res.Message, SubmissionID: a.res.Submission.ID, RedirectURL: a.res.RedirectURL})
+	reply.WriteJSON(w, http.StatusCreated, submitResponse{Success: true, Message: a.res.Message, SubmissionID: a.res.Submission.ID, RedirectURL: a.res.RedirectURL})
 	return nil
 }

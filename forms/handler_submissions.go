@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // submissionResource is a submission as the API shows it: with its
@@ -77,7 +78,7 @@ func (h *Handler) listSubmissions(w http.ResponseWriter, r *http.Request) error 
 	for i := range subs {
 		out[i] = h.resource(&subs[i])
 	}
-	api.WriteJSON(w, http.StatusOK, api.NewPage(out, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+	reply.WriteJSON(w, http.StatusOK, api.NewPage(out, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
 	return nil
 }
 
@@ -103,7 +104,7 @@ func (h *Handler) showSubmission(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusOK, h.resource(sub))
+	reply.WriteData(w, http.StatusOK, h.resource(sub))
 	return nil
 }
 
@@ -127,7 +128,7 @@ func (h *Handler) updateSubmission(w http.ResponseWriter, r *http.Request) error
 	if err := h.svc.UpdateSubmission(r.Context(), sub); err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusOK, h.resource(sub))
+	reply.WriteData(w, http.StatusOK, h.resource(sub))
 	return nil
 }
 
@@ -171,7 +172,7 @@ func (h *Handler) bulkSubmissions(w http.ResponseWriter, r *http.Request) error 
 	if n == 1 {
 		noun = "submission"
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]any{"message": fmt.Sprintf("%d %s updated.", n, noun), "affected": n})
+	reply.WriteJSON(w, http.StatusOK, map[string]any{"message": fmt.Sprintf("%d %s updated.", n, noun), "affected": n})
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // graphQLSchema: the subscription operations as GraphQL, with the REST
@@ -119,7 +120,7 @@ func (g *graphQL) serve(w http.ResponseWriter, r *http.Request) error {
 	if req.Query == "" {
 		return api.Invalid("query", api.MsgRequired("query"))
 	}
-	api.WriteJSON(w, http.StatusOK, g.schema.Exec(ctx, req.Query, req.OperationName, req.Variables))
+	reply.WriteJSON(w, http.StatusOK, g.schema.Exec(ctx, req.Query, req.OperationName, req.Variables))
 	return nil
 }
 
@@ -340,7 +341,7 @@ func gqlTime(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}
-	s := t.UTC().Format(api.TimeFormat)
+	s := t.UTC().Format(reply.TimeFormat)
 	return &s
 }
 

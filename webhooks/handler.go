@@ -11,6 +11,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -214,7 +215,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+	reply.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
 	return nil
 }
 
@@ -285,7 +286,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusCreated, sub)
+	reply.WriteData(w, http.StatusCreated, sub)
 	return nil
 }
 
@@ -298,7 +299,7 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusOK, sub)
+	reply.WriteData(w, http.StatusOK, sub)
 	return nil
 }
 
@@ -318,7 +319,7 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusOK, sub)
+	reply.WriteData(w, http.StatusOK, sub)
 	return nil
 }
 
@@ -334,7 +335,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusOK, sub)
+	reply.WriteData(w, http.StatusOK, sub)
 	return nil
 }
 
@@ -366,7 +367,7 @@ func (h *Handler) deliveries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+	reply.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
 	return nil
 }
 
@@ -386,7 +387,7 @@ func (h *Handler) onDelivery(status int, do func(ctx context.Context, sub, id in
 		if err != nil {
 			return err
 		}
-		api.WriteData(w, status, d)
+		reply.WriteData(w, status, d)
 		return nil
 	}
 }
@@ -400,7 +401,7 @@ func (h *Handler) replayParked(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	api.WriteData(w, http.StatusAccepted, map[string]int{"requeued": n})
+	reply.WriteData(w, http.StatusAccepted, map[string]int{"requeued": n})
 	return nil
 }
 

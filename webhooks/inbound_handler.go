@@ -14,6 +14,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/proxies"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // Inbound endpoint defaults: a body of at most 512 KiB, and the
@@ -202,6 +203,6 @@ func (h *InboundHandler) receive(w http.ResponseWriter, r *http.Request) error {
 	case res.Status == http.StatusBadRequest:
 		return inboundError(http.StatusBadRequest, res.Refusal.Code, res.Refusal.Message, nil)
 	}
-	api.WriteJSON(w, http.StatusOK, receivedBody{Received: true, EventID: res.Event.ID, Type: res.Event.Type, Duplicate: res.Duplicate})
+	reply.WriteJSON(w, http.StatusOK, receivedBody{Received: true, EventID: res.Event.ID, Type: res.Event.Type, Duplicate: res.Duplicate})
 	return nil
 }

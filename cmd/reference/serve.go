@@ -28,6 +28,7 @@ import (
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/link"
 	"github.com/groundwork-go/groundwork/mail"
@@ -482,24 +483,24 @@ func (a *app) readyz(w http.ResponseWriter, r *http.Request) {
 		reasons = append(reasons, "the job queue is not running")
 	}
 	if len(reasons) > 0 {
-		api.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "reasons": reasons})
+		reply.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "reasons": reasons})
 		return
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	reply.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
 
 func (a *app) healthz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := a.db.Ping(ctx); err != nil {
-		api.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		reply.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 		return
 	}
-	api.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	reply.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 func index(w http.ResponseWriter, _ *http.Request) {
-	api.WriteJSON(w, http.StatusOK, map[string]any{"name": "groundwork reference server", "endpoints": endpoints()})
+	reply.WriteJSON(w, http.StatusOK, map[string]any{"name": "groundwork reference server", "endpoints": endpoints()})
 }
 
 // serve runs the server until ctx ends, then shuts down gracefully:
@@ -652,7 +653,7 @@ func recoverPanics(next http.Handler, logger *slog.Logger) http.Handler {
 					panic(v)
 				}
 				logger.Error("handler panicked", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-				api.WriteMessage(w, http.StatusInternalServerError, api.MsgServerError)
+				reply.WriteMessage(w, http.StatusInternalServerError, api.MsgServerError)
 			}
 		}()
 		next.ServeHTTP(w, r)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
@@ -45,7 +46,7 @@ func decodeHandler(limit int64) http.Handler {
 			api.WriteError(w, r, nil, nil, err)
 			return
 		}
-		api.WriteData(w, http.StatusOK, in)
+		reply.WriteData(w, http.StatusOK, in)
 	})
 }
 
@@ -283,7 +284,7 @@ func TestThrottle(t *testing.T) {
 	clock := func() time.Time { return now }
 	limiter := driverless.NewMemoryRateLimiter(&driverless.RateLimiterOptions{Now: clock})
 	th := &api.Throttle{Name: "t", Limiter: limiter, Limit: 2, Window: time.Minute, Now: clock}
-	h := th.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { api.WriteMessage(w, 200, "ok") }))
+	h := th.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reply.WriteMessage(w, 200, "ok") }))
 	do := func(remote string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.RemoteAddr = remote
@@ -423,7 +424,7 @@ func TestGuard(t *testing.T) {
 	tokens := fakeTokens{"good": {"forms:*"}, "narrow": {"forms:view"}}
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, _ := groundwork.CallerFrom(r.Context())
-		api.WriteMessage(w, 200, c.ID)
+		reply.WriteMessage(w, 200, c.ID)
 	})
 	g := &api.Guard{Tokens: tokens}
 	h := g.Require("forms:create", ok)
@@ -515,7 +516,7 @@ func TestBaseAnswersReturnedErrors(t *testing.T) {
 	for path, e := range routes {
 		b.Handle(path, api.Methods{http.MethodGet: b.Func(func(w http.ResponseWriter, r *http.Request) error {
 			if e == nil {
-				api.WriteMessage(w, http.StatusOK, "fine")
+				reply.WriteMessage(w, http.StatusOK, "fine")
 			}
 			return e
 		})})

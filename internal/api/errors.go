@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
@@ -136,38 +137,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, tab
 			w.Header().Add(k, v)
 		}
 	}
-	WriteJSON(w, status, body)
-}
-
-var (
-	jsonContentType = []string{"application/json"}
-	nosniff         = []string{"nosniff"}
-)
-
-// WriteJSON answers v as JSON with status (see EncodeJSON), with
-// sniffing off and HTML characters escaped.
-func WriteJSON(w http.ResponseWriter, status int, v any) {
-	h := w.Header()
-	// Canonical keys set directly: this runs on every response.
-	h["Content-Type"] = jsonContentType
-	h["X-Content-Type-Options"] = nosniff
-	w.WriteHeader(status)
-	_ = EncodeJSON(w, v) // the status is out; a failed write has nobody to tell
-}
-
-// Data wraps a single resource as {"data": v}.
-func Data(v any) any {
-	return struct {
-		Data any `json:"data"`
-	}{v}
-}
-
-// WriteData answers {"data": v} with status.
-func WriteData(w http.ResponseWriter, status int, v any) { WriteJSON(w, status, Data(v)) }
-
-// WriteMessage answers {"message": msg} with status.
-func WriteMessage(w http.ResponseWriter, status int, msg string) {
-	WriteJSON(w, status, messageBody{msg})
+	reply.WriteJSON(w, status, body)
 }
 
 // Attr is how a field name reads in a message: underscores become spaces,
@@ -198,7 +168,7 @@ func (m Methods) Handler() http.Handler {
 			return
 		}
 		w.Header().Set("Allow", allow)
-		WriteMessage(w, http.StatusMethodNotAllowed, fmt.Sprintf("The %s method is not supported for route %s. Supported methods: %s.",
+		reply.WriteMessage(w, http.StatusMethodNotAllowed, fmt.Sprintf("The %s method is not supported for route %s. Supported methods: %s.",
 			r.Method, strings.TrimPrefix(r.URL.Path, "/"), allow))
 	})
 }

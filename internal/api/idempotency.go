@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
@@ -73,11 +74,11 @@ func (i *Idempotent) Wrap(route string, next http.HandlerFunc) http.HandlerFunc 
 			return
 		}
 		if len(key) > MaxIdempotencyKey {
-			WriteMessage(w, http.StatusBadRequest, "The Idempotency-Key header must not be longer than 255 characters.")
+			reply.WriteMessage(w, http.StatusBadRequest, "The Idempotency-Key header must not be longer than 255 characters.")
 			return
 		}
 		if !driverless.ValidText(key) {
-			WriteMessage(w, http.StatusBadRequest, "The Idempotency-Key header must be text: valid UTF-8 without NUL characters.")
+			reply.WriteMessage(w, http.StatusBadRequest, "The Idempotency-Key header must be text: valid UTF-8 without NUL characters.")
 			return
 		}
 		body, err := ReadJSONBody(w, r, 0)
@@ -100,7 +101,7 @@ func (i *Idempotent) Wrap(route string, next http.HandlerFunc) http.HandlerFunc 
 				i.run(w, r, scope, key, next, logger)
 				return
 			case rec.RequestHash != hash:
-				WriteMessage(w, http.StatusConflict, "This Idempotency-Key was already used for a different request.")
+				reply.WriteMessage(w, http.StatusConflict, "This Idempotency-Key was already used for a different request.")
 				return
 			case rec.Status != 0:
 				for k, v := range rec.Header {
@@ -112,7 +113,7 @@ func (i *Idempotent) Wrap(route string, next http.HandlerFunc) http.HandlerFunc 
 				return
 			}
 			if time.Now().After(deadline) {
-				WriteMessage(w, http.StatusConflict, "A request with this Idempotency-Key is still being processed; try again shortly.")
+				reply.WriteMessage(w, http.StatusConflict, "A request with this Idempotency-Key is still being processed; try again shortly.")
 				return
 			}
 			select {

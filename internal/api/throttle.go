@@ -11,6 +11,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/proxies"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // The throttle named "api": every JSON route that has one allows
@@ -97,9 +98,9 @@ func (t *Throttle) Allow(w http.ResponseWriter, r *http.Request, key string) boo
 	allowed, err := t.Hit(w, r, key)
 	switch {
 	case err != nil:
-		WriteMessage(w, http.StatusServiceUnavailable, MsgUnavailable)
+		reply.WriteMessage(w, http.StatusServiceUnavailable, MsgUnavailable)
 	case !allowed:
-		WriteMessage(w, http.StatusTooManyRequests, t.message())
+		reply.WriteMessage(w, http.StatusTooManyRequests, t.message())
 	}
 	return err == nil && allowed
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
@@ -169,7 +170,7 @@ func (b *Base) Fail(w http.ResponseWriter, r *http.Request, err error) {
 		}
 	}
 	if p.JSON != "" && WantsJSON(r) {
-		api.WriteMessage(w, p.Status, p.JSON)
+		reply.WriteMessage(w, p.Status, p.JSON)
 		return
 	}
 	b.Render.Error(w, r, p.Status, p.ErrorPage)

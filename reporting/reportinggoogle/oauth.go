@@ -22,6 +22,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/seal"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/reporting"
@@ -157,7 +158,7 @@ type flowState struct {
 }
 
 func (a *OAuth) unauthenticated(w http.ResponseWriter) {
-	api.WriteJSON(w, http.StatusUnauthorized, map[string]string{"error": "unauthenticated", "message": "Sign in to connect a Google account."})
+	reply.WriteJSON(w, http.StatusUnauthorized, map[string]string{"error": "unauthenticated", "message": "Sign in to connect a Google account."})
 }
 
 func (a *OAuth) connect(w http.ResponseWriter, r *http.Request) {
@@ -299,7 +300,7 @@ func (a *OAuth) status(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, a.o.Logger, nil, err)
 		return
 	}
-	api.WriteJSON(w, http.StatusOK, s)
+	reply.WriteJSON(w, http.StatusOK, s)
 }
 
 // Client implements Clients: the calling user's connection, its token

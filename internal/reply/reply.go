@@ -1,9 +1,14 @@
-package api
+// Package reply writes JSON answers the one way every handler does:
+// times to the microsecond in UTC ("2006-01-02T15:04:05.000000Z"), HTML
+// characters escaped, sniffing off; {"data": ...} and {"message": ...}
+// envelopes.
+package reply
 
 import (
 	stdjson "encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"time"
 
 	json "github.com/go-json-experiment/json"
@@ -54,3 +59,36 @@ func EncodeJSON(w io.Writer, v any) error {
 }
 
 var newline = []byte("\n")
+
+var (
+	jsonContentType = []string{"application/json"}
+	nosniff         = []string{"nosniff"}
+)
+
+// WriteJSON answers v as JSON with status (see EncodeJSON), with
+// sniffing off and HTML characters escaped.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	h := w.Header()
+	// Canonical keys set directly: this runs on every response.
+	h["Content-Type"] = jsonContentType
+	h["X-Content-Type-Options"] = nosniff
+	w.WriteHeader(status)
+	_ = EncodeJSON(w, v) // the status is out; a failed write has nobody to tell
+}
+
+// Data wraps a single resource as {"data": v}.
+func Data(v any) any {
+	return struct {
+		Data any `json:"data"`
+	}{v}
+}
+
+// WriteData answers {"data": v} with status.
+func WriteData(w http.ResponseWriter, status int, v any) { WriteJSON(w, status, Data(v)) }
+
+// WriteMessage answers {"message": msg} with status.
+func WriteMessage(w http.ResponseWriter, status int, msg string) {
+	WriteJSON(w, status, struct {
+		Message string `json:"message"`
+	}{msg})
+}
