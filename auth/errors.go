@@ -6,6 +6,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // Sentinels; test with errors.Is.
@@ -30,6 +31,6 @@ type ValidationError = groundwork.ValidationError
 
 // errorTable maps this package's errors to HTTP.
 var errorTable = api.Table{
-	{Err: ErrInvalidToken, Status: http.StatusUnauthorized, Message: api.MsgUnauthenticated},
+	{Err: ErrInvalidToken, Status: http.StatusUnauthorized, Message: reply.MsgUnauthenticated},
 	{Err: ErrNotFound, Status: http.StatusNotFound, Message: "Token not found."},
 }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
-	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/seal"
@@ -184,7 +183,7 @@ func NewWeb(svc *Service, opts *WebOptions) (*Web, error) {
 	base, err := web.NewBase(web.BaseOptions{Domain: "auth", AssetPrefix: AssetPrefix, Pages: pages, Override: o.Templates, Key: svc.key,
 		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator,
 		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
-		Failure: web.Problem{JSON: api.MsgServerError, ErrorPage: web.ErrorPage{Heading: "Something went wrong",
+		Failure: web.Problem{JSON: reply.MsgServerError, ErrorPage: web.ErrorPage{Heading: "Something went wrong",
 			Message: "The page could not be shown. Please try again in a moment."}},
 		Explain: explainPage, Protect: true, TrustedOrigins: o.TrustedOrigins, MaxFormBytes: maxFormBytes})
 	if err != nil {
@@ -390,7 +389,7 @@ func (w *Web) guard(next http.Handler, check func(rw http.ResponseWriter, r *htt
 // remembered (for a GET).
 func (w *Web) toLogin(rw http.ResponseWriter, r *http.Request) {
 	if web.WantsJSON(r) {
-		reply.WriteMessage(rw, http.StatusUnauthorized, api.MsgUnauthenticated)
+		reply.WriteMessage(rw, http.StatusUnauthorized, reply.MsgUnauthenticated)
 		return
 	}
 	w.remember(rw, r)
@@ -492,7 +491,7 @@ func (w *Web) RequireCapability(capability string) func(http.Handler) http.Handl
 			case v.user.Can(capability):
 				return true
 			case web.WantsJSON(r):
-				reply.WriteMessage(rw, http.StatusForbidden, api.MsgForbidden)
+				reply.WriteMessage(rw, http.StatusForbidden, reply.MsgForbidden)
 			default:
 				w.render.Error(rw, r, http.StatusForbidden, web.ErrorPage{Heading: "Not allowed",
 					Message: "Your account may not use this page. Ask an administrator if you need it.", Link: w.o.HomePath, LinkText: "Go to your dashboard"})

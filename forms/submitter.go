@@ -16,6 +16,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/proxies"
+	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
@@ -107,10 +108,10 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (att
 	if s.throttle != nil {
 		allowed, err := s.throttle.Hit(w, r, key)
 		if err != nil {
-			return a, &api.Error{Status: http.StatusServiceUnavailable, Message: api.MsgUnavailable, Err: err}
+			return a, &api.Error{Status: http.StatusServiceUnavailable, Message: reply.MsgUnavailable, Err: err}
 		}
 		if !allowed {
-			return a, s.throttle.Refusal(w)
+			return a, &api.Error{Status: http.StatusTooManyRequests, Message: s.throttle.Refusal(w)}
 		}
 	}
 	if a.req, err = s.read(w, r, def.form, def.fields); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/proxies"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // Collection defaults.
@@ -166,7 +167,7 @@ func (h *CollectHandler) collect(w http.ResponseWriter, r *http.Request) error {
 	case errors.Is(err, ErrBusy):
 		return busy()
 	default: // the day's salt could not be read: the store is down
-		return &api.Error{Status: http.StatusServiceUnavailable, Message: api.MsgUnavailable, Err: err}
+		return &api.Error{Status: http.StatusServiceUnavailable, Message: reply.MsgUnavailable, Err: err}
 	}
 }
 

@@ -130,20 +130,20 @@ type gqlRoot struct{ h *Handler }
 func (q *gqlRoot) can(ctx context.Context, ability string) error {
 	c, ok := groundwork.CallerFrom(ctx)
 	if !ok {
-		return errors.New(api.MsgUnauthenticated)
+		return errors.New(reply.MsgUnauthenticated)
 	}
 	if q.h.guard.Authorizer != nil {
 		allowed, err := q.h.guard.Authorizer.Authorize(ctx, c.ID, c.Abilities, ability)
 		if err != nil {
-			return errors.New(api.MsgServerError)
+			return errors.New(reply.MsgServerError)
 		}
 		if !allowed {
-			return errors.New(api.MsgForbidden)
+			return errors.New(reply.MsgForbidden)
 		}
 		return nil
 	}
 	if !groundwork.Can(c.Abilities, ability) {
-		return errors.New(api.MsgForbidden)
+		return errors.New(reply.MsgForbidden)
 	}
 	return nil
 }
@@ -160,7 +160,7 @@ func (q *gqlRoot) shown(ctx context.Context, err error) error {
 		return errors.New("The webhook subscription was rejected.")
 	}
 	q.h.base.Logger.ErrorContext(ctx, "webhooks: graphql", "error", err)
-	return errors.New(api.MsgServerError)
+	return errors.New(reply.MsgServerError)
 }
 
 func parseID(id graphql.ID) (int64, error) {

@@ -145,7 +145,7 @@ func allow(w http.ResponseWriter, r *http.Request, t *api.Throttle, key string) 
 	ok, err := t.Hit(w, r, key)
 	switch {
 	case err != nil:
-		return inboundError(http.StatusServiceUnavailable, "unavailable", api.MsgUnavailable, err)
+		return inboundError(http.StatusServiceUnavailable, "unavailable", reply.MsgUnavailable, err)
 	case !ok:
 		return errTooManyWebhooks
 	}

@@ -653,7 +653,7 @@ func recoverPanics(next http.Handler, logger *slog.Logger) http.Handler {
 					panic(v)
 				}
 				logger.Error("handler panicked", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-				reply.WriteMessage(w, http.StatusInternalServerError, api.MsgServerError)
+				reply.WriteMessage(w, http.StatusInternalServerError, reply.MsgServerError)
 			}
 		}()
 		next.ServeHTTP(w, r)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // BearerToken returns the token of an "Authorization: Bearer <token>"
@@ -26,7 +27,7 @@ func BearerToken(r *http.Request) (string, bool) {
 // token sees what to grant ({"message": "This action is unauthorized.",
 // "ability": "forms:create"}).
 func Forbidden(ability string) *Error {
-	return &Error{Status: http.StatusForbidden, Message: MsgForbidden, Body: forbiddenBody{Message: MsgForbidden, Ability: ability}}
+	return &Error{Status: http.StatusForbidden, Message: reply.MsgForbidden, Body: forbiddenBody{Message: reply.MsgForbidden, Ability: ability}}
 }
 
 type forbiddenBody struct {
@@ -67,7 +68,7 @@ func (g *Guard) Check(r *http.Request, ability string) (context.Context, error) 
 	}
 	caller, abilities, err := g.Tokens.VerifyToken(ctx, token)
 	if err != nil {
-		return nil, &Error{Status: http.StatusServiceUnavailable, Message: MsgUnavailable, Err: err}
+		return nil, &Error{Status: http.StatusServiceUnavailable, Message: reply.MsgUnavailable, Err: err}
 	}
 	if caller == "" {
 		return nil, ErrUnauthenticated
@@ -76,7 +77,7 @@ func (g *Guard) Check(r *http.Request, ability string) (context.Context, error) 
 		allowed := groundwork.Can(abilities, ability)
 		if g.Authorizer != nil {
 			if allowed, err = g.Authorizer.Authorize(ctx, caller, abilities, ability); err != nil {
-				return nil, &Error{Status: http.StatusServiceUnavailable, Message: MsgUnavailable, Err: err}
+				return nil, &Error{Status: http.StatusServiceUnavailable, Message: reply.MsgUnavailable, Err: err}
 			}
 		}
 		if !allowed {

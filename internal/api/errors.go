@@ -51,21 +51,11 @@ func Errorf(status int, format string, args ...any) *Error {
 	return &Error{Status: status, Message: fmt.Sprintf(format, args...)}
 }
 
-// The documented bodies.
-const (
-	MsgUnauthenticated = "Unauthenticated."
-	MsgForbidden       = "This action is unauthorized."
-	MsgTooManyRequests = "Too Many Attempts."
-	MsgNotFound        = "Not Found."
-	MsgServerError     = "Server Error."
-	MsgUnavailable     = "Service Unavailable."
-)
-
 // Common errors.
 var (
-	ErrUnauthenticated = &Error{Status: http.StatusUnauthorized, Message: MsgUnauthenticated, Header: http.Header{"Www-Authenticate": {"Bearer"}}}
-	ErrForbidden       = &Error{Status: http.StatusForbidden, Message: MsgForbidden}
-	ErrNotFound        = &Error{Status: http.StatusNotFound, Message: MsgNotFound}
+	ErrUnauthenticated = &Error{Status: http.StatusUnauthorized, Message: reply.MsgUnauthenticated, Header: http.Header{"Www-Authenticate": {"Bearer"}}}
+	ErrForbidden       = &Error{Status: http.StatusForbidden, Message: reply.MsgForbidden}
+	ErrNotFound        = &Error{Status: http.StatusNotFound, Message: reply.MsgNotFound}
 )
 
 // Mapping maps a domain's sentinel error to a status and message; or,
@@ -106,7 +96,7 @@ func (t Table) Lookup(err error) (status int, body any, header http.Header, ok b
 			return m.Status, messageBody{m.Message}, nil, true
 		}
 	}
-	return http.StatusInternalServerError, messageBody{MsgServerError}, nil, false
+	return http.StatusInternalServerError, messageBody{reply.MsgServerError}, nil, false
 }
 
 func (e *Error) body() any {

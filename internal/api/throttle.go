@@ -34,7 +34,7 @@ type Throttle struct {
 	Window  time.Duration
 	// Key names who is counted; nil means [CallerOrIP].
 	Key func(r *http.Request) string
-	// Message is the 429 body's message; MsgTooManyRequests when empty.
+	// Message is the 429 body's message; reply.MsgTooManyRequests when empty.
 	Message string
 	// TrustedProxies feed the client IP of the default key.
 	TrustedProxies []netip.Prefix
@@ -98,7 +98,7 @@ func (t *Throttle) Allow(w http.ResponseWriter, r *http.Request, key string) boo
 	allowed, err := t.Hit(w, r, key)
 	switch {
 	case err != nil:
-		reply.WriteMessage(w, http.StatusServiceUnavailable, MsgUnavailable)
+		reply.WriteMessage(w, http.StatusServiceUnavailable, reply.MsgUnavailable)
 	case !allowed:
 		reply.WriteMessage(w, http.StatusTooManyRequests, t.message())
 	}
@@ -162,11 +162,12 @@ func (t *Throttle) Forgive(ctx context.Context, key string) {
 	}
 }
 
-// Refusal is the 429 of a hit Hit did not allow: Message, then when to
-// try again, from the Retry-After header Hit set on w.
-func (t *Throttle) Refusal(w http.ResponseWriter) *Error {
+// Refusal is the message of the 429 of a hit Hit did not allow:
+// Message, then when to try again, from the Retry-After header Hit set
+// on w.
+func (t *Throttle) Refusal(w http.ResponseWriter) string {
 	secs, _ := strconv.Atoi(w.Header().Get("Retry-After"))
-	return &Error{Status: http.StatusTooManyRequests, Message: t.message() + " " + TryAgainIn(time.Duration(secs)*time.Second)}
+	return t.message() + " " + TryAgainIn(time.Duration(secs)*time.Second)
 }
 
 // TryAgainIn says when to try again: "Please try again in 42 seconds.",
@@ -197,10 +198,7 @@ func remainingOf(v string) int {
 // message is the 429 body's message.
 func (t *Throttle) message() string {
 	if t.Message == "" {
-		return MsgTooManyRequests
+		return reply.MsgTooManyRequests
 	}
 	return t.Message
 }
-
-// Message429 is the message a 429 from this throttle carries.
-func (t *Throttle) Message429() string { return t.message() }

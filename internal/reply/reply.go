@@ -92,3 +92,13 @@ func WriteMessage(w http.ResponseWriter, status int, msg string) {
 		Message string `json:"message"`
 	}{msg})
 }
+
+// The documented bodies.
+const (
+	MsgUnauthenticated = "Unauthenticated."
+	MsgForbidden       = "This action is unauthorized."
+	MsgTooManyRequests = "Too Many Attempts."
+	MsgNotFound        = "Not Found."
+	MsgServerError     = "Server Error."
+	MsgUnavailable     = "Service Unavailable."
+)
