@@ -14,6 +14,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/reply"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 )
 
 // Handler defaults and limits.
@@ -113,7 +114,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("a11y: new handler: %w", err)
 	}
-	b.Throttle = api.APIThrottleOf(b.Throttle.Limiter, o.APILimit, o.TrustedProxies, b.Logger)
+	b.Throttle = throttle.APIOf(b.Throttle.Limiter, o.APILimit, o.TrustedProxies, b.Logger)
 	h := &Handler{svc: svc, ai: o.AI, base: b, maxBody: o.MaxBodyBytes}
 	var guard *api.Guard
 	if o.Tokens != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/reply"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 )
 
 // PrefixDefault is where [NewHandler] serves unless told otherwise.
@@ -45,7 +46,7 @@ type HandlerOptions struct {
 type Handler struct {
 	svc      *Service
 	base     *api.Base
-	throttle *api.Throttle
+	throttle *throttle.Throttle
 	logger   *slog.Logger
 }
 
@@ -62,7 +63,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("auth: new handler: %w", err)
 	}
-	b.Throttle = api.APIThrottleOf(b.Throttle.Limiter, o.APILimit, o.TrustedProxies, b.Logger)
+	b.Throttle = throttle.APIOf(b.Throttle.Limiter, o.APILimit, o.TrustedProxies, b.Logger)
 	h := &Handler{svc: svc, base: b, logger: b.Logger, throttle: b.Throttle}
 	b.Handle("/token", api.Methods{http.MethodGet: h.describeToken})
 	return h, nil
@@ -89,7 +90,7 @@ func (h *Handler) describeToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r = r.WithContext(groundwork.WithCaller(r.Context(), groundwork.Caller{ID: CallerID(t), Abilities: t.Abilities}))
-	if !h.throttle.Allow(w, r, api.CallerOrIP(r, nil)) {
+	if !h.throttle.Allow(w, r, throttle.CallerOrIP(r, nil)) {
 		return
 	}
 	reply.WriteData(w, http.StatusOK, t)

@@ -13,6 +13,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/reply"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 )
 
 // AdminPrefixDefault is where [NewAdminHandler] serves.
@@ -88,7 +89,7 @@ func NewAdminHandler(svc *Service, tokens groundwork.TokenVerifier, opts *AdminH
 	if err != nil {
 		return nil, fmt.Errorf("bookings: new admin handler: %w", err)
 	}
-	b.Throttle = api.APIThrottleOf(b.Throttle.Limiter, opts.APILimit, opts.TrustedProxies, b.Logger)
+	b.Throttle = throttle.APIOf(b.Throttle.Limiter, opts.APILimit, opts.TrustedProxies, b.Logger)
 	b.Errors = adminErrors
 	h := &AdminHandler{svc: svc, base: b, baseURL: opts.BaseURL}
 	g := &api.Guard{Tokens: tokens, Logger: b.Logger}

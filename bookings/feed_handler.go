@@ -18,6 +18,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/reply"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 )
 
 // Feed handler defaults.
@@ -59,8 +60,8 @@ type FeedHandlerOptions struct {
 type FeedHandler struct {
 	svc                 *Service
 	base                *api.Base
-	ical, icalToken     *api.Throttle
-	manageToken         *api.Throttle
+	ical, icalToken     *throttle.Throttle
+	manageToken         *throttle.Throttle
 	cacheControl        string
 	providers, customer http.Handler
 }
@@ -69,14 +70,14 @@ var feedFile = regexp.MustCompile(`^([0-9a-f]{64})\.ics$`)
 
 // newBucket is a per-minute throttle named "bookings_"+name: limit a
 // minute, def when zero, none (nil) when negative.
-func newBucket(svc *Service, limiter groundwork.RateLimiter, trusted []netip.Prefix, logger *slog.Logger, name string, limit, def int) *api.Throttle {
+func newBucket(svc *Service, limiter groundwork.RateLimiter, trusted []netip.Prefix, logger *slog.Logger, name string, limit, def int) *throttle.Throttle {
 	if limit < 0 {
 		return nil
 	}
 	if limit == 0 {
 		limit = def
 	}
-	return &api.Throttle{Name: "bookings_" + name, Limiter: limiter, Limit: limit, Window: time.Minute, Message: msgTooMany,
+	return &throttle.Throttle{Name: "bookings_" + name, Limiter: limiter, Limit: limit, Window: time.Minute, Message: msgTooMany,
 		TrustedProxies: trusted, Now: svc.o.Now, Logger: logger}
 }
 
@@ -108,7 +109,7 @@ func NewFeedHandler(svc *Service, opts *FeedHandlerOptions) (*FeedHandler, error
 		ical:        newBucket(svc, limiter, o.TrustedProxies, b.Logger, "ical", o.ICalLimit, ICalLimitDefault),
 		icalToken:   newBucket(svc, limiter, o.TrustedProxies, b.Logger, "ical_token", o.ICalTokenLimit, ICalTokenLimitDefault),
 		manageToken: newBucket(svc, limiter, o.TrustedProxies, b.Logger, "manage_token", o.ManageTokenLimit, ManageTokenLimitDefault)}
-	for _, t := range []*api.Throttle{h.icalToken, h.manageToken} {
+	for _, t := range []*throttle.Throttle{h.icalToken, h.manageToken} {
 		if t != nil {
 			t.Key = tokenKey
 		}

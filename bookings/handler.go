@@ -12,6 +12,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/reply"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 )
 
 // PrefixDefault is where [NewHandler] serves the public API.
@@ -57,8 +58,8 @@ type HandlerOptions struct {
 type Handler struct {
 	svc                    *Service
 	base                   *api.Base
-	post, read             *api.Throttle
-	manageGet, manageToken *api.Throttle
+	post, read             *throttle.Throttle
+	manageGet, manageToken *throttle.Throttle
 }
 
 // NewHandler returns the public API of svc.
@@ -74,7 +75,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bookings: new handler: %w", err)
 	}
-	bucket := func(name string, limit, def int) *api.Throttle {
+	bucket := func(name string, limit, def int) *throttle.Throttle {
 		return newBucket(svc, b.Throttle.Limiter, o.TrustedProxies, b.Logger, name, limit, def)
 	}
 	b.Errors = errorTable

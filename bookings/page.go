@@ -12,6 +12,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/proxies"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
@@ -75,8 +76,8 @@ type PageHandler struct {
 	svc                    *Service
 	prefix, feedPrefix     string
 	render                 *web.Renderer
-	post                   *api.Throttle
-	manageGet, manageToken *api.Throttle
+	post                   *throttle.Throttle
+	manageGet, manageToken *throttle.Throttle
 	contact                string
 }
 
@@ -117,7 +118,7 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 		if limit == 0 {
 			limit = PostLimitDefault
 		}
-		p.post = &api.Throttle{Name: "bookings_post", Limiter: o.RateLimiter, Limit: limit, Window: time.Minute, Message: msgTooMany,
+		p.post = &throttle.Throttle{Name: "bookings_post", Limiter: o.RateLimiter, Limit: limit, Window: time.Minute, Message: msgTooMany,
 			TrustedProxies: o.TrustedProxies, Now: svc.o.Now, Logger: base.Logger}
 	}
 	mux := base.Mux

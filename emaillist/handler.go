@@ -14,6 +14,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/reply"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 )
 
 // Defaults of the handlers.
@@ -338,7 +339,7 @@ func NewSubscribeHandler(svc *Service, opts *SubscribeHandlerOptions) (*Subscrib
 		if limit <= 0 {
 			limit = SubscribeLimitDefault
 		}
-		t := &api.Throttle{Name: "emaillist_subscribe", Limiter: b.Throttle.Limiter, Limit: limit, Window: time.Minute,
+		t := &throttle.Throttle{Name: "emaillist_subscribe", Limiter: b.Throttle.Limiter, Limit: limit, Window: time.Minute,
 			TrustedProxies: o.TrustedProxies, Now: svc.o.Now, Logger: b.Logger,
 			Key: func(r *http.Request) string { return "ip:" + proxies.ClientIPString(r, o.TrustedProxies) }}
 		route = t.Wrap(route)

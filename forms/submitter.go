@@ -17,6 +17,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/reply"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
@@ -25,7 +26,7 @@ import (
 // then the service.
 type submitter struct {
 	svc      *Service
-	throttle *api.Throttle // nil: no limit
+	throttle *throttle.Throttle // nil: no limit
 	maxBytes int64
 	maxParts int
 	trusted  []netip.Prefix
@@ -74,7 +75,7 @@ func newSubmitter(svc *Service, o submitSettings) *submitter {
 		if o.limiter == nil {
 			o.limiter = driverless.NewMemoryRateLimiter(nil)
 		}
-		s.throttle = &api.Throttle{Name: "forms-submit", Limiter: o.limiter, Limit: o.limit, Window: o.window,
+		s.throttle = &throttle.Throttle{Name: "forms-submit", Limiter: o.limiter, Limit: o.limit, Window: o.window,
 			Forgiven: o.limit * MistakesPerSubmission, Message: "Too many submissions.", TrustedProxies: o.trusted, Now: svc.now, Logger: o.logger}
 	}
 	return s

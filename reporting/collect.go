@@ -14,6 +14,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/reply"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 )
 
 // Collection defaults.
@@ -60,7 +61,7 @@ type CollectHandler struct {
 	o        CollectOptions
 	base     *api.Base
 	prefix   string
-	throttle *api.Throttle
+	throttle *throttle.Throttle
 }
 
 // NewCollectHandler returns the collection endpoints of a.
@@ -87,7 +88,7 @@ func NewCollectHandler(a *Analytics, opts *CollectOptions) (*CollectHandler, err
 		if limit == 0 {
 			limit = CollectLimitDefault
 		}
-		h.throttle = &api.Throttle{Name: "reporting_collect", Limiter: o.RateLimiter, Limit: limit, Window: time.Minute,
+		h.throttle = &throttle.Throttle{Name: "reporting_collect", Limiter: o.RateLimiter, Limit: limit, Window: time.Minute,
 			TrustedProxies: o.TrustedProxies, Now: a.o.Now, Logger: o.Logger,
 			Key: func(r *http.Request) string { return proxies.ClientIPString(r, o.TrustedProxies) }}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/reply"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 )
 
 // Inbound endpoint defaults: a body of at most 512 KiB, and the
@@ -68,7 +69,7 @@ type InboundHandler struct {
 	opts InboundHandlerOptions
 	base *api.Base
 	// perIP and perProvider are the two allowances; nil when off.
-	perIP, perProvider *api.Throttle
+	perIP, perProvider *throttle.Throttle
 }
 
 // NewInboundHandler returns the inbound endpoint for svc.
@@ -87,11 +88,11 @@ func NewInboundHandler(svc *Service, opts *InboundHandlerOptions) (*InboundHandl
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = InboundMaxBytesDefault
 	}
-	throttle := func(name string, limit, def int) *api.Throttle {
+	throttle := func(name string, limit, def int) *throttle.Throttle {
 		if limit < 0 {
 			return nil
 		}
-		return &api.Throttle{Name: name, Limiter: b.Throttle.Limiter, Limit: cmp.Or(limit, def), Window: time.Minute, Logger: b.Logger}
+		return &throttle.Throttle{Name: name, Limiter: b.Throttle.Limiter, Limit: cmp.Or(limit, def), Window: time.Minute, Logger: b.Logger}
 	}
 	h := &InboundHandler{svc: svc, opts: o, base: b,
 		perIP: throttle("webhooks-inbound-ip", o.PerIP, PerIPDefault), perProvider: throttle("webhooks-inbound-provider", o.PerProvider, PerProviderDefault)}
@@ -138,7 +139,7 @@ var errTooManyWebhooks = inboundError(http.StatusTooManyRequests, "rate_limited"
 // allow counts a hit on key against t (nil: no limit): nil when allowed,
 // errTooManyWebhooks over the limit (the rate-limit headers set), a 503
 // when the limiter fails.
-func allow(w http.ResponseWriter, r *http.Request, t *api.Throttle, key string) error {
+func allow(w http.ResponseWriter, r *http.Request, t *throttle.Throttle, key string) error {
 	if t == nil {
 		return nil
 	}

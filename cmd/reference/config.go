@@ -17,8 +17,8 @@ import (
 	"github.com/groundwork-go/groundwork/a11y/a11yai"
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/forms"
-	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/proxies"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/webhooks"
@@ -278,7 +278,7 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 		name, env string
 		def       int
 	}{
-		{&lim.api, "api-rate-limit", "GROUNDWORK_API_RATE_LIMIT", api.APILimit},
+		{&lim.api, "api-rate-limit", "GROUNDWORK_API_RATE_LIMIT", throttle.APILimit},
 		{&lim.formsSubmit, "forms-submit-limit", "GROUNDWORK_FORMS_SUBMIT_LIMIT", forms.SubmitLimitDefault},
 		{&lim.inboundIP, "inbound-ip-limit", "GROUNDWORK_INBOUND_IP_LIMIT", webhooks.PerIPDefault},
 		{&lim.inboundProvider, "inbound-provider-limit", "GROUNDWORK_INBOUND_PROVIDER_LIMIT", webhooks.PerProviderDefault},

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
@@ -25,7 +26,7 @@ type Base struct {
 	Prefix   string
 	Mux      *http.ServeMux
 	Logger   *slog.Logger
-	Throttle *Throttle
+	Throttle *throttle.Throttle
 	// Errors maps the domain's errors to answers (see [Table.Lookup]).
 	Errors Table
 	routes []string
@@ -105,7 +106,7 @@ func NewBase(prefix, def string, o groundwork.HTTPOptions) (*Base, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	b := &Base{Prefix: p, Mux: http.NewServeMux(), Logger: logger, Throttle: APIThrottle(limiter, trusted, logger)}
+	b := &Base{Prefix: p, Mux: http.NewServeMux(), Logger: logger, Throttle: throttle.API(limiter, trusted, logger)}
 	b.Mux.HandleFunc(p+"/", func(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, r, logger, nil, ErrNotFound)
 	})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/reply"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
@@ -87,7 +88,7 @@ func (i *Idempotent) Wrap(route string, next http.HandlerFunc) http.HandlerFunc 
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		scope := CallerOrIP(r, i.TrustedProxies) + " " + route
+		scope := throttle.CallerOrIP(r, i.TrustedProxies) + " " + route
 		hash := requestHash(r.Method, route, r.URL.RawQuery, body)
 		deadline := time.Now().Add(wait)
 		for {

@@ -12,6 +12,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/reply"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
@@ -232,7 +233,7 @@ func parseForm(r *http.Request) error {
 // a 429 Problem that says how long to wait and offers back as the way on
 // (the rate-limit headers are set either way); the limiter's failure as
 // it is.
-func Hit(w http.ResponseWriter, r *http.Request, t *api.Throttle, key string, back ErrorPage) error {
+func Hit(w http.ResponseWriter, r *http.Request, t *throttle.Throttle, key string, back ErrorPage) error {
 	allowed, err := t.Hit(w, r, key)
 	switch {
 	case err != nil:

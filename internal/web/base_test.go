@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
@@ -147,7 +147,7 @@ func TestBaseForms(t *testing.T) {
 // wait and offers the way back.
 func TestBaseHit(t *testing.T) {
 	t.Parallel()
-	th := &api.Throttle{Name: "t", Limiter: driverless.NewMemoryRateLimiter(nil), Limit: 1, Window: 60e9, Message: "Slow down."}
+	th := &throttle.Throttle{Name: "t", Limiter: driverless.NewMemoryRateLimiter(nil), Limit: 1, Window: 60e9, Message: "Slow down."}
 	r := httptest.NewRequest("GET", "/things/kettle", nil)
 	back := web.ErrorPage{Link: "/things/kettle", LinkText: "Back"}
 	require.NoError(t, web.Hit(httptest.NewRecorder(), r, th, "k", back))

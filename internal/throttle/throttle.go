@@ -1,4 +1,7 @@
-package api
+// Package throttle limits requests per key with a groundwork.RateLimiter
+// and writes the rate-limit headers: the "api" throttle every JSON route
+// shares, and the named ones of each domain.
+package throttle
 
 import (
 	"context"
@@ -46,15 +49,15 @@ type Throttle struct {
 	Logger *slog.Logger
 }
 
-// APIThrottle is the "api" throttle on limiter: 60 a minute per caller,
+// API is the "api" throttle on limiter: 60 a minute per caller,
 // else per client IP.
-func APIThrottle(limiter groundwork.RateLimiter, trusted []netip.Prefix, logger *slog.Logger) *Throttle {
-	return APIThrottleOf(limiter, APILimit, trusted, logger)
+func API(limiter groundwork.RateLimiter, trusted []netip.Prefix, logger *slog.Logger) *Throttle {
+	return APIOf(limiter, APILimit, trusted, logger)
 }
 
-// APIThrottleOf is the "api" throttle with limit requests a minute: APILimit
+// APIOf is the "api" throttle with limit requests a minute: APILimit
 // when zero, nil (no limit) when negative.
-func APIThrottleOf(limiter groundwork.RateLimiter, limit int, trusted []netip.Prefix, logger *slog.Logger) *Throttle {
+func APIOf(limiter groundwork.RateLimiter, limit int, trusted []netip.Prefix, logger *slog.Logger) *Throttle {
 	if limit < 0 {
 		return nil
 	}
