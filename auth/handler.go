@@ -9,6 +9,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/openapi"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/throttle"
 )
@@ -103,5 +104,5 @@ var openAPIDescription []byte
 // OpenAPI 3.1 part to merge into a host's document; see
 // groundwork.OpenAPI.
 func (h *Handler) OpenAPI() (*groundwork.OpenAPI, error) {
-	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, PrefixDefault, h.Routes())
+	return openapi.Part(openAPIDescription, h.base.Prefix, PrefixDefault, h.Routes())
 }

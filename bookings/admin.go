@@ -12,6 +12,8 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/openapi"
+	"github.com/groundwork-go/groundwork/internal/paging"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/throttle"
 )
@@ -195,7 +197,7 @@ var statuses = []string{StatusRequested, StatusConfirmed, StatusCancelled, Statu
 
 func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) error {
 	v := &api.Validator{}
-	page := api.ParsePage(r, 0, v)
+	page := paging.ParsePage(r, 0, v)
 	q := r.URL.Query()
 	f := BookingFilter{Limit: page.PerPage, Offset: page.Offset(), Status: q.Get("status")}
 	for _, p := range []struct {
@@ -246,7 +248,7 @@ func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	self := *base
 	self.Path, self.RawQuery = r.URL.Path, r.URL.RawQuery
-	reply.WriteJSON(w, http.StatusOK, api.NewPage(out, page, total, &self))
+	reply.WriteJSON(w, http.StatusOK, paging.NewPage(out, page, total, &self))
 	return nil
 }
 
@@ -304,5 +306,5 @@ var openAPIAdminDescription []byte
 // OpenAPI 3.1 part to merge into a host's document; see
 // groundwork.OpenAPI.
 func (h *AdminHandler) OpenAPI() (*groundwork.OpenAPI, error) {
-	return api.OpenAPIPart(openAPIAdminDescription, h.base.Prefix, AdminPrefixDefault, h.Routes())
+	return openapi.Part(openAPIAdminDescription, h.base.Prefix, AdminPrefixDefault, h.Routes())
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/openapi"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/throttle"
 )
@@ -174,5 +175,5 @@ var openAPIFeedsDescription []byte
 // OpenAPI 3.1 part to merge into a host's document; see
 // groundwork.OpenAPI.
 func (h *FeedHandler) OpenAPI() (*groundwork.OpenAPI, error) {
-	return api.OpenAPIPart(openAPIFeedsDescription, h.base.Prefix, FeedPrefixDefault, h.Routes())
+	return openapi.Part(openAPIFeedsDescription, h.base.Prefix, FeedPrefixDefault, h.Routes())
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/openapi"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/throttle"
@@ -411,11 +412,11 @@ var openAPIDescription []byte
 // as an OpenAPI 3.1 part to merge into a host's document; see
 // groundwork.OpenAPI.
 func (h *AdminHandler) OpenAPI() (*groundwork.OpenAPI, error) {
-	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, AdminPrefixDefault, h.Routes())
+	return openapi.Part(openAPIDescription, h.base.Prefix, AdminPrefixDefault, h.Routes())
 }
 
 // OpenAPI describes the subscribe route, under the handler's prefix, as
 // an OpenAPI 3.1 part; see groundwork.OpenAPI.
 func (h *SubscribeHandler) OpenAPI() (*groundwork.OpenAPI, error) {
-	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, SubscribePrefixDefault, h.Routes())
+	return openapi.Part(openAPIDescription, h.base.Prefix, SubscribePrefixDefault, h.Routes())
 }

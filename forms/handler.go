@@ -11,6 +11,8 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/openapi"
+	"github.com/groundwork-go/groundwork/internal/paging"
 	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
@@ -226,7 +228,7 @@ func (h *Handler) input(w http.ResponseWriter, r *http.Request) (map[string]any,
 
 func (h *Handler) listForms(w http.ResponseWriter, r *http.Request) error {
 	v := &api.Validator{}
-	p := api.ParsePage(r, h.opts.PerPage, v)
+	p := paging.ParsePage(r, h.opts.PerPage, v)
 	var active *bool
 	switch status := r.URL.Query().Get("status"); status {
 	case "":
@@ -243,7 +245,7 @@ func (h *Handler) listForms(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	reply.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+	reply.WriteJSON(w, http.StatusOK, paging.NewPage(list, p, total, paging.AbsoluteURL(r, h.opts.BaseURL)))
 	return nil
 }
 
@@ -565,5 +567,5 @@ var openAPIDescription []byte
 // when it has Tokens), under its prefix, as an OpenAPI 3.1 part to merge
 // into a host's document; see groundwork.OpenAPI.
 func (h *Handler) OpenAPI() (*groundwork.OpenAPI, error) {
-	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, PrefixDefault, h.Routes())
+	return openapi.Part(openAPIDescription, h.base.Prefix, PrefixDefault, h.Routes())
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/paging"
 	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
@@ -64,7 +65,7 @@ func (h *Handler) listSubmissions(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	v := &api.Validator{}
-	p := api.ParsePage(r, h.opts.PerPage, v)
+	p := paging.ParsePage(r, h.opts.PerPage, v)
 	q := SubmissionQuery{FormID: form.ID, IsRead: queryBool(v, r, "is_read"), IsSpam: queryBool(v, r, "is_spam"),
 		IsStarred: queryBool(v, r, "is_starred"), Offset: p.Offset(), Limit: p.PerPage}
 	if err := v.Err(); err != nil {
@@ -78,7 +79,7 @@ func (h *Handler) listSubmissions(w http.ResponseWriter, r *http.Request) error 
 	for i := range subs {
 		out[i] = h.resource(&subs[i])
 	}
-	reply.WriteJSON(w, http.StatusOK, api.NewPage(out, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+	reply.WriteJSON(w, http.StatusOK, paging.NewPage(out, p, total, paging.AbsoluteURL(r, h.opts.BaseURL)))
 	return nil
 }
 

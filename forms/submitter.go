@@ -15,6 +15,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/paging"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/throttle"
@@ -118,7 +119,7 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (att
 	if a.req, err = s.read(w, r, def.form, def.fields); err != nil {
 		return a, err
 	}
-	a.req.PageURL = api.AbsoluteURL(r, s.baseURL).String()
+	a.req.PageURL = paging.AbsoluteURL(r, s.baseURL).String()
 	a.req.ReferrerURL = r.Referer()
 	a.req.IPAddress = proxies.ClientIPString(r, s.trusted)
 	a.req.UserAgent = r.UserAgent()

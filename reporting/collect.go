@@ -12,6 +12,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/openapi"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/throttle"
@@ -105,7 +106,7 @@ func (h *CollectHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.b
 // as an OpenAPI 3.1 part to merge into a host's document; see
 // groundwork.OpenAPI.
 func (h *CollectHandler) OpenAPI() (*groundwork.OpenAPI, error) {
-	return api.OpenAPIPart(openAPIDescription, h.prefix, CollectPrefixDefault, h.Routes())
+	return openapi.Part(openAPIDescription, h.prefix, CollectPrefixDefault, h.Routes())
 }
 
 // Routes lists the routes, as "METHOD /path".

@@ -8,6 +8,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/openapi"
 )
 
 // CapabilityView is what a signed-in user needs to see the reports;
@@ -157,5 +158,5 @@ var openAPIDescription []byte
 // OpenAPI describes the report routes as an OpenAPI 3.1 part to merge
 // into a host's document; see groundwork.OpenAPI.
 func (h *Handler) OpenAPI() (*groundwork.OpenAPI, error) {
-	return api.OpenAPIPart(openAPIDescription, "", "", h.Routes())
+	return openapi.Part(openAPIDescription, "", "", h.Routes())
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/paging"
 	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
@@ -175,7 +176,7 @@ func (q *gqlRoot) WebhookSubscriptions(ctx context.Context) ([]*gqlSubscription,
 	if err := q.can(ctx, AbilityViewAny); err != nil {
 		return nil, err
 	}
-	list, _, err := q.h.svc.Subscriptions(ctx, SubscriptionQuery{Limit: api.PerPageMax}, false)
+	list, _, err := q.h.svc.Subscriptions(ctx, SubscriptionQuery{Limit: paging.PerPageMax}, false)
 	if err != nil {
 		return nil, q.shown(ctx, err)
 	}

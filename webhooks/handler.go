@@ -11,6 +11,9 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/idempotency"
+	"github.com/groundwork-go/groundwork/internal/openapi"
+	"github.com/groundwork-go/groundwork/internal/paging"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/store"
 )
@@ -63,7 +66,7 @@ type Handler struct {
 	opts  HandlerOptions
 	base  *api.Base
 	guard *api.Guard
-	idem  *api.Idempotent
+	idem  *idempotency.Idempotent
 	gql   *graphQL
 }
 
@@ -84,7 +87,7 @@ func NewHandler(svc *Service, tokens groundwork.TokenVerifier, opts *HandlerOpti
 	b.Errors = errorTable
 	h := &Handler{svc: svc, opts: o, base: b, guard: &api.Guard{Tokens: tokens, Authorizer: o.Authorizer, Logger: b.Logger}}
 	if o.Idempotency != nil {
-		h.idem = &api.Idempotent{Store: o.Idempotency, Redact: withoutSecret, TrustedProxies: o.TrustedProxies, Logger: b.Logger}
+		h.idem = &idempotency.Idempotent{Store: o.Idempotency, Redact: withoutSecret, TrustedProxies: o.TrustedProxies, Logger: b.Logger}
 	}
 	if h.gql, err = newGraphQL(h); err != nil {
 		return nil, fmt.Errorf("webhooks: new handler: %w", err)
@@ -183,7 +186,7 @@ func withoutSecret(body []byte) []byte {
 
 func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 	v := &api.Validator{}
-	p := api.ParsePage(r, h.opts.PerPage, v)
+	p := paging.ParsePage(r, h.opts.PerPage, v)
 	q := r.URL.Query()
 	query := SubscriptionQuery{Offset: p.Offset(), Limit: p.PerPage}
 	switch s := q.Get("filter[is_active]"); s {
@@ -215,7 +218,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	reply.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+	reply.WriteJSON(w, http.StatusOK, paging.NewPage(list, p, total, paging.AbsoluteURL(r, h.opts.BaseURL)))
 	return nil
 }
 
@@ -345,7 +348,7 @@ func (h *Handler) deliveries(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	v := &api.Validator{}
-	p := api.ParsePage(r, h.opts.PerPage, v)
+	p := paging.ParsePage(r, h.opts.PerPage, v)
 	q := r.URL.Query()
 	query := DeliveryQuery{SubscriptionID: id, Event: q.Get("filter[event]"), Offset: p.Offset(), Limit: p.PerPage}
 	switch st := Status(q.Get("filter[status]")); st {
@@ -367,7 +370,7 @@ func (h *Handler) deliveries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	reply.WriteJSON(w, http.StatusOK, api.NewPage(list, p, total, api.AbsoluteURL(r, h.opts.BaseURL)))
+	reply.WriteJSON(w, http.StatusOK, paging.NewPage(list, p, total, paging.AbsoluteURL(r, h.opts.BaseURL)))
 	return nil
 }
 
@@ -412,5 +415,5 @@ var openAPIDescription []byte
 // an OpenAPI 3.1 part to merge into a host's document; see
 // groundwork.OpenAPI.
 func (h *Handler) OpenAPI() (*groundwork.OpenAPI, error) {
-	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, PrefixDefault, h.Routes())
+	return openapi.Part(openAPIDescription, h.base.Prefix, PrefixDefault, h.Routes())
 }

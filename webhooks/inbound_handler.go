@@ -13,6 +13,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/openapi"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/throttle"
@@ -110,7 +111,7 @@ func (h *InboundHandler) Routes() []string { return h.base.Routes() }
 // OpenAPI 3.1 part to merge into a host's document; see
 // groundwork.OpenAPI.
 func (h *InboundHandler) OpenAPI() (*groundwork.OpenAPI, error) {
-	return api.OpenAPIPart(openAPIDescription, h.base.Prefix, InboundPrefixDefault, h.Routes())
+	return openapi.Part(openAPIDescription, h.base.Prefix, InboundPrefixDefault, h.Routes())
 }
 
 // coded is an inbound answer's body.

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/groundwork-go/groundwork"
-	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/openapi"
 	"github.com/groundwork-go/groundwork/internal/web"
 )
 
@@ -34,7 +34,7 @@ func apiDocument(handlers ...describer) (*groundwork.OpenAPI, error) {
 	doc := groundwork.NewOpenAPI("groundwork reference server", "1")
 	doc.Info.Description = "Every JSON route the reference server mounts. Errors answer {\"message\"}, and input that breaks a rule " +
 		"422 {\"message\", \"errors\"}; a spent allowance 429 with Retry-After."
-	own, err := api.OpenAPIPart(openAPIServer, "", "", serverRoutes)
+	own, err := openapi.Part(openAPIServer, "", "", serverRoutes)
 	if err != nil {
 		return nil, err
 	}

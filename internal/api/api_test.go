@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -215,64 +214,6 @@ func TestWriteError(t *testing.T) {
 	api.WriteError(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil), logger, table,
 		&api.Error{Status: 503, Message: "Busy.", Err: errors.New("queue full")})
 	require.Contains(t, logs.String(), "queue full")
-}
-
-func TestPage(t *testing.T) {
-	t.Parallel()
-	base, _ := url.Parse("https://example.test/api/v1/forms?status=active&page=2")
-
-	p := api.NewPage([]int{16, 17, 18}, api.PageRequest{Page: 2, PerPage: 15}, 33, base)
-	b, err := json.Marshal(p)
-	require.NoError(t, err)
-	require.JSONEq(t, `{
-		"data": [16, 17, 18],
-		"meta": {"current_page": 2, "from": 16, "last_page": 3, "per_page": 15, "to": 18, "total": 33},
-		"links": {
-			"first": "https://example.test/api/v1/forms?page=1&status=active",
-			"last": "https://example.test/api/v1/forms?page=3&status=active",
-			"prev": "https://example.test/api/v1/forms?page=1&status=active",
-			"next": "https://example.test/api/v1/forms?page=3&status=active"
-		}}`, string(b))
-
-	empty := api.NewPage[int](nil, api.PageRequest{Page: 1, PerPage: 15}, 0, base)
-	b, err = json.Marshal(empty)
-	require.NoError(t, err)
-	require.JSONEq(t, `{
-		"data": [],
-		"meta": {"current_page": 1, "from": null, "last_page": 1, "per_page": 15, "to": null, "total": 0},
-		"links": {"first": "https://example.test/api/v1/forms?page=1&status=active", "last": "https://example.test/api/v1/forms?page=1&status=active", "prev": null, "next": null}}`, string(b))
-
-	// Past the end: prev points at the last page.
-	past := api.NewPage[int](nil, api.PageRequest{Page: 9, PerPage: 15}, 20, base)
-	require.Equal(t, "https://example.test/api/v1/forms?page=2&status=active", *past.Links.Prev)
-	require.Nil(t, past.Links.Next)
-}
-
-func TestParsePageAndAbsoluteURL(t *testing.T) {
-	t.Parallel()
-	r := httptest.NewRequest("GET", "http://host.test/api/v1/forms?page=3&per_page=20", nil)
-	v := &api.Validator{}
-	p := api.ParsePage(r, 0, v)
-	require.NoError(t, v.Err())
-	require.Equal(t, api.PageRequest{Page: 3, PerPage: 20}, p)
-	require.Equal(t, 40, p.Offset())
-
-	p = api.ParsePage(httptest.NewRequest("GET", "/x", nil), 0, v)
-	require.NoError(t, v.Err())
-	require.Equal(t, api.PageRequest{Page: 1, PerPage: 15}, p)
-
-	api.ParsePage(httptest.NewRequest("GET", "/x?page=0&per_page=101", nil), 0, v)
-	var ve *groundwork.ValidationError
-	require.ErrorAs(t, v.Err(), &ve)
-	require.Equal(t, map[string][]string{"page": {"The page field must be at least 1."}, "per_page": {"The per page field must be between 1 and 100."}}, ve.Fields())
-	v = &api.Validator{}
-	api.ParsePage(httptest.NewRequest("GET", "/x?page=x", nil), 0, v)
-	require.ErrorAs(t, v.Err(), &ve)
-	require.Equal(t, "The page field must be an integer.", ve.Message())
-
-	require.Equal(t, "http://host.test/api/v1/forms?page=3&per_page=20", api.AbsoluteURL(r, nil).String())
-	base, _ := url.Parse("https://public.test/prefix/")
-	require.Equal(t, "https://public.test/prefix/api/v1/forms?page=3&per_page=20", api.AbsoluteURL(r, base).String())
 }
 
 func TestCan(t *testing.T) {

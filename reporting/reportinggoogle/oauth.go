@@ -22,6 +22,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/openapi"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/seal"
 	"github.com/groundwork-go/groundwork/internal/web"
@@ -141,7 +142,7 @@ var openAPIDescription []byte
 // as an OpenAPI 3.1 part to merge into a host's document; see
 // groundwork.OpenAPI.
 func (a *OAuth) OpenAPI() (*groundwork.OpenAPI, error) {
-	return api.OpenAPIPart(openAPIDescription, a.prefix, OAuthPrefixDefault, a.Routes())
+	return openapi.Part(openAPIDescription, a.prefix, OAuthPrefixDefault, a.Routes())
 }
 
 // Routes lists the routes, as "METHOD /path".

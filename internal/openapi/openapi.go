@@ -1,4 +1,7 @@
-package api
+// Package openapi turns a handler's embedded OpenAPI 3.1 description
+// into the part of a host's document its routes make, under the
+// handler's prefix, with the schemas every domain shares.
+package openapi
 
 import (
 	_ "embed"
@@ -17,7 +20,7 @@ import (
 //go:embed openapi_common.json
 var openAPICommon []byte
 
-// OpenAPIPart is a handler's part of the document: from its domain's
+// Part is a handler's part of the document: from its domain's
 // description (an OpenAPI document whose paths are the handler's route
 // patterns without its prefix), the operations of routes (the handler's
 // Routes(), "METHOD /prefix/path"), under their full paths, with the
@@ -29,7 +32,7 @@ var openAPICommon []byte
 // ("/api/v1/a11y" and "a11yContrastCheck" make
 // "apiV1A11yA11yContrastCheck"), so one handler mounted twice keeps its
 // operation ids unique.
-func OpenAPIPart(description []byte, prefix, def string, routes []string) (*groundwork.OpenAPI, error) {
+func Part(description []byte, prefix, def string, routes []string) (*groundwork.OpenAPI, error) {
 	var d groundwork.OpenAPI
 	if err := json.Unmarshal(description, &d); err != nil {
 		return nil, fmt.Errorf("openapi: the description: %w", err)

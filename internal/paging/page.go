@@ -1,4 +1,7 @@
-package api
+// Package paging is the list envelope of every list route: the page and
+// per_page a request asks for, and {"data", "meta", "links"} with
+// absolute links.
+package paging
 
 import (
 	"net/http"
@@ -8,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/api"
 )
 
 // Paging defaults of list endpoints; see [groundwork.PerPageDefault].
@@ -22,7 +26,7 @@ type PageRequest = groundwork.PageRequest
 // ParsePage reads page (default 1) and per_page (default perPageDefault,
 // at most PerPageMax) from the query, adding bad values' messages to v
 // (the list's other query parameters may add theirs).
-func ParsePage(r *http.Request, perPageDefault int, v *Validator) PageRequest {
+func ParsePage(r *http.Request, perPageDefault int, v *api.Validator) PageRequest {
 	if perPageDefault <= 0 {
 		perPageDefault = PerPageDefault
 	}
@@ -32,9 +36,9 @@ func ParsePage(r *http.Request, perPageDefault int, v *Validator) PageRequest {
 		n, err := strconv.Atoi(s)
 		switch {
 		case err != nil:
-			v.Add("page", MsgInteger("page"))
+			v.Add("page", api.MsgInteger("page"))
 		case n < 1:
-			v.Add("page", MsgMin("page", 1))
+			v.Add("page", api.MsgMin("page", 1))
 		default:
 			p.Page = n
 		}
@@ -43,9 +47,9 @@ func ParsePage(r *http.Request, perPageDefault int, v *Validator) PageRequest {
 		n, err := strconv.Atoi(s)
 		switch {
 		case err != nil:
-			v.Add("per_page", MsgInteger("per_page"))
+			v.Add("per_page", api.MsgInteger("per_page"))
 		case n < 1 || n > PerPageMax:
-			v.Add("per_page", MsgBetween("per_page", 1, PerPageMax))
+			v.Add("per_page", api.MsgBetween("per_page", 1, PerPageMax))
 		default:
 			p.PerPage = n
 		}

@@ -1,4 +1,6 @@
-package api
+// Package idempotency replays the answer to a request repeated with the
+// same Idempotency-Key, so a client that retries a POST makes one change.
+package idempotency
 
 import (
 	"bytes"
@@ -12,14 +14,15 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
-// IdempotencyStore keeps Idempotency-Key records; *store.Idempotency
+// Store keeps Idempotency-Key records; *store.Idempotency
 // satisfies it.
-type IdempotencyStore interface {
+type Store interface {
 	Begin(ctx context.Context, scope, key, requestHash string, ttl, stuck time.Duration) (*driverless.IdempotencyRecord, error)
 	Complete(ctx context.Context, scope, key string, status int, header map[string][]string, body []byte) error
 	Release(ctx context.Context, scope, key string) error
@@ -45,7 +48,7 @@ const (
 // header pass straight through. Redact, when set, shapes the body that is
 // kept for replays (to drop a secret shown once).
 type Idempotent struct {
-	Store          IdempotencyStore
+	Store          Store
 	TTL            time.Duration
 	Wait           time.Duration
 	Redact         func(body []byte) []byte
@@ -82,9 +85,9 @@ func (i *Idempotent) Wrap(route string, next http.HandlerFunc) http.HandlerFunc 
 			reply.WriteMessage(w, http.StatusBadRequest, "The Idempotency-Key header must be text: valid UTF-8 without NUL characters.")
 			return
 		}
-		body, err := ReadJSONBody(w, r, 0)
+		body, err := api.ReadJSONBody(w, r, 0)
 		if err != nil {
-			WriteError(w, r, logger, nil, err)
+			api.WriteError(w, r, logger, nil, err)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -94,7 +97,7 @@ func (i *Idempotent) Wrap(route string, next http.HandlerFunc) http.HandlerFunc 
 		for {
 			rec, err := i.Store.Begin(r.Context(), scope, key, hash, ttl, IdempotencyStuckDefault)
 			if err != nil {
-				WriteError(w, r, logger, nil, err)
+				api.WriteError(w, r, logger, nil, err)
 				return
 			}
 			switch {
