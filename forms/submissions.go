@@ -3,14 +3,11 @@ package forms
 import (
 	"context"
 	"database/sql"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
-	"strconv"
-	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
 )
@@ -210,97 +207,4 @@ func (s *Service) OpenUpload(ctx context.Context, submissionID, uploadID int64) 
 		return nil, nil, notFound("File")
 	}
 	return u, r, nil
-}
-
-// CSVOptions shape an export.
-type CSVOptions struct {
-	// IncludeIPAddress adds an "IP Address" column.
-	IncludeIPAddress bool
-	// Flush, when set, is called every hundred rows so a streamed response
-	// moves on.
-	Flush func()
-}
-
-// neutralise prefixes a cell that a spreadsheet would read as a formula
-// (one starting with =, +, -, @, a tab or a carriage return) with "'".
-func neutralise(cell string) string {
-	if cell != "" {
-		switch cell[0] {
-		case '=', '+', '-', '@', '\t', '\r':
-			return "'" + cell
-		}
-	}
-	return cell
-}
-
-// ExportCSV writes every submission of the form, spam included, newest
-// first: Submission ID, Submission Number, Submitted At (UTC), one column
-// per data field in field order (headed by its label, holding display
-// values), Page URL, optionally IP Address, then Is Read, Is Spam and Is
-// Starred as 1 or 0.
-func (s *Service) ExportCSV(ctx context.Context, form *Form, w io.Writer, opts CSVOptions) error {
-	fields, err := s.store.Fields(ctx, form.ID)
-	if err != nil {
-		return fmt.Errorf("forms: export: %w", err)
-	}
-	var data []Field
-	for _, f := range fields {
-		if !IsLayout(f.Type) {
-			data = append(data, f)
-		}
-	}
-	cw := csv.NewWriter(w)
-	header := []string{"Submission ID", "Submission Number", "Submitted At"}
-	for _, f := range data {
-		header = append(header, neutralise(label(&f)))
-	}
-	header = append(header, "Page URL")
-	if opts.IncludeIPAddress {
-		header = append(header, "IP Address")
-	}
-	header = append(header, "Is Read", "Is Spam", "Is Starred")
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	flag := func(b bool) string {
-		if b {
-			return "1"
-		}
-		return "0"
-	}
-	rows := 0
-	err = s.store.EachSubmission(ctx, form.ID, func(sub *Submission) error {
-		byName := make(map[string]string, len(sub.Values))
-		for _, v := range sub.Values {
-			byName[v.FieldName] = v.DisplayValue
-		}
-		row := make([]string, 0, len(header))
-		row = append(row, strconv.FormatInt(sub.ID, 10), sub.Number(), sub.CreatedAt.UTC().Format(time.DateTime))
-		for _, f := range data {
-			row = append(row, neutralise(byName[f.Name]))
-		}
-		row = append(row, neutralise(sub.PageURL))
-		if opts.IncludeIPAddress {
-			row = append(row, neutralise(sub.IPAddress))
-		}
-		row = append(row, flag(sub.IsRead), flag(sub.IsSpam), flag(sub.IsStarred))
-		if err := cw.Write(row); err != nil {
-			return err
-		}
-		if rows++; rows%100 == 0 {
-			cw.Flush()
-			if err := cw.Error(); err != nil {
-				return err
-			}
-			if opts.Flush != nil {
-				opts.Flush()
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("forms: export: %w", err)
-	}
-	cw.Flush()
-	return cw.Error()
 }
