@@ -44,8 +44,8 @@ const (
 )
 
 // Template names a host's WebOptions.Templates may replace (beside the
-// page layer's LayoutTemplate, FieldsTemplate, ErrorTemplate and
-// StylesheetFile).
+// page layer's, named in the root: groundwork.LayoutTemplate,
+// FieldsTemplate, ErrorTemplate and Stylesheet).
 const (
 	LoginTemplate          = "auth/login.html"
 	RegisterTemplate       = "auth/register.html"
@@ -56,10 +56,6 @@ const (
 	TokensTemplate         = "auth/tokens.html"
 	RevokeTemplate         = "auth/revoke-token.html"
 	HomeTemplate           = "auth/home.html"
-	LayoutTemplate         = web.LayoutTemplate
-	FieldsTemplate         = web.FieldsTemplate
-	ErrorTemplate          = web.ErrorTemplate
-	StylesheetFile         = web.Stylesheet
 	maxFormBytes     int64 = 64 << 10
 )
 
@@ -73,7 +69,8 @@ type WebOptions struct {
 	// lock-out counts per client IP).
 	groundwork.HTTPOptions
 	// Templates replaces page templates or the stylesheet by name (the
-	// ...Template constants and StylesheetFile).
+	// ...Template constants here and in the root, and
+	// groundwork.Stylesheet).
 	Templates fs.FS
 	// DisableRegistration turns /register off (404).
 	DisableRegistration bool

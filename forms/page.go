@@ -22,20 +22,12 @@ var templatesFS embed.FS
 // PagePrefixDefault is where [NewPageHandler]'s pages live.
 const PagePrefixDefault = "/forms"
 
-// The page's template, and the page layer's, by the names a host's
-// PageOptions.Templates may replace them under.
-const (
-	// PageTemplate is the form page's "content".
-	PageTemplate = "forms/form.html"
-	// LayoutTemplate is the layout around every page ("layout").
-	LayoutTemplate = web.LayoutTemplate
-	// FieldsTemplate holds "field", "error-summary" and "flash".
-	FieldsTemplate = web.FieldsTemplate
-	// ErrorTemplate is the "content" of the error pages.
-	ErrorTemplate = web.ErrorTemplate
-	// StylesheetFile is the CSS every page links.
-	StylesheetFile = web.Stylesheet
-)
+// PageTemplate is the form page's "content", by the name a host's
+// PageOptions.Templates may replace it under; the layout, the field
+// helpers, the error page and the stylesheet are replaced under the
+// names groundwork.LayoutTemplate, FieldsTemplate, ErrorTemplate and
+// Stylesheet.
+const PageTemplate = "forms/form.html"
 
 // PageOptions configures [NewPageHandler]. Nil means the defaults.
 type PageOptions struct {
@@ -48,9 +40,9 @@ type PageOptions struct {
 	// by slug or ID; PagePrefixDefault when empty.
 	Prefix string
 	// Templates replaces the page's templates or stylesheet by name
-	// (PageTemplate, LayoutTemplate, FieldsTemplate, ErrorTemplate,
-	// StylesheetFile); the built-in ones are in this package's
-	// templates directory and internal/web's.
+	// (PageTemplate, and the root's LayoutTemplate, FieldsTemplate,
+	// ErrorTemplate and Stylesheet); the built-in ones are in this
+	// package's templates directory and internal/web's.
 	Templates fs.FS
 	// FlashKey signs the message that follows a redirect (the thank-you
 	// after a submission). Give every instance the same key (32 random
