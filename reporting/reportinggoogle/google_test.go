@@ -2,9 +2,12 @@ package reportinggoogle_test
 
 import (
 	"context"
+	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/sha256"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"io"
@@ -254,3 +257,54 @@ func TestGA4(t *testing.T) {
 }
 
 func time30s() time.Duration { return 30 * time.Second }
+
+// A service-account key signs an RS256 JWT (iss the key's email, the
+// scopes asked for, aud the token endpoint, kid the key's id) and trades
+// it at the key's token_uri; any other kind of key is refused.
+func TestServiceAccountKey(t *testing.T) {
+	t.Parallel()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	require.NoError(t, err)
+	var assertion string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/token" {
+			require.NoError(t, r.ParseForm())
+			require.Equal(t, "urn:ietf:params:oauth:grant-type:jwt-bearer", r.PostForm.Get("grant_type"))
+			assertion = r.PostForm.Get("assertion")
+			io.WriteString(w, `{"access_token":"at-1","token_type":"Bearer","expires_in":3600}`)
+			return
+		}
+		io.WriteString(w, r.Header.Get("Authorization"))
+	}))
+	t.Cleanup(srv.Close)
+	key, _ := json.Marshal(map[string]string{"type": "service_account", "client_email": "reports@project.iam.gserviceaccount.com",
+		"private_key_id": "k1", "private_key": string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})), "token_uri": srv.URL + "/token"})
+	clients, err := reportinggoogle.ServiceAccount(context.Background(), key, srv.Client(), reportinggoogle.ScopeAnalytics)
+	require.NoError(t, err)
+	res, err := clients.HTTP.Get(srv.URL + "/api")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Equal(t, "Bearer at-1", string(body))
+
+	parts := strings.Split(assertion, ".")
+	require.Len(t, parts, 3)
+	header, _ := base64.RawURLEncoding.DecodeString(parts[0])
+	claims, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	sig, _ := base64.RawURLEncoding.DecodeString(parts[2])
+	require.JSONEq(t, `{"alg":"RS256","typ":"JWT","kid":"k1"}`, string(header))
+	var c map[string]any
+	require.NoError(t, json.Unmarshal(claims, &c))
+	require.Equal(t, "reports@project.iam.gserviceaccount.com", c["iss"])
+	require.Equal(t, reportinggoogle.ScopeAnalytics, c["scope"])
+	require.Equal(t, srv.URL+"/token", c["aud"])
+	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	require.NoError(t, rsa.VerifyPKCS1v15(&k.PublicKey, crypto.SHA256, sum[:], sig), "signed by the key")
+
+	for _, bad := range []string{`{"type":"authorized_user","client_id":"x"}`, `{"type":"service_account"}`, `not json`} {
+		_, err := reportinggoogle.ServiceAccount(context.Background(), []byte(bad), nil)
+		require.Error(t, err, bad)
+	}
+}

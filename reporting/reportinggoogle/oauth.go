@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
-	"golang.org/x/oauth2/google"
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
@@ -47,7 +46,7 @@ var BaseScopes = []string{"openid", "https://www.googleapis.com/auth/userinfo.em
 // RedirectURL, Store, Key and UserID are required.
 type OAuthOptions struct {
 	ClientID, ClientSecret, RedirectURL string
-	// Endpoint is Google's (google.Endpoint) when zero; a test double's
+	// Endpoint is Google's ([Endpoint]) when zero; a test double's
 	// otherwise.
 	Endpoint oauth2.Endpoint
 	// Scopes are the sources' (ScopeSearchConsole, ScopeAnalytics);
@@ -97,7 +96,7 @@ func NewOAuth(o OAuthOptions) (*OAuth, error) {
 		return nil, fmt.Errorf("reportinggoogle: oauth: Key: %w", err)
 	}
 	if o.Endpoint.AuthURL == "" {
-		o.Endpoint = google.Endpoint
+		o.Endpoint = Endpoint
 	}
 	if o.Prefix == "" {
 		o.Prefix = OAuthPrefixDefault
