@@ -136,7 +136,7 @@
 // [Service.EraseCustomer] redacts a customer's data in place and ends
 // their links.
 //
-// # Beyond the original
+// # Beyond the PHP package it ports
 //
 // Holds: [Service.Hold] keeps a slot for five minutes; it leaves every
 // other customer's list, and only a booking with its token takes it, so a

@@ -90,7 +90,7 @@
 // [Service.OnSubmissionAccepted] runs after the commit; [Service.OnFormCreated],
 // [Service.OnFormUpdated] and [Service.OnFormDeleted] follow a form's life.
 //
-// # Differences from the original
+// # Differences from the PHP package it ports
 //
 // The submission number is derived from the submission's ID
 // ("FORM-2026-00042"), not from a per-form counter that every submission
