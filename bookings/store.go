@@ -140,6 +140,43 @@ type Store interface {
 	// nil, runs for each booking as erased in the change's one
 	// transaction.
 	EraseCustomer(ctx context.Context, email string, at time.Time, then TxHook) ([]Booking, error)
+
+	// CreateCalendarConnection stores c and returns it with its ID, no
+	// sync state, and its first sync due at c.NextSyncAt; ErrNotFound
+	// without the provider.
+	CreateCalendarConnection(ctx context.Context, c CalendarConnection) (CalendarConnection, error)
+	// CalendarConnection returns a connection, or ErrNotFound.
+	CalendarConnection(ctx context.Context, id int64) (CalendarConnection, error)
+	// ListCalendarConnections returns a provider's connections, every
+	// provider's with providerID 0, by ID.
+	ListCalendarConnections(ctx context.Context, providerID int64) ([]CalendarConnection, error)
+	// UpdateCalendarConnection writes c's name, endpoint, user name,
+	// sealed secret, calendars, destination, BlockWhenStale and
+	// NextSyncAt (its sync state stays); ErrNotFound.
+	UpdateCalendarConnection(ctx context.Context, c CalendarConnection) (CalendarConnection, error)
+	// DeleteCalendarConnection deletes a connection and its busy periods;
+	// ErrNotFound.
+	DeleteCalendarConnection(ctx context.Context, id int64) error
+	// ClaimCalendarSync takes a connection's sync until until, when no
+	// claim holds at now: on every instance, one sync of a connection
+	// runs at a time. False when another holds it, or the connection is
+	// gone.
+	ClaimCalendarSync(ctx context.Context, id int64, now, until time.Time) (bool, error)
+	// DueCalendarSyncs returns up to limit connections whose next sync is
+	// due at now and that no claim holds, the longest due first.
+	DueCalendarSyncs(ctx context.Context, now time.Time, limit int) ([]int64, error)
+	// FinishCalendarSync records a good read in one transaction: the
+	// connection's busy periods overlapping [From, To) replaced by
+	// Periods (unless NotModified), its ETag and LastModified, SyncedAt,
+	// SyncedUntil, no error, no failures, the next sync, the claim let
+	// go. ErrNotFound.
+	FinishCalendarSync(ctx context.Context, s CalendarSync) error
+	// FailCalendarSync records a failed read: its reason, one failure
+	// more, the next sync, the claim let go; ErrNotFound.
+	FailCalendarSync(ctx context.Context, id int64, reason string, next time.Time) error
+	// BusyPeriods returns a connection's stored busy periods overlapping
+	// [from, to), by start.
+	BusyPeriods(ctx context.Context, connectionID int64, from, to time.Time) ([]Period, error)
 }
 
 // TxHook runs inside the transaction of a change, with the booking as

@@ -159,11 +159,17 @@ func (s *Store) ListBlackouts(ctx context.Context) ([]bookings.Blackout, error) 
 
 func (s *Store) deleteOne(ctx context.Context, what, query string, args ...any) error {
 	res, err := s.db.ExecContext(ctx, s.db.Rebind(query), args...)
+	return affected(res, err, "delete "+what)
+}
+
+// affected is ErrNotFound when a statement changed no row, its error
+// (wrapped with what) when it failed, else nil.
+func affected(res sql.Result, err error, what string) error {
 	if err != nil {
-		return fmt.Errorf("bookingssql: delete %s: %w", what, err)
+		return fmt.Errorf("bookingssql: %s: %w", what, err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("bookingssql: delete %s: %w", what, err)
+		return fmt.Errorf("bookingssql: %s: %w", what, err)
 	} else if n == 0 {
 		return bookings.ErrNotFound
 	}

@@ -1,0 +1,230 @@
+package bookingssql
+
+import (
+	"context"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+type connectionRow struct {
+	ID             int64                `db:"id"`
+	ProviderID     int64                `db:"provider_id"`
+	Kind           string               `db:"kind"`
+	Name           string               `db:"name"`
+	Endpoint       string               `db:"endpoint"`
+	Username       string               `db:"username"`
+	SealedSecret   string               `db:"sealed_secret"`
+	Calendars      store.JSON[[]string] `db:"calendars"`
+	Destination    string               `db:"destination"`
+	BlockWhenStale bool                 `db:"block_when_stale"`
+	ETag           string               `db:"etag"`
+	LastModified   string               `db:"last_modified"`
+	SyncedAt       store.Time           `db:"synced_at"`
+	SyncedUntil    store.Time           `db:"synced_until"`
+	LastError      string               `db:"last_error"`
+	Failures       int                  `db:"failures"`
+	NextSyncAt     store.Time           `db:"next_sync_at"`
+	CreatedAt      store.Time           `db:"created_at"`
+	UpdatedAt      store.Time           `db:"updated_at"`
+}
+
+const connectionColumns = `id, provider_id, kind, name, endpoint, username, sealed_secret, calendars, destination, block_when_stale,
+	etag, last_modified, synced_at, synced_until, last_error, failures, next_sync_at, created_at, updated_at`
+
+func timeOrNil(t store.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	v := t.Time
+	return &v
+}
+
+func (r connectionRow) connection() bookings.CalendarConnection {
+	cals := r.Calendars.V
+	if cals == nil {
+		cals = []string{}
+	}
+	return bookings.CalendarConnection{ID: r.ID, ProviderID: r.ProviderID, Kind: r.Kind, Name: r.Name, Endpoint: r.Endpoint,
+		Username: r.Username, SealedSecret: r.SealedSecret, Calendars: cals, Destination: r.Destination,
+		BlockWhenStale: r.BlockWhenStale, ETag: r.ETag, LastModified: r.LastModified, SyncedAt: timeOrNil(r.SyncedAt),
+		SyncedUntil: timeOrNil(r.SyncedUntil), LastError: r.LastError, Failures: r.Failures, NextSyncAt: r.NextSyncAt.Time,
+		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
+}
+
+// CreateCalendarConnection implements bookings.Store.
+func (s *Store) CreateCalendarConnection(ctx context.Context, c bookings.CalendarConnection) (bookings.CalendarConnection, error) {
+	var row connectionRow
+	cals := c.Calendars
+	if cals == nil {
+		cals = []string{}
+	}
+	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_calendar_connections (provider_id, kind, name, endpoint,
+		username, sealed_secret, calendars, destination, block_when_stale, etag, last_modified, last_error, failures, next_sync_at,
+		created_at, updated_at)
+		SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, '', '', '', 0, ?, ?, ? FROM bookings_providers WHERE id = ?
+		RETURNING `+connectionColumns),
+		c.Kind, c.Name, c.Endpoint, c.Username, c.SealedSecret, store.JSON[[]string]{V: cals}, c.Destination, c.BlockWhenStale,
+		store.NewTime(c.NextSyncAt), store.NewTime(c.CreatedAt), store.NewTime(c.UpdatedAt), c.ProviderID).StructScan(&row)
+	if err != nil {
+		return bookings.CalendarConnection{}, mapErr(err, "create calendar connection")
+	}
+	return row.connection(), nil
+}
+
+// CalendarConnection implements bookings.Store.
+func (s *Store) CalendarConnection(ctx context.Context, id int64) (bookings.CalendarConnection, error) {
+	var row connectionRow
+	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT `+connectionColumns+` FROM bookings_calendar_connections WHERE id = ?`), id)
+	if err != nil {
+		return bookings.CalendarConnection{}, mapErr(err, "calendar connection")
+	}
+	return row.connection(), nil
+}
+
+// ListCalendarConnections implements bookings.Store.
+func (s *Store) ListCalendarConnections(ctx context.Context, providerID int64) ([]bookings.CalendarConnection, error) {
+	var rows []connectionRow
+	err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT `+connectionColumns+` FROM bookings_calendar_connections
+		WHERE ? = 0 OR provider_id = ? ORDER BY id`), providerID, providerID)
+	if err != nil {
+		return nil, mapErr(err, "list calendar connections")
+	}
+	out := make([]bookings.CalendarConnection, len(rows))
+	for i, r := range rows {
+		out[i] = r.connection()
+	}
+	return out, nil
+}
+
+// UpdateCalendarConnection implements bookings.Store.
+func (s *Store) UpdateCalendarConnection(ctx context.Context, c bookings.CalendarConnection) (bookings.CalendarConnection, error) {
+	var row connectionRow
+	cals := c.Calendars
+	if cals == nil {
+		cals = []string{}
+	}
+	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`UPDATE bookings_calendar_connections SET name = ?, endpoint = ?, username = ?,
+		sealed_secret = ?, calendars = ?, destination = ?, block_when_stale = ?, next_sync_at = ?, updated_at = ?
+		WHERE id = ? RETURNING `+connectionColumns),
+		c.Name, c.Endpoint, c.Username, c.SealedSecret, store.JSON[[]string]{V: cals}, c.Destination, c.BlockWhenStale,
+		store.NewTime(c.NextSyncAt), store.NewTime(c.UpdatedAt), c.ID).StructScan(&row)
+	if err != nil {
+		return bookings.CalendarConnection{}, mapErr(err, "update calendar connection")
+	}
+	return row.connection(), nil
+}
+
+// DeleteCalendarConnection implements bookings.Store.
+func (s *Store) DeleteCalendarConnection(ctx context.Context, id int64) error {
+	return s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM bookings_busy_periods WHERE connection_id = ?`), id); err != nil {
+			return mapErr(err, "delete calendar connection")
+		}
+		res, err := tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM bookings_calendar_connections WHERE id = ?`), id)
+		return affected(res, err, "delete calendar connection")
+	})
+}
+
+// ClaimCalendarSync implements bookings.Store.
+func (s *Store) ClaimCalendarSync(ctx context.Context, id int64, now, until time.Time) (bool, error) {
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE bookings_calendar_connections SET claimed_until = ?
+		WHERE id = ? AND (claimed_until IS NULL OR claimed_until <= ?)`), store.NewTime(until), id, store.NewTime(now))
+	if err != nil {
+		return false, mapErr(err, "claim calendar sync")
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, mapErr(err, "claim calendar sync")
+	}
+	return n == 1, nil
+}
+
+// DueCalendarSyncs implements bookings.Store.
+func (s *Store) DueCalendarSyncs(ctx context.Context, now time.Time, limit int) ([]int64, error) {
+	var ids []int64
+	err := s.db.Reader().SelectContext(ctx, &ids, s.db.Rebind(`SELECT id FROM bookings_calendar_connections
+		WHERE next_sync_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?) ORDER BY next_sync_at, id LIMIT ?`),
+		store.NewTime(now), store.NewTime(now), limit)
+	if err != nil {
+		return nil, mapErr(err, "due calendar syncs")
+	}
+	return ids, nil
+}
+
+// FinishCalendarSync implements bookings.Store.
+func (s *Store) FinishCalendarSync(ctx context.Context, cs bookings.CalendarSync) error {
+	return s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		var providerID int64
+		err := tx.GetContext(ctx, &providerID, s.db.Rebind(`SELECT provider_id FROM bookings_calendar_connections WHERE id = ?`), cs.ConnectionID)
+		if err != nil {
+			return mapErr(err, "finish calendar sync")
+		}
+		if !cs.NotModified {
+			if _, err := tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM bookings_busy_periods
+				WHERE connection_id = ? AND start_time < ? AND end_time > ?`), cs.ConnectionID, store.NewTime(cs.To), store.NewTime(cs.From)); err != nil {
+				return mapErr(err, "finish calendar sync")
+			}
+			if err := s.insertBusy(ctx, tx, cs.ConnectionID, providerID, cs.Periods); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, s.db.Rebind(`UPDATE bookings_calendar_connections SET etag = ?, last_modified = ?, synced_at = ?,
+			synced_until = ?, last_error = '', failures = 0, next_sync_at = ?, claimed_until = NULL WHERE id = ?`),
+			cs.ETag, cs.LastModified, store.NewTime(cs.At), store.NewTime(cs.To), store.NewTime(cs.Next), cs.ConnectionID)
+		if err != nil {
+			return mapErr(err, "finish calendar sync")
+		}
+		return nil
+	})
+}
+
+// insertBusy writes periods a few hundred rows to a statement.
+func (s *Store) insertBusy(ctx context.Context, tx *sqlx.Tx, connectionID, providerID int64, periods []bookings.Period) error {
+	const batch = 200
+	for len(periods) > 0 {
+		n := min(batch, len(periods))
+		q := `INSERT INTO bookings_busy_periods (connection_id, provider_id, start_time, end_time) VALUES `
+		args := make([]any, 0, 4*n)
+		for i, p := range periods[:n] {
+			if i > 0 {
+				q += ", "
+			}
+			q += "(?, ?, ?, ?)"
+			args = append(args, connectionID, providerID, store.NewTime(p.Start), store.NewTime(p.End))
+		}
+		if _, err := tx.ExecContext(ctx, s.db.Rebind(q), args...); err != nil {
+			return mapErr(err, "store busy periods")
+		}
+		periods = periods[n:]
+	}
+	return nil
+}
+
+// FailCalendarSync implements bookings.Store.
+func (s *Store) FailCalendarSync(ctx context.Context, id int64, reason string, next time.Time) error {
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE bookings_calendar_connections SET last_error = ?, failures = failures + 1,
+		next_sync_at = ?, claimed_until = NULL WHERE id = ?`), reason, store.NewTime(next), id)
+	return affected(res, err, "fail calendar sync")
+}
+
+// BusyPeriods implements bookings.Store.
+func (s *Store) BusyPeriods(ctx context.Context, connectionID int64, from, to time.Time) ([]bookings.Period, error) {
+	var rows []struct {
+		Start store.Time `db:"start_time"`
+		End   store.Time `db:"end_time"`
+	}
+	err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT start_time, end_time FROM bookings_busy_periods
+		WHERE connection_id = ? AND start_time < ? AND end_time > ? ORDER BY start_time`), connectionID, store.NewTime(to), store.NewTime(from))
+	if err != nil {
+		return nil, mapErr(err, "busy periods")
+	}
+	out := make([]bookings.Period, len(rows))
+	for i, r := range rows {
+		out[i] = bookings.Period{Start: r.Start.Time, End: r.End.Time}
+	}
+	return out, nil
+}

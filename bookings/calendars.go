@@ -1,0 +1,148 @@
+package bookings
+
+import (
+	"context"
+	"time"
+)
+
+// Kinds of calendar connection.
+const (
+	// CalendarCalDAV is a CalDAV account (iCloud, Fastmail, Nextcloud,
+	// Radicale...): a server, a user name and an app password; busy time
+	// is read from the calendars chosen, and bookings may be written to
+	// one of them.
+	CalendarCalDAV = "caldav"
+	// CalendarICS is a calendar's secret iCal address, read only.
+	CalendarICS = "ics"
+	// CalendarGoogle is a Google account connected with OAuth.
+	CalendarGoogle = "google"
+)
+
+// Calendar sync defaults.
+const (
+	// CalendarSyncIntervalDefault is how often a connection is read.
+	CalendarSyncIntervalDefault = 5 * time.Minute
+	// CalendarFreshnessDefault is how old a connection's busy time may be
+	// when a booking is made before that day is read again first.
+	CalendarFreshnessDefault = 10 * time.Minute
+	// CalendarReadTimeoutDefault bounds one read of a connection.
+	CalendarReadTimeoutDefault = 20 * time.Second
+	// CalendarBackoffMax is the longest wait after failed reads (each
+	// failure doubles the interval, up to this).
+	CalendarBackoffMax = 6 * time.Hour
+)
+
+// CalendarConnection is one of a provider's own calendars (an account or
+// an address), read for the time the provider is busy, and perhaps the
+// calendar the provider's bookings are written to. Only when the provider
+// is busy is kept, never what they are doing.
+type CalendarConnection struct {
+	ID         int64  `json:"id"`
+	ProviderID int64  `json:"provider_id"`
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	// Endpoint is the CalDAV server's address; for an ICS address only
+	// its scheme and host (the address itself is a secret).
+	Endpoint string `json:"endpoint"`
+	Username string `json:"username,omitempty"`
+	// SealedSecret is the app password, the whole ICS address, or the
+	// OAuth refresh token, sealed with the service's secret key; never
+	// answered.
+	SealedSecret string `json:"-"`
+	// Calendars are the calendars read (CalDAV paths, Google IDs); the
+	// one address of an ICS connection needs none.
+	Calendars []string `json:"calendars"`
+	// Destination is the calendar bookings are written to; "" writes
+	// none.
+	Destination string `json:"destination"`
+	// BlockWhenStale makes the provider unbookable while this calendar
+	// could not be read for longer than a day.
+	BlockWhenStale bool `json:"block_when_stale"`
+	// ETag and LastModified are the last answer's, for a conditional
+	// read of an ICS address.
+	ETag         string `json:"-"`
+	LastModified string `json:"-"`
+	// SyncedAt is the last good read, SyncedUntil how far ahead it read.
+	SyncedAt    *time.Time `json:"synced_at"`
+	SyncedUntil *time.Time `json:"synced_until"`
+	// LastError is the last failed read's reason ("" after a good one);
+	// Failures counts failed reads in a row.
+	LastError  string    `json:"last_error"`
+	Failures   int       `json:"failures"`
+	NextSyncAt time.Time `json:"next_sync_at"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
+}
+
+// RemoteCalendar is a calendar a connection can read.
+type RemoteCalendar struct {
+	// ID is its CalDAV path or Google ID.
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// CalendarAccess is a connection with its secret unsealed, as a
+// CalendarSource is given it.
+type CalendarAccess struct {
+	Connection CalendarConnection
+	Secret     string
+}
+
+// BusyRead is what one read of a connection found.
+type BusyRead struct {
+	// Periods are the busy periods in the span read, merged and sorted.
+	Periods []Period
+	// NotModified: the calendar did not change since the ETag or
+	// LastModified given (Periods is empty and the stored ones stand).
+	NotModified bool
+	// ETag and LastModified are this answer's, for the next read.
+	ETag, LastModified string
+	// Unreadable counts events left out because they could not be read.
+	Unreadable int
+}
+
+// CalendarEvent is a booking as written to a provider's calendar: our
+// UID, so writing again replaces it, and only what the provider needs.
+type CalendarEvent struct {
+	UID      string
+	Summary  string
+	Start    time.Time
+	End      time.Time
+	Sequence int
+	// Cancelled marks the booking cancelled (written as STATUS:CANCELLED
+	// where the calendar keeps such events).
+	Cancelled bool
+}
+
+// CalendarSource reads one kind of connection. Implementations:
+// bookingsical (CalDAV and ICS addresses) and bookingsgoogle.
+type CalendarSource interface {
+	// Calendars lists the calendars the connection can read; it is how a
+	// new connection is tested.
+	Calendars(ctx context.Context, a CalendarAccess) ([]RemoteCalendar, error)
+	// Busy reads the busy time of the connection's calendars in [from,
+	// to), leaving out events whose UID skip reports (the bookings
+	// written there), floating times and all-day events read in loc.
+	Busy(ctx context.Context, a CalendarAccess, from, to time.Time, loc *time.Location, skip func(uid string) bool) (BusyRead, error)
+}
+
+// CalendarWriter is a CalendarSource that also holds bookings: written,
+// moved and cancelled in the connection's Destination by UID, so writing
+// twice is the same as writing once.
+type CalendarWriter interface {
+	CalendarSource
+	PutEvent(ctx context.Context, a CalendarAccess, ev CalendarEvent) error
+	DeleteEvent(ctx context.Context, a CalendarAccess, uid string) error
+}
+
+// CalendarSync is a good read of a connection, for [Store.FinishCalendarSync].
+type CalendarSync struct {
+	ConnectionID int64
+	// From and To are the span read: its stored busy periods are replaced
+	// by Periods (unless NotModified).
+	From, To           time.Time
+	Periods            []Period
+	NotModified        bool
+	ETag, LastModified string
+	At, Next           time.Time
+}
