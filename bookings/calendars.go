@@ -27,6 +27,8 @@ const (
 	CalendarFreshnessDefault = 10 * time.Minute
 	// CalendarReadTimeoutDefault bounds one read of a connection.
 	CalendarReadTimeoutDefault = 20 * time.Second
+	// CalendarRefreshTimeoutDefault bounds the read before a booking.
+	CalendarRefreshTimeoutDefault = 3 * time.Second
 	// CalendarBackoffMax is the longest wait after failed reads (each
 	// failure doubles the interval, up to this).
 	CalendarBackoffMax = 6 * time.Hour

@@ -317,6 +317,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, 
 	ids := make([]int64, len(offers))
 	for i, o := range offers {
 		ids[i] = o.ID
+		s.refreshDay(ctx, o.ID, start)
 	}
 	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: ids, From: DateOf(start).AddDays(-1), To: DateOf(start).AddDays(1),
 		BusyFrom: start.Add(-maxReach), BusyTo: start.Add(2 * maxReach), Now: s.o.Now(), ExceptHold: useHold.ID})

@@ -1,6 +1,7 @@
 package bookings
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -101,6 +102,26 @@ type Options struct {
 	// the prune job; RetentionDefault when zero, kept for ever when
 	// negative.
 	Retention time.Duration
+	// CalendarSources read the providers' own calendars, by kind
+	// (CalendarCalDAV, CalendarICS, CalendarGoogle; bookingsical and
+	// bookingsgoogle make them); no calendar is read without one. The
+	// secrets of the connections are sealed with SecretKey, which they
+	// need.
+	CalendarSources map[string]CalendarSource
+	// CalendarSyncInterval is how often each connection is read;
+	// CalendarSyncIntervalDefault when zero.
+	CalendarSyncInterval time.Duration
+	// CalendarFreshness: a booking on a provider whose calendars were
+	// read longer ago than this reads that day again first;
+	// CalendarFreshnessDefault when zero.
+	CalendarFreshness time.Duration
+	// CalendarReadTimeout bounds one read of a connection;
+	// CalendarReadTimeoutDefault when zero.
+	CalendarReadTimeout time.Duration
+	// CalendarRefreshTimeout bounds that read before a booking (past it
+	// the booking goes ahead on the stored busy time);
+	// CalendarRefreshTimeoutDefault when zero.
+	CalendarRefreshTimeout time.Duration
 	// Logger receives unexpected errors; nil discards.
 	Logger *slog.Logger
 }
@@ -184,6 +205,13 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	o.CalendarSyncInterval = cmp.Or(o.CalendarSyncInterval, CalendarSyncIntervalDefault)
+	o.CalendarFreshness = cmp.Or(o.CalendarFreshness, CalendarFreshnessDefault)
+	o.CalendarReadTimeout = cmp.Or(o.CalendarReadTimeout, CalendarReadTimeoutDefault)
+	o.CalendarRefreshTimeout = cmp.Or(o.CalendarRefreshTimeout, CalendarRefreshTimeoutDefault)
+	if len(o.CalendarSources) > 0 && sealer == nil {
+		return nil, errors.New("bookings: new service: CalendarSources need a SecretKey to seal the connections' secrets")
 	}
 	return &Service{store: store, o: o, sealer: sealer}, nil
 }
@@ -270,7 +298,11 @@ func (s *Service) Bookable(ctx context.Context, svc Offering) ([]Offer, error) {
 		}
 		return []Offer{{Provider: p}}, nil
 	}
-	return slices.DeleteFunc(offers, func(o Offer) bool { return !o.IsActive }), nil
+	blocked, err := s.blockedByCalendars(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("bookings: providers of %q: %w", svc.Slug, err)
+	}
+	return slices.DeleteFunc(offers, func(o Offer) bool { return !o.IsActive || blocked[o.ID] }), nil
 }
 
 // length is the booked length of svc with this provider.

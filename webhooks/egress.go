@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/groundwork-go/groundwork/internal/egress"
 )
 
 // Errors of Guard.Check; test with errors.Is.
@@ -22,56 +24,11 @@ var (
 	ErrNotPublic = errors.New("webhooks: URL does not resolve to a public address")
 )
 
-// nonPublic4 are the IPv4 special-purpose ranges no delivery may reach
-// unless private hosts are allowed: this network, private, shared,
-// loopback, link-local, protocol assignments, documentation,
-// benchmarking, multicast and reserved blocks.
-var nonPublic4 = prefixes("0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-	"192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
-	"224.0.0.0/4", "240.0.0.0/4")
-
-// globalUnicast6 is the only IPv6 space a delivery may reach (2000::/3),
-// less nonPublic6: the IETF protocol assignments (Teredo's 2001::/32
-// among them), 6to4, and the documentation blocks. Everything outside
-// 2000::/3 is refused whatever it holds: IPv4-compatible and
-// IPv4-translated forms of an address, NAT64 (64:ff9b::/96,
-// 64:ff9b:1::/48), unique-local, link-local, multicast, 5f00::/16.
-var (
-	globalUnicast6 = netip.MustParsePrefix("2000::/3")
-	nonPublic6     = prefixes("2001::/23", "2001:db8::/32", "2002::/16", "3fff::/20")
-)
-
-func prefixes(list ...string) []netip.Prefix {
-	out := make([]netip.Prefix, len(list))
-	for i, p := range list {
-		out[i] = netip.MustParsePrefix(p)
-	}
-	return out
-}
-
 // IsPublic reports whether a delivery may reach addr: an IPv4 address (or
 // an IPv4-mapped IPv6 one) outside the special-purpose ranges, or an IPv6
 // global unicast address outside the special-purpose blocks. A zoned
 // address is never public.
-func IsPublic(addr netip.Addr) bool {
-	if !addr.IsValid() || addr.Zone() != "" {
-		return false
-	}
-	addr = addr.Unmap()
-	blocked := nonPublic4
-	if addr.Is6() {
-		if !globalUnicast6.Contains(addr) {
-			return false
-		}
-		blocked = nonPublic6
-	}
-	for _, p := range blocked {
-		if p.Contains(addr) {
-			return false
-		}
-	}
-	return true
-}
+func IsPublic(addr netip.Addr) bool { return egress.IsPublic(addr) }
 
 // Resolver looks up a host's addresses; *net.Resolver satisfies it.
 type Resolver interface {

@@ -172,9 +172,11 @@ func (s *Store) FinishCalendarSync(ctx context.Context, cs bookings.CalendarSync
 				return err
 			}
 		}
+		to := store.NewTime(cs.To)
 		_, err = tx.ExecContext(ctx, s.db.Rebind(`UPDATE bookings_calendar_connections SET etag = ?, last_modified = ?, synced_at = ?,
-			synced_until = ?, last_error = '', failures = 0, next_sync_at = ?, claimed_until = NULL WHERE id = ?`),
-			cs.ETag, cs.LastModified, store.NewTime(cs.At), store.NewTime(cs.To), store.NewTime(cs.Next), cs.ConnectionID)
+			synced_until = CASE WHEN synced_until IS NULL OR synced_until < ? THEN ? ELSE synced_until END,
+			last_error = '', failures = 0, next_sync_at = ?, claimed_until = NULL WHERE id = ?`),
+			cs.ETag, cs.LastModified, store.NewTime(cs.At), to, to, store.NewTime(cs.Next), cs.ConnectionID)
 		if err != nil {
 			return mapErr(err, "finish calendar sync")
 		}
