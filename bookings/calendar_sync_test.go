@@ -1,0 +1,306 @@
+package bookings_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/bookingsical"
+	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// calendarServer serves an ICS address whose events the test sets, or
+// fails with the status it sets; gate, when set, holds each answer until
+// it is closed, and inFlight counts the answers being made.
+type calendarServer struct {
+	*httptest.Server
+	mu                sync.Mutex
+	events            []string
+	status            int
+	gate              chan struct{}
+	inFlight, maxSeen atomic.Int64
+	requests          atomic.Int64
+}
+
+func newCalendarServer(t *testing.T) *calendarServer {
+	t.Helper()
+	cs := &calendarServer{}
+	cs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cs.requests.Add(1)
+		n := cs.inFlight.Add(1)
+		defer cs.inFlight.Add(-1)
+		for {
+			seen := cs.maxSeen.Load()
+			if n <= seen || cs.maxSeen.CompareAndSwap(seen, n) {
+				break
+			}
+		}
+		cs.mu.Lock()
+		gate, status, events := cs.gate, cs.status, strings.Join(cs.events, "")
+		cs.mu.Unlock()
+		if gate != nil {
+			<-gate
+		}
+		if r.URL.Path != "/calendar/s3cr3t.ics" {
+			http.NotFound(w, r)
+			return
+		}
+		if status != 0 {
+			w.WriteHeader(status)
+			return
+		}
+		w.Header().Set("Content-Type", "text/calendar")
+		fmt.Fprint(w, "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:test\r\nX-WR-CALNAME:Ada's diary\r\n"+events+"END:VCALENDAR\r\n")
+	}))
+	t.Cleanup(cs.Close)
+	return cs
+}
+
+func (cs *calendarServer) address() string { return cs.URL + "/calendar/s3cr3t.ics" }
+
+// event adds an opaque event between two UTC times ("2026-06-02T14:00").
+func (cs *calendarServer) event(uid, start, end string) {
+	f := func(s string) string { return strings.NewReplacer("-", "", ":", "").Replace(s) + "00Z" }
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.events = append(cs.events, "BEGIN:VEVENT\r\nUID:"+uid+"\r\nDTSTART:"+f(start)+"\r\nDTEND:"+f(end)+"\r\nSUMMARY:Private\r\nEND:VEVENT\r\n")
+}
+
+func (cs *calendarServer) fail(status int) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.status = status
+}
+
+var calendarKey = []byte("a calendar test key of 32 bytes!")
+
+// calendarService is setupOn's service with the ICS source and a secret
+// key, on db.
+func calendarService(t *testing.T, db *store.DB, c *clock) *bookings.Service {
+	t.Helper()
+	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: c.Now, LockWait: 10 * time.Second, SecretKey: calendarKey,
+		CalendarSources: map[string]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
+	require.NoError(t, err)
+	return svc
+}
+
+// dayStarts are the slot starts of the service on one date, as "15:04" UTC.
+func dayStarts(t *testing.T, svc *bookings.Service, b *bundle, date string) []string {
+	t.Helper()
+	from := mustTime(date + "T00:00:00Z")
+	slots, err := svc.Slots(context.Background(), b.service, bookings.SlotQuery{From: from, To: from.Add(24 * time.Hour)})
+	require.NoError(t, err)
+	out := []string{}
+	for _, s := range slots {
+		out = append(out, s.Start.UTC().Format("15:04"))
+	}
+	return out
+}
+
+// A provider's own calendar: once read, its busy time is not offered nor
+// bookable; a booking on a calendar read longer ago than the freshness
+// bound reads that day again first; what the connection answers keeps
+// the address secret.
+func TestCalendarBusyTimeIsNotOffered(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	svc := calendarService(t, b.db, b.clock)
+	cs := newCalendarServer(t)
+	cs.event("dentist", "2026-06-02T14:00", "2026-06-02T15:00") // 10:00-11:00 in New York
+	ctx := context.Background()
+
+	conn, cals, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS,
+		Name: "Diary", URL: cs.address()})
+	require.NoError(t, err)
+	require.Equal(t, []bookings.RemoteCalendar{{ID: "", Name: "Ada's diary"}}, cals)
+	answer, err := json.Marshal(conn)
+	require.NoError(t, err)
+	require.NotContains(t, string(answer), "s3cr3t", "the address is the secret")
+	require.Equal(t, cs.URL, conn.Endpoint)
+
+	require.Contains(t, dayStarts(t, svc, b, "2026-06-02"), "14:00", "not read yet")
+	ok, err := svc.SyncCalendar(ctx, conn.ID)
+	require.NoError(t, err)
+	require.True(t, ok)
+	day := dayStarts(t, svc, b, "2026-06-02")
+	require.Contains(t, day, "13:30", "back to back with the busy time")
+	require.NotContains(t, day, "14:00")
+	require.NotContains(t, day, "14:30")
+	require.Contains(t, day, "15:00")
+	_, _, err = svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-02T14:30:00Z"),
+		CustomerName: "Grace", CustomerEmail: "grace@example.com"})
+	require.ErrorIs(t, err, bookings.ErrSlotTaken)
+
+	// Eleven minutes on, the provider adds a lunch; a booking then reads
+	// the day again before taking the time.
+	cs.event("lunch", "2026-06-02T16:00", "2026-06-02T17:00")
+	b.clock.Advance(11 * time.Minute)
+	before := cs.requests.Load()
+	_, _, err = svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-02T16:00:00Z"),
+		CustomerName: "Grace", CustomerEmail: "grace@example.com"})
+	require.ErrorIs(t, err, bookings.ErrSlotTaken, "the lunch was read before booking")
+	require.Equal(t, before+1, cs.requests.Load())
+	// A fresh calendar costs a booking no request.
+	booked, _, err := svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-02T18:00:00Z"),
+		CustomerName: "Grace", CustomerEmail: "grace@example.com"})
+	require.NoError(t, err)
+	require.Equal(t, bookings.StatusConfirmed, booked.Status)
+	require.Equal(t, before+1, cs.requests.Load())
+}
+
+// A failed read is kept on the connection with its reason and a backoff
+// that doubles; the stored busy time stands; a booking whose refresh
+// fails goes ahead on it; a good read clears the failures.
+func TestCalendarFailuresBackOff(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	svc := calendarService(t, b.db, b.clock)
+	cs := newCalendarServer(t)
+	cs.event("dentist", "2026-06-02T14:00", "2026-06-02T15:00")
+	ctx := context.Background()
+	conn, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Diary", URL: cs.address()})
+	require.NoError(t, err)
+	_, err = svc.SyncCalendar(ctx, conn.ID)
+	require.NoError(t, err)
+
+	cs.fail(http.StatusUnauthorized)
+	ok, err := svc.SyncCalendar(ctx, conn.ID)
+	require.True(t, ok)
+	require.ErrorIs(t, err, bookings.ErrCalendarUnreadable)
+	require.ErrorContains(t, err, "the address answered 401 Unauthorized")
+	conn, err = svc.CalendarConnection(ctx, conn.ID)
+	require.NoError(t, err)
+	require.Equal(t, 1, conn.Failures)
+	require.Contains(t, conn.LastError, "401 Unauthorized")
+	require.NotContains(t, conn.LastError, "s3cr3t")
+	require.Equal(t, b.clock.Now().Add(bookings.CalendarSyncIntervalDefault), conn.NextSyncAt.In(time.UTC))
+	_, err = svc.SyncCalendar(ctx, conn.ID)
+	require.Error(t, err)
+	conn, err = svc.CalendarConnection(ctx, conn.ID)
+	require.NoError(t, err)
+	require.Equal(t, 2, conn.Failures)
+	require.Equal(t, b.clock.Now().Add(2*bookings.CalendarSyncIntervalDefault), conn.NextSyncAt.In(time.UTC), "doubled")
+	require.NotContains(t, dayStarts(t, svc, b, "2026-06-02"), "14:00", "the stored busy time stands")
+
+	b.clock.Advance(time.Hour)
+	booked, _, err := svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-02T16:00:00Z"),
+		CustomerName: "Grace", CustomerEmail: "grace@example.com"})
+	require.NoError(t, err, "a failed refresh is no failed booking")
+	require.NotZero(t, booked.ID)
+
+	cs.fail(0)
+	b.clock.Advance(time.Hour)
+	n, err := svc.SyncDueCalendars(ctx, 10)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	conn, err = svc.CalendarConnection(ctx, conn.ID)
+	require.NoError(t, err)
+	require.Zero(t, conn.Failures)
+	require.Empty(t, conn.LastError)
+}
+
+// A connection that must stay read: once stale (unread for a day) its
+// provider offers nothing until it is read again.
+func TestCalendarStaleBlocksWhenAsked(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	svc := calendarService(t, b.db, b.clock)
+	cs := newCalendarServer(t)
+	ctx := context.Background()
+	conn, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Diary",
+		URL: cs.address(), BlockWhenStale: true})
+	require.NoError(t, err)
+	_, err = svc.SyncCalendar(ctx, conn.ID)
+	require.NoError(t, err)
+	cs.fail(http.StatusInternalServerError)
+	b.clock.Advance(25 * time.Hour)
+	_, err = svc.SyncCalendar(ctx, conn.ID)
+	require.Error(t, err)
+	conn, err = svc.CalendarConnection(ctx, conn.ID)
+	require.NoError(t, err)
+	require.True(t, conn.Stale(b.clock.Now()))
+	require.Empty(t, dayStarts(t, svc, b, "2026-06-03"))
+	cs.fail(0)
+	_, err = svc.SyncCalendar(ctx, conn.ID)
+	require.NoError(t, err)
+	require.NotEmpty(t, dayStarts(t, svc, b, "2026-06-03"))
+}
+
+// Making a connection reads it first: an address that fails, a kind no
+// source reads and a missing field are refused, and nothing is stored.
+func TestConnectCalendarRefusals(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	svc := calendarService(t, b.db, b.clock)
+	cs := newCalendarServer(t)
+	ctx := context.Background()
+	_, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Diary",
+		URL: cs.URL + "/wrong.ics"})
+	require.ErrorIs(t, err, bookings.ErrCalendarUnreadable)
+	require.EqualError(t, err, "422 The calendar could not be read: the address answered 404 Not Found: bookings: calendar unreadable\nthe address answered 404 Not Found")
+	var ve *bookings.ValidationError
+	_, _, err = svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarCalDAV, Name: "x", URL: cs.address()})
+	require.ErrorAs(t, err, &ve)
+	require.Equal(t, []string{"The selected kind is invalid: it is one of ics."}, ve.Fields()["kind"])
+	_, _, err = svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS})
+	require.ErrorAs(t, err, &ve)
+	require.ElementsMatch(t, []string{"name", "url"}, ve.FieldNames())
+	_, _, err = svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: 999, Kind: bookings.CalendarICS, Name: "x", URL: cs.address()})
+	require.ErrorIs(t, err, bookings.ErrNotFound)
+	conns, err := svc.CalendarConnections(ctx, 0)
+	require.NoError(t, err)
+	require.Empty(t, conns)
+}
+
+// Two instances on one Postgres database sync the same connection at
+// once, many times: each sync runs alone, and every round reads once.
+func TestCalendarSyncOnceAcrossInstances(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.DSN(t, store.Postgres)
+	one := setupOn(t, storetest.OpenDSN(t, dsn, bookingssql.Migrations))
+	twoDB := storetest.OpenDSN(t, dsn, bookingssql.Migrations)
+	c := &clock{}
+	c.Set(one.clock.Now())
+	svcs := []*bookings.Service{calendarService(t, one.db, one.clock), calendarService(t, twoDB, c)}
+	cs := newCalendarServer(t)
+	cs.event("dentist", "2026-06-02T14:00", "2026-06-02T15:00")
+	ctx := context.Background()
+	_, _, err := svcs[0].ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: one.provider.ID, Kind: bookings.CalendarICS, Name: "Diary", URL: cs.address()})
+	require.NoError(t, err)
+	for round := range 5 {
+		before := cs.requests.Load()
+		gate := make(chan struct{})
+		cs.mu.Lock()
+		cs.gate = gate
+		cs.mu.Unlock()
+		var wg sync.WaitGroup
+		var synced atomic.Int64
+		for i := range 8 {
+			wg.Go(func() {
+				ok, err := svcs[i%2].SyncDueCalendars(ctx, 10)
+				require.NoError(t, err)
+				synced.Add(int64(ok))
+			})
+		}
+		time.Sleep(200 * time.Millisecond) // every sweep has claimed, or found the claim taken
+		close(gate)
+		wg.Wait()
+		require.Equal(t, int64(1), synced.Load(), "round %d", round)
+		require.Equal(t, before+1, cs.requests.Load(), "round %d", round)
+		one.clock.Advance(bookings.CalendarSyncIntervalDefault)
+		c.Advance(bookings.CalendarSyncIntervalDefault)
+	}
+	require.Equal(t, int64(1), cs.maxSeen.Load(), "never two reads at once")
+}
