@@ -17,6 +17,7 @@ import (
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingsical"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -303,4 +304,31 @@ func TestCalendarSyncOnceAcrossInstances(t *testing.T) {
 		c.Advance(bookings.CalendarSyncIntervalDefault)
 	}
 	require.Equal(t, int64(1), cs.maxSeen.Load(), "never two reads at once")
+}
+
+// The calendar sweep is one of the periodic jobs: run by the queue, it
+// reads a connection that is due.
+func TestCalendarSweepRunsAsAJob(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, store.SQLite, bookingssql.Migrations)
+	b := setupOn(t, db)
+	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 50 * time.Millisecond})
+	require.NoError(t, err)
+	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: b.clock.Now, Enqueuer: q, Mailer: mail.NewOutbox(nil),
+		SecretKey: calendarKey, CalendarSources: map[string]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
+	require.NoError(t, err)
+	cs := newCalendarServer(t)
+	cs.event("dentist", "2026-06-02T14:00", "2026-06-02T15:00")
+	ctx := context.Background()
+	conn, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Diary", URL: cs.address()})
+	require.NoError(t, err)
+	require.NoError(t, bookings.RegisterWorkers(q.Workers(), svc))
+	q.AddPeriodicJobs(bookings.PeriodicJobs()...)
+	require.NoError(t, q.Start(ctx))
+	t.Cleanup(func() { require.NoError(t, q.Stop(context.Background())) })
+	require.Eventually(t, func() bool {
+		c, err := svc.CalendarConnection(ctx, conn.ID)
+		return err == nil && c.SyncedAt != nil
+	}, 10*time.Second, 20*time.Millisecond)
+	require.NotContains(t, dayStarts(t, svc, b, "2026-06-02"), "14:00")
 }
