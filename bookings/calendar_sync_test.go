@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingsical"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -331,4 +333,86 @@ func TestCalendarSweepRunsAsAJob(t *testing.T) {
 		return err == nil && c.SyncedAt != nil
 	}, 10*time.Second, 20*time.Millisecond)
 	require.NotContains(t, dayStarts(t, svc, b, "2026-06-02"), "14:00")
+}
+
+// davRequest sends one request to a CalDAV server as ada and answers its
+// status and body.
+func davRequest(t *testing.T, method, url, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.SetBasicAuth("ada", "app-password")
+	if body != "" {
+		req.Header.Set("Content-Type", "text/calendar")
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	text, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res.StatusCode, string(text)
+}
+
+// A provider's CalDAV calendar on Radicale: a time made busy there is not
+// offered once read; a booking appears in the destination calendar, moves
+// with a reschedule and goes with a cancellation, and is never read back
+// as busy time.
+func TestCalendarWriteBackToRadicale(t *testing.T) {
+	t.Parallel()
+	base := testkit.Radicale(t)
+	db := storetest.Open(t, store.SQLite, bookingssql.Migrations)
+	b := setupOn(t, db)
+	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 50 * time.Millisecond})
+	require.NoError(t, err)
+	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: b.clock.Now, Enqueuer: q, Mailer: mail.NewOutbox(nil),
+		SecretKey: calendarKey, CalendarSources: map[string]bookings.CalendarSource{
+			bookings.CalendarCalDAV: bookingsical.NewCalDAV(&bookingsical.Options{AllowPrivateHosts: true})}})
+	require.NoError(t, err)
+	require.NoError(t, bookings.RegisterWorkers(q.Workers(), svc))
+	ctx := context.Background()
+	require.NoError(t, q.Start(ctx))
+	t.Cleanup(func() { require.NoError(t, q.Stop(context.Background())) })
+
+	code, _ := davRequest(t, "MKCALENDAR", base+"/ada/work/", "")
+	require.Equal(t, http.StatusCreated, code)
+	code, _ = davRequest(t, http.MethodPut, base+"/ada/work/dentist.ics", strings.Join([]string{"BEGIN:VCALENDAR", "VERSION:2.0",
+		"PRODID:-//test//EN", "BEGIN:VEVENT", "UID:dentist", "DTSTAMP:20260601T080000Z", "DTSTART:20260602T140000Z",
+		"DTEND:20260602T150000Z", "SUMMARY:Dentist", "END:VEVENT", "END:VCALENDAR", ""}, "\r\n"))
+	require.Equal(t, http.StatusCreated, code)
+
+	conn, cals, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarCalDAV, Name: "Work",
+		URL: base + "/", Username: "ada", Password: "app-password", Calendars: []string{"/ada/work/"}, Destination: "/ada/work/"})
+	require.NoError(t, err)
+	require.Equal(t, []bookings.RemoteCalendar{{ID: "/ada/work/", Name: "ada/work"}}, cals, "Radicale names an unnamed calendar by its path")
+	_, err = svc.SyncCalendar(ctx, conn.ID)
+	require.NoError(t, err)
+	require.NotContains(t, dayStarts(t, svc, b, "2026-06-02"), "14:00")
+
+	booked, token, err := svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-02T16:00:00Z"),
+		CustomerName: "Grace Hopper", CustomerEmail: "grace@example.com"})
+	require.NoError(t, err)
+	event := base + "/ada/work/" + booked.Number + "@" + bookings.FeedHostDefault + ".ics"
+	require.Eventually(t, func() bool { code, _ := davRequest(t, http.MethodGet, event, ""); return code == http.StatusOK },
+		10*time.Second, 20*time.Millisecond, "the booking is written to the destination")
+	_, body := davRequest(t, http.MethodGet, event, "")
+	require.Contains(t, body, "DTSTART:20260602T160000Z")
+	require.Contains(t, body, "SUMMARY:Consultation consultation: Grace Hopper")
+
+	_, err = svc.SyncCalendar(ctx, conn.ID)
+	require.NoError(t, err)
+	periods, err := svc.Store().BusyPeriods(ctx, conn.ID, mustTime("2026-06-02T00:00:00Z"), mustTime("2026-06-03T00:00:00Z"))
+	require.NoError(t, err)
+	require.Equal(t, []bookings.Period{{Start: mustTime("2026-06-02T14:00:00Z"), End: mustTime("2026-06-02T15:00:00Z")}}, periods,
+		"the booking is not read back as busy time")
+
+	_, _, err = svc.RescheduleManaged(ctx, token, "2026-06-03T17:00:00Z")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, body := davRequest(t, http.MethodGet, event, "")
+		return strings.Contains(body, "DTSTART:20260603T170000Z")
+	}, 10*time.Second, 20*time.Millisecond, "moved")
+	_, _, err = svc.CancelManaged(ctx, token, "")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { code, _ := davRequest(t, http.MethodGet, event, ""); return code == http.StatusNotFound },
+		10*time.Second, 20*time.Millisecond, "cancelled: removed")
 }

@@ -100,8 +100,8 @@ func (w *calendarSyncWorker) Work(ctx context.Context, _ *river.Job[calendarSync
 }
 
 // RegisterWorkers adds the bookings jobs to a queue's workers (see
-// store.Queue.Workers): mail, reminders, housekeeping and the calendar
-// sweep. The service
+// store.Queue.Workers): mail, reminders, housekeeping, the calendar sweep
+// and the writes of bookings to providers' calendars. The service
 // needs a Mailer and an Enqueuer. Register before the queue starts.
 func RegisterWorkers(workers *river.Workers, svc *Service) error {
 	if svc.o.Mailer == nil || svc.o.Enqueuer == nil {
@@ -110,7 +110,8 @@ func RegisterWorkers(workers *river.Workers, svc *Service) error {
 	return errors.Join(river.AddWorkerSafely(workers, &mailWorker{svc: svc}),
 		river.AddWorkerSafely(workers, &remindersWorker{svc: svc}),
 		river.AddWorkerSafely(workers, &housekeepingWorker{svc: svc}),
-		river.AddWorkerSafely(workers, &calendarSyncWorker{svc: svc}))
+		river.AddWorkerSafely(workers, &calendarSyncWorker{svc: svc}),
+		river.AddWorkerSafely(workers, &calendarWriteWorker{svc: svc}))
 }
 
 // PeriodicJobs are the reminders every ReminderInterval, housekeeping

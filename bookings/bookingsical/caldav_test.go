@@ -1,15 +1,11 @@
 package bookingsical_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +18,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingsical"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 )
 
 // memoryCalDAV is a CalDAV server's storage in memory, for go-webdav's
@@ -134,45 +131,6 @@ func inProcessCalDAV(t *testing.T) string {
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL
-}
-
-// radicale starts Radicale, a real CalDAV server, on a free loopback
-// port with a fresh folder; without it installed the test is skipped,
-// unless GROUNDWORK_REQUIRE_RADICALE is set (CI sets it).
-func radicale(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("radicale")
-	if err != nil {
-		if os.Getenv("GROUNDWORK_REQUIRE_RADICALE") != "" {
-			t.Fatal("radicale is not installed: apt-get install -y radicale")
-		}
-		t.Skip("radicale is not installed (apt-get install -y radicale)")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	var logs bytes.Buffer
-	cmd := exec.Command(bin, "--storage-filesystem-folder", t.TempDir(), "--server-hosts", addr, "--auth-type", "none")
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("radicale said:\n%s", logs.String())
-		}
-	})
-	base := "http://" + addr
-	require.Eventually(t, func() bool {
-		res, err := http.Get(base + "/.web/")
-		if err != nil {
-			return false
-		}
-		res.Body.Close()
-		return true
-	}, 15*time.Second, 50*time.Millisecond, "radicale did not start")
-	return base
 }
 
 // caldavRequest sends one request as ada and checks its status.
@@ -298,5 +256,5 @@ func TestCalDAVInProcess(t *testing.T) {
 
 func TestCalDAVRadicale(t *testing.T) {
 	t.Parallel()
-	exerciseCalDAV(t, radicale(t), "/ada/")
+	exerciseCalDAV(t, testkit.Radicale(t), "/ada/")
 }

@@ -1,0 +1,137 @@
+package bookings
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/riverqueue/river"
+)
+
+// calendarWriteArgs is the job that puts a booking, as it is when the job
+// runs, in its provider's destination calendars (and takes it out of a
+// previous provider's): queued in the transaction of each change, so a
+// change is written or the booking is not changed.
+type calendarWriteArgs struct {
+	BookingID          int64 `json:"booking_id"`
+	PreviousProviderID int64 `json:"previous_provider_id,omitempty"`
+}
+
+// Kind implements river.JobArgs.
+func (calendarWriteArgs) Kind() string { return "bookings_calendar_write" }
+
+// InsertOpts retries a write for about a day with River's backoff.
+func (calendarWriteArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 12} }
+
+type calendarWriteWorker struct {
+	river.WorkerDefaults[calendarWriteArgs]
+	svc *Service
+}
+
+func (w *calendarWriteWorker) Work(ctx context.Context, job *river.Job[calendarWriteArgs]) error {
+	return w.svc.WriteCalendars(ctx, job.Args.BookingID, job.Args.PreviousProviderID)
+}
+
+// writesCalendars reports whether some source can hold bookings.
+func (s *Service) writesCalendars() bool {
+	for _, src := range s.o.CalendarSources {
+		if _, ok := src.(CalendarWriter); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// queueCalendarWrite queues the write of a change that moves a booking
+// in or out of a calendar.
+func (s *Service) queueCalendarWrite(ctx context.Context, tx *sql.Tx, e Event) error {
+	switch e.Type {
+	case EventCreated, EventConfirmed, EventRescheduled, EventReassigned, EventCancelled, EventErased:
+	default:
+		return nil
+	}
+	args := calendarWriteArgs{BookingID: e.Booking.ID}
+	if e.PreviousProviderID != nil {
+		args.PreviousProviderID = *e.PreviousProviderID
+	}
+	if err := s.o.Enqueuer.EnqueueTx(ctx, tx, args, nil); err != nil {
+		return fmt.Errorf("bookings: queue the calendar write: %w", err)
+	}
+	return nil
+}
+
+// eventUID is a booking's UID in every calendar: the provider feed's.
+func (s *Service) eventUID(b Booking) string { return b.Number + "@" + s.o.FeedHost }
+
+// WriteCalendars puts a booking as it is now in the destination
+// calendars of its provider's connections: an active booking written
+// (replacing the event of its UID), a cancelled one removed; and removes
+// it from previousProviderID's, after a reassignment. A booking deleted
+// since writes nothing. The first failure is returned (the job tries
+// again later); the calendars are written in any order, and writing
+// twice is writing once.
+func (s *Service) WriteCalendars(ctx context.Context, bookingID, previousProviderID int64) error {
+	b, err := s.store.Booking(ctx, bookingID)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("bookings: write calendars: %w", err)
+	}
+	svc, err := s.serviceByID(ctx, b.ServiceID)
+	if err != nil {
+		return fmt.Errorf("bookings: write calendars: %w", err)
+	}
+	ev := CalendarEvent{UID: s.eventUID(b), Start: b.Start, End: b.End, Sequence: b.Sequence, Cancelled: b.Status == StatusCancelled,
+		Summary: svc.Name}
+	if b.CustomerName != "" {
+		ev.Summary += ": " + b.CustomerName
+	}
+	var errs []error
+	if previousProviderID != 0 && (b.ProviderID == nil || *b.ProviderID != previousProviderID) {
+		errs = append(errs, s.eachDestination(ctx, previousProviderID, func(ctx context.Context, w CalendarWriter, a CalendarAccess) error {
+			return w.DeleteEvent(ctx, a, ev.UID)
+		}))
+	}
+	if b.ProviderID != nil {
+		errs = append(errs, s.eachDestination(ctx, *b.ProviderID, func(ctx context.Context, w CalendarWriter, a CalendarAccess) error {
+			if !b.Active() {
+				return w.DeleteEvent(ctx, a, ev.UID)
+			}
+			return w.PutEvent(ctx, a, ev)
+		}))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("bookings: write calendars of booking %d: %w", bookingID, err)
+	}
+	return nil
+}
+
+// eachDestination calls fn for each of a provider's connections with a
+// destination calendar and a source that writes, within the read
+// timeout each.
+func (s *Service) eachDestination(ctx context.Context, providerID int64, fn func(context.Context, CalendarWriter, CalendarAccess) error) error {
+	conns, err := s.store.ListCalendarConnections(ctx, providerID)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, c := range conns {
+		w, ok := s.o.CalendarSources[c.Kind].(CalendarWriter)
+		if c.Destination == "" || !ok {
+			continue
+		}
+		a, err := s.access(c)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, s.o.CalendarReadTimeout)
+		if err := fn(cctx, w, a); err != nil {
+			errs = append(errs, fmt.Errorf("connection %d: %w", c.ID, err))
+		}
+		cancel()
+	}
+	return errors.Join(errs...)
+}
