@@ -3,12 +3,15 @@ package bookings_test
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -196,4 +199,73 @@ func TestFreeFollowsThePrice(t *testing.T) {
 	renamed, err := svc.UpdateService(ctx, told.Slug, bookings.OfferingInput{Name: bookings.Given("Trial cut")})
 	require.NoError(t, err)
 	require.True(t, renamed.IsFree, "an update that does not touch the price keeps is_free")
+}
+
+// Calendar connections over the admin API: made after a first read (the
+// address never answered), listed, chosen, read now (a failure is a 422
+// that says why), disconnected; each answer checked against the
+// description.
+func TestAdminCalendars(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	svc := calendarService(t, b.db, b.clock)
+	h, err := bookings.NewAdminHandler(svc, tokens{}, nil)
+	require.NoError(t, err)
+	a := &admin{bundle: b, srv: httptest.NewServer(apitest.Of(t, h).Handler(h))}
+	t.Cleanup(a.srv.Close)
+	cs := newCalendarServer(t)
+	cs.event("dentist", "2026-06-02T14:00", "2026-06-02T15:00")
+	p := "/providers/" + itoa(b.provider.ID) + "/calendars"
+
+	code, _ := a.call(t, "x:bookings:view", "GET", p, "")
+	require.Equal(t, 403, code)
+	code, body := a.call(t, manager, "POST", p, `{"kind":"ics","name":"Diary","url":"`+cs.URL+`/nope.ics"}`)
+	require.Equal(t, 422, code, body)
+	require.JSONEq(t, `{"message":"The calendar could not be read: the address answered 404 Not Found."}`, body)
+	code, body = a.call(t, manager, "POST", p, `{"kind":"ics","name":"Diary","url":"`+cs.address()+`","colour":"red"}`)
+	require.Equal(t, 422, code, body)
+	code, body = a.call(t, manager, "POST", p, `{"kind":"ics","name":"Diary","url":"`+cs.address()+`"}`)
+	require.Equal(t, 201, code, body)
+	require.NotContains(t, body, "s3cr3t")
+	require.Contains(t, body, `"available_calendars":[{"id":"","name":"Ada's diary"}]`)
+	var made struct{ Data bookings.CalendarConnection }
+	require.NoError(t, json.Unmarshal([]byte(body), &made))
+	c := "/calendars/" + itoa(made.Data.ID)
+
+	code, body = a.call(t, manager, "GET", p, "")
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, `"stale":false`)
+	code, body = a.call(t, manager, "POST", c+"/sync", "")
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, `"last_error":""`)
+	require.NotContains(t, dayStarts(t, svc, b, "2026-06-02"), "14:00")
+	code, body = a.call(t, manager, "PATCH", c, `{"name":"My diary","block_when_stale":true}`)
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, `"name":"My diary"`)
+	require.Contains(t, body, `"block_when_stale":true`)
+	code, body = a.call(t, manager, "PATCH", c, `{"destination":"/somewhere/"}`)
+	require.Equal(t, 422, code, body)
+	require.Contains(t, body, "This kind of calendar cannot be written to.")
+
+	cs.fail(500)
+	code, body = a.call(t, manager, "POST", c+"/sync", "")
+	require.Equal(t, 422, code, body)
+	require.JSONEq(t, `{"message":"The calendar could not be read: the address answered 500 Internal Server Error."}`, body)
+	code, body = a.call(t, manager, "GET", c, "")
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, `"failures":1`)
+	require.Contains(t, body, `"last_error":"the address answered 500 Internal Server Error"`)
+
+	code, _ = a.call(t, manager, "DELETE", c, "")
+	require.Equal(t, 204, code)
+	for _, path := range []string{c, c + "/sync", "/calendars/x", "/providers/999/calendars"} {
+		method := "GET"
+		if strings.HasSuffix(path, "/sync") {
+			method = "POST"
+		}
+		code, _ = a.call(t, manager, method, path, "")
+		require.Equal(t, 404, code, path)
+	}
+	require.NotContains(t, dayStarts(t, svc, b, "2026-06-02"), "dentist", "nothing of the calendar is left")
+	require.Contains(t, dayStarts(t, svc, b, "2026-06-02"), "14:00")
 }

@@ -151,7 +151,7 @@ func (s *Service) listCalendars(ctx context.Context, src CalendarSource, a Calen
 	defer cancel()
 	cals, err := src.Calendars(ctx, a)
 	if err != nil {
-		return nil, &api.Error{Status: 422, Message: "The calendar could not be read: " + err.Error(), Err: errors.Join(ErrCalendarUnreadable, err)}
+		return nil, &api.Error{Status: 422, Message: "The calendar could not be read: " + err.Error() + ".", Err: errors.Join(ErrCalendarUnreadable, err)}
 	}
 	return cals, nil
 }
@@ -276,7 +276,7 @@ func (s *Service) syncSpan(ctx context.Context, id int64, from, to time.Time, fu
 		if full {
 			next = s.o.Now().Add(s.backoff(c.Failures + 1))
 		}
-		if ferr := s.store.FailCalendarSync(record, id, err.Error(), next); ferr != nil {
+		if ferr := s.store.FailCalendarSync(record, id, CalendarReason(err), next); ferr != nil {
 			return true, errors.Join(err, ferr)
 		}
 		return true, err
@@ -314,6 +314,12 @@ func (s *Service) readBusy(ctx context.Context, c CalendarConnection, from, to t
 		return BusyRead{}, fmt.Errorf("%w: %w", ErrCalendarUnreadable, err)
 	}
 	return read, nil
+}
+
+// CalendarReason is why a calendar could not be read, in words for the
+// provider: err's message without the sentinel's.
+func CalendarReason(err error) string {
+	return strings.TrimPrefix(err.Error(), ErrCalendarUnreadable.Error()+": ")
 }
 
 // ownEvent reports whether uid is one of the bookings written to a

@@ -18,6 +18,7 @@ import (
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingsical"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
@@ -252,7 +253,10 @@ func TestConnectCalendarRefusals(t *testing.T) {
 	_, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Diary",
 		URL: cs.URL + "/wrong.ics"})
 	require.ErrorIs(t, err, bookings.ErrCalendarUnreadable)
-	require.EqualError(t, err, "422 The calendar could not be read: the address answered 404 Not Found: bookings: calendar unreadable\nthe address answered 404 Not Found")
+	var refusal *api.Error
+	require.ErrorAs(t, err, &refusal)
+	require.Equal(t, 422, refusal.Status)
+	require.Equal(t, "The calendar could not be read: the address answered 404 Not Found.", refusal.Message)
 	var ve *bookings.ValidationError
 	_, _, err = svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarCalDAV, Name: "x", URL: cs.address()})
 	require.ErrorAs(t, err, &ve)

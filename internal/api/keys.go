@@ -1,6 +1,8 @@
 package api
 
 import (
+	"encoding/json"
+	"net/http"
 	"slices"
 	"strings"
 )
@@ -54,4 +56,24 @@ func (v *Validator) CheckKeys(prefix string, in map[string]any, s *Shape) {
 		}
 		v.Add(path, "The "+k+" key is not known in "+where+"; it takes "+strings.Join(s.Keys, ", ")+".")
 	}
+}
+
+// DecodeShaped reads a JSON object body into dst as DecodeJSON does, and
+// refuses (422) any top-level key s does not take, so a misspelt setting
+// is named rather than dropped.
+func DecodeShaped(w http.ResponseWriter, r *http.Request, dst any, s *Shape) error {
+	body, err := ReadJSONBody(w, r, 0)
+	if err != nil {
+		return err
+	}
+	if err := DecodeJSONBytes(body, dst); err != nil {
+		return err
+	}
+	var keys map[string]any
+	if err := json.Unmarshal(body, &keys); err != nil {
+		return err
+	}
+	v := &Validator{}
+	v.CheckKeys("", keys, s)
+	return v.Err()
 }
