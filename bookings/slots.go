@@ -15,6 +15,23 @@ type Period struct {
 	End   time.Time
 }
 
+// MergePeriods sorts ps and joins the periods that overlap or touch, in
+// place: the busy time a calendar source reads, as a list to store.
+func MergePeriods(ps []Period) []Period {
+	slices.SortFunc(ps, func(a, b Period) int { return a.Start.Compare(b.Start) })
+	out := ps[:0]
+	for _, p := range ps {
+		if n := len(out); n > 0 && !p.Start.After(out[n-1].End) {
+			if p.End.After(out[n-1].End) {
+				out[n-1].End = p.End
+			}
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 func (p Period) overlaps(q Period) bool { return p.Start.Before(q.End) && q.Start.Before(p.End) }
 
 // Date is a calendar date with no zone: the provider-local day a slot

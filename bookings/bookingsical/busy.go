@@ -92,7 +92,7 @@ func Busy(cals []*ical.Calendar, from, to time.Time, loc *time.Location, skip fu
 			r.unreadable++
 		}
 	}
-	return merge(r.out), r.unreadable
+	return bookings.MergePeriods(r.out), r.unreadable
 }
 
 // reader collects busy periods clipped to [from, to).
@@ -360,20 +360,4 @@ func zone(tzid string, fallback *time.Location) *time.Location {
 	}
 	zones.Store(tzid, loc)
 	return loc
-}
-
-// merge sorts periods and joins those that overlap or touch.
-func merge(ps []bookings.Period) []bookings.Period {
-	slices.SortFunc(ps, func(a, b bookings.Period) int { return a.Start.Compare(b.Start) })
-	out := ps[:0]
-	for _, p := range ps {
-		if n := len(out); n > 0 && !p.Start.After(out[n-1].End) {
-			if p.End.After(out[n-1].End) {
-				out[n-1].End = p.End
-			}
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
 }

@@ -9,19 +9,14 @@ import (
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/jwt"
+
+	"github.com/groundwork-go/groundwork/internal/oauthflow"
 )
 
-// Endpoint is Google's OAuth 2.0 endpoint for a person's consent: the
-// values of golang.org/x/oauth2/google.Endpoint, named here so that this
-// package does not link that package's machinery for cloud credentials
-// (metadata servers, workload identity), which a server reading its own
-// reports never uses.
-var Endpoint = oauth2.Endpoint{
-	AuthURL:       "https://accounts.google.com/o/oauth2/auth",
-	TokenURL:      "https://oauth2.googleapis.com/token",
-	DeviceAuthURL: "https://oauth2.googleapis.com/device/code",
-	AuthStyle:     oauth2.AuthStyleInParams,
-}
+// Endpoint is Google's OAuth 2.0 endpoint for a person's consent (the
+// values of golang.org/x/oauth2/google.Endpoint, without linking that
+// package's machinery for cloud credentials).
+var Endpoint = oauthflow.GoogleEndpoint
 
 // serviceAccountKey is the part of a service-account key file a token
 // needs.

@@ -2,11 +2,7 @@ package reportinggoogle
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/subtle"
 	_ "embed"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,6 +17,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/oauthflow"
 	"github.com/groundwork-go/groundwork/internal/openapi"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/seal"
@@ -36,7 +33,6 @@ const (
 	RefreshEarly = 60 * time.Second
 	// stateCookie carries the flow's state and PKCE verifier, sealed.
 	stateCookie = "gw_google_oauth"
-	stateTTL    = 10 * time.Minute
 )
 
 // BaseScopes are asked for besides the sources' own.
@@ -83,6 +79,7 @@ type OAuth struct {
 	sealer *seal.Sealer
 	prefix string
 	mux    *http.ServeMux
+	flow   *oauthflow.Flow
 	mu     sync.Mutex // one refresh at a time per instance
 }
 
@@ -121,6 +118,7 @@ func NewOAuth(o OAuthOptions) (*OAuth, error) {
 	}
 	a := &OAuth{o: o, sealer: sealer, prefix: strings.TrimSuffix(o.Prefix, "/"), mux: http.NewServeMux(),
 		cfg: oauth2.Config{ClientID: o.ClientID, ClientSecret: o.ClientSecret, RedirectURL: o.RedirectURL, Endpoint: o.Endpoint, Scopes: scopes}}
+	a.flow = &oauthflow.Flow{Config: &a.cfg, Sealer: sealer, Cookie: stateCookie, Path: a.prefix, HTTPClient: o.HTTPClient, Now: o.Now}
 	a.mux.HandleFunc("GET "+a.prefix+"/connect", a.connect)
 	a.mux.HandleFunc("GET "+a.prefix+"/reauthorize", a.connect)
 	a.mux.HandleFunc("GET "+a.prefix+"/callback", a.callback)
@@ -150,13 +148,6 @@ func (a *OAuth) Routes() []string {
 		"POST " + a.prefix + "/disconnect", "GET " + a.prefix + "/status"}
 }
 
-type flowState struct {
-	State    string    `json:"s"`
-	Verifier string    `json:"v"`
-	User     string    `json:"u"`
-	Expires  time.Time `json:"e"`
-}
-
 func (a *OAuth) unauthenticated(w http.ResponseWriter) {
 	reply.WriteJSON(w, http.StatusUnauthorized, map[string]string{"error": "unauthenticated", "message": "Sign in to connect a Google account."})
 }
@@ -167,19 +158,10 @@ func (a *OAuth) connect(w http.ResponseWriter, r *http.Request) {
 		a.unauthenticated(w)
 		return
 	}
-	b := make([]byte, 30)
-	rand.Read(b)
-	st := flowState{State: base64.RawURLEncoding.EncodeToString(b), Verifier: oauth2.GenerateVerifier(), User: user,
-		Expires: a.o.Now().Add(stateTTL)}
-	raw, _ := json.Marshal(st)
-	http.SetCookie(w, &http.Cookie{Name: stateCookie, Value: a.sealer.Seal(string(raw), []byte(stateCookie)), Path: a.prefix,
-		MaxAge: int(stateTTL / time.Second), HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
-	http.Redirect(w, r, a.cfg.AuthCodeURL(st.State, oauth2.AccessTypeOffline, oauth2.ApprovalForce,
-		oauth2.S256ChallengeOption(st.Verifier), oauth2.SetAuthURLParam("include_granted_scopes", "true")), http.StatusFound)
+	a.flow.Begin(w, r, user)
 }
 
 func (a *OAuth) back(w http.ResponseWriter, r *http.Request, outcome string) {
-	http.SetCookie(w, &http.Cookie{Name: stateCookie, Value: "", Path: a.prefix, MaxAge: -1, HttpOnly: true})
 	u, _ := url.Parse(a.o.AfterConnect)
 	q := u.Query()
 	q.Set("google", outcome)
@@ -193,27 +175,12 @@ func (a *OAuth) callback(w http.ResponseWriter, r *http.Request) {
 		a.unauthenticated(w)
 		return
 	}
-	var st flowState
-	c, err := r.Cookie(stateCookie)
-	if err == nil {
-		var raw string
-		if raw, err = a.sealer.Open(c.Value, []byte(stateCookie)); err == nil {
-			err = json.Unmarshal([]byte(raw), &st)
-		}
+	tok, subject, err := a.flow.Finish(w, r)
+	if err == nil && subject != user {
+		err = oauthflow.ErrRefused
 	}
-	q := r.URL.Query()
-	state, code := q.Get("state"), q.Get("code")
-	switch {
-	case q.Get("error") != "", code == "", state == "", err != nil, a.o.Now().After(st.Expires), st.User != user,
-		subtle.ConstantTimeCompare([]byte(state), []byte(st.State)) != 1:
-		a.o.Logger.WarnContext(r.Context(), "reportinggoogle: connect refused", "user", user, "google_error", q.Get("error"))
-		a.back(w, r, "error")
-		return
-	}
-	ctx := context.WithValue(r.Context(), oauth2.HTTPClient, a.o.HTTPClient)
-	tok, err := a.cfg.Exchange(ctx, code, oauth2.VerifierOption(st.Verifier))
 	if err != nil {
-		a.o.Logger.WarnContext(r.Context(), "reportinggoogle: code exchange", "user", user, "error", err)
+		a.o.Logger.WarnContext(r.Context(), "reportinggoogle: connect refused", "user", user, "error", err)
 		a.back(w, r, "error")
 		return
 	}
