@@ -2,6 +2,7 @@ package bookings
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/groundwork-go/groundwork/internal/api"
 )
@@ -37,6 +38,27 @@ func (h *AdminHandler) calendars(m func(api.HandlerFunc) http.HandlerFunc) {
 	b.Handle("/calendars/{id}", api.Methods{http.MethodGet: m(h.showCalendar), http.MethodPatch: m(h.chooseCalendars),
 		http.MethodDelete: m(h.disconnectCalendar)})
 	b.Handle("/calendars/{id}/sync", api.Methods{http.MethodPost: m(h.syncCalendar)})
+	b.Handle("/providers/{provider}/calendar-page-link", api.Methods{http.MethodPost: m(h.calendarPageLink)})
+}
+
+// CalendarPageLinkTTL is how long a calendar page link the admin API
+// makes works.
+const CalendarPageLinkTTL = 72 * time.Hour
+
+// calendarPageLink makes the {access} part of the provider's calendar
+// page address: the page is at {calendar page prefix}/{link}.
+func (h *AdminHandler) calendarPageLink(w http.ResponseWriter, r *http.Request) error {
+	id, err := providerParam(r)
+	if err != nil {
+		return err
+	}
+	if _, err := h.svc.Provider(r.Context(), id); err != nil {
+		return err
+	}
+	link, err := h.svc.CalendarsPageLink(id, CalendarPageLinkTTL)
+	out := map[string]string{"link": link, "path": CalendarsPagePrefixDefault + "/" + link,
+		"expires_at": utc(h.svc.o.Now().Add(CalendarPageLinkTTL))}
+	return answer(w, http.StatusCreated, out, err)
 }
 
 func (h *AdminHandler) resource(c CalendarConnection, available []RemoteCalendar) calendarResource {

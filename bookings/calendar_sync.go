@@ -230,6 +230,24 @@ func (s *Service) ChooseCalendars(ctx context.Context, id int64, ch CalendarChoi
 	return s.store.UpdateCalendarConnection(ctx, c)
 }
 
+// RemoteCalendars lists the calendars connection id can read, asking
+// its server (the choice ChooseCalendars takes).
+func (s *Service) RemoteCalendars(ctx context.Context, id int64) ([]RemoteCalendar, error) {
+	c, err := s.store.CalendarConnection(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	src, err := s.source(c.Kind)
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.access(c)
+	if err != nil {
+		return nil, err
+	}
+	return s.listCalendars(ctx, src, a)
+}
+
 // DisconnectCalendar deletes a connection and the busy time read from it.
 func (s *Service) DisconnectCalendar(ctx context.Context, id int64) error {
 	return s.store.DeleteCalendarConnection(ctx, id)

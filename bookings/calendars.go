@@ -3,6 +3,8 @@ package bookings
 import (
 	"context"
 	"time"
+
+	"golang.org/x/oauth2"
 )
 
 // Kinds of calendar connection.
@@ -135,6 +137,17 @@ type CalendarWriter interface {
 	CalendarSource
 	PutEvent(ctx context.Context, a CalendarAccess, ev CalendarEvent) error
 	DeleteEvent(ctx context.Context, a CalendarAccess, uid string) error
+}
+
+// CalendarConsent is a CalendarSource whose connections are made by the
+// provider's consent on the calendar's own site (Google's), not by typing
+// a password: the calendar page sends the provider there with
+// OAuthConfig, and connects with the refresh token given back as the
+// secret. OAuthConfig's RedirectURL must be the page's
+// {prefix}/google/callback.
+type CalendarConsent interface {
+	CalendarSource
+	OAuthConfig() *oauth2.Config
 }
 
 // CalendarSync is a good read of a connection, for [Store.FinishCalendarSync].

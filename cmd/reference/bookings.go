@@ -25,6 +25,9 @@ func runBookings(ctx context.Context, args []string, getenv func(string) string,
 	if len(args) > 0 && args[0] == "reissue" {
 		return reissueManageToken(ctx, args[1:], getenv, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "calendar" {
+		return bookingsCalendar(ctx, args[1:], getenv, stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "feed-token" {
 		return feedToken(ctx, args[1:], getenv, stdout, stderr)
 	}
@@ -32,7 +35,7 @@ func runBookings(ctx context.Context, args []string, getenv func(string) string,
 		return bookingsHousekeeping(ctx, args[0], args[1:], getenv, stdout, stderr)
 	}
 	if len(args) == 0 || args[0] != "seed" {
-		return usageError{"bookings needs a sub-command: seed, reissue, feed-token, complete-past, prune or erase"}
+		return usageError{"bookings needs a sub-command: seed, reissue, feed-token, calendar, complete-past, prune or erase"}
 	}
 	fs := newFlagSet("reference bookings seed")
 	zone := fs.String("timezone", "UTC", "the provider's and service's time zone (IANA name)")

@@ -91,6 +91,10 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_GOOGLE_CLIENT_ID", "instead, each user connects their own Google account at /google/auth/connect (with _SECRET, _REDIRECT_URL)"},
 	{"GROUNDWORK_GOOGLE_CLIENT_SECRET", "the OAuth client's secret"},
 	{"GROUNDWORK_GOOGLE_REDIRECT_URL", "the OAuth callback, https://your.site/google/auth/callback"},
+	{"GROUNDWORK_CALENDAR_ALLOW_PRIVATE_HOSTS", "true lets providers' calendar addresses be private or loopback (a CalDAV server on this machine) (false)"},
+	{"GROUNDWORK_GOOGLE_CALENDAR_CLIENT_ID", "providers connect Google Calendar on their calendar page (with _SECRET and _REDIRECT_URL)"},
+	{"GROUNDWORK_GOOGLE_CALENDAR_CLIENT_SECRET", "the Google Calendar OAuth client's secret"},
+	{"GROUNDWORK_GOOGLE_CALENDAR_REDIRECT_URL", "its callback, https://your.site/provider-calendars/google/callback"},
 }
 
 // config is everything serve needs, from flags over the environment over
@@ -115,6 +119,7 @@ type config struct {
 	webhooks        webhooksConfig
 	emaillist       emaillistConfig
 	reporting       reportingConfig
+	calendars       calendarConfig
 	limits          limits
 	// bodyTimeout and uploadTimeout bound how long a request's body may
 	// take to arrive (api.BodyTimeoutDefault, api.UploadTimeoutDefault
@@ -373,6 +378,9 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 		return nil, err
 	}
 	if cfg.reporting, err = readReportingConfig(getenv); err != nil {
+		return nil, err
+	}
+	if cfg.calendars, err = readCalendarConfig(getenv); err != nil {
 		return nil, err
 	}
 	cfg.mailFrom = envOr(getenv, "GROUNDWORK_MAIL_FROM", "groundwork@localhost")

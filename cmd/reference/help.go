@@ -43,6 +43,18 @@ token create flags:
   reference bookings feed-token PROVIDER [--revoke]
                                     print a provider's new calendar feed address (ID or slug; an
                                     older address stops working), or end the feed
+  reference bookings calendar link PROVIDER [--ttl 72h]
+                                    print a link to the page where the provider connects their own
+                                    calendars (Google, iCloud, Fastmail, an ICS address)
+  reference bookings calendar list PROVIDER
+                                    list the provider's calendar connections, last read and error
+  reference bookings calendar add PROVIDER --kind ics|caldav --name NAME --url URL [--username U]
+                                    connect a calendar (a CalDAV app password is asked for, or read
+                                    from stdin); prints the connection's ID
+  reference bookings calendar sync ID
+                                    read a connection's busy times now
+  reference bookings calendar remove ID
+                                    disconnect it; its busy times stop counting
   reference bookings complete-past  mark confirmed bookings that have ended completed (daily in serve)
   reference bookings prune          delete bookings that ended over three years ago (daily in serve)
   reference bookings erase --email EMAIL

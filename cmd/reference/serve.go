@@ -133,6 +133,7 @@ type handlers struct {
 	bookingsAdmin  *bookings.AdminHandler
 	bookingPages   *bookings.PageHandler
 	bookingFeeds   *bookings.FeedHandler
+	calendarPages  *bookings.CalendarsPageHandler
 	listAdmin      *emaillist.AdminHandler
 	listSubscribe  *emaillist.SubscribeHandler
 	reports        *reportingParts
@@ -312,7 +313,7 @@ func (a *app) wireSite(w *wiring) error {
 		return err
 	}
 	a.jsonHandlers = jsonHandlers(&w.h)
-	a.pageRoutes = slices.Concat(w.h.signIn.Routes(), w.h.formPages.Routes(), w.h.bookingPages.Routes(), []string{"GET /docs/api"})
+	a.pageRoutes = slices.Concat(w.h.signIn.Routes(), w.h.formPages.Routes(), w.h.bookingPages.Routes(), w.h.calendarPages.Routes(), []string{"GET /docs/api"})
 	if w.h.reports != nil {
 		a.pageRoutes = append(a.pageRoutes, w.h.reports.dashboard.Routes()...)
 	}
@@ -347,9 +348,13 @@ func jsonHandlers(h *handlers) map[string]any {
 // wireBookings: the public API with holds, the admin API, the pages,
 // the calendar feeds, events delivered as webhooks and mail.
 func (a *app) wireBookings(w *wiring) error {
+	sources, err := w.cfg.calendars.sources()
+	if err != nil {
+		return err
+	}
 	svc, err := bookings.NewService(bookingssql.New(a.db), &bookings.Options{FeedHost: feedHost(w.cfg.baseURL), Enqueuer: a.queue,
 		Mailer: a.mailer, MailFrom: w.cfg.mailFrom, ManageURL: publicOrigin(w.cfg) + bookings.PagePrefixDefault + "/manage/{token}",
-		SecretKey: w.keys.ManageLinks(), Logger: w.logger, Meter: w.meter})
+		SecretKey: w.keys.ManageLinks(), Logger: w.logger, Meter: w.meter, CalendarSources: sources})
 	if err != nil {
 		return err
 	}
@@ -371,6 +376,10 @@ func (a *app) wireBookings(w *wiring) error {
 	}
 	if w.h.bookingPages, err = bookings.NewPageHandler(svc, &bookings.PageOptions{HTTPOptions: w.web, Key: w.keys.PageFlash(), Contact: w.cfg.bookingsContact,
 		PostLimit: w.cfg.limits.bookingsPost}); err != nil {
+		return err
+	}
+	if w.h.calendarPages, err = bookings.NewCalendarsPageHandler(svc, &bookings.CalendarsPageOptions{HTTPOptions: w.web,
+		Key: w.keys.PageFlash()}); err != nil {
 		return err
 	}
 	w.h.bookingFeeds, err = bookings.NewFeedHandler(svc, &bookings.FeedHandlerOptions{HTTPOptions: w.web, ICalLimit: w.cfg.limits.bookingsFeed})
@@ -429,6 +438,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux.Handle(bookings.PrefixDefault+"/", h.bookings)
 	mux.Handle(bookings.AdminPrefixDefault+"/", h.bookingsAdmin)
 	mux.Handle(bookings.PagePrefixDefault+"/", trackViews(reports.analytics, h.bookingPages, cfg, logger))
+	mux.Handle(bookings.CalendarsPagePrefixDefault+"/", h.calendarPages)
 	signIn.Mount(mux)
 	mux.Handle(webhooks.PrefixDefault+"/", h.webhooks)
 	mux.Handle(webhooks.InboundPrefixDefault+"/", h.inbound)
@@ -448,7 +458,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	})
 	routes := slices.Concat(h.auth.Routes(), signIn.Routes(), h.color.Routes(), h.colorAI.Routes(), h.forms.Routes(),
 		h.formPages.Routes(), h.webhooks.Routes(), h.inbound.Routes(), h.bookings.Routes(), h.bookingsAdmin.Routes(), h.bookingPages.Routes(),
-		h.bookingFeeds.Routes(), h.listAdmin.Routes(), h.listSubscribe.Routes(), reports.routes.Routes(), reports.collect.Routes(),
+		h.calendarPages.Routes(), h.bookingFeeds.Routes(), h.listAdmin.Routes(), h.listSubscribe.Routes(), reports.routes.Routes(), reports.collect.Routes(),
 		reports.dashboard.Routes())
 	if reports.oauth != nil {
 		routes = append(routes, reports.oauth.Routes()...)

@@ -403,6 +403,15 @@ func (c *Client) GetJSON(ctx context.Context, path string, query url.Values, out
 	return c.decode(res, path, out)
 }
 
+// DoDecode sends r (no body) and decodes the answer into out.
+func (c *Client) DoDecode(ctx context.Context, r *Request, out any) error {
+	res, err := c.Do(ctx, r)
+	if err != nil {
+		return err
+	}
+	return c.decode(res, r.Path, out)
+}
+
 // SendJSON sends in as a JSON body with method and decodes the answer
 // into out (unless out is nil).
 func (c *Client) SendJSON(ctx context.Context, method, path string, idempotent bool, in, out any) error {

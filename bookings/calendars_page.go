@@ -1,0 +1,575 @@
+package bookings
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/oauthflow"
+	"github.com/groundwork-go/groundwork/internal/seal"
+	"github.com/groundwork-go/groundwork/internal/web"
+)
+
+// CalendarsPagePrefixDefault is where [NewCalendarsPageHandler] serves
+// the providers' calendar page.
+const CalendarsPagePrefixDefault = "/provider-calendars"
+
+// CalendarsTemplate is the calendar page's "content", by the name a
+// host's CalendarsPageOptions.Templates may replace it under.
+const CalendarsTemplate = "bookings/calendars.html"
+
+// CalendarsPageOptions configures [NewCalendarsPageHandler].
+type CalendarsPageOptions struct {
+	groundwork.HTTPOptions
+	// Prefix: CalendarsPagePrefixDefault when empty.
+	Prefix string
+	// Templates replaces the page's template or the page layer's ones.
+	Templates fs.FS
+	// Key signs the flash; give every instance the same.
+	Key []byte
+	// Provider, when set, is the provider the host's own session signs
+	// in (false for none): the page is then also at {prefix}/me.
+	// Without it the page is reached only by a link from
+	// [Service.CalendarsPageLink].
+	Provider func(r *http.Request) (providerID int64, ok bool)
+	// TrustedOrigins may post to the page besides its own origin.
+	TrustedOrigins []string
+}
+
+// CalendarsPageHandler serves the page where a provider connects their
+// own calendars, working without JavaScript: GET {prefix}/{access} lists
+// the provider's connections (what each reads, when it was last read,
+// its last error, a warning when it has gone unread for a day) with
+// "Read now", "Change calendars" and "Disconnect", and the forms that
+// add one: an ICS address, a CalDAV account (server, user name, app
+// password) and, when a source takes consent, "Connect Google". {access}
+// is a signed link's token ([Service.CalendarsPageLink]) or "me" (the
+// host's session, CalendarsPageOptions.Provider). Posts from other
+// origins are refused.
+type CalendarsPageHandler struct {
+	base    *web.Base
+	svc     *Service
+	prefix  string
+	who     func(r *http.Request) (int64, bool)
+	consent *oauthflow.Flow
+	google  string // the consent page's origin, for the page's form-action
+}
+
+// NewCalendarsPageHandler returns the calendar page of svc, whose
+// Options.SecretKey signs the links. Mount it at the prefix with a
+// trailing slash.
+func NewCalendarsPageHandler(svc *Service, opts *CalendarsPageOptions) (*CalendarsPageHandler, error) {
+	if svc == nil || svc.sealer == nil {
+		return nil, errors.New("bookings: new calendars page: a service with a SecretKey is needed")
+	}
+	var o CalendarsPageOptions
+	if opts != nil {
+		o = *opts
+	}
+	pages, _ := fs.Sub(templatesFS, "templates")
+	base, err := web.NewBase(web.BaseOptions{Domain: "bookings", Prefix: o.Prefix, Default: CalendarsPagePrefixDefault, Pages: pages,
+		Override: o.Templates, Key: o.Key, Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator,
+		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
+		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "Please try again in a moment."}},
+		Explain:  explainCalendarsPage, Protect: true, TrustedOrigins: o.TrustedOrigins, MaxFormBytes: maxFormBytes})
+	if err != nil {
+		return nil, err
+	}
+	p := &CalendarsPageHandler{base: base, svc: svc, prefix: base.Prefix, who: o.Provider}
+	if c, ok := svc.o.CalendarSources[CalendarGoogle].(CalendarConsent); ok {
+		cfg := c.OAuthConfig()
+		sealer, _ := seal.New(svc.o.SecretKey)
+		p.consent = &oauthflow.Flow{Config: cfg, Sealer: sealer, Cookie: "gw_calendar_consent", Path: p.prefix + "/google", Now: svc.o.Now}
+		if u, err := url.Parse(cfg.Endpoint.AuthURL); err == nil {
+			p.google = u.Scheme + "://" + u.Host
+		}
+	}
+	mux, prefix := base.Mux, p.prefix
+	mux.HandleFunc("GET "+prefix+"/{access}", base.Func(p.show))
+	mux.HandleFunc("POST "+prefix+"/{access}/connect", base.Func(p.connect))
+	mux.HandleFunc("POST "+prefix+"/{access}/google", base.Func(p.beginGoogle))
+	mux.HandleFunc("GET "+prefix+"/google/callback", base.Func(p.finishGoogle))
+	mux.HandleFunc("POST "+prefix+"/{access}/{id}/choose", base.Func(p.choose))
+	mux.HandleFunc("POST "+prefix+"/{access}/{id}/sync", base.Func(p.sync))
+	mux.HandleFunc("POST "+prefix+"/{access}/{id}/disconnect", base.Func(p.disconnect))
+	return p, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (p *CalendarsPageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base.ServeHTTP(w, r) }
+
+// Routes lists the routes, as "METHOD /path/{param}".
+func (p *CalendarsPageHandler) Routes() []string {
+	return []string{"GET " + p.prefix + "/{access}", "POST " + p.prefix + "/{access}/connect", "POST " + p.prefix + "/{access}/google",
+		"GET " + p.prefix + "/google/callback", "POST " + p.prefix + "/{access}/{id}/choose", "POST " + p.prefix + "/{access}/{id}/sync",
+		"POST " + p.prefix + "/{access}/{id}/disconnect", "GET " + p.prefix + "/_assets/{file}"}
+}
+
+// errCalendarsLink is a calendar page address that grants nothing.
+var errCalendarsLink = errors.New("bookings: calendar page link not valid")
+
+func explainCalendarsPage(err error) *web.Problem {
+	switch {
+	case errors.Is(err, errCalendarsLink):
+		return &web.Problem{Status: http.StatusNotFound, Err: err, ErrorPage: web.ErrorPage{Heading: "Link not valid",
+			Message: "This calendar settings link has expired or is not complete. Ask for a new one."}}
+	case errors.Is(err, ErrNotFound):
+		return &web.Problem{Status: http.StatusNotFound, Err: err, ErrorPage: web.ErrorPage{Heading: "Calendar not found",
+			Message: "There is no such calendar connection. It may have been disconnected."}}
+	}
+	return nil
+}
+
+// linkKey is the key of the calendar page's links, from the secret key.
+func (s *Service) linkKey() []byte {
+	m := hmac.New(sha256.New, s.o.SecretKey)
+	m.Write([]byte("bookings calendars page link"))
+	return m.Sum(nil)
+}
+
+// CalendarsPageLink is the {access} part of a calendar page address for
+// a provider, valid for ttl: send it to the provider (the admin API and
+// the reference CLI make it). Anyone with it can change that provider's
+// calendars until it expires; it cannot be withdrawn sooner but by
+// changing the secret key.
+func (s *Service) CalendarsPageLink(providerID int64, ttl time.Duration) (string, error) {
+	if s.sealer == nil {
+		return "", errors.New("bookings: calendars page link: Options.SecretKey is needed")
+	}
+	body := strconv.FormatInt(providerID, 10) + "." + strconv.FormatInt(s.o.Now().Add(ttl).Unix(), 10)
+	m := hmac.New(sha256.New, s.linkKey())
+	m.Write([]byte(body))
+	return body + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil)), nil
+}
+
+// linkProvider is the provider a link names, if it is ours and has not
+// expired.
+func (s *Service) linkProvider(link string) (int64, bool) {
+	i := strings.LastIndexByte(link, '.')
+	if i < 0 {
+		return 0, false
+	}
+	m := hmac.New(sha256.New, s.linkKey())
+	m.Write([]byte(link[:i]))
+	sig, err := base64.RawURLEncoding.DecodeString(link[i+1:])
+	if err != nil || !hmac.Equal(sig, m.Sum(nil)) {
+		return 0, false
+	}
+	id, exp, _ := strings.Cut(link[:i], ".")
+	pid, err1 := strconv.ParseInt(id, 10, 64)
+	until, err2 := strconv.ParseInt(exp, 10, 64)
+	if err1 != nil || err2 != nil || s.o.Now().Unix() >= until {
+		return 0, false
+	}
+	return pid, true
+}
+
+// provider is the provider the request's {access} grants.
+func (p *CalendarsPageHandler) provider(r *http.Request, access string) (Provider, error) {
+	var id int64
+	var ok bool
+	if access == "me" && p.who != nil {
+		id, ok = p.who(r)
+	} else {
+		id, ok = p.svc.linkProvider(access)
+	}
+	if !ok {
+		return Provider{}, errCalendarsLink
+	}
+	pr, err := p.svc.Provider(r.Context(), id)
+	if errors.Is(err, ErrNotFound) {
+		return Provider{}, errCalendarsLink
+	}
+	return pr, err
+}
+
+// connection is the request's {id}, one of provider's connections.
+func (p *CalendarsPageHandler) connection(r *http.Request, pr Provider) (CalendarConnection, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		return CalendarConnection{}, ErrNotFound
+	}
+	c, err := p.svc.CalendarConnection(r.Context(), id)
+	if err == nil && c.ProviderID != pr.ID {
+		err = ErrNotFound
+	}
+	return c, err
+}
+
+type calendarsPage struct {
+	Provider    string
+	Action      string
+	Connections []connectionView
+	// Edit is the "Change calendars" step; Disconnect the confirming one.
+	Edit       *editView
+	Disconnect *connectionView
+	ICS        []web.Field
+	CalDAV     []web.Field
+	ICSOK      bool
+	CalDAVOK   bool
+	Google     bool
+	Summary    []web.SummaryItem
+}
+
+type connectionView struct {
+	ID                     int64
+	Name, Kind, Where      string
+	Reads, WritesTo        string
+	LastRead, Error, Stale string
+}
+
+type editView struct {
+	connectionView
+	Fields []web.Field
+}
+
+var kindLabels = map[string]string{CalendarICS: "Calendar address (ICS)", CalendarCalDAV: "CalDAV account", CalendarGoogle: "Google Calendar"}
+
+func (p *CalendarsPageHandler) view(c CalendarConnection, loc *time.Location) connectionView {
+	v := connectionView{ID: c.ID, Name: c.Name, Kind: kindLabels[c.Kind], Where: c.Endpoint, Reads: "every calendar of the account"}
+	if c.Kind == CalendarGoogle {
+		v.Where = "Google"
+	}
+	if len(c.Calendars) > 0 {
+		v.Reads = strings.Join(c.Calendars, ", ")
+	}
+	v.WritesTo = c.Destination
+	switch {
+	case c.SyncedAt != nil:
+		v.LastRead = c.SyncedAt.In(loc).Format("2 January 2006, 15:04 MST")
+	default:
+		v.LastRead = "not yet"
+	}
+	if c.LastError != "" {
+		v.Error = CalendarReason(errors.New(c.LastError))
+	}
+	if c.Stale(p.svc.o.Now()) {
+		v.Stale = "It has not been read for over a day, so bookings may clash with it."
+		if c.BlockWhenStale {
+			v.Stale = "It has not been read for over a day, so you cannot be booked until it is read again."
+		}
+	}
+	return v
+}
+
+// connectFields are the fields of the ICS and CalDAV forms, with what
+// was typed (never the password) and the errors given.
+func connectFields(r *http.Request, kind string, errs map[string][]string) []web.Field {
+	f := func(typ, name, label, help, auto string) web.Field {
+		n := kind + "_" + name
+		return web.Field{Type: typ, Name: n, ID: web.FieldID(n), Label: label, Help: help, Value: r.PostFormValue(n),
+			Autocomplete: auto, Required: true, Errors: errs[name]}
+	}
+	if kind == CalendarICS {
+		return []web.Field{f("text", "name", "Name", "How the calendar is shown here, e.g. \"Work\".", "off"),
+			f("url", "url", "Calendar address", "The secret address in iCal format; it is kept sealed and never shown again.", "off")}
+	}
+	return []web.Field{f("text", "name", "Name", "How the account is shown here, e.g. \"iCloud\".", "off"),
+		f("url", "url", "Server address", "For example https://caldav.icloud.com/ or https://caldav.fastmail.com/.", "url"),
+		f("text", "username", "User name", "Usually your email address.", "username"),
+		f("password", "password", "App password", "Made in your account's security settings for this use alone; not your sign-in password.", "new-password")}
+}
+
+func (p *CalendarsPageHandler) draw(w http.ResponseWriter, r *http.Request, status int, pr Provider, data *calendarsPage, general ...string) error {
+	access := r.PathValue("access")
+	data.Provider, data.Action = pr.Name, p.prefix+"/"+access
+	list, err := p.svc.CalendarConnections(r.Context(), pr.ID)
+	if err != nil {
+		return err
+	}
+	loc := location(pr.TimeZone)
+	for _, c := range list {
+		data.Connections = append(data.Connections, p.view(c, loc))
+	}
+	_, data.ICSOK = p.svc.o.CalendarSources[CalendarICS]
+	_, data.CalDAVOK = p.svc.o.CalendarSources[CalendarCalDAV]
+	data.Google = p.consent != nil
+	if data.ICS == nil {
+		data.ICS = connectFields(r, CalendarICS, nil)
+	}
+	if data.CalDAV == nil {
+		data.CalDAV = connectFields(r, CalendarCalDAV, nil)
+	}
+	var fields []web.Field
+	if data.Edit != nil {
+		fields = data.Edit.Fields
+	}
+	fields = append(append(fields, data.ICS...), data.CalDAV...)
+	data.Summary = web.Summary(fields, general...)
+	page := &web.Page{Title: "Your calendars", Data: data, CSRF: web.CSRFToken(w, r), Flash: p.base.Render.TakeFlash(w, r, data.Action)}
+	if p.google != "" {
+		page.FormAction = []string{p.google}
+	}
+	p.base.Render.Render(w, r, status, CalendarsTemplate, page)
+	return nil
+}
+
+func (p *CalendarsPageHandler) show(w http.ResponseWriter, r *http.Request) error {
+	pr, err := p.provider(r, r.PathValue("access"))
+	if err != nil {
+		return err
+	}
+	data := &calendarsPage{}
+	q := r.URL.Query()
+	switch {
+	case q.Get("edit") != "":
+		r.SetPathValue("id", q.Get("edit"))
+		c, err := p.connection(r, pr)
+		if err != nil {
+			return err
+		}
+		if data.Edit, err = p.editView(r.Context(), c, location(pr.TimeZone), nil, nil); err != nil {
+			return p.draw(w, r, http.StatusOK, pr, data, "The calendars of "+c.Name+" could not be listed: "+CalendarReason(err)+".")
+		}
+	case q.Get("disconnect") != "":
+		r.SetPathValue("id", q.Get("disconnect"))
+		c, err := p.connection(r, pr)
+		if err != nil {
+			return err
+		}
+		v := p.view(c, location(pr.TimeZone))
+		data.Disconnect = &v
+	}
+	return p.draw(w, r, http.StatusOK, pr, data)
+}
+
+// editView is the "Change calendars" step: the calendars the account
+// lists, to read and to write to, asked of its server.
+func (p *CalendarsPageHandler) editView(ctx context.Context, c CalendarConnection, loc *time.Location, chosen *CalendarChoice, errs map[string][]string) (*editView, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.svc.o.CalendarReadTimeout)
+	defer cancel()
+	cals, err := p.svc.RemoteCalendars(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	reads, dest, block := c.Calendars, c.Destination, c.BlockWhenStale
+	if chosen != nil {
+		reads, dest, block = chosen.Calendars, *chosen.Destination, *chosen.BlockWhenStale
+	}
+	read := web.Field{Type: web.TypeCheckboxes, Name: "calendars", ID: web.FieldID("calendars"), Label: "Calendars to read for busy time",
+		Help: "None chosen reads them all.", Errors: errs["calendars"]}
+	write := web.Field{Type: web.TypeRadio, Name: "destination", ID: web.FieldID("destination"), Label: "Add bookings to",
+		Errors: errs["destination"]}
+	_, writer := p.svc.o.CalendarSources[c.Kind].(CalendarWriter)
+	if writer {
+		write.Options = append(write.Options, web.Option{Value: "", Label: "None: do not add bookings to this account", Selected: dest == ""})
+	}
+	for _, rc := range cals {
+		read.Options = append(read.Options, web.Option{Value: rc.ID, Label: rc.Name, Selected: contains(reads, rc.ID)})
+		if writer {
+			write.Options = append(write.Options, web.Option{Value: rc.ID, Label: rc.Name, Selected: dest == rc.ID})
+		}
+	}
+	fields := []web.Field{read}
+	if writer {
+		fields = append(fields, write)
+	}
+	fields = append(fields, web.Field{Type: web.TypeCheckbox, Name: "block_when_stale", ID: web.FieldID("block_when_stale"),
+		Label: "Stop taking bookings if this calendar cannot be read for a day", Checked: block, Errors: errs["block_when_stale"]})
+	return &editView{connectionView: p.view(c, loc), Fields: fields}, nil
+}
+
+func (p *CalendarsPageHandler) back(w http.ResponseWriter, r *http.Request, query string, f web.Flash) {
+	action := p.prefix + "/" + r.PathValue("access")
+	p.base.Render.SetFlash(w, r, action, f)
+	web.SeeOther(w, r, action+query)
+}
+
+func (p *CalendarsPageHandler) connect(w http.ResponseWriter, r *http.Request) error {
+	pr, err := p.provider(r, r.PathValue("access"))
+	if err != nil {
+		return err
+	}
+	kind := r.PostFormValue("kind")
+	if kind != CalendarICS && kind != CalendarCalDAV {
+		return p.draw(w, r, http.StatusUnprocessableEntity, pr, &calendarsPage{}, "Choose a kind of calendar to connect.")
+	}
+	v := func(name string) string { return strings.TrimSpace(r.PostFormValue(kind + "_" + name)) }
+	in := CalendarInput{ProviderID: pr.ID, Kind: kind, Name: v("name"), URL: v("url"), Username: v("username"), Password: r.PostFormValue(kind + "_password")}
+	c, cals, err := p.svc.ConnectCalendar(r.Context(), in)
+	var ve *ValidationError
+	switch {
+	case errors.As(err, &ve):
+		data := &calendarsPage{}
+		fields := connectFields(r, kind, calendarWords(ve))
+		if kind == CalendarICS {
+			data.ICS = fields
+		} else {
+			data.CalDAV = fields
+		}
+		return p.draw(w, r, http.StatusUnprocessableEntity, pr, data)
+	case errors.Is(err, ErrCalendarUnreadable):
+		data := &calendarsPage{}
+		fields := connectFields(r, kind, map[string][]string{"url": {"The calendar could not be read: " + CalendarReason(err) + "."}})
+		if kind == CalendarICS {
+			data.ICS = fields
+		} else {
+			data.CalDAV = fields
+		}
+		return p.draw(w, r, http.StatusUnprocessableEntity, pr, data)
+	case err != nil:
+		return err
+	}
+	p.readNow(r, c.ID)
+	if kind == CalendarCalDAV && len(cals) > 1 {
+		p.back(w, r, "?edit="+strconv.FormatInt(c.ID, 10), web.Flash{Kind: "success",
+			Message: fmt.Sprintf("%s is connected. It has %d calendars: choose the ones to read.", c.Name, len(cals))})
+		return nil
+	}
+	p.back(w, r, "", web.Flash{Kind: "success", Message: c.Name + " is connected: its busy times will keep you from being booked."})
+	return nil
+}
+
+// readNow reads a connection just made or changed, so its busy time
+// counts at once; a failure is kept on it and shown on the page.
+func (p *CalendarsPageHandler) readNow(r *http.Request, id int64) {
+	if _, err := p.svc.SyncCalendar(r.Context(), id); err != nil {
+		p.base.Logger.InfoContext(r.Context(), "bookings: calendar read after a change", "connection", id, "error", err)
+	}
+}
+
+// calendarWords puts the connect form's messages in its labels' words.
+func calendarWords(ve *ValidationError) map[string][]string {
+	words := strings.NewReplacer("The url field", "The address", "The name field", "The name", "The password field", "The app password",
+		"The username field", "The user name")
+	out := map[string][]string{}
+	for name, ms := range ve.Fields() {
+		for _, m := range ms {
+			out[name] = append(out[name], words.Replace(m))
+		}
+	}
+	return out
+}
+
+func (p *CalendarsPageHandler) choose(w http.ResponseWriter, r *http.Request) error {
+	pr, err := p.provider(r, r.PathValue("access"))
+	if err != nil {
+		return err
+	}
+	c, err := p.connection(r, pr)
+	if err != nil {
+		return err
+	}
+	dest, block := r.PostFormValue("destination"), r.PostFormValue("block_when_stale") != ""
+	ch := CalendarChoice{Calendars: r.PostForm["calendars"], Destination: &dest, BlockWhenStale: &block}
+	if ch.Calendars == nil {
+		ch.Calendars = []string{}
+	}
+	if _, err := p.svc.ChooseCalendars(r.Context(), c.ID, ch); err != nil {
+		var ve *ValidationError
+		if !errors.As(err, &ve) && !errors.Is(err, ErrCalendarUnreadable) {
+			return err
+		}
+		errs := map[string][]string{}
+		general := []string{}
+		if ve != nil {
+			errs = ve.Fields()
+		} else {
+			general = append(general, "The calendars could not be listed: "+CalendarReason(err)+".")
+		}
+		data := &calendarsPage{}
+		if data.Edit, err = p.editView(r.Context(), c, location(pr.TimeZone), &ch, errs); err != nil {
+			return p.draw(w, r, http.StatusUnprocessableEntity, pr, data, "The calendars could not be listed: "+CalendarReason(err)+".")
+		}
+		return p.draw(w, r, http.StatusUnprocessableEntity, pr, data, general...)
+	}
+	p.readNow(r, c.ID)
+	p.back(w, r, "", web.Flash{Kind: "success", Message: "The calendars of " + c.Name + " are saved."})
+	return nil
+}
+
+func (p *CalendarsPageHandler) sync(w http.ResponseWriter, r *http.Request) error {
+	pr, err := p.provider(r, r.PathValue("access"))
+	if err != nil {
+		return err
+	}
+	c, err := p.connection(r, pr)
+	if err != nil {
+		return err
+	}
+	ok, err := p.svc.SyncCalendar(r.Context(), c.ID)
+	switch {
+	case err != nil && !ok:
+		return err
+	case !ok:
+		p.back(w, r, "", web.Flash{Kind: "info", Message: c.Name + " is being read just now; look again in a moment."})
+	case err != nil:
+		p.back(w, r, "", web.Flash{Kind: "error", Message: c.Name + " could not be read: " + CalendarReason(err) + "."})
+	default:
+		p.back(w, r, "", web.Flash{Kind: "success", Message: c.Name + " was read just now."})
+	}
+	return nil
+}
+
+func (p *CalendarsPageHandler) disconnect(w http.ResponseWriter, r *http.Request) error {
+	pr, err := p.provider(r, r.PathValue("access"))
+	if err != nil {
+		return err
+	}
+	c, err := p.connection(r, pr)
+	if err != nil {
+		return err
+	}
+	if err := p.svc.DisconnectCalendar(r.Context(), c.ID); err != nil {
+		return err
+	}
+	p.back(w, r, "", web.Flash{Kind: "success", Message: c.Name + " is disconnected: its busy times no longer count."})
+	return nil
+}
+
+// beginGoogle sends the provider to Google's consent page; the flow
+// carries the page's {access}, so the callback returns to it.
+func (p *CalendarsPageHandler) beginGoogle(w http.ResponseWriter, r *http.Request) error {
+	access := r.PathValue("access")
+	if _, err := p.provider(r, access); err != nil {
+		return err
+	}
+	if p.consent == nil {
+		return &web.Problem{Status: http.StatusNotFound, ErrorPage: web.ErrorPage{Heading: "Page not found", Message: "Google Calendar is not set up here."}}
+	}
+	p.consent.Begin(w, r, access)
+	return nil
+}
+
+func (p *CalendarsPageHandler) finishGoogle(w http.ResponseWriter, r *http.Request) error {
+	if p.consent == nil {
+		return &web.Problem{Status: http.StatusNotFound, ErrorPage: web.ErrorPage{Heading: "Page not found", Message: "Google Calendar is not set up here."}}
+	}
+	tok, access, err := p.consent.Finish(w, r)
+	pr, perr := p.provider(r, access)
+	if perr != nil {
+		return perr
+	}
+	r.SetPathValue("access", access)
+	if err != nil {
+		p.base.Logger.WarnContext(r.Context(), "bookings: google calendar consent refused", "provider", pr.ID, "error", err)
+		p.back(w, r, "", web.Flash{Kind: "error", Message: "Google Calendar was not connected: the permission was not given. Try again."})
+		return nil
+	}
+	if tok.RefreshToken == "" {
+		p.back(w, r, "", web.Flash{Kind: "error", Message: "Google did not give lasting access. Remove this site's access in your Google account's settings and try again."})
+		return nil
+	}
+	c, _, err := p.svc.ConnectCalendar(r.Context(), CalendarInput{ProviderID: pr.ID, Kind: CalendarGoogle, Name: "Google Calendar", Password: tok.RefreshToken})
+	if errors.Is(err, ErrCalendarUnreadable) {
+		p.back(w, r, "", web.Flash{Kind: "error", Message: "Google Calendar could not be read: " + CalendarReason(err) + "."})
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	p.readNow(r, c.ID)
+	p.back(w, r, "?edit="+strconv.FormatInt(c.ID, 10), web.Flash{Kind: "success",
+		Message: "Google Calendar is connected. Choose the calendars to read, and where bookings go."})
+	return nil
+}
