@@ -106,7 +106,9 @@ func NewCalendarsPageHandler(svc *Service, opts *CalendarsPageOptions) (*Calenda
 }
 
 // ServeHTTP implements http.Handler.
-func (p *CalendarsPageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base.ServeHTTP(w, r) }
+func (p *CalendarsPageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.base.ServeHTTP(w, r)
+}
 
 // Routes lists the routes, as "METHOD /path/{param}".
 func (p *CalendarsPageHandler) Routes() []string {
