@@ -270,7 +270,7 @@ func connectFields(r *http.Request, kind string, errs map[string][]string) []web
 	f := func(typ, name, label, help, auto string) web.Field {
 		n := kind + "_" + name
 		return web.Field{Type: typ, Name: n, ID: web.FieldID(n), Label: label, Help: help, Value: r.PostFormValue(n),
-			Autocomplete: auto, Required: true, Errors: errs[name]}
+			Autocomplete: auto, Required: name != "username", Errors: errs[name]}
 	}
 	if kind == CalendarICS {
 		return []web.Field{f("text", "name", "Name", "How the calendar is shown here, e.g. \"Work\".", "off"),
@@ -278,7 +278,7 @@ func connectFields(r *http.Request, kind string, errs map[string][]string) []web
 	}
 	return []web.Field{f("text", "name", "Name", "How the account is shown here, e.g. \"iCloud\".", "off"),
 		f("url", "url", "Server address", "For example https://caldav.icloud.com/ or https://caldav.fastmail.com/.", "url"),
-		f("text", "username", "User name", "Usually your email address.", "username"),
+		f("text", "username", "User name", "Usually your email address; leave it empty for a server that asks for none.", "username"),
 		f("password", "password", "App password", "Made in your account's security settings for this use alone; not your sign-in password.", "new-password")}
 }
 
@@ -475,7 +475,10 @@ func (p *CalendarsPageHandler) choose(w http.ResponseWriter, r *http.Request) er
 		errs := map[string][]string{}
 		general := []string{}
 		if ve != nil {
-			errs = ve.Fields()
+			for name, ms := range ve.Fields() {
+				name, _, _ = strings.Cut(name, ".") // calendars.0: the calendars group
+				errs[name] = append(errs[name], ms...)
+			}
 		} else {
 			general = append(general, "The calendars could not be listed: "+CalendarReason(err)+".")
 		}

@@ -337,3 +337,35 @@ func Press(t testing.TB, ctx context.Context, keys string, navigates bool) {
 	Do(t, ctx, chromedp.Evaluate[chromedp.Void](`window.gwOld = true`), chromedp.KeyEvent(keys))
 	waitNewPage(t, ctx, "pressing "+fmt.Sprintf("%q", keys))
 }
+
+// EnvScreenshots names a folder: when set, Screenshots writes the page's
+// pictures there, for a person to look at.
+const EnvScreenshots = "GROUNDWORK_SCREENSHOTS"
+
+// Screenshots saves the whole page at 320, 390 and 1280 px, light and
+// dark, as <name>-<width>-<scheme>.png in the EnvScreenshots folder; it
+// does nothing when that is not set.
+func Screenshots(t testing.TB, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv(EnvScreenshots)
+	if dir == "" {
+		return
+	}
+	defer SetScheme(ctx, "")
+	for _, scheme := range []string{"light", "dark"} {
+		if err := SetScheme(ctx, scheme); err != nil {
+			t.Fatalf("browsertest: %v", err)
+		}
+		for _, width := range []int64{320, 390, 1280} {
+			png, err := AtWidth(ctx, width, func(ctx context.Context) ([]byte, error) {
+				return chromedp.Run(ctx, chromedp.FullScreenshot(100))
+			})
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d-%s.png", name, width, scheme)), png, 0o644)
+			}
+			if err != nil {
+				t.Fatalf("browsertest: screenshot %s: %v", name, err)
+			}
+		}
+	}
+}

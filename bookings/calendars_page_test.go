@@ -1,0 +1,223 @@
+package bookings_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/bookingsgoogle"
+	"github.com/groundwork-go/groundwork/bookings/bookingsical"
+	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/bookings/bookingstest"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// calendarsPage serves the calendar page of a service reading ICS
+// addresses and Google (the double), and a client that keeps cookies,
+// posts from the page's origin and does not follow redirects.
+type calendarsPage struct {
+	*httptest.Server
+	b      *bundle
+	svc    *bookings.Service
+	google *bookingstest.Google
+	client *http.Client
+}
+
+func newCalendarsPage(t *testing.T, opts *bookings.CalendarsPageOptions) *calendarsPage {
+	t.Helper()
+	db := storetest.Open(t, store.SQLite, bookingssql.Migrations)
+	b := setupOn(t, db)
+	g := bookingstest.NewGoogle(t)
+	p := &calendarsPage{b: b, google: g}
+	p.Server = httptest.NewUnstartedServer(nil)
+	p.Start()
+	t.Cleanup(p.Close)
+	src, err := bookingsgoogle.New(bookingsgoogle.Options{ClientID: "client", ClientSecret: "secret", Endpoint: g.Endpoint(),
+		BaseURL: g.APIBase(), RedirectURL: p.URL + bookings.CalendarsPagePrefixDefault + "/google/callback"})
+	require.NoError(t, err)
+	p.svc, err = bookings.NewService(bookingssql.New(db), &bookings.Options{Now: b.clock.Now, SecretKey: calendarKey,
+		CalendarSources: map[string]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true}),
+			bookings.CalendarGoogle: src}})
+	require.NoError(t, err)
+	h, err := bookings.NewCalendarsPageHandler(p.svc, opts)
+	require.NoError(t, err)
+	p.Config.Handler = h
+	jar, _ := cookiejar.New(nil)
+	p.client = &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return p
+}
+
+func (p *calendarsPage) do(t *testing.T, method, target, form string) (int, string, string) {
+	t.Helper()
+	if strings.HasPrefix(target, "/") {
+		target = p.URL + target
+	}
+	req, err := http.NewRequest(method, target, strings.NewReader(form))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", p.URL)
+	res, err := p.client.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res.StatusCode, string(body), res.Header.Get("Location")
+}
+
+func (p *calendarsPage) link(t *testing.T) string {
+	t.Helper()
+	link, err := p.svc.CalendarsPageLink(p.b.provider.ID, time.Hour)
+	require.NoError(t, err)
+	return bookings.CalendarsPagePrefixDefault + "/" + link
+}
+
+// The page by its link: an address connected with its errors in the
+// labels' words, read, disconnected after asking; a link tampered with,
+// expired or naming another provider's connection opens nothing.
+func TestCalendarsPageConnectsAnAddress(t *testing.T) {
+	t.Parallel()
+	p := newCalendarsPage(t, nil)
+	cs := newCalendarServer(t)
+	cs.event("lunch", "2026-06-02T16:00", "2026-06-02T17:00")
+	page := p.link(t)
+
+	code, body, _ := p.do(t, "GET", page, "")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "No calendar is connected yet.")
+	require.Contains(t, body, "Connect Google Calendar")
+	require.NotContains(t, body, "CalDAV account", "no CalDAV source, no CalDAV form")
+
+	code, body, _ = p.do(t, "POST", page+"/connect", "kind=ics&ics_name=&ics_url=")
+	require.Equal(t, 422, code)
+	require.Contains(t, body, "The name is required.")
+	require.Contains(t, body, "The address is required.")
+	code, body, _ = p.do(t, "POST", page+"/connect", url.Values{"kind": {"ics"}, "ics_name": {"Diary"}, "ics_url": {cs.URL + "/nope.ics"}}.Encode())
+	require.Equal(t, 422, code)
+	require.Contains(t, body, "The calendar could not be read: the address answered 404 Not Found.")
+	require.Contains(t, body, `value="Diary"`, "what was typed is kept")
+
+	code, _, loc := p.do(t, "POST", page+"/connect", url.Values{"kind": {"ics"}, "ics_name": {"Diary"}, "ics_url": {cs.address()}}.Encode())
+	require.Equal(t, 303, code)
+	require.Equal(t, page, loc)
+	code, body, _ = p.do(t, "GET", loc, "")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "Diary is connected: its busy times will keep you from being booked.")
+	require.Contains(t, body, "<dt>Last read</dt><dd>1 June 2026, 04:00 EDT</dd>", "read at once")
+	require.NotContains(t, body, "s3cr3t", "the secret address is never shown")
+	require.NotContains(t, dayStarts(t, p.svc, p.b, "2026-06-02"), "16:00", "its busy time counts at once")
+	conns, err := p.svc.CalendarConnections(context.Background(), p.b.provider.ID)
+	require.NoError(t, err)
+	require.Len(t, conns, 1)
+	id := itoa(conns[0].ID)
+
+	cs.fail(http.StatusInternalServerError)
+	code, _, loc = p.do(t, "POST", page+"/"+id+"/sync", "")
+	require.Equal(t, 303, code)
+	_, body, _ = p.do(t, "GET", loc, "")
+	require.Contains(t, body, "Diary could not be read: the address answered 500 Internal Server Error.")
+	require.Contains(t, body, "The last read failed: the address answered 500 Internal Server Error.")
+
+	code, body, _ = p.do(t, "GET", page+"?disconnect="+id, "")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "Disconnect Diary?")
+	code, _, _ = p.do(t, "POST", page+"/"+id+"/disconnect", "")
+	require.Equal(t, 303, code)
+	_, body, _ = p.do(t, "GET", page, "")
+	require.Contains(t, body, "Diary is disconnected")
+	require.Contains(t, dayStarts(t, p.svc, p.b, "2026-06-02"), "16:00", "its busy time no longer counts")
+
+	for _, bad := range []string{page + "x", bookings.CalendarsPagePrefixDefault + "/1.99999999999.AAAA", bookings.CalendarsPagePrefixDefault + "/me"} {
+		code, body, _ = p.do(t, "GET", bad, "")
+		require.Equal(t, 404, code, bad)
+		require.Contains(t, body, "This calendar settings link has expired or is not complete.")
+	}
+	p.b.clock.Set(p.b.clock.Now().Add(time.Hour))
+	code, _, _ = p.do(t, "GET", page, "")
+	require.Equal(t, 404, code, "expired")
+	code, _, _ = p.do(t, "POST", page+"/connect", "kind=ics")
+	require.Equal(t, 404, code, "expired for posts too")
+
+	slug, name := "ben", "Ben"
+	other, err := p.svc.CreateProvider(context.Background(), bookings.ProviderInput{Slug: &slug, Name: &name})
+	require.NoError(t, err)
+	c, _, err := p.svc.ConnectCalendar(context.Background(), bookings.CalendarInput{ProviderID: other.ID, Kind: bookings.CalendarICS,
+		Name: "Ben's", URL: func() string { cs.fail(0); return cs.address() }()})
+	require.NoError(t, err)
+	page = p.link(t)
+	for _, path := range []string{page + "?edit=" + itoa(c.ID), page + "?disconnect=" + itoa(c.ID)} {
+		code, _, _ = p.do(t, "GET", path, "")
+		require.Equal(t, 404, code, "another provider's connection: %s", path)
+	}
+	code, _, _ = p.do(t, "POST", page+"/"+itoa(c.ID)+"/disconnect", "")
+	require.Equal(t, 404, code)
+	_, err = p.svc.CalendarConnection(context.Background(), c.ID)
+	require.NoError(t, err, "still there")
+}
+
+// Connect Google: the consent page and back (state and PKCE checked by
+// the double), the calendars chosen with a destination, a booking then
+// written to it; a callback this browser did not begin connects nothing.
+func TestCalendarsPageConnectsGoogle(t *testing.T) {
+	t.Parallel()
+	p := newCalendarsPage(t, nil)
+	p.google.AddCalendar("work@group.calendar.google.com", "Work", false, "writer")
+	p.google.Put("primary@example.com", bookingstest.GoogleEvent{ID: "lunch", Start: map[string]any{"dateTime": "2026-06-02T16:00:00Z"},
+		End: map[string]any{"dateTime": "2026-06-02T17:00:00Z"}})
+	page := p.link(t)
+
+	code, _, consent := p.do(t, "POST", page+"/google", "")
+	require.Equal(t, 302, code)
+	require.True(t, strings.HasPrefix(consent, p.google.URL+"/o/oauth2/auth?"), consent)
+	require.Contains(t, consent, "calendar.readonly")
+	code, _, callback := p.do(t, "GET", consent, "")
+	require.Equal(t, 302, code)
+
+	forged := regexp.MustCompile(`state=[^&]+`).ReplaceAllString(callback, "state=forged")
+	code, _, back := p.do(t, "GET", forged, "")
+	require.Equal(t, 303, code)
+	_, body, _ := p.do(t, "GET", back, "")
+	require.Contains(t, body, "Google Calendar was not connected")
+
+	// A second flow, followed honestly.
+	_, _, consent = p.do(t, "POST", page+"/google", "")
+	_, _, callback = p.do(t, "GET", consent, "")
+	code, _, back = p.do(t, "GET", callback, "")
+	require.Equal(t, 303, code)
+	require.Contains(t, back, "?edit=")
+	code, body, _ = p.do(t, "GET", back, "")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "Google Calendar is connected. Choose the calendars to read, and where bookings go.")
+	require.Contains(t, body, `value="work@group.calendar.google.com"`)
+	require.Contains(t, body, "None: do not add bookings to this account")
+	require.NotContains(t, body, p.google.RefreshToken)
+	require.NotContains(t, dayStarts(t, p.svc, p.b, "2026-06-02"), "16:00", "read at once")
+
+	id := back[strings.Index(back, "?edit=")+6:]
+	code, body, _ = p.do(t, "POST", page+"/"+id+"/choose", "calendars=nobody%40example.com")
+	require.Equal(t, 422, code)
+	require.Contains(t, body, "The calendar nobody@example.com is not one this connection lists.")
+	require.Contains(t, body, `<a href="#f-calendars">`, "in the summary, linked to the group")
+	code, _, _ = p.do(t, "POST", page+"/"+id+"/choose",
+		"calendars=primary%40example.com&calendars=work%40group.calendar.google.com&destination=work%40group.calendar.google.com")
+	require.Equal(t, 303, code)
+	_, body, _ = p.do(t, "GET", page, "")
+	require.Contains(t, body, "<dt>Bookings added to</dt><dd>work@group.calendar.google.com</dd>")
+
+	ids := map[string]bool{}
+	for _, c := range p.google.Calls() {
+		ids[c] = true
+	}
+	require.True(t, ids["POST /calendar/v3/freeBusy"])
+	require.True(t, ids["GET /calendar/v3/calendars/work@group.calendar.google.com/events"], "the destination is read by its events")
+}
