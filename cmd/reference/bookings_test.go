@@ -288,3 +288,60 @@ func bookingEventReceiver(t *testing.T) (*httptest.Server, <-chan string) {
 	t.Cleanup(receiver.Close)
 	return receiver, events
 }
+
+// "reference bookings calendar": an ICS address connected for a
+// provider, listed, read, linked to the calendar page the server
+// serves, and removed; Google is not connected from the command line.
+func TestBookingsCalendarCommands(t *testing.T) {
+	t.Parallel()
+	ics := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/calendar")
+		fmt.Fprint(w, "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:test\r\nX-WR-CALNAME:Sam's diary\r\nBEGIN:VEVENT\r\nUID:lunch\r\n"+
+			"DTSTART:20300102T120000Z\r\nDTEND:20300102T130000Z\r\nSUMMARY:Lunch\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+	}))
+	t.Cleanup(ics.Close)
+	dsn := storetest.DSN(t, store.SQLite)
+	e := env{"GROUNDWORK_DB": dsn, "GROUNDWORK_CALENDAR_ALLOW_PRIVATE_HOSTS": "true"}
+	c, _, stderr := runCmd(t, e, "bookings", "seed")
+	require.Equal(t, 0, c, stderr)
+	c, out, stderr := runCmd(t, e, "bookings", "calendar", "add", "sam", "--kind", "ics", "--name", "Diary", "--url", ics.URL+"/secret.ics")
+	require.Equal(t, 0, c, stderr)
+	id := strings.TrimSpace(out)
+	require.Equal(t, "1", id)
+	require.Contains(t, stderr, `Connected "Diary" for Sam; it lists: Sam's diary.`)
+	c, out, stderr = runCmd(t, e, "bookings", "calendar", "list", "sam")
+	require.Equal(t, 0, c, stderr)
+	require.Regexp(t, `(?m)^1\s+ics\s+Diary\s+\d{4}-\d\d-\d\dT`, out, "read once it was added")
+	require.NotContains(t, out, "secret.ics")
+	c, out, stderr = runCmd(t, e, "bookings", "calendar", "sync", id)
+	require.Equal(t, 0, c, stderr)
+	require.Equal(t, "Diary was read.\n", out)
+
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir()}, e.get)
+	require.NoError(t, err)
+	base := startServeConfig(t, cfg)
+	c, out, stderr = runCmd(t, e, "bookings", "calendar", "link", "sam", "--base-url", base, "--ttl", "1h")
+	require.Equal(t, 0, c, stderr)
+	link := strings.TrimSpace(out)
+	require.True(t, strings.HasPrefix(link, base+"/provider-calendars/"), link)
+	code, body := get(t, link, "")
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, "<h3>Diary</h3>")
+	require.Contains(t, body, "CalDAV account", "the server reads CalDAV accounts too")
+
+	c, _, stderr = runCmd(t, e, "bookings", "calendar", "add", "sam", "--kind", "google", "--name", "G", "--url", "https://x")
+	require.Equal(t, 2, c)
+	require.Contains(t, stderr, "Google is connected on the calendar page")
+	c, _, stderr = runCmd(t, e, "bookings", "calendar", "add", "sam", "--kind", "ics", "--name", "", "--url", "")
+	require.Equal(t, 2, c)
+	require.Contains(t, stderr, "The name field is required.")
+	c, out, stderr = runCmd(t, e, "bookings", "calendar", "remove", id)
+	require.Equal(t, 0, c, stderr)
+	require.Contains(t, out, "Diary is disconnected")
+	c, _, stderr = runCmd(t, e, "bookings", "calendar", "sync", id)
+	require.Equal(t, 1, c)
+	require.Contains(t, stderr, "no calendar connection has ID 1")
+	c, _, stderr = runCmd(t, e, "bookings", "calendar")
+	require.Equal(t, 2, c)
+	require.Contains(t, stderr, "link, list, add, sync or remove")
+}
