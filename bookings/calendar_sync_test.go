@@ -420,3 +420,82 @@ func TestCalendarWriteBackToRadicale(t *testing.T) {
 	require.Eventually(t, func() bool { code, _ := davRequest(t, http.MethodGet, event, ""); return code == http.StatusNotFound },
 		10*time.Second, 20*time.Millisecond, "cancelled: removed")
 }
+
+// A provider's own booking feed connected as a calendar (a common
+// mistake: subscribing a calendar app to the feed, then that calendar
+// here): its bookings are ours, by UID, so they are never stored as busy
+// time on top of the bookings themselves, while the provider's other
+// events in the same address still are.
+func TestOwnFeedReadBackIsNotBusy(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, store.SQLite, bookingssql.Migrations)
+	b := setupOn(t, db)
+	svc := calendarService(t, db, b.clock)
+	ctx := context.Background()
+	_, _, err := svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-02T15:00:00Z"),
+		CustomerName: "Grace Hopper", CustomerEmail: "grace@example.com"})
+	require.NoError(t, err)
+	feeds, err := bookings.NewFeedHandler(svc, nil)
+	require.NoError(t, err)
+	token, err := svc.MintFeedToken(ctx, b.provider.ID)
+	require.NoError(t, err)
+	// The feed as a calendar app re-publishes it: our events, and one of
+	// the provider's own.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		feeds.ServeHTTP(rec, httptest.NewRequest("GET", "/bookings/ical/providers/"+token+".ics", nil))
+		require.Equal(t, 200, rec.Code)
+		body := strings.Replace(rec.Body.String(), "END:VCALENDAR", "BEGIN:VEVENT\r\nUID:gym@example.com\r\nDTSTAMP:20260601T000000Z\r\n"+
+			"DTSTART:20260602T170000Z\r\nDTEND:20260602T180000Z\r\nEND:VEVENT\r\nEND:VCALENDAR", 1)
+		require.Contains(t, body, "UID:BK-")
+		w.Header().Set("Content-Type", "text/calendar")
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	c, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Phone", URL: srv.URL + "/feed.ics"})
+	require.NoError(t, err)
+	_, err = svc.SyncCalendar(ctx, c.ID)
+	require.NoError(t, err)
+	periods, err := svc.Store().BusyPeriods(ctx, c.ID, mustTime("2026-06-01T00:00:00Z"), mustTime("2026-06-08T00:00:00Z"))
+	require.NoError(t, err)
+	require.Equal(t, []bookings.Period{{Start: mustTime("2026-06-02T17:00:00Z"), End: mustTime("2026-06-02T18:00:00Z")}}, periods,
+		"the booking is not read back; the gym is")
+}
+
+// Busy time from a calendar is kept clear of a service's buffers, as a
+// booking is, and a seat-shared class never shares its seats with it.
+func TestCalendarBusyTimeWithBuffersAndSeats(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, store.SQLite, bookingssql.Migrations)
+	b := setupOn(t, db)
+	svc := calendarService(t, db, b.clock)
+	ctx := context.Background()
+	st := svc.Store()
+	price := "10.00"
+	class, err := st.CreateService(ctx, bookings.Offering{Slug: "class", Name: "Class", Duration: 30, BufferBefore: 15, BufferAfter: 15,
+		Price: &price, TimeZone: "America/New_York", AssignmentStrategy: bookings.AssignAny, MaxBookingsPerSlot: 3,
+		IntakeSchemaVersion: 1, IsActive: true, CreatedAt: now, UpdatedAt: now})
+	require.NoError(t, err)
+	require.NoError(t, st.LinkProvider(ctx, class.ID, b.provider.ID, nil, nil))
+	cs := newCalendarServer(t)
+	cs.event("meeting", "2026-06-02T16:00", "2026-06-02T17:00")
+	c, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Diary", URL: cs.address()})
+	require.NoError(t, err)
+	_, err = svc.SyncCalendar(ctx, c.ID)
+	require.NoError(t, err)
+	from := mustTime("2026-06-02T00:00:00Z")
+	slots, err := svc.Slots(ctx, class, bookings.SlotQuery{From: from, To: from.Add(24 * time.Hour)})
+	require.NoError(t, err)
+	starts := []string{}
+	for _, s := range slots {
+		starts = append(starts, s.Start.UTC().Format("15:04"))
+	}
+	require.Contains(t, starts, "15:00", "ends 15:30, its buffer to 15:45")
+	for _, taken := range []string{"15:30", "15:45", "16:00", "16:30", "17:00"} {
+		require.NotContains(t, starts, taken, "the class's buffers keep clear of the meeting")
+	}
+	require.Contains(t, starts, "17:15", "starts after its buffer from 17:00")
+	_, _, err = svc.Create(ctx, bookings.NewBooking{ServiceSlug: "class", Start: mustTime("2026-06-02T16:00:00Z"),
+		CustomerName: "Grace Hopper", CustomerEmail: "grace@example.com"})
+	require.ErrorIs(t, err, bookings.ErrSlotTaken, "no seat is free at a busy time")
+}
