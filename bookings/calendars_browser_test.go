@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -74,7 +75,7 @@ func TestBrowserCalendarsWithRadicale(t *testing.T) {
 	require.Equal(t, "Your calendars", text("h1"))
 	require.Contains(t, text("main"), "No calendar is connected yet.")
 	browsertest.NoViolations(t, ctx, "the calendar page, nothing connected")
-	browsertest.Screenshots(t, ctx, "calendars-empty")
+	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "calendars-empty")
 
 	submit(`form:has(input[value=caldav]) button[type=submit]`)
 	summary := text(".error-summary")
@@ -82,7 +83,7 @@ func TestBrowserCalendarsWithRadicale(t *testing.T) {
 		require.Contains(t, summary, want)
 	}
 	browsertest.NoViolations(t, ctx, "the calendar page with the CalDAV form's errors")
-	browsertest.Screenshots(t, ctx, "calendars-errors")
+	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "calendars-errors")
 
 	run(chromedp.SendKeys(chromedp.ID("f-caldav_name"), "Work"), chromedp.SendKeys(chromedp.ID("f-caldav_url"), base+"/"),
 		chromedp.SendKeys(chromedp.ID("f-caldav_username"), "ada"), chromedp.SendKeys(chromedp.ID("f-caldav_password"), "app-password"))
@@ -93,7 +94,7 @@ func TestBrowserCalendarsWithRadicale(t *testing.T) {
 	submit(`a[href*="?edit="]`)
 	require.Equal(t, "Calendars of Work", text("#edit-title"))
 	browsertest.NoViolations(t, ctx, "the step that chooses calendars")
-	browsertest.Screenshots(t, ctx, "calendars-edit")
+	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "calendars-edit")
 	run(chromedp.Click(chromedp.CSS(`label[for="f-destination-1"]`)))
 	submit(`form[action$="/choose"] button[type=submit]`)
 	require.Contains(t, text(".notice"), "The calendars of Work are saved.")
@@ -108,7 +109,7 @@ func TestBrowserCalendarsWithRadicale(t *testing.T) {
 	browsertest.Press(t, ctx, "\r", true)
 	require.Contains(t, text(".notice"), "Work was read just now.")
 	browsertest.NoViolations(t, ctx, "the calendar page with a connection")
-	browsertest.Screenshots(t, ctx, "calendars-connected")
+	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "calendars-connected")
 
 	free := starts()
 	require.NotContains(t, free, "2026-06-02T14:00:00Z", "the dentist's time is not offered")

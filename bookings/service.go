@@ -216,8 +216,9 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	return &Service{store: store, o: o, sealer: sealer}, nil
 }
 
-// Store is the service's store, for setting up services, providers and
-// hours (an admin API comes later).
+// Store is the service's store, for what the service's methods do not
+// cover (seeding, say); the admin API and the Service methods check what
+// they store, the Store does not.
 func (s *Service) Store() Store { return s.store }
 
 func minutes(m int) time.Duration { return time.Duration(m) * time.Minute }

@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
@@ -18,12 +15,6 @@ import (
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
-
-// EnvScreenshots names a directory: when set, TestBrowserSitePages saves
-// every page it checks there, at 390 and 1280 px, light and dark (the
-// pictures of docs/pages.md: GROUNDWORK_SCREENSHOTS=$PWD/docs/screenshots go test
-// ./cmd/reference -run TestBrowserSitePages).
-const envScreenshots = "GROUNDWORK_SCREENSHOTS"
 
 // tour is a browser walking the reference server's pages.
 type tour struct {
@@ -48,7 +39,7 @@ func newTour(t *testing.T) *tour {
 	base := startServeConfig(t, cfg)
 	c, out, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn}, "token", "create", "--name", "seed", "--ability", "*")
 	require.Equal(t, 0, c, stderr)
-	tr := &tour{t: t, ctx: ctx, base: base, dsn: dsn, token: strings.TrimSpace(out), shots: os.Getenv(envScreenshots)}
+	tr := &tour{t: t, ctx: ctx, base: base, dsn: dsn, token: strings.TrimSpace(out), shots: os.Getenv(browsertest.EnvScreenshots)}
 	if tr.shots != "" {
 		require.NoError(t, os.MkdirAll(tr.shots, 0o755))
 	}
@@ -114,43 +105,7 @@ func (tr *tour) text(sel string) string {
 func (tr *tour) check(name string) {
 	tr.t.Helper()
 	browsertest.NoViolations(tr.t, tr.ctx, name)
-	if tr.shots == "" {
-		return
-	}
-	for _, width := range []int64{390, 1280} {
-		for _, scheme := range []string{"light", "dark"} {
-			require.NoError(tr.t, browsertest.SetScheme(tr.ctx, scheme))
-			png, err := browsertest.AtWidth(tr.ctx, width, func(ctx context.Context) ([]byte, error) {
-				// A long page (the API reference) is shown by its first
-				// maxShotHeight pixels.
-				height, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.documentElement.scrollHeight`))
-				if err != nil || height <= maxShotHeight {
-					return chromedp.Run(ctx, chromedp.FullScreenshot(100))
-				}
-				return chromedp.Run(ctx, topShot(float64(width)))
-			})
-			require.NoError(tr.t, err)
-			file := filepath.Join(tr.shots, fmt.Sprintf("%s-%d-%s.png", name, width, scheme))
-			require.NoError(tr.t, os.WriteFile(file, png, 0o644))
-		}
-	}
-	require.NoError(tr.t, browsertest.SetScheme(tr.ctx, "light"))
-}
-
-// maxShotHeight is how much of a long page a screenshot shows.
-const maxShotHeight = 2400
-
-// topShot captures the first maxShotHeight pixels of a page width wide.
-func topShot(width float64) chromedp.Action[[]byte] {
-	return func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
-		beyond := true
-		r, err := cdp.Call(ctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{CaptureBeyondViewport: &beyond,
-			FromSurface: &beyond, Format: page.CaptureScreenshotFormatPng, Clip: &page.Viewport{Width: width, Height: maxShotHeight, Scale: 1}})
-		if err != nil {
-			return nil, err
-		}
-		return r.Data, nil
-	}
+	browsertest.Screenshots(tr.t, tr.ctx, tr.shots, name)
 }
 
 // seed makes the studio the tour walks: a contact form and a portrait

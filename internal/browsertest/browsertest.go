@@ -19,6 +19,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -338,27 +339,30 @@ func Press(t testing.TB, ctx context.Context, keys string, navigates bool) {
 	waitNewPage(t, ctx, "pressing "+fmt.Sprintf("%q", keys))
 }
 
-// EnvScreenshots names a folder: when set, Screenshots writes the page's
-// pictures there, for a person to look at.
+// EnvScreenshots names a folder: when set, the browser tests save their
+// pages' pictures there (see Screenshots), for a person to look at and
+// for the docs.
 const EnvScreenshots = "GROUNDWORK_SCREENSHOTS"
 
-// Screenshots saves the whole page at 320, 390 and 1280 px, light and
-// dark, as <name>-<width>-<scheme>.png in the EnvScreenshots folder; it
-// does nothing when that is not set.
-func Screenshots(t testing.TB, ctx context.Context, name string) {
+// Screenshots saves the page the tab shows at 390 and 1280 px, light and
+// dark, as <name>-<width>-<scheme>.png in dir; a long page by its first
+// MaxShotHeight pixels. It does nothing when dir is "".
+func Screenshots(t testing.TB, ctx context.Context, dir, name string) {
 	t.Helper()
-	dir := os.Getenv(EnvScreenshots)
 	if dir == "" {
 		return
 	}
-	defer SetScheme(ctx, "")
-	for _, scheme := range []string{"light", "dark"} {
-		if err := SetScheme(ctx, scheme); err != nil {
-			t.Fatalf("browsertest: %v", err)
-		}
-		for _, width := range []int64{320, 390, 1280} {
+	for _, width := range []int64{390, 1280} {
+		for _, scheme := range []string{"light", "dark"} {
+			if err := SetScheme(ctx, scheme); err != nil {
+				t.Fatalf("browsertest: %v", err)
+			}
 			png, err := AtWidth(ctx, width, func(ctx context.Context) ([]byte, error) {
-				return chromedp.Run(ctx, chromedp.FullScreenshot(100))
+				height, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.documentElement.scrollHeight`))
+				if err != nil || height <= MaxShotHeight {
+					return chromedp.Run(ctx, chromedp.FullScreenshot(100))
+				}
+				return chromedp.Run(ctx, topShot(float64(width)))
 			})
 			if err == nil {
 				err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d-%s.png", name, width, scheme)), png, 0o644)
@@ -367,5 +371,24 @@ func Screenshots(t testing.TB, ctx context.Context, name string) {
 				t.Fatalf("browsertest: screenshot %s: %v", name, err)
 			}
 		}
+	}
+	if err := SetScheme(ctx, "light"); err != nil {
+		t.Fatalf("browsertest: %v", err)
+	}
+}
+
+// MaxShotHeight is how much of a long page a screenshot shows.
+const MaxShotHeight = 2400
+
+// topShot captures the first MaxShotHeight pixels of a page width wide.
+func topShot(width float64) chromedp.Action[[]byte] {
+	return func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+		beyond := true
+		r, err := cdp.Call(ctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{CaptureBeyondViewport: &beyond,
+			FromSurface: &beyond, Format: page.CaptureScreenshotFormatPng, Clip: &page.Viewport{Width: width, Height: MaxShotHeight, Scale: 1}})
+		if err != nil {
+			return nil, err
+		}
+		return r.Data, nil
 	}
 }
