@@ -309,3 +309,69 @@ func BenchmarkDaySlotsMonth(b *testing.B) {
 		})
 	}
 }
+
+// A month of slots for the busy site, without and with providers'
+// calendars: each of the 10 providers with 3 connections of 200 busy
+// periods in June (30- to 90-minute spans across their working hours).
+// The two are run one after the other in each round, for the ratio.
+func BenchmarkMonthOfSlotsWithCalendars(b *testing.B) {
+	for _, d := range storetest.Dialects() {
+		for _, calendars := range []bool{false, true} {
+			name := string(d) + "/none"
+			if calendars {
+				name = string(d) + "/3x200-per-provider"
+			}
+			b.Run(name, func(b *testing.B) {
+				bd, svc := busySite(b, d)
+				if calendars {
+					busyCalendars(b, bd)
+				}
+				loc, _ := time.LoadLocation(svc.TimeZone)
+				from, to := bookings.MonthSpan(2026, time.June, loc)
+				b.ReportAllocs()
+				for b.Loop() {
+					slots, err := bd.svc.Slots(context.Background(), svc, bookings.SlotQuery{From: from, To: to})
+					if err != nil || len(slots) == 0 {
+						b.Fatal(err, len(slots))
+					}
+				}
+			})
+		}
+	}
+}
+
+// busyCalendars gives each provider of bd's site 3 calendar connections
+// of 200 busy periods each in June 2026, stored as a sync stores them.
+func busyCalendars(b *testing.B, bd *bundle) {
+	b.Helper()
+	ctx := context.Background()
+	st := bookingssql.New(bd.db)
+	providers, err := st.ListProviders(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	june := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	for _, p := range providers {
+		for c := range 3 {
+			conn, err := st.CreateCalendarConnection(ctx, bookings.CalendarConnection{ProviderID: p.ID, Kind: bookings.CalendarICS,
+				Name: fmt.Sprint("cal ", c), Endpoint: "https://calendar.example.com", SealedSecret: "sealed", NextSyncAt: now,
+				CreatedAt: now, UpdatedAt: now})
+			if err != nil {
+				b.Fatal(err)
+			}
+			periods := make([]bookings.Period, 0, 200)
+			for i := range 200 {
+				// Spread over the month's 30 days, 12:00-23:00 UTC (the
+				// providers' working hours), lengths 30, 60 and 90 minutes.
+				h := sha256.Sum256([]byte(fmt.Sprint(p.ID, c, i)))
+				start := june.Add(time.Duration(i%30)*24*time.Hour + 12*time.Hour + time.Duration(int(h[0])%40)*15*time.Minute)
+				periods = append(periods, bookings.Period{Start: start, End: start.Add(time.Duration(1+int(h[1])%3) * 30 * time.Minute)})
+			}
+			err = st.FinishCalendarSync(ctx, bookings.CalendarSync{ConnectionID: conn.ID, From: june, To: june.AddDate(0, 1, 0),
+				Periods: bookings.MergePeriods(periods), At: now, Next: now.Add(time.Hour)})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

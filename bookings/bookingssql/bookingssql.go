@@ -314,12 +314,10 @@ type busyRow struct {
 }
 
 // busyQuery reads active bookings and live holds of some providers
-// overlapping a span, with their services' buffers, and the busy periods
-// read from the providers' own calendars (no service, no buffers of their
-// own). Arguments: provider IDs, span end, span start, the booking to
-// leave out; the same for holds with the instant they must outlive and
-// the hold to leave out; provider IDs, span end and start for the
-// calendars' periods.
+// overlapping a span, with their services' buffers (the busy time of the
+// providers' own calendars is read by busyDays). Arguments: provider IDs,
+// span end, span start, the booking to leave out; the same for holds with
+// the instant they must outlive and the hold to leave out.
 const busyQuery = `SELECT b.provider_id, b.service_id, b.start_time, b.end_time, s.buffer_before, s.buffer_after
 	FROM bookings_bookings b JOIN bookings_services s ON s.id = b.service_id
 	WHERE b.provider_id IN (?) AND b.status IN ('requested', 'confirmed') AND b.start_time < ? AND b.end_time > ? AND b.id <> ?
@@ -327,15 +325,11 @@ const busyQuery = `SELECT b.provider_id, b.service_id, b.start_time, b.end_time,
 	SELECT h.provider_id, h.service_id, h.start_time, h.end_time, s.buffer_before, s.buffer_after
 	FROM bookings_holds h JOIN bookings_services s ON s.id = h.service_id
 	WHERE h.provider_id IN (?) AND h.start_time < ? AND h.end_time > ? AND h.expires_at > ? AND h.id <> ?
-	UNION ALL
-	SELECT e.provider_id, 0, e.start_time, e.end_time, 0, 0
-	FROM bookings_busy_periods e
-	WHERE e.provider_id IN (?) AND e.start_time < ? AND e.end_time > ?
 	ORDER BY start_time`
 
 func busyArgs(providers []int64, from, to, now time.Time, exceptHold, exceptBooking int64) []any {
 	return []any{providers, store.NewTime(to), store.NewTime(from), exceptBooking, providers, store.NewTime(to), store.NewTime(from),
-		store.NewTime(now), exceptHold, providers, store.NewTime(to), store.NewTime(from)}
+		store.NewTime(now), exceptHold}
 }
 
 func (r busyRow) busy() bookings.Busy {
@@ -392,6 +386,9 @@ func (s *Store) Calendar(ctx context.Context, cq bookings.CalendarQuery) (bookin
 	}
 	for _, b := range busy {
 		cal.Busy[b.ProviderID] = append(cal.Busy[b.ProviderID], b.busy())
+	}
+	if err := busyDays(ctx, db, s.db.Rebind, providerIDs, cq.BusyFrom, cq.BusyTo, cal.Busy); err != nil {
+		return cal, mapErr(err, "calendar busy days")
 	}
 	return cal, nil
 }

@@ -121,11 +121,28 @@ func (s *Store) UpdateCalendarConnection(ctx context.Context, c bookings.Calenda
 // DeleteCalendarConnection implements bookings.Store.
 func (s *Store) DeleteCalendarConnection(ctx context.Context, id int64) error {
 	return s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		var span struct {
+			Provider int64      `db:"provider_id"`
+			From     store.Time `db:"first"`
+			To       store.Time `db:"last"`
+		}
+		err := tx.GetContext(ctx, &span, s.db.Rebind(`SELECT c.provider_id, MIN(e.start_time) AS first, MAX(e.end_time) AS last
+			FROM bookings_calendar_connections c LEFT JOIN bookings_busy_periods e ON e.connection_id = c.id
+			WHERE c.id = ? GROUP BY c.provider_id`), id)
+		if err != nil {
+			return mapErr(err, "delete calendar connection")
+		}
 		if _, err := tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM bookings_busy_periods WHERE connection_id = ?`), id); err != nil {
 			return mapErr(err, "delete calendar connection")
 		}
 		res, err := tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM bookings_calendar_connections WHERE id = ?`), id)
-		return affected(res, err, "delete calendar connection")
+		if err := affected(res, err, "delete calendar connection"); err != nil {
+			return err
+		}
+		if !span.From.IsZero() {
+			return s.rebuildBusyDays(ctx, tx, span.Provider, span.From.Time, span.To.Time)
+		}
+		return nil
 	})
 }
 
@@ -169,6 +186,9 @@ func (s *Store) FinishCalendarSync(ctx context.Context, cs bookings.CalendarSync
 				return mapErr(err, "finish calendar sync")
 			}
 			if err := s.insertBusy(ctx, tx, cs.ConnectionID, providerID, cs.Periods); err != nil {
+				return err
+			}
+			if err := s.rebuildBusyDays(ctx, tx, providerID, cs.From, cs.To); err != nil {
 				return err
 			}
 		}

@@ -31,7 +31,8 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 		if err := s.lock(ctx, tx, r.Lock, wait); err != nil {
 			return err
 		}
-		if err := checkBusy(ctx, tx, busyArgs([]int64{*r.Booking.ProviderID}, r.BusyFrom, r.BusyTo, r.Booking.CreatedAt, r.UseHold, 0), r.Check); err != nil {
+		if err := checkBusy(ctx, tx, *r.Booking.ProviderID, r.BusyFrom, r.BusyTo,
+			busyArgs([]int64{*r.Booking.ProviderID}, r.BusyFrom, r.BusyTo, r.Booking.CreatedAt, r.UseHold, 0), r.Check); err != nil {
 			return err
 		}
 		b := r.Booking
@@ -129,7 +130,8 @@ func (s *Store) Move(ctx context.Context, m bookings.Move) (bookings.Booking, er
 			out = b
 			return bookings.ErrWrongStatus
 		}
-		if err := checkBusy(ctx, tx, busyArgs([]int64{m.ProviderID}, m.BusyFrom, m.BusyTo, m.At, 0, m.BookingID), m.Check); err != nil {
+		if err := checkBusy(ctx, tx, m.ProviderID, m.BusyFrom, m.BusyTo,
+			busyArgs([]int64{m.ProviderID}, m.BusyFrom, m.BusyTo, m.At, 0, m.BookingID), m.Check); err != nil {
 			return err
 		}
 		seat, err := freeSeat(ctx, tx, m.ProviderID, m.Period.Start, m.BookingID)
@@ -177,7 +179,7 @@ func (s *Store) HoldByHash(ctx context.Context, tokenHash []byte) (bookings.Hold
 
 // checkBusy reads the busy time busyArgs names, inside the lock, and asks
 // check whether the slot is still free: ErrSlotTaken if not.
-func checkBusy(ctx context.Context, tx *sqlx.Tx, args []any, check func([]bookings.Busy) bool) error {
+func checkBusy(ctx context.Context, tx *sqlx.Tx, providerID int64, from, to time.Time, args []any, check func([]bookings.Busy) bool) error {
 	q, args, err := sqlx.In(busyQuery, args...)
 	if err != nil {
 		return err
@@ -186,11 +188,14 @@ func checkBusy(ctx context.Context, tx *sqlx.Tx, args []any, check func([]bookin
 	if err := tx.SelectContext(ctx, &rows, tx.Rebind(q), args...); err != nil {
 		return err
 	}
-	busy := make([]bookings.Busy, len(rows))
+	busy := map[int64][]bookings.Busy{providerID: make([]bookings.Busy, len(rows))}
 	for i, row := range rows {
-		busy[i] = row.busy()
+		busy[providerID][i] = row.busy()
 	}
-	if check != nil && !check(busy) {
+	if err := busyDays(ctx, tx, tx.Rebind, []int64{providerID}, from, to, busy); err != nil {
+		return err
+	}
+	if check != nil && !check(busy[providerID]) {
 		return bookings.ErrSlotTaken
 	}
 	return nil
