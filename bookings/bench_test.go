@@ -3,6 +3,7 @@ package bookings_test
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/bookingsical"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -372,6 +374,68 @@ func busyCalendars(b *testing.B, bd *bundle) {
 			if err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// Creates on the busy site, one at a time through the service, without
+// calendars and with a freshly read ICS calendar for every provider: the
+// calendar is not asked again (calendar-requests/op is 0) while it is
+// fresher than CalendarFreshness.
+func BenchmarkCreateWithCalendars(b *testing.B) {
+	for _, d := range storetest.Dialects() {
+		for _, calendars := range []bool{false, true} {
+			name := string(d) + "/none"
+			if calendars {
+				name = string(d) + "/fresh-ics-per-provider"
+			}
+			b.Run(name, func(b *testing.B) {
+				bd, _ := busySite(b, d)
+				var hits atomic.Int64
+				ics := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					hits.Add(1)
+					w.Header().Set("Content-Type", "text/calendar")
+					fmt.Fprint(w, "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:bench\r\nBEGIN:VEVENT\r\nUID:x\r\n"+
+						"DTSTART:20260610T120000Z\r\nDTEND:20260610T130000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+				}))
+				b.Cleanup(ics.Close)
+				svc, err := bookings.NewService(bookingssql.New(bd.db), &bookings.Options{Now: bd.clock.Now, LockWait: 10 * time.Second,
+					SecretKey: calendarKey, CalendarSources: map[string]bookings.CalendarSource{
+						bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx := context.Background()
+				if calendars {
+					providers, err := svc.Store().ListProviders(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for _, p := range providers {
+						c, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: p.ID, Kind: bookings.CalendarICS, Name: "Diary",
+							URL: ics.URL + "/diary.ics"})
+						if err == nil {
+							_, err = svc.SyncCalendar(ctx, c.ID)
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				before := hits.Load()
+				i := 0
+				b.ReportAllocs()
+				for b.Loop() {
+					day := time.Date(2026, 6, 8, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i/180%13*7+i/60%3)
+					start := day.Add(17*time.Hour + time.Duration(i%18)*15*time.Minute)
+					i++
+					_, _, err := svc.Create(ctx, bookings.NewBooking{ServiceSlug: "busy", Start: start, CustomerName: "G", CustomerEmail: "g@example.com"})
+					if err != nil && !errors.Is(err, bookings.ErrSlotTaken) {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(hits.Load()-before)/float64(b.N), "calendar-requests/op")
+			})
 		}
 	}
 }
