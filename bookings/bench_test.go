@@ -331,12 +331,15 @@ func BenchmarkMonthOfSlotsWithCalendars(b *testing.B) {
 				loc, _ := time.LoadLocation(svc.TimeZone)
 				from, to := bookings.MonthSpan(2026, time.June, loc)
 				b.ReportAllocs()
+				n := 0
 				for b.Loop() {
 					slots, err := bd.svc.Slots(context.Background(), svc, bookings.SlotQuery{From: from, To: to})
 					if err != nil || len(slots) == 0 {
 						b.Fatal(err, len(slots))
 					}
+					n = len(slots)
 				}
+				b.ReportMetric(float64(n), "slots")
 			})
 		}
 	}
