@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,8 +17,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/bookingsgoogle"
 	"github.com/groundwork-go/groundwork/bookings/bookingsical"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/bookings/bookingstest"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/mail"
@@ -498,4 +501,104 @@ func TestCalendarBusyTimeWithBuffersAndSeats(t *testing.T) {
 	_, _, err = svc.Create(ctx, bookings.NewBooking{ServiceSlug: "class", Start: mustTime("2026-06-02T16:00:00Z"),
 		CustomerName: "Grace Hopper", CustomerEmail: "grace@example.com"})
 	require.ErrorIs(t, err, bookings.ErrSlotTaken, "no seat is free at a busy time")
+}
+
+// Bookings written to a Google calendar by the jobs: put by the id made
+// from the UID, moved, cancelled; and no secret (a refresh token, an app
+// password, an ICS address) in any log line or stored error when reads
+// fail, Google's refusal included.
+func TestCalendarGoogleWriteBackAndNoSecretsLogged(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, store.SQLite, bookingssql.Migrations)
+	b := setupOn(t, db)
+	g := bookingstest.NewGoogle(t)
+	google, err := bookingsgoogle.New(bookingsgoogle.Options{ClientID: "client", ClientSecret: "GOCSPX-client-secret", RedirectURL: "https://x/cb",
+		Endpoint: g.Endpoint(), BaseURL: g.APIBase()})
+	require.NoError(t, err)
+	refuse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusUnauthorized) }))
+	t.Cleanup(refuse.Close)
+	var logs strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 50 * time.Millisecond, Logger: logger})
+	require.NoError(t, err)
+	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: b.clock.Now, Enqueuer: q, Mailer: mail.NewOutbox(nil),
+		SecretKey: calendarKey, Logger: logger, CalendarSources: map[string]bookings.CalendarSource{bookings.CalendarGoogle: google,
+			bookings.CalendarICS:    bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true}),
+			bookings.CalendarCalDAV: bookingsical.NewCalDAV(&bookingsical.Options{AllowPrivateHosts: true})}})
+	require.NoError(t, err)
+	require.NoError(t, bookings.RegisterWorkers(q.Workers(), svc))
+	ctx := context.Background()
+	require.NoError(t, q.Start(ctx))
+	t.Cleanup(func() { require.NoError(t, q.Stop(context.Background())) })
+
+	c, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarGoogle, Name: "Google",
+		Password: g.RefreshToken, Destination: "primary@example.com"})
+	require.NoError(t, err)
+	booked, token, err := svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-02T16:00:00Z"),
+		CustomerName: "Grace Hopper", CustomerEmail: "grace@example.com"})
+	require.NoError(t, err)
+	id := bookingsgoogle.EventID(booked.Number + "@" + bookings.FeedHostDefault)
+	require.Eventually(t, func() bool { _, ok := g.Event("primary@example.com", id); return ok }, 10*time.Second, 20*time.Millisecond)
+	ev, _ := g.Event("primary@example.com", id)
+	require.Equal(t, "2026-06-02T16:00:00Z", ev.Start["dateTime"])
+	_, err = svc.SyncCalendar(ctx, c.ID)
+	require.NoError(t, err)
+	periods, err := svc.Store().BusyPeriods(ctx, c.ID, mustTime("2026-06-02T00:00:00Z"), mustTime("2026-06-03T00:00:00Z"))
+	require.NoError(t, err)
+	require.Empty(t, periods, "the booking in Google is not read back as busy time")
+	_, _, err = svc.RescheduleManaged(ctx, token, "2026-06-03T17:00:00Z")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		ev, _ := g.Event("primary@example.com", id)
+		return ev.Start["dateTime"] == "2026-06-03T17:00:00Z"
+	},
+		10*time.Second, 20*time.Millisecond, "moved")
+	_, _, err = svc.CancelManaged(ctx, token, "")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { ev, _ := g.Event("primary@example.com", id); return ev.Status == "cancelled" },
+		10*time.Second, 20*time.Millisecond, "cancelled: taken out")
+
+	// Reads that fail, each kind.
+	cs := newCalendarServer(t)
+	ics, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Diary", URL: cs.address()})
+	require.NoError(t, err)
+	cs.fail(http.StatusForbidden)
+	_, err = svc.SyncCalendar(ctx, ics.ID)
+	require.ErrorIs(t, err, bookings.ErrCalendarUnreadable)
+	g.Revoke()
+	_, err = svc.SyncCalendar(ctx, c.ID)
+	require.ErrorIs(t, err, bookings.ErrCalendarUnreadable)
+	require.Contains(t, err.Error(), "Google refused the access; connect the calendar again")
+	_, _, err = svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarCalDAV, Name: "iCloud",
+		URL: refuse.URL + "/", Username: "ada@example.com", Password: "abcd-efgh-ijkl-mnop"})
+	require.ErrorIs(t, err, bookings.ErrCalendarUnreadable)
+	require.NotContains(t, err.Error(), "abcd-efgh")
+	b.clock.Set(b.clock.Now().Add(2 * time.Hour)) // past the backoff: the sweep reads them again, and logs
+	n, err := svc.SyncDueCalendars(ctx, 10)
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+
+	list, err := svc.CalendarConnections(ctx, b.provider.ID)
+	require.NoError(t, err)
+	stored, _ := json.Marshal(list)
+	mu.Lock()
+	logged := logs.String()
+	mu.Unlock()
+	require.Contains(t, logged, "calendar", "the failures are logged")
+	for _, secret := range []string{g.RefreshToken, "s3cr3t", "abcd-efgh-ijkl-mnop", "GOCSPX-client-secret", "ya29."} {
+		require.NotContains(t, logged, secret)
+		require.NotContains(t, string(stored), secret)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

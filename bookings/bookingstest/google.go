@@ -35,6 +35,7 @@ type Google struct {
 	codes     map[string]string // code → PKCE challenge
 	calls     []string
 	refresh   int
+	revoked   bool
 }
 
 // GoogleCalendar is one calendar of the double's account.
@@ -115,6 +116,16 @@ func (g *Google) Calls() []string {
 	return slices.Clone(g.calls)
 }
 
+// Revoke refuses the refresh token from now on (invalid_grant) and the
+// access tokens given (401), as when the person takes the site's access
+// away in their Google account.
+func (g *Google) Revoke() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.revoked = true
+	clear(g.access)
+}
+
 // Refreshes counts the access tokens given for the refresh token.
 func (g *Google) Refreshes() int {
 	g.mu.Lock()
@@ -174,7 +185,7 @@ func (g *Google) token(w http.ResponseWriter, r *http.Request) {
 		}
 		delete(g.codes, f.Get("code"))
 	case "refresh_token":
-		if f.Get("refresh_token") != g.RefreshToken {
+		if f.Get("refresh_token") != g.RefreshToken || g.revoked {
 			writeJSONStatus(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": "Token has been expired or revoked."})
 			return
 		}
