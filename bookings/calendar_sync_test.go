@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -342,6 +343,25 @@ func TestCalendarSweepRunsAsAJob(t *testing.T) {
 	require.NotContains(t, dayStarts(t, svc, b, "2026-06-02"), "14:00")
 }
 
+// queuedCalendarService is a service with every calendar kind (ICS and
+// CalDAV at private addresses, and extra), mail to an outbox and its
+// jobs running on a River queue of db, logging to logger when not nil.
+func queuedCalendarService(t *testing.T, db *store.DB, c *clock, logger *slog.Logger, extra map[string]bookings.CalendarSource) *bookings.Service {
+	t.Helper()
+	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 50 * time.Millisecond, Logger: logger})
+	require.NoError(t, err)
+	sources := map[string]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true}),
+		bookings.CalendarCalDAV: bookingsical.NewCalDAV(&bookingsical.Options{AllowPrivateHosts: true})}
+	maps.Copy(sources, extra)
+	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: c.Now, Enqueuer: q, Mailer: mail.NewOutbox(nil),
+		SecretKey: calendarKey, Logger: logger, CalendarSources: sources})
+	require.NoError(t, err)
+	require.NoError(t, bookings.RegisterWorkers(q.Workers(), svc))
+	require.NoError(t, q.Start(context.Background()))
+	t.Cleanup(func() { require.NoError(t, q.Stop(context.Background())) })
+	return svc
+}
+
 // davRequest sends one request to a CalDAV server as ada and answers its
 // status and body.
 func davRequest(t *testing.T, method, url, body string) (int, string) {
@@ -369,16 +389,8 @@ func TestCalendarWriteBackToRadicale(t *testing.T) {
 	base := testkit.Radicale(t)
 	db := storetest.Open(t, store.SQLite, bookingssql.Migrations)
 	b := setupOn(t, db)
-	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 50 * time.Millisecond})
-	require.NoError(t, err)
-	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: b.clock.Now, Enqueuer: q, Mailer: mail.NewOutbox(nil),
-		SecretKey: calendarKey, CalendarSources: map[string]bookings.CalendarSource{
-			bookings.CalendarCalDAV: bookingsical.NewCalDAV(&bookingsical.Options{AllowPrivateHosts: true})}})
-	require.NoError(t, err)
-	require.NoError(t, bookings.RegisterWorkers(q.Workers(), svc))
+	svc := queuedCalendarService(t, db, b.clock, nil, nil)
 	ctx := context.Background()
-	require.NoError(t, q.Start(ctx))
-	t.Cleanup(func() { require.NoError(t, q.Stop(context.Background())) })
 
 	code, _ := davRequest(t, "MKCALENDAR", base+"/ada/work/", "")
 	require.Equal(t, http.StatusCreated, code)
@@ -520,17 +532,8 @@ func TestCalendarGoogleWriteBackAndNoSecretsLogged(t *testing.T) {
 	var logs strings.Builder
 	var mu sync.Mutex
 	logger := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 50 * time.Millisecond, Logger: logger})
-	require.NoError(t, err)
-	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: b.clock.Now, Enqueuer: q, Mailer: mail.NewOutbox(nil),
-		SecretKey: calendarKey, Logger: logger, CalendarSources: map[string]bookings.CalendarSource{bookings.CalendarGoogle: google,
-			bookings.CalendarICS:    bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true}),
-			bookings.CalendarCalDAV: bookingsical.NewCalDAV(&bookingsical.Options{AllowPrivateHosts: true})}})
-	require.NoError(t, err)
-	require.NoError(t, bookings.RegisterWorkers(q.Workers(), svc))
+	svc := queuedCalendarService(t, db, b.clock, logger, map[string]bookings.CalendarSource{bookings.CalendarGoogle: google})
 	ctx := context.Background()
-	require.NoError(t, q.Start(ctx))
-	t.Cleanup(func() { require.NoError(t, q.Stop(context.Background())) })
 
 	c, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarGoogle, Name: "Google",
 		Password: g.RefreshToken, Destination: "primary@example.com"})

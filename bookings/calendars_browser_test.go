@@ -1,7 +1,6 @@
 package bookings_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,11 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/bookings"
-	"github.com/groundwork-go/groundwork/bookings/bookingsical"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
 	"github.com/groundwork-go/groundwork/internal/browsertest"
 	"github.com/groundwork-go/groundwork/internal/testkit"
-	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -35,16 +32,7 @@ func TestBrowserCalendarsWithRadicale(t *testing.T) {
 	base := testkit.Radicale(t)
 	db := storetest.Open(t, store.SQLite, bookingssql.Migrations)
 	b := setupOn(t, db)
-	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 50 * time.Millisecond})
-	require.NoError(t, err)
-	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: b.clock.Now, Enqueuer: q, Mailer: mail.NewOutbox(nil),
-		SecretKey: calendarKey, CalendarSources: map[string]bookings.CalendarSource{
-			bookings.CalendarCalDAV: bookingsical.NewCalDAV(&bookingsical.Options{AllowPrivateHosts: true}),
-			bookings.CalendarICS:    bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
-	require.NoError(t, err)
-	require.NoError(t, bookings.RegisterWorkers(q.Workers(), svc))
-	require.NoError(t, q.Start(context.Background()))
-	t.Cleanup(func() { require.NoError(t, q.Stop(context.Background())) })
+	svc := queuedCalendarService(t, db, b.clock, nil, nil)
 	code, _ := davRequest(t, "MKCALENDAR", base+"/ada/work/", "")
 	require.Equal(t, http.StatusCreated, code)
 

@@ -76,12 +76,7 @@ func NewCalendarsPageHandler(svc *Service, opts *CalendarsPageOptions) (*Calenda
 	if opts != nil {
 		o = *opts
 	}
-	pages, _ := fs.Sub(templatesFS, "templates")
-	base, err := web.NewBase(web.BaseOptions{Domain: "bookings", Prefix: o.Prefix, Default: CalendarsPagePrefixDefault, Pages: pages,
-		Override: o.Templates, Key: o.Key, Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator,
-		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
-		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "Please try again in a moment."}},
-		Explain:  explainCalendarsPage, Protect: true, TrustedOrigins: o.TrustedOrigins, MaxFormBytes: maxFormBytes})
+	base, err := newPageBase(o.HTTPOptions, o.Prefix, CalendarsPagePrefixDefault, o.Templates, o.Key, o.TrustedOrigins, explainCalendarsPage)
 	if err != nil {
 		return nil, err
 	}
@@ -195,17 +190,22 @@ func (p *CalendarsPageHandler) provider(r *http.Request, access string) (Provide
 	return pr, err
 }
 
-// connection is the request's {id}, one of provider's connections.
-func (p *CalendarsPageHandler) connection(r *http.Request, pr Provider) (CalendarConnection, error) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+// connection is the provider the request's {access} grants and their
+// connection ref (an ID); ErrNotFound for another provider's.
+func (p *CalendarsPageHandler) connection(r *http.Request, ref string) (Provider, CalendarConnection, error) {
+	pr, err := p.provider(r, r.PathValue("access"))
 	if err != nil {
-		return CalendarConnection{}, ErrNotFound
+		return pr, CalendarConnection{}, err
+	}
+	id, err := strconv.ParseInt(ref, 10, 64)
+	if err != nil {
+		return pr, CalendarConnection{}, ErrNotFound
 	}
 	c, err := p.svc.CalendarConnection(r.Context(), id)
 	if err == nil && c.ProviderID != pr.ID {
 		err = ErrNotFound
 	}
-	return c, err
+	return pr, c, err
 }
 
 type calendarsPage struct {
@@ -317,30 +317,24 @@ func (p *CalendarsPageHandler) draw(w http.ResponseWriter, r *http.Request, stat
 }
 
 func (p *CalendarsPageHandler) show(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	data := &calendarsPage{}
+	if ref := q.Get("edit") + q.Get("disconnect"); ref != "" {
+		pr, c, err := p.connection(r, ref)
+		if err != nil {
+			return err
+		}
+		if q.Get("edit") == "" {
+			v := p.view(c, location(pr.TimeZone))
+			data.Disconnect = &v
+		} else if data.Edit, err = p.editView(r.Context(), c, location(pr.TimeZone), nil, nil); err != nil {
+			return p.draw(w, r, http.StatusOK, pr, data, "The calendars of "+c.Name+" could not be listed: "+CalendarReason(err)+".")
+		}
+		return p.draw(w, r, http.StatusOK, pr, data)
+	}
 	pr, err := p.provider(r, r.PathValue("access"))
 	if err != nil {
 		return err
-	}
-	data := &calendarsPage{}
-	q := r.URL.Query()
-	switch {
-	case q.Get("edit") != "":
-		r.SetPathValue("id", q.Get("edit"))
-		c, err := p.connection(r, pr)
-		if err != nil {
-			return err
-		}
-		if data.Edit, err = p.editView(r.Context(), c, location(pr.TimeZone), nil, nil); err != nil {
-			return p.draw(w, r, http.StatusOK, pr, data, "The calendars of "+c.Name+" could not be listed: "+CalendarReason(err)+".")
-		}
-	case q.Get("disconnect") != "":
-		r.SetPathValue("id", q.Get("disconnect"))
-		c, err := p.connection(r, pr)
-		if err != nil {
-			return err
-		}
-		v := p.view(c, location(pr.TimeZone))
-		data.Disconnect = &v
 	}
 	return p.draw(w, r, http.StatusOK, pr, data)
 }
@@ -454,11 +448,7 @@ func calendarWords(ve *ValidationError) map[string][]string {
 }
 
 func (p *CalendarsPageHandler) choose(w http.ResponseWriter, r *http.Request) error {
-	pr, err := p.provider(r, r.PathValue("access"))
-	if err != nil {
-		return err
-	}
-	c, err := p.connection(r, pr)
+	pr, c, err := p.connection(r, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -494,11 +484,7 @@ func (p *CalendarsPageHandler) choose(w http.ResponseWriter, r *http.Request) er
 }
 
 func (p *CalendarsPageHandler) sync(w http.ResponseWriter, r *http.Request) error {
-	pr, err := p.provider(r, r.PathValue("access"))
-	if err != nil {
-		return err
-	}
-	c, err := p.connection(r, pr)
+	_, c, err := p.connection(r, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -517,11 +503,7 @@ func (p *CalendarsPageHandler) sync(w http.ResponseWriter, r *http.Request) erro
 }
 
 func (p *CalendarsPageHandler) disconnect(w http.ResponseWriter, r *http.Request) error {
-	pr, err := p.provider(r, r.PathValue("access"))
-	if err != nil {
-		return err
-	}
-	c, err := p.connection(r, pr)
+	_, c, err := p.connection(r, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

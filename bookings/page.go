@@ -94,12 +94,7 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	if o.RateLimiter == nil {
 		o.RateLimiter = driverless.NewMemoryRateLimiter(nil)
 	}
-	pages, _ := fs.Sub(templatesFS, "templates")
-	base, err := web.NewBase(web.BaseOptions{Domain: "bookings", Prefix: o.Prefix, Default: PagePrefixDefault, Pages: pages,
-		Override: o.Templates, Key: o.Key, Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator,
-		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
-		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "Please try again in a moment."}},
-		Explain:  explainPage, Protect: true, TrustedOrigins: o.TrustedOrigins, MaxFormBytes: maxFormBytes})
+	base, err := newPageBase(o.HTTPOptions, o.Prefix, PagePrefixDefault, o.Templates, o.Key, o.TrustedOrigins, explainPage)
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +123,17 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	mux.HandleFunc("POST "+prefix+"/manage/{token}/cancel", base.Func(p.cancelManaged))
 	mux.HandleFunc("POST "+prefix+"/manage/{token}/reschedule", base.Func(p.rescheduleManaged))
 	return p, nil
+}
+
+// newPageBase is the page layer of the bookings pages at prefix (def
+// when empty), protected from other origins' posts.
+func newPageBase(h groundwork.HTTPOptions, prefix, def string, templates fs.FS, key []byte, trusted []string, explain func(error) *web.Problem) (*web.Base, error) {
+	pages, _ := fs.Sub(templatesFS, "templates")
+	return web.NewBase(web.BaseOptions{Domain: "bookings", Prefix: prefix, Default: def, Pages: pages,
+		Override: templates, Key: key, Logger: h.Logger, Brand: h.Brand, Navigator: h.Navigator,
+		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
+		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "Please try again in a moment."}},
+		Explain:  explain, Protect: true, TrustedOrigins: trusted, MaxFormBytes: maxFormBytes})
 }
 
 // maxFormBytes bounds the body of a post to the pages.

@@ -356,7 +356,9 @@ func (g *Google) readEvent(w http.ResponseWriter, r *http.Request) (GoogleEvent,
 	return e, true
 }
 
-func (g *Google) insertEvent(w http.ResponseWriter, r *http.Request) {
+// writeEvent reads an event from the body and stores it with put, which
+// answers false after writing an error.
+func (g *Google) writeEvent(w http.ResponseWriter, r *http.Request, put func(c *GoogleCalendar, e *GoogleEvent) bool) {
 	e, ok := g.readEvent(w, r)
 	if !ok {
 		return
@@ -364,37 +366,34 @@ func (g *Google) insertEvent(w http.ResponseWriter, r *http.Request) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	c, ok := g.calendar(w, r)
-	if !ok {
+	if !ok || !put(c, &e) {
 		return
 	}
-	if _, dup := c.Events[e.ID]; dup {
-		googleError(w, http.StatusConflict, "duplicate", "The requested identifier already exists.")
-		return
-	}
-	e.ICalUID = e.ID + "@google.com"
 	c.Events[e.ID] = e
 	writeJSON(w, e)
 }
 
+func (g *Google) insertEvent(w http.ResponseWriter, r *http.Request) {
+	g.writeEvent(w, r, func(c *GoogleCalendar, e *GoogleEvent) bool {
+		if _, dup := c.Events[e.ID]; dup {
+			googleError(w, http.StatusConflict, "duplicate", "The requested identifier already exists.")
+			return false
+		}
+		e.ICalUID = e.ID + "@google.com"
+		return true
+	})
+}
+
 func (g *Google) updateEvent(w http.ResponseWriter, r *http.Request) {
-	e, ok := g.readEvent(w, r)
-	if !ok {
-		return
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	c, ok := g.calendar(w, r)
-	if !ok {
-		return
-	}
-	old, ok := c.Events[r.PathValue("id")]
-	if !ok {
-		googleError(w, http.StatusNotFound, "notFound", "Not Found")
-		return
-	}
-	e.ID, e.ICalUID = old.ID, old.ICalUID
-	c.Events[e.ID] = e
-	writeJSON(w, e)
+	g.writeEvent(w, r, func(c *GoogleCalendar, e *GoogleEvent) bool {
+		old, ok := c.Events[r.PathValue("id")]
+		if !ok {
+			googleError(w, http.StatusNotFound, "notFound", "Not Found")
+			return false
+		}
+		e.ID, e.ICalUID = old.ID, old.ICalUID
+		return true
+	})
 }
 
 // deleteEvent keeps the event as cancelled, as Google does; a second
