@@ -27,19 +27,10 @@ import (
 // are expanded here (see [Busy]); the destination calendar is always
 // read with a calendar-query, since a free-busy answer carries no UIDs
 // and the bookings written there must not be read back as busy time.
-type CalDAV struct {
-	http      *http.Client
-	userAgent string
-}
+type CalDAV struct{ requester }
 
 // NewCalDAV returns the CalDAV reader and writer.
-func NewCalDAV(opts *Options) *CalDAV {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	return &CalDAV{http: o.client(), userAgent: o.userAgent()}
-}
+func NewCalDAV(opts *Options) *CalDAV { return &CalDAV{newRequester(opts)} }
 
 // doer sends requests with the account's credentials and our user agent.
 type doer struct {

@@ -51,18 +51,24 @@ func (o *Options) userAgent() string {
 // Apple publish for a calendar) with conditional GET: an unchanged
 // calendar costs a 304. It is a bookings.CalendarSource for
 // bookings.CalendarICS connections, whose secret is the address.
-type ICS struct {
+type ICS struct{ requester }
+
+// NewICS returns the ICS address reader.
+func NewICS(opts *Options) *ICS { return &ICS{newRequester(opts)} }
+
+// requester is what the sources send requests with: an HTTP client that
+// dials only the addresses Options allow, and the User-Agent.
+type requester struct {
 	http      *http.Client
 	userAgent string
 }
 
-// NewICS returns the ICS address reader.
-func NewICS(opts *Options) *ICS {
+func newRequester(opts *Options) requester {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	return &ICS{http: o.client(), userAgent: o.userAgent()}
+	return requester{http: o.client(), userAgent: o.userAgent()}
 }
 
 // Calendars reads the address once and answers its one calendar (named
