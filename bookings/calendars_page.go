@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -397,13 +398,20 @@ func (p *CalendarsPageHandler) connect(w http.ResponseWriter, r *http.Request) e
 	switch {
 	case errors.As(err, &ve):
 		data := &calendarsPage{}
-		fields := connectFields(r, kind, calendarWords(ve))
+		errs := calendarWords(ve)
+		fields := connectFields(r, kind, errs)
+		var general []string // what no field of the form shows (an unknown kind)
+		for name, ms := range errs {
+			if !slices.ContainsFunc(fields, func(f web.Field) bool { return f.Name == kind+"_"+name }) {
+				general = append(general, ms...)
+			}
+		}
 		if kind == CalendarICS {
 			data.ICS = fields
 		} else {
 			data.CalDAV = fields
 		}
-		return p.draw(w, r, http.StatusUnprocessableEntity, pr, data)
+		return p.draw(w, r, http.StatusUnprocessableEntity, pr, data, general...)
 	case errors.Is(err, ErrCalendarUnreadable):
 		data := &calendarsPage{}
 		fields := connectFields(r, kind, map[string][]string{"url": {"The calendar could not be read: " + CalendarReason(err) + "."}})

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -220,4 +221,31 @@ func TestCalendarsPageConnectsGoogle(t *testing.T) {
 	}
 	require.True(t, ids["POST /calendar/v3/freeBusy"])
 	require.True(t, ids["GET /calendar/v3/calendars/work@group.calendar.google.com/events"], "the destination is read by its events")
+}
+
+// With the host's session (CalendarsPageOptions.Provider) the page is at
+// {prefix}/me for the provider it names; without a session, or for a
+// provider that is not there, it opens nothing. A post naming a kind of
+// calendar no form offers is told so.
+func TestCalendarsPageForTheSignedInProvider(t *testing.T) {
+	t.Parallel()
+	var provider atomic.Int64
+	p := newCalendarsPage(t, &bookings.CalendarsPageOptions{Provider: func(r *http.Request) (int64, bool) {
+		return provider.Load(), r.URL.Query().Get("signed-in") == "1"
+	}})
+	provider.Store(p.b.provider.ID)
+	me := bookings.CalendarsPagePrefixDefault + "/me"
+	code, body, _ := p.do(t, "GET", me+"?signed-in=1", "")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "Ada: times that are busy")
+	code, _, _ = p.do(t, "GET", me, "")
+	require.Equal(t, 404, code, "no session")
+	provider.Store(999)
+	code, _, _ = p.do(t, "GET", me+"?signed-in=1", "")
+	require.Equal(t, 404, code, "no such provider")
+	provider.Store(p.b.provider.ID)
+	code, body, _ = p.do(t, "POST", me+"/connect?signed-in=1", "kind=caldav&caldav_name=x&caldav_url=https%3A%2F%2Fexample.com%2F&caldav_password=x")
+	require.Equal(t, 422, code)
+	require.Contains(t, body, "There is a problem")
+	require.Contains(t, body, "The selected kind is invalid: it is one of google, ics.", "the kinds this site takes are named")
 }

@@ -67,6 +67,9 @@ type Options struct {
 	Timeout time.Duration
 }
 
+// maxTokenSources bounds the access tokens kept between calls.
+const maxTokenSources = 10000
+
 // Google is the Google Calendar source. Safe for concurrent use.
 type Google struct {
 	cfg    oauth2.Config
@@ -109,6 +112,9 @@ func (g *Google) client(a bookings.CalendarAccess) (*http.Client, error) {
 	g.mu.Lock()
 	ts, ok := g.tokens[key]
 	if !ok {
+		if len(g.tokens) >= maxTokenSources {
+			clear(g.tokens) // connections gone or renewed; the live ones refill it
+		}
 		ctx := context.WithValue(context.Background(), oauth2.HTTPClient, g.http)
 		ts = oauth2.ReuseTokenSourceWithExpiry(nil, g.cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: a.Secret}), time.Minute)
 		g.tokens[key] = ts
