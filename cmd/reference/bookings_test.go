@@ -345,3 +345,20 @@ func TestBookingsCalendarCommands(t *testing.T) {
 	require.Equal(t, 2, c)
 	require.Contains(t, stderr, "link, list, add, sync or remove")
 }
+
+// The calendar variables: Google's three go together, and the page offers
+// Google once they are set.
+func TestCalendarConfig(t *testing.T) {
+	t.Parallel()
+	_, err := readCalendarConfig(env{"GROUNDWORK_GOOGLE_CALENDAR_CLIENT_ID": "x"}.get)
+	require.ErrorContains(t, err, "go together")
+	_, err = readCalendarConfig(env{"GROUNDWORK_CALENDAR_ALLOW_PRIVATE_HOSTS": "maybe"}.get)
+	require.ErrorContains(t, err, "true or false")
+	c, err := readCalendarConfig(env{"GROUNDWORK_GOOGLE_CALENDAR_CLIENT_ID": "id", "GROUNDWORK_GOOGLE_CALENDAR_CLIENT_SECRET": "s",
+		"GROUNDWORK_GOOGLE_CALENDAR_REDIRECT_URL": "https://example.com/provider-calendars/google/callback"}.get)
+	require.NoError(t, err)
+	sources, err := c.sources()
+	require.NoError(t, err)
+	require.Len(t, sources, 3)
+	require.Contains(t, sources, "google")
+}

@@ -10,8 +10,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"golang.org/x/oauth2"
-
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingsgoogle"
@@ -32,8 +30,7 @@ type calendarConfig struct {
 
 func readCalendarConfig(getenv func(string) string) (calendarConfig, error) {
 	c := calendarConfig{googleID: getenv("GROUNDWORK_GOOGLE_CALENDAR_CLIENT_ID"), googleSecret: getenv("GROUNDWORK_GOOGLE_CALENDAR_CLIENT_SECRET"),
-		googleRedirect: getenv("GROUNDWORK_GOOGLE_CALENDAR_REDIRECT_URL"), googleAuthURL: getenv("GROUNDWORK_GOOGLE_CALENDAR_AUTH_URL"),
-		googleTokenURL: getenv("GROUNDWORK_GOOGLE_CALENDAR_TOKEN_URL"), googleAPI: getenv("GROUNDWORK_GOOGLE_CALENDAR_API_BASE")}
+		googleRedirect: getenv("GROUNDWORK_GOOGLE_CALENDAR_REDIRECT_URL")}
 	if s := getenv("GROUNDWORK_CALENDAR_ALLOW_PRIVATE_HOSTS"); s != "" {
 		b, err := strconv.ParseBool(s)
 		if err != nil {
@@ -45,9 +42,6 @@ func readCalendarConfig(getenv func(string) string) (calendarConfig, error) {
 	if some && (c.googleID == "" || c.googleSecret == "" || c.googleRedirect == "") {
 		return c, errors.New("GROUNDWORK_GOOGLE_CALENDAR_CLIENT_ID, _SECRET and _REDIRECT_URL go together")
 	}
-	if (c.googleAuthURL == "") != (c.googleTokenURL == "") {
-		return c, errors.New("GROUNDWORK_GOOGLE_CALENDAR_AUTH_URL and _TOKEN_URL go together")
-	}
 	return c, nil
 }
 
@@ -57,8 +51,7 @@ func (c calendarConfig) sources() (map[string]bookings.CalendarSource, error) {
 	o := &bookingsical.Options{AllowPrivateHosts: c.allowPrivate, UserAgent: "groundwork-reference"}
 	out := map[string]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(o), bookings.CalendarCalDAV: bookingsical.NewCalDAV(o)}
 	if c.googleID != "" {
-		g, err := bookingsgoogle.New(bookingsgoogle.Options{ClientID: c.googleID, ClientSecret: c.googleSecret, RedirectURL: c.googleRedirect,
-			Endpoint: oauth2.Endpoint{AuthURL: c.googleAuthURL, TokenURL: c.googleTokenURL, AuthStyle: oauth2.AuthStyleInParams}, BaseURL: c.googleAPI})
+		g, err := bookingsgoogle.New(bookingsgoogle.Options{ClientID: c.googleID, ClientSecret: c.googleSecret, RedirectURL: c.googleRedirect})
 		if err != nil {
 			return nil, err
 		}
