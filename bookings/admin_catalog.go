@@ -36,10 +36,12 @@ type adminProvider struct {
 	RoundRobinWeight int    `json:"round_robin_weight"`
 	SortOrder        int    `json:"sort_order"`
 	IsActive         bool   `json:"is_active"`
+	ProviderRules
 }
 
 func toAdminProvider(p Provider) adminProvider {
-	return adminProvider{Provider: p, Email: p.Email, Phone: p.Phone, RoundRobinWeight: p.RoundRobinWeight, SortOrder: p.SortOrder, IsActive: p.IsActive}
+	return adminProvider{Provider: p, Email: p.Email, Phone: p.Phone, RoundRobinWeight: p.RoundRobinWeight, SortOrder: p.SortOrder, IsActive: p.IsActive,
+		ProviderRules: p.Rules}
 }
 
 func clockText(m int) string { return fmt.Sprintf("%02d:%02d", m/60, m%60) }

@@ -52,6 +52,7 @@ type Offering struct {
 	IsActive            bool          `json:"-"`
 	CreatedAt           time.Time     `json:"-"`
 	UpdatedAt           time.Time     `json:"-"`
+	ServiceRules
 }
 
 // IntakeSchema is the questions a service asks when booking.
@@ -84,6 +85,8 @@ type Provider struct {
 	IsActive         bool       `json:"-"`
 	CreatedAt        time.Time  `json:"-"`
 	UpdatedAt        time.Time  `json:"-"`
+	// Rules are answered by the admin API only.
+	Rules ProviderRules `json:"-"`
 }
 
 // Offer is a provider linked to a service, with its own duration (minutes)
@@ -159,6 +162,9 @@ type Booking struct {
 	Sequence  int       `json:"-"`
 	CreatedAt time.Time `json:"-"`
 	UpdatedAt time.Time `json:"-"`
+	// Location is where the meeting happens, as it was when booked (a
+	// video link made then included); nil for none.
+	Location *Location `json:"location,omitempty"`
 	// SealedManageToken is the manage token sealed with
 	// Options.SecretKey, so that every mail about the booking (a change,
 	// a reminder) carries the manage link; empty without a key.

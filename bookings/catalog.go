@@ -34,6 +34,13 @@ type OfferingInput struct {
 	MaxBookingsPerSlot *int          `json:"max_bookings_per_slot"`
 	IntakeSchema       *IntakeSchema `json:"intake_schema"`
 	IsActive           *bool         `json:"is_active"`
+	// The rules (see ServiceRules). A Location of kind "" removes it.
+	RequiresConfirmation *bool           `json:"requires_confirmation"`
+	ConfirmWithinHours   *int            `json:"confirm_within_hours"`
+	Limits               *[]Limit        `json:"limits"`
+	Lengths              *[]LengthChoice `json:"lengths"`
+	Location             *Location       `json:"location"`
+	Currency             *string         `json:"currency"`
 }
 
 // ProviderInput creates or changes a provider, as OfferingInput.
@@ -47,6 +54,10 @@ type ProviderInput struct {
 	RoundRobinWeight *int    `json:"round_robin_weight"`
 	SortOrder        *int    `json:"sort_order"`
 	IsActive         *bool   `json:"is_active"`
+	// Limits and Location are the provider's rules (ProviderRules); a
+	// Location of kind "" removes it.
+	Limits   *[]Limit  `json:"limits"`
+	Location *Location `json:"location"`
 }
 
 var (
@@ -154,9 +165,33 @@ func (s *Service) applyService(ctx context.Context, svc *Offering, in OfferingIn
 		}
 	}
 	checkIntakeSchema(v, in.IntakeSchema)
+	rules := svc.ServiceRules
+	if in.RequiresConfirmation != nil {
+		rules.RequiresConfirmation = *in.RequiresConfirmation
+	}
+	if in.ConfirmWithinHours != nil {
+		rules.ConfirmWithinHours = *in.ConfirmWithinHours
+	}
+	if in.Limits != nil {
+		rules.Limits = *in.Limits
+	}
+	if in.Lengths != nil {
+		rules.Lengths = *in.Lengths
+	}
+	if in.Location != nil {
+		rules.Location = in.Location
+		if in.Location.Kind == "" {
+			rules.Location = nil
+		}
+	}
+	if in.Currency != nil {
+		rules.Currency = *in.Currency
+	}
+	checkServiceRules(v, &rules)
 	if err := v.Err(); err != nil {
 		return err
 	}
+	svc.ServiceRules = rules
 	set := func(dst *string, src *string) {
 		if src != nil {
 			*dst = strings.TrimSpace(*src)
@@ -276,9 +311,22 @@ func (s *Service) applyProvider(p *Provider, in ProviderInput, creating bool) er
 	}
 	between(v, "round_robin_weight", in.RoundRobinWeight, 1, 1000)
 	between(v, "sort_order", in.SortOrder, -1000000, 1000000)
+	rules := p.Rules
+	if in.Limits != nil {
+		rules.Limits = *in.Limits
+	}
+	if in.Location != nil {
+		rules.Location = in.Location
+		if in.Location.Kind == "" {
+			rules.Location = nil
+		}
+	}
+	checkLimits(v, "limits", rules.Limits)
+	checkLocation(v, "location", rules.Location)
 	if err := v.Err(); err != nil {
 		return err
 	}
+	p.Rules = rules
 	for _, f := range []struct {
 		dst *string
 		src *string

@@ -319,8 +319,9 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, 
 		ids[i] = o.ID
 		s.refreshDay(ctx, o.ID, start)
 	}
+	busyFrom, busyTo := start.Add(-maxReach-limitReach(svc, offers)), start.Add(2*maxReach+limitReach(svc, offers))
 	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: ids, From: DateOf(start).AddDays(-1), To: DateOf(start).AddDays(1),
-		BusyFrom: start.Add(-maxReach), BusyTo: start.Add(2 * maxReach), Now: s.o.Now(), ExceptHold: useHold.ID})
+		BusyFrom: busyFrom, BusyTo: busyTo, Now: s.o.Now(), ExceptHold: useHold.ID})
 	if err != nil {
 		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", err)
 	}
@@ -335,7 +336,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, 
 	}
 	sealed := s.sealStored(token)
 	status := StatusConfirmed
-	if s.o.ManualConfirm {
+	if s.needsConfirmation(svc, start, s.o.Now()) {
 		status = StatusRequested
 	}
 	busyAll := false
@@ -355,7 +356,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, 
 		// The calendar's rules as read for the slot list (they change
 		// rarely); the bookings are read again inside the lock.
 		booked, err := s.store.Reserve(ctx, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: sealed, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
-			LockWait: s.o.LockWait, BusyFrom: start.Add(-maxReach), BusyTo: start.Add(2 * maxReach),
+			Locks: s.limitLocks(svc, o, start), LockWait: s.o.LockWait, BusyFrom: busyFrom, BusyTo: busyTo,
 			Hold: hold, HoldTokenHash: hash, HoldExpires: now.Add(HoldLifetimeDefault), UseHold: useHold.ID,
 			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, busy) }, Then: s.changeHook(func(b Booking) []Event {
 				return creationEvents(b, token)

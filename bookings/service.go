@@ -61,8 +61,12 @@ type Options struct {
 	// LockWait: LockWaitDefault when zero.
 	LockWait time.Duration
 	// ManualConfirm leaves new bookings requested (an admin confirms
-	// them); by default they are confirmed at once.
+	// them); by default they are confirmed at once. A service may ask for
+	// it alone (ServiceRules.RequiresConfirmation).
 	ManualConfirm bool
+	// WeekStart is the day weeks start on for week limits (Limit), in
+	// each provider's zone; Sunday when zero.
+	WeekStart time.Weekday
 	// ChangeWindow: a customer may cancel or reschedule through the manage
 	// link until this long before the start; ChangeWindowDefault when
 	// zero, up to the start when negative.
@@ -393,8 +397,9 @@ func (s *Service) calendar(ctx context.Context, svc Offering, offers []Offer, fr
 		ids[i] = o.ID
 	}
 	f, t, bf, bt := calendarSpan(from, to)
-	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf, BusyTo: bt,
-		Now: s.o.Now(), ExceptHold: exceptHold})
+	reach := limitReach(svc, offers) // the limits' periods reaching out of the span
+	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf.Add(-reach),
+		BusyTo: bt.Add(reach), Now: s.o.Now(), ExceptHold: exceptHold})
 	if err != nil {
 		return cal, fmt.Errorf("bookings: calendar of %q: %w", svc.Slug, err)
 	}
@@ -415,8 +420,12 @@ func (s *Service) slotsAndCalendar(ctx context.Context, svc Offering, offers []O
 	for _, o := range offers {
 		loc := location(o.TimeZone)
 		last := DateOf(to.In(loc))
+		limited := hasLimits(svc, o)
 		for date := DateOf(from.In(loc)); !last.Before(date); date = date.AddDays(1) {
 			for _, p := range DaySlots(s.dayOf(svc, o, cal, date, cal.Busy[o.ID])) {
+				if limited && !s.withinLimits(svc, o, cal.Busy[o.ID], p.Start, p.End.Sub(p.Start)) {
+					continue
+				}
 				if !p.Start.Before(from) && !p.End.After(to) {
 					out = append(out, Slot{Period: Period{p.Start.UTC(), p.End.UTC()}, ProviderID: o.ID})
 				}
@@ -430,7 +439,7 @@ func (s *Service) slotsAndCalendar(ctx context.Context, svc Offering, offers []O
 // exactly at start, given the busy time.
 func (s *Service) offersStart(svc Offering, o Offer, cal Calendar, start time.Time, busy []Busy) bool {
 	date := DateOf(start.In(location(o.TimeZone)))
-	return Offers(s.dayOf(svc, o, cal, date, busy), start)
+	return Offers(s.dayOf(svc, o, cal, date, busy), start) && (!hasLimits(svc, o) || s.withinLimits(svc, o, busy, start, length(svc, o)))
 }
 
 // SlotQuery asks for a service's slots over [From, To), of one provider

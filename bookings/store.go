@@ -239,7 +239,10 @@ type Move struct {
 	BookingID        int64
 	ProviderID       int64
 	Period           Period
-	Lock             string
+	Lock string
+	// Locks are further locks the move takes with Lock (the periods of
+	// booking limits), all in one order.
+	Locks            []string
 	LockWait         time.Duration
 	BusyFrom, BusyTo time.Time
 	Check            func(busy []Busy) bool
@@ -276,8 +279,11 @@ type Reservation struct {
 	// (Booking.SealedManageToken); empty without a secret key.
 	ManageTokenSealed string
 	// Lock names the provider's local day; every Reserve of one name runs
-	// one at a time, on every instance.
+	// one at a time, on every instance. Locks are further names taken
+	// with it (the weeks and months of booking limits), all of them in
+	// one order so that two reservations never wait on each other.
 	Lock     string
+	Locks    []string
 	LockWait time.Duration
 	// BusyFrom and BusyTo are the span whose bookings Check is shown.
 	BusyFrom, BusyTo time.Time

@@ -70,23 +70,25 @@ func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, st
 	start = start.UTC()
 	date := DateOf(start.In(loc))
 	f, t, bf, bt := calendarSpan(start, start.Add(24*time.Hour))
-	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: []int64{o.ID}, From: f, To: t, BusyFrom: bf, BusyTo: bt,
-		Now: s.o.Now(), ExceptBooking: b.ID})
+	reach := limitReach(svc, []Offer{o})
+	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: []int64{o.ID}, From: f, To: t, BusyFrom: bf.Add(-reach),
+		BusyTo: bt.Add(reach), Now: s.o.Now(), ExceptBooking: b.ID})
 	if err != nil {
 		return Booking{}, err
 	}
 	offered := func(busy []Busy) bool {
 		day := s.dayOf(svc, o, cal, date, busy)
 		day.Length = length
-		return slices.ContainsFunc(DaySlots(day), func(p Period) bool { return p.Start.Equal(start) })
+		return slices.ContainsFunc(DaySlots(day), func(p Period) bool { return p.Start.Equal(start) }) &&
+			(!hasLimits(svc, o) || s.withinLimits(svc, o, busy, start, length))
 	}
 	if !offered(cal.Busy[o.ID]) {
 		return Booking{}, errNotOffered
 	}
 	dayStart, dayEnd := date.In(loc), date.AddDays(1).In(loc)
 	moved, err := s.store.Move(ctx, Move{BookingID: b.ID, ProviderID: o.ID, Period: Period{start, start.Add(length)},
-		Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(), LockWait: s.o.LockWait,
-		BusyFrom: dayStart.Add(-24 * time.Hour), BusyTo: dayEnd.Add(24 * time.Hour), Check: offered, At: s.o.Now(), Then: then})
+		Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(), Locks: s.limitLocks(svc, o, start), LockWait: s.o.LockWait,
+		BusyFrom: dayStart.Add(-24*time.Hour - reach), BusyTo: dayEnd.Add(24*time.Hour + reach), Check: offered, At: s.o.Now(), Then: then})
 	if errors.Is(err, ErrWrongStatus) {
 		// Its status changed since it was read.
 		return Booking{}, &StatusError{Status: moved.Status, Action: action}

@@ -120,11 +120,12 @@ type serviceRow struct {
 	IsActive           bool                               `db:"is_active"`
 	CreatedAt          store.Time                         `db:"created_at"`
 	UpdatedAt          store.Time                         `db:"updated_at"`
+	Rules              store.JSON[bookings.ServiceRules]  `db:"rules"`
 }
 
 const serviceColumns = `id, slug, name, description, duration, buffer_before, buffer_after, price, is_free, timezone,
 	assignment_strategy, default_provider_id, slot_interval, min_advance, max_advance, max_bookings_per_slot,
-	intake_schema, intake_schema_version, is_active, created_at, updated_at`
+	intake_schema, intake_schema_version, is_active, created_at, updated_at, rules`
 
 func (r serviceRow) service() bookings.Offering {
 	return bookings.Offering{ID: r.ID, Slug: r.Slug, Name: r.Name, Description: r.Description, Duration: r.Duration,
@@ -132,7 +133,7 @@ func (r serviceRow) service() bookings.Offering {
 		AssignmentStrategy: r.AssignmentStrategy, DefaultProviderID: idPtr(r.DefaultProviderID), SlotInterval: intPtr(r.SlotInterval),
 		MinAdvance: intPtr(r.MinAdvance), MaxAdvance: intPtr(r.MaxAdvance), MaxBookingsPerSlot: r.MaxPerSlot,
 		IntakeSchema: r.IntakeSchema.V, IntakeSchemaVersion: r.IntakeVersion, IsActive: r.IsActive,
-		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
+		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, ServiceRules: r.Rules.V}
 }
 
 // CreateService implements bookings.Store.
@@ -140,12 +141,12 @@ func (s *Store) CreateService(ctx context.Context, v bookings.Offering) (booking
 	var row serviceRow
 	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_services (slug, name, description, duration, buffer_before,
 		buffer_after, price, is_free, timezone, assignment_strategy, default_provider_id, slot_interval, min_advance, max_advance,
-		max_bookings_per_slot, intake_schema, intake_schema_version, is_active, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+serviceColumns),
+		max_bookings_per_slot, intake_schema, intake_schema_version, is_active, created_at, updated_at, rules)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+serviceColumns),
 		v.Slug, v.Name, v.Description, v.Duration, v.BufferBefore, v.BufferAfter, nullString(v.Price), v.IsFree, v.TimeZone,
 		v.AssignmentStrategy, nullID(v.DefaultProviderID), nullInt(v.SlotInterval), nullInt(v.MinAdvance), nullInt(v.MaxAdvance),
 		v.MaxBookingsPerSlot, store.JSON[*bookings.IntakeSchema]{V: v.IntakeSchema}, v.IntakeSchemaVersion, v.IsActive,
-		store.NewTime(v.CreatedAt), store.NewTime(v.UpdatedAt)).StructScan(&row)
+		store.NewTime(v.CreatedAt), store.NewTime(v.UpdatedAt), store.JSON[bookings.ServiceRules]{V: v.ServiceRules}).StructScan(&row)
 	if err != nil {
 		return bookings.Offering{}, mapErr(err, "create service")
 	}
@@ -179,26 +180,28 @@ func (s *Store) ListServices(ctx context.Context, activeOnly bool) ([]bookings.O
 }
 
 type providerRow struct {
-	ID             int64      `db:"id"`
-	Slug           string     `db:"slug"`
-	Name           string     `db:"name"`
-	Bio            string     `db:"bio"`
-	Email          string     `db:"email"`
-	Phone          string     `db:"phone"`
-	TimeZone       string     `db:"timezone"`
-	Weight         int        `db:"round_robin_weight"`
-	LastAssignedAt store.Time `db:"last_assigned_at"`
-	SortOrder      int        `db:"sort_order"`
-	IsActive       bool       `db:"is_active"`
-	CreatedAt      store.Time `db:"created_at"`
-	UpdatedAt      store.Time `db:"updated_at"`
+	ID             int64                              `db:"id"`
+	Slug           string                             `db:"slug"`
+	Name           string                             `db:"name"`
+	Bio            string                             `db:"bio"`
+	Email          string                             `db:"email"`
+	Phone          string                             `db:"phone"`
+	TimeZone       string                             `db:"timezone"`
+	Weight         int                                `db:"round_robin_weight"`
+	LastAssignedAt store.Time                         `db:"last_assigned_at"`
+	SortOrder      int                                `db:"sort_order"`
+	IsActive       bool                               `db:"is_active"`
+	CreatedAt      store.Time                         `db:"created_at"`
+	UpdatedAt      store.Time                         `db:"updated_at"`
+	Rules          store.JSON[bookings.ProviderRules] `db:"rules"`
 }
 
-const providerColumns = `id, slug, name, bio, email, phone, timezone, round_robin_weight, last_assigned_at, sort_order, is_active, created_at, updated_at`
+const providerColumns = `id, slug, name, bio, email, phone, timezone, round_robin_weight, last_assigned_at, sort_order, is_active, created_at, updated_at, rules`
 
 func (r providerRow) provider() bookings.Provider {
 	p := bookings.Provider{ID: r.ID, Slug: r.Slug, Name: r.Name, Bio: r.Bio, Email: r.Email, Phone: r.Phone, TimeZone: r.TimeZone,
-		RoundRobinWeight: r.Weight, SortOrder: r.SortOrder, IsActive: r.IsActive, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
+		RoundRobinWeight: r.Weight, SortOrder: r.SortOrder, IsActive: r.IsActive, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time,
+		Rules: r.Rules.V}
 	if !r.LastAssignedAt.IsZero() {
 		t := r.LastAssignedAt.Time
 		p.LastAssignedAt = &t
@@ -214,10 +217,10 @@ func (s *Store) CreateProvider(ctx context.Context, p bookings.Provider) (bookin
 		last = store.NewTime(*p.LastAssignedAt)
 	}
 	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_providers (slug, name, bio, email, phone, timezone,
-		round_robin_weight, last_assigned_at, sort_order, is_active, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+providerColumns),
+		round_robin_weight, last_assigned_at, sort_order, is_active, created_at, updated_at, rules)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+providerColumns),
 		p.Slug, p.Name, p.Bio, p.Email, p.Phone, p.TimeZone, p.RoundRobinWeight, last, p.SortOrder, p.IsActive,
-		store.NewTime(p.CreatedAt), store.NewTime(p.UpdatedAt)).StructScan(&row)
+		store.NewTime(p.CreatedAt), store.NewTime(p.UpdatedAt), store.JSON[bookings.ProviderRules]{V: p.Rules}).StructScan(&row)
 	if err != nil {
 		return bookings.Provider{}, mapErr(err, "create provider")
 	}
@@ -413,17 +416,36 @@ type bookingRow struct {
 	CreatedAt     store.Time                 `db:"created_at"`
 	UpdatedAt     store.Time                 `db:"updated_at"`
 	Sealed        string                     `db:"manage_token_sealed"`
+	LocationKind  string                     `db:"location_kind"`
+	Location      string                     `db:"location"`
 }
 
 const bookingColumns = `id, number, service_id, provider_id, status, start_time, end_time, customer_name, customer_email,
 	customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data, notes, sequence, created_at, updated_at,
-	manage_token_sealed`
+	manage_token_sealed, location_kind, location`
 
 func (r bookingRow) booking() bookings.Booking {
 	return bookings.Booking{ID: r.ID, Number: r.Number, ServiceID: r.ServiceID, ProviderID: idPtr(r.ProviderID), Status: r.Status,
 		Start: r.Start.Time, End: r.End.Time, CustomerName: r.Name, CustomerEmail: r.Email, CustomerPhone: r.Phone,
 		CustomerTimeZone: r.TimeZone, AssignmentStrategy: r.Strategy, IntakeVersion: r.IntakeVersion, IntakeData: r.IntakeData.V,
-		Notes: r.Notes, Sequence: r.Sequence, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, SealedManageToken: r.Sealed}
+		Notes: r.Notes, Sequence: r.Sequence, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, SealedManageToken: r.Sealed,
+		Location: locationOf(r.LocationKind, r.Location)}
+}
+
+// locationOf is a booking's stored place, nil for none.
+func locationOf(kind, value string) *bookings.Location {
+	if kind == "" {
+		return nil
+	}
+	return &bookings.Location{Kind: kind, Value: value}
+}
+
+// locationColumns are the stored kind and value of l.
+func locationColumns(l *bookings.Location) (string, string) {
+	if l == nil {
+		return "", ""
+	}
+	return l.Kind, l.Value
 }
 
 // Booking implements bookings.Store.

@@ -27,11 +27,11 @@ func (s *Store) UpdateService(ctx context.Context, v bookings.Offering) (booking
 	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`UPDATE bookings_services SET slug = ?, name = ?, description = ?, duration = ?,
 		buffer_before = ?, buffer_after = ?, price = ?, is_free = ?, timezone = ?, assignment_strategy = ?, default_provider_id = ?,
 		slot_interval = ?, min_advance = ?, max_advance = ?, max_bookings_per_slot = ?, intake_schema = ?, intake_schema_version = ?,
-		is_active = ?, updated_at = ? WHERE id = ? RETURNING `+serviceColumns),
+		is_active = ?, updated_at = ?, rules = ? WHERE id = ? RETURNING `+serviceColumns),
 		v.Slug, v.Name, v.Description, v.Duration, v.BufferBefore, v.BufferAfter, nullString(v.Price), v.IsFree, v.TimeZone,
 		v.AssignmentStrategy, nullID(v.DefaultProviderID), nullInt(v.SlotInterval), nullInt(v.MinAdvance), nullInt(v.MaxAdvance),
 		v.MaxBookingsPerSlot, store.JSON[*bookings.IntakeSchema]{V: v.IntakeSchema}, v.IntakeSchemaVersion, v.IsActive,
-		store.NewTime(v.UpdatedAt), v.ID).StructScan(&row)
+		store.NewTime(v.UpdatedAt), store.JSON[bookings.ServiceRules]{V: v.ServiceRules}, v.ID).StructScan(&row)
 	if err != nil {
 		return bookings.Offering{}, mapErr(err, "update service")
 	}
@@ -42,8 +42,9 @@ func (s *Store) UpdateService(ctx context.Context, v bookings.Offering) (booking
 func (s *Store) UpdateProvider(ctx context.Context, p bookings.Provider) (bookings.Provider, error) {
 	var row providerRow
 	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`UPDATE bookings_providers SET slug = ?, name = ?, bio = ?, email = ?, phone = ?,
-		timezone = ?, round_robin_weight = ?, sort_order = ?, is_active = ?, updated_at = ? WHERE id = ? RETURNING `+providerColumns),
-		p.Slug, p.Name, p.Bio, p.Email, p.Phone, p.TimeZone, p.RoundRobinWeight, p.SortOrder, p.IsActive, store.NewTime(p.UpdatedAt), p.ID).StructScan(&row)
+		timezone = ?, round_robin_weight = ?, sort_order = ?, is_active = ?, updated_at = ?, rules = ? WHERE id = ? RETURNING `+providerColumns),
+		p.Slug, p.Name, p.Bio, p.Email, p.Phone, p.TimeZone, p.RoundRobinWeight, p.SortOrder, p.IsActive, store.NewTime(p.UpdatedAt),
+		store.JSON[bookings.ProviderRules]{V: p.Rules}, p.ID).StructScan(&row)
 	if err != nil {
 		return bookings.Provider{}, mapErr(err, "update provider")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -28,7 +29,7 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 	defer cancel()
 	var out bookings.Booking
 	err := s.db.InTx(lockCtx, func(tx *sqlx.Tx) error {
-		if err := s.lock(ctx, tx, r.Lock, wait); err != nil {
+		if err := s.lock(ctx, tx, wait, r.Lock, r.Locks...); err != nil {
 			return err
 		}
 		if err := checkBusy(ctx, tx, *r.Booking.ProviderID, r.BusyFrom, r.BusyTo,
@@ -47,14 +48,16 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 		if err != nil {
 			return err
 		}
+		kind, place := locationColumns(b.Location)
 		var row bookingRow
 		err = tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO bookings_bookings (number, service_id, provider_id, status, start_time,
 			end_time, customer_name, customer_email, customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data,
-			notes, manage_token_hash, manage_token_sealed, created_at, updated_at, seat) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			RETURNING `+bookingColumns),
+			notes, manage_token_hash, manage_token_sealed, created_at, updated_at, seat, location_kind, location)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+bookingColumns),
 			b.Number, b.ServiceID, nullID(b.ProviderID), b.Status, store.NewTime(b.Start), store.NewTime(b.End), b.CustomerName,
 			b.CustomerEmail, b.CustomerPhone, b.CustomerTimeZone, b.AssignmentStrategy, b.IntakeVersion,
-			store.JSON[map[string]any]{V: b.IntakeData}, b.Notes, r.ManageTokenHash, r.ManageTokenSealed, store.NewTime(b.CreatedAt), store.NewTime(b.UpdatedAt), seat).StructScan(&row)
+			store.JSON[map[string]any]{V: b.IntakeData}, b.Notes, r.ManageTokenHash, r.ManageTokenSealed, store.NewTime(b.CreatedAt),
+			store.NewTime(b.UpdatedAt), seat, kind, place).StructScan(&row)
 		if err != nil {
 			return err
 		}
@@ -76,15 +79,28 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 	return out, reserveErr(ctx, err, "reserve")
 }
 
-// lock takes the provider's named lock for the transaction: on Postgres
-// an advisory lock under a lock_timeout of wait, set and taken in one
-// round trip; on SQLite the transaction's hold on the one writer is it.
-func (s *Store) lock(ctx context.Context, tx *sqlx.Tx, name string, wait time.Duration) error {
+// lock takes the named locks for the transaction, in sorted order so
+// that two transactions wanting some of the same never wait on each
+// other: on Postgres advisory locks under a lock_timeout of wait, set and
+// taken in one round trip; on SQLite the transaction's hold on the one
+// writer is all of them.
+func (s *Store) lock(ctx context.Context, tx *sqlx.Tx, wait time.Duration, name string, more ...string) error {
 	if s.db.Dialect() != store.Postgres {
 		return nil
 	}
+	names := append([]string{name}, more...)
+	slices.Sort(names)
+	names = slices.Compact(names)
 	_, err := tx.ExecContext(ctx, `WITH wait AS (SELECT set_config('lock_timeout', $1, true))
-		SELECT pg_advisory_xact_lock(hashtextextended($2, 0)) FROM wait`, strconv.FormatInt(wait.Milliseconds(), 10)+"ms", "bookings:"+name)
+		SELECT pg_advisory_xact_lock(hashtextextended($2, 0)) FROM wait`, strconv.FormatInt(wait.Milliseconds(), 10)+"ms", "bookings:"+names[0])
+	for _, n := range names[1:] {
+		if err != nil {
+			break
+		}
+		// One statement a lock, so they are taken in this order; the
+		// transaction's lock_timeout bounds each.
+		_, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "bookings:"+n)
+	}
 	return err
 }
 
@@ -119,7 +135,7 @@ func (s *Store) Move(ctx context.Context, m bookings.Move) (bookings.Booking, er
 	defer cancel()
 	var out bookings.Booking
 	err := s.db.InTx(writeCtx, func(tx *sqlx.Tx) error {
-		if err := s.lock(ctx, tx, m.Lock, m.LockWait); err != nil {
+		if err := s.lock(ctx, tx, m.LockWait, m.Lock, m.Locks...); err != nil {
 			return err
 		}
 		var cur bookingRow

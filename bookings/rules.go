@@ -1,0 +1,182 @@
+package bookings
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+)
+
+// ServiceRules are a service's booking rules beyond its length and grid,
+// set through the admin API; the zero value sets none.
+type ServiceRules struct {
+	// RequiresConfirmation makes this service's bookings requests a
+	// person approves (as Options.ManualConfirm does for every service);
+	// with ConfirmWithinHours above 0, only those booked less than that
+	// many hours ahead.
+	RequiresConfirmation bool `json:"requires_confirmation,omitempty"`
+	ConfirmWithinHours   int  `json:"confirm_within_hours,omitempty"`
+	// Limits cap how much of this service each provider takes a day, a
+	// week or a month.
+	Limits []Limit `json:"limits,omitempty"`
+	// Lengths the customer may choose from, each with its own price;
+	// none: the service's Duration alone.
+	Lengths []LengthChoice `json:"lengths,omitempty"`
+	// Location is where the meeting happens, unless the provider has
+	// their own.
+	Location *Location `json:"location,omitempty"`
+	// Currency of the prices, ISO 4217 ("EUR"); none: the price is shown
+	// as it is.
+	Currency string `json:"currency,omitempty"`
+}
+
+// ProviderRules are a provider's own limits and place.
+type ProviderRules struct {
+	// Limits cap the provider's bookings of every service together.
+	Limits []Limit `json:"limits,omitempty"`
+	// Location wins over the service's.
+	Location *Location `json:"location,omitempty"`
+}
+
+// Limit periods.
+const (
+	PeriodDay   = "day"
+	PeriodWeek  = "week"
+	PeriodMonth = "month"
+)
+
+// Limit caps bookings in a period, counted in the provider's zone: at most
+// Bookings bookings and Minutes booked minutes (0: no cap of that kind).
+// Weeks start on Options.WeekStart.
+type Limit struct {
+	Period   string `json:"period"`
+	Bookings int    `json:"bookings,omitempty"`
+	Minutes  int    `json:"minutes,omitempty"`
+}
+
+// LengthChoice is one length a customer may pick, in minutes, with its
+// price (a decimal string, or none for the service's).
+type LengthChoice struct {
+	Minutes int     `json:"minutes"`
+	Price   *string `json:"price,omitempty"`
+}
+
+// Location kinds.
+const (
+	LocationAddress = "address"
+	LocationPhone   = "phone"
+	LocationVideo   = "video"
+)
+
+// Location is where a meeting happens: an address, a phone number, or a
+// video link (Value empty for a video link made per booking by
+// Options.VideoLink).
+type Location struct {
+	Kind  string `json:"kind"`
+	Value string `json:"value"`
+}
+
+// Limits of the rules.
+const (
+	maxLimits          = 6
+	maxLengths         = 8
+	locationMaxLength  = 1000
+	confirmWithinMax   = 24 * 366
+	limitBookingsMax   = 10000
+	limitMinutesMax    = 60 * 24 * 31
+	WeekStartDefault   = time.Monday
+	currencyCodeLength = 3
+)
+
+// checkLimits checks limits under field.
+func checkLimits(v *api.Validator, field string, limits []Limit) {
+	if len(limits) > maxLimits {
+		v.Add(field, fmt.Sprintf("The %s field must not have more than %d items.", field, maxLimits))
+		return
+	}
+	seen := map[string]bool{}
+	for i, l := range limits {
+		at := fmt.Sprintf("%s.%d", field, i)
+		switch {
+		case !slices.Contains([]string{PeriodDay, PeriodWeek, PeriodMonth}, l.Period):
+			v.Add(at+".period", "The period must be day, week or month.")
+		case seen[l.Period]:
+			v.Add(at+".period", "There is already a limit for each "+l.Period+"; give one per period.")
+		}
+		seen[l.Period] = true
+		if l.Bookings < 0 || l.Bookings > limitBookingsMax {
+			v.Add(at+".bookings", api.MsgBetween(at+".bookings", 0, limitBookingsMax))
+		}
+		if l.Minutes < 0 || l.Minutes > limitMinutesMax {
+			v.Add(at+".minutes", api.MsgBetween(at+".minutes", 0, limitMinutesMax))
+		}
+		if l.Bookings == 0 && l.Minutes == 0 {
+			v.Add(at, "A limit needs bookings, minutes or both above 0.")
+		}
+	}
+}
+
+// checkLocation checks a location under field.
+func checkLocation(v *api.Validator, field string, l *Location) {
+	if l == nil {
+		return
+	}
+	l.Value = strings.TrimSpace(l.Value)
+	switch {
+	case !slices.Contains([]string{LocationAddress, LocationPhone, LocationVideo}, l.Kind):
+		v.Add(field+".kind", "The kind must be address, phone or video.")
+	case len([]rune(l.Value)) > locationMaxLength:
+		v.Add(field+".value", api.MsgMaxChars(field+".value", locationMaxLength))
+	case l.Kind == LocationVideo && l.Value != "" && !strings.HasPrefix(l.Value, "https://"):
+		v.Add(field+".value", "A video link must be an https:// address.")
+	case l.Kind != LocationVideo && l.Value == "":
+		v.Add(field+".value", api.MsgRequired(field+".value"))
+	}
+}
+
+// checkServiceRules checks r, normalising what it can.
+func checkServiceRules(v *api.Validator, r *ServiceRules) {
+	if r.ConfirmWithinHours < 0 || r.ConfirmWithinHours > confirmWithinMax {
+		v.Add("confirm_within_hours", api.MsgBetween("confirm_within_hours", 0, confirmWithinMax))
+	}
+	checkLimits(v, "limits", r.Limits)
+	checkLocation(v, "location", r.Location)
+	if len(r.Lengths) > maxLengths {
+		v.Add("lengths", fmt.Sprintf("The lengths field must not have more than %d items.", maxLengths))
+	}
+	seen := map[int]bool{}
+	for i, l := range r.Lengths {
+		at := fmt.Sprintf("lengths.%d", i)
+		switch {
+		case l.Minutes < 1 || l.Minutes > 1440:
+			v.Add(at+".minutes", api.MsgBetween(at+".minutes", 1, 1440))
+		case seen[l.Minutes]:
+			v.Add(at+".minutes", "Each length is given once.")
+		}
+		seen[l.Minutes] = true
+		if l.Price != nil && *l.Price != "" && !pricePattern.MatchString(*l.Price) {
+			v.Add(at+".price", "The price must be a decimal number with at most two decimals.")
+		}
+	}
+	slices.SortFunc(r.Lengths, func(a, b LengthChoice) int { return a.Minutes - b.Minutes })
+	r.Currency = strings.ToUpper(strings.TrimSpace(r.Currency))
+	if r.Currency != "" && (len(r.Currency) != currencyCodeLength || strings.Trim(r.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {
+		v.Add("currency", "The currency must be an ISO 4217 code of three letters, like EUR.")
+	}
+}
+
+// needsConfirmation reports whether a booking of svc starting at start,
+// made at now, waits for approval.
+func (s *Service) needsConfirmation(svc Offering, start, now time.Time) bool {
+	switch {
+	case s.o.ManualConfirm:
+		return true
+	case !svc.RequiresConfirmation:
+		return false
+	case svc.ConfirmWithinHours > 0:
+		return start.Sub(now) < time.Duration(svc.ConfirmWithinHours)*time.Hour
+	}
+	return true
+}

@@ -1,0 +1,204 @@
+package bookings_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// The rules through the admin API: each mistake named where it is, what
+// is set answered back (the service's on the public API too), a place
+// removed by an empty kind.
+func TestAdminServiceRules(t *testing.T) {
+	t.Parallel()
+	a := setupAdmin(t, store.SQLite)
+	for _, c := range []struct{ body, field string }{
+		{`{"limits":[{"period":"year","bookings":3}]}`, "limits.0.period"},
+		{`{"limits":[{"period":"day","bookings":3},{"period":"day","minutes":60}]}`, "limits.1.period"},
+		{`{"limits":[{"period":"week"}]}`, "limits.0"},
+		{`{"limits":[{"period":"week","bookings":-1}]}`, "limits.0.bookings"},
+		{`{"lengths":[{"minutes":0}]}`, "lengths.0.minutes"},
+		{`{"lengths":[{"minutes":30},{"minutes":30}]}`, "lengths.1.minutes"},
+		{`{"lengths":[{"minutes":30,"price":"1.234"}]}`, "lengths.0.price"},
+		{`{"location":{"kind":"moon","value":"x"}}`, "location.kind"},
+		{`{"location":{"kind":"video","value":"http://meet.example.com/x"}}`, "location.value"},
+		{`{"location":{"kind":"address","value":" "}}`, "location.value"},
+		{`{"currency":"euro"}`, "currency"},
+		{`{"confirm_within_hours":-1}`, "confirm_within_hours"},
+	} {
+		code, body := a.call(t, manager, "PATCH", "/services/consultation", c.body)
+		require.Equal(t, 422, code, c.body)
+		require.Contains(t, body, `"`+c.field+`"`, c.body)
+	}
+	code, body := a.call(t, manager, "PATCH", "/services/consultation", `{"requires_confirmation":true,"confirm_within_hours":48,
+		"limits":[{"period":"day","bookings":3},{"period":"week","minutes":600}],"lengths":[{"minutes":60,"price":"45.00"},{"minutes":30}],
+		"location":{"kind":"address","value":"1 Main Street, Springfield"},"currency":"eur"}`)
+	require.Equal(t, 200, code, body)
+	var got struct{ Data bookings.ServiceRules }
+	require.NoError(t, json.Unmarshal([]byte(body), &got))
+	price := "45.00"
+	require.Equal(t, bookings.ServiceRules{RequiresConfirmation: true, ConfirmWithinHours: 48,
+		Limits:   []bookings.Limit{{Period: "day", Bookings: 3}, {Period: "week", Minutes: 600}},
+		Lengths:  []bookings.LengthChoice{{Minutes: 30}, {Minutes: 60, Price: &price}}, // in order of length
+		Location: &bookings.Location{Kind: "address", Value: "1 Main Street, Springfield"}, Currency: "EUR"}, got.Data)
+	code, body = a.do(t, "GET", "/api/bookings/services", "")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, `"location":{"kind":"address","value":"1 Main Street, Springfield"}`)
+	require.Contains(t, body, `"currency":"EUR"`)
+	code, body = a.call(t, manager, "PATCH", "/services/consultation", `{"location":{"kind":""}}`)
+	require.Equal(t, 200, code, body)
+	require.NotContains(t, body, `"location"`)
+	require.Contains(t, body, `"limits"`, "the rest stands")
+
+	code, body = a.call(t, manager, "PATCH", fmt.Sprintf("/providers/%d", a.provider.ID), `{"limits":[{"period":"month","bookings":0}]}`)
+	require.Equal(t, 422, code, body)
+	code, body = a.call(t, manager, "PATCH", fmt.Sprintf("/providers/%d", a.provider.ID),
+		`{"limits":[{"period":"month","bookings":40}],"location":{"kind":"video","value":"https://meet.example.com/ada"}}`)
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, `"limits":[{"period":"month","bookings":40}]`)
+	require.Contains(t, body, `"location":{"kind":"video","value":"https://meet.example.com/ada"}`)
+	code, body = a.do(t, "GET", "/api/bookings/services/consultation/providers", "")
+	require.Equal(t, 200, code)
+	require.NotContains(t, body, "limits", "a provider's limits are the admin's to see")
+}
+
+// A service that asks for approval only when booked less than 48 hours
+// ahead: sooner is requested, later confirmed at once.
+func TestApprovalPerService(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	ctx := context.Background()
+	yes, within := true, 48
+	_, err := b.svc.UpdateService(ctx, "consultation", bookings.OfferingInput{RequiresConfirmation: &yes, ConfirmWithinHours: &within})
+	require.NoError(t, err)
+	soon, _, err := b.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-02T15:00:00Z"),
+		CustomerName: "Grace", CustomerEmail: "grace@example.com"})
+	require.NoError(t, err)
+	require.Equal(t, bookings.StatusRequested, soon.Status)
+	later, _, err := b.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-05T15:00:00Z"),
+		CustomerName: "Ada", CustomerEmail: "ada@example.com"})
+	require.NoError(t, err)
+	require.Equal(t, bookings.StatusConfirmed, later.Status)
+	within = 0
+	_, err = b.svc.UpdateService(ctx, "consultation", bookings.OfferingInput{ConfirmWithinHours: &within})
+	require.NoError(t, err)
+	always, _, err := b.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-08T15:00:00Z"),
+		CustomerName: "Alan", CustomerEmail: "alan@example.com"})
+	require.NoError(t, err)
+	require.Equal(t, bookings.StatusRequested, always.Status, "without a bound, every booking asks")
+}
+
+// startsOn are the slot starts of b's service on date, as "15:04" UTC.
+func startsOn(t *testing.T, b *bundle, svc bookings.Offering, date string) []string {
+	t.Helper()
+	from := mustTime(date + "T00:00:00Z")
+	slots, err := b.svc.Slots(context.Background(), svc, bookings.SlotQuery{From: from, To: from.Add(24 * time.Hour)})
+	require.NoError(t, err)
+	out := []string{}
+	for _, s := range slots {
+		out = append(out, s.Start.UTC().Format("15:04"))
+	}
+	return out
+}
+
+// Limits: a provider's bookings a day and a service's booked minutes a
+// week; slots a limit closes are not offered and cannot be booked or
+// moved into; cancelling gives the place back.
+func TestBookingLimits(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	ctx := context.Background()
+	book := func(start string) (bookings.Booking, string, error) {
+		return b.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime(start), CustomerName: "G", CustomerEmail: "g@example.com"})
+	}
+	limits := []bookings.Limit{{Period: bookings.PeriodDay, Bookings: 2}}
+	_, err := b.svc.UpdateProvider(ctx, b.provider.ID, bookings.ProviderInput{Limits: &limits})
+	require.NoError(t, err)
+	svc, err := b.svc.ActiveService(ctx, "consultation")
+	require.NoError(t, err)
+	_, _, err = book("2026-06-02T14:00:00Z")
+	require.NoError(t, err)
+	require.Contains(t, startsOn(t, b, svc, "2026-06-02"), "16:00")
+	second, token, err := book("2026-06-02T15:00:00Z")
+	require.NoError(t, err)
+	require.Empty(t, startsOn(t, b, svc, "2026-06-02"), "two a day: the day is closed")
+	require.NotEmpty(t, startsOn(t, b, svc, "2026-06-03"), "the next day is not")
+	_, _, err = book("2026-06-02T16:00:00Z")
+	require.ErrorIs(t, err, bookings.ErrSlotTaken)
+	_, err = b.svc.Reschedule(ctx, second.ID, mustTime("2026-06-02T17:00:00Z"), bookings.ActorAdmin)
+	require.NoError(t, err, "moving within the day keeps the count")
+	third, _, err := book("2026-06-03T14:00:00Z")
+	require.NoError(t, err)
+	_, err = b.svc.Reschedule(ctx, third.ID, mustTime("2026-06-02T18:00:00Z"), bookings.ActorAdmin)
+	require.Error(t, err, "moving into a full day is refused")
+	_, _, err = b.svc.CancelManaged(ctx, token, "")
+	require.NoError(t, err)
+	require.Contains(t, startsOn(t, b, svc, "2026-06-02"), "16:00", "a cancelled booking gives its place back")
+
+	// A week of 90 booked minutes of this service (30-minute bookings):
+	// the third of the week closes it, in any day of the week.
+	week := []bookings.Limit{{Period: bookings.PeriodWeek, Minutes: 90}}
+	_, err = b.svc.UpdateService(ctx, "consultation", bookings.OfferingInput{Limits: &week})
+	require.NoError(t, err)
+	svc, err = b.svc.ActiveService(ctx, "consultation")
+	require.NoError(t, err)
+	_, _, err = book("2026-06-09T14:00:00Z") // the week of 7 June (weeks start on Sunday by default)
+	require.NoError(t, err)
+	_, _, err = book("2026-06-10T14:00:00Z")
+	require.NoError(t, err)
+	require.NotEmpty(t, startsOn(t, b, svc, "2026-06-12"))
+	_, _, err = book("2026-06-11T14:00:00Z")
+	require.NoError(t, err)
+	for _, day := range []string{"2026-06-08", "2026-06-12"} {
+		require.Empty(t, startsOn(t, b, svc, day), day)
+	}
+	require.NotEmpty(t, startsOn(t, b, svc, "2026-06-15"), "next week is open")
+	_, _, err = book("2026-06-12T14:00:00Z")
+	require.ErrorIs(t, err, bookings.ErrSlotTaken)
+}
+
+// Racing creates on two instances: three a day, and three a week spread
+// over different days (so different day locks), are three stored, on
+// SQLite and on one Postgres database.
+func TestBookingLimitsUnderRacingCreates(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		dsn := storetest.DSN(t, d)
+		one := setupOn(t, storetest.OpenDSN(t, dsn, bookingssql.Migrations))
+		targets := []*bundle{one}
+		if d == store.Postgres {
+			targets = append(targets, setupOnShared(t, storetest.OpenDSN(t, dsn, bookingssql.Migrations)))
+		}
+		ctx := context.Background()
+		day := []bookings.Limit{{Period: bookings.PeriodDay, Bookings: 3}}
+		_, err := one.svc.UpdateService(ctx, "consultation", bookings.OfferingInput{Limits: &day})
+		require.NoError(t, err)
+		counts := race(t, targets, 24, func(i int) string {
+			return bookBody("consultation", mustTime("2026-06-02T13:00:00Z").Add(time.Duration(i%16)*15*time.Minute).Format(time.RFC3339))
+		})
+		require.Equal(t, 3, counts[201], "%v", counts)
+		require.Equal(t, 21, counts[409], "%v", counts)
+
+		week := []bookings.Limit{{Period: bookings.PeriodWeek, Bookings: 3}}
+		_, err = one.svc.UpdateService(ctx, "consultation", bookings.OfferingInput{Limits: &week})
+		require.NoError(t, err)
+		counts = race(t, targets, 20, func(i int) string {
+			// Monday 15 June to Friday 19 June, four times a day.
+			return bookBody("consultation", mustTime("2026-06-15T14:00:00Z").AddDate(0, 0, i%5).Add(time.Duration(i/5)*30*time.Minute).Format(time.RFC3339))
+		})
+		require.Equal(t, 3, counts[201], "%v", counts)
+		require.Equal(t, 17, counts[409], "%v", counts)
+		list, _, err := one.svc.Store().ListBookings(ctx, bookings.BookingFilter{From: mustTime("2026-06-14T00:00:00Z"), To: mustTime("2026-06-21T00:00:00Z"), Limit: 100})
+		require.NoError(t, err)
+		require.Len(t, list, 3)
+	})
+}
