@@ -236,10 +236,10 @@ type BookingFilter struct {
 
 // Move is what [Store.Move] does to a booking.
 type Move struct {
-	BookingID        int64
-	ProviderID       int64
-	Period           Period
-	Lock string
+	BookingID  int64
+	ProviderID int64
+	Period     Period
+	Lock       string
 	// Locks are further locks the move takes with Lock (the periods of
 	// booking limits), all in one order.
 	Locks            []string
