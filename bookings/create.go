@@ -34,6 +34,9 @@ type NewBooking struct {
 	IntakeData       map[string]any `json:"intake_data"`
 	// HoldToken books the slot a hold keeps (see [Service.Hold]).
 	HoldToken string `json:"hold_token,omitempty"`
+	// Length is the minutes chosen among the service's Lengths; 0 for
+	// its Duration.
+	Length int `json:"length,omitempty"`
 }
 
 // maxReach is how far from a slot a booking can clash with it: a slot or
@@ -256,6 +259,9 @@ func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking
 // book is create, uncounted.
 func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, string, Offering, Offer, error) {
 	svc, err := s.ActiveService(ctx, nb.ServiceSlug)
+	if err == nil {
+		svc, err = svc.WithLength(nb.Length)
+	}
 	if err != nil {
 		return Booking{}, "", Offering{}, Offer{}, err
 	}
@@ -282,6 +288,12 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, 
 			return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", err)
 		}
 		useHold, nb.ProviderID = h, h.ProviderID
+		if nb.Length == 0 && len(svc.Lengths) > 0 {
+			// The length the hold was taken for.
+			if held, err := svc.WithLength(int(h.End.Sub(h.Start) / time.Minute)); err == nil {
+				svc = held
+			}
+		}
 	}
 	offers, err := s.Bookable(ctx, svc)
 	if err != nil {
@@ -347,6 +359,9 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, 
 		loc := location(o.TimeZone)
 		date := DateOf(start.In(loc))
 		length := length(svc, o)
+		if useHold.ID != 0 && !useHold.End.Equal(start.Add(length)) {
+			return Booking{}, "", Offering{}, Offer{}, invalid("hold_token", msgHoldInvalid)
+		}
 		now := s.o.Now().UTC()
 		id := o.ID
 		b := Booking{Number: number, ServiceID: svc.ID, ProviderID: &id, Status: status, Start: start, End: start.Add(length),

@@ -200,6 +200,13 @@ func (h *Handler) listSlots(w http.ResponseWriter, r *http.Request) error {
 		}
 		query.ProviderID = id
 	}
+	if l := q.Get("length"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 {
+			v.Add("length", "The length field must be a number of minutes of at least 1.")
+		}
+		query.Length = n
+	}
 	if err := v.Err(); err != nil {
 		return err
 	}
@@ -235,6 +242,7 @@ type createRequest struct {
 	Notes            *string        `json:"notes"`
 	IntakeData       map[string]any `json:"intake_data"`
 	HoldToken        *string        `json:"hold_token"`
+	Length           *int           `json:"length"`
 }
 
 func deref(p *string) string {
@@ -292,6 +300,12 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 		}
 		nb.Start = t
 	}
+	if req.Length != nil {
+		if *req.Length < 1 {
+			v.Add("length", "The length field must be a number of minutes of at least 1.")
+		}
+		nb.Length = *req.Length
+	}
 	if err := v.Err(); err != nil {
 		return err
 	}
@@ -318,6 +332,7 @@ func resource(b Booking, svc Offering, p *Provider) bookingJSON {
 type holdRequest struct {
 	ProviderID *int64  `json:"provider_id"`
 	StartTime  *string `json:"start_time"`
+	Length     *int    `json:"length"`
 }
 
 type holdJSON struct {
@@ -337,6 +352,12 @@ func (h *Handler) hold(w http.ResponseWriter, r *http.Request) error {
 	v := &api.Validator{}
 	if req.ProviderID != nil {
 		nb.ProviderID = *req.ProviderID
+	}
+	if req.Length != nil {
+		if *req.Length < 1 {
+			v.Add("length", "The length field must be a number of minutes of at least 1.")
+		}
+		nb.Length = *req.Length
 	}
 	switch st := deref(req.StartTime); {
 	case st == "":

@@ -249,17 +249,22 @@ func (s *Service) RescheduleSlots(ctx context.Context, b Booking, from, to time.
 		return nil, nil
 	}
 	f, t, bf, bt := calendarSpan(from, to)
-	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: []int64{o.ID}, From: f, To: t, BusyFrom: bf, BusyTo: bt,
-		Now: s.o.Now(), ExceptBooking: b.ID})
+	reach := limitReach(svc, []Offer{o})
+	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: []int64{o.ID}, From: f, To: t, BusyFrom: bf.Add(-reach),
+		BusyTo: bt.Add(reach), Now: s.o.Now(), ExceptBooking: b.ID})
 	if err != nil {
 		return nil, fmt.Errorf("bookings: reschedule slots: %w", err)
 	}
 	loc := location(o.TimeZone)
+	limited := hasLimits(svc, o)
 	var out []Slot
 	for date, last := DateOf(from.In(loc)), DateOf(to.In(loc)); !last.Before(date); date = date.AddDays(1) {
 		day := s.dayOf(svc, o, cal, date, cal.Busy[o.ID])
 		day.Length = b.End.Sub(b.Start)
 		for _, p := range DaySlots(day) {
+			if limited && !s.withinLimits(svc, o, cal.Busy[o.ID], p.Start, day.Length) {
+				continue
+			}
 			if !p.Start.Before(from) && !p.End.After(to) && !p.Start.Equal(b.Start) {
 				out = append(out, Slot{Period: Period{p.Start.UTC(), p.End.UTC()}, ProviderID: o.ID})
 			}

@@ -180,3 +180,27 @@ func (s *Service) needsConfirmation(svc Offering, start, now time.Time) bool {
 	}
 	return true
 }
+
+// msgLengthNotOffered answers a length the service does not offer.
+const msgLengthNotOffered = "The selected length is not offered for this service."
+
+// WithLength is svc as booked for minutes of its Lengths (its Duration,
+// and the length's own price where it has one); 0 is svc as it is. A
+// provider's own length still wins over it.
+func (svc Offering) WithLength(minutes int) (Offering, error) {
+	switch {
+	case minutes == 0 || minutes == svc.Duration && len(svc.Lengths) == 0:
+		return svc, nil
+	case len(svc.Lengths) == 0:
+		return svc, invalid("length", msgLengthNotOffered)
+	}
+	i := slices.IndexFunc(svc.Lengths, func(l LengthChoice) bool { return l.Minutes == minutes })
+	if i < 0 {
+		return svc, invalid("length", msgLengthNotOffered)
+	}
+	svc.Duration = minutes
+	if p := svc.Lengths[i].Price; p != nil && *p != "" {
+		svc.Price, svc.IsFree = p, false
+	}
+	return svc, nil
+}

@@ -447,6 +447,9 @@ func (s *Service) offersStart(svc Offering, o Offer, cal Calendar, start time.Ti
 type SlotQuery struct {
 	From, To   time.Time
 	ProviderID int64
+	// Length is the minutes chosen among the service's Lengths; 0 for
+	// its Duration.
+	Length int
 }
 
 // Slots returns the slots a service offers over q, clipped to the
@@ -454,6 +457,10 @@ type SlotQuery struct {
 // any bookable provider offers (ProviderID 0). A provider who does not
 // offer the service is a *ValidationError on provider_id.
 func (s *Service) Slots(ctx context.Context, svc Offering, q SlotQuery) ([]Slot, error) {
+	svc, err := svc.WithLength(q.Length)
+	if err != nil {
+		return nil, err
+	}
 	offers, err := s.Bookable(ctx, svc)
 	if err != nil {
 		return nil, err

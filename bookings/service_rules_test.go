@@ -202,3 +202,59 @@ func TestBookingLimitsUnderRacingCreates(t *testing.T) {
 		require.Len(t, list, 3)
 	})
 }
+
+// Lengths the customer picks: the slot list, holds, bookings and moves
+// take the chosen length; a length not offered is named; a provider's own
+// length still wins.
+func TestChosenLengths(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	ctx := context.Background()
+	lengths := []bookings.LengthChoice{{Minutes: 30}, {Minutes: 90, Price: ptr("60.00")}}
+	_, err := b.svc.UpdateService(ctx, "consultation", bookings.OfferingInput{Lengths: &lengths})
+	require.NoError(t, err)
+
+	code, body := b.do(t, "GET", "/api/bookings/services/consultation/slots?from=2026-06-02&to=2026-06-02&length=90", "")
+	require.Equal(t, 200, code, body)
+	var slots struct{ Data []struct{ Start, End string } }
+	require.NoError(t, json.Unmarshal([]byte(body), &slots))
+	require.NotEmpty(t, slots.Data)
+	last := slots.Data[len(slots.Data)-1]
+	require.Equal(t, "2026-06-02T19:30:00+00:00", last.Start, "90 minutes fit until 17:00 New York")
+	require.Equal(t, "2026-06-02T21:00:00+00:00", last.End)
+	code, body = b.do(t, "GET", "/api/bookings/services/consultation/slots?from=2026-06-02&to=2026-06-02&length=45", "")
+	require.Equal(t, 422, code)
+	require.Contains(t, body, "The selected length is not offered for this service.")
+
+	code, body = b.do(t, "POST", "/api/bookings/services/consultation/holds", `{"start_time":"2026-06-02T15:00:00Z","length":90}`)
+	require.Equal(t, 201, code, body)
+	require.Contains(t, body, `"end":"2026-06-02T16:30:00+00:00"`)
+	var held struct{ Data struct{ HoldToken string `json:"hold_token"` } }
+	require.NoError(t, json.Unmarshal([]byte(body), &held))
+	code, body = b.do(t, "POST", "/api/bookings", `{"service":"consultation","start_time":"2026-06-02T15:00:00Z","customer_name":"Grace",
+		"customer_email":"grace@example.com","hold_token":"`+held.Data.HoldToken+`"}`)
+	require.Equal(t, 201, code, body)
+	require.Contains(t, body, `"end_time":"2026-06-02T16:30:00+00:00"`, "the hold's length")
+	code, body = b.do(t, "POST", "/api/bookings", `{"service":"consultation","start_time":"2026-06-03T15:00:00Z","customer_name":"Ada",
+		"customer_email":"ada@example.com","length":30}`)
+	require.Equal(t, 201, code, body)
+	require.Contains(t, body, `"end_time":"2026-06-03T15:30:00+00:00"`)
+	code, body = b.do(t, "POST", "/api/bookings", `{"service":"consultation","start_time":"2026-06-03T17:00:00Z","customer_name":"Ada",
+		"customer_email":"ada@example.com","length":20}`)
+	require.Equal(t, 422, code, body)
+
+	long, token, err := b.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-04T15:00:00Z"), Length: 90,
+		CustomerName: "Alan", CustomerEmail: "alan@example.com"})
+	require.NoError(t, err)
+	require.Equal(t, 90*time.Minute, long.End.Sub(long.Start))
+	moved, _, err := b.svc.RescheduleManaged(ctx, token, "2026-06-05T14:00:00Z")
+	require.NoError(t, err)
+	require.Equal(t, 90*time.Minute, moved.End.Sub(moved.Start), "a move keeps the length")
+
+	custom := 45
+	require.NoError(t, b.svc.Store().LinkProvider(ctx, b.service.ID, b.provider.ID, &custom, nil))
+	own, _, err := b.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-08T15:00:00Z"), Length: 90,
+		CustomerName: "Edsger", CustomerEmail: "edsger@example.com"})
+	require.NoError(t, err)
+	require.Equal(t, 45*time.Minute, own.End.Sub(own.Start), "the provider's own length wins")
+}

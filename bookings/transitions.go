@@ -166,7 +166,12 @@ func (s *Service) Reassign(ctx context.Context, id, providerID int64, actor stri
 	if i < 0 {
 		return Booking{}, invalid("provider_id", msgProviderNotHere)
 	}
-	moved, err := s.move(ctx, b, svc, offers[i], b.Start, length(svc, offers[i]), "reassigned", s.changeHook(func(m Booking) []Event {
+	// The booking keeps its length, unless the new provider has their own.
+	keep := b.End.Sub(b.Start)
+	if c := offers[i].CustomDuration; c != nil && *c > 0 {
+		keep = minutes(*c)
+	}
+	moved, err := s.move(ctx, b, svc, offers[i], b.Start, keep, "reassigned", s.changeHook(func(m Booking) []Event {
 		return []Event{{Type: EventReassigned, Booking: m, Actor: actor, PreviousProviderID: b.ProviderID}}
 	}))
 	if err != nil {
