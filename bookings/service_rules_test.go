@@ -229,7 +229,11 @@ func TestChosenLengths(t *testing.T) {
 	code, body = b.do(t, "POST", "/api/bookings/services/consultation/holds", `{"start_time":"2026-06-02T15:00:00Z","length":90}`)
 	require.Equal(t, 201, code, body)
 	require.Contains(t, body, `"end":"2026-06-02T16:30:00+00:00"`)
-	var held struct{ Data struct{ HoldToken string `json:"hold_token"` } }
+	var held struct {
+		Data struct {
+			HoldToken string `json:"hold_token"`
+		}
+	}
 	require.NoError(t, json.Unmarshal([]byte(body), &held))
 	code, body = b.do(t, "POST", "/api/bookings", `{"service":"consultation","start_time":"2026-06-02T15:00:00Z","customer_name":"Grace",
 		"customer_email":"grace@example.com","hold_token":"`+held.Data.HoldToken+`"}`)
