@@ -166,13 +166,14 @@ type adminBooking struct {
 	Notes              string         `json:"notes"`
 	CreatedAt          string         `json:"created_at"`
 	UpdatedAt          string         `json:"updated_at"`
+	Location           *Location      `json:"location,omitempty"`
 }
 
 func toAdmin(b Booking) adminBooking {
 	return adminBooking{ID: b.ID, Number: b.Number, ServiceID: b.ServiceID, ProviderID: b.ProviderID, Status: b.Status, StartTime: utc(b.Start),
 		EndTime: utc(b.End), CustomerName: b.CustomerName, CustomerEmail: b.CustomerEmail, CustomerPhone: b.CustomerPhone,
 		CustomerTimeZone: b.CustomerTimeZone, AssignmentStrategy: b.AssignmentStrategy, IntakeVersion: b.IntakeVersion,
-		IntakeData: b.IntakeData, Notes: b.Notes, CreatedAt: utc(b.CreatedAt), UpdatedAt: utc(b.UpdatedAt)}
+		IntakeData: b.IntakeData, Notes: b.Notes, CreatedAt: utc(b.CreatedAt), UpdatedAt: utc(b.UpdatedAt), Location: b.Location}
 }
 
 // adminErrors is the admin API's table: a refused status change is a 409

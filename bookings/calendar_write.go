@@ -83,7 +83,7 @@ func (s *Service) WriteCalendars(ctx context.Context, bookingID, previousProvide
 	if err != nil {
 		return fmt.Errorf("bookings: write calendars: %w", err)
 	}
-	ev := CalendarEvent{UID: s.eventUID(b), Start: b.Start, End: b.End, Sequence: b.Sequence, Cancelled: b.Status == StatusCancelled,
+	ev := CalendarEvent{UID: s.eventUID(b), Start: b.Start, End: b.End, Sequence: b.Sequence, Location: placeText(b.Location), Cancelled: b.Status == StatusCancelled,
 		Summary: svc.Name}
 	if b.CustomerName != "" {
 		ev.Summary += ": " + b.CustomerName

@@ -113,6 +113,8 @@ type CalendarEvent struct {
 	Start    time.Time
 	End      time.Time
 	Sequence int
+	// Location is where it happens, as people read it ("Video: https://…").
+	Location string
 	// Cancelled marks the booking cancelled (written as STATUS:CANCELLED
 	// where the calendar keeps such events).
 	Cancelled bool

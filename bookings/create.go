@@ -373,7 +373,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, 
 		booked, err := s.store.Reserve(ctx, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: sealed, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
 			Locks: s.limitLocks(svc, o, start), LockWait: s.o.LockWait, BusyFrom: busyFrom, BusyTo: busyTo,
 			Hold: hold, HoldTokenHash: hash, HoldExpires: now.Add(HoldLifetimeDefault), UseHold: useHold.ID,
-			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, busy) }, Then: s.changeHook(func(b Booking) []Event {
+			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, busy) }, Place: s.placeHook(svc, o), Then: s.changeHook(func(b Booking) []Event {
 				return creationEvents(b, token)
 			})})
 		switch {

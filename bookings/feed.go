@@ -305,7 +305,7 @@ func (s *Service) newEvent(b Booking, summary, description string) *ics.VEvent {
 		return ics.IANAProperty{BaseProperty: ics.BaseProperty{IANAToken: string(name), Value: value}}
 	}
 	updated := b.UpdatedAt.UTC().Format(icsTime)
-	return &ics.VEvent{ComponentBase: ics.ComponentBase{Properties: []ics.IANAProperty{
+	ev := &ics.VEvent{ComponentBase: ics.ComponentBase{Properties: []ics.IANAProperty{
 		prop(ics.ComponentPropertyUniqueId, b.Number+"@"+s.o.FeedHost),
 		prop(ics.ComponentPropertyDtstamp, updated),
 		prop(ics.ComponentPropertyCreated, b.CreatedAt.UTC().Format(icsTime)),
@@ -317,6 +317,13 @@ func (s *Service) newEvent(b Booking, summary, description string) *ics.VEvent {
 		prop(ics.ComponentPropertySummary, icsText(summary)),
 		prop(ics.ComponentPropertyDescription, icsText(description)),
 	}}}
+	if l := b.Location; l != nil && l.Value != "" {
+		ev.Properties = append(ev.Properties, prop(ics.ComponentPropertyLocation, icsText(placeText(l))))
+		if l.Kind == LocationVideo {
+			ev.Properties = append(ev.Properties, prop(ics.ComponentPropertyUrl, l.Value))
+		}
+	}
+	return ev
 }
 
 // serialization: lines end in CRLF and fold at 75 octets (RFC 5545

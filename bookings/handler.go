@@ -261,15 +261,16 @@ type ref struct {
 // bookingJSON is a booking as the API shows it (never its number or
 // manage token).
 type bookingJSON struct {
-	ID               int64  `json:"id"`
-	Status           string `json:"status"`
-	StartTime        string `json:"start_time"`
-	EndTime          string `json:"end_time"`
-	CustomerName     string `json:"customer_name"`
-	CustomerEmail    string `json:"customer_email"`
-	CustomerTimeZone string `json:"customer_timezone"`
-	Service          ref    `json:"service"`
-	Provider         *ref   `json:"provider"`
+	ID               int64     `json:"id"`
+	Status           string    `json:"status"`
+	StartTime        string    `json:"start_time"`
+	EndTime          string    `json:"end_time"`
+	CustomerName     string    `json:"customer_name"`
+	CustomerEmail    string    `json:"customer_email"`
+	CustomerTimeZone string    `json:"customer_timezone"`
+	Service          ref       `json:"service"`
+	Provider         *ref      `json:"provider"`
+	Location         *Location `json:"location,omitempty"`
 }
 
 func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
@@ -322,7 +323,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 // for none).
 func resource(b Booking, svc Offering, p *Provider) bookingJSON {
 	out := bookingJSON{ID: b.ID, Status: b.Status, StartTime: utc(b.Start), EndTime: utc(b.End), CustomerName: b.CustomerName,
-		CustomerEmail: b.CustomerEmail, CustomerTimeZone: b.CustomerTimeZone, Service: ref{svc.ID, svc.Slug, svc.Name}}
+		CustomerEmail: b.CustomerEmail, CustomerTimeZone: b.CustomerTimeZone, Service: ref{svc.ID, svc.Slug, svc.Name}, Location: b.Location}
 	if p != nil && b.ProviderID != nil {
 		out.Provider = &ref{p.ID, p.Slug, p.Name}
 	}

@@ -22,6 +22,8 @@ const ManageTemplate = "bookings/manage.html"
 
 type managePage struct {
 	Service, Provider, When, Status, Number string
+	// Where is the booking's place; Link its video link, when it has one.
+	Where, Link string
 	// ServiceURL is the booking page of the service ("Book again").
 	ServiceURL string
 	// Calendar is the .ics feed, Google a Google Calendar template link;
@@ -92,6 +94,12 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	if b.ProviderID != nil {
 		if pr, err := p.svc.Provider(ctx, *b.ProviderID); err == nil {
 			data.Provider = pr.Name
+		}
+	}
+	if l := b.Location; l != nil {
+		data.Where = placeText(l)
+		if l.Kind == LocationVideo && l.Value != "" {
+			data.Where, data.Link = "Video meeting", l.Value
 		}
 	}
 	zone := pageZone(q, cmp.Or(b.CustomerTimeZone, zoneName(svc.TimeZone)))

@@ -1,6 +1,8 @@
 package bookings
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -203,4 +205,45 @@ func (svc Offering) WithLength(minutes int) (Offering, error) {
 		svc.Price, svc.IsFree = p, false
 	}
 	return svc, nil
+}
+
+// place is where a booking of svc with provider o happens: the
+// provider's own place, else the service's; nil for none.
+func place(svc Offering, o Offer) *Location {
+	if o.Rules.Location != nil {
+		return o.Rules.Location
+	}
+	return svc.Location
+}
+
+// placeHook is the Reservation.Place of a booking of svc with o: the
+// place, a video link made by Options.VideoLink where it has none.
+func (s *Service) placeHook(svc Offering, o Offer) func(ctx context.Context, tx *sql.Tx, b Booking) (*Location, error) {
+	l := place(svc, o)
+	if l == nil {
+		return nil
+	}
+	return func(ctx context.Context, tx *sql.Tx, b Booking) (*Location, error) {
+		out := *l
+		if out.Kind == LocationVideo && out.Value == "" && s.o.VideoLink != nil {
+			link, err := s.o.VideoLink(ctx, tx, b)
+			if err != nil {
+				return nil, err
+			}
+			out.Value = link
+		}
+		return &out, nil
+	}
+}
+
+// placeText is a booking's place for people: "Video: https://…".
+func placeText(l *Location) string {
+	if l == nil {
+		return ""
+	}
+	label := map[string]string{LocationAddress: "", LocationPhone: "By phone: ", LocationVideo: "Video: "}[l.Kind]
+	if l.Value == "" {
+		return strings.TrimSuffix(label, ": ") + " (the link follows)"
+	}
+	return label + l.Value
 }

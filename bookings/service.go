@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -67,6 +68,12 @@ type Options struct {
 	// WeekStart is the day weeks start on for week limits (Limit), in
 	// each provider's zone; Sunday when zero.
 	WeekStart time.Weekday
+	// VideoLink makes the video link of a booking whose place is a video
+	// meeting without a fixed link (Location{Kind: "video"}, no Value):
+	// called in the booking's transaction, after its slot is checked and
+	// before it is stored (b has no ID yet); an error refuses the booking
+	// and is returned as it is. Without it, such a booking has no link.
+	VideoLink func(ctx context.Context, tx *sql.Tx, b Booking) (string, error)
 	// ChangeWindow: a customer may cancel or reschedule through the manage
 	// link until this long before the start; ChangeWindowDefault when
 	// zero, up to the start when negative.

@@ -2,8 +2,12 @@ package bookings_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +15,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -261,4 +266,86 @@ func TestChosenLengths(t *testing.T) {
 		CustomerName: "Edsger", CustomerEmail: "edsger@example.com"})
 	require.NoError(t, err)
 	require.Equal(t, 45*time.Minute, own.End.Sub(own.Start), "the provider's own length wins")
+}
+
+// Where: a provider's place wins over the service's; a video meeting
+// without a fixed link gets one from the host's hook inside the booking's
+// transaction; the place is on the booking, its page, its mail and its
+// calendar file (LOCATION, and URL for a video link).
+func TestBookingPlace(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, store.SQLite, bookingssql.Migrations)
+	b := setupOn(t, db)
+	ctx := context.Background()
+	outbox := mail.NewOutbox(nil)
+	var inTx bool
+	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 50 * time.Millisecond})
+	require.NoError(t, err)
+	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: b.clock.Now, Mailer: outbox, MailFrom: "desk@example.test", SecretKey: calendarKey, Enqueuer: q,
+		VideoLink: func(ctx context.Context, tx *sql.Tx, bk bookings.Booking) (string, error) {
+			inTx = tx != nil
+			return "https://meet.example.com/" + strings.ToLower(bk.Number), nil
+		}})
+	require.NoError(t, err)
+	require.NoError(t, bookings.RegisterWorkers(q.Workers(), svc))
+	require.NoError(t, q.Start(ctx))
+	t.Cleanup(func() { require.NoError(t, q.Stop(context.Background())) })
+	addr := bookings.Location{Kind: bookings.LocationAddress, Value: "1 Main Street, Springfield"}
+	_, err = svc.UpdateService(ctx, "consultation", bookings.OfferingInput{Location: &addr})
+	require.NoError(t, err)
+	at, _, err := svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-02T15:00:00Z"),
+		CustomerName: "Grace", CustomerEmail: "grace@example.com"})
+	require.NoError(t, err)
+	require.Equal(t, &addr, at.Location)
+	ics, err := svc.ICS(ctx, at)
+	require.NoError(t, err)
+	require.Contains(t, string(ics), "LOCATION:1 Main Street\\, Springfield\r\n")
+	require.NotContains(t, string(ics), "\r\nURL:")
+
+	video := bookings.Location{Kind: bookings.LocationVideo}
+	_, err = svc.UpdateProvider(ctx, b.provider.ID, bookings.ProviderInput{Location: &video})
+	require.NoError(t, err)
+	online, token, err := svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-03T15:00:00Z"),
+		CustomerName: "Ada", CustomerEmail: "ada@example.com"})
+	require.NoError(t, err)
+	link := "https://meet.example.com/" + strings.ToLower(online.Number)
+	require.Equal(t, &bookings.Location{Kind: bookings.LocationVideo, Value: link}, online.Location, "the provider's place wins")
+	require.True(t, inTx, "the link is made inside the booking's transaction")
+	stored, err := svc.Store().Booking(ctx, online.ID)
+	require.NoError(t, err)
+	require.Equal(t, online.Location, stored.Location)
+	ics, err = svc.ICS(ctx, online)
+	require.NoError(t, err)
+	require.Contains(t, string(ics), "URL:"+link+"\r\n")
+
+	pages, err := bookings.NewPageHandler(svc, nil)
+	require.NoError(t, err)
+	rec := httptest.NewRecorder()
+	pages.ServeHTTP(rec, httptest.NewRequest("GET", "/bookings/manage/"+token, nil))
+	require.Equal(t, 200, rec.Code)
+	require.Contains(t, rec.Body.String(), `<dt>Where</dt><dd><a href="`+link+`">Video meeting</a></dd>`)
+	require.Eventually(t, func() bool {
+		for _, m := range outbox.Messages() {
+			if strings.Contains(m.Text, "Where: Video: "+link) {
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, 20*time.Millisecond, "the confirmation mail says where")
+
+	_, err = svc.UpdateProvider(ctx, b.provider.ID, bookings.ProviderInput{Location: &bookings.Location{}})
+	require.NoError(t, err)
+	failing, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: b.clock.Now,
+		VideoLink: func(context.Context, *sql.Tx, bookings.Booking) (string, error) {
+			return "", errors.New("meeting service down")
+		}})
+	require.NoError(t, err)
+	_, err = failing.UpdateService(ctx, "consultation", bookings.OfferingInput{Location: &video})
+	require.NoError(t, err)
+	_, _, err = failing.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-04T15:00:00Z"),
+		CustomerName: "Alan", CustomerEmail: "alan@example.com"})
+	require.ErrorContains(t, err, "meeting service down")
+	list, _, err := svc.Store().ListBookings(ctx, bookings.BookingFilter{From: mustTime("2026-06-04T00:00:00Z"), To: mustTime("2026-06-05T00:00:00Z"), Limit: 10})
+	require.NoError(t, err)
+	require.Empty(t, list, "a refused link stores nothing")
 }

@@ -296,6 +296,11 @@ type Reservation struct {
 	// UseHold is the caller's own hold: not busy for it, and deleted
 	// when the booking is stored.
 	UseHold int64
+	// Place, when not nil, is asked in the booking's transaction, after
+	// the slot is checked and before the booking is stored, for where it
+	// happens (a video link made then); its error ends the transaction.
+	// Not for a hold.
+	Place func(ctx context.Context, tx *sql.Tx, b Booking) (*Location, error)
 	// Then, when not nil, runs in the booking's transaction (not for a
 	// hold).
 	Then TxHook

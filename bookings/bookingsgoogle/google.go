@@ -309,6 +309,7 @@ type event struct {
 	Status       string `json:"status,omitempty"`
 	Transparency string `json:"transparency,omitempty"`
 	Summary      string `json:"summary,omitempty"`
+	Location     string `json:"location,omitempty"`
 	Start        when   `json:"start"`
 	End          when   `json:"end"`
 	Sequence     int    `json:"sequence,omitempty"`
@@ -381,7 +382,7 @@ func (g *Google) PutEvent(ctx context.Context, a bookings.CalendarAccess, ev boo
 	if err != nil {
 		return err
 	}
-	body := event{ID: EventID(ev.UID), Status: "confirmed", Transparency: "opaque", Summary: ev.Summary, Sequence: ev.Sequence,
+	body := event{ID: EventID(ev.UID), Status: "confirmed", Transparency: "opaque", Summary: ev.Summary, Location: ev.Location, Sequence: ev.Sequence,
 		Start: when{DateTime: ev.Start.UTC(), TimeZone: "UTC"}, End: when{DateTime: ev.End.UTC(), TimeZone: "UTC"}}
 	err = g.api.DoJSON(ctx, &outbound.Request{Method: http.MethodPut, Path: eventPath(a, ev.UID), HTTPClient: hc}, body, nil)
 	if errors.Is(err, outbound.ErrNotFound) {

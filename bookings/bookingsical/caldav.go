@@ -235,6 +235,9 @@ func eventCalendar(ev bookings.CalendarEvent, now time.Time) *ical.Calendar {
 	e.Props.SetDateTime(ical.PropDateTimeStart, ev.Start.UTC())
 	e.Props.SetDateTime(ical.PropDateTimeEnd, ev.End.UTC())
 	e.Props.SetText(ical.PropSummary, ev.Summary)
+	if ev.Location != "" {
+		e.Props.SetText(ical.PropLocation, ev.Location)
+	}
 	seq := ical.NewProp(ical.PropSequence)
 	seq.Value = fmt.Sprint(ev.Sequence)
 	e.Props.Set(seq)

@@ -48,6 +48,11 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 		if err != nil {
 			return err
 		}
+		if r.Place != nil {
+			if b.Location, err = r.Place(ctx, tx.Tx, b); err != nil {
+				return err
+			}
+		}
 		kind, place := locationColumns(b.Location)
 		var row bookingRow
 		err = tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO bookings_bookings (number, service_id, provider_id, status, start_time,
