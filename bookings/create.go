@@ -3,6 +3,7 @@ package bookings
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -229,6 +230,29 @@ func (s *Service) Create(ctx context.Context, nb NewBooking) (Booking, string, e
 	return b, token, err
 }
 
+// CreateTx books as Create does, inside the host's transaction tx (one
+// of the same database): the host stores its own order, or takes its own
+// stock, and the booking in one commit, or neither. The slot is checked
+// and taken under the provider's locks inside tx, which hold until tx
+// ends: keep tx short. On Postgres they are advisory locks waiting at most
+// Options.LockWait (tx's own lock_timeout is set back after); on SQLite tx
+// already holds the one writer, so nothing else can book meanwhile. A
+// refusal (ErrSlotTaken, ErrBusy, a *ValidationError) leaves tx usable.
+// The booking's OnEventTx hooks and mail jobs run in tx; OnEvent hooks,
+// which follow a commit, are not called (the commit is the host's).
+// Providers' calendars are not read again first: their stored busy time
+// counts.
+func (s *Service) CreateTx(ctx context.Context, tx *sql.Tx, nb NewBooking) (Booking, string, error) {
+	if tx == nil {
+		return Booking{}, "", errors.New("bookings: CreateTx needs a transaction")
+	}
+	b, token, _, _, err := s.book(ctx, nb, false, tx)
+	if err == nil {
+		groundwork.Count(s.o.Meter, groundwork.MetricBookings, "created")
+	}
+	return b, token, err
+}
+
 // Hold keeps a slot for HoldLifetimeDefault: it leaves every other
 // customer's slot list, and only [Service.Create] with the returned token
 // (NewBooking.HoldToken) books it. Only the service, provider and start of
@@ -246,7 +270,7 @@ func (s *Service) Hold(ctx context.Context, nb NewBooking) (Hold, string, error)
 // provider booked; it counts a booking made or refused as taken
 // (groundwork.MetricBookings).
 func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking, string, Offering, Offer, error) {
-	b, token, svc, o, err := s.book(ctx, nb, hold)
+	b, token, svc, o, err := s.book(ctx, nb, hold, nil)
 	switch {
 	case err == nil && !hold:
 		groundwork.Count(s.o.Meter, groundwork.MetricBookings, "created")
@@ -256,8 +280,8 @@ func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking
 	return b, token, svc, o, err
 }
 
-// book is create, uncounted.
-func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, string, Offering, Offer, error) {
+// book is create, uncounted; with tx, inside it.
+func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx) (Booking, string, Offering, Offer, error) {
 	svc, err := s.ActiveService(ctx, nb.ServiceSlug)
 	if err == nil {
 		svc, err = svc.WithLength(nb.Length)
@@ -329,7 +353,9 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, 
 	ids := make([]int64, len(offers))
 	for i, o := range offers {
 		ids[i] = o.ID
-		s.refreshDay(ctx, o.ID, start)
+		if tx == nil { // a refresh writes, which on SQLite would wait for the host's transaction
+			s.refreshDay(ctx, o.ID, start)
+		}
 	}
 	busyFrom, busyTo := start.Add(-maxReach-limitReach(svc, offers)), start.Add(2*maxReach+limitReach(svc, offers))
 	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: ids, From: DateOf(start).AddDays(-1), To: DateOf(start).AddDays(1),
@@ -370,7 +396,11 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, 
 			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now}
 		// The calendar's rules as read for the slot list (they change
 		// rarely); the bookings are read again inside the lock.
-		booked, err := s.store.Reserve(ctx, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: sealed, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
+		reserve := s.store.Reserve
+		if tx != nil {
+			reserve = func(ctx context.Context, r Reservation) (Booking, error) { return s.store.ReserveTx(ctx, tx, r) }
+		}
+		booked, err := reserve(ctx, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: sealed, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
 			Locks: s.limitLocks(svc, o, start), LockWait: s.o.LockWait, BusyFrom: busyFrom, BusyTo: busyTo,
 			Hold: hold, HoldTokenHash: hash, HoldExpires: now.Add(HoldLifetimeDefault), UseHold: useHold.ID,
 			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, busy) }, Place: s.placeHook(svc, o), Then: s.changeHook(func(b Booking) []Event {
@@ -378,7 +408,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool) (Booking, 
 			})})
 		switch {
 		case err == nil:
-			if !hold {
+			if !hold && tx == nil {
 				for _, e := range creationEvents(booked, token) {
 					s.emit(ctx, e)
 				}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/bookings"
@@ -348,4 +349,73 @@ func TestBookingPlace(t *testing.T) {
 	list, _, err := svc.Store().ListBookings(ctx, bookings.BookingFilter{From: mustTime("2026-06-04T00:00:00Z"), To: mustTime("2026-06-05T00:00:00Z"), Limit: 10})
 	require.NoError(t, err)
 	require.Empty(t, list, "a refused link stores nothing")
+}
+
+// CreateTx books inside the host's transaction: the host's order and the
+// booking commit together or not at all, and a refusal leaves the host's
+// transaction usable; on SQLite and Postgres.
+func TestCreateTxInTheHostsTransaction(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		db := storetest.Open(t, d, bookingssql.Migrations)
+		b := setupOn(t, db)
+		ctx := context.Background()
+		_, err := db.ExecContext(ctx, `CREATE TABLE shop_orders (id INTEGER PRIMARY KEY, note TEXT NOT NULL)`)
+		require.NoError(t, err)
+		var inTx []bookings.Event
+		b.svc.OnEventTx(func(_ context.Context, tx *sql.Tx, e bookings.Event) error {
+			inTx = append(inTx, e)
+			return nil
+		})
+		nb := func(start string) bookings.NewBooking {
+			return bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime(start), CustomerName: "Grace", CustomerEmail: "grace@example.com"}
+		}
+		orders := func() int {
+			var n int
+			require.NoError(t, db.GetContext(ctx, &n, `SELECT COUNT(*) FROM shop_orders`))
+			return n
+		}
+		booked := func() int {
+			_, n, err := b.svc.Store().ListBookings(ctx, bookings.BookingFilter{Limit: 100})
+			require.NoError(t, err)
+			return n
+		}
+
+		err = db.InTx(ctx, func(tx *sqlx.Tx) error {
+			if _, err := tx.ExecContext(ctx, db.Rebind(`INSERT INTO shop_orders (id, note) VALUES (?, ?)`), 1, "one session"); err != nil {
+				return err
+			}
+			_, _, err := b.svc.CreateTx(ctx, tx.Tx, nb("2026-06-02T15:00:00Z"))
+			return err
+		})
+		require.NoError(t, err)
+		require.Equal(t, 1, orders())
+		require.Equal(t, 1, booked())
+		require.Len(t, inTx, 1, "booking.created recorded in the host's transaction")
+
+		err = db.InTx(ctx, func(tx *sqlx.Tx) error {
+			if _, err := tx.ExecContext(ctx, db.Rebind(`INSERT INTO shop_orders (id, note) VALUES (?, ?)`), 2, "rolled back"); err != nil {
+				return err
+			}
+			if _, _, err := b.svc.CreateTx(ctx, tx.Tx, nb("2026-06-03T15:00:00Z")); err != nil {
+				return err
+			}
+			return errors.New("the payment failed")
+		})
+		require.ErrorContains(t, err, "the payment failed")
+		require.Equal(t, 1, orders())
+		require.Equal(t, 1, booked(), "the host's rollback takes the booking with it")
+
+		err = db.InTx(ctx, func(tx *sqlx.Tx) error {
+			_, _, err := b.svc.CreateTx(ctx, tx.Tx, nb("2026-06-02T15:00:00Z"))
+			require.ErrorIs(t, err, bookings.ErrSlotTaken)
+			_, err = tx.ExecContext(ctx, db.Rebind(`INSERT INTO shop_orders (id, note) VALUES (?, ?)`), 3, "waiting list")
+			return err
+		})
+		require.NoError(t, err, "a refusal leaves the transaction usable")
+		require.Equal(t, 2, orders())
+		require.Equal(t, 1, booked())
+		_, _, err = b.svc.CreateTx(ctx, nil, nb("2026-06-04T15:00:00Z"))
+		require.Error(t, err)
+	})
 }

@@ -75,6 +75,10 @@ type Store interface {
 	// start and seat trips), deletes hold r.UseHold, and moves the
 	// provider's round-robin cursor to the booking's creation time.
 	Reserve(ctx context.Context, r Reservation) (Booking, error)
+	// ReserveTx is Reserve inside the caller's transaction tx, leaving tx
+	// usable when it refuses (ErrSlotTaken, ErrBusy); its locks are held
+	// until tx ends.
+	ReserveTx(ctx context.Context, tx *sql.Tx, r Reservation) (Booking, error)
 	// HoldByHash returns the live or expired hold with this token hash,
 	// or ErrNotFound.
 	HoldByHash(ctx context.Context, tokenHash []byte) (Hold, error)

@@ -2,6 +2,7 @@ package bookingssql
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -24,27 +25,65 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 	if r.Booking.ProviderID == nil {
 		return bookings.Booking{}, errors.New("bookingssql: reserve: no provider")
 	}
-	wait := r.LockWait
-	lockCtx, cancel := s.writeCtx(ctx, wait)
+	lockCtx, cancel := s.writeCtx(ctx, r.LockWait)
 	defer cancel()
 	var out bookings.Booking
 	err := s.db.InTx(lockCtx, func(tx *sqlx.Tx) error {
-		if err := s.lock(ctx, tx, wait, r.Lock, r.Locks...); err != nil {
+		var err error
+		out, err = s.reserve(ctx, tx, r, false)
+		return err
+	})
+	return out, reserveErr(ctx, err, "reserve")
+}
+
+// ReserveTx implements bookings.Store: Reserve inside the caller's
+// transaction, under a savepoint, so a refusal (a taken slot, a lock not
+// had in time) leaves the caller's transaction as it was and usable. The
+// locks are held until the caller commits or rolls back; on Postgres the
+// transaction's lock_timeout is set back after they are taken, and on
+// SQLite the caller's transaction already holds the one writer.
+func (s *Store) ReserveTx(ctx context.Context, tx *sql.Tx, r bookings.Reservation) (bookings.Booking, error) {
+	if r.Booking.ProviderID == nil {
+		return bookings.Booking{}, errors.New("bookingssql: reserve: no provider")
+	}
+	x := &sqlx.Tx{Tx: tx, Mapper: s.db.Mapper}
+	if _, err := x.ExecContext(ctx, `SAVEPOINT bookings_reserve`); err != nil {
+		return bookings.Booking{}, reserveErr(ctx, err, "reserve")
+	}
+	out, err := s.reserve(ctx, x, r, true)
+	if err != nil {
+		if _, rerr := x.ExecContext(ctx, `ROLLBACK TO SAVEPOINT bookings_reserve`); rerr != nil {
+			return bookings.Booking{}, reserveErr(ctx, errors.Join(err, rerr), "reserve")
+		}
+		return bookings.Booking{}, reserveErr(ctx, err, "reserve")
+	}
+	if _, err := x.ExecContext(ctx, `RELEASE SAVEPOINT bookings_reserve`); err != nil {
+		return bookings.Booking{}, reserveErr(ctx, err, "reserve")
+	}
+	return out, nil
+}
+
+// reserve is Reserve's work in tx; inHost marks a caller's transaction,
+// whose lock_timeout is restored after the locks.
+func (s *Store) reserve(ctx context.Context, tx *sqlx.Tx, r bookings.Reservation, inHost bool) (bookings.Booking, error) {
+	var out bookings.Booking
+	err := func() error {
+		if err := s.lockRestoring(ctx, tx, r.LockWait, inHost, r.Lock, r.Locks...); err != nil {
 			return err
 		}
-		if err := checkBusy(ctx, tx, *r.Booking.ProviderID, r.BusyFrom, r.BusyTo,
+		if err := s.checkBusy(ctx, tx, *r.Booking.ProviderID, r.BusyFrom, r.BusyTo,
 			busyArgs([]int64{*r.Booking.ProviderID}, r.BusyFrom, r.BusyTo, r.Booking.CreatedAt, r.UseHold, 0), r.Check); err != nil {
 			return err
 		}
 		b := r.Booking
 		if r.Hold {
-			_, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO bookings_holds (token_hash, service_id, provider_id, start_time, end_time,
+			_, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO bookings_holds (token_hash, service_id, provider_id, start_time, end_time,
 				expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`), r.HoldTokenHash, b.ServiceID, *b.ProviderID, store.NewTime(b.Start),
 				store.NewTime(b.End), store.NewTime(r.HoldExpires), store.NewTime(b.CreatedAt))
 			out = b
 			return err
 		}
-		seat, err := freeSeat(ctx, tx, *b.ProviderID, b.Start, 0)
+		seat, err := s.freeSeat(ctx, tx, *b.ProviderID, b.Start, 0)
 		if err != nil {
 			return err
 		}
@@ -55,7 +94,7 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 		}
 		kind, place := locationColumns(b.Location)
 		var row bookingRow
-		err = tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO bookings_bookings (number, service_id, provider_id, status, start_time,
+		err = tx.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_bookings (number, service_id, provider_id, status, start_time,
 			end_time, customer_name, customer_email, customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data,
 			notes, manage_token_hash, manage_token_sealed, created_at, updated_at, seat, location_kind, location)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+bookingColumns),
@@ -67,11 +106,11 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 			return err
 		}
 		if r.UseHold != 0 {
-			if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM bookings_holds WHERE id = ?`), r.UseHold); err != nil {
+			if _, err := tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM bookings_holds WHERE id = ?`), r.UseHold); err != nil {
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE bookings_providers SET last_assigned_at = ? WHERE id = ?`),
+		if _, err := tx.ExecContext(ctx, s.db.Rebind(`UPDATE bookings_providers SET last_assigned_at = ? WHERE id = ?`),
 			store.NewTime(b.CreatedAt), *b.ProviderID); err != nil {
 			return err
 		}
@@ -80,8 +119,25 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 			return r.Then(ctx, tx.Tx, out)
 		}
 		return nil
-	})
-	return out, reserveErr(ctx, err, "reserve")
+	}()
+	return out, err
+}
+
+// lockRestoring is lock, setting a caller's transaction's lock_timeout
+// back afterwards (inHost) on Postgres.
+func (s *Store) lockRestoring(ctx context.Context, tx *sqlx.Tx, wait time.Duration, inHost bool, name string, more ...string) error {
+	if !inHost || s.db.Dialect() != store.Postgres {
+		return s.lock(ctx, tx, wait, name, more...)
+	}
+	var prev string
+	if err := tx.QueryRowContext(ctx, `SELECT current_setting('lock_timeout')`).Scan(&prev); err != nil {
+		return err
+	}
+	if err := s.lock(ctx, tx, wait, name, more...); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `SELECT set_config('lock_timeout', $1, true)`, prev)
+	return err
 }
 
 // lock takes the named locks for the transaction, in sorted order so
@@ -144,23 +200,23 @@ func (s *Store) Move(ctx context.Context, m bookings.Move) (bookings.Booking, er
 			return err
 		}
 		var cur bookingRow
-		if err := tx.GetContext(ctx, &cur, tx.Rebind(`SELECT `+bookingColumns+` FROM bookings_bookings WHERE id = ?`), m.BookingID); err != nil {
+		if err := tx.GetContext(ctx, &cur, s.db.Rebind(`SELECT `+bookingColumns+` FROM bookings_bookings WHERE id = ?`), m.BookingID); err != nil {
 			return mapErr(err, "move")
 		}
 		if b := cur.booking(); !b.Active() {
 			out = b
 			return bookings.ErrWrongStatus
 		}
-		if err := checkBusy(ctx, tx, m.ProviderID, m.BusyFrom, m.BusyTo,
+		if err := s.checkBusy(ctx, tx, m.ProviderID, m.BusyFrom, m.BusyTo,
 			busyArgs([]int64{m.ProviderID}, m.BusyFrom, m.BusyTo, m.At, 0, m.BookingID), m.Check); err != nil {
 			return err
 		}
-		seat, err := freeSeat(ctx, tx, m.ProviderID, m.Period.Start, m.BookingID)
+		seat, err := s.freeSeat(ctx, tx, m.ProviderID, m.Period.Start, m.BookingID)
 		if err != nil {
 			return err
 		}
 		var row bookingRow
-		err = tx.QueryRowxContext(ctx, tx.Rebind(`UPDATE bookings_bookings SET provider_id = ?, start_time = ?, end_time = ?, seat = ?,
+		err = tx.QueryRowxContext(ctx, s.db.Rebind(`UPDATE bookings_bookings SET provider_id = ?, start_time = ?, end_time = ?, seat = ?,
 			sequence = sequence + 1, updated_at = ? WHERE id = ? RETURNING `+bookingColumns), m.ProviderID, store.NewTime(m.Period.Start), store.NewTime(m.Period.End),
 			seat, store.NewTime(m.At), m.BookingID).StructScan(&row)
 		if err != nil {
@@ -200,20 +256,20 @@ func (s *Store) HoldByHash(ctx context.Context, tokenHash []byte) (bookings.Hold
 
 // checkBusy reads the busy time busyArgs names, inside the lock, and asks
 // check whether the slot is still free: ErrSlotTaken if not.
-func checkBusy(ctx context.Context, tx *sqlx.Tx, providerID int64, from, to time.Time, args []any, check func([]bookings.Busy) bool) error {
+func (s *Store) checkBusy(ctx context.Context, tx *sqlx.Tx, providerID int64, from, to time.Time, args []any, check func([]bookings.Busy) bool) error {
 	q, args, err := sqlx.In(busyQuery, args...)
 	if err != nil {
 		return err
 	}
 	var rows []busyRow
-	if err := tx.SelectContext(ctx, &rows, tx.Rebind(q), args...); err != nil {
+	if err := tx.SelectContext(ctx, &rows, s.db.Rebind(q), args...); err != nil {
 		return err
 	}
 	busy := map[int64][]bookings.Busy{providerID: make([]bookings.Busy, len(rows))}
 	for i, row := range rows {
 		busy[providerID][i] = row.busy()
 	}
-	if err := busyDays(ctx, tx, tx.Rebind, []int64{providerID}, from, to, busy); err != nil {
+	if err := busyDays(ctx, tx, s.db.Rebind, []int64{providerID}, from, to, busy); err != nil {
 		return err
 	}
 	if check != nil && !check(busy[providerID]) {
@@ -224,9 +280,9 @@ func checkBusy(ctx context.Context, tx *sqlx.Tx, providerID int64, from, to time
 
 // freeSeat is the lowest seat no other active booking (than except) takes
 // at this provider and start.
-func freeSeat(ctx context.Context, tx *sqlx.Tx, providerID int64, start time.Time, except int64) (int, error) {
+func (s *Store) freeSeat(ctx context.Context, tx *sqlx.Tx, providerID int64, start time.Time, except int64) (int, error) {
 	var taken []int
-	if err := tx.SelectContext(ctx, &taken, tx.Rebind(`SELECT seat FROM bookings_bookings WHERE provider_id = ? AND start_time = ?
+	if err := tx.SelectContext(ctx, &taken, s.db.Rebind(`SELECT seat FROM bookings_bookings WHERE provider_id = ? AND start_time = ?
 		AND status IN ('requested', 'confirmed') AND id <> ? ORDER BY seat`), providerID, store.NewTime(start), except); err != nil {
 		return 0, err
 	}
