@@ -17,6 +17,9 @@ const (
 	AssignAny             = "any"
 	AssignRoundRobin      = "round_robin"
 	AssignDefaultProvider = "default_provider"
+	// AssignCollective books every linked provider at once: a time is
+	// offered only when all are free.
+	AssignCollective = "collective"
 )
 
 // Offering is a service that can be booked (a "service" on the wire; the
@@ -162,6 +165,9 @@ type Booking struct {
 	Sequence  int       `json:"-"`
 	CreatedAt time.Time `json:"-"`
 	UpdatedAt time.Time `json:"-"`
+	// Hosts are the other providers a booking of a collective service
+	// holds, besides ProviderID.
+	Hosts []int64 `json:"-"`
 	// Location is where the meeting happens, as it was when booked (a
 	// video link made then included); nil for none.
 	Location *Location `json:"location,omitempty"`

@@ -95,12 +95,14 @@ func (s *Service) WriteCalendars(ctx context.Context, bookingID, previousProvide
 		}))
 	}
 	if b.ProviderID != nil {
-		errs = append(errs, s.eachDestination(ctx, *b.ProviderID, func(ctx context.Context, w CalendarWriter, a CalendarAccess) error {
-			if !b.Active() {
-				return w.DeleteEvent(ctx, a, ev.UID)
-			}
-			return w.PutEvent(ctx, a, ev)
-		}))
+		for _, id := range append([]int64{*b.ProviderID}, b.Hosts...) { // a collective booking's hosts too
+			errs = append(errs, s.eachDestination(ctx, id, func(ctx context.Context, w CalendarWriter, a CalendarAccess) error {
+				if !b.Active() {
+					return w.DeleteEvent(ctx, a, ev.UID)
+				}
+				return w.PutEvent(ctx, a, ev)
+			}))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("bookings: write calendars of booking %d: %w", bookingID, err)

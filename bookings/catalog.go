@@ -154,7 +154,7 @@ func (s *Service) applyService(ctx context.Context, svc *Offering, in OfferingIn
 	if in.TimeZone != nil && !validZone(*in.TimeZone) {
 		v.Add("timezone", "The timezone field must be a valid timezone.")
 	}
-	if in.AssignmentStrategy != nil && !slices.Contains([]string{AssignAny, AssignRoundRobin, AssignDefaultProvider}, *in.AssignmentStrategy) {
+	if in.AssignmentStrategy != nil && !slices.Contains([]string{AssignAny, AssignRoundRobin, AssignDefaultProvider, AssignCollective}, *in.AssignmentStrategy) {
 		v.Add("assignment_strategy", api.MsgSelected("assignment_strategy"))
 	}
 	if in.DefaultProviderID != nil {

@@ -325,6 +325,11 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 	}
 	strategy := assignedRoundRobin
 	switch {
+	case svc.AssignmentStrategy == AssignCollective:
+		if nb.ProviderID != 0 && !slices.ContainsFunc(offers, func(o Offer) bool { return o.ID == nb.ProviderID }) {
+			return Booking{}, "", Offering{}, Offer{}, invalid("provider_id", msgProviderNotHere)
+		}
+		strategy = AssignCollective
 	case nb.ProviderID != 0:
 		i := slices.IndexFunc(offers, func(o Offer) bool { return o.ID == nb.ProviderID })
 		if i < 0 && useHold.ID != 0 {
@@ -340,7 +345,9 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 	default:
 		roundRobin(offers)
 	}
-	offers = s.filterProviders(ctx, svc, offers)
+	if strategy != AssignCollective {
+		offers = s.filterProviders(ctx, svc, offers)
+	}
 	start := nb.Start.UTC().Truncate(time.Second)
 	if len(offers) == 0 {
 		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", ErrSlotTaken)
@@ -378,7 +385,19 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 		status = StatusRequested
 	}
 	busyAll := false
-	for _, o := range offers {
+	candidates := offers
+	var hosts []Offer
+	if strategy == AssignCollective {
+		// One booking holding them all: the first is its provider, the
+		// others its hosts, each free at the time.
+		for _, o := range offers {
+			if !s.offersStart(svc, o, cal, start, cal.Busy[o.ID]) {
+				return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", ErrSlotTaken)
+			}
+		}
+		candidates, hosts = offers[:1], offers[1:]
+	}
+	for _, o := range candidates {
 		if !s.offersStart(svc, o, cal, start, cal.Busy[o.ID]) {
 			continue
 		}
@@ -400,8 +419,9 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 		if tx != nil {
 			reserve = func(ctx context.Context, r Reservation) (Booking, error) { return s.store.ReserveTx(ctx, tx, r) }
 		}
+		locks, hostIDs, checkHost := s.hostLocks(svc, hosts, cal, start)
 		booked, err := reserve(ctx, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: sealed, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
-			Locks: s.limitLocks(svc, o, start), LockWait: s.o.LockWait, BusyFrom: busyFrom, BusyTo: busyTo,
+			Locks: append(s.limitLocks(svc, o, start), locks...), Hosts: hostIDs, CheckHost: checkHost, LockWait: s.o.LockWait, BusyFrom: busyFrom, BusyTo: busyTo,
 			Hold: hold, HoldTokenHash: hash, HoldExpires: now.Add(HoldLifetimeDefault), UseHold: useHold.ID,
 			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, busy) }, Place: s.placeHook(svc, o), Then: s.changeHook(func(b Booking) []Event {
 				return creationEvents(b, token)
@@ -424,6 +444,23 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", ErrBusy)
 	}
 	return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", ErrSlotTaken)
+}
+
+// hostLocks are, for the hosts of a collective booking at start, their
+// day and limit locks, their IDs, and the check of each one's busy time.
+func (s *Service) hostLocks(svc Offering, hosts []Offer, cal Calendar, start time.Time) ([]string, []int64, func(int64, []Busy) bool) {
+	if len(hosts) == 0 {
+		return nil, nil, nil
+	}
+	var locks []string
+	ids := make([]int64, len(hosts))
+	byID := map[int64]Offer{}
+	for i, h := range hosts {
+		ids[i], byID[h.ID] = h.ID, h
+		locks = append(locks, strconv.FormatInt(h.ID, 10)+"|"+DateOf(start.In(location(h.TimeZone))).String())
+		locks = append(locks, s.limitLocks(svc, h, start)...)
+	}
+	return locks, ids, func(id int64, busy []Busy) bool { return s.offersStart(svc, byID[id], cal, start, busy) }
 }
 
 // creationEvents are a new booking's events: booking.created with the

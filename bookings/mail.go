@@ -78,6 +78,9 @@ func (s *Service) mailsFor(e Event) []mailArgs {
 	switch e.Type {
 	case EventCreated:
 		out := provider(mailProviderAssigned, b.ProviderID)
+		for _, h := range b.Hosts {
+			out = append(out, provider(mailProviderAssigned, &h)...)
+		}
 		switch b.Status {
 		case StatusRequested:
 			out = append(out, with(mailRequested))

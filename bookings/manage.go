@@ -237,9 +237,15 @@ func (s *Service) RescheduleSlots(ctx context.Context, b Booking, from, to time.
 	if err != nil {
 		return nil, fmt.Errorf("bookings: reschedule slots: %w", err)
 	}
-	o, err := s.offerOf(ctx, svc, *b.ProviderID)
-	if err != nil {
-		return nil, fmt.Errorf("bookings: reschedule slots: %w", err)
+	// The booking's provider and, for a collective booking, its hosts:
+	// a time is offered when all of them have it.
+	var ps []Offer
+	for _, id := range append([]int64{*b.ProviderID}, b.Hosts...) {
+		o, err := s.offerOf(ctx, svc, id)
+		if err != nil {
+			return nil, fmt.Errorf("bookings: reschedule slots: %w", err)
+		}
+		ps = append(ps, o)
 	}
 	from, to, ok := s.window(svc, from, to)
 	if floor := s.changeableFrom(); from.Before(floor) {
@@ -248,26 +254,38 @@ func (s *Service) RescheduleSlots(ctx context.Context, b Booking, from, to time.
 	if !ok || !from.Before(to) {
 		return nil, nil
 	}
+	ids := make([]int64, len(ps))
+	for i, o := range ps {
+		ids[i] = o.ID
+	}
 	f, t, bf, bt := calendarSpan(from, to)
-	reach := limitReach(svc, []Offer{o})
-	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: []int64{o.ID}, From: f, To: t, BusyFrom: bf.Add(-reach),
+	reach := limitReach(svc, ps)
+	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf.Add(-reach),
 		BusyTo: bt.Add(reach), Now: s.o.Now(), ExceptBooking: b.ID})
 	if err != nil {
 		return nil, fmt.Errorf("bookings: reschedule slots: %w", err)
 	}
-	loc := location(o.TimeZone)
-	limited := hasLimits(svc, o)
 	var out []Slot
-	for date, last := DateOf(from.In(loc)), DateOf(to.In(loc)); !last.Before(date); date = date.AddDays(1) {
-		day := s.dayOf(svc, o, cal, date, cal.Busy[o.ID])
-		day.Length = b.End.Sub(b.Start)
-		for _, p := range DaySlots(day) {
-			if limited && !s.withinLimits(svc, o, cal.Busy[o.ID], p.Start, day.Length) {
-				continue
+	for _, o := range ps {
+		loc := location(o.TimeZone)
+		limited := hasLimits(svc, o)
+		for date, last := DateOf(from.In(loc)), DateOf(to.In(loc)); !last.Before(date); date = date.AddDays(1) {
+			day := s.dayOf(svc, o, cal, date, cal.Busy[o.ID])
+			day.Length = b.End.Sub(b.Start)
+			for _, p := range DaySlots(day) {
+				if limited && !s.withinLimits(svc, o, cal.Busy[o.ID], p.Start, day.Length) {
+					continue
+				}
+				if !p.Start.Before(from) && !p.End.After(to) && !p.Start.Equal(b.Start) {
+					out = append(out, Slot{Period: Period{p.Start.UTC(), p.End.UTC()}, ProviderID: o.ID})
+				}
 			}
-			if !p.Start.Before(from) && !p.End.After(to) && !p.Start.Equal(b.Start) {
-				out = append(out, Slot{Period: Period{p.Start.UTC(), p.End.UTC()}, ProviderID: o.ID})
-			}
+		}
+	}
+	if len(ps) > 1 {
+		out = common(out, len(ps))
+		for i := range out {
+			out[i].ProviderID = ps[0].ID
 		}
 	}
 	return s.filterSlots(ctx, svc, out), nil

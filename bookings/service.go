@@ -314,7 +314,17 @@ func (s *Service) Bookable(ctx context.Context, svc Offering) ([]Offer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bookings: providers of %q: %w", svc.Slug, err)
 	}
-	return slices.DeleteFunc(offers, func(o Offer) bool { return !o.IsActive || blocked[o.ID] }), nil
+	active := 0
+	for _, o := range offers {
+		if o.IsActive {
+			active++
+		}
+	}
+	offers = slices.DeleteFunc(offers, func(o Offer) bool { return !o.IsActive || blocked[o.ID] })
+	if svc.AssignmentStrategy == AssignCollective && len(offers) < active {
+		return nil, nil // the meeting needs every one of them
+	}
+	return offers, nil
 }
 
 // length is the booked length of svc with this provider.
@@ -487,7 +497,27 @@ func (s *Service) Slots(ctx context.Context, svc Offering, q SlotQuery) ([]Slot,
 	if err != nil {
 		return nil, err
 	}
+	if svc.AssignmentStrategy == AssignCollective && q.ProviderID == 0 {
+		return s.filterSlots(ctx, svc, common(slots, len(offers))), nil
+	}
 	return s.filterSlots(ctx, svc, Merge(slots, q.ProviderID == 0)), nil
+}
+
+// common are the periods every one of n providers offers, in order, with
+// no provider: a collective service's slots.
+func common(slots []Slot, n int) []Slot {
+	count := map[Period]int{}
+	for _, sl := range slots {
+		count[sl.Period]++
+	}
+	out := []Slot{}
+	for p, c := range count {
+		if c == n {
+			out = append(out, Slot{Period: p})
+		}
+	}
+	slices.SortFunc(out, func(a, b Slot) int { return a.Start.Compare(b.Start) })
+	return out
 }
 
 // MonthSpan is [local first of month 00:00, next first) in loc, made in

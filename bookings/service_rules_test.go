@@ -419,3 +419,114 @@ func TestCreateTxInTheHostsTransaction(t *testing.T) {
 		require.Error(t, err)
 	})
 }
+
+// collectiveSite adds to b's site Bob (New York, weekdays 12:00-20:00),
+// his own service "bob-call", and a collective service "panel" of Ada and
+// Bob.
+func collectiveSite(t *testing.T, b *bundle) (bookings.Provider, bookings.Offering) {
+	t.Helper()
+	ctx := context.Background()
+	st := bookingssql.New(b.db)
+	bob := newProvider(t, st, "bob", "America/New_York")
+	weekdays(t, st, bob.ID, 12*60, 20*60)
+	call := newOffering(t, st, "bob-call", 30)
+	require.NoError(t, st.LinkProvider(ctx, call.ID, bob.ID, nil, nil))
+	strategy := bookings.AssignCollective
+	name, dur := "Panel", 30
+	panel, err := b.svc.CreateService(ctx, bookings.OfferingInput{Name: &name, Duration: &dur, TimeZone: ptr("America/New_York"),
+		AssignmentStrategy: &strategy})
+	require.NoError(t, err)
+	require.NoError(t, st.LinkProvider(ctx, panel.ID, b.provider.ID, nil, nil))
+	require.NoError(t, st.LinkProvider(ctx, panel.ID, bob.ID, nil, nil))
+	return bob, panel
+}
+
+// A collective service offers only the times all its providers have free,
+// books them all, moves them all, and each sees the booking.
+func TestCollectiveService(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	ctx := context.Background()
+	bob, panel := collectiveSite(t, b)
+	_, _, err := b.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "bob-call", Start: mustTime("2026-06-02T18:00:00Z"),
+		CustomerName: "G", CustomerEmail: "g@example.com"})
+	require.NoError(t, err)
+	starts := startsOn(t, b, panel, "2026-06-02")
+	// Ada works 13:00-21:00 UTC, Bob 16:00-24:00 UTC and is busy 18:00-18:30.
+	require.Equal(t, "16:00", starts[0])
+	require.Equal(t, "20:30", starts[len(starts)-1])
+	require.NotContains(t, starts, "18:00", "Bob is busy")
+	require.NotContains(t, starts, "17:45", "it would run into Bob's call")
+	require.NotContains(t, starts, "15:45", "Bob has not started")
+
+	panelBooking, token, err := b.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "panel", Start: mustTime("2026-06-02T17:00:00Z"),
+		CustomerName: "Grace", CustomerEmail: "grace@example.com"})
+	require.NoError(t, err)
+	require.Equal(t, b.provider.ID, *panelBooking.ProviderID)
+	require.Equal(t, []int64{bob.ID}, panelBooking.Hosts)
+	stored, err := b.svc.Store().Booking(ctx, panelBooking.ID)
+	require.NoError(t, err)
+	require.Equal(t, []int64{bob.ID}, stored.Hosts)
+	call, err := b.svc.ActiveService(ctx, "bob-call")
+	require.NoError(t, err)
+	require.NotContains(t, startsOn(t, b, call, "2026-06-02"), "17:00", "Bob is held by the panel")
+	require.NotContains(t, startsOn(t, b, b.service, "2026-06-02"), "17:00", "and Ada")
+	_, _, err = b.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "bob-call", Start: mustTime("2026-06-02T17:00:00Z"),
+		CustomerName: "H", CustomerEmail: "h@example.com"})
+	require.ErrorIs(t, err, bookings.ErrSlotTaken)
+	feed, err := b.svc.Store().FeedBookings(ctx, bob.ID, mustTime("2026-06-01T00:00:00Z"), mustTime("2026-07-01T00:00:00Z"))
+	require.NoError(t, err)
+	require.Len(t, feed, 2, "Bob's feed has his call and the panel")
+
+	free, err := b.svc.RescheduleSlots(ctx, stored, mustTime("2026-06-03T00:00:00Z"), mustTime("2026-06-04T00:00:00Z"))
+	require.NoError(t, err)
+	require.Equal(t, "16:00", free[0].Start.UTC().Format("15:04"), "moves only to times both have")
+	_, _, err = b.svc.RescheduleManaged(ctx, token, "2026-06-03T14:00:00Z")
+	require.Error(t, err, "Bob has not started at 14:00")
+	moved, _, err := b.svc.RescheduleManaged(ctx, token, "2026-06-03T19:00:00Z")
+	require.NoError(t, err)
+	require.Equal(t, []int64{bob.ID}, moved.Hosts)
+	require.Contains(t, startsOn(t, b, call, "2026-06-02"), "17:00", "Bob's old time is free again")
+	require.NotContains(t, startsOn(t, b, call, "2026-06-03"), "19:00", "and his new one held")
+	_, err = b.svc.Reassign(ctx, moved.ID, bob.ID, bookings.ActorAdmin)
+	require.Error(t, err)
+}
+
+// Collective, round-robin and single-provider creates racing over the
+// same two providers on two instances: none deadlocks or waits out its
+// lock (only 201 and 409), and no provider is ever booked twice at once.
+func TestCollectiveUnderRacingCreates(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		dsn := storetest.DSN(t, d)
+		one := setupOn(t, storetest.OpenDSN(t, dsn, bookingssql.Migrations))
+		bob, _ := collectiveSite(t, one)
+		targets := []*bundle{one}
+		if d == store.Postgres {
+			targets = append(targets, setupOnShared(t, storetest.OpenDSN(t, dsn, bookingssql.Migrations)))
+		}
+		services := []string{"panel", "bob-call", "consultation"}
+		counts := race(t, targets, 60, func(i int) string {
+			at := mustTime("2026-06-02T16:00:00Z").Add(time.Duration(i%8) * 15 * time.Minute)
+			return bookBody(services[i%3], at.Format(time.RFC3339))
+		})
+		require.Zero(t, counts[503], "%v", counts)
+		require.Zero(t, counts[500], "%v", counts)
+		require.Equal(t, 60, counts[201]+counts[409], "%v", counts)
+		ctx := context.Background()
+		list, _, err := one.svc.Store().ListBookings(ctx, bookings.BookingFilter{Limit: 100})
+		require.NoError(t, err)
+		held := map[int64][]bookings.Period{}
+		for _, bk := range list {
+			full, err := one.svc.Store().Booking(ctx, bk.ID)
+			require.NoError(t, err)
+			for _, p := range append([]int64{*full.ProviderID}, full.Hosts...) {
+				for _, other := range held[p] {
+					require.False(t, other.Start.Before(full.End) && full.Start.Before(other.End), "provider %d booked twice at %s", p, full.Start)
+				}
+				held[p] = append(held[p], bookings.Period{Start: full.Start, End: full.End})
+			}
+		}
+		require.NotEmpty(t, held[bob.ID])
+	})
+}

@@ -245,8 +245,12 @@ type Move struct {
 	Period     Period
 	Lock       string
 	// Locks are further locks the move takes with Lock (the periods of
-	// booking limits), all in one order.
-	Locks            []string
+	// booking limits, the days of the other hosts), all in one order.
+	Locks []string
+	// Hosts and CheckHost: as Reservation's, for a collective booking's
+	// other providers (who stay its hosts).
+	Hosts            []int64
+	CheckHost        func(providerID int64, busy []Busy) bool
 	LockWait         time.Duration
 	BusyFrom, BusyTo time.Time
 	Check            func(busy []Busy) bool
@@ -300,6 +304,11 @@ type Reservation struct {
 	// UseHold is the caller's own hold: not busy for it, and deleted
 	// when the booking is stored.
 	UseHold int64
+	// Hosts are further providers the booking holds (a collective
+	// service's), each checked with CheckHost against its own busy time
+	// under its own locks (in Locks), and stored with the booking.
+	Hosts     []int64
+	CheckHost func(providerID int64, busy []Busy) bool
 	// Place, when not nil, is asked in the booking's transaction, after
 	// the slot is checked and before the booking is stored, for where it
 	// happens (a video link made then); its error ends the transaction.

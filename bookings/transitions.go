@@ -69,26 +69,51 @@ func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, st
 	loc := location(o.TimeZone)
 	start = start.UTC()
 	date := DateOf(start.In(loc))
+	// A collective booking's hosts move with it: each must be free too.
+	hosts := make([]Offer, 0, len(b.Hosts))
+	for _, id := range b.Hosts {
+		h, err := s.offerOf(ctx, svc, id)
+		if err != nil {
+			return Booking{}, err
+		}
+		hosts = append(hosts, h)
+	}
+	ids := []int64{o.ID}
+	for _, h := range hosts {
+		ids = append(ids, h.ID)
+	}
 	f, t, bf, bt := calendarSpan(start, start.Add(24*time.Hour))
-	reach := limitReach(svc, []Offer{o})
-	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: []int64{o.ID}, From: f, To: t, BusyFrom: bf.Add(-reach),
+	reach := limitReach(svc, append([]Offer{o}, hosts...))
+	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf.Add(-reach),
 		BusyTo: bt.Add(reach), Now: s.o.Now(), ExceptBooking: b.ID})
 	if err != nil {
 		return Booking{}, err
 	}
-	offered := func(busy []Busy) bool {
-		day := s.dayOf(svc, o, cal, date, busy)
+	offeredBy := func(p Offer, busy []Busy) bool {
+		day := s.dayOf(svc, p, cal, DateOf(start.In(location(p.TimeZone))), busy)
 		day.Length = length
 		return slices.ContainsFunc(DaySlots(day), func(p Period) bool { return p.Start.Equal(start) }) &&
-			(!hasLimits(svc, o) || s.withinLimits(svc, o, busy, start, length))
+			(!hasLimits(svc, p) || s.withinLimits(svc, p, busy, start, length))
 	}
+	offered := func(busy []Busy) bool { return offeredBy(o, busy) }
 	if !offered(cal.Busy[o.ID]) {
 		return Booking{}, errNotOffered
 	}
+	byID := map[int64]Offer{}
+	var locks []string
+	for _, h := range hosts {
+		if !offeredBy(h, cal.Busy[h.ID]) {
+			return Booking{}, errNotOffered
+		}
+		byID[h.ID] = h
+		locks = append(locks, strconv.FormatInt(h.ID, 10)+"|"+DateOf(start.In(location(h.TimeZone))).String())
+		locks = append(locks, s.limitLocks(svc, h, start)...)
+	}
 	dayStart, dayEnd := date.In(loc), date.AddDays(1).In(loc)
 	moved, err := s.store.Move(ctx, Move{BookingID: b.ID, ProviderID: o.ID, Period: Period{start, start.Add(length)},
-		Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(), Locks: s.limitLocks(svc, o, start), LockWait: s.o.LockWait,
-		BusyFrom: dayStart.Add(-24*time.Hour - reach), BusyTo: dayEnd.Add(24*time.Hour + reach), Check: offered, At: s.o.Now(), Then: then})
+		Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(), Locks: append(s.limitLocks(svc, o, start), locks...), LockWait: s.o.LockWait,
+		BusyFrom: dayStart.Add(-24*time.Hour - reach), BusyTo: dayEnd.Add(24*time.Hour + reach), Check: offered, At: s.o.Now(), Then: then,
+		Hosts: b.Hosts, CheckHost: func(id int64, busy []Busy) bool { return offeredBy(byID[id], busy) }})
 	if errors.Is(err, ErrWrongStatus) {
 		// Its status changed since it was read.
 		return Booking{}, &StatusError{Status: moved.Status, Action: action}
@@ -157,6 +182,9 @@ func (s *Service) Reassign(ctx context.Context, id, providerID int64, actor stri
 	b, svc, err := s.bookingAndService(ctx, id)
 	if err != nil {
 		return Booking{}, fmt.Errorf("bookings: reassign booking %d: %w", id, err)
+	}
+	if len(b.Hosts) > 0 {
+		return Booking{}, invalid("provider_id", "A booking of a collective service holds every one of its providers; it is not reassigned.")
 	}
 	offers, err := s.Bookable(ctx, svc)
 	if err != nil {

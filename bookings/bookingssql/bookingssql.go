@@ -317,10 +317,12 @@ type busyRow struct {
 }
 
 // busyQuery reads active bookings and live holds of some providers
-// overlapping a span, with their services' buffers (the busy time of the
-// providers' own calendars is read by busyDays). Arguments: provider IDs,
-// span end, span start, the booking to leave out; the same for holds with
-// the instant they must outlive and the hold to leave out.
+// overlapping a span, with their services' buffers, and the collective
+// bookings they are hosts of (the busy time of the providers' own
+// calendars is read by busyDays). Arguments: provider IDs, span end, span
+// start, the booking to leave out; the same for holds with the instant
+// they must outlive and the hold to leave out; and for hosts as for
+// bookings.
 const busyQuery = `SELECT b.provider_id, b.service_id, b.start_time, b.end_time, s.buffer_before, s.buffer_after
 	FROM bookings_bookings b JOIN bookings_services s ON s.id = b.service_id
 	WHERE b.provider_id IN (?) AND b.status IN ('requested', 'confirmed') AND b.start_time < ? AND b.end_time > ? AND b.id <> ?
@@ -328,11 +330,15 @@ const busyQuery = `SELECT b.provider_id, b.service_id, b.start_time, b.end_time,
 	SELECT h.provider_id, h.service_id, h.start_time, h.end_time, s.buffer_before, s.buffer_after
 	FROM bookings_holds h JOIN bookings_services s ON s.id = h.service_id
 	WHERE h.provider_id IN (?) AND h.start_time < ? AND h.end_time > ? AND h.expires_at > ? AND h.id <> ?
+	UNION ALL
+	SELECT o.provider_id, b.service_id, b.start_time, b.end_time, s.buffer_before, s.buffer_after
+	FROM bookings_booking_hosts o JOIN bookings_bookings b ON b.id = o.booking_id JOIN bookings_services s ON s.id = b.service_id
+	WHERE o.provider_id IN (?) AND b.status IN ('requested', 'confirmed') AND b.start_time < ? AND b.end_time > ? AND b.id <> ?
 	ORDER BY start_time`
 
 func busyArgs(providers []int64, from, to, now time.Time, exceptHold, exceptBooking int64) []any {
 	return []any{providers, store.NewTime(to), store.NewTime(from), exceptBooking, providers, store.NewTime(to), store.NewTime(from),
-		store.NewTime(now), exceptHold}
+		store.NewTime(now), exceptHold, providers, store.NewTime(to), store.NewTime(from), exceptBooking}
 }
 
 func (r busyRow) busy() bookings.Busy {
@@ -454,7 +460,12 @@ func (s *Store) Booking(ctx context.Context, id int64) (bookings.Booking, error)
 	if err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT `+bookingColumns+` FROM bookings_bookings WHERE id = ?`), id); err != nil {
 		return bookings.Booking{}, mapErr(err, "booking")
 	}
-	return row.booking(), nil
+	b := row.booking()
+	if err := s.db.Reader().SelectContext(ctx, &b.Hosts, s.db.Rebind(`SELECT provider_id FROM bookings_booking_hosts
+		WHERE booking_id = ? ORDER BY provider_id`), id); err != nil {
+		return bookings.Booking{}, mapErr(err, "booking hosts")
+	}
+	return b, nil
 }
 
 // ListBookings implements bookings.Store.

@@ -55,8 +55,8 @@ func (s *Store) FeedStamp(ctx context.Context, providerID int64, from, to time.T
 	}
 	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT MAX(updated_at) AS last, COUNT(*) AS n,
 		COUNT(CASE WHEN status <> 'cancelled' THEN 1 END) AS live, (SELECT MAX(updated_at) FROM bookings_services) AS services
-		FROM bookings_bookings WHERE provider_id = ? AND start_time >= ? AND start_time < ?`),
-		providerID, store.NewTime(from), store.NewTime(to))
+		FROM bookings_bookings WHERE `+ofProvider+` AND start_time >= ? AND start_time < ?`),
+		providerID, providerID, store.NewTime(from), store.NewTime(to))
 	if err != nil {
 		return bookings.FeedStamp{}, mapErr(err, "feed stamp")
 	}
@@ -79,6 +79,10 @@ func (s *Store) selectBookings(ctx context.Context, what, columns, where string,
 	return out, nil
 }
 
+// ofProvider selects a provider's bookings, theirs and those they host
+// (arguments: the provider's ID twice).
+const ofProvider = `(provider_id = ? OR id IN (SELECT booking_id FROM bookings_booking_hosts WHERE provider_id = ?))`
+
 // feedColumns are what a feed shows of a booking: no phone, answers or
 // notes, which cost the most to read.
 const feedColumns = `id, number, service_id, provider_id, status, start_time, end_time, customer_name, customer_email,
@@ -100,8 +104,8 @@ func (s *Store) FeedBookings(ctx context.Context, providerID int64, from, to tim
 		columns = feedColumnsSQLite
 	}
 	rows, err := s.db.Reader().QueryContext(ctx, s.db.Rebind(`SELECT `+columns+` FROM bookings_bookings
-		WHERE provider_id = ? AND start_time >= ? AND start_time < ? AND status <> 'cancelled' ORDER BY start_time, id`),
-		providerID, store.NewTime(from), store.NewTime(to))
+		WHERE `+ofProvider+` AND start_time >= ? AND start_time < ? AND status <> 'cancelled' ORDER BY start_time, id`),
+		providerID, providerID, store.NewTime(from), store.NewTime(to))
 	if err != nil {
 		return nil, mapErr(err, "feed bookings")
 	}

@@ -75,6 +75,9 @@ func (s *Store) reserve(ctx context.Context, tx *sqlx.Tx, r bookings.Reservation
 			busyArgs([]int64{*r.Booking.ProviderID}, r.BusyFrom, r.BusyTo, r.Booking.CreatedAt, r.UseHold, 0), r.Check); err != nil {
 			return err
 		}
+		if err := s.checkHosts(ctx, tx, r.Hosts, r.BusyFrom, r.BusyTo, r.Booking.CreatedAt, 0, r.CheckHost); err != nil {
+			return err
+		}
 		b := r.Booking
 		if r.Hold {
 			_, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO bookings_holds (token_hash, service_id, provider_id, start_time, end_time,
@@ -105,6 +108,12 @@ func (s *Store) reserve(ctx context.Context, tx *sqlx.Tx, r bookings.Reservation
 		if err != nil {
 			return err
 		}
+		for _, h := range r.Hosts {
+			if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO bookings_booking_hosts (booking_id, provider_id) VALUES (?, ?)`),
+				row.ID, h); err != nil {
+				return err
+			}
+		}
 		if r.UseHold != 0 {
 			if _, err := tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM bookings_holds WHERE id = ?`), r.UseHold); err != nil {
 				return err
@@ -115,6 +124,7 @@ func (s *Store) reserve(ctx context.Context, tx *sqlx.Tx, r bookings.Reservation
 			return err
 		}
 		out = row.booking()
+		out.Hosts = r.Hosts
 		if r.Then != nil {
 			return r.Then(ctx, tx.Tx, out)
 		}
@@ -211,6 +221,9 @@ func (s *Store) Move(ctx context.Context, m bookings.Move) (bookings.Booking, er
 			busyArgs([]int64{m.ProviderID}, m.BusyFrom, m.BusyTo, m.At, 0, m.BookingID), m.Check); err != nil {
 			return err
 		}
+		if err := s.checkHosts(ctx, tx, m.Hosts, m.BusyFrom, m.BusyTo, m.At, m.BookingID, m.CheckHost); err != nil {
+			return err
+		}
 		seat, err := s.freeSeat(ctx, tx, m.ProviderID, m.Period.Start, m.BookingID)
 		if err != nil {
 			return err
@@ -223,6 +236,7 @@ func (s *Store) Move(ctx context.Context, m bookings.Move) (bookings.Booking, er
 			return err
 		}
 		out = row.booking()
+		out.Hosts = m.Hosts
 		if m.Then != nil {
 			return m.Then(ctx, tx.Tx, out)
 		}
@@ -274,6 +288,21 @@ func (s *Store) checkBusy(ctx context.Context, tx *sqlx.Tx, providerID int64, fr
 	}
 	if check != nil && !check(busy[providerID]) {
 		return bookings.ErrSlotTaken
+	}
+	return nil
+}
+
+// checkHosts checks each host's busy time with check, inside the locks.
+func (s *Store) checkHosts(ctx context.Context, tx *sqlx.Tx, hosts []int64, from, to, now time.Time, exceptBooking int64,
+	check func(int64, []bookings.Busy) bool) error {
+	for _, h := range hosts {
+		var checkOne func([]bookings.Busy) bool
+		if check != nil {
+			checkOne = func(busy []bookings.Busy) bool { return check(h, busy) }
+		}
+		if err := s.checkBusy(ctx, tx, h, from, to, busyArgs([]int64{h}, from, to, now, 0, exceptBooking), checkOne); err != nil {
+			return err
+		}
 	}
 	return nil
 }
