@@ -165,6 +165,10 @@ type Booking struct {
 	Sequence  int       `json:"-"`
 	CreatedAt time.Time `json:"-"`
 	UpdatedAt time.Time `json:"-"`
+	// SeriesID names the weekly series the booking is an occurrence of
+	// ("" for none); SeriesIndex is its place in it, from 0.
+	SeriesID    string `json:"series_id,omitempty"`
+	SeriesIndex int    `json:"-"`
 	// Hosts are the other providers a booking of a collective service
 	// holds, besides ProviderID.
 	Hosts []int64 `json:"-"`

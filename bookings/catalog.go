@@ -41,6 +41,8 @@ type OfferingInput struct {
 	Lengths              *[]LengthChoice `json:"lengths"`
 	Location             *Location       `json:"location"`
 	Currency             *string         `json:"currency"`
+	// Series: a rule with max_count 0 removes it.
+	Series *SeriesRule `json:"series"`
 }
 
 // ProviderInput creates or changes a provider, as OfferingInput.
@@ -186,6 +188,12 @@ func (s *Service) applyService(ctx context.Context, svc *Offering, in OfferingIn
 	}
 	if in.Currency != nil {
 		rules.Currency = *in.Currency
+	}
+	if in.Series != nil {
+		rules.Series = in.Series
+		if in.Series.MaxCount == 0 {
+			rules.Series = nil
+		}
 	}
 	checkServiceRules(v, &rules)
 	if err := v.Err(); err != nil {

@@ -38,6 +38,8 @@ type NewBooking struct {
 	// Length is the minutes chosen among the service's Lengths; 0 for
 	// its Duration.
 	Length int `json:"length,omitempty"`
+	// Repeat, for CreateSeries, is the weekly series asked for.
+	Repeat *Repeat `json:"repeat,omitempty"`
 }
 
 // maxReach is how far from a slot a booking can clash with it: a slot or

@@ -243,6 +243,7 @@ type createRequest struct {
 	IntakeData       map[string]any `json:"intake_data"`
 	HoldToken        *string        `json:"hold_token"`
 	Length           *int           `json:"length"`
+	Repeat           *Repeat        `json:"repeat"`
 }
 
 func deref(p *string) string {
@@ -311,11 +312,51 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	nb.HoldToken = deref(req.HoldToken)
+	if req.Repeat != nil {
+		nb.Repeat = req.Repeat
+		return h.createSeries(w, r, nb)
+	}
 	b, _, svc, o, err := h.svc.create(r.Context(), nb, false)
 	if err != nil {
 		return err
 	}
 	reply.WriteData(w, http.StatusCreated, resource(b, svc, &o.Provider))
+	return nil
+}
+
+// seriesJSON is a series as the API shows it, on its first booking.
+type seriesJSON struct {
+	bookingJSON
+	Series struct {
+		ID          string        `json:"id"`
+		Occurrences []bookingJSON `json:"occurrences"`
+		Skipped     []string      `json:"skipped"`
+	} `json:"series"`
+}
+
+func (h *Handler) createSeries(w http.ResponseWriter, r *http.Request, nb NewBooking) error {
+	series, err := h.svc.CreateSeries(r.Context(), nb)
+	if err != nil {
+		return err
+	}
+	svc, err := h.svc.serviceByID(r.Context(), series.Bookings[0].ServiceID)
+	if err != nil {
+		return err
+	}
+	p, err := h.svc.Provider(r.Context(), *series.Bookings[0].ProviderID)
+	if err != nil {
+		return err
+	}
+	var out seriesJSON
+	out.bookingJSON = resource(series.Bookings[0], svc, &p)
+	out.Series.ID, out.Series.Skipped = series.ID, []string{}
+	for _, b := range series.Bookings {
+		out.Series.Occurrences = append(out.Series.Occurrences, resource(b, svc, &p))
+	}
+	for _, t := range series.Skipped {
+		out.Series.Skipped = append(out.Series.Skipped, utc(t))
+	}
+	reply.WriteData(w, http.StatusCreated, out)
 	return nil
 }
 
@@ -438,12 +479,25 @@ func (h *Handler) manage(w http.ResponseWriter, r *http.Request) error {
 type manageRequest struct {
 	Reason    *string `json:"reason"`
 	StartTime *string `json:"start_time"`
+	// Scope of a cancel: "this" (the default) or "following" (it and the
+	// later occurrences of its series).
+	Scope *string `json:"scope"`
 }
 
 func (h *Handler) manageCancel(w http.ResponseWriter, r *http.Request) error {
 	var req manageRequest
 	if err := api.DecodeJSON(w, r, &req, 0); err != nil {
 		return err
+	}
+	if scope := deref(req.Scope); scope == "following" {
+		cancelled, err := h.svc.CancelSeriesFrom(r.Context(), r.PathValue("token"), deref(req.Reason))
+		if err != nil {
+			return err
+		}
+		m := h.svc.meta(r.Context(), cancelled[0])
+		return h.answerManaged(w, r, cancelled[0], m, nil)
+	} else if scope != "" && scope != "this" {
+		return invalid("scope", "The scope must be this or following.")
 	}
 	b, m, err := h.svc.CancelManaged(r.Context(), r.PathValue("token"), deref(req.Reason))
 	return h.answerManaged(w, r, b, m, err)

@@ -81,6 +81,9 @@ func (s *Service) mailsFor(e Event) []mailArgs {
 		for _, h := range b.Hosts {
 			out = append(out, provider(mailProviderAssigned, &h)...)
 		}
+		if b.SeriesIndex > 0 {
+			return out // a series' customer has one mail, the first occurrence's, listing them all
+		}
 		switch b.Status {
 		case StatusRequested:
 			out = append(out, with(mailRequested))
@@ -204,6 +207,17 @@ func (s *Service) renderMail(ctx context.Context, args mailArgs) (mail.Message, 
 		return mail.Message{}, false, river.JobCancel(fmt.Errorf("bookings: unknown mail kind %q", args.Mail))
 	}
 	details(&text, b, svc, provider.Name, loc)
+	if b.SeriesID != "" && (args.Mail == mailConfirmed || args.Mail == mailRequested) && b.SeriesIndex == 0 {
+		all, err := s.store.SeriesBookings(ctx, b.SeriesID)
+		if err != nil {
+			return mail.Message{}, false, fmt.Errorf("bookings: render mail: %w", err)
+		}
+		fmt.Fprintf(&text, "\nThis is the first of %d bookings in a series:\n", len(all))
+		for _, o := range all {
+			fmt.Fprintf(&text, "- %s\n", o.Start.In(loc).Format("Monday 2 January 2006, 15:04"))
+		}
+		text.WriteString("The link below can cancel this one or it and all later ones.\n")
+	}
 	if link := s.manageLink(args, b); link != "" {
 		fmt.Fprintf(&text, "\nTo see, cancel or move your booking, use this link (keep it to yourself):\n%s\n", link)
 	} else if args.Mail != mailCancelled {

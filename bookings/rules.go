@@ -32,6 +32,17 @@ type ServiceRules struct {
 	// Currency of the prices, ISO 4217 ("EUR"); none: the price is shown
 	// as it is.
 	Currency string `json:"currency,omitempty"`
+	// Series lets a customer book a weekly series; nil: one at a time.
+	Series *SeriesRule `json:"series,omitempty"`
+}
+
+// SeriesRule is how long a weekly series of a service may be.
+type SeriesRule struct {
+	// MaxCount is the most occurrences a series has (2 to 52).
+	MaxCount int `json:"max_count"`
+	// MaxEveryWeeks is the longest gap a customer may choose, in weeks
+	// (1 to 4; 1 when 0: every week).
+	MaxEveryWeeks int `json:"max_every_weeks,omitempty"`
 }
 
 // ProviderRules are a provider's own limits and place.
@@ -163,6 +174,10 @@ func checkServiceRules(v *api.Validator, r *ServiceRules) {
 		}
 	}
 	slices.SortFunc(r.Lengths, func(a, b LengthChoice) int { return a.Minutes - b.Minutes })
+	if sr := r.Series; sr != nil {
+		between(v, "series.max_count", &sr.MaxCount, 2, 52)
+		between(v, "series.max_every_weeks", &sr.MaxEveryWeeks, 0, 4)
+	}
 	r.Currency = strings.ToUpper(strings.TrimSpace(r.Currency))
 	if r.Currency != "" && (len(r.Currency) != currencyCodeLength || strings.Trim(r.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {
 		v.Add("currency", "The currency must be an ISO 4217 code of three letters, like EUR.")

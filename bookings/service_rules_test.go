@@ -530,3 +530,74 @@ func TestCollectiveUnderRacingCreates(t *testing.T) {
 		require.NotEmpty(t, held[bob.ID])
 	})
 }
+
+// A weekly series of six with the fourth week taken: the answer names it;
+// with free_only the five free ones are booked in one go, linked, with one
+// mail; "this and following" from the second's link cancels it and the
+// rest; the feed carries each occurrence.
+func TestWeeklySeries(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	ctx := context.Background()
+	series := &bookings.SeriesRule{MaxCount: 8, MaxEveryWeeks: 2}
+	_, err := b.svc.UpdateService(ctx, "consultation", bookings.OfferingInput{Series: series})
+	require.NoError(t, err)
+	_, _, err = b.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-23T15:00:00Z"),
+		CustomerName: "Other", CustomerEmail: "other@example.com"})
+	require.NoError(t, err)
+
+	body := func(extra string) string {
+		return `{"service":"consultation","start_time":"2026-06-02T15:00:00Z","customer_name":"Grace","customer_email":"grace@example.com",
+			"repeat":{"count":6,"every_weeks":1` + extra + `}}`
+	}
+	code, answer := b.do(t, "POST", "/api/bookings", body(""))
+	require.Equal(t, 422, code, answer)
+	require.Contains(t, answer, `"repeat.3":["Tuesday 23 June 2026, 11:00 is not free."]`)
+	_, n, err := b.svc.Store().ListBookings(ctx, bookings.BookingFilter{Limit: 100})
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "nothing booked")
+
+	code, answer = b.do(t, "POST", "/api/bookings", body(`,"free_only":true`))
+	require.Equal(t, 201, code, answer)
+	var made struct {
+		Data struct {
+			ID     int64 `json:"id"`
+			Series struct {
+				ID          string
+				Occurrences []struct{ ID int64 } `json:"occurrences"`
+				Skipped     []string
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(answer), &made))
+	require.Len(t, made.Data.Series.Occurrences, 5)
+	require.Equal(t, []string{"2026-06-23T15:00:00+00:00"}, made.Data.Series.Skipped)
+	all, err := b.svc.Store().SeriesBookings(ctx, made.Data.Series.ID)
+	require.NoError(t, err)
+	require.Len(t, all, 5)
+	for i, o := range all {
+		require.Equal(t, i, o.SeriesIndex)
+	}
+	require.Equal(t, "2026-06-30T15:00:00Z", all[3].Start.UTC().Format(time.RFC3339))
+
+	for _, bad := range []string{`,"free_only":true,"count":9`, `,"every_weeks":3`} {
+		code, answer = b.do(t, "POST", "/api/bookings", `{"service":"consultation","start_time":"2026-07-07T15:00:00Z","customer_name":"G",
+			"customer_email":"g@example.com","repeat":{"count":3,"every_weeks":1`+bad+`}}`)
+		require.Equal(t, 422, code, answer)
+	}
+
+	// The second occurrence's link: it and the three after it.
+	token, err := b.svc.ReissueManageToken(ctx, all[1].ID)
+	require.NoError(t, err)
+	code, answer = b.do(t, "POST", "/api/bookings/manage/"+token+"/cancel", `{"scope":"following"}`)
+	require.Equal(t, 200, code, answer)
+	all, err = b.svc.Store().SeriesBookings(ctx, made.Data.Series.ID)
+	require.NoError(t, err)
+	statuses := []string{}
+	for _, o := range all {
+		statuses = append(statuses, o.Status)
+	}
+	require.Equal(t, []string{"confirmed", "cancelled", "cancelled", "cancelled", "cancelled"}, statuses)
+	code, _ = b.do(t, "POST", "/api/bookings/manage/"+token+"/cancel", `{"scope":"everything"}`)
+	require.NotEqual(t, 200, code)
+}

@@ -75,6 +75,13 @@ type Store interface {
 	// start and seat trips), deletes hold r.UseHold, and moves the
 	// provider's round-robin cursor to the booking's creation time.
 	Reserve(ctx context.Context, r Reservation) (Booking, error)
+	// ReserveSeries reserves every occurrence of a series in one
+	// transaction, all or none (the first refusal's error): the locks of
+	// them all taken first, in one order.
+	ReserveSeries(ctx context.Context, rs []Reservation) ([]Booking, error)
+	// SeriesBookings returns the occurrences of a series, in order of
+	// start.
+	SeriesBookings(ctx context.Context, seriesID string) ([]Booking, error)
 	// ReserveTx is Reserve inside the caller's transaction tx, leaving tx
 	// usable when it refuses (ErrSlotTaken, ErrBusy); its locks are held
 	// until tx ends.

@@ -424,18 +424,20 @@ type bookingRow struct {
 	Sealed        string                     `db:"manage_token_sealed"`
 	LocationKind  string                     `db:"location_kind"`
 	Location      string                     `db:"location"`
+	SeriesID      string                     `db:"series_id"`
+	SeriesIndex   int                        `db:"series_index"`
 }
 
 const bookingColumns = `id, number, service_id, provider_id, status, start_time, end_time, customer_name, customer_email,
 	customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data, notes, sequence, created_at, updated_at,
-	manage_token_sealed, location_kind, location`
+	manage_token_sealed, location_kind, location, series_id, series_index`
 
 func (r bookingRow) booking() bookings.Booking {
 	return bookings.Booking{ID: r.ID, Number: r.Number, ServiceID: r.ServiceID, ProviderID: idPtr(r.ProviderID), Status: r.Status,
 		Start: r.Start.Time, End: r.End.Time, CustomerName: r.Name, CustomerEmail: r.Email, CustomerPhone: r.Phone,
 		CustomerTimeZone: r.TimeZone, AssignmentStrategy: r.Strategy, IntakeVersion: r.IntakeVersion, IntakeData: r.IntakeData.V,
 		Notes: r.Notes, Sequence: r.Sequence, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, SealedManageToken: r.Sealed,
-		Location: locationOf(r.LocationKind, r.Location)}
+		Location: locationOf(r.LocationKind, r.Location), SeriesID: r.SeriesID, SeriesIndex: r.SeriesIndex}
 }
 
 // locationOf is a booking's stored place, nil for none.

@@ -30,10 +30,54 @@ func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.B
 	var out bookings.Booking
 	err := s.db.InTx(lockCtx, func(tx *sqlx.Tx) error {
 		var err error
-		out, err = s.reserve(ctx, tx, r, false)
+		out, err = s.reserve(ctx, tx, r, false, false)
 		return err
 	})
 	return out, reserveErr(ctx, err, "reserve")
+}
+
+// ReserveSeries implements bookings.Store: every lock of every
+// occurrence first, in one order, then each occurrence as Reserve does,
+// all in one transaction.
+func (s *Store) ReserveSeries(ctx context.Context, rs []bookings.Reservation) ([]bookings.Booking, error) {
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	var names []string
+	for _, r := range rs {
+		if r.Booking.ProviderID == nil {
+			return nil, errors.New("bookingssql: reserve series: no provider")
+		}
+		names = append(append(names, r.Lock), r.Locks...)
+	}
+	lockCtx, cancel := s.writeCtx(ctx, rs[0].LockWait)
+	defer cancel()
+	out := make([]bookings.Booking, 0, len(rs))
+	err := s.db.InTx(lockCtx, func(tx *sqlx.Tx) error {
+		if err := s.lock(ctx, tx, rs[0].LockWait, names[0], names[1:]...); err != nil {
+			return err
+		}
+		for _, r := range rs {
+			b, err := s.reserve(ctx, tx, r, false, true)
+			if err != nil {
+				return err
+			}
+			out = append(out, b)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, reserveErr(ctx, err, "reserve series")
+	}
+	return out, nil
+}
+
+// SeriesBookings implements bookings.Store.
+func (s *Store) SeriesBookings(ctx context.Context, seriesID string) ([]bookings.Booking, error) {
+	if seriesID == "" {
+		return nil, nil
+	}
+	return s.selectBookings(ctx, "series bookings", bookingColumns, `series_id = ?`, seriesID)
 }
 
 // ReserveTx implements bookings.Store: Reserve inside the caller's
@@ -50,7 +94,7 @@ func (s *Store) ReserveTx(ctx context.Context, tx *sql.Tx, r bookings.Reservatio
 	if _, err := x.ExecContext(ctx, `SAVEPOINT bookings_reserve`); err != nil {
 		return bookings.Booking{}, reserveErr(ctx, err, "reserve")
 	}
-	out, err := s.reserve(ctx, x, r, true)
+	out, err := s.reserve(ctx, x, r, true, false)
 	if err != nil {
 		if _, rerr := x.ExecContext(ctx, `ROLLBACK TO SAVEPOINT bookings_reserve`); rerr != nil {
 			return bookings.Booking{}, reserveErr(ctx, errors.Join(err, rerr), "reserve")
@@ -65,11 +109,13 @@ func (s *Store) ReserveTx(ctx context.Context, tx *sql.Tx, r bookings.Reservatio
 
 // reserve is Reserve's work in tx; inHost marks a caller's transaction,
 // whose lock_timeout is restored after the locks.
-func (s *Store) reserve(ctx context.Context, tx *sqlx.Tx, r bookings.Reservation, inHost bool) (bookings.Booking, error) {
+func (s *Store) reserve(ctx context.Context, tx *sqlx.Tx, r bookings.Reservation, inHost, locked bool) (bookings.Booking, error) {
 	var out bookings.Booking
 	err := func() error {
-		if err := s.lockRestoring(ctx, tx, r.LockWait, inHost, r.Lock, r.Locks...); err != nil {
-			return err
+		if !locked {
+			if err := s.lockRestoring(ctx, tx, r.LockWait, inHost, r.Lock, r.Locks...); err != nil {
+				return err
+			}
 		}
 		if err := s.checkBusy(ctx, tx, *r.Booking.ProviderID, r.BusyFrom, r.BusyTo,
 			busyArgs([]int64{*r.Booking.ProviderID}, r.BusyFrom, r.BusyTo, r.Booking.CreatedAt, r.UseHold, 0), r.Check); err != nil {
@@ -99,12 +145,12 @@ func (s *Store) reserve(ctx context.Context, tx *sqlx.Tx, r bookings.Reservation
 		var row bookingRow
 		err = tx.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_bookings (number, service_id, provider_id, status, start_time,
 			end_time, customer_name, customer_email, customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data,
-			notes, manage_token_hash, manage_token_sealed, created_at, updated_at, seat, location_kind, location)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+bookingColumns),
+			notes, manage_token_hash, manage_token_sealed, created_at, updated_at, seat, location_kind, location, series_id, series_index)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+bookingColumns),
 			b.Number, b.ServiceID, nullID(b.ProviderID), b.Status, store.NewTime(b.Start), store.NewTime(b.End), b.CustomerName,
 			b.CustomerEmail, b.CustomerPhone, b.CustomerTimeZone, b.AssignmentStrategy, b.IntakeVersion,
 			store.JSON[map[string]any]{V: b.IntakeData}, b.Notes, r.ManageTokenHash, r.ManageTokenSealed, store.NewTime(b.CreatedAt),
-			store.NewTime(b.UpdatedAt), seat, kind, place).StructScan(&row)
+			store.NewTime(b.UpdatedAt), seat, kind, place, b.SeriesID, b.SeriesIndex).StructScan(&row)
 		if err != nil {
 			return err
 		}

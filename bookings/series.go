@@ -1,0 +1,247 @@
+package bookings
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/groundwork-go/groundwork"
+)
+
+// Repeat asks for a weekly series: Count occurrences (the first at the
+// booking's start), every EveryWeeks weeks at the same local time in the
+// service's zone. FreeOnly books the free occurrences when some are not;
+// without it, any that is not free refuses the series, naming each.
+type Repeat struct {
+	Count      int  `json:"count"`
+	EveryWeeks int  `json:"every_weeks"`
+	FreeOnly   bool `json:"free_only"`
+}
+
+// Series is a weekly series as booked: its occurrences in order (each a
+// booking with its own manage token; the first's link manages the
+// series), and the times left out when FreeOnly was asked.
+type Series struct {
+	ID          string
+	Bookings    []Booking
+	ManageToken string
+	Skipped     []time.Time
+}
+
+// msgSeriesNotAllowed answers a series asked of a service that allows none.
+const msgSeriesNotAllowed = "This service cannot be booked as a series."
+
+// CreateSeries books a weekly series (nb.Repeat) with one provider: the
+// first, in the service's order, who has every occurrence free (or, with
+// FreeOnly, the most of them), all in one transaction. A *ValidationError
+// names each occurrence that is not free (repeat.N), or the rules broken.
+func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, error) {
+	rep := nb.Repeat
+	svc, err := s.ActiveService(ctx, nb.ServiceSlug)
+	if err == nil {
+		svc, err = svc.WithLength(nb.Length)
+	}
+	if err != nil {
+		return Series{}, err
+	}
+	switch {
+	case rep == nil:
+		return Series{}, invalid("repeat", "The repeat field is required for a series.")
+	case svc.Series == nil || svc.AssignmentStrategy == AssignCollective:
+		return Series{}, invalid("repeat", msgSeriesNotAllowed)
+	case rep.Count < 2 || rep.Count > svc.Series.MaxCount:
+		return Series{}, invalid("repeat.count", fmt.Sprintf("The repeat count must be between 2 and %d.", svc.Series.MaxCount))
+	case rep.EveryWeeks < 1 || rep.EveryWeeks > max(svc.Series.MaxEveryWeeks, 1):
+		return Series{}, invalid("repeat.every_weeks", fmt.Sprintf("The repeat gap must be between 1 and %d weeks.", max(svc.Series.MaxEveryWeeks, 1)))
+	}
+	if err := s.checkNewBooking(svc, &nb); err != nil {
+		return Series{}, err
+	}
+	offers, err := s.Bookable(ctx, svc)
+	if err != nil {
+		return Series{}, err
+	}
+	if nb.ProviderID != 0 {
+		offers = keepProvider(offers, nb.ProviderID)
+		if len(offers) == 0 {
+			return Series{}, invalid("provider_id", msgProviderNotHere)
+		}
+	} else {
+		roundRobin(offers)
+	}
+	offers = s.filterProviders(ctx, svc, offers)
+	if len(offers) == 0 {
+		return Series{}, fmt.Errorf("bookings: create series: %w", ErrSlotTaken)
+	}
+	loc := location(svc.TimeZone)
+	first := nb.Start.UTC().Truncate(time.Second).In(loc)
+	starts := make([]time.Time, rep.Count)
+	for k := range starts {
+		starts[k] = first.AddDate(0, 0, 7*rep.EveryWeeks*k).UTC() // the same wall-clock time, across changes of offset
+	}
+	_, _, maxAdvance := s.rules(svc)
+	ids := make([]int64, len(offers))
+	for i, o := range offers {
+		ids[i] = o.ID
+	}
+	last := starts[len(starts)-1]
+	reach := limitReach(svc, offers)
+	busyFrom, busyTo := starts[0].Add(-maxReach-reach), last.Add(2*maxReach+reach)
+	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: ids, From: DateOf(starts[0]).AddDays(-1),
+		To: DateOf(last).AddDays(1), BusyFrom: busyFrom, BusyTo: busyTo, Now: s.o.Now()})
+	if err != nil {
+		return Series{}, fmt.Errorf("bookings: create series: %w", err)
+	}
+	// The provider with every occurrence free, else the one with most.
+	best, bestFree := -1, []bool(nil)
+	for i, o := range offers {
+		free := make([]bool, len(starts))
+		n := 0
+		for k, st := range starts {
+			// A series counts its own earlier occurrences against the limits
+			// as it goes.
+			if (maxAdvance <= 0 || !st.After(s.o.Now().Add(maxAdvance))) && s.offersStart(svc, o, cal, st, seriesBusy(cal.Busy[o.ID], svc, o, starts[:k], free[:k])) {
+				free[k] = true
+				n++
+			}
+		}
+		if best < 0 || n > count(bestFree) {
+			best, bestFree = i, free
+		}
+		if n == len(starts) {
+			break
+		}
+	}
+	if count(bestFree) < len(starts) && !rep.FreeOnly || count(bestFree) == 0 {
+		v := &ValidationError{}
+		for k, free := range bestFree {
+			if !free {
+				v.Add("repeat."+strconv.Itoa(k), starts[k].In(loc).Format("Monday 2 January 2006, 15:04")+" is not free.")
+			}
+		}
+		return Series{}, v
+	}
+	o := offers[best]
+	id, err := s.newNumber()
+	if err != nil {
+		return Series{}, fmt.Errorf("bookings: create series: %w", err)
+	}
+	out := Series{ID: "SR" + id[2:]}
+	var rs []Reservation
+	tokens := map[int]string{}
+	now := s.o.Now().UTC()
+	for k, st := range starts {
+		if !bestFree[k] {
+			out.Skipped = append(out.Skipped, st)
+			continue
+		}
+		number, err := s.newNumber()
+		if err != nil {
+			return Series{}, err
+		}
+		token, hash, err := s.newManageToken()
+		if err != nil {
+			return Series{}, err
+		}
+		status := StatusConfirmed
+		if s.needsConfirmation(svc, st, s.o.Now()) {
+			status = StatusRequested
+		}
+		pid := o.ID
+		b := Booking{Number: number, ServiceID: svc.ID, ProviderID: &pid, Status: status, Start: st, End: st.Add(length(svc, o)),
+			CustomerName: nb.CustomerName, CustomerEmail: nb.CustomerEmail, CustomerPhone: nb.CustomerPhone,
+			CustomerTimeZone: nb.CustomerTimeZone, AssignmentStrategy: assignedRoundRobin, IntakeVersion: svc.IntakeSchemaVersion,
+			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now, SeriesID: out.ID, SeriesIndex: len(rs)}
+		tokens[len(rs)] = token
+		rs = append(rs, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: s.sealStored(token),
+			Lock: strconv.FormatInt(o.ID, 10) + "|" + DateOf(st.In(location(o.TimeZone))).String(), Locks: s.limitLocks(svc, o, st),
+			LockWait: s.o.LockWait, BusyFrom: st.Add(-maxReach - reach), BusyTo: st.Add(2*maxReach + reach), Place: s.placeHook(svc, o),
+			// Inside the transaction the earlier occurrences are stored
+			// already, so the busy time read there holds them.
+			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, st, busy) },
+			Then: s.changeHook(func(b Booking) []Event { return creationEvents(b, token) })})
+	}
+	booked, err := s.store.ReserveSeries(ctx, rs)
+	if err != nil {
+		if errors.Is(err, ErrSlotTaken) || errors.Is(err, ErrBusy) {
+			groundwork.Count(s.o.Meter, groundwork.MetricBookings, "conflict")
+			return Series{}, fmt.Errorf("bookings: create series: %w", err)
+		}
+		return Series{}, fmt.Errorf("bookings: create series: %w", err)
+	}
+	out.Bookings, out.ManageToken = booked, tokens[0]
+	for i, b := range booked {
+		groundwork.Count(s.o.Meter, groundwork.MetricBookings, "created")
+		for _, e := range creationEvents(b, tokens[i]) {
+			s.emit(ctx, e)
+		}
+	}
+	return out, nil
+}
+
+// seriesBusy is busy with the series' own earlier free occurrences in it,
+// which count against the limits as booked ones do (they are stored in
+// the same transaction, so the store's read does not see them yet).
+func seriesBusy(busy []Busy, svc Offering, o Offer, earlier []time.Time, free []bool) []Busy {
+	if !hasLimits(svc, o) {
+		return busy
+	}
+	out := append([]Busy(nil), busy...)
+	for k, st := range earlier {
+		if free[k] {
+			out = append(out, Busy{Period: Period{st, st.Add(length(svc, o))}, ServiceID: svc.ID})
+		}
+	}
+	return out
+}
+
+func count(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+func keepProvider(offers []Offer, id int64) []Offer {
+	for _, o := range offers {
+		if o.ID == id {
+			return []Offer{o}
+		}
+	}
+	return nil
+}
+
+// CancelSeriesFrom cancels, through a manage link, its booking and the
+// later active occurrences of its series (only it, for a booking of no
+// series), with the checks of CancelManaged; it returns them as
+// cancelled.
+func (s *Service) CancelSeriesFrom(ctx context.Context, token, reason string) ([]Booking, error) {
+	b, meta, err := s.CancelManaged(ctx, token, reason)
+	if err != nil {
+		return nil, err
+	}
+	_ = meta
+	out := []Booking{b}
+	rest, err := s.store.SeriesBookings(ctx, b.SeriesID)
+	if err != nil {
+		return out, err
+	}
+	for _, o := range rest {
+		if o.SeriesIndex <= b.SeriesIndex || !o.Active() {
+			continue
+		}
+		c, err := s.Cancel(ctx, o.ID, ActorCustomer, reason)
+		if err != nil && !errors.Is(err, ErrWrongStatus) {
+			return out, err
+		}
+		if err == nil {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
