@@ -161,7 +161,7 @@ func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, erro
 			// Inside the transaction the earlier occurrences are stored
 			// already, so the busy time read there holds them.
 			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, st, busy) },
-			Then: s.changeHook(func(b Booking) []Event { return creationEvents(b, token) })})
+			Then:  s.changeHook(func(b Booking) []Event { return creationEvents(b, token) })})
 	}
 	booked, err := s.store.ReserveSeries(ctx, rs)
 	if err != nil {
