@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -42,9 +43,15 @@ func TestBrowserBookingFlow(t *testing.T) {
 	browsertest.NoViolations(t, ctx, "the booking page's month")
 
 	submit(`table.month a[aria-label^="Tuesday 2 June"]`)
-	require.Contains(t, text("form[method=post] h2"), "Tuesday 2 June 2026")
+	require.Contains(t, text("#times h2"), "Tuesday 2 June 2026")
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	require.NoError(t, err)
+	require.True(t, strings.HasSuffix(loc, "#times"), "choosing a day keeps the reader at the times: %s", loc)
+	dots, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector(".times input")).opacity`))
+	require.NoError(t, err)
+	require.Equal(t, "0", dots, "the time chips show no radio dots")
 	browsertest.NoViolations(t, ctx, "the booking page with a day's times")
-	submit(`form[method=post] button[type=submit]`)
+	submit(`form#book button[type=submit]`)
 	summary := text(".error-summary")
 	for _, want := range []string{"Choose a time.", "Enter your name.", "Enter your email address."} {
 		require.Contains(t, summary, want, "every error in one round")
@@ -56,14 +63,16 @@ func TestBrowserBookingFlow(t *testing.T) {
 
 	run(chromedp.Click(chromedp.CSS(`label[for="f-start_time-2"]`)), chromedp.SendKeys(chromedp.ID("f-customer_name"), "Grace Hopper"),
 		chromedp.SendKeys(chromedp.ID("f-customer_email"), "grace@example.com"))
-	submit(`form[method=post] button[type=submit]`)
+	submit(`form#book button[type=submit]`)
 	require.Equal(t, "You are booked", text("h1"))
-	require.Contains(t, text(".notice"), "Consultation consultation, Tuesday 2 June 2026, 09:30 to 10:00 (America/New_York).")
+	require.Contains(t, text(".details"), "Tuesday 2 June 2026, 09:30 to 10:00 (America/New_York)")
+	require.Equal(t, 1, strings.Count(text("main"), "09:30 to 10:00"), "when, once")
 	require.Contains(t, text(".notice"), "Keep this page's address", "no mail is promised when none is sent")
 	google, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('a[href^="https://calendar.google.com/"]').href`))
 	require.NoError(t, err)
 	require.Contains(t, google, "dates=20260602T133000Z%2F20260602T140000Z")
-	require.Contains(t, text("main"), "Download .ics")
+	require.Contains(t, text("main"), "Apple and others (.ics)")
+	require.Contains(t, text("main"), "Outlook")
 	browsertest.NoViolations(t, ctx, "the confirmation page")
 
 	// Reschedule, then cancel, from the booking's own page.
@@ -81,12 +90,14 @@ func TestBrowserBookingFlow(t *testing.T) {
 	submit(`a[href*="step=cancel"]`)
 	require.Contains(t, text("main"), "Cancel this booking?")
 	require.Contains(t, text(".details"), "Confirmed", "asking does not cancel")
+	require.NotContains(t, text("main"), "Add to your calendar", "not above the cancel question")
 	browsertest.NoViolations(t, ctx, "the cancel question")
 	run(chromedp.SendKeys(chromedp.ID("f-reason"), "Plans changed"))
 	submit(`button.danger`)
 	require.Equal(t, "Booking cancelled", text("h1"))
 	require.Contains(t, text(".notice"), "Your booking is cancelled.")
-	require.NotContains(t, text("main"), "Download .ics", "no calendar for a cancelled booking")
+	require.NotContains(t, text("main"), ".ics", "no calendar for a cancelled booking")
+	require.Equal(t, 1, strings.Count(strings.ToLower(text("main")), "is cancelled"), "it says it once")
 	browsertest.NoViolations(t, ctx, "a cancelled booking")
 	submit(`main a[href^="/bookings/consultation"]`)
 	require.Equal(t, "Consultation consultation", text("h1"), "book again")
@@ -256,4 +267,71 @@ func TestManagePagePosts(t *testing.T) {
 	require.Equal(t, 429, code, "six a minute for this token")
 	code, _ = do("POST", "/bookings/manage/"+strings.Repeat("1", 64)+"/cancel", "")
 	require.Equal(t, 404, code)
+}
+
+// The booking page of a service with two lengths, a price in euros, a
+// place and weekly series, walked with the keyboard alone: the length
+// chosen, a day opened (landing at its times), a time chosen with the
+// arrow keys, three weeks asked, the confirmation with what, when, where
+// and the price; every state passes the page bar (and is pictured with
+// GROUNDWORK_SCREENSHOTS).
+func TestBrowserBookingRules(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 120*time.Second)
+	b := setup(t, store.SQLite)
+	c := context.Background()
+	lengths := []bookings.LengthChoice{{Minutes: 30}, {Minutes: 60, Price: ptr("45.00")}}
+	place := bookings.Location{Kind: bookings.LocationAddress, Value: "1 Main Street, Springfield"}
+	_, err := b.svc.UpdateService(c, "consultation", bookings.OfferingInput{Lengths: &lengths, Currency: ptr("EUR"), Location: &place,
+		Series: &bookings.SeriesRule{MaxCount: 6}})
+	require.NoError(t, err)
+	srv, run, text := pagesInBrowser(t, ctx, b)
+	shots := os.Getenv(browsertest.EnvScreenshots)
+
+	run(chromedp.Navigate(srv.URL+"/bookings/consultation?tz=America/New_York"), chromedp.WaitVisible(chromedp.CSS("table.month")))
+	require.Contains(t, text(".summary-card"), "€25.00")
+	require.Contains(t, text(".summary-card"), "1 Main Street, Springfield")
+	require.Contains(t, text(".summary-card"), "New York (UTC−04:00)")
+	require.Contains(t, text("#f-length"), "60 minutes, €45.00")
+	browsertest.NoViolations(t, ctx, "the booking page with lengths")
+
+	// Keyboard only: the length, then a day, then a time.
+	browsertest.TabTo(t, ctx, "#f-length")
+	browsertest.Press(t, ctx, "6", false) // typing selects "60 minutes, €45.00"
+	browsertest.TabTo(t, ctx, ".zone-form button")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, text(".summary-card"), "60 minutes")
+	require.Contains(t, text(".summary-card"), "€45.00")
+	browsertest.TabTo(t, ctx, `table.month a[aria-label^="Tuesday 2 June"]`)
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, text("#times h2"), "Tuesday 2 June 2026")
+	browsertest.NoViolations(t, ctx, "a day's times, 60 minutes")
+	browsertest.Screenshots(t, ctx, shots, "booking-day")
+	browsertest.TabTo(t, ctx, ".times input")
+	browsertest.Press(t, ctx, " ", false) // space chooses the first time
+	checked, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector(".times input:checked").value`))
+	require.NoError(t, err)
+	require.Equal(t, "2026-06-02T13:00:00Z", checked)
+	outline, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector(".times label")).outlineStyle`))
+	require.NoError(t, err)
+	require.Equal(t, "solid", outline, "the focused chip shows its focus")
+	browsertest.TabTo(t, ctx, "#f-customer_name")
+	run(chromedp.SendKeys(chromedp.ID("f-customer_name"), "Grace Hopper"), chromedp.SendKeys(chromedp.ID("f-customer_email"), "grace@example.com"))
+	browsertest.TabTo(t, ctx, "#f-repeat")
+	browsertest.Press(t, ctx, "3", false) // "3 weeks in a row"
+	browsertest.TabTo(t, ctx, "form#book button[type=submit]")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Equal(t, "You are booked", text("h1"))
+	details := text(".details")
+	require.Contains(t, details, "Tuesday 2 June 2026, 09:00 to 10:00 (America/New_York)")
+	require.Contains(t, details, "1 Main Street, Springfield")
+	require.Contains(t, details, "€45.00")
+	browsertest.NoViolations(t, ctx, "the confirmation with place and price")
+	browsertest.Screenshots(t, ctx, shots, "booking-confirmed")
+	list, _, err := b.svc.Store().ListBookings(c, bookings.BookingFilter{Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, list, 3, "three weeks in a row")
+	for _, bk := range list {
+		require.Equal(t, time.Hour, bk.End.Sub(bk.Start))
+	}
 }

@@ -1,8 +1,10 @@
 package bookings
 
 import (
+	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/web"
@@ -22,12 +24,18 @@ type calendar struct {
 	// Zone is the zone the times are shown in; Zones the choice of them;
 	// Month and Date carry the page's place through the zone form.
 	Zone        string
-	Zones       []string
+	Zones       []zoneOption
 	Month, Date string
 	// Base is the page's path; Keep are query values its links and
 	// forms carry (the manage page's step).
 	Base string
 	Keep map[string]string
+	// Form is the id of the form the times belong to when they stand
+	// outside it (the booking page's picker); "" inside it.
+	Form string
+	// Lengths is the choice of the service's lengths ("" when it has
+	// one), and Length the one chosen, in minutes.
+	Lengths []web.Option
 	// FreeDays counts the month's days with a free time.
 	FreeDays int
 	// Current marks, among the chosen day's times, the time a booking
@@ -143,10 +151,12 @@ func newCalendar(q url.Values, zone, base string, keep map[string]string, now ti
 		}
 		return base + "?" + v.Encode()
 	}
+	// A day's link goes to its times, a month's to the month, so the
+	// reader stays where they were looking.
 	c := &calendar{Base: base, Keep: keep, Caption: month.In(loc).Format("January 2006"), Zone: zone, Month: month.In(loc).Format("2006-01"),
-		NextURL: link(url.Values{"month": {next.In(loc).Format("2006-01")}})}
+		NextURL: link(url.Values{"month": {next.In(loc).Format("2006-01")}}) + "#calendar"}
 	if month != thisMonth {
-		c.PrevURL = link(url.Values{"month": {DateOf(month.In(loc).AddDate(0, -1, 0)).In(loc).Format("2006-01")}})
+		c.PrevURL = link(url.Values{"month": {DateOf(month.In(loc).AddDate(0, -1, 0)).In(loc).Format("2006-01")}}) + "#calendar"
 	}
 	var week []dayCell
 	for range (int(month.In(loc).Weekday()) + 6) % 7 {
@@ -156,7 +166,7 @@ func newCalendar(q url.Values, zone, base string, keep map[string]string, now ti
 		cell := dayCell{Day: d.Day, Label: d.In(loc).Format("Monday 2 January")}
 		if n := len(byDay[d]); n > 0 {
 			c.FreeDays++
-			cell.URL = link(url.Values{"date": {d.String()}})
+			cell.URL = link(url.Values{"date": {d.String()}}) + "#times"
 			cell.Label += ", " + web.Count(n, "time") + " free"
 			cell.Selected = hasDate && d == date
 		} else {
@@ -181,16 +191,43 @@ func newCalendar(q url.Values, zone, base string, keep map[string]string, now ti
 			c.Time.Options = append(c.Time.Options, web.Option{Value: v, Label: start.In(loc).Format("15:04"), Selected: v == chosen})
 		}
 	}
-	c.Zones = zoneChoice(zone)
+	c.Zones = zoneChoice(zone, now)
 	return c, nil
 }
 
-// zoneChoice is the common zones with zone among them.
-func zoneChoice(zone string) []string {
+// zoneOption is one zone of the choice: its IANA name, and the place
+// and offset a person reads ("New York (UTC−04:00)").
+type zoneOption struct {
+	Value, Label string
+}
+
+// zoneChoice is the common zones with zone among them, by the places'
+// names, labelled with their offsets at now.
+func zoneChoice(zone string, now time.Time) []zoneOption {
 	zones := slices.Clone(commonZones)
 	if !slices.Contains(zones, zone) {
 		zones = append(zones, zone)
 	}
-	slices.Sort(zones)
-	return zones
+	out := make([]zoneOption, len(zones))
+	for i, z := range zones {
+		out[i] = zoneOption{Value: z, Label: zoneLabel(z, now)}
+	}
+	slices.SortFunc(out, func(a, b zoneOption) int { return strings.Compare(a.Label, b.Label) })
+	return out
+}
+
+// zoneLabel is a zone as a place and its offset at now: "New York
+// (UTC−04:00)", "UTC".
+func zoneLabel(zone string, now time.Time) string {
+	if zone == "UTC" {
+		return "UTC"
+	}
+	place := zone[strings.LastIndexByte(zone, '/')+1:]
+	place = strings.ReplaceAll(place, "_", " ")
+	_, off := now.In(location(zone)).Zone()
+	sign := "+"
+	if off < 0 {
+		sign, off = "−", -off
+	}
+	return fmt.Sprintf("%s (UTC%s%02d:%02d)", place, sign, off/3600, off%3600/60)
 }

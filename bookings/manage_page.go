@@ -26,9 +26,11 @@ type managePage struct {
 	Where, Link string
 	// ServiceURL is the booking page of the service ("Book again").
 	ServiceURL string
-	// Calendar is the .ics feed, Google a Google Calendar template link;
-	// both only for a booking that is on.
-	Calendar, Google string
+	// Calendar is the .ics feed, Google and Outlook their calendars'
+	// links to add it; only for a booking that is on.
+	Calendar, Google, Outlook string
+	// Price is what the booking costs, with its currency; "" when free.
+	Price string
 	// Until is when online changes close, while that is ahead; Closed
 	// says why they are not possible, Contact how to reach the business.
 	Until, Closed            string
@@ -96,6 +98,13 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 			data.Provider = pr.Name
 		}
 	}
+	priced := svc
+	if withLength, err := svc.WithLength(int(b.End.Sub(b.Start) / time.Minute)); err == nil {
+		priced = withLength
+	}
+	if p := price(priced); p != "Free" {
+		data.Price = p
+	}
 	if l := b.Location; l != nil {
 		data.Where = placeText(l)
 		if l.Kind == LocationVideo && l.Value != "" {
@@ -109,6 +118,7 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	if data.Active {
 		data.Calendar = p.feedPrefix + "/customers/" + token + ".ics"
 		data.Google = googleCalendarLink(svc, b, data.Provider)
+		data.Outlook = outlookCalendarLink(svc, b, data.Where)
 	}
 	now := p.svc.o.Now()
 	if meta.ChangesAllowedUntil != nil && data.Active && meta.ChangesAllowedUntil.After(now) {
@@ -116,7 +126,7 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	}
 	switch {
 	case data.Cancelled:
-		data.Closed = "This booking is cancelled."
+		// The heading says it is cancelled; nothing says it again.
 	case !data.Active:
 		data.Closed = "This booking is over, so it can no longer be changed online."
 	case p.svc.pastDeadline(b):
@@ -273,6 +283,18 @@ func linkContacts(s string) template.HTML {
 // googleCalendarLink is a Google Calendar link that adds the booking to
 // the customer's calendar (a template event; nothing is sent to Google
 // until they save it).
+// outlookCalendarLink adds b to an Outlook calendar (outlook.live.com's
+// compose deep link; Microsoft 365 accounts are asked to sign in there).
+func outlookCalendarLink(svc Offering, b Booking, where string) string {
+	const stamp = "2006-01-02T15:04:05Z"
+	v := url.Values{"path": {"/calendar/action/compose"}, "rru": {"addevent"}, "subject": {svc.Name},
+		"startdt": {b.Start.UTC().Format(stamp)}, "enddt": {b.End.UTC().Format(stamp)}, "body": {svc.Name + ", reference " + b.Number}}
+	if where != "" {
+		v.Set("location", where)
+	}
+	return "https://outlook.live.com/calendar/0/deeplink/compose?" + v.Encode()
+}
+
 func googleCalendarLink(svc Offering, b Booking, provider string) string {
 	const stamp = "20060102T150405Z"
 	details := svc.Name + ", reference " + b.Number

@@ -1,11 +1,13 @@
 package bookings
 
 import (
+	"cmp"
 	"embed"
 	"errors"
 	"io/fs"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -164,6 +166,9 @@ type bookPage struct {
 	Service   Offering
 	Providers string
 	Price     string
+	Length    string
+	Where     string
+	ZoneLabel string
 	Action    string
 	Calendar  *calendar
 	Fields    []web.Field
@@ -203,14 +208,44 @@ func inLabelWords(ve *ValidationError) *ValidationError {
 	return out
 }
 
-// price is the service card's price line.
+// price is the service card's price line, with its currency.
 func price(svc Offering) string {
 	switch {
 	case svc.IsFree || svc.Price == nil:
 		return "Free"
 	default:
-		return *svc.Price
+		return money(*svc.Price, svc.Currency)
 	}
+}
+
+// currencySigns are the signs written before an amount; other codes
+// follow it ("45.00 CHF").
+var currencySigns = map[string]string{"EUR": "€", "USD": "$", "GBP": "£", "JPY": "¥", "INR": "₹", "AUD": "A$", "CAD": "C$", "NZD": "NZ$"}
+
+// money is an amount in a currency as people read it.
+func money(amount, currency string) string {
+	if sign, ok := currencySigns[currency]; ok {
+		return sign + amount
+	}
+	if currency != "" {
+		return amount + " " + currency
+	}
+	return amount
+}
+
+// lengthChoice is the booking page's choice of a service's lengths (nil
+// for one length), the chosen one selected.
+func lengthChoice(svc Offering, chosen int) []web.Option {
+	if len(svc.Lengths) == 0 {
+		return nil
+	}
+	out := make([]web.Option, len(svc.Lengths))
+	for i, l := range svc.Lengths {
+		withLength, _ := svc.WithLength(l.Minutes)
+		out[i] = web.Option{Value: strconv.Itoa(l.Minutes), Label: strconv.Itoa(l.Minutes) + " minutes, " + price(withLength),
+			Selected: l.Minutes == withLength.Duration && l.Minutes == chosen}
+	}
+	return out
 }
 
 // draw renders the booking page: the service card, the month with its
@@ -220,13 +255,27 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 	ctx := r.Context()
 	q := r.URL.Query()
 	zone := pageZone(q, zoneName(svc.TimeZone))
-	data := &bookPage{Service: svc, Action: p.prefix + "/" + svc.Slug, Price: price(svc)}
-	cal, err := newCalendar(q, zone, data.Action, nil, p.svc.o.Now(), r.PostFormValue("start_time"), func(from, to time.Time) ([]Slot, error) {
+	// The length chosen (the service's own when none, or one it does not
+	// offer), kept by the month's links.
+	minutes, _ := strconv.Atoi(cmp.Or(r.PostFormValue("length"), q.Get("length")))
+	if chosen, err := svc.WithLength(minutes); err == nil && minutes > 0 {
+		svc = chosen
+	} else {
+		minutes = 0
+	}
+	var keep map[string]string
+	if minutes > 0 {
+		keep = map[string]string{"length": strconv.Itoa(minutes)}
+	}
+	data := &bookPage{Service: svc, Action: p.prefix + "/" + svc.Slug, Price: price(svc), Length: strconv.Itoa(svc.Duration) + " minutes",
+		Where: placeText(svc.Location), ZoneLabel: zoneLabel(zone, p.svc.o.Now())}
+	cal, err := newCalendar(q, zone, data.Action, keep, p.svc.o.Now(), r.PostFormValue("start_time"), func(from, to time.Time) ([]Slot, error) {
 		return p.svc.Slots(ctx, svc, SlotQuery{From: from, To: to})
 	})
 	if err != nil {
 		return err
 	}
+	cal.Form, cal.Lengths = "book", lengthChoice(svc, svc.Duration)
 	data.Calendar = cal
 	offers, err := p.svc.Bookable(ctx, svc)
 	if err != nil {
@@ -242,6 +291,19 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 	}
 	data.Fields = []web.Field{field("text", "customer_name", "Your name", "name", true), field("email", "customer_email", "Email address", "email", true),
 		field("tel", "customer_phone", "Phone (optional)", "tel", false), field(web.TypeTextarea, "notes", "Notes (optional)", "", false)}
+	if minutes > 0 {
+		data.Fields = append(data.Fields, web.Field{Type: "hidden", Name: "length", Value: strconv.Itoa(minutes)})
+	}
+	if sr := svc.Series; sr != nil {
+		repeat := web.Field{Type: web.TypeSelect, Name: "repeat", ID: web.FieldID("repeat"), Label: "How many weeks",
+			Help: "The same time each week.", Placeholder: "Just this once"}
+		for n := 2; n <= sr.MaxCount; n++ {
+			v := strconv.Itoa(n)
+			repeat.Options = append(repeat.Options, web.Option{Value: v, Label: v + " weeks in a row", Selected: r.PostFormValue("repeat") == v})
+		}
+		data.Fields = append(data.Fields, repeat, web.Field{Type: web.TypeCheckbox, Name: "free_only", ID: web.FieldID("free_only"),
+			Label: "If some of those weeks are taken, book the free ones", Checked: r.PostFormValue("free_only") != ""})
+	}
 	if ve = inLabelWords(ve); ve != nil {
 		errs := ve.Fields()
 		data.Calendar.Time.Errors = errs["start_time"]
@@ -276,6 +338,10 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 	zone := pageZone(r.URL.Query(), zoneName(svc.TimeZone))
 	nb := NewBooking{ServiceSlug: svc.Slug, CustomerName: r.PostFormValue("customer_name"), CustomerEmail: r.PostFormValue("customer_email"),
 		CustomerPhone: r.PostFormValue("customer_phone"), Notes: r.PostFormValue("notes"), CustomerTimeZone: zone}
+	nb.Length, _ = strconv.Atoi(r.PostFormValue("length"))
+	if n, _ := strconv.Atoi(r.PostFormValue("repeat")); n > 1 {
+		nb.Repeat = &Repeat{Count: n, EveryWeeks: 1, FreeOnly: r.PostFormValue("free_only") != ""}
+	}
 	if t, err := time.Parse(time.RFC3339, r.PostFormValue("start_time")); err == nil {
 		nb.Start = t
 	}
@@ -293,7 +359,14 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 			return p.draw(w, r, http.StatusTooManyRequests, svc, nil, web.WaitMessage(w, msgTooMany))
 		}
 	}
-	_, token, err := p.svc.Create(r.Context(), nb)
+	var token string
+	if nb.Repeat != nil {
+		var series Series
+		series, err = p.svc.CreateSeries(r.Context(), nb)
+		token = series.ManageToken
+	} else {
+		_, token, err = p.svc.Create(r.Context(), nb)
+	}
 	var ve *ValidationError
 	switch {
 	case errors.As(err, &ve):
