@@ -442,3 +442,56 @@ func BenchmarkCreateWithCalendars(b *testing.B) {
 		}
 	}
 }
+
+// A month of slots on the busy site with the rules of issue 34 beside the
+// same without: each provider capped at 6 bookings a day and 1,200 minutes
+// a week, the service at 4 a day per provider, two lengths (the month read
+// for 60 minutes), and a collective service of all ten providers.
+func BenchmarkMonthOfSlotsWithRules(b *testing.B) {
+	for _, d := range storetest.Dialects() {
+		for _, variant := range []string{"none", "limits-and-lengths", "collective"} {
+			b.Run(string(d)+"/"+variant, func(b *testing.B) {
+				bd, svc := busySite(b, d)
+				ctx := context.Background()
+				q := bookings.SlotQuery{}
+				var err error
+				switch variant {
+				case "limits-and-lengths":
+					providers, err := bd.svc.Store().ListProviders(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					limits := []bookings.Limit{{Period: bookings.PeriodDay, Bookings: 6}, {Period: bookings.PeriodWeek, Minutes: 1200}}
+					for _, p := range providers {
+						if _, err := bd.svc.UpdateProvider(ctx, p.ID, bookings.ProviderInput{Limits: &limits}); err != nil {
+							b.Fatal(err)
+						}
+					}
+					day := []bookings.Limit{{Period: bookings.PeriodDay, Bookings: 4}}
+					lengths := []bookings.LengthChoice{{Minutes: 30}, {Minutes: 60}}
+					if svc, err = bd.svc.UpdateService(ctx, svc.Slug, bookings.OfferingInput{Limits: &day, Lengths: &lengths}); err != nil {
+						b.Fatal(err)
+					}
+					q.Length = 60
+				case "collective":
+					strategy := bookings.AssignCollective
+					if svc, err = bd.svc.UpdateService(ctx, svc.Slug, bookings.OfferingInput{AssignmentStrategy: &strategy}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				loc, _ := time.LoadLocation(svc.TimeZone)
+				q.From, q.To = bookings.MonthSpan(2026, time.June, loc)
+				b.ReportAllocs()
+				n := 0
+				for b.Loop() {
+					slots, err := bd.svc.Slots(ctx, svc, q)
+					if err != nil || len(slots) == 0 {
+						b.Fatal(err, len(slots))
+					}
+					n = len(slots)
+				}
+				b.ReportMetric(float64(n), "slots")
+			})
+		}
+	}
+}

@@ -96,3 +96,53 @@ func (s *Service) limitLocks(svc Offering, o Offer, start time.Time) []string {
 	}
 	return out
 }
+
+// limitIndex counts, once, the bookings of a provider's limited periods,
+// so that a month of slots asks each slot's periods in a map rather than
+// going through the busy time again.
+type limitIndex struct {
+	s      *Service
+	loc    *time.Location
+	limits []Limit
+	used   []map[Date]usage // by limit, by the period's first day
+}
+
+type usage struct {
+	n      int
+	booked time.Duration
+}
+
+// newLimitIndex counts busy (o's) against the limits of svc and o.
+func (s *Service) newLimitIndex(svc Offering, o Offer, busy []Busy) *limitIndex {
+	x := &limitIndex{s: s, loc: location(o.TimeZone), limits: slices.Concat(svc.Limits, o.Rules.Limits)}
+	x.used = make([]map[Date]usage, len(x.limits))
+	for i, l := range x.limits {
+		ofService := i < len(svc.Limits)
+		m := map[Date]usage{}
+		for _, b := range busy {
+			if b.ServiceID == 0 || ofService && b.ServiceID != svc.ID {
+				continue
+			}
+			first, _, _ := s.period(l.Period, b.Start, x.loc)
+			u := m[first]
+			u.n++
+			u.booked += b.End.Sub(b.Start)
+			m[first] = u
+		}
+		x.used[i] = m
+	}
+	return x
+}
+
+// allows reports whether a booking over [start, start+length) keeps
+// every limit.
+func (x *limitIndex) allows(start time.Time, length time.Duration) bool {
+	for i, l := range x.limits {
+		first, _, _ := x.s.period(l.Period, start, x.loc)
+		u := x.used[i][first]
+		if l.Bookings > 0 && u.n+1 > l.Bookings || l.Minutes > 0 && u.booked+length > time.Duration(l.Minutes)*time.Minute {
+			return false
+		}
+	}
+	return true
+}

@@ -437,10 +437,13 @@ func (s *Service) slotsAndCalendar(ctx context.Context, svc Offering, offers []O
 	for _, o := range offers {
 		loc := location(o.TimeZone)
 		last := DateOf(to.In(loc))
-		limited := hasLimits(svc, o)
+		var limits *limitIndex
+		if hasLimits(svc, o) {
+			limits = s.newLimitIndex(svc, o, cal.Busy[o.ID])
+		}
 		for date := DateOf(from.In(loc)); !last.Before(date); date = date.AddDays(1) {
 			for _, p := range DaySlots(s.dayOf(svc, o, cal, date, cal.Busy[o.ID])) {
-				if limited && !s.withinLimits(svc, o, cal.Busy[o.ID], p.Start, p.End.Sub(p.Start)) {
+				if limits != nil && !limits.allows(p.Start, p.End.Sub(p.Start)) {
 					continue
 				}
 				if !p.Start.Before(from) && !p.End.After(to) {
