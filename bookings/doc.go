@@ -139,6 +139,17 @@
 // as busy time. A calendar unread for a day is Stale; with
 // BlockWhenStale its provider is not bookable until it is read.
 //
+// # Rules
+//
+// A service's ServiceRules and a provider's ProviderRules add: limits a
+// day, week or month (counted under the day lock and a lock per limited
+// week or month, taken in one order), lengths the customer picks, weekly
+// series ([Service.CreateSeries], one transaction), collective services
+// (AssignCollective: every provider at once), approval per service, and
+// where the meeting happens (Options.VideoLink makes a video link inside
+// the booking's transaction). [Service.CreateTx] books inside the host's
+// own transaction.
+//
 // # Mail, reminders, housekeeping
 //
 // With Options.Enqueuer and Mailer, and [RegisterWorkers] on the queue,
