@@ -51,6 +51,10 @@ type managePage struct {
 	Zone    string
 	Month   *calendar
 	Reason  web.Field
+	// Series says which occurrence of a series this is; Scope chooses
+	// what a cancellation takes (none when nothing follows it).
+	Series string
+	Scope  web.Field
 	Summary []web.SummaryItem
 }
 
@@ -158,6 +162,23 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 		data.Step = step
 	}
 	data.Reason = web.Field{Type: web.TypeTextarea, Name: "reason", ID: web.FieldID("reason"), Label: "Reason (optional)", Value: r.PostFormValue("reason")}
+	if b.SeriesID != "" {
+		if all, err := p.svc.store.SeriesBookings(ctx, b.SeriesID); err == nil {
+			later := 0
+			for _, o := range all {
+				if o.SeriesIndex > b.SeriesIndex && o.Active() {
+					later++
+				}
+			}
+			data.Series = fmt.Sprintf("This is booking %d of %d in a weekly series.", b.SeriesIndex+1, len(all))
+			if later > 0 {
+				data.Scope = web.Field{Type: web.TypeRadio, Name: "scope", ID: web.FieldID("scope"), Label: "Which bookings",
+					Options: []web.Option{{Value: "this", Label: "Only this one", Selected: r.PostFormValue("scope") != "following"},
+						{Value: "following", Label: fmt.Sprintf("This one and the %s after it", web.Count(later, "booking")),
+							Selected: r.PostFormValue("scope") == "following"}}}
+			}
+		}
+	}
 	var fields []web.Field
 	if ve != nil {
 		errs := ve.Fields()
@@ -217,6 +238,16 @@ func (p *PageHandler) cancelManaged(w http.ResponseWriter, r *http.Request) erro
 	// customer who mistyped a new booking twice can still cancel.
 	if err := p.manageLimits(w, r); err != nil {
 		return err
+	}
+	if r.PostFormValue("scope") == "following" {
+		all, err := p.svc.CancelSeriesFrom(r.Context(), r.PathValue("token"), r.PostFormValue("reason"))
+		var b Booking
+		if len(all) > 0 {
+			b = all[0]
+		}
+		return p.manageAnswer(w, r, b, err, func(Booking) string {
+			return fmt.Sprintf("Your %s are cancelled.", web.Count(len(all), "booking")) + p.confirmation()
+		})
 	}
 	b, _, err := p.svc.CancelManaged(r.Context(), r.PathValue("token"), r.PostFormValue("reason"))
 	return p.manageAnswer(w, r, b, err, func(Booking) string { return "Your booking is cancelled." + p.confirmation() })

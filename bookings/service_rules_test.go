@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -600,4 +602,42 @@ func TestWeeklySeries(t *testing.T) {
 	require.Equal(t, []string{"confirmed", "cancelled", "cancelled", "cancelled", "cancelled"}, statuses)
 	code, _ = b.do(t, "POST", "/api/bookings/manage/"+token+"/cancel", `{"scope":"everything"}`)
 	require.NotEqual(t, 200, code)
+}
+
+// The manage page of a series' occurrence says which it is and cancels
+// it alone, or it and the later ones.
+func TestSeriesOnTheManagePage(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	ctx := context.Background()
+	_, err := b.svc.UpdateService(ctx, "consultation", bookings.OfferingInput{Series: &bookings.SeriesRule{MaxCount: 4}})
+	require.NoError(t, err)
+	series, err := b.svc.CreateSeries(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-02T15:00:00Z"),
+		CustomerName: "Grace", CustomerEmail: "grace@example.com", Repeat: &bookings.Repeat{Count: 4, EveryWeeks: 1}})
+	require.NoError(t, err)
+	require.Len(t, series.Bookings, 4)
+	pages, err := bookings.NewPageHandler(b.svc, &bookings.PageOptions{PostLimit: -1})
+	require.NoError(t, err)
+	srv := httptest.NewServer(pages)
+	t.Cleanup(srv.Close)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	page := "/bookings/manage/" + series.ManageToken
+	res, err := client.Get(srv.URL + page + "?step=cancel")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Contains(t, string(body), "This is booking 1 of 4 in a weekly series.")
+	require.Contains(t, string(body), "This one and the 3 bookings after it")
+	req, _ := http.NewRequest("POST", srv.URL+page+"/cancel", strings.NewReader("scope=following"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", srv.URL)
+	res, err = client.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 303, res.StatusCode)
+	all, err := b.svc.Store().SeriesBookings(ctx, series.ID)
+	require.NoError(t, err)
+	for _, o := range all {
+		require.Equal(t, bookings.StatusCancelled, o.Status)
+	}
 }
