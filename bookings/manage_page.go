@@ -46,15 +46,15 @@ type managePage struct {
 	// window.
 	MoveFrom string
 	// Step is "", "reschedule" or "cancel".
-	Step    string
-	Action  string
-	Zone    string
-	Month   *calendar
-	Reason  web.Field
+	Step   string
+	Action string
+	Zone   string
+	Month  *calendar
+	Reason web.Field
 	// Series says which occurrence of a series this is; Scope chooses
 	// what a cancellation takes (none when nothing follows it).
-	Series string
-	Scope  web.Field
+	Series  string
+	Scope   web.Field
 	Summary []web.SummaryItem
 }
 
