@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -329,4 +330,72 @@ func TestFeedTokenBucket(t *testing.T) {
 		require.Equal(t, 200, f.get(t, "/bookings/ical/providers/"+token+".ics").code)
 	}
 	require.Equal(t, 429, f.get(t, "/bookings/ical/providers/"+token+".ics").code)
+}
+
+// EnvRequireICal, when set (CI sets it once both are installed), turns a
+// missing ical.js or python-icalendar into a failure instead of a skip.
+const envRequireICal = "GROUNDWORK_REQUIRE_ICAL"
+
+// A weekly series in a provider's feed is one event per occurrence, and
+// the two calendar libraries people parse feeds with read each at its
+// time: ical.js (npm, in .ci/node_modules) and python-icalendar (Debian's
+// python3-icalendar).
+func TestSeriesFeedReadByICalLibraries(t *testing.T) {
+	t.Parallel()
+	f := setupFeeds(t, store.SQLite, nil)
+	ctx := context.Background()
+	_, err := f.svc.UpdateService(ctx, "consultation", bookings.OfferingInput{Series: &bookings.SeriesRule{MaxCount: 6}})
+	require.NoError(t, err)
+	// Across the change to winter time in New York (1 November).
+	f.clock.Set(mustTime("2026-10-01T08:00:00Z"))
+	series, err := f.svc.CreateSeries(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-10-20T14:00:00Z"),
+		CustomerName: "Grace", CustomerEmail: "grace@example.com", Repeat: &bookings.Repeat{Count: 4, EveryWeeks: 1}})
+	require.NoError(t, err)
+	want := []string{}
+	for _, b := range series.Bookings {
+		want = append(want, b.Start.UTC().Format("2006-01-02T15:04:05Z"))
+	}
+	require.Equal(t, []string{"2026-10-20T14:00:00Z", "2026-10-27T14:00:00Z", "2026-11-03T15:00:00Z", "2026-11-10T15:00:00Z"}, want,
+		"the same local time each week")
+	token, err := f.svc.MintFeedToken(ctx, f.provider.ID)
+	require.NoError(t, err)
+	a := f.get(t, "/bookings/ical/providers/"+token+".ics")
+	require.Equal(t, 200, a.code)
+	file := filepath.Join(t.TempDir(), "feed.ics")
+	require.NoError(t, os.WriteFile(file, a.body, 0o644))
+	missing := func(what string) {
+		t.Helper()
+		if os.Getenv(envRequireICal) != "" {
+			t.Fatalf("%s is not installed (%s is set)", what, envRequireICal)
+		}
+		t.Logf("%s is not installed: not checked", what)
+	}
+
+	icaljs, _ := filepath.Abs("../.ci/node_modules/ical.js/dist/ical.js")
+	if _, err := os.Stat(icaljs); err != nil || !hasCommand("node") {
+		missing("ical.js (npm install --prefix .ci ical.js) with node")
+	} else {
+		script := `import ICAL from "` + icaljs + `"; import fs from "fs";
+const comp = new ICAL.Component(ICAL.parse(fs.readFileSync(process.argv[1], "utf8")));
+for (const v of comp.getAllSubcomponents("vevent")) console.log(new ICAL.Event(v).startDate.toJSDate().toISOString().replace(".000Z", "Z"));`
+		out, err := exec.Command("node", "--input-type=module", "-e", script, file).CombinedOutput()
+		require.NoError(t, err, string(out))
+		require.Equal(t, want, strings.Fields(string(out)), "ical.js")
+	}
+	if !hasCommand("/usr/bin/python3") || exec.Command("/usr/bin/python3", "-c", "import icalendar").Run() != nil {
+		missing("python-icalendar (apt-get install python3-icalendar)")
+	} else {
+		script := `import sys, icalendar, datetime
+cal = icalendar.Calendar.from_ical(open(sys.argv[1], "rb").read())
+for e in cal.walk("VEVENT"):
+    print(e.decoded("DTSTART").astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))`
+		out, err := exec.Command("/usr/bin/python3", "-c", script, file).CombinedOutput()
+		require.NoError(t, err, string(out))
+		require.Equal(t, want, strings.Fields(string(out)), "python-icalendar")
+	}
+}
+
+func hasCommand(name string) bool {
+	_, err := exec.LookPath(name)
+	return err == nil
 }
