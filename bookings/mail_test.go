@@ -400,3 +400,31 @@ func TestSendsMail(t *testing.T) {
 		require.Equal(t, c.want, svc.SendsMail(), "%+v", c.o)
 	}
 }
+
+// A collective booking tells each of its providers, and the customer once.
+func TestCollectiveBookingMailsEveryHost(t *testing.T) {
+	t.Parallel()
+	m := setupMail(t, storetest.Open(t, store.SQLite, bookingssql.Migrations), nil)
+	ctx := context.Background()
+	st := bookingssql.New(m.db)
+	bob, err := st.CreateProvider(ctx, bookings.Provider{Slug: "bob", Name: "Bob", TimeZone: "America/New_York", Email: "bob@example.test",
+		RoundRobinWeight: 1, IsActive: true, CreatedAt: now, UpdatedAt: now})
+	require.NoError(t, err)
+	weekdays(t, st, bob.ID, 9*60, 17*60)
+	strategy := bookings.AssignCollective
+	_, err = m.svc.UpdateService(ctx, "consultation", bookings.OfferingInput{AssignmentStrategy: &strategy})
+	require.NoError(t, err)
+	require.NoError(t, st.LinkProvider(ctx, m.service.ID, bob.ID, nil, nil))
+	b, _, err := m.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-02T15:00:00Z"),
+		CustomerName: "Grace", CustomerEmail: "grace@example.com"})
+	require.NoError(t, err)
+	require.Equal(t, []int64{bob.ID}, b.Hosts)
+	seen := 0
+	msgs := m.next(t, &seen, 3)
+	to := []string{}
+	for _, msg := range msgs {
+		to = append(to, msg.To[0]+": "+msg.Subject)
+	}
+	require.Equal(t, []string{"ada@example.test: New booking: Consultation consultation, 2 June 11:00", "bob@example.test: New booking: Consultation consultation, 2 June 11:00",
+		"grace@example.com: Your booking is confirmed: Consultation consultation"}, to)
+}
