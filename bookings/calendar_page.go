@@ -216,6 +216,14 @@ func zoneChoice(zone string, now time.Time) []zoneOption {
 	return out
 }
 
+// placeTime names a zone's time by its place: "New York time", "UTC".
+func placeTime(zone string) string {
+	if zone == "UTC" {
+		return "UTC"
+	}
+	return strings.ReplaceAll(zone[strings.LastIndexByte(zone, '/')+1:], "_", " ") + " time"
+}
+
 // zoneLabel is a zone as a place and its offset at now: "New York
 // (UTC−04:00)", "UTC".
 func zoneLabel(zone string, now time.Time) string {

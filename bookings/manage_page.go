@@ -118,7 +118,8 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	zone := pageZone(q, cmp.Or(b.CustomerTimeZone, zoneName(svc.TimeZone)))
 	data.Zone = zone
 	loc := location(zone)
-	data.When = fmt.Sprintf("%s to %s (%s)", b.Start.In(loc).Format("Monday 2 January 2006, 15:04"), b.End.In(loc).Format("15:04"), zone)
+	place := placeTime(zone)
+	data.When = fmt.Sprintf("%s to %s (%s)", b.Start.In(loc).Format("Monday 2 January 2006, 15:04"), b.End.In(loc).Format("15:04"), place)
 	if data.Active {
 		data.Calendar = p.feedPrefix + "/customers/" + token + ".ics"
 		data.Google = googleCalendarLink(svc, b, data.Provider)
@@ -126,7 +127,7 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	}
 	now := p.svc.o.Now()
 	if meta.ChangesAllowedUntil != nil && data.Active && meta.ChangesAllowedUntil.After(now) {
-		data.Until = meta.ChangesAllowedUntil.In(loc).Format("Monday 2 January 2006, 15:04") + " (" + zone + ")"
+		data.Until = meta.ChangesAllowedUntil.In(loc).Format("Monday 2 January 2006, 15:04") + " (" + place + ")"
 	}
 	switch {
 	case data.Cancelled:
@@ -156,7 +157,7 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 		data.Month.Time.Label = "New time"
 		data.Month.markCurrent(b.Start)
 		if from := p.svc.changeableFrom(); !from.IsZero() {
-			data.MoveFrom = from.In(loc).Format("Monday 2 January 2006, 15:04") + " (" + zone + ")"
+			data.MoveFrom = from.In(loc).Format("Monday 2 January 2006, 15:04") + " (" + placeTime(zone) + ")"
 		}
 	case step == "cancel" && meta.CanCancel:
 		data.Step = step
