@@ -99,7 +99,6 @@ const (
 	confirmWithinMax   = 24 * 366
 	limitBookingsMax   = 10000
 	limitMinutesMax    = 60 * 24 * 31
-	WeekStartDefault   = time.Monday
 	currencyCodeLength = 3
 )
 

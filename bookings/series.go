@@ -221,11 +221,10 @@ func keepProvider(offers []Offer, id int64) []Offer {
 // series), with the checks of CancelManaged; it returns them as
 // cancelled.
 func (s *Service) CancelSeriesFrom(ctx context.Context, token, reason string) ([]Booking, error) {
-	b, meta, err := s.CancelManaged(ctx, token, reason)
+	b, _, err := s.CancelManaged(ctx, token, reason)
 	if err != nil {
 		return nil, err
 	}
-	_ = meta
 	out := []Booking{b}
 	rest, err := s.store.SeriesBookings(ctx, b.SeriesID)
 	if err != nil {
