@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +24,9 @@ const (
 	FlushIntervalDefault = time.Second
 	// FlushSizeDefault writes as soon as this many hits wait.
 	FlushSizeDefault = 1000
+	// FlushBatchDefault is the most hits one flush writes in one
+	// transaction; more waiting are written by the next flushes at once.
+	FlushBatchDefault = 5000
 	// MaxPendingDefault is how many collected hits may wait to be written
 	// (about 300 bytes each) before Collect refuses more with ErrBusy.
 	MaxPendingDefault = 100_000
@@ -47,6 +51,10 @@ type AnalyticsOptions struct {
 	// hits, the collector writes; the ...Default when zero.
 	FlushInterval time.Duration
 	FlushSize     int
+	// FlushBatch bounds one flush's transaction: a writer that fell
+	// behind drains in transactions of this size, not one of everything
+	// waiting. FlushBatchDefault when zero.
+	FlushBatch int
 	// MaxPending is how many hits may wait to be written, the batch being
 	// written included; beyond it Collect answers ErrBusy, so nothing is
 	// taken that cannot be stored. MaxPendingDefault when zero.
@@ -103,6 +111,9 @@ func NewAnalytics(st Store, opts *AnalyticsOptions) (*Analytics, error) {
 	}
 	if o.FlushSize <= 0 {
 		o.FlushSize = FlushSizeDefault
+	}
+	if o.FlushBatch <= 0 {
+		o.FlushBatch = FlushBatchDefault
 	}
 	if o.MaxPending <= 0 {
 		o.MaxPending = MaxPendingDefault
@@ -343,7 +354,14 @@ func (a *Analytics) Flush(ctx context.Context) error {
 	defer a.flushMu.Unlock()
 	a.mu.Lock()
 	batch := a.pending
-	a.pending, a.writing = nil, len(batch)
+	if len(batch) > a.o.FlushBatch {
+		// The oldest first; the rest wait for the next flush.
+		batch = slices.Clone(a.pending[:a.o.FlushBatch])
+		a.pending = slices.Clone(a.pending[a.o.FlushBatch:])
+	} else {
+		a.pending = nil
+	}
+	a.writing = len(batch)
 	a.mu.Unlock()
 	if len(batch) == 0 {
 		return nil
@@ -424,11 +442,19 @@ func (a *Analytics) Run(ctx context.Context) {
 		case <-t.C:
 		case <-a.kick:
 		}
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
-		if err := a.Flush(fctx); err != nil {
-			a.o.Logger.ErrorContext(ctx, "reporting: flush", "error", err)
+		// A writer that fell behind drains batch after batch, not waiting
+		// for the next tick.
+		for {
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+			err := a.Flush(fctx)
+			cancel()
+			if err != nil {
+				a.o.Logger.ErrorContext(ctx, "reporting: flush", "error", err)
+			}
+			if err != nil || ctx.Err() != nil || a.Pending() < a.o.FlushSize {
+				break
+			}
 		}
-		cancel()
 	}
 }
 

@@ -3,10 +3,12 @@ package reporting_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -304,4 +306,49 @@ func TestPropsAreDroppedAndSaidSo(t *testing.T) {
 	raw, err := json.Marshal(doc)
 	require.NoError(t, err)
 	require.Contains(t, string(raw), "checked (at most 30) and then dropped; they are not stored")
+}
+
+// counting records the size of each batch it is given.
+type counting struct {
+	reporting.Store
+	mu      sync.Mutex
+	batches []int
+}
+
+func (c *counting) Record(ctx context.Context, hits []reporting.Hit) error {
+	c.mu.Lock()
+	c.batches = append(c.batches, len(hits))
+	c.mu.Unlock()
+	return c.Store.Record(ctx, hits)
+}
+
+// A writer that fell behind drains in bounded transactions, the oldest
+// views first, without waiting for the next tick while a flush's worth
+// waits; the last flush writes the rest, and every view is stored.
+func TestFlushInBoundedBatches(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	st := &counting{Store: b.analytics.Store()}
+	a, err := reporting.NewAnalytics(st, &reporting.AnalyticsOptions{Now: b.clock.Now, FlushInterval: time.Hour, FlushSize: 50,
+		FlushBatch: 40, MaxPending: 1000})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 100 {
+		require.NoError(t, a.Collect(ctx, reporting.View{URL: fmt.Sprintf("https://shop.example/p/%d", i), UserAgent: browser,
+			IP: fmt.Sprintf("10.0.0.%d", i)}))
+	}
+	require.Equal(t, 100, a.Pending(), "a full batch waiting kicks the writer, which is not running yet")
+	run, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { a.Run(run); close(done) }()
+	require.Eventually(t, func() bool { return a.Pending() == 20 }, 5*time.Second, 10*time.Millisecond,
+		"drained batch after batch while a flush's worth waits, not an hour later")
+	cancel()
+	<-done
+	st.mu.Lock()
+	require.Equal(t, []int{40, 40, 20}, st.batches)
+	st.mu.Unlock()
+	ov, err := b.analytics.Overview(ctx, reporting.AnalyticsQuery{Days: 1})
+	require.NoError(t, err)
+	require.EqualValues(t, 100, ov.Totals.PageViews)
 }
