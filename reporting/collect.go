@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,8 +27,7 @@ const (
 	CollectLimitDefault = 120
 	// MaxCollectBody caps a collect request.
 	MaxCollectBody = 8 << 10
-	// MaxProps caps an event's props, which are checked and then dropped:
-	// they are not stored.
+	// MaxProps caps an event's props (see View.Props).
 	MaxProps = 30
 )
 
@@ -158,12 +158,19 @@ func (h *CollectHandler) collect(w http.ResponseWriter, r *http.Request) error {
 	}
 	v, err := h.view(r, b)
 	if err == nil {
+		v.Props, err = propValues(b.Props)
+	}
+	if err == nil {
 		err = h.a.Collect(r.Context(), v)
 	}
 	switch {
 	case err == nil, errors.Is(err, ErrBot):
 		w.WriteHeader(http.StatusAccepted)
 		return nil
+	case errors.Is(err, errBadProps):
+		return api.Invalid("props", strings.TrimPrefix(err.Error(), errBadProps.Error()+": "))
+	case errors.Is(err, ErrBadView) && strings.Contains(err.Error(), "prop"):
+		return api.Invalid("props", strings.TrimPrefix(err.Error(), ErrBadView.Error()+": "))
 	case errors.Is(err, ErrBadView):
 		return api.Invalid("url", strings.TrimPrefix(err.Error(), ErrBadView.Error()+": "))
 	case errors.Is(err, ErrBusy):
@@ -189,7 +196,19 @@ func (h *CollectHandler) pixel(w http.ResponseWriter, r *http.Request) error {
 	if b.URL == "" {
 		b.URL = r.Referer() // an <img> on the page: the page is the referrer
 	}
-	if v, err := h.view(r, b); err == nil {
+	v, err := h.view(r, b)
+	if err == nil {
+		// An event's props as p.<name>=<value>.
+		for k, vs := range q {
+			if name, ok := strings.CutPrefix(k, "p."); ok && len(vs) > 0 {
+				if v.Props == nil {
+					v.Props = map[string]string{}
+				}
+				v.Props[name] = vs[0]
+			}
+		}
+	}
+	if err == nil {
 		err := h.a.Collect(r.Context(), v)
 		if errors.Is(err, ErrBusy) {
 			return busy()
@@ -202,6 +221,32 @@ func (h *CollectHandler) pixel(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	_, _ = w.Write(gif)
 	return nil
+}
+
+// errBadProps is a props object that is not names to text, numbers or
+// booleans.
+var errBadProps = errors.New("reporting: bad props")
+
+// propValues are a JSON props object's values as text: a string as it
+// is, a number or a boolean as JSON writes it; anything else is refused.
+func propValues(in map[string]any) (map[string]string, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		switch x := v.(type) {
+		case string:
+			out[k] = x
+		case float64:
+			out[k] = strconv.FormatFloat(x, 'f', -1, 64)
+		case bool:
+			out[k] = strconv.FormatBool(x)
+		default:
+			return nil, fmt.Errorf("%w: the prop %q must be text, a number or true or false", errBadProps, k)
+		}
+	}
+	return out, nil
 }
 
 // scriptJS posts a page view when the page loads, with sendBeacon (no

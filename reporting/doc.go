@@ -24,9 +24,12 @@
 // are buffered and written every second in one transaction into daily
 // and weekly rollups (views, visitors, sessions, duration by page, event,
 // source, device, country), so reports stay fast at millions of views;
-// rollups past the retention are pruned. An event's name is counted; its
-// props are checked (at most MaxProps) and then dropped: they are not
-// stored, and no report breaks an event down by them.
+// rollups past the retention are pruned. An event's name is counted, and
+// its props (at most MaxProps, names and values bounded by
+// MaxPropNameLength and MaxPropValueLength) by event, property and value
+// with their visitors, which [Analytics.EventProperties] and GET
+// /analytics-reporting/event-properties?event= read back; a page view's
+// props are not counted. The pixel takes them as p.<name>=<value>.
 //
 // A view answered 202 is written. The buffer is bounded
 // (AnalyticsOptions.MaxPending, 100,000 views): while it is full, because

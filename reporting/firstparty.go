@@ -41,6 +41,9 @@ const (
 	MaxTitleLength = 300
 	// MaxEventNameLength caps an event's name.
 	MaxEventNameLength = 120
+	// MaxPropNameLength and MaxPropValueLength cap an event's property.
+	MaxPropNameLength  = 40
+	MaxPropValueLength = 200
 )
 
 // AnalyticsOptions configures [NewAnalytics]. Nil means the defaults.
@@ -149,6 +152,10 @@ type View struct {
 	// IP and UserAgent identify the visitor for the day (hashed, never
 	// stored); Country is the host's guess, or "".
 	IP, UserAgent, Country string
+	// Props are an event's properties (ignored for a page view): at most
+	// MaxProps, names of at most MaxPropNameLength bytes and values of
+	// at most MaxPropValueLength, no control characters.
+	Props map[string]string
 }
 
 // Reasons a view is not recorded.
@@ -234,8 +241,15 @@ func (a *Analytics) Collect(ctx context.Context, v View) error {
 	if name == "pageview" {
 		name = ""
 	}
-	if len(name) > MaxEventNameLength || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+	if len(name) > MaxEventNameLength || strings.ContainsFunc(name, isControl) {
 		return fmt.Errorf("%w: the event name is too long or holds control characters", ErrBadView)
+	}
+	props, err := checkProps(v.Props)
+	if err != nil {
+		return err
+	}
+	if name == "" {
+		props = nil // a page view's are not counted
 	}
 	if Bot(v.UserAgent) { // after the cheaper refusals
 		return ErrBot
@@ -259,7 +273,7 @@ func (a *Analytics) Collect(ctx context.Context, v View) error {
 	}
 	h := Hit{At: now, Day: day, Visitor: hex.EncodeToString(sum.Sum(nil)[:16]), Event: name, Path: clip(path, MaxPathLength),
 		Title: clip(strings.TrimSpace(v.Title), MaxTitleLength), Source: source(u, v.Referrer, site), Device: Device(v.UserAgent),
-		Country: clip(strings.ToUpper(strings.TrimSpace(v.Country)), 2)}
+		Country: clip(strings.ToUpper(strings.TrimSpace(v.Country)), 2), Props: props}
 	a.mu.Lock()
 	if n := len(a.pending) + a.writing; n >= a.o.MaxPending {
 		warn := now.Sub(a.warned) >= 10*time.Second
@@ -299,6 +313,29 @@ func source(u *url.URL, referrer, site string) string {
 		}
 	}
 	return "Direct"
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// checkProps checks an event's properties and returns them in order of
+// name (ErrBadView, naming the first that is wrong).
+func checkProps(in map[string]string) ([]Prop, error) {
+	if len(in) > MaxProps {
+		return nil, fmt.Errorf("%w: an event has at most %d props", ErrBadView, MaxProps)
+	}
+	out := make([]Prop, 0, len(in))
+	for name, value := range in {
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		switch {
+		case name == "" || len(name) > MaxPropNameLength || strings.ContainsFunc(name, isControl):
+			return nil, fmt.Errorf("%w: a prop's name is empty, longer than %d bytes or holds control characters", ErrBadView, MaxPropNameLength)
+		case len(value) > MaxPropValueLength || strings.ContainsFunc(value, isControl):
+			return nil, fmt.Errorf("%w: the prop %q is longer than %d bytes or holds control characters", ErrBadView, name, MaxPropValueLength)
+		}
+		out = append(out, Prop{Name: name, Value: value})
+	}
+	slices.SortFunc(out, func(a, b Prop) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
 }
 
 // dropControls removes control characters (a tag's value is free text).
@@ -596,6 +633,31 @@ func (a *Analytics) breakdown(ctx context.Context, dim string, q AnalyticsQuery)
 // Sources implements BreakdownSource: page views by source.
 func (a *Analytics) Sources(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
 	return a.breakdown(ctx, DimSource, q)
+}
+
+// EventProperties implements PropertySource: q.Event's properties, each
+// value with its count and visitors (the daily visitors summed), by
+// property then count descending. Filters do not apply (events are not
+// kept per page, source or device).
+func (a *Analytics) EventProperties(ctx context.Context, q AnalyticsQuery) (EventProperties, error) {
+	r, _ := a.days(q)
+	rows, err := a.store.Daily(ctx, DimProp, r.StartDate, r.EndDate, 0)
+	if err != nil {
+		return EventProperties{}, err
+	}
+	out := EventProperties{Range: r, Event: q.Event, Properties: []PropertyValue{}}
+	for _, row := range rows {
+		if event, name, value, ok := SplitPropKey(row.Key); ok && event == q.Event {
+			out.Properties = append(out.Properties, PropertyValue{Property: name, Value: value, Count: float64(row.Views), Users: float64(row.Visitors)})
+		}
+	}
+	slices.SortStableFunc(out.Properties, func(a, b PropertyValue) int {
+		if c := strings.Compare(a.Property, b.Property); c != 0 {
+			return c
+		}
+		return int(b.Count - a.Count)
+	})
+	return out, nil
 }
 
 // Devices implements BreakdownSource: page views by device class.

@@ -2,11 +2,11 @@ package reporting_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -280,32 +280,69 @@ func TestCollectBackpressureAndLastFlush(t *testing.T) {
 	})
 }
 
-// An event's props are checked and then dropped, and the collector's
-// description says so: nothing of them is stored.
-func TestPropsAreDroppedAndSaidSo(t *testing.T) {
+// Events with properties, from the script's JSON (text, numbers and
+// booleans), the pixel (p.<name>) and the server's Collect, counted by
+// (event, property, value) with their visitors, and read back per event;
+// a page view's props are not counted; props that break the bounds are a
+// 422 naming props. Checked against counts made here from the hits sent,
+// on both databases.
+func TestEventProperties(t *testing.T) {
 	t.Parallel()
-	b := setup(t, store.SQLite)
-	require.Equal(t, 202, b.view(t, "", browser, `{"name":"signup","url":"https://shop.example/","props":{"plan":"plan-zeta-9"}}`))
-	b.flush(t)
-	var events int
-	require.NoError(t, b.db.Get(&events, `SELECT COUNT(*) FROM reporting_daily WHERE key = 'signup'`))
-	require.Equal(t, 1, events, "the event's name is counted")
-	for _, q := range []string{
-		`SELECT COUNT(*) FROM reporting_daily WHERE key LIKE '%zeta%' OR label LIKE '%zeta%'`,
-		`SELECT COUNT(*) FROM reporting_weekly WHERE key LIKE '%zeta%' OR label LIKE '%zeta%'`,
-		`SELECT COUNT(*) FROM reporting_pairs WHERE a LIKE '%zeta%' OR b LIKE '%zeta%' OR label LIKE '%zeta%'`,
-	} {
-		var n int
-		require.NoError(t, b.db.Get(&n, q))
-		require.Zero(t, n, q)
-	}
-	h, err := reporting.NewCollectHandler(b.analytics, nil)
-	require.NoError(t, err)
-	doc, err := h.OpenAPI()
-	require.NoError(t, err)
-	raw, err := json.Marshal(doc)
-	require.NoError(t, err)
-	require.Contains(t, string(raw), "checked (at most 30) and then dropped; they are not stored")
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, d)
+		agents := []string{browser, phone, browser + " A", phone + " B"}
+		plans := []string{"pro", "free", "pro", "pro"}
+		want := map[string][2]int{} // property=value → count, visitors
+		for i, plan := range plans {
+			body := `{"name":"signup","url":"https://shop.example/","props":{"plan":"` + plan + `","seats":` + strconv.Itoa(i%2+1) + `,"trial":true}}`
+			require.Equal(t, 202, b.view(t, "", agents[i], body))
+			for _, kv := range []string{"plan=" + plan, "seats=" + strconv.Itoa(i%2+1), "trial=true"} {
+				c := want[kv]
+				want[kv] = [2]int{c[0] + 1, c[1] + 1}
+			}
+		}
+		// The pixel, the same visitor as the first: a count, not a visitor.
+		req, err := http.NewRequest("GET", b.collect.URL+"/analytics/collect.gif?n=signup&u=https://shop.example/&p.plan=pro", nil)
+		require.NoError(t, err)
+		req.Header.Set("User-Agent", agents[0])
+		res, err := b.collect.Client().Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+		c := want["plan=pro"]
+		want["plan=pro"] = [2]int{c[0] + 1, c[1]}
+		require.NoError(t, b.analytics.Collect(context.Background(), reporting.View{Name: "signup", URL: "https://shop.example/",
+			UserAgent: "server-side", IP: "10.9.9.9", Props: map[string]string{"plan": "team"}}))
+		want["plan=team"] = [2]int{1, 1}
+		require.Equal(t, 202, b.view(t, "", agents[1], `{"url":"https://shop.example/","props":{"plan":"view"}}`), "a page view's props are not counted")
+
+		for _, bad := range []string{`{"plan":{"nested":1}}`, `{"` + strings.Repeat("k", 41) + `":"x"}`, `{"plan":"` + strings.Repeat("v", 201) + `"}`,
+			`{"plan":"a\u0001b"}`} {
+			code := b.view(t, "", browser, `{"name":"signup","url":"https://shop.example/","props":`+bad+`}`)
+			require.Equal(t, 422, code, bad)
+		}
+		b.flush(t)
+		ep, err := b.analytics.EventProperties(context.Background(), reporting.AnalyticsQuery{Days: 1, Event: "signup"})
+		require.NoError(t, err)
+		got := map[string][2]int{}
+		for _, p := range ep.Properties {
+			got[p.Property+"="+p.Value] = [2]int{int(p.Count), int(p.Users)}
+		}
+		require.Equal(t, want, got)
+		require.Equal(t, "plan", ep.Properties[0].Property)
+		require.Equal(t, "pro", ep.Properties[0].Value, "the most counted first")
+		other, err := b.analytics.EventProperties(context.Background(), reporting.AnalyticsQuery{Days: 1, Event: "purchase"})
+		require.NoError(t, err)
+		require.Empty(t, other.Properties)
+
+		// The route, its answer checked against the document.
+		rt := setupRoutes(t, b.analytics, false)
+		code, body := rt.get(t, "/analytics-reporting/event-properties?event=signup&days=1")
+		require.Equal(t, 200, code, body)
+		require.Contains(t, body, `{"property":"plan","value":"pro","count":4,"users":3}`)
+		code, body = rt.get(t, "/analytics-reporting/event-properties?days=1")
+		require.Equal(t, 422, code)
+		require.Contains(t, body, `"bad_event"`)
+	})
 }
 
 // counting records the size of each batch it is given.

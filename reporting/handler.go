@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
@@ -68,7 +69,7 @@ func NewHandler(svc *Service, auth groundwork.RequestAuthorizer, opts *HandlerOp
 	for _, name := range []string{"performance", "top-queries", "top-pages"} {
 		b.Handle("/search-reporting/"+name, api.Methods{http.MethodGet: b.Func(h.route(searchFamily, name))})
 	}
-	for _, name := range []string{"overview", "top-content", "sources", "devices"} {
+	for _, name := range []string{"overview", "top-content", "sources", "devices", "event-properties"} {
 		b.Handle("/analytics-reporting/"+name, api.Methods{http.MethodGet: b.Func(h.route(analyticsFamily, name))})
 	}
 	return h, nil
@@ -112,6 +113,11 @@ func (h *Handler) route(fam family, name string) api.HandlerFunc {
 		q := query{days: clamp(v.Get("days"), fam.defDays, fam.maxDays), limit: clamp(v.Get("limit"), fam.defLimit, fam.maxLimit)}
 		if fam.name == "analytics" {
 			q.property = v.Get("property_id")
+			if name == "event-properties" {
+				if q.event = strings.TrimSpace(v.Get("event")); q.event == "" {
+					return reportError(http.StatusUnprocessableEntity, "bad_event", "Name the event: ?event=signup.", nil)
+				}
+			}
 			for _, dim := range FilterDims { // together: views with all of them
 				if value := v.Get(dim); value != "" {
 					q.filters = append(q.filters, Filter{Dim: dim, Value: value})
@@ -143,6 +149,8 @@ func sourceError(fam family, err error) error {
 		return reportError(http.StatusBadGateway, "reporting_error", fam.reconnect, err)
 	case errors.Is(err, ErrBadFilter):
 		return reportError(http.StatusUnprocessableEntity, "bad_filter", "The analytics source cannot narrow the report that way.", err)
+	case errors.Is(err, errNoProperties):
+		return reportError(http.StatusNotImplemented, "base_not_installed", "The analytics source keeps no event properties.", err)
 	case errors.Is(err, errNoBreakdown):
 		return reportError(http.StatusNotImplemented, "base_not_installed", "The analytics source has no breakdown by source or device.", err)
 	case errors.As(err, &se):

@@ -108,6 +108,23 @@ type Breakdown struct {
 	Rows  []BreakdownRow `json:"rows"`
 }
 
+// EventProperties is an event broken down by its properties: for each
+// property, its values by count.
+type EventProperties struct {
+	Range      Range           `json:"range"`
+	Event      string          `json:"event"`
+	Properties []PropertyValue `json:"properties"`
+}
+
+// PropertyValue is one value of one property of an event: how many times
+// the event had it, and by how many visitors (each day's, summed).
+type PropertyValue struct {
+	Property string  `json:"property"`
+	Value    string  `json:"value"`
+	Count    float64 `json:"count"`
+	Users    float64 `json:"users"`
+}
+
 // BreakdownRow is one value of the dimension.
 type BreakdownRow struct {
 	Key    string  `json:"key"`

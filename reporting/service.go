@@ -67,6 +67,13 @@ func NewService(opts *Options) (*Service, error) {
 		},
 		"analytics/sources": breakdown(o.Analytics, BreakdownSource.Sources),
 		"analytics/devices": breakdown(o.Analytics, BreakdownSource.Devices),
+		"analytics/event-properties": func(ctx context.Context, q query) (any, error) {
+			p, ok := o.Analytics.(PropertySource)
+			if !ok {
+				return nil, errNoProperties
+			}
+			return p.EventProperties(ctx, q.analytics())
+		},
 	}}
 	return s, nil
 }
@@ -84,6 +91,9 @@ func breakdown(src AnalyticsSource, f func(BreakdownSource, context.Context, Ana
 }
 
 var errNoBreakdown = errors.New("reporting: the analytics source has no breakdowns")
+
+// errNoProperties is a property breakdown asked of a source without one.
+var errNoProperties = errors.New("reporting: the analytics source keeps no event properties")
 
 // Enabled reports whether any source is configured.
 func (s *Service) Enabled() bool { return s.o.Search != nil || s.o.Analytics != nil }
@@ -206,17 +216,19 @@ type query struct {
 	before     int
 	start, end string
 	filters    Filters
+	event      string
 }
 
 // analyticsQuery is q as the cache keys it.
 func analyticsQuery(q AnalyticsQuery) query {
 	return query{days: q.Days, limit: q.Limit, property: q.PropertyID, before: max(q.Before, 0), start: q.Start, end: q.End,
-		filters: q.Filters}
+		filters: q.Filters, event: q.Event}
 }
 
 // analytics is the query a source is asked.
 func (q query) analytics() AnalyticsQuery {
-	return AnalyticsQuery{Days: q.days, Limit: q.limit, PropertyID: q.property, Before: q.before, Start: q.start, End: q.end, Filters: q.filters}
+	return AnalyticsQuery{Days: q.days, Limit: q.limit, PropertyID: q.property, Before: q.before, Start: q.start, End: q.end, Filters: q.filters,
+		Event: q.event}
 }
 
 // clamp reads a positive whole number; def when absent or not a number.

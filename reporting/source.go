@@ -51,6 +51,8 @@ type AnalyticsQuery struct {
 	// all): a page, a source, a device, each at most once. A source that
 	// cannot filter that way answers ErrBadFilter.
 	Filters Filters
+	// Event names the event PropertySource.EventProperties breaks down.
+	Event string
 }
 
 // Dates is the query's own range of dates, when Start and End name one:
@@ -76,6 +78,12 @@ type AnalyticsSource interface {
 type BreakdownSource interface {
 	Sources(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
 	Devices(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
+}
+
+// PropertySource is an AnalyticsSource that breaks an event down by its
+// properties (the first-party one).
+type PropertySource interface {
+	EventProperties(ctx context.Context, q AnalyticsQuery) (EventProperties, error)
 }
 
 // LiveSource is an AnalyticsSource that counts the visitors of the last

@@ -3,6 +3,7 @@ package reporting
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -14,6 +15,9 @@ const (
 	DimSource  = "source"
 	DimDevice  = "device"
 	DimCountry = "country"
+	// DimProp counts events by one of their properties: its keys are
+	// PropKey(event, property, value).
+	DimProp = "prop"
 )
 
 // Hit is one page view or named event, as the collector keeps it: no IP,
@@ -30,6 +34,29 @@ type Hit struct {
 	Source  string
 	Device  string
 	Country string
+	// Props are an event's properties, by name (none for a page view).
+	Props []Prop
+}
+
+// Prop is one property of an event: "plan" = "pro".
+type Prop struct {
+	Name, Value string
+}
+
+// propSep joins an event, a property and a value in a DimProp key; none
+// of them holds it (control characters are refused).
+const propSep = "\x1f"
+
+// PropKey is the DimProp key of an event's property value.
+func PropKey(event, name, value string) string { return event + propSep + name + propSep + value }
+
+// SplitPropKey is PropKey undone; ok is false for a key it did not make.
+func SplitPropKey(key string) (event, name, value string, ok bool) {
+	parts := strings.SplitN(key, propSep, 3)
+	if len(parts) != 3 {
+		return "", "", "", false
+	}
+	return parts[0], parts[1], parts[2], true
 }
 
 // Store keeps the first-party analytics. Implementations: reportingsql

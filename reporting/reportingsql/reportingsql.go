@@ -90,7 +90,7 @@ type visit struct{ day, visitor string }
 
 // scopes name a visitor's unique per dimension value in reporting_seen.
 var scopeDims = map[byte]string{'p': reporting.DimPage, 'e': reporting.DimEvent, 's': reporting.DimSource, 'd': reporting.DimDevice,
-	'c': reporting.DimCountry, 't': reporting.DimTotal}
+	'c': reporting.DimCountry, 't': reporting.DimTotal, 'v': reporting.DimProp}
 
 // pairs are the pairs of dimensions kept for filtered reports (a slice:
 // every page view walks it).
@@ -279,6 +279,11 @@ func tallyHits(hits []reporting.Hit, last map[visit]time.Time) *tally {
 		if h.Event != "" {
 			t.add(h.Day, reporting.DimEvent, h.Event, "")
 			t.seen = append(t.seen, []any{h.Day, h.Visitor, "e:" + h.Event, at})
+			for _, p := range h.Props {
+				key := reporting.PropKey(h.Event, p.Name, p.Value)
+				t.add(h.Day, reporting.DimProp, key, "")
+				t.seen = append(t.seen, []any{h.Day, h.Visitor, "v:" + key, at})
+			}
 			continue
 		}
 		total := t.add(h.Day, reporting.DimTotal, "", "")
