@@ -29,7 +29,9 @@
 // MaxPropNameLength and MaxPropValueLength) by event, property and value
 // with their visitors, which [Analytics.EventProperties] and GET
 // /analytics-reporting/event-properties?event= read back; a page view's
-// props are not counted. The pixel takes them as p.<name>=<value>.
+// props are not counted. The pixel takes them as p.<name>=<value>. A page
+// view's utm_medium, utm_campaign, utm_term and utm_content are counted
+// too ([Analytics.Campaigns], GET /analytics-reporting/campaigns).
 //
 // A view answered 202 is written. The buffer is bounded
 // (AnalyticsOptions.MaxPending, 100,000 views): while it is full, because

@@ -273,7 +273,7 @@ func (a *Analytics) Collect(ctx context.Context, v View) error {
 	}
 	h := Hit{At: now, Day: day, Visitor: hex.EncodeToString(sum.Sum(nil)[:16]), Event: name, Path: clip(path, MaxPathLength),
 		Title: clip(strings.TrimSpace(v.Title), MaxTitleLength), Source: source(u, v.Referrer, site), Device: Device(v.UserAgent),
-		Country: clip(strings.ToUpper(strings.TrimSpace(v.Country)), 2), Props: props}
+		Country: clip(strings.ToUpper(strings.TrimSpace(v.Country)), 2), Props: props, Campaign: campaign(u)}
 	a.mu.Lock()
 	if n := len(a.pending) + a.writing; n >= a.o.MaxPending {
 		warn := now.Sub(a.warned) >= 10*time.Second
@@ -313,6 +313,23 @@ func source(u *url.URL, referrer, site string) string {
 		}
 	}
 	return "Direct"
+}
+
+// MaxCampaignLength caps a utm_ value kept.
+const MaxCampaignLength = 100
+
+// campaign is the utm_medium, utm_campaign, utm_term and utm_content of a
+// page's address, control characters removed, trimmed and bounded.
+func campaign(u *url.URL) [4]string {
+	var out [4]string
+	if u.RawQuery == "" {
+		return out
+	}
+	q := u.Query()
+	for i, name := range []string{"utm_medium", "utm_campaign", "utm_term", "utm_content"} {
+		out[i] = clip(strings.TrimSpace(dropControls(q.Get(name))), MaxCampaignLength)
+	}
+	return out
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
@@ -658,6 +675,20 @@ func (a *Analytics) EventProperties(ctx context.Context, q AnalyticsQuery) (Even
 		return int(b.Count - a.Count)
 	})
 	return out, nil
+}
+
+// Campaigns implements CampaignSource: page views by one of
+// CampaignDims (DimCampaign when by is ""). A report under filters is
+// ErrBadFilter: campaigns are not kept per page, source or device.
+func (a *Analytics) Campaigns(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
+	by := q.By
+	if by == "" {
+		by = DimCampaign
+	}
+	if !slices.Contains(CampaignDims, by) || len(q.Filters) > 0 {
+		return Breakdown{}, ErrBadFilter
+	}
+	return a.breakdown(ctx, by, q)
 }
 
 // Devices implements BreakdownSource: page views by device class.

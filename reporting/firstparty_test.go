@@ -389,3 +389,53 @@ func TestFlushInBoundedBatches(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 100, ov.Totals.PageViews)
 }
+
+// Campaigns: each utm_ part of a page's address counted with its visitors
+// and sessions, read back by campaign, medium, term or content; an
+// address without them is in none; a filter is refused. Checked against
+// counts made from the views sent, on both databases.
+func TestCampaigns(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, d)
+		views := []struct{ ua, query string }{
+			{browser, "utm_source=news&utm_medium=email&utm_campaign=spring&utm_content=header"},
+			{browser, "utm_source=news&utm_medium=email&utm_campaign=spring&utm_content=footer"},
+			{phone, "utm_medium=cpc&utm_campaign=spring&utm_term=shoes"},
+			{phone + " B", "utm_medium=cpc&utm_campaign=%20summer%0A"},
+			{browser + " C", ""},
+		}
+		for _, v := range views {
+			body := `{"url":"https://shop.example/?` + v.query + `"}`
+			require.Equal(t, 202, b.view(t, "", v.ua, body))
+		}
+		b.flush(t)
+		want := map[string]map[string][2]float64{ // by → value → views, users
+			"campaign": {"spring": {3, 2}, "summer": {1, 1}},
+			"medium":   {"email": {2, 1}, "cpc": {2, 2}},
+			"term":     {"shoes": {1, 1}},
+			"content":  {"header": {1, 1}, "footer": {1, 1}},
+		}
+		for by, values := range want {
+			got, err := b.analytics.Campaigns(context.Background(), reporting.AnalyticsQuery{Days: 1, By: by})
+			require.NoError(t, err)
+			rows := map[string][2]float64{}
+			for _, r := range got.Rows {
+				rows[r.Key] = [2]float64{r.Views, r.Users}
+			}
+			require.Equal(t, values, rows, by)
+		}
+		_, err := b.analytics.Campaigns(context.Background(), reporting.AnalyticsQuery{Days: 1, By: "keyword"})
+		require.ErrorIs(t, err, reporting.ErrBadFilter)
+		_, err = b.analytics.Campaigns(context.Background(), reporting.AnalyticsQuery{Days: 1,
+			Filters: reporting.Filters{{Dim: reporting.DimPage, Value: "/"}}})
+		require.ErrorIs(t, err, reporting.ErrBadFilter)
+
+		rt := setupRoutes(t, b.analytics, false)
+		code, body := rt.get(t, "/analytics-reporting/campaigns?days=1")
+		require.Equal(t, 200, code, body)
+		require.Contains(t, body, `"key":"spring","views":3,"users":2`)
+		code, body = rt.get(t, "/analytics-reporting/campaigns?days=1&by=medium&source=news")
+		require.Equal(t, 422, code, body)
+	})
+}

@@ -69,7 +69,7 @@ func NewHandler(svc *Service, auth groundwork.RequestAuthorizer, opts *HandlerOp
 	for _, name := range []string{"performance", "top-queries", "top-pages"} {
 		b.Handle("/search-reporting/"+name, api.Methods{http.MethodGet: b.Func(h.route(searchFamily, name))})
 	}
-	for _, name := range []string{"overview", "top-content", "sources", "devices", "event-properties"} {
+	for _, name := range []string{"overview", "top-content", "sources", "devices", "campaigns", "event-properties"} {
 		b.Handle("/analytics-reporting/"+name, api.Methods{http.MethodGet: b.Func(h.route(analyticsFamily, name))})
 	}
 	return h, nil
@@ -113,6 +113,7 @@ func (h *Handler) route(fam family, name string) api.HandlerFunc {
 		q := query{days: clamp(v.Get("days"), fam.defDays, fam.maxDays), limit: clamp(v.Get("limit"), fam.defLimit, fam.maxLimit)}
 		if fam.name == "analytics" {
 			q.property = v.Get("property_id")
+			q.by = v.Get("by")
 			if name == "event-properties" {
 				if q.event = strings.TrimSpace(v.Get("event")); q.event == "" {
 					return reportError(http.StatusUnprocessableEntity, "bad_event", "Name the event: ?event=signup.", nil)

@@ -67,6 +67,13 @@ func NewService(opts *Options) (*Service, error) {
 		},
 		"analytics/sources": breakdown(o.Analytics, BreakdownSource.Sources),
 		"analytics/devices": breakdown(o.Analytics, BreakdownSource.Devices),
+		"analytics/campaigns": func(ctx context.Context, q query) (any, error) {
+			c, ok := o.Analytics.(CampaignSource)
+			if !ok {
+				return nil, errNoBreakdown
+			}
+			return c.Campaigns(ctx, q.analytics())
+		},
 		"analytics/event-properties": func(ctx context.Context, q query) (any, error) {
 			p, ok := o.Analytics.(PropertySource)
 			if !ok {
@@ -216,19 +223,19 @@ type query struct {
 	before     int
 	start, end string
 	filters    Filters
-	event      string
+	event, by  string
 }
 
 // analyticsQuery is q as the cache keys it.
 func analyticsQuery(q AnalyticsQuery) query {
 	return query{days: q.Days, limit: q.Limit, property: q.PropertyID, before: max(q.Before, 0), start: q.Start, end: q.End,
-		filters: q.Filters, event: q.Event}
+		filters: q.Filters, event: q.Event, by: q.By}
 }
 
 // analytics is the query a source is asked.
 func (q query) analytics() AnalyticsQuery {
 	return AnalyticsQuery{Days: q.days, Limit: q.limit, PropertyID: q.property, Before: q.before, Start: q.start, End: q.end, Filters: q.filters,
-		Event: q.event}
+		Event: q.event, By: q.by}
 }
 
 // clamp reads a positive whole number; def when absent or not a number.

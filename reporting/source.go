@@ -53,6 +53,9 @@ type AnalyticsQuery struct {
 	Filters Filters
 	// Event names the event PropertySource.EventProperties breaks down.
 	Event string
+	// By is the campaign dimension CampaignSource.Campaigns breaks page
+	// views down by (one of CampaignDims).
+	By string
 }
 
 // Dates is the query's own range of dates, when Start and End name one:
@@ -84,6 +87,12 @@ type BreakdownSource interface {
 // properties (the first-party one).
 type PropertySource interface {
 	EventProperties(ctx context.Context, q AnalyticsQuery) (EventProperties, error)
+}
+
+// CampaignSource is an AnalyticsSource that breaks page views down by
+// their campaign (the first-party one).
+type CampaignSource interface {
+	Campaigns(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
 }
 
 // LiveSource is an AnalyticsSource that counts the visitors of the last

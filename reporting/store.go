@@ -18,7 +18,17 @@ const (
 	// DimProp counts events by one of their properties: its keys are
 	// PropKey(event, property, value).
 	DimProp = "prop"
+	// DimMedium, DimCampaign, DimTerm and DimContent count page views by
+	// their address's utm_medium, utm_campaign, utm_term and utm_content.
+	DimMedium   = "medium"
+	DimCampaign = "campaign"
+	DimTerm     = "term"
+	DimContent  = "content"
 )
+
+// CampaignDims are the campaign dimensions, in the order of their utm_
+// parameters.
+var CampaignDims = []string{DimMedium, DimCampaign, DimTerm, DimContent}
 
 // Hit is one page view or named event, as the collector keeps it: no IP,
 // no user agent, the visitor only as a hash with the day's salt.
@@ -36,6 +46,9 @@ type Hit struct {
 	Country string
 	// Props are an event's properties, by name (none for a page view).
 	Props []Prop
+	// Campaign is a page view's utm_medium, utm_campaign, utm_term and
+	// utm_content, as CampaignDims ("" where its address has none).
+	Campaign [4]string
 }
 
 // Prop is one property of an event: "plan" = "pro".

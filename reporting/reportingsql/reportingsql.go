@@ -90,7 +90,11 @@ type visit struct{ day, visitor string }
 
 // scopes name a visitor's unique per dimension value in reporting_seen.
 var scopeDims = map[byte]string{'p': reporting.DimPage, 'e': reporting.DimEvent, 's': reporting.DimSource, 'd': reporting.DimDevice,
-	'c': reporting.DimCountry, 't': reporting.DimTotal, 'v': reporting.DimProp}
+	'c': reporting.DimCountry, 't': reporting.DimTotal, 'v': reporting.DimProp,
+	'm': reporting.DimMedium, 'n': reporting.DimCampaign, 'k': reporting.DimTerm, 'o': reporting.DimContent}
+
+// campaignScopes are the scope codes of reporting.CampaignDims, in order.
+var campaignScopes = [...]string{"m:", "n:", "k:", "o:"}
 
 // pairs are the pairs of dimensions kept for filtered reports (a slice:
 // every page view walks it).
@@ -305,6 +309,15 @@ func tallyHits(hits []reporting.Hit, last map[visit]time.Time) *tally {
 		}
 		t.seen = append(t.seen, []any{h.Day, h.Visitor, "t:", at}, []any{h.Day, h.Visitor, "p:" + h.Path, at},
 			[]any{h.Day, h.Visitor, "s:" + h.Source, at}, []any{h.Day, h.Visitor, "d:" + h.Device, at})
+		for i, value := range h.Campaign {
+			if value == "" {
+				continue
+			}
+			if r := t.add(h.Day, reporting.CampaignDims[i], value, ""); starts {
+				r.Sessions++
+			}
+			t.seen = append(t.seen, []any{h.Day, h.Visitor, campaignScopes[i] + value, at})
+		}
 		if !strings.Contains(h.Path, sep) && !strings.Contains(h.Source, sep) && !strings.Contains(h.Device, sep) {
 			for _, p := range pairs {
 				k := pairKey{h.Day, p.name, vals[p.a], vals[p.b]}
