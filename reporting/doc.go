@@ -31,7 +31,9 @@
 // /analytics-reporting/event-properties?event= read back; a page view's
 // props are not counted. The pixel takes them as p.<name>=<value>. A page
 // view's utm_medium, utm_campaign, utm_term and utm_content are counted
-// too ([Analytics.Campaigns], GET /analytics-reporting/campaigns).
+// too ([Analytics.Campaigns], GET /analytics-reporting/campaigns), and its
+// browser and operating system, read from the user agent, which is not
+// kept ([Analytics.Browsers], [Analytics.OperatingSystems]).
 //
 // A view answered 202 is written. The buffer is bounded
 // (AnalyticsOptions.MaxPending, 100,000 views): while it is full, because

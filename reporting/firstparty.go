@@ -2,6 +2,7 @@ package reporting
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/medama-io/go-useragent"
 
 	"github.com/groundwork-go/groundwork"
 )
@@ -274,6 +277,7 @@ func (a *Analytics) Collect(ctx context.Context, v View) error {
 	h := Hit{At: now, Day: day, Visitor: hex.EncodeToString(sum.Sum(nil)[:16]), Event: name, Path: clip(path, MaxPathLength),
 		Title: clip(strings.TrimSpace(v.Title), MaxTitleLength), Source: source(u, v.Referrer, site), Device: Device(v.UserAgent),
 		Country: clip(strings.ToUpper(strings.TrimSpace(v.Country)), 2), Props: props, Campaign: campaign(u)}
+	h.Browser, h.OS = browserAndOS(v.UserAgent)
 	a.mu.Lock()
 	if n := len(a.pending) + a.writing; n >= a.o.MaxPending {
 		warn := now.Sub(a.warned) >= 10*time.Second
@@ -313,6 +317,18 @@ func source(u *url.URL, referrer, site string) string {
 		}
 	}
 	return "Direct"
+}
+
+// userAgents parses user agents (github.com/medama-io/go-useragent: a
+// trie of the browsers' and systems' tokens, no regular expressions,
+// about 0.35 µs a user agent); made on first use, which takes ~40 ms.
+var userAgents = sync.OnceValue(useragent.NewParser)
+
+// browserAndOS names a user agent's browser and operating system,
+// "Unknown" for what it does not say.
+func browserAndOS(ua string) (string, string) {
+	a := userAgents().Parse(ua)
+	return cmp.Or(a.GetBrowser(), "Unknown"), cmp.Or(a.GetOS(), "Unknown")
 }
 
 // MaxCampaignLength caps a utm_ value kept.
@@ -689,6 +705,24 @@ func (a *Analytics) Campaigns(ctx context.Context, q AnalyticsQuery) (Breakdown,
 		return Breakdown{}, ErrBadFilter
 	}
 	return a.breakdown(ctx, by, q)
+}
+
+// Browsers implements SoftwareSource: page views by browser. A report
+// under filters is ErrBadFilter.
+func (a *Analytics) Browsers(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
+	if len(q.Filters) > 0 {
+		return Breakdown{}, ErrBadFilter
+	}
+	return a.breakdown(ctx, DimBrowser, q)
+}
+
+// OperatingSystems implements SoftwareSource: page views by operating
+// system. A report under filters is ErrBadFilter.
+func (a *Analytics) OperatingSystems(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
+	if len(q.Filters) > 0 {
+		return Breakdown{}, ErrBadFilter
+	}
+	return a.breakdown(ctx, DimOS, q)
 }
 
 // Devices implements BreakdownSource: page views by device class.

@@ -439,3 +439,39 @@ func TestCampaigns(t *testing.T) {
 		require.Equal(t, 422, code, body)
 	})
 }
+
+// Browsers and operating systems, read from the user agent (never kept),
+// with their visitors; checked against counts made from the views sent,
+// on both databases.
+func TestBrowsersAndSystems(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, d)
+		chrome := "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+		firefox := "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+		for _, ua := range []string{browser, phone, chrome, chrome, firefox} {
+			require.Equal(t, 202, b.view(t, "", ua, `{"url":"https://shop.example/"}`))
+		}
+		b.flush(t)
+		read := func(f func(context.Context, reporting.AnalyticsQuery) (reporting.Breakdown, error)) map[string][2]float64 {
+			t.Helper()
+			got, err := f(context.Background(), reporting.AnalyticsQuery{Days: 1})
+			require.NoError(t, err)
+			out := map[string][2]float64{}
+			for _, r := range got.Rows {
+				out[r.Key] = [2]float64{r.Views, r.Users}
+			}
+			return out
+		}
+		require.Equal(t, map[string][2]float64{"Safari": {2, 2}, "Chrome": {2, 1}, "Firefox": {1, 1}}, read(b.analytics.Browsers))
+		require.Equal(t, map[string][2]float64{"MacOS": {1, 1}, "iOS": {1, 1}, "Windows": {2, 1}, "Linux": {1, 1}}, read(b.analytics.OperatingSystems))
+		var raw int
+		require.NoError(t, b.db.Get(&raw, `SELECT COUNT(*) FROM reporting_daily WHERE key LIKE '%Mozilla%'`))
+		require.Zero(t, raw, "no user agent is kept")
+		rt := setupRoutes(t, b.analytics, false)
+		code, body := rt.get(t, "/analytics-reporting/browsers?days=1")
+		require.Equal(t, 200, code, body)
+		code, body = rt.get(t, "/analytics-reporting/operating-systems?days=1&device=mobile")
+		require.Equal(t, 422, code, body)
+	})
+}

@@ -65,8 +65,10 @@ func NewService(opts *Options) (*Service, error) {
 		"analytics/top-content": func(ctx context.Context, q query) (any, error) {
 			return o.Analytics.TopContent(ctx, q.analytics())
 		},
-		"analytics/sources": breakdown(o.Analytics, BreakdownSource.Sources),
-		"analytics/devices": breakdown(o.Analytics, BreakdownSource.Devices),
+		"analytics/sources":           breakdown(o.Analytics, BreakdownSource.Sources),
+		"analytics/devices":           breakdown(o.Analytics, BreakdownSource.Devices),
+		"analytics/browsers":          software(o.Analytics, SoftwareSource.Browsers),
+		"analytics/operating-systems": software(o.Analytics, SoftwareSource.OperatingSystems),
 		"analytics/campaigns": func(ctx context.Context, q query) (any, error) {
 			c, ok := o.Analytics.(CampaignSource)
 			if !ok {
@@ -83,6 +85,16 @@ func NewService(opts *Options) (*Service, error) {
 		},
 	}}
 	return s, nil
+}
+
+func software(src AnalyticsSource, f func(SoftwareSource, context.Context, AnalyticsQuery) (Breakdown, error)) reportFunc {
+	return func(ctx context.Context, q query) (any, error) {
+		s, ok := src.(SoftwareSource)
+		if !ok {
+			return nil, errNoBreakdown
+		}
+		return f(s, ctx, q.analytics())
+	}
 }
 
 func breakdown(src AnalyticsSource, f func(BreakdownSource, context.Context, AnalyticsQuery) (Breakdown, error)) reportFunc {

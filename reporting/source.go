@@ -95,6 +95,13 @@ type CampaignSource interface {
 	Campaigns(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
 }
 
+// SoftwareSource is an AnalyticsSource that breaks page views down by
+// browser and operating system (the first-party one).
+type SoftwareSource interface {
+	Browsers(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
+	OperatingSystems(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
+}
+
 // LiveSource is an AnalyticsSource that counts the visitors of the last
 // LiveWindow (the first-party one).
 type LiveSource interface {

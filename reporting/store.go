@@ -24,6 +24,10 @@ const (
 	DimCampaign = "campaign"
 	DimTerm     = "term"
 	DimContent  = "content"
+	// DimBrowser and DimOS count page views by browser and operating
+	// system, as the user agent names them ("Unknown" where it does not).
+	DimBrowser = "browser"
+	DimOS      = "os"
 )
 
 // CampaignDims are the campaign dimensions, in the order of their utm_
@@ -49,6 +53,8 @@ type Hit struct {
 	// Campaign is a page view's utm_medium, utm_campaign, utm_term and
 	// utm_content, as CampaignDims ("" where its address has none).
 	Campaign [4]string
+	// Browser and OS are read from the user agent, which is not kept.
+	Browser, OS string
 }
 
 // Prop is one property of an event: "plan" = "pro".

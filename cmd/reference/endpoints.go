@@ -176,6 +176,8 @@ var routes = []string{
 	"GET /analytics-reporting/top-content",
 	"GET /analytics-reporting/sources",
 	"GET /analytics-reporting/devices",
+	"GET /analytics-reporting/browsers",
+	"GET /analytics-reporting/operating-systems",
 	"GET /analytics-reporting/campaigns",
 	"GET /analytics-reporting/event-properties",
 	"POST /analytics/collect",

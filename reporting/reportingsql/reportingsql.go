@@ -91,7 +91,8 @@ type visit struct{ day, visitor string }
 // scopes name a visitor's unique per dimension value in reporting_seen.
 var scopeDims = map[byte]string{'p': reporting.DimPage, 'e': reporting.DimEvent, 's': reporting.DimSource, 'd': reporting.DimDevice,
 	'c': reporting.DimCountry, 't': reporting.DimTotal, 'v': reporting.DimProp,
-	'm': reporting.DimMedium, 'n': reporting.DimCampaign, 'k': reporting.DimTerm, 'o': reporting.DimContent}
+	'm': reporting.DimMedium, 'n': reporting.DimCampaign, 'k': reporting.DimTerm, 'o': reporting.DimContent,
+	'b': reporting.DimBrowser, 'x': reporting.DimOS}
 
 // campaignScopes are the scope codes of reporting.CampaignDims, in order.
 var campaignScopes = [...]string{"m:", "n:", "k:", "o:"}
@@ -309,6 +310,15 @@ func tallyHits(hits []reporting.Hit, last map[visit]time.Time) *tally {
 		}
 		t.seen = append(t.seen, []any{h.Day, h.Visitor, "t:", at}, []any{h.Day, h.Visitor, "p:" + h.Path, at},
 			[]any{h.Day, h.Visitor, "s:" + h.Source, at}, []any{h.Day, h.Visitor, "d:" + h.Device, at})
+		for _, sw := range [...]struct{ dim, scope, value string }{{reporting.DimBrowser, "b:", h.Browser}, {reporting.DimOS, "x:", h.OS}} {
+			if sw.value == "" {
+				continue
+			}
+			if r := t.add(h.Day, sw.dim, sw.value, ""); starts {
+				r.Sessions++
+			}
+			t.seen = append(t.seen, []any{h.Day, h.Visitor, sw.scope + sw.value, at})
+		}
 		for i, value := range h.Campaign {
 			if value == "" {
 				continue
