@@ -91,8 +91,7 @@ type visit struct{ day, visitor string }
 // scopes name a visitor's unique per dimension value in reporting_seen.
 var scopeDims = map[byte]string{'p': reporting.DimPage, 'e': reporting.DimEvent, 's': reporting.DimSource, 'd': reporting.DimDevice,
 	'c': reporting.DimCountry, 't': reporting.DimTotal, 'v': reporting.DimProp,
-	'm': reporting.DimMedium, 'n': reporting.DimCampaign, 'k': reporting.DimTerm, 'o': reporting.DimContent,
-	'b': reporting.DimBrowser, 'x': reporting.DimOS}
+	'm': reporting.DimMedium, 'n': reporting.DimCampaign, 'k': reporting.DimTerm, 'o': reporting.DimContent}
 
 // campaignScopes are the scope codes of reporting.CampaignDims, in order.
 var campaignScopes = [...]string{"m:", "n:", "k:", "o:"}
@@ -258,6 +257,10 @@ type tally struct {
 	paired  map[pairKey]*reporting.DailyRow
 	tripled map[tripleKey]*reporting.DailyRow
 	seen    [][]any
+	// software is each visitor's browser and operating system: one each
+	// for a day (the visitor is a hash of the user agent), so a visitor
+	// new that day is new for them, and they need no uniques of their own.
+	software map[visit][2]string
 }
 
 // add counts a view (or event) of dim's key on day.
@@ -278,7 +281,8 @@ func (t *tally) add(day, dim, key, label string) *reporting.DailyRow {
 // tallyHits counts hits (by time) into rollups, pairs and uniques,
 // moving each visitor's last view in last forward.
 func tallyHits(hits []reporting.Hit, last map[visit]time.Time) *tally {
-	t := &tally{inc: map[rollupKey]*reporting.DailyRow{}, paired: map[pairKey]*reporting.DailyRow{}, tripled: map[tripleKey]*reporting.DailyRow{}}
+	t := &tally{inc: map[rollupKey]*reporting.DailyRow{}, paired: map[pairKey]*reporting.DailyRow{}, tripled: map[tripleKey]*reporting.DailyRow{},
+		software: map[visit][2]string{}}
 	for _, h := range hits {
 		at := store.NewTime(h.At)
 		if h.Event != "" {
@@ -310,15 +314,15 @@ func tallyHits(hits []reporting.Hit, last map[visit]time.Time) *tally {
 		}
 		t.seen = append(t.seen, []any{h.Day, h.Visitor, "t:", at}, []any{h.Day, h.Visitor, "p:" + h.Path, at},
 			[]any{h.Day, h.Visitor, "s:" + h.Source, at}, []any{h.Day, h.Visitor, "d:" + h.Device, at})
-		for _, sw := range [...]struct{ dim, scope, value string }{{reporting.DimBrowser, "b:", h.Browser}, {reporting.DimOS, "x:", h.OS}} {
+		for _, sw := range [...]struct{ dim, value string }{{reporting.DimBrowser, h.Browser}, {reporting.DimOS, h.OS}} {
 			if sw.value == "" {
 				continue
 			}
 			if r := t.add(h.Day, sw.dim, sw.value, ""); starts {
 				r.Sessions++
 			}
-			t.seen = append(t.seen, []any{h.Day, h.Visitor, sw.scope + sw.value, at})
 		}
+		t.software[v] = [2]string{h.Browser, h.OS}
 		for i, value := range h.Campaign {
 			if value == "" {
 				continue
@@ -369,12 +373,21 @@ func tallyHits(hits []reporting.Hit, last map[visit]time.Time) *tally {
 func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]time.Time) error {
 	inc, paired, tripled := t.inc, t.paired, t.tripled
 	err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s
-		ON CONFLICT (day, visitor, scope) DO NOTHING RETURNING day, scope`, 4, dedupe(t.seen), func(rows *sqlx.Rows) error {
-		var day, scope string
-		if err := rows.Scan(&day, &scope); err != nil {
+		ON CONFLICT (day, visitor, scope) DO NOTHING RETURNING day, scope, visitor`, 4, dedupe(t.seen), func(rows *sqlx.Rows) error {
+		var day, scope, visitor string
+		if err := rows.Scan(&day, &scope, &visitor); err != nil {
 			return err
 		}
 		key := scope[2:]
+		if scope == "t:" { // new that day: new for their browser and system too
+			if sw, ok := t.software[visit{day, visitor}]; ok {
+				for i, dim := range [...]string{reporting.DimBrowser, reporting.DimOS} {
+					if r := inc[rollupKey{day, dim, sw[i]}]; r != nil {
+						r.Visitors++
+					}
+				}
+			}
+		}
 		if scope[0] == 'T' {
 			if v := strings.SplitN(key, sep, 3); len(v) == 3 {
 				if r := tripled[tripleKey{day, v[0], v[1], v[2]}]; r != nil {
