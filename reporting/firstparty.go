@@ -725,6 +725,17 @@ func (a *Analytics) OperatingSystems(ctx context.Context, q AnalyticsQuery) (Bre
 	return a.breakdown(ctx, DimOS, q)
 }
 
+// Countries implements CountrySource: page views by the visitor's
+// country (ISO 3166 codes, "DE"), as CollectOptions.Country told it;
+// views of no known country are not in it. A report under filters is
+// ErrBadFilter.
+func (a *Analytics) Countries(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
+	if len(q.Filters) > 0 {
+		return Breakdown{}, ErrBadFilter
+	}
+	return a.breakdown(ctx, DimCountry, q)
+}
+
 // Devices implements BreakdownSource: page views by device class.
 func (a *Analytics) Devices(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
 	return a.breakdown(ctx, DimDevice, q)

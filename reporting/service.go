@@ -69,6 +69,13 @@ func NewService(opts *Options) (*Service, error) {
 		"analytics/devices":           breakdown(o.Analytics, BreakdownSource.Devices),
 		"analytics/browsers":          software(o.Analytics, SoftwareSource.Browsers),
 		"analytics/operating-systems": software(o.Analytics, SoftwareSource.OperatingSystems),
+		"analytics/countries": func(ctx context.Context, q query) (any, error) {
+			c, ok := o.Analytics.(CountrySource)
+			if !ok {
+				return nil, errNoBreakdown
+			}
+			return c.Countries(ctx, q.analytics())
+		},
 		"analytics/campaigns": func(ctx context.Context, q query) (any, error) {
 			c, ok := o.Analytics.(CampaignSource)
 			if !ok {

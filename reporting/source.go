@@ -102,6 +102,12 @@ type SoftwareSource interface {
 	OperatingSystems(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
 }
 
+// CountrySource is an AnalyticsSource that breaks page views down by
+// country (the first-party one).
+type CountrySource interface {
+	Countries(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
+}
+
 // LiveSource is an AnalyticsSource that counts the visitors of the last
 // LiveWindow (the first-party one).
 type LiveSource interface {

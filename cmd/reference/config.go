@@ -87,6 +87,8 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_EMAILLIST_SUBSCRIBE_LIMIT", "public subscribes a minute per address (10); cannot be turned off"},
 	{"GROUNDWORK_GSC_SITE_URL", "the Search Console property (sc-domain:example.com or https://example.com/) of the search reports"},
 	{"GROUNDWORK_GA4_PROPERTY_ID", "a GA4 property (digits): the analytics reports come from GA4, not the first-party analytics"},
+	{"GROUNDWORK_ANALYTICS_COUNTRY_HEADER", "the header a trusted proxy sets to the visitor's country (CF-IPCountry), or - for none"},
+	{"GROUNDWORK_ANALYTICS_MMDB", "an MMDB file of countries (DB-IP Lite, GeoLite2 Country or City) for visitors no header places"},
 	{"GROUNDWORK_GOOGLE_CREDENTIALS", "a service-account key file for Search Console and GA4"},
 	{"GROUNDWORK_GOOGLE_CLIENT_ID", "instead, each user connects their own Google account at /google/auth/connect (with _SECRET, _REDIRECT_URL)"},
 	{"GROUNDWORK_GOOGLE_CLIENT_SECRET", "the OAuth client's secret"},

@@ -178,6 +178,7 @@ var routes = []string{
 	"GET /analytics-reporting/devices",
 	"GET /analytics-reporting/browsers",
 	"GET /analytics-reporting/operating-systems",
+	"GET /analytics-reporting/countries",
 	"GET /analytics-reporting/campaigns",
 	"GET /analytics-reporting/event-properties",
 	"POST /analytics/collect",

@@ -13,12 +13,15 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportinggeo"
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
@@ -35,12 +38,16 @@ type reportingConfig struct {
 	// collection throttle (0 the default, negative none).
 	sites        []string
 	collectLimit int
+	// countryHeader names the proxy's country header ("" CF-IPCountry,
+	// "-" none); mmdb is an MMDB file of countries, or "".
+	countryHeader, mmdb string
 }
 
 func readReportingConfig(getenv func(string) string) (reportingConfig, error) {
 	c := reportingConfig{siteURL: getenv("GROUNDWORK_GSC_SITE_URL"), propertyID: getenv("GROUNDWORK_GA4_PROPERTY_ID"),
 		credentials: getenv("GROUNDWORK_GOOGLE_CREDENTIALS"), clientID: getenv("GROUNDWORK_GOOGLE_CLIENT_ID"),
-		clientSecret: getenv("GROUNDWORK_GOOGLE_CLIENT_SECRET"), redirectURL: getenv("GROUNDWORK_GOOGLE_REDIRECT_URL")}
+		clientSecret: getenv("GROUNDWORK_GOOGLE_CLIENT_SECRET"), redirectURL: getenv("GROUNDWORK_GOOGLE_REDIRECT_URL"),
+		countryHeader: strings.TrimSpace(getenv("GROUNDWORK_ANALYTICS_COUNTRY_HEADER")), mmdb: getenv("GROUNDWORK_ANALYTICS_MMDB")}
 	oauth := c.clientID != "" || c.clientSecret != "" || c.redirectURL != ""
 	switch {
 	case oauth && (c.clientID == "" || c.clientSecret == "" || c.redirectURL == ""):
@@ -49,6 +56,8 @@ func readReportingConfig(getenv func(string) string) (reportingConfig, error) {
 		return c, errors.New("set GROUNDWORK_GOOGLE_CREDENTIALS or the GROUNDWORK_GOOGLE_CLIENT_* variables, not both")
 	case c.propertyID != "" && strings.Trim(c.propertyID, "0123456789") != "":
 		return c, fmt.Errorf("GROUNDWORK_GA4_PROPERTY_ID must be digits, not %q", c.propertyID)
+	case c.countryHeader != "" && c.countryHeader != "-" && !httpguts.ValidHeaderFieldName(c.countryHeader):
+		return c, fmt.Errorf("GROUNDWORK_ANALYTICS_COUNTRY_HEADER must be a header name or -, not %q", c.countryHeader)
 	}
 	return c, nil
 }
@@ -90,10 +99,19 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, keys gr
 	// per instance, with no database round trip per view.
 	collectWeb := web
 	collectWeb.RateLimiter = driverless.NewMemoryRateLimiter(nil)
+	geo := reportinggeo.Options{Header: c.countryHeader, TrustedProxies: web.TrustedProxies}
+	if c.mmdb != "" {
+		// Read for the life of the process (the file is mapped, not
+		// copied); a new file is read at the next start.
+		if geo.Countries, err = reportinggeo.Open(c.mmdb); err != nil {
+			return nil, fmt.Errorf("GROUNDWORK_ANALYTICS_MMDB: %w", err)
+		}
+	}
 	if p.collect, err = reporting.NewCollectHandler(p.analytics, &reporting.CollectOptions{
 		HTTPOptions: collectWeb,
 		Hosts:       hosts,
 		Limit:       c.collectLimit,
+		Country:     reportinggeo.Func(geo),
 	}); err != nil {
 		return nil, err
 	}

@@ -1,16 +1,23 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportinggeo/reportinggeotest"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/webhooks"
 )
 
 // The reports on the reference server: seeded sample data, the routes'
@@ -73,4 +80,49 @@ func TestReporting(t *testing.T) {
 	res.Body.Close()
 	require.Equal(t, http.StatusFound, res.StatusCode)
 	require.Contains(t, res.Header.Get("Location"), "/login")
+}
+
+// The visitor's country: a trusted proxy's header, else the MMDB file
+// named by GROUNDWORK_ANALYTICS_MMDB; a missing file or a bad header name
+// stops the start.
+func TestAnalyticsCountries(t *testing.T) {
+	t.Parallel()
+	_, err := readReportingConfig(env{"GROUNDWORK_ANALYTICS_COUNTRY_HEADER": "X Country"}.get)
+	require.ErrorContains(t, err, "GROUNDWORK_ANALYTICS_COUNTRY_HEADER must be a header name")
+	cfg, err := parseServeFlags([]string{"--uploads", t.TempDir()}, env{"GROUNDWORK_ANALYTICS_MMDB": filepath.Join(t.TempDir(), "none.mmdb")}.get)
+	require.NoError(t, err)
+	_, err = newApp(cfg, storetest.Open(t, store.SQLite, migrations...), webhooks.GenerateSecretKey(), slog.New(slog.DiscardHandler))
+	require.ErrorContains(t, err, "GROUNDWORK_ANALYTICS_MMDB")
+
+	file := reportinggeotest.Countries(t, map[string]string{"192.0.2.0/24": "DE", "198.51.100.0/24": "FR"})
+	a := limitedApp(t, env{"GROUNDWORK_ANALYTICS_MMDB": file, "GROUNDWORK_ANALYTICS_COUNTRY_HEADER": "X-Country"},
+		"--trusted-proxies", "10.0.0.0/8", "--analytics-sites", "shop.example")
+	for i, tc := range []struct{ remote, forwarded, header string }{
+		{"10.0.0.1:1", "192.0.2.1", ""},    // the file: DE
+		{"10.0.0.1:1", "198.51.100.1", ""}, // FR
+		{"10.0.0.1:1", "198.51.100.2", "JP"},
+		{"192.0.2.9:1", "", "US"}, // not a proxy: its header is not read, the file says DE
+	} {
+		r := httptest.NewRequest("POST", "/analytics/collect", strings.NewReader(`{"url":"https://shop.example/"}`))
+		r.RemoteAddr = tc.remote
+		r.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0")
+		if tc.forwarded != "" {
+			r.Header.Set("X-Forwarded-For", tc.forwarded)
+		}
+		if tc.header != "" {
+			r.Header.Set("X-Country", tc.header)
+		}
+		w := httptest.NewRecorder()
+		a.handler.ServeHTTP(w, r)
+		require.Equal(t, http.StatusAccepted, w.Code, "view %d: %s", i, w.Body)
+	}
+	analytics := a.analytics
+	require.NoError(t, analytics.Flush(context.Background()))
+	got, err := analytics.Countries(context.Background(), reporting.AnalyticsQuery{Days: 1})
+	require.NoError(t, err)
+	views := map[string]float64{}
+	for _, r := range got.Rows {
+		views[r.Key] = r.Views
+	}
+	require.Equal(t, map[string]float64{"DE": 2, "FR": 1, "JP": 1}, views)
 }
