@@ -585,7 +585,7 @@ func (a *Analytics) Overview(ctx context.Context, q AnalyticsQuery) (Overview, e
 		byDay[row.Key] = row
 	}
 	out := Overview{Range: r, Trend: make([]OverviewPoint, len(days))}
-	var duration float64
+	var duration, bounces float64
 	for i, d := range days {
 		row := byDay[d]
 		out.Trend[i] = OverviewPoint{Date: d, Sessions: float64(row.Sessions), Users: float64(row.Visitors), PageViews: float64(row.Views)}
@@ -593,9 +593,14 @@ func (a *Analytics) Overview(ctx context.Context, q AnalyticsQuery) (Overview, e
 		out.Totals.Users += float64(row.Visitors)
 		out.Totals.PageViews += float64(row.Views)
 		duration += float64(row.Duration)
+		bounces += float64(row.Bounces)
 	}
 	if out.Totals.Sessions > 0 {
 		out.Totals.AvgEngagementSeconds = duration / out.Totals.Sessions
+		if len(q.Filters) == 0 { // bounces are not kept per page, source or device
+			rate := bounces / out.Totals.Sessions
+			out.Totals.BounceRate = &rate
+		}
 	}
 	return out, nil
 }
@@ -723,6 +728,60 @@ func (a *Analytics) OperatingSystems(ctx context.Context, q AnalyticsQuery) (Bre
 		return Breakdown{}, ErrBadFilter
 	}
 	return a.breakdown(ctx, DimOS, q)
+}
+
+// EntryPages implements SessionSource: the pages sessions began on, with
+// their bounce rate and average visit. A report under filters is
+// ErrBadFilter.
+func (a *Analytics) EntryPages(ctx context.Context, q AnalyticsQuery) (EntryPages, error) {
+	if len(q.Filters) > 0 {
+		return EntryPages{}, ErrBadFilter
+	}
+	r, _ := a.days(q)
+	rows, err := a.store.Daily(ctx, DimEntry, r.StartDate, r.EndDate, limitOf(q))
+	if err != nil {
+		return EntryPages{}, err
+	}
+	out := EntryPages{Range: r, Rows: make([]EntryPage, 0, len(rows))}
+	for _, row := range rows {
+		if row.Sessions <= 0 {
+			continue
+		}
+		out.Rows = append(out.Rows, EntryPage{Path: row.Key, Title: row.Label, Entrances: float64(row.Sessions), Users: float64(row.Visitors),
+			BounceRate: float64(row.Bounces) / float64(row.Sessions), AvgSeconds: float64(row.Duration) / float64(row.Sessions)})
+	}
+	return out, nil
+}
+
+// ExitPages implements SessionSource: the pages sessions ended on, with
+// the share of each page's views that ended one. A report under filters
+// is ErrBadFilter.
+func (a *Analytics) ExitPages(ctx context.Context, q AnalyticsQuery) (ExitPages, error) {
+	if len(q.Filters) > 0 {
+		return ExitPages{}, ErrBadFilter
+	}
+	r, _ := a.days(q)
+	rows, err := a.store.Daily(ctx, DimExit, r.StartDate, r.EndDate, limitOf(q))
+	if err != nil {
+		return ExitPages{}, err
+	}
+	out := ExitPages{Range: r, Rows: make([]ExitPage, 0, len(rows))}
+	for _, row := range rows {
+		if row.Views <= 0 { // a page whose exits all moved on
+			continue
+		}
+		page, err := a.store.Filtered(ctx, Filters{{Dim: DimPage, Value: row.Key}}, DimPage, r.StartDate, r.EndDate, 1)
+		if err != nil {
+			return ExitPages{}, err
+		}
+		e := ExitPage{Path: row.Key, Title: row.Label, Exits: float64(row.Views)}
+		if len(page) > 0 && page[0].Views > 0 {
+			e.Views = float64(page[0].Views)
+			e.ExitRate = min(e.Exits/e.Views, 1)
+		}
+		out.Rows = append(out.Rows, e)
+	}
+	return out, nil
 }
 
 // Countries implements CountrySource: page views by the visitor's

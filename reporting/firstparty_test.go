@@ -51,8 +51,9 @@ func TestFirstPartyReports(t *testing.T) {
 		require.Len(t, ov.Trend, 7)
 		require.Equal(t, reporting.OverviewPoint{Date: "2026-06-01", Sessions: 2, Users: 2, PageViews: 3}, ov.Trend[6])
 		require.Equal(t, reporting.OverviewPoint{Date: "2026-05-31"}, ov.Trend[5], "days without views are zeros")
-		require.Equal(t, reporting.OverviewTotals{Sessions: 2, Users: 2, PageViews: 3, AvgEngagementSeconds: 60}, ov.Totals,
-			"the browser's 2 minutes over 2 sessions")
+		noBounce := 0.0
+		require.Equal(t, reporting.OverviewTotals{Sessions: 2, Users: 2, PageViews: 3, AvgEngagementSeconds: 60, BounceRate: &noBounce}, ov.Totals,
+			"the browser's 2 minutes over 2 sessions; the phone's one view was followed by an event, so no bounce")
 
 		tc, err := b.analytics.TopContent(ctx, reporting.AnalyticsQuery{Days: 7, Limit: 10})
 		require.NoError(t, err)

@@ -69,7 +69,7 @@ func NewHandler(svc *Service, auth groundwork.RequestAuthorizer, opts *HandlerOp
 	for _, name := range []string{"performance", "top-queries", "top-pages"} {
 		b.Handle("/search-reporting/"+name, api.Methods{http.MethodGet: b.Func(h.route(searchFamily, name))})
 	}
-	for _, name := range []string{"overview", "top-content", "sources", "devices", "browsers", "operating-systems", "countries", "campaigns", "event-properties"} {
+	for _, name := range []string{"overview", "top-content", "sources", "devices", "browsers", "operating-systems", "countries", "entry-pages", "exit-pages", "campaigns", "event-properties"} {
 		b.Handle("/analytics-reporting/"+name, api.Methods{http.MethodGet: b.Func(h.route(analyticsFamily, name))})
 	}
 	return h, nil

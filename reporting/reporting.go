@@ -62,6 +62,10 @@ type OverviewTotals struct {
 	Users                float64 `json:"users"`
 	PageViews            float64 `json:"page_views"`
 	AvgEngagementSeconds float64 `json:"avg_engagement_seconds"`
+	// BounceRate is the share of sessions that were one page view and no
+	// event, 0 to 1; absent where the source does not keep it (GA4, or
+	// the built-in one under filters).
+	BounceRate *float64 `json:"bounce_rate,omitempty"`
 }
 
 // OverviewPoint is one day of the analytics trend.
@@ -106,6 +110,43 @@ type TopContent struct {
 type Breakdown struct {
 	Range Range          `json:"range"`
 	Rows  []BreakdownRow `json:"rows"`
+}
+
+// EntryPages is the first-party report of the pages sessions began on,
+// by entrances descending.
+type EntryPages struct {
+	Range Range       `json:"range"`
+	Rows  []EntryPage `json:"rows"`
+}
+
+// EntryPage is a page sessions began on: how many (Entrances), by how
+// many visitors (each day's, summed), the share of them that bounced (one
+// page view and no event) and their average length (last hit minus
+// first, in seconds).
+type EntryPage struct {
+	Path       string  `json:"path"`
+	Title      string  `json:"title"`
+	Entrances  float64 `json:"entrances"`
+	Users      float64 `json:"users"`
+	BounceRate float64 `json:"bounce_rate"`
+	AvgSeconds float64 `json:"avg_visit_seconds"`
+}
+
+// ExitPages is the first-party report of the pages sessions ended on,
+// by exits descending.
+type ExitPages struct {
+	Range Range      `json:"range"`
+	Rows  []ExitPage `json:"rows"`
+}
+
+// ExitPage is a page sessions ended on: how many, the page's views, and
+// the share of those views that ended a session.
+type ExitPage struct {
+	Path     string  `json:"path"`
+	Title    string  `json:"title"`
+	Exits    float64 `json:"exits"`
+	Views    float64 `json:"views"`
+	ExitRate float64 `json:"exit_rate"`
 }
 
 // EventProperties is an event broken down by its properties: for each

@@ -69,6 +69,20 @@ func NewService(opts *Options) (*Service, error) {
 		"analytics/devices":           breakdown(o.Analytics, BreakdownSource.Devices),
 		"analytics/browsers":          software(o.Analytics, SoftwareSource.Browsers),
 		"analytics/operating-systems": software(o.Analytics, SoftwareSource.OperatingSystems),
+		"analytics/entry-pages": func(ctx context.Context, q query) (any, error) {
+			s, ok := o.Analytics.(SessionSource)
+			if !ok {
+				return nil, errNoBreakdown
+			}
+			return s.EntryPages(ctx, q.analytics())
+		},
+		"analytics/exit-pages": func(ctx context.Context, q query) (any, error) {
+			s, ok := o.Analytics.(SessionSource)
+			if !ok {
+				return nil, errNoBreakdown
+			}
+			return s.ExitPages(ctx, q.analytics())
+		},
 		"analytics/countries": func(ctx context.Context, q query) (any, error) {
 			c, ok := o.Analytics.(CountrySource)
 			if !ok {

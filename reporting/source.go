@@ -108,6 +108,13 @@ type CountrySource interface {
 	Countries(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
 }
 
+// SessionSource is an AnalyticsSource that reports the pages sessions
+// began and ended on (the first-party one).
+type SessionSource interface {
+	EntryPages(ctx context.Context, q AnalyticsQuery) (EntryPages, error)
+	ExitPages(ctx context.Context, q AnalyticsQuery) (ExitPages, error)
+}
+
 // LiveSource is an AnalyticsSource that counts the visitors of the last
 // LiveWindow (the first-party one).
 type LiveSource interface {

@@ -28,6 +28,13 @@ const (
 	// system, as the user agent names them ("Unknown" where it does not).
 	DimBrowser = "browser"
 	DimOS      = "os"
+	// DimEntry counts sessions by the page they began on: Views and
+	// Sessions are its entrances, Visitors the visitors who entered there,
+	// Duration and Bounces those of the sessions that began there.
+	DimEntry = "entry"
+	// DimExit counts sessions by the page they ended on (so far): Views
+	// are its exits, no visitors.
+	DimExit = "exit"
 )
 
 // CampaignDims are the campaign dimensions, in the order of their utm_
@@ -91,7 +98,10 @@ type Store interface {
 	// and dimension value (or pair, or triple); a page view more than SessionGap after the visitor's last
 	// one that day (or their first) starts a session, counted in the
 	// total and in the view's values, and a nearer one adds the gap to
-	// the day's duration.
+	// the day's duration. A session is also counted by its entry page
+	// (DimEntry, with its duration and bounces) and its last page
+	// (DimExit, moved as later views come); an event within a session
+	// extends it and makes it no bounce.
 	Record(ctx context.Context, hits []Hit) error
 	// Daily returns the rows of dim over the days from..to (inclusive),
 	// summed per key, by views descending then key, at most limit (0 for
@@ -197,4 +207,7 @@ type DailyRow struct {
 	Visitors int64  `db:"visitors"`
 	Sessions int64  `db:"sessions"`
 	Duration int64  `db:"duration_seconds"`
+	// Bounces are the sessions of one page view and no event (kept in
+	// the total and by entry page).
+	Bounces int64 `db:"bounces"`
 }

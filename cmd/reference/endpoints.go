@@ -179,6 +179,8 @@ var routes = []string{
 	"GET /analytics-reporting/browsers",
 	"GET /analytics-reporting/operating-systems",
 	"GET /analytics-reporting/countries",
+	"GET /analytics-reporting/entry-pages",
+	"GET /analytics-reporting/exit-pages",
 	"GET /analytics-reporting/campaigns",
 	"GET /analytics-reporting/event-properties",
 	"POST /analytics/collect",

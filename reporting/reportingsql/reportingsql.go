@@ -88,10 +88,22 @@ type rollupKey struct{ day, dim, key string }
 
 type visit struct{ day, visitor string }
 
+// session is a visitor's session of a day as far as it is known: the
+// time of its last hit, its last page and entry page, and its hits (page
+// views and events; 0 for a session kept before hits were counted, which
+// is never a bounce). changed marks one to write back.
+type session struct {
+	at          time.Time
+	page, entry string
+	hits        int64
+	changed     bool
+}
+
 // scopes name a visitor's unique per dimension value in reporting_seen.
 var scopeDims = map[byte]string{'p': reporting.DimPage, 'e': reporting.DimEvent, 's': reporting.DimSource, 'd': reporting.DimDevice,
 	'c': reporting.DimCountry, 't': reporting.DimTotal, 'v': reporting.DimProp,
-	'm': reporting.DimMedium, 'n': reporting.DimCampaign, 'k': reporting.DimTerm, 'o': reporting.DimContent}
+	'm': reporting.DimMedium, 'n': reporting.DimCampaign, 'k': reporting.DimTerm, 'o': reporting.DimContent,
+	'a': reporting.DimEntry}
 
 // campaignScopes are the scope codes of reporting.CampaignDims, in order.
 var campaignScopes = [...]string{"m:", "n:", "k:", "o:"}
@@ -168,24 +180,21 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 	return nil
 }
 
-// lastViews reads the last page view, that day, of each visitor of a
-// page view in hits (for sessions).
-func lastViews(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[visit]time.Time, error) {
+// lastViews reads the session, that day, of each visitor in hits.
+func lastViews(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[visit]*session, error) {
 	if tx.DriverName() == "pgx" {
 		return lastViewsKeyed(ctx, tx, hits)
 	}
-	last := map[visit]time.Time{}
+	last := map[visit]*session{}
 	var days, visitors []string
 	for _, h := range hits {
-		if h.Event == "" {
-			days, visitors = append(days, h.Day), append(visitors, h.Visitor)
-		}
+		days, visitors = append(days, h.Day), append(visitors, h.Visitor)
 	}
 	slices.Sort(days)
 	slices.Sort(visitors)
 	days, visitors = slices.Compact(days), slices.Compact(visitors)
 	for chunk := range slices.Chunk(visitors, rowsPerStatement) {
-		q, args, err := sqlx.In(`SELECT day, visitor, last_seen FROM reporting_seen WHERE scope = 't:' AND day IN (?) AND visitor IN (?)`, days, chunk)
+		q, args, err := sqlx.In(`SELECT day, visitor, last_seen, page, entry, hits FROM reporting_seen WHERE scope = 't:' AND day IN (?) AND visitor IN (?)`, days, chunk)
 		if err != nil {
 			return nil, err
 		}
@@ -194,13 +203,12 @@ func lastViews(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[visi
 			return nil, err
 		}
 		for rows.Next() {
-			var v visit
-			var at store.Time
-			if err := rows.Scan(&v.day, &v.visitor, &at); err != nil {
+			v, s, err := scanSession(rows)
+			if err != nil {
 				rows.Close()
 				return nil, err
 			}
-			last[v] = at.Time
+			last[v] = s
 		}
 		if err := rows.Close(); err != nil {
 			return nil, err
@@ -215,12 +223,12 @@ func lastViews(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[visi
 // visitors gets a generic plan that, on a table never analysed, reads
 // every row of the day and filters (a hundred times slower at a day of
 // traffic).
-func lastViewsKeyed(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[visit]time.Time, error) {
-	last := map[visit]time.Time{}
+func lastViewsKeyed(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[visit]*session, error) {
+	last := map[visit]*session{}
 	seen := map[visit]bool{}
 	var days, visitors []string
 	for _, h := range hits {
-		if v := (visit{h.Day, h.Visitor}); h.Event == "" && !seen[v] {
+		if v := (visit{h.Day, h.Visitor}); !seen[v] {
 			seen[v] = true
 			days, visitors = append(days, h.Day), append(visitors, h.Visitor)
 		}
@@ -234,19 +242,30 @@ func lastViewsKeyed(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var v visit
-		var at store.Time
-		if err := rows.Scan(&v.day, &v.visitor, &at); err != nil {
+		v, s, err := scanSession(rows)
+		if err != nil {
 			return nil, err
 		}
-		last[v] = at.Time
+		last[v] = s
 	}
 	return last, rows.Err()
 }
 
+// scanSession reads a row of day, visitor, last_seen, page, entry, hits.
+func scanSession(rows *sqlx.Rows) (visit, *session, error) {
+	var v visit
+	var at store.Time
+	s := &session{}
+	if err := rows.Scan(&v.day, &v.visitor, &at, &s.page, &s.entry, &s.hits); err != nil {
+		return v, nil, err
+	}
+	s.at = at.Time
+	return v, s, nil
+}
+
 // lastViewsKeyedQuery reads the last views of (day, visitor) pairs given
 // as two arrays.
-const lastViewsKeyedQuery = `SELECT s.day, s.visitor, s.last_seen
+const lastViewsKeyedQuery = `SELECT s.day, s.visitor, s.last_seen, s.page, s.entry, s.hits
 	FROM unnest($1::text[], $2::text[]) AS k(day, visitor)
 	JOIN reporting_seen s ON s.day = k.day AND s.visitor = k.visitor AND s.scope = 't:'`
 
@@ -265,12 +284,7 @@ type tally struct {
 
 // add counts a view (or event) of dim's key on day.
 func (t *tally) add(day, dim, key, label string) *reporting.DailyRow {
-	k := rollupKey{day, dim, key}
-	r := t.inc[k]
-	if r == nil {
-		r = &reporting.DailyRow{Key: key}
-		t.inc[k] = r
-	}
+	r := t.row(day, dim, key)
 	if label != "" {
 		r.Label = label
 	}
@@ -278,14 +292,70 @@ func (t *tally) add(day, dim, key, label string) *reporting.DailyRow {
 	return r
 }
 
+// row is the counts of dim's key on day in this batch.
+func (t *tally) row(day, dim, key string) *reporting.DailyRow {
+	k := rollupKey{day, dim, key}
+	r := t.inc[k]
+	if r == nil {
+		r = &reporting.DailyRow{Key: key}
+		t.inc[k] = r
+	}
+	return r
+}
+
+// begin starts a session with a page view: an entrance and an exit of
+// its page, and a bounce until another hit comes.
+func (t *tally) begin(h reporting.Hit, total *reporting.DailyRow) *session {
+	total.Sessions++
+	total.Bounces++
+	e := t.add(h.Day, reporting.DimEntry, h.Path, h.Title)
+	e.Sessions++
+	e.Bounces++
+	t.add(h.Day, reporting.DimExit, h.Path, h.Title)
+	return &session{at: h.At, page: h.Path, entry: h.Path, hits: 1, changed: true}
+}
+
+// extend adds a hit at to s: the time since its last hit to the length
+// of the visit (in the total and its entry page's row), and a second hit
+// makes it no bounce.
+func (t *tally) extend(day string, s *session, at time.Time) {
+	total := t.row(day, reporting.DimTotal, "")
+	var entry *reporting.DailyRow
+	if s.entry != "" {
+		entry = t.row(day, reporting.DimEntry, s.entry)
+	}
+	if gap := at.Sub(s.at); gap > 0 {
+		total.Duration += int64(gap / time.Second)
+		if entry != nil {
+			entry.Duration += int64(gap / time.Second)
+		}
+		s.at = at
+	}
+	if s.hits == 1 {
+		total.Bounces--
+		if entry != nil {
+			entry.Bounces--
+		}
+	}
+	if s.hits > 0 {
+		s.hits++
+	}
+	s.changed = true
+}
+
 // tallyHits counts hits (by time) into rollups, pairs and uniques,
-// moving each visitor's last view in last forward.
-func tallyHits(hits []reporting.Hit, last map[visit]time.Time) *tally {
+// moving each visitor's session in last forward.
+func tallyHits(hits []reporting.Hit, last map[visit]*session) *tally {
 	t := &tally{inc: map[rollupKey]*reporting.DailyRow{}, paired: map[pairKey]*reporting.DailyRow{}, tripled: map[tripleKey]*reporting.DailyRow{},
 		software: map[visit][2]string{}}
 	for _, h := range hits {
 		at := store.NewTime(h.At)
+		v := visit{h.Day, h.Visitor}
 		if h.Event != "" {
+			// An event within a visitor's session extends it.
+			if s := last[v]; s != nil && h.At.Sub(s.at) <= reporting.SessionGap {
+				t.extend(h.Day, s, h.At)
+			}
 			t.add(h.Day, reporting.DimEvent, h.Event, "")
 			t.seen = append(t.seen, []any{h.Day, h.Visitor, "e:" + h.Event, at})
 			for _, p := range h.Props {
@@ -296,15 +366,21 @@ func tallyHits(hits []reporting.Hit, last map[visit]time.Time) *tally {
 			continue
 		}
 		total := t.add(h.Day, reporting.DimTotal, "", "")
-		v := visit{h.Day, h.Visitor}
-		prev, ok := last[v]
-		starts := !ok || h.At.Sub(prev) > reporting.SessionGap
+		s := last[v]
+		starts := s == nil || h.At.Sub(s.at) > reporting.SessionGap
 		if starts {
-			total.Sessions++
-		} else if gap := h.At.Sub(prev); gap > 0 {
-			total.Duration += int64(gap / time.Second)
+			last[v] = t.begin(h, total)
+			t.seen = append(t.seen, []any{h.Day, h.Visitor, "a:" + h.Path, at})
+		} else {
+			t.extend(h.Day, s, h.At)
+			if s.page != h.Path { // the session's exit moves here
+				if s.page != "" {
+					t.row(h.Day, reporting.DimExit, s.page).Views--
+				}
+				t.add(h.Day, reporting.DimExit, h.Path, h.Title)
+				s.page = h.Path
+			}
 		}
-		last[v] = h.At
 		vals := [...]string{h.Path, h.Source, h.Device} // as reporting.FilterDims
 		labels := [...]string{h.Title, "", ""}
 		for i, dim := range reporting.FilterDims {
@@ -370,7 +446,7 @@ func tallyHits(hits []reporting.Hit, last map[visit]time.Time) *tally {
 
 // write claims the uniques (only those inserted come back, and count as
 // visitors), stores each visitor's last view and adds the rollups.
-func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]time.Time) error {
+func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session) error {
 	inc, paired, tripled := t.inc, t.paired, t.tripled
 	err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s
 		ON CONFLICT (day, visitor, scope) DO NOTHING RETURNING day, scope, visitor`, 4, dedupe(t.seen), func(rows *sqlx.Rows) error {
@@ -411,19 +487,22 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]time.Time
 	if err != nil {
 		return err
 	}
-	// Each visitor's last page view, for the sessions of the next batch.
+	// Each visitor's session, for the next batch.
 	var lasts [][]any
-	for v, at := range last {
-		lasts = append(lasts, []any{v.day, v.visitor, "t:", store.NewTime(at)})
+	for v, s := range last {
+		if s.changed {
+			lasts = append(lasts, []any{v.day, v.visitor, "t:", store.NewTime(s.at), s.page, s.entry, s.hits})
+		}
 	}
-	if err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s
-		ON CONFLICT (day, visitor, scope) DO UPDATE SET last_seen = excluded.last_seen`, 4, lasts, nil); err != nil {
+	if err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen, page, entry, hits) VALUES %s
+		ON CONFLICT (day, visitor, scope) DO UPDATE SET last_seen = excluded.last_seen, page = excluded.page,
+		entry = excluded.entry, hits = excluded.hits`, 7, lasts, nil); err != nil {
 		return err
 	}
 	var rollups [][]any
 	weekly := map[rollupKey]*reporting.DailyRow{}
 	for k, r := range inc {
-		rollups = append(rollups, []any{k.day, k.dim, k.key, r.Label, r.Views, r.Visitors, r.Sessions, r.Duration})
+		rollups = append(rollups, []any{k.day, k.dim, k.key, r.Label, r.Views, r.Visitors, r.Sessions, r.Duration, r.Bounces})
 		wk := rollupKey{weekOf(k.day), k.dim, k.key}
 		w := weekly[wk]
 		if w == nil {
@@ -431,6 +510,7 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]time.Time
 			weekly[wk] = w
 		}
 		w.Views, w.Visitors, w.Sessions, w.Duration = w.Views+r.Views, w.Visitors+r.Visitors, w.Sessions+r.Sessions, w.Duration+r.Duration
+		w.Bounces += r.Bounces
 		if r.Label != "" {
 			w.Label = r.Label
 		}
@@ -450,17 +530,17 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]time.Time
 	}
 	var weeks [][]any
 	for k, w := range weekly {
-		weeks = append(weeks, []any{k.day, k.dim, k.key, w.Label, w.Views, w.Visitors, w.Sessions, w.Duration})
+		weeks = append(weeks, []any{k.day, k.dim, k.key, w.Label, w.Views, w.Visitors, w.Sessions, w.Duration, w.Bounces})
 	}
 	for _, t := range []struct {
 		table, period string
 		rows          [][]any
 	}{{"reporting_daily", "day", rollups}, {"reporting_weekly", "week", weeks}} {
-		if err := values(ctx, tx, `INSERT INTO `+t.table+` (`+t.period+`, dim, key, label, views, visitors, sessions, duration_seconds)
+		if err := values(ctx, tx, `INSERT INTO `+t.table+` (`+t.period+`, dim, key, label, views, visitors, sessions, duration_seconds, bounces)
 			VALUES %s ON CONFLICT (dim, `+t.period+`, key) DO UPDATE SET views = `+t.table+`.views + excluded.views,
 			visitors = `+t.table+`.visitors + excluded.visitors, sessions = `+t.table+`.sessions + excluded.sessions,
-			duration_seconds = `+t.table+`.duration_seconds + excluded.duration_seconds,
-			label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE `+t.table+`.label END`, 8, t.rows, nil); err != nil {
+			duration_seconds = `+t.table+`.duration_seconds + excluded.duration_seconds, bounces = `+t.table+`.bounces + excluded.bounces,
+			label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE `+t.table+`.label END`, 9, t.rows, nil); err != nil {
 			return err
 		}
 	}
@@ -498,7 +578,7 @@ func (s *Store) Daily(ctx context.Context, dim, from, to string, limit int) ([]r
 	var rows []reporting.DailyRow
 	var err error
 	if dim == reporting.DimTotal {
-		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT day AS key, '' AS label, views, visitors, sessions, duration_seconds
+		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT day AS key, '' AS label, views, visitors, sessions, duration_seconds, bounces
 			FROM reporting_daily WHERE dim = 'total' AND day >= ? AND day <= ? ORDER BY day`), from, to)
 	} else {
 		rows, err = s.sum(ctx, dim, "", nil, from, to, limit)
@@ -628,14 +708,14 @@ func (s *Store) sum(ctx context.Context, dim, cond string, condArgs []any, from,
 	// scan): the days before the first whole week, the whole weeks, the
 	// days after the last.
 	q := `SELECT key, MAX(label) AS label, SUM(views) AS views, SUM(visitors) AS visitors, SUM(sessions) AS sessions,
-		SUM(duration_seconds) AS duration_seconds FROM (
-		SELECT key, label, views, visitors, sessions, duration_seconds FROM reporting_daily
+		SUM(duration_seconds) AS duration_seconds, SUM(bounces) AS bounces FROM (
+		SELECT key, label, views, visitors, sessions, duration_seconds, bounces FROM reporting_daily
 			WHERE dim = ? AND day >= ? AND day < ?` + cond + `
 		UNION ALL
-		SELECT key, label, views, visitors, sessions, duration_seconds FROM reporting_weekly
+		SELECT key, label, views, visitors, sessions, duration_seconds, bounces FROM reporting_weekly
 			WHERE dim = ? AND week >= ? AND week <= ?` + cond + `
 		UNION ALL
-		SELECT key, label, views, visitors, sessions, duration_seconds FROM reporting_daily
+		SELECT key, label, views, visitors, sessions, duration_seconds, bounces FROM reporting_daily
 			WHERE dim = ? AND day > ? AND day <= ?` + cond + `) periods
 		GROUP BY key ORDER BY views DESC, key`
 	lastDay := addDays(lastWeek, 6)

@@ -82,8 +82,8 @@ func exerciseSalt(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 }
 
 // exerciseRecent is the Recent part of RunStoreTests.
-// Recent counts each visitor once, by their last page view (events
-// do not count), on the days asked only.
+// Recent counts each visitor once, by their last hit (an event counts
+// only within a session, begun by a page view), on the days asked only.
 func exerciseRecent(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 	t.Parallel()
 	s := newStore(t)
@@ -273,8 +273,8 @@ func exerciseRecordAndRead(t *testing.T, newStore func(t *testing.T) reporting.S
 
 	totals, err := s.Daily(ctx, reporting.DimTotal, "2026-06-01", "2026-06-01", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "2026-06-01", Views: 4, Visitors: 2, Sessions: 3, Duration: 5 * 60}}, totals,
-		"4 views, a and b, a's two sessions and b's, a's 5 minutes")
+	require.Equal(t, []reporting.DailyRow{{Key: "2026-06-01", Views: 4, Visitors: 2, Sessions: 3, Duration: 6 * 60, Bounces: 2}}, totals,
+		"4 views, a and b, a's two sessions and b's, a's first 6 minutes (to the event), a's second and b's one view each")
 	pages, err := s.Daily(ctx, reporting.DimPage, "2026-06-01", "2026-06-01", 0)
 	require.NoError(t, err)
 	require.Equal(t, []reporting.DailyRow{{Key: "/", Label: "Title of /", Views: 2, Visitors: 1, Sessions: 2},
@@ -293,6 +293,15 @@ func exerciseRecordAndRead(t *testing.T, newStore func(t *testing.T) reporting.S
 	countries, err := s.Daily(ctx, reporting.DimCountry, "2026-06-01", "2026-06-01", 0)
 	require.NoError(t, err)
 	require.Equal(t, []reporting.DailyRow{{Key: "DE", Views: 1, Visitors: 1}}, countries)
+	entries, err := s.Daily(ctx, reporting.DimEntry, "2026-06-01", "2026-06-01", 0)
+	require.NoError(t, err)
+	require.Equal(t, []reporting.DailyRow{{Key: "/", Label: "Title of /", Views: 2, Visitors: 1, Sessions: 2, Duration: 6 * 60, Bounces: 1},
+		{Key: "/about", Label: "Title of /about", Views: 1, Visitors: 1, Sessions: 1, Bounces: 1}}, entries,
+		"a entered twice on / (the second a bounce), b on /about (a bounce)")
+	exits, err := s.Daily(ctx, reporting.DimExit, "2026-06-01", "2026-06-01", 0)
+	require.NoError(t, err)
+	require.Equal(t, []reporting.DailyRow{{Key: "/about", Label: "Title of /about", Views: 2}, {Key: "/", Label: "Title of /", Views: 1}}, exits,
+		"a's first session left from /about (its exit moved there from /), the second from /; b's from /about")
 	none, err := s.Daily(ctx, reporting.DimPage, "2026-06-02", "2026-06-30", 0)
 	require.NoError(t, err)
 	require.Empty(t, none)
