@@ -46,12 +46,14 @@ var Abilities = []Ability{
 	{"bookings:manage", "bookings", "Set up services, providers, hours and blackouts."},
 	{"emailmarketing:feeds", "emaillist", "Set up the feeds that add people to email lists."},
 	{"reporting:view", "reporting", "Read the search and analytics reports."},
+	{"reporting:manage", "reporting", "Make and remove the analytics goals."},
 }
 
 // Capabilities a signed-in user may hold beside the token abilities
 // (which a user may hold too): the names the pages check.
 var Capabilities = []Ability{
 	{"view_search_reporting", "reporting", "See the reports page."},
+	{"manage_reporting", "reporting", "Make and remove the analytics goals from a signed-in session."},
 	{"manage-emailmarketing-feeds", "emaillist", "Manage the email-list feeds from a signed-in session."},
 }
 

@@ -69,9 +69,10 @@ func NewHandler(svc *Service, auth groundwork.RequestAuthorizer, opts *HandlerOp
 	for _, name := range []string{"performance", "top-queries", "top-pages"} {
 		b.Handle("/search-reporting/"+name, api.Methods{http.MethodGet: b.Func(h.route(searchFamily, name))})
 	}
-	for _, name := range []string{"overview", "top-content", "sources", "devices", "browsers", "operating-systems", "countries", "entry-pages", "exit-pages", "campaigns", "event-properties"} {
+	for _, name := range []string{"overview", "top-content", "sources", "devices", "browsers", "operating-systems", "countries", "entry-pages", "exit-pages", "campaigns", "event-properties", "goals"} {
 		b.Handle("/analytics-reporting/"+name, api.Methods{http.MethodGet: b.Func(h.route(analyticsFamily, name))})
 	}
+	h.goalRoutes(b)
 	return h, nil
 }
 
@@ -150,6 +151,8 @@ func sourceError(fam family, err error) error {
 		return reportError(http.StatusBadGateway, "reporting_error", fam.reconnect, err)
 	case errors.Is(err, ErrBadFilter):
 		return reportError(http.StatusUnprocessableEntity, "bad_filter", "The analytics source cannot narrow the report that way.", err)
+	case errors.Is(err, ErrNoGoals):
+		return reportError(http.StatusNotImplemented, "base_not_installed", "The analytics source keeps no goals.", err)
 	case errors.Is(err, errNoProperties):
 		return reportError(http.StatusNotImplemented, "base_not_installed", "The analytics source keeps no event properties.", err)
 	case errors.Is(err, errNoBreakdown):

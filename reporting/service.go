@@ -83,6 +83,13 @@ func NewService(opts *Options) (*Service, error) {
 			}
 			return s.ExitPages(ctx, q.analytics())
 		},
+		"analytics/goals": func(ctx context.Context, q query) (any, error) {
+			g, ok := o.Analytics.(GoalSource)
+			if !ok {
+				return nil, ErrNoGoals
+			}
+			return g.GoalConversions(ctx, q.analytics())
+		},
 		"analytics/countries": func(ctx context.Context, q query) (any, error) {
 			c, ok := o.Analytics.(CountrySource)
 			if !ok {

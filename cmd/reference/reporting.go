@@ -195,6 +195,7 @@ func access(tokens *auth.Service, r *http.Request, ability, capability string) g
 func requestAuthorizer(tokens *auth.Service) groundwork.RequestAuthorizer {
 	grants := map[string]struct{ token, capability string }{
 		reporting.AbilityView:        {reporting.AbilityView, reporting.CapabilityView},
+		reporting.AbilityManage:      {reporting.AbilityManage, reporting.CapabilityManage},
 		emaillist.AbilityManageFeeds: {emaillistAbility, emaillist.AbilityManageFeeds},
 	}
 	return groundwork.RequestAuthorizerFunc(func(r *http.Request, ability string, _ any) groundwork.Access {

@@ -424,6 +424,8 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux := http.NewServeMux()
 	mux.Handle("/search-reporting/", signIn.LoadUser(reports.routes))
 	mux.Handle("/analytics-reporting/", signIn.LoadUser(reports.routes))
+	mux.Handle("/analytics-goals", signIn.LoadUser(reports.routes))
+	mux.Handle("/analytics-goals/", signIn.LoadUser(reports.routes))
 	mux.Handle(reporting.CollectPrefixDefault+"/", reports.collect)
 	dashboardGuard := signIn.RequireCapability(reporting.CapabilityView)
 	mux.Handle("/reporting", dashboardGuard(reports.dashboard))

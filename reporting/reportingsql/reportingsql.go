@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -103,7 +104,7 @@ type session struct {
 var scopeDims = map[byte]string{'p': reporting.DimPage, 'e': reporting.DimEvent, 's': reporting.DimSource, 'd': reporting.DimDevice,
 	'c': reporting.DimCountry, 't': reporting.DimTotal, 'v': reporting.DimProp,
 	'm': reporting.DimMedium, 'n': reporting.DimCampaign, 'k': reporting.DimTerm, 'o': reporting.DimContent,
-	'a': reporting.DimEntry}
+	'a': reporting.DimEntry, 'g': reporting.DimGoal}
 
 // campaignScopes are the scope codes of reporting.CampaignDims, in order.
 var campaignScopes = [...]string{"m:", "n:", "k:", "o:"}
@@ -168,11 +169,18 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 	hits = slices.Clone(hits)
 	slices.SortStableFunc(hits, func(a, b reporting.Hit) int { return a.At.Compare(b.At) })
 	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		if err := lockGoals(ctx, tx, false); err != nil {
+			return err
+		}
+		goals, err := readGoals(ctx, tx)
+		if err != nil {
+			return err
+		}
 		last, err := lastViews(ctx, tx, hits)
 		if err != nil {
 			return err
 		}
-		return tallyHits(hits, last).write(ctx, tx, last)
+		return tallyHits(hits, last, goals).write(ctx, tx, last)
 	})
 	if err != nil {
 		return fmt.Errorf("reportingsql: record: %w", err)
@@ -345,12 +353,19 @@ func (t *tally) extend(day string, s *session, at time.Time) {
 
 // tallyHits counts hits (by time) into rollups, pairs and uniques,
 // moving each visitor's session in last forward.
-func tallyHits(hits []reporting.Hit, last map[visit]*session) *tally {
+func tallyHits(hits []reporting.Hit, last map[visit]*session, goals []reporting.Goal) *tally {
 	t := &tally{inc: map[rollupKey]*reporting.DailyRow{}, paired: map[pairKey]*reporting.DailyRow{}, tripled: map[tripleKey]*reporting.DailyRow{},
 		software: map[visit][2]string{}}
 	for _, h := range hits {
 		at := store.NewTime(h.At)
 		v := visit{h.Day, h.Visitor}
+		for _, g := range goals {
+			if g.Matches(h) {
+				key := strconv.FormatInt(g.ID, 10)
+				t.add(h.Day, reporting.DimGoal, key, "")
+				t.seen = append(t.seen, []any{h.Day, h.Visitor, "g:" + key, at})
+			}
+		}
 		if h.Event != "" {
 			// An event within a visitor's session extends it.
 			if s := last[v]; s != nil && h.At.Sub(s.at) <= reporting.SessionGap {

@@ -1,0 +1,288 @@
+package reporting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// DimGoal counts the hits that reached a goal: its keys are goal IDs (in
+// decimal), Views the conversions, Visitors the visitors who converted.
+const DimGoal = "goal"
+
+// Goal limits.
+const (
+	// MaxGoals is how many goals a site may have.
+	MaxGoals = 100
+	// MaxGoalNameLength caps a goal's name.
+	MaxGoalNameLength = 120
+)
+
+// Goal is a conversion the reports count: a page view of a path that
+// matches Page (a path, where each * stands for any characters:
+// "/thanks", "/blog/*"), or an event named Event, optionally only with
+// its property Property equal to Value.
+type Goal struct {
+	ID        int64     `json:"id"`
+	Name      string    `json:"name"`
+	Page      string    `json:"page,omitempty"`
+	Event     string    `json:"event,omitempty"`
+	Property  string    `json:"property,omitempty"`
+	Value     string    `json:"value,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// ErrBadGoal wraps what is wrong with a goal.
+var ErrBadGoal = errors.New("reporting: bad goal")
+
+// ErrGoalNotFound is a goal that is not there.
+var ErrGoalNotFound = errors.New("reporting: no such goal")
+
+// ErrNoGoals is asked of an analytics source or a store that keeps no
+// goals.
+var ErrNoGoals = errors.New("reporting: the analytics source keeps no goals")
+
+// Normalize checks g and fills its name: exactly one of Page and Event;
+// a page starts with / and has no control characters; Property and Value
+// only with an event, both or neither. The error wraps ErrBadGoal and
+// names the field (as "page: ...").
+func (g Goal) Normalize() (Goal, error) {
+	g.Name, g.Page, g.Event = strings.TrimSpace(g.Name), strings.TrimSpace(g.Page), strings.TrimSpace(g.Event)
+	g.Property = strings.TrimSpace(g.Property)
+	bad := func(field, msg string) (Goal, error) { return g, fmt.Errorf("%w: %s: %s", ErrBadGoal, field, msg) }
+	switch {
+	case g.Page == "" && g.Event == "":
+		return bad("page", "give a page (\"/thanks\", \"/blog/*\") or an event")
+	case g.Page != "" && g.Event != "":
+		return bad("event", "a goal is a page or an event, not both")
+	case g.Page != "" && !strings.HasPrefix(g.Page, "/") && !strings.HasPrefix(g.Page, "*"):
+		return bad("page", "a page starts with / (\"/thanks\")")
+	case len(g.Page) > MaxPathLength:
+		return bad("page", "at most "+strconv.Itoa(MaxPathLength)+" bytes")
+	case len(g.Event) > MaxEventNameLength:
+		return bad("event", "at most "+strconv.Itoa(MaxEventNameLength)+" bytes")
+	case g.Page != "" && (g.Property != "" || g.Value != ""):
+		return bad("property", "only an event goal has a property")
+	case g.Property == "" && g.Value != "" || g.Property != "" && g.Value == "":
+		return bad("property", "give the property and its value together")
+	case len(g.Property) > MaxPropNameLength:
+		return bad("property", "at most "+strconv.Itoa(MaxPropNameLength)+" bytes")
+	case len(g.Value) > MaxPropValueLength:
+		return bad("value", "at most "+strconv.Itoa(MaxPropValueLength)+" bytes")
+	case utf8.RuneCountInString(g.Name) > MaxGoalNameLength:
+		return bad("name", "at most "+strconv.Itoa(MaxGoalNameLength)+" characters")
+	}
+	for field, v := range map[string]string{"name": g.Name, "page": g.Page, "event": g.Event, "property": g.Property, "value": g.Value} {
+		if !utf8.ValidString(v) || strings.ContainsFunc(v, unicode.IsControl) {
+			return bad(field, "no control characters")
+		}
+	}
+	if g.Name == "" {
+		switch {
+		case g.Page != "":
+			g.Name = "Visit " + g.Page
+		case g.Property != "":
+			g.Name = g.Event + " (" + g.Property + ": " + g.Value + ")"
+		default:
+			g.Name = g.Event
+		}
+	}
+	return g, nil
+}
+
+// Exact reports whether g's visitors can be read from the rollups kept
+// before it was made: an event, or a page with no *.
+func (g Goal) Exact() bool { return !strings.Contains(g.Page, "*") }
+
+// Matches reports whether h reaches g.
+func (g Goal) Matches(h Hit) bool {
+	if g.Event != "" {
+		if h.Event != g.Event {
+			return false
+		}
+		if g.Property == "" {
+			return true
+		}
+		for _, p := range h.Props {
+			if p.Name == g.Property && p.Value == g.Value {
+				return true
+			}
+		}
+		return false
+	}
+	return h.Event == "" && Glob(g.Page, h.Path)
+}
+
+// Glob reports whether s matches pattern, where each * stands for any
+// run of characters (slashes too) and everything else for itself.
+func Glob(pattern, s string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, p)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(p):]
+	}
+	return len(s) >= len(last) && strings.HasSuffix(s, last)
+}
+
+// GoalStore is a Store that keeps goals (reportingsql's). Record counts
+// each hit in DimGoal under every goal it reaches, with the goals as they
+// are when the batch is written.
+type GoalStore interface {
+	// Goals are the goals, by ID.
+	Goals(ctx context.Context) ([]Goal, error)
+	// AddGoal stores g (normalized) and counts it over the rollups already
+	// kept, in one transaction that no batch of hits is written across:
+	// exactly for an exact goal; a page pattern's conversions exactly and
+	// its visitors as its most visited matching page's on each day
+	// before today (a lower bound, as a visitor's pages that day are not
+	// kept), exactly on the days whose visitors are still kept. It
+	// returns ErrBadGoal beyond MaxGoals.
+	AddGoal(ctx context.Context, g Goal) (Goal, error)
+	// DeleteGoal removes the goal and its counts; ErrGoalNotFound when
+	// there is none.
+	DeleteGoal(ctx context.Context, id int64) error
+}
+
+// GoalConversions is the goals report: for each goal, its converting
+// visitors, conversions and conversion rate in the range and in the
+// period of the same length before it.
+type GoalConversions struct {
+	Range Range `json:"range"`
+	// Visitors are the range's visitors (each day's, summed), what the
+	// rates are of.
+	Visitors float64          `json:"visitors"`
+	Goals    []GoalConversion `json:"goals"`
+}
+
+// GoalConversion is one goal's figures in a period and the period
+// before.
+type GoalConversion struct {
+	Goal     Goal        `json:"goal"`
+	Period   GoalFigures `json:"period"`
+	Previous GoalFigures `json:"previous"`
+}
+
+// GoalFigures are a goal's visitors who converted (each day's, summed),
+// its conversions, and the share of all visitors who converted (0 to 1).
+type GoalFigures struct {
+	Visitors    float64 `json:"visitors"`
+	Conversions float64 `json:"conversions"`
+	Rate        float64 `json:"conversion_rate"`
+}
+
+// GoalSource is an AnalyticsSource that counts goals (the first-party
+// one on a GoalStore).
+type GoalSource interface {
+	GoalConversions(ctx context.Context, q AnalyticsQuery) (GoalConversions, error)
+}
+
+func (a *Analytics) goalStore() (GoalStore, error) {
+	gs, ok := a.store.(GoalStore)
+	if !ok {
+		return nil, ErrNoGoals
+	}
+	return gs, nil
+}
+
+// Goals lists the goals; ErrNoGoals when the store keeps none.
+func (a *Analytics) Goals(ctx context.Context) ([]Goal, error) {
+	gs, err := a.goalStore()
+	if err != nil {
+		return nil, err
+	}
+	return gs.Goals(ctx)
+}
+
+// AddGoal checks g (see Goal.Normalize) and stores it, counted over the
+// traffic already kept (see GoalStore.AddGoal).
+func (a *Analytics) AddGoal(ctx context.Context, g Goal) (Goal, error) {
+	gs, err := a.goalStore()
+	if err != nil {
+		return Goal{}, err
+	}
+	if g, err = g.Normalize(); err != nil {
+		return Goal{}, err
+	}
+	g.CreatedAt = a.o.Now().UTC().Truncate(time.Second)
+	return gs.AddGoal(ctx, g)
+}
+
+// DeleteGoal removes a goal and its counts.
+func (a *Analytics) DeleteGoal(ctx context.Context, id int64) error {
+	gs, err := a.goalStore()
+	if err != nil {
+		return err
+	}
+	return gs.DeleteGoal(ctx, id)
+}
+
+// GoalConversions implements GoalSource. A report under filters is
+// ErrBadFilter: goals are not kept per page, source or device.
+func (a *Analytics) GoalConversions(ctx context.Context, q AnalyticsQuery) (GoalConversions, error) {
+	if len(q.Filters) > 0 {
+		return GoalConversions{}, ErrBadFilter
+	}
+	goals, err := a.Goals(ctx)
+	if err != nil {
+		return GoalConversions{}, err
+	}
+	r, _ := a.days(q)
+	before, _ := a.days(previous(q))
+	out := GoalConversions{Range: r, Goals: make([]GoalConversion, len(goals))}
+	figures := func(r Range) (map[string]DailyRow, float64, error) {
+		rows, err := a.store.Daily(ctx, DimGoal, r.StartDate, r.EndDate, 0)
+		if err != nil {
+			return nil, 0, err
+		}
+		byKey := make(map[string]DailyRow, len(rows))
+		for _, row := range rows {
+			byKey[row.Key] = row
+		}
+		totals, err := a.store.Daily(ctx, DimTotal, r.StartDate, r.EndDate, 0)
+		if err != nil {
+			return nil, 0, err
+		}
+		var visitors float64
+		for _, t := range totals {
+			visitors += float64(t.Visitors)
+		}
+		return byKey, visitors, nil
+	}
+	now, visitors, err := figures(r)
+	if err != nil {
+		return GoalConversions{}, err
+	}
+	was, wasVisitors, err := figures(before)
+	if err != nil {
+		return GoalConversions{}, err
+	}
+	out.Visitors = visitors
+	fig := func(row DailyRow, all float64) GoalFigures {
+		f := GoalFigures{Visitors: float64(row.Visitors), Conversions: float64(row.Views)}
+		if all > 0 {
+			f.Rate = min(f.Visitors/all, 1)
+		}
+		return f
+	}
+	for i, g := range goals {
+		key := strconv.FormatInt(g.ID, 10)
+		out.Goals[i] = GoalConversion{Goal: g, Period: fig(now[key], visitors), Previous: fig(was[key], wasVisitors)}
+	}
+	return out, nil
+}

@@ -1,0 +1,115 @@
+package reporting
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/reply"
+)
+
+// AbilityManage is what a bearer token needs to make and remove goals;
+// CapabilityManage what a signed-in user needs.
+const (
+	AbilityManage    = "reporting:manage"
+	CapabilityManage = "manage_reporting"
+)
+
+var goalShape = &api.Shape{Name: "a goal", Keys: []string{"name", "page", "event", "property", "value"},
+	ReadOnly: []string{"id", "created_at"}}
+
+// goalRoutes adds the goal routes:
+//
+//	GET    /analytics-goals       the goals                (AbilityView)
+//	POST   /analytics-goals       make one → 201           (AbilityManage)
+//	DELETE /analytics-goals/{id}  remove one and its counts (AbilityManage)
+func (h *Handler) goalRoutes(b *api.Base) {
+	b.Handle("/analytics-goals", api.Methods{http.MethodGet: b.Func(h.listGoals), http.MethodPost: b.Func(h.addGoal)})
+	b.Handle("/analytics-goals/{id}", api.Methods{http.MethodDelete: b.Func(h.deleteGoal)})
+}
+
+// goals is the source's goal keeping, or the error to answer.
+func (h *Handler) goals(r *http.Request, ability string) (GoalStore, error) {
+	switch h.auth.AuthorizeRequest(r, ability, nil) {
+	case groundwork.Unauthenticated:
+		return nil, reportError(http.StatusUnauthorized, "unauthenticated", analyticsFamily.signIn, nil)
+	case groundwork.Forbidden:
+		if ability == AbilityManage {
+			return nil, reportError(http.StatusForbidden, "forbidden", "You may not change the goals.", nil)
+		}
+		return nil, reportError(http.StatusForbidden, "forbidden", "You may not view these reports.", nil)
+	}
+	gs, ok := h.svc.o.Analytics.(GoalStore)
+	if !ok {
+		return nil, reportError(http.StatusNotImplemented, "base_not_installed", "The analytics source keeps no goals.", ErrNoGoals)
+	}
+	return gs, nil
+}
+
+func goalError(err error) error {
+	switch {
+	case errors.Is(err, ErrBadGoal):
+		msg := strings.TrimPrefix(err.Error(), ErrBadGoal.Error()+": ")
+		return reportError(http.StatusUnprocessableEntity, "bad_goal", msg, err)
+	case errors.Is(err, ErrGoalNotFound):
+		return reportError(http.StatusNotFound, "not_found", "There is no such goal.", err)
+	case errors.Is(err, ErrNoGoals):
+		return reportError(http.StatusNotImplemented, "base_not_installed", "The analytics source keeps no goals.", err)
+	}
+	return reportError(http.StatusBadGateway, "reporting_error", "The goals could not be read or changed. Try again in a moment.", err)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	reply.WriteJSON(w, status, v)
+	return nil
+}
+
+func (h *Handler) listGoals(w http.ResponseWriter, r *http.Request) error {
+	gs, err := h.goals(r, AbilityView)
+	if err != nil {
+		return err
+	}
+	list, err := gs.Goals(r.Context())
+	if err != nil {
+		return goalError(err)
+	}
+	if list == nil {
+		list = []Goal{}
+	}
+	return writeJSON(w, http.StatusOK, list)
+}
+
+func (h *Handler) addGoal(w http.ResponseWriter, r *http.Request) error {
+	gs, err := h.goals(r, AbilityManage)
+	if err != nil {
+		return err
+	}
+	var in Goal
+	if err := api.DecodeShaped(w, r, &in, goalShape); err != nil {
+		return err
+	}
+	g, err := gs.AddGoal(r.Context(), in)
+	if err != nil {
+		return goalError(err)
+	}
+	return writeJSON(w, http.StatusCreated, g)
+}
+
+func (h *Handler) deleteGoal(w http.ResponseWriter, r *http.Request) error {
+	gs, err := h.goals(r, AbilityManage)
+	if err != nil {
+		return err
+	}
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return goalError(ErrGoalNotFound)
+	}
+	if err := gs.DeleteGoal(r.Context(), id); err != nil {
+		return goalError(err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

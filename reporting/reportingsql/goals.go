@@ -1,0 +1,234 @@
+package reportingsql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+var _ reporting.GoalStore = (*Store)(nil)
+
+// goalRow is a row of reporting_goals.
+type goalRow struct {
+	ID        int64      `db:"id"`
+	Name      string     `db:"name"`
+	Page      string     `db:"page"`
+	Event     string     `db:"event"`
+	Property  string     `db:"property"`
+	Value     string     `db:"value"`
+	CreatedAt store.Time `db:"created_at"`
+}
+
+func (r goalRow) goal() reporting.Goal {
+	return reporting.Goal{ID: r.ID, Name: r.Name, Page: r.Page, Event: r.Event, Property: r.Property, Value: r.Value, CreatedAt: r.CreatedAt.Time}
+}
+
+const goalColumns = `id, name, page, event, property, value, created_at`
+
+// Goals implements reporting.GoalStore.
+func (s *Store) Goals(ctx context.Context) ([]reporting.Goal, error) {
+	goals, err := readGoals(ctx, s.db.Reader())
+	if err != nil {
+		return nil, fmt.Errorf("reportingsql: goals: %w", err)
+	}
+	return goals, nil
+}
+
+func readGoals(ctx context.Context, q sqlx.QueryerContext) ([]reporting.Goal, error) {
+	var rows []goalRow
+	if err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+goalColumns+` FROM reporting_goals ORDER BY id`); err != nil {
+		return nil, err
+	}
+	goals := make([]reporting.Goal, len(rows))
+	for i, r := range rows {
+		goals[i] = r.goal()
+	}
+	return goals, nil
+}
+
+// lockGoals keeps the goals as they are until tx ends: a batch of hits
+// shares the lock, a change of goals takes it alone (Postgres; SQLite
+// has one writer at a time).
+func lockGoals(ctx context.Context, tx *sqlx.Tx, alone bool) error {
+	if tx.DriverName() != "pgx" {
+		return nil
+	}
+	mode := "ROW SHARE"
+	if alone {
+		mode = "EXCLUSIVE"
+	}
+	_, err := tx.ExecContext(ctx, `LOCK TABLE reporting_goals IN `+mode+` MODE`)
+	return err
+}
+
+// AddGoal implements reporting.GoalStore.
+func (s *Store) AddGoal(ctx context.Context, g reporting.Goal) (reporting.Goal, error) {
+	g, err := g.Normalize()
+	if err != nil {
+		return reporting.Goal{}, err
+	}
+	if g.CreatedAt.IsZero() {
+		g.CreatedAt = time.Now().UTC().Truncate(time.Second)
+	}
+	err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		if err := lockGoals(ctx, tx, true); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.GetContext(ctx, &n, `SELECT COUNT(*) FROM reporting_goals`); err != nil {
+			return err
+		}
+		if n >= reporting.MaxGoals {
+			return fmt.Errorf("%w: at most %d goals; remove one first", reporting.ErrBadGoal, reporting.MaxGoals)
+		}
+		if err := tx.GetContext(ctx, &g.ID, tx.Rebind(`INSERT INTO reporting_goals (name, page, event, property, value, created_at)
+			VALUES (?, ?, ?, ?, ?, ?) RETURNING id`), g.Name, g.Page, g.Event, g.Property, g.Value, store.NewTime(g.CreatedAt)); err != nil {
+			return err
+		}
+		return backfillGoal(ctx, tx, g)
+	})
+	if err != nil {
+		if errors.Is(err, reporting.ErrBadGoal) {
+			return reporting.Goal{}, err
+		}
+		return reporting.Goal{}, fmt.Errorf("reportingsql: add goal: %w", err)
+	}
+	return g, nil
+}
+
+// backfillGoal counts g over the rollups and uniques already kept: an
+// exact goal's rows are its page's, event's or property value's; a page
+// pattern sums its pages' views and takes the most visited one's
+// visitors, except on the days whose uniques are kept, where its visitors
+// are counted from them.
+func backfillGoal(ctx context.Context, tx *sqlx.Tx, g reporting.Goal) error {
+	key := strconv.FormatInt(g.ID, 10)
+	var dim, match, scope string
+	var arg any
+	switch {
+	case g.Event != "" && g.Property != "":
+		dim, match, arg = reporting.DimProp, "key = ?", reporting.PropKey(g.Event, g.Property, g.Value)
+		scope = "v:" + arg.(string)
+	case g.Event != "":
+		dim, match, arg, scope = reporting.DimEvent, "key = ?", g.Event, "e:"+g.Event
+	case g.Exact():
+		dim, match, arg, scope = reporting.DimPage, "key = ?", g.Page, "p:"+g.Page
+	default:
+		var pattern string
+		match, pattern = patternMatch(tx, "key", g.Page, "")
+		dim, arg = reporting.DimPage, pattern
+	}
+	tables := []struct{ table, period string }{{"reporting_daily", "day"}, {"reporting_weekly", "week"}}
+	if !g.Exact() { // a pattern's weeks are summed from its days below
+		tables = tables[:1]
+	}
+	for _, t := range tables {
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO `+t.table+` (`+t.period+`, dim, key, label, views, visitors, sessions, duration_seconds, bounces)
+			SELECT `+t.period+`, 'goal', ?, '', SUM(views), MAX(visitors), 0, 0, 0 FROM `+t.table+`
+			WHERE dim = ? AND `+match+` GROUP BY `+t.period), key, dim, arg); err != nil {
+			return err
+		}
+	}
+	if g.Exact() { // the uniques, so a visitor already counted today is not again
+		_, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO reporting_seen (day, visitor, scope, last_seen)
+			SELECT day, visitor, ?, last_seen FROM reporting_seen WHERE scope = ?`), "g:"+key, scope)
+		return err
+	}
+	// A pattern: its visitors on the days still kept, one unique each.
+	type dayCount struct {
+		Day string `db:"day"`
+		N   int64  `db:"n"`
+	}
+	match, pattern := patternMatch(tx, "scope", g.Page, "p:")
+	if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO reporting_seen (day, visitor, scope, last_seen)
+		SELECT day, visitor, ?, MIN(last_seen) FROM reporting_seen WHERE `+match+` GROUP BY day, visitor`),
+		"g:"+key, pattern); err != nil {
+		return err
+	}
+	var counts []dayCount
+	if err := tx.SelectContext(ctx, &counts, tx.Rebind(`SELECT day, COUNT(*) AS n FROM reporting_seen WHERE scope = ? GROUP BY day`), "g:"+key); err != nil {
+		return err
+	}
+	for _, c := range counts {
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE reporting_daily SET visitors = ? WHERE dim = 'goal' AND day = ? AND key = ?`),
+			c.N, c.Day, key); err != nil {
+			return err
+		}
+	}
+	// The weeks, as the sums of the days kept (a week whose first days
+	// are pruned counts the rest).
+	var days []reporting.DailyRow
+	if err := tx.SelectContext(ctx, &days, tx.Rebind(`SELECT day AS key, views, visitors FROM reporting_daily WHERE dim = 'goal' AND key = ?`), key); err != nil {
+		return err
+	}
+	weeks := map[string]*reporting.DailyRow{}
+	var order []string
+	for _, d := range days {
+		w := weeks[weekOf(d.Key)]
+		if w == nil {
+			w = &reporting.DailyRow{}
+			weeks[weekOf(d.Key)] = w
+			order = append(order, weekOf(d.Key))
+		}
+		w.Views, w.Visitors = w.Views+d.Views, w.Visitors+d.Visitors
+	}
+	rows := make([][]any, 0, len(order))
+	for _, wk := range order {
+		rows = append(rows, []any{wk, reporting.DimGoal, key, "", weeks[wk].Views, weeks[wk].Visitors, 0, 0, 0})
+	}
+	return values(ctx, tx, `INSERT INTO reporting_weekly (week, dim, key, label, views, visitors, sessions, duration_seconds, bounces) VALUES %s`, 9, rows, nil)
+}
+
+// patternMatch is the condition that column (prefix, then a path)
+// matches a goal's page pattern as reporting.Glob does, and its argument:
+// a case-sensitive GLOB on SQLite (whose LIKE ignores case), LIKE on
+// Postgres; the other wildcards of each taken literally.
+func patternMatch(tx *sqlx.Tx, column, page, prefix string) (string, string) {
+	if tx.DriverName() == "pgx" {
+		r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`, `*`, `%`)
+		return column + ` LIKE ? ESCAPE '\'`, r.Replace(prefix + page)
+	}
+	r := strings.NewReplacer(`?`, `[?]`, `[`, `[[]`)
+	return column + ` GLOB ?`, r.Replace(prefix + page)
+}
+
+// DeleteGoal implements reporting.GoalStore.
+func (s *Store) DeleteGoal(ctx context.Context, id int64) error {
+	key := strconv.FormatInt(id, 10)
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		if err := lockGoals(ctx, tx, true); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM reporting_goals WHERE id = ?`), id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return reporting.ErrGoalNotFound
+		}
+		for _, q := range []string{`DELETE FROM reporting_daily WHERE dim = 'goal' AND key = ?`, `DELETE FROM reporting_weekly WHERE dim = 'goal' AND key = ?`} {
+			if _, err := tx.ExecContext(ctx, tx.Rebind(q), key); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, tx.Rebind(`DELETE FROM reporting_seen WHERE scope = ?`), "g:"+key)
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, reporting.ErrGoalNotFound) {
+			return err
+		}
+		return fmt.Errorf("reportingsql: delete goal: %w", err)
+	}
+	return nil
+}
