@@ -91,7 +91,9 @@ func TestGoalRoutes(t *testing.T) {
 		// Yesterday: 2 of 4 visitors saw /thanks; 1 signed up for pro.
 		// Today: 3 of 5 saw /thanks (one twice), 2 signed up for pro, 1 for free.
 		b.clock.Set(now.Add(-24 * time.Hour))
-		ua := func(i int) string { return fmt.Sprintf("Mozilla/5.0 (X11; Linux x86_64; rv:%d.0) Gecko/20100101 Firefox/%d.0", 100+i, 100+i) }
+		ua := func(i int) string {
+			return fmt.Sprintf("Mozilla/5.0 (X11; Linux x86_64; rv:%d.0) Gecko/20100101 Firefox/%d.0", 100+i, 100+i)
+		}
 		send := func(i int, path, event, plan string) {
 			t.Helper()
 			body := `{"url":"https://shop.example` + path + `"}`
