@@ -8,6 +8,8 @@
 //	if err := link.FormsToWebhooks(formsSvc, webhooksSvc); err != nil { ... }
 //	if err := link.BookingsToWebhooks(bookingsSvc, webhooksSvc); err != nil { ... }
 //	if err := link.FormsToEmaillist(formsSvc, emaillistSvc); err != nil { ... }
+//	if err := link.FormsToAnalytics(formsSvc, analytics, "https://example.com"); err != nil { ... }
+//	if err := link.BookingsToAnalytics(bookingsSvc, analytics, "https://example.com"); err != nil { ... }
 //
 // and give the email list the forms it may feed from with
 // emaillist.Options{FormExists: link.FormExists(formsSvc)}. A link adds the
@@ -25,6 +27,7 @@ import (
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
 
@@ -96,4 +99,55 @@ func FormExists(f *forms.Service) func(ctx context.Context, formID int64) (bool,
 		}
 		return err == nil, err
 	}
+}
+
+// The events the analytics links count, for goals ({"event":
+// "form_submitted"} or with {"property": "form", "value": "contact"}).
+const (
+	// EventFormSubmitted is an accepted submission; its property "form"
+	// is the form's slug.
+	EventFormSubmitted = "form_submitted"
+	// EventBookingCreated is a booking made; its property "service" is
+	// the service's slug, "status" the status it was made with.
+	EventBookingCreated = "booking_created"
+)
+
+// FormsToAnalytics counts every accepted submission of f as the event
+// EventFormSubmitted in a, once it has committed (spam is not counted):
+// on the server, so no ad blocker loses it, and as the visitor whose
+// request it was when the host's handlers run under
+// reporting.CarryVisitor (else as a visitor of its own at site, the
+// site's origin).
+func FormsToAnalytics(f *forms.Service, a *reporting.Analytics, site string) error {
+	if f == nil || a == nil {
+		return errors.New("link: forms to analytics: a service is nil")
+	}
+	f.OnSubmissionAccepted(func(ctx context.Context, e forms.SubmissionEvent) {
+		_ = a.CollectServer(ctx, site, EventFormSubmitted, map[string]string{"form": e.Form.Slug})
+	})
+	return nil
+}
+
+// BookingsToAnalytics counts every booking made with b as the event
+// EventBookingCreated in a, once it has committed, as FormsToAnalytics
+// counts submissions (each occurrence of a weekly series once).
+func BookingsToAnalytics(b *bookings.Service, a *reporting.Analytics, site string) error {
+	if b == nil || a == nil {
+		return errors.New("link: bookings to analytics: a service is nil")
+	}
+	b.OnEvent(func(ctx context.Context, e bookings.Event) {
+		if e.Type != bookings.EventCreated {
+			return
+		}
+		props := map[string]string{"status": e.Booking.Status}
+		if services, err := b.Services(ctx); err == nil {
+			for _, s := range services {
+				if s.ID == e.Booking.ServiceID {
+					props["service"] = s.Slug
+				}
+			}
+		}
+		_ = a.CollectServer(ctx, site, EventBookingCreated, props)
+	})
+	return nil
 }

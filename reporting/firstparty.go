@@ -235,7 +235,11 @@ func Device(userAgent string) string {
 // (ErrBusy); otherwise it is hashed and kept for the next flush. A view
 // taken is written unless the process is killed first: at most
 // FlushInterval's views (a second's by default) are lost to a hard kill.
-func (a *Analytics) Collect(ctx context.Context, v View) error {
+func (a *Analytics) Collect(ctx context.Context, v View) error { return a.collect(ctx, v, true) }
+
+// collect is Collect; a server's own event (botCheck false) is taken
+// whatever the user agent.
+func (a *Analytics) collect(ctx context.Context, v View, botCheck bool) error {
 	u, err := url.Parse(v.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("%w: the url must be an absolute http(s) address", ErrBadView)
@@ -254,7 +258,7 @@ func (a *Analytics) Collect(ctx context.Context, v View) error {
 	if name == "" {
 		props = nil // a page view's are not counted
 	}
-	if Bot(v.UserAgent) { // after the cheaper refusals
+	if botCheck && Bot(v.UserAgent) { // after the cheaper refusals
 		return ErrBot
 	}
 	now := a.o.Now()

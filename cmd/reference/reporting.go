@@ -19,7 +19,6 @@ import (
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportinggeo"
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
@@ -210,23 +209,18 @@ func requestAuthorizer(tokens *auth.Service) groundwork.RequestAuthorizer {
 // trackViews records a page view of each HTML page served (GET, 200),
 // on the server: the pages carry no script, so the reference server's own
 // pages are counted without one.
-func trackViews(a *reporting.Analytics, next http.Handler, trusted *config, logger *slog.Logger) http.Handler {
+func trackViews(a *reporting.Analytics, next http.Handler, logger *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r)
 		if r.Method != http.MethodGet || rec.status != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
 			return
 		}
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
+		v, ok := reporting.VisitorFrom(r.Context()) // mount's CarryVisitor
+		if !ok {
+			return
 		}
-		origin := scheme + "://" + r.Host
-		if trusted.baseURL != nil {
-			origin = strings.TrimSuffix(trusted.baseURL.String(), "/")
-		}
-		err := a.Collect(r.Context(), reporting.View{URL: origin + r.URL.RequestURI(), Referrer: r.Referer(),
-			IP: proxies.ClientIPString(r, trusted.trustedProxies), UserAgent: r.UserAgent()})
+		err := a.Collect(r.Context(), reporting.View{URL: v.Page, Referrer: v.Referrer, IP: v.IP, UserAgent: v.UserAgent})
 		if err != nil && !errors.Is(err, reporting.ErrBot) && !errors.Is(err, reporting.ErrBadView) {
 			logger.ErrorContext(r.Context(), "reporting: track view", "error", err)
 		}

@@ -413,7 +413,12 @@ func (a *app) wireReporting(w *wiring) error {
 		return err
 	}
 	a.analytics = w.h.reports.analytics
-	return nil
+	// Submissions and bookings count on the server, as the visitor whose
+	// request made them (mount wraps every handler in CarryVisitor).
+	if err := link.FormsToAnalytics(a.forms, a.analytics, publicOrigin(w.cfg)); err != nil {
+		return err
+	}
+	return link.BookingsToAnalytics(w.h.site.bookings, a.analytics, publicOrigin(w.cfg))
 }
 
 // mount puts every handler on one mux, behind the request log and the
@@ -439,7 +444,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux.Handle(bookings.PrefixDefault, h.bookings)
 	mux.Handle(bookings.PrefixDefault+"/", h.bookings)
 	mux.Handle(bookings.AdminPrefixDefault+"/", h.bookingsAdmin)
-	mux.Handle(bookings.PagePrefixDefault+"/", trackViews(reports.analytics, h.bookingPages, cfg, logger))
+	mux.Handle(bookings.PagePrefixDefault+"/", trackViews(reports.analytics, h.bookingPages, logger))
 	mux.Handle(bookings.CalendarsPagePrefixDefault+"/", h.calendarPages)
 	signIn.Mount(mux)
 	mux.Handle(webhooks.PrefixDefault+"/", h.webhooks)
@@ -453,7 +458,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux.Handle(a11y.PrefixDefault+"/", h.color)
 	mux.Handle(forms.PrefixDefault, h.forms)
 	mux.Handle(forms.PrefixDefault+"/", h.forms)
-	mux.Handle(forms.PagePrefixDefault+"/", trackViews(reports.analytics, h.formPages, cfg, logger))
+	mux.Handle(forms.PagePrefixDefault+"/", trackViews(reports.analytics, h.formPages, logger))
 	mux.Handle("/api/v1/a11y/", h.colorAI)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
@@ -466,7 +471,8 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 		routes = append(routes, reports.oauth.Routes()...)
 	}
 	body, upload := cmp.Or(cfg.bodyTimeout, api.BodyTimeoutDefault), cmp.Or(cfg.uploadTimeout, api.UploadTimeoutDefault)
-	return h.site.pages(recoverPanics(logRequests(api.WithBodyDeadline(mux, body, upload), logger, cfg.requestLogEvery), logger)), routes
+	visitors := reporting.CarryVisitor(mux, reporting.VisitorOptions{TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL})
+	return h.site.pages(recoverPanics(logRequests(api.WithBodyDeadline(visitors, body, upload), logger, cfg.requestLogEvery), logger)), routes
 }
 
 // readyz answers 200 when the instance can take traffic: not stopping,

@@ -1,0 +1,107 @@
+package link_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/forms/formssql"
+	"github.com/groundwork-go/groundwork/link"
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportingsql"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// A submission and a booking count as events on the server, in the
+// session of the visitor whose request made them (their page view and
+// the event are one visit, no bounce), or as a visitor of their own when
+// the request carries none; a goal on the event converts them.
+func TestAnalyticsLinks(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d, formssql.Migrations, bookingssql.Migrations, reportingsql.Migrations)
+		f, err := forms.NewService(formssql.New(db), &forms.Options{FormTokenOptional: true})
+		require.NoError(t, err)
+		b, err := bookings.NewService(bookingssql.New(db), nil)
+		require.NoError(t, err)
+		a, err := reporting.NewAnalytics(reportingsql.New(db), nil)
+		require.NoError(t, err)
+		require.NoError(t, link.FormsToAnalytics(f, a, "https://shop.example"))
+		require.NoError(t, link.BookingsToAnalytics(b, a, "https://shop.example"))
+		require.Error(t, link.FormsToAnalytics(nil, a, ""))
+		require.Error(t, link.BookingsToAnalytics(b, nil, ""))
+		_, err = a.AddGoal(ctx, reporting.Goal{Event: link.EventFormSubmitted, Property: "form", Value: "contact"})
+		require.NoError(t, err)
+		_, err = a.AddGoal(ctx, reporting.Goal{Event: link.EventBookingCreated})
+		require.NoError(t, err)
+
+		form := &forms.Form{Name: "Contact", IsActive: true}
+		require.NoError(t, f.CreateForm(ctx, form))
+		field := &forms.Field{FormID: form.ID, Type: forms.TypeText, Label: "Name"}
+		require.NoError(t, f.CreateField(ctx, field))
+		fields, err := f.Fields(ctx, form.ID)
+		require.NoError(t, err)
+
+		// A visitor sees the form page, then sends it: the submit runs
+		// under CarryVisitor, as a host's handler does.
+		const ua = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+		require.NoError(t, a.Collect(ctx, reporting.View{URL: "https://shop.example/contact", IP: "192.0.2.1", UserAgent: ua}))
+		submit := reporting.CarryVisitor(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, err := f.Submit(r.Context(), form, fields, &forms.SubmitRequest{Values: map[string][]string{field.Name: {"Ann"}}, LoadedAt: "1"})
+			require.NoError(t, err)
+		}), reporting.VisitorOptions{})
+		req := httptest.NewRequest("POST", "https://shop.example/forms/contact", nil)
+		req.RemoteAddr = "192.0.2.1:5000"
+		req.Header.Set("User-Agent", ua)
+		submit.ServeHTTP(httptest.NewRecorder(), req)
+		// A submission with no visitor (an import, a job): its own visitor.
+		_, err = f.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{field.Name: {"Bo"}}, LoadedAt: "1"})
+		require.NoError(t, err)
+
+		name, slug, minutes, zone := "Call", "call", 30, "UTC"
+		svc, err := b.CreateService(ctx, bookings.OfferingInput{Name: &name, Slug: &slug, Duration: &minutes, TimeZone: &zone})
+		require.NoError(t, err)
+		pname, pslug := "Sam", "sam"
+		p, err := b.CreateProvider(ctx, bookings.ProviderInput{Name: &pname, Slug: &pslug, TimeZone: &zone})
+		require.NoError(t, err)
+		require.NoError(t, b.Link(ctx, svc.Slug, p.ID, bookings.LinkInput{}))
+		start, end := "00:00", "24:00"
+		for day := range 7 {
+			_, err := b.AddHours(ctx, p.ID, bookings.HoursInput{DayOfWeek: &day, Start: &start, End: &end})
+			require.NoError(t, err)
+		}
+		booked := reporting.WithVisitor(ctx, reporting.Visitor{IP: "192.0.2.1", UserAgent: ua, Page: "https://shop.example/book/call"})
+		_, _, err = b.Create(booked, bookings.NewBooking{ServiceSlug: "call", Start: time.Now().UTC().Truncate(time.Hour).Add(48 * time.Hour),
+			CustomerName: "Ann", CustomerEmail: "ann@example.com"})
+		require.NoError(t, err)
+
+		require.NoError(t, a.Flush(ctx))
+		q := reporting.AnalyticsQuery{Days: 1}
+		props, err := a.EventProperties(ctx, reporting.AnalyticsQuery{Days: 1, Event: link.EventFormSubmitted})
+		require.NoError(t, err)
+		require.Equal(t, []reporting.PropertyValue{{Property: "form", Value: "contact", Count: 2, Users: 2}}, props.Properties)
+		props, err = a.EventProperties(ctx, reporting.AnalyticsQuery{Days: 1, Event: link.EventBookingCreated})
+		require.NoError(t, err)
+		require.ElementsMatch(t, []reporting.PropertyValue{{Property: "service", Value: "call", Count: 1, Users: 1},
+			{Property: "status", Value: bookings.StatusConfirmed, Count: 1, Users: 1}}, props.Properties)
+		ov, err := a.Overview(ctx, q)
+		require.NoError(t, err)
+		require.Equal(t, 1.0, ov.Totals.Sessions, "one visit: the page view, then the submission and the booking in it")
+		require.NotNil(t, ov.Totals.BounceRate)
+		require.Zero(t, *ov.Totals.BounceRate, "the submission in the session makes it no bounce")
+		conv, err := a.GoalConversions(ctx, q)
+		require.NoError(t, err)
+		require.Equal(t, reporting.GoalFigures{Visitors: 2, Conversions: 2, Rate: 1}, conv.Goals[0].Period,
+			"two submissions by two visitors (one of them the server's own), over one page-viewing visitor: capped at 1")
+		require.Equal(t, 1.0, conv.Goals[1].Period.Conversions)
+	})
+}
