@@ -153,16 +153,17 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 		return w.Code, w.Header(), w.Body.String()
 	}
 
+	const up = `<span class="change good"><span aria-hidden="true">▲</span> `
 	// The last two of the seven days against the two before: 43 views
 	// against 31 is +39%.
 	code, _, body := get("/reporting?from=2026-05-31&to=2026-06-01")
 	require.Equal(t, 200, code)
 	require.Contains(t, body, "For 31 May 2026 to 1 June 2026, against the period of the same length before it.")
-	require.Contains(t, body, `<dd>43 <span class="change">&#43;39% on the period before</span></dd>`)
+	require.Contains(t, body, `<dd>43 `+up+`&#43;39% on the period before</span></dd>`)
 	require.Contains(t, body, "Page views a day from 2026-05-31 to 2026-06-01: 43 in all")
 	// The last 7 days against the 7 before them, which had none.
 	_, _, body = get("/reporting?days=7")
-	require.Contains(t, body, `<dd>98 <span class="change">up from none on the period before</span></dd>`)
+	require.Contains(t, body, `<dd>98 `+up+`up from none on the period before</span></dd>`)
 	require.Contains(t, body, `<p class="live"><strong>4</strong> visitors in the last 30 minutes</p>`, "today's four, seen from now on")
 	require.Contains(t, body, `href="/reporting?days=7&amp;export=pages"`)
 
@@ -197,8 +198,9 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 	code, _, body = get("/reporting?days=7&page=%2Fshoes")
 	require.Equal(t, 200, code)
 	require.Contains(t, body, `<p>Showing only the page /shoes.</p>
+<ul class="chips" aria-label="Filters"><li><a class="chip" href="/reporting?days=7">the page /shoes <span aria-hidden="true">✕</span><span class="visually-hidden">: drop the page</span></a></li></ul>
 <p class="actions"><a href="/reporting?days=7">Show all visits</a></p>`)
-	require.Contains(t, body, `<dt>Page views</dt><dd>35 <span class="change">up from none on the period before</span>`)
+	require.Contains(t, body, `<dt>Page views</dt><dd>35 `+up+`up from none on the period before</span>`)
 	require.Contains(t, body, `<dt>Sessions begun on this page</dt>`)
 	require.Contains(t, body, "Not kept for one page, source or device")
 	require.Contains(t, body, "Page views a day (the page /shoes) from 2026-05-26 to 2026-06-01: 35 in all, at most 8 on 2026-06-01.")
@@ -212,9 +214,9 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 	code, _, body = get("/reporting?days=7&device=mobile&page=%2Fshoes")
 	require.Equal(t, 200, code)
 	require.Contains(t, body, `<p>Showing only the page /shoes and visits on mobile.</p>
-<p class="actions"><a href="/reporting?days=7&amp;device=mobile">Drop the page<span class="visually-hidden"> (the page /shoes)</span></a> `+
-		`<a href="/reporting?days=7&amp;page=%2Fshoes">Drop the device<span class="visually-hidden"> (visits on mobile)</span></a> `+
-		`<a href="/reporting?days=7">Show all visits</a></p>`)
+<ul class="chips" aria-label="Filters"><li><a class="chip" href="/reporting?days=7&amp;device=mobile">the page /shoes <span aria-hidden="true">✕</span><span class="visually-hidden">: drop the page</span></a></li>`+
+		`<li><a class="chip" href="/reporting?days=7&amp;page=%2Fshoes">visits on mobile <span aria-hidden="true">✕</span><span class="visually-hidden">: drop the device</span></a></li></ul>
+<p class="actions"><a href="/reporting?days=7">Show all visits</a></p>`)
 	require.Contains(t, body, `<dt>Page views</dt><dd>10 `)
 	require.Contains(t, body, `<a href="/reporting?days=7&amp;device=mobile&amp;page=%2Fshoes&amp;source=news.example">news.example`)
 	require.Contains(t, body, `<input type="hidden" name="page" value="/shoes"><input type="hidden" name="device" value="mobile">`)

@@ -74,7 +74,7 @@ func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
 	}
 	pages, _ := fs.Sub(templatesFS, "templates")
 	base, err := web.NewBase(web.BaseOptions{Domain: "reporting", Prefix: o.Path, Default: "/reporting", Pages: pages, Override: o.Templates,
-		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, Funcs: template.FuncMap{"num": num, "pct": pct, "secs": secs},
+		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, Funcs: template.FuncMap{"num": num, "pct": pct, "secs": secs, "lower": strings.ToLower},
 		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
 		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "The reports could not be shown. Please try again in a moment."}}})
 	if err != nil {
@@ -121,6 +121,9 @@ type dashboardPage struct {
 	Filters    Filters
 	Active     []activeFilter
 	rangeQuery url.Values
+	// Event is the event whose properties the page shows (?event=), the
+	// top one when "".
+	Event string
 }
 
 // activeFilter is one filter of the page in words ("visits from
@@ -198,8 +201,11 @@ type trafficSection struct {
 	Content  TopContent
 	Sources  *Breakdown
 	Devices  *Breakdown
+	// Panels are the further tables the source has (goals, entry and
+	// exit pages, countries, browsers, systems, campaigns, properties).
+	Panels []panel
 	// Changes compare the totals with the period before, by total
-	// ("users", "sessions", "views", "engagement").
+	// ("users", "sessions", "views", "engagement", "bounce").
 	Changes map[string]Change
 	// Live is the visitors of the last LiveWindow, when the source counts
 	// them (HasLive).
@@ -227,7 +233,7 @@ func (d *Dashboard) sectionError(fam family, err error) section {
 }
 
 // exports are the dashboard's tables a CSV export may name (?export=).
-var exports = []string{"pages", "events", "sources", "devices"}
+var exports = append([]string{"pages", "events", "sources", "devices"}, panelIDs...)
 
 // pickRange reads the page's range: ?from and ?to (dates, both) for a
 // range of one's own, else ?days (one of DashboardRanges). A bad pair is
@@ -242,6 +248,9 @@ func pickRange(r *http.Request, p *dashboardPage) AnalyticsQuery {
 		p.Ranges = append(p.Ranges, rangeOption{Days: n, Selected: n == p.Days})
 	}
 	p.From, p.To = q.Get("from"), q.Get("to")
+	if e := strings.TrimSpace(q.Get("event")); len(e) <= MaxEventNameLength {
+		p.Event = e
+	}
 	aq := AnalyticsQuery{Days: p.Days, Limit: 10}
 	link := url.Values{"days": {strconv.Itoa(p.Days)}}
 	if p.From != "" || p.To != "" {
@@ -294,26 +303,39 @@ func previous(q AnalyticsQuery) AnalyticsQuery {
 	return q
 }
 
-// Change is a total against the period before, in words.
+// Change is a total against the period before, in words, with an arrow
+// (▲ up, ▼ down) and whether the move is for the better (Class "good"
+// or "bad", "" for none), shown in colour beside the words.
 type Change struct {
-	Text string
+	Text, Arrow, Class string
 }
 
-// change says how now compares with before: "+12% on the 28 days
-// before", "new", or "no change".
-func change(now, before float64) Change {
+// change says how now compares with before: "+12%", "up from none", or
+// "no change"; higherIsBetter tells good from bad (a bounce rate's fall
+// is good).
+func change(now, before float64, higherIsBetter bool) Change {
 	switch {
 	case now == before:
 		return Change{Text: "no change"}
 	case before == 0:
-		return Change{Text: "up from none"}
+		return Change{Text: "up from none", Arrow: "▲", Class: goodness(true, higherIsBetter)}
 	}
 	d := (now - before) / before * 100
-	sign := "+"
+	sign, arrow := "+", "▲"
 	if d < 0 {
-		sign = "−"
+		sign, arrow = "−", "▼"
 	}
-	return Change{Text: sign + strconv.FormatFloat(math.Abs(math.Round(d)), 'f', 0, 64) + "%"}
+	if math.Round(d) == 0 {
+		return Change{Text: "about the same"}
+	}
+	return Change{Text: sign + strconv.FormatFloat(math.Abs(math.Round(d)), 'f', 0, 64) + "%", Arrow: arrow, Class: goodness(d > 0, higherIsBetter)}
+}
+
+func goodness(up, higherIsBetter bool) string {
+	if up == higherIsBetter {
+		return "good"
+	}
+	return "bad"
 }
 
 func (d *Dashboard) show(w http.ResponseWriter, r *http.Request) error {
@@ -327,7 +349,7 @@ func (d *Dashboard) show(w http.ResponseWriter, r *http.Request) error {
 		p.Search = d.searchSection(ctx, p.Days)
 	}
 	if d.svc.o.Analytics != nil {
-		p.Traffic = d.trafficSection(ctx, q)
+		p.Traffic = d.trafficSection(ctx, p, q)
 	}
 	d.render.Render(w, r, http.StatusOK, DashboardTemplate, &web.Page{Title: "Reports", Data: p, Wide: true})
 	return nil
@@ -355,7 +377,7 @@ func (d *Dashboard) searchSection(ctx context.Context, days int) *searchSection 
 	return s
 }
 
-func (d *Dashboard) trafficSection(ctx context.Context, q AnalyticsQuery) *trafficSection {
+func (d *Dashboard) trafficSection(ctx context.Context, p *dashboardPage, q AnalyticsQuery) *trafficSection {
 	t := &trafficSection{}
 	var before Overview
 	var err error
@@ -375,6 +397,9 @@ func (d *Dashboard) trafficSection(ctx context.Context, q AnalyticsQuery) *traff
 		}
 		t.Sources, t.Devices = &sources, &devices
 	}
+	if err == nil {
+		t.Panels, err = d.panels(ctx, p, q, t.Content.TopEvents)
+	}
 	if err != nil {
 		t.section = d.sectionError(analyticsFamily, err)
 		return t
@@ -388,17 +413,27 @@ func (d *Dashboard) trafficSection(ctx context.Context, q AnalyticsQuery) *traff
 		t.Live, t.HasLive = n, ok
 	}
 	now, was := t.Overview.Totals, before.Totals
-	t.Changes = map[string]Change{"users": change(now.Users, was.Users), "sessions": change(now.Sessions, was.Sessions),
-		"views": change(now.PageViews, was.PageViews), "engagement": change(now.AvgEngagementSeconds, was.AvgEngagementSeconds)}
+	t.Changes = map[string]Change{"users": change(now.Users, was.Users, true), "sessions": change(now.Sessions, was.Sessions, true),
+		"views": change(now.PageViews, was.PageViews, true), "engagement": change(now.AvgEngagementSeconds, was.AvgEngagementSeconds, true)}
+	if now.BounceRate != nil && was.BounceRate != nil {
+		t.Changes["bounce"] = change(*now.BounceRate, *was.BounceRate, false)
+	}
 	points := make([]ChartPoint, len(t.Overview.Trend))
 	for i, o := range t.Overview.Trend {
 		points[i] = ChartPoint{Label: o.Date, Value: o.PageViews}
+	}
+	var earlier []ChartPoint
+	if len(before.Trend) == len(points) {
+		earlier = make([]ChartPoint, len(before.Trend))
+		for i, o := range before.Trend {
+			earlier[i] = ChartPoint{Label: o.Date, Value: o.PageViews}
+		}
 	}
 	title := "Page views a day"
 	if t.Filtered {
 		title += " (" + filterLabel(q.Filters) + ")"
 	}
-	t.Chart = NewChart("views-chart", title, points)
+	t.Chart = NewChart("views-chart", title, points, earlier...)
 	return t
 }
 
@@ -413,6 +448,29 @@ func (d *Dashboard) export(w http.ResponseWriter, r *http.Request, table string,
 	var rows [][]string
 	var err error
 	switch table {
+	case "goals", "entry-pages", "exit-pages", "countries", "browsers", "operating-systems", "campaigns", "event-properties":
+		p := &dashboardPage{Path: d.o.Path}
+		pickRange(r, p)
+		var pn panel
+		var ok bool
+		var events []ContentEvent
+		if table == "event-properties" {
+			var c TopContent
+			if c, err = d.svc.TopContent(r.Context(), q); err == nil {
+				events = c.TopEvents
+			}
+		}
+		if err == nil {
+			pn, ok, err = d.panel(r.Context(), p, q, table, events)
+		}
+		if err == nil && (!ok || pn.Note != "") {
+			return &web.Problem{Status: http.StatusNotFound, ErrorPage: web.ErrorPage{Heading: "No such table",
+				Message: "The analytics source has no such table, or cannot narrow it to these visits.", Link: d.o.Path, LinkText: "Back to the reports"}}
+		}
+		rows = append(rows, pn.csvHead)
+		for _, row := range pn.Rows {
+			rows = append(rows, row.csv)
+		}
 	case "pages", "events":
 		var c TopContent
 		if c, err = d.svc.TopContent(r.Context(), q); err == nil && table == "pages" {
@@ -507,9 +565,14 @@ type Chart struct {
 	Width, Height      int
 	Line               string // the polyline's points
 	Points             []ChartDot
-	Max                float64
-	First, Last        string
-	Empty              bool
+	// Previous is the period before's line, drawn grey behind (""
+	// without one).
+	Previous    string
+	Max         float64
+	First, Last string
+	Empty       bool
+	// Ticks are the vertical axis' values, top to bottom.
+	Ticks []string
 }
 
 // ChartDot is a point of the line, with its text.
@@ -519,8 +582,9 @@ type ChartDot struct {
 }
 
 // NewChart lays points out in a 600×160 box (with room for labels); id
-// names its elements.
-func NewChart(id, title string, points []ChartPoint) Chart {
+// names its elements. The previous period's points, when given (as many
+// as points), are a second line on the same scale.
+func NewChart(id, title string, points []ChartPoint, previous ...ChartPoint) Chart {
 	c := Chart{ID: id, Title: title, Width: 600, Height: 160}
 	if len(points) == 0 {
 		c.Empty, c.Description = true, "No data for this range."
@@ -535,10 +599,19 @@ func NewChart(id, title string, points []ChartPoint) Chart {
 			maxI = i
 		}
 	}
+	if len(previous) != len(points) {
+		previous = nil
+	}
 	top := c.Max
+	var before float64
+	for _, p := range previous {
+		top = math.Max(top, p.Value)
+		before += p.Value
+	}
 	if top == 0 {
 		top = 1
 	}
+	c.Ticks = []string{num(math.Round(top)), num(math.Round(top / 2)), "0"}
 	const left, right, upper, lower = 40.0, 10.0, 10.0, 20.0
 	w, h := float64(c.Width)-left-right, float64(c.Height)-upper-lower
 	var line strings.Builder
@@ -552,9 +625,21 @@ func NewChart(id, title string, points []ChartPoint) Chart {
 		c.Points = append(c.Points, ChartDot{X: math.Round(x*10) / 10, Y: math.Round(y*10) / 10, Title: p.Label + ": " + num(p.Value)})
 	}
 	c.Line = strings.TrimSpace(line.String())
+	var prev strings.Builder
+	for i, p := range previous {
+		x := left
+		if len(previous) > 1 {
+			x += w * float64(i) / float64(len(previous)-1)
+		}
+		fmt.Fprintf(&prev, "%.1f,%.1f ", x, upper+h*(1-p.Value/top))
+	}
+	c.Previous = strings.TrimSpace(prev.String())
 	c.First, c.Last = points[0].Label, points[len(points)-1].Label
 	c.Description = fmt.Sprintf("%s from %s to %s: %s in all, at most %s on %s.", title, c.First, c.Last, num(total), num(c.Max),
 		points[maxI].Label)
+	if previous != nil {
+		c.Description += fmt.Sprintf(" The period before (%s to %s, the grey line): %s.", previous[0].Label, previous[len(previous)-1].Label, num(before))
+	}
 	return c
 }
 

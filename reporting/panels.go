@@ -1,0 +1,291 @@
+package reporting
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/language/display"
+)
+
+// panel is one table of the dashboard beyond the totals: its rows as
+// shown, and as exported (CSV).
+type panel struct {
+	// ID names the panel's heading and its CSV (?export=ID).
+	ID, Title, Caption string
+	// First heads the first column, Head the others.
+	First string
+	Head  []string
+	Rows  []panelRow
+	// Export is the CSV's address; Empty is said when there are no rows;
+	// Note is said instead of the table (a report the filters cannot
+	// narrow), with a way back to all visits.
+	Export, Empty, Note string
+	// Form, when set, chooses what the panel shows (an event's
+	// properties) without JavaScript: a form to Action keeping Keep.
+	Form   *panelForm
+	Action string
+	Keep   []hiddenField
+	// AllURL is the report unfiltered.
+	AllURL string
+	// csvHead and the rows' CSV are the export.
+	csvHead []string
+}
+
+// panelRow is a row: its label (a flag before it, a line above it, a
+// line under it, in code type when Code), a link that filters the report
+// to it, its cells and its share of the whole (a bar).
+type panelRow struct {
+	Label, Sub, Flag string
+	Detail           string
+	Code             bool
+	Filter           *filterCell
+	Cells            []string
+	Share            float64
+	HasShare         bool
+	csv              []string
+}
+
+// hiddenField is a query parameter a form keeps.
+type hiddenField struct{ Name, Value string }
+
+// panelForm is a choice the panel offers: a select named Name.
+type panelForm struct {
+	Name, Label string
+	Options     []panelOption
+}
+
+type panelOption struct {
+	Value    string
+	Selected bool
+}
+
+// panelIDs are the panels beyond the first four tables, in the order
+// shown, each a CSV export.
+var panelIDs = []string{"goals", "entry-pages", "exit-pages", "countries", "browsers", "operating-systems", "campaigns", "event-properties"}
+
+// panels makes the dashboard's further panels the source has; a panel
+// the filters cannot narrow says so instead.
+func (d *Dashboard) panels(ctx context.Context, p *dashboardPage, q AnalyticsQuery, topEvents []ContentEvent) ([]panel, error) {
+	var out []panel
+	for _, id := range panelIDs {
+		pn, ok, err := d.panel(ctx, p, q, id, topEvents)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, pn)
+		}
+	}
+	return out, nil
+}
+
+// panel makes the panel id, ok false when the source has no such report.
+func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuery, id string, topEvents []ContentEvent) (panel, bool, error) {
+	src := d.svc.o.Analytics
+	pn := panel{ID: id, Export: p.URL(p.Filters, id), Empty: "No page views in this range.", AllURL: p.AllURL(), Action: p.Path}
+	for _, k := range slices.Sorted(maps.Keys(p.rangeQuery)) {
+		for _, v := range p.rangeQuery[k] {
+			pn.Keep = append(pn.Keep, hiddenField{k, v})
+		}
+	}
+	for _, f := range p.Filters {
+		pn.Keep = append(pn.Keep, hiddenField{f.Dim, f.Value})
+	}
+	if len(q.Filters) > 0 {
+		pn.Note = "Not kept per page, source or device."
+	}
+	breakdown := func(first string, read func() (Breakdown, error), label func(string) (string, string)) error {
+		pn.First, pn.Head = first, []string{"Views", "Visitors", "Share"}
+		pn.csvHead = []string{strings.ToLower(strings.ReplaceAll(first, " ", "_")), "views", "visitors", "share"}
+		if pn.Note != "" {
+			return nil
+		}
+		b, err := read()
+		if err != nil {
+			return err
+		}
+		for _, r := range b.Rows {
+			text, flag := r.Key, ""
+			if label != nil {
+				text, flag = label(r.Key)
+			}
+			pn.Rows = append(pn.Rows, panelRow{Label: text, Flag: flag, Cells: []string{num(r.Views), num(r.Users), pct(r.Shares)},
+				Share: r.Shares, HasShare: true, csv: []string{r.Key, num(r.Views), num(r.Users), strconv.FormatFloat(r.Shares, 'f', 4, 64)}})
+		}
+		return nil
+	}
+	var err error
+	switch id {
+	case "goals":
+		gs, ok := src.(GoalSource)
+		if !ok {
+			return pn, false, nil
+		}
+		pn.Title, pn.Caption, pn.First = "Goals", "Goals by visitors who converted", "Goal"
+		pn.Head = []string{"Visitors", "Conversions", "Rate"}
+		pn.csvHead = []string{"goal", "visitors", "conversions", "conversion_rate", "previous_conversion_rate"}
+		pn.Empty = "No goals yet: make one with POST /analytics-goals."
+		if pn.Note != "" {
+			break
+		}
+		var c GoalConversions
+		if c, err = gs.GoalConversions(ctx, q); err != nil {
+			break
+		}
+		for _, g := range c.Goals {
+			rate := pct(g.Period.Rate) + " (was " + pct(g.Previous.Rate) + ")"
+			pn.Rows = append(pn.Rows, panelRow{Label: g.Goal.Name, Detail: goalWhat(g.Goal), Cells: []string{num(g.Period.Visitors), num(g.Period.Conversions), rate},
+				csv: []string{g.Goal.Name, num(g.Period.Visitors), num(g.Period.Conversions), strconv.FormatFloat(g.Period.Rate, 'f', 4, 64),
+					strconv.FormatFloat(g.Previous.Rate, 'f', 4, 64)}})
+		}
+	case "entry-pages", "exit-pages":
+		s, ok := src.(SessionSource)
+		if !ok {
+			return pn, false, nil
+		}
+		pn.First = "Page"
+		if id == "entry-pages" {
+			pn.Title, pn.Caption = "Entry pages", "Pages visits began on, by entrances"
+			pn.Head = []string{"Entrances", "Bounce rate", "Average visit"}
+			pn.csvHead = []string{"path", "title", "entrances", "visitors", "bounce_rate", "average_visit_seconds"}
+		} else {
+			pn.Title, pn.Caption = "Exit pages", "Pages visits ended on, by exits"
+			pn.Head = []string{"Exits", "Exit rate"}
+			pn.csvHead = []string{"path", "title", "exits", "views", "exit_rate"}
+		}
+		if pn.Note != "" {
+			break
+		}
+		if id == "entry-pages" {
+			var e EntryPages
+			if e, err = s.EntryPages(ctx, q); err != nil {
+				break
+			}
+			for _, r := range e.Rows {
+				pn.Rows = append(pn.Rows, panelRow{Label: r.Path, Sub: r.Title, Code: true, Filter: ptrCell(p.Cell(DimPage, r.Path)),
+					Cells: []string{num(r.Entrances), pct(r.BounceRate), secs(r.AvgSeconds)},
+					csv: []string{r.Path, r.Title, num(r.Entrances), num(r.Users), strconv.FormatFloat(r.BounceRate, 'f', 4, 64),
+						strconv.FormatFloat(r.AvgSeconds, 'f', 1, 64)}})
+			}
+			break
+		}
+		var e ExitPages
+		if e, err = s.ExitPages(ctx, q); err != nil {
+			break
+		}
+		for _, r := range e.Rows {
+			pn.Rows = append(pn.Rows, panelRow{Label: r.Path, Sub: r.Title, Code: true, Filter: ptrCell(p.Cell(DimPage, r.Path)),
+				Cells: []string{num(r.Exits), pct(r.ExitRate)},
+				csv:   []string{r.Path, r.Title, num(r.Exits), num(r.Views), strconv.FormatFloat(r.ExitRate, 'f', 4, 64)}})
+		}
+	case "countries":
+		c, ok := src.(CountrySource)
+		if !ok {
+			return pn, false, nil
+		}
+		pn.Title, pn.Caption = "Countries", "Page views by country"
+		pn.Empty = "No page views of a known country in this range."
+		err = breakdown("Country", func() (Breakdown, error) { return c.Countries(ctx, q) }, countryLabel)
+	case "browsers", "operating-systems":
+		s, ok := src.(SoftwareSource)
+		if !ok {
+			return pn, false, nil
+		}
+		if id == "browsers" {
+			pn.Title, pn.Caption = "Browsers", "Page views by browser"
+			err = breakdown("Browser", func() (Breakdown, error) { return s.Browsers(ctx, q) }, nil)
+		} else {
+			pn.Title, pn.Caption = "Operating systems", "Page views by operating system"
+			err = breakdown("System", func() (Breakdown, error) { return s.OperatingSystems(ctx, q) }, nil)
+		}
+	case "campaigns":
+		c, ok := src.(CampaignSource)
+		if !ok {
+			return pn, false, nil
+		}
+		pn.Title, pn.Caption = "Campaigns", "Page views by utm_campaign"
+		pn.Empty = "No page views with a utm_campaign in this range."
+		err = breakdown("Campaign", func() (Breakdown, error) { cq := q; cq.By = DimCampaign; return c.Campaigns(ctx, cq) }, nil)
+	case "event-properties":
+		ps, ok := src.(PropertySource)
+		if !ok {
+			return pn, false, nil
+		}
+		pn.Title, pn.Caption, pn.First = "Event properties", "An event's properties by count", "Property: value"
+		pn.Head = []string{"Count", "Visitors"}
+		pn.csvHead = []string{"event", "property", "value", "count", "visitors"}
+		if pn.Note != "" {
+			break
+		}
+		event := p.Event
+		if event == "" && len(topEvents) > 0 {
+			event = topEvents[0].Event
+		}
+		if event == "" {
+			pn.Empty = "No events in this range."
+			break
+		}
+		pn.Caption = "The properties of " + event + " by count"
+		pn.Empty = "No properties of " + event + " in this range."
+		pn.Form = &panelForm{Name: "event", Label: "Event"}
+		for _, e := range topEvents {
+			pn.Form.Options = append(pn.Form.Options, panelOption{Value: e.Event, Selected: e.Event == event})
+		}
+		if !containsEvent(topEvents, event) {
+			pn.Form.Options = append(pn.Form.Options, panelOption{Value: event, Selected: true})
+		}
+		var e EventProperties
+		pq := q
+		pq.Event = event
+		if e, err = ps.EventProperties(ctx, pq); err != nil {
+			break
+		}
+		for _, v := range e.Properties[:min(len(e.Properties), max(q.Limit, 10))] {
+			pn.Rows = append(pn.Rows, panelRow{Label: v.Property + ": " + v.Value, Code: true, Cells: []string{num(v.Count), num(v.Users)},
+				csv: []string{event, v.Property, v.Value, num(v.Count), num(v.Users)}})
+		}
+	}
+	return pn, true, err
+}
+
+func containsEvent(events []ContentEvent, name string) bool {
+	for _, e := range events {
+		if e.Event == name {
+			return true
+		}
+	}
+	return false
+}
+
+func ptrCell(c filterCell) *filterCell { return &c }
+
+// goalWhat says what a goal counts: "a visit to /thanks", "signup with
+// plan pro".
+func goalWhat(g Goal) string {
+	switch {
+	case g.Page != "":
+		return "A visit to " + g.Page
+	case g.Property != "":
+		return "The event " + g.Event + " with " + g.Property + " " + g.Value
+	}
+	return "The event " + g.Event
+}
+
+// countryLabel is a country code's English name and its flag (two
+// regional indicator letters), the code itself when it names none.
+func countryLabel(code string) (string, string) {
+	if len(code) != 2 || !utf8.ValidString(code) {
+		return code, ""
+	}
+	r, err := language.ParseRegion(code)
+	if err != nil || !r.IsCountry() {
+		return code, ""
+	}
+	flag := string(rune(0x1F1E6+rune(code[0]-'A'))) + string(rune(0x1F1E6+rune(code[1]-'A')))
+	return display.English.Regions().Name(r), flag
+}

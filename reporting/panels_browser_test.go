@@ -1,0 +1,133 @@
+package reporting_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/internal/browsertest"
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// seedSite records eight weeks of a small shop's traffic with every
+// dimension the dashboard shows: countries, browsers and systems,
+// campaigns, events with properties, and visits of several pages.
+func seedSite(t testing.TB, b *bundle) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(35, 9))
+	pages := []struct{ path, title string }{{"/", "Home"}, {"/shoes", "Shoes"}, {"/pricing", "Pricing"}, {"/blog/spring", "Spring in the shop"},
+		{"/checkout", "Checkout"}, {"/thanks", "Thank you"}}
+	sources := []string{"Direct", "google.com", "news.example", "duckduckgo.com"}
+	countries := []string{"DE", "FR", "US", "GB", "JP", "NL"}
+	software := [][2]string{{"Chrome", "Windows"}, {"Safari", "iOS"}, {"Firefox", "Linux"}, {"Safari", "MacOS"}, {"Edge", "Windows"}}
+	var hits []reporting.Hit
+	for d := 55; d >= 0; d-- {
+		day := now.AddDate(0, 0, -d).Truncate(24 * time.Hour)
+		for v := range 20 + (55-d)/2 + rng.IntN(10) {
+			at := day.Add(time.Duration(rng.IntN(9*60)) * time.Minute)
+			sw := software[rng.IntN(len(software))]
+			device := "desktop"
+			if sw[1] == "iOS" {
+				device = "mobile"
+			}
+			h := reporting.Hit{Day: day.Format(time.DateOnly), Visitor: fmt.Sprintf("%d-%d", d, v), Source: sources[rng.IntN(len(sources))],
+				Device: device, Country: countries[rng.IntN(len(countries))], Browser: sw[0], OS: sw[1]}
+			if rng.IntN(4) == 0 {
+				h.Campaign = [4]string{"email", []string{"spring-sale", "newsletter-12"}[rng.IntN(2)], "", ""}
+			}
+			for n := range 1 + rng.IntN(4) {
+				p := pages[min(n+2+rng.IntN(2), len(pages)-1)]
+				if n == 0 {
+					p = pages[rng.IntN(4)]
+				}
+				h.At, h.Path, h.Title = at, p.path, p.title
+				hits = append(hits, h)
+				if p.path == "/thanks" {
+					hits = append(hits, reporting.Hit{At: at, Day: h.Day, Visitor: h.Visitor, Event: "purchase",
+						Props: []reporting.Prop{{Name: "plan", Value: []string{"basic", "pro"}[rng.IntN(2)]}}})
+				}
+				at = at.Add(time.Duration(20+rng.IntN(200)) * time.Second)
+			}
+		}
+	}
+	require.NoError(t, b.analytics.Store().Record(context.Background(), hits))
+	for _, g := range []reporting.Goal{{Page: "/thanks", Name: "Reached thank-you page"}, {Event: "purchase", Property: "plan", Value: "pro"},
+		{Page: "/blog/*", Name: "Read the blog"}} {
+		_, err := b.analytics.AddGoal(context.Background(), g)
+		require.NoError(t, err)
+	}
+}
+
+// The dashboard with every panel, as a reader walks it: the totals with
+// their changes, the chart with the period before, each panel, a filter
+// chip added and dropped, an event's properties chosen without
+// JavaScript; axe-core finds nothing at 320 px and on a desktop, light
+// and dark.
+func TestBrowserDashboardPanels(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 120*time.Second)
+	b := setup(t, store.SQLite)
+	seedSite(t, b)
+	svc, err := reporting.NewService(&reporting.Options{Analytics: b.analytics, Now: b.clock.Now})
+	require.NoError(t, err)
+	d, err := reporting.NewDashboard(svc, nil)
+	require.NoError(t, err)
+	srv := httptest.NewServer(d)
+	t.Cleanup(srv.Close)
+	run := func(actions ...chromedp.Action[chromedp.Void]) { t.Helper(); browsertest.Do(t, ctx, actions...) }
+	text := func(sel string) string { t.Helper(); return browsertest.Text(t, ctx, sel) }
+
+	run(chromedp.EmulateViewport(320, 800), chromedp.Navigate(srv.URL+"/reporting"), chromedp.WaitVisible(chromedp.CSS("figure.chart")))
+	for _, want := range []string{"Visitors", "Page views", "Sessions", "Bounce rate", "Average visit"} {
+		require.Contains(t, text(".totals"), want)
+	}
+	require.Regexp(t, `[▲▼] [+−]\d+% on the period before|no change|about the same`, text(".totals"))
+	require.Contains(t, text("figure figcaption"), "The period before (")
+	for id, want := range map[string]string{"#goals": "Reached thank-you page", "#entry-pages": "/pricing", "#exit-pages": "/thanks",
+		"#countries": "Germany", "#browsers": "Firefox", "#operating-systems": "iOS", "#campaigns": "spring-sale", "#event-properties": "plan: pro"} {
+		require.Contains(t, text(id), want, id)
+	}
+	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth`))
+	require.NoError(t, err)
+	require.True(t, wide, "no sideways scrolling at 320 px")
+	for _, scheme := range []string{"light", "dark"} {
+		require.NoError(t, browsertest.SetScheme(ctx, scheme))
+		browsertest.NoViolations(t, ctx, "the dashboard at 320 px, "+scheme)
+	}
+	require.NoError(t, browsertest.SetScheme(ctx, "light"))
+	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "reports-panels")
+
+	// An entry page narrows the report (a chip); the panels that are not
+	// kept per page say so; the chip drops the filter.
+	run(chromedp.EmulateViewport(1280, 900), chromedp.Click(chromedp.CSS(`#entry-pages a[href*="page=%2Fpricing"]`)),
+		chromedp.WaitVisible(chromedp.CSS(".chip")))
+	require.Contains(t, text(".chips"), "the page /pricing")
+	require.Contains(t, text("#countries"), "Not kept per page, source or device.")
+	for _, scheme := range []string{"light", "dark"} {
+		require.NoError(t, browsertest.SetScheme(ctx, scheme))
+		browsertest.NoViolations(t, ctx, "the dashboard filtered, "+scheme)
+	}
+	require.NoError(t, browsertest.SetScheme(ctx, "light"))
+	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "reports-panels-filtered")
+	run(chromedp.Click(chromedp.CSS(".chip")), chromedp.WaitNotPresent(chromedp.CSS(".chip")))
+
+	// An event's properties, chosen by keyboard: the select, then its
+	// button; no JavaScript needed.
+	run(chromedp.WaitVisible(chromedp.ID("f-event")), chromedp.Focus(chromedp.ID("f-event")))
+	browsertest.Press(t, ctx, "\t", false)
+	browsertest.Press(t, ctx, "\r", true)
+	url, err := chromedp.Run(ctx, chromedp.Location())
+	require.NoError(t, err)
+	require.Contains(t, url, "event=purchase")
+	require.True(t, strings.HasSuffix(url, "#event-properties"), url)
+	require.Contains(t, text("#event-properties"), "plan: basic")
+}
