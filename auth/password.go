@@ -3,16 +3,10 @@ package auth
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
-	"encoding/base64"
-	"errors"
-	"fmt"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/crypto/argon2"
+	"github.com/groundwork-go/groundwork/internal/passhash"
 )
 
 // PasswordParams are argon2id's costs. The defaults are OWASP's minimum
@@ -50,72 +44,18 @@ const (
 	PasswordWaitDefault = 10 * time.Second
 )
 
-const (
-	saltBytes = 16
-	keyBytes  = 32
-)
-
-var b64 = base64.RawStdEncoding
-
 // hashPassword makes the PHC string of password under p.
 func hashPassword(password string, p PasswordParams) (string, error) {
-	salt := make([]byte, saltBytes)
-	if _, err := rand.Read(salt); err != nil {
-		return "", err
-	}
-	key := argon2.IDKey([]byte(password), salt, p.Time, p.Memory, p.Threads, keyBytes)
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.Memory, p.Time, p.Threads,
-		b64.EncodeToString(salt), b64.EncodeToString(key)), nil
+	return passhash.Hash(password, passhash.Params(p))
 }
 
 // errBadHash is a stored hash this package cannot read.
-var errBadHash = errors.New("auth: unreadable password hash")
-
-// decodeHash reads a PHC argon2id string.
-func decodeHash(encoded string) (p PasswordParams, salt, key []byte, err error) {
-	parts := strings.Split(encoded, "$")
-	if len(parts) != 6 || parts[0] != "" || parts[1] != "argon2id" || parts[2] != "v="+strconv.Itoa(argon2.Version) {
-		return p, nil, nil, errBadHash
-	}
-	var m, t, threads uint64
-	for _, kv := range strings.Split(parts[3], ",") {
-		k, v, _ := strings.Cut(kv, "=")
-		n, perr := strconv.ParseUint(v, 10, 32)
-		if perr != nil {
-			return p, nil, nil, errBadHash
-		}
-		switch k {
-		case "m":
-			m = n
-		case "t":
-			t = n
-		case "p":
-			threads = n
-		default:
-			return p, nil, nil, errBadHash
-		}
-	}
-	// Bound what a stored hash can make us spend (1 GiB, 16 passes).
-	if m < 8 || m > 1<<20 || t < 1 || t > 16 || threads < 1 || threads > 255 {
-		return p, nil, nil, errBadHash
-	}
-	salt, err1 := b64.DecodeString(parts[4])
-	key, err2 := b64.DecodeString(parts[5])
-	if err1 != nil || err2 != nil || len(salt) < 8 || len(key) < 16 {
-		return p, nil, nil, errBadHash
-	}
-	return PasswordParams{Memory: uint32(m), Time: uint32(t), Threads: uint8(threads)}, salt, key, nil
-}
+var errBadHash = passhash.ErrBadHash
 
 // checkPassword reports whether password matches encoded, and whether the
 // hash was made with parameters other than want (so should be remade).
 func checkPassword(encoded, password string, want PasswordParams) (ok, rehash bool, err error) {
-	p, salt, key, err := decodeHash(encoded)
-	if err != nil {
-		return false, false, err
-	}
-	got := argon2.IDKey([]byte(password), salt, p.Time, p.Memory, p.Threads, uint32(len(key)))
-	return subtle.ConstantTimeCompare(got, key) == 1, p != want || len(key) != keyBytes || len(salt) != saltBytes, nil
+	return passhash.Check(encoded, password, passhash.Params(want))
 }
 
 // hasher bounds how many passwords are hashed at once, so that a flood
