@@ -1,6 +1,7 @@
 package reporting
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"encoding/csv"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/internal/web"
 )
 
@@ -44,6 +46,18 @@ type DashboardOptions struct {
 	// ConnectURL, when set, is offered to a user whose Google account is
 	// not connected (the OAuth connect route).
 	ConnectURL string
+	// SharedLinks, when set, serves the shared read-only dashboards at
+	// SharedPath/{token} (SharedPathDefault when ""): mount that path
+	// without the dashboard's guard. SharedLimit is the shared pages a
+	// minute one address may ask for (SharedLimitDefault when zero, none
+	// when negative), counted in HTTPOptions.RateLimiter.
+	SharedLinks SharedLinkStore
+	SharedPath  string
+	SharedLimit int
+	// Key signs the form tokens of the shared links' password form; a
+	// key of the process's own when nil (give one when several instances
+	// serve the page).
+	Key []byte
 }
 
 // Dashboard is a server-rendered page of the five reports (and the
@@ -61,6 +75,9 @@ type Dashboard struct {
 	o      DashboardOptions
 	base   *web.Base
 	render *web.Renderer
+	// sharedLimit and passwordLimit throttle the shared pages per address
+	// and the password tries per link and address.
+	sharedLimit, passwordLimit *throttle.Throttle
 }
 
 // NewDashboard returns the dashboard of svc's reports.
@@ -75,6 +92,7 @@ func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
 	pages, _ := fs.Sub(templatesFS, "templates")
 	base, err := web.NewBase(web.BaseOptions{Domain: "reporting", Prefix: o.Path, Default: "/reporting", Pages: pages, Override: o.Templates,
 		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, Funcs: template.FuncMap{"num": num, "pct": pct, "secs": secs, "lower": strings.ToLower},
+		Key: o.Key, Protect: true, MaxFormBytes: 8 << 10,
 		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
 		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "The reports could not be shown. Please try again in a moment."}}})
 	if err != nil {
@@ -84,6 +102,20 @@ func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
 	d := &Dashboard{svc: svc, o: o, base: base, render: base.Render}
 	base.Mux.HandleFunc("GET "+o.Path+"/{$}", base.Func(d.show))
 	base.Mux.HandleFunc("GET "+o.Path, base.Func(d.show))
+	if o.SharedLinks != nil {
+		if d.o.SharedPath == "" {
+			d.o.SharedPath = SharedPathDefault
+		}
+		d.o.SharedPath = strings.TrimSuffix(d.o.SharedPath, "/")
+		if o.RateLimiter != nil && o.SharedLimit >= 0 {
+			d.sharedLimit = &throttle.Throttle{Name: "reporting shared", Limiter: o.RateLimiter, Limit: cmp.Or(o.SharedLimit, SharedLimitDefault),
+				Window: time.Minute, TrustedProxies: o.TrustedProxies, Logger: o.Logger}
+			d.passwordLimit = &throttle.Throttle{Name: "reporting shared password", Limiter: o.RateLimiter, Limit: SharedPasswordLimit,
+				Window: time.Minute, TrustedProxies: o.TrustedProxies, Logger: o.Logger}
+		}
+		base.Mux.HandleFunc("GET "+d.o.SharedPath+"/{token}", base.Func(d.shared))
+		base.Mux.HandleFunc("POST "+d.o.SharedPath+"/{token}", base.Func(d.shared))
+	}
 	return d, nil
 }
 
@@ -92,7 +124,11 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.base.S
 
 // Routes lists the routes, as "METHOD /path".
 func (d *Dashboard) Routes() []string {
-	return []string{"GET " + d.o.Path, "GET " + d.o.Path + "/_assets/{file}"}
+	routes := []string{"GET " + d.o.Path, "GET " + d.o.Path + "/_assets/{file}"}
+	if d.o.SharedLinks != nil {
+		routes = append(routes, "GET "+d.o.SharedPath+"/{token}", "POST "+d.o.SharedPath+"/{token}")
+	}
+	return routes
 }
 
 type section struct {
@@ -101,7 +137,10 @@ type section struct {
 }
 
 type dashboardPage struct {
-	Path    string
+	Path string
+	// SharedName names the shared link the page is read through ("" for
+	// the dashboard itself).
+	SharedName string
 	Days    int
 	Ranges  []rangeOption
 	Search  *searchSection

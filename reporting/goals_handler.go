@@ -113,3 +113,84 @@ func (h *Handler) deleteGoal(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
+
+var sharedLinkShape = &api.Shape{Name: "a shared link", Keys: []string{"name", "password"},
+	ReadOnly: []string{"id", "has_password", "created_at", "revoked_at", "token", "path"}}
+
+// sharedLinkRoutes adds, with HandlerOptions.SharedLinks:
+//
+//	GET    /analytics-shared-links       the links, newest first   (AbilityManage)
+//	POST   /analytics-shared-links       make one → 201 with its token, shown once
+//	DELETE /analytics-shared-links/{id}  revoke one → 204
+func (h *Handler) sharedLinkRoutes(b *api.Base) {
+	b.Handle("/analytics-shared-links", api.Methods{http.MethodGet: b.Func(h.listSharedLinks), http.MethodPost: b.Func(h.makeSharedLink)})
+	b.Handle("/analytics-shared-links/{id}", api.Methods{http.MethodDelete: b.Func(h.revokeSharedLink)})
+}
+
+func (h *Handler) sharedLinks(r *http.Request) error {
+	switch h.auth.AuthorizeRequest(r, AbilityManage, nil) {
+	case groundwork.Unauthenticated:
+		return reportError(http.StatusUnauthorized, "unauthenticated", analyticsFamily.signIn, nil)
+	case groundwork.Forbidden:
+		return reportError(http.StatusForbidden, "forbidden", "You may not share the reports.", nil)
+	}
+	return nil
+}
+
+func sharedLinkError(err error) error {
+	switch {
+	case errors.Is(err, ErrBadSharedLink):
+		return reportError(http.StatusUnprocessableEntity, "bad_shared_link", strings.TrimPrefix(err.Error(), ErrBadSharedLink.Error()+": "), err)
+	case errors.Is(err, ErrSharedLinkNotFound):
+		return reportError(http.StatusNotFound, "not_found", "There is no such shared link.", err)
+	}
+	return reportError(http.StatusBadGateway, "reporting_error", "The shared links could not be read or changed. Try again in a moment.", err)
+}
+
+func (h *Handler) listSharedLinks(w http.ResponseWriter, r *http.Request) error {
+	if err := h.sharedLinks(r); err != nil {
+		return err
+	}
+	list, err := h.o.SharedLinks.SharedLinks(r.Context())
+	if err != nil {
+		return sharedLinkError(err)
+	}
+	if list == nil {
+		list = []SharedLink{}
+	}
+	return writeJSON(w, http.StatusOK, list)
+}
+
+func (h *Handler) makeSharedLink(w http.ResponseWriter, r *http.Request) error {
+	if err := h.sharedLinks(r); err != nil {
+		return err
+	}
+	var in struct {
+		Name     string `json:"name"`
+		Password string `json:"password"`
+	}
+	if err := api.DecodeShaped(w, r, &in, sharedLinkShape); err != nil {
+		return err
+	}
+	l, err := MakeSharedLink(r.Context(), h.o.SharedLinks, in.Name, in.Password, h.o.SharedPath)
+	if err != nil {
+		return sharedLinkError(err)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusCreated, l)
+}
+
+func (h *Handler) revokeSharedLink(w http.ResponseWriter, r *http.Request) error {
+	if err := h.sharedLinks(r); err != nil {
+		return err
+	}
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return sharedLinkError(ErrSharedLinkNotFound)
+	}
+	if err := h.o.SharedLinks.RevokeSharedLink(r.Context(), id); err != nil {
+		return sharedLinkError(err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -24,6 +24,11 @@ type HandlerOptions struct {
 	// HTTPOptions: the logger, the rate limiter, the trusted proxies and
 	// the base URL, shared by every handler.
 	groundwork.HTTPOptions
+	// SharedLinks, when set, adds the routes that make, list and revoke
+	// shared links (served by the Dashboard at SharedPath, which is
+	// SharedPathDefault when "").
+	SharedLinks SharedLinkStore
+	SharedPath  string
 }
 
 // Handler serves the report routes:
@@ -47,6 +52,7 @@ type Handler struct {
 	svc  *Service
 	auth groundwork.RequestAuthorizer
 	base *api.Base
+	o    HandlerOptions
 }
 
 // NewHandler returns the report routes of svc; auth decides who may see
@@ -65,7 +71,7 @@ func NewHandler(svc *Service, auth groundwork.RequestAuthorizer, opts *HandlerOp
 	if err != nil {
 		return nil, fmt.Errorf("reporting: new handler: %w", err)
 	}
-	h := &Handler{svc: svc, auth: auth, base: b}
+	h := &Handler{svc: svc, auth: auth, base: b, o: o}
 	for _, name := range []string{"performance", "top-queries", "top-pages"} {
 		b.Handle("/search-reporting/"+name, api.Methods{http.MethodGet: b.Func(h.route(searchFamily, name))})
 	}
@@ -73,6 +79,9 @@ func NewHandler(svc *Service, auth groundwork.RequestAuthorizer, opts *HandlerOp
 		b.Handle("/analytics-reporting/"+name, api.Methods{http.MethodGet: b.Func(h.route(analyticsFamily, name))})
 	}
 	h.goalRoutes(b)
+	if o.SharedLinks != nil {
+		h.sharedLinkRoutes(b)
+	}
 	return h, nil
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/internal/browsertest"
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -130,4 +131,52 @@ func TestBrowserDashboardPanels(t *testing.T) {
 	require.Contains(t, url, "event=purchase")
 	require.True(t, strings.HasSuffix(url, "#event-properties"), url)
 	require.Contains(t, text("#event-properties"), "plan: basic")
+}
+
+// A shared link in a real browser: the password asked first (and a wrong
+// one said), typed by keyboard, then the read-only dashboard; axe-core
+// finds nothing in either scheme.
+func TestBrowserSharedLink(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 90*time.Second)
+	b := setup(t, store.SQLite)
+	seedSite(t, b)
+	st := reportingsql.New(b.db)
+	svc, err := reporting.NewService(&reporting.Options{Analytics: b.analytics, Now: b.clock.Now})
+	require.NoError(t, err)
+	d, err := reporting.NewDashboard(svc, &reporting.DashboardOptions{SharedLinks: st})
+	require.NoError(t, err)
+	srv := httptest.NewServer(d)
+	t.Cleanup(srv.Close)
+	link, err := reporting.MakeSharedLink(context.Background(), st, "Our investors", "correct horse", "")
+	require.NoError(t, err)
+	text := func(sel string) string { t.Helper(); return browsertest.Text(t, ctx, sel) }
+	shots := os.Getenv(browsertest.EnvScreenshots)
+
+	browsertest.Do(t, ctx, chromedp.EmulateViewport(320, 800), chromedp.Navigate(srv.URL+link.Path), chromedp.WaitVisible(chromedp.ID("f-password")))
+	require.Contains(t, text("main"), "“Our investors” is read-only")
+	for _, scheme := range []string{"light", "dark"} {
+		require.NoError(t, browsertest.SetScheme(ctx, scheme))
+		browsertest.NoViolations(t, ctx, "the shared link's password form, "+scheme)
+	}
+	require.NoError(t, browsertest.SetScheme(ctx, "light"))
+	browsertest.Do(t, ctx, chromedp.Focus(chromedp.ID("f-password")), chromedp.SendKeys(chromedp.ID("f-password"), "wrong horse"))
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, text(".error-summary"), "That password does not open these reports.")
+	for _, scheme := range []string{"light", "dark"} {
+		require.NoError(t, browsertest.SetScheme(ctx, scheme))
+		browsertest.NoViolations(t, ctx, "the shared link's wrong password, "+scheme)
+	}
+	require.NoError(t, browsertest.SetScheme(ctx, "light"))
+	browsertest.Screenshots(t, ctx, shots, "reports-shared-password")
+	browsertest.Do(t, ctx, chromedp.Focus(chromedp.ID("f-password")), chromedp.SendKeys(chromedp.ID("f-password"), "correct horse"))
+	browsertest.Press(t, ctx, "\r", true)
+	browsertest.Do(t, ctx, chromedp.WaitVisible(chromedp.CSS("figure.chart")))
+	require.Contains(t, text("main"), "A read-only view, shared as “Our investors”.")
+	for _, scheme := range []string{"light", "dark"} {
+		require.NoError(t, browsertest.SetScheme(ctx, scheme))
+		browsertest.NoViolations(t, ctx, "the shared dashboard, "+scheme)
+	}
+	require.NoError(t, browsertest.SetScheme(ctx, "light"))
+	browsertest.Screenshots(t, ctx, shots, "reports-shared")
 }

@@ -150,10 +150,10 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, keys gr
 	if err != nil {
 		return nil, err
 	}
-	if p.routes, err = reporting.NewHandler(svc, requestAuthorizer(tokens), &reporting.HandlerOptions{HTTPOptions: web}); err != nil {
+	if p.routes, err = reporting.NewHandler(svc, requestAuthorizer(tokens), &reporting.HandlerOptions{HTTPOptions: web, SharedLinks: st}); err != nil {
 		return nil, err
 	}
-	do := &reporting.DashboardOptions{HTTPOptions: web}
+	do := &reporting.DashboardOptions{HTTPOptions: web, SharedLinks: st, Key: keys.For("reporting shared links")}
 	if p.oauth != nil {
 		do.ConnectURL = reportinggoogle.OAuthPrefixDefault + "/connect"
 	}

@@ -431,10 +431,13 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux.Handle("/analytics-reporting/", signIn.LoadUser(reports.routes))
 	mux.Handle("/analytics-goals", signIn.LoadUser(reports.routes))
 	mux.Handle("/analytics-goals/", signIn.LoadUser(reports.routes))
+	mux.Handle("/analytics-shared-links", signIn.LoadUser(reports.routes))
+	mux.Handle("/analytics-shared-links/", signIn.LoadUser(reports.routes))
 	mux.Handle(reporting.CollectPrefixDefault+"/", reports.collect)
 	dashboardGuard := signIn.RequireCapability(reporting.CapabilityView)
 	mux.Handle("/reporting", dashboardGuard(reports.dashboard))
 	mux.Handle("/reporting/", dashboardGuard(reports.dashboard))
+	mux.Handle(reporting.SharedPathDefault+"/", reports.dashboard) // read-only links: their token is their guard
 	if reports.oauth != nil {
 		mux.Handle(reportinggoogle.OAuthPrefixDefault+"/", signIn.Protect(signIn.LoadUser(reports.oauth)))
 	}
