@@ -141,10 +141,10 @@ type dashboardPage struct {
 	// SharedName names the shared link the page is read through ("" for
 	// the dashboard itself).
 	SharedName string
-	Days    int
-	Ranges  []rangeOption
-	Search  *searchSection
-	Traffic *trafficSection
+	Days       int
+	Ranges     []rangeOption
+	Search     *searchSection
+	Traffic    *trafficSection
 	// From and To are the custom range as given; Custom when they name
 	// one, else RangeError says what is wrong. RangeLabel says the range
 	// in words; Export links each table's CSV.
