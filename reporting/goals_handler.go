@@ -194,3 +194,83 @@ func (h *Handler) revokeSharedLink(w http.ResponseWriter, r *http.Request) error
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
+
+var emailReportShape = &api.Shape{Name: "an email report", Keys: []string{"email", "period"},
+	ReadOnly: []string{"id", "last_sent", "created_at"}}
+
+// emailReportRoutes adds, with HandlerOptions.EmailReports:
+//
+//	GET    /analytics-email-reports       who gets which report (AbilityManage)
+//	POST   /analytics-email-reports       send one to an address → 201
+//	DELETE /analytics-email-reports/{id}  stop one → 204
+func (h *Handler) emailReportRoutes(b *api.Base) {
+	b.Handle("/analytics-email-reports", api.Methods{http.MethodGet: b.Func(h.listEmailReports), http.MethodPost: b.Func(h.addEmailReport)})
+	b.Handle("/analytics-email-reports/{id}", api.Methods{http.MethodDelete: b.Func(h.deleteEmailReport)})
+}
+
+func (h *Handler) emailReports(r *http.Request) error {
+	switch h.auth.AuthorizeRequest(r, AbilityManage, nil) {
+	case groundwork.Unauthenticated:
+		return reportError(http.StatusUnauthorized, "unauthenticated", analyticsFamily.signIn, nil)
+	case groundwork.Forbidden:
+		return reportError(http.StatusForbidden, "forbidden", "You may not change who gets the reports.", nil)
+	}
+	return nil
+}
+
+func emailReportError(err error) error {
+	switch {
+	case errors.Is(err, ErrBadEmailReport):
+		return reportError(http.StatusUnprocessableEntity, "bad_email_report", strings.TrimPrefix(err.Error(), ErrBadEmailReport.Error()+": "), err)
+	case errors.Is(err, ErrEmailReportNotFound):
+		return reportError(http.StatusNotFound, "not_found", "There is no such email report.", err)
+	}
+	return reportError(http.StatusBadGateway, "reporting_error", "The email reports could not be read or changed. Try again in a moment.", err)
+}
+
+func (h *Handler) listEmailReports(w http.ResponseWriter, r *http.Request) error {
+	if err := h.emailReports(r); err != nil {
+		return err
+	}
+	list, err := h.o.EmailReports.o.Store.EmailReports(r.Context())
+	if err != nil {
+		return emailReportError(err)
+	}
+	if list == nil {
+		list = []EmailReport{}
+	}
+	return writeJSON(w, http.StatusOK, list)
+}
+
+func (h *Handler) addEmailReport(w http.ResponseWriter, r *http.Request) error {
+	if err := h.emailReports(r); err != nil {
+		return err
+	}
+	var in struct {
+		Email  string `json:"email"`
+		Period string `json:"period"`
+	}
+	if err := api.DecodeShaped(w, r, &in, emailReportShape); err != nil {
+		return err
+	}
+	rep, err := h.o.EmailReports.Add(r.Context(), in.Email, in.Period)
+	if err != nil {
+		return emailReportError(err)
+	}
+	return writeJSON(w, http.StatusCreated, rep)
+}
+
+func (h *Handler) deleteEmailReport(w http.ResponseWriter, r *http.Request) error {
+	if err := h.emailReports(r); err != nil {
+		return err
+	}
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return emailReportError(ErrEmailReportNotFound)
+	}
+	if err := h.o.EmailReports.o.Store.DeleteEmailReport(r.Context(), id); err != nil {
+		return emailReportError(err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

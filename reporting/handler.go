@@ -29,6 +29,9 @@ type HandlerOptions struct {
 	// SharedPathDefault when "").
 	SharedLinks SharedLinkStore
 	SharedPath  string
+	// EmailReports, when set, adds the routes that choose who gets the
+	// weekly and monthly reports by email.
+	EmailReports *EmailReports
 }
 
 // Handler serves the report routes:
@@ -81,6 +84,9 @@ func NewHandler(svc *Service, auth groundwork.RequestAuthorizer, opts *HandlerOp
 	h.goalRoutes(b)
 	if o.SharedLinks != nil {
 		h.sharedLinkRoutes(b)
+	}
+	if o.EmailReports != nil {
+		h.emailReportRoutes(b)
 	}
 	return h, nil
 }

@@ -22,7 +22,7 @@ import (
 // seedSite records eight weeks of a small shop's traffic with every
 // dimension the dashboard shows: countries, browsers and systems,
 // campaigns, events with properties, and visits of several pages.
-func seedSite(t testing.TB, b *bundle) {
+func seedSite(t testing.TB, b *bundle) []reporting.Hit {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(35, 9))
 	pages := []struct{ path, title string }{{"/", "Home"}, {"/shoes", "Shoes"}, {"/pricing", "Pricing"}, {"/blog/spring", "Spring in the shop"},
@@ -66,6 +66,7 @@ func seedSite(t testing.TB, b *bundle) {
 		_, err := b.analytics.AddGoal(context.Background(), g)
 		require.NoError(t, err)
 	}
+	return hits
 }
 
 // The dashboard with every panel, as a reader walks it: the totals with

@@ -188,6 +188,9 @@ var routes = []string{
 	"GET /analytics-shared-links",
 	"POST /analytics-shared-links",
 	"DELETE /analytics-shared-links/{id}",
+	"GET /analytics-email-reports",
+	"POST /analytics-email-reports",
+	"DELETE /analytics-email-reports/{id}",
 	"GET /analytics-reporting/campaigns",
 	"GET /analytics-reporting/event-properties",
 	"POST /analytics/collect",
@@ -195,6 +198,8 @@ var routes = []string{
 	"GET /analytics/script.js",
 	"GET /reporting",
 	"GET /reporting/_assets/{file}",
+	"GET /reporting/shared/{token}",
+	"POST /reporting/shared/{token}",
 }
 
 // endpoints groups routes by path, in the order they first appear:

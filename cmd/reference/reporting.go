@@ -19,6 +19,7 @@ import (
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportinggeo"
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
@@ -40,6 +41,11 @@ type reportingConfig struct {
 	// countryHeader names the proxy's country header ("" CF-IPCountry,
 	// "-" none); mmdb is an MMDB file of countries, or "".
 	countryHeader, mmdb string
+	// queue and mailer send the email reports, from mailFrom, naming
+	// siteName and linking dashboardURL.
+	queue                            *store.Queue
+	mailer                           mail.Mailer
+	mailFrom, siteName, dashboardURL string
 }
 
 func readReportingConfig(getenv func(string) string) (reportingConfig, error) {
@@ -150,7 +156,18 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, keys gr
 	if err != nil {
 		return nil, err
 	}
-	if p.routes, err = reporting.NewHandler(svc, requestAuthorizer(tokens), &reporting.HandlerOptions{HTTPOptions: web, SharedLinks: st}); err != nil {
+	ho := &reporting.HandlerOptions{HTTPOptions: web, SharedLinks: st}
+	if c.queue != nil && c.mailer != nil {
+		if ho.EmailReports, err = reporting.NewEmailReports(reporting.EmailReportsOptions{Analytics: p.analytics, Store: st, Enqueuer: c.queue,
+			Mailer: c.mailer, From: c.mailFrom, SiteName: c.siteName, DashboardURL: c.dashboardURL, Logger: logger}); err != nil {
+			return nil, err
+		}
+		if err := ho.EmailReports.RegisterWorkers(c.queue.Workers()); err != nil {
+			return nil, err
+		}
+		c.queue.AddPeriodicJobs(ho.EmailReports.PeriodicJobs()...)
+	}
+	if p.routes, err = reporting.NewHandler(svc, requestAuthorizer(tokens), ho); err != nil {
 		return nil, err
 	}
 	do := &reporting.DashboardOptions{HTTPOptions: web, SharedLinks: st, Key: keys.For("reporting shared links")}

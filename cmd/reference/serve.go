@@ -409,6 +409,8 @@ func (a *app) wireReporting(w *wiring) error {
 	var err error
 	c := w.cfg.reporting
 	c.sites, c.collectLimit, c.meter = w.cfg.analyticsSites, w.cfg.limits.analyticsCollect, w.meter
+	c.queue, c.mailer, c.mailFrom, c.siteName = a.queue, a.mailer, w.cfg.mailFrom, w.cfg.siteName
+	c.dashboardURL = publicOrigin(w.cfg) + "/reporting"
 	if w.h.reports, err = newReporting(c, a.db, a.tokens, w.keys, w.web); err != nil {
 		return err
 	}
@@ -433,6 +435,8 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux.Handle("/analytics-goals/", signIn.LoadUser(reports.routes))
 	mux.Handle("/analytics-shared-links", signIn.LoadUser(reports.routes))
 	mux.Handle("/analytics-shared-links/", signIn.LoadUser(reports.routes))
+	mux.Handle("/analytics-email-reports", signIn.LoadUser(reports.routes))
+	mux.Handle("/analytics-email-reports/", signIn.LoadUser(reports.routes))
 	mux.Handle(reporting.CollectPrefixDefault+"/", reports.collect)
 	dashboardGuard := signIn.RequireCapability(reporting.CapabilityView)
 	mux.Handle("/reporting", dashboardGuard(reports.dashboard))
