@@ -55,9 +55,10 @@ type EmailReportStore interface {
 	// sent that period's report, or past MaxEmailReports.
 	AddEmailReport(ctx context.Context, r EmailReport) (EmailReport, error)
 	DeleteEmailReport(ctx context.Context, id int64) error
-	// ClaimEmailReports marks each report of period not yet sent key as
-	// sent it and runs enqueue for it in the same transaction: a report is
-	// claimed once however many instances ask. It returns how many.
+	// ClaimEmailReports marks each report of period whose last period
+	// sent is another than key as sent key, and runs enqueue for it in the
+	// same transaction: a report is claimed once however many instances
+	// ask. It returns how many.
 	ClaimEmailReports(ctx context.Context, period, key string, enqueue func(ctx context.Context, tx *sql.Tx, r EmailReport) error) (int, error)
 }
 
