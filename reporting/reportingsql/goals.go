@@ -184,7 +184,7 @@ func backfillGoal(ctx context.Context, tx *sqlx.Tx, g reporting.Goal) error {
 	for _, wk := range order {
 		rows = append(rows, []any{wk, reporting.DimGoal, key, "", weeks[wk].Views, weeks[wk].Visitors, 0, 0, 0})
 	}
-	return values(ctx, tx, `INSERT INTO reporting_weekly (week, dim, key, label, views, visitors, sessions, duration_seconds, bounces) VALUES %s`, 9, rows, nil)
+	return values(ctx, tx, `INSERT INTO reporting_weekly (week, dim, key, label, views, visitors, sessions, duration_seconds, bounces) VALUES %s`, rollupTypes, rows, nil)
 }
 
 // patternMatch is the condition that column (prefix, then a path)

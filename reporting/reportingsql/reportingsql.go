@@ -49,9 +49,24 @@ func (s *Store) Salt(ctx context.Context, day string, fresh []byte) ([]byte, err
 // parameters).
 const rowsPerStatement = 500
 
-// values runs stmt ("INSERT ... VALUES %s ...") over rows of n columns,
-// rowsPerStatement at a time, collecting what each returns with scan.
-func values(ctx context.Context, tx *sqlx.Tx, stmt string, n int, rows [][]any, scan func(*sqlx.Rows) error) error {
+// values runs stmt ("INSERT ... VALUES %s ...") over rows whose columns
+// have the Postgres types given ("text", "bigint", "timestamptz"),
+// collecting what each returns with scan. On SQLite, rowsPerStatement
+// rows a statement; on Postgres one statement with a parameter an array a
+// column, joined with unnest: one round trip, and a plan that does not
+// grow with the rows.
+func values(ctx context.Context, tx *sqlx.Tx, stmt string, types []string, rows [][]any, scan func(*sqlx.Rows) error) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if tx.DriverName() == "pgx" {
+		q, args, err := unnested(stmt, types, rows)
+		if err != nil {
+			return err
+		}
+		return run(ctx, tx, q, args, scan)
+	}
+	n := len(types)
 	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
 	for chunk := range slices.Chunk(rows, rowsPerStatement) {
 		args := make([]any, 0, len(chunk)*n)
@@ -59,31 +74,82 @@ func values(ctx context.Context, tx *sqlx.Tx, stmt string, n int, rows [][]any, 
 			args = append(args, r...)
 		}
 		q := tx.Rebind(fmt.Sprintf(stmt, strings.TrimSuffix(strings.Repeat(one+", ", len(chunk)), ", ")))
-		if scan == nil {
-			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-				return err
-			}
-			continue
-		}
-		res, err := tx.QueryxContext(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		for res.Next() {
-			if err := scan(res); err != nil {
-				res.Close()
-				return err
-			}
-		}
-		if err := res.Close(); err != nil {
-			return err
-		}
-		if err := res.Err(); err != nil {
+		if err := run(ctx, tx, q, args, scan); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// unnested is stmt with its VALUES as a SELECT from unnest over one
+// array a column, and the arrays.
+func unnested(stmt string, types []string, rows [][]any) (string, []any, error) {
+	params := make([]string, len(types))
+	args := make([]any, len(types))
+	for i, t := range types {
+		params[i] = fmt.Sprintf("$%d::%s[]", i+1, t)
+		switch t {
+		case "text":
+			a := make([]string, len(rows))
+			for j, r := range rows {
+				a[j] = r[i].(string)
+			}
+			args[i] = a
+		case "bigint":
+			a := make([]int64, len(rows))
+			for j, r := range rows {
+				switch v := r[i].(type) {
+				case int64:
+					a[j] = v
+				case int:
+					a[j] = int64(v)
+				default:
+					return "", nil, fmt.Errorf("reportingsql: column %d: %T is no bigint", i, r[i])
+				}
+			}
+			args[i] = a
+		case "timestamptz":
+			a := make([]time.Time, len(rows))
+			for j, r := range rows {
+				a[j] = r[i].(store.Time).Time
+			}
+			args[i] = a
+		default:
+			return "", nil, fmt.Errorf("reportingsql: no arrays of %s", t)
+		}
+	}
+	return strings.Replace(stmt, "VALUES %s", "SELECT * FROM unnest("+strings.Join(params, ", ")+")", 1), args, nil
+}
+
+// run executes q, scanning what it returns when scan is not nil.
+func run(ctx context.Context, tx *sqlx.Tx, q string, args []any, scan func(*sqlx.Rows) error) error {
+	if scan == nil {
+		_, err := tx.ExecContext(ctx, q, args...)
+		return err
+	}
+	res, err := tx.QueryxContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	for res.Next() {
+		if err := scan(res); err != nil {
+			res.Close()
+			return err
+		}
+	}
+	if err := res.Close(); err != nil {
+		return err
+	}
+	return res.Err()
+}
+
+// Column types of the multi-row statements.
+var (
+	seenTypes    = []string{"text", "text", "text", "timestamptz"}
+	sessionTypes = []string{"text", "text", "text", "timestamptz", "text", "text", "bigint"}
+	rollupTypes  = []string{"text", "text", "text", "text", "bigint", "bigint", "bigint", "bigint", "bigint"}
+	countTypes   = []string{"text", "text", "text", "text", "text", "bigint", "bigint", "bigint"}
+)
 
 type rollupKey struct{ day, dim, key string }
 
@@ -464,7 +530,7 @@ func tallyHits(hits []reporting.Hit, last map[visit]*session, goals []reporting.
 func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session) error {
 	inc, paired, tripled := t.inc, t.paired, t.tripled
 	err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s
-		ON CONFLICT (day, visitor, scope) DO NOTHING RETURNING day, scope, visitor`, 4, dedupe(t.seen), func(rows *sqlx.Rows) error {
+		ON CONFLICT (day, visitor, scope) DO NOTHING RETURNING day, scope, visitor`, seenTypes, dedupe(t.seen), func(rows *sqlx.Rows) error {
 		var day, scope, visitor string
 		if err := rows.Scan(&day, &scope, &visitor); err != nil {
 			return err
@@ -511,7 +577,7 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session)
 	}
 	if err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen, page, entry, hits) VALUES %s
 		ON CONFLICT (day, visitor, scope) DO UPDATE SET last_seen = excluded.last_seen, page = excluded.page,
-		entry = excluded.entry, hits = excluded.hits`, 7, lasts, nil); err != nil {
+		entry = excluded.entry, hits = excluded.hits`, sessionTypes, lasts, nil); err != nil {
 		return err
 	}
 	var rollups [][]any
@@ -555,7 +621,7 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session)
 			VALUES %s ON CONFLICT (dim, `+t.period+`, key) DO UPDATE SET views = `+t.table+`.views + excluded.views,
 			visitors = `+t.table+`.visitors + excluded.visitors, sessions = `+t.table+`.sessions + excluded.sessions,
 			duration_seconds = `+t.table+`.duration_seconds + excluded.duration_seconds, bounces = `+t.table+`.bounces + excluded.bounces,
-			label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE `+t.table+`.label END`, 9, t.rows, nil); err != nil {
+			label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE `+t.table+`.label END`, rollupTypes, t.rows, nil); err != nil {
 			return err
 		}
 	}
@@ -569,7 +635,7 @@ func addCounts(ctx context.Context, tx *sqlx.Tx, table, cols, key string, rows [
 	return values(ctx, tx, `INSERT INTO `+table+` (`+cols+`, label, views, visitors, sessions) VALUES %s
 		ON CONFLICT (`+key+`) DO UPDATE SET views = `+table+`.views + excluded.views,
 		visitors = `+table+`.visitors + excluded.visitors, sessions = `+table+`.sessions + excluded.sessions,
-		label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE `+table+`.label END`, 8, rows, nil)
+		label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE `+table+`.label END`, countTypes, rows, nil)
 }
 
 // dedupe keeps the first row of each (day, visitor, scope): a statement
