@@ -7,7 +7,10 @@
 #   bench/collect-load.sh postgres://...     # a Postgres database (emptied first)
 #   KILL_AFTER=8 bench/collect-load.sh       # SIGKILL the server 8 s into the run
 #
-# DURATION (20s), CONNECTIONS (32) and THREADS (2) tune wrk; SERVER_FLAGS are
+# DURATION (20s), CONNECTIONS (32) and THREADS (2) tune wrk, LUA names its
+# script (bench/view.lua: one visitor; bench/visitors.lua: a new visitor a
+# view, bench/pixel.lua: the no-JavaScript pixel, a new connection a hit);
+# SERVER_FLAGS are
 # added to the server's. The server runs with the collect throttle lifted
 # (--analytics-collect-limit off: wrk posts from one address). Without
 # KILL_AFTER the server is stopped with SIGTERM after the run, which writes
@@ -19,7 +22,8 @@ addr=127.0.0.1:18080
 start_server --analytics-collect-limit off ${SERVER_FLAGS:-}
 token=$("$work/reference" token create --name load --ability 'reporting:view' --db "$dsn" | grep -o '[0-9]*|gw_[A-Za-z0-9]*')
 
-wrk -t "$threads" -c "$connections" -d "$duration" -s bench/view.lua "http://$addr/analytics/collect" >"$work/wrk.txt" &
+started=$(date +%s.%N)
+wrk -t "$threads" -c "$connections" -d "$duration" -s "${LUA:-bench/view.lua}" "http://$addr/analytics/collect" >"$work/wrk.txt" &
 load=$!
 if [ -n "${KILL_AFTER:-}" ]; then
 	sleep "$KILL_AFTER"
@@ -29,6 +33,7 @@ else
 	kill -TERM "$server"
 fi
 wait "$server" 2>/dev/null || true
+stopped=$(date +%s.%N) # the last view written: the server exits after its final flush
 server=
 wait "$load" || true
 cat "$work/wrk.txt"
@@ -38,3 +43,4 @@ refused=$(grep -o 'Non-2xx or 3xx responses: *[0-9]*' "$work/wrk.txt" | grep -o 
 start_server --analytics-collect-limit off ${SERVER_FLAGS:-}
 stored=$(curl -fsS -H "Authorization: Bearer $token" "http://$addr/analytics-reporting/overview?days=1" | grep -o '"page_views":[0-9]*' | head -1 | grep -o '[0-9]*$')
 echo "answered 202: $((requests - ${refused:-0})) (refused ${refused:-0}); stored after a restart: $stored"
+echo "stored a second, counting the final flush: $(echo "$stored / ($stopped - $started)" | bc) ($stored in $(echo "$stopped - $started" | bc) s)"

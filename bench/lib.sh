@@ -44,6 +44,6 @@ start_server() {
 server_errors() {
 	if grep -q '"level":"ERROR"\|level=ERROR' "$work/server.log"; then
 		echo "$name: the server logged errors:" >&2
-		grep '"level":"ERROR"\|level=ERROR' "$work/server.log" | head -5 >&2
+		grep '"level":"ERROR"\|level=ERROR' "$work/server.log" | head -5 >&2 || true
 	fi
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formssql"
 	"github.com/groundwork-go/groundwork/link"
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/webhooks"
 	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
@@ -64,4 +66,33 @@ func Example() {
 	// booking.reassigned
 	// booking.rescheduled
 	// form.submitted
+}
+
+// Submissions and bookings counted as analytics events on the server, as
+// the visitor whose request made them: wrap the handlers in
+// reporting.CarryVisitor.
+func ExampleFormsToAnalytics() {
+	ctx := context.Background()
+	db, err := store.Open(ctx, "sqlite::memory:")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	if err := store.MigrateWithOptions(ctx, db, &store.MigrateOptions{WithoutQueue: true},
+		formssql.Migrations, bookingssql.Migrations, reportingsql.Migrations); err != nil {
+		log.Fatal(err)
+	}
+	f, _ := forms.NewService(formssql.New(db), nil)
+	b, _ := bookings.NewService(bookingssql.New(db), nil)
+	a, _ := reporting.NewAnalytics(reportingsql.New(db), nil)
+	if err := link.FormsToAnalytics(f, a, "https://example.com"); err != nil {
+		panic(err)
+	}
+	if err := link.BookingsToAnalytics(b, a, "https://example.com"); err != nil {
+		panic(err)
+	}
+	goal, _ := a.AddGoal(ctx, reporting.Goal{Event: link.EventFormSubmitted, Property: "form", Value: "contact"})
+	fmt.Println(goal.Name)
+	// Output:
+	// form_submitted (form: contact)
 }

@@ -44,3 +44,23 @@ func ExampleNewHandler() {
 	// 200 {"range":{"startDate":"2026-05-03","endDate":"2026-06-01"},"totals":{"sessions":150,"users":120,"page_views":480,"avg_engagement_seconds":95},"trend":null}
 	// 501 {"error":"base_not_installed","message":"Search reporting is not set up: no search source is configured.","baseInstalled":false}
 }
+
+// Goals count page views of a path (each * any characters) or events,
+// optionally with one property value.
+func ExampleGoal_Matches() {
+	blog := reporting.Goal{Page: "/blog/*"}
+	pro := reporting.Goal{Event: "signup", Property: "plan", Value: "pro"}
+	for _, h := range []reporting.Hit{
+		{Path: "/blog/2026/spring"},
+		{Path: "/pricing"},
+		{Event: "signup", Props: []reporting.Prop{{Name: "plan", Value: "pro"}}},
+		{Event: "signup", Props: []reporting.Prop{{Name: "plan", Value: "free"}}},
+	} {
+		fmt.Println(blog.Matches(h), pro.Matches(h))
+	}
+	// Output:
+	// true false
+	// false false
+	// false true
+	// false false
+}
