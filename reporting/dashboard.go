@@ -21,6 +21,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/internal/web"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 //go:embed templates
@@ -54,10 +55,16 @@ type DashboardOptions struct {
 	SharedLinks SharedLinkStore
 	SharedPath  string
 	SharedLimit int
-	// Key signs the form tokens of the shared links' password form; a
-	// key of the process's own when nil (give one when several instances
-	// serve the page).
+	// Key signs the form tokens and messages of the shared links'
+	// password form and the settings page; a key of the process's own
+	// when nil (give one when several instances serve the page).
 	Key []byte
+	// Manage, when set, is asked for AbilityManage: a request it allows
+	// gets the settings page at {Path}/settings, where goals, shared
+	// links (with SharedLinks) and email reports (with EmailReports) are
+	// made and removed.
+	Manage       groundwork.RequestAuthorizer
+	EmailReports *EmailReports
 }
 
 // Dashboard is a server-rendered page of the five reports (and the
@@ -107,7 +114,10 @@ func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
 			d.o.SharedPath = SharedPathDefault
 		}
 		d.o.SharedPath = strings.TrimSuffix(d.o.SharedPath, "/")
-		if o.RateLimiter != nil && o.SharedLimit >= 0 {
+		if o.RateLimiter == nil {
+			o.RateLimiter = driverless.NewMemoryRateLimiter(nil)
+		}
+		if o.SharedLimit >= 0 {
 			d.sharedLimit = &throttle.Throttle{Name: "reporting shared", Limiter: o.RateLimiter, Limit: cmp.Or(o.SharedLimit, SharedLimitDefault),
 				Window: time.Minute, TrustedProxies: o.TrustedProxies, Logger: o.Logger}
 			d.passwordLimit = &throttle.Throttle{Name: "reporting shared password", Limiter: o.RateLimiter, Limit: SharedPasswordLimit,
@@ -115,6 +125,9 @@ func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
 		}
 		base.Mux.HandleFunc("GET "+d.o.SharedPath+"/{token}", base.Func(d.shared))
 		base.Mux.HandleFunc("POST "+d.o.SharedPath+"/{token}", base.Func(d.shared))
+	}
+	if o.Manage != nil {
+		d.settingsRoutes()
 	}
 	return d, nil
 }
@@ -127,6 +140,9 @@ func (d *Dashboard) Routes() []string {
 	routes := []string{"GET " + d.o.Path, "GET " + d.o.Path + "/_assets/{file}"}
 	if d.o.SharedLinks != nil {
 		routes = append(routes, "GET "+d.o.SharedPath+"/{token}", "POST "+d.o.SharedPath+"/{token}")
+	}
+	if d.o.Manage != nil {
+		routes = append(routes, d.settingsRouteList()...)
 	}
 	return routes
 }
@@ -163,6 +179,8 @@ type dashboardPage struct {
 	// Event is the event whose properties the page shows (?event=), the
 	// top one when "".
 	Event string
+	// Settings links the settings page, for a user who may change them.
+	Settings string
 }
 
 // activeFilter is one filter of the page in words ("visits from
@@ -383,6 +401,9 @@ func (d *Dashboard) show(w http.ResponseWriter, r *http.Request) error {
 	q := pickRange(r, p)
 	if e := r.URL.Query().Get("export"); e != "" {
 		return d.export(w, r, e, q)
+	}
+	if d.manages(r) {
+		p.Settings = d.o.Path + "/settings"
 	}
 	if d.svc.o.Search != nil {
 		p.Search = d.searchSection(ctx, p.Days)

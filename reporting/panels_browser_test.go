@@ -3,7 +3,9 @@ package reporting_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -13,7 +15,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/browsertest"
+	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
@@ -180,4 +184,87 @@ func TestBrowserSharedLink(t *testing.T) {
 	}
 	require.NoError(t, browsertest.SetScheme(ctx, "light"))
 	browsertest.Screenshots(t, ctx, shots, "reports-shared")
+}
+
+// The settings page as its user walks it, by keyboard where it counts: a
+// goal with a mistake (said, and fixed), a shared link shown once, an
+// address for the weekly report, a goal removed; axe-core finds nothing
+// in either scheme, error state included. A reader who may not manage
+// gets no link to it and a 403.
+func TestBrowserSettings(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 120*time.Second)
+	b := setup(t, store.SQLite)
+	seedSite(t, b)
+	st := reportingsql.New(b.db)
+	queue, err := store.NewQueue(b.db, &store.QueueOptions{TestOnly: true})
+	require.NoError(t, err)
+	reports, err := reporting.NewEmailReports(reporting.EmailReportsOptions{Analytics: b.analytics, Store: st, Enqueuer: queue,
+		Mailer: mail.NewOutbox(&mail.OutboxOptions{Logger: slog.New(slog.DiscardHandler)})})
+	require.NoError(t, err)
+	svc, err := reporting.NewService(&reporting.Options{Analytics: b.analytics, Now: b.clock.Now})
+	require.NoError(t, err)
+	manager := true
+	d, err := reporting.NewDashboard(svc, &reporting.DashboardOptions{SharedLinks: st, EmailReports: reports,
+		Manage: groundwork.RequestAuthorizerFunc(func(*http.Request, string, any) groundwork.Access {
+			if manager {
+				return groundwork.Allowed
+			}
+			return groundwork.Forbidden
+		})})
+	require.NoError(t, err)
+	srv := httptest.NewServer(d)
+	t.Cleanup(srv.Close)
+	text := func(sel string) string { t.Helper(); return browsertest.Text(t, ctx, sel) }
+	axe := func(what string) {
+		t.Helper()
+		for _, scheme := range []string{"light", "dark"} {
+			require.NoError(t, browsertest.SetScheme(ctx, scheme))
+			browsertest.NoViolations(t, ctx, what+", "+scheme)
+		}
+		require.NoError(t, browsertest.SetScheme(ctx, "light"))
+	}
+	shots := os.Getenv(browsertest.EnvScreenshots)
+
+	browsertest.Do(t, ctx, chromedp.EmulateViewport(320, 800), chromedp.Navigate(srv.URL+"/reporting"), chromedp.WaitVisible(chromedp.CSS("figure.chart")),
+		chromedp.Click(chromedp.CSS(`a[href="/reporting/settings"]`)), chromedp.WaitVisible(chromedp.ID("goals-title")))
+	require.Contains(t, text("#goals-title ~ div"), "Reached thank-you page")
+	axe("the settings page at 320 px")
+	browsertest.Screenshots(t, ctx, shots, "reports-settings")
+
+	// A page goal with no page: said at the top and at the field.
+	browsertest.Do(t, ctx, chromedp.Focus(chromedp.ID("goal-name")), chromedp.SendKeys(chromedp.ID("goal-name"), "Pricing seen"))
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, text(".error-summary"), "Give a page")
+	axe("a goal with a mistake")
+	browsertest.Screenshots(t, ctx, shots, "reports-settings-errors")
+	browsertest.Do(t, ctx, chromedp.Focus(chromedp.ID("goal-page")), chromedp.SendKeys(chromedp.ID("goal-page"), "/pricing"))
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, text(".notice"), "The goal “Pricing seen” is counted")
+	require.Contains(t, text("#goals-title ~ div"), "A visit to /pricing")
+
+	browsertest.Do(t, ctx, chromedp.Focus(chromedp.ID("link-name")), chromedp.SendKeys(chromedp.ID("link-name"), "Investors"))
+	browsertest.Press(t, ctx, "\r", true)
+	flash := text(".notice")
+	require.Contains(t, flash, "The link for “Investors” is "+srv.URL+"/reporting/shared/")
+	link := flash[strings.Index(flash, srv.URL):strings.Index(flash, " — copy")]
+	browsertest.Do(t, ctx, chromedp.Focus(chromedp.ID("report-email")), chromedp.SendKeys(chromedp.ID("report-email"), "owner@example.com"))
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, text(".notice"), "owner@example.com gets the weekly report")
+	axe("the settings page after three changes")
+	browsertest.Do(t, ctx, chromedp.Focus(chromedp.CSS(`#goals-title ~ div button`)))
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, text(".notice"), "The goal and its counts are removed.")
+
+	// The link made works, for anyone.
+	browsertest.Do(t, ctx, chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("figure.chart")))
+	require.Contains(t, text("main"), "shared as “Investors”")
+
+	manager = false
+	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+"/reporting"), chromedp.WaitVisible(chromedp.CSS("figure.chart")))
+	require.NotContains(t, text("main"), "Goals, shared links and email reports")
+	res, err := http.Get(srv.URL + "/reporting/settings")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 403, res.StatusCode)
 }

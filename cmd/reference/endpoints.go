@@ -200,6 +200,13 @@ var routes = []string{
 	"GET /reporting/_assets/{file}",
 	"GET /reporting/shared/{token}",
 	"POST /reporting/shared/{token}",
+	"GET /reporting/settings",
+	"POST /reporting/settings/goals",
+	"POST /reporting/settings/goals/{id}/delete",
+	"POST /reporting/settings/shared-links",
+	"POST /reporting/settings/shared-links/{id}/revoke",
+	"POST /reporting/settings/email-reports",
+	"POST /reporting/settings/email-reports/{id}/delete",
 }
 
 // endpoints groups routes by path, in the order they first appear:

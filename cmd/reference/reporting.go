@@ -170,7 +170,8 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, keys gr
 	if p.routes, err = reporting.NewHandler(svc, requestAuthorizer(tokens), ho); err != nil {
 		return nil, err
 	}
-	do := &reporting.DashboardOptions{HTTPOptions: web, SharedLinks: st, Key: keys.For("reporting shared links")}
+	do := &reporting.DashboardOptions{HTTPOptions: web, SharedLinks: st, Key: keys.For("reporting shared links"),
+		Manage: requestAuthorizer(tokens), EmailReports: ho.EmailReports}
 	if p.oauth != nil {
 		do.ConnectURL = reportinggoogle.OAuthPrefixDefault + "/connect"
 	}
