@@ -31,16 +31,26 @@ func (h *Handler) goalRoutes(b *api.Base) {
 	b.Handle("/analytics-goals/{id}", api.Methods{http.MethodDelete: b.Func(h.deleteGoal)})
 }
 
-// goals is the source's goal keeping, or the error to answer.
-func (h *Handler) goals(r *http.Request, ability string) (GoalStore, error) {
+// allow is nil when r may do what ability allows, else the 401 (with
+// fam's words) or the 403 (saying forbidden) to answer.
+func (h *Handler) allow(r *http.Request, fam family, ability, forbidden string) error {
 	switch h.auth.AuthorizeRequest(r, ability, nil) {
 	case groundwork.Unauthenticated:
-		return nil, reportError(http.StatusUnauthorized, "unauthenticated", analyticsFamily.signIn, nil)
+		return reportError(http.StatusUnauthorized, "unauthenticated", fam.signIn, nil)
 	case groundwork.Forbidden:
-		if ability == AbilityManage {
-			return nil, reportError(http.StatusForbidden, "forbidden", "You may not change the goals.", nil)
-		}
-		return nil, reportError(http.StatusForbidden, "forbidden", "You may not view these reports.", nil)
+		return reportError(http.StatusForbidden, "forbidden", forbidden, nil)
+	}
+	return nil
+}
+
+// goals is the source's goal keeping, or the error to answer.
+func (h *Handler) goals(r *http.Request, ability string) (GoalStore, error) {
+	forbidden := "You may not view these reports."
+	if ability == AbilityManage {
+		forbidden = "You may not change the goals."
+	}
+	if err := h.allow(r, analyticsFamily, ability, forbidden); err != nil {
+		return nil, err
 	}
 	gs, ok := h.svc.o.Analytics.(GoalStore)
 	if !ok {
@@ -128,13 +138,7 @@ func (h *Handler) sharedLinkRoutes(b *api.Base) {
 }
 
 func (h *Handler) sharedLinks(r *http.Request) error {
-	switch h.auth.AuthorizeRequest(r, AbilityManage, nil) {
-	case groundwork.Unauthenticated:
-		return reportError(http.StatusUnauthorized, "unauthenticated", analyticsFamily.signIn, nil)
-	case groundwork.Forbidden:
-		return reportError(http.StatusForbidden, "forbidden", "You may not share the reports.", nil)
-	}
-	return nil
+	return h.allow(r, analyticsFamily, AbilityManage, "You may not share the reports.")
 }
 
 func sharedLinkError(err error) error {
@@ -209,13 +213,7 @@ func (h *Handler) emailReportRoutes(b *api.Base) {
 }
 
 func (h *Handler) emailReports(r *http.Request) error {
-	switch h.auth.AuthorizeRequest(r, AbilityManage, nil) {
-	case groundwork.Unauthenticated:
-		return reportError(http.StatusUnauthorized, "unauthenticated", analyticsFamily.signIn, nil)
-	case groundwork.Forbidden:
-		return reportError(http.StatusForbidden, "forbidden", "You may not change who gets the reports.", nil)
-	}
-	return nil
+	return h.allow(r, analyticsFamily, AbilityManage, "You may not change who gets the reports.")
 }
 
 func emailReportError(err error) error {

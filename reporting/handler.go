@@ -119,11 +119,8 @@ func reportError(status int, code, msg string, err error) *api.Error {
 
 func (h *Handler) route(fam family, name string) api.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		switch h.auth.AuthorizeRequest(r, AbilityView, nil) {
-		case groundwork.Unauthenticated:
-			return reportError(http.StatusUnauthorized, "unauthenticated", fam.signIn, nil)
-		case groundwork.Forbidden:
-			return reportError(http.StatusForbidden, "forbidden", "You may not view these reports.", nil)
+		if err := h.allow(r, fam, AbilityView, "You may not view these reports."); err != nil {
+			return err
 		}
 		v := r.URL.Query()
 		q := query{days: clamp(v.Get("days"), fam.defDays, fam.maxDays), limit: clamp(v.Get("limit"), fam.defLimit, fam.maxLimit)}
