@@ -127,7 +127,7 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 			return pn, false, nil
 		}
 		pn.Title, pn.Caption, pn.First = "Goals", "Goals by visitors who converted", "Goal"
-		pn.Head = []string{"Visitors", "Conversions", "Rate"}
+		pn.Head = []string{"Visitors", "Conversions", "Rate", "Before"}
 		pn.csvHead = []string{"goal", "visitors", "conversions", "conversion_rate", "previous_conversion_rate"}
 		pn.Empty = "No goals yet: make one with POST /analytics-goals."
 		if pn.Note != "" {
@@ -138,8 +138,8 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 			break
 		}
 		for _, g := range c.Goals {
-			rate := pct(g.Period.Rate) + " (was " + pct(g.Previous.Rate) + ")"
-			pn.Rows = append(pn.Rows, panelRow{Label: g.Goal.Name, Detail: goalWhat(g.Goal), Cells: []string{num(g.Period.Visitors), num(g.Period.Conversions), rate},
+			pn.Rows = append(pn.Rows, panelRow{Label: g.Goal.Name, Detail: goalWhat(g.Goal),
+				Cells: []string{num(g.Period.Visitors), num(g.Period.Conversions), pct(g.Period.Rate), pct(g.Previous.Rate)},
 				csv: []string{g.Goal.Name, num(g.Period.Visitors), num(g.Period.Conversions), strconv.FormatFloat(g.Period.Rate, 'f', 4, 64),
 					strconv.FormatFloat(g.Previous.Rate, 'f', 4, 64)}})
 		}
