@@ -250,7 +250,7 @@ func TestBrowserSettings(t *testing.T) {
 	link := flash[strings.Index(flash, srv.URL):strings.Index(flash, " — copy")]
 	browsertest.Do(t, ctx, chromedp.Focus(chromedp.ID("report-email")), chromedp.SendKeys(chromedp.ID("report-email"), "owner@example.com"))
 	browsertest.Press(t, ctx, "\r", true)
-	require.Contains(t, text(".notice"), "owner@example.com gets the weekly report")
+	require.Contains(t, text(".notice"), "owner@example.com gets the weekly report: the first, of the last whole week, within the hour.")
 	axe("the settings page after three changes")
 	browsertest.Do(t, ctx, chromedp.Focus(chromedp.CSS(`#goals-title ~ div button`)))
 	browsertest.Press(t, ctx, "\r", true)

@@ -243,7 +243,8 @@ func (d *Dashboard) changeSettings(w http.ResponseWriter, r *http.Request) error
 		if err != nil {
 			return mistake(ErrBadEmailReport, err, "email", values)
 		}
-		return done(rep.Email + " gets the " + rep.Period + " report from the next one on.")
+		return done(rep.Email + " gets the " + rep.Period + " report: the first, of the last whole " +
+			map[string]string{Weekly: "week", Monthly: "month"}[rep.Period] + ", within the hour.")
 	case section == "email-reports" && id > 0 && d.o.EmailReports != nil:
 		if err := d.o.EmailReports.o.Store.DeleteEmailReport(ctx, id); err != nil && !errors.Is(err, ErrEmailReportNotFound) {
 			return err
