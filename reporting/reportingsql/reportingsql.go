@@ -530,7 +530,7 @@ func tallyHits(hits []reporting.Hit, last map[visit]*session, goals []reporting.
 func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session) error {
 	inc, paired, tripled := t.inc, t.paired, t.tripled
 	err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s
-		ON CONFLICT (day, visitor, scope) DO NOTHING RETURNING day, scope, visitor`, seenTypes, dedupe(t.seen), func(rows *sqlx.Rows) error {
+		ON CONFLICT (day, visitor, scope) DO NOTHING RETURNING day, scope, visitor`, seenTypes, sorted(dedupe(t.seen), 3), func(rows *sqlx.Rows) error {
 		var day, scope, visitor string
 		if err := rows.Scan(&day, &scope, &visitor); err != nil {
 			return err
@@ -575,6 +575,7 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session)
 			lasts = append(lasts, []any{v.day, v.visitor, "t:", store.NewTime(s.at), s.page, s.entry, s.hits})
 		}
 	}
+	sorted(lasts, 3)
 	if err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen, page, entry, hits) VALUES %s
 		ON CONFLICT (day, visitor, scope) DO UPDATE SET last_seen = excluded.last_seen, page = excluded.page,
 		entry = excluded.entry, hits = excluded.hits`, sessionTypes, lasts, nil); err != nil {
@@ -596,6 +597,7 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session)
 			w.Label = r.Label
 		}
 	}
+	sorted(rollups, 3)
 	var pairRows, tripleRows [][]any
 	for k, r := range paired {
 		pairRows = append(pairRows, []any{k.day, k.pair, k.a, k.b, r.Label, r.Views, r.Visitors, r.Sessions})
@@ -603,6 +605,8 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session)
 	for k, r := range tripled {
 		tripleRows = append(tripleRows, []any{k.day, k.page, k.source, k.device, r.Label, r.Views, r.Visitors, r.Sessions})
 	}
+	sorted(pairRows, 4)
+	sorted(tripleRows, 4)
 	if err := addCounts(ctx, tx, "reporting_pairs", "day, pair, a, b", "pair, a, day, b", pairRows); err != nil {
 		return err
 	}
@@ -613,6 +617,7 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session)
 	for k, w := range weekly {
 		weeks = append(weeks, []any{k.day, k.dim, k.key, w.Label, w.Views, w.Visitors, w.Sessions, w.Duration, w.Bounces})
 	}
+	sorted(weeks, 3)
 	for _, t := range []struct {
 		table, period string
 		rows          [][]any
@@ -636,6 +641,22 @@ func addCounts(ctx context.Context, tx *sqlx.Tx, table, cols, key string, rows [
 		ON CONFLICT (`+key+`) DO UPDATE SET views = `+table+`.views + excluded.views,
 		visitors = `+table+`.visitors + excluded.visitors, sessions = `+table+`.sessions + excluded.sessions,
 		label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE `+table+`.label END`, countTypes, rows, nil)
+}
+
+// sorted orders rows by their first n columns (text), in place, and
+// returns them: every writer then takes the rows' locks in one order, so
+// two batches written at once (by two instances, or two flushes) wait for
+// each other instead of deadlocking.
+func sorted(rows [][]any, n int) [][]any {
+	slices.SortFunc(rows, func(a, b []any) int {
+		for i := range n {
+			if c := strings.Compare(a[i].(string), b[i].(string)); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return rows
 }
 
 // dedupe keeps the first row of each (day, visitor, scope): a statement
