@@ -61,6 +61,12 @@ type AnalyticsOptions struct {
 	// behind drains in transactions of this size, not one of everything
 	// waiting. FlushBatchDefault when zero.
 	FlushBatch int
+	// FlushWriters is how many transactions one flush writes at once, each
+	// a share of the waiting hits split by visitor (a visitor's hits stay
+	// in one, in order): up to FlushBatch each. 1 when zero. More than one
+	// helps a database that writes in parallel (Postgres), not SQLite,
+	// whose writers take turns.
+	FlushWriters int
 	// MaxPending is how many hits may wait to be written, the batch being
 	// written included; beyond it Collect answers ErrBusy, so nothing is
 	// taken that cannot be stored. MaxPendingDefault when zero.
@@ -120,6 +126,9 @@ func NewAnalytics(st Store, opts *AnalyticsOptions) (*Analytics, error) {
 	}
 	if o.FlushBatch <= 0 {
 		o.FlushBatch = FlushBatchDefault
+	}
+	if o.FlushWriters <= 0 {
+		o.FlushWriters = 1
 	}
 	if o.MaxPending <= 0 {
 		o.MaxPending = MaxPendingDefault
@@ -428,10 +437,10 @@ func (a *Analytics) Flush(ctx context.Context) error {
 	defer a.flushMu.Unlock()
 	a.mu.Lock()
 	batch := a.pending
-	if len(batch) > a.o.FlushBatch {
+	if most := a.o.FlushBatch * a.o.FlushWriters; len(batch) > most {
 		// The oldest first; the rest wait for the next flush.
-		batch = slices.Clone(a.pending[:a.o.FlushBatch])
-		a.pending = slices.Clone(a.pending[a.o.FlushBatch:])
+		batch = slices.Clone(a.pending[:most])
+		a.pending = slices.Clone(a.pending[most:])
 	} else {
 		a.pending = nil
 	}
@@ -440,20 +449,57 @@ func (a *Analytics) Flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	err := a.store.Record(ctx, batch)
+	parts := split(batch, a.o.FlushWriters)
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i, part := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = a.store.Record(ctx, part)
+		}()
+	}
+	wg.Wait()
+	var failed []Hit
+	written := 0
+	for i, err := range errs {
+		if err != nil {
+			failed = append(failed, parts[i]...)
+		} else {
+			written += len(parts[i])
+		}
+	}
 	a.mu.Lock()
-	if err != nil {
-		a.pending = append(batch, a.pending...)
+	if len(failed) > 0 {
+		a.pending = append(failed, a.pending...)
 	}
 	a.writing = 0
 	a.mu.Unlock()
-	if err != nil {
+	if a.o.Meter != nil && written > 0 {
+		a.o.Meter.Add(groundwork.MetricViews, float64(written), "flushed")
+	}
+	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("reporting: flush: %w", err)
 	}
-	if a.o.Meter != nil {
-		a.o.Meter.Add(groundwork.MetricViews, float64(len(batch)), "flushed")
-	}
 	return nil
+}
+
+// split shares hits among n parts by visitor (the first byte of its hash),
+// each part in the hits' order; one part when n is 1. Empty parts are
+// left out.
+func split(hits []Hit, n int) [][]Hit {
+	if n <= 1 {
+		return [][]Hit{hits}
+	}
+	parts := make([][]Hit, n)
+	for _, h := range hits {
+		i := 0
+		if h.Visitor != "" {
+			i = int(h.Visitor[len(h.Visitor)-1]) % n
+		}
+		parts[i] = append(parts[i], h)
+	}
+	return slices.DeleteFunc(parts, func(p []Hit) bool { return len(p) == 0 })
 }
 
 // Pending is how many collected hits wait to be written.

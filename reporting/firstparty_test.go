@@ -2,10 +2,12 @@ package reporting_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -475,4 +477,99 @@ func TestBrowsersAndSystems(t *testing.T) {
 		code, body = rt.get(t, "/analytics-reporting/operating-systems?days=1&device=mobile")
 		require.Equal(t, 422, code, body)
 	})
+}
+
+// failing fails the Record of any batch holding a hit of one visitor,
+// once.
+type failing struct {
+	reporting.Store
+	mu      sync.Mutex
+	visitor string
+	failed  bool
+	batches []int
+}
+
+func (f *failing) Record(ctx context.Context, hits []reporting.Hit) error {
+	f.mu.Lock()
+	f.batches = append(f.batches, len(hits))
+	if !f.failed && slices.ContainsFunc(hits, func(h reporting.Hit) bool { return h.Visitor == f.visitor }) {
+		f.failed = true
+		f.mu.Unlock()
+		return errors.New("the database blinked")
+	}
+	f.mu.Unlock()
+	return f.Store.Record(ctx, hits)
+}
+
+// Several writers a flush: the hits shared by visitor, each share a
+// transaction at once, counted as one writer counts them; a share that
+// fails waits for the next flush and nothing is lost or counted twice. On
+// both databases.
+func TestFlushWriters(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		views := func(a *reporting.Analytics, c *clock) {
+			for i := range 120 {
+				c.Set(now.Add(time.Duration(i) * 20 * time.Second))
+				require.NoError(t, a.Collect(context.Background(), reporting.View{URL: fmt.Sprintf("https://shop.example/p/%d", i%7),
+					UserAgent: browser, IP: fmt.Sprintf("10.0.0.%d", i%13)}))
+			}
+		}
+		overview := func(a *reporting.Analytics) reporting.OverviewTotals {
+			ov, err := a.Overview(context.Background(), reporting.AnalyticsQuery{Days: 1})
+			require.NoError(t, err)
+			return ov.Totals
+		}
+		one := setup(t, d)
+		a1, err := reporting.NewAnalytics(one.analytics.Store(), &reporting.AnalyticsOptions{Now: one.clock.Now, FlushInterval: time.Hour,
+			FlushSize: 1000})
+		require.NoError(t, err)
+		views(a1, one.clock)
+		require.NoError(t, a1.Flush(context.Background()))
+
+		many := setup(t, d)
+		st := &failing{Store: many.analytics.Store()}
+		a3, err := reporting.NewAnalytics(st, &reporting.AnalyticsOptions{Now: many.clock.Now, FlushInterval: time.Hour, FlushSize: 1000,
+			FlushBatch: 50, FlushWriters: 3})
+		require.NoError(t, err)
+		views(a3, many.clock)
+		// Which visitor's share fails: the hash of the first view's.
+		st.visitor = firstVisitor(t, a3, many)
+		require.Error(t, a3.Flush(context.Background()), "one share failed")
+		require.Positive(t, a3.Pending(), "its hits wait")
+		for a3.Pending() > 0 {
+			require.NoError(t, a3.Flush(context.Background()))
+		}
+		st.mu.Lock()
+		require.Greater(t, len(st.batches), 3, "the first flush wrote its shares as transactions of their own")
+		st.mu.Unlock()
+		require.Equal(t, overview(a1), overview(a3), "the same totals as one writer's, sessions and bounces included")
+	})
+}
+
+// firstVisitor is the visitor hash of a's first waiting hit, read by
+// recording a copy of the same view in a scratch analytics on the same
+// salt: the store's Salt gives the day's first salt to every caller.
+func firstVisitor(t *testing.T, a *reporting.Analytics, b *bundle) string {
+	t.Helper()
+	rec := &recording{}
+	scratch, err := reporting.NewAnalytics(&saltOnly{Store: b.analytics.Store(), rec: rec}, &reporting.AnalyticsOptions{Now: b.clock.Now})
+	require.NoError(t, err)
+	require.NoError(t, scratch.Collect(context.Background(), reporting.View{URL: "https://shop.example/p/0", UserAgent: browser, IP: "10.0.0.0"}))
+	require.NoError(t, scratch.Flush(context.Background()))
+	require.Len(t, rec.hits, 1)
+	return rec.hits[0].Visitor
+}
+
+type recording struct{ hits []reporting.Hit }
+
+// saltOnly shares a store's salts and keeps what it is asked to record.
+type saltOnly struct {
+	reporting.Store
+	rec *recording
+}
+
+func (s *saltOnly) Record(_ context.Context, hits []reporting.Hit) error {
+	s.rec.hits = append(s.rec.hits, hits...)
+	return nil
 }

@@ -89,6 +89,7 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_GA4_PROPERTY_ID", "a GA4 property (digits): the analytics reports come from GA4, not the first-party analytics"},
 	{"GROUNDWORK_ANALYTICS_COUNTRY_HEADER", "the header a trusted proxy sets to the visitor's country (CF-IPCountry), or - for none"},
 	{"GROUNDWORK_ANALYTICS_MMDB", "an MMDB file of countries (DB-IP Lite, GeoLite2 Country or City) for visitors no header places"},
+	{"GROUNDWORK_ANALYTICS_FLUSH_WRITERS", "transactions a flush of page views writes at once: 2 on Postgres, 1 on SQLite by default"},
 	{"GROUNDWORK_GOOGLE_CREDENTIALS", "a service-account key file for Search Console and GA4"},
 	{"GROUNDWORK_GOOGLE_CLIENT_ID", "instead, each user connects their own Google account at /google/auth/connect (with _SECRET, _REDIRECT_URL)"},
 	{"GROUNDWORK_GOOGLE_CLIENT_SECRET", "the OAuth client's secret"},

@@ -41,6 +41,9 @@ type reportingConfig struct {
 	// countryHeader names the proxy's country header ("" CF-IPCountry,
 	// "-" none); mmdb is an MMDB file of countries, or "".
 	countryHeader, mmdb string
+	// flushWriters is how many transactions a flush of views writes at
+	// once (0: two on Postgres, one on SQLite).
+	flushWriters int
 	// queue and mailer send the email reports, from mailFrom, naming
 	// siteName and linking dashboardURL.
 	queue                            *store.Queue
@@ -63,6 +66,13 @@ func readReportingConfig(getenv func(string) string) (reportingConfig, error) {
 		return c, fmt.Errorf("GROUNDWORK_GA4_PROPERTY_ID must be digits, not %q", c.propertyID)
 	case c.countryHeader != "" && c.countryHeader != "-" && !httpguts.ValidHeaderFieldName(c.countryHeader):
 		return c, fmt.Errorf("GROUNDWORK_ANALYTICS_COUNTRY_HEADER must be a header name or -, not %q", c.countryHeader)
+	}
+	if v := getenv("GROUNDWORK_ANALYTICS_FLUSH_WRITERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 16 {
+			return c, fmt.Errorf("GROUNDWORK_ANALYTICS_FLUSH_WRITERS must be 1 to 16, not %q", v)
+		}
+		c.flushWriters = n
 	}
 	return c, nil
 }
@@ -93,7 +103,11 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, keys gr
 	st := reportingsql.New(db)
 	p := &reportingParts{}
 	var err error
-	if p.analytics, err = reporting.NewAnalytics(st, &reporting.AnalyticsOptions{Logger: logger, Meter: c.meter}); err != nil {
+	writers := c.flushWriters
+	if writers == 0 && db.Dialect() == store.Postgres {
+		writers = 2 // Postgres writes two transactions at once; SQLite's writers take turns
+	}
+	if p.analytics, err = reporting.NewAnalytics(st, &reporting.AnalyticsOptions{Logger: logger, Meter: c.meter, FlushWriters: writers}); err != nil {
 		return nil, err
 	}
 	hosts := c.sites

@@ -89,6 +89,13 @@ func TestAnalyticsCountries(t *testing.T) {
 	t.Parallel()
 	_, err := readReportingConfig(env{"GROUNDWORK_ANALYTICS_COUNTRY_HEADER": "X Country"}.get)
 	require.ErrorContains(t, err, "GROUNDWORK_ANALYTICS_COUNTRY_HEADER must be a header name")
+	for _, bad := range []string{"0", "17", "two"} {
+		_, err = readReportingConfig(env{"GROUNDWORK_ANALYTICS_FLUSH_WRITERS": bad}.get)
+		require.ErrorContains(t, err, "GROUNDWORK_ANALYTICS_FLUSH_WRITERS must be 1 to 16")
+	}
+	c, err := readReportingConfig(env{"GROUNDWORK_ANALYTICS_FLUSH_WRITERS": "3"}.get)
+	require.NoError(t, err)
+	require.Equal(t, 3, c.flushWriters)
 	cfg, err := parseServeFlags([]string{"--uploads", t.TempDir()}, env{"GROUNDWORK_ANALYTICS_MMDB": filepath.Join(t.TempDir(), "none.mmdb")}.get)
 	require.NoError(t, err)
 	_, err = newApp(cfg, storetest.Open(t, store.SQLite, migrations...), webhooks.GenerateSecretKey(), slog.New(slog.DiscardHandler))
