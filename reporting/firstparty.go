@@ -63,7 +63,8 @@ type AnalyticsOptions struct {
 	FlushBatch int
 	// FlushWriters is how many transactions one flush writes at once, each
 	// a share of the waiting hits split by visitor (a visitor's hits stay
-	// in one, in order): up to FlushBatch each. 1 when zero. More than one
+	// in one, in order), written in transactions of at most FlushBatch.
+	// 1 when zero. More than one
 	// helps a database that writes in parallel (Postgres), not SQLite,
 	// whose writers take turns.
 	FlushWriters int
@@ -451,23 +452,28 @@ func (a *Analytics) Flush(ctx context.Context) error {
 	}
 	parts := split(batch, a.o.FlushWriters)
 	errs := make([]error, len(parts))
+	done := make([]int, len(parts)) // hits of each part written
 	var wg sync.WaitGroup
 	for i, part := range parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = a.store.Record(ctx, part)
+			// A share is written in transactions of at most FlushBatch, in
+			// order; the first that fails leaves the rest for later.
+			for chunk := range slices.Chunk(part, a.o.FlushBatch) {
+				if errs[i] = a.store.Record(ctx, chunk); errs[i] != nil {
+					return
+				}
+				done[i] += len(chunk)
+			}
 		}()
 	}
 	wg.Wait()
 	var failed []Hit
 	written := 0
-	for i, err := range errs {
-		if err != nil {
-			failed = append(failed, parts[i]...)
-		} else {
-			written += len(parts[i])
-		}
+	for i, part := range parts {
+		written += done[i]
+		failed = append(failed, part[done[i]:]...)
 	}
 	a.mu.Lock()
 	if len(failed) > 0 {
