@@ -82,12 +82,15 @@ func BenchmarkCollect(b *testing.B) {
 
 // seedMillion records 1,000,000 page views over 90 days through the
 // store: 2,000 pages, 40 sources, 3 devices, 20 events, a visitor
-// population of 4,000 a day.
+// population of 4,000 a day, each visitor of one of 20 countries,
+// browsers and systems, a view in ten with a campaign.
 func seedMillion(b *testing.B, st reporting.Store, today time.Time) {
 	b.Helper()
 	r := rand.New(rand.NewPCG(1, 2))
 	const days, total = 90, 1_000_000
 	devices := []string{"desktop", "mobile", "tablet"}
+	browsers := []string{"Chrome", "Safari", "Firefox", "Edge", "Opera"}
+	systems := []string{"Windows", "MacOS", "iOS", "Android", "Linux"}
 	for d := range days {
 		day := today.AddDate(0, 0, d-(days-1))
 		var batch []reporting.Hit
@@ -95,6 +98,12 @@ func seedMillion(b *testing.B, st reporting.Store, today time.Time) {
 			h := reporting.Hit{At: day.Add(time.Duration(i) * time.Second * 7), Day: day.Format(time.DateOnly),
 				Visitor: "v" + strconv.Itoa(r.IntN(4000)), Path: "/p/" + strconv.Itoa(int(r.ExpFloat64()*300)%2000),
 				Title: "Page", Source: "s" + strconv.Itoa(r.IntN(40)), Device: devices[r.IntN(3)]}
+			v, _ := strconv.Atoi(h.Visitor[1:])
+			h.Country = string(rune('A'+v%20)) + "X"
+			h.Browser, h.OS = browsers[v%5], systems[v/5%5]
+			if i%10 == 0 {
+				h.Campaign = [4]string{"email", "c" + strconv.Itoa(r.IntN(30)), "", ""}
+			}
 			if i%50 == 0 {
 				h.Event = "e" + strconv.Itoa(r.IntN(20))
 			}
@@ -156,6 +165,47 @@ func BenchmarkReports(b *testing.B) {
 					}
 				}
 			})
+			g, err := a.AddGoal(context.Background(), reporting.Goal{Page: "/p/1*"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			country, browser := reporting.Filter{Dim: reporting.DimCountry, Value: "CX"}, reporting.Filter{Dim: reporting.DimBrowser, Value: "Firefox"}
+			mobile, page := reporting.Filter{Dim: reporting.DimDevice, Value: "mobile"}, reporting.Filter{Dim: reporting.DimPage, Value: "/p/7"}
+			goal := reporting.Filter{Dim: reporting.DimGoal, Value: strconv.FormatInt(g.ID, 10)}
+			narrowed := func(q reporting.AnalyticsQuery, fs ...reporting.Filter) reporting.AnalyticsQuery {
+				q.Filters = fs
+				return q
+			}
+			// The dashboard's further panels, over 7, 28 and 90 days.
+			for _, days := range []int{7, 28, 90} {
+				pq := reporting.AnalyticsQuery{Days: days, Limit: 10}
+				for _, p := range []struct {
+					name string
+					read func() error
+				}{
+					{"countries", func() error { _, err := a.Countries(context.Background(), pq); return err }},
+					{"browsers", func() error { _, err := a.Browsers(context.Background(), pq); return err }},
+					{"campaigns", func() error { _, err := a.Campaigns(context.Background(), pq); return err }},
+					{"entry-pages", func() error { _, err := a.EntryPages(context.Background(), pq); return err }},
+					{"exit-pages", func() error { _, err := a.ExitPages(context.Background(), pq); return err }},
+					{"goals", func() error { _, err := a.GoalConversions(context.Background(), pq); return err }},
+					// Narrowed by dimensions the rollups do not pair: read from
+					// the views kept by visitor.
+					{"filtered-overview", func() error { _, err := a.Overview(context.Background(), narrowed(pq, country, browser)); return err }},
+					{"filtered-pages", func() error { _, err := a.TopContent(context.Background(), narrowed(pq, country, mobile)); return err }},
+					{"filtered-countries-by-page", func() error { _, err := a.Countries(context.Background(), narrowed(pq, page)); return err }},
+					{"filtered-goals", func() error { _, err := a.GoalConversions(context.Background(), narrowed(pq, country)); return err }},
+					{"filtered-sources-by-goal", func() error { _, err := a.Sources(context.Background(), narrowed(pq, goal)); return err }},
+				} {
+					b.Run(fmt.Sprintf("%s-%dd", p.name, days), func(b *testing.B) {
+						for b.Loop() {
+							if err := p.read(); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				}
+			}
 		})
 	}
 }

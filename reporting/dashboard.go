@@ -169,13 +169,14 @@ type dashboardPage struct {
 	RangeError string
 	RangeLabel string
 	Export     map[string]string
-	// Filters are the page, source and device the report is narrowed to
-	// (?page=, ?source=, ?device=, together), Active them in words with
-	// the link that drops each; range is the range's query, which every
-	// link keeps.
+	// Filters are the values the report is narrowed to (?page=,
+	// ?source=, ?country=, ?goal=, ... together: FilterDims), Active them
+	// in words with the link that drops each; range is the range's query,
+	// which every link keeps; goalNames name the goals a filter may name.
 	Filters    Filters
 	Active     []activeFilter
 	rangeQuery url.Values
+	goalNames  map[string]string
 	// Event is the event whose properties the page shows (?event=), the
 	// top one when "".
 	Event string
@@ -225,17 +226,43 @@ func (p *dashboardPage) Filtering(dim string) bool {
 // AllURL is the page's address for the same range, unfiltered.
 func (p *dashboardPage) AllURL() string { return p.URL(nil, "") }
 
-// FilterLabel is the page's filters in words: "visits from google.com on
-// mobile".
-func (p *dashboardPage) FilterLabel() string { return filterLabel(p.Filters) }
-
-// filterLabel is fs in words.
-func filterLabel(fs Filters) string {
-	words := make([]string, len(fs))
-	for i, f := range fs.Sorted() {
-		words[i] = filterWords[f.Dim] + " " + f.Value
+// FilterLabel is the page's filters in words: "visits from google.com
+// and visits on mobile".
+func (p *dashboardPage) FilterLabel() string {
+	words := make([]string, len(p.Filters))
+	for i, f := range p.Filters.Sorted() {
+		words[i] = p.filterWords(f)
 	}
 	return strings.Join(words, " and ")
+}
+
+// filterWords is one filter in words: "the page /pricing", "visits from
+// Germany", "visitors who reached Signed up".
+func (p *dashboardPage) filterWords(f Filter) string {
+	switch f.Dim {
+	case DimCountry:
+		name, _ := countryLabel(f.Value)
+		return "visits from " + name
+	case DimGoal:
+		if name, ok := p.goalNames[f.Value]; ok {
+			return "visitors who reached “" + name + "”"
+		}
+		return "visitors who reached goal " + f.Value
+	case DimProp:
+		name, value, _ := SplitPropFilter(f.Value)
+		return "visitors who sent " + name + " " + value
+	}
+	return filterWords[f.Dim] + " " + f.Value
+}
+
+// describeFilters says the page's filters in words (Active), once the
+// goals' names are known.
+func (p *dashboardPage) describeFilters() {
+	p.Active = p.Active[:0]
+	for _, f := range p.Filters {
+		p.Active = append(p.Active, activeFilter{Words: p.filterWords(f), What: removeWords[f.Dim],
+			RemoveURL: p.URL(p.Filters.Without(f.Dim), "")})
+	}
 }
 
 type rangeOption struct {
@@ -268,10 +295,11 @@ type trafficSection struct {
 	// them (HasLive).
 	Live    int
 	HasLive bool
-	// Filtered: the report is narrowed; PerValue: the source keeps
-	// neither events nor the length of visits per page, source or device
-	// (the first-party one), so those are not shown filtered.
-	Filtered, PerValue bool
+	// Filtered: the report is narrowed; PerValue: the source is the
+	// first-party one (bounces, sessions); Detailed: it keeps events,
+	// bounces and the length of visits under filters too (a store that
+	// keeps views by visitor), else those are not shown filtered.
+	Filtered, PerValue, Detailed bool
 }
 
 func (d *Dashboard) sectionError(fam family, err error) section {
@@ -330,10 +358,7 @@ func pickRange(r *http.Request, p *dashboardPage) AnalyticsQuery {
 			p.Filters = append(p.Filters, Filter{Dim: dim, Value: v})
 		}
 	}
-	for _, f := range p.Filters {
-		p.Active = append(p.Active, activeFilter{Words: filterWords[f.Dim] + " " + f.Value, What: removeWords[f.Dim],
-			RemoveURL: p.URL(p.Filters.Without(f.Dim), "")})
-	}
+	p.describeFilters()
 	aq.Filters = p.Filters
 	p.Export = map[string]string{}
 	for _, e := range exports {
@@ -342,12 +367,38 @@ func pickRange(r *http.Request, p *dashboardPage) AnalyticsQuery {
 	return aq
 }
 
-// filterWords name a filter's dimension in the page's sentences;
-// removeWords name it on the link that drops it.
+// filterWords name a filter's dimension in the page's sentences (those
+// filterWords does not say otherwise); removeWords name it on the link
+// that drops it.
 var (
-	filterWords = map[string]string{DimPage: "the page", DimSource: "visits from", DimDevice: "visits on"}
-	removeWords = map[string]string{DimPage: "the page", DimSource: "the source", DimDevice: "the device"}
+	filterWords = map[string]string{DimPage: "the page", DimSource: "visits from", DimDevice: "visits on", DimBrowser: "visits in",
+		DimOS: "visits on", DimMedium: "the medium", DimCampaign: "the campaign", DimTerm: "the term", DimContent: "the content"}
+	removeWords = map[string]string{DimPage: "the page", DimSource: "the source", DimDevice: "the device", DimCountry: "the country",
+		DimBrowser: "the browser", DimOS: "the operating system", DimMedium: "the medium", DimCampaign: "the campaign",
+		DimTerm: "the term", DimContent: "the content", DimGoal: "the goal", DimProp: "the property"}
 )
+
+// nameGoals learns the goals' names, for a goal filter in words.
+func (d *Dashboard) nameGoals(ctx context.Context, p *dashboardPage) {
+	if _, ok := p.Filters.Value(DimGoal); !ok {
+		return
+	}
+	gs, ok := d.svc.o.Analytics.(interface {
+		Goals(context.Context) ([]Goal, error)
+	})
+	if !ok {
+		return
+	}
+	goals, err := gs.Goals(ctx)
+	if err != nil {
+		return // said by number
+	}
+	p.goalNames = make(map[string]string, len(goals))
+	for _, g := range goals {
+		p.goalNames[strconv.FormatInt(g.ID, 10)] = g.Name
+	}
+	p.describeFilters()
+}
 
 // previous is the period of the same length just before q's.
 func previous(q AnalyticsQuery) AnalyticsQuery {
@@ -399,6 +450,7 @@ func (d *Dashboard) show(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	p := &dashboardPage{Path: d.o.Path}
 	q := pickRange(r, p)
+	d.nameGoals(ctx, p)
 	if e := r.URL.Query().Get("export"); e != "" {
 		return d.export(w, r, e, q)
 	}
@@ -465,6 +517,9 @@ func (d *Dashboard) trafficSection(ctx context.Context, p *dashboardPage, q Anal
 		return t
 	}
 	_, t.PerValue = d.svc.o.Analytics.(BreakdownSource)
+	if a, ok := d.svc.o.Analytics.(*Analytics); ok {
+		_, t.Detailed = a.store.(SegmentStore)
+	}
 	t.Filtered = len(q.Filters) > 0
 	if n, ok, err := d.svc.LiveVisitors(ctx); err != nil {
 		t.section = d.sectionError(analyticsFamily, err)
@@ -475,8 +530,11 @@ func (d *Dashboard) trafficSection(ctx context.Context, p *dashboardPage, q Anal
 	now, was := t.Overview.Totals, before.Totals
 	t.Changes = map[string]Change{"users": change(now.Users, was.Users, true), "sessions": change(now.Sessions, was.Sessions, true),
 		"views": change(now.PageViews, was.PageViews, true), "engagement": change(now.AvgEngagementSeconds, was.AvgEngagementSeconds, true)}
-	if now.BounceRate != nil && was.BounceRate != nil {
+	switch {
+	case now.BounceRate != nil && was.BounceRate != nil:
 		t.Changes["bounce"] = change(*now.BounceRate, *was.BounceRate, false)
+	case now.BounceRate != nil:
+		t.Changes["bounce"] = Change{Text: "no visits"}
 	}
 	points := make([]ChartPoint, len(t.Overview.Trend))
 	for i, o := range t.Overview.Trend {
@@ -491,7 +549,7 @@ func (d *Dashboard) trafficSection(ctx context.Context, p *dashboardPage, q Anal
 	}
 	title := "Page views a day"
 	if t.Filtered {
-		title += " (" + filterLabel(q.Filters) + ")"
+		title += " (" + p.FilterLabel() + ")"
 	}
 	t.Chart = NewChart("views-chart", title, points, earlier...)
 	return t

@@ -627,9 +627,13 @@ func (a *Analytics) Live(ctx context.Context) (int, error) {
 
 // Overview implements AnalyticsSource: per day and in all, page views,
 // visitors (counted per day: the salt changes daily, so a visitor on two
-// days is two), sessions and their average length. Under a filter, the
-// sessions are those that began with a view it keeps, and the average
-// length is not known (0).
+// days is two), sessions, their bounce rate and average length. Under
+// filters, the sessions are those that began with a view they keep, and
+// their bounce rate and length come from the views kept by visitor
+// (SegmentStore; when the store keeps none, nil and 0). Narrowed by
+// PairDims alone, the counts come from the rollups (whole history) and
+// the rate and length from the views kept by visitor, over the sessions
+// those keep.
 func (a *Analytics) Overview(ctx context.Context, q AnalyticsQuery) (Overview, error) {
 	r, days := a.days(q)
 	rows, err := a.rows(ctx, q, DimTotal, r, 0)
@@ -651,10 +655,24 @@ func (a *Analytics) Overview(ctx context.Context, q AnalyticsQuery) (Overview, e
 		duration += float64(row.Duration)
 		bounces += float64(row.Bounces)
 	}
-	if out.Totals.Sessions > 0 {
-		out.Totals.AvgEngagementSeconds = duration / out.Totals.Sessions
-		if len(q.Filters) == 0 { // bounces are not kept per page, source or device
-			rate := bounces / out.Totals.Sessions
+	sessions, known := out.Totals.Sessions, len(q.Filters) == 0 || !pairsOnly(q.Filters, DimTotal)
+	if !known { // the rollups keep no bounces or length per page, source or device
+		duration, bounces, sessions = 0, 0, 0
+		if _, ok := a.store.(SegmentStore); ok {
+			seg, err := a.segment(ctx, q, DimTotal, r, 0)
+			if err != nil {
+				return Overview{}, err
+			}
+			for _, row := range seg {
+				duration, bounces, sessions = duration+float64(row.Duration), bounces+float64(row.Bounces), sessions+float64(row.Sessions)
+			}
+			known = true
+		}
+	}
+	if sessions > 0 {
+		out.Totals.AvgEngagementSeconds = duration / sessions
+		if known {
+			rate := bounces / sessions
 			out.Totals.BounceRate = &rate
 		}
 	}
@@ -669,7 +687,10 @@ func (a *Analytics) rows(ctx context.Context, q AnalyticsQuery, dim string, r Ra
 	if !q.Filters.Valid() {
 		return nil, ErrBadFilter
 	}
-	return a.store.Filtered(ctx, q.Filters, dim, r.StartDate, r.EndDate, limit)
+	if pairsOnly(q.Filters, dim) {
+		return a.store.Filtered(ctx, q.Filters, dim, r.StartDate, r.EndDate, limit)
+	}
+	return a.segment(ctx, q, dim, r, limit)
 }
 
 func limitOf(q AnalyticsQuery) int {
@@ -680,8 +701,9 @@ func limitOf(q AnalyticsQuery) int {
 }
 
 // TopContent implements AnalyticsSource: pages by views, events by count
-// (users: the daily visitors summed). Events are not broken down by page,
-// source or device: under a filter there are none.
+// (users: the daily visitors summed). Under filters, the events are those
+// of the visitors they keep (SegmentStore), none when the store keeps no
+// visitors' events.
 func (a *Analytics) TopContent(ctx context.Context, q AnalyticsQuery) (TopContent, error) {
 	r, _ := a.days(q)
 	limit := limitOf(q)
@@ -691,9 +713,12 @@ func (a *Analytics) TopContent(ctx context.Context, q AnalyticsQuery) (TopConten
 	}
 	var events []DailyRow
 	if len(q.Filters) == 0 {
-		if events, err = a.store.Daily(ctx, DimEvent, r.StartDate, r.EndDate, limit); err != nil {
-			return TopContent{}, err
-		}
+		events, err = a.store.Daily(ctx, DimEvent, r.StartDate, r.EndDate, limit)
+	} else if _, ok := a.store.(SegmentStore); ok {
+		events, err = a.segment(ctx, q, DimEvent, r, limit)
+	}
+	if err != nil {
+		return TopContent{}, err
 	}
 	out := TopContent{Range: r, TopPages: make([]ContentPage, len(pages)), TopEvents: make([]ContentEvent, len(events))}
 	for i, p := range pages {
@@ -731,11 +756,17 @@ func (a *Analytics) Sources(ctx context.Context, q AnalyticsQuery) (Breakdown, e
 
 // EventProperties implements PropertySource: q.Event's properties, each
 // value with its count and visitors (the daily visitors summed), by
-// property then count descending. Filters do not apply (events are not
-// kept per page, source or device).
+// property then count descending. Under filters, those of the visitors
+// they keep (SegmentStore).
 func (a *Analytics) EventProperties(ctx context.Context, q AnalyticsQuery) (EventProperties, error) {
 	r, _ := a.days(q)
-	rows, err := a.store.Daily(ctx, DimProp, r.StartDate, r.EndDate, 0)
+	var rows []DailyRow
+	var err error
+	if len(q.Filters) == 0 {
+		rows, err = a.store.Daily(ctx, DimProp, r.StartDate, r.EndDate, 0)
+	} else {
+		rows, err = a.segment(ctx, q, DimProp, r, 0)
+	}
 	if err != nil {
 		return EventProperties{}, err
 	}
@@ -755,46 +786,41 @@ func (a *Analytics) EventProperties(ctx context.Context, q AnalyticsQuery) (Even
 }
 
 // Campaigns implements CampaignSource: page views by one of
-// CampaignDims (DimCampaign when by is ""). A report under filters is
-// ErrBadFilter: campaigns are not kept per page, source or device.
+// CampaignDims (DimCampaign when by is "").
 func (a *Analytics) Campaigns(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
 	by := q.By
 	if by == "" {
 		by = DimCampaign
 	}
-	if !slices.Contains(CampaignDims, by) || len(q.Filters) > 0 {
+	if !slices.Contains(CampaignDims, by) {
 		return Breakdown{}, ErrBadFilter
 	}
 	return a.breakdown(ctx, by, q)
 }
 
-// Browsers implements SoftwareSource: page views by browser. A report
-// under filters is ErrBadFilter.
+// Browsers implements SoftwareSource: page views by browser.
 func (a *Analytics) Browsers(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
-	if len(q.Filters) > 0 {
-		return Breakdown{}, ErrBadFilter
-	}
 	return a.breakdown(ctx, DimBrowser, q)
 }
 
 // OperatingSystems implements SoftwareSource: page views by operating
-// system. A report under filters is ErrBadFilter.
+// system.
 func (a *Analytics) OperatingSystems(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
-	if len(q.Filters) > 0 {
-		return Breakdown{}, ErrBadFilter
-	}
 	return a.breakdown(ctx, DimOS, q)
 }
 
 // EntryPages implements SessionSource: the pages sessions began on, with
-// their bounce rate and average visit. A report under filters is
-// ErrBadFilter.
+// their bounce rate and average visit; under filters, the sessions that
+// began on a view they keep (SegmentStore).
 func (a *Analytics) EntryPages(ctx context.Context, q AnalyticsQuery) (EntryPages, error) {
-	if len(q.Filters) > 0 {
-		return EntryPages{}, ErrBadFilter
-	}
 	r, _ := a.days(q)
-	rows, err := a.store.Daily(ctx, DimEntry, r.StartDate, r.EndDate, limitOf(q))
+	var rows []DailyRow
+	var err error
+	if len(q.Filters) == 0 {
+		rows, err = a.store.Daily(ctx, DimEntry, r.StartDate, r.EndDate, limitOf(q))
+	} else {
+		rows, err = a.segment(ctx, q, DimEntry, r, limitOf(q))
+	}
 	if err != nil {
 		return EntryPages{}, err
 	}
@@ -810,11 +836,12 @@ func (a *Analytics) EntryPages(ctx context.Context, q AnalyticsQuery) (EntryPage
 }
 
 // ExitPages implements SessionSource: the pages sessions ended on, with
-// the share of each page's views that ended one. A report under filters
-// is ErrBadFilter.
+// the share of each page's views that ended one; under filters, the
+// sessions whose last view they keep, against the views they keep
+// (SegmentStore).
 func (a *Analytics) ExitPages(ctx context.Context, q AnalyticsQuery) (ExitPages, error) {
 	if len(q.Filters) > 0 {
-		return ExitPages{}, ErrBadFilter
+		return a.exitPagesOf(ctx, q)
 	}
 	r, _ := a.days(q)
 	rows, err := a.store.Daily(ctx, DimExit, r.StartDate, r.EndDate, limitOf(q))
@@ -842,16 +869,39 @@ func (a *Analytics) ExitPages(ctx context.Context, q AnalyticsQuery) (ExitPages,
 
 // Countries implements CountrySource: page views by the visitor's
 // country (ISO 3166 codes, "DE"), as CollectOptions.Country told it;
-// views of no known country are not in it. A report under filters is
-// ErrBadFilter.
+// views of no known country are not in it.
 func (a *Analytics) Countries(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
-	if len(q.Filters) > 0 {
-		return Breakdown{}, ErrBadFilter
-	}
 	return a.breakdown(ctx, DimCountry, q)
 }
 
 // Devices implements BreakdownSource: page views by device class.
 func (a *Analytics) Devices(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
 	return a.breakdown(ctx, DimDevice, q)
+}
+
+// exitPagesOf is ExitPages under q's filters.
+func (a *Analytics) exitPagesOf(ctx context.Context, q AnalyticsQuery) (ExitPages, error) {
+	r, _ := a.days(q)
+	rows, err := a.segment(ctx, q, DimExit, r, limitOf(q))
+	if err != nil {
+		return ExitPages{}, err
+	}
+	pages, err := a.segment(ctx, q, DimPage, r, 0)
+	if err != nil {
+		return ExitPages{}, err
+	}
+	views := make(map[string]int64, len(pages))
+	for _, p := range pages {
+		views[p.Key] = p.Views
+	}
+	out := ExitPages{Range: r, Rows: make([]ExitPage, 0, len(rows))}
+	for _, row := range rows {
+		e := ExitPage{Path: row.Key, Title: row.Label, Exits: float64(row.Views)}
+		if v := views[row.Key]; v > 0 {
+			e.Views = float64(v)
+			e.ExitRate = min(e.Exits/e.Views, 1)
+		}
+		out.Rows = append(out.Rows, e)
+	}
+	return out, nil
 }

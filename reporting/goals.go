@@ -232,12 +232,10 @@ func (a *Analytics) DeleteGoal(ctx context.Context, id int64) error {
 	return gs.DeleteGoal(ctx, id)
 }
 
-// GoalConversions implements GoalSource. A report under filters is
-// ErrBadFilter: goals are not kept per page, source or device.
+// GoalConversions implements GoalSource. Under filters, the conversions
+// and visitors are those of the visitors the filters keep, the rate out
+// of them (SegmentStore).
 func (a *Analytics) GoalConversions(ctx context.Context, q AnalyticsQuery) (GoalConversions, error) {
-	if len(q.Filters) > 0 {
-		return GoalConversions{}, ErrBadFilter
-	}
 	goals, err := a.Goals(ctx)
 	if err != nil {
 		return GoalConversions{}, err
@@ -246,7 +244,7 @@ func (a *Analytics) GoalConversions(ctx context.Context, q AnalyticsQuery) (Goal
 	before, _ := a.days(previous(q))
 	out := GoalConversions{Range: r, Goals: make([]GoalConversion, len(goals))}
 	figures := func(r Range) (map[string]DailyRow, float64, error) {
-		rows, err := a.store.Daily(ctx, DimGoal, r.StartDate, r.EndDate, 0)
+		rows, err := a.rows(ctx, AnalyticsQuery{Filters: q.Filters}, DimGoal, r, 0)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -254,7 +252,7 @@ func (a *Analytics) GoalConversions(ctx context.Context, q AnalyticsQuery) (Goal
 		for _, row := range rows {
 			byKey[row.Key] = row
 		}
-		totals, err := a.store.Daily(ctx, DimTotal, r.StartDate, r.EndDate, 0)
+		totals, err := a.rows(ctx, AnalyticsQuery{Filters: q.Filters}, DimTotal, r, 0)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -152,8 +152,36 @@ func TestGoalRoutes(t *testing.T) {
 		require.Equal(t, reporting.GoalFigures{Visitors: 2, Conversions: 2, Rate: 2.0 / 4}, got.Goals[0].Previous, "yesterday, counted over what was kept")
 		require.Equal(t, reporting.GoalFigures{Visitors: 2, Conversions: 2, Rate: 2.0 / 5}, got.Goals[1].Period)
 		require.Equal(t, reporting.GoalFigures{Visitors: 1, Conversions: 1, Rate: 1.0 / 4}, got.Goals[1].Previous)
-		code, _ = call("GET", "/analytics-reporting/goals?days=1&device=desktop", "")
-		require.Equal(t, 422, code)
+		// Narrowed to the visitors who saw /thanks: 10, 11 and 12 today
+		// (12's signup was "free"), 1 and 2 yesterday.
+		code, body = call("GET", "/analytics-reporting/goals?days=1&page=/thanks", "")
+		require.Equal(t, 200, code, body)
+		got = reporting.GoalConversions{}
+		require.NoError(t, json.Unmarshal([]byte(body), &got))
+		require.Equal(t, 3.0, got.Visitors)
+		require.Equal(t, reporting.GoalFigures{Visitors: 3, Conversions: 4, Rate: 1}, got.Goals[0].Period)
+		require.Equal(t, reporting.GoalFigures{Visitors: 2, Conversions: 2, Rate: 1}, got.Goals[0].Previous)
+		require.Equal(t, reporting.GoalFigures{}, got.Goals[1].Period)
+		// Narrowed to the visitors who reached Pro: 13 and 14.
+		code, body = call("GET", fmt.Sprintf("/analytics-reporting/goals?days=1&goal=%d", got.Goals[1].Goal.ID), "")
+		require.Equal(t, 200, code, body)
+		got = reporting.GoalConversions{}
+		require.NoError(t, json.Unmarshal([]byte(body), &got))
+		require.Equal(t, 2.0, got.Visitors)
+		require.Equal(t, reporting.GoalFigures{Visitors: 2, Conversions: 2, Rate: 1}, got.Goals[1].Period)
+		require.Equal(t, reporting.GoalFigures{}, got.Goals[0].Period)
+		// The same visitors by the property they sent, and stacked with a
+		// page none of them saw: none.
+		code, body = call("GET", "/analytics-reporting/overview?days=1&prop=plan:pro", "")
+		require.Equal(t, 200, code, body)
+		require.Contains(t, body, `"totals":{"sessions":2,"users":2,"page_views":2,`)
+		code, body = call("GET", "/analytics-reporting/overview?days=1&prop=plan:pro&page=/thanks", "")
+		require.Equal(t, 200, code, body)
+		require.Contains(t, body, `"totals":{"sessions":0,"users":0,"page_views":0,`)
+		code, body = call("GET", "/analytics-reporting/overview?days=1&prop=plan", "")
+		require.Equal(t, 422, code, "a property is name:value: %s", body)
+		code, body = call("GET", "/analytics-reporting/goals?days=1&goal=999", "")
+		require.Equal(t, 422, code, "no such goal: %s", body)
 
 		code, _ = call("DELETE", fmt.Sprintf("/analytics-goals/%d", thanks.ID), "")
 		require.Equal(t, 204, code)

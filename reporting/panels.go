@@ -2,6 +2,7 @@ package reporting
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -22,8 +23,8 @@ type panel struct {
 	Head  []string
 	Rows  []panelRow
 	// Export is the CSV's address; Empty is said when there are no rows;
-	// Note is said instead of the table (a report the filters cannot
-	// narrow), with a way back to all visits.
+	// Note is said instead of the table (a report the source cannot
+	// narrow by the filters), with a way back to all visits.
 	Export, Empty, Note string
 	// Form, when set, chooses what the panel shows (an event's
 	// properties) without JavaScript: a form to Action keeping Keep.
@@ -96,26 +97,37 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 	for _, f := range p.Filters {
 		pn.Keep = append(pn.Keep, hiddenField{f.Dim, f.Value})
 	}
-	if len(q.Filters) > 0 {
-		pn.Note = "Not kept per page, source or device."
-	}
-	breakdown := func(first string, read func() (Breakdown, error), label func(string) (string, string)) error {
-		pn.First, pn.Head = first, []string{"Views", "Visitors", "Share"}
-		pn.csvHead = []string{strings.ToLower(strings.ReplaceAll(first, " ", "_")), "views", "visitors", "share"}
-		if pn.Note != "" {
+	// narrowed is err, or nil with the panel's Note said when the source
+	// cannot narrow the table by the filters.
+	narrowed := func(err error) error {
+		if errors.Is(err, ErrBadFilter) && len(q.Filters) > 0 {
+			pn.Note, pn.Rows = "This table is not kept for these filters.", nil
 			return nil
 		}
+		return err
+	}
+	// cell is a row's link that adds dim's value to the filters, said as
+	// text.
+	cell := func(dim, value, text string) *filterCell {
+		c := p.Cell(dim, value)
+		c.Value = text
+		return &c
+	}
+	breakdown := func(first, dim string, read func() (Breakdown, error), label func(string) (string, string)) error {
+		pn.First, pn.Head = first, []string{"Views", "Visitors", "Share"}
+		pn.csvHead = []string{strings.ToLower(strings.ReplaceAll(first, " ", "_")), "views", "visitors", "share"}
 		b, err := read()
 		if err != nil {
-			return err
+			return narrowed(err)
 		}
 		for _, r := range b.Rows {
 			text, flag := r.Key, ""
 			if label != nil {
 				text, flag = label(r.Key)
 			}
-			pn.Rows = append(pn.Rows, panelRow{Label: text, Flag: flag, Cells: []string{num(r.Views), num(r.Users), pct(r.Shares)},
-				Share: r.Shares, HasShare: true, csv: []string{r.Key, num(r.Views), num(r.Users), strconv.FormatFloat(r.Shares, 'f', 4, 64)}})
+			pn.Rows = append(pn.Rows, panelRow{Label: text, Flag: flag, Filter: cell(dim, r.Key, text),
+				Cells: []string{num(r.Views), num(r.Users), pct(r.Shares)}, Share: r.Shares, HasShare: true,
+				csv: []string{r.Key, num(r.Views), num(r.Users), strconv.FormatFloat(r.Shares, 'f', 4, 64)}})
 		}
 		return nil
 	}
@@ -130,16 +142,15 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 		pn.Head = []string{"Visitors", "Conversions", "Rate", "Before"}
 		pn.csvHead = []string{"goal", "visitors", "conversions", "conversion_rate", "previous_conversion_rate"}
 		pn.Empty = "No goals yet: make one with POST /analytics-goals."
-		if pn.Note != "" {
-			break
-		}
 		var c GoalConversions
 		if c, err = gs.GoalConversions(ctx, q); err != nil {
+			err = narrowed(err)
 			break
 		}
 		for _, g := range c.Goals {
 			pn.Rows = append(pn.Rows, panelRow{Label: g.Goal.Name, Detail: goalWhat(g.Goal),
-				Cells: []string{num(g.Period.Visitors), num(g.Period.Conversions), pct(g.Period.Rate), pct(g.Previous.Rate)},
+				Filter: cell(DimGoal, strconv.FormatInt(g.Goal.ID, 10), g.Goal.Name),
+				Cells:  []string{num(g.Period.Visitors), num(g.Period.Conversions), pct(g.Period.Rate), pct(g.Previous.Rate)},
 				csv: []string{g.Goal.Name, num(g.Period.Visitors), num(g.Period.Conversions), strconv.FormatFloat(g.Period.Rate, 'f', 4, 64),
 					strconv.FormatFloat(g.Previous.Rate, 'f', 4, 64)}})
 		}
@@ -150,20 +161,18 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 		}
 		pn.First = "Page"
 		if id == "entry-pages" {
-			pn.Title, pn.Caption = "Entry pages", "Pages visits began on, by entrances"
+			pn.Title, pn.Caption, pn.Empty = "Entry pages", "Pages visits began on, by entrances", "No visits began on these pages in this range."
 			pn.Head = []string{"Entrances", "Bounce rate", "Average visit"}
 			pn.csvHead = []string{"path", "title", "entrances", "visitors", "bounce_rate", "average_visit_seconds"}
 		} else {
-			pn.Title, pn.Caption = "Exit pages", "Pages visits ended on, by exits"
+			pn.Title, pn.Caption, pn.Empty = "Exit pages", "Pages visits ended on, by exits", "No visits ended on these pages in this range."
 			pn.Head = []string{"Exits", "Exit rate"}
 			pn.csvHead = []string{"path", "title", "exits", "views", "exit_rate"}
-		}
-		if pn.Note != "" {
-			break
 		}
 		if id == "entry-pages" {
 			var e EntryPages
 			if e, err = s.EntryPages(ctx, q); err != nil {
+				err = narrowed(err)
 				break
 			}
 			for _, r := range e.Rows {
@@ -176,6 +185,7 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 		}
 		var e ExitPages
 		if e, err = s.ExitPages(ctx, q); err != nil {
+			err = narrowed(err)
 			break
 		}
 		for _, r := range e.Rows {
@@ -190,7 +200,7 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 		}
 		pn.Title, pn.Caption = "Countries", "Page views by country"
 		pn.Empty = "No page views of a known country in this range."
-		err = breakdown("Country", func() (Breakdown, error) { return c.Countries(ctx, q) }, countryLabel)
+		err = breakdown("Country", DimCountry, func() (Breakdown, error) { return c.Countries(ctx, q) }, countryLabel)
 	case "browsers", "operating-systems":
 		s, ok := src.(SoftwareSource)
 		if !ok {
@@ -198,10 +208,10 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 		}
 		if id == "browsers" {
 			pn.Title, pn.Caption = "Browsers", "Page views by browser"
-			err = breakdown("Browser", func() (Breakdown, error) { return s.Browsers(ctx, q) }, nil)
+			err = breakdown("Browser", DimBrowser, func() (Breakdown, error) { return s.Browsers(ctx, q) }, nil)
 		} else {
 			pn.Title, pn.Caption = "Operating systems", "Page views by operating system"
-			err = breakdown("System", func() (Breakdown, error) { return s.OperatingSystems(ctx, q) }, nil)
+			err = breakdown("System", DimOS, func() (Breakdown, error) { return s.OperatingSystems(ctx, q) }, nil)
 		}
 	case "campaigns":
 		c, ok := src.(CampaignSource)
@@ -210,7 +220,7 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 		}
 		pn.Title, pn.Caption = "Campaigns", "Page views by utm_campaign"
 		pn.Empty = "No page views with a utm_campaign in this range."
-		err = breakdown("Campaign", func() (Breakdown, error) { cq := q; cq.By = DimCampaign; return c.Campaigns(ctx, cq) }, nil)
+		err = breakdown("Campaign", DimCampaign, func() (Breakdown, error) { cq := q; cq.By = DimCampaign; return c.Campaigns(ctx, cq) }, nil)
 	case "event-properties":
 		ps, ok := src.(PropertySource)
 		if !ok {
@@ -219,9 +229,6 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 		pn.Title, pn.Caption, pn.First = "Event properties", "An event's properties by count", "Property: value"
 		pn.Head = []string{"Count", "Visitors"}
 		pn.csvHead = []string{"event", "property", "value", "count", "visitors"}
-		if pn.Note != "" {
-			break
-		}
 		event := p.Event
 		if event == "" && len(topEvents) > 0 {
 			event = topEvents[0].Event
@@ -243,10 +250,12 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 		pq := q
 		pq.Event = event
 		if e, err = ps.EventProperties(ctx, pq); err != nil {
+			err = narrowed(err)
 			break
 		}
 		for _, v := range e.Properties[:min(len(e.Properties), max(q.Limit, 10))] {
-			pn.Rows = append(pn.Rows, panelRow{Label: v.Property + ": " + v.Value, Code: true, Cells: []string{num(v.Count), num(v.Users)},
+			pn.Rows = append(pn.Rows, panelRow{Label: v.Property + ": " + v.Value, Code: true,
+				Filter: cell(DimProp, PropFilter(v.Property, v.Value), v.Property+": "+v.Value), Cells: []string{num(v.Count), num(v.Users)},
 				csv: []string{event, v.Property, v.Value, num(v.Count), num(v.Users)}})
 		}
 	}

@@ -82,7 +82,7 @@ func TestBrowserDashboardPanels(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.New(t, 120*time.Second)
 	b := setup(t, store.SQLite)
-	seedSite(t, b)
+	hits := seedSite(t, b)
 	svc, err := reporting.NewService(&reporting.Options{Analytics: b.analytics, Now: b.clock.Now})
 	require.NoError(t, err)
 	d, err := reporting.NewDashboard(svc, nil)
@@ -112,19 +112,64 @@ func TestBrowserDashboardPanels(t *testing.T) {
 	require.NoError(t, browsertest.SetScheme(ctx, "light"))
 	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "reports-panels")
 
-	// An entry page narrows the report (a chip); the panels that are not
-	// kept per page say so; the chip drops the filter.
+	// Rows add filters that stack, each a chip: an entry page, then a
+	// country by keyboard, then a goal. Every panel narrows with them, and
+	// the totals are those counted here from the raw hits they keep.
+	from := now.AddDate(0, 0, 1-reporting.DashboardRanges[0]).Format(time.DateOnly)
+	kept := func(keep func(reporting.Hit) bool) (views, visitors int) {
+		seen := map[string]bool{}
+		for _, h := range hits {
+			if h.Event == "" && h.Day >= from && keep(h) {
+				views++
+				if k := h.Day + h.Visitor; !seen[k] {
+					seen[k] = true
+					visitors++
+				}
+			}
+		}
+		return views, visitors
+	}
+	reached := map[string]bool{} // day+visitor who saw /thanks
+	for _, h := range hits {
+		if h.Path == "/thanks" && h.Event == "" {
+			reached[h.Day+h.Visitor] = true
+		}
+	}
+	totals := func(views, visitors int) {
+		t.Helper()
+		require.Regexp(t, fmt.Sprintf(`Visitors\s+%d\b`, visitors), text(".totals"))
+		require.Regexp(t, fmt.Sprintf(`Page views\s+%d\b`, views), text(".totals"))
+	}
 	run(chromedp.EmulateViewport(1280, 900), chromedp.Click(chromedp.CSS(`#entry-pages a[href*="page=%2Fpricing"]`)),
 		chromedp.WaitVisible(chromedp.CSS(".chip")))
 	require.Contains(t, text(".chips"), "the page /pricing")
-	require.Contains(t, text("#countries"), "Not kept per page, source or device.")
+	require.NotContains(t, text("main"), "Not kept", "every panel narrows by page")
+	run(chromedp.Focus(chromedp.CSS(`#countries a[href*="country=DE"]`)))
+	browsertest.Press(t, ctx, "\r", true)
+	run(chromedp.WaitVisible(chromedp.CSS(".chips li:nth-child(2)")))
+	require.Contains(t, text(".chips"), "visits from Germany")
+	require.Contains(t, text(".filter"), "Showing only the page /pricing and visits from Germany.")
+	totals(kept(func(h reporting.Hit) bool { return h.Path == "/pricing" && h.Country == "DE" }))
+	require.Contains(t, text("#countries"), "Germany")
+	require.NotContains(t, text("#countries"), "France", "the country's views alone")
+	run(chromedp.Click(chromedp.CSS(`#goals a[href*="goal="]`)), chromedp.WaitVisible(chromedp.CSS(".chips li:nth-child(3)")))
+	require.Contains(t, text(".chips"), "visitors who reached “Reached thank-you page”")
+	views, visitors := kept(func(h reporting.Hit) bool {
+		return h.Path == "/pricing" && h.Country == "DE" && reached[h.Day+h.Visitor]
+	})
+	require.Positive(t, views)
+	totals(views, visitors)
 	for _, scheme := range []string{"light", "dark"} {
 		require.NoError(t, browsertest.SetScheme(ctx, scheme))
-		browsertest.NoViolations(t, ctx, "the dashboard filtered, "+scheme)
+		browsertest.NoViolations(t, ctx, "the dashboard filtered three ways, "+scheme)
 	}
 	require.NoError(t, browsertest.SetScheme(ctx, "light"))
 	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "reports-panels-filtered")
-	run(chromedp.Click(chromedp.CSS(".chip")), chromedp.WaitNotPresent(chromedp.CSS(".chip")))
+	// The country's chip drops it alone.
+	run(chromedp.Click(chromedp.CSS(`.chip[href*="goal="]:not([href*="country="])`)), chromedp.WaitNotPresent(chromedp.CSS(".chips li:nth-child(3)")))
+	require.NotContains(t, text(".chips"), "Germany")
+	totals(kept(func(h reporting.Hit) bool { return h.Path == "/pricing" && reached[h.Day+h.Visitor] }))
+	run(chromedp.Navigate(srv.URL+"/reporting"), chromedp.WaitVisible(chromedp.CSS("figure.chart")))
 
 	// An event's properties, chosen by keyboard: the select, then its
 	// button; no JavaScript needed.

@@ -224,6 +224,7 @@ func (d *Dashboard) shared(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := &dashboardPage{Path: path, SharedName: l.Name}
 	q := pickRange(r, p)
+	d.nameGoals(r.Context(), p)
 	if e := r.URL.Query().Get("export"); e != "" {
 		return d.export(w, r, e, q)
 	}

@@ -3,6 +3,7 @@ package reporting
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -108,7 +109,7 @@ type Store interface {
 	// all); for DimTotal, one row per day, by day, with Key the day.
 	Daily(ctx context.Context, dim, from, to string, limit int) ([]DailyRow, error)
 	// Filtered is Daily over only the page views that have every one of
-	// fs (one to three filters of distinct FilterDims dimensions): the
+	// fs (one to three filters of distinct PairDims dimensions): the
 	// rows of dim (DimPage, DimSource or DimDevice; a filtered dimension
 	// gives its value's row alone), or for DimTotal one row per day.
 	// Sessions are those that began with such a view; Duration is not
@@ -126,22 +127,58 @@ type Store interface {
 }
 
 // Filter narrows a report to the page views with one value of one
-// dimension: Dim is DimPage (Value a path), DimSource or DimDevice.
+// dimension (one of FilterDims): Dim is DimPage (Value a path),
+// DimSource, DimDevice, DimCountry (an ISO code), DimBrowser, DimOS, a
+// campaign dimension (CampaignDims), DimGoal (Value a goal's ID: the
+// views of the visitors who reached the goal that day) or DimProp (Value
+// "name:value", split at the first colon: the views of the visitors who
+// sent an event with that property that day).
 type Filter struct {
 	Dim, Value string
 }
 
 // FilterDims are the dimensions a report can be filtered by, in the
-// order the dashboard's query parameters are read.
-var FilterDims = []string{DimPage, DimSource, DimDevice}
+// order the dashboard's query parameters are read and filters are
+// listed.
+var FilterDims = []string{DimPage, DimSource, DimDevice, DimCountry, DimBrowser, DimOS, DimMedium, DimCampaign, DimTerm, DimContent,
+	DimGoal, DimProp}
+
+// PairDims are the dimensions whose pairs and triples the first-party
+// store keeps over their whole history (Store.Filtered); a report
+// filtered by others reads the views kept by visitor (SegmentStore).
+var PairDims = []string{DimPage, DimSource, DimDevice}
+
+// PropFilter is the Filter value of an event property: "name:value".
+func PropFilter(name, value string) string { return name + ":" + value }
+
+// SplitPropFilter is PropFilter undone, at the first colon.
+func SplitPropFilter(v string) (name, value string, ok bool) {
+	name, value, ok = strings.Cut(v, ":")
+	return name, value, ok && name != ""
+}
 
 // IsZero reports whether f filters nothing.
 func (f Filter) IsZero() bool { return f == Filter{} }
 
 // Valid reports whether f is zero or names a FilterDims dimension and a
-// value.
+// value of its kind (a goal's ID a positive number, a property
+// "name:value").
 func (f Filter) Valid() bool {
-	return f.IsZero() || f.Value != "" && (f.Dim == DimPage || f.Dim == DimSource || f.Dim == DimDevice)
+	if f.IsZero() {
+		return true
+	}
+	if f.Value == "" || !slices.Contains(FilterDims, f.Dim) {
+		return false
+	}
+	switch f.Dim {
+	case DimGoal:
+		id, err := strconv.ParseInt(f.Value, 10, 64)
+		return err == nil && id > 0
+	case DimProp:
+		_, _, ok := SplitPropFilter(f.Value)
+		return ok
+	}
+	return true
 }
 
 // Filters narrow a report to the page views that have all of them (AND),

@@ -78,8 +78,11 @@ type fieldFilter struct {
 	} `json:"stringFilter"`
 }
 
-// gaDimensions are the GA4 dimensions a report's filter names.
-var gaDimensions = map[string]string{reporting.DimPage: "pagePath", reporting.DimSource: "sessionSource", reporting.DimDevice: "deviceCategory"}
+// gaDimensions are the GA4 dimensions a report's filter names (GA4 has no
+// goal or property filter of ours: those are reporting.ErrBadFilter).
+var gaDimensions = map[string]string{reporting.DimPage: "pagePath", reporting.DimSource: "sessionSource", reporting.DimDevice: "deviceCategory",
+	reporting.DimCountry: "countryId", reporting.DimBrowser: "browser", reporting.DimOS: "operatingSystem", reporting.DimMedium: "sessionMedium",
+	reporting.DimCampaign: "sessionCampaignName", reporting.DimTerm: "sessionManualTerm", reporting.DimContent: "sessionManualAdContent"}
 
 // gaFilter is q's filters as GA4 takes them: nil for none, one filter as
 // itself, several as an andGroup.

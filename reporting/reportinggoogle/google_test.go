@@ -246,7 +246,18 @@ func TestGA4(t *testing.T) {
 	require.Contains(t, calls[len(calls)-1], `"dimensionFilter":{"andGroup":{"expressions":[`+
 		`{"filter":{"fieldName":"pagePath","stringFilter":{"caseSensitive":true,"matchType":"EXACT","value":"/shoes"}}},`+
 		`{"filter":{"fieldName":"deviceCategory","stringFilter":{"caseSensitive":true,"matchType":"EXACT","value":"mobile"}}}]}}`)
-	_, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 7, Filters: reporting.Filters{{Dim: reporting.DimCountry, Value: "DE"}}})
+	// A country and a campaign, as GA4 names them.
+	_, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 7, Filters: reporting.Filters{{Dim: reporting.DimCountry, Value: "DE"},
+		{Dim: reporting.DimCampaign, Value: "spring"}}})
+	require.NoError(t, err)
+	calls = g.Calls()
+	require.Contains(t, calls[len(calls)-1], `"dimensionFilter":{"andGroup":{"expressions":[`+
+		`{"filter":{"fieldName":"countryId","stringFilter":{"caseSensitive":true,"matchType":"EXACT","value":"DE"}}},`+
+		`{"filter":{"fieldName":"sessionCampaignName","stringFilter":{"caseSensitive":true,"matchType":"EXACT","value":"spring"}}}]}}`)
+	// Our goals and event properties are not GA4's.
+	_, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 7, Filters: reporting.Filters{{Dim: reporting.DimGoal, Value: "1"}}})
+	require.ErrorIs(t, err, reporting.ErrBadFilter)
+	_, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 7, Filters: reporting.Filters{{Dim: reporting.DimProp, Value: "plan:pro"}}})
 	require.ErrorIs(t, err, reporting.ErrBadFilter)
 	_, err = src.Overview(ctx, reporting.AnalyticsQuery{Days: 7, Filters: reporting.Filters{{Dim: reporting.DimDevice, Value: "mobile"},
 		{Dim: reporting.DimDevice, Value: "desktop"}}})

@@ -3,6 +3,7 @@
 package reportingsql
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"errors"
@@ -146,7 +147,7 @@ func run(ctx context.Context, tx *sqlx.Tx, q string, args []any, scan func(*sqlx
 // Column types of the multi-row statements.
 var (
 	seenTypes    = []string{"text", "text", "text", "timestamptz"}
-	sessionTypes = []string{"text", "text", "text", "timestamptz", "text", "text", "bigint"}
+	sessionTypes = []string{"text", "text", "text", "timestamptz", "text", "text", "bigint", "bigint", "bigint"}
 	rollupTypes  = []string{"text", "text", "text", "text", "bigint", "bigint", "bigint", "bigint", "bigint"}
 	countTypes   = []string{"text", "text", "text", "text", "text", "bigint", "bigint", "bigint"}
 )
@@ -164,6 +165,9 @@ type session struct {
 	page, entry string
 	hits        int64
 	changed     bool
+	// entryRow and lastRow are the reporting_views rows (row_key) of the
+	// session's first and last page views (0 when not known).
+	entryRow, lastRow int64
 }
 
 // scopes name a visitor's unique per dimension value in reporting_seen.
@@ -179,7 +183,7 @@ var campaignScopes = [...]string{"m:", "n:", "k:", "o:"}
 // every page view walks it).
 var pairs = []pair{newPair('P', 0, 1), newPair('Q', 0, 2), newPair('R', 1, 2)}
 
-// pair is two dimensions (indexes into reporting.FilterDims), the scope
+// pair is two dimensions (indexes into reporting.PairDims), the scope
 // code of its uniques, and its name in reporting_pairs.
 type pair struct {
 	code byte
@@ -188,7 +192,7 @@ type pair struct {
 }
 
 func newPair(code byte, a, b int) pair {
-	return pair{code, a, b, reporting.FilterDims[a] + ">" + reporting.FilterDims[b]}
+	return pair{code, a, b, reporting.PairDims[a] + ">" + reporting.PairDims[b]}
 }
 
 // pairByCode is the pair whose uniques have scope code c.
@@ -206,9 +210,9 @@ func pairByCode(c byte) (pair, bool) {
 func pairOf(x, y string) (pair, bool, bool) {
 	for _, p := range pairs {
 		switch {
-		case reporting.FilterDims[p.a] == x && reporting.FilterDims[p.b] == y:
+		case reporting.PairDims[p.a] == x && reporting.PairDims[p.b] == y:
 			return p, true, true
-		case reporting.FilterDims[p.a] == y && reporting.FilterDims[p.b] == x:
+		case reporting.PairDims[p.a] == y && reporting.PairDims[p.b] == x:
 			return p, false, true
 		}
 	}
@@ -268,7 +272,7 @@ func lastViews(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[visi
 	slices.Sort(visitors)
 	days, visitors = slices.Compact(days), slices.Compact(visitors)
 	for chunk := range slices.Chunk(visitors, rowsPerStatement) {
-		q, args, err := sqlx.In(`SELECT day, visitor, last_seen, page, entry, hits FROM reporting_seen WHERE scope = 't:' AND day IN (?) AND visitor IN (?)`, days, chunk)
+		q, args, err := sqlx.In(`SELECT day, visitor, last_seen, page, entry, hits, entry_row, last_row FROM reporting_seen WHERE scope = 't:' AND day IN (?) AND visitor IN (?)`, days, chunk)
 		if err != nil {
 			return nil, err
 		}
@@ -325,12 +329,13 @@ func lastViewsKeyed(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map
 	return last, rows.Err()
 }
 
-// scanSession reads a row of day, visitor, last_seen, page, entry, hits.
+// scanSession reads a row of day, visitor, last_seen, page, entry, hits,
+// entry_row, last_row.
 func scanSession(rows *sqlx.Rows) (visit, *session, error) {
 	var v visit
 	var at store.Time
 	s := &session{}
-	if err := rows.Scan(&v.day, &v.visitor, &at, &s.page, &s.entry, &s.hits); err != nil {
+	if err := rows.Scan(&v.day, &v.visitor, &at, &s.page, &s.entry, &s.hits, &s.entryRow, &s.lastRow); err != nil {
 		return v, nil, err
 	}
 	s.at = at.Time
@@ -339,7 +344,7 @@ func scanSession(rows *sqlx.Rows) (visit, *session, error) {
 
 // lastViewsKeyedQuery reads the last views of (day, visitor) pairs given
 // as two arrays.
-const lastViewsKeyedQuery = `SELECT s.day, s.visitor, s.last_seen, s.page, s.entry, s.hits
+const lastViewsKeyedQuery = `SELECT s.day, s.visitor, s.last_seen, s.page, s.entry, s.hits, s.entry_row, s.last_row
 	FROM unnest($1::text[], $2::text[]) AS k(day, visitor)
 	JOIN reporting_seen s ON s.day = k.day AND s.visitor = k.visitor AND s.scope = 't:'`
 
@@ -350,6 +355,10 @@ type tally struct {
 	paired  map[pairKey]*reporting.DailyRow
 	tripled map[tripleKey]*reporting.DailyRow
 	seen    [][]any
+	// views are the changes to reporting_views rows, events to
+	// reporting_visitor_events rows.
+	views  map[viewKey]*viewRow
+	events map[eventKey]int64
 	// software is each visitor's browser and operating system: one each
 	// for a day (the visitor is a hash of the user agent), so a visitor
 	// new that day is new for them, and they need no uniques of their own.
@@ -379,29 +388,41 @@ func (t *tally) row(day, dim, key string) *reporting.DailyRow {
 
 // begin starts a session with a page view: an entrance and an exit of
 // its page, and a bounce until another hit comes.
-func (t *tally) begin(h reporting.Hit, total *reporting.DailyRow) *session {
+func (t *tally) begin(h reporting.Hit, total *reporting.DailyRow, row viewKey) *session {
 	total.Sessions++
 	total.Bounces++
 	e := t.add(h.Day, reporting.DimEntry, h.Path, h.Title)
 	e.Sessions++
 	e.Bounces++
 	t.add(h.Day, reporting.DimExit, h.Path, h.Title)
-	return &session{at: h.At, page: h.Path, entry: h.Path, hits: 1, changed: true}
+	v := t.view(row)
+	v.sessions++
+	v.bounces++
+	v.exits++
+	return &session{at: h.At, page: h.Path, entry: h.Path, hits: 1, changed: true, entryRow: row.row, lastRow: row.row}
 }
 
 // extend adds a hit at to s: the time since its last hit to the length
 // of the visit (in the total and its entry page's row), and a second hit
 // makes it no bounce.
-func (t *tally) extend(day string, s *session, at time.Time) {
+func (t *tally) extend(v visit, s *session, at time.Time) {
+	day := v.day
 	total := t.row(day, reporting.DimTotal, "")
 	var entry *reporting.DailyRow
 	if s.entry != "" {
 		entry = t.row(day, reporting.DimEntry, s.entry)
 	}
+	var entryView *viewRow // the row of the session's first view
+	if s.entryRow != 0 {
+		entryView = t.view(viewKey{day, visitorNumber(v), s.entryRow})
+	}
 	if gap := at.Sub(s.at); gap > 0 {
 		total.Duration += int64(gap / time.Second)
 		if entry != nil {
 			entry.Duration += int64(gap / time.Second)
+		}
+		if entryView != nil {
+			entryView.duration += int64(gap / time.Second)
 		}
 		s.at = at
 	}
@@ -409,6 +430,9 @@ func (t *tally) extend(day string, s *session, at time.Time) {
 		total.Bounces--
 		if entry != nil {
 			entry.Bounces--
+		}
+		if entryView != nil {
+			entryView.bounces--
 		}
 	}
 	if s.hits > 0 {
@@ -421,7 +445,7 @@ func (t *tally) extend(day string, s *session, at time.Time) {
 // moving each visitor's session in last forward.
 func tallyHits(hits []reporting.Hit, last map[visit]*session, goals []reporting.Goal) *tally {
 	t := &tally{inc: map[rollupKey]*reporting.DailyRow{}, paired: map[pairKey]*reporting.DailyRow{}, tripled: map[tripleKey]*reporting.DailyRow{},
-		software: map[visit][2]string{}}
+		software: map[visit][2]string{}, views: map[viewKey]*viewRow{}, events: map[eventKey]int64{}}
 	for _, h := range hits {
 		at := store.NewTime(h.At)
 		v := visit{h.Day, h.Visitor}
@@ -435,25 +459,36 @@ func tallyHits(hits []reporting.Hit, last map[visit]*session, goals []reporting.
 		if h.Event != "" {
 			// An event within a visitor's session extends it.
 			if s := last[v]; s != nil && h.At.Sub(s.at) <= reporting.SessionGap {
-				t.extend(h.Day, s, h.At)
+				t.extend(v, s, h.At)
 			}
 			t.add(h.Day, reporting.DimEvent, h.Event, "")
 			t.seen = append(t.seen, []any{h.Day, h.Visitor, "e:" + h.Event, at})
+			n := visitorNumber(v)
+			t.events[eventKey{h.Day, n, h.Event, ""}]++
 			for _, p := range h.Props {
 				key := reporting.PropKey(h.Event, p.Name, p.Value)
 				t.add(h.Day, reporting.DimProp, key, "")
 				t.seen = append(t.seen, []any{h.Day, h.Visitor, "v:" + key, at})
+				t.events[eventKey{h.Day, n, h.Event, p.Name + propSep + p.Value}]++
 			}
 			continue
 		}
 		total := t.add(h.Day, reporting.DimTotal, "", "")
+		row := viewKey{h.Day, visitorNumber(v), rowKey(h)}
+		view := t.view(row)
+		view.views++
+		if view.dims == nil {
+			view.dims = viewDims(h)
+		} else if h.Title != "" {
+			view.dims[1] = h.Title
+		}
 		s := last[v]
 		starts := s == nil || h.At.Sub(s.at) > reporting.SessionGap
 		if starts {
-			last[v] = t.begin(h, total)
+			last[v] = t.begin(h, total, row)
 			t.seen = append(t.seen, []any{h.Day, h.Visitor, "a:" + h.Path, at})
 		} else {
-			t.extend(h.Day, s, h.At)
+			t.extend(v, s, h.At)
 			if s.page != h.Path { // the session's exit moves here
 				if s.page != "" {
 					t.row(h.Day, reporting.DimExit, s.page).Views--
@@ -461,10 +496,17 @@ func tallyHits(hits []reporting.Hit, last map[visit]*session, goals []reporting.
 				t.add(h.Day, reporting.DimExit, h.Path, h.Title)
 				s.page = h.Path
 			}
+			if s.lastRow != row.row { // and its last view's row
+				if s.lastRow != 0 {
+					t.view(viewKey{h.Day, row.visitor, s.lastRow}).exits--
+				}
+				view.exits++
+				s.lastRow = row.row
+			}
 		}
-		vals := [...]string{h.Path, h.Source, h.Device} // as reporting.FilterDims
+		vals := [...]string{h.Path, h.Source, h.Device} // as reporting.PairDims
 		labels := [...]string{h.Title, "", ""}
-		for i, dim := range reporting.FilterDims {
+		for i, dim := range reporting.PairDims {
 			if r := t.add(h.Day, dim, vals[i], labels[i]); starts {
 				r.Sessions++
 			}
@@ -572,13 +614,16 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session)
 	var lasts [][]any
 	for v, s := range last {
 		if s.changed {
-			lasts = append(lasts, []any{v.day, v.visitor, "t:", store.NewTime(s.at), s.page, s.entry, s.hits})
+			lasts = append(lasts, []any{v.day, v.visitor, "t:", store.NewTime(s.at), s.page, s.entry, s.hits, s.entryRow, s.lastRow})
 		}
 	}
 	sorted(lasts, 3)
-	if err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen, page, entry, hits) VALUES %s
+	if err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen, page, entry, hits, entry_row, last_row) VALUES %s
 		ON CONFLICT (day, visitor, scope) DO UPDATE SET last_seen = excluded.last_seen, page = excluded.page,
-		entry = excluded.entry, hits = excluded.hits`, sessionTypes, lasts, nil); err != nil {
+		entry = excluded.entry, hits = excluded.hits, entry_row = excluded.entry_row, last_row = excluded.last_row`, sessionTypes, lasts, nil); err != nil {
+		return err
+	}
+	if err := t.writeSegments(ctx, tx); err != nil {
 		return err
 	}
 	var rollups [][]any
@@ -650,7 +695,14 @@ func addCounts(ctx context.Context, tx *sqlx.Tx, table, cols, key string, rows [
 func sorted(rows [][]any, n int) [][]any {
 	slices.SortFunc(rows, func(a, b []any) int {
 		for i := range n {
-			if c := strings.Compare(a[i].(string), b[i].(string)); c != 0 {
+			var c int
+			switch x := a[i].(type) {
+			case string:
+				c = strings.Compare(x, b[i].(string))
+			case int64:
+				c = cmp.Compare(x, b[i].(int64))
+			}
+			if c != 0 {
 				return c
 			}
 		}
@@ -721,8 +773,8 @@ func (s *Store) Filtered(ctx context.Context, fs reporting.Filters, dim, from, t
 		q := `SELECT ` + key + ` AS key, ` + label + ` AS label, SUM(views) AS views, SUM(visitors) AS visitors, SUM(sessions) AS sessions,
 			0 AS duration_seconds FROM ` + table + ` WHERE ` + cond + ` AND day >= ? AND day <= ?` + group + order
 		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(q), append(args, from, to)...)
-	case len(fs) == 2 && slices.Contains(reporting.FilterDims, dim):
-		// The third dimension, from the triples of the two (FilterDims
+	case len(fs) == 2 && slices.Contains(reporting.PairDims, dim):
+		// The third dimension, from the triples of the two (PairDims
 		// are the triples' column names).
 		cond, args := fs[0].Dim+" = ? AND "+fs[1].Dim+" = ?", []any{fs[0].Value, fs[1].Value}
 		label := "''"
@@ -915,7 +967,7 @@ func (s *Store) Prune(ctx context.Context, day string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for _, table := range []string{"reporting_pairs", "reporting_triples"} {
+	for _, table := range []string{"reporting_pairs", "reporting_triples", "reporting_views", "reporting_visitor_events"} {
 		if _, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM `+table+` WHERE day < ?`), day); err != nil {
 			return 0, fmt.Errorf("reportingsql: prune: %w", err)
 		}

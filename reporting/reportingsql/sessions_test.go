@@ -129,7 +129,9 @@ func TestSessionsAgainstRawHits(t *testing.T) {
 		require.InDelta(t, float64(bounces)/float64(len(all)), *over.Totals.BounceRate, 1e-9)
 		filtered, err := a.Overview(ctx, reporting.AnalyticsQuery{Days: 1, Filters: reporting.Filters{{Dim: reporting.DimPage, Value: "/"}}})
 		require.NoError(t, err)
-		require.Nil(t, filtered.Totals.BounceRate, "not kept per page")
+		require.NotNil(t, filtered.Totals.BounceRate, "from the views kept by visitor")
+		require.InDelta(t, float64(entryBounces["/"])/float64(entries["/"]), *filtered.Totals.BounceRate, 1e-9)
+		require.InDelta(t, float64(entrySeconds["/"])/float64(entries["/"]), filtered.Totals.AvgEngagementSeconds, 1e-9)
 
 		in, err := a.EntryPages(ctx, q)
 		require.NoError(t, err)
@@ -152,8 +154,13 @@ func TestSessionsAgainstRawHits(t *testing.T) {
 		}
 		require.Equal(t, exits, got)
 		require.True(t, slices.IsSortedFunc(out.Rows, func(a, b reporting.ExitPage) int { return int(b.Exits - a.Exits) }), "by exits")
-		_, err = a.EntryPages(ctx, reporting.AnalyticsQuery{Days: 1, Filters: reporting.Filters{{Dim: reporting.DimDevice, Value: "mobile"}}})
-		require.ErrorIs(t, err, reporting.ErrBadFilter)
+		// Every view was on a desktop: narrowed to it, the same pages.
+		narrowed, err := a.EntryPages(ctx, reporting.AnalyticsQuery{Days: 1, Limit: 100, Filters: reporting.Filters{{Dim: reporting.DimDevice, Value: "desktop"}}})
+		require.NoError(t, err)
+		require.Equal(t, in, narrowed)
+		none, err := a.EntryPages(ctx, reporting.AnalyticsQuery{Days: 1, Filters: reporting.Filters{{Dim: reporting.DimDevice, Value: "mobile"}}})
+		require.NoError(t, err)
+		require.Empty(t, none.Rows)
 	})
 }
 

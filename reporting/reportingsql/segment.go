@@ -1,0 +1,392 @@
+package reportingsql
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// A visitor's page views of a day by every value they had, and their
+// events, for reports narrowed by any dimensions together (Segment).
+
+// viewKey names a reporting_views row: a visitor's views of a day with
+// one set of values.
+type viewKey struct {
+	day          string
+	visitor, row int64
+}
+
+// viewDimCount is how many values a reporting_views row keeps: page,
+// label, source, device, country, browser, os and the four campaign
+// values (viewColumns).
+const viewDimCount = 11
+
+// viewColumns are reporting_views' value columns, in viewDims' order.
+const viewColumns = "page, label, source, device, country, browser, os, medium, campaign, term, content"
+
+// viewRow is a batch's change to a reporting_views row. dims are its
+// values when the batch saw one of its views; nil for a row written
+// before that the batch changes only (a session's bounce, length or exit
+// moving).
+type viewRow struct {
+	dims                                      *[viewDimCount]string
+	views, sessions, bounces, duration, exits int64
+}
+
+// eventKey names a reporting_visitor_events row: prop is "" for the
+// event itself, else "name<propSep>value".
+type eventKey struct {
+	day         string
+	visitor     int64
+	event, prop string
+}
+
+// propSep joins a property's name and value, as reporting.PropKey does.
+const propSep = "\x1f"
+
+// Column types of the statements that write them.
+var (
+	viewTypes      = []string{"text", "bigint", "bigint", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "bigint", "bigint", "bigint", "bigint", "bigint"}
+	viewDeltaTypes = []string{"text", "bigint", "bigint", "bigint", "bigint", "bigint"}
+	eventTypes     = []string{"text", "bigint", "text", "text", "bigint"}
+)
+
+// view is the batch's change to the row k.
+func (t *tally) view(k viewKey) *viewRow {
+	r := t.views[k]
+	if r == nil {
+		r = &viewRow{}
+		t.views[k] = r
+	}
+	return r
+}
+
+// visitorNumber is the number reporting_views keeps for a visitor of a
+// day: a 64-bit hash of the day and the day's visitor hash, so the same
+// hash on two days is two visitors, as the rollups count them.
+func visitorNumber(v visit) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(v.day))
+	h.Write([]byte{0})
+	h.Write([]byte(v.visitor))
+	return int64(h.Sum64())
+}
+
+// viewDims are a page view's values as reporting_views keeps them.
+func viewDims(h reporting.Hit) *[viewDimCount]string {
+	return &[viewDimCount]string{h.Path, h.Title, h.Source, h.Device, h.Country, h.Browser, h.OS,
+		h.Campaign[0], h.Campaign[1], h.Campaign[2], h.Campaign[3]}
+}
+
+// rowKey is a 64-bit hash of a page view's values (not its title), never
+// 0 (which stands for a row not known).
+func rowKey(h reporting.Hit) int64 {
+	f := fnv.New64a()
+	for _, v := range [...]string{h.Path, h.Source, h.Device, h.Country, h.Browser, h.OS, h.Campaign[0], h.Campaign[1], h.Campaign[2], h.Campaign[3]} {
+		f.Write([]byte(v))
+		f.Write([]byte{0})
+	}
+	if k := int64(f.Sum64()); k != 0 {
+		return k
+	}
+	return 1
+}
+
+// writeSegments writes the batch's reporting_views rows (added to those
+// kept), the changes to rows of earlier batches, and the visitors' events.
+func (t *tally) writeSegments(ctx context.Context, tx *sqlx.Tx) error {
+	var rows, deltas, events [][]any
+	for k, v := range t.views {
+		switch {
+		case v.dims != nil:
+			r := make([]any, 0, len(viewTypes))
+			r = append(r, k.day, k.visitor, k.row)
+			for _, d := range v.dims {
+				r = append(r, d)
+			}
+			rows = append(rows, append(r, v.views, v.sessions, v.bounces, v.duration, v.exits))
+		case v.bounces != 0 || v.duration != 0 || v.exits != 0:
+			deltas = append(deltas, []any{k.day, k.visitor, k.row, v.bounces, v.duration, v.exits})
+		}
+	}
+	for k, n := range t.events {
+		events = append(events, []any{k.day, k.visitor, k.event, k.prop, n})
+	}
+	if err := values(ctx, tx, `INSERT INTO reporting_views (day, visitor, row_key, `+viewColumns+`, views, sessions, bounces, duration_seconds, exits)
+		VALUES %s ON CONFLICT (day, visitor, row_key) DO UPDATE SET views = reporting_views.views + excluded.views,
+		sessions = reporting_views.sessions + excluded.sessions, bounces = reporting_views.bounces + excluded.bounces,
+		duration_seconds = reporting_views.duration_seconds + excluded.duration_seconds, exits = reporting_views.exits + excluded.exits,
+		label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE reporting_views.label END`, viewTypes, sorted(rows, 3), nil); err != nil {
+		return err
+	}
+	// A row no longer kept (pruned) is not made again.
+	if err := values(ctx, tx, `WITH d (day, visitor, row_key, bounces, duration_seconds, exits) AS (VALUES %s)
+		UPDATE reporting_views SET bounces = reporting_views.bounces + d.bounces,
+		duration_seconds = reporting_views.duration_seconds + d.duration_seconds, exits = reporting_views.exits + d.exits
+		FROM d WHERE reporting_views.day = d.day AND reporting_views.visitor = d.visitor AND reporting_views.row_key = d.row_key`,
+		viewDeltaTypes, sorted(deltas, 3), nil); err != nil {
+		return err
+	}
+	return values(ctx, tx, `INSERT INTO reporting_visitor_events (day, visitor, event, prop, count) VALUES %s
+		ON CONFLICT (day, visitor, event, prop) DO UPDATE SET count = reporting_visitor_events.count + excluded.count`,
+		eventTypes, sorted(events, 4), nil)
+}
+
+var _ reporting.SegmentStore = (*Store)(nil)
+
+// viewDims are the dimensions reporting_views keeps a column of (named
+// as the dimension), and whether a view without one is left out of its
+// report (as the rollups leave it).
+var viewDimColumns = map[string]bool{reporting.DimPage: false, reporting.DimSource: false, reporting.DimDevice: false,
+	reporting.DimCountry: true, reporting.DimBrowser: true, reporting.DimOS: true,
+	reporting.DimMedium: true, reporting.DimCampaign: true, reporting.DimTerm: true, reporting.DimContent: true}
+
+// Segment implements reporting.SegmentStore.
+func (s *Store) Segment(ctx context.Context, fs reporting.Filters, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
+	if !fs.Valid() {
+		return nil, fmt.Errorf("reportingsql: segment: not a set of filters: %v: %w", fs, reporting.ErrBadFilter)
+	}
+	var goals []reporting.Goal
+	if _, ok := fs.Value(reporting.DimGoal); ok || dim == reporting.DimGoal {
+		var err error
+		if goals, err = readGoals(ctx, s.db.Reader()); err != nil {
+			return nil, fmt.Errorf("reportingsql: segment: %w", err)
+		}
+	}
+	n, err := s.narrow(fs, goals)
+	if err != nil {
+		return nil, err
+	}
+	var rows []reporting.DailyRow
+	switch {
+	case dim == reporting.DimGoal:
+		rows, err = s.segmentGoals(ctx, n, goals, from, to)
+	case dim == reporting.DimEvent || dim == reporting.DimProp:
+		rows, err = s.segmentEvents(ctx, n, dim, from, to, limit)
+	default:
+		rows, err = s.segmentViews(ctx, n, dim, from, to, limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reportingsql: segment %s by %v: %w", dim, fs, err)
+	}
+	return rows, nil
+}
+
+// narrowing is a set of filters as SQL: the conditions a reporting_views
+// row must meet itself (its values), and those its visitor must meet
+// that day (a goal reached, a property sent).
+type narrowing struct {
+	views   []string // "col = ?"
+	viewArg []any
+	// visitor conditions, each with %[1]s for the alias whose day and
+	// visitor they are about.
+	visitor    []string
+	visitorArg []any
+}
+
+// narrow makes fs a narrowing.
+func (s *Store) narrow(fs reporting.Filters, goals []reporting.Goal) (narrowing, error) {
+	var n narrowing
+	for _, f := range fs.Sorted() {
+		switch f.Dim {
+		case reporting.DimGoal:
+			id, _ := strconv.ParseInt(f.Value, 10, 64)
+			i := slices.IndexFunc(goals, func(g reporting.Goal) bool { return g.ID == id })
+			if i < 0 {
+				return n, fmt.Errorf("reportingsql: segment: no goal %d: %w", id, reporting.ErrBadFilter)
+			}
+			cond, args := s.reached(goals[i], "gf")
+			n.visitor = append(n.visitor, cond)
+			n.visitorArg = append(n.visitorArg, args...)
+		case reporting.DimProp:
+			name, value, _ := reporting.SplitPropFilter(f.Value)
+			n.visitor = append(n.visitor, `EXISTS (SELECT 1 FROM reporting_visitor_events pf WHERE pf.day = %[1]s.day AND pf.visitor = %[1]s.visitor AND pf.prop = ?)`)
+			n.visitorArg = append(n.visitorArg, name+propSep+value)
+		default:
+			n.views = append(n.views, f.Dim+" = ?")
+			n.viewArg = append(n.viewArg, f.Value)
+		}
+	}
+	return n, nil
+}
+
+// reached is the condition that the visitor of alias %[1]s reached g that
+// day, its subquery's alias a.
+func (s *Store) reached(g reporting.Goal, a string) (string, []any) {
+	if g.Event != "" {
+		prop := ""
+		if g.Property != "" {
+			prop = g.Property + propSep + g.Value
+		}
+		return `EXISTS (SELECT 1 FROM reporting_visitor_events ` + a + ` WHERE ` + a + `.day = %[1]s.day AND ` + a + `.visitor = %[1]s.visitor
+			AND ` + a + `.event = ? AND ` + a + `.prop = ?)`, []any{g.Event, prop}
+	}
+	cond, arg := s.glob(a+".page", g.Page)
+	return `EXISTS (SELECT 1 FROM reporting_views ` + a + ` WHERE ` + a + `.day = %[1]s.day AND ` + a + `.visitor = %[1]s.visitor AND ` + cond + `)`,
+		[]any{arg}
+}
+
+// glob is the condition that col matches a goal's page pattern (each *
+// any run of characters, the rest itself, letter case too): GLOB on
+// SQLite, LIKE on Postgres, the pattern's other wildcards escaped.
+func (s *Store) glob(col, pattern string) (string, any) {
+	if !strings.Contains(pattern, "*") {
+		return col + " = ?", pattern
+	}
+	if s.db.Dialect() == store.Postgres {
+		r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`, `*`, `%`)
+		return col + ` LIKE ? ESCAPE '\'`, r.Replace(pattern)
+	}
+	r := strings.NewReplacer(`[`, `[[]`, `?`, `[?]`)
+	return col + " GLOB ?", r.Replace(pattern)
+}
+
+// where is the condition on reporting_views rows of alias a (and its
+// arguments) over from..to: the rows' own values when own, else that
+// the visitor had such a view that day; and the visitor's goals and
+// properties.
+func (n narrowing) where(a string, own bool, from, to string) (string, []any) {
+	conds := []string{a + ".day >= ?", a + ".day <= ?"}
+	args := []any{from, to}
+	if len(n.views) > 0 {
+		if own {
+			for _, c := range n.views {
+				conds = append(conds, a+"."+c)
+			}
+		} else {
+			vc := make([]string, len(n.views))
+			for i, c := range n.views {
+				vc[i] = "vf." + c
+			}
+			conds = append(conds, `EXISTS (SELECT 1 FROM reporting_views vf WHERE vf.day = `+a+`.day AND vf.visitor = `+a+`.visitor AND `+
+				strings.Join(vc, " AND ")+`)`)
+		}
+		args = append(args, n.viewArg...)
+	}
+	for _, c := range n.visitor {
+		conds = append(conds, fmt.Sprintf(c, a))
+	}
+	return strings.Join(conds, " AND "), append(args, n.visitorArg...)
+}
+
+// segmentViews reads the views n keeps by dim: a row a day (DimTotal), by
+// one of their values, by the page sessions began on (DimEntry) or ended
+// on (DimExit).
+func (s *Store) segmentViews(ctx context.Context, n narrowing, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
+	cond, args := n.where("v", true, from, to)
+	counts := `SUM(v.views) AS views, COUNT(DISTINCT v.visitor) AS visitors, SUM(v.sessions) AS sessions,
+		SUM(v.duration_seconds) AS duration_seconds, SUM(v.bounces) AS bounces`
+	var q string
+	switch dim {
+	case reporting.DimTotal:
+		q = `SELECT v.day AS key, '' AS label, ` + counts + ` FROM reporting_views v WHERE ` + cond + ` GROUP BY v.day ORDER BY v.day`
+		limit = 0
+	case reporting.DimEntry:
+		q = `SELECT v.page AS key, MAX(v.label) AS label, SUM(v.sessions) AS views,
+			COUNT(DISTINCT CASE WHEN v.sessions > 0 THEN v.visitor END) AS visitors, SUM(v.sessions) AS sessions,
+			SUM(v.duration_seconds) AS duration_seconds, SUM(v.bounces) AS bounces
+			FROM reporting_views v WHERE ` + cond + ` GROUP BY v.page HAVING SUM(v.sessions) > 0 ORDER BY views DESC, key`
+	case reporting.DimExit:
+		q = `SELECT v.page AS key, MAX(v.label) AS label, SUM(v.exits) AS views, 0 AS visitors, 0 AS sessions,
+			0 AS duration_seconds, 0 AS bounces
+			FROM reporting_views v WHERE ` + cond + ` GROUP BY v.page HAVING SUM(v.exits) > 0 ORDER BY views DESC, key`
+	default:
+		skipEmpty, ok := viewDimColumns[dim]
+		if !ok {
+			return nil, fmt.Errorf("no dimension %q kept by visitor", dim)
+		}
+		label := "''"
+		if dim == reporting.DimPage {
+			label = "MAX(v.label)"
+		}
+		if skipEmpty {
+			cond += " AND v." + dim + " <> ''"
+		}
+		q = `SELECT v.` + dim + ` AS key, ` + label + ` AS label, ` + counts + ` FROM reporting_views v WHERE ` + cond +
+			` GROUP BY v.` + dim + ` ORDER BY views DESC, key`
+	}
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	var rows []reporting.DailyRow
+	err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(q), args...)
+	return rows, err
+}
+
+// segmentEvents reads the events (DimEvent) or their properties (DimProp,
+// keyed by reporting.PropKey) of the visitors n keeps.
+func (s *Store) segmentEvents(ctx context.Context, n narrowing, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
+	cond, args := n.where("e", false, from, to)
+	which := "e.prop = ''"
+	if dim == reporting.DimProp {
+		which = "e.prop <> ''"
+	}
+	q := `SELECT e.event AS event, e.prop AS prop, SUM(e.count) AS views, COUNT(DISTINCT e.visitor) AS visitors
+		FROM reporting_visitor_events e WHERE ` + which + ` AND ` + cond + ` GROUP BY e.event, e.prop ORDER BY views DESC, event, prop`
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	var found []struct {
+		Event    string `db:"event"`
+		Prop     string `db:"prop"`
+		Views    int64  `db:"views"`
+		Visitors int64  `db:"visitors"`
+	}
+	if err := s.db.Reader().SelectContext(ctx, &found, s.db.Rebind(q), args...); err != nil {
+		return nil, err
+	}
+	rows := make([]reporting.DailyRow, len(found))
+	for i, f := range found {
+		key := f.Event
+		if dim == reporting.DimProp {
+			key = f.Event + propSep + f.Prop
+		}
+		rows[i] = reporting.DailyRow{Key: key, Views: f.Views, Visitors: f.Visitors}
+	}
+	return rows, nil
+}
+
+// segmentGoals reads each goal's conversions by the visitors n keeps: a
+// row a goal with any, keyed by its ID.
+func (s *Store) segmentGoals(ctx context.Context, n narrowing, goals []reporting.Goal, from, to string) ([]reporting.DailyRow, error) {
+	var rows []reporting.DailyRow
+	for _, g := range goals {
+		var q string
+		var args []any
+		if g.Event != "" {
+			prop := ""
+			if g.Property != "" {
+				prop = g.Property + propSep + g.Value
+			}
+			cond, a := n.where("c", false, from, to)
+			q = `SELECT COALESCE(SUM(c.count), 0) AS views, COUNT(DISTINCT c.visitor) AS visitors FROM reporting_visitor_events c
+				WHERE c.event = ? AND c.prop = ? AND ` + cond
+			args = append([]any{g.Event, prop}, a...)
+		} else {
+			page, arg := s.glob("c.page", g.Page)
+			cond, a := n.where("c", false, from, to)
+			q = `SELECT COALESCE(SUM(c.views), 0) AS views, COUNT(DISTINCT c.visitor) AS visitors FROM reporting_views c
+				WHERE ` + page + ` AND ` + cond
+			args = append([]any{arg}, a...)
+		}
+		var row reporting.DailyRow
+		if err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(q), args...); err != nil {
+			return nil, err
+		}
+		if row.Views > 0 {
+			row.Key = strconv.FormatInt(g.ID, 10)
+			rows = append(rows, row)
+		}
+	}
+	return rows, nil
+}
