@@ -181,15 +181,20 @@ func (s *Store) Segment(ctx context.Context, fs reporting.Filters, dim, from, to
 }
 
 // narrowing is a set of filters as SQL: the conditions a reporting_views
-// row must meet itself (its values), and those its visitor must meet
-// that day (a goal reached, a property sent).
+// row must meet itself (its values), and the sets of (day, visitor) its
+// visitor must be in (a view with those values, a goal reached, a
+// property sent that day).
 type narrowing struct {
 	views   []string // "col = ?"
 	viewArg []any
-	// visitor conditions, each with %[1]s for the alias whose day and
-	// visitor they are about.
-	visitor    []string
-	visitorArg []any
+	sets    []visitorSet
+}
+
+// visitorSet is the (day, visitor) of the rows of table (alias k) that
+// meet cond.
+type visitorSet struct {
+	table, cond string
+	args        []any
 }
 
 // narrow makes fs a narrowing.
@@ -203,13 +208,10 @@ func (s *Store) narrow(fs reporting.Filters, goals []reporting.Goal) (narrowing,
 			if i < 0 {
 				return n, fmt.Errorf("reportingsql: segment: no goal %d: %w", id, reporting.ErrBadFilter)
 			}
-			cond, args := s.reached(goals[i], "gf")
-			n.visitor = append(n.visitor, cond)
-			n.visitorArg = append(n.visitorArg, args...)
+			n.sets = append(n.sets, s.reached(goals[i]))
 		case reporting.DimProp:
 			name, value, _ := reporting.SplitPropFilter(f.Value)
-			n.visitor = append(n.visitor, `EXISTS (SELECT 1 FROM reporting_visitor_events pf WHERE pf.day = %[1]s.day AND pf.visitor = %[1]s.visitor AND pf.prop = ?)`)
-			n.visitorArg = append(n.visitorArg, name+propSep+value)
+			n.sets = append(n.sets, visitorSet{"reporting_visitor_events", "k.prop = ?", []any{name + propSep + value}})
 		default:
 			n.views = append(n.views, f.Dim+" = ?")
 			n.viewArg = append(n.viewArg, f.Value)
@@ -218,20 +220,17 @@ func (s *Store) narrow(fs reporting.Filters, goals []reporting.Goal) (narrowing,
 	return n, nil
 }
 
-// reached is the condition that the visitor of alias %[1]s reached g that
-// day, its subquery's alias a.
-func (s *Store) reached(g reporting.Goal, a string) (string, []any) {
+// reached is the set of (day, visitor) that reached g.
+func (s *Store) reached(g reporting.Goal) visitorSet {
 	if g.Event != "" {
 		prop := ""
 		if g.Property != "" {
 			prop = g.Property + propSep + g.Value
 		}
-		return `EXISTS (SELECT 1 FROM reporting_visitor_events ` + a + ` WHERE ` + a + `.day = %[1]s.day AND ` + a + `.visitor = %[1]s.visitor
-			AND ` + a + `.event = ? AND ` + a + `.prop = ?)`, []any{g.Event, prop}
+		return visitorSet{"reporting_visitor_events", "k.event = ? AND k.prop = ?", []any{g.Event, prop}}
 	}
-	cond, arg := s.glob(a+".page", g.Page)
-	return `EXISTS (SELECT 1 FROM reporting_views ` + a + ` WHERE ` + a + `.day = %[1]s.day AND ` + a + `.visitor = %[1]s.visitor AND ` + cond + `)`,
-		[]any{arg}
+	cond, arg := s.glob("k.page", g.Page)
+	return visitorSet{"reporting_views", cond, []any{arg}}
 }
 
 // glob is the condition that col matches a goal's page pattern (each *
@@ -249,39 +248,49 @@ func (s *Store) glob(col, pattern string) (string, any) {
 	return col + " GLOB ?", r.Replace(pattern)
 }
 
-// where is the condition on reporting_views rows of alias a (and its
-// arguments) over from..to: the rows' own values when own, else that
-// the visitor had such a view that day; and the visitor's goals and
-// properties.
-func (n narrowing) where(a string, own bool, from, to string) (string, []any) {
+// where is the condition on the rows of alias a (and its arguments) over
+// from..to: the rows' own values when own, else that the visitor had a
+// view with them that day; and the visitor's goals and properties. A set
+// of visitors is read once (IN) when the rows are many (outer is
+// reporting_views, read whole), or looked up a row (EXISTS) when they are
+// few (lookUp: events, a goal's conversions) and the set is of
+// reporting_views, which is large; a set of events is small and read once.
+func (n narrowing) where(a string, own, lookUp bool, from, to string) (string, []any) {
 	conds := []string{a + ".day >= ?", a + ".day <= ?"}
 	args := []any{from, to}
+	sets := n.sets
 	if len(n.views) > 0 {
 		if own {
 			for _, c := range n.views {
 				conds = append(conds, a+"."+c)
 			}
+			args = append(args, n.viewArg...)
 		} else {
 			vc := make([]string, len(n.views))
 			for i, c := range n.views {
-				vc[i] = "vf." + c
+				vc[i] = "k." + c
 			}
-			conds = append(conds, `EXISTS (SELECT 1 FROM reporting_views vf WHERE vf.day = `+a+`.day AND vf.visitor = `+a+`.visitor AND `+
-				strings.Join(vc, " AND ")+`)`)
+			sets = append([]visitorSet{{"reporting_views", strings.Join(vc, " AND "), n.viewArg}}, sets...)
 		}
-		args = append(args, n.viewArg...)
 	}
-	for _, c := range n.visitor {
-		conds = append(conds, fmt.Sprintf(c, a))
+	for _, set := range sets {
+		if lookUp && set.table == "reporting_views" {
+			conds = append(conds, `EXISTS (SELECT 1 FROM `+set.table+` k WHERE k.day = `+a+`.day AND k.visitor = `+a+`.visitor AND `+set.cond+`)`)
+			args = append(args, set.args...)
+			continue
+		}
+		conds = append(conds, `(`+a+`.day, `+a+`.visitor) IN (SELECT k.day, k.visitor FROM `+set.table+` k WHERE `+set.cond+
+			` AND k.day >= ? AND k.day <= ?)`)
+		args = append(append(args, set.args...), from, to)
 	}
-	return strings.Join(conds, " AND "), append(args, n.visitorArg...)
+	return strings.Join(conds, " AND "), args
 }
 
 // segmentViews reads the views n keeps by dim: a row a day (DimTotal), by
 // one of their values, by the page sessions began on (DimEntry) or ended
 // on (DimExit).
 func (s *Store) segmentViews(ctx context.Context, n narrowing, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
-	cond, args := n.where("v", true, from, to)
+	cond, args := n.where("v", true, false, from, to)
 	counts := `SUM(v.views) AS views, COUNT(DISTINCT v.visitor) AS visitors, SUM(v.sessions) AS sessions,
 		SUM(v.duration_seconds) AS duration_seconds, SUM(v.bounces) AS bounces`
 	var q string
@@ -325,7 +334,7 @@ func (s *Store) segmentViews(ctx context.Context, n narrowing, dim, from, to str
 // segmentEvents reads the events (DimEvent) or their properties (DimProp,
 // keyed by reporting.PropKey) of the visitors n keeps.
 func (s *Store) segmentEvents(ctx context.Context, n narrowing, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
-	cond, args := n.where("e", false, from, to)
+	cond, args := n.where("e", false, true, from, to)
 	which := "e.prop = ''"
 	if dim == reporting.DimProp {
 		which = "e.prop <> ''"
@@ -368,13 +377,13 @@ func (s *Store) segmentGoals(ctx context.Context, n narrowing, goals []reporting
 			if g.Property != "" {
 				prop = g.Property + propSep + g.Value
 			}
-			cond, a := n.where("c", false, from, to)
+			cond, a := n.where("c", false, true, from, to)
 			q = `SELECT COALESCE(SUM(c.count), 0) AS views, COUNT(DISTINCT c.visitor) AS visitors FROM reporting_visitor_events c
 				WHERE c.event = ? AND c.prop = ? AND ` + cond
 			args = append([]any{g.Event, prop}, a...)
 		} else {
 			page, arg := s.glob("c.page", g.Page)
-			cond, a := n.where("c", false, from, to)
+			cond, a := n.where("c", false, true, from, to)
 			q = `SELECT COALESCE(SUM(c.views), 0) AS views, COUNT(DISTINCT c.visitor) AS visitors FROM reporting_views c
 				WHERE ` + page + ` AND ` + cond
 			args = append([]any{arg}, a...)

@@ -356,3 +356,28 @@ func TestSegmentsAgainstRawHits(t *testing.T) {
 		require.Equal(t, over.Totals.Users, conversions.Visitors, "the rate is out of the visitors kept")
 	})
 }
+
+// A goal's page pattern matches its own characters only: "_" and "%"
+// (Postgres's LIKE) and "[" and "?" (SQLite's GLOB) are themselves.
+func TestSegmentGoalPatternEscapes(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		st := reportingsql.New(storetest.Open(t, d, reportingsql.Migrations))
+		ctx := context.Background()
+		at := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+		var hits []reporting.Hit
+		for i, path := range []string{"/a_b/1", "/axb/2", "/[x]/3", "/x/4", "/50%/5", "/500/6", "/q?/7", "/qq/8"} {
+			hits = append(hits, reporting.Hit{At: at, Day: "2026-06-01", Visitor: fmt.Sprint("v", i), Path: path, Source: "Direct", Device: "desktop"})
+		}
+		require.NoError(t, st.Record(ctx, hits))
+		for pattern, want := range map[string]string{"/a_b/*": "/a_b/1", "/[x]/*": "/[x]/3", "/50%/*": "/50%/5", "/q?/*": "/q?/7"} {
+			g, err := st.AddGoal(ctx, reporting.Goal{Page: pattern})
+			require.NoError(t, err)
+			rows, err := st.Segment(ctx, reporting.Filters{{Dim: reporting.DimGoal, Value: strconv.FormatInt(g.ID, 10)}}, reporting.DimPage,
+				"2026-06-01", "2026-06-01", 0)
+			require.NoError(t, err)
+			require.Len(t, rows, 1, pattern)
+			require.Equal(t, want, rows[0].Key, pattern)
+		}
+	})
+}
