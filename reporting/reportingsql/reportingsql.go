@@ -881,6 +881,11 @@ func (s *Store) sum(ctx context.Context, dim, cond string, condArgs []any, from,
 	for _, r := range [][]any{{dim, from, min(headEnd, addDays(to, 1))}, {dim, firstWeek, lastWeek}, {dim, max(tailStart, addDays(from, -1)), to}} {
 		args = append(append(args, r...), condArgs...)
 	}
+	return s.selectRows(ctx, q, args, limit)
+}
+
+// selectRows reads the rows q gives, at most limit (0 for all).
+func (s *Store) selectRows(ctx context.Context, q string, args []any, limit int) ([]reporting.DailyRow, error) {
 	if limit > 0 {
 		q += ` LIMIT ?`
 		args = append(args, limit)

@@ -322,13 +322,7 @@ func (s *Store) segmentViews(ctx context.Context, n narrowing, dim, from, to str
 		q = `SELECT v.` + dim + ` AS key, ` + label + ` AS label, ` + counts + ` FROM reporting_views v WHERE ` + cond +
 			` GROUP BY v.` + dim + ` ORDER BY views DESC, key`
 	}
-	if limit > 0 {
-		q += ` LIMIT ?`
-		args = append(args, limit)
-	}
-	var rows []reporting.DailyRow
-	err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(q), args...)
-	return rows, err
+	return s.selectRows(ctx, q, args, limit)
 }
 
 // segmentEvents reads the events (DimEvent) or their properties (DimProp,
