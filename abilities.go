@@ -49,6 +49,14 @@ var Abilities = []Ability{
 	{"reporting:manage", "reporting", "Make and remove the analytics goals."},
 }
 
+// BindingAbilities are abilities that carry a value after their name:
+// "webhookOwner:acct_1" binds a token to the webhooks owner acct_1 (see
+// webhooks.OwnerAbilityPrefix). They grant nothing by themselves; they
+// narrow what the token's other abilities reach.
+var BindingAbilities = []Ability{
+	{"webhookOwner:", "webhooks", "Bind the token to one owner's webhook subscriptions (webhookOwner:<owner>): it sees and changes that owner's alone."},
+}
+
 // Capabilities a signed-in user may hold beside the token abilities
 // (which a user may hold too): the names the pages check.
 var Capabilities = []Ability{
@@ -58,12 +66,18 @@ var Capabilities = []Ability{
 }
 
 // KnownAbility reports whether a token may be granted name: "*", an
-// ability of Abilities or of own (a host's own routes' names), or a
+// ability of Abilities or of own (a host's own routes' names), a binding
+// with its value ("webhookOwner:acct_1", BindingAbilities), or a
 // wildcard over a prefix ("forms:*", "webhookSubscription.*") that covers
 // at least one of them.
 func KnownAbility(name string, own ...string) bool {
 	if name == "*" {
 		return true
+	}
+	for _, b := range BindingAbilities {
+		if v, ok := strings.CutPrefix(name, b.Name); ok && v != "" && !strings.Contains(v, "*") {
+			return true
+		}
 	}
 	known := knownNames(own)
 	if slices.Contains(known, name) {

@@ -121,10 +121,17 @@ type Fanout struct {
 // Dispatch records a delivery of event for every active subscription that
 // listens to it and queues them, in a transaction of its own: use it after
 // the change the event describes has committed (inside it, DispatchTx).
-// A failure is logged too, so a caller that goes on regardless loses
-// nothing of it.
+// The subscriptions are the default owner's, or those of the owner ctx
+// names (ForOwner). A failure is logged too, so a caller that goes on
+// regardless loses nothing of it.
 func (s *Service) Dispatch(ctx context.Context, event any) (Fanout, error) {
-	f, err := s.dispatch(ctx, nil, event)
+	return s.DispatchFor(ctx, eventOwner(ctx), event)
+}
+
+// DispatchFor is Dispatch for owner's subscriptions (AllOwners: every
+// owner's, for a system event).
+func (s *Service) DispatchFor(ctx context.Context, owner string, event any) (Fanout, error) {
+	f, err := s.dispatch(ctx, nil, owner, event)
 	if err != nil {
 		s.logger.ErrorContext(ctx, "webhooks: dispatch failed", "event", WireName(event), "error", err)
 	}
@@ -136,10 +143,16 @@ func (s *Service) Dispatch(ctx context.Context, event any) (Fanout, error) {
 // rolls back and nothing is lost if it commits. The error is the
 // caller's to act on.
 func (s *Service) DispatchTx(ctx context.Context, tx *sql.Tx, event any) (Fanout, error) {
+	return s.DispatchForTx(ctx, tx, eventOwner(ctx), event)
+}
+
+// DispatchForTx is DispatchTx for owner's subscriptions (AllOwners: every
+// owner's).
+func (s *Service) DispatchForTx(ctx context.Context, tx *sql.Tx, owner string, event any) (Fanout, error) {
 	if tx == nil {
 		return Fanout{}, errors.New("webhooks: DispatchTx needs a transaction")
 	}
-	return s.dispatch(ctx, tx, event)
+	return s.dispatch(ctx, tx, owner, event)
 }
 
 // Envelope builds the envelope of event, as Dispatch would, without
@@ -156,7 +169,10 @@ func (s *Service) Envelope(event any) (*Envelope, error) {
 	return &Envelope{ID: s.opts.NewID(), Event: name, CreatedAt: s.opts.Now().In(s.opts.Location).Format(envelopeTime), Data: data}, nil
 }
 
-func (s *Service) dispatch(ctx context.Context, tx *sql.Tx, event any) (Fanout, error) {
+func (s *Service) dispatch(ctx context.Context, tx *sql.Tx, owner string, event any) (Fanout, error) {
+	if owner != AllOwners && checkOwner(owner) != nil {
+		return Fanout{}, fmt.Errorf("webhooks: dispatch: %w: %q", ErrOwner, owner)
+	}
 	env, err := s.Envelope(event)
 	if err != nil {
 		return Fanout{}, fmt.Errorf("webhooks: dispatch: %w", err)
@@ -182,7 +198,8 @@ func (s *Service) dispatch(ctx context.Context, tx *sql.Tx, event any) (Fanout, 
 		requestID = uuid.NewString()
 	}
 	tmpl := Delivery{Event: env.Event, EventID: env.ID, Status: StatusPending, NextAttemptAt: &claim, Payload: body,
-		PayloadHash: hashOf(body), OrderID: orderID, CustomerID: customerID, RequestID: requestID, CreatedAt: now, UpdatedAt: now}
+		PayloadHash: hashOf(body), OrderID: orderID, CustomerID: customerID, RequestID: requestID, CreatedAt: now, UpdatedAt: now,
+		Owner: owner}
 	var then func(context.Context, *sql.Tx, []Delivery) error
 	if !looped {
 		then = func(ctx context.Context, tx *sql.Tx, ds []Delivery) error { return s.enqueue(ctx, tx, ids(ds), claim) }

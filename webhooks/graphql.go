@@ -30,7 +30,7 @@ type Query {
 
 type Mutation {
 	createWebhookSubscription(name: String!, url: String!, events: [String!]!, secret: String, is_active: Boolean,
-		standard_webhooks: Boolean, clientMutationId: String): WebhookSubscriptionPayload!
+		standard_webhooks: Boolean, owner: String, clientMutationId: String): WebhookSubscriptionPayload!
 	updateWebhookSubscription(id: ID!, name: String, url: String, events: [String!], secret: String, is_active: Boolean,
 		standard_webhooks: Boolean, clientMutationId: String): WebhookSubscriptionPayload!
 	deleteWebhookSubscription(id: ID!, clientMutationId: String): DeleteWebhookSubscriptionPayload!
@@ -39,6 +39,7 @@ type Mutation {
 
 type WebhookSubscription {
 	id: ID!
+	owner: String!
 	name: String!
 	url: String!
 	events: [String!]!
@@ -110,6 +111,7 @@ func (g *graphQL) serve(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	ctx = scopedFor(ctx) // a token bound to an owner sees its own alone
 	var req struct {
 		Query         string         `json:"query"`
 		OperationName string         `json:"operationName"`
@@ -247,6 +249,7 @@ func (q *gqlRoot) CreateWebhookSubscription(ctx context.Context, args struct {
 	Secret           *string
 	IsActive         *bool
 	StandardWebhooks *bool
+	Owner            *string
 	ClientMutationID *string
 }) (*gqlSubscriptionPayload, error) {
 	if err := q.can(ctx, AbilityCreate); err != nil {
@@ -254,8 +257,10 @@ func (q *gqlRoot) CreateWebhookSubscription(ctx context.Context, args struct {
 	}
 	p := &gqlSubscriptionPayload{ClientMutationID: args.ClientMutationID, Errors: []*gqlFieldError{}}
 	events := args.Events
-	sub, err := q.h.svc.CreateSubscription(ctx, subscriptionArgs{Name: &args.Name, URL: &args.URL, Events: &events,
-		Secret: args.Secret, IsActive: args.IsActive, StandardWebhooks: args.StandardWebhooks}.input())
+	in := subscriptionArgs{Name: &args.Name, URL: &args.URL, Events: &events,
+		Secret: args.Secret, IsActive: args.IsActive, StandardWebhooks: args.StandardWebhooks}.input()
+	in.Owner = args.Owner
+	sub, err := q.h.svc.CreateSubscription(ctx, in)
 	if err != nil {
 		if p.Errors, err = fieldErrors(err); err != nil {
 			return nil, q.shown(ctx, err)
@@ -349,6 +354,7 @@ func gqlTime(t *time.Time) *string {
 type gqlSubscription struct{ s *Subscription }
 
 func (g *gqlSubscription) ID() graphql.ID             { return graphql.ID(strconv.FormatInt(g.s.ID, 10)) }
+func (g *gqlSubscription) Owner() string              { return g.s.Owner }
 func (g *gqlSubscription) Name() string               { return g.s.Name }
 func (g *gqlSubscription) URL() string                { return g.s.URL }
 func (g *gqlSubscription) Events() []string           { return g.s.Events }

@@ -106,14 +106,15 @@ func (h *Handler) route(path string, m api.Methods) {
 	h.base.Handle(path, m)
 }
 
-// admin wraps fn with the bearer check for ability.
+// admin wraps fn with the bearer check for ability; a token bound to an
+// owner acts under that owner's scope (ScopeToOwner).
 func (h *Handler) admin(ability string, fn api.HandlerFunc) http.HandlerFunc {
 	return h.base.Func(func(w http.ResponseWriter, r *http.Request) error {
 		ctx, err := h.guard.Check(r, ability)
 		if err != nil {
 			return err
 		}
-		return fn(w, r.WithContext(ctx))
+		return fn(w, r.WithContext(scopedFor(ctx)))
 	})
 }
 
@@ -197,6 +198,9 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 	default:
 		v.Add("filter.is_active", api.MsgBoolean("filter.is_active"))
 	}
+	if o, ok := q["filter[owner]"]; ok {
+		query.Owner = &o[0]
+	}
 	switch s := q.Get("sort"); s {
 	case "", "name", "-name", "created_at", "-created_at", "id", "-id":
 		query.Sort = s
@@ -255,7 +259,7 @@ func (h *Handler) input(w http.ResponseWriter, r *http.Request) (SubscriptionInp
 		}
 		return &b
 	}
-	out.Name, out.URL, out.Secret = str("name"), str("url"), str("secret")
+	out.Owner, out.Name, out.URL, out.Secret = str("owner"), str("name"), str("url"), str("secret")
 	out.IsActive, out.StandardWebhooks = boolean("is_active"), boolean("standard_webhooks")
 	if raw, ok := in["events"]; ok && raw != nil {
 		if a, isArray := raw.([]any); isArray && len(a) == 0 {

@@ -27,6 +27,9 @@ var testTokens = tokens{
 	"admin":  {"webhookSubscription.*"},
 	"admin2": {"*"},
 	"viewer": {"webhookSubscription.viewAny", "webhookSubscription.view"},
+	// Bound to an owner each: they see their own subscriptions alone.
+	"ownerA": {"webhookSubscription.*", webhooks.OwnerAbilityPrefix + "acct_a"},
+	"ownerB": {"webhookSubscription.*", webhooks.OwnerAbilityPrefix + "acct_b"},
 }
 
 type api struct {

@@ -272,6 +272,10 @@ func (s *Service) known(name string) bool {
 // are required; secret is generated when absent; is_active defaults to
 // true).
 type SubscriptionInput struct {
+	// Owner names whose subscription it is, when it is made (the default
+	// owner when nil; under an owner's scope, that owner: another is a
+	// validation error). It cannot change.
+	Owner            *string  `json:"owner"`
 	Name             *string  `json:"name"`
 	URL              *string  `json:"url"`
 	Events           []string `json:"events"`
@@ -300,6 +304,19 @@ func (s *Service) apply(ctx context.Context, sub *Subscription, in SubscriptionI
 			err = &hintedError{err: err, hints: hints}
 		}
 	}()
+	scope, scoped := OwnerScope(ctx)
+	switch {
+	case creating && scoped && in.Owner != nil && *in.Owner != scope:
+		v.Add("owner", "The owner is the token's own: leave it out, or name "+scope+".")
+	case creating && scoped:
+		sub.Owner = scope
+	case creating && in.Owner != nil && checkOwner(*in.Owner) != nil:
+		v.Add("owner", fmt.Sprintf("The owner must be at most %d characters, without control characters, and not *.", MaxOwnerLength))
+	case creating && in.Owner != nil:
+		sub.Owner = *in.Owner
+	case !creating && in.Owner != nil && *in.Owner != sub.Owner:
+		v.Add("owner", "A subscription's owner cannot change: make a new subscription for the other owner.")
+	}
 	if in.Name != nil || creating {
 		name := strings.TrimSpace(deref(in.Name))
 		switch {
@@ -476,18 +493,33 @@ func (s *Service) UpdateSubscription(ctx context.Context, id int64, in Subscript
 
 // DeleteSubscription deletes a subscription and its deliveries.
 func (s *Service) DeleteSubscription(ctx context.Context, id int64) error {
+	if _, scoped := OwnerScope(ctx); scoped {
+		if _, err := s.Subscription(ctx, id); err != nil {
+			return err
+		}
+	}
 	return wrap("delete subscription", s.store.DeleteSubscription(ctx, id))
 }
 
-// Subscription returns one subscription (never its secret).
+// Subscription returns one subscription (never its secret); under an
+// owner's scope another owner's is ErrNotFound.
 func (s *Service) Subscription(ctx context.Context, id int64) (*Subscription, error) {
 	sub, err := s.store.Subscription(ctx, id)
+	if err == nil && !sees(ctx, sub.Owner) {
+		return nil, ErrNotFound
+	}
 	return sub, wrap("subscription", err)
 }
 
 // Subscriptions lists subscriptions, each with its RecentDeliveries most
 // recent deliveries when withDeliveries is set.
 func (s *Service) Subscriptions(ctx context.Context, q SubscriptionQuery, withDeliveries bool) ([]Subscription, int, error) {
+	if scope, scoped := OwnerScope(ctx); scoped {
+		if q.Owner != nil && *q.Owner != scope {
+			return []Subscription{}, 0, nil
+		}
+		q.Owner = &scope
+	}
 	list, total, err := s.store.ListSubscriptions(ctx, q)
 	if err != nil {
 		return nil, 0, wrap("list subscriptions", err)
@@ -523,6 +555,11 @@ func (s *Service) Deliveries(ctx context.Context, q DeliveryQuery) ([]Delivery, 
 // Delivery returns one delivery of a subscription, with its payload and
 // the receiver's response.
 func (s *Service) Delivery(ctx context.Context, subscriptionID, id int64) (*Delivery, error) {
+	if _, scoped := OwnerScope(ctx); scoped {
+		if _, err := s.Subscription(ctx, subscriptionID); err != nil {
+			return nil, err
+		}
+	}
 	d, err := s.store.Delivery(ctx, id)
 	if err != nil {
 		return nil, wrap("delivery", err)

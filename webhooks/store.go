@@ -28,8 +28,9 @@ type Store interface {
 	// ListSubscriptions returns a page of subscriptions and how many match.
 	ListSubscriptions(ctx context.Context, q SubscriptionQuery) ([]Subscription, int, error)
 	// CreateFanout stores a delivery like tmpl (whose ID and
-	// SubscriptionID are ignored) for every active subscription that
-	// listens to tmpl.Event (its events hold the event or "*"), as one
+	// SubscriptionID are ignored) for every active subscription of
+	// tmpl.Owner (of every owner for AllOwners) that listens to
+	// tmpl.Event (its events hold the event or "*"), as one
 	// statement, and returns them with their IDs, ordered by subscription.
 	// then (when not nil) runs in the store's transaction before it
 	// commits, and its error undoes the fan-out; without then no
@@ -163,6 +164,8 @@ const (
 type SubscriptionQuery struct {
 	// Active filters by state when set.
 	Active *bool
+	// Owner filters by owner when set.
+	Owner *string
 	// Sort: "name", "created_at" (the default, newest first when
 	// descending), "id"; a leading "-" sorts descending.
 	Sort          string

@@ -10,6 +10,11 @@ type Subscription struct {
 	ID   int64  `json:"id"`
 	Name string `json:"name"`
 	URL  string `json:"url"`
+	// Owner is whose the subscription is (see ScopeToOwner): it receives
+	// only its owner's events. DefaultOwner ("", left out of the JSON)
+	// for a host that uses no owners. It is set when the subscription is
+	// made and never changes.
+	Owner string `json:"owner,omitempty"`
 	// Events are wire names, or "*" for every event.
 	Events []string `json:"events"`
 	// Secret signs the deliveries. It is kept encrypted and shown only in
@@ -96,6 +101,10 @@ type Delivery struct {
 	// ledger list leaves both out.
 	Payload      json.RawMessage `json:"payload,omitempty"`
 	ResponseBody *string         `json:"response_body,omitempty"`
+	// Owner, in a fan-out's template (Store.CreateFanout), is the owner
+	// the event is for (AllOwners: every owner). Not stored: a delivery
+	// is its subscription's owner's.
+	Owner string `json:"-"`
 }
 
 // Framework events, given to the listeners of Service.OnEvent.

@@ -222,12 +222,13 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 	fs := newFlagSet("reference webhooks " + sub)
 	dsn := dbFlag(fs, getenv)
 	newLogger := logFlag(fs, getenv, stderr)
-	var data, provider *string
+	var data, provider, owner *string
 	var minutes *int
 	var status *bool
 	switch sub {
 	case "emit":
 		data = fs.String("data", "{}", "the event's data, a JSON object")
+		owner = fs.String("owner", webhooks.DefaultOwner, "whose subscriptions get it (* for every owner's; the default owner's when empty)")
 	case "reconcile":
 		minutes = fs.Int("minutes", -1, "how long a session must have been quiet (default 15)")
 	case "session":
@@ -291,7 +292,10 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 		if err := svc.RegisterEvents(name); err != nil {
 			return usageError{err.Error()}
 		}
-		f, err := svc.Dispatch(ctx, webhooks.Event{Name: name, Data: payload})
+		f, err := svc.DispatchFor(ctx, *owner, webhooks.Event{Name: name, Data: payload})
+		if errors.Is(err, webhooks.ErrOwner) {
+			return usageError{fmt.Sprintf("--owner %q is no owner's name", *owner)}
+		}
 		if err != nil {
 			return err
 		}

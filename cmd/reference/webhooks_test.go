@@ -82,7 +82,8 @@ func TestWebhooksCommandUsage(t *testing.T) {
 	dsn := storetest.DSN(t, store.SQLite)
 	e := env{"GROUNDWORK_DB": dsn}
 	for _, args := range [][]string{{"webhooks"}, {"webhooks", "fire"}, {"webhooks", "emit"}, {"webhooks", "emit", "a.b", "c.d"},
-		{"webhooks", "emit", "order.placed", "--data", "[1]"}, {"webhooks", "emit", "Not An Event"}, {"webhooks", "retry", "now"}} {
+		{"webhooks", "emit", "order.placed", "--data", "[1]"}, {"webhooks", "emit", "Not An Event"}, {"webhooks", "retry", "now"},
+		{"webhooks", "emit", "order.placed", "--owner", "bad\x01owner"}} {
 		code, _, stderr := runCmd(t, e, args...)
 		require.Equal(t, 2, code, "%v: %s", args, stderr)
 		require.Contains(t, stderr, "reference webhooks --help")
@@ -90,6 +91,9 @@ func TestWebhooksCommandUsage(t *testing.T) {
 	code, out, stderr := runCmd(t, e, "webhooks", "emit", "order.placed")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, "recorded for 0 subscription(s)")
+	code, out, stderr = runCmd(t, e, "webhooks", "emit", "order.placed", "--owner", "*")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "recorded for 0 subscription(s)", "every owner's: none yet")
 	code, out, _ = runCmd(t, e, "webhooks", "prune")
 	require.Equal(t, 0, code)
 	require.Equal(t, "Pruned 0 finished deliveries and 0 inbound webhooks.\n", out)

@@ -80,11 +80,12 @@ func optTime(t *time.Time) store.Time {
 
 // ---- subscriptions ----
 
-const subscriptionColumns = `id, name, url, events, sealed_secret, is_active, standard_webhooks, consecutive_failures,
+const subscriptionColumns = `id, owner, name, url, events, sealed_secret, is_active, standard_webhooks, consecutive_failures,
 	last_success_at, last_failure_at, created_at, updated_at`
 
 type subscriptionRow struct {
 	ID                  int64                `db:"id"`
+	Owner               string               `db:"owner"`
 	Name                string               `db:"name"`
 	URL                 string               `db:"url"`
 	Events              store.JSON[[]string] `db:"events"`
@@ -103,7 +104,7 @@ func (r *subscriptionRow) subscription() *webhooks.Subscription {
 	if events == nil {
 		events = []string{}
 	}
-	return &webhooks.Subscription{ID: r.ID, Name: r.Name, URL: r.URL, Events: events, SealedSecret: r.SealedSecret,
+	return &webhooks.Subscription{ID: r.ID, Owner: r.Owner, Name: r.Name, URL: r.URL, Events: events, SealedSecret: r.SealedSecret,
 		IsActive: r.IsActive, StandardWebhooks: r.StandardWebhooks, ConsecutiveFailures: r.ConsecutiveFailures,
 		LastSuccessAt: ptrTime(r.LastSuccessAt), LastFailureAt: ptrTime(r.LastFailureAt), CreatedAt: r.CreatedAt.Time,
 		UpdatedAt: r.UpdatedAt.Time}
@@ -111,10 +112,10 @@ func (r *subscriptionRow) subscription() *webhooks.Subscription {
 
 // CreateSubscription implements webhooks.Store.
 func (s *Store) CreateSubscription(ctx context.Context, sub *webhooks.Subscription) error {
-	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO webhooks_subscriptions (name, url, events, sealed_secret, is_active,
+	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO webhooks_subscriptions (owner, name, url, events, sealed_secret, is_active,
 		standard_webhooks, consecutive_failures, last_success_at, last_failure_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-		sub.Name, sub.URL, store.JSON[[]string]{V: sub.Events}, sub.SealedSecret, sub.IsActive, sub.StandardWebhooks,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		sub.Owner, sub.Name, sub.URL, store.JSON[[]string]{V: sub.Events}, sub.SealedSecret, sub.IsActive, sub.StandardWebhooks,
 		sub.ConsecutiveFailures, optTime(sub.LastSuccessAt), optTime(sub.LastFailureAt), store.NewTime(sub.CreatedAt),
 		store.NewTime(sub.UpdatedAt)).Scan(&sub.ID)
 	if err != nil {
@@ -167,7 +168,10 @@ func order(sort string, allowed []string, def string) string {
 func (s *Store) ListSubscriptions(ctx context.Context, q webhooks.SubscriptionQuery) ([]webhooks.Subscription, int, error) {
 	where, args := "1 = 1", []any{}
 	if q.Active != nil {
-		where, args = "is_active = ?", append(args, *q.Active)
+		where, args = where+" AND is_active = ?", append(args, *q.Active)
+	}
+	if q.Owner != nil {
+		where, args = where+" AND owner = ?", append(args, *q.Owner)
 	}
 	var total int
 	if err := s.db.Reader().GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM webhooks_subscriptions WHERE `+where), args...); err != nil {
@@ -212,13 +216,21 @@ func (s *Store) createFanout(ctx context.Context, tx *sql.Tx, tmpl webhooks.Deli
 		values = `?::text, ?::text, ?::text, 0, ?::timestamptz, ?::json, ?::text, ?::text, ?::text, ?::text, ?::timestamptz, ?::timestamptz`
 		listens = `(s.events @> '["*"]'::jsonb OR s.events @> jsonb_build_array(?::text))`
 	}
+	owned := "s.owner = ?" // the event's owner's subscriptions, or every owner's
+	if tmpl.Owner == webhooks.AllOwners {
+		owned = "TRUE"
+	}
 	query := s.q(`INSERT INTO webhooks_deliveries (subscription_id, event, event_id, status, attempts, next_attempt_at, payload,
 		payload_hash, order_id, customer_id, request_id, created_at, updated_at)
 		SELECT s.id, ` + values + ` FROM webhooks_subscriptions s
-		WHERE s.is_active = ? AND ` + listens + ` ORDER BY s.id RETURNING id, subscription_id`)
+		WHERE s.is_active = ? AND ` + owned + ` AND ` + listens + ` ORDER BY s.id RETURNING id, subscription_id`)
 	args := []any{tmpl.Event, tmpl.EventID, string(tmpl.Status), optTime(tmpl.NextAttemptAt), string(tmpl.Payload), tmpl.PayloadHash,
 		nullable(tmpl.OrderID), nullable(tmpl.CustomerID), tmpl.RequestID, store.NewTime(tmpl.CreatedAt), store.NewTime(tmpl.UpdatedAt),
-		true, tmpl.Event}
+		true}
+	if tmpl.Owner != webhooks.AllOwners {
+		args = append(args, tmpl.Owner)
+	}
+	args = append(args, tmpl.Event)
 	var out []webhooks.Delivery
 	write := func(tx *sqlx.Tx) error {
 		out = nil

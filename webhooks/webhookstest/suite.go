@@ -61,6 +61,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 	testkit.RunAreas(t, newStore, []testkit.Area[webhooks.Store]{
 		{Name: "Subscriptions", Run: exerciseSubscriptions},
 		{Name: "Fanout", Run: exerciseFanout},
+		{Name: "Owners", Run: exerciseOwners},
 		{Name: "Deliveries", Run: exerciseDeliveries},
 		{Name: "ReadDeliveries", Run: exerciseReadDeliveries},
 		{Name: "ClaimAndFinish", Run: exerciseClaimAndFinish},
@@ -746,4 +747,49 @@ func exerciseRedact(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 	require.Equal(t, string(payload(2)), string(row.Payload), "a nil payload keeps the payload")
 	require.Nil(t, row.ResponseBody)
 	require.ErrorIs(t, s.RedactDelivery(ctx, ds[4].ID+100, nil, ""), webhooks.ErrNotFound)
+}
+
+// exerciseOwners: a subscription keeps its owner; lists filter by it; a
+// fan-out reaches the event's owner's subscriptions, or every owner's.
+func exerciseOwners(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
+	t.Parallel()
+	s := newStore(t)
+	mk := func(owner, name string) *webhooks.Subscription {
+		sub := &webhooks.Subscription{Owner: owner, Name: name, URL: "https://hooks.example/" + name, Events: []string{"*"},
+			SealedSecret: "sealed", IsActive: true, CreatedAt: at(0), UpdatedAt: at(0)}
+		require.NoError(t, s.CreateSubscription(ctx, sub))
+		return sub
+	}
+	a, b, def := mk("acct_a", "a"), mk("acct_b", "b"), mk(webhooks.DefaultOwner, "default")
+	got, err := s.Subscription(ctx, a.ID)
+	require.NoError(t, err)
+	require.Equal(t, "acct_a", got.Owner)
+	b.Name, b.Owner = "b2", "acct_a" // an update never moves it
+	require.NoError(t, s.UpdateSubscription(ctx, b))
+	got, err = s.Subscription(ctx, b.ID)
+	require.NoError(t, err)
+	require.Equal(t, "acct_b", got.Owner)
+	for owner, want := range map[string][]int64{"acct_a": {a.ID}, "acct_b": {b.ID}, "": {def.ID}, "acct_c": nil} {
+		o := owner
+		list, total, err := s.ListSubscriptions(ctx, webhooks.SubscriptionQuery{Owner: &o, Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, len(want), total, owner)
+		var ids []int64
+		for _, l := range list {
+			ids = append(ids, l.ID)
+			require.Equal(t, owner, l.Owner)
+		}
+		require.Equal(t, want, ids, owner)
+	}
+	tmpl := newDelivery(0, 1, webhooks.StatusPending, ptr(at(time.Minute)))
+	for owner, want := range map[string][]int64{"acct_a": {a.ID}, "": {def.ID}, webhooks.AllOwners: {a.ID, b.ID, def.ID}, "acct_c": nil} {
+		tmpl.Owner = owner
+		ds, err := s.CreateFanout(ctx, tmpl, nil)
+		require.NoError(t, err)
+		var ids []int64
+		for _, d := range ds {
+			ids = append(ids, d.SubscriptionID)
+		}
+		require.Equal(t, want, ids, owner)
+	}
 }
