@@ -27,6 +27,7 @@ require (
 	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	github.com/stretchr/testify v1.12.1
 	github.com/stripe/stripe-go/v85 v85.0.0
+	github.com/svix/svix-webhooks v1.84.1
 	github.com/teambition/rrule-go v1.8.2
 	github.com/tmc/langchaingo v0.1.14
 	github.com/wneessen/go-mail v0.8.1

@@ -459,7 +459,8 @@ func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (sta
 	if err != nil {
 		return fail(err)
 	}
-	secret, err := s.sealer.open(sub.SealedSecret)
+	sentAt := s.opts.Now()
+	secrets, err := s.signing(sub, sentAt)
 	if err != nil {
 		s.logger.ErrorContext(ctx, "webhooks: a subscription's secret cannot be opened: this instance's secret key is not the one that sealed it",
 			"subscription", sub.ID, "delivery", d.ID, "error", err)
@@ -485,9 +486,8 @@ func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (sta
 	h[HeaderEvent] = []string{d.Event}
 	h[HeaderDelivery] = []string{id}
 	h[HeaderRequestID] = []string{d.RequestID}
-	sentAt := s.opts.Now()
 	if sub.StandardWebhooks {
-		sig, err := SignStandard(secret, id, sentAt, payload)
+		sig, err := SignStandardWith(id, sentAt, payload, secrets...)
 		if err != nil {
 			return fail(err)
 		}
@@ -495,7 +495,7 @@ func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (sta
 		h[HeaderStandardTimestamp] = []string{strconv.FormatInt(sentAt.Unix(), 10)}
 		h[HeaderStandardSignature] = []string{sig}
 	} else {
-		h[HeaderSignature] = []string{Sign(secret, sentAt, payload)}
+		h[HeaderSignature] = []string{SignWith(sentAt, payload, secrets...)}
 	}
 	res, err := s.client.Do(req)
 	if err != nil {

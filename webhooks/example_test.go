@@ -58,6 +58,22 @@ func (OrderPlacedExample) WebhookEvent() string { return "order.placed" }
 
 // Subscribe an endpoint and dispatch an event to it. (A store.Queue as
 // Options.Enqueuer, with RegisterWorkers, sends the deliveries.)
+// A receiver during a secret rotation's grace holds both secrets; each
+// delivery carries a signature by each, so either verifies.
+func ExampleVerifyAny() {
+	oldSecret, newSecret := "whsec_the_old_secret_0123", "whsec_the_new_secret_4567"
+	body := []byte(`{"id":"1","event":"order.placed","created_at":"2026-11-22T10:00:00+00:00","data":{}}`)
+	now := time.Now()
+	header := webhooks.SignWith(now, body, newSecret, oldSecret) // as the service signs in the grace
+	fmt.Println(webhooks.Verify(oldSecret, header, body, now, 0) == nil, webhooks.Verify(newSecret, header, body, now, 0) == nil)
+	// After the grace, only the new secret signs; a receiver that still
+	// holds both is fine.
+	fmt.Println(webhooks.VerifyAny([]string{oldSecret, newSecret}, webhooks.Sign(newSecret, now, body), body, now, 0) == nil)
+	// Output:
+	// true true
+	// true
+}
+
 func ExampleService_Dispatch() {
 	ctx := context.Background()
 	db, done := storetest.Temp(webhookssql.Migrations) // your *store.DB, migrated

@@ -34,6 +34,7 @@ type Mutation {
 	updateWebhookSubscription(id: ID!, name: String, url: String, events: [String!], secret: String, is_active: Boolean,
 		standard_webhooks: Boolean, clientMutationId: String): WebhookSubscriptionPayload!
 	deleteWebhookSubscription(id: ID!, clientMutationId: String): DeleteWebhookSubscriptionPayload!
+	rotateWebhookSubscriptionSecret(id: ID!, secret: String, grace_seconds: Int, clientMutationId: String): WebhookSubscriptionPayload!
 	replayWebhookDelivery(subscription_id: ID!, delivery_id: ID!, clientMutationId: String): ReplayWebhookDeliveryPayload!
 }
 
@@ -51,6 +52,7 @@ type WebhookSubscription {
 	last_failure_at: String
 	created_at: String!
 	updated_at: String!
+	previous_secret_expires_at: String
 }
 
 type WebhookDelivery {
@@ -365,6 +367,9 @@ func (g *gqlSubscription) LastSuccessAt() *string     { return gqlTime(g.s.LastS
 func (g *gqlSubscription) LastFailureAt() *string     { return gqlTime(g.s.LastFailureAt) }
 func (g *gqlSubscription) CreatedAt() string          { return *gqlTime(&g.s.CreatedAt) }
 func (g *gqlSubscription) UpdatedAt() string          { return *gqlTime(&g.s.UpdatedAt) }
+func (g *gqlSubscription) PreviousSecretExpiresAt() *string {
+	return gqlTime(g.s.PreviousSecretExpiresAt)
+}
 
 // Secret is shown only by the mutation that creates the subscription.
 func (g *gqlSubscription) Secret() *string {
@@ -418,4 +423,34 @@ type gqlReplayPayload struct {
 	Delivery         *gqlDelivery
 	Errors           []*gqlFieldError
 	ClientMutationID *string
+}
+
+func (q *gqlRoot) RotateWebhookSubscriptionSecret(ctx context.Context, args struct {
+	ID               graphql.ID
+	Secret           *string
+	GraceSeconds     *int32
+	ClientMutationID *string
+}) (*gqlSubscriptionPayload, error) {
+	if err := q.can(ctx, AbilityUpdate); err != nil {
+		return nil, err
+	}
+	id, err := parseID(args.ID)
+	if err != nil {
+		return nil, q.shown(ctx, err)
+	}
+	in := RotateInput{Secret: args.Secret}
+	if args.GraceSeconds != nil {
+		grace := time.Duration(*args.GraceSeconds) * time.Second
+		in.Grace = &grace
+	}
+	p := &gqlSubscriptionPayload{ClientMutationID: args.ClientMutationID, Errors: []*gqlFieldError{}}
+	sub, err := q.h.svc.RotateSecret(ctx, id, in)
+	if err != nil {
+		if p.Errors, err = fieldErrors(err); err != nil {
+			return nil, q.shown(ctx, err)
+		}
+		return p, nil
+	}
+	p.Subscription = &gqlSubscription{sub}
+	return p, nil
 }

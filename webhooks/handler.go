@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
@@ -146,6 +148,8 @@ func (h *Handler) routes() {
 		h.idempotent("POST "+subs+"/{subscription}/replay/{delivery}", h.onDelivery(http.StatusAccepted, h.svc.Replay)))})
 	h.route(subs+"/{subscription}/replay-parked", api.Methods{http.MethodPost: h.admin(AbilityReplay,
 		h.idempotent("POST "+subs+"/{subscription}/replay-parked", h.replayParked))})
+	h.route(subs+"/{subscription}/rotate-secret", api.Methods{http.MethodPost: h.admin(AbilityUpdate,
+		h.idempotent("POST "+subs+"/{subscription}/rotate-secret", h.rotate))})
 	h.route("/graphql", api.Methods{http.MethodPost: h.base.Func(h.gql.serve)})
 }
 
@@ -409,6 +413,51 @@ func (h *Handler) replayParked(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	reply.WriteData(w, http.StatusAccepted, map[string]int{"requeued": n})
+	return nil
+}
+
+// rotate gives a subscription a new secret, the old one signing beside it
+// for the grace (grace_seconds, the service's default when absent).
+func (h *Handler) rotate(w http.ResponseWriter, r *http.Request) error {
+	id, err := h.id(r, "subscription")
+	if err != nil {
+		return err
+	}
+	in := RotateInput{}
+	if r.ContentLength != 0 {
+		body, err := api.DecodeInput(w, r, 0)
+		if err != nil {
+			return err
+		}
+		v := &api.Validator{}
+		if raw, ok := body["secret"]; ok && raw != nil {
+			s, isString := raw.(string)
+			if !isString {
+				v.Add("secret", api.MsgString("secret"))
+			}
+			in.Secret = &s
+		}
+		if raw, ok := body["grace_seconds"]; ok && raw != nil {
+			n, isNumber := raw.(float64)
+			switch {
+			case !isNumber || n != math.Trunc(n):
+				v.Add("grace_seconds", api.MsgInteger("grace_seconds"))
+			case n < 0 || n > SecretGraceMax.Seconds():
+				v.Add("grace_seconds", fmt.Sprintf("The grace_seconds field must be between 0 and %d.", int(SecretGraceMax.Seconds())))
+			default:
+				grace := time.Duration(n) * time.Second
+				in.Grace = &grace
+			}
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+	}
+	sub, err := h.svc.RotateSecret(r.Context(), id, in)
+	if err != nil {
+		return err
+	}
+	reply.WriteData(w, http.StatusOK, sub)
 	return nil
 }
 

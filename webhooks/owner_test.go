@@ -108,6 +108,7 @@ func TestOwnersNeverSeeEachOther(t *testing.T) {
 			{"POST", subs + "/" + idB + "/replay/" + didB, nil},
 			{"POST", subs + "/" + idA + "/replay/" + didB, nil},
 			{"POST", subs + "/" + idB + "/replay-parked", nil},
+			{"POST", subs + "/" + idB + "/rotate-secret", nil},
 		} {
 			r := a.do(c.method, c.path, "ownerA", c.body)
 			require.Equal(t, 404, r.status, "%s %s: %s", c.method, c.path, r.body)
@@ -139,6 +140,7 @@ func TestOwnersNeverSeeEachOther(t *testing.T) {
 			`mutation($id: ID!) { updateWebhookSubscription(id: $id, name: "taken") { webhook_subscription { id } } }`,
 			`mutation($id: ID!) { deleteWebhookSubscription(id: $id) { deleted_id } }`,
 			`mutation($id: ID!) { replayWebhookDelivery(subscription_id: $id, delivery_id: "` + didB + `") { delivery { id } } }`,
+			`mutation($id: ID!) { rotateWebhookSubscriptionSecret(id: $id) { webhook_subscription { secret } } }`,
 		} {
 			r = a.graphql("ownerA", q, map[string]any{"id": idB})
 			require.Contains(t, r.body, "Not found.", q)

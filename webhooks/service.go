@@ -86,6 +86,10 @@ type Options struct {
 	// delivery before another may claim it again (at least
 	// ClaimTimeoutMin).
 	ClaimTimeout time.Duration
+	// SecretGrace is how long a secret replaced by RotateSecret keeps
+	// signing deliveries beside the new one (SecretGraceDefault, 24 h,
+	// when zero; negative: none).
+	SecretGrace time.Duration
 	// DeliverBatch, MaxInFlight and PollInterval shape RunDeliveries; the
 	// defaults DeliverBatchDefault, MaxInFlightDefault and
 	// PollIntervalDefault when zero.
@@ -165,6 +169,7 @@ func NewService(st Store, opts *Options) (*Service, error) {
 	o.DisableAfterFailures = cmp.Or(o.DisableAfterFailures, DisableAfterFailuresDefault)
 	o.Timeout = cmp.Or(o.Timeout, TimeoutDefault)
 	o.ClaimTimeout = cmp.Or(o.ClaimTimeout, ClaimTimeoutDefault)
+	o.SecretGrace = max(cmp.Or(o.SecretGrace, SecretGraceDefault), 0)
 	o.Retention = cmp.Or(o.Retention, RetentionDefault)
 	o.InboundRetention = cmp.Or(o.InboundRetention, RetentionDefault)
 	o.ReconcileAfter = cmp.Or(o.ReconcileAfter, ReconcileAfterDefault)
@@ -481,8 +486,9 @@ func (s *Service) UpdateSubscription(ctx context.Context, id int64, in Subscript
 	if err != nil {
 		return nil, err
 	}
-	if secret != "" {
+	if secret != "" { // a secret set outright replaces the old at once (RotateSecret keeps it a while)
 		sub.SealedSecret = s.sealer.seal(secret)
+		sub.PreviousSealedSecret, sub.PreviousSecretExpiresAt = "", nil
 	}
 	sub.UpdatedAt = s.now()
 	if err := s.store.UpdateSubscription(ctx, sub); err != nil {

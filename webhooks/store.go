@@ -19,7 +19,8 @@ type Store interface {
 	// CreateSubscription stores s (with SealedSecret) and sets its ID.
 	CreateSubscription(ctx context.Context, s *Subscription) error
 	// UpdateSubscription saves name, url, events, sealed secret, is_active,
-	// standard_webhooks, consecutive_failures and updated_at. ErrNotFound.
+	// standard_webhooks, consecutive_failures, updated_at and the previous
+	// sealed secret with its expiry. ErrNotFound.
 	UpdateSubscription(ctx context.Context, s *Subscription) error
 	// DeleteSubscription deletes it and its deliveries. ErrNotFound.
 	DeleteSubscription(ctx context.Context, id int64) error

@@ -38,6 +38,12 @@ type Subscription struct {
 	// SealedSecret is the secret as stored: encrypted with the service's
 	// key. Stores keep it; it is never shown.
 	SealedSecret string `json:"-"`
+	// PreviousSecretExpiresAt is when the secret the last rotation
+	// replaced stops signing deliveries beside the new one (RotateSecret;
+	// nil when no old secret signs).
+	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at,omitempty"`
+	// PreviousSealedSecret is that secret as stored. Never shown.
+	PreviousSealedSecret string `json:"-"`
 }
 
 // Listens reports whether the subscription takes event (by wire name).

@@ -81,7 +81,7 @@ func optTime(t *time.Time) store.Time {
 // ---- subscriptions ----
 
 const subscriptionColumns = `id, owner, name, url, events, sealed_secret, is_active, standard_webhooks, consecutive_failures,
-	last_success_at, last_failure_at, created_at, updated_at`
+	last_success_at, last_failure_at, created_at, updated_at, previous_sealed_secret, previous_secret_expires_at`
 
 type subscriptionRow struct {
 	ID                  int64                `db:"id"`
@@ -97,6 +97,8 @@ type subscriptionRow struct {
 	LastFailureAt       store.Time           `db:"last_failure_at"`
 	CreatedAt           store.Time           `db:"created_at"`
 	UpdatedAt           store.Time           `db:"updated_at"`
+	PreviousSealed      string               `db:"previous_sealed_secret"`
+	PreviousExpiresAt   store.Time           `db:"previous_secret_expires_at"`
 }
 
 func (r *subscriptionRow) subscription() *webhooks.Subscription {
@@ -107,7 +109,7 @@ func (r *subscriptionRow) subscription() *webhooks.Subscription {
 	return &webhooks.Subscription{ID: r.ID, Owner: r.Owner, Name: r.Name, URL: r.URL, Events: events, SealedSecret: r.SealedSecret,
 		IsActive: r.IsActive, StandardWebhooks: r.StandardWebhooks, ConsecutiveFailures: r.ConsecutiveFailures,
 		LastSuccessAt: ptrTime(r.LastSuccessAt), LastFailureAt: ptrTime(r.LastFailureAt), CreatedAt: r.CreatedAt.Time,
-		UpdatedAt: r.UpdatedAt.Time}
+		UpdatedAt: r.UpdatedAt.Time, PreviousSealedSecret: r.PreviousSealed, PreviousSecretExpiresAt: ptrTime(r.PreviousExpiresAt)}
 }
 
 // CreateSubscription implements webhooks.Store.
@@ -127,9 +129,10 @@ func (s *Store) CreateSubscription(ctx context.Context, sub *webhooks.Subscripti
 // UpdateSubscription implements webhooks.Store.
 func (s *Store) UpdateSubscription(ctx context.Context, sub *webhooks.Subscription) error {
 	res, err := s.db.ExecContext(ctx, s.q(`UPDATE webhooks_subscriptions SET name = ?, url = ?, events = ?, sealed_secret = ?,
-		is_active = ?, standard_webhooks = ?, consecutive_failures = ?, updated_at = ? WHERE id = ?`),
+		is_active = ?, standard_webhooks = ?, consecutive_failures = ?, updated_at = ?, previous_sealed_secret = ?,
+		previous_secret_expires_at = ? WHERE id = ?`),
 		sub.Name, sub.URL, store.JSON[[]string]{V: sub.Events}, sub.SealedSecret, sub.IsActive, sub.StandardWebhooks,
-		sub.ConsecutiveFailures, store.NewTime(sub.UpdatedAt), sub.ID)
+		sub.ConsecutiveFailures, store.NewTime(sub.UpdatedAt), sub.PreviousSealedSecret, optTime(sub.PreviousSecretExpiresAt), sub.ID)
 	return affected("update subscription", res, err)
 }
 
