@@ -155,4 +155,6 @@ func VerifyStandardAny(secrets []string, header http.Header, body []byte, now ti
 
 // headerFault reports whether err is the header's (malformed or stale:
 // no other secret will verify it), not one secret's mismatch.
-func headerFault(err error) bool { return errors.Is(err, ErrBadHeader) || errors.Is(err, ErrStaleTimestamp) }
+func headerFault(err error) bool {
+	return errors.Is(err, ErrBadHeader) || errors.Is(err, ErrStaleTimestamp)
+}
