@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"slices"
@@ -376,6 +377,22 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 		_, err := s.store.FinishAttempt(ctx, d, lease, OutcomeNone, s.opts.DisableAfterFailures)
 		return ignoreLost(err)
 	}
+	if sub.RateLimit > 0 {
+		took, err := s.store.TakeRate(ctx, sub.ID, now.Unix(), sub.RateLimit)
+		if err != nil {
+			return fmt.Errorf("webhooks: attempt %d: %w", d.ID, err)
+		}
+		if !took {
+			// The endpoint's second is full: its turn comes in a later
+			// one, neither an attempt nor a failure. The spread keeps the
+			// waiting ones from all coming back at once.
+			next := now.Truncate(time.Second).Add(time.Second + rand.N(time.Second))
+			d.NextAttemptAt, d.UpdatedAt = &next, now
+			groundwork.Count(s.opts.Meter, groundwork.MetricDeliveries, "postponed")
+			_, err := s.store.FinishAttempt(ctx, d, lease, OutcomeNone, s.opts.DisableAfterFailures)
+			return ignoreLost(err)
+		}
+	}
 	d.Attempts++
 	status, body, reason := s.send(ctx, d, sub)
 	now = s.now()
@@ -480,6 +497,9 @@ func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (sta
 		return fail(err)
 	}
 	h := req.Header
+	for name, value := range sub.Headers { // the endpoint's own, never in place of ours (set below)
+		h[name] = []string{value}
+	}
 	h["Content-Type"] = []string{"application/json"}
 	h["User-Agent"] = []string{s.opts.UserAgent}
 	id := strconv.FormatInt(d.ID, 10)

@@ -3,7 +3,9 @@ package webhooks
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -30,9 +32,11 @@ type Query {
 
 type Mutation {
 	createWebhookSubscription(name: String!, url: String!, events: [String!]!, secret: String, is_active: Boolean,
-		standard_webhooks: Boolean, owner: String, clientMutationId: String): WebhookSubscriptionPayload!
+		standard_webhooks: Boolean, owner: String, description: String, headers: [WebhookHeaderInput!], rate_limit: Int,
+		clientMutationId: String): WebhookSubscriptionPayload!
 	updateWebhookSubscription(id: ID!, name: String, url: String, events: [String!], secret: String, is_active: Boolean,
-		standard_webhooks: Boolean, clientMutationId: String): WebhookSubscriptionPayload!
+		standard_webhooks: Boolean, description: String, headers: [WebhookHeaderInput!], rate_limit: Int,
+		clientMutationId: String): WebhookSubscriptionPayload!
 	deleteWebhookSubscription(id: ID!, clientMutationId: String): DeleteWebhookSubscriptionPayload!
 	rotateWebhookSubscriptionSecret(id: ID!, secret: String, grace_seconds: Int, clientMutationId: String): WebhookSubscriptionPayload!
 	replayWebhookDelivery(subscription_id: ID!, delivery_id: ID!, clientMutationId: String): ReplayWebhookDeliveryPayload!
@@ -53,6 +57,19 @@ type WebhookSubscription {
 	created_at: String!
 	updated_at: String!
 	previous_secret_expires_at: String
+	description: String!
+	headers: [WebhookHeader!]!
+	rate_limit: Int!
+}
+
+type WebhookHeader {
+	name: String!
+	value: String!
+}
+
+input WebhookHeaderInput {
+	name: String!
+	value: String!
 }
 
 type WebhookDelivery {
@@ -215,10 +232,29 @@ type subscriptionArgs struct {
 	Secret           *string
 	IsActive         *bool
 	StandardWebhooks *bool
+	Description      *string
+	Headers          *[]gqlHeader
+	RateLimit        *int32
+}
+
+// gqlHeader is a custom header, in and out.
+type gqlHeader struct {
+	Name, Value string
 }
 
 func (a subscriptionArgs) input() SubscriptionInput {
-	in := SubscriptionInput{Name: a.Name, URL: a.URL, Secret: a.Secret, IsActive: a.IsActive, StandardWebhooks: a.StandardWebhooks}
+	in := SubscriptionInput{Name: a.Name, URL: a.URL, Secret: a.Secret, IsActive: a.IsActive, StandardWebhooks: a.StandardWebhooks,
+		Description: a.Description}
+	if a.Headers != nil {
+		in.Headers = map[string]string{}
+		for _, h := range *a.Headers {
+			in.Headers[h.Name] = h.Value
+		}
+	}
+	if a.RateLimit != nil {
+		n := int(*a.RateLimit)
+		in.RateLimit = &n
+	}
 	if a.Events != nil {
 		in.Events = *a.Events
 		if in.Events == nil {
@@ -252,6 +288,9 @@ func (q *gqlRoot) CreateWebhookSubscription(ctx context.Context, args struct {
 	IsActive         *bool
 	StandardWebhooks *bool
 	Owner            *string
+	Description      *string
+	Headers          *[]gqlHeader
+	RateLimit        *int32
 	ClientMutationID *string
 }) (*gqlSubscriptionPayload, error) {
 	if err := q.can(ctx, AbilityCreate); err != nil {
@@ -259,8 +298,8 @@ func (q *gqlRoot) CreateWebhookSubscription(ctx context.Context, args struct {
 	}
 	p := &gqlSubscriptionPayload{ClientMutationID: args.ClientMutationID, Errors: []*gqlFieldError{}}
 	events := args.Events
-	in := subscriptionArgs{Name: &args.Name, URL: &args.URL, Events: &events,
-		Secret: args.Secret, IsActive: args.IsActive, StandardWebhooks: args.StandardWebhooks}.input()
+	in := subscriptionArgs{Name: &args.Name, URL: &args.URL, Events: &events, Secret: args.Secret, IsActive: args.IsActive,
+		StandardWebhooks: args.StandardWebhooks, Description: args.Description, Headers: args.Headers, RateLimit: args.RateLimit}.input()
 	in.Owner = args.Owner
 	sub, err := q.h.svc.CreateSubscription(ctx, in)
 	if err != nil {
@@ -281,6 +320,9 @@ func (q *gqlRoot) UpdateWebhookSubscription(ctx context.Context, args struct {
 	Secret           *string
 	IsActive         *bool
 	StandardWebhooks *bool
+	Description      *string
+	Headers          *[]gqlHeader
+	RateLimit        *int32
 	ClientMutationID *string
 }) (*gqlSubscriptionPayload, error) {
 	if err := q.can(ctx, AbilityUpdate); err != nil {
@@ -292,7 +334,8 @@ func (q *gqlRoot) UpdateWebhookSubscription(ctx context.Context, args struct {
 	}
 	p := &gqlSubscriptionPayload{ClientMutationID: args.ClientMutationID, Errors: []*gqlFieldError{}}
 	sub, err := q.h.svc.UpdateSubscription(ctx, id, subscriptionArgs{Name: args.Name, URL: args.URL, Events: args.Events,
-		Secret: args.Secret, IsActive: args.IsActive, StandardWebhooks: args.StandardWebhooks}.input())
+		Secret: args.Secret, IsActive: args.IsActive, StandardWebhooks: args.StandardWebhooks, Description: args.Description,
+		Headers: args.Headers, RateLimit: args.RateLimit}.input())
 	if err != nil {
 		if p.Errors, err = fieldErrors(err); err != nil {
 			return nil, q.shown(ctx, err)
@@ -367,6 +410,18 @@ func (g *gqlSubscription) LastSuccessAt() *string     { return gqlTime(g.s.LastS
 func (g *gqlSubscription) LastFailureAt() *string     { return gqlTime(g.s.LastFailureAt) }
 func (g *gqlSubscription) CreatedAt() string          { return *gqlTime(&g.s.CreatedAt) }
 func (g *gqlSubscription) UpdatedAt() string          { return *gqlTime(&g.s.UpdatedAt) }
+func (g *gqlSubscription) Description() string        { return g.s.Description }
+func (g *gqlSubscription) RateLimit() int32           { return int32(g.s.RateLimit) }
+
+// Headers are the custom headers, by name.
+func (g *gqlSubscription) Headers() []gqlHeader {
+	out := make([]gqlHeader, 0, len(g.s.Headers))
+	for _, name := range slices.Sorted(maps.Keys(g.s.Headers)) {
+		out = append(out, gqlHeader{Name: name, Value: g.s.Headers[name]})
+	}
+	return out
+}
+
 func (g *gqlSubscription) PreviousSecretExpiresAt() *string {
 	return gqlTime(g.s.PreviousSecretExpiresAt)
 }

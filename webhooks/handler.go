@@ -264,6 +264,40 @@ func (h *Handler) input(w http.ResponseWriter, r *http.Request) (SubscriptionInp
 		return &b
 	}
 	out.Owner, out.Name, out.URL, out.Secret = str("owner"), str("name"), str("url"), str("secret")
+	if _, given := in["description"]; given {
+		out.Description = str("description")
+		if out.Description == nil { // null or "" (made null by the trimming): none
+			out.Description = new(string)
+		}
+	}
+	if raw, ok := in["headers"]; ok {
+		out.Headers = map[string]string{} // null or {}: none
+		if raw != nil {
+			obj, isObject := raw.(map[string]any)
+			if !isObject {
+				v.Add("headers", "The headers field must be an object of names to values.")
+			}
+			for name, val := range obj {
+				s, isString := val.(string)
+				if !isString {
+					v.Add("headers."+name, api.MsgString("headers."+name))
+					continue
+				}
+				out.Headers[name] = s
+			}
+		}
+	}
+	if raw, ok := in["rate_limit"]; ok {
+		n := 0
+		if raw != nil {
+			f, isNumber := raw.(float64)
+			if !isNumber || f != math.Trunc(f) || f < -1 || f > MaxRateLimit+1 {
+				v.Add("rate_limit", fmt.Sprintf("The rate_limit field must be a whole number of deliveries a second, 0 to %d.", MaxRateLimit))
+			}
+			n = int(f)
+		}
+		out.RateLimit = &n
+	}
 	out.IsActive, out.StandardWebhooks = boolean("is_active"), boolean("standard_webhooks")
 	if raw, ok := in["events"]; ok && raw != nil {
 		if a, isArray := raw.([]any); isArray && len(a) == 0 {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
@@ -280,13 +281,18 @@ type SubscriptionInput struct {
 	// Owner names whose subscription it is, when it is made (the default
 	// owner when nil; under an owner's scope, that owner: another is a
 	// validation error). It cannot change.
-	Owner            *string  `json:"owner"`
-	Name             *string  `json:"name"`
-	URL              *string  `json:"url"`
-	Events           []string `json:"events"`
-	Secret           *string  `json:"secret"`
-	IsActive         *bool    `json:"is_active"`
-	StandardWebhooks *bool    `json:"standard_webhooks"`
+	Owner *string `json:"owner"`
+	Name  *string `json:"name"`
+	// Description, Headers (nil leaves them; an empty map clears them)
+	// and RateLimit (0: none) are the endpoint's settings.
+	Description      *string           `json:"description"`
+	Headers          map[string]string `json:"headers"`
+	RateLimit        *int              `json:"rate_limit"`
+	URL              *string           `json:"url"`
+	Events           []string          `json:"events"`
+	Secret           *string           `json:"secret"`
+	IsActive         *bool             `json:"is_active"`
+	StandardWebhooks *bool             `json:"standard_webhooks"`
 }
 
 // MaxNameLength and the secret's bounds.
@@ -335,6 +341,23 @@ func (s *Service) apply(ctx context.Context, sub *Subscription, in SubscriptionI
 	}
 	if in.StandardWebhooks != nil {
 		sub.StandardWebhooks = *in.StandardWebhooks
+	}
+	if in.Description != nil {
+		if d := strings.TrimSpace(*in.Description); utf8.RuneCountInString(d) > MaxDescriptionLength {
+			v.Add("description", api.MsgMaxChars("description", MaxDescriptionLength))
+		} else {
+			sub.Description = d
+		}
+	}
+	if in.Headers != nil {
+		sub.Headers = checkHeaders(in.Headers, v)
+	}
+	if in.RateLimit != nil {
+		if *in.RateLimit < 0 || *in.RateLimit > MaxRateLimit {
+			v.Add("rate_limit", fmt.Sprintf("The rate_limit field must be between 0 and %d.", MaxRateLimit))
+		} else {
+			sub.RateLimit = *in.RateLimit
+		}
 	}
 	if in.URL != nil || creating {
 		u := strings.TrimSpace(deref(in.URL))

@@ -85,6 +85,10 @@ type Store interface {
 	// with their IDs in the same transaction. It returns the IDs, in no
 	// particular order.
 	ClaimDue(ctx context.Context, now, lease time.Time, limit int, then func(context.Context, *sql.Tx, []int64) error) ([]int64, error)
+	// TakeRate takes one of the limit places of second (Unix seconds) for
+	// an attempt to the subscription, and reports whether there was one:
+	// across every instance on the store, at most limit a second.
+	TakeRate(ctx context.Context, subscriptionID int64, second int64, limit int) (bool, error)
 	// RequeueParked puts a subscription's parked deliveries back on the
 	// schedule, due at: pending if never attempted, else retrying. It
 	// returns how many.

@@ -15,8 +15,19 @@ type Subscription struct {
 	// for a host that uses no owners. It is set when the subscription is
 	// made and never changes.
 	Owner string `json:"owner,omitempty"`
+	// Description says what the endpoint is for (at most
+	// MaxDescriptionLength characters).
+	Description string `json:"description,omitempty"`
 	// Events are wire names, or "*" for every event.
 	Events []string `json:"events"`
+	// Headers are sent with every delivery (at most MaxHeaders; never one
+	// of the delivery's own: the signature, event and id headers, or
+	// those HTTP owns).
+	Headers map[string]string `json:"headers,omitempty"`
+	// RateLimit caps the deliveries a second to the endpoint, across
+	// every instance (0: no cap). The rest wait their turn: postponed,
+	// not failed.
+	RateLimit int `json:"rate_limit,omitempty"`
 	// Secret signs the deliveries. It is kept encrypted and shown only in
 	// the response that creates the subscription.
 	Secret   string `json:"secret,omitempty"`

@@ -81,24 +81,28 @@ func optTime(t *time.Time) store.Time {
 // ---- subscriptions ----
 
 const subscriptionColumns = `id, owner, name, url, events, sealed_secret, is_active, standard_webhooks, consecutive_failures,
-	last_success_at, last_failure_at, created_at, updated_at, previous_sealed_secret, previous_secret_expires_at`
+	last_success_at, last_failure_at, created_at, updated_at, previous_sealed_secret, previous_secret_expires_at, description, headers,
+	rate_limit`
 
 type subscriptionRow struct {
-	ID                  int64                `db:"id"`
-	Owner               string               `db:"owner"`
-	Name                string               `db:"name"`
-	URL                 string               `db:"url"`
-	Events              store.JSON[[]string] `db:"events"`
-	SealedSecret        string               `db:"sealed_secret"`
-	IsActive            bool                 `db:"is_active"`
-	StandardWebhooks    bool                 `db:"standard_webhooks"`
-	ConsecutiveFailures int                  `db:"consecutive_failures"`
-	LastSuccessAt       store.Time           `db:"last_success_at"`
-	LastFailureAt       store.Time           `db:"last_failure_at"`
-	CreatedAt           store.Time           `db:"created_at"`
-	UpdatedAt           store.Time           `db:"updated_at"`
-	PreviousSealed      string               `db:"previous_sealed_secret"`
-	PreviousExpiresAt   store.Time           `db:"previous_secret_expires_at"`
+	ID                  int64                         `db:"id"`
+	Owner               string                        `db:"owner"`
+	Name                string                        `db:"name"`
+	URL                 string                        `db:"url"`
+	Events              store.JSON[[]string]          `db:"events"`
+	SealedSecret        string                        `db:"sealed_secret"`
+	IsActive            bool                          `db:"is_active"`
+	StandardWebhooks    bool                          `db:"standard_webhooks"`
+	ConsecutiveFailures int                           `db:"consecutive_failures"`
+	LastSuccessAt       store.Time                    `db:"last_success_at"`
+	LastFailureAt       store.Time                    `db:"last_failure_at"`
+	CreatedAt           store.Time                    `db:"created_at"`
+	UpdatedAt           store.Time                    `db:"updated_at"`
+	PreviousSealed      string                        `db:"previous_sealed_secret"`
+	PreviousExpiresAt   store.Time                    `db:"previous_secret_expires_at"`
+	Description         string                        `db:"description"`
+	Headers             store.JSON[map[string]string] `db:"headers"`
+	RateLimit           int                           `db:"rate_limit"`
 }
 
 func (r *subscriptionRow) subscription() *webhooks.Subscription {
@@ -109,15 +113,16 @@ func (r *subscriptionRow) subscription() *webhooks.Subscription {
 	return &webhooks.Subscription{ID: r.ID, Owner: r.Owner, Name: r.Name, URL: r.URL, Events: events, SealedSecret: r.SealedSecret,
 		IsActive: r.IsActive, StandardWebhooks: r.StandardWebhooks, ConsecutiveFailures: r.ConsecutiveFailures,
 		LastSuccessAt: ptrTime(r.LastSuccessAt), LastFailureAt: ptrTime(r.LastFailureAt), CreatedAt: r.CreatedAt.Time,
-		UpdatedAt: r.UpdatedAt.Time, PreviousSealedSecret: r.PreviousSealed, PreviousSecretExpiresAt: ptrTime(r.PreviousExpiresAt)}
+		UpdatedAt: r.UpdatedAt.Time, PreviousSealedSecret: r.PreviousSealed, PreviousSecretExpiresAt: ptrTime(r.PreviousExpiresAt),
+		Description: r.Description, Headers: r.Headers.V, RateLimit: r.RateLimit}
 }
 
 // CreateSubscription implements webhooks.Store.
 func (s *Store) CreateSubscription(ctx context.Context, sub *webhooks.Subscription) error {
-	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO webhooks_subscriptions (owner, name, url, events, sealed_secret, is_active,
-		standard_webhooks, consecutive_failures, last_success_at, last_failure_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-		sub.Owner, sub.Name, sub.URL, store.JSON[[]string]{V: sub.Events}, sub.SealedSecret, sub.IsActive, sub.StandardWebhooks,
+	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO webhooks_subscriptions (description, headers, rate_limit, owner, name, url,
+		events, sealed_secret, is_active, standard_webhooks, consecutive_failures, last_success_at, last_failure_at, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		sub.Description, headersJSON(sub.Headers), sub.RateLimit, sub.Owner, sub.Name, sub.URL, store.JSON[[]string]{V: sub.Events}, sub.SealedSecret, sub.IsActive, sub.StandardWebhooks,
 		sub.ConsecutiveFailures, optTime(sub.LastSuccessAt), optTime(sub.LastFailureAt), store.NewTime(sub.CreatedAt),
 		store.NewTime(sub.UpdatedAt)).Scan(&sub.ID)
 	if err != nil {
@@ -130,9 +135,10 @@ func (s *Store) CreateSubscription(ctx context.Context, sub *webhooks.Subscripti
 func (s *Store) UpdateSubscription(ctx context.Context, sub *webhooks.Subscription) error {
 	res, err := s.db.ExecContext(ctx, s.q(`UPDATE webhooks_subscriptions SET name = ?, url = ?, events = ?, sealed_secret = ?,
 		is_active = ?, standard_webhooks = ?, consecutive_failures = ?, updated_at = ?, previous_sealed_secret = ?,
-		previous_secret_expires_at = ? WHERE id = ?`),
+		previous_secret_expires_at = ?, description = ?, headers = ?, rate_limit = ? WHERE id = ?`),
 		sub.Name, sub.URL, store.JSON[[]string]{V: sub.Events}, sub.SealedSecret, sub.IsActive, sub.StandardWebhooks,
-		sub.ConsecutiveFailures, store.NewTime(sub.UpdatedAt), sub.PreviousSealedSecret, optTime(sub.PreviousSecretExpiresAt), sub.ID)
+		sub.ConsecutiveFailures, store.NewTime(sub.UpdatedAt), sub.PreviousSealedSecret, optTime(sub.PreviousSecretExpiresAt),
+		sub.Description, headersJSON(sub.Headers), sub.RateLimit, sub.ID)
 	return affected("update subscription", res, err)
 }
 
@@ -272,4 +278,31 @@ func (s *Store) createFanout(ctx context.Context, tx *sql.Tx, tmpl webhooks.Deli
 	// both databases; sort to promise it.
 	slices.SortFunc(out, func(a, b webhooks.Delivery) int { return cmp.Compare(a.SubscriptionID, b.SubscriptionID) })
 	return out, nil
+}
+
+// headersJSON is a subscription's custom headers as stored: an object,
+// {} for none.
+func headersJSON(h map[string]string) store.JSON[map[string]string] {
+	if h == nil {
+		h = map[string]string{}
+	}
+	return store.JSON[map[string]string]{V: h}
+}
+
+// TakeRate implements webhooks.Store: one statement, so instances racing
+// for an endpoint's second each take a place or none.
+func (s *Store) TakeRate(ctx context.Context, subscriptionID int64, second int64, limit int) (bool, error) {
+	var taken int
+	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO webhooks_rate (subscription_id, second, taken) VALUES (?, ?, 1)
+		ON CONFLICT (subscription_id) DO UPDATE SET
+		taken = CASE WHEN webhooks_rate.second = excluded.second THEN webhooks_rate.taken + 1 ELSE 1 END, second = excluded.second
+		WHERE webhooks_rate.second <> excluded.second OR webhooks_rate.taken < ?
+		RETURNING taken`), subscriptionID, second, limit).Scan(&taken)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("webhookssql: take rate: %w", store.MapError(err))
+	}
+	return true, nil
 }

@@ -62,6 +62,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 		{Name: "Subscriptions", Run: exerciseSubscriptions},
 		{Name: "Fanout", Run: exerciseFanout},
 		{Name: "Owners", Run: exerciseOwners},
+		{Name: "EndpointSettings", Run: exerciseEndpointSettings},
 		{Name: "Deliveries", Run: exerciseDeliveries},
 		{Name: "ReadDeliveries", Run: exerciseReadDeliveries},
 		{Name: "ClaimAndFinish", Run: exerciseClaimAndFinish},
@@ -792,4 +793,39 @@ func exerciseOwners(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 		}
 		require.Equal(t, want, ids, owner)
 	}
+}
+
+// exerciseEndpointSettings: a description, headers and rate limit kept
+// and changed; TakeRate gives limit places a second, then none until the
+// next second.
+func exerciseEndpointSettings(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
+	t.Parallel()
+	s := newStore(t)
+	sub := &webhooks.Subscription{Name: "s", URL: "https://hooks.example/s", Events: []string{"*"}, SealedSecret: "sealed", IsActive: true,
+		Description: "the warehouse", Headers: map[string]string{"X-Tenant": "acct 1"}, RateLimit: 2, CreatedAt: at(0), UpdatedAt: at(0)}
+	require.NoError(t, s.CreateSubscription(ctx, sub))
+	got, err := s.Subscription(ctx, sub.ID)
+	require.NoError(t, err)
+	require.Equal(t, "the warehouse", got.Description)
+	require.Equal(t, map[string]string{"X-Tenant": "acct 1"}, got.Headers)
+	require.Equal(t, 2, got.RateLimit)
+	got.Headers, got.Description, got.RateLimit = nil, "", 0
+	require.NoError(t, s.UpdateSubscription(ctx, got))
+	got, err = s.Subscription(ctx, sub.ID)
+	require.NoError(t, err)
+	require.Empty(t, got.Headers)
+	require.Empty(t, got.Description)
+	require.Zero(t, got.RateLimit)
+
+	for i, want := range []bool{true, true, false, false} {
+		took, err := s.TakeRate(ctx, sub.ID, 1000, 2)
+		require.NoError(t, err)
+		require.Equal(t, want, took, "place %d of second 1000", i+1)
+	}
+	took, err := s.TakeRate(ctx, sub.ID, 1001, 2)
+	require.NoError(t, err)
+	require.True(t, took, "a new second")
+	took, err = s.TakeRate(ctx, sub.ID, 1001, 3)
+	require.NoError(t, err)
+	require.True(t, took, "a higher limit, the same second")
 }
