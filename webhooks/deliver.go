@@ -178,6 +178,10 @@ func (s *Service) dispatch(ctx context.Context, tx *sql.Tx, owner string, event 
 	if err != nil {
 		return Fanout{}, fmt.Errorf("webhooks: dispatch: %w", err)
 	}
+	channels, err := eventChannels(ctx, event)
+	if err != nil {
+		return Fanout{}, fmt.Errorf("webhooks: dispatch %s: %w", env.Event, err)
+	}
 	f := Fanout{EventID: env.ID}
 	body, err := env.Marshal()
 	if err != nil {
@@ -200,7 +204,7 @@ func (s *Service) dispatch(ctx context.Context, tx *sql.Tx, owner string, event 
 	}
 	tmpl := Delivery{Event: env.Event, EventID: env.ID, Status: StatusPending, NextAttemptAt: &claim, Payload: body,
 		PayloadHash: hashOf(body), OrderID: orderID, CustomerID: customerID, RequestID: requestID, CreatedAt: now, UpdatedAt: now,
-		Owner: owner}
+		Owner: owner, Channels: channels}
 	var then func(context.Context, *sql.Tx, []Delivery) error
 	if !looped {
 		then = func(ctx context.Context, tx *sql.Tx, ds []Delivery) error { return s.enqueue(ctx, tx, ids(ds), claim) }

@@ -35,6 +35,9 @@ type Named interface {
 type Event struct {
 	Name string
 	Data any
+	// Channels label the event (see Channeled): only endpoints without
+	// channels, or with one of these, receive it.
+	Channels []string
 }
 
 // WebhookEvent implements Named.

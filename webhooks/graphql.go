@@ -33,10 +33,10 @@ type Query {
 type Mutation {
 	createWebhookSubscription(name: String!, url: String!, events: [String!]!, secret: String, is_active: Boolean,
 		standard_webhooks: Boolean, owner: String, description: String, headers: [WebhookHeaderInput!], rate_limit: Int,
-		clientMutationId: String): WebhookSubscriptionPayload!
+		channels: [String!], clientMutationId: String): WebhookSubscriptionPayload!
 	updateWebhookSubscription(id: ID!, name: String, url: String, events: [String!], secret: String, is_active: Boolean,
 		standard_webhooks: Boolean, description: String, headers: [WebhookHeaderInput!], rate_limit: Int,
-		clientMutationId: String): WebhookSubscriptionPayload!
+		channels: [String!], clientMutationId: String): WebhookSubscriptionPayload!
 	deleteWebhookSubscription(id: ID!, clientMutationId: String): DeleteWebhookSubscriptionPayload!
 	rotateWebhookSubscriptionSecret(id: ID!, secret: String, grace_seconds: Int, clientMutationId: String): WebhookSubscriptionPayload!
 	replayWebhookDelivery(subscription_id: ID!, delivery_id: ID!, clientMutationId: String): ReplayWebhookDeliveryPayload!
@@ -60,6 +60,7 @@ type WebhookSubscription {
 	description: String!
 	headers: [WebhookHeader!]!
 	rate_limit: Int!
+	channels: [String!]!
 }
 
 type WebhookHeader {
@@ -235,6 +236,7 @@ type subscriptionArgs struct {
 	Description      *string
 	Headers          *[]gqlHeader
 	RateLimit        *int32
+	Channels         *[]string
 }
 
 // gqlHeader is a custom header, in and out.
@@ -254,6 +256,9 @@ func (a subscriptionArgs) input() SubscriptionInput {
 	if a.RateLimit != nil {
 		n := int(*a.RateLimit)
 		in.RateLimit = &n
+	}
+	if a.Channels != nil {
+		in.Channels = append([]string{}, *a.Channels...)
 	}
 	if a.Events != nil {
 		in.Events = *a.Events
@@ -291,6 +296,7 @@ func (q *gqlRoot) CreateWebhookSubscription(ctx context.Context, args struct {
 	Description      *string
 	Headers          *[]gqlHeader
 	RateLimit        *int32
+	Channels         *[]string
 	ClientMutationID *string
 }) (*gqlSubscriptionPayload, error) {
 	if err := q.can(ctx, AbilityCreate); err != nil {
@@ -299,7 +305,8 @@ func (q *gqlRoot) CreateWebhookSubscription(ctx context.Context, args struct {
 	p := &gqlSubscriptionPayload{ClientMutationID: args.ClientMutationID, Errors: []*gqlFieldError{}}
 	events := args.Events
 	in := subscriptionArgs{Name: &args.Name, URL: &args.URL, Events: &events, Secret: args.Secret, IsActive: args.IsActive,
-		StandardWebhooks: args.StandardWebhooks, Description: args.Description, Headers: args.Headers, RateLimit: args.RateLimit}.input()
+		StandardWebhooks: args.StandardWebhooks, Description: args.Description, Headers: args.Headers, RateLimit: args.RateLimit,
+		Channels: args.Channels}.input()
 	in.Owner = args.Owner
 	sub, err := q.h.svc.CreateSubscription(ctx, in)
 	if err != nil {
@@ -323,6 +330,7 @@ func (q *gqlRoot) UpdateWebhookSubscription(ctx context.Context, args struct {
 	Description      *string
 	Headers          *[]gqlHeader
 	RateLimit        *int32
+	Channels         *[]string
 	ClientMutationID *string
 }) (*gqlSubscriptionPayload, error) {
 	if err := q.can(ctx, AbilityUpdate); err != nil {
@@ -335,7 +343,7 @@ func (q *gqlRoot) UpdateWebhookSubscription(ctx context.Context, args struct {
 	p := &gqlSubscriptionPayload{ClientMutationID: args.ClientMutationID, Errors: []*gqlFieldError{}}
 	sub, err := q.h.svc.UpdateSubscription(ctx, id, subscriptionArgs{Name: args.Name, URL: args.URL, Events: args.Events,
 		Secret: args.Secret, IsActive: args.IsActive, StandardWebhooks: args.StandardWebhooks, Description: args.Description,
-		Headers: args.Headers, RateLimit: args.RateLimit}.input())
+		Headers: args.Headers, RateLimit: args.RateLimit, Channels: args.Channels}.input())
 	if err != nil {
 		if p.Errors, err = fieldErrors(err); err != nil {
 			return nil, q.shown(ctx, err)
@@ -508,4 +516,12 @@ func (q *gqlRoot) RotateWebhookSubscriptionSecret(ctx context.Context, args stru
 	}
 	p.Subscription = &gqlSubscription{sub}
 	return p, nil
+}
+
+// Channels are the endpoint's channels ([] for none).
+func (g *gqlSubscription) Channels() []string {
+	if g.s.Channels == nil {
+		return []string{}
+	}
+	return g.s.Channels
 }

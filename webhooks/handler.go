@@ -287,6 +287,20 @@ func (h *Handler) input(w http.ResponseWriter, r *http.Request) (SubscriptionInp
 			}
 		}
 	}
+	if raw, ok := in["channels"]; ok {
+		out.Channels = []string{} // null or []: none
+		if raw != nil {
+			items, ok := v.Array("channels", raw, false, MaxChannels)
+			for i, it := range items {
+				s, isString := it.(string)
+				if !ok || !isString {
+					v.Add(fmt.Sprintf("channels.%d", i), api.MsgString(fmt.Sprintf("channels.%d", i)))
+					continue
+				}
+				out.Channels = append(out.Channels, s)
+			}
+		}
+	}
 	if raw, ok := in["rate_limit"]; ok {
 		n := 0
 		if raw != nil {

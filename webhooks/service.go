@@ -285,14 +285,17 @@ type SubscriptionInput struct {
 	Name  *string `json:"name"`
 	// Description, Headers (nil leaves them; an empty map clears them)
 	// and RateLimit (0: none) are the endpoint's settings.
-	Description      *string           `json:"description"`
-	Headers          map[string]string `json:"headers"`
-	RateLimit        *int              `json:"rate_limit"`
-	URL              *string           `json:"url"`
-	Events           []string          `json:"events"`
-	Secret           *string           `json:"secret"`
-	IsActive         *bool             `json:"is_active"`
-	StandardWebhooks *bool             `json:"standard_webhooks"`
+	Description *string           `json:"description"`
+	Headers     map[string]string `json:"headers"`
+	RateLimit   *int              `json:"rate_limit"`
+	// Channels replace the endpoint's channels (nil leaves them; empty
+	// clears them).
+	Channels         []string `json:"channels"`
+	URL              *string  `json:"url"`
+	Events           []string `json:"events"`
+	Secret           *string  `json:"secret"`
+	IsActive         *bool    `json:"is_active"`
+	StandardWebhooks *bool    `json:"standard_webhooks"`
 }
 
 // MaxNameLength and the secret's bounds.
@@ -351,6 +354,9 @@ func (s *Service) apply(ctx context.Context, sub *Subscription, in SubscriptionI
 	}
 	if in.Headers != nil {
 		sub.Headers = checkHeaders(in.Headers, v)
+	}
+	if in.Channels != nil {
+		sub.Channels = checkChannels(in.Channels, v)
 	}
 	if in.RateLimit != nil {
 		if *in.RateLimit < 0 || *in.RateLimit > MaxRateLimit {

@@ -174,3 +174,57 @@ func TestRateLimitAcrossInstances(t *testing.T) {
 		require.Zero(t, after.ConsecutiveFailures, "nor a failure")
 	})
 }
+
+// Channels through the API and Dispatch: an endpoint with channels gets
+// the events that carry one (the event's own, or the context's), one
+// without gets every event; bad channels are refused, on a subscription
+// with the field named and on an event before anything is recorded.
+func TestChannels(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, on(d))
+		a := b.api(t)
+		ctx := context.Background()
+		rv := newReceiver(t)
+		mk := func(name string, channels ...string) int64 {
+			t.Helper()
+			body := map[string]any{"name": name, "url": rv.URL + "/" + name, "events": []string{"*"}}
+			if channels != nil {
+				body["channels"] = channels
+			}
+			r := a.do("POST", subs, "admin", body)
+			require.Equal(t, 201, r.status, r.body)
+			return mustID(t, fmt.Sprint(r.data(t)["id"]))
+		}
+		all, shop := mk("all"), mk("shop", "store-1", "store-1")
+		r := a.do("GET", fmt.Sprintf("%s/%d", subs, shop), "admin", nil)
+		require.Equal(t, []any{"store-1"}, r.data(t)["channels"], "each once")
+		fan := func(f webhooks.Fanout, err error) int {
+			t.Helper()
+			require.NoError(t, err)
+			return f.Deliveries
+		}
+		require.Equal(t, 1, fan(b.svc.Dispatch(ctx, placed(1))), "no channel: the endpoint without channels")
+		require.Equal(t, 2, fan(b.svc.Dispatch(ctx, webhooks.Event{Name: "order.placed", Data: map[string]any{}, Channels: []string{"store-1"}})))
+		require.Equal(t, 2, fan(b.svc.Dispatch(webhooks.WithChannels(ctx, "store-1"), placed(2))), "the context's channel")
+		require.Equal(t, 1, fan(b.svc.Dispatch(webhooks.WithChannels(ctx, "store-9"), placed(3))))
+		require.Len(t, b.deliveriesOf(t, all), 4)
+		require.Len(t, b.deliveriesOf(t, shop), 2)
+		_, err := b.svc.Dispatch(webhooks.WithChannels(ctx, "no spaces"), placed(4))
+		require.ErrorIs(t, err, webhooks.ErrChannel)
+		require.Len(t, b.deliveriesOf(t, all), 4, "nothing recorded")
+		for _, bad := range []any{[]string{"a b"}, []string{strings.Repeat("c", 129)}, []any{1}, "store-1",
+			[]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"}} {
+			r := a.do("PATCH", fmt.Sprintf("%s/%d", subs, shop), "admin", map[string]any{"channels": bad})
+			require.Equal(t, 422, r.status, "%v: %s", bad, r.body)
+			require.Contains(t, r.body, `"channels`)
+		}
+		r = a.do("PATCH", fmt.Sprintf("%s/%d", subs, shop), "admin", map[string]any{"channels": []string{}})
+		require.Equal(t, 200, r.status, r.body)
+		require.NotContains(t, r.data(t), "channels")
+		require.Equal(t, 2, fan(b.svc.Dispatch(ctx, placed(5))), "no channels now: every event")
+		r = a.graphql("admin", `mutation($id: ID!) { updateWebhookSubscription(id: $id, channels: ["b", "a"]) {
+			webhook_subscription { channels } errors { field } } }`, map[string]any{"id": fmt.Sprint(shop)})
+		require.JSONEq(t, `{"data":{"updateWebhookSubscription":{"webhook_subscription":{"channels":["a","b"]},"errors":[]}}}`, r.body)
+	})
+}

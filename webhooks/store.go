@@ -31,7 +31,8 @@ type Store interface {
 	// CreateFanout stores a delivery like tmpl (whose ID and
 	// SubscriptionID are ignored) for every active subscription of
 	// tmpl.Owner (of every owner for AllOwners) that listens to
-	// tmpl.Event (its events hold the event or "*"), as one
+	// tmpl.Event (its events hold the event or "*") and has no channels
+	// or one of tmpl.Channels, as one
 	// statement, and returns them with their IDs, ordered by subscription.
 	// then (when not nil) runs in the store's transaction before it
 	// commits, and its error undoes the fan-out; without then no

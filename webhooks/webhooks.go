@@ -20,6 +20,9 @@ type Subscription struct {
 	Description string `json:"description,omitempty"`
 	// Events are wire names, or "*" for every event.
 	Events []string `json:"events"`
+	// Channels, when any, narrow the endpoint to the events that carry
+	// one of them (see Channeled); at most MaxChannels.
+	Channels []string `json:"channels,omitempty"`
 	// Headers are sent with every delivery (at most MaxHeaders; never one
 	// of the delivery's own: the signature, event and id headers, or
 	// those HTTP owns).
@@ -122,6 +125,9 @@ type Delivery struct {
 	// the event is for (AllOwners: every owner). Not stored: a delivery
 	// is its subscription's owner's.
 	Owner string `json:"-"`
+	// Channels, in a fan-out's template, are the event's channels. Not
+	// stored.
+	Channels []string `json:"-"`
 }
 
 // Framework events, given to the listeners of Service.OnEvent.

@@ -82,7 +82,7 @@ func optTime(t *time.Time) store.Time {
 
 const subscriptionColumns = `id, owner, name, url, events, sealed_secret, is_active, standard_webhooks, consecutive_failures,
 	last_success_at, last_failure_at, created_at, updated_at, previous_sealed_secret, previous_secret_expires_at, description, headers,
-	rate_limit`
+	rate_limit, channels`
 
 type subscriptionRow struct {
 	ID                  int64                         `db:"id"`
@@ -103,6 +103,7 @@ type subscriptionRow struct {
 	Description         string                        `db:"description"`
 	Headers             store.JSON[map[string]string] `db:"headers"`
 	RateLimit           int                           `db:"rate_limit"`
+	Channels            store.JSON[[]string]          `db:"channels"`
 }
 
 func (r *subscriptionRow) subscription() *webhooks.Subscription {
@@ -114,15 +115,15 @@ func (r *subscriptionRow) subscription() *webhooks.Subscription {
 		IsActive: r.IsActive, StandardWebhooks: r.StandardWebhooks, ConsecutiveFailures: r.ConsecutiveFailures,
 		LastSuccessAt: ptrTime(r.LastSuccessAt), LastFailureAt: ptrTime(r.LastFailureAt), CreatedAt: r.CreatedAt.Time,
 		UpdatedAt: r.UpdatedAt.Time, PreviousSealedSecret: r.PreviousSealed, PreviousSecretExpiresAt: ptrTime(r.PreviousExpiresAt),
-		Description: r.Description, Headers: r.Headers.V, RateLimit: r.RateLimit}
+		Description: r.Description, Headers: r.Headers.V, RateLimit: r.RateLimit, Channels: r.Channels.V}
 }
 
 // CreateSubscription implements webhooks.Store.
 func (s *Store) CreateSubscription(ctx context.Context, sub *webhooks.Subscription) error {
-	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO webhooks_subscriptions (description, headers, rate_limit, owner, name, url,
-		events, sealed_secret, is_active, standard_webhooks, consecutive_failures, last_success_at, last_failure_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-		sub.Description, headersJSON(sub.Headers), sub.RateLimit, sub.Owner, sub.Name, sub.URL, store.JSON[[]string]{V: sub.Events}, sub.SealedSecret, sub.IsActive, sub.StandardWebhooks,
+	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO webhooks_subscriptions (channels, description, headers, rate_limit, owner, name,
+		url, events, sealed_secret, is_active, standard_webhooks, consecutive_failures, last_success_at, last_failure_at, created_at,
+		updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		channelsJSON(sub.Channels), sub.Description, headersJSON(sub.Headers), sub.RateLimit, sub.Owner, sub.Name, sub.URL, store.JSON[[]string]{V: sub.Events}, sub.SealedSecret, sub.IsActive, sub.StandardWebhooks,
 		sub.ConsecutiveFailures, optTime(sub.LastSuccessAt), optTime(sub.LastFailureAt), store.NewTime(sub.CreatedAt),
 		store.NewTime(sub.UpdatedAt)).Scan(&sub.ID)
 	if err != nil {
@@ -135,10 +136,10 @@ func (s *Store) CreateSubscription(ctx context.Context, sub *webhooks.Subscripti
 func (s *Store) UpdateSubscription(ctx context.Context, sub *webhooks.Subscription) error {
 	res, err := s.db.ExecContext(ctx, s.q(`UPDATE webhooks_subscriptions SET name = ?, url = ?, events = ?, sealed_secret = ?,
 		is_active = ?, standard_webhooks = ?, consecutive_failures = ?, updated_at = ?, previous_sealed_secret = ?,
-		previous_secret_expires_at = ?, description = ?, headers = ?, rate_limit = ? WHERE id = ?`),
+		previous_secret_expires_at = ?, description = ?, headers = ?, rate_limit = ?, channels = ? WHERE id = ?`),
 		sub.Name, sub.URL, store.JSON[[]string]{V: sub.Events}, sub.SealedSecret, sub.IsActive, sub.StandardWebhooks,
 		sub.ConsecutiveFailures, store.NewTime(sub.UpdatedAt), sub.PreviousSealedSecret, optTime(sub.PreviousSecretExpiresAt),
-		sub.Description, headersJSON(sub.Headers), sub.RateLimit, sub.ID)
+		sub.Description, headersJSON(sub.Headers), sub.RateLimit, channelsJSON(sub.Channels), sub.ID)
 	return affected("update subscription", res, err)
 }
 
@@ -229,10 +230,21 @@ func (s *Store) createFanout(ctx context.Context, tx *sql.Tx, tmpl webhooks.Deli
 	if tmpl.Owner == webhooks.AllOwners {
 		owned = "TRUE"
 	}
+	// Endpoints without channels, or with one of the event's.
+	channeled := `s.channels = '[]'`
+	switch {
+	case s.postgres() && len(tmpl.Channels) > 0:
+		channeled = `(s.channels = '[]'::jsonb OR jsonb_exists_any(s.channels, ?::text[]))`
+	case s.postgres():
+		channeled = `s.channels = '[]'::jsonb`
+	case len(tmpl.Channels) > 0:
+		channeled = `(s.channels = '[]' OR EXISTS (SELECT 1 FROM json_each(s.channels) c WHERE c.value IN (?` +
+			strings.Repeat(", ?", len(tmpl.Channels)-1) + `)))`
+	}
 	query := s.q(`INSERT INTO webhooks_deliveries (subscription_id, event, event_id, status, attempts, next_attempt_at, payload,
 		payload_hash, order_id, customer_id, request_id, created_at, updated_at)
 		SELECT s.id, ` + values + ` FROM webhooks_subscriptions s
-		WHERE s.is_active = ? AND ` + owned + ` AND ` + listens + ` ORDER BY s.id RETURNING id, subscription_id`)
+		WHERE s.is_active = ? AND ` + owned + ` AND ` + listens + ` AND ` + channeled + ` ORDER BY s.id RETURNING id, subscription_id`)
 	args := []any{tmpl.Event, tmpl.EventID, string(tmpl.Status), optTime(tmpl.NextAttemptAt), string(tmpl.Payload), tmpl.PayloadHash,
 		nullable(tmpl.OrderID), nullable(tmpl.CustomerID), tmpl.RequestID, store.NewTime(tmpl.CreatedAt), store.NewTime(tmpl.UpdatedAt),
 		true}
@@ -240,6 +252,14 @@ func (s *Store) createFanout(ctx context.Context, tx *sql.Tx, tmpl webhooks.Deli
 		args = append(args, tmpl.Owner)
 	}
 	args = append(args, tmpl.Event)
+	switch {
+	case s.postgres() && len(tmpl.Channels) > 0:
+		args = append(args, tmpl.Channels)
+	case len(tmpl.Channels) > 0:
+		for _, c := range tmpl.Channels {
+			args = append(args, c)
+		}
+	}
 	var out []webhooks.Delivery
 	write := func(tx *sqlx.Tx) error {
 		out = nil
@@ -305,4 +325,12 @@ func (s *Store) TakeRate(ctx context.Context, subscriptionID int64, second int64
 		return false, fmt.Errorf("webhookssql: take rate: %w", store.MapError(err))
 	}
 	return true, nil
+}
+
+// channelsJSON is an endpoint's channels as stored: an array, [] for none.
+func channelsJSON(c []string) store.JSON[[]string] {
+	if c == nil {
+		c = []string{}
+	}
+	return store.JSON[[]string]{V: c}
 }

@@ -63,6 +63,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 		{Name: "Fanout", Run: exerciseFanout},
 		{Name: "Owners", Run: exerciseOwners},
 		{Name: "EndpointSettings", Run: exerciseEndpointSettings},
+		{Name: "Channels", Run: exerciseChannels},
 		{Name: "Deliveries", Run: exerciseDeliveries},
 		{Name: "ReadDeliveries", Run: exerciseReadDeliveries},
 		{Name: "ClaimAndFinish", Run: exerciseClaimAndFinish},
@@ -828,4 +829,42 @@ func exerciseEndpointSettings(t *testing.T, newStore func(t *testing.T) webhooks
 	took, err = s.TakeRate(ctx, sub.ID, 1001, 3)
 	require.NoError(t, err)
 	require.True(t, took, "a higher limit, the same second")
+}
+
+// exerciseChannels: a fan-out reaches the endpoints without channels and
+// those with one of the event's; an event without channels reaches only
+// the endpoints without.
+func exerciseChannels(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
+	t.Parallel()
+	s := newStore(t)
+	mk := func(name string, channels ...string) *webhooks.Subscription {
+		sub := &webhooks.Subscription{Name: name, URL: "https://hooks.example/" + name, Events: []string{"*"}, Channels: channels,
+			SealedSecret: "sealed", IsActive: true, CreatedAt: at(0), UpdatedAt: at(0)}
+		require.NoError(t, s.CreateSubscription(ctx, sub))
+		return sub
+	}
+	all, one, two := mk("all"), mk("one", "store-1"), mk("two", "store-1", "store-2")
+	got, err := s.Subscription(ctx, two.ID)
+	require.NoError(t, err)
+	require.Equal(t, []string{"store-1", "store-2"}, got.Channels)
+	tmpl := newDelivery(0, 1, webhooks.StatusPending, ptr(at(time.Minute)))
+	for _, c := range []struct {
+		channels []string
+		want     []int64
+	}{
+		{nil, []int64{all.ID}},
+		{[]string{"store-1"}, []int64{all.ID, one.ID, two.ID}},
+		{[]string{"store-2"}, []int64{all.ID, two.ID}},
+		{[]string{"store-3", "store-2"}, []int64{all.ID, two.ID}},
+		{[]string{"store-3"}, []int64{all.ID}},
+	} {
+		tmpl.Channels = c.channels
+		ds, err := s.CreateFanout(ctx, tmpl, nil)
+		require.NoError(t, err)
+		var ids []int64
+		for _, d := range ds {
+			ids = append(ids, d.SubscriptionID)
+		}
+		require.Equal(t, c.want, ids, "channels %v", c.channels)
+	}
 }
