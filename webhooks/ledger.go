@@ -48,7 +48,13 @@ func (s *Service) Replay(ctx context.Context, subscriptionID, deliveryID int64) 
 		return nil, err
 	}
 	now := s.now()
+	// As a dispatch: due at once for a running loop (or any instance's,
+	// without a job queue), else held by its job's claim.
+	looped := s.loop.running.Load()
 	claim := now.Add(s.opts.ClaimTimeout)
+	if looped || s.opts.Enqueuer == nil {
+		claim = now
+	}
 	requestID, ok := RequestIDFrom(ctx)
 	if !ok {
 		requestID = old.RequestID
@@ -58,9 +64,15 @@ func (s *Service) Replay(ctx context.Context, subscriptionID, deliveryID int64) 
 		RequestID: requestID, CreatedAt: now, UpdatedAt: now}
 	ds := []Delivery{d}
 	if err := s.store.CreateDeliveries(ctx, ds, func(ctx context.Context, tx *sql.Tx) error {
+		if looped {
+			return nil
+		}
 		return s.enqueue(ctx, tx, ids(ds), claim)
 	}); err != nil {
 		return nil, wrap("replay", err)
+	}
+	if looped {
+		s.loop.nudge()
 	}
 	out := ds[0]
 	out.Payload = nil

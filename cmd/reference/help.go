@@ -69,8 +69,12 @@ token create flags:
   reference emaillist feeds list [--form ID]
                                     list the feeds (manage them at /admin/emailmarketing/feeds)
 `},
-	{"webhooks", `  reference webhooks emit EVENT [--data JSON]
-                                    dispatch a test event to the subscriptions that take it
+	{"webhooks", `  reference webhooks emit EVENT [--data JSON] [--owner OWNER]
+                                    dispatch a test event to the subscriptions that take it (the
+                                    owner's; * for every owner's)
+  reference webhooks portal-link --owner OWNER [--ttl 1h]
+                                    print a link to the portal where the owner manages their own
+                                    endpoints (add, test, replay, rotate the secret)
   reference webhooks retry          queue the deliveries that are due now
   reference webhooks prune          delete finished deliveries and inbound webhooks past their retention
   reference webhooks reconcile [--minutes N]

@@ -129,6 +129,7 @@ type handlers struct {
 	formPages      *forms.PageHandler
 	webhooks       *webhooks.Handler
 	inbound        *webhooks.InboundHandler
+	portal         *webhooks.PortalHandler
 	bookings       *bookings.Handler
 	bookingsAdmin  *bookings.AdminHandler
 	bookingPages   *bookings.PageHandler
@@ -282,6 +283,10 @@ func (a *app) wireWebhooks(w *wiring) error {
 	}
 	if w.h.webhooks, err = webhooks.NewHandler(a.webhooks, a.tokens, &webhooks.HandlerOptions{HTTPOptions: w.web,
 		Idempotency: store.NewIdempotency(a.db, nil)}); err != nil {
+		return err
+	}
+	if w.h.portal, err = webhooks.NewPortalHandler(a.webhooks, &webhooks.PortalOptions{HTTPOptions: w.web,
+		Key: w.keys.PageFlash()}); err != nil {
 		return err
 	}
 	w.h.inbound, err = webhooks.NewInboundHandler(a.webhooks, &webhooks.InboundHandlerOptions{HTTPOptions: w.web,
@@ -456,6 +461,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	signIn.Mount(mux)
 	mux.Handle(webhooks.PrefixDefault+"/", h.webhooks)
 	mux.Handle(webhooks.InboundPrefixDefault+"/", h.inbound)
+	mux.Handle(webhooks.PortalPrefixDefault+"/", h.portal)
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
 	mux.HandleFunc("GET /{$}", h.site.home)

@@ -216,7 +216,7 @@ func newWebhooks(c webhooksConfig, key []byte, db *store.DB, queue *store.Queue,
 // emit a test event, queue due retries, prune the ledger.
 func runWebhooks(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageError{"webhooks needs a sub-command: emit, retry, prune, reconcile or session"}
+		return usageError{"webhooks needs a sub-command: emit, retry, prune, reconcile, session or portal-link"}
 	}
 	sub, args := args[0], args[1:]
 	fs := newFlagSet("reference webhooks " + sub)
@@ -225,6 +225,8 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 	var data, provider, owner *string
 	var minutes *int
 	var status *bool
+	var ttl *time.Duration
+	var base *string
 	switch sub {
 	case "emit":
 		data = fs.String("data", "{}", "the event's data, a JSON object")
@@ -234,9 +236,13 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 	case "session":
 		provider = fs.String("provider", webhooks.StripeProvider, "the session's provider")
 		status = fs.Bool("status", false, "print the session's status instead of recording it")
+	case "portal-link":
+		owner = fs.String("owner", "", "whose webhooks the link opens")
+		ttl = fs.Duration("ttl", time.Hour, "how long the link works")
+		base = fs.String("base-url", getenv("GROUNDWORK_BASE_URL"), "public address of the server, for the printed link")
 	case "retry", "prune":
 	default:
-		return usageError{fmt.Sprintf("unknown webhooks sub-command %q: emit, retry, prune, reconcile or session", sub)}
+		return usageError{fmt.Sprintf("unknown webhooks sub-command %q: emit, retry, prune, reconcile, session or portal-link", sub)}
 	}
 	positional, err := parseArgs(fs, args)
 	if err != nil {
@@ -320,6 +326,16 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 		return reconcile(ctx, svc, *minutes, stdout)
 	case "session":
 		return paymentSession(ctx, svc, webhookssql.NewPaymentSessions(db, nil), *provider, positional[0], *status, stdout)
+	case "portal-link":
+		token, err := svc.PortalLink(*owner, *ttl)
+		if err != nil {
+			return usageError{fmt.Sprintf("portal-link: %v (--owner names whose, --ttl how long)", err)}
+		}
+		origin := strings.TrimSuffix(*base, "/")
+		if origin == "" {
+			origin = "http://" + envOr(getenv, "GROUNDWORK_ADDR", defaultAddr)
+		}
+		fmt.Fprintf(stdout, "%s%s/%s\n", origin, webhooks.PortalPrefixDefault, token)
 	}
 	return nil
 }

@@ -1,0 +1,519 @@
+package webhooks
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/web"
+)
+
+// PortalPrefixDefault is where the portal lives.
+const PortalPrefixDefault = "/webhooks-portal"
+
+// PortalTemplate names the portal's page template.
+const PortalTemplate = "webhooks/portal.html"
+
+//go:embed all:templates
+var templatesFS embed.FS
+
+// PortalOptions configures [NewPortalHandler].
+type PortalOptions struct {
+	groundwork.HTTPOptions
+	// Prefix: PortalPrefixDefault when empty.
+	Prefix string
+	// Templates replaces the page's template or the page layer's ones.
+	Templates fs.FS
+	// Key signs the flash; give every instance the same.
+	Key []byte
+	// Owner, when set, is the owner the host's own session signs in
+	// (false for none): the portal is then also at {prefix}/me. Without
+	// it the portal is reached only by a link from [Service.PortalLink].
+	Owner func(r *http.Request) (owner string, ok bool)
+	// TrustedOrigins may post to the portal besides its own origin.
+	TrustedOrigins []string
+}
+
+// PortalHandler serves the pages where one owner (a host's customer)
+// manages their own endpoints, working without JavaScript:
+// GET {prefix}/{access} lists the owner's endpoints and adds one; GET
+// {prefix}/{access}/{id} shows one with its settings to change, its
+// deliveries (status, attempts, time, the receiver's answer), a test
+// event to send, deliveries to replay (one, or those of a time range),
+// its secret to reveal or rotate, and the endpoint to disable or delete.
+// {access} is a portal link's token ([Service.PortalLink]) or "me" (the
+// host's session, PortalOptions.Owner). Every read and write is scoped to
+// that owner: another owner's endpoint is not found. Posts from other
+// origins are refused.
+type PortalHandler struct {
+	base   *web.Base
+	svc    *Service
+	prefix string
+	who    func(r *http.Request) (string, bool)
+}
+
+// NewPortalHandler returns the portal for svc.
+func NewPortalHandler(svc *Service, opts *PortalOptions) (*PortalHandler, error) {
+	if svc == nil {
+		return nil, errors.New("webhooks: new portal: a service is needed")
+	}
+	var o PortalOptions
+	if opts != nil {
+		o = *opts
+	}
+	pages, _ := fs.Sub(templatesFS, "templates")
+	base, err := web.NewBase(web.BaseOptions{Domain: "webhooks", Prefix: o.Prefix, Default: PortalPrefixDefault, Pages: pages,
+		Override: o.Templates, Key: o.Key, Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator,
+		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
+		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "Please try again in a moment."}},
+		Explain:  explainPortal, Protect: true, TrustedOrigins: o.TrustedOrigins, MaxFormBytes: 64 << 10})
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: new portal: %w", err)
+	}
+	p := &PortalHandler{base: base, svc: svc, prefix: base.Prefix, who: o.Owner}
+	mux, prefix := base.Mux, p.prefix
+	mux.HandleFunc("GET "+prefix+"/{access}", base.Func(p.list))
+	mux.HandleFunc("POST "+prefix+"/{access}", base.Func(p.create))
+	mux.HandleFunc("GET "+prefix+"/{access}/{id}", base.Func(p.show))
+	mux.HandleFunc("POST "+prefix+"/{access}/{id}", base.Func(p.save))
+	for _, action := range []string{"test", "rotate", "reveal", "replay", "replay-range", "active", "delete"} {
+		mux.HandleFunc("POST "+prefix+"/{access}/{id}/"+action, base.Func(p.act(action)))
+	}
+	return p, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (p *PortalHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base.ServeHTTP(w, r) }
+
+// Routes lists the routes, as "METHOD /path/{param}".
+func (p *PortalHandler) Routes() []string {
+	out := []string{"GET " + p.prefix + "/{access}", "POST " + p.prefix + "/{access}", "GET " + p.prefix + "/{access}/{id}",
+		"POST " + p.prefix + "/{access}/{id}"}
+	for _, action := range []string{"test", "rotate", "reveal", "replay", "replay-range", "active", "delete"} {
+		out = append(out, "POST "+p.prefix+"/{access}/{id}/"+action)
+	}
+	return append(out, "GET "+p.prefix+"/_assets/{file}")
+}
+
+// errPortalLink is a link that is not (or no longer) valid.
+var errPortalLink = errors.New("webhooks: portal link not valid")
+
+func explainPortal(err error) *web.Problem {
+	switch {
+	case errors.Is(err, errPortalLink):
+		return &web.Problem{Status: http.StatusNotFound, Err: err, ErrorPage: web.ErrorPage{Heading: "Link not valid",
+			Message: "This link to your webhooks has expired or is not complete. Ask for a new one where you got it."}}
+	case errors.Is(err, ErrNotFound):
+		return &web.Problem{Status: http.StatusNotFound, Err: err, ErrorPage: web.ErrorPage{Heading: "Endpoint not found",
+			Message: "There is no such endpoint among yours."}}
+	}
+	return nil
+}
+
+// scoped is the request's context scoped to the owner its {access}
+// grants, and that owner.
+func (p *PortalHandler) scoped(r *http.Request) (context.Context, string, error) {
+	access := r.PathValue("access")
+	var owner string
+	var ok bool
+	if access == "me" && p.who != nil {
+		owner, ok = p.who(r)
+	} else {
+		owner, ok = p.svc.portalOwner(access)
+	}
+	if !ok {
+		return nil, "", errPortalLink
+	}
+	return ScopeToOwner(r.Context(), owner), owner, nil
+}
+
+type portalPage struct {
+	Owner, Action string
+	Endpoints     []endpointView
+	Endpoint      *endpointView
+	Fields        []web.Field
+	Summary       []web.SummaryItem
+	// Secret is shown once (made, rotated, or revealed), with what it is.
+	Secret, SecretWhat string
+	Deliveries         []deliveryView
+	// Confirm asks before a delete.
+	Confirm bool
+	// From and To fill the replay range's fields.
+	From, To string
+}
+
+type endpointView struct {
+	ID                                 int64
+	Name, URL, Description, Events     string
+	Channels, RateLimit, State, Rotate string
+	Active                             bool
+	Failures                           int
+}
+
+type deliveryView struct {
+	ID                              int64
+	Event, Status, When, Attempts   string
+	Response, ResponseText, EventID string
+}
+
+func (p *PortalHandler) endpoint(s *Subscription) endpointView {
+	v := endpointView{ID: s.ID, Name: s.Name, URL: s.URL, Description: s.Description, Events: strings.Join(s.Events, ", "),
+		Channels: strings.Join(s.Channels, ", "), Active: s.IsActive, Failures: s.ConsecutiveFailures, State: "Active"}
+	if slices.Contains(s.Events, "*") {
+		v.Events = "every event"
+	}
+	if s.RateLimit > 0 {
+		v.RateLimit = strconv.Itoa(s.RateLimit) + " a second"
+	}
+	if !s.IsActive {
+		v.State = "Disabled"
+	}
+	if s.PreviousSecretExpiresAt != nil && p.svc.opts.Now().Before(*s.PreviousSecretExpiresAt) {
+		v.Rotate = "The old secret signs deliveries too until " + s.PreviousSecretExpiresAt.UTC().Format("2 January 2006, 15:04 UTC") + "."
+	}
+	return v
+}
+
+// fields are the endpoint form's fields, from s (or what was posted) and
+// the errors given.
+func (p *PortalHandler) fields(r *http.Request, s *Subscription, errs map[string][]string) []web.Field {
+	val := func(name, current string) string {
+		if r.Method == http.MethodPost {
+			return r.PostFormValue(name)
+		}
+		return current
+	}
+	events := web.Field{Type: web.TypeCheckboxes, Name: "events", ID: web.FieldID("events"), Label: "Events to send",
+		Help: "None chosen sends every event.", Errors: errs["events"]}
+	chosen := s.Events
+	if r.Method == http.MethodPost {
+		chosen = r.PostForm["events"]
+	}
+	for _, e := range p.svc.Events() {
+		events.Options = append(events.Options, web.Option{Value: e, Label: e, Selected: slices.Contains(chosen, e)})
+	}
+	rate := ""
+	if s.RateLimit > 0 {
+		rate = strconv.Itoa(s.RateLimit)
+	}
+	var headers []string
+	for _, name := range slices.Sorted(mapsKeys(s.Headers)) {
+		headers = append(headers, name+": "+s.Headers[name])
+	}
+	return []web.Field{
+		{Type: "text", Name: "name", ID: web.FieldID("name"), Label: "Name", Value: val("name", s.Name), Required: true,
+			Autocomplete: "off", Errors: errs["name"]},
+		{Type: "url", Name: "url", ID: web.FieldID("url"), Label: "Address", Help: "Where each event is posted: https://...",
+			Value: val("url", s.URL), Required: true, Autocomplete: "url", Errors: errs["url"]},
+		{Type: web.TypeTextarea, Name: "description", ID: web.FieldID("description"), Label: "Description",
+			Help: "What the endpoint is for (optional).", Value: val("description", s.Description), Rows: 2, Errors: errs["description"]},
+		events,
+		{Type: "text", Name: "channels", ID: web.FieldID("channels"), Label: "Channels",
+			Help: "Only events of these channels, separated by commas (optional).", Value: val("channels", strings.Join(s.Channels, ", ")),
+			Autocomplete: "off", Errors: errs["channels"]},
+		{Type: "number", Name: "rate_limit", ID: web.FieldID("rate_limit"), Label: "Deliveries a second, at most",
+			Help: "Empty for no limit; the rest wait their turn.", Value: val("rate_limit", rate), Errors: errs["rate_limit"]},
+		{Type: web.TypeTextarea, Name: "headers", ID: web.FieldID("headers"), Label: "Headers",
+			Help: "Sent with every delivery, one \"Name: value\" a line (optional).", Value: val("headers", strings.Join(headers, "\n")),
+			Rows: 3, Errors: errs["headers"]},
+	}
+}
+
+func mapsKeys(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// input reads the endpoint form.
+func input(r *http.Request) (SubscriptionInput, map[string][]string) {
+	errs := map[string][]string{}
+	name, url, desc := strings.TrimSpace(r.PostFormValue("name")), strings.TrimSpace(r.PostFormValue("url")), r.PostFormValue("description")
+	in := SubscriptionInput{Name: &name, URL: &url, Description: &desc, Events: r.PostForm["events"], Channels: []string{}, Headers: map[string]string{}}
+	if len(in.Events) == 0 {
+		in.Events = []string{"*"}
+	}
+	for c := range strings.SplitSeq(r.PostFormValue("channels"), ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			in.Channels = append(in.Channels, c)
+		}
+	}
+	rate := 0
+	if s := strings.TrimSpace(r.PostFormValue("rate_limit")); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			errs["rate_limit"] = []string{"Give the deliveries a second as a whole number, or leave it empty."}
+		}
+		rate = n
+	}
+	in.RateLimit = &rate
+	for line := range strings.SplitSeq(r.PostFormValue("headers"), "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			errs["headers"] = append(errs["headers"], "Write each header as \"Name: value\".")
+			continue
+		}
+		in.Headers[strings.TrimSpace(name)] = strings.TrimSpace(value)
+	}
+	return in, errs
+}
+
+// portalWords puts the service's messages in the form's words.
+func portalWords(ve *ValidationError, errs map[string][]string) map[string][]string {
+	words := strings.NewReplacer("The url field", "The address", "The name field", "The name", "The rate_limit field",
+		"The deliveries a second", "The description field", "The description")
+	for name, ms := range ve.Fields() {
+		field, _, _ := strings.Cut(name, ".")
+		for _, m := range ms {
+			errs[field] = append(errs[field], words.Replace(m))
+		}
+	}
+	return errs
+}
+
+func (p *PortalHandler) draw(w http.ResponseWriter, r *http.Request, ctx context.Context, status int, owner string, data *portalPage,
+	general ...string) error {
+	data.Owner, data.Action = owner, p.prefix+"/"+r.PathValue("access")
+	if data.Endpoint == nil {
+		list, _, err := p.svc.Subscriptions(ctx, SubscriptionQuery{Limit: 200, Sort: "name"}, false)
+		if err != nil {
+			return err
+		}
+		for i := range list {
+			data.Endpoints = append(data.Endpoints, p.endpoint(&list[i]))
+		}
+	}
+	data.Summary = web.Summary(data.Fields, general...)
+	w.Header().Set("Cache-Control", "no-store")
+	title := "Your webhooks"
+	if data.Endpoint != nil {
+		title = data.Endpoint.Name
+	}
+	p.base.Render.Render(w, r, status, PortalTemplate, &web.Page{Title: title, Data: data, CSRF: web.CSRFToken(w, r), Wide: data.Endpoint != nil,
+		Flash: p.base.Render.TakeFlash(w, r, r.URL.Path)})
+	return nil
+}
+
+func (p *PortalHandler) list(w http.ResponseWriter, r *http.Request) error {
+	ctx, owner, err := p.scoped(r)
+	if err != nil {
+		return err
+	}
+	return p.draw(w, r, ctx, http.StatusOK, owner, &portalPage{Fields: p.fields(r, &Subscription{}, nil)})
+}
+
+func (p *PortalHandler) create(w http.ResponseWriter, r *http.Request) error {
+	ctx, owner, err := p.scoped(r)
+	if err != nil {
+		return err
+	}
+	in, errs := input(r)
+	if len(errs) == 0 {
+		var sub *Subscription
+		if sub, err = p.svc.CreateSubscription(ctx, in); err == nil {
+			// The secret is shown on this answer alone, never kept in a
+			// cookie or an address.
+			return p.drawEndpoint(w, r, ctx, http.StatusCreated, owner, sub, &portalPage{Secret: sub.Secret,
+				SecretWhat: "The endpoint is added. Its signing secret, shown this once:"})
+		}
+		var ve *ValidationError
+		if !errors.As(err, &ve) {
+			return err
+		}
+		errs = portalWords(ve, errs)
+	}
+	return p.draw(w, r, ctx, http.StatusUnprocessableEntity, owner, &portalPage{Fields: p.fields(r, &Subscription{}, errs)})
+}
+
+// subscription is the endpoint {id} names, within ctx's owner.
+func (p *PortalHandler) subscription(ctx context.Context, r *http.Request) (*Subscription, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return nil, ErrNotFound
+	}
+	return p.svc.Subscription(ctx, id)
+}
+
+func (p *PortalHandler) drawEndpoint(w http.ResponseWriter, r *http.Request, ctx context.Context, status int, owner string, sub *Subscription,
+	data *portalPage, general ...string) error {
+	v := p.endpoint(sub)
+	data.Endpoint = &v
+	if data.Fields == nil {
+		get := r.Clone(ctx)
+		get.Method = http.MethodGet
+		data.Fields = p.fields(get, sub, nil)
+	}
+	list, _, err := p.svc.Deliveries(ctx, DeliveryQuery{SubscriptionID: sub.ID, Sort: "-id", Limit: 20})
+	if err != nil {
+		return err
+	}
+	for _, d := range list {
+		full, err := p.svc.Delivery(ctx, sub.ID, d.ID)
+		if err != nil {
+			return err
+		}
+		dv := deliveryView{ID: d.ID, Event: d.Event, EventID: d.EventID, Status: statusWords[d.Status],
+			When: d.CreatedAt.UTC().Format("2 Jan 2006, 15:04:05 UTC"), Attempts: strconv.Itoa(d.Attempts), Response: "none yet"}
+		if d.ResponseStatus != nil {
+			dv.Response = strconv.Itoa(*d.ResponseStatus)
+		}
+		if full.ResponseBody != nil {
+			dv.ResponseText = clipRunes(*full.ResponseBody, 200)
+		}
+		data.Deliveries = append(data.Deliveries, dv)
+	}
+	if data.From == "" {
+		now := p.svc.opts.Now().UTC()
+		data.From, data.To = now.Add(-24*time.Hour).Format("2006-01-02T15:04"), now.Format("2006-01-02T15:04")
+	}
+	return p.draw(w, r, ctx, status, owner, data, general...)
+}
+
+var statusWords = map[Status]string{StatusPending: "Waiting", StatusRetrying: "Retrying", StatusDelivered: "Delivered",
+	StatusFailed: "Failed", StatusParked: "Held: endpoint disabled"}
+
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+func (p *PortalHandler) show(w http.ResponseWriter, r *http.Request) error {
+	ctx, owner, err := p.scoped(r)
+	if err != nil {
+		return err
+	}
+	sub, err := p.subscription(ctx, r)
+	if err != nil {
+		return err
+	}
+	return p.drawEndpoint(w, r, ctx, http.StatusOK, owner, sub, &portalPage{Confirm: r.URL.Query().Get("delete") != ""})
+}
+
+func (p *PortalHandler) save(w http.ResponseWriter, r *http.Request) error {
+	ctx, owner, err := p.scoped(r)
+	if err != nil {
+		return err
+	}
+	sub, err := p.subscription(ctx, r)
+	if err != nil {
+		return err
+	}
+	in, errs := input(r)
+	if len(errs) == 0 {
+		if _, err = p.svc.UpdateSubscription(ctx, sub.ID, in); err == nil {
+			p.back(w, r, sub.ID, "Your changes are saved.")
+			return nil
+		}
+		var ve *ValidationError
+		if !errors.As(err, &ve) {
+			return err
+		}
+		errs = portalWords(ve, errs)
+	}
+	return p.drawEndpoint(w, r, ctx, http.StatusUnprocessableEntity, owner, sub, &portalPage{Fields: p.fields(r, sub, errs)})
+}
+
+// back sends the browser to the endpoint's page with a message.
+func (p *PortalHandler) back(w http.ResponseWriter, r *http.Request, id int64, message string) {
+	to := p.prefix + "/" + r.PathValue("access") + "/" + strconv.FormatInt(id, 10)
+	p.base.Render.SetFlash(w, r, to, web.Flash{Kind: "success", Message: message})
+	web.SeeOther(w, r, to)
+}
+
+// act runs one of the endpoint's buttons.
+func (p *PortalHandler) act(action string) web.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		ctx, owner, err := p.scoped(r)
+		if err != nil {
+			return err
+		}
+		sub, err := p.subscription(ctx, r)
+		if err != nil {
+			return err
+		}
+		switch action {
+		case "test":
+			if _, err := p.svc.SendTest(ctx, sub.ID); errors.Is(err, ErrSubscriptionInactive) {
+				return p.fail(w, r, ctx, owner, sub, "Enable the endpoint before sending it a test event.")
+			} else if err != nil {
+				return err
+			}
+			p.back(w, r, sub.ID, "A test event is on its way; its delivery is listed below.")
+		case "rotate":
+			rotated, err := p.svc.RotateSecret(ctx, sub.ID, RotateInput{})
+			if err != nil {
+				return err
+			}
+			return p.drawEndpoint(w, r, ctx, http.StatusOK, owner, rotated, &portalPage{Secret: rotated.Secret,
+				SecretWhat: "The new signing secret, shown this once. The old one keeps signing beside it until the time below:"})
+		case "reveal":
+			secret, err := p.svc.RevealSecret(ctx, sub.ID)
+			if err != nil {
+				return err
+			}
+			return p.drawEndpoint(w, r, ctx, http.StatusOK, owner, sub, &portalPage{Secret: secret, SecretWhat: "The signing secret:"})
+		case "replay":
+			id, _ := strconv.ParseInt(r.PostFormValue("delivery"), 10, 64)
+			if _, err := p.svc.Replay(ctx, sub.ID, id); errors.Is(err, ErrSubscriptionInactive) {
+				return p.fail(w, r, ctx, owner, sub, "Enable the endpoint before sending deliveries again.")
+			} else if err != nil {
+				return err
+			}
+			p.back(w, r, sub.ID, "The delivery is sent again, as a new one listed below.")
+		case "replay-range":
+			from, err1 := time.ParseInLocation("2006-01-02T15:04", r.PostFormValue("from"), time.UTC)
+			to, err2 := time.ParseInLocation("2006-01-02T15:04", r.PostFormValue("to"), time.UTC)
+			if err1 != nil || err2 != nil || to.Before(from) {
+				return p.fail(w, r, ctx, owner, sub, "Give the range as two times, the first before the second.")
+			}
+			n, err := p.svc.ReplayRange(ctx, sub.ID, from, to.Add(time.Minute-time.Nanosecond))
+			if errors.Is(err, ErrSubscriptionInactive) {
+				return p.fail(w, r, ctx, owner, sub, "Enable the endpoint before sending deliveries again.")
+			} else if err != nil {
+				return err
+			}
+			p.back(w, r, sub.ID, fmt.Sprintf("%s of that range sent again.", web.Count(n, "delivery")))
+		case "active":
+			on := r.PostFormValue("active") == "1"
+			if _, err := p.svc.UpdateSubscription(ctx, sub.ID, SubscriptionInput{IsActive: &on}); err != nil {
+				return err
+			}
+			if on {
+				p.back(w, r, sub.ID, "The endpoint is enabled.")
+			} else {
+				p.back(w, r, sub.ID, "The endpoint is disabled: no events are sent to it until you enable it.")
+			}
+		case "delete":
+			if err := p.svc.DeleteSubscription(ctx, sub.ID); err != nil {
+				return err
+			}
+			to := p.prefix + "/" + r.PathValue("access")
+			p.base.Render.SetFlash(w, r, to, web.Flash{Kind: "success", Message: sub.Name + " is deleted, with its deliveries."})
+			web.SeeOther(w, r, to)
+		}
+		return nil
+	}
+}
+
+// fail redraws the endpoint's page with a problem said at the top.
+func (p *PortalHandler) fail(w http.ResponseWriter, r *http.Request, ctx context.Context, owner string, sub *Subscription, message string) error {
+	return p.drawEndpoint(w, r, ctx, http.StatusUnprocessableEntity, owner, sub, &portalPage{From: r.PostFormValue("from"),
+		To: r.PostFormValue("to")}, message)
+}

@@ -1,0 +1,237 @@
+package webhooks_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/webhooks"
+)
+
+// portal is the portal over real HTTP, with a browser's cookie jar and
+// redirects left to the test.
+type portal struct {
+	*httptest.Server
+	b      *bundle
+	client *http.Client
+}
+
+func newPortal(t *testing.T, b *bundle, opts *webhooks.PortalOptions) *portal {
+	t.Helper()
+	h, err := webhooks.NewPortalHandler(b.svc, opts)
+	require.NoError(t, err)
+	p := &portal{Server: httptest.NewServer(h), b: b}
+	t.Cleanup(p.Close)
+	jar, _ := cookiejar.New(nil)
+	p.client = &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return p
+}
+
+func (p *portal) do(t *testing.T, method, target string, form url.Values) (int, string, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, p.URL+target, strings.NewReader(form.Encode()))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", p.URL)
+	res, err := p.client.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res.StatusCode, string(body), res.Header.Get("Location")
+}
+
+func (p *portal) link(t *testing.T, owner string) string {
+	t.Helper()
+	token, err := p.b.svc.PortalLink(owner, time.Hour)
+	require.NoError(t, err)
+	return webhooks.PortalPrefixDefault + "/" + token
+}
+
+var secretShown = regexp.MustCompile(`<code class="secret">(whsec_[A-Za-z0-9+/=_]+)</code>`)
+
+// The portal by an owner's link, as the owner uses it: an endpoint added
+// (a mistake first, said at the field), a test event delivered and
+// listed with the receiver's answer, a delivery replayed, the secret
+// rotated (both verify in the grace) and revealed, the endpoint disabled,
+// enabled and deleted after asking. Another owner's link never shows it,
+// and a link tampered with or expired opens nothing. On both databases.
+func TestPortal(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, on(d))
+		p := newPortal(t, b, nil)
+		rv := newReceiver(t)
+		ctx := context.Background()
+		a := p.link(t, "acct_a")
+
+		code, body, _ := p.do(t, "GET", a, nil)
+		require.Equal(t, 200, code, body)
+		require.Contains(t, body, "No endpoint yet")
+		code, body, _ = p.do(t, "POST", a, url.Values{"name": {"Warehouse"}, "url": {"not an address"}, "events": {"order.placed"}})
+		require.Equal(t, 422, code)
+		require.Contains(t, body, `href="#f-url"`, "the summary links to the field")
+		require.Contains(t, body, `value="Warehouse"`, "what was typed is kept")
+		code, body, _ = p.do(t, "POST", a, url.Values{"name": {"Warehouse"}, "url": {rv.URL}, "events": {"order.placed"},
+			"description": {"Orders to pack"}, "headers": {"X-Tenant: acct a"}, "channels": {"store-1, store-2"}, "rate_limit": {"5"}})
+		require.Equal(t, 201, code, body)
+		m := secretShown.FindStringSubmatch(body)
+		require.NotNil(t, m, "the secret, shown this once")
+		secret := m[1]
+		list, _, err := b.svc.Subscriptions(webhooks.ScopeToOwner(ctx, "acct_a"), webhooks.SubscriptionQuery{Limit: 10}, false)
+		require.NoError(t, err)
+		require.Len(t, list, 1)
+		sub := list[0]
+		require.Equal(t, "acct_a", sub.Owner, "the link's owner's")
+		require.Equal(t, []string{"store-1", "store-2"}, sub.Channels)
+		require.Equal(t, map[string]string{"X-Tenant": "acct a"}, sub.Headers)
+		page := a + "/" + itoa(sub.ID)
+
+		// A test event: recorded for this endpoint alone, delivered, listed.
+		code, _, loc := p.do(t, "POST", page+"/test", nil)
+		require.Equal(t, 303, code)
+		require.Equal(t, page, loc)
+		ds := b.deliveriesOf(t, sub.ID)
+		require.Len(t, ds, 1)
+		require.Equal(t, webhooks.EventTest, ds[0].Event)
+		b.attempt(t, ds[0].ID)
+		got := rv.requests()[0]
+		require.NoError(t, webhooks.Verify(secret, got.header.Get(webhooks.HeaderSignature), got.body, b.clock.Now(), 0), "signed with the secret shown")
+		require.Equal(t, "acct a", got.header.Get("X-Tenant"))
+		code, body, _ = p.do(t, "GET", page, nil)
+		require.Equal(t, 200, code)
+		require.Contains(t, body, "A test event is on its way")
+		require.Contains(t, body, `<td data-label="Status">Delivered</td>`)
+		require.Contains(t, body, "answer 1", "the receiver's answer")
+
+		// Replay one, then a range.
+		code, _, _ = p.do(t, "POST", page+"/replay", url.Values{"delivery": {itoa(ds[0].ID)}})
+		require.Equal(t, 303, code)
+		require.Len(t, b.deliveriesOf(t, sub.ID), 2)
+		now := b.clock.Now().UTC()
+		code, body, _ = p.do(t, "POST", page+"/replay-range", url.Values{"from": {now.Add(-time.Hour).Format("2006-01-02T15:04")},
+			"to": {now.Format("2006-01-02T15:04")}})
+		require.Equal(t, 303, code, body)
+		require.Len(t, b.deliveriesOf(t, sub.ID), 4)
+		code, body, _ = p.do(t, "POST", page+"/replay-range", url.Values{"from": {"yesterday"}, "to": {""}})
+		require.Equal(t, 422, code)
+		require.Contains(t, body, "Give the range as two times")
+
+		// Rotate: the new secret shown; a delivery in the grace verifies
+		// with either. Reveal shows the new one.
+		code, body, _ = p.do(t, "POST", page+"/rotate", nil)
+		require.Equal(t, 200, code)
+		rotated := secretShown.FindStringSubmatch(body)[1]
+		require.NotEqual(t, secret, rotated)
+		require.Contains(t, body, "The old secret signs deliveries too until")
+		require.NoError(t, dispatchErr(b.svc.DispatchFor(webhooks.WithChannels(ctx, "store-1"), "acct_a", placed(1))))
+		ds = b.deliveriesOf(t, sub.ID)
+		b.attempt(t, ds[len(ds)-1].ID)
+		last := rv.requests()[len(rv.requests())-1]
+		for _, s := range []string{secret, rotated} {
+			require.NoError(t, webhooks.Verify(s, last.header.Get(webhooks.HeaderSignature), last.body, b.clock.Now(), 0))
+		}
+		code, body, _ = p.do(t, "POST", page+"/reveal", nil)
+		require.Equal(t, 200, code)
+		require.Equal(t, rotated, secretShown.FindStringSubmatch(body)[1])
+
+		// Settings saved; a mistake said.
+		code, body, _ = p.do(t, "POST", page, url.Values{"name": {"Warehouse"}, "url": {rv.URL}, "headers": {"Content-Type: text/plain"}})
+		require.Equal(t, 422, code)
+		require.Contains(t, body, "The header Content-Type is the delivery&#39;s own")
+		code, _, _ = p.do(t, "POST", page, url.Values{"name": {"Warehouse 2"}, "url": {rv.URL}, "rate_limit": {""}})
+		require.Equal(t, 303, code)
+		again, err := b.svc.Subscription(ctx, sub.ID)
+		require.NoError(t, err)
+		require.Equal(t, "Warehouse 2", again.Name)
+		require.Zero(t, again.RateLimit)
+		require.Equal(t, []string{"*"}, again.Events, "none chosen: every event")
+
+		// Another owner's link: not theirs.
+		b2 := p.link(t, "acct_b")
+		for _, c := range []struct{ method, path string }{{"GET", b2 + "/" + itoa(sub.ID)}, {"POST", b2 + "/" + itoa(sub.ID) + "/reveal"},
+			{"POST", b2 + "/" + itoa(sub.ID) + "/rotate"}, {"POST", b2 + "/" + itoa(sub.ID) + "/test"},
+			{"POST", b2 + "/" + itoa(sub.ID) + "/delete"}, {"POST", b2 + "/" + itoa(sub.ID)}} {
+			code, body, _ := p.do(t, c.method, c.path, url.Values{"name": {"taken"}, "url": {rv.URL}})
+			require.Equal(t, 404, code, "%s %s", c.method, c.path)
+			require.NotContains(t, body, "whsec_")
+		}
+		code, body, _ = p.do(t, "GET", b2, nil)
+		require.Equal(t, 200, code)
+		require.NotContains(t, body, "Warehouse")
+		for _, bad := range []string{a + "x", webhooks.PortalPrefixDefault + "/bogus", webhooks.PortalPrefixDefault + "/me"} {
+			code, body, _ := p.do(t, "GET", bad, nil)
+			require.Equal(t, 404, code, bad)
+			require.Contains(t, body, "Link not valid")
+		}
+		b.clock.Advance(2 * time.Hour)
+		code, _, _ = p.do(t, "GET", a, nil)
+		require.Equal(t, 404, code, "expired")
+		a = p.link(t, "acct_a")
+		page = a + "/" + itoa(sub.ID)
+
+		// Disable, enable, delete after asking.
+		code, _, _ = p.do(t, "POST", page+"/active", url.Values{"active": {"0"}})
+		require.Equal(t, 303, code)
+		code, body, _ = p.do(t, "POST", page+"/test", nil)
+		require.Equal(t, 422, code)
+		require.Contains(t, body, "Enable the endpoint before sending it a test event.")
+		code, _, _ = p.do(t, "POST", page+"/active", url.Values{"active": {"1"}})
+		require.Equal(t, 303, code)
+		code, body, _ = p.do(t, "GET", page+"?delete=1", nil)
+		require.Equal(t, 200, code)
+		require.Contains(t, body, "Delete Warehouse 2?")
+		code, _, loc = p.do(t, "POST", page+"/delete", nil)
+		require.Equal(t, 303, code)
+		require.Equal(t, a, loc)
+		_, err = b.svc.Subscription(ctx, sub.ID)
+		require.ErrorIs(t, err, webhooks.ErrNotFound)
+
+		// A post from another origin is refused.
+		req, _ := http.NewRequest("POST", p.URL+a, strings.NewReader("name=x&url=https://x.example"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", "https://evil.example")
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		res, err := p.client.Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, 403, res.StatusCode)
+	})
+}
+
+// The host's own session: {prefix}/me is the owner Owner names.
+func TestPortalBySession(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	p := newPortal(t, b, &webhooks.PortalOptions{Owner: func(r *http.Request) (string, bool) {
+		o := r.Header.Get("X-Test-Owner")
+		return o, o != ""
+	}})
+	_, err := b.svc.CreateSubscription(webhooks.ScopeToOwner(context.Background(), "acct_s"), webhooks.SubscriptionInput{Name: str("Mine"),
+		URL: str("http://127.0.0.1:9/hook"), Events: []string{"*"}})
+	require.NoError(t, err)
+	req, _ := http.NewRequest("GET", p.URL+webhooks.PortalPrefixDefault+"/me", nil)
+	req.Header.Set("X-Test-Owner", "acct_s")
+	res, err := p.client.Do(req)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Equal(t, 200, res.StatusCode)
+	require.Contains(t, string(body), "Mine")
+	code, _, _ := p.do(t, "GET", webhooks.PortalPrefixDefault+"/me", nil)
+	require.Equal(t, 404, code, "no session")
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
