@@ -26,7 +26,10 @@ type OpenAPI struct {
 	Info    OpenAPIInfo  `json:"info"`
 	Tags    []OpenAPITag `json:"tags,omitempty"`
 	// Paths holds each path's operations by lower-case method.
-	Paths      map[string]map[string]json.RawMessage `json:"paths"`
+	Paths map[string]map[string]json.RawMessage `json:"paths"`
+	// Webhooks holds the requests the API sends (OpenAPI 3.1's top-level
+	// webhooks): each event by name, its operation by lower-case method.
+	Webhooks   map[string]map[string]json.RawMessage `json:"webhooks,omitempty"`
 	Components OpenAPIComponents                     `json:"components"`
 }
 
@@ -82,6 +85,20 @@ func (d *OpenAPI) Merge(parts ...*OpenAPI) error {
 					return fmt.Errorf("groundwork: openapi: %s %s is described twice", strings.ToUpper(method), path)
 				}
 				d.Paths[path][method] = op
+			}
+		}
+		for name, ops := range p.Webhooks {
+			if d.Webhooks == nil {
+				d.Webhooks = map[string]map[string]json.RawMessage{}
+			}
+			if d.Webhooks[name] == nil {
+				d.Webhooks[name] = map[string]json.RawMessage{}
+			}
+			for method, op := range ops {
+				if _, ok := d.Webhooks[name][method]; ok {
+					return fmt.Errorf("groundwork: openapi: the webhook %s is described twice", name)
+				}
+				d.Webhooks[name][method] = op
 			}
 		}
 		for _, t := range p.Tags {

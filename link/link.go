@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 	"strconv"
 
 	"github.com/groundwork-go/groundwork/bookings"
@@ -38,7 +39,10 @@ func FormsToWebhooks(f *forms.Service, w *webhooks.Service) error {
 	if f == nil || w == nil {
 		return errors.New("link: forms to webhooks: a service is nil")
 	}
-	if err := w.RegisterEvents(forms.EventSubmitted); err != nil {
+	example := forms.Submitted{Form: "contact-us", SubmissionID: 42, Number: "S-0042", Values: map[string]string{"name": "Ann", "message": "Hello"},
+		SubmittedAt: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	if err := w.DescribeEvent(forms.EventSubmitted, "A form submission was accepted (spam sends none): the form's slug, the "+
+		"submission's id and number, each field's value as shown, and when.", example); err != nil {
 		return fmt.Errorf("link: forms to webhooks: %w", err)
 	}
 	f.OnSubmissionAcceptedTx(func(ctx context.Context, tx *sql.Tx, e forms.SubmissionEvent) error {
@@ -55,6 +59,18 @@ var BookingWebhooks = slices.DeleteFunc(slices.Clone(bookings.EventTypes), func(
 	return e == bookings.EventManageTokenReissued
 })
 
+// bookingWords say what each booking webhook means.
+var bookingWords = map[string]string{
+	bookings.EventCreated:     "A booking was made, with the status it was made with (confirmed, or requested when bookings wait for confirmation).",
+	bookings.EventConfirmed:   "A requested booking was confirmed.",
+	bookings.EventRescheduled: "A booking was moved to another time (previous_start_time and previous_end_time say from when).",
+	bookings.EventReassigned:  "A booking was given to another provider (previous_provider_id says from whom).",
+	bookings.EventCancelled:   "A booking was cancelled (reason says why, when given).",
+	bookings.EventCompleted:   "A booking's time has passed and it was kept.",
+	bookings.EventNoShow:      "The customer did not come.",
+	bookings.EventErased:      "A booking's customer data was erased: the booking as it is now, without it.",
+}
+
 // BookingsToWebhooks records each of b's events in BookingWebhooks as a
 // webhook of the same name (bookings.EventData), in the transaction of
 // the change that made it. It adds them to w's catalogue.
@@ -62,8 +78,15 @@ func BookingsToWebhooks(b *bookings.Service, w *webhooks.Service) error {
 	if b == nil || w == nil {
 		return errors.New("link: bookings to webhooks: a service is nil")
 	}
-	if err := w.RegisterEvents(BookingWebhooks...); err != nil {
-		return fmt.Errorf("link: bookings to webhooks: %w", err)
+	start := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	provider := int64(3)
+	example := bookings.EventData{ID: 42, Number: "B-0042", Status: "confirmed", ServiceID: 7, ProviderID: &provider, StartTime: start,
+		EndTime: start.Add(30 * time.Minute), CustomerID: bookings.CustomerID("ann@example.com"), CustomerName: "Ann",
+		CustomerEmail: "ann@example.com", CustomerTimeZone: "Europe/Berlin", Actor: "customer"}
+	for _, name := range BookingWebhooks {
+		if err := w.DescribeEvent(name, bookingWords[name], example); err != nil {
+			return fmt.Errorf("link: bookings to webhooks: %w", err)
+		}
 	}
 	b.OnEventTx(func(ctx context.Context, tx *sql.Tx, e bookings.Event) error {
 		if !slices.Contains(BookingWebhooks, e.Type) {

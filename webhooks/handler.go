@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/groundwork-go/groundwork"
@@ -150,6 +151,7 @@ func (h *Handler) routes() {
 		h.idempotent("POST "+subs+"/{subscription}/replay-parked", h.replayParked))})
 	h.route(subs+"/{subscription}/rotate-secret", api.Methods{http.MethodPost: h.admin(AbilityUpdate,
 		h.idempotent("POST "+subs+"/{subscription}/rotate-secret", h.rotate))})
+	h.route("/admin/webhook-event-types", api.Methods{http.MethodGet: h.admin(AbilityViewAny, h.eventTypes)})
 	h.route("/graphql", api.Methods{http.MethodPost: h.base.Func(h.gql.serve)})
 }
 
@@ -512,9 +514,54 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request) error {
 //go:embed openapi.json
 var openAPIDescription []byte
 
+// eventTypes answers the event catalogue: each event's description, the
+// JSON Schema of its data and an example.
+func (h *Handler) eventTypes(w http.ResponseWriter, r *http.Request) error {
+	reply.WriteData(w, http.StatusOK, h.svc.EventTypes())
+	return nil
+}
+
 // OpenAPI describes the subscription API, under the handler's prefix, as
-// an OpenAPI 3.1 part to merge into a host's document; see
-// groundwork.OpenAPI.
+// an OpenAPI 3.1 part to merge into a host's document (see
+// groundwork.OpenAPI), and the deliveries it sends: each event of the
+// catalogue under the document's webhooks, its body the envelope with
+// the event's data schema and example.
 func (h *Handler) OpenAPI() (*groundwork.OpenAPI, error) {
-	return openapi.Part(openAPIDescription, h.base.Prefix, PrefixDefault, h.Routes())
+	part, err := openapi.Part(openAPIDescription, h.base.Prefix, PrefixDefault, h.Routes())
+	if err != nil {
+		return nil, err
+	}
+	part.Webhooks = map[string]map[string]json.RawMessage{}
+	for _, t := range h.svc.EventTypes() {
+		content := map[string]any{"schema": EnvelopeSchema(t)}
+		if len(t.Example) > 0 {
+			content["example"] = map[string]any{"id": "01JD8Z5Q4N6F5T2Y9V3K7M1R0A", "event": t.Name, "created_at": "2026-11-22T10:00:00+00:00",
+				"data": t.Example}
+		}
+		op, err := json.Marshal(map[string]any{
+			"summary":     t.Description,
+			"description": "Posted to each endpoint that takes " + t.Name + ", signed: X-Platform-Signature (or the Standard Webhooks headers), X-Platform-Event, X-Platform-Delivery and X-Request-Id.",
+			"operationId": "webhookEvent" + operationName(t.Name),
+			"tags":        []string{"webhooks"},
+			"requestBody": map[string]any{"required": true, "content": map[string]any{"application/json": content}},
+			"responses": map[string]any{
+				"2XX":     map[string]any{"description": "Received: the delivery is done."},
+				"default": map[string]any{"description": "Not received: the delivery is tried again on its backoff."}},
+		})
+		if err != nil {
+			return nil, err
+		}
+		part.Webhooks[t.Name] = map[string]json.RawMessage{"post": op}
+	}
+	return part, nil
+}
+
+// operationName is an event's name in camel case: "order.placed" →
+// "OrderPlaced".
+func operationName(event string) string {
+	var b strings.Builder
+	for w := range strings.FieldsFuncSeq(event, func(r rune) bool { return r == '.' || r == '_' }) {
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	return b.String()
 }

@@ -2,9 +2,12 @@ package webhooks_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -174,4 +177,33 @@ func TestOwnerAbilityIsKnown(t *testing.T) {
 	require.Equal(t, "acct_1", o)
 	_, ok = webhooks.OwnerOf(groundwork.Caller{Abilities: []string{"*"}})
 	require.False(t, ok, "an unbound token")
+}
+
+// GET /admin/webhook-event-types: the catalogue, an event described with
+// its schema and example, the others with an object schema.
+func TestEventTypesRoute(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	type Shipped struct {
+		Order   int64     `json:"order"`
+		Carrier string    `json:"carrier,omitempty"`
+		At      time.Time `json:"at"`
+	}
+	require.NoError(t, b.svc.DescribeEvent("parcel.shipped", "A parcel left the warehouse.", Shipped{Order: 7, At: b.clock.Now()}))
+	a := b.api(t)
+	r := a.do("GET", "/admin/webhook-event-types", "viewer", nil)
+	require.Equal(t, 200, r.status, r.body)
+	var got struct {
+		Data []webhooks.EventType `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.body), &got))
+	i := slices.IndexFunc(got.Data, func(e webhooks.EventType) bool { return e.Name == "parcel.shipped" })
+	require.GreaterOrEqual(t, i, 0)
+	require.Equal(t, "A parcel left the warehouse.", got.Data[i].Description)
+	require.JSONEq(t, `{"type":"object","properties":{"order":{"type":"integer"},"carrier":{"type":"string"},"at":{"type":"string","format":"date-time"}},
+		"required":["order","at"],"additionalProperties":false}`, string(got.Data[i].Schema))
+	require.JSONEq(t, `{"order":7,"at":"2026-11-22T10:00:00Z"}`, string(got.Data[i].Example), "as a delivery carries it")
+	j := slices.IndexFunc(got.Data, func(e webhooks.EventType) bool { return e.Name == "order.placed" })
+	require.JSONEq(t, `{"type":"object"}`, string(got.Data[j].Schema))
+	require.Equal(t, 401, a.do("GET", "/admin/webhook-event-types", "", nil).status)
 }

@@ -141,9 +141,11 @@ type Service struct {
 	hooks  registered
 	loop   loopState
 
-	mu       sync.RWMutex
-	catalog  map[string]bool
-	gateways map[string]Gateway
+	mu      sync.RWMutex
+	catalog map[string]bool
+	// described are the catalogue's events DescribeEvent described.
+	described map[string]EventType
+	gateways  map[string]Gateway
 }
 
 // NewService returns the webhooks service on st.

@@ -227,7 +227,7 @@ func settingGroups() []settingGroup {
 // endpointAreas name the domain of each path prefix, first match wins.
 var endpointAreas = []struct{ prefix, area string }{
 	{"/api/v1/auth", "auth: tokens"}, {"/api/a11y", "a11y"}, {"/api/v1/a11y", "a11y"}, {"/api/v1/forms", "forms"}, {"/forms", "forms"},
-	{"/api/ecommerce", "webhooks"}, {"/ecommerce", "webhooks"}, {"/api/bookings", "bookings"}, {"/bookings", "bookings"},
+	{"/api/ecommerce", "webhooks"}, {"/ecommerce", "webhooks"}, {"/webhooks-portal", "webhooks"}, {"/api/bookings", "bookings"}, {"/bookings", "bookings"},
 	{"/admin/emailmarketing", "email lists"}, {"/emailmarketing", "email lists"}, {"/search-reporting", "reporting"},
 	{"/analytics", "reporting"}, {"/reporting", "reporting"}, {"/google", "reporting"}, {"/healthz", "server"}, {"/readyz", "server"}, {"/openapi.json", "server"}, {"/docs", "server"}, {"/ ", "server"},
 }

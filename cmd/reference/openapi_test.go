@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -49,6 +50,19 @@ func TestOpenAPIDocument(t *testing.T) {
 	var doc groundwork.OpenAPI
 	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &doc))
 	require.Equal(t, "3.1.0", doc.OpenAPI)
+	// The deliveries the server sends are in its webhooks, each event's
+	// body with its data's schema (validated with the rest just below).
+	compact := func(raw json.RawMessage) string {
+		var b bytes.Buffer
+		require.NoError(t, json.Compact(&b, raw))
+		return b.String()
+	}
+	for _, event := range []string{"form.submitted", "booking.created", "order.placed"} {
+		op, ok := doc.Webhooks[event]["post"]
+		require.True(t, ok, "the webhook %s is described", event)
+		require.Contains(t, compact(op), `"const":"`+event+`"`)
+	}
+	require.Contains(t, compact(doc.Webhooks["form.submitted"]["post"]), `"submission_id":{"type":"integer"}`)
 	check := apitest.New(t, &doc)
 	// The page names shared parameters by their own names.
 	w = httptest.NewRecorder()

@@ -318,7 +318,7 @@ func (a *app) wireSite(w *wiring) error {
 		return err
 	}
 	a.jsonHandlers = jsonHandlers(&w.h)
-	a.pageRoutes = slices.Concat(w.h.signIn.Routes(), w.h.formPages.Routes(), w.h.bookingPages.Routes(), w.h.calendarPages.Routes(), []string{"GET /docs/api"})
+	a.pageRoutes = slices.Concat(w.h.signIn.Routes(), w.h.formPages.Routes(), w.h.bookingPages.Routes(), w.h.calendarPages.Routes(), w.h.portal.Routes(), []string{"GET /docs/api"})
 	if w.h.reports != nil {
 		a.pageRoutes = append(a.pageRoutes, w.h.reports.dashboard.Routes()...)
 	}
@@ -478,7 +478,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	})
 	routes := slices.Concat(h.auth.Routes(), signIn.Routes(), h.color.Routes(), h.colorAI.Routes(), h.forms.Routes(),
 		h.formPages.Routes(), h.webhooks.Routes(), h.inbound.Routes(), h.bookings.Routes(), h.bookingsAdmin.Routes(), h.bookingPages.Routes(),
-		h.calendarPages.Routes(), h.bookingFeeds.Routes(), h.listAdmin.Routes(), h.listSubscribe.Routes(), reports.routes.Routes(), reports.collect.Routes(),
+		h.calendarPages.Routes(), h.portal.Routes(), h.bookingFeeds.Routes(), h.listAdmin.Routes(), h.listSubscribe.Routes(), reports.routes.Routes(), reports.collect.Routes(),
 		reports.dashboard.Routes())
 	if reports.oauth != nil {
 		routes = append(routes, reports.oauth.Routes()...)
