@@ -22,8 +22,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 	"strconv"
+	"time"
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/emaillist"
