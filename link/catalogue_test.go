@@ -48,6 +48,9 @@ func TestEventCatalogueDrift(t *testing.T) {
 		_, err := s.webhooks.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: ptr("drift"), URL: ptr(rv.URL), Events: []string{"*"}})
 		require.NoError(t, err)
 		go func() { _ = s.webhooks.RunDeliveries(ctx) }()
+		// Dispatched while the loop runs, deliveries are due at once for it
+		// (before, they would wait for the queue's jobs, not started here).
+		require.Eventually(t, s.webhooks.Delivering, 5*time.Second, 5*time.Millisecond)
 		wait := func(n int) {
 			t.Helper()
 			for range n {

@@ -162,6 +162,15 @@ type deliveryView struct {
 	ID                              int64
 	Event, Status, When, Attempts   string
 	Response, ResponseText, EventID string
+	// Log is each attempt, when there was more than one or it failed.
+	Log []attemptView
+}
+
+type attemptView struct {
+	Number         int
+	When, Response string
+	Text           string
+	Delivered      bool
 }
 
 func (p *PortalHandler) endpoint(s *Subscription) endpointView {
@@ -374,6 +383,20 @@ func (p *PortalHandler) drawEndpoint(w http.ResponseWriter, r *http.Request, ctx
 		}
 		if full.ResponseBody != nil {
 			dv.ResponseText = clipRunes(*full.ResponseBody, 200)
+		}
+		if d.Attempts > 1 || d.Status == StatusRetrying || d.Status == StatusFailed {
+			log, err := p.svc.Attempts(ctx, sub.ID, d.ID)
+			if err != nil {
+				return err
+			}
+			for _, a := range log {
+				av := attemptView{Number: a.Number, When: a.At.UTC().Format("2 Jan 2006, 15:04:05 UTC"), Response: "not reached",
+					Text: clipRunes(a.Response, 200), Delivered: a.Delivered}
+				if a.ResponseStatus != nil {
+					av.Response = strconv.Itoa(*a.ResponseStatus)
+				}
+				dv.Log = append(dv.Log, av)
+			}
 		}
 		data.Deliveries = append(data.Deliveries, dv)
 	}

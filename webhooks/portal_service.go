@@ -170,3 +170,24 @@ func (s *Service) ReplayRange(ctx context.Context, subscriptionID int64, from, t
 	}
 	return len(ds), nil
 }
+
+// Attempts is a delivery's log: its failed attempts, then the one that
+// delivered it, if any.
+func (s *Service) Attempts(ctx context.Context, subscriptionID, deliveryID int64) ([]Attempt, error) {
+	d, err := s.Delivery(ctx, subscriptionID, deliveryID)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.store.FailedAttempts(ctx, d.ID)
+	if err != nil {
+		return nil, wrap("attempts", err)
+	}
+	if d.Status == StatusDelivered && d.DeliveredAt != nil {
+		a := Attempt{Number: d.Attempts, ResponseStatus: d.ResponseStatus, At: *d.DeliveredAt, Delivered: true}
+		if d.ResponseBody != nil {
+			a.Response = clipRunes(*d.ResponseBody, AttemptExcerptLimit)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}

@@ -235,3 +235,50 @@ func TestPortalBySession(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// The delivery log shows each attempt: a failed one with the receiver's
+// status and answer, then the one that delivered it.
+func TestPortalAttemptLog(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, on(d))
+		p := newPortal(t, b, nil)
+		rv := newReceiver(t)
+		rv.answer(func(n int) int {
+			if n == 1 {
+				return http.StatusServiceUnavailable
+			}
+			return http.StatusOK
+		})
+		ctx := webhooks.ScopeToOwner(context.Background(), "acct_log")
+		sub, err := b.svc.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("Flaky"), URL: str(rv.URL), Events: []string{"*"}})
+		require.NoError(t, err)
+		dl, err := b.svc.SendTest(ctx, sub.ID)
+		require.NoError(t, err)
+		b.attempt(t, dl.ID)
+		b.clock.Advance(2 * time.Minute)
+		b.attempt(t, dl.ID)
+		log, err := b.svc.Attempts(ctx, sub.ID, dl.ID)
+		require.NoError(t, err)
+		require.Len(t, log, 2)
+		require.Equal(t, 503, *log[0].ResponseStatus)
+		require.Equal(t, "answer 1", log[0].Response)
+		require.False(t, log[0].Delivered)
+		require.True(t, log[1].Delivered)
+		require.Equal(t, 2, log[1].Number)
+		_, err = b.svc.Attempts(webhooks.ScopeToOwner(context.Background(), "acct_other"), sub.ID, dl.ID)
+		require.ErrorIs(t, err, webhooks.ErrNotFound, "another owner's log")
+		// The API answers the same log, to the owner alone.
+		a := b.api(t)
+		path := subs + "/" + itoa(sub.ID) + "/deliveries/" + itoa(dl.ID) + "/attempts"
+		r := a.do("GET", path, "admin", nil)
+		require.Equal(t, 200, r.status, r.body)
+		require.Contains(t, r.body, `{"number":1,"response_status":503,"response":"answer 1","at":"2026-11-22T10:00:00.000000Z","delivered":false}`)
+		require.Equal(t, 404, a.do("GET", path, "ownerA", nil).status)
+		code, body, _ := p.do(t, "GET", p.link(t, "acct_log")+"/"+itoa(sub.ID), nil)
+		require.Equal(t, 200, code)
+		require.Contains(t, body, "<summary>Each attempt")
+		require.Contains(t, body, `10:00:00 UTC: 503 <small class="detail">answer 1</small></li>`)
+		require.Contains(t, body, `10:02:00 UTC: delivered, 200 <small class="detail">answer 2</small></li>`)
+	})
+}

@@ -86,6 +86,10 @@ type Store interface {
 	// with their IDs in the same transaction. It returns the IDs, in no
 	// particular order.
 	ClaimDue(ctx context.Context, now, lease time.Time, limit int, then func(context.Context, *sql.Tx, []int64) error) ([]int64, error)
+	// FailedAttempts returns a delivery's failed attempts, in order (a
+	// delivered attempt is the delivery's own row). FinishAttempt records
+	// each failure with an excerpt of the answer (AttemptExcerptLimit).
+	FailedAttempts(ctx context.Context, deliveryID int64) ([]Attempt, error)
 	// TakeRate takes one of the limit places of second (Unix seconds) for
 	// an attempt to the subscription, and reports whether there was one:
 	// across every instance on the store, at most limit a second.
@@ -188,4 +192,20 @@ type DeliveryQuery struct {
 	// default is "-id", newest first.
 	Sort          string
 	Offset, Limit int
+}
+
+// AttemptExcerptLimit is how much of a failed attempt's answer its log
+// keeps, in characters.
+const AttemptExcerptLimit = 500
+
+// Attempt is one attempt of a delivery, as its log shows it: its number,
+// the receiver's status (nil when it was not reached), an excerpt of its
+// answer or of the error, and when. Delivered is set for the attempt that
+// delivered it.
+type Attempt struct {
+	Number         int       `json:"number"`
+	ResponseStatus *int      `json:"response_status"`
+	Response       string    `json:"response"`
+	At             time.Time `json:"at"`
+	Delivered      bool      `json:"delivered"`
 }

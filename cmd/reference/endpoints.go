@@ -93,6 +93,7 @@ var routes = []string{
 	"PUT /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}",
 	"GET /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}/deliveries",
 	"GET /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}/deliveries/{delivery}",
+	"GET /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}/deliveries/{delivery}/attempts",
 	"POST /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}/replay/{delivery}",
 	"POST /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}/replay-parked",
 	"POST /api/ecommerce/v1/admin/webhook-subscriptions/{subscription}/rotate-secret",

@@ -175,6 +175,16 @@ func (s *Store) FinishAttempt(ctx context.Context, d *webhooks.Delivery, lease t
 				WHERE id = ?`+lock), d.SubscriptionID); err != nil {
 				return err
 			}
+			// The failed attempt, for the delivery's log.
+			excerpt := ""
+			if d.ResponseBody != nil {
+				excerpt = clip(*d.ResponseBody, webhooks.AttemptExcerptLimit)
+			}
+			if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO webhooks_attempts (delivery_id, attempt, response_status, response_excerpt,
+				created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (delivery_id, attempt) DO NOTHING`), d.ID, d.Attempts, d.ResponseStatus,
+				excerpt, at); err != nil {
+				return err
+			}
 			streak := before.Streak + 1
 			disabled = before.Active && streak >= disableAfter
 			_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE webhooks_subscriptions SET consecutive_failures = ?, last_failure_at = ?,
@@ -425,4 +435,31 @@ func (s *Store) RedactDelivery(ctx context.Context, id int64, payload json.RawMe
 			WHERE id = ?`), string(payload), hash, id)
 	}
 	return affected("redact delivery", res, err)
+}
+
+// clip is s cut to n runes.
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
+// FailedAttempts implements webhooks.Store.
+func (s *Store) FailedAttempts(ctx context.Context, deliveryID int64) ([]webhooks.Attempt, error) {
+	var rows []struct {
+		Number   int        `db:"attempt"`
+		Status   *int       `db:"response_status"`
+		Response string     `db:"response_excerpt"`
+		At       store.Time `db:"created_at"`
+	}
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT attempt, response_status, response_excerpt, created_at
+		FROM webhooks_attempts WHERE delivery_id = ? ORDER BY attempt`), deliveryID); err != nil {
+		return nil, fmt.Errorf("webhookssql: failed attempts: %w", err)
+	}
+	out := make([]webhooks.Attempt, len(rows))
+	for i, r := range rows {
+		out[i] = webhooks.Attempt{Number: r.Number, ResponseStatus: r.Status, Response: r.Response, At: r.At.Time}
+	}
+	return out, nil
 }
