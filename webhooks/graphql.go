@@ -302,21 +302,13 @@ func (q *gqlRoot) CreateWebhookSubscription(ctx context.Context, args struct {
 	if err := q.can(ctx, AbilityCreate); err != nil {
 		return nil, err
 	}
-	p := &gqlSubscriptionPayload{ClientMutationID: args.ClientMutationID, Errors: []*gqlFieldError{}}
 	events := args.Events
 	in := subscriptionArgs{Name: &args.Name, URL: &args.URL, Events: &events, Secret: args.Secret, IsActive: args.IsActive,
 		StandardWebhooks: args.StandardWebhooks, Description: args.Description, Headers: args.Headers, RateLimit: args.RateLimit,
 		Channels: args.Channels}.input()
 	in.Owner = args.Owner
 	sub, err := q.h.svc.CreateSubscription(ctx, in)
-	if err != nil {
-		if p.Errors, err = fieldErrors(err); err != nil {
-			return nil, q.shown(ctx, err)
-		}
-		return p, nil
-	}
-	p.Subscription = &gqlSubscription{sub}
-	return p, nil
+	return q.payload(ctx, args.ClientMutationID, sub, err)
 }
 
 func (q *gqlRoot) UpdateWebhookSubscription(ctx context.Context, args struct {
@@ -340,18 +332,10 @@ func (q *gqlRoot) UpdateWebhookSubscription(ctx context.Context, args struct {
 	if err != nil {
 		return nil, q.shown(ctx, err)
 	}
-	p := &gqlSubscriptionPayload{ClientMutationID: args.ClientMutationID, Errors: []*gqlFieldError{}}
 	sub, err := q.h.svc.UpdateSubscription(ctx, id, subscriptionArgs{Name: args.Name, URL: args.URL, Events: args.Events,
 		Secret: args.Secret, IsActive: args.IsActive, StandardWebhooks: args.StandardWebhooks, Description: args.Description,
 		Headers: args.Headers, RateLimit: args.RateLimit, Channels: args.Channels}.input())
-	if err != nil {
-		if p.Errors, err = fieldErrors(err); err != nil {
-			return nil, q.shown(ctx, err)
-		}
-		return p, nil
-	}
-	p.Subscription = &gqlSubscription{sub}
-	return p, nil
+	return q.payload(ctx, args.ClientMutationID, sub, err)
 }
 
 func (q *gqlRoot) DeleteWebhookSubscription(ctx context.Context, args struct {
@@ -506,8 +490,14 @@ func (q *gqlRoot) RotateWebhookSubscriptionSecret(ctx context.Context, args stru
 		grace := time.Duration(*args.GraceSeconds) * time.Second
 		in.Grace = &grace
 	}
-	p := &gqlSubscriptionPayload{ClientMutationID: args.ClientMutationID, Errors: []*gqlFieldError{}}
 	sub, err := q.h.svc.RotateSecret(ctx, id, in)
+	return q.payload(ctx, args.ClientMutationID, sub, err)
+}
+
+// payload is a mutation's answer: the subscription, or the fields its
+// input broke (any other error is the request's).
+func (q *gqlRoot) payload(ctx context.Context, clientMutationID *string, sub *Subscription, err error) (*gqlSubscriptionPayload, error) {
+	p := &gqlSubscriptionPayload{ClientMutationID: clientMutationID, Errors: []*gqlFieldError{}}
 	if err != nil {
 		if p.Errors, err = fieldErrors(err); err != nil {
 			return nil, q.shown(ctx, err)

@@ -144,10 +144,11 @@ func (h *Handler) routes() {
 	})
 	h.route(subs+"/{subscription}/deliveries", api.Methods{http.MethodGet: h.admin(AbilityView, h.deliveries)})
 	h.route(subs+"/{subscription}/deliveries/{delivery}", api.Methods{http.MethodGet: h.admin(AbilityView,
-		h.onDelivery(http.StatusOK, h.svc.Delivery))})
-	h.route(subs+"/{subscription}/deliveries/{delivery}/attempts", api.Methods{http.MethodGet: h.admin(AbilityView, h.attempts)})
+		onDelivery(h, http.StatusOK, h.svc.Delivery))})
+	h.route(subs+"/{subscription}/deliveries/{delivery}/attempts", api.Methods{http.MethodGet: h.admin(AbilityView,
+		onDelivery(h, http.StatusOK, h.svc.Attempts))})
 	h.route(subs+"/{subscription}/replay/{delivery}", api.Methods{http.MethodPost: h.admin(AbilityReplay,
-		h.idempotent("POST "+subs+"/{subscription}/replay/{delivery}", h.onDelivery(http.StatusAccepted, h.svc.Replay)))})
+		h.idempotent("POST "+subs+"/{subscription}/replay/{delivery}", onDelivery(h, http.StatusAccepted, h.svc.Replay)))})
 	h.route(subs+"/{subscription}/replay-parked", api.Methods{http.MethodPost: h.admin(AbilityReplay,
 		h.idempotent("POST "+subs+"/{subscription}/replay-parked", h.replayParked))})
 	h.route(subs+"/{subscription}/rotate-secret", api.Methods{http.MethodPost: h.admin(AbilityUpdate,
@@ -435,7 +436,7 @@ func (h *Handler) deliveries(w http.ResponseWriter, r *http.Request) error {
 
 // onDelivery answers a route of one delivery of one subscription with
 // do's result, or its error.
-func (h *Handler) onDelivery(status int, do func(ctx context.Context, sub, id int64) (*Delivery, error)) api.HandlerFunc {
+func onDelivery[T any](h *Handler, status int, do func(ctx context.Context, sub, id int64) (T, error)) api.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		sub, err := h.id(r, "subscription")
 		if err != nil {
@@ -514,25 +515,6 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request) error {
 
 //go:embed openapi.json
 var openAPIDescription []byte
-
-// attempts answers a delivery's log: its failed attempts, then the one
-// that delivered it.
-func (h *Handler) attempts(w http.ResponseWriter, r *http.Request) error {
-	sub, err := h.id(r, "subscription")
-	if err != nil {
-		return err
-	}
-	id, err := h.id(r, "delivery")
-	if err != nil {
-		return err
-	}
-	log, err := h.svc.Attempts(r.Context(), sub, id)
-	if err != nil {
-		return err
-	}
-	reply.WriteData(w, http.StatusOK, log)
-	return nil
-}
 
 // eventTypes answers the event catalogue: each event's description, the
 // JSON Schema of its data and an example.

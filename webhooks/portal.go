@@ -474,7 +474,7 @@ func (p *PortalHandler) act(action string) web.HandlerFunc {
 		switch action {
 		case "test":
 			if _, err := p.svc.SendTest(ctx, sub.ID); errors.Is(err, ErrSubscriptionInactive) {
-				return p.fail(w, r, ctx, owner, sub, "Enable the endpoint before sending it a test event.")
+				return p.refused(w, r, ctx, owner, sub, "Enable the endpoint before sending it a test event.")
 			} else if err != nil {
 				return err
 			}
@@ -495,7 +495,7 @@ func (p *PortalHandler) act(action string) web.HandlerFunc {
 		case "replay":
 			id, _ := strconv.ParseInt(r.PostFormValue("delivery"), 10, 64)
 			if _, err := p.svc.Replay(ctx, sub.ID, id); errors.Is(err, ErrSubscriptionInactive) {
-				return p.fail(w, r, ctx, owner, sub, "Enable the endpoint before sending deliveries again.")
+				return p.refused(w, r, ctx, owner, sub, "Enable the endpoint before sending deliveries again.")
 			} else if err != nil {
 				return err
 			}
@@ -504,11 +504,11 @@ func (p *PortalHandler) act(action string) web.HandlerFunc {
 			from, err1 := time.ParseInLocation("2006-01-02T15:04", r.PostFormValue("from"), time.UTC)
 			to, err2 := time.ParseInLocation("2006-01-02T15:04", r.PostFormValue("to"), time.UTC)
 			if err1 != nil || err2 != nil || to.Before(from) {
-				return p.fail(w, r, ctx, owner, sub, "Give the range as two times, the first before the second.")
+				return p.refused(w, r, ctx, owner, sub, "Give the range as two times, the first before the second.")
 			}
 			n, err := p.svc.ReplayRange(ctx, sub.ID, from, to.Add(time.Minute-time.Nanosecond))
 			if errors.Is(err, ErrSubscriptionInactive) {
-				return p.fail(w, r, ctx, owner, sub, "Enable the endpoint before sending deliveries again.")
+				return p.refused(w, r, ctx, owner, sub, "Enable the endpoint before sending deliveries again.")
 			} else if err != nil {
 				return err
 			}
@@ -535,8 +535,9 @@ func (p *PortalHandler) act(action string) web.HandlerFunc {
 	}
 }
 
-// fail redraws the endpoint's page with a problem said at the top.
-func (p *PortalHandler) fail(w http.ResponseWriter, r *http.Request, ctx context.Context, owner string, sub *Subscription, message string) error {
+// refused redraws the endpoint's page, 422, with what could not be done
+// said at the top (the range typed kept).
+func (p *PortalHandler) refused(w http.ResponseWriter, r *http.Request, ctx context.Context, owner string, sub *Subscription, message string) error {
 	return p.drawEndpoint(w, r, ctx, http.StatusUnprocessableEntity, owner, sub, &portalPage{From: r.PostFormValue("from"),
 		To: r.PostFormValue("to")}, message)
 }
