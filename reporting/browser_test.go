@@ -210,6 +210,11 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 	require.Contains(t, body, "<tbody><tr><td><code>add_to_cart</code></td><td class=\"num\">5</td>", "the events of the page's visitors")
 	require.Contains(t, body, `<a href="/reporting?days=7&amp;device=mobile&amp;page=%2Fshoes">mobile`, "a second filter keeps the first")
 	require.Contains(t, body, `<input type="hidden" name="page" value="/shoes">`, "the range forms keep the filter")
+	// A filter on a goal that is not there: said, with its chip to drop it.
+	code, _, gone := get("/reporting?days=7&goal=999")
+	require.Equal(t, 200, code)
+	require.Contains(t, gone, "The report cannot be narrowed by these filters (a goal may have been removed)")
+	require.Contains(t, gone, "visitors who reached goal 999")
 	// Filters stack: the page on mobile, each with a way out, the range
 	// and both filters kept by every link and form.
 	code, _, body = get("/reporting?days=7&device=mobile&page=%2Fshoes")

@@ -312,6 +312,9 @@ func (d *Dashboard) sectionError(fam family, err error) section {
 	case errors.As(err, &se):
 		d.o.Logger.Warn("reporting: dashboard", "family", fam.name, "error", err)
 		return section{Error: se.Message}
+	case errors.Is(err, ErrBadFilter):
+		// An address's own filters (a goal since removed): said, not logged.
+		return section{Error: "The report cannot be narrowed by these filters (a goal may have been removed): drop one of them above."}
 	}
 	d.o.Logger.Error("reporting: dashboard", "family", fam.name, "error", err)
 	return section{Error: "The report could not be made. Try again in a moment."}

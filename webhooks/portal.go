@@ -246,8 +246,8 @@ func mapsKeys(m map[string]string) func(func(string) bool) {
 	}
 }
 
-// input reads the endpoint form.
-func input(r *http.Request) (SubscriptionInput, map[string][]string) {
+// portalInput reads the endpoint form.
+func portalInput(r *http.Request) (SubscriptionInput, map[string][]string) {
 	errs := map[string][]string{}
 	name, url, desc := strings.TrimSpace(r.PostFormValue("name")), strings.TrimSpace(r.PostFormValue("url")), r.PostFormValue("description")
 	in := SubscriptionInput{Name: &name, URL: &url, Description: &desc, Events: r.PostForm["events"], Channels: []string{}, Headers: map[string]string{}}
@@ -331,7 +331,7 @@ func (p *PortalHandler) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in, errs := input(r)
+	in, errs := portalInput(r)
 	if len(errs) == 0 {
 		var sub *Subscription
 		if sub, err = p.svc.CreateSubscription(ctx, in); err == nil {
@@ -438,7 +438,7 @@ func (p *PortalHandler) save(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in, errs := input(r)
+	in, errs := portalInput(r)
 	if len(errs) == 0 {
 		if _, err = p.svc.UpdateSubscription(ctx, sub.ID, in); err == nil {
 			p.back(w, r, sub.ID, "Your changes are saved.")
