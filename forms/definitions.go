@@ -120,7 +120,10 @@ func (s *Service) submitChecked(ctx context.Context, ref string, def definition,
 		}
 		var ve *ValidationError
 		refused := errors.As(err, &ve)
-		if refused && def.cached {
+		// A refusal (bad answers, or the form closed by its dates) made
+		// against a cached definition is judged again if the form has
+		// changed since.
+		if (refused || errors.Is(err, ErrClosed)) && def.cached {
 			fresh, err := s.loadDefinition(ctx, ref)
 			if err != nil {
 				return nil, nil, err

@@ -23,6 +23,11 @@ var (
 	// version (or the form is gone): it was validated against a
 	// definition that has changed, and nothing was stored.
 	ErrStale = errors.New("forms: form definition changed")
+	// ErrClosed: the form is not open yet, or has closed (Form.OpensAt,
+	// Form.ClosesAt).
+	ErrClosed = errors.New("forms: form is closed")
+	// ErrFull: the form has taken its Form.MaxResponses.
+	ErrFull = errors.New("forms: form is full")
 )
 
 // ValidationError is [groundwork.ValidationError], the error of bad
@@ -37,4 +42,6 @@ var errorTable = api.Table{
 	{Err: ErrInactive, Status: http.StatusNotFound, Message: "Form not found."},
 	{Err: ErrConflict, Status: http.StatusConflict, Message: "The resource was changed by another request; try again."},
 	{Err: ErrStale, Status: http.StatusConflict, Message: "The form was changed while it was being submitted; try again."},
+	{Err: ErrClosed, Status: http.StatusConflict, Message: "This form is not taking responses now."},
+	{Err: ErrFull, Status: http.StatusConflict, Message: "This form has all the responses it takes."},
 }

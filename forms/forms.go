@@ -24,8 +24,20 @@ type Form struct {
 	// form in: one sent back sooner after its form-load token was issued
 	// is kept as spam. Nil when saved means MinFillSecondsDefault; zero
 	// turns the check off; at most MinFillSecondsMax.
-	MinFillSeconds *int64    `json:"min_fill_seconds"`
-	CreatedAt      time.Time `json:"created_at"`
+	MinFillSeconds *int64 `json:"min_fill_seconds"`
+	// MaxResponses, when set, is the most accepted submissions the form
+	// takes (spam does not count); the next is refused (ErrFull), counted
+	// in the submission's transaction, so racing submissions on several
+	// instances never pass it.
+	MaxResponses *int64 `json:"max_responses"`
+	// OpensAt and ClosesAt, when set, bound when the form takes
+	// submissions (ErrClosed outside them).
+	OpensAt  *time.Time `json:"opens_at"`
+	ClosesAt *time.Time `json:"closes_at"`
+	// ClosedMessage is what a person reads instead of the form when it is
+	// closed or full (what to do instead); a default when empty.
+	ClosedMessage string    `json:"closed_message"`
+	CreatedAt     time.Time `json:"created_at"`
 	UpdatedAt      time.Time `json:"updated_at"`
 	// TotalSubmissions and UnreadSubmissions are counted where the API
 	// shows them (lists and single reads), and zero elsewhere.
@@ -225,6 +237,11 @@ type Submission struct {
 	// validated against; the store stores it only if the form still has
 	// that version.
 	FormVersion int64 `json:"-"`
+	// Limit, when not zero, is the most accepted (not spam) submissions
+	// the form takes: the store counts them in the submission's
+	// transaction, the form's row locked, and refuses this one with
+	// ErrFull when they are already as many.
+	Limit int64 `json:"-"`
 }
 
 // Number is the submission's number: "FORM-<year>-<id>", the id padded

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/groundwork-go/groundwork"
@@ -256,7 +257,7 @@ func (h *Handler) listForms(w http.ResponseWriter, r *http.Request) error {
 var (
 	formShape = &api.Shape{Name: "a form", Keys: []string{"name", "slug", "description", "submit_button_text",
 		"success_message", "redirect_url", "is_active", "is_multi_step", "show_progress_bar", "allow_step_navigation",
-		"min_fill_seconds"},
+		"min_fill_seconds", "max_responses", "opens_at", "closes_at", "closed_message"},
 		ReadOnly:  []string{"id", "created_at", "updated_at", "total_submissions_count", "unread_submissions_count", "fields", "steps"},
 		Elsewhere: keysIn("a field", fieldShapeKeys...)}
 	fieldShape = &api.Shape{Name: "a field", Keys: fieldShapeKeys,
@@ -326,6 +327,31 @@ func applyForm(v *api.Validator, in map[string]any, f *Form) {
 	v.SetBool(in, "show_progress_bar", &f.ShowProgressBar)
 	v.SetBool(in, "allow_step_navigation", &f.AllowStepNavigation)
 	v.SetOptionalInt(in, "min_fill_seconds", &f.MinFillSeconds)
+	v.SetOptionalInt(in, "max_responses", &f.MaxResponses)
+	setOptionalTime(v, in, "opens_at", &f.OpensAt)
+	setOptionalTime(v, in, "closes_at", &f.ClosesAt)
+	v.SetString(in, "closed_message", &f.ClosedMessage)
+}
+
+// setOptionalTime sets *dst from in[key] when given: an RFC 3339 time,
+// or null for none.
+func setOptionalTime(v *api.Validator, in map[string]any, key string, dst **time.Time) {
+	var s *string
+	v.SetOptionalString(in, key, &s)
+	switch {
+	case s == nil:
+		if raw, given := in[key]; given && raw == nil {
+			*dst = nil
+		}
+	default:
+		t, err := time.Parse(time.RFC3339, *s)
+		if err != nil {
+			v.Add(key, "The "+strings.ReplaceAll(key, "_", " ")+" field must be a date and time such as 2026-12-01T09:00:00Z.")
+			return
+		}
+		t = t.UTC()
+		*dst = &t
+	}
 }
 
 func (h *Handler) createForm(w http.ResponseWriter, r *http.Request) error {

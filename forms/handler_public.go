@@ -23,6 +23,10 @@ type renderDefinition struct {
 	Fields              []Field          `json:"fields"`
 	Steps               []StepWithFields `json:"steps"`
 	Config              renderConfig     `json:"config"`
+	// Accepting is whether the form takes responses now (its dates, its
+	// limit); ClosedMessage says why not, and what to do instead.
+	Accepting     bool   `json:"accepting"`
+	ClosedMessage string `json:"closed_message,omitempty"`
 }
 
 type renderConfig struct {
@@ -76,6 +80,14 @@ func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) error
 	def.Config.Display.RequiredIndicator, def.Config.Display.ErrorDisplay = "*", "below"
 	def.Config.LoadedAt = h.svc.now().Unix()
 	def.Config.FormToken = h.svc.FormToken(form.ID)
+	why, err := h.svc.closedBy(r.Context(), form, h.svc.now())
+	if err != nil {
+		return err
+	}
+	def.Accepting = why == nil
+	if why != nil {
+		def.ClosedMessage = ClosedWords(form, why)
+	}
 	reply.WriteData(w, http.StatusOK, def)
 	return nil
 }

@@ -151,6 +151,15 @@ func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
 	if f := p.base.Render.TakeFlash(w, r, r.URL.Path); f != nil && f.Kind == "success" {
 		thanks = f.Message
 	}
+	if thanks == "" {
+		why, err := p.svc.closedBy(r.Context(), form, p.svc.now())
+		if err != nil {
+			return err
+		}
+		if why != nil {
+			return p.drawClosed(w, r, http.StatusOK, form, why)
+		}
+	}
 	return p.draw(w, r, http.StatusOK, form, nil, nil, "", nil, "", thanks)
 }
 
@@ -178,11 +187,21 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	case errors.As(err, &ve):
 		return p.draw(w, r, http.StatusUnprocessableEntity, a.form, values, kept, token, ve, "", "")
+	case errors.Is(err, ErrClosed) || errors.Is(err, ErrFull):
+		return p.drawClosed(w, r, http.StatusConflict, a.form, err)
 	case errors.As(err, &ae) && ae.Status < 500:
 		return p.draw(w, r, ae.Status, a.form, values, kept, token, nil, ae.Message, "")
 	default:
 		return err
 	}
+}
+
+// drawClosed answers the page of a form that takes no response, saying
+// why and what to do instead, without the form.
+func (p *PageHandler) drawClosed(w http.ResponseWriter, r *http.Request, status int, form *Form, why error) error {
+	data := &pageData{Form: form, PageURL: r.URL.Path, Closed: ClosedWords(form, why)}
+	p.base.Render.Render(w, r, status, PageTemplate, &web.Page{Title: form.Name, Data: data})
+	return nil
 }
 
 // draw answers the page of form with the visitor's answers, the messages
@@ -229,8 +248,9 @@ type pageData struct {
 	Summary []web.SummaryItem
 	// PageURL is where the page is, and posts to.
 	PageURL string
-	// Thanks, when set, is shown instead of the form.
-	Thanks string
+	// Thanks, when set, is shown instead of the form; Closed, when set,
+	// says why the form takes no response (closed, or full).
+	Thanks, Closed string
 	// FormToken is the form-load token the page sends back.
 	FormToken string
 

@@ -136,6 +136,10 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (att
 	if errors.Is(err, ErrNotFound) {
 		err = ErrInactive // deleted since it was cached
 	}
+	if errors.Is(err, ErrClosed) || errors.Is(err, ErrFull) {
+		// The form's own words: what to do instead.
+		err = &api.Error{Status: http.StatusConflict, Message: ClosedWords(a.form, err), Err: err}
+	}
 	a.res = res
 	return a, err
 }

@@ -40,6 +40,8 @@ const (
 	// MinFillSecondsDefault is a form's MinFillSeconds unless it says
 	// otherwise: a person takes at least two seconds to fill a form in.
 	MinFillSecondsDefault = 2
+	// MaxResponsesMax is the most a form's MaxResponses may be.
+	MaxResponsesMax = 1_000_000_000
 	// MinFillSecondsMax is the most a form's MinFillSeconds may be.
 	MinFillSecondsMax = 60
 	// MinFillTime is the default least time to fill a form in, as a
@@ -303,6 +305,13 @@ func (s *Service) validateForm(f *Form) *api.Validator {
 			v.Add("redirect_url", api.MsgURL("redirect_url"))
 		}
 	}
+	if f.MaxResponses != nil && (*f.MaxResponses < 1 || *f.MaxResponses > MaxResponsesMax) {
+		v.Add("max_responses", api.MsgBetween("max_responses", 1, MaxResponsesMax))
+	}
+	if f.OpensAt != nil && f.ClosesAt != nil && !f.ClosesAt.After(*f.OpensAt) {
+		v.Add("closes_at", "The closes at field must be after the opens at field.")
+	}
+	maxChars(v, "closed_message", f.ClosedMessage, 2000)
 	if f.MinFillSeconds == nil {
 		f.MinFillSeconds = new(int64(MinFillSecondsDefault))
 	} else if n := *f.MinFillSeconds; n < 0 || n > MinFillSecondsMax {

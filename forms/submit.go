@@ -3,6 +3,7 @@ package forms
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -89,6 +90,9 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		return nil, ErrInactive
 	}
 	now := s.now()
+	if !Open(form, now) {
+		return nil, ErrClosed
+	}
 	a := answers(req.Values)
 	if a == nil {
 		a = answers{}
@@ -143,6 +147,9 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	}
 	if checked {
 		sub.FormVersion = form.Version
+	}
+	if form.MaxResponses != nil && !sub.IsSpam { // spam takes no place
+		sub.Limit = *form.MaxResponses
 	}
 	notifications := def.notifications
 	if !sub.IsSpam && s.enqueuer != nil && notifications == nil {
@@ -233,4 +240,51 @@ func tooFast(loadedAt string, now time.Time, minFill time.Duration) bool {
 		return false
 	}
 	return now.Sub(time.Unix(secs, 0)) < minFill
+}
+
+// Open reports whether form takes submissions at now by its dates
+// (OpensAt, ClosesAt); whether it is full is known only as a submission
+// is stored.
+func Open(form *Form, now time.Time) bool {
+	return (form.OpensAt == nil || !now.Before(*form.OpensAt)) && (form.ClosesAt == nil || now.Before(*form.ClosesAt))
+}
+
+// ClosedWords is what a person reads instead of form when it is closed or
+// full: its ClosedMessage, else a sentence for why.
+func ClosedWords(form *Form, why error) string {
+	if m := strings.TrimSpace(form.ClosedMessage); m != "" {
+		return m
+	}
+	if errors.Is(why, ErrFull) {
+		return "This form has all the responses it takes, so it is closed."
+	}
+	return "This form is not taking responses now."
+}
+
+// Full reports whether form has taken its MaxResponses already (never
+// for a form without a limit); a submission is still counted again as it
+// is stored.
+func (s *Service) Full(ctx context.Context, form *Form) (bool, error) {
+	if form.MaxResponses == nil {
+		return false, nil
+	}
+	notSpam := false
+	_, n, err := s.store.ListSubmissions(ctx, SubmissionQuery{FormID: form.ID, IsSpam: &notSpam, Limit: 1})
+	if err != nil {
+		return false, fmt.Errorf("forms: full: %w", err)
+	}
+	return int64(n) >= *form.MaxResponses, nil
+}
+
+// closedBy is why form takes no submission at now (ErrClosed, ErrFull), or
+// nil.
+func (s *Service) closedBy(ctx context.Context, form *Form, now time.Time) (error, error) {
+	if !Open(form, now) {
+		return ErrClosed, nil
+	}
+	full, err := s.Full(ctx, form)
+	if err != nil || !full {
+		return nil, err
+	}
+	return ErrFull, nil
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -83,6 +84,10 @@ type formRow struct {
 	ShowProgressBar     bool       `db:"show_progress_bar"`
 	AllowStepNavigation bool       `db:"allow_step_navigation"`
 	MinFillSeconds      int64      `db:"min_fill_seconds"`
+	MaxResponses        *int64     `db:"max_responses"`
+	OpensAt             store.Time `db:"opens_at"`
+	ClosesAt            store.Time `db:"closes_at"`
+	ClosedMessage       string     `db:"closed_message"`
 	CreatedAt           store.Time `db:"created_at"`
 	UpdatedAt           store.Time `db:"updated_at"`
 	Version             int64      `db:"version"`
@@ -94,11 +99,28 @@ func (r formRow) form() forms.Form {
 	return forms.Form{ID: r.ID, Name: r.Name, Slug: r.Slug, Description: r.Description, SubmitButtonText: r.SubmitButtonText,
 		SuccessMessage: r.SuccessMessage, RedirectURL: r.RedirectURL, IsActive: r.IsActive, IsMultiStep: r.IsMultiStep,
 		ShowProgressBar: r.ShowProgressBar, AllowStepNavigation: r.AllowStepNavigation, MinFillSeconds: new(r.MinFillSeconds), CreatedAt: r.CreatedAt.Time,
-		UpdatedAt: r.UpdatedAt.Time, Version: r.Version, TotalSubmissions: r.Total, UnreadSubmissions: r.Unread}
+		UpdatedAt: r.UpdatedAt.Time, Version: r.Version, TotalSubmissions: r.Total, UnreadSubmissions: r.Unread,
+		MaxResponses: r.MaxResponses, OpensAt: optionalTime(r.OpensAt), ClosesAt: optionalTime(r.ClosesAt), ClosedMessage: r.ClosedMessage}
+}
+
+func optionalTime(t store.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	v := t.Time
+	return &v
+}
+
+func storedTime(t *time.Time) store.Time {
+	if t == nil {
+		return store.Time{}
+	}
+	return store.NewTime(*t)
 }
 
 const formColumns = `f.id, f.name, f.slug, f.description, f.submit_button_text, f.success_message, f.redirect_url,
 	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.min_fill_seconds, f.created_at, f.updated_at, f.version,
+	f.max_responses, f.opens_at, f.closes_at, f.closed_message,
 	(SELECT COUNT(*) FROM forms_submissions s WHERE s.form_id = f.id) AS total,
 	(SELECT COUNT(*) FROM forms_submissions s WHERE s.form_id = f.id AND s.is_read = ?) AS unread`
 
@@ -112,10 +134,12 @@ func slugError(err error) error {
 // CreateForm implements forms.Store.
 func (s *Store) CreateForm(ctx context.Context, f *forms.Form) error {
 	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO forms_forms (name, slug, description, submit_button_text,
-		success_message, redirect_url, is_active, is_multi_step, show_progress_bar, allow_step_navigation, min_fill_seconds, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, version`),
+		success_message, redirect_url, is_active, is_multi_step, show_progress_bar, allow_step_navigation, min_fill_seconds, created_at, updated_at,
+		max_responses, opens_at, closes_at, closed_message)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, version`),
 		f.Name, f.Slug, f.Description, f.SubmitButtonText, f.SuccessMessage, f.RedirectURL, f.IsActive, f.IsMultiStep,
-		f.ShowProgressBar, f.AllowStepNavigation, minFillSeconds(f), store.NewTime(f.CreatedAt), store.NewTime(f.UpdatedAt)).Scan(&f.ID, &f.Version)
+		f.ShowProgressBar, f.AllowStepNavigation, minFillSeconds(f), store.NewTime(f.CreatedAt), store.NewTime(f.UpdatedAt),
+		f.MaxResponses, storedTime(f.OpensAt), storedTime(f.ClosesAt), f.ClosedMessage).Scan(&f.ID, &f.Version)
 	if err != nil {
 		return fmt.Errorf("formssql: create form: %w", slugError(err))
 	}
@@ -126,9 +150,11 @@ func (s *Store) CreateForm(ctx context.Context, f *forms.Form) error {
 func (s *Store) UpdateForm(ctx context.Context, f *forms.Form) error {
 	err := s.db.QueryRowxContext(ctx, s.q(`UPDATE forms_forms SET name = ?, slug = ?, description = ?, submit_button_text = ?,
 		success_message = ?, redirect_url = ?, is_active = ?, is_multi_step = ?, show_progress_bar = ?,
-		allow_step_navigation = ?, min_fill_seconds = ?, updated_at = ?, version = version + 1 WHERE id = ? RETURNING version`),
+		allow_step_navigation = ?, min_fill_seconds = ?, updated_at = ?, max_responses = ?, opens_at = ?, closes_at = ?, closed_message = ?,
+		version = version + 1 WHERE id = ? RETURNING version`),
 		f.Name, f.Slug, f.Description, f.SubmitButtonText, f.SuccessMessage, f.RedirectURL, f.IsActive, f.IsMultiStep,
-		f.ShowProgressBar, f.AllowStepNavigation, minFillSeconds(f), store.NewTime(f.UpdatedAt), f.ID).Scan(&f.Version)
+		f.ShowProgressBar, f.AllowStepNavigation, minFillSeconds(f), store.NewTime(f.UpdatedAt), f.MaxResponses, storedTime(f.OpensAt),
+		storedTime(f.ClosesAt), f.ClosedMessage, f.ID).Scan(&f.Version)
 	if errors.Is(err, sql.ErrNoRows) {
 		return forms.ErrNotFound
 	}
@@ -188,6 +214,7 @@ func (s *Store) DeleteForm(ctx context.Context, id int64) ([]string, error) {
 // formOnly are the form's own columns, counts left at zero.
 const formOnly = `f.id, f.name, f.slug, f.description, f.submit_button_text, f.success_message, f.redirect_url,
 	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.min_fill_seconds, f.created_at, f.updated_at, f.version,
+	f.max_responses, f.opens_at, f.closes_at, f.closed_message,
 	0 AS total, 0 AS unread`
 
 func (s *Store) formWhere(ctx context.Context, where string, arg any) (*forms.Form, error) {

@@ -51,10 +51,13 @@ func (r submissionRow) submission() forms.Submission {
 func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, then func(context.Context, *sql.Tx) error) error {
 	oneStatement := s.db.Dialect() == store.Postgres && len(sub.Uploads) == 0
 	var err error
-	if oneStatement && then == nil {
+	if oneStatement && then == nil && sub.Limit == 0 {
 		err = store.MapError(insertSubmissionPostgres(ctx, s.db, sub))
 	} else {
 		err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+			if err := s.checkLimit(ctx, tx, sub); err != nil {
+				return err
+			}
 			if oneStatement {
 				if err := insertSubmissionPostgres(ctx, tx, sub); err != nil {
 					return err
@@ -74,7 +77,7 @@ func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, the
 		// The form was deleted since the caller read it.
 		return fmt.Errorf("formssql: create submission: %w: %w", noForm(sub), err)
 	}
-	if errors.Is(err, forms.ErrStale) || errors.Is(err, forms.ErrNotFound) {
+	if errors.Is(err, forms.ErrStale) || errors.Is(err, forms.ErrNotFound) || errors.Is(err, forms.ErrFull) {
 		return err
 	}
 	if err != nil {
@@ -680,4 +683,33 @@ func (s *Store) Upload(ctx context.Context, submissionID, id int64) (*forms.Uplo
 	}
 	u := r.upload()
 	return &u, nil
+}
+
+// checkLimit refuses sub with forms.ErrFull when its form already has
+// sub.Limit accepted submissions. The form's row is locked first (on
+// Postgres; SQLite's writers take turns), so submissions racing on
+// several instances are counted one after another.
+func (s *Store) checkLimit(ctx context.Context, tx *sqlx.Tx, sub *forms.Submission) error {
+	if sub.Limit <= 0 {
+		return nil
+	}
+	if s.db.Dialect() == store.Postgres {
+		var id int64
+		if err := tx.GetContext(ctx, &id, `SELECT id FROM forms_forms WHERE id = $1 FOR UPDATE`, sub.FormID); err != nil {
+			return err
+		}
+	}
+	// A limit read from a definition since changed is no limit to keep:
+	// the caller validates again against the new one.
+	if err := s.checkVersion(ctx, tx, sub); err != nil {
+		return err
+	}
+	var n int64
+	if err := tx.GetContext(ctx, &n, tx.Rebind(`SELECT COUNT(*) FROM forms_submissions WHERE form_id = ? AND is_spam = ?`), sub.FormID, false); err != nil {
+		return err
+	}
+	if n >= sub.Limit {
+		return forms.ErrFull
+	}
+	return nil
 }

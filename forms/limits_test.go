@@ -1,0 +1,166 @@
+package forms_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/forms/formssql"
+	"github.com/groundwork-go/groundwork/internal/browsertest"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// Racing submissions on two instances (two connection pools on one
+// database) against a limit of 10: exactly 10 accepted, the rest told the
+// form is full; spam takes no place. On both databases.
+func TestResponseLimitAcrossInstances(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		dsn := storetest.DSN(t, d)
+		db := storetest.OpenDSN(t, dsn, formssql.Migrations)
+		other, err := store.Open(ctx, dsn)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = other.Close() })
+		one, err := forms.NewService(formssql.New(db), &forms.Options{FormTokenOptional: true})
+		require.NoError(t, err)
+		two, err := forms.NewService(formssql.New(other), &forms.Options{FormTokenOptional: true})
+		require.NoError(t, err)
+		limit := int64(10)
+		form := &forms.Form{Name: "Workshop", IsActive: true, MaxResponses: &limit}
+		require.NoError(t, one.CreateForm(ctx, form))
+		require.NoError(t, one.CreateField(ctx, &forms.Field{FormID: form.ID, Type: forms.TypeText, Label: "Name", IsRequired: true}))
+		fields, err := one.Fields(ctx, form.ID)
+		require.NoError(t, err)
+		// A spam submission first: stored, counted as no place.
+		_, err = one.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{fields[0].Name: {"Bot"}}, Honeypot: "x", LoadedAt: "1"})
+		require.NoError(t, err)
+
+		var mu sync.Mutex
+		accepted, full := 0, 0
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range 30 {
+			svc := []*forms.Service{one, two}[i%2]
+			wg.Go(func() {
+				<-start
+				_, err := svc.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{fields[0].Name: {"Ann"}}, LoadedAt: "1"})
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					accepted++
+				case errors.Is(err, forms.ErrFull):
+					full++
+				default:
+					t.Errorf("submission: %v", err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		require.Equal(t, 10, accepted, "exactly the limit")
+		require.Equal(t, 20, full, "the rest told the form is full")
+		var stored int
+		require.NoError(t, db.Get(&stored, db.Rebind(`SELECT COUNT(*) FROM forms_submissions WHERE form_id = ? AND is_spam = ?`), form.ID, false))
+		require.Equal(t, 10, stored)
+		isFull, err := two.Full(ctx, form)
+		require.NoError(t, err)
+		require.True(t, isFull)
+	})
+}
+
+// Dates and the limit through the API and the page: a form not open yet
+// or closed answers 409 with its own words, its render definition says it
+// is not accepting, and its page says so instead of the form; a full
+// form the same; bad dates and limits are refused with the field named.
+func TestFormDatesAndLimitOverHTTP(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	slug := b.contactForm(t)
+	now := b.clock.Now()
+	for _, c := range []struct {
+		body  map[string]any
+		field string
+	}{
+		{map[string]any{"max_responses": 0}, "max_responses"},
+		{map[string]any{"opens_at": "tomorrow"}, "opens_at"},
+		{map[string]any{"opens_at": now.Format(time.RFC3339), "closes_at": now.Add(-time.Hour).Format(time.RFC3339)}, "closes_at"},
+	} {
+		r := b.api(t, "PATCH", "/"+slug, c.body)
+		require.Equal(t, 422, r.status, "%v: %s", c.body, r.body)
+		require.Contains(t, r.body, `"`+c.field+`"`)
+	}
+
+	// Not open yet, in the form's words.
+	r := b.api(t, "PATCH", "/"+slug, map[string]any{"opens_at": now.Add(time.Hour).Format(time.RFC3339),
+		"closed_message": "Registration opens at nine; come back then."})
+	require.Equal(t, 200, r.status, r.body)
+	require.Equal(t, now.Add(time.Hour).UTC().Format("2006-01-02T15:04:05.000000Z"), r.data(t)["opens_at"])
+	def := b.request(t, "GET", forms.PrefixDefault+"/"+slug+"/render", "", "", nil)
+	require.Equal(t, 200, def.status)
+	require.Equal(t, false, def.data(t)["accepting"])
+	require.Equal(t, "Registration opens at nine; come back then.", def.data(t)["closed_message"])
+	r = b.submit(t, slug, valid()...)
+	require.Equal(t, 409, r.status, r.body)
+	require.JSONEq(t, `{"message":"Registration opens at nine; come back then."}`, r.body)
+	page := b.request(t, "GET", "/forms/"+slug, "", "", nil)
+	require.Equal(t, 200, page.status)
+	require.Contains(t, page.body, "Registration opens at nine; come back then.")
+	require.NotContains(t, page.body, "<form", "no form to fill")
+
+	// Open, with a limit of one: the first taken, then full.
+	b.clock.Advance(2 * time.Hour)
+	r = b.api(t, "PATCH", "/"+slug, map[string]any{"max_responses": 1, "closed_message": ""})
+	require.Equal(t, 200, r.status, r.body)
+	require.EqualValues(t, 1, r.data(t)["max_responses"])
+	require.Equal(t, 201, b.submit(t, slug, valid()...).status)
+	r = b.submit(t, slug, valid()...)
+	require.Equal(t, 409, r.status)
+	require.JSONEq(t, `{"message":"This form has all the responses it takes, so it is closed."}`, r.body)
+	def = b.request(t, "GET", forms.PrefixDefault+"/"+slug+"/render", "", "", nil)
+	require.Equal(t, false, def.data(t)["accepting"])
+	page = b.request(t, "GET", "/forms/"+slug, "", "", nil)
+	require.Contains(t, page.body, "This form has all the responses it takes, so it is closed.")
+
+	// No limit, closed since an hour.
+	r = b.api(t, "PATCH", "/"+slug, map[string]any{"max_responses": nil, "opens_at": nil,
+		"closes_at": b.clock.Now().Add(-time.Hour).Format(time.RFC3339)})
+	require.Equal(t, 200, r.status, r.body)
+	require.Nil(t, r.data(t)["max_responses"])
+	r = b.submit(t, slug, valid()...)
+	require.Equal(t, 409, r.status)
+	require.JSONEq(t, `{"message":"This form is not taking responses now."}`, r.body)
+	r = b.api(t, "PATCH", "/"+slug, map[string]any{"closes_at": nil})
+	require.Equal(t, 200, r.status, r.body)
+	r = b.submit(t, slug, valid()...)
+	require.Equal(t, 201, r.status, "open again: %s", r.body)
+}
+
+// The page of a closed form in Chromium: the message in words, no form;
+// axe-core finds nothing, light and dark, at 320 px and on a desktop.
+func TestBrowserClosedFormPage(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 60*time.Second)
+	b := setup(t)
+	slug := b.contactForm(t)
+	r := b.api(t, "PATCH", "/"+slug, map[string]any{"closes_at": b.clock.Now().Add(-time.Minute).Format(time.RFC3339),
+		"closed_message": "Entries have closed. The results are on our home page."})
+	require.Equal(t, 200, r.status, r.body)
+	for _, width := range []int64{320, 1280} {
+		browsertest.Do(t, ctx, chromedp.EmulateViewport(width, 800), chromedp.Navigate(b.server.URL+"/forms/"+slug),
+			chromedp.WaitVisible(chromedp.CSS(".notice")))
+		require.Contains(t, browsertest.Text(t, ctx, "main"), "Entries have closed. The results are on our home page.")
+		for _, scheme := range []string{"light", "dark"} {
+			require.NoError(t, browsertest.SetScheme(ctx, scheme))
+			browsertest.NoViolations(t, ctx, "a closed form's page, "+scheme)
+		}
+	}
+}
