@@ -38,7 +38,7 @@ type Form struct {
 	// closed or full (what to do instead); a default when empty.
 	ClosedMessage string    `json:"closed_message"`
 	CreatedAt     time.Time `json:"created_at"`
-	UpdatedAt      time.Time `json:"updated_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
 	// TotalSubmissions and UnreadSubmissions are counted where the API
 	// shows them (lists and single reads), and zero elsewhere.
 	TotalSubmissions  int `json:"total_submissions_count"`
