@@ -158,6 +158,16 @@ func (s *Service) validateField(f *Field, steps []Step) *api.Validator {
 				if _, ok := o["value"].(map[string]any); ok || scalarString(o["value"]) == "" {
 					v.Add(fmt.Sprintf("field_config.options.%d.value", i), api.MsgRequired(fmt.Sprintf("field_config.options.%d.value", i)))
 				}
+				if q, given := o["quota"]; given {
+					key := fmt.Sprintf("field_config.options.%d.quota", i)
+					n, isNumber := q.(float64)
+					switch {
+					case !isNumber || n != float64(int64(n)) || n < 1 || n > MaxResponsesMax:
+						v.Add(key, api.MsgBetween(key, 1, MaxResponsesMax))
+					case f.Type != TypeSelect && f.Type != TypeRadio:
+						v.Add(key, "The "+api.Attr(key)+" field is for a select or radio field, whose answer is one choice.")
+					}
+				}
 			default:
 				v.Add(fmt.Sprintf("field_config.options.%d", i), "The "+api.Attr(fmt.Sprintf("field_config.options.%d", i))+" field must be a string or an object with a value.")
 			}

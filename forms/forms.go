@@ -146,6 +146,10 @@ type ValidationRules struct {
 type Option struct {
 	Value string `json:"value"`
 	Label string `json:"label"`
+	// Quota, when above zero, is how many accepted submissions may
+	// choose it (a select or radio's "20 places per workshop"); the next
+	// is refused at the field.
+	Quota int64 `json:"quota,omitempty"`
 }
 
 // Options returns the field's choices from field_config.options: a list of
@@ -163,7 +167,8 @@ func (f *Field) Options() []Option {
 			if l == "" {
 				l = v
 			}
-			out = append(out, Option{Value: v, Label: l})
+			q, _ := o["quota"].(float64)
+			out = append(out, Option{Value: v, Label: l, Quota: int64(q)})
 		}
 	}
 	return out
@@ -237,6 +242,11 @@ type Submission struct {
 	// validated against; the store stores it only if the form still has
 	// that version.
 	FormVersion int64 `json:"-"`
+	// Quotas are the options with a quota this submission chooses: the
+	// store counts each option's accepted submissions in the submission's
+	// transaction and refuses this one with a *QuotaError when one is
+	// taken up.
+	Quotas []Quota `json:"-"`
 	// Limit, when not zero, is the most accepted (not spam) submissions
 	// the form takes: the store counts them in the submission's
 	// transaction, the form's row locked, and refuses this one with
@@ -345,4 +355,18 @@ type Notification struct {
 	ConditionalLogic *Logic    `json:"conditional_logic"`
 	CreatedAt        time.Time `json:"created_at"`
 	UpdatedAt        time.Time `json:"updated_at"`
+}
+
+// Quota is an option with a quota a submission chooses.
+type Quota struct {
+	Field, Value, Label string
+	Limit               int64
+}
+
+// QuotaError is a submission refused because an option it chose has all
+// its places taken.
+type QuotaError struct{ Quota Quota }
+
+func (e *QuotaError) Error() string {
+	return "forms: the option " + e.Quota.Value + " of " + e.Quota.Field + " has no places left"
 }

@@ -2,7 +2,9 @@ package forms
 
 import (
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/groundwork-go/groundwork/internal/reply"
 )
@@ -80,6 +82,11 @@ func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) error
 	def.Config.Display.RequiredIndicator, def.Config.Display.ErrorDisplay = "*", "below"
 	def.Config.LoadedAt = h.svc.now().Unix()
 	def.Config.FormToken = h.svc.FormToken(form.ID)
+	left, err := h.svc.Remaining(r.Context(), form, d.Fields)
+	if err != nil {
+		return err
+	}
+	def.Fields = withRemaining(def.Fields, left)
 	why, err := h.svc.closedBy(r.Context(), form, h.svc.now())
 	if err != nil {
 		return err
@@ -107,4 +114,35 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) error {
 	}
 	reply.WriteJSON(w, http.StatusCreated, submitResponse{Success: true, Message: a.res.Message, SubmissionID: a.res.Submission.ID, RedirectURL: a.res.RedirectURL})
 	return nil
+}
+
+// withRemaining is fields with each option that has a quota given its
+// places left ("remaining") in its field_config, on copies.
+func withRemaining(fields []Field, left map[string]map[string]int64) []Field {
+	if len(left) == 0 {
+		return fields
+	}
+	out := slices.Clone(fields)
+	for i := range out {
+		places, ok := left[out[i].Name]
+		if !ok {
+			continue
+		}
+		config := maps.Clone(out[i].FieldConfig)
+		list, _ := config["options"].([]any)
+		options := make([]any, len(list))
+		for j, it := range list {
+			if o, isObject := it.(map[string]any); isObject {
+				if n, limited := places[scalarString(o["value"])]; limited {
+					o = maps.Clone(o)
+					o["remaining"] = n
+				}
+				it = o
+			}
+			options[j] = it
+		}
+		config["options"] = options
+		out[i].FieldConfig = config
+	}
+	return out
 }

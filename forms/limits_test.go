@@ -164,3 +164,93 @@ func TestBrowserClosedFormPage(t *testing.T) {
 		}
 	}
 }
+
+// Per-option quotas: a workshop with two places, racing submissions on
+// two instances: exactly two take it, the rest are told at the field; the
+// render definition and the page give the places left. On both
+// databases.
+func TestOptionQuotas(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		dsn := storetest.DSN(t, d)
+		db := storetest.OpenDSN(t, dsn, formssql.Migrations)
+		other, err := store.Open(ctx, dsn)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = other.Close() })
+		one, err := forms.NewService(formssql.New(db), &forms.Options{FormTokenOptional: true})
+		require.NoError(t, err)
+		two, err := forms.NewService(formssql.New(other), &forms.Options{FormTokenOptional: true})
+		require.NoError(t, err)
+		form := &forms.Form{Name: "Workshops", IsActive: true}
+		require.NoError(t, one.CreateForm(ctx, form))
+		require.NoError(t, one.CreateField(ctx, &forms.Field{FormID: form.ID, Type: forms.TypeSelect, Label: "Workshop", IsRequired: true,
+			FieldConfig: map[string]any{"options": []any{map[string]any{"value": "clay", "label": "Clay", "quota": float64(2)}, "paint"}}}))
+		fields, err := one.Fields(ctx, form.ID)
+		require.NoError(t, err)
+		name := fields[0].Name
+		var mu sync.Mutex
+		took, refused := 0, 0
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range 12 {
+			svc := []*forms.Service{one, two}[i%2]
+			wg.Go(func() {
+				<-start
+				_, err := svc.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{name: {"clay"}}, LoadedAt: "1"})
+				mu.Lock()
+				defer mu.Unlock()
+				var ve *forms.ValidationError
+				switch {
+				case err == nil:
+					took++
+				case errors.As(err, &ve):
+					require.Equal(t, []string{"No places are left for Clay; choose another."}, ve.Fields()[name])
+					refused++
+				default:
+					t.Errorf("submission: %v", err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		require.Equal(t, 2, took, "exactly the quota")
+		require.Equal(t, 10, refused)
+		_, err = one.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{name: {"paint"}}, LoadedAt: "1"})
+		require.NoError(t, err, "an option without a quota")
+		left, err := two.Remaining(ctx, form, fields)
+		require.NoError(t, err)
+		require.Equal(t, map[string]map[string]int64{name: {"clay": 0}}, left)
+	})
+}
+
+// Quotas over HTTP: refused on a field that holds several answers or
+// when not a whole number; the render definition's remaining places and
+// the page's labels follow the submissions.
+func TestOptionQuotasOverHTTP(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.createForm(t, map[string]any{"name": "Camp"})
+	r := b.api(t, "POST", "/camp/fields", map[string]any{"type": "checkbox_group", "label": "Days",
+		"field_config": map[string]any{"options": []any{map[string]any{"value": "mon", "quota": 5}}}})
+	require.Equal(t, 422, r.status, r.body)
+	require.Contains(t, r.body, "field_config.options.0.quota")
+	r = b.api(t, "POST", "/camp/fields", map[string]any{"type": "radio", "label": "Week",
+		"field_config": map[string]any{"options": []any{map[string]any{"value": "one", "quota": 0.5}}}})
+	require.Equal(t, 422, r.status, r.body)
+	b.addField(t, "camp", map[string]any{"type": "radio", "label": "Week", "is_required": true,
+		"field_config": map[string]any{"options": []any{map[string]any{"value": "one", "label": "Week one", "quota": 1}, map[string]any{"value": "two", "label": "Week two", "quota": 3}}}})
+	def := b.request(t, "GET", forms.PrefixDefault+"/camp/render", "", "", nil)
+	require.Equal(t, 200, def.status, def.body)
+	require.Contains(t, def.body, `"quota":1,"remaining":1`)
+	require.Equal(t, 201, b.submit(t, "camp", part{name: "week", content: "one"}).status)
+	r = b.submit(t, "camp", part{name: "week", content: "one"})
+	require.Equal(t, 422, r.status)
+	require.Contains(t, r.body, "No places are left for Week one; choose another.")
+	def = b.request(t, "GET", forms.PrefixDefault+"/camp/render", "", "", nil)
+	require.Contains(t, def.body, `"quota":1,"remaining":0`)
+	require.Contains(t, def.body, `"quota":3,"remaining":3`)
+	page := b.request(t, "GET", "/forms/camp", "", "", nil)
+	require.Contains(t, page.body, "Week one (full)")
+	require.Contains(t, page.body, "Week two (3 places left)")
+}

@@ -3,6 +3,7 @@ package forms
 import (
 	"embed"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -220,7 +221,11 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 			return err
 		}
 		data.FormToken = p.svc.pageToken(form.ID, token)
-		groups, inputs, general := p.svc.layout(fields, steps, values, kept, errs)
+		left, err := p.svc.Remaining(r.Context(), form, fields)
+		if err != nil {
+			return err
+		}
+		groups, inputs, general := p.svc.layout(fields, steps, values, kept, errs, left)
 		if problem != "" {
 			general = append([]string{problem}, general...)
 		}
@@ -295,7 +300,8 @@ var autocomplete = map[string]string{TypeEmail: "email", TypePhone: "tel", TypeU
 // layout lays out a form's fields by step, with the visitor's answers and
 // the messages of a failed submission. For the error summary it also
 // returns the inputs in page order, and the messages about no field.
-func (s *Service) layout(fields []Field, steps []Step, values map[string][]string, kept map[string]KeptUpload, errs *ValidationError) (groups []pageGroup,
+func (s *Service) layout(fields []Field, steps []Step, values map[string][]string, kept map[string]KeptUpload, errs *ValidationError,
+	left map[string]map[string]int64) (groups []pageGroup,
 	inputs []web.Field, general []string) {
 	var messages map[string][]string
 	var names []string
@@ -347,7 +353,18 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 			in.Value, in.Checked = "1", len(given) > 0 && checked(given[0])
 		}
 		for _, o := range f.Options() {
-			in.Options = append(in.Options, web.Option{Value: o.Value, Label: o.Label, Selected: slices.Contains(given, o.Value)})
+			label := o.Label
+			if n, limited := left[f.Name][o.Value]; limited {
+				switch n {
+				case 0:
+					label += " (full)"
+				case 1:
+					label += " (1 place left)"
+				default:
+					label += fmt.Sprintf(" (%d places left)", n)
+				}
+			}
+			in.Options = append(in.Options, web.Option{Value: o.Value, Label: label, Selected: slices.Contains(given, o.Value)})
 		}
 		for _, name := range names {
 			if name == f.Name || strings.HasPrefix(name, f.Name+".") {

@@ -81,6 +81,9 @@ type Store interface {
 	// ListSubmissions returns a page of the form's submissions, newest
 	// first, with values and uploads, and the number matching.
 	ListSubmissions(ctx context.Context, q SubmissionQuery) ([]Submission, int, error)
+	// ChoiceCounts counts the accepted (not spam) submissions of the form
+	// by their answer to the field (a single choice): value → count.
+	ChoiceCounts(ctx context.Context, formID int64, field string) (map[string]int64, error)
 	// EachSubmission calls fn for every submission of the form, newest
 	// first, reading in batches; it stops at fn's first error. Each
 	// value carries its FieldName and DisplayValue (what an export

@@ -151,6 +151,9 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	if form.MaxResponses != nil && !sub.IsSpam { // spam takes no place
 		sub.Limit = *form.MaxResponses
 	}
+	if !sub.IsSpam {
+		sub.Quotas = quotas(fields, sub.Values)
+	}
 	notifications := def.notifications
 	if !sub.IsSpam && s.enqueuer != nil && notifications == nil {
 		var err error
@@ -168,6 +171,12 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		}
 	}
 	err := s.store.CreateSubmission(ctx, sub, then)
+	if qe, full := errors.AsType[*QuotaError](err); full {
+		// Said at the field, as any answer that cannot be taken.
+		v := &api.Validator{}
+		v.Add(qe.Quota.Field, "No places are left for "+qe.Quota.Label+"; choose another.")
+		return nil, v.Err()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("forms: submit: %w", err)
 	}
@@ -287,4 +296,53 @@ func (s *Service) closedBy(ctx context.Context, form *Form, now time.Time) (erro
 		return nil, err
 	}
 	return ErrFull, nil
+}
+
+// quotas are the options with a quota that values choose.
+func quotas(fields []Field, values []Value) []Quota {
+	var out []Quota
+	for i := range fields {
+		f := &fields[i]
+		if f.Type != TypeSelect && f.Type != TypeRadio {
+			continue
+		}
+		for _, v := range values {
+			if v.FieldName != f.Name || v.Value == nil {
+				continue
+			}
+			for _, o := range f.Options() {
+				if o.Quota > 0 && o.Value == *v.Value {
+					out = append(out, Quota{Field: f.Name, Value: o.Value, Label: o.Label, Limit: o.Quota})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Remaining is, for each field of fields with options that have a quota,
+// the places each such option has left.
+func (s *Service) Remaining(ctx context.Context, form *Form, fields []Field) (map[string]map[string]int64, error) {
+	out := map[string]map[string]int64{}
+	for i := range fields {
+		f := &fields[i]
+		var limited []Option
+		for _, o := range f.Options() {
+			if o.Quota > 0 && (f.Type == TypeSelect || f.Type == TypeRadio) {
+				limited = append(limited, o)
+			}
+		}
+		if len(limited) == 0 {
+			continue
+		}
+		taken, err := s.store.ChoiceCounts(ctx, form.ID, f.Name)
+		if err != nil {
+			return nil, fmt.Errorf("forms: remaining: %w", err)
+		}
+		out[f.Name] = map[string]int64{}
+		for _, o := range limited {
+			out[f.Name][o.Value] = max(o.Quota-taken[o.Value], 0)
+		}
+	}
+	return out, nil
 }

@@ -51,7 +51,7 @@ func (r submissionRow) submission() forms.Submission {
 func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, then func(context.Context, *sql.Tx) error) error {
 	oneStatement := s.db.Dialect() == store.Postgres && len(sub.Uploads) == 0
 	var err error
-	if oneStatement && then == nil && sub.Limit == 0 {
+	if oneStatement && then == nil && sub.Limit == 0 && len(sub.Quotas) == 0 {
 		err = store.MapError(insertSubmissionPostgres(ctx, s.db, sub))
 	} else {
 		err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
@@ -77,7 +77,8 @@ func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, the
 		// The form was deleted since the caller read it.
 		return fmt.Errorf("formssql: create submission: %w: %w", noForm(sub), err)
 	}
-	if errors.Is(err, forms.ErrStale) || errors.Is(err, forms.ErrNotFound) || errors.Is(err, forms.ErrFull) {
+	if _, full := errors.AsType[*forms.QuotaError](err); full || errors.Is(err, forms.ErrStale) || errors.Is(err, forms.ErrNotFound) ||
+		errors.Is(err, forms.ErrFull) {
 		return err
 	}
 	if err != nil {
@@ -690,7 +691,7 @@ func (s *Store) Upload(ctx context.Context, submissionID, id int64) (*forms.Uplo
 // Postgres; SQLite's writers take turns), so submissions racing on
 // several instances are counted one after another.
 func (s *Store) checkLimit(ctx context.Context, tx *sqlx.Tx, sub *forms.Submission) error {
-	if sub.Limit <= 0 {
+	if sub.Limit <= 0 && len(sub.Quotas) == 0 {
 		return nil
 	}
 	if s.db.Dialect() == store.Postgres {
@@ -704,12 +705,48 @@ func (s *Store) checkLimit(ctx context.Context, tx *sqlx.Tx, sub *forms.Submissi
 	if err := s.checkVersion(ctx, tx, sub); err != nil {
 		return err
 	}
-	var n int64
-	if err := tx.GetContext(ctx, &n, tx.Rebind(`SELECT COUNT(*) FROM forms_submissions WHERE form_id = ? AND is_spam = ?`), sub.FormID, false); err != nil {
-		return err
+	if sub.Limit > 0 {
+		var n int64
+		if err := tx.GetContext(ctx, &n, tx.Rebind(`SELECT COUNT(*) FROM forms_submissions WHERE form_id = ? AND is_spam = ?`), sub.FormID, false); err != nil {
+			return err
+		}
+		if n >= sub.Limit {
+			return forms.ErrFull
+		}
 	}
-	if n >= sub.Limit {
-		return forms.ErrFull
+	for _, q := range sub.Quotas {
+		var n int64
+		if err := tx.GetContext(ctx, &n, tx.Rebind(choiceCount+` AND v.value = ?`), sub.FormID, false, q.Field, q.Value); err != nil {
+			return err
+		}
+		if n >= q.Limit {
+			return &forms.QuotaError{Quota: q}
+		}
 	}
 	return nil
+}
+
+// choiceCount counts the accepted submissions of a form answering a field
+// (form_id, is_spam false, field_name).
+const choiceCount = `SELECT COUNT(*) FROM forms_values v JOIN forms_submissions s ON s.id = v.submission_id
+	WHERE s.form_id = ? AND s.is_spam = ? AND v.field_name = ?`
+
+// ChoiceCounts implements forms.Store.
+func (s *Store) ChoiceCounts(ctx context.Context, formID int64, field string) (map[string]int64, error) {
+	var rows []struct {
+		Value *string `db:"value"`
+		N     int64   `db:"n"`
+	}
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT v.value AS value, COUNT(*) AS n FROM forms_values v
+		JOIN forms_submissions s ON s.id = v.submission_id WHERE s.form_id = ? AND s.is_spam = ? AND v.field_name = ? GROUP BY v.value`),
+		formID, false, field); err != nil {
+		return nil, fmt.Errorf("formssql: choice counts: %w", err)
+	}
+	out := make(map[string]int64, len(rows))
+	for _, r := range rows {
+		if r.Value != nil {
+			out[*r.Value] = r.N
+		}
+	}
+	return out, nil
 }
