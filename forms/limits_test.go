@@ -3,6 +3,7 @@ package forms_test
 import (
 	"context"
 	"errors"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -163,6 +164,8 @@ func TestBrowserClosedFormPage(t *testing.T) {
 			browsertest.NoViolations(t, ctx, "a closed form's page, "+scheme)
 		}
 	}
+	require.NoError(t, browsertest.SetScheme(ctx, "light"))
+	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "form-closed")
 }
 
 // Per-option quotas: a workshop with two places, racing submissions on
