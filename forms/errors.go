@@ -28,6 +28,11 @@ var (
 	ErrClosed = errors.New("forms: form is closed")
 	// ErrFull: the form has taken its Form.MaxResponses.
 	ErrFull = errors.New("forms: form is full")
+	// ErrSignInRequired: the form takes one response a person, and the
+	// request names no one (SubmitRequest.Respondent).
+	ErrSignInRequired = errors.New("forms: sign in to respond")
+	// ErrResponded: the person has responded to the form already.
+	ErrResponded = errors.New("forms: already responded")
 )
 
 // ValidationError is [groundwork.ValidationError], the error of bad
@@ -44,4 +49,6 @@ var errorTable = api.Table{
 	{Err: ErrStale, Status: http.StatusConflict, Message: "The form was changed while it was being submitted; try again."},
 	{Err: ErrClosed, Status: http.StatusConflict, Message: "This form is not taking responses now."},
 	{Err: ErrFull, Status: http.StatusConflict, Message: "This form has all the responses it takes."},
+	{Err: ErrSignInRequired, Status: http.StatusUnauthorized, Message: "Sign in to respond to this form: it takes one response a person."},
+	{Err: ErrResponded, Status: http.StatusConflict, Message: "You have responded to this form already; it takes one response a person."},
 }

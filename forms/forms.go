@@ -36,9 +36,13 @@ type Form struct {
 	ClosesAt *time.Time `json:"closes_at"`
 	// ClosedMessage is what a person reads instead of the form when it is
 	// closed or full (what to do instead); a default when empty.
-	ClosedMessage string    `json:"closed_message"`
-	CreatedAt     time.Time `json:"created_at"`
-	UpdatedAt     time.Time `json:"updated_at"`
+	ClosedMessage string `json:"closed_message"`
+	// OnePerPerson takes one accepted submission from each signed-in
+	// person (SubmitRequest.Respondent, the host's identity); without one
+	// the form is ErrSignInRequired, a second is ErrResponded.
+	OnePerPerson bool      `json:"one_per_person"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
 	// TotalSubmissions and UnreadSubmissions are counted where the API
 	// shows them (lists and single reads), and zero elsewhere.
 	TotalSubmissions  int `json:"total_submissions_count"`
@@ -247,6 +251,10 @@ type Submission struct {
 	// transaction and refuses this one with a *QuotaError when one is
 	// taken up.
 	Quotas []Quota `json:"-"`
+	// Respondent, for a form that takes one response a person, is who
+	// sent it: the store keeps one accepted submission a form and
+	// respondent (ErrResponded for a second), apart from the submission.
+	Respondent string `json:"-"`
 	// Limit, when not zero, is the most accepted (not spam) submissions
 	// the form takes: the store counts them in the submission's
 	// transaction, the form's row locked, and refuses this one with

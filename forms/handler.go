@@ -76,6 +76,10 @@ type HandlerOptions struct {
 	// in the API and the CSV export; both are kept regardless.
 	IncludeIPAddress bool
 	IncludeUserAgent bool
+	// Respondent names the signed-in person sending a submission, for
+	// forms that take one response a person; without it, the request's
+	// groundwork.Caller (a bearer token's holder).
+	Respondent func(r *http.Request) (id string, ok bool)
 }
 
 // Handler serves the forms API under its prefix: the admin
@@ -122,7 +126,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	}
 	b.Errors = errorTable
 	h := &Handler{svc: svc, opts: o, base: b,
-		submitter: newSubmitter(svc, submitSettings{limiter: o.RateLimiter, limit: o.SubmitLimit, window: o.SubmitWindow,
+		submitter: newSubmitter(svc, submitSettings{respondent: o.Respondent, limiter: o.RateLimiter, limit: o.SubmitLimit, window: o.SubmitWindow,
 			trusted: o.TrustedProxies, maxBytes: o.MaxRequestBytes, maxParts: o.MaxParts, baseURL: o.BaseURL, logger: b.Logger})}
 	if o.Tokens != nil {
 		h.guard = &api.Guard{Tokens: o.Tokens, Authorizer: o.Authorizer, Logger: b.Logger}
@@ -257,7 +261,7 @@ func (h *Handler) listForms(w http.ResponseWriter, r *http.Request) error {
 var (
 	formShape = &api.Shape{Name: "a form", Keys: []string{"name", "slug", "description", "submit_button_text",
 		"success_message", "redirect_url", "is_active", "is_multi_step", "show_progress_bar", "allow_step_navigation",
-		"min_fill_seconds", "max_responses", "opens_at", "closes_at", "closed_message"},
+		"min_fill_seconds", "max_responses", "opens_at", "closes_at", "closed_message", "one_per_person"},
 		ReadOnly:  []string{"id", "created_at", "updated_at", "total_submissions_count", "unread_submissions_count", "fields", "steps"},
 		Elsewhere: keysIn("a field", fieldShapeKeys...)}
 	fieldShape = &api.Shape{Name: "a field", Keys: fieldShapeKeys,
@@ -331,6 +335,7 @@ func applyForm(v *api.Validator, in map[string]any, f *Form) {
 	setOptionalTime(v, in, "opens_at", &f.OpensAt)
 	setOptionalTime(v, in, "closes_at", &f.ClosesAt)
 	v.SetString(in, "closed_message", &f.ClosedMessage)
+	v.SetBool(in, "one_per_person", &f.OnePerPerson)
 }
 
 // setOptionalTime sets *dst from in[key] when given: an RFC 3339 time,

@@ -87,7 +87,7 @@ func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	def.Fields = withRemaining(def.Fields, left)
-	why, err := h.svc.closedBy(r.Context(), form, h.svc.now())
+	why, err := h.svc.closedBy(r.Context(), form, h.svc.now(), h.submitter.respondentOf(r))
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,11 @@ package forms_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/url"
 	"os"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -256,4 +260,120 @@ func TestOptionQuotasOverHTTP(t *testing.T) {
 	page := b.request(t, "GET", "/forms/camp", "", "", nil)
 	require.Contains(t, page.body, "Week one (full)")
 	require.Contains(t, page.body, "Week two (3 places left)")
+}
+
+// One response a person: ten submissions of one person racing on two
+// instances keep one; another person's is taken; no one is told to sign
+// in; spam takes no one's place. On both databases.
+func TestOneResponsePerPerson(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		dsn := storetest.DSN(t, d)
+		db := storetest.OpenDSN(t, dsn, formssql.Migrations)
+		other, err := store.Open(ctx, dsn)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = other.Close() })
+		one, err := forms.NewService(formssql.New(db), &forms.Options{FormTokenOptional: true})
+		require.NoError(t, err)
+		two, err := forms.NewService(formssql.New(other), &forms.Options{FormTokenOptional: true})
+		require.NoError(t, err)
+		form := &forms.Form{Name: "Vote", IsActive: true, OnePerPerson: true}
+		require.NoError(t, one.CreateForm(ctx, form))
+		require.NoError(t, one.CreateField(ctx, &forms.Field{FormID: form.ID, Type: forms.TypeText, Label: "Choice", IsRequired: true}))
+		fields, err := one.Fields(ctx, form.ID)
+		require.NoError(t, err)
+		req := func(who string) *forms.SubmitRequest {
+			return &forms.SubmitRequest{Values: map[string][]string{fields[0].Name: {"A"}}, LoadedAt: "1", Respondent: who}
+		}
+		_, err = one.Submit(ctx, form, fields, req(""))
+		require.ErrorIs(t, err, forms.ErrSignInRequired)
+		spam := req("user:1")
+		spam.Honeypot = "x"
+		_, err = one.Submit(ctx, form, fields, spam)
+		require.NoError(t, err, "spam is answered as any other")
+
+		var mu sync.Mutex
+		kept, again := 0, 0
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range 10 {
+			svc := []*forms.Service{one, two}[i%2]
+			wg.Go(func() {
+				<-start
+				_, err := svc.Submit(ctx, form, fields, req("user:1"))
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					kept++
+				case errors.Is(err, forms.ErrResponded):
+					again++
+				default:
+					t.Errorf("submission: %v", err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		require.Equal(t, 1, kept, "one response a person")
+		require.Equal(t, 9, again)
+		_, err = two.Submit(ctx, form, fields, req("user:2"))
+		require.NoError(t, err, "another person")
+		var stored int
+		require.NoError(t, db.Get(&stored, db.Rebind(`SELECT COUNT(*) FROM forms_submissions WHERE form_id = ? AND is_spam = ?`), form.ID, false))
+		require.Equal(t, 2, stored)
+	})
+}
+
+// One response a person through the page and the API: the host's session
+// names the person (PageOptions.Respondent); no one is asked to sign in,
+// a second response is refused in words, the API without a person is
+// 401.
+func TestOneResponsePerPersonOverHTTP(t *testing.T) {
+	t.Parallel()
+	who := func(r *http.Request) (string, bool) {
+		u := r.Header.Get("X-Test-User")
+		return u, u != ""
+	}
+	b := setup(t, func(o *setupOptions) {
+		o.page = func(po *forms.PageOptions) { po.Respondent = who }
+	})
+	slug := b.contactForm(t)
+	r := b.api(t, "PATCH", "/"+slug, map[string]any{"one_per_person": true})
+	require.Equal(t, 200, r.status, r.body)
+	require.Equal(t, true, r.data(t)["one_per_person"])
+	r = b.submit(t, slug, valid()...)
+	require.Equal(t, 401, r.status, r.body)
+	require.JSONEq(t, `{"message":"Sign in to respond to this form: it takes one response a person."}`, r.body)
+	page := b.request(t, "GET", "/forms/"+slug, "", "", nil)
+	require.Equal(t, 200, page.status)
+	require.Contains(t, page.body, "Sign in to respond to this form")
+	require.NotContains(t, page.body, "<form")
+	page = b.request(t, "GET", "/forms/"+slug, "", "", nil, "X-Test-User", "user:7")
+	require.Contains(t, page.body, "<form", "a signed-in person gets the form")
+
+	// Through the page, as user:7: taken, then refused.
+	token := formTokenOf(t, page.body)
+	b.clock.Advance(forms.MinFillTime)
+	post := func() reply {
+		form := url.Values{"name": {"Ann"}, "email": {"ann@example.test"}, "topic": {"support"}, "message": {"Hi"},
+			forms.FormTokenField: {token}}
+		return b.request(t, "POST", "/forms/"+slug, "", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()),
+			"X-Test-User", "user:7", "Origin", b.server.URL)
+	}
+	require.Equal(t, 303, post().status)
+	page = b.request(t, "GET", "/forms/"+slug, "", "", nil, "X-Test-User", "user:7")
+	require.Contains(t, page.body, "You have responded to this form already")
+	page = b.request(t, "GET", "/forms/"+slug, "", "", nil, "X-Test-User", "user:8")
+	require.Contains(t, page.body, "<form", "another person still may")
+}
+
+var formTokenInput = regexp.MustCompile(`name="` + forms.FormTokenField + `" value="([^"]+)"`)
+
+func formTokenOf(t *testing.T, page string) string {
+	t.Helper()
+	m := formTokenInput.FindStringSubmatch(page)
+	require.NotNil(t, m, "the page carries a form-load token")
+	return m[1]
 }

@@ -54,6 +54,10 @@ type PageOptions struct {
 	SubmitWindow    time.Duration
 	MaxRequestBytes int64
 	MaxParts        int
+	// Respondent names the signed-in person sending a request (a user's
+	// ID from the host's session), for forms that take one response a
+	// person; without it, the request's groundwork.Caller.
+	Respondent func(r *http.Request) (id string, ok bool)
 }
 
 // PageHandler serves a plain HTML page for each active form, one that
@@ -116,7 +120,7 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub := newSubmitter(svc, submitSettings{limiter: o.RateLimiter, limit: o.SubmitLimit, window: o.SubmitWindow,
+	sub := newSubmitter(svc, submitSettings{respondent: o.Respondent, limiter: o.RateLimiter, limit: o.SubmitLimit, window: o.SubmitWindow,
 		trusted: o.TrustedProxies, maxBytes: o.MaxRequestBytes, maxParts: o.MaxParts, baseURL: o.BaseURL, logger: base.Logger})
 	sub.keep = true
 	p := &PageHandler{base: base, svc: svc, submitter: sub}
@@ -153,7 +157,7 @@ func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
 		thanks = f.Message
 	}
 	if thanks == "" {
-		why, err := p.svc.closedBy(r.Context(), form, p.svc.now())
+		why, err := p.svc.closedBy(r.Context(), form, p.svc.now(), p.submitter.respondentOf(r))
 		if err != nil {
 			return err
 		}
@@ -188,8 +192,10 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	case errors.As(err, &ve):
 		return p.draw(w, r, http.StatusUnprocessableEntity, a.form, values, kept, token, ve, "", "")
-	case errors.Is(err, ErrClosed) || errors.Is(err, ErrFull):
+	case errors.Is(err, ErrClosed) || errors.Is(err, ErrFull) || errors.Is(err, ErrResponded):
 		return p.drawClosed(w, r, http.StatusConflict, a.form, err)
+	case errors.Is(err, ErrSignInRequired):
+		return p.drawClosed(w, r, http.StatusUnauthorized, a.form, err)
 	case errors.As(err, &ae) && ae.Status < 500:
 		return p.draw(w, r, ae.Status, a.form, values, kept, token, nil, ae.Message, "")
 	default:

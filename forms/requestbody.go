@@ -35,6 +35,9 @@ type submitter struct {
 	// keep keeps the valid uploads of a submission that fails on another
 	// field (the page's way: it sends their ids back).
 	keep bool
+	// respondent names who sends a request; the request's Caller when
+	// nil.
+	respondent func(r *http.Request) (string, bool)
 }
 
 // MistakesPerSubmission is how many submissions refused for a mistake
@@ -53,13 +56,34 @@ type submitSettings struct {
 	maxParts int
 	baseURL  *url.URL
 	logger   *slog.Logger
+	// respondent is the options' Respondent.
+	respondent func(r *http.Request) (string, bool)
+}
+
+// respondentOf is who sends r, "" for no one.
+func (s *submitter) respondentOf(r *http.Request) string {
+	return respondent(s.respondent, r)
+}
+
+// respondent is who sends r by find, else by the request's Caller.
+func respondent(find func(r *http.Request) (string, bool), r *http.Request) string {
+	if find != nil {
+		if id, ok := find(r); ok {
+			return id
+		}
+		return ""
+	}
+	if c, ok := groundwork.CallerFrom(r.Context()); ok {
+		return c.ID
+	}
+	return ""
 }
 
 // newSubmitter fills in the defaults: SubmitLimitDefault a
 // SubmitWindowDefault in memory (a negative limit turns it off),
 // MaxRequestBytesDefault, MaxPartsDefault.
 func newSubmitter(svc *Service, o submitSettings) *submitter {
-	s := &submitter{svc: svc, maxBytes: o.maxBytes, maxParts: o.maxParts, trusted: o.trusted, baseURL: o.baseURL}
+	s := &submitter{svc: svc, maxBytes: o.maxBytes, maxParts: o.maxParts, trusted: o.trusted, baseURL: o.baseURL, respondent: o.respondent}
 	if s.maxBytes <= 0 {
 		s.maxBytes = MaxRequestBytesDefault
 	}
@@ -123,6 +147,7 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (att
 	a.req.ReferrerURL = r.Referer()
 	a.req.IPAddress = proxies.ClientIPString(r, s.trusted)
 	a.req.UserAgent = r.UserAgent()
+	a.req.Respondent = s.respondentOf(r)
 	a.req.keepValid = s.keep
 	res, used, err := s.svc.submitChecked(ctx, ref, def, a.req)
 	if used != nil {
@@ -136,9 +161,12 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (att
 	if errors.Is(err, ErrNotFound) {
 		err = ErrInactive // deleted since it was cached
 	}
-	if errors.Is(err, ErrClosed) || errors.Is(err, ErrFull) {
+	switch {
+	case errors.Is(err, ErrClosed) || errors.Is(err, ErrFull) || errors.Is(err, ErrResponded):
 		// The form's own words: what to do instead.
 		err = &api.Error{Status: http.StatusConflict, Message: ClosedWords(a.form, err), Err: err}
+	case errors.Is(err, ErrSignInRequired):
+		err = &api.Error{Status: http.StatusUnauthorized, Message: ClosedWords(a.form, err), Err: err}
 	}
 	a.res = res
 	return a, err

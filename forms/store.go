@@ -81,6 +81,9 @@ type Store interface {
 	// ListSubmissions returns a page of the form's submissions, newest
 	// first, with values and uploads, and the number matching.
 	ListSubmissions(ctx context.Context, q SubmissionQuery) ([]Submission, int, error)
+	// Responded reports whether respondent has an accepted submission of
+	// the form (one that takes one response a person).
+	Responded(ctx context.Context, formID int64, respondent string) (bool, error)
 	// ChoiceCounts counts the accepted (not spam) submissions of the form
 	// by their answer to the field (a single choice): value → count.
 	ChoiceCounts(ctx context.Context, formID int64, field string) (map[string]int64, error)

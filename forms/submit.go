@@ -30,6 +30,9 @@ type SubmitRequest struct {
 	LoadedAt  string
 	// About the request, kept with the submission.
 	PageURL, ReferrerURL, IPAddress, UserAgent string
+	// Respondent is who sends it, by the host's identity (a user's ID),
+	// for a form that takes one response a person; "" for no one.
+	Respondent string
 
 	// KeptIDs name uploads kept from the visitor's last try, by field
 	// (the KeptUploadField inputs); a file sent for the field replaces
@@ -93,6 +96,9 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	if !Open(form, now) {
 		return nil, ErrClosed
 	}
+	if form.OnePerPerson && req.Respondent == "" {
+		return nil, ErrSignInRequired
+	}
 	a := answers(req.Values)
 	if a == nil {
 		a = answers{}
@@ -153,6 +159,9 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	}
 	if !sub.IsSpam {
 		sub.Quotas = quotas(fields, sub.Values)
+		if form.OnePerPerson {
+			sub.Respondent = req.Respondent
+		}
 	}
 	notifications := def.notifications
 	if !sub.IsSpam && s.enqueuer != nil && notifications == nil {
@@ -261,6 +270,12 @@ func Open(form *Form, now time.Time) bool {
 // ClosedWords is what a person reads instead of form when it is closed or
 // full: its ClosedMessage, else a sentence for why.
 func ClosedWords(form *Form, why error) string {
+	switch {
+	case errors.Is(why, ErrSignInRequired):
+		return "Sign in to respond to this form: it takes one response a person."
+	case errors.Is(why, ErrResponded):
+		return "You have responded to this form already; it takes one response a person."
+	}
 	if m := strings.TrimSpace(form.ClosedMessage); m != "" {
 		return m
 	}
@@ -285,11 +300,23 @@ func (s *Service) Full(ctx context.Context, form *Form) (bool, error) {
 	return int64(n) >= *form.MaxResponses, nil
 }
 
-// closedBy is why form takes no submission at now (ErrClosed, ErrFull), or
-// nil.
-func (s *Service) closedBy(ctx context.Context, form *Form, now time.Time) (error, error) {
+// closedBy is why form takes no submission from respondent at now
+// (ErrClosed, ErrFull, ErrSignInRequired, ErrResponded), or nil.
+func (s *Service) closedBy(ctx context.Context, form *Form, now time.Time, respondent string) (error, error) {
 	if !Open(form, now) {
 		return ErrClosed, nil
+	}
+	if form.OnePerPerson {
+		if respondent == "" {
+			return ErrSignInRequired, nil
+		}
+		done, err := s.store.Responded(ctx, form.ID, respondent)
+		if err != nil {
+			return nil, fmt.Errorf("forms: responded: %w", err)
+		}
+		if done {
+			return ErrResponded, nil
+		}
 	}
 	full, err := s.Full(ctx, form)
 	if err != nil || !full {

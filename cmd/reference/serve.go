@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -264,7 +265,7 @@ func (a *app) wireForms(w *wiring) error {
 		return err
 	}
 	w.h.formPages, err = forms.NewPageHandler(a.forms, &forms.PageOptions{HTTPOptions: w.web, SubmitLimit: w.cfg.limits.formsSubmit,
-		FlashKey: w.keys.PageFlash()})
+		FlashKey: w.keys.PageFlash(), Respondent: signedInUser})
 	return err
 }
 
@@ -471,7 +472,9 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux.Handle(a11y.PrefixDefault+"/", h.color)
 	mux.Handle(forms.PrefixDefault, h.forms)
 	mux.Handle(forms.PrefixDefault+"/", h.forms)
-	mux.Handle(forms.PagePrefixDefault+"/", trackViews(reports.analytics, h.formPages, logger))
+	// The form pages know who is signed in, for forms that take one
+	// response a person.
+	mux.Handle(forms.PagePrefixDefault+"/", trackViews(reports.analytics, signIn.LoadUser(h.formPages), logger))
 	mux.Handle("/api/v1/a11y/", h.colorAI)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
@@ -696,4 +699,14 @@ func recoverPanics(next http.Handler, logger *slog.Logger) http.Handler {
 func loopback(a net.Addr) bool {
 	tcp, ok := a.(*net.TCPAddr)
 	return ok && tcp.IP.IsLoopback()
+}
+
+// signedInUser names the signed-in user of a request the sign-in pages
+// loaded ("user:<id>"), for forms that take one response a person.
+func signedInUser(r *http.Request) (string, bool) {
+	u, ok := auth.UserFrom(r.Context())
+	if !ok {
+		return "", false
+	}
+	return "user:" + strconv.FormatInt(u.ID, 10), true
 }

@@ -116,6 +116,25 @@ func TestUserCommandsAndDashboard(t *testing.T) {
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, 201, res.StatusCode)
+	// A form that takes one response a person: the page knows the
+	// signed-in user from the session; a guest is asked to sign in.
+	patch, err := http.NewRequest("PATCH", base+"/api/v1/forms/hello", strings.NewReader(`{"one_per_person":true}`))
+	require.NoError(t, err)
+	patch.Header.Set("Content-Type", "application/json")
+	patch.Header.Set("Authorization", "Bearer "+strings.TrimSpace(out))
+	res, err = http.DefaultClient.Do(patch)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 200, res.StatusCode)
+	page := func(c *http.Client) string {
+		res, err := c.Get(base + "/forms/hello")
+		require.NoError(t, err)
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return string(b)
+	}
+	require.Contains(t, page(http.DefaultClient), "Sign in to respond to this form")
+	require.Contains(t, page(client), `<form method="post"`, "the signed-in user gets the form")
 	req, err := http.NewRequest("POST", base+"/admin/emailmarketing/feeds", strings.NewReader(`{"form_id":1,"name":"N","field_map":{"email_address":"e"}}`))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")

@@ -51,7 +51,7 @@ func (r submissionRow) submission() forms.Submission {
 func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, then func(context.Context, *sql.Tx) error) error {
 	oneStatement := s.db.Dialect() == store.Postgres && len(sub.Uploads) == 0
 	var err error
-	if oneStatement && then == nil && sub.Limit == 0 && len(sub.Quotas) == 0 {
+	if oneStatement && then == nil && sub.Limit == 0 && len(sub.Quotas) == 0 && sub.Respondent == "" {
 		err = store.MapError(insertSubmissionPostgres(ctx, s.db, sub))
 	} else {
 		err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
@@ -67,6 +67,16 @@ func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, the
 			} else if err := s.insertSubmission(ctx, tx, sub); err != nil {
 				return err
 			}
+			if sub.Respondent != "" {
+				// One row a form and person: a second is a unique violation.
+				if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO forms_respondents (form_id, respondent, submission_id) VALUES (?, ?, ?)`),
+					sub.FormID, sub.Respondent, sub.ID); err != nil {
+					if store.IsUniqueViolation(err) {
+						return forms.ErrResponded
+					}
+					return err
+				}
+			}
 			if then != nil {
 				return then(ctx, tx.Tx)
 			}
@@ -78,7 +88,7 @@ func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, the
 		return fmt.Errorf("formssql: create submission: %w: %w", noForm(sub), err)
 	}
 	if _, full := errors.AsType[*forms.QuotaError](err); full || errors.Is(err, forms.ErrStale) || errors.Is(err, forms.ErrNotFound) ||
-		errors.Is(err, forms.ErrFull) {
+		errors.Is(err, forms.ErrFull) || errors.Is(err, forms.ErrResponded) {
 		return err
 	}
 	if err != nil {
@@ -749,4 +759,14 @@ func (s *Store) ChoiceCounts(ctx context.Context, formID int64, field string) (m
 		}
 	}
 	return out, nil
+}
+
+// Responded implements forms.Store.
+func (s *Store) Responded(ctx context.Context, formID int64, respondent string) (bool, error) {
+	var n int
+	if err := s.db.Reader().GetContext(ctx, &n, s.q(`SELECT COUNT(*) FROM forms_respondents WHERE form_id = ? AND respondent = ?`),
+		formID, respondent); err != nil {
+		return false, fmt.Errorf("formssql: responded: %w", err)
+	}
+	return n > 0, nil
 }
