@@ -47,32 +47,14 @@ func (s *Service) Replay(ctx context.Context, subscriptionID, deliveryID int64) 
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
-	// As a dispatch: due at once for a running loop (or any instance's,
-	// without a job queue), else held by its job's claim.
-	looped := s.loop.running.Load()
-	claim := now.Add(s.opts.ClaimTimeout)
-	if looped || s.opts.Enqueuer == nil {
-		claim = now
-	}
 	requestID, ok := RequestIDFrom(ctx)
 	if !ok {
 		requestID = old.RequestID
 	}
-	d := Delivery{SubscriptionID: sub.ID, Event: old.Event, EventID: old.EventID, Status: StatusPending, NextAttemptAt: &claim,
-		Payload: old.Payload, PayloadHash: old.PayloadHash, OrderID: old.OrderID, CustomerID: old.CustomerID,
-		RequestID: requestID, CreatedAt: now, UpdatedAt: now}
-	ds := []Delivery{d}
-	if err := s.store.CreateDeliveries(ctx, ds, func(ctx context.Context, tx *sql.Tx) error {
-		if looped {
-			return nil
-		}
-		return s.enqueue(ctx, tx, ids(ds), claim)
-	}); err != nil {
+	ds := []Delivery{{SubscriptionID: sub.ID, Event: old.Event, EventID: old.EventID, Payload: old.Payload, PayloadHash: old.PayloadHash,
+		OrderID: old.OrderID, CustomerID: old.CustomerID, RequestID: requestID}}
+	if err := s.queueNew(ctx, ds); err != nil {
 		return nil, wrap("replay", err)
-	}
-	if looped {
-		s.loop.nudge()
 	}
 	out := ds[0]
 	out.Payload = nil
@@ -203,3 +185,31 @@ func redactValue(v any, personal bool) any {
 
 // claimOf turns a job's claim back into a time.
 func claimOf(micros int64) time.Time { return time.UnixMicro(micros).UTC() }
+
+// queueNew stores ds, new deliveries of events already made (a replay, a
+// test), pending from now, and queues them as a dispatch does: due at
+// once for a running loop (or any instance's, without a job queue),
+// else held by their job's claim.
+func (s *Service) queueNew(ctx context.Context, ds []Delivery) error {
+	now := s.now()
+	looped := s.loop.running.Load()
+	claim := now.Add(s.opts.ClaimTimeout)
+	if looped || s.opts.Enqueuer == nil {
+		claim = now
+	}
+	for i := range ds {
+		ds[i].Status, ds[i].NextAttemptAt, ds[i].CreatedAt, ds[i].UpdatedAt = StatusPending, &claim, now, now
+	}
+	if err := s.store.CreateDeliveries(ctx, ds, func(ctx context.Context, tx *sql.Tx) error {
+		if looped {
+			return nil
+		}
+		return s.enqueue(ctx, tx, ids(ds), claim)
+	}); err != nil {
+		return err
+	}
+	if looped {
+		s.loop.nudge()
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -214,7 +215,7 @@ func (p *PortalHandler) fields(r *http.Request, s *Subscription, errs map[string
 		rate = strconv.Itoa(s.RateLimit)
 	}
 	var headers []string
-	for _, name := range slices.Sorted(mapsKeys(s.Headers)) {
+	for _, name := range slices.Sorted(maps.Keys(s.Headers)) {
 		headers = append(headers, name+": "+s.Headers[name])
 	}
 	return []web.Field{
@@ -233,16 +234,6 @@ func (p *PortalHandler) fields(r *http.Request, s *Subscription, errs map[string
 		{Type: web.TypeTextarea, Name: "headers", ID: web.FieldID("headers"), Label: "Headers",
 			Help: "Sent with every delivery, one \"Name: value\" a line (optional).", Value: val("headers", strings.Join(headers, "\n")),
 			Rows: 3, Errors: errs["headers"]},
-	}
-}
-
-func mapsKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 

@@ -4,12 +4,13 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/base64"
 	"errors"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // What the portal (NewPortalHandler) asks of the service beyond the API's:
@@ -83,24 +84,10 @@ func (s *Service) SendTest(ctx context.Context, subscriptionID int64) (*Delivery
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
-	claim := now.Add(s.opts.ClaimTimeout)
-	if s.loop.running.Load() || s.opts.Enqueuer == nil {
-		claim = now
-	}
 	requestID, _ := RequestIDFrom(ctx)
-	ds := []Delivery{{SubscriptionID: sub.ID, Event: EventTest, EventID: env.ID, Status: StatusPending, NextAttemptAt: &claim,
-		Payload: body, PayloadHash: hashOf(body), RequestID: requestID, CreatedAt: now, UpdatedAt: now}}
-	if err := s.store.CreateDeliveries(ctx, ds, func(ctx context.Context, tx *sql.Tx) error {
-		if s.loop.running.Load() {
-			return nil
-		}
-		return s.enqueue(ctx, tx, ids(ds), claim)
-	}); err != nil {
+	ds := []Delivery{{SubscriptionID: sub.ID, Event: EventTest, EventID: env.ID, Payload: body, PayloadHash: hashOf(body), RequestID: requestID}}
+	if err := s.queueNew(ctx, ds); err != nil {
 		return nil, wrap("send test", err)
-	}
-	if s.loop.running.Load() {
-		s.loop.nudge()
 	}
 	out := ds[0]
 	out.Payload = nil
@@ -136,11 +123,6 @@ func (s *Service) ReplayRange(ctx context.Context, subscriptionID int64, from, t
 	if err != nil {
 		return 0, wrap("replay range", err)
 	}
-	now := s.now()
-	claim := now.Add(s.opts.ClaimTimeout)
-	if s.loop.running.Load() || s.opts.Enqueuer == nil {
-		claim = now
-	}
 	var ds []Delivery
 	for _, d := range list {
 		if d.CreatedAt.Before(from) || d.CreatedAt.After(to) || len(ds) == MaxReplayRange {
@@ -150,23 +132,14 @@ func (s *Service) ReplayRange(ctx context.Context, subscriptionID int64, from, t
 		if err != nil {
 			return 0, wrap("replay range", err)
 		}
-		ds = append(ds, Delivery{SubscriptionID: sub.ID, Event: full.Event, EventID: full.EventID, Status: StatusPending, NextAttemptAt: &claim,
-			Payload: full.Payload, PayloadHash: full.PayloadHash, OrderID: full.OrderID, CustomerID: full.CustomerID,
-			RequestID: full.RequestID, CreatedAt: now, UpdatedAt: now})
+		ds = append(ds, Delivery{SubscriptionID: sub.ID, Event: full.Event, EventID: full.EventID, Payload: full.Payload,
+			PayloadHash: full.PayloadHash, OrderID: full.OrderID, CustomerID: full.CustomerID, RequestID: full.RequestID})
 	}
 	if len(ds) == 0 {
 		return 0, nil
 	}
-	if err := s.store.CreateDeliveries(ctx, ds, func(ctx context.Context, tx *sql.Tx) error {
-		if s.loop.running.Load() {
-			return nil
-		}
-		return s.enqueue(ctx, tx, ids(ds), claim)
-	}); err != nil {
+	if err := s.queueNew(ctx, ds); err != nil {
 		return 0, wrap("replay range", err)
-	}
-	if s.loop.running.Load() {
-		s.loop.nudge()
 	}
 	return len(ds), nil
 }
@@ -185,7 +158,7 @@ func (s *Service) Attempts(ctx context.Context, subscriptionID, deliveryID int64
 	if d.Status == StatusDelivered && d.DeliveredAt != nil {
 		a := Attempt{Number: d.Attempts, ResponseStatus: d.ResponseStatus, At: *d.DeliveredAt, Delivered: true}
 		if d.ResponseBody != nil {
-			a.Response = clipRunes(*d.ResponseBody, AttemptExcerptLimit)
+			a.Response = driverless.ClipText(*d.ResponseBody, AttemptExcerptLimit)
 		}
 		out = append(out, a)
 	}

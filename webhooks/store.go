@@ -195,7 +195,7 @@ type DeliveryQuery struct {
 }
 
 // AttemptExcerptLimit is how much of a failed attempt's answer its log
-// keeps, in characters.
+// keeps, in bytes (whole characters).
 const AttemptExcerptLimit = 500
 
 // Attempt is one attempt of a delivery, as its log shows it: its number,

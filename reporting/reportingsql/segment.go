@@ -142,9 +142,9 @@ func (t *tally) writeSegments(ctx context.Context, tx *sqlx.Tx) error {
 
 var _ reporting.SegmentStore = (*Store)(nil)
 
-// viewDims are the dimensions reporting_views keeps a column of (named
-// as the dimension), and whether a view without one is left out of its
-// report (as the rollups leave it).
+// viewDimColumns are the dimensions reporting_views keeps a column of
+// (named as the dimension), and whether a view without one is left out
+// of its report (as the rollups leave it).
 var viewDimColumns = map[string]bool{reporting.DimPage: false, reporting.DimSource: false, reporting.DimDevice: false,
 	reporting.DimCountry: true, reporting.DimBrowser: true, reporting.DimOS: true,
 	reporting.DimMedium: true, reporting.DimCampaign: true, reporting.DimTerm: true, reporting.DimContent: true}

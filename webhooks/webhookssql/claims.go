@@ -13,6 +13,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/driverless"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
 
@@ -178,7 +179,7 @@ func (s *Store) FinishAttempt(ctx context.Context, d *webhooks.Delivery, lease t
 			// The failed attempt, for the delivery's log.
 			excerpt := ""
 			if d.ResponseBody != nil {
-				excerpt = clip(*d.ResponseBody, webhooks.AttemptExcerptLimit)
+				excerpt = driverless.ClipText(*d.ResponseBody, webhooks.AttemptExcerptLimit)
 			}
 			if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO webhooks_attempts (delivery_id, attempt, response_status, response_excerpt,
 				created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (delivery_id, attempt) DO NOTHING`), d.ID, d.Attempts, d.ResponseStatus,
@@ -435,14 +436,6 @@ func (s *Store) RedactDelivery(ctx context.Context, id int64, payload json.RawMe
 			WHERE id = ?`), string(payload), hash, id)
 	}
 	return affected("redact delivery", res, err)
-}
-
-// clip is s cut to n runes.
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n])
-	}
-	return s
 }
 
 // FailedAttempts implements webhooks.Store.
