@@ -29,15 +29,7 @@ func TestResponseLimitAcrossInstances(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
-		dsn := storetest.DSN(t, d)
-		db := storetest.OpenDSN(t, dsn, formssql.Migrations)
-		other, err := store.Open(ctx, dsn)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = other.Close() })
-		one, err := forms.NewService(formssql.New(db), &forms.Options{FormTokenOptional: true})
-		require.NoError(t, err)
-		two, err := forms.NewService(formssql.New(other), &forms.Options{FormTokenOptional: true})
-		require.NoError(t, err)
+		db, one, two := twoInstances(t, d)
 		limit := int64(10)
 		form := &forms.Form{Name: "Workshop", IsActive: true, MaxResponses: &limit}
 		require.NoError(t, one.CreateForm(ctx, form))
@@ -48,29 +40,20 @@ func TestResponseLimitAcrossInstances(t *testing.T) {
 		_, err = one.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{fields[0].Name: {"Bot"}}, Honeypot: "x", LoadedAt: "1"})
 		require.NoError(t, err)
 
-		var mu sync.Mutex
 		accepted, full := 0, 0
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for i := range 30 {
-			svc := []*forms.Service{one, two}[i%2]
-			wg.Go(func() {
-				<-start
-				_, err := svc.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{fields[0].Name: {"Ann"}}, LoadedAt: "1"})
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err == nil:
-					accepted++
-				case errors.Is(err, forms.ErrFull):
-					full++
-				default:
-					t.Errorf("submission: %v", err)
-				}
-			})
+		for _, err := range race(30, one, two, func(svc *forms.Service) error {
+			_, err := svc.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{fields[0].Name: {"Ann"}}, LoadedAt: "1"})
+			return err
+		}) {
+			switch {
+			case err == nil:
+				accepted++
+			case errors.Is(err, forms.ErrFull):
+				full++
+			default:
+				t.Errorf("submission: %v", err)
+			}
 		}
-		close(start)
-		wg.Wait()
 		require.Equal(t, 10, accepted, "exactly the limit")
 		require.Equal(t, 20, full, "the rest told the form is full")
 		var stored int
@@ -180,15 +163,7 @@ func TestOptionQuotas(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
-		dsn := storetest.DSN(t, d)
-		db := storetest.OpenDSN(t, dsn, formssql.Migrations)
-		other, err := store.Open(ctx, dsn)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = other.Close() })
-		one, err := forms.NewService(formssql.New(db), &forms.Options{FormTokenOptional: true})
-		require.NoError(t, err)
-		two, err := forms.NewService(formssql.New(other), &forms.Options{FormTokenOptional: true})
-		require.NoError(t, err)
+		_, one, two := twoInstances(t, d)
 		form := &forms.Form{Name: "Workshops", IsActive: true}
 		require.NoError(t, one.CreateForm(ctx, form))
 		require.NoError(t, one.CreateField(ctx, &forms.Field{FormID: form.ID, Type: forms.TypeSelect, Label: "Workshop", IsRequired: true,
@@ -196,31 +171,22 @@ func TestOptionQuotas(t *testing.T) {
 		fields, err := one.Fields(ctx, form.ID)
 		require.NoError(t, err)
 		name := fields[0].Name
-		var mu sync.Mutex
 		took, refused := 0, 0
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for i := range 12 {
-			svc := []*forms.Service{one, two}[i%2]
-			wg.Go(func() {
-				<-start
-				_, err := svc.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{name: {"clay"}}, LoadedAt: "1"})
-				mu.Lock()
-				defer mu.Unlock()
-				var ve *forms.ValidationError
-				switch {
-				case err == nil:
-					took++
-				case errors.As(err, &ve):
-					require.Equal(t, []string{"No places are left for Clay; choose another."}, ve.Fields()[name])
-					refused++
-				default:
-					t.Errorf("submission: %v", err)
-				}
-			})
+		for _, err := range race(12, one, two, func(svc *forms.Service) error {
+			_, err := svc.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{name: {"clay"}}, LoadedAt: "1"})
+			return err
+		}) {
+			var ve *forms.ValidationError
+			switch {
+			case err == nil:
+				took++
+			case errors.As(err, &ve):
+				require.Equal(t, []string{"No places are left for Clay; choose another."}, ve.Fields()[name])
+				refused++
+			default:
+				t.Errorf("submission: %v", err)
+			}
 		}
-		close(start)
-		wg.Wait()
 		require.Equal(t, 2, took, "exactly the quota")
 		require.Equal(t, 10, refused)
 		_, err = one.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{name: {"paint"}}, LoadedAt: "1"})
@@ -269,15 +235,7 @@ func TestOneResponsePerPerson(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
-		dsn := storetest.DSN(t, d)
-		db := storetest.OpenDSN(t, dsn, formssql.Migrations)
-		other, err := store.Open(ctx, dsn)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = other.Close() })
-		one, err := forms.NewService(formssql.New(db), &forms.Options{FormTokenOptional: true})
-		require.NoError(t, err)
-		two, err := forms.NewService(formssql.New(other), &forms.Options{FormTokenOptional: true})
-		require.NoError(t, err)
+		db, one, two := twoInstances(t, d)
 		form := &forms.Form{Name: "Vote", IsActive: true, OnePerPerson: true}
 		require.NoError(t, one.CreateForm(ctx, form))
 		require.NoError(t, one.CreateField(ctx, &forms.Field{FormID: form.ID, Type: forms.TypeText, Label: "Choice", IsRequired: true}))
@@ -293,29 +251,20 @@ func TestOneResponsePerPerson(t *testing.T) {
 		_, err = one.Submit(ctx, form, fields, spam)
 		require.NoError(t, err, "spam is answered as any other")
 
-		var mu sync.Mutex
 		kept, again := 0, 0
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for i := range 10 {
-			svc := []*forms.Service{one, two}[i%2]
-			wg.Go(func() {
-				<-start
-				_, err := svc.Submit(ctx, form, fields, req("user:1"))
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err == nil:
-					kept++
-				case errors.Is(err, forms.ErrResponded):
-					again++
-				default:
-					t.Errorf("submission: %v", err)
-				}
-			})
+		for _, err := range race(10, one, two, func(svc *forms.Service) error {
+			_, err := svc.Submit(ctx, form, fields, req("user:1"))
+			return err
+		}) {
+			switch {
+			case err == nil:
+				kept++
+			case errors.Is(err, forms.ErrResponded):
+				again++
+			default:
+				t.Errorf("submission: %v", err)
+			}
 		}
-		close(start)
-		wg.Wait()
 		require.Equal(t, 1, kept, "one response a person")
 		require.Equal(t, 9, again)
 		_, err = two.Submit(ctx, form, fields, req("user:2"))
@@ -376,4 +325,37 @@ func formTokenOf(t *testing.T, page string) string {
 	m := formTokenInput.FindStringSubmatch(page)
 	require.NotNil(t, m, "the page carries a form-load token")
 	return m[1]
+}
+
+// twoInstances are two services on one fresh database, each with its own
+// connection pool, as two servers are; and the database.
+func twoInstances(t *testing.T, d store.Dialect) (*store.DB, *forms.Service, *forms.Service) {
+	t.Helper()
+	dsn := storetest.DSN(t, d)
+	db := storetest.OpenDSN(t, dsn, formssql.Migrations)
+	other, err := store.Open(context.Background(), dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = other.Close() })
+	one, err := forms.NewService(formssql.New(db), &forms.Options{FormTokenOptional: true})
+	require.NoError(t, err)
+	two, err := forms.NewService(formssql.New(other), &forms.Options{FormTokenOptional: true})
+	require.NoError(t, err)
+	return db, one, two
+}
+
+// race runs submit n times at once, on one and two in turn, and returns
+// their errors.
+func race(n int, one, two *forms.Service, submit func(*forms.Service) error) []error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			errs[i] = submit([]*forms.Service{one, two}[i%2])
+		})
+	}
+	close(start)
+	wg.Wait()
+	return errs
 }

@@ -363,7 +363,7 @@ func (p *PortalHandler) drawEndpoint(w http.ResponseWriter, r *http.Request, ctx
 		return err
 	}
 	for _, d := range list {
-		full, err := p.svc.Delivery(ctx, sub.ID, d.ID)
+		full, err := p.svc.store.Delivery(ctx, d.ID) // listed under sub, already the owner's
 		if err != nil {
 			return err
 		}
