@@ -375,6 +375,7 @@ type Quota struct {
 // its places taken.
 type QuotaError struct{ Quota Quota }
 
+// Error says which option of which field is taken up.
 func (e *QuotaError) Error() string {
 	return "forms: the option " + e.Quota.Value + " of " + e.Quota.Field + " has no places left"
 }
