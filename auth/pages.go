@@ -3,7 +3,6 @@ package auth
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -253,23 +252,8 @@ func (w *Web) register(rw http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// baseURL is the site's address for links in mails: the base URL, else
-// the address the server accepted the connection on. Never a request
-// header: a forged Host would send a reset link (and the account) to
-// someone else.
-func (w *Web) baseURL(r *http.Request) string {
-	if w.o.BaseURL != nil {
-		return strings.TrimSuffix(w.o.BaseURL.String(), "/")
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-		return scheme + "://" + local.String()
-	}
-	return scheme + "://localhost"
-}
+// baseURL is the site's address for links in mails (web.LinkBase).
+func (w *Web) baseURL(r *http.Request) string { return web.LinkBase(r, w.o.BaseURL) }
 
 func forgotForm(r *http.Request) *formPage {
 	return &formPage{Heading: "Forgot password", Description: "Enter your email to receive a password reset link", Action: "/forgot-password",

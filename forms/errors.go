@@ -33,6 +33,11 @@ var (
 	ErrSignInRequired = errors.New("forms: sign in to respond")
 	// ErrResponded: the person has responded to the form already.
 	ErrResponded = errors.New("forms: already responded")
+	// ErrAccessRequired: the form knows people by email or invitation,
+	// and the submission carries no good access token (AccessField).
+	ErrAccessRequired = errors.New("forms: open the form from its link")
+	// ErrAccessExpired: the submission's access token is no longer good.
+	ErrAccessExpired = errors.New("forms: the form's link has expired")
 )
 
 // ValidationError is [groundwork.ValidationError], the error of bad
@@ -50,5 +55,7 @@ var errorTable = api.Table{
 	{Err: ErrClosed, Status: http.StatusConflict, Message: "This form is not taking responses now."},
 	{Err: ErrFull, Status: http.StatusConflict, Message: "This form has all the responses it takes."},
 	{Err: ErrSignInRequired, Status: http.StatusUnauthorized, Message: "Sign in to respond to this form: it takes one response a person."},
+	{Err: ErrAccessRequired, Status: http.StatusForbidden, Message: "Open this form from its link."},
+	{Err: ErrAccessExpired, Status: http.StatusForbidden, Message: "This link has expired."},
 	{Err: ErrResponded, Status: http.StatusConflict, Message: "You have responded to this form already; it takes one response a person."},
 }

@@ -40,9 +40,12 @@ type Form struct {
 	// OnePerPerson takes one accepted submission from each signed-in
 	// person (SubmitRequest.Respondent, the host's identity); without one
 	// the form is ErrSignInRequired, a second is ErrResponded.
-	OnePerPerson bool      `json:"one_per_person"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	OnePerPerson bool `json:"one_per_person"`
+	// FormSettings are the settings kept together with the form (how a
+	// person is known, and what came after the first ones).
+	FormSettings
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 	// TotalSubmissions and UnreadSubmissions are counted where the API
 	// shows them (lists and single reads), and zero elsewhere.
 	TotalSubmissions  int `json:"total_submissions_count"`
@@ -52,6 +55,31 @@ type Form struct {
 	// carries it (Submission.FormVersion), and the store refuses it with
 	// ErrStale when the form has changed since.
 	Version int64 `json:"-"`
+}
+
+// FormSettings are the settings of a Form the store keeps as one value:
+// their JSON names are the form's own wire names.
+type FormSettings struct {
+	// IdentifyBy is how a form that takes one response a person
+	// (OnePerPerson) knows the person: IdentifyBySignIn (the default, when
+	// empty), IdentifyByEmail (an address proved by a link mailed to it)
+	// or IdentifyByInvitation (a single-use link the admin API mints).
+	IdentifyBy string `json:"identify_by"`
+}
+
+// Ways a form knows a person (FormSettings.IdentifyBy).
+const (
+	IdentifyBySignIn     = "sign_in"
+	IdentifyByEmail      = "email"
+	IdentifyByInvitation = "invitation"
+)
+
+// identifyBy is form's way of knowing a person, the default filled in.
+func identifyBy(form *Form) string {
+	if form.IdentifyBy == "" {
+		return IdentifyBySignIn
+	}
+	return form.IdentifyBy
 }
 
 // Field types.

@@ -57,9 +57,13 @@ func (s *Service) FormToken(formID int64) string {
 	return payload + "." + base64.RawURLEncoding.EncodeToString(s.tokenMAC(payload))
 }
 
-func (s *Service) tokenMAC(payload string) []byte {
+func (s *Service) tokenMAC(payload string) []byte { return s.mac(tokenContext, payload) }
+
+// mac signs payload for one use of the service's key, named by its
+// context.
+func (s *Service) mac(context, payload string) []byte {
 	m := hmac.New(sha256.New, s.tokenKey)
-	m.Write([]byte(tokenContext))
+	m.Write([]byte(context))
 	m.Write([]byte(payload))
 	return m.Sum(nil)[:tokenMACBytes]
 }

@@ -134,6 +134,7 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	}
 	h.route("/{form}/render", methods{http.MethodGet: b.Func(h.renderDefinition)})
 	h.route("/{form}/submit", methods{http.MethodPost: b.Func(h.submitForm)})
+	h.route("/{form}/access", methods{http.MethodPost: b.Func(h.requestAccess)})
 	return h, nil
 }
 
@@ -189,6 +190,7 @@ func (h *Handler) adminRoutes() {
 	h.route("/{form}/steps", methods{http.MethodGet: h.admin(AbilityView, h.listSteps), http.MethodPost: h.admin(AbilityUpdate, steps.create(h))})
 	h.route("/{form}/steps/reorder", methods{http.MethodPost: h.admin(AbilityUpdate, h.reorderSteps)})
 	h.route("/{form}/steps/{step}", merge(update(steps.update(h)), methods{http.MethodDelete: h.admin(AbilityUpdate, steps.delete(h))}))
+	h.route("/{form}/invitations", methods{http.MethodPost: h.admin(AbilityUpdate, h.invite)})
 	h.route("/{form}/submissions", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.listSubmissions)})
 	h.route("/{form}/submissions/export", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.exportSubmissions)})
 	h.route("/{form}/submissions/bulk", methods{http.MethodPost: h.admin(AbilityUpdate, h.bulkSubmissions)})
@@ -261,7 +263,7 @@ func (h *Handler) listForms(w http.ResponseWriter, r *http.Request) error {
 var (
 	formShape = &api.Shape{Name: "a form", Keys: []string{"name", "slug", "description", "submit_button_text",
 		"success_message", "redirect_url", "is_active", "is_multi_step", "show_progress_bar", "allow_step_navigation",
-		"min_fill_seconds", "max_responses", "opens_at", "closes_at", "closed_message", "one_per_person"},
+		"min_fill_seconds", "max_responses", "opens_at", "closes_at", "closed_message", "one_per_person", "identify_by"},
 		ReadOnly:  []string{"id", "created_at", "updated_at", "total_submissions_count", "unread_submissions_count", "fields", "steps"},
 		Elsewhere: keysIn("a field", fieldShapeKeys...)}
 	fieldShape = &api.Shape{Name: "a field", Keys: fieldShapeKeys,
@@ -336,6 +338,7 @@ func applyForm(v *api.Validator, in map[string]any, f *Form) {
 	setOptionalTime(v, in, "closes_at", &f.ClosesAt)
 	v.SetString(in, "closed_message", &f.ClosedMessage)
 	v.SetBool(in, "one_per_person", &f.OnePerPerson)
+	v.SetString(in, "identify_by", &f.IdentifyBy)
 }
 
 // setOptionalTime sets *dst from in[key] when given: an RFC 3339 time,

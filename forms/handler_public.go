@@ -5,6 +5,10 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/web"
 
 	"github.com/groundwork-go/groundwork/internal/reply"
 )
@@ -87,7 +91,7 @@ func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	def.Fields = withRemaining(def.Fields, left)
-	why, err := h.svc.closedBy(r.Context(), form, h.svc.now(), h.submitter.respondentOf(r))
+	why, err := h.svc.closedBy(r.Context(), form, h.svc.now(), h.submitter.respondentOf(r), r.URL.Query().Get(AccessQuery))
 	if err != nil {
 		return err
 	}
@@ -115,6 +119,84 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) error {
 	reply.WriteJSON(w, http.StatusCreated, submitResponse{Success: true, Message: a.res.Message, SubmissionID: a.res.Submission.ID, RedirectURL: a.res.RedirectURL})
 	return nil
 }
+
+// pages is where the forms' pages are for links the API makes: the
+// service's PagesURL, else this site's address with PagePrefixDefault.
+func (h *Handler) pages(r *http.Request) string {
+	return web.LinkBase(r, h.opts.BaseURL) + PagePrefixDefault
+}
+
+// requestAccess mails a link to a form that knows people by email:
+// POST {form}/access {"email": ...}, answered 202 whether or not the
+// address has responded.
+func (h *Handler) requestAccess(w http.ResponseWriter, r *http.Request) error {
+	form, err := h.activeForm(r)
+	if errors.Is(err, ErrNotFound) {
+		err = ErrInactive
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := h.submitter.hit(w, r, form); err != nil {
+		return err
+	}
+	in, err := api.DecodeInput(w, r, 0)
+	if err != nil {
+		return err
+	}
+	v := &api.Validator{}
+	v.CheckKeys("", in, accessShape)
+	var address string
+	v.SetString(in, "email", &address)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if err := h.svc.RequestAccess(r.Context(), form, address, h.pages(r)); err != nil {
+		return err
+	}
+	reply.WriteJSON(w, http.StatusAccepted, map[string]string{"message": "If the address can respond, a link to the form is on its way to it."})
+	return nil
+}
+
+// invite mints invitations: POST {form}/invitations {"count": n,
+// "expires_at": time}.
+func (h *Handler) invite(w http.ResponseWriter, r *http.Request) error {
+	form, err := h.form(r)
+	if err != nil {
+		return err
+	}
+	in, err := api.DecodeInput(w, r, 0)
+	if err != nil {
+		return err
+	}
+	v := &api.Validator{}
+	v.CheckKeys("", in, invitationShape)
+	var count *int64
+	var expires *time.Time
+	v.SetOptionalInt(in, "count", &count)
+	setOptionalTime(v, in, "expires_at", &expires)
+	if count == nil && v.Err() == nil {
+		v.Add("count", api.MsgRequired("count"))
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	var until time.Time
+	if expires != nil {
+		until = *expires
+	}
+	list, err := h.svc.Invite(form, int(min(max(*count, -1), InvitationsMax+1)), until, h.pages(r))
+	if err != nil {
+		return err
+	}
+	reply.WriteData(w, http.StatusCreated, list)
+	return nil
+}
+
+var (
+	accessShape     = &api.Shape{Name: "a request for a link", Keys: []string{"email"}}
+	invitationShape = &api.Shape{Name: "invitations", Keys: []string{"count", "expires_at"}}
+)
 
 // withRemaining is fields with each option that has a quota given its
 // places left ("remaining") in its field_config, on copies.

@@ -44,13 +44,16 @@ func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 
 // RegisterWorkers adds the forms jobs to a queue's workers (see
 // store.Queue.Workers): notification sending, which needs the service's
-// Mailer, and the sweep of kept uploads. Register before the queue
+// Mailer, as access links do, and the sweep of kept uploads. Register before the queue
 // starts.
 func RegisterWorkers(workers *river.Workers, svc *Service) error {
 	if svc.mailer == nil {
 		return errors.New("forms: register workers: the service has no Mailer")
 	}
 	if err := river.AddWorkerSafely(workers, &sweepWorker{svc: svc}); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &accessMailWorker{svc: svc}); err != nil {
 		return err
 	}
 	return river.AddWorkerSafely(workers, &notificationWorker{svc: svc})

@@ -92,6 +92,7 @@ type PageHandler struct {
 	base      *web.Base
 	svc       *Service
 	submitter *submitter
+	baseURL   *url.URL
 }
 
 // notFoundPage is the page of an address that names no form.
@@ -123,10 +124,11 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	sub := newSubmitter(svc, submitSettings{respondent: o.Respondent, limiter: o.RateLimiter, limit: o.SubmitLimit, window: o.SubmitWindow,
 		trusted: o.TrustedProxies, maxBytes: o.MaxRequestBytes, maxParts: o.MaxParts, baseURL: o.BaseURL, logger: base.Logger})
 	sub.keep = true
-	p := &PageHandler{base: base, svc: svc, submitter: sub}
+	p := &PageHandler{base: base, svc: svc, submitter: sub, baseURL: o.BaseURL}
 	page := base.Prefix + "/{form}"
 	base.Mux.HandleFunc("GET "+page, base.Func(p.show))
 	base.Mux.HandleFunc("POST "+page, base.Func(p.submit))
+	base.Mux.HandleFunc("POST "+page+"/access", base.Func(p.requestAccess))
 	base.Mux.HandleFunc(page, base.Func(func(w http.ResponseWriter, r *http.Request) error {
 		return &web.Problem{Status: http.StatusMethodNotAllowed, Header: http.Header{"Allow": {"GET, HEAD, POST"}},
 			ErrorPage: web.ErrorPage{Heading: "Method not allowed", Message: "This page can be read and its form sent; nothing else."}}
@@ -141,7 +143,7 @@ func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base
 // Routes lists the routes the handler serves, as "METHOD /path/{param}".
 func (p *PageHandler) Routes() []string {
 	page := p.base.Prefix + "/{form}"
-	return []string{"GET " + page, "HEAD " + page, "POST " + page, "GET " + p.base.Prefix + "/_assets/{file}"}
+	return []string{"GET " + page, "HEAD " + page, "POST " + page, "POST " + page + "/access", "GET " + p.base.Prefix + "/_assets/{file}"}
 }
 
 func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
@@ -152,20 +154,68 @@ func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var thanks string
-	if f := p.base.Render.TakeFlash(w, r, r.URL.Path); f != nil && f.Kind == "success" {
-		thanks = f.Message
+	var thanks, sent string
+	if f := p.base.Render.TakeFlash(w, r, r.URL.Path); f != nil {
+		switch f.Kind {
+		case "success":
+			thanks = f.Message
+		case "info":
+			sent = f.Message
+		}
 	}
+	access := r.URL.Query().Get(AccessQuery)
 	if thanks == "" {
-		why, err := p.svc.closedBy(r.Context(), form, p.svc.now(), p.submitter.respondentOf(r))
+		why, err := p.svc.closedBy(r.Context(), form, p.svc.now(), p.submitter.respondentOf(r), access)
 		if err != nil {
 			return err
+		}
+		if askEmail(form, why) {
+			return p.drawAccess(w, r, http.StatusOK, form, why, sent, "", nil)
 		}
 		if why != nil {
 			return p.drawClosed(w, r, http.StatusOK, form, why)
 		}
 	}
-	return p.draw(w, r, http.StatusOK, form, nil, nil, "", nil, "", thanks)
+	return p.draw(w, r, http.StatusOK, form, drawn{access: access, thanks: thanks})
+}
+
+// askEmail reports whether form, refused for why, asks for an address to
+// mail a link to: it knows people by email, and the visitor has no good
+// link.
+func askEmail(form *Form, why error) bool {
+	return identifyBy(form) == IdentifyByEmail && (errors.Is(why, ErrAccessRequired) || errors.Is(why, ErrAccessExpired))
+}
+
+// requestAccess takes the address a form that knows people by email
+// mails its link to, and says it is sent.
+func (p *PageHandler) requestAccess(w http.ResponseWriter, r *http.Request) error {
+	form, err := p.svc.Form(r.Context(), r.PathValue("form"))
+	if err == nil && !form.IsActive {
+		err = ErrInactive
+	}
+	if err != nil {
+		return err
+	}
+	page := p.base.Prefix + "/" + r.PathValue("form")
+	if _, err := p.submitter.hit(w, r, form); err != nil {
+		return err
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	address := strings.TrimSpace(r.PostFormValue("email"))
+	err = p.svc.RequestAccess(r.Context(), form, address, web.LinkBase(r, p.baseURL)+p.base.Prefix)
+	if ve, bad := errors.AsType[*ValidationError](err); bad {
+		return p.drawAccess(w, r, http.StatusUnprocessableEntity, form, ErrAccessRequired, "", address, ve.Fields()["email"])
+	}
+	if errors.Is(err, ErrClosed) {
+		return p.drawClosed(w, r, http.StatusConflict, form, err)
+	}
+	if err != nil {
+		return err
+	}
+	p.base.Render.SetFlash(w, r, page, web.Flash{Kind: "info", Message: "We have emailed a link to " + address +
+		". Open it to fill in the form; it works for " + strconv.Itoa(int(AccessLinkMaxAge/time.Hour)) + " hours."})
+	web.SeeOther(w, r, page)
+	return nil
 }
 
 func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
@@ -179,11 +229,9 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 		web.SeeOther(w, r, r.URL.Path)
 		return nil
 	}
-	var values map[string][]string
-	var kept map[string]KeptUpload
-	var token string
+	var again drawn
 	if a.req != nil {
-		values, kept, token = a.req.Values, a.req.Kept, a.req.FormToken
+		again = drawn{values: a.req.Values, kept: a.req.Kept, token: a.req.FormToken, access: a.req.Access}
 	}
 	var ve *ValidationError
 	var ae *api.Error
@@ -191,13 +239,19 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 	case a.form == nil:
 		return err
 	case errors.As(err, &ve):
-		return p.draw(w, r, http.StatusUnprocessableEntity, a.form, values, kept, token, ve, "", "")
+		again.errs = ve
+		return p.draw(w, r, http.StatusUnprocessableEntity, a.form, again)
 	case errors.Is(err, ErrClosed) || errors.Is(err, ErrFull) || errors.Is(err, ErrResponded):
 		return p.drawClosed(w, r, http.StatusConflict, a.form, err)
 	case errors.Is(err, ErrSignInRequired):
 		return p.drawClosed(w, r, http.StatusUnauthorized, a.form, err)
+	case askEmail(a.form, err):
+		return p.drawAccess(w, r, http.StatusForbidden, a.form, err, "", "", nil)
+	case errors.Is(err, ErrAccessRequired) || errors.Is(err, ErrAccessExpired):
+		return p.drawClosed(w, r, http.StatusForbidden, a.form, err)
 	case errors.As(err, &ae) && ae.Status < 500:
-		return p.draw(w, r, ae.Status, a.form, values, kept, token, nil, ae.Message, "")
+		again.problem = ae.Message
+		return p.draw(w, r, ae.Status, a.form, again)
 	default:
 		return err
 	}
@@ -211,11 +265,39 @@ func (p *PageHandler) drawClosed(w http.ResponseWriter, r *http.Request, status 
 	return nil
 }
 
-// draw answers the page of form with the visitor's answers, the messages
-// of a failed submission or a problem, or the thanks of a taken one.
-func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, form *Form, values map[string][]string,
-	kept map[string]KeptUpload, token string, errs *ValidationError, problem, thanks string) error {
-	data := &pageData{Form: form, PageURL: r.URL.Path, Thanks: thanks, HoneypotField: HoneypotField, FormTokenField: FormTokenField}
+// drawAccess answers the page of a form that knows people by email to a
+// visitor without a good link: why, or that the link is sent, and where
+// to give the address (with its messages when it was refused).
+func (p *PageHandler) drawAccess(w http.ResponseWriter, r *http.Request, status int, form *Form, why error, sent, address string,
+	errs []string) error {
+	in := web.Field{Type: "email", Name: "email", ID: "email", Label: "Email address", Autocomplete: "email", Required: true,
+		Value: address, Errors: errs}
+	data := &pageData{Form: form, PageURL: r.URL.Path, AccessRequest: &accessRequest{Action: p.base.Prefix + "/" + r.PathValue("form") + "/access",
+		Intro: ClosedWords(form, why), Sent: sent, Input: in, Summary: web.Summary([]web.Field{in})}}
+	title := form.Name
+	if len(errs) > 0 {
+		title = "Error: " + title
+	}
+	p.base.Render.Render(w, r, status, PageTemplate, &web.Page{Title: title, Data: data})
+	return nil
+}
+
+// drawn is what a form's page is drawn with: the visitor's answers, kept
+// uploads, form-load and access tokens, the messages of a failed
+// submission or a problem, or the thanks of a taken one.
+type drawn struct {
+	values          map[string][]string
+	kept            map[string]KeptUpload
+	token, access   string
+	errs            *ValidationError
+	problem, thanks string
+}
+
+// draw answers the page of form as d says.
+func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, form *Form, d drawn) error {
+	values, kept, token, errs, problem, thanks := d.values, d.kept, d.token, d.errs, d.problem, d.thanks
+	data := &pageData{Form: form, PageURL: r.URL.Path, Thanks: thanks, HoneypotField: HoneypotField, FormTokenField: FormTokenField,
+		Access: d.access, AccessField: AccessField}
 	title := form.Name
 	if thanks == "" {
 		fields, err := p.svc.Fields(r.Context(), form.ID)
@@ -262,10 +344,21 @@ type pageData struct {
 	// Thanks, when set, is shown instead of the form; Closed, when set,
 	// says why the form takes no response (closed, or full).
 	Thanks, Closed string
-	// FormToken is the form-load token the page sends back.
-	FormToken string
+	// FormToken is the form-load token the page sends back; Access the
+	// token of the link it was opened from.
+	FormToken, Access string
+	// AccessRequest, when set, is drawn instead of the form: where to
+	// give the address a form's link is mailed to.
+	AccessRequest *accessRequest
 
-	HoneypotField, FormTokenField string
+	HoneypotField, FormTokenField, AccessField string
+}
+
+// accessRequest is the page's request for a link by email.
+type accessRequest struct {
+	Action, Intro, Sent string
+	Input               web.Field
+	Summary             []web.SummaryItem
 }
 
 // pageGroup is a step (with a title) or the fields on no step.

@@ -130,15 +130,9 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (att
 		return attempt{}, err
 	}
 	a := attempt{form: def.form}
-	key := strconv.FormatInt(def.form.ID, 10) + ":" + proxies.ClientIPString(r, s.trusted)
-	if s.throttle != nil {
-		allowed, err := s.throttle.Hit(w, r, key)
-		if err != nil {
-			return a, &api.Error{Status: http.StatusServiceUnavailable, Message: reply.MsgUnavailable, Err: err}
-		}
-		if !allowed {
-			return a, &api.Error{Status: http.StatusTooManyRequests, Message: s.throttle.Refusal(w)}
-		}
+	key, err := s.hit(w, r, def.form)
+	if err != nil {
+		return a, err
 	}
 	if a.req, err = s.read(w, r, def.form, def.fields); err != nil {
 		return a, err
@@ -167,9 +161,29 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (att
 		err = &api.Error{Status: http.StatusConflict, Message: ClosedWords(a.form, err), Err: err}
 	case errors.Is(err, ErrSignInRequired):
 		err = &api.Error{Status: http.StatusUnauthorized, Message: ClosedWords(a.form, err), Err: err}
+	case errors.Is(err, ErrAccessRequired) || errors.Is(err, ErrAccessExpired):
+		err = &api.Error{Status: http.StatusForbidden, Message: ClosedWords(a.form, err), Err: err}
 	}
 	a.res = res
 	return a, err
+}
+
+// hit counts a request to form against the limit per form and client IP,
+// and returns the key it counted under; over the limit it is a 429 (a 503
+// when the count cannot be kept), its headers set on w.
+func (s *submitter) hit(w http.ResponseWriter, r *http.Request, form *Form) (string, error) {
+	key := strconv.FormatInt(form.ID, 10) + ":" + proxies.ClientIPString(r, s.trusted)
+	if s.throttle == nil {
+		return key, nil
+	}
+	allowed, err := s.throttle.Hit(w, r, key)
+	if err != nil {
+		return key, &api.Error{Status: http.StatusServiceUnavailable, Message: reply.MsgUnavailable, Err: err}
+	}
+	if !allowed {
+		return key, &api.Error{Status: http.StatusTooManyRequests, Message: s.throttle.Refusal(w)}
+	}
+	return key, nil
 }
 
 // fieldKey turns an input name into a field name: "email", "data[email]",
@@ -210,6 +224,8 @@ func (req *SubmitRequest) add(name, value string) {
 		req.LoadedAt = value
 	case FormTokenField:
 		req.FormToken = value
+	case AccessField:
+		req.Access = value
 	default:
 		req.Values[key] = append(req.Values[key], value)
 	}
@@ -382,7 +398,7 @@ func readJSON(w http.ResponseWriter, r *http.Request, req *SubmitRequest) error 
 	values := in
 	if data, ok := in["data"].(map[string]any); ok {
 		values = data
-		for _, k := range []string{HoneypotField, LoadedAtField, FormTokenField} {
+		for _, k := range []string{HoneypotField, LoadedAtField, FormTokenField, AccessField} {
 			if v, ok := in[k]; ok {
 				values[k] = v
 			}

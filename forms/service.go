@@ -101,6 +101,13 @@ type Options struct {
 	FormTokenUses groundwork.RateLimiter
 	// Logger receives failures nobody waits for (hooks, file clean-up).
 	Logger *slog.Logger
+	// PagesURL is the absolute address where NewPageHandler's pages are
+	// served ("https://example.com/forms"): links mailed to prove an
+	// address and invitations point there. When empty, the page handler
+	// uses its own address (HTTPOptions.BaseURL, else the address the
+	// request came in on, never its Host header) and the API that address
+	// with PagePrefixDefault.
+	PagesURL string
 }
 
 // Service is the forms domain: forms, fields, steps, submissions,
@@ -125,6 +132,7 @@ type Service struct {
 	tokenMaxAge   time.Duration
 	tokenOptional bool
 	tokenUses     groundwork.RateLimiter
+	pagesURL      string
 }
 
 // NewService returns the forms service on st.
@@ -176,6 +184,13 @@ func NewService(st Store, opts *Options) (*Service, error) {
 	}
 	if s.tokenUses == nil {
 		s.tokenUses = driverless.NewMemoryRateLimiter(&driverless.RateLimiterOptions{Now: s.now})
+	}
+	if o.PagesURL != "" {
+		u, err := url.Parse(o.PagesURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("forms: new service: PagesURL must be an absolute http(s) address without query, not %q", o.PagesURL)
+		}
+		s.pagesURL = strings.TrimSuffix(o.PagesURL, "/")
 	}
 	if o.MailFrom != "" {
 		if err := (mail.Message{To: []string{o.MailFrom}, Text: "x"}).Validate(o.MailFrom); err != nil {
@@ -312,6 +327,12 @@ func (s *Service) validateForm(f *Form) *api.Validator {
 		v.Add("closes_at", "The closes at field must be after the opens at field.")
 	}
 	maxChars(v, "closed_message", f.ClosedMessage, 2000)
+	if f.IdentifyBy == "" {
+		f.IdentifyBy = IdentifyBySignIn
+	}
+	if !slices.Contains([]string{IdentifyBySignIn, IdentifyByEmail, IdentifyByInvitation}, f.IdentifyBy) {
+		v.Add("identify_by", api.MsgSelected("identify_by"))
+	}
 	if f.MinFillSeconds == nil {
 		f.MinFillSeconds = new(int64(MinFillSecondsDefault))
 	} else if n := *f.MinFillSeconds; n < 0 || n > MinFillSecondsMax {

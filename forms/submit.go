@@ -33,6 +33,10 @@ type SubmitRequest struct {
 	// Respondent is who sends it, by the host's identity (a user's ID),
 	// for a form that takes one response a person; "" for no one.
 	Respondent string
+	// Access is the token of the link the person opened the form from
+	// (the AccessField input), for a form that knows people by email or
+	// invitation.
+	Access string
 
 	// KeptIDs name uploads kept from the visitor's last try, by field
 	// (the KeptUploadField inputs); a file sent for the field replaces
@@ -96,8 +100,12 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	if !Open(form, now) {
 		return nil, ErrClosed
 	}
-	if form.OnePerPerson && req.Respondent == "" {
-		return nil, ErrSignInRequired
+	var who string
+	if form.OnePerPerson {
+		var err error
+		if who, err = s.person(form, req.Respondent, req.Access, now); err != nil {
+			return nil, err
+		}
 	}
 	a := answers(req.Values)
 	if a == nil {
@@ -159,9 +167,7 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	}
 	if !sub.IsSpam {
 		sub.Quotas = quotas(fields, sub.Values)
-		if form.OnePerPerson {
-			sub.Respondent = req.Respondent
-		}
+		sub.Respondent = who
 	}
 	notifications := def.notifications
 	if !sub.IsSpam && s.enqueuer != nil && notifications == nil {
@@ -275,6 +281,14 @@ func ClosedWords(form *Form, why error) string {
 		return "Sign in to respond to this form: it takes one response a person."
 	case errors.Is(why, ErrResponded):
 		return "You have responded to this form already; it takes one response a person."
+	case errors.Is(why, ErrAccessRequired) && identifyBy(form) == IdentifyByInvitation:
+		return "This form takes responses by invitation: open it from the link in your invitation."
+	case errors.Is(why, ErrAccessExpired) && identifyBy(form) == IdentifyByInvitation:
+		return "This invitation has expired. Ask whoever sent it for a new one."
+	case errors.Is(why, ErrAccessRequired):
+		return "This form takes one response a person: enter your email address and open the form from the link we send you."
+	case errors.Is(why, ErrAccessExpired):
+		return "This link has expired. Enter your email address to get a new one."
 	}
 	if m := strings.TrimSpace(form.ClosedMessage); m != "" {
 		return m
@@ -300,15 +314,18 @@ func (s *Service) Full(ctx context.Context, form *Form) (bool, error) {
 	return int64(n) >= *form.MaxResponses, nil
 }
 
-// closedBy is why form takes no submission from respondent at now
-// (ErrClosed, ErrFull, ErrSignInRequired, ErrResponded), or nil.
-func (s *Service) closedBy(ctx context.Context, form *Form, now time.Time, respondent string) (error, error) {
+// closedBy is why form takes no submission at now from the person
+// signed in or opening it with access (ErrClosed, ErrFull,
+// ErrSignInRequired, ErrAccessRequired, ErrAccessExpired, ErrResponded),
+// or nil.
+func (s *Service) closedBy(ctx context.Context, form *Form, now time.Time, signedIn, access string) (error, error) {
 	if !Open(form, now) {
 		return ErrClosed, nil
 	}
 	if form.OnePerPerson {
-		if respondent == "" {
-			return ErrSignInRequired, nil
+		respondent, why := s.person(form, signedIn, access, now)
+		if why != nil {
+			return why, nil
 		}
 		done, err := s.store.Responded(ctx, form.ID, respondent)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -89,6 +90,7 @@ type formRow struct {
 	ClosesAt            store.Time `db:"closes_at"`
 	ClosedMessage       string     `db:"closed_message"`
 	OnePerPerson        bool       `db:"one_per_person"`
+	Settings            string     `db:"settings"`
 	CreatedAt           store.Time `db:"created_at"`
 	UpdatedAt           store.Time `db:"updated_at"`
 	Version             int64      `db:"version"`
@@ -102,7 +104,21 @@ func (r formRow) form() forms.Form {
 		ShowProgressBar: r.ShowProgressBar, AllowStepNavigation: r.AllowStepNavigation, MinFillSeconds: new(r.MinFillSeconds), CreatedAt: r.CreatedAt.Time,
 		UpdatedAt: r.UpdatedAt.Time, Version: r.Version, TotalSubmissions: r.Total, UnreadSubmissions: r.Unread,
 		MaxResponses: r.MaxResponses, OpensAt: optionalTime(r.OpensAt), ClosesAt: optionalTime(r.ClosesAt), ClosedMessage: r.ClosedMessage,
-		OnePerPerson: r.OnePerPerson}
+		OnePerPerson: r.OnePerPerson, FormSettings: readSettings(r.Settings)}
+}
+
+// readSettings reads a form's settings column; what it cannot read (it
+// never wrote such) is the defaults.
+func readSettings(raw string) forms.FormSettings {
+	var out forms.FormSettings
+	_ = json.Unmarshal([]byte(raw), &out)
+	return out
+}
+
+// settingsColumn is what a form's settings store as.
+func settingsColumn(f *forms.Form) (string, error) {
+	b, err := json.Marshal(f.FormSettings)
+	return string(b), err
 }
 
 func optionalTime(t store.Time) *time.Time {
@@ -122,7 +138,7 @@ func storedTime(t *time.Time) store.Time {
 
 const formColumns = `f.id, f.name, f.slug, f.description, f.submit_button_text, f.success_message, f.redirect_url,
 	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.min_fill_seconds, f.created_at, f.updated_at, f.version,
-	f.max_responses, f.opens_at, f.closes_at, f.closed_message, f.one_per_person,
+	f.max_responses, f.opens_at, f.closes_at, f.closed_message, f.one_per_person, f.settings,
 	(SELECT COUNT(*) FROM forms_submissions s WHERE s.form_id = f.id) AS total,
 	(SELECT COUNT(*) FROM forms_submissions s WHERE s.form_id = f.id AND s.is_read = ?) AS unread`
 
@@ -135,13 +151,17 @@ func slugError(err error) error {
 
 // CreateForm implements forms.Store.
 func (s *Store) CreateForm(ctx context.Context, f *forms.Form) error {
-	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO forms_forms (name, slug, description, submit_button_text,
+	settings, err := settingsColumn(f)
+	if err != nil {
+		return fmt.Errorf("formssql: create form: %w", err)
+	}
+	err = s.db.QueryRowxContext(ctx, s.q(`INSERT INTO forms_forms (name, slug, description, submit_button_text,
 		success_message, redirect_url, is_active, is_multi_step, show_progress_bar, allow_step_navigation, min_fill_seconds, created_at, updated_at,
-		max_responses, opens_at, closes_at, closed_message, one_per_person)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, version`),
+		max_responses, opens_at, closes_at, closed_message, one_per_person, settings)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, version`),
 		f.Name, f.Slug, f.Description, f.SubmitButtonText, f.SuccessMessage, f.RedirectURL, f.IsActive, f.IsMultiStep,
 		f.ShowProgressBar, f.AllowStepNavigation, minFillSeconds(f), store.NewTime(f.CreatedAt), store.NewTime(f.UpdatedAt),
-		f.MaxResponses, storedTime(f.OpensAt), storedTime(f.ClosesAt), f.ClosedMessage, f.OnePerPerson).Scan(&f.ID, &f.Version)
+		f.MaxResponses, storedTime(f.OpensAt), storedTime(f.ClosesAt), f.ClosedMessage, f.OnePerPerson, settings).Scan(&f.ID, &f.Version)
 	if err != nil {
 		return fmt.Errorf("formssql: create form: %w", slugError(err))
 	}
@@ -150,13 +170,17 @@ func (s *Store) CreateForm(ctx context.Context, f *forms.Form) error {
 
 // UpdateForm implements forms.Store.
 func (s *Store) UpdateForm(ctx context.Context, f *forms.Form) error {
-	err := s.db.QueryRowxContext(ctx, s.q(`UPDATE forms_forms SET name = ?, slug = ?, description = ?, submit_button_text = ?,
+	settings, err := settingsColumn(f)
+	if err != nil {
+		return fmt.Errorf("formssql: update form: %w", err)
+	}
+	err = s.db.QueryRowxContext(ctx, s.q(`UPDATE forms_forms SET name = ?, slug = ?, description = ?, submit_button_text = ?,
 		success_message = ?, redirect_url = ?, is_active = ?, is_multi_step = ?, show_progress_bar = ?,
 		allow_step_navigation = ?, min_fill_seconds = ?, updated_at = ?, max_responses = ?, opens_at = ?, closes_at = ?, closed_message = ?,
-		one_per_person = ?, version = version + 1 WHERE id = ? RETURNING version`),
+		one_per_person = ?, settings = ?, version = version + 1 WHERE id = ? RETURNING version`),
 		f.Name, f.Slug, f.Description, f.SubmitButtonText, f.SuccessMessage, f.RedirectURL, f.IsActive, f.IsMultiStep,
 		f.ShowProgressBar, f.AllowStepNavigation, minFillSeconds(f), store.NewTime(f.UpdatedAt), f.MaxResponses, storedTime(f.OpensAt),
-		storedTime(f.ClosesAt), f.ClosedMessage, f.OnePerPerson, f.ID).Scan(&f.Version)
+		storedTime(f.ClosesAt), f.ClosedMessage, f.OnePerPerson, settings, f.ID).Scan(&f.Version)
 	if errors.Is(err, sql.ErrNoRows) {
 		return forms.ErrNotFound
 	}
@@ -216,7 +240,7 @@ func (s *Store) DeleteForm(ctx context.Context, id int64) ([]string, error) {
 // formOnly are the form's own columns, counts left at zero.
 const formOnly = `f.id, f.name, f.slug, f.description, f.submit_button_text, f.success_message, f.redirect_url,
 	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.min_fill_seconds, f.created_at, f.updated_at, f.version,
-	f.max_responses, f.opens_at, f.closes_at, f.closed_message, f.one_per_person,
+	f.max_responses, f.opens_at, f.closes_at, f.closed_message, f.one_per_person, f.settings,
 	0 AS total, 0 AS unread`
 
 func (s *Store) formWhere(ctx context.Context, where string, arg any) (*forms.Form, error) {

@@ -18,6 +18,7 @@ func exerciseForms(t *testing.T, newStore func(t *testing.T) forms.Store) {
 	redirect := "https://example.test/thanks"
 	f := &forms.Form{Name: "Contact", Slug: "contact", Description: "Say hi", SubmitButtonText: "Send", SuccessMessage: "Thanks!",
 		RedirectURL: &redirect, IsActive: true, IsMultiStep: true, ShowProgressBar: true, AllowStepNavigation: true,
+		OnePerPerson: true, FormSettings: forms.FormSettings{IdentifyBy: forms.IdentifyByEmail},
 		CreatedAt: at(0), UpdatedAt: at(0)}
 	require.NoError(t, s.CreateForm(ctx, f))
 	require.Positive(t, f.ID)
@@ -40,11 +41,13 @@ func exerciseForms(t *testing.T, newStore func(t *testing.T) forms.Store) {
 
 	got.Name, got.RedirectURL, got.IsActive, got.UpdatedAt = "Contact us", nil, false, at(time.Hour)
 	got.MinFillSeconds = new(int64(0))
+	got.IdentifyBy = forms.IdentifyByInvitation
 	require.NoError(t, s.UpdateForm(ctx, got))
 	again, err := s.Form(ctx, f.ID)
 	require.NoError(t, err)
 	require.Equal(t, int64(0), *again.MinFillSeconds)
 	require.Equal(t, "Contact us", again.Name)
+	require.Equal(t, forms.IdentifyByInvitation, again.IdentifyBy, "the settings are saved whole")
 	require.Nil(t, again.RedirectURL)
 	require.False(t, again.IsActive)
 	require.Equal(t, exact(0), again.CreatedAt)

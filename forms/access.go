@@ -1,0 +1,257 @@
+package forms
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/mail"
+)
+
+// Access links: a form that knows a person by email or by invitation
+// (FormSettings.IdentifyBy) is opened from a link whose token names the
+// form, the way, the person (the address, or the invitation's own id) and
+// until when it is good, signed with the service's key. The token is
+// stateless: one response a person (kept apart from the submission, as for
+// a signed-in person) is what makes it good once.
+const (
+	// AccessField carries the access token: the page's hidden input,
+	// the submit body's field.
+	AccessField = "_access"
+	// AccessQuery is the page address's parameter that carries it
+	// (/forms/{form}?access=...), and the render route's.
+	AccessQuery = "access"
+	// AccessLinkMaxAge is how long a link mailed to prove an address is
+	// good.
+	AccessLinkMaxAge = 48 * time.Hour
+	// InvitationMaxAgeDefault is how long an invitation is good when the
+	// admin names no end.
+	InvitationMaxAgeDefault = 90 * 24 * time.Hour
+	// InvitationsMax is the most invitations minted by one call.
+	InvitationsMax = 1000
+	// AccessMailsPerAddress is the most links mailed to one address for
+	// one form in AccessMailWindow; more asks are answered alike and send
+	// nothing.
+	AccessMailsPerAddress = 3
+	// AccessMailWindow is the window of AccessMailsPerAddress.
+	AccessMailWindow = time.Hour
+
+	accessContext = "groundwork forms: access link v1\x00"
+	accessMaxLen  = 640
+	accessEmail   = "e"
+	accessInvite  = "i"
+)
+
+// Invitation is a single-use link to a form that takes responses by
+// invitation: Token goes in the page's address (?access=) or a
+// submission's _access field; URL is the page's address with it, when the
+// service knows where its pages are.
+type Invitation struct {
+	Token     string    `json:"token"`
+	URL       string    `json:"url,omitempty"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// accessToken signs a link for who (an address, an invitation's id) to
+// the form, good until expires.
+func (s *Service) accessToken(formID int64, kind, who string, expires time.Time) string {
+	payload := strconv.FormatInt(formID, 10) + "." + kind + "." + strconv.FormatInt(expires.Unix(), 10) + "." +
+		base64.RawURLEncoding.EncodeToString([]byte(who))
+	return payload + "." + base64.RawURLEncoding.EncodeToString(s.mac(accessContext, payload)[:tokenMACBytes])
+}
+
+// readAccess is the person token proves for form at now, in the form the
+// respondents are kept ("email:<address>", "invitation:<id>"), or
+// ErrAccessRequired (none, forged, for another form or way) or
+// ErrAccessExpired.
+func (s *Service) readAccess(form *Form, token string, now time.Time) (string, error) {
+	parts := strings.Split(token, ".")
+	if token == "" || len(token) > accessMaxLen || len(parts) != 5 {
+		return "", ErrAccessRequired
+	}
+	mac, err := base64.RawURLEncoding.DecodeString(parts[4])
+	payload := strings.Join(parts[:4], ".")
+	if err != nil || !hmac.Equal(mac, s.mac(accessContext, payload)[:tokenMACBytes]) {
+		return "", ErrAccessRequired
+	}
+	want := accessEmail
+	if identifyBy(form) == IdentifyByInvitation {
+		want = accessInvite
+	}
+	who, errWho := base64.RawURLEncoding.DecodeString(parts[3])
+	secs, errTime := strconv.ParseInt(parts[2], 10, 64)
+	if parts[0] != strconv.FormatInt(form.ID, 10) || parts[1] != want || errWho != nil || errTime != nil || len(who) == 0 {
+		return "", ErrAccessRequired
+	}
+	if !now.Before(time.Unix(secs, 0)) {
+		return "", ErrAccessExpired
+	}
+	if want == accessEmail {
+		return "email:" + string(who), nil
+	}
+	return "invitation:" + string(who), nil
+}
+
+// person is who sends a submission to form, a form that takes one
+// response a person: by its way of knowing people, the signed-in person
+// (ErrSignInRequired without one) or the one access proves
+// (ErrAccessRequired, ErrAccessExpired).
+func (s *Service) person(form *Form, signedIn, access string, now time.Time) (string, error) {
+	switch identifyBy(form) {
+	case IdentifyByEmail, IdentifyByInvitation:
+		return s.readAccess(form, access, now)
+	}
+	if signedIn == "" {
+		return "", ErrSignInRequired
+	}
+	return signedIn, nil
+}
+
+// accessLink is the page of form at pages (the address the page handler
+// is mounted at) with token in its address.
+func accessLink(pages string, form *Form, token string) string {
+	return strings.TrimSuffix(pages, "/") + "/" + url.PathEscape(form.Slug) + "?" + AccessQuery + "=" + token
+}
+
+// Invite mints n single-use invitations (at most InvitationsMax) to
+// form, a form that takes one response a person by invitation, good
+// until expires (InvitationMaxAgeDefault from now when zero). pages is
+// where the form's page is served (Options.PagesURL when set wins); the
+// invitations carry no URL when both are empty.
+func (s *Service) Invite(form *Form, n int, expires time.Time, pages string) ([]Invitation, error) {
+	now := s.now()
+	v := &api.Validator{}
+	if !form.OnePerPerson || identifyBy(form) != IdentifyByInvitation {
+		v.Add("form", "The form must take one response a person by invitation (one_per_person, identify_by invitation).")
+	}
+	if n < 1 || n > InvitationsMax {
+		v.Add("count", api.MsgBetween("count", 1, InvitationsMax))
+	}
+	if expires.IsZero() {
+		expires = now.Add(InvitationMaxAgeDefault)
+	} else if !expires.After(now) {
+		v.Add("expires_at", "The expires at field must be a time in the future.")
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	if s.pagesURL != "" {
+		pages = s.pagesURL
+	}
+	expires = expires.Truncate(time.Second).UTC()
+	out := make([]Invitation, n)
+	for i := range out {
+		var id [12]byte
+		_, _ = rand.Read(id[:])
+		token := s.accessToken(form.ID, accessInvite, base64.RawURLEncoding.EncodeToString(id[:]), expires)
+		out[i] = Invitation{Token: token, ExpiresAt: expires}
+		if pages != "" {
+			out[i].URL = accessLink(pages, form, token)
+		}
+	}
+	return out, nil
+}
+
+// RequestAccess queues a mail to address with a link to form, a form that
+// takes one response a person by email, good for AccessLinkMaxAge: opening
+// it proves the address. pages is where the form's page is served
+// (Options.PagesURL when set wins). A bad address is a *ValidationError;
+// a form not open now ErrClosed. Past AccessMailsPerAddress asks in
+// AccessMailWindow it sends nothing more and says nothing of it, as it
+// says nothing of whether the address has responded.
+func (s *Service) RequestAccess(ctx context.Context, form *Form, address, pages string) error {
+	if !form.OnePerPerson || identifyBy(form) != IdentifyByEmail {
+		return &api.Error{Status: 409, Message: "This form does not send links by email."}
+	}
+	address = strings.TrimSpace(address)
+	v := &api.Validator{}
+	switch {
+	case address == "":
+		v.Add("email", api.MsgRequired("email"))
+	case len(address) > 254 || !validEmail(address):
+		v.Add("email", api.MsgEmail("email"))
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if !Open(form, s.now()) {
+		return ErrClosed
+	}
+	if s.enqueuer == nil {
+		return errors.New("forms: request access: the service has no Enqueuer to send mail")
+	}
+	if s.pagesURL != "" {
+		pages = s.pagesURL
+	}
+	// One address, whatever its case, is one person.
+	address = strings.ToLower(address)
+	res, err := s.tokenUses.Hit(ctx, "forms-access:"+strconv.FormatInt(form.ID, 10)+":"+address, AccessMailsPerAddress, AccessMailWindow)
+	if err != nil {
+		return fmt.Errorf("forms: request access: %w", err)
+	}
+	if !res.Allowed {
+		s.logger.InfoContext(ctx, "forms: access link not sent again: too many asks", "form", form.ID)
+		return nil
+	}
+	// The job makes the link as it sends: no token waits in the queue.
+	err = s.enqueuer.Enqueue(ctx, accessMailArgs{FormID: form.ID, Email: address, Pages: pages}, nil)
+	if err != nil {
+		return fmt.Errorf("forms: request access: %w", err)
+	}
+	return nil
+}
+
+// accessMailArgs is the job that mails one access link.
+type accessMailArgs struct {
+	FormID int64  `json:"form_id"`
+	Email  string `json:"email"`
+	Pages  string `json:"pages"`
+}
+
+// Kind implements river.JobArgs.
+func (accessMailArgs) Kind() string { return "forms_access_link" }
+
+// InsertOpts gives the job NotificationAttempts tries.
+func (accessMailArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: NotificationAttempts}
+}
+
+type accessMailWorker struct {
+	river.WorkerDefaults[accessMailArgs]
+	svc *Service
+}
+
+// Work mails the link; a form deleted since sends nothing.
+func (w *accessMailWorker) Work(ctx context.Context, job *river.Job[accessMailArgs]) error {
+	s, args := w.svc, job.Args
+	form, err := s.store.Form(ctx, args.FormID)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("forms: access link: %w", err)
+	}
+	expires := s.now().Add(AccessLinkMaxAge).Truncate(time.Second)
+	link := accessLink(args.Pages, form, s.accessToken(form.ID, accessEmail, args.Email, expires))
+	msg := mail.Message{From: s.mailFrom, To: []string{args.Email}, Subject: "Your link to " + form.Name,
+		Text: "Open this link to fill in " + form.Name + ":\n\n" + link + "\n\nIt works until " +
+			expires.UTC().Format("2 January 2006 15:04 MST") + ", for one response. If you did not ask for it, you can ignore this email.\n",
+		Headers: map[string]string{"X-Groundwork-Form": form.Slug}}
+	if err := s.mailer.Send(ctx, msg); err != nil {
+		if errors.Is(err, mail.ErrInvalidMessage) {
+			return river.JobCancel(fmt.Errorf("forms: access link: %w", err))
+		}
+		return fmt.Errorf("forms: access link: %w", err)
+	}
+	return nil
+}
