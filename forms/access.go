@@ -234,24 +234,32 @@ type accessMailWorker struct {
 // Work mails the link; a form deleted since sends nothing.
 func (w *accessMailWorker) Work(ctx context.Context, job *river.Job[accessMailArgs]) error {
 	s, args := w.svc, job.Args
-	form, err := s.store.Form(ctx, args.FormID)
+	return s.mailLink(ctx, args.FormID, args.Email, func(form *Form) (string, string) {
+		expires := s.now().Add(AccessLinkMaxAge).Truncate(time.Second)
+		link := accessLink(args.Pages, form, s.accessToken(form.ID, accessEmail, args.Email, expires))
+		return "Your link to " + form.Name, "Open this link to fill in " + form.Name + ":\n\n" + link + "\n\nIt works until " +
+			expires.UTC().Format("2 January 2006 15:04 MST") + ", for one response. If you did not ask for it, you can ignore this email.\n"
+	})
+}
+
+// mailLink mails to the subject and text write makes for the form with
+// this id, as a job does: a form deleted since sends nothing, a message
+// that cannot be sent is not tried again.
+func (s *Service) mailLink(ctx context.Context, formID int64, to string, write func(*Form) (subject, text string)) error {
+	form, err := s.store.Form(ctx, formID)
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("forms: access link: %w", err)
+		return fmt.Errorf("forms: mail a link: %w", err)
 	}
-	expires := s.now().Add(AccessLinkMaxAge).Truncate(time.Second)
-	link := accessLink(args.Pages, form, s.accessToken(form.ID, accessEmail, args.Email, expires))
-	msg := mail.Message{From: s.mailFrom, To: []string{args.Email}, Subject: "Your link to " + form.Name,
-		Text: "Open this link to fill in " + form.Name + ":\n\n" + link + "\n\nIt works until " +
-			expires.UTC().Format("2 January 2006 15:04 MST") + ", for one response. If you did not ask for it, you can ignore this email.\n",
-		Headers: map[string]string{"X-Groundwork-Form": form.Slug}}
+	subject, text := write(form)
+	msg := mail.Message{From: s.mailFrom, To: []string{to}, Subject: subject, Text: text, Headers: map[string]string{"X-Groundwork-Form": form.Slug}}
 	if err := s.mailer.Send(ctx, msg); err != nil {
 		if errors.Is(err, mail.ErrInvalidMessage) {
-			return river.JobCancel(fmt.Errorf("forms: access link: %w", err))
+			return river.JobCancel(fmt.Errorf("forms: mail a link: %w", err))
 		}
-		return fmt.Errorf("forms: access link: %w", err)
+		return fmt.Errorf("forms: mail a link: %w", err)
 	}
 	return nil
 }

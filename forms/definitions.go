@@ -112,10 +112,14 @@ func (s *Service) submitChecked(ctx context.Context, ref string, def definition,
 	if err := s.takeKept(ctx, def.form, req); err != nil {
 		return nil, def.form, err
 	}
+	if err := s.takePartial(ctx, def.form, req); err != nil {
+		return nil, def.form, err
+	}
 	for attempt := 1; ; attempt++ {
 		res, err := s.submit(ctx, def, req, true)
 		if err == nil {
 			kept = true
+			s.dropPartialFiles(ctx, req.resumed, res.Submission)
 			return res, def.form, nil
 		}
 		var ve *ValidationError

@@ -65,6 +65,11 @@ type FormSettings struct {
 	// empty), IdentifyByEmail (an address proved by a link mailed to it)
 	// or IdentifyByInvitation (a single-use link the admin API mints).
 	IdentifyBy string `json:"identify_by"`
+	// SaveAndResume lets a person save their answers so far and come
+	// back to them from a resume link, good for ResumeHours
+	// (ResumeHoursDefault when zero, at most ResumeHoursMax).
+	SaveAndResume bool  `json:"save_and_resume"`
+	ResumeHours   int64 `json:"resume_hours"`
 }
 
 // Ways a form knows a person (FormSettings.IdentifyBy).
@@ -283,6 +288,10 @@ type Submission struct {
 	// sent it: the store keeps one accepted submission a form and
 	// respondent (ErrResponded for a second), apart from the submission.
 	Respondent string `json:"-"`
+	// ResumeHash, when set, names the partial (by its token's hash) this
+	// submission finishes: the store deletes it in the submission's
+	// transaction.
+	ResumeHash string `json:"-"`
 	// Limit, when not zero, is the most accepted (not spam) submissions
 	// the form takes: the store counts them in the submission's
 	// transaction, the form's row locked, and refuses this one with

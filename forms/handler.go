@@ -135,6 +135,9 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 	h.route("/{form}/render", methods{http.MethodGet: b.Func(h.renderDefinition)})
 	h.route("/{form}/submit", methods{http.MethodPost: b.Func(h.submitForm)})
 	h.route("/{form}/access", methods{http.MethodPost: b.Func(h.requestAccess)})
+	h.route("/{form}/save", methods{http.MethodPost: b.Func(h.saveForm)})
+	h.route("/{form}/resume/{token}", methods{http.MethodGet: b.Func(h.resumeForm)})
+	h.submitter.pages = h.pages
 	return h, nil
 }
 
@@ -191,6 +194,7 @@ func (h *Handler) adminRoutes() {
 	h.route("/{form}/steps/reorder", methods{http.MethodPost: h.admin(AbilityUpdate, h.reorderSteps)})
 	h.route("/{form}/steps/{step}", merge(update(steps.update(h)), methods{http.MethodDelete: h.admin(AbilityUpdate, steps.delete(h))}))
 	h.route("/{form}/invitations", methods{http.MethodPost: h.admin(AbilityUpdate, h.invite)})
+	h.route("/{form}/partials", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.listPartials)})
 	h.route("/{form}/submissions", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.listSubmissions)})
 	h.route("/{form}/submissions/export", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.exportSubmissions)})
 	h.route("/{form}/submissions/bulk", methods{http.MethodPost: h.admin(AbilityUpdate, h.bulkSubmissions)})
@@ -263,7 +267,7 @@ func (h *Handler) listForms(w http.ResponseWriter, r *http.Request) error {
 var (
 	formShape = &api.Shape{Name: "a form", Keys: []string{"name", "slug", "description", "submit_button_text",
 		"success_message", "redirect_url", "is_active", "is_multi_step", "show_progress_bar", "allow_step_navigation",
-		"min_fill_seconds", "max_responses", "opens_at", "closes_at", "closed_message", "one_per_person", "identify_by"},
+		"min_fill_seconds", "max_responses", "opens_at", "closes_at", "closed_message", "one_per_person", "identify_by", "save_and_resume", "resume_hours"},
 		ReadOnly:  []string{"id", "created_at", "updated_at", "total_submissions_count", "unread_submissions_count", "fields", "steps"},
 		Elsewhere: keysIn("a field", fieldShapeKeys...)}
 	fieldShape = &api.Shape{Name: "a field", Keys: fieldShapeKeys,
@@ -339,6 +343,13 @@ func applyForm(v *api.Validator, in map[string]any, f *Form) {
 	v.SetString(in, "closed_message", &f.ClosedMessage)
 	v.SetBool(in, "one_per_person", &f.OnePerPerson)
 	v.SetString(in, "identify_by", &f.IdentifyBy)
+	v.SetBool(in, "save_and_resume", &f.SaveAndResume)
+	hours := &f.ResumeHours
+	v.SetOptionalInt(in, "resume_hours", &hours)
+	f.ResumeHours = 0 // null: the default
+	if hours != nil {
+		f.ResumeHours = *hours
+	}
 }
 
 // setOptionalTime sets *dst from in[key] when given: an RFC 3339 time,

@@ -112,11 +112,72 @@ type submitResponse struct {
 }
 
 func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) error {
-	a, err := h.submitter.run(w, r, r.PathValue("form"))
+	a, err := h.submitter.run(w, r, r.PathValue("form"), sendOnly)
 	if err != nil {
 		return err
 	}
 	reply.WriteJSON(w, http.StatusCreated, submitResponse{Success: true, Message: a.res.Message, SubmissionID: a.res.Submission.ID, RedirectURL: a.res.RedirectURL})
+	return nil
+}
+
+// saveForm saves a person's answers so far: POST {form}/save, a body as
+// the submit's (with _resume to save over a partial, _resume_email to
+// mail the link), answered 201 with the resume token.
+func (h *Handler) saveForm(w http.ResponseWriter, r *http.Request) error {
+	a, err := h.submitter.run(w, r, r.PathValue("form"), saveOnly)
+	if err != nil {
+		return err
+	}
+	reply.WriteData(w, http.StatusCreated, a.saved)
+	return nil
+}
+
+// resumed is what GET {form}/resume/{token} answers: the answers saved,
+// the files (by field), the last step reached and when the link expires.
+type resumed struct {
+	Values    map[string][]string `json:"values"`
+	Files     []resumedFile       `json:"files"`
+	LastStep  int                 `json:"last_step"`
+	ExpiresAt time.Time           `json:"expires_at"`
+}
+
+type resumedFile struct {
+	Field        string `json:"field"`
+	OriginalName string `json:"original_name"`
+	Size         int64  `json:"size"`
+}
+
+func (h *Handler) resumeForm(w http.ResponseWriter, r *http.Request) error {
+	form, err := h.activeForm(r)
+	if errors.Is(err, ErrNotFound) {
+		err = ErrInactive
+	}
+	if err != nil {
+		return err
+	}
+	p, err := h.svc.Partial(r.Context(), form, r.PathValue("token"))
+	if err != nil {
+		return err
+	}
+	out := resumed{Values: p.Values, Files: []resumedFile{}, LastStep: p.LastStep, ExpiresAt: p.ExpiresAt}
+	for _, u := range p.Uploads {
+		out.Files = append(out.Files, resumedFile{Field: u.FieldName, OriginalName: u.OriginalName, Size: u.Size})
+	}
+	reply.WriteData(w, http.StatusOK, out)
+	return nil
+}
+
+// listPartials is where people stop: GET {form}/partials.
+func (h *Handler) listPartials(w http.ResponseWriter, r *http.Request) error {
+	form, err := h.form(r)
+	if err != nil {
+		return err
+	}
+	sum, err := h.svc.Partials(r.Context(), form)
+	if err != nil {
+		return err
+	}
+	reply.WriteJSON(w, http.StatusOK, sum)
 	return nil
 }
 

@@ -56,6 +56,9 @@ func RegisterWorkers(workers *river.Workers, svc *Service) error {
 	if err := river.AddWorkerSafely(workers, &accessMailWorker{svc: svc}); err != nil {
 		return err
 	}
+	if err := river.AddWorkerSafely(workers, &resumeMailWorker{svc: svc}); err != nil {
+		return err
+	}
 	return river.AddWorkerSafely(workers, &notificationWorker{svc: svc})
 }
 

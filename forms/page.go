@@ -129,6 +129,8 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	base.Mux.HandleFunc("GET "+page, base.Func(p.show))
 	base.Mux.HandleFunc("POST "+page, base.Func(p.submit))
 	base.Mux.HandleFunc("POST "+page+"/access", base.Func(p.requestAccess))
+	base.Mux.HandleFunc("POST "+page+"/resume-link", base.Func(p.mailResumeLink))
+	sub.pages = p.pages
 	base.Mux.HandleFunc(page, base.Func(func(w http.ResponseWriter, r *http.Request) error {
 		return &web.Problem{Status: http.StatusMethodNotAllowed, Header: http.Header{"Allow": {"GET, HEAD, POST"}},
 			ErrorPage: web.ErrorPage{Heading: "Method not allowed", Message: "This page can be read and its form sent; nothing else."}}
@@ -143,7 +145,7 @@ func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base
 // Routes lists the routes the handler serves, as "METHOD /path/{param}".
 func (p *PageHandler) Routes() []string {
 	page := p.base.Prefix + "/{form}"
-	return []string{"GET " + page, "HEAD " + page, "POST " + page, "POST " + page + "/access", "GET " + p.base.Prefix + "/_assets/{file}"}
+	return []string{"GET " + page, "HEAD " + page, "POST " + page, "POST " + page + "/access", "POST " + page + "/resume-link", "GET " + p.base.Prefix + "/_assets/{file}"}
 }
 
 func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
@@ -164,8 +166,23 @@ func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	access := r.URL.Query().Get(AccessQuery)
+	d := drawn{access: access, thanks: thanks}
+	if token := r.URL.Query().Get(ResumeQuery); token != "" && thanks == "" {
+		partial, err := p.svc.Partial(r.Context(), form, token)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			d.problem = "Your saved answers are no longer kept (the link has expired, or they were sent). Please start again."
+		case err != nil:
+			return err
+		default:
+			d.values, d.resume = partial.Values, token
+			if a := partial.Values[AccessField]; len(a) > 0 && access == "" {
+				d.access = a[0]
+			}
+		}
+	}
 	if thanks == "" {
-		why, err := p.svc.closedBy(r.Context(), form, p.svc.now(), p.submitter.respondentOf(r), access)
+		why, err := p.svc.closedBy(r.Context(), form, p.svc.now(), p.submitter.respondentOf(r), d.access)
 		if err != nil {
 			return err
 		}
@@ -176,7 +193,69 @@ func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
 			return p.drawClosed(w, r, http.StatusOK, form, why)
 		}
 	}
-	return p.draw(w, r, http.StatusOK, form, drawn{access: access, thanks: thanks})
+	return p.draw(w, r, http.StatusOK, form, d)
+}
+
+// pages is where this handler's pages are, for the links it mails.
+func (p *PageHandler) pages(r *http.Request) string {
+	return web.LinkBase(r, p.baseURL) + p.base.Prefix
+}
+
+// mailResumeLink mails the link of a saved response (its token sent back
+// by the saved page) to the address given.
+func (p *PageHandler) mailResumeLink(w http.ResponseWriter, r *http.Request) error {
+	form, err := p.svc.Form(r.Context(), r.PathValue("form"))
+	if err == nil && !form.IsActive {
+		err = ErrInactive
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := p.submitter.hit(w, r, form); err != nil {
+		return err
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	token, address := r.PostFormValue(ResumeField), strings.TrimSpace(r.PostFormValue("email"))
+	partial, err := p.svc.Partial(r.Context(), form, token)
+	if err != nil {
+		return err
+	}
+	link := p.resumeURL(r, form, token)
+	err = p.svc.MailResumeLink(r.Context(), form, partial, address, link)
+	if ve, bad := errors.AsType[*ValidationError](err); bad {
+		return p.drawSaved(w, r, http.StatusUnprocessableEntity, form, token, link, partial.ExpiresAt, "", address, ve.Fields()["email"])
+	}
+	if err != nil {
+		return err
+	}
+	return p.drawSaved(w, r, http.StatusOK, form, token, link, partial.ExpiresAt, "We have emailed the link to "+address+".", "", nil)
+}
+
+// resumeURL is the page of form with a resume token.
+func (p *PageHandler) resumeURL(r *http.Request, form *Form, token string) string {
+	pages := p.svc.pagesURL
+	if pages == "" {
+		pages = p.pages(r)
+	}
+	return pages + "/" + form.Slug + "?" + ResumeQuery + "=" + token
+}
+
+// drawSaved answers the page of a saved response: its link, shown once,
+// and where to give an address to mail it to (with its messages when
+// refused, or that it is sent).
+func (p *PageHandler) drawSaved(w http.ResponseWriter, r *http.Request, status int, form *Form, token, link string, expires time.Time,
+	sent, address string, errs []string) error {
+	in := web.Field{Type: "email", Name: "email", ID: "email", Label: "Email address", Autocomplete: "email", Required: true,
+		Value: address, Errors: errs, Help: "We send the link there, and nothing else."}
+	data := &pageData{Form: form, PageURL: r.URL.Path, Saved: &savedView{URL: link, Token: token, Sent: sent, Input: in,
+		Until: expires.UTC().Format("2 January 2006 at 15:04 MST"), Action: p.base.Prefix + "/" + r.PathValue("form") + "/resume-link",
+		Summary: web.Summary([]web.Field{in}), ResumeField: ResumeField}}
+	title := "Saved: " + form.Name
+	if len(errs) > 0 {
+		title = "Error: " + title
+	}
+	p.base.Render.Render(w, r, status, PageTemplate, &web.Page{Title: title, Data: data})
+	return nil
 }
 
 // askEmail reports whether form, refused for why, asks for an address to
@@ -219,7 +298,10 @@ func (p *PageHandler) requestAccess(w http.ResponseWriter, r *http.Request) erro
 }
 
 func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
-	a, err := p.submitter.run(w, r, r.PathValue("form"))
+	a, err := p.submitter.run(w, r, r.PathValue("form"), saveByForm)
+	if err == nil && a.saved != nil {
+		return p.drawSaved(w, r, http.StatusOK, a.form, a.saved.Token, a.saved.URL, a.saved.ExpiresAt, "", "", nil)
+	}
 	if err == nil {
 		if a.res.RedirectURL != nil {
 			web.SeeOther(w, r, *a.res.RedirectURL)
@@ -231,7 +313,7 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 	}
 	var again drawn
 	if a.req != nil {
-		again = drawn{values: a.req.Values, kept: a.req.Kept, token: a.req.FormToken, access: a.req.Access}
+		again = drawn{values: a.req.Values, kept: a.req.Kept, token: a.req.FormToken, access: a.req.Access, resume: a.req.Resume}
 	}
 	var ve *ValidationError
 	var ae *api.Error
@@ -289,6 +371,7 @@ type drawn struct {
 	values          map[string][]string
 	kept            map[string]KeptUpload
 	token, access   string
+	resume          string
 	errs            *ValidationError
 	problem, thanks string
 }
@@ -297,7 +380,21 @@ type drawn struct {
 func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, form *Form, d drawn) error {
 	values, kept, token, errs, problem, thanks := d.values, d.kept, d.token, d.errs, d.problem, d.thanks
 	data := &pageData{Form: form, PageURL: r.URL.Path, Thanks: thanks, HoneypotField: HoneypotField, FormTokenField: FormTokenField,
-		Access: d.access, AccessField: AccessField}
+		Access: d.access, AccessField: AccessField, Resume: d.resume, CanSave: form.SaveAndResume, ResumeField: ResumeField,
+		ActionField: ActionField, ActionSave: ActionSave}
+	if d.resume != "" {
+		// The saved files answer their fields until replaced.
+		if partial, err := p.svc.Partial(r.Context(), form, d.resume); err == nil {
+			for _, u := range partial.Uploads {
+				if _, given := kept[u.FieldName]; !given {
+					if kept == nil {
+						kept = map[string]KeptUpload{}
+					}
+					kept[u.FieldName] = KeptUpload{IncomingFile: u}
+				}
+			}
+		}
+	}
 	title := form.Name
 	if thanks == "" {
 		fields, err := p.svc.Fields(r.Context(), form.ID)
@@ -350,8 +447,25 @@ type pageData struct {
 	// AccessRequest, when set, is drawn instead of the form: where to
 	// give the address a form's link is mailed to.
 	AccessRequest *accessRequest
+	// Saved, when set, is drawn instead of the form: the link of the
+	// answers just saved.
+	Saved *savedView
+	// Resume is the token of the saved response the page continues;
+	// CanSave whether the form may be saved to finish later.
+	Resume      string
+	CanSave     bool
+	ResumeField string
+	ActionField string
+	ActionSave  string
 
 	HoneypotField, FormTokenField, AccessField string
+}
+
+// savedView is the page of a saved response.
+type savedView struct {
+	URL, Token, Until, Sent, Action, ResumeField string
+	Input                                        web.Field
+	Summary                                      []web.SummaryItem
 }
 
 // accessRequest is the page's request for a link by email.
@@ -438,8 +552,11 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 		if k, ok := kept[f.Name]; ok && f.Type == TypeFile {
 			keep = &k
 			in.Required = false // the kept file answers it
-			in.Help = strings.TrimSpace(in.Help + " Kept from your last try: " + k.OriginalName + " (" + sizeText(k.Size) +
-				"). Choose a file only to replace it.")
+			from := " Kept from your last try: "
+			if k.ID == "" {
+				from = " Saved with your answers: " // a saved response's
+			}
+			in.Help = strings.TrimSpace(in.Help + from + k.OriginalName + " (" + sizeText(k.Size) + "). Choose a file only to replace it.")
 		}
 		given, answered := values[f.Name]
 		if !answered && f.DefaultValue != "" {

@@ -38,6 +38,8 @@ type submitter struct {
 	// respondent names who sends a request; the request's Caller when
 	// nil.
 	respondent func(r *http.Request) (string, bool)
+	// pages is where the forms' pages are, for the links a save makes.
+	pages func(r *http.Request) string
 }
 
 // MistakesPerSubmission is how many submissions refused for a mistake
@@ -109,15 +111,23 @@ func newSubmitter(svc *Service, o submitSettings) *submitter {
 // attempt is a submission as far as it went: the form, once found; what
 // was read of the request; the result, once stored.
 type attempt struct {
-	form *Form
-	req  *SubmitRequest
-	res  *SubmitResult
+	form  *Form
+	req   *SubmitRequest
+	res   *SubmitResult
+	saved *SavedPartial
 }
+
+// Whether a request saves its answers instead of sending them.
+const (
+	sendOnly   = iota // the API's submit
+	saveOnly          // the API's save
+	saveByForm        // the page: by the button pressed (ActionField)
+)
 
 // run takes the submission to the form ref. A missing or inactive form
 // is ErrInactive; the throttle answers a 429 or 503 *api.Error (its
 // headers already set on w).
-func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (attempt, error) {
+func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string, mode int) (attempt, error) {
 	ctx := r.Context()
 	def, err := s.svc.submitDefinition(ctx, ref)
 	if err == nil && !def.form.IsActive {
@@ -143,6 +153,19 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (att
 	a.req.UserAgent = r.UserAgent()
 	a.req.Respondent = s.respondentOf(r)
 	a.req.keepValid = s.keep
+	if mode == saveOnly || mode == saveByForm && a.req.action == ActionSave {
+		if def.cached {
+			// A save is not checked against the form's version as it is
+			// stored: it reads the form as it is now.
+			if def, err = s.svc.loadDefinition(ctx, ref); err != nil {
+				s.svc.discardFiles(ctx, a.req.Files)
+				return a, err
+			}
+			a.form = def.form
+		}
+		a.saved, err = s.svc.SavePartial(ctx, def.form, def.fields, a.req, a.req.ResumeEmail, s.pages(r))
+		return a, s.explain(a.form, err)
+	}
 	res, used, err := s.svc.submitChecked(ctx, ref, def, a.req)
 	if used != nil {
 		a.form = used
@@ -155,17 +178,23 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string) (att
 	if errors.Is(err, ErrNotFound) {
 		err = ErrInactive // deleted since it was cached
 	}
+	a.res = res
+	return a, s.explain(a.form, err)
+}
+
+// explain gives the refusals of a closed form, or of a person who may not
+// respond, their status and the form's words.
+func (s *submitter) explain(form *Form, err error) error {
 	switch {
 	case errors.Is(err, ErrClosed) || errors.Is(err, ErrFull) || errors.Is(err, ErrResponded):
 		// The form's own words: what to do instead.
-		err = &api.Error{Status: http.StatusConflict, Message: ClosedWords(a.form, err), Err: err}
+		err = &api.Error{Status: http.StatusConflict, Message: ClosedWords(form, err), Err: err}
 	case errors.Is(err, ErrSignInRequired):
-		err = &api.Error{Status: http.StatusUnauthorized, Message: ClosedWords(a.form, err), Err: err}
+		err = &api.Error{Status: http.StatusUnauthorized, Message: ClosedWords(form, err), Err: err}
 	case errors.Is(err, ErrAccessRequired) || errors.Is(err, ErrAccessExpired):
-		err = &api.Error{Status: http.StatusForbidden, Message: ClosedWords(a.form, err), Err: err}
+		err = &api.Error{Status: http.StatusForbidden, Message: ClosedWords(form, err), Err: err}
 	}
-	a.res = res
-	return a, err
+	return err
 }
 
 // hit counts a request to form against the limit per form and client IP,
@@ -226,6 +255,12 @@ func (req *SubmitRequest) add(name, value string) {
 		req.FormToken = value
 	case AccessField:
 		req.Access = value
+	case ResumeField:
+		req.Resume = value
+	case ResumeEmailField:
+		req.ResumeEmail = value
+	case ActionField:
+		req.action = value
 	default:
 		req.Values[key] = append(req.Values[key], value)
 	}
@@ -398,7 +433,7 @@ func readJSON(w http.ResponseWriter, r *http.Request, req *SubmitRequest) error 
 	values := in
 	if data, ok := in["data"].(map[string]any); ok {
 		values = data
-		for _, k := range []string{HoneypotField, LoadedAtField, FormTokenField, AccessField} {
+		for _, k := range []string{HoneypotField, LoadedAtField, FormTokenField, AccessField, ResumeField, ResumeEmailField} {
 			if v, ok := in[k]; ok {
 				values[k] = v
 			}

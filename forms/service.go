@@ -333,6 +333,9 @@ func (s *Service) validateForm(f *Form) *api.Validator {
 	if !slices.Contains([]string{IdentifyBySignIn, IdentifyByEmail, IdentifyByInvitation}, f.IdentifyBy) {
 		v.Add("identify_by", api.MsgSelected("identify_by"))
 	}
+	if f.ResumeHours < 0 || f.ResumeHours > ResumeHoursMax {
+		v.Add("resume_hours", api.MsgBetween("resume_hours", 0, ResumeHoursMax))
+	}
 	if f.MinFillSeconds == nil {
 		f.MinFillSeconds = new(int64(MinFillSecondsDefault))
 	} else if n := *f.MinFillSeconds; n < 0 || n > MinFillSecondsMax {

@@ -63,6 +63,9 @@ type setupOptions struct {
 	handler    func(*forms.HandlerOptions)
 	page       func(*forms.PageOptions)
 	service    func(*forms.Options)
+	// dsn and blobDir, when set, are a database and a folder of files
+	// another bundle shares: two instances of one site.
+	dsn, blobDir string
 }
 
 // setup wires a Service on a fresh database, its handler and page handler
@@ -75,7 +78,15 @@ func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
 		c(&o)
 	}
 	ctx := context.Background()
-	b := &bundle{db: storetest.Open(t, o.dialect, formssql.Migrations), clock: newClock(), blobDir: t.TempDir()}
+	b := &bundle{clock: newClock(), blobDir: o.blobDir}
+	if o.dsn != "" {
+		b.db = storetest.OpenDSN(t, o.dsn, formssql.Migrations)
+	} else {
+		b.db = storetest.Open(t, o.dialect, formssql.Migrations)
+	}
+	if b.blobDir == "" {
+		b.blobDir = t.TempDir()
+	}
 	b.outbox = mail.NewOutbox(&mail.OutboxOptions{From: "forms@example.test"})
 	blobs, err := forms.NewDirBlobStore(b.blobDir)
 	require.NoError(t, err)

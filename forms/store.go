@@ -110,6 +110,20 @@ type Store interface {
 	// DropKeptUploads deletes the uploads kept since before before and
 	// returns their blob keys.
 	DropKeptUploads(ctx context.Context, before time.Time) (blobKeys []string, err error)
+	// SavePartial stores p (a new one when p.ID is zero, setting it;
+	// else replacing the form's partial with that ID whole: ErrNotFound
+	// when it is gone).
+	SavePartial(ctx context.Context, p *Partial) error
+	// PartialByToken returns the form's partial whose token has this hash,
+	// ErrNotFound when there is none (expired ones included: the caller
+	// judges).
+	PartialByToken(ctx context.Context, formID int64, tokenHash string) (*Partial, error)
+	// Partials returns the form's partials, latest saved first, with
+	// their answers and uploads.
+	Partials(ctx context.Context, formID int64) ([]Partial, error)
+	// DropExpiredPartials deletes the partials expired by at (their
+	// ExpiresAt not after it) and returns the blob keys of their uploads.
+	DropExpiredPartials(ctx context.Context, at time.Time) (blobKeys []string, err error)
 	// SetSubmissionFlag sets a flag on the listed submissions of the form
 	// and returns how many there were.
 	SetSubmissionFlag(ctx context.Context, formID int64, ids []int64, flag Flag, value bool, at time.Time) (int, error)
@@ -125,6 +139,22 @@ type Store interface {
 	CreateNotification(ctx context.Context, n *Notification) error
 	UpdateNotification(ctx context.Context, n *Notification) error
 	DeleteNotification(ctx context.Context, formID, id int64) error
+}
+
+// Partial is a response saved to finish later: the answers so far (by
+// field name, as a submission's request carries them), the files given
+// (whose blobs it keeps), the last step reached (1-based, in step order;
+// 1 for a form without steps), found by the hash of its resume token.
+type Partial struct {
+	ID        int64               `json:"id"`
+	FormID    int64               `json:"form_id"`
+	TokenHash string              `json:"-"`
+	Values    map[string][]string `json:"-"`
+	Uploads   []IncomingFile      `json:"-"`
+	LastStep  int                 `json:"last_step"`
+	CreatedAt time.Time           `json:"created_at"`
+	UpdatedAt time.Time           `json:"updated_at"`
+	ExpiresAt time.Time           `json:"expires_at"`
 }
 
 // FormQuery selects forms.

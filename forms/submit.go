@@ -46,6 +46,21 @@ type SubmitRequest struct {
 	// Service.KeepUploads), for the page to name and send back.
 	Kept map[string]KeptUpload
 
+	// Resume is the token of the saved partial response this one
+	// finishes (the ResumeField input): its files answer the file fields
+	// sent without one, and it is deleted as the submission is stored.
+	Resume string
+	// ResumeEmail, in a save (the ResumeEmailField input), is where to
+	// mail the resume link.
+	ResumeEmail string
+
+	// action is the page's button pressed (the ActionField input):
+	// ActionSave saves instead of submitting.
+	action string
+
+	// resumed is the partial Resume names, once read.
+	resumed *Partial
+
 	// keepValid keeps the valid uploads when the submission fails.
 	keepValid bool
 
@@ -79,11 +94,17 @@ type SubmitResult struct {
 // run once it has committed. Files in req are kept only if the submission
 // is stored.
 func (s *Service) Submit(ctx context.Context, form *Form, fields []Field, req *SubmitRequest) (*SubmitResult, error) {
-	res, err := s.submit(ctx, definition{form: form, fields: fields}, req, false)
+	err := s.takePartial(ctx, form, req)
+	var res *SubmitResult
+	if err == nil {
+		res, err = s.submit(ctx, definition{form: form, fields: fields}, req, false)
+	}
 	if err != nil {
 		s.discardFiles(ctx, req.Files)
+		return nil, err
 	}
-	return res, err
+	s.dropPartialFiles(ctx, req.resumed, res.Submission)
+	return res, nil
 }
 
 // submit is Submit leaving req's files alone when it fails. When it
@@ -161,6 +182,9 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	}
 	if checked {
 		sub.FormVersion = form.Version
+	}
+	if req.resumed != nil {
+		sub.ResumeHash = req.resumed.TokenHash
 	}
 	if form.MaxResponses != nil && !sub.IsSpam { // spam takes no place
 		sub.Limit = *form.MaxResponses

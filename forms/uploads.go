@@ -41,6 +41,9 @@ type IncomingFile struct {
 	Key          string
 	MimeType     string
 	Size         int64
+	// borrowed is a file of a saved partial response: a failure leaves
+	// it for the partial.
+	borrowed bool
 }
 
 // KeptUpload is a valid upload of a submission that failed on another
@@ -184,7 +187,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 func (s *Service) discardFiles(ctx context.Context, files map[string]*IncomingFile) {
 	keys := make([]string, 0, len(files))
 	for _, f := range files {
-		if f != nil {
+		if f != nil && !f.borrowed {
 			keys = append(keys, f.Key)
 		}
 	}
@@ -222,8 +225,8 @@ func (s *Service) takeKept(ctx context.Context, form *Form, req *SubmitRequest) 
 func (s *Service) keepUploads(ctx context.Context, form *Form, req *SubmitRequest, ve *ValidationError) {
 	errs := ve.Fields()
 	for field, f := range req.Files {
-		if f == nil || len(errs[field]) > 0 {
-			continue
+		if f == nil || f.borrowed || len(errs[field]) > 0 {
+			continue // a partial's file stays the partial's
 		}
 		id := make([]byte, 16)
 		_, _ = rand.Read(id)
@@ -240,13 +243,19 @@ func (s *Service) keepUploads(ctx context.Context, form *Form, req *SubmitReques
 	}
 }
 
-// SweepKeptUploads deletes the uploads kept longer than UploadKeepTime,
-// with their files, and returns how many went (the periodic job's work).
+// SweepKeptUploads deletes the uploads kept longer than UploadKeepTime and
+// the partial responses expired, with their files, and returns how many
+// files went (the periodic job's work).
 func (s *Service) SweepKeptUploads(ctx context.Context) (int, error) {
 	keys, err := s.store.DropKeptUploads(ctx, s.now().Add(-UploadKeepTime))
 	if err != nil {
 		return 0, err
 	}
+	partial, err := s.store.DropExpiredPartials(ctx, s.now())
+	if err != nil {
+		return 0, err
+	}
+	keys = append(keys, partial...)
 	s.removeBlobs(ctx, keys)
 	return len(keys), nil
 }

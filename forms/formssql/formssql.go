@@ -224,6 +224,18 @@ func (s *Store) DeleteForm(ctx context.Context, id int64) ([]string, error) {
 			return err
 		}
 		keys = append(keys, kept...)
+		var partials []string
+		if err := tx.SelectContext(ctx, &partials, tx.Rebind(`SELECT uploads FROM forms_partials WHERE form_id = ? ORDER BY id`), id); err != nil {
+			return err
+		}
+		for _, raw := range partials {
+			var files []forms.IncomingFile
+			if json.Unmarshal([]byte(raw), &files) == nil {
+				for _, f := range files {
+					keys = append(keys, f.Key)
+				}
+			}
+		}
 		res, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM forms_forms WHERE id = ?`), id)
 		return affected("delete form", res, err)
 	})

@@ -51,7 +51,7 @@ func (r submissionRow) submission() forms.Submission {
 func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, then func(context.Context, *sql.Tx) error) error {
 	oneStatement := s.db.Dialect() == store.Postgres && len(sub.Uploads) == 0
 	var err error
-	if oneStatement && then == nil && sub.Limit == 0 && len(sub.Quotas) == 0 && sub.Respondent == "" {
+	if oneStatement && then == nil && sub.Limit == 0 && len(sub.Quotas) == 0 && sub.Respondent == "" && sub.ResumeHash == "" {
 		err = store.MapError(insertSubmissionPostgres(ctx, s.db, sub))
 	} else {
 		err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
@@ -74,6 +74,14 @@ func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, the
 					if store.IsUniqueViolation(err) {
 						return forms.ErrResponded
 					}
+					return err
+				}
+			}
+			if sub.ResumeHash != "" {
+				// The partial it finishes goes with it; its files are the
+				// submission's now.
+				if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM forms_partials WHERE form_id = ? AND token_hash = ?`),
+					sub.FormID, sub.ResumeHash); err != nil {
 					return err
 				}
 			}

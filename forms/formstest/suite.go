@@ -71,6 +71,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) forms.Store) {
 		{Name: "ListFilterFlagDelete", Run: exerciseListFilterFlagDelete},
 		{Name: "ReleaseSpam", Run: exerciseReleaseSpam},
 		{Name: "KeptUploads", Run: exerciseKeptUploads},
+		{Name: "Partials", Run: exercisePartials},
 		{Name: "EachSubmissionInBatches", Run: exerciseEachSubmissionInBatches},
 		{Name: "DeleteFormCascades", Run: exerciseDeleteFormCascades},
 		{Name: "DeleteSubmissionsReturnsUploadKeys", Run: exerciseDeleteSubmissionsReturnsUploadKeys},
