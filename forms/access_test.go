@@ -221,37 +221,18 @@ func TestBrowserAccessByEmail(t *testing.T) {
 	b := setup(t, withQueue)
 	slug := b.contactForm(t)
 	require.Equal(t, 200, b.api(t, "PATCH", "/"+slug, map[string]any{"one_per_person": true, "identify_by": "email"}).status)
-	check := func(what string) {
-		t.Helper()
-		for _, width := range []int64{320, 1280} {
-			browsertest.Do(t, ctx, chromedp.EmulateViewport(width, 800))
-			for _, scheme := range []string{"light", "dark"} {
-				require.NoError(t, browsertest.SetScheme(ctx, scheme))
-				browsertest.NoViolations(t, ctx, what+", "+scheme+fmt.Sprintf(", %d px", width))
-				broken, err := browsertest.Layout(ctx)
-				require.NoError(t, err)
-				require.Empty(t, broken, what)
-			}
-		}
-		require.NoError(t, browsertest.SetScheme(ctx, "light"))
-	}
-	typeInto := func(sel, text string) {
-		t.Helper()
-		browsertest.TabTo(t, ctx, sel)
-		browsertest.Do(t, ctx, chromedp.KeyEvent(text))
-	}
 	browsertest.Do(t, ctx, chromedp.Navigate(b.server.URL+"/forms/"+slug), chromedp.WaitVisible(chromedp.CSS("input[name=email]")))
-	check("the request for a link")
+	axeEverywhere(t, ctx, "the request for a link")
 	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "form-email-link")
-	typeInto("input[name=email]", "ann at example")
+	typeInto(t, ctx, "input[name=email]", "ann at example")
 	browsertest.Press(t, ctx, "\r", true)
 	require.Contains(t, browsertest.Text(t, ctx, ".error-summary"), "valid email address")
-	check("a wrong address")
+	axeEverywhere(t, ctx, "a wrong address")
 	browsertest.Do(t, ctx, chromedp.Clear(chromedp.CSS("input[name=email]")))
-	typeInto("input[name=email]", "ann@example.test")
+	typeInto(t, ctx, "input[name=email]", "ann@example.test")
 	browsertest.Press(t, ctx, "\r", true)
 	require.Contains(t, browsertest.Text(t, ctx, "main"), "We have emailed a link to ann@example.test.")
-	check("the link sent")
+	axeEverywhere(t, ctx, "the link sent")
 	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "form-email-sent")
 
 	wait, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -260,9 +241,33 @@ func TestBrowserAccessByEmail(t *testing.T) {
 	require.NoError(t, err)
 	browsertest.Do(t, ctx, chromedp.Navigate(accessLinkIn.FindString(msgs[0].Text)), chromedp.WaitVisible(chromedp.CSS("input[name=name]")))
 	b.clock.Advance(forms.MinFillTime)
-	typeInto("input[name=name]", "Ann")
-	typeInto("input[name=email]", "ann@example.test")
+	typeInto(t, ctx, "input[name=name]", "Ann")
+	typeInto(t, ctx, "input[name=email]", "ann@example.test")
 	browsertest.TabTo(t, ctx, "button[type=submit]")
 	browsertest.Press(t, ctx, "\r", true)
 	require.Contains(t, browsertest.Text(t, ctx, "main"), "Thanks, we got it.")
+}
+
+// axeEverywhere checks the page the tab shows with axe-core and the
+// layout checks, light and dark, at 320 px and on a desktop.
+func axeEverywhere(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	for _, width := range []int64{320, 1280} {
+		browsertest.Do(t, ctx, chromedp.EmulateViewport(width, 800))
+		for _, scheme := range []string{"light", "dark"} {
+			require.NoError(t, browsertest.SetScheme(ctx, scheme))
+			browsertest.NoViolations(t, ctx, fmt.Sprintf("%s, %s, %d px", what, scheme, width))
+			broken, err := browsertest.Layout(ctx)
+			require.NoError(t, err)
+			require.Empty(t, broken, what)
+		}
+	}
+	require.NoError(t, browsertest.SetScheme(ctx, "light"))
+}
+
+// typeInto tabs to sel and types text, as a keyboard user does.
+func typeInto(t *testing.T, ctx context.Context, sel, text string) {
+	t.Helper()
+	browsertest.TabTo(t, ctx, sel)
+	browsertest.Do(t, ctx, chromedp.KeyEvent(text))
 }

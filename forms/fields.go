@@ -216,6 +216,7 @@ var configFor = map[string]func(string) bool{
 	"max_size":      func(t string) bool { return t == TypeFile },
 	"rows":          func(t string) bool { return t == TypeTextarea },
 	"content":       func(t string) bool { return t == TypeHTML },
+	"prefill":       func(t string) bool { return !IsLayout(t) && t != TypeFile },
 }
 
 // validateForType checks that f's settings suit its type, and that a
@@ -225,6 +226,11 @@ func (s *Service) validateForType(v *api.Validator, f *Field) {
 	for key, suits := range configFor {
 		if _, ok := f.FieldConfig[key]; ok && !suits(f.Type) {
 			v.Add("field_config."+key, fmt.Sprintf("%s does not take field config.%s.", a, api.Attr(key)))
+		}
+	}
+	if p, ok := f.FieldConfig["prefill"]; ok {
+		if _, isBool := p.(bool); !isBool {
+			v.Add("field_config.prefill", api.MsgBoolean("field_config.prefill"))
 		}
 	}
 	options := f.Options()

@@ -33,6 +33,12 @@ type renderDefinition struct {
 	// limit); ClosedMessage says why not, and what to do instead.
 	Accepting     bool   `json:"accepting"`
 	ClosedMessage string `json:"closed_message,omitempty"`
+	// Prefill is what the address fills in, by field name: the fields
+	// that opt in, and those of a signed prefill token, which Locked
+	// names (send the token back as _prefill; the person cannot change
+	// them).
+	Prefill map[string][]string `json:"prefill"`
+	Locked  []string            `json:"locked"`
 }
 
 type renderConfig struct {
@@ -91,6 +97,19 @@ func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	def.Fields = withRemaining(def.Fields, left)
+	def.Prefill, def.Locked = h.svc.prefillFrom(d.Fields, r.URL.Query()), []string{}
+	if token := r.URL.Query().Get(PrefillQuery); token != "" {
+		locked, err := h.svc.readPrefill(form, d.Fields, token)
+		if err != nil {
+			v := &api.Validator{}
+			v.Add(PrefillQuery, msgBadPrefill)
+			return v.Err()
+		}
+		for _, name := range slices.Sorted(maps.Keys(locked)) {
+			def.Prefill[name] = []string{locked[name]}
+			def.Locked = append(def.Locked, name)
+		}
+	}
 	why, err := h.svc.closedBy(r.Context(), form, h.svc.now(), h.submitter.respondentOf(r), r.URL.Query().Get(AccessQuery))
 	if err != nil {
 		return err

@@ -166,7 +166,7 @@ func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	access := r.URL.Query().Get(AccessQuery)
-	d := drawn{access: access, thanks: thanks}
+	d := drawn{access: access, thanks: thanks, query: r.URL.Query(), prefill: r.URL.Query().Get(PrefillQuery)}
 	if token := r.URL.Query().Get(ResumeQuery); token != "" && thanks == "" {
 		partial, err := p.svc.Partial(r.Context(), form, token)
 		switch {
@@ -313,7 +313,8 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 	}
 	var again drawn
 	if a.req != nil {
-		again = drawn{values: a.req.Values, kept: a.req.Kept, token: a.req.FormToken, access: a.req.Access, resume: a.req.Resume}
+		again = drawn{values: a.req.Values, kept: a.req.Kept, token: a.req.FormToken, access: a.req.Access, resume: a.req.Resume,
+			prefill: a.req.Prefill}
 	}
 	var ve *ValidationError
 	var ae *api.Error
@@ -371,7 +372,10 @@ type drawn struct {
 	values          map[string][]string
 	kept            map[string]KeptUpload
 	token, access   string
-	resume          string
+	resume, prefill string
+	// query is the page address's, on a first draw: the prefill of the
+	// fields that take it.
+	query url.Values
 	errs            *ValidationError
 	problem, thanks string
 }
@@ -410,7 +414,17 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 		if err != nil {
 			return err
 		}
-		groups, inputs, general := p.svc.layout(fields, steps, values, kept, errs, left)
+		if values == nil && d.query != nil {
+			values = p.svc.prefillFrom(fields, d.query)
+		}
+		var locked map[string]string
+		if d.prefill != "" {
+			if locked, err = p.svc.readPrefill(form, fields, d.prefill); err != nil {
+				problem, d.prefill = msgBadPrefill, ""
+			}
+			data.Prefill, data.PrefillField = d.prefill, PrefillField
+		}
+		groups, inputs, general := p.svc.layout(fields, steps, values, kept, errs, left, locked)
 		if problem != "" {
 			general = append([]string{problem}, general...)
 		}
@@ -450,6 +464,8 @@ type pageData struct {
 	// Saved, when set, is drawn instead of the form: the link of the
 	// answers just saved.
 	Saved *savedView
+	// Prefill is the signed prefill token the page sends back.
+	Prefill, PrefillField string
 	// Resume is the token of the saved response the page continues;
 	// CanSave whether the form may be saved to finish later.
 	Resume      string
@@ -491,6 +507,23 @@ type pageItem struct {
 	Kept *KeptUpload
 }
 
+// lockedText is how a person reads value, set on f by a signed prefill:
+// a choice by its label, a checkbox as Yes or No.
+func lockedText(f *Field, value string) string {
+	if f.Type == TypeCheckbox {
+		if checked(value) {
+			return "Yes"
+		}
+		return "No"
+	}
+	for _, o := range f.Options() {
+		if o.Value == value {
+			return o.Label
+		}
+	}
+	return value
+}
+
 // sizeText says a file's size: "812 bytes", "12 KB", "3.4 MB".
 func sizeText(n int64) string {
 	switch {
@@ -514,7 +547,7 @@ var autocomplete = map[string]string{TypeEmail: "email", TypePhone: "tel", TypeU
 // the messages of a failed submission. For the error summary it also
 // returns the inputs in page order, and the messages about no field.
 func (s *Service) layout(fields []Field, steps []Step, values map[string][]string, kept map[string]KeptUpload, errs *ValidationError,
-	left map[string]map[string]int64) (groups []pageGroup,
+	left map[string]map[string]int64, locked map[string]string) (groups []pageGroup,
 	inputs []web.Field, general []string) {
 	var messages map[string][]string
 	var names []string
@@ -532,6 +565,10 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 				text = c // shown as text: html/template escapes it
 			}
 			return pageItem{Kind: f.Type, Text: text}
+		}
+		if value, fixed := locked[f.Name]; fixed {
+			// Set by a signed prefill: shown, not to be changed.
+			return pageItem{Kind: "locked", Text: lockedText(f, value), Input: web.Field{Label: f.Label, Type: inputTypes[f.Type]}}
 		}
 		in := web.Field{Type: inputTypes[f.Type], Name: f.Name, ID: web.FieldID(f.Name), Label: f.Label, Help: f.HelpText,
 			Placeholder: f.Placeholder, Required: f.IsRequired, Multiple: f.Type == TypeSelectMultiple, Autocomplete: autocomplete[f.Type]}

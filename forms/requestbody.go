@@ -259,6 +259,8 @@ func (req *SubmitRequest) add(name, value string) {
 		req.Resume = value
 	case ResumeEmailField:
 		req.ResumeEmail = value
+	case PrefillField:
+		req.Prefill = value
 	case ActionField:
 		req.action = value
 	default:
@@ -433,7 +435,7 @@ func readJSON(w http.ResponseWriter, r *http.Request, req *SubmitRequest) error 
 	values := in
 	if data, ok := in["data"].(map[string]any); ok {
 		values = data
-		for _, k := range []string{HoneypotField, LoadedAtField, FormTokenField, AccessField, ResumeField, ResumeEmailField} {
+		for _, k := range []string{HoneypotField, LoadedAtField, FormTokenField, AccessField, ResumeField, ResumeEmailField, PrefillField} {
 			if v, ok := in[k]; ok {
 				values[k] = v
 			}

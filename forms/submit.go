@@ -50,6 +50,9 @@ type SubmitRequest struct {
 	// finishes (the ResumeField input): its files answer the file fields
 	// sent without one, and it is deleted as the submission is stored.
 	Resume string
+	// Prefill is a signed prefill token (the PrefillField input): the
+	// values it sets win over those sent.
+	Prefill string
 	// ResumeEmail, in a save (the ResumeEmailField input), is where to
 	// mail the resume link.
 	ResumeEmail string
@@ -138,6 +141,7 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		ReferrerURL: driverless.ClipText(req.ReferrerURL, 2048), IPAddress: driverless.ClipText(req.IPAddress, 64),
 		UserAgent: driverless.ClipText(req.UserAgent, 512), CreatedAt: now, UpdatedAt: now}
 	v := &api.Validator{}
+	s.lockPrefill(form, fields, req, a, v)
 	for i := range fields {
 		f := &fields[i]
 		if IsLayout(f.Type) {
