@@ -375,7 +375,7 @@ type drawn struct {
 	resume, prefill string
 	// query is the page address's, on a first draw: the prefill of the
 	// fields that take it.
-	query url.Values
+	query           url.Values
 	errs            *ValidationError
 	problem, thanks string
 }
