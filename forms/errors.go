@@ -57,5 +57,11 @@ var errorTable = api.Table{
 	{Err: ErrSignInRequired, Status: http.StatusUnauthorized, Message: "Sign in to respond to this form: it takes one response a person."},
 	{Err: ErrAccessRequired, Status: http.StatusForbidden, Message: "Open this form from its link."},
 	{Err: ErrAccessExpired, Status: http.StatusForbidden, Message: "This link has expired."},
+	{As: func(err error) *api.Error {
+		if !errors.Is(err, ErrCaptchaUnavailable) {
+			return nil
+		}
+		return &api.Error{Status: http.StatusServiceUnavailable, Message: msgCaptchaUnavailable, Header: http.Header{"Retry-After": {"30"}}}
+	}},
 	{Err: ErrResponded, Status: http.StatusConflict, Message: "You have responded to this form already; it takes one response a person."},
 }

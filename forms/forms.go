@@ -70,6 +70,9 @@ type FormSettings struct {
 	// (ResumeHoursDefault when zero, at most ResumeHoursMax).
 	SaveAndResume bool  `json:"save_and_resume"`
 	ResumeHours   int64 `json:"resume_hours"`
+	// Captcha asks the service's CAPTCHA Verifier (Options.Captcha)
+	// about each submission before it is stored.
+	Captcha bool `json:"captcha"`
 }
 
 // Ways a form knows a person (FormSettings.IdentifyBy).

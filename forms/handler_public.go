@@ -54,9 +54,20 @@ type renderConfig struct {
 	} `json:"display"`
 	// FormToken is the form-load token: send it back as _form_token.
 	FormToken string `json:"form_token"`
+	// Captcha, when the form has one, is how to draw the widget: send its
+	// token back as response_field.
+	Captcha *renderCaptcha `json:"captcha,omitempty"`
 	// LoadedAt is the server's Unix time now: sent back as _form_loaded_at it counts only where the service takes
 	// submissions without a token (Options.FormTokenOptional).
 	LoadedAt int64 `json:"loaded_at"`
+}
+
+// renderCaptcha is the render definition's CAPTCHA widget.
+type renderCaptcha struct {
+	Script        string `json:"script"`
+	Class         string `json:"class"`
+	SiteKey       string `json:"site_key"`
+	ResponseField string `json:"response_field"`
 }
 
 // activeForm resolves {form} for the public routes: only active forms.
@@ -92,6 +103,10 @@ func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) error
 	def.Config.Display.RequiredIndicator, def.Config.Display.ErrorDisplay = "*", "below"
 	def.Config.LoadedAt = h.svc.now().Unix()
 	def.Config.FormToken = h.svc.FormToken(form.ID)
+	if form.Captcha && h.svc.captcha != nil {
+		w := h.svc.captcha.Widget()
+		def.Config.Captcha = &renderCaptcha{Script: w.Script, Class: w.Class, SiteKey: w.SiteKey, ResponseField: w.ResponseField}
+	}
 	left, err := h.svc.Remaining(r.Context(), form, d.Fields)
 	if err != nil {
 		return err

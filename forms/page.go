@@ -332,6 +332,10 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 		return p.drawAccess(w, r, http.StatusForbidden, a.form, err, "", "", nil)
 	case errors.Is(err, ErrAccessRequired) || errors.Is(err, ErrAccessExpired):
 		return p.drawClosed(w, r, http.StatusForbidden, a.form, err)
+	case errors.Is(err, ErrCaptchaUnavailable):
+		w.Header().Set("Retry-After", "30")
+		again.problem = msgCaptchaUnavailable
+		return p.draw(w, r, http.StatusServiceUnavailable, a.form, again)
 	case errors.As(err, &ae) && ae.Status < 500:
 		again.problem = ae.Message
 		return p.draw(w, r, ae.Status, a.form, again)
@@ -386,6 +390,10 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 	data := &pageData{Form: form, PageURL: r.URL.Path, Thanks: thanks, HoneypotField: HoneypotField, FormTokenField: FormTokenField,
 		Access: d.access, AccessField: AccessField, Resume: d.resume, CanSave: form.SaveAndResume, ResumeField: ResumeField,
 		ActionField: ActionField, ActionSave: ActionSave}
+	if form.Captcha && p.svc.captcha != nil && thanks == "" {
+		widget := p.svc.captcha.Widget()
+		data.Captcha = &widget
+	}
 	if d.resume != "" {
 		// The saved files answer their fields until replaced.
 		if partial, err := p.svc.Partial(r.Context(), form, d.resume); err == nil {
@@ -434,6 +442,9 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 		}
 	}
 	page := &web.Page{Title: title, Data: data}
+	if data.Captcha != nil {
+		page.Embeds = data.Captcha.Origins
+	}
 	if form.RedirectURL != nil {
 		// The browser follows the redirect after the post only if the
 		// page's form-action allows its origin.
@@ -464,6 +475,8 @@ type pageData struct {
 	// Saved, when set, is drawn instead of the form: the link of the
 	// answers just saved.
 	Saved *savedView
+	// Captcha, when set, is the CAPTCHA widget the page draws.
+	Captcha *CaptchaWidget
 	// Prefill is the signed prefill token the page sends back.
 	Prefill, PrefillField string
 	// Resume is the token of the saved response the page continues;

@@ -101,6 +101,10 @@ type Options struct {
 	FormTokenUses groundwork.RateLimiter
 	// Logger receives failures nobody waits for (hooks, file clean-up).
 	Logger *slog.Logger
+	// Captcha checks the submissions of forms with Captcha set
+	// (NewTurnstile, NewHCaptcha, or a host's own); without one, no form
+	// may set it.
+	Captcha Verifier
 	// PagesURL is the absolute address where NewPageHandler's pages are
 	// served ("https://example.com/forms"): links mailed to prove an
 	// address and invitations point there. When empty, the page handler
@@ -133,6 +137,7 @@ type Service struct {
 	tokenOptional bool
 	tokenUses     groundwork.RateLimiter
 	pagesURL      string
+	captcha       Verifier
 }
 
 // NewService returns the forms service on st.
@@ -185,6 +190,7 @@ func NewService(st Store, opts *Options) (*Service, error) {
 	if s.tokenUses == nil {
 		s.tokenUses = driverless.NewMemoryRateLimiter(&driverless.RateLimiterOptions{Now: s.now})
 	}
+	s.captcha = o.Captcha
 	if o.PagesURL != "" {
 		u, err := url.Parse(o.PagesURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
@@ -332,6 +338,9 @@ func (s *Service) validateForm(f *Form) *api.Validator {
 	}
 	if !slices.Contains([]string{IdentifyBySignIn, IdentifyByEmail, IdentifyByInvitation}, f.IdentifyBy) {
 		v.Add("identify_by", api.MsgSelected("identify_by"))
+	}
+	if f.Captcha && s.captcha == nil {
+		v.Add("captcha", "The captcha field cannot be on: this server has no CAPTCHA provider configured.")
 	}
 	if f.ResumeHours < 0 || f.ResumeHours > ResumeHoursMax {
 		v.Add("resume_hours", api.MsgBetween("resume_hours", 0, ResumeHoursMax))

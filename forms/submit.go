@@ -76,6 +76,10 @@ type SubmitRequest struct {
 	// (see tokenVerdict).
 	tokenCounted  bool
 	tokenReplayed bool
+
+	// captchaPassed is set once the CAPTCHA verdict was good, so that a
+	// submission tried again does not spend its token twice.
+	captchaPassed bool
 }
 
 // SubmitResult is the outcome of a submission that passed validation.
@@ -171,6 +175,11 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	}
 	if err := v.Err(); err != nil {
 		return nil, err
+	}
+	if form.Captcha {
+		if err := s.checkCaptcha(ctx, req, a); err != nil {
+			return nil, err
+		}
 	}
 	// Spam is stored and answered as any other submission, so a bot
 	// learns nothing; the log says why (never the answers).

@@ -223,6 +223,9 @@ type Page struct {
 	// FormAction lists origins beyond the page's own that its forms may
 	// post to, or be redirected to after posting (the CSP form-action).
 	FormAction []string
+	// Embeds lists origins whose scripts, frames, styles and requests
+	// the page may use beside its own (a CAPTCHA widget's).
+	Embeds []string
 
 	// Lang, Stylesheet, Script, Brand and Path (the page's own, for
 	// marking the current link) are filled in by Render.
@@ -255,7 +258,7 @@ func (r *Renderer) Render(w http.ResponseWriter, req *http.Request, status int, 
 		http.Error(w, "Server Error.", http.StatusInternalServerError)
 		return
 	}
-	SetSecurityHeaders(w.Header(), p.FormAction...)
+	setSecurityHeaders(w.Header(), p.FormAction, p.Embeds)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	if req.Method != http.MethodHead {
@@ -280,13 +283,20 @@ func (r *Renderer) Error(w http.ResponseWriter, req *http.Request, status int, e
 // images from the page's own origin only, forms that post to it (and to formAction
 // origins), and no framing; nosniff; a same-origin Referrer-Policy; and
 // no caching, since pages carry answers and tokens.
-func SetSecurityHeaders(h http.Header, formAction ...string) {
-	action := "'self'"
-	for _, o := range formAction {
-		action += " " + o
+func SetSecurityHeaders(h http.Header, formAction ...string) { setSecurityHeaders(h, formAction, nil) }
+
+// setSecurityHeaders is SetSecurityHeaders with embeds: origins whose
+// scripts, frames, styles and requests the page may use too.
+func setSecurityHeaders(h http.Header, formAction, embeds []string) {
+	action := strings.Join(append([]string{"'self'"}, formAction...), " ")
+	policy := "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action " + action +
+		"; frame-ancestors 'none'; base-uri 'none'"
+	if len(embeds) > 0 {
+		others := " " + strings.Join(embeds, " ")
+		policy = "default-src 'none'; script-src 'self'" + others + "; style-src 'self'" + others + "; img-src 'self'; frame-src" + others +
+			"; connect-src" + others + "; form-action " + action + "; frame-ancestors 'none'; base-uri 'none'"
 	}
-	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action "+action+
-		"; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("Content-Security-Policy", policy)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Frame-Options", "DENY")
