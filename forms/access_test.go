@@ -142,6 +142,9 @@ func TestAccessByEmail(t *testing.T) {
 
 		// A form that does not know people by email mails nothing.
 		b.createForm(t, map[string]any{"name": "Open"})
+		r = b.request(t, "POST", "/forms/open/access", "", "application/x-www-form-urlencoded", strings.NewReader("email=bo%40example.test"))
+		require.Equal(t, 303, r.status, "back to its page")
+		require.Equal(t, "/forms/open", r.header.Get("Location"))
 		r = b.request(t, "POST", forms.PrefixDefault+"/open/access", "", "application/json", strings.NewReader(`{"email":"bo@example.test"}`))
 		require.Equal(t, 409, r.status, r.body)
 	})

@@ -276,6 +276,10 @@ func (p *PageHandler) requestAccess(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	page := p.base.Prefix + "/" + r.PathValue("form")
+	if !form.OnePerPerson || identifyBy(form) != IdentifyByEmail {
+		web.SeeOther(w, r, page) // it mails no links: its page says what it takes
+		return nil
+	}
 	if _, err := p.submitter.hit(w, r, form); err != nil {
 		return err
 	}
