@@ -173,15 +173,8 @@ func (s *Service) RequestAccess(ctx context.Context, form *Form, address, pages 
 	if !form.OnePerPerson || identifyBy(form) != IdentifyByEmail {
 		return &api.Error{Status: 409, Message: "This form does not send links by email."}
 	}
-	address = strings.TrimSpace(address)
-	v := &api.Validator{}
-	switch {
-	case address == "":
-		v.Add("email", api.MsgRequired("email"))
-	case len(address) > 254 || !validEmail(address):
-		v.Add("email", api.MsgEmail("email"))
-	}
-	if err := v.Err(); err != nil {
+	address, err := checkAddress(address)
+	if err != nil {
 		return err
 	}
 	if !Open(form, s.now()) {
@@ -204,39 +197,62 @@ func (s *Service) RequestAccess(ctx context.Context, form *Form, address, pages 
 		return nil
 	}
 	// The job makes the link as it sends: no token waits in the queue.
-	err = s.enqueuer.Enqueue(ctx, accessMailArgs{FormID: form.ID, Email: address, Pages: pages}, nil)
+	err = s.enqueuer.Enqueue(ctx, linkMailArgs{FormID: form.ID, Email: address, Pages: pages}, nil)
 	if err != nil {
 		return fmt.Errorf("forms: request access: %w", err)
 	}
 	return nil
 }
 
-// accessMailArgs is the job that mails one access link.
-type accessMailArgs struct {
-	FormID int64  `json:"form_id"`
-	Email  string `json:"email"`
-	Pages  string `json:"pages"`
+// checkAddress is address trimmed, or a *ValidationError at "email"
+// when it is missing or not an address.
+func checkAddress(address string) (string, error) {
+	address = strings.TrimSpace(address)
+	v := &api.Validator{}
+	switch {
+	case address == "":
+		v.Add("email", api.MsgRequired("email"))
+	case len(address) > 254 || !validEmail(address):
+		v.Add("email", api.MsgEmail("email"))
+	}
+	return address, v.Err()
+}
+
+// linkMailArgs is the job that mails one link to a form: an access link
+// (Pages set; the job makes the link as it sends, so no token waits in the
+// queue) or a resume link (Link set, with when it expires).
+type linkMailArgs struct {
+	FormID    int64     `json:"form_id"`
+	Email     string    `json:"email"`
+	Pages     string    `json:"pages,omitempty"`
+	Link      string    `json:"link,omitempty"`
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
 }
 
 // Kind implements river.JobArgs.
-func (accessMailArgs) Kind() string { return "forms_access_link" }
+func (linkMailArgs) Kind() string { return "forms_link_mail" }
 
 // InsertOpts gives the job NotificationAttempts tries.
-func (accessMailArgs) InsertOpts() river.InsertOpts {
+func (linkMailArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: NotificationAttempts}
 }
 
-type accessMailWorker struct {
-	river.WorkerDefaults[accessMailArgs]
+type linkMailWorker struct {
+	river.WorkerDefaults[linkMailArgs]
 	svc *Service
 }
 
 // Work mails the link; a form deleted since sends nothing.
-func (w *accessMailWorker) Work(ctx context.Context, job *river.Job[accessMailArgs]) error {
-	s, args := w.svc, job.Args
-	return s.mailLink(ctx, args.FormID, args.Email, func(form *Form) (string, string) {
+func (w *linkMailWorker) Work(ctx context.Context, job *river.Job[linkMailArgs]) error {
+	s, a := w.svc, job.Args
+	return s.mailLink(ctx, a.FormID, a.Email, func(form *Form) (string, string) {
+		if a.Link != "" {
+			return "Your saved answers to " + form.Name, "Your answers to " + form.Name + " are saved. Open this link to carry on where you stopped:\n\n" +
+				a.Link + "\n\nIt works until " + a.ExpiresAt.UTC().Format("2 January 2006 15:04 MST") +
+				". Anyone with the link can see your answers, so keep it to yourself.\n"
+		}
 		expires := s.now().Add(AccessLinkMaxAge).Truncate(time.Second)
-		link := accessLink(args.Pages, form, s.accessToken(form.ID, accessEmail, args.Email, expires))
+		link := accessLink(a.Pages, form, s.accessToken(form.ID, accessEmail, a.Email, expires))
 		return "Your link to " + form.Name, "Open this link to fill in " + form.Name + ":\n\n" + link + "\n\nIt works until " +
 			expires.UTC().Format("2 January 2006 15:04 MST") + ", for one response. If you did not ask for it, you can ignore this email.\n"
 	})

@@ -53,10 +53,7 @@ func RegisterWorkers(workers *river.Workers, svc *Service) error {
 	if err := river.AddWorkerSafely(workers, &sweepWorker{svc: svc}); err != nil {
 		return err
 	}
-	if err := river.AddWorkerSafely(workers, &accessMailWorker{svc: svc}); err != nil {
-		return err
-	}
-	if err := river.AddWorkerSafely(workers, &resumeMailWorker{svc: svc}); err != nil {
+	if err := river.AddWorkerSafely(workers, &linkMailWorker{svc: svc}); err != nil {
 		return err
 	}
 	return river.AddWorkerSafely(workers, &notificationWorker{svc: svc})

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
@@ -217,15 +215,8 @@ func (s *Service) savePartial(ctx context.Context, form *Form, fields []Field, r
 // form saved to finish later), to address. A bad address is a
 // *ValidationError.
 func (s *Service) MailResumeLink(ctx context.Context, form *Form, partial *Partial, address, link string) error {
-	address = strings.TrimSpace(address)
-	v := &api.Validator{}
-	switch {
-	case address == "":
-		v.Add("email", api.MsgRequired("email"))
-	case len(address) > 254 || !validEmail(address):
-		v.Add("email", api.MsgEmail("email"))
-	}
-	if err := v.Err(); err != nil {
+	address, err := checkAddress(address)
+	if err != nil {
 		return err
 	}
 	if s.enqueuer == nil {
@@ -233,7 +224,7 @@ func (s *Service) MailResumeLink(ctx context.Context, form *Form, partial *Parti
 	}
 	// The link waits in the queue until it is sent: the answers it opens
 	// are in the same database.
-	if err := s.enqueuer.Enqueue(ctx, resumeMailArgs{FormID: form.ID, Email: address, Link: link, ExpiresAt: partial.ExpiresAt}, nil); err != nil {
+	if err := s.enqueuer.Enqueue(ctx, linkMailArgs{FormID: form.ID, Email: address, Link: link, ExpiresAt: partial.ExpiresAt}, nil); err != nil {
 		return fmt.Errorf("forms: mail resume link: %w", err)
 	}
 	return nil
@@ -326,35 +317,4 @@ func (s *Service) Partials(ctx context.Context, form *Form) (*PartialSummary, er
 		out.ByStep = append(out.ByStep, StepCount{Step: step, Count: counts[step]})
 	}
 	return out, nil
-}
-
-// resumeMailArgs is the job that mails a resume link.
-type resumeMailArgs struct {
-	FormID    int64     `json:"form_id"`
-	Email     string    `json:"email"`
-	Link      string    `json:"link"`
-	ExpiresAt time.Time `json:"expires_at"`
-}
-
-// Kind implements river.JobArgs.
-func (resumeMailArgs) Kind() string { return "forms_resume_link" }
-
-// InsertOpts gives the job NotificationAttempts tries.
-func (resumeMailArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: NotificationAttempts}
-}
-
-type resumeMailWorker struct {
-	river.WorkerDefaults[resumeMailArgs]
-	svc *Service
-}
-
-// Work mails the link; a form deleted since sends nothing.
-func (w *resumeMailWorker) Work(ctx context.Context, job *river.Job[resumeMailArgs]) error {
-	a := job.Args
-	return w.svc.mailLink(ctx, a.FormID, a.Email, func(form *Form) (string, string) {
-		return "Your saved answers to " + form.Name, "Your answers to " + form.Name + " are saved. Open this link to carry on where you stopped:\n\n" +
-			a.Link + "\n\nIt works until " + a.ExpiresAt.UTC().Format("2 January 2006 15:04 MST") +
-			". Anyone with the link can see your answers, so keep it to yourself.\n"
-	})
 }
