@@ -1,7 +1,6 @@
 package forms
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,8 +27,8 @@ func label(f *Field) string {
 // checkAnswer validates one visible field's answer, adding messages to v,
 // and returns the value to store; ok is false when there is nothing to
 // store (no answer, or a wrong one).
-func (s *Service) checkAnswer(v *api.Validator, f *Field, raw []string, file *IncomingFile) (Value, bool) {
-	key, name := f.Name, label(f)
+func (s *Service) checkAnswer(v *api.Validator, sp *speaker, f *Field, raw []string, file *IncomingFile) (Value, bool) {
+	key, name := f.Name, sp.label(f)
 	fieldID := f.ID
 	value := Value{FieldID: &fieldID, FieldName: f.Name, FieldLabel: f.Label, FieldType: f.Type}
 	var present []string
@@ -38,31 +37,31 @@ func (s *Service) checkAnswer(v *api.Validator, f *Field, raw []string, file *In
 			present = append(present, r)
 		}
 		if !driverless.ValidText(r) {
-			v.Add(key, fmt.Sprintf("The %s field must be UTF-8 text without NUL characters.", name))
+			v.Add(key, sp.say("The %s field must be UTF-8 text without NUL characters.", name))
 			return value, false
 		}
 	}
 	if f.Type == TypeFile {
-		return s.checkFile(v, f, file, value)
+		return s.checkFile(v, sp, f, file, value)
 	}
 	if len(present) == 0 {
 		if f.IsRequired {
-			v.Add(key, fmt.Sprintf("The %s field is required.", name))
+			v.Add(key, sp.say("The %s field is required.", name))
 		}
 		return value, false
 	}
 	if file != nil {
-		v.Add(key, fmt.Sprintf("The %s field does not take files.", name))
+		v.Add(key, sp.say("The %s field does not take files.", name))
 		return value, false
 	}
 	if isMulti(f.Type) {
-		return s.checkList(v, f, present, value)
+		return s.checkList(v, sp, f, present, value)
 	}
 	if len(present) > 1 {
-		v.Add(key, fmt.Sprintf("The %s field must be a string.", name))
+		v.Add(key, sp.say("The %s field must be a string.", name))
 		return value, false
 	}
-	text, display := checkText(v, f, present[0])
+	text, display := checkText(v, sp, f, present[0])
 	if v.Has(key) {
 		return value, false
 	}
@@ -71,11 +70,11 @@ func (s *Service) checkAnswer(v *api.Validator, f *Field, raw []string, file *In
 }
 
 // checkFile validates a file field's upload (nil when none came).
-func (s *Service) checkFile(v *api.Validator, f *Field, file *IncomingFile, value Value) (Value, bool) {
-	key, name := f.Name, label(f)
+func (s *Service) checkFile(v *api.Validator, sp *speaker, f *Field, file *IncomingFile, value Value) (Value, bool) {
+	key, name := f.Name, sp.label(f)
 	if file == nil {
 		if f.IsRequired {
-			v.Add(key, fmt.Sprintf("The %s field is required.", name))
+			v.Add(key, sp.say("The %s field is required.", name))
 		}
 		return value, false
 	}
@@ -83,18 +82,18 @@ func (s *Service) checkFile(v *api.Validator, f *Field, file *IncomingFile, valu
 	// the field may have changed since (a stale definition), so the
 	// type and size limits are checked again.
 	if allowed := s.allowedTypes(f); !slices.Contains(allowed, extension(file.StoredName)) {
-		v.Add(key, fmt.Sprintf("The %s field must be a file of type: %s.", name, strings.Join(allowed, ", ")))
+		v.Add(key, sp.say("The %s field must be a file of type: %s.", name, strings.Join(allowed, ", ")))
 	}
 	if limit := s.maxFileSize(f); file.Size > limit {
-		v.Add(key, fmt.Sprintf("The %s field must not be greater than %d kilobytes.", name, limit/1024))
+		v.Add(key, sp.say("The %s field must not be greater than %d kilobytes.", name, limit/1024))
 	}
 	kb := float64(file.Size) / 1024
 	rules := f.ValidationRules
 	if rules.Min != nil && kb < *rules.Min {
-		v.Add(key, fmt.Sprintf("The %s field must be at least %s kilobytes.", name, num(*rules.Min)))
+		v.Add(key, sp.say("The %s field must be at least %s kilobytes.", name, num(*rules.Min)))
 	}
 	if rules.Max != nil && kb > *rules.Max {
-		v.Add(key, fmt.Sprintf("The %s field must not be greater than %s kilobytes.", name, num(*rules.Max)))
+		v.Add(key, sp.say("The %s field must not be greater than %s kilobytes.", name, num(*rules.Max)))
 	}
 	original := file.OriginalName
 	value.Value, value.DisplayValue = &original, original
@@ -104,56 +103,56 @@ func (s *Service) checkFile(v *api.Validator, f *Field, file *IncomingFile, valu
 // checkText validates a single answer of a text-like, number, date,
 // time, checkbox or choice field, and returns what to store and what to
 // show for it.
-func checkText(v *api.Validator, f *Field, text string) (stored, display string) {
-	key, name := f.Name, label(f)
+func checkText(v *api.Validator, sp *speaker, f *Field, text string) (stored, display string) {
+	key, name := f.Name, sp.label(f)
 	display = text
 	rules := f.ValidationRules
 	lengthRules := true
 	switch f.Type {
 	case TypeEmail:
 		if !validEmail(text) {
-			v.Add(key, fmt.Sprintf("The %s field must be a valid email address.", name))
+			v.Add(key, sp.say("The %s field must be a valid email address.", name))
 		}
 	case TypeURL:
 		if !validURL(text) {
-			v.Add(key, fmt.Sprintf("The %s field must be a valid URL.", name))
+			v.Add(key, sp.say("The %s field must be a valid URL.", name))
 		}
 	case TypeNumber:
 		lengthRules = false
 		n, ok := number(text)
 		if !ok {
-			v.Add(key, fmt.Sprintf("The %s field must be a number.", name))
+			v.Add(key, sp.say("The %s field must be a number.", name))
 			break
 		}
 		if rules.Min != nil && n < *rules.Min {
-			v.Add(key, fmt.Sprintf("The %s field must be at least %s.", name, num(*rules.Min)))
+			v.Add(key, sp.say("The %s field must be at least %s.", name, num(*rules.Min)))
 		}
 		if rules.Max != nil && n > *rules.Max {
-			v.Add(key, fmt.Sprintf("The %s field must not be greater than %s.", name, num(*rules.Max)))
+			v.Add(key, sp.say("The %s field must not be greater than %s.", name, num(*rules.Max)))
 		}
 	case TypeDate:
 		lengthRules = false
 		if !validDate(text) {
-			v.Add(key, fmt.Sprintf("The %s field must be a valid date.", name))
+			v.Add(key, sp.say("The %s field must be a valid date.", name))
 			break
 		}
 		if rules.MinDate != "" && text < rules.MinDate {
-			v.Add(key, fmt.Sprintf("The %s field must be a date after or equal to %s.", name, rules.MinDate))
+			v.Add(key, sp.say("The %s field must be a date after or equal to %s.", name, rules.MinDate))
 		}
 		if rules.MaxDate != "" && text > rules.MaxDate {
-			v.Add(key, fmt.Sprintf("The %s field must be a date before or equal to %s.", name, rules.MaxDate))
+			v.Add(key, sp.say("The %s field must be a date before or equal to %s.", name, rules.MaxDate))
 		}
 	case TypeTime:
 		lengthRules = false
 		if !timePattern.MatchString(text) {
-			v.Add(key, fmt.Sprintf("The %s field must match the format H:i.", name))
+			v.Add(key, sp.say("The %s field must match the format H:i.", name))
 			break
 		}
 		if rules.MinTime != "" && text < rules.MinTime {
-			v.Add(key, fmt.Sprintf("The %s field must be a time after or equal to %s.", name, rules.MinTime))
+			v.Add(key, sp.say("The %s field must be a time after or equal to %s.", name, rules.MinTime))
 		}
 		if rules.MaxTime != "" && text > rules.MaxTime {
-			v.Add(key, fmt.Sprintf("The %s field must be a time before or equal to %s.", name, rules.MaxTime))
+			v.Add(key, sp.say("The %s field must be a time before or equal to %s.", name, rules.MaxTime))
 		}
 	case TypeCheckbox:
 		lengthRules = false
@@ -163,13 +162,13 @@ func checkText(v *api.Validator, f *Field, text string) (stored, display string)
 		case "0", "false", "off", "no":
 			text, display = "0", "No"
 		default:
-			v.Add(key, fmt.Sprintf("The %s field must be true or false.", name))
+			v.Add(key, sp.say("The %s field must be true or false.", name))
 		}
 	case TypeSelect, TypeRadio:
 		lengthRules = false
 		opt, ok := optionOf(f, text)
 		if !ok {
-			v.Add(key, fmt.Sprintf("The selected %s is invalid.", name))
+			v.Add(key, sp.say("The selected %s is invalid.", name))
 		}
 		display = opt.Label
 	}
@@ -181,40 +180,40 @@ func checkText(v *api.Validator, f *Field, text string) (stored, display string)
 		}
 		switch {
 		case chars > float64(cap):
-			v.Add(key, fmt.Sprintf("The %s field must not be greater than %d characters.", name, cap))
+			v.Add(key, sp.say("The %s field must not be greater than %d characters.", name, cap))
 		case rules.Max != nil && chars > *rules.Max:
-			v.Add(key, fmt.Sprintf("The %s field must not be greater than %s characters.", name, num(*rules.Max)))
+			v.Add(key, sp.say("The %s field must not be greater than %s characters.", name, num(*rules.Max)))
 		}
 		if rules.Min != nil && chars < *rules.Min {
-			v.Add(key, fmt.Sprintf("The %s field must be at least %s characters.", name, num(*rules.Min)))
+			v.Add(key, sp.say("The %s field must be at least %s characters.", name, num(*rules.Min)))
 		}
 	}
 	if rules.Pattern != "" {
 		if re, err := compilePattern(rules.Pattern); err == nil && !re.MatchString(text) {
-			v.Add(key, fmt.Sprintf("The %s field format is invalid.", name))
+			v.Add(key, sp.say("The %s field format is invalid.", name))
 		}
 	}
 	return text, display
 }
 
 // checkList validates a checkbox group or multi-select.
-func (s *Service) checkList(v *api.Validator, f *Field, items []string, value Value) (Value, bool) {
-	key, name := f.Name, label(f)
+func (s *Service) checkList(v *api.Validator, sp *speaker, f *Field, items []string, value Value) (Value, bool) {
+	key, name := f.Name, sp.label(f)
 	labels := make([]string, 0, len(items))
 	for i, it := range items {
 		opt, ok := optionOf(f, it)
 		if !ok {
-			v.Add(key+"."+strconv.Itoa(i), fmt.Sprintf("The selected %s is invalid.", name))
+			v.Add(key+"."+strconv.Itoa(i), sp.say("The selected %s is invalid.", name))
 			continue
 		}
 		labels = append(labels, opt.Label)
 	}
 	rules := f.ValidationRules
 	if rules.Min != nil && float64(len(items)) < *rules.Min {
-		v.Add(key, fmt.Sprintf("The %s field must have at least %s items.", name, num(*rules.Min)))
+		v.Add(key, sp.say("The %s field must have at least %s items.", name, num(*rules.Min)))
 	}
 	if rules.Max != nil && float64(len(items)) > *rules.Max {
-		v.Add(key, fmt.Sprintf("The %s field must not have more than %s items.", name, num(*rules.Max)))
+		v.Add(key, sp.say("The %s field must not have more than %s items.", name, num(*rules.Max)))
 	}
 	if v.Has(key) || slices.ContainsFunc(v.FieldNames(), func(n string) bool { return strings.HasPrefix(n, key+".") }) {
 		return value, false

@@ -72,7 +72,7 @@ const MsgCaptchaFailed = "The check that you are a person did not pass. Please d
 // a (the answers by input name), once per req: a refusal is a
 // *ValidationError at the widget's field, no verdict
 // ErrCaptchaUnavailable.
-func (s *Service) checkCaptcha(ctx context.Context, req *SubmitRequest, a answers) error {
+func (s *Service) checkCaptcha(ctx context.Context, req *SubmitRequest, a answers, sp *speaker) error {
 	if req.captchaPassed {
 		return nil
 	}
@@ -91,7 +91,7 @@ func (s *Service) checkCaptcha(ctx context.Context, req *SubmitRequest, a answer
 	}
 	if !ok {
 		v := &api.Validator{}
-		v.Add(field, MsgCaptchaFailed)
+		v.Add(field, sp.say(MsgCaptchaFailed))
 		return v.Err()
 	}
 	req.captchaPassed = true

@@ -73,6 +73,10 @@ type FormSettings struct {
 	// Captcha asks the service's CAPTCHA Verifier (Options.Captcha)
 	// about each submission before it is stored.
 	Captcha bool `json:"captcha"`
+	// Language is the form's own language (a BCP 47 tag; English when
+	// empty); Translations hold its texts in others, by language.
+	Language     string                 `json:"language"`
+	Translations map[string]Translation `json:"translations"`
 }
 
 // Ways a form knows a person (FormSettings.IdentifyBy).
@@ -291,6 +295,9 @@ type Submission struct {
 	// sent it: the store keeps one accepted submission a form and
 	// respondent (ErrResponded for a second), apart from the submission.
 	Respondent string `json:"-"`
+	// Language is the language it was sent in, for its notifications;
+	// not stored.
+	Language string `json:"-"`
 	// ResumeHash, when set, names the partial (by its token's hash) this
 	// submission finishes: the store deletes it in the submission's
 	// transaction.

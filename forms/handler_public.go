@@ -39,6 +39,11 @@ type renderDefinition struct {
 	// them).
 	Prefill map[string][]string `json:"prefill"`
 	Locked  []string            `json:"locked"`
+	// Language is the one the definition is in (?lang=, else the best
+	// match of Accept-Language, else the form's own); Languages are all
+	// the form has, its own first.
+	Language  string   `json:"language"`
+	Languages []string `json:"languages"`
 }
 
 type renderConfig struct {
@@ -94,10 +99,12 @@ func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	def := renderDefinition{ID: form.ID, Name: form.Name, Slug: form.Slug, Description: form.Description,
-		SubmitButtonText: form.SubmitButtonText, SuccessMessage: form.SuccessMessage, RedirectURL: form.RedirectURL,
+	lang := ChooseLanguage(form, r)
+	shown, fields, _ := Localized(form, d.Fields, nil, lang)
+	def := renderDefinition{ID: form.ID, Name: shown.Name, Slug: form.Slug, Description: shown.Description,
+		SubmitButtonText: shown.SubmitButtonText, SuccessMessage: shown.SuccessMessage, RedirectURL: form.RedirectURL,
 		IsMultiStep: form.IsMultiStep, ShowProgressBar: form.ShowProgressBar, AllowStepNavigation: form.AllowStepNavigation,
-		Fields: d.Fields, Steps: d.Steps}
+		Fields: fields, Steps: localizedSteps(form, d.Steps, lang), Language: lang, Languages: Languages(form)}
 	def.Config.Honeypot.Enabled, def.Config.Honeypot.FieldName = true, HoneypotField
 	def.Config.Display.LabelPosition, def.Config.Display.ShowRequiredIndicator = "above", true
 	def.Config.Display.RequiredIndicator, def.Config.Display.ErrorDisplay = "*", "below"
@@ -131,7 +138,7 @@ func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) error
 	}
 	def.Accepting = why == nil
 	if why != nil {
-		def.ClosedMessage = ClosedWords(form, why)
+		def.ClosedMessage = speakerFor(form, nil, lang).phrase(ClosedWords(shown, why))
 	}
 	reply.WriteData(w, http.StatusOK, def)
 	return nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/riverqueue/river"
@@ -170,6 +171,10 @@ type notificationArgs struct {
 	FormID         int64 `json:"form_id"`
 	NotificationID int64 `json:"notification_id"`
 	SubmissionID   int64 `json:"submission_id"`
+	// Lang is the language the submission was sent in, when not the
+	// form's own: the notification's translation is sent, where it has
+	// one.
+	Lang string `json:"lang,omitempty"`
 }
 
 // Kind implements river.JobArgs.
@@ -182,13 +187,17 @@ func (notificationArgs) InsertOpts() river.InsertOpts {
 
 // queueNotifications queues a job per notification that goes out, inside
 // tx when there is one.
-func (s *Service) queueNotifications(ctx context.Context, tx *sql.Tx, list []Notification, sub *Submission, a answers, names map[string]string) error {
+func (s *Service) queueNotifications(ctx context.Context, tx *sql.Tx, list []Notification, event SubmissionEvent, a answers, names map[string]string) error {
+	sub := event.Submission
 	for i := range list {
 		n := &list[i]
 		if !n.sends(a, names) {
 			continue
 		}
 		args := notificationArgs{FormID: sub.FormID, NotificationID: n.ID, SubmissionID: sub.ID}
+		if _, translated := event.Form.Translations[sub.Language]; translated {
+			args.Lang = sub.Language
+		}
 		if err := s.enqueuer.EnqueueTx(ctx, tx, args, nil); err != nil {
 			return fmt.Errorf("queue notification %d: %w", n.ID, err)
 		}
@@ -287,6 +296,9 @@ func (s *Service) SendNotification(ctx context.Context, args notificationArgs) e
 	}
 	if !n.IsEnabled || sub.IsSpam {
 		return nil
+	}
+	if t, ok := form.Translations[args.Lang].Notifications[strconv.FormatInt(n.ID, 10)]; ok {
+		n.Subject, n.Message = or(t.Subject, n.Subject), or(t.Message, n.Message)
 	}
 	to := recipients(n, sub)
 	if len(to) == 0 {

@@ -1,9 +1,9 @@
 package forms
 
 import (
+	"cmp"
 	"embed"
 	"errors"
-	"fmt"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -166,7 +166,7 @@ func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	access := r.URL.Query().Get(AccessQuery)
-	d := drawn{access: access, thanks: thanks, query: r.URL.Query(), prefill: r.URL.Query().Get(PrefillQuery)}
+	d := drawn{access: access, thanks: thanks, query: r.URL.Query(), prefill: r.URL.Query().Get(PrefillQuery), lang: ChooseLanguage(form, r)}
 	if token := r.URL.Query().Get(ResumeQuery); token != "" && thanks == "" {
 		partial, err := p.svc.Partial(r.Context(), form, token)
 		switch {
@@ -312,13 +312,17 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 		p.base.Render.SetFlash(w, r, r.URL.Path, web.Flash{Kind: "success", Message: a.res.Message})
-		web.SeeOther(w, r, r.URL.Path)
+		back := r.URL.Path
+		if a.req.Language != LanguageOf(a.form) {
+			back += "?" + LanguageQuery + "=" + url.QueryEscape(a.req.Language)
+		}
+		web.SeeOther(w, r, back)
 		return nil
 	}
 	var again drawn
 	if a.req != nil {
 		again = drawn{values: a.req.Values, kept: a.req.Kept, token: a.req.FormToken, access: a.req.Access, resume: a.req.Resume,
-			prefill: a.req.Prefill}
+			prefill: a.req.Prefill, lang: a.req.Language}
 	}
 	var ve *ValidationError
 	var ae *api.Error
@@ -351,8 +355,10 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 // drawClosed answers the page of a form that takes no response, saying
 // why and what to do instead, without the form.
 func (p *PageHandler) drawClosed(w http.ResponseWriter, r *http.Request, status int, form *Form, why error) error {
-	data := &pageData{Form: form, PageURL: r.URL.Path, Closed: ClosedWords(form, why)}
-	p.base.Render.Render(w, r, status, PageTemplate, &web.Page{Title: form.Name, Data: data})
+	lang := ChooseLanguage(form, r)
+	shown, _, _ := Localized(form, nil, nil, lang)
+	data := &pageData{Form: shown, PageURL: r.URL.Path, Closed: speakerFor(form, nil, lang).phrase(ClosedWords(shown, why))}
+	p.base.Render.Render(w, r, status, PageTemplate, &web.Page{Title: shown.Name, Data: data, Lang: lang})
 	return nil
 }
 
@@ -381,6 +387,7 @@ type drawn struct {
 	kept            map[string]KeptUpload
 	token, access   string
 	resume, prefill string
+	lang            string
 	// query is the page address's, on a first draw: the prefill of the
 	// fields that take it.
 	query           url.Values
@@ -391,9 +398,16 @@ type drawn struct {
 // draw answers the page of form as d says.
 func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, form *Form, d drawn) error {
 	values, kept, token, errs, problem, thanks := d.values, d.kept, d.token, d.errs, d.problem, d.thanks
-	data := &pageData{Form: form, PageURL: r.URL.Path, Thanks: thanks, HoneypotField: HoneypotField, FormTokenField: FormTokenField,
+	lang := cmp.Or(d.lang, LanguageOf(form))
+	shown, _, _ := Localized(form, nil, nil, lang)
+	sp := speakerFor(form, nil, lang)
+	data := &pageData{Form: shown, Lang: lang, SaveText: sp.say("Save and continue later"),
+		AnotherText: sp.say("Send another response"), PageURL: r.URL.Path, Thanks: thanks, HoneypotField: HoneypotField, FormTokenField: FormTokenField,
 		Access: d.access, AccessField: AccessField, Resume: d.resume, CanSave: form.SaveAndResume, ResumeField: ResumeField,
 		ActionField: ActionField, ActionSave: ActionSave}
+	if len(form.Translations) > 0 {
+		data.LanguageField = LanguageField // the page's language goes with the answers
+	}
 	if form.Captcha && p.svc.captcha != nil && thanks == "" {
 		widget := p.svc.captcha.Widget()
 		data.Captcha = &widget
@@ -411,7 +425,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 			}
 		}
 	}
-	title := form.Name
+	title := shown.Name
 	if thanks == "" {
 		fields, err := p.svc.Fields(r.Context(), form.ID)
 		if err != nil {
@@ -436,16 +450,17 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 			}
 			data.Prefill, data.PrefillField = d.prefill, PrefillField
 		}
-		groups, inputs, general := p.svc.layout(fields, steps, values, kept, errs, left, locked)
+		_, fields, steps = Localized(form, fields, steps, lang)
+		groups, inputs, general := p.svc.layout(fields, steps, values, kept, errs, left, locked, sp)
 		if problem != "" {
-			general = append([]string{problem}, general...)
+			general = append([]string{sp.phrase(problem)}, general...)
 		}
 		data.Groups, data.Summary = groups, web.Summary(inputs, general...)
 		if len(data.Summary) > 0 {
 			title = "Error: " + title
 		}
 	}
-	page := &web.Page{Title: title, Data: data}
+	page := &web.Page{Title: title, Data: data, Lang: lang}
 	if data.Captcha != nil {
 		page.Embeds = data.Captcha.Origins
 	}
@@ -481,6 +496,10 @@ type pageData struct {
 	Saved *savedView
 	// Captcha, when set, is the CAPTCHA widget the page draws.
 	Captcha *CaptchaWidget
+	// Lang is the language the page is drawn in, sent back in
+	// LanguageField; SaveText and AnotherText are its words for "Save
+	// and continue later" and "Send another response".
+	Lang, LanguageField, SaveText, AnotherText string
 	// Prefill is the signed prefill token the page sends back.
 	Prefill, PrefillField string
 	// Resume is the token of the saved response the page continues;
@@ -564,7 +583,7 @@ var autocomplete = map[string]string{TypeEmail: "email", TypePhone: "tel", TypeU
 // the messages of a failed submission. For the error summary it also
 // returns the inputs in page order, and the messages about no field.
 func (s *Service) layout(fields []Field, steps []Step, values map[string][]string, kept map[string]KeptUpload, errs *ValidationError,
-	left map[string]map[string]int64, locked map[string]string) (groups []pageGroup,
+	left map[string]map[string]int64, locked map[string]string, sp *speaker) (groups []pageGroup,
 	inputs []web.Field, general []string) {
 	var messages map[string][]string
 	var names []string
@@ -591,6 +610,9 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 			Placeholder: f.Placeholder, Required: f.IsRequired, Multiple: f.Type == TypeSelectMultiple, Autocomplete: autocomplete[f.Type]}
 		if in.Type == "" {
 			in.Type = "text"
+		}
+		if in.Type == web.TypeSelect && in.Placeholder == "" && sp != nil && sp.printer != nil {
+			in.Placeholder = sp.phrase("Choose…") // the page layer's own word is English
 		}
 		if rows, ok := f.FieldConfig["rows"].(float64); ok && rows > 0 && rows < 100 {
 			in.Rows = int(rows)
@@ -627,11 +649,11 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 			if n, limited := left[f.Name][o.Value]; limited {
 				switch n {
 				case 0:
-					label += " (full)"
+					label = sp.say("%s (full)", label)
 				case 1:
-					label += " (1 place left)"
+					label = sp.say("%s (1 place left)", label)
 				default:
-					label += fmt.Sprintf(" (%d places left)", n)
+					label = sp.say("%s (%d places left)", label, n)
 				}
 			}
 			in.Options = append(in.Options, web.Option{Value: o.Value, Label: label, Selected: slices.Contains(given, o.Value)})

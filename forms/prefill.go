@@ -105,7 +105,7 @@ func (s *Service) prefillFrom(fields []Field, query url.Values) map[string][]str
 			given = given[:1]
 		}
 		v := &api.Validator{}
-		if _, fine := s.checkAnswer(v, f, given, nil); fine && v.Err() == nil {
+		if _, fine := s.checkAnswer(v, nil, f, given, nil); fine && v.Err() == nil {
 			out[f.Name] = given
 		}
 	}
@@ -114,13 +114,13 @@ func (s *Service) prefillFrom(fields []Field, query url.Values) map[string][]str
 
 // lockPrefill puts the values of req's signed prefill token over its
 // answers a, or says at PrefillField that the token is not good.
-func (s *Service) lockPrefill(form *Form, fields []Field, req *SubmitRequest, a answers, v *api.Validator) {
+func (s *Service) lockPrefill(form *Form, fields []Field, req *SubmitRequest, a answers, v *api.Validator, sp *speaker) {
 	if req.Prefill == "" {
 		return
 	}
 	locked, err := s.readPrefill(form, fields, req.Prefill)
 	if err != nil {
-		v.Add(PrefillField, msgBadPrefill)
+		v.Add(PrefillField, sp.say(msgBadPrefill))
 		return
 	}
 	for name, value := range locked {

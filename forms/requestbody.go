@@ -1,6 +1,7 @@
 package forms
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -153,6 +154,9 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string, mode
 	a.req.UserAgent = r.UserAgent()
 	a.req.Respondent = s.respondentOf(r)
 	a.req.keepValid = s.keep
+	// The language it was sent in: the page's, else the address's, else
+	// the request's Accept-Language (one of the form's).
+	a.req.Language = chooseLanguage(def.form, cmp.Or(a.req.Language, r.URL.Query().Get(LanguageQuery)), r.Header.Get("Accept-Language"))
 	if mode == saveOnly || mode == saveByForm && a.req.action == ActionSave {
 		if def.cached {
 			// A save is not checked against the form's version as it is
@@ -263,6 +267,8 @@ func (req *SubmitRequest) add(name, value string) {
 		req.Prefill = value
 	case ActionField:
 		req.action = value
+	case LanguageField:
+		req.Language = value
 	default:
 		req.Values[key] = append(req.Values[key], value)
 	}
@@ -435,7 +441,7 @@ func readJSON(w http.ResponseWriter, r *http.Request, req *SubmitRequest) error 
 	values := in
 	if data, ok := in["data"].(map[string]any); ok {
 		values = data
-		for _, k := range []string{HoneypotField, LoadedAtField, FormTokenField, AccessField, ResumeField, ResumeEmailField, PrefillField} {
+		for _, k := range []string{HoneypotField, LoadedAtField, FormTokenField, AccessField, ResumeField, ResumeEmailField, PrefillField, LanguageField} {
 			if v, ok := in[k]; ok {
 				values[k] = v
 			}

@@ -339,6 +339,7 @@ func (s *Service) validateForm(f *Form) *api.Validator {
 	if !slices.Contains([]string{IdentifyBySignIn, IdentifyByEmail, IdentifyByInvitation}, f.IdentifyBy) {
 		v.Add("identify_by", api.MsgSelected("identify_by"))
 	}
+	validateLanguages(v, f)
 	if f.Captcha && s.captcha == nil {
 		v.Add("captcha", "The captcha field cannot be on: this server has no CAPTCHA provider configured.")
 	}

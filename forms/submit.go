@@ -50,6 +50,10 @@ type SubmitRequest struct {
 	// finishes (the ResumeField input): its files answer the file fields
 	// sent without one, and it is deleted as the submission is stored.
 	Resume string
+	// Language is the language the submission was sent in (the
+	// LanguageField input, or the request's choice): its messages are
+	// said in it, and its notifications sent in it where translated.
+	Language string
 	// Prefill is a signed prefill token (the PrefillField input): the
 	// values it sets win over those sent.
 	Prefill string
@@ -145,7 +149,8 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		ReferrerURL: driverless.ClipText(req.ReferrerURL, 2048), IPAddress: driverless.ClipText(req.IPAddress, 64),
 		UserAgent: driverless.ClipText(req.UserAgent, 512), CreatedAt: now, UpdatedAt: now}
 	v := &api.Validator{}
-	s.lockPrefill(form, fields, req, a, v)
+	sp := speakerFor(form, fields, req.Language)
+	s.lockPrefill(form, fields, req, a, v, sp)
 	for i := range fields {
 		f := &fields[i]
 		if IsLayout(f.Type) {
@@ -157,11 +162,11 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		}
 		if msgs := req.refused[f.Name]; len(msgs) > 0 {
 			for _, m := range msgs {
-				v.Add(f.Name, m)
+				v.Add(f.Name, sp.phrase(m))
 			}
 			continue
 		}
-		value, ok := s.checkAnswer(v, f, a[f.Name], file)
+		value, ok := s.checkAnswer(v, sp, f, a[f.Name], file)
 		if !ok {
 			continue
 		}
@@ -177,7 +182,7 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		return nil, err
 	}
 	if form.Captcha {
-		if err := s.checkCaptcha(ctx, req, a); err != nil {
+		if err := s.checkCaptcha(ctx, req, a, sp); err != nil {
 			return nil, err
 		}
 	}
@@ -199,6 +204,7 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	if req.resumed != nil {
 		sub.ResumeHash = req.resumed.TokenHash
 	}
+	sub.Language = req.Language
 	if form.MaxResponses != nil && !sub.IsSpam { // spam takes no place
 		sub.Limit = *form.MaxResponses
 	}
@@ -226,7 +232,7 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	if qe, full := errors.AsType[*QuotaError](err); full {
 		// Said at the field, as any answer that cannot be taken.
 		v := &api.Validator{}
-		v.Add(qe.Quota.Field, "No places are left for "+qe.Quota.Label+"; choose another.")
+		v.Add(qe.Quota.Field, sp.say("No places are left for %s; choose another.", quotaLabel(form, qe.Quota, req.Language)))
 		return nil, v.Err()
 	}
 	if err != nil {
@@ -247,8 +253,11 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		s.fireAccepted(ctx, event)
 	}
 	msg := form.SuccessMessage
+	if t := form.Translations[req.Language].SuccessMessage; t != "" {
+		msg = t
+	}
 	if strings.TrimSpace(msg) == "" {
-		msg = "Form submitted successfully."
+		msg = sp.say("Form submitted successfully.")
 	}
 	outcome := "accepted"
 	if sub.IsSpam {
@@ -273,7 +282,7 @@ func fieldNames(fields []Field) map[string]string {
 // queued (a holds its answers by field name) and the Tx hooks run.
 func (s *Service) acceptTx(ctx context.Context, tx *sql.Tx, notifications []Notification, txHooks []SubmissionTxHook,
 	event SubmissionEvent, a answers, names map[string]string) error {
-	if err := s.queueNotifications(ctx, tx, notifications, event.Submission, a, names); err != nil {
+	if err := s.queueNotifications(ctx, tx, notifications, event, a, names); err != nil {
 		return err
 	}
 	for _, h := range txHooks {

@@ -17,6 +17,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -228,7 +229,8 @@ type Page struct {
 	Embeds []string
 
 	// Lang, Stylesheet, Script, Brand and Path (the page's own, for
-	// marking the current link) are filled in by Render.
+	// marking the current link) are filled in by Render; a Lang set
+	// already (a page in another language than the site's) is kept.
 	Lang       string
 	Stylesheet string
 	Script     string
@@ -245,7 +247,7 @@ func (r *Renderer) Render(w http.ResponseWriter, req *http.Request, status int, 
 		http.Error(w, "Server Error.", http.StatusInternalServerError)
 		return
 	}
-	p.Lang, p.Stylesheet, p.Script, p.Brand, p.Path = r.lang, r.stylesheet, r.script, r.brand, req.URL.Path
+	p.Lang, p.Stylesheet, p.Script, p.Brand, p.Path = cmp.Or(p.Lang, r.lang), r.stylesheet, r.script, r.brand, req.URL.Path
 	if p.Nav == nil && r.navigator != nil {
 		p.Nav = r.navigator.Navigation(req)
 	}
