@@ -195,6 +195,7 @@ func (h *Handler) adminRoutes() {
 	h.route("/{form}/steps/{step}", merge(update(steps.update(h)), methods{http.MethodDelete: h.admin(AbilityUpdate, steps.delete(h))}))
 	h.route("/{form}/invitations", methods{http.MethodPost: h.admin(AbilityUpdate, h.invite)})
 	h.route("/{form}/partials", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.listPartials)})
+	h.route("/{form}/summary", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.summary)})
 	h.route("/{form}/submissions", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.listSubmissions)})
 	h.route("/{form}/submissions/export", methods{http.MethodGet: h.admin(AbilityViewSubmissions, h.exportSubmissions)})
 	h.route("/{form}/submissions/bulk", methods{http.MethodPost: h.admin(AbilityUpdate, h.bulkSubmissions)})

@@ -222,6 +222,24 @@ func (h *Handler) listPartials(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// summary is the form's answers at a glance: GET {form}/summary?from=&to=.
+func (h *Handler) summary(w http.ResponseWriter, r *http.Request) error {
+	form, err := h.form(r)
+	if err != nil {
+		return err
+	}
+	from, to, err := h.svc.SummaryRange(r.URL.Query().Get("from"), r.URL.Query().Get("to"))
+	if err != nil {
+		return err
+	}
+	sum, err := h.svc.Summary(r.Context(), form, from, to)
+	if err != nil {
+		return err
+	}
+	reply.WriteData(w, http.StatusOK, sum)
+	return nil
+}
+
 // pages is where the forms' pages are for links the API makes: the
 // service's PagesURL, else this site's address with PagePrefixDefault.
 func (h *Handler) pages(r *http.Request) string {

@@ -138,6 +138,7 @@ type Service struct {
 	tokenUses     groundwork.RateLimiter
 	pagesURL      string
 	captcha       Verifier
+	views         ViewCounter
 }
 
 // NewService returns the forms service on st.

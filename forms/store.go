@@ -124,6 +124,10 @@ type Store interface {
 	// DropExpiredPartials deletes the partials expired by at (their
 	// ExpiresAt not after it) and returns the blob keys of their uploads.
 	DropExpiredPartials(ctx context.Context, at time.Time) (blobKeys []string, err error)
+	// Summarize reads what Summary shows of the form's accepted (not
+	// spam) submissions made in [q.From, q.To), and of its saved
+	// responses first saved then.
+	Summarize(ctx context.Context, q SummaryQuery) (*AnswerStats, error)
 	// SetSubmissionFlag sets a flag on the listed submissions of the form
 	// and returns how many there were.
 	SetSubmissionFlag(ctx context.Context, formID int64, ids []int64, flag Flag, value bool, at time.Time) (int, error)
@@ -155,6 +159,47 @@ type Partial struct {
 	CreatedAt time.Time           `json:"created_at"`
 	UpdatedAt time.Time           `json:"updated_at"`
 	ExpiresAt time.Time           `json:"expires_at"`
+}
+
+// SummaryQuery asks Store.Summarize for a form's answers at a glance:
+// counts per value of the fields of one choice (Choices) and per item of
+// those of several (Lists), count, average, least and most of the number
+// fields (Numbers), and the Latest answers of the others (Texts), over
+// the accepted submissions made in [From, To).
+type SummaryQuery struct {
+	FormID                        int64
+	From, To                      time.Time
+	Choices, Lists, Numbers, Texts []string
+	Latest                        int
+}
+
+// AnswerStats is what Store.Summarize reads: the accepted submissions in
+// the range; by field, how many answered, the counts per value or item,
+// the number statistics, the latest answers (newest first); and the saved
+// responses first saved in the range by the last step they reached,
+// those still kept (Saved) and those swept unsent (Abandoned).
+type AnswerStats struct {
+	Submissions int64
+	Answered    map[string]int64
+	Counts      map[string]map[string]int64
+	Numbers     map[string]NumberStats
+	Latest      map[string][]LatestAnswer
+	Saved       map[int]int64
+	Abandoned   map[int]int64
+}
+
+// NumberStats summarise a number field's answers.
+type NumberStats struct {
+	Count   int64   `json:"count"`
+	Average float64 `json:"average"`
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
+}
+
+// LatestAnswer is one answer and when it was sent.
+type LatestAnswer struct {
+	Value string    `json:"value"`
+	At    time.Time `json:"at"`
 }
 
 // FormQuery selects forms.

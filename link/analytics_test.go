@@ -105,3 +105,37 @@ func TestAnalyticsLinks(t *testing.T) {
 		require.Equal(t, 1.0, conv.Goals[1].Period.Conversions)
 	})
 }
+
+// A form's summary counts the views of its page that the analytics
+// counted, on the days asked, and no other page's.
+func TestAnalyticsToForms(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d, formssql.Migrations, reportingsql.Migrations)
+		now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+		clock := func() time.Time { return now }
+		f, err := forms.NewService(formssql.New(db), &forms.Options{FormTokenOptional: true, Now: clock})
+		require.NoError(t, err)
+		a, err := reporting.NewAnalytics(reportingsql.New(db), &reporting.AnalyticsOptions{Now: clock})
+		require.NoError(t, err)
+		require.Error(t, link.AnalyticsToForms(nil, a, forms.PagePrefixDefault))
+		require.NoError(t, link.AnalyticsToForms(f, a, forms.PagePrefixDefault))
+		form := &forms.Form{Name: "Survey", IsActive: true}
+		require.NoError(t, f.CreateForm(ctx, form))
+
+		const ua = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+		for i, path := range []string{"/forms/survey", "/forms/survey", "/forms/survey?lang=fr", "/forms/other", "/"} {
+			require.NoError(t, a.Collect(ctx, reporting.View{URL: "https://shop.example" + path, IP: "192.0.2." + string(rune('1'+i)), UserAgent: ua}))
+		}
+		require.NoError(t, a.Flush(ctx))
+		day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+		sum, err := f.Summary(ctx, form, day, day.AddDate(0, 0, 1))
+		require.NoError(t, err)
+		require.NotNil(t, sum.Funnel.Views)
+		require.EqualValues(t, 3, *sum.Funnel.Views, "the form's page, its query left out")
+		sum, err = f.Summary(ctx, form, day.AddDate(0, 0, 1), day.AddDate(0, 0, 2))
+		require.NoError(t, err)
+		require.EqualValues(t, 0, *sum.Funnel.Views, "another day")
+	})
+}

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/groundwork-go/groundwork/bookings"
@@ -147,6 +148,29 @@ func FormsToAnalytics(f *forms.Service, a *reporting.Analytics, site string) err
 	}
 	f.OnSubmissionAccepted(func(ctx context.Context, e forms.SubmissionEvent) {
 		_ = a.CollectServer(ctx, site, EventFormSubmitted, map[string]string{"form": e.Form.Slug})
+	})
+	return nil
+}
+
+// AnalyticsToForms gives f's summaries (forms.Service.Summary) the views
+// of each form's page as a counted them: the page at pages + "/" + the
+// form's slug (pages is where the forms' pages are served, such as
+// forms.PagePrefixDefault), over the analytics' days of the range.
+func AnalyticsToForms(f *forms.Service, a *reporting.Analytics, pages string) error {
+	if f == nil || a == nil {
+		return errors.New("link: analytics to forms: a service is nil")
+	}
+	f.CountViewsWith(func(ctx context.Context, form *forms.Form, from, to time.Time) (int64, error) {
+		page := reporting.Filters{{Dim: reporting.DimPage, Value: strings.TrimSuffix(pages, "/") + "/" + form.Slug}}
+		rows, err := a.Store().Filtered(ctx, page, reporting.DimTotal, from.Format(time.DateOnly), to.Add(-time.Nanosecond).Format(time.DateOnly), 0)
+		if err != nil {
+			return 0, err
+		}
+		var views int64
+		for _, r := range rows {
+			views += r.Views
+		}
+		return views, nil
 	})
 	return nil
 }

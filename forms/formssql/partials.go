@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/store"
 )
@@ -94,10 +96,39 @@ func (s *Store) Partials(ctx context.Context, formID int64) ([]forms.Partial, er
 	return out, nil
 }
 
-// DropExpiredPartials implements forms.Store.
+// DropExpiredPartials implements forms.Store. Each partial dropped is
+// counted in forms_abandoned in the same transaction.
 func (s *Store) DropExpiredPartials(ctx context.Context, at time.Time) ([]string, error) {
 	var uploads []string
-	err := s.db.SelectContext(ctx, &uploads, s.q(`DELETE FROM forms_partials WHERE expires_at <= ? RETURNING uploads`), store.NewTime(at))
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		var gone []struct {
+			FormID    int64      `db:"form_id"`
+			LastStep  int        `db:"last_step"`
+			CreatedAt store.Time `db:"created_at"`
+			Uploads   string     `db:"uploads"`
+		}
+		if err := tx.SelectContext(ctx, &gone, tx.Rebind(`DELETE FROM forms_partials WHERE expires_at <= ?
+			RETURNING form_id, last_step, created_at, uploads`), store.NewTime(at)); err != nil {
+			return err
+		}
+		type key struct {
+			form int64
+			day  string
+			step int
+		}
+		counts := map[key]int64{}
+		for _, g := range gone {
+			uploads = append(uploads, g.Uploads)
+			counts[key{g.FormID, g.CreatedAt.UTC().Format(time.DateOnly), g.LastStep}]++
+		}
+		for k, n := range counts {
+			if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO forms_abandoned (form_id, day, last_step, count) VALUES (?, ?, ?, ?)
+				ON CONFLICT (form_id, day, last_step) DO UPDATE SET count = forms_abandoned.count + excluded.count`), k.form, k.day, k.step, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("formssql: drop expired partials: %w", err)
 	}
