@@ -167,10 +167,10 @@ type Partial struct {
 // fields (Numbers), and the Latest answers of the others (Texts), over
 // the accepted submissions made in [From, To).
 type SummaryQuery struct {
-	FormID                        int64
-	From, To                      time.Time
+	FormID                         int64
+	From, To                       time.Time
 	Choices, Lists, Numbers, Texts []string
-	Latest                        int
+	Latest                         int
 }
 
 // AnswerStats is what Store.Summarize reads: the accepted submissions in
