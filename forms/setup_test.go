@@ -127,6 +127,9 @@ func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
 	mux.Handle(forms.PrefixDefault, checked) // POST /api/v1/forms has no slash
 	mux.Handle(forms.PrefixDefault+"/", checked)
 	mux.Handle("/forms/", pages)
+	summary, err := forms.NewSummaryPage(b.svc, nil)
+	require.NoError(t, err)
+	mux.Handle(forms.SummaryPathDefault+"/", summary)
 	b.server = httptest.NewServer(mux)
 	t.Cleanup(b.server.Close)
 	return b

@@ -2,12 +2,15 @@ package forms_test
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/internal/browsertest"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -111,4 +114,46 @@ func TestSummary(t *testing.T) {
 		}
 		require.Equal(t, 403, b.api(t, "GET", "/"+slug+"/summary", nil, "viewer").status)
 	})
+}
+
+// The owner's pages: the list of forms, a form's answers at a glance in
+// words and tables, a bad range told at its input; in Chromium, by
+// keyboard, axe-core finds nothing, light and dark, phone and desktop.
+func TestBrowserSummaryPage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	slug := b.seedSurvey(t)
+	list := b.request(t, "GET", forms.SummaryPathDefault+"/", "", "", nil)
+	require.Equal(t, 200, list.status)
+	require.Contains(t, list.body, `<a href="/form-answers/survey">Survey</a>`)
+	page := b.request(t, "GET", forms.SummaryPathDefault+"/"+slug+"?from=2026-11-23&to=2026-11-24", "", "", nil)
+	require.Equal(t, 200, page.status, page.body)
+	for _, text := range []string{"<h1>Answers: Survey</h1>", "4 responses from 23 November 2026 to 24 November 2026, spam left out.",
+		`<th scope="row">Food</th><td class="num">2</td><td class="num">67%</td>`, "Average 4, lowest 3, highest 5.",
+		"<li>Fine <span class=\"help\">(24 Nov 2026, 11:00)</span></li>", `<th scope="row">1. Your visit</th><td class="num">6</td><td class="num">1</td>`,
+		"Not counted"} {
+		require.Contains(t, page.body, text)
+	}
+	require.NotContains(t, page.body, "BUY PILLS", "spam left out")
+	bad := b.request(t, "GET", forms.SummaryPathDefault+"/"+slug+"?from=2026-11-24&to=2026-11-01", "", "", nil)
+	require.Equal(t, 422, bad.status)
+	require.Contains(t, bad.body, "The to field must be a date after or equal to from.")
+	require.Equal(t, 404, b.request(t, "GET", forms.SummaryPathDefault+"/nope", "", "", nil).status)
+
+	ctx := browsertest.New(t, 90*time.Second)
+	browsertest.Do(t, ctx, chromedp.Navigate(b.server.URL+forms.SummaryPathDefault+"/"), chromedp.WaitVisible(chromedp.CSS("table")))
+	axeEverywhere(t, ctx, "the list of forms")
+	browsertest.TabTo(t, ctx, `a[href="/form-answers/survey"]`)
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, browsertest.Text(t, ctx, "h1"), "Answers: Survey")
+	// The range by keyboard: the dates typed, then Show.
+	browsertest.Do(t, ctx, chromedp.SetValue(chromedp.CSS("#from"), "2026-11-23"), chromedp.SetValue(chromedp.CSS("#to"), "2026-11-24"))
+	browsertest.TabTo(t, ctx, "form.actions button")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, browsertest.Text(t, ctx, "main"), "4 responses from 23 November 2026")
+	axeEverywhere(t, ctx, "a form's answers")
+	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "form-summary")
+	browsertest.Do(t, ctx, chromedp.Navigate(b.server.URL+forms.SummaryPathDefault+"/"+slug+"?from=2026-11-24&to=2026-11-01"),
+		chromedp.WaitVisible(chromedp.CSS(".error-summary")))
+	axeEverywhere(t, ctx, "a bad range")
 }

@@ -128,6 +128,7 @@ type handlers struct {
 	color, colorAI *a11y.Handler
 	forms          *forms.Handler
 	formPages      *forms.PageHandler
+	formSummary    *forms.SummaryPage
 	webhooks       *webhooks.Handler
 	inbound        *webhooks.InboundHandler
 	portal         *webhooks.PortalHandler
@@ -300,7 +301,8 @@ func (a *app) wireWebhooks(w *wiring) error {
 // in, with the reports for those who may see them.
 func (a *app) wireSignIn(w *wiring) error {
 	w.h.site = &site{adminEmail: w.cfg.adminEmail, logger: w.logger}
-	links := append(auth.NavLinksDefault(auth.HomePathDefault), groundwork.NavLink{Text: "Reports", URL: "/reporting", Capability: reporting.CapabilityView})
+	links := append(auth.NavLinksDefault(auth.HomePathDefault), groundwork.NavLink{Text: "Reports", URL: "/reporting", Capability: reporting.CapabilityView},
+		groundwork.NavLink{Text: "Form answers", URL: forms.SummaryPathDefault + "/", Capability: forms.CapabilityViewAnswers})
 	var err error
 	w.h.signIn, err = auth.NewWeb(a.tokens, &auth.WebOptions{HTTPOptions: w.web, LogoutPath: "/login", Home: http.HandlerFunc(w.h.site.dashboard),
 		TokenAbilities: knownAbilities, NavLinks: links, AdminContact: w.cfg.adminEmail})
@@ -318,8 +320,11 @@ func (a *app) wireSite(w *wiring) error {
 	if err != nil {
 		return err
 	}
+	if w.h.formSummary, err = forms.NewSummaryPage(a.forms, &forms.SummaryPageOptions{HTTPOptions: w.web}); err != nil {
+		return err
+	}
 	a.jsonHandlers = jsonHandlers(&w.h)
-	a.pageRoutes = slices.Concat(w.h.signIn.Routes(), w.h.formPages.Routes(), w.h.bookingPages.Routes(), w.h.calendarPages.Routes(), w.h.portal.Routes(), []string{"GET /docs/api"})
+	a.pageRoutes = slices.Concat(w.h.signIn.Routes(), w.h.formPages.Routes(), w.h.formSummary.Routes(), w.h.bookingPages.Routes(), w.h.calendarPages.Routes(), w.h.portal.Routes(), []string{"GET /docs/api"})
 	if w.h.reports != nil {
 		a.pageRoutes = append(a.pageRoutes, w.h.reports.dashboard.Routes()...)
 	}
@@ -426,6 +431,10 @@ func (a *app) wireReporting(w *wiring) error {
 	if err := link.FormsToAnalytics(a.forms, a.analytics, publicOrigin(w.cfg)); err != nil {
 		return err
 	}
+	// The forms' summaries count their pages' views.
+	if err := link.AnalyticsToForms(a.forms, a.analytics, forms.PagePrefixDefault); err != nil {
+		return err
+	}
 	return link.BookingsToAnalytics(w.h.site.bookings, a.analytics, publicOrigin(w.cfg))
 }
 
@@ -475,12 +484,13 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	// The form pages know who is signed in, for forms that take one
 	// response a person.
 	mux.Handle(forms.PagePrefixDefault+"/", trackViews(reports.analytics, signIn.LoadUser(h.formPages), logger))
+	mux.Handle(forms.SummaryPathDefault+"/", signIn.RequireCapability(forms.CapabilityViewAnswers)(h.formSummary))
 	mux.Handle("/api/v1/a11y/", h.colorAI)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
 	})
 	routes := slices.Concat(h.auth.Routes(), signIn.Routes(), h.color.Routes(), h.colorAI.Routes(), h.forms.Routes(),
-		h.formPages.Routes(), h.webhooks.Routes(), h.inbound.Routes(), h.bookings.Routes(), h.bookingsAdmin.Routes(), h.bookingPages.Routes(),
+		h.formPages.Routes(), h.formSummary.Routes(), h.webhooks.Routes(), h.inbound.Routes(), h.bookings.Routes(), h.bookingsAdmin.Routes(), h.bookingPages.Routes(),
 		h.calendarPages.Routes(), h.portal.Routes(), h.bookingFeeds.Routes(), h.listAdmin.Routes(), h.listSubscribe.Routes(), reports.routes.Routes(), reports.collect.Routes(),
 		reports.dashboard.Routes())
 	if reports.oauth != nil {

@@ -44,6 +44,7 @@ var tools = []struct {
 }{
 	{tile{"API tokens", "/settings/tokens", "Make a token for a script or an app, with only the abilities it needs."}, ""},
 	{tile{"Reports", "/reporting", "Visitors, pages, sources and devices, against the period before."}, reporting.CapabilityView},
+	{tile{"Form answers", forms.SummaryPathDefault + "/", "What people answered, how many saw each form and where they stopped."}, forms.CapabilityViewAnswers},
 	{tile{"Forms API", forms.PrefixDefault, "Build forms and read their submissions with a token."}, forms.AbilityViewAny},
 	{tile{"Webhooks", webhooks.PrefixDefault + "/admin/webhook-subscriptions", "Send events to other systems, signed."}, webhooks.AbilityViewAny},
 	{tile{"Bookings admin", bookings.AdminPrefixDefault, "Services, providers, hours and bookings, with a token."}, bookings.AbilityView},

@@ -172,6 +172,20 @@ func TestUserCommandsAndDashboard(t *testing.T) {
 	require.Equal(t, 200, code)
 	require.Contains(t, body, "<h1>Reports</h1>")
 
+	// The forms' answers at a glance take a user with view_form_answers.
+	code, _ = getStatus("/form-answers/")
+	require.Equal(t, 403, code)
+	c, _, _ = runCmd(t, e, "user", "grant", "ada@example.com", "view_form_answers")
+	require.Equal(t, 0, c)
+	code, body = getStatus("/form-answers/")
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, "<h1>Form answers</h1>")
+	require.Contains(t, body, `<a href="/form-answers/hello">Hello</a>`, "the form made above")
+	code, body = getStatus("/form-answers/hello")
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, "Answers: ")
+	require.Contains(t, body, "Saw the form", "the funnel, its views from the analytics")
+
 	code, body = post("/logout", url.Values{})
 	require.Equal(t, 200, code)
 	require.Contains(t, body, "<h1>Log in to your account</h1>", "signing out leads to the login page")

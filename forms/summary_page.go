@@ -1,0 +1,198 @@
+package forms
+
+import (
+	"errors"
+	"io/fs"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/web"
+)
+
+// SummaryPathDefault is where [NewSummaryPage] serves the owner's pages.
+const SummaryPathDefault = "/form-answers"
+
+// CapabilityViewAnswers is the capability a host's signed-in user holds
+// to read the summary pages (the reference server guards them with it).
+const CapabilityViewAnswers = "view_form_answers"
+
+// SummaryTemplate and AnswersTemplate are the summary pages' "content",
+// by the names SummaryPageOptions.Templates may replace them under.
+const (
+	SummaryTemplate = "forms/summary.html"
+	AnswersTemplate = "forms/answers.html"
+)
+
+// SummaryPageOptions configures [NewSummaryPage]. Nil means the
+// defaults.
+type SummaryPageOptions struct {
+	groundwork.HTTPOptions
+	// Path is where the pages are; SummaryPathDefault when empty.
+	Path string
+	// Templates replaces the pages' templates or the page layer's.
+	Templates fs.FS
+}
+
+// SummaryPage serves the site owner's answers at a glance, pages that
+// work without JavaScript: GET {Path}/ lists the forms, GET {Path}/{form}
+// shows one form's Summary over a date range (?from=&to=, dates). It
+// checks no one: mount it behind the host's sign-in (the reference
+// server asks for CapabilityViewAnswers).
+type SummaryPage struct {
+	base *web.Base
+	svc  *Service
+}
+
+// NewSummaryPage returns the summary pages of svc.
+func NewSummaryPage(svc *Service, opts *SummaryPageOptions) (*SummaryPage, error) {
+	if svc == nil {
+		return nil, errors.New("forms: new summary page: service is nil")
+	}
+	var o SummaryPageOptions
+	if opts != nil {
+		o = *opts
+	}
+	pages, _ := fs.Sub(templatesFS, "templates")
+	notFound := web.ErrorPage{Heading: "Form not found", Message: "There is no such form."}
+	base, err := web.NewBase(web.BaseOptions{Domain: "forms", Prefix: o.Path, Default: SummaryPathDefault, Pages: pages, Override: o.Templates,
+		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, NotFound: notFound,
+		Failure: web.Problem{Status: http.StatusServiceUnavailable, ErrorPage: web.ErrorPage{Heading: "Answers unavailable",
+			Message: "The answers cannot be shown just now. Please try again in a few minutes."}},
+		Explain: func(err error) *web.Problem {
+			if errors.Is(err, ErrNotFound) {
+				return &web.Problem{Status: http.StatusNotFound, ErrorPage: notFound, Err: err}
+			}
+			return nil
+		}})
+	if err != nil {
+		return nil, err
+	}
+	p := &SummaryPage{base: base, svc: svc}
+	base.Mux.HandleFunc("GET "+base.Prefix+"/{$}", base.Func(p.list))
+	base.Mux.HandleFunc("GET "+base.Prefix+"/{form}", base.Func(p.show))
+	return p, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (p *SummaryPage) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base.ServeHTTP(w, r) }
+
+// Routes lists the routes the handler serves, as "METHOD /path/{param}".
+func (p *SummaryPage) Routes() []string {
+	return []string{"GET " + p.base.Prefix + "/{$}", "HEAD " + p.base.Prefix + "/{$}", "GET " + p.base.Prefix + "/{form}",
+		"HEAD " + p.base.Prefix + "/{form}", "GET " + p.base.Prefix + "/_assets/{file}"}
+}
+
+// answersList is the list page's data.
+type answersList struct {
+	Forms []Form
+	Path  string
+}
+
+func (p *SummaryPage) list(w http.ResponseWriter, r *http.Request) error {
+	list, _, err := p.svc.ListForms(r.Context(), nil, groundwork.PageRequest{Page: 1, PerPage: 100})
+	if err != nil {
+		return err
+	}
+	p.base.Render.Render(w, r, http.StatusOK, AnswersTemplate, &web.Page{Title: "Form answers", Data: answersList{Forms: list, Path: p.base.Prefix}})
+	return nil
+}
+
+// summaryView is one form's summary page.
+type summaryView struct {
+	Form     *Form
+	Summary  *Summary
+	Path     string
+	From, To web.Field
+	Errors   []web.SummaryItem
+	Fields   []fieldView
+	// Until is the last day shown (the range's end is the day after).
+	Until string
+	Since string
+}
+
+// fieldView is a field's summary as the page words it.
+type fieldView struct {
+	FieldSummary
+	Rows              []optionRow
+	Average, Min, Max string
+	Answers           []latestRow
+}
+
+// latestRow is one of the latest answers and when it came.
+type latestRow struct{ Value, When string }
+
+// optionRow is an option's count and share of the answers.
+type optionRow struct {
+	Label, Share string
+	Count        int64
+}
+
+func (p *SummaryPage) show(w http.ResponseWriter, r *http.Request) error {
+	form, err := p.svc.Form(r.Context(), r.PathValue("form"))
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	view := &summaryView{Form: form, Path: p.base.Prefix,
+		From: web.Field{Type: "date", Name: "from", ID: "from", Label: "From", Value: q.Get("from")},
+		To:   web.Field{Type: "date", Name: "to", ID: "to", Label: "To", Value: q.Get("to")}}
+	from, to, err := p.svc.SummaryRange(q.Get("from"), q.Get("to"))
+	status := http.StatusOK
+	if ve, bad := errors.AsType[*ValidationError](err); bad {
+		// Said at the inputs; the default range is shown meanwhile.
+		status = http.StatusUnprocessableEntity
+		view.From.Errors, view.To.Errors = ve.Fields()["from"], ve.Fields()["to"]
+		view.Errors = web.Summary([]web.Field{view.From, view.To})
+		from, to, err = p.svc.SummaryRange("", "")
+	}
+	if err != nil {
+		return err
+	}
+	if view.From.Value == "" {
+		view.From.Value = from.Format(time.DateOnly)
+	}
+	if view.To.Value == "" {
+		view.To.Value = to.AddDate(0, 0, -1).Format(time.DateOnly)
+	}
+	sum, err := p.svc.Summary(r.Context(), form, from, to)
+	if err != nil {
+		return err
+	}
+	view.Summary = sum
+	view.Since, view.Until = from.Format("2 January 2006"), to.AddDate(0, 0, -1).Format("2 January 2006")
+	for _, f := range sum.Fields {
+		fv := fieldView{FieldSummary: f}
+		if n := f.Number; n != nil {
+			fv.Average, fv.Min, fv.Max = rounded(n.Average), numberText(n.Min), numberText(n.Max)
+		}
+		for _, a := range f.Latest {
+			fv.Answers = append(fv.Answers, latestRow{Value: a.Value, When: a.At.UTC().Format("2 Jan 2006, 15:04")})
+		}
+		for _, o := range f.Options {
+			fv.Rows = append(fv.Rows, optionRow{Label: o.Label, Count: o.Count, Share: share(o.Count, f.Answered)})
+		}
+		view.Fields = append(view.Fields, fv)
+	}
+	title := "Answers: " + form.Name
+	if len(view.Errors) > 0 {
+		title = "Error: " + title
+	}
+	p.base.Render.Render(w, r, status, SummaryTemplate, &web.Page{Title: title, Data: view, Wide: true})
+	return nil
+}
+
+// share is n out of all as a whole percentage ("40%"), "–" of none.
+func share(n, all int64) string {
+	if all == 0 {
+		return "–"
+	}
+	return strconv.FormatInt((n*100+all/2)/all, 10) + "%"
+}
+
+// numberText says a number without needless decimals.
+func numberText(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// rounded says a number to at most two decimals.
+func rounded(f float64) string { return numberText(float64(int64(f*100+0.5)) / 100) }
