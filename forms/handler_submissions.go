@@ -71,6 +71,9 @@ func (h *Handler) listSubmissions(w http.ResponseWriter, r *http.Request) error 
 	if err := v.Err(); err != nil {
 		return err
 	}
+	if q.Answers, err = h.svc.AnswerFilters(r.Context(), form, r.URL.Query()); err != nil {
+		return err
+	}
 	subs, total, err := h.svc.ListSubmissions(r.Context(), q)
 	if err != nil {
 		return err

@@ -210,10 +210,19 @@ type FormQuery struct {
 }
 
 // SubmissionQuery selects a form's submissions; nil flags match both.
+// Answers keep those whose answers hold every one of them.
 type SubmissionQuery struct {
 	FormID                    int64
 	IsRead, IsSpam, IsStarred *bool
+	Answers                   []AnswerFilter
 	Offset, Limit             int
+}
+
+// AnswerFilter keeps the submissions whose answer to Field is Value (for
+// a field of several answers, Multi: whose answers include Value).
+type AnswerFilter struct {
+	Field, Value string
+	Multi        bool
 }
 
 // FieldPlace is where a field goes: its step and sort order.

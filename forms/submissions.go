@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/url"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/groundwork-go/groundwork/internal/api"
 )
@@ -19,6 +22,51 @@ func (s *Service) ListSubmissions(ctx context.Context, q SubmissionQuery) ([]Sub
 		return nil, 0, fmt.Errorf("forms: list submissions: %w", err)
 	}
 	return subs, total, nil
+}
+
+// AnswerFiltersMax is the most answers a list may be filtered by.
+const AnswerFiltersMax = 5
+
+// AnswerFilters reads the answer filters of a list's query:
+// field[<name>]=<value>, each a field of form that takes answers, at
+// most AnswerFiltersMax; anything else is a *ValidationError at the
+// parameter.
+func (s *Service) AnswerFilters(ctx context.Context, form *Form, query url.Values) ([]AnswerFilter, error) {
+	var names []string
+	for key := range query {
+		if name, ok := strings.CutPrefix(key, "field["); ok && strings.HasSuffix(name, "]") {
+			names = append(names, strings.TrimSuffix(name, "]"))
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	slices.Sort(names)
+	fields, err := s.Fields(ctx, form.ID)
+	if err != nil {
+		return nil, err
+	}
+	v := &api.Validator{}
+	if len(names) > AnswerFiltersMax {
+		v.Add("field", fmt.Sprintf("A list may be filtered by at most %d answers.", AnswerFiltersMax))
+	}
+	var out []AnswerFilter
+	for _, name := range names {
+		key := "field[" + name + "]"
+		i := slices.IndexFunc(fields, func(f Field) bool { return f.Name == name })
+		switch {
+		case i < 0 || IsLayout(fields[i].Type) || fields[i].Type == TypeFile:
+			v.Add(key, "The form has no field "+strconv.Quote(name)+" that takes answers to filter by.")
+		case len(query[key]) != 1:
+			v.Add(key, "Give one value for "+key+".")
+		default:
+			out = append(out, AnswerFilter{Field: name, Value: query[key][0], Multi: isMulti(fields[i].Type)})
+		}
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Submission returns one submission of a form, with values and uploads.

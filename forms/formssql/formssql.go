@@ -320,8 +320,8 @@ func (s *Store) FormWithFields(ctx context.Context, id int64, slug string) (*for
 // from its list indexes (see Store), when it has them.
 func (s *Store) SubmissionCounts(ctx context.Context, formID int64) (int, int, error) {
 	unreadQ := forms.SubmissionQuery{FormID: formID, IsRead: new(bool)}
-	allWhere, allArgs := submissionFilter(forms.SubmissionQuery{FormID: formID})
-	unreadWhere, unreadArgs := submissionFilter(unreadQ)
+	allWhere, allArgs := submissionFilter(forms.SubmissionQuery{FormID: formID}, s.db.Dialect())
+	unreadWhere, unreadArgs := submissionFilter(unreadQ, s.db.Dialect())
 	all, unread := s.lists.get(formID, allWhere, allArgs), s.lists.get(formID, unreadWhere, unreadArgs)
 	if all != nil && unread != nil {
 		return all.total, unread.total, nil

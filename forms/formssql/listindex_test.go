@@ -30,18 +30,25 @@ func TestListIndexPagesAsOffsetDoes(t *testing.T) {
 		const n = 230
 		for i := range n {
 			at := base.Add(time.Duration(i/4) * time.Second) // ties, ordered by id
-			sub := &forms.Submission{FormID: form.ID, IsRead: i%3 == 0, IsStarred: i%5 == 0, CreatedAt: at, UpdatedAt: at}
+			topic, days := []string{"a", "b", "c"}[i%3], [][]string{{"sat"}, {"sat", "sun"}, {"sun"}, {"s%t"}}[i%4]
+			sub := &forms.Submission{FormID: form.ID, IsRead: i%3 == 0, IsStarred: i%5 == 0, CreatedAt: at, UpdatedAt: at,
+				Values: []forms.Value{{FieldName: "topic", Value: &topic, CreatedAt: at}, {FieldName: "days", ValueArray: days, CreatedAt: at}}}
 			require.NoError(t, s.CreateSubmission(ctx, sub, nil))
 			if i%10 == 0 {
 				require.NoError(t, s.CreateSubmission(ctx, &forms.Submission{FormID: other.ID, CreatedAt: at, UpdatedAt: at}, nil))
 			}
 		}
 		yes, no := true, false
-		filters := []forms.SubmissionQuery{{FormID: form.ID}, {FormID: form.ID, IsRead: &no}, {FormID: form.ID, IsStarred: &yes, IsRead: &no}}
+		topicA := []forms.AnswerFilter{{Field: "topic", Value: "a"}}
+		sat := []forms.AnswerFilter{{Field: "days", Value: "sat", Multi: true}}
+		filters := []forms.SubmissionQuery{{FormID: form.ID}, {FormID: form.ID, IsRead: &no}, {FormID: form.ID, IsStarred: &yes, IsRead: &no},
+			// By answer: read from an index by probing each submission,
+			// and exactly by the submissions that pass.
+			{FormID: form.ID, Answers: topicA}, {FormID: form.ID, Answers: sat}, {FormID: form.ID, IsRead: &no, Answers: append(sat, topicA[0])}}
 
 		// exact reads a page the plain way: COUNT and OFFSET.
 		exact := func(q forms.SubmissionQuery) ([]int64, int) {
-			where, args := submissionFilter(q)
+			where, args := submissionFilter(q, s.db.Dialect())
 			var total int
 			require.NoError(t, s.db.GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM forms_submissions WHERE `+where), args...))
 			subs, err := s.page(ctx, where, args, q, nil)
@@ -78,12 +85,12 @@ func TestListIndexPagesAsOffsetDoes(t *testing.T) {
 		}
 		// A first read counts, and large filters get an index.
 		for _, f := range filters {
-			_, _, err := s.ListSubmissions(ctx, forms.SubmissionQuery{FormID: f.FormID, IsRead: f.IsRead, IsStarred: f.IsStarred, Limit: 1})
+			_, _, err := s.ListSubmissions(ctx, forms.SubmissionQuery{FormID: f.FormID, IsRead: f.IsRead, IsStarred: f.IsStarred, Answers: f.Answers, Limit: 1})
 			require.NoError(t, err)
 		}
 		waitBuilt()
 		s.lists.mu.Lock()
-		require.Len(t, s.lists.entries, 2, "the starred-and-unread filter is under the minimum")
+		require.Len(t, s.lists.entries, 4, "the starred-and-unread filter and the two answers unread are under the minimum")
 		s.lists.mu.Unlock()
 		check("built")
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 	"golang.org/x/sync/errgroup"
@@ -388,7 +389,16 @@ func (s *Store) Submission(ctx context.Context, formID, id int64) (*forms.Submis
 	return &subs[0], nil
 }
 
-func submissionFilter(q forms.SubmissionQuery) (string, []any) {
+func submissionFilter(q forms.SubmissionQuery, dialect store.Dialect) (string, []any) {
+	return filterBy(q, dialect, false)
+}
+
+// filterBy is submissionFilter, its answers probed per submission when
+// probe is set: a filter that most submissions pass reads a page by
+// walking the list and asking each submission (EXISTS, on the index by
+// submission) rather than by first reading every submission that passes
+// (IN, on the index by answer), which is what a filter few pass wants.
+func filterBy(q forms.SubmissionQuery, dialect store.Dialect, probe bool) (string, []any) {
 	where, args := []string{"form_id = ?"}, []any{q.FormID}
 	for _, f := range []struct {
 		col string
@@ -398,16 +408,76 @@ func submissionFilter(q forms.SubmissionQuery) (string, []any) {
 			where, args = append(where, f.col+" = ?"), append(args, *f.v)
 		}
 	}
+	for _, a := range q.Answers {
+		var match string
+		switch {
+		case a.Multi && dialect == store.Postgres:
+			// A list is kept as jsonb: the item in it.
+			list, _ := json.Marshal([]string{a.Value})
+			match, args = `v.value_array @> ?::jsonb`, append(args, a.Field, string(list))
+		case a.Multi:
+			// A list is kept as JSON: the item, quoted as JSON quotes it,
+			// anywhere in it.
+			item, _ := json.Marshal(a.Value)
+			match, args = `v.value_array LIKE ? ESCAPE '\'`, append(args, a.Field, "%"+likeEscaper.Replace(string(item))+"%")
+		case utf8.RuneCountInString(a.Value) < answerIndexChars:
+			// The indexes hold a value's first 200 characters: a shorter
+			// value is found whole in them; a longer one by them, then
+			// compared whole.
+			match, args = `substr(v.value, 1, 200) = ?`, append(args, a.Field, a.Value)
+		default:
+			match, args = `substr(v.value, 1, 200) = substr(?, 1, 200) AND v.value = ?`, append(args, a.Field, a.Value, a.Value)
+		}
+		if probe {
+			where = append(where, `EXISTS (SELECT 1 FROM forms_values v WHERE v.submission_id = forms_submissions.id AND v.field_name = ? AND `+match+`)`)
+		} else {
+			where = append(where, `id IN (SELECT v.submission_id FROM forms_values v WHERE v.field_name = ? AND `+match+`)`)
+		}
+	}
 	return strings.Join(where, " AND "), args
 }
+
+// selectPage reads a page's rows. A page filtered by answer is planned
+// for its own answer on Postgres: a plan kept for the statement knows
+// neither the answer nor how many pass, takes any answer for a rare one,
+// and reads every submission that has it where a common one wants the
+// list walked and each submission asked.
+func (s *Store) selectPage(ctx context.Context, rows *[]submissionRow, byAnswer bool, query string, args ...any) error {
+	if !byAnswer || s.db.Dialect() != store.Postgres {
+		return s.db.Reader().SelectContext(ctx, rows, query, args...)
+	}
+	tx, err := s.db.Reader().BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	// Nor are workers in parallel worth their start for one page.
+	if _, err := tx.ExecContext(ctx, `SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL max_parallel_workers_per_gather = 0`); err != nil {
+		return err
+	}
+	if err := tx.SelectContext(ctx, rows, query, args...); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// answerIndexChars is how much of a value the answer index holds.
+const answerIndexChars = 200
+
+// likeEscaper escapes LIKE's wildcards and its escape character.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // ListSubmissions implements forms.Store. A filter with a list index
 // (see Store) takes its total from it and seeks to the page by key;
 // otherwise the count and the page are read at once on two connections,
 // and a large count gets the filter an index for the next request.
 func (s *Store) ListSubmissions(ctx context.Context, q forms.SubmissionQuery) ([]forms.Submission, int, error) {
-	where, args := submissionFilter(q)
+	where, args := submissionFilter(q, s.db.Dialect())
 	if idx := s.lists.get(q.FormID, where, args); idx != nil {
+		if len(q.Answers) > 0 {
+			// Many pass (an indexed list is a long one): probe each.
+			where, args = filterBy(q, s.db.Dialect(), true)
+		}
 		subs, err := s.page(ctx, where, args, q, idx)
 		if err != nil {
 			return nil, 0, err
@@ -446,7 +516,7 @@ func (s *Store) page(ctx context.Context, where string, args []any, q forms.Subm
 			query, params = pageQuery(where, true), append(slices.Clip(args), key.createdAt, key.id, q.Limit, skip)
 		}
 	}
-	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(query), params...); err != nil {
+	if err := s.selectPage(ctx, &rows, len(q.Answers) > 0, s.q(query), params...); err != nil {
 		return nil, fmt.Errorf("formssql: list submissions: %w", err)
 	}
 	subs := make([]forms.Submission, len(rows))
