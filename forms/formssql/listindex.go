@@ -186,11 +186,30 @@ func (idx *listIndex) anchor(offset, every int) (key rowKey, skip int, ok bool) 
 // statement prepared once.
 func (s *Store) buildListIndex(ctx context.Context, where string, args []any) (*listIndex, error) {
 	every := s.lists.every
-	conn, err := s.db.Reader().Connx(ctx)
+	var conn interface {
+		QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+		PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+		GetContext(ctx context.Context, dest any, query string, args ...any) error
+	}
+	c, err := s.db.Reader().Connx(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("formssql: list index: %w", err)
 	}
-	defer conn.Close()
+	defer c.Close()
+	conn = c
+	if s.db.Dialect() == store.Postgres && strings.Contains(where, "forms_values") {
+		// Filtered by answer: planned for the answer, as a page is (see
+		// selectPage), in a transaction of its own.
+		tx, err := c.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			return nil, fmt.Errorf("formssql: list index: %w", err)
+		}
+		defer func() { _ = tx.Rollback() }()
+		if _, err := tx.ExecContext(ctx, pagePlanning); err != nil {
+			return nil, fmt.Errorf("formssql: list index: %w", err)
+		}
+		conn = tx
+	}
 	idx := &listIndex{}
 	var first rowKey
 	err = conn.QueryRowContext(ctx, s.q(`SELECT created_at, id FROM forms_submissions WHERE `+where+`

@@ -451,8 +451,7 @@ func (s *Store) selectPage(ctx context.Context, rows *[]submissionRow, byAnswer 
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	// Nor are workers in parallel worth their start for one page.
-	if _, err := tx.ExecContext(ctx, `SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL max_parallel_workers_per_gather = 0`); err != nil {
+	if _, err := tx.ExecContext(ctx, pagePlanning); err != nil {
 		return err
 	}
 	if err := tx.SelectContext(ctx, rows, query, args...); err != nil {
@@ -460,6 +459,10 @@ func (s *Store) selectPage(ctx context.Context, rows *[]submissionRow, byAnswer 
 	}
 	return tx.Commit()
 }
+
+// pagePlanning plans a transaction's statements for their own values,
+// without workers in parallel (not worth their start for a page).
+const pagePlanning = `SET LOCAL plan_cache_mode = force_custom_plan; SET LOCAL max_parallel_workers_per_gather = 0`
 
 // answerIndexChars is how much of a value the answer index holds.
 const answerIndexChars = 200
@@ -473,12 +476,14 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // and a large count gets the filter an index for the next request.
 func (s *Store) ListSubmissions(ctx context.Context, q forms.SubmissionQuery) ([]forms.Submission, int, error) {
 	where, args := submissionFilter(q, s.db.Dialect())
-	if idx := s.lists.get(q.FormID, where, args); idx != nil {
-		if len(q.Answers) > 0 {
-			// Many pass (an indexed list is a long one): probe each.
-			where, args = filterBy(q, s.db.Dialect(), true)
-		}
-		subs, err := s.page(ctx, where, args, q, idx)
+	// A list long enough to index is one many pass: it is indexed, and
+	// paged, by probing each submission for its answers.
+	long, longArgs := where, args
+	if len(q.Answers) > 0 {
+		long, longArgs = filterBy(q, s.db.Dialect(), true)
+	}
+	if idx := s.lists.get(q.FormID, long, longArgs); idx != nil {
+		subs, err := s.page(ctx, long, longArgs, q, idx)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -499,7 +504,7 @@ func (s *Store) ListSubmissions(ctx context.Context, q forms.SubmissionQuery) ([
 	if err != nil {
 		return nil, 0, err
 	}
-	s.lists.counted(q.FormID, where, args, total)
+	s.lists.counted(q.FormID, long, longArgs, total)
 	return subs, total, nil
 }
 
