@@ -218,11 +218,11 @@ type SubmissionQuery struct {
 	Offset, Limit             int
 }
 
-// AnswerFilter keeps the submissions whose answer to Field is Value (for
-// a field of several answers, Multi: whose answers include Value).
+// AnswerFilter keeps the submissions whose answer to Field (of type
+// Type) is Value; for a field of several answers (a checkbox group, a
+// multiple select), whose answers include Value.
 type AnswerFilter struct {
-	Field, Value string
-	Multi        bool
+	Field, Value, Type string
 }
 
 // FieldPlace is where a field goes: its step and sort order.

@@ -60,7 +60,7 @@ func (s *Service) AnswerFilters(ctx context.Context, form *Form, query url.Value
 		case len(query[key]) != 1:
 			v.Add(key, "Give one value for "+key+".")
 		default:
-			out = append(out, AnswerFilter{Field: name, Value: query[key][0], Multi: isMulti(fields[i].Type)})
+			out = append(out, AnswerFilter{Field: name, Value: query[key][0], Type: fields[i].Type})
 		}
 	}
 	if err := v.Err(); err != nil {

@@ -32,15 +32,16 @@ func TestListIndexPagesAsOffsetDoes(t *testing.T) {
 			at := base.Add(time.Duration(i/4) * time.Second) // ties, ordered by id
 			topic, days := []string{"a", "b", "c"}[i%3], [][]string{{"sat"}, {"sat", "sun"}, {"sun"}, {"s%t"}}[i%4]
 			sub := &forms.Submission{FormID: form.ID, IsRead: i%3 == 0, IsStarred: i%5 == 0, CreatedAt: at, UpdatedAt: at,
-				Values: []forms.Value{{FieldName: "topic", Value: &topic, CreatedAt: at}, {FieldName: "days", ValueArray: days, CreatedAt: at}}}
+				Values: []forms.Value{{FieldName: "topic", FieldType: forms.TypeSelect, Value: &topic, CreatedAt: at},
+					{FieldName: "days", FieldType: forms.TypeCheckboxGroup, ValueArray: days, CreatedAt: at}}}
 			require.NoError(t, s.CreateSubmission(ctx, sub, nil))
 			if i%10 == 0 {
 				require.NoError(t, s.CreateSubmission(ctx, &forms.Submission{FormID: other.ID, CreatedAt: at, UpdatedAt: at}, nil))
 			}
 		}
 		yes, no := true, false
-		topicA := []forms.AnswerFilter{{Field: "topic", Value: "a"}}
-		sat := []forms.AnswerFilter{{Field: "days", Value: "sat", Multi: true}}
+		topicA := []forms.AnswerFilter{{Field: "topic", Value: "a", Type: forms.TypeSelect}}
+		sat := []forms.AnswerFilter{{Field: "days", Value: "sat", Type: forms.TypeCheckboxGroup}}
 		filters := []forms.SubmissionQuery{{FormID: form.ID}, {FormID: form.ID, IsRead: &no}, {FormID: form.ID, IsStarred: &yes, IsRead: &no},
 			// By answer: read from an index by probing each submission,
 			// and exactly by the submissions that pass.

@@ -398,6 +398,8 @@ func submissionFilter(q forms.SubmissionQuery, dialect store.Dialect) (string, [
 // walking the list and asking each submission (EXISTS, on the index by
 // submission) rather than by first reading every submission that passes
 // (IN, on the index by answer), which is what a filter few pass wants.
+// An answer the index by answer does not hold (free text) is always
+// probed.
 func filterBy(q forms.SubmissionQuery, dialect store.Dialect, probe bool) (string, []any) {
 	where, args := []string{"form_id = ?"}, []any{q.FormID}
 	for _, f := range []struct {
@@ -410,25 +412,32 @@ func filterBy(q forms.SubmissionQuery, dialect store.Dialect, probe bool) (strin
 	}
 	for _, a := range q.Answers {
 		var match string
-		switch {
-		case a.Multi && dialect == store.Postgres:
+		keyed := slices.Contains(answerIndexTypes, a.Type)
+		args = append(args, a.Field)
+		switch multi := a.Type == forms.TypeCheckboxGroup || a.Type == forms.TypeSelectMultiple; {
+		case multi && dialect == store.Postgres:
 			// A list is kept as jsonb: the item in it.
 			list, _ := json.Marshal([]string{a.Value})
-			match, args = `v.value_array @> ?::jsonb`, append(args, a.Field, string(list))
-		case a.Multi:
+			match, args = `v.value_array @> ?::jsonb`, append(args, string(list))
+		case multi:
 			// A list is kept as JSON: the item, quoted as JSON quotes it,
 			// anywhere in it.
 			item, _ := json.Marshal(a.Value)
-			match, args = `v.value_array LIKE ? ESCAPE '\'`, append(args, a.Field, "%"+likeEscaper.Replace(string(item))+"%")
+			match, args = `v.value_array LIKE ? ESCAPE '\'`, append(args, "%"+likeEscaper.Replace(string(item))+"%")
 		case utf8.RuneCountInString(a.Value) < answerIndexChars:
-			// The indexes hold a value's first 200 characters: a shorter
-			// value is found whole in them; a longer one by them, then
+			// The index holds a value's first 200 characters: a shorter
+			// value is found whole in it; a longer one by them, then
 			// compared whole.
-			match, args = `substr(v.value, 1, 200) = ?`, append(args, a.Field, a.Value)
+			match, args = `substr(v.value, 1, 200) = ?`, append(args, a.Value)
 		default:
-			match, args = `substr(v.value, 1, 200) = substr(?, 1, 200) AND v.value = ?`, append(args, a.Field, a.Value, a.Value)
+			match, args = `substr(v.value, 1, 200) = substr(?, 1, 200) AND v.value = ?`, append(args, a.Value, a.Value)
 		}
-		if probe {
+		if keyed {
+			// As the index holds them: answers kept as of those types
+			// (an answer kept before its field changed type is not).
+			match = `v.field_type IN ` + answerIndexed + ` AND ` + match
+		}
+		if probe || !keyed {
 			where = append(where, `EXISTS (SELECT 1 FROM forms_values v WHERE v.submission_id = forms_submissions.id AND v.field_name = ? AND `+match+`)`)
 		} else {
 			where = append(where, `id IN (SELECT v.submission_id FROM forms_values v WHERE v.field_name = ? AND `+match+`)`)
@@ -436,6 +445,14 @@ func filterBy(q forms.SubmissionQuery, dialect store.Dialect, probe bool) (strin
 	}
 	return strings.Join(where, " AND "), args
 }
+
+// answerIndexTypes are the field types whose answers the index by answer
+// holds (forms_values_answer, a partial index on them): answerIndexed in
+// SQL.
+var answerIndexTypes = []string{forms.TypeEmail, forms.TypeSelect, forms.TypeRadio, forms.TypeCheckbox, forms.TypeHidden, forms.TypeNumber,
+	forms.TypePhone, forms.TypeDate}
+
+const answerIndexed = `('email', 'select', 'radio', 'checkbox', 'hidden', 'number', 'phone', 'date')`
 
 // selectPage reads a page's rows. A page filtered by answer is planned
 // for its own answer on Postgres: a plan kept for the statement knows
