@@ -460,8 +460,14 @@ const answerIndexed = `('email', 'select', 'radio', 'checkbox', 'hidden', 'numbe
 // and reads every submission that has it where a common one wants the
 // list walked and each submission asked.
 func (s *Store) selectPage(ctx context.Context, rows *[]submissionRow, byAnswer bool, query string, args ...any) error {
+	return s.planned(ctx, byAnswer, func(q sqlx.QueryerContext) error { return sqlx.SelectContext(ctx, q, rows, query, args...) })
+}
+
+// planned runs read, a read of submissions filtered by answer when
+// byAnswer, planned for its own values on Postgres (see selectPage).
+func (s *Store) planned(ctx context.Context, byAnswer bool, read func(sqlx.QueryerContext) error) error {
 	if !byAnswer || s.db.Dialect() != store.Postgres {
-		return s.db.Reader().SelectContext(ctx, rows, query, args...)
+		return read(s.db.Reader())
 	}
 	tx, err := s.db.Reader().BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -471,7 +477,7 @@ func (s *Store) selectPage(ctx context.Context, rows *[]submissionRow, byAnswer 
 	if _, err := tx.ExecContext(ctx, pagePlanning); err != nil {
 		return err
 	}
-	if err := tx.SelectContext(ctx, rows, query, args...); err != nil {
+	if err := read(tx); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -509,7 +515,10 @@ func (s *Store) ListSubmissions(ctx context.Context, q forms.SubmissionQuery) ([
 	var total int
 	var count errgroup.Group
 	count.Go(func() error {
-		if err := s.db.Reader().GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM forms_submissions WHERE `+where), args...); err != nil {
+		err := s.planned(ctx, len(q.Answers) > 0, func(db sqlx.QueryerContext) error {
+			return sqlx.GetContext(ctx, db, &total, s.q(`SELECT COUNT(*) FROM forms_submissions WHERE `+where), args...)
+		})
+		if err != nil {
 			return fmt.Errorf("formssql: count submissions: %w", err)
 		}
 		return nil
