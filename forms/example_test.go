@@ -159,3 +159,50 @@ func ExampleNewPageHandler() {
 	// 200 true
 	// 303 /contact/feedback
 }
+
+// Open a form with answers the person must not change: the host signs
+// them, the link carries them, and a submission with the token has them
+// whatever else it says.
+func ExampleService_PrefillToken() {
+	ctx := context.Background()
+	db, done := storetest.Temp(formssql.Migrations)
+	defer done()
+	clock := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	svc, _ := forms.NewService(formssql.New(db), &forms.Options{Now: func() time.Time { return clock }})
+	form := &forms.Form{Name: "Upgrade", IsActive: true}
+	_ = svc.CreateForm(ctx, form)
+	_ = svc.CreateField(ctx, &forms.Field{FormID: form.ID, Type: forms.TypeHidden, Name: "account", Label: "Account"})
+	_ = svc.CreateField(ctx, &forms.Field{FormID: form.ID, Type: forms.TypeText, Name: "note", Label: "Note"})
+	fields, _ := svc.Fields(ctx, form.ID)
+
+	prefill := svc.PrefillToken(form.ID, map[string]string{"account": "A-17"}, 24*time.Hour)
+	fmt.Println("https://example.com/forms/upgrade?" + forms.PrefillQuery + "=…")
+
+	formToken := svc.FormToken(form.ID)
+	clock = clock.Add(30 * time.Second)
+	res, err := svc.Submit(ctx, form, fields, &forms.SubmitRequest{FormToken: formToken, Prefill: prefill,
+		Values: map[string][]string{"account": {"B-99"}, "note": {"Please"}}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Submission.Answers()["account"], res.Submission.Answers()["note"])
+	// Output:
+	// https://example.com/forms/upgrade?prefill=…
+	// A-17 Please
+}
+
+// A form that asks Cloudflare Turnstile about each submission: the
+// service is given the verifier, the form turns it on.
+func ExampleNewTurnstile() {
+	captcha, err := forms.NewTurnstile(forms.CaptchaOptions{SiteKey: "0x4AAAA-site-key", Secret: "the secret"})
+	if err != nil {
+		panic(err)
+	}
+	w := captcha.Widget()
+	fmt.Println(w.Class, w.ResponseField, w.Script)
+	// svc, _ := forms.NewService(store, &forms.Options{Captcha: captcha})
+	// then PATCH /api/v1/forms/{form} {"captcha": true}
+
+	// Output:
+	// cf-turnstile cf-turnstile-response https://challenges.cloudflare.com/turnstile/v0/api.js
+}
