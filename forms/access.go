@@ -117,10 +117,10 @@ func (s *Service) person(form *Form, signedIn, access string, now time.Time) (st
 	return signedIn, nil
 }
 
-// accessLink is the page of form at pages (the address the page handler
-// is mounted at) with token in its address.
-func accessLink(pages string, form *Form, token string) string {
-	return strings.TrimSuffix(pages, "/") + "/" + url.PathEscape(form.Slug) + "?" + AccessQuery + "=" + token
+// pageLink is the page of form at pages (the address the page handler is
+// mounted at) with a token in its address, under param.
+func pageLink(pages string, form *Form, param, token string) string {
+	return strings.TrimSuffix(pages, "/") + "/" + url.PathEscape(form.Slug) + "?" + param + "=" + url.QueryEscape(token)
 }
 
 // Invite mints n single-use invitations (at most InvitationsMax) to
@@ -156,7 +156,7 @@ func (s *Service) Invite(form *Form, n int, expires time.Time, pages string) ([]
 		token := s.accessToken(form.ID, accessInvite, base64.RawURLEncoding.EncodeToString(id[:]), expires)
 		out[i] = Invitation{Token: token, ExpiresAt: expires}
 		if pages != "" {
-			out[i].URL = accessLink(pages, form, token)
+			out[i].URL = pageLink(pages, form, AccessQuery, token)
 		}
 	}
 	return out, nil
@@ -252,7 +252,7 @@ func (w *linkMailWorker) Work(ctx context.Context, job *river.Job[linkMailArgs])
 				". Anyone with the link can see your answers, so keep it to yourself.\n"
 		}
 		expires := s.now().Add(AccessLinkMaxAge).Truncate(time.Second)
-		link := accessLink(a.Pages, form, s.accessToken(form.ID, accessEmail, a.Email, expires))
+		link := pageLink(a.Pages, form, AccessQuery, s.accessToken(form.ID, accessEmail, a.Email, expires))
 		return "Your link to " + form.Name, "Open this link to fill in " + form.Name + ":\n\n" + link + "\n\nIt works until " +
 			expires.UTC().Format("2 January 2006 15:04 MST") + ", for one response. If you did not ask for it, you can ignore this email.\n"
 	})

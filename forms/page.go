@@ -149,10 +149,7 @@ func (p *PageHandler) Routes() []string {
 }
 
 func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
-	form, err := p.svc.Form(r.Context(), r.PathValue("form"))
-	if err == nil && !form.IsActive {
-		err = ErrInactive
-	}
+	form, err := p.activeForm(r)
 	if err != nil {
 		return err
 	}
@@ -204,10 +201,7 @@ func (p *PageHandler) pages(r *http.Request) string {
 // mailResumeLink mails the link of a saved response (its token sent back
 // by the saved page) to the address given.
 func (p *PageHandler) mailResumeLink(w http.ResponseWriter, r *http.Request) error {
-	form, err := p.svc.Form(r.Context(), r.PathValue("form"))
-	if err == nil && !form.IsActive {
-		err = ErrInactive
-	}
+	form, err := p.activeForm(r)
 	if err != nil {
 		return err
 	}
@@ -237,7 +231,7 @@ func (p *PageHandler) resumeURL(r *http.Request, form *Form, token string) strin
 	if pages == "" {
 		pages = p.pages(r)
 	}
-	return pages + "/" + form.Slug + "?" + ResumeQuery + "=" + token
+	return pageLink(pages, form, ResumeQuery, token)
 }
 
 // drawSaved answers the page of a saved response: its link, shown once,
@@ -258,6 +252,15 @@ func (p *PageHandler) drawSaved(w http.ResponseWriter, r *http.Request, status i
 	return nil
 }
 
+// activeForm resolves {form} for the pages: only active forms.
+func (p *PageHandler) activeForm(r *http.Request) (*Form, error) {
+	form, err := p.svc.Form(r.Context(), r.PathValue("form"))
+	if err == nil && !form.IsActive {
+		err = ErrInactive
+	}
+	return form, err
+}
+
 // askEmail reports whether form, refused for why, asks for an address to
 // mail a link to: it knows people by email, and the visitor has no good
 // link.
@@ -268,10 +271,7 @@ func askEmail(form *Form, why error) bool {
 // requestAccess takes the address a form that knows people by email
 // mails its link to, and says it is sent.
 func (p *PageHandler) requestAccess(w http.ResponseWriter, r *http.Request) error {
-	form, err := p.svc.Form(r.Context(), r.PathValue("form"))
-	if err == nil && !form.IsActive {
-		err = ErrInactive
-	}
+	form, err := p.activeForm(r)
 	if err != nil {
 		return err
 	}

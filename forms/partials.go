@@ -201,7 +201,7 @@ func (s *Service) savePartial(ctx context.Context, form *Form, fields []Field, r
 	}
 	out := &SavedPartial{Token: token, ExpiresAt: p.ExpiresAt, LastStep: p.LastStep}
 	if pages != "" {
-		out.URL = strings.TrimSuffix(pages, "/") + "/" + form.Slug + "?" + ResumeQuery + "=" + token
+		out.URL = pageLink(pages, form, ResumeQuery, token)
 	}
 	if address != "" && out.URL != "" {
 		if err := s.MailResumeLink(ctx, form, p, address, out.URL); err != nil {
