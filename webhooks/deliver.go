@@ -381,6 +381,10 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 		_, err := s.store.FinishAttempt(ctx, d, lease, OutcomeNone, s.opts.DisableAfterFailures)
 		return ignoreLost(err)
 	}
+	// The attempt's own time, not its batch's (attempts of a batch run
+	// side by side and one may start late): a rate-limit place is taken in
+	// the second the request is signed in.
+	now = s.now()
 	if sub.RateLimit > 0 {
 		took, err := s.store.TakeRate(ctx, sub.ID, now.Unix(), sub.RateLimit)
 		if err != nil {
@@ -398,7 +402,7 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 		}
 	}
 	d.Attempts++
-	status, body, reason := s.send(ctx, d, sub)
+	status, body, reason := s.send(ctx, d, sub, now)
 	now = s.now()
 	d.ResponseStatus, d.ResponseBody, d.UpdatedAt = status, body, now
 	if reason == nil {
@@ -468,10 +472,10 @@ var ErrSecretUnreadable = errors.New("The subscription's secret cannot be opened
 // URL before an attempt.
 var ErrNotPublicAtSend = errors.New("Webhook URL does not resolve to a public address.")
 
-// send makes the HTTP request of one attempt. reason is nil for a 2xx;
-// otherwise it says why the attempt failed, and body holds what the
-// receiver said or the error.
-func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (status *int, body *string, reason error) {
+// send makes the HTTP request of one attempt, signed as sent at sentAt.
+// reason is nil for a 2xx; otherwise it says why the attempt failed, and
+// body holds what the receiver said or the error.
+func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription, sentAt time.Time) (status *int, body *string, reason error) {
 	fail := func(err error) (*int, *string, error) {
 		msg := driverless.ClipText(err.Error(), ResponseBodyLimit)
 		return nil, &msg, err
@@ -480,7 +484,6 @@ func (s *Service) send(ctx context.Context, d *Delivery, sub *Subscription) (sta
 	if err != nil {
 		return fail(err)
 	}
-	sentAt := s.opts.Now()
 	secrets, err := s.signing(sub, sentAt)
 	if err != nil {
 		s.logger.ErrorContext(ctx, "webhooks: a subscription's secret cannot be opened: this instance's secret key is not the one that sealed it",
