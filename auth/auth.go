@@ -62,14 +62,21 @@ type User struct {
 	// Capabilities name what the user may do beyond signing in, e.g.
 	// "view_search_reporting", "manage-emailmarketing-feeds", or "*" for
 	// everything; see [User.Can].
-	Capabilities []string  `json:"-"` // never from a request body: the host grants them
-	CreatedAt    time.Time `json:"created_at"`
+	Capabilities []string `json:"-"` // never from a request body: the host grants them
+	// TwoFactorConfirmedAt is when the user turned two-factor sign-in on
+	// (confirmed with a code from their app); nil while it is off.
+	TwoFactorConfirmedAt *time.Time `json:"two_factor_confirmed_at"`
+	CreatedAt            time.Time  `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
 }
 
 // Can reports whether the user has capability: "*" covers everything, and
 // a granted "forms:*" every "forms:..." one, as for token abilities.
 func (u User) Can(capability string) bool { return groundwork.Can(u.Capabilities, capability) }
+
+// TwoFactor reports whether the user signs in with a second factor (a
+// code from an authenticator app, or a recovery code).
+func (u User) TwoFactor() bool { return u.TwoFactorConfirmedAt != nil }
 
 // Verified reports whether the user's email address is verified.
 func (u User) Verified() bool { return u.EmailVerifiedAt != nil }
@@ -108,6 +115,22 @@ type Session struct {
 	// this session (signing in counts); the confirm-password page asks
 	// again once it is older than the confirmation lifetime.
 	PasswordConfirmedAt time.Time
+	// UserAgent and IP are the browser's User-Agent (at most
+	// SessionAgentMaxBytes) and client address when it signed in, for
+	// the user's list of their sessions.
+	UserAgent, IP string
+}
+
+// SessionAgentMaxBytes caps the User-Agent a session keeps.
+const SessionAgentMaxBytes = 512
+
+// TwoFactorState is a user's two-factor secret, as stored: sealed with
+// the service's key, Pending until a code confirms it, and the last time
+// step a code was accepted for (a code works once).
+type TwoFactorState struct {
+	SealedSecret string
+	ConfirmedAt  *time.Time
+	LastStep     int64
 }
 
 // RememberToken is a "remember me" credential, as stored: the cookie

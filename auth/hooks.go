@@ -23,7 +23,8 @@ type (
 
 // registered are the callbacks a host registers.
 type registered struct {
-	registered, signedIn, passwordSet hooks.List[UserHook]
+	registered, signedIn, passwordSet, deleted hooks.List[UserHook]
+	deleting                                   hooks.List[UserDeletingHook]
 	signedOut                         hooks.List[SignedOutHook]
 	tokenCreated, tokenRevoked        hooks.List[TokenHook]
 }

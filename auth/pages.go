@@ -210,7 +210,7 @@ func (w *Web) signIn(rw http.ResponseWriter, r *http.Request, u User, remember b
 			return err
 		}
 	}
-	id, rememberValue, err := w.svc.StartSession(r.Context(), u, remember)
+	id, rememberValue, err := w.svc.startSession(r.Context(), u, remember, r.UserAgent(), proxies.ClientIPString(r, w.o.TrustedProxies))
 	if err != nil {
 		return err
 	}

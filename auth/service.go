@@ -19,6 +19,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/seal"
 	"github.com/groundwork-go/groundwork/mail"
 )
 
@@ -106,6 +107,7 @@ type Service struct {
 	touchInterval time.Duration
 	hasher        *hasher
 	key           []byte
+	secrets       *seal.Sealer // seals two-factor secrets
 	logins        groundwork.RateLimitResetter
 	life          lifetimes
 	loginAttempts int

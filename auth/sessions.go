@@ -29,11 +29,21 @@ func sum(s string) []byte {
 // It returns the session id and the remember cookie's value ("" without
 // one), both secret and shown only here.
 func (s *Service) StartSession(ctx context.Context, u User, remember bool) (sessionID, rememberValue string, err error) {
+	return s.startSession(ctx, u, remember, "", "")
+}
+
+// startSession is StartSession, keeping the browser's user agent and
+// client address for the user's list of sessions.
+func (s *Service) startSession(ctx context.Context, u User, remember bool, userAgent, ip string) (sessionID, rememberValue string, err error) {
 	if sessionID, err = s.randomToken(32); err != nil {
 		return "", "", fmt.Errorf("auth: start session: %w", err)
 	}
 	now := s.now()
-	if err := s.store.CreateSession(ctx, Session{IDHash: sum(sessionID), UserID: u.ID, CreatedAt: now, LastSeenAt: now, PasswordConfirmedAt: now}); err != nil {
+	if len(userAgent) > SessionAgentMaxBytes {
+		userAgent = strings.ToValidUTF8(userAgent[:SessionAgentMaxBytes], "")
+	}
+	if err := s.store.CreateSession(ctx, Session{IDHash: sum(sessionID), UserID: u.ID, CreatedAt: now, LastSeenAt: now, PasswordConfirmedAt: now,
+		UserAgent: strings.ToValidUTF8(userAgent, ""), IP: ip}); err != nil {
 		return "", "", fmt.Errorf("auth: start session: %w", err)
 	}
 	if remember {

@@ -15,10 +15,17 @@ import (
 type LockoutError struct {
 	// RetryAfter is how long until the window ends.
 	RetryAfter time.Duration
+	// twoFactor: the codes of the second step were tried too often.
+	twoFactor bool
 }
 
 // Error is the login page's message, with the seconds left.
-func (e *LockoutError) Error() string { return fmt.Sprintf(MsgLockout, int(e.RetryAfter/time.Second)) }
+func (e *LockoutError) Error() string {
+	if e.twoFactor {
+		return fmt.Sprintf(MsgTwoFactorLockout, int(e.RetryAfter/time.Second))
+	}
+	return fmt.Sprintf(MsgLockout, int(e.RetryAfter/time.Second))
+}
 
 // ErrBadCredentials: no user has that email, or the password is wrong.
 // The two are not told apart, and cost the same time. CheckCredentials

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"database/sql"
 	"time"
 )
 
@@ -50,6 +51,45 @@ type Store interface {
 	// there is no such user.
 	SetCapabilities(ctx context.Context, userID int64, capabilities []string, at time.Time) error
 
+	// SetName replaces a user's name; ErrNotFound when there is no such
+	// user.
+	SetName(ctx context.Context, userID int64, name string, at time.Time) error
+	// SetEmail replaces a user's (lower-case) address and when it was
+	// verified; ErrEmailTaken when another user has it, ErrNotFound
+	// when there is no such user.
+	SetEmail(ctx context.Context, userID int64, email string, verifiedAt *time.Time, at time.Time) error
+	// DeleteUser deletes a user and everything of theirs the Store keeps
+	// (tokens, sessions, remember-me tokens, resets, two-factor state),
+	// after running inTx (when not nil) in the same transaction: an error
+	// from it keeps the user. ErrNotFound when there is no such user.
+	DeleteUser(ctx context.Context, userID int64, inTx func(ctx context.Context, tx *sql.Tx) error) error
+
+	// TwoFactorOf returns a user's two-factor state; ErrNotFound when the
+	// user has none (never began turning it on, or turned it off).
+	TwoFactorOf(ctx context.Context, userID int64) (TwoFactorState, error)
+	// BeginTwoFactor stores a new, unconfirmed secret for a user, in place
+	// of any earlier one (confirmed or not), and drops their recovery
+	// codes; ErrNotFound when there is no such user.
+	BeginTwoFactor(ctx context.Context, userID int64, sealedSecret string, at time.Time) error
+	// ConfirmTwoFactor turns two-factor sign-in on for a user whose
+	// secret is pending: confirmed at at, step used, the recovery codes
+	// replaced by codeHashes; ErrNotFound when no pending secret.
+	ConfirmTwoFactor(ctx context.Context, userID int64, step int64, codeHashes [][]byte, at time.Time) error
+	// UseTwoFactorStep records that a code of time step step was accepted,
+	// if no code of that step or a later one was: it reports whether this
+	// call took it. Two instances racing with one code: one wins.
+	UseTwoFactorStep(ctx context.Context, userID int64, step int64) (bool, error)
+	// ReplaceRecoveryCodes replaces a user's recovery codes.
+	ReplaceRecoveryCodes(ctx context.Context, userID int64, codeHashes [][]byte) error
+	// UseRecoveryCode deletes the user's recovery code with this hash and
+	// reports whether there was one: each works once.
+	UseRecoveryCode(ctx context.Context, userID int64, codeHash []byte) (bool, error)
+	// RecoveryCodesLeft counts a user's unused recovery codes.
+	RecoveryCodesLeft(ctx context.Context, userID int64) (int, error)
+	// DisableTwoFactor drops a user's two-factor secret and recovery
+	// codes; a user without them is not an error.
+	DisableTwoFactor(ctx context.Context, userID int64, at time.Time) error
+
 	// CreateSession stores a new session.
 	CreateSession(ctx context.Context, s Session) error
 	// SessionByHash returns the session with this id hash and its user,
@@ -66,6 +106,12 @@ type Store interface {
 	DeleteSession(ctx context.Context, idHash []byte) error
 	// DeleteUserSessions deletes every session of a user.
 	DeleteUserSessions(ctx context.Context, userID int64) error
+	// ListUserSessions returns a user's sessions, the most recently seen
+	// first.
+	ListUserSessions(ctx context.Context, userID int64) ([]Session, error)
+	// DeleteOtherSessions deletes every session of a user but the one
+	// with id hash keep, and returns how many went.
+	DeleteOtherSessions(ctx context.Context, userID int64, keep []byte) (int64, error)
 
 	// CreateRememberToken stores a remember-me token.
 	CreateRememberToken(ctx context.Context, t RememberToken) error

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/seal"
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
@@ -111,6 +113,10 @@ func (s *Service) initUsers(o Options) error {
 		s.key = make([]byte, 32)
 		_, _ = rand.Read(s.key)
 	}
+	sealKey := sha256.Sum256(append([]byte("groundwork two-factor secrets\x00"), s.key...))
+	if s.secrets, err = seal.New(sealKey[:]); err != nil {
+		return err
+	}
 	s.logins = o.LoginLimiter
 	if s.logins == nil {
 		s.logins = driverless.NewMemoryRateLimiter(&driverless.RateLimiterOptions{Now: s.now})
@@ -152,6 +158,18 @@ func checkNewPassword(v *api.Validator, password string, confirmation *string) {
 	}
 }
 
+// checkName adds the name rules to v and returns the trimmed name.
+func checkName(v *api.Validator, name string) string {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		v.Add("name", api.MsgRequired("name"))
+	case utf8.RuneCountInString(name) > UserNameMaxLength:
+		v.Add("name", api.MsgMaxChars("name", UserNameMaxLength))
+	}
+	return name
+}
+
 // checkEmail adds the email rules to v and returns the normalised address.
 func checkEmail(v *api.Validator, email string) string {
 	email = NormalizeEmail(email)
@@ -179,13 +197,7 @@ func checkCapabilities(v *api.Validator, caps []string) {
 // A bad input, a taken address included, is a *ValidationError.
 func (s *Service) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	v := &api.Validator{}
-	name := strings.TrimSpace(nu.Name)
-	switch {
-	case name == "":
-		v.Add("name", api.MsgRequired("name"))
-	case utf8.RuneCountInString(name) > UserNameMaxLength:
-		v.Add("name", api.MsgMaxChars("name", UserNameMaxLength))
-	}
+	name := checkName(v, nu.Name)
 	email := checkEmail(v, nu.Email)
 	checkNewPassword(v, nu.Password, nu.PasswordConfirmation)
 	checkCapabilities(v, nu.Capabilities)

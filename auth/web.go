@@ -305,7 +305,7 @@ func (w *Web) visit(rw http.ResponseWriter, r *http.Request) (*http.Request, *vi
 			u, next, err := w.svc.useRememberToken(ctx, c.Value)
 			switch {
 			case err == nil:
-				id, _, err := w.svc.StartSession(ctx, u, false)
+				id, _, err := w.svc.startSession(ctx, u, false, r.UserAgent(), proxies.ClientIPString(r, w.o.TrustedProxies))
 				if err != nil {
 					return r, nil, err
 				}

@@ -20,11 +20,12 @@ type userRow struct {
 	PasswordHash    string               `db:"password_hash"`
 	EmailVerifiedAt store.Time           `db:"email_verified_at"`
 	Capabilities    store.JSON[[]string] `db:"capabilities"`
+	TwoFactorAt     store.Time           `db:"two_factor_confirmed_at"`
 	CreatedAt       store.Time           `db:"created_at"`
 	UpdatedAt       store.Time           `db:"updated_at"`
 }
 
-const userColumns = `id, name, email, password_hash, email_verified_at, capabilities, created_at, updated_at`
+const userColumns = `id, name, email, password_hash, email_verified_at, capabilities, two_factor_confirmed_at, created_at, updated_at`
 
 func (r userRow) user() auth.User {
 	caps := r.Capabilities.V
@@ -32,7 +33,7 @@ func (r userRow) user() auth.User {
 		caps = []string{}
 	}
 	return auth.User{ID: r.ID, Name: r.Name, Email: r.Email, EmailVerifiedAt: optional(r.EmailVerifiedAt),
-		Capabilities: caps, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
+		Capabilities: caps, TwoFactorConfirmedAt: optional(r.TwoFactorAt), CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
 }
 
 // notFound turns "no rows" into auth.ErrNotFound and wraps anything else.
@@ -141,12 +142,22 @@ type sessionRow struct {
 	CreatedAt           store.Time `db:"session_created_at"`
 	LastSeenAt          store.Time `db:"last_seen_at"`
 	PasswordConfirmedAt store.Time `db:"password_confirmed_at"`
+	UserAgent           string     `db:"user_agent"`
+	IP                  string     `db:"ip"`
 }
+
+func (r sessionRow) session() auth.Session {
+	return auth.Session{IDHash: r.IDHash, UserID: r.UserID, CreatedAt: r.CreatedAt.Time, LastSeenAt: r.LastSeenAt.Time,
+		PasswordConfirmedAt: r.PasswordConfirmedAt.Time, UserAgent: r.UserAgent, IP: r.IP}
+}
+
+const sessionColumns = `s.id_hash, s.user_id, s.created_at AS session_created_at, s.last_seen_at, s.password_confirmed_at, s.user_agent, s.ip`
 
 // CreateSession implements auth.Store.
 func (s *Store) CreateSession(ctx context.Context, ss auth.Session) error {
-	_, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO auth_sessions (id_hash, user_id, created_at, last_seen_at, password_confirmed_at)
-		VALUES (?, ?, ?, ?, ?)`), ss.IDHash, ss.UserID, store.NewTime(ss.CreatedAt), store.NewTime(ss.LastSeenAt), store.NewTime(ss.PasswordConfirmedAt))
+	_, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO auth_sessions (id_hash, user_id, created_at, last_seen_at, password_confirmed_at, user_agent, ip)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`), ss.IDHash, ss.UserID, store.NewTime(ss.CreatedAt), store.NewTime(ss.LastSeenAt), store.NewTime(ss.PasswordConfirmedAt),
+		ss.UserAgent, ss.IP)
 	if err != nil {
 		return fmt.Errorf("authsql: create session: %w", store.MapError(err))
 	}
@@ -160,15 +171,13 @@ func (s *Store) SessionByHash(ctx context.Context, idHash []byte) (auth.Session,
 		sessionRow
 		userRow
 	}
-	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT s.id_hash, s.user_id, s.created_at AS session_created_at,
-		s.last_seen_at, s.password_confirmed_at, u.id, u.name, u.email, u.password_hash, u.email_verified_at, u.capabilities,
-		u.created_at, u.updated_at FROM auth_sessions s JOIN auth_users u ON u.id = s.user_id WHERE s.id_hash = ?`), idHash)
+	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT `+sessionColumns+`, u.id, u.name, u.email, u.password_hash,
+		u.email_verified_at, u.capabilities, u.two_factor_confirmed_at, u.created_at, u.updated_at
+		FROM auth_sessions s JOIN auth_users u ON u.id = s.user_id WHERE s.id_hash = ?`), idHash)
 	if err != nil {
 		return auth.Session{}, auth.User{}, notFound(err, "session")
 	}
-	r := row.sessionRow
-	return auth.Session{IDHash: r.IDHash, UserID: r.UserID, CreatedAt: r.CreatedAt.Time, LastSeenAt: r.LastSeenAt.Time,
-		PasswordConfirmedAt: r.PasswordConfirmedAt.Time}, row.user(), nil
+	return row.session(), row.user(), nil
 }
 
 func (s *Store) exec(ctx context.Context, what, query string, args ...any) error {
@@ -197,6 +206,30 @@ func (s *Store) DeleteSession(ctx context.Context, idHash []byte) error {
 // DeleteUserSessions implements auth.Store.
 func (s *Store) DeleteUserSessions(ctx context.Context, userID int64) error {
 	return s.exec(ctx, "delete sessions", `DELETE FROM auth_sessions WHERE user_id = ?`, userID)
+}
+
+// ListUserSessions implements auth.Store.
+func (s *Store) ListUserSessions(ctx context.Context, userID int64) ([]auth.Session, error) {
+	var rows []sessionRow
+	err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT `+sessionColumns+` FROM auth_sessions s
+		WHERE s.user_id = ? ORDER BY s.last_seen_at DESC, s.created_at DESC`), userID)
+	if err != nil {
+		return nil, fmt.Errorf("authsql: list sessions of user %d: %w", userID, err)
+	}
+	out := make([]auth.Session, len(rows))
+	for i, r := range rows {
+		out[i] = r.session()
+	}
+	return out, nil
+}
+
+// DeleteOtherSessions implements auth.Store.
+func (s *Store) DeleteOtherSessions(ctx context.Context, userID int64, keep []byte) (int64, error) {
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM auth_sessions WHERE user_id = ? AND id_hash <> ?`), userID, keep)
+	if err != nil {
+		return 0, fmt.Errorf("authsql: sign out other sessions of user %d: %w", userID, err)
+	}
+	return res.RowsAffected()
 }
 
 // CreateRememberToken implements auth.Store.

@@ -29,6 +29,10 @@ func runUserTests(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		{Name: "RememberTokensServeOnce", Run: exerciseRememberTokensServeOnce},
 		{Name: "PasswordResetsServeOnce", Run: exercisePasswordResetsServeOnce},
 		{Name: "Prune", Run: exercisePrune},
+		{Name: "Profile", Run: exerciseProfile},
+		{Name: "DeleteUser", Run: exerciseDeleteUser},
+		{Name: "SessionList", Run: exerciseSessionList},
+		{Name: "TwoFactor", Run: exerciseTwoFactor},
 	})
 }
 
