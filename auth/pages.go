@@ -51,6 +51,7 @@ func (w *Web) routes() {
 	handle("POST /settings/tokens", user(w.base.Func(w.createToken)))
 	handle("GET /settings/tokens/{id}/revoke", user(w.base.Func(w.confirmRevoke)))
 	handle("POST /settings/tokens/{id}/revoke", user(w.base.Func(w.revokeToken)))
+	w.settingsRoutes(handle)
 	w.patterns = append(w.patterns, "GET "+AssetPrefix+"/{file}") // the base serves it
 	w.paths = append(w.paths, AssetPrefix+"/{file}")
 	switch {
@@ -173,6 +174,11 @@ func (w *Web) login(rw http.ResponseWriter, r *http.Request) error {
 		return w.redraw(rw, r, api.Invalid("email", MsgBadCredentials), p, LoginTemplate, "Log in")
 	case err != nil:
 		return err
+	}
+	if u.TwoFactor() && !w.rememberedDevice(r, u) {
+		w.startChallenge(rw, r, u, r.PostFormValue("remember") != "")
+		web.SeeOther(rw, r, "/two-factor-challenge")
+		return nil
 	}
 	if err := w.signIn(rw, r, u, r.PostFormValue("remember") != ""); err != nil {
 		return err

@@ -337,6 +337,20 @@ func (s *Service) DisableTwoFactor(ctx context.Context, u User, password string)
 	return nil
 }
 
+// CancelTwoFactor drops a secret that was begun but never confirmed (no
+// password asked: nothing is protected by it yet); it does nothing when
+// two-factor sign-in is on (turn it off with DisableTwoFactor).
+func (s *Service) CancelTwoFactor(ctx context.Context, u User) error {
+	fresh, err := s.User(ctx, u.ID)
+	if err != nil || fresh.TwoFactor() {
+		return err
+	}
+	if err := s.store.DisableTwoFactor(ctx, u.ID, s.now()); err != nil {
+		return fmt.Errorf("auth: cancel two-factor: %w", err)
+	}
+	return nil
+}
+
 // agents parses user agents for the list of sessions (made on first
 // use).
 var agents = sync.OnceValue(useragent.NewParser)
