@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/web"
@@ -90,8 +91,18 @@ type pageLink struct{ URL, Text string }
 // page renders name in the layout (the header of a signed-in user comes
 // from the Navigator) with the request's CSRF token.
 func (w *Web) page(rw http.ResponseWriter, r *http.Request, status int, name, title string, data any) {
-	p := &web.Page{Title: title, Data: data, CSRF: web.CSRFToken(rw, r), Flash: w.render.TakeFlash(rw, r, r.URL.Path)}
+	p := &web.Page{Title: title, Data: data, CSRF: web.CSRFToken(rw, r), Flash: w.render.TakeFlash(rw, r, r.URL.Path), GuestLinks: w.guestLinks()}
 	w.render.Render(rw, r, status, name, p)
+}
+
+// guestLinks are the header's links on the sign-in pages for a visitor
+// who is not signed in.
+func (w *Web) guestLinks() []groundwork.NavLink {
+	links := []groundwork.NavLink{{Text: "Sign in", URL: "/login"}}
+	if !w.o.DisableRegistration {
+		links = append(links, groundwork.NavLink{Text: "Create account", URL: "/register"})
+	}
+	return links
 }
 
 // withErrors puts ve's messages beside their fields and in the summary

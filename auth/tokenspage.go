@@ -17,6 +17,10 @@ import (
 // Token expiry choices on the settings page, in days (0 for never).
 var tokenExpiryDays = []int{0, 30, 90, 365}
 
+// tokenExpiryDefaultDays is the expiry the form offers first: a token
+// that is forgotten stops working by itself.
+const tokenExpiryDefaultDays = 90
+
 // tokensPage is the data of /settings/tokens.
 type tokensPage struct {
 	// Created is the new token's plaintext, shown this once (after the
@@ -113,9 +117,13 @@ func (w *Web) offeredAbilities(u User) []string {
 func (w *Web) tokenForm(r *http.Request) formPage {
 	expiry := field(web.TypeSelect, "expires_in_days", "Expires", "", "", false)
 	expiry.Placeholder = "Never"
+	chosen := r.PostFormValue("expires_in_days")
+	if r.Method != http.MethodPost {
+		chosen = strconv.Itoa(tokenExpiryDefaultDays)
+	}
 	for _, d := range tokenExpiryDays[1:] {
 		v := strconv.Itoa(d)
-		expiry.Options = append(expiry.Options, web.Option{Value: v, Label: "In " + v + " days", Selected: r.PostFormValue("expires_in_days") == v})
+		expiry.Options = append(expiry.Options, web.Option{Value: v, Label: "In " + v + " days", Selected: chosen == v})
 	}
 	name := field("text", "name", "Token name", r.PostFormValue("name"), "off", true)
 	name.Help = "Say where it will be used, e.g. “Deploy script”."

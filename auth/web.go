@@ -113,9 +113,11 @@ type WebOptions struct {
 }
 
 // NavLinksDefault are the header links of a signed-in user: their home
-// and their API tokens. A host adds its own pages (the reports) to these.
+// and their account (whose page leads to their API tokens, password,
+// two-factor sign-in and browsers). A host adds its own pages (the
+// reports) to these.
 func NavLinksDefault(homePath string) []groundwork.NavLink {
-	return []groundwork.NavLink{{Text: "Dashboard", URL: homePath}, {Text: "API tokens", URL: "/settings/tokens"}}
+	return []groundwork.NavLink{{Text: "Dashboard", URL: homePath}, {Text: "Account", URL: "/settings/profile"}}
 }
 
 // Web is web sign-in over HTTP: the pages of the nine flows (and the

@@ -248,7 +248,7 @@ const layoutScript = `(() => {
     let widest = "";
     for (const el of document.body.querySelectorAll("*")) {
       const r = el.getBoundingClientRect();
-      if (r.right > window.innerWidth + 1 && !widest) widest = el.outerHTML.slice(0, 120);
+      if (r.right > window.innerWidth + 1 && !widest && !el.parentElement.closest(".scroll")) widest = el.outerHTML.slice(0, 120);
     }
     out.push("sideways scroll at " + window.innerWidth + " px: the page is " + doc.scrollWidth + " px wide; first too wide: " + widest);
   }

@@ -215,6 +215,10 @@ type Page struct {
 	// button, a POST carrying CSRF); Render asks the Navigator when nil,
 	// and a guest has none.
 	Nav *groundwork.Navigation
+	// GuestLinks are the header's links for a visitor who is not signed
+	// in (the sign-in pages' "Sign in" and "Create account"); shown only
+	// when Nav is nil.
+	GuestLinks []groundwork.NavLink
 	// Wide lets the page use a wide screen's width (a report), instead
 	// of a column for reading.
 	Wide bool
