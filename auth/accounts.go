@@ -215,7 +215,7 @@ type SessionInfo struct {
 	// Browser and Device are read from the User-Agent ("Firefox 133",
 	// "Linux"), "" when unknown; IP is the client address it signed in
 	// from.
-	Browser, Device, IP string
+	Browser, Device, IP   string
 	CreatedAt, LastSeenAt time.Time
 	// Current marks the session the list was asked from.
 	Current bool

@@ -67,7 +67,7 @@ type User struct {
 	// (confirmed with a code from their app); nil while it is off.
 	TwoFactorConfirmedAt *time.Time `json:"two_factor_confirmed_at"`
 	CreatedAt            time.Time  `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	UpdatedAt            time.Time  `json:"updated_at"`
 }
 
 // Can reports whether the user has capability: "*" covers everything, and

@@ -25,8 +25,8 @@ type (
 type registered struct {
 	registered, signedIn, passwordSet, deleted hooks.List[UserHook]
 	deleting                                   hooks.List[UserDeletingHook]
-	signedOut                         hooks.List[SignedOutHook]
-	tokenCreated, tokenRevoked        hooks.List[TokenHook]
+	signedOut                                  hooks.List[SignedOutHook]
+	tokenCreated, tokenRevoked                 hooks.List[TokenHook]
 }
 
 // OnUserRegistered registers h to run after a user is created.

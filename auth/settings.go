@@ -28,7 +28,9 @@ var passwordHelp = fmt.Sprintf("At least %d characters. A few words you will rem
 // RequireUser (and RequirePasswordConfirmed where they change a sign-in
 // factor), and the two-factor challenge.
 func (w *Web) settingsRoutes(handle func(string, http.Handler)) {
-	user := func(f func(http.ResponseWriter, *http.Request) error) http.Handler { return w.RequireUser(w.base.Func(f)) }
+	user := func(f func(http.ResponseWriter, *http.Request) error) http.Handler {
+		return w.RequireUser(w.base.Func(f))
+	}
 	confirmed := func(f func(http.ResponseWriter, *http.Request) error) http.Handler {
 		return w.RequirePasswordConfirmed(w.base.Func(f))
 	}
@@ -292,4 +294,6 @@ func (w *Web) deleteAccount(rw http.ResponseWriter, r *http.Request) error {
 }
 
 // idContext binds a sealed value to a user.
-func idContext(kind string, userID int64) []byte { return []byte(kind + "\x00" + strconv.FormatInt(userID, 10)) }
+func idContext(kind string, userID int64) []byte {
+	return []byte(kind + "\x00" + strconv.FormatInt(userID, 10))
+}

@@ -74,7 +74,9 @@ func (t TwoFactorSetup) QRCode(size int) ([]byte, error) {
 
 // secretContext binds a sealed secret to its user, so that one user's
 // cannot be copied to another's row.
-func secretContext(userID int64) []byte { return []byte("groundwork two-factor\x00" + strconv.FormatInt(userID, 10)) }
+func secretContext(userID int64) []byte {
+	return []byte("groundwork two-factor\x00" + strconv.FormatInt(userID, 10))
+}
 
 // BeginTwoFactor makes a new secret for u, unconfirmed (sign-in does not
 // ask for a code until [Service.ConfirmTwoFactor]), in place of any
