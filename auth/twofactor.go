@@ -353,6 +353,25 @@ func (s *Service) CancelTwoFactor(ctx context.Context, u User) error {
 	return nil
 }
 
+// TurnOffTwoFactor turns a user's two-factor sign-in off without their
+// password: an administrator's answer to a lost phone and lost recovery
+// codes. The user is mailed; ErrNotFound when there is no such user.
+func (s *Service) TurnOffTwoFactor(ctx context.Context, userID int64) error {
+	u, err := s.User(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DisableTwoFactor(ctx, u.ID, s.now()); err != nil {
+		return fmt.Errorf("auth: turn off two-factor: %w", err)
+	}
+	if u.TwoFactor() {
+		s.send(mail.Message{To: []string{u.Email}, Subject: "Two-factor sign-in is off",
+			Text: fmt.Sprintf("Hello %s,\n\nAn administrator of %s turned two-factor sign-in off for your account: signing in now asks for your password only. "+
+				"You can set it up again from your account page.\n", u.Name, s.appName)})
+	}
+	return nil
+}
+
 // agents parses user agents for the list of sessions (made on first
 // use).
 var agents = sync.OnceValue(useragent.NewParser)

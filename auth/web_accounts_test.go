@@ -385,3 +385,21 @@ func TestTwoFactorAndSessionsAcrossInstances(t *testing.T) {
 		require.Equal(t, http.StatusFound, res.StatusCode, "signed out on the other instance too")
 	})
 }
+
+// An administrator turns a user's two-factor sign-in off (a lost phone):
+// their next sign-in asks for the password only, and they are told.
+func TestTurnOffTwoFactor(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{})
+	u := s.user(t, "ada@example.com")
+	b := s.browser(t)
+	b.login("ada@example.com", "correct horse", false)
+	enableTwoFactor(t, s, b)
+	require.NoError(t, s.svc.TurnOffTwoFactor(context.Background(), u.ID))
+	res := s.browser(t).login("ada@example.com", "correct horse", false)
+	require.Equal(t, "/dashboard", res.Header.Get("Location"))
+	msgs, err := s.outbox.Wait(context.Background(), 2)
+	require.NoError(t, err)
+	require.Contains(t, msgs[1].Text, "An administrator")
+	require.ErrorIs(t, s.svc.TurnOffTwoFactor(context.Background(), 999), auth.ErrNotFound)
+}

@@ -28,12 +28,16 @@ token create flags:
 	{"user", `  reference user create --email EMAIL --name NAME [--capability CAP...] [--unverified]
                                     make a user who can sign in at /login; the password is
                                     asked for on a terminal, else read from the first line of stdin
-  reference user list [--json]      list users and their capabilities
+  reference user list [--json]      list users, whether they use two-factor sign-in, and their
+                                    capabilities
   reference user grant EMAIL CAP    give a user a capability (view_search_reporting,
                                     manage-emailmarketing-feeds, '*', or a token ability such as
                                     forms:* that their own API tokens may then carry)
   reference user revoke EMAIL CAP   take a capability away
   reference user password EMAIL     set a new password (read as for create); signs them out everywhere
+  reference user two-factor-off EMAIL
+                                    turn a user's two-factor sign-in off (a lost phone and lost
+                                    recovery codes); they are mailed
 `},
 	{"bookings", `  reference bookings seed [--timezone ZONE]
                                     create a sample service "consultation" (30 minutes) and a

@@ -55,7 +55,7 @@ func readPassword(stderr io.Writer) (string, error) {
 }
 
 func runUser(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	const subs = "create, list, grant, revoke or password"
+	const subs = "create, list, grant, revoke, password or two-factor-off"
 	if len(args) == 0 {
 		return usageError{"user needs a sub-command: " + subs}
 	}
@@ -80,7 +80,7 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 		asJSON = fs.Bool("json", false, "print JSON")
 	case "grant", "revoke":
 		want = 2
-	case "password":
+	case "password", "two-factor-off":
 		want = 1
 	default:
 		return usageError{fmt.Sprintf("unknown user sub-command %q: %s", sub, subs)}
@@ -140,13 +140,16 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 			return enc.Encode(users)
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tVERIFIED\tCAPABILITIES")
-		for _, u := range users {
-			verified := "no"
-			if u.EmailVerifiedAt != nil {
-				verified = u.EmailVerifiedAt.UTC().Format(time.DateOnly)
+		fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tVERIFIED\tTWO-FACTOR\tCAPABILITIES")
+		since := func(t *time.Time) string {
+			if t == nil {
+				return "no"
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", u.ID, u.Email, u.Name, verified, strings.Join(u.Capabilities, ", "))
+			return t.UTC().Format(time.DateOnly)
+		}
+		for _, u := range users {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", u.ID, u.Email, u.Name, since(u.EmailVerifiedAt), since(u.TwoFactorConfirmedAt),
+				strings.Join(u.Capabilities, ", "))
 		}
 		return tw.Flush()
 	case "grant", "revoke":
@@ -171,6 +174,15 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 			return invalid(err)
 		}
 		fmt.Fprintf(stdout, "Password of user %d (%s) changed; they are signed out everywhere.\n", u.ID, u.Email)
+	case "two-factor-off":
+		u, err := find(positional[0])
+		if err != nil {
+			return err
+		}
+		if err := svc.TurnOffTwoFactor(ctx, u.ID); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Two-factor sign-in of user %d (%s) is off; they sign in with their password and can set it up again.\n", u.ID, u.Email)
 	}
 	return nil
 }
