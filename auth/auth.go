@@ -152,3 +152,17 @@ type PasswordReset struct {
 	TokenHash []byte
 	CreatedAt time.Time
 }
+
+// Passkey is a WebAuthn credential of a user, as stored: its credential
+// ID (unique across users), the credential record (public key, signature
+// counter, flags) as the WebAuthn library encodes it, opaque to the
+// Store, and the name the user gave it.
+type Passkey struct {
+	ID           int64
+	UserID       int64
+	CredentialID []byte
+	Credential   []byte
+	Name         string
+	CreatedAt    time.Time
+	LastUsedAt   *time.Time
+}

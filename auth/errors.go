@@ -15,6 +15,9 @@ var (
 	ErrNotFound = errors.New("auth: not found")
 	// ErrEmailTaken: another user has that email address.
 	ErrEmailTaken = errors.New("auth: email taken")
+	// ErrPasskeyTaken: a passkey with that credential ID is stored
+	// already.
+	ErrPasskeyTaken = errors.New("auth: passkey already registered")
 	// ErrBusy: too many passwords are being checked at once; the request
 	// waited its turn for PasswordWait and gave up. Try again shortly.
 	ErrBusy = errors.New("auth: busy checking passwords")

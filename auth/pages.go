@@ -84,6 +84,9 @@ type formPage struct {
 	// Alert is a page-level error (a lock-out), Warning a caution (one
 	// attempt left).
 	Alert, Warning string
+	// Passkey, on the sign-in page, is where a passkey signs in: a button
+	// the page's script shows where the browser can use one.
+	Passkey string
 }
 
 type pageLink struct{ URL, Text string }
@@ -150,6 +153,9 @@ func (w *Web) loginForm(r *http.Request) *formPage {
 		Fields: []web.Field{field("email", "email", "Email address", r.PostFormValue("email"), "email", true),
 			field("password", "password", "Password", "", "current-password", true), remember},
 		Beside: &pageLink{"/forgot-password", "Forgot your password?"}}
+	if w.passkeysHere(r) {
+		p.Passkey = "/login/passkey"
+	}
 	if !w.o.DisableRegistration {
 		p.Links = append(p.Links, pageLink{"/register", "Don't have an account? Sign up"})
 	}

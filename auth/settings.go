@@ -49,6 +49,7 @@ func (w *Web) settingsRoutes(handle func(string, http.Handler)) {
 	handle("POST /settings/sessions", user(w.signOutOthers))
 	handle("GET /settings/delete-account", user(w.deletePage))
 	handle("POST /settings/delete-account", user(w.deleteAccount))
+	w.passkeyRoutes(handle)
 	handle("GET /two-factor-challenge", w.RequireGuest(w.base.Func(w.challengePage)))
 	handle("POST /two-factor-challenge", w.RequireGuest(w.base.Func(w.challenge)))
 }

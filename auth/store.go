@@ -90,6 +90,21 @@ type Store interface {
 	// codes; a user without them is not an error.
 	DisableTwoFactor(ctx context.Context, userID int64, at time.Time) error
 
+	// AddPasskey stores a passkey and returns it with its new ID;
+	// ErrPasskeyTaken when its credential ID is stored already.
+	AddPasskey(ctx context.Context, p Passkey) (Passkey, error)
+	// UserPasskeys returns a user's passkeys in ID order.
+	UserPasskeys(ctx context.Context, userID int64) ([]Passkey, error)
+	// PasskeyByCredential returns the passkey with this credential ID, or
+	// ErrNotFound.
+	PasskeyByCredential(ctx context.Context, credentialID []byte) (Passkey, error)
+	// UsePasskey records a sign-in with a passkey: its updated credential
+	// record (the signature counter moves) and when.
+	UsePasskey(ctx context.Context, id int64, credential []byte, at time.Time) error
+	// DeletePasskey deletes a user's passkey; ErrNotFound when the user
+	// has none with that ID.
+	DeletePasskey(ctx context.Context, userID, id int64) error
+
 	// CreateSession stores a new session.
 	CreateSession(ctx context.Context, s Session) error
 	// SessionByHash returns the session with this id hash and its user,

@@ -403,3 +403,50 @@ func TestTurnOffTwoFactor(t *testing.T) {
 	require.Contains(t, msgs[1].Text, "An administrator")
 	require.ErrorIs(t, s.svc.TurnOffTwoFactor(context.Background(), 999), auth.ErrNotFound)
 }
+
+// The passkey endpoints refuse what does not hold, in words the page
+// shows, and without a ceremony begun; the options name the site.
+func TestPasskeyEndpoints(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, siteOptions{})
+	s.user(t, "ada@example.com")
+	guest := s.browser(t)
+	res, body := guest.do(http.MethodPost, "/login/passkey/options", url.Values{}, "Accept", "application/json")
+	require.Equal(t, http.StatusConflict, res.StatusCode, "not at an IP address")
+	require.Contains(t, body, "not by an IP address")
+	_, body = guest.get("/login")
+	require.NotContains(t, body, "Sign in with a passkey")
+	named := func(header ...string) []string {
+		return append([]string{"Accept", "application/json", "Host", "localhost"}, header...)
+	}
+	res, body = guest.do(http.MethodPost, "/login/passkey/options", url.Values{}, named()...)
+	require.Equal(t, 200, res.StatusCode, body)
+	require.Contains(t, body, `"challenge":`)
+	require.Contains(t, body, `"rpId":"localhost"`, "the site asked for, without a BaseURL")
+	require.Contains(t, body, `"userVerification":"required"`)
+	require.NotEmpty(t, res.Header.Values("Set-Cookie"), "the ceremony kept in a cookie")
+	res, body = guest.do(http.MethodPost, "/login/passkey", url.Values{"not": {"a credential"}}, named()...)
+	require.Equal(t, 422, res.StatusCode)
+	require.JSONEq(t, `{"message":"`+auth.ErrPasskey.Error()+`"}`, body)
+	res, _ = guest.do(http.MethodPost, "/login/passkey", url.Values{}, named()...)
+	require.Equal(t, 422, res.StatusCode, "the ceremony was used up")
+
+	b := s.browser(t) // signed in at localhost: its cookies are that host's
+	res, _ = b.do(http.MethodPost, "/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}}, "Host", "localhost")
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	res, body = b.do(http.MethodPost, "/settings/passkeys/options", url.Values{}, named()...)
+	require.Equal(t, 200, res.StatusCode, body)
+	require.Contains(t, body, `"residentKey":"required"`)
+	require.Contains(t, body, `"name":"ada@example.com"`)
+	res, _ = b.do(http.MethodPost, "/settings/passkeys?name=x", url.Values{}, named()...)
+	require.Equal(t, 422, res.StatusCode)
+	res, _ = b.do(http.MethodPost, "/settings/passkeys/99/delete", url.Values{}, "Host", "localhost")
+	require.Equal(t, 404, res.StatusCode)
+	b.login("ada@example.com", "correct horse", false)
+	res, body = b.get("/settings/passkeys")
+	require.Equal(t, 200, res.StatusCode)
+	require.Contains(t, body, "You have no passkeys yet.")
+	require.Contains(t, body, "open this page at its domain", "not at an IP address")
+	_, body = b.get("/settings/passkeys", "Host", "localhost")
+	require.Contains(t, body, "<noscript>", "says why adding one needs JavaScript")
+}

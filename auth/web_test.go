@@ -107,6 +107,14 @@ func (b *browser) do(method, path string, form url.Values, header ...string) (*h
 		req.Header.Set("Origin", b.site.srv.URL)
 	}
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" { // the site asked for by another name, its port kept
+			_, port, _ := strings.Cut(req.URL.Host, ":")
+			req.Host = header[i+1] + ":" + port
+			if method == http.MethodPost {
+				req.Header.Set("Origin", "http://"+req.Host)
+			}
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	res, err := b.client.Do(req)

@@ -104,7 +104,7 @@ func TestNoJavaScriptPage(t *testing.T) {
 	r := v.do(t, "GET", "/forms/contact", "", nil, nil)
 	require.Equal(t, 200, r.status)
 	require.Equal(t, "text/html; charset=utf-8", r.header.Get("Content-Type"))
-	require.Equal(t, "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+	require.Equal(t, "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 		r.header.Get("Content-Security-Policy"))
 	require.Equal(t, "no-store", r.header.Get("Cache-Control"))
 	require.Equal(t, 1, strings.Count(r.body, "<script"), "only the optional script of the page layer")

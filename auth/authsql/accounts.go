@@ -164,3 +164,69 @@ func (s *Store) DisableTwoFactor(ctx context.Context, userID int64, at time.Time
 	}
 	return nil
 }
+
+type passkeyRow struct {
+	ID           int64      `db:"id"`
+	UserID       int64      `db:"user_id"`
+	CredentialID []byte     `db:"credential_id"`
+	Credential   string     `db:"credential"`
+	Name         string     `db:"name"`
+	CreatedAt    store.Time `db:"created_at"`
+	LastUsedAt   store.Time `db:"last_used_at"`
+}
+
+const passkeyColumns = `id, user_id, credential_id, credential, name, created_at, last_used_at`
+
+func (r passkeyRow) passkey() auth.Passkey {
+	return auth.Passkey{ID: r.ID, UserID: r.UserID, CredentialID: r.CredentialID, Credential: []byte(r.Credential), Name: r.Name,
+		CreatedAt: r.CreatedAt.Time, LastUsedAt: optional(r.LastUsedAt)}
+}
+
+// AddPasskey implements auth.Store.
+func (s *Store) AddPasskey(ctx context.Context, p auth.Passkey) (auth.Passkey, error) {
+	var row passkeyRow
+	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO auth_passkeys (user_id, credential_id, credential, name, created_at)
+		VALUES (?, ?, ?, ?, ?) RETURNING `+passkeyColumns), p.UserID, p.CredentialID, string(p.Credential), p.Name, store.NewTime(p.CreatedAt)).StructScan(&row)
+	if err != nil {
+		if store.IsUniqueViolation(err) {
+			return auth.Passkey{}, auth.ErrPasskeyTaken
+		}
+		return auth.Passkey{}, fmt.Errorf("authsql: add passkey: %w", store.MapError(err))
+	}
+	return row.passkey(), nil
+}
+
+// UserPasskeys implements auth.Store.
+func (s *Store) UserPasskeys(ctx context.Context, userID int64) ([]auth.Passkey, error) {
+	var rows []passkeyRow
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT `+passkeyColumns+` FROM auth_passkeys WHERE user_id = ? ORDER BY id`), userID); err != nil {
+		return nil, fmt.Errorf("authsql: passkeys of user %d: %w", userID, err)
+	}
+	out := make([]auth.Passkey, len(rows))
+	for i, r := range rows {
+		out[i] = r.passkey()
+	}
+	return out, nil
+}
+
+// PasskeyByCredential implements auth.Store.
+func (s *Store) PasskeyByCredential(ctx context.Context, credentialID []byte) (auth.Passkey, error) {
+	var row passkeyRow
+	if err := s.db.GetContext(ctx, &row, s.db.Rebind(`SELECT `+passkeyColumns+` FROM auth_passkeys WHERE credential_id = ?`), credentialID); err != nil {
+		return auth.Passkey{}, notFound(err, "passkey")
+	}
+	return row.passkey(), nil
+}
+
+// UsePasskey implements auth.Store.
+func (s *Store) UsePasskey(ctx context.Context, id int64, credential []byte, at time.Time) error {
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE auth_passkeys SET credential = ?, last_used_at = ? WHERE id = ?`),
+		string(credential), store.NewTime(at), id)
+	return oneRow(res, err, "use passkey %d", id)
+}
+
+// DeletePasskey implements auth.Store.
+func (s *Store) DeletePasskey(ctx context.Context, userID, id int64) error {
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM auth_passkeys WHERE id = ? AND user_id = ?`), id, userID)
+	return oneRow(res, err, "delete passkey %d", id)
+}

@@ -174,3 +174,42 @@ func exerciseTwoFactor(t *testing.T, newStore func(t *testing.T) auth.Store) {
 	require.False(t, got.TwoFactor())
 	require.NoError(t, s.DisableTwoFactor(ctx, u.ID, at), "off twice")
 }
+
+// exercisePasskeys is the Passkeys part of runUserTests.
+func exercisePasskeys(t *testing.T, newStore func(t *testing.T) auth.Store) {
+	t.Parallel()
+	s := newStore(t)
+	u := newUser(t, s, "pk@example.com")
+	other := newUser(t, s, "other@example.com")
+	p, err := s.AddPasskey(ctx, auth.Passkey{UserID: u.ID, CredentialID: []byte{1, 2, 3}, Credential: []byte(`{"id":"AQID"}`), Name: "Laptop", CreatedAt: at})
+	require.NoError(t, err)
+	require.Positive(t, p.ID)
+	require.Equal(t, exact, p.CreatedAt)
+	require.Nil(t, p.LastUsedAt)
+	_, err = s.AddPasskey(ctx, auth.Passkey{UserID: other.ID, CredentialID: []byte{1, 2, 3}, Credential: []byte(`{}`), Name: "x", CreatedAt: at})
+	require.ErrorIs(t, err, auth.ErrPasskeyTaken, "a credential belongs to one user")
+	second, err := s.AddPasskey(ctx, auth.Passkey{UserID: u.ID, CredentialID: []byte{4}, Credential: []byte(`{}`), Name: "Phone", CreatedAt: at})
+	require.NoError(t, err)
+
+	got, err := s.PasskeyByCredential(ctx, []byte{1, 2, 3})
+	require.NoError(t, err)
+	require.Equal(t, p, got)
+	_, err = s.PasskeyByCredential(ctx, []byte{9})
+	require.ErrorIs(t, err, auth.ErrNotFound)
+	require.NoError(t, s.UsePasskey(ctx, p.ID, []byte(`{"id":"AQID","n":2}`), at.Add(time.Hour)))
+	got, err = s.PasskeyByCredential(ctx, []byte{1, 2, 3})
+	require.NoError(t, err)
+	require.Equal(t, `{"id":"AQID","n":2}`, string(got.Credential))
+	require.Equal(t, exact.Add(time.Hour), *got.LastUsedAt)
+
+	list, err := s.UserPasskeys(ctx, u.ID)
+	require.NoError(t, err)
+	require.Len(t, list, 2)
+	require.Equal(t, "Laptop", list[0].Name)
+	require.ErrorIs(t, s.DeletePasskey(ctx, other.ID, second.ID), auth.ErrNotFound, "only its owner deletes it")
+	require.NoError(t, s.DeletePasskey(ctx, u.ID, second.ID))
+	require.ErrorIs(t, s.DeletePasskey(ctx, u.ID, second.ID), auth.ErrNotFound)
+	list, err = s.UserPasskeys(ctx, u.ID)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+}

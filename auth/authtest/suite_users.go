@@ -33,6 +33,7 @@ func runUserTests(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		{Name: "DeleteUser", Run: exerciseDeleteUser},
 		{Name: "SessionList", Run: exerciseSessionList},
 		{Name: "TwoFactor", Run: exerciseTwoFactor},
+		{Name: "Passkeys", Run: exercisePasskeys},
 	})
 }
 

@@ -285,9 +285,9 @@ func (r *Renderer) Error(w http.ResponseWriter, req *http.Request, status int, e
 }
 
 // SetSecurityHeaders sets the headers of every page: a
-// Content-Security-Policy that allows scripts (no inline one), styles and
-// images from the page's own origin only, forms that post to it (and to formAction
-// origins), and no framing; nosniff; a same-origin Referrer-Policy; and
+// Content-Security-Policy that allows scripts (no inline one), styles,
+// images and the script's requests (a passkey's) to the page's own origin
+// only, forms that post to it (and to formAction origins), and no framing; nosniff; a same-origin Referrer-Policy; and
 // no caching, since pages carry answers and tokens.
 func SetSecurityHeaders(h http.Header, formAction ...string) { setSecurityHeaders(h, formAction, nil) }
 
@@ -295,12 +295,12 @@ func SetSecurityHeaders(h http.Header, formAction ...string) { setSecurityHeader
 // scripts, frames, styles and requests the page may use too.
 func setSecurityHeaders(h http.Header, formAction, embeds []string) {
 	action := strings.Join(append([]string{"'self'"}, formAction...), " ")
-	policy := "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action " + action +
+	policy := "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action " + action +
 		"; frame-ancestors 'none'; base-uri 'none'"
 	if len(embeds) > 0 {
 		others := " " + strings.Join(embeds, " ")
 		policy = "default-src 'none'; script-src 'self'" + others + "; style-src 'self'" + others + "; img-src 'self'; frame-src" + others +
-			"; connect-src" + others + "; form-action " + action + "; frame-ancestors 'none'; base-uri 'none'"
+			"; connect-src 'self'" + others + "; form-action " + action + "; frame-ancestors 'none'; base-uri 'none'"
 	}
 	h.Set("Content-Security-Policy", policy)
 	h.Set("X-Content-Type-Options", "nosniff")

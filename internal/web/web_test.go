@@ -186,7 +186,7 @@ func TestSecurityHeaders(t *testing.T) {
 	for _, path := range []string{"/demo", "/missing"} {
 		res, _ := get(t, srv.Client(), "GET", srv.URL+path, nil)
 		h := res.Header
-		require.Equal(t, "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+		require.Equal(t, "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 			h.Get("Content-Security-Policy"), path)
 		require.Equal(t, "nosniff", h.Get("X-Content-Type-Options"))
 		require.Equal(t, "same-origin", h.Get("Referrer-Policy"))

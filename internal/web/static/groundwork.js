@@ -30,4 +30,51 @@ document.addEventListener("DOMContentLoaded", () => {
       location.replace(url);
     }
   }
+  // A box with data-passkey="URL" runs a passkey ceremony (WebAuthn)
+  // with the site when its button is pressed: POST URL/options, ask the
+  // browser, POST its answer to URL, then go where the site says. Shown
+  // only where the browser has passkeys; every page works without it.
+  const b64 = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const bytes = (s) => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+  const answer = (cred) => {
+    if (cred.toJSON) return cred.toJSON();
+    const r = cred.response, out = { id: cred.id, rawId: b64(cred.rawId), type: cred.type, response: { clientDataJSON: b64(r.clientDataJSON) },
+      clientExtensionResults: cred.getClientExtensionResults() };
+    for (const k of ["attestationObject", "authenticatorData", "signature", "userHandle"]) if (r[k]) out.response[k] = b64(r[k]);
+    return out;
+  };
+  for (const box of document.querySelectorAll("[data-passkey]")) {
+    if (!window.PublicKeyCredential) {
+      const none = document.querySelector("[data-passkey-none]");
+      if (none) none.hidden = false;
+      continue;
+    }
+    box.hidden = false;
+    const button = box.querySelector("button"), status = box.querySelector("[role=status]"), name = box.querySelector("input[name=name]");
+    const register = box.dataset.kind === "register";
+    const post = (url, body) => fetch(url, { method: "POST", credentials: "same-origin", body: JSON.stringify(body),
+      headers: { "Content-Type": "application/json", Accept: "application/json", "X-XSRF-TOKEN": box.dataset.token } });
+    button.addEventListener("click", async () => {
+      status.textContent = register ? "Follow your browser's steps to make the passkey." : "Follow your browser's steps to use your passkey.";
+      try {
+        const res = await post(box.dataset.passkey + "/options", {});
+        const options = await res.json();
+        if (!res.ok) throw new Error(options.message);
+        const pk = options.publicKey;
+        pk.challenge = bytes(pk.challenge);
+        for (const c of [...(pk.excludeCredentials || []), ...(pk.allowCredentials || [])]) c.id = bytes(c.id);
+        if (register) pk.user.id = bytes(pk.user.id);
+        const cred = register ? await navigator.credentials.create({ publicKey: pk }) : await navigator.credentials.get({ publicKey: pk });
+        const url = box.dataset.passkey + (register && name ? "?name=" + encodeURIComponent(name.value) : "");
+        const done = await post(url, answer(cred));
+        const reply = await done.json();
+        if (!done.ok) throw new Error(reply.message);
+        location.assign(reply.redirect);
+      } catch (e) {
+        status.textContent = e && e.name === "NotAllowedError"
+          ? "No passkey was " + (register ? "made" : "used") + ": the browser's steps were cancelled or timed out. Try again."
+          : (e && e.message) || "Something went wrong. Try again.";
+      }
+    });
+  }
 });

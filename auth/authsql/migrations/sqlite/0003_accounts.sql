@@ -8,3 +8,13 @@ CREATE TABLE auth_recovery_codes (
 	code_hash BLOB NOT NULL,
 	PRIMARY KEY (user_id, code_hash)
 );
+CREATE TABLE auth_passkeys (
+	id INTEGER PRIMARY KEY AUTOINCREMENT,
+	user_id INTEGER NOT NULL REFERENCES auth_users (id) ON DELETE CASCADE,
+	credential_id BLOB NOT NULL UNIQUE,
+	credential TEXT NOT NULL,
+	name TEXT NOT NULL,
+	created_at TIMESTAMP NOT NULL,
+	last_used_at TIMESTAMP
+);
+CREATE INDEX auth_passkeys_user ON auth_passkeys (user_id);
