@@ -177,5 +177,5 @@ func TestBrowserAccountWalk(t *testing.T) {
 		keyPress(t, ctx, "main form button")
 		browsertest.NoViolations(t, ctx, p.what+" with errors")
 	}
-	require.Contains(t, bodyText(t, ctx), "The password field is required.")
+	require.Contains(t, bodyText(t, ctx), "Enter your password")
 }

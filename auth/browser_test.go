@@ -64,10 +64,10 @@ func TestBrowserRegisterVerifyConfirmSignOut(t *testing.T) {
 	browsertest.NoViolations(t, ctx, "the register page with errors")
 	summary, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".error-summary")))
 	require.NoError(t, err)
-	require.Contains(t, summary, "The name field is required.")
+	require.Contains(t, summary, "Enter your name")
 	described, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("f-email").ariaDescribedByElements.map(e => e.textContent).join(" | ")`))
 	require.NoError(t, err)
-	require.Equal(t, "Error: The email field must be a valid email address.", described, "the error is tied to its input")
+	require.Equal(t, "Error: Enter an email address in the correct format, like name@example.com", described, "the error is tied to its input")
 
 	browse(t, ctx, chromedp.SetValue(chromedp.ID("f-name"), "Ada Lovelace"), chromedp.SetValue(chromedp.ID("f-email"), "ada@example.com"),
 		chromedp.SetValue(chromedp.ID("f-password"), "correct horse"), chromedp.SetValue(chromedp.ID("f-password_confirmation"), "correct horse"),
@@ -149,7 +149,10 @@ func TestBrowserForgotResetLoginRemember(t *testing.T) {
 	browsertest.NoViolations(t, ctx, "the reset-password page with an error")
 	browse(t, ctx, chromedp.SendKeys(chromedp.ID("f-password"), "new horse!"), chromedp.SendKeys(chromedp.ID("f-password_confirmation"), "new horse!"),
 		chromedp.Click(chromedp.CSS(`main button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(".notice")))
-	require.Equal(t, u+"/login", location(t, ctx))
+	require.Equal(t, u+"/login?email=ada%40example.com", location(t, ctx), "the address kept for signing in")
+	value, err := chromedp.Run(ctx, chromedp.Value(chromedp.ID("f-email")))
+	require.NoError(t, err)
+	require.Equal(t, "ada@example.com", value)
 	require.Contains(t, bodyText(t, ctx), auth.MsgPasswordReset)
 	browsertest.NoViolations(t, ctx, "the login page with a notice")
 
@@ -163,13 +166,13 @@ func TestBrowserForgotResetLoginRemember(t *testing.T) {
 		submit(t, ctx, `main button[type=submit]`)
 	}
 	login("correct horse", false)
-	require.Contains(t, bodyText(t, ctx), auth.MsgBadCredentials)
+	require.Contains(t, bodyText(t, ctx), "The email address or password is not right: check them and try again")
 	browsertest.NoViolations(t, ctx, "the login page with an error")
 	for range 4 {
 		login("correct horse", false)
 	}
 	login("new horse!", false)
-	require.Contains(t, bodyText(t, ctx), "Too many login attempts. Please try again in")
+	require.Contains(t, bodyText(t, ctx), "Too many sign-in attempts. Please try again in")
 	browsertest.NoViolations(t, ctx, "the login page locked out")
 	s.clock.Advance(time.Minute)
 

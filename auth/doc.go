@@ -37,7 +37,7 @@
 // aria-describedby and listed in a summary, in fixed texts
 // ("These credentials do not match our records." on email). After 5
 // sign-ins in a minute from one email and client IP the next is refused
-// ("Too many login attempts. Please try again in N seconds.", 429) before
+// ("Too many sign-in attempts. Please try again in N seconds.", 429) before
 // its password is looked at; a success clears the count. Give
 // Options.LoginLimiter a store.SQLRateLimiter and the count is kept in the
 // database, so it holds across instances. Forgot-password answers the same

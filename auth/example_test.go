@@ -92,7 +92,7 @@ func ExampleWeb_RequireUser() {
 	// The login page is the host's now.
 	w = httptest.NewRecorder()
 	mux.ServeHTTP(w, httptest.NewRequest("GET", "/login", nil))
-	fmt.Println(w.Code, strings.Contains(w.Body.String(), "<h1>Log in to your account</h1>"))
+	fmt.Println(w.Code, strings.Contains(w.Body.String(), "<h1>Sign in to your account</h1>"))
 	// Output:
 	// 302 /login
 	// 401 {"message":"Unauthenticated."}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -77,7 +78,7 @@ type formPage struct {
 	Submit      string
 	Fields      []web.Field
 	Summary     []web.SummaryItem
-	// Links follow the form ("Don't have an account? Sign up"); Beside
+	// Links follow the form ("No account yet? Create one"); Beside
 	// sits next to its button ("Forgot your password?").
 	Links  []pageLink
 	Beside *pageLink
@@ -108,8 +109,23 @@ func (w *Web) guestLinks() []groundwork.NavLink {
 	return links
 }
 
-// withErrors puts ve's messages beside their fields and in the summary
-// (messages of fields the form does not show go first, unlinked).
+// msgMismatch is the API's message of a password and its confirmation
+// that differ.
+const msgMismatch = "The password field confirmation does not match."
+
+func (p *formPage) hasField(name string) bool {
+	for _, f := range p.Fields {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// withErrors puts ve's messages beside their fields and in the summary,
+// in the pages' voice (messages of fields the form does not show go
+// first, unlinked); a mismatch of a password and its confirmation is on
+// the confirmation.
 func withErrors(p *formPage, ve *ValidationError) {
 	if ve == nil {
 		return
@@ -118,9 +134,15 @@ func withErrors(p *formPage, ve *ValidationError) {
 	var general []string
 	for _, name := range ve.FieldNames() {
 		found := false
-		for i := range p.Fields {
-			if p.Fields[i].Name == name && p.Fields[i].Type != "hidden" {
-				p.Fields[i].Errors, found = errs[name], true
+		for _, msg := range errs[name] {
+			target := name
+			if msg == msgMismatch && p.hasField(name+"_confirmation") {
+				target = name + "_confirmation" // the box to fix is the second
+			}
+			for i := range p.Fields {
+				if p.Fields[i].Name == target && p.Fields[i].Type != "hidden" {
+					p.Fields[i].Errors, found = append(p.Fields[i].Errors, web.Voice(p.Fields[i], msg)), true
+				}
 			}
 		}
 		if !found {
@@ -149,21 +171,25 @@ func (w *Web) redraw(rw http.ResponseWriter, r *http.Request, err error, p *form
 func (w *Web) loginForm(r *http.Request) *formPage {
 	remember := field("checkbox", "remember", "Remember me", "1", "", false)
 	remember.Checked = r.PostFormValue("remember") != ""
-	p := &formPage{Heading: "Log in to your account", Description: "Enter your email and password below to log in", Action: "/login", Submit: "Log in",
-		Fields: []web.Field{field("email", "email", "Email address", r.PostFormValue("email"), "email", true),
+	email := r.PostFormValue("email")
+	if r.Method == http.MethodGet {
+		email = r.URL.Query().Get("email") // after a reset, the address the link was for
+	}
+	p := &formPage{Heading: "Sign in to your account", Description: "Enter your email address and password", Action: "/login", Submit: "Sign in",
+		Fields: []web.Field{field("email", "email", "Email address", email, "email", true),
 			field("password", "password", "Password", "", "current-password", true), remember},
 		Beside: &pageLink{"/forgot-password", "Forgot your password?"}}
 	if w.passkeysHere(r) {
 		p.Passkey = "/login/passkey"
 	}
 	if !w.o.DisableRegistration {
-		p.Links = append(p.Links, pageLink{"/register", "Don't have an account? Sign up"})
+		p.Links = append(p.Links, pageLink{"/register", "No account yet? Create one"})
 	}
 	return p
 }
 
 func (w *Web) loginPage(rw http.ResponseWriter, r *http.Request) {
-	w.page(rw, r, http.StatusOK, LoginTemplate, "Log in", w.loginForm(r))
+	w.page(rw, r, http.StatusOK, LoginTemplate, "Sign in", w.loginForm(r))
 }
 
 func (w *Web) login(rw http.ResponseWriter, r *http.Request) error {
@@ -175,7 +201,7 @@ func (w *Web) login(rw http.ResponseWriter, r *http.Request) error {
 		v.Add("password", api.MsgRequired("password"))
 	}
 	if err := v.Err(); err != nil {
-		return w.redraw(rw, r, err, p, LoginTemplate, "Log in")
+		return w.redraw(rw, r, err, p, LoginTemplate, "Sign in")
 	}
 	u, err := w.svc.CheckCredentials(r.Context(), email, password, proxies.ClientIPString(r, w.o.TrustedProxies))
 	var lock *LockoutError
@@ -184,11 +210,11 @@ func (w *Web) login(rw http.ResponseWriter, r *http.Request) error {
 	case errors.As(err, &lock):
 		rw.Header().Set("Retry-After", strconv.Itoa(int(lock.RetryAfter/time.Second)))
 		p.Alert = lock.Error()
-		w.page(rw, r, http.StatusTooManyRequests, LoginTemplate, "Log in", p)
+		w.page(rw, r, http.StatusTooManyRequests, LoginTemplate, "Sign in", p)
 		return nil
 	case errors.As(err, &bad):
 		p.Warning = attemptsWarning(bad)
-		return w.redraw(rw, r, api.Invalid("email", MsgBadCredentials), p, LoginTemplate, "Log in")
+		return w.redraw(rw, r, api.Invalid("email", MsgBadCredentials), p, LoginTemplate, "Sign in")
 	case err != nil:
 		return err
 	}
@@ -244,13 +270,21 @@ func (w *Web) signIn(rw http.ResponseWriter, r *http.Request, u User, remember b
 	return nil
 }
 
+// newPasswordField is a new password's box, its rules said before anyone
+// types.
+func newPasswordField(label string) web.Field {
+	f := field("password", "password", label, "", "new-password", true)
+	f.Help = passwordHelp
+	return f
+}
+
 func registerForm(r *http.Request) *formPage {
 	return &formPage{Heading: "Create an account", Description: "Enter your details below to create your account", Action: "/register", Submit: "Create account",
 		Fields: []web.Field{field("text", "name", "Name", r.PostFormValue("name"), "name", true),
 			field("email", "email", "Email address", r.PostFormValue("email"), "email", true),
-			field("password", "password", "Password", "", "new-password", true),
+			newPasswordField("Password"),
 			field("password", "password_confirmation", "Confirm password", "", "new-password", true)},
-		Links: []pageLink{{"/login", "Already have an account? Log in"}}}
+		Links: []pageLink{{"/login", "Already have an account? Sign in"}}}
 }
 
 func (w *Web) registerPage(rw http.ResponseWriter, r *http.Request) {
@@ -281,7 +315,7 @@ func (w *Web) baseURL(r *http.Request) string { return web.LinkBase(r, w.o.BaseU
 func forgotForm(r *http.Request) *formPage {
 	return &formPage{Heading: "Forgot password", Description: "Enter your email to receive a password reset link", Action: "/forgot-password",
 		Submit: "Email password reset link", Fields: []web.Field{field("email", "email", "Email address", r.PostFormValue("email"), "email", true)},
-		Links: []pageLink{{"/login", "Or, return to log in"}}}
+		Links: []pageLink{{"/login", "Back to sign in"}}}
 }
 
 func (w *Web) forgotPage(rw http.ResponseWriter, r *http.Request) {
@@ -306,8 +340,8 @@ func resetForm(token, email string) *formPage {
 	return &formPage{Heading: "Reset password", Description: "Please enter your new password below", Action: "/reset-password", Submit: "Reset password",
 		Fields: []web.Field{{Type: "hidden", Name: "token", Value: token},
 			field("email", "email", "Email address", email, "email", true),
-			field("password", "password", "Password", "", "new-password", true),
-			field("password", "password_confirmation", "Confirm password", "", "new-password", true)}}
+			newPasswordField("New password"),
+			field("password", "password_confirmation", "Confirm new password", "", "new-password", true)}}
 }
 
 func (w *Web) resetPage(rw http.ResponseWriter, r *http.Request) {
@@ -352,7 +386,7 @@ func (w *Web) reset(rw http.ResponseWriter, r *http.Request) error {
 		return w.redraw(rw, r, err, resetForm(token, email), ResetTemplate, "Reset password")
 	}
 	w.render.SetFlash(rw, r, "/login", web.Flash{Kind: "success", Message: MsgPasswordReset})
-	web.SeeOther(rw, r, "/login")
+	web.SeeOther(rw, r, "/login?email="+url.QueryEscape(NormalizeEmail(email)))
 	return nil
 }
 

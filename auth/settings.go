@@ -180,8 +180,7 @@ func (w *Web) confirmEmailChange(rw http.ResponseWriter, r *http.Request) error 
 // ---- password ----
 
 func passwordForm() *settingsPage {
-	newPassword := field("password", "password", "New password", "", "new-password", true)
-	newPassword.Help = passwordHelp
+	newPassword := newPasswordField("New password")
 	return &settingsPage{formPage: formPage{Heading: "Change your password", Action: "/settings/password", Submit: "Change password",
 		Description: "Every other browser signed in to your account is signed out, and we email you to say so.",
 		Fields: []web.Field{field("password", "current_password", "Current password", "", "current-password", true), newPassword,

@@ -60,7 +60,7 @@ const (
 // JSON answers (clients and tests match on them).
 const (
 	MsgBadCredentials   = "These credentials do not match our records."
-	MsgLockout          = "Too many login attempts. Please try again in %d seconds."
+	MsgLockout          = "Too many sign-in attempts. Please try again in %d seconds."
 	MsgResetSent        = "A reset link will be sent if the account exists."
 	MsgPasswordReset    = "Your password has been reset."
 	MsgResetInvalid     = "This password reset token is invalid."
@@ -154,7 +154,7 @@ func checkNewPassword(v *api.Validator, password string, confirmation *string) {
 	case len(password) > PasswordMaxBytes:
 		v.Add("password", fmt.Sprintf("The password field must not be greater than %d characters.", PasswordMaxBytes))
 	case confirmation != nil && *confirmation != password:
-		v.Add("password", "The password field confirmation does not match.")
+		v.Add("password", msgMismatch)
 	}
 }
 

@@ -45,7 +45,7 @@ func TestProfileNameAndEmail(t *testing.T) {
 
 	res, body = b.post("/settings/profile", url.Values{"name": {"Ada King"}, "email": {"TAKEN@example.com"}})
 	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, "The email has already been taken.")
+	require.Contains(t, body, "That email address is already in use")
 	res, _ = b.post("/settings/profile", url.Values{"name": {""}, "email": {"ada@example.com"}})
 	require.Equal(t, 422, res.StatusCode)
 
@@ -97,7 +97,7 @@ func TestChangePassword(t *testing.T) {
 
 	res, body = here.post("/settings/password", url.Values{"current_password": {"wrong horse"}, "password": {"battery staple"}, "password_confirmation": {"battery staple"}})
 	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, auth.MsgWrongPassword)
+	require.Contains(t, body, "Your password is not right: check it and try again")
 	res, _ = here.post("/settings/password", url.Values{"current_password": {"correct horse"}, "password": {"battery staple"}, "password_confirmation": {"other"}})
 	require.Equal(t, 422, res.StatusCode)
 
@@ -136,7 +136,7 @@ func TestDeleteAccount(t *testing.T) {
 	b.login("ada@example.com", "correct horse", true)
 	res, body := b.post("/settings/delete-account", url.Values{"password": {"wrong horse"}})
 	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, auth.MsgWrongPassword)
+	require.Contains(t, body, "Your password is not right: check it and try again")
 	res, _ = b.post("/settings/delete-account", url.Values{"password": {"correct horse"}})
 	require.Equal(t, http.StatusSeeOther, res.StatusCode)
 	require.EqualValues(t, 1, hooked.Load(), "the hook saw the user, in the transaction")
@@ -267,7 +267,7 @@ func TestTwoFactorSignIn(t *testing.T) {
 	// Off, with the password; the remembered browser no longer counts.
 	res, body = b.post("/settings/two-factor/disable", url.Values{"password": {"wrong"}})
 	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, auth.MsgWrongPassword)
+	require.Contains(t, body, "Your password is not right: check it and try again")
 	res, _ = b.post("/settings/two-factor/disable", url.Values{"password": {"correct horse"}})
 	require.Equal(t, http.StatusSeeOther, res.StatusCode)
 	res = s.browser(t).login("ada@example.com", "correct horse", false)
@@ -296,7 +296,7 @@ func TestSessionsPage(t *testing.T) {
 
 	res, body = here.post("/settings/sessions", url.Values{"password": {""}})
 	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, "The password field is required.")
+	require.Contains(t, body, "Enter your password")
 	res, _ = here.post("/settings/sessions", url.Values{"password": {"correct horse"}})
 	require.Equal(t, http.StatusSeeOther, res.StatusCode)
 	_, body = here.get("/settings/sessions")

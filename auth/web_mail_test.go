@@ -107,15 +107,17 @@ func TestForgotAndResetPassword(t *testing.T) {
 
 	res, body = b.post("/reset-password", url.Values{"token": {token}, "email": {"ada@example.com"}, "password": {"new horse!"}, "password_confirmation": {"other"}})
 	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, "The password field confirmation does not match.")
+	require.Contains(t, body, "The passwords do not match: type the same password in both boxes")
+	require.Contains(t, body, `<a href="#f-password_confirmation">`, "a mismatch is on Confirm")
 	res, body = b.post("/reset-password", url.Values{"token": {"wrong"}, "email": {"ada@example.com"}, "password": {"new horse!"}, "password_confirmation": {"new horse!"}})
 	requireSpentLink(t, res, body)
 
 	res, _ = b.post("/reset-password", url.Values{"token": {token}, "email": {"ada@example.com"}, "password": {"new horse!"}, "password_confirmation": {"new horse!"}})
 	require.Equal(t, http.StatusSeeOther, res.StatusCode)
-	require.Equal(t, "/login", res.Header.Get("Location"))
-	_, body = b.get("/login")
+	require.Equal(t, "/login?email=ada%40example.com", res.Header.Get("Location"), "sign-in keeps the address")
+	_, body = b.get(res.Header.Get("Location"))
 	require.Contains(t, body, auth.MsgPasswordReset)
+	require.Contains(t, body, `value="ada@example.com"`)
 
 	// Once only: the spent link says so before a password is typed.
 	res, body = b.post("/reset-password", url.Values{"token": {token}, "email": {"ada@example.com"}, "password": {"third horse"}, "password_confirmation": {"third horse"}})

@@ -44,7 +44,7 @@ func TestConfirmPassword(t *testing.T) {
 	require.Contains(t, body, "This is a secure area of the application.")
 	res, body = b.post("/confirm-password", url.Values{"password": {"wrong horse"}})
 	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, auth.MsgWrongPassword)
+	require.Contains(t, body, "Your password is not right: check it and try again")
 	res, _ = b.post("/confirm-password", url.Values{"password": {"correct horse"}})
 	require.Equal(t, http.StatusSeeOther, res.StatusCode)
 	require.Equal(t, "/secret", res.Header.Get("Location"))

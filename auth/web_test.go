@@ -184,14 +184,14 @@ func TestRegisterSignsInAndLandsHome(t *testing.T) {
 
 	res, body = b.post("/register", url.Values{"name": {""}, "email": {"not an email"}, "password": {"short"}, "password_confirmation": {"short"}})
 	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, "The name field is required.")
-	require.Contains(t, body, "The email field must be a valid email address.")
-	require.Contains(t, body, "The password field must be at least 8 characters.")
+	require.Contains(t, body, "Enter your name")
+	require.Contains(t, body, "Enter an email address in the correct format, like name@example.com")
+	require.Contains(t, body, "Password must be 8 characters or more")
 	require.Contains(t, body, `aria-describedby="f-email-error"`)
 
 	res, body = b.post("/register", url.Values{"name": {"Ada"}, "email": {"Ada@Example.com"}, "password": {"correct horse"}, "password_confirmation": {"wrong horse"}})
 	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, "The password field confirmation does not match.")
+	require.Contains(t, body, "The passwords do not match: type the same password in both boxes")
 	require.Contains(t, body, `value="Ada@Example.com"`, "the email is kept")
 
 	res, _ = b.post("/register", url.Values{"name": {"Ada"}, "email": {"Ada@Example.com"}, "password": {"correct horse"}, "password_confirmation": {"correct horse"}})
@@ -213,7 +213,7 @@ func TestRegisterSignsInAndLandsHome(t *testing.T) {
 	other := s.browser(t)
 	res, body = other.post("/register", url.Values{"name": {"Eve"}, "email": {"ADA@example.com"}, "password": {"correct horse"}, "password_confirmation": {"correct horse"}})
 	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, "The email has already been taken.")
+	require.Contains(t, body, "That email address is already in use")
 }
 
 func TestRegistrationCanBeTurnedOff(t *testing.T) {
@@ -233,12 +233,12 @@ func TestLoginMessagesAndLockout(t *testing.T) {
 	b := s.browser(t)
 	res, body := b.post("/login", url.Values{"email": {""}, "password": {""}})
 	require.Equal(t, 422, res.StatusCode)
-	require.Contains(t, body, "The email field is required.")
-	require.Contains(t, body, "The password field is required.")
+	require.Contains(t, body, "Enter your email address")
+	require.Contains(t, body, "Enter your password")
 	for i := 1; i <= 5; i++ {
 		res, body = b.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"wrong horse"}})
 		require.Equal(t, 422, res.StatusCode, "attempt %d", i)
-		require.Contains(t, body, auth.MsgBadCredentials)
+		require.Contains(t, body, "The email address or password is not right: check them and try again")
 		require.Contains(t, body, `<p class="error" id="f-email-error">`, "keyed on email")
 		// From the 4th failure on, a warning says what the next does.
 		warned := strings.Contains(body, "One more failed attempt will pause sign-in to this account for 1 minute.")
@@ -247,7 +247,7 @@ func TestLoginMessagesAndLockout(t *testing.T) {
 	}
 	res, body = b.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}})
 	require.Equal(t, http.StatusTooManyRequests, res.StatusCode, "the 6th attempt is refused, even with the right password")
-	require.Contains(t, body, `<div class="notice notice-error" role="alert" tabindex="-1" autofocus><p>Too many login attempts. Please try again in 60 seconds.</p></div>`,
+	require.Contains(t, body, `<div class="notice notice-error" role="alert" tabindex="-1" autofocus><p>Too many sign-in attempts. Please try again in 60 seconds.</p></div>`,
 		"a page-level message, focused")
 	require.NotContains(t, body, `id="f-email-error"`, "not an error on a correct email field")
 	require.Equal(t, "60", res.Header.Get("Retry-After"))

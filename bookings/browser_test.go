@@ -53,7 +53,7 @@ func TestBrowserBookingFlow(t *testing.T) {
 	browsertest.NoViolations(t, ctx, "the booking page with a day's times")
 	submit(`form#book button[type=submit]`)
 	summary := text(".error-summary")
-	for _, want := range []string{"Choose a time.", "Enter your name.", "Enter your email address."} {
+	for _, want := range []string{"Choose a time", "Enter your name", "Enter your email address"} {
 		require.Contains(t, summary, want, "every error in one round")
 	}
 	focused, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.className`))

@@ -178,11 +178,11 @@ type bookPage struct {
 // labelWords puts the booking form's messages in the words of its
 // labels ("Enter your name.") instead of the API's field names.
 var labelWords = map[string]string{
-	api.MsgRequired("customer_name"):                        "Enter your name.",
-	api.MsgRequired("customer_email"):                       "Enter your email address.",
-	api.MsgEmail("customer_email"):                          "Enter an email address like name@example.com.",
-	api.MsgRequired("start_time"):                           "Choose a time.",
-	"The customer timezone field must be a valid timezone.": "Choose a time zone from the list.",
+	api.MsgRequired("customer_name"):                        "Enter your name",
+	api.MsgRequired("customer_email"):                       "Enter your email address",
+	api.MsgEmail("customer_email"):                          "Enter an email address in the correct format, like name@example.com",
+	api.MsgRequired("start_time"):                           "Choose a time",
+	"The customer timezone field must be a valid timezone.": "Choose a time zone from the list",
 }
 
 // inLabelWords rewrites ve's messages with labelWords, and the API's
@@ -310,6 +310,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 		for i := range data.Fields {
 			data.Fields[i].Errors = errs[data.Fields[i].Name]
 		}
+		web.VoiceFields(data.Fields)
 		for _, name := range ve.FieldNames() {
 			if name != "start_time" && !strings.HasPrefix(name, "customer_") && name != "notes" {
 				general = append(general, errs[name]...)

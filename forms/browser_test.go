@@ -49,7 +49,7 @@ func TestBrowserFillsThePage(t *testing.T) {
 	require.Contains(t, help, "Kept from your last try: cv.txt (19 bytes).", "the valid file is kept, not dropped")
 	summary, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".error-summary")))
 	require.NoError(t, err)
-	require.Contains(t, summary, "The Email field must be a valid email address.")
+	require.Contains(t, summary, "Enter an email address in the correct format, like name@example.com")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.error-summary a[href="#f-email"]`))))
 	focused, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.id`))
 	require.NoError(t, err)

@@ -278,6 +278,10 @@ func speakerFor(form *Form, fields []Field, lang string) *speaker {
 	return sp
 }
 
+// english reports whether the speaker speaks English (the catalogue's
+// source language).
+func (sp *speaker) english() bool { return sp == nil || sp.printer == nil }
+
 // say formats a message, in the speaker's language when the catalogue
 // has it.
 func (sp *speaker) say(format string, args ...any) string {

@@ -660,7 +660,12 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 		}
 		for _, name := range names {
 			if name == f.Name || strings.HasPrefix(name, f.Name+".") {
-				in.Errors = append(in.Errors, messages[name]...)
+				for _, m := range messages[name] {
+					if sp.english() {
+						m = web.Voice(in, m) // the page's voice; the API keeps its words
+					}
+					in.Errors = append(in.Errors, m)
+				}
 				delete(unclaimed, name)
 			}
 		}

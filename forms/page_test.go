@@ -152,7 +152,7 @@ func TestNoJavaScriptPage(t *testing.T) {
 	require.Equal(t, 422, r.status, r.body)
 	require.Contains(t, r.header.Get("Content-Type"), "text/html")
 	require.Contains(t, r.body, "<title>Error: Contact</title>")
-	require.Contains(t, r.body, `<li><a href="#f-email">The Email field must be a valid email address.</a></li>`)
+	require.Contains(t, r.body, `<li><a href="#f-email">Enter an email address in the correct format, like name@example.com</a></li>`)
 	require.Contains(t, r.body, `<p class="error" id="f-email-error">`)
 	require.Regexp(t, `<input type="email" id="f-email" name="email" value="not-an-email"[^>]* aria-describedby="f-email-error" aria-invalid="true">`, r.body)
 	require.Contains(t, r.body, `value="Ann &#34;Annie&#34; &lt;b&gt;"`, "answers come back, escaped")

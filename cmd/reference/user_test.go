@@ -192,7 +192,7 @@ func TestUserCommandsAndDashboard(t *testing.T) {
 
 	code, body = post("/logout", url.Values{})
 	require.Equal(t, 200, code)
-	require.Contains(t, body, "<h1>Log in to your account</h1>", "signing out leads to the login page")
+	require.Contains(t, body, "<h1>Sign in to your account</h1>", "signing out leads to the login page")
 }
 
 // The dashboard in a real browser, after signing in: no axe-core
