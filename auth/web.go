@@ -477,6 +477,24 @@ func (w *Web) RequirePasswordConfirmed(next http.Handler) http.Handler {
 	})
 }
 
+// forbidden is the 403 page of a signed-in user without capability: it
+// names the page (by the header link that needs the capability, else its
+// address) and whom to ask (WebOptions.AdminContact).
+func (w *Web) forbidden(r *http.Request, capability string) web.ErrorPage {
+	name := "the page at " + r.URL.Path
+	for _, l := range w.o.NavLinks {
+		if l.Capability == capability {
+			name = l.Text
+		}
+	}
+	e := web.ErrorPage{Heading: "You do not have access to this page", Message: "Your account may not use " + name + " yet.",
+		Contact: w.o.AdminContact, Link: w.o.HomePath, LinkText: "Go to your dashboard"}
+	if e.Contact == "" {
+		e.Message += " Ask the person who runs this site for access."
+	}
+	return e
+}
+
 // RequireCapability lets through signed-in users who have capability;
 // others get 403: a page, or {"message": "This action is unauthorized."}
 // as JSON. Guests are sent to sign in first.
@@ -492,8 +510,7 @@ func (w *Web) RequireCapability(capability string) func(http.Handler) http.Handl
 			case web.WantsJSON(r):
 				reply.WriteMessage(rw, http.StatusForbidden, reply.MsgForbidden)
 			default:
-				w.render.Error(rw, r, http.StatusForbidden, web.ErrorPage{Heading: "Not allowed",
-					Message: "Your account may not use this page. Ask an administrator if you need it.", Link: w.o.HomePath, LinkText: "Go to your dashboard"})
+				w.render.Error(rw, r, http.StatusForbidden, w.forbidden(r, capability))
 			}
 			return false
 		})

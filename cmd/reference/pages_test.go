@@ -163,8 +163,15 @@ func TestBrowserSitePages(t *testing.T) {
 	tr.check("login")
 	tr.fill(map[string]string{"f-email": "ada@example.com", "f-password": "wrong horse"})
 	tr.submit("main button[type=submit]")
-	require.Contains(t, tr.text(".error-summary"), "These credentials do not match our records.")
+	require.Contains(t, tr.text(".error-summary"), "The email address or password is not right")
 	tr.check("login-error")
+	// Too many tries for one address: the 429 page of the sign-in form.
+	for range 6 {
+		tr.fill(map[string]string{"f-email": "nobody@example.com", "f-password": "wrong horse"})
+		tr.submit("main button[type=submit]")
+	}
+	require.Contains(t, tr.text("main"), "Too many sign-in attempts. Please try again in")
+	tr.check("login-locked")
 
 	// Booking, as a customer: the month, the confirmation, the steps.
 	tr.open("/bookings/portrait")
@@ -226,7 +233,9 @@ func TestBrowserSitePages(t *testing.T) {
 	require.Contains(t, tr.text("main"), "owner@example.com")
 	tr.check("dashboard-no-access")
 	tr.open("/reporting")
-	require.Equal(t, "Not allowed", tr.text("h1"))
+	require.Equal(t, "You do not have access to this page", tr.text("h1"))
+	require.Contains(t, tr.text("main"), "Your account may not use Reports yet.", "the page named by its header link")
+	require.Contains(t, tr.text("main"), "Write to owner@example.com", "and whom to ask")
 	require.Contains(t, tr.text("header.site nav"), "Dashboard")
 	tr.check("forbidden")
 }

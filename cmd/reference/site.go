@@ -128,8 +128,7 @@ func wantsPage(r *http.Request) bool {
 var errorPages = map[int]web.ErrorPage{
 	http.StatusUnauthorized: {Heading: "Sign in first", Message: "This address answers signed-in users and scripts with a token.",
 		Link: "/login", LinkText: "Sign in"},
-	http.StatusForbidden: {Heading: "Not allowed", Message: "Your account may not use this page or action. " +
-		"An administrator of this site can grant access."},
+	http.StatusForbidden: {Heading: "You do not have access to this page", Message: "Your account may not use this page or action."},
 	http.StatusNotFound: {Heading: "Page not found", Message: "There is no page at this address. Check the link, or start again from the home page."},
 	http.StatusMethodNotAllowed: {Heading: "Not possible here", Message: "This address does not take that kind of request. " +
 		"Go back to the page you came from and use its links and buttons."},
@@ -146,6 +145,13 @@ func (s *site) errorPage(w http.ResponseWriter, req *http.Request, status int) {
 	e, ok := errorPages[status]
 	if !ok {
 		e = web.ErrorPage{Heading: http.StatusText(status), Message: "The request could not be answered."}
+	}
+	if status == http.StatusForbidden {
+		e = web.ErrorPage{Heading: "You do not have access to this page", Message: "Your account may not use the page at " + req.URL.Path + " yet.",
+			Contact: s.adminEmail}
+		if e.Contact == "" {
+			e.Message += " Ask the person who runs this site for access."
+		}
 	}
 	if secs, err := strconv.Atoi(w.Header().Get("Retry-After")); err == nil && secs > 0 {
 		e.Message += " Please try again in " + web.Count(secs, "second") + "."

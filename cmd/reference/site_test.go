@@ -66,7 +66,7 @@ func TestErrorPagesForBrowsers(t *testing.T) {
 		{"POST", "/only-get", 405, "Not possible here", "Go back to the page you came from"},
 		{"GET", "/limited", 429, "Too many requests", `Please try again in 42 seconds.`},
 		{"GET", "/broken", 500, "Something went wrong", "It has been logged"},
-		{"GET", "/forbidden", 403, "Not allowed", "An administrator of this site can grant access."},
+		{"GET", "/forbidden", 403, "You do not have access to this page", "Your account may not use the page at /forbidden yet. Ask the person who runs this site for access."},
 		{"GET", "/own-page", 404, "No such form", "Gone."},
 	} {
 		w := do(c.method, c.path, browser)

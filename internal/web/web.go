@@ -277,6 +277,9 @@ type ErrorPage struct {
 	Heading, Message string
 	// Link, when set, is offered as the way on, reading LinkText.
 	Link, LinkText string
+	// Contact, when set, is the email address of whom to ask (for
+	// access, on a 403), offered as a mail link.
+	Contact string
 }
 
 // Error answers status with the error page.
