@@ -129,7 +129,7 @@ var errorPages = map[int]web.ErrorPage{
 	http.StatusUnauthorized: {Heading: "Sign in first", Message: "This address answers signed-in users and scripts with a token.",
 		Link: "/login", LinkText: "Sign in"},
 	http.StatusForbidden: {Heading: "You do not have access to this page", Message: "Your account may not use this page or action."},
-	http.StatusNotFound: {Heading: "Page not found", Message: "There is no page at this address. Check the link, or start again from the home page."},
+	http.StatusNotFound:  {Heading: "Page not found", Message: "There is no page at this address. Check the link, or start again from the home page."},
 	http.StatusMethodNotAllowed: {Heading: "Not possible here", Message: "This address does not take that kind of request. " +
 		"Go back to the page you came from and use its links and buttons."},
 	http.StatusTooManyRequests: {Heading: "Too many requests", Message: "Too many requests came from you in a short time."},
