@@ -254,6 +254,7 @@ func TestBrowserBuiltInHome(t *testing.T) {
 	submit(t, ctx, `main button[type=submit]`)
 	require.Equal(t, u+"/dashboard", location(t, ctx))
 	require.Contains(t, bodyText(t, ctx), "Welcome, Ada Lovelace")
-	require.Contains(t, bodyText(t, ctx), "API tokens")
+	require.Contains(t, bodyText(t, ctx), "Your account")
+	require.NotContains(t, bodyText(t, ctx), "API tokens", "a user without capabilities is not offered tokens")
 	browsertest.NoViolations(t, ctx, "the built-in home page")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"bytes"
 	_ "embed"
 	"encoding/json"
@@ -174,6 +175,11 @@ func newAPIDocsPage(doc *groundwork.OpenAPI) (*apiDocsPage, error) {
 	for _, name := range slices.Sorted(maps.Keys(ops)) { // areas the document does not name
 		page.Tags = append(page.Tags, apiTag{Name: name, Ops: ops[name]})
 	}
+	// The server's own routes (health, readiness, this document) last:
+	// a reader comes for the domains.
+	slices.SortStableFunc(page.Tags, func(a, b apiTag) int {
+		return cmp.Compare(boolInt(a.Name == "server"), boolInt(b.Name == "server"))
+	})
 	return page, nil
 }
 
@@ -221,7 +227,31 @@ func pretty(raw json.RawMessage) string {
 	return b.String()
 }
 
-// apiDocs is GET /docs/api: the document as a page.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// apiDocsView is the API reference with the address its examples use.
+type apiDocsView struct {
+	*apiDocsPage
+	// Origin is the site's address in the curl example: the public
+	// base URL when configured, else the address the page was asked at.
+	Origin string
+}
+
+// apiDocs is GET /docs/api: the document as a page, how to authenticate
+// and a first request before the areas.
 func (s *site) apiDocs(w http.ResponseWriter, req *http.Request) {
-	s.render.Render(w, req, http.StatusOK, "pages/api.html", &web.Page{Title: "API reference", Data: s.api, Wide: true})
+	origin := s.publicOrigin
+	if origin == "" {
+		scheme := "http"
+		if req.TLS != nil {
+			scheme = "https"
+		}
+		origin = scheme + "://" + req.Host
+	}
+	s.render.Render(w, req, http.StatusOK, "pages/api.html", &web.Page{Title: "API reference", Data: &apiDocsView{s.api, origin}, Wide: true})
 }

@@ -301,6 +301,9 @@ func (a *app) wireWebhooks(w *wiring) error {
 // in, with the reports for those who may see them.
 func (a *app) wireSignIn(w *wiring) error {
 	w.h.site = &site{adminEmail: w.cfg.adminEmail, logger: w.logger}
+	if w.cfg.baseURL != nil {
+		w.h.site.publicOrigin = publicOrigin(w.cfg)
+	}
 	links := append(auth.NavLinksDefault(auth.HomePathDefault), groundwork.NavLink{Text: "Reports", URL: "/reporting", Capability: reporting.CapabilityView},
 		groundwork.NavLink{Text: "Form answers", URL: forms.SummaryPathDefault + "/", Capability: forms.CapabilityViewAnswers})
 	var err error

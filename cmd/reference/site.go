@@ -28,7 +28,10 @@ type site struct {
 	forms      *forms.Service
 	bookings   *bookings.Service
 	adminEmail string
-	logger     *slog.Logger
+	// publicOrigin is the site's configured public address ("" when
+	// none), for the API reference's examples.
+	publicOrigin string
+	logger       *slog.Logger
 	// api is the API reference page's content.
 	api *apiDocsPage
 }
@@ -42,21 +45,33 @@ var tools = []struct {
 	tile
 	Capability string
 }{
-	{tile{"API tokens", "/settings/tokens", "Make a token for a script or an app, with only the abilities it needs."}, ""},
 	{tile{"Reports", "/reporting", "Visitors, pages, sources and devices, against the period before."}, reporting.CapabilityView},
 	{tile{"Form answers", forms.SummaryPathDefault + "/", "What people answered, how many saw each form and where they stopped."}, forms.CapabilityViewAnswers},
-	{tile{"Forms API", forms.PrefixDefault, "Build forms and read their submissions with a token."}, forms.AbilityViewAny},
-	{tile{"Webhooks", webhooks.PrefixDefault + "/admin/webhook-subscriptions", "Send events to other systems, signed."}, webhooks.AbilityViewAny},
-	{tile{"Bookings admin", bookings.AdminPrefixDefault, "Services, providers, hours and bookings, with a token."}, bookings.AbilityView},
-	{tile{"AI colour reviews", "/api/v1/a11y/ai", "Ask a model to review a palette's accessibility."}, a11y.AIAbilityDefault},
+}
+
+// developerAreas are the parts of the API a user's tokens may be given,
+// each by the capability that opens it; the dashboard's one Developers
+// link names those the user has.
+var developerAreas = []struct{ Name, Capability string }{
+	{"forms", forms.AbilityViewAny},
+	{"webhooks", webhooks.AbilityViewAny},
+	{"bookings", bookings.AbilityView},
+	{"AI colour reviews", a11y.AIAbilityDefault},
 }
 
 type dashboardPage struct {
-	User       auth.User
-	Tools      []tile
+	User  auth.User
+	Tools []tile
+	// Developer names the API areas the user's tokens may use; none: no
+	// Developers link and no tokens offered.
+	Developer  []string
 	Verified   bool
 	AdminEmail string
 }
+
+// HasAccess reports whether the user may use anything beyond their
+// account.
+func (p *dashboardPage) HasAccess() bool { return len(p.Tools) > 0 || len(p.Developer) > 0 }
 
 // dashboard is GET /dashboard, the signed-in user's home: their links,
 // their address's state, and who grants access when they have none.
@@ -70,6 +85,11 @@ func (s *site) dashboard(w http.ResponseWriter, req *http.Request) {
 	for _, t := range tools {
 		if t.Capability == "" || u.Can(t.Capability) {
 			page.Tools = append(page.Tools, t.tile)
+		}
+	}
+	for _, a := range developerAreas {
+		if u.Can(a.Capability) {
+			page.Developer = append(page.Developer, a.Name)
 		}
 	}
 	s.render.Render(w, req, http.StatusOK, "pages/dashboard.html", &web.Page{Title: "Dashboard", Data: page})

@@ -94,8 +94,9 @@ func TestUserCommandsAndDashboard(t *testing.T) {
 	code, body := post("/login", url.Values{"email": {"ada@example.com"}, "password": {"new horse!"}})
 	require.Equal(t, 200, code, body)
 	require.Contains(t, body, "<h1>Welcome, Ada Lovelace</h1>")
-	require.Contains(t, body, `<a href="/api/v1/forms">Forms API</a>`, "a tool the user may use is linked")
-	require.NotContains(t, body, "/api/v1/a11y/ai", "a tool the user may not use is not")
+	require.Contains(t, body, `<a href="/docs/api">Developers</a>`, "the API behind one Developers link")
+	require.Contains(t, body, "which may use forms.", "naming the areas the user's tokens may use")
+	require.NotContains(t, body, "AI colour reviews", "an area the user may not use is not named")
 	require.NotContains(t, body, "no access yet")
 
 	// The email-list feeds take a signed-in user with the capability.
