@@ -33,13 +33,22 @@ type SummaryPageOptions struct {
 	Path string
 	// Templates replaces the pages' templates or the page layer's.
 	Templates fs.FS
+	// Key signs the pages' notices across a redirect; give every
+	// instance the same. TrustedOrigins may post to the inbox besides its
+	// own origin (every POST from another is refused).
+	Key            []byte
+	TrustedOrigins []string
 }
 
-// SummaryPage serves the site owner's answers at a glance, pages that
-// work without JavaScript: GET {Path}/ lists the forms, GET {Path}/{form}
-// shows one form's Summary over a date range (?from=&to=, dates). It
+// SummaryPage serves the site owner's answers, pages that work without
+// JavaScript: GET {Path}/ lists the forms, GET {Path}/{form} shows one
+// form's Summary over a date range (?from=&to=, dates), and
+// {Path}/{form}/submissions is its inbox (newest first, unread in bold,
+// read/star/spam/notes, bulk actions, filters by flag and by answer, one
+// answer's page with its uploads, and {Path}/{form}/export.csv). It
 // checks no one: mount it behind the host's sign-in (the reference
-// server asks for CapabilityViewAnswers).
+// server asks for CapabilityViewAnswers). Its POSTs are refused from
+// other origins and without the page's CSRF token.
 type SummaryPage struct {
 	base *web.Base
 	svc  *Service
@@ -57,7 +66,8 @@ func NewSummaryPage(svc *Service, opts *SummaryPageOptions) (*SummaryPage, error
 	pages, _ := fs.Sub(templatesFS, "templates")
 	notFound := web.ErrorPage{Heading: "Form not found", Message: "There is no such form."}
 	base, err := web.NewBase(web.BaseOptions{Domain: "forms", Prefix: o.Path, Default: SummaryPathDefault, Pages: pages, Override: o.Templates,
-		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, NotFound: notFound,
+		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, NotFound: notFound, Key: o.Key,
+		Protect: true, TrustedOrigins: o.TrustedOrigins, MaxFormBytes: 256 << 10,
 		Failure: web.Problem{Status: http.StatusServiceUnavailable, ErrorPage: web.ErrorPage{Heading: "Answers unavailable",
 			Message: "The answers cannot be shown just now. Please try again in a few minutes."}},
 		Explain: func(err error) *web.Problem {
@@ -72,6 +82,7 @@ func NewSummaryPage(svc *Service, opts *SummaryPageOptions) (*SummaryPage, error
 	p := &SummaryPage{base: base, svc: svc}
 	base.Mux.HandleFunc("GET "+base.Prefix+"/{$}", base.Func(p.list))
 	base.Mux.HandleFunc("GET "+base.Prefix+"/{form}", base.Func(p.show))
+	p.inboxRoutes()
 	return p, nil
 }
 
@@ -80,8 +91,9 @@ func (p *SummaryPage) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base
 
 // Routes lists the routes the handler serves, as "METHOD /path/{param}".
 func (p *SummaryPage) Routes() []string {
-	return []string{"GET " + p.base.Prefix + "/{$}", "HEAD " + p.base.Prefix + "/{$}", "GET " + p.base.Prefix + "/{form}",
+	routes := []string{"GET " + p.base.Prefix + "/{$}", "HEAD " + p.base.Prefix + "/{$}", "GET " + p.base.Prefix + "/{form}",
 		"HEAD " + p.base.Prefix + "/{form}", "GET " + p.base.Prefix + "/_assets/{file}"}
+	return append(routes, p.inboxPatterns()...)
 }
 
 // answersList is the list page's data.

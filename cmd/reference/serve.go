@@ -323,7 +323,7 @@ func (a *app) wireSite(w *wiring) error {
 	if err != nil {
 		return err
 	}
-	if w.h.formSummary, err = forms.NewSummaryPage(a.forms, &forms.SummaryPageOptions{HTTPOptions: w.web}); err != nil {
+	if w.h.formSummary, err = forms.NewSummaryPage(a.forms, &forms.SummaryPageOptions{HTTPOptions: w.web, Key: w.keys.PageFlash()}); err != nil {
 		return err
 	}
 	a.jsonHandlers = jsonHandlers(&w.h)

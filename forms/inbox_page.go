@@ -1,0 +1,409 @@
+package forms
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/groundwork-go/groundwork/internal/web"
+)
+
+// The inbox of a form's answers, beside its summary: newest first, unread
+// in bold, read/star/spam/notes on each, bulk actions, filters by flag
+// and by answer, one submission's page with its uploads, and the CSV.
+const (
+	// InboxTemplate and SubmissionTemplate are the inbox pages' "content".
+	InboxTemplate      = "forms/inbox.html"
+	SubmissionTemplate = "forms/submission.html"
+	// InboxPageSize submissions are listed a page.
+	InboxPageSize = 25
+)
+
+func (p *SummaryPage) inboxRoutes() {
+	prefix := p.base.Prefix + "/{form}"
+	// The list ends in a slash: {form}/submissions alone would overlap
+	// the assets' _assets/{file}.
+	p.base.Mux.HandleFunc("GET "+prefix+"/submissions/{$}", p.base.Func(p.inbox))
+	p.base.Mux.HandleFunc("POST "+prefix+"/submissions/{$}", p.base.Func(p.bulk))
+	p.base.Mux.HandleFunc("GET "+prefix+"/submissions/{id}", p.base.Func(p.submission))
+	p.base.Mux.HandleFunc("POST "+prefix+"/submissions/{id}", p.base.Func(p.act))
+	p.base.Mux.HandleFunc("GET "+prefix+"/submissions/{id}/uploads/{upload}", p.base.Func(p.download))
+	p.base.Mux.HandleFunc("GET "+prefix+"/submissions/export.csv", p.base.Func(p.export))
+}
+
+func (p *SummaryPage) inboxPatterns() []string {
+	prefix := p.base.Prefix + "/{form}"
+	return []string{"GET " + prefix + "/submissions/{$}", "HEAD " + prefix + "/submissions/{$}", "POST " + prefix + "/submissions/{$}",
+		"GET " + prefix + "/submissions/{id}", "HEAD " + prefix + "/submissions/{id}", "POST " + prefix + "/submissions/{id}",
+		"GET " + prefix + "/submissions/{id}/uploads/{upload}", "HEAD " + prefix + "/submissions/{id}/uploads/{upload}",
+		"GET " + prefix + "/submissions/export.csv", "HEAD " + prefix + "/submissions/export.csv"}
+}
+
+// inboxView is the inbox page's data.
+type inboxView struct {
+	Form    *Form
+	Path    string
+	Filters []filterLink
+	// Filter is the current one ("inbox", "unread", "starred", "spam").
+	Filter  string
+	Rows    []inboxRow
+	Total   int
+	Showing string
+	// Answers are the answer filters, in words; Clear drops them.
+	Answers    []string
+	Clear      string
+	Prev, Next string
+	Action     string
+	// Back is this list as it is (filters, page), where the bulk
+	// actions return.
+	Back string
+}
+
+type filterLink struct {
+	Name, Text, URL string
+	Current         bool
+}
+
+type inboxRow struct {
+	ID                   int64
+	Title, Preview, When string
+	Read, Starred, Spam  bool
+	URL                  string
+}
+
+// inboxFilters are the lists by flag: the inbox leaves spam out.
+var inboxFilters = []struct{ name, text string }{{"inbox", "Inbox"}, {"unread", "Unread"}, {"starred", "Starred"}, {"spam", "Spam"}}
+
+func yes(b bool) *bool { return &b }
+
+func (p *SummaryPage) inbox(w http.ResponseWriter, r *http.Request) error {
+	form, err := p.svc.Form(r.Context(), r.PathValue("form"))
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	filter := cmp.Or(q.Get("filter"), "inbox")
+	query := SubmissionQuery{FormID: form.ID, Limit: InboxPageSize}
+	switch filter {
+	case "unread":
+		query.IsRead, query.IsSpam = yes(false), yes(false)
+	case "starred":
+		query.IsStarred = yes(true)
+	case "spam":
+		query.IsSpam = yes(true)
+	default:
+		filter, query.IsSpam = "inbox", yes(false)
+	}
+	page, _ := strconv.Atoi(q.Get("page"))
+	page = max(page, 1)
+	query.Offset = (page - 1) * InboxPageSize
+	if query.Answers, err = p.svc.AnswerFilters(r.Context(), form, q); err != nil {
+		var ve *ValidationError
+		if errors.As(err, &ve) {
+			return &web.Problem{Status: http.StatusUnprocessableEntity, Err: err, ErrorPage: web.ErrorPage{Heading: "That filter cannot be used",
+				Message: ve.Message(), Link: p.base.Prefix + "/" + form.Slug + "/submissions/", LinkText: "Show every answer"}}
+		}
+		return err
+	}
+	subs, total, err := p.svc.ListSubmissions(r.Context(), query)
+	if err != nil {
+		return err
+	}
+	base := p.base.Prefix + "/" + form.Slug + "/submissions/"
+	link := func(filter string, page int, answers bool) string {
+		v := url.Values{}
+		if filter != "inbox" {
+			v.Set("filter", filter)
+		}
+		if page > 1 {
+			v.Set("page", strconv.Itoa(page))
+		}
+		if answers {
+			for _, a := range query.Answers {
+				v.Set("field["+a.Field+"]", a.Value)
+			}
+		}
+		if len(v) == 0 {
+			return base
+		}
+		return base + "?" + v.Encode()
+	}
+	view := &inboxView{Form: form, Path: p.base.Prefix, Filter: filter, Total: total, Action: base, Back: link(filter, page, true)}
+	for _, f := range inboxFilters {
+		view.Filters = append(view.Filters, filterLink{Name: f.name, Text: f.text, URL: link(f.name, 1, true), Current: f.name == filter})
+	}
+	for _, a := range query.Answers {
+		view.Answers = append(view.Answers, fmt.Sprintf("%s is “%s”", a.Field, a.Value))
+	}
+	if len(query.Answers) > 0 {
+		view.Clear = link(filter, 1, false)
+	}
+	if page > 1 {
+		view.Prev = link(filter, page-1, true)
+	}
+	if query.Offset+len(subs) < total {
+		view.Next = link(filter, page+1, true)
+	}
+	if total > 0 {
+		view.Showing = fmt.Sprintf("%d–%d of %d", query.Offset+1, query.Offset+len(subs), total)
+	}
+	for _, s := range subs {
+		title, preview := headline(s)
+		view.Rows = append(view.Rows, inboxRow{ID: s.ID, Title: title, Preview: preview, When: s.CreatedAt.UTC().Format("2 Jan 2006 15:04"),
+			Read: s.IsRead, Starred: s.IsStarred, Spam: s.IsSpam, URL: base + strconv.FormatInt(s.ID, 10)})
+	}
+	p.base.Render.Render(w, r, http.StatusOK, InboxTemplate, &web.Page{Title: "Answers to " + form.Name, Data: view, CSRF: web.CSRFToken(w, r),
+		Flash: p.base.Render.TakeFlash(w, r, base)})
+	return nil
+}
+
+// headline is what a submission's row says: who sent it (its first email
+// answer, else its first answer) and a glimpse of the rest.
+func headline(s Submission) (title, preview string) {
+	var parts []string
+	for _, v := range s.Values {
+		text := valueText(v)
+		if text == "" {
+			continue
+		}
+		if title == "" && v.FieldType == TypeEmail {
+			title = text
+			continue
+		}
+		parts = append(parts, text)
+	}
+	if title == "" && len(parts) > 0 {
+		title, parts = parts[0], parts[1:]
+	}
+	if title == "" {
+		title = "Submission " + strconv.FormatInt(s.ID, 10)
+	}
+	preview = strings.Join(parts, " · ")
+	if r := []rune(preview); len(r) > 140 {
+		preview = string(r[:139]) + "…"
+	}
+	return clipRunes(title, 80), preview
+}
+
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// valueText is an answer as text: one value, or several joined.
+func valueText(v Value) string {
+	if v.Value != nil {
+		return strings.TrimSpace(*v.Value)
+	}
+	return strings.Join(v.ValueArray, ", ")
+}
+
+// bulk is POST .../submissions: an action on the ticked submissions.
+func (p *SummaryPage) bulk(w http.ResponseWriter, r *http.Request) error {
+	form, err := p.svc.Form(r.Context(), r.PathValue("form"))
+	if err != nil {
+		return err
+	}
+	back := p.base.Prefix + "/" + form.Slug + "/submissions/"
+	if q := r.PostFormValue("back"); strings.HasPrefix(q, back) {
+		back = q
+	}
+	var ids []int64
+	for _, s := range r.PostForm["ids"] {
+		if id, err := strconv.ParseInt(s, 10, 64); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		p.base.Render.SetFlash(w, r, strings.SplitN(back, "?", 2)[0], web.Flash{Kind: "error", Message: "Tick the answers to act on first."})
+		web.SeeOther(w, r, back)
+		return nil
+	}
+	n, err := p.svc.Bulk(r.Context(), form.ID, r.PostFormValue("action"), ids)
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		p.base.Render.SetFlash(w, r, strings.SplitN(back, "?", 2)[0], web.Flash{Kind: "error", Message: "Choose what to do with the ticked answers."})
+		web.SeeOther(w, r, back)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	done := map[string]string{BulkMarkRead: "marked read", BulkMarkUnread: "marked unread", BulkMarkSpam: "moved to spam",
+		BulkMarkNotSpam: "moved out of spam", BulkDelete: "deleted"}[r.PostFormValue("action")]
+	p.base.Render.SetFlash(w, r, strings.SplitN(back, "?", 2)[0], web.Flash{Kind: "success", Message: strings.ToUpper(web.Count(n, "answer")[:1]) +
+		web.Count(n, "answer")[1:] + " " + done + "."})
+	web.SeeOther(w, r, back)
+	return nil
+}
+
+// submissionView is one submission's page.
+type submissionView struct {
+	Form    *Form
+	Sub     *Submission
+	Path    string
+	Base    string
+	When    string
+	Values  []valueRow
+	Uploads []uploadRow
+	Notes   web.Field
+}
+
+type valueRow struct{ Label, Text string }
+
+type uploadRow struct {
+	Name, Size, URL string
+}
+
+func (p *SummaryPage) one(r *http.Request) (*Form, *Submission, error) {
+	form, err := p.svc.Form(r.Context(), r.PathValue("form"))
+	if err != nil {
+		return nil, nil, err
+	}
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		return nil, nil, notFound("Submission")
+	}
+	sub, err := p.svc.Submission(r.Context(), form.ID, id)
+	return form, sub, err
+}
+
+// submission is one answer's page; opening it marks it read, as a mail
+// client does.
+func (p *SummaryPage) submission(w http.ResponseWriter, r *http.Request) error {
+	form, sub, err := p.one(r)
+	if err != nil {
+		return err
+	}
+	if !sub.IsRead && r.Method == http.MethodGet {
+		sub.IsRead = true
+		if err := p.svc.UpdateSubmission(r.Context(), sub); err != nil {
+			return err
+		}
+	}
+	base := p.base.Prefix + "/" + form.Slug + "/submissions/"
+	view := &submissionView{Form: form, Sub: sub, Path: p.base.Prefix, Base: base, When: sub.CreatedAt.UTC().Format("2 January 2006, 15:04 UTC"),
+		Notes: web.Field{Type: web.TypeTextarea, Name: "admin_notes", ID: web.FieldID("admin_notes"), Label: "Notes", Value: sub.AdminNotes,
+			Help: "Only people who read the answers see these.", Rows: 3}}
+	for _, v := range sub.Values {
+		if v.FieldType == TypeFile {
+			continue
+		}
+		view.Values = append(view.Values, valueRow{Label: cmp.Or(v.FieldLabel, v.FieldName), Text: cmp.Or(valueText(v), "—")})
+	}
+	for _, u := range sub.Uploads {
+		view.Uploads = append(view.Uploads, uploadRow{Name: u.OriginalName, Size: sizeText(u.Size),
+			URL: base + strconv.FormatInt(sub.ID, 10) + "/uploads/" + strconv.FormatInt(u.ID, 10)})
+	}
+	self := base + strconv.FormatInt(sub.ID, 10)
+	title, _ := headline(*sub)
+	p.base.Render.Render(w, r, http.StatusOK, SubmissionTemplate, &web.Page{Title: title + " – " + form.Name, Data: view, CSRF: web.CSRFToken(w, r),
+		Flash: p.base.Render.TakeFlash(w, r, self)})
+	return nil
+}
+
+
+// act is POST .../submissions/{id}: star, spam, unread, notes or delete.
+func (p *SummaryPage) act(w http.ResponseWriter, r *http.Request) error {
+	form, sub, err := p.one(r)
+	if err != nil {
+		return err
+	}
+	list := p.base.Prefix + "/" + form.Slug + "/submissions/"
+	self := list + strconv.FormatInt(sub.ID, 10)
+	var said string
+	switch r.PostFormValue("action") {
+	case "star":
+		sub.IsStarred, said = true, "Starred."
+	case "unstar":
+		sub.IsStarred, said = false, "No longer starred."
+	case "spam":
+		sub.IsSpam, said = true, "Moved to spam."
+	case "not_spam":
+		sub.IsSpam, said = false, "Moved out of spam."
+	case "unread":
+		sub.IsRead = false
+		if err := p.svc.UpdateSubmission(r.Context(), sub); err != nil {
+			return err
+		}
+		p.base.Render.SetFlash(w, r, list, web.Flash{Kind: "success", Message: "Marked unread."})
+		web.SeeOther(w, r, list)
+		return nil
+	case "notes":
+		sub.AdminNotes, said = strings.TrimSpace(r.PostFormValue("admin_notes")), "Notes saved."
+	case "delete":
+		if err := p.svc.DeleteSubmission(r.Context(), form.ID, sub.ID); err != nil {
+			return err
+		}
+		p.base.Render.SetFlash(w, r, list, web.Flash{Kind: "success", Message: "The answer was deleted, with its files."})
+		web.SeeOther(w, r, list)
+		return nil
+	default:
+		return &web.Problem{Status: http.StatusBadRequest, ErrorPage: web.ErrorPage{Heading: "Nothing to do",
+			Message: "That button does nothing here.", Link: self, LinkText: "Back to the answer"}}
+	}
+	err = p.svc.UpdateSubmission(r.Context(), sub)
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		p.base.Render.SetFlash(w, r, self, web.Flash{Kind: "error", Message: "Notes must be 5000 characters or fewer; they were not saved."})
+		web.SeeOther(w, r, self)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	p.base.Render.SetFlash(w, r, self, web.Flash{Kind: "success", Message: said})
+	web.SeeOther(w, r, self)
+	return nil
+}
+
+// download sends an upload of a submission of the form, always as an
+// attachment (never shown in the site's own origin).
+func (p *SummaryPage) download(w http.ResponseWriter, r *http.Request) error {
+	_, sub, err := p.one(r)
+	if err != nil {
+		return err
+	}
+	uploadID, err := strconv.ParseInt(r.PathValue("upload"), 10, 64)
+	if err != nil {
+		return notFound("Upload")
+	}
+	up, body, err := p.svc.OpenUpload(r.Context(), sub.ID, uploadID)
+	if err != nil {
+		return err
+	}
+	defer body.Close()
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": up.OriginalName}))
+	w.Header().Set("Content-Length", strconv.FormatInt(up.Size, 10))
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	_, _ = io.Copy(w, body)
+	return nil
+}
+
+// export is GET .../submissions/export.csv: every answer of the form as
+// CSV.
+func (p *SummaryPage) export(w http.ResponseWriter, r *http.Request) error {
+	form, err := p.svc.Form(r.Context(), r.PathValue("form"))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	name := form.Slug + "-" + time.Now().UTC().Format("2006-01-02") + ".csv"
+	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	flush := func() {
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	return p.svc.ExportCSV(r.Context(), form, w, CSVOptions{Flush: flush})
+}

@@ -1,0 +1,113 @@
+package forms_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/internal/browsertest"
+)
+
+// The inbox over HTTP: newest first, spam apart, filters by answer (a bad
+// one in words), the CSV, a missing answer's 404, and a POST from another
+// origin refused.
+func TestAnswersInbox(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	slug := b.seedSurvey(t)
+	list := forms.SummaryPathDefault + "/" + slug + "/submissions/"
+	r := b.request(t, "GET", list, "", "", nil)
+	require.Equal(t, 200, r.status, r.body)
+	require.Equal(t, 5, strings.Count(r.body, `<li class="unread">`), "five answers, unread, spam left out")
+	require.NotContains(t, r.body, "BUY PILLS")
+	require.Less(t, strings.Index(r.body, "Fine"), strings.Index(r.body, "Quiet rooms"), "newest first")
+	require.Contains(t, r.body, "1–5 of 5")
+	spam := b.request(t, "GET", list+"?filter=spam", "", "", nil)
+	require.Contains(t, spam.body, "BUY PILLS")
+	food := b.request(t, "GET", list+"?field[topic]=food", "", "", nil)
+	require.Equal(t, 3, strings.Count(food.body, `<li class="unread">`), food.body)
+	require.Contains(t, food.body, "Only answers where topic is “food”.")
+	bad := b.request(t, "GET", list+"?field[nope]=x", "", "", nil)
+	require.Equal(t, 422, bad.status)
+	require.Contains(t, bad.body, "The form has no field")
+
+	csv := b.request(t, "GET", list+"export.csv", "", "", nil)
+	require.Equal(t, 200, csv.status)
+	require.Equal(t, "text/csv; charset=utf-8", csv.header.Get("Content-Type"))
+	require.Contains(t, csv.header.Get("Content-Disposition"), `attachment; filename=survey-`)
+	require.Contains(t, csv.body, "Quiet rooms")
+
+	require.Equal(t, 404, b.request(t, "GET", list+"999999", "", "", nil).status)
+	refused := b.request(t, "POST", list, "", "application/x-www-form-urlencoded", strings.NewReader("action=delete&ids=1"),
+		"Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
+	require.Equal(t, 403, refused.status, "another origin cannot act on the answers")
+	left, _, err := b.svc.ListSubmissions(context.Background(), forms.SubmissionQuery{FormID: 1, Limit: 100})
+	require.NoError(t, err)
+	require.Len(t, left, 6)
+}
+
+// The inbox in Chromium, by keyboard: open an answer (it becomes read),
+// star it and write a note, tick two and move them to spam; axe on every
+// page and state.
+func TestBrowserAnswersInbox(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	slug := b.seedSurvey(t)
+	ctx := browsertest.New(t, 120*time.Second)
+	shots := os.Getenv(browsertest.EnvScreenshots)
+	list := b.server.URL + forms.SummaryPathDefault + "/" + slug + "/submissions/"
+	browsertest.Do(t, ctx, chromedp.Navigate(b.server.URL+forms.SummaryPathDefault+"/"), chromedp.WaitVisible(chromedp.CSS("table")))
+	browsertest.TabTo(t, ctx, `a[href$="/survey/submissions/"]`)
+	browsertest.Press(t, ctx, "\r", true)
+	require.Equal(t, "Answers to Survey", browsertest.Text(t, ctx, "h1"))
+	axeEverywhere(t, ctx, "the inbox")
+	browsertest.Screenshots(t, ctx, shots, "form-inbox")
+	browsertest.Announced(t, ctx, "ul.inbox li input", "checkbox", "Tick: sun")
+
+	// The newest: opened, it is read.
+	browsertest.TabTo(t, ctx, "ul.inbox li a")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, browsertest.Text(t, ctx, "h1"), "Survey: answer")
+	require.Contains(t, browsertest.Text(t, ctx, "dl.details"), "sun")
+	axeEverywhere(t, ctx, "an answer")
+	browsertest.Screenshots(t, ctx, shots, "form-answer")
+	browsertest.TabTo(t, ctx, `button[value=star]`)
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, browsertest.Text(t, ctx, ".notice"), "Starred.")
+	browsertest.TabTo(t, ctx, "#f-admin_notes")
+	browsertest.Do(t, ctx, chromedp.KeyEvent("Called back on Monday"))
+	browsertest.TabTo(t, ctx, `button[value=notes]`)
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, browsertest.Text(t, ctx, ".notice"), "Notes saved.")
+	axeEverywhere(t, ctx, "an answer starred, with a note")
+
+	browsertest.TabTo(t, ctx, "p.back a")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Equal(t, 4, strings.Count(browsertest.Text(t, ctx, "ul.inbox"), "Unread"), "the one opened is read")
+	// Tick the two oldest, and move them to spam.
+	ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("ul.inbox input")].slice(-2).map(e => "#" + e.id)`))
+	require.NoError(t, err)
+	for _, id := range ids {
+		browsertest.TabTo(t, ctx, id)
+		browsertest.Press(t, ctx, " ", false)
+	}
+	browsertest.Do(t, ctx, chromedp.SetValue(chromedp.ID("bulk-action"), forms.BulkMarkSpam))
+	browsertest.TabTo(t, ctx, ".bulk button")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, browsertest.Text(t, ctx, ".notice"), "2 answers moved to spam.")
+	require.Equal(t, 3, strings.Count(browsertest.Text(t, ctx, "ul.inbox"), "2026"), "three left in the inbox")
+	axeEverywhere(t, ctx, "the inbox after a bulk action")
+	browsertest.Do(t, ctx, chromedp.Navigate(list+"?filter=starred"), chromedp.WaitVisible(chromedp.CSS("ul.inbox")))
+	starred := browsertest.Text(t, ctx, "ul.inbox")
+	require.Contains(t, starred, "Starred:")
+	require.Contains(t, starred, "sun")
+	browsertest.Do(t, ctx, chromedp.Navigate(list+"?filter=unread&field[topic]=staff"), chromedp.WaitVisible(chromedp.CSS("main p")))
+	require.Contains(t, browsertest.Text(t, ctx, "main"), "Nothing unread.")
+	axeEverywhere(t, ctx, "an empty filtered inbox")
+}
