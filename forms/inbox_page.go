@@ -311,7 +311,6 @@ func (p *SummaryPage) submission(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-
 // act is POST .../submissions/{id}: star, spam, unread, notes or delete.
 func (p *SummaryPage) act(w http.ResponseWriter, r *http.Request) error {
 	form, sub, err := p.one(r)
