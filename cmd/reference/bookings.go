@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
 	"github.com/groundwork-go/groundwork/link"
@@ -313,4 +315,29 @@ func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv
 			"longer work; %d webhook deliveries about them redacted.\n", len(numbers), redacted)
 	}
 	return nil
+}
+
+// bookingViewer is who sees the bookings list: a user with
+// view_bookings every booking; a provider (whose email is the signed-in
+// user's) their own; anyone else nothing.
+func bookingViewer(svc *bookings.Service) func(r *http.Request) (bool, int64, bool) {
+	return func(r *http.Request) (bool, int64, bool) {
+		u, ok := auth.UserFrom(r.Context())
+		if !ok {
+			return false, 0, false
+		}
+		if u.Can(bookings.CapabilityViewBookings) {
+			return true, 0, true
+		}
+		providers, err := svc.Providers(r.Context())
+		if err != nil {
+			return false, 0, false
+		}
+		for _, p := range providers {
+			if p.Email != "" && strings.EqualFold(p.Email, u.Email) {
+				return false, p.ID, true
+			}
+		}
+		return false, 0, false
+	}
 }

@@ -137,6 +137,7 @@ type handlers struct {
 	bookingPages   *bookings.PageHandler
 	bookingFeeds   *bookings.FeedHandler
 	calendarPages  *bookings.CalendarsPageHandler
+	bookingList    *bookings.ListPage
 	listAdmin      *emaillist.AdminHandler
 	listSubscribe  *emaillist.SubscribeHandler
 	reports        *reportingParts
@@ -305,7 +306,8 @@ func (a *app) wireSignIn(w *wiring) error {
 		w.h.site.publicOrigin = publicOrigin(w.cfg)
 	}
 	links := append(auth.NavLinksDefault(auth.HomePathDefault), groundwork.NavLink{Text: "Reports", URL: "/reporting", Capability: reporting.CapabilityView},
-		groundwork.NavLink{Text: "Form answers", URL: forms.SummaryPathDefault + "/", Capability: forms.CapabilityViewAnswers})
+		groundwork.NavLink{Text: "Form answers", URL: forms.SummaryPathDefault + "/", Capability: forms.CapabilityViewAnswers},
+		groundwork.NavLink{Text: "Bookings", URL: bookings.ListPagePrefixDefault + "/", Capability: bookings.CapabilityViewBookings})
 	var err error
 	w.h.signIn, err = auth.NewWeb(a.tokens, &auth.WebOptions{HTTPOptions: w.web, LogoutPath: "/login", Home: http.HandlerFunc(w.h.site.dashboard),
 		TokenAbilities: knownAbilities, NavLinks: links, AdminContact: w.cfg.adminEmail})
@@ -327,7 +329,7 @@ func (a *app) wireSite(w *wiring) error {
 		return err
 	}
 	a.jsonHandlers = jsonHandlers(&w.h)
-	a.pageRoutes = slices.Concat(w.h.signIn.Routes(), w.h.formPages.Routes(), w.h.formSummary.Routes(), w.h.bookingPages.Routes(), w.h.calendarPages.Routes(), w.h.portal.Routes(), []string{"GET /docs/api"})
+	a.pageRoutes = slices.Concat(w.h.signIn.Routes(), w.h.formPages.Routes(), w.h.formSummary.Routes(), w.h.bookingPages.Routes(), w.h.calendarPages.Routes(), w.h.bookingList.Routes(), w.h.portal.Routes(), []string{"GET /docs/api"})
 	if w.h.reports != nil {
 		a.pageRoutes = append(a.pageRoutes, w.h.reports.dashboard.Routes()...)
 	}
@@ -394,6 +396,10 @@ func (a *app) wireBookings(w *wiring) error {
 	}
 	if w.h.calendarPages, err = bookings.NewCalendarsPageHandler(svc, &bookings.CalendarsPageOptions{HTTPOptions: w.web,
 		Key: w.keys.PageFlash()}); err != nil {
+		return err
+	}
+	if w.h.bookingList, err = bookings.NewListPage(svc, &bookings.ListPageOptions{HTTPOptions: w.web, Key: w.keys.PageFlash(),
+		Viewer: bookingViewer(svc)}); err != nil {
 		return err
 	}
 	w.h.bookingFeeds, err = bookings.NewFeedHandler(svc, &bookings.FeedHandlerOptions{HTTPOptions: w.web, ICalLimit: w.cfg.limits.bookingsFeed})
@@ -488,13 +494,14 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	// response a person.
 	mux.Handle(forms.PagePrefixDefault+"/", trackViews(reports.analytics, signIn.LoadUser(h.formPages), logger))
 	mux.Handle(forms.SummaryPathDefault+"/", signIn.RequireCapability(forms.CapabilityViewAnswers)(h.formSummary))
+	mux.Handle(bookings.ListPagePrefixDefault+"/", signIn.RequireUser(h.bookingList))
 	mux.Handle("/api/v1/a11y/", h.colorAI)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
 	})
 	routes := slices.Concat(h.auth.Routes(), signIn.Routes(), h.color.Routes(), h.colorAI.Routes(), h.forms.Routes(),
 		h.formPages.Routes(), h.formSummary.Routes(), h.webhooks.Routes(), h.inbound.Routes(), h.bookings.Routes(), h.bookingsAdmin.Routes(), h.bookingPages.Routes(),
-		h.calendarPages.Routes(), h.portal.Routes(), h.bookingFeeds.Routes(), h.listAdmin.Routes(), h.listSubscribe.Routes(), reports.routes.Routes(), reports.collect.Routes(),
+		h.calendarPages.Routes(), h.bookingList.Routes(), h.portal.Routes(), h.bookingFeeds.Routes(), h.listAdmin.Routes(), h.listSubscribe.Routes(), reports.routes.Routes(), reports.collect.Routes(),
 		reports.dashboard.Routes())
 	if reports.oauth != nil {
 		routes = append(routes, reports.oauth.Routes()...)

@@ -47,6 +47,7 @@ var tools = []struct {
 }{
 	{tile{"Reports", "/reporting", "Visitors, pages, sources and devices, against the period before."}, reporting.CapabilityView},
 	{tile{"Form answers", forms.SummaryPathDefault + "/", "What people answered, how many saw each form and where they stopped."}, forms.CapabilityViewAnswers},
+	{tile{"Bookings", bookings.ListPagePrefixDefault + "/", "Upcoming, requested, past and cancelled bookings: confirm, move or cancel them."}, bookings.CapabilityViewBookings},
 }
 
 // developerAreas are the parts of the API a user's tokens may be given,

@@ -1,0 +1,346 @@
+package bookings
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/web"
+)
+
+// The owner's list of bookings, as Cal.com's "Bookings" page: upcoming,
+// requested, past and cancelled, each booking's customer, service,
+// provider and time in the viewer's zone; confirm, cancel, reschedule and
+// mark a no-show from the list and the booking's page.
+const (
+	// ListPagePrefixDefault is where [NewListPage] serves the pages.
+	ListPagePrefixDefault = "/bookings-list"
+	// CapabilityViewBookings is the capability a host's signed-in user
+	// holds to see and manage every booking (the reference server's);
+	// a provider without it sees their own.
+	CapabilityViewBookings = "view_bookings"
+	// ListTemplate and BookingTemplate are the pages' "content".
+	ListTemplate    = "bookings/list.html"
+	BookingTemplate = "bookings/booking.html"
+	listPageSize    = 50
+)
+
+// ListPageOptions configures [NewListPage]. Nil means the defaults.
+type ListPageOptions struct {
+	groundwork.HTTPOptions
+	// Prefix: ListPagePrefixDefault when empty.
+	Prefix string
+	// Templates replaces the pages' templates or the page layer's ones.
+	Templates fs.FS
+	// Key signs the notices across a redirect; give every instance the
+	// same.
+	Key []byte
+	// Viewer says who asks: every booking (all), or one provider's
+	// (providerID), or nothing (ok false: 403). Required.
+	Viewer func(r *http.Request) (all bool, providerID int64, ok bool)
+	// TrustedOrigins may post to the pages besides their own origin.
+	TrustedOrigins []string
+}
+
+// ListPage serves the list of bookings and each booking's page, working
+// without JavaScript. Its POSTs are refused from other origins and
+// without the page's CSRF token.
+type ListPage struct {
+	base   *web.Base
+	svc    *Service
+	viewer func(r *http.Request) (bool, int64, bool)
+}
+
+// NewListPage returns the bookings list pages of svc.
+func NewListPage(svc *Service, opts *ListPageOptions) (*ListPage, error) {
+	if svc == nil || opts == nil || opts.Viewer == nil {
+		return nil, errors.New("bookings: new list page: a service and a Viewer are required")
+	}
+	o := *opts
+	pages, _ := fs.Sub(templatesFS, "templates")
+	notFound := web.ErrorPage{Heading: "Booking not found", Message: "There is no such booking among yours."}
+	base, err := web.NewBase(web.BaseOptions{Domain: "bookings", Prefix: o.Prefix, Default: ListPagePrefixDefault, Pages: pages, Override: o.Templates,
+		Key: o.Key, Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, NotFound: notFound, Protect: true, TrustedOrigins: o.TrustedOrigins,
+		MaxFormBytes: 64 << 10,
+		Failure: web.Problem{Status: http.StatusServiceUnavailable, ErrorPage: web.ErrorPage{Heading: "Bookings unavailable",
+			Message: "The bookings cannot be shown just now. Please try again in a few minutes."}},
+		Explain: func(err error) *web.Problem {
+			if errors.Is(err, ErrNotFound) {
+				return &web.Problem{Status: http.StatusNotFound, ErrorPage: notFound, Err: err}
+			}
+			return nil
+		}})
+	if err != nil {
+		return nil, err
+	}
+	p := &ListPage{base: base, svc: svc, viewer: o.Viewer}
+	base.Mux.HandleFunc("GET "+base.Prefix+"/{$}", base.Func(p.list))
+	base.Mux.HandleFunc("GET "+base.Prefix+"/{id}", base.Func(p.show))
+	base.Mux.HandleFunc("POST "+base.Prefix+"/{id}", base.Func(p.act))
+	return p, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (p *ListPage) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base.ServeHTTP(w, r) }
+
+// Routes lists the routes the handler serves, as "METHOD /path/{param}".
+func (p *ListPage) Routes() []string {
+	pre := p.base.Prefix
+	return []string{"GET " + pre + "/{$}", "HEAD " + pre + "/{$}", "GET " + pre + "/{id}", "HEAD " + pre + "/{id}", "POST " + pre + "/{id}",
+		"GET " + pre + "/_assets/{file}"}
+}
+
+var listViews = []struct{ name, text string }{{"upcoming", "Upcoming"}, {"requested", "Requested"}, {"past", "Past"}, {"cancelled", "Cancelled"}}
+
+type listView struct {
+	Path, View, Zone, ZoneName string
+	Views                      []viewLink
+	Zones                      []zoneOption
+	Rows                       []bookingRow
+}
+
+type viewLink struct {
+	Text, URL string
+	Current   bool
+}
+
+type bookingRow struct {
+	Booking
+	When, Service, Provider, URL string
+	CanConfirm, CanCancel        bool
+}
+
+// who is the viewer, or a 403 Problem.
+func (p *ListPage) who(r *http.Request) (bool, int64, error) {
+	all, provider, ok := p.viewer(r)
+	if !ok {
+		return false, 0, &web.Problem{Status: http.StatusForbidden, ErrorPage: web.ErrorPage{Heading: "You do not have access to this page",
+			Message: "Your account may not see bookings: it is neither a provider's nor given access to them."}}
+	}
+	return all, provider, nil
+}
+
+// zoneOf is the viewer's zone: ?tz= when it is a zone, else the
+// provider's, else UTC.
+func (p *ListPage) zoneOf(r *http.Request, provider int64) *time.Location {
+	if z := r.URL.Query().Get("tz"); z != "" {
+		if loc, err := time.LoadLocation(z); err == nil && z != "Local" {
+			return loc
+		}
+	}
+	if provider != 0 {
+		if pr, err := p.svc.Provider(r.Context(), provider); err == nil {
+			return location(pr.TimeZone)
+		}
+	}
+	return time.UTC
+}
+
+func (p *ListPage) names(r *http.Request) (map[int64]string, map[int64]string, error) {
+	services, err := p.svc.ListServices(r.Context())
+	if err != nil {
+		return nil, nil, err
+	}
+	providers, err := p.svc.Providers(r.Context())
+	if err != nil {
+		return nil, nil, err
+	}
+	sn, pn := map[int64]string{}, map[int64]string{}
+	for _, s := range services {
+		sn[s.ID] = s.Name
+	}
+	for _, pr := range providers {
+		pn[pr.ID] = pr.Name
+	}
+	return sn, pn, nil
+}
+
+func (p *ListPage) list(w http.ResponseWriter, r *http.Request) error {
+	all, provider, err := p.who(r)
+	if err != nil {
+		return err
+	}
+	loc := p.zoneOf(r, provider)
+	view := cmp.Or(r.URL.Query().Get("view"), "upcoming")
+	now := p.svc.o.Now().UTC()
+	f := BookingFilter{Limit: listPageSize}
+	if !all {
+		f.ProviderID = provider
+	}
+	switch view {
+	case "requested":
+		f.Status, f.From = StatusRequested, now
+	case "past":
+		f.From, f.To = now.AddDate(0, 0, -90), now
+	case "cancelled":
+		f.Status = StatusCancelled
+	default:
+		view, f.Status, f.From = "upcoming", StatusConfirmed, now
+	}
+	list, _, err := p.svc.ListBookings(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	if view == "past" || view == "cancelled" {
+		slices.Reverse(list) // the latest first
+	}
+	sn, pn, err := p.names(r)
+	if err != nil {
+		return err
+	}
+	lv := &listView{Path: p.base.Prefix, View: view, Zone: loc.String(), ZoneName: placeTime(loc.String()), Zones: zoneChoice(loc.String(), now)}
+	for _, v := range listViews {
+		q := url.Values{"tz": {loc.String()}}
+		if v.name != "upcoming" {
+			q.Set("view", v.name)
+		}
+		lv.Views = append(lv.Views, viewLink{Text: v.text, URL: p.base.Prefix + "/?" + q.Encode(), Current: v.name == view})
+	}
+	for _, b := range list {
+		if view == "past" && b.Status == StatusCancelled {
+			continue
+		}
+		lv.Rows = append(lv.Rows, p.row(b, loc, sn, pn, now))
+	}
+	p.base.Render.Render(w, r, http.StatusOK, ListTemplate, &web.Page{Title: "Bookings", Data: lv, CSRF: web.CSRFToken(w, r), Wide: true,
+		Flash: p.base.Render.TakeFlash(w, r, p.base.Prefix+"/")})
+	return nil
+}
+
+func (p *ListPage) row(b Booking, loc *time.Location, sn, pn map[int64]string, now time.Time) bookingRow {
+	row := bookingRow{Booking: b, When: b.Start.In(loc).Format("Mon 2 Jan 2006, 15:04") + "–" + b.End.In(loc).Format("15:04"),
+		Service: sn[b.ServiceID], URL: p.base.Prefix + "/" + strconv.FormatInt(b.ID, 10) + "?tz=" + url.QueryEscape(loc.String()),
+		CanConfirm: b.Status == StatusRequested, CanCancel: b.Active() && b.Start.After(now)}
+	if b.ProviderID != nil {
+		row.Provider = pn[*b.ProviderID]
+	}
+	return row
+}
+
+// mine returns the booking of the path if the viewer may see it.
+func (p *ListPage) mine(r *http.Request) (Booking, error) {
+	all, provider, err := p.who(r)
+	if err != nil {
+		return Booking{}, err
+	}
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		return Booking{}, ErrNotFound
+	}
+	b, err := p.svc.Booking(r.Context(), id)
+	if err != nil {
+		return Booking{}, err
+	}
+	if !all && (b.ProviderID == nil || *b.ProviderID != provider) && !slices.Contains(b.Hosts, provider) {
+		return Booking{}, ErrNotFound
+	}
+	return b, nil
+}
+
+type bookingView struct {
+	bookingRow
+	Path, Zone, ZoneName, Back string
+	// Start is the reschedule field, its value the booking's start in the
+	// viewer's zone.
+	Start, Reason web.Field
+	CanNoShow     bool
+	Summary       []web.SummaryItem
+}
+
+func (p *ListPage) show(w http.ResponseWriter, r *http.Request) error {
+	return p.showBooking(w, r, http.StatusOK, nil)
+}
+
+func (p *ListPage) showBooking(w http.ResponseWriter, r *http.Request, status int, errs map[string][]string) error {
+	b, err := p.mine(r)
+	if err != nil {
+		return err
+	}
+	_, provider, _ := p.who(r)
+	loc := p.zoneOf(r, provider)
+	sn, pn, err := p.names(r)
+	if err != nil {
+		return err
+	}
+	now := p.svc.o.Now().UTC()
+	v := &bookingView{bookingRow: p.row(b, loc, sn, pn, now), Path: p.base.Prefix, Zone: loc.String(), ZoneName: placeTime(loc.String()),
+		Back: p.base.Prefix + "/?tz=" + url.QueryEscape(loc.String()), CanNoShow: b.Active() && !b.Start.After(now),
+		Start: web.Field{Type: "datetime-local", Name: "start", ID: web.FieldID("start"), Label: "New start (" + placeTime(loc.String()) + ")",
+			Value: b.Start.In(loc).Format("2006-01-02T15:04"), Errors: errs["start"], Help: "It must be a time the provider offers."},
+		Reason: web.Field{Type: web.TypeTextarea, Name: "reason", ID: web.FieldID("reason"), Label: "Reason (optional)", Rows: 2,
+			Errors: errs["reason"]}}
+	v.Summary = web.Summary([]web.Field{v.Start, v.Reason})
+	p.base.Render.Render(w, r, status, BookingTemplate, &web.Page{Title: "Booking " + b.Number, Data: v, CSRF: web.CSRFToken(w, r),
+		Flash: p.base.Render.TakeFlash(w, r, r.URL.Path)})
+	return nil
+}
+
+// act is POST {id}: confirm, cancel, reschedule or no-show; back to the
+// list (from its buttons) or the booking's page.
+func (p *ListPage) act(w http.ResponseWriter, r *http.Request) error {
+	b, err := p.mine(r)
+	if err != nil {
+		return err
+	}
+	_, provider, _ := p.who(r)
+	loc := p.zoneOf(r, provider)
+	actor := "owner" // the events' actor: the site's owner, from the list
+	var said string
+	switch r.PostFormValue("action") {
+	case "confirm":
+		_, err = p.svc.Confirm(r.Context(), b.ID, actor)
+		said = "Confirmed."
+	case "cancel":
+		_, err = p.svc.Cancel(r.Context(), b.ID, actor, strings.TrimSpace(r.PostFormValue("reason")))
+		said = "Cancelled."
+	case "no_show":
+		_, err = p.svc.NoShow(r.Context(), b.ID, actor)
+		said = "Marked as a no-show."
+	case "reschedule":
+		start, perr := time.ParseInLocation("2006-01-02T15:04", r.PostFormValue("start"), loc)
+		if perr != nil {
+			return p.showBooking(w, r, http.StatusUnprocessableEntity, map[string][]string{"start": {"Enter the new start as a date and a time"}})
+		}
+		_, err = p.svc.Reschedule(r.Context(), b.ID, start, actor)
+		said = "Moved to " + start.Format("Mon 2 Jan 2006, 15:04") + " " + placeTime(loc.String()) + "."
+		if errors.Is(err, ErrSlotTaken) || isInvalid(err) {
+			return p.showBooking(w, r, http.StatusUnprocessableEntity, map[string][]string{"start": {"That time is not free: choose a time the provider offers"}})
+		}
+	default:
+		return &web.Problem{Status: http.StatusBadRequest, ErrorPage: web.ErrorPage{Heading: "Nothing to do", Message: "That button does nothing here."}}
+	}
+	var se *StatusError
+	if errors.As(err, &se) {
+		said, err = fmt.Sprintf("That cannot be done: the booking is %s.", strings.ReplaceAll(se.Status, "_", "-")), nil
+	}
+	if isInvalid(err) {
+		return p.showBooking(w, r, http.StatusUnprocessableEntity, map[string][]string{"reason": {"The reason must be 1000 characters or fewer"}})
+	}
+	if err != nil {
+		return err
+	}
+	back := p.base.Prefix + "/" + strconv.FormatInt(b.ID, 10) + "?tz=" + url.QueryEscape(loc.String())
+	if r.PostFormValue("from") == "list" {
+		back = p.base.Prefix + "/?tz=" + url.QueryEscape(loc.String())
+		if v := r.PostFormValue("view"); v != "" && v != "upcoming" {
+			back += "&view=" + url.QueryEscape(v)
+		}
+	}
+	path, _, _ := strings.Cut(back, "?")
+	p.base.Render.SetFlash(w, r, path, web.Flash{Kind: "success", Message: "Booking " + b.Number + ". " + said})
+	web.SeeOther(w, r, back)
+	return nil
+}
+
+func isInvalid(err error) bool {
+	var ve *ValidationError
+	return errors.As(err, &ve)
+}
