@@ -13,6 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/text/language"
+	"golang.org/x/text/language/display"
+
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
 )
@@ -214,9 +217,9 @@ func (s *Service) DeleteUser(ctx context.Context, userID int64) error {
 type SessionInfo struct {
 	// Browser and Device are read from the User-Agent ("Firefox 133",
 	// "Linux"), "" when unknown; IP is the client address it signed in
-	// from.
-	Browser, Device, IP   string
-	CreatedAt, LastSeenAt time.Time
+	// from, Place its country in words ("" when unknown).
+	Browser, Device, IP, Place string
+	CreatedAt, LastSeenAt      time.Time
 	// Current marks the session the list was asked from.
 	Current bool
 }
@@ -236,7 +239,7 @@ func (s *Service) Sessions(ctx context.Context, userID int64, current string) ([
 			continue // ended; the prune job has not got to it yet
 		}
 		browser, device := describeAgent(ss.UserAgent)
-		out = append(out, SessionInfo{Browser: browser, Device: device, IP: ss.IP, CreatedAt: ss.CreatedAt, LastSeenAt: ss.LastSeenAt,
+		out = append(out, SessionInfo{Browser: browser, Device: device, IP: ss.IP, Place: countryName(ss.Place), CreatedAt: ss.CreatedAt, LastSeenAt: ss.LastSeenAt,
 			Current: hmac.Equal(ss.IDHash, cur)})
 	}
 	return out, nil
@@ -264,4 +267,17 @@ func (s *Service) SignOutOtherSessions(ctx context.Context, u User, password, cu
 		return 0, fmt.Errorf("auth: sign out other sessions: %w", err)
 	}
 	return n, nil
+}
+
+// countryName says an ISO 3166 country code in English ("GB": "United
+// Kingdom"); "" for none, the code itself when x/text does not know it.
+func countryName(code string) string {
+	if code == "" {
+		return ""
+	}
+	region, err := language.ParseRegion(code)
+	if err != nil {
+		return code
+	}
+	return display.English.Regions().Name(region)
 }

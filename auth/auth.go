@@ -116,9 +116,10 @@ type Session struct {
 	// again once it is older than the confirmation lifetime.
 	PasswordConfirmedAt time.Time
 	// UserAgent and IP are the browser's User-Agent (at most
-	// SessionAgentMaxBytes) and client address when it signed in, for
-	// the user's list of their sessions.
-	UserAgent, IP string
+	// SessionAgentMaxBytes) and client address when it signed in, and
+	// Place its country (an ISO 3166 code, "" when unknown), for the
+	// user's list of their sessions.
+	UserAgent, IP, Place string
 }
 
 // SessionAgentMaxBytes caps the User-Agent a session keeps.

@@ -259,7 +259,7 @@ func (w *Web) signIn(rw http.ResponseWriter, r *http.Request, u User, remember b
 			return err
 		}
 	}
-	id, rememberValue, err := w.svc.startSession(r.Context(), u, remember, r.UserAgent(), proxies.ClientIPString(r, w.o.TrustedProxies))
+	id, rememberValue, err := w.svc.startSession(r.Context(), u, remember, w.browser(r))
 	if err != nil {
 		return err
 	}

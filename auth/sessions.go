@@ -29,12 +29,16 @@ func sum(s string) []byte {
 // It returns the session id and the remember cookie's value ("" without
 // one), both secret and shown only here.
 func (s *Service) StartSession(ctx context.Context, u User, remember bool) (sessionID, rememberValue string, err error) {
-	return s.startSession(ctx, u, remember, "", "")
+	return s.startSession(ctx, u, remember, browserInfo{})
 }
+
+// browserInfo is what a session keeps of the browser that signed in.
+type browserInfo struct{ userAgent, ip, place string }
 
 // startSession is StartSession, keeping the browser's user agent and
 // client address for the user's list of sessions.
-func (s *Service) startSession(ctx context.Context, u User, remember bool, userAgent, ip string) (sessionID, rememberValue string, err error) {
+func (s *Service) startSession(ctx context.Context, u User, remember bool, b browserInfo) (sessionID, rememberValue string, err error) {
+	userAgent := b.userAgent
 	if sessionID, err = s.randomToken(32); err != nil {
 		return "", "", fmt.Errorf("auth: start session: %w", err)
 	}
@@ -43,7 +47,7 @@ func (s *Service) startSession(ctx context.Context, u User, remember bool, userA
 		userAgent = strings.ToValidUTF8(userAgent[:SessionAgentMaxBytes], "")
 	}
 	if err := s.store.CreateSession(ctx, Session{IDHash: sum(sessionID), UserID: u.ID, CreatedAt: now, LastSeenAt: now, PasswordConfirmedAt: now,
-		UserAgent: strings.ToValidUTF8(userAgent, ""), IP: ip}); err != nil {
+		UserAgent: strings.ToValidUTF8(userAgent, ""), IP: b.ip, Place: b.place}); err != nil {
 		return "", "", fmt.Errorf("auth: start session: %w", err)
 	}
 	if remember {

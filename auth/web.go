@@ -110,6 +110,10 @@ type WebOptions struct {
 	// AdminContact is how a user reaches whoever grants capabilities (an
 	// email address), named on the pages where they lack one.
 	AdminContact string
+	// Place, when set, says the country a request comes from (an ISO
+	// 3166 code, "" when unknown), kept with a session for the list of
+	// the user's browsers: reportinggeo.Func is one.
+	Place func(r *http.Request) string
 }
 
 // NavLinksDefault are the header links of a signed-in user: their home
@@ -262,6 +266,15 @@ func (w *Web) setCookie(rw http.ResponseWriter, r *http.Request, name, value str
 	http.SetCookie(rw, c)
 }
 
+// browser is what a new session keeps of the request's browser.
+func (w *Web) browser(r *http.Request) browserInfo {
+	b := browserInfo{userAgent: r.UserAgent(), ip: proxies.ClientIPString(r, w.o.TrustedProxies)}
+	if w.o.Place != nil {
+		b.place = w.o.Place(r)
+	}
+	return b
+}
+
 // visitor is who a request comes from, worked out once per request.
 type visitor struct {
 	user      User
@@ -307,7 +320,7 @@ func (w *Web) visit(rw http.ResponseWriter, r *http.Request) (*http.Request, *vi
 			u, next, err := w.svc.useRememberToken(ctx, c.Value)
 			switch {
 			case err == nil:
-				id, _, err := w.svc.startSession(ctx, u, false, r.UserAgent(), proxies.ClientIPString(r, w.o.TrustedProxies))
+				id, _, err := w.svc.startSession(ctx, u, false, w.browser(r))
 				if err != nil {
 					return r, nil, err
 				}

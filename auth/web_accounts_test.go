@@ -278,12 +278,12 @@ func TestTwoFactorSignIn(t *testing.T) {
 // the others out takes the password.
 func TestSessionsPage(t *testing.T) {
 	t.Parallel()
-	s := newSite(t, siteOptions{})
+	s := newSite(t, siteOptions{web: auth.WebOptions{Place: func(r *http.Request) string { return r.Header.Get("X-Test-Country") }}})
 	s.user(t, "ada@example.com")
 	firefox := "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
 	iphone := "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1"
 	here, phone := s.browser(t), s.browser(t)
-	here.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}}, "User-Agent", firefox)
+	here.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}}, "User-Agent", firefox, "X-Test-Country", "GB")
 	phone.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}}, "User-Agent", iphone)
 	res, body := here.get("/settings/sessions")
 	require.Equal(t, 200, res.StatusCode)
@@ -291,6 +291,7 @@ func TestSessionsPage(t *testing.T) {
 	require.Contains(t, body, "Linux")
 	require.Contains(t, body, "Safari 18")
 	require.Contains(t, body, "iOS, mobile")
+	require.Contains(t, body, "127.0.0.1 (United Kingdom)", "the place, where the host can tell")
 	require.Equal(t, 1, strings.Count(body, "This browser"))
 	require.Equal(t, 1, strings.Count(body, `aria-current="true"`))
 

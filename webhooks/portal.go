@@ -218,7 +218,7 @@ func (p *PortalHandler) fields(r *http.Request, s *Subscription, errs map[string
 	for _, name := range slices.Sorted(maps.Keys(s.Headers)) {
 		headers = append(headers, name+": "+s.Headers[name])
 	}
-	return []web.Field{
+	fields := []web.Field{
 		{Type: "text", Name: "name", ID: web.FieldID("name"), Label: "Name", Value: val("name", s.Name), Required: true,
 			Autocomplete: "off", Errors: errs["name"]},
 		{Type: "url", Name: "url", ID: web.FieldID("url"), Label: "Address", Help: "Where each event is posted: https://...",
@@ -235,6 +235,8 @@ func (p *PortalHandler) fields(r *http.Request, s *Subscription, errs map[string
 			Help: "Sent with every delivery, one \"Name: value\" a line (optional).", Value: val("headers", strings.Join(headers, "\n")),
 			Rows: 3, Errors: errs["headers"]},
 	}
+	web.VoiceFields(fields) // the pages' voice for what the API's words left
+	return fields
 }
 
 // portalInput reads the endpoint form.

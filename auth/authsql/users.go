@@ -144,20 +144,21 @@ type sessionRow struct {
 	PasswordConfirmedAt store.Time `db:"password_confirmed_at"`
 	UserAgent           string     `db:"user_agent"`
 	IP                  string     `db:"ip"`
+	Place               string     `db:"place"`
 }
 
 func (r sessionRow) session() auth.Session {
 	return auth.Session{IDHash: r.IDHash, UserID: r.UserID, CreatedAt: r.CreatedAt.Time, LastSeenAt: r.LastSeenAt.Time,
-		PasswordConfirmedAt: r.PasswordConfirmedAt.Time, UserAgent: r.UserAgent, IP: r.IP}
+		PasswordConfirmedAt: r.PasswordConfirmedAt.Time, UserAgent: r.UserAgent, IP: r.IP, Place: r.Place}
 }
 
-const sessionColumns = `s.id_hash, s.user_id, s.created_at AS session_created_at, s.last_seen_at, s.password_confirmed_at, s.user_agent, s.ip`
+const sessionColumns = `s.id_hash, s.user_id, s.created_at AS session_created_at, s.last_seen_at, s.password_confirmed_at, s.user_agent, s.ip, s.place`
 
 // CreateSession implements auth.Store.
 func (s *Store) CreateSession(ctx context.Context, ss auth.Session) error {
-	_, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO auth_sessions (id_hash, user_id, created_at, last_seen_at, password_confirmed_at, user_agent, ip)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`), ss.IDHash, ss.UserID, store.NewTime(ss.CreatedAt), store.NewTime(ss.LastSeenAt), store.NewTime(ss.PasswordConfirmedAt),
-		ss.UserAgent, ss.IP)
+	_, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO auth_sessions (id_hash, user_id, created_at, last_seen_at, password_confirmed_at, user_agent, ip, place)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`), ss.IDHash, ss.UserID, store.NewTime(ss.CreatedAt), store.NewTime(ss.LastSeenAt), store.NewTime(ss.PasswordConfirmedAt),
+		ss.UserAgent, ss.IP, ss.Place)
 	if err != nil {
 		return fmt.Errorf("authsql: create session: %w", store.MapError(err))
 	}

@@ -86,7 +86,7 @@ func exerciseSessionList(t *testing.T, newStore func(t *testing.T) auth.Store) {
 	for i, h := range []string{"first", "second", "third"} {
 		seen := at.Add(time.Duration(i) * time.Minute)
 		require.NoError(t, s.CreateSession(ctx, auth.Session{IDHash: []byte(h), UserID: u.ID, CreatedAt: at, LastSeenAt: seen, PasswordConfirmedAt: at,
-			UserAgent: "agent " + h, IP: "192.0.2.1"}))
+			UserAgent: "agent " + h, IP: "192.0.2.1", Place: "GB"}))
 	}
 	require.NoError(t, s.CreateSession(ctx, auth.Session{IDHash: []byte("theirs"), UserID: other.ID, CreatedAt: at, LastSeenAt: at, PasswordConfirmedAt: at}))
 	list, err := s.ListUserSessions(ctx, u.ID)
@@ -95,6 +95,7 @@ func exerciseSessionList(t *testing.T, newStore func(t *testing.T) auth.Store) {
 	require.Equal(t, "third", string(list[0].IDHash), "the most recently seen first")
 	require.Equal(t, "agent third", list[0].UserAgent)
 	require.Equal(t, "192.0.2.1", list[0].IP)
+	require.Equal(t, "GB", list[0].Place)
 	require.Equal(t, exact.Add(2*time.Minute), list[0].LastSeenAt)
 	n, err := s.DeleteOtherSessions(ctx, u.ID, []byte("second"))
 	require.NoError(t, err)

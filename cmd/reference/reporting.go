@@ -84,6 +84,9 @@ type reportingParts struct {
 	collect   *reporting.CollectHandler
 	dashboard *reporting.Dashboard
 	oauth     *reportinggoogle.OAuth // nil without a Google client
+	// country says where a request comes from, when a country header or
+	// an MMDB file is configured; nil otherwise.
+	country func(*http.Request) string
 }
 
 // userID is the signed-in user of a request, as text.
@@ -125,6 +128,9 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, keys gr
 		if geo.Countries, err = reportinggeo.Open(c.mmdb); err != nil {
 			return nil, fmt.Errorf("GROUNDWORK_ANALYTICS_MMDB: %w", err)
 		}
+	}
+	if c.mmdb != "" || c.countryHeader != "-" && len(web.TrustedProxies) > 0 {
+		p.country = reportinggeo.Func(geo) // also the place of a sign-in
 	}
 	if p.collect, err = reporting.NewCollectHandler(p.analytics, &reporting.CollectOptions{
 		HTTPOptions: collectWeb,

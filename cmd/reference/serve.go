@@ -309,7 +309,15 @@ func (a *app) wireSignIn(w *wiring) error {
 		groundwork.NavLink{Text: "Form answers", URL: forms.SummaryPathDefault + "/", Capability: forms.CapabilityViewAnswers},
 		groundwork.NavLink{Text: "Bookings", URL: bookings.ListPagePrefixDefault + "/", Capability: bookings.CapabilityViewBookings})
 	var err error
-	w.h.signIn, err = auth.NewWeb(a.tokens, &auth.WebOptions{HTTPOptions: w.web, LogoutPath: "/login", Home: http.HandlerFunc(w.h.site.dashboard),
+	// A session's place comes from the analytics' country lookup, wired
+	// later; none until then, and none when it is not configured.
+	place := func(r *http.Request) string {
+		if w.h.reports == nil || w.h.reports.country == nil {
+			return ""
+		}
+		return w.h.reports.country(r)
+	}
+	w.h.signIn, err = auth.NewWeb(a.tokens, &auth.WebOptions{HTTPOptions: w.web, LogoutPath: "/login", Home: http.HandlerFunc(w.h.site.dashboard), Place: place,
 		TokenAbilities: knownAbilities, NavLinks: links, AdminContact: w.cfg.adminEmail})
 	w.web.Navigator = w.h.signIn
 	return err

@@ -1,5 +1,6 @@
 ALTER TABLE auth_sessions ADD COLUMN user_agent TEXT NOT NULL DEFAULT '';
 ALTER TABLE auth_sessions ADD COLUMN ip TEXT NOT NULL DEFAULT '';
+ALTER TABLE auth_sessions ADD COLUMN place TEXT NOT NULL DEFAULT '';
 ALTER TABLE auth_users ADD COLUMN two_factor_secret TEXT;
 ALTER TABLE auth_users ADD COLUMN two_factor_confirmed_at TIMESTAMPTZ;
 ALTER TABLE auth_users ADD COLUMN two_factor_last_step BIGINT NOT NULL DEFAULT 0;
