@@ -60,7 +60,7 @@ func TestBrowserPasskey(t *testing.T) {
 	keyPress(t, ctx, "form.signout button")
 	browse(t, ctx, chromedp.Navigate(u+"/login"), chromedp.WaitVisible(chromedp.CSS(".passkey-signin button")))
 	browsertest.NoViolations(t, ctx, "the sign-in page with its passkey button")
-	browsertest.Screenshots(t, ctx, shots, "login")
+	browsertest.Screenshots(t, ctx, shots, "login-passkey")
 	keyPress(t, ctx, ".passkey-signin button")
 	require.Equal(t, u+"/dashboard", location(t, ctx))
 	require.Equal(t, "hello Ada Lovelace", bodyText(t, ctx))

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -506,6 +507,27 @@ func (w *Web) forbidden(r *http.Request, capability string) web.ErrorPage {
 		e.Message += " Ask the person who runs this site for access."
 	}
 	return e
+}
+
+// RequireAnyCapability is RequireCapability for users who have any of
+// capabilities (the 403 page names the page by the first).
+func (w *Web) RequireAnyCapability(capabilities ...string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return w.guard(next, func(rw http.ResponseWriter, r *http.Request, v *visitor) bool {
+			switch {
+			case !v.signedIn:
+				w.toLogin(rw, r)
+				return false
+			case slices.ContainsFunc(capabilities, v.user.Can):
+				return true
+			case web.WantsJSON(r):
+				reply.WriteMessage(rw, http.StatusForbidden, reply.MsgForbidden)
+			default:
+				w.render.Error(rw, r, http.StatusForbidden, w.forbidden(r, capabilities[0]))
+			}
+			return false
+		})
+	}
 }
 
 // RequireCapability lets through signed-in users who have capability;

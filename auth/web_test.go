@@ -72,6 +72,7 @@ func newSite(t *testing.T, o siteOptions) *site {
 	mux.Handle("GET /verified", w.RequireVerified(hello))
 	mux.Handle("GET /secret", w.RequirePasswordConfirmed(hello))
 	mux.Handle("GET /reports", w.RequireCapability("view_search_reporting")(hello))
+	mux.Handle("GET /either", w.RequireAnyCapability("forms:view", "view_search_reporting")(hello))
 	mux.Handle("GET /guests", w.RequireGuest(hello))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -361,6 +362,8 @@ func TestGuardsOfHostPages(t *testing.T) {
 	require.Equal(t, "/reports?range=28", res.Header.Get("Location"), "back to the page intended")
 	_, body = b.get("/reports")
 	require.Equal(t, "hello Ada Lovelace", body)
+	_, body = b.get("/either")
+	require.Equal(t, "hello Ada Lovelace", body, "one of the capabilities is enough")
 
 	res, _ = b.get("/verified")
 	require.Equal(t, http.StatusFound, res.StatusCode)
@@ -377,6 +380,8 @@ func TestGuardsOfHostPages(t *testing.T) {
 	res, body = bob.get("/reports", "Accept", "application/json")
 	require.Equal(t, 403, res.StatusCode)
 	require.JSONEq(t, `{"message":"This action is unauthorized."}`, body)
+	res, _ = bob.get("/either")
+	require.Equal(t, 403, res.StatusCode, "none of them")
 }
 
 // brokenSessions fails every session read once broken is set.

@@ -3,6 +3,7 @@ package forms_test
 import (
 	"context"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -110,4 +111,31 @@ func TestBrowserAnswersInbox(t *testing.T) {
 	browsertest.Do(t, ctx, chromedp.Navigate(list+"?filter=unread&field[topic]=staff"), chromedp.WaitVisible(chromedp.CSS("main p")))
 	require.Contains(t, browsertest.Text(t, ctx, "main"), "Nothing unread.")
 	axeEverywhere(t, ctx, "an empty filtered inbox")
+}
+
+// An answer's files on its page, downloaded as attachments with their
+// own names and bytes, never shown in the site's origin.
+func TestInboxUploads(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	form := b.contactForm(t)
+	pdf := "%PDF-1.4\n<script>alert(1)</script>"
+	r := b.submit(t, form, valid(part{name: "files[cv]", filename: "My CV.pdf", content: pdf})...)
+	require.Equal(t, 201, r.status, r.body)
+	list := forms.SummaryPathDefault + "/" + form + "/submissions/"
+	inbox := b.request(t, "GET", list, "", "", nil)
+	require.Contains(t, inbox.body, "ann@example.test", "the sender's address names the row")
+	page := b.request(t, "GET", list+"1", "", "", nil)
+	require.Equal(t, 200, page.status, page.body)
+	require.Contains(t, page.body, "My CV.pdf")
+	link := regexp.MustCompile(`href="([^"]+/uploads/\d+)"`).FindStringSubmatch(page.body)
+	require.NotNil(t, link, page.body)
+	file := b.request(t, "GET", link[1], "", "", nil)
+	require.Equal(t, 200, file.status)
+	require.Equal(t, pdf, file.body)
+	require.Equal(t, "application/octet-stream", file.header.Get("Content-Type"))
+	require.Equal(t, `attachment; filename="My CV.pdf"`, file.header.Get("Content-Disposition"))
+	require.Equal(t, 404, b.request(t, "GET", list+"1/uploads/999", "", "", nil).status)
+	after := b.request(t, "GET", list, "", "", nil)
+	require.NotContains(t, after.body, `<li class="unread">`, "opened, it is read")
 }

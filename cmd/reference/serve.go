@@ -501,7 +501,9 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	// The form pages know who is signed in, for forms that take one
 	// response a person.
 	mux.Handle(forms.PagePrefixDefault+"/", trackViews(reports.analytics, signIn.LoadUser(h.formPages), logger))
-	mux.Handle(forms.SummaryPathDefault+"/", signIn.RequireCapability(forms.CapabilityViewAnswers)(h.formSummary))
+	// The answers: for readers of answers, and for users given the forms
+	// API's reading ability as a capability.
+	mux.Handle(forms.SummaryPathDefault+"/", signIn.RequireAnyCapability(forms.CapabilityViewAnswers, forms.AbilityViewAny)(h.formSummary))
 	mux.Handle(bookings.ListPagePrefixDefault+"/", signIn.RequireUser(h.bookingList))
 	mux.Handle("/api/v1/a11y/", h.colorAI)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
