@@ -177,7 +177,12 @@ func TestUserCommandsAndDashboard(t *testing.T) {
 	require.Equal(t, 200, code)
 	require.Contains(t, body, "<h1>Reports</h1>")
 
-	// The forms' answers at a glance take a user with view_form_answers.
+	// The forms' answers take a user with view_form_answers, or with the
+	// forms API's reading ability (ada's forms:* covers it).
+	code, _ = getStatus("/form-answers/")
+	require.Equal(t, 200, code, "forms:* reads the answers")
+	c, _, _ = runCmd(t, e, "user", "revoke", "ada@example.com", "forms:*")
+	require.Equal(t, 0, c)
 	code, _ = getStatus("/form-answers/")
 	require.Equal(t, 403, code)
 	c, _, _ = runCmd(t, e, "user", "grant", "ada@example.com", "view_form_answers")
