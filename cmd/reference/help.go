@@ -65,6 +65,10 @@ token create flags:
                                     erase a customer's personal data from their bookings and the
                                     webhook deliveries about them, in place; prints the numbers
 `},
+	{"backup", `  reference backup FILE             copy a live SQLite database to FILE (VACUUM INTO, while it
+                                    serves) and its key file beside it (FILE's name with .key);
+                                    Postgres: pg_dump (see the README)
+`},
 	{"analytics", `  reference analytics seed [--days N] [--views N]
                                     record sample page views (90 days, about 400 a day) to try the
                                     dashboard at /reporting
