@@ -20,11 +20,18 @@ import (
 // backed up with pg_dump.
 func runBackup(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var out string
-	db, _, dsn, err := dbCommand(ctx, newFlagSet("reference backup"), args, getenv, stderr, func(positional []string) error {
+	flags := newFlagSet("reference backup")
+	db, _, dsn, err := dbCommand(ctx, flags, args, getenv, stderr, func(positional []string) error {
 		if len(positional) != 1 {
 			return usageError{"backup takes the file to write, e.g. reference backup backup.db"}
 		}
 		out = positional[0]
+		// Opening a SQLite path makes the file: say there is none instead.
+		if path := sqlitePath(flags.Lookup("db").Value.String()); path != "" {
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("no database at %s to back up", path)
+			}
+		}
 		return nil
 	})
 	if err != nil {

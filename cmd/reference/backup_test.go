@@ -36,8 +36,13 @@ func TestBackupRestores(t *testing.T) {
 		require.NoError(t, err)
 		return startServeConfig(t, cfg) // no GROUNDWORK_SECRET_KEY: the key file beside the database
 	}
+	code, _, stderr := runCmd(t, env{}, "backup", "--db", live, filepath.Join(dir, "none.db"))
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "no database at "+filepath.Join(dir, "live.db"), "nothing made where there was nothing")
+	_, err := os.Stat(filepath.Join(dir, "live.db"))
+	require.ErrorIs(t, err, os.ErrNotExist)
 	base := serveOn(live)
-	_, err := os.Stat(filepath.Join(dir, "live.key"))
+	_, err = os.Stat(filepath.Join(dir, "live.key"))
 	require.NoError(t, err, "the server made its key file")
 	code, out, stderr := runCmd(t, env{}, "token", "create", "--db", live, "--name", "admin", "--ability", "*")
 	require.Equal(t, 0, code, stderr)

@@ -80,6 +80,15 @@ func readWebhooksConfig(getenv func(string) string) (webhooksConfig, error) {
 // secretKeyPath is where a SQLite database's secret key is kept:
 // "groundwork.db" → "groundwork.key"; "" for Postgres and :memory:.
 func secretKeyPath(dsn string) string {
+	path := sqlitePath(dsn)
+	if path == "" {
+		return ""
+	}
+	return strings.TrimSuffix(path, filepath.Ext(path)) + ".key"
+}
+
+// sqlitePath is a SQLite database's file; "" for Postgres and :memory:.
+func sqlitePath(dsn string) string {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		return ""
 	}
@@ -87,10 +96,10 @@ func secretKeyPath(dsn string) string {
 	if i := strings.IndexByte(path, '?'); i >= 0 {
 		path = path[:i]
 	}
-	if path == ":memory:" || path == "" {
+	if path == ":memory:" {
 		return ""
 	}
-	return strings.TrimSuffix(path, filepath.Ext(path)) + ".key"
+	return path
 }
 
 // parseKey reads a 32-byte key written as base64 (standard or URL, with
