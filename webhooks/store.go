@@ -92,7 +92,8 @@ type Store interface {
 	FailedAttempts(ctx context.Context, deliveryID int64) ([]Attempt, error)
 	// TakeRate takes one of the limit places of second (Unix seconds) for
 	// an attempt to the subscription, and reports whether there was one:
-	// across every instance on the store, at most limit a second.
+	// across every instance on the store, at most limit a second. A
+	// second earlier than one already counted has no places left.
 	TakeRate(ctx context.Context, subscriptionID int64, second int64, limit int) (bool, error)
 	// RequeueParked puts a subscription's parked deliveries back on the
 	// schedule, due at: pending if never attempted, else retrying. It

@@ -316,7 +316,7 @@ func (s *Store) TakeRate(ctx context.Context, subscriptionID int64, second int64
 	err := s.db.QueryRowxContext(ctx, s.q(`INSERT INTO webhooks_rate (subscription_id, second, taken) VALUES (?, ?, 1)
 		ON CONFLICT (subscription_id) DO UPDATE SET
 		taken = CASE WHEN webhooks_rate.second = excluded.second THEN webhooks_rate.taken + 1 ELSE 1 END, second = excluded.second
-		WHERE webhooks_rate.second <> excluded.second OR webhooks_rate.taken < ?
+		WHERE webhooks_rate.second < excluded.second OR webhooks_rate.second = excluded.second AND webhooks_rate.taken < ?
 		RETURNING taken`), subscriptionID, second, limit).Scan(&taken)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil

@@ -829,6 +829,17 @@ func exerciseEndpointSettings(t *testing.T, newStore func(t *testing.T) webhooks
 	took, err = s.TakeRate(ctx, sub.ID, 1001, 3)
 	require.NoError(t, err)
 	require.True(t, took, "a higher limit, the same second")
+	// A late attempt for a second gone by (another instance has moved on)
+	// takes nothing: restarting that second's count would let it exceed
+	// the limit.
+	for range 3 {
+		took, err = s.TakeRate(ctx, sub.ID, 1000, 2)
+		require.NoError(t, err)
+		require.False(t, took, "second 1000 is over")
+	}
+	took, err = s.TakeRate(ctx, sub.ID, 1001, 2)
+	require.NoError(t, err)
+	require.False(t, took, "and second 1001 kept its count (two taken): a limit of two is spent")
 }
 
 // exerciseChannels: a fan-out reaches the endpoints without channels and
