@@ -126,6 +126,22 @@ func (s *Service) ConfirmEmailChange(ctx context.Context, u User, email, expires
 	return s.User(ctx, u.ID)
 }
 
+// passwordIs checks that password, typed in field, is the user's: a
+// *ValidationError on field when it is empty or wrong.
+func (s *Service) passwordIs(ctx context.Context, userID int64, field, password string) error {
+	if password == "" {
+		return api.Invalid(field, api.MsgRequired(strings.ReplaceAll(field, "_", " ")))
+	}
+	ok, err := s.CheckPassword(ctx, userID, password)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return api.Invalid(field, MsgWrongPassword)
+	}
+	return nil
+}
+
 // ChangePassword changes u's password: current must be their password
 // (else a *ValidationError on "current_password"), the new one follows
 // the register page's rules and matches its confirmation. Every session
@@ -140,12 +156,8 @@ func (s *Service) ChangePassword(ctx context.Context, u User, current, password,
 	if err := v.Err(); err != nil {
 		return err
 	}
-	ok, err := s.CheckPassword(ctx, u.ID, current)
-	if err != nil {
+	if err := s.passwordIs(ctx, u.ID, "current_password", current); err != nil {
 		return err
-	}
-	if !ok {
-		return api.Invalid("current_password", MsgWrongPassword)
 	}
 	hash, err := s.hasher.hash(ctx, password)
 	if err != nil {
@@ -174,15 +186,8 @@ func (s *Service) ChangePassword(ctx context.Context, u User, current, password,
 // tokens end with it, and the OnUserDeleting hooks run inside its
 // transaction.
 func (s *Service) DeleteAccount(ctx context.Context, u User, password string) error {
-	if password == "" {
-		return api.Invalid("password", api.MsgRequired("password"))
-	}
-	ok, err := s.CheckPassword(ctx, u.ID, password)
-	if err != nil {
+	if err := s.passwordIs(ctx, u.ID, "password", password); err != nil {
 		return err
-	}
-	if !ok {
-		return api.Invalid("password", MsgWrongPassword)
 	}
 	return s.DeleteUser(ctx, u.ID)
 }
@@ -249,15 +254,8 @@ func (s *Service) Sessions(ctx context.Context, userID int64, current string) ([
 // current, and their remember-me tokens, once password is theirs (else a
 // *ValidationError on "password"). It returns how many sessions ended.
 func (s *Service) SignOutOtherSessions(ctx context.Context, u User, password, current string) (int64, error) {
-	if password == "" {
-		return 0, api.Invalid("password", api.MsgRequired("password"))
-	}
-	ok, err := s.CheckPassword(ctx, u.ID, password)
-	if err != nil {
+	if err := s.passwordIs(ctx, u.ID, "password", password); err != nil {
 		return 0, err
-	}
-	if !ok {
-		return 0, api.Invalid("password", MsgWrongPassword)
 	}
 	n, err := s.store.DeleteOtherSessions(ctx, u.ID, sum(current))
 	if err != nil {

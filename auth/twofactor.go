@@ -318,15 +318,8 @@ func (s *Service) CheckTwoFactor(ctx context.Context, u User, code string) (reco
 // theirs (else a *ValidationError on "password"); their secret and
 // recovery codes are dropped and they are mailed.
 func (s *Service) DisableTwoFactor(ctx context.Context, u User, password string) error {
-	if password == "" {
-		return api.Invalid("password", api.MsgRequired("password"))
-	}
-	ok, err := s.CheckPassword(ctx, u.ID, password)
-	if err != nil {
+	if err := s.passwordIs(ctx, u.ID, "password", password); err != nil {
 		return err
-	}
-	if !ok {
-		return api.Invalid("password", MsgWrongPassword)
 	}
 	if err := s.store.DisableTwoFactor(ctx, u.ID, s.now()); err != nil {
 		return fmt.Errorf("auth: disable two-factor: %w", err)
