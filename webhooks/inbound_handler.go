@@ -200,8 +200,12 @@ func (h *InboundHandler) receive(w http.ResponseWriter, r *http.Request) error {
 	case refused != nil:
 		return refused
 	case err != nil:
-		return inboundError(http.StatusInternalServerError, "webhook_failed", "The webhook could not be handled; send it again.",
-			fmt.Errorf("webhooks: inbound %s: %w", provider, err))
+		err = fmt.Errorf("webhooks: inbound %s: %w", provider, err)
+		if e := api.Unavailable(r.Context(), h.base.Logger, err); e != nil {
+			e.Body = coded{Code: "unavailable", Message: "The webhook could not be stored for now; send it again."}
+			return e
+		}
+		return inboundError(http.StatusInternalServerError, "webhook_failed", "The webhook could not be handled; send it again.", err)
 	case res.Status == http.StatusBadRequest:
 		return inboundError(http.StatusBadRequest, res.Refusal.Code, res.Refusal.Message, nil)
 	}

@@ -522,8 +522,9 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 }
 
 // readyz answers 200 when the instance can take traffic: not stopping,
-// the database answers, its schema is current and the job queue runs;
-// else 503 with the reasons.
+// the database answers, its schema is current, the job queue runs and,
+// after a request the database refused, it takes a write again; else 503
+// with the reasons.
 func (a *app) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
@@ -546,11 +547,31 @@ func (a *app) readyz(w http.ResponseWriter, r *http.Request) {
 	if !a.queue.Running() {
 		reasons = append(reasons, "the job queue is not running")
 	}
+	// After a request the database refused (a read-only file or a full
+	// disk let a ping through), a write tells whether it takes writes
+	// again.
+	if o, ok := api.LastOutage(); ok && len(reasons) == 0 {
+		if err := a.probeWrite(ctx); err != nil {
+			cause, _ := driverless.Unavailable(err)
+			reasons = append(reasons, "writes fail: "+cmp.Or(cause, err.Error()))
+		} else {
+			api.OutageOver(o)
+		}
+	}
 	if len(reasons) > 0 {
 		reply.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "reasons": reasons})
 		return
 	}
 	reply.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// probeWrite writes one row of the shared rate-limit table (a key no
+// limiter uses, already reset), so a database that reads but does not
+// write is seen.
+func (a *app) probeWrite(ctx context.Context) error {
+	_, err := a.db.ExecContext(ctx, a.db.Rebind(`INSERT INTO groundwork_rate_limits (key, hits, reset_at) VALUES ('readyz:probe', 0, ?)
+		ON CONFLICT (key) DO UPDATE SET reset_at = excluded.reset_at`), time.Now().UTC())
+	return err
 }
 
 func (a *app) healthz(w http.ResponseWriter, r *http.Request) {
@@ -693,8 +714,10 @@ func logRequests(next http.Handler, logger *slog.Logger, every int) http.Handler
 		next.ServeHTTP(rec, r)
 		level := slog.LevelInfo
 		switch {
-		case rec.Status >= 500 && r.Context().Err() == nil:
-			// (A 5xx to a client that went away is the client's doing.)
+		case rec.Status >= 500 && r.Context().Err() == nil && !comeBack(rec):
+			// (A 5xx to a client that went away is the client's doing;
+			// a 503 to come back to is logged, once in a while, where
+			// it is made.)
 			level = slog.LevelError
 		case every < 0:
 			return
@@ -705,6 +728,12 @@ func logRequests(next http.Handler, logger *slog.Logger, every int) http.Handler
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", rec.Status), slog.Duration("duration", time.Since(start)))
 	})
+}
+
+// comeBack reports whether an answer is a 503 that says when to come
+// back: the database away for a moment, or too many views waiting.
+func comeBack(rec *api.StatusWriter) bool {
+	return rec.Status == http.StatusServiceUnavailable && rec.Header().Get("Retry-After") != ""
 }
 
 // recoverPanics answers 500 for a handler that panics, and logs the

@@ -111,11 +111,19 @@ type messageBody struct {
 }
 
 // WriteError answers err through table. Unexpected errors answer 500 with a
-// generic message; they, and every other 5xx but 501 (a feature that is
+// generic message, but for a database that cannot serve for now (see
+// [Unavailable]), which answers 503 with a Retry-After; they, and every other 5xx but 501 (a feature that is
 // not set up), are logged at error level with the request, unless the
 // client has gone.
 func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, table Table, err error) {
 	status, body, header, ok := table.Lookup(err)
+	if !ok {
+		// A database that cannot serve for now is a 503 to come back
+		// after, not a bug.
+		if e := Unavailable(r.Context(), logger, err); e != nil {
+			err, status, body, header, ok = e, e.Status, e.body(), e.Header, true
+		}
+	}
 	var ae *Error
 	logged := ok && errors.As(err, &ae) && ae.Logged
 	if (!ok || status >= 500 && status != http.StatusNotImplemented) && !logged && r.Context().Err() == nil && logger != nil {

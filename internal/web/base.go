@@ -150,6 +150,11 @@ func (b *Base) Func(fn HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// Unavailable is the page a browser gets while the database cannot serve
+// (the answer carries a Retry-After).
+var Unavailable = ErrorPage{Heading: "Not available right now",
+	Message: "This page cannot be shown for a moment. Wait a few seconds, then try again."}
+
 // Fail is the pages' one error writer. A *Problem in err's chain, or the
 // one Explain finds, is answered as it says; anything else is the
 // Failure page, logged (unless the client has gone). A client that asked
@@ -158,6 +163,12 @@ func (b *Base) Fail(w http.ResponseWriter, r *http.Request, err error) {
 	var p *Problem
 	if !errors.As(err, &p) && b.o.Explain != nil {
 		p = b.o.Explain(err)
+	}
+	if p == nil {
+		// A database that cannot serve for now: come back in a moment.
+		if e := api.Unavailable(r.Context(), b.Logger, err); e != nil {
+			p = &Problem{Status: e.Status, Header: e.Header, Err: e, JSON: e.Message, ErrorPage: Unavailable}
+		}
 	}
 	if p == nil {
 		if r.Context().Err() == nil {
