@@ -23,7 +23,7 @@
 //
 //	GET  POST /login                     email, password, remember
 //	GET  POST /register                  name, email, password, password_confirmation
-//	GET  POST /forgot-password           email: "A reset link will be sent if the account exists."
+//	GET  POST /forgot-password           email: "If an account uses that address, a reset link is on its way to it. ..."
 //	GET       /reset-password/{token}    ?email= fills the address (also /reset-password?token=)
 //	     POST /reset-password            token, email, password, password_confirmation
 //	GET       /verify-email              the "please verify" notice, with a resend button

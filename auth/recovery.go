@@ -18,9 +18,10 @@ import (
 	"github.com/groundwork-go/groundwork/mail"
 )
 
-// send mails msg in the background, so that whether a mail goes out (an
-// account exists) does not show in how long the page took; failures are
-// logged.
+// send mails msg: queued as a job when there is an Enqueuer (sealed, and
+// tried until it goes), else in the background, so that whether a mail
+// goes out (an account exists) does not show in how long the page took;
+// failures are logged.
 func (s *Service) send(msg mail.Message) {
 	if s.mailer == nil {
 		s.logger.Warn("auth: no mailer, so a mail was not sent", "subject", msg.Subject)
@@ -28,6 +29,13 @@ func (s *Service) send(msg mail.Message) {
 	}
 	if msg.From == "" {
 		msg.From = s.mailFrom
+	}
+	if s.enqueuer != nil {
+		err := s.queueMail(msg)
+		if err == nil {
+			return
+		}
+		s.logger.Error("auth: queue mail; sending it once now", "subject", msg.Subject, "error", err)
 	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -85,9 +85,16 @@ type Options struct {
 	ResetLifetime    time.Duration
 	VerifyLifetime   time.Duration
 	// Mailer sends the reset and verification mails; without one they
-	// are not sent (and the forgot-password page still says they were,
-	// so that it tells nobody whether an account exists).
+	// are not sent (and the forgot-password page still says they are on
+	// their way, so that it tells nobody whether an account exists).
 	Mailer mail.Mailer
+	// Enqueuer queues each mail as a job (a *store.Queue, with
+	// [RegisterWorkers]), tried again with mail.RetryDelay between tries
+	// until it goes, so a mail server away for hours loses none; the
+	// message is sealed with Key in the job's row (it holds a reset
+	// link). Without one a mail is sent once, in the background, and a
+	// failure is only logged.
+	Enqueuer Enqueuer
 	// MailFrom is the sender of those mails; the mailer's default when
 	// empty.
 	MailFrom string
@@ -113,6 +120,7 @@ type Service struct {
 	loginAttempts int
 	loginWindow   time.Duration
 	mailer        mail.Mailer
+	enqueuer      Enqueuer
 	mailFrom      string
 	appName       string
 	logger        *slog.Logger
@@ -134,7 +142,8 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	if o.TouchInterval < 0 {
 		return nil, errors.New("auth: new service: negative touch interval")
 	}
-	s := &Service{store: store, now: o.Now, rand: o.Rand, touchInterval: o.TouchInterval, meter: o.Meter, abilities: slices.Clone(o.Abilities)}
+	s := &Service{store: store, now: o.Now, rand: o.Rand, touchInterval: o.TouchInterval, meter: o.Meter, abilities: slices.Clone(o.Abilities),
+		enqueuer: o.Enqueuer}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/groundwork-go/groundwork/mail"
 )
 
 // Intervals of the periodic jobs.
@@ -38,7 +40,12 @@ type mailWorker struct {
 }
 
 func (w *mailWorker) Work(ctx context.Context, job *river.Job[mailArgs]) error {
-	return w.svc.SendMail(ctx, job.Args)
+	return w.svc.SendMail(mail.WithMessageID(ctx, mail.JobMessageID(job.Kind, job.ID)), job.Args)
+}
+
+// NextRetry waits mail.RetryDelay after a failed try.
+func (w *mailWorker) NextRetry(job *river.Job[mailArgs]) time.Time {
+	return time.Now().Add(mail.RetryDelay(job.Attempt))
 }
 
 type remindersWorker struct {

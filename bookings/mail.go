@@ -55,6 +55,9 @@ type mailArgs struct {
 // Kind implements river.JobArgs.
 func (mailArgs) Kind() string { return "bookings_mail" }
 
+// InsertOpts gives the job mail.MaxAttempts tries.
+func (mailArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: mail.MaxAttempts} }
+
 // bindToken is what a sealed manage token is bound to: its booking.
 func bindToken(bookingID int64) []byte {
 	return []byte("bookings manage token " + strconv.FormatInt(bookingID, 10))

@@ -245,6 +245,7 @@ type linkMailWorker struct {
 // Work mails the link; a form deleted since sends nothing.
 func (w *linkMailWorker) Work(ctx context.Context, job *river.Job[linkMailArgs]) error {
 	s, a := w.svc, job.Args
+	ctx = mail.WithMessageID(ctx, mail.JobMessageID(job.Kind, job.ID))
 	return s.mailLink(ctx, a.FormID, a.Email, func(form *Form) (string, string) {
 		if a.Link != "" {
 			return "Your saved answers to " + form.Name, "Your answers to " + form.Name + " are saved. Open this link to carry on where you stopped:\n\n" +
@@ -256,6 +257,11 @@ func (w *linkMailWorker) Work(ctx context.Context, job *river.Job[linkMailArgs])
 		return "Your link to " + form.Name, "Open this link to fill in " + form.Name + ":\n\n" + link + "\n\nIt works until " +
 			expires.UTC().Format("2 January 2006 15:04 MST") + ", for one response. If you did not ask for it, you can ignore this email.\n"
 	})
+}
+
+// NextRetry waits mail.RetryDelay after a failed try.
+func (w *linkMailWorker) NextRetry(job *river.Job[linkMailArgs]) time.Time {
+	return time.Now().Add(mail.RetryDelay(job.Attempt))
 }
 
 // mailLink mails to the subject and text write makes for the form with

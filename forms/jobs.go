@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/groundwork-go/groundwork/mail"
 )
 
 // notificationWorker sends queued notifications.
@@ -15,7 +17,12 @@ type notificationWorker struct {
 }
 
 func (w *notificationWorker) Work(ctx context.Context, job *river.Job[notificationArgs]) error {
-	return w.svc.SendNotification(ctx, job.Args)
+	return w.svc.SendNotification(mail.WithMessageID(ctx, mail.JobMessageID(job.Kind, job.ID)), job.Args)
+}
+
+// NextRetry waits mail.RetryDelay after a failed try.
+func (w *notificationWorker) NextRetry(job *river.Job[notificationArgs]) time.Time {
+	return time.Now().Add(mail.RetryDelay(job.Attempt))
 }
 
 // SweepInterval is how often the sweep of kept uploads runs.

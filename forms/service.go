@@ -47,8 +47,10 @@ const (
 	// MinFillTime is the default least time to fill a form in, as a
 	// duration (MinFillSecondsDefault seconds).
 	MinFillTime = MinFillSecondsDefault * time.Second
-	// NotificationAttempts is how often a notification is tried.
-	NotificationAttempts = 5
+	// NotificationAttempts is how often a notification (or a mailed link)
+	// is tried: mail.MaxAttempts, with mail.RetryDelay between tries, so
+	// a mail server away for hours loses nothing.
+	NotificationAttempts = mail.MaxAttempts
 )
 
 // AllowedExtensionsDefault are the file extensions a file field takes when

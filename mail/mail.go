@@ -27,6 +27,10 @@ type Message struct {
 	HTML string
 	// Headers are extra header fields, such as "X-Groundwork-Form".
 	Headers map[string]string
+	// ID is the Message-ID, without angle brackets ("forms_notification.42",
+	// completed with "@" and the sender's domain when it has no "@"); the
+	// one the context carries (WithMessageID) when empty, else a new one.
+	ID string
 	// Attachments are files sent with the message.
 	Attachments []Attachment
 }
@@ -85,6 +89,9 @@ func (msg Message) Validate(defaultFrom string) error {
 	}
 	if msg.Text == "" && msg.HTML == "" {
 		return invalid("no body")
+	}
+	if strings.ContainsAny(msg.ID, "\r\n<> ") {
+		return invalid("message ID %q", msg.ID)
 	}
 	if strings.ContainsAny(msg.Subject, "\r\n") {
 		return invalid("line break in subject")

@@ -392,3 +392,38 @@ func TestOutboxLogsByDefault(t *testing.T) {
 		Subject: "Reset", Text: "https://example.com/reset/abc"}))
 	require.Contains(t, buf.String(), "https://example.com/reset/abc")
 }
+
+func TestRetryDelay(t *testing.T) {
+	t.Parallel()
+	for attempt, want := range map[int]time.Duration{1: 2 * time.Second, 2: 4 * time.Second, 3: 8 * time.Second,
+		9: 512 * time.Second, 10: mail.RetryLongest, 100: mail.RetryLongest} {
+		require.Equal(t, want, mail.RetryDelay(attempt), "attempt %d", attempt)
+	}
+	total := time.Duration(0)
+	for a := 1; a < mail.MaxAttempts; a++ {
+		total += mail.RetryDelay(a)
+	}
+	require.Greater(t, total, 15*time.Hour, "a mail server away for half a day loses nothing")
+}
+
+// A job's Message-ID (carried by the context) is given to the message,
+// completed with the sender's domain; the message's own wins; a bad one
+// is refused.
+func TestMessageID(t *testing.T) {
+	t.Parallel()
+	o := mail.NewOutbox(&mail.OutboxOptions{From: "Site <site@example.test>", Logger: slog.New(slog.DiscardHandler)})
+	msg := mail.Message{To: []string{"ann@example.com"}, Subject: "Hi", Text: "Hello"}
+	ctx := mail.WithMessageID(context.Background(), mail.JobMessageID("forms_notification", 7))
+	require.NoError(t, o.Send(ctx, msg))
+	require.NoError(t, o.Send(context.Background(), msg))
+	own := msg
+	own.ID = "mine@example.org"
+	require.NoError(t, o.Send(ctx, own))
+	bad := msg
+	bad.ID = "a>b"
+	require.ErrorIs(t, o.Send(ctx, bad), mail.ErrInvalidMessage)
+	got := o.Messages()
+	require.Equal(t, "forms_notification.7@example.test", got[0].ID)
+	require.Empty(t, got[1].ID, "a new one made by the mailer")
+	require.Equal(t, "mine@example.org", got[2].ID)
+}

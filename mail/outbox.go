@@ -52,6 +52,7 @@ func (o *Outbox) Send(ctx context.Context, msg Message) error {
 	if msg.From == "" {
 		msg.From = o.from
 	}
+	msg.ID = messageID(ctx, msg, msg.From)
 	o.mu.Lock()
 	o.msgs = append(o.msgs, msg)
 	close(o.changed)

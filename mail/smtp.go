@@ -2,6 +2,7 @@ package mail
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -145,6 +146,9 @@ func (m *SMTPMailer) Send(ctx context.Context, msg Message) error {
 	gm, err := m.build(msg)
 	if err != nil {
 		return err
+	}
+	if id := messageID(ctx, msg, cmp.Or(msg.From, m.from)); id != "" {
+		gm.SetMessageIDWithValue(id)
 	}
 	client, err := gomail.NewClient(m.host, m.opts...)
 	if err != nil {

@@ -140,6 +140,11 @@ type emailReportArgs struct {
 // Kind implements river.JobArgs.
 func (emailReportArgs) Kind() string { return "reporting_email_report" }
 
+// InsertOpts gives the job mail.MaxAttempts tries.
+func (emailReportArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: mail.MaxAttempts}
+}
+
 // emailSweepArgs is the periodic job that queues the reports due.
 type emailSweepArgs struct{}
 
@@ -317,7 +322,12 @@ type emailReportWorker struct {
 }
 
 func (w *emailReportWorker) Work(ctx context.Context, job *river.Job[emailReportArgs]) error {
-	return w.e.send(ctx, job.Args)
+	return w.e.send(mail.WithMessageID(ctx, mail.JobMessageID(job.Kind, job.ID)), job.Args)
+}
+
+// NextRetry waits mail.RetryDelay after a failed try.
+func (w *emailReportWorker) NextRetry(job *river.Job[emailReportArgs]) time.Time {
+	return time.Now().Add(mail.RetryDelay(job.Attempt))
 }
 
 type emailSweepWorker struct {

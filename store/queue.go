@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // Enqueuer puts jobs on the queue. Domains take one to schedule their
@@ -204,6 +205,39 @@ func (q *Queue) Waiting(ctx context.Context) ([]QueueCount, error) {
 		WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY queue, state ORDER BY queue, state`)
 	if err != nil {
 		return nil, fmt.Errorf("store: jobs waiting: %w", MapError(err))
+	}
+	return out, nil
+}
+
+// WaitingJob is a job not finished yet: what it is, how often it was
+// tried, when it runs next and why its last try failed.
+type WaitingJob struct {
+	ID        int64     `json:"id"`
+	Kind      string    `json:"kind"`
+	State     string    `json:"state"`
+	Attempt   int       `json:"attempt"`
+	Queued    time.Time `json:"queued_at"`
+	Next      time.Time `json:"next_try_at"`
+	LastError string    `json:"last_error,omitempty"`
+}
+
+// Backlog lists up to limit jobs of these kinds not finished (available,
+// scheduled, retryable or running), oldest first, across every instance
+// on the database: an outbox of the mail jobs, say.
+func (q *Queue) Backlog(ctx context.Context, limit int, kinds ...string) ([]WaitingJob, error) {
+	params := river.NewJobListParams().Kinds(kinds...).First(limit).OrderBy(river.JobListOrderByID, river.SortOrderAsc).
+		States(rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStateRetryable, rivertype.JobStateRunning)
+	res, err := q.client.JobList(ctx, params)
+	if err != nil {
+		return nil, fmt.Errorf("store: job backlog: %w", MapError(err))
+	}
+	out := make([]WaitingJob, 0, len(res.Jobs))
+	for _, j := range res.Jobs {
+		w := WaitingJob{ID: j.ID, Kind: j.Kind, State: string(j.State), Attempt: j.Attempt, Queued: j.CreatedAt, Next: j.ScheduledAt}
+		if n := len(j.Errors); n > 0 {
+			w.LastError = j.Errors[n-1].Error
+		}
+		out = append(out, w)
 	}
 	return out, nil
 }

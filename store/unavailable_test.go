@@ -12,7 +12,7 @@ import (
 	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
-// The drivers' own errors for a database that cannot serve for now are
+// The drivers' own errors for a database that cannot serve at the moment are
 // told apart from the request's own faults.
 func TestUnavailableReadsTheDrivers(t *testing.T) {
 	t.Parallel()

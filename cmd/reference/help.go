@@ -69,6 +69,10 @@ token create flags:
                                     serves) and its key file beside it (FILE's name with .key);
                                     Postgres: pg_dump (see the README)
 `},
+	{"mail", `  reference mail outbox [--json]     the mails queued and not yet sent, oldest first: tries, next
+                                    try, last error (a mail is tried until it goes, at most ten
+                                    minutes apart)
+`},
 	{"analytics", `  reference analytics seed [--days N] [--views N]
                                     record sample page views (90 days, about 400 a day) to try the
                                     dashboard at /reporting
@@ -106,7 +110,7 @@ token create flags:
 
 // databaseFlags are the flags of the commands that open the database.
 const databaseFlags = `
-Flags of the token, user, bookings and webhooks commands:
+Flags of the token, user, bookings, webhooks and mail commands:
   --db DSN                the server's database: give them the same --db (or GROUNDWORK_DB)
                           as the server, or they work on another (default sqlite:groundwork.db)
   --log-level LEVEL       debug, info, warn or error (default warn), to stderr
@@ -262,7 +266,7 @@ func printCommandHelp(w io.Writer, group string) {
 		switch group {
 		case "serve":
 			fmt.Fprint(w, serveFlags, "\nEvery flag has a variable (see reference --help); flags win.\n")
-		case "token", "user", "bookings", "webhooks":
+		case "token", "user", "bookings", "webhooks", "mail":
 			fmt.Fprint(w, databaseFlags)
 		}
 		return

@@ -34,7 +34,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	cmd, rest := "serve", args
 	if len(args) > 0 {
 		switch args[0] {
-		case "serve", "token", "user", "bookings", "a11y", "webhooks", "emaillist", "analytics", "backup", "help":
+		case "serve", "token", "user", "bookings", "a11y", "webhooks", "emaillist", "analytics", "backup", "mail", "help":
 			cmd, rest = args[0], args[1:]
 		case "-h", "-help", "--help":
 			cmd, rest = "help", nil
@@ -44,7 +44,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch {
 	case cmd == "help" && len(rest) > 0:
 		if !slices.ContainsFunc(commandHelp, func(c struct{ group, text string }) bool { return c.group == rest[0] }) {
-			return exitCode(usageError{fmt.Sprintf("no command %q: serve, token, user, bookings, webhooks, emaillist, analytics, backup or a11y", rest[0])}, stderr, "help")
+			return exitCode(usageError{fmt.Sprintf("no command %q: serve, token, user, bookings, webhooks, emaillist, analytics, backup, mail or a11y", rest[0])}, stderr, "help")
 		}
 		printCommandHelp(stdout, rest[0])
 		return 0
@@ -72,6 +72,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = runAnalytics(ctx, rest, getenv, stdout, stderr)
 	case "backup":
 		err = runBackup(ctx, rest, getenv, stdout, stderr)
+	case "mail":
+		err = runMail(ctx, rest, getenv, stdout, stderr)
 	default:
 		var cfg *config
 		if cfg, err = parseServeFlags(rest, getenv); err == nil {

@@ -207,10 +207,10 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 
 // wireAuth: tokens and users, lock-outs counted in the database (so they
 // hold across instances), verification links signed with a key derived
-// from the secret key, mail through the server's mailer.
+// from the secret key, mail queued for the server's mailer.
 func (a *app) wireAuth(w *wiring) error {
 	var err error
-	if a.tokens, err = auth.NewService(authsql.New(a.db), &auth.Options{Key: w.keys.SignIn(), Mailer: a.mailer,
+	if a.tokens, err = auth.NewService(authsql.New(a.db), &auth.Options{Key: w.keys.SignIn(), Mailer: a.mailer, Enqueuer: a.queue,
 		MailFrom: w.cfg.mailFrom, LoginLimiter: store.NewSQLRateLimiter(a.db, nil), AppName: "groundwork", Logger: w.logger,
 		Meter: w.meter}); err != nil {
 		return err

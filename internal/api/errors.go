@@ -111,14 +111,14 @@ type messageBody struct {
 }
 
 // WriteError answers err through table. Unexpected errors answer 500 with a
-// generic message, but for a database that cannot serve for now (see
+// generic message, but for a database that cannot serve at the moment (see
 // [Unavailable]), which answers 503 with a Retry-After; they, and every other 5xx but 501 (a feature that is
 // not set up), are logged at error level with the request, unless the
 // client has gone.
 func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, table Table, err error) {
 	status, body, header, ok := table.Lookup(err)
 	if !ok {
-		// A database that cannot serve for now is a 503 to come back
+		// A database that cannot serve at the moment is a 503 to come back
 		// after, not a bug.
 		if e := Unavailable(r.Context(), logger, err); e != nil {
 			err, status, body, header, ok = e, e.Status, e.body(), e.Header, true

@@ -13,7 +13,7 @@ import (
 )
 
 // RetryAfterUnavailable is how long a client is told to wait when the
-// database cannot serve for now: a restart or a failover takes seconds.
+// database cannot serve at the moment: a restart or a failover takes seconds.
 const RetryAfterUnavailable = 5 * time.Second
 
 // outageLogEvery is how often a run of requests refused for the same
@@ -53,7 +53,7 @@ func OutageOver(o Outage) {
 }
 
 // Unavailable is the answer for err when it says the database cannot serve
-// for now (see driverless.Unavailable): 503 with a Retry-After, the cause
+// at the moment (see driverless.Unavailable): 503 with a Retry-After, the cause
 // logged (the first failure at once, then once every ten seconds with how
 // many there were), so a request never answers 500 for an outage that
 // passes by itself. nil when err is not such a failure.

@@ -165,7 +165,7 @@ func (b *Base) Fail(w http.ResponseWriter, r *http.Request, err error) {
 		p = b.o.Explain(err)
 	}
 	if p == nil {
-		// A database that cannot serve for now: come back in a moment.
+		// A database that cannot serve at the moment: come back in a moment.
 		if e := api.Unavailable(r.Context(), b.Logger, err); e != nil {
 			p = &Problem{Status: e.Status, Header: e.Header, Err: e, JSON: e.Message, ErrorPage: Unavailable}
 		}

@@ -22,7 +22,7 @@ const (
 	CauseConnections = "the database has no free connections"
 )
 
-// Unavailable reports whether err says the database cannot serve for now
+// Unavailable reports whether err says the database cannot serve at the moment
 // rather than that the request or the code is wrong: the connection
 // refused, reset or closed, the server shutting down or starting, no
 // connection slot free, the disk full, the file or the server read-only,
@@ -73,8 +73,8 @@ func Unavailable(err error) (cause string, ok bool) {
 	return "", false
 }
 
-// pgCause names a Postgres SQLSTATE that says the server cannot serve for
-// now; "" for any other.
+// pgCause names a Postgres SQLSTATE that says the server cannot serve at
+// the moment; "" for any other.
 func pgCause(state string) string {
 	switch {
 	case strings.HasPrefix(state, "08"): // connection exception
@@ -91,8 +91,8 @@ func pgCause(state string) string {
 	return ""
 }
 
-// The SQLite primary result codes that say the database cannot serve for
-// now.
+// The SQLite primary result codes that say the database cannot serve at
+// the moment.
 const (
 	sqliteBusy     = 5
 	sqliteLocked   = 6
@@ -103,7 +103,7 @@ const (
 )
 
 // sqliteCause names an SQLite result code (extended or not) that says the
-// database cannot serve for now; "" for any other.
+// database cannot serve at the moment; "" for any other.
 func sqliteCause(code int) string {
 	switch code & 0xff {
 	case sqliteBusy, sqliteLocked:
