@@ -123,10 +123,12 @@ func (s *CalDAV) Busy(ctx context.Context, a bookings.CalendarAccess, from, to t
 				continue
 			}
 		}
-		objs, err := c.QueryCalendar(ctx, path, &caldav.CalendarQuery{
-			CompRequest: caldav.CalendarCompRequest{Name: ical.CompCalendar, AllProps: true, AllComps: true},
-			CompFilter: caldav.CompFilter{Name: ical.CompCalendar, Comps: []caldav.CompFilter{
-				{Name: ical.CompEvent, Start: from.UTC(), End: to.UTC()}}},
+		objs, err := unpanicked(func() ([]caldav.CalendarObject, error) {
+			return c.QueryCalendar(ctx, path, &caldav.CalendarQuery{
+				CompRequest: caldav.CalendarCompRequest{Name: ical.CompCalendar, AllProps: true, AllComps: true},
+				CompFilter: caldav.CompFilter{Name: ical.CompCalendar, Comps: []caldav.CompFilter{
+					{Name: ical.CompEvent, Start: from.UTC(), End: to.UTC()}}},
+			})
 		})
 		if err != nil {
 			return bookings.BusyRead{}, fmt.Errorf("the calendar %s could not be read: %w", path, err)

@@ -142,7 +142,7 @@ func (s *ICS) fetch(ctx context.Context, address, etag, lastModified string) (*i
 // decode reads one iCalendar object of at most MaxCalendarBytes.
 func decode(r io.Reader) (*ical.Calendar, error) {
 	lr := &io.LimitedReader{R: r, N: MaxCalendarBytes + 1}
-	cal, err := ical.NewDecoder(lr).Decode()
+	cal, err := unpanicked(func() (*ical.Calendar, error) { return ical.NewDecoder(lr).Decode() })
 	if lr.N <= 0 {
 		return nil, fmt.Errorf("the calendar is larger than %d MiB", MaxCalendarBytes>>20)
 	}
@@ -150,6 +150,19 @@ func decode(r io.Reader) (*ical.Calendar, error) {
 		return nil, fmt.Errorf("the answer is not an iCalendar file: %w", err)
 	}
 	return cal, nil
+}
+
+// unpanicked runs a calendar parser on what a server sent, turning a
+// panic of the parser (go-ical's decoder panics on some malformed lines,
+// such as "0;0=") into an error, so a broken or hostile calendar fails
+// its read instead of the request or job that read it.
+func unpanicked[T any](parse func() (T, error)) (v T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the calendar data could not be parsed (%v)", p)
+		}
+	}()
+	return parse()
 }
 
 // unwrapURL drops net/http's "Get <url>:" prefix, which would put the
