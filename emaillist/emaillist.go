@@ -1,6 +1,9 @@
 package emaillist
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Feed links a form of the application to a form and tags at an
 // email-list provider, with a mapping of fields and, optionally, the
@@ -37,6 +40,16 @@ const (
 type ConditionalLogic struct {
 	Match      string      `json:"match"`
 	Conditions []Condition `json:"conditions"`
+}
+
+// MarshalJSON writes no conditions as [], never null (a rule sent
+// without any, {"match": "any"}, reads back as the API documents it).
+func (l ConditionalLogic) MarshalJSON() ([]byte, error) {
+	type plain ConditionalLogic
+	if l.Conditions == nil {
+		l.Conditions = []Condition{}
+	}
+	return json.Marshal(plain(l))
 }
 
 // Condition compares one submitted field with Value by Operator.

@@ -278,3 +278,20 @@ func TestSubscribeQueueDown(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func itoa(n int64) string { return strconvFormat(n) }
+
+// A rule sent without conditions reads back with none as [], as the
+// API documents (found by FuzzBodies: it answered null, which the
+// document does not allow).
+func TestRuleWithoutConditions(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	a := call(t, b.admin, "POST", "/admin/emailmarketing/feeds", newsletter)
+	require.Equal(t, 201, a.code, a.body)
+	for _, rule := range []string{`{"match":"any"}`, `{"match":"all","conditions":null}`} {
+		a = call(t, b.admin, "PATCH", "/admin/emailmarketing/feeds/1", `{"conditional_logic":`+rule+`}`)
+		require.Equal(t, 200, a.code, a.body)
+		require.Contains(t, a.body, `"conditions":[]`)
+		a = call(t, b.admin, "GET", "/admin/emailmarketing/feeds/1", "")
+		require.Contains(t, a.body, `"conditions":[]`)
+	}
+}
