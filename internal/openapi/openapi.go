@@ -15,7 +15,7 @@ import (
 
 // openAPICommon are the components every part may refer to: the error
 // envelopes, the answers every route may give (400, 401, 403, 404, 413,
-// 415, 422, 429), and the security schemes.
+// 415, 422, 429, 503), and the security schemes.
 //
 //go:embed openapi_common.json
 var openAPICommon []byte
@@ -52,11 +52,14 @@ func Part(description []byte, prefix, def string, routes []string) (*groundwork.
 		if !ok {
 			continue
 		}
+		var err error
 		if prefix != def {
-			var err error
 			if op, err = prefixOperationID(op, prefix); err != nil {
 				return nil, err
 			}
+		}
+		if op, err = withEveryAnswer(op); err != nil {
+			return nil, err
 		}
 		full := groundwork.OpenAPIPath(path)
 		if part.Paths[full] == nil {
@@ -69,6 +72,36 @@ func Part(description []byte, prefix, def string, routes []string) (*groundwork.
 		return nil, err
 	}
 	return part, nil
+}
+
+// everyAnswer are the answers any route may give that a description
+// need not list: a query string (or body) that cannot be read is a 400,
+// and a database that cannot serve at the moment a 503 with Retry-After.
+var everyAnswer = map[string]string{"400": "Malformed", "503": "Unavailable"}
+
+// withEveryAnswer is op with the everyAnswer responses it does not list
+// itself.
+func withEveryAnswer(op json.RawMessage) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(op, &m); err != nil {
+		return nil, fmt.Errorf("openapi: an operation: %w", err)
+	}
+	responses := map[string]json.RawMessage{}
+	if raw, ok := m["responses"]; ok {
+		if err := json.Unmarshal(raw, &responses); err != nil {
+			return nil, fmt.Errorf("openapi: an operation's responses: %w", err)
+		}
+	}
+	for status, name := range everyAnswer {
+		if _, ok := responses[status]; !ok {
+			responses[status] = json.RawMessage(`{"$ref":"#/components/responses/` + name + `"}`)
+		}
+	}
+	var err error
+	if m["responses"], err = json.Marshal(responses); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
 }
 
 // prefixOperationID is op with its operationId led by prefix in camel
