@@ -27,7 +27,7 @@ type httpBundle struct {
 	clock  *clock
 }
 
-func setupHTTP(t *testing.T, d store.Dialect) *httpBundle {
+func setupHTTP(t testing.TB, d store.Dialect) *httpBundle {
 	t.Helper()
 	db := storetest.Open(t, d, authsql.Migrations)
 	c := &clock{}

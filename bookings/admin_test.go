@@ -40,7 +40,7 @@ type admin struct {
 	inTx   []bookings.Event
 }
 
-func setupAdmin(t *testing.T, d store.Dialect) *admin {
+func setupAdmin(t testing.TB, d store.Dialect) *admin {
 	t.Helper()
 	b := setup(t, d)
 	h, err := bookings.NewAdminHandler(b.svc, tokens{}, nil)
@@ -64,7 +64,7 @@ func setupAdmin(t *testing.T, d store.Dialect) *admin {
 	return a
 }
 
-func (a *admin) call(t *testing.T, token, method, path, body string) (int, string) {
+func (a *admin) call(t testing.TB, token, method, path, body string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, a.srv.URL+"/api/bookings/admin"+path, strings.NewReader(body))
 	require.NoError(t, err)

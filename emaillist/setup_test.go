@@ -207,7 +207,7 @@ type answer struct {
 	body   string
 }
 
-func call(t *testing.T, srv *httptest.Server, method, path, body string) answer {
+func call(t testing.TB, srv *httptest.Server, method, path, body string) answer {
 	t.Helper()
 	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 	require.NoError(t, err)

@@ -71,7 +71,7 @@ type setupOptions struct {
 // setup wires a Service on a fresh database, its handler and page handler
 // behind one httptest server. Options: the dialect (SQLite by default),
 // the submission limit (off by default), and a running queue.
-func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
+func setup(t testing.TB, configure ...func(*setupOptions)) *bundle {
 	t.Helper()
 	o := setupOptions{dialect: store.SQLite, submitLimit: -1}
 	for _, c := range configure {
@@ -145,7 +145,7 @@ type reply struct {
 }
 
 // json decodes the reply's body.
-func (r reply) json(t *testing.T) map[string]any {
+func (r reply) json(t testing.TB) map[string]any {
 	t.Helper()
 	var out map[string]any
 	require.NoError(t, json.Unmarshal([]byte(r.body), &out), r.body)
@@ -153,14 +153,14 @@ func (r reply) json(t *testing.T) map[string]any {
 }
 
 // data is the reply's "data" object.
-func (r reply) data(t *testing.T) map[string]any {
+func (r reply) data(t testing.TB) map[string]any {
 	t.Helper()
 	d, ok := r.json(t)["data"].(map[string]any)
 	require.True(t, ok, r.body)
 	return d
 }
 
-func (b *bundle) request(t *testing.T, method, path, token, contentType string, body io.Reader, headers ...string) reply {
+func (b *bundle) request(t testing.TB, method, path, token, contentType string, body io.Reader, headers ...string) reply {
 	t.Helper()
 	req, err := http.NewRequest(method, b.server.URL+path, body)
 	require.NoError(t, err)
@@ -183,7 +183,7 @@ func (b *bundle) request(t *testing.T, method, path, token, contentType string, 
 }
 
 // api sends JSON as the admin (or as token).
-func (b *bundle) api(t *testing.T, method, path string, body any, token ...string) reply {
+func (b *bundle) api(t testing.TB, method, path string, body any, token ...string) reply {
 	t.Helper()
 	tok := "admin"
 	if len(token) > 0 {
@@ -204,7 +204,7 @@ func (b *bundle) api(t *testing.T, method, path string, body any, token ...strin
 }
 
 // createForm creates a form through the API and returns its JSON.
-func (b *bundle) createForm(t *testing.T, body map[string]any) map[string]any {
+func (b *bundle) createForm(t testing.TB, body map[string]any) map[string]any {
 	t.Helper()
 	r := b.api(t, "POST", "", body)
 	require.Equal(t, 201, r.status, r.body)
@@ -212,7 +212,7 @@ func (b *bundle) createForm(t *testing.T, body map[string]any) map[string]any {
 }
 
 // addField adds a field through the API and returns its JSON.
-func (b *bundle) addField(t *testing.T, form string, body map[string]any) map[string]any {
+func (b *bundle) addField(t testing.TB, form string, body map[string]any) map[string]any {
 	t.Helper()
 	r := b.api(t, "POST", "/"+form+"/fields", body)
 	require.Equal(t, 201, r.status, r.body)
@@ -221,7 +221,7 @@ func (b *bundle) addField(t *testing.T, form string, body map[string]any) map[st
 
 // contactForm makes the form most tests use: name (required), email
 // (required), topic (select), message (textarea), cv (file, pdf/txt).
-func (b *bundle) contactForm(t *testing.T) string {
+func (b *bundle) contactForm(t testing.TB) string {
 	t.Helper()
 	b.createForm(t, map[string]any{"name": "Contact", "success_message": "Thanks, we got it."})
 	b.addField(t, "contact", map[string]any{"type": "text", "label": "Name", "is_required": true})

@@ -33,11 +33,11 @@ var testTokens = tokens{
 }
 
 type api struct {
-	t      *testing.T
+	t      testing.TB
 	server *httptest.Server
 }
 
-func (b *bundle) api(t *testing.T) *api {
+func (b *bundle) api(t testing.TB) *api {
 	t.Helper()
 	h, err := webhooks.NewHandler(b.svc, testTokens, &webhooks.HandlerOptions{Idempotency: store.NewIdempotency(b.db, b.clock.Now)})
 	require.NoError(t, err)

@@ -189,7 +189,7 @@ type setupOptions struct {
 // setup builds a service on a fresh database (SQLite unless told), with a
 // queue (started when asked), a settable clock, a DNS table, and private
 // and insecure URLs allowed so receivers on loopback can be used.
-func setup(t *testing.T, configure ...func(*setupOptions)) *bundle {
+func setup(t testing.TB, configure ...func(*setupOptions)) *bundle {
 	t.Helper()
 	o := setupOptions{dialect: store.SQLite}
 	for _, c := range configure {
@@ -229,7 +229,7 @@ func yes() *bool           { b := true; return &b }
 func no() *bool            { b := false; return &b }
 
 // subscribe creates a subscription to url for events, with a known secret.
-func (b *bundle) subscribe(t *testing.T, url string, events ...string) *webhooks.Subscription {
+func (b *bundle) subscribe(t testing.TB, url string, events ...string) *webhooks.Subscription {
 	t.Helper()
 	if len(events) == 0 {
 		events = []string{"*"}
