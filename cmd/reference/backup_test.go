@@ -21,15 +21,18 @@ import (
 
 // A backup made while the server serves restores into a fresh server that
 // reads every domain's data back: a sign-in, an API token, a form's
-// answers, a booking's manage link issued before the backup, and a
-// webhook subscription's sealed secret (a delivery after the restore is
-// signed with the secret given before it).
+// answers, a booking's manage link issued before the backup, a webhook
+// subscription's sealed secret (a delivery after the restore is signed
+// with the secret given before it), the page views counted, an email-list
+// feed, and a calendar connection's sealed app password (a read after the
+// restore logs in with it).
 func TestBackupRestores(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	live := "sqlite:" + filepath.Join(dir, "live.db")
 	settings := env{"GROUNDWORK_FORM_TOKENS": "optional", "GROUNDWORK_FORMS_SUBMIT_LIMIT": "off",
-		"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS": "1", "GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS": "1"}
+		"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS": "1", "GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS": "1",
+		"GROUNDWORK_CALENDAR_ALLOW_PRIVATE_HOSTS": "1", "GROUNDWORK_ANALYTICS_COLLECT_LIMIT": "off"}
 	serveOn := func(dsn string) string {
 		t.Helper()
 		cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir()}, settings.get)
@@ -92,6 +95,41 @@ func TestBackupRestores(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	manage := bookings.PagePrefixDefault + "/manage/" + strings.TrimSpace(out)
 
+	// Page views, counted.
+	for _, page := range []string{"/pricing", "/about", "/pricing"} {
+		req, err := http.NewRequest("POST", base+"/analytics/collect", strings.NewReader(`{"name":"pageview","url":"`+base+page+`"}`))
+		require.NoError(t, err)
+		req.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0")
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		require.Equal(t, 202, status(res))
+	}
+	views := func(base string) string {
+		code, body := get(t, base+"/analytics-reporting/overview?days=1", token)
+		require.Equal(t, 200, code, body)
+		return body
+	}
+	require.Eventually(t, func() bool { return strings.Contains(views(base), `"page_views":3`) }, 10*time.Second, 50*time.Millisecond)
+	// An email-list feed.
+	code, body = postJSON(t, base+"/admin/emailmarketing/feeds", token, `{"form_id":1,"name":"Kept feed","field_map":{"email_address":"n"}}`)
+	require.Equal(t, 201, code, body)
+	// A calendar's secret address, kept sealed (as an app password or a
+	// refresh token is); the calendar's server records what is asked of it.
+	var asked []string
+	calendar := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.Path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/calendar")
+		io.WriteString(w, "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:busy-1\r\nDTSTAMP:20261126T000000Z\r\n"+
+			"DTSTART:20261201T100000Z\r\nDTEND:20261201T110000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+	}))
+	t.Cleanup(calendar.Close)
+	code, out, stderr = runCmd(t, settings, "bookings", "calendar", "add", "--db", live, "1", "--kind", "ics", "--name", "Work",
+		"--url", calendar.URL+"/private-7f3a9c/basic.ics")
+	require.Equal(t, 0, code, stderr)
+	connection := strings.Fields(out)[0]
+
 	// The backup, while the server serves; never over a file.
 	backup := filepath.Join(dir, "copy.db")
 	code, out, stderr = runCmd(t, env{}, "backup", "--db", live, backup)
@@ -127,6 +165,18 @@ func TestBackupRestores(t *testing.T) {
 	require.Equal(t, 200, code, "a manage link issued before the backup still opens its booking")
 	require.Contains(t, body, "<h1>Your booking</h1>")
 	require.Contains(t, body, "<dd>Confirmed</dd>")
+	require.Contains(t, views(restored), `"page_views":3`, "the views counted before the backup")
+	code, body = get(t, restored+"/admin/emailmarketing/feeds", token)
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, `"name":"Kept feed"`)
+	mu.Lock()
+	asked = nil
+	mu.Unlock()
+	code, _, stderr = runCmd(t, settings, "bookings", "calendar", "sync", "--db", "sqlite:"+backup, connection)
+	require.Equal(t, 0, code, stderr)
+	mu.Lock()
+	require.Equal(t, []string{"/private-7f3a9c/basic.ics"}, asked, "the secret address sealed before the backup, opened after it")
+	mu.Unlock()
 
 	mu.Lock()
 	before := len(signed)
