@@ -193,34 +193,15 @@ func TestDatabaseRestart(t *testing.T) {
 	out, err := create.Output()
 	require.NoError(t, err)
 	token := strings.TrimSpace(string(out))
-	code, body := postJSON(t, srv.base+"/api/v1/forms", token, `{"name":"Kill","min_fill_seconds":0}`)
-	require.Equal(t, 201, code, body)
-	code, body = postJSON(t, srv.base+"/api/v1/forms/kill/fields", token, `{"type":"text","label":"N","name":"n"}`)
-	require.Equal(t, 201, code, body)
+	killSite(t, srv.base, token)
 	hooks := newWebhookCounter(t)
-	code, body = postJSON(t, srv.base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
+	code, body := postJSON(t, srv.base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
 		`{"name":"local","url":"`+hooks.URL+`/hook","events":["form.submitted","booking.created"]}`)
 	require.Equal(t, 201, code, body)
-	bookableService(t, srv.base, token, "kill")
-	tomorrow := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
 
-	var subs, books, views outcomes
-	submissions := burst(t, 3, func(client *http.Client, c, i int) (string, int, error) {
-		n := fmt.Sprintf("%d-%d", c, i)
-		var buf bytes.Buffer
-		w := multipart.NewWriter(&buf)
-		_ = w.WriteField("n", n)
-		_ = w.Close()
-		res, err := client.Post(srv.base+"/api/v1/forms/kill/submit", w.FormDataContentType(), &buf)
-		return n, subs.add(res, err), err
-	})
-	bookingsMade := burst(t, 3, func(client *http.Client, c, i int) (string, int, error) {
-		n := fmt.Sprintf("%d-%d", c, i)
-		start := tomorrow.Add(time.Duration(c)*30*24*time.Hour + time.Duration(i)*15*time.Minute)
-		res, err := client.Post(srv.base+"/api/bookings", "application/json", strings.NewReader(fmt.Sprintf(
-			`{"service":"kill","start_time":%q,"customer_name":%q,"customer_email":"kill@example.test"}`, start.Format(time.RFC3339), n)))
-		return n, books.add(res, err), err
-	})
+	w := startWrites(t, srv.base)
+	submissions, bookingsMade, subs, books := w.submissions, w.bookingsMade, w.subs, w.books
+	var views outcomes
 	viewed := burst(t, 2, func(client *http.Client, c, i int) (string, int, error) {
 		n := fmt.Sprintf("/v/%d-%d", c, i)
 		req, _ := http.NewRequest("POST", srv.base+"/analytics/collect", strings.NewReader(`{"name":"pageview","url":"`+srv.base+n+`"}`))
@@ -396,6 +377,17 @@ func (w *writeLoad) check(t *testing.T, base, token string) int {
 	return refused
 }
 
+// killSite makes the form "kill" (one text field, n) and the bookable
+// service "kill" the burst tests write to.
+func killSite(t *testing.T, base, token string) {
+	t.Helper()
+	code, body := postJSON(t, base+"/api/v1/forms", token, `{"name":"Kill","min_fill_seconds":0}`)
+	require.Equal(t, 201, code, body)
+	code, body = postJSON(t, base+"/api/v1/forms/kill/fields", token, `{"type":"text","label":"N","name":"n"}`)
+	require.Equal(t, 201, code, body)
+	bookableService(t, base, token, "kill")
+}
+
 // sqliteServer runs the binary on an SQLite file at path with a form and
 // a bookable service, and returns it and an all-abilities token.
 func sqliteServer(t *testing.T, path string) (*binary, string, []string) {
@@ -411,11 +403,7 @@ func sqliteServer(t *testing.T, path string) (*binary, string, []string) {
 	out, err := create.Output()
 	require.NoError(t, err)
 	token := strings.TrimSpace(string(out))
-	code, body := postJSON(t, srv.base+"/api/v1/forms", token, `{"name":"Kill","min_fill_seconds":0}`)
-	require.Equal(t, 201, code, body)
-	code, body = postJSON(t, srv.base+"/api/v1/forms/kill/fields", token, `{"type":"text","label":"N","name":"n"}`)
-	require.Equal(t, 201, code, body)
-	bookableService(t, srv.base, token, "kill")
+	killSite(t, srv.base, token)
 	return srv, token, environ
 }
 
@@ -430,6 +418,35 @@ func integrity(t *testing.T, path string) string {
 	return res
 }
 
+// underFault serves on the SQLite file at path and writes to it as fast
+// as four clients can; once some writes are acknowledged it makes the
+// fault, waits until noticed says the server saw it, keeps it for hold and
+// heals it. Then the server must carry on by itself: ready again and taking
+// writes, every write answered 201 stored once, some refused with a 503
+// and a Retry-After meanwhile and none failed as a bug, and the file sound.
+// It returns /readyz's reasons while the fault lasted, and the load.
+func underFault(t *testing.T, path string, fault, heal func(), noticed func(srv *binary) bool, hold time.Duration) ([]string, *writeLoad) {
+	t.Helper()
+	srv, token, _ := sqliteServer(t, path)
+	w := startWrites(t, srv.base)
+	require.Eventually(t, w.acked(30, [2]int{}), 60*time.Second, 5*time.Millisecond)
+	fault()
+	require.Eventually(t, func() bool { return noticed(srv) }, 30*time.Second, 50*time.Millisecond, "the server sees the fault")
+	_, reasons := readiness(t, srv.base)
+	time.Sleep(hold)
+	heal()
+	back := w.counts()
+	require.Eventually(t, func() bool { code, _ := readiness(t, srv.base); return code == http.StatusOK }, 30*time.Second, 50*time.Millisecond)
+	require.Eventually(t, w.acked(30, back), 60*time.Second, 5*time.Millisecond, "writes taken again")
+	require.Positive(t, w.check(t, srv.base, token))
+	require.Contains(t, srv.logs.String(), `"msg":"database unavailable: answering 503"`)
+	require.NotContains(t, srv.logs.String(), `"msg":"request failed"`)
+	_ = srv.cmd.Process.Kill()
+	<-srv.exited
+	require.Equal(t, "ok", integrity(t, path))
+	return reasons, w
+}
+
 // The SQLite file and its write-ahead log refusing writes for a while
 // (made immutable: writes through the open handles fail, as on a file
 // system remounted read-only) under a burst of writes: every write
@@ -441,31 +458,14 @@ func TestSQLiteReadOnlyForAWhile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	dir := ext4(t, 128<<20)
-	path := filepath.Join(dir, "gw.db")
-	srv, token, _ := sqliteServer(t, path)
-	w := startWrites(t, srv.base)
-	require.Eventually(t, w.acked(30, [2]int{}), 60*time.Second, 5*time.Millisecond)
-
-	immutable(t, true, path, path+"-wal")
-	t.Cleanup(func() { _ = exec.Command("chattr", "-i", path, path+"-wal").Run() })
-	require.Eventually(t, func() bool {
-		code, reasons := readiness(t, srv.base)
-		return code == http.StatusServiceUnavailable && strings.Contains(strings.Join(reasons, "; "), "writes fail")
-	}, 10*time.Second, 50*time.Millisecond, "/readyz says writes fail")
-	_, reasons := readiness(t, srv.base)
-	time.Sleep(2 * time.Second)
-	immutable(t, false, path, path+"-wal")
-	back := w.counts()
-	require.Eventually(t, func() bool { code, _ := readiness(t, srv.base); return code == http.StatusOK }, 30*time.Second, 50*time.Millisecond)
-	require.Eventually(t, w.acked(30, back), 60*time.Second, 5*time.Millisecond, "writes taken again")
-	refused := w.check(t, srv.base, token)
-	require.Positive(t, refused)
-	require.Contains(t, srv.logs.String(), `"msg":"database unavailable: answering 503"`)
-	require.NotContains(t, srv.logs.String(), `"msg":"request failed"`)
-	srv.cmd.Process.Kill()
-	<-srv.exited
-	require.Equal(t, "ok", integrity(t, path))
+	path := filepath.Join(ext4(t, 128<<20), "gw.db")
+	files := []string{path, path + "-wal"}
+	t.Cleanup(func() { _ = exec.Command("chattr", append([]string{"-i"}, files...)...).Run() })
+	reasons, w := underFault(t, path, func() { immutable(t, true, files...) }, func() { immutable(t, false, files...) },
+		func(srv *binary) bool {
+			code, reasons := readiness(t, srv.base)
+			return code == http.StatusServiceUnavailable && strings.Contains(strings.Join(reasons, "; "), "writes fail")
+		}, 2*time.Second)
 	t.Logf("readyz while read-only: %v; answers: submissions %v, bookings %v", reasons, w.subs.codes, w.books.codes)
 }
 
@@ -479,36 +479,20 @@ func TestSQLiteDiskFull(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	dir := tmpfs(t, 48<<20)
-	path := filepath.Join(dir, "gw.db")
-	srv, token, _ := sqliteServer(t, path)
-	w := startWrites(t, srv.base)
-	require.Eventually(t, w.acked(30, [2]int{}), 60*time.Second, 5*time.Millisecond)
-
 	filler := filepath.Join(dir, "filler")
-	f, err := os.Create(filler)
-	require.NoError(t, err)
-	chunk := make([]byte, 1<<16)
-	for {
-		if _, err := f.Write(chunk); err != nil {
-			require.ErrorIs(t, err, syscall.ENOSPC)
-			break
+	fill := func() {
+		f, err := os.Create(filler)
+		require.NoError(t, err)
+		chunk := make([]byte, 1<<16)
+		for {
+			if _, err := f.Write(chunk); err != nil {
+				require.ErrorIs(t, err, syscall.ENOSPC)
+				break
+			}
 		}
+		require.NoError(t, f.Close())
 	}
-	require.NoError(t, f.Close())
-	require.Eventually(t, func() bool {
-		return strings.Contains(srv.logs.String(), `"cause":"the disk is full"`)
-	}, 30*time.Second, 50*time.Millisecond, "a log line names the full disk")
-	_, reasons := readiness(t, srv.base)
-	full := w.counts()
-	time.Sleep(time.Second)
-	require.NoError(t, os.Remove(filler))
-	require.Eventually(t, func() bool { code, _ := readiness(t, srv.base); return code == http.StatusOK }, 30*time.Second, 50*time.Millisecond)
-	require.Eventually(t, w.acked(30, full), 60*time.Second, 5*time.Millisecond, "writes taken again")
-	refused := w.check(t, srv.base, token)
-	require.Positive(t, refused)
-	require.NotContains(t, srv.logs.String(), `"msg":"request failed"`)
-	srv.cmd.Process.Kill()
-	<-srv.exited
-	require.Equal(t, "ok", integrity(t, path))
+	reasons, w := underFault(t, filepath.Join(dir, "gw.db"), fill, func() { require.NoError(t, os.Remove(filler)) },
+		func(srv *binary) bool { return strings.Contains(srv.logs.String(), `"cause":"the disk is full"`) }, time.Second)
 	t.Logf("readyz while full: %v; answers: submissions %v, bookings %v", reasons, w.subs.codes, w.books.codes)
 }

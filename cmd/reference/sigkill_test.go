@@ -53,16 +53,11 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 		out, err := create.Output()
 		require.NoError(t, err)
 		token := strings.TrimSpace(string(out))
-		code, body := postJSON(t, srv.base+"/api/v1/forms", token, `{"name":"Kill","min_fill_seconds":0}`)
-		require.Equal(t, 201, code, body)
-		code, body = postJSON(t, srv.base+"/api/v1/forms/kill/fields", token, `{"type":"text","label":"N","name":"n"}`)
-		require.Equal(t, 201, code, body)
+		killSite(t, srv.base, token)
 		hooks := newWebhookCounter(t)
-		code, body = postJSON(t, srv.base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
+		code, body := postJSON(t, srv.base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
 			`{"name":"local","url":"`+hooks.URL+`/hook","events":["form.submitted","booking.created"]}`)
 		require.Equal(t, 201, code, body)
-
-		bookableService(t, srv.base, token, "kill")
 		tomorrow := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
 
 		// Four clients submit n = "c-i" and four book as "c-i" (client c's
