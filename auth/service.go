@@ -92,8 +92,10 @@ type Options struct {
 	// [RegisterWorkers]), tried again with mail.RetryDelay between tries
 	// until it goes, so a mail server away for hours loses none; the
 	// message is sealed with Key in the job's row (it holds a reset
-	// link). Without one a mail is sent once, in the background, and a
-	// failure is only logged.
+	// link), so every instance needs the same Key (a process's own key
+	// leaves a queued mail unreadable after a restart). Without one a
+	// mail is sent once, in the background, and a failure is only
+	// logged.
 	Enqueuer Enqueuer
 	// MailFrom is the sender of those mails; the mailer's default when
 	// empty.
