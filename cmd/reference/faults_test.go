@@ -188,16 +188,9 @@ func TestDatabaseRestart(t *testing.T) {
 		"GROUNDWORK_FORMS_SUBMIT_LIMIT=off", "GROUNDWORK_API_RATE_LIMIT=off", "GROUNDWORK_FORM_TOKENS=optional",
 		"GROUNDWORK_BOOKINGS_POST_LIMIT=off", "GROUNDWORK_ANALYTICS_COLLECT_LIMIT=off")
 	srv := startBinary(t, bin, dir, environ)
-	create := exec.Command(bin, "token", "create", "--name", "me", "--ability", "*")
-	create.Dir, create.Env = dir, environ
-	out, err := create.Output()
-	require.NoError(t, err)
-	token := strings.TrimSpace(string(out))
+	token := binaryToken(t, bin, dir, environ)
 	killSite(t, srv.base, token)
-	hooks := newWebhookCounter(t)
-	code, body := postJSON(t, srv.base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
-		`{"name":"local","url":"`+hooks.URL+`/hook","events":["form.submitted","booking.created"]}`)
-	require.Equal(t, 201, code, body)
+	hooks := killHooks(t, srv.base, token)
 
 	w := startWrites(t, srv.base)
 	submissions, bookingsMade, subs, books := w.submissions, w.bookingsMade, w.subs, w.books
@@ -388,6 +381,17 @@ func killSite(t *testing.T, base, token string) {
 	bookableService(t, base, token, "kill")
 }
 
+// killHooks subscribes a webhook counter to the form submissions and
+// bookings of killSite.
+func killHooks(t *testing.T, base, token string) *webhookCounter {
+	t.Helper()
+	hooks := newWebhookCounter(t)
+	code, body := postJSON(t, base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
+		`{"name":"local","url":"`+hooks.URL+`/hook","events":["form.submitted","booking.created"]}`)
+	require.Equal(t, 201, code, body)
+	return hooks
+}
+
 // sqliteServer runs the binary on an SQLite file at path with a form and
 // a bookable service, and returns it and an all-abilities token.
 func sqliteServer(t *testing.T, path string) (*binary, string, []string) {
@@ -397,12 +401,9 @@ func sqliteServer(t *testing.T, path string) (*binary, string, []string) {
 		"GROUNDWORK_DB=sqlite:"+path, "GROUNDWORK_SECRET_KEY="+testSecretKey,
 		"GROUNDWORK_FORMS_SUBMIT_LIMIT=off", "GROUNDWORK_API_RATE_LIMIT=off", "GROUNDWORK_FORM_TOKENS=optional",
 		"GROUNDWORK_BOOKINGS_POST_LIMIT=off")
-	srv := startBinary(t, bin, t.TempDir(), environ)
-	create := exec.Command(bin, "token", "create", "--name", "me", "--ability", "*")
-	create.Env = environ
-	out, err := create.Output()
-	require.NoError(t, err)
-	token := strings.TrimSpace(string(out))
+	dir := t.TempDir()
+	srv := startBinary(t, bin, dir, environ)
+	token := binaryToken(t, bin, dir, environ)
 	killSite(t, srv.base, token)
 	return srv, token, environ
 }

@@ -462,6 +462,17 @@ func binaryEnv(t *testing.T, d store.Dialect) []string {
 	return environ
 }
 
+// binaryToken makes an API token with every ability by running bin token
+// create in dir with environ, as the server there runs.
+func binaryToken(t *testing.T, bin, dir string, environ []string) string {
+	t.Helper()
+	create := exec.Command(bin, "token", "create", "--name", "me", "--ability", "*")
+	create.Dir, create.Env = dir, environ
+	out, err := create.Output()
+	require.NoError(t, err)
+	return strings.TrimSpace(string(out))
+}
+
 // binary is a running reference process.
 type binary struct {
 	cmd    *exec.Cmd

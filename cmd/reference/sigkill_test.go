@@ -10,7 +10,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,16 +47,9 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 			"GROUNDWORK_WEBHOOKS_CLAIM_TIMEOUT=30s", "GROUNDWORK_STRIPE_WEBHOOK_SECRET="+stripeSecret,
 			"GROUNDWORK_INBOUND_IP_LIMIT=off", "GROUNDWORK_INBOUND_PROVIDER_LIMIT=off")
 		srv := startBinary(t, bin, dir, environ)
-		create := exec.Command(bin, "token", "create", "--name", "me", "--ability", "*")
-		create.Dir, create.Env = dir, environ
-		out, err := create.Output()
-		require.NoError(t, err)
-		token := strings.TrimSpace(string(out))
+		token := binaryToken(t, bin, dir, environ)
 		killSite(t, srv.base, token)
-		hooks := newWebhookCounter(t)
-		code, body := postJSON(t, srv.base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
-			`{"name":"local","url":"`+hooks.URL+`/hook","events":["form.submitted","booking.created"]}`)
-		require.Equal(t, 201, code, body)
+		hooks := killHooks(t, srv.base, token)
 		tomorrow := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
 
 		// Four clients submit n = "c-i" and four book as "c-i" (client c's
