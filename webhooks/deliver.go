@@ -294,7 +294,8 @@ func (s *Service) AttemptAll(ctx context.Context, claims []deliveryClaim) error 
 			continue // stale: finished, parked, claimed anew, or gone
 		}
 		due = append(due, func(delivered func(SuccessfulAttempt)) error {
-			return s.attempt(ctx, d, subs[d.SubscriptionID], claim, now, delivered)
+			_, err := s.attempt(ctx, d, subs[d.SubscriptionID], claim, now, delivered)
+			return err
 		})
 	}
 	if len(due) == 1 {
@@ -358,9 +359,10 @@ func (s *Service) recordDelivered(ctx context.Context, results <-chan Successful
 	}
 }
 
-// attempt makes one attempt of d, read under claim. A success goes to
-// delivered to be recorded with others when it is not nil.
-func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, claim, now time.Time, delivered func(SuccessfulAttempt)) error {
+// attempt makes one attempt of d, read under claim, and says how it went
+// (OutcomeNone: no request was made). A success goes to delivered to be
+// recorded with others when it is not nil.
+func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, claim, now time.Time, delivered func(SuccessfulAttempt)) (Outcome, error) {
 	// The claim keeps the sweeper away until it runs out; only an attempt
 	// that starts too close to that takes a fresh lease (a write).
 	lease := claim
@@ -369,17 +371,17 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 		var err error
 		d, sub, err = s.store.ClaimDelivery(ctx, d.ID, claim, lease)
 		if errors.Is(err, ErrClaimLost) {
-			return nil
+			return OutcomeNone, nil
 		}
 		if err != nil {
-			return fmt.Errorf("webhooks: attempt %d: %w", d.ID, err)
+			return OutcomeNone, fmt.Errorf("webhooks: attempt %d: %w", d.ID, err)
 		}
 	}
 	if !sub.IsActive {
 		groundwork.Count(s.opts.Meter, groundwork.MetricDeliveries, "parked")
 		d.Status, d.NextAttemptAt, d.UpdatedAt = StatusParked, nil, now
 		_, err := s.store.FinishAttempt(ctx, d, lease, OutcomeNone, s.opts.DisableAfterFailures)
-		return ignoreLost(err)
+		return OutcomeNone, ignoreLost(err)
 	}
 	// The attempt's own time, not its batch's (attempts of a batch run
 	// side by side and one may start late): a rate-limit place is taken in
@@ -388,7 +390,7 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 	if sub.RateLimit > 0 {
 		took, err := s.store.TakeRate(ctx, sub.ID, now.Unix(), sub.RateLimit)
 		if err != nil {
-			return fmt.Errorf("webhooks: attempt %d: %w", d.ID, err)
+			return OutcomeNone, fmt.Errorf("webhooks: attempt %d: %w", d.ID, err)
 		}
 		if !took {
 			// The endpoint's second is full: its turn comes in a later
@@ -398,7 +400,7 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 			d.NextAttemptAt, d.UpdatedAt = &next, now
 			groundwork.Count(s.opts.Meter, groundwork.MetricDeliveries, "postponed")
 			_, err := s.store.FinishAttempt(ctx, d, lease, OutcomeNone, s.opts.DisableAfterFailures)
-			return ignoreLost(err)
+			return OutcomeNone, ignoreLost(err)
 		}
 	}
 	d.Attempts++
@@ -413,13 +415,13 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 		d.Status, d.NextAttemptAt, d.DeliveredAt = StatusDelivered, nil, &now
 		if delivered != nil {
 			delivered(SuccessfulAttempt{Delivery: d, Lease: lease})
-			return nil
+			return OutcomeSuccess, nil
 		}
 		if _, err := s.store.FinishAttempt(ctx, d, lease, OutcomeSuccess, s.opts.DisableAfterFailures); err != nil {
-			return ignoreLost(err)
+			return OutcomeSuccess, ignoreLost(err)
 		}
 		s.afterDelivered(ctx, d)
-		return nil
+		return OutcomeSuccess, nil
 	}
 	if d.Attempts >= s.opts.MaxAttempts {
 		d.Status, d.NextAttemptAt = StatusFailed, nil
@@ -430,10 +432,18 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 	groundwork.Count(s.opts.Meter, groundwork.MetricDeliveries, string(d.Status))
 	disabled, err := s.store.FinishAttempt(ctx, d, lease, OutcomeFailure, s.opts.DisableAfterFailures)
 	if err != nil {
-		return ignoreLost(err)
+		return OutcomeFailure, ignoreLost(err)
 	}
 	s.afterFailed(ctx, d, reason)
 	if disabled {
+		// Its deliveries due now are parked at once, rather than each
+		// claimed and parked in turn; later ones are parked as they come
+		// due.
+		if n, err := s.store.ParkDue(ctx, sub.ID, now); err != nil {
+			s.logger.ErrorContext(ctx, "webhooks: park a disabled subscription's deliveries", "subscription", sub.ID, "error", err)
+		} else if m := s.opts.Meter; m != nil && n > 0 {
+			m.Add(groundwork.MetricDeliveries, float64(n), "parked")
+		}
 		if now, err := s.store.Subscription(ctx, sub.ID); err == nil {
 			sub = now
 		} else {
@@ -442,7 +452,7 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 		sub.SealedSecret = ""
 		s.afterDisabled(ctx, sub)
 	}
-	return nil
+	return OutcomeFailure, nil
 }
 
 // leaseMargin is the slack an attempt keeps before its claim runs out,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -141,6 +142,13 @@ func (f failingStore) ClaimDue(ctx context.Context, now, lease time.Time, limit 
 	return f.Store.ClaimDue(ctx, now, lease, limit, then)
 }
 
+func (f failingStore) ClaimChosen(ctx context.Context, now, lease time.Time, limit int, pick webhooks.ClaimPick) ([]int64, error) {
+	if f.killed.Load() {
+		return nil, errKilled
+	}
+	return f.Store.ClaimChosen(ctx, now, lease, limit, pick)
+}
+
 // An instance killed in the middle of a batch (some attempts sent and not
 // recorded, some claimed and not sent) loses nothing: once the leases run
 // out another instance claims what is left and sends it. A delivery
@@ -160,10 +168,11 @@ func TestKilledMidBatchLosesNothing(t *testing.T) {
 		a, err := webhooks.NewService(failingStore{Store: webhookssql.New(db), killed: &killed}, opts())
 		require.NoError(t, err)
 
-		// The receiver holds every request until 30 have arrived, then
-		// the instance dies: those 30 were sent, the rest of its claims
-		// were not.
-		const events = 100
+		// The receiver holds every request until 20 have arrived, then
+		// the instance dies: those 20 were sent, the rest of its claims
+		// were not. (Twenty endpoints: the loop has one attempt under way
+		// to an endpoint until it answers.)
+		const endpoints, events = 20, 5
 		var mu sync.Mutex
 		arrivals := map[string]int{}
 		held := make(chan struct{})
@@ -181,9 +190,12 @@ func TestKilledMidBatchLosesNothing(t *testing.T) {
 			w.WriteHeader(http.StatusOK)
 		}))
 		t.Cleanup(rv.Close)
-		url := rv.URL + "/hook"
-		_, err = a.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("k"), URL: &url, Events: []string{"*"}, Secret: str("whsec_test_secret_0123")})
-		require.NoError(t, err)
+		for i := range endpoints {
+			url := rv.URL + "/hook/" + strconv.Itoa(i)
+			_, err = a.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("k"), URL: &url, Events: []string{"*"},
+				Secret: str("whsec_test_secret_0123")})
+			require.NoError(t, err)
+		}
 		stopA := startLoop(t, a)
 		for i := range events {
 			require.NoError(t, dispatchErr(a.Dispatch(ctx, placed(int64(i)))))
@@ -204,12 +216,12 @@ func TestKilledMidBatchLosesNothing(t *testing.T) {
 		require.Eventually(t, func() bool {
 			var n int
 			require.NoError(t, db.Get(&n, `SELECT COUNT(*) FROM webhooks_deliveries WHERE status = 'delivered'`))
-			return n == events
+			return n == endpoints*events
 		}, 20*time.Second, 10*time.Millisecond)
 
 		var ids []int64
 		require.NoError(t, db.Select(&ids, `SELECT id FROM webhooks_deliveries ORDER BY id`))
-		require.Len(t, ids, events)
+		require.Len(t, ids, endpoints*events)
 		mu.Lock()
 		defer mu.Unlock()
 		twice := 0
@@ -273,5 +285,115 @@ func TestTwoLoopsShareTheWork(t *testing.T) {
 		for id, n := range arrivals {
 			require.Equal(t, 1, n, "delivery %s", id)
 		}
+	})
+}
+
+// Endpoints that hang until the timeout do not take the loop's slots from
+// the others: each has one attempt under way at a time, so the healthy
+// endpoints' deliveries go through while they hang. (Unpaced, the hanging
+// ones' deliveries fill every slot within two claims, and the healthy
+// ones wait a minute.)
+func TestHangingEndpointsDoNotStallTheOthers(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d, webhookssql.Migrations)
+		quit := make(chan struct{})
+		var hung, arrived atomic.Int32
+		hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hung.Add(1)
+			select {
+			case <-r.Context().Done():
+			case <-quit:
+			}
+		}))
+		t.Cleanup(hang.Close)
+		good := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			arrived.Add(1)
+			w.WriteHeader(http.StatusNoContent)
+		}))
+		t.Cleanup(good.Close)
+		svc, err := webhooks.NewService(webhookssql.New(db), &webhooks.Options{SecretKey: testKey, AllowPrivateHosts: true,
+			AllowInsecureURLs: true, Timeout: time.Minute, PollInterval: 10 * time.Millisecond, MaxInFlight: 8})
+		require.NoError(t, err)
+		// The hanging endpoints first: a fan-out lists them before the
+		// healthy ones.
+		const hanging, healthy, events = 6, 2, 20
+		for i := range hanging + healthy {
+			url := hang.URL + "/hook/" + strconv.Itoa(i)
+			if i >= hanging {
+				url = good.URL + "/hook/" + strconv.Itoa(i)
+			}
+			_, err := svc.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("s"), URL: &url, Events: []string{"*"}})
+			require.NoError(t, err)
+		}
+		startLoop(t, svc)
+		t.Cleanup(func() { close(quit) }) // before the loop stops: it waits for the attempts under way
+		for i := range events {
+			require.NoError(t, dispatchErr(svc.Dispatch(ctx, placed(int64(i)))))
+		}
+		require.Eventually(t, func() bool { return arrived.Load() == healthy*events }, 15*time.Second, 10*time.Millisecond,
+			"the healthy endpoints' deliveries, while the others hang")
+		require.Equal(t, int32(hanging), hung.Load(), "one attempt under way to each hanging endpoint")
+	})
+}
+
+// parkCounter counts the deliveries parked one by one (a FinishAttempt
+// with no outcome) and all at once (ParkDue).
+type parkCounter struct {
+	webhooks.Store
+	oneByOne, atOnce atomic.Int32
+}
+
+func (p *parkCounter) FinishAttempt(ctx context.Context, d *webhooks.Delivery, lease time.Time, o webhooks.Outcome, n int) (bool, error) {
+	if o == webhooks.OutcomeNone && d.Status == webhooks.StatusParked {
+		p.oneByOne.Add(1)
+	}
+	return p.Store.FinishAttempt(ctx, d, lease, o, n)
+}
+
+func (p *parkCounter) ParkDue(ctx context.Context, sub int64, now time.Time) (int, error) {
+	n, err := p.Store.ParkDue(ctx, sub, now)
+	p.atOnce.Add(int32(n))
+	return n, err
+}
+
+// An endpoint that refuses connections is tried one delivery at a time,
+// resting after each failure (a second, then two), not once for each of
+// its waiting deliveries; the failure that switches it off parks its
+// other due deliveries at once, rather than each being claimed and parked
+// in turn.
+func TestDeadEndpointIsSwitchedOffAndParked(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d, webhookssql.Migrations)
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		url := "http://" + l.Addr().String() + "/hook"
+		require.NoError(t, l.Close()) // nothing listens: refused
+		st := &parkCounter{Store: webhookssql.New(db)}
+		svc, err := webhooks.NewService(st, &webhooks.Options{SecretKey: testKey, AllowPrivateHosts: true, AllowInsecureURLs: true,
+			PollInterval: 10 * time.Millisecond, DisableAfterFailures: 3})
+		require.NoError(t, err)
+		sub, err := svc.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("dead"), URL: &url, Events: []string{"*"}})
+		require.NoError(t, err)
+		const events = 15
+		for i := range events {
+			require.NoError(t, dispatchErr(svc.Dispatch(ctx, placed(int64(i)))))
+		}
+		startLoop(t, svc)
+		count := func(status webhooks.Status) int {
+			var n int
+			require.NoError(t, db.Get(&n, db.Rebind(`SELECT COUNT(*) FROM webhooks_deliveries WHERE status = ?`), string(status)))
+			return n
+		}
+		require.Eventually(t, func() bool { return count(webhooks.StatusParked) == events-3 }, 10*time.Second, 10*time.Millisecond)
+		require.Equal(t, 3, count(webhooks.StatusRetrying), "three tries, one after another, then off")
+		got, err := svc.Subscription(ctx, sub.ID)
+		require.NoError(t, err)
+		require.False(t, got.IsActive)
+		require.Equal(t, int32(events-3), st.atOnce.Load()+st.oneByOne.Load())
+		require.Equal(t, int32(events-3), st.atOnce.Load(), "parked at once when switched off")
 	})
 }

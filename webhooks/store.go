@@ -86,6 +86,13 @@ type Store interface {
 	// with their IDs in the same transaction. It returns the IDs, in no
 	// particular order.
 	ClaimDue(ctx context.Context, now, lease time.Time, limit int, then func(context.Context, *sql.Tx, []int64) error) ([]int64, error)
+	// ClaimChosen claims, as ClaimDue does, the due deliveries pick
+	// chooses: in one transaction it reads the oldest due deliveries
+	// (oldest first, the lower ID first among equals, up to pick.Scan of
+	// them) of every subscription but those in pick.Skip, shows them to
+	// pick.Choose, and claims those of them it returns, at most limit. It
+	// returns the IDs claimed, in no particular order.
+	ClaimChosen(ctx context.Context, now, lease time.Time, limit int, pick ClaimPick) ([]int64, error)
 	// FailedAttempts returns a delivery's failed attempts, in order (a
 	// delivered attempt is the delivery's own row). FinishAttempt records
 	// each failure with an excerpt of the answer (AttemptExcerptLimit).
@@ -99,6 +106,10 @@ type Store interface {
 	// schedule, due at: pending if never attempted, else retrying. It
 	// returns how many.
 	RequeueParked(ctx context.Context, subscriptionID int64, at time.Time) (int, error)
+	// ParkDue parks a subscription's pending and retrying deliveries due
+	// by now (none of them under a claim, whose lease is later), updated
+	// at now, and returns how many.
+	ParkDue(ctx context.Context, subscriptionID int64, now time.Time) (int, error)
 	// PruneDeliveries deletes finished (delivered or failed) deliveries
 	// created before the given time, batch rows at a time, and returns
 	// how many. Pending, retrying and parked rows are kept.
@@ -209,4 +220,22 @@ type Attempt struct {
 	Response       string    `json:"response"`
 	At             time.Time `json:"at"`
 	Delivered      bool      `json:"delivered"`
+}
+
+// ClaimPick narrows a claim (Store.ClaimChosen) by subscription: the
+// delivery loop paces each endpoint with it.
+type ClaimPick struct {
+	// Skip names the subscriptions none of whose deliveries are read.
+	Skip []int64
+	// Scan is the most due deliveries read.
+	Scan int
+	// Choose returns the IDs, of those it is shown, to claim. It runs
+	// inside the claim's transaction, so it must return at once.
+	Choose func(due []DueDelivery) []int64
+}
+
+// DueDelivery is a due delivery as a claim reads it.
+type DueDelivery struct {
+	ID             int64
+	SubscriptionID int64
 }

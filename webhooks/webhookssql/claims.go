@@ -364,6 +364,76 @@ func (s *Store) ClaimDue(ctx context.Context, now, lease time.Time, limit int, t
 	return ids, nil
 }
 
+// ClaimChosen implements webhooks.Store: a read and an update in one
+// transaction.
+func (s *Store) ClaimChosen(ctx context.Context, now, lease time.Time, limit int, pick webhooks.ClaimPick) ([]int64, error) {
+	if limit <= 0 || pick.Scan <= 0 || pick.Choose == nil {
+		return nil, nil
+	}
+	skip, err := json.Marshal(append([]int64{}, pick.Skip...))
+	if err != nil {
+		return nil, err
+	}
+	read := `SELECT id, subscription_id FROM webhooks_deliveries WHERE ` + claimable + ` AND next_attempt_at <= ?
+		AND subscription_id NOT IN (SELECT value FROM json_each(?)) ORDER BY next_attempt_at, id LIMIT ?`
+	take := `UPDATE webhooks_deliveries SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?))
+		AND ` + claimable + ` AND next_attempt_at <= ? RETURNING id`
+	if s.postgres() {
+		// Only the rows chosen are locked, and those another claim holds
+		// skipped: the read locks nothing.
+		read = `SELECT id, subscription_id FROM webhooks_deliveries WHERE ` + claimable + ` AND next_attempt_at <= ?
+			AND subscription_id NOT IN (SELECT jsonb_array_elements_text(?::jsonb)::bigint) ORDER BY next_attempt_at, id LIMIT ?`
+		take = `UPDATE webhooks_deliveries d SET next_attempt_at = ? FROM (SELECT id FROM webhooks_deliveries
+			WHERE id IN (SELECT jsonb_array_elements_text(?::jsonb)::bigint) AND ` + claimable + ` AND next_attempt_at <= ?
+			FOR UPDATE SKIP LOCKED) c WHERE d.id = c.id AND d.` + claimable + ` AND d.next_attempt_at <= ? RETURNING d.id`
+	}
+	var ids []int64
+	err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		ids = nil
+		if s.postgres() {
+			// As ClaimDue's: a lease lost in a crash leaves the deliveries
+			// due.
+			if _, err := tx.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+				return err
+			}
+		}
+		var due []struct {
+			ID  int64 `db:"id"`
+			Sub int64 `db:"subscription_id"`
+		}
+		if err := tx.SelectContext(ctx, &due, s.q(read), store.NewTime(now), string(skip), pick.Scan); err != nil {
+			return err
+		}
+		if len(due) == 0 {
+			return nil
+		}
+		shown := make([]webhooks.DueDelivery, len(due))
+		for i, d := range due {
+			shown[i] = webhooks.DueDelivery{ID: d.ID, SubscriptionID: d.Sub}
+		}
+		chosen := pick.Choose(shown)
+		if len(chosen) > limit {
+			chosen = chosen[:limit]
+		}
+		if len(chosen) == 0 {
+			return nil
+		}
+		list, err := json.Marshal(chosen)
+		if err != nil {
+			return err
+		}
+		args := []any{store.NewTime(lease), string(list), store.NewTime(now)}
+		if s.postgres() {
+			args = append(args, store.NewTime(now))
+		}
+		return tx.SelectContext(ctx, &ids, s.q(take), args...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("webhookssql: claim chosen: %w", err)
+	}
+	return ids, nil
+}
+
 // RequeueParked implements webhooks.Store.
 func (s *Store) RequeueParked(ctx context.Context, subscriptionID int64, at time.Time) (int, error) {
 	res, err := s.db.ExecContext(ctx, s.q(`UPDATE webhooks_deliveries SET
@@ -371,6 +441,17 @@ func (s *Store) RequeueParked(ctx context.Context, subscriptionID int64, at time
 		WHERE subscription_id = ? AND status = 'parked'`), store.NewTime(at), store.NewTime(at), subscriptionID)
 	if err != nil {
 		return 0, fmt.Errorf("webhookssql: requeue parked: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// ParkDue implements webhooks.Store.
+func (s *Store) ParkDue(ctx context.Context, subscriptionID int64, now time.Time) (int, error) {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE webhooks_deliveries SET status = 'parked', next_attempt_at = NULL, updated_at = ?
+		WHERE subscription_id = ? AND `+claimable+` AND next_attempt_at <= ?`), store.NewTime(now), subscriptionID, store.NewTime(now))
+	if err != nil {
+		return 0, fmt.Errorf("webhookssql: park due: %w", err)
 	}
 	n, err := res.RowsAffected()
 	return int(n), err

@@ -69,7 +69,9 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 		{Name: "ClaimAndFinish", Run: exerciseClaimAndFinish},
 		{Name: "FinishDelivered", Run: exerciseFinishDelivered},
 		{Name: "ClaimDue", Run: exerciseClaimDue},
+		{Name: "ClaimChosen", Run: exerciseClaimChosen},
 		{Name: "RequeueParked", Run: exerciseRequeueParked},
+		{Name: "ParkDue", Run: exerciseParkDue},
 		{Name: "Prune", Run: exercisePrune},
 		{Name: "Inbound", Run: exerciseInbound},
 		{Name: "Redact", Run: exerciseRedact},
@@ -518,6 +520,150 @@ func exerciseClaimDue(t *testing.T, newStore func(t *testing.T) webhooks.Store) 
 	for id, n := range claimed {
 		require.Equal(t, 1, n, "delivery %d", id)
 	}
+}
+
+// exerciseClaimChosen is the ClaimChosen part of RunStoreTests.
+func exerciseClaimChosen(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
+	t.Parallel()
+	s := newStore(t)
+	a := newSub(t, s, "a", true)
+	b := newSub(t, s, "b", true)
+	c := newSub(t, s, "c", true)
+	ds := create(t, s,
+		newDelivery(a.ID, 1, webhooks.StatusPending, ptr(at(time.Minute))),
+		newDelivery(b.ID, 2, webhooks.StatusRetrying, ptr(at(2*time.Minute))),
+		newDelivery(b.ID, 3, webhooks.StatusPending, ptr(at(time.Minute))),
+		newDelivery(c.ID, 4, webhooks.StatusPending, ptr(at(3*time.Minute))),
+		newDelivery(b.ID, 5, webhooks.StatusPending, ptr(at(time.Hour))), // not due
+		newDelivery(b.ID, 6, webhooks.StatusParked, nil),
+		newDelivery(c.ID, 7, webhooks.StatusPending, ptr(at(4*time.Minute))),
+	)
+	now, lease := at(5*time.Minute), at(10*time.Minute)
+	var shown []webhooks.DueDelivery
+	all := func(due []webhooks.DueDelivery) []int64 {
+		shown = due
+		out := make([]int64, len(due))
+		for i, d := range due {
+			out[i] = d.ID
+		}
+		return out
+	}
+
+	// Skip hides a subscription; Scan bounds what is read, oldest first
+	// and the lower ID first among equals; what Choose leaves stays due.
+	ids, err := s.ClaimChosen(ctx, now, lease, 10, webhooks.ClaimPick{Skip: []int64{c.ID}, Scan: 2,
+		Choose: func(due []webhooks.DueDelivery) []int64 { shown = due; return []int64{due[1].ID} }})
+	require.NoError(t, err)
+	require.Equal(t, []webhooks.DueDelivery{{ID: ds[0].ID, SubscriptionID: a.ID}, {ID: ds[2].ID, SubscriptionID: b.ID}}, shown)
+	require.Equal(t, []int64{ds[2].ID}, ids)
+	row, err := s.Delivery(ctx, ds[2].ID)
+	require.NoError(t, err)
+	require.Equal(t, lease.Truncate(time.Microsecond), *row.NextAttemptAt)
+	row, err = s.Delivery(ctx, ds[0].ID)
+	require.NoError(t, err)
+	require.Equal(t, at(time.Minute), *row.NextAttemptAt, "shown, not chosen: still due")
+
+	// The limit caps what Choose returns; an ID it was not shown, or one
+	// no longer due, is not claimed.
+	ids, err = s.ClaimChosen(ctx, now, lease, 2, webhooks.ClaimPick{Scan: 10,
+		Choose: func(due []webhooks.DueDelivery) []int64 {
+			shown = due
+			return []int64{ds[4].ID, ds[0].ID, ds[1].ID, ds[3].ID}
+		}})
+	require.NoError(t, err)
+	require.Equal(t, []webhooks.DueDelivery{{ID: ds[0].ID, SubscriptionID: a.ID}, {ID: ds[1].ID, SubscriptionID: b.ID},
+		{ID: ds[3].ID, SubscriptionID: c.ID}, {ID: ds[6].ID, SubscriptionID: c.ID}}, shown)
+	require.ElementsMatch(t, []int64{ds[0].ID}, ids, "the first two chosen: one not due, one claimed")
+
+	ids, err = s.ClaimChosen(ctx, now, lease, 10, webhooks.ClaimPick{Skip: []int64{a.ID, b.ID}, Scan: 10, Choose: all})
+	require.NoError(t, err)
+	require.ElementsMatch(t, []int64{ds[3].ID, ds[6].ID}, ids)
+	ids, err = s.ClaimChosen(ctx, now, lease, 10, webhooks.ClaimPick{Scan: 10, Choose: all})
+	require.NoError(t, err)
+	require.Equal(t, []int64{ds[1].ID}, ids)
+	shown = nil
+	ids, err = s.ClaimChosen(ctx, now, lease, 10, webhooks.ClaimPick{Scan: 10, Choose: all})
+	require.NoError(t, err)
+	require.Empty(t, ids)
+	require.Empty(t, shown, "nothing due: Choose is not called")
+
+	// Claims at once never take a row twice.
+	more := make([]webhooks.Delivery, 40)
+	for i := range more {
+		more[i] = newDelivery([]int64{a.ID, b.ID}[i%2], 100+i, webhooks.StatusPending, ptr(at(time.Minute)))
+	}
+	create(t, s, more...)
+	var mu sync.Mutex
+	claimed := map[int64]int{}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			ids, err := s.ClaimChosen(ctx, now, lease, 15, webhooks.ClaimPick{Scan: 60, Choose: func(due []webhooks.DueDelivery) []int64 {
+				out := make([]int64, len(due))
+				for i, d := range due {
+					out[i] = d.ID
+				}
+				return out
+			}})
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			for _, id := range ids {
+				claimed[id]++
+			}
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	// A claim locks what it reads: one beside it may find nothing left, so
+	// the rest is claimed after.
+	for {
+		ids, err := s.ClaimChosen(ctx, now, lease, 15, webhooks.ClaimPick{Scan: 60, Choose: all})
+		require.NoError(t, err)
+		if len(ids) == 0 {
+			break
+		}
+		for _, id := range ids {
+			claimed[id]++
+		}
+	}
+	require.Len(t, claimed, 40)
+	for id, n := range claimed {
+		require.Equal(t, 1, n, "delivery %d", id)
+	}
+}
+
+// exerciseParkDue is the ParkDue part of RunStoreTests.
+func exerciseParkDue(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
+	t.Parallel()
+	s := newStore(t)
+	a := newSub(t, s, "a", false)
+	b := newSub(t, s, "b", true)
+	now := at(10 * time.Minute)
+	ds := create(t, s,
+		newDelivery(a.ID, 1, webhooks.StatusPending, ptr(at(time.Minute))),
+		newDelivery(a.ID, 2, webhooks.StatusRetrying, ptr(now)),
+		newDelivery(a.ID, 3, webhooks.StatusRetrying, ptr(at(time.Hour))), // claimed, or not yet due
+		newDelivery(a.ID, 4, webhooks.StatusDelivered, nil),
+		newDelivery(b.ID, 5, webhooks.StatusPending, ptr(at(time.Minute))), // another's
+	)
+	n, err := s.ParkDue(ctx, a.ID, now)
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	for i, want := range []webhooks.Status{webhooks.StatusParked, webhooks.StatusParked, webhooks.StatusRetrying,
+		webhooks.StatusDelivered, webhooks.StatusPending} {
+		row, err := s.Delivery(ctx, ds[i].ID)
+		require.NoError(t, err)
+		require.Equal(t, want, row.Status, i)
+		if want == webhooks.StatusParked {
+			require.Nil(t, row.NextAttemptAt)
+			require.Equal(t, now, row.UpdatedAt)
+		}
+	}
+	n, err = s.ParkDue(ctx, a.ID, now)
+	require.NoError(t, err)
+	require.Zero(t, n)
 }
 
 // exerciseRequeueParked is the RequeueParked part of RunStoreTests.
