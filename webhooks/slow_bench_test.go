@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,10 +21,13 @@ import (
 // delivery loop and measures how fast the healthy ones get theirs: 800
 // healthy endpoints alone ("healthy"), and the same 800 beside 100 that
 // hang until the attempt's timeout and 100 that refuse connections
-// ("with-bad"), interleaved. healthy-deliveries/s is the 800's
-// deliveries over the time until the last of them arrived. Run with
-// -benchtime 1x; BENCH_SLOW_EVENTS sets the events (default 10),
-// BENCH_SLOW_TIMEOUT the attempt timeout (default the service's, 10 s).
+// ("with-bad"). healthy-deliveries/s is the 800's deliveries over the
+// time until the last of them arrived; bad-attempts, the attempts made
+// to the bad endpoints by then. Run with -benchtime 1x, and -count 1 in a
+// loop to interleave the cases; BENCH_SLOW_EVENTS sets the events
+// (default 10), BENCH_SLOW_TIMEOUT the attempt timeout (default the
+// service's, 10 s), BENCH_SLOW_BAD=hang or dead keeps one kind of bad
+// endpoint.
 func BenchmarkSlowReceivers(b *testing.B) {
 	events := 10
 	if _, err := fmt.Sscan(os.Getenv("BENCH_SLOW_EVENTS"), &events); err != nil || events < 1 {
@@ -59,7 +63,10 @@ func slowReceivers(b *testing.B, d store.Dialect, events int, bad bool, timeout 
 	good := httptest.NewServer(rv)
 	defer good.Close()
 	quit := make(chan struct{})
+	var hanging atomic.Int32 // requests under way to the hanging endpoints
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hanging.Add(1)
+		defer hanging.Add(-1)
 		select { // until the attempt gives up, or the run ends
 		case <-r.Context().Done():
 		case <-quit:
@@ -132,6 +139,16 @@ func slowReceivers(b *testing.B, d store.Dialect, events int, bad bool, timeout 
 	b.StopTimer()
 	b.ReportMetric(float64(events*healthy)/elapsed.Seconds(), "healthy-deliveries/s")
 	b.ReportMetric(elapsed.Seconds(), "s-to-last-healthy")
+	if bad {
+		// How hard the bad endpoints were tried meanwhile: each of their
+		// failed attempts is a row, and so is each hanging request still
+		// under way.
+		var failed int
+		if err := db.Get(&failed, `SELECT COUNT(*) FROM webhooks_attempts`); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(failed)+float64(hanging.Load()), "bad-attempts")
+	}
 	stop()
 	hang.CloseClientConnections()
 	if err := <-looped; err != nil {
