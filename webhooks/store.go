@@ -87,11 +87,12 @@ type Store interface {
 	// particular order.
 	ClaimDue(ctx context.Context, now, lease time.Time, limit int, then func(context.Context, *sql.Tx, []int64) error) ([]int64, error)
 	// ClaimChosen claims, as ClaimDue does, the due deliveries pick
-	// chooses: in one transaction it reads the oldest due deliveries
-	// (oldest first, the lower ID first among equals, up to pick.Scan of
-	// them) of every subscription but those in pick.Skip, shows them to
-	// pick.Choose, and claims those of them it returns, at most limit. It
-	// returns the IDs claimed, in no particular order.
+	// chooses: it reads the oldest due deliveries (oldest first, the
+	// lower ID first among equals, up to pick.Scan of them) of every
+	// subscription but those in pick.Skip, shows them to pick.Choose, and
+	// claims those it returns that are still due, at most limit: a
+	// delivery another claim took meanwhile is left out. It returns the
+	// IDs claimed, in no particular order.
 	ClaimChosen(ctx context.Context, now, lease time.Time, limit int, pick ClaimPick) ([]int64, error)
 	// FailedAttempts returns a delivery's failed attempts, in order (a
 	// delivered attempt is the delivery's own row). FinishAttempt records
@@ -230,7 +231,7 @@ type ClaimPick struct {
 	// Scan is the most due deliveries read.
 	Scan int
 	// Choose returns the IDs, of those it is shown, to claim. It runs
-	// inside the claim's transaction, so it must return at once.
+	// between the claim's read and its write, so it must return at once.
 	Choose func(due []DueDelivery) []int64
 }
 

@@ -364,8 +364,9 @@ func (s *Store) ClaimDue(ctx context.Context, now, lease time.Time, limit int, t
 	return ids, nil
 }
 
-// ClaimChosen implements webhooks.Store: a read and an update in one
-// transaction.
+// ClaimChosen implements webhooks.Store: a read, then an update of the
+// rows chosen that are still due (the update's conditions make it safe
+// beside other claims, so no transaction holds the two together).
 func (s *Store) ClaimChosen(ctx context.Context, now, lease time.Time, limit int, pick webhooks.ClaimPick) ([]int64, error) {
 	if limit <= 0 || pick.Scan <= 0 || pick.Choose == nil {
 		return nil, nil
@@ -379,56 +380,48 @@ func (s *Store) ClaimChosen(ctx context.Context, now, lease time.Time, limit int
 	take := `UPDATE webhooks_deliveries SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?))
 		AND ` + claimable + ` AND next_attempt_at <= ? RETURNING id`
 	if s.postgres() {
-		// Only the rows chosen are locked, and those another claim holds
-		// skipped: the read locks nothing.
 		read = `SELECT id, subscription_id FROM webhooks_deliveries WHERE ` + claimable + ` AND next_attempt_at <= ?
 			AND subscription_id NOT IN (SELECT jsonb_array_elements_text(?::jsonb)::bigint) ORDER BY next_attempt_at, id LIMIT ?`
-		take = `UPDATE webhooks_deliveries d SET next_attempt_at = ? FROM (SELECT id FROM webhooks_deliveries
-			WHERE id IN (SELECT jsonb_array_elements_text(?::jsonb)::bigint) AND ` + claimable + ` AND next_attempt_at <= ?
-			FOR UPDATE SKIP LOCKED) c WHERE d.id = c.id AND d.` + claimable + ` AND d.next_attempt_at <= ? RETURNING d.id`
+		// Rows another claim holds are skipped, not waited for; and, as
+		// ClaimDue's, the lease commits without waiting for the disk (a
+		// crash that loses it leaves the deliveries due).
+		take = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true)),
+			c AS (SELECT id FROM webhooks_deliveries WHERE id IN (SELECT jsonb_array_elements_text(?::jsonb)::bigint)
+				AND ` + claimable + ` AND next_attempt_at <= ? FOR UPDATE SKIP LOCKED)
+			UPDATE webhooks_deliveries d SET next_attempt_at = ? FROM c
+			WHERE d.id = c.id AND d.` + claimable + ` AND d.next_attempt_at <= ? AND EXISTS (SELECT 1 FROM async) RETURNING d.id`
+	}
+	var due []struct {
+		ID  int64 `db:"id"`
+		Sub int64 `db:"subscription_id"`
+	}
+	if err := s.db.Reader().SelectContext(ctx, &due, s.q(read), store.NewTime(now), string(skip), pick.Scan); err != nil {
+		return nil, fmt.Errorf("webhookssql: claim chosen: %w", err)
+	}
+	if len(due) == 0 {
+		return nil, nil
+	}
+	shown := make([]webhooks.DueDelivery, len(due))
+	for i, d := range due {
+		shown[i] = webhooks.DueDelivery{ID: d.ID, SubscriptionID: d.Sub}
+	}
+	chosen := pick.Choose(shown)
+	if len(chosen) > limit {
+		chosen = chosen[:limit]
+	}
+	if len(chosen) == 0 {
+		return nil, nil
+	}
+	list, err := json.Marshal(chosen)
+	if err != nil {
+		return nil, err
+	}
+	args := []any{store.NewTime(lease), string(list), store.NewTime(now)}
+	if s.postgres() {
+		args = []any{string(list), store.NewTime(now), store.NewTime(lease), store.NewTime(now)}
 	}
 	var ids []int64
-	err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
-		ids = nil
-		if s.postgres() {
-			// As ClaimDue's: a lease lost in a crash leaves the deliveries
-			// due.
-			if _, err := tx.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-				return err
-			}
-		}
-		var due []struct {
-			ID  int64 `db:"id"`
-			Sub int64 `db:"subscription_id"`
-		}
-		if err := tx.SelectContext(ctx, &due, s.q(read), store.NewTime(now), string(skip), pick.Scan); err != nil {
-			return err
-		}
-		if len(due) == 0 {
-			return nil
-		}
-		shown := make([]webhooks.DueDelivery, len(due))
-		for i, d := range due {
-			shown[i] = webhooks.DueDelivery{ID: d.ID, SubscriptionID: d.Sub}
-		}
-		chosen := pick.Choose(shown)
-		if len(chosen) > limit {
-			chosen = chosen[:limit]
-		}
-		if len(chosen) == 0 {
-			return nil
-		}
-		list, err := json.Marshal(chosen)
-		if err != nil {
-			return err
-		}
-		args := []any{store.NewTime(lease), string(list), store.NewTime(now)}
-		if s.postgres() {
-			args = append(args, store.NewTime(now))
-		}
-		return tx.SelectContext(ctx, &ids, s.q(take), args...)
-	})
-	if err != nil {
+	if err := s.db.SelectContext(ctx, &ids, s.q(take), args...); err != nil {
 		return nil, fmt.Errorf("webhookssql: claim chosen: %w", err)
 	}
 	return ids, nil

@@ -563,8 +563,7 @@ func exerciseClaimChosen(t *testing.T, newStore func(t *testing.T) webhooks.Stor
 	require.NoError(t, err)
 	require.Equal(t, at(time.Minute), *row.NextAttemptAt, "shown, not chosen: still due")
 
-	// The limit caps what Choose returns; an ID it was not shown, or one
-	// no longer due, is not claimed.
+	// The limit caps what Choose returns; one not due is not claimed.
 	ids, err = s.ClaimChosen(ctx, now, lease, 2, webhooks.ClaimPick{Scan: 10,
 		Choose: func(due []webhooks.DueDelivery) []int64 {
 			shown = due
@@ -616,8 +615,8 @@ func exerciseClaimChosen(t *testing.T, newStore func(t *testing.T) webhooks.Stor
 		})
 	}
 	wg.Wait()
-	// A claim locks what it reads: one beside it may find nothing left, so
-	// the rest is claimed after.
+	// A claim beside another may find what it chose taken, so the rest is
+	// claimed after.
 	for {
 		ids, err := s.ClaimChosen(ctx, now, lease, 15, webhooks.ClaimPick{Scan: 60, Choose: all})
 		require.NoError(t, err)
