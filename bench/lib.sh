@@ -1,6 +1,7 @@
 # Shared by the load scripts (source it): the database to use, wrk's
 # settings, and a reference server started with its throttles lifted and
-# stopped on exit. Set name and addr before sourcing; the script's first
+# stopped on exit. Set name and addr (and uses_wrk=no for a script that
+# does without wrk) before sourcing; the script's first
 # argument is an optional Postgres URL (emptied first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +19,9 @@ else
 	psql "$dsn" -qc 'DROP SCHEMA public CASCADE; CREATE SCHEMA public;' >/dev/null
 	export GROUNDWORK_SECRET_KEY=${GROUNDWORK_SECRET_KEY:-$(head -c 32 /dev/urandom | base64)}
 fi
-command -v wrk >/dev/null || { echo "$name: wrk is not installed (apt-get install wrk)" >&2; exit 1; }
+if [ "${uses_wrk:-yes}" = yes ]; then
+	command -v wrk >/dev/null || { echo "$name: wrk is not installed (apt-get install wrk)" >&2; exit 1; }
+fi
 
 # start_server runs the reference server with the given extra flags and
 # waits until it answers.

@@ -12,6 +12,7 @@
 # 1 sign-in a second.
 name=soak.sh
 addr=127.0.0.1:18082
+uses_wrk=no
 . "$(dirname "$0")/lib.sh"
 soak_for=${DURATION:-30m}
 export GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS=true GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS=true

@@ -138,5 +138,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 	require.Positive(t, sent)
 	require.Positive(t, answered)
-	require.Equal(t, answered, check.Checked(), "every JSON answer was checked")
+	if apitest.Validating { // not under -race: the race build has no validator
+		require.Equal(t, answered, check.Checked(), "every JSON answer was checked")
+	}
 }

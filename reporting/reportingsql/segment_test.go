@@ -123,8 +123,9 @@ func TestSegmentsAgainstRawHits(t *testing.T) {
 		clicks, err := st.AddGoal(ctx, reporting.Goal{Name: "Clicks", Event: "click"})
 		require.NoError(t, err)
 		goals := []reporting.Goal{blog, pro, clicks}
+		batch := rand.New(rand.NewPCG(35, 9)) // this dialect's own: they run side by side
 		for rest := hits; len(rest) > 0; {
-			n := min(len(rest), 1+rng.IntN(60))
+			n := min(len(rest), 1+batch.IntN(60))
 			require.NoError(t, st.Record(ctx, rest[:n]))
 			rest = rest[n:]
 		}

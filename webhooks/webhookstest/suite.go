@@ -643,7 +643,7 @@ func exerciseParkDue(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 	ds := create(t, s,
 		newDelivery(a.ID, 1, webhooks.StatusPending, ptr(at(time.Minute))),
 		newDelivery(a.ID, 2, webhooks.StatusRetrying, ptr(now)),
-		newDelivery(a.ID, 3, webhooks.StatusRetrying, ptr(at(time.Hour))), // claimed, or not yet due
+		newDelivery(a.ID, 3, webhooks.StatusRetrying, ptr(at(time.Hour))), // claimed, or due later
 		newDelivery(a.ID, 4, webhooks.StatusDelivered, nil),
 		newDelivery(b.ID, 5, webhooks.StatusPending, ptr(at(time.Minute))), // another's
 	)
