@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/internal/testkit"
+	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
