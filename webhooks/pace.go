@@ -18,9 +18,9 @@ const (
 	restFirst = time.Second
 	restMost  = time.Minute
 	// paceForget is how long an endpoint with nothing under way keeps its
-	// pace before the loop forgets it (and it starts again at one); no
-	// shorter than restMost.
-	paceForget = time.Minute
+	// pace before the loop forgets it (and it starts again at one):
+	// longer than restMost, so a resting endpoint keeps its streak.
+	paceForget = 2 * restMost
 	// scanFactor times the claim's limit is how many due deliveries a
 	// claim reads to choose from.
 	scanFactor = 4
@@ -181,7 +181,7 @@ func (p *pacer) end(a *attemptPace, o Outcome, took time.Duration, now time.Time
 	if now.Sub(p.swept) >= paceForget {
 		p.swept = now
 		for id, e := range p.endpoints {
-			if e.underWay == 0 && now.Sub(e.last) >= paceForget { // a rest is over by then too
+			if e.underWay == 0 && now.Sub(e.last) >= paceForget { // its rest is over by then
 				delete(p.endpoints, id)
 			}
 		}

@@ -156,9 +156,14 @@ func TestPacerForgetsIdleEndpoints(t *testing.T) {
 	p := newPacer(8)
 	try(p, 1, OutcomeSuccess, 0, t0)
 	p.begin(2, t0)
+	for range 7 { // resting a minute, up to the end of the test
+		try(p, 4, OutcomeFailure, 0, t0.Add(paceForget-restMost))
+	}
 	later := t0.Add(paceForget)
 	try(p, 3, OutcomeSuccess, 0, later)
-	require.NotContains(t, p.endpoints, int64(1), "idle a minute: forgotten")
+	require.NotContains(t, p.endpoints, int64(1), "idle two minutes: forgotten")
 	require.Contains(t, p.endpoints, int64(2), "under way: kept")
 	require.Contains(t, p.endpoints, int64(3))
+	require.Contains(t, p.endpoints, int64(4), "resting: kept, with its streak")
+	require.Equal(t, 7, p.endpoints[4].failures)
 }
