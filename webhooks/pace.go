@@ -67,6 +67,7 @@ func (e *pace) suspect() bool { return e.failures > 0 }
 type attemptPace struct {
 	sub   int64
 	aside bool // in the room aside, not in a slot of the loop's
+	ended bool
 }
 
 func newPacer(maxInFlight int) *pacer {
@@ -148,8 +149,8 @@ func (p *pacer) begin(sub int64, now time.Time) *attemptPace {
 func (p *pacer) slow(a *attemptPace) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if a.aside || p.asideNow >= p.aside {
-		return false
+	if a.ended || a.aside || p.asideNow >= p.aside {
+		return false // (ended: the timer that calls this may fire as it ends)
 	}
 	a.aside = true
 	p.asideNow++
@@ -162,6 +163,7 @@ func (p *pacer) slow(a *attemptPace) bool {
 func (p *pacer) end(a *attemptPace, o Outcome, took time.Duration, now time.Time) {
 	p.mu.Lock()
 	e := p.endpoints[a.sub]
+	a.ended = true
 	if a.aside {
 		p.asideNow--
 	}

@@ -148,6 +148,10 @@ func TestPacerKeepsTheSlotsForTheHealthy(t *testing.T) {
 	require.Equal(t, 2, p.asideNow)
 	p.end(a, OutcomeSuccess, slowAttempt, t1)
 	require.Equal(t, 1, p.asideNow)
+	late := p.begin(7, t1)
+	p.end(late, OutcomeSuccess, time.Millisecond, t1)
+	require.False(t, p.slow(late), "ended: its timer, firing late, moves nothing")
+	require.Equal(t, 1, p.asideNow)
 	require.False(t, p.endpoints[1].suspect(), "a suspect's success clears it")
 }
 
