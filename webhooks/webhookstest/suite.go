@@ -499,12 +499,19 @@ func exerciseClaimDue(t *testing.T, newStore func(t *testing.T) webhooks.Store) 
 		more[i] = newDelivery(sub.ID, 100+i, webhooks.StatusPending, ptr(at(time.Minute)))
 	}
 	create(t, s, more...)
+	claimed := claimSideBySide(t, func() ([]int64, error) { return s.ClaimDue(ctx, now, lease, 15, nil) })
+	requireEachOnce(t, claimed, 40)
+}
+
+// claimSideBySide runs claim four times at once and counts how often each
+// ID was claimed.
+func claimSideBySide(t *testing.T, claim func() ([]int64, error)) map[int64]int {
 	var mu sync.Mutex
 	claimed := map[int64]int{}
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			ids, err := s.ClaimDue(ctx, now, lease, 15, nil)
+			ids, err := claim()
 			if err != nil {
 				t.Error(err)
 			}
@@ -516,10 +523,25 @@ func exerciseClaimDue(t *testing.T, newStore func(t *testing.T) webhooks.Store) 
 		})
 	}
 	wg.Wait()
-	require.Len(t, claimed, 40)
-	for id, n := range claimed {
-		require.Equal(t, 1, n, "delivery %d", id)
+	return claimed
+}
+
+// requireEachOnce checks that n IDs were claimed, each once.
+func requireEachOnce(t *testing.T, claimed map[int64]int, n int) {
+	t.Helper()
+	require.Len(t, claimed, n)
+	for id, times := range claimed {
+		require.Equal(t, 1, times, "delivery %d", id)
 	}
+}
+
+// dueIDs chooses every delivery shown.
+func dueIDs(due []webhooks.DueDelivery) []int64 {
+	out := make([]int64, len(due))
+	for i, d := range due {
+		out[i] = d.ID
+	}
+	return out
 }
 
 // exerciseClaimChosen is the ClaimChosen part of RunStoreTests.
@@ -542,11 +564,7 @@ func exerciseClaimChosen(t *testing.T, newStore func(t *testing.T) webhooks.Stor
 	var shown []webhooks.DueDelivery
 	all := func(due []webhooks.DueDelivery) []int64 {
 		shown = due
-		out := make([]int64, len(due))
-		for i, d := range due {
-			out[i] = d.ID
-		}
-		return out
+		return dueIDs(due)
 	}
 
 	// Skip hides a subscription; Scan bounds what is read, oldest first
@@ -592,33 +610,13 @@ func exerciseClaimChosen(t *testing.T, newStore func(t *testing.T) webhooks.Stor
 		more[i] = newDelivery([]int64{a.ID, b.ID}[i%2], 100+i, webhooks.StatusPending, ptr(at(time.Minute)))
 	}
 	create(t, s, more...)
-	var mu sync.Mutex
-	claimed := map[int64]int{}
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			ids, err := s.ClaimChosen(ctx, now, lease, 15, webhooks.ClaimPick{Scan: 60, Choose: func(due []webhooks.DueDelivery) []int64 {
-				out := make([]int64, len(due))
-				for i, d := range due {
-					out[i] = d.ID
-				}
-				return out
-			}})
-			if err != nil {
-				t.Error(err)
-			}
-			mu.Lock()
-			for _, id := range ids {
-				claimed[id]++
-			}
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
+	claimed := claimSideBySide(t, func() ([]int64, error) {
+		return s.ClaimChosen(ctx, now, lease, 15, webhooks.ClaimPick{Scan: 60, Choose: dueIDs})
+	})
 	// A claim beside another may find what it chose taken, so the rest is
 	// claimed after.
 	for {
-		ids, err := s.ClaimChosen(ctx, now, lease, 15, webhooks.ClaimPick{Scan: 60, Choose: all})
+		ids, err := s.ClaimChosen(ctx, now, lease, 15, webhooks.ClaimPick{Scan: 60, Choose: dueIDs})
 		require.NoError(t, err)
 		if len(ids) == 0 {
 			break
@@ -627,10 +625,7 @@ func exerciseClaimChosen(t *testing.T, newStore func(t *testing.T) webhooks.Stor
 			claimed[id]++
 		}
 	}
-	require.Len(t, claimed, 40)
-	for id, n := range claimed {
-		require.Equal(t, 1, n, "delivery %d", id)
-	}
+	requireEachOnce(t, claimed, 40)
 }
 
 // exerciseParkDue is the ParkDue part of RunStoreTests.
