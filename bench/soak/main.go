@@ -60,6 +60,7 @@ func run() error {
 	hooks := flag.String("hooks", "127.0.0.1:18084", "where the webhook receiver listens")
 	duration := flag.Duration("duration", 30*time.Minute, "how long")
 	every := flag.Duration("every", time.Minute, "how often to sample")
+	settle := flag.Duration("settle", 30*time.Second, "how long after the load to sample once more")
 	scale := flag.Float64("scale", 1, "times the default rates (20 submissions, 5 bookings, 100 views, 1 sign-in a second)")
 	flag.Parse()
 	if *token == "" || *password == "" {
@@ -163,7 +164,7 @@ func run() error {
 	fmt.Println("| minute | resident MiB | goroutines | open files | submissions | bookings | views | sign-ins | failed | webhooks |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	began := time.Now()
-	sample := func() {
+	sample := func(label string) {
 		m, err := scrape(client, *metricsURL)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "soak: metrics:", err)
@@ -173,22 +174,30 @@ func run() error {
 		for _, k := range kinds {
 			failed += k.fails.Load()
 		}
-		fmt.Printf("| %d | %.1f | %.0f | %.0f | %d | %d | %d | %d | %d | %d |\n", int(time.Since(began).Round(time.Minute)/time.Minute),
+		if label == "" {
+			label = strconv.Itoa(int(time.Since(began).Round(time.Minute) / time.Minute))
+		}
+		fmt.Printf("| %s | %.1f | %.0f | %.0f | %d | %d | %d | %d | %d | %d |\n", label,
 			m["process_resident_memory_bytes"]/(1<<20), m["go_goroutines"], m["process_open_fds"],
 			kinds[0].sent.Load(), kinds[1].sent.Load(), kinds[2].sent.Load(), kinds[3].sent.Load(), failed, delivered.Load())
 	}
-	sample()
+	sample("")
 	tick := time.NewTicker(*every)
 	defer tick.Stop()
 	for done := false; !done; {
 		select {
 		case <-tick.C:
-			sample()
+			sample("")
 		case <-ctx.Done():
 			done = true
 		}
 	}
 	wg.Wait()
+	sample("end")
+	// Once the last webhooks are out and idle connections closed, what
+	// the load leaves behind.
+	time.Sleep(*settle)
+	sample(fmt.Sprintf("%s after", *settle))
 	for _, k := range kinds {
 		if e, ok := k.err.Load().(error); ok {
 			fmt.Fprintf(os.Stderr, "soak: %s: %d of %d failed; the first: %v\n", k.name, k.fails.Load(), k.sent.Load(), e)
