@@ -314,6 +314,8 @@ func TestCheckRequestText(t *testing.T) {
 		"/forms/x?%FF=1":              400,
 		"/forms/x?a=%zz":              400,
 		"/forms/x?a=1&a=%00":          422,
+		"/forms/x?=%FF":               400, // no name to give
+		"/forms/x?=1":                 0,
 		"/forms/x?filter%5Bname%5D=é": 0,
 	} {
 		e := api.CheckRequestText(httptest.NewRequest("GET", target, nil))

@@ -76,8 +76,10 @@ func Part(description []byte, prefix, def string, routes []string) (*groundwork.
 
 // everyAnswer are the answers any route may give that a description
 // need not list: a query string (or body) that cannot be read is a 400,
-// and a database that cannot serve at the moment a 503 with Retry-After.
-var everyAnswer = map[string]string{"400": "Malformed", "503": "Unavailable"}
+// a query value that is not text a 422 naming its parameter (whether or
+// not the route reads it), and a database that cannot serve at the
+// moment a 503 with Retry-After.
+var everyAnswer = map[string]string{"400": "Malformed", "422": "Unprocessable", "503": "Unavailable"}
 
 // withEveryAnswer is op with the everyAnswer responses it does not list
 // itself.
