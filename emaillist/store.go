@@ -1,6 +1,9 @@
 package emaillist
 
-import "context"
+import (
+	"context"
+	"database/sql"
+)
 
 // Store keeps feeds. Implementations: emaillistsql (SQLite and
 // Postgres); emaillisttest.RunStoreTests pins the contract below. Times
@@ -18,6 +21,11 @@ type Store interface {
 	DeleteFeed(ctx context.Context, id int64) error
 	// ListFeeds returns the feeds q selects, by ID.
 	ListFeeds(ctx context.Context, q FeedQuery) ([]Feed, error)
+	// ListFeedsTx is ListFeeds read in tx, the caller's transaction (as
+	// ListFeeds when tx is nil): a hook that runs inside another's
+	// transaction must not wait for a second connection, which a pool
+	// whose connections all hold such transactions never gives.
+	ListFeedsTx(ctx context.Context, tx *sql.Tx, q FeedQuery) ([]Feed, error)
 }
 
 // FeedQuery selects feeds: those of FormID (every form when 0), only the

@@ -175,3 +175,35 @@ func TestBookingsLink(t *testing.T) {
 		require.Contains(t, payload, `"customer_id":"`+bookings.CustomerID("Grace@Example.com ")+`"`)
 	})
 }
+
+// A submission's links run in its transaction and take no second
+// connection: with a pool of one, a submission that feeds an email list
+// and a webhook goes through. (A hook that waited for a second connection
+// deadlocked a pool whose connections all held submissions: found by the
+// soak on Postgres.)
+func TestLinksTakeNoSecondConnection(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		s := newSite(t, d)
+		ctx := context.Background()
+		form := &forms.Form{Name: "Newsletter", IsActive: true}
+		require.NoError(t, s.forms.CreateForm(ctx, form))
+		email := &forms.Field{FormID: form.ID, Type: forms.TypeEmail, Label: "Email", IsRequired: true}
+		require.NoError(t, s.forms.CreateField(ctx, email))
+		_, err := s.emaillist.CreateFeed(ctx, emaillist.Feed{FormID: form.ID, Name: "List", IsActive: true,
+			FieldMap: map[string]string{"email_address": email.Name}})
+		require.NoError(t, err)
+		fields, err := s.forms.Fields(ctx, form.ID)
+		require.NoError(t, err)
+
+		s.db.SetMaxOpenConns(1)
+		s.db.Reader().SetMaxOpenConns(1)
+		deadline, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		_, err = s.forms.Submit(deadline, form, fields, &forms.SubmitRequest{Values: map[string][]string{email.Name: {"ann@example.test"}},
+			LoadedAt: "1"})
+		require.NoError(t, err)
+		require.Equal(t, 1, s.count(t, `SELECT COUNT(*) FROM webhooks_deliveries WHERE event = 'form.submitted'`))
+		require.Equal(t, 1, s.count(t, `SELECT COUNT(*) FROM river_job WHERE kind = 'emaillist_subscribe'`))
+	})
+}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/store"
 )
@@ -134,6 +136,18 @@ func (s *Store) DeleteFeed(ctx context.Context, id int64) error {
 
 // ListFeeds implements emaillist.Store.
 func (s *Store) ListFeeds(ctx context.Context, q emaillist.FeedQuery) ([]emaillist.Feed, error) {
+	return s.listFeeds(ctx, s.db.Reader(), q)
+}
+
+// ListFeedsTx implements emaillist.Store.
+func (s *Store) ListFeedsTx(ctx context.Context, tx *sql.Tx, q emaillist.FeedQuery) ([]emaillist.Feed, error) {
+	if tx == nil {
+		return s.ListFeeds(ctx, q)
+	}
+	return s.listFeeds(ctx, &sqlx.Tx{Tx: tx, Mapper: s.db.Mapper}, q)
+}
+
+func (s *Store) listFeeds(ctx context.Context, db sqlx.QueryerContext, q emaillist.FeedQuery) ([]emaillist.Feed, error) {
 	where := []string{"1 = 1"}
 	var params []any
 	if q.FormID != 0 {
@@ -143,7 +157,7 @@ func (s *Store) ListFeeds(ctx context.Context, q emaillist.FeedQuery) ([]emailli
 		where = append(where, "is_active")
 	}
 	var rows []feedRow
-	err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT `+columns+` FROM emaillist_feeds WHERE `+
+	err := sqlx.SelectContext(ctx, db, &rows, s.db.Rebind(`SELECT `+columns+` FROM emaillist_feeds WHERE `+
 		strings.Join(where, " AND ")+` ORDER BY id`), params...)
 	if err != nil {
 		return nil, mapErr(err, "list feeds")

@@ -98,6 +98,9 @@ func exerciseList(t *testing.T, newStore func(t *testing.T) emaillist.Store) {
 	ids := func(q emaillist.FeedQuery) []int64 {
 		list, err := s.ListFeeds(ctx, q)
 		require.NoError(t, err)
+		outside, err := s.ListFeedsTx(ctx, nil, q)
+		require.NoError(t, err)
+		require.Equal(t, list, outside, "ListFeedsTx without a transaction is ListFeeds")
 		out := []int64{}
 		for _, f := range list {
 			out = append(out, f.ID)
