@@ -78,6 +78,23 @@ func (s *site) count(t *testing.T, q string) int {
 	return n
 }
 
+// newsletter makes a form with a required email field and an active
+// email-list feed of it, and returns the form, the field and its fields.
+func (s *site) newsletter(t *testing.T) (*forms.Form, *forms.Field, []forms.Field) {
+	t.Helper()
+	ctx := context.Background()
+	form := &forms.Form{Name: "Newsletter", IsActive: true}
+	require.NoError(t, s.forms.CreateForm(ctx, form))
+	email := &forms.Field{FormID: form.ID, Type: forms.TypeEmail, Label: "Email", IsRequired: true}
+	require.NoError(t, s.forms.CreateField(ctx, email))
+	_, err := s.emaillist.CreateFeed(ctx, emaillist.Feed{FormID: form.ID, Name: "List", IsActive: true,
+		FieldMap: map[string]string{"email_address": email.Name}})
+	require.NoError(t, err)
+	fields, err := s.forms.Fields(ctx, form.ID)
+	require.NoError(t, err)
+	return form, email, fields
+}
+
 // A submission's form.submitted webhook and email-list job are recorded
 // in the submission's transaction: with it, or not at all.
 func TestFormsLinks(t *testing.T) {
@@ -86,18 +103,10 @@ func TestFormsLinks(t *testing.T) {
 		s := newSite(t, d)
 		ctx := context.Background()
 		require.Contains(t, s.webhooks.Events(), forms.EventSubmitted, "linking added the event to the catalogue")
-		form := &forms.Form{Name: "Newsletter", IsActive: true}
-		require.NoError(t, s.forms.CreateForm(ctx, form))
-		email := &forms.Field{FormID: form.ID, Type: forms.TypeEmail, Label: "Email", IsRequired: true}
-		require.NoError(t, s.forms.CreateField(ctx, email))
-		_, err := s.emaillist.CreateFeed(ctx, emaillist.Feed{FormID: form.ID, Name: "List", IsActive: true,
-			FieldMap: map[string]string{"email_address": email.Name}})
-		require.NoError(t, err)
-		_, err = s.emaillist.CreateFeed(ctx, emaillist.Feed{FormID: form.ID + 100, Name: "Elsewhere", IsActive: true,
+		form, email, fields := s.newsletter(t)
+		_, err := s.emaillist.CreateFeed(ctx, emaillist.Feed{FormID: form.ID + 100, Name: "Elsewhere", IsActive: true,
 			FieldMap: map[string]string{"email_address": "email"}})
 		require.Error(t, err, "FormExists: a feed is for one of the forms")
-		fields, err := s.forms.Fields(ctx, form.ID)
-		require.NoError(t, err)
 		submit := func() error {
 			_, err := s.forms.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{email.Name: {"ann@example.test"}},
 				LoadedAt: "1"})
@@ -186,21 +195,13 @@ func TestLinksTakeNoSecondConnection(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		s := newSite(t, d)
 		ctx := context.Background()
-		form := &forms.Form{Name: "Newsletter", IsActive: true}
-		require.NoError(t, s.forms.CreateForm(ctx, form))
-		email := &forms.Field{FormID: form.ID, Type: forms.TypeEmail, Label: "Email", IsRequired: true}
-		require.NoError(t, s.forms.CreateField(ctx, email))
-		_, err := s.emaillist.CreateFeed(ctx, emaillist.Feed{FormID: form.ID, Name: "List", IsActive: true,
-			FieldMap: map[string]string{"email_address": email.Name}})
-		require.NoError(t, err)
-		fields, err := s.forms.Fields(ctx, form.ID)
-		require.NoError(t, err)
+		form, email, fields := s.newsletter(t)
 
 		s.db.SetMaxOpenConns(1)
 		s.db.Reader().SetMaxOpenConns(1)
 		deadline, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		_, err = s.forms.Submit(deadline, form, fields, &forms.SubmitRequest{Values: map[string][]string{email.Name: {"ann@example.test"}},
+		_, err := s.forms.Submit(deadline, form, fields, &forms.SubmitRequest{Values: map[string][]string{email.Name: {"ann@example.test"}},
 			LoadedAt: "1"})
 		require.NoError(t, err)
 		require.Equal(t, 1, s.count(t, `SELECT COUNT(*) FROM webhooks_deliveries WHERE event = 'form.submitted'`))
