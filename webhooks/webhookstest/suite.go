@@ -329,6 +329,17 @@ func exerciseClaimAndFinish(t *testing.T, newStore func(t *testing.T) webhooks.S
 	still, err := s.Delivery(ctx, d.ID)
 	require.NoError(t, err)
 	require.Equal(t, webhooks.StatusPending, still.Status)
+	failed := *got
+	failed.Status = webhooks.StatusRetrying
+	_, err = s.FinishAttempt(ctx, &failed, at(time.Hour), webhooks.OutcomeFailure, 1)
+	require.ErrorIs(t, err, webhooks.ErrClaimLost, "a failure under a lost lease")
+	untouched, err := s.Subscription(ctx, sub.ID)
+	require.NoError(t, err)
+	require.True(t, untouched.IsActive)
+	require.Zero(t, untouched.ConsecutiveFailures, "a failure under a lost lease counts for nothing")
+	log, err := s.FailedAttempts(ctx, d.ID)
+	require.NoError(t, err)
+	require.Empty(t, log, "a failure under a lost lease is not logged")
 
 	// A failure: retrying, the streak grows.
 	status, body := 500, "oops"
@@ -350,6 +361,13 @@ func exerciseClaimAndFinish(t *testing.T, newStore func(t *testing.T) webhooks.S
 	require.Equal(t, 1, subNow.ConsecutiveFailures)
 	require.Equal(t, at(11*time.Minute), *subNow.LastFailureAt)
 	require.True(t, subNow.IsActive)
+	log, err = s.FailedAttempts(ctx, d.ID)
+	require.NoError(t, err)
+	require.Len(t, log, 1, "the failed attempt is logged")
+	require.Equal(t, 1, log[0].Number)
+	require.Equal(t, 500, *log[0].ResponseStatus)
+	require.Equal(t, "oops", log[0].Response)
+	require.Equal(t, at(11*time.Minute), log[0].At)
 
 	// The second failure reaches disableAfter: switched off, once.
 	_, _, err = s.ClaimDelivery(ctx, d.ID, next, at(30*time.Minute))
@@ -362,6 +380,10 @@ func exerciseClaimAndFinish(t *testing.T, newStore func(t *testing.T) webhooks.S
 	require.NoError(t, err)
 	require.False(t, subNow.IsActive)
 	require.Equal(t, 2, subNow.ConsecutiveFailures)
+	log, err = s.FailedAttempts(ctx, d.ID)
+	require.NoError(t, err)
+	require.Len(t, log, 2)
+	require.Equal(t, 2, log[1].Number)
 	_, _, err = s.ClaimDelivery(ctx, d.ID, at(40*time.Minute), at(50*time.Minute))
 	require.NoError(t, err)
 	got.Attempts, got.NextAttemptAt = 3, ptr(at(60*time.Minute))
