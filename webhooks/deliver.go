@@ -430,7 +430,9 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 		d.Status, d.NextAttemptAt = StatusRetrying, &next
 	}
 	groundwork.Count(s.opts.Meter, groundwork.MetricDeliveries, string(d.Status))
+	s.failing <- struct{}{}
 	disabled, err := s.store.FinishAttempt(ctx, d, lease, OutcomeFailure, s.opts.DisableAfterFailures)
+	<-s.failing
 	if err != nil {
 		return OutcomeFailure, ignoreLost(err)
 	}
@@ -454,6 +456,14 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 	}
 	return OutcomeFailure, nil
 }
+
+// failureWriters is how many failed attempts are recorded at once. Their
+// writes are quick, but their failures come in bursts (a hundred
+// endpoints refusing at once, each with its first delivery): written all
+// at once they would take a connection each, and a pool grown for a burst
+// costs the database a new session per connection and keeps it from the
+// claims and the successes meanwhile.
+const failureWriters = 4
 
 // leaseMargin is the slack an attempt keeps before its claim runs out,
 // for the bookkeeping after the request and for clocks that differ a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -396,4 +397,59 @@ func TestDeadEndpointIsSwitchedOffAndParked(t *testing.T) {
 		require.Equal(t, int32(events-3), st.atOnce.Load()+st.oneByOne.Load())
 		require.Equal(t, int32(events-3), st.atOnce.Load(), "parked at once when switched off")
 	})
+}
+
+// TestFailureBurstIsRecordedFewAtATime has a hundred endpoints refuse
+// their first attempts at once: the failures are recorded a few at a time,
+// not each on a connection of its own, and every one is recorded.
+func TestFailureBurstIsRecordedFewAtATime(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		url := "http://" + l.Addr().String() + "/hook"
+		require.NoError(t, l.Close()) // nothing listens: refused
+		st := &failureWatch{Store: webhookssql.New(storetest.Open(t, d, webhookssql.Migrations))}
+		svc, err := webhooks.NewService(st, &webhooks.Options{SecretKey: testKey, AllowPrivateHosts: true, AllowInsecureURLs: true,
+			PollInterval: 10 * time.Millisecond})
+		require.NoError(t, err)
+		const endpoints = 100
+		for i := range endpoints {
+			u := fmt.Sprintf("%s/%d", url, i)
+			_, err := svc.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("dead"), URL: &u, Events: []string{"*"}})
+			require.NoError(t, err)
+		}
+		require.NoError(t, dispatchErr(svc.Dispatch(ctx, placed(1))))
+		st.slow.Store(true) // each write takes a moment, so that a burst would pile up
+		startLoop(t, svc)
+		require.Eventually(t, func() bool { return st.recorded.Load() == endpoints }, 15*time.Second, 10*time.Millisecond)
+		require.LessOrEqual(t, st.most.Load(), int32(4), "failures recorded at once")
+		require.Greater(t, st.most.Load(), int32(1), "recorded side by side, a few at a time")
+	})
+}
+
+// failureWatch counts the failed attempts being recorded at once.
+type failureWatch struct {
+	webhooks.Store
+	slow                atomic.Bool
+	now, most, recorded atomic.Int32
+}
+
+func (f *failureWatch) FinishAttempt(ctx context.Context, d *webhooks.Delivery, lease time.Time, o webhooks.Outcome, n int) (bool, error) {
+	if o != webhooks.OutcomeFailure {
+		return f.Store.FinishAttempt(ctx, d, lease, o, n)
+	}
+	at := f.now.Add(1)
+	defer f.now.Add(-1)
+	for m := f.most.Load(); at > m && !f.most.CompareAndSwap(m, at); m = f.most.Load() {
+	}
+	if f.slow.Load() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	disabled, err := f.Store.FinishAttempt(ctx, d, lease, o, n)
+	if err == nil {
+		f.recorded.Add(1)
+	}
+	return disabled, err
 }

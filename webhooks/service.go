@@ -140,6 +140,8 @@ type Service struct {
 	logger *slog.Logger
 	hooks  registered
 	loop   loopState
+	// failing bounds the failed attempts being recorded at once.
+	failing chan struct{}
 
 	mu      sync.RWMutex
 	catalog map[string]bool
@@ -204,7 +206,7 @@ func NewService(st Store, opts *Options) (*Service, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{store: st, opts: o, sealer: sealer, logger: logger, catalog: map[string]bool{}, gateways: map[string]Gateway{},
-		loop:  loopState{wake: make(chan struct{}, 1)},
+		loop: loopState{wake: make(chan struct{}, 1)}, failing: make(chan struct{}, failureWriters),
 		guard: &Guard{AllowInsecureURLs: o.AllowInsecureURLs, AllowPrivateHosts: o.AllowPrivateHosts, Resolver: o.Resolver}}
 	s.client = newClient(o.TLSConfig)
 	if err := s.RegisterEvents(o.Events...); err != nil {

@@ -122,11 +122,11 @@ func slowReceivers(b *testing.B, d store.Dialect, events int, bad bool, timeout 
 	}
 	if os.Getenv("BENCH_SLOW_TRACE") != "" {
 		go func() {
-			for range time.Tick(time.Second) {
+			for range time.Tick(100 * time.Millisecond) {
 				rv.mu.Lock()
 				n := len(rv.arrived)
 				rv.mu.Unlock()
-				fmt.Fprintf(os.Stderr, "%s: %d healthy arrived\n", time.Since(start).Round(time.Second), n)
+				fmt.Fprintf(os.Stderr, "%s: %d healthy arrived\n", time.Since(start).Round(100*time.Millisecond), n)
 			}
 		}()
 	}
