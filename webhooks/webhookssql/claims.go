@@ -152,12 +152,11 @@ func (s *Store) FinishAttempt(ctx context.Context, d *webhooks.Delivery, lease t
 		excerpt = driverless.ClipText(*d.ResponseBody, webhooks.AttemptExcerptLimit)
 	}
 	if o == webhooks.OutcomeFailure && s.postgres() {
-		// One statement too: a dead endpoint's failures come a hundred at
-		// once (each of its deliveries' first attempts), and five round
-		// trips each, in transactions holding connections, would keep
-		// the pool from the claims and the successes. The subscription's
-		// row as it was before (b, locked) tells whether this failure
-		// switched it off.
+		// One statement too: failures come in bursts (a hundred endpoints
+		// refusing at once), and a transaction of five round trips each
+		// would hold connections the claims and successes need. The
+		// subscription's row as it was before (b, locked) tells whether
+		// this failure switched it off.
 		var r struct {
 			Finished int  `db:"finished"`
 			Disabled bool `db:"disabled"`
@@ -196,7 +195,7 @@ func (s *Store) FinishAttempt(ctx context.Context, d *webhooks.Delivery, lease t
 			_, err = s.stmts.ExecContext(ctx, tx, s.q(`UPDATE webhooks_subscriptions SET consecutive_failures = 0, last_success_at = ?
 				WHERE id = ? AND `+successDue), at, d.SubscriptionID, store.NewTime(d.UpdatedAt.Add(-webhooks.LastSuccessResolution)))
 			return err
-		case webhooks.OutcomeFailure: // (SQLite: the transaction holds the database)
+		case webhooks.OutcomeFailure: // (SQLite: the one writer, so no lock to take)
 			var before struct {
 				Active bool `db:"is_active"`
 				Streak int  `db:"consecutive_failures"`
