@@ -65,6 +65,11 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 		return nil, fmt.Errorf("auth: new handler: %w", err)
 	}
 	b.Throttle = throttle.APIOf(b.Throttle.Limiter, o.APILimit, o.TrustedProxies, b.Logger)
+	if b.Throttle != nil {
+		// Retry-After is counted on the service's clock, as the limits
+		// of its sign-in pages are.
+		b.Throttle.Now = svc.now
+	}
 	h := &Handler{svc: svc, base: b, logger: b.Logger, throttle: b.Throttle}
 	b.Handle("/token", api.Methods{http.MethodGet: h.describeToken})
 	return h, nil
