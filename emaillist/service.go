@@ -320,9 +320,9 @@ func (s *Service) enqueue(ctx context.Context, tx *sql.Tx, args SubscribeArgs) e
 // QueueSubmission feeds an accepted form submission to the form's active
 // feeds (read in tx, the submission's transaction, taking no second
 // connection): for each, the logic is evaluated, the fields mapped and a
-// subscribe queued in tx. A feed that
-// does not send is reported by a FeedSkipped event with the reason and
-// never stops the others; only a failure to queue is returned.
+// subscribe queued in tx. A feed that does not send is reported by a
+// FeedSkipped event with the reason and never stops the others; only a
+// failure to queue is returned.
 func (s *Service) QueueSubmission(ctx context.Context, tx *sql.Tx, sub Submission) error {
 	submissionID, values := sub.ID, sub.Values
 	feeds, err := s.store.ListFeedsTx(ctx, tx, FeedQuery{FormID: sub.FormID, ActiveOnly: true})

@@ -17,8 +17,8 @@ func MsgText(field string) string {
 // else reads the request: a path that holds a NUL or invalid UTF-8 (once
 // decoded) names nothing, a 404; a query string that does not parse, or
 // whose names do, is a 400; a query value that does is a 422 naming its
-// parameter (a 400 when it has no name). Nil when the request is fit to read. No database keeps such
-// bytes as text, and Postgres refuses them.
+// parameter (a 400 when it has no name). Nil when the request is fit to
+// read. No database keeps such bytes as text, and Postgres refuses them.
 func CheckRequestText(r *http.Request) *Error {
 	if !driverless.ValidText(r.URL.Path) {
 		return ErrNotFound

@@ -376,13 +376,13 @@ func (s *Store) ClaimDue(ctx context.Context, now, lease time.Time, limit int, t
 			if err := walkDueInOrder(ctx, tx); err != nil {
 				return err
 			}
-		}
-		if s.postgres() && then == nil {
 			// A claim that only leases commits without waiting for the
 			// disk: a crash that loses it leaves the deliveries due, to
 			// be claimed again, as a crash after the claim would.
-			if _, err := tx.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-				return err
+			if then == nil {
+				if _, err := tx.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+					return err
+				}
 			}
 		}
 		rows, err := s.stmts.QueryContext(ctx, tx, s.q(query), args...)
