@@ -41,9 +41,14 @@
 // refused with 503 and Retry-After: 1 rather than taken and dropped. A
 // failed write keeps its batch for the next. When Run's context ends
 // (after the HTTP server has stopped taking requests) every view still
-// waiting is written, trying again for up to ShutdownFlush (20 s). Only a
-// hard kill (SIGKILL, a power cut) loses views: those taken since the
-// last write, up to 1000 ms of views at the default FlushInterval. The
+// waiting is written before Run returns, however long that takes (a full
+// buffer of varied traffic can take a minute on a slow disk), with a line
+// in the log every five seconds saying how many are written and how many
+// wait. A failed write is tried again; only when no write has succeeded
+// for ShutdownFlush (a minute: the database away) does it give up, and
+// logs how many views it could not write. Only a hard kill (SIGKILL, a
+// power cut, or a supervisor's deadline shorter than the drain) loses
+// views: those taken since the last write. The
 // per-address throttle of the collect routes guards load, not money: count
 // it in memory (driverless.NewMemoryRateLimiter), per instance, as the reference
 // server does, so a view costs no database round trip.

@@ -33,8 +33,11 @@ const (
 	// MaxPendingDefault is how many collected hits may wait to be written
 	// (about 300 bytes each) before Collect refuses more with ErrBusy.
 	MaxPendingDefault = 100_000
-	// ShutdownFlushDefault is how long Run's last flush may take.
-	ShutdownFlushDefault = 20 * time.Second
+	// ShutdownFlushDefault is how long Run's last flush goes on trying
+	// while every write fails.
+	ShutdownFlushDefault = time.Minute
+	// lastFlushReport is how often the last flush says how far it has got.
+	lastFlushReport = 5 * time.Second
 	// flushTimeout bounds one flush of Run's loop.
 	flushTimeout = 30 * time.Second
 	// RetentionDefault keeps the daily rollups two years.
@@ -73,8 +76,9 @@ type AnalyticsOptions struct {
 	// taken that cannot be stored. MaxPendingDefault when zero.
 	MaxPending int
 	// ShutdownFlush is how long Run's last flush, after its context ends,
-	// may take to write every hit still waiting: ShutdownFlushDefault
-	// when zero.
+	// goes on trying while every write fails (the database away); as long
+	// as writes succeed it goes on until every hit waiting is written,
+	// however long that takes. ShutdownFlushDefault when zero.
 	ShutdownFlush time.Duration
 	// Retention: rollups of days longer ago are pruned;
 	// RetentionDefault when zero, kept for ever when negative.
@@ -515,36 +519,57 @@ func (a *Analytics) Pending() int {
 	return len(a.pending) + a.writing
 }
 
-// lastFlush writes every hit still waiting, trying again after a failure
-// (a quarter of a second later), until ShutdownFlush has passed.
+// lastFlush writes every hit still waiting, however long that takes,
+// saying every lastFlushReport how many it has written and how many
+// wait. A failed write is tried again, a quarter of a second later and
+// doubling up to five seconds; it gives up only when no write has
+// succeeded for ShutdownFlush (the database away), logging the views it
+// could not write.
 func (a *Analytics) lastFlush() {
-	ctx, cancel := context.WithTimeout(context.Background(), a.o.ShutdownFlush)
-	defer cancel()
-	for a.Pending() > 0 {
+	start, waiting := time.Now(), a.Pending()
+	if waiting == 0 {
+		return
+	}
+	a.o.Logger.Info("reporting: last flush: writing the views still waiting", "waiting", waiting)
+	written, lastWrite, lastReport := 0, start, start
+	pause := 250 * time.Millisecond
+	for {
+		before := a.Pending()
+		if before == 0 {
+			break
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
 		err := a.Flush(ctx)
-		if err == nil && ctx.Err() == nil {
-			continue // views still coming in are written too, until the deadline
+		cancel()
+		now := time.Now()
+		if n := before - a.Pending(); n > 0 {
+			written, lastWrite, pause = written+n, now, 250*time.Millisecond
 		}
-		if err == nil {
-			err = ctx.Err()
-		}
-		select {
-		case <-ctx.Done():
-			if n := a.Pending(); n > 0 {
-				a.o.Logger.Error("reporting: last flush: views not written", "views", n, "error", err)
+		if err != nil {
+			if now.Sub(lastWrite) >= a.o.ShutdownFlush {
+				a.o.Logger.Error("reporting: last flush: views not written", "views", a.Pending(), "written", written, "error", err)
+				return
 			}
-			return
-		case <-time.After(250 * time.Millisecond):
+			time.Sleep(pause)
+			pause = min(2*pause, 5*time.Second)
+		}
+		if now.Sub(lastReport) >= lastFlushReport {
+			lastReport = now
+			a.o.Logger.Info("reporting: last flush: still writing", "written", written, "waiting", a.Pending(),
+				"took", now.Sub(start).Round(time.Second))
 		}
 	}
+	a.o.Logger.Info("reporting: last flush: every view written", "written", written, "took", time.Since(start).Round(time.Millisecond))
 }
 
 // HousekeepInterval is how often Run forgets old salts and prunes.
 const HousekeepInterval = time.Hour
 
 // Run writes collected hits every FlushInterval (sooner when FlushSize
-// wait) until ctx ends, then all still waiting, taking up to ShutdownFlush
-// (stop taking views first: shut the HTTP server down, then end ctx); and
+// wait) until ctx ends, then every one still waiting, however long that
+// takes, saying how far it has got (stop taking views first: shut the HTTP
+// server down, then end ctx; it gives up only when no write has succeeded
+// for ShutdownFlush); and
 // every HousekeepInterval (and at the start) it housekeeps. A flush under
 // way when ctx ends is not cut short.
 func (a *Analytics) Run(ctx context.Context) {

@@ -23,6 +23,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// After the first signal the next one ends the process at once (the
+	// default action), for an operator who will not wait for the stop.
+	context.AfterFunc(ctx, stop)
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -639,9 +639,12 @@ func serve(ctx context.Context, cfg *config, logOut io.Writer, ready func(addr s
 		go a.metrics.WatchQueue(loopCtx, a.queue)
 		logger.Info("metrics", "addr", "http://"+mln.Addr().String()+"/metrics")
 	}
-	// Collected page views are written every second.
+	// Collected page views are written every second, until the last
+	// request and job that may count one have ended.
+	collectCtx, stopCollecting := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopCollecting()
 	collected := make(chan struct{})
-	go func() { a.analytics.Run(loopCtx); close(collected) }()
+	go func() { a.analytics.Run(collectCtx); close(collected) }()
 	looped := make(chan error, 1)
 	go func() { looped <- a.webhooks.RunDeliveries(loopCtx) }()
 	served := make(chan error, 1)
@@ -677,20 +680,21 @@ func serve(ctx context.Context, cfg *config, logOut io.Writer, ready func(addr s
 	if serr := srv.Shutdown(shutdownCtx); serr != nil {
 		err = errors.Join(err, fmt.Errorf("shutdown: %w", serr))
 	}
-	stopLoop() // the attempts under way finish and are recorded; the last views are written
+	stopLoop() // the attempts under way finish and are recorded
 	select {
 	case lerr := <-looped:
 		err = errors.Join(err, lerr)
 	case <-shutdownCtx.Done():
 		err = errors.Join(err, errors.New("shutdown: webhook deliveries still under way"))
 	}
-	select {
-	case <-collected:
-	case <-shutdownCtx.Done():
-	}
 	if qerr := a.queue.Stop(shutdownCtx); qerr != nil {
 		err = errors.Join(err, qerr)
 	}
+	// Every view answered 202 (or counted by a job) is written, however
+	// long the backlog takes (the collector says how far it has got); a
+	// second signal ends the process at once (main).
+	stopCollecting()
+	<-collected
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
