@@ -66,20 +66,64 @@ type DB struct {
 //
 // A dsn starting with "postgres://" or "postgresql://" opens Postgres
 // through pgx's database/sql driver; connection parameters such as
-// search_path or sslmode go in its query string. Anything else is SQLite:
-// "sqlite:PATH", or a bare PATH. The file is created when missing, in WAL
+// search_path or sslmode go in its query string. "sqlite:PATH" or a bare
+// PATH is SQLite; anything else that starts like an address (a scheme
+// and a colon: "postgres:app_db", "mysql://...") is refused, so a
+// mistyped address never becomes a file of that name. The file is created when missing, in WAL
 // mode with a busy timeout, foreign keys on, immediate transactions and
 // times written in SQLite's own format. "sqlite::memory:" (or ":memory:")
 // is a private in-memory database that lives as long as the DB.
 //
 // Open does not migrate; see [Migrate].
 func Open(ctx context.Context, dsn string) (*DB, error) {
+	if err := CheckDSN(dsn); err != nil {
+		return nil, fmt.Errorf("store: open: %w", err)
+	}
 	switch {
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
 		return openPostgres(ctx, dsn)
 	default:
 		return openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite:"))
 	}
+}
+
+// CheckDSN reports whether [Open] takes dsn as a database address: a
+// postgres:// or postgresql:// URL, "sqlite:PATH", or a bare PATH. An
+// address of any other scheme ("postgres:app_db", "mysql://...") is an
+// error naming the forms to use, so a host can refuse it before it makes
+// files beside it. It opens nothing.
+func CheckDSN(dsn string) error {
+	switch {
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"), strings.HasPrefix(dsn, "sqlite:"):
+		return nil
+	}
+	scheme, ok := addressScheme(dsn)
+	if !ok {
+		return nil
+	}
+	hint := "give a path, sqlite:PATH, or postgres://USER@HOST/DATABASE"
+	if strings.HasPrefix(strings.ToLower(scheme), "postgres") || strings.EqualFold(scheme, "pg") {
+		hint = "a Postgres address starts with postgres:// (postgres://USER@HOST/DATABASE)"
+	}
+	return fmt.Errorf("%q is not a database address: %s", scheme+":...", hint)
+}
+
+// addressScheme returns the scheme of a dsn that starts like an address
+// ("postgres:", "mysql:"): a letter, then letters, digits, '+', '-' or
+// '.', then a colon. A single letter is a Windows drive ("C:\app.db"),
+// and a path with a separator before the colon is a path.
+func addressScheme(dsn string) (string, bool) {
+	i := strings.IndexByte(dsn, ':')
+	if i < 2 {
+		return "", false
+	}
+	for j, r := range dsn[:i] {
+		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !letter && (j == 0 || !(r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
+			return "", false
+		}
+	}
+	return dsn[:i], true
 }
 
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {

@@ -73,6 +73,27 @@ func TestOpen(t *testing.T) {
 		}
 	})
 
+	t.Run("MistypedAddresses", func(t *testing.T) {
+		t.Parallel()
+		for _, tc := range []struct{ dsn, says string }{
+			{"postgres:app_db", "postgres://"},
+			{"postgresql:app_db", "postgres://"},
+			{"pg:app", "postgres://"},
+			{"mysql://root@localhost/app", "sqlite:PATH"},
+			{"Postgres:" + filepath.Join(t.TempDir(), "app_db"), "postgres://"},
+		} {
+			_, err := store.Open(ctx, tc.dsn)
+			require.Error(t, err, tc.dsn)
+			require.Contains(t, err.Error(), tc.says, tc.dsn)
+			require.NoFileExists(t, tc.dsn, "no file is made of a mistyped address")
+		}
+		// A path with a colon after a separator is still a path.
+		dsn := filepath.Join(t.TempDir(), "c:d.db")
+		db, err := store.Open(ctx, dsn)
+		require.NoError(t, err, dsn)
+		require.NoError(t, db.Close())
+	})
+
 	t.Run("PostgresUnreachable", func(t *testing.T) {
 		t.Parallel()
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -21,6 +21,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
 
@@ -349,6 +350,9 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 			return nil, fmt.Errorf("--base-url must be an http(s) URL, not %q", *baseURL)
 		}
 		cfg.baseURL = u
+	}
+	if err := store.CheckDSN(cfg.db); err != nil {
+		return nil, fmt.Errorf("--db: %w", err)
 	}
 	if cfg.uploads == "" {
 		cfg.uploads = defaultUploads(cfg.db)

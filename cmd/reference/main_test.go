@@ -627,3 +627,24 @@ func TestDrainKeepsServing(t *testing.T) {
 		require.Error(t, err, "stopped")
 	})
 }
+
+// A mistyped database address is refused as a usage error naming the
+// form to use, before any file (the database, its key, its uploads) is
+// made of it; sub-commands refuse it too.
+func TestMistypedDatabaseAddress(t *testing.T) {
+	t.Parallel()
+	for _, dsn := range []string{"postgres:app_db", "postgresql:app", "mysql://root@localhost/app"} {
+		_, err := parseServeFlags([]string{"--db", dsn}, env{}.get)
+		var usage usageError
+		require.ErrorAs(t, err, &usage, dsn)
+		require.Contains(t, err.Error(), "--db", dsn)
+		require.Contains(t, err.Error(), "not a database address", dsn)
+	}
+	_, err := parseServeFlags([]string{"--db", "postgres:app_db"}, env{}.get)
+	require.Contains(t, err.Error(), "postgres://USER@HOST/DATABASE")
+	code, _, stderr := runCmd(t, env{}, "token", "create", "--name", "me", "--ability", "*", "--db", "postgres:app_db")
+	require.NotZero(t, code)
+	require.Contains(t, stderr, "postgres://")
+	require.NoFileExists(t, "postgres:app_db")
+	require.NoFileExists(t, "postgres:app_db.key")
+}
