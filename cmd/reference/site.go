@@ -13,6 +13,7 @@ import (
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/webhooks"
@@ -109,6 +110,10 @@ func (s *site) home(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	page, err := s.publicPages(req.Context())
+	if err != nil && api.ClientGone(req) {
+		api.AnswerClientGone(w, req, s.logger, err)
+		return
+	}
 	if err != nil {
 		s.logger.ErrorContext(req.Context(), "reference: home page", "error", err)
 		s.errorPage(w, req, http.StatusInternalServerError)

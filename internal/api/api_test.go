@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -451,4 +453,33 @@ func TestServeDrained(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A request whose client went away (its context canceled while it was
+// served) is answered with the status 499 alone, whatever failed after:
+// a query canceled with it is not the database away, so no outage is
+// recorded and nothing is logged above debug.
+func TestClientGoneIsNotAnOutage(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	before, _ := api.LastOutage()
+	for _, err := range []error{driver.ErrBadConn, context.Canceled, fmt.Errorf("forms: list: %w", syscall.ECONNRESET), errors.New("interrupted")} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		w := httptest.NewRecorder()
+		api.WriteError(w, httptest.NewRequest("GET", "/", nil).WithContext(ctx), logger, nil, err)
+		require.Equal(t, api.StatusClientClosedRequest, w.Code, err)
+		require.Empty(t, w.Body.String(), "nothing the client cannot read")
+		require.Equal(t, "close", w.Header().Get("Connection"))
+	}
+	after, _ := api.LastOutage()
+	require.Equal(t, before, after, "no outage recorded")
+	require.Empty(t, logs.String())
+
+	// The same failure for a client still there is the database away.
+	w := httptest.NewRecorder()
+	api.WriteError(w, httptest.NewRequest("GET", "/", nil), logger, nil, driver.ErrBadConn)
+	require.Equal(t, http.StatusServiceUnavailable, w.Code)
+	require.Contains(t, logs.String(), "database unavailable")
 }

@@ -113,9 +113,14 @@ type messageBody struct {
 // WriteError answers err through table. Unexpected errors answer 500 with a
 // generic message, but for a database that cannot serve at the moment (see
 // [Unavailable]), which answers 503 with a Retry-After; they, and every other 5xx but 501 (a feature that is
-// not set up), are logged at error level with the request, unless the
-// client has gone.
+// not set up), are logged at error level with the request. A request
+// whose client went away gets nothing but the status 499, whatever err
+// is (see [AnswerClientGone]).
 func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, table Table, err error) {
+	if ClientGone(r) {
+		AnswerClientGone(w, r, logger, err)
+		return
+	}
 	status, body, header, ok := table.Lookup(err)
 	if !ok {
 		// A database that cannot serve at the moment is a 503 to come back

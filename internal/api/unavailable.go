@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -52,6 +53,30 @@ func OutageOver(o Outage) {
 	}
 }
 
+// StatusClientClosedRequest is the status a request is logged and counted
+// with when its client went away before its answer (nginx's 499): the
+// failure that follows (a query canceled with the request) is the
+// client's leaving, not the server's or the database's.
+const StatusClientClosedRequest = 499
+
+// ClientGone reports whether r's client has gone away while it was
+// served: it closed its side of the connection or gave up, so the
+// request's context was canceled (not timed out).
+func ClientGone(r *http.Request) bool { return errors.Is(r.Context().Err(), context.Canceled) }
+
+// AnswerClientGone ends a request whose client went away: nothing but
+// the status StatusClientClosedRequest (no body, the connection closed),
+// logged at debug; no error and no outage is recorded, so /readyz and the
+// error log see nothing of it.
+func AnswerClientGone(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
+	if logger != nil {
+		logger.DebugContext(context.WithoutCancel(r.Context()), "client went away before its answer",
+			"method", r.Method, "path", r.URL.Path, "error", err)
+	}
+	w.Header().Set("Connection", "close")
+	w.WriteHeader(StatusClientClosedRequest)
+}
+
 // Unavailable is the answer for err when it says the database cannot serve
 // at the moment (see driverless.Unavailable): 503 with a Retry-After, the cause
 // logged (the first failure at once, then once every ten seconds with how
@@ -59,7 +84,9 @@ func OutageOver(o Outage) {
 // passes by itself. nil when err is not such a failure.
 func Unavailable(ctx context.Context, logger *slog.Logger, err error) *Error {
 	cause, ok := driverless.Unavailable(err)
-	if !ok {
+	if !ok || errors.Is(ctx.Err(), context.Canceled) {
+		// A request whose client left fails its queries with it: not an
+		// outage.
 		return nil
 	}
 	now := time.Now()

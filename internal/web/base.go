@@ -157,9 +157,14 @@ var Unavailable = ErrorPage{Heading: "Not available right now",
 
 // Fail is the pages' one error writer. A *Problem in err's chain, or the
 // one Explain finds, is answered as it says; anything else is the
-// Failure page, logged (unless the client has gone). A client that asked
-// for JSON gets {"message"} where the problem has a JSON message.
+// Failure page, logged. A client that asked for JSON gets {"message"}
+// where the problem has a JSON message. A request whose client went away
+// gets nothing but the status 499 (see api.AnswerClientGone).
 func (b *Base) Fail(w http.ResponseWriter, r *http.Request, err error) {
+	if api.ClientGone(r) {
+		api.AnswerClientGone(w, r, b.Logger, err)
+		return
+	}
 	var p *Problem
 	if !errors.As(err, &p) && b.o.Explain != nil {
 		p = b.o.Explain(err)

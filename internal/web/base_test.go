@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -108,6 +109,17 @@ func TestBaseAnswersEveryFailureAsAPage(t *testing.T) {
 	w = get("/things/kettle?q=%ff")
 	require.Equal(t, 422, w.Code)
 	require.Contains(t, w.Body.String(), "<h1>Address not understood</h1>")
+
+	// A client that went away while its page was made: the status 499
+	// alone, the failure (a query canceled with it) not logged as one.
+	logs.Reset()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	w = httptest.NewRecorder()
+	b.ServeHTTP(w, httptest.NewRequest("GET", "/things/broken", nil).WithContext(ctx))
+	require.Equal(t, 499, w.Code)
+	require.Empty(t, w.Body.String())
+	require.Empty(t, logs.String())
 }
 
 // A urlencoded body is read within MaxFormBytes before the handler and
