@@ -147,7 +147,7 @@ func (h *AdminHandler) syncCalendar(w http.ResponseWriter, r *http.Request) erro
 	case !ok:
 		return errCalendarSyncRunning
 	case err != nil:
-		return &api.Error{Status: http.StatusUnprocessableEntity, Message: "The calendar could not be read: " + CalendarReason(err) + ".", Err: err}
+		return &api.Error{Status: http.StatusUnprocessableEntity, Message: "The calendar could not be read. " + CalendarReason(err), Err: err}
 	}
 	c, err := h.svc.CalendarConnection(r.Context(), id)
 	return answer(w, http.StatusOK, h.resource(c, nil), err)

@@ -19,6 +19,30 @@ import (
 // a sync fails.
 var ErrCalendarUnreadable = errors.New("bookings: calendar unreadable")
 
+// CalendarError is why a calendar could not be read: Reason in words the
+// provider can act on ("We could not reach that address. Check it and
+// try again."), with nothing of the server that read it (no addresses,
+// no error chains), and Err the cause, for the log. Calendar sources
+// return it; [CalendarReason] finds it in an error's chain.
+type CalendarError struct {
+	Reason string
+	Err    error
+}
+
+// Error is the reason and the cause, for logs.
+func (e *CalendarError) Error() string {
+	if e.Err == nil {
+		return e.Reason
+	}
+	return e.Reason + " (" + e.Err.Error() + ")"
+}
+
+// Unwrap is the cause.
+func (e *CalendarError) Unwrap() error { return e.Err }
+
+// calendarReasonDefault is the reason of a failure no source explained.
+const calendarReasonDefault = "The calendar could not be read. Check its address and try again later."
+
 // calendarSecretContext binds sealed calendar secrets to their use.
 var calendarSecretContext = []byte("bookings calendar connection secret")
 
@@ -81,8 +105,11 @@ func (s *Service) access(c CalendarConnection) (CalendarAccess, error) {
 // ConnectCalendar makes a calendar connection for a provider after
 // reading it once: the calendars it lists are answered beside it (to
 // choose from), and a connection that cannot be read is refused with
-// ErrCalendarUnreadable, its reason in the message. The secret is sealed
-// with Options.SecretKey; the first sync is due at once.
+// ErrCalendarUnreadable, its reason in the message. A server that has not
+// answered within Options.CalendarConnectWait is slow, not refusing: the
+// connection (when it chose no calendars) is saved unread and answered
+// with nil calendars, and the calendar sweep reads it. The secret is
+// sealed with Options.SecretKey; the first sync is due at once.
 func (s *Service) ConnectCalendar(ctx context.Context, in CalendarInput) (CalendarConnection, []RemoteCalendar, error) {
 	v := &api.Validator{}
 	src, err := s.source(in.Kind)
@@ -127,8 +154,19 @@ func (s *Service) ConnectCalendar(ctx context.Context, in CalendarInput) (Calend
 		c.Endpoint = u.String()
 	}
 	c.SealedSecret = s.sealer.Seal(secret, calendarSecretContext)
-	cals, err := s.listCalendars(ctx, src, CalendarAccess{Connection: c, Secret: secret})
-	if err != nil {
+	wait, cancel := context.WithTimeout(ctx, s.o.CalendarConnectWait)
+	cals, err := s.listCalendars(wait, src, CalendarAccess{Connection: c, Secret: secret})
+	slow := errors.Is(wait.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+	cancel()
+	switch {
+	case slow && len(c.Calendars) == 0 && c.Destination == "":
+		// The server is slow, not refusing: saved unread, and read by the
+		// calendar sweep (due at once), its outcome kept on it.
+		if c, err = s.store.CreateCalendarConnection(ctx, c); err != nil {
+			return CalendarConnection{}, nil, fmt.Errorf("bookings: connect calendar: %w", err)
+		}
+		return c, nil, nil
+	case err != nil:
 		return CalendarConnection{}, nil, err
 	}
 	if err := checkChoice(cals, c.Calendars, c.Destination); err != nil {
@@ -151,7 +189,8 @@ func (s *Service) listCalendars(ctx context.Context, src CalendarSource, a Calen
 	defer cancel()
 	cals, err := src.Calendars(ctx, a)
 	if err != nil {
-		return nil, &api.Error{Status: 422, Message: "The calendar could not be read: " + err.Error() + ".", Err: errors.Join(ErrCalendarUnreadable, err)}
+		s.o.Logger.InfoContext(ctx, "bookings: a calendar could not be listed", "kind", a.Connection.Kind, "error", err)
+		return nil, &api.Error{Status: 422, Message: "The calendar could not be read. " + CalendarReason(err), Err: errors.Join(ErrCalendarUnreadable, err)}
 	}
 	return cals, nil
 }
@@ -303,11 +342,11 @@ func (s *Service) syncSpan(ctx context.Context, id int64, from, to time.Time, fu
 	if full {
 		next = s.o.Now().Add(s.o.CalendarSyncInterval)
 	}
-	if read.Unreadable > 0 {
-		s.o.Logger.WarnContext(ctx, "bookings: calendar events left out", "connection", id, "unreadable", read.Unreadable)
+	if read.Unreadable > 0 || read.Warning != "" {
+		s.o.Logger.WarnContext(ctx, "bookings: calendar events left out", "connection", id, "unreadable", read.Unreadable, "warning", read.Warning)
 	}
 	return true, s.store.FinishCalendarSync(record, CalendarSync{ConnectionID: id, From: from, To: to, Periods: read.Periods,
-		NotModified: read.NotModified, ETag: read.ETag, LastModified: read.LastModified, At: s.o.Now(), Next: next})
+		NotModified: read.NotModified, ETag: read.ETag, LastModified: read.LastModified, At: s.o.Now(), Next: next, Warning: read.Warning})
 }
 
 // readBusy reads a connection's busy time within the read timeout,
@@ -335,9 +374,18 @@ func (s *Service) readBusy(ctx context.Context, c CalendarConnection, from, to t
 }
 
 // CalendarReason is why a calendar could not be read, in words for the
-// provider: err's message without the sentinel's.
+// provider: the Reason of the first CalendarError in err's chain, else a
+// general sentence. Nothing of the server that read it is in it; log err
+// for the cause.
 func CalendarReason(err error) string {
-	return strings.TrimPrefix(err.Error(), ErrCalendarUnreadable.Error()+": ")
+	var ce *CalendarError
+	if errors.As(err, &ce) && ce.Reason != "" {
+		return ce.Reason
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "The calendar's server took too long to answer. It will be read again shortly."
+	}
+	return calendarReasonDefault
 }
 
 // ownEvent reports whether uid is one of the bookings written to a

@@ -1,6 +1,7 @@
 package bookings_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -187,11 +188,12 @@ func TestCalendarFailuresBackOff(t *testing.T) {
 	ok, err := svc.SyncCalendar(ctx, conn.ID)
 	require.True(t, ok)
 	require.ErrorIs(t, err, bookings.ErrCalendarUnreadable)
-	require.ErrorContains(t, err, "the address answered 401 Unauthorized")
+	require.ErrorContains(t, err, "the server answered 401 Unauthorized", "the cause, for the log")
 	conn, err = svc.CalendarConnection(ctx, conn.ID)
 	require.NoError(t, err)
 	require.Equal(t, 1, conn.Failures)
-	require.Contains(t, conn.LastError, "401 Unauthorized")
+	require.Equal(t, "The calendar's server refused access. Check the user name and app password, or that the address is still shared, and try again.",
+		conn.LastError, "kept in words")
 	require.NotContains(t, conn.LastError, "s3cr3t")
 	require.Equal(t, b.clock.Now().Add(bookings.CalendarSyncIntervalDefault), conn.NextSyncAt.In(time.UTC))
 	_, err = svc.SyncCalendar(ctx, conn.ID)
@@ -260,7 +262,7 @@ func TestConnectCalendarRefusals(t *testing.T) {
 	var refusal *api.Error
 	require.ErrorAs(t, err, &refusal)
 	require.Equal(t, 422, refusal.Status)
-	require.Equal(t, "The calendar could not be read: the address answered 404 Not Found.", refusal.Message)
+	require.Equal(t, "The calendar could not be read. There is no calendar at that address. Check it and try again.", refusal.Message)
 	var ve *bookings.ValidationError
 	_, _, err = svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarCalDAV, Name: "x", URL: cs.address()})
 	require.ErrorAs(t, err, &ve)
@@ -604,4 +606,73 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// What went wrong is said in words, with nothing of the server that
+// read it: an address that cannot be found or reached, and one on a
+// private network, are refused without resolver addresses, error chains
+// or the address it resolved to; the cause goes to the log.
+func TestCalendarReasonsSayNothingOfTheServer(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	var logs bytes.Buffer
+	svc, err := bookings.NewService(bookingssql.New(b.db), &bookings.Options{Now: b.clock.Now, SecretKey: calendarKey,
+		Logger:          slog.New(slog.NewTextHandler(&logs, nil)),
+		CalendarSources: map[string]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(nil)}})
+	require.NoError(t, err)
+	cs := newCalendarServer(t)
+	for _, tc := range []struct{ address, reason string }{
+		{cs.address(), "The calendar could not be read. That address is on a private network, which this site does not read calendars from. " +
+			"Use the calendar's public address."},
+		{"https://calendar.invalid/basic.ics", "The calendar could not be read. We could not "},
+	} {
+		_, _, err := svc.ConnectCalendar(context.Background(), bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS,
+			Name: "Diary", URL: tc.address})
+		var refusal *api.Error
+		require.ErrorAs(t, err, &refusal, tc.address)
+		require.Equal(t, 422, refusal.Status)
+		require.True(t, strings.HasPrefix(refusal.Message, tc.reason), refusal.Message)
+		for _, inside := range []string{"egress", "::ffff", "127.0.0.1", "lookup", ":53", "bookings:", "dial", "s3cr3t"} {
+			require.NotContains(t, refusal.Message, inside, tc.address)
+		}
+	}
+	require.Contains(t, logs.String(), "not a public address", "the cause is logged")
+}
+
+// A calendar's server that is slow to answer does not hold the request
+// that connects it: past CalendarConnectWait the connection is saved
+// unread (no calendars answered), and the calendar sweep reads it once
+// the server answers.
+func TestSlowCalendarIsSavedAndReadInTheBackground(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	svc, err := bookings.NewService(bookingssql.New(b.db), &bookings.Options{Now: b.clock.Now, SecretKey: calendarKey,
+		CalendarConnectWait: 200 * time.Millisecond,
+		CalendarSources:     map[string]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
+	require.NoError(t, err)
+	cs := newCalendarServer(t)
+	cs.event("dentist", "2026-06-02T14:00", "2026-06-02T15:00")
+	gate := make(chan struct{})
+	cs.mu.Lock()
+	cs.gate = gate
+	cs.mu.Unlock()
+	ctx := context.Background()
+	c, cals, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Diary",
+		URL: cs.address()})
+	require.NoError(t, err, "saved, not refused")
+	require.Nil(t, cals, "not listed yet")
+	require.Nil(t, c.SyncedAt)
+	require.NotZero(t, c.ID)
+	cs.mu.Lock()
+	cs.gate = nil
+	cs.mu.Unlock()
+	close(gate)
+	n, err := svc.SyncDueCalendars(ctx, 10)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	c, err = svc.CalendarConnection(ctx, c.ID)
+	require.NoError(t, err)
+	require.NotNil(t, c.SyncedAt, "read by the sweep")
+	require.Empty(t, c.LastError)
+	require.NotContains(t, dayStarts(t, svc, b, "2026-06-02"), "14:00")
 }

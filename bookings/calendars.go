@@ -31,6 +31,10 @@ const (
 	CalendarReadTimeoutDefault = 20 * time.Second
 	// CalendarRefreshTimeoutDefault bounds the read before a booking.
 	CalendarRefreshTimeoutDefault = 3 * time.Second
+	// CalendarConnectWaitDefault is how long making a connection waits
+	// for the calendar's server before it is saved and read in the
+	// background.
+	CalendarConnectWaitDefault = 5 * time.Second
 	// CalendarBackoffMax is the longest wait after failed reads (each
 	// failure doubles the interval, up to this).
 	CalendarBackoffMax = 6 * time.Hour
@@ -69,8 +73,9 @@ type CalendarConnection struct {
 	// SyncedAt is the last good read, SyncedUntil how far ahead it read.
 	SyncedAt    *time.Time `json:"synced_at"`
 	SyncedUntil *time.Time `json:"synced_until"`
-	// LastError is the last failed read's reason ("" after a good one);
-	// Failures counts failed reads in a row.
+	// LastError is the last failed read's reason in words for the
+	// provider, or what a good read had to leave out ("" after a whole
+	// good read); Failures counts failed reads in a row.
 	LastError  string    `json:"last_error"`
 	Failures   int       `json:"failures"`
 	NextSyncAt time.Time `json:"next_sync_at"`
@@ -103,6 +108,10 @@ type BusyRead struct {
 	ETag, LastModified string
 	// Unreadable counts events left out because they could not be read.
 	Unreadable int
+	// Warning says, in words for the provider, what the read left out
+	// beyond single unreadable events (events that repeat too often to
+	// expand); "" when nothing. It is kept as the connection's LastError.
+	Warning string
 }
 
 // CalendarEvent is a booking as written to a provider's calendar: our
@@ -162,4 +171,7 @@ type CalendarSync struct {
 	NotModified        bool
 	ETag, LastModified string
 	At, Next           time.Time
+	// Warning is the read's BusyRead.Warning, kept as the connection's
+	// LastError ("" clears it).
+	Warning string
 }

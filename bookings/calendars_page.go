@@ -229,6 +229,7 @@ type connectionView struct {
 	Name, Kind, Where      string
 	Reads, WritesTo        string
 	LastRead, Error, Stale string
+	Warning                string
 }
 
 type editView struct {
@@ -253,8 +254,13 @@ func (p *CalendarsPageHandler) view(c CalendarConnection, loc *time.Location) co
 	default:
 		v.LastRead = "not yet"
 	}
-	if c.LastError != "" {
-		v.Error = CalendarReason(errors.New(c.LastError))
+	switch {
+	case c.LastError != "" && c.Failures > 0:
+		v.Error = "The last read failed. " + c.LastError
+	case c.LastError != "":
+		v.Warning = "The last read left something out. " + c.LastError
+	case c.SyncedAt == nil:
+		v.LastRead = "not yet: it is read in the background within a minute or two"
 	}
 	if c.Stale(p.svc.o.Now()) {
 		v.Stale = "It has not been read for over a day, so bookings may clash with it."
@@ -329,7 +335,7 @@ func (p *CalendarsPageHandler) show(w http.ResponseWriter, r *http.Request) erro
 			v := p.view(c, location(pr.TimeZone))
 			data.Disconnect = &v
 		} else if data.Edit, err = p.editView(r.Context(), c, location(pr.TimeZone), nil, nil); err != nil {
-			return p.draw(w, r, http.StatusOK, pr, data, "The calendars of "+c.Name+" could not be listed: "+CalendarReason(err)+".")
+			return p.draw(w, r, http.StatusOK, pr, data, "The calendars of "+c.Name+" could not be listed. "+CalendarReason(err))
 		}
 		return p.draw(w, r, http.StatusOK, pr, data)
 	}
@@ -414,7 +420,7 @@ func (p *CalendarsPageHandler) connect(w http.ResponseWriter, r *http.Request) e
 		return p.draw(w, r, http.StatusUnprocessableEntity, pr, data, general...)
 	case errors.Is(err, ErrCalendarUnreadable):
 		data := &calendarsPage{}
-		fields := connectFields(r, kind, map[string][]string{"url": {"The calendar could not be read: " + CalendarReason(err) + "."}})
+		fields := connectFields(r, kind, map[string][]string{"url": {"The calendar could not be read. " + CalendarReason(err)}})
 		if kind == CalendarICS {
 			data.ICS = fields
 		} else {
@@ -423,6 +429,10 @@ func (p *CalendarsPageHandler) connect(w http.ResponseWriter, r *http.Request) e
 		return p.draw(w, r, http.StatusUnprocessableEntity, pr, data)
 	case err != nil:
 		return err
+	case cals == nil:
+		p.back(w, r, "", web.Flash{Kind: "info", Message: c.Name + " is saved. Its server is slow to answer, so it is read in the background: " +
+			"look here again in a minute or two for its busy times, or for what went wrong."})
+		return nil
 	}
 	p.readNow(r, c.ID)
 	if kind == CalendarCalDAV && len(cals) > 1 {
@@ -435,9 +445,12 @@ func (p *CalendarsPageHandler) connect(w http.ResponseWriter, r *http.Request) e
 }
 
 // readNow reads a connection just made or changed, so its busy time
-// counts at once; a failure is kept on it and shown on the page.
+// counts at once, waiting for its server no longer than
+// CalendarConnectWait; a failure is kept on it and shown on the page.
 func (p *CalendarsPageHandler) readNow(r *http.Request, id int64) {
-	if _, err := p.svc.SyncCalendar(r.Context(), id); err != nil {
+	ctx, cancel := context.WithTimeout(r.Context(), p.svc.o.CalendarConnectWait)
+	defer cancel()
+	if _, err := p.svc.SyncCalendar(ctx, id); err != nil {
 		p.base.Logger.InfoContext(r.Context(), "bookings: calendar read after a change", "connection", id, "error", err)
 	}
 }
@@ -478,11 +491,11 @@ func (p *CalendarsPageHandler) choose(w http.ResponseWriter, r *http.Request) er
 				errs[name] = append(errs[name], ms...)
 			}
 		} else {
-			general = append(general, "The calendars could not be listed: "+CalendarReason(err)+".")
+			general = append(general, "The calendars could not be listed. "+CalendarReason(err))
 		}
 		data := &calendarsPage{}
 		if data.Edit, err = p.editView(r.Context(), c, location(pr.TimeZone), &ch, errs); err != nil {
-			return p.draw(w, r, http.StatusUnprocessableEntity, pr, data, "The calendars could not be listed: "+CalendarReason(err)+".")
+			return p.draw(w, r, http.StatusUnprocessableEntity, pr, data, "The calendars could not be listed. "+CalendarReason(err))
 		}
 		return p.draw(w, r, http.StatusUnprocessableEntity, pr, data, general...)
 	}
@@ -503,7 +516,7 @@ func (p *CalendarsPageHandler) sync(w http.ResponseWriter, r *http.Request) erro
 	case !ok:
 		p.back(w, r, "", web.Flash{Kind: "info", Message: c.Name + " is being read just now; look again in a moment."})
 	case err != nil:
-		p.back(w, r, "", web.Flash{Kind: "error", Message: c.Name + " could not be read: " + CalendarReason(err) + "."})
+		p.back(w, r, "", web.Flash{Kind: "error", Message: c.Name + " could not be read. " + CalendarReason(err)})
 	default:
 		p.back(w, r, "", web.Flash{Kind: "success", Message: c.Name + " was read just now."})
 	}
@@ -557,7 +570,7 @@ func (p *CalendarsPageHandler) finishGoogle(w http.ResponseWriter, r *http.Reque
 	}
 	c, _, err := p.svc.ConnectCalendar(r.Context(), CalendarInput{ProviderID: pr.ID, Kind: CalendarGoogle, Name: "Google Calendar", Password: tok.RefreshToken})
 	if errors.Is(err, ErrCalendarUnreadable) {
-		p.back(w, r, "", web.Flash{Kind: "error", Message: "Google Calendar could not be read: " + CalendarReason(err) + "."})
+		p.back(w, r, "", web.Flash{Kind: "error", Message: "Google Calendar could not be read. " + CalendarReason(err)})
 		return nil
 	}
 	if err != nil {

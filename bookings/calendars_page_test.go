@@ -105,7 +105,8 @@ func TestCalendarsPageConnectsAnAddress(t *testing.T) {
 	require.Contains(t, body, "The address is required.")
 	code, body, _ = p.do(t, "POST", page+"/connect", url.Values{"kind": {"ics"}, "ics_name": {"Diary"}, "ics_url": {cs.URL + "/nope.ics"}}.Encode())
 	require.Equal(t, 422, code)
-	require.Contains(t, body, "The calendar could not be read: the address answered 404 Not Found.")
+	require.Contains(t, body, "The calendar could not be read. There is no calendar at that address. Check it and try again.")
+	require.NotContains(t, body, "404", "nothing of the server's answer")
 	require.Contains(t, body, `value="Diary"`, "what was typed is kept")
 
 	code, _, loc := p.do(t, "POST", page+"/connect", url.Values{"kind": {"ics"}, "ics_name": {"Diary"}, "ics_url": {cs.address()}}.Encode())
@@ -126,8 +127,9 @@ func TestCalendarsPageConnectsAnAddress(t *testing.T) {
 	code, _, loc = p.do(t, "POST", page+"/"+id+"/sync", "")
 	require.Equal(t, 303, code)
 	_, body, _ = p.do(t, "GET", loc, "")
-	require.Contains(t, body, "Diary could not be read: the address answered 500 Internal Server Error.")
-	require.Contains(t, body, "The last read failed: the address answered 500 Internal Server Error.")
+	require.Contains(t, body, "Diary could not be read. The calendar&#39;s server is not answering properly just now. It will be read again shortly.")
+	require.Contains(t, body, "The last read failed. The calendar&#39;s server is not answering properly just now. It will be read again shortly.")
+	require.NotContains(t, body, "500")
 
 	code, body, _ = p.do(t, "GET", page+"?disconnect="+id, "")
 	require.Equal(t, 200, code)

@@ -133,6 +133,11 @@ type Options struct {
 	// the booking goes ahead on the stored busy time);
 	// CalendarRefreshTimeoutDefault when zero.
 	CalendarRefreshTimeout time.Duration
+	// CalendarConnectWait is how long making a connection (or reading it
+	// right after) waits for the calendar's server; past it the
+	// connection is saved unread and read in the background by the
+	// calendar sweep. CalendarConnectWaitDefault when zero.
+	CalendarConnectWait time.Duration
 	// Logger receives unexpected errors; nil discards.
 	Logger *slog.Logger
 }
@@ -221,6 +226,7 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	o.CalendarFreshness = cmp.Or(o.CalendarFreshness, CalendarFreshnessDefault)
 	o.CalendarReadTimeout = cmp.Or(o.CalendarReadTimeout, CalendarReadTimeoutDefault)
 	o.CalendarRefreshTimeout = cmp.Or(o.CalendarRefreshTimeout, CalendarRefreshTimeoutDefault)
+	o.CalendarConnectWait = cmp.Or(o.CalendarConnectWait, CalendarConnectWaitDefault)
 	if len(o.CalendarSources) > 0 && sealer == nil {
 		return nil, errors.New("bookings: new service: CalendarSources need a SecretKey to seal the connections' secrets")
 	}

@@ -179,8 +179,10 @@ type Store interface {
 	// FinishCalendarSync records a good read in one transaction: the
 	// connection's busy periods overlapping [From, To) replaced by
 	// Periods (unless NotModified), its ETag and LastModified, SyncedAt,
-	// SyncedUntil (moved on to To, never back), no error, no failures,
-	// the next sync, the claim let go. ErrNotFound.
+	// SyncedUntil (moved on to To, never back), the Warning as its last
+	// error (NotModified keeps the last read's warning but clears a
+	// failure's reason), no failures, the next sync, the claim let go.
+	// ErrNotFound.
 	FinishCalendarSync(ctx context.Context, s CalendarSync) error
 	// FailCalendarSync records a failed read: its reason, one failure
 	// more, the next sync, the claim let go; ErrNotFound.

@@ -1,6 +1,7 @@
 package bookingsical
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -20,8 +21,13 @@ import (
 // unreadable instead of holding a worker.
 const MaxOccurrences = 20_000
 
-// errTooMany is a recurring event past MaxOccurrences.
+// errTooMany is a recurring event past MaxOccurrences or
+// MaxRecurrenceValues.
 var errTooMany = errors.New("bookingsical: recurring event has too many occurrences")
+
+// errBudget is a recurring event not expanded because the read's budget
+// (MaxOccurrencesPerRead, MaxExpandTime) is spent.
+var errBudget = errors.New("bookingsical: the read's expansion budget is spent")
 
 // Busy is the busy time in [from, to) of what a calendar holds, merged and
 // sorted: every VEVENT that is opaque (TRANSP other than TRANSPARENT, and
@@ -33,14 +39,20 @@ var errTooMany = errors.New("bookingsical: recurring event has too many occurren
 // read in loc, the provider's zone, so an all-day event takes the
 // provider's whole local day. Events whose UID skip reports are left out
 // (the bookings written to the calendar). Events that cannot be read are
-// left out and counted in the answer's second value.
+// left out and counted in the answer's second value, and so are recurring
+// events past the read's bounds: MaxOccurrences walked for one event,
+// MaxRecurrenceValues dates listed in one, and MaxOccurrencesPerRead and
+// MaxExpandTime for all of them together.
 func Busy(cals []*ical.Calendar, from, to time.Time, loc *time.Location, skip func(uid string) bool) ([]bookings.Period, int) {
-	r := reader{from: from, to: to, loc: loc}
-	type override struct {
-		at  time.Time
-		day bool
-	}
-	replaced := map[string][]override{}
+	read := expand(cals, from, to, loc, skip)
+	return read.Periods, read.Unreadable
+}
+
+// expand is Busy as a read, with a warning in words when recurring
+// events were left out for the read's bounds.
+func expand(cals []*ical.Calendar, from, to time.Time, loc *time.Location, skip func(uid string) bool) bookings.BusyRead {
+	r := reader{from: from, to: to, loc: loc, budget: MaxOccurrencesPerRead, deadline: time.Now().Add(MaxExpandTime)}
+	replaced := map[string]*overrides{}
 	var masters, singles []*ical.Component
 	for _, cal := range cals {
 		for _, c := range cal.Children {
@@ -56,7 +68,10 @@ func Busy(cals []*ical.Calendar, from, to time.Time, loc *time.Location, skip fu
 						r.unreadable++
 						continue
 					}
-					replaced[uid] = append(replaced[uid], override{at, day})
+					if replaced[uid] == nil {
+						replaced[uid] = &overrides{times: map[int64]bool{}, days: map[bookings.Date]bool{}}
+					}
+					replaced[uid].add(at, day)
 					singles = append(singles, c)
 					continue
 				}
@@ -75,32 +90,82 @@ func Busy(cals []*ical.Calendar, from, to time.Time, loc *time.Location, skip fu
 			r.single(c)
 		}
 	}
+	// The events that repeat least often first: the budget goes to the
+	// ordinary ones before any that repeats every second.
+	slices.SortStableFunc(masters, func(a, b *ical.Component) int { return cmp.Compare(frequency(a), frequency(b)) })
+	var tooOften, spent int
 	for _, c := range masters {
 		if !busyEvent(c) {
 			continue
 		}
-		ovs := replaced[propValue(c, ical.PropUID)]
-		isReplaced := func(at time.Time) bool {
-			return slices.ContainsFunc(ovs, func(o override) bool {
-				if o.day {
-					return bookings.DateOf(o.at) == bookings.DateOf(at.In(o.at.Location()))
-				}
-				return o.at.Equal(at)
-			})
-		}
-		if err := r.recurring(c, isReplaced); err != nil {
+		switch err := r.recurring(c, replaced[propValue(c, ical.PropUID)]); {
+		case errors.Is(err, errTooMany):
+			tooOften++
+		case errors.Is(err, errBudget):
+			spent++
+		case err != nil:
 			r.unreadable++
 		}
 	}
-	return bookings.MergePeriods(r.out), r.unreadable
+	read := bookings.BusyRead{Periods: bookings.MergePeriods(r.out), Unreadable: r.unreadable + tooOften + spent}
+	switch {
+	case spent > 0:
+		read.Warning = fmt.Sprintf("%d repeating events were left out: together the calendar's events repeat more often than can be read. "+
+			"Their times do not keep you from being booked.", tooOften+spent)
+	case tooOften > 0:
+		read.Warning = fmt.Sprintf("%d repeating events were left out: they repeat more often than can be read (more than %d times). "+
+			"Their times do not keep you from being booked.", tooOften, MaxOccurrences)
+	}
+	return read
 }
 
-// reader collects busy periods clipped to [from, to).
+// frequency ranks how often a recurring event repeats: 0 for dates
+// listed (RDATE alone), then yearly to secondly.
+func frequency(c *ical.Component) int {
+	p := c.Props.Get(ical.PropRecurrenceRule)
+	if p == nil {
+		return 0
+	}
+	for _, part := range strings.Split(strings.ToUpper(p.Value), ";") {
+		if f, ok := strings.CutPrefix(part, "FREQ="); ok {
+			if i := slices.Index([]string{"YEARLY", "MONTHLY", "WEEKLY", "DAILY", "HOURLY", "MINUTELY", "SECONDLY"}, f); i >= 0 {
+				return i + 1
+			}
+		}
+	}
+	return 8
+}
+
+// overrides are the occurrences of one recurring event that other
+// VEVENTs replace (by RECURRENCE-ID): exact times, and whole days.
+type overrides struct {
+	times map[int64]bool
+	days  map[bookings.Date]bool
+}
+
+func (o *overrides) add(at time.Time, day bool) {
+	if day {
+		o.days[bookings.DateOf(at)] = true
+	} else {
+		o.times[at.UnixNano()] = true
+	}
+}
+
+// has reports whether the occurrence at is replaced (a day's override in
+// the provider's zone, loc).
+func (o *overrides) has(at time.Time, loc *time.Location) bool {
+	return o != nil && (o.times[at.UnixNano()] || o.days[bookings.DateOf(at.In(loc))])
+}
+
+// reader collects busy periods clipped to [from, to), with what is
+// left of the read's expansion budget.
 type reader struct {
 	from, to   time.Time
 	loc        *time.Location
 	out        []bookings.Period
 	unreadable int
+	budget     int       // occurrences that may still be walked
+	deadline   time.Time // when expanding stops
 }
 
 // add keeps [start, end) clipped to the range, when anything is left.
@@ -198,11 +263,25 @@ func (r *reader) single(c *ical.Component) {
 }
 
 // recurring adds the occurrences of a recurring event that reach into
-// the range, less those replaced by another VEVENT.
-func (r *reader) recurring(c *ical.Component, replaced func(time.Time) bool) error {
+// the range, less those replaced by another VEVENT. It walks at most
+// MaxOccurrences of it (errTooMany), and none once the read's budget is
+// spent (errBudget).
+func (r *reader) recurring(c *ical.Component, replaced *overrides) error {
+	if r.budget <= 0 || time.Now().After(r.deadline) {
+		return errBudget
+	}
 	s, err := r.spanOf(c)
 	if err != nil {
 		return err
+	}
+	listed := 0
+	for _, name := range []string{ical.PropRecurrenceDates, ical.PropExceptionDates} {
+		for _, p := range c.Props.Values(name) {
+			listed += strings.Count(p.Value, ",") + 1
+		}
+	}
+	if listed > MaxRecurrenceValues {
+		return errTooMany
 	}
 	set := &rrule.Set{}
 	if p := c.Props.Get(ical.PropRecurrenceRule); p != nil {
@@ -230,8 +309,8 @@ func (r *reader) recurring(c *ical.Component, replaced func(time.Time) bool) err
 	if c.Props.Get(ical.PropRecurrenceRule) == nil {
 		set.RDate(s.start) // RDATE alone: DTSTART is an occurrence too
 	}
-	var exdates []time.Time
-	var exdays []bookings.Date
+	exdates := map[int64]bool{}
+	exdays := map[bookings.Date]bool{}
 	for _, p := range c.Props.Values(ical.PropExceptionDates) {
 		for _, v := range splitList(p) {
 			at, day, err := r.when(v)
@@ -239,24 +318,35 @@ func (r *reader) recurring(c *ical.Component, replaced func(time.Time) bool) err
 				return err
 			}
 			if day {
-				exdays = append(exdays, bookings.DateOf(at))
+				exdays[bookings.DateOf(at)] = true
 			} else {
-				exdates = append(exdates, at)
+				exdates[at.UnixNano()] = true
 			}
 		}
 	}
+	// The event's periods count only once it is read to the end: one
+	// left out adds none.
+	kept := len(r.out)
 	next := set.Iterator()
 	for n := 0; ; n++ {
-		if n == MaxOccurrences {
-			return errTooMany
+		var err error
+		switch {
+		case n == MaxOccurrences:
+			err = errTooMany
+		case r.budget <= 0 || n%256 == 255 && time.Now().After(r.deadline):
+			err = errBudget
 		}
+		if err != nil {
+			r.out = r.out[:kept]
+			return err
+		}
+		r.budget--
 		at, ok := next()
 		if !ok || !at.Before(r.to) {
 			return nil
 		}
 		end := s.end(at, r.loc)
-		if !end.After(r.from) || replaced(at) || slices.ContainsFunc(exdates, at.Equal) ||
-			slices.Contains(exdays, bookings.DateOf(at.In(s.start.Location()))) {
+		if !end.After(r.from) || replaced.has(at, r.loc) || exdates[at.UnixNano()] || exdays[bookings.DateOf(at.In(s.start.Location()))] {
 			continue
 		}
 		r.add(at, end)

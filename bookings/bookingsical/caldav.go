@@ -1,6 +1,7 @@
 package bookingsical
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -39,17 +40,35 @@ type doer struct {
 	userAgent  string
 }
 
+// Do sends req with the account's credentials. Every answer is read
+// here, within MaxCalendarBytes, and the iCalendar text in it checked
+// against MaxCalendarLines and MaxCalendarDepth before the CalDAV
+// client parses it: a server cannot make the parser recurse without
+// end, or fill memory with an answer that never ends.
 func (d doer) Do(req *http.Request) (*http.Response, error) {
 	req.SetBasicAuth(d.user, d.pass)
 	req.Header.Set("User-Agent", d.userAgent)
 	res, err := d.c.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("the server cannot be reached: %w", unwrapURL(err))
+		return nil, unreachable(err)
 	}
+	defer res.Body.Close()
 	if res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden {
-		res.Body.Close()
-		return nil, fmt.Errorf("the server refused the user name and password (%s)", res.Status)
+		return nil, refused(res)
 	}
+	var data []byte
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/calendar") {
+		if data, err = readAll(res.Body); err == nil {
+			err = new(shape).check(data)
+		}
+	} else {
+		data, err = checkedMultistatus(res.Body)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Body = io.NopCloser(bytes.NewReader(data))
+	res.ContentLength = int64(len(data))
 	return res, nil
 }
 
@@ -60,7 +79,7 @@ func (s *CalDAV) doer(a bookings.CalendarAccess) doer {
 func (s *CalDAV) client(a bookings.CalendarAccess) (*caldav.Client, error) {
 	c, err := caldav.NewClient(s.doer(a), a.Connection.Endpoint)
 	if err != nil {
-		return nil, fmt.Errorf("the server address is not usable: %w", err)
+		return nil, calendarError("That server address cannot be used. Check it and try again.", err)
 	}
 	return c, nil
 }
@@ -72,17 +91,18 @@ func (s *CalDAV) Calendars(ctx context.Context, a bookings.CalendarAccess) ([]bo
 	if err != nil {
 		return nil, err
 	}
+	notCalDAV := "The server did not answer as a CalDAV server does. Check its address (your calendar provider's CalDAV address) and try again."
 	principal, err := c.FindCurrentUserPrincipal(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("the server did not say who the user is: %w", err)
+		return nil, explained(notCalDAV, err)
 	}
 	home, err := c.FindCalendarHomeSet(ctx, principal)
 	if err != nil {
-		return nil, fmt.Errorf("the server did not say where the calendars are: %w", err)
+		return nil, explained(notCalDAV, err)
 	}
 	cals, err := c.FindCalendars(ctx, home)
 	if err != nil {
-		return nil, fmt.Errorf("the server did not list the calendars: %w", err)
+		return nil, explained(notCalDAV, err)
 	}
 	out := []bookings.RemoteCalendar{}
 	for _, cal := range cals {
@@ -131,7 +151,8 @@ func (s *CalDAV) Busy(ctx context.Context, a bookings.CalendarAccess, from, to t
 			})
 		})
 		if err != nil {
-			return bookings.BusyRead{}, fmt.Errorf("the calendar %s could not be read: %w", path, err)
+			return bookings.BusyRead{}, explained("One of the chosen calendars could not be read. Check that it still exists and try again.",
+				fmt.Errorf("bookingsical: calendar %s: %w", path, err))
 		}
 		for _, o := range objs {
 			if o.Data != nil {
@@ -139,9 +160,7 @@ func (s *CalDAV) Busy(ctx context.Context, a bookings.CalendarAccess, from, to t
 			}
 		}
 	}
-	var read bookings.BusyRead
-	read.Periods, read.Unreadable = Busy(all, from, to, loc, skip)
-	return read, nil
+	return expand(all, from, to, loc, skip), nil
 }
 
 // freeBusy asks path for its busy time with a free-busy-query REPORT; ok
@@ -194,7 +213,7 @@ func (s *CalDAV) PutEvent(ctx context.Context, a bookings.CalendarAccess, ev boo
 		return err
 	}
 	if _, err := c.PutCalendarObject(ctx, eventPath(a.Connection.Destination, ev.UID), eventCalendar(ev, time.Now())); err != nil {
-		return fmt.Errorf("the booking could not be written: %w", err)
+		return explained("The booking could not be written to the calendar. It will be tried again.", err)
 	}
 	return nil
 }
@@ -221,7 +240,8 @@ func (s *CalDAV) DeleteEvent(ctx context.Context, a bookings.CalendarAccess, uid
 	defer res.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
 	if res.StatusCode >= 300 && res.StatusCode != http.StatusNotFound {
-		return fmt.Errorf("the booking could not be removed: the server answered %s", res.Status)
+		return calendarError("The booking could not be removed from the calendar. It will be tried again.",
+			fmt.Errorf("bookingsical: the server answered %s", res.Status))
 	}
 	return nil
 }

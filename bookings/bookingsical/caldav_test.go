@@ -251,7 +251,9 @@ func TestCalDAVInProcess(t *testing.T) {
 	src := bookingsical.NewCalDAV(&bookingsical.Options{AllowPrivateHosts: true})
 	_, err := src.Calendars(context.Background(), bookings.CalendarAccess{Connection: bookings.CalendarConnection{Endpoint: base + "/", Username: "ada"},
 		Secret: "wrong"})
-	require.ErrorContains(t, err, "the server refused the user name and password (401 Unauthorized)")
+	require.Equal(t, "The calendar's server refused access. Check the user name and app password, or that the address is still shared, and try again.",
+		bookings.CalendarReason(err))
+	require.ErrorContains(t, err, "401 Unauthorized", "the cause, for the log")
 }
 
 func TestCalDAVRadicale(t *testing.T) {

@@ -1,10 +1,13 @@
 package bookingsical
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,10 +18,6 @@ import (
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/internal/egress"
 )
-
-// MaxCalendarBytes bounds one calendar read (an ICS address's answer, or
-// one CalDAV report).
-const MaxCalendarBytes = 16 << 20
 
 // Options configures [NewICS] and [NewCalDAV]. Nil means the defaults.
 type Options struct {
@@ -98,8 +97,9 @@ func (s *ICS) Busy(ctx context.Context, a bookings.CalendarAccess, from, to time
 		read.ETag, read.LastModified = a.Connection.ETag, a.Connection.LastModified
 		return read, nil
 	}
-	read.Periods, read.Unreadable = Busy([]*ical.Calendar{cal}, from, to, loc, skip)
-	return read, nil
+	found := expand([]*ical.Calendar{cal}, from, to, loc, skip)
+	found.ETag, found.LastModified = read.ETag, read.LastModified
+	return found, nil
 }
 
 // fetch GETs address (webcal:// read as https://); a nil calendar and no
@@ -110,7 +110,7 @@ func (s *ICS) fetch(ctx context.Context, address, etag, lastModified string) (*i
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, address, nil)
 	if err != nil {
-		return nil, nil, errors.New("the address is not a URL")
+		return nil, nil, calendarError("That address is not a web address. Check it and try again.", errors.New("bookingsical: not a URL"))
 	}
 	req.Header.Set("Accept", "text/calendar")
 	req.Header.Set("User-Agent", s.userAgent)
@@ -122,7 +122,7 @@ func (s *ICS) fetch(ctx context.Context, address, etag, lastModified string) (*i
 	}
 	res, err := s.http.Do(req)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the address cannot be reached: %w", unwrapURL(err))
+		return nil, nil, unreachable(err)
 	}
 	defer res.Body.Close()
 	switch {
@@ -130,7 +130,7 @@ func (s *ICS) fetch(ctx context.Context, address, etag, lastModified string) (*i
 		return nil, res, nil
 	case res.StatusCode != http.StatusOK:
 		_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
-		return nil, nil, fmt.Errorf("the address answered %s", res.Status)
+		return nil, nil, refused(res)
 	}
 	cal, err := decode(res.Body)
 	if err != nil {
@@ -139,15 +139,19 @@ func (s *ICS) fetch(ctx context.Context, address, etag, lastModified string) (*i
 	return cal, res, nil
 }
 
-// decode reads one iCalendar object of at most MaxCalendarBytes.
+// decode reads one iCalendar object within the read's bounds
+// (MaxCalendarBytes, MaxCalendarLines, MaxCalendarDepth).
 func decode(r io.Reader) (*ical.Calendar, error) {
-	lr := &io.LimitedReader{R: r, N: MaxCalendarBytes + 1}
-	cal, err := unpanicked(func() (*ical.Calendar, error) { return ical.NewDecoder(lr).Decode() })
-	if lr.N <= 0 {
-		return nil, fmt.Errorf("the calendar is larger than %d MiB", MaxCalendarBytes>>20)
-	}
+	data, err := readAll(r)
 	if err != nil {
-		return nil, fmt.Errorf("the answer is not an iCalendar file: %w", err)
+		return nil, err
+	}
+	if err := new(shape).check(data); err != nil {
+		return nil, err
+	}
+	cal, err := unpanicked(func() (*ical.Calendar, error) { return ical.NewDecoder(bytes.NewReader(data)).Decode() })
+	if err != nil {
+		return nil, explained("The address answered something that is not a calendar. Check that it is the calendar's iCal address.", err)
 	}
 	return cal, nil
 }
@@ -155,22 +159,65 @@ func decode(r io.Reader) (*ical.Calendar, error) {
 // unpanicked runs a calendar parser on what a server sent, turning a
 // panic of the parser (go-ical's decoder panics on some malformed lines,
 // such as "0;0=") into an error, so a broken or hostile calendar fails
-// its read instead of the request or job that read it.
+// its read instead of the request or job that read it. The panic's text
+// is the cause, for the log, never the reason shown.
 func unpanicked[T any](parse func() (T, error)) (v T, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("the calendar data could not be parsed (%v)", p)
+			err = calendarError("The calendar's data could not be read: it is not written as calendars are.",
+				fmt.Errorf("bookingsical: the parser panicked: %v", p))
 		}
 	}()
 	return parse()
 }
 
-// unwrapURL drops net/http's "Get <url>:" prefix, which would put the
-// secret address in the reason kept on the connection.
-func unwrapURL(err error) error {
+// unreachable is the failure of a request that got no answer, in words:
+// the address unknown, private, slow, untrusted or not reachable. The
+// cause (resolver, addresses, TLS) is kept for the log only.
+func unreachable(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return ue.Err
+		err = ue.Err // net/http's "Get <url>:" would put the secret address in the log
 	}
-	return err
+	var dns *net.DNSError
+	var cert *tls.CertificateVerificationError
+	var timeout interface{ Timeout() bool }
+	switch {
+	case errors.Is(err, egress.ErrNotPublic):
+		return calendarError("That address is on a private network, which this site does not read calendars from. Use the calendar's public address.", err)
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return calendarError("We could not find that address. Check it and try again.", err)
+	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &timeout) && timeout.Timeout():
+		return calendarError("The calendar's server took too long to answer. It will be read again shortly.", err)
+	case errors.As(err, &cert):
+		return calendarError("The calendar's server could not prove who it is (its certificate is not valid). Check the address and try again.", err)
+	default:
+		return calendarError("We could not reach that address. Check it and try again.", err)
+	}
+}
+
+// refused is the failure of an answer other than the calendar, in words
+// by its status; the status itself is kept for the log.
+func refused(res *http.Response) error {
+	cause := fmt.Errorf("bookingsical: the server answered %s", res.Status)
+	switch code := res.StatusCode; {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return calendarError("The calendar's server refused access. Check the user name and app password, or that the address is still shared, and try again.", cause)
+	case code == http.StatusNotFound || code == http.StatusGone:
+		return calendarError("There is no calendar at that address. Check it and try again.", cause)
+	case code == http.StatusTooManyRequests || code >= 500:
+		return calendarError("The calendar's server is not answering properly just now. It will be read again shortly.", cause)
+	default:
+		return calendarError("The calendar's server refused to send the calendar. Check the address and try again.", cause)
+	}
+}
+
+// explained is err when it already says why in words, else err with
+// reason.
+func explained(reason string, err error) error {
+	var ce *bookings.CalendarError
+	if errors.As(err, &ce) {
+		return err
+	}
+	return calendarError(reason, err)
 }

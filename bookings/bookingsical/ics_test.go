@@ -78,8 +78,8 @@ func TestICSReadsConditionally(t *testing.T) {
 	// webcal:// is read as https://, which this plain server does not
 	// speak: the TLS handshake fails.
 	_, err = ics.Calendars(ctx, access(strings.Replace(a.Secret, "http://", "webcal://", 1)))
-	require.ErrorContains(t, err, "cannot be reached")
-	require.ErrorContains(t, err, "http: server gave HTTP response to HTTPS client")
+	require.Equal(t, "We could not reach that address. Check it and try again.", bookings.CalendarReason(err))
+	require.ErrorContains(t, err, "http: server gave HTTP response to HTTPS client", "the cause, for the log")
 }
 
 // Failures say why without the secret address; a private address is
@@ -90,14 +90,17 @@ func TestICSFailures(t *testing.T) {
 	ctx := context.Background()
 	ics := bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})
 	_, err := ics.Calendars(ctx, access(srv.URL+"/secret/wrong.ics"))
-	require.EqualError(t, err, "the address answered 404 Not Found")
+	require.Equal(t, "There is no calendar at that address. Check it and try again.", bookings.CalendarReason(err))
+	require.ErrorContains(t, err, "404 Not Found", "the cause, for the log")
 	notICS := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("<html>hello</html>")) }))
 	t.Cleanup(notICS.Close)
 	_, err = ics.Calendars(ctx, access(notICS.URL+"/c2VjcmV0"))
-	require.ErrorContains(t, err, "not an iCalendar file")
+	require.Equal(t, "The address answered something that is not a calendar. Check that it is the calendar's iCal address.", bookings.CalendarReason(err))
 	require.NotContains(t, err.Error(), "c2VjcmV0")
 
 	_, err = bookingsical.NewICS(nil).Calendars(ctx, access(srv.URL+"/secret/c2VjcmV0.ics"))
-	require.ErrorContains(t, err, "not a public address")
+	require.Equal(t, "That address is on a private network, which this site does not read calendars from. Use the calendar's public address.",
+		bookings.CalendarReason(err))
+	require.ErrorContains(t, err, "not a public address", "the cause, for the log")
 	require.NotContains(t, err.Error(), "c2VjcmV0", "the secret address is never in a reason")
 }

@@ -193,10 +193,13 @@ func (s *Store) FinishCalendarSync(ctx context.Context, cs bookings.CalendarSync
 			}
 		}
 		to := store.NewTime(cs.To)
+		// A read's warning is kept as the last error; an unchanged
+		// calendar keeps the warning of the read that found it, and clears
+		// a failure's reason.
 		_, err = tx.ExecContext(ctx, s.db.Rebind(`UPDATE bookings_calendar_connections SET etag = ?, last_modified = ?, synced_at = ?,
 			synced_until = CASE WHEN synced_until IS NULL OR synced_until < ? THEN ? ELSE synced_until END,
-			last_error = '', failures = 0, next_sync_at = ?, claimed_until = NULL WHERE id = ?`),
-			cs.ETag, cs.LastModified, store.NewTime(cs.At), to, to, store.NewTime(cs.Next), cs.ConnectionID)
+			last_error = CASE WHEN ? AND failures = 0 THEN last_error ELSE ? END, failures = 0, next_sync_at = ?, claimed_until = NULL WHERE id = ?`),
+			cs.ETag, cs.LastModified, store.NewTime(cs.At), to, to, cs.NotModified, cs.Warning, store.NewTime(cs.Next), cs.ConnectionID)
 		if err != nil {
 			return mapErr(err, "finish calendar sync")
 		}

@@ -126,6 +126,35 @@ func exerciseCalendarConnections(t *testing.T, newStore func(t *testing.T) booki
 	require.True(t, ok)
 	require.ErrorIs(t, s.FailCalendarSync(ctx, 999, "x", at), bookings.ErrNotFound)
 
+	// A good read's warning is the last error, with no failures; an
+	// unchanged calendar keeps it; a changed one without one clears it;
+	// an unchanged read after a failure clears the failure's reason.
+	lastError := func() (string, int) {
+		c, err := s.CalendarConnection(ctx, c.ID)
+		require.NoError(t, err)
+		return c.LastError, c.Failures
+	}
+	finish := func(notModified bool, warning string) {
+		require.NoError(t, s.FinishCalendarSync(ctx, bookings.CalendarSync{ConnectionID: c.ID, From: day, To: day.Add(72 * time.Hour),
+			Periods: []bookings.Period{period(9, 10), period(35, 36), period(60, 61)}, NotModified: notModified, Warning: warning,
+			At: at.Add(3 * time.Minute), Next: at.Add(8 * time.Minute)}))
+	}
+	finish(false, "Some events repeat too often to read.")
+	msg, failures := lastError()
+	require.Equal(t, "Some events repeat too often to read.", msg)
+	require.Zero(t, failures)
+	finish(true, "")
+	msg, _ = lastError()
+	require.Equal(t, "Some events repeat too often to read.", msg, "unchanged: the warning stands")
+	finish(false, "")
+	msg, _ = lastError()
+	require.Empty(t, msg)
+	require.NoError(t, s.FailCalendarSync(ctx, c.ID, "timeout", at.Add(40*time.Minute)))
+	finish(true, "")
+	msg, failures = lastError()
+	require.Empty(t, msg, "a good read clears a failure's reason")
+	require.Zero(t, failures)
+
 	// The periods are the provider's busy time: no service, no buffers.
 	cal, err := s.Calendar(ctx, bookings.CalendarQuery{ServiceID: v.ID, ProviderIDs: []int64{ada.ID, bob.ID},
 		From: bookings.DateOf(day), To: bookings.DateOf(day.Add(48 * time.Hour)), BusyFrom: day, BusyTo: day.Add(48 * time.Hour), Now: at})

@@ -192,12 +192,17 @@ func bookingsCalendar(ctx context.Context, args []string, getenv func(string) st
 		case errors.As(err, &ve):
 			return usageError{ve.Error()}
 		case errors.Is(err, bookings.ErrCalendarUnreadable):
-			return fmt.Errorf("the calendar could not be read: %s", bookings.CalendarReason(err))
+			return fmt.Errorf("the calendar could not be read. %s (%w)", bookings.CalendarReason(err), err)
 		case err != nil:
 			return err
+		case cals == nil:
+			fmt.Fprintf(stdout, "%d\n", c.ID)
+			fmt.Fprintf(stderr, "Saved %q for %s: its server is slow to answer, so the server reads it in the background; "+
+				"`reference bookings calendar list` shows how that went.\n", c.Name, p.Name)
+			return nil
 		}
 		if _, err := svc.SyncCalendar(ctx, c.ID); err != nil {
-			fmt.Fprintf(stderr, "Connected, but the first read failed: %s\n", bookings.CalendarReason(err))
+			fmt.Fprintf(stderr, "Connected, but the first read failed. %s (%v)\n", bookings.CalendarReason(err), err)
 		}
 		fmt.Fprintf(stdout, "%d\n", c.ID)
 		names := make([]string, len(cals))

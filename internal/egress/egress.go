@@ -7,6 +7,7 @@ package egress
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -65,6 +66,10 @@ func IsPublic(addr netip.Addr) bool {
 	return true
 }
 
+// ErrNotPublic is a dial refused because the host resolves only to
+// addresses that are not public.
+var ErrNotPublic = errors.New("egress: not a public address")
+
 // Client is an HTTP client for addresses a user gave: it connects only to
 // the public addresses a host resolves to (any address with
 // allowPrivate, for a host whose calendars or endpoints live on its own
@@ -85,7 +90,7 @@ func Client(timeout time.Duration, allowPrivate bool) *http.Client {
 		var last error
 		for _, a := range addrs {
 			if !allowPrivate && !IsPublic(a) {
-				last = fmt.Errorf("egress: %s is %s, not a public address", host, a)
+				last = fmt.Errorf("%w: %s is %s", ErrNotPublic, host, a)
 				continue
 			}
 			conn, err := dialer.DialContext(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
