@@ -318,8 +318,8 @@ func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv
 }
 
 // bookingViewer is who sees the bookings list: a user with
-// view_bookings every booking; a provider (whose email is the signed-in
-// user's) their own; anyone else nothing.
+// view_bookings every booking; a provider whose email is the signed-in
+// user's verified address their own; anyone else nothing.
 func bookingViewer(svc *bookings.Service) func(r *http.Request) (bool, int64, bool) {
 	return func(r *http.Request) (bool, int64, bool) {
 		u, ok := auth.UserFrom(r.Context())
@@ -331,6 +331,11 @@ func bookingViewer(svc *bookings.Service) func(r *http.Request) (bool, int64, bo
 		}
 		providers, err := svc.Providers(r.Context())
 		if err != nil {
+			return false, 0, false
+		}
+		if !u.Verified() {
+			// Anyone may register with a provider's address; only the
+			// one who proved it is theirs sees that provider's customers.
 			return false, 0, false
 		}
 		for _, p := range providers {
