@@ -29,7 +29,9 @@
 //	GET       /verify-email              the "please verify" notice, with a resend button
 //	GET       /verify-email/{id}/{hash}  the signed link from the mail (60 minutes)
 //	     POST /email/verification-notification   resend (6 a minute)
-//	GET  POST /confirm-password          asks for the password again (lasts 3 hours)
+//	GET  POST /confirm-password          asks for the password again (lasts 3 hours; never
+//	                                     given by a remember-me cookie); the address, passkeys
+//	                                     and two-factor settings ask for it first
 //	     POST /logout
 //	GET  POST /settings/tokens           the user's own API tokens (shown once, revocable)
 //

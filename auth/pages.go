@@ -259,7 +259,7 @@ func (w *Web) signIn(rw http.ResponseWriter, r *http.Request, u User, remember b
 			return err
 		}
 	}
-	id, rememberValue, err := w.svc.startSession(r.Context(), u, remember, w.browser(r))
+	id, rememberValue, err := w.svc.startSession(r.Context(), u, remember, true, w.browser(r))
 	if err != nil {
 		return err
 	}

@@ -19,17 +19,18 @@ const PasskeysTemplate = "auth/passkeys.html"
 // options to its answer.
 const passkeyCookie = "gw_passkey"
 
-func (w *Web) passkeyRoutes(handle func(string, http.Handler)) {
-	user := func(f func(http.ResponseWriter, *http.Request) error) http.Handler {
-		return w.RequireUser(w.base.Func(f))
-	}
+// passkeyRoutes registers the passkey pages: managing them behind
+// confirmed (a passkey signs in with no password and no two-factor code,
+// so adding one asks for the password as two-factor does), signing in
+// with one for guests.
+func (w *Web) passkeyRoutes(handle func(string, http.Handler), confirmed func(func(http.ResponseWriter, *http.Request) error) http.Handler) {
 	guest := func(f func(http.ResponseWriter, *http.Request) error) http.Handler {
 		return w.RequireGuest(w.base.Func(f))
 	}
-	handle("GET /settings/passkeys", user(w.passkeysPage))
-	handle("POST /settings/passkeys/options", user(w.passkeyRegistrationOptions))
-	handle("POST /settings/passkeys", user(w.addPasskey))
-	handle("POST /settings/passkeys/{id}/delete", user(w.deletePasskey))
+	handle("GET /settings/passkeys", confirmed(w.passkeysPage))
+	handle("POST /settings/passkeys/options", confirmed(w.passkeyRegistrationOptions))
+	handle("POST /settings/passkeys", confirmed(w.addPasskey))
+	handle("POST /settings/passkeys/{id}/delete", confirmed(w.deletePasskey))
 	handle("POST /login/passkey/options", guest(w.passkeySignInOptions))
 	handle("POST /login/passkey", guest(w.passkeySignIn))
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 func (s *Service) randomToken(n int) (string, error) {
@@ -29,15 +30,22 @@ func sum(s string) []byte {
 // It returns the session id and the remember cookie's value ("" without
 // one), both secret and shown only here.
 func (s *Service) StartSession(ctx context.Context, u User, remember bool) (sessionID, rememberValue string, err error) {
-	return s.startSession(ctx, u, remember, browserInfo{})
+	return s.startSession(ctx, u, remember, true, browserInfo{})
 }
+
+// neverConfirmed is the PasswordConfirmedAt of a session whose user has
+// not typed their password in it (one a remember-me cookie started):
+// long before any confirm window.
+var neverConfirmed = time.Unix(0, 0).UTC()
 
 // browserInfo is what a session keeps of the browser that signed in.
 type browserInfo struct{ userAgent, ip, place string }
 
 // startSession is StartSession, keeping the browser's user agent and
-// client address for the user's list of sessions.
-func (s *Service) startSession(ctx context.Context, u User, remember bool, b browserInfo) (sessionID, rememberValue string, err error) {
+// client address for the user's list of sessions. confirmed says the
+// user just proved who they are (a password, a passkey): a session a
+// remember-me cookie starts is not, so the confirm-password gate asks.
+func (s *Service) startSession(ctx context.Context, u User, remember, confirmed bool, b browserInfo) (sessionID, rememberValue string, err error) {
 	userAgent := b.userAgent
 	if sessionID, err = s.randomToken(32); err != nil {
 		return "", "", fmt.Errorf("auth: start session: %w", err)
@@ -46,7 +54,11 @@ func (s *Service) startSession(ctx context.Context, u User, remember bool, b bro
 	if len(userAgent) > SessionAgentMaxBytes {
 		userAgent = strings.ToValidUTF8(userAgent[:SessionAgentMaxBytes], "")
 	}
-	if err := s.store.CreateSession(ctx, Session{IDHash: sum(sessionID), UserID: u.ID, CreatedAt: now, LastSeenAt: now, PasswordConfirmedAt: now,
+	confirmedAt := neverConfirmed
+	if confirmed {
+		confirmedAt = now
+	}
+	if err := s.store.CreateSession(ctx, Session{IDHash: sum(sessionID), UserID: u.ID, CreatedAt: now, LastSeenAt: now, PasswordConfirmedAt: confirmedAt,
 		UserAgent: strings.ToValidUTF8(userAgent, ""), IP: b.ip, Place: b.place}); err != nil {
 		return "", "", fmt.Errorf("auth: start session: %w", err)
 	}

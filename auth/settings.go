@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -25,8 +26,9 @@ const (
 var passwordHelp = fmt.Sprintf("At least %d characters. A few words you will remember make a strong password.", PasswordMinLength)
 
 // settingsRoutes registers the account settings pages, behind
-// RequireUser (and RequirePasswordConfirmed where they change a sign-in
-// factor), and the two-factor challenge.
+// RequireUser, and RequirePasswordConfirmed where they change a way to
+// sign in (two-factor, passkeys; a new email address asks in
+// saveProfile), and the two-factor challenge.
 func (w *Web) settingsRoutes(handle func(string, http.Handler)) {
 	user := func(f func(http.ResponseWriter, *http.Request) error) http.Handler {
 		return w.RequireUser(w.base.Func(f))
@@ -44,12 +46,12 @@ func (w *Web) settingsRoutes(handle func(string, http.Handler)) {
 	handle("GET /settings/two-factor/qr-code", user(w.twoFactorQR))
 	handle("POST /settings/two-factor/confirm", user(w.confirmTwoFactor))
 	handle("POST /settings/two-factor/recovery-codes", confirmed(w.regenerateCodes))
-	handle("POST /settings/two-factor/disable", user(w.disableTwoFactor))
+	handle("POST /settings/two-factor/disable", confirmed(w.disableTwoFactor))
 	handle("GET /settings/sessions", user(w.sessionsPage))
 	handle("POST /settings/sessions", user(w.signOutOthers))
 	handle("GET /settings/delete-account", user(w.deletePage))
 	handle("POST /settings/delete-account", user(w.deleteAccount))
-	w.passkeyRoutes(handle)
+	w.passkeyRoutes(handle, confirmed)
 	handle("GET /two-factor-challenge", w.RequireGuest(w.base.Func(w.challengePage)))
 	handle("POST /two-factor-challenge", w.RequireGuest(w.base.Func(w.challenge)))
 }
@@ -125,6 +127,15 @@ func (w *Web) saveProfile(rw http.ResponseWriter, r *http.Request) error {
 		}
 		u = renamed
 		msgs = append(msgs, "Your name is now "+u.Name+".")
+	}
+	if _, v, _ := w.visit(rw, r); email != u.Email && !w.confirmedRecently(v) {
+		// The address signs in and resets the password: changing it asks
+		// for the password first, as the sign-in factors do.
+		w.setCookie(rw, r, IntendedCookie, url.QueryEscape("/settings/profile"), 10*time.Minute)
+		w.render.SetFlash(rw, r, "/confirm-password", web.Flash{Kind: "info",
+			Message: "Confirm your password to change your email address, then save it again."})
+		web.SeeOther(rw, r, "/confirm-password")
+		return nil
 	}
 	if email != u.Email {
 		sent, err := w.svc.RequestEmailChange(r.Context(), u, email, w.baseURL(r)+"/settings/email")

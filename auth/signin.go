@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/groundwork-go/groundwork"
@@ -15,14 +16,18 @@ import (
 type LockoutError struct {
 	// RetryAfter is how long until the window ends.
 	RetryAfter time.Duration
-	// twoFactor: the codes of the second step were tried too often.
-	twoFactor bool
+	// twoFactor: the codes of the second step were tried too often;
+	// confirm: the password was typed wrong too often in a settings page.
+	twoFactor, confirm bool
 }
 
 // Error is the login page's message, with the seconds left.
 func (e *LockoutError) Error() string {
-	if e.twoFactor {
+	switch {
+	case e.twoFactor:
 		return fmt.Sprintf(MsgTwoFactorLockout, int(e.RetryAfter/time.Second))
+	case e.confirm:
+		return fmt.Sprintf(MsgPasswordLockout, int(e.RetryAfter/time.Second))
 	}
 	return fmt.Sprintf(MsgLockout, int(e.RetryAfter/time.Second))
 }
@@ -67,12 +72,17 @@ type loginLimit struct {
 // per email and address, per account (a minute and a quarter of an hour),
 // per address.
 func (s *Service) loginLimits(email, clientIP string) []loginLimit {
+	return append(append([]loginLimit{{loginKey(email, clientIP), s.loginAttempts, s.loginWindow, true}}, accountLimits(email)...),
+		loginLimit{"login-address:" + clientIP, LoginAddressAttemptsDefault, time.Minute, false})
+}
+
+// accountLimits are the allowances of every password check of one
+// account, from any address: a minute's and a quarter of an hour's.
+func accountLimits(email string) []loginLimit {
 	account := NormalizeEmail(email)
 	return []loginLimit{
-		{loginKey(email, clientIP), s.loginAttempts, s.loginWindow, true},
 		{"login-account:" + account, LoginAccountAttemptsDefault, time.Minute, true},
 		{"login-account-15m:" + account, LoginAccountSustainedDefault, 15 * time.Minute, true},
-		{"login-address:" + clientIP, LoginAddressAttemptsDefault, time.Minute, false},
 	}
 }
 
@@ -143,15 +153,44 @@ func (s *Service) CheckCredentials(ctx context.Context, email, password, clientI
 }
 
 // CheckPassword reports whether password is the user's (the
-// confirm-password page).
+// confirm-password page, and the settings that ask for it: changing the
+// password, signing out other browsers, deleting the account). Each
+// check is counted as a sign-in attempt is: LoginAttempts a LoginWindow
+// for the user, and the account's allowances from any address
+// (LoginAccountAttemptsDefault a minute, LoginAccountSustainedDefault a
+// quarter of an hour, shared with the sign-in page), so a signed-in
+// browser cannot guess the password any faster than the sign-in page
+// lets anyone: past them it is refused, unchecked, with a
+// *LockoutError. A right password forgets the count.
 func (s *Service) CheckPassword(ctx context.Context, userID int64, password string) (bool, error) {
-	_, hash, err := s.store.UserByID(ctx, userID)
+	u, hash, err := s.store.UserByID(ctx, userID)
 	if err != nil {
 		return false, fmt.Errorf("auth: check password: %w", err)
+	}
+	limits := append([]loginLimit{{"password-check:" + strconv.FormatInt(u.ID, 10), s.loginAttempts, s.loginWindow, true}}, accountLimits(u.Email)...)
+	var wait time.Duration
+	for _, l := range limits {
+		lim, err := s.logins.Hit(ctx, l.key, l.limit, l.window)
+		if err != nil {
+			return false, fmt.Errorf("auth: check password: %w", err)
+		}
+		if !lim.Allowed {
+			wait = max(wait, lim.RetryAfter(s.now()))
+		}
+	}
+	if wait > 0 {
+		return false, &LockoutError{RetryAfter: wait, confirm: true}
 	}
 	ok, _, err := s.hasher.check(ctx, hash, password)
 	if err != nil && !errors.Is(err, errBadHash) {
 		return false, fmt.Errorf("auth: check password: %w", err)
+	}
+	if ok {
+		for _, l := range limits {
+			if err := s.logins.Reset(ctx, l.key); err != nil {
+				return false, fmt.Errorf("auth: check password: %w", err)
+			}
+		}
 	}
 	return ok, nil
 }

@@ -61,6 +61,7 @@ const (
 const (
 	MsgBadCredentials   = "These credentials do not match our records."
 	MsgLockout          = "Too many sign-in attempts. Please try again in %d seconds."
+	MsgPasswordLockout  = "The password was typed wrong too many times. Please try again in %d seconds."
 	MsgResetSent        = "If an account uses that address, a reset link is on its way to it. It can take a few minutes to arrive."
 	MsgPasswordReset    = "Your password has been reset."
 	MsgResetInvalid     = "This password reset token is invalid."

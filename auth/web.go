@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -205,9 +206,17 @@ func NewWeb(svc *Service, opts *WebOptions) (*Web, error) {
 // ServeHTTP implements http.Handler.
 func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) { w.base.ServeHTTP(rw, r) }
 
-// explainPage is the page of each error of the sign-in pages: a flood of
-// password checks is a 503 that says to try again in a few seconds.
+// explainPage is the page of each error of the sign-in pages: a password
+// typed wrong too often in a settings page is a 429 saying how long to
+// wait; a flood of password checks is a 503 that says to try again in a
+// few seconds.
 func explainPage(err error) *web.Problem {
+	var lock *LockoutError
+	if errors.As(err, &lock) {
+		secs := max(int(lock.RetryAfter/time.Second), 1)
+		return &web.Problem{Status: http.StatusTooManyRequests, Err: err, Header: http.Header{"Retry-After": {strconv.Itoa(secs)}},
+			ErrorPage: web.ErrorPage{Heading: "Too many attempts", Message: lock.Error(), Link: "/settings/profile", LinkText: "Back to your account"}}
+	}
 	if errors.Is(err, ErrBusy) {
 		return &web.Problem{Status: http.StatusServiceUnavailable, Err: err, Header: http.Header{"Retry-After": {"5"}},
 			ErrorPage: web.ErrorPage{Heading: "Busy", Message: "Too many people are signing in right now. Please try again in a few seconds."}}
@@ -321,14 +330,16 @@ func (w *Web) visit(rw http.ResponseWriter, r *http.Request) (*http.Request, *vi
 			u, next, err := w.svc.useRememberToken(ctx, c.Value)
 			switch {
 			case err == nil:
-				id, _, err := w.svc.startSession(ctx, u, false, w.browser(r))
+				// A remembered browser is signed in, but has not proved who
+				// is at it: the confirm-password gate asks.
+				id, _, err := w.svc.startSession(ctx, u, false, false, w.browser(r))
 				if err != nil {
 					return r, nil, err
 				}
 				w.setCookie(rw, r, SessionCookie, id, 0)
 				w.setCookie(rw, r, RememberCookie, next, w.svc.life.remember)
 				v.user, v.sessionID, v.signedIn = u, id, true
-				v.session = Session{IDHash: sum(id), UserID: u.ID, CreatedAt: w.svc.now(), LastSeenAt: w.svc.now(), PasswordConfirmedAt: w.svc.now()}
+				v.session = Session{IDHash: sum(id), UserID: u.ID, CreatedAt: w.svc.now(), LastSeenAt: w.svc.now(), PasswordConfirmedAt: neverConfirmed}
 			case errors.Is(err, errNoSession):
 				w.setCookie(rw, r, RememberCookie, "", 0)
 			default:
@@ -479,7 +490,7 @@ func (w *Web) RequirePasswordConfirmed(next http.Handler) http.Handler {
 		case !v.signedIn:
 			w.toLogin(rw, r)
 			return false
-		case w.svc.now().Sub(v.session.PasswordConfirmedAt) < w.svc.life.confirm:
+		case w.confirmedRecently(v):
 			return true
 		case web.WantsJSON(r):
 			reply.WriteMessage(rw, http.StatusLocked, "Password confirmation required.")
@@ -489,6 +500,13 @@ func (w *Web) RequirePasswordConfirmed(next http.Handler) http.Handler {
 		}
 		return false
 	})
+}
+
+// confirmedRecently reports whether v typed their password (or used a
+// passkey) in this session within ConfirmLifetime; a session a
+// remember-me cookie started has not.
+func (w *Web) confirmedRecently(v *visitor) bool {
+	return w.svc.now().Sub(v.session.PasswordConfirmedAt) < w.svc.life.confirm
 }
 
 // forbidden is the 403 page of a signed-in user without capability: it
