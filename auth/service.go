@@ -230,7 +230,10 @@ func (s *Service) CreateToken(ctx context.Context, nt NewToken) (string, Token, 
 
 // CreateUserToken issues a token that belongs to u, whose abilities may
 // not exceed u's capabilities (an ability they do not cover is a
-// *ValidationError on "abilities.N").
+// *ValidationError on "abilities.N"). A user bound by a binding ability
+// (groundwork.BindingAbilities: "webhookOwner:acct_a") makes tokens
+// bound the same way, whatever was asked: a token never reaches further
+// than its maker.
 func (s *Service) CreateUserToken(ctx context.Context, u User, nt NewToken) (string, Token, error) {
 	v := &api.Validator{}
 	for i, a := range nt.Abilities {
@@ -240,6 +243,11 @@ func (s *Service) CreateUserToken(ctx context.Context, u User, nt NewToken) (str
 	}
 	if err := v.Err(); err != nil {
 		return "", Token{}, err
+	}
+	for _, c := range u.Capabilities {
+		if isBinding(c) && !slices.Contains(nt.Abilities, c) {
+			nt.Abilities = append(slices.Clip(nt.Abilities), c)
+		}
 	}
 	nt.UserID = u.ID
 	return s.CreateToken(ctx, nt)
@@ -378,9 +386,26 @@ func (s *Service) VerifyToken(ctx context.Context, plaintext string) (string, []
 		if err != nil {
 			return "", nil, fmt.Errorf("auth: verify token: %w", err)
 		}
-		abilities = intersect(t.Abilities, u.Capabilities)
+		abilities = withBindings(intersect(t.Abilities, u.Capabilities), t.Abilities, u.Capabilities)
 	}
 	return CallerID(t), abilities, nil
+}
+
+// isBinding reports whether a names a binding (groundwork.BindingAbilities:
+// "webhookOwner:acct_a"), which narrows what the other abilities reach.
+func isBinding(a string) bool {
+	return slices.ContainsFunc(groundwork.BindingAbilities, func(b groundwork.Ability) bool { return strings.HasPrefix(a, b.Name) })
+}
+
+// withBindings is a user's token's abilities bound as its user is: the
+// user's bindings when they have any (a token never reaches further than
+// its maker), else the token's own.
+func withBindings(abilities, token, user []string) []string {
+	keep := slices.DeleteFunc(slices.Clone(user), func(a string) bool { return !isBinding(a) })
+	if len(keep) == 0 {
+		keep = slices.DeleteFunc(slices.Clone(token), func(a string) bool { return !isBinding(a) })
+	}
+	return append(slices.DeleteFunc(abilities, isBinding), keep...)
 }
 
 // intersect is what both lists of abilities grant: each ability of one

@@ -300,3 +300,31 @@ func TestUserTokensFollowTheUsersCapabilities(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, caller, "the token of a user who is gone does not verify")
 }
+
+// A user bound to one webhooks owner makes tokens bound the same way,
+// even when the token asked for no binding, and a token made before the
+// user was bound is bound at each request as its user is: no user's token
+// reaches further than its maker.
+func TestBoundUsersMakeBoundTokens(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, err := auth.NewService(newStore(t), &auth.Options{Password: cheap})
+	require.NoError(t, err)
+	u, err := svc.CreateUser(ctx, auth.NewUser{Name: "Ada", Email: "ada@example.com", Password: "correct horse",
+		Capabilities: []string{"webhookSubscription.*"}})
+	require.NoError(t, err)
+	before, _, err := svc.CreateUserToken(ctx, u, auth.NewToken{Name: "old", Abilities: []string{"webhookSubscription.*"}})
+	require.NoError(t, err)
+	u, err = svc.Grant(ctx, u.ID, "webhookOwner:acct_a")
+	require.NoError(t, err)
+	plain, made, err := svc.CreateUserToken(ctx, u, auth.NewToken{Name: "ci", Abilities: []string{"webhookSubscription.*"}})
+	require.NoError(t, err)
+	require.Contains(t, made.Abilities, "webhookOwner:acct_a", "the token is shown bound, as it is")
+	for _, p := range []string{plain, before} {
+		_, abilities, err := svc.VerifyToken(ctx, p)
+		require.NoError(t, err)
+		require.ElementsMatch(t, []string{"webhookSubscription.*", "webhookOwner:acct_a"}, abilities)
+	}
+	_, _, err = svc.CreateUserToken(ctx, u, auth.NewToken{Name: "other", Abilities: []string{"webhookSubscription.*", "webhookOwner:acct_b"}})
+	require.Error(t, err, "a binding the user does not hold")
+}

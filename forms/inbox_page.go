@@ -30,12 +30,12 @@ func (p *SummaryPage) inboxRoutes() {
 	prefix := p.base.Prefix + "/{form}"
 	// The list ends in a slash: {form}/submissions alone would overlap
 	// the assets' _assets/{file}.
-	p.base.Mux.HandleFunc("GET "+prefix+"/submissions/{$}", p.base.Func(p.inbox))
-	p.base.Mux.HandleFunc("POST "+prefix+"/submissions/{$}", p.base.Func(p.bulk))
-	p.base.Mux.HandleFunc("GET "+prefix+"/submissions/{id}", p.base.Func(p.submission))
-	p.base.Mux.HandleFunc("POST "+prefix+"/submissions/{id}", p.base.Func(p.act))
-	p.base.Mux.HandleFunc("GET "+prefix+"/submissions/{id}/uploads/{upload}", p.base.Func(p.download))
-	p.base.Mux.HandleFunc("GET "+prefix+"/submissions/export.csv", p.base.Func(p.export))
+	p.base.Mux.HandleFunc("GET "+prefix+"/submissions/{$}", p.may(AbilityViewSubmissions, p.inbox))
+	p.base.Mux.HandleFunc("POST "+prefix+"/submissions/{$}", p.may(AbilityUpdate, p.bulk))
+	p.base.Mux.HandleFunc("GET "+prefix+"/submissions/{id}", p.may(AbilityViewSubmissions, p.submission))
+	p.base.Mux.HandleFunc("POST "+prefix+"/submissions/{id}", p.may(AbilityUpdate, p.act))
+	p.base.Mux.HandleFunc("GET "+prefix+"/submissions/{id}/uploads/{upload}", p.may(AbilityViewSubmissions, p.download))
+	p.base.Mux.HandleFunc("GET "+prefix+"/submissions/export.csv", p.may(AbilityViewSubmissions, p.export))
 }
 
 func (p *SummaryPage) inboxPatterns() []string {
@@ -61,6 +61,8 @@ type inboxView struct {
 	Clear      string
 	Prev, Next string
 	Action     string
+	// CanChange: the user may mark and delete answers (the bulk form).
+	CanChange bool
 	// Back is this list as it is (filters, page), where the bulk
 	// actions return.
 	Back string
@@ -135,7 +137,8 @@ func (p *SummaryPage) inbox(w http.ResponseWriter, r *http.Request) error {
 		}
 		return base + "?" + v.Encode()
 	}
-	view := &inboxView{Form: form, Path: p.base.Prefix, Filter: filter, Total: total, Action: base, Back: link(filter, page, true)}
+	view := &inboxView{Form: form, Path: p.base.Prefix, Filter: filter, Total: total, Action: base, Back: link(filter, page, true),
+		CanChange: p.can(r, AbilityUpdate)}
 	for _, f := range inboxFilters {
 		view.Filters = append(view.Filters, filterLink{Name: f.name, Text: f.text, URL: link(f.name, 1, true), Current: f.name == filter})
 	}
@@ -228,6 +231,11 @@ func (p *SummaryPage) bulk(w http.ResponseWriter, r *http.Request) error {
 		web.SeeOther(w, r, back)
 		return nil
 	}
+	if r.PostFormValue("action") == BulkDelete && r.PostFormValue("confirm") != "yes" {
+		what := web.Count(len(ids), "answer")
+		return p.askDelete(w, r, deleteView{What: what, Said: "The " + what + " you ticked will be deleted.", Count: len(ids), IDs: ids,
+			Action: p.base.Prefix + "/" + form.Slug + "/submissions/", Back: back})
+	}
 	n, err := p.svc.Bulk(r.Context(), form.ID, r.PostFormValue("action"), ids)
 	var ve *ValidationError
 	if errors.As(err, &ve) {
@@ -246,6 +254,21 @@ func (p *SummaryPage) bulk(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// deleteView is the step before answers are deleted: what goes (and how
+// many), the form that deletes them, and where keeping them leads.
+type deleteView struct {
+	What, Said   string
+	Count        int
+	IDs          []int64
+	Action, Back string
+}
+
+// askDelete answers a delete not yet confirmed with the step that asks.
+func (p *SummaryPage) askDelete(w http.ResponseWriter, r *http.Request, v deleteView) error {
+	p.base.Render.Render(w, r, http.StatusOK, DeleteTemplate, &web.Page{Title: "Delete " + v.What + "?", Data: &v, CSRF: web.CSRFToken(w, r)})
+	return nil
+}
+
 // submissionView is one submission's page.
 type submissionView struct {
 	Form    *Form
@@ -256,6 +279,8 @@ type submissionView struct {
 	Values  []valueRow
 	Uploads []uploadRow
 	Notes   web.Field
+	// CanChange: the user may mark, note and delete answers.
+	CanChange bool
 }
 
 type valueRow struct{ Label, Text string }
@@ -293,7 +318,7 @@ func (p *SummaryPage) submission(w http.ResponseWriter, r *http.Request) error {
 	base := p.base.Prefix + "/" + form.Slug + "/submissions/"
 	view := &submissionView{Form: form, Sub: sub, Path: p.base.Prefix, Base: base, When: sub.CreatedAt.UTC().Format("2 January 2006, 15:04 UTC"),
 		Notes: web.Field{Type: web.TypeTextarea, Name: "admin_notes", ID: web.FieldID("admin_notes"), Label: "Notes", Value: sub.AdminNotes,
-			Help: "Only people who read the answers see these.", Rows: 3}}
+			Help: "Only people who read the answers see these.", Rows: 3}, CanChange: p.can(r, AbilityUpdate)}
 	for _, v := range sub.Values {
 		if v.FieldType == TypeFile {
 			continue
@@ -340,6 +365,10 @@ func (p *SummaryPage) act(w http.ResponseWriter, r *http.Request) error {
 	case "notes":
 		sub.AdminNotes, said = strings.TrimSpace(r.PostFormValue("admin_notes")), "Notes saved."
 	case "delete":
+		if r.PostFormValue("confirm") != "yes" {
+			return p.askDelete(w, r, deleteView{What: "this answer", Said: "The answer sent " + sub.CreatedAt.UTC().Format("2 January 2006, 15:04 UTC") +
+				" will be deleted.", Count: 1, IDs: []int64{sub.ID}, Action: self, Back: self})
+		}
 		if err := p.svc.DeleteSubmission(r.Context(), form.ID, sub.ID); err != nil {
 			return err
 		}

@@ -2,8 +2,12 @@ package forms_test
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -111,6 +115,20 @@ func TestBrowserAnswersInbox(t *testing.T) {
 	browsertest.Do(t, ctx, chromedp.Navigate(list+"?filter=unread&field[topic]=staff"), chromedp.WaitVisible(chromedp.CSS("main p")))
 	require.Contains(t, browsertest.Text(t, ctx, "main"), "Nothing unread.")
 	axeEverywhere(t, ctx, "an empty filtered inbox")
+
+	// Delete one by keyboard: a step asks first, naming what goes.
+	browsertest.Do(t, ctx, chromedp.Navigate(list), chromedp.WaitVisible(chromedp.CSS("ul.inbox")))
+	browsertest.TabTo(t, ctx, "ul.inbox li input")
+	browsertest.Press(t, ctx, " ", false)
+	browsertest.Do(t, ctx, chromedp.SetValue(chromedp.ID("bulk-action"), forms.BulkDelete))
+	browsertest.TabTo(t, ctx, ".bulk button")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Equal(t, "Delete 1 answer?", browsertest.Text(t, ctx, "h1"))
+	axeEverywhere(t, ctx, "the step before deleting")
+	browsertest.Screenshots(t, ctx, shots, "form-answers-delete")
+	browsertest.TabTo(t, ctx, "button.danger")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, browsertest.Text(t, ctx, ".notice"), "1 answer deleted.")
 }
 
 // An answer's files on its page, downloaded as attachments with their
@@ -138,4 +156,99 @@ func TestInboxUploads(t *testing.T) {
 	require.Equal(t, 404, b.request(t, "GET", list+"1/uploads/999", "", "", nil).status)
 	after := b.request(t, "GET", list, "", "", nil)
 	require.NotContains(t, after.body, `<li class="unread">`, "opened, it is read")
+}
+
+// Deleting answers asks first: the bulk Delete and an answer's own
+// Delete answer with a step that says how many go and that it cannot be
+// undone, keeping them until that step is confirmed.
+func TestDeletingAnswersAsksFirst(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	slug := b.seedSurvey(t)
+	list := forms.SummaryPathDefault + "/" + slug + "/submissions/"
+	left := func() int {
+		subs, _, err := b.svc.ListSubmissions(context.Background(), forms.SubmissionQuery{FormID: 1, Limit: 100})
+		require.NoError(t, err)
+		return len(subs)
+	}
+	post := func(path, form string) reply {
+		return b.request(t, "POST", path, "", "application/x-www-form-urlencoded", strings.NewReader(form), "Origin", b.server.URL)
+	}
+	ask := post(list, "action=delete&ids=1&ids=2&back="+list)
+	require.Equal(t, 200, ask.status, ask.body)
+	require.Contains(t, ask.body, "<h1>Delete 2 answers?</h1>")
+	require.Contains(t, ask.body, "This cannot be undone")
+	require.Contains(t, ask.body, `<input type="hidden" name="ids" value="1">`)
+	require.Contains(t, ask.body, "Yes, delete 2 answers")
+	require.Equal(t, 6, left(), "nothing deleted before the step is confirmed")
+	done := post(list, "action=delete&confirm=yes&ids=1&ids=2&back="+list)
+	require.Equal(t, 303, done.status, done.body)
+	require.Equal(t, 4, left())
+
+	one := post(list+"3", "action=delete")
+	require.Equal(t, 200, one.status, one.body)
+	require.Contains(t, one.body, "<h1>Delete this answer?</h1>")
+	require.Equal(t, 4, left())
+	require.Equal(t, 303, post(list+"3", "action=delete&confirm=yes").status)
+	require.Equal(t, 3, left())
+}
+
+// The pages are no wider than the API: with Allow, listing the forms
+// takes forms:viewAny, reading answers (the summary, the inbox, an
+// answer, its files, the CSV) forms:viewSubmissions, and changing them
+// forms:update; a user who may read but not change sees no controls.
+func TestAnswerPagesCheckTheAPIsAbilities(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	slug := b.seedSurvey(t)
+	var abilities []string
+	summary, err := forms.NewSummaryPage(b.svc, &forms.SummaryPageOptions{Allow: func(r *http.Request, ability string) bool {
+		return slices.Contains(abilities, ability)
+	}})
+	require.NoError(t, err)
+	srv := httptest.NewServer(summary)
+	t.Cleanup(srv.Close)
+	status := func(method, path string) (int, string) {
+		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader("action=delete&confirm=yes&ids=1"))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", srv.URL)
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		res, err := client.Do(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(body)
+	}
+	base := forms.SummaryPathDefault + "/"
+	reads := []string{base + slug, base + slug + "/submissions/", base + slug + "/submissions/1", base + slug + "/submissions/export.csv"}
+
+	abilities = []string{forms.AbilityViewAny}
+	code, _ := status("GET", base)
+	require.Equal(t, 200, code)
+	for _, path := range reads {
+		code, body := status("GET", path)
+		require.Equal(t, 403, code, path)
+		require.Contains(t, body, "Your account may not read these answers.", path)
+	}
+	abilities = []string{forms.AbilityViewAny, forms.AbilityViewSubmissions}
+	for _, path := range reads {
+		code, _ := status("GET", path)
+		require.Equal(t, 200, code, path)
+	}
+	_, inbox := status("GET", base+slug+"/submissions/")
+	require.NotContains(t, inbox, `name="ids"`, "no ticks and no bulk form for a reader")
+	_, answer := status("GET", base+slug+"/submissions/1")
+	require.NotContains(t, answer, "Delete this answer")
+	for _, path := range []string{base + slug + "/submissions/", base + slug + "/submissions/1"} {
+		code, body := status("POST", path)
+		require.Equal(t, 403, code, path)
+		require.Contains(t, body, "Your account may not change or delete answers.")
+	}
+	subs, _, err := b.svc.ListSubmissions(context.Background(), forms.SubmissionQuery{FormID: 1, Limit: 100})
+	require.NoError(t, err)
+	require.Len(t, subs, 6, "nothing deleted")
+	abilities = append(abilities, forms.AbilityUpdate)
+	code, body := status("POST", base+slug+"/submissions/1")
+	require.Equal(t, 303, code, body)
 }

@@ -18,6 +18,12 @@ const SummaryPathDefault = "/form-answers"
 // to read the summary pages (the reference server guards them with it).
 const CapabilityViewAnswers = "view_form_answers"
 
+// CapabilityManageAnswers is the capability a host's signed-in user holds
+// to change answers on the pages (mark, star, note, delete), as
+// AbilityUpdate allows over the API; the reference server asks for it
+// (or that ability) through SummaryPageOptions.Allow.
+const CapabilityManageAnswers = "manage_form_answers"
+
 // SummaryTemplate and AnswersTemplate are the summary pages' "content",
 // by the names SummaryPageOptions.Templates may replace them under.
 const (
@@ -38,7 +44,20 @@ type SummaryPageOptions struct {
 	// own origin (every POST from another is refused).
 	Key            []byte
 	TrustedOrigins []string
+	// Allow says whether the request's user may do what an ability of
+	// the admin API allows, so the pages are no wider than the API:
+	// AbilityViewAny to list the forms, AbilityViewSubmissions to read a
+	// form's summary, its answers, their files and the CSV, AbilityUpdate
+	// to mark, star, note or delete answers. A page refused is a 403;
+	// the controls a user may not use are not shown. Nil allows
+	// everything to whoever reaches the pages (mount them behind your own
+	// check).
+	Allow func(r *http.Request, ability string) bool
 }
+
+// DeleteTemplate is the step before answers are deleted, naming how
+// many go.
+const DeleteTemplate = "forms/confirm-delete.html"
 
 // SummaryPage serves the site owner's answers, pages that work without
 // JavaScript: GET {Path}/ lists the forms, GET {Path}/{form} shows one
@@ -50,8 +69,9 @@ type SummaryPageOptions struct {
 // server asks for CapabilityViewAnswers). Its POSTs are refused from
 // other origins and without the page's CSRF token.
 type SummaryPage struct {
-	base *web.Base
-	svc  *Service
+	base  *web.Base
+	svc   *Service
+	allow func(r *http.Request, ability string) bool
 }
 
 // NewSummaryPage returns the summary pages of svc.
@@ -79,12 +99,30 @@ func NewSummaryPage(svc *Service, opts *SummaryPageOptions) (*SummaryPage, error
 	if err != nil {
 		return nil, err
 	}
-	p := &SummaryPage{base: base, svc: svc}
-	base.Mux.HandleFunc("GET "+base.Prefix+"/{$}", base.Func(p.list))
-	base.Mux.HandleFunc("GET "+base.Prefix+"/{form}", base.Func(p.show))
+	p := &SummaryPage{base: base, svc: svc, allow: o.Allow}
+	base.Mux.HandleFunc("GET "+base.Prefix+"/{$}", p.may(AbilityViewAny, p.list))
+	base.Mux.HandleFunc("GET "+base.Prefix+"/{form}", p.may(AbilityViewSubmissions, p.show))
 	p.inboxRoutes()
 	return p, nil
 }
+
+// may serves f to a user Allow lets do ability; anyone else gets 403.
+func (p *SummaryPage) may(ability string, f func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
+	return p.base.Func(func(w http.ResponseWriter, r *http.Request) error {
+		if !p.can(r, ability) {
+			return &web.Problem{Status: http.StatusForbidden, ErrorPage: web.ErrorPage{Heading: "You do not have access to this page",
+				Message: "Your account may not " + abilityWords[ability] + ". Ask the person who runs this site for access."}}
+		}
+		return f(w, r)
+	})
+}
+
+// can reports whether Allow lets r's user do ability.
+func (p *SummaryPage) can(r *http.Request, ability string) bool { return p.allow == nil || p.allow(r, ability) }
+
+// abilityWords says what each ability the pages check lets a user do.
+var abilityWords = map[string]string{AbilityViewAny: "see the list of forms", AbilityViewSubmissions: "read these answers",
+	AbilityUpdate: "change or delete answers"}
 
 // ServeHTTP implements http.Handler.
 func (p *SummaryPage) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base.ServeHTTP(w, r) }

@@ -333,7 +333,8 @@ func (a *app) wireSite(w *wiring) error {
 	if err != nil {
 		return err
 	}
-	if w.h.formSummary, err = forms.NewSummaryPage(a.forms, &forms.SummaryPageOptions{HTTPOptions: w.web, Key: w.keys.PageFlash()}); err != nil {
+	if w.h.formSummary, err = forms.NewSummaryPage(a.forms, &forms.SummaryPageOptions{HTTPOptions: w.web, Key: w.keys.PageFlash(),
+		Allow: answersAllowed}); err != nil {
 		return err
 	}
 	a.jsonHandlers = jsonHandlers(&w.h)
@@ -755,6 +756,22 @@ func recoverPanics(next http.Handler, logger *slog.Logger) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// answersAllowed is who may do what on the answers pages: what the
+// forms API's ability allows, held as a capability; reading also with
+// view_form_answers, changing also with manage_form_answers.
+func answersAllowed(r *http.Request, ability string) bool {
+	u, ok := auth.UserFrom(r.Context())
+	if !ok {
+		return false
+	}
+	switch ability {
+	case forms.AbilityUpdate:
+		return u.Can(ability) || u.Can(forms.CapabilityManageAnswers)
+	default:
+		return u.Can(ability) || u.Can(forms.CapabilityViewAnswers)
+	}
 }
 
 // loopback reports whether a is a loopback address only (not every

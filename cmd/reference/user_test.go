@@ -185,6 +185,20 @@ func TestUserCommandsAndDashboard(t *testing.T) {
 	require.Equal(t, 0, c)
 	code, _ = getStatus("/form-answers/")
 	require.Equal(t, 403, code)
+	// forms:viewAny alone lists the forms, as the API lets it, and reads,
+	// exports and deletes no answer.
+	c, _, _ = runCmd(t, e, "user", "grant", "ada@example.com", "forms:viewAny")
+	require.Equal(t, 0, c)
+	code, _ = getStatus("/form-answers/")
+	require.Equal(t, 200, code)
+	for _, path := range []string{"/form-answers/hello", "/form-answers/hello/submissions/", "/form-answers/hello/submissions/export.csv"} {
+		code, _ = getStatus(path)
+		require.Equal(t, 403, code, path)
+	}
+	code, _ = post("/form-answers/hello/submissions/", url.Values{"action": {"delete"}, "confirm": {"yes"}, "ids": {"1"}})
+	require.Equal(t, 403, code)
+	c, _, _ = runCmd(t, e, "user", "revoke", "ada@example.com", "forms:viewAny")
+	require.Equal(t, 0, c)
 	c, _, _ = runCmd(t, e, "user", "grant", "ada@example.com", "view_form_answers")
 	require.Equal(t, 0, c)
 	code, body = getStatus("/form-answers/")
