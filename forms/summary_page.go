@@ -118,7 +118,9 @@ func (p *SummaryPage) may(ability string, f func(http.ResponseWriter, *http.Requ
 }
 
 // can reports whether Allow lets r's user do ability.
-func (p *SummaryPage) can(r *http.Request, ability string) bool { return p.allow == nil || p.allow(r, ability) }
+func (p *SummaryPage) can(r *http.Request, ability string) bool {
+	return p.allow == nil || p.allow(r, ability)
+}
 
 // abilityWords says what each ability the pages check lets a user do.
 var abilityWords = map[string]string{AbilityViewAny: "see the list of forms", AbilityViewSubmissions: "read these answers",
