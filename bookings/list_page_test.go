@@ -84,20 +84,32 @@ func TestBrowserBookingsList(t *testing.T) {
 	require.Contains(t, browsertest.Text(t, ctx, "main"), "No requests waiting.")
 	browsertest.NoViolations(t, ctx, "the requests, emptied")
 
-	// Cancel Alan's from the upcoming list.
+	// Cancel Alan's from the upcoming list: its Cancel leads to the step
+	// that says what will happen and asks for a reason; nothing is
+	// cancelled before it.
 	browsertest.TabTo(t, ctx, `a[href*="tz="]:not([href*="view="])`)
 	browsertest.Press(t, ctx, "\r", true)
-	browsertest.TabTo(t, ctx, `button[value=cancel]:not(.danger)`)
+	browsertest.TabTo(t, ctx, `a[href$="#cancel"]`)
 	for {
 		label, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.textContent`))
 		require.NoError(t, err)
 		if strings.Contains(label, "Alan Turing") {
 			break
 		}
-		browsertest.TabTo(t, ctx, `button[value=cancel]`)
+		browsertest.TabTo(t, ctx, `a[href$="#cancel"]`)
 	}
 	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, browsertest.Text(t, ctx, "#cancel"), "Alan Turing is emailed that the booking on")
+	alan, err := b.svc.Booking(context.Background(), 2)
+	require.NoError(t, err)
+	require.NotEqual(t, bookings.StatusCancelled, alan.Status, "not cancelled by the list's button alone")
+	browsertest.NoViolations(t, ctx, "the step before a cancel")
+	browsertest.TabTo(t, ctx, "#f-reason")
+	browsertest.Do(t, ctx, chromedp.KeyEvent("The studio is closed that day"))
+	browsertest.TabTo(t, ctx, `button[value=cancel]`)
+	browsertest.Press(t, ctx, "\r", true)
 	require.Contains(t, browsertest.Text(t, ctx, ".notice"), "Cancelled.")
+	browsertest.Do(t, ctx, chromedp.Navigate(u+bookings.ListPagePrefixDefault+"/?tz=Europe/London"), chromedp.WaitVisible(chromedp.CSS("table")))
 	require.NotContains(t, browsertest.Text(t, ctx, "table"), "Alan Turing")
 
 	// Grace's page: moved an hour later.

@@ -297,13 +297,33 @@ func TestBrowserSettings(t *testing.T) {
 	browsertest.Press(t, ctx, "\r", true)
 	require.Contains(t, text(".notice"), "owner@example.com gets the weekly report: the first, of the last whole week, within the hour.")
 	axe("the settings page after three changes")
-	browsertest.Do(t, ctx, chromedp.Focus(chromedp.CSS(`#goals-title ~ div button`)))
+	// Removing a goal asks first, naming it and what goes with it.
+	browsertest.Do(t, ctx, chromedp.Focus(chromedp.CSS(`#goals-title ~ div a.button`)))
+	browsertest.Press(t, ctx, "\r", true)
+	first := text("#goals-title ~ div tbody tr td")
+	require.Equal(t, "Remove the goal “"+first+"”?", text("#confirm-title"))
+	require.Contains(t, text("#goals-title ~ div"), first, "nothing removed before the step is confirmed")
+	axe("the step before a goal is removed")
+	browsertest.Screenshots(t, ctx, shots, "reports-settings-confirm")
+	browsertest.Do(t, ctx, chromedp.Focus(chromedp.CSS(`#confirm-title ~ form button.danger`)))
 	browsertest.Press(t, ctx, "\r", true)
 	require.Contains(t, text(".notice"), "The goal and its counts are removed.")
 
 	// The link made works, for anyone.
 	browsertest.Do(t, ctx, chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("figure.chart")))
 	require.Contains(t, text("main"), "shared as “Investors”")
+	// Revoking it asks first; after, it opens nothing.
+	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+"/reporting/settings"), chromedp.WaitVisible(chromedp.CSS("h1")))
+	browsertest.Do(t, ctx, chromedp.Focus(chromedp.CSS(`#links-title ~ div a.button`)))
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, text("#confirm-title"), "Revoke the link for “Investors”?")
+	browsertest.Do(t, ctx, chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("figure.chart")))
+	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+"/reporting/settings?revoke-link=1"), chromedp.WaitVisible(chromedp.CSS("#confirm-title")))
+	browsertest.Do(t, ctx, chromedp.Focus(chromedp.CSS(`#confirm-title ~ form button.danger`)))
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, text(".notice"), "The link is revoked")
+	browsertest.Do(t, ctx, chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("h1")))
+	require.NotContains(t, text("main"), "shared as “Investors”")
 
 	manager = false
 	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+"/reporting"), chromedp.WaitVisible(chromedp.CSS("figure.chart")))

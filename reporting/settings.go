@@ -30,6 +30,15 @@ type settingsPage struct {
 	ReportFields      []web.Field
 	HasReports        bool
 	Summary           []web.SummaryItem
+	// Confirm is the step before a goal is removed or a link revoked
+	// (?remove-goal=ID, ?revoke-link=ID); nil otherwise.
+	Confirm *settingsConfirm
+}
+
+// settingsConfirm asks before something is undone for good: what goes,
+// what follows, the form that does it and its button.
+type settingsConfirm struct {
+	Heading, Said, Action, Button string
 }
 
 // settingsGoal is a goal as the page lists it.
@@ -136,6 +145,11 @@ func (d *Dashboard) drawSettings(w http.ResponseWriter, r *http.Request, status 
 		}
 		for _, g := range goals {
 			page.Goals = append(page.Goals, settingsGoal{Goal: g, What: goalWhat(g)})
+			if r.URL.Query().Get("remove-goal") == strconv.FormatInt(g.ID, 10) {
+				page.Confirm = &settingsConfirm{Heading: "Remove the goal “" + g.Name + "”?",
+					Said:   "Its conversions go with it, from every report and shared link. Added again, it is counted again over the traffic still kept.",
+					Action: page.Action + "/goals/" + strconv.FormatInt(g.ID, 10) + "/delete", Button: "Yes, remove the goal"}
+			}
 		}
 		page.GoalFields = goalFields(form["goals"], errs["goals"])
 	}
@@ -147,6 +161,13 @@ func (d *Dashboard) drawSettings(w http.ResponseWriter, r *http.Request, status 
 		}
 		page.Links = links
 		page.LinkFields = linkFields(form["shared-links"], errs["shared-links"])
+		for _, l := range links {
+			if l.RevokedAt == nil && r.URL.Query().Get("revoke-link") == strconv.FormatInt(l.ID, 10) {
+				page.Confirm = &settingsConfirm{Heading: "Revoke the link for “" + l.Name + "”?",
+					Said:   "Whoever has it can no longer open the reports with it; that cannot be undone. Make a new link to share them again.",
+					Action: page.Action + "/shared-links/" + strconv.FormatInt(l.ID, 10) + "/revoke", Button: "Yes, revoke the link"}
+			}
+		}
 	}
 	if d.o.EmailReports != nil {
 		page.HasReports = true
