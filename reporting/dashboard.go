@@ -82,9 +82,12 @@ type Dashboard struct {
 	o      DashboardOptions
 	base   *web.Base
 	render *web.Renderer
-	// sharedLimit and passwordLimit throttle the shared pages per address
-	// and the password tries per link and address.
-	sharedLimit, passwordLimit *throttle.Throttle
+	// sharedBase serves the pages shared by link, under SharedPath.
+	sharedBase *web.Base
+	// sharedLimit, passwordLimit and linkPasswordLimit throttle the
+	// shared pages per address, and the password tries per link and
+	// address and per link.
+	sharedLimit, passwordLimit, linkPasswordLimit *throttle.Throttle
 }
 
 // NewDashboard returns the dashboard of svc's reports.
@@ -97,11 +100,12 @@ func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
 		o = *opts
 	}
 	pages, _ := fs.Sub(templatesFS, "templates")
-	base, err := web.NewBase(web.BaseOptions{Domain: "reporting", Prefix: o.Path, Default: "/reporting", Pages: pages, Override: o.Templates,
+	bo := web.BaseOptions{Domain: "reporting", Prefix: o.Path, Default: "/reporting", Pages: pages, Override: o.Templates,
 		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, Funcs: template.FuncMap{"num": num, "pct": pct, "secs": secs, "lower": strings.ToLower},
 		Key: o.Key, Protect: true, MaxFormBytes: 8 << 10,
 		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
-		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "The reports could not be shown. Please try again in a moment."}}})
+		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "The reports could not be shown. Please try again in a moment."}}}
+	base, err := web.NewBase(bo)
 	if err != nil {
 		return nil, err
 	}
@@ -122,9 +126,20 @@ func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
 				Window: time.Minute, TrustedProxies: o.TrustedProxies, Logger: o.Logger}
 			d.passwordLimit = &throttle.Throttle{Name: "reporting shared password", Limiter: o.RateLimiter, Limit: SharedPasswordLimit,
 				Window: time.Minute, TrustedProxies: o.TrustedProxies, Logger: o.Logger}
+			d.linkPasswordLimit = &throttle.Throttle{Name: "reporting shared link password", Limiter: o.RateLimiter, Limit: SharedLinkPasswordLimit,
+				Window: time.Minute, TrustedProxies: o.TrustedProxies, Logger: o.Logger}
 		}
-		base.Mux.HandleFunc("GET "+d.o.SharedPath+"/{token}", base.Func(d.shared))
-		base.Mux.HandleFunc("POST "+d.o.SharedPath+"/{token}", base.Func(d.shared))
+		// The shared pages are a base of their own, with the assets beside
+		// them: their readers cannot sign in to reach the dashboard's, and
+		// their error pages are styled too.
+		bo.Prefix, bo.Default, bo.AssetPrefix = d.o.SharedPath, d.o.SharedPath, ""
+		bo.NotFound = web.ErrorPage{Heading: "Link not found", Message: "This link to the reports does not open anything: it may have been revoked, " +
+			"or copied only in part. Ask whoever gave it to you for a new one."}
+		if d.sharedBase, err = web.NewBase(bo); err != nil {
+			return nil, err
+		}
+		d.sharedBase.Mux.HandleFunc("GET "+d.o.SharedPath+"/{token}", d.sharedBase.Func(d.shared))
+		d.sharedBase.Mux.HandleFunc("POST "+d.o.SharedPath+"/{token}", d.sharedBase.Func(d.shared))
 	}
 	if o.Manage != nil {
 		d.settingsRoutes()
@@ -133,13 +148,19 @@ func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
 }
 
 // ServeHTTP implements http.Handler.
-func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.base.ServeHTTP(w, r) }
+func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if d.sharedBase != nil && strings.HasPrefix(r.URL.Path, d.o.SharedPath+"/") {
+		d.sharedBase.ServeHTTP(w, r)
+		return
+	}
+	d.base.ServeHTTP(w, r)
+}
 
 // Routes lists the routes, as "METHOD /path".
 func (d *Dashboard) Routes() []string {
 	routes := []string{"GET " + d.o.Path, "GET " + d.o.Path + "/_assets/{file}"}
 	if d.o.SharedLinks != nil {
-		routes = append(routes, "GET "+d.o.SharedPath+"/{token}", "POST "+d.o.SharedPath+"/{token}")
+		routes = append(routes, "GET "+d.o.SharedPath+"/{token}", "POST "+d.o.SharedPath+"/{token}", "GET "+d.o.SharedPath+"/_assets/{file}")
 	}
 	if d.o.Manage != nil {
 		routes = append(routes, d.settingsRouteList()...)

@@ -30,6 +30,10 @@ const (
 	// may try a minute on one link.
 	SharedLimitDefault  = 60
 	SharedPasswordLimit = 5
+	// SharedLinkPasswordLimit is the passwords one link may be tried
+	// with a minute from every address together, so guesses spread over
+	// many addresses are held too.
+	SharedLinkPasswordLimit = 20
 	// SharedUnlockedFor is how long a right password opens a link in
 	// that browser.
 	SharedUnlockedFor = 24 * time.Hour
@@ -188,7 +192,11 @@ func (d *Dashboard) shared(w http.ResponseWriter, r *http.Request) error {
 		status := http.StatusUnauthorized
 		if r.Method == http.MethodPost {
 			if d.passwordLimit != nil {
-				if err := web.Hit(w, r, d.passwordLimit, "shared password "+strconv.FormatInt(l.ID, 10)+" "+ip, back); err != nil {
+				id := strconv.FormatInt(l.ID, 10)
+				if err := web.Hit(w, r, d.passwordLimit, "shared password "+id+" "+ip, back); err != nil {
+					return err
+				}
+				if err := web.Hit(w, r, d.linkPasswordLimit, "shared password "+id, back); err != nil {
 					return err
 				}
 			}
@@ -215,7 +223,7 @@ func (d *Dashboard) shared(w http.ResponseWriter, r *http.Request) error {
 			data.Summary = web.Summary([]web.Field{data.Password})
 			status = http.StatusUnprocessableEntity
 		}
-		d.render.Render(w, r, status, SharedPasswordTemplate, &web.Page{Title: "Reports shared with you", Data: data, CSRF: web.CSRFToken(w, r)})
+		d.sharedBase.Render.Render(w, r, status, SharedPasswordTemplate, &web.Page{Title: "Reports shared with you", Data: data, CSRF: web.CSRFToken(w, r)})
 		return nil
 	}
 	if r.Method != http.MethodGet {
@@ -232,6 +240,6 @@ func (d *Dashboard) shared(w http.ResponseWriter, r *http.Request) error {
 		p.Traffic = d.trafficSection(r.Context(), p, q)
 	}
 	w.Header().Set("Cache-Control", "private, no-store")
-	d.render.Render(w, r, http.StatusOK, DashboardTemplate, &web.Page{Title: "Reports", Data: p, Wide: true})
+	d.sharedBase.Render.Render(w, r, http.StatusOK, DashboardTemplate, &web.Page{Title: "Reports", Data: p, Wide: true})
 	return nil
 }

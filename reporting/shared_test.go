@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -228,4 +229,51 @@ func TestSharedLinkLimits(t *testing.T) {
 	}
 	code, _, _ = fetch(t, c, "POST", s.pages.URL+locked.Path, url.Values{"_token": {token}, "password": {"correct horse"}})
 	require.Equal(t, 429, code, "even the right one, once the tries are spent")
+}
+
+// A link's password is held per link too: guesses spread over many
+// addresses, each under its own allowance, are refused once the link's
+// is spent, even the right one.
+func TestSharedLinkPasswordAcrossAddresses(t *testing.T) {
+	t.Parallel()
+	s := newSharedSite(t, store.SQLite, 1000)
+	dash, err := reporting.NewDashboard(must(reporting.NewService(&reporting.Options{Analytics: s.b.analytics})), &reporting.DashboardOptions{
+		SharedLinks: s.st, HTTPOptions: groundwork.HTTPOptions{RateLimiter: driverless.NewMemoryRateLimiter(nil),
+			TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}})
+	require.NoError(t, err)
+	pages := httptest.NewServer(dash)
+	t.Cleanup(pages.Close)
+	locked := s.makeLink(t, `{"name":"Board","password":"correct horse"}`)
+	guess := func(from, password string) int {
+		c := browse(t)
+		req, err := http.NewRequest("GET", pages.URL+locked.Path, nil)
+		require.NoError(t, err)
+		req.Header.Set("X-Forwarded-For", from)
+		res, err := c.Do(req)
+		require.NoError(t, err)
+		page, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		token := csrfField.FindStringSubmatch(string(page))[1]
+		req, err = http.NewRequest("POST", pages.URL+locked.Path, strings.NewReader(url.Values{"_token": {token}, "password": {password}}.Encode()))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", pages.URL)
+		req.Header.Set("X-Forwarded-For", from)
+		res, err = c.Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+		return res.StatusCode
+	}
+	for i := range reporting.SharedLinkPasswordLimit {
+		from := fmt.Sprintf("203.0.113.%d", i/(reporting.SharedPasswordLimit-1)+1)
+		require.Equal(t, 422, guess(from, fmt.Sprint("guess ", i)), "guess %d from %s", i, from)
+	}
+	require.Equal(t, 429, guess("198.51.100.7", "correct horse"), "the link's own allowance is spent")
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -267,6 +267,7 @@ var routes = []string{
 	"GET /reporting/_assets/{file}",
 	"GET /reporting/shared/{token}",
 	"POST /reporting/shared/{token}",
+	"GET /reporting/shared/_assets/{file}",
 	"GET /reporting/settings",
 	"POST /reporting/settings/goals",
 	"POST /reporting/settings/goals/{id}/delete",

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -132,4 +134,43 @@ func TestAnalyticsCountries(t *testing.T) {
 		views[r.Key] = r.Views
 	}
 	require.Equal(t, map[string]float64{"DE": 2, "FR": 1, "JP": 1}, views)
+}
+
+// A shared report link is styled for the people it is for, who cannot
+// sign in: its page and its password page link a stylesheet and a script
+// they can load, and so does the page of a link that opens nothing.
+func TestSharedReportIsStyledWithoutSignIn(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.DSN(t, store.SQLite)
+	c, out, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn}, "token", "create", "--name", "reports", "--ability", "reporting:*")
+	require.Equal(t, 0, c, stderr)
+	token := strings.TrimSpace(out)
+	base := startServe(t, dsn)
+	assets := regexp.MustCompile(`(?:href|src)="(/[^"]+/_assets/[^"]+)"`)
+	for _, body := range []string{`{"name":"Investors"}`, `{"name":"Board","password":"correct horse"}`, ""} {
+		path := "/reporting/shared/" + strings.Repeat("A", 32)
+		if body != "" {
+			code, made := request(t, "POST", base+"/analytics-shared-links", token, body)
+			require.Equal(t, 201, code, made)
+			var l struct{ Path string }
+			require.NoError(t, json.Unmarshal([]byte(made), &l))
+			path = l.Path
+		}
+		req, err := http.NewRequest("GET", base+path, nil)
+		require.NoError(t, err)
+		req.Header.Set("Accept", "text/html")
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		page, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		found := assets.FindAllStringSubmatch(string(page), -1)
+		require.Len(t, found, 2, "a stylesheet and a script: %s", page)
+		for _, m := range found {
+			res, err := http.Get(base + m[1])
+			require.NoError(t, err)
+			res.Body.Close()
+			require.Equal(t, 200, res.StatusCode, "%s from %s, signed out", m[1], path)
+			require.Equal(t, base+m[1], res.Request.URL.String(), "not sent to sign in")
+		}
+	}
 }
