@@ -174,7 +174,8 @@ func Axe(ctx context.Context) ([]Violation, error) {
 // NoViolations checks the page the tab shows as every page must be: no
 // axe-core violation in the light scheme nor in the dark one
 // (prefers-color-scheme: dark), no sideways scroll at 320 CSS px (WCAG
-// 1.4.10), and every button, radio, checkbox, select and button-like link
+// 1.4.10) and no word of a table cell broken between two letters there,
+// and every button, radio, checkbox, select and button-like link
 // at least 24 by 24 px there (WCAG 2.5.8). It fails t naming what failed
 // on which page (what), and leaves the tab as it found it (light, its own
 // width).
@@ -239,8 +240,9 @@ func AtWidth[T any](ctx context.Context, width int64, check func(context.Context
 var settle = chromedp.Evaluate[chromedp.Void](`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))`, chromedp.EvalAwaitPromise)
 
 // layoutScript reports, for the width the page has now, a page wider than
-// its viewport and targets under 24 px (hidden ones and links inside
-// text are not targets of their own).
+// its viewport, words of table cells broken between two letters, and
+// targets under 24 px (hidden ones and links inside text are not targets
+// of their own).
 const layoutScript = `(() => {
   const out = [];
   const doc = document.documentElement;
@@ -251,6 +253,33 @@ const layoutScript = `(() => {
       if (r.right > window.innerWidth + 1 && !widest && !el.parentElement.closest(".scroll")) widest = el.outerHTML.slice(0, 120);
     }
     out.push("sideways scroll at " + window.innerWidth + " px: the page is " + doc.scrollWidth + " px wide; first too wide: " + widest);
+  }
+  // A word of a table cell broken between two letters ("confirme|d"):
+  // a break at its own hyphen, slash or dot is a break people read.
+  const letter = /[\p{L}\p{N}]/u;
+  const range = document.createRange();
+  for (const cell of document.querySelectorAll("td, th")) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    words: for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.parentElement.closest(".visually-hidden")) continue;
+      const re = /\S+/g;
+      for (let m = re.exec(n.textContent); m; m = re.exec(n.textContent)) {
+        const w = m[0];
+        if (w.length > 30) continue; // a long address may have to break
+        let top = null;
+        for (let i = 0; i < w.length; i++) {
+          range.setStart(n, m.index + i);
+          range.setEnd(n, m.index + i + 1);
+          const r = range.getBoundingClientRect();
+          if (r.width === 0 && r.height === 0) continue;
+          if (top !== null && Math.abs(r.top - top) > 2 && letter.test(w[i]) && letter.test(w[i - 1])) {
+            out.push("a word broken mid-letter in a table cell at " + window.innerWidth + " px: " + w);
+            continue words;
+          }
+          top = r.top;
+        }
+      }
+    }
   }
   const targets = document.querySelectorAll("button, input[type=radio], input[type=checkbox], input[type=submit], select, summary, a.button");
   for (const el of targets) {
