@@ -101,7 +101,7 @@ func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
 	}
 	pages, _ := fs.Sub(templatesFS, "templates")
 	bo := web.BaseOptions{Domain: "reporting", Prefix: o.Path, Default: "/reporting", Pages: pages, Override: o.Templates,
-		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, Funcs: template.FuncMap{"num": num, "pct": pct, "secs": secs, "lower": strings.ToLower},
+		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, Funcs: template.FuncMap{"num": num, "pct": pct, "secs": secs, "lower": strings.ToLower, "breakable": breakable},
 		Key: o.Key, Protect: true, MaxFormBytes: 8 << 10,
 		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
 		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "The reports could not be shown. Please try again in a moment."}}}
@@ -145,6 +145,20 @@ func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
 		d.settingsRoutes()
 	}
 	return d, nil
+}
+
+// breakable is s, escaped, with a line break allowed after each '/',
+// '-', '_' and '.' (<wbr>): a path or an event name in a narrow column
+// breaks where people read a break, never between two letters.
+func breakable(s string) template.HTML {
+	var b strings.Builder
+	for _, r := range s {
+		b.WriteString(template.HTMLEscapeString(string(r)))
+		if strings.ContainsRune("/-_.", r) {
+			b.WriteString("<wbr>")
+		}
+	}
+	return template.HTML(b.String())
 }
 
 // ServeHTTP implements http.Handler.
