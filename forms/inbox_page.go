@@ -157,8 +157,12 @@ func (p *SummaryPage) inbox(w http.ResponseWriter, r *http.Request) error {
 	if total > 0 {
 		view.Showing = fmt.Sprintf("%d–%d of %d", query.Offset+1, query.Offset+len(subs), total)
 	}
+	words, err := p.answerWords(r, form)
+	if err != nil {
+		return err
+	}
 	for _, s := range subs {
-		title, preview := headline(s)
+		title, preview := headline(s, words)
 		view.Rows = append(view.Rows, inboxRow{ID: s.ID, Title: title, Preview: preview, When: s.CreatedAt.UTC().Format("2 Jan 2006 15:04"),
 			Read: s.IsRead, Starred: s.IsStarred, Spam: s.IsSpam, URL: base + strconv.FormatInt(s.ID, 10)})
 	}
@@ -168,11 +172,11 @@ func (p *SummaryPage) inbox(w http.ResponseWriter, r *http.Request) error {
 }
 
 // headline is what a submission's row says: who sent it (its first email
-// answer, else its first answer) and a glimpse of the rest.
-func headline(s Submission) (title, preview string) {
+// answer, else its first answer) and a glimpse of the rest, in words.
+func headline(s Submission, words answerWords) (title, preview string) {
 	var parts []string
 	for _, v := range s.Values {
-		text := valueText(v)
+		text := words.text(v)
 		if text == "" {
 			continue
 		}
@@ -202,12 +206,63 @@ func clipRunes(s string, n int) string {
 	return s
 }
 
-// valueText is an answer as text: one value, or several joined.
+// valueText is an answer as stored: one value, or several joined.
 func valueText(v Value) string {
 	if v.Value != nil {
 		return strings.TrimSpace(*v.Value)
 	}
 	return strings.Join(v.ValueArray, ", ")
+}
+
+// answerWords are the labels of a form's choices by field name and
+// value, so an answer reads as the person chose it ("Gift voucher",
+// not "voucher"; a ticked box "Yes").
+type answerWords map[string]map[string]string
+
+// answerWords reads form's fields for their choices' labels.
+func (p *SummaryPage) answerWords(r *http.Request, form *Form) (answerWords, error) {
+	fields, err := p.svc.Fields(r.Context(), form.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := answerWords{}
+	for _, f := range fields {
+		if !isChoice(f.Type) {
+			continue
+		}
+		m := map[string]string{}
+		for _, o := range f.Options() {
+			m[o.Value] = o.Label
+		}
+		out[f.Name] = m
+	}
+	return out, nil
+}
+
+// text is an answer in the words the person chose.
+func (w answerWords) text(v Value) string {
+	if v.FieldType == TypeCheckbox {
+		switch valueText(v) {
+		case "":
+			return ""
+		case "0", "false":
+			return "No"
+		}
+		return "Yes"
+	}
+	labels := w[v.FieldName]
+	if labels == nil {
+		return valueText(v)
+	}
+	word := func(s string) string { return cmp.Or(labels[strings.TrimSpace(s)], strings.TrimSpace(s)) }
+	if v.Value != nil {
+		return word(*v.Value)
+	}
+	out := make([]string, len(v.ValueArray))
+	for i, s := range v.ValueArray {
+		out[i] = word(s)
+	}
+	return strings.Join(out, ", ")
 }
 
 // bulk is POST .../submissions: an action on the ticked submissions.
@@ -319,18 +374,22 @@ func (p *SummaryPage) submission(w http.ResponseWriter, r *http.Request) error {
 	view := &submissionView{Form: form, Sub: sub, Path: p.base.Prefix, Base: base, When: sub.CreatedAt.UTC().Format("2 January 2006, 15:04 UTC"),
 		Notes: web.Field{Type: web.TypeTextarea, Name: "admin_notes", ID: web.FieldID("admin_notes"), Label: "Notes", Value: sub.AdminNotes,
 			Help: "Only people who read the answers see these.", Rows: 3}, CanChange: p.can(r, AbilityUpdate)}
+	words, err := p.answerWords(r, form)
+	if err != nil {
+		return err
+	}
 	for _, v := range sub.Values {
 		if v.FieldType == TypeFile {
 			continue
 		}
-		view.Values = append(view.Values, valueRow{Label: cmp.Or(v.FieldLabel, v.FieldName), Text: cmp.Or(valueText(v), "—")})
+		view.Values = append(view.Values, valueRow{Label: cmp.Or(v.FieldLabel, v.FieldName), Text: cmp.Or(words.text(v), "—")})
 	}
 	for _, u := range sub.Uploads {
 		view.Uploads = append(view.Uploads, uploadRow{Name: u.OriginalName, Size: sizeText(u.Size),
 			URL: base + strconv.FormatInt(sub.ID, 10) + "/uploads/" + strconv.FormatInt(u.ID, 10)})
 	}
 	self := base + strconv.FormatInt(sub.ID, 10)
-	title, _ := headline(*sub)
+	title, _ := headline(*sub, words)
 	p.base.Render.Render(w, r, http.StatusOK, SubmissionTemplate, &web.Page{Title: title + " – " + form.Name, Data: view, CSRF: web.CSRFToken(w, r),
 		Flash: p.base.Render.TakeFlash(w, r, self)})
 	return nil

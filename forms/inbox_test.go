@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,21 @@ func TestAnswersInbox(t *testing.T) {
 	require.Equal(t, "text/csv; charset=utf-8", csv.header.Get("Content-Type"))
 	require.Contains(t, csv.header.Get("Content-Disposition"), `attachment; filename=survey-`)
 	require.Contains(t, csv.body, "Quiet rooms")
+
+	// Answers read as people chose them: a choice's label, a box ticked
+	// as Yes, in the list and on an answer's page.
+	require.Contains(t, r.body, "Food", "the choice's label in the preview")
+	require.NotContains(t, r.body, "food ·")
+	subs, _, err := b.svc.ListSubmissions(context.Background(), forms.SubmissionQuery{FormID: 1, Limit: 100})
+	require.NoError(t, err)
+	agreed := slices.IndexFunc(subs, func(s forms.Submission) bool {
+		return slices.ContainsFunc(s.Values, func(v forms.Value) bool { return v.FieldName == "agree" && v.Value != nil && *v.Value == "1" })
+	})
+	require.GreaterOrEqual(t, agreed, 0)
+	one := b.request(t, "GET", list+strconv.FormatInt(subs[agreed].ID, 10), "", "", nil)
+	require.Equal(t, 200, one.status, one.body)
+	require.Contains(t, one.body, `<dt>Topic</dt><dd class="answer">Food</dd>`)
+	require.Contains(t, one.body, `<dt>Agree</dt><dd class="answer">Yes</dd>`)
 
 	require.Equal(t, 404, b.request(t, "GET", list+"999999", "", "", nil).status)
 	refused := b.request(t, "POST", list, "", "application/x-www-form-urlencoded", strings.NewReader("action=delete&ids=1"),

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -160,7 +161,18 @@ func (s *Service) Summary(ctx context.Context, form *Form, from, to time.Time) (
 			fs.Number = &n
 		}
 		if slices.Contains(q.Choices, f.Name) || slices.Contains(q.Lists, f.Name) {
-			fs.Options = optionCounts(f, stats.Counts[f.Name])
+			counts := stats.Counts[f.Name]
+			if f.Type == TypeCheckbox {
+				// A box left unticked sends nothing: every accepted
+				// submission answered it, the unticked with No.
+				counts = maps.Clone(counts)
+				if counts == nil {
+					counts = map[string]int64{}
+				}
+				counts["0"] += max(stats.Submissions-fs.Answered, 0)
+				fs.Answered = max(stats.Submissions, fs.Answered)
+			}
+			fs.Options = optionCounts(f, counts)
 		}
 		out.Fields = append(out.Fields, fs)
 	}

@@ -92,8 +92,8 @@ func TestSummary(t *testing.T) {
 					{"value": "Fine", "at": "2026-11-24T11:00:10.000000Z"},
 					{"value": "Quiet rooms", "at": "2026-11-23T10:00:06.000000Z"},
 					{"value": "Lovely", "at": "2026-11-23T10:00:04.000000Z"}]},
-				{"name": "agree", "label": "Agree", "type": "checkbox", "answered": 2, "options": [
-					{"value": "1", "label": "Yes", "count": 1}, {"value": "0", "label": "No", "count": 1}]}
+				{"name": "agree", "label": "Agree", "type": "checkbox", "answered": 4, "options": [
+					{"value": "1", "label": "Yes", "count": 1}, {"value": "0", "label": "No", "count": 3}]}
 			],
 			"funnel": {"views": null, "starts": 6, "completions": 4, "steps": [
 				{"step": 1, "title": "Your visit", "reached": 6, "stopped": 1},
@@ -131,7 +131,8 @@ func TestBrowserSummaryPage(t *testing.T) {
 	for _, text := range []string{"<h1>Answers: Survey</h1>", "4 responses from 23 November 2026 to 24 November 2026, spam left out.",
 		`<th scope="row">Food</th><td class="num">2</td><td class="num">67%</td>`, "Average 4, lowest 3, highest 5.",
 		"<li>Fine <span class=\"help\">(24 Nov 2026, 11:00)</span></li>", `<th scope="row">1. Your visit</th><td class="num">6</td><td class="num">1</td>`,
-		"Not counted"} {
+		"Not counted", `<th scope="row">Yes</th><td class="num">1</td><td class="num">25%</td>`,
+		`<th scope="row">No</th><td class="num">3</td><td class="num">75%</td>`} {
 		require.Contains(t, page.body, text)
 	}
 	require.NotContains(t, page.body, "BUY PILLS", "spam left out")
