@@ -129,11 +129,13 @@ func newCalendar(q url.Values, zone, base string, keep map[string]string, now ti
 		return nil, err
 	}
 	byDay := map[Date][]time.Time{}
+	seats := map[int64]int{} // places left by start, for a service with seats
 	for _, s := range list {
 		d := DateOf(s.Start.In(loc))
 		if !slices.ContainsFunc(byDay[d], s.Start.Equal) {
 			byDay[d] = append(byDay[d], s.Start)
 		}
+		seats[s.Start.UnixNano()] += s.SeatsLeft
 	}
 	if !hasDate || date.Year != month.Year || date.Month != month.Month {
 		hasDate = false
@@ -188,7 +190,11 @@ func newCalendar(q url.Values, zone, base string, keep map[string]string, now ti
 		c.Date, c.DayLabel = date.String(), date.In(loc).Format("Monday 2 January 2006")
 		for _, start := range byDay[date] {
 			v := start.UTC().Format(time.RFC3339)
-			c.Time.Options = append(c.Time.Options, web.Option{Value: v, Label: start.In(loc).Format("15:04"), Selected: v == chosen})
+			o := web.Option{Value: v, Label: start.In(loc).Format("15:04"), Selected: v == chosen}
+			if n := seats[start.UnixNano()]; n > 0 {
+				o.Hint = web.Count(n, "place") + " left"
+			}
+			c.Time.Options = append(c.Time.Options, o)
 		}
 	}
 	c.Zones = zoneChoice(zone, now)

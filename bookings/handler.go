@@ -148,6 +148,7 @@ type slotJSON struct {
 	ProviderID *int64 `json:"provider_id"`
 	LocalStart string `json:"local_start,omitempty"`
 	LocalEnd   string `json:"local_end,omitempty"`
+	SeatsLeft  int    `json:"seats_left,omitempty"`
 }
 
 func (h *Handler) listSlots(w http.ResponseWriter, r *http.Request) error {
@@ -216,7 +217,7 @@ func (h *Handler) listSlots(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make([]slotJSON, len(slots))
 	for i, s := range slots {
-		out[i] = slotJSON{Start: utc(s.Start), End: utc(s.End)}
+		out[i] = slotJSON{Start: utc(s.Start), End: utc(s.End), SeatsLeft: s.SeatsLeft}
 		if s.ProviderID != 0 {
 			id := s.ProviderID
 			out[i].ProviderID = &id

@@ -3,6 +3,7 @@ package bookings_test
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -91,10 +92,21 @@ func TestSeats(t *testing.T) {
 		// A class does not share its time with another service.
 		code, _ := b.do(t, "POST", "/api/bookings", bookBody("consultation", "2026-06-03T15:15:00Z"))
 		require.Equal(t, 409, code)
-		// One seat left: the slot is still listed.
+		// Places left: the slot is still listed, saying how many.
 		code, _ = b.do(t, "POST", "/api/bookings", bookBody("class", "2026-06-05T15:00:00Z"))
 		require.Equal(t, 201, code)
 		_, list = b.do(t, "GET", "/api/bookings/services/class/slots?from=2026-06-05&to=2026-06-05", "")
-		require.Contains(t, list, `"start":"2026-06-05T15:00:00+00:00"`)
+		require.Contains(t, list, `"start":"2026-06-05T15:00:00+00:00","end":"2026-06-05T15:30:00+00:00","provider_id":null,"seats_left":2}`)
+		require.Contains(t, list, `"start":"2026-06-05T15:30:00+00:00","end":"2026-06-05T16:00:00+00:00","provider_id":null,"seats_left":3}`)
+		_, one := b.do(t, "GET", "/api/bookings/services/consultation/slots?from=2026-06-05&to=2026-06-05", "")
+		require.NotContains(t, one, "seats_left", "a service booked one at a time says nothing of places")
+		// The booking page says it beside each time.
+		pages, err := bookings.NewPageHandler(b.svc, nil)
+		require.NoError(t, err)
+		w := httptest.NewRecorder()
+		pages.ServeHTTP(w, httptest.NewRequest("GET", "/bookings/class?date=2026-06-05&tz=UTC", nil))
+		require.Equal(t, 200, w.Code)
+		require.Contains(t, w.Body.String(), `value="2026-06-05T15:00:00Z" form="book" required>15:00 <small>2 places left</small></label>`)
+		require.Contains(t, w.Body.String(), `15:30 <small>3 places left</small></label>`)
 	})
 }

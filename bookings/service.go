@@ -448,12 +448,13 @@ func (s *Service) slotsAndCalendar(ctx context.Context, svc Offering, offers []O
 			limits = s.newLimitIndex(svc, o, cal.Busy[o.ID])
 		}
 		for date := DateOf(from.In(loc)); !last.Before(date); date = date.AddDays(1) {
-			for _, p := range DaySlots(s.dayOf(svc, o, cal, date, cal.Busy[o.ID])) {
+			day := s.dayOf(svc, o, cal, date, cal.Busy[o.ID])
+			for _, p := range DaySlots(day) {
 				if limits != nil && !limits.allows(p.Start, p.End.Sub(p.Start)) {
 					continue
 				}
 				if !p.Start.Before(from) && !p.End.After(to) {
-					out = append(out, Slot{Period: Period{p.Start.UTC(), p.End.UTC()}, ProviderID: o.ID})
+					out = append(out, Slot{Period: Period{p.Start.UTC(), p.End.UTC()}, ProviderID: o.ID, SeatsLeft: seatsLeft(day, p)})
 				}
 			}
 		}

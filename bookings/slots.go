@@ -304,14 +304,34 @@ func clashes(slot Period, d Day) bool {
 }
 
 // Slot is one offered slot: a period and the provider offering it (0 once
-// the providers' lists are merged).
+// the providers' lists are merged), and for a service with seats
+// (MaxBookingsPerSlot above 1) how many places are left on it (every
+// provider's together once merged); 0 for a service booked one at a time.
 type Slot struct {
 	Period
 	ProviderID int64
+	SeatsLeft  int
+}
+
+// seatsLeft is how many more bookings of a seated day's service the
+// period takes: its seats less the bookings of that service at exactly
+// that period.
+func seatsLeft(d Day, p Period) int {
+	if d.Seats <= 1 {
+		return 0
+	}
+	taken := 0
+	for _, b := range d.Busy {
+		if b.ServiceID == d.ServiceID && b.Start.Equal(p.Start) && b.End.Equal(p.End) {
+			taken++
+		}
+	}
+	return d.Seats - taken
 }
 
 // Merge sorts slots by start, then end, then provider; with distinct it
-// keeps one slot per period, with no provider.
+// keeps one slot per period, with no provider and the places left of
+// them all.
 func Merge(slots []Slot, distinct bool) []Slot {
 	// Sort on integer keys: comparing time.Time values costs more than
 	// the sort itself.
@@ -335,6 +355,7 @@ func Merge(slots []Slot, distinct bool) []Slot {
 	out := make([]Slot, 0, len(slots))
 	for j, k := range keys {
 		if distinct && j > 0 && keys[j-1].start == k.start && keys[j-1].end == k.end {
+			out[len(out)-1].SeatsLeft += slots[k.i].SeatsLeft // any provider's place will do
 			continue
 		}
 		s := slots[k.i]

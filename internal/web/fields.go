@@ -49,6 +49,9 @@ type Field struct {
 type Option struct {
 	Value, Label string
 	Selected     bool
+	// Hint is a second, smaller line some choices show under the label
+	// (a time's places left).
+	Hint string
 }
 
 // FieldID is the element id of the input named name: "f-" and the name
