@@ -321,7 +321,11 @@ func TestBrowserBookingRules(t *testing.T) {
 	browsertest.Press(t, ctx, "3", false) // "3 weeks in a row"
 	browsertest.TabTo(t, ctx, "form#book button[type=submit]")
 	browsertest.Press(t, ctx, "\r", true)
-	require.Equal(t, "You are booked", text("h1"))
+	require.Equal(t, "You are booked for 3 weeks", text("h1"))
+	dates := text("ol.series-dates")
+	for _, day := range []string{"Tuesday 2 June 2026, 09:00 to 10:00", "Tuesday 9 June 2026, 09:00 to 10:00", "Tuesday 16 June 2026, 09:00 to 10:00"} {
+		require.Contains(t, dates, day, "every date of the series")
+	}
 	details := text(".details")
 	require.Contains(t, details, "Tuesday 2 June 2026, 09:00 to 10:00 (New York time)")
 	require.Contains(t, details, "1 Main Street, Springfield")

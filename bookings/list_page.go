@@ -253,6 +253,8 @@ type bookingView struct {
 	Start, Reason web.Field
 	CanNoShow     bool
 	Summary       []web.SummaryItem
+	// Answers are the customer's answers to the service's questions.
+	Answers []intakeRow
 }
 
 func (p *ListPage) show(w http.ResponseWriter, r *http.Request) error {
@@ -278,6 +280,13 @@ func (p *ListPage) showBooking(w http.ResponseWriter, r *http.Request, status in
 		Reason: web.Field{Type: web.TypeTextarea, Name: "reason", ID: web.FieldID("reason"), Label: "Reason (optional)", Rows: 2,
 			Errors: errs["reason"]}}
 	v.Summary = web.Summary([]web.Field{v.Start, v.Reason})
+	if len(b.IntakeData) > 0 {
+		svc, err := p.svc.serviceByID(r.Context(), b.ServiceID)
+		if err != nil {
+			return err
+		}
+		v.Answers = intakeRows(svc.IntakeSchema, b.IntakeData)
+	}
 	p.base.Render.Render(w, r, status, BookingTemplate, &web.Page{Title: "Booking " + b.Number, Data: v, CSRF: web.CSRFToken(w, r),
 		Flash: p.base.Render.TakeFlash(w, r, r.URL.Path)})
 	return nil

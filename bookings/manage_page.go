@@ -52,10 +52,23 @@ type managePage struct {
 	Month  *calendar
 	Reason web.Field
 	// Series says which occurrence of a series this is; Scope chooses
-	// what a cancellation takes (none when nothing follows it).
+	// what a cancellation takes (none when nothing follows it). Dates are
+	// every date of the series, each with its status.
 	Series  string
 	Scope   web.Field
+	Dates   []seriesDate
 	Summary []web.SummaryItem
+	// Requested: the booking waits for the business to confirm it.
+	Requested bool
+	// Who names who confirms a request (the provider, else "we").
+	Who string
+}
+
+// seriesDate is one date of a series as the manage page lists it.
+type seriesDate struct {
+	When, Status string
+	// This marks the booking the page is about.
+	This bool
 }
 
 var statusLabels = map[string]string{StatusRequested: "Requested (not confirmed yet)", StatusConfirmed: "Confirmed",
@@ -93,13 +106,14 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	q := r.URL.Query()
 	data := &managePage{Service: svc.Name, Status: statusLabels[b.Status], Number: b.Number, CanCancel: meta.CanCancel,
 		CanReschedule: meta.CanReschedule, Action: p.prefix + "/manage/" + token, Active: b.Active(), Cancelled: b.Status == StatusCancelled,
-		ServiceURL: p.prefix + "/" + svc.Slug, Booked: q.Get("booked") == "1", Contact: linkContacts(p.contact)}
+		ServiceURL: p.prefix + "/" + svc.Slug, Booked: q.Get("booked") == "1", Contact: linkContacts(p.contact),
+		Requested: b.Status == StatusRequested, Who: "we"}
 	if data.Booked && p.svc.SendsMail() {
 		data.Mailed = b.CustomerEmail
 	}
 	if b.ProviderID != nil {
 		if pr, err := p.svc.Provider(ctx, *b.ProviderID); err == nil {
-			data.Provider = pr.Name
+			data.Provider, data.Who = pr.Name, pr.Name
 		}
 	}
 	priced := svc
@@ -172,6 +186,10 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 				}
 			}
 			data.Series = fmt.Sprintf("This is booking %d of %d in a weekly series.", b.SeriesIndex+1, len(all))
+			for _, o := range all {
+				data.Dates = append(data.Dates, seriesDate{When: o.Start.In(loc).Format("Monday 2 January 2006, 15:04") + " to " +
+					o.End.In(loc).Format("15:04"), Status: statusLabels[o.Status], This: o.ID == b.ID})
+			}
 			if later > 0 {
 				data.Scope = web.Field{Type: web.TypeRadio, Name: "scope", ID: web.FieldID("scope"), Label: "Which bookings",
 					Options: []web.Option{{Value: "this", Label: "Only this one", Selected: r.PostFormValue("scope") != "following"},
@@ -194,7 +212,10 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	}
 	data.Summary = web.Summary(fields, general...)
 	title := "Your booking " + b.Number
-	if data.Booked {
+	switch {
+	case data.Booked && data.Requested:
+		title = "Requested: " + svc.Name
+	case data.Booked:
 		title = "Booked: " + svc.Name
 	}
 	page := &web.Page{Title: title, Data: data, CSRF: web.CSRFToken(w, r), Flash: p.render.TakeFlash(w, r, data.Action)}

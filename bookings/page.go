@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -289,8 +290,9 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 	field := func(typ, name, label, auto string, required bool) web.Field {
 		return web.Field{Type: typ, Name: name, ID: web.FieldID(name), Label: label, Value: r.PostFormValue(name), Autocomplete: auto, Required: required}
 	}
-	data.Fields = []web.Field{field("text", "customer_name", "Your name", "name", true), field("email", "customer_email", "Email address", "email", true),
-		field("tel", "customer_phone", "Phone (optional)", "tel", false), field(web.TypeTextarea, "notes", "Notes (optional)", "", false)}
+	data.Fields = slices.Concat([]web.Field{field("text", "customer_name", "Your name", "name", true), field("email", "customer_email", "Email address", "email", true),
+		field("tel", "customer_phone", "Phone (optional)", "tel", false)}, intakeFields(r, svc.IntakeSchema),
+		[]web.Field{field(web.TypeTextarea, "notes", "Notes (optional)", "", false)})
 	if minutes > 0 {
 		data.Fields = append(data.Fields, web.Field{Type: "hidden", Name: "length", Value: strconv.Itoa(minutes)})
 	}
@@ -310,9 +312,16 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 		for i := range data.Fields {
 			data.Fields[i].Errors = errs[data.Fields[i].Name]
 		}
+		if schema := svc.IntakeSchema; schema != nil {
+			for _, f := range schema.Fields {
+				if i := slices.IndexFunc(data.Fields, func(x web.Field) bool { return x.Name == intakeName(f) }); i >= 0 {
+					data.Fields[i].Errors = intakeWords(f, data.Fields[i].Errors)
+				}
+			}
+		}
 		web.VoiceFields(data.Fields)
 		for _, name := range ve.FieldNames() {
-			if name != "start_time" && !strings.HasPrefix(name, "customer_") && name != "notes" {
+			if name != "start_time" && !slices.ContainsFunc(data.Fields, func(f web.Field) bool { return f.Name == name }) {
 				general = append(general, errs[name]...)
 			}
 		}
@@ -338,7 +347,8 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 	}
 	zone := pageZone(r.URL.Query(), zoneName(svc.TimeZone))
 	nb := NewBooking{ServiceSlug: svc.Slug, CustomerName: r.PostFormValue("customer_name"), CustomerEmail: r.PostFormValue("customer_email"),
-		CustomerPhone: r.PostFormValue("customer_phone"), Notes: r.PostFormValue("notes"), CustomerTimeZone: zone}
+		CustomerPhone: r.PostFormValue("customer_phone"), Notes: r.PostFormValue("notes"), CustomerTimeZone: zone,
+		IntakeData: intakeAnswers(r, svc.IntakeSchema)}
 	nb.Length, _ = strconv.Atoi(r.PostFormValue("length"))
 	if n, _ := strconv.Atoi(r.PostFormValue("repeat")); n > 1 {
 		nb.Repeat = &Repeat{Count: n, EveryWeeks: 1, FreeOnly: r.PostFormValue("free_only") != ""}
