@@ -108,18 +108,39 @@ func NearestAbility(name string, own ...string) string {
 			candidates = inDomain
 		}
 	}
-	best, bestDistance := "", -1
+	var withWildcards []string
 	for _, known := range candidates {
-		for _, candidate := range []string{known, wildcardOf(known)} {
-			if d := distance(strings.ToLower(name), strings.ToLower(candidate)); bestDistance < 0 || d < bestDistance {
-				best, bestDistance = candidate, d
-			}
-		}
+		withWildcards = append(withWildcards, known, wildcardOf(known))
 	}
-	if bestDistance > len(name)/2 && len(candidates) == len(knownNames(own)) {
+	best, d := nearest(name, withWildcards)
+	if d > len(name)/2 && len(candidates) == len(knownNames(own)) {
 		return ""
 	}
 	return best
+}
+
+// Nearest is the candidate closest to name (fewest letters to change,
+// case aside), for a message that says what was likely meant ("did you
+// mean booking.created?"); "" when none is near (more than half of name
+// would change).
+func Nearest(name string, candidates []string) string {
+	best, d := nearest(name, candidates)
+	if d > len(name)/2 {
+		return ""
+	}
+	return best
+}
+
+// nearest is the candidate closest to name and its distance; "" and -1
+// for no candidates.
+func nearest(name string, candidates []string) (string, int) {
+	best, bestDistance := "", -1
+	for _, c := range candidates {
+		if d := distance(strings.ToLower(name), strings.ToLower(c)); bestDistance < 0 || d < bestDistance {
+			best, bestDistance = c, d
+		}
+	}
+	return best, bestDistance
 }
 
 // knownNames are the table's names and own.

@@ -43,7 +43,9 @@ func TestAdminCatalog(t *testing.T) {
 			require.Equal(t, 422, code, c.body)
 			require.Contains(t, body, `"`+c.field+`"`, c.body)
 		}
-		code, body := a.call(t, manager, "POST", "/services", `{"name":"Hair Cut","duration":45,"buffer_after":15,"price":"20",
+		_, body := a.call(t, manager, "POST", "/services", `{"name":"Dup","duration":30,"slug":"consultation"}`)
+		require.Contains(t, body, `The slug \"consultation\" has already been taken by another service.`, "the message names what took it")
+		code, body = a.call(t, manager, "POST", "/services", `{"name":"Hair Cut","duration":45,"buffer_after":15,"price":"20",
 			"timezone":"Europe/Berlin","intake_schema":{"fields":[{"name":"length","type":"select","options":["short","long"],"required":true}]}}`)
 		require.Equal(t, 201, code, body)
 		var svc struct {

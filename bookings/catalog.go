@@ -275,7 +275,7 @@ func (s *Service) CreateService(ctx context.Context, in OfferingInput) (Offering
 	}
 	out, err := s.store.CreateService(ctx, svc)
 	if errors.Is(err, ErrSlugTaken) {
-		return Offering{}, invalid("slug", api.MsgTaken("slug"))
+		return Offering{}, invalid("slug", api.MsgTakenBy("slug", svc.Slug, "service"))
 	}
 	if err != nil {
 		return Offering{}, fmt.Errorf("bookings: create service: %w", err)
@@ -295,7 +295,7 @@ func (s *Service) UpdateService(ctx context.Context, slug string, in OfferingInp
 	svc.UpdatedAt = s.o.Now().UTC()
 	out, err := s.store.UpdateService(ctx, svc)
 	if errors.Is(err, ErrSlugTaken) {
-		return Offering{}, invalid("slug", api.MsgTaken("slug"))
+		return Offering{}, invalid("slug", api.MsgTakenBy("slug", svc.Slug, "service"))
 	}
 	if err != nil {
 		return Offering{}, fmt.Errorf("bookings: update service: %w", err)
@@ -370,7 +370,7 @@ func (s *Service) CreateProvider(ctx context.Context, in ProviderInput) (Provide
 	}
 	out, err := s.store.CreateProvider(ctx, p)
 	if errors.Is(err, ErrSlugTaken) {
-		return Provider{}, invalid("slug", api.MsgTaken("slug"))
+		return Provider{}, invalid("slug", api.MsgTakenBy("slug", p.Slug, "provider"))
 	}
 	if err != nil {
 		return Provider{}, fmt.Errorf("bookings: create provider: %w", err)
@@ -390,7 +390,7 @@ func (s *Service) UpdateProvider(ctx context.Context, id int64, in ProviderInput
 	p.UpdatedAt = s.o.Now().UTC()
 	out, err := s.store.UpdateProvider(ctx, p)
 	if errors.Is(err, ErrSlugTaken) {
-		return Provider{}, invalid("slug", api.MsgTaken("slug"))
+		return Provider{}, invalid("slug", api.MsgTakenBy("slug", p.Slug, "provider"))
 	}
 	if err != nil {
 		return Provider{}, fmt.Errorf("bookings: update provider: %w", err)

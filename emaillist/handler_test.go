@@ -105,7 +105,7 @@ func TestFeedAdminValidation(t *testing.T) {
 	require.Equal(t, 201, call(t, b.admin, "POST", "/admin/emailmarketing/feeds", newsletter).code)
 	a := call(t, b.admin, "POST", "/admin/emailmarketing/feeds", newsletter)
 	require.Equal(t, 422, a.code, "a name the form's feed has")
-	require.JSONEq(t, `{"message":"The name has already been taken.","errors":{"name":["The name has already been taken."]}}`, a.body)
+	require.JSONEq(t, `{"message":"The name has already been taken by another feed.","errors":{"name":["The name has already been taken by another feed."]}}`, a.body)
 	require.Equal(t, 400, call(t, b.admin, "POST", "/admin/emailmarketing/feeds", `{"form_id":`).code)
 }
 

@@ -191,7 +191,7 @@ func (s *Service) storeErr(what string, err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, ErrNameTaken):
-		return api.Invalid("name", api.MsgTaken("name"))
+		return api.Invalid("name", "The name has already been taken by another feed.")
 	}
 	return fmt.Errorf("emaillist: %s: %w", what, err)
 }

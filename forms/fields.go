@@ -353,7 +353,7 @@ func (s *Service) CreateField(ctx context.Context, f *Field) error {
 		}
 		if chosen {
 			if slices.ContainsFunc(fields, func(x Field) bool { return x.Name == f.Name }) {
-				return api.Invalid("name", api.MsgTaken("name"))
+				return api.Invalid("name", api.MsgTakenBy("name", f.Name, "field of this form"))
 			}
 		} else {
 			f.Name = uniqueName(base, fields, 0)
@@ -363,7 +363,7 @@ func (s *Service) CreateField(ctx context.Context, f *Field) error {
 			continue // another request took the name first
 		}
 		if errors.Is(err, ErrConflict) {
-			return api.Invalid("name", api.MsgTaken("name"))
+			return api.Invalid("name", api.MsgTakenBy("name", f.Name, "field of this form"))
 		}
 		if err != nil {
 			return fmt.Errorf("forms: create field: %w", err)
@@ -388,7 +388,7 @@ func (s *Service) UpdateField(ctx context.Context, f *Field) error {
 	f.UpdatedAt = s.now()
 	err = s.store.UpdateField(ctx, f)
 	if errors.Is(err, ErrConflict) {
-		return api.Invalid("name", api.MsgTaken("name"))
+		return api.Invalid("name", api.MsgTakenBy("name", f.Name, "field of this form"))
 	}
 	if err != nil {
 		return fmt.Errorf("forms: update field: %w", wrapNotFound(err, "Field"))

@@ -40,7 +40,7 @@ func TestFormsCRUD(t *testing.T) {
 
 		r := b.api(t, "POST", "", map[string]any{"name": "Other", "slug": "contact-us"})
 		require.Equal(t, 422, r.status)
-		require.Equal(t, map[string][]string{"slug": {"The slug has already been taken."}}, r.errors(t).Errors)
+		require.Equal(t, map[string][]string{"slug": {`The slug "contact-us" has already been taken by another form.`}}, r.errors(t).Errors)
 		r = b.api(t, "POST", "", map[string]any{"slug": "Bad Slug", "redirect_url": "javascript:alert(1)", "is_active": "maybe",
 			"description": strings.Repeat("x", 1001)})
 		require.Equal(t, 422, r.status)
@@ -196,7 +196,7 @@ func TestFieldsAPI(t *testing.T) {
 		require.Equal(t, "years", named["name"])
 		r := b.api(t, "POST", "/signup/fields", map[string]any{"type": "text", "name": "years"})
 		require.Equal(t, 422, r.status)
-		require.Equal(t, []string{"The name has already been taken."}, r.errors(t).Errors["name"])
+		require.Equal(t, []string{`The name "years" has already been taken by another field of this form.`}, r.errors(t).Errors["name"])
 
 		r = b.api(t, "POST", "/signup/fields", map[string]any{"type": "widget", "width": "huge", "step_id": 99999,
 			"conditional_logic": map[string]any{"action": "explode", "rules": []any{map[string]any{"field": "", "operator": "like"}}},

@@ -318,7 +318,7 @@ type deleteView struct {
 	Action, Back string
 }
 
-// askDelete answers a delete not yet confirmed with the step that asks.
+// askDelete answers a delete that was not confirmed with the step that asks.
 func (p *SummaryPage) askDelete(w http.ResponseWriter, r *http.Request, v deleteView) error {
 	p.base.Render.Render(w, r, http.StatusOK, DeleteTemplate, &web.Page{Title: "Delete " + v.What + "?", Data: &v, CSRF: web.CSRFToken(w, r)})
 	return nil

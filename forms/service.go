@@ -411,7 +411,7 @@ func (s *Service) saveForm(ctx context.Context, f *Form, generated bool, save fu
 			return err
 		}
 		if !generated || attempt == 5 {
-			return api.Invalid("slug", api.MsgTaken("slug"))
+			return api.Invalid("slug", api.MsgTakenBy("slug", f.Slug, "form"))
 		}
 		if f.Slug, err = s.uniqueSlug(ctx, Slugify(f.Name, '-'), ""); err != nil {
 			return err

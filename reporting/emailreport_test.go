@@ -75,8 +75,9 @@ func TestEmailReports(t *testing.T) {
 		require.Equal(t, 201, code)
 		code, out = post(`{"email":"gone@example.com","period":"weekly"}`)
 		require.Equal(t, 201, code)
-		var gone reporting.EmailReport
-		require.NoError(t, json.Unmarshal([]byte(out), &gone))
+		var made struct{ Data reporting.EmailReport }
+		require.NoError(t, json.Unmarshal([]byte(out), &made))
+		gone := made.Data
 		req, _ := http.NewRequest("DELETE", fmt.Sprintf("%s/analytics-email-reports/%d", srv.URL, gone.ID), nil)
 		res, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)

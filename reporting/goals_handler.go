@@ -72,8 +72,9 @@ func goalError(err error) error {
 	return reportError(http.StatusBadGateway, "reporting_error", "The goals could not be read or changed. Try again in a moment.", err)
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) error {
-	reply.WriteJSON(w, status, v)
+// writeData answers v as {"data": v}, as every resource is answered.
+func writeData(w http.ResponseWriter, status int, v any) error {
+	reply.WriteData(w, status, v)
 	return nil
 }
 
@@ -89,7 +90,7 @@ func (h *Handler) listGoals(w http.ResponseWriter, r *http.Request) error {
 	if list == nil {
 		list = []Goal{}
 	}
-	return writeJSON(w, http.StatusOK, list)
+	return writeData(w, http.StatusOK, list)
 }
 
 func (h *Handler) addGoal(w http.ResponseWriter, r *http.Request) error {
@@ -105,7 +106,7 @@ func (h *Handler) addGoal(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return goalError(err)
 	}
-	return writeJSON(w, http.StatusCreated, g)
+	return writeData(w, http.StatusCreated, g)
 }
 
 func (h *Handler) deleteGoal(w http.ResponseWriter, r *http.Request) error {
@@ -162,7 +163,7 @@ func (h *Handler) listSharedLinks(w http.ResponseWriter, r *http.Request) error 
 	if list == nil {
 		list = []SharedLink{}
 	}
-	return writeJSON(w, http.StatusOK, list)
+	return writeData(w, http.StatusOK, list)
 }
 
 func (h *Handler) makeSharedLink(w http.ResponseWriter, r *http.Request) error {
@@ -181,7 +182,7 @@ func (h *Handler) makeSharedLink(w http.ResponseWriter, r *http.Request) error {
 		return sharedLinkError(err)
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusCreated, l)
+	return writeData(w, http.StatusCreated, l)
 }
 
 func (h *Handler) revokeSharedLink(w http.ResponseWriter, r *http.Request) error {
@@ -237,7 +238,7 @@ func (h *Handler) listEmailReports(w http.ResponseWriter, r *http.Request) error
 	if list == nil {
 		list = []EmailReport{}
 	}
-	return writeJSON(w, http.StatusOK, list)
+	return writeData(w, http.StatusOK, list)
 }
 
 func (h *Handler) addEmailReport(w http.ResponseWriter, r *http.Request) error {
@@ -255,7 +256,7 @@ func (h *Handler) addEmailReport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return emailReportError(err)
 	}
-	return writeJSON(w, http.StatusCreated, rep)
+	return writeData(w, http.StatusCreated, rep)
 }
 
 func (h *Handler) deleteEmailReport(w http.ResponseWriter, r *http.Request) error {

@@ -130,17 +130,19 @@ func TestGoalRoutes(t *testing.T) {
 		require.Equal(t, 422, code, "a key a goal does not take")
 		code, body = call("POST", "/analytics-goals", `{"page":"/thanks"}`)
 		require.Equal(t, 201, code, body)
-		var thanks reporting.Goal
-		require.NoError(t, json.Unmarshal([]byte(body), &thanks))
+		var made struct{ Data reporting.Goal }
+		require.NoError(t, json.Unmarshal([]byte(body), &made), "answered as {\"data\": …}, as every resource")
+		thanks := made.Data
 		require.Equal(t, "Visit /thanks", thanks.Name)
+		require.Regexp(t, `"created_at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z"`, body, "the APIs' one timestamp format")
 		code, body = call("POST", "/analytics-goals", `{"name":"Pro","event":"signup","property":"plan","value":"pro"}`)
 		require.Equal(t, 201, code, body)
 		b.flush(t) // today's views are written after the goals are made: counted as written
 		code, body = call("GET", "/analytics-goals", "")
 		require.Equal(t, 200, code)
-		var list []reporting.Goal
-		require.NoError(t, json.Unmarshal([]byte(body), &list))
-		require.Len(t, list, 2)
+		var listed struct{ Data []reporting.Goal }
+		require.NoError(t, json.Unmarshal([]byte(body), &listed))
+		require.Len(t, listed.Data, 2)
 
 		code, body = call("GET", "/analytics-reporting/goals?days=1", "")
 		require.Equal(t, 200, code, body)

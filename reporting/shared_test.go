@@ -105,9 +105,9 @@ func (s *sharedSite) makeLink(t *testing.T, body string) reporting.NewSharedLink
 	out, _ := io.ReadAll(res.Body)
 	require.Equal(t, 201, res.StatusCode, string(out))
 	require.Equal(t, "no-store", res.Header.Get("Cache-Control"))
-	var l reporting.NewSharedLink
+	var l struct{ Data reporting.NewSharedLink }
 	require.NoError(t, json.Unmarshal(out, &l))
-	return l
+	return l.Data
 }
 
 func browse(t *testing.T) *http.Client {

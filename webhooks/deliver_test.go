@@ -417,7 +417,7 @@ func TestEgressCheckedAtSend(t *testing.T) {
 		_, err := b.svc.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("x"), URL: str(rv.URL), Events: []string{"*"}})
 		var ve *webhooks.ValidationError
 		require.ErrorAs(t, err, &ve)
-		require.Equal(t, []string{"The url must resolve to a public address."}, ve.Fields()["url"])
+		require.Equal(t, []string{"The url must resolve to a public address (a private or loopback host needs the server's AllowPrivateHosts option, GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS on the reference server, for local development)."}, ve.Fields()["url"])
 
 		b.dns.set("hooks.example", "127.0.0.1") // rebinding
 		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(1))))

@@ -119,7 +119,7 @@ func TestSubscriptionAPI(t *testing.T) {
 		// Validation.
 		r = a.do("POST", subs, "admin", map[string]any{"name": "x", "url": "https://internal.example/hook", "events": []any{"order.placed"}})
 		require.Equal(t, 422, r.status)
-		require.JSONEq(t, `{"message":"The url must resolve to a public address.","errors":{"url":["The url must resolve to a public address."]}}`, r.body)
+		require.JSONEq(t, `{"message":"The url must resolve to a public address (a private or loopback host needs the server's AllowPrivateHosts option, GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS on the reference server, for local development).","errors":{"url":["The url must resolve to a public address (a private or loopback host needs the server's AllowPrivateHosts option, GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS on the reference server, for local development)."]}}`, r.body)
 		r = a.do("POST", subs, "admin", map[string]any{"name": 5, "url": "https://hooks.example/", "events": "order.placed", "is_active": "maybe"})
 		require.Equal(t, 422, r.status)
 		require.JSONEq(t, `{"message":"The name field must be a string. (and 2 more errors)","errors":{"name":["The name field must be a string."],

@@ -282,6 +282,14 @@ func portalWords(ve *ValidationError, errs map[string][]string) map[string][]str
 	for name, ms := range ve.Fields() {
 		field, _, _ := strings.Cut(name, ".")
 		for _, m := range ms {
+			// The options that would allow an address are the operator's
+			// business, not the customer's.
+			switch {
+			case strings.Contains(m, "AllowPrivateHosts"):
+				m = "The address must be on the public internet: this site does not send to private or local addresses."
+			case strings.Contains(m, "AllowInsecureURLs"):
+				m = "The address must start with https://."
+			}
 			errs[field] = append(errs[field], words.Replace(m))
 		}
 	}

@@ -403,7 +403,11 @@ func (s *Service) apply(ctx context.Context, sub *Subscription, in SubscriptionI
 				v.Add(field, api.MsgFormat(field))
 				continue
 			case !s.known(e):
-				v.Add(field, api.MsgSelected(field))
+				msg := fmt.Sprintf("The selected %s is invalid: %q is not an event here.", field, e)
+				if near := groundwork.Nearest(e, s.Events()); near != "" {
+					msg += fmt.Sprintf(" Did you mean %q?", near)
+				}
+				v.Add(field, msg)
 				hints = append(hints, fmt.Sprintf("%s %q is not in the catalogue, which holds %s (Options.Events and "+
 					"Service.RegisterEvents add to it)", field, e, strings.Join(s.Events(), ", ")))
 				continue
@@ -473,9 +477,11 @@ func deref(p *string) string {
 func urlMessage(err error) string {
 	switch {
 	case errors.Is(err, ErrInsecureURL):
-		return "The url field must start with https://."
+		return "The url field must start with https:// (plain http needs the server's AllowInsecureURLs option, " +
+			"GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS on the reference server, for local development)."
 	case errors.Is(err, ErrNotPublic):
-		return "The url must resolve to a public address."
+		return "The url must resolve to a public address (a private or loopback host needs the server's AllowPrivateHosts option, " +
+			"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS on the reference server, for local development)."
 	}
 	if strings.Contains(err.Error(), "longer than") {
 		return api.MsgMaxChars("url", MaxURLLength)

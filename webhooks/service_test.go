@@ -39,11 +39,13 @@ func TestSubscriptionRules(t *testing.T) {
 			"url": {"The url field is required."}, "events": {"The events field is required."}}},
 		{webhooks.SubscriptionInput{Name: &long, URL: str("http://hooks.example/"), Events: []string{"Order.Placed", "order", "no.such.event", strings.Repeat("a.", 61)}},
 			map[string][]string{"name": {"The name field must not be greater than 255 characters."},
-				"url": {"The url field must start with https://."}, "events.0": {"The events.0 field format is invalid."},
-				"events.1": {"The events.1 field format is invalid."}, "events.2": {"The selected events.2 is invalid."},
+				"url": {"The url field must start with https:// (plain http needs the server's AllowInsecureURLs option, GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS on the reference server, for local development)."}, "events.0": {"The events.0 field format is invalid."},
+				"events.1": {"The events.1 field format is invalid."}, "events.2": {`The selected events.2 is invalid: "no.such.event" is not an event here.`},
 				"events.3": {"The events.3 field must not be greater than 120 characters."}}},
 		{webhooks.SubscriptionInput{Name: str("x"), URL: str("https://10.0.0.1/"), Events: []string{"*"}, Secret: str("short")},
-			map[string][]string{"url": {"The url must resolve to a public address."}, "secret": {"The secret field must be at least 16 characters."}}},
+			map[string][]string{"url": {"The url must resolve to a public address (a private or loopback host needs the server's AllowPrivateHosts option, GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS on the reference server, for local development)."}, "secret": {"The secret field must be at least 16 characters."}}},
+		{webhooks.SubscriptionInput{Name: str("x"), URL: str("https://hooks.example/"), Events: []string{"order.placd"}},
+			map[string][]string{"events.0": {`The selected events.0 is invalid: "order.placd" is not an event here. Did you mean "order.placed"?`}}},
 		{webhooks.SubscriptionInput{Name: str("x"), URL: str("not a url"), Events: []string{"*"}},
 			map[string][]string{"url": {"The url field must be a valid URL."}}},
 		{webhooks.SubscriptionInput{Name: str("x"), URL: str("https://hooks.example/"), Events: []string{"*"}, StandardWebhooks: yes(),
@@ -68,7 +70,7 @@ func TestSubscriptionRules(t *testing.T) {
 	require.Contains(t, logs.String(), `msg="webhooks: subscription refused" why="url \"https://10.0.0.1/\" does not resolve`, "and the server's log")
 	var refused *webhooks.ValidationError
 	require.ErrorAs(t, hinted, &refused, "still the API's 422")
-	require.Equal(t, map[string][]string{"url": {"The url must resolve to a public address."}}, refused.Fields())
+	require.Equal(t, map[string][]string{"url": {"The url must resolve to a public address (a private or loopback host needs the server's AllowPrivateHosts option, GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS on the reference server, for local development)."}}, refused.Fields())
 
 	// A generated secret, events de-duplicated, shown once, sealed at rest.
 	sub, err := b.svc.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str(" Orders "), URL: str("https://hooks.example/in"),

@@ -34,7 +34,7 @@ const (
 	// all recurring events together (MaxOccurrences bounds each).
 	MaxOccurrencesPerRead = 200_000
 	// MaxExpandTime bounds the time one read spends expanding recurring
-	// events; the events not yet expanded are left out.
+	// events; the events still to expand are left out.
 	MaxExpandTime = 2 * time.Second
 )
 

@@ -152,9 +152,10 @@ func TestSharedReportIsStyledWithoutSignIn(t *testing.T) {
 		if body != "" {
 			code, made := request(t, "POST", base+"/analytics-shared-links", token, body)
 			require.Equal(t, 201, code, made)
-			var l struct{ Path string }
+			var l struct{ Data struct{ Path string } }
 			require.NoError(t, json.Unmarshal([]byte(made), &l))
-			path = l.Path
+			require.NotEmpty(t, l.Data.Path, made)
+			path = l.Data.Path
 		}
 		req, err := http.NewRequest("GET", base+path, nil)
 		require.NoError(t, err)

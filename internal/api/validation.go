@@ -121,6 +121,12 @@ func MsgDate(field string) string { return "The " + Attr(field) + " field must b
 // MsgTaken: "The slug has already been taken."
 func MsgTaken(field string) string { return "The " + Attr(field) + " has already been taken." }
 
+// MsgTakenBy names what took the value: "The slug "consultation" has
+// already been taken by another service."
+func MsgTakenBy(field, value, resource string) string {
+	return fmt.Sprintf("The %s %q has already been taken by another %s.", Attr(field), value, resource)
+}
+
 // ValidEmail accepts a bare address ("ann@example.com", no display name)
 // with a dotted domain.
 func ValidEmail(s string) bool {

@@ -64,7 +64,10 @@ var voiceRules = []voiceRule{
 	{regexp.MustCompile(`^The .+ field confirmation does not match\.$`), func(Field, []string) string {
 		return "The passwords do not match: type the same password in both boxes"
 	}},
-	{regexp.MustCompile(`^The .+ has already been taken\.$`), func(f Field, _ []string) string {
+	{regexp.MustCompile(`^The .+ has already been taken(?: by another (.+))?\.$`), func(f Field, m []string) string {
+		if m[1] != "" {
+			return "That " + lowerFirst(strings.TrimPrefix(f.Label, "Your ")) + " is already used by another " + m[1]
+		}
 		return "That " + lowerFirst(strings.TrimPrefix(f.Label, "Your ")) + " is already in use"
 	}},
 	{regexp.MustCompile(`^The selected .+ is invalid\.$`), func(f Field, _ []string) string { return "Select " + thing(f) + " from the list" }},
