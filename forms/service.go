@@ -101,7 +101,9 @@ type Options struct {
 	// memory when nil. Give a store.SQLRateLimiter so it holds across
 	// instances.
 	FormTokenUses groundwork.RateLimiter
-	// Logger receives failures nobody waits for (hooks, file clean-up).
+	// Logger receives failures nobody waits for (hooks, file clean-up) and
+	// the submissions judged spam, at info; slog.Default() when nil, so
+	// nothing is decided in silence.
 	Logger *slog.Logger
 	// Captcha checks the submissions of forms with Captcha set
 	// (NewTurnstile, NewHCaptcha, or a host's own); without one, no form
@@ -174,7 +176,7 @@ func NewService(st Store, opts *Options) (*Service, error) {
 		s.extensions[i] = strings.ToLower(strings.TrimPrefix(e, "."))
 	}
 	if s.logger == nil {
-		s.logger = slog.New(slog.DiscardHandler)
+		s.logger = slog.Default()
 	}
 	s.tokenKey, s.tokenMaxAge, s.tokenOptional, s.tokenUses = bytes.Clone(o.FormTokenKey), o.FormTokenMaxAge, o.FormTokenOptional, o.FormTokenUses
 	switch {

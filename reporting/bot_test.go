@@ -1,7 +1,10 @@
 package reporting_test
 
 import (
+	"bytes"
+	"log/slog"
 	"math/rand/v2"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -9,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/store"
 )
 
 // oldBots is the case-insensitive regular expression Bot replaced: the
@@ -67,4 +71,26 @@ func BenchmarkBot(b *testing.B) {
 			}
 		})
 	}
+}
+
+// A robot's view is answered 202 like any other (a crawler learns
+// nothing) and left out, said at debug in the log with its user agent.
+func TestBotViewIsSaidAtDebug(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	var logs bytes.Buffer
+	a, err := reporting.NewAnalytics(b.analytics.Store(), &reporting.AnalyticsOptions{Now: b.clock.Now,
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	require.NoError(t, err)
+	h, err := reporting.NewCollectHandler(a, &reporting.CollectOptions{Hosts: []string{"shop.example"}, Limit: -1})
+	require.NoError(t, err)
+	req := httptest.NewRequest("POST", "/analytics/collect", strings.NewReader(`{"url":"https://shop.example/"}`))
+	req.Header.Set("User-Agent", "curl/8.5.0")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	require.Equal(t, 202, w.Code)
+	require.Zero(t, a.Pending(), "not counted")
+	require.Contains(t, logs.String(), "level=DEBUG")
+	require.Contains(t, logs.String(), "reporting: view left out")
+	require.Contains(t, logs.String(), "curl/8.5.0")
 }

@@ -84,7 +84,10 @@ type AnalyticsOptions struct {
 	// RetentionDefault when zero, kept for ever when negative.
 	Retention time.Duration
 	// Now and Rand are the clock and the salts' randomness.
-	Now    func() time.Time
+	Now func() time.Time
+	// Logger receives what the collector decides without a caller to
+	// tell (views refused, writes failed, the last flush's progress, bots
+	// left out at debug); slog.Default() when nil.
 	Logger *slog.Logger
 	// Meter counts the views buffered, flushed and refused
 	// (groundwork.MetricViews); nil counts nothing.
@@ -148,7 +151,7 @@ func NewAnalytics(st Store, opts *AnalyticsOptions) (*Analytics, error) {
 		o.Now = time.Now
 	}
 	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
+		o.Logger = slog.Default()
 	}
 	return &Analytics{store: st, o: o, salts: map[string][]byte{}, kick: make(chan struct{}, 1)}, nil
 }
@@ -273,6 +276,7 @@ func (a *Analytics) collect(ctx context.Context, v View, botCheck bool) error {
 		props = nil // a page view's are not counted
 	}
 	if botCheck && Bot(v.UserAgent) { // after the cheaper refusals
+		a.o.Logger.DebugContext(ctx, "reporting: view left out: the user agent is a robot's or a script's", "user_agent", clip(v.UserAgent, 200))
 		return ErrBot
 	}
 	now := a.o.Now()
