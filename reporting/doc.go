@@ -60,11 +60,16 @@
 // [NewHandler] serves /search-reporting/performance, top-queries and
 // top-pages (days 28, 1..490; limit 25, 1..1000) and
 // /analytics-reporting/overview and top-content (days 30, 1..730; limit
-// 10, 1..100; property_id), plus sources and devices for the first-party
-// source; the analytics routes take page, source and device filters,
-// alone or together (AND: [AnalyticsQuery].Filters; the first-party
-// source reads them from per-day rollups of each pair and of the three
-// together, GA4 as a dimensionFilter). Errors are {"error", "message"}: 401 unauthenticated, 403 forbidden, 409
+// 10, 1..100; property_id), plus for the first-party source sources,
+// devices, browsers, operating-systems, countries, entry-pages,
+// exit-pages, campaigns, event-properties and goals. The analytics
+// routes take twelve filters, alone or together (AND:
+// [AnalyticsQuery].Filters): page, source, device, browser, os, country,
+// campaign, medium, term, content, goal and prop (?prop=plan:pro);
+// the first-party source reads each pair and the common triples from
+// per-day rollups and any other set from the kept visitors' segments,
+// GA4 as a dimensionFilter; a filter a report is not kept by is a 422
+// bad_filter. Errors are {"error", "message"}: 401 unauthenticated, 403 forbidden, 409
 // not_connected, 422 bad_filter, 501 base_not_installed, 502
 // reporting_error (never a provider's body, which is logged). Successful answers of Google's sources are cached
 // five minutes per source, connection and parameters (for Google's
@@ -77,7 +82,9 @@
 // [NewDashboard] is a page of every report, in the shared page layout:
 // totals, trends drawn as inline SVG on the server (with a title, a
 // description and the figures in words), tables with a CSV export each
-// (?export=pages|events|sources|devices), the totals against the period
+// (?export=pages, events, sources, devices, goals, entry-pages,
+// exit-pages, countries, browsers, operating-systems, campaigns or
+// event-properties), the totals against the period
 // before (AnalyticsQuery.Before, or the dates before a range of
 // AnalyticsQuery.Start and End), and a 7/28/90-day picker beside a range
 // of dates (?from, ?to), all without JavaScript.

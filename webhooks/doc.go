@@ -9,7 +9,9 @@
 // # Signing and verifying
 //
 // [Sign] gives the X-Platform-Signature value "t=<unix>, v1=<hex>": an
-// HMAC-SHA256 keyed with the subscription's secret over "<t>.<raw body>".
+// HMAC-SHA256 keyed with the subscription's whole secret string ("whsec_"
+// prefix and all, its bytes; never the base64 after it decoded) over
+// "<t>.<raw body>".
 // A receiver calls [Verify] (constant time, five minutes either way by
 // default) and tells [ErrBadHeader], [ErrStaleTimestamp] and
 // [ErrBadSignature] apart with errors.Is. A subscription may ask for the

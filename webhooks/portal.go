@@ -115,6 +115,12 @@ func explainPortal(err error) *web.Problem {
 	case errors.Is(err, ErrNotFound):
 		return &web.Problem{Status: http.StatusNotFound, Err: err, ErrorPage: web.ErrorPage{Heading: "Endpoint not found",
 			Message: "There is no such endpoint among yours."}}
+	case errors.Is(err, ErrSecretUnreadable):
+		// The operator's mistake (an instance given another key); the
+		// request log has the 5xx, the page says it in words.
+		return &web.Problem{Status: http.StatusServiceUnavailable, Err: err, ErrorPage: web.ErrorPage{Heading: "The secret cannot be shown just now",
+			Message: "This server cannot read the endpoint's signing secret. Try again in a few minutes; if it keeps happening, " +
+				"tell the people who run this site. Your endpoint and its deliveries are kept."}}
 	}
 	return nil
 }

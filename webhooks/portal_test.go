@@ -282,3 +282,21 @@ func TestPortalAttemptLog(t *testing.T) {
 		require.Contains(t, body, `10:02:00 UTC: delivered, 200 <small class="detail">answer 2</small></li>`)
 	})
 }
+
+// On an instance given another secret key than the one that sealed a
+// secret, "Show the secret" says in words that it cannot be shown (a
+// 503 page, not the generic failure), and nothing of the server.
+func TestPortalSecretUnderAnotherKey(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.dns.set("hooks.example", "93.184.216.34")
+	sub := b.subscribe(t, "https://hooks.example/in")
+	other, err := webhooks.NewService(b.store, &webhooks.Options{SecretKey: []byte("another key of thirty-two bytes!"), Now: b.clock.Now})
+	require.NoError(t, err)
+	p := newPortal(t, &bundle{db: b.db, store: b.store, svc: other, clock: b.clock, dns: b.dns}, nil)
+	code, body, _ := p.do(t, "POST", p.link(t, "")+"/"+itoa(sub.ID)+"/reveal", nil)
+	require.Equal(t, 503, code, body)
+	require.Contains(t, body, "The secret cannot be shown just now")
+	require.Contains(t, body, "This server cannot read the endpoint&#39;s signing secret.")
+	require.NotContains(t, body, "GROUNDWORK_SECRET_KEY")
+}
