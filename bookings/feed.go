@@ -319,7 +319,7 @@ func (s *Service) newEvent(b Booking, summary, description string) *ics.VEvent {
 	}}}
 	if l := b.Location; l != nil && l.Value != "" {
 		ev.Properties = append(ev.Properties, prop(ics.ComponentPropertyLocation, icsText(placeText(l))))
-		if l.Kind == LocationVideo {
+		if l.Kind == LocationVideo && oneURI(l.Value) { // a link from Options.VideoLink is the host's, unchecked
 			ev.Properties = append(ev.Properties, prop(ics.ComponentPropertyUrl, l.Value))
 		}
 	}

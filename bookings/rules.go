@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/groundwork-go/groundwork/internal/api"
 )
@@ -141,11 +142,18 @@ func checkLocation(v *api.Validator, field string, l *Location) {
 		v.Add(field+".kind", "The kind must be address, phone or video.")
 	case len([]rune(l.Value)) > locationMaxLength:
 		v.Add(field+".value", api.MsgMaxChars(field+".value", locationMaxLength))
-	case l.Kind == LocationVideo && l.Value != "" && !strings.HasPrefix(l.Value, "https://"):
-		v.Add(field+".value", "A video link must be an https:// address.")
+	case l.Kind == LocationVideo && l.Value != "" && (!strings.HasPrefix(l.Value, "https://") || !oneURI(l.Value)):
+		v.Add(field+".value", "A video link must be an https:// address, without spaces or line breaks.")
 	case l.Kind != LocationVideo && l.Value == "":
 		v.Add(field+".value", api.MsgRequired(field+".value"))
 	}
+}
+
+// oneURI reports whether s can be a URI property's value as it is: no
+// space and no control character (a line break would write lines of its
+// own into a calendar file).
+func oneURI(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f || unicode.IsSpace(r) })
 }
 
 // checkServiceRules checks r, normalising what it can.

@@ -641,3 +641,36 @@ func TestSeriesOnTheManagePage(t *testing.T) {
 		require.Equal(t, bookings.StatusCancelled, o.Status)
 	}
 }
+
+// A video link never writes lines of its own into a calendar file: one
+// with a line break or a space is refused when a service or provider is
+// saved, and one a host's VideoLink makes with a line break is left out
+// of the file's URL (its LOCATION, escaped, keeps the words).
+func TestVideoLinkCannotWriteCalendarLines(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	ctx := context.Background()
+	for _, bad := range []string{"https://meet.example/a\r\nATTENDEE:mailto:evil@example.com", "https://meet.example/a b"} {
+		_, err := b.svc.UpdateService(ctx, "consultation", bookings.OfferingInput{Location: &bookings.Location{Kind: bookings.LocationVideo, Value: bad}})
+		var ve *bookings.ValidationError
+		require.ErrorAs(t, err, &ve, bad)
+		require.Equal(t, []string{"A video link must be an https:// address, without spaces or line breaks."}, ve.Fields()["location.value"])
+	}
+	svc, err := bookings.NewService(bookingssql.New(b.db), &bookings.Options{Now: b.clock.Now,
+		VideoLink: func(context.Context, *sql.Tx, bookings.Booking) (string, error) {
+			return "https://meet.example/a\r\nATTENDEE:mailto:evil@example.com", nil
+		}})
+	require.NoError(t, err)
+	_, err = svc.UpdateService(ctx, "consultation", bookings.OfferingInput{Location: &bookings.Location{Kind: bookings.LocationVideo}})
+	require.NoError(t, err)
+	bk, _, err := svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-02T15:00:00Z"),
+		CustomerName: "Grace", CustomerEmail: "grace@example.com"})
+	require.NoError(t, err)
+	file, err := svc.ICS(ctx, bk)
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(file), "\r\n") {
+		require.False(t, strings.HasPrefix(line, "ATTENDEE"), "a line of the link's own: %q", line)
+	}
+	require.NotContains(t, string(file), "\r\nURL:")
+	require.Contains(t, string(file), `LOCATION:Video: https://meet.example/a\nATTENDEE:mailto:evil@example.com`)
+}

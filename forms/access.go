@@ -43,8 +43,13 @@ const (
 	// one form in AccessMailWindow; more asks are answered alike and send
 	// nothing.
 	AccessMailsPerAddress = 3
-	// AccessMailWindow is the window of AccessMailsPerAddress.
+	// AccessMailWindow is the window of AccessMailsPerAddress and
+	// ResumeMailsPerAddress.
 	AccessMailWindow = time.Hour
+	// ResumeMailsPerAddress is the most resume links mailed to one
+	// address, whatever the form, in AccessMailWindow: a saved response's
+	// mail box cannot be used to send mail to anyone at will.
+	ResumeMailsPerAddress = 5
 
 	accessContext = "groundwork forms: access link v1\x00"
 	accessMaxLen  = 640

@@ -138,6 +138,13 @@ func (s *Service) savePartial(ctx context.Context, form *Form, fields []Field, r
 		v.Add(ResumeEmailField, api.MsgEmail("email"))
 		return nil, v.Err()
 	}
+	if address != "" {
+		// Counted before the save, so a refusal leaves nothing saved
+		// that the person was not given the link of.
+		if err := s.resumeMailAllowed(ctx, form, address, ResumeEmailField); err != nil {
+			return nil, err
+		}
+	}
 	steps, err := s.store.Steps(ctx, form.ID)
 	if err != nil {
 		return nil, fmt.Errorf("forms: save partial: %w", err)
@@ -204,7 +211,7 @@ func (s *Service) savePartial(ctx context.Context, form *Form, fields []Field, r
 		out.URL = pageLink(pages, form, ResumeQuery, token)
 	}
 	if address != "" && out.URL != "" {
-		if err := s.MailResumeLink(ctx, form, p, address, out.URL); err != nil {
+		if err := s.enqueueResumeLink(ctx, form, p, address, out.URL); err != nil {
 			return nil, err
 		}
 	}
@@ -212,13 +219,37 @@ func (s *Service) savePartial(ctx context.Context, form *Form, fields []Field, r
 }
 
 // MailResumeLink mails link, the resume link of partial (a response of
-// form saved to finish later), to address. A bad address is a
-// *ValidationError.
+// form saved to finish later), to address. A bad address, or one sent
+// ResumeMailsPerAddress links in the last AccessMailWindow (counted by
+// Options.FormTokenUses, so across instances with a shared limiter), is a
+// *ValidationError on "email".
 func (s *Service) MailResumeLink(ctx context.Context, form *Form, partial *Partial, address, link string) error {
 	address, err := checkAddress(address)
 	if err != nil {
 		return err
 	}
+	if err := s.resumeMailAllowed(ctx, form, address, "email"); err != nil {
+		return err
+	}
+	return s.enqueueResumeLink(ctx, form, partial, address, link)
+}
+
+// resumeMailAllowed counts a resume link mailed to address, refusing it
+// past ResumeMailsPerAddress in AccessMailWindow on field.
+func (s *Service) resumeMailAllowed(ctx context.Context, form *Form, address, field string) error {
+	res, err := s.tokenUses.Hit(ctx, "forms-resume-mail:"+strings.ToLower(address), ResumeMailsPerAddress, AccessMailWindow)
+	if err != nil {
+		return fmt.Errorf("forms: mail resume link: %w", err)
+	}
+	if !res.Allowed {
+		s.logger.InfoContext(ctx, "forms: resume link not mailed: too many to one address", "form", form.ID)
+		return api.Invalid(field, "Too many links have been mailed to this address in the last hour. Copy the link instead, or try again later.")
+	}
+	return nil
+}
+
+// enqueueResumeLink queues the mail of a resume link.
+func (s *Service) enqueueResumeLink(ctx context.Context, form *Form, partial *Partial, address, link string) error {
 	if s.enqueuer == nil {
 		return errors.New("forms: mail resume link: the service has no Enqueuer to send mail")
 	}

@@ -274,3 +274,35 @@ func writeFile(t *testing.T, name, content string) []string {
 	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
 	return []string{path}
 }
+
+// A saved response's mail cannot send mail to anyone at will: one
+// address gets at most ResumeMailsPerAddress resume links an hour,
+// whatever the form and whatever its case; more are refused at the field.
+func TestResumeLinksPerAddressAreCapped(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withQueue)
+	slug := b.applicationForm(t)
+	save := func(address string) reply {
+		ct, body := multipartBody(t, part{name: "name", content: "Bo"}, part{name: forms.ResumeEmailField, content: address})
+		return b.request(t, "POST", forms.PrefixDefault+"/"+slug+"/save", "", ct, body)
+	}
+	for i := range forms.ResumeMailsPerAddress {
+		address := "victim@example.test"
+		if i%2 == 1 {
+			address = "Victim@Example.test"
+		}
+		r := save(address)
+		require.Equal(t, 201, r.status, r.body)
+	}
+	var before int
+	require.NoError(t, b.db.Get(&before, `SELECT COUNT(*) FROM forms_partials`))
+	r := save("victim@example.test")
+	require.Equal(t, 422, r.status, r.body)
+	require.Contains(t, r.errors(t).Errors[forms.ResumeEmailField][0], "Too many links have been mailed to this address in the last hour.")
+	var after int
+	require.NoError(t, b.db.Get(&after, `SELECT COUNT(*) FROM forms_partials`))
+	require.Equal(t, before, after, "nothing saved that the person was not given the link of")
+	require.Equal(t, 201, save("someone-else@example.test").status, "another address is counted apart")
+	b.clock.Advance(forms.AccessMailWindow + time.Minute)
+	require.Equal(t, 201, save("victim@example.test").status, "an hour on, one more")
+}

@@ -97,7 +97,8 @@ type Options struct {
 	// token still has it checked). By default a submission without a good
 	// token is spam.
 	FormTokenOptional bool
-	// FormTokenUses counts each token's use, so that it is good once; in
+	// FormTokenUses counts each token's use, so that it is good once, and
+	// the links mailed to each address (access and resume links); in
 	// memory when nil. Give a store.SQLRateLimiter so it holds across
 	// instances.
 	FormTokenUses groundwork.RateLimiter

@@ -57,8 +57,10 @@ func checkHeaders(in map[string]string, v *api.Validator) map[string]string {
 			v.Add(field, "The header "+canonical+" is the delivery's own; choose another name.")
 		case utf8.RuneCountInString(value) > MaxHeaderValueLength:
 			v.Add(field, api.MsgMaxChars(field, MaxHeaderValueLength))
-		case strings.ContainsAny(value, "\r\n\x00") || !utf8.ValidString(value):
-			v.Add(field, "A header's value is one line of text.")
+		case strings.ContainsFunc(value, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) || !utf8.ValidString(value):
+			// Every control character but a tab: HTTP clients refuse
+			// them, so every delivery would fail.
+			v.Add(field, "A header's value is one line of text, without control characters.")
 		case out[canonical] != "":
 			v.Add(field, "The header "+canonical+" is given twice.")
 		default:
