@@ -328,3 +328,37 @@ func TestBoundUsersMakeBoundTokens(t *testing.T) {
 	_, _, err = svc.CreateUserToken(ctx, u, auth.NewToken{Name: "other", Abilities: []string{"webhookSubscription.*", "webhookOwner:acct_b"}})
 	require.Error(t, err, "a binding the user does not hold")
 }
+
+// An address cannot pass for another's: one holding a character that
+// shows nothing (a zero-width space) or mixing alphabets in one part (a
+// Cyrillic а among Latin letters) is refused; one alphabet, or the
+// Japanese ones together, is taken, and an address is kept in one
+// Unicode form, so "é" typed two ways is one account.
+func TestLookAlikeAddressesAreRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, err := auth.NewService(newStore(t), &auth.Options{Password: cheap})
+	require.NoError(t, err)
+	_, err = svc.CreateUser(ctx, auth.NewUser{Name: "Ada", Email: "ada@example.com", Password: "correct horse"})
+	require.NoError(t, err)
+	for email, says := range map[string]string{
+		"ada\u200b@example.com":   "characters that show nothing",
+		"ada@exa\u200dmple.com":   "characters that show nothing",
+		"\u202eada@example.com":   "characters that show nothing",
+		"p\u0430ypal@example.com": "mix letters of different alphabets",
+		"ada@ex\u0430mple.com":    "mix letters of different alphabets",
+	} {
+		_, err := svc.CreateUser(ctx, auth.NewUser{Name: "Not Ada", Email: email, Password: "correct horse"})
+		var ve *auth.ValidationError
+		require.ErrorAs(t, err, &ve, "%q", email)
+		require.Contains(t, strings.Join(ve.Fields()["email"], " "), says, "%q", email)
+	}
+	for _, email := range []string{"\u7530\u4e2d@\u4f8b\u3048.jp", "jos\u00e9@example.com", "\u0430\u043d\u043d\u0430@\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444"} {
+		_, err := svc.CreateUser(ctx, auth.NewUser{Name: "Someone", Email: email, Password: "correct horse"})
+		require.NoError(t, err, "%q", email)
+	}
+	_, err = svc.CreateUser(ctx, auth.NewUser{Name: "José again", Email: "jose\u0301@example.com", Password: "correct horse"})
+	var ve *auth.ValidationError
+	require.ErrorAs(t, err, &ve, "é typed as e and an accent is the same address")
+	require.Equal(t, []string{"The email has already been taken."}, ve.Fields()["email"])
+}

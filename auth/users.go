@@ -12,7 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/seal"
@@ -141,7 +144,55 @@ func (s *Service) initUsers(o Options) error {
 
 // NormalizeEmail is how addresses are compared and stored: trimmed and
 // lower-cased.
-func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+func NormalizeEmail(email string) string {
+	return norm.NFC.String(strings.ToLower(strings.TrimSpace(email)))
+}
+
+// lookalike reports why an address could pass for another's: a character
+// that shows nothing (a zero-width space, a joiner, a direction mark, a
+// soft hyphen, a control), or, in one part (the name or a label of the
+// domain), letters of several alphabets ("pаypal" with a Cyrillic а). The
+// alphabets Japanese, Chinese and Korean write together, each beside the
+// Latin letters, are one. "" when it is neither.
+func lookalike(email string) string {
+	for _, r := range email {
+		if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zs, unicode.Zl, unicode.Zp, unicode.Variation_Selector,
+			unicode.Other_Default_Ignorable_Code_Point) {
+			return "invisible"
+		}
+	}
+	for _, part := range strings.FieldsFunc(email, func(r rune) bool { return r == '@' || r == '.' }) {
+		scripts := map[string]bool{}
+		for _, r := range part {
+			for name, table := range unicode.Scripts {
+				if name != "Common" && name != "Inherited" && unicode.Is(table, r) {
+					scripts[name] = true
+					break
+				}
+			}
+		}
+		if len(scripts) > 1 && !oneWriting(scripts) {
+			return "mixed"
+		}
+	}
+	return ""
+}
+
+// oneWriting reports whether scripts are written together by one
+// language: Han with Hiragana and Katakana, with Bopomofo, or with
+// Hangul, each beside Latin.
+func oneWriting(scripts map[string]bool) bool {
+	for _, set := range [][]string{{"Latin", "Han", "Hiragana", "Katakana"}, {"Latin", "Han", "Bopomofo"}, {"Latin", "Han", "Hangul"}} {
+		all := true
+		for s := range scripts {
+			all = all && slices.Contains(set, s)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
 
 // checkNewPassword adds the password rules to v: required, at least
 // PasswordMinLength characters, at most PasswordMaxBytes bytes, and equal
@@ -181,6 +232,10 @@ func checkEmail(v *api.Validator, email string) string {
 		v.Add("email", api.MsgMaxChars("email", EmailMaxLength))
 	case !api.ValidEmail(email):
 		v.Add("email", api.MsgEmail("email"))
+	case lookalike(email) == "invisible":
+		v.Add("email", "The email must not hold characters that show nothing (spaces, zero-width or control characters).")
+	case lookalike(email) == "mixed":
+		v.Add("email", "The email must not mix letters of different alphabets in one part, as look-alike addresses do.")
 	}
 	return email
 }
