@@ -1,37 +1,19 @@
 package forms_test
 
 import (
-	"bytes"
 	"log/slog"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/internal/testkit"
 )
-
-// lockedBuffer is a buffer several goroutines may log to.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // A submission judged spam is said, not silent: with no Logger given it
 // is logged through slog.Default(), with why. (Not parallel: it swaps
 // the process's default logger.)
 func TestSpamIsLoggedWithoutALogger(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &testkit.Buffer{}
 	was := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(logs, nil)))
 	t.Cleanup(func() { slog.SetDefault(was) })

@@ -1,7 +1,6 @@
 package reporting
 
 import (
-	"cmp"
 	"context"
 	"embed"
 	"encoding/csv"
@@ -21,7 +20,6 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/internal/web"
-	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 //go:embed templates
@@ -114,51 +112,14 @@ func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
 	base.Mux.HandleFunc("GET "+o.Path+"/{$}", base.Func(d.show))
 	base.Mux.HandleFunc("GET "+o.Path, base.Func(d.show))
 	if o.SharedLinks != nil {
-		if d.o.SharedPath == "" {
-			d.o.SharedPath = SharedPathDefault
-		}
-		d.o.SharedPath = strings.TrimSuffix(d.o.SharedPath, "/")
-		if o.RateLimiter == nil {
-			o.RateLimiter = driverless.NewMemoryRateLimiter(nil)
-		}
-		if o.SharedLimit >= 0 {
-			d.sharedLimit = &throttle.Throttle{Name: "reporting shared", Limiter: o.RateLimiter, Limit: cmp.Or(o.SharedLimit, SharedLimitDefault),
-				Window: time.Minute, TrustedProxies: o.TrustedProxies, Logger: o.Logger}
-			d.passwordLimit = &throttle.Throttle{Name: "reporting shared password", Limiter: o.RateLimiter, Limit: SharedPasswordLimit,
-				Window: time.Minute, TrustedProxies: o.TrustedProxies, Logger: o.Logger}
-			d.linkPasswordLimit = &throttle.Throttle{Name: "reporting shared link password", Limiter: o.RateLimiter, Limit: SharedLinkPasswordLimit,
-				Window: time.Minute, TrustedProxies: o.TrustedProxies, Logger: o.Logger}
-		}
-		// The shared pages are a base of their own, with the assets beside
-		// them: their readers cannot sign in to reach the dashboard's, and
-		// their error pages are styled too.
-		bo.Prefix, bo.Default, bo.AssetPrefix = d.o.SharedPath, d.o.SharedPath, ""
-		bo.NotFound = web.ErrorPage{Heading: "Link not found", Message: "This link to the reports does not open anything: it may have been revoked, " +
-			"or copied only in part. Ask whoever gave it to you for a new one."}
-		if d.sharedBase, err = web.NewBase(bo); err != nil {
+		if err := d.sharedPages(bo); err != nil {
 			return nil, err
 		}
-		d.sharedBase.Mux.HandleFunc("GET "+d.o.SharedPath+"/{token}", d.sharedBase.Func(d.shared))
-		d.sharedBase.Mux.HandleFunc("POST "+d.o.SharedPath+"/{token}", d.sharedBase.Func(d.shared))
 	}
 	if o.Manage != nil {
 		d.settingsRoutes()
 	}
 	return d, nil
-}
-
-// breakable is s, escaped, with a line break allowed after each '/',
-// '-', '_' and '.' (<wbr>): a path or an event name in a narrow column
-// breaks where people read a break, never between two letters.
-func breakable(s string) template.HTML {
-	var b strings.Builder
-	for _, r := range s {
-		b.WriteString(template.HTMLEscapeString(string(r)))
-		if strings.ContainsRune("/-_.", r) {
-			b.WriteString("<wbr>")
-		}
-	}
-	return template.HTML(b.String())
 }
 
 // ServeHTTP implements http.Handler.

@@ -3,6 +3,7 @@ package reporting
 import (
 	"context"
 	"errors"
+	"html/template"
 	"maps"
 	"slices"
 	"strconv"
@@ -297,4 +298,18 @@ func countryLabel(code string) (string, string) {
 	}
 	flag := string(rune(0x1F1E6+rune(code[0]-'A'))) + string(rune(0x1F1E6+rune(code[1]-'A')))
 	return display.English.Regions().Name(r), flag
+}
+
+// breakable is s, escaped, with a line break allowed after each '/',
+// '-', '_' and '.' (<wbr>): a path or an event name in a narrow column
+// breaks where people read a break, never between two letters.
+func breakable(s string) template.HTML {
+	var b strings.Builder
+	for _, r := range s {
+		b.WriteString(template.HTMLEscapeString(string(r)))
+		if strings.ContainsRune("/-_.", r) {
+			b.WriteString("<wbr>")
+		}
+	}
+	return template.HTML(b.String())
 }

@@ -1,6 +1,7 @@
 package reporting
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -17,7 +18,9 @@ import (
 
 	"github.com/groundwork-go/groundwork/internal/passhash"
 	"github.com/groundwork-go/groundwork/internal/proxies"
+	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/internal/web"
+	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // Shared links: a read-only dashboard behind a random token.
@@ -241,5 +244,39 @@ func (d *Dashboard) shared(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Cache-Control", "private, no-store")
 	d.sharedBase.Render.Render(w, r, http.StatusOK, DashboardTemplate, &web.Page{Title: "Reports", Data: p, Wide: true})
+	return nil
+}
+
+// sharedPages serves the pages shared by link under SharedPath, with
+// their throttles: a base of their own (bo with the shared path), with
+// the assets beside them, for their readers cannot sign in to reach the
+// dashboard's, and their error pages are styled too.
+func (d *Dashboard) sharedPages(bo web.BaseOptions) error {
+	o := &d.o
+	if o.SharedPath == "" {
+		o.SharedPath = SharedPathDefault
+	}
+	o.SharedPath = strings.TrimSuffix(o.SharedPath, "/")
+	if o.RateLimiter == nil {
+		o.RateLimiter = driverless.NewMemoryRateLimiter(nil)
+	}
+	if o.SharedLimit >= 0 {
+		limit := func(name string, n int) *throttle.Throttle {
+			return &throttle.Throttle{Name: name, Limiter: o.RateLimiter, Limit: n, Window: time.Minute, TrustedProxies: o.TrustedProxies, Logger: o.Logger}
+		}
+		d.sharedLimit = limit("reporting shared", cmp.Or(o.SharedLimit, SharedLimitDefault))
+		d.passwordLimit = limit("reporting shared password", SharedPasswordLimit)
+		d.linkPasswordLimit = limit("reporting shared link password", SharedLinkPasswordLimit)
+	}
+	bo.Prefix, bo.Default, bo.AssetPrefix = o.SharedPath, o.SharedPath, ""
+	bo.NotFound = web.ErrorPage{Heading: "Link not found", Message: "This link to the reports does not open anything: it may have been revoked, " +
+		"or copied only in part. Ask whoever gave it to you for a new one."}
+	base, err := web.NewBase(bo)
+	if err != nil {
+		return err
+	}
+	d.sharedBase = base
+	base.Mux.HandleFunc("GET "+o.SharedPath+"/{token}", base.Func(d.shared))
+	base.Mux.HandleFunc("POST "+o.SharedPath+"/{token}", base.Func(d.shared))
 	return nil
 }
