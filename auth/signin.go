@@ -100,19 +100,9 @@ func (s *Service) CheckCredentials(ctx context.Context, email, password, clientI
 	// Every allowance counts the attempt; the longest wait of those spent
 	// is the answer, before any password is checked.
 	limits := s.loginLimits(email, clientIP)
-	var wait time.Duration
-	bad := &CredentialsError{Remaining: -1}
-	for _, l := range limits {
-		lim, err := s.logins.Hit(ctx, l.key, l.limit, l.window)
-		if err != nil {
-			return User{}, fmt.Errorf("auth: sign in: %w", err)
-		}
-		if !lim.Allowed {
-			wait = max(wait, lim.RetryAfter(s.now()))
-		}
-		if l.reset && (bad.Remaining < 0 || lim.Remaining < bad.Remaining) {
-			bad.Remaining, bad.Window = lim.Remaining, l.window
-		}
+	wait, bad, err := s.spend(ctx, limits)
+	if err != nil {
+		return User{}, fmt.Errorf("auth: sign in: %w", err)
 	}
 	if wait > 0 {
 		groundwork.Count(s.meter, groundwork.MetricSignIns, "locked_out")
@@ -135,12 +125,8 @@ func (s *Service) CheckCredentials(ctx context.Context, email, password, clientI
 		return User{}, bad
 	}
 	groundwork.Count(s.meter, groundwork.MetricSignIns, "success")
-	for _, l := range limits {
-		if l.reset {
-			if err := s.logins.Reset(ctx, l.key); err != nil {
-				return User{}, fmt.Errorf("auth: sign in: %w", err)
-			}
-		}
+	if err := s.forget(ctx, limits); err != nil {
+		return User{}, fmt.Errorf("auth: sign in: %w", err)
 	}
 	if rehash {
 		if newHash, err := s.hasher.hash(ctx, password); err == nil {
@@ -168,15 +154,9 @@ func (s *Service) CheckPassword(ctx context.Context, userID int64, password stri
 		return false, fmt.Errorf("auth: check password: %w", err)
 	}
 	limits := append([]loginLimit{{"password-check:" + strconv.FormatInt(u.ID, 10), s.loginAttempts, s.loginWindow, true}}, accountLimits(u.Email)...)
-	var wait time.Duration
-	for _, l := range limits {
-		lim, err := s.logins.Hit(ctx, l.key, l.limit, l.window)
-		if err != nil {
-			return false, fmt.Errorf("auth: check password: %w", err)
-		}
-		if !lim.Allowed {
-			wait = max(wait, lim.RetryAfter(s.now()))
-		}
+	wait, _, err := s.spend(ctx, limits)
+	if err != nil {
+		return false, fmt.Errorf("auth: check password: %w", err)
 	}
 	if wait > 0 {
 		return false, &LockoutError{RetryAfter: wait, confirm: true}
@@ -186,11 +166,43 @@ func (s *Service) CheckPassword(ctx context.Context, userID int64, password stri
 		return false, fmt.Errorf("auth: check password: %w", err)
 	}
 	if ok {
-		for _, l := range limits {
-			if err := s.logins.Reset(ctx, l.key); err != nil {
-				return false, fmt.Errorf("auth: check password: %w", err)
-			}
+		if err := s.forget(ctx, limits); err != nil {
+			return false, fmt.Errorf("auth: check password: %w", err)
 		}
 	}
 	return ok, nil
+}
+
+// spend counts one attempt against every allowance in limits and returns
+// the longest wait of those spent (zero when none is), and what a wrong
+// password would leave: the fewest attempts remaining among the
+// allowances a success forgets, and their window.
+func (s *Service) spend(ctx context.Context, limits []loginLimit) (time.Duration, *CredentialsError, error) {
+	var wait time.Duration
+	bad := &CredentialsError{Remaining: -1}
+	for _, l := range limits {
+		lim, err := s.logins.Hit(ctx, l.key, l.limit, l.window)
+		if err != nil {
+			return 0, nil, err
+		}
+		if !lim.Allowed {
+			wait = max(wait, lim.RetryAfter(s.now()))
+		}
+		if l.reset && (bad.Remaining < 0 || lim.Remaining < bad.Remaining) {
+			bad.Remaining, bad.Window = lim.Remaining, l.window
+		}
+	}
+	return wait, bad, nil
+}
+
+// forget clears the allowances in limits that a success forgets.
+func (s *Service) forget(ctx context.Context, limits []loginLimit) error {
+	for _, l := range limits {
+		if l.reset {
+			if err := s.logins.Reset(ctx, l.key); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
