@@ -232,10 +232,13 @@ func checkEmail(v *api.Validator, email string) string {
 		v.Add("email", api.MsgMaxChars("email", EmailMaxLength))
 	case !api.ValidEmail(email):
 		v.Add("email", api.MsgEmail("email"))
-	case lookalike(email) == "invisible":
-		v.Add("email", "The email must not hold characters that show nothing (spaces, zero-width or control characters).")
-	case lookalike(email) == "mixed":
-		v.Add("email", "The email must not mix letters of different alphabets in one part, as look-alike addresses do.")
+	default:
+		switch lookalike(email) {
+		case "invisible":
+			v.Add("email", "The email must not hold characters that show nothing (spaces, zero-width or control characters).")
+		case "mixed":
+			v.Add("email", "The email must not mix letters of different alphabets in one part, as look-alike addresses do.")
+		}
 	}
 	return email
 }
