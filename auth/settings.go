@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -131,7 +130,7 @@ func (w *Web) saveProfile(rw http.ResponseWriter, r *http.Request) error {
 	if _, v, _ := w.visit(rw, r); email != u.Email && !w.confirmedRecently(v) {
 		// The address signs in and resets the password: changing it asks
 		// for the password first, as the sign-in factors do.
-		w.setCookie(rw, r, IntendedCookie, url.QueryEscape("/settings/profile"), 10*time.Minute)
+		w.rememberPath(rw, r, "/settings/profile")
 		w.render.SetFlash(rw, r, "/confirm-password", web.Flash{Kind: "info",
 			Message: "Confirm your password to change your email address, then save it again."})
 		web.SeeOther(rw, r, "/confirm-password")

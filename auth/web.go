@@ -423,8 +423,16 @@ func (w *Web) toLogin(rw http.ResponseWriter, r *http.Request) {
 // remember keeps the page a GET asked for, to return to after the flow
 // the visitor is sent through.
 func (w *Web) remember(rw http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodGet && localPath(r.URL.RequestURI()) {
-		w.setCookie(rw, r, IntendedCookie, url.QueryEscape(r.URL.RequestURI()), 10*time.Minute)
+	if r.Method == http.MethodGet {
+		w.rememberPath(rw, r, r.URL.RequestURI())
+	}
+}
+
+// rememberPath keeps path, a page of this site, to return to after the
+// flow the visitor is sent through.
+func (w *Web) rememberPath(rw http.ResponseWriter, r *http.Request, path string) {
+	if localPath(path) {
+		w.setCookie(rw, r, IntendedCookie, url.QueryEscape(path), 10*time.Minute)
 	}
 }
 
