@@ -292,7 +292,7 @@ func clashes(slot Period, d Day) bool {
 	wide := Period{slot.Start.Add(-d.BufferBefore), slot.End.Add(d.BufferAfter)}
 	shared := 0
 	for _, b := range d.Busy {
-		if d.Seats > 1 && b.ServiceID == d.ServiceID && b.Start.Equal(slot.Start) && b.End.Equal(slot.End) {
+		if sharesSeat(d, b, slot) {
 			shared++
 			continue
 		}
@@ -301,6 +301,13 @@ func clashes(slot Period, d Day) bool {
 		}
 	}
 	return d.Seats > 1 && shared >= d.Seats
+}
+
+// sharesSeat reports whether b takes one of the seats of the day's
+// seated service at slot: a booking of that service at exactly that
+// period, which does not clash with another on the same seats.
+func sharesSeat(d Day, b Busy, slot Period) bool {
+	return d.Seats > 1 && b.ServiceID == d.ServiceID && b.Start.Equal(slot.Start) && b.End.Equal(slot.End)
 }
 
 // Slot is one offered slot: a period and the provider offering it (0 once
@@ -322,7 +329,7 @@ func seatsLeft(d Day, p Period) int {
 	}
 	taken := 0
 	for _, b := range d.Busy {
-		if b.ServiceID == d.ServiceID && b.Start.Equal(p.Start) && b.End.Equal(p.End) {
+		if sharesSeat(d, b, p) {
 			taken++
 		}
 	}
