@@ -288,7 +288,7 @@ func (p *SummaryPage) bulk(w http.ResponseWriter, r *http.Request) error {
 	}
 	if r.PostFormValue("action") == BulkDelete && r.PostFormValue("confirm") != "yes" {
 		what := web.Count(len(ids), "answer")
-		return p.askDelete(w, r, deleteView{What: what, Said: "The " + what + " you ticked will be deleted.", Count: len(ids), IDs: ids,
+		return p.askDelete(w, r, deleteView{What: what, Said: "The " + what + " you ticked will be deleted.", IDs: ids,
 			Action: p.base.Prefix + "/" + form.Slug + "/submissions/", Back: back})
 	}
 	n, err := p.svc.Bulk(r.Context(), form.ID, r.PostFormValue("action"), ids)
@@ -309,11 +309,11 @@ func (p *SummaryPage) bulk(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// deleteView is the step before answers are deleted: what goes (and how
-// many), the form that deletes them, and where keeping them leads.
+// deleteView is the step before answers are deleted: what goes (IDs,
+// and how it is named), the form that deletes them, and where keeping
+// them leads.
 type deleteView struct {
 	What, Said   string
-	Count        int
 	IDs          []int64
 	Action, Back string
 }
@@ -426,7 +426,7 @@ func (p *SummaryPage) act(w http.ResponseWriter, r *http.Request) error {
 	case "delete":
 		if r.PostFormValue("confirm") != "yes" {
 			return p.askDelete(w, r, deleteView{What: "this answer", Said: "The answer sent " + sub.CreatedAt.UTC().Format("2 January 2006, 15:04 UTC") +
-				" will be deleted.", Count: 1, IDs: []int64{sub.ID}, Action: self, Back: self})
+				" will be deleted.", IDs: []int64{sub.ID}, Action: self, Back: self})
 		}
 		if err := p.svc.DeleteSubmission(r.Context(), form.ID, sub.ID); err != nil {
 			return err
