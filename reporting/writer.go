@@ -75,7 +75,7 @@ func (a *Analytics) Flush(ctx context.Context) error {
 	return nil
 }
 
-// split shares hits among n parts by visitor (the first byte of its hash),
+// split shares hits among n parts by visitor (the last byte of its hash),
 // each part in the hits' order; one part when n is 1. Empty parts are
 // left out.
 func split(hits []Hit, n int) [][]Hit {
