@@ -290,10 +290,10 @@ func portalWords(ve *ValidationError, errs map[string][]string) map[string][]str
 		for _, m := range ms {
 			// The options that would allow an address are the operator's
 			// business, not the customer's.
-			switch {
-			case strings.Contains(m, "AllowPrivateHosts"):
+			switch m {
+			case msgNotPublic:
 				m = "The address must be on the public internet: this site does not send to private or local addresses."
-			case strings.Contains(m, "AllowInsecureURLs"):
+			case msgInsecureURL:
 				m = "The address must start with https://."
 			}
 			errs[field] = append(errs[field], words.Replace(m))

@@ -300,3 +300,25 @@ func TestPortalSecretUnderAnotherKey(t *testing.T) {
 	require.Contains(t, body, "This server cannot read the endpoint&#39;s signing secret.")
 	require.NotContains(t, body, "GROUNDWORK_SECRET_KEY")
 }
+
+// An address the server does not send to is refused on the portal in
+// its customer's words: no option or setting of the operator's named.
+func TestPortalRefusedAddressInCustomersWords(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(o *setupOptions) {
+		o.service = func(so *webhooks.Options) { so.AllowPrivateHosts, so.AllowInsecureURLs = false, false }
+	})
+	b.dns.set("hooks.example", "93.184.216.34")
+	p := newPortal(t, b, nil)
+	a := p.link(t, "acct_a")
+	for _, c := range []struct{ url, said string }{
+		{"http://hooks.example/in", "The address must start with https://."},
+		{"https://127.0.0.1/in", "The address must be on the public internet: this site does not send to private or local addresses."},
+	} {
+		code, body, _ := p.do(t, "POST", a, url.Values{"name": {"Warehouse"}, "url": {c.url}, "events": {"order.placed"}})
+		require.Equal(t, 422, code, body)
+		require.Contains(t, body, c.said, c.url)
+		require.NotContains(t, body, "Allow", c.url)
+		require.NotContains(t, body, "GROUNDWORK_", c.url)
+	}
+}

@@ -473,15 +473,22 @@ func deref(p *string) string {
 	return *p
 }
 
+// The API's messages for a URL the guard refused, naming the options
+// that would allow it (the portal says them in its customers' words).
+const (
+	msgInsecureURL = "The url field must start with https:// (plain http needs the server's AllowInsecureURLs option, " +
+		"GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS on the reference server, for local development)."
+	msgNotPublic = "The url must resolve to a public address (a private or loopback host needs the server's AllowPrivateHosts option, " +
+		"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS on the reference server, for local development)."
+)
+
 // urlMessage is the 422 message for a URL the guard refused.
 func urlMessage(err error) string {
 	switch {
 	case errors.Is(err, ErrInsecureURL):
-		return "The url field must start with https:// (plain http needs the server's AllowInsecureURLs option, " +
-			"GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS on the reference server, for local development)."
+		return msgInsecureURL
 	case errors.Is(err, ErrNotPublic):
-		return "The url must resolve to a public address (a private or loopback host needs the server's AllowPrivateHosts option, " +
-			"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS on the reference server, for local development)."
+		return msgNotPublic
 	}
 	if strings.Contains(err.Error(), "longer than") {
 		return api.MsgMaxChars("url", MaxURLLength)
