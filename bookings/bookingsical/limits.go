@@ -3,7 +3,6 @@ package bookingsical
 import (
 	"bytes"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -147,10 +146,8 @@ func checkedMultistatus(r io.Reader) ([]byte, error) {
 			}
 			text = text[:0]
 		}
-		if errors.Is(err, io.EOF) {
-			return data, nil
-		}
 		if err != nil {
+			// The end (io.EOF), or where the answer stops being XML.
 			return data, nil
 		}
 	}
