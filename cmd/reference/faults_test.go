@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/store"
@@ -220,9 +221,11 @@ func TestDatabaseRestart(t *testing.T) {
 
 	pg.Stop()
 	down := time.Now()
-	require.Eventually(t, func() bool {
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		start := time.Now()
 		code, reasons := readiness(t, srv.base)
-		return code == http.StatusServiceUnavailable && strings.Contains(strings.Join(reasons, "; "), "database")
+		assert.Equal(c, http.StatusServiceUnavailable, code, "/readyz answered in %v: %q", time.Since(start), reasons)
+		assert.Contains(c, strings.Join(reasons, "; "), "database")
 	}, 10*time.Second, 100*time.Millisecond, "/readyz says the database is away")
 	_, reasons := readiness(t, srv.base)
 	time.Sleep(3*time.Second - time.Since(down))
