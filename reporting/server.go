@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -85,3 +87,47 @@ func (a *Analytics) CollectServer(ctx context.Context, site, name string, props 
 	}
 	return a.collect(ctx, View{Name: name, URL: v.Page, Referrer: v.Referrer, IP: v.IP, UserAgent: v.UserAgent, Props: props}, false)
 }
+
+// TrackViews counts a page view of each HTML page next serves (a GET
+// answered 200 with text/html), on the server: pages that carry no script
+// are counted all the same, and a funnel (forms.Funnel) sees their views.
+// The visitor is the one CarryVisitor put in the request (wrap the mux in
+// it, so conversions counted by the link package are in the same
+// session); a request without one is counted as CarryVisitor would with
+// o. A view that cannot be counted (a bot, the writer full) never changes
+// the answer; an unexpected error goes to logger (nil discards).
+func (a *Analytics) TrackViews(next http.Handler, o VisitorOptions, logger *slog.Logger) http.Handler {
+	track := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &htmlRecorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(rec, r)
+		if r.Method != http.MethodGet || rec.status != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
+			return
+		}
+		v, _ := VisitorFrom(r.Context())
+		err := a.Collect(r.Context(), View{URL: v.Page, Referrer: v.Referrer, IP: v.IP, UserAgent: v.UserAgent})
+		if err != nil && !errors.Is(err, ErrBot) && !errors.Is(err, ErrBadView) && logger != nil {
+			logger.ErrorContext(r.Context(), "reporting: track view", "error", err)
+		}
+	})
+	carried := CarryVisitor(track, o)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := VisitorFrom(r.Context()); ok {
+			track.ServeHTTP(w, r)
+			return
+		}
+		carried.ServeHTTP(w, r)
+	})
+}
+
+// htmlRecorder keeps the status a handler answered.
+type htmlRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *htmlRecorder) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *htmlRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -243,39 +242,6 @@ func requestAuthorizer(tokens *auth.Service) groundwork.RequestAuthorizer {
 		return access(tokens, r, g.token, g.capability)
 	})
 }
-
-// trackViews records a page view of each HTML page served (GET, 200),
-// on the server: the pages carry no script, so the reference server's own
-// pages are counted without one.
-func trackViews(a *reporting.Analytics, next http.Handler, logger *slog.Logger) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(rec, r)
-		if r.Method != http.MethodGet || rec.status != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
-			return
-		}
-		v, ok := reporting.VisitorFrom(r.Context()) // mount's CarryVisitor
-		if !ok {
-			return
-		}
-		err := a.Collect(r.Context(), reporting.View{URL: v.Page, Referrer: v.Referrer, IP: v.IP, UserAgent: v.UserAgent})
-		if err != nil && !errors.Is(err, reporting.ErrBot) && !errors.Is(err, reporting.ErrBadView) {
-			logger.ErrorContext(r.Context(), "reporting: track view", "error", err)
-		}
-	})
-}
-
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	s.status = code
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // runAnalytics is "reference analytics seed [--days N]": sample page
 // views for trying the dashboard.

@@ -462,6 +462,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	h, cfg, logger := &w.h, w.cfg, w.logger
 	signIn, reports := h.signIn, h.reports
 	mux := http.NewServeMux()
+	visitor := reporting.VisitorOptions{TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL}
 	mux.Handle("/search-reporting/", signIn.LoadUser(reports.routes))
 	mux.Handle("/analytics-reporting/", signIn.LoadUser(reports.routes))
 	mux.Handle("/analytics-goals", signIn.LoadUser(reports.routes))
@@ -484,7 +485,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux.Handle(bookings.PrefixDefault, h.bookings)
 	mux.Handle(bookings.PrefixDefault+"/", h.bookings)
 	mux.Handle(bookings.AdminPrefixDefault+"/", h.bookingsAdmin)
-	mux.Handle(bookings.PagePrefixDefault+"/", trackViews(reports.analytics, h.bookingPages, logger))
+	mux.Handle(bookings.PagePrefixDefault+"/", reports.analytics.TrackViews(h.bookingPages, visitor, logger))
 	mux.Handle(bookings.CalendarsPagePrefixDefault+"/", h.calendarPages)
 	signIn.Mount(mux)
 	mux.Handle(webhooks.PrefixDefault+"/", h.webhooks)
@@ -501,7 +502,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux.Handle(forms.PrefixDefault+"/", h.forms)
 	// The form pages know who is signed in, for forms that take one
 	// response a person.
-	mux.Handle(forms.PagePrefixDefault+"/", trackViews(reports.analytics, signIn.LoadUser(h.formPages), logger))
+	mux.Handle(forms.PagePrefixDefault+"/", reports.analytics.TrackViews(signIn.LoadUser(h.formPages), visitor, logger))
 	// The answers: for readers of answers, and for users given the forms
 	// API's reading ability as a capability.
 	mux.Handle(forms.SummaryPathDefault+"/", signIn.RequireAnyCapability(forms.CapabilityViewAnswers, forms.AbilityViewAny)(h.formSummary))
@@ -518,7 +519,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 		routes = append(routes, reports.oauth.Routes()...)
 	}
 	body, upload := cmp.Or(cfg.bodyTimeout, api.BodyTimeoutDefault), cmp.Or(cfg.uploadTimeout, api.UploadTimeoutDefault)
-	visitors := reporting.CarryVisitor(mux, reporting.VisitorOptions{TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL})
+	visitors := reporting.CarryVisitor(mux, visitor)
 	return h.site.pages(recoverPanics(logRequests(api.WithBodyDeadline(visitors, body, upload), logger, cfg.requestLogEvery), logger)), routes
 }
 
