@@ -17,7 +17,6 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/emaillist"
-	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportinggeo"
@@ -200,46 +199,15 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, keys gr
 	return p, nil
 }
 
-// access is who a request is: a bearer token must carry ability, a
-// signed-in user the capability. Unauthenticated without either, or with
-// a token that does not verify.
-func access(tokens *auth.Service, r *http.Request, ability, capability string) groundwork.Access {
-	if token, ok := api.BearerToken(r); ok {
-		caller, abilities, err := tokens.VerifyToken(r.Context(), token)
-		switch {
-		case err != nil || caller == "":
-			return groundwork.Unauthenticated
-		case groundwork.Can(abilities, ability):
-			return groundwork.Allowed
-		}
-		return groundwork.Forbidden
-	}
-	u, ok := auth.UserFrom(r.Context())
-	switch {
-	case !ok:
-		return groundwork.Unauthenticated
-	case u.Can(capability):
-		return groundwork.Allowed
-	}
-	return groundwork.Forbidden
-}
-
 // requestAuthorizer decides the routes open to a signed-in user as well
 // as a bearer token (the reports, the email-list feeds): for each ability
 // a route asks, the ability a token must carry and the capability a user
 // must hold.
 func requestAuthorizer(tokens *auth.Service) groundwork.RequestAuthorizer {
-	grants := map[string]struct{ token, capability string }{
-		reporting.AbilityView:        {reporting.AbilityView, reporting.CapabilityView},
-		reporting.AbilityManage:      {reporting.AbilityManage, reporting.CapabilityManage},
-		emaillist.AbilityManageFeeds: {emaillistAbility, emaillist.AbilityManageFeeds},
-	}
-	return groundwork.RequestAuthorizerFunc(func(r *http.Request, ability string, _ any) groundwork.Access {
-		g, ok := grants[ability]
-		if !ok {
-			return groundwork.Forbidden
-		}
-		return access(tokens, r, g.token, g.capability)
+	return tokens.Authorizer(map[string]auth.Grant{
+		reporting.AbilityView:        {Ability: reporting.AbilityView, Capability: reporting.CapabilityView},
+		reporting.AbilityManage:      {Ability: reporting.AbilityManage, Capability: reporting.CapabilityManage},
+		emaillist.AbilityManageFeeds: {Ability: emaillistAbility, Capability: emaillist.AbilityManageFeeds},
 	})
 }
 
