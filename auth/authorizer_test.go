@@ -19,7 +19,7 @@ func TestAuthorizerTokensAndUsers(t *testing.T) {
 	s := newSite(t, siteOptions{})
 	authorize := s.svc.Authorizer(map[string]auth.Grant{
 		"reporting:view": {Ability: "reporting:view", Capability: "view_search_reporting"},
-		"feeds:manage": {Ability: "webhookSubscription.view", Capability: "manage_feeds"},
+		"feeds:manage":   {Ability: "webhookSubscription.view", Capability: "manage_feeds"},
 	})
 	mux := http.NewServeMux()
 	s.web.Mount(mux)
