@@ -149,6 +149,10 @@ func OpenEnv(ctx context.Context, dsn string, opts *EnvOptions) (*Env, error) {
 	return e, nil
 }
 
+// EnvOn makes the environment on a DB already made (by Open or New),
+// which stays the caller's to close.
+func EnvOn(db *DB, opts *EnvOptions) (*Env, error) { return newEnv(db, opts) }
+
 func newEnv(db *DB, opts *EnvOptions) (*Env, error) {
 	var o EnvOptions
 	if opts != nil {

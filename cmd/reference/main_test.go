@@ -648,3 +648,20 @@ func TestMistypedDatabaseAddress(t *testing.T) {
 	require.NoFileExists(t, "postgres:app_db")
 	require.NoFileExists(t, "postgres:app_db.key")
 }
+
+// The server migrates through its environment, the commands through
+// openDB: both apply the same lines, in the same order.
+func TestServerAndCommandsMigrateTheSameLines(t *testing.T) {
+	t.Parallel()
+	cfg, err := parseServeFlags([]string{"--uploads", t.TempDir()}, env{}.get)
+	require.NoError(t, err)
+	a, err := newApp(cfg, storetest.Open(t, store.SQLite, migrations...), webhooks.GenerateSecretKey(), slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	lines := func(ms []store.Migrations) (out []string) {
+		for _, m := range ms {
+			out = append(out, m.Line)
+		}
+		return out
+	}
+	require.Equal(t, lines(migrations), lines(a.env.Migrations()))
+}

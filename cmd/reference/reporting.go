@@ -17,19 +17,15 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/emaillist"
-	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportinggeo"
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
-	"github.com/groundwork-go/groundwork/store/driverless"
 )
 
 // reportingConfig is where the reports come from, from the environment.
 type reportingConfig struct {
-	// meter counts the views buffered and written (nil: not counted).
-	meter                               groundwork.Meter
 	siteURL, propertyID, credentials    string
 	clientID, clientSecret, redirectURL string
 	// sites are more hosts whose views are collected; collectLimit is the
@@ -42,11 +38,6 @@ type reportingConfig struct {
 	// flushWriters is how many transactions a flush of views writes at
 	// once (0: two on Postgres, one on SQLite).
 	flushWriters int
-	// queue and mailer send the email reports, from mailFrom, naming
-	// siteName and linking dashboardURL.
-	queue                            *store.Queue
-	mailer                           mail.Mailer
-	mailFrom, siteName, dashboardURL string
 }
 
 func readReportingConfig(getenv func(string) string) (reportingConfig, error) {
@@ -77,6 +68,7 @@ func readReportingConfig(getenv func(string) string) (reportingConfig, error) {
 
 // reportingParts is the reporting wiring of the server.
 type reportingParts struct {
+	module    *reporting.Module
 	analytics *reporting.Analytics
 	routes    *reporting.Handler
 	collect   *reporting.CollectHandler
@@ -96,30 +88,20 @@ func userID(ctx context.Context) (string, bool) {
 	return strconv.FormatInt(u.ID, 10), true
 }
 
-// newReporting wires the first-party analytics (always on), the Google
-// sources the configuration names, the routes, the collection endpoints
-// and the dashboard.
-func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, keys groundwork.Keys, web groundwork.HTTPOptions) (*reportingParts, error) {
-	logger := web.Logger
-	st := reportingsql.New(db)
+// newReporting joins reporting to env: the first-party analytics
+// (always on), the Google sources the configuration names, the routes
+// (for a signed-in user too), the collection endpoint, the dashboard for
+// users with view_search_reporting.
+func newReporting(c reportingConfig, env *store.Env, tokens *auth.Service, signIn *auth.Web) (*reportingParts, error) {
+	logger := env.Logger
+	st := reportingsql.New(env.DB)
 	p := &reportingParts{}
 	var err error
-	writers := c.flushWriters
-	if writers == 0 && db.Dialect() == store.Postgres {
-		writers = 2 // Postgres writes two transactions at once; SQLite's writers take turns
-	}
-	if p.analytics, err = reporting.NewAnalytics(st, &reporting.AnalyticsOptions{Logger: logger, Meter: c.meter, FlushWriters: writers}); err != nil {
-		return nil, err
-	}
 	hosts := c.sites
-	if web.BaseURL != nil {
-		hosts = append([]string{web.BaseURL.Hostname()}, hosts...)
+	if base := env.HTTP.BaseURL; base != nil {
+		hosts = append([]string{base.Hostname()}, hosts...)
 	}
-	// The collect throttle guards load, not money: it counts in memory,
-	// per instance, with no database round trip per view.
-	collectWeb := web
-	collectWeb.RateLimiter = driverless.NewMemoryRateLimiter(nil)
-	geo := reportinggeo.Options{Header: c.countryHeader, TrustedProxies: web.TrustedProxies}
+	geo := reportinggeo.Options{Header: c.countryHeader, TrustedProxies: env.HTTP.TrustedProxies}
 	if c.mmdb != "" {
 		// Read for the life of the process (the file is mapped, not
 		// copied); a new file is read at the next start.
@@ -127,16 +109,8 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, keys gr
 			return nil, fmt.Errorf("GROUNDWORK_ANALYTICS_MMDB: %w", err)
 		}
 	}
-	if c.mmdb != "" || c.countryHeader != "-" && len(web.TrustedProxies) > 0 {
+	if c.mmdb != "" || c.countryHeader != "-" && len(env.HTTP.TrustedProxies) > 0 {
 		p.country = reportinggeo.Func(geo) // also the place of a sign-in
-	}
-	if p.collect, err = reporting.NewCollectHandler(p.analytics, &reporting.CollectOptions{
-		HTTPOptions: collectWeb,
-		Hosts:       hosts,
-		Limit:       c.collectLimit,
-		Country:     reportinggeo.Func(geo),
-	}); err != nil {
-		return nil, err
 	}
 	var clients reportinggoogle.Clients
 	switch {
@@ -152,14 +126,14 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, keys gr
 	case c.clientID != "":
 		if p.oauth, err = reportinggoogle.NewOAuth(reportinggoogle.OAuthOptions{ClientID: c.clientID, ClientSecret: c.clientSecret,
 			RedirectURL: c.redirectURL, Scopes: []string{reportinggoogle.ScopeSearchConsole, reportinggoogle.ScopeAnalytics}, Store: st,
-			Key: keys.GoogleTokens(), AfterConnect: "/reporting", Logger: logger,
+			Key: env.Keys.GoogleTokens(), AfterConnect: "/reporting", Logger: logger,
 			UserID:          func(r *http.Request) (string, bool) { return userID(r.Context()) },
 			UserFromContext: userID}); err != nil {
 			return nil, err
 		}
 		clients = p.oauth
 	}
-	o := &reporting.Options{Analytics: p.analytics}
+	var o reporting.Options
 	if clients != nil && c.siteURL != "" {
 		if o.Search, err = reportinggoogle.NewSearchConsole(reportinggoogle.SearchConsoleOptions{SiteURL: c.siteURL, Clients: clients}); err != nil {
 			return nil, err
@@ -170,32 +144,18 @@ func newReporting(c reportingConfig, db *store.DB, tokens *auth.Service, keys gr
 			return nil, err
 		}
 	}
-	svc, err := reporting.NewService(o)
+	dashboard := &reporting.DashboardOptions{}
+	if p.oauth != nil {
+		dashboard.ConnectURL = reportinggoogle.OAuthPrefixDefault + "/connect"
+	}
+	m, err := reportingsql.Join(env, &reporting.ModuleOptions{Analytics: reporting.AnalyticsOptions{FlushWriters: c.flushWriters},
+		Service: o, Collect: reporting.CollectOptions{Hosts: hosts, Limit: c.collectLimit, Country: reportinggeo.Func(geo)},
+		Authorizer: requestAuthorizer(tokens), LoadUser: signIn.LoadUser,
+		Dashboard: dashboard, DashboardGuard: signIn.RequireCapability(reporting.CapabilityView)})
 	if err != nil {
 		return nil, err
 	}
-	ho := &reporting.HandlerOptions{HTTPOptions: web, SharedLinks: st}
-	if c.queue != nil && c.mailer != nil {
-		if ho.EmailReports, err = reporting.NewEmailReports(reporting.EmailReportsOptions{Analytics: p.analytics, Store: st, Enqueuer: c.queue,
-			Mailer: c.mailer, From: c.mailFrom, SiteName: c.siteName, DashboardURL: c.dashboardURL, Logger: logger}); err != nil {
-			return nil, err
-		}
-		if err := ho.EmailReports.RegisterWorkers(c.queue.Workers()); err != nil {
-			return nil, err
-		}
-		c.queue.AddPeriodicJobs(ho.EmailReports.PeriodicJobs()...)
-	}
-	if p.routes, err = reporting.NewHandler(svc, requestAuthorizer(tokens), ho); err != nil {
-		return nil, err
-	}
-	do := &reporting.DashboardOptions{HTTPOptions: web, SharedLinks: st, Key: keys.For("reporting shared links"),
-		Manage: requestAuthorizer(tokens), EmailReports: ho.EmailReports}
-	if p.oauth != nil {
-		do.ConnectURL = reportinggoogle.OAuthPrefixDefault + "/connect"
-	}
-	if p.dashboard, err = reporting.NewDashboard(svc, do); err != nil {
-		return nil, err
-	}
+	p.module, p.analytics, p.routes, p.collect, p.dashboard = m, m.Analytics, m.API, m.Collect, m.Dashboard
 	return p, nil
 }
 

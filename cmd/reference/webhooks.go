@@ -185,40 +185,55 @@ func loadSecretKey(c webhooksConfig, dsn string, logger *slog.Logger) ([]byte, e
 	return key, nil
 }
 
-// newWebhooks builds the webhooks service on db and, when queue is not
-// nil, registers its jobs.
-func newWebhooks(c webhooksConfig, key []byte, db *store.DB, queue *store.Queue, logger *slog.Logger) (*webhooks.Service, error) {
-	opts := &webhooks.Options{SecretKey: key, Queue: webhooksQueue, AllowPrivateHosts: c.allowPrivate,
-		AllowInsecureURLs: c.allowInsecure, ClaimTimeout: c.claimTimeout, PaymentSessions: webhookssql.NewPaymentSessions(db, nil), Logger: logger,
-		Meter: c.meter}
-	if queue != nil {
-		opts.Enqueuer = queue
+// webhooksOptions are the service's options from the configuration;
+// the database's payment sessions when db is given (a module joining
+// keeps them there itself).
+func webhooksOptions(c webhooksConfig, key []byte, db *store.DB) webhooks.Options {
+	opts := webhooks.Options{SecretKey: key, Queue: webhooksQueue, AllowPrivateHosts: c.allowPrivate,
+		AllowInsecureURLs: c.allowInsecure, ClaimTimeout: c.claimTimeout, Meter: c.meter}
+	if db != nil {
+		opts.PaymentSessions = webhookssql.NewPaymentSessions(db, nil)
 	}
-	svc, err := webhooks.NewService(webhookssql.New(db), opts)
-	if err != nil {
-		return nil, err
-	}
-	// The linked events, so that subscriptions (and the commands) may
-	// name them before anything is linked.
+	return opts
+}
+
+// setUpWebhooks names the linked events, so that subscriptions (and the
+// commands) may name them before anything is linked, and adds Stripe's
+// gateway when configured.
+func setUpWebhooks(svc *webhooks.Service, c webhooksConfig) error {
 	if err := svc.RegisterEvents(append([]string{forms.EventSubmitted}, link.BookingWebhooks...)...); err != nil {
-		return nil, err
+		return err
 	}
 	if len(c.stripe.WebhookSecrets) > 0 {
 		g, err := webhooks.NewStripeGateway(&c.stripe)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := svc.RegisterGateway(webhooks.StripeProvider, g); err != nil {
-			return nil, err
+			return err
 		}
+	}
+	return nil
+}
+
+// newWebhooks is the webhooks service of the commands, on db; the jobs
+// they queue (when queue is not nil) are worked by a running server.
+func newWebhooks(c webhooksConfig, key []byte, db *store.DB, queue *store.Queue, logger *slog.Logger) (*webhooks.Service, error) {
+	opts := webhooksOptions(c, key, db)
+	opts.Logger = logger
+	if queue != nil {
+		opts.Enqueuer = queue
+	}
+	svc, err := webhooks.NewService(webhookssql.New(db), &opts)
+	if err != nil {
+		return nil, err
 	}
 	if queue != nil {
 		if err := webhooks.RegisterWorkers(queue.Workers(), svc); err != nil {
 			return nil, err
 		}
-		queue.AddPeriodicJobs(webhooks.PeriodicJobs()...)
 	}
-	return svc, nil
+	return svc, setUpWebhooks(svc, c)
 }
 
 // runWebhooks does what the webhooks domain has no HTTP route for:
