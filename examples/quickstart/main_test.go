@@ -27,6 +27,7 @@ func TestQuickstart(t *testing.T) {
 		l.Close()
 	}
 	t.Chdir(t.TempDir())
+	t.Setenv("GROUNDWORK_SECRET", "a secret of at least thirty-two bytes, as pasted")
 	go main()
 	var res *http.Response
 	require.Eventually(t, func() bool {
