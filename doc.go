@@ -35,12 +35,29 @@
 //
 // # How the parts compose
 //
-// A domain never imports another. The host (or cmd/reference, which wires
-// everything) connects them: every domain that takes bearer tokens takes
-// this package's [TokenVerifier] (and, to decide abilities itself, an
-// [Authorizer]), which auth's token service satisfies; a domain fires
-// hooks and events, and the host passes them on. Three domains behind one
-// verifier, with no options (see Example_threeDomainsOneVerifier):
+// A domain never imports another. A host builds one environment
+// (store.Env: the database, the job queue, the mailer, the [Keys] from one
+// secret, the logger, the clock, the public address) and joins each domain
+// to it in one call, which registers the domain's jobs and background
+// loops and declares its tables; the link package joins the domains'
+// events (a submission becomes a webhook, a booking an analytics event);
+// then one Migrate, one Start, a Mount per domain, and Stop on the way out:
+//
+//	env, _ := store.OpenEnv(ctx, "sqlite:app.db", &store.EnvOptions{Secret: secret})
+//	a, _ := authsql.Join(env, nil)
+//	f, _ := formssql.Join(env, &forms.ModuleOptions{API: forms.HandlerOptions{Tokens: a.Service}})
+//	w, _ := webhookssql.Join(env, &webhooks.ModuleOptions{Tokens: a.Service})
+//	_ = link.Join(env, link.Modules{Forms: f, Webhooks: w})
+//	_ = env.Migrate(ctx)
+//	a.Mount(mux); f.Mount(mux); w.Mount(mux)
+//	_ = env.Start(ctx)
+//	defer env.Stop(ctx)
+//
+// Every domain that takes bearer tokens takes this package's
+// [TokenVerifier] (and, to decide abilities itself, an [Authorizer]), which
+// auth's token service satisfies. A domain also works à la carte: its
+// handlers mount one by one, with no options (see
+// Example_threeDomainsOneVerifier):
 //
 //	tokens, _ := auth.NewService(authsql.New(db), nil)
 //	whoami, _ := auth.NewHandler(tokens, nil)
