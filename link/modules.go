@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/store"
@@ -17,11 +18,13 @@ type Modules struct {
 	Bookings  *bookings.Module
 	Webhooks  *webhooks.Module
 	Reporting *reporting.Module
+	Lists     *emaillist.Module
 }
 
 // Join makes every link between the modules given, as the functions above
 // make them one by one, and tells env, so that Start names none as
 // missing: submissions and booking changes become webhooks; submissions
+// feed the email lists; submissions
 // and bookings are counted as analytics events, the form and booking
 // pages' views on the server (reporting.Analytics.TrackViews, so a
 // form's funnel has its views), and the forms' summaries read those
@@ -42,6 +45,9 @@ func Join(env *store.Env, m Modules) error {
 	}
 	if m.Bookings != nil && m.Webhooks != nil {
 		made("bookings→webhooks", BookingsToWebhooks(m.Bookings.Service, m.Webhooks.Service))
+	}
+	if m.Forms != nil && m.Lists != nil {
+		made("forms→emaillist", FormsToEmaillist(m.Forms.Service, m.Lists.Service))
 	}
 	if r := m.Reporting; r != nil {
 		visitor := reporting.VisitorOptions{TrustedProxies: env.HTTP.TrustedProxies, BaseURL: env.BaseURL}

@@ -275,6 +275,7 @@ func (e *Env) Migrations() []Migrations {
 // and has not made, as "a→b" with the link call that makes it.
 var expectedLinks = []struct{ from, to, call string }{
 	{"forms", "webhooks", "link.FormsToWebhooks"},
+	{"forms", "emaillist", "link.FormsToEmaillist"},
 	{"bookings", "webhooks", "link.BookingsToWebhooks"},
 	{"forms", "reporting", "link.FormsToAnalytics"},
 	{"bookings", "reporting", "link.BookingsToAnalytics"},

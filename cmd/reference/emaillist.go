@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
 	"github.com/groundwork-go/groundwork/forms"
@@ -107,23 +109,24 @@ func (loggedProvider) Ping(context.Context) error {
 	return errors.New("no provider is configured (GROUNDWORK_EMAILLIST_PROVIDER)")
 }
 
-// newEmaillist builds the email-list service on db and queue and feeds it
-// the accepted submissions of f, each in its submission's transaction.
-func newEmaillist(c emaillistConfig, db *store.DB, queue *store.Queue, f *forms.Service, logger *slog.Logger) (*emaillist.Service, error) {
-	provider, err := newListProvider(c, logger)
+// newEmaillist joins the email list to env: feeds of the server's forms,
+// their administration (a token with emailmarketing:* or a user with the
+// capability, behind the sign-in pages' checks), the public subscribe;
+// link.Join feeds it the accepted submissions.
+func newEmaillist(c emaillistConfig, env *store.Env, f *forms.Service, tokens *auth.Service, signIn *auth.Web) (*emaillist.Module, error) {
+	provider, err := newListProvider(c, env.Logger)
 	if err != nil {
 		return nil, err
 	}
-	// A feed is for one of the server's forms.
-	svc, err := emaillist.NewService(emaillistsql.New(db), queue, &emaillist.Options{Provider: provider, Logger: logger,
-		FormExists: link.FormExists(f)})
+	m, err := emaillistsql.Join(env, &emaillist.ModuleOptions{
+		Service:    emaillist.Options{Provider: provider, FormExists: link.FormExists(f)},
+		Authorizer: requestAuthorizer(tokens), AdminGuard: func(h http.Handler) http.Handler { return signIn.Protect(signIn.LoadUser(h)) },
+		Subscribe: emaillist.SubscribeHandlerOptions{Limit: c.subscribeLimit}})
 	if err != nil {
 		return nil, err
 	}
-	if err := emaillist.RegisterWorkers(queue.Workers(), svc); err != nil {
-		return nil, err
-	}
-	svc.OnEvent(func(ctx context.Context, e emaillist.Event) {
+	logger := env.Logger
+	m.Service.OnEvent(func(ctx context.Context, e emaillist.Event) {
 		switch e.Type {
 		case emaillist.EventSubscribed:
 			logger.InfoContext(ctx, "emaillist: subscribed", "feed", e.FeedID, "submission", e.SubmissionID, "subscriber", e.Subscriber.ID)
@@ -131,10 +134,7 @@ func newEmaillist(c emaillistConfig, db *store.DB, queue *store.Queue, f *forms.
 			logger.WarnContext(ctx, "emaillist: subscription failed", "feed", e.FeedID, "submission", e.SubmissionID, "error", e.Err)
 		}
 	})
-	if err := link.FormsToEmaillist(f, svc); err != nil {
-		return nil, err
-	}
-	return svc, nil
+	return m, nil
 }
 
 // runEmaillist is "reference emaillist ping | feeds list".

@@ -106,6 +106,7 @@ type app struct {
 	formsModule    *forms.Module
 	bookingsModule *bookings.Module
 	webhooksModule *webhooks.Module
+	listsModule    *emaillist.Module
 	handler        http.Handler
 	// routes are the domain handlers' routes, "METHOD /path/{param}".
 	routes []string
@@ -387,24 +388,15 @@ func (a *app) wireBookings(w *wiring) error {
 	return nil
 }
 
-// wireEmaillist: feeds fed by accepted submissions, their administration
-// (a token with emailmarketing:* or a user with the capability), the
-// public subscribe. Not a module: the reference joins its migrations
-// itself.
+// wireEmaillist: feeds fed by accepted submissions, their administration,
+// the public subscribe.
 func (a *app) wireEmaillist(w *wiring) error {
-	if err := a.env.Join("emaillist", &emaillistsql.Migrations, nil); err != nil {
-		return err
-	}
-	lists, err := newEmaillist(w.cfg.emaillist, a.db, a.queue, a.forms, w.logger)
+	m, err := newEmaillist(w.cfg.emaillist, a.env, a.forms, a.tokens, w.h.signIn)
 	if err != nil {
 		return err
 	}
-	if w.h.listAdmin, err = emaillist.NewAdminHandler(lists, requestAuthorizer(a.tokens), &emaillist.AdminHandlerOptions{HTTPOptions: w.web}); err != nil {
-		return err
-	}
-	w.h.listSubscribe, err = emaillist.NewSubscribeHandler(lists, &emaillist.SubscribeHandlerOptions{HTTPOptions: w.web,
-		Limit: w.cfg.emaillist.subscribeLimit})
-	return err
+	a.listsModule, w.h.listAdmin, w.h.listSubscribe = m, m.Admin, m.Subscribe
+	return nil
 }
 
 // wireReporting: the first-party analytics, Google's sources when
@@ -428,7 +420,7 @@ func (a *app) wireReporting(w *wiring) error {
 // views too, and the forms' summaries read those views.
 func (a *app) link(w *wiring) error {
 	return link.Join(a.env, link.Modules{Forms: a.formsModule, Bookings: a.bookingsModule, Webhooks: a.webhooksModule,
-		Reporting: w.h.reports.module})
+		Reporting: w.h.reports.module, Lists: a.listsModule})
 }
 
 // mount puts every handler on one mux, behind the request log and the
@@ -438,14 +430,12 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	signIn, reports := h.signIn, h.reports
 	mux := http.NewServeMux()
 	// The modules, each at its documented prefixes.
-	for _, m := range []interface{ Mount(*http.ServeMux) }{a.auth, a.formsModule, a.bookingsModule, a.webhooksModule, reports.module} {
+	for _, m := range []interface{ Mount(*http.ServeMux) }{a.auth, a.formsModule, a.bookingsModule, a.webhooksModule, a.listsModule, reports.module} {
 		m.Mount(mux)
 	}
 	if reports.oauth != nil {
 		mux.Handle(reportinggoogle.OAuthPrefixDefault+"/", signIn.Protect(signIn.LoadUser(reports.oauth)))
 	}
-	mux.Handle(emaillist.AdminPrefixDefault+"/", signIn.Protect(signIn.LoadUser(h.listAdmin)))
-	mux.Handle(emaillist.SubscribePrefixDefault+"/", h.listSubscribe)
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
 	mux.HandleFunc("GET /{$}", h.site.home)
@@ -457,7 +447,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
 	})
 	routes := slices.Concat(a.auth.Routes(), a.formsModule.Routes(), a.bookingsModule.Routes(), a.webhooksModule.Routes(), reports.module.Routes(),
-		h.color.Routes(), h.colorAI.Routes(), h.listAdmin.Routes(), h.listSubscribe.Routes())
+		a.listsModule.Routes(), h.color.Routes(), h.colorAI.Routes())
 	if reports.oauth != nil {
 		routes = append(routes, reports.oauth.Routes()...)
 	}
