@@ -27,12 +27,12 @@ var snippetImports = map[string]string{
 	"authsql": "github.com/groundwork-go/groundwork/auth/authsql", "bookings": "github.com/groundwork-go/groundwork/bookings",
 	"bookingssql": "github.com/groundwork-go/groundwork/bookings/bookingssql", "bookingsical": "github.com/groundwork-go/groundwork/bookings/bookingsical",
 	"bookingsgoogle": "github.com/groundwork-go/groundwork/bookings/bookingsgoogle",
-	"emaillist": "github.com/groundwork-go/groundwork/emaillist", "emaillistsql": "github.com/groundwork-go/groundwork/emaillist/emaillistsql",
+	"emaillist":      "github.com/groundwork-go/groundwork/emaillist", "emaillistsql": "github.com/groundwork-go/groundwork/emaillist/emaillistsql",
 	"forms": "github.com/groundwork-go/groundwork/forms", "formssql": "github.com/groundwork-go/groundwork/forms/formssql",
 	"link": "github.com/groundwork-go/groundwork/link", "mail": "github.com/groundwork-go/groundwork/mail",
 	"reporting": "github.com/groundwork-go/groundwork/reporting", "reportingsql": "github.com/groundwork-go/groundwork/reporting/reportingsql",
 	"reportinggoogle": "github.com/groundwork-go/groundwork/reporting/reportinggoogle",
-	"store": "github.com/groundwork-go/groundwork/store", "webhooks": "github.com/groundwork-go/groundwork/webhooks",
+	"store":           "github.com/groundwork-go/groundwork/store", "webhooks": "github.com/groundwork-go/groundwork/webhooks",
 	"webhookssql": "github.com/groundwork-go/groundwork/webhooks/webhookssql", "metrics": "github.com/groundwork-go/groundwork/metrics",
 }
 
