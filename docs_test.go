@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -18,23 +19,20 @@ import (
 const snippetGivens = `ctx context.Context, env *store.Env, db *store.DB, queue *store.Queue, mux *http.ServeMux, mailer mail.Mailer,
 	secret, body []byte, tokens *auth.Service, tx *sql.Tx, w http.ResponseWriter, r *http.Request, page http.Handler`
 
-// snippetImports are the packages a block may name, by the name it uses.
-var snippetImports = map[string]string{
-	"context": "context", "sql": "database/sql", "errors": "errors", "fmt": "fmt", "io": "io", "log": "log", "slog": "log/slog",
-	"http": "net/http", "url": "net/url", "os": "os", "strings": "strings", "time": "time",
-	"groundwork": "github.com/groundwork-go/groundwork", "a11y": "github.com/groundwork-go/groundwork/a11y",
-	"a11yai": "github.com/groundwork-go/groundwork/a11y/a11yai", "auth": "github.com/groundwork-go/groundwork/auth",
-	"authsql": "github.com/groundwork-go/groundwork/auth/authsql", "bookings": "github.com/groundwork-go/groundwork/bookings",
-	"bookingssql": "github.com/groundwork-go/groundwork/bookings/bookingssql", "bookingsical": "github.com/groundwork-go/groundwork/bookings/bookingsical",
-	"bookingsgoogle": "github.com/groundwork-go/groundwork/bookings/bookingsgoogle",
-	"emaillist":      "github.com/groundwork-go/groundwork/emaillist", "emaillistsql": "github.com/groundwork-go/groundwork/emaillist/emaillistsql",
-	"forms": "github.com/groundwork-go/groundwork/forms", "formssql": "github.com/groundwork-go/groundwork/forms/formssql",
-	"link": "github.com/groundwork-go/groundwork/link", "mail": "github.com/groundwork-go/groundwork/mail",
-	"reporting": "github.com/groundwork-go/groundwork/reporting", "reportingsql": "github.com/groundwork-go/groundwork/reporting/reportingsql",
-	"reportinggoogle": "github.com/groundwork-go/groundwork/reporting/reportinggoogle",
-	"store":           "github.com/groundwork-go/groundwork/store", "webhooks": "github.com/groundwork-go/groundwork/webhooks",
-	"webhookssql": "github.com/groundwork-go/groundwork/webhooks/webhookssql", "metrics": "github.com/groundwork-go/groundwork/metrics",
-}
+// snippetImports are the packages a block may name, by the name it uses:
+// the standard library's a host reaches for, and every public package of
+// the module.
+var snippetImports = func() map[string]string {
+	m := map[string]string{"context": "context", "sql": "database/sql", "errors": "errors", "fmt": "fmt", "io": "io", "log": "log",
+		"slog": "log/slog", "http": "net/http", "url": "net/url", "os": "os", "strings": "strings", "time": "time",
+		"groundwork": "github.com/groundwork-go/groundwork"}
+	for _, p := range []string{"a11y", "a11y/a11yai", "auth", "auth/authsql", "bookings", "bookings/bookingssql", "bookings/bookingsical",
+		"bookings/bookingsgoogle", "emaillist", "emaillist/emaillistsql", "forms", "forms/formssql", "link", "mail", "metrics", "reporting",
+		"reporting/reportingsql", "reporting/reportinggoogle", "store", "webhooks", "webhooks/webhookssql"} {
+		m[path.Base(p)] = "github.com/groundwork-go/groundwork/" + p
+	}
+	return m
+}()
 
 var goBlock = regexp.MustCompile("(?s)```go\n(.*?)```")
 
