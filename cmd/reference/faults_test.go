@@ -195,6 +195,17 @@ func TestDatabaseRestart(t *testing.T) {
 		// such a delivery is likely).
 		"GROUNDWORK_WEBHOOKS_CLAIM_TIMEOUT=30s")
 	srv := startBinary(t, bin, dir, environ)
+	t.Cleanup(func() {
+		if t.Failed() { // what the server said last, and whether it exited
+			logs := srv.logs.String()
+			t.Logf("the server's last log lines:\n%s", logs[max(0, len(logs)-6000):])
+			select {
+			case err := <-srv.exited:
+				t.Logf("the server exited: %v", err)
+			default:
+			}
+		}
+	})
 	token := binaryToken(t, bin, dir, environ)
 	killSite(t, srv.base, token)
 	hooks := killHooks(t, srv.base, token)
