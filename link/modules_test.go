@@ -1,7 +1,6 @@
 package link_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -10,7 +9,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,6 +21,7 @@ import (
 	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formssql"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/link"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
@@ -31,24 +30,6 @@ import (
 	"github.com/groundwork-go/groundwork/webhooks"
 	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
 )
-
-// lockedLog is a log the env's goroutines and the test share.
-type lockedLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func newEnv(t *testing.T, d store.Dialect, log io.Writer) *store.Env {
 	t.Helper()
@@ -67,7 +48,7 @@ func TestJoinedModulesServeTheirRoutes(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
-		var log lockedLog
+		var log testkit.Buffer
 		env := newEnv(t, d, &log)
 		a, err := authsql.Join(env, &auth.ModuleOptions{Web: &auth.WebOptions{}})
 		require.NoError(t, err)
@@ -132,7 +113,7 @@ func TestJoinedModulesServeTheirRoutes(t *testing.T) {
 func TestModulesGuardsAndForgottenLinks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	var log lockedLog
+	var log testkit.Buffer
 	env := newEnv(t, store.SQLite, &log)
 	_, err := formssql.Join(env, &forms.ModuleOptions{Summary: &forms.SummaryPageOptions{}})
 	require.ErrorContains(t, err, "SummaryGuard")

@@ -12,29 +12,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
 var envSecret = []byte("0123456789abcdef0123456789abcdef")
-
-// syncBuffer is a log both the test and the env's goroutines write.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // The frame: modules join once each, before Start; Migrate applies their
 // lines once, in order, and refuses another secret; Start runs the loops
@@ -45,7 +28,7 @@ func TestEnvJoinMigrateStartStop(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		dsn := storetest.DSN(t, d)
-		var log syncBuffer
+		var log testkit.Buffer
 		env, err := store.OpenEnv(ctx, dsn, &store.EnvOptions{Secret: envSecret, Logger: slog.New(slog.NewTextHandler(&log, nil)),
 			Queue: &store.QueueOptions{TestOnly: true}})
 		require.NoError(t, err)
@@ -103,7 +86,7 @@ func TestEnvJoinMigrateStartStop(t *testing.T) {
 func TestEnvLinkedAndLoopErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	var log syncBuffer
+	var log testkit.Buffer
 	env, err := store.OpenEnv(ctx, storetest.DSN(t, store.SQLite), &store.EnvOptions{Secret: envSecret,
 		Logger: slog.New(slog.NewTextHandler(&log, nil)), Queue: &store.QueueOptions{TestOnly: true}})
 	require.NoError(t, err)
