@@ -368,13 +368,14 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 	lease := claim
 	if !now.Add(s.opts.Timeout+leaseMargin).Before(claim) || sub == nil {
 		lease = now.Add(s.opts.ClaimTimeout)
+		id := d.ID // a failed claim returns no delivery
 		var err error
-		d, sub, err = s.store.ClaimDelivery(ctx, d.ID, claim, lease)
+		d, sub, err = s.store.ClaimDelivery(ctx, id, claim, lease)
 		if errors.Is(err, ErrClaimLost) {
 			return OutcomeNone, nil
 		}
 		if err != nil {
-			return OutcomeNone, fmt.Errorf("webhooks: attempt %d: %w", d.ID, err)
+			return OutcomeNone, fmt.Errorf("webhooks: attempt %d: %w", id, err)
 		}
 	}
 	if !sub.IsActive {

@@ -453,3 +453,49 @@ func (f *failureWatch) FinishAttempt(ctx context.Context, d *webhooks.Delivery, 
 	}
 	return disabled, err
 }
+
+// claimLost fails every attempt's own claim, as a database that goes away
+// between the batch's claim and the attempt: the attempt is given up with
+// an error naming the delivery, never a crash (the failed claim returns no
+// delivery), and the delivery stays for a later claim.
+type claimLost struct{ webhooks.Store }
+
+func (claimLost) ClaimDelivery(context.Context, int64, time.Time, time.Time) (*webhooks.Delivery, *webhooks.Subscription, error) {
+	return nil, nil, errKilled
+}
+
+func TestAttemptWhoseClaimFailsIsGivenUp(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d, webhookssql.Migrations)
+		clock := newClock()
+		var sent atomic.Int32
+		rv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sent.Add(1) }))
+		t.Cleanup(rv.Close)
+		// A claim no longer than an attempt's timeout and margin: every
+		// attempt takes a fresh lease of its own first.
+		svc, err := webhooks.NewService(claimLost{webhookssql.New(db)}, &webhooks.Options{SecretKey: testKey, Now: clock.Now,
+			AllowPrivateHosts: true, AllowInsecureURLs: true, Timeout: 5 * time.Second, ClaimTimeout: 30 * time.Second,
+			PollInterval: 10 * time.Millisecond})
+		require.NoError(t, err)
+		url := rv.URL + "/hook"
+		_, err = svc.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("k"), URL: &url, Events: []string{"*"},
+			Secret: str("whsec_test_secret_0123")})
+		require.NoError(t, err)
+		require.NoError(t, dispatchErr(svc.Dispatch(ctx, placed(1))))
+		stop := startLoop(t, svc)
+		require.Eventually(t, func() bool {
+			var claimed int
+			require.NoError(t, db.Get(&claimed, db.Rebind(`SELECT COUNT(*) FROM webhooks_deliveries WHERE next_attempt_at > ?`),
+				store.NewTime(clock.Now())))
+			return claimed == 1
+		}, 5*time.Second, 10*time.Millisecond, "the batch claimed it")
+		time.Sleep(100 * time.Millisecond) // the attempt's own claim fails meanwhile
+		stop()
+		var pending int
+		require.NoError(t, db.Get(&pending, `SELECT COUNT(*) FROM webhooks_deliveries WHERE status = 'pending'`))
+		require.Equal(t, 1, pending, "kept for a later claim")
+		require.Zero(t, sent.Load(), "nothing sent without the claim")
+	})
+}
