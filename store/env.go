@@ -314,12 +314,16 @@ func (e *Env) Start(ctx context.Context) error {
 // delivery loop, whose attempts under way finish and are recorded), then
 // the queue (its running jobs get until ctx ends), then the loops it
 // feeds (the analytics writer writes every view it took, however long
-// that takes). Close the database after.
+// that takes). Close the database after. Stop before Start, or a second
+// Stop, does nothing.
 func (e *Env) Stop(ctx context.Context) error {
 	e.mu.Lock()
-	runs := e.running
+	runs, started := e.running, e.started
 	e.running, e.started = nil, false
 	e.mu.Unlock()
+	if !started {
+		return nil // never started, or stopped already
+	}
 	var errs []error
 	wait := func(r *running, bounded bool) {
 		r.cancel()

@@ -79,6 +79,7 @@ func TestEnvJoinMigrateStartStop(t *testing.T) {
 
 		require.NoError(t, env.Stop(ctx))
 		require.Equal(t, []string{"sender", "writer"}, order)
+		require.NoError(t, env.Stop(ctx), "a second Stop does nothing")
 	})
 }
 
