@@ -150,15 +150,12 @@ type handlers struct {
 
 // wiring is what every wiring step of newApp reads.
 type wiring struct {
-	cfg *config
-	// keys are every key the domains take, from the one secret key.
-	keys   groundwork.Keys
+	cfg    *config
 	logger *slog.Logger
-	// limiter counts every throttle; web is the HTTP options every
-	// handler takes.
-	limiter groundwork.RateLimiter
-	web     groundwork.HTTPOptions
-	h       handlers
+	// web is the HTTP options every handler takes (the environment's,
+	// once the sign-in pages are made).
+	web groundwork.HTTPOptions
+	h   handlers
 	// meter is the services' Meter: the metrics, nil when off.
 	meter groundwork.Meter
 }
@@ -195,7 +192,7 @@ func newApp(cfg *config, db *store.DB, secretKey []byte, logger *slog.Logger) (*
 	// Links are made from the address a request came in on unless one
 	// is configured.
 	a.env.HTTP.BaseURL = cfg.baseURL
-	a.queue, w.keys, w.limiter = a.env.Queue, a.env.Keys, a.env.HTTP.RateLimiter
+	a.queue = a.env.Queue
 	for _, step := range []func(*wiring) error{a.wireAuth, a.wireA11y, a.wireForms, a.wireWebhooks, a.wireBookings, a.wireEmaillist,
 		a.wireReporting, a.link, a.wireSite} {
 		if err := step(w); err != nil {
@@ -318,10 +315,6 @@ func (a *app) wireSite(w *wiring) error {
 	var err error
 	s.render, err = web.New(web.Options{Pages: pagesFS, AssetPrefix: auth.AssetPrefix, Logger: w.logger, Brand: w.web.Brand, Navigator: w.web.Navigator})
 	if err != nil {
-		return err
-	}
-	if w.h.formSummary, err = forms.NewSummaryPage(a.forms, &forms.SummaryPageOptions{HTTPOptions: w.web, Key: w.keys.PageFlash(),
-		Allow: answersAllowed}); err != nil {
 		return err
 	}
 	a.jsonHandlers = jsonHandlers(&w.h)
