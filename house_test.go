@@ -1,0 +1,260 @@
+package groundwork_test
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The house rules, held by tests: each failure names the file, function
+// or package, the rule, and what to do. Budgets are today's counts or
+// lower, and only go down: when one fails, change the code, not the
+// number (lower the number when the code gets smaller).
+
+// maxFileLines bounds every Go file that is not a _test.go file
+// (production code and the store suites).
+const maxFileLines = 800
+
+// maxFuncLines bounds a production function's length; longFuncs are the
+// ones allowed over it today, to be cut until at most three remain.
+const maxFuncLines = 120
+
+var longFuncs = []string{"bench/soak.run", "bookings.PageHandler.drawManage", "bookings.Service.CreateSeries", "bookings.Service.applyService",
+	"bookings.Service.book", "bookings/bookingstest.exerciseCalendarConnections", "cmd/reference.bookingsCalendar",
+	"cmd/reference.readServeFlags", "cmd/reference.runToken", "cmd/reference.runUser", "cmd/reference.runWebhooks", "forms.Service.submit",
+	"forms/formssql.Store.Summarize", "reporting.Dashboard.panel", "reporting/reportingsql.tallyHits", "webhooks.Service.apply",
+	"webhooks/webhookstest.exerciseClaimAndFinish"}
+
+// exportedBudget is, per public package, the most exported names it may
+// have (package-level functions, types, variables and constants, and the
+// exported methods of its types).
+var exportedBudget = map[string]int{
+	".": 87, "a11y": 91, "a11y/a11yai": 5, "auth": 210, "auth/authsql": 48, "auth/authtest": 1, "bookings": 304,
+	"bookings/bookingsgoogle": 15, "bookings/bookingsical": 19, "bookings/bookingssql": 56, "bookings/bookingstest": 13, "emaillist": 117,
+	"emaillist/emaillistsql": 10, "emaillist/emaillisttest": 1, "forms": 282, "forms/formssql": 47, "forms/formstest": 1, "link": 12,
+	"mail": 30, "metrics": 12, "reporting": 244, "reporting/reportinggeo": 7, "reporting/reportinggeo/reportinggeotest": 1,
+	"reporting/reportinggoogle": 33, "reporting/reportingsql": 25, "reporting/reportingtest": 2, "store": 116, "store/driverless": 24,
+	"store/storetest": 9, "webhooks": 251, "webhooks/webhookssql": 41, "webhooks/webhookstest": 1,
+}
+
+// storeMethodBudget is, per domain, the most methods its Store interface
+// (embedded interfaces included) may have.
+var storeMethodBudget = map[string]int{"auth": 44, "bookings": 52, "emaillist": 6, "forms": 43, "reporting": 7, "webhooks": 31}
+
+// domains never import one another.
+var domains = []string{"a11y", "auth", "bookings", "emaillist", "forms", "reporting", "webhooks"}
+
+// goFiles are the module's Go files, by directory, without _test.go files
+// (or with them only, when tests is true).
+func goFiles(t *testing.T, tests bool) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	require.NoError(t, filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || d.Name() == "testdata" || d.Name() == "node_modules" ||
+			strings.HasPrefix(d.Name(), "docsnippets")) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && strings.HasSuffix(path, "_test.go") == tests {
+			out[filepath.Dir(path)] = append(out[filepath.Dir(path)], path)
+		}
+		return nil
+	}))
+	return out
+}
+
+func TestHouseFilesStaySmall(t *testing.T) {
+	t.Parallel()
+	for _, files := range goFiles(t, false) {
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			require.NoError(t, err)
+			n := strings.Count(string(src), "\n")
+			require.LessOrEqual(t, n, maxFileLines, "%s has %d lines, over %d: split it along what it does (a file per area, "+
+				"as the store suites are)", f, n, maxFileLines)
+		}
+	}
+}
+
+func TestHouseFunctionsStayShort(t *testing.T) {
+	t.Parallel()
+	fset := token.NewFileSet()
+	var long []string
+	for _, files := range goFiles(t, false) {
+		for _, f := range files {
+			file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+			require.NoError(t, err)
+			for _, d := range file.Decls {
+				fn, ok := d.(*ast.FuncDecl)
+				if !ok || fn.Body == nil {
+					continue
+				}
+				n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
+				if n > maxFuncLines {
+					long = append(long, funcName(f, fn))
+				}
+			}
+		}
+	}
+	sort.Strings(long)
+	for _, name := range long {
+		require.Contains(t, longFuncs, name, "%s is over %d lines: split it into steps that each say what they do (over it today: %q)",
+			name, maxFuncLines, long)
+	}
+	for _, name := range longFuncs {
+		require.Contains(t, long, name, "%s is no longer over %d lines: take it off longFuncs", name, maxFuncLines)
+	}
+}
+
+// funcName is "dir.Func" or "dir.Type.Method".
+func funcName(file string, fn *ast.FuncDecl) string {
+	name := fn.Name.Name
+	if fn.Recv != nil && len(fn.Recv.List) > 0 {
+		typ := fn.Recv.List[0].Type
+		if star, ok := typ.(*ast.StarExpr); ok {
+			typ = star.X
+		}
+		if idx, ok := typ.(*ast.IndexExpr); ok {
+			typ = idx.X
+		}
+		if id, ok := typ.(*ast.Ident); ok {
+			name = id.Name + "." + name
+		}
+	}
+	return filepath.ToSlash(filepath.Dir(file)) + "." + name
+}
+
+func TestHouseExportedNamesWithinBudget(t *testing.T) {
+	t.Parallel()
+	counts := map[string]int{}
+	for dir, files := range goFiles(t, false) {
+		if strings.Contains(dir, "internal") || strings.HasPrefix(dir, "cmd") || strings.HasPrefix(dir, "examples") || strings.HasPrefix(dir, "bench") {
+			continue
+		}
+		fset := token.NewFileSet()
+		for _, f := range files {
+			file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+			require.NoError(t, err)
+			for _, d := range file.Decls {
+				switch d := d.(type) {
+				case *ast.FuncDecl:
+					if d.Name.IsExported() && (d.Recv == nil || exportedRecv(d)) {
+						counts[dir]++
+					}
+				case *ast.GenDecl:
+					for _, s := range d.Specs {
+						switch s := s.(type) {
+						case *ast.TypeSpec:
+							if s.Name.IsExported() {
+								counts[dir]++
+							}
+						case *ast.ValueSpec:
+							for _, n := range s.Names {
+								if n.IsExported() {
+									counts[dir]++
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	var report []string
+	for _, dir := range slices.Sorted(maps.Keys(counts)) {
+		report = append(report, fmt.Sprintf("%q: %d,", filepath.ToSlash(dir), counts[dir]))
+	}
+	for dir, n := range counts {
+		budget, ok := exportedBudget[filepath.ToSlash(dir)]
+		require.True(t, ok, "%s has no budget of exported names: add it to exportedBudget (today's counts:\n%s)", dir, strings.Join(report, "\n"))
+		require.LessOrEqual(t, n, budget, "%s exports %d names, over its budget of %d: unexport what a host does not call, "+
+			"or move what only an implementer needs off the package", dir, n, budget)
+	}
+}
+
+// exportedRecv reports whether a method's receiver type is exported.
+func exportedRecv(fn *ast.FuncDecl) bool {
+	typ := fn.Recv.List[0].Type
+	if star, ok := typ.(*ast.StarExpr); ok {
+		typ = star.X
+	}
+	if idx, ok := typ.(*ast.IndexExpr); ok {
+		typ = idx.X
+	}
+	id, ok := typ.(*ast.Ident)
+	return ok && id.IsExported()
+}
+
+func TestHouseStoresWithinBudget(t *testing.T) {
+	t.Parallel()
+	for _, d := range domains {
+		src, err := os.ReadFile(filepath.Join(d, "store.go"))
+		if os.IsNotExist(err) {
+			continue
+		}
+		require.NoError(t, err)
+		fset := token.NewFileSet()
+		file, err := parser.ParseFile(fset, filepath.Join(d, "store.go"), src, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		ifaces := map[string]*ast.InterfaceType{}
+		ast.Inspect(file, func(n ast.Node) bool {
+			if s, ok := n.(*ast.TypeSpec); ok {
+				if it, ok := s.Type.(*ast.InterfaceType); ok {
+					ifaces[s.Name.Name] = it
+				}
+			}
+			return true
+		})
+		root, ok := ifaces["Store"]
+		if !ok {
+			continue
+		}
+		var count func(it *ast.InterfaceType) int
+		count = func(it *ast.InterfaceType) int {
+			n := 0
+			for _, m := range it.Methods.List {
+				if _, ok := m.Type.(*ast.FuncType); ok {
+					n += len(m.Names)
+				} else if id, ok := m.Type.(*ast.Ident); ok && ifaces[id.Name] != nil {
+					n += count(ifaces[id.Name])
+				}
+			}
+			return n
+		}
+		n := count(root)
+		budget, ok := storeMethodBudget[d]
+		require.True(t, ok, "%s.Store has %d methods and no budget: add it to storeMethodBudget", d, n)
+		require.LessOrEqual(t, n, budget, "%s.Store has %d methods, over its budget of %d: a method only when the service needs one; "+
+			"run a function in a transaction (store) rather than adding a method per step", d, n, budget)
+	}
+}
+
+func TestHouseDomainsImportNoOther(t *testing.T) {
+	t.Parallel()
+	const module = "github.com/groundwork-go/groundwork/"
+	for _, d := range domains {
+		out, err := exec.Command(goCommand(), "list", "-deps", "./"+d+"/...").Output()
+		require.NoError(t, err, d)
+		for _, dep := range strings.Fields(string(out)) {
+			for _, other := range domains {
+				if other != d && (dep == module+other || strings.HasPrefix(dep, module+other+"/")) {
+					require.Failf(t, "a domain imports another", "%s links %s: join them in link/ instead", d, dep)
+				}
+			}
+		}
+	}
+}
