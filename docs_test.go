@@ -48,9 +48,18 @@ func TestDocsGoBlocksCompile(t *testing.T) {
 	files, err := filepath.Glob("docs/*.md")
 	require.NoError(t, err)
 	files = append([]string{"README.md"}, files...)
-	root, err := os.MkdirTemp("internal", "docsnippets")
+	// Under testdata, so that no ./... of the module (another test's go
+	// list, say) sees the blocks while they are built.
+	_, statErr := os.Stat("testdata")
+	require.NoError(t, os.MkdirAll("testdata", 0o755))
+	root, err := os.MkdirTemp("testdata", "docsnippets")
 	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(root) })
+	t.Cleanup(func() {
+		os.RemoveAll(root)
+		if os.IsNotExist(statErr) {
+			os.Remove("testdata")
+		}
+	})
 	blocks := 0
 	for _, file := range files {
 		text, err := os.ReadFile(file)
