@@ -24,125 +24,149 @@ type stringList []string
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
+// runToken is "reference token create | list | revoke".
 func runToken(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usageError{"token needs a sub-command: create, list or revoke"}
 	}
 	sub, args := args[0], args[1:]
 	fs := newFlagSet("reference token " + sub)
-	db := dbFlag(fs, getenv)
-	var (
-		name      *string
-		abilities stringList
-		expires   *string
-		asJSON    *bool
-	)
-	logger := logFlag(fs, getenv, stderr)
-	var force *bool
+	c := tokenCommand{ctx: ctx, db: dbFlag(fs, getenv), logger: logFlag(fs, getenv, stderr), getenv: getenv, stdout: stdout, stderr: stderr}
 	switch sub {
 	case "create":
-		name = fs.String("name", "", "what the token is for")
-		fs.Var(&abilities, "ability", "an ability the token grants (repeatable)")
-		expires = fs.String("expires", "", "a duration (720h, 30d) or a date")
-		force = fs.Bool("force", false, "take abilities the server does not check")
+		return c.create(fs, args)
 	case "list":
-		asJSON = fs.Bool("json", false, "print JSON")
+		return c.list(fs, args)
 	case "revoke":
-	default:
-		return usageError{fmt.Sprintf("unknown token sub-command %q: create, list or revoke", sub)}
+		return c.revoke(fs, args)
 	}
+	return usageError{fmt.Sprintf("unknown token sub-command %q: create, list or revoke", sub)}
+}
+
+// tokenCommand is what each token sub-command reads: its database flag,
+// its logger, and where it writes.
+type tokenCommand struct {
+	ctx            context.Context
+	db             *string
+	logger         func() (*slog.Logger, error)
+	getenv         func(string) string
+	stdout, stderr io.Writer
+}
+
+// create is "token create --name N --ability A... [--expires E] [--force]":
+// the new token, printed once.
+func (c tokenCommand) create(fs *flag.FlagSet, args []string) error {
+	var abilities stringList
+	name := fs.String("name", "", "what the token is for")
+	fs.Var(&abilities, "ability", "an ability the token grants (repeatable)")
+	expires := fs.String("expires", "", "a duration (720h, 30d) or a date")
+	force := fs.Bool("force", false, "take abilities the server does not check")
 	positional, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-
-	now := time.Now()
-	var nt auth.NewToken
-	var revokeID int64
+	if len(positional) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", positional[0])}
+	}
+	nt := auth.NewToken{Name: *name, Abilities: abilities}
 	var own []string // abilities --force took
-	switch sub {
-	case "create":
-		if len(positional) > 0 {
-			return usageError{fmt.Sprintf("unexpected argument %q", positional[0])}
-		}
-		nt = auth.NewToken{Name: *name, Abilities: abilities}
-		for _, a := range abilities {
-			if auth.ValidAbility(a) && !groundwork.KnownAbility(a) {
-				if *force {
-					own = append(own, a) // a host's own route's, on the caller's word
-					continue
-				}
-				near := ""
-				if n := groundwork.NearestAbility(a); n != "" {
-					near = fmt.Sprintf(" (did you mean %q?)", n)
-				}
-				return usageError{fmt.Sprintf("no route checks the ability %q%s (see reference token --help); "+
-					"--force takes it anyway, for a host's own routes", a, near)}
+	for _, a := range abilities {
+		if auth.ValidAbility(a) && !groundwork.KnownAbility(a) {
+			if *force {
+				own = append(own, a) // a host's own route's, on the caller's word
+				continue
 			}
-		}
-		if *expires != "" {
-			if nt.ExpiresAt, err = parseExpiry(*expires, now); err != nil {
-				return usageError{err.Error()}
+			near := ""
+			if n := groundwork.NearestAbility(a); n != "" {
+				near = fmt.Sprintf(" (did you mean %q?)", n)
 			}
-		}
-	case "list":
-		if len(positional) > 0 {
-			return usageError{fmt.Sprintf("unexpected argument %q", positional[0])}
-		}
-	case "revoke":
-		if len(positional) != 1 {
-			return usageError{"token revoke takes one token ID"}
-		}
-		if revokeID, err = strconv.ParseInt(positional[0], 10, 64); err != nil || revokeID <= 0 {
-			return usageError{fmt.Sprintf("%q is not a token ID", positional[0])}
+			return usageError{fmt.Sprintf("no route checks the ability %q%s (see reference token --help); "+
+				"--force takes it anyway, for a host's own routes", a, near)}
 		}
 	}
-
-	svc, done, err := openAuth(ctx, *db, getenv, logger, own...)
+	if *expires != "" {
+		if nt.ExpiresAt, err = parseExpiry(*expires, time.Now()); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	svc, done, err := openAuth(c.ctx, *c.db, c.getenv, c.logger, own...)
 	if err != nil {
 		return err
 	}
 	defer done()
-
-	switch sub {
-	case "create":
-		plaintext, t, err := svc.CreateToken(ctx, nt)
-		var v *auth.ValidationError
-		if errors.As(err, &v) {
-			return usageError{strings.Join(validationLines(v), "; ")}
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, plaintext)
-		fmt.Fprintf(stderr, "Token %d (%q) created with %s. It is shown only this once: keep it safe.\n", t.ID, t.Name, strings.Join(t.Abilities, ", "))
-	case "list":
-		tokens, err := svc.ListTokens(ctx)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(tokens)
-		}
-		printTokens(stdout, tokens, now)
-	case "revoke":
-		t, err := svc.Token(ctx, revokeID)
-		if errors.Is(err, auth.ErrNotFound) {
-			return fmt.Errorf("no token has ID %d", revokeID)
-		} else if err != nil {
-			return err
-		}
-		if t.RevokedAt != nil {
-			fmt.Fprintf(stdout, "Token %d (%q) was already revoked, at %s.\n", t.ID, t.Name, t.RevokedAt.UTC().Format(time.RFC3339))
-			return nil
-		}
-		if err := svc.RevokeToken(ctx, revokeID); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "Token %d (%q) revoked.\n", t.ID, t.Name)
+	plaintext, t, err := svc.CreateToken(c.ctx, nt)
+	var v *auth.ValidationError
+	if errors.As(err, &v) {
+		return usageError{strings.Join(validationLines(v), "; ")}
 	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(c.stdout, plaintext)
+	fmt.Fprintf(c.stderr, "Token %d (%q) created with %s. It is shown only this once: keep it safe.\n", t.ID, t.Name, strings.Join(t.Abilities, ", "))
+	return nil
+}
+
+// list is "token list [--json]".
+func (c tokenCommand) list(fs *flag.FlagSet, args []string) error {
+	asJSON := fs.Bool("json", false, "print JSON")
+	positional, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(positional) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", positional[0])}
+	}
+	svc, done, err := openAuth(c.ctx, *c.db, c.getenv, c.logger)
+	if err != nil {
+		return err
+	}
+	defer done()
+	tokens, err := svc.ListTokens(c.ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(c.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(tokens)
+	}
+	printTokens(c.stdout, tokens, time.Now())
+	return nil
+}
+
+// revoke is "token revoke ID".
+func (c tokenCommand) revoke(fs *flag.FlagSet, args []string) error {
+	positional, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(positional) != 1 {
+		return usageError{"token revoke takes one token ID"}
+	}
+	id, err := strconv.ParseInt(positional[0], 10, 64)
+	if err != nil || id <= 0 {
+		return usageError{fmt.Sprintf("%q is not a token ID", positional[0])}
+	}
+	svc, done, err := openAuth(c.ctx, *c.db, c.getenv, c.logger)
+	if err != nil {
+		return err
+	}
+	defer done()
+	t, err := svc.Token(c.ctx, id)
+	if errors.Is(err, auth.ErrNotFound) {
+		return fmt.Errorf("no token has ID %d", id)
+	} else if err != nil {
+		return err
+	}
+	if t.RevokedAt != nil {
+		fmt.Fprintf(c.stdout, "Token %d (%q) was already revoked, at %s.\n", t.ID, t.Name, t.RevokedAt.UTC().Format(time.RFC3339))
+		return nil
+	}
+	if err := svc.RevokeToken(c.ctx, id); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "Token %d (%q) revoked.\n", t.ID, t.Name)
 	return nil
 }
 
