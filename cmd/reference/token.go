@@ -95,12 +95,8 @@ func (c tokenCommand) create(fs *flag.FlagSet, args []string) error {
 	}
 	defer done()
 	plaintext, t, err := svc.CreateToken(c.ctx, nt)
-	var v *auth.ValidationError
-	if errors.As(err, &v) {
-		return usageError{strings.Join(validationLines(v), "; ")}
-	}
 	if err != nil {
-		return err
+		return invalidUsage(err)
 	}
 	fmt.Fprintln(c.stdout, plaintext)
 	fmt.Fprintf(c.stderr, "Token %d (%q) created with %s. It is shown only this once: keep it safe.\n", t.ID, t.Name, strings.Join(t.Abilities, ", "))

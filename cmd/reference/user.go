@@ -107,26 +107,13 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	defer done()
-	invalid := func(err error) error {
-		var v *auth.ValidationError
-		if errors.As(err, &v) {
-			return usageError{strings.Join(validationLines(v), "; ")}
-		}
-		return err
-	}
-	find := func(email string) (auth.User, error) {
-		u, err := svc.UserByEmail(ctx, email)
-		if errors.Is(err, auth.ErrNotFound) {
-			return u, fmt.Errorf("no user has the address %q", email)
-		}
-		return u, err
-	}
+	find := func(email string) (auth.User, error) { return findUser(ctx, svc, email) }
 
 	switch sub {
 	case "create":
 		u, err := svc.CreateUser(ctx, auth.NewUser{Name: *name, Email: *email, Password: password, Capabilities: caps, Verified: !*verified})
 		if err != nil {
-			return invalid(err)
+			return invalidUsage(err)
 		}
 		fmt.Fprintf(stdout, "User %d (%s) created%s.\n", u.ID, u.Email, capsText(u.Capabilities))
 	case "list":
@@ -139,19 +126,7 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 			enc.SetIndent("", "  ")
 			return enc.Encode(users)
 		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tVERIFIED\tTWO-FACTOR\tCAPABILITIES")
-		since := func(t *time.Time) string {
-			if t == nil {
-				return "no"
-			}
-			return t.UTC().Format(time.DateOnly)
-		}
-		for _, u := range users {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", u.ID, u.Email, u.Name, since(u.EmailVerifiedAt), since(u.TwoFactorConfirmedAt),
-				strings.Join(u.Capabilities, ", "))
-		}
-		return tw.Flush()
+		return printUsers(stdout, users)
 	case "grant", "revoke":
 		u, err := find(positional[0])
 		if err != nil {
@@ -162,7 +137,7 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 			change = svc.Revoke
 		}
 		if u, err = change(ctx, u.ID, positional[1]); err != nil {
-			return invalid(err)
+			return invalidUsage(err)
 		}
 		fmt.Fprintf(stdout, "User %d (%s) now has %s.\n", u.ID, u.Email, strings.TrimPrefix(capsText(u.Capabilities), " with "))
 	case "password":
@@ -171,7 +146,7 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 			return err
 		}
 		if err := svc.SetPassword(ctx, u.ID, password); err != nil {
-			return invalid(err)
+			return invalidUsage(err)
 		}
 		fmt.Fprintf(stdout, "Password of user %d (%s) changed; they are signed out everywhere.\n", u.ID, u.Email)
 	case "two-factor-off":
@@ -185,6 +160,43 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 		fmt.Fprintf(stdout, "Two-factor sign-in of user %d (%s) is off; they sign in with their password and can set it up again.\n", u.ID, u.Email)
 	}
 	return nil
+}
+
+// findUser is the user with the address, or an error that says none has
+// it.
+func findUser(ctx context.Context, svc *auth.Service, email string) (auth.User, error) {
+	u, err := svc.UserByEmail(ctx, email)
+	if errors.Is(err, auth.ErrNotFound) {
+		return u, fmt.Errorf("no user has the address %q", email)
+	}
+	return u, err
+}
+
+// invalidUsage is a validation error as a usage error, its messages on one
+// line; any other error as it is.
+func invalidUsage(err error) error {
+	var v *auth.ValidationError
+	if errors.As(err, &v) {
+		return usageError{strings.Join(validationLines(v), "; ")}
+	}
+	return err
+}
+
+// printUsers prints the users as a table.
+func printUsers(w io.Writer, users []auth.User) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tVERIFIED\tTWO-FACTOR\tCAPABILITIES")
+	since := func(t *time.Time) string {
+		if t == nil {
+			return "no"
+		}
+		return t.UTC().Format(time.DateOnly)
+	}
+	for _, u := range users {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", u.ID, u.Email, u.Name, since(u.EmailVerifiedAt), since(u.TwoFactorConfirmedAt),
+			strings.Join(u.Capabilities, ", "))
+	}
+	return tw.Flush()
 }
 
 func capsText(caps []string) string {
