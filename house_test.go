@@ -33,7 +33,7 @@ const maxFuncLines = 120
 
 var longFuncs = []string{"bench/soak.run", "bookings.PageHandler.drawManage", "bookings.Service.CreateSeries", "bookings.Service.applyService",
 	"bookings.Service.book", "bookings/bookingstest.exerciseCalendarConnections", "cmd/reference.bookingsCalendar",
-	"cmd/reference.readServeFlags", "cmd/reference.runWebhooks", "forms.Service.submit",
+	"cmd/reference.readServeFlags", "forms.Service.submit",
 	"forms/formssql.Store.Summarize", "reporting.Dashboard.panel", "reporting/reportingsql.tallyHits", "webhooks.Service.apply",
 	"webhooks/webhookstest.exerciseClaimAndFinish"}
 

@@ -318,18 +318,7 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 	}
 	switch sub {
 	case "emit":
-		name := positional[0]
-		if err := svc.RegisterEvents(name); err != nil {
-			return usageError{err.Error()}
-		}
-		f, err := svc.DispatchFor(ctx, *owner, webhooks.Event{Name: name, Data: payload})
-		if errors.Is(err, webhooks.ErrOwner) {
-			return usageError{fmt.Sprintf("--owner %q is no owner's name", *owner)}
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "Event %s (%s) recorded for %d subscription(s); the server sends them.\n", f.EventID, name, f.Deliveries)
+		return emitEvent(ctx, svc, *owner, positional[0], payload, stdout)
 	case "retry":
 		n, err := svc.Sweep(ctx)
 		if err != nil {
@@ -337,15 +326,7 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 		}
 		fmt.Fprintf(stdout, "Queued %d due deliveries.\n", n)
 	case "prune":
-		n, err := svc.Prune(ctx)
-		if err != nil {
-			return err
-		}
-		m, err := svc.PruneInbound(ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "Pruned %d finished deliveries and %d inbound webhooks.\n", n, m)
+		return pruneWebhooks(ctx, svc, stdout)
 	case "reconcile":
 		return reconcile(ctx, svc, *minutes, stdout)
 	case "session":
@@ -361,6 +342,38 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 		}
 		fmt.Fprintf(stdout, "%s%s/%s\n", origin, webhooks.PortalPrefixDefault, token)
 	}
+	return nil
+}
+
+// emitEvent is "webhooks emit NAME": the event recorded for owner's
+// subscriptions (every one when owner is empty), sent by the server.
+func emitEvent(ctx context.Context, svc *webhooks.Service, owner, name string, payload any, stdout io.Writer) error {
+	if err := svc.RegisterEvents(name); err != nil {
+		return usageError{err.Error()}
+	}
+	f, err := svc.DispatchFor(ctx, owner, webhooks.Event{Name: name, Data: payload})
+	if errors.Is(err, webhooks.ErrOwner) {
+		return usageError{fmt.Sprintf("--owner %q is no owner's name", owner)}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Event %s (%s) recorded for %d subscription(s); the server sends them.\n", f.EventID, name, f.Deliveries)
+	return nil
+}
+
+// pruneWebhooks is "webhooks prune": finished deliveries and inbound
+// webhooks past their retention.
+func pruneWebhooks(ctx context.Context, svc *webhooks.Service, stdout io.Writer) error {
+	n, err := svc.Prune(ctx)
+	if err != nil {
+		return err
+	}
+	m, err := svc.PruneInbound(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Pruned %d finished deliveries and %d inbound webhooks.\n", n, m)
 	return nil
 }
 
