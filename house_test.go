@@ -32,7 +32,7 @@ const maxFileLines = 800
 const maxFuncLines = 120
 
 var longFuncs = []string{"bench/soak.run", "bookings.PageHandler.drawManage", "bookings.Service.CreateSeries", "bookings.Service.applyService",
-	"bookings.Service.book", "bookings/bookingstest.exerciseCalendarConnections", "cmd/reference.bookingsCalendar",
+	"bookings.Service.book", "bookings/bookingstest.exerciseCalendarConnections",
 	"cmd/reference.readServeFlags", "forms.Service.submit",
 	"forms/formssql.Store.Summarize", "reporting.Dashboard.panel", "reporting/reportingsql.tallyHits", "webhooks.Service.apply",
 	"webhooks/webhookstest.exerciseClaimAndFinish"}

@@ -131,35 +131,7 @@ func bookingsCalendar(ctx context.Context, args []string, getenv func(string) st
 		return err
 	}
 	if cmd == "sync" || cmd == "remove" {
-		id, err := strconv.ParseInt(ref, 10, 64)
-		if err != nil {
-			return usageError{fmt.Sprintf("%q is not a connection ID", ref)}
-		}
-		c, err := svc.CalendarConnection(ctx, id)
-		if errors.Is(err, bookings.ErrNotFound) {
-			return fmt.Errorf("no calendar connection has ID %d", id)
-		}
-		if err != nil {
-			return err
-		}
-		if cmd == "remove" {
-			if err := svc.DisconnectCalendar(ctx, id); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "%s is disconnected; its busy times no longer count.\n", c.Name)
-			return nil
-		}
-		ok, err := svc.SyncCalendar(ctx, id)
-		switch {
-		case !ok && err == nil:
-			return fmt.Errorf("%s is being read by the server just now; try again in a moment", c.Name)
-		case errors.Is(err, bookings.ErrCalendarUnreadable):
-			return fmt.Errorf("%s could not be read: %s", c.Name, bookings.CalendarReason(err))
-		case err != nil:
-			return err
-		}
-		fmt.Fprintf(stdout, "%s was read.\n", c.Name)
-		return nil
+		return syncOrRemoveCalendar(ctx, svc, cmd, ref, stdout)
 	}
 	p, err := findProvider(ctx, bs, ref)
 	if err != nil {
@@ -180,38 +152,84 @@ func bookingsCalendar(ctx context.Context, args []string, getenv func(string) st
 			time.Now().Add(*ttl).Format("2 January 2006 15:04 MST"))
 		return nil
 	case "add":
-		in := bookings.CalendarInput{ProviderID: p.ID, Kind: *kind, Name: *name, URL: *address, Username: *username}
-		if *kind == bookings.CalendarCalDAV {
-			if in.Password, err = readPassword(stderr); err != nil {
-				return err
-			}
-		}
-		c, cals, err := svc.ConnectCalendar(ctx, in)
-		var ve *bookings.ValidationError
-		switch {
-		case errors.As(err, &ve):
-			return usageError{ve.Error()}
-		case errors.Is(err, bookings.ErrCalendarUnreadable):
-			return fmt.Errorf("the calendar could not be read. %s (%w)", bookings.CalendarReason(err), err)
-		case err != nil:
+		return addCalendar(ctx, svc, p, bookings.CalendarInput{ProviderID: p.ID, Kind: *kind, Name: *name, URL: *address, Username: *username},
+			stdout, stderr)
+	}
+	return listCalendars(ctx, svc, p, stdout, stderr)
+}
+
+// syncOrRemoveCalendar is "bookings calendar sync ID" (read it now) and
+// "bookings calendar remove ID".
+func syncOrRemoveCalendar(ctx context.Context, svc *bookings.Service, cmd, ref string, stdout io.Writer) error {
+	id, err := strconv.ParseInt(ref, 10, 64)
+	if err != nil {
+		return usageError{fmt.Sprintf("%q is not a connection ID", ref)}
+	}
+	c, err := svc.CalendarConnection(ctx, id)
+	if errors.Is(err, bookings.ErrNotFound) {
+		return fmt.Errorf("no calendar connection has ID %d", id)
+	}
+	if err != nil {
+		return err
+	}
+	if cmd == "remove" {
+		if err := svc.DisconnectCalendar(ctx, id); err != nil {
 			return err
-		case cals == nil:
-			fmt.Fprintf(stdout, "%d\n", c.ID)
-			fmt.Fprintf(stderr, "Saved %q for %s: its server is slow to answer, so the server reads it in the background; "+
-				"`reference bookings calendar list` shows how that went.\n", c.Name, p.Name)
-			return nil
 		}
-		if _, err := svc.SyncCalendar(ctx, c.ID); err != nil {
-			fmt.Fprintf(stderr, "Connected, but the first read failed. %s (%v)\n", bookings.CalendarReason(err), err)
-		}
-		fmt.Fprintf(stdout, "%d\n", c.ID)
-		names := make([]string, len(cals))
-		for i, rc := range cals {
-			names[i] = rc.Name
-		}
-		fmt.Fprintf(stderr, "Connected %q for %s; it lists: %s.\n", c.Name, p.Name, strings.Join(names, ", "))
+		fmt.Fprintf(stdout, "%s is disconnected; its busy times no longer count.\n", c.Name)
 		return nil
 	}
+	ok, err := svc.SyncCalendar(ctx, id)
+	switch {
+	case !ok && err == nil:
+		return fmt.Errorf("%s is being read by the server just now; try again in a moment", c.Name)
+	case errors.Is(err, bookings.ErrCalendarUnreadable):
+		return fmt.Errorf("%s could not be read: %s", c.Name, bookings.CalendarReason(err))
+	case err != nil:
+		return err
+	}
+	fmt.Fprintf(stdout, "%s was read.\n", c.Name)
+	return nil
+}
+
+// addCalendar is "bookings calendar add PROVIDER": the connection made
+// (a CalDAV account's app password asked for), read once, its ID printed.
+func addCalendar(ctx context.Context, svc *bookings.Service, p bookings.Provider, in bookings.CalendarInput, stdout, stderr io.Writer) error {
+	var err error
+	if in.Kind == bookings.CalendarCalDAV {
+		if in.Password, err = readPassword(stderr); err != nil {
+			return err
+		}
+	}
+	c, cals, err := svc.ConnectCalendar(ctx, in)
+	var ve *bookings.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		return usageError{ve.Error()}
+	case errors.Is(err, bookings.ErrCalendarUnreadable):
+		return fmt.Errorf("the calendar could not be read. %s (%w)", bookings.CalendarReason(err), err)
+	case err != nil:
+		return err
+	case cals == nil:
+		fmt.Fprintf(stdout, "%d\n", c.ID)
+		fmt.Fprintf(stderr, "Saved %q for %s: its server is slow to answer, so the server reads it in the background; "+
+			"`reference bookings calendar list` shows how that went.\n", c.Name, p.Name)
+		return nil
+	}
+	if _, err := svc.SyncCalendar(ctx, c.ID); err != nil {
+		fmt.Fprintf(stderr, "Connected, but the first read failed. %s (%v)\n", bookings.CalendarReason(err), err)
+	}
+	fmt.Fprintf(stdout, "%d\n", c.ID)
+	names := make([]string, len(cals))
+	for i, rc := range cals {
+		names[i] = rc.Name
+	}
+	fmt.Fprintf(stderr, "Connected %q for %s; it lists: %s.\n", c.Name, p.Name, strings.Join(names, ", "))
+	return nil
+}
+
+// listCalendars is "bookings calendar list PROVIDER".
+func listCalendars(ctx context.Context, svc *bookings.Service, p bookings.Provider, stdout, stderr io.Writer) error {
 	list, err := svc.CalendarConnections(ctx, p.ID)
 	if err != nil {
 		return err
