@@ -266,6 +266,44 @@ func parseServeFlags(args []string, getenv func(string) string) (*config, error)
 	return cfg, err
 }
 
+// limitFlags are the throttles' flags, each also read from its variable:
+// a number a minute, or off.
+func limitFlags(fs *flag.FlagSet, getenv func(string) string, l *limits) error {
+	for _, f := range []struct {
+		p         *int
+		name, env string
+		def       int
+	}{
+		{&l.api, "api-rate-limit", "GROUNDWORK_API_RATE_LIMIT", throttle.APILimit},
+		{&l.formsSubmit, "forms-submit-limit", "GROUNDWORK_FORMS_SUBMIT_LIMIT", forms.SubmitLimitDefault},
+		{&l.inboundIP, "inbound-ip-limit", "GROUNDWORK_INBOUND_IP_LIMIT", webhooks.PerIPDefault},
+		{&l.inboundProvider, "inbound-provider-limit", "GROUNDWORK_INBOUND_PROVIDER_LIMIT", webhooks.PerProviderDefault},
+		{&l.bookingsPost, "bookings-post-limit", "GROUNDWORK_BOOKINGS_POST_LIMIT", bookings.PostLimitDefault},
+		{&l.bookingsRead, "bookings-read-limit", "GROUNDWORK_BOOKINGS_READ_LIMIT", bookings.ReadLimitDefault},
+		{&l.bookingsFeed, "bookings-feed-limit", "GROUNDWORK_BOOKINGS_FEED_LIMIT", bookings.ICalLimitDefault},
+		{&l.analyticsCollect, "analytics-collect-limit", "GROUNDWORK_ANALYTICS_COLLECT_LIMIT", reporting.CollectLimitDefault},
+	} {
+		if err := limitFlag(fs, getenv, f.p, f.name, f.env, f.def, "a minute, or off"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// envDuration sets *d from the variable name when it is set.
+func envDuration(getenv func(string) string, name string, d *time.Duration) error {
+	v := getenv(name)
+	if v == "" {
+		return nil
+	}
+	parsed, err := time.ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	*d = parsed
+	return nil
+}
+
 func readServeFlags(args []string, getenv func(string) string) (*config, error) {
 	fs := newFlagSet("reference")
 	addr := fs.String("addr", envOr(getenv, "GROUNDWORK_ADDR", defaultAddr), "address to listen on")
@@ -282,37 +320,11 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	formTokens := fs.String("form-tokens", envOr(getenv, "GROUNDWORK_FORM_TOKENS", "required"), "required or optional")
 	requestLog := fs.String("request-log", envOr(getenv, "GROUNDWORK_REQUEST_LOG", "all"), "all, none or 1/N")
 	var lim limits
-	for _, f := range []struct {
-		p         *int
-		name, env string
-		def       int
-	}{
-		{&lim.api, "api-rate-limit", "GROUNDWORK_API_RATE_LIMIT", throttle.APILimit},
-		{&lim.formsSubmit, "forms-submit-limit", "GROUNDWORK_FORMS_SUBMIT_LIMIT", forms.SubmitLimitDefault},
-		{&lim.inboundIP, "inbound-ip-limit", "GROUNDWORK_INBOUND_IP_LIMIT", webhooks.PerIPDefault},
-		{&lim.inboundProvider, "inbound-provider-limit", "GROUNDWORK_INBOUND_PROVIDER_LIMIT", webhooks.PerProviderDefault},
-		{&lim.bookingsPost, "bookings-post-limit", "GROUNDWORK_BOOKINGS_POST_LIMIT", bookings.PostLimitDefault},
-		{&lim.bookingsRead, "bookings-read-limit", "GROUNDWORK_BOOKINGS_READ_LIMIT", bookings.ReadLimitDefault},
-		{&lim.bookingsFeed, "bookings-feed-limit", "GROUNDWORK_BOOKINGS_FEED_LIMIT", bookings.ICalLimitDefault},
-		{&lim.analyticsCollect, "analytics-collect-limit", "GROUNDWORK_ANALYTICS_COLLECT_LIMIT", reporting.CollectLimitDefault},
-	} {
-		if err := limitFlag(fs, getenv, f.p, f.name, f.env, f.def, "a minute, or off"); err != nil {
-			return nil, err
-		}
+	if err := limitFlags(fs, getenv, &lim); err != nil {
+		return nil, err
 	}
-	if v := getenv("GROUNDWORK_SHUTDOWN_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return nil, fmt.Errorf("GROUNDWORK_SHUTDOWN_TIMEOUT: %w", err)
-		}
-		*shutdown = d
-	}
-	if v := getenv("GROUNDWORK_DRAIN_DELAY"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return nil, fmt.Errorf("GROUNDWORK_DRAIN_DELAY: %w", err)
-		}
-		*drain = d
+	if err := errors.Join(envDuration(getenv, "GROUNDWORK_SHUTDOWN_TIMEOUT", shutdown), envDuration(getenv, "GROUNDWORK_DRAIN_DELAY", drain)); err != nil {
+		return nil, err
 	}
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
