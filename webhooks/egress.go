@@ -93,6 +93,13 @@ func (g *Guard) Check(ctx context.Context, rawURL string) (*Target, error) {
 	if addr, ok := literalIP(host); ok {
 		addrs = []netip.Addr{addr}
 	} else {
+		// A name is letters, digits, hyphens and dots (IDN in any
+		// script); a bracket, a percent sign or a space is no name's, and
+		// a lenient parser's leftovers ("127.0.0.0]") never reach a
+		// resolver.
+		if strings.ContainsAny(host, "[]%@/\\?# ") {
+			return nil, fmt.Errorf("%w: %q is not a host name", ErrInvalidURL, host)
+		}
 		r := g.Resolver
 		if r == nil {
 			r = net.DefaultResolver
