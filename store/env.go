@@ -271,7 +271,7 @@ func (e *Env) Migrations() []Migrations {
 	return slices.Clone(e.migrations)
 }
 
-// missingLinks are the links between joined modules a host usually wants
+// expectedLinks are the links between joined modules a host usually wants
 // and has not made, as "a→b" with the link call that makes it.
 var expectedLinks = []struct{ from, to, call string }{
 	{"forms", "webhooks", "link.FormsToWebhooks"},
