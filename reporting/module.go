@@ -57,7 +57,7 @@ type Module struct {
 	Analytics *Analytics
 	Service   *Service
 	Collect   *CollectHandler
-	// Routes and EmailReports are nil without ModuleOptions.Authorizer,
+	// API and EmailReports are nil without ModuleOptions.Authorizer,
 	// Dashboard without ModuleOptions.Dashboard.
 	API          *Handler
 	EmailReports *EmailReports
