@@ -27,7 +27,10 @@ import (
 // Migrations is one line of schema changes that a package embeds. FS holds
 // a directory per dialect, "sqlite" and "postgres", each with files named
 // NNNN_description.sql; they are applied in version order, each exactly
-// once, and recorded under Line in the table groundwork_migrations. A host
+// once, and recorded under Line in the table groundwork_migrations. A
+// first file named NNNN_baseline.sql stands for versions 1 to NNNN (the
+// files a release folded into one): a database that recorded NNNN has it,
+// and one that recorded only earlier versions is refused with what to do. A host
 // with its own migration tool can read the SQL from FS instead.
 type Migrations struct {
 	// Line names the set, e.g. "auth" or "forms". Versions are per line.
@@ -73,6 +76,12 @@ type migration struct {
 	sql     string
 }
 
+// baselineName names a file that stands for every version up to its own:
+// the earlier files folded into one at a release. A database those files
+// made records the baseline's version, so it is not run there; a fresh one
+// runs it alone. A baseline is the first file of its directory.
+const baselineName = "baseline"
+
 var migrationName = regexp.MustCompile(`^([0-9]+)_([a-z0-9_]+)\.sql$`)
 
 // load reads and orders the migrations of one line for one dialect.
@@ -107,6 +116,9 @@ func (m Migrations) load(d Dialect) ([]migration, error) {
 	for i := 1; i < len(out); i++ {
 		if out[i].version == out[i-1].version {
 			return nil, fmt.Errorf("store: migrate %s: version %d appears twice", m.Line, out[i].version)
+		}
+		if out[i].name == baselineName {
+			return nil, fmt.Errorf("store: migrate %s: %s/%04d_%s follows another file; a baseline comes first", m.Line, d, out[i].version, out[i].name)
 		}
 	}
 	return out, nil
@@ -267,6 +279,11 @@ func (r *migrator) applyLine(ctx context.Context, q Querier, line string, ms []m
 	for _, m := range ms {
 		if slices.Contains(applied, m.version) {
 			continue
+		}
+		if m.name == baselineName && len(applied) > 0 {
+			return fmt.Errorf("store: migrate %s: the database holds versions %v of this line, made by a commit older than its baseline "+
+				"(%04d_%s) and not brought up to it; migrate it with that older code first (every version up to %d), then with this",
+				line, applied, m.version, m.name, m.version)
 		}
 		err := inTx(func(tx *sqlx.Tx) error {
 			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
