@@ -51,36 +51,113 @@ type kind struct {
 	err   atomic.Value // the first failure, for the report
 }
 
-func run() error {
-	base := flag.String("base", "http://127.0.0.1:18082", "the server")
-	metricsURL := flag.String("metrics", "http://127.0.0.1:18083/metrics", "its Prometheus metrics")
-	token := flag.String("token", "", "an API token with forms:*, bookings:* and webhookSubscription.*")
-	email := flag.String("email", "soak@example.test", "a user who signs in")
-	password := flag.String("password", "", "their password")
-	hooks := flag.String("hooks", "127.0.0.1:18084", "where the webhook receiver listens")
-	duration := flag.Duration("duration", 30*time.Minute, "how long")
-	every := flag.Duration("every", time.Minute, "how often to sample")
-	settle := flag.Duration("settle", 30*time.Second, "how long after the load to sample once more")
-	scale := flag.Float64("scale", 1, "times the default rates (20 submissions, 5 bookings, 100 views, 1 sign-in a second)")
+// config is the soak's flags.
+type config struct {
+	base, metricsURL, token, email, password, hooks string
+	duration, every, settle                         time.Duration
+	scale                                           float64
+}
+
+func readFlags() (config, error) {
+	var c config
+	flag.StringVar(&c.base, "base", "http://127.0.0.1:18082", "the server")
+	flag.StringVar(&c.metricsURL, "metrics", "http://127.0.0.1:18083/metrics", "its Prometheus metrics")
+	flag.StringVar(&c.token, "token", "", "an API token with forms:*, bookings:* and webhookSubscription.*")
+	flag.StringVar(&c.email, "email", "soak@example.test", "a user who signs in")
+	flag.StringVar(&c.password, "password", "", "their password")
+	flag.StringVar(&c.hooks, "hooks", "127.0.0.1:18084", "where the webhook receiver listens")
+	flag.DurationVar(&c.duration, "duration", 30*time.Minute, "how long")
+	flag.DurationVar(&c.every, "every", time.Minute, "how often to sample")
+	flag.DurationVar(&c.settle, "settle", 30*time.Second, "how long after the load to sample once more")
+	flag.Float64Var(&c.scale, "scale", 1, "times the default rates (20 submissions, 5 bookings, 100 views, 1 sign-in a second)")
 	flag.Parse()
-	if *token == "" || *password == "" {
-		return errors.New("-token and -password are needed")
+	if c.token == "" || c.password == "" {
+		return c, errors.New("-token and -password are needed")
+	}
+	return c, nil
+}
+
+func run() error {
+	c, err := readFlags()
+	if err != nil {
+		return err
 	}
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	api := func(method, path string, body any) error {
 		b, _ := json.Marshal(body)
-		req, _ := http.NewRequest(method, *base+path, bytes.NewReader(b))
-		req.Header.Set("Authorization", "Bearer "+*token)
+		req, _ := http.NewRequest(method, c.base+path, bytes.NewReader(b))
+		req.Header.Set("Authorization", "Bearer "+c.token)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Idempotency-Key", fmt.Sprintf("soak-%d", time.Now().UnixNano()))
 		return expect(client.Do(req))
 	}
 
-	// The receiver counts what arrives.
 	var delivered atomic.Int64
-	l, err := net.Listen("tcp", *hooks)
+	l, err := receive(c.hooks, &delivered)
 	if err != nil {
 		return err
+	}
+	if err := prepare(api, l.Addr().String()); err != nil {
+		return err
+	}
+	kinds := loadKinds(c, client)
+	ctx, cancel := context.WithTimeout(context.Background(), c.duration)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, k := range kinds {
+		wg.Go(func() { pace(ctx, k) })
+	}
+
+	fmt.Println("| minute | resident MiB | goroutines | open files | submissions | bookings | views | sign-ins | failed | webhooks |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	began := time.Now()
+	sample := func(label string) {
+		m, err := scrape(client, c.metricsURL)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "soak: metrics:", err)
+			return
+		}
+		failed := int64(0)
+		for _, k := range kinds {
+			failed += k.fails.Load()
+		}
+		if label == "" {
+			label = strconv.Itoa(int(time.Since(began).Round(time.Minute) / time.Minute))
+		}
+		fmt.Printf("| %s | %.1f | %.0f | %.0f | %d | %d | %d | %d | %d | %d |\n", label,
+			m["process_resident_memory_bytes"]/(1<<20), m["go_goroutines"], m["process_open_fds"],
+			kinds[0].sent.Load(), kinds[1].sent.Load(), kinds[2].sent.Load(), kinds[3].sent.Load(), failed, delivered.Load())
+	}
+	sample("")
+	tick := time.NewTicker(c.every)
+	defer tick.Stop()
+	for done := false; !done; {
+		select {
+		case <-tick.C:
+			sample("")
+		case <-ctx.Done():
+			done = true
+		}
+	}
+	wg.Wait()
+	sample("end")
+	// Once the last webhooks are out and idle connections closed, what
+	// the load leaves behind.
+	time.Sleep(c.settle)
+	sample(fmt.Sprintf("%s after", c.settle))
+	for _, k := range kinds {
+		if e, ok := k.err.Load().(error); ok {
+			fmt.Fprintf(os.Stderr, "soak: %s: %d of %d failed; the first: %v\n", k.name, k.fails.Load(), k.sent.Load(), e)
+		}
+	}
+	return nil
+}
+
+// receive serves the webhook receiver on addr, counting what arrives.
+func receive(addr string, delivered *atomic.Int64) (net.Listener, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
 	}
 	go func() {
 		_ = http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -89,9 +166,13 @@ func run() error {
 			w.WriteHeader(http.StatusNoContent)
 		}))
 	}()
+	return l, nil
+}
 
-	// What the load needs: a form, a service with 20 providers working
-	// around the clock, a subscription to every event.
+// prepare makes what the load needs through the API: a form, a service
+// with 20 providers working around the clock, a subscription to every
+// event (delivered to hooks).
+func prepare(api func(method, path string, body any) error, hooks string) error {
 	steps := []step{
 		{"POST", "/api/v1/forms", map[string]any{"name": "Soak", "is_active": true}},
 		{"POST", "/api/v1/forms/soak/fields", map[string]any{"type": "text", "label": "Name", "is_required": true}},
@@ -100,7 +181,7 @@ func run() error {
 		{"POST", "/api/bookings/admin/services", map[string]any{"name": "Soak", "slug": "soak", "duration": 15, "timezone": "UTC",
 			"min_advance_minutes": 0, "max_advance_minutes": 525600}},
 		{"POST", "/api/ecommerce/v1/admin/webhook-subscriptions", map[string]any{"name": "soak",
-			"url": "http://" + l.Addr().String() + "/hooks", "events": []string{"*"}}},
+			"url": "http://" + hooks + "/hooks", "events": []string{"*"}}},
 	}
 	for p := 1; p <= 20; p++ {
 		steps = append(steps,
@@ -116,10 +197,14 @@ func run() error {
 			return fmt.Errorf("%s %s: %w", s.method, s.path, err)
 		}
 	}
+	return nil
+}
 
+// loadKinds are the requests the load makes, at their rates.
+func loadKinds(c config, client *http.Client) []*kind {
 	ip := func(n int64, k int) string { return fmt.Sprintf("10.%d.%d.%d", k, n/256%256, n%256) }
 	post := func(ctx context.Context, path, contentType, body, addr string, extra ...string) error {
-		req, _ := http.NewRequestWithContext(ctx, "POST", *base+path, strings.NewReader(body))
+		req, _ := http.NewRequestWithContext(ctx, "POST", c.base+path, strings.NewReader(body))
 		req.Header.Set("Content-Type", contentType)
 		req.Header.Set("Accept", "application/json")
 		req.Header.Set("X-Forwarded-For", addr)
@@ -142,68 +227,18 @@ func run() error {
 			return post(ctx, "/api/bookings", "application/json", body, ip(n, 2))
 		}},
 		{name: "views", rate: 100, do: func(ctx context.Context, n int64) error {
-			body := fmt.Sprintf(`{"name":"pageview","url":"%s/page/%d","title":"Page","referrer":"https://search.example/"}`, *base, n%50)
+			body := fmt.Sprintf(`{"name":"pageview","url":"%s/page/%d","title":"Page","referrer":"https://search.example/"}`, c.base, n%50)
 			return post(ctx, "/analytics/collect", "text/plain;charset=UTF-8", body, ip(n, 3),
 				"User-Agent", "Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0")
 		}},
 		{name: "sign-ins", rate: 1, do: func(ctx context.Context, n int64) error {
-			return signIn(ctx, *base, *email, *password, ip(n, 4))
+			return signIn(ctx, c.base, c.email, c.password, ip(n, 4))
 		}},
 	}
 	for _, k := range kinds {
-		k.rate *= *scale
+		k.rate *= c.scale
 	}
-
-	ctx, cancel := context.WithTimeout(context.Background(), *duration)
-	defer cancel()
-	var wg sync.WaitGroup
-	for _, k := range kinds {
-		wg.Go(func() { pace(ctx, k) })
-	}
-
-	fmt.Println("| minute | resident MiB | goroutines | open files | submissions | bookings | views | sign-ins | failed | webhooks |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
-	began := time.Now()
-	sample := func(label string) {
-		m, err := scrape(client, *metricsURL)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "soak: metrics:", err)
-			return
-		}
-		failed := int64(0)
-		for _, k := range kinds {
-			failed += k.fails.Load()
-		}
-		if label == "" {
-			label = strconv.Itoa(int(time.Since(began).Round(time.Minute) / time.Minute))
-		}
-		fmt.Printf("| %s | %.1f | %.0f | %.0f | %d | %d | %d | %d | %d | %d |\n", label,
-			m["process_resident_memory_bytes"]/(1<<20), m["go_goroutines"], m["process_open_fds"],
-			kinds[0].sent.Load(), kinds[1].sent.Load(), kinds[2].sent.Load(), kinds[3].sent.Load(), failed, delivered.Load())
-	}
-	sample("")
-	tick := time.NewTicker(*every)
-	defer tick.Stop()
-	for done := false; !done; {
-		select {
-		case <-tick.C:
-			sample("")
-		case <-ctx.Done():
-			done = true
-		}
-	}
-	wg.Wait()
-	sample("end")
-	// Once the last webhooks are out and idle connections closed, what
-	// the load leaves behind.
-	time.Sleep(*settle)
-	sample(fmt.Sprintf("%s after", *settle))
-	for _, k := range kinds {
-		if e, ok := k.err.Load().(error); ok {
-			fmt.Fprintf(os.Stderr, "soak: %s: %d of %d failed; the first: %v\n", k.name, k.fails.Load(), k.sent.Load(), e)
-		}
-	}
-	return nil
+	return kinds
 }
 
 // pace sends k's requests at its rate until ctx is done, each on its own

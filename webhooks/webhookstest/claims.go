@@ -64,97 +64,8 @@ func exerciseClaimAndFinish(t *testing.T, newStore func(t *testing.T) webhooks.S
 	require.NoError(t, err)
 	require.Empty(t, log, "a failure under a lost lease is not logged")
 
-	// A failure: retrying, the streak grows.
-	status, body := 500, "oops"
-	next := at(20 * time.Minute)
-	got.Status, got.NextAttemptAt, got.ResponseStatus, got.ResponseBody = webhooks.StatusRetrying, &next, &status, &body
-	disabled, err := s.FinishAttempt(ctx, got, lease, webhooks.OutcomeFailure, 2)
-	require.NoError(t, err)
-	require.False(t, disabled)
-	row, err := s.Delivery(ctx, d.ID)
-	require.NoError(t, err)
-	require.Equal(t, webhooks.StatusRetrying, row.Status)
-	require.Equal(t, 1, row.Attempts)
-	require.Equal(t, next, *row.NextAttemptAt)
-	require.Equal(t, 500, *row.ResponseStatus)
-	require.Equal(t, "oops", *row.ResponseBody)
-	require.Equal(t, at(11*time.Minute), row.UpdatedAt)
-	subNow, err := s.Subscription(ctx, sub.ID)
-	require.NoError(t, err)
-	require.Equal(t, 1, subNow.ConsecutiveFailures)
-	require.Equal(t, at(11*time.Minute), *subNow.LastFailureAt)
-	require.True(t, subNow.IsActive)
-	log, err = s.FailedAttempts(ctx, d.ID)
-	require.NoError(t, err)
-	require.Len(t, log, 1, "the failed attempt is logged")
-	require.Equal(t, 1, log[0].Number)
-	require.Equal(t, 500, *log[0].ResponseStatus)
-	require.Equal(t, "oops", log[0].Response)
-	require.Equal(t, at(11*time.Minute), log[0].At)
-
-	// The second failure reaches disableAfter: switched off, once.
-	_, _, err = s.ClaimDelivery(ctx, d.ID, next, at(30*time.Minute))
-	require.NoError(t, err)
-	got.Attempts, got.NextAttemptAt = 2, ptr(at(40*time.Minute))
-	disabled, err = s.FinishAttempt(ctx, got, at(30*time.Minute), webhooks.OutcomeFailure, 2)
-	require.NoError(t, err)
-	require.True(t, disabled)
-	subNow, err = s.Subscription(ctx, sub.ID)
-	require.NoError(t, err)
-	require.False(t, subNow.IsActive)
-	require.Equal(t, 2, subNow.ConsecutiveFailures)
-	log, err = s.FailedAttempts(ctx, d.ID)
-	require.NoError(t, err)
-	require.Len(t, log, 2)
-	require.Equal(t, 2, log[1].Number)
-	_, _, err = s.ClaimDelivery(ctx, d.ID, at(40*time.Minute), at(50*time.Minute))
-	require.NoError(t, err)
-	got.Attempts, got.NextAttemptAt = 3, ptr(at(60*time.Minute))
-	disabled, err = s.FinishAttempt(ctx, got, at(50*time.Minute), webhooks.OutcomeFailure, 2)
-	require.NoError(t, err)
-	require.False(t, disabled, "only the write that switches it off says so")
-
-	// Parking leaves the subscription alone.
-	_, _, err = s.ClaimDelivery(ctx, d.ID, at(60*time.Minute), at(70*time.Minute))
-	require.NoError(t, err)
-	got.Status, got.NextAttemptAt, got.UpdatedAt = webhooks.StatusParked, nil, at(71*time.Minute)
-	_, err = s.FinishAttempt(ctx, got, at(70*time.Minute), webhooks.OutcomeNone, 2)
-	require.NoError(t, err)
-	subNow, err = s.Subscription(ctx, sub.ID)
-	require.NoError(t, err)
-	require.Equal(t, 3, subNow.ConsecutiveFailures)
-	_, _, err = s.ClaimDelivery(ctx, d.ID, at(70*time.Minute), at(80*time.Minute))
-	require.ErrorIs(t, err, webhooks.ErrClaimLost, "a parked delivery cannot be claimed")
-
-	// A success resets the streak.
-	subNow.IsActive, subNow.ConsecutiveFailures = true, 0
-	require.NoError(t, s.UpdateSubscription(ctx, subNow))
-	n, err := s.RequeueParked(ctx, sub.ID, at(2*time.Hour))
-	require.NoError(t, err)
-	require.Equal(t, 1, n)
-	row, err = s.Delivery(ctx, d.ID)
-	require.NoError(t, err)
-	require.Equal(t, webhooks.StatusRetrying, row.Status, "attempted before: retrying")
-	_, _, err = s.ClaimDelivery(ctx, d.ID, at(2*time.Hour), at(3*time.Hour))
-	require.NoError(t, err)
-	subNow.ConsecutiveFailures = 4
-	require.NoError(t, s.UpdateSubscription(ctx, subNow))
-	ok := 200
-	got.Status, got.Attempts, got.NextAttemptAt, got.ResponseStatus, got.DeliveredAt, got.UpdatedAt =
-		webhooks.StatusDelivered, 4, nil, &ok, ptr(at(2*time.Hour+time.Second)), at(2*time.Hour+time.Second)
-	_, err = s.FinishAttempt(ctx, got, at(3*time.Hour), webhooks.OutcomeSuccess, 2)
-	require.NoError(t, err)
-	subNow, err = s.Subscription(ctx, sub.ID)
-	require.NoError(t, err)
-	require.Zero(t, subNow.ConsecutiveFailures)
-	require.Equal(t, at(2*time.Hour+time.Second), *subNow.LastSuccessAt)
-	row, err = s.Delivery(ctx, d.ID)
-	require.NoError(t, err)
-	require.Equal(t, webhooks.StatusDelivered, row.Status)
-	require.Nil(t, row.NextAttemptAt)
-	require.Equal(t, at(2*time.Hour+time.Second), *row.DeliveredAt)
-	_, _, err = s.ClaimDelivery(ctx, d.ID, at(3*time.Hour), at(4*time.Hour))
-	require.ErrorIs(t, err, webhooks.ErrClaimLost, "a delivered delivery cannot be claimed")
+	failuresCounted(t, s, sub.ID, got, lease)
+	parkedThenDelivered(t, s, sub.ID, got)
 }
 
 // exerciseFinishDelivered is the FinishDelivered part of RunStoreTests.
@@ -426,4 +337,106 @@ func exerciseRequeueParked(t *testing.T, newStore func(t *testing.T) webhooks.St
 			require.Equal(t, at(time.Hour), *row.NextAttemptAt)
 		}
 	}
+}
+
+// failuresCounted: a failed attempt retries and grows its subscription's
+// streak; the one that reaches the limit switches it off, and says so
+// once.
+func failuresCounted(t *testing.T, s webhooks.Store, subID int64, got *webhooks.Delivery, lease time.Time) {
+	// A failure: retrying, the streak grows.
+	status, body := 500, "oops"
+	next := at(20 * time.Minute)
+	got.Status, got.NextAttemptAt, got.ResponseStatus, got.ResponseBody = webhooks.StatusRetrying, &next, &status, &body
+	disabled, err := s.FinishAttempt(ctx, got, lease, webhooks.OutcomeFailure, 2)
+	require.NoError(t, err)
+	require.False(t, disabled)
+	row, err := s.Delivery(ctx, got.ID)
+	require.NoError(t, err)
+	require.Equal(t, webhooks.StatusRetrying, row.Status)
+	require.Equal(t, 1, row.Attempts)
+	require.Equal(t, next, *row.NextAttemptAt)
+	require.Equal(t, 500, *row.ResponseStatus)
+	require.Equal(t, "oops", *row.ResponseBody)
+	require.Equal(t, at(11*time.Minute), row.UpdatedAt)
+	subNow, err := s.Subscription(ctx, subID)
+	require.NoError(t, err)
+	require.Equal(t, 1, subNow.ConsecutiveFailures)
+	require.Equal(t, at(11*time.Minute), *subNow.LastFailureAt)
+	require.True(t, subNow.IsActive)
+	log, err := s.FailedAttempts(ctx, got.ID)
+	require.NoError(t, err)
+	require.Len(t, log, 1, "the failed attempt is logged")
+	require.Equal(t, 1, log[0].Number)
+	require.Equal(t, 500, *log[0].ResponseStatus)
+	require.Equal(t, "oops", log[0].Response)
+	require.Equal(t, at(11*time.Minute), log[0].At)
+
+	// The second failure reaches disableAfter: switched off, once.
+	_, _, err = s.ClaimDelivery(ctx, got.ID, next, at(30*time.Minute))
+	require.NoError(t, err)
+	got.Attempts, got.NextAttemptAt = 2, ptr(at(40*time.Minute))
+	disabled, err = s.FinishAttempt(ctx, got, at(30*time.Minute), webhooks.OutcomeFailure, 2)
+	require.NoError(t, err)
+	require.True(t, disabled)
+	subNow, err = s.Subscription(ctx, subID)
+	require.NoError(t, err)
+	require.False(t, subNow.IsActive)
+	require.Equal(t, 2, subNow.ConsecutiveFailures)
+	log, err = s.FailedAttempts(ctx, got.ID)
+	require.NoError(t, err)
+	require.Len(t, log, 2)
+	require.Equal(t, 2, log[1].Number)
+	_, _, err = s.ClaimDelivery(ctx, got.ID, at(40*time.Minute), at(50*time.Minute))
+	require.NoError(t, err)
+	got.Attempts, got.NextAttemptAt = 3, ptr(at(60*time.Minute))
+	disabled, err = s.FinishAttempt(ctx, got, at(50*time.Minute), webhooks.OutcomeFailure, 2)
+	require.NoError(t, err)
+	require.False(t, disabled, "only the write that switches it off says so")
+}
+
+// parkedThenDelivered: parking leaves the subscription alone and cannot
+// be claimed; requeued, a success resets the streak and ends the
+// delivery.
+func parkedThenDelivered(t *testing.T, s webhooks.Store, subID int64, got *webhooks.Delivery) {
+	// Parking leaves the subscription alone.
+	_, _, err := s.ClaimDelivery(ctx, got.ID, at(60*time.Minute), at(70*time.Minute))
+	require.NoError(t, err)
+	got.Status, got.NextAttemptAt, got.UpdatedAt = webhooks.StatusParked, nil, at(71*time.Minute)
+	_, err = s.FinishAttempt(ctx, got, at(70*time.Minute), webhooks.OutcomeNone, 2)
+	require.NoError(t, err)
+	subNow, err := s.Subscription(ctx, subID)
+	require.NoError(t, err)
+	require.Equal(t, 3, subNow.ConsecutiveFailures)
+	_, _, err = s.ClaimDelivery(ctx, got.ID, at(70*time.Minute), at(80*time.Minute))
+	require.ErrorIs(t, err, webhooks.ErrClaimLost, "a parked delivery cannot be claimed")
+
+	// A success resets the streak.
+	subNow.IsActive, subNow.ConsecutiveFailures = true, 0
+	require.NoError(t, s.UpdateSubscription(ctx, subNow))
+	n, err := s.RequeueParked(ctx, subID, at(2*time.Hour))
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	row, err := s.Delivery(ctx, got.ID)
+	require.NoError(t, err)
+	require.Equal(t, webhooks.StatusRetrying, row.Status, "attempted before: retrying")
+	_, _, err = s.ClaimDelivery(ctx, got.ID, at(2*time.Hour), at(3*time.Hour))
+	require.NoError(t, err)
+	subNow.ConsecutiveFailures = 4
+	require.NoError(t, s.UpdateSubscription(ctx, subNow))
+	ok := 200
+	got.Status, got.Attempts, got.NextAttemptAt, got.ResponseStatus, got.DeliveredAt, got.UpdatedAt =
+		webhooks.StatusDelivered, 4, nil, &ok, ptr(at(2*time.Hour+time.Second)), at(2*time.Hour+time.Second)
+	_, err = s.FinishAttempt(ctx, got, at(3*time.Hour), webhooks.OutcomeSuccess, 2)
+	require.NoError(t, err)
+	subNow, err = s.Subscription(ctx, subID)
+	require.NoError(t, err)
+	require.Zero(t, subNow.ConsecutiveFailures)
+	require.Equal(t, at(2*time.Hour+time.Second), *subNow.LastSuccessAt)
+	row, err = s.Delivery(ctx, got.ID)
+	require.NoError(t, err)
+	require.Equal(t, webhooks.StatusDelivered, row.Status)
+	require.Nil(t, row.NextAttemptAt)
+	require.Equal(t, at(2*time.Hour+time.Second), *row.DeliveredAt)
+	_, _, err = s.ClaimDelivery(ctx, got.ID, at(3*time.Hour), at(4*time.Hour))
+	require.ErrorIs(t, err, webhooks.ErrClaimLost, "a delivered delivery cannot be claimed")
 }
