@@ -33,7 +33,7 @@ const maxFuncLines = 120
 
 var longFuncs = []string{"bookings.PageHandler.drawManage", "bookings.Service.CreateSeries", "bookings.Service.applyService",
 	"bookings.Service.book", "forms.Service.submit", "forms/formssql.Store.Summarize",
-	"reporting.Dashboard.panel", "reporting/reportingsql.tallyHits", "webhooks.Service.apply"}
+	"reporting/reportingsql.tallyHits", "webhooks.Service.apply"}
 
 // exportedBudget is, per public package, the most exported names it may
 // have (package-level functions, types, variables and constants, and the

@@ -89,6 +89,67 @@ func (d *Dashboard) panels(ctx context.Context, p *dashboardPage, q AnalyticsQue
 // panel makes the panel id, ok false when the source has no such report.
 func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuery, id string, topEvents []ContentEvent) (panel, bool, error) {
 	src := d.svc.o.Analytics
+	pn := newPanel(p, id)
+	f := filling{pn: &pn, p: p, q: q}
+	var err error
+	switch id {
+	case "goals":
+		gs, ok := src.(GoalSource)
+		if !ok {
+			return pn, false, nil
+		}
+		err = f.goals(ctx, gs)
+	case "entry-pages", "exit-pages":
+		s, ok := src.(SessionSource)
+		if !ok {
+			return pn, false, nil
+		}
+		if id == "entry-pages" {
+			err = f.entryPages(ctx, s)
+		} else {
+			err = f.exitPages(ctx, s)
+		}
+	case "countries":
+		c, ok := src.(CountrySource)
+		if !ok {
+			return pn, false, nil
+		}
+		pn.Title, pn.Caption = "Countries", "Page views by country"
+		pn.Empty = "No page views of a known country in this range."
+		err = f.breakdown("Country", DimCountry, func() (Breakdown, error) { return c.Countries(ctx, q) }, countryLabel)
+	case "browsers", "operating-systems":
+		s, ok := src.(SoftwareSource)
+		if !ok {
+			return pn, false, nil
+		}
+		if id == "browsers" {
+			pn.Title, pn.Caption = "Browsers", "Page views by browser"
+			err = f.breakdown("Browser", DimBrowser, func() (Breakdown, error) { return s.Browsers(ctx, q) }, nil)
+		} else {
+			pn.Title, pn.Caption = "Operating systems", "Page views by operating system"
+			err = f.breakdown("System", DimOS, func() (Breakdown, error) { return s.OperatingSystems(ctx, q) }, nil)
+		}
+	case "campaigns":
+		c, ok := src.(CampaignSource)
+		if !ok {
+			return pn, false, nil
+		}
+		pn.Title, pn.Caption = "Campaigns", "Page views by utm_campaign"
+		pn.Empty = "No page views with a utm_campaign in this range."
+		err = f.breakdown("Campaign", DimCampaign, func() (Breakdown, error) { cq := q; cq.By = DimCampaign; return c.Campaigns(ctx, cq) }, nil)
+	case "event-properties":
+		ps, ok := src.(PropertySource)
+		if !ok {
+			return pn, false, nil
+		}
+		err = f.eventProperties(ctx, ps, topEvents)
+	}
+	return pn, true, err
+}
+
+// newPanel is panel id with what every panel has: its export link, the
+// fields its form keeps (the range and the filters), an empty message.
+func newPanel(p *dashboardPage, id string) panel {
 	pn := panel{ID: id, Export: p.URL(p.Filters, id), Empty: "No page views in this range.", AllURL: p.AllURL(), Action: p.Path}
 	for _, k := range slices.Sorted(maps.Keys(p.rangeQuery)) {
 		for _, v := range p.rangeQuery[k] {
@@ -98,169 +159,158 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 	for _, f := range p.Filters {
 		pn.Keep = append(pn.Keep, hiddenField{f.Dim, f.Value})
 	}
-	// narrowed is err, or nil with the panel's Note said when the source
-	// cannot narrow the table by the filters.
-	narrowed := func(err error) error {
-		if errors.Is(err, ErrBadFilter) && len(q.Filters) > 0 {
-			pn.Note, pn.Rows = "This table is not kept for these filters.", nil
-			return nil
-		}
-		return err
-	}
-	// cell is a row's link that adds dim's value to the filters, said as
-	// text.
-	cell := func(dim, value, text string) *filterCell {
-		c := p.Cell(dim, value)
-		c.Value = text
-		return &c
-	}
-	breakdown := func(first, dim string, read func() (Breakdown, error), label func(string) (string, string)) error {
-		pn.First, pn.Head = first, []string{"Views", "Visitors", "Share"}
-		pn.csvHead = []string{strings.ToLower(strings.ReplaceAll(first, " ", "_")), "views", "visitors", "share"}
-		b, err := read()
-		if err != nil {
-			return narrowed(err)
-		}
-		for _, r := range b.Rows {
-			text, flag := r.Key, ""
-			if label != nil {
-				text, flag = label(r.Key)
-			}
-			pn.Rows = append(pn.Rows, panelRow{Label: text, Flag: flag, Filter: cell(dim, r.Key, text),
-				Cells: []string{num(r.Views), num(r.Users), pct(r.Shares)}, Share: r.Shares, HasShare: true,
-				csv: []string{r.Key, num(r.Views), num(r.Users), strconv.FormatFloat(r.Shares, 'f', 4, 64)}})
-		}
+	return pn
+}
+
+// filling is a panel being filled from its source, for the page p and
+// the query q.
+type filling struct {
+	pn *panel
+	p  *dashboardPage
+	q  AnalyticsQuery
+}
+
+// narrowed is err, or nil with the panel's Note said when the source
+// cannot narrow the table by the filters.
+func (f filling) narrowed(err error) error {
+	if errors.Is(err, ErrBadFilter) && len(f.q.Filters) > 0 {
+		f.pn.Note, f.pn.Rows = "This table is not kept for these filters.", nil
 		return nil
 	}
-	var err error
-	switch id {
-	case "goals":
-		gs, ok := src.(GoalSource)
-		if !ok {
-			return pn, false, nil
-		}
-		pn.Title, pn.Caption, pn.First = "Goals", "Goals by visitors who converted", "Goal"
-		pn.Head = []string{"Visitors", "Conversions", "Rate", "Before"}
-		pn.csvHead = []string{"goal", "visitors", "conversions", "conversion_rate", "previous_conversion_rate"}
-		pn.Empty = "No goals yet: make one with POST /analytics-goals."
-		var c GoalConversions
-		if c, err = gs.GoalConversions(ctx, q); err != nil {
-			err = narrowed(err)
-			break
-		}
-		for _, g := range c.Goals {
-			pn.Rows = append(pn.Rows, panelRow{Label: g.Goal.Name, Detail: goalWhat(g.Goal),
-				Filter: cell(DimGoal, strconv.FormatInt(g.Goal.ID, 10), g.Goal.Name),
-				Cells:  []string{num(g.Period.Visitors), num(g.Period.Conversions), pct(g.Period.Rate), pct(g.Previous.Rate)},
-				csv: []string{g.Goal.Name, num(g.Period.Visitors), num(g.Period.Conversions), strconv.FormatFloat(g.Period.Rate, 'f', 4, 64),
-					strconv.FormatFloat(g.Previous.Rate, 'f', 4, 64)}})
-		}
-	case "entry-pages", "exit-pages":
-		s, ok := src.(SessionSource)
-		if !ok {
-			return pn, false, nil
-		}
-		pn.First = "Page"
-		if id == "entry-pages" {
-			pn.Title, pn.Caption, pn.Empty = "Entry pages", "Pages visits began on, by entrances", "No visits began on these pages in this range."
-			pn.Head = []string{"Entrances", "Bounce rate", "Average visit"}
-			pn.csvHead = []string{"path", "title", "entrances", "visitors", "bounce_rate", "average_visit_seconds"}
-		} else {
-			pn.Title, pn.Caption, pn.Empty = "Exit pages", "Pages visits ended on, by exits", "No visits ended on these pages in this range."
-			pn.Head = []string{"Exits", "Exit rate"}
-			pn.csvHead = []string{"path", "title", "exits", "views", "exit_rate"}
-		}
-		if id == "entry-pages" {
-			var e EntryPages
-			if e, err = s.EntryPages(ctx, q); err != nil {
-				err = narrowed(err)
-				break
-			}
-			for _, r := range e.Rows {
-				pn.Rows = append(pn.Rows, panelRow{Label: r.Path, Sub: r.Title, Code: true, Filter: ptrCell(p.Cell(DimPage, r.Path)),
-					Cells: []string{num(r.Entrances), pct(r.BounceRate), secs(r.AvgSeconds)},
-					csv: []string{r.Path, r.Title, num(r.Entrances), num(r.Users), strconv.FormatFloat(r.BounceRate, 'f', 4, 64),
-						strconv.FormatFloat(r.AvgSeconds, 'f', 1, 64)}})
-			}
-			break
-		}
-		var e ExitPages
-		if e, err = s.ExitPages(ctx, q); err != nil {
-			err = narrowed(err)
-			break
-		}
-		for _, r := range e.Rows {
-			pn.Rows = append(pn.Rows, panelRow{Label: r.Path, Sub: r.Title, Code: true, Filter: ptrCell(p.Cell(DimPage, r.Path)),
-				Cells: []string{num(r.Exits), pct(r.ExitRate)},
-				csv:   []string{r.Path, r.Title, num(r.Exits), num(r.Views), strconv.FormatFloat(r.ExitRate, 'f', 4, 64)}})
-		}
-	case "countries":
-		c, ok := src.(CountrySource)
-		if !ok {
-			return pn, false, nil
-		}
-		pn.Title, pn.Caption = "Countries", "Page views by country"
-		pn.Empty = "No page views of a known country in this range."
-		err = breakdown("Country", DimCountry, func() (Breakdown, error) { return c.Countries(ctx, q) }, countryLabel)
-	case "browsers", "operating-systems":
-		s, ok := src.(SoftwareSource)
-		if !ok {
-			return pn, false, nil
-		}
-		if id == "browsers" {
-			pn.Title, pn.Caption = "Browsers", "Page views by browser"
-			err = breakdown("Browser", DimBrowser, func() (Breakdown, error) { return s.Browsers(ctx, q) }, nil)
-		} else {
-			pn.Title, pn.Caption = "Operating systems", "Page views by operating system"
-			err = breakdown("System", DimOS, func() (Breakdown, error) { return s.OperatingSystems(ctx, q) }, nil)
-		}
-	case "campaigns":
-		c, ok := src.(CampaignSource)
-		if !ok {
-			return pn, false, nil
-		}
-		pn.Title, pn.Caption = "Campaigns", "Page views by utm_campaign"
-		pn.Empty = "No page views with a utm_campaign in this range."
-		err = breakdown("Campaign", DimCampaign, func() (Breakdown, error) { cq := q; cq.By = DimCampaign; return c.Campaigns(ctx, cq) }, nil)
-	case "event-properties":
-		ps, ok := src.(PropertySource)
-		if !ok {
-			return pn, false, nil
-		}
-		pn.Title, pn.Caption, pn.First = "Event properties", "An event's properties by count", "Property: value"
-		pn.Head = []string{"Count", "Visitors"}
-		pn.csvHead = []string{"event", "property", "value", "count", "visitors"}
-		event := p.Event
-		if event == "" && len(topEvents) > 0 {
-			event = topEvents[0].Event
-		}
-		if event == "" {
-			pn.Empty = "No events in this range."
-			break
-		}
-		pn.Caption = "The properties of " + event + " by count"
-		pn.Empty = "No properties of " + event + " in this range."
-		pn.Form = &panelForm{Name: "event", Label: "Event"}
-		for _, e := range topEvents {
-			pn.Form.Options = append(pn.Form.Options, panelOption{Value: e.Event, Selected: e.Event == event})
-		}
-		if !containsEvent(topEvents, event) {
-			pn.Form.Options = append(pn.Form.Options, panelOption{Value: event, Selected: true})
-		}
-		var e EventProperties
-		pq := q
-		pq.Event = event
-		if e, err = ps.EventProperties(ctx, pq); err != nil {
-			err = narrowed(err)
-			break
-		}
-		for _, v := range e.Properties[:min(len(e.Properties), max(q.Limit, 10))] {
-			pn.Rows = append(pn.Rows, panelRow{Label: v.Property + ": " + v.Value, Code: true,
-				Filter: cell(DimProp, PropFilter(v.Property, v.Value), v.Property+": "+v.Value), Cells: []string{num(v.Count), num(v.Users)},
-				csv: []string{event, v.Property, v.Value, num(v.Count), num(v.Users)}})
-		}
+	return err
+}
+
+// cell is a row's link that adds dim's value to the filters, said as
+// text.
+func (f filling) cell(dim, value, text string) *filterCell {
+	c := f.p.Cell(dim, value)
+	c.Value = text
+	return &c
+}
+
+// breakdown fills the panel with the rows read gives, first naming its
+// first column and dim the dimension a row's link filters by; label,
+// when given, says a key as text with a flag.
+func (f filling) breakdown(first, dim string, read func() (Breakdown, error), label func(string) (string, string)) error {
+	pn := f.pn
+	pn.First, pn.Head = first, []string{"Views", "Visitors", "Share"}
+	pn.csvHead = []string{strings.ToLower(strings.ReplaceAll(first, " ", "_")), "views", "visitors", "share"}
+	b, err := read()
+	if err != nil {
+		return f.narrowed(err)
 	}
-	return pn, true, err
+	for _, r := range b.Rows {
+		text, flag := r.Key, ""
+		if label != nil {
+			text, flag = label(r.Key)
+		}
+		pn.Rows = append(pn.Rows, panelRow{Label: text, Flag: flag, Filter: f.cell(dim, r.Key, text),
+			Cells: []string{num(r.Views), num(r.Users), pct(r.Shares)}, Share: r.Shares, HasShare: true,
+			csv: []string{r.Key, num(r.Views), num(r.Users), strconv.FormatFloat(r.Shares, 'f', 4, 64)}})
+	}
+	return nil
+}
+
+// goals fills the goals panel: each goal's visitors, conversions and
+// rate, beside the rate of the range before.
+func (f filling) goals(ctx context.Context, gs GoalSource) error {
+	pn := f.pn
+	pn.Title, pn.Caption, pn.First = "Goals", "Goals by visitors who converted", "Goal"
+	pn.Head = []string{"Visitors", "Conversions", "Rate", "Before"}
+	pn.csvHead = []string{"goal", "visitors", "conversions", "conversion_rate", "previous_conversion_rate"}
+	pn.Empty = "No goals yet: make one with POST /analytics-goals."
+	c, err := gs.GoalConversions(ctx, f.q)
+	if err != nil {
+		return f.narrowed(err)
+	}
+	for _, g := range c.Goals {
+		pn.Rows = append(pn.Rows, panelRow{Label: g.Goal.Name, Detail: goalWhat(g.Goal),
+			Filter: f.cell(DimGoal, strconv.FormatInt(g.Goal.ID, 10), g.Goal.Name),
+			Cells:  []string{num(g.Period.Visitors), num(g.Period.Conversions), pct(g.Period.Rate), pct(g.Previous.Rate)},
+			csv: []string{g.Goal.Name, num(g.Period.Visitors), num(g.Period.Conversions), strconv.FormatFloat(g.Period.Rate, 'f', 4, 64),
+				strconv.FormatFloat(g.Previous.Rate, 'f', 4, 64)}})
+	}
+	return nil
+}
+
+// entryPages fills the entry pages panel: entrances, bounce rate and
+// average visit of each page visits began on.
+func (f filling) entryPages(ctx context.Context, s SessionSource) error {
+	pn := f.pn
+	pn.First = "Page"
+	pn.Title, pn.Caption, pn.Empty = "Entry pages", "Pages visits began on, by entrances", "No visits began on these pages in this range."
+	pn.Head = []string{"Entrances", "Bounce rate", "Average visit"}
+	pn.csvHead = []string{"path", "title", "entrances", "visitors", "bounce_rate", "average_visit_seconds"}
+	e, err := s.EntryPages(ctx, f.q)
+	if err != nil {
+		return f.narrowed(err)
+	}
+	for _, r := range e.Rows {
+		pn.Rows = append(pn.Rows, panelRow{Label: r.Path, Sub: r.Title, Code: true, Filter: ptrCell(f.p.Cell(DimPage, r.Path)),
+			Cells: []string{num(r.Entrances), pct(r.BounceRate), secs(r.AvgSeconds)},
+			csv: []string{r.Path, r.Title, num(r.Entrances), num(r.Users), strconv.FormatFloat(r.BounceRate, 'f', 4, 64),
+				strconv.FormatFloat(r.AvgSeconds, 'f', 1, 64)}})
+	}
+	return nil
+}
+
+// exitPages fills the exit pages panel: exits and exit rate of each page
+// visits ended on.
+func (f filling) exitPages(ctx context.Context, s SessionSource) error {
+	pn := f.pn
+	pn.First = "Page"
+	pn.Title, pn.Caption, pn.Empty = "Exit pages", "Pages visits ended on, by exits", "No visits ended on these pages in this range."
+	pn.Head = []string{"Exits", "Exit rate"}
+	pn.csvHead = []string{"path", "title", "exits", "views", "exit_rate"}
+	e, err := s.ExitPages(ctx, f.q)
+	if err != nil {
+		return f.narrowed(err)
+	}
+	for _, r := range e.Rows {
+		pn.Rows = append(pn.Rows, panelRow{Label: r.Path, Sub: r.Title, Code: true, Filter: ptrCell(f.p.Cell(DimPage, r.Path)),
+			Cells: []string{num(r.Exits), pct(r.ExitRate)},
+			csv:   []string{r.Path, r.Title, num(r.Exits), num(r.Views), strconv.FormatFloat(r.ExitRate, 'f', 4, 64)}})
+	}
+	return nil
+}
+
+// eventProperties fills the event properties panel: the properties of
+// the event the page names (or the top one) by count, with a form to
+// pick another.
+func (f filling) eventProperties(ctx context.Context, ps PropertySource, topEvents []ContentEvent) error {
+	pn := f.pn
+	pn.Title, pn.Caption, pn.First = "Event properties", "An event's properties by count", "Property: value"
+	pn.Head = []string{"Count", "Visitors"}
+	pn.csvHead = []string{"event", "property", "value", "count", "visitors"}
+	event := f.p.Event
+	if event == "" && len(topEvents) > 0 {
+		event = topEvents[0].Event
+	}
+	if event == "" {
+		pn.Empty = "No events in this range."
+		return nil
+	}
+	pn.Caption = "The properties of " + event + " by count"
+	pn.Empty = "No properties of " + event + " in this range."
+	pn.Form = &panelForm{Name: "event", Label: "Event"}
+	for _, e := range topEvents {
+		pn.Form.Options = append(pn.Form.Options, panelOption{Value: e.Event, Selected: e.Event == event})
+	}
+	if !containsEvent(topEvents, event) {
+		pn.Form.Options = append(pn.Form.Options, panelOption{Value: event, Selected: true})
+	}
+	pq := f.q
+	pq.Event = event
+	e, err := ps.EventProperties(ctx, pq)
+	if err != nil {
+		return f.narrowed(err)
+	}
+	for _, v := range e.Properties[:min(len(e.Properties), max(f.q.Limit, 10))] {
+		pn.Rows = append(pn.Rows, panelRow{Label: v.Property + ": " + v.Value, Code: true,
+			Filter: f.cell(DimProp, PropFilter(v.Property, v.Value), v.Property+": "+v.Value), Cells: []string{num(v.Count), num(v.Users)},
+			csv: []string{event, v.Property, v.Value, num(v.Count), num(v.Users)}})
+	}
+	return nil
 }
 
 func containsEvent(events []ContentEvent, name string) bool {
