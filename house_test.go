@@ -28,12 +28,12 @@ import (
 const maxFileLines = 800
 
 // maxFuncLines bounds a production function's length; longFuncs are the
-// ones allowed over it today, to be cut until at most three remain.
+// ones allowed over it, at most three, each a single pass that reads
+// best whole (a booking's transaction, a submission's checks, the
+// analytics tally).
 const maxFuncLines = 120
 
-var longFuncs = []string{"bookings.PageHandler.drawManage", "bookings.Service.CreateSeries", "bookings.Service.applyService",
-	"bookings.Service.book", "forms.Service.submit", "forms/formssql.Store.Summarize",
-	"reporting/reportingsql.tallyHits", "webhooks.Service.apply"}
+var longFuncs = []string{"bookings.Service.book", "forms.Service.submit", "reporting/reportingsql.tallyHits"}
 
 // exportedBudget is, per public package, the most exported names it may
 // have (package-level functions, types, variables and constants, and the
@@ -89,6 +89,7 @@ func TestHouseFilesStaySmall(t *testing.T) {
 
 func TestHouseFunctionsStayShort(t *testing.T) {
 	t.Parallel()
+	require.LessOrEqual(t, len(longFuncs), 3, "at most three functions may be over %d lines", maxFuncLines)
 	fset := token.NewFileSet()
 	var long []string
 	for _, files := range goFiles(t, false) {

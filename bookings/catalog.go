@@ -167,7 +167,25 @@ func (s *Service) applyService(ctx context.Context, svc *Offering, in OfferingIn
 		}
 	}
 	checkIntakeSchema(v, in.IntakeSchema)
-	rules := svc.ServiceRules
+	rules := mergeRules(svc.ServiceRules, in)
+	checkServiceRules(v, &rules)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	svc.ServiceRules = rules
+	setService(svc, in, creating)
+	if svc.Slug == "" {
+		svc.Slug = Slugify(svc.Name)
+	}
+	if svc.Slug == "" {
+		return invalid("slug", api.MsgRequired("slug"))
+	}
+	return nil
+}
+
+// mergeRules is rules with in's rules written over it; a location of no
+// kind, or a series of no count, removes it.
+func mergeRules(rules ServiceRules, in OfferingInput) ServiceRules {
 	if in.RequiresConfirmation != nil {
 		rules.RequiresConfirmation = *in.RequiresConfirmation
 	}
@@ -195,11 +213,11 @@ func (s *Service) applyService(ctx context.Context, svc *Offering, in OfferingIn
 			rules.Series = nil
 		}
 	}
-	checkServiceRules(v, &rules)
-	if err := v.Err(); err != nil {
-		return err
-	}
-	svc.ServiceRules = rules
+	return rules
+}
+
+// setService writes in's checked fields over svc.
+func setService(svc *Offering, in OfferingInput, creating bool) {
 	set := func(dst *string, src *string) {
 		if src != nil {
 			*dst = strings.TrimSpace(*src)
@@ -253,13 +271,6 @@ func (s *Service) applyService(ctx context.Context, svc *Offering, in OfferingIn
 		svc.IntakeSchema = in.IntakeSchema
 		svc.IntakeSchemaVersion++
 	}
-	if svc.Slug == "" {
-		svc.Slug = Slugify(svc.Name)
-	}
-	if svc.Slug == "" {
-		return invalid("slug", api.MsgRequired("slug"))
-	}
-	return nil
 }
 
 // CreateService adds a service (a *ValidationError for bad input, a

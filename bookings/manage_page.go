@@ -2,6 +2,7 @@ package bookings
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"html/template"
@@ -111,24 +112,7 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	if data.Booked && p.svc.SendsMail() {
 		data.Mailed = b.CustomerEmail
 	}
-	if b.ProviderID != nil {
-		if pr, err := p.svc.Provider(ctx, *b.ProviderID); err == nil {
-			data.Provider, data.Who = pr.Name, pr.Name
-		}
-	}
-	priced := svc
-	if withLength, err := svc.WithLength(int(b.End.Sub(b.Start) / time.Minute)); err == nil {
-		priced = withLength
-	}
-	if p := price(priced); p != "Free" {
-		data.Price = p
-	}
-	if l := b.Location; l != nil {
-		data.Where = placeText(l)
-		if l.Kind == LocationVideo && l.Value != "" {
-			data.Where, data.Link = "Video meeting", l.Value
-		}
-	}
+	p.describe(ctx, data, b, svc)
 	zone := pageZone(q, cmp.Or(b.CustomerTimeZone, zoneName(svc.TimeZone)))
 	data.Zone = zone
 	loc := location(zone)
@@ -143,60 +127,18 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	if meta.ChangesAllowedUntil != nil && data.Active && meta.ChangesAllowedUntil.After(now) {
 		data.Until = meta.ChangesAllowedUntil.In(loc).Format("Monday 2 January 2006, 15:04") + " (" + place + ")"
 	}
-	switch {
-	case data.Cancelled:
-		// The heading says it is cancelled; nothing says it again.
-	case !data.Active:
-		data.Closed = "This booking is over, so it can no longer be changed online."
-	case p.svc.pastDeadline(b):
-		data.Closed = "It is too close to your appointment to change it online."
-	default:
-		data.Closed = "This booking cannot be changed online."
-	}
+	data.Closed = p.closedReason(data, b)
 	switch step := q.Get("step"); {
 	case step == "reschedule" && meta.CanReschedule:
-		data.Step = step
-		if q.Get("month") == "" && q.Get("date") == "" {
-			// The booking's own day first, in the customer's zone.
-			q.Set("month", b.Start.In(loc).Format("2006-01"))
-			q.Set("date", DateOf(b.Start.In(loc)).String())
-		}
-		chosen := r.PostFormValue("start_time")
-		data.Month, err = newCalendar(q, zone, data.Action, map[string]string{"step": step}, now, chosen, func(from, to time.Time) ([]Slot, error) {
-			return p.svc.RescheduleSlots(ctx, b, from, to)
-		})
-		if err != nil {
+		if err := p.rescheduleStep(r, q, data, b, zone, now); err != nil {
 			return err
-		}
-		data.Month.Time.Label = "New time"
-		data.Month.markCurrent(b.Start)
-		if from := p.svc.changeableFrom(); !from.IsZero() {
-			data.MoveFrom = from.In(loc).Format("Monday 2 January 2006, 15:04") + " (" + placeTime(zone) + ")"
 		}
 	case step == "cancel" && meta.CanCancel:
 		data.Step = step
 	}
 	data.Reason = web.Field{Type: web.TypeTextarea, Name: "reason", ID: web.FieldID("reason"), Label: "Reason (optional)", Value: r.PostFormValue("reason")}
 	if b.SeriesID != "" {
-		if all, err := p.svc.store.SeriesBookings(ctx, b.SeriesID); err == nil {
-			later := 0
-			for _, o := range all {
-				if o.SeriesIndex > b.SeriesIndex && o.Active() {
-					later++
-				}
-			}
-			data.Series = fmt.Sprintf("This is booking %d of %d in a weekly series.", b.SeriesIndex+1, len(all))
-			for _, o := range all {
-				data.Dates = append(data.Dates, seriesDate{When: o.Start.In(loc).Format("Monday 2 January 2006, 15:04") + " to " +
-					o.End.In(loc).Format("15:04"), Status: statusLabels[o.Status], This: o.ID == b.ID})
-			}
-			if later > 0 {
-				data.Scope = web.Field{Type: web.TypeRadio, Name: "scope", ID: web.FieldID("scope"), Label: "Which bookings",
-					Options: []web.Option{{Value: "this", Label: "Only this one", Selected: r.PostFormValue("scope") != "following"},
-						{Value: "following", Label: fmt.Sprintf("This one and the %s after it", web.Count(later, "booking")),
-							Selected: r.PostFormValue("scope") == "following"}}}
-			}
-		}
+		p.seriesDates(r, data, b, loc)
 	}
 	var fields []web.Field
 	if ve != nil {
@@ -221,6 +163,94 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	page := &web.Page{Title: title, Data: data, CSRF: web.CSRFToken(w, r), Flash: p.render.TakeFlash(w, r, data.Action)}
 	p.render.Render(w, r, status, ManageTemplate, page)
 	return nil
+}
+
+// describe fills in who, what it costs and where, as far as they are
+// known.
+func (p *PageHandler) describe(ctx context.Context, data *managePage, b Booking, svc Offering) {
+	if b.ProviderID != nil {
+		if pr, err := p.svc.Provider(ctx, *b.ProviderID); err == nil {
+			data.Provider, data.Who = pr.Name, pr.Name
+		}
+	}
+	priced := svc
+	if withLength, err := svc.WithLength(int(b.End.Sub(b.Start) / time.Minute)); err == nil {
+		priced = withLength
+	}
+	if p := price(priced); p != "Free" {
+		data.Price = p
+	}
+	if l := b.Location; l != nil {
+		data.Where = placeText(l)
+		if l.Kind == LocationVideo && l.Value != "" {
+			data.Where, data.Link = "Video meeting", l.Value
+		}
+	}
+}
+
+// closedReason says why the booking cannot be changed online, when the
+// page says it cannot.
+func (p *PageHandler) closedReason(data *managePage, b Booking) string {
+	switch {
+	case data.Cancelled:
+		return "" // the heading says it is cancelled; nothing says it again
+	case !data.Active:
+		return "This booking is over, so it can no longer be changed online."
+	case p.svc.pastDeadline(b):
+		return "It is too close to your appointment to change it online."
+	default:
+		return "This booking cannot be changed online."
+	}
+}
+
+// rescheduleStep fills the reschedule step: the month of times the
+// booking may move to, from its own day, in the customer's zone.
+func (p *PageHandler) rescheduleStep(r *http.Request, q url.Values, data *managePage, b Booking, zone string, now time.Time) error {
+	data.Step = "reschedule"
+	loc := location(zone)
+	if q.Get("month") == "" && q.Get("date") == "" {
+		// The booking's own day first, in the customer's zone.
+		q.Set("month", b.Start.In(loc).Format("2006-01"))
+		q.Set("date", DateOf(b.Start.In(loc)).String())
+	}
+	chosen := r.PostFormValue("start_time")
+	var err error
+	data.Month, err = newCalendar(q, zone, data.Action, map[string]string{"step": "reschedule"}, now, chosen, func(from, to time.Time) ([]Slot, error) {
+		return p.svc.RescheduleSlots(r.Context(), b, from, to)
+	})
+	if err != nil {
+		return err
+	}
+	data.Month.Time.Label = "New time"
+	data.Month.markCurrent(b.Start)
+	if from := p.svc.changeableFrom(); !from.IsZero() {
+		data.MoveFrom = from.In(loc).Format("Monday 2 January 2006, 15:04") + " (" + placeTime(zone) + ")"
+	}
+	return nil
+}
+
+// seriesDates lists the dates of the booking's weekly series and, when
+// later ones are active, asks which bookings a change is for.
+func (p *PageHandler) seriesDates(r *http.Request, data *managePage, b Booking, loc *time.Location) {
+	if all, err := p.svc.store.SeriesBookings(r.Context(), b.SeriesID); err == nil {
+		later := 0
+		for _, o := range all {
+			if o.SeriesIndex > b.SeriesIndex && o.Active() {
+				later++
+			}
+		}
+		data.Series = fmt.Sprintf("This is booking %d of %d in a weekly series.", b.SeriesIndex+1, len(all))
+		for _, o := range all {
+			data.Dates = append(data.Dates, seriesDate{When: o.Start.In(loc).Format("Monday 2 January 2006, 15:04") + " to " +
+				o.End.In(loc).Format("15:04"), Status: statusLabels[o.Status], This: o.ID == b.ID})
+		}
+		if later > 0 {
+			data.Scope = web.Field{Type: web.TypeRadio, Name: "scope", ID: web.FieldID("scope"), Label: "Which bookings",
+				Options: []web.Option{{Value: "this", Label: "Only this one", Selected: r.PostFormValue("scope") != "following"},
+					{Value: "following", Label: fmt.Sprintf("This one and the %s after it", web.Count(later, "booking")),
+						Selected: r.PostFormValue("scope") == "following"}}}
+		}
+	}
 }
 
 func (p *PageHandler) showManage(w http.ResponseWriter, r *http.Request) error {

@@ -94,8 +94,50 @@ func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, erro
 	if err != nil {
 		return Series{}, fmt.Errorf("bookings: create series: %w", err)
 	}
-	// The provider with every occurrence free, else the one with most.
-	best, bestFree := -1, []bool(nil)
+	best, bestFree := s.bestForSeries(svc, offers, cal, starts, maxAdvance)
+	if count(bestFree) < len(starts) && !rep.FreeOnly || count(bestFree) == 0 {
+		v := &ValidationError{}
+		for k, free := range bestFree {
+			if !free {
+				v.Add("repeat."+strconv.Itoa(k), starts[k].In(loc).Format("Monday 2 January 2006, 15:04")+" is not free.")
+			}
+		}
+		return Series{}, v
+	}
+	o := offers[best]
+	id, err := s.newNumber()
+	if err != nil {
+		return Series{}, fmt.Errorf("bookings: create series: %w", err)
+	}
+	out := Series{ID: "SR" + id[2:]}
+	rs, tokens, skipped, err := s.seriesReservations(svc, o, nb, cal, starts, bestFree, out.ID, reach)
+	if err != nil {
+		return Series{}, err
+	}
+	out.Skipped = skipped
+	booked, err := s.store.ReserveSeries(ctx, rs)
+	if err != nil {
+		if errors.Is(err, ErrSlotTaken) || errors.Is(err, ErrBusy) {
+			groundwork.Count(s.o.Meter, groundwork.MetricBookings, "conflict")
+			return Series{}, fmt.Errorf("bookings: create series: %w", err)
+		}
+		return Series{}, fmt.Errorf("bookings: create series: %w", err)
+	}
+	out.Bookings, out.ManageToken = booked, tokens[0]
+	for i, b := range booked {
+		groundwork.Count(s.o.Meter, groundwork.MetricBookings, "created")
+		for _, e := range creationEvents(b, tokens[i]) {
+			s.emit(ctx, e)
+		}
+	}
+	return out, nil
+}
+
+// bestForSeries is the offer with every start free (the first, in the
+// offers' order), else the one with most, and which of the starts it has
+// free.
+func (s *Service) bestForSeries(svc Offering, offers []Offer, cal Calendar, starts []time.Time, maxAdvance time.Duration) (best int, bestFree []bool) {
+	best = -1
 	for i, o := range offers {
 		free := make([]bool, len(starts))
 		n := 0
@@ -114,36 +156,28 @@ func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, erro
 			break
 		}
 	}
-	if count(bestFree) < len(starts) && !rep.FreeOnly || count(bestFree) == 0 {
-		v := &ValidationError{}
-		for k, free := range bestFree {
-			if !free {
-				v.Add("repeat."+strconv.Itoa(k), starts[k].In(loc).Format("Monday 2 January 2006, 15:04")+" is not free.")
-			}
-		}
-		return Series{}, v
-	}
-	o := offers[best]
-	id, err := s.newNumber()
-	if err != nil {
-		return Series{}, fmt.Errorf("bookings: create series: %w", err)
-	}
-	out := Series{ID: "SR" + id[2:]}
-	var rs []Reservation
-	tokens := map[int]string{}
+	return best, bestFree
+}
+
+// seriesReservations are the reservations of the free starts with
+// offer o, each with its manage token (by its index), and the starts
+// skipped.
+func (s *Service) seriesReservations(svc Offering, o Offer, nb NewBooking, cal Calendar, starts []time.Time, free []bool, seriesID string,
+	reach time.Duration) (rs []Reservation, tokens map[int]string, skipped []time.Time, err error) {
+	tokens = map[int]string{}
 	now := s.o.Now().UTC()
 	for k, st := range starts {
-		if !bestFree[k] {
-			out.Skipped = append(out.Skipped, st)
+		if !free[k] {
+			skipped = append(skipped, st)
 			continue
 		}
 		number, err := s.newNumber()
 		if err != nil {
-			return Series{}, err
+			return nil, nil, nil, err
 		}
 		token, hash, err := s.newManageToken()
 		if err != nil {
-			return Series{}, err
+			return nil, nil, nil, err
 		}
 		status := StatusConfirmed
 		if s.needsConfirmation(svc, st, s.o.Now()) {
@@ -153,7 +187,7 @@ func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, erro
 		b := Booking{Number: number, ServiceID: svc.ID, ProviderID: &pid, Status: status, Start: st, End: st.Add(length(svc, o)),
 			CustomerName: nb.CustomerName, CustomerEmail: nb.CustomerEmail, CustomerPhone: nb.CustomerPhone,
 			CustomerTimeZone: nb.CustomerTimeZone, AssignmentStrategy: assignedRoundRobin, IntakeVersion: svc.IntakeSchemaVersion,
-			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now, SeriesID: out.ID, SeriesIndex: len(rs)}
+			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now, SeriesID: seriesID, SeriesIndex: len(rs)}
 		tokens[len(rs)] = token
 		rs = append(rs, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: s.sealStored(token),
 			Lock: strconv.FormatInt(o.ID, 10) + "|" + DateOf(st.In(location(o.TimeZone))).String(), Locks: s.limitLocks(svc, o, st),
@@ -163,22 +197,7 @@ func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, erro
 			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, st, busy) },
 			Then:  s.changeHook(func(b Booking) []Event { return creationEvents(b, token) })})
 	}
-	booked, err := s.store.ReserveSeries(ctx, rs)
-	if err != nil {
-		if errors.Is(err, ErrSlotTaken) || errors.Is(err, ErrBusy) {
-			groundwork.Count(s.o.Meter, groundwork.MetricBookings, "conflict")
-			return Series{}, fmt.Errorf("bookings: create series: %w", err)
-		}
-		return Series{}, fmt.Errorf("bookings: create series: %w", err)
-	}
-	out.Bookings, out.ManageToken = booked, tokens[0]
-	for i, b := range booked {
-		groundwork.Count(s.o.Meter, groundwork.MetricBookings, "created")
-		for _, e := range creationEvents(b, tokens[i]) {
-			s.emit(ctx, e)
-		}
-	}
-	return out, nil
+	return rs, tokens, skipped, nil
 }
 
 // seriesBusy is busy with the series' own earlier free occurrences in it,

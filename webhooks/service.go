@@ -369,57 +369,89 @@ func (s *Service) apply(ctx context.Context, sub *Subscription, in SubscriptionI
 			sub.RateLimit = *in.RateLimit
 		}
 	}
-	if in.URL != nil || creating {
-		u := strings.TrimSpace(deref(in.URL))
-		if u == "" {
-			v.Add("url", api.MsgRequired("url"))
-		} else if _, err := s.guard.Check(ctx, u); err != nil {
-			v.Add("url", urlMessage(err))
-			switch {
-			case errors.Is(err, ErrInsecureURL):
-				hints = append(hints, fmt.Sprintf("url %q is plain http: Options.AllowInsecureURLs allows it, for local development "+
-					"(GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS=true in the reference server)", u))
-			case errors.Is(err, ErrNotPublic):
-				hints = append(hints, fmt.Sprintf("url %q does not resolve to a public address: Options.AllowPrivateHosts allows "+
-					"private and loopback hosts, for local development (GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS=true in the reference server)", u))
+	hints = append(hints, s.applyURL(ctx, sub, in, creating, v)...)
+	hints = append(hints, s.applyEvents(sub, in, creating, v)...)
+	if secret, err = s.applySecret(sub, in, creating, v); err != nil {
+		return "", err
+	}
+	if in.IsActive != nil {
+		if *in.IsActive {
+			sub.ConsecutiveFailures = 0 // re-enabling (or confirming) resets the streak
+		}
+		sub.IsActive = *in.IsActive
+	}
+	return secret, v.Err()
+}
+
+// applyURL checks in's url onto sub, with hints for the log when an
+// option would take it.
+func (s *Service) applyURL(ctx context.Context, sub *Subscription, in SubscriptionInput, creating bool, v *api.Validator) (hints []string) {
+	if in.URL == nil && !creating {
+		return nil
+	}
+	u := strings.TrimSpace(deref(in.URL))
+	if u == "" {
+		v.Add("url", api.MsgRequired("url"))
+	} else if _, err := s.guard.Check(ctx, u); err != nil {
+		v.Add("url", urlMessage(err))
+		switch {
+		case errors.Is(err, ErrInsecureURL):
+			hints = append(hints, fmt.Sprintf("url %q is plain http: Options.AllowInsecureURLs allows it, for local development "+
+				"(GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS=true in the reference server)", u))
+		case errors.Is(err, ErrNotPublic):
+			hints = append(hints, fmt.Sprintf("url %q does not resolve to a public address: Options.AllowPrivateHosts allows "+
+				"private and loopback hosts, for local development (GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS=true in the reference server)", u))
+		}
+	} else {
+		sub.URL = u
+	}
+	return hints
+}
+
+// applyEvents checks in's events onto sub (each once, each in the
+// catalogue or "*"), with hints naming the catalogue.
+func (s *Service) applyEvents(sub *Subscription, in SubscriptionInput, creating bool, v *api.Validator) (hints []string) {
+	if in.Events == nil && !creating {
+		return nil
+	}
+	if len(in.Events) == 0 {
+		v.Add("events", api.MsgRequired("events"))
+	}
+	var events []string
+	for i, e := range in.Events {
+		field := fmt.Sprintf("events.%d", i)
+		switch {
+		case e == "*":
+		case len(e) > MaxEventLength:
+			v.Add(field, api.MsgMaxChars(field, MaxEventLength))
+			continue
+		case !eventPattern.MatchString(e):
+			v.Add(field, api.MsgFormat(field))
+			continue
+		case !s.known(e):
+			msg := fmt.Sprintf("The selected %s is invalid: %q is not an event here.", field, e)
+			if near := groundwork.Nearest(e, s.Events()); near != "" {
+				msg += fmt.Sprintf(" Did you mean %q?", near)
 			}
-		} else {
-			sub.URL = u
+			v.Add(field, msg)
+			hints = append(hints, fmt.Sprintf("%s %q is not in the catalogue, which holds %s (Options.Events and "+
+				"Service.RegisterEvents add to it)", field, e, strings.Join(s.Events(), ", ")))
+			continue
+		}
+		if !slices.Contains(events, e) {
+			events = append(events, e)
 		}
 	}
-	if in.Events != nil || creating {
-		if len(in.Events) == 0 {
-			v.Add("events", api.MsgRequired("events"))
-		}
-		var events []string
-		for i, e := range in.Events {
-			field := fmt.Sprintf("events.%d", i)
-			switch {
-			case e == "*":
-			case len(e) > MaxEventLength:
-				v.Add(field, api.MsgMaxChars(field, MaxEventLength))
-				continue
-			case !eventPattern.MatchString(e):
-				v.Add(field, api.MsgFormat(field))
-				continue
-			case !s.known(e):
-				msg := fmt.Sprintf("The selected %s is invalid: %q is not an event here.", field, e)
-				if near := groundwork.Nearest(e, s.Events()); near != "" {
-					msg += fmt.Sprintf(" Did you mean %q?", near)
-				}
-				v.Add(field, msg)
-				hints = append(hints, fmt.Sprintf("%s %q is not in the catalogue, which holds %s (Options.Events and "+
-					"Service.RegisterEvents add to it)", field, e, strings.Join(s.Events(), ", ")))
-				continue
-			}
-			if !slices.Contains(events, e) {
-				events = append(events, e)
-			}
-		}
-		if len(events) > 0 {
-			sub.Events = events
-		}
+	if len(events) > 0 {
+		sub.Events = events
 	}
+	return hints
+}
+
+// applySecret is the secret in gives (checked for the scheme), a new one
+// when creating without one, or "" when the secret stays; switching
+// scheme checks the stored secret fits the new one.
+func (s *Service) applySecret(sub *Subscription, in SubscriptionInput, creating bool, v *api.Validator) (secret string, err error) {
 	switch {
 	case in.Secret != nil:
 		secret = *in.Secret
@@ -446,13 +478,7 @@ func (s *Service) apply(ctx context.Context, sub *Subscription, in SubscriptionI
 			v.Add("secret", "Standard Webhooks needs a whsec_ base64 secret: send a new secret with standard_webhooks.")
 		}
 	}
-	if in.IsActive != nil {
-		if *in.IsActive {
-			sub.ConsecutiveFailures = 0 // re-enabling (or confirming) resets the streak
-		}
-		sub.IsActive = *in.IsActive
-	}
-	return secret, v.Err()
+	return secret, nil
 }
 
 // hintedError is a refusal whose message says more than the API's answer

@@ -40,11 +40,24 @@ func (s *Store) Summarize(ctx context.Context, q forms.SummaryQuery) (*forms.Ans
 	for _, a := range answered {
 		out.Answered[a.Field] = a.N
 	}
+	for _, part := range []func(context.Context, forms.SummaryQuery, *forms.AnswerStats) error{s.countChoices, s.describeAnswers, s.countSteps} {
+		if err := part(ctx, q, out); err != nil {
+			return fail(err)
+		}
+	}
+	return out, nil
+}
+
+// countChoices counts the answers of the choice fields, single and
+// several.
+func (s *Store) countChoices(ctx context.Context, q forms.SummaryQuery, out *forms.AnswerStats) error {
+	db := s.db.Reader()
+	from, to := store.NewTime(q.From), store.NewTime(q.To)
 	if len(q.Choices) > 0 {
 		query, args, err := sqlx.In(`SELECT v.field_name, v.value, COUNT(*) AS n `+inRange+`
 			AND v.field_name IN (?) AND v.value IS NOT NULL GROUP BY v.field_name, v.value`, q.FormID, false, from, to, q.Choices)
 		if err != nil {
-			return fail(err)
+			return err
 		}
 		var rows []struct {
 			Field string `db:"field_name"`
@@ -52,7 +65,7 @@ func (s *Store) Summarize(ctx context.Context, q forms.SummaryQuery) (*forms.Ans
 			N     int64  `db:"n"`
 		}
 		if err := db.SelectContext(ctx, &rows, s.q(query), args...); err != nil {
-			return fail(err)
+			return err
 		}
 		for _, r := range rows {
 			count(out.Counts, r.Field, r.Value, r.N)
@@ -64,17 +77,17 @@ func (s *Store) Summarize(ctx context.Context, q forms.SummaryQuery) (*forms.Ans
 		query, args, err := sqlx.In(`SELECT v.field_name, v.value_array `+inRange+`
 			AND v.field_name IN (?) AND v.value_array IS NOT NULL`, q.FormID, false, from, to, q.Lists)
 		if err != nil {
-			return fail(err)
+			return err
 		}
 		rows, err := db.QueryxContext(ctx, s.q(query), args...)
 		if err != nil {
-			return fail(err)
+			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var field, raw string
 			if err := rows.Scan(&field, &raw); err != nil {
-				return fail(err)
+				return err
 			}
 			var items []string
 			if json.Unmarshal([]byte(raw), &items) == nil {
@@ -84,15 +97,23 @@ func (s *Store) Summarize(ctx context.Context, q forms.SummaryQuery) (*forms.Ans
 			}
 		}
 		if err := rows.Err(); err != nil {
-			return fail(err)
+			return err
 		}
 	}
+	return nil
+}
+
+// describeAnswers gives the number fields' count, average, least and
+// most, and the text fields' latest answers.
+func (s *Store) describeAnswers(ctx context.Context, q forms.SummaryQuery, out *forms.AnswerStats) error {
+	db := s.db.Reader()
+	from, to := store.NewTime(q.From), store.NewTime(q.To)
 	if len(q.Numbers) > 0 {
 		query, args, err := sqlx.In(`SELECT v.field_name, COUNT(*) AS n, AVG(CAST(v.value AS DOUBLE PRECISION)) AS average,
 			MIN(CAST(v.value AS DOUBLE PRECISION)) AS least, MAX(CAST(v.value AS DOUBLE PRECISION)) AS most `+inRange+`
 			AND v.field_name IN (?) AND v.value IS NOT NULL AND v.value <> '' GROUP BY v.field_name`, q.FormID, false, from, to, q.Numbers)
 		if err != nil {
-			return fail(err)
+			return err
 		}
 		var rows []struct {
 			Field   string  `db:"field_name"`
@@ -102,7 +123,7 @@ func (s *Store) Summarize(ctx context.Context, q forms.SummaryQuery) (*forms.Ans
 			Most    float64 `db:"most"`
 		}
 		if err := db.SelectContext(ctx, &rows, s.q(query), args...); err != nil {
-			return fail(err)
+			return err
 		}
 		for _, r := range rows {
 			out.Numbers[r.Field] = forms.NumberStats{Count: r.N, Average: r.Average, Min: r.Least, Max: r.Most}
@@ -116,19 +137,27 @@ func (s *Store) Summarize(ctx context.Context, q forms.SummaryQuery) (*forms.Ans
 		if err := db.SelectContext(ctx, &rows, s.q(`SELECT v.value, s.created_at `+inRange+`
 			AND v.field_name = ? AND v.value IS NOT NULL AND v.value <> '' ORDER BY s.created_at DESC, s.id DESC LIMIT ?`),
 			q.FormID, false, from, to, field, q.Latest); err != nil {
-			return fail(err)
+			return err
 		}
 		for _, r := range rows {
 			out.Latest[field] = append(out.Latest[field], forms.LatestAnswer{Value: r.Value, At: r.At.Time})
 		}
 	}
+	return nil
+}
+
+// countSteps counts the saved and the abandoned answers by the last step
+// they reached.
+func (s *Store) countSteps(ctx context.Context, q forms.SummaryQuery, out *forms.AnswerStats) error {
+	db := s.db.Reader()
+	from, to := store.NewTime(q.From), store.NewTime(q.To)
 	var steps []struct {
 		Step int   `db:"last_step"`
 		N    int64 `db:"n"`
 	}
 	if err := db.SelectContext(ctx, &steps, s.q(`SELECT last_step, COUNT(*) AS n FROM forms_partials
 		WHERE form_id = ? AND created_at >= ? AND created_at < ? GROUP BY last_step`), q.FormID, from, to); err != nil {
-		return fail(err)
+		return err
 	}
 	for _, st := range steps {
 		out.Saved[st.Step] = st.N
@@ -137,12 +166,12 @@ func (s *Store) Summarize(ctx context.Context, q forms.SummaryQuery) (*forms.Ans
 	if err := db.SelectContext(ctx, &steps, s.q(`SELECT last_step, SUM(count) AS n FROM forms_abandoned
 		WHERE form_id = ? AND day >= ? AND day < ? GROUP BY last_step`), q.FormID, q.From.UTC().Format(time.DateOnly),
 		q.To.UTC().Format(time.DateOnly)); err != nil {
-		return fail(err)
+		return err
 	}
 	for _, st := range steps {
 		out.Abandoned[st.Step] = st.N
 	}
-	return out, nil
+	return nil
 }
 
 // count adds n to counts[field][value].
