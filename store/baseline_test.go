@@ -36,16 +36,18 @@ func TestMigrateBaseline(t *testing.T) {
 		"0002_baseline.sql": "CREATE TABLE widgets (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');",
 		"0003_size.sql":     "ALTER TABLE widgets ADD COLUMN size INTEGER NOT NULL DEFAULT 0;",
 	})
+	// Each database is migrated here, not copied from storetest's image of
+	// a line's name: the line "widgets" has three histories below.
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 
-		fresh := storetest.Open(t, d)
+		fresh := storetest.OpenDSN(t, storetest.DSN(t, d))
 		require.NoError(t, store.Migrate(ctx, fresh, store.Migrations{Line: "widgets", FS: after}))
 		versions, err := store.AppliedVersions(ctx, fresh, "widgets")
 		require.NoError(t, err)
 		require.Equal(t, []int{2, 3}, versions)
 
-		old := storetest.Open(t, d, store.Migrations{Line: "widgets", FS: before})
+		old := storetest.OpenDSN(t, storetest.DSN(t, d), store.Migrations{Line: "widgets", FS: before})
 		_, err = old.ExecContext(ctx, old.Rebind(`INSERT INTO widgets (id, name) VALUES (?, ?)`), 1, "kept")
 		require.NoError(t, err)
 		require.NoError(t, store.Migrate(ctx, old, store.Migrations{Line: "widgets", FS: after}))
@@ -62,7 +64,7 @@ func TestMigrateBaseline(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, pending)
 
-		halfWay := storetest.Open(t, d, store.Migrations{Line: "widgets", FS: fstest.MapFS{
+		halfWay := storetest.OpenDSN(t, storetest.DSN(t, d), store.Migrations{Line: "widgets", FS: fstest.MapFS{
 			string(d) + "/0001_widgets.sql": before[string(d)+"/0001_widgets.sql"],
 		}})
 		err = store.Migrate(ctx, halfWay, store.Migrations{Line: "widgets", FS: after})
@@ -73,7 +75,7 @@ func TestMigrateBaseline(t *testing.T) {
 		require.Equal(t, []int{1}, versions)
 
 		misplaced := files(map[string]string{"0001_widgets.sql": "SELECT 1;", "0002_baseline.sql": "SELECT 1;"})
-		err = store.Migrate(ctx, storetest.Open(t, d), store.Migrations{Line: "widgets", FS: misplaced})
+		err = store.Migrate(ctx, storetest.OpenDSN(t, storetest.DSN(t, d)), store.Migrations{Line: "widgets", FS: misplaced})
 		require.ErrorContains(t, err, "a baseline comes first")
 	})
 }
