@@ -39,10 +39,10 @@ var longFuncs = []string{"bookings.Service.book", "forms.Service.submit", "repor
 // have (package-level functions, types, variables and constants, and the
 // exported methods of its types).
 var exportedBudget = map[string]int{
-	".": 87, "a11y": 91, "a11y/a11yai": 5, "auth": 210, "auth/authsql": 48, "auth/authtest": 1, "bookings": 304,
+	".": 87, "a11y": 91, "a11y/a11yai": 5, "auth": 210, "auth/authsql": 48, "auth/authtest": 1, "bookings": 303,
 	"bookings/bookingsgoogle": 15, "bookings/bookingsical": 19, "bookings/bookingssql": 56, "bookings/bookingstest": 13, "emaillist": 117,
 	"emaillist/emaillistsql": 10, "emaillist/emaillisttest": 1, "forms": 282, "forms/formssql": 47, "forms/formstest": 1, "link": 12,
-	"mail": 30, "metrics": 12, "reporting": 244, "reporting/reportinggeo": 7, "reporting/reportinggeo/reportinggeotest": 1,
+	"mail": 30, "metrics": 12, "reporting": 236, "reporting/reportinggeo": 7, "reporting/reportinggeo/reportinggeotest": 1,
 	"reporting/reportinggoogle": 33, "reporting/reportingsql": 25, "reporting/reportingtest": 2, "store": 116, "store/driverless": 24,
 	"store/storetest": 9, "webhooks": 251, "webhooks/webhookssql": 41, "webhooks/webhookstest": 1,
 }
@@ -255,4 +255,88 @@ func TestHouseDomainsImportNoOther(t *testing.T) {
 			}
 		}
 	}
+}
+
+// untypedFamilies are the groups of exported string constants that share
+// a name's first word and stay untyped by design: each is a set of names
+// compared with strings from outside (a token's abilities, an event's
+// name, an HTTP header, a metric's name, a template's or a form field's
+// name, a provider's field a value maps to) or text shown to people,
+// not a closed set of values a field holds.
+var untypedFamilies = []string{"Ability", "Capability", "Cause", "Dest", "Event", "Header", "Jobs", "Metric", "Msg", "Reason", "Scope", "Stripe"}
+
+// untypedEnums are the enums allowed untyped: none.
+var untypedEnums = []string{}
+
+// An enum is typed: a const block of two or more exported string
+// constants whose names share a first word (StatusRequested,
+// StatusConfirmed) declares each with a named type, so a field, a
+// parameter and a switch say which values they take.
+func TestHouseEnumsTyped(t *testing.T) {
+	t.Parallel()
+	fset := token.NewFileSet()
+	var found []string
+	for dir, files := range goFiles(t, false) {
+		if strings.Contains(dir, "internal") || strings.HasPrefix(dir, "cmd") || strings.HasPrefix(dir, "examples") || strings.HasPrefix(dir, "bench") {
+			continue
+		}
+		for _, f := range files {
+			file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+			require.NoError(t, err)
+			for _, d := range file.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.CONST || !g.Lparen.IsValid() {
+					continue
+				}
+				untyped := map[string]int{}
+				for _, s := range g.Specs {
+					vs := s.(*ast.ValueSpec)
+					for i, n := range vs.Names {
+						if !n.IsExported() || vs.Type != nil || i >= len(vs.Values) {
+							continue
+						}
+						if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING && !namesAThing(n.Name) {
+							untyped[firstWord(n.Name)]++
+						}
+					}
+				}
+				for word, n := range untyped {
+					if n >= 2 && !slices.Contains(untypedFamilies, word) {
+						found = append(found, filepath.ToSlash(dir)+"."+word)
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(found)
+	found = slices.Compact(found)
+	for _, e := range found {
+		require.Contains(t, untypedEnums, e, "the constants %s... are an untyped enum: declare a type (type Status string) and give it to each "+
+			"constant and to the fields that hold them (untyped today: %q)", e, found)
+	}
+	for _, e := range untypedEnums {
+		require.Contains(t, found, e, "%s is typed now: take it off untypedEnums", e)
+	}
+}
+
+// namesAThing reports whether a constant names a default, a template, a
+// form field or a query parameter, or an identifier: a name, not a
+// value of an enum.
+func namesAThing(name string) bool {
+	for _, suffix := range []string{"Default", "Template", "Field", "Query", "ProductID"} {
+		if strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstWord is a CamelCase name's first word: "Status" of StatusNoShow.
+func firstWord(name string) string {
+	for i, r := range name {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			return name[:i]
+		}
+	}
+	return name
 }

@@ -252,7 +252,7 @@ func TestDatabaseFromBeforeTheBaselinesOpens(t *testing.T) {
 		ov, err := site.reporting.Analytics.Overview(ctx, reporting.AnalyticsQuery{Days: 1})
 		require.NoError(t, err)
 		require.Equal(t, 24.0, ov.Totals.PageViews)
-		sources, err := site.reporting.Analytics.Sources(ctx, reporting.AnalyticsQuery{Days: 1})
+		sources, err := site.reporting.Analytics.Breakdown(ctx, reporting.DimSource, reporting.AnalyticsQuery{Days: 1})
 		require.NoError(t, err)
 		require.NotEmpty(t, sources.Rows)
 	})

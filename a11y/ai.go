@@ -24,25 +24,28 @@ const (
 	FeatureContrastExplanation Feature = "a11y.contrast_explanation"
 )
 
+// Provider names an AI provider.
+type Provider string
+
 // Providers the AI features know default models for; a11y/a11yai talks
 // to each through langchaingo.
 const (
-	ProviderAnthropic = "anthropic"
-	ProviderOpenAI    = "openai"
-	ProviderOllama    = "ollama"
+	ProviderAnthropic Provider = "anthropic"
+	ProviderOpenAI    Provider = "openai"
+	ProviderOllama    Provider = "ollama"
 )
 
 // AI defaults.
 const (
 	// AITimeoutDefault bounds one call to the provider.
 	AITimeoutDefault = 30 * time.Second
-	// AITemperature is sent with every call: low, for consistent reviews.
-	AITemperature = 0.2
+	// aiTemperature is sent with every call: low, for consistent reviews.
+	aiTemperature = 0.2
 )
 
 // defaultModels are each provider's models per feature, used when the
 // options name none.
-var defaultModels = map[string]map[Feature]string{
+var defaultModels = map[Provider]map[Feature]string{
 	ProviderAnthropic: {FeatureContentAnalysis: "claude-sonnet-4-6", FeatureAriaSuggestion: "claude-sonnet-4-6", FeatureContrastExplanation: "claude-haiku-4-5"},
 	ProviderOpenAI:    {FeatureContentAnalysis: "gpt-4.1-mini", FeatureAriaSuggestion: "gpt-4.1-mini", FeatureContrastExplanation: "gpt-4.1-mini"},
 	ProviderOllama:    {FeatureContentAnalysis: "llama3.2:3b", FeatureAriaSuggestion: "llama3.2:3b", FeatureContrastExplanation: "llama3.2:3b"},
@@ -80,7 +83,7 @@ type AIOptions struct {
 	Completer Completer
 	// Provider is "anthropic", "openai" or "ollama": it picks the default
 	// model of each feature (see DefaultModel). Empty means Anthropic's.
-	Provider string
+	Provider Provider
 	// Model is the model of every feature that Models does not name; when
 	// empty, each provider's defaults apply.
 	Model string
@@ -99,7 +102,7 @@ type AIOptions struct {
 type AI struct {
 	svc       *Service
 	completer Completer // nil: no credentials
-	provider  string
+	provider  Provider
 	model     string
 	models    map[Feature]string
 	disabled  map[Feature]bool
@@ -153,7 +156,7 @@ func NewAI(svc *Service, opts *AIOptions) (*AI, error) {
 
 // DefaultModel is the model feature uses on provider when the options
 // name none; "" for an unknown provider or feature.
-func DefaultModel(provider string, f Feature) string { return defaultModels[provider][f] }
+func DefaultModel(provider Provider, f Feature) string { return defaultModels[provider][f] }
 
 func knownFeature(f Feature) bool {
 	return f == FeatureContentAnalysis || f == FeatureAriaSuggestion || f == FeatureContrastExplanation
@@ -213,7 +216,7 @@ func (a *AI) run(ctx context.Context, f Feature, prompt string, maxTokens int) (
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
 	text, err := a.completer.Complete(ctx, Completion{Feature: f, Model: a.modelFor(f), System: instructions[f], Prompt: prompt,
-		MaxTokens: maxTokens, Temperature: AITemperature, JSON: true})
+		MaxTokens: maxTokens, Temperature: aiTemperature, JSON: true})
 	if err != nil {
 		a.logger.ErrorContext(ctx, "a11y: ai provider failed", "feature", f, "error", err)
 		return nil, fmt.Errorf("%w: %w", ErrProviderUnavailable, err)

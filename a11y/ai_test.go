@@ -23,7 +23,7 @@ import (
 // OpenAI chat completions, Anthropic messages or Ollama chat. It answers
 // with answer, or misbehaves as told, and records what it was sent.
 type provider struct {
-	kind   string
+	kind   a11y.Provider
 	server *httptest.Server
 
 	mu       sync.Mutex
@@ -40,7 +40,7 @@ type providerRequest struct {
 	body   map[string]any
 }
 
-func newProvider(t *testing.T, kind string) *provider {
+func newProvider(t *testing.T, kind a11y.Provider) *provider {
 	t.Helper()
 	p := &provider{kind: kind}
 	p.server = httptest.NewServer(http.HandlerFunc(p.serve))
@@ -158,7 +158,7 @@ type aiBundle struct {
 // setupAI serves the AI endpoints on a provider of kind. opts, when
 // given, replaces the defaults: kind as the provider, with a key and the
 // test server as its address.
-func setupAI(t *testing.T, kind string, opts *a11yai.Options) *aiBundle {
+func setupAI(t *testing.T, kind a11y.Provider, opts *a11yai.Options) *aiBundle {
 	t.Helper()
 	p := newProvider(t, kind)
 	o := a11yai.Options{AIOptions: a11y.AIOptions{Provider: kind}, APIKey: "sk-test", BaseURL: p.baseURL()}
@@ -194,8 +194,8 @@ const contrastAnswer = `{"explanation":"Grey on grey is hard to read.","suggeste
 
 func TestAIProvidersSpeakTheirProtocols(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{a11y.ProviderOpenAI, a11y.ProviderAnthropic, a11y.ProviderOllama} {
-		t.Run(kind, func(t *testing.T) {
+	for _, kind := range []a11y.Provider{a11y.ProviderOpenAI, a11y.ProviderAnthropic, a11y.ProviderOllama} {
+		t.Run(string(kind), func(t *testing.T) {
 			t.Parallel()
 			b := setupAI(t, kind, nil)
 			b.provider.set(contrastAnswer)
@@ -410,7 +410,7 @@ func TestAIFailures(t *testing.T) {
 	})
 	t.Run("ProviderHTTP500", func(t *testing.T) {
 		t.Parallel()
-		for _, kind := range []string{a11y.ProviderOpenAI, a11y.ProviderAnthropic} {
+		for _, kind := range []a11y.Provider{a11y.ProviderOpenAI, a11y.ProviderAnthropic} {
 			b := setupAI(t, kind, nil)
 			b.provider.mu.Lock()
 			b.provider.status = 500
@@ -424,7 +424,7 @@ func TestAIFailures(t *testing.T) {
 	})
 	t.Run("ConnectionDropped", func(t *testing.T) {
 		t.Parallel()
-		for _, kind := range []string{a11y.ProviderOpenAI, a11y.ProviderAnthropic} {
+		for _, kind := range []a11y.Provider{a11y.ProviderOpenAI, a11y.ProviderAnthropic} {
 			b := setupAI(t, kind, nil)
 			b.provider.mu.Lock()
 			b.provider.drop = true

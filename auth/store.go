@@ -11,6 +11,12 @@ import (
 // authtest.RunStoreTests pins the contract below. Times
 // are stored in UTC to the microsecond. Secrets are never stored: only
 // their hashes, which the Service makes.
+//
+// Store is this domain's adapter seam, as a driver is River's: the one
+// interface a storage engine implements, and the only way the service
+// reaches its data. A host keeps the SQL adapter (on its own *sql.DB, SQLite
+// or Postgres) unless it brings another engine; an adapter is complete when
+// the conformance suite passes on it.
 type Store interface {
 	// CreateToken stores t with the SHA-256 hash of its secret and
 	// returns it with its new ID. t.ID is ignored.

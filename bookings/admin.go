@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -153,14 +154,14 @@ type adminBooking struct {
 	Number             string         `json:"booking_number"`
 	ServiceID          int64          `json:"service_id"`
 	ProviderID         *int64         `json:"provider_id"`
-	Status             string         `json:"status"`
+	Status             Status         `json:"status"`
 	StartTime          string         `json:"start_time"`
 	EndTime            string         `json:"end_time"`
 	CustomerName       string         `json:"customer_name"`
 	CustomerEmail      string         `json:"customer_email"`
 	CustomerPhone      string         `json:"customer_phone"`
 	CustomerTimeZone   string         `json:"customer_timezone"`
-	AssignmentStrategy string         `json:"assignment_strategy"`
+	AssignmentStrategy Assignment     `json:"assignment_strategy"`
 	IntakeVersion      int            `json:"intake_schema_version"`
 	IntakeData         map[string]any `json:"intake_data"`
 	Notes              string         `json:"notes"`
@@ -194,13 +195,13 @@ func pathID(r *http.Request) (int64, bool) {
 	return id, err == nil && id > 0
 }
 
-var statuses = []string{StatusRequested, StatusConfirmed, StatusCancelled, StatusCompleted, StatusNoShow}
+var statuses = []Status{StatusRequested, StatusConfirmed, StatusCancelled, StatusCompleted, StatusNoShow}
 
 func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) error {
 	v := &api.Validator{}
 	page := paging.ParsePage(r, 0, v)
 	q := r.URL.Query()
-	f := BookingFilter{Limit: page.PerPage, Offset: page.Offset(), Status: q.Get("status")}
+	f := BookingFilter{Limit: page.PerPage, Offset: page.Offset(), Status: Status(q.Get("status"))}
 	for _, p := range []struct {
 		name string
 		dst  *int64
@@ -213,7 +214,7 @@ func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) error {
 			*p.dst = n
 		}
 	}
-	if f.Status != "" && !contains(statuses, f.Status) {
+	if f.Status != "" && !slices.Contains(statuses, f.Status) {
 		v.Add("status", api.MsgSelected("status"))
 	}
 	for _, p := range []struct {

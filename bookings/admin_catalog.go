@@ -71,13 +71,13 @@ func toHours(h WeeklyHours) hoursJSON {
 }
 
 type overrideJSON struct {
-	ID         int64   `json:"id"`
-	ProviderID int64   `json:"provider_id"`
-	Date       string  `json:"date"`
-	Type       string  `json:"type"`
-	Start      *string `json:"start_time"`
-	End        *string `json:"end_time"`
-	Reason     string  `json:"reason"`
+	ID         int64        `json:"id"`
+	ProviderID int64        `json:"provider_id"`
+	Date       string       `json:"date"`
+	Type       OverrideKind `json:"type"`
+	Start      *string      `json:"start_time"`
+	End        *string      `json:"end_time"`
+	Reason     string       `json:"reason"`
 }
 
 func toOverride(o Override) overrideJSON {

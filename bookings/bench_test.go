@@ -224,7 +224,7 @@ func BenchmarkProviderFeed(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				f.clock.Advance(time.Millisecond)
-				if _, err := f.svc.Store().SetStatus(context.Background(), 1, []string{bookings.StatusConfirmed, bookings.StatusCompleted},
+				if _, err := f.svc.Store().SetStatus(context.Background(), 1, []bookings.Status{bookings.StatusConfirmed, bookings.StatusCompleted},
 					bookings.StatusConfirmed, f.clock.Now(), nil); err != nil {
 					b.Fatal(err)
 				}
@@ -403,7 +403,7 @@ func BenchmarkCreateWithCalendars(b *testing.B) {
 				}))
 				b.Cleanup(ics.Close)
 				svc, err := bookings.NewService(bookingssql.New(bd.db), &bookings.Options{Now: bd.clock.Now, LockWait: 10 * time.Second,
-					SecretKey: calendarKey, CalendarSources: map[string]bookings.CalendarSource{
+					SecretKey: calendarKey, CalendarSources: map[bookings.CalendarKind]bookings.CalendarSource{
 						bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
 				if err != nil {
 					b.Fatal(err)

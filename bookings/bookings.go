@@ -2,24 +2,30 @@ package bookings
 
 import "time"
 
-// Statuses of a booking. Requested and confirmed ones hold their slot
-// (active); the others are final.
+// Status is where a booking stands. Requested and confirmed ones hold
+// their slot (active); the others are final.
+type Status string
+
+// Statuses of a booking.
 const (
-	StatusRequested = "requested"
-	StatusConfirmed = "confirmed"
-	StatusCancelled = "cancelled"
-	StatusCompleted = "completed"
-	StatusNoShow    = "no_show"
+	StatusRequested Status = "requested"
+	StatusConfirmed Status = "confirmed"
+	StatusCancelled Status = "cancelled"
+	StatusCompleted Status = "completed"
+	StatusNoShow    Status = "no_show"
 )
+
+// Assignment is how a service picks the provider of a booking.
+type Assignment string
 
 // Assignment strategies of a service.
 const (
-	AssignAny             = "any"
-	AssignRoundRobin      = "round_robin"
-	AssignDefaultProvider = "default_provider"
+	AssignAny             Assignment = "any"
+	AssignRoundRobin      Assignment = "round_robin"
+	AssignDefaultProvider Assignment = "default_provider"
 	// AssignCollective books every linked provider at once: a time is
 	// offered only when all are free.
-	AssignCollective = "collective"
+	AssignCollective Assignment = "collective"
 )
 
 // Offering is a service that can be booked (a "service" on the wire; the
@@ -37,8 +43,8 @@ type Offering struct {
 	Price  *string `json:"price"`
 	IsFree bool    `json:"is_free"`
 	// TimeZone is the IANA zone a month of slots is read in.
-	TimeZone           string `json:"timezone"`
-	AssignmentStrategy string `json:"assignment_strategy"`
+	TimeZone           string     `json:"timezone"`
+	AssignmentStrategy Assignment `json:"assignment_strategy"`
 	// DefaultProviderID takes bookings when no provider is linked.
 	DefaultProviderID *int64 `json:"-"`
 	// SlotInterval, MinAdvance and MaxAdvance (minutes) override the
@@ -114,18 +120,21 @@ type WeeklyHours struct {
 	IsAvailable    bool  `json:"is_available"`
 }
 
+// OverrideKind is what an override does to its date.
+type OverrideKind string
+
 // Override kinds.
 const (
-	OverrideUnavailable = "unavailable"
-	OverrideCustomHours = "custom_hours"
+	OverrideUnavailable OverrideKind = "unavailable"
+	OverrideCustomHours OverrideKind = "custom_hours"
 )
 
 // Override replaces a provider's week on one date: closed, or other hours.
 type Override struct {
-	ID         int64  `json:"id"`
-	ProviderID int64  `json:"provider_id"`
-	Date       Date   `json:"-"`
-	Type       string `json:"type"`
+	ID         int64        `json:"id"`
+	ProviderID int64        `json:"provider_id"`
+	Date       Date         `json:"-"`
+	Type       OverrideKind `json:"type"`
 	// Start and End (minutes) for custom hours; nil gives no window but
 	// still replaces the week.
 	Start, End *int   `json:"-"`
@@ -148,7 +157,7 @@ type Booking struct {
 	Number     string `json:"-"`
 	ServiceID  int64  `json:"-"`
 	ProviderID *int64 `json:"-"`
-	Status     string `json:"status"`
+	Status     Status `json:"status"`
 	// Start and End are UTC.
 	Start              time.Time      `json:"start_time"`
 	End                time.Time      `json:"end_time"`
@@ -156,7 +165,7 @@ type Booking struct {
 	CustomerEmail      string         `json:"customer_email"`
 	CustomerPhone      string         `json:"-"`
 	CustomerTimeZone   string         `json:"customer_timezone"`
-	AssignmentStrategy string         `json:"-"`
+	AssignmentStrategy Assignment     `json:"-"`
 	IntakeVersion      int            `json:"-"`
 	IntakeData         map[string]any `json:"-"`
 	Notes              string         `json:"-"`

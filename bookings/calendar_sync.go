@@ -50,9 +50,9 @@ var calendarSecretContext = []byte("bookings calendar connection secret")
 // show, and what the kind needs (a CalDAV server with a user name and an
 // app password; an ICS address; a Google refresh token).
 type CalendarInput struct {
-	ProviderID int64  `json:"provider_id"`
-	Kind       string `json:"kind"`
-	Name       string `json:"name"`
+	ProviderID int64        `json:"provider_id"`
+	Kind       CalendarKind `json:"kind"`
+	Name       string       `json:"name"`
 	// URL is the CalDAV server's address, or the ICS address.
 	URL      string `json:"url"`
 	Username string `json:"username"`
@@ -74,12 +74,12 @@ type CalendarChoice struct {
 }
 
 // source is the CalendarSource of kind, or a 422 on "kind".
-func (s *Service) source(kind string) (CalendarSource, error) {
+func (s *Service) source(kind CalendarKind) (CalendarSource, error) {
 	src, ok := s.o.CalendarSources[kind]
 	if !ok {
 		kinds := make([]string, 0, len(s.o.CalendarSources))
 		for k := range s.o.CalendarSources {
-			kinds = append(kinds, k)
+			kinds = append(kinds, string(k))
 		}
 		slices.Sort(kinds)
 		if len(kinds) == 0 {
@@ -395,13 +395,13 @@ func (s *Service) ownEvent(uid string) bool {
 }
 
 // backoff is the wait after n failed reads in a row: the sync interval
-// doubled for each, up to CalendarBackoffMax.
+// doubled for each, up to calendarBackoffMax.
 func (s *Service) backoff(n int) time.Duration {
 	d := s.o.CalendarSyncInterval
-	for i := 1; i < n && d < CalendarBackoffMax; i++ {
+	for i := 1; i < n && d < calendarBackoffMax; i++ {
 		d *= 2
 	}
-	return min(d, CalendarBackoffMax)
+	return min(d, calendarBackoffMax)
 }
 
 // SyncDueCalendars syncs the connections whose next sync is due, up to

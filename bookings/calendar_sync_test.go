@@ -100,7 +100,7 @@ var calendarKey = []byte("a calendar test key of 32 bytes!")
 func calendarService(t *testing.T, db *store.DB, c *clock) *bookings.Service {
 	t.Helper()
 	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: c.Now, LockWait: 10 * time.Second, SecretKey: calendarKey,
-		CalendarSources: map[string]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
+		CalendarSources: map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
 	require.NoError(t, err)
 	return svc
 }
@@ -327,7 +327,7 @@ func TestCalendarSweepRunsAsAJob(t *testing.T) {
 	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 50 * time.Millisecond})
 	require.NoError(t, err)
 	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: b.clock.Now, Enqueuer: q, Mailer: mail.NewOutbox(nil),
-		SecretKey: calendarKey, CalendarSources: map[string]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
+		SecretKey: calendarKey, CalendarSources: map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
 	require.NoError(t, err)
 	cs := newCalendarServer(t)
 	cs.event("dentist", "2026-06-02T14:00", "2026-06-02T15:00")
@@ -348,11 +348,11 @@ func TestCalendarSweepRunsAsAJob(t *testing.T) {
 // queuedCalendarService is a service with every calendar kind (ICS and
 // CalDAV at private addresses, and extra), mail to an outbox and its
 // jobs running on a River queue of db, logging to logger when not nil.
-func queuedCalendarService(t *testing.T, db *store.DB, c *clock, logger *slog.Logger, extra map[string]bookings.CalendarSource) *bookings.Service {
+func queuedCalendarService(t *testing.T, db *store.DB, c *clock, logger *slog.Logger, extra map[bookings.CalendarKind]bookings.CalendarSource) *bookings.Service {
 	t.Helper()
 	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 50 * time.Millisecond, Logger: logger})
 	require.NoError(t, err)
-	sources := map[string]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true}),
+	sources := map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true}),
 		bookings.CalendarCalDAV: bookingsical.NewCalDAV(&bookingsical.Options{AllowPrivateHosts: true})}
 	maps.Copy(sources, extra)
 	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: c.Now, Enqueuer: q, Mailer: mail.NewOutbox(nil),
@@ -534,7 +534,7 @@ func TestCalendarGoogleWriteBackAndNoSecretsLogged(t *testing.T) {
 	var logs strings.Builder
 	var mu sync.Mutex
 	logger := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	svc := queuedCalendarService(t, db, b.clock, logger, map[string]bookings.CalendarSource{bookings.CalendarGoogle: google})
+	svc := queuedCalendarService(t, db, b.clock, logger, map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarGoogle: google})
 	ctx := context.Background()
 
 	c, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarGoogle, Name: "Google",
@@ -618,7 +618,7 @@ func TestCalendarReasonsSayNothingOfTheServer(t *testing.T) {
 	var logs bytes.Buffer
 	svc, err := bookings.NewService(bookingssql.New(b.db), &bookings.Options{Now: b.clock.Now, SecretKey: calendarKey,
 		Logger:          slog.New(slog.NewTextHandler(&logs, nil)),
-		CalendarSources: map[string]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(nil)}})
+		CalendarSources: map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(nil)}})
 	require.NoError(t, err)
 	cs := newCalendarServer(t)
 	for _, tc := range []struct{ address, reason string }{
@@ -648,7 +648,7 @@ func TestSlowCalendarIsSavedAndReadInTheBackground(t *testing.T) {
 	b := setup(t, store.SQLite)
 	svc, err := bookings.NewService(bookingssql.New(b.db), &bookings.Options{Now: b.clock.Now, SecretKey: calendarKey,
 		CalendarConnectWait: 200 * time.Millisecond,
-		CalendarSources:     map[string]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
+		CalendarSources:     map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
 	require.NoError(t, err)
 	cs := newCalendarServer(t)
 	cs.event("dentist", "2026-06-02T14:00", "2026-06-02T15:00")

@@ -7,17 +7,20 @@ import (
 	"golang.org/x/oauth2"
 )
 
+// CalendarKind is the sort of a provider's external calendar.
+type CalendarKind string
+
 // Kinds of calendar connection.
 const (
 	// CalendarCalDAV is a CalDAV account (iCloud, Fastmail, Nextcloud,
 	// Radicale...): a server, a user name and an app password; busy time
 	// is read from the calendars chosen, and bookings may be written to
 	// one of them.
-	CalendarCalDAV = "caldav"
+	CalendarCalDAV CalendarKind = "caldav"
 	// CalendarICS is a calendar's secret iCal address, read only.
-	CalendarICS = "ics"
+	CalendarICS CalendarKind = "ics"
 	// CalendarGoogle is a Google account connected with OAuth.
-	CalendarGoogle = "google"
+	CalendarGoogle CalendarKind = "google"
 )
 
 // Calendar sync defaults.
@@ -35,9 +38,9 @@ const (
 	// for the calendar's server before it is saved and read in the
 	// background.
 	CalendarConnectWaitDefault = 5 * time.Second
-	// CalendarBackoffMax is the longest wait after failed reads (each
+	// calendarBackoffMax is the longest wait after failed reads (each
 	// failure doubles the interval, up to this).
-	CalendarBackoffMax = 6 * time.Hour
+	calendarBackoffMax = 6 * time.Hour
 )
 
 // CalendarConnection is one of a provider's own calendars (an account or
@@ -45,10 +48,10 @@ const (
 // calendar the provider's bookings are written to. Only when the provider
 // is busy is kept, never what they are doing.
 type CalendarConnection struct {
-	ID         int64  `json:"id"`
-	ProviderID int64  `json:"provider_id"`
-	Kind       string `json:"kind"`
-	Name       string `json:"name"`
+	ID         int64        `json:"id"`
+	ProviderID int64        `json:"provider_id"`
+	Kind       CalendarKind `json:"kind"`
+	Name       string       `json:"name"`
 	// Endpoint is the CalDAV server's address; for an ICS address only
 	// its scheme and host (the address itself is a secret).
 	Endpoint string `json:"endpoint"`

@@ -237,7 +237,7 @@ type editView struct {
 	Fields []web.Field
 }
 
-var kindLabels = map[string]string{CalendarICS: "Calendar address (ICS)", CalendarCalDAV: "CalDAV account", CalendarGoogle: "Google Calendar"}
+var kindLabels = map[CalendarKind]string{CalendarICS: "Calendar address (ICS)", CalendarCalDAV: "CalDAV account", CalendarGoogle: "Google Calendar"}
 
 func (p *CalendarsPageHandler) view(c CalendarConnection, loc *time.Location) connectionView {
 	v := connectionView{ID: c.ID, Name: c.Name, Kind: kindLabels[c.Kind], Where: c.Endpoint, Reads: "every calendar of the account"}
@@ -273,9 +273,9 @@ func (p *CalendarsPageHandler) view(c CalendarConnection, loc *time.Location) co
 
 // connectFields are the fields of the ICS and CalDAV forms, with what
 // was typed (never the password) and the errors given.
-func connectFields(r *http.Request, kind string, errs map[string][]string) []web.Field {
+func connectFields(r *http.Request, kind CalendarKind, errs map[string][]string) []web.Field {
 	f := func(typ, name, label, help, auto string) web.Field {
-		n := kind + "_" + name
+		n := string(kind) + "_" + name
 		return web.Field{Type: typ, Name: n, ID: web.FieldID(n), Label: label, Help: help, Value: r.PostFormValue(n),
 			Autocomplete: auto, Required: name != "username", Errors: errs[name]}
 	}
@@ -393,12 +393,12 @@ func (p *CalendarsPageHandler) connect(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	kind := r.PostFormValue("kind")
+	kind := CalendarKind(r.PostFormValue("kind"))
 	if kind != CalendarICS && kind != CalendarCalDAV {
 		return p.draw(w, r, http.StatusUnprocessableEntity, pr, &calendarsPage{}, "Choose a kind of calendar to connect.")
 	}
-	v := func(name string) string { return strings.TrimSpace(r.PostFormValue(kind + "_" + name)) }
-	in := CalendarInput{ProviderID: pr.ID, Kind: kind, Name: v("name"), URL: v("url"), Username: v("username"), Password: r.PostFormValue(kind + "_password")}
+	v := func(name string) string { return strings.TrimSpace(r.PostFormValue(string(kind) + "_" + name)) }
+	in := CalendarInput{ProviderID: pr.ID, Kind: kind, Name: v("name"), URL: v("url"), Username: v("username"), Password: r.PostFormValue(string(kind) + "_password")}
 	c, cals, err := p.svc.ConnectCalendar(r.Context(), in)
 	var ve *ValidationError
 	switch {
@@ -408,7 +408,7 @@ func (p *CalendarsPageHandler) connect(w http.ResponseWriter, r *http.Request) e
 		fields := connectFields(r, kind, errs)
 		var general []string // what no field of the form shows (an unknown kind)
 		for name, ms := range errs {
-			if !slices.ContainsFunc(fields, func(f web.Field) bool { return f.Name == kind+"_"+name }) {
+			if !slices.ContainsFunc(fields, func(f web.Field) bool { return f.Name == string(kind)+"_"+name }) {
 				general = append(general, ms...)
 			}
 		}

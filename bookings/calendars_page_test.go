@@ -48,7 +48,7 @@ func newCalendarsPage(t *testing.T, opts *bookings.CalendarsPageOptions) *calend
 		BaseURL: g.APIBase(), RedirectURL: p.URL + bookings.CalendarsPagePrefixDefault + "/google/callback"})
 	require.NoError(t, err)
 	p.svc, err = bookings.NewService(bookingssql.New(db), &bookings.Options{Now: b.clock.Now, SecretKey: calendarKey,
-		CalendarSources: map[string]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true}),
+		CalendarSources: map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true}),
 			bookings.CalendarGoogle: src}})
 	require.NoError(t, err)
 	h, err := bookings.NewCalendarsPageHandler(p.svc, opts)

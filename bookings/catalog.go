@@ -26,7 +26,7 @@ type OfferingInput struct {
 	Price              *string       `json:"price"`
 	IsFree             *bool         `json:"is_free"`
 	TimeZone           *string       `json:"timezone"`
-	AssignmentStrategy *string       `json:"assignment_strategy"`
+	AssignmentStrategy *Assignment   `json:"assignment_strategy"`
 	DefaultProviderID  *int64        `json:"default_provider_id"`
 	SlotInterval       *int          `json:"slot_interval"`
 	MinAdvance         *int          `json:"min_advance_minutes"`
@@ -156,7 +156,7 @@ func (s *Service) applyService(ctx context.Context, svc *Offering, in OfferingIn
 	if in.TimeZone != nil && !validZone(*in.TimeZone) {
 		v.Add("timezone", "The timezone field must be a valid timezone.")
 	}
-	if in.AssignmentStrategy != nil && !slices.Contains([]string{AssignAny, AssignRoundRobin, AssignDefaultProvider, AssignCollective}, *in.AssignmentStrategy) {
+	if in.AssignmentStrategy != nil && !slices.Contains([]Assignment{AssignAny, AssignRoundRobin, AssignDefaultProvider, AssignCollective}, *in.AssignmentStrategy) {
 		v.Add("assignment_strategy", api.MsgSelected("assignment_strategy"))
 	}
 	if in.DefaultProviderID != nil {
@@ -227,7 +227,9 @@ func setService(svc *Offering, in OfferingInput, creating bool) {
 	set(&svc.Description, in.Description)
 	set(&svc.Slug, in.Slug)
 	set(&svc.TimeZone, in.TimeZone)
-	set(&svc.AssignmentStrategy, in.AssignmentStrategy)
+	if in.AssignmentStrategy != nil {
+		svc.AssignmentStrategy = *in.AssignmentStrategy
+	}
 	for _, p := range []struct {
 		dst *int
 		src *int
@@ -537,11 +539,11 @@ func (s *Service) AddHours(ctx context.Context, providerID int64, in HoursInput)
 
 // OverrideInput closes a date or gives it other hours.
 type OverrideInput struct {
-	Date   *string `json:"date"`
-	Type   *string `json:"type"`
-	Start  *string `json:"start_time"`
-	End    *string `json:"end_time"`
-	Reason *string `json:"reason"`
+	Date   *string       `json:"date"`
+	Type   *OverrideKind `json:"type"`
+	Start  *string       `json:"start_time"`
+	End    *string       `json:"end_time"`
+	Reason *string       `json:"reason"`
 }
 
 // AddOverride adds a date override to a provider.

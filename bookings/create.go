@@ -64,14 +64,14 @@ const (
 
 // Texts of the create rules.
 const (
-	msgTooSoon          = "That appointment time is too soon to book."
-	msgTooFar           = "That appointment time is too far ahead to book."
-	msgProviderNotHere  = "The selected provider is not available for this service."
-	msgTooManyAnswers   = "That submission carries too many answers."
-	maxIntakeAnswers    = 100
-	assignedByCustomer  = "customer"
-	assignedRoundRobin  = "round_robin"
-	assignedDefaultProv = "default_provider"
+	msgTooSoon                     = "That appointment time is too soon to book."
+	msgTooFar                      = "That appointment time is too far ahead to book."
+	msgProviderNotHere             = "The selected provider is not available for this service."
+	msgTooManyAnswers              = "That submission carries too many answers."
+	maxIntakeAnswers               = 100
+	assignedByCustomer  Assignment = "customer"
+	assignedRoundRobin  Assignment = "round_robin"
+	assignedDefaultProv Assignment = "default_provider"
 )
 
 func (s *Service) checkNewBooking(svc Offering, nb *NewBooking) error {

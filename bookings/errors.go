@@ -28,7 +28,8 @@ var (
 // StatusError is a move the booking's status does not allow; it wraps
 // ErrWrongStatus and answers 409 with its text.
 type StatusError struct {
-	Status, Action string
+	Status Status
+	Action string
 }
 
 // Error is the 409's text: "This booking is cancelled, so it cannot be
@@ -40,7 +41,7 @@ func (e *StatusError) Error() string {
 // Unwrap makes errors.Is(err, ErrWrongStatus) hold.
 func (e *StatusError) Unwrap() error { return ErrWrongStatus }
 
-var statusWords = map[string]string{StatusRequested: "requested", StatusConfirmed: "confirmed", StatusCancelled: "cancelled",
+var statusWords = map[Status]string{StatusRequested: "requested", StatusConfirmed: "confirmed", StatusCancelled: "cancelled",
 	StatusCompleted: "completed", StatusNoShow: "marked as a no-show"}
 
 // ValidationError is [groundwork.ValidationError]: the 422 error.

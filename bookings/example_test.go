@@ -76,21 +76,6 @@ func ExampleNewHandler() {
 
 func ptr[T any](v T) *T { return &v }
 
-// How a calendar feed answers a conditional GET: the tag itself, a list
-// holding it, its weak form or * all mean "not modified".
-func ExampleETagMatches() {
-	tag := `"5d41402a"`
-	for _, header := range []string{tag, `"other", ` + tag, "W/" + tag, "*", `"other"`} {
-		fmt.Println(header, "→", bookings.ETagMatches(header, tag))
-	}
-	// Output:
-	// "5d41402a" → true
-	// "other", "5d41402a" → true
-	// W/"5d41402a" → true
-	// * → true
-	// "other" → false
-}
-
 // A bookable service in one call: the service, a provider who offers it,
 // and the provider's hours on weekdays. A service given no price is
 // free.
@@ -146,7 +131,7 @@ func ExampleService_ConnectCalendar() {
 
 	now := func() time.Time { return time.Date(2026, 5, 31, 8, 0, 0, 0, time.UTC) }
 	svc, _ := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: now, SecretKey: []byte("32 bytes of key, kept somewhere!"),
-		CalendarSources: map[string]bookings.CalendarSource{
+		CalendarSources: map[bookings.CalendarKind]bookings.CalendarSource{
 			// AllowPrivateHosts only because the example's server is on 127.0.0.1.
 			bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
 	dur := 60

@@ -22,3 +22,10 @@ const (
 	MsgTooManyAnswers       = msgTooManyAnswers
 	MsgTooSoon              = msgTooSoon
 )
+
+// The slot helpers the tests check, by their exported names of before.
+var (
+	Merge     = mergeSlots
+	MonthSpan = monthSpan
+	Offers    = dayOffers
+)

@@ -98,7 +98,7 @@ func (s *Service) ProviderFeed(ctx context.Context, token, ifNoneMatch string) (
 	}
 	f := Feed{ETag: etag(strconv.FormatInt(p.ID, 10), stampTime(p.UpdatedAt),
 		stampTime(stamp.LastUpdated), strconv.Itoa(stamp.Count), strconv.Itoa(stamp.Live), stampTime(stamp.ServicesUpdated))}
-	if ETagMatches(ifNoneMatch, f.ETag) {
+	if etagMatches(ifNoneMatch, f.ETag) {
 		f.NotModified = true
 		return f, nil
 	}
@@ -151,7 +151,7 @@ func (s *Service) ProviderFeed(ctx context.Context, token, ifNoneMatch string) (
 // eventKey is everything an event of the provider feed shows.
 func eventKey(b Booking, summary, description string) string {
 	return strings.Join([]string{b.Number, strconv.FormatInt(b.UpdatedAt.UnixMicro(), 10), strconv.FormatInt(b.CreatedAt.UnixMicro(), 10),
-		strconv.FormatInt(b.Start.UnixMicro(), 10), strconv.FormatInt(b.End.UnixMicro(), 10), strconv.Itoa(b.Sequence), b.Status,
+		strconv.FormatInt(b.Start.UnixMicro(), 10), strconv.FormatInt(b.End.UnixMicro(), 10), strconv.Itoa(b.Sequence), string(b.Status),
 		summary, description}, "\x00")
 }
 
@@ -226,7 +226,7 @@ func (s *Service) CustomerFeed(ctx context.Context, token, ifNoneMatch string) (
 	}
 	body := serialize(cal, 1)
 	f := Feed{ETag: etag(string(body))}
-	if ETagMatches(ifNoneMatch, f.ETag) {
+	if etagMatches(ifNoneMatch, f.ETag) {
 		f.NotModified = true
 		return f, nil
 	}
@@ -393,10 +393,10 @@ func etag(parts ...string) string {
 	return `"` + hex.EncodeToString(sum[:]) + `"`
 }
 
-// ETagMatches reports whether an If-None-Match header value matches the
+// etagMatches reports whether an If-None-Match header value matches the
 // quoted tag: "*", or any entry of a comma-separated list, weak (W/) or
 // strong.
-func ETagMatches(header, tag string) bool {
+func etagMatches(header, tag string) bool {
 	for part := range strings.SplitSeq(header, ",") {
 		part = strings.TrimSpace(part)
 		if part == "*" || strings.TrimPrefix(part, "W/") == tag {

@@ -175,7 +175,7 @@ func (h *Handler) listSlots(w http.ResponseWriter, r *http.Request) error {
 			break
 		}
 		t, _ := time.Parse("2006-01", month)
-		query.From, query.To = MonthSpan(t.Year(), t.Month(), loc)
+		query.From, query.To = monthSpan(t.Year(), t.Month(), loc)
 	case q.Get("from") != "" || q.Get("to") != "":
 		from, ok1 := ParseDate(q.Get("from"))
 		to, ok2 := ParseDate(q.Get("to"))
@@ -247,9 +247,11 @@ type createRequest struct {
 	Repeat           *Repeat        `json:"repeat"`
 }
 
-func deref(p *string) string {
+// deref is *p, or the zero value for nil.
+func deref[T any](p *T) T {
+	var zero T
 	if p == nil {
-		return ""
+		return zero
 	}
 	return *p
 }
@@ -264,7 +266,7 @@ type ref struct {
 // manage token).
 type bookingJSON struct {
 	ID               int64     `json:"id"`
-	Status           string    `json:"status"`
+	Status           Status    `json:"status"`
 	StartTime        string    `json:"start_time"`
 	EndTime          string    `json:"end_time"`
 	CustomerName     string    `json:"customer_name"`

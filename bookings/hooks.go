@@ -40,13 +40,18 @@ const (
 var EventTypes = []string{EventCreated, EventConfirmed, EventRescheduled, EventReassigned, EventCancelled, EventCompleted,
 	EventNoShow, EventManageTokenReissued, EventErased}
 
+// Actor is who made a change to a booking.
+type Actor string
+
 // Actors of a change.
 const (
-	ActorCustomer = "customer"
-	ActorAdmin    = "admin"
-	ActorProvider = "provider"
-	ActorSystem   = "system"
-	ActorAPI      = "api"
+	ActorCustomer Actor = "customer"
+	ActorAdmin    Actor = "admin"
+	ActorProvider Actor = "provider"
+	ActorSystem   Actor = "system"
+	ActorAPI      Actor = "api"
+	// ActorOwner is the site's owner, acting from the bookings list.
+	ActorOwner Actor = "owner"
 )
 
 // Event is a change to a booking.
@@ -54,7 +59,7 @@ type Event struct {
 	Type    string
 	Booking Booking
 	// Actor made the change; Reason is a cancellation's.
-	Actor  string
+	Actor  Actor
 	Reason string
 	// PreviousStart, PreviousEnd (rescheduled) and PreviousProviderID
 	// (reassigned) are what the booking had before.
@@ -74,7 +79,7 @@ type Event struct {
 type EventData struct {
 	ID               int64      `json:"id"`
 	Number           string     `json:"booking_number"`
-	Status           string     `json:"status"`
+	Status           Status     `json:"status"`
 	ServiceID        int64      `json:"service_id"`
 	ProviderID       *int64     `json:"provider_id"`
 	StartTime        time.Time  `json:"start_time"`
@@ -83,7 +88,7 @@ type EventData struct {
 	CustomerName     string     `json:"customer_name"`
 	CustomerEmail    string     `json:"customer_email"`
 	CustomerTimeZone string     `json:"customer_timezone"`
-	Actor            string     `json:"actor"`
+	Actor            Actor      `json:"actor"`
 	Reason           string     `json:"reason,omitempty"`
 	PreviousStart    *time.Time `json:"previous_start_time,omitempty"`
 	PreviousEnd      *time.Time `json:"previous_end_time,omitempty"`

@@ -111,7 +111,7 @@ func TestEventTxHooksRunInsideTheChange(t *testing.T) {
 			// The change is visible inside its own transaction.
 			var status string
 			require.NoError(t, tx.QueryRowContext(ctx, b.db.Rebind(`SELECT status FROM bookings_bookings WHERE id = ?`), e.Booking.ID).Scan(&status))
-			require.Equal(t, e.Booking.Status, status)
+			require.Equal(t, string(e.Booking.Status), status)
 			if fail.Load() {
 				return errors.New("outbox down")
 			}

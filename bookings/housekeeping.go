@@ -31,7 +31,7 @@ func (s *Service) SendReminders(ctx context.Context) (int, error) {
 				from = earliest
 			}
 		}
-		list, err := s.store.BookingsStarting(ctx, []string{StatusConfirmed}, from, to)
+		list, err := s.store.BookingsStarting(ctx, []Status{StatusConfirmed}, from, to)
 		if err != nil {
 			return queued, fmt.Errorf("bookings: send reminders: %w", err)
 		}

@@ -12,11 +12,11 @@ import (
 
 // Intervals of the periodic jobs.
 const (
-	// ReminderInterval is how often reminders are looked for.
-	ReminderInterval = 15 * time.Minute
-	// HousekeepingInterval is how often past bookings are completed and
+	// reminderInterval is how often reminders are looked for.
+	reminderInterval = 15 * time.Minute
+	// housekeepingInterval is how often past bookings are completed and
 	// old ones pruned.
-	HousekeepingInterval = 24 * time.Hour
+	housekeepingInterval = 24 * time.Hour
 )
 
 // remindersArgs is the periodic job that queues the reminders due
@@ -83,9 +83,9 @@ type calendarSyncArgs struct{}
 // Kind implements river.JobArgs.
 func (calendarSyncArgs) Kind() string { return "bookings_calendar_sync" }
 
-// CalendarSweepInterval is how often the due calendar connections are
+// calendarSweepInterval is how often the due calendar connections are
 // looked for (each is read every Options.CalendarSyncInterval).
-const CalendarSweepInterval = time.Minute
+const calendarSweepInterval = time.Minute
 
 // calendarSyncBatch is the most connections one sweep reads.
 const calendarSyncBatch = 100
@@ -97,7 +97,7 @@ type calendarSyncWorker struct {
 
 // Timeout lets a sweep read a full batch, one connection at a time.
 func (w *calendarSyncWorker) Timeout(*river.Job[calendarSyncArgs]) time.Duration {
-	return CalendarSweepInterval + calendarSyncBatch*w.svc.o.CalendarReadTimeout
+	return calendarSweepInterval + calendarSyncBatch*w.svc.o.CalendarReadTimeout
 }
 
 func (w *calendarSyncWorker) Work(ctx context.Context, _ *river.Job[calendarSyncArgs]) error {
@@ -121,20 +121,20 @@ func RegisterWorkers(workers *river.Workers, svc *Service) error {
 		river.AddWorkerSafely(workers, &calendarWriteWorker{svc: svc}))
 }
 
-// PeriodicJobs are the reminders every ReminderInterval, housekeeping
-// every HousekeepingInterval and the calendar sweep every
-// CalendarSweepInterval; add them with store.Queue.AddPeriodicJobs.
+// PeriodicJobs are the reminders every 15 minutes, housekeeping daily
+// and the calendar sweep every minute; add them with
+// store.Queue.AddPeriodicJobs.
 // River runs them on the leader only (and the reminders' claims hold
 // even if two ran at once).
 func PeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{
-		river.NewPeriodicJob(river.PeriodicInterval(ReminderInterval),
+		river.NewPeriodicJob(river.PeriodicInterval(reminderInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return remindersArgs{}, nil },
 			&river.PeriodicJobOpts{ID: remindersArgs{}.Kind(), RunOnStart: true}),
-		river.NewPeriodicJob(river.PeriodicInterval(HousekeepingInterval),
+		river.NewPeriodicJob(river.PeriodicInterval(housekeepingInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return housekeepingArgs{}, nil },
 			&river.PeriodicJobOpts{ID: housekeepingArgs{}.Kind(), RunOnStart: true}),
-		river.NewPeriodicJob(river.PeriodicInterval(CalendarSweepInterval),
+		river.NewPeriodicJob(river.PeriodicInterval(calendarSweepInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return calendarSyncArgs{}, nil },
 			&river.PeriodicJobOpts{ID: calendarSyncArgs{}.Kind(), RunOnStart: true}),
 	}

@@ -40,7 +40,7 @@ func limitReach(svc Offering, offers []Offer) time.Duration {
 
 // period is the span of the period containing start in loc, from the
 // first local day of it, and that day.
-func (s *Service) period(kind string, start time.Time, loc *time.Location) (Date, time.Time, time.Time) {
+func (s *Service) period(kind LimitPeriod, start time.Time, loc *time.Location) (Date, time.Time, time.Time) {
 	day := DateOf(start.In(loc))
 	first, next := day, day.AddDays(1)
 	switch kind {
@@ -89,7 +89,7 @@ func (s *Service) limitLocks(svc Offering, o Offer, start time.Time) []string {
 			continue
 		}
 		first, _, _ := s.period(l.Period, start, loc)
-		name := strconv.FormatInt(o.ID, 10) + "|" + l.Period + "|" + first.String()
+		name := strconv.FormatInt(o.ID, 10) + "|" + string(l.Period) + "|" + first.String()
 		if !slices.Contains(out, name) {
 			out = append(out, name)
 		}

@@ -301,7 +301,7 @@ func (p *ListPage) act(w http.ResponseWriter, r *http.Request) error {
 	}
 	_, provider, _ := p.who(r)
 	loc := p.zoneOf(r, provider)
-	actor := "owner" // the events' actor: the site's owner, from the list
+	actor := ActorOwner // the events' actor: the site's owner, from the list
 	var said string
 	switch r.PostFormValue("action") {
 	case "confirm":
@@ -328,7 +328,7 @@ func (p *ListPage) act(w http.ResponseWriter, r *http.Request) error {
 	}
 	var se *StatusError
 	if errors.As(err, &se) {
-		said, err = fmt.Sprintf("That cannot be done: the booking is %s.", strings.ReplaceAll(se.Status, "_", "-")), nil
+		said, err = fmt.Sprintf("That cannot be done: the booking is %s.", strings.ReplaceAll(string(se.Status), "_", "-")), nil
 	}
 	if isInvalid(err) {
 		return p.showBooking(w, r, http.StatusUnprocessableEntity, map[string][]string{"reason": {"The reason must be 1000 characters or fewer"}})

@@ -49,7 +49,7 @@ type mailArgs struct {
 	ProviderID    int64      `json:"provider_id,omitempty"`
 	PreviousStart *time.Time `json:"previous_start,omitempty"`
 	Reason        string     `json:"reason,omitempty"`
-	Actor         string     `json:"actor,omitempty"`
+	Actor         Actor      `json:"actor,omitempty"`
 }
 
 // Kind implements river.JobArgs.

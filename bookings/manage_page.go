@@ -72,7 +72,7 @@ type seriesDate struct {
 	This bool
 }
 
-var statusLabels = map[string]string{StatusRequested: "Requested (not confirmed yet)", StatusConfirmed: "Confirmed",
+var statusLabels = map[Status]string{StatusRequested: "Requested (not confirmed yet)", StatusConfirmed: "Confirmed",
 	StatusCancelled: "Cancelled", StatusCompleted: "Completed", StatusNoShow: "Marked as missed"}
 
 // manageLimits counts a manage-page request in the per-IP (reads only)

@@ -54,20 +54,23 @@ type ProviderRules struct {
 	Location *Location `json:"location,omitempty"`
 }
 
+// LimitPeriod is the span a limit counts over.
+type LimitPeriod string
+
 // Limit periods.
 const (
-	PeriodDay   = "day"
-	PeriodWeek  = "week"
-	PeriodMonth = "month"
+	PeriodDay   LimitPeriod = "day"
+	PeriodWeek  LimitPeriod = "week"
+	PeriodMonth LimitPeriod = "month"
 )
 
 // Limit caps bookings in a period, counted in the provider's zone: at most
 // Bookings bookings and Minutes booked minutes (0: no cap of that kind).
 // Weeks start on Options.WeekStart.
 type Limit struct {
-	Period   string `json:"period"`
-	Bookings int    `json:"bookings,omitempty"`
-	Minutes  int    `json:"minutes,omitempty"`
+	Period   LimitPeriod `json:"period"`
+	Bookings int         `json:"bookings,omitempty"`
+	Minutes  int         `json:"minutes,omitempty"`
 }
 
 // LengthChoice is one length a customer may pick, in minutes, with its
@@ -77,19 +80,22 @@ type LengthChoice struct {
 	Price   *string `json:"price,omitempty"`
 }
 
+// LocationKind is the sort of place a meeting happens in.
+type LocationKind string
+
 // Location kinds.
 const (
-	LocationAddress = "address"
-	LocationPhone   = "phone"
-	LocationVideo   = "video"
+	LocationAddress LocationKind = "address"
+	LocationPhone   LocationKind = "phone"
+	LocationVideo   LocationKind = "video"
 )
 
 // Location is where a meeting happens: an address, a phone number, or a
 // video link (Value empty for a video link made per booking by
 // Options.VideoLink).
 type Location struct {
-	Kind  string `json:"kind"`
-	Value string `json:"value"`
+	Kind  LocationKind `json:"kind"`
+	Value string       `json:"value"`
 }
 
 // Limits of the rules.
@@ -109,14 +115,14 @@ func checkLimits(v *api.Validator, field string, limits []Limit) {
 		v.Add(field, fmt.Sprintf("The %s field must not have more than %d items.", field, maxLimits))
 		return
 	}
-	seen := map[string]bool{}
+	seen := map[LimitPeriod]bool{}
 	for i, l := range limits {
 		at := fmt.Sprintf("%s.%d", field, i)
 		switch {
-		case !slices.Contains([]string{PeriodDay, PeriodWeek, PeriodMonth}, l.Period):
+		case !slices.Contains([]LimitPeriod{PeriodDay, PeriodWeek, PeriodMonth}, l.Period):
 			v.Add(at+".period", "The period must be day, week or month.")
 		case seen[l.Period]:
-			v.Add(at+".period", "There is already a limit for each "+l.Period+"; give one per period.")
+			v.Add(at+".period", "There is already a limit for each "+string(l.Period)+"; give one per period.")
 		}
 		seen[l.Period] = true
 		if l.Bookings < 0 || l.Bookings > limitBookingsMax {
@@ -138,7 +144,7 @@ func checkLocation(v *api.Validator, field string, l *Location) {
 	}
 	l.Value = strings.TrimSpace(l.Value)
 	switch {
-	case !slices.Contains([]string{LocationAddress, LocationPhone, LocationVideo}, l.Kind):
+	case !slices.Contains([]LocationKind{LocationAddress, LocationPhone, LocationVideo}, l.Kind):
 		v.Add(field+".kind", "The kind must be address, phone or video.")
 	case len([]rune(l.Value)) > locationMaxLength:
 		v.Add(field+".value", api.MsgMaxChars(field+".value", locationMaxLength))
@@ -263,7 +269,7 @@ func placeText(l *Location) string {
 	if l == nil {
 		return ""
 	}
-	label := map[string]string{LocationAddress: "", LocationPhone: "By phone: ", LocationVideo: "Video: "}[l.Kind]
+	label := map[LocationKind]string{LocationAddress: "", LocationPhone: "By phone: ", LocationVideo: "Video: "}[l.Kind]
 	if l.Value == "" {
 		return strings.TrimSuffix(label, ": ") + " (the link follows)"
 	}

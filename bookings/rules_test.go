@@ -117,7 +117,7 @@ func TestProviderChoice(t *testing.T) {
 	// Never-assigned first, then lower ID; then the least recent.
 	first := book("2026-06-02T13:00:00Z", 0)
 	require.Equal(t, b.provider.ID, *first.ProviderID)
-	require.Equal(t, "round_robin", first.AssignmentStrategy)
+	require.Equal(t, bookings.AssignRoundRobin, first.AssignmentStrategy)
 	b.clock.Advance(time.Second)
 	second := book("2026-06-02T13:00:00Z", 0)
 	require.Equal(t, bo.ID, *second.ProviderID, "the same slot goes to the other provider")
@@ -125,7 +125,7 @@ func TestProviderChoice(t *testing.T) {
 	third := book("2026-06-02T15:00:00Z", 0)
 	require.Equal(t, b.provider.ID, *third.ProviderID, "the least recently assigned")
 	named := book("2026-06-02T16:00:00Z", bo.ID)
-	require.Equal(t, "customer", named.AssignmentStrategy)
+	require.Equal(t, bookings.Assignment("customer"), named.AssignmentStrategy)
 	_, _, err := b.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: time.Date(2026, 6, 2, 13, 0, 0, 0, time.UTC),
 		CustomerName: "Grace", CustomerEmail: "grace@example.com"})
 	require.ErrorIs(t, err, bookings.ErrSlotTaken, "both providers are taken at 13:00")
@@ -144,7 +144,7 @@ func TestProviderChoice(t *testing.T) {
 	bk, _, err := b.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "solo", Start: time.Date(2026, 6, 4, 13, 0, 0, 0, time.UTC), CustomerName: "G", CustomerEmail: "g@example.com"})
 	require.NoError(t, err)
 	require.Equal(t, bo.ID, *bk.ProviderID)
-	require.Equal(t, "default_provider", bk.AssignmentStrategy)
+	require.Equal(t, bookings.AssignDefaultProvider, bk.AssignmentStrategy)
 	// With no links and no default provider, nobody offers it.
 	newOffering(t, st, "nobody", 30)
 	_, _, err = b.svc.Create(ctx, bookings.NewBooking{ServiceSlug: "nobody", Start: time.Date(2026, 6, 4, 13, 0, 0, 0, time.UTC), CustomerName: "G", CustomerEmail: "g@example.com"})

@@ -118,7 +118,7 @@ type Options struct {
 	// bookingsgoogle make them); no calendar is read without one. The
 	// secrets of the connections are sealed with SecretKey, which they
 	// need.
-	CalendarSources map[string]CalendarSource
+	CalendarSources map[CalendarKind]CalendarSource
 	// CalendarSyncInterval is how often each connection is read;
 	// CalendarSyncIntervalDefault when zero.
 	CalendarSyncInterval time.Duration
@@ -466,7 +466,7 @@ func (s *Service) slotsAndCalendar(ctx context.Context, svc Offering, offers []O
 // exactly at start, given the busy time.
 func (s *Service) offersStart(svc Offering, o Offer, cal Calendar, start time.Time, busy []Busy) bool {
 	date := DateOf(start.In(location(o.TimeZone)))
-	return Offers(s.dayOf(svc, o, cal, date, busy), start) && (!hasLimits(svc, o) || s.withinLimits(svc, o, busy, start, length(svc, o)))
+	return dayOffers(s.dayOf(svc, o, cal, date, busy), start) && (!hasLimits(svc, o) || s.withinLimits(svc, o, busy, start, length(svc, o)))
 }
 
 // SlotQuery asks for a service's slots over [From, To), of one provider
@@ -510,7 +510,7 @@ func (s *Service) Slots(ctx context.Context, svc Offering, q SlotQuery) ([]Slot,
 	if svc.AssignmentStrategy == AssignCollective && q.ProviderID == 0 {
 		return s.filterSlots(ctx, svc, common(slots, len(offers))), nil
 	}
-	return s.filterSlots(ctx, svc, Merge(slots, q.ProviderID == 0)), nil
+	return s.filterSlots(ctx, svc, mergeSlots(slots, q.ProviderID == 0)), nil
 }
 
 // common are the periods every one of n providers offers, in order, with
@@ -530,9 +530,9 @@ func common(slots []Slot, n int) []Slot {
 	return out
 }
 
-// MonthSpan is [local first of month 00:00, next first) in loc, made in
+// monthSpan is [local first of month 00:00, next first) in loc, made in
 // local time so a DST change inside the month does not shift its end.
-func MonthSpan(year int, month time.Month, loc *time.Location) (time.Time, time.Time) {
+func monthSpan(year int, month time.Month, loc *time.Location) (time.Time, time.Time) {
 	first := Date{Year: year, Month: month, Day: 1}
 	next := DateOf(time.Date(year, month+1, 1, 12, 0, 0, 0, time.UTC))
 	return first.In(loc), next.In(loc)

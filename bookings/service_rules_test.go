@@ -597,7 +597,7 @@ func TestWeeklySeries(t *testing.T) {
 	require.NoError(t, err)
 	statuses := []string{}
 	for _, o := range all {
-		statuses = append(statuses, o.Status)
+		statuses = append(statuses, string(o.Status))
 	}
 	require.Equal(t, []string{"confirmed", "cancelled", "cancelled", "cancelled", "cancelled"}, statuses)
 	code, _ = b.do(t, "POST", "/api/bookings/manage/"+token+"/cancel", `{"scope":"everything"}`)

@@ -13,8 +13,8 @@ import (
 //	svc.CreateService(ctx, bookings.OfferingInput{Name: bookings.Given("Consultation"), Duration: bookings.Given(30)})
 func Given[T any](v T) *T { return &v }
 
-// Weekdays are Monday to Friday, for [Service.AddWeekdayHours].
-var Weekdays = []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday}
+// weekdays are Monday to Friday, for [Service.AddWeekdayHours].
+var weekdays = []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday}
 
 // AddWeekdayHours adds the same hours, from start to end ("09:00",
 // "17:00"), on each of days: the working week in one call. It stops at
@@ -36,7 +36,7 @@ func (s *Service) AddWeekdayHours(ctx context.Context, providerID int64, days []
 type Setup struct {
 	Service  OfferingInput
 	Provider ProviderInput
-	// Days, Start and End are the provider's hours: Weekdays from 09:00
+	// Days, Start and End are the provider's hours: weekdays from 09:00
 	// to 17:00 when Days is empty.
 	Days       []time.Weekday
 	Start, End string
@@ -60,7 +60,7 @@ func (s *Service) SetUp(ctx context.Context, in Setup) (Offering, Provider, erro
 	}
 	days, start, end := in.Days, in.Start, in.End
 	if len(days) == 0 {
-		days = Weekdays
+		days = weekdays
 	}
 	if start == "" {
 		start = "09:00"

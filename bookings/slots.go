@@ -254,11 +254,11 @@ func maxTime(a, b time.Time) time.Time {
 	return a
 }
 
-// Offers reports whether DaySlots(d) holds a slot starting at start,
+// dayOffers reports whether DaySlots(d) holds a slot starting at start,
 // without drawing the whole day: the label must be on the grid of d's
 // date and map to start, and the slot must fit a window and clash with
 // nothing.
-func Offers(d Day, start time.Time) bool {
+func dayOffers(d Day, start time.Time) bool {
 	if d.Length <= 0 || d.Interval <= 0 || d.Loc == nil {
 		return false
 	}
@@ -336,10 +336,10 @@ func seatsLeft(d Day, p Period) int {
 	return d.Seats - taken
 }
 
-// Merge sorts slots by start, then end, then provider; with distinct it
+// mergeSlots sorts slots by start, then end, then provider; with distinct it
 // keeps one slot per period, with no provider and the places left of
 // them all.
-func Merge(slots []Slot, distinct bool) []Slot {
+func mergeSlots(slots []Slot, distinct bool) []Slot {
 	// Sort on integer keys: comparing time.Time values costs more than
 	// the sort itself.
 	type keyed struct {

@@ -10,6 +10,12 @@ import (
 // Implementations: bookingssql (SQLite and Postgres);
 // bookingstest.RunStoreTests pins the contract below. Times are UTC to the
 // microsecond.
+//
+// Store is this domain's adapter seam, as a driver is River's: the one
+// interface a storage engine implements, and the only way the service
+// reaches its data. A host keeps the SQL adapter (on its own *sql.DB, SQLite
+// or Postgres) unless it brings another engine; an adapter is complete when
+// the conformance suite passes on it.
 type Store interface {
 	// CreateService stores s and returns it with its ID; ErrSlugTaken
 	// when another service has the slug.
@@ -106,7 +112,7 @@ type Store interface {
 	// of from: ErrNotFound without the booking, ErrWrongStatus (wrapped,
 	// with the booking as it is) when its status is another. then, when
 	// not nil, runs in the change's transaction.
-	SetStatus(ctx context.Context, id int64, from []string, to string, at time.Time, then TxHook) (Booking, error)
+	SetStatus(ctx context.Context, id int64, from []Status, to Status, at time.Time, then TxHook) (Booking, error)
 	// Move gives an active booking a new provider and period under the
 	// new provider's lock, as Reserve books: the busy time shown to
 	// m.Check leaves the booking itself out. ErrNotFound, ErrWrongStatus
@@ -130,7 +136,7 @@ type Store interface {
 	FeedBookings(ctx context.Context, providerID int64, from, to time.Time) ([]Booking, error)
 	// BookingsStarting returns the bookings in one of statuses starting
 	// in [from, to), by start then ID.
-	BookingsStarting(ctx context.Context, statuses []string, from, to time.Time) ([]Booking, error)
+	BookingsStarting(ctx context.Context, statuses []Status, from, to time.Time) ([]Booking, error)
 	// ClaimNotification records n unless a notification of its booking,
 	// kind and scheduled time is recorded already (then false, and then
 	// is not called). then runs in the claim's transaction (to queue the
@@ -240,7 +246,7 @@ type CalendarQuery struct {
 // BookingFilter selects bookings: zero fields select everything.
 type BookingFilter struct {
 	ServiceID, ProviderID int64
-	Status                string
+	Status                Status
 	// From and To bound the start: From <= start < To.
 	From, To time.Time
 	Limit    int

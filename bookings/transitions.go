@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-var active = []string{StatusRequested, StatusConfirmed}
+var active = []Status{StatusRequested, StatusConfirmed}
 
 // errNotOffered: the new time of a move is not a slot the provider offers
 // (checked before the lock; a slot taken inside it is ErrSlotTaken alone).
@@ -17,7 +17,7 @@ var errNotOffered = fmt.Errorf("bookings: not offered: %w", ErrSlotTaken)
 
 // setStatus moves booking id from one of from to to, queueing the mail
 // of kind in the change's transaction and emitting kind after it.
-func (s *Service) setStatus(ctx context.Context, id int64, from []string, to, action, kind, actor, reason string) (Booking, error) {
+func (s *Service) setStatus(ctx context.Context, id int64, from []Status, to Status, action, kind string, actor Actor, reason string) (Booking, error) {
 	b, err := s.store.SetStatus(ctx, id, from, to, s.o.Now(), s.changeHook(func(b Booking) []Event {
 		return []Event{{Type: kind, Booking: b, Actor: actor, Reason: reason}}
 	}))
@@ -32,15 +32,15 @@ func (s *Service) setStatus(ctx context.Context, id int64, from []string, to, ac
 }
 
 // Confirm moves a requested booking to confirmed.
-func (s *Service) Confirm(ctx context.Context, id int64, actor string) (Booking, error) {
-	return s.setStatus(ctx, id, []string{StatusRequested}, StatusConfirmed, "confirmed", EventConfirmed, actor, "")
+func (s *Service) Confirm(ctx context.Context, id int64, actor Actor) (Booking, error) {
+	return s.setStatus(ctx, id, []Status{StatusRequested}, StatusConfirmed, "confirmed", EventConfirmed, actor, "")
 }
 
 // CancelReasonMaxLength caps a cancellation's reason, in characters.
 const CancelReasonMaxLength = 1000
 
 // Cancel cancels an active booking; the reason travels on the event only.
-func (s *Service) Cancel(ctx context.Context, id int64, actor, reason string) (Booking, error) {
+func (s *Service) Cancel(ctx context.Context, id int64, actor Actor, reason string) (Booking, error) {
 	if len([]rune(reason)) > CancelReasonMaxLength {
 		return Booking{}, invalid("reason", fmt.Sprintf("The reason field must not be greater than %d characters.", CancelReasonMaxLength))
 	}
@@ -48,12 +48,12 @@ func (s *Service) Cancel(ctx context.Context, id int64, actor, reason string) (B
 }
 
 // Complete marks an active booking completed.
-func (s *Service) Complete(ctx context.Context, id int64, actor string) (Booking, error) {
+func (s *Service) Complete(ctx context.Context, id int64, actor Actor) (Booking, error) {
 	return s.setStatus(ctx, id, active, StatusCompleted, "completed", EventCompleted, actor, "")
 }
 
 // NoShow marks an active booking as a no-show.
-func (s *Service) NoShow(ctx context.Context, id int64, actor string) (Booking, error) {
+func (s *Service) NoShow(ctx context.Context, id int64, actor Actor) (Booking, error) {
 	return s.setStatus(ctx, id, active, StatusNoShow, "marked as a no-show", EventNoShow, actor, "")
 }
 
@@ -154,7 +154,7 @@ func (s *Service) offerOf(ctx context.Context, svc Offering, providerID int64) (
 // Reschedule moves an active booking to start, keeping its provider,
 // length and status; start must be a slot the provider offers once the
 // booking's own time is left out (ErrSlotTaken otherwise).
-func (s *Service) Reschedule(ctx context.Context, id int64, start time.Time, actor string) (Booking, error) {
+func (s *Service) Reschedule(ctx context.Context, id int64, start time.Time, actor Actor) (Booking, error) {
 	b, svc, err := s.bookingAndService(ctx, id)
 	if err != nil {
 		return Booking{}, fmt.Errorf("bookings: reschedule booking %d: %w", id, err)
@@ -178,7 +178,7 @@ func (s *Service) Reschedule(ctx context.Context, id int64, start time.Time, act
 
 // Reassign gives an active booking to another bookable provider of its
 // service at the same time, if that provider offers the slot.
-func (s *Service) Reassign(ctx context.Context, id, providerID int64, actor string) (Booking, error) {
+func (s *Service) Reassign(ctx context.Context, id, providerID int64, actor Actor) (Booking, error) {
 	b, svc, err := s.bookingAndService(ctx, id)
 	if err != nil {
 		return Booking{}, fmt.Errorf("bookings: reassign booking %d: %w", id, err)

@@ -29,16 +29,19 @@ type Feed struct {
 	UpdatedAt        time.Time         `json:"updated_at"`
 }
 
+// Match is how many of a rule's conditions must hold.
+type Match string
+
 // Match values of a ConditionalLogic.
 const (
-	MatchAll = "all"
-	MatchAny = "any"
+	MatchAll Match = "all"
+	MatchAny Match = "any"
 )
 
 // ConditionalLogic is a rule over a submission's values: all or any of
 // its conditions must hold. No conditions always holds.
 type ConditionalLogic struct {
-	Match      string      `json:"match"`
+	Match      Match       `json:"match"`
 	Conditions []Condition `json:"conditions"`
 }
 
@@ -54,9 +57,9 @@ func (l ConditionalLogic) MarshalJSON() ([]byte, error) {
 
 // Condition compares one submitted field with Value by Operator.
 type Condition struct {
-	Field    string `json:"field"`
-	Operator string `json:"operator"`
-	Value    any    `json:"value"`
+	Field    string   `json:"field"`
+	Operator Operator `json:"operator"`
+	Value    any      `json:"value"`
 }
 
 // Payload is what a feed sends to the provider for one subscriber.
@@ -80,7 +83,7 @@ type Subscription struct {
 	FirstName *string        `json:"first_name,omitempty"`
 	Fields    map[string]any `json:"fields,omitempty"`
 	// TagIDs are applied after the subscriber is made (at most
-	// MaxTagsPerJob).
+	// maxTagsPerJob).
 	TagIDs []int64 `json:"tag_ids,omitempty"`
 	// ListFormID is the provider's form to add the subscriber to; nil
 	// for none.

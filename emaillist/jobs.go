@@ -15,9 +15,9 @@ import (
 const (
 	// SubscribeMaxAttempts is how many times a subscribe job runs at most.
 	SubscribeMaxAttempts = 5
-	// SubscribeBackoff is the first wait before a retry without a
+	// subscribeBackoff is the first wait before a retry without a
 	// Retry-After; each further one doubles, with jitter.
-	SubscribeBackoff = 30 * time.Second
+	subscribeBackoff = 30 * time.Second
 )
 
 // SubscribeArgs is the River job that carries out one subscribe.
@@ -64,7 +64,7 @@ func (w *subscribeWorker) NextRetry(job *river.Job[SubscribeArgs]) time.Time {
 	if d, ok := w.waits.LoadAndDelete(job.ID); ok {
 		return now.Add(d.(time.Duration))
 	}
-	backoff := SubscribeBackoff << min(max(job.Attempt-1, 0), 8)
+	backoff := subscribeBackoff << min(max(job.Attempt-1, 0), 8)
 	return now.Add(backoff/2 + time.Duration(rand.Int64N(int64(backoff/2)+1)))
 }
 

@@ -80,7 +80,7 @@ type kitSubscriber struct {
 
 // Subscribe implements Provider: create or update the subscriber (email,
 // first name, fields: Kit's create is an upsert), add it to the list form,
-// then apply each tag (at most MaxTagsPerJob), one call each.
+// then apply each tag (at most maxTagsPerJob), one call each.
 func (k *Kit) Subscribe(ctx context.Context, sub Subscription) (Subscriber, error) {
 	body := map[string]any{"email_address": sub.Email}
 	if sub.FirstName != nil {
@@ -135,10 +135,10 @@ func (k *Kit) Ping(ctx context.Context) error {
 	return nil
 }
 
-// capTags is at most MaxTagsPerJob tags.
+// capTags is at most maxTagsPerJob tags.
 func capTags(tags []int64) []int64 {
-	if len(tags) > MaxTagsPerJob {
-		return tags[:MaxTagsPerJob]
+	if len(tags) > maxTagsPerJob {
+		return tags[:maxTagsPerJob]
 	}
 	return tags
 }

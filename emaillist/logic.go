@@ -9,22 +9,25 @@ import (
 	"strings"
 )
 
+// Operator is how a condition compares a field with its value.
+type Operator string
+
 // Condition operators.
 const (
-	OpEquals      = "equals"
-	OpNotEquals   = "not_equals"
-	OpContains    = "contains"
-	OpNotContains = "not_contains"
-	OpIsEmpty     = "is_empty"
-	OpIsNotEmpty  = "is_not_empty"
-	OpStartsWith  = "starts_with"
-	OpEndsWith    = "ends_with"
-	OpGreaterThan = "greater_than"
-	OpLessThan    = "less_than"
+	OpEquals      Operator = "equals"
+	OpNotEquals   Operator = "not_equals"
+	OpContains    Operator = "contains"
+	OpNotContains Operator = "not_contains"
+	OpIsEmpty     Operator = "is_empty"
+	OpIsNotEmpty  Operator = "is_not_empty"
+	OpStartsWith  Operator = "starts_with"
+	OpEndsWith    Operator = "ends_with"
+	OpGreaterThan Operator = "greater_than"
+	OpLessThan    Operator = "less_than"
 )
 
 // Operators are the condition operators, in the order documented.
-var Operators = []string{OpEquals, OpNotEquals, OpContains, OpNotContains, OpIsEmpty, OpIsNotEmpty, OpStartsWith, OpEndsWith,
+var Operators = []Operator{OpEquals, OpNotEquals, OpContains, OpNotContains, OpIsEmpty, OpIsNotEmpty, OpStartsWith, OpEndsWith,
 	OpGreaterThan, OpLessThan}
 
 // Matches reports whether values (a submission's, by field slug) meet
@@ -36,7 +39,7 @@ func (l *ConditionalLogic) Matches(values map[string]any) bool {
 	if l == nil || len(l.Conditions) == 0 {
 		return true
 	}
-	anyOf := strings.EqualFold(strings.TrimSpace(l.Match), MatchAny)
+	anyOf := strings.EqualFold(strings.TrimSpace(string(l.Match)), string(MatchAny))
 	for _, c := range l.Conditions {
 		if c.Holds(values) == anyOf {
 			return anyOf

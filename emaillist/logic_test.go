@@ -88,7 +88,7 @@ func TestConditionOperators(t *testing.T) {
 		{"name", "", "Grace Hopper", false},
 	}
 	for _, c := range cases {
-		got := emaillist.Condition{Field: c.field, Operator: c.op, Value: c.value}.Holds(values)
+		got := emaillist.Condition{Field: c.field, Operator: emaillist.Operator(c.op), Value: c.value}.Holds(values)
 		require.Equal(t, c.want, got, "%s %s %v", c.field, c.op, c.value)
 	}
 }

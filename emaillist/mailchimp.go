@@ -99,7 +99,7 @@ func SubscriberHash(email string) string {
 // Subscribe implements Provider: an idempotent upsert of the member
 // (PUT /lists/{list}/members/{hash}: email, status if new, the first name
 // as FNAME and the fields as merge fields), then the tags in one call to
-// the member tags endpoint (at most MaxTagsPerJob).
+// the member tags endpoint (at most maxTagsPerJob).
 func (m *Mailchimp) Subscribe(ctx context.Context, sub Subscription) (Subscriber, error) {
 	hash := SubscriberHash(sub.Email)
 	member := "/lists/" + m.list + "/members/" + hash

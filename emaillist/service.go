@@ -22,10 +22,10 @@ const (
 	// MaxFields and MaxFieldLength cap a subscribe request's fields.
 	MaxFields      = 32
 	MaxFieldLength = 2048
-	// MaxRequestTags caps a subscribe request's tags; MaxTagsPerJob the
+	// MaxRequestTags caps a subscribe request's tags; maxTagsPerJob the
 	// tags one job applies.
 	MaxRequestTags = 20
-	MaxTagsPerJob  = 50
+	maxTagsPerJob  = 50
 	// MaxEmailLength caps an email address.
 	MaxEmailLength = 255
 )

@@ -8,6 +8,12 @@ import (
 // Store keeps feeds. Implementations: emaillistsql (SQLite and
 // Postgres); emaillisttest.RunStoreTests pins the contract below. Times
 // are UTC to the microsecond.
+//
+// Store is this domain's adapter seam, as a driver is River's: the one
+// interface a storage engine implements, and the only way the service
+// reaches its data. A host keeps the SQL adapter (on its own *sql.DB, SQLite
+// or Postgres) unless it brings another engine; an adapter is complete when
+// the conformance suite passes on it.
 type Store interface {
 	// CreateFeed stores f and returns it with its ID; ErrNameTaken when
 	// the form has a feed of that name.

@@ -40,16 +40,16 @@ const (
 	// InvitationsMax is the most invitations minted by one call.
 	InvitationsMax = 1000
 	// AccessMailsPerAddress is the most links mailed to one address for
-	// one form in AccessMailWindow; more asks are answered alike and send
+	// one form in an hour; more asks are answered alike and send
 	// nothing.
 	AccessMailsPerAddress = 3
-	// AccessMailWindow is the window of AccessMailsPerAddress and
-	// ResumeMailsPerAddress.
-	AccessMailWindow = time.Hour
-	// ResumeMailsPerAddress is the most resume links mailed to one
-	// address, whatever the form, in AccessMailWindow: a saved response's
+	// accessMailWindow is the window of AccessMailsPerAddress and
+	// resumeMailsPerAddress.
+	accessMailWindow = time.Hour
+	// resumeMailsPerAddress is the most resume links mailed to one
+	// address, whatever the form, in accessMailWindow: a saved response's
 	// mail box cannot be used to send mail to anyone at will.
-	ResumeMailsPerAddress = 5
+	resumeMailsPerAddress = 5
 
 	accessContext = "groundwork forms: access link v1\x00"
 	accessMaxLen  = 640
@@ -172,7 +172,7 @@ func (s *Service) Invite(form *Form, n int, expires time.Time, pages string) ([]
 // it proves the address. pages is where the form's page is served
 // (Options.PagesURL when set wins). A bad address is a *ValidationError;
 // a form not open now ErrClosed. Past AccessMailsPerAddress asks in
-// AccessMailWindow it sends nothing more and says nothing of it, as it
+// accessMailWindow it sends nothing more and says nothing of it, as it
 // says nothing of whether the address has responded.
 func (s *Service) RequestAccess(ctx context.Context, form *Form, address, pages string) error {
 	if !form.OnePerPerson || identifyBy(form) != IdentifyByEmail {
@@ -193,7 +193,7 @@ func (s *Service) RequestAccess(ctx context.Context, form *Form, address, pages 
 	}
 	// One address, whatever its case, is one person.
 	address = strings.ToLower(address)
-	res, err := s.tokenUses.Hit(ctx, "forms-access:"+strconv.FormatInt(form.ID, 10)+":"+address, AccessMailsPerAddress, AccessMailWindow)
+	res, err := s.tokenUses.Hit(ctx, "forms-access:"+strconv.FormatInt(form.ID, 10)+":"+address, AccessMailsPerAddress, accessMailWindow)
 	if err != nil {
 		return fmt.Errorf("forms: request access: %w", err)
 	}
@@ -237,9 +237,9 @@ type linkMailArgs struct {
 // Kind implements river.JobArgs.
 func (linkMailArgs) Kind() string { return "forms_link_mail" }
 
-// InsertOpts gives the job NotificationAttempts tries.
+// InsertOpts gives the job notificationAttempts tries.
 func (linkMailArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: NotificationAttempts}
+	return river.InsertOpts{MaxAttempts: notificationAttempts}
 }
 
 type linkMailWorker struct {

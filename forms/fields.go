@@ -96,7 +96,7 @@ func validateLogic(v *api.Validator, field string, l *Logic, actions ...string) 
 // validateField checks f against its form's steps and fills defaults.
 func (s *Service) validateField(f *Field, steps []Step) *api.Validator {
 	v := &api.Validator{}
-	f.Type = strings.TrimSpace(f.Type)
+	f.Type = FieldType(strings.TrimSpace(string(f.Type)))
 	if f.Type == "" {
 		v.Add("type", api.MsgRequired("type"))
 	} else if _, ok := fieldTypes[f.Type]; !ok {
@@ -198,7 +198,7 @@ func (s *Service) validateField(f *Field, steps []Step) *api.Validator {
 
 // kindOf names a field of type t in a sentence's first words: "A text
 // field", "An email field", "An HTML field".
-func kindOf(t string) string {
+func kindOf(t FieldType) string {
 	name := fieldTypes[t]
 	if name != "HTML" && name != "URL" {
 		name = strings.ToLower(name)
@@ -210,13 +210,13 @@ func kindOf(t string) string {
 }
 
 // configFor names the field types each field_config setting is for.
-var configFor = map[string]func(string) bool{
+var configFor = map[string]func(FieldType) bool{
 	"options":       isChoice,
-	"allowed_types": func(t string) bool { return t == TypeFile },
-	"max_size":      func(t string) bool { return t == TypeFile },
-	"rows":          func(t string) bool { return t == TypeTextarea },
-	"content":       func(t string) bool { return t == TypeHTML },
-	"prefill":       func(t string) bool { return !IsLayout(t) && t != TypeFile },
+	"allowed_types": func(t FieldType) bool { return t == TypeFile },
+	"max_size":      func(t FieldType) bool { return t == TypeFile },
+	"rows":          func(t FieldType) bool { return t == TypeTextarea },
+	"content":       func(t FieldType) bool { return t == TypeHTML },
+	"prefill":       func(t FieldType) bool { return !IsLayout(t) && t != TypeFile },
 }
 
 // validateForType checks that f's settings suit its type, and that a
@@ -307,7 +307,7 @@ func uniqueName(base string, fields []Field, except int64) string {
 
 // nameFromLabel makes a field name from its label: snake_case, "field"
 // when nothing is left, prefixed when it would not start with a letter.
-func nameFromLabel(label, fieldType string) string {
+func nameFromLabel(label string, fieldType FieldType) string {
 	if strings.TrimSpace(label) == "" {
 		label = fieldTypes[fieldType]
 	}

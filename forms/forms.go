@@ -64,7 +64,7 @@ type FormSettings struct {
 	// (OnePerPerson) knows the person: IdentifyBySignIn (the default, when
 	// empty), IdentifyByEmail (an address proved by a link mailed to it)
 	// or IdentifyByInvitation (a single-use link the admin API mints).
-	IdentifyBy string `json:"identify_by"`
+	IdentifyBy Identify `json:"identify_by"`
 	// SaveAndResume lets a person save their answers so far and come
 	// back to them from a resume link, good for ResumeHours
 	// (ResumeHoursDefault when zero, at most ResumeHoursMax).
@@ -79,46 +79,53 @@ type FormSettings struct {
 	Translations map[string]Translation `json:"translations"`
 }
 
+// Identify is how a form knows a person.
+type Identify string
+
 // Ways a form knows a person (FormSettings.IdentifyBy).
 const (
-	IdentifyBySignIn     = "sign_in"
-	IdentifyByEmail      = "email"
-	IdentifyByInvitation = "invitation"
+	IdentifyBySignIn     Identify = "sign_in"
+	IdentifyByEmail      Identify = "email"
+	IdentifyByInvitation Identify = "invitation"
 )
 
 // identifyBy is form's way of knowing a person, the default filled in.
-func identifyBy(form *Form) string {
+func identifyBy(form *Form) Identify {
 	if form.IdentifyBy == "" {
 		return IdentifyBySignIn
 	}
 	return form.IdentifyBy
 }
 
+// FieldType is the sort of a field: a built-in type below, or one a host
+// registered.
+type FieldType string
+
 // Field types.
 const (
-	TypeText           = "text"
-	TypeEmail          = "email"
-	TypePhone          = "phone"
-	TypeNumber         = "number"
-	TypeURL            = "url"
-	TypeTextarea       = "textarea"
-	TypeHidden         = "hidden"
-	TypeSelect         = "select"
-	TypeRadio          = "radio"
-	TypeCheckbox       = "checkbox"
-	TypeCheckboxGroup  = "checkbox_group"
-	TypeSelectMultiple = "select_multiple"
-	TypeFile           = "file"
-	TypeDate           = "date"
-	TypeTime           = "time"
-	TypeHeading        = "heading"
-	TypeParagraph      = "paragraph"
-	TypeDivider        = "divider"
-	TypeHTML           = "html"
+	TypeText           FieldType = "text"
+	TypeEmail          FieldType = "email"
+	TypePhone          FieldType = "phone"
+	TypeNumber         FieldType = "number"
+	TypeURL            FieldType = "url"
+	TypeTextarea       FieldType = "textarea"
+	TypeHidden         FieldType = "hidden"
+	TypeSelect         FieldType = "select"
+	TypeRadio          FieldType = "radio"
+	TypeCheckbox       FieldType = "checkbox"
+	TypeCheckboxGroup  FieldType = "checkbox_group"
+	TypeSelectMultiple FieldType = "select_multiple"
+	TypeFile           FieldType = "file"
+	TypeDate           FieldType = "date"
+	TypeTime           FieldType = "time"
+	TypeHeading        FieldType = "heading"
+	TypeParagraph      FieldType = "paragraph"
+	TypeDivider        FieldType = "divider"
+	TypeHTML           FieldType = "html"
 )
 
 // fieldTypes are the built-in types with their default labels.
-var fieldTypes = map[string]string{
+var fieldTypes = map[FieldType]string{
 	TypeText: "Text", TypeEmail: "Email", TypePhone: "Phone", TypeNumber: "Number", TypeURL: "URL",
 	TypeTextarea: "Message", TypeHidden: "Hidden", TypeSelect: "Select", TypeRadio: "Choice",
 	TypeCheckbox: "Checkbox", TypeCheckboxGroup: "Checkboxes", TypeSelectMultiple: "Multiple choice",
@@ -128,17 +135,17 @@ var fieldTypes = map[string]string{
 
 // IsLayout reports whether a field type only shapes the page: it carries
 // no data and is never validated or stored.
-func IsLayout(fieldType string) bool {
+func IsLayout(fieldType FieldType) bool {
 	return fieldType == TypeHeading || fieldType == TypeParagraph || fieldType == TypeDivider || fieldType == TypeHTML
 }
 
 // isChoice reports whether a type picks from field_config.options.
-func isChoice(fieldType string) bool {
+func isChoice(fieldType FieldType) bool {
 	return fieldType == TypeSelect || fieldType == TypeRadio || fieldType == TypeCheckboxGroup || fieldType == TypeSelectMultiple
 }
 
 // isMulti reports whether a type holds a list of values.
-func isMulti(fieldType string) bool {
+func isMulti(fieldType FieldType) bool {
 	return fieldType == TypeCheckboxGroup || fieldType == TypeSelectMultiple
 }
 
@@ -153,12 +160,12 @@ type Field struct {
 	// UUID identifies the field when reordering.
 	UUID string `json:"uuid"`
 	// Name is the key of its value in submissions.
-	Name        string `json:"name"`
-	Type        string `json:"type"`
-	Label       string `json:"label"`
-	Placeholder string `json:"placeholder"`
-	HelpText    string `json:"help_text"`
-	IsRequired  bool   `json:"is_required"`
+	Name        string    `json:"name"`
+	Type        FieldType `json:"type"`
+	Label       string    `json:"label"`
+	Placeholder string    `json:"placeholder"`
+	HelpText    string    `json:"help_text"`
+	IsRequired  bool      `json:"is_required"`
 	// ValidationRules narrow what the field accepts.
 	ValidationRules ValidationRules `json:"validation_rules"`
 	// FieldConfig is the type's settings: "options" for choices,
@@ -339,14 +346,14 @@ func (s *Submission) Answers() map[string]any {
 // Value is one field's answer in a submission. Field name, label and type
 // are copied, so the answer still reads after the field changes or goes.
 type Value struct {
-	ID           int64    `json:"id"`
-	SubmissionID int64    `json:"submission_id"`
-	FieldID      *int64   `json:"field_id"`
-	FieldName    string   `json:"field_name"`
-	FieldLabel   string   `json:"field_label"`
-	FieldType    string   `json:"field_type"`
-	Value        *string  `json:"value"`
-	ValueArray   []string `json:"value_array"`
+	ID           int64     `json:"id"`
+	SubmissionID int64     `json:"submission_id"`
+	FieldID      *int64    `json:"field_id"`
+	FieldName    string    `json:"field_name"`
+	FieldLabel   string    `json:"field_label"`
+	FieldType    FieldType `json:"field_type"`
+	Value        *string   `json:"value"`
+	ValueArray   []string  `json:"value_array"`
 	// DisplayValue is the value as a person reads it: lists joined with
 	// ", ", a file as its original name.
 	DisplayValue string    `json:"display_value"`
@@ -387,18 +394,21 @@ func (u *Upload) HumanSize() string {
 // IsImage reports whether the file is an image.
 func (u *Upload) IsImage() bool { return strings.HasPrefix(u.MimeType, "image/") }
 
+// NotificationType is whom a notification is for.
+type NotificationType string
+
 // Notification types.
 const (
-	NotificationAdmin         = "admin"
-	NotificationAutoresponder = "autoresponder"
-	NotificationCustom        = "custom"
+	NotificationAdmin         NotificationType = "admin"
+	NotificationAutoresponder NotificationType = "autoresponder"
+	NotificationCustom        NotificationType = "custom"
 )
 
 // Notification is an email sent for each accepted submission.
 type Notification struct {
-	ID     int64  `json:"id"`
-	FormID int64  `json:"form_id"`
-	Type   string `json:"type"`
+	ID     int64            `json:"id"`
+	FormID int64            `json:"form_id"`
+	Type   NotificationType `json:"type"`
 	// Subject and Message may hold placeholders: {{form_name}},
 	// {{all_fields}}, {{<field name>}}.
 	Subject string `json:"subject"`

@@ -343,7 +343,7 @@ func applyForm(v *api.Validator, in map[string]any, f *Form) {
 	setOptionalTime(v, in, "closes_at", &f.ClosesAt)
 	v.SetString(in, "closed_message", &f.ClosedMessage)
 	v.SetBool(in, "one_per_person", &f.OnePerPerson)
-	v.SetString(in, "identify_by", &f.IdentifyBy)
+	setNamed(v, in, "identify_by", &f.IdentifyBy)
 	v.SetBool(in, "save_and_resume", &f.SaveAndResume)
 	v.SetBool(in, "captcha", &f.Captcha)
 	v.SetString(in, "language", &f.Language)
@@ -465,7 +465,7 @@ func applyField(v *api.Validator, in map[string]any, f *Field) {
 		v.CheckKeys("field_config", config, fieldConfigShape)
 	}
 	checkLogic(v, in)
-	v.SetString(in, "type", &f.Type)
+	setNamed(v, in, "type", &f.Type)
 	v.SetOptionalInt(in, "step_id", &f.StepID)
 	v.SetString(in, "name", &f.Name)
 	v.SetString(in, "label", &f.Label)
@@ -601,7 +601,7 @@ func (h *Handler) listNotifications(w http.ResponseWriter, r *http.Request) erro
 func applyNotification(v *api.Validator, in map[string]any, n *Notification) {
 	v.CheckKeys("", in, notificationShape)
 	checkLogic(v, in)
-	v.SetString(in, "type", &n.Type)
+	setNamed(v, in, "type", &n.Type)
 	v.SetString(in, "subject", &n.Subject)
 	v.SetString(in, "recipients", &n.Recipients)
 	v.SetString(in, "message", &n.Message)
@@ -617,4 +617,11 @@ var openAPIDescription []byte
 // into a host's document; see groundwork.OpenAPI.
 func (h *Handler) OpenAPI() (*groundwork.OpenAPI, error) {
 	return openapi.Part(openAPIDescription, h.base.Prefix, PrefixDefault, h.Routes())
+}
+
+// setNamed is Validator.SetString for a named string type (an enum).
+func setNamed[T ~string](v *api.Validator, in map[string]any, key string, dst *T) {
+	s := string(*dst)
+	v.SetString(in, key, &s)
+	*dst = T(s)
 }

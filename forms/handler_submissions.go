@@ -168,7 +168,7 @@ func (h *Handler) bulkSubmissions(w http.ResponseWriter, r *http.Request) error 
 	if err := v.Err(); err != nil {
 		return err
 	}
-	n, err := h.svc.Bulk(r.Context(), form.ID, action, ids)
+	n, err := h.svc.Bulk(r.Context(), form.ID, BulkAction(action), ids)
 	if err != nil {
 		return err
 	}

@@ -286,12 +286,13 @@ func (p *SummaryPage) bulk(w http.ResponseWriter, r *http.Request) error {
 		web.SeeOther(w, r, back)
 		return nil
 	}
-	if r.PostFormValue("action") == BulkDelete && r.PostFormValue("confirm") != "yes" {
+	action := BulkAction(r.PostFormValue("action"))
+	if action == BulkDelete && r.PostFormValue("confirm") != "yes" {
 		what := web.Count(len(ids), "answer")
 		return p.askDelete(w, r, deleteView{What: what, Said: "The " + what + " you ticked will be deleted.", IDs: ids,
 			Action: p.base.Prefix + "/" + form.Slug + "/submissions/", Back: back})
 	}
-	n, err := p.svc.Bulk(r.Context(), form.ID, r.PostFormValue("action"), ids)
+	n, err := p.svc.Bulk(r.Context(), form.ID, action, ids)
 	var ve *ValidationError
 	if errors.As(err, &ve) {
 		p.base.Render.SetFlash(w, r, strings.SplitN(back, "?", 2)[0], web.Flash{Kind: "error", Message: "Choose what to do with the ticked answers."})
@@ -301,8 +302,8 @@ func (p *SummaryPage) bulk(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	done := map[string]string{BulkMarkRead: "marked read", BulkMarkUnread: "marked unread", BulkMarkSpam: "moved to spam",
-		BulkMarkNotSpam: "moved out of spam", BulkDelete: "deleted"}[r.PostFormValue("action")]
+	done := map[BulkAction]string{BulkMarkRead: "marked read", BulkMarkUnread: "marked unread", BulkMarkSpam: "moved to spam",
+		BulkMarkNotSpam: "moved out of spam", BulkDelete: "deleted"}[action]
 	p.base.Render.SetFlash(w, r, strings.SplitN(back, "?", 2)[0], web.Flash{Kind: "success", Message: strings.ToUpper(web.Count(n, "answer")[:1]) +
 		web.Count(n, "answer")[1:] + " " + done + "."})
 	web.SeeOther(w, r, back)

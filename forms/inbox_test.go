@@ -118,7 +118,7 @@ func TestBrowserAnswersInbox(t *testing.T) {
 		browsertest.TabTo(t, ctx, id)
 		browsertest.Press(t, ctx, " ", false)
 	}
-	browsertest.Do(t, ctx, chromedp.SetValue(chromedp.ID("bulk-action"), forms.BulkMarkSpam))
+	browsertest.Do(t, ctx, chromedp.SetValue(chromedp.ID("bulk-action"), string(forms.BulkMarkSpam)))
 	browsertest.TabTo(t, ctx, ".bulk button")
 	browsertest.Press(t, ctx, "\r", true)
 	require.Contains(t, browsertest.Text(t, ctx, ".notice"), "2 answers moved to spam.")
@@ -136,7 +136,7 @@ func TestBrowserAnswersInbox(t *testing.T) {
 	browsertest.Do(t, ctx, chromedp.Navigate(list), chromedp.WaitVisible(chromedp.CSS("ul.inbox")))
 	browsertest.TabTo(t, ctx, "ul.inbox li input")
 	browsertest.Press(t, ctx, " ", false)
-	browsertest.Do(t, ctx, chromedp.SetValue(chromedp.ID("bulk-action"), forms.BulkDelete))
+	browsertest.Do(t, ctx, chromedp.SetValue(chromedp.ID("bulk-action"), string(forms.BulkDelete)))
 	browsertest.TabTo(t, ctx, ".bulk button")
 	browsertest.Press(t, ctx, "\r", true)
 	require.Equal(t, "Delete 1 answer?", browsertest.Text(t, ctx, "h1"))

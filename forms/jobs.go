@@ -25,8 +25,8 @@ func (w *notificationWorker) NextRetry(job *river.Job[notificationArgs]) time.Ti
 	return time.Now().Add(mail.RetryDelay(job.Attempt))
 }
 
-// SweepInterval is how often the sweep of kept uploads runs.
-const SweepInterval = 15 * time.Minute
+// sweepInterval is how often the sweep of kept uploads runs.
+const sweepInterval = 15 * time.Minute
 
 // sweepArgs is the periodic job that deletes uploads kept longer than
 // UploadKeepTime, with their files ([Service.SweepKeptUploads]).
@@ -66,10 +66,10 @@ func RegisterWorkers(workers *river.Workers, svc *Service) error {
 	return river.AddWorkerSafely(workers, &notificationWorker{svc: svc})
 }
 
-// PeriodicJobs is the sweep of kept uploads, every SweepInterval; add it
+// PeriodicJobs is the sweep of kept uploads, every 15 minutes; add it
 // with store.Queue.AddPeriodicJobs.
 func PeriodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(SweepInterval),
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(sweepInterval),
 		func() (river.JobArgs, *river.InsertOpts) { return sweepArgs{}, nil },
 		&river.PeriodicJobOpts{ID: sweepArgs{}.Kind(), RunOnStart: true})}
 }

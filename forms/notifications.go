@@ -18,7 +18,7 @@ import (
 
 // notificationDefaults are each type's subject and message when the
 // notification gives none.
-var notificationDefaults = map[string][2]string{
+var notificationDefaults = map[NotificationType][2]string{
 	NotificationAdmin:         {"New submission: {{form_name}}", "A new submission to {{form_name}}:\n\n{{all_fields}}"},
 	NotificationAutoresponder: {"Thank you for contacting us", "Thank you for your submission to {{form_name}}. We will be in touch.\n\n{{all_fields}}"},
 	NotificationCustom:        {"Form submission: {{form_name}}", "{{all_fields}}"},
@@ -49,7 +49,7 @@ func (s *Service) Notification(ctx context.Context, formID, id int64) (*Notifica
 // an autoresponder's recipient from the form's first email field.
 func (s *Service) validateNotification(ctx context.Context, n *Notification) (*api.Validator, error) {
 	v := &api.Validator{}
-	n.Type = strings.TrimSpace(n.Type)
+	n.Type = NotificationType(strings.TrimSpace(string(n.Type)))
 	defaults, ok := notificationDefaults[n.Type]
 	switch {
 	case n.Type == "":
@@ -180,9 +180,9 @@ type notificationArgs struct {
 // Kind implements river.JobArgs.
 func (notificationArgs) Kind() string { return "forms_notification" }
 
-// InsertOpts gives the job NotificationAttempts tries.
+// InsertOpts gives the job notificationAttempts tries.
 func (notificationArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: NotificationAttempts}
+	return river.InsertOpts{MaxAttempts: notificationAttempts}
 }
 
 // queueNotifications queues a job per notification that goes out, inside

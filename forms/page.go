@@ -572,12 +572,12 @@ func sizeText(n int64) string {
 }
 
 // inputTypes maps field types to the page layer's input types.
-var inputTypes = map[string]string{TypeText: "text", TypeEmail: "email", TypePhone: "tel", TypeNumber: "number", TypeURL: "url",
+var inputTypes = map[FieldType]string{TypeText: "text", TypeEmail: "email", TypePhone: "tel", TypeNumber: "number", TypeURL: "url",
 	TypeDate: "date", TypeTime: "time", TypeFile: "file", TypeHidden: "hidden", TypeTextarea: web.TypeTextarea,
 	TypeSelect: web.TypeSelect, TypeSelectMultiple: web.TypeSelect, TypeRadio: web.TypeRadio,
 	TypeCheckboxGroup: web.TypeCheckboxes, TypeCheckbox: web.TypeCheckbox}
 
-var autocomplete = map[string]string{TypeEmail: "email", TypePhone: "tel", TypeURL: "url"}
+var autocomplete = map[FieldType]string{TypeEmail: "email", TypePhone: "tel", TypeURL: "url"}
 
 // layout lays out a form's fields by step, with the visitor's answers and
 // the messages of a failed submission. For the error summary it also
@@ -600,7 +600,7 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 			if c, ok := f.FieldConfig["content"].(string); ok && f.Type == TypeHTML {
 				text = c // shown as text: html/template escapes it
 			}
-			return pageItem{Kind: f.Type, Text: text}
+			return pageItem{Kind: string(f.Type), Text: text}
 		}
 		if value, fixed := locked[f.Name]; fixed {
 			// Set by a signed prefill: shown, not to be changed.

@@ -220,7 +220,7 @@ func (s *Service) savePartial(ctx context.Context, form *Form, fields []Field, r
 
 // MailResumeLink mails link, the resume link of partial (a response of
 // form saved to finish later), to address. A bad address, or one sent
-// ResumeMailsPerAddress links in the last AccessMailWindow (counted by
+// resumeMailsPerAddress links in the last accessMailWindow (counted by
 // Options.FormTokenUses, so across instances with a shared limiter), is a
 // *ValidationError on "email".
 func (s *Service) MailResumeLink(ctx context.Context, form *Form, partial *Partial, address, link string) error {
@@ -235,9 +235,9 @@ func (s *Service) MailResumeLink(ctx context.Context, form *Form, partial *Parti
 }
 
 // resumeMailAllowed counts a resume link mailed to address, refusing it
-// past ResumeMailsPerAddress in AccessMailWindow on field.
+// past resumeMailsPerAddress in accessMailWindow on field.
 func (s *Service) resumeMailAllowed(ctx context.Context, form *Form, address, field string) error {
-	res, err := s.tokenUses.Hit(ctx, "forms-resume-mail:"+strings.ToLower(address), ResumeMailsPerAddress, AccessMailWindow)
+	res, err := s.tokenUses.Hit(ctx, "forms-resume-mail:"+strings.ToLower(address), resumeMailsPerAddress, accessMailWindow)
 	if err != nil {
 		return fmt.Errorf("forms: mail resume link: %w", err)
 	}

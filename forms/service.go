@@ -47,10 +47,10 @@ const (
 	// MinFillTime is the default least time to fill a form in, as a
 	// duration (MinFillSecondsDefault seconds).
 	MinFillTime = MinFillSecondsDefault * time.Second
-	// NotificationAttempts is how often a notification (or a mailed link)
+	// notificationAttempts is how often a notification (or a mailed link)
 	// is tried: mail.MaxAttempts, with mail.RetryDelay between tries, so
 	// a mail server away for hours loses nothing.
-	NotificationAttempts = mail.MaxAttempts
+	notificationAttempts = mail.MaxAttempts
 )
 
 // AllowedExtensionsDefault are the file extensions a file field takes when
@@ -342,7 +342,7 @@ func (s *Service) validateForm(f *Form) *api.Validator {
 	if f.IdentifyBy == "" {
 		f.IdentifyBy = IdentifyBySignIn
 	}
-	if !slices.Contains([]string{IdentifyBySignIn, IdentifyByEmail, IdentifyByInvitation}, f.IdentifyBy) {
+	if !slices.Contains([]Identify{IdentifyBySignIn, IdentifyByEmail, IdentifyByInvitation}, f.IdentifyBy) {
 		v.Add("identify_by", api.MsgSelected("identify_by"))
 	}
 	validateLanguages(v, f)

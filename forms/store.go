@@ -10,6 +10,12 @@ import (
 // formssql (SQLite and Postgres); formstest.RunStoreTests pins the
 // contract written here.
 //
+// Store is this domain's adapter seam, as a driver is River's: the one
+// interface a storage engine implements, and the only way the service
+// reaches its data. A host keeps the SQL adapter (on its own *sql.DB, SQLite
+// or Postgres) unless it brings another engine; an adapter is complete when
+// the conformance suite passes on it.
+//
 // Every method takes the IDs of the form it works in; a child (field,
 // step, submission, notification) of another form is ErrNotFound. Times
 // are stored in UTC to the microsecond; the caller sets them. Lists are in
@@ -222,7 +228,8 @@ type SubmissionQuery struct {
 // Type) is Value; for a field of several answers (a checkbox group, a
 // multiple select), whose answers include Value.
 type AnswerFilter struct {
-	Field, Value, Type string
+	Field, Value string
+	Type         FieldType
 }
 
 // FieldPlace is where a field goes: its step and sort order.

@@ -187,22 +187,25 @@ func storedAnswers(sub *Submission) answers {
 	return a
 }
 
+// BulkAction is what Bulk does to the submissions it is given.
+type BulkAction string
+
 // Bulk actions on submissions.
 const (
-	BulkMarkRead    = "mark_read"
-	BulkMarkUnread  = "mark_unread"
-	BulkMarkSpam    = "mark_spam"
-	BulkMarkNotSpam = "mark_not_spam"
-	BulkDelete      = "delete"
+	BulkMarkRead    BulkAction = "mark_read"
+	BulkMarkUnread  BulkAction = "mark_unread"
+	BulkMarkSpam    BulkAction = "mark_spam"
+	BulkMarkNotSpam BulkAction = "mark_not_spam"
+	BulkDelete      BulkAction = "delete"
 )
 
 // Bulk applies action to the listed submissions of a form and returns how
 // many it touched; IDs of other forms or of nothing are left alone.
-func (s *Service) Bulk(ctx context.Context, formID int64, action string, ids []int64) (int, error) {
+func (s *Service) Bulk(ctx context.Context, formID int64, action BulkAction, ids []int64) (int, error) {
 	v := &api.Validator{}
 	if action == "" {
 		v.Add("action", api.MsgRequired("action"))
-	} else if !slices.Contains([]string{BulkMarkRead, BulkMarkUnread, BulkMarkSpam, BulkMarkNotSpam, BulkDelete}, action) {
+	} else if !slices.Contains([]BulkAction{BulkMarkRead, BulkMarkUnread, BulkMarkSpam, BulkMarkNotSpam, BulkDelete}, action) {
 		v.Add("action", api.MsgSelected("action"))
 	}
 	if len(ids) == 0 {

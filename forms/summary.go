@@ -33,7 +33,7 @@ type Summary struct {
 type FieldSummary struct {
 	Name     string         `json:"name"`
 	Label    string         `json:"label"`
-	Type     string         `json:"type"`
+	Type     FieldType      `json:"type"`
 	Answered int64          `json:"answered"`
 	Options  []OptionCount  `json:"options,omitempty"`
 	Number   *NumberStats   `json:"number,omitempty"`

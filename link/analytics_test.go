@@ -92,7 +92,7 @@ func TestAnalyticsLinks(t *testing.T) {
 		props, err = a.EventProperties(ctx, reporting.AnalyticsQuery{Days: 1, Event: link.EventBookingCreated})
 		require.NoError(t, err)
 		require.ElementsMatch(t, []reporting.PropertyValue{{Property: "service", Value: "call", Count: 1, Users: 1},
-			{Property: "status", Value: bookings.StatusConfirmed, Count: 1, Users: 1}}, props.Properties)
+			{Property: "status", Value: string(bookings.StatusConfirmed), Count: 1, Users: 1}}, props.Properties)
 		ov, err := a.Overview(ctx, q)
 		require.NoError(t, err)
 		require.Equal(t, 1.0, ov.Totals.Sessions, "one visit: the page view, then the submission and the booking in it")

@@ -186,7 +186,7 @@ func BookingsToAnalytics(b *bookings.Service, a *reporting.Analytics, site strin
 		if e.Type != bookings.EventCreated {
 			return
 		}
-		props := map[string]string{"status": e.Booking.Status}
+		props := map[string]string{"status": string(e.Booking.Status)}
 		if services, err := b.Services(ctx); err == nil {
 			for _, s := range services {
 				if s.ID == e.Booking.ServiceID {

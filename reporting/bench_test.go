@@ -183,9 +183,9 @@ func BenchmarkReports(b *testing.B) {
 					name string
 					read func() error
 				}{
-					{"countries", func() error { _, err := a.Countries(context.Background(), pq); return err }},
-					{"browsers", func() error { _, err := a.Browsers(context.Background(), pq); return err }},
-					{"campaigns", func() error { _, err := a.Campaigns(context.Background(), pq); return err }},
+					{"countries", func() error { _, err := a.Breakdown(context.Background(), reporting.DimCountry, pq); return err }},
+					{"browsers", func() error { _, err := a.Breakdown(context.Background(), reporting.DimBrowser, pq); return err }},
+					{"campaigns", func() error { _, err := a.Breakdown(context.Background(), reporting.DimCampaign, pq); return err }},
 					{"entry-pages", func() error { _, err := a.EntryPages(context.Background(), pq); return err }},
 					{"exit-pages", func() error { _, err := a.ExitPages(context.Background(), pq); return err }},
 					{"goals", func() error { _, err := a.GoalConversions(context.Background(), pq); return err }},
@@ -193,9 +193,15 @@ func BenchmarkReports(b *testing.B) {
 					// the views kept by visitor.
 					{"filtered-overview", func() error { _, err := a.Overview(context.Background(), narrowed(pq, country, browser)); return err }},
 					{"filtered-pages", func() error { _, err := a.TopContent(context.Background(), narrowed(pq, country, mobile)); return err }},
-					{"filtered-countries-by-page", func() error { _, err := a.Countries(context.Background(), narrowed(pq, page)); return err }},
+					{"filtered-countries-by-page", func() error {
+						_, err := a.Breakdown(context.Background(), reporting.DimCountry, narrowed(pq, page))
+						return err
+					}},
 					{"filtered-goals", func() error { _, err := a.GoalConversions(context.Background(), narrowed(pq, country)); return err }},
-					{"filtered-sources-by-goal", func() error { _, err := a.Sources(context.Background(), narrowed(pq, goal)); return err }},
+					{"filtered-sources-by-goal", func() error {
+						_, err := a.Breakdown(context.Background(), reporting.DimSource, narrowed(pq, goal))
+						return err
+					}},
 				} {
 					b.Run(fmt.Sprintf("%s-%dd", p.name, days), func(b *testing.B) {
 						for b.Loop() {

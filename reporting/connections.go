@@ -6,10 +6,13 @@ import (
 	"time"
 )
 
+// ConnectionStatus is where a Google connection stands.
+type ConnectionStatus string
+
 // Statuses of a Google connection.
 const (
-	StatusConnected    = "connected"
-	StatusDisconnected = "disconnected"
+	StatusConnected    ConnectionStatus = "connected"
+	StatusDisconnected ConnectionStatus = "disconnected"
 )
 
 // ErrNoConnection: the user never connected an account.
@@ -24,7 +27,7 @@ type GoogleConnection struct {
 	TokenType           string
 	ExpiresAt           time.Time
 	Scopes              []string
-	Status              string
+	Status              ConnectionStatus
 	DisconnectionReason string
 	UpdatedAt           time.Time
 }

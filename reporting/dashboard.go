@@ -191,7 +191,7 @@ type activeFilter struct {
 func (p *dashboardPage) URL(fs Filters, export string) string {
 	v := maps.Clone(p.rangeQuery)
 	for _, f := range fs {
-		v.Set(f.Dim, f.Value)
+		v.Set(string(f.Dim), f.Value)
 	}
 	if export != "" {
 		v.Set("export", export)
@@ -208,13 +208,13 @@ type filterCell struct {
 
 // Cell is dim's value as the tables show it: a link that adds it to the
 // filters the page has (or puts it in place of dim's), keeping the others.
-func (p *dashboardPage) Cell(dim, value string) filterCell {
+func (p *dashboardPage) Cell(dim Dimension, value string) filterCell {
 	current, _ := p.Filters.Value(dim)
 	return filterCell{Value: value, URL: p.URL(p.Filters.With(Filter{Dim: dim, Value: value}), ""), Current: current == value}
 }
 
 // Filtering reports whether the page is narrowed to one value of dim.
-func (p *dashboardPage) Filtering(dim string) bool {
+func (p *dashboardPage) Filtering(dim Dimension) bool {
 	_, ok := p.Filters.Value(dim)
 	return ok
 }
@@ -353,7 +353,7 @@ func pickRange(r *http.Request, p *dashboardPage) AnalyticsQuery {
 	}
 	p.rangeQuery = link
 	for _, dim := range FilterDims {
-		if v := q.Get(dim); v != "" {
+		if v := q.Get(string(dim)); v != "" {
 			p.Filters = append(p.Filters, Filter{Dim: dim, Value: v})
 		}
 	}
@@ -370,9 +370,9 @@ func pickRange(r *http.Request, p *dashboardPage) AnalyticsQuery {
 // filterWords does not say otherwise); removeWords name it on the link
 // that drops it.
 var (
-	filterWords = map[string]string{DimPage: "the page", DimSource: "visits from", DimDevice: "visits on", DimBrowser: "visits in",
+	filterWords = map[Dimension]string{DimPage: "the page", DimSource: "visits from", DimDevice: "visits on", DimBrowser: "visits in",
 		DimOS: "visits on", DimMedium: "the medium", DimCampaign: "the campaign", DimTerm: "the term", DimContent: "the content"}
-	removeWords = map[string]string{DimPage: "the page", DimSource: "the source", DimDevice: "the device", DimCountry: "the country",
+	removeWords = map[Dimension]string{DimPage: "the page", DimSource: "the source", DimDevice: "the device", DimCountry: "the country",
 		DimBrowser: "the browser", DimOS: "the operating system", DimMedium: "the medium", DimCampaign: "the campaign",
 		DimTerm: "the term", DimContent: "the content", DimGoal: "the goal", DimProp: "the property"}
 )
@@ -503,8 +503,8 @@ func (d *Dashboard) trafficSection(ctx context.Context, p *dashboardPage, q Anal
 	}
 	if _, ok := d.svc.o.Analytics.(BreakdownSource); ok && err == nil {
 		var sources, devices Breakdown
-		if sources, err = d.svc.Sources(ctx, q); err == nil {
-			devices, err = d.svc.Devices(ctx, q)
+		if sources, err = d.svc.Breakdown(ctx, DimSource, q); err == nil {
+			devices, err = d.svc.Breakdown(ctx, DimDevice, q)
 		}
 		t.Sources, t.Devices = &sources, &devices
 	}
@@ -602,12 +602,12 @@ func (d *Dashboard) export(w http.ResponseWriter, r *http.Request, table string,
 			}
 		}
 	default:
-		f := d.svc.Sources
+		dim := DimSource
 		if table == "devices" {
-			f = d.svc.Devices
+			dim = DimDevice
 		}
 		var b Breakdown
-		if b, err = f(r.Context(), q); err == nil {
+		if b, err = d.svc.Breakdown(r.Context(), dim, q); err == nil {
 			rows = append(rows, []string{strings.TrimSuffix(table, "s"), "views", "visitors", "share"})
 			for _, row := range b.Rows {
 				rows = append(rows, []string{row.Key, num(row.Views), num(row.Users), strconv.FormatFloat(row.Shares, 'f', 4, 64)})
@@ -624,7 +624,7 @@ func (d *Dashboard) export(w http.ResponseWriter, r *http.Request, table string,
 		name = table + "-" + q.Start + "-to-" + q.End
 	}
 	for _, f := range q.Filters.Sorted() {
-		name += "-" + f.Dim + "-" + fileWord(f.Value)
+		name += "-" + string(f.Dim) + "-" + fileWord(f.Value)
 	}
 	name += ".csv"
 	h := w.Header()

@@ -8,8 +8,13 @@
 // A [SearchSource] answers performance (totals and a daily trend), top
 // queries and top pages; an [AnalyticsSource] the overview (totals and
 // trend) and top content (pages and events); a [BreakdownSource] also
-// breaks views down by source and device. A source that depends on who
-// asks (a user's own Google connection) is [Connected].
+// breaks views down by one [Dimension] through one verb,
+// Breakdown(ctx, dim, query): a source, a device class, a country, a
+// browser, an operating system or a campaign dimension ([BreakdownDims]).
+// Entry and exit pages ([SessionSource]), an event's properties
+// ([PropertySource]), goals ([GoalSource]) and live visitors
+// ([LiveSource]) answer in shapes of their own. A source that depends on
+// who asks (a user's own Google connection) is [Connected].
 //
 // # First-party analytics
 //

@@ -24,8 +24,8 @@ const (
 	Monthly = "monthly"
 )
 
-// EmailReportSweep is how often the reports due are looked for.
-const EmailReportSweep = time.Hour
+// emailReportSweep is how often the reports due are looked for.
+const emailReportSweep = time.Hour
 
 // MaxEmailReports is how many addresses a site may send reports to.
 const MaxEmailReports = 50
@@ -229,9 +229,9 @@ func (e *EmailReports) render(ctx context.Context, to, from, until string) (mail
 	d.Tables = append(d.Tables, pages)
 	for _, t := range []struct {
 		title, first string
-		read         func(context.Context, AnalyticsQuery) (Breakdown, error)
-	}{{"Top sources", "Source", a.Sources}, {"Top countries", "Country", a.Countries}} {
-		b, err := t.read(ctx, q)
+		dim          Dimension
+	}{{"Top sources", "Source", DimSource}, {"Top countries", "Country", DimCountry}} {
+		b, err := a.Breakdown(ctx, t.dim, q)
 		if err != nil {
 			return mail.Message{}, err
 		}
@@ -346,11 +346,11 @@ func (e *EmailReports) RegisterWorkers(workers *river.Workers) error {
 	return errors.Join(river.AddWorkerSafely(workers, &emailReportWorker{e: e}), river.AddWorkerSafely(workers, &emailSweepWorker{e: e}))
 }
 
-// PeriodicJobs is the sweep every EmailReportSweep (River runs it on the
+// PeriodicJobs is the hourly sweep (River runs it on the
 // leader; the claims hold across instances anyway); add it with
 // store.Queue.AddPeriodicJobs.
 func (e *EmailReports) PeriodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(EmailReportSweep),
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(emailReportSweep),
 		func() (river.JobArgs, *river.InsertOpts) { return emailSweepArgs{}, nil },
 		&river.PeriodicJobOpts{ID: emailSweepArgs{}.Kind(), RunOnStart: true})}
 }

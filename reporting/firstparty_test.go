@@ -63,11 +63,11 @@ func TestFirstPartyReports(t *testing.T) {
 			tc.TopPages)
 		require.Equal(t, []reporting.ContentEvent{{Event: "add_to_cart", Count: 1, Users: 1}}, tc.TopEvents)
 
-		src, err := b.analytics.Sources(ctx, reporting.AnalyticsQuery{Days: 7})
+		src, err := b.analytics.Breakdown(ctx, reporting.DimSource, reporting.AnalyticsQuery{Days: 7})
 		require.NoError(t, err)
 		require.Equal(t, []reporting.BreakdownRow{{Key: "Direct", Views: 1, Users: 1, Shares: 1.0 / 3}, {Key: "newsletter", Views: 1, Users: 1, Shares: 1.0 / 3},
 			{Key: "search.example", Views: 1, Users: 1, Shares: 1.0 / 3}}, src.Rows, "utm_source first, the referrer's host without www, else Direct")
-		dev, err := b.analytics.Devices(ctx, reporting.AnalyticsQuery{Days: 7})
+		dev, err := b.analytics.Breakdown(ctx, reporting.DimDevice, reporting.AnalyticsQuery{Days: 7})
 		require.NoError(t, err)
 		require.Equal(t, "desktop", dev.Rows[0].Key)
 		require.Equal(t, 2.0, dev.Rows[0].Views)
@@ -420,7 +420,7 @@ func TestCampaigns(t *testing.T) {
 			"content":  {"header": {1, 1}, "footer": {1, 1}},
 		}
 		for by, values := range want {
-			got, err := b.analytics.Campaigns(context.Background(), reporting.AnalyticsQuery{Days: 1, By: by})
+			got, err := b.analytics.Breakdown(context.Background(), reporting.Dimension(by), reporting.AnalyticsQuery{Days: 1})
 			require.NoError(t, err)
 			rows := map[string][2]float64{}
 			for _, r := range got.Rows {
@@ -428,10 +428,10 @@ func TestCampaigns(t *testing.T) {
 			}
 			require.Equal(t, values, rows, by)
 		}
-		_, err := b.analytics.Campaigns(context.Background(), reporting.AnalyticsQuery{Days: 1, By: "keyword"})
+		_, err := b.analytics.Breakdown(context.Background(), "keyword", reporting.AnalyticsQuery{Days: 1})
 		require.ErrorIs(t, err, reporting.ErrBadFilter)
 		// Narrowed by the source: the views from "news" alone.
-		bySource, err := b.analytics.Campaigns(context.Background(), reporting.AnalyticsQuery{Days: 1, By: "medium",
+		bySource, err := b.analytics.Breakdown(context.Background(), reporting.DimMedium, reporting.AnalyticsQuery{Days: 1,
 			Filters: reporting.Filters{{Dim: reporting.DimSource, Value: "news"}}})
 		require.NoError(t, err)
 		require.Equal(t, []reporting.BreakdownRow{{Key: "email", Views: 2, Users: 1, Shares: 1}}, bySource.Rows)
@@ -464,9 +464,9 @@ func TestBrowsersAndSystems(t *testing.T) {
 			require.Equal(t, 202, b.view(t, "", ua, `{"url":"https://shop.example/"}`))
 		}
 		b.flush(t)
-		read := func(f func(context.Context, reporting.AnalyticsQuery) (reporting.Breakdown, error)) map[string][2]float64 {
+		read := func(dim reporting.Dimension) map[string][2]float64 {
 			t.Helper()
-			got, err := f(context.Background(), reporting.AnalyticsQuery{Days: 1})
+			got, err := b.analytics.Breakdown(context.Background(), dim, reporting.AnalyticsQuery{Days: 1})
 			require.NoError(t, err)
 			out := map[string][2]float64{}
 			for _, r := range got.Rows {
@@ -474,8 +474,8 @@ func TestBrowsersAndSystems(t *testing.T) {
 			}
 			return out
 		}
-		require.Equal(t, map[string][2]float64{"Safari": {2, 2}, "Chrome": {2, 1}, "Firefox": {1, 1}}, read(b.analytics.Browsers))
-		require.Equal(t, map[string][2]float64{"MacOS": {1, 1}, "iOS": {1, 1}, "Windows": {2, 1}, "Linux": {1, 1}}, read(b.analytics.OperatingSystems))
+		require.Equal(t, map[string][2]float64{"Safari": {2, 2}, "Chrome": {2, 1}, "Firefox": {1, 1}}, read(reporting.DimBrowser))
+		require.Equal(t, map[string][2]float64{"MacOS": {1, 1}, "iOS": {1, 1}, "Windows": {2, 1}, "Linux": {1, 1}}, read(reporting.DimOS))
 		var raw int
 		require.NoError(t, b.db.Get(&raw, `SELECT COUNT(*) FROM reporting_daily WHERE key LIKE '%Mozilla%'`))
 		require.Zero(t, raw, "no user agent is kept")

@@ -13,7 +13,7 @@ import (
 
 // DimGoal counts the hits that reached a goal: its keys are goal IDs (in
 // decimal), Views the conversions, Visitors the visitors who converted.
-const DimGoal = "goal"
+const DimGoal Dimension = "goal"
 
 // Goal limits.
 const (

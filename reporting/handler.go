@@ -133,7 +133,7 @@ func (h *Handler) route(fam family, name string) api.HandlerFunc {
 				}
 			}
 			for _, dim := range FilterDims { // together: views with all of them
-				if value := v.Get(dim); value != "" {
+				if value := v.Get(string(dim)); value != "" {
 					q.filters = append(q.filters, Filter{Dim: dim, Value: value})
 				}
 			}

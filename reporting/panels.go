@@ -109,34 +109,12 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 		} else {
 			err = f.exitPages(ctx, s)
 		}
-	case "countries":
-		c, ok := src.(CountrySource)
+	case "countries", "browsers", "operating-systems", "campaigns":
+		b, ok := src.(BreakdownSource)
 		if !ok {
 			return pn, false, nil
 		}
-		pn.Title, pn.Caption = "Countries", "Page views by country"
-		pn.Empty = "No page views of a known country in this range."
-		err = f.breakdown("Country", DimCountry, func() (Breakdown, error) { return c.Countries(ctx, q) }, countryLabel)
-	case "browsers", "operating-systems":
-		s, ok := src.(SoftwareSource)
-		if !ok {
-			return pn, false, nil
-		}
-		if id == "browsers" {
-			pn.Title, pn.Caption = "Browsers", "Page views by browser"
-			err = f.breakdown("Browser", DimBrowser, func() (Breakdown, error) { return s.Browsers(ctx, q) }, nil)
-		} else {
-			pn.Title, pn.Caption = "Operating systems", "Page views by operating system"
-			err = f.breakdown("System", DimOS, func() (Breakdown, error) { return s.OperatingSystems(ctx, q) }, nil)
-		}
-	case "campaigns":
-		c, ok := src.(CampaignSource)
-		if !ok {
-			return pn, false, nil
-		}
-		pn.Title, pn.Caption = "Campaigns", "Page views by utm_campaign"
-		pn.Empty = "No page views with a utm_campaign in this range."
-		err = f.breakdown("Campaign", DimCampaign, func() (Breakdown, error) { cq := q; cq.By = DimCampaign; return c.Campaigns(ctx, cq) }, nil)
+		err = f.dimension(ctx, b, id)
 	case "event-properties":
 		ps, ok := src.(PropertySource)
 		if !ok {
@@ -157,7 +135,7 @@ func newPanel(p *dashboardPage, id string) panel {
 		}
 	}
 	for _, f := range p.Filters {
-		pn.Keep = append(pn.Keep, hiddenField{f.Dim, f.Value})
+		pn.Keep = append(pn.Keep, hiddenField{string(f.Dim), f.Value})
 	}
 	return pn
 }
@@ -182,7 +160,7 @@ func (f filling) narrowed(err error) error {
 
 // cell is a row's link that adds dim's value to the filters, said as
 // text.
-func (f filling) cell(dim, value, text string) *filterCell {
+func (f filling) cell(dim Dimension, value, text string) *filterCell {
 	c := f.p.Cell(dim, value)
 	c.Value = text
 	return &c
@@ -191,7 +169,7 @@ func (f filling) cell(dim, value, text string) *filterCell {
 // breakdown fills the panel with the rows read gives, first naming its
 // first column and dim the dimension a row's link filters by; label,
 // when given, says a key as text with a flag.
-func (f filling) breakdown(first, dim string, read func() (Breakdown, error), label func(string) (string, string)) error {
+func (f filling) breakdown(first string, dim Dimension, read func() (Breakdown, error), label func(string) (string, string)) error {
 	pn := f.pn
 	pn.First, pn.Head = first, []string{"Views", "Visitors", "Share"}
 	pn.csvHead = []string{strings.ToLower(strings.ReplaceAll(first, " ", "_")), "views", "visitors", "share"}
@@ -209,6 +187,29 @@ func (f filling) breakdown(first, dim string, read func() (Breakdown, error), la
 			csv: []string{r.Key, num(r.Views), num(r.Users), strconv.FormatFloat(r.Shares, 'f', 4, 64)}})
 	}
 	return nil
+}
+
+// breakdownPanels are the panels of one dimension each: the title,
+// caption, first column, message when empty, and the dimension.
+var breakdownPanels = map[string]struct {
+	title, caption, first, empty string
+	dim                          Dimension
+	label                        func(string) (string, string)
+}{
+	"countries":         {"Countries", "Page views by country", "Country", "No page views of a known country in this range.", DimCountry, countryLabel},
+	"browsers":          {"Browsers", "Page views by browser", "Browser", "", DimBrowser, nil},
+	"operating-systems": {"Operating systems", "Page views by operating system", "System", "", DimOS, nil},
+	"campaigns":         {"Campaigns", "Page views by utm_campaign", "Campaign", "No page views with a utm_campaign in this range.", DimCampaign, nil},
+}
+
+// dimension fills the panel id of one dimension from b.
+func (f filling) dimension(ctx context.Context, b BreakdownSource, id string) error {
+	bp := breakdownPanels[id]
+	f.pn.Title, f.pn.Caption = bp.title, bp.caption
+	if bp.empty != "" {
+		f.pn.Empty = bp.empty
+	}
+	return f.breakdown(bp.first, bp.dim, func() (Breakdown, error) { return b.Breakdown(ctx, bp.dim, f.q) }, bp.label)
 }
 
 // goals fills the goals panel: each goal's visitors, conversions and

@@ -30,12 +30,12 @@ type SegmentStore interface {
 	// and DimProp (the events and properties of the visitors kept), or
 	// DimGoal (each goal's conversions by those visitors). A goal
 	// filter that names no goal is ErrBadFilter.
-	Segment(ctx context.Context, fs Filters, dim, from, to string, limit int) ([]DailyRow, error)
+	Segment(ctx context.Context, fs Filters, dim Dimension, from, to string, limit int) ([]DailyRow, error)
 }
 
 // pairsOnly reports whether the rollups answer dim under fs: every
 // filter and the dimension are PairDims (or DimTotal).
-func pairsOnly(fs Filters, dim string) bool {
+func pairsOnly(fs Filters, dim Dimension) bool {
 	for _, f := range fs {
 		if !slices.Contains(PairDims, f.Dim) {
 			return false
@@ -55,7 +55,7 @@ func (a *Analytics) segments() (SegmentStore, error) {
 
 // segment is dim's rows over r of the views q.Filters keep, from the
 // views kept by visitor.
-func (a *Analytics) segment(ctx context.Context, q AnalyticsQuery, dim string, r Range, limit int) ([]DailyRow, error) {
+func (a *Analytics) segment(ctx context.Context, q AnalyticsQuery, dim Dimension, r Range, limit int) ([]DailyRow, error) {
 	if !q.Filters.Valid() {
 		return nil, ErrBadFilter
 	}

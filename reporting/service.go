@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -65,10 +66,12 @@ func NewService(opts *Options) (*Service, error) {
 		"analytics/top-content": func(ctx context.Context, q query) (any, error) {
 			return o.Analytics.TopContent(ctx, q.analytics())
 		},
-		"analytics/sources":           breakdown(o.Analytics, BreakdownSource.Sources),
-		"analytics/devices":           breakdown(o.Analytics, BreakdownSource.Devices),
-		"analytics/browsers":          software(o.Analytics, SoftwareSource.Browsers),
-		"analytics/operating-systems": software(o.Analytics, SoftwareSource.OperatingSystems),
+		"analytics/sources":           breakdown(o.Analytics, DimSource),
+		"analytics/devices":           breakdown(o.Analytics, DimDevice),
+		"analytics/browsers":          breakdown(o.Analytics, DimBrowser),
+		"analytics/operating-systems": breakdown(o.Analytics, DimOS),
+		"analytics/countries":         breakdown(o.Analytics, DimCountry),
+		"analytics/campaigns":         breakdown(o.Analytics, DimCampaign),
 		"analytics/entry-pages": func(ctx context.Context, q query) (any, error) {
 			s, ok := o.Analytics.(SessionSource)
 			if !ok {
@@ -90,20 +93,6 @@ func NewService(opts *Options) (*Service, error) {
 			}
 			return g.GoalConversions(ctx, q.analytics())
 		},
-		"analytics/countries": func(ctx context.Context, q query) (any, error) {
-			c, ok := o.Analytics.(CountrySource)
-			if !ok {
-				return nil, errNoBreakdown
-			}
-			return c.Countries(ctx, q.analytics())
-		},
-		"analytics/campaigns": func(ctx context.Context, q query) (any, error) {
-			c, ok := o.Analytics.(CampaignSource)
-			if !ok {
-				return nil, errNoBreakdown
-			}
-			return c.Campaigns(ctx, q.analytics())
-		},
 		"analytics/event-properties": func(ctx context.Context, q query) (any, error) {
 			p, ok := o.Analytics.(PropertySource)
 			if !ok {
@@ -115,25 +104,23 @@ func NewService(opts *Options) (*Service, error) {
 	return s, nil
 }
 
-func software(src AnalyticsSource, f func(SoftwareSource, context.Context, AnalyticsQuery) (Breakdown, error)) reportFunc {
-	return func(ctx context.Context, q query) (any, error) {
-		s, ok := src.(SoftwareSource)
-		if !ok {
-			return nil, errNoBreakdown
-		}
-		return f(s, ctx, q.analytics())
-	}
-}
-
-func breakdown(src AnalyticsSource, f func(BreakdownSource, context.Context, AnalyticsQuery) (Breakdown, error)) reportFunc {
+// breakdown is the report of the page views by dim; for a campaign
+// dimension, by the one the query's by names (dim when none).
+func breakdown(src AnalyticsSource, dim Dimension) reportFunc {
 	return func(ctx context.Context, q query) (any, error) {
 		b, ok := src.(BreakdownSource)
 		if !ok {
 			return nil, errNoBreakdown
 		}
+		by := dim
+		if dim == DimCampaign && q.by != "" {
+			if by = Dimension(q.by); !slices.Contains(CampaignDims, by) {
+				return nil, ErrBadFilter
+			}
+		}
 		a := q.analytics()
 		a.PropertyID = ""
-		return f(b, ctx, a)
+		return b.Breakdown(ctx, by, a)
 	}
 }
 
@@ -186,18 +173,25 @@ func (s *Service) TopContent(ctx context.Context, q AnalyticsQuery) (TopContent,
 	return cached[TopContent](ctx, s, analyticsFamily, "top-content", analyticsQuery(q))
 }
 
-// Sources is the visits by source, when the analytics source breaks them
-// down (the first-party one does), through the cache.
-func (s *Service) Sources(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
+// Breakdown is the page views by dim (one of BreakdownDims), when the
+// analytics source breaks them down (the first-party one does), through
+// the cache.
+func (s *Service) Breakdown(ctx context.Context, dim Dimension, q AnalyticsQuery) (Breakdown, error) {
 	q.PropertyID = ""
-	return cached[Breakdown](ctx, s, analyticsFamily, "sources", analyticsQuery(q))
+	aq := analyticsQuery(q)
+	name, ok := breakdownReports[dim]
+	if slices.Contains(CampaignDims, dim) {
+		name, aq.by = "campaigns", string(dim)
+	} else if !ok {
+		return Breakdown{}, ErrBadFilter
+	}
+	return cached[Breakdown](ctx, s, analyticsFamily, name, aq)
 }
 
-// Devices is the visits by device class, as Sources.
-func (s *Service) Devices(ctx context.Context, q AnalyticsQuery) (Breakdown, error) {
-	q.PropertyID = ""
-	return cached[Breakdown](ctx, s, analyticsFamily, "devices", analyticsQuery(q))
-}
+// breakdownReports are the reports of the dimensions, by the name their
+// answers are cached under.
+var breakdownReports = map[Dimension]string{DimSource: "sources", DimDevice: "devices", DimBrowser: "browsers", DimOS: "operating-systems",
+	DimCountry: "countries"}
 
 // LiveVisitors counts the visitors of the last LiveWindow, when the
 // analytics source can (LiveSource; the first-party one does), never
@@ -269,13 +263,13 @@ type query struct {
 // analyticsQuery is q as the cache keys it.
 func analyticsQuery(q AnalyticsQuery) query {
 	return query{days: q.Days, limit: q.Limit, property: q.PropertyID, before: max(q.Before, 0), start: q.Start, end: q.End,
-		filters: q.Filters, event: q.Event, by: q.By}
+		filters: q.Filters, event: q.Event}
 }
 
 // analytics is the query a source is asked.
 func (q query) analytics() AnalyticsQuery {
 	return AnalyticsQuery{Days: q.days, Limit: q.limit, PropertyID: q.property, Before: q.before, Start: q.start, End: q.end, Filters: q.filters,
-		Event: q.event, By: q.by}
+		Event: q.event}
 }
 
 // clamp reads a positive whole number; def when absent or not a number.
@@ -324,7 +318,7 @@ func cacheKey(fam, route, connection string, q query) string {
 	key := fam + "|" + route + "|" + connection + "|" + strconv.Itoa(q.days) + "|" + strconv.Itoa(q.limit) + "|" + q.property +
 		"|" + strconv.Itoa(q.before) + "|" + q.start + "|" + q.end
 	for _, f := range q.filters.Sorted() { // equal sets share a key
-		key += "|" + f.Dim + "|" + strconv.Quote(f.Value)
+		key += "|" + string(f.Dim) + "|" + strconv.Quote(f.Value)
 	}
 	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:])

@@ -53,9 +53,6 @@ type AnalyticsQuery struct {
 	Filters Filters
 	// Event names the event PropertySource.EventProperties breaks down.
 	Event string
-	// By is the campaign dimension CampaignSource.Campaigns breaks page
-	// views down by (one of CampaignDims).
-	By string
 }
 
 // Dates is the query's own range of dates, when Start and End name one:
@@ -76,36 +73,16 @@ type AnalyticsSource interface {
 	TopContent(ctx context.Context, q AnalyticsQuery) (TopContent, error)
 }
 
-// BreakdownSource is an AnalyticsSource that also breaks views down by
-// source and by device (the first-party one).
+// BreakdownSource is an AnalyticsSource that breaks page views down by a
+// dimension, one of BreakdownDims (the first-party one).
 type BreakdownSource interface {
-	Sources(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
-	Devices(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
+	Breakdown(ctx context.Context, dim Dimension, q AnalyticsQuery) (Breakdown, error)
 }
 
 // PropertySource is an AnalyticsSource that breaks an event down by its
 // properties (the first-party one).
 type PropertySource interface {
 	EventProperties(ctx context.Context, q AnalyticsQuery) (EventProperties, error)
-}
-
-// CampaignSource is an AnalyticsSource that breaks page views down by
-// their campaign (the first-party one).
-type CampaignSource interface {
-	Campaigns(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
-}
-
-// SoftwareSource is an AnalyticsSource that breaks page views down by
-// browser and operating system (the first-party one).
-type SoftwareSource interface {
-	Browsers(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
-	OperatingSystems(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
-}
-
-// CountrySource is an AnalyticsSource that breaks page views down by
-// country (the first-party one).
-type CountrySource interface {
-	Countries(ctx context.Context, q AnalyticsQuery) (Breakdown, error)
 }
 
 // SessionSource is an AnalyticsSource that reports the pages sessions

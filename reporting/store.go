@@ -8,39 +8,43 @@ import (
 	"time"
 )
 
+// Dimension is what a report breaks page views or events down by: a
+// column of the first-party rollups.
+type Dimension string
+
 // Dimensions of the first-party rollups.
 const (
-	DimTotal   = "total"
-	DimPage    = "page"
-	DimEvent   = "event"
-	DimSource  = "source"
-	DimDevice  = "device"
-	DimCountry = "country"
+	DimTotal   Dimension = "total"
+	DimPage    Dimension = "page"
+	DimEvent   Dimension = "event"
+	DimSource  Dimension = "source"
+	DimDevice  Dimension = "device"
+	DimCountry Dimension = "country"
 	// DimProp counts events by one of their properties: its keys are
 	// PropKey(event, property, value).
-	DimProp = "prop"
+	DimProp Dimension = "prop"
 	// DimMedium, DimCampaign, DimTerm and DimContent count page views by
 	// their address's utm_medium, utm_campaign, utm_term and utm_content.
-	DimMedium   = "medium"
-	DimCampaign = "campaign"
-	DimTerm     = "term"
-	DimContent  = "content"
+	DimMedium   Dimension = "medium"
+	DimCampaign Dimension = "campaign"
+	DimTerm     Dimension = "term"
+	DimContent  Dimension = "content"
 	// DimBrowser and DimOS count page views by browser and operating
 	// system, as the user agent names them ("Unknown" where it does not).
-	DimBrowser = "browser"
-	DimOS      = "os"
+	DimBrowser Dimension = "browser"
+	DimOS      Dimension = "os"
 	// DimEntry counts sessions by the page they began on: Views and
 	// Sessions are its entrances, Visitors the visitors who entered there,
 	// Duration and Bounces those of the sessions that began there.
-	DimEntry = "entry"
+	DimEntry Dimension = "entry"
 	// DimExit counts sessions by the page they ended on (so far): Views
 	// are its exits, no visitors.
-	DimExit = "exit"
+	DimExit Dimension = "exit"
 )
 
 // CampaignDims are the campaign dimensions, in the order of their utm_
 // parameters.
-var CampaignDims = []string{DimMedium, DimCampaign, DimTerm, DimContent}
+var CampaignDims = []Dimension{DimMedium, DimCampaign, DimTerm, DimContent}
 
 // Hit is one page view or named event, as the collector keeps it: no IP,
 // no user agent, the visitor only as a hash with the day's salt.
@@ -88,6 +92,12 @@ func SplitPropKey(key string) (event, name, value string, ok bool) {
 
 // Store keeps the first-party analytics. Implementations: reportingsql
 // (SQLite and Postgres); reportingtest.RunStoreTests pins the contract.
+//
+// Store is this domain's adapter seam, as a driver is River's: the one
+// interface a storage engine implements, and the only way the service
+// reaches its data. A host keeps the SQL adapter (on its own *sql.DB, SQLite
+// or Postgres) unless it brings another engine; an adapter is complete when
+// the conformance suite passes on it.
 type Store interface {
 	// Salt returns day's salt: fresh when the day has none yet, else the
 	// one stored first (every instance agrees).
@@ -107,14 +117,14 @@ type Store interface {
 	// Daily returns the rows of dim over the days from..to (inclusive),
 	// summed per key, by views descending then key, at most limit (0 for
 	// all); for DimTotal, one row per day, by day, with Key the day.
-	Daily(ctx context.Context, dim, from, to string, limit int) ([]DailyRow, error)
+	Daily(ctx context.Context, dim Dimension, from, to string, limit int) ([]DailyRow, error)
 	// Filtered is Daily over only the page views that have every one of
 	// fs (one to three filters of distinct PairDims dimensions): the
 	// rows of dim (DimPage, DimSource or DimDevice; a filtered dimension
 	// gives its value's row alone), or for DimTotal one row per day.
 	// Sessions are those that began with such a view; Duration is not
 	// kept per value (0).
-	Filtered(ctx context.Context, fs Filters, dim, from, to string, limit int) ([]DailyRow, error)
+	Filtered(ctx context.Context, fs Filters, dim Dimension, from, to string, limit int) ([]DailyRow, error)
 	// Recent counts the visitors of the given days whose last page view
 	// was at or after since (the visitors "now").
 	Recent(ctx context.Context, days []string, since time.Time) (int, error)
@@ -134,19 +144,25 @@ type Store interface {
 // "name:value", split at the first colon: the views of the visitors who
 // sent an event with that property that day).
 type Filter struct {
-	Dim, Value string
+	Dim   Dimension
+	Value string
 }
+
+// BreakdownDims are the dimensions BreakdownSource.Breakdown takes: the
+// source, the device class, the country, the browser, the operating
+// system, and the campaign dimensions.
+var BreakdownDims = append([]Dimension{DimSource, DimDevice, DimCountry, DimBrowser, DimOS}, CampaignDims...)
 
 // FilterDims are the dimensions a report can be filtered by, in the
 // order the dashboard's query parameters are read and filters are
 // listed.
-var FilterDims = []string{DimPage, DimSource, DimDevice, DimCountry, DimBrowser, DimOS, DimMedium, DimCampaign, DimTerm, DimContent,
+var FilterDims = []Dimension{DimPage, DimSource, DimDevice, DimCountry, DimBrowser, DimOS, DimMedium, DimCampaign, DimTerm, DimContent,
 	DimGoal, DimProp}
 
 // PairDims are the dimensions whose pairs and triples the first-party
 // store keeps over their whole history (Store.Filtered); a report
 // filtered by others reads the views kept by visitor (SegmentStore).
-var PairDims = []string{DimPage, DimSource, DimDevice}
+var PairDims = []Dimension{DimPage, DimSource, DimDevice}
 
 // PropFilter is the Filter value of an event property: "name:value".
 func PropFilter(name, value string) string { return name + ":" + value }
@@ -198,7 +214,7 @@ func (fs Filters) Valid() bool {
 }
 
 // Value is the value fs keeps of dim.
-func (fs Filters) Value(dim string) (string, bool) {
+func (fs Filters) Value(dim Dimension) (string, bool) {
 	for _, f := range fs {
 		if f.Dim == dim {
 			return f.Value, true
@@ -213,7 +229,7 @@ func (fs Filters) With(f Filter) Filters {
 }
 
 // Without is fs without its filter of dim.
-func (fs Filters) Without(dim string) Filters {
+func (fs Filters) Without(dim Dimension) Filters {
 	out := make(Filters, 0, len(fs)+1)
 	for _, g := range fs {
 		if g.Dim != dim {

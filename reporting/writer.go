@@ -143,20 +143,20 @@ func (a *Analytics) lastFlush() {
 	a.o.Logger.Info("reporting: last flush: every view written", "written", written, "took", time.Since(start).Round(time.Millisecond))
 }
 
-// HousekeepInterval is how often Run forgets old salts and prunes.
-const HousekeepInterval = time.Hour
+// housekeepInterval is how often Run forgets old salts and prunes.
+const housekeepInterval = time.Hour
 
 // Run writes collected hits every FlushInterval (sooner when FlushSize
 // wait) until ctx ends, then every one still waiting, however long that
 // takes, saying how far it has got (stop taking views first: shut the HTTP
 // server down, then end ctx; it gives up only when no write has succeeded
 // for ShutdownFlush); and
-// every HousekeepInterval (and at the start) it housekeeps. A flush under
+// hourly (and at the start) it housekeeps. A flush under
 // way when ctx ends is not cut short.
 func (a *Analytics) Run(ctx context.Context) {
 	t := time.NewTicker(a.o.FlushInterval)
 	defer t.Stop()
-	house := time.NewTicker(HousekeepInterval)
+	house := time.NewTicker(housekeepInterval)
 	defer house.Stop()
 	if err := a.Housekeep(ctx); err != nil && ctx.Err() == nil {
 		a.o.Logger.ErrorContext(ctx, "reporting: housekeeping", "error", err)

@@ -11,6 +11,12 @@ import (
 // webhookssql (SQLite and Postgres); webhookstest.RunStoreTests pins the
 // contract written here.
 //
+// Store is this domain's adapter seam, as a driver is River's: the one
+// interface a storage engine implements, and the only way the service
+// reaches its data. A host keeps the SQL adapter (on its own *sql.DB, SQLite
+// or Postgres) unless it brings another engine; an adapter is complete when
+// the conformance suite passes on it.
+//
 // Times are stored in UTC to the microsecond; the caller sets them. A
 // delivery's NextAttemptAt is both its due time and its claim: the writes
 // that move a delivery along compare it with the value the caller holds,

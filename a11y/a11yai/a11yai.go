@@ -72,14 +72,14 @@ func NewAI(svc *a11y.Service, opts *Options) (*a11y.AI, error) {
 
 // completer sends completions through a langchaingo model.
 type completer struct {
-	provider string
+	provider a11y.Provider
 	model    llms.Model
 }
 
 // NewCompleter returns an a11y.Completer for provider ("anthropic",
 // "openai" or "ollama") at baseURL (the provider's own when empty),
 // sending through hc (http.DefaultClient when nil).
-func NewCompleter(provider, apiKey, baseURL string, hc *http.Client) (a11y.Completer, error) {
+func NewCompleter(provider a11y.Provider, apiKey, baseURL string, hc *http.Client) (a11y.Completer, error) {
 	if hc == nil {
 		hc = http.DefaultClient
 	}

@@ -130,7 +130,7 @@ const serviceColumns = `id, slug, name, description, duration, buffer_before, bu
 func (r serviceRow) service() bookings.Offering {
 	return bookings.Offering{ID: r.ID, Slug: r.Slug, Name: r.Name, Description: r.Description, Duration: r.Duration,
 		BufferBefore: r.BufferBefore, BufferAfter: r.BufferAfter, Price: stringPtr(r.Price), IsFree: r.IsFree, TimeZone: r.TimeZone,
-		AssignmentStrategy: r.AssignmentStrategy, DefaultProviderID: idPtr(r.DefaultProviderID), SlotInterval: intPtr(r.SlotInterval),
+		AssignmentStrategy: bookings.Assignment(r.AssignmentStrategy), DefaultProviderID: idPtr(r.DefaultProviderID), SlotInterval: intPtr(r.SlotInterval),
 		MinAdvance: intPtr(r.MinAdvance), MaxAdvance: intPtr(r.MaxAdvance), MaxBookingsPerSlot: r.MaxPerSlot,
 		IntakeSchema: r.IntakeSchema.V, IntakeSchemaVersion: r.IntakeVersion, IsActive: r.IsActive,
 		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, ServiceRules: r.Rules.V}
@@ -433,9 +433,9 @@ const bookingColumns = `id, number, service_id, provider_id, status, start_time,
 	manage_token_sealed, location_kind, location, series_id, series_index`
 
 func (r bookingRow) booking() bookings.Booking {
-	return bookings.Booking{ID: r.ID, Number: r.Number, ServiceID: r.ServiceID, ProviderID: idPtr(r.ProviderID), Status: r.Status,
+	return bookings.Booking{ID: r.ID, Number: r.Number, ServiceID: r.ServiceID, ProviderID: idPtr(r.ProviderID), Status: bookings.Status(r.Status),
 		Start: r.Start.Time, End: r.End.Time, CustomerName: r.Name, CustomerEmail: r.Email, CustomerPhone: r.Phone,
-		CustomerTimeZone: r.TimeZone, AssignmentStrategy: r.Strategy, IntakeVersion: r.IntakeVersion, IntakeData: r.IntakeData.V,
+		CustomerTimeZone: r.TimeZone, AssignmentStrategy: bookings.Assignment(r.Strategy), IntakeVersion: r.IntakeVersion, IntakeData: r.IntakeData.V,
 		Notes: r.Notes, Sequence: r.Sequence, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, SealedManageToken: r.Sealed,
 		Location: locationOf(r.LocationKind, r.Location), SeriesID: r.SeriesID, SeriesIndex: r.SeriesIndex}
 }
@@ -445,7 +445,7 @@ func locationOf(kind, value string) *bookings.Location {
 	if kind == "" {
 		return nil
 	}
-	return &bookings.Location{Kind: kind, Value: value}
+	return &bookings.Location{Kind: bookings.LocationKind(kind), Value: value}
 }
 
 // locationColumns are the stored kind and value of l.
@@ -453,7 +453,7 @@ func locationColumns(l *bookings.Location) (string, string) {
 	if l == nil {
 		return "", ""
 	}
-	return l.Kind, l.Value
+	return string(l.Kind), l.Value
 }
 
 // Booking implements bookings.Store.
@@ -515,7 +515,7 @@ func (s *Store) ListBookings(ctx context.Context, f bookings.BookingFilter) ([]b
 // SetStatus implements bookings.Store: one compare-and-set UPDATE (in a
 // transaction with then, when there is one). A cancellation counts in the
 // booking's sequence.
-func (s *Store) SetStatus(ctx context.Context, id int64, from []string, to string, at time.Time, then bookings.TxHook) (bookings.Booking, error) {
+func (s *Store) SetStatus(ctx context.Context, id int64, from []bookings.Status, to bookings.Status, at time.Time, then bookings.TxHook) (bookings.Booking, error) {
 	bump := 0
 	if to == bookings.StatusCancelled {
 		bump = 1

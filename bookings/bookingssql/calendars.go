@@ -48,7 +48,7 @@ func (r connectionRow) connection() bookings.CalendarConnection {
 	if cals == nil {
 		cals = []string{}
 	}
-	return bookings.CalendarConnection{ID: r.ID, ProviderID: r.ProviderID, Kind: r.Kind, Name: r.Name, Endpoint: r.Endpoint,
+	return bookings.CalendarConnection{ID: r.ID, ProviderID: r.ProviderID, Kind: bookings.CalendarKind(r.Kind), Name: r.Name, Endpoint: r.Endpoint,
 		Username: r.Username, SealedSecret: r.SealedSecret, Calendars: cals, Destination: r.Destination,
 		BlockWhenStale: r.BlockWhenStale, ETag: r.ETag, LastModified: r.LastModified, SyncedAt: timeOrNil(r.SyncedAt),
 		SyncedUntil: timeOrNil(r.SyncedUntil), LastError: r.LastError, Failures: r.Failures, NextSyncAt: r.NextSyncAt.Time,

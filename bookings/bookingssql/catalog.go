@@ -101,7 +101,7 @@ type overrideRow struct {
 
 func (o overrideRow) value() bookings.Override {
 	d, _ := bookings.ParseDate(o.Day)
-	return bookings.Override{ID: o.ID, ProviderID: o.ProviderID, Date: d, Type: o.Type, Start: intPtr(o.Start), End: intPtr(o.End), Reason: o.Reason}
+	return bookings.Override{ID: o.ID, ProviderID: o.ProviderID, Date: d, Type: bookings.OverrideKind(o.Type), Start: intPtr(o.Start), End: intPtr(o.End), Reason: o.Reason}
 }
 
 type blackoutRow struct {

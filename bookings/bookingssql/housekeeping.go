@@ -130,7 +130,7 @@ func (s *Store) FeedBookings(ctx context.Context, providerID int64, from, to tim
 }
 
 // BookingsStarting implements bookings.Store.
-func (s *Store) BookingsStarting(ctx context.Context, statuses []string, from, to time.Time) ([]bookings.Booking, error) {
+func (s *Store) BookingsStarting(ctx context.Context, statuses []bookings.Status, from, to time.Time) ([]bookings.Booking, error) {
 	if len(statuses) == 0 {
 		return nil, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/groundwork-go/groundwork/bookings"
 	"io"
 	"maps"
 	"net/http"
@@ -360,5 +361,5 @@ func TestCalendarConfig(t *testing.T) {
 	sources, err := c.sources()
 	require.NoError(t, err)
 	require.Len(t, sources, 3)
-	require.Contains(t, sources, "google")
+	require.Contains(t, sources, bookings.CalendarGoogle)
 }

@@ -47,9 +47,9 @@ func readCalendarConfig(getenv func(string) string) (calendarConfig, error) {
 
 // sources are the kinds of calendar providers may connect: addresses
 // and CalDAV accounts always, Google when its client is set.
-func (c calendarConfig) sources() (map[string]bookings.CalendarSource, error) {
+func (c calendarConfig) sources() (map[bookings.CalendarKind]bookings.CalendarSource, error) {
 	o := &bookingsical.Options{AllowPrivateHosts: c.allowPrivate, UserAgent: "groundwork-reference"}
-	out := map[string]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(o), bookings.CalendarCalDAV: bookingsical.NewCalDAV(o)}
+	out := map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(o), bookings.CalendarCalDAV: bookingsical.NewCalDAV(o)}
 	if c.googleID != "" {
 		g, err := bookingsgoogle.New(bookingsgoogle.Options{ClientID: c.googleID, ClientSecret: c.googleSecret, RedirectURL: c.googleRedirect})
 		if err != nil {
@@ -96,7 +96,7 @@ func bookingsCalendar(ctx context.Context, args []string, getenv func(string) st
 			return usageError{"bookings calendar " + cmd + " takes " + what}
 		}
 		ref = positional[0]
-		if kind != nil && *kind != bookings.CalendarICS && *kind != bookings.CalendarCalDAV {
+		if kind != nil && bookings.CalendarKind(*kind) != bookings.CalendarICS && bookings.CalendarKind(*kind) != bookings.CalendarCalDAV {
 			return usageError{"bookings calendar add needs --kind ics or --kind caldav (Google is connected on the calendar page)"}
 		}
 		return nil
@@ -152,7 +152,7 @@ func bookingsCalendar(ctx context.Context, args []string, getenv func(string) st
 			time.Now().Add(*ttl).Format("2 January 2006 15:04 MST"))
 		return nil
 	case "add":
-		return addCalendar(ctx, svc, p, bookings.CalendarInput{ProviderID: p.ID, Kind: *kind, Name: *name, URL: *address, Username: *username},
+		return addCalendar(ctx, svc, p, bookings.CalendarInput{ProviderID: p.ID, Kind: bookings.CalendarKind(*kind), Name: *name, URL: *address, Username: *username},
 			stdout, stderr)
 	}
 	return listCalendars(ctx, svc, p, stdout, stderr)

@@ -430,7 +430,7 @@ func defaultUploads(dsn string) string {
 
 // readAIOptions reads the GROUNDWORK_AI_* variables.
 func readAIOptions(getenv func(string) string) (a11yai.Options, error) {
-	o := a11yai.Options{AIOptions: a11y.AIOptions{Provider: getenv("GROUNDWORK_AI_PROVIDER"), Model: getenv("GROUNDWORK_AI_MODEL"),
+	o := a11yai.Options{AIOptions: a11y.AIOptions{Provider: a11y.Provider(getenv("GROUNDWORK_AI_PROVIDER")), Model: getenv("GROUNDWORK_AI_MODEL"),
 		Models: map[a11y.Feature]string{}}, APIKey: getenv("GROUNDWORK_AI_API_KEY"), BaseURL: getenv("GROUNDWORK_AI_BASE_URL")}
 	for f, name := range map[a11y.Feature]string{
 		a11y.FeatureContentAnalysis:     "GROUNDWORK_AI_MODEL_CONTENT_ANALYSIS",

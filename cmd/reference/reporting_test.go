@@ -127,7 +127,7 @@ func TestAnalyticsCountries(t *testing.T) {
 	}
 	analytics := a.analytics
 	require.NoError(t, analytics.Flush(context.Background()))
-	got, err := analytics.Countries(context.Background(), reporting.AnalyticsQuery{Days: 1})
+	got, err := analytics.Breakdown(context.Background(), reporting.DimCountry, reporting.AnalyticsQuery{Days: 1})
 	require.NoError(t, err)
 	views := map[string]float64{}
 	for _, r := range got.Rows {

@@ -43,7 +43,7 @@ func (r fieldRow) field() forms.Field {
 	if cfg == nil {
 		cfg = map[string]any{}
 	}
-	return forms.Field{ID: r.ID, FormID: r.FormID, StepID: r.StepID, UUID: r.UUID, Name: r.Name, Type: r.Type, Label: r.Label,
+	return forms.Field{ID: r.ID, FormID: r.FormID, StepID: r.StepID, UUID: r.UUID, Name: r.Name, Type: forms.FieldType(r.Type), Label: r.Label,
 		Placeholder: r.Placeholder, HelpText: r.HelpText, IsRequired: r.IsRequired, ValidationRules: r.ValidationRules.V,
 		FieldConfig: cfg, DefaultValue: r.DefaultValue, ConditionalLogic: r.ConditionalLogic.V, Width: r.Width,
 		CSSClasses: r.CSSClasses, SortOrder: r.SortOrder, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}

@@ -26,7 +26,7 @@ type notificationRow struct {
 }
 
 func (r notificationRow) notification() forms.Notification {
-	return forms.Notification{ID: r.ID, FormID: r.FormID, Type: r.Type, Subject: r.Subject, Recipients: r.Recipients,
+	return forms.Notification{ID: r.ID, FormID: r.FormID, Type: forms.NotificationType(r.Type), Subject: r.Subject, Recipients: r.Recipients,
 		Message: r.Message, IsEnabled: r.IsEnabled, ConditionalLogic: r.ConditionalLogic.V, CreatedAt: r.CreatedAt.Time,
 		UpdatedAt: r.UpdatedAt.Time}
 }

@@ -76,7 +76,7 @@ func filterBy(q forms.SubmissionQuery, dialect store.Dialect, probe bool) (strin
 // answerIndexTypes are the field types whose answers the index by answer
 // holds (forms_values_answer, a partial index on them): answerIndexed in
 // SQL.
-var answerIndexTypes = []string{forms.TypeEmail, forms.TypeSelect, forms.TypeRadio, forms.TypeCheckbox, forms.TypeHidden, forms.TypeNumber,
+var answerIndexTypes = []forms.FieldType{forms.TypeEmail, forms.TypeSelect, forms.TypeRadio, forms.TypeCheckbox, forms.TypeHidden, forms.TypeNumber,
 	forms.TypePhone, forms.TypeDate}
 
 const answerIndexed = `('email', 'select', 'radio', 'checkbox', 'hidden', 'number', 'phone', 'date')`

@@ -115,7 +115,7 @@ func insertSubmissionPostgres(ctx context.Context, q sqlx.QueryerContext, sub *f
 	values, arrays, displays, created := make([]*string, n), make([]*string, n), make([]string, n), make([]time.Time, n)
 	for i := range sub.Values {
 		v := &sub.Values[i]
-		fieldIDs[i], names[i], labels[i], types[i], values[i], displays[i] = v.FieldID, v.FieldName, v.FieldLabel, v.FieldType, v.Value, v.DisplayValue
+		fieldIDs[i], names[i], labels[i], types[i], values[i], displays[i] = v.FieldID, v.FieldName, v.FieldLabel, string(v.FieldType), v.Value, v.DisplayValue
 		created[i] = store.NewTime(v.CreatedAt).Time
 		if v.ValueArray != nil {
 			b, err := json.Marshal(v.ValueArray)
@@ -353,7 +353,7 @@ type valueRow struct {
 
 func (r valueRow) value() forms.Value {
 	return forms.Value{ID: r.ID, SubmissionID: r.SubmissionID, FieldID: r.FieldID, FieldName: r.FieldName, FieldLabel: r.FieldLabel,
-		FieldType: r.FieldType, Value: r.Value, ValueArray: r.ValueArray.V, DisplayValue: r.DisplayValue, UploadID: r.UploadID,
+		FieldType: forms.FieldType(r.FieldType), Value: r.Value, ValueArray: r.ValueArray.V, DisplayValue: r.DisplayValue, UploadID: r.UploadID,
 		CreatedAt: r.CreatedAt.Time}
 }
 

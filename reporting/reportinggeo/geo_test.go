@@ -135,7 +135,7 @@ func TestCountriesReport(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		require.NoError(t, a.Flush(ctx))
-		got, err := a.Countries(ctx, reporting.AnalyticsQuery{Days: 1})
+		got, err := a.Breakdown(ctx, reporting.DimCountry, reporting.AnalyticsQuery{Days: 1})
 		require.NoError(t, err)
 		gotViews, gotUsers := map[string]float64{}, map[string]float64{}
 		for _, row := range got.Rows {
@@ -148,7 +148,7 @@ func TestCountriesReport(t *testing.T) {
 		require.Equal(t, views, gotViews)
 		require.Equal(t, wantUsers, gotUsers)
 		// Narrowed by a country, its views alone.
-		one, err := a.Countries(ctx, reporting.AnalyticsQuery{Days: 1, Filters: reporting.Filters{{Dim: reporting.DimCountry, Value: got.Rows[0].Key}}})
+		one, err := a.Breakdown(ctx, reporting.DimCountry, reporting.AnalyticsQuery{Days: 1, Filters: reporting.Filters{{Dim: reporting.DimCountry, Value: got.Rows[0].Key}}})
 		require.NoError(t, err)
 		require.Equal(t, []reporting.BreakdownRow{{Key: got.Rows[0].Key, Views: got.Rows[0].Views, Users: got.Rows[0].Users, Shares: 1}}, one.Rows)
 	})

@@ -80,7 +80,7 @@ type fieldFilter struct {
 
 // gaDimensions are the GA4 dimensions a report's filter names (GA4 has no
 // goal or property filter of ours: those are reporting.ErrBadFilter).
-var gaDimensions = map[string]string{reporting.DimPage: "pagePath", reporting.DimSource: "sessionSource", reporting.DimDevice: "deviceCategory",
+var gaDimensions = map[reporting.Dimension]string{reporting.DimPage: "pagePath", reporting.DimSource: "sessionSource", reporting.DimDevice: "deviceCategory",
 	reporting.DimCountry: "countryId", reporting.DimBrowser: "browser", reporting.DimOS: "operatingSystem", reporting.DimMedium: "sessionMedium",
 	reporting.DimCampaign: "sessionCampaignName", reporting.DimTerm: "sessionManualTerm", reporting.DimContent: "sessionManualAdContent"}
 

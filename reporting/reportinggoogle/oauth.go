@@ -194,7 +194,7 @@ func (a *OAuth) callback(w http.ResponseWriter, r *http.Request) {
 
 // save seals and stores a user's tokens; a token without a refresh token
 // keeps the stored one.
-func (a *OAuth) save(ctx context.Context, user string, tok *oauth2.Token, status, reason string, old *reporting.GoogleConnection) error {
+func (a *OAuth) save(ctx context.Context, user string, tok *oauth2.Token, status reporting.ConnectionStatus, reason string, old *reporting.GoogleConnection) error {
 	c := reporting.GoogleConnection{UserID: user, Status: status, DisconnectionReason: reason, UpdatedAt: a.o.Now().UTC(),
 		TokenType: tok.Type(), ExpiresAt: tok.Expiry}
 	c.SealedAccessToken = a.sealer.Seal(tok.AccessToken, []byte("access:"+user))
@@ -259,7 +259,7 @@ func (a *OAuth) status(w http.ResponseWriter, r *http.Request) {
 	c, err := a.o.Store.GoogleConnection(r.Context(), user)
 	switch {
 	case err == nil:
-		s.Connected, s.Status, s.Reason = c.Status == reporting.StatusConnected, c.Status, c.DisconnectionReason
+		s.Connected, s.Status, s.Reason = c.Status == reporting.StatusConnected, string(c.Status), c.DisconnectionReason
 		if c.Scopes != nil {
 			s.Scopes = c.Scopes
 		}

@@ -35,7 +35,7 @@ func (s *Store) GoogleConnection(ctx context.Context, userID string) (reporting.
 		return reporting.GoogleConnection{}, fmt.Errorf("reportingsql: google connection: %w", err)
 	}
 	return reporting.GoogleConnection{UserID: r.UserID, SealedAccessToken: r.Access, SealedRefreshToken: r.Refresh, TokenType: r.Type,
-		ExpiresAt: r.ExpiresAt.Time, Scopes: r.Scopes.V, Status: r.Status, DisconnectionReason: r.Reason, UpdatedAt: r.UpdatedAt.Time}, nil
+		ExpiresAt: r.ExpiresAt.Time, Scopes: r.Scopes.V, Status: reporting.ConnectionStatus(r.Status), DisconnectionReason: r.Reason, UpdatedAt: r.UpdatedAt.Time}, nil
 }
 
 // SaveGoogleConnection implements reporting.ConnectionStore.

@@ -111,7 +111,8 @@ func (s *Store) AddGoal(ctx context.Context, g reporting.Goal) (reporting.Goal, 
 // are counted from them.
 func backfillGoal(ctx context.Context, tx *sqlx.Tx, g reporting.Goal) error {
 	key := strconv.FormatInt(g.ID, 10)
-	var dim, match, scope string
+	var dim reporting.Dimension
+	var match, scope string
 	var arg any
 	switch {
 	case g.Event != "" && g.Property != "":
@@ -182,7 +183,7 @@ func backfillGoal(ctx context.Context, tx *sqlx.Tx, g reporting.Goal) error {
 	}
 	rows := make([][]any, 0, len(order))
 	for _, wk := range order {
-		rows = append(rows, []any{wk, reporting.DimGoal, key, "", weeks[wk].Views, weeks[wk].Visitors, 0, 0, 0})
+		rows = append(rows, []any{wk, string(reporting.DimGoal), key, "", weeks[wk].Views, weeks[wk].Visitors, 0, 0, 0})
 	}
 	return values(ctx, tx, `INSERT INTO reporting_weekly (week, dim, key, label, views, visitors, sessions, duration_seconds, bounces) VALUES %s`, rollupTypes, rows, nil)
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // Daily implements reporting.Store.
-func (s *Store) Daily(ctx context.Context, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
+func (s *Store) Daily(ctx context.Context, dim reporting.Dimension, from, to string, limit int) ([]reporting.DailyRow, error) {
 	var rows []reporting.DailyRow
 	var err error
 	if dim == reporting.DimTotal {
@@ -29,7 +29,7 @@ func (s *Store) Daily(ctx context.Context, dim, from, to string, limit int) ([]r
 // rows (reporting_daily) and, for another dimension, the pair of the two
 // (reporting_pairs); two filters read their pair, or for the third
 // dimension the triples (reporting_triples); three read the triples.
-func (s *Store) Filtered(ctx context.Context, fs reporting.Filters, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
+func (s *Store) Filtered(ctx context.Context, fs reporting.Filters, dim reporting.Dimension, from, to string, limit int) ([]reporting.DailyRow, error) {
 	if len(fs) == 0 || !fs.Valid() {
 		return nil, fmt.Errorf("reportingsql: filtered: not a set of filters: %v", fs)
 	}
@@ -58,13 +58,13 @@ func (s *Store) Filtered(ctx context.Context, fs reporting.Filters, dim, from, t
 	case len(fs) == 2 && slices.Contains(reporting.PairDims, dim):
 		// The third dimension, from the triples of the two (PairDims
 		// are the triples' column names).
-		cond, args := fs[0].Dim+" = ? AND "+fs[1].Dim+" = ?", []any{fs[0].Value, fs[1].Value}
+		cond, args := string(fs[0].Dim)+" = ? AND "+string(fs[1].Dim)+" = ?", []any{fs[0].Value, fs[1].Value}
 		label := "''"
 		if dim == reporting.DimPage {
 			label = "MAX(label)"
 		}
-		q := `SELECT ` + dim + ` AS key, ` + label + ` AS label, SUM(views) AS views, SUM(visitors) AS visitors, SUM(sessions) AS sessions,
-			0 AS duration_seconds FROM reporting_triples WHERE ` + cond + ` AND day >= ? AND day <= ? GROUP BY ` + dim + ` ORDER BY views DESC, key`
+		q := `SELECT ` + string(dim) + ` AS key, ` + label + ` AS label, SUM(views) AS views, SUM(visitors) AS visitors, SUM(sessions) AS sessions,
+			0 AS duration_seconds FROM reporting_triples WHERE ` + cond + ` AND day >= ? AND day <= ? GROUP BY ` + string(dim) + ` ORDER BY views DESC, key`
 		args = append(args, from, to)
 		if limit > 0 {
 			q += ` LIMIT ?`
@@ -99,7 +99,7 @@ func combination(fs reporting.Filters) (table, cond string, args []any) {
 }
 
 // filteredOnce is Filtered under one filter f.
-func (s *Store) filteredOnce(ctx context.Context, f reporting.Filter, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
+func (s *Store) filteredOnce(ctx context.Context, f reporting.Filter, dim reporting.Dimension, from, to string, limit int) ([]reporting.DailyRow, error) {
 	var rows []reporting.DailyRow
 	var err error
 	switch dim {
@@ -135,7 +135,7 @@ func (s *Store) filteredOnce(ctx context.Context, f reporting.Filter, dim, from,
 // sum is the rows of dim over from..to summed per key (those matching
 // cond, when given, with its args), by views descending then key: whole
 // weeks from the weekly rollup, the days either side from the daily one.
-func (s *Store) sum(ctx context.Context, dim, cond string, condArgs []any, from, to string, limit int) ([]reporting.DailyRow, error) {
+func (s *Store) sum(ctx context.Context, dim reporting.Dimension, cond string, condArgs []any, from, to string, limit int) ([]reporting.DailyRow, error) {
 	firstWeek, lastWeek := wholeWeeks(from, to)
 	if cond != "" {
 		cond = " AND " + cond
@@ -160,7 +160,7 @@ func (s *Store) sum(ctx context.Context, dim, cond string, condArgs []any, from,
 		headEnd, tailStart = addDays(to, 1), to
 	}
 	var args []any
-	for _, r := range [][]any{{dim, from, min(headEnd, addDays(to, 1))}, {dim, firstWeek, lastWeek}, {dim, max(tailStart, addDays(from, -1)), to}} {
+	for _, r := range [][]any{{string(dim), from, min(headEnd, addDays(to, 1))}, {string(dim), firstWeek, lastWeek}, {string(dim), max(tailStart, addDays(from, -1)), to}} {
 		args = append(append(args, r...), condArgs...)
 	}
 	return s.selectRows(ctx, q, args, limit)

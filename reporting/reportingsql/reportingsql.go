@@ -151,7 +151,11 @@ var (
 	countTypes   = []string{"text", "text", "text", "text", "text", "bigint", "bigint", "bigint"}
 )
 
-type rollupKey struct{ day, dim, key string }
+type rollupKey struct {
+	day string
+	dim reporting.Dimension
+	key string
+}
 
 type visit struct{ day, visitor string }
 
@@ -170,7 +174,7 @@ type session struct {
 }
 
 // scopes name a visitor's unique per dimension value in reporting_seen.
-var scopeDims = map[byte]string{'p': reporting.DimPage, 'e': reporting.DimEvent, 's': reporting.DimSource, 'd': reporting.DimDevice,
+var scopeDims = map[byte]reporting.Dimension{'p': reporting.DimPage, 'e': reporting.DimEvent, 's': reporting.DimSource, 'd': reporting.DimDevice,
 	'c': reporting.DimCountry, 't': reporting.DimTotal, 'v': reporting.DimProp,
 	'm': reporting.DimMedium, 'n': reporting.DimCampaign, 'k': reporting.DimTerm, 'o': reporting.DimContent,
 	'a': reporting.DimEntry, 'g': reporting.DimGoal}
@@ -191,7 +195,7 @@ type pair struct {
 }
 
 func newPair(code byte, a, b int) pair {
-	return pair{code, a, b, reporting.PairDims[a] + ">" + reporting.PairDims[b]}
+	return pair{code, a, b, string(reporting.PairDims[a]) + ">" + string(reporting.PairDims[b])}
 }
 
 // pairByCode is the pair whose uniques have scope code c.
@@ -206,7 +210,7 @@ func pairByCode(c byte) (pair, bool) {
 
 // pairOf is the pair of dimensions x and y, in either order, and whether
 // x is its first.
-func pairOf(x, y string) (pair, bool, bool) {
+func pairOf(x, y reporting.Dimension) (pair, bool, bool) {
 	for _, p := range pairs {
 		switch {
 		case reporting.PairDims[p.a] == x && reporting.PairDims[p.b] == y:
@@ -365,7 +369,7 @@ type tally struct {
 }
 
 // add counts a view (or event) of dim's key on day.
-func (t *tally) add(day, dim, key, label string) *reporting.DailyRow {
+func (t *tally) add(day string, dim reporting.Dimension, key, label string) *reporting.DailyRow {
 	r := t.row(day, dim, key)
 	if label != "" {
 		r.Label = label
@@ -375,7 +379,7 @@ func (t *tally) add(day, dim, key, label string) *reporting.DailyRow {
 }
 
 // row is the counts of dim's key on day in this batch.
-func (t *tally) row(day, dim, key string) *reporting.DailyRow {
+func (t *tally) row(day string, dim reporting.Dimension, key string) *reporting.DailyRow {
 	k := rollupKey{day, dim, key}
 	r := t.inc[k]
 	if r == nil {
@@ -512,7 +516,10 @@ func tallyHits(hits []reporting.Hit, last map[visit]*session, goals []reporting.
 		}
 		t.seen = append(t.seen, []any{h.Day, h.Visitor, "t:", at}, []any{h.Day, h.Visitor, "p:" + h.Path, at},
 			[]any{h.Day, h.Visitor, "s:" + h.Source, at}, []any{h.Day, h.Visitor, "d:" + h.Device, at})
-		for _, sw := range [...]struct{ dim, value string }{{reporting.DimBrowser, h.Browser}, {reporting.DimOS, h.OS}} {
+		for _, sw := range [...]struct {
+			dim   reporting.Dimension
+			value string
+		}{{reporting.DimBrowser, h.Browser}, {reporting.DimOS, h.OS}} {
 			if sw.value == "" {
 				continue
 			}
@@ -579,7 +586,7 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session)
 		key := scope[2:]
 		if scope == "t:" { // new that day: new for their browser and system too
 			if sw, ok := t.software[visit{day, visitor}]; ok {
-				for i, dim := range [...]string{reporting.DimBrowser, reporting.DimOS} {
+				for i, dim := range [...]reporting.Dimension{reporting.DimBrowser, reporting.DimOS} {
 					if r := inc[rollupKey{day, dim, sw[i]}]; r != nil {
 						r.Visitors++
 					}
@@ -628,7 +635,7 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session)
 	var rollups [][]any
 	weekly := map[rollupKey]*reporting.DailyRow{}
 	for k, r := range inc {
-		rollups = append(rollups, []any{k.day, k.dim, k.key, r.Label, r.Views, r.Visitors, r.Sessions, r.Duration, r.Bounces})
+		rollups = append(rollups, []any{k.day, string(k.dim), k.key, r.Label, r.Views, r.Visitors, r.Sessions, r.Duration, r.Bounces})
 		wk := rollupKey{weekOf(k.day), k.dim, k.key}
 		w := weekly[wk]
 		if w == nil {
@@ -659,7 +666,7 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session)
 	}
 	var weeks [][]any
 	for k, w := range weekly {
-		weeks = append(weeks, []any{k.day, k.dim, k.key, w.Label, w.Views, w.Visitors, w.Sessions, w.Duration, w.Bounces})
+		weeks = append(weeks, []any{k.day, string(k.dim), k.key, w.Label, w.Views, w.Visitors, w.Sessions, w.Duration, w.Bounces})
 	}
 	sorted(weeks, 3)
 	for _, t := range []struct {

@@ -145,12 +145,12 @@ var _ reporting.SegmentStore = (*Store)(nil)
 // viewDimColumns are the dimensions reporting_views keeps a column of
 // (named as the dimension), and whether a view without one is left out
 // of its report (as the rollups leave it).
-var viewDimColumns = map[string]bool{reporting.DimPage: false, reporting.DimSource: false, reporting.DimDevice: false,
+var viewDimColumns = map[reporting.Dimension]bool{reporting.DimPage: false, reporting.DimSource: false, reporting.DimDevice: false,
 	reporting.DimCountry: true, reporting.DimBrowser: true, reporting.DimOS: true,
 	reporting.DimMedium: true, reporting.DimCampaign: true, reporting.DimTerm: true, reporting.DimContent: true}
 
 // Segment implements reporting.SegmentStore.
-func (s *Store) Segment(ctx context.Context, fs reporting.Filters, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
+func (s *Store) Segment(ctx context.Context, fs reporting.Filters, dim reporting.Dimension, from, to string, limit int) ([]reporting.DailyRow, error) {
 	if !fs.Valid() {
 		return nil, fmt.Errorf("reportingsql: segment: not a set of filters: %v: %w", fs, reporting.ErrBadFilter)
 	}
@@ -213,7 +213,7 @@ func (s *Store) narrow(fs reporting.Filters, goals []reporting.Goal) (narrowing,
 			name, value, _ := reporting.SplitPropFilter(f.Value)
 			n.sets = append(n.sets, visitorSet{"reporting_visitor_events", "k.prop = ?", []any{name + propSep + value}})
 		default:
-			n.views = append(n.views, f.Dim+" = ?")
+			n.views = append(n.views, string(f.Dim)+" = ?")
 			n.viewArg = append(n.viewArg, f.Value)
 		}
 	}
@@ -289,7 +289,7 @@ func (n narrowing) where(a string, own, lookUp bool, from, to string) (string, [
 // segmentViews reads the views n keeps by dim: a row a day (DimTotal), by
 // one of their values, by the page sessions began on (DimEntry) or ended
 // on (DimExit).
-func (s *Store) segmentViews(ctx context.Context, n narrowing, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
+func (s *Store) segmentViews(ctx context.Context, n narrowing, dim reporting.Dimension, from, to string, limit int) ([]reporting.DailyRow, error) {
 	cond, args := n.where("v", true, false, from, to)
 	counts := `SUM(v.views) AS views, COUNT(DISTINCT v.visitor) AS visitors, SUM(v.sessions) AS sessions,
 		SUM(v.duration_seconds) AS duration_seconds, SUM(v.bounces) AS bounces`
@@ -317,17 +317,17 @@ func (s *Store) segmentViews(ctx context.Context, n narrowing, dim, from, to str
 			label = "MAX(v.label)"
 		}
 		if skipEmpty {
-			cond += " AND v." + dim + " <> ''"
+			cond += " AND v." + string(dim) + " <> ''"
 		}
-		q = `SELECT v.` + dim + ` AS key, ` + label + ` AS label, ` + counts + ` FROM reporting_views v WHERE ` + cond +
-			` GROUP BY v.` + dim + ` ORDER BY views DESC, key`
+		q = `SELECT v.` + string(dim) + ` AS key, ` + label + ` AS label, ` + counts + ` FROM reporting_views v WHERE ` + cond +
+			` GROUP BY v.` + string(dim) + ` ORDER BY views DESC, key`
 	}
 	return s.selectRows(ctx, q, args, limit)
 }
 
 // segmentEvents reads the events (DimEvent) or their properties (DimProp,
 // keyed by reporting.PropKey) of the visitors n keeps.
-func (s *Store) segmentEvents(ctx context.Context, n narrowing, dim, from, to string, limit int) ([]reporting.DailyRow, error) {
+func (s *Store) segmentEvents(ctx context.Context, n narrowing, dim reporting.Dimension, from, to string, limit int) ([]reporting.DailyRow, error) {
 	cond, args := n.where("e", false, true, from, to)
 	which := "e.prop = ''"
 	if dim == reporting.DimProp {

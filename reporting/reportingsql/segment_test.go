@@ -154,7 +154,7 @@ func TestSegmentsAgainstRawHits(t *testing.T) {
 			}
 			return false
 		}
-		value := func(h reporting.Hit, dim string) string {
+		value := func(h reporting.Hit, dim reporting.Dimension) string {
 			switch dim {
 			case reporting.DimPage:
 				return h.Path
@@ -215,7 +215,7 @@ func TestSegmentsAgainstRawHits(t *testing.T) {
 				}
 			}
 		}
-		got := func(fs reporting.Filters, dim string) map[string]figures {
+		got := func(fs reporting.Filters, dim reporting.Dimension) map[string]figures {
 			rows, err := st.Segment(ctx, fs, dim, "2026-06-01", "2026-06-02", 0)
 			require.NoError(t, err, "%s by %v", dim, fs)
 			out := map[string]figures{}
@@ -244,7 +244,7 @@ func TestSegmentsAgainstRawHits(t *testing.T) {
 				{Dim: reporting.DimProp, Value: reporting.PropFilter("plan", "free")}},
 		} {
 			// Views by each of their values, by day, entries and exits.
-			for _, dim := range []string{reporting.DimTotal, reporting.DimPage, reporting.DimSource, reporting.DimDevice, reporting.DimCountry,
+			for _, dim := range []reporting.Dimension{reporting.DimTotal, reporting.DimPage, reporting.DimSource, reporting.DimDevice, reporting.DimCountry,
 				reporting.DimBrowser, reporting.DimOS, reporting.DimMedium, reporting.DimCampaign, reporting.DimTerm, reporting.DimContent,
 				reporting.DimEntry, reporting.DimExit} {
 				want, seen := map[string]*figures{}, map[string]bool{}
@@ -349,7 +349,7 @@ func TestSegmentsAgainstRawHits(t *testing.T) {
 		require.Equal(t, float64(sessions), over.Totals.Sessions)
 		require.NotNil(t, over.Totals.BounceRate)
 		require.InDelta(t, float64(bounces)/float64(sessions), *over.Totals.BounceRate, 1e-9)
-		browsers, err := a.Browsers(ctx, reporting.AnalyticsQuery{Days: 2, Filters: fs})
+		browsers, err := a.Breakdown(ctx, reporting.DimBrowser, reporting.AnalyticsQuery{Days: 2, Filters: fs})
 		require.NoError(t, err)
 		require.NotEmpty(t, browsers.Rows)
 		conversions, err := a.GoalConversions(ctx, reporting.AnalyticsQuery{Days: 2, Filters: fs})

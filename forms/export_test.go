@@ -1,0 +1,8 @@
+package forms
+
+// The mail throttles the tests check, by the names they had when
+// exported.
+const (
+	AccessMailWindow      = accessMailWindow
+	ResumeMailsPerAddress = resumeMailsPerAddress
+)
