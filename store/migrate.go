@@ -30,8 +30,10 @@ import (
 // once, and recorded under Line in the table groundwork_migrations. A
 // first file named NNNN_baseline.sql stands for versions 1 to NNNN (the
 // files a release folded into one): a database that recorded NNNN has it,
-// and one that recorded only earlier versions is refused with what to do. A host
-// with its own migration tool can read the SQL from FS instead.
+// and one that recorded only earlier versions is refused with what to do.
+// A host with its own migration tool can read the SQL from FS instead; one
+// whose tool applied the earlier files marks each baseline as applied
+// without running it.
 type Migrations struct {
 	// Line names the set, e.g. "auth" or "forms". Versions are per line.
 	Line string
