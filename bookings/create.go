@@ -367,7 +367,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 		}
 	}
 	busyFrom, busyTo := start.Add(-maxReach-limitReach(svc, offers)), start.Add(2*maxReach+limitReach(svc, offers))
-	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: ids, From: DateOf(start).AddDays(-1), To: DateOf(start).AddDays(1),
+	cal, err := s.store.Availability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: DateOf(start).AddDays(-1), To: DateOf(start).AddDays(1),
 		BusyFrom: busyFrom, BusyTo: busyTo, Now: s.o.Now(), ExceptHold: useHold.ID})
 	if err != nil {
 		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", err)
@@ -450,7 +450,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 
 // hostLocks are, for the hosts of a collective booking at start, their
 // day and limit locks, their IDs, and the check of each one's busy time.
-func (s *Service) hostLocks(svc Offering, hosts []Offer, cal Calendar, start time.Time) ([]string, []int64, func(int64, []Busy) bool) {
+func (s *Service) hostLocks(svc Offering, hosts []Offer, cal Availability, start time.Time) ([]string, []int64, func(int64, []Busy) bool) {
 	if len(hosts) == 0 {
 		return nil, nil, nil
 	}

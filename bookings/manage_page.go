@@ -50,7 +50,7 @@ type managePage struct {
 	Step   string
 	Action string
 	Zone   string
-	Month  *calendar
+	Month  *monthPicker
 	Reason web.Field
 	// Series says which occurrence of a series this is; Scope chooses
 	// what a cancellation takes (none when nothing follows it). Dates are
@@ -215,7 +215,7 @@ func (p *PageHandler) rescheduleStep(r *http.Request, q url.Values, data *manage
 	}
 	chosen := r.PostFormValue("start_time")
 	var err error
-	data.Month, err = newCalendar(q, zone, data.Action, map[string]string{"step": "reschedule"}, now, chosen, func(from, to time.Time) ([]Slot, error) {
+	data.Month, err = newMonthPicker(q, zone, data.Action, map[string]string{"step": "reschedule"}, now, chosen, func(from, to time.Time) ([]Slot, error) {
 		return p.svc.RescheduleSlots(r.Context(), b, from, to)
 	})
 	if err != nil {

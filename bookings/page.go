@@ -171,7 +171,7 @@ type bookPage struct {
 	Where     string
 	ZoneLabel string
 	Action    string
-	Calendar  *calendar
+	Calendar  *monthPicker
 	Fields    []web.Field
 	Summary   []web.SummaryItem
 }
@@ -270,7 +270,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 	}
 	data := &bookPage{Service: svc, Action: p.prefix + "/" + svc.Slug, Price: price(svc), Length: strconv.Itoa(svc.Duration) + " minutes",
 		Where: placeText(svc.Location), ZoneLabel: zoneLabel(zone, p.svc.o.Now())}
-	cal, err := newCalendar(q, zone, data.Action, keep, p.svc.o.Now(), r.PostFormValue("start_time"), func(from, to time.Time) ([]Slot, error) {
+	cal, err := newMonthPicker(q, zone, data.Action, keep, p.svc.o.Now(), r.PostFormValue("start_time"), func(from, to time.Time) ([]Slot, error) {
 		return p.svc.Slots(ctx, svc, SlotQuery{From: from, To: to})
 	})
 	if err != nil {

@@ -89,7 +89,7 @@ func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, erro
 	last := starts[len(starts)-1]
 	reach := limitReach(svc, offers)
 	busyFrom, busyTo := starts[0].Add(-maxReach-reach), last.Add(2*maxReach+reach)
-	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: ids, From: DateOf(starts[0]).AddDays(-1),
+	cal, err := s.store.Availability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: DateOf(starts[0]).AddDays(-1),
 		To: DateOf(last).AddDays(1), BusyFrom: busyFrom, BusyTo: busyTo, Now: s.o.Now()})
 	if err != nil {
 		return Series{}, fmt.Errorf("bookings: create series: %w", err)
@@ -136,7 +136,7 @@ func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, erro
 // bestForSeries is the offer with every start free (the first, in the
 // offers' order), else the one with most, and which of the starts it has
 // free.
-func (s *Service) bestForSeries(svc Offering, offers []Offer, cal Calendar, starts []time.Time, maxAdvance time.Duration) (best int, bestFree []bool) {
+func (s *Service) bestForSeries(svc Offering, offers []Offer, cal Availability, starts []time.Time, maxAdvance time.Duration) (best int, bestFree []bool) {
 	best = -1
 	for i, o := range offers {
 		free := make([]bool, len(starts))
@@ -162,7 +162,7 @@ func (s *Service) bestForSeries(svc Offering, offers []Offer, cal Calendar, star
 // seriesReservations are the reservations of the free starts with
 // offer o, each with its manage token (by its index), and the starts
 // skipped.
-func (s *Service) seriesReservations(svc Offering, o Offer, nb NewBooking, cal Calendar, starts []time.Time, free []bool, seriesID string,
+func (s *Service) seriesReservations(svc Offering, o Offer, nb NewBooking, cal Availability, starts []time.Time, free []bool, seriesID string,
 	reach time.Duration) (rs []Reservation, tokens map[int]string, skipped []time.Time, err error) {
 	tokens = map[int]string{}
 	now := s.o.Now().UTC()

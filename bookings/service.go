@@ -363,7 +363,7 @@ func location(name string) *time.Location {
 }
 
 // dayOf builds the engine's input for one provider on one local date.
-func (s *Service) dayOf(svc Offering, o Offer, cal Calendar, date Date, busy []Busy) Day {
+func (s *Service) dayOf(svc Offering, o Offer, cal Availability, date Date, busy []Busy) Day {
 	interval, _, _ := s.rules(svc)
 	d := Day{Date: date, Loc: location(o.TimeZone), Length: length(svc, o), Interval: interval,
 		BufferBefore: minutes(svc.BufferBefore), BufferAfter: minutes(svc.BufferAfter), Busy: busy,
@@ -408,20 +408,20 @@ func calendarSpan(from, to time.Time) (Date, Date, time.Time, time.Time) {
 
 // slots computes the slots of offers over [from, to), unclipped.
 func (s *Service) slots(ctx context.Context, svc Offering, offers []Offer, from, to time.Time) ([]Slot, error) {
-	out, _, err := s.slotsAndCalendar(ctx, svc, offers, from, to, 0)
+	out, _, err := s.slotsAndAvailability(ctx, svc, offers, from, to, 0)
 	return out, err
 }
 
-// calendar reads the calendar of offers around [from, to); hold
+// availability reads the rules and busy time of offers around [from, to); hold
 // exceptHold (the caller's own) does not take its slot.
-func (s *Service) calendar(ctx context.Context, svc Offering, offers []Offer, from, to time.Time, exceptHold int64) (Calendar, error) {
+func (s *Service) availability(ctx context.Context, svc Offering, offers []Offer, from, to time.Time, exceptHold int64) (Availability, error) {
 	ids := make([]int64, len(offers))
 	for i, o := range offers {
 		ids[i] = o.ID
 	}
 	f, t, bf, bt := calendarSpan(from, to)
 	reach := limitReach(svc, offers) // the limits' periods reaching out of the span
-	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf.Add(-reach),
+	cal, err := s.store.Availability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf.Add(-reach),
 		BusyTo: bt.Add(reach), Now: s.o.Now(), ExceptHold: exceptHold})
 	if err != nil {
 		return cal, fmt.Errorf("bookings: calendar of %q: %w", svc.Slug, err)
@@ -429,13 +429,13 @@ func (s *Service) calendar(ctx context.Context, svc Offering, offers []Offer, fr
 	return cal, nil
 }
 
-// slotsAndCalendar is slots, and the calendar it read; hold exceptHold
+// slotsAndAvailability is slots, and the calendar it read; hold exceptHold
 // (the caller's own) does not take its slot.
-func (s *Service) slotsAndCalendar(ctx context.Context, svc Offering, offers []Offer, from, to time.Time, exceptHold int64) ([]Slot, Calendar, error) {
+func (s *Service) slotsAndAvailability(ctx context.Context, svc Offering, offers []Offer, from, to time.Time, exceptHold int64) ([]Slot, Availability, error) {
 	if len(offers) == 0 {
-		return nil, Calendar{}, nil
+		return nil, Availability{}, nil
 	}
-	cal, err := s.calendar(ctx, svc, offers, from, to, exceptHold)
+	cal, err := s.availability(ctx, svc, offers, from, to, exceptHold)
 	if err != nil {
 		return nil, cal, err
 	}
@@ -464,7 +464,7 @@ func (s *Service) slotsAndCalendar(ctx context.Context, svc Offering, offers []O
 
 // offersStart reports whether provider o offers a slot of svc starting
 // exactly at start, given the busy time.
-func (s *Service) offersStart(svc Offering, o Offer, cal Calendar, start time.Time, busy []Busy) bool {
+func (s *Service) offersStart(svc Offering, o Offer, cal Availability, start time.Time, busy []Busy) bool {
 	date := DateOf(start.In(location(o.TimeZone)))
 	return dayOffers(s.dayOf(svc, o, cal, date, busy), start) && (!hasLimits(svc, o) || s.withinLimits(svc, o, busy, start, length(svc, o)))
 }

@@ -65,9 +65,9 @@ type Store interface {
 	DeleteWeeklyHours(ctx context.Context, providerID, id int64) error
 	DeleteOverride(ctx context.Context, providerID, id int64) error
 	DeleteBlackout(ctx context.Context, id int64) error
-	// Calendar returns what the slot engine needs for some providers of a
-	// service (see CalendarQuery).
-	Calendar(ctx context.Context, q CalendarQuery) (Calendar, error)
+	// Availability returns what the slot engine needs for some providers of a
+	// service (see AvailabilityQuery).
+	Availability(ctx context.Context, q AvailabilityQuery) (Availability, error)
 	// Reserve books r.Booking for its provider in one transaction that
 	// holds the provider's lock r.Lock (waiting at most r.LockWait, then
 	// ErrBusy): it reads the provider's busy time overlapping
@@ -225,13 +225,13 @@ type Notification struct {
 	ClaimedAt    time.Time
 }
 
-// CalendarQuery asks for the rules of ProviderIDs offering ServiceID
+// AvailabilityQuery asks for the rules of ProviderIDs offering ServiceID
 // over the local dates From..To (weekly hours; overrides dated in the
 // span; blackouts of the service, or of every service, touching it), and
 // their busy time overlapping [BusyFrom, BusyTo): active bookings, and
 // holds live at Now other than ExceptHold, each with its service's
 // buffers.
-type CalendarQuery struct {
+type AvailabilityQuery struct {
 	ServiceID        int64
 	ProviderIDs      []int64
 	From, To         Date
@@ -285,8 +285,9 @@ type Hold struct {
 	CreatedAt time.Time
 }
 
-// Calendar is a provider's rules and busy time over some days.
-type Calendar struct {
+// Availability is the providers' rules and busy time over some days: what
+// their slots are made from.
+type Availability struct {
 	Hours     []WeeklyHours
 	Overrides []Override
 	Blackouts []Blackout

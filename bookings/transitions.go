@@ -84,7 +84,7 @@ func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, st
 	}
 	f, t, bf, bt := calendarSpan(start, start.Add(24*time.Hour))
 	reach := limitReach(svc, append([]Offer{o}, hosts...))
-	cal, err := s.store.Calendar(ctx, CalendarQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf.Add(-reach),
+	cal, err := s.store.Availability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf.Add(-reach),
 		BusyTo: bt.Add(reach), Now: s.o.Now(), ExceptBooking: b.ID})
 	if err != nil {
 		return Booking{}, err

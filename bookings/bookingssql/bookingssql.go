@@ -347,9 +347,9 @@ func (r busyRow) busy() bookings.Busy {
 }
 
 // Calendar implements bookings.Store.
-func (s *Store) Calendar(ctx context.Context, cq bookings.CalendarQuery) (bookings.Calendar, error) {
+func (s *Store) Availability(ctx context.Context, cq bookings.AvailabilityQuery) (bookings.Availability, error) {
 	serviceID, providerIDs, from, to := cq.ServiceID, cq.ProviderIDs, cq.From, cq.To
-	cal := bookings.Calendar{Busy: map[int64][]bookings.Busy{}}
+	cal := bookings.Availability{Busy: map[int64][]bookings.Busy{}}
 	if len(providerIDs) == 0 {
 		return cal, nil
 	}

@@ -163,7 +163,7 @@ func exerciseCalendar(t *testing.T, newStore func(t *testing.T) bookings.Store) 
 		BusyFrom: slot, BusyTo: slot})
 	require.NoError(t, err)
 
-	cal, err := s.Calendar(ctx, bookings.CalendarQuery{ServiceID: v.ID, ProviderIDs: []int64{p.ID}, From: d2, To: d2,
+	cal, err := s.Availability(ctx, bookings.AvailabilityQuery{ServiceID: v.ID, ProviderIDs: []int64{p.ID}, From: d2, To: d2,
 		BusyFrom: slot.Add(-time.Hour), BusyTo: slot.Add(time.Hour), Now: at})
 	require.NoError(t, err)
 	require.Len(t, cal.Hours, 1, "only the providers asked for")
@@ -174,7 +174,7 @@ func exerciseCalendar(t *testing.T, newStore func(t *testing.T) bookings.Store) 
 	require.Equal(t, []bookings.Busy{{Period: bookings.Period{Start: slot, End: slot.Add(45 * time.Minute)}, BufferBefore: 5 * time.Minute,
 		BufferAfter: 10 * time.Minute, ServiceID: v.ID}}, cal.Busy[p.ID])
 
-	cal, err = s.Calendar(ctx, bookings.CalendarQuery{ServiceID: v.ID, ProviderIDs: []int64{p.ID, q.ID}, From: d9, To: d9,
+	cal, err = s.Availability(ctx, bookings.AvailabilityQuery{ServiceID: v.ID, ProviderIDs: []int64{p.ID, q.ID}, From: d9, To: d9,
 		BusyFrom: slot.Add(2 * time.Hour), BusyTo: slot.Add(3 * time.Hour), Now: at})
 	require.NoError(t, err)
 	require.Len(t, cal.Hours, 2)
@@ -238,7 +238,7 @@ func exerciseReserve(t *testing.T, newStore func(t *testing.T) bookings.Store) {
 	r.Booking.Status, r.Booking.Number, r.ManageTokenHash = bookings.StatusCancelled, "BK-CCCCCCCCCCCC", []byte("h3")
 	_, err = s.Reserve(ctx, r)
 	require.NoError(t, err)
-	cal, err := s.Calendar(ctx, bookings.CalendarQuery{ServiceID: v.ID, ProviderIDs: []int64{p.ID}, BusyFrom: r.BusyFrom, BusyTo: r.BusyTo, Now: at})
+	cal, err := s.Availability(ctx, bookings.AvailabilityQuery{ServiceID: v.ID, ProviderIDs: []int64{p.ID}, BusyFrom: r.BusyFrom, BusyTo: r.BusyTo, Now: at})
 	require.NoError(t, err)
 	require.Len(t, cal.Busy[p.ID], 1)
 }
@@ -251,7 +251,7 @@ func exerciseHoldsAndSeats(t *testing.T, newStore func(t *testing.T) bookings.St
 	p := provider(t, s, "al", 1)
 	slot := time.Date(2026, 6, 2, 9, 0, 0, 0, time.UTC)
 	free := func(busy []bookings.Busy) bool { return len(busy) == 0 }
-	span := bookings.CalendarQuery{ServiceID: v.ID, ProviderIDs: []int64{p.ID}, BusyFrom: slot.Add(-time.Hour), BusyTo: slot.Add(time.Hour), Now: at}
+	span := bookings.AvailabilityQuery{ServiceID: v.ID, ProviderIDs: []int64{p.ID}, BusyFrom: slot.Add(-time.Hour), BusyTo: slot.Add(time.Hour), Now: at}
 
 	// A hold is busy time until it expires, except for its owner.
 	_, err := s.Reserve(ctx, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-HOLD"), Lock: "l", LockWait: time.Second,
@@ -263,17 +263,17 @@ func exerciseHoldsAndSeats(t *testing.T, newStore func(t *testing.T) bookings.St
 	require.Equal(t, exact.Add(5*time.Minute), h.ExpiresAt)
 	_, err = s.HoldByHash(ctx, []byte("nope"))
 	require.ErrorIs(t, err, bookings.ErrNotFound)
-	cal, err := s.Calendar(ctx, span)
+	cal, err := s.Availability(ctx, span)
 	require.NoError(t, err)
 	require.Len(t, cal.Busy[p.ID], 1, "held")
 	later := span
 	later.Now = at.Add(5 * time.Minute)
-	cal, err = s.Calendar(ctx, later)
+	cal, err = s.Availability(ctx, later)
 	require.NoError(t, err)
 	require.Empty(t, cal.Busy[p.ID], "expired")
 	mine := span
 	mine.ExceptHold = h.ID
-	cal, err = s.Calendar(ctx, mine)
+	cal, err = s.Availability(ctx, mine)
 	require.NoError(t, err)
 	require.Empty(t, cal.Busy[p.ID], "not busy for its owner")
 

@@ -36,7 +36,7 @@ func exerciseCalendarConnections(t *testing.T, newStore func(t *testing.T) booki
 	syncsRecorded(t, s, c.ID, day, period)
 
 	// The periods are the provider's busy time: no service, no buffers.
-	cal, err := s.Calendar(ctx, bookings.CalendarQuery{ServiceID: v.ID, ProviderIDs: []int64{ada.ID, bob.ID},
+	cal, err := s.Availability(ctx, bookings.AvailabilityQuery{ServiceID: v.ID, ProviderIDs: []int64{ada.ID, bob.ID},
 		From: bookings.DateOf(day), To: bookings.DateOf(day.Add(48 * time.Hour)), BusyFrom: day, BusyTo: day.Add(48 * time.Hour), Now: at})
 	require.NoError(t, err)
 	require.Equal(t, []bookings.Busy{{Period: period(9, 10)}, {Period: period(35, 36)}}, cal.Busy[ada.ID])
@@ -55,7 +55,7 @@ func exerciseCalendarConnections(t *testing.T, newStore func(t *testing.T) booki
 	periods, err := s.BusyPeriods(ctx, c.ID, day, day.Add(72*time.Hour))
 	require.NoError(t, err)
 	require.Empty(t, periods)
-	cal, err = s.Calendar(ctx, bookings.CalendarQuery{ServiceID: v.ID, ProviderIDs: []int64{ada.ID},
+	cal, err = s.Availability(ctx, bookings.AvailabilityQuery{ServiceID: v.ID, ProviderIDs: []int64{ada.ID},
 		From: bookings.DateOf(day), To: bookings.DateOf(day), BusyFrom: day, BusyTo: day.Add(24 * time.Hour), Now: at})
 	require.NoError(t, err)
 	require.Empty(t, cal.Busy[ada.ID])

@@ -10,10 +10,10 @@ import (
 	"github.com/groundwork-go/groundwork/internal/web"
 )
 
-// calendar is the month view of the booking and reschedule pages: a
+// monthPicker is the month view of the booking and reschedule pages: a
 // server-drawn month whose days with free times are links, the chosen
 // day's times as a grid of choices, and a choice of time zone.
-type calendar struct {
+type monthPicker struct {
 	Caption          string
 	Weeks            [][]dayCell
 	PrevURL, NextURL string
@@ -52,7 +52,7 @@ type currentTime struct {
 
 // markCurrent marks start, a booking's present time, among the chosen
 // day's times when it falls on that day.
-func (c *calendar) markCurrent(start time.Time) {
+func (c *monthPicker) markCurrent(start time.Time) {
 	loc := location(c.Zone)
 	if c.Date != DateOf(start.In(loc)).String() {
 		return
@@ -98,14 +98,14 @@ func pageZone(q url.Values, fallback string) string {
 	return fallback
 }
 
-// newCalendar draws the month the query asks for (?month=YYYY-MM, else
+// newMonthPicker draws the month the query asks for (?month=YYYY-MM, else
 // the month of ?date, else this month; never one before today's), with
 // the days that have free times (slots gives them for a span) linked to
 // base with the page's query, and the chosen day's times (?date, else
 // the month's first free day) as choices, chosen the one the visitor
 // picked.
-func newCalendar(q url.Values, zone, base string, keep map[string]string, now time.Time, chosen string,
-	slots func(from, to time.Time) ([]Slot, error)) (*calendar, error) {
+func newMonthPicker(q url.Values, zone, base string, keep map[string]string, now time.Time, chosen string,
+	slots func(from, to time.Time) ([]Slot, error)) (*monthPicker, error) {
 	loc := location(zone)
 	today := DateOf(now.In(loc))
 	thisMonth := Date{Year: today.Year, Month: today.Month, Day: 1}
@@ -155,7 +155,7 @@ func newCalendar(q url.Values, zone, base string, keep map[string]string, now ti
 	}
 	// A day's link goes to its times, a month's to the month, so the
 	// reader stays where they were looking.
-	c := &calendar{Base: base, Keep: keep, Caption: month.In(loc).Format("January 2006"), Zone: zone, Month: month.In(loc).Format("2006-01"),
+	c := &monthPicker{Base: base, Keep: keep, Caption: month.In(loc).Format("January 2006"), Zone: zone, Month: month.In(loc).Format("2006-01"),
 		NextURL: link(url.Values{"month": {next.In(loc).Format("2006-01")}}) + "#calendar"}
 	if month != thisMonth {
 		c.PrevURL = link(url.Values{"month": {DateOf(month.In(loc).AddDate(0, -1, 0)).In(loc).Format("2006-01")}}) + "#calendar"
