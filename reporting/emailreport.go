@@ -18,10 +18,13 @@ import (
 	"github.com/groundwork-go/groundwork/mail"
 )
 
+// ReportPeriod is how often an email report is sent, and what it covers.
+type ReportPeriod string
+
 // The periods of the email reports.
 const (
-	Weekly  = "weekly"
-	Monthly = "monthly"
+	Weekly  ReportPeriod = "weekly"
+	Monthly ReportPeriod = "monthly"
 )
 
 // emailReportSweep is how often the reports due are looked for.
@@ -33,9 +36,9 @@ const MaxEmailReports = 50
 // EmailReport sends the analytics of each past week (Monday to Sunday)
 // or month to an address.
 type EmailReport struct {
-	ID     int64  `json:"id"`
-	Email  string `json:"email"`
-	Period string `json:"period"`
+	ID     int64        `json:"id"`
+	Email  string       `json:"email"`
+	Period ReportPeriod `json:"period"`
 	// LastSent names the last period sent ("2026-W47", "2026-11"), ""
 	// before the first.
 	LastSent  string    `json:"last_sent"`
@@ -59,7 +62,7 @@ type EmailReportStore interface {
 	// sent is another than key as sent key, and runs enqueue for it in the
 	// same transaction: a report is claimed once however many instances
 	// ask. It returns how many.
-	ClaimEmailReports(ctx context.Context, period, key string, enqueue func(ctx context.Context, tx *sql.Tx, r EmailReport) error) (int, error)
+	ClaimEmailReports(ctx context.Context, period ReportPeriod, key string, enqueue func(ctx context.Context, tx *sql.Tx, r EmailReport) error) (int, error)
 }
 
 // TxEnqueuer queues a job inside a transaction (a *store.Queue is one).
@@ -104,7 +107,7 @@ func NewEmailReports(o EmailReportsOptions) (*EmailReports, error) {
 }
 
 // Add checks and keeps a report of period (Weekly or Monthly) to email.
-func (e *EmailReports) Add(ctx context.Context, email, period string) (EmailReport, error) {
+func (e *EmailReports) Add(ctx context.Context, email string, period ReportPeriod) (EmailReport, error) {
 	addr, err := netmail.ParseAddress(strings.TrimSpace(email))
 	switch {
 	case err != nil || addr.Name != "" || len(addr.Address) > 254:
@@ -117,7 +120,7 @@ func (e *EmailReports) Add(ctx context.Context, email, period string) (EmailRepo
 
 // period is the last whole week or month before now in loc: its key
 // and its first and last days.
-func lastPeriod(period string, now time.Time, loc *time.Location) (key string, from, to time.Time) {
+func lastPeriod(period ReportPeriod, now time.Time, loc *time.Location) (key string, from, to time.Time) {
 	today := now.In(loc)
 	today = time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, loc)
 	if period == Monthly {
@@ -155,7 +158,7 @@ func (emailSweepArgs) Kind() string { return "reporting_email_reports" }
 // sent, and returns how many.
 func (e *EmailReports) Due(ctx context.Context) (int, error) {
 	total := 0
-	for _, period := range []string{Weekly, Monthly} {
+	for _, period := range []ReportPeriod{Weekly, Monthly} {
 		key, from, to := lastPeriod(period, e.o.Analytics.o.Now(), e.o.Analytics.o.Location)
 		n, err := e.o.Store.ClaimEmailReports(ctx, period, key, func(ctx context.Context, tx *sql.Tx, r EmailReport) error {
 			return e.o.Enqueuer.EnqueueTx(ctx, tx, emailReportArgs{ID: r.ID, Key: key, From: from.Format(time.DateOnly), To: to.Format(time.DateOnly)}, nil)

@@ -189,7 +189,7 @@ func (a *Analytics) EventProperties(ctx context.Context, q AnalyticsQuery) (Even
 	}
 	out := EventProperties{Range: r, Event: q.Event, Properties: []PropertyValue{}}
 	for _, row := range rows {
-		if event, name, value, ok := SplitPropKey(row.Key); ok && event == q.Event {
+		if event, name, value, ok := splitPropKey(row.Key); ok && event == q.Event {
 			out.Properties = append(out.Properties, PropertyValue{Property: name, Value: value, Count: float64(row.Views), Users: float64(row.Visitors)})
 		}
 	}

@@ -246,8 +246,8 @@ func (h *Handler) addEmailReport(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var in struct {
-		Email  string `json:"email"`
-		Period string `json:"period"`
+		Email  string       `json:"email"`
+		Period ReportPeriod `json:"period"`
 	}
 	if err := api.DecodeShaped(w, r, &in, emailReportShape); err != nil {
 		return err

@@ -121,8 +121,8 @@ func reportFields(in map[string]string, errs map[string]string) []web.Field {
 	email := web.Field{Type: "email", ID: "report-email", Name: "email", Label: "Email address", Value: in["email"], Required: true,
 		Autocomplete: "email"}
 	period := web.Field{Type: "radio", ID: "report-period", Name: "period", Label: "How often", Required: true,
-		Options: []web.Option{{Value: Weekly, Label: "Each Monday, the week before", Selected: in["period"] != Monthly},
-			{Value: Monthly, Label: "On the 1st, the month before", Selected: in["period"] == Monthly}}}
+		Options: []web.Option{{Value: string(Weekly), Label: "Each Monday, the week before", Selected: in["period"] != string(Monthly)},
+			{Value: string(Monthly), Label: "On the 1st, the month before", Selected: in["period"] == string(Monthly)}}}
 	if e := errs["email"]; e != "" {
 		email.Errors = []string{e}
 	}
@@ -260,12 +260,12 @@ func (d *Dashboard) changeSettings(w http.ResponseWriter, r *http.Request) error
 		}
 		return done("The link is revoked: it opens nothing from now on.")
 	case section == "email-reports" && action == "" && d.o.EmailReports != nil:
-		rep, err := d.o.EmailReports.Add(ctx, values["email"], values["period"])
+		rep, err := d.o.EmailReports.Add(ctx, values["email"], ReportPeriod(values["period"]))
 		if err != nil {
 			return mistake(ErrBadEmailReport, err, "email", values)
 		}
-		return done(rep.Email + " gets the " + rep.Period + " report: the first, of the last whole " +
-			map[string]string{Weekly: "week", Monthly: "month"}[rep.Period] + ", within the hour.")
+		return done(rep.Email + " gets the " + string(rep.Period) + " report: the first, of the last whole " +
+			map[ReportPeriod]string{Weekly: "week", Monthly: "month"}[rep.Period] + ", within the hour.")
 	case section == "email-reports" && id > 0 && d.o.EmailReports != nil:
 		if err := d.o.EmailReports.o.Store.DeleteEmailReport(ctx, id); err != nil && !errors.Is(err, ErrEmailReportNotFound) {
 			return err

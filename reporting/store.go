@@ -81,8 +81,8 @@ const propSep = "\x1f"
 // PropKey is the DimProp key of an event's property value.
 func PropKey(event, name, value string) string { return event + propSep + name + propSep + value }
 
-// SplitPropKey is PropKey undone; ok is false for a key it did not make.
-func SplitPropKey(key string) (event, name, value string, ok bool) {
+// splitPropKey is PropKey undone; ok is false for a key it did not make.
+func splitPropKey(key string) (event, name, value string, ok bool) {
 	parts := strings.SplitN(key, propSep, 3)
 	if len(parts) != 3 {
 		return "", "", "", false

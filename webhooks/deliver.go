@@ -264,15 +264,15 @@ func (s *Service) enqueue(ctx context.Context, tx *sql.Tx, ids []int64, claim ti
 // delivery (a stale claim does nothing), parks it if its subscription is
 // inactive, else sends it and records the outcome.
 func (s *Service) Attempt(ctx context.Context, deliveryID int64, claim time.Time) error {
-	return s.AttemptAll(ctx, []deliveryClaim{{ID: deliveryID, Claim: claim.UnixMicro()}})
+	return s.attemptAll(ctx, []deliveryClaim{{ID: deliveryID, Claim: claim.UnixMicro()}})
 }
 
-// AttemptAll makes one attempt of each delivery at once, as Attempt does:
+// attemptAll makes one attempt of each delivery at once, as Attempt does:
 // the deliveries are read together, each is sent on its own, and the
 // successes are recorded together (those done within deliveredBatchWait
 // of each other). The error joins those of the deliveries that could not
 // be recorded (the sweeper recovers them once their claims run out).
-func (s *Service) AttemptAll(ctx context.Context, claims []deliveryClaim) error {
+func (s *Service) attemptAll(ctx context.Context, claims []deliveryClaim) error {
 	ids := make([]int64, len(claims))
 	for i, c := range claims {
 		ids[i] = c.ID

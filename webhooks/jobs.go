@@ -30,7 +30,7 @@ type deliverWorker struct {
 // that fails to be recorded (an error here) is recovered by the sweeper
 // once its claim runs out.
 func (w *deliverWorker) Work(ctx context.Context, job *river.Job[deliverArgs]) error {
-	return w.svc.AttemptAll(ctx, job.Args.Deliveries)
+	return w.svc.attemptAll(ctx, job.Args.Deliveries)
 }
 
 // Timeout bounds one attempt: the request's timeout and a margin for the

@@ -23,7 +23,7 @@ type emailReportRow struct {
 }
 
 func (r emailReportRow) report() reporting.EmailReport {
-	return reporting.EmailReport{ID: r.ID, Email: r.Email, Period: r.Period, LastSent: r.LastSent, CreatedAt: r.CreatedAt.Time}
+	return reporting.EmailReport{ID: r.ID, Email: r.Email, Period: reporting.ReportPeriod(r.Period), LastSent: r.LastSent, CreatedAt: r.CreatedAt.Time}
 }
 
 // EmailReports implements reporting.EmailReportStore.
@@ -86,10 +86,10 @@ func (s *Store) DeleteEmailReport(ctx context.Context, id int64) error {
 
 // ClaimEmailReports implements reporting.EmailReportStore: each report is
 // claimed by an update that only one transaction can make.
-func (s *Store) ClaimEmailReports(ctx context.Context, period, key string, enqueue func(ctx context.Context, tx *sql.Tx, r reporting.EmailReport) error) (int, error) {
+func (s *Store) ClaimEmailReports(ctx context.Context, period reporting.ReportPeriod, key string, enqueue func(ctx context.Context, tx *sql.Tx, r reporting.EmailReport) error) (int, error) {
 	var rows []emailReportRow
 	if err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT id, email, period, last_sent, created_at
-		FROM reporting_email_reports WHERE period = ? AND last_sent <> ? ORDER BY id`), period, key); err != nil {
+		FROM reporting_email_reports WHERE period = ? AND last_sent <> ? ORDER BY id`), string(period), key); err != nil {
 		return 0, fmt.Errorf("reportingsql: claim email reports: %w", err)
 	}
 	claimed := 0
