@@ -1,6 +1,7 @@
 package auth_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -55,7 +56,12 @@ func TestSignInFactorsAskForTheRecentPassword(t *testing.T) {
 	res, _ = b.post("/settings/profile", url.Values{"name": {"Ada Lovelace"}, "email": {"someone-else@example.com"}})
 	require.Equal(t, http.StatusSeeOther, res.StatusCode)
 	require.Equal(t, "/settings/profile", res.Header.Get("Location"))
-	require.Len(t, s.outbox.Messages(), 1, "confirmed: the change is mailed to the new address")
+	// The mail goes on a goroutine of its own (no queue here): wait for it.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	msgs, err := s.outbox.Wait(ctx, 1)
+	require.NoError(t, err, "confirmed: the change is mailed to the new address")
+	require.Equal(t, []string{"someone-else@example.com"}, msgs[0].To)
 
 	// A new browser holding only the remember-me cookie is signed in, but
 	// never confirmed.
