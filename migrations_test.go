@@ -217,7 +217,7 @@ func TestDatabaseFromBeforeTheBaselinesOpens(t *testing.T) {
 				IP: fmt.Sprintf("192.0.2.%d", i+1), UserAgent: ua, Referrer: "https://search.example/"}))
 		}
 		require.NoError(t, site.reporting.Analytics.Flush(ctx))
-		require.NoError(t, site.env.Close())
+		require.NoError(t, site.db.Close()) // the environment borrows the DB: closing it is the host's
 
 		// Opened by today's code: the baselines stand for what is there.
 		site = joinSite(t, dsn)
@@ -280,7 +280,7 @@ func joinSite(t *testing.T, dsn string) joinedSite {
 	env, err := store.EnvOn(db, &store.EnvOptions{Secret: []byte("0123456789abcdef0123456789abcdef"), Now: clock.Now,
 		BaseURL: &url.URL{Scheme: "https", Host: "site.example"}, Queue: &store.QueueOptions{TestOnly: true}})
 	require.NoError(t, err)
-	t.Cleanup(func() { env.Close() })
+	t.Cleanup(func() { db.Close() })
 	s := joinedSite{env: env, db: db, clock: clock}
 	s.auth, err = authsql.Join(env, nil)
 	require.NoError(t, err)
