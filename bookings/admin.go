@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/openapi"
 	"github.com/groundwork-go/groundwork/internal/paging"
@@ -223,7 +224,7 @@ func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) error {
 		add  int
 	}{{"from", &f.From, 0}, {"to", &f.To, 1}} {
 		if s := q.Get(p.name); s != "" {
-			d, ok := ParseDate(s)
+			d, ok := slots.ParseDate(s)
 			if !ok {
 				v.Add(p.name, api.MsgDate(p.name))
 			}

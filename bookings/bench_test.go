@@ -16,6 +16,7 @@ import (
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingsical"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -283,35 +284,6 @@ func BenchmarkManageGet(b *testing.B) {
 	}
 }
 
-// The engine alone: a month of days in London, two windows a day,
-// 30-minute slots every 15 minutes; October holds the repeated hour,
-// November no change of offset.
-func BenchmarkDaySlotsMonth(b *testing.B) {
-	loc, err := time.LoadLocation("Europe/London")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, month := range []time.Month{time.October, time.November} {
-		b.Run(strings.ToLower(month.String()), func(b *testing.B) {
-			days := make([]bookings.Day, 0, 31)
-			for d := (bookings.Date{Year: 2026, Month: month, Day: 1}); d.Month == month; d = d.AddDays(1) {
-				days = append(days, bookings.Day{Date: d, Loc: loc, Length: 30 * time.Minute, Interval: 15 * time.Minute,
-					Windows: []bookings.Clock{{Start: 0, End: 12 * 60}, {Start: 13 * 60, End: 18 * 60}}})
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				n := 0
-				for _, d := range days {
-					n += len(bookings.DaySlots(d))
-				}
-				if n == 0 {
-					b.Fatal("no slots")
-				}
-			}
-		})
-	}
-}
-
 // A month of slots for the busy site, without and with providers'
 // calendars: each of the 10 providers with 3 connections of 200 busy
 // periods in June (30- to 90-minute spans across their working hours).
@@ -373,7 +345,7 @@ func busyCalendars(b *testing.B, bd *bundle) {
 				periods = append(periods, bookings.Period{Start: start, End: start.Add(time.Duration(1+int(h[1])%3) * 30 * time.Minute)})
 			}
 			err = st.FinishCalendarSync(ctx, bookings.CalendarSync{ConnectionID: conn.ID, From: june, To: june.AddDate(0, 1, 0),
-				Periods: bookings.MergePeriods(periods), At: now, Next: now.Add(time.Hour)})
+				Periods: slots.MergePeriods(periods), At: now, Next: now.Add(time.Hour)})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
@@ -484,7 +485,7 @@ func optionalDate(v *api.Validator, field string, s *string) *Date {
 	if s == nil || *s == "" {
 		return nil
 	}
-	d, ok := ParseDate(*s)
+	d, ok := slots.ParseDate(*s)
 	if !ok {
 		v.Add(field, api.MsgDate(field))
 		return nil
@@ -550,7 +551,7 @@ type OverrideInput struct {
 func (s *Service) AddOverride(ctx context.Context, providerID int64, in OverrideInput) (Override, error) {
 	v := &api.Validator{}
 	o := Override{ProviderID: providerID, Type: deref(in.Type), Reason: strings.TrimSpace(deref(in.Reason))}
-	if d, ok := ParseDate(deref(in.Date)); ok {
+	if d, ok := slots.ParseDate(deref(in.Date)); ok {
 		o.Date = d
 	} else {
 		v.Add("date", api.MsgDate("date"))
@@ -602,10 +603,10 @@ func (s *Service) AddBlackout(ctx context.Context, in BlackoutInput) (Blackout, 
 	v := &api.Validator{}
 	b := Blackout{ServiceID: in.ServiceID, Reason: strings.TrimSpace(deref(in.Reason))}
 	var ok1, ok2 bool
-	if b.From, ok1 = ParseDate(deref(in.StartsOn)); !ok1 {
+	if b.From, ok1 = slots.ParseDate(deref(in.StartsOn)); !ok1 {
 		v.Add("starts_on", api.MsgDate("starts_on"))
 	}
-	if b.To, ok2 = ParseDate(deref(in.EndsOn)); !ok2 {
+	if b.To, ok2 = slots.ParseDate(deref(in.EndsOn)); !ok2 {
 		v.Add("ends_on", api.MsgDate("ends_on"))
 	}
 	if ok1 && ok2 && b.To.Before(b.From) {

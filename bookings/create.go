@@ -1,6 +1,7 @@
 package bookings
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -13,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
@@ -215,7 +217,7 @@ func roundRobin(offers []Offer) {
 		case a.RoundRobinWeight != b.RoundRobinWeight:
 			return b.RoundRobinWeight - a.RoundRobinWeight
 		}
-		return compareInt(a.ID, b.ID)
+		return cmp.Compare(a.ID, b.ID)
 	})
 }
 
@@ -264,7 +266,7 @@ func (s *Service) Hold(ctx context.Context, nb NewBooking) (Hold, string, error)
 	if err != nil {
 		return Hold{}, "", err
 	}
-	return Hold{ServiceID: b.ServiceID, ProviderID: *b.ProviderID, Period: Period{b.Start, b.End},
+	return Hold{ServiceID: b.ServiceID, ProviderID: *b.ProviderID, Period: Period{Start: b.Start, End: b.End},
 		ExpiresAt: b.CreatedAt.Add(HoldLifetimeDefault), CreatedAt: b.CreatedAt}, token, nil
 }
 
@@ -367,7 +369,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 		}
 	}
 	busyFrom, busyTo := start.Add(-maxReach-limitReach(svc, offers)), start.Add(2*maxReach+limitReach(svc, offers))
-	cal, err := s.store.Availability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: DateOf(start).AddDays(-1), To: DateOf(start).AddDays(1),
+	cal, err := s.store.Availability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: slots.DateOf(start).AddDays(-1), To: slots.DateOf(start).AddDays(1),
 		BusyFrom: busyFrom, BusyTo: busyTo, Now: s.o.Now(), ExceptHold: useHold.ID})
 	if err != nil {
 		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", err)
@@ -404,7 +406,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 			continue
 		}
 		loc := location(o.TimeZone)
-		date := DateOf(start.In(loc))
+		date := slots.DateOf(start.In(loc))
 		length := length(svc, o)
 		if useHold.ID != 0 && !useHold.End.Equal(start.Add(length)) {
 			return Booking{}, "", Offering{}, Offer{}, invalid("hold_token", msgHoldInvalid)
@@ -459,7 +461,7 @@ func (s *Service) hostLocks(svc Offering, hosts []Offer, cal Availability, start
 	byID := map[int64]Offer{}
 	for i, h := range hosts {
 		ids[i], byID[h.ID] = h.ID, h
-		locks = append(locks, strconv.FormatInt(h.ID, 10)+"|"+DateOf(start.In(location(h.TimeZone))).String())
+		locks = append(locks, strconv.FormatInt(h.ID, 10)+"|"+slots.DateOf(start.In(location(h.TimeZone))).String())
 		locks = append(locks, s.limitLocks(svc, h, start)...)
 	}
 	return locks, ids, func(id int64, busy []Busy) bool { return s.offersStart(svc, byID[id], cal, start, busy) }

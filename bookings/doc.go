@@ -29,8 +29,11 @@
 //
 // # Slots
 //
-// [DaySlots] is the engine, a pure function of one provider-local day.
-// Candidate starts are the wall-clock labels 00:00, 00:15, ... of the
+// The engine is package slots: pure (no database, no HTTP, no clock but
+// the times it is given), it turns a provider's hours, overrides, closed
+// dates, busy time and limits, and a service's length, grid, buffers and
+// seats, into slots; this package reads those from its [Store] and asks
+// it. slots.DaySlots is one provider-local day. Candidate starts are the wall-clock labels 00:00, 00:15, ... of the
 // provider's date (the interval is 15 minutes unless the service says
 // otherwise); a slot must fit inside one window; it must not overlap a
 // booking of the provider (of any service) once widened by its own
@@ -50,8 +53,11 @@
 // instants made in local time, so a DST change does not move the month's
 // end), clips it to the booking window (60 minutes' notice, 90 days
 // ahead; a service may set its own; a slot that has begun is never
-// offered), runs the engine for every bookable provider and local date,
-// and, without a provider, merges the lists into distinct periods.
+// offered), runs the engine for every bookable provider over the span
+// (slots.Rules.Range: each local date, limits applied), and, without a
+// provider, merges the lists into distinct periods (slots.Merge), or for
+// a collective service keeps the periods every host offers
+// (slots.Common).
 //
 // # No double bookings
 //

@@ -23,9 +23,5 @@ const (
 	MsgTooSoon              = msgTooSoon
 )
 
-// The slot helpers the tests check, by their exported names of before.
-var (
-	Merge     = mergeSlots
-	MonthSpan = monthSpan
-	Offers    = dayOffers
-)
+// The slot helper the tests check, by its exported name of before.
+var MonthSpan = monthSpan

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/openapi"
 	"github.com/groundwork-go/groundwork/internal/reply"
@@ -177,8 +178,8 @@ func (h *Handler) listSlots(w http.ResponseWriter, r *http.Request) error {
 		t, _ := time.Parse("2006-01", month)
 		query.From, query.To = monthSpan(t.Year(), t.Month(), loc)
 	case q.Get("from") != "" || q.Get("to") != "":
-		from, ok1 := ParseDate(q.Get("from"))
-		to, ok2 := ParseDate(q.Get("to"))
+		from, ok1 := slots.ParseDate(q.Get("from"))
+		to, ok2 := slots.ParseDate(q.Get("to"))
 		switch {
 		case !ok1:
 			v.Add("from", api.MsgDate("from"))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/mail"
 )
 
@@ -267,7 +268,7 @@ func details(w *strings.Builder, b Booking, svc Offering, provider string, loc *
 	}
 	start, end := b.Start.In(loc), b.End.In(loc)
 	endLayout := "15:04"
-	if DateOf(start) != DateOf(end) {
+	if slots.DateOf(start) != slots.DateOf(end) {
 		endLayout = "Monday 2 January 2006, 15:04"
 	}
 	fmt.Fprintf(w, "When: %s to %s (%s)\n", start.Format("Monday 2 January 2006, 15:04"), end.Format(endLayout), loc)

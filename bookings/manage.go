@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
@@ -265,25 +266,19 @@ func (s *Service) RescheduleSlots(ctx context.Context, b Booking, from, to time.
 	if err != nil {
 		return nil, fmt.Errorf("bookings: reschedule slots: %w", err)
 	}
+	r := s.engine(svc)
 	var out []Slot
 	for _, o := range ps {
-		loc := location(o.TimeZone)
-		limited := hasLimits(svc, o)
-		for date, last := DateOf(from.In(loc)), DateOf(to.In(loc)); !last.Before(date); date = date.AddDays(1) {
-			day := s.dayOf(svc, o, cal, date, cal.Busy[o.ID])
-			day.Length = b.End.Sub(b.Start)
-			for _, p := range DaySlots(day) {
-				if limited && !s.withinLimits(svc, o, cal.Busy[o.ID], p.Start, day.Length) {
-					continue
-				}
-				if !p.Start.Before(from) && !p.End.After(to) && !p.Start.Equal(b.Start) {
-					out = append(out, Slot{Period: Period{p.Start.UTC(), p.End.UTC()}, ProviderID: o.ID})
-				}
+		p := host(svc, o, cal, cal.Busy[o.ID])
+		p.Length = b.End.Sub(b.Start)
+		for _, sl := range r.Range(p, from, to) {
+			if !sl.Start.Equal(b.Start) {
+				out = append(out, Slot{Period: sl.Period, ProviderID: o.ID})
 			}
 		}
 	}
 	if len(ps) > 1 {
-		out = common(out, len(ps))
+		out = slots.Common(out, len(ps))
 		for i := range out {
 			out[i].ProviderID = ps[0].ID
 		}

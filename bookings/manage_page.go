@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/web"
@@ -211,7 +212,7 @@ func (p *PageHandler) rescheduleStep(r *http.Request, q url.Values, data *manage
 	if q.Get("month") == "" && q.Get("date") == "" {
 		// The booking's own day first, in the customer's zone.
 		q.Set("month", b.Start.In(loc).Format("2006-01"))
-		q.Set("date", DateOf(b.Start.In(loc)).String())
+		q.Set("date", slots.DateOf(b.Start.In(loc)).String())
 	}
 	chosen := r.PostFormValue("start_time")
 	var err error

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/web"
 )
 
@@ -54,7 +55,7 @@ type currentTime struct {
 // day's times when it falls on that day.
 func (c *monthPicker) markCurrent(start time.Time) {
 	loc := location(c.Zone)
-	if c.Date != DateOf(start.In(loc)).String() {
+	if c.Date != slots.DateOf(start.In(loc)).String() {
 		return
 	}
 	label := start.In(loc).Format("15:04")
@@ -100,17 +101,17 @@ func pageZone(q url.Values, fallback string) string {
 
 // newMonthPicker draws the month the query asks for (?month=YYYY-MM, else
 // the month of ?date, else this month; never one before today's), with
-// the days that have free times (slots gives them for a span) linked to
+// the days that have free times (slotsIn gives them for a span) linked to
 // base with the page's query, and the chosen day's times (?date, else
 // the month's first free day) as choices, chosen the one the visitor
 // picked.
 func newMonthPicker(q url.Values, zone, base string, keep map[string]string, now time.Time, chosen string,
-	slots func(from, to time.Time) ([]Slot, error)) (*monthPicker, error) {
+	slotsIn func(from, to time.Time) ([]Slot, error)) (*monthPicker, error) {
 	loc := location(zone)
-	today := DateOf(now.In(loc))
+	today := slots.DateOf(now.In(loc))
 	thisMonth := Date{Year: today.Year, Month: today.Month, Day: 1}
 	month := thisMonth
-	date, hasDate := ParseDate(q.Get("date"))
+	date, hasDate := slots.ParseDate(q.Get("date"))
 	if m, err := time.Parse("2006-01", q.Get("month")); err == nil {
 		month = Date{Year: m.Year(), Month: m.Month(), Day: 1}
 	} else if hasDate {
@@ -119,19 +120,19 @@ func newMonthPicker(q url.Values, zone, base string, keep map[string]string, now
 	if month.In(loc).Before(thisMonth.In(loc)) {
 		month = thisMonth
 	}
-	next := DateOf(month.In(loc).AddDate(0, 1, 0))
+	next := slots.DateOf(month.In(loc).AddDate(0, 1, 0))
 	from := month
 	if from.In(loc).Before(today.In(loc)) {
 		from = today
 	}
-	list, err := slots(from.In(loc), next.In(loc))
+	list, err := slotsIn(from.In(loc), next.In(loc))
 	if err != nil {
 		return nil, err
 	}
 	byDay := map[Date][]time.Time{}
 	seats := map[int64]int{} // places left by start, for a service with seats
 	for _, s := range list {
-		d := DateOf(s.Start.In(loc))
+		d := slots.DateOf(s.Start.In(loc))
 		if !slices.ContainsFunc(byDay[d], s.Start.Equal) {
 			byDay[d] = append(byDay[d], s.Start)
 		}
@@ -158,7 +159,7 @@ func newMonthPicker(q url.Values, zone, base string, keep map[string]string, now
 	c := &monthPicker{Base: base, Keep: keep, Caption: month.In(loc).Format("January 2006"), Zone: zone, Month: month.In(loc).Format("2006-01"),
 		NextURL: link(url.Values{"month": {next.In(loc).Format("2006-01")}}) + "#calendar"}
 	if month != thisMonth {
-		c.PrevURL = link(url.Values{"month": {DateOf(month.In(loc).AddDate(0, -1, 0)).In(loc).Format("2006-01")}}) + "#calendar"
+		c.PrevURL = link(url.Values{"month": {slots.DateOf(month.In(loc).AddDate(0, -1, 0)).In(loc).Format("2006-01")}}) + "#calendar"
 	}
 	var week []dayCell
 	for range (int(month.In(loc).Weekday()) + 6) % 7 {

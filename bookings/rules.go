@@ -54,25 +54,6 @@ type ProviderRules struct {
 	Location *Location `json:"location,omitempty"`
 }
 
-// LimitPeriod is the span a limit counts over.
-type LimitPeriod string
-
-// Limit periods.
-const (
-	PeriodDay   LimitPeriod = "day"
-	PeriodWeek  LimitPeriod = "week"
-	PeriodMonth LimitPeriod = "month"
-)
-
-// Limit caps bookings in a period, counted in the provider's zone: at most
-// Bookings bookings and Minutes booked minutes (0: no cap of that kind).
-// Weeks start on Options.WeekStart.
-type Limit struct {
-	Period   LimitPeriod `json:"period"`
-	Bookings int         `json:"bookings,omitempty"`
-	Minutes  int         `json:"minutes,omitempty"`
-}
-
 // LengthChoice is one length a customer may pick, in minutes, with its
 // price (a decimal string, or none for the service's).
 type LengthChoice struct {

@@ -9,12 +9,13 @@ import (
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/store"
 )
 
 func daySlots(t *testing.T, b *bundle, svc bookings.Offering, day string, provider int64) []bookings.Slot {
 	t.Helper()
-	d, ok := bookings.ParseDate(day)
+	d, ok := slots.ParseDate(day)
 	require.True(t, ok)
 	loc, _ := time.LoadLocation(svc.TimeZone)
 	slots, err := b.svc.Slots(context.Background(), svc, bookings.SlotQuery{From: d.In(loc), To: d.AddDays(1).In(loc), ProviderID: provider})
@@ -30,7 +31,7 @@ func TestCalendarRules(t *testing.T) {
 	ctx := context.Background()
 	st := bookingssql.New(b.db)
 	p := b.provider.ID
-	date := func(s string) bookings.Date { d, _ := bookings.ParseDate(s); return d }
+	date := func(s string) bookings.Date { d, _ := slots.ParseDate(s); return d }
 	require.Len(t, daySlots(t, b, b.service, "2026-06-02", 0), 16*2-1)
 
 	_, err := st.AddOverride(ctx, bookings.Override{ProviderID: p, Date: date("2026-06-02"), Type: bookings.OverrideUnavailable})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/bookings/slots"
 )
 
 // Repeat asks for a weekly series: Count occurrences (the first at the
@@ -89,8 +90,8 @@ func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, erro
 	last := starts[len(starts)-1]
 	reach := limitReach(svc, offers)
 	busyFrom, busyTo := starts[0].Add(-maxReach-reach), last.Add(2*maxReach+reach)
-	cal, err := s.store.Availability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: DateOf(starts[0]).AddDays(-1),
-		To: DateOf(last).AddDays(1), BusyFrom: busyFrom, BusyTo: busyTo, Now: s.o.Now()})
+	cal, err := s.store.Availability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: slots.DateOf(starts[0]).AddDays(-1),
+		To: slots.DateOf(last).AddDays(1), BusyFrom: busyFrom, BusyTo: busyTo, Now: s.o.Now()})
 	if err != nil {
 		return Series{}, fmt.Errorf("bookings: create series: %w", err)
 	}
@@ -190,7 +191,7 @@ func (s *Service) seriesReservations(svc Offering, o Offer, nb NewBooking, cal A
 			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now, SeriesID: seriesID, SeriesIndex: len(rs)}
 		tokens[len(rs)] = token
 		rs = append(rs, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: s.sealStored(token),
-			Lock: strconv.FormatInt(o.ID, 10) + "|" + DateOf(st.In(location(o.TimeZone))).String(), Locks: s.limitLocks(svc, o, st),
+			Lock: strconv.FormatInt(o.ID, 10) + "|" + slots.DateOf(st.In(location(o.TimeZone))).String(), Locks: s.limitLocks(svc, o, st),
 			LockWait: s.o.LockWait, BusyFrom: st.Add(-maxReach - reach), BusyTo: st.Add(2*maxReach + reach), Place: s.placeHook(svc, o),
 			// Inside the transaction the earlier occurrences are stored
 			// already, so the busy time read there holds them.
@@ -210,7 +211,7 @@ func seriesBusy(busy []Busy, svc Offering, o Offer, earlier []time.Time, free []
 	out := append([]Busy(nil), busy...)
 	for k, st := range earlier {
 		if free[k] {
-			out = append(out, Busy{Period: Period{st, st.Add(length(svc, o))}, ServiceID: svc.ID})
+			out = append(out, Busy{Period: Period{Start: st, End: st.Add(length(svc, o))}, ServiceID: svc.ID})
 		}
 	}
 	return out

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/seal"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
@@ -362,48 +363,10 @@ func location(name string) *time.Location {
 	return loc
 }
 
-// dayOf builds the engine's input for one provider on one local date.
-func (s *Service) dayOf(svc Offering, o Offer, cal Availability, date Date, busy []Busy) Day {
-	interval, _, _ := s.rules(svc)
-	d := Day{Date: date, Loc: location(o.TimeZone), Length: length(svc, o), Interval: interval,
-		BufferBefore: minutes(svc.BufferBefore), BufferAfter: minutes(svc.BufferAfter), Busy: busy,
-		ServiceID: svc.ID, Seats: svc.MaxBookingsPerSlot}
-	for _, b := range cal.Blackouts {
-		if (b.ServiceID == nil || *b.ServiceID == svc.ID) && !date.Before(b.From) && !b.To.Before(date) {
-			return d
-		}
-	}
-	overridden := false
-	for _, ov := range cal.Overrides {
-		if ov.ProviderID != o.ID || ov.Date != date {
-			continue
-		}
-		if ov.Type == OverrideUnavailable {
-			d.Windows = nil
-			return d
-		}
-		overridden = true
-		if ov.Start != nil && ov.End != nil {
-			d.Windows = append(d.Windows, Clock{*ov.Start, *ov.End})
-		}
-	}
-	if overridden {
-		return d
-	}
-	for _, h := range cal.Hours {
-		if h.ProviderID != o.ID || !h.IsAvailable || h.Weekday != date.Weekday() ||
-			h.EffectiveFrom != nil && date.Before(*h.EffectiveFrom) || h.EffectiveUntil != nil && h.EffectiveUntil.Before(date) {
-			continue
-		}
-		d.Windows = append(d.Windows, Clock{h.Start, h.End})
-	}
-	return d
-}
-
 // calendarSpan is the span of local dates and busy time a computation
 // over [from, to) needs: a day either side covers every zone.
 func calendarSpan(from, to time.Time) (Date, Date, time.Time, time.Time) {
-	return DateOf(from.UTC()).AddDays(-1), DateOf(to.UTC()).AddDays(1), from.Add(-48 * time.Hour), to.Add(48 * time.Hour)
+	return slots.DateOf(from.UTC()).AddDays(-1), slots.DateOf(to.UTC()).AddDays(1), from.Add(-48 * time.Hour), to.Add(48 * time.Hour)
 }
 
 // slots computes the slots of offers over [from, to), unclipped.
@@ -439,34 +402,12 @@ func (s *Service) slotsAndAvailability(ctx context.Context, svc Offering, offers
 	if err != nil {
 		return nil, cal, err
 	}
+	r := s.engine(svc)
 	var out []Slot
 	for _, o := range offers {
-		loc := location(o.TimeZone)
-		last := DateOf(to.In(loc))
-		var limits *limitIndex
-		if hasLimits(svc, o) {
-			limits = s.newLimitIndex(svc, o, cal.Busy[o.ID])
-		}
-		for date := DateOf(from.In(loc)); !last.Before(date); date = date.AddDays(1) {
-			day := s.dayOf(svc, o, cal, date, cal.Busy[o.ID])
-			for _, p := range DaySlots(day) {
-				if limits != nil && !limits.allows(p.Start, p.End.Sub(p.Start)) {
-					continue
-				}
-				if !p.Start.Before(from) && !p.End.After(to) {
-					out = append(out, Slot{Period: Period{p.Start.UTC(), p.End.UTC()}, ProviderID: o.ID, SeatsLeft: seatsLeft(day, p)})
-				}
-			}
-		}
+		out = append(out, r.Range(host(svc, o, cal, cal.Busy[o.ID]), from, to)...)
 	}
 	return out, cal, nil
-}
-
-// offersStart reports whether provider o offers a slot of svc starting
-// exactly at start, given the busy time.
-func (s *Service) offersStart(svc Offering, o Offer, cal Availability, start time.Time, busy []Busy) bool {
-	date := DateOf(start.In(location(o.TimeZone)))
-	return dayOffers(s.dayOf(svc, o, cal, date, busy), start) && (!hasLimits(svc, o) || s.withinLimits(svc, o, busy, start, length(svc, o)))
 }
 
 // SlotQuery asks for a service's slots over [From, To), of one provider
@@ -503,38 +444,21 @@ func (s *Service) Slots(ctx context.Context, svc Offering, q SlotQuery) ([]Slot,
 	if !ok {
 		return []Slot{}, nil
 	}
-	slots, err := s.slots(ctx, svc, offers, from, to)
+	found, err := s.slots(ctx, svc, offers, from, to)
 	if err != nil {
 		return nil, err
 	}
 	if svc.AssignmentStrategy == AssignCollective && q.ProviderID == 0 {
-		return s.filterSlots(ctx, svc, common(slots, len(offers))), nil
+		return s.filterSlots(ctx, svc, slots.Common(found, len(offers))), nil
 	}
-	return s.filterSlots(ctx, svc, mergeSlots(slots, q.ProviderID == 0)), nil
-}
-
-// common are the periods every one of n providers offers, in order, with
-// no provider: a collective service's slots.
-func common(slots []Slot, n int) []Slot {
-	count := map[Period]int{}
-	for _, sl := range slots {
-		count[sl.Period]++
-	}
-	out := []Slot{}
-	for p, c := range count {
-		if c == n {
-			out = append(out, Slot{Period: p})
-		}
-	}
-	slices.SortFunc(out, func(a, b Slot) int { return a.Start.Compare(b.Start) })
-	return out
+	return s.filterSlots(ctx, svc, slots.Merge(found, q.ProviderID == 0)), nil
 }
 
 // monthSpan is [local first of month 00:00, next first) in loc, made in
 // local time so a DST change inside the month does not shift its end.
 func monthSpan(year int, month time.Month, loc *time.Location) (time.Time, time.Time) {
 	first := Date{Year: year, Month: month, Day: 1}
-	next := DateOf(time.Date(year, month+1, 1, 12, 0, 0, 0, time.UTC))
+	next := slots.DateOf(time.Date(year, month+1, 1, 12, 0, 0, 0, time.UTC))
 	return first.In(loc), next.In(loc)
 }
 

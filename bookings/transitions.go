@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/groundwork-go/groundwork/bookings/slots"
 )
 
 var active = []Status{StatusRequested, StatusConfirmed}
@@ -68,7 +70,7 @@ func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, st
 	}
 	loc := location(o.TimeZone)
 	start = start.UTC()
-	date := DateOf(start.In(loc))
+	date := slots.DateOf(start.In(loc))
 	// A collective booking's hosts move with it: each must be free too.
 	hosts := make([]Offer, 0, len(b.Hosts))
 	for _, id := range b.Hosts {
@@ -89,11 +91,10 @@ func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, st
 	if err != nil {
 		return Booking{}, err
 	}
-	offeredBy := func(p Offer, busy []Busy) bool {
-		day := s.dayOf(svc, p, cal, DateOf(start.In(location(p.TimeZone))), busy)
-		day.Length = length
-		return slices.ContainsFunc(DaySlots(day), func(p Period) bool { return p.Start.Equal(start) }) &&
-			(!hasLimits(svc, p) || s.withinLimits(svc, p, busy, start, length))
+	offeredBy := func(o Offer, busy []Busy) bool {
+		p := host(svc, o, cal, busy)
+		p.Length = length
+		return s.engine(svc).Offers(p, start)
 	}
 	offered := func(busy []Busy) bool { return offeredBy(o, busy) }
 	if !offered(cal.Busy[o.ID]) {
@@ -106,11 +107,11 @@ func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, st
 			return Booking{}, errNotOffered
 		}
 		byID[h.ID] = h
-		locks = append(locks, strconv.FormatInt(h.ID, 10)+"|"+DateOf(start.In(location(h.TimeZone))).String())
+		locks = append(locks, strconv.FormatInt(h.ID, 10)+"|"+slots.DateOf(start.In(location(h.TimeZone))).String())
 		locks = append(locks, s.limitLocks(svc, h, start)...)
 	}
 	dayStart, dayEnd := date.In(loc), date.AddDays(1).In(loc)
-	moved, err := s.store.Move(ctx, Move{BookingID: b.ID, ProviderID: o.ID, Period: Period{start, start.Add(length)},
+	moved, err := s.store.Move(ctx, Move{BookingID: b.ID, ProviderID: o.ID, Period: Period{Start: start, End: start.Add(length)},
 		Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(), Locks: append(s.limitLocks(svc, o, start), locks...), LockWait: s.o.LockWait,
 		BusyFrom: dayStart.Add(-24*time.Hour - reach), BusyTo: dayEnd.Add(24*time.Hour + reach), Check: offered, At: s.o.Now(), Then: then,
 		Hosts: b.Hosts, CheckHost: func(id int64, busy []Busy) bool { return offeredBy(byID[id], busy) }})

@@ -29,6 +29,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/oauthflow"
 	"github.com/groundwork-go/groundwork/internal/outbound"
 )
@@ -229,7 +230,7 @@ func (g *Google) Busy(ctx context.Context, a bookings.CalendarAccess, from, to t
 			read.Periods = append(read.Periods, ps...)
 		}
 	}
-	read.Periods = bookings.MergePeriods(read.Periods)
+	read.Periods = slots.MergePeriods(read.Periods)
 	return read, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/teambition/rrule-go"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/slots"
 )
 
 // MaxOccurrences bounds how many occurrences of one recurring event are
@@ -107,7 +108,7 @@ func expand(cals []*ical.Calendar, from, to time.Time, loc *time.Location, skip 
 			r.unreadable++
 		}
 	}
-	read := bookings.BusyRead{Periods: bookings.MergePeriods(r.out), Unreadable: r.unreadable + tooOften + spent}
+	read := bookings.BusyRead{Periods: slots.MergePeriods(r.out), Unreadable: r.unreadable + tooOften + spent}
 	switch {
 	case spent > 0:
 		read.Warning = fmt.Sprintf("%d repeating events were left out: together the calendar's events repeat more often than can be read. "+
@@ -145,7 +146,7 @@ type overrides struct {
 
 func (o *overrides) add(at time.Time, day bool) {
 	if day {
-		o.days[bookings.DateOf(at)] = true
+		o.days[slots.DateOf(at)] = true
 	} else {
 		o.times[at.UnixNano()] = true
 	}
@@ -154,7 +155,7 @@ func (o *overrides) add(at time.Time, day bool) {
 // has reports whether the occurrence at is replaced (a day's override in
 // the provider's zone, loc).
 func (o *overrides) has(at time.Time, loc *time.Location) bool {
-	return o != nil && (o.times[at.UnixNano()] || o.days[bookings.DateOf(at.In(loc))])
+	return o != nil && (o.times[at.UnixNano()] || o.days[slots.DateOf(at.In(loc))])
 }
 
 // reader collects busy periods clipped to [from, to), with what is
@@ -209,7 +210,7 @@ type span struct {
 // one, midnight days later in the provider's zone).
 func (s span) end(start time.Time, loc *time.Location) time.Time {
 	if s.allDay {
-		d := bookings.DateOf(start.In(loc))
+		d := slots.DateOf(start.In(loc))
 		return time.Date(d.Year, time.Month(d.Month), d.Day+s.days, 0, 0, 0, 0, loc)
 	}
 	return start.Add(s.length)
@@ -318,7 +319,7 @@ func (r *reader) recurring(c *ical.Component, replaced *overrides) error {
 				return err
 			}
 			if day {
-				exdays[bookings.DateOf(at)] = true
+				exdays[slots.DateOf(at)] = true
 			} else {
 				exdates[at.UnixNano()] = true
 			}
@@ -346,7 +347,7 @@ func (r *reader) recurring(c *ical.Component, replaced *overrides) error {
 			return nil
 		}
 		end := s.end(at, r.loc)
-		if !end.After(r.from) || replaced.has(at, r.loc) || exdates[at.UnixNano()] || exdays[bookings.DateOf(at.In(s.start.Location()))] {
+		if !end.After(r.from) || replaced.has(at, r.loc) || exdates[at.UnixNano()] || exdays[slots.DateOf(at.In(s.start.Location()))] {
 			continue
 		}
 		r.add(at, end)

@@ -13,6 +13,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -84,7 +85,7 @@ func datePtr(n sql.NullString) *bookings.Date {
 	if !n.Valid {
 		return nil
 	}
-	d, _ := bookings.ParseDate(n.String)
+	d, _ := slots.ParseDate(n.String)
 	return &d
 }
 

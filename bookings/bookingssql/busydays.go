@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -90,7 +91,7 @@ func (s *Store) rebuildBusyDays(ctx context.Context, tx *sqlx.Tx, providerID int
 	for i, r := range rows {
 		periods[i] = bookings.Period{Start: r.Start.Time, End: r.End.Time}
 	}
-	periods = bookings.MergePeriods(periods)
+	periods = slots.MergePeriods(periods)
 	days := map[int64][]bookings.Period{}
 	for _, p := range periods {
 		for d := max(dayOf(p.Start), first); d <= last && dayStart(d).Before(p.End); d++ {

@@ -9,6 +9,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -100,7 +101,7 @@ type overrideRow struct {
 }
 
 func (o overrideRow) value() bookings.Override {
-	d, _ := bookings.ParseDate(o.Day)
+	d, _ := slots.ParseDate(o.Day)
 	return bookings.Override{ID: o.ID, ProviderID: o.ProviderID, Date: d, Type: bookings.OverrideKind(o.Type), Start: intPtr(o.Start), End: intPtr(o.End), Reason: o.Reason}
 }
 
@@ -113,8 +114,8 @@ type blackoutRow struct {
 }
 
 func (b blackoutRow) value() bookings.Blackout {
-	f, _ := bookings.ParseDate(b.From)
-	t, _ := bookings.ParseDate(b.To)
+	f, _ := slots.ParseDate(b.From)
+	t, _ := slots.ParseDate(b.To)
 	return bookings.Blackout{ID: b.ID, ServiceID: idPtr(b.ServiceID), From: f, To: t, Reason: b.Reason}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 )
 
@@ -137,15 +138,15 @@ func exerciseCalendar(t *testing.T, newStore func(t *testing.T) bookings.Store) 
 	other := service(t, s, "other")
 	p := provider(t, s, "al", 1)
 	q := provider(t, s, "bo", 2)
-	from, _ := bookings.ParseDate("2026-06-01")
-	until, _ := bookings.ParseDate("2026-06-30")
+	from, _ := slots.ParseDate("2026-06-01")
+	until, _ := slots.ParseDate("2026-06-30")
 	h, err := s.AddWeeklyHours(ctx, bookings.WeeklyHours{ProviderID: p.ID, Weekday: time.Monday, Start: 540, End: 720, EffectiveFrom: &from, EffectiveUntil: &until, IsAvailable: true})
 	require.NoError(t, err)
 	require.Positive(t, h.ID)
 	_, err = s.AddWeeklyHours(ctx, bookings.WeeklyHours{ProviderID: q.ID, Weekday: time.Sunday, Start: 0, End: 1440, IsAvailable: true})
 	require.NoError(t, err)
-	d2, _ := bookings.ParseDate("2026-06-02")
-	d9, _ := bookings.ParseDate("2026-06-09")
+	d2, _ := slots.ParseDate("2026-06-02")
+	d9, _ := slots.ParseDate("2026-06-09")
 	_, err = s.AddOverride(ctx, bookings.Override{ProviderID: p.ID, Date: d2, Type: bookings.OverrideUnavailable, Reason: "dentist"})
 	require.NoError(t, err)
 	start, end := 600, 660
@@ -335,7 +336,7 @@ func exerciseUpdatesListsAndDeletes(t *testing.T, newStore func(t *testing.T) bo
 
 	h, err := s.AddWeeklyHours(ctx, bookings.WeeklyHours{ProviderID: a.ID, Weekday: time.Friday, Start: 60, End: 120, IsAvailable: true})
 	require.NoError(t, err)
-	d, _ := bookings.ParseDate("2026-06-05")
+	d, _ := slots.ParseDate("2026-06-05")
 	o, err := s.AddOverride(ctx, bookings.Override{ProviderID: a.ID, Date: d, Type: bookings.OverrideUnavailable})
 	require.NoError(t, err)
 	bo, err := s.AddBlackout(ctx, bookings.Blackout{From: d, To: d})

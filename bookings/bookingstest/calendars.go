@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/slots"
 )
 
 // connection stores a CalDAV connection of p, due at once.
@@ -37,7 +38,7 @@ func exerciseCalendarConnections(t *testing.T, newStore func(t *testing.T) booki
 
 	// The periods are the provider's busy time: no service, no buffers.
 	cal, err := s.Availability(ctx, bookings.AvailabilityQuery{ServiceID: v.ID, ProviderIDs: []int64{ada.ID, bob.ID},
-		From: bookings.DateOf(day), To: bookings.DateOf(day.Add(48 * time.Hour)), BusyFrom: day, BusyTo: day.Add(48 * time.Hour), Now: at})
+		From: slots.DateOf(day), To: slots.DateOf(day.Add(48 * time.Hour)), BusyFrom: day, BusyTo: day.Add(48 * time.Hour), Now: at})
 	require.NoError(t, err)
 	require.Equal(t, []bookings.Busy{{Period: period(9, 10)}, {Period: period(35, 36)}}, cal.Busy[ada.ID])
 	require.Empty(t, cal.Busy[bob.ID])
@@ -56,7 +57,7 @@ func exerciseCalendarConnections(t *testing.T, newStore func(t *testing.T) booki
 	require.NoError(t, err)
 	require.Empty(t, periods)
 	cal, err = s.Availability(ctx, bookings.AvailabilityQuery{ServiceID: v.ID, ProviderIDs: []int64{ada.ID},
-		From: bookings.DateOf(day), To: bookings.DateOf(day), BusyFrom: day, BusyTo: day.Add(24 * time.Hour), Now: at})
+		From: slots.DateOf(day), To: slots.DateOf(day), BusyFrom: day, BusyTo: day.Add(24 * time.Hour), Now: at})
 	require.NoError(t, err)
 	require.Empty(t, cal.Busy[ada.ID])
 }
