@@ -15,8 +15,21 @@ import (
 // interface a storage engine implements, and the only way the service
 // reaches its data. A host keeps the SQL adapter (on its own *sql.DB, SQLite
 // or Postgres) unless it brings another engine; an adapter is complete when
-// the conformance suite passes on it.
+// the conformance suite passes on it. It is the union of five roles, one
+// for each part of the domain, so a reader finds a method by what it is
+// for, and code that serves one part can take its role alone (the
+// periodic jobs need only HousekeepingStore).
 type Store interface {
+	CatalogStore
+	ReservationStore
+	FeedStore
+	HousekeepingStore
+	CalendarStore
+}
+
+// CatalogStore keeps the services, the providers, the links between them and
+// the providers' hours, overrides and blackouts.
+type CatalogStore interface {
 	// CreateService stores s and returns it with its ID; ErrSlugTaken
 	// when another service has the slug.
 	CreateService(ctx context.Context, s Offering) (Offering, error)
@@ -65,6 +78,11 @@ type Store interface {
 	DeleteWeeklyHours(ctx context.Context, providerID, id int64) error
 	DeleteOverride(ctx context.Context, providerID, id int64) error
 	DeleteBlackout(ctx context.Context, id int64) error
+}
+
+// ReservationStore reads what the slots are made from and books: holds,
+// bookings, their changes of status, provider and time.
+type ReservationStore interface {
 	// Availability returns what the slot engine needs for some providers of a
 	// service (see AvailabilityQuery).
 	Availability(ctx context.Context, q AvailabilityQuery) (Availability, error)
@@ -118,7 +136,11 @@ type Store interface {
 	// m.Check leaves the booking itself out. ErrNotFound, ErrWrongStatus
 	// (the booking is not active), ErrSlotTaken, ErrBusy.
 	Move(ctx context.Context, m Move) (Booking, error)
+}
 
+// FeedStore keeps the providers' calendar-feed tokens and reads what a feed
+// shows.
+type FeedStore interface {
 	// SetProviderFeedHash replaces a provider's feed-token hash (the old
 	// feed address stops working); nil revokes it (no feed). ErrNotFound
 	// without the provider.
@@ -134,6 +156,12 @@ type Store interface {
 	// but the cancelled ones, by start then ID; it may leave out the
 	// customer's phone, intake answers and notes (a feed shows none).
 	FeedBookings(ctx context.Context, providerID int64, from, to time.Time) ([]Booking, error)
+}
+
+// HousekeepingStore serves the periodic jobs: reminders and their one-time
+// claims, completing bookings that have ended, pruning, and erasing a
+// customer.
+type HousekeepingStore interface {
 	// BookingsStarting returns the bookings in one of statuses starting
 	// in [from, to), by start then ID.
 	BookingsStarting(ctx context.Context, statuses []Status, from, to time.Time) ([]Booking, error)
@@ -157,7 +185,11 @@ type Store interface {
 	// nil, runs for each booking as erased in the change's one
 	// transaction.
 	EraseCustomer(ctx context.Context, email string, at time.Time, then TxHook) ([]Booking, error)
+}
 
+// CalendarStore keeps the providers' external calendars: their connections,
+// the sync state, and the busy periods read from them.
+type CalendarStore interface {
 	// CreateCalendarConnection stores c and returns it with its ID, no
 	// sync state, and its first sync due at c.NextSyncAt; ErrNotFound
 	// without the provider.
