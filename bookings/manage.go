@@ -271,11 +271,16 @@ func (s *Service) RescheduleSlots(ctx context.Context, b Booking, from, to time.
 	for _, o := range ps {
 		p := host(svc, o, cal, cal.Busy[o.ID])
 		p.Length = b.End.Sub(b.Start)
-		for _, sl := range r.Range(p, from, to) {
+		n := len(out)
+		out = r.Range(out, p, from, to)
+		// Not the booking's own time; no seats shown (a move takes one).
+		kept := out[:n]
+		for _, sl := range out[n:] {
 			if !sl.Start.Equal(b.Start) {
-				out = append(out, Slot{Period: sl.Period, ProviderID: o.ID})
+				kept = append(kept, Slot{Period: sl.Period, ProviderID: o.ID})
 			}
 		}
+		out = kept
 	}
 	if len(ps) > 1 {
 		out = slots.Common(out, len(ps))

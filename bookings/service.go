@@ -405,7 +405,7 @@ func (s *Service) slotsAndAvailability(ctx context.Context, svc Offering, offers
 	r := s.engine(svc)
 	var out []Slot
 	for _, o := range offers {
-		out = append(out, r.Range(host(svc, o, cal, cal.Busy[o.ID]), from, to)...)
+		out = r.Range(out, host(svc, o, cal, cal.Busy[o.ID]), from, to)
 	}
 	return out, cal, nil
 }

@@ -501,7 +501,7 @@ func (d *Dashboard) trafficSection(ctx context.Context, p *dashboardPage, q Anal
 	if err == nil {
 		t.Content, err = d.svc.TopContent(ctx, q)
 	}
-	if _, ok := d.svc.o.Analytics.(BreakdownSource); ok && err == nil {
+	if _, ok := d.svc.o.Analytics.(DetailSource); ok && err == nil {
 		var sources, devices Breakdown
 		if sources, err = d.svc.Breakdown(ctx, DimSource, q); err == nil {
 			devices, err = d.svc.Breakdown(ctx, DimDevice, q)
@@ -515,7 +515,7 @@ func (d *Dashboard) trafficSection(ctx context.Context, p *dashboardPage, q Anal
 		t.section = d.sectionError(analyticsFamily, err)
 		return t
 	}
-	_, t.PerValue = d.svc.o.Analytics.(BreakdownSource)
+	_, t.PerValue = d.svc.o.Analytics.(DetailSource)
 	if a, ok := d.svc.o.Analytics.(*Analytics); ok {
 		_, t.Detailed = a.store.(SegmentStore)
 	}

@@ -7,13 +7,14 @@
 //
 // A [SearchSource] answers performance (totals and a daily trend), top
 // queries and top pages; an [AnalyticsSource] the overview (totals and
-// trend) and top content (pages and events); a [BreakdownSource] also
-// breaks views down by one [Dimension] through one verb,
-// Breakdown(ctx, dim, query): a source, a device class, a country, a
-// browser, an operating system or a campaign dimension ([BreakdownDims]).
-// Entry and exit pages ([SessionSource]), an event's properties
-// ([PropertySource]), goals ([GoalSource]) and live visitors
-// ([LiveSource]) answer in shapes of their own. A source that depends on
+// trend) and top content (pages and events); a [DetailSource] (the
+// first-party analytics) answers the detailed reports too: views broken
+// down by one [Dimension] through one verb, Breakdown(ctx, dim, query) (a
+// source, a device class, a country, a browser, an operating system or a
+// campaign dimension: [BreakdownDims]), and, in shapes of their own, entry
+// and exit pages, an event's properties, goals and live visitors. The
+// reports and panels a source cannot answer are left out (GA4 answers the
+// overview and top content). A source that depends on
 // who asks (a user's own Google connection) is [Connected].
 //
 // # First-party analytics

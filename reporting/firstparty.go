@@ -99,7 +99,7 @@ type AnalyticsOptions struct {
 // site, the IP and the user agent; the salt is forgotten after a day, so
 // no visitor can be followed from one day to the next, and no IP is
 // stored), and answers the analytics reports from daily rollups. It is
-// an AnalyticsSource and a BreakdownSource. Safe for concurrent use.
+// a DetailSource (and so an AnalyticsSource). Safe for concurrent use.
 type Analytics struct {
 	store Store
 	o     AnalyticsOptions

@@ -25,7 +25,7 @@ func (a *Analytics) days(q AnalyticsQuery) (Range, []string) {
 
 func dayCount(q AnalyticsQuery) int { return min(max(q.Days, 1), AnalyticsMaxDays) }
 
-// Live implements LiveSource: the visitors whose last page view, as
+// Live implements DetailSource: the visitors whose last page view, as
 // written, was in the last LiveWindow (the views of the last second,
 // still waiting to be written, are not in it yet).
 func (a *Analytics) Live(ctx context.Context) (int, error) {
@@ -139,7 +139,7 @@ func (a *Analytics) TopContent(ctx context.Context, q AnalyticsQuery) (TopConten
 	return out, nil
 }
 
-// Breakdown implements BreakdownSource: page views by dim, one of
+// Breakdown implements DetailSource: page views by dim, one of
 // BreakdownDims: a source, a device class, a country (ISO 3166 codes,
 // "DE", as CollectOptions.Country told it; views of no known country are
 // not in it), a browser, an operating system (as the user agent names
@@ -171,7 +171,7 @@ func (a *Analytics) breakdown(ctx context.Context, dim Dimension, q AnalyticsQue
 	return out, nil
 }
 
-// EventProperties implements PropertySource: q.Event's properties, each
+// EventProperties implements DetailSource: q.Event's properties, each
 // value with its count and visitors (the daily visitors summed), by
 // property then count descending. Under filters, those of the visitors
 // they keep (SegmentStore).
@@ -202,7 +202,7 @@ func (a *Analytics) EventProperties(ctx context.Context, q AnalyticsQuery) (Even
 	return out, nil
 }
 
-// EntryPages implements SessionSource: the pages sessions began on, with
+// EntryPages implements DetailSource: the pages sessions began on, with
 // their bounce rate and average visit; under filters, the sessions that
 // began on a view they keep (SegmentStore).
 func (a *Analytics) EntryPages(ctx context.Context, q AnalyticsQuery) (EntryPages, error) {
@@ -228,7 +228,7 @@ func (a *Analytics) EntryPages(ctx context.Context, q AnalyticsQuery) (EntryPage
 	return out, nil
 }
 
-// ExitPages implements SessionSource: the pages sessions ended on, with
+// ExitPages implements DetailSource: the pages sessions ended on, with
 // the share of each page's views that ended one; under filters, the
 // sessions whose last view they keep, against the views they keep
 // (SegmentStore).

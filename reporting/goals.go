@@ -186,12 +186,6 @@ type GoalFigures struct {
 	Rate        float64 `json:"conversion_rate"`
 }
 
-// GoalSource is an AnalyticsSource that counts goals (the first-party
-// one on a GoalStore).
-type GoalSource interface {
-	GoalConversions(ctx context.Context, q AnalyticsQuery) (GoalConversions, error)
-}
-
 func (a *Analytics) goalStore() (GoalStore, error) {
 	gs, ok := a.store.(GoalStore)
 	if !ok {
@@ -232,7 +226,7 @@ func (a *Analytics) DeleteGoal(ctx context.Context, id int64) error {
 	return gs.DeleteGoal(ctx, id)
 }
 
-// GoalConversions implements GoalSource. Under filters, the conversions
+// GoalConversions implements DetailSource. Under filters, the conversions
 // and visitors are those of the visitors the filters keep, the rate out
 // of them (SegmentStore).
 func (a *Analytics) GoalConversions(ctx context.Context, q AnalyticsQuery) (GoalConversions, error) {

@@ -92,35 +92,21 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 	pn := newPanel(p, id)
 	f := filling{pn: &pn, p: p, q: q}
 	var err error
+	ds, ok := src.(DetailSource)
+	if !ok {
+		return pn, false, nil
+	}
 	switch id {
 	case "goals":
-		gs, ok := src.(GoalSource)
-		if !ok {
-			return pn, false, nil
-		}
-		err = f.goals(ctx, gs)
-	case "entry-pages", "exit-pages":
-		s, ok := src.(SessionSource)
-		if !ok {
-			return pn, false, nil
-		}
-		if id == "entry-pages" {
-			err = f.entryPages(ctx, s)
-		} else {
-			err = f.exitPages(ctx, s)
-		}
+		err = f.goals(ctx, ds)
+	case "entry-pages":
+		err = f.entryPages(ctx, ds)
+	case "exit-pages":
+		err = f.exitPages(ctx, ds)
 	case "countries", "browsers", "operating-systems", "campaigns":
-		b, ok := src.(BreakdownSource)
-		if !ok {
-			return pn, false, nil
-		}
-		err = f.dimension(ctx, b, id)
+		err = f.dimension(ctx, ds, id)
 	case "event-properties":
-		ps, ok := src.(PropertySource)
-		if !ok {
-			return pn, false, nil
-		}
-		err = f.eventProperties(ctx, ps, topEvents)
+		err = f.eventProperties(ctx, ds, topEvents)
 	}
 	return pn, true, err
 }
@@ -203,7 +189,7 @@ var breakdownPanels = map[string]struct {
 }
 
 // dimension fills the panel id of one dimension from b.
-func (f filling) dimension(ctx context.Context, b BreakdownSource, id string) error {
+func (f filling) dimension(ctx context.Context, b DetailSource, id string) error {
 	bp := breakdownPanels[id]
 	f.pn.Title, f.pn.Caption = bp.title, bp.caption
 	if bp.empty != "" {
@@ -214,7 +200,7 @@ func (f filling) dimension(ctx context.Context, b BreakdownSource, id string) er
 
 // goals fills the goals panel: each goal's visitors, conversions and
 // rate, beside the rate of the range before.
-func (f filling) goals(ctx context.Context, gs GoalSource) error {
+func (f filling) goals(ctx context.Context, gs DetailSource) error {
 	pn := f.pn
 	pn.Title, pn.Caption, pn.First = "Goals", "Goals by visitors who converted", "Goal"
 	pn.Head = []string{"Visitors", "Conversions", "Rate", "Before"}
@@ -236,7 +222,7 @@ func (f filling) goals(ctx context.Context, gs GoalSource) error {
 
 // entryPages fills the entry pages panel: entrances, bounce rate and
 // average visit of each page visits began on.
-func (f filling) entryPages(ctx context.Context, s SessionSource) error {
+func (f filling) entryPages(ctx context.Context, s DetailSource) error {
 	pn := f.pn
 	pn.First = "Page"
 	pn.Title, pn.Caption, pn.Empty = "Entry pages", "Pages visits began on, by entrances", "No visits began on these pages in this range."
@@ -257,7 +243,7 @@ func (f filling) entryPages(ctx context.Context, s SessionSource) error {
 
 // exitPages fills the exit pages panel: exits and exit rate of each page
 // visits ended on.
-func (f filling) exitPages(ctx context.Context, s SessionSource) error {
+func (f filling) exitPages(ctx context.Context, s DetailSource) error {
 	pn := f.pn
 	pn.First = "Page"
 	pn.Title, pn.Caption, pn.Empty = "Exit pages", "Pages visits ended on, by exits", "No visits ended on these pages in this range."
@@ -278,7 +264,7 @@ func (f filling) exitPages(ctx context.Context, s SessionSource) error {
 // eventProperties fills the event properties panel: the properties of
 // the event the page names (or the top one) by count, with a form to
 // pick another.
-func (f filling) eventProperties(ctx context.Context, ps PropertySource, topEvents []ContentEvent) error {
+func (f filling) eventProperties(ctx context.Context, ps DetailSource, topEvents []ContentEvent) error {
 	pn := f.pn
 	pn.Title, pn.Caption, pn.First = "Event properties", "An event's properties by count", "Property: value"
 	pn.Head = []string{"Count", "Visitors"}

@@ -72,43 +72,39 @@ func NewService(opts *Options) (*Service, error) {
 		"analytics/operating-systems": breakdown(o.Analytics, DimOS),
 		"analytics/countries":         breakdown(o.Analytics, DimCountry),
 		"analytics/campaigns":         breakdown(o.Analytics, DimCampaign),
-		"analytics/entry-pages": func(ctx context.Context, q query) (any, error) {
-			s, ok := o.Analytics.(SessionSource)
-			if !ok {
-				return nil, errNoBreakdown
-			}
-			return s.EntryPages(ctx, q.analytics())
-		},
-		"analytics/exit-pages": func(ctx context.Context, q query) (any, error) {
-			s, ok := o.Analytics.(SessionSource)
-			if !ok {
-				return nil, errNoBreakdown
-			}
-			return s.ExitPages(ctx, q.analytics())
-		},
-		"analytics/goals": func(ctx context.Context, q query) (any, error) {
-			g, ok := o.Analytics.(GoalSource)
-			if !ok {
-				return nil, ErrNoGoals
-			}
-			return g.GoalConversions(ctx, q.analytics())
-		},
-		"analytics/event-properties": func(ctx context.Context, q query) (any, error) {
-			p, ok := o.Analytics.(PropertySource)
-			if !ok {
-				return nil, errNoProperties
-			}
-			return p.EventProperties(ctx, q.analytics())
-		},
+		"analytics/entry-pages": detail(o.Analytics, errNoBreakdown, func(ctx context.Context, d DetailSource, q AnalyticsQuery) (any, error) {
+			return d.EntryPages(ctx, q)
+		}),
+		"analytics/exit-pages": detail(o.Analytics, errNoBreakdown, func(ctx context.Context, d DetailSource, q AnalyticsQuery) (any, error) {
+			return d.ExitPages(ctx, q)
+		}),
+		"analytics/goals": detail(o.Analytics, ErrNoGoals, func(ctx context.Context, d DetailSource, q AnalyticsQuery) (any, error) {
+			return d.GoalConversions(ctx, q)
+		}),
+		"analytics/event-properties": detail(o.Analytics, errNoProperties, func(ctx context.Context, d DetailSource, q AnalyticsQuery) (any, error) {
+			return d.EventProperties(ctx, q)
+		}),
 	}}
 	return s, nil
+}
+
+// detail is a report only a DetailSource answers: none is the error of
+// a source that is not one.
+func detail(src AnalyticsSource, none error, report func(context.Context, DetailSource, AnalyticsQuery) (any, error)) reportFunc {
+	return func(ctx context.Context, q query) (any, error) {
+		d, ok := src.(DetailSource)
+		if !ok {
+			return nil, none
+		}
+		return report(ctx, d, q.analytics())
+	}
 }
 
 // breakdown is the report of the page views by dim; for a campaign
 // dimension, by the one the query's by names (dim when none).
 func breakdown(src AnalyticsSource, dim Dimension) reportFunc {
 	return func(ctx context.Context, q query) (any, error) {
-		b, ok := src.(BreakdownSource)
+		d, ok := src.(DetailSource)
 		if !ok {
 			return nil, errNoBreakdown
 		}
@@ -120,7 +116,7 @@ func breakdown(src AnalyticsSource, dim Dimension) reportFunc {
 		}
 		a := q.analytics()
 		a.PropertyID = ""
-		return b.Breakdown(ctx, by, a)
+		return d.Breakdown(ctx, by, a)
 	}
 }
 
@@ -174,8 +170,8 @@ func (s *Service) TopContent(ctx context.Context, q AnalyticsQuery) (TopContent,
 }
 
 // Breakdown is the page views by dim (one of BreakdownDims), when the
-// analytics source breaks them down (the first-party one does), through
-// the cache.
+// analytics source breaks them down (a DetailSource: the first-party one
+// is), through the cache.
 func (s *Service) Breakdown(ctx context.Context, dim Dimension, q AnalyticsQuery) (Breakdown, error) {
 	q.PropertyID = ""
 	aq := analyticsQuery(q)
@@ -194,10 +190,10 @@ var breakdownReports = map[Dimension]string{DimSource: "sources", DimDevice: "de
 	DimCountry: "countries"}
 
 // LiveVisitors counts the visitors of the last LiveWindow, when the
-// analytics source can (LiveSource; the first-party one does), never
+// analytics source can (a DetailSource; the first-party one is), never
 // cached; false when it cannot.
 func (s *Service) LiveVisitors(ctx context.Context) (int, bool, error) {
-	live, ok := s.o.Analytics.(LiveSource)
+	live, ok := s.o.Analytics.(DetailSource)
 	if !ok {
 		return 0, false, nil
 	}

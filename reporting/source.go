@@ -51,7 +51,7 @@ type AnalyticsQuery struct {
 	// all): a page, a source, a device, each at most once. A source that
 	// cannot filter that way answers ErrBadFilter.
 	Filters Filters
-	// Event names the event PropertySource.EventProperties breaks down.
+	// Event names the event DetailSource.EventProperties breaks down.
 	Event string
 }
 
@@ -73,30 +73,23 @@ type AnalyticsSource interface {
 	TopContent(ctx context.Context, q AnalyticsQuery) (TopContent, error)
 }
 
-// BreakdownSource is an AnalyticsSource that breaks page views down by a
-// dimension, one of BreakdownDims (the first-party one).
-type BreakdownSource interface {
+// DetailSource is an AnalyticsSource that answers the detailed reports
+// too (the first-party one): page views broken down by a dimension (one
+// of BreakdownDims), an event broken down by its properties, the pages
+// sessions began and ended on, the goals' conversions, and the visitors
+// of the last LiveWindow. The reports and the dashboard's panels that
+// need them are left out for a source without them (GA4).
+type DetailSource interface {
+	AnalyticsSource
 	Breakdown(ctx context.Context, dim Dimension, q AnalyticsQuery) (Breakdown, error)
-}
-
-// PropertySource is an AnalyticsSource that breaks an event down by its
-// properties (the first-party one).
-type PropertySource interface {
 	EventProperties(ctx context.Context, q AnalyticsQuery) (EventProperties, error)
-}
-
-// SessionSource is an AnalyticsSource that reports the pages sessions
-// began and ended on (the first-party one).
-type SessionSource interface {
 	EntryPages(ctx context.Context, q AnalyticsQuery) (EntryPages, error)
 	ExitPages(ctx context.Context, q AnalyticsQuery) (ExitPages, error)
-}
-
-// LiveSource is an AnalyticsSource that counts the visitors of the last
-// LiveWindow (the first-party one).
-type LiveSource interface {
+	GoalConversions(ctx context.Context, q AnalyticsQuery) (GoalConversions, error)
 	Live(ctx context.Context) (int, error)
 }
+
+var _ DetailSource = (*Analytics)(nil)
 
 // LiveWindow is how far back the visitors "now" reach.
 const LiveWindow = 30 * time.Minute

@@ -148,7 +148,7 @@ type Filter struct {
 	Value string
 }
 
-// BreakdownDims are the dimensions BreakdownSource.Breakdown takes: the
+// BreakdownDims are the dimensions DetailSource.Breakdown takes: the
 // source, the device class, the country, the browser, the operating
 // system, and the campaign dimensions.
 var BreakdownDims = append([]Dimension{DimSource, DimDevice, DimCountry, DimBrowser, DimOS}, CampaignDims...)

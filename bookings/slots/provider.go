@@ -97,10 +97,11 @@ func (r Rules) Day(p Provider, date Date) Day {
 	return d
 }
 
-// Range is the slots p offers over [from, to) in order, each within the
-// span, in UTC, keeping every limit, with the seats left on it.
-func (r Rules) Range(p Provider, from, to time.Time) []Slot {
-	var out []Slot
+// Range appends to dst the slots p offers over [from, to), in order,
+// each within the span, in UTC, keeping every limit, with the seats left
+// on it (a month of several providers' slots grows one list).
+func (r Rules) Range(dst []Slot, p Provider, from, to time.Time) []Slot {
+	out := dst
 	var limits *limitIndex
 	if r.limited(p) {
 		limits = r.newLimitIndex(p)

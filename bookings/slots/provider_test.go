@@ -46,7 +46,7 @@ func TestRangeHoursOverridesClosed(t *testing.T) {
 	}
 	p.Closed = []slots.DateSpan{{From: june.AddDays(7), To: june.AddDays(8)}} // the next Monday and Tuesday
 	from, to := june.In(ny), june.AddDays(14).In(ny)
-	got := r.Range(p, from, to)
+	got := r.Range(nil, p, from, to)
 	require.Equal(t, map[string]int{
 		"2026-06-01": 3, "2026-06-02": 1, "2026-06-05": 3, "2026-06-06": 2,
 		"2026-06-10": 3, "2026-06-11": 3, "2026-06-12": 3, // the Saturday rule ends on the 10th: not the 13th
@@ -57,7 +57,7 @@ func TestRangeHoursOverridesClosed(t *testing.T) {
 		require.True(t, r.Offers(p, s.Start), "Offers agrees with Range at %s", s.Start)
 	}
 	require.False(t, r.Offers(p, june.AddDays(2).At(hm(9, 0), ny)), "a closed day offers nothing")
-	require.Empty(t, r.Range(p, from.Add(9*time.Hour+30*time.Minute), from.Add(10*time.Hour+45*time.Minute)), "a slot must lie inside the span asked for")
+	require.Empty(t, r.Range(nil, p, from.Add(9*time.Hour+30*time.Minute), from.Add(10*time.Hour+45*time.Minute)), "a slot must lie inside the span asked for")
 }
 
 // Limits: a provider's count over all their bookings, a service's over
@@ -97,7 +97,7 @@ func TestRangeLimits(t *testing.T) {
 		r := slots.Rules{ServiceID: 1, Interval: time.Hour, Limits: c.service, WeekStart: time.Monday}
 		p := base
 		p.Limits = c.provider
-		got := r.Range(p, from, to)
+		got := r.Range(nil, p, from, to)
 		require.Equal(t, c.want, days(got, utc), c.name)
 		offered := map[time.Time]bool{}
 		for _, s := range got {
