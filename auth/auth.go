@@ -116,14 +116,14 @@ type Session struct {
 	// again once it is older than the confirmation lifetime.
 	PasswordConfirmedAt time.Time
 	// UserAgent and IP are the browser's User-Agent (at most
-	// SessionAgentMaxBytes) and client address when it signed in, and
+	// 512 bytes) and client address when it signed in, and
 	// Place its country (an ISO 3166 code, "" when unknown), for the
 	// user's list of their sessions.
 	UserAgent, IP, Place string
 }
 
-// SessionAgentMaxBytes caps the User-Agent a session keeps.
-const SessionAgentMaxBytes = 512
+// sessionAgentMaxBytes caps the User-Agent a session keeps.
+const sessionAgentMaxBytes = 512
 
 // TwoFactorState is a user's two-factor secret, as stored: sealed with
 // the service's key, Pending until a code confirms it, and the last time

@@ -18,3 +18,8 @@ func HashTurn(s *Service) (func(), error) { return s.hasher.turn(context.Backgro
 
 // SessionHash is how a session id is stored.
 func SessionHash(id string) []byte { return sum(id) }
+
+// Knobs the tests read, by their exported names of before.
+const (
+	TwoFactorAttempts = twoFactorAttempts
+)

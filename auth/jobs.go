@@ -7,8 +7,8 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// PruneInterval is how often the prune job runs.
-const PruneInterval = 15 * time.Minute
+// pruneInterval is how often the prune job runs.
+const pruneInterval = 15 * time.Minute
 
 // pruneArgs is the periodic job that deletes ended sessions, expired
 // remember-me tokens and stale password resets ([Service.PruneSessions]).
@@ -40,10 +40,10 @@ func RegisterWorkers(workers *river.Workers, svc *Service) error {
 	return river.AddWorkerSafely(workers, &pruneWorker{svc: svc})
 }
 
-// PeriodicJobs is the prune, every PruneInterval; add it with
+// PeriodicJobs is the prune, every 15 minutes; add it with
 // store.Queue.AddPeriodicJobs. River runs it on the leader only.
 func PeriodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(PruneInterval),
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(pruneInterval),
 		func() (river.JobArgs, *river.InsertOpts) { return pruneArgs{}, nil },
 		&river.PeriodicJobOpts{ID: pruneArgs{}.Kind(), RunOnStart: true})}
 }

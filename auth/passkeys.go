@@ -24,9 +24,9 @@ import (
 // address (a discoverable credential, verified by the device's own lock:
 // it stands for both factors, so no code is asked after it).
 const (
-	// PasskeyCeremonyLifetime is how long a browser has to answer the
+	// passkeyCeremonyLifetime is how long a browser has to answer the
 	// options it was given.
-	PasskeyCeremonyLifetime = 5 * time.Minute
+	passkeyCeremonyLifetime = 5 * time.Minute
 	// PasskeyNameMaxLength caps a passkey's name.
 	PasskeyNameMaxLength = 100
 	// PasskeysMax caps how many passkeys one user keeps.
@@ -49,8 +49,8 @@ type PasskeySite struct {
 func (s *Service) relyingParty(site PasskeySite) (*webauthn.WebAuthn, error) {
 	wa, err := webauthn.New(&webauthn.Config{RPID: site.ID, RPDisplayName: site.Name, RPOrigins: []string{site.Origin},
 		Timeouts: webauthn.TimeoutsConfig{
-			Login:        webauthn.TimeoutConfig{Enforce: true, Timeout: PasskeyCeremonyLifetime, TimeoutUVD: PasskeyCeremonyLifetime},
-			Registration: webauthn.TimeoutConfig{Enforce: true, Timeout: PasskeyCeremonyLifetime, TimeoutUVD: PasskeyCeremonyLifetime},
+			Login:        webauthn.TimeoutConfig{Enforce: true, Timeout: passkeyCeremonyLifetime, TimeoutUVD: passkeyCeremonyLifetime},
+			Registration: webauthn.TimeoutConfig{Enforce: true, Timeout: passkeyCeremonyLifetime, TimeoutUVD: passkeyCeremonyLifetime},
 		}})
 	if err != nil {
 		return nil, fmt.Errorf("auth: passkeys: %w", err)

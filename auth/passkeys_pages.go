@@ -93,7 +93,7 @@ func (w *Web) passkeysPage(rw http.ResponseWriter, r *http.Request) error {
 }
 
 func (w *Web) setCeremony(rw http.ResponseWriter, r *http.Request, state string) {
-	http.SetCookie(rw, &http.Cookie{Name: passkeyCookie, Value: state, Path: "/", MaxAge: int(PasskeyCeremonyLifetime.Seconds()), HttpOnly: true,
+	http.SetCookie(rw, &http.Cookie{Name: passkeyCookie, Value: state, Path: "/", MaxAge: int(passkeyCeremonyLifetime.Seconds()), HttpOnly: true,
 		Secure: w.secure(r), SameSite: http.SameSiteStrictMode})
 }
 

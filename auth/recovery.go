@@ -50,7 +50,7 @@ func (s *Service) send(msg mail.Message) {
 // there is one, made from resetURL ("https://example.com/reset-password",
 // to which "/<token>?email=<address>" is added). It says nothing of
 // whether the account exists, and sends at most one mail per
-// ResetThrottle per user.
+// minute per user.
 func (s *Service) SendPasswordReset(ctx context.Context, email, resetURL string) error {
 	u, _, err := s.store.UserByEmail(ctx, NormalizeEmail(email))
 	if errors.Is(err, ErrNotFound) {
@@ -60,7 +60,7 @@ func (s *Service) SendPasswordReset(ctx context.Context, email, resetURL string)
 		return fmt.Errorf("auth: password reset: %w", err)
 	}
 	now := s.now()
-	if prev, err := s.store.PasswordResetOf(ctx, u.ID); err == nil && now.Sub(prev.CreatedAt) < ResetThrottle {
+	if prev, err := s.store.PasswordResetOf(ctx, u.ID); err == nil && now.Sub(prev.CreatedAt) < resetThrottle {
 		return nil
 	}
 	token, err := s.randomToken(32)

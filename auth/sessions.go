@@ -51,8 +51,8 @@ func (s *Service) startSession(ctx context.Context, u User, remember, confirmed 
 		return "", "", fmt.Errorf("auth: start session: %w", err)
 	}
 	now := s.now()
-	if len(userAgent) > SessionAgentMaxBytes {
-		userAgent = strings.ToValidUTF8(userAgent[:SessionAgentMaxBytes], "")
+	if len(userAgent) > sessionAgentMaxBytes {
+		userAgent = strings.ToValidUTF8(userAgent[:sessionAgentMaxBytes], "")
 	}
 	confirmedAt := neverConfirmed
 	if confirmed {

@@ -17,7 +17,19 @@ import (
 // reaches its data. A host keeps the SQL adapter (on its own *sql.DB, SQLite
 // or Postgres) unless it brings another engine; an adapter is complete when
 // the conformance suite passes on it.
+//
+// It is the union of five roles, one for each part of the domain, so a
+// reader finds a method by what it is for.
 type Store interface {
+	TokenStore
+	UserStore
+	TwoFactorStore
+	PasskeyStore
+	SessionStore
+}
+
+// TokenStore keeps the API tokens.
+type TokenStore interface {
 	// CreateToken stores t with the SHA-256 hash of its secret and
 	// returns it with its new ID. t.ID is ignored.
 	CreateToken(ctx context.Context, t Token, secretHash []byte) (Token, error)
@@ -35,7 +47,11 @@ type Store interface {
 	// TouchToken records a use at at. It never moves LastUsedAt
 	// backwards, and a missing token is not an error.
 	TouchToken(ctx context.Context, id int64, at time.Time) error
+}
 
+// UserStore keeps the users: their accounts, passwords, addresses and
+// capabilities.
+type UserStore interface {
 	// CreateUser stores u (its Email already lower-case) with its
 	// password hash and returns it with its new ID; ErrEmailTaken when
 	// another user has the address. u.ID is ignored.
@@ -69,7 +85,11 @@ type Store interface {
 	// after running inTx (when not nil) in the same transaction: an error
 	// from it keeps the user. ErrNotFound when there is no such user.
 	DeleteUser(ctx context.Context, userID int64, inTx func(ctx context.Context, tx *sql.Tx) error) error
+}
 
+// TwoFactorStore keeps the users' two-factor secrets, the steps used and
+// the recovery codes.
+type TwoFactorStore interface {
 	// TwoFactorOf returns a user's two-factor state; ErrNotFound when the
 	// user has none (never began turning it on, or turned it off).
 	TwoFactorOf(ctx context.Context, userID int64) (TwoFactorState, error)
@@ -95,7 +115,10 @@ type Store interface {
 	// DisableTwoFactor drops a user's two-factor secret and recovery
 	// codes; a user without them is not an error.
 	DisableTwoFactor(ctx context.Context, userID int64, at time.Time) error
+}
 
+// PasskeyStore keeps the users' passkeys.
+type PasskeyStore interface {
 	// AddPasskey stores a passkey and returns it with its new ID;
 	// ErrPasskeyTaken when its credential ID is stored already.
 	AddPasskey(ctx context.Context, p Passkey) (Passkey, error)
@@ -110,7 +133,11 @@ type Store interface {
 	// DeletePasskey deletes a user's passkey; ErrNotFound when the user
 	// has none with that ID.
 	DeletePasskey(ctx context.Context, userID, id int64) error
+}
 
+// SessionStore keeps the signed-in browsers: sessions, remember-me
+// tokens and password resets, and prunes what has expired.
+type SessionStore interface {
 	// CreateSession stores a new session.
 	CreateSession(ctx context.Context, s Session) error
 	// SessionByHash returns the session with this id hash and its user,

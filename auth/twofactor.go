@@ -26,9 +26,9 @@ import (
 // Two-factor sign-in: a time-based code (RFC 6238, as authenticator apps
 // make: six digits, thirty-second steps, SHA-1) or a recovery code.
 const (
-	// TwoFactorAttempts codes a minute may be tried for one user, across
+	// twoFactorAttempts codes a minute may be tried for one user, across
 	// instances when the LoginLimiter is shared; the next is refused.
-	TwoFactorAttempts = 5
+	twoFactorAttempts = 5
 	// RecoveryCodeCount recovery codes are made at a time.
 	RecoveryCodeCount = 10
 	// totpPeriod is the length of a time step; a code of the step before
@@ -263,10 +263,10 @@ func (s *Service) RecoveryCodesLeft(ctx context.Context, userID int64) (int, err
 	return n, nil
 }
 
-// throttleCodes counts a code tried for a user: past TwoFactorAttempts a
+// throttleCodes counts a code tried for a user: past twoFactorAttempts a
 // minute, a *LockoutError.
 func (s *Service) throttleCodes(ctx context.Context, userID int64) error {
-	lim, err := s.logins.Hit(ctx, "two-factor:"+strconv.FormatInt(userID, 10), TwoFactorAttempts, time.Minute)
+	lim, err := s.logins.Hit(ctx, "two-factor:"+strconv.FormatInt(userID, 10), twoFactorAttempts, time.Minute)
 	if err != nil {
 		return fmt.Errorf("auth: two-factor: %w", err)
 	}
@@ -279,7 +279,7 @@ func (s *Service) throttleCodes(ctx context.Context, userID int64) error {
 // CheckTwoFactor checks the second factor of u's sign-in: a code from
 // their app (each works once: a code of a step already used, on any
 // instance, is refused) or one of their recovery codes (used up). A wrong
-// code is a *ValidationError on "code"; more than TwoFactorAttempts a
+// code is a *ValidationError on "code"; more than five a
 // minute a *LockoutError. It reports whether a recovery code was used.
 func (s *Service) CheckTwoFactor(ctx context.Context, u User, code string) (recovery bool, err error) {
 	if err := s.throttleCodes(ctx, u.ID); err != nil {

@@ -51,9 +51,9 @@ const (
 	ResetLifetimeDefault = 60 * time.Minute
 	// VerifyLifetimeDefault is how long an email-verification link works.
 	VerifyLifetimeDefault = 60 * time.Minute
-	// ResetThrottle is how soon a second reset mail may follow the first
+	// resetThrottle is how soon a second reset mail may follow the first
 	// for one user; requests in between send nothing (silently).
-	ResetThrottle = 60 * time.Second
+	resetThrottle = 60 * time.Second
 	// UserNameMaxLength and EmailMaxLength cap a user's name and address.
 	UserNameMaxLength = 255
 	EmailMaxLength    = 255
