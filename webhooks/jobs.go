@@ -117,8 +117,8 @@ func RegisterWorkers(workers *river.Workers, svc *Service) error {
 	)
 }
 
-// SweepInterval is how often the sweep runs.
-const SweepInterval = time.Minute
+// sweepInterval is how often the sweep runs.
+const sweepInterval = time.Minute
 
 // PeriodicJobs are the sweep (every minute), the prune of both ledgers
 // (daily at 03:45 UTC) and the payment reconciliation (every 15 minutes,
@@ -126,13 +126,13 @@ const SweepInterval = time.Minute
 // store.Queue.AddPeriodicJobs. River runs them on the leader only.
 func PeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{
-		river.NewPeriodicJob(river.PeriodicInterval(SweepInterval),
+		river.NewPeriodicJob(river.PeriodicInterval(sweepInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return sweepArgs{}, nil },
 			&river.PeriodicJobOpts{ID: sweepArgs{}.Kind(), RunOnStart: true}),
 		river.NewPeriodicJob(DailyAt(3, 45, time.UTC),
 			func() (river.JobArgs, *river.InsertOpts) { return pruneArgs{}, nil },
 			&river.PeriodicJobOpts{ID: pruneArgs{}.Kind()}),
-		river.NewPeriodicJob(river.PeriodicInterval(ReconcileInterval),
+		river.NewPeriodicJob(river.PeriodicInterval(reconcileInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return reconcileArgs{}, nil },
 			&river.PeriodicJobOpts{ID: reconcileArgs{}.Kind()}),
 	}

@@ -19,14 +19,14 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 	for {
 		now := s.now()
 		lease := now.Add(s.opts.ClaimTimeout)
-		ids, err := s.store.ClaimDue(ctx, now, lease, SweepBatchDefault, func(ctx context.Context, tx *sql.Tx, ids []int64) error {
+		ids, err := s.store.ClaimDue(ctx, now, lease, sweepBatchDefault, func(ctx context.Context, tx *sql.Tx, ids []int64) error {
 			return s.enqueue(ctx, tx, ids, lease)
 		})
 		total += len(ids)
 		if err != nil {
 			return total, fmt.Errorf("webhooks: sweep: %w", err)
 		}
-		if len(ids) < SweepBatchDefault {
+		if len(ids) < sweepBatchDefault {
 			return total, nil
 		}
 	}

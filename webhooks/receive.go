@@ -22,8 +22,8 @@ const (
 	ReconcileAfterDefault = 15 * time.Minute
 	// ReconcileWindow is how old a session may be and still be reconciled.
 	ReconcileWindow = 7 * 24 * time.Hour
-	// ReconcileInterval is how often the periodic reconciliation runs.
-	ReconcileInterval = 15 * time.Minute
+	// reconcileInterval is how often the periodic reconciliation runs.
+	reconcileInterval = 15 * time.Minute
 )
 
 var providerPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,59}$`)

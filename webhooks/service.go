@@ -33,7 +33,7 @@ const (
 	ClaimTimeoutMin   = 30 * time.Second
 	RetentionDefault  = 90 * 24 * time.Hour
 	UserAgentDefault  = "groundwork-webhooks/1.0"
-	SweepBatchDefault = 500
+	sweepBatchDefault = 500
 	// RecentDeliveries is how many deliveries include=deliveries shows per
 	// subscription.
 	RecentDeliveries = 20

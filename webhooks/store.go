@@ -21,7 +21,17 @@ import (
 // delivery's NextAttemptAt is both its due time and its claim: the writes
 // that move a delivery along compare it with the value the caller holds,
 // so two workers can never both own one delivery.
+//
+// It is the union of three roles, one for each part of the domain, so a
+// reader finds a method by what it is for.
 type Store interface {
+	SubscriptionStore
+	DeliveryStore
+	InboundStore
+}
+
+// SubscriptionStore keeps the endpoints (subscriptions).
+type SubscriptionStore interface {
 	// CreateSubscription stores s (with SealedSecret) and sets its ID.
 	CreateSubscription(ctx context.Context, s *Subscription) error
 	// UpdateSubscription saves name, url, events, sealed secret, is_active,
@@ -34,6 +44,12 @@ type Store interface {
 	Subscription(ctx context.Context, id int64) (*Subscription, error)
 	// ListSubscriptions returns a page of subscriptions and how many match.
 	ListSubscriptions(ctx context.Context, q SubscriptionQuery) ([]Subscription, int, error)
+}
+
+// DeliveryStore keeps the outbound deliveries and their attempts: the
+// fan-out of an event, the claims of the delivery loop and the sweep,
+// the outcomes, the rate limits, retention and redaction.
+type DeliveryStore interface {
 	// CreateFanout stores a delivery like tmpl (whose ID and
 	// SubscriptionID are ignored) for every active subscription of
 	// tmpl.Owner (of every owner for AllOwners) that listens to
@@ -128,7 +144,11 @@ type Store interface {
 	// RedactDelivery replaces a delivery's payload and hash (kept when
 	// payload is nil) and drops its stored response.
 	RedactDelivery(ctx context.Context, id int64, payload json.RawMessage, hash string) error
+}
 
+// InboundStore keeps the inbound webhooks: each event claimed once, its
+// record, retention and redaction.
+type InboundStore interface {
 	// ReceiveEvent claims r's event (r.Provider, r.EventID) and records r
 	// in one transaction, setting r.ID and r.Duplicate (true when the event
 	// was claimed before: a redelivery). It reports whether this call
