@@ -6,3 +6,8 @@ const (
 	AccessMailWindow      = accessMailWindow
 	ResumeMailsPerAddress = resumeMailsPerAddress
 )
+
+// Knobs the tests read, by their exported names of before.
+const (
+	UploadKeepTime = uploadKeepTime
+)

@@ -22,8 +22,8 @@ const (
 	// InboxTemplate and SubmissionTemplate are the inbox pages' "content".
 	InboxTemplate      = "forms/inbox.html"
 	SubmissionTemplate = "forms/submission.html"
-	// InboxPageSize submissions are listed a page.
-	InboxPageSize = 25
+	// inboxPageSize submissions are listed a page.
+	inboxPageSize = 25
 )
 
 func (p *SummaryPage) inboxRoutes() {
@@ -92,7 +92,7 @@ func (p *SummaryPage) inbox(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := r.URL.Query()
 	filter := cmp.Or(q.Get("filter"), "inbox")
-	query := SubmissionQuery{FormID: form.ID, Limit: InboxPageSize}
+	query := SubmissionQuery{FormID: form.ID, Limit: inboxPageSize}
 	switch filter {
 	case "unread":
 		query.IsRead, query.IsSpam = yes(false), yes(false)
@@ -105,7 +105,7 @@ func (p *SummaryPage) inbox(w http.ResponseWriter, r *http.Request) error {
 	}
 	page, _ := strconv.Atoi(q.Get("page"))
 	page = max(page, 1)
-	query.Offset = (page - 1) * InboxPageSize
+	query.Offset = (page - 1) * inboxPageSize
 	if query.Answers, err = p.svc.AnswerFilters(r.Context(), form, q); err != nil {
 		var ve *ValidationError
 		if errors.As(err, &ve) {

@@ -29,7 +29,7 @@ func (w *notificationWorker) NextRetry(job *river.Job[notificationArgs]) time.Ti
 const sweepInterval = 15 * time.Minute
 
 // sweepArgs is the periodic job that deletes uploads kept longer than
-// UploadKeepTime, with their files ([Service.SweepKeptUploads]).
+// uploadKeepTime, with their files ([Service.SweepKeptUploads]).
 type sweepArgs struct{}
 
 // Kind implements river.JobArgs.

@@ -64,7 +64,7 @@ type PageOptions struct {
 // works without JavaScript: GET {prefix}/{form} draws it, and it posts to
 // itself. A mistake comes back as the page with each message beside its
 // input and a summary on top linking to them (422); a valid file sent
-// with it is kept (a KeptUpload, for UploadKeepTime) and the page sends
+// with it is kept (a KeptUpload, for an hour) and the page sends
 // its id back (the KeptUploadField input), so the next try needs no file;
 // add PeriodicJobs to sweep those never used. A submission taken
 // redirects (303, Post/Redirect/Get) to the form's redirect_url, or back

@@ -24,7 +24,17 @@ import (
 // Every write to a form, its fields, steps or notifications (UpdateForm and
 // the field, step and notification methods) increments Form.Version in the
 // same transaction; a new form starts at version 1.
+//
+// It is the union of two roles, the forms and their submissions, so a
+// reader finds a method by what it is for.
 type Store interface {
+	FormStore
+	SubmissionStore
+}
+
+// FormStore keeps the forms and what defines them: fields, steps and
+// notifications.
+type FormStore interface {
 	// CreateForm stores f and sets its ID. A taken slug is ErrSlugTaken.
 	CreateForm(ctx context.Context, f *Form) error
 	// UpdateForm saves every column of f. ErrNotFound, ErrSlugTaken.
@@ -72,6 +82,18 @@ type Store interface {
 	// SetStepOrder gives the listed steps sort orders 1, 2, 3...
 	SetStepOrder(ctx context.Context, formID int64, ids []int64) error
 
+	// Notifications returns the form's notifications by ID.
+	Notifications(ctx context.Context, formID int64) ([]Notification, error)
+	Notification(ctx context.Context, formID, id int64) (*Notification, error)
+	CreateNotification(ctx context.Context, n *Notification) error
+	UpdateNotification(ctx context.Context, n *Notification) error
+	DeleteNotification(ctx context.Context, formID, id int64) error
+}
+
+// SubmissionStore keeps what people send: submissions with their values
+// and uploads, kept uploads and saved partial answers, and the summaries
+// and counts read from them.
+type SubmissionStore interface {
 	// CreateSubmission stores s with its values and uploads and sets their
 	// IDs. Before it commits, it calls then with its transaction (never
 	// nil), so that work such as queueing jobs
@@ -142,13 +164,6 @@ type Store interface {
 	DeleteSubmissions(ctx context.Context, formID int64, ids []int64) (int, []string, error)
 	// Upload returns an upload of a submission.
 	Upload(ctx context.Context, submissionID, id int64) (*Upload, error)
-
-	// Notifications returns the form's notifications by ID.
-	Notifications(ctx context.Context, formID int64) ([]Notification, error)
-	Notification(ctx context.Context, formID, id int64) (*Notification, error)
-	CreateNotification(ctx context.Context, n *Notification) error
-	UpdateNotification(ctx context.Context, n *Notification) error
-	DeleteNotification(ctx context.Context, formID, id int64) error
 }
 
 // Partial is a response saved to finish later: the answers so far (by

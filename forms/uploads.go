@@ -19,8 +19,8 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
-// UploadKeepTime is how long a kept upload waits for the next try.
-const UploadKeepTime = time.Hour
+// uploadKeepTime is how long a kept upload waits for the next try.
+const uploadKeepTime = time.Hour
 
 // KeptUploadField names the hidden input ("_upload[cv]") that carries a
 // kept upload's id for the field cv.
@@ -49,7 +49,7 @@ type IncomingFile struct {
 // KeptUpload is a valid upload of a submission that failed on another
 // field, kept for the visitor's next try, which names it by ID (random,
 // unguessable) instead of sending the file again. Swept after
-// UploadKeepTime.
+// an hour.
 type KeptUpload struct {
 	ID     string
 	FormID int64
@@ -203,7 +203,7 @@ func (s *Service) takeKept(ctx context.Context, form *Form, req *SubmitRequest) 
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("forms: take kept upload: %w", err)
 		}
-		usable := err == nil && k.FieldName == field && s.now().Sub(k.CreatedAt) < UploadKeepTime
+		usable := err == nil && k.FieldName == field && s.now().Sub(k.CreatedAt) < uploadKeepTime
 		if err == nil && (!usable || req.Files[field] != nil) {
 			s.removeBlobs(ctx, []string{k.Key})
 		}
@@ -243,11 +243,11 @@ func (s *Service) keepUploads(ctx context.Context, form *Form, req *SubmitReques
 	}
 }
 
-// SweepKeptUploads deletes the uploads kept longer than UploadKeepTime and
+// SweepKeptUploads deletes the uploads kept longer than an hour and
 // the partial responses expired, with their files, and returns how many
 // files went (the periodic job's work).
 func (s *Service) SweepKeptUploads(ctx context.Context) (int, error) {
-	keys, err := s.store.DropKeptUploads(ctx, s.now().Add(-UploadKeepTime))
+	keys, err := s.store.DropKeptUploads(ctx, s.now().Add(-uploadKeepTime))
 	if err != nil {
 		return 0, err
 	}
