@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/groundwork-go/groundwork"
@@ -166,4 +167,9 @@ type Passkey struct {
 	Name         string
 	CreatedAt    time.Time
 	LastUsedAt   *time.Time
+}
+
+// idContext binds a sealed value to a user.
+func idContext(kind string, userID int64) []byte {
+	return []byte(kind + "\x00" + strconv.FormatInt(userID, 10))
 }

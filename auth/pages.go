@@ -109,10 +109,6 @@ func (w *Web) guestLinks() []groundwork.NavLink {
 	return links
 }
 
-// msgMismatch is the API's message of a password and its confirmation
-// that differ.
-const msgMismatch = "The password field confirmation does not match."
-
 func (p *formPage) hasField(name string) bool {
 	for _, f := range p.Fields {
 		if f.Name == name {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -301,9 +300,4 @@ func (w *Web) deleteAccount(rw http.ResponseWriter, r *http.Request) error {
 	w.render.SetFlash(rw, r, w.o.LogoutPath, web.Flash{Kind: "success", Message: "Your account has been deleted."})
 	web.SeeOther(rw, r, w.o.LogoutPath)
 	return nil
-}
-
-// idContext binds a sealed value to a user.
-func idContext(kind string, userID int64) []byte {
-	return []byte(kind + "\x00" + strconv.FormatInt(userID, 10))
 }

@@ -375,3 +375,7 @@ func (s *Service) signOutEverywhere(ctx context.Context, userID int64) error {
 	}
 	return nil
 }
+
+// msgMismatch is the API's message of a password and its confirmation
+// that differ.
+const msgMismatch = "The password field confirmation does not match."
