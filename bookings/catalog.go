@@ -682,3 +682,12 @@ func (s *Service) Blackouts(ctx context.Context) ([]Blackout, error) {
 func (s *Service) DeleteBlackout(ctx context.Context, id int64) error {
 	return s.store.DeleteBlackout(ctx, id)
 }
+
+// deref is *p, or the zero value for nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

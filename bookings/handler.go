@@ -248,15 +248,6 @@ type createRequest struct {
 	Repeat           *Repeat        `json:"repeat"`
 }
 
-// deref is *p, or the zero value for nil.
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
-
 type ref struct {
 	ID   int64  `json:"id"`
 	Slug string `json:"slug"`
