@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strconv"
 	"sync"
@@ -87,13 +86,9 @@ func Languages(form *Form) []string {
 	return append([]string{LanguageOf(form)}, slices.Sorted(maps.Keys(form.Translations))...)
 }
 
-// ChooseLanguage is the language to draw form in for r: ?lang= when the
-// form has it, else the best match of Accept-Language, else the form's
-// own.
-func ChooseLanguage(form *Form, r *http.Request) string {
-	return chooseLanguage(form, r.URL.Query().Get(LanguageQuery), r.Header.Get("Accept-Language"))
-}
-
+// chooseLanguage is the language to draw form in when asked for one
+// (?lang=) with an Accept-Language header: asked when the form has it,
+// else the header's best match, else the form's own.
 func chooseLanguage(form *Form, asked, accept string) string {
 	langs := Languages(form)
 	if len(langs) == 1 {

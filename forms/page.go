@@ -699,3 +699,10 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 	}
 	return groups, inputs, general
 }
+
+// ChooseLanguage is the language to draw form in for r: ?lang= when the
+// form has it, else the best match of Accept-Language, else the form's
+// own.
+func ChooseLanguage(form *Form, r *http.Request) string {
+	return chooseLanguage(form, r.URL.Query().Get(LanguageQuery), r.Header.Get("Accept-Language"))
+}

@@ -231,15 +231,6 @@ func fieldKey(name string) string {
 	return name
 }
 
-// refuse records a message that stands for field's answer (a file
-// refused as it arrived, a kept upload gone).
-func (req *SubmitRequest) refuse(field, msg string) {
-	if req.refused == nil {
-		req.refused = map[string][]string{}
-	}
-	req.refused[field] = append(req.refused[field], msg)
-}
-
 // add files a value under its field, or as the honeypot, load time, form
 // token or a kept upload's id.
 func (req *SubmitRequest) add(name, value string) {

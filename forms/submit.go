@@ -86,6 +86,15 @@ type SubmitRequest struct {
 	captchaPassed bool
 }
 
+// refuse records a message that stands for field's answer (a file
+// refused as it arrived, a kept upload gone).
+func (req *SubmitRequest) refuse(field, msg string) {
+	if req.refused == nil {
+		req.refused = map[string][]string{}
+	}
+	req.refused[field] = append(req.refused[field], msg)
+}
+
 // SubmitResult is the outcome of a submission that passed validation.
 type SubmitResult struct {
 	Submission *Submission
