@@ -27,8 +27,6 @@ const (
 	CollectLimitDefault = 120
 	// MaxCollectBody caps a collect request.
 	MaxCollectBody = 8 << 10
-	// MaxProps caps an event's props (see View.Props).
-	MaxProps = 30
 )
 
 // CollectOptions configures [NewCollectHandler]. Nil means the defaults.

@@ -50,6 +50,8 @@ const (
 	// MaxPropNameLength and MaxPropValueLength cap an event's property.
 	MaxPropNameLength  = 40
 	MaxPropValueLength = 200
+	// MaxProps caps an event's props (see View.Props).
+	MaxProps = 30
 )
 
 // AnalyticsOptions configures [NewAnalytics]. Nil means the defaults.

@@ -8,10 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
-
-	"golang.org/x/text/language"
-	"golang.org/x/text/language/display"
 )
 
 // panel is one table of the dashboard beyond the totals: its rows as
@@ -321,20 +317,6 @@ func goalWhat(g Goal) string {
 		return "The event " + g.Event + " with " + g.Property + " " + g.Value
 	}
 	return "The event " + g.Event
-}
-
-// countryLabel is a country code's English name and its flag (two
-// regional indicator letters), the code itself when it names none.
-func countryLabel(code string) (string, string) {
-	if len(code) != 2 || !utf8.ValidString(code) {
-		return code, ""
-	}
-	r, err := language.ParseRegion(code)
-	if err != nil || !r.IsCountry() {
-		return code, ""
-	}
-	flag := string(rune(0x1F1E6+rune(code[0]-'A'))) + string(rune(0x1F1E6+rune(code[1]-'A')))
-	return display.English.Regions().Name(r), flag
 }
 
 // breakable is s, escaped, with a line break allowed after each '/',
