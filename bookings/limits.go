@@ -32,11 +32,12 @@ func limitReach(svc Offering, offers []Offer) time.Duration {
 func (s *Service) limitLocks(svc Offering, o Offer, start time.Time) []string {
 	var out []string
 	loc := location(o.TimeZone)
+	r := s.engine(svc)
 	for _, l := range slices.Concat(svc.Limits, o.Rules.Limits) {
 		if l.Period == PeriodDay {
 			continue
 		}
-		first, _, _ := s.engine(svc).LimitSpan(l.Period, start, loc)
+		first, _, _ := r.LimitSpan(l.Period, start, loc)
 		name := strconv.FormatInt(o.ID, 10) + "|" + string(l.Period) + "|" + first.String()
 		if !slices.Contains(out, name) {
 			out = append(out, name)

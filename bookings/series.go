@@ -139,13 +139,16 @@ func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, erro
 // free.
 func (s *Service) bestForSeries(svc Offering, offers []Offer, cal Availability, starts []time.Time, maxAdvance time.Duration) (best int, bestFree []bool) {
 	best = -1
+	r := s.engine(svc)
 	for i, o := range offers {
 		free := make([]bool, len(starts))
 		n := 0
+		p := host(svc, o, cal, nil) // the provider's rules, read once; the busy time grows below
 		for k, st := range starts {
 			// A series counts its own earlier occurrences against the limits
 			// as it goes.
-			if (maxAdvance <= 0 || !st.After(s.o.Now().Add(maxAdvance))) && s.offersStart(svc, o, cal, st, seriesBusy(cal.Busy[o.ID], svc, o, starts[:k], free[:k])) {
+			p.Busy = seriesBusy(cal.Busy[o.ID], svc, o, starts[:k], free[:k])
+			if (maxAdvance <= 0 || !st.After(s.o.Now().Add(maxAdvance))) && r.Offers(p, st) {
 				free[k] = true
 				n++
 			}
