@@ -273,7 +273,7 @@ func (r *migrator) postgres(ctx context.Context, lines []Migrations, loaded [][]
 
 // applyLine applies the versions of one line that q does not list as
 // applied, each through inTx.
-func (r *migrator) applyLine(ctx context.Context, q Querier, line string, ms []migration, inTx func(func(*sqlx.Tx) error) error) error {
+func (r *migrator) applyLine(ctx context.Context, q sqlx.ExtContext, line string, ms []migration, inTx func(func(*sqlx.Tx) error) error) error {
 	var applied []int
 	if err := sqlx.SelectContext(ctx, q, &applied, q.Rebind(`SELECT version FROM groundwork_migrations WHERE line = ?`), line); err != nil {
 		return fmt.Errorf("store: migrate %s: %w", line, err)

@@ -9,9 +9,9 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// StmtCacheMax caps the statements a StmtCache keeps: queries built with a
+// stmtCacheMax caps the statements a StmtCache keeps: queries built with a
 // varying number of placeholders past it are run unprepared.
-const StmtCacheMax = 256
+const stmtCacheMax = 256
 
 // StmtCache prepares each query once and reuses it, for the statements a
 // hot path runs again and again. On SQLite database/sql would otherwise
@@ -48,7 +48,7 @@ func (c *StmtCache) stmt(query string) *sqlx.Stmt {
 	if st, ok := c.stmts[query]; ok {
 		return st // nil while being prepared or when it would not prepare
 	}
-	if len(c.stmts) >= StmtCacheMax || c.closed {
+	if len(c.stmts) >= stmtCacheMax || c.closed {
 		return nil
 	}
 	c.stmts[query] = nil

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -253,27 +254,24 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Querier is what both a pool and a transaction offer; store code that may
-// run inside or outside a transaction takes one.
-type Querier interface {
-	sqlx.ExtContext
-	GetContext(ctx context.Context, dest any, query string, args ...any) error
-	SelectContext(ctx context.Context, dest any, query string, args ...any) error
-}
-
-var (
-	_ Querier = (*sqlx.DB)(nil)
-	_ Querier = (*sqlx.Tx)(nil)
-)
-
 // InTx runs fn in a transaction on the write pool. fn gets the sqlx
 // wrapper that SQL code reads rows with; its Tx field is the *sql.Tx that
-// every domain contract (hooks, ...Tx methods, Enqueuer.EnqueueTx) takes,
-// so there is one transaction type across the domains. It commits when fn
-// returns nil and rolls back when fn returns an error or panics (the panic
-// then continues). Errors come back through [MapError], so a unique
-// violation at commit is [ErrConflict] too.
+// every domain contract (hooks, Enqueuer.EnqueueTx) takes, so there is one
+// transaction type across the domains. It commits when fn returns nil and
+// rolls back when fn returns an error or panics (the panic then
+// continues). Errors come back through [MapError], so a unique violation
+// at commit is [ErrConflict] too.
+//
+// When ctx carries a transaction of db (it was given by [DB.RunInTx]),
+// InTx joins it instead of beginning another: fn runs in a savepoint of
+// it, released when fn returns nil and rolled back to when it fails, and
+// what fn wrote commits or rolls back with the transaction it joined. A
+// store method that works through InTx is thus one step of whatever
+// transaction its caller began.
 func (db *DB) InTx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
+	if outer, ok := ctx.Value(txKey{db}).(*sqlx.Tx); ok {
+		return db.savepoint(ctx, outer, fn)
+	}
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
 		return MapError(fmt.Errorf("store: begin: %w", err))
@@ -293,3 +291,58 @@ func (db *DB) InTx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) 
 	committed = true
 	return nil
 }
+
+// txKey keys the transaction RunInTx put in a context, per DB.
+type txKey struct{ db *DB }
+
+// savepoint runs fn inside tx, in a savepoint: a step that fails is
+// undone alone (on Postgres the transaction is usable again), and the
+// caller's transaction decides the rest. Savepoints nest, one name
+// serving all: each release or rollback names the newest.
+func (db *DB) savepoint(ctx context.Context, tx *sqlx.Tx, fn func(tx *sqlx.Tx) error) (err error) {
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT groundwork_step"); err != nil {
+		return MapError(fmt.Errorf("store: savepoint: %w", err))
+	}
+	done := false
+	defer func() {
+		if !done {
+			_, _ = tx.ExecContext(context.WithoutCancel(ctx), "ROLLBACK TO SAVEPOINT groundwork_step")
+			_, _ = tx.ExecContext(context.WithoutCancel(ctx), "RELEASE SAVEPOINT groundwork_step")
+		}
+	}()
+	if err := fn(tx); err != nil {
+		return MapError(err)
+	}
+	if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT groundwork_step"); err != nil {
+		return MapError(fmt.Errorf("store: release savepoint: %w", err))
+	}
+	done = true
+	return nil
+}
+
+// Transactor begins the transactions a service's steps share. [DB] is
+// one, and so is each domain's SQL store (its DB's): a service that must
+// store two things, or a thing and a job, all or nothing, begins the
+// transaction itself and calls the store with the context it is given.
+type Transactor interface {
+	// RunInTx runs fn in one transaction, as [DB.RunInTx] does.
+	RunInTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error
+}
+
+// RunInTx runs fn in a transaction and commits it when fn returns nil
+// (rolling it back on an error or a panic, as InTx). fn's context
+// carries the transaction: every store method called with it that works
+// through InTx joins it, and tx is for the queue's EnqueueTx and the
+// hosts' hooks. Inside a transaction already (ctx came from another
+// RunInTx of db), fn runs in a savepoint of it.
+//
+// Every call fn makes on db must go through that context or tx: on SQLite
+// the transaction holds the only write connection, so a call on the pool
+// would wait for it forever.
+func (db *DB) RunInTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return db.InTx(ctx, func(tx *sqlx.Tx) error {
+		return fn(context.WithValue(ctx, txKey{db}, tx), tx.Tx)
+	})
+}
+
+var _ Transactor = (*DB)(nil)

@@ -1,0 +1,105 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// A service begins the transaction with RunInTx; a store step that works
+// through InTx, called with the context it gives, joins it: the steps
+// commit together or not at all, a step that fails is undone alone, and
+// steps nest.
+func TestRunInTx(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d, sample)
+		// step is a store method as the adapters write them.
+		step := func(ctx context.Context, name string, fail error) error {
+			return db.InTx(ctx, func(tx *sqlx.Tx) error {
+				if _, err := tx.ExecContext(ctx, tx.Rebind("INSERT INTO samples (name, data, at) VALUES (?, '{}', ?)"), name, store.NewTime(storetestNow)); err != nil {
+					return err
+				}
+				return fail
+			})
+		}
+		names := func() []string {
+			var out []string
+			require.NoError(t, db.Reader().SelectContext(ctx, &out, "SELECT name FROM samples ORDER BY name"))
+			return out
+		}
+		boom := errors.New("boom")
+
+		// Both steps and the caller's own write commit together.
+		require.NoError(t, db.RunInTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			require.NoError(t, step(ctx, "a", nil))
+			require.NoError(t, step(ctx, "b", nil))
+			_, err := tx.ExecContext(ctx, db.Rebind("INSERT INTO samples (name, data, at) VALUES (?, '{}', ?)"), "c", store.NewTime(storetestNow))
+			return err
+		}))
+		require.Equal(t, []string{"a", "b", "c"}, names())
+
+		// The caller's error after the steps undoes them all.
+		err := db.RunInTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			require.NoError(t, step(ctx, "d", nil))
+			return boom
+		})
+		require.ErrorIs(t, err, boom)
+		require.Equal(t, []string{"a", "b", "c"}, names())
+
+		// A step that fails after writing is undone alone; the caller goes
+		// on and commits the rest (on Postgres too, whose transaction a
+		// failed statement would otherwise have spoiled).
+		require.NoError(t, db.RunInTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			require.ErrorIs(t, step(ctx, "e", boom), boom)
+			require.ErrorIs(t, step(ctx, "a", nil), store.ErrConflict) // a unique violation
+			return step(ctx, "f", nil)
+		}))
+		require.Equal(t, []string{"a", "b", "c", "f"}, names())
+
+		// RunInTx inside RunInTx nests: the inner one's failure is its own.
+		require.NoError(t, db.RunInTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			require.NoError(t, step(ctx, "g", nil))
+			err := db.RunInTx(ctx, func(ctx context.Context, _ *sql.Tx) error {
+				require.NoError(t, step(ctx, "h", nil))
+				return boom
+			})
+			require.ErrorIs(t, err, boom)
+			return db.RunInTx(ctx, func(ctx context.Context, _ *sql.Tx) error { return step(ctx, "i", nil) })
+		}))
+		require.Equal(t, []string{"a", "b", "c", "f", "g", "i"}, names())
+
+		// A panic rolls back and goes on.
+		require.Panics(t, func() {
+			_ = db.RunInTx(ctx, func(ctx context.Context, _ *sql.Tx) error {
+				require.NoError(t, step(ctx, "j", nil))
+				panic("step panicked")
+			})
+		})
+		require.Equal(t, []string{"a", "b", "c", "f", "g", "i"}, names())
+
+		// Another DB's transaction is not joined: the context names db's.
+		other := storetest.Open(t, d, sample)
+		require.NoError(t, db.RunInTx(ctx, func(ctx context.Context, _ *sql.Tx) error {
+			return other.InTx(ctx, func(tx *sqlx.Tx) error {
+				_, err := tx.ExecContext(ctx, tx.Rebind("INSERT INTO samples (name, data, at) VALUES (?, '{}', ?)"), "k", store.NewTime(storetestNow))
+				return err
+			})
+		}))
+		require.Equal(t, []string{"a", "b", "c", "f", "g", "i"}, names())
+		var inOther []string
+		require.NoError(t, other.Reader().SelectContext(ctx, &inOther, "SELECT name FROM samples"))
+		require.Equal(t, []string{"k"}, inOther)
+	})
+}
+
+var storetestNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
