@@ -79,40 +79,51 @@ func (c *StmtCache) prepare(query string) {
 // or nil.
 func (c *StmtCache) on(ctx context.Context, tx *sqlx.Tx, query string) *sqlx.Stmt {
 	st := c.stmt(query)
+	tx = c.joined(ctx, tx)
 	if st == nil || tx == nil {
 		return st
 	}
 	return tx.StmtxContext(ctx, st)
 }
 
-// ExecContext runs query in tx, or on the write pool when tx is nil.
+// joined is tx, or when it is nil the transaction of the cache's DB that
+// ctx carries (see [DB.RunInTx]), or nil.
+func (c *StmtCache) joined(ctx context.Context, tx *sqlx.Tx) *sqlx.Tx {
+	if tx == nil {
+		tx, _ = ctx.Value(txKey{c.db}).(*sqlx.Tx)
+	}
+	return tx
+}
+
+// ExecContext runs query in tx; when tx is nil, in the transaction ctx
+// carries (see [DB.RunInTx]), or else on the write pool.
 func (c *StmtCache) ExecContext(ctx context.Context, tx *sqlx.Tx, query string, args ...any) (sql.Result, error) {
 	if st := c.on(ctx, tx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
-	if tx != nil {
+	if tx = c.joined(ctx, tx); tx != nil {
 		return tx.ExecContext(ctx, query, args...)
 	}
 	return c.db.ExecContext(ctx, query, args...)
 }
 
-// QueryContext runs query in tx, or on the write pool when tx is nil.
+// QueryContext runs query as ExecContext does.
 func (c *StmtCache) QueryContext(ctx context.Context, tx *sqlx.Tx, query string, args ...any) (*sql.Rows, error) {
 	if st := c.on(ctx, tx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
-	if tx != nil {
+	if tx = c.joined(ctx, tx); tx != nil {
 		return tx.QueryContext(ctx, query, args...)
 	}
 	return c.db.QueryContext(ctx, query, args...)
 }
 
-// QueryRowContext runs query in tx, or on the write pool when tx is nil.
+// QueryRowContext runs query as ExecContext does.
 func (c *StmtCache) QueryRowContext(ctx context.Context, tx *sqlx.Tx, query string, args ...any) *sqlx.Row {
 	if st := c.on(ctx, tx, query); st != nil {
 		return st.QueryRowxContext(ctx, args...)
 	}
-	if tx != nil {
+	if tx = c.joined(ctx, tx); tx != nil {
 		return tx.QueryRowxContext(ctx, query, args...)
 	}
 	return c.db.QueryRowxContext(ctx, query, args...)

@@ -205,15 +205,23 @@ func (s *Service) dispatch(ctx context.Context, tx *sql.Tx, owner string, event 
 	tmpl := Delivery{Event: env.Event, EventID: env.ID, Status: StatusPending, NextAttemptAt: &claim, Payload: body,
 		PayloadHash: hashOf(body), OrderID: orderID, CustomerID: customerID, RequestID: requestID, CreatedAt: now, UpdatedAt: now,
 		Owner: owner, Channels: channels}
-	var then func(context.Context, *sql.Tx, []Delivery) error
-	if !looped {
-		then = func(ctx context.Context, tx *sql.Tx, ds []Delivery) error { return s.enqueue(ctx, tx, ids(ds), claim) }
-	}
+	// The fan-out and its job commit together: in the host's transaction
+	// when it gave one, else in one begun here. A running loop needs no
+	// job, and the fan-out alone is one statement.
 	var ds []Delivery
-	if tx == nil {
-		ds, err = s.store.CreateFanout(ctx, tmpl, then)
-	} else if ds, err = s.store.CreateFanoutTx(ctx, tx, tmpl); err == nil && then != nil {
-		err = then(ctx, tx, ds)
+	fanout := func(ctx context.Context, tx *sql.Tx) (err error) {
+		if ds, err = s.store.CreateFanout(ctx, tx, tmpl); err != nil || looped {
+			return err
+		}
+		return s.enqueue(ctx, tx, ids(ds), claim)
+	}
+	switch {
+	case tx != nil:
+		err = fanout(ctx, tx)
+	case looped:
+		ds, err = s.store.CreateFanout(ctx, nil, tmpl)
+	default:
+		err = s.store.RunInTx(ctx, fanout)
 	}
 	if err != nil {
 		return f, fmt.Errorf("webhooks: dispatch %s: %w", env.Event, err)

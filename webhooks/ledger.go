@@ -19,7 +19,12 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 	for {
 		now := s.now()
 		lease := now.Add(s.opts.ClaimTimeout)
-		ids, err := s.store.ClaimDue(ctx, now, lease, sweepBatchDefault, func(ctx context.Context, tx *sql.Tx, ids []int64) error {
+		// A claim and its jobs commit together.
+		var ids []int64
+		err := s.store.RunInTx(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
+			if ids, err = s.store.ClaimDue(ctx, now, lease, sweepBatchDefault); err != nil || len(ids) == 0 {
+				return err
+			}
 			return s.enqueue(ctx, tx, ids, lease)
 		})
 		total += len(ids)
@@ -200,9 +205,9 @@ func (s *Service) queueNew(ctx context.Context, ds []Delivery) error {
 	for i := range ds {
 		ds[i].Status, ds[i].NextAttemptAt, ds[i].CreatedAt, ds[i].UpdatedAt = StatusPending, &claim, now, now
 	}
-	if err := s.store.CreateDeliveries(ctx, ds, func(ctx context.Context, tx *sql.Tx) error {
-		if looped {
-			return nil
+	if err := s.store.RunInTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := s.store.CreateDeliveries(ctx, ds); err != nil || looped {
+			return err
 		}
 		return s.enqueue(ctx, tx, ids(ds), claim)
 	}); err != nil {

@@ -2,7 +2,6 @@ package webhooks_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net"
@@ -136,11 +135,11 @@ func (f failingStore) FinishAttempt(ctx context.Context, d *webhooks.Delivery, l
 	return f.Store.FinishAttempt(ctx, d, lease, o, n)
 }
 
-func (f failingStore) ClaimDue(ctx context.Context, now, lease time.Time, limit int, then func(context.Context, *sql.Tx, []int64) error) ([]int64, error) {
+func (f failingStore) ClaimDue(ctx context.Context, now, lease time.Time, limit int) ([]int64, error) {
 	if f.killed.Load() {
 		return nil, errKilled
 	}
-	return f.Store.ClaimDue(ctx, now, lease, limit, then)
+	return f.Store.ClaimDue(ctx, now, lease, limit)
 }
 
 func (f failingStore) ClaimChosen(ctx context.Context, now, lease time.Time, limit int, pick webhooks.ClaimPick) ([]int64, error) {

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"time"
+
+	"github.com/groundwork-go/groundwork/store"
 )
 
 // Store keeps subscriptions and the delivery ledger. Implementations:
@@ -22,9 +24,16 @@ import (
 // that move a delivery along compare it with the value the caller holds,
 // so two workers can never both own one delivery.
 //
+// The service begins the transactions its steps share with RunInTx
+// (store.Transactor) and calls the store with the context it gives: every
+// method called with that context runs inside that transaction, so a
+// fan-out and its job, or a claim and its jobs, commit together or not at
+// all. Outside one, each method is atomic on its own.
+//
 // It is the union of three roles, one for each part of the domain, so a
 // reader finds a method by what it is for.
 type Store interface {
+	store.Transactor
 	SubscriptionStore
 	DeliveryStore
 	InboundStore
@@ -56,17 +65,14 @@ type DeliveryStore interface {
 	// tmpl.Event (its events hold the event or "*") and has no channels
 	// or one of tmpl.Channels, as one
 	// statement, and returns them with their IDs, ordered by subscription.
-	// then (when not nil) runs in the store's transaction before it
-	// commits, and its error undoes the fan-out; without then no
-	// transaction is needed.
-	CreateFanout(ctx context.Context, tmpl Delivery, then func(context.Context, *sql.Tx, []Delivery) error) ([]Delivery, error)
-	// CreateFanoutTx is CreateFanout inside the caller's transaction tx,
-	// which the caller commits (or rolls back, and nothing is stored).
-	CreateFanoutTx(ctx context.Context, tx *sql.Tx, tmpl Delivery) ([]Delivery, error)
+	// tx, when not nil, is a transaction of the host's on the store's
+	// database that the fan-out joins (the host commits it, or rolls it
+	// back and nothing is stored); else it joins the one ctx carries, if
+	// any.
+	CreateFanout(ctx context.Context, tx *sql.Tx, tmpl Delivery) ([]Delivery, error)
 
-	// CreateDeliveries stores ds and sets their IDs, then calls then (when
-	// not nil) with the store's transaction before it commits.
-	CreateDeliveries(ctx context.Context, ds []Delivery, then func(context.Context, *sql.Tx) error) error
+	// CreateDeliveries stores ds and sets their IDs.
+	CreateDeliveries(ctx context.Context, ds []Delivery) error
 	// Delivery returns one delivery with its payload and response.
 	Delivery(ctx context.Context, id int64) (*Delivery, error)
 	// ListDeliveries returns a page of a subscription's deliveries, without
@@ -104,10 +110,9 @@ type DeliveryStore interface {
 	// that were no longer under their lease; nothing is written for them.
 	FinishDelivered(ctx context.Context, ds []SuccessfulAttempt) (lost []int64, err error)
 	// ClaimDue claims up to limit pending or retrying deliveries due by
-	// now (the oldest due), setting NextAttemptAt to lease, and calls then
-	// with their IDs in the same transaction. It returns the IDs, in no
-	// particular order.
-	ClaimDue(ctx context.Context, now, lease time.Time, limit int, then func(context.Context, *sql.Tx, []int64) error) ([]int64, error)
+	// now (the oldest due), setting NextAttemptAt to lease. It returns the
+	// IDs, in no particular order.
+	ClaimDue(ctx context.Context, now, lease time.Time, limit int) ([]int64, error)
 	// ClaimChosen claims, as ClaimDue does, the due deliveries pick
 	// chooses: it reads the oldest due deliveries (oldest first, the
 	// lower ID first among equals, up to pick.Scan of them) of every

@@ -351,7 +351,7 @@ func walkDueInOrder(ctx context.Context, tx *sqlx.Tx) error {
 const lockToUpdate = `FOR NO KEY UPDATE`
 
 // ClaimDue implements webhooks.Store.
-func (s *Store) ClaimDue(ctx context.Context, now, lease time.Time, limit int, then func(context.Context, *sql.Tx, []int64) error) ([]int64, error) {
+func (s *Store) ClaimDue(ctx context.Context, now, lease time.Time, limit int) ([]int64, error) {
 	// The outer conditions are checked again on each row as it is
 	// updated, so two sweeps at once never claim a row twice. On Postgres
 	// the due rows are picked once, in a materialised CTE (a subquery under
@@ -376,14 +376,6 @@ func (s *Store) ClaimDue(ctx context.Context, now, lease time.Time, limit int, t
 			if err := walkDueInOrder(ctx, tx); err != nil {
 				return err
 			}
-			// A claim that only leases commits without waiting for the
-			// disk: a crash that loses it leaves the deliveries due, to
-			// be claimed again, as a crash after the claim would.
-			if then == nil {
-				if _, err := tx.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-					return err
-				}
-			}
 		}
 		rows, err := s.stmts.QueryContext(ctx, tx, s.q(query), args...)
 		if err != nil {
@@ -397,13 +389,7 @@ func (s *Store) ClaimDue(ctx context.Context, now, lease time.Time, limit int, t
 			}
 			ids = append(ids, id)
 		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		if then != nil && len(ids) > 0 {
-			return then(ctx, tx.Tx, ids)
-		}
-		return nil
+		return rows.Close()
 	})
 	if err != nil {
 		return nil, fmt.Errorf("webhookssql: claim due: %w", err)

@@ -2,7 +2,6 @@ package webhookssql
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -67,25 +66,10 @@ func (r *deliveryRow) delivery() webhooks.Delivery {
 	return d
 }
 
-// CreateDeliveries implements webhooks.Store.
-func (s *Store) CreateDeliveries(ctx context.Context, ds []webhooks.Delivery, then func(context.Context, *sql.Tx) error) error {
-	write := func(tx *sqlx.Tx) error {
-		if err := s.insertDeliveries(ctx, tx, ds); err != nil {
-			return err
-		}
-		if then != nil {
-			return then(ctx, tx.Tx)
-		}
-		return nil
-	}
-	var err error
-	switch {
-	case then == nil && distinctSubscriptions(ds):
-		// One statement: atomic on its own, without BEGIN and COMMIT.
-		err = s.insertDeliveries(ctx, s.db, ds)
-	default:
-		err = s.db.InTx(ctx, write)
-	}
+// CreateDeliveries implements webhooks.Store: one statement when no two
+// deliveries share a subscription, atomic on its own.
+func (s *Store) CreateDeliveries(ctx context.Context, ds []webhooks.Delivery) error {
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error { return s.insertDeliveries(ctx, tx, ds) })
 	if err != nil {
 		return fmt.Errorf("webhookssql: create deliveries: %w", err)
 	}

@@ -35,6 +35,12 @@ var _ webhooks.Store = (*Store)(nil)
 // New returns a Store on db, which must be migrated with [Migrations].
 func New(db *store.DB) *Store { return &Store{db: db, stmts: store.NewStmtCache(db)} }
 
+// RunInTx implements webhooks.Store: a transaction of the store's DB
+// ([store.DB.RunInTx]), which the methods called with its context join.
+func (s *Store) RunInTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return s.db.RunInTx(ctx, fn)
+}
+
 func (s *Store) q(query string) string { return s.db.Rebind(query) }
 
 func (s *Store) postgres() bool { return s.db.Dialect() == store.Postgres }
@@ -202,22 +208,8 @@ func (s *Store) ListSubscriptions(ctx context.Context, q webhooks.SubscriptionQu
 
 // CreateFanout implements webhooks.Store: an INSERT ... SELECT over the
 // active subscriptions that listen to the event, so a fan-out is one
-// statement whoever listens.
-func (s *Store) CreateFanout(ctx context.Context, tmpl webhooks.Delivery, then func(context.Context, *sql.Tx, []webhooks.Delivery) error) ([]webhooks.Delivery, error) {
-	return s.createFanout(ctx, nil, tmpl, then)
-}
-
-// CreateFanoutTx implements webhooks.Store.
-func (s *Store) CreateFanoutTx(ctx context.Context, tx *sql.Tx, tmpl webhooks.Delivery) ([]webhooks.Delivery, error) {
-	if tx == nil {
-		return nil, errors.New("webhookssql: create fan-out: no transaction")
-	}
-	return s.createFanout(ctx, tx, tmpl, nil)
-}
-
-// createFanout is the fan-out in tx (the caller's), or in the store's own
-// transaction around then, or as one statement.
-func (s *Store) createFanout(ctx context.Context, tx *sql.Tx, tmpl webhooks.Delivery, then func(context.Context, *sql.Tx, []webhooks.Delivery) error) ([]webhooks.Delivery, error) {
+// statement whoever listens, atomic on its own.
+func (s *Store) CreateFanout(ctx context.Context, tx *sql.Tx, tmpl webhooks.Delivery) ([]webhooks.Delivery, error) {
 	values := `?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?`
 	listens := `EXISTS (SELECT 1 FROM json_each(s.events) WHERE json_each.value IN ('*', ?))`
 	if s.postgres() {
@@ -260,36 +252,21 @@ func (s *Store) createFanout(ctx context.Context, tx *sql.Tx, tmpl webhooks.Deli
 			args = append(args, c)
 		}
 	}
+	var in *sqlx.Tx // nil: the transaction ctx carries, else the pool
+	if tx != nil {
+		in = s.inTx(tx)
+	}
 	var out []webhooks.Delivery
-	write := func(tx *sqlx.Tx) error {
-		out = nil
-		rows, err := s.stmts.QueryContext(ctx, tx, query, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
+	rows, err := s.stmts.QueryContext(ctx, in, query, args...)
+	if err == nil {
 		for rows.Next() {
 			d := tmpl
-			if err := rows.Scan(&d.ID, &d.SubscriptionID); err != nil {
-				return err
+			if err = rows.Scan(&d.ID, &d.SubscriptionID); err != nil {
+				break
 			}
 			out = append(out, d)
 		}
-		return rows.Err()
-	}
-	var err error
-	switch {
-	case tx != nil:
-		err = write(s.inTx(tx))
-	case then == nil:
-		err = write(nil) // one statement: atomic on its own
-	default:
-		err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
-			if err := write(tx); err != nil {
-				return err
-			}
-			return then(ctx, tx.Tx, out)
-		})
+		err = errors.Join(err, rows.Close(), rows.Err())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("webhookssql: create fan-out: %w", err)

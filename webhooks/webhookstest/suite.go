@@ -49,7 +49,7 @@ func newDelivery(sub int64, n int, status webhooks.Status, next *time.Time) webh
 // create stores ds.
 func create(t *testing.T, s webhooks.Store, ds ...webhooks.Delivery) []webhooks.Delivery {
 	t.Helper()
-	require.NoError(t, s.CreateDeliveries(ctx, ds, nil))
+	require.NoError(t, s.CreateDeliveries(ctx, ds))
 	return ds
 }
 
@@ -111,7 +111,7 @@ func exerciseSubscriptions(t *testing.T, newStore func(t *testing.T) webhooks.St
 	require.ErrorIs(t, s.UpdateSubscription(ctx, &webhooks.Subscription{ID: b.ID + 100, Events: []string{}}), webhooks.ErrNotFound)
 
 	c := newSub(t, s, "gamma", true)
-	fan, err := s.CreateFanout(ctx, newDelivery(0, 9, webhooks.StatusPending, ptr(at(0))), nil)
+	fan, err := s.CreateFanout(ctx, nil, newDelivery(0, 9, webhooks.StatusPending, ptr(at(0))))
 	require.NoError(t, err)
 	require.Len(t, fan, 1, "only the active subscription")
 	require.Equal(t, c.ID, fan[0].SubscriptionID)
@@ -156,15 +156,13 @@ func exerciseFanout(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 	mk("off", false, "*")
 	tmpl := newDelivery(0, 7, webhooks.StatusPending, ptr(at(time.Minute)))
 	tmpl.OrderID, tmpl.CustomerID = "ord-1", "cus-1"
-	var seen []webhooks.Delivery
-	ds, err := s.CreateFanout(ctx, tmpl, func(_ context.Context, _ *sql.Tx, ds []webhooks.Delivery) error {
-		seen = ds
-		return nil
-	})
-	require.NoError(t, err)
+	var ds []webhooks.Delivery
+	require.NoError(t, s.RunInTx(ctx, func(ctx context.Context, _ *sql.Tx) (err error) {
+		ds, err = s.CreateFanout(ctx, nil, tmpl)
+		return err
+	}))
 	require.Len(t, ds, 2)
 	require.Equal(t, []int64{exact.ID, all.ID}, []int64{ds[0].SubscriptionID, ds[1].SubscriptionID}, "by subscription")
-	require.Len(t, seen, 2, "then gets them")
 	for _, d := range ds {
 		require.Positive(t, d.ID)
 		got, err := s.Delivery(ctx, d.ID)
@@ -185,13 +183,26 @@ func exerciseFanout(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 	// Nobody listens: nothing.
 	none := tmpl
 	none.Event = "customer.updated"
-	mkNone, err := s.CreateFanout(ctx, none, nil)
+	mkNone, err := s.CreateFanout(ctx, nil, none)
 	require.NoError(t, err)
 	require.Len(t, mkNone, 1, "only the catch-all listens")
 
-	// A failing callback stores nothing.
+	// A fan-out in a transaction that fails afterwards stores nothing:
+	// in the one the context carries, or in one the host hands it.
 	boom := errors.New("boom")
-	_, err = s.CreateFanout(ctx, tmpl, func(context.Context, *sql.Tx, []webhooks.Delivery) error { return boom })
+	err = s.RunInTx(ctx, func(ctx context.Context, _ *sql.Tx) error {
+		ds, err := s.CreateFanout(ctx, nil, tmpl)
+		require.NoError(t, err)
+		require.Len(t, ds, 2)
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	err = s.RunInTx(ctx, func(_ context.Context, tx *sql.Tx) error {
+		ds, err := s.CreateFanout(context.Background(), tx, tmpl)
+		require.NoError(t, err)
+		require.Len(t, ds, 2)
+		return boom
+	})
 	require.ErrorIs(t, err, boom)
 	_, total, err := s.ListDeliveries(ctx, webhooks.DeliveryQuery{SubscriptionID: exact.ID, Limit: 10})
 	require.NoError(t, err)
@@ -206,9 +217,7 @@ func exerciseDeliveries(t *testing.T, newStore func(t *testing.T) webhooks.Store
 	b := newSub(t, s, "b", true)
 	ds := []webhooks.Delivery{newDelivery(a.ID, 1, webhooks.StatusPending, ptr(at(time.Minute))), newDelivery(b.ID, 2, webhooks.StatusPending, ptr(at(time.Minute)))}
 	ds[1].OrderID, ds[1].CustomerID = "ord-9", "cus-7"
-	calls := 0
-	require.NoError(t, s.CreateDeliveries(ctx, ds, func(context.Context, *sql.Tx) error { calls++; return nil }))
-	require.Equal(t, 1, calls)
+	require.NoError(t, s.CreateDeliveries(ctx, ds))
 	require.NotEqual(t, ds[0].ID, ds[1].ID)
 	got, err := s.Delivery(ctx, ds[1].ID)
 	require.NoError(t, err)
@@ -225,10 +234,12 @@ func exerciseDeliveries(t *testing.T, newStore func(t *testing.T) webhooks.Store
 	_, err = s.Delivery(ctx, ds[1].ID+100)
 	require.ErrorIs(t, err, webhooks.ErrNotFound)
 
-	// A failing callback stores nothing.
+	// Deliveries made in a transaction that fails afterwards are undone.
 	boom := errors.New("boom")
-	err = s.CreateDeliveries(ctx, []webhooks.Delivery{newDelivery(a.ID, 3, webhooks.StatusPending, ptr(at(0)))},
-		func(context.Context, *sql.Tx) error { return boom })
+	err = s.RunInTx(ctx, func(ctx context.Context, _ *sql.Tx) error {
+		require.NoError(t, s.CreateDeliveries(ctx, []webhooks.Delivery{newDelivery(a.ID, 3, webhooks.StatusPending, ptr(at(0)))}))
+		return boom
+	})
 	require.ErrorIs(t, err, boom)
 	_, total, err := s.ListDeliveries(ctx, webhooks.DeliveryQuery{SubscriptionID: a.ID, Limit: 10})
 	require.NoError(t, err)
@@ -390,7 +401,7 @@ func exerciseOwners(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 	tmpl := newDelivery(0, 1, webhooks.StatusPending, ptr(at(time.Minute)))
 	for owner, want := range map[string][]int64{"acct_a": {a.ID}, "": {def.ID}, webhooks.AllOwners: {a.ID, b.ID, def.ID}, "acct_c": nil} {
 		tmpl.Owner = owner
-		ds, err := s.CreateFanout(ctx, tmpl, nil)
+		ds, err := s.CreateFanout(ctx, nil, tmpl)
 		require.NoError(t, err)
 		var ids []int64
 		for _, d := range ds {
@@ -474,7 +485,7 @@ func exerciseChannels(t *testing.T, newStore func(t *testing.T) webhooks.Store) 
 		{[]string{"store-3"}, []int64{all.ID}},
 	} {
 		tmpl.Channels = c.channels
-		ds, err := s.CreateFanout(ctx, tmpl, nil)
+		ds, err := s.CreateFanout(ctx, nil, tmpl)
 		require.NoError(t, err)
 		var ids []int64
 		for _, d := range ds {
