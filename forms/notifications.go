@@ -37,11 +37,26 @@ func (s *Service) Notifications(ctx context.Context, formID int64) ([]Notificati
 
 // Notification returns one notification of a form.
 func (s *Service) Notification(ctx context.Context, formID, id int64) (*Notification, error) {
-	n, err := s.store.Notification(ctx, formID, id)
+	n, err := s.notification(ctx, formID, id)
 	if err != nil {
 		return nil, fmt.Errorf("forms: notification: %w", wrapNotFound(err, "Notification"))
 	}
 	return n, nil
+}
+
+// notification is one of the form's notifications (a form has a few),
+// or ErrNotFound.
+func (s *Service) notification(ctx context.Context, formID, id int64) (*Notification, error) {
+	list, err := s.store.Notifications(ctx, formID)
+	if err != nil {
+		return nil, err
+	}
+	for i := range list {
+		if list[i].ID == id {
+			return &list[i], nil
+		}
+	}
+	return nil, ErrNotFound
 }
 
 // validateNotification checks n and fills the defaults of its type: the
@@ -280,7 +295,7 @@ func (s *Service) SendNotification(ctx context.Context, args notificationArgs) e
 	if err != nil {
 		return fmt.Errorf("forms: send notification: %w", err)
 	}
-	n, err := s.store.Notification(ctx, args.FormID, args.NotificationID)
+	n, err := s.notification(ctx, args.FormID, args.NotificationID)
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}

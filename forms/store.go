@@ -2,8 +2,9 @@ package forms
 
 import (
 	"context"
-	"database/sql"
 	"time"
+
+	"github.com/groundwork-go/groundwork/store"
 )
 
 // Store keeps forms and everything that belongs to them. Implementations:
@@ -25,9 +26,16 @@ import (
 // the field, step and notification methods) increments Form.Version in the
 // same transaction; a new form starts at version 1.
 //
+// The service begins the transactions its steps share with RunInTx
+// (store.Transactor) and calls the store with the context it gives: a
+// method called with that context runs inside that transaction, so a
+// submission and the jobs and hooks it sets off commit together or not at
+// all. Outside one, each method is atomic on its own.
+//
 // It is the union of two roles, the forms and their submissions, so a
 // reader finds a method by what it is for.
 type Store interface {
+	store.Transactor
 	FormStore
 	SubmissionStore
 }
@@ -84,7 +92,6 @@ type FormStore interface {
 
 	// Notifications returns the form's notifications by ID.
 	Notifications(ctx context.Context, formID int64) ([]Notification, error)
-	Notification(ctx context.Context, formID, id int64) (*Notification, error)
 	CreateNotification(ctx context.Context, n *Notification) error
 	UpdateNotification(ctx context.Context, n *Notification) error
 	DeleteNotification(ctx context.Context, formID, id int64) error
@@ -95,15 +102,10 @@ type FormStore interface {
 // and counts read from them.
 type SubmissionStore interface {
 	// CreateSubmission stores s with its values and uploads and sets their
-	// IDs. Before it commits, it calls then with its transaction (never
-	// nil), so that work such as queueing jobs
-	// commits or rolls back with the submission; an error from then rolls
-	// everything back and is returned. then may be nil: nothing else to
-	// do, and no transaction needed beyond the store's own. When
-	// s.FormVersion is not zero and is not the form's version (or the form
-	// is gone), nothing is stored and the error is ErrStale; a submission
-	// of a missing form is otherwise ErrNotFound.
-	CreateSubmission(ctx context.Context, s *Submission, then func(context.Context, *sql.Tx) error) error
+	// IDs. When s.FormVersion is not zero and is not the form's version
+	// (or the form is gone), nothing is stored and the error is ErrStale;
+	// a submission of a missing form is otherwise ErrNotFound.
+	CreateSubmission(ctx context.Context, s *Submission) error
 	// Submission returns a submission of the form with values and uploads.
 	Submission(ctx context.Context, formID, id int64) (*Submission, error)
 	// ListSubmissions returns a page of the form's submissions, newest
@@ -123,12 +125,10 @@ type SubmissionStore interface {
 	// UpdateSubmission saves the flags, notes and UpdatedAt of s.
 	UpdateSubmission(ctx context.Context, s *Submission) error
 	// ReleaseSpam clears the spam flag of those of the listed submissions
-	// of the form that have it, setting their UpdatedAt to at, and runs
-	// then with the ids it cleared (ascending, at least one) inside the
-	// same transaction; a failure of then undoes it all. Of two releases
-	// of one submission at once, only one clears it. It returns how many
-	// it cleared.
-	ReleaseSpam(ctx context.Context, formID int64, ids []int64, at time.Time, then func(ctx context.Context, tx *sql.Tx, released []int64) error) (int, error)
+	// of the form that have it, setting their UpdatedAt to at, and returns
+	// the ids it cleared, ascending. Of two releases of one submission at
+	// once, only one clears it.
+	ReleaseSpam(ctx context.Context, formID int64, ids []int64, at time.Time) (released []int64, err error)
 	// KeepUpload keeps the file of a submission that failed on another
 	// field, for the visitor's next try (its blob stays where it is).
 	KeepUpload(ctx context.Context, k KeptUpload) error

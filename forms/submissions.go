@@ -149,8 +149,14 @@ func (s *Service) releaseSpam(ctx context.Context, formID int64, ids []int64) (i
 		}
 	}
 	txHooks := s.hooks.submissionTx.All()
+	// The release and what it sets off (the notifications' jobs, the
+	// hosts' hooks) commit together.
 	var events []SubmissionEvent
-	n, err := s.store.ReleaseSpam(ctx, formID, slices.Collect(maps.Keys(spam)), s.now(), func(ctx context.Context, tx *sql.Tx, released []int64) error {
+	err = s.store.RunInTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		released, err := s.store.ReleaseSpam(ctx, formID, slices.Collect(maps.Keys(spam)), s.now())
+		if err != nil {
+			return err
+		}
 		events = events[:0]
 		for _, id := range released {
 			sub := spam[id]
@@ -169,7 +175,7 @@ func (s *Service) releaseSpam(ctx context.Context, formID int64, ids []int64) (i
 	for _, event := range events {
 		s.fireAccepted(ctx, event)
 	}
-	return n, nil
+	return len(events), nil
 }
 
 // storedAnswers are a stored submission's answers, by field name, as

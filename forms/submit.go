@@ -229,15 +229,20 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		}
 	}
 	event := SubmissionEvent{Form: form, Submission: sub}
-	// then stays nil when there is nothing to do inside the transaction,
-	// which lets a store skip the transaction.
-	var then func(context.Context, *sql.Tx) error
+	// The submission and what it sets off (the notifications' jobs, the
+	// hosts' hooks) commit together; with nothing set off, the store's
+	// own transaction (or one statement) will do.
+	var err error
 	if txHooks := s.hooks.submissionTx.All(); !sub.IsSpam && (len(notifications) > 0 || len(txHooks) > 0) {
-		then = func(ctx context.Context, tx *sql.Tx) error {
+		err = s.store.RunInTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			if err := s.store.CreateSubmission(ctx, sub); err != nil {
+				return err
+			}
 			return s.acceptTx(ctx, tx, notifications, txHooks, event, a, names)
-		}
+		})
+	} else {
+		err = s.store.CreateSubmission(ctx, sub)
 	}
-	err := s.store.CreateSubmission(ctx, sub, then)
 	if qe, full := errors.AsType[*QuotaError](err); full {
 		// Said at the field, as any answer that cannot be taken.
 		v := &api.Validator{}

@@ -122,12 +122,12 @@ func sweepIdempotency(ctx context.Context, db *DB, now Time) (int, error) {
 	return int(n), err
 }
 
-// IdempotencySweepInterval is how often a [Queue] deletes expired
+// idempotencySweepInterval is how often a [Queue] deletes expired
 // Idempotency-Key records.
-const IdempotencySweepInterval = time.Hour
+const idempotencySweepInterval = time.Hour
 
 // IdempotencySweepArgs is the job that deletes expired Idempotency-Key
-// records; a [Queue] schedules it every IdempotencySweepInterval.
+// records; a [Queue] schedules it every hour.
 type IdempotencySweepArgs struct{}
 
 // Kind implements river.JobArgs.

@@ -76,9 +76,9 @@ type QueueOptions struct {
 // and jobs can be inserted in the same transaction as the rows that caused
 // them. Register workers and periodic jobs before Start.
 //
-// A Queue always runs two jobs of its own: every RateLimitSweepInterval it
-// deletes the expired windows of [SQLRateLimiter], and every
-// IdempotencySweepInterval the expired records of [Idempotency].
+// A Queue always runs two jobs of its own, each hourly: one deletes
+// the expired windows of [SQLRateLimiter], the other
+// the expired records of [Idempotency].
 //
 // On Postgres every instance may run a Queue on the same database; River
 // elects one leader, and only the leader runs periodic jobs.
@@ -138,10 +138,10 @@ func NewQueue(db *DB, opts *QueueOptions) (*Queue, error) {
 	river.AddWorker(workers, &rateLimitSweepWorker{db: db})
 	river.AddWorker(workers, &idempotencySweepWorker{db: db})
 	config.PeriodicJobs = []*river.PeriodicJob{
-		river.NewPeriodicJob(river.PeriodicInterval(RateLimitSweepInterval),
+		river.NewPeriodicJob(river.PeriodicInterval(rateLimitSweepInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return RateLimitSweepArgs{}, nil },
 			&river.PeriodicJobOpts{ID: RateLimitSweepArgs{}.Kind()}),
-		river.NewPeriodicJob(river.PeriodicInterval(IdempotencySweepInterval),
+		river.NewPeriodicJob(river.PeriodicInterval(idempotencySweepInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return IdempotencySweepArgs{}, nil },
 			&river.PeriodicJobOpts{ID: IdempotencySweepArgs{}.Kind()}),
 	}

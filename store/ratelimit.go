@@ -186,12 +186,12 @@ func sweepRateLimits(ctx context.Context, db *DB, now Time) error {
 	return nil
 }
 
-// RateLimitSweepInterval is how often a [Queue] sweeps expired windows
+// rateLimitSweepInterval is how often a [Queue] sweeps expired windows
 // that no hit will sweep inline (keys that went quiet).
-const RateLimitSweepInterval = time.Hour
+const rateLimitSweepInterval = time.Hour
 
 // RateLimitSweepArgs is the job that deletes expired rate-limit windows;
-// a [Queue] schedules it every RateLimitSweepInterval, and a host may
+// a [Queue] schedules it every hour, and a host may
 // enqueue one at any time.
 type RateLimitSweepArgs struct{}
 

@@ -78,6 +78,28 @@ func TestRunInTx(t *testing.T) {
 		}))
 		require.Equal(t, []string{"a", "b", "c", "f", "g", "i"}, names())
 
+		// One statement on On(ctx), or through a StmtCache without a
+		// transaction of its own, joins the transaction too.
+		stmts := store.NewStmtCache(db)
+		t.Cleanup(func() { _ = stmts.Close() })
+		insert := db.Rebind("INSERT INTO samples (name, data, at) VALUES (?, '{}', ?)")
+		for range 2 { // the second time prepared, on SQLite
+			err = db.RunInTx(ctx, func(ctx context.Context, _ *sql.Tx) error {
+				if _, err := db.On(ctx).ExecContext(ctx, insert, "on", store.NewTime(storetestNow)); err != nil {
+					return err
+				}
+				if _, err := stmts.ExecContext(ctx, nil, insert, "cached", store.NewTime(storetestNow)); err != nil {
+					return err
+				}
+				return boom
+			})
+			require.ErrorIs(t, err, boom)
+			require.Equal(t, []string{"a", "b", "c", "f", "g", "i"}, names())
+			require.Eventually(t, func() bool { return d != store.SQLite || store.StmtPrepared(stmts, insert) }, 5*time.Second, 10*time.Millisecond)
+		}
+		_, err = db.On(ctx).ExecContext(ctx, insert, "z", store.NewTime(storetestNow))
+		require.NoError(t, err, "outside a transaction, the pool")
+
 		// A panic rolls back and goes on.
 		require.Panics(t, func() {
 			_ = db.RunInTx(ctx, func(ctx context.Context, _ *sql.Tx) error {
@@ -85,7 +107,7 @@ func TestRunInTx(t *testing.T) {
 				panic("step panicked")
 			})
 		})
-		require.Equal(t, []string{"a", "b", "c", "f", "g", "i"}, names())
+		require.Equal(t, []string{"a", "b", "c", "f", "g", "i", "z"}, names())
 
 		// Another DB's transaction is not joined: the context names db's.
 		other := storetest.Open(t, d, sample)
@@ -95,7 +117,7 @@ func TestRunInTx(t *testing.T) {
 				return err
 			})
 		}))
-		require.Equal(t, []string{"a", "b", "c", "f", "g", "i"}, names())
+		require.Equal(t, []string{"a", "b", "c", "f", "g", "i", "z"}, names())
 		var inOther []string
 		require.NoError(t, other.Reader().SelectContext(ctx, &inOther, "SELECT name FROM samples"))
 		require.Equal(t, []string{"k"}, inOther)

@@ -346,3 +346,14 @@ func (db *DB) RunInTx(ctx context.Context, fn func(ctx context.Context, tx *sql.
 }
 
 var _ Transactor = (*DB)(nil)
+
+// On is what a statement of a store method runs on: the transaction of db
+// that ctx carries (see RunInTx), or else the write pool. A method that is
+// one statement, atomic on its own, runs it on On(ctx), and so joins its
+// caller's transaction without a savepoint.
+func (db *DB) On(ctx context.Context) sqlx.ExtContext {
+	if tx, ok := ctx.Value(txKey{db}).(*sqlx.Tx); ok {
+		return tx
+	}
+	return db.DB
+}

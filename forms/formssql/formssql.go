@@ -45,6 +45,12 @@ func New(db *store.DB) *Store {
 }
 
 // q rebinds a query written with "?" for the database.
+// RunInTx implements forms.Store: a transaction of the store's DB
+// ([store.DB.RunInTx]), which the methods called with its context join.
+func (s *Store) RunInTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return s.db.RunInTx(ctx, fn)
+}
+
 func (s *Store) q(query string) string { return s.db.Rebind(query) }
 
 // notFound turns sql.ErrNoRows into forms.ErrNotFound and wraps the rest.

@@ -34,9 +34,9 @@ func TestListIndexPagesAsOffsetDoes(t *testing.T) {
 			sub := &forms.Submission{FormID: form.ID, IsRead: i%3 == 0, IsStarred: i%5 == 0, CreatedAt: at, UpdatedAt: at,
 				Values: []forms.Value{{FieldName: "topic", FieldType: forms.TypeSelect, Value: &topic, CreatedAt: at},
 					{FieldName: "days", FieldType: forms.TypeCheckboxGroup, ValueArray: days, CreatedAt: at}}}
-			require.NoError(t, s.CreateSubmission(ctx, sub, nil))
+			require.NoError(t, s.CreateSubmission(ctx, sub))
 			if i%10 == 0 {
-				require.NoError(t, s.CreateSubmission(ctx, &forms.Submission{FormID: other.ID, CreatedAt: at, UpdatedAt: at}, nil))
+				require.NoError(t, s.CreateSubmission(ctx, &forms.Submission{FormID: other.ID, CreatedAt: at, UpdatedAt: at}))
 			}
 		}
 		yes, no := true, false

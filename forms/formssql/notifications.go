@@ -47,17 +47,6 @@ func (s *Store) Notifications(ctx context.Context, formID int64) ([]forms.Notifi
 	return out, nil
 }
 
-// Notification implements forms.Store.
-func (s *Store) Notification(ctx context.Context, formID, id int64) (*forms.Notification, error) {
-	var r notificationRow
-	if err := s.db.Reader().GetContext(ctx, &r, s.q(`SELECT `+notificationColumns+` FROM forms_notifications
-		WHERE id = ? AND form_id = ?`), id, formID); err != nil {
-		return nil, notFound("notification", err)
-	}
-	n := r.notification()
-	return &n, nil
-}
-
 // CreateNotification implements forms.Store.
 func (s *Store) CreateNotification(ctx context.Context, n *forms.Notification) error {
 	err := s.changeDefinition(ctx, n.FormID, func(tx *sqlx.Tx) error {

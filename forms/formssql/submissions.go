@@ -46,13 +46,14 @@ func (r submissionRow) submission() forms.Submission {
 // CreateSubmission implements forms.Store.
 //
 // On Postgres a submission without uploads is one statement (a
-// data-modifying WITH), and with nothing for then to do it runs without
-// an explicit transaction: one round trip instead of four.
-func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, then func(context.Context, *sql.Tx) error) error {
+// data-modifying WITH), and with no limit, quota, respondent or partial to
+// check it runs without a transaction of its own: one round trip instead
+// of four (in the caller's transaction, when ctx carries one).
+func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission) error {
 	oneStatement := s.db.Dialect() == store.Postgres && len(sub.Uploads) == 0
 	var err error
-	if oneStatement && then == nil && sub.Limit == 0 && len(sub.Quotas) == 0 && sub.Respondent == "" && sub.ResumeHash == "" {
-		err = store.MapError(insertSubmissionPostgres(ctx, s.db, sub))
+	if oneStatement && sub.Limit == 0 && len(sub.Quotas) == 0 && sub.Respondent == "" && sub.ResumeHash == "" {
+		err = store.MapError(insertSubmissionPostgres(ctx, s.db.On(ctx), sub))
 	} else {
 		err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
 			if err := s.checkLimit(ctx, tx, sub); err != nil {
@@ -84,9 +85,6 @@ func (s *Store) CreateSubmission(ctx context.Context, sub *forms.Submission, the
 					sub.FormID, sub.ResumeHash); err != nil {
 					return err
 				}
-			}
-			if then != nil {
-				return then(ctx, tx.Tx)
 			}
 			return nil
 		})
@@ -397,34 +395,24 @@ func (s *Store) UpdateSubmission(ctx context.Context, sub *forms.Submission) err
 	return affected("update submission", res, err)
 }
 
-// ReleaseSpam implements forms.Store.
-func (s *Store) ReleaseSpam(ctx context.Context, formID int64, ids []int64, at time.Time,
-	then func(ctx context.Context, tx *sql.Tx, released []int64) error) (int, error) {
+// ReleaseSpam implements forms.Store: one statement.
+func (s *Store) ReleaseSpam(ctx context.Context, formID int64, ids []int64, at time.Time) ([]int64, error) {
 	if len(ids) == 0 {
-		return 0, nil
+		return nil, nil
 	}
 	query, args, err := sqlx.In(`UPDATE forms_submissions SET is_spam = ?, updated_at = ? WHERE form_id = ? AND is_spam = ? AND id IN (?)
 		RETURNING id`, false, store.NewTime(at), formID, true, ids)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	var released []int64
-	err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
-		released = nil
-		if err := tx.SelectContext(ctx, &released, tx.Rebind(query), args...); err != nil {
-			return err
-		}
-		if len(released) == 0 || then == nil {
-			return nil
-		}
-		slices.Sort(released)
-		return then(ctx, tx.Tx, released)
-	})
+	err = sqlx.SelectContext(ctx, s.db.On(ctx), &released, s.q(query), args...)
 	s.lists.wrote(formID)
 	if err != nil {
-		return 0, fmt.Errorf("formssql: release spam: %w", err)
+		return nil, fmt.Errorf("formssql: release spam: %w", err)
 	}
-	return len(released), nil
+	slices.Sort(released)
+	return released, nil
 }
 
 // SetSubmissionFlag implements forms.Store.

@@ -354,25 +354,24 @@ func exerciseVersions(t *testing.T, newStore func(t *testing.T) forms.Store) {
 		return []forms.Value{{FieldName: "a", FieldLabel: "A", FieldType: forms.TypeText, Value: str("x"), DisplayValue: "x", CreatedAt: at(0)}}
 	}
 	current := &forms.Submission{FormID: f.ID, FormVersion: want, CreatedAt: at(0), UpdatedAt: at(0), Values: value()}
-	require.NoError(t, s.CreateSubmission(ctx, current, nil))
+	require.NoError(t, s.CreateSubmission(ctx, current))
 	require.Positive(t, current.ID)
 	for _, c := range []struct {
 		name    string
-		then    bool
+		inTx    bool
 		uploads bool
-	}{{"plain", false, false}, {"then", true, false}, {"uploads", false, true}, {"uploads and then", true, true}} {
+	}{{"plain", false, false}, {"in a transaction", true, false}, {"uploads", false, true}, {"uploads in a transaction", true, true}} {
 		stale := &forms.Submission{FormID: f.ID, FormVersion: want - 1, CreatedAt: at(0), UpdatedAt: at(0), Values: value()}
 		if c.uploads {
 			stale.Uploads = []forms.Upload{{FieldName: "cv", OriginalName: "cv.pdf", StoredName: "s.pdf", Key: "uploads/s.pdf",
 				MimeType: "application/pdf", Size: 1, CreatedAt: at(0)}}
 		}
-		var then func(context.Context, *sql.Tx) error
-		called := false
-		if c.then {
-			then = func(context.Context, *sql.Tx) error { called = true; return nil }
+		if c.inTx {
+			require.ErrorIs(t, s.RunInTx(ctx, func(ctx context.Context, _ *sql.Tx) error { return s.CreateSubmission(ctx, stale) }),
+				forms.ErrStale, c.name)
+		} else {
+			require.ErrorIs(t, s.CreateSubmission(ctx, stale), forms.ErrStale, c.name)
 		}
-		require.ErrorIs(t, s.CreateSubmission(ctx, stale, then), forms.ErrStale, c.name)
-		require.False(t, called, c.name)
 	}
 	_, total, err := s.ListSubmissions(ctx, forms.SubmissionQuery{FormID: f.ID, Limit: 10})
 	require.NoError(t, err)
@@ -382,7 +381,7 @@ func exerciseVersions(t *testing.T, newStore func(t *testing.T) forms.Store) {
 	_, err = s.DeleteForm(ctx, other.ID)
 	require.NoError(t, err)
 	gone := &forms.Submission{FormID: other.ID, FormVersion: 1, CreatedAt: at(0), UpdatedAt: at(0), Values: value()}
-	require.ErrorIs(t, s.CreateSubmission(ctx, gone, nil), forms.ErrStale)
+	require.ErrorIs(t, s.CreateSubmission(ctx, gone), forms.ErrStale)
 	gone.FormVersion = 0
-	require.ErrorIs(t, s.CreateSubmission(ctx, gone, nil), forms.ErrNotFound)
+	require.ErrorIs(t, s.CreateSubmission(ctx, gone), forms.ErrNotFound)
 }

@@ -47,7 +47,7 @@ func exercisePartials(t *testing.T, newStore func(t *testing.T) forms.Store) {
 
 	// A submission that finishes one deletes it.
 	sub := &forms.Submission{FormID: f.ID, CreatedAt: at(0), UpdatedAt: at(0), ResumeHash: "hash-one"}
-	require.NoError(t, s.CreateSubmission(ctx, sub, nil))
+	require.NoError(t, s.CreateSubmission(ctx, sub))
 	_, err = s.PartialByToken(ctx, f.ID, "hash-one")
 	require.ErrorIs(t, err, forms.ErrNotFound)
 

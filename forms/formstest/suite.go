@@ -52,7 +52,7 @@ func newSubmission(t *testing.T, s forms.Store, formID int64, d time.Duration, r
 	sub := &forms.Submission{FormID: formID, PageURL: "https://example.test/contact", IPAddress: "203.0.113.9",
 		UserAgent: "test", IsRead: read, CreatedAt: at(d), UpdatedAt: at(d),
 		Values: []forms.Value{{FieldName: "name", FieldLabel: "Name", FieldType: forms.TypeText, Value: str("Ann"), DisplayValue: "Ann", CreatedAt: at(d)}}}
-	require.NoError(t, s.CreateSubmission(ctx, sub, nil))
+	require.NoError(t, s.CreateSubmission(ctx, sub))
 	return sub
 }
 
