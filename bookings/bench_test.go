@@ -51,7 +51,7 @@ func busySite(b *testing.B, d store.Dialect) (*bundle, bookings.Offering) {
 			for slot := 0; slot < 4 && n < 500; slot++ {
 				start := time.Date(2026, 6, day, 13+2*slot, 0, 0, 0, time.UTC)
 				id := p.ID
-				_, err := st.Reserve(ctx, bookings.Reservation{Booking: bookings.Booking{Number: fmt.Sprintf("BK-%012d", n), ServiceID: svc.ID,
+				_, err := st.Reserve(ctx, nil, bookings.Reservation{Booking: bookings.Booking{Number: fmt.Sprintf("BK-%012d", n), ServiceID: svc.ID,
 					ProviderID: &id, Status: bookings.StatusConfirmed, Start: start, End: start.Add(30 * time.Minute), CustomerName: "G",
 					CustomerEmail: "g@example.com", CustomerTimeZone: "UTC", AssignmentStrategy: "api", CreatedAt: now, UpdatedAt: now},
 					ManageTokenHash: []byte(fmt.Sprint(n)), Lock: "seed", LockWait: time.Second, BusyFrom: start, BusyTo: start})
@@ -156,7 +156,7 @@ func feedSite(b *testing.B, d store.Dialect) (*feedBundle, string) {
 		start := now.Add(time.Duration(i)*3*time.Hour - 20*24*time.Hour).Truncate(time.Hour)
 		id := p.ID
 		hash := sha256.Sum256([]byte(fmt.Sprint("token", i)))
-		_, err := st.Reserve(ctx, bookings.Reservation{Booking: bookings.Booking{Number: fmt.Sprintf("BK-%012d", i), ServiceID: offering.ID,
+		_, err := st.Reserve(ctx, nil, bookings.Reservation{Booking: bookings.Booking{Number: fmt.Sprintf("BK-%012d", i), ServiceID: offering.ID,
 			ProviderID: &id, Status: bookings.StatusConfirmed, Start: start, End: start.Add(30 * time.Minute), CustomerName: "Grace Hopper",
 			CustomerEmail: "grace@example.com", CustomerTimeZone: "UTC", AssignmentStrategy: "api", CreatedAt: now, UpdatedAt: now},
 			ManageTokenHash: hash[:], Lock: "seed", LockWait: time.Second, BusyFrom: start, BusyTo: start})
@@ -226,7 +226,7 @@ func BenchmarkProviderFeed(b *testing.B) {
 				b.StopTimer()
 				f.clock.Advance(time.Millisecond)
 				if _, err := f.svc.Store().SetStatus(context.Background(), 1, []bookings.Status{bookings.StatusConfirmed, bookings.StatusCompleted},
-					bookings.StatusConfirmed, f.clock.Now(), nil); err != nil {
+					bookings.StatusConfirmed, f.clock.Now()); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()

@@ -241,8 +241,9 @@ func (s *Service) Create(ctx context.Context, nb NewBooking) (Booking, string, e
 // ends: keep tx short. On Postgres they are advisory locks waiting at most
 // Options.LockWait (tx's own lock_timeout is set back after); on SQLite tx
 // already holds the one writer, so nothing else can book meanwhile. A
-// refusal (ErrSlotTaken, ErrBusy, a *ValidationError) leaves tx usable.
-// The booking's OnEventTx hooks and mail jobs run in tx; OnEvent hooks,
+// refusal (ErrSlotTaken, ErrBusy, a *ValidationError) leaves tx usable;
+// any other error leaves it to be rolled back. The booking's OnEventTx
+// hooks and mail jobs run in tx; OnEvent hooks,
 // which follow a commit, are not called (the commit is the host's).
 // Providers' calendars are not read again first: their stored busy time
 // counts.
@@ -419,17 +420,11 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now}
 		// The calendar's rules as read for the slot list (they change
 		// rarely); the bookings are read again inside the lock.
-		reserve := s.store.Reserve
-		if tx != nil {
-			reserve = func(ctx context.Context, r Reservation) (Booking, error) { return s.store.ReserveTx(ctx, tx, r) }
-		}
 		locks, hostIDs, checkHost := s.hostLocks(svc, hosts, cal, start)
-		booked, err := reserve(ctx, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: sealed, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
+		booked, err := s.reserve(ctx, tx, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: sealed, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
 			Locks: append(s.limitLocks(svc, o, start), locks...), Hosts: hostIDs, CheckHost: checkHost, LockWait: s.o.LockWait, BusyFrom: busyFrom, BusyTo: busyTo,
 			Hold: hold, HoldTokenHash: hash, HoldExpires: now.Add(HoldLifetimeDefault), UseHold: useHold.ID,
-			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, busy) }, Place: s.placeHook(svc, o), Then: s.changeHook(func(b Booking) []Event {
-				return creationEvents(b, token)
-			})})
+			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, busy) }, Place: s.placeHook(svc, o)}, token)
 		switch {
 		case err == nil:
 			if !hold && tx == nil {
@@ -448,6 +443,25 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", ErrBusy)
 	}
 	return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", ErrSlotTaken)
+}
+
+// reserve takes r's slot and, for a booking (a hold has no events), sets
+// off its events' mail jobs and hooks in the same transaction: tx, the
+// host's, when it gave one; else one begun here, waiting at most
+// r.LockWait to begin.
+func (s *Service) reserve(ctx context.Context, tx *sql.Tx, r Reservation, token string) (Booking, error) {
+	var hook txHook
+	if !r.Hold {
+		hook = s.changeHook(func(b Booking) []Event { return creationEvents(b, token) })
+	}
+	if tx == nil {
+		return change(ctx, s, hook, r.LockWait, func(ctx context.Context) (Booking, error) { return s.store.Reserve(ctx, nil, r) }, one)
+	}
+	b, err := s.store.Reserve(ctx, tx, r)
+	if err == nil && hook != nil {
+		err = hook(ctx, tx, b)
+	}
+	return b, err
 }
 
 // hostLocks are, for the hosts of a collective booking at start, their

@@ -1,12 +1,15 @@
 package bookings_test
 
 import (
+	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -175,38 +178,55 @@ func setupOnShared(t *testing.T, db *store.DB) *bundle {
 }
 
 // A provider's day locked for longer than the wait: 503 with
-// MsgBusy.
+// MsgBusy; with an OnEventTx hook too, whose transaction the service
+// begins.
 func TestLockWaitIs503(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
-		b := setup(t, d)
-		svc, err := bookings.NewService(bookingssql.New(b.db), &bookings.Options{Now: b.clock.Now, LockWait: 200 * time.Millisecond})
-		require.NoError(t, err)
-		short := serveBundle(t, b.db, svc, b.clock)
-		held := make(chan struct{})
-		release := make(chan struct{})
-		done := make(chan error, 1)
-		go func() {
-			done <- b.db.InTx(t.Context(), func(tx *sqlx.Tx) error {
-				if d == store.Postgres {
-					if _, err := tx.Exec(`SELECT pg_advisory_xact_lock(hashtextextended('bookings:1|2026-06-03', 0))`); err != nil {
-						return err
-					}
-				}
-				close(held)
-				<-release
-				return nil
-			})
-		}()
-		<-held
-		code, body := short.do(t, "POST", "/api/bookings", bookBody("consultation", "2026-06-03T15:00:00Z"))
-		close(release)
-		require.NoError(t, <-done)
-		require.Equal(t, 503, code, body)
-		require.JSONEq(t, `{"message":"That appointment time is busy right now. Please try again."}`, body)
-		code, body = short.do(t, "POST", "/api/bookings", bookBody("consultation", "2026-06-03T15:00:00Z"))
-		require.Equal(t, 201, code, body)
+		for _, hooked := range []bool{false, true} {
+			t.Run(fmt.Sprint("hooked=", hooked), func(t *testing.T) { lockWaitIs503(t, d, hooked) })
+		}
 	})
+}
+
+func lockWaitIs503(t *testing.T, d store.Dialect, hooked bool) {
+	b := setup(t, d)
+	svc, err := bookings.NewService(bookingssql.New(b.db), &bookings.Options{Now: b.clock.Now, LockWait: 200 * time.Millisecond})
+	require.NoError(t, err)
+	var created atomic.Int64
+	if hooked {
+		svc.OnEventTx(func(ctx context.Context, tx *sql.Tx, e bookings.Event) error {
+			created.Add(1)
+			return nil
+		})
+	}
+	short := serveBundle(t, b.db, svc, b.clock)
+	held := make(chan struct{})
+	release := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- b.db.InTx(t.Context(), func(tx *sqlx.Tx) error {
+			if d == store.Postgres {
+				if _, err := tx.Exec(`SELECT pg_advisory_xact_lock(hashtextextended('bookings:1|2026-06-03', 0))`); err != nil {
+					return err
+				}
+			}
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	code, body := short.do(t, "POST", "/api/bookings", bookBody("consultation", "2026-06-03T15:00:00Z"))
+	close(release)
+	require.NoError(t, <-done)
+	require.Equal(t, 503, code, body)
+	require.JSONEq(t, `{"message":"That appointment time is busy right now. Please try again."}`, body)
+	code, body = short.do(t, "POST", "/api/bookings", bookBody("consultation", "2026-06-03T15:00:00Z"))
+	require.Equal(t, 201, code, body)
+	if hooked {
+		require.Equal(t, int64(1), created.Load(), "the hook ran once, for the booking made")
+	}
 }
 
 // The "post" and "read" buckets, per client IP: 429 with MsgTooMany

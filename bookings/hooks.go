@@ -5,11 +5,13 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/groundwork-go/groundwork/internal/hooks"
+	"github.com/groundwork-go/groundwork/store"
 )
 
 // Event types. Each change records its events inside its own transaction
@@ -175,11 +177,55 @@ func (s *Service) OnProviders(fn ProvidersHook) {
 	s.hooks.providers.Add(fn)
 }
 
+// txHook runs inside the transaction of a change, with the booking as
+// written (to queue the jobs the change causes with it); its error undoes
+// the change. tx is never nil.
+type txHook func(ctx context.Context, tx *sql.Tx, b Booking) error
+
+// change runs write, then hook on each booking it wrote (written picks
+// them out of what write returns), in one transaction: the change and the
+// mail jobs and hooks it sets off commit together, or none of them. With
+// no hook (no queue, no OnEventTx hooks) write runs alone, in the store's
+// own transaction. wait, when not zero, bounds the wait to begin (on
+// SQLite the provider's lock is the one writer), past which the change is
+// ErrBusy.
+func change[T any](ctx context.Context, s *Service, hook txHook, wait time.Duration,
+	write func(ctx context.Context) (T, error), written func(T) []Booking) (T, error) {
+	if hook == nil {
+		return write(ctx)
+	}
+	if wait > 0 {
+		ctx = store.WithBeginWait(ctx, wait)
+	}
+	var out T
+	err := s.store.RunInTx(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
+		if out, err = write(ctx); err != nil {
+			return err
+		}
+		for _, b := range written(out) {
+			if err := hook(ctx, tx, b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrBusy) {
+		err = fmt.Errorf("%w: %w", ErrBusy, err)
+	}
+	return out, err
+}
+
+// one is the booking a change of one wrote.
+func one(b Booking) []Booking { return []Booking{b} }
+
+// all are the bookings a change of several wrote.
+func all(bs []Booking) []Booking { return bs }
+
 // changeHook is what a change does inside its transaction with the events
 // it makes of the booking as written: their mail queued (with an
 // Enqueuer) and the OnEventTx hooks run; an error undoes the change. Nil
 // when there is nothing to do, which lets a store skip the work.
-func (s *Service) changeHook(events func(b Booking) []Event) TxHook {
+func (s *Service) changeHook(events func(b Booking) []Event) txHook {
 	txHooks := s.hooks.eventsTx.All()
 	if s.o.Enqueuer == nil && len(txHooks) == 0 {
 		return nil

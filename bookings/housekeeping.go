@@ -40,7 +40,12 @@ func (s *Service) SendReminders(ctx context.Context) (int, error) {
 				continue
 			}
 			n := Notification{BookingID: b.ID, Kind: mailReminder, ScheduledFor: b.Start.Add(-before), Recipient: b.CustomerEmail, ClaimedAt: now}
-			claimed, err := s.store.ClaimNotification(ctx, n, func(ctx context.Context, tx *sql.Tx) error {
+			// The claim and the mail's job commit together.
+			claimed := false
+			err := s.store.RunInTx(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
+				if claimed, err = s.store.ClaimNotification(ctx, n); err != nil || !claimed {
+					return err
+				}
 				return s.o.Enqueuer.EnqueueTx(ctx, tx, mailArgs{Mail: mailReminder, BookingID: b.ID}, nil)
 			})
 			if err != nil {
@@ -60,7 +65,9 @@ func (s *Service) SendReminders(ctx context.Context) (int, error) {
 func (s *Service) CompletePast(ctx context.Context) (int, error) {
 	now := s.o.Now()
 	completed := func(b Booking) []Event { return []Event{{Type: EventCompleted, Booking: b, Actor: ActorSystem}} }
-	list, err := s.store.CompleteEnded(ctx, now, now, s.changeHook(completed))
+	list, err := change(ctx, s, s.changeHook(completed), 0, func(ctx context.Context) ([]Booking, error) {
+		return s.store.CompleteEnded(ctx, now, now)
+	}, all)
 	if err != nil {
 		return 0, fmt.Errorf("bookings: complete past: %w", err)
 	}
@@ -105,7 +112,9 @@ func (s *Service) EraseCustomer(ctx context.Context, email string) ([]string, er
 	if hook == nil {
 		hook = func(_ context.Context, _ *sql.Tx, b Booking) error { erased(b); return nil }
 	}
-	list, err := s.store.EraseCustomer(ctx, email, s.o.Now(), hook)
+	list, err := change(ctx, s, hook, 0, func(ctx context.Context) ([]Booking, error) {
+		return s.store.EraseCustomer(ctx, email, s.o.Now())
+	}, all)
 	if err != nil {
 		return nil, fmt.Errorf("bookings: erase customer: %w", err)
 	}

@@ -123,9 +123,10 @@ func (s *Service) ReissueManageToken(ctx context.Context, id int64) (string, err
 	event := func(b Booking) Event {
 		return Event{Type: EventManageTokenReissued, Booking: b, Actor: ActorAdmin, ManageToken: token}
 	}
-	b, err := s.store.SetManageTokenHash(ctx, id, hash, s.sealStored(token), s.o.Now(), s.changeHook(func(b Booking) []Event {
-		return []Event{event(b)}
-	}))
+	hook := s.changeHook(func(b Booking) []Event { return []Event{event(b)} })
+	b, err := change(ctx, s, hook, 0, func(ctx context.Context) (Booking, error) {
+		return s.store.SetManageTokenHash(ctx, id, hash, s.sealStored(token), s.o.Now())
+	}, one)
 	if err != nil {
 		return "", fmt.Errorf("bookings: reissue manage token of booking %d: %w", id, err)
 	}

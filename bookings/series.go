@@ -116,7 +116,11 @@ func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, erro
 		return Series{}, err
 	}
 	out.Skipped = skipped
-	booked, err := s.store.ReserveSeries(ctx, rs)
+	// Each occurrence's events made with its own manage token.
+	hook := s.changeHook(func(b Booking) []Event { return creationEvents(b, tokens[b.SeriesIndex]) })
+	booked, err := change(ctx, s, hook, s.o.LockWait, func(ctx context.Context) ([]Booking, error) {
+		return s.store.ReserveSeries(ctx, rs)
+	}, all)
 	if err != nil {
 		if errors.Is(err, ErrSlotTaken) || errors.Is(err, ErrBusy) {
 			groundwork.Count(s.o.Meter, groundwork.MetricBookings, "conflict")
@@ -198,8 +202,7 @@ func (s *Service) seriesReservations(svc Offering, o Offer, nb NewBooking, cal A
 			LockWait: s.o.LockWait, BusyFrom: st.Add(-maxReach - reach), BusyTo: st.Add(2*maxReach + reach), Place: s.placeHook(svc, o),
 			// Inside the transaction the earlier occurrences are stored
 			// already, so the busy time read there holds them.
-			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, st, busy) },
-			Then:  s.changeHook(func(b Booking) []Event { return creationEvents(b, token) })})
+			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, st, busy) }})
 	}
 	return rs, tokens, skipped, nil
 }

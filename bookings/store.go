@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"time"
+
+	"github.com/groundwork-go/groundwork/store"
 )
 
 // Store keeps services, providers, their hours and bookings.
@@ -19,7 +21,14 @@ import (
 // for each part of the domain, so a reader finds a method by what it is
 // for, and code that serves one part can take its role alone (the
 // periodic jobs need only HousekeepingStore).
+//
+// The service begins the transactions its steps share with RunInTx
+// (store.Transactor) and calls the store with the context it gives: a
+// method called with that context runs inside that transaction, so a
+// booking or a change of one and the jobs and hooks it sets off commit
+// together or not at all. Outside one, each method is atomic on its own.
 type Store interface {
+	store.Transactor
 	CatalogStore
 	ReservationStore
 	FeedStore
@@ -88,7 +97,10 @@ type ReservationStore interface {
 	Availability(ctx context.Context, q AvailabilityQuery) (Availability, error)
 	// Reserve books r.Booking for its provider in one transaction that
 	// holds the provider's lock r.Lock (waiting at most r.LockWait, then
-	// ErrBusy): it reads the provider's busy time overlapping
+	// ErrBusy) until it ends: tx when not nil (a transaction of the host's
+	// on the store's database), else the one ctx carries, else its own. A
+	// refusal (ErrSlotTaken, ErrBusy) inside a caller's transaction leaves
+	// it as it was and usable. It reads the provider's busy time overlapping
 	// [r.BusyFrom, r.BusyTo) — active bookings and holds live at
 	// r.Booking.CreatedAt, except hold r.UseHold — and asks r.Check
 	// whether the slot is still free (ErrSlotTaken if not). Then, with
@@ -98,7 +110,7 @@ type ReservationStore interface {
 	// provider and start (ErrSlotTaken when the unique guard on provider,
 	// start and seat trips), deletes hold r.UseHold, and moves the
 	// provider's round-robin cursor to the booking's creation time.
-	Reserve(ctx context.Context, r Reservation) (Booking, error)
+	Reserve(ctx context.Context, tx *sql.Tx, r Reservation) (Booking, error)
 	// ReserveSeries reserves every occurrence of a series in one
 	// transaction, all or none (the first refusal's error): the locks of
 	// them all taken first, in one order.
@@ -106,10 +118,6 @@ type ReservationStore interface {
 	// SeriesBookings returns the occurrences of a series, in order of
 	// start.
 	SeriesBookings(ctx context.Context, seriesID string) ([]Booking, error)
-	// ReserveTx is Reserve inside the caller's transaction tx, leaving tx
-	// usable when it refuses (ErrSlotTaken, ErrBusy); its locks are held
-	// until tx ends.
-	ReserveTx(ctx context.Context, tx *sql.Tx, r Reservation) (Booking, error)
 	// HoldByHash returns the live or expired hold with this token hash,
 	// or ErrNotFound.
 	HoldByHash(ctx context.Context, tokenHash []byte) (Hold, error)
@@ -121,16 +129,14 @@ type ReservationStore interface {
 	// SetManageTokenHash replaces a booking's manage-token hash (the old
 	// token stops working) and its sealed copy (Booking.SealedManageToken),
 	// and returns the booking as written; ErrNotFound without the booking.
-	// then, when not nil, runs in the change's transaction.
-	SetManageTokenHash(ctx context.Context, id int64, hash []byte, sealed string, at time.Time, then TxHook) (Booking, error)
+	SetManageTokenHash(ctx context.Context, id int64, hash []byte, sealed string, at time.Time) (Booking, error)
 	// ListBookings returns one page of the bookings f selects, by start
 	// then ID, and how many it selects in all.
 	ListBookings(ctx context.Context, f BookingFilter) ([]Booking, int, error)
 	// SetStatus moves a booking to status to at at, if its status is one
 	// of from: ErrNotFound without the booking, ErrWrongStatus (wrapped,
-	// with the booking as it is) when its status is another. then, when
-	// not nil, runs in the change's transaction.
-	SetStatus(ctx context.Context, id int64, from []Status, to Status, at time.Time, then TxHook) (Booking, error)
+	// with the booking as it is) when its status is another.
+	SetStatus(ctx context.Context, id int64, from []Status, to Status, at time.Time) (Booking, error)
 	// Move gives an active booking a new provider and period under the
 	// new provider's lock, as Reserve books: the busy time shown to
 	// m.Check leaves the booking itself out. ErrNotFound, ErrWrongStatus
@@ -166,14 +172,11 @@ type HousekeepingStore interface {
 	// in [from, to), by start then ID.
 	BookingsStarting(ctx context.Context, statuses []Status, from, to time.Time) ([]Booking, error)
 	// ClaimNotification records n unless a notification of its booking,
-	// kind and scheduled time is recorded already (then false, and then
-	// is not called). then runs in the claim's transaction (to queue the
-	// send with it); its error undoes the claim.
-	ClaimNotification(ctx context.Context, n Notification, then func(context.Context, *sql.Tx) error) (bool, error)
+	// kind and scheduled time is recorded already (then false).
+	ClaimNotification(ctx context.Context, n Notification) (bool, error)
 	// CompleteEnded moves the confirmed bookings that ended at or before
-	// before to completed (updated at at), and returns them. then, when
-	// not nil, runs for each in the change's one transaction.
-	CompleteEnded(ctx context.Context, before, at time.Time, then TxHook) ([]Booking, error)
+	// before to completed (updated at at), and returns them.
+	CompleteEnded(ctx context.Context, before, at time.Time) ([]Booking, error)
 	// PruneBookings deletes the bookings that ended before before, with
 	// their notification log, and returns how many.
 	PruneBookings(ctx context.Context, before time.Time) (int, error)
@@ -181,10 +184,8 @@ type HousekeepingStore interface {
 	// is email in any case: name, email, phone, intake answers, notes
 	// and time zone emptied, the manage token replaced by an unknown one, the
 	// notification log's recipients emptied. It returns the bookings as
-	// they were, so the caller can tell what it erased. then, when not
-	// nil, runs for each booking as erased in the change's one
-	// transaction.
-	EraseCustomer(ctx context.Context, email string, at time.Time, then TxHook) ([]Booking, error)
+	// erased (their numbers tell the caller which).
+	EraseCustomer(ctx context.Context, email string, at time.Time) ([]Booking, error)
 }
 
 // CalendarStore keeps the providers' external calendars: their connections,
@@ -229,11 +230,6 @@ type CalendarStore interface {
 	// [from, to), by start.
 	BusyPeriods(ctx context.Context, connectionID int64, from, to time.Time) ([]Period, error)
 }
-
-// TxHook runs inside the transaction of a change, with the booking as
-// written (to queue the jobs the change causes with it); its error undoes
-// the change. tx is never nil.
-type TxHook func(ctx context.Context, tx *sql.Tx, b Booking) error
 
 // FeedStamp is what a provider feed's ETag is made of.
 type FeedStamp struct {
@@ -302,8 +298,6 @@ type Move struct {
 	BusyFrom, BusyTo time.Time
 	Check            func(busy []Busy) bool
 	At               time.Time
-	// Then, when not nil, runs in the move's transaction.
-	Then TxHook
 }
 
 // Hold keeps a slot for one customer until ExpiresAt; its token is shown
@@ -362,7 +356,4 @@ type Reservation struct {
 	// happens (a video link made then); its error ends the transaction.
 	// Not for a hold.
 	Place func(ctx context.Context, tx *sql.Tx, b Booking) (*Location, error)
-	// Then, when not nil, runs in the booking's transaction (not for a
-	// hold).
-	Then TxHook
 }

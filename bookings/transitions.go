@@ -20,9 +20,10 @@ var errNotOffered = fmt.Errorf("bookings: not offered: %w", ErrSlotTaken)
 // setStatus moves booking id from one of from to to, queueing the mail
 // of kind in the change's transaction and emitting kind after it.
 func (s *Service) setStatus(ctx context.Context, id int64, from []Status, to Status, action, kind string, actor Actor, reason string) (Booking, error) {
-	b, err := s.store.SetStatus(ctx, id, from, to, s.o.Now(), s.changeHook(func(b Booking) []Event {
-		return []Event{{Type: kind, Booking: b, Actor: actor, Reason: reason}}
-	}))
+	hook := s.changeHook(func(b Booking) []Event { return []Event{{Type: kind, Booking: b, Actor: actor, Reason: reason}} })
+	b, err := change(ctx, s, hook, 0, func(ctx context.Context) (Booking, error) {
+		return s.store.SetStatus(ctx, id, from, to, s.o.Now())
+	}, one)
 	if errors.Is(err, ErrWrongStatus) {
 		return b, fmt.Errorf("bookings: %s booking %d: %w", action, id, &StatusError{Status: b.Status, Action: action})
 	}
@@ -64,7 +65,7 @@ func (s *Service) NoShow(ctx context.Context, id int64, actor Actor) (Booking, e
 // without the booking itself (so a move never collides with its own old
 // time).
 func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, start time.Time, length time.Duration, action string,
-	then TxHook) (Booking, error) {
+	then txHook) (Booking, error) {
 	if !b.Active() {
 		return Booking{}, &StatusError{Status: b.Status, Action: action}
 	}
@@ -111,10 +112,11 @@ func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, st
 		locks = append(locks, s.limitLocks(svc, h, start)...)
 	}
 	dayStart, dayEnd := date.In(loc), date.AddDays(1).In(loc)
-	moved, err := s.store.Move(ctx, Move{BookingID: b.ID, ProviderID: o.ID, Period: Period{Start: start, End: start.Add(length)},
+	m := Move{BookingID: b.ID, ProviderID: o.ID, Period: Period{Start: start, End: start.Add(length)},
 		Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(), Locks: append(s.limitLocks(svc, o, start), locks...), LockWait: s.o.LockWait,
-		BusyFrom: dayStart.Add(-24*time.Hour - reach), BusyTo: dayEnd.Add(24*time.Hour + reach), Check: offered, At: s.o.Now(), Then: then,
-		Hosts: b.Hosts, CheckHost: func(id int64, busy []Busy) bool { return offeredBy(byID[id], busy) }})
+		BusyFrom: dayStart.Add(-24*time.Hour - reach), BusyTo: dayEnd.Add(24*time.Hour + reach), Check: offered, At: s.o.Now(),
+		Hosts: b.Hosts, CheckHost: func(id int64, busy []Busy) bool { return offeredBy(byID[id], busy) }}
+	moved, err := change(ctx, s, then, s.o.LockWait, func(ctx context.Context) (Booking, error) { return s.store.Move(ctx, m) }, one)
 	if errors.Is(err, ErrWrongStatus) {
 		// Its status changed since it was read.
 		return Booking{}, &StatusError{Status: moved.Status, Action: action}

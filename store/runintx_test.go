@@ -125,3 +125,45 @@ func TestRunInTx(t *testing.T) {
 }
 
 var storetestNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// WithBeginWait bounds the wait to begin (on SQLite, for the one writer
+// another transaction holds), not the transaction once begun.
+func TestBeginWait(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d, sample)
+		insert := db.Rebind("INSERT INTO samples (name, data, at) VALUES (?, '{}', ?)")
+		bounded := store.WithBeginWait(ctx, 100*time.Millisecond)
+
+		// Begun at once, it outlives its bound.
+		require.NoError(t, db.RunInTx(bounded, func(ctx context.Context, tx *sql.Tx) error {
+			time.Sleep(300 * time.Millisecond)
+			_, err := tx.ExecContext(ctx, insert, "slow", store.NewTime(storetestNow))
+			return err
+		}))
+
+		if d != store.SQLite {
+			return // Postgres begins beside another writer
+		}
+		held, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+		go func() {
+			done <- db.InTx(ctx, func(tx *sqlx.Tx) error { close(held); <-release; return nil })
+		}()
+		<-held
+		err := db.RunInTx(bounded, func(ctx context.Context, tx *sql.Tx) error {
+			t.Error("began while another transaction held the writer")
+			return nil
+		})
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		close(release)
+		require.NoError(t, <-done)
+		require.NoError(t, db.RunInTx(bounded, func(ctx context.Context, tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, insert, "after", store.NewTime(storetestNow))
+			return err
+		}))
+		var n int
+		require.NoError(t, db.Reader().GetContext(ctx, &n, "SELECT COUNT(*) FROM samples"))
+		require.Equal(t, 2, n)
+	})
+}

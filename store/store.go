@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
@@ -272,7 +273,7 @@ func (db *DB) InTx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) 
 	if outer, ok := ctx.Value(txKey{db}).(*sqlx.Tx); ok {
 		return db.savepoint(ctx, outer, fn)
 	}
-	tx, err := db.BeginTxx(ctx, nil)
+	tx, err := db.begin(ctx)
 	if err != nil {
 		return MapError(fmt.Errorf("store: begin: %w", err))
 	}
@@ -290,6 +291,60 @@ func (db *DB) InTx(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) 
 	}
 	committed = true
 	return nil
+}
+
+// beginWaitKey keys the bound WithBeginWait puts on a begin.
+type beginWaitKey struct{}
+
+// WithBeginWait returns ctx with a bound on the wait to begin a
+// transaction: InTx and RunInTx given it wait at most d for their
+// transaction to begin (on SQLite, for the one write connection another
+// transaction holds), and then fail with an error that wraps
+// context.DeadlineExceeded, while ctx itself goes on. Once begun, the
+// transaction is bounded by ctx alone. A transaction that joins another
+// (RunInTx's context) does not wait.
+func WithBeginWait(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, beginWaitKey{}, d)
+}
+
+// begin begins a transaction, waiting at most the bound WithBeginWait put
+// on ctx, if any.
+func (db *DB) begin(ctx context.Context) (*sqlx.Tx, error) {
+	d, ok := ctx.Value(beginWaitKey{}).(time.Duration)
+	if !ok || d <= 0 {
+		return db.BeginTxx(ctx, nil)
+	}
+	// The transaction lives as long as the context it began with, so
+	// the bound cancels that context only while it has not begun.
+	txCtx, cancel := context.WithCancel(ctx)
+	var mu sync.Mutex
+	begun, late := false, false
+	timer := time.AfterFunc(d, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !begun {
+			late = true
+			cancel()
+		}
+	})
+	tx, err := db.BeginTxx(txCtx, nil)
+	mu.Lock()
+	begun = true
+	mu.Unlock()
+	timer.Stop()
+	if err != nil {
+		cancel()
+		if late && ctx.Err() == nil {
+			return nil, fmt.Errorf("waited %s to begin: %w", d, context.DeadlineExceeded)
+		}
+		return nil, err
+	}
+	if late { // began as the bound passed, with its context cancelled
+		_ = tx.Rollback()
+		return nil, fmt.Errorf("waited %s to begin: %w", d, context.DeadlineExceeded)
+	}
+	context.AfterFunc(ctx, cancel) // txCtx ends with ctx, nothing sooner
+	return tx, nil
 }
 
 // txKey keys the transaction RunInTx put in a context, per DB.

@@ -31,6 +31,12 @@ var _ bookings.Store = (*Store)(nil)
 // New returns a Store on db, which must be migrated with [Migrations].
 func New(db *store.DB) *Store { return &Store{db: db} }
 
+// RunInTx implements bookings.Store: a transaction of the store's DB
+// ([store.DB.RunInTx]), which the methods called with its context join.
+func (s *Store) RunInTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return s.db.RunInTx(ctx, fn)
+}
+
 func nullInt(p *int) sql.NullInt64 {
 	if p == nil {
 		return sql.NullInt64{}
@@ -513,10 +519,10 @@ func (s *Store) ListBookings(ctx context.Context, f bookings.BookingFilter) ([]b
 	return out, total, nil
 }
 
-// SetStatus implements bookings.Store: one compare-and-set UPDATE (in a
-// transaction with then, when there is one). A cancellation counts in the
+// SetStatus implements bookings.Store: one compare-and-set UPDATE (in the
+// caller's transaction when ctx carries one). A cancellation counts in the
 // booking's sequence.
-func (s *Store) SetStatus(ctx context.Context, id int64, from []bookings.Status, to bookings.Status, at time.Time, then bookings.TxHook) (bookings.Booking, error) {
+func (s *Store) SetStatus(ctx context.Context, id int64, from []bookings.Status, to bookings.Status, at time.Time) (bookings.Booking, error) {
 	bump := 0
 	if to == bookings.StatusCancelled {
 		bump = 1
@@ -527,16 +533,7 @@ func (s *Store) SetStatus(ctx context.Context, id int64, from []bookings.Status,
 		return bookings.Booking{}, err
 	}
 	var row bookingRow
-	if then == nil {
-		err = s.db.QueryRowxContext(ctx, s.db.Rebind(q), args...).StructScan(&row)
-	} else {
-		err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
-			if err := tx.QueryRowxContext(ctx, tx.Rebind(q), args...).StructScan(&row); err != nil {
-				return err
-			}
-			return then(ctx, tx.Tx, row.booking())
-		})
-	}
+	err = s.db.On(ctx).QueryRowxContext(ctx, s.db.Rebind(q), args...).StructScan(&row)
 	if errors.Is(store.MapError(err), store.ErrNotFound) {
 		b, err := s.Booking(ctx, id)
 		if err != nil {

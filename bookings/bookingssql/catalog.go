@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/store"
@@ -208,24 +206,12 @@ func (s *Store) BookingByTokenHash(ctx context.Context, hash []byte) (bookings.B
 }
 
 // SetManageTokenHash implements bookings.Store.
-func (s *Store) SetManageTokenHash(ctx context.Context, id int64, hash []byte, sealed string, at time.Time,
-	then bookings.TxHook) (bookings.Booking, error) {
-	var out bookings.Booking
-	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
-		var row bookingRow
-		err := tx.QueryRowxContext(ctx, tx.Rebind(`UPDATE bookings_bookings SET manage_token_hash = ?, manage_token_sealed = ?, updated_at = ?
-			WHERE id = ? RETURNING `+bookingColumns), hash, sealed, store.NewTime(at), id).StructScan(&row)
-		if err != nil {
-			return err
-		}
-		out = row.booking()
-		if then != nil {
-			return then(ctx, tx.Tx, out)
-		}
-		return nil
-	})
+func (s *Store) SetManageTokenHash(ctx context.Context, id int64, hash []byte, sealed string, at time.Time) (bookings.Booking, error) {
+	var row bookingRow
+	err := s.db.On(ctx).QueryRowxContext(ctx, s.db.Rebind(`UPDATE bookings_bookings SET manage_token_hash = ?, manage_token_sealed = ?, updated_at = ?
+		WHERE id = ? RETURNING `+bookingColumns), hash, sealed, store.NewTime(at), id).StructScan(&row)
 	if err != nil {
 		return bookings.Booking{}, mapErr(err, "set manage token")
 	}
-	return out, nil
+	return row.booking(), nil
 }

@@ -139,52 +139,30 @@ func (s *Store) BookingsStarting(ctx context.Context, statuses []bookings.Status
 }
 
 // ClaimNotification implements bookings.Store.
-func (s *Store) ClaimNotification(ctx context.Context, n bookings.Notification, then func(context.Context, *sql.Tx) error) (bool, error) {
-	claimed := false
-	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO bookings_notification_log (booking_id, kind, scheduled_for, recipient, claimed_at)
-			VALUES (?, ?, ?, ?, ?) ON CONFLICT (booking_id, kind, scheduled_for) DO NOTHING`),
-			n.BookingID, n.Kind, store.NewTime(n.ScheduledFor), n.Recipient, store.NewTime(n.ClaimedAt))
-		if err != nil {
-			return err
-		}
-		if rows, err := res.RowsAffected(); err != nil || rows == 0 {
-			return err
-		}
-		claimed = true
-		if then != nil {
-			return then(ctx, tx.Tx)
-		}
-		return nil
-	})
+func (s *Store) ClaimNotification(ctx context.Context, n bookings.Notification) (bool, error) {
+	res, err := s.db.On(ctx).ExecContext(ctx, s.db.Rebind(`INSERT INTO bookings_notification_log (booking_id, kind, scheduled_for, recipient, claimed_at)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (booking_id, kind, scheduled_for) DO NOTHING`),
+		n.BookingID, n.Kind, store.NewTime(n.ScheduledFor), n.Recipient, store.NewTime(n.ClaimedAt))
 	if err != nil {
 		return false, fmt.Errorf("bookingssql: claim notification: %w", err)
 	}
-	return claimed, nil
+	rows, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("bookingssql: claim notification: %w", err)
+	}
+	return rows > 0, nil
 }
 
-// CompleteEnded implements bookings.Store.
-func (s *Store) CompleteEnded(ctx context.Context, before, at time.Time, then bookings.TxHook) ([]bookings.Booking, error) {
-	var out []bookings.Booking
-	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
-		var rows []bookingRow
-		if err := tx.SelectContext(ctx, &rows, tx.Rebind(`UPDATE bookings_bookings SET status = 'completed', updated_at = ?
-			WHERE status = 'confirmed' AND end_time <= ? RETURNING `+bookingColumns), store.NewTime(at), store.NewTime(before)); err != nil {
-			return err
-		}
-		out = make([]bookings.Booking, len(rows))
-		for i, r := range rows {
-			out[i] = r.booking()
-			if then != nil {
-				if err := then(ctx, tx.Tx, out[i]); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
+// CompleteEnded implements bookings.Store: one statement.
+func (s *Store) CompleteEnded(ctx context.Context, before, at time.Time) ([]bookings.Booking, error) {
+	var rows []bookingRow
+	if err := sqlx.SelectContext(ctx, s.db.On(ctx), &rows, s.db.Rebind(`UPDATE bookings_bookings SET status = 'completed', updated_at = ?
+		WHERE status = 'confirmed' AND end_time <= ? RETURNING `+bookingColumns), store.NewTime(at), store.NewTime(before)); err != nil {
 		return nil, mapErr(err, "complete ended")
+	}
+	out := make([]bookings.Booking, len(rows))
+	for i, r := range rows {
+		out[i] = r.booking()
 	}
 	return out, nil
 }
@@ -212,7 +190,7 @@ func (s *Store) PruneBookings(ctx context.Context, before time.Time) (int, error
 }
 
 // EraseCustomer implements bookings.Store, in one transaction.
-func (s *Store) EraseCustomer(ctx context.Context, email string, at time.Time, then bookings.TxHook) ([]bookings.Booking, error) {
+func (s *Store) EraseCustomer(ctx context.Context, email string, at time.Time) ([]bookings.Booking, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	if email == "" {
 		return nil, nil
@@ -239,12 +217,7 @@ func (s *Store) EraseCustomer(ctx context.Context, email string, at time.Time, t
 			if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE bookings_notification_log SET recipient = '' WHERE booking_id = ?`), r.ID); err != nil {
 				return err
 			}
-			out = append(out, r.booking())
-			if then != nil {
-				if err := then(ctx, tx.Tx, erased.booking()); err != nil {
-					return err
-				}
-			}
+			out = append(out, erased.booking())
 		}
 		return nil
 	})

@@ -20,21 +20,37 @@ import (
 // advisory lock on Postgres (pg_advisory_xact_lock under a lock_timeout of
 // r.LockWait), so it holds across instances; on SQLite the one write
 // connection already serialises writers, and r.LockWait bounds the wait
-// for it.
-func (s *Store) Reserve(ctx context.Context, r bookings.Reservation) (bookings.Booking, error) {
+// for it. In a caller's transaction (tx, or the one ctx carries) it works
+// under a savepoint, so a refusal leaves that transaction as it was; the
+// locks are held until the caller commits or rolls back, and on Postgres
+// the transaction's lock_timeout is set back after they are taken.
+func (s *Store) Reserve(ctx context.Context, tx *sql.Tx, r bookings.Reservation) (bookings.Booking, error) {
 	if r.Booking.ProviderID == nil {
 		return bookings.Booking{}, errors.New("bookingssql: reserve: no provider")
 	}
-	lockCtx, cancel := s.writeCtx(ctx, r.LockWait)
-	defer cancel()
+	if tx != nil {
+		return s.reserveIn(ctx, s.inTx(tx), r)
+	}
+	if joined := s.joined(ctx); joined != nil {
+		return s.reserveIn(ctx, joined, r)
+	}
 	var out bookings.Booking
-	err := s.db.InTx(lockCtx, func(tx *sqlx.Tx) error {
+	err := s.db.InTx(store.WithBeginWait(ctx, r.LockWait), func(tx *sqlx.Tx) error {
 		var err error
 		out, err = s.reserve(ctx, tx, r, false, false)
 		return err
 	})
 	return out, reserveErr(ctx, err, "reserve")
 }
+
+// joined is the transaction of the caller's that ctx carries, or nil.
+func (s *Store) joined(ctx context.Context) *sqlx.Tx {
+	tx, _ := s.db.On(ctx).(*sqlx.Tx)
+	return tx
+}
+
+// inTx wraps a caller's *sql.Tx for sqlx.
+func (s *Store) inTx(tx *sql.Tx) *sqlx.Tx { return &sqlx.Tx{Tx: tx, Mapper: s.db.Mapper} }
 
 // ReserveSeries implements bookings.Store: every lock of every
 // occurrence first, in one order, then each occurrence as Reserve does,
@@ -50,11 +66,10 @@ func (s *Store) ReserveSeries(ctx context.Context, rs []bookings.Reservation) ([
 		}
 		names = append(append(names, r.Lock), r.Locks...)
 	}
-	lockCtx, cancel := s.writeCtx(ctx, rs[0].LockWait)
-	defer cancel()
 	out := make([]bookings.Booking, 0, len(rs))
-	err := s.db.InTx(lockCtx, func(tx *sqlx.Tx) error {
-		if err := s.lock(ctx, tx, rs[0].LockWait, names[0], names[1:]...); err != nil {
+	inHost := s.joined(ctx) != nil
+	err := s.db.InTx(store.WithBeginWait(ctx, rs[0].LockWait), func(tx *sqlx.Tx) error {
+		if err := s.lockRestoring(ctx, tx, rs[0].LockWait, inHost, names[0], names[1:]...); err != nil {
 			return err
 		}
 		for _, r := range rs {
@@ -80,17 +95,10 @@ func (s *Store) SeriesBookings(ctx context.Context, seriesID string) ([]bookings
 	return s.selectBookings(ctx, "series bookings", bookingColumns, `series_id = ?`, seriesID)
 }
 
-// ReserveTx implements bookings.Store: Reserve inside the caller's
-// transaction, under a savepoint, so a refusal (a taken slot, a lock not
-// had in time) leaves the caller's transaction as it was and usable. The
-// locks are held until the caller commits or rolls back; on Postgres the
-// transaction's lock_timeout is set back after they are taken, and on
-// SQLite the caller's transaction already holds the one writer.
-func (s *Store) ReserveTx(ctx context.Context, tx *sql.Tx, r bookings.Reservation) (bookings.Booking, error) {
-	if r.Booking.ProviderID == nil {
-		return bookings.Booking{}, errors.New("bookingssql: reserve: no provider")
-	}
-	x := &sqlx.Tx{Tx: tx, Mapper: s.db.Mapper}
+// reserveIn is Reserve inside the caller's transaction, under a
+// savepoint, so a refusal (a taken slot, a lock not had in time) leaves
+// it as it was and usable.
+func (s *Store) reserveIn(ctx context.Context, x *sqlx.Tx, r bookings.Reservation) (bookings.Booking, error) {
 	if _, err := x.ExecContext(ctx, `SAVEPOINT bookings_reserve`); err != nil {
 		return bookings.Booking{}, reserveErr(ctx, err, "reserve")
 	}
@@ -171,9 +179,6 @@ func (s *Store) reserve(ctx context.Context, tx *sqlx.Tx, r bookings.Reservation
 		}
 		out = row.booking()
 		out.Hosts = r.Hosts
-		if r.Then != nil {
-			return r.Then(ctx, tx.Tx, out)
-		}
 		return nil
 	}()
 	return out, err
@@ -221,14 +226,6 @@ func (s *Store) lock(ctx context.Context, tx *sqlx.Tx, wait time.Duration, name 
 	return err
 }
 
-// writeCtx bounds the wait for SQLite's one writer by wait.
-func (s *Store) writeCtx(ctx context.Context, wait time.Duration) (context.Context, context.CancelFunc) {
-	if s.db.Dialect() == store.SQLite && wait > 0 {
-		return context.WithTimeout(ctx, wait)
-	}
-	return ctx, func() {}
-}
-
 // reserveErr maps a booking transaction's error.
 func reserveErr(ctx context.Context, err error, what string) error {
 	var pgErr *pgconn.PgError
@@ -248,11 +245,10 @@ func reserveErr(ctx context.Context, err error, what string) error {
 
 // Move implements bookings.Store.
 func (s *Store) Move(ctx context.Context, m bookings.Move) (bookings.Booking, error) {
-	writeCtx, cancel := s.writeCtx(ctx, m.LockWait)
-	defer cancel()
 	var out bookings.Booking
-	err := s.db.InTx(writeCtx, func(tx *sqlx.Tx) error {
-		if err := s.lock(ctx, tx, m.LockWait, m.Lock, m.Locks...); err != nil {
+	inHost := s.joined(ctx) != nil
+	err := s.db.InTx(store.WithBeginWait(ctx, m.LockWait), func(tx *sqlx.Tx) error {
+		if err := s.lockRestoring(ctx, tx, m.LockWait, inHost, m.Lock, m.Locks...); err != nil {
 			return err
 		}
 		var cur bookingRow
@@ -283,9 +279,6 @@ func (s *Store) Move(ctx context.Context, m bookings.Move) (bookings.Booking, er
 		}
 		out = row.booking()
 		out.Hosts = m.Hosts
-		if m.Then != nil {
-			return m.Then(ctx, tx.Tx, out)
-		}
 		return nil
 	})
 	if errors.Is(err, bookings.ErrWrongStatus) {

@@ -49,7 +49,7 @@ func provider(t *testing.T, s bookings.Store, slug string, order int) bookings.P
 
 // reserve books one confirmed booking of p without a check.
 func reserve(t *testing.T, s bookings.Store, serviceID, providerID int64, start time.Time, number string) bookings.Booking {
-	b, err := s.Reserve(ctx, bookings.Reservation{Booking: booking(serviceID, providerID, start, 45, at, number),
+	b, err := s.Reserve(ctx, nil, bookings.Reservation{Booking: booking(serviceID, providerID, start, 45, at, number),
 		ManageTokenHash: []byte("token of " + number), Lock: "l", LockWait: time.Second, BusyFrom: start, BusyTo: start})
 	require.NoError(t, err)
 	return b
@@ -160,7 +160,7 @@ func exerciseCalendar(t *testing.T, newStore func(t *testing.T) bookings.Store) 
 	require.NoError(t, err)
 
 	slot := time.Date(2026, 6, 2, 9, 0, 0, 0, time.UTC)
-	_, err = s.Reserve(ctx, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-AAAAAAAAAAAA"), ManageTokenHash: []byte("h1"), Lock: "x", LockWait: time.Second,
+	_, err = s.Reserve(ctx, nil, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-AAAAAAAAAAAA"), ManageTokenHash: []byte("h1"), Lock: "x", LockWait: time.Second,
 		BusyFrom: slot, BusyTo: slot})
 	require.NoError(t, err)
 
@@ -194,7 +194,7 @@ func exerciseReserve(t *testing.T, newStore func(t *testing.T) bookings.Store) {
 	slot := time.Date(2026, 6, 2, 9, 0, 0, 0, time.UTC)
 	r := bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-AAAAAAAAAAAA"), ManageTokenHash: []byte("h1"), Lock: "l", LockWait: time.Second,
 		BusyFrom: slot.Add(-time.Hour), BusyTo: slot.Add(time.Hour), Check: func(busy []bookings.Busy) bool { return len(busy) == 0 }}
-	b, err := s.Reserve(ctx, r)
+	b, err := s.Reserve(ctx, nil, r)
 	require.NoError(t, err)
 	require.Positive(t, b.ID)
 	require.Equal(t, "BK-AAAAAAAAAAAA", b.Number)
@@ -208,36 +208,61 @@ func exerciseReserve(t *testing.T, newStore func(t *testing.T) bookings.Store) {
 	require.NoError(t, err)
 	require.Equal(t, exact, *moved.LastAssignedAt, "the rota cursor moves")
 
-	// A new manage token, its then inside the change: failing, it undoes
-	// the change.
-	_, err = s.SetManageTokenHash(ctx, b.ID, []byte("h9"), "", at.Add(time.Minute), func(context.Context, *sql.Tx, bookings.Booking) error {
-		return errors.New("outbox down")
+	// A new manage token in a transaction that fails afterwards is undone
+	// with it.
+	failAfter(t, s, func(ctx context.Context) error {
+		_, err := s.SetManageTokenHash(ctx, b.ID, []byte("h9"), "", at.Add(time.Minute))
+		return err
 	})
-	require.Error(t, err)
 	_, _, err = s.BookingByTokenHash(ctx, []byte("h1"))
 	require.NoError(t, err, "the old token still works")
-	var seen bookings.Booking
-	reissued, err := s.SetManageTokenHash(ctx, b.ID, []byte("h9"), "", at.Add(time.Minute), func(_ context.Context, tx *sql.Tx, b bookings.Booking) error {
-		require.NotNil(t, tx)
-		seen = b
-		return nil
-	})
+	reissued, err := s.SetManageTokenHash(ctx, b.ID, []byte("h9"), "", at.Add(time.Minute))
 	require.NoError(t, err)
-	require.Equal(t, reissued, seen)
+	byNew, _, err := s.BookingByTokenHash(ctx, []byte("h9"))
+	require.NoError(t, err)
+	require.Equal(t, reissued, byNew)
 	require.Equal(t, exact.Add(time.Minute), reissued.UpdatedAt)
 	_, _, err = s.BookingByTokenHash(ctx, []byte("h1"))
 	require.ErrorIs(t, err, bookings.ErrNotFound)
-	_, err = s.SetManageTokenHash(ctx, 999, []byte("h8"), "", at, nil)
+	_, err = s.SetManageTokenHash(ctx, 999, []byte("h8"), "", at)
 	require.ErrorIs(t, err, bookings.ErrNotFound)
 
 	// The check sees the booking and refuses.
 	r.Booking.Number, r.ManageTokenHash = "BK-BBBBBBBBBBBB", []byte("h2")
-	_, err = s.Reserve(ctx, r)
+	_, err = s.Reserve(ctx, nil, r)
 	require.ErrorIs(t, err, bookings.ErrSlotTaken)
+	// In a caller's transaction, the one ctx carries or one handed over:
+	// a refusal leaves it usable, and its failure afterwards undoes the
+	// booking.
+	later := r
+	later.Booking = booking(v.ID, p.ID, slot.Add(3*time.Hour), 45, at, "BK-LATER")
+	later.BusyFrom, later.BusyTo, later.ManageTokenHash = later.Booking.Start.Add(-time.Hour), later.Booking.Start.Add(time.Hour), []byte("h4")
+	failAfter(t, s, func(ctx context.Context) error {
+		_, err := s.Reserve(ctx, nil, r)
+		require.ErrorIs(t, err, bookings.ErrSlotTaken)
+		_, err = s.Reserve(ctx, nil, later)
+		return err
+	})
+	boom := errors.New("boom")
+	err = s.RunInTx(ctx, func(_ context.Context, tx *sql.Tx) error {
+		_, err := s.Reserve(context.Background(), tx, r)
+		require.ErrorIs(t, err, bookings.ErrSlotTaken)
+		_, err = s.Reserve(context.Background(), tx, later)
+		require.NoError(t, err)
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	require.NoError(t, s.RunInTx(ctx, func(ctx context.Context, _ *sql.Tx) error {
+		_, err := s.Reserve(ctx, nil, later)
+		return err
+	}))
+	_, _, err = s.BookingByTokenHash(ctx, []byte("h4"))
+	require.NoError(t, err, "committed with the caller's transaction")
+
 	// A cancelled booking is not busy time.
 	r.Check = nil
 	r.Booking.Status, r.Booking.Number, r.ManageTokenHash = bookings.StatusCancelled, "BK-CCCCCCCCCCCC", []byte("h3")
-	_, err = s.Reserve(ctx, r)
+	_, err = s.Reserve(ctx, nil, r)
 	require.NoError(t, err)
 	cal, err := s.Availability(ctx, bookings.AvailabilityQuery{ServiceID: v.ID, ProviderIDs: []int64{p.ID}, BusyFrom: r.BusyFrom, BusyTo: r.BusyTo, Now: at})
 	require.NoError(t, err)
@@ -255,7 +280,7 @@ func exerciseHoldsAndSeats(t *testing.T, newStore func(t *testing.T) bookings.St
 	span := bookings.AvailabilityQuery{ServiceID: v.ID, ProviderIDs: []int64{p.ID}, BusyFrom: slot.Add(-time.Hour), BusyTo: slot.Add(time.Hour), Now: at}
 
 	// A hold is busy time until it expires, except for its owner.
-	_, err := s.Reserve(ctx, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-HOLD"), Lock: "l", LockWait: time.Second,
+	_, err := s.Reserve(ctx, nil, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-HOLD"), Lock: "l", LockWait: time.Second,
 		BusyFrom: span.BusyFrom, BusyTo: span.BusyTo, Check: free, Hold: true, HoldTokenHash: []byte("ht"), HoldExpires: at.Add(5 * time.Minute)})
 	require.NoError(t, err)
 	h, err := s.HoldByHash(ctx, []byte("ht"))
@@ -278,10 +303,10 @@ func exerciseHoldsAndSeats(t *testing.T, newStore func(t *testing.T) bookings.St
 	require.NoError(t, err)
 	require.Empty(t, cal.Busy[p.ID], "not busy for its owner")
 
-	_, err = s.Reserve(ctx, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-OTHER"), ManageTokenHash: []byte("o"), Lock: "l",
+	_, err = s.Reserve(ctx, nil, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-OTHER"), ManageTokenHash: []byte("o"), Lock: "l",
 		LockWait: time.Second, BusyFrom: span.BusyFrom, BusyTo: span.BusyTo, Check: free})
 	require.ErrorIs(t, err, bookings.ErrSlotTaken, "someone else meets the hold")
-	_, err = s.Reserve(ctx, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-OWNER"), ManageTokenHash: []byte("w"), Lock: "l",
+	_, err = s.Reserve(ctx, nil, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-OWNER"), ManageTokenHash: []byte("w"), Lock: "l",
 		LockWait: time.Second, BusyFrom: span.BusyFrom, BusyTo: span.BusyTo, Check: free, UseHold: h.ID})
 	require.NoError(t, err, "the owner books it")
 	_, err = s.HoldByHash(ctx, []byte("ht"))
@@ -289,7 +314,7 @@ func exerciseHoldsAndSeats(t *testing.T, newStore func(t *testing.T) bookings.St
 
 	// Seats: more bookings at one provider and start take the next
 	// seat; without a check, the unique guard is per seat.
-	second, err := s.Reserve(ctx, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-SEAT2"), ManageTokenHash: []byte("s2"),
+	second, err := s.Reserve(ctx, nil, bookings.Reservation{Booking: booking(v.ID, p.ID, slot, 45, at, "BK-SEAT2"), ManageTokenHash: []byte("s2"),
 		Lock: "l", LockWait: time.Second, BusyFrom: span.BusyFrom, BusyTo: span.BusyTo})
 	require.NoError(t, err)
 	require.Positive(t, second.ID)
@@ -402,7 +427,7 @@ func exerciseFeedsAndSequence(t *testing.T, newStore func(t *testing.T) bookings
 		End: d1.Add(105 * time.Minute)}, Lock: "l", LockWait: time.Second, BusyFrom: d1, BusyTo: d1, At: at.Add(2 * time.Hour)})
 	require.NoError(t, err)
 	require.Equal(t, 1, moved.Sequence, "a move counts")
-	cancelled, err := s.SetStatus(ctx, b2.ID, []bookings.Status{bookings.StatusConfirmed}, bookings.StatusCancelled, at.Add(3*time.Hour), nil)
+	cancelled, err := s.SetStatus(ctx, b2.ID, []bookings.Status{bookings.StatusConfirmed}, bookings.StatusCancelled, at.Add(3*time.Hour))
 	require.NoError(t, err)
 	require.Equal(t, 1, cancelled.Sequence, "a cancellation counts")
 	stamp, err := s.FeedStamp(ctx, p.ID, from, to)
@@ -416,7 +441,7 @@ func exerciseFeedsAndSequence(t *testing.T, newStore func(t *testing.T) bookings
 		moved.CustomerEmail, moved.CustomerTimeZone, moved.Sequence, moved.CreatedAt, moved.UpdatedAt},
 		[]any{fb.ID, fb.Number, fb.ServiceID, *fb.ProviderID, fb.Status, fb.Start, fb.End, fb.CustomerName,
 			fb.CustomerEmail, fb.CustomerTimeZone, fb.Sequence, fb.CreatedAt, fb.UpdatedAt}, "what a feed shows")
-	completed, err := s.SetStatus(ctx, b1.ID, []bookings.Status{bookings.StatusConfirmed}, bookings.StatusCompleted, at.Add(4*time.Hour), nil)
+	completed, err := s.SetStatus(ctx, b1.ID, []bookings.Status{bookings.StatusConfirmed}, bookings.StatusCompleted, at.Add(4*time.Hour))
 	require.NoError(t, err)
 	require.Equal(t, 1, completed.Sequence, "completing does not count")
 }
@@ -430,7 +455,7 @@ func exerciseNotificationsAndHousekeeping(t *testing.T, newStore func(t *testing
 	d1 := time.Date(2026, 6, 3, 9, 0, 0, 0, time.UTC)
 	b1 := reserve(t, s, v.ID, p.ID, d1, "BK-ONE")
 	b2 := reserve(t, s, v.ID, p.ID, d1.Add(24*time.Hour), "BK-TWO")
-	_, err := s.SetStatus(ctx, b2.ID, []bookings.Status{bookings.StatusConfirmed}, bookings.StatusRequested, at, nil)
+	_, err := s.SetStatus(ctx, b2.ID, []bookings.Status{bookings.StatusConfirmed}, bookings.StatusRequested, at)
 	require.NoError(t, err)
 	list, err := s.BookingsStarting(ctx, []bookings.Status{bookings.StatusConfirmed}, d1, d1.Add(48*time.Hour))
 	require.NoError(t, err)
@@ -442,63 +467,54 @@ func exerciseNotificationsAndHousekeeping(t *testing.T, newStore func(t *testing
 	require.Equal(t, b2.ID, list[0].ID)
 
 	n := bookings.Notification{BookingID: b1.ID, Kind: "reminder", ScheduledFor: d1.Add(-24 * time.Hour), Recipient: "grace@example.com", ClaimedAt: at}
-	ran := 0
-	claimed, err := s.ClaimNotification(ctx, n, func(context.Context, *sql.Tx) error { ran++; return nil })
+	claimed, err := s.ClaimNotification(ctx, n)
 	require.NoError(t, err)
 	require.True(t, claimed)
-	claimed, err = s.ClaimNotification(ctx, n, func(context.Context, *sql.Tx) error { ran++; return nil })
+	claimed, err = s.ClaimNotification(ctx, n)
 	require.NoError(t, err)
 	require.False(t, claimed, "claimed once only")
-	require.Equal(t, 1, ran)
 	n2 := n
 	n2.ScheduledFor = n.ScheduledFor.Add(time.Hour)
-	_, err = s.ClaimNotification(ctx, n2, func(context.Context, *sql.Tx) error { return errors.New("queue down") })
-	require.Error(t, err)
-	claimed, err = s.ClaimNotification(ctx, n2, nil)
-	require.NoError(t, err)
-	require.True(t, claimed, "a failed then undoes its claim")
-
-	// A failing then undoes the whole completion; a working one sees each
-	// booking as written, inside the transaction.
-	_, err = s.CompleteEnded(ctx, d1.Add(45*time.Minute), at.Add(time.Hour), func(context.Context, *sql.Tx, bookings.Booking) error {
-		return errors.New("outbox down")
+	failAfter(t, s, func(ctx context.Context) error {
+		claimed, err := s.ClaimNotification(ctx, n2)
+		require.True(t, claimed)
+		return err
 	})
-	require.Error(t, err)
+	claimed, err = s.ClaimNotification(ctx, n2)
+	require.NoError(t, err)
+	require.True(t, claimed, "a transaction that failed after the claim undid it")
+
+	// A completion in a transaction that fails afterwards is undone whole.
+	failAfter(t, s, func(ctx context.Context) error {
+		done, err := s.CompleteEnded(ctx, d1.Add(45*time.Minute), at.Add(time.Hour))
+		require.Len(t, done, 1)
+		return err
+	})
 	b, err := s.Booking(ctx, b1.ID)
 	require.NoError(t, err)
 	require.Equal(t, bookings.StatusConfirmed, b.Status, "undone")
-	var seen []bookings.Booking
-	done, err := s.CompleteEnded(ctx, d1.Add(45*time.Minute), at.Add(time.Hour), func(_ context.Context, tx *sql.Tx, b bookings.Booking) error {
-		require.NotNil(t, tx)
-		seen = append(seen, b)
-		return nil
-	})
+	done, err := s.CompleteEnded(ctx, d1.Add(45*time.Minute), at.Add(time.Hour))
 	require.NoError(t, err)
 	require.Len(t, done, 1)
 	require.Equal(t, bookings.StatusCompleted, done[0].Status)
 	require.Equal(t, exact.Add(time.Hour), done[0].UpdatedAt)
-	require.Equal(t, done, seen)
-	done, err = s.CompleteEnded(ctx, d1.Add(72*time.Hour), at, nil)
+	done, err = s.CompleteEnded(ctx, d1.Add(72*time.Hour), at)
 	require.NoError(t, err)
 	require.Empty(t, done, "requested bookings are not completed")
 
-	_, err = s.EraseCustomer(ctx, "grace@example.com", at.Add(2*time.Hour), func(context.Context, *sql.Tx, bookings.Booking) error {
-		return errors.New("outbox down")
+	failAfter(t, s, func(ctx context.Context) error {
+		erased, err := s.EraseCustomer(ctx, "grace@example.com", at.Add(2*time.Hour))
+		require.Len(t, erased, 2)
+		return err
 	})
-	require.Error(t, err)
 	b, err = s.Booking(ctx, b1.ID)
 	require.NoError(t, err)
-	require.Equal(t, "Grace", b.CustomerName, "a failing then undoes the erasure")
-	seen = nil
-	erased, err := s.EraseCustomer(ctx, " GRACE@example.com", at.Add(2*time.Hour), func(_ context.Context, _ *sql.Tx, b bookings.Booking) error {
-		seen = append(seen, b)
-		return nil
-	})
+	require.Equal(t, "Grace", b.CustomerName, "a transaction that failed afterwards undid the erasure")
+	erased, err := s.EraseCustomer(ctx, " GRACE@example.com", at.Add(2*time.Hour))
 	require.NoError(t, err)
 	require.Len(t, erased, 2)
-	require.Equal(t, "Grace", erased[0].CustomerName, "returned as they were")
-	require.Len(t, seen, 2)
-	require.Empty(t, seen[0].CustomerName+seen[1].CustomerEmail, "then sees them erased")
+	require.ElementsMatch(t, []string{"BK-ONE", "BK-TWO"}, []string{erased[0].Number, erased[1].Number})
+	require.Empty(t, erased[0].CustomerName+erased[1].CustomerEmail, "returned as erased")
 	for _, id := range []int64{b1.ID, b2.ID} {
 		b, err := s.Booking(ctx, id)
 		require.NoError(t, err)
@@ -508,7 +524,7 @@ func exerciseNotificationsAndHousekeeping(t *testing.T, newStore func(t *testing
 	}
 	_, _, err = s.BookingByTokenHash(ctx, []byte("token of BK-ONE"))
 	require.ErrorIs(t, err, bookings.ErrNotFound, "the old link is gone")
-	erased, err = s.EraseCustomer(ctx, "", at, nil)
+	erased, err = s.EraseCustomer(ctx, "", at)
 	require.NoError(t, err)
 	require.Empty(t, erased)
 
@@ -517,7 +533,7 @@ func exerciseNotificationsAndHousekeeping(t *testing.T, newStore func(t *testing
 	require.Equal(t, 1, pruned)
 	_, err = s.Booking(ctx, b1.ID)
 	require.ErrorIs(t, err, bookings.ErrNotFound)
-	claimed, err = s.ClaimNotification(ctx, bookings.Notification{BookingID: b2.ID, Kind: "reminder", ScheduledFor: d1, ClaimedAt: at}, nil)
+	claimed, err = s.ClaimNotification(ctx, bookings.Notification{BookingID: b2.ID, Kind: "reminder", ScheduledFor: d1, ClaimedAt: at})
 	require.NoError(t, err)
 	require.True(t, claimed)
 }
@@ -526,4 +542,16 @@ func booking(serviceID, providerID int64, start time.Time, minutes int, at time.
 	return bookings.Booking{Number: number, ServiceID: serviceID, ProviderID: &providerID, Status: bookings.StatusConfirmed, Start: start,
 		End: start.Add(time.Duration(minutes) * time.Minute), CustomerName: "Grace", CustomerEmail: "grace@example.com", CustomerTimeZone: "UTC",
 		AssignmentStrategy: "customer", IntakeVersion: 2, IntakeData: map[string]any{"topic": "a"}, CreatedAt: at, UpdatedAt: at}
+}
+
+// failAfter runs step in a transaction of s that fails afterwards, and
+// wants that failure back: what step wrote is undone with it.
+func failAfter(t *testing.T, s bookings.Store, step func(ctx context.Context) error) {
+	t.Helper()
+	boom := errors.New("outbox down")
+	err := s.RunInTx(ctx, func(ctx context.Context, _ *sql.Tx) error {
+		require.NoError(t, step(ctx))
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
 }

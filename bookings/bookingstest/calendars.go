@@ -42,7 +42,7 @@ func exerciseCalendarConnections(t *testing.T, newStore func(t *testing.T) booki
 	require.NoError(t, err)
 	require.Equal(t, []bookings.Busy{{Period: period(9, 10)}, {Period: period(35, 36)}}, cal.Busy[ada.ID])
 	require.Empty(t, cal.Busy[bob.ID])
-	_, err = s.Reserve(ctx, bookings.Reservation{Booking: booking(v.ID, ada.ID, day.Add(9*time.Hour+30*time.Minute), 45, at, "B-1"),
+	_, err = s.Reserve(ctx, nil, bookings.Reservation{Booking: booking(v.ID, ada.ID, day.Add(9*time.Hour+30*time.Minute), 45, at, "B-1"),
 		ManageTokenHash: []byte("t1"), Lock: "ada", LockWait: time.Second, BusyFrom: day, BusyTo: day.Add(24 * time.Hour),
 		Check: func(busy []bookings.Busy) bool {
 			require.Equal(t, []bookings.Busy{{Period: period(9, 10)}}, busy)
