@@ -200,15 +200,20 @@ func (s *Service) DeleteUser(ctx context.Context, userID int64) error {
 	if err != nil {
 		return err
 	}
-	hooks := s.hooks.deleting.All()
-	err = s.store.DeleteUser(ctx, userID, func(ctx context.Context, tx *sql.Tx) error {
-		for _, h := range hooks {
-			if err := h(ctx, tx, u); err != nil {
-				return err
+	// The hosts' hooks and the deletion commit together; the hooks go
+	// first, so a host's rows that point at the user go before it.
+	if hooks := s.hooks.deleting.All(); len(hooks) == 0 {
+		err = s.store.DeleteUser(ctx, userID)
+	} else {
+		err = s.store.RunInTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			for _, h := range hooks {
+				if err := h(ctx, tx, u); err != nil {
+					return err
+				}
 			}
-		}
-		return nil
-	})
+			return s.store.DeleteUser(ctx, userID)
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("auth: delete user %d: %w", userID, err)
 	}

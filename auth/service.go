@@ -428,7 +428,7 @@ func intersect(a, b []string) []string {
 
 // ListTokens returns every token, revoked and expired ones too.
 func (s *Service) ListTokens(ctx context.Context) ([]Token, error) {
-	ts, err := s.store.ListTokens(ctx)
+	ts, err := s.store.ListTokens(ctx, 0)
 	if err != nil {
 		return nil, fmt.Errorf("auth: list tokens: %w", err)
 	}

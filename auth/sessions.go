@@ -156,7 +156,7 @@ func (s *Service) useRememberToken(ctx context.Context, value string) (User, str
 // UserTokens returns the API tokens of one user, revoked and expired
 // ones too, oldest first.
 func (s *Service) UserTokens(ctx context.Context, userID int64) ([]Token, error) {
-	tokens, err := s.store.ListUserTokens(ctx, userID)
+	tokens, err := s.store.ListTokens(ctx, userID)
 	if err != nil {
 		return nil, fmt.Errorf("auth: user tokens: %w", err)
 	}

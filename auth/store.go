@@ -2,8 +2,9 @@ package auth
 
 import (
 	"context"
-	"database/sql"
 	"time"
+
+	"github.com/groundwork-go/groundwork/store"
 )
 
 // Store keeps API tokens, users, sessions, remember-me tokens and password
@@ -18,9 +19,16 @@ import (
 // or Postgres) unless it brings another engine; an adapter is complete when
 // the conformance suite passes on it.
 //
+// The service begins the transactions its steps share with RunInTx
+// (store.Transactor) and calls the store with the context it gives: a
+// method called with that context runs inside that transaction, so a
+// deletion and the hosts' hooks that go with it commit together or not at
+// all. Outside one, each method is atomic on its own.
+//
 // It is the union of five roles, one for each part of the domain, so a
 // reader finds a method by what it is for.
 type Store interface {
+	store.Transactor
 	TokenStore
 	UserStore
 	TwoFactorStore
@@ -35,12 +43,9 @@ type TokenStore interface {
 	CreateToken(ctx context.Context, t Token, secretHash []byte) (Token, error)
 	// TokenByID returns a token and the hash of its secret, or ErrNotFound.
 	TokenByID(ctx context.Context, id int64) (Token, []byte, error)
-	// ListTokens returns every token, revoked and expired ones too, in
-	// ID order.
-	ListTokens(ctx context.Context) ([]Token, error)
-	// ListUserTokens returns the tokens of one user, revoked and expired
-	// ones too, in ID order.
-	ListUserTokens(ctx context.Context, userID int64) ([]Token, error)
+	// ListTokens returns the tokens of one user (every token when userID
+	// is 0), revoked and expired ones too, in ID order.
+	ListTokens(ctx context.Context, userID int64) ([]Token, error)
 	// RevokeToken marks a token revoked at at, or returns ErrNotFound.
 	// Revoking a revoked token keeps the first time and is not an error.
 	RevokeToken(ctx context.Context, id int64, at time.Time) error
@@ -81,10 +86,9 @@ type UserStore interface {
 	// when there is no such user.
 	SetEmail(ctx context.Context, userID int64, email string, verifiedAt *time.Time, at time.Time) error
 	// DeleteUser deletes a user and everything of theirs the Store keeps
-	// (tokens, sessions, remember-me tokens, resets, two-factor state),
-	// after running inTx (when not nil) in the same transaction: an error
-	// from it keeps the user. ErrNotFound when there is no such user.
-	DeleteUser(ctx context.Context, userID int64, inTx func(ctx context.Context, tx *sql.Tx) error) error
+	// (tokens, sessions, remember-me tokens, resets, two-factor state).
+	// ErrNotFound when there is no such user.
+	DeleteUser(ctx context.Context, userID int64) error
 }
 
 // TwoFactorStore keeps the users' two-factor secrets, the steps used and

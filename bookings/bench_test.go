@@ -3,6 +3,7 @@ package bookings_test
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -90,14 +91,29 @@ func BenchmarkCreate(b *testing.B) {
 	for _, d := range storetest.Dialects() {
 		bd, _ := busySite(b, d)
 		var next atomic.Int64
-		// 10 providers × 3 weekdays × 13 weeks × 18 afternoon slots, each
+		// 10 providers × 3 weekdays × 8 weeks × 18 afternoon slots, each
 		// taken once, round robin choosing the provider.
 		body := func(i int64) string {
-			day := time.Date(2026, 6, 8, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(i/180)%13*7+int(i/60)%3)
+			day := time.Date(2026, 6, 8, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(i/180)%8*7+int(i/60)%3)
 			start := day.Add(17*time.Hour + time.Duration(i%18)*15*time.Minute)
 			return bookBody("busy", start.Format(time.RFC3339))
 		}
 		b.Run(string(d)+"/spread", func(b *testing.B) {
+			b.SetParallelism(8)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					code, text := bd.do(b, "POST", "/api/bookings", body(next.Add(1)))
+					if code != http.StatusCreated && code != http.StatusConflict {
+						b.Errorf("%d %s", code, text)
+						return
+					}
+				}
+			})
+		})
+		// With an OnEventTx hook, as a host with a queue has: the booking
+		// and what it sets off share one transaction.
+		bd.svc.OnEventTx(func(context.Context, *sql.Tx, bookings.Event) error { return nil })
+		b.Run(string(d)+"/spread-hooked", func(b *testing.B) {
 			b.SetParallelism(8)
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {

@@ -28,28 +28,11 @@ func (s *Store) SetEmail(ctx context.Context, userID int64, email string, verifi
 	return oneRow(res, err, "set email of user %d", userID)
 }
 
-// DeleteUser implements auth.Store: the user's rows in the other auth
-// tables go with theirs (ON DELETE CASCADE).
-func (s *Store) DeleteUser(ctx context.Context, userID int64, inTx func(ctx context.Context, tx *sql.Tx) error) error {
-	return s.db.InTx(ctx, func(tx *sqlx.Tx) error {
-		var one int
-		// Lock the row first, so the host's work in inTx sees a user that
-		// stays until the commit.
-		lock := `SELECT 1 FROM auth_users WHERE id = ?`
-		if s.db.Dialect() == store.Postgres {
-			lock += ` FOR UPDATE`
-		}
-		if err := tx.GetContext(ctx, &one, tx.Rebind(lock), userID); err != nil {
-			return notFound(err, "delete user %d", userID)
-		}
-		if inTx != nil {
-			if err := inTx(ctx, tx.Tx); err != nil {
-				return err
-			}
-		}
-		res, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM auth_users WHERE id = ?`), userID)
-		return oneRow(res, err, "delete user %d", userID)
-	})
+// DeleteUser implements auth.Store: one statement; the user's rows in the
+// other auth tables go with theirs (ON DELETE CASCADE).
+func (s *Store) DeleteUser(ctx context.Context, userID int64) error {
+	res, err := s.db.On(ctx).ExecContext(ctx, s.db.Rebind(`DELETE FROM auth_users WHERE id = ?`), userID)
+	return oneRow(res, err, "delete user %d", userID)
 }
 
 // TwoFactorOf implements auth.Store.

@@ -29,6 +29,12 @@ var _ auth.Store = (*Store)(nil)
 // New returns a Store on db, which must be migrated with [Migrations].
 func New(db *store.DB) *Store { return &Store{db: db} }
 
+// RunInTx implements auth.Store: a transaction of the store's DB
+// ([store.DB.RunInTx]), which the methods called with its context join.
+func (s *Store) RunInTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return s.db.RunInTx(ctx, fn)
+}
+
 type tokenRow struct {
 	ID         int64                `db:"id"`
 	Name       string               `db:"name"`
@@ -105,12 +111,10 @@ func (s *Store) TokenByID(ctx context.Context, id int64) (auth.Token, []byte, er
 }
 
 // ListTokens implements auth.Store.
-func (s *Store) ListTokens(ctx context.Context) ([]auth.Token, error) {
-	return s.listTokens(ctx, `SELECT `+tokenColumns+` FROM auth_api_tokens ORDER BY id`)
-}
-
-// ListUserTokens implements auth.Store.
-func (s *Store) ListUserTokens(ctx context.Context, userID int64) ([]auth.Token, error) {
+func (s *Store) ListTokens(ctx context.Context, userID int64) ([]auth.Token, error) {
+	if userID == 0 {
+		return s.listTokens(ctx, `SELECT `+tokenColumns+` FROM auth_api_tokens ORDER BY id`)
+	}
 	return s.listTokens(ctx, s.db.Rebind(`SELECT `+tokenColumns+` FROM auth_api_tokens WHERE user_id = ? ORDER BY id`), userID)
 }
 

@@ -78,7 +78,7 @@ func exerciseNotFound(t *testing.T, newStore func(t *testing.T) auth.Store) {
 func exerciseListInIDOrder(t *testing.T, newStore func(t *testing.T) auth.Store) {
 	t.Parallel()
 	s := newStore(t)
-	list, err := s.ListTokens(ctx)
+	list, err := s.ListTokens(ctx, 0)
 	require.NoError(t, err)
 	require.Empty(t, list)
 	var ids []int64
@@ -88,7 +88,7 @@ func exerciseListInIDOrder(t *testing.T, newStore func(t *testing.T) auth.Store)
 		ids = append(ids, tok.ID)
 	}
 	require.NoError(t, s.RevokeToken(ctx, ids[1], at))
-	list, err = s.ListTokens(ctx)
+	list, err = s.ListTokens(ctx, 0)
 	require.NoError(t, err)
 	require.Len(t, list, 3)
 	for i, tok := range list {
