@@ -185,36 +185,40 @@ func (s *Store) reserve(ctx context.Context, tx *sqlx.Tx, r bookings.Reservation
 }
 
 // lockRestoring is lock, setting a caller's transaction's lock_timeout
-// back afterwards (inHost) on Postgres.
+// back afterwards (inHost) on Postgres: the setting it had is read in the
+// statement that takes the first lock.
 func (s *Store) lockRestoring(ctx context.Context, tx *sqlx.Tx, wait time.Duration, inHost bool, name string, more ...string) error {
-	if !inHost || s.db.Dialect() != store.Postgres {
-		return s.lock(ctx, tx, wait, name, more...)
+	if s.db.Dialect() != store.Postgres {
+		return nil
 	}
-	var prev string
-	if err := tx.QueryRowContext(ctx, `SELECT current_setting('lock_timeout')`).Scan(&prev); err != nil {
+	prev, err := s.lock(ctx, tx, wait, name, more...)
+	if err != nil || !inHost {
 		return err
 	}
-	if err := s.lock(ctx, tx, wait, name, more...); err != nil {
-		return err
-	}
-	_, err := tx.ExecContext(ctx, `SELECT set_config('lock_timeout', $1, true)`, prev)
+	_, err = tx.ExecContext(ctx, `SELECT set_config('lock_timeout', $1, true)`, prev)
 	return err
 }
 
 // lock takes the named locks for the transaction, in sorted order so
 // that two transactions wanting some of the same never wait on each
 // other: on Postgres advisory locks under a lock_timeout of wait, set and
-// taken in one round trip; on SQLite the transaction's hold on the one
+// the first taken in one round trip, which returns the lock_timeout the
+// transaction had before; on SQLite the transaction's hold on the one
 // writer is all of them.
-func (s *Store) lock(ctx context.Context, tx *sqlx.Tx, wait time.Duration, name string, more ...string) error {
+func (s *Store) lock(ctx context.Context, tx *sqlx.Tx, wait time.Duration, name string, more ...string) (prev string, err error) {
 	if s.db.Dialect() != store.Postgres {
-		return nil
+		return "", nil
 	}
 	names := append([]string{name}, more...)
 	slices.Sort(names)
 	names = slices.Compact(names)
-	_, err := tx.ExecContext(ctx, `WITH wait AS (SELECT set_config('lock_timeout', $1, true))
-		SELECT pg_advisory_xact_lock(hashtextextended($2, 0)) FROM wait`, strconv.FormatInt(wait.Milliseconds(), 10)+"ms", "bookings:"+names[0])
+	// The lock in the select list: taken once both rows are read, so
+	// under the new lock_timeout.
+	var locked string
+	err = tx.QueryRowContext(ctx, `WITH prev AS MATERIALIZED (SELECT current_setting('lock_timeout') AS v),
+		wait AS MATERIALIZED (SELECT set_config('lock_timeout', $1, true) FROM prev)
+		SELECT prev.v, pg_advisory_xact_lock(hashtextextended($2, 0))::text FROM prev, wait`,
+		strconv.FormatInt(wait.Milliseconds(), 10)+"ms", "bookings:"+names[0]).Scan(&prev, &locked)
 	for _, n := range names[1:] {
 		if err != nil {
 			break
@@ -223,7 +227,7 @@ func (s *Store) lock(ctx context.Context, tx *sqlx.Tx, wait time.Duration, name 
 		// transaction's lock_timeout bounds each.
 		_, err = tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "bookings:"+n)
 	}
-	return err
+	return prev, err
 }
 
 // reserveErr maps a booking transaction's error.
