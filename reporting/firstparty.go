@@ -107,7 +107,7 @@ type Analytics struct {
 	o     AnalyticsOptions
 
 	mu      sync.Mutex
-	pending []Hit
+	pending hitQueue
 	writing int // hits of the batch being written
 	warned  time.Time
 	salts   map[string][]byte // day → salt, today's and yesterday's
@@ -303,7 +303,7 @@ func (a *Analytics) collect(ctx context.Context, v View, botCheck bool) error {
 		Country: clip(strings.ToUpper(strings.TrimSpace(v.Country)), 2), Props: props, Campaign: campaign(u)}
 	h.Browser, h.OS = browserAndOS(v.UserAgent)
 	a.mu.Lock()
-	if n := len(a.pending) + a.writing; n >= a.o.MaxPending {
+	if n := a.pending.len() + a.writing; n >= a.o.MaxPending {
 		warn := now.Sub(a.warned) >= 10*time.Second
 		if warn {
 			a.warned = now
@@ -315,8 +315,8 @@ func (a *Analytics) collect(ctx context.Context, v View, botCheck bool) error {
 		groundwork.Count(a.o.Meter, groundwork.MetricViews, "refused")
 		return ErrBusy
 	}
-	a.pending = append(a.pending, h)
-	full := len(a.pending) >= a.o.FlushSize
+	a.pending.push(h)
+	full := a.pending.len() >= a.o.FlushSize
 	a.mu.Unlock()
 	groundwork.Count(a.o.Meter, groundwork.MetricViews, "buffered")
 	if full {

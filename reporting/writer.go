@@ -22,14 +22,8 @@ func (a *Analytics) Flush(ctx context.Context) error {
 	a.flushMu.Lock()
 	defer a.flushMu.Unlock()
 	a.mu.Lock()
-	batch := a.pending
-	if most := a.o.FlushBatch * a.o.FlushWriters; len(batch) > most {
-		// The oldest first; the rest wait for the next flush.
-		batch = slices.Clone(a.pending[:most])
-		a.pending = slices.Clone(a.pending[most:])
-	} else {
-		a.pending = nil
-	}
+	// The oldest first; the rest wait for the next flush.
+	batch := a.pending.take(a.o.FlushBatch * a.o.FlushWriters)
 	a.writing = len(batch)
 	a.mu.Unlock()
 	if len(batch) == 0 {
@@ -61,9 +55,7 @@ func (a *Analytics) Flush(ctx context.Context) error {
 		failed = append(failed, part[done[i]:]...)
 	}
 	a.mu.Lock()
-	if len(failed) > 0 {
-		a.pending = append(failed, a.pending...)
-	}
+	a.pending.pushFront(failed)
 	a.writing = 0
 	a.mu.Unlock()
 	if a.o.Meter != nil && written > 0 {
@@ -97,7 +89,7 @@ func split(hits []Hit, n int) [][]Hit {
 func (a *Analytics) Pending() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(a.pending) + a.writing
+	return a.pending.len() + a.writing
 }
 
 // lastFlush writes every hit still waiting, however long that takes,
