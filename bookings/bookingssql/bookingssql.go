@@ -535,11 +535,13 @@ func (s *Store) SetStatus(ctx context.Context, id int64, from []bookings.Status,
 	var row bookingRow
 	err = s.db.On(ctx).QueryRowxContext(ctx, s.db.Rebind(q), args...).StructScan(&row)
 	if errors.Is(store.MapError(err), store.ErrNotFound) {
-		b, err := s.Booking(ctx, id)
-		if err != nil {
-			return bookings.Booking{}, err
+		// The booking as it is, read where the update ran (in a caller's
+		// transaction, through it: an in-memory SQLite has one connection).
+		var cur bookingRow
+		if err := sqlx.GetContext(ctx, s.db.On(ctx), &cur, s.db.Rebind(`SELECT `+bookingColumns+` FROM bookings_bookings WHERE id = ?`), id); err != nil {
+			return bookings.Booking{}, mapErr(err, "set status")
 		}
-		return b, bookings.ErrWrongStatus
+		return cur.booking(), bookings.ErrWrongStatus
 	}
 	if err != nil {
 		return bookings.Booking{}, mapErr(err, "set status")
