@@ -9,7 +9,9 @@
 #
 # DURATION (20s), CONNECTIONS (32) and THREADS (2) tune wrk, LUA names its
 # script (bench/view.lua: one visitor; bench/visitors.lua: a new visitor a
-# view, bench/pixel.lua: the no-JavaScript pixel, a new connection a hit);
+# view, bench/pixel.lua: the no-JavaScript pixel, a new connection a hit;
+# bench/varied.lua: varied traffic made on the fly, many paths, referrers,
+# campaigns, browsers, visitors, countries and events, the headline load);
 # SERVER_FLAGS are
 # added to the server's. The server runs with the collect throttle lifted
 # (--analytics-collect-limit off: wrk posts from one address). Without

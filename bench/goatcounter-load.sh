@@ -5,6 +5,7 @@
 #   GOATCOUNTER=/path/to/goatcounter bench/goatcounter-load.sh                   # SQLite
 #   GOATCOUNTER=... bench/goatcounter-load.sh 'postgres://.../gc_load?sslmode=disable'
 #   GOATCOUNTER=... PIXEL=1 bench/goatcounter-load.sh                             # a new connection a hit
+#   GOATCOUNTER=... LUA=bench/varied.lua bench/goatcounter-load.sh                # varied traffic (see the script)
 #
 # GoatCounter (EUPL) is not part of this repository: build it from its module
 # (go mod download -json zgo.at/goatcounter/v2@v2.7.0, then go build ./cmd/goatcounter
@@ -50,7 +51,7 @@ wrk.headers["User-Agent"] = "Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/201
 ${PIXEL:+wrk.headers["Connection"] = "close"}
 LUA
 started=$(date +%s.%N)
-wrk -t "$threads" -c "$connections" -d "$duration" -s "$work/count.lua" "http://$addr" >"$work/wrk.txt"
+VARIED_TARGET=goatcounter wrk -t "$threads" -c "$connections" -d "$duration" -s "${LUA:-$work/count.lua}" "http://$addr" >"$work/wrk.txt"
 kill -TERM "$server"
 wait "$server" 2>/dev/null || true
 stopped=$(date +%s.%N)
