@@ -69,30 +69,24 @@ func (q *sliceQueue) take(n int) []Hit {
 func BenchmarkBacklog(b *testing.B) {
 	const waiting, batch = 100_000, 5_000
 	h := Hit{Day: "2026-11-29", Visitor: "0123456789abcdef0123456789abcdef", Path: "/pricing", Title: "Pricing", Source: "search.example"}
-	b.Run("queue", func(b *testing.B) {
-		var q hitQueue
-		for range waiting {
-			q.push(h)
+	for _, c := range []struct {
+		name string
+		q    interface {
+			push(Hit)
+			take(int) []Hit
 		}
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = q.take(batch)
-			for range batch {
-				q.push(h)
+	}{{"queue", &hitQueue{}}, {"slice", &sliceQueue{}}} {
+		b.Run(c.name, func(b *testing.B) {
+			for range waiting {
+				c.q.push(h)
 			}
-		}
-	})
-	b.Run("slice", func(b *testing.B) {
-		var q sliceQueue
-		for range waiting {
-			q.push(h)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = q.take(batch)
-			for range batch {
-				q.push(h)
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = c.q.take(batch)
+				for range batch {
+					c.q.push(h)
+				}
 			}
-		}
-	})
+		})
+	}
 }
