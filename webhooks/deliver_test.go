@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,10 +12,12 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork"
@@ -528,4 +531,64 @@ func (l *syncLog) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.String()
+}
+
+// failingQueue refuses jobs while down, and otherwise passes them on.
+type failingQueue struct {
+	store.Enqueuer
+	down atomic.Bool
+}
+
+func (q *failingQueue) EnqueueMany(ctx context.Context, tx *sql.Tx, jobs []river.InsertManyParams) error {
+	if q.down.Load() {
+		return errors.New("the queue is down")
+	}
+	return q.Enqueuer.EnqueueMany(ctx, tx, jobs)
+}
+
+func (q *failingQueue) EnqueueTx(ctx context.Context, tx *sql.Tx, args river.JobArgs, opts *river.InsertOpts) error {
+	if q.down.Load() {
+		return errors.New("the queue is down")
+	}
+	return q.Enqueuer.EnqueueTx(ctx, tx, args, opts)
+}
+
+// A sweep whose jobs cannot be queued claims nothing: the claims roll back
+// with them, the sweep says it queued none, and the next sweep takes them.
+func TestSweepWithoutTheQueueClaimsNothing(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		q := &failingQueue{}
+		b := setup(t, on(d), func(o *setupOptions) {
+			o.service = func(so *webhooks.Options) { q.Enqueuer = so.Enqueuer; so.Enqueuer = q }
+		})
+		rv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+		t.Cleanup(rv.Close)
+		sub := b.subscribe(t, rv.URL, "*")
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(1))))
+		require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(2))))
+		b.clock.Advance(webhooks.ClaimTimeoutDefault + time.Minute) // their jobs' claims ran out
+		due := map[int64]time.Time{}
+		for _, dl := range b.deliveriesOf(t, sub.ID) {
+			due[dl.ID] = *dl.NextAttemptAt
+		}
+		require.Len(t, due, 2)
+
+		q.down.Store(true)
+		n, err := b.svc.Sweep(ctx)
+		require.ErrorContains(t, err, "the queue is down")
+		require.Zero(t, n, "none queued")
+		for id, at := range due {
+			require.Equal(t, at, *b.delivery(t, id).NextAttemptAt, "the claim rolled back with its job")
+		}
+
+		q.down.Store(false)
+		n, err = b.svc.Sweep(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 2, n)
+		for id := range due {
+			require.Equal(t, b.clock.Now().Add(webhooks.ClaimTimeoutDefault), *b.delivery(t, id).NextAttemptAt, "claimed anew")
+		}
+	})
 }

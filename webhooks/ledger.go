@@ -27,10 +27,10 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 			}
 			return s.enqueue(ctx, tx, ids, lease)
 		})
-		total += len(ids)
-		if err != nil {
+		if err != nil { // nothing of this batch was claimed or queued
 			return total, fmt.Errorf("webhooks: sweep: %w", err)
 		}
+		total += len(ids)
 		if len(ids) < sweepBatchDefault {
 			return total, nil
 		}
