@@ -39,8 +39,9 @@ var longFuncs = []string{"bookings.Service.book", "forms.Service.submit", "repor
 // have (package-level functions, types, variables and constants, and the
 // exported methods of its types).
 var exportedBudget = map[string]int{
-	".": 87, "a11y": 91, "a11y/a11yai": 5, "auth": 210, "auth/authsql": 48, "auth/authtest": 1, "bookings": 295,
-	"bookings/bookingsgoogle": 15, "bookings/bookingsical": 19, "bookings/bookingssql": 56, "bookings/bookingstest": 13, "bookings/slots": 36, "emaillist": 117,
+	".": 87, "a11y": 91, "a11y/a11yai": 5, "auth": 210, "auth/authsql": 48, "auth/authtest": 1, "bookings": 256,
+	"bookings/bookingsgoogle": 15, "bookings/bookingsical": 19, "bookings/bookingssql": 46, "bookings/bookingstest": 1, "bookings/calendars": 68,
+	"bookings/calendars/calendarssql": 14, "bookings/calendars/calendarstest": 14, "bookings/slots": 36, "emaillist": 117,
 	"emaillist/emaillistsql": 10, "emaillist/emaillisttest": 1, "forms": 282, "forms/formssql": 47, "forms/formstest": 1, "link": 12,
 	"mail": 30, "metrics": 12, "reporting": 232, "reporting/reportinggeo": 7, "reporting/reportinggeo/reportinggeotest": 1,
 	"reporting/reportinggoogle": 33, "reporting/reportingsql": 25, "reporting/reportingtest": 2, "store": 116, "store/driverless": 24,
@@ -51,9 +52,11 @@ var exportedBudget = map[string]int{
 // embed, with how many methods each adds.
 var foreignInterfaces = map[string]int{"store.Transactor": 1}
 
-// storeMethodBudget is, per domain, the most methods its Store interface
-// (embedded interfaces included) may have.
-var storeMethodBudget = map[string]int{"auth": 44, "bookings": 52, "emaillist": 6, "forms": 43, "reporting": 7, "webhooks": 31}
+// storeMethodBudget is, per package with a Store interface (a domain, or
+// a part of one with a store of its own), the most methods it may have
+// (embedded interfaces included).
+var storeMethodBudget = map[string]int{"auth": 44, "bookings": 42, "bookings/calendars": 11, "emaillist": 6, "forms": 43, "reporting": 7,
+	"webhooks": 31}
 
 // domains never import one another.
 var domains = []string{"a11y", "auth", "bookings", "emaillist", "forms", "reporting", "webhooks"}
@@ -203,7 +206,10 @@ func exportedRecv(fn *ast.FuncDecl) bool {
 
 func TestHouseStoresWithinBudget(t *testing.T) {
 	t.Parallel()
-	for _, d := range domains {
+	for _, d := range slices.Sorted(maps.Keys(goFiles(t, false))) {
+		if strings.HasPrefix(d, "internal") || strings.HasPrefix(d, "cmd") {
+			continue
+		}
 		src, err := os.ReadFile(filepath.Join(d, "store.go"))
 		if os.IsNotExist(err) {
 			continue

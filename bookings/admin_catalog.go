@@ -186,7 +186,6 @@ func (h *AdminHandler) catalog(guard func(string, api.HandlerFunc) http.HandlerF
 	}, svc.DeleteOverride)
 	b.Handle("/blackouts", api.Methods{http.MethodGet: m(h.listBlackouts), http.MethodPost: m(decoded(h.addBlackout))})
 	b.Handle("/blackouts/{id}", api.Methods{http.MethodDelete: m(h.deleteBlackout)})
-	h.calendars(m)
 }
 
 func (h *AdminHandler) listServices(w http.ResponseWriter, r *http.Request) error {

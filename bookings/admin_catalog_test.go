@@ -11,6 +11,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
 	"github.com/groundwork-go/groundwork/internal/apitest"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -211,7 +212,7 @@ func TestAdminCalendars(t *testing.T) {
 	t.Parallel()
 	b := setup(t, store.SQLite)
 	svc := calendarService(t, b.db, b.clock)
-	h, err := bookings.NewAdminHandler(svc, tokens{}, nil)
+	h, err := calendars.NewAdminHandler(svc.cal, tokens{}, nil)
 	require.NoError(t, err)
 	a := &admin{bundle: b, srv: httptest.NewServer(apitest.Of(t, h).Handler(h))}
 	t.Cleanup(a.srv.Close)
@@ -230,7 +231,7 @@ func TestAdminCalendars(t *testing.T) {
 	require.Equal(t, 201, code, body)
 	require.NotContains(t, body, "s3cr3t")
 	require.Contains(t, body, `"available_calendars":[{"id":"","name":"Ada's diary"}]`)
-	var made struct{ Data bookings.CalendarConnection }
+	var made struct{ Data calendars.Connection }
 	require.NoError(t, json.Unmarshal([]byte(body), &made))
 	c := "/calendars/" + itoa(made.Data.ID)
 

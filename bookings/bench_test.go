@@ -17,6 +17,8 @@ import (
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingsical"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
+	"github.com/groundwork-go/groundwork/bookings/calendars/calendarssql"
 	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -296,14 +298,14 @@ func BenchmarkManageGet(b *testing.B) {
 // The two are run one after the other in each round, for the ratio.
 func BenchmarkMonthOfSlotsWithCalendars(b *testing.B) {
 	for _, d := range storetest.Dialects() {
-		for _, calendars := range []bool{false, true} {
+		for _, withCalendars := range []bool{false, true} {
 			name := string(d) + "/none"
-			if calendars {
+			if withCalendars {
 				name = string(d) + "/3x200-per-provider"
 			}
 			b.Run(name, func(b *testing.B) {
 				bd, svc := busySite(b, d)
-				if calendars {
+				if withCalendars {
 					busyCalendars(b, bd)
 				}
 				loc, _ := time.LoadLocation(svc.TimeZone)
@@ -328,15 +330,18 @@ func BenchmarkMonthOfSlotsWithCalendars(b *testing.B) {
 func busyCalendars(b *testing.B, bd *bundle) {
 	b.Helper()
 	ctx := context.Background()
-	st := bookingssql.New(bd.db)
-	providers, err := st.ListProviders(ctx)
+	if _, err := calendars.New(calendarssql.New(bd.db), bd.svc, &calendars.Options{SecretKey: calendarKey}); err != nil {
+		b.Fatal(err)
+	}
+	st := calendarssql.New(bd.db)
+	providers, err := bd.svc.Providers(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
 	june := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	for _, p := range providers {
 		for c := range 3 {
-			conn, err := st.CreateCalendarConnection(ctx, bookings.CalendarConnection{ProviderID: p.ID, Kind: bookings.CalendarICS,
+			conn, err := st.CreateConnection(ctx, calendars.Connection{ProviderID: p.ID, Kind: calendars.ICS,
 				Name: fmt.Sprint("cal ", c), Endpoint: "https://calendar.example.com", SealedSecret: "sealed", NextSyncAt: now,
 				CreatedAt: now, UpdatedAt: now})
 			if err != nil {
@@ -350,7 +355,7 @@ func busyCalendars(b *testing.B, bd *bundle) {
 				start := june.Add(time.Duration(i%30)*24*time.Hour + 12*time.Hour + time.Duration(int(h[0])%40)*15*time.Minute)
 				periods = append(periods, bookings.Period{Start: start, End: start.Add(time.Duration(1+int(h[1])%3) * 30 * time.Minute)})
 			}
-			err = st.FinishCalendarSync(ctx, bookings.CalendarSync{ConnectionID: conn.ID, From: june, To: june.AddDate(0, 1, 0),
+			err = st.FinishSync(ctx, calendars.Sync{ConnectionID: conn.ID, From: june, To: june.AddDate(0, 1, 0),
 				Periods: slots.MergePeriods(periods), At: now, Next: now.Add(time.Hour)})
 			if err != nil {
 				b.Fatal(err)
@@ -362,12 +367,12 @@ func busyCalendars(b *testing.B, bd *bundle) {
 // Creates on the busy site, one at a time through the service, without
 // calendars and with a freshly read ICS calendar for every provider: the
 // calendar is not asked again (calendar-requests/op is 0) while it is
-// fresher than CalendarFreshness.
+// fresher than calendars.Options.Freshness.
 func BenchmarkCreateWithCalendars(b *testing.B) {
 	for _, d := range storetest.Dialects() {
-		for _, calendars := range []bool{false, true} {
+		for _, withCalendars := range []bool{false, true} {
 			name := string(d) + "/none"
-			if calendars {
+			if withCalendars {
 				name = string(d) + "/fresh-ics-per-provider"
 			}
 			b.Run(name, func(b *testing.B) {
@@ -381,22 +386,26 @@ func BenchmarkCreateWithCalendars(b *testing.B) {
 				}))
 				b.Cleanup(ics.Close)
 				svc, err := bookings.NewService(bookingssql.New(bd.db), &bookings.Options{Now: bd.clock.Now, LockWait: 10 * time.Second,
-					SecretKey: calendarKey, CalendarSources: map[bookings.CalendarKind]bookings.CalendarSource{
-						bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
+					SecretKey: calendarKey})
 				if err != nil {
 					b.Fatal(err)
 				}
 				ctx := context.Background()
-				if calendars {
-					providers, err := svc.Store().ListProviders(ctx)
+				if withCalendars {
+					cals, err := calendars.New(calendarssql.New(bd.db), svc, &calendars.Options{Now: bd.clock.Now, SecretKey: calendarKey,
+						Sources: map[calendars.Kind]calendars.Source{calendars.ICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					providers, err := svc.Providers(ctx)
 					if err != nil {
 						b.Fatal(err)
 					}
 					for _, p := range providers {
-						c, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: p.ID, Kind: bookings.CalendarICS, Name: "Diary",
+						c, _, err := cals.Connect(ctx, calendars.Input{ProviderID: p.ID, Kind: calendars.ICS, Name: "Diary",
 							URL: ics.URL + "/diary.ics"})
 						if err == nil {
-							_, err = svc.SyncCalendar(ctx, c.ID)
+							_, err = cals.Sync(ctx, c.ID)
 						}
 						if err != nil {
 							b.Fatal(err)

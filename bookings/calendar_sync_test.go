@@ -22,7 +22,9 @@ import (
 	"github.com/groundwork-go/groundwork/bookings/bookingsgoogle"
 	"github.com/groundwork-go/groundwork/bookings/bookingsical"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
-	"github.com/groundwork-go/groundwork/bookings/bookingstest"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
+	"github.com/groundwork-go/groundwork/bookings/calendars/calendarssql"
+	"github.com/groundwork-go/groundwork/bookings/calendars/calendarstest"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/mail"
@@ -95,18 +97,29 @@ func (cs *calendarServer) fail(status int) {
 
 var calendarKey = []byte("a calendar test key of 32 bytes!")
 
+// calendarsService is a bookings service with its providers' calendars
+// attached (cal).
+type calendarsService struct {
+	*bookings.Service
+	cal *calendars.Service
+}
+
 // calendarService is setupOn's service with the ICS source and a secret
 // key, on db.
-func calendarService(t *testing.T, db *store.DB, c *clock) *bookings.Service {
+func calendarService(t *testing.T, db *store.DB, c *clock) calendarsService {
 	t.Helper()
-	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: c.Now, LockWait: 10 * time.Second, SecretKey: calendarKey,
-		CalendarSources: map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
+	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: c.Now, LockWait: 10 * time.Second, SecretKey: calendarKey})
 	require.NoError(t, err)
-	return svc
+	cal, err := calendars.New(calendarssql.New(db), svc, &calendars.Options{Now: c.Now, SecretKey: calendarKey,
+		Sources: map[calendars.Kind]calendars.Source{calendars.ICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
+	require.NoError(t, err)
+	return calendarsService{svc, cal}
 }
 
 // dayStarts are the slot starts of the service on one date, as "15:04" UTC.
-func dayStarts(t *testing.T, svc *bookings.Service, b *bundle, date string) []string {
+func dayStarts(t *testing.T, svc interface {
+	Slots(context.Context, bookings.Offering, bookings.SlotQuery) ([]bookings.Slot, error)
+}, b *bundle, date string) []string {
 	t.Helper()
 	from := mustTime(date + "T00:00:00Z")
 	slots, err := svc.Slots(context.Background(), b.service, bookings.SlotQuery{From: from, To: from.Add(24 * time.Hour)})
@@ -130,17 +143,17 @@ func TestCalendarBusyTimeIsNotOffered(t *testing.T) {
 	cs.event("dentist", "2026-06-02T14:00", "2026-06-02T15:00") // 10:00-11:00 in New York
 	ctx := context.Background()
 
-	conn, cals, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS,
+	conn, cals, err := svc.cal.Connect(ctx, calendars.Input{ProviderID: b.provider.ID, Kind: calendars.ICS,
 		Name: "Diary", URL: cs.address()})
 	require.NoError(t, err)
-	require.Equal(t, []bookings.RemoteCalendar{{ID: "", Name: "Ada's diary"}}, cals)
+	require.Equal(t, []calendars.Remote{{ID: "", Name: "Ada's diary"}}, cals)
 	answer, err := json.Marshal(conn)
 	require.NoError(t, err)
 	require.NotContains(t, string(answer), "s3cr3t", "the address is the secret")
 	require.Equal(t, cs.URL, conn.Endpoint)
 
 	require.Contains(t, dayStarts(t, svc, b, "2026-06-02"), "14:00", "not read yet")
-	ok, err := svc.SyncCalendar(ctx, conn.ID)
+	ok, err := svc.cal.Sync(ctx, conn.ID)
 	require.NoError(t, err)
 	require.True(t, ok)
 	day := dayStarts(t, svc, b, "2026-06-02")
@@ -179,29 +192,29 @@ func TestCalendarFailuresBackOff(t *testing.T) {
 	cs := newCalendarServer(t)
 	cs.event("dentist", "2026-06-02T14:00", "2026-06-02T15:00")
 	ctx := context.Background()
-	conn, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Diary", URL: cs.address()})
+	conn, _, err := svc.cal.Connect(ctx, calendars.Input{ProviderID: b.provider.ID, Kind: calendars.ICS, Name: "Diary", URL: cs.address()})
 	require.NoError(t, err)
-	_, err = svc.SyncCalendar(ctx, conn.ID)
+	_, err = svc.cal.Sync(ctx, conn.ID)
 	require.NoError(t, err)
 
 	cs.fail(http.StatusUnauthorized)
-	ok, err := svc.SyncCalendar(ctx, conn.ID)
+	ok, err := svc.cal.Sync(ctx, conn.ID)
 	require.True(t, ok)
-	require.ErrorIs(t, err, bookings.ErrCalendarUnreadable)
+	require.ErrorIs(t, err, calendars.ErrUnreadable)
 	require.ErrorContains(t, err, "the server answered 401 Unauthorized", "the cause, for the log")
-	conn, err = svc.CalendarConnection(ctx, conn.ID)
+	conn, err = svc.cal.Connection(ctx, conn.ID)
 	require.NoError(t, err)
 	require.Equal(t, 1, conn.Failures)
 	require.Equal(t, "The calendar's server refused access. Check the user name and app password, or that the address is still shared, and try again.",
 		conn.LastError, "kept in words")
 	require.NotContains(t, conn.LastError, "s3cr3t")
-	require.Equal(t, b.clock.Now().Add(bookings.CalendarSyncIntervalDefault), conn.NextSyncAt.In(time.UTC))
-	_, err = svc.SyncCalendar(ctx, conn.ID)
+	require.Equal(t, b.clock.Now().Add(calendars.SyncIntervalDefault), conn.NextSyncAt.In(time.UTC))
+	_, err = svc.cal.Sync(ctx, conn.ID)
 	require.Error(t, err)
-	conn, err = svc.CalendarConnection(ctx, conn.ID)
+	conn, err = svc.cal.Connection(ctx, conn.ID)
 	require.NoError(t, err)
 	require.Equal(t, 2, conn.Failures)
-	require.Equal(t, b.clock.Now().Add(2*bookings.CalendarSyncIntervalDefault), conn.NextSyncAt.In(time.UTC), "doubled")
+	require.Equal(t, b.clock.Now().Add(2*calendars.SyncIntervalDefault), conn.NextSyncAt.In(time.UTC), "doubled")
 	require.NotContains(t, dayStarts(t, svc, b, "2026-06-02"), "14:00", "the stored busy time stands")
 
 	b.clock.Advance(time.Hour)
@@ -212,10 +225,10 @@ func TestCalendarFailuresBackOff(t *testing.T) {
 
 	cs.fail(0)
 	b.clock.Advance(time.Hour)
-	n, err := svc.SyncDueCalendars(ctx, 10)
+	n, err := svc.cal.SyncDue(ctx, 10)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	conn, err = svc.CalendarConnection(ctx, conn.ID)
+	conn, err = svc.cal.Connection(ctx, conn.ID)
 	require.NoError(t, err)
 	require.Zero(t, conn.Failures)
 	require.Empty(t, conn.LastError)
@@ -229,21 +242,21 @@ func TestCalendarStaleBlocksWhenAsked(t *testing.T) {
 	svc := calendarService(t, b.db, b.clock)
 	cs := newCalendarServer(t)
 	ctx := context.Background()
-	conn, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Diary",
+	conn, _, err := svc.cal.Connect(ctx, calendars.Input{ProviderID: b.provider.ID, Kind: calendars.ICS, Name: "Diary",
 		URL: cs.address(), BlockWhenStale: true})
 	require.NoError(t, err)
-	_, err = svc.SyncCalendar(ctx, conn.ID)
+	_, err = svc.cal.Sync(ctx, conn.ID)
 	require.NoError(t, err)
 	cs.fail(http.StatusInternalServerError)
 	b.clock.Advance(25 * time.Hour)
-	_, err = svc.SyncCalendar(ctx, conn.ID)
+	_, err = svc.cal.Sync(ctx, conn.ID)
 	require.Error(t, err)
-	conn, err = svc.CalendarConnection(ctx, conn.ID)
+	conn, err = svc.cal.Connection(ctx, conn.ID)
 	require.NoError(t, err)
 	require.True(t, conn.Stale(b.clock.Now()))
 	require.Empty(t, dayStarts(t, svc, b, "2026-06-03"))
 	cs.fail(0)
-	_, err = svc.SyncCalendar(ctx, conn.ID)
+	_, err = svc.cal.Sync(ctx, conn.ID)
 	require.NoError(t, err)
 	require.NotEmpty(t, dayStarts(t, svc, b, "2026-06-03"))
 }
@@ -256,23 +269,23 @@ func TestConnectCalendarRefusals(t *testing.T) {
 	svc := calendarService(t, b.db, b.clock)
 	cs := newCalendarServer(t)
 	ctx := context.Background()
-	_, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Diary",
+	_, _, err := svc.cal.Connect(ctx, calendars.Input{ProviderID: b.provider.ID, Kind: calendars.ICS, Name: "Diary",
 		URL: cs.URL + "/wrong.ics"})
-	require.ErrorIs(t, err, bookings.ErrCalendarUnreadable)
+	require.ErrorIs(t, err, calendars.ErrUnreadable)
 	var refusal *api.Error
 	require.ErrorAs(t, err, &refusal)
 	require.Equal(t, 422, refusal.Status)
 	require.Equal(t, "The calendar could not be read. There is no calendar at that address. Check it and try again.", refusal.Message)
 	var ve *bookings.ValidationError
-	_, _, err = svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarCalDAV, Name: "x", URL: cs.address()})
+	_, _, err = svc.cal.Connect(ctx, calendars.Input{ProviderID: b.provider.ID, Kind: calendars.CalDAV, Name: "x", URL: cs.address()})
 	require.ErrorAs(t, err, &ve)
 	require.Equal(t, []string{"The selected kind is invalid: it is one of ics."}, ve.Fields()["kind"])
-	_, _, err = svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS})
+	_, _, err = svc.cal.Connect(ctx, calendars.Input{ProviderID: b.provider.ID, Kind: calendars.ICS})
 	require.ErrorAs(t, err, &ve)
 	require.ElementsMatch(t, []string{"name", "url"}, ve.FieldNames())
-	_, _, err = svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: 999, Kind: bookings.CalendarICS, Name: "x", URL: cs.address()})
+	_, _, err = svc.cal.Connect(ctx, calendars.Input{ProviderID: 999, Kind: calendars.ICS, Name: "x", URL: cs.address()})
 	require.ErrorIs(t, err, bookings.ErrNotFound)
-	conns, err := svc.CalendarConnections(ctx, 0)
+	conns, err := svc.cal.Connections(ctx, 0)
 	require.NoError(t, err)
 	require.Empty(t, conns)
 }
@@ -286,11 +299,11 @@ func TestCalendarSyncOnceAcrossInstances(t *testing.T) {
 	twoDB := storetest.OpenDSN(t, dsn, bookingssql.Migrations)
 	c := &clock{}
 	c.Set(one.clock.Now())
-	svcs := []*bookings.Service{calendarService(t, one.db, one.clock), calendarService(t, twoDB, c)}
+	svcs := []calendarsService{calendarService(t, one.db, one.clock), calendarService(t, twoDB, c)}
 	cs := newCalendarServer(t)
 	cs.event("dentist", "2026-06-02T14:00", "2026-06-02T15:00")
 	ctx := context.Background()
-	_, _, err := svcs[0].ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: one.provider.ID, Kind: bookings.CalendarICS, Name: "Diary", URL: cs.address()})
+	_, _, err := svcs[0].cal.Connect(ctx, calendars.Input{ProviderID: one.provider.ID, Kind: calendars.ICS, Name: "Diary", URL: cs.address()})
 	require.NoError(t, err)
 	for round := range 5 {
 		before := cs.requests.Load()
@@ -302,7 +315,7 @@ func TestCalendarSyncOnceAcrossInstances(t *testing.T) {
 		var synced atomic.Int64
 		for i := range 8 {
 			wg.Go(func() {
-				ok, err := svcs[i%2].SyncDueCalendars(ctx, 10)
+				ok, err := svcs[i%2].cal.SyncDue(ctx, 10)
 				require.NoError(t, err)
 				synced.Add(int64(ok))
 			})
@@ -312,8 +325,8 @@ func TestCalendarSyncOnceAcrossInstances(t *testing.T) {
 		wg.Wait()
 		require.Equal(t, int64(1), synced.Load(), "round %d", round)
 		require.Equal(t, before+1, cs.requests.Load(), "round %d", round)
-		one.clock.Advance(bookings.CalendarSyncIntervalDefault)
-		c.Advance(bookings.CalendarSyncIntervalDefault)
+		one.clock.Advance(calendars.SyncIntervalDefault)
+		c.Advance(calendars.SyncIntervalDefault)
 	}
 	require.Equal(t, int64(1), cs.maxSeen.Load(), "never two reads at once")
 }
@@ -326,20 +339,25 @@ func TestCalendarSweepRunsAsAJob(t *testing.T) {
 	b := setupOn(t, db)
 	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 50 * time.Millisecond})
 	require.NoError(t, err)
-	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: b.clock.Now, Enqueuer: q, Mailer: mail.NewOutbox(nil),
-		SecretKey: calendarKey, CalendarSources: map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
+	bs, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: b.clock.Now, Enqueuer: q, Mailer: mail.NewOutbox(nil),
+		SecretKey: calendarKey})
 	require.NoError(t, err)
+	cal, err := calendars.New(calendarssql.New(db), bs, &calendars.Options{Now: b.clock.Now, Enqueuer: q, SecretKey: calendarKey,
+		Sources: map[calendars.Kind]calendars.Source{calendars.ICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
+	require.NoError(t, err)
+	svc := calendarsService{bs, cal}
 	cs := newCalendarServer(t)
 	cs.event("dentist", "2026-06-02T14:00", "2026-06-02T15:00")
 	ctx := context.Background()
-	conn, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Diary", URL: cs.address()})
+	conn, _, err := svc.cal.Connect(ctx, calendars.Input{ProviderID: b.provider.ID, Kind: calendars.ICS, Name: "Diary", URL: cs.address()})
 	require.NoError(t, err)
-	require.NoError(t, bookings.RegisterWorkers(q.Workers(), svc))
-	q.AddPeriodicJobs(bookings.PeriodicJobs()...)
+	require.NoError(t, bookings.RegisterWorkers(q.Workers(), bs))
+	require.NoError(t, calendars.RegisterWorkers(q.Workers(), cal))
+	q.AddPeriodicJobs(calendars.PeriodicJobs()...)
 	require.NoError(t, q.Start(ctx))
 	t.Cleanup(func() { require.NoError(t, q.Stop(context.Background())) })
 	require.Eventually(t, func() bool {
-		c, err := svc.CalendarConnection(ctx, conn.ID)
+		c, err := svc.cal.Connection(ctx, conn.ID)
 		return err == nil && c.SyncedAt != nil
 	}, 10*time.Second, 20*time.Millisecond)
 	require.NotContains(t, dayStarts(t, svc, b, "2026-06-02"), "14:00")
@@ -348,20 +366,24 @@ func TestCalendarSweepRunsAsAJob(t *testing.T) {
 // queuedCalendarService is a service with every calendar kind (ICS and
 // CalDAV at private addresses, and extra), mail to an outbox and its
 // jobs running on a River queue of db, logging to logger when not nil.
-func queuedCalendarService(t *testing.T, db *store.DB, c *clock, logger *slog.Logger, extra map[bookings.CalendarKind]bookings.CalendarSource) *bookings.Service {
+func queuedCalendarService(t *testing.T, db *store.DB, c *clock, logger *slog.Logger, extra map[calendars.Kind]calendars.Source) calendarsService {
 	t.Helper()
 	q, err := store.NewQueue(db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 50 * time.Millisecond, Logger: logger})
 	require.NoError(t, err)
-	sources := map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true}),
-		bookings.CalendarCalDAV: bookingsical.NewCalDAV(&bookingsical.Options{AllowPrivateHosts: true})}
+	sources := map[calendars.Kind]calendars.Source{calendars.ICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true}),
+		calendars.CalDAV: bookingsical.NewCalDAV(&bookingsical.Options{AllowPrivateHosts: true})}
 	maps.Copy(sources, extra)
 	svc, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: c.Now, Enqueuer: q, Mailer: mail.NewOutbox(nil),
-		SecretKey: calendarKey, Logger: logger, CalendarSources: sources})
+		SecretKey: calendarKey, Logger: logger})
+	require.NoError(t, err)
+	cal, err := calendars.New(calendarssql.New(db), svc, &calendars.Options{Now: c.Now, Enqueuer: q, SecretKey: calendarKey,
+		Logger: logger, Sources: sources})
 	require.NoError(t, err)
 	require.NoError(t, bookings.RegisterWorkers(q.Workers(), svc))
+	require.NoError(t, calendars.RegisterWorkers(q.Workers(), cal))
 	require.NoError(t, q.Start(context.Background()))
 	t.Cleanup(func() { require.NoError(t, q.Stop(context.Background())) })
-	return svc
+	return calendarsService{svc, cal}
 }
 
 // davRequest sends one request to a CalDAV server as ada and answers its
@@ -401,11 +423,11 @@ func TestCalendarWriteBackToRadicale(t *testing.T) {
 		"DTEND:20260602T150000Z", "SUMMARY:Dentist", "END:VEVENT", "END:VCALENDAR", ""}, "\r\n"))
 	require.Equal(t, http.StatusCreated, code)
 
-	conn, cals, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarCalDAV, Name: "Work",
+	conn, cals, err := svc.cal.Connect(ctx, calendars.Input{ProviderID: b.provider.ID, Kind: calendars.CalDAV, Name: "Work",
 		URL: base + "/", Username: "ada", Password: "app-password", Calendars: []string{"/ada/work/"}, Destination: "/ada/work/"})
 	require.NoError(t, err)
-	require.Equal(t, []bookings.RemoteCalendar{{ID: "/ada/work/", Name: "ada/work"}}, cals, "Radicale names an unnamed calendar by its path")
-	_, err = svc.SyncCalendar(ctx, conn.ID)
+	require.Equal(t, []calendars.Remote{{ID: "/ada/work/", Name: "ada/work"}}, cals, "Radicale names an unnamed calendar by its path")
+	_, err = svc.cal.Sync(ctx, conn.ID)
 	require.NoError(t, err)
 	require.NotContains(t, dayStarts(t, svc, b, "2026-06-02"), "14:00")
 
@@ -419,9 +441,9 @@ func TestCalendarWriteBackToRadicale(t *testing.T) {
 	require.Contains(t, body, "DTSTART:20260602T160000Z")
 	require.Contains(t, body, "SUMMARY:Consultation consultation: Grace Hopper")
 
-	_, err = svc.SyncCalendar(ctx, conn.ID)
+	_, err = svc.cal.Sync(ctx, conn.ID)
 	require.NoError(t, err)
-	periods, err := svc.Store().BusyPeriods(ctx, conn.ID, mustTime("2026-06-02T00:00:00Z"), mustTime("2026-06-03T00:00:00Z"))
+	periods, err := svc.cal.Store().BusyPeriods(ctx, conn.ID, mustTime("2026-06-02T00:00:00Z"), mustTime("2026-06-03T00:00:00Z"))
 	require.NoError(t, err)
 	require.Equal(t, []bookings.Period{{Start: mustTime("2026-06-02T14:00:00Z"), End: mustTime("2026-06-02T15:00:00Z")}}, periods,
 		"the booking is not read back as busy time")
@@ -452,7 +474,7 @@ func TestOwnFeedReadBackIsNotBusy(t *testing.T) {
 	_, _, err := svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-02T15:00:00Z"),
 		CustomerName: "Grace Hopper", CustomerEmail: "grace@example.com"})
 	require.NoError(t, err)
-	feeds, err := bookings.NewFeedHandler(svc, nil)
+	feeds, err := bookings.NewFeedHandler(svc.Service, nil)
 	require.NoError(t, err)
 	token, err := svc.MintFeedToken(ctx, b.provider.ID)
 	require.NoError(t, err)
@@ -469,11 +491,11 @@ func TestOwnFeedReadBackIsNotBusy(t *testing.T) {
 		fmt.Fprint(w, body)
 	}))
 	t.Cleanup(srv.Close)
-	c, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Phone", URL: srv.URL + "/feed.ics"})
+	c, _, err := svc.cal.Connect(ctx, calendars.Input{ProviderID: b.provider.ID, Kind: calendars.ICS, Name: "Phone", URL: srv.URL + "/feed.ics"})
 	require.NoError(t, err)
-	_, err = svc.SyncCalendar(ctx, c.ID)
+	_, err = svc.cal.Sync(ctx, c.ID)
 	require.NoError(t, err)
-	periods, err := svc.Store().BusyPeriods(ctx, c.ID, mustTime("2026-06-01T00:00:00Z"), mustTime("2026-06-08T00:00:00Z"))
+	periods, err := svc.cal.Store().BusyPeriods(ctx, c.ID, mustTime("2026-06-01T00:00:00Z"), mustTime("2026-06-08T00:00:00Z"))
 	require.NoError(t, err)
 	require.Equal(t, []bookings.Period{{Start: mustTime("2026-06-02T17:00:00Z"), End: mustTime("2026-06-02T18:00:00Z")}}, periods,
 		"the booking is not read back; the gym is")
@@ -496,9 +518,9 @@ func TestCalendarBusyTimeWithBuffersAndSeats(t *testing.T) {
 	require.NoError(t, st.LinkProvider(ctx, class.ID, b.provider.ID, nil, nil))
 	cs := newCalendarServer(t)
 	cs.event("meeting", "2026-06-02T16:00", "2026-06-02T17:00")
-	c, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Diary", URL: cs.address()})
+	c, _, err := svc.cal.Connect(ctx, calendars.Input{ProviderID: b.provider.ID, Kind: calendars.ICS, Name: "Diary", URL: cs.address()})
 	require.NoError(t, err)
-	_, err = svc.SyncCalendar(ctx, c.ID)
+	_, err = svc.cal.Sync(ctx, c.ID)
 	require.NoError(t, err)
 	from := mustTime("2026-06-02T00:00:00Z")
 	slots, err := svc.Slots(ctx, class, bookings.SlotQuery{From: from, To: from.Add(24 * time.Hour)})
@@ -525,7 +547,7 @@ func TestCalendarGoogleWriteBackAndNoSecretsLogged(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t, store.SQLite, bookingssql.Migrations)
 	b := setupOn(t, db)
-	g := bookingstest.NewGoogle(t)
+	g := calendarstest.NewGoogle(t)
 	google, err := bookingsgoogle.New(bookingsgoogle.Options{ClientID: "client", ClientSecret: "GOCSPX-client-secret", RedirectURL: "https://x/cb",
 		Endpoint: g.Endpoint(), BaseURL: g.APIBase()})
 	require.NoError(t, err)
@@ -534,10 +556,10 @@ func TestCalendarGoogleWriteBackAndNoSecretsLogged(t *testing.T) {
 	var logs strings.Builder
 	var mu sync.Mutex
 	logger := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	svc := queuedCalendarService(t, db, b.clock, logger, map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarGoogle: google})
+	svc := queuedCalendarService(t, db, b.clock, logger, map[calendars.Kind]calendars.Source{calendars.Google: google})
 	ctx := context.Background()
 
-	c, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarGoogle, Name: "Google",
+	c, _, err := svc.cal.Connect(ctx, calendars.Input{ProviderID: b.provider.ID, Kind: calendars.Google, Name: "Google",
 		Password: g.RefreshToken, Destination: "primary@example.com"})
 	require.NoError(t, err)
 	booked, token, err := svc.Create(ctx, bookings.NewBooking{ServiceSlug: "consultation", Start: mustTime("2026-06-02T16:00:00Z"),
@@ -547,9 +569,9 @@ func TestCalendarGoogleWriteBackAndNoSecretsLogged(t *testing.T) {
 	require.Eventually(t, func() bool { _, ok := g.Event("primary@example.com", id); return ok }, 10*time.Second, 20*time.Millisecond)
 	ev, _ := g.Event("primary@example.com", id)
 	require.Equal(t, "2026-06-02T16:00:00Z", ev.Start["dateTime"])
-	_, err = svc.SyncCalendar(ctx, c.ID)
+	_, err = svc.cal.Sync(ctx, c.ID)
 	require.NoError(t, err)
-	periods, err := svc.Store().BusyPeriods(ctx, c.ID, mustTime("2026-06-02T00:00:00Z"), mustTime("2026-06-03T00:00:00Z"))
+	periods, err := svc.cal.Store().BusyPeriods(ctx, c.ID, mustTime("2026-06-02T00:00:00Z"), mustTime("2026-06-03T00:00:00Z"))
 	require.NoError(t, err)
 	require.Empty(t, periods, "the booking in Google is not read back as busy time")
 	_, _, err = svc.RescheduleManaged(ctx, token, "2026-06-03T17:00:00Z")
@@ -566,25 +588,25 @@ func TestCalendarGoogleWriteBackAndNoSecretsLogged(t *testing.T) {
 
 	// Reads that fail, each kind.
 	cs := newCalendarServer(t)
-	ics, _, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Diary", URL: cs.address()})
+	ics, _, err := svc.cal.Connect(ctx, calendars.Input{ProviderID: b.provider.ID, Kind: calendars.ICS, Name: "Diary", URL: cs.address()})
 	require.NoError(t, err)
 	cs.fail(http.StatusForbidden)
-	_, err = svc.SyncCalendar(ctx, ics.ID)
-	require.ErrorIs(t, err, bookings.ErrCalendarUnreadable)
+	_, err = svc.cal.Sync(ctx, ics.ID)
+	require.ErrorIs(t, err, calendars.ErrUnreadable)
 	g.Revoke()
-	_, err = svc.SyncCalendar(ctx, c.ID)
-	require.ErrorIs(t, err, bookings.ErrCalendarUnreadable)
+	_, err = svc.cal.Sync(ctx, c.ID)
+	require.ErrorIs(t, err, calendars.ErrUnreadable)
 	require.Contains(t, err.Error(), "Google refused the access; connect the calendar again")
-	_, _, err = svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarCalDAV, Name: "iCloud",
+	_, _, err = svc.cal.Connect(ctx, calendars.Input{ProviderID: b.provider.ID, Kind: calendars.CalDAV, Name: "iCloud",
 		URL: refuse.URL + "/", Username: "ada@example.com", Password: "abcd-efgh-ijkl-mnop"})
-	require.ErrorIs(t, err, bookings.ErrCalendarUnreadable)
+	require.ErrorIs(t, err, calendars.ErrUnreadable)
 	require.NotContains(t, err.Error(), "abcd-efgh")
 	b.clock.Set(b.clock.Now().Add(2 * time.Hour)) // past the backoff: the sweep reads them again, and logs
-	n, err := svc.SyncDueCalendars(ctx, 10)
+	n, err := svc.cal.SyncDue(ctx, 10)
 	require.NoError(t, err)
 	require.Equal(t, 2, n)
 
-	list, err := svc.CalendarConnections(ctx, b.provider.ID)
+	list, err := svc.cal.Connections(ctx, b.provider.ID)
 	require.NoError(t, err)
 	stored, _ := json.Marshal(list)
 	mu.Lock()
@@ -616,17 +638,19 @@ func TestCalendarReasonsSayNothingOfTheServer(t *testing.T) {
 	t.Parallel()
 	b := setup(t, store.SQLite)
 	var logs bytes.Buffer
-	svc, err := bookings.NewService(bookingssql.New(b.db), &bookings.Options{Now: b.clock.Now, SecretKey: calendarKey,
-		Logger:          slog.New(slog.NewTextHandler(&logs, nil)),
-		CalendarSources: map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(nil)}})
+	bs, err := bookings.NewService(bookingssql.New(b.db), &bookings.Options{Now: b.clock.Now, SecretKey: calendarKey})
 	require.NoError(t, err)
+	cal, err := calendars.New(calendarssql.New(b.db), bs, &calendars.Options{Now: b.clock.Now, SecretKey: calendarKey,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)), Sources: map[calendars.Kind]calendars.Source{calendars.ICS: bookingsical.NewICS(nil)}})
+	require.NoError(t, err)
+	svc := calendarsService{bs, cal}
 	cs := newCalendarServer(t)
 	for _, tc := range []struct{ address, reason string }{
 		{cs.address(), "The calendar could not be read. That address is on a private network, which this site does not read calendars from. " +
 			"Use the calendar's public address."},
 		{"https://calendar.invalid/basic.ics", "The calendar could not be read. We could not "},
 	} {
-		_, _, err := svc.ConnectCalendar(context.Background(), bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS,
+		_, _, err := svc.cal.Connect(context.Background(), calendars.Input{ProviderID: b.provider.ID, Kind: calendars.ICS,
 			Name: "Diary", URL: tc.address})
 		var refusal *api.Error
 		require.ErrorAs(t, err, &refusal, tc.address)
@@ -640,16 +664,19 @@ func TestCalendarReasonsSayNothingOfTheServer(t *testing.T) {
 }
 
 // A calendar's server that is slow to answer does not hold the request
-// that connects it: past CalendarConnectWait the connection is saved
+// that connects it: past Options.ConnectWait the connection is saved
 // unread (no calendars answered), and the calendar sweep reads it once
 // the server answers.
 func TestSlowCalendarIsSavedAndReadInTheBackground(t *testing.T) {
 	t.Parallel()
 	b := setup(t, store.SQLite)
-	svc, err := bookings.NewService(bookingssql.New(b.db), &bookings.Options{Now: b.clock.Now, SecretKey: calendarKey,
-		CalendarConnectWait: 200 * time.Millisecond,
-		CalendarSources:     map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
+	bs, err := bookings.NewService(bookingssql.New(b.db), &bookings.Options{Now: b.clock.Now, SecretKey: calendarKey})
 	require.NoError(t, err)
+	cal, err := calendars.New(calendarssql.New(b.db), bs, &calendars.Options{Now: b.clock.Now, SecretKey: calendarKey,
+		ConnectWait: 200 * time.Millisecond,
+		Sources:     map[calendars.Kind]calendars.Source{calendars.ICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})}})
+	require.NoError(t, err)
+	svc := calendarsService{bs, cal}
 	cs := newCalendarServer(t)
 	cs.event("dentist", "2026-06-02T14:00", "2026-06-02T15:00")
 	gate := make(chan struct{})
@@ -657,7 +684,7 @@ func TestSlowCalendarIsSavedAndReadInTheBackground(t *testing.T) {
 	cs.gate = gate
 	cs.mu.Unlock()
 	ctx := context.Background()
-	c, cals, err := svc.ConnectCalendar(ctx, bookings.CalendarInput{ProviderID: b.provider.ID, Kind: bookings.CalendarICS, Name: "Diary",
+	c, cals, err := svc.cal.Connect(ctx, calendars.Input{ProviderID: b.provider.ID, Kind: calendars.ICS, Name: "Diary",
 		URL: cs.address()})
 	require.NoError(t, err, "saved, not refused")
 	require.Nil(t, cals, "not listed yet")
@@ -667,10 +694,10 @@ func TestSlowCalendarIsSavedAndReadInTheBackground(t *testing.T) {
 	cs.gate = nil
 	cs.mu.Unlock()
 	close(gate)
-	n, err := svc.SyncDueCalendars(ctx, 10)
+	n, err := svc.cal.SyncDue(ctx, 10)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	c, err = svc.CalendarConnection(ctx, c.ID)
+	c, err = svc.cal.Connection(ctx, c.ID)
 	require.NoError(t, err)
 	require.NotNil(t, c.SyncedAt, "read by the sweep")
 	require.Empty(t, c.LastError)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
 	"github.com/groundwork-go/groundwork/internal/browsertest"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
@@ -36,12 +37,12 @@ func TestBrowserCalendarsWithRadicale(t *testing.T) {
 	code, _ := davRequest(t, "MKCALENDAR", base+"/ada/work/", "")
 	require.Equal(t, http.StatusCreated, code)
 
-	calendars, err := bookings.NewCalendarsPageHandler(svc, nil)
+	page, err := calendars.NewPageHandler(svc.cal, nil)
 	require.NoError(t, err)
-	pages, err := bookings.NewPageHandler(svc, nil)
+	pages, err := bookings.NewPageHandler(svc.Service, nil)
 	require.NoError(t, err)
 	mux := http.NewServeMux()
-	mux.Handle(bookings.CalendarsPagePrefixDefault+"/", calendars)
+	mux.Handle(calendars.PagePrefixDefault+"/", page)
 	mux.Handle(bookings.PagePrefixDefault+"/", pages)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -57,9 +58,8 @@ func TestBrowserCalendarsWithRadicale(t *testing.T) {
 	}
 	require.Contains(t, starts(), "2026-06-02T14:00:00Z", "free before the dentist")
 
-	link, err := svc.CalendarsPageLink(b.provider.ID, time.Hour)
-	require.NoError(t, err)
-	run(chromedp.Navigate(srv.URL + bookings.CalendarsPagePrefixDefault + "/" + link))
+	link := svc.cal.PageLink(b.provider.ID, time.Hour)
+	run(chromedp.Navigate(srv.URL + calendars.PagePrefixDefault + "/" + link))
 	require.Equal(t, "Your calendars", text("h1"))
 	require.Contains(t, text("main"), "No calendar is connected yet.")
 	browsertest.NoViolations(t, ctx, "the calendar page, nothing connected")

@@ -19,7 +19,9 @@ import (
 	"github.com/groundwork-go/groundwork/bookings/bookingsgoogle"
 	"github.com/groundwork-go/groundwork/bookings/bookingsical"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
-	"github.com/groundwork-go/groundwork/bookings/bookingstest"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
+	"github.com/groundwork-go/groundwork/bookings/calendars/calendarssql"
+	"github.com/groundwork-go/groundwork/bookings/calendars/calendarstest"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -30,28 +32,31 @@ import (
 type calendarsPage struct {
 	*httptest.Server
 	b      *bundle
-	svc    *bookings.Service
-	google *bookingstest.Google
+	svc    calendarsService
+	google *calendarstest.Google
 	client *http.Client
 }
 
-func newCalendarsPage(t *testing.T, opts *bookings.CalendarsPageOptions) *calendarsPage {
+func newCalendarsPage(t *testing.T, opts *calendars.PageOptions) *calendarsPage {
 	t.Helper()
 	db := storetest.Open(t, store.SQLite, bookingssql.Migrations)
 	b := setupOn(t, db)
-	g := bookingstest.NewGoogle(t)
+	g := calendarstest.NewGoogle(t)
 	p := &calendarsPage{b: b, google: g}
 	p.Server = httptest.NewUnstartedServer(nil)
 	p.Start()
 	t.Cleanup(p.Close)
 	src, err := bookingsgoogle.New(bookingsgoogle.Options{ClientID: "client", ClientSecret: "secret", Endpoint: g.Endpoint(),
-		BaseURL: g.APIBase(), RedirectURL: p.URL + bookings.CalendarsPagePrefixDefault + "/google/callback"})
+		BaseURL: g.APIBase(), RedirectURL: p.URL + calendars.PagePrefixDefault + "/google/callback"})
 	require.NoError(t, err)
-	p.svc, err = bookings.NewService(bookingssql.New(db), &bookings.Options{Now: b.clock.Now, SecretKey: calendarKey,
-		CalendarSources: map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true}),
-			bookings.CalendarGoogle: src}})
+	bs, err := bookings.NewService(bookingssql.New(db), &bookings.Options{Now: b.clock.Now, SecretKey: calendarKey})
 	require.NoError(t, err)
-	h, err := bookings.NewCalendarsPageHandler(p.svc, opts)
+	cal, err := calendars.New(calendarssql.New(db), bs, &calendars.Options{Now: b.clock.Now, SecretKey: calendarKey,
+		Sources: map[calendars.Kind]calendars.Source{calendars.ICS: bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true}),
+			calendars.Google: src}})
+	require.NoError(t, err)
+	p.svc = calendarsService{bs, cal}
+	h, err := calendars.NewPageHandler(cal, opts)
 	require.NoError(t, err)
 	p.Config.Handler = h
 	jar, _ := cookiejar.New(nil)
@@ -78,9 +83,8 @@ func (p *calendarsPage) do(t *testing.T, method, target, form string) (int, stri
 
 func (p *calendarsPage) link(t *testing.T) string {
 	t.Helper()
-	link, err := p.svc.CalendarsPageLink(p.b.provider.ID, time.Hour)
-	require.NoError(t, err)
-	return bookings.CalendarsPagePrefixDefault + "/" + link
+	link := p.svc.cal.PageLink(p.b.provider.ID, time.Hour)
+	return calendars.PagePrefixDefault + "/" + link
 }
 
 // The page by its link: an address connected with its errors in the
@@ -118,7 +122,7 @@ func TestCalendarsPageConnectsAnAddress(t *testing.T) {
 	require.Contains(t, body, "<dt>Last read</dt><dd>1 June 2026, 04:00 EDT</dd>", "read at once")
 	require.NotContains(t, body, "s3cr3t", "the secret address is never shown")
 	require.NotContains(t, dayStarts(t, p.svc, p.b, "2026-06-02"), "16:00", "its busy time counts at once")
-	conns, err := p.svc.CalendarConnections(context.Background(), p.b.provider.ID)
+	conns, err := p.svc.cal.Connections(context.Background(), p.b.provider.ID)
 	require.NoError(t, err)
 	require.Len(t, conns, 1)
 	id := itoa(conns[0].ID)
@@ -140,7 +144,7 @@ func TestCalendarsPageConnectsAnAddress(t *testing.T) {
 	require.Contains(t, body, "Diary is disconnected")
 	require.Contains(t, dayStarts(t, p.svc, p.b, "2026-06-02"), "16:00", "its busy time no longer counts")
 
-	for _, bad := range []string{page + "x", bookings.CalendarsPagePrefixDefault + "/1.99999999999.AAAA", bookings.CalendarsPagePrefixDefault + "/me"} {
+	for _, bad := range []string{page + "x", calendars.PagePrefixDefault + "/1.99999999999.AAAA", calendars.PagePrefixDefault + "/me"} {
 		code, body, _ = p.do(t, "GET", bad, "")
 		require.Equal(t, 404, code, bad)
 		require.Contains(t, body, "This calendar settings link has expired or is not complete.")
@@ -154,7 +158,7 @@ func TestCalendarsPageConnectsAnAddress(t *testing.T) {
 	slug, name := "ben", "Ben"
 	other, err := p.svc.CreateProvider(context.Background(), bookings.ProviderInput{Slug: &slug, Name: &name})
 	require.NoError(t, err)
-	c, _, err := p.svc.ConnectCalendar(context.Background(), bookings.CalendarInput{ProviderID: other.ID, Kind: bookings.CalendarICS,
+	c, _, err := p.svc.cal.Connect(context.Background(), calendars.Input{ProviderID: other.ID, Kind: calendars.ICS,
 		Name: "Ben's", URL: func() string { cs.fail(0); return cs.address() }()})
 	require.NoError(t, err)
 	page = p.link(t)
@@ -164,7 +168,7 @@ func TestCalendarsPageConnectsAnAddress(t *testing.T) {
 	}
 	code, _, _ = p.do(t, "POST", page+"/"+itoa(c.ID)+"/disconnect", "")
 	require.Equal(t, 404, code)
-	_, err = p.svc.CalendarConnection(context.Background(), c.ID)
+	_, err = p.svc.cal.Connection(context.Background(), c.ID)
 	require.NoError(t, err, "still there")
 }
 
@@ -175,7 +179,7 @@ func TestCalendarsPageConnectsGoogle(t *testing.T) {
 	t.Parallel()
 	p := newCalendarsPage(t, nil)
 	p.google.AddCalendar("work@group.calendar.google.com", "Work", false, "writer")
-	p.google.Put("primary@example.com", bookingstest.GoogleEvent{ID: "lunch", Start: map[string]any{"dateTime": "2026-06-02T16:00:00Z"},
+	p.google.Put("primary@example.com", calendarstest.GoogleEvent{ID: "lunch", Start: map[string]any{"dateTime": "2026-06-02T16:00:00Z"},
 		End: map[string]any{"dateTime": "2026-06-02T17:00:00Z"}})
 	page := p.link(t)
 
@@ -225,18 +229,18 @@ func TestCalendarsPageConnectsGoogle(t *testing.T) {
 	require.True(t, ids["GET /calendar/v3/calendars/work@group.calendar.google.com/events"], "the destination is read by its events")
 }
 
-// With the host's session (CalendarsPageOptions.Provider) the page is at
+// With the host's session (calendars.PageOptions.Provider) the page is at
 // {prefix}/me for the provider it names; without a session, or for a
 // provider that is not there, it opens nothing. A post naming a kind of
 // calendar no form offers is told so.
 func TestCalendarsPageForTheSignedInProvider(t *testing.T) {
 	t.Parallel()
 	var provider atomic.Int64
-	p := newCalendarsPage(t, &bookings.CalendarsPageOptions{Provider: func(r *http.Request) (int64, bool) {
+	p := newCalendarsPage(t, &calendars.PageOptions{Provider: func(r *http.Request) (int64, bool) {
 		return provider.Load(), r.URL.Query().Get("signed-in") == "1"
 	}})
 	provider.Store(p.b.provider.ID)
-	me := bookings.CalendarsPagePrefixDefault + "/me"
+	me := calendars.PagePrefixDefault + "/me"
 	code, body, _ := p.do(t, "GET", me+"?signed-in=1", "")
 	require.Equal(t, 200, code)
 	require.Contains(t, body, "Ada: times that are busy")

@@ -366,11 +366,11 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 	for i, o := range offers {
 		ids[i] = o.ID
 		if tx == nil { // a refresh writes, which on SQLite would wait for the host's transaction
-			s.refreshDay(ctx, o.ID, start)
+			s.refresh(ctx, o.ID, start)
 		}
 	}
 	busyFrom, busyTo := start.Add(-maxReach-limitReach(svc, offers)), start.Add(2*maxReach+limitReach(svc, offers))
-	cal, err := s.store.Availability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: slots.DateOf(start).AddDays(-1), To: slots.DateOf(start).AddDays(1),
+	cal, err := s.readAvailability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: slots.DateOf(start).AddDays(-1), To: slots.DateOf(start).AddDays(1),
 		BusyFrom: busyFrom, BusyTo: busyTo, Now: s.o.Now(), ExceptHold: useHold.ID})
 	if err != nil {
 		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", err)
@@ -424,7 +424,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 		booked, err := s.reserve(ctx, tx, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: sealed, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
 			Locks: append(s.limitLocks(svc, o, start), locks...), Hosts: hostIDs, CheckHost: checkHost, LockWait: s.o.LockWait, BusyFrom: busyFrom, BusyTo: busyTo,
 			Hold: hold, HoldTokenHash: hash, HoldExpires: now.Add(HoldLifetimeDefault), UseHold: useHold.ID,
-			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, busy) }, Place: s.placeHook(svc, o)}, token)
+			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, cal.withCalendars(o.ID, busy)) }, Place: s.placeHook(svc, o)}, token)
 		switch {
 		case err == nil:
 			if !hold && tx == nil {
@@ -478,7 +478,9 @@ func (s *Service) hostLocks(svc Offering, hosts []Offer, cal Availability, start
 		locks = append(locks, strconv.FormatInt(h.ID, 10)+"|"+slots.DateOf(start.In(location(h.TimeZone))).String())
 		locks = append(locks, s.limitLocks(svc, h, start)...)
 	}
-	return locks, ids, func(id int64, busy []Busy) bool { return s.offersStart(svc, byID[id], cal, start, busy) }
+	return locks, ids, func(id int64, busy []Busy) bool {
+		return s.offersStart(svc, byID[id], cal, start, cal.withCalendars(id, busy))
+	}
 }
 
 // creationEvents are a new booking's events: booking.created with the

@@ -125,25 +125,15 @@
 //
 // # Providers' own calendars
 //
-// With Options.CalendarSources (bookingsical.NewICS and NewCalDAV,
-// bookingsgoogle.New) and Options.SecretKey, a provider connects their
-// own calendars ([Service.ConnectCalendar], the admin API, or the page
-// of [NewCalendarsPageHandler]): a calendar's secret ICS address, a
-// CalDAV account (iCloud, Fastmail, Nextcloud) with an app password, or
-// Google Calendar by consent. The secret is sealed. Only busy spans are
-// kept (bookings_busy_periods, never titles or attendees), read for the
-// booking horizon by a periodic job every CalendarSyncInterval (one
-// reader per connection across instances, a doubling backoff on
-// failure, the last error kept), so slots stay a computation over stored
-// rows; a booking re-reads its day first when the calendar is older than
-// CalendarFreshness, within CalendarRefreshTimeout, and books on what is
-// stored when that read fails. Busy time blocks a provider like a
-// booking (the service's buffers kept clear of it, no seat shared), never
-// named to customers. A connection with a Destination gets each booking
-// written (put, moved, taken out on cancel) by jobs queued in the
-// booking's transaction, by the booking's UID, which is never read back
-// as busy time. A calendar unread for a day is Stale; with
-// BlockWhenStale its provider is not bookable until it is read.
+// The package bookings/calendars reads a provider's own calendars (a
+// secret ICS address, a CalDAV account, Google Calendar by consent) for
+// the time they are busy, and writes their bookings there. It attaches to
+// the service through [ProviderCalendars] ([Service.UseCalendars]): the
+// busy time blocks a provider like a booking (the service's buffers kept
+// clear of it, no seat shared, never named to customers), in every slot
+// list and again inside each booking's lock; the day is read again before
+// a booking when its calendars are old; and a provider whose must-read
+// calendar has gone unread for a day is not bookable.
 //
 // # Rules
 //

@@ -306,7 +306,7 @@ func (s *Service) newEvent(b Booking, summary, description string) *ics.VEvent {
 	}
 	updated := b.UpdatedAt.UTC().Format(icsTime)
 	ev := &ics.VEvent{ComponentBase: ics.ComponentBase{Properties: []ics.IANAProperty{
-		prop(ics.ComponentPropertyUniqueId, b.Number+"@"+s.o.FeedHost),
+		prop(ics.ComponentPropertyUniqueId, s.EventUID(b)),
 		prop(ics.ComponentPropertyDtstamp, updated),
 		prop(ics.ComponentPropertyCreated, b.CreatedAt.UTC().Format(icsTime)),
 		prop(ics.ComponentPropertyLastModified, updated),
@@ -318,7 +318,7 @@ func (s *Service) newEvent(b Booking, summary, description string) *ics.VEvent {
 		prop(ics.ComponentPropertyDescription, icsText(description)),
 	}}}
 	if l := b.Location; l != nil && l.Value != "" {
-		ev.Properties = append(ev.Properties, prop(ics.ComponentPropertyLocation, icsText(placeText(l))))
+		ev.Properties = append(ev.Properties, prop(ics.ComponentPropertyLocation, icsText(l.Text())))
 		if l.Kind == LocationVideo && oneURI(l.Value) { // a link from Options.VideoLink is the host's, unchecked
 			ev.Properties = append(ev.Properties, prop(ics.ComponentPropertyUrl, l.Value))
 		}

@@ -236,11 +236,6 @@ func (s *Service) changeHook(events func(b Booking) []Event) txHook {
 				if err := s.queueMails(ctx, tx, e); err != nil {
 					return err
 				}
-				if s.writesCalendars() {
-					if err := s.queueCalendarWrite(ctx, tx, e); err != nil {
-						return err
-					}
-				}
 			}
 			for _, fn := range txHooks {
 				if err := fn(ctx, tx, e); err != nil {

@@ -76,39 +76,9 @@ func (w *housekeepingWorker) Work(ctx context.Context, _ *river.Job[housekeeping
 	return err
 }
 
-// calendarSyncArgs is the periodic job that reads the calendar
-// connections whose next sync is due.
-type calendarSyncArgs struct{}
-
-// Kind implements river.JobArgs.
-func (calendarSyncArgs) Kind() string { return "bookings_calendar_sync" }
-
-// calendarSweepInterval is how often the due calendar connections are
-// looked for (each is read every Options.CalendarSyncInterval).
-const calendarSweepInterval = time.Minute
-
-// calendarSyncBatch is the most connections one sweep reads.
-const calendarSyncBatch = 100
-
-type calendarSyncWorker struct {
-	river.WorkerDefaults[calendarSyncArgs]
-	svc *Service
-}
-
-// Timeout lets a sweep read a full batch, one connection at a time.
-func (w *calendarSyncWorker) Timeout(*river.Job[calendarSyncArgs]) time.Duration {
-	return calendarSweepInterval + calendarSyncBatch*w.svc.o.CalendarReadTimeout
-}
-
-func (w *calendarSyncWorker) Work(ctx context.Context, _ *river.Job[calendarSyncArgs]) error {
-	n, err := w.svc.SyncDueCalendars(ctx, calendarSyncBatch)
-	w.svc.o.Logger.DebugContext(ctx, "bookings: calendar sweep", "read", n)
-	return err
-}
-
 // RegisterWorkers adds the bookings jobs to a queue's workers (see
-// store.Queue.Workers): mail, reminders, housekeeping, the calendar sweep
-// and the writes of bookings to providers' calendars. The service
+// store.Queue.Workers): mail, reminders and housekeeping (the providers'
+// calendars have their own: calendars.RegisterWorkers). The service
 // needs a Mailer and an Enqueuer. Register before the queue starts.
 func RegisterWorkers(workers *river.Workers, svc *Service) error {
 	if svc.o.Mailer == nil || svc.o.Enqueuer == nil {
@@ -116,13 +86,11 @@ func RegisterWorkers(workers *river.Workers, svc *Service) error {
 	}
 	return errors.Join(river.AddWorkerSafely(workers, &mailWorker{svc: svc}),
 		river.AddWorkerSafely(workers, &remindersWorker{svc: svc}),
-		river.AddWorkerSafely(workers, &housekeepingWorker{svc: svc}),
-		river.AddWorkerSafely(workers, &calendarSyncWorker{svc: svc}),
-		river.AddWorkerSafely(workers, &calendarWriteWorker{svc: svc}))
+		river.AddWorkerSafely(workers, &housekeepingWorker{svc: svc}))
 }
 
-// PeriodicJobs are the reminders every 15 minutes, housekeeping daily
-// and the calendar sweep every minute; add them with
+// PeriodicJobs are the reminders every 15 minutes and housekeeping
+// daily; add them with
 // store.Queue.AddPeriodicJobs.
 // River runs them on the leader only (and the reminders' claims hold
 // even if two ran at once).
@@ -134,8 +102,5 @@ func PeriodicJobs() []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(housekeepingInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return housekeepingArgs{}, nil },
 			&river.PeriodicJobOpts{ID: housekeepingArgs{}.Kind(), RunOnStart: true}),
-		river.NewPeriodicJob(river.PeriodicInterval(calendarSweepInterval),
-			func() (river.JobArgs, *river.InsertOpts) { return calendarSyncArgs{}, nil },
-			&river.PeriodicJobOpts{ID: calendarSyncArgs{}.Kind(), RunOnStart: true}),
 	}
 }

@@ -272,7 +272,7 @@ func details(w *strings.Builder, b Booking, svc Offering, provider string, loc *
 		endLayout = "Monday 2 January 2006, 15:04"
 	}
 	fmt.Fprintf(w, "When: %s to %s (%s)\n", start.Format("Monday 2 January 2006, 15:04"), end.Format(endLayout), loc)
-	if where := placeText(b.Location); where != "" {
+	if where := b.Location.Text(); where != "" {
 		fmt.Fprintf(w, "Where: %s\n", where)
 	}
 	fmt.Fprintf(w, "Reference: %s\n", b.Number)

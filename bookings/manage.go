@@ -262,7 +262,7 @@ func (s *Service) RescheduleSlots(ctx context.Context, b Booking, from, to time.
 	}
 	f, t, bf, bt := calendarSpan(from, to)
 	reach := limitReach(svc, ps)
-	cal, err := s.store.Availability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf.Add(-reach),
+	cal, err := s.readAvailability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf.Add(-reach),
 		BusyTo: bt.Add(reach), Now: s.o.Now(), ExceptBooking: b.ID})
 	if err != nil {
 		return nil, fmt.Errorf("bookings: reschedule slots: %w", err)

@@ -182,7 +182,7 @@ func (p *PageHandler) describe(ctx context.Context, data *managePage, b Booking,
 		data.Price = p
 	}
 	if l := b.Location; l != nil {
-		data.Where = placeText(l)
+		data.Where = l.Text()
 		if l.Kind == LocationVideo && l.Value != "" {
 			data.Where, data.Link = "Video meeting", l.Value
 		}

@@ -21,16 +21,14 @@ type ModuleOptions struct {
 	// Tokens checks the admin API's bearer tokens; without it there is no
 	// admin API.
 	Tokens groundwork.TokenVerifier
-	// API, Admin, Pages, Feeds and Calendars configure the public API,
-	// the admin API, the booking pages, the calendar feeds and the
-	// providers' calendar pages, each at its Prefix (its
-	// ...PrefixDefault when empty); the pages' Key defaults to the
+	// API, Admin, Pages and Feeds configure the public API, the admin
+	// API, the booking pages and the calendar feeds, each at its Prefix
+	// (its ...PrefixDefault when empty); the pages' Key defaults to the
 	// environment's page key.
-	API       HandlerOptions
-	Admin     AdminHandlerOptions
-	Pages     PageOptions
-	Feeds     FeedHandlerOptions
-	Calendars CalendarsPageOptions
+	API   HandlerOptions
+	Admin AdminHandlerOptions
+	Pages PageOptions
+	Feeds FeedHandlerOptions
 	// List, when set, adds the owner's list of bookings (its Viewer says
 	// who may see what); ListGuard wraps it where Mount puts it (the
 	// host's sign-in check), and is required with it.
@@ -39,21 +37,20 @@ type ModuleOptions struct {
 }
 
 // Module is bookings joined to a host: the service and every handler,
-// with its workers and periodic jobs (mail, reminders, housekeeping, the
-// calendar sweep) registered on the environment's queue. Mount puts the
+// with its workers and periodic jobs (mail, reminders, housekeeping)
+// registered on the environment's queue. Mount puts the
 // handlers on a mux.
 type Module struct {
-	Service   *Service
-	API       *Handler
-	Admin     *AdminHandler // nil without ModuleOptions.Tokens
-	Pages     *PageHandler
-	Feeds     *FeedHandler
-	Calendars *CalendarsPageHandler
-	List      *ListPage // nil unless ModuleOptions.List was set
+	Service *Service
+	API     *Handler
+	Admin   *AdminHandler // nil without ModuleOptions.Tokens
+	Pages   *PageHandler
+	Feeds   *FeedHandler
+	List    *ListPage // nil unless ModuleOptions.List was set
 
 	guard  func(http.Handler) http.Handler
 	wrap   []func(http.Handler) http.Handler
-	prefix [6]string
+	prefix [5]string
 }
 
 // NewModule joins bookings, on st, to env: the service and its handlers
@@ -95,29 +92,24 @@ func NewModule(env *store.Env, st Store, migrations *store.Migrations, opts *Mod
 	o.Admin.HTTPOptions = env.HTTPOptions(o.Admin.HTTPOptions)
 	o.Pages.HTTPOptions = env.HTTPOptions(o.Pages.HTTPOptions)
 	o.Feeds.HTTPOptions = env.HTTPOptions(o.Feeds.HTTPOptions)
-	o.Calendars.HTTPOptions = env.HTTPOptions(o.Calendars.HTTPOptions)
 	if o.Pages.Key == nil {
 		o.Pages.Key = key
 	}
-	if o.Calendars.Key == nil {
-		o.Calendars.Key = key
-	}
-	var errs [6]error
+	var errs [5]error
 	m.API, errs[0] = NewHandler(svc, &o.API)
 	if o.Tokens != nil {
 		m.Admin, errs[1] = NewAdminHandler(svc, o.Tokens, &o.Admin)
 	}
 	m.Pages, errs[2] = NewPageHandler(svc, &o.Pages)
 	m.Feeds, errs[3] = NewFeedHandler(svc, &o.Feeds)
-	m.Calendars, errs[4] = NewCalendarsPageHandler(svc, &o.Calendars)
 	if o.List != nil {
 		list := *o.List
 		list.HTTPOptions = env.HTTPOptions(list.HTTPOptions)
 		if list.Key == nil {
 			list.Key = key
 		}
-		m.prefix[5] = cmp.Or(list.Prefix, ListPagePrefixDefault)
-		m.List, errs[5] = NewListPage(svc, &list)
+		m.prefix[4] = cmp.Or(list.Prefix, ListPagePrefixDefault)
+		m.List, errs[4] = NewListPage(svc, &list)
 	}
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, err
@@ -126,7 +118,6 @@ func NewModule(env *store.Env, st Store, migrations *store.Migrations, opts *Mod
 	m.prefix[1] = cmp.Or(o.Admin.Prefix, AdminPrefixDefault)
 	m.prefix[2] = pages
 	m.prefix[3] = cmp.Or(o.Feeds.Prefix, FeedPrefixDefault)
-	m.prefix[4] = cmp.Or(o.Calendars.Prefix, CalendarsPagePrefixDefault)
 	if err := RegisterWorkers(env.Queue.Workers(), svc); err != nil {
 		return nil, err
 	}
@@ -151,9 +142,8 @@ func (m *Module) Mount(mux *http.ServeMux) {
 	}
 	store.Mount(mux, m.prefix[2], pages)
 	store.Mount(mux, m.prefix[3], m.Feeds)
-	store.Mount(mux, m.prefix[4], m.Calendars)
 	if m.List != nil {
-		store.Mount(mux, m.prefix[5], m.guard(m.List))
+		store.Mount(mux, m.prefix[4], m.guard(m.List))
 	}
 }
 
@@ -161,7 +151,6 @@ func (m *Module) Mount(mux *http.ServeMux) {
 func (m *Module) Routes() []string {
 	routes := append(m.API.Routes(), m.Pages.Routes()...)
 	routes = append(routes, m.Feeds.Routes()...)
-	routes = append(routes, m.Calendars.Routes()...)
 	if m.Admin != nil {
 		routes = append(routes, m.Admin.Routes()...)
 	}

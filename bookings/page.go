@@ -269,7 +269,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 		keep = map[string]string{"length": strconv.Itoa(minutes)}
 	}
 	data := &bookPage{Service: svc, Action: p.prefix + "/" + svc.Slug, Price: price(svc), Length: strconv.Itoa(svc.Duration) + " minutes",
-		Where: placeText(svc.Location), ZoneLabel: zoneLabel(zone, p.svc.o.Now())}
+		Where: svc.Location.Text(), ZoneLabel: zoneLabel(zone, p.svc.o.Now())}
 	cal, err := newMonthPicker(q, zone, data.Action, keep, p.svc.o.Now(), r.PostFormValue("start_time"), func(from, to time.Time) ([]Slot, error) {
 		return p.svc.Slots(ctx, svc, SlotQuery{From: from, To: to})
 	})

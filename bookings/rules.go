@@ -245,8 +245,9 @@ func (s *Service) placeHook(svc Offering, o Offer) func(ctx context.Context, tx 
 	}
 }
 
-// placeText is a booking's place for people: "Video: https://…".
-func placeText(l *Location) string {
+// Text is the place in words for people: "Video: https://…", "By
+// phone: …", an address as it is; "" for none (nil).
+func (l *Location) Text() string {
 	if l == nil {
 		return ""
 	}

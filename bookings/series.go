@@ -90,7 +90,7 @@ func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, erro
 	last := starts[len(starts)-1]
 	reach := limitReach(svc, offers)
 	busyFrom, busyTo := starts[0].Add(-maxReach-reach), last.Add(2*maxReach+reach)
-	cal, err := s.store.Availability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: slots.DateOf(starts[0]).AddDays(-1),
+	cal, err := s.readAvailability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: slots.DateOf(starts[0]).AddDays(-1),
 		To: slots.DateOf(last).AddDays(1), BusyFrom: busyFrom, BusyTo: busyTo, Now: s.o.Now()})
 	if err != nil {
 		return Series{}, fmt.Errorf("bookings: create series: %w", err)
@@ -202,7 +202,7 @@ func (s *Service) seriesReservations(svc Offering, o Offer, nb NewBooking, cal A
 			LockWait: s.o.LockWait, BusyFrom: st.Add(-maxReach - reach), BusyTo: st.Add(2*maxReach + reach), Place: s.placeHook(svc, o),
 			// Inside the transaction the earlier occurrences are stored
 			// already, so the busy time read there holds them.
-			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, st, busy) }})
+			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, st, cal.withCalendars(o.ID, busy)) }})
 	}
 	return rs, tokens, skipped, nil
 }

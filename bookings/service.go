@@ -1,7 +1,6 @@
 package bookings
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -114,31 +113,6 @@ type Options struct {
 	// the prune job; RetentionDefault when zero, kept for ever when
 	// negative.
 	Retention time.Duration
-	// CalendarSources read the providers' own calendars, by kind
-	// (CalendarCalDAV, CalendarICS, CalendarGoogle; bookingsical and
-	// bookingsgoogle make them); no calendar is read without one. The
-	// secrets of the connections are sealed with SecretKey, which they
-	// need.
-	CalendarSources map[CalendarKind]CalendarSource
-	// CalendarSyncInterval is how often each connection is read;
-	// CalendarSyncIntervalDefault when zero.
-	CalendarSyncInterval time.Duration
-	// CalendarFreshness: a booking on a provider whose calendars were
-	// read longer ago than this reads that day again first;
-	// CalendarFreshnessDefault when zero.
-	CalendarFreshness time.Duration
-	// CalendarReadTimeout bounds one read of a connection;
-	// CalendarReadTimeoutDefault when zero.
-	CalendarReadTimeout time.Duration
-	// CalendarRefreshTimeout bounds that read before a booking (past it
-	// the booking goes ahead on the stored busy time);
-	// CalendarRefreshTimeoutDefault when zero.
-	CalendarRefreshTimeout time.Duration
-	// CalendarConnectWait is how long making a connection (or reading it
-	// right after) waits for the calendar's server; past it the
-	// connection is saved unread and read in the background by the
-	// calendar sweep. CalendarConnectWaitDefault when zero.
-	CalendarConnectWait time.Duration
 	// Logger receives unexpected errors; nil discards.
 	Logger *slog.Logger
 }
@@ -150,6 +124,7 @@ type Service struct {
 	hooks  registered
 	sealer *seal.Sealer
 	feeds  feedCache
+	cal    ProviderCalendars // nil without the providers' calendars
 }
 
 // NewService returns the service on store.
@@ -222,14 +197,6 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	o.CalendarSyncInterval = cmp.Or(o.CalendarSyncInterval, CalendarSyncIntervalDefault)
-	o.CalendarFreshness = cmp.Or(o.CalendarFreshness, CalendarFreshnessDefault)
-	o.CalendarReadTimeout = cmp.Or(o.CalendarReadTimeout, CalendarReadTimeoutDefault)
-	o.CalendarRefreshTimeout = cmp.Or(o.CalendarRefreshTimeout, CalendarRefreshTimeoutDefault)
-	o.CalendarConnectWait = cmp.Or(o.CalendarConnectWait, CalendarConnectWaitDefault)
-	if len(o.CalendarSources) > 0 && sealer == nil {
-		return nil, errors.New("bookings: new service: CalendarSources need a SecretKey to seal the connections' secrets")
 	}
 	return &Service{store: store, o: o, sealer: sealer}, nil
 }
@@ -317,9 +284,11 @@ func (s *Service) Bookable(ctx context.Context, svc Offering) ([]Offer, error) {
 		}
 		return []Offer{{Provider: p}}, nil
 	}
-	blocked, err := s.blockedByCalendars(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("bookings: providers of %q: %w", svc.Slug, err)
+	var blocked map[int64]bool
+	if s.cal != nil {
+		if blocked, err = s.cal.Unbookable(ctx); err != nil {
+			return nil, fmt.Errorf("bookings: providers of %q: %w", svc.Slug, err)
+		}
 	}
 	active := 0
 	for _, o := range offers {
@@ -384,7 +353,7 @@ func (s *Service) availability(ctx context.Context, svc Offering, offers []Offer
 	}
 	f, t, bf, bt := calendarSpan(from, to)
 	reach := limitReach(svc, offers) // the limits' periods reaching out of the span
-	cal, err := s.store.Availability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf.Add(-reach),
+	cal, err := s.readAvailability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf.Add(-reach),
 		BusyTo: bt.Add(reach), Now: s.o.Now(), ExceptHold: exceptHold})
 	if err != nil {
 		return cal, fmt.Errorf("bookings: calendar of %q: %w", svc.Slug, err)

@@ -17,7 +17,7 @@ import (
 // interface a storage engine implements, and the only way the service
 // reaches its data. A host keeps the SQL adapter (on its own *sql.DB, SQLite
 // or Postgres) unless it brings another engine; an adapter is complete when
-// the conformance suite passes on it. It is the union of five roles, one
+// the conformance suite passes on it. It is the union of four roles, one
 // for each part of the domain, so a reader finds a method by what it is
 // for, and code that serves one part can take its role alone (the
 // periodic jobs need only HousekeepingStore).
@@ -33,7 +33,6 @@ type Store interface {
 	ReservationStore
 	FeedStore
 	HousekeepingStore
-	CalendarStore
 }
 
 // CatalogStore keeps the services, the providers, the links between them and
@@ -188,49 +187,6 @@ type HousekeepingStore interface {
 	EraseCustomer(ctx context.Context, email string, at time.Time) ([]Booking, error)
 }
 
-// CalendarStore keeps the providers' external calendars: their connections,
-// the sync state, and the busy periods read from them.
-type CalendarStore interface {
-	// CreateCalendarConnection stores c and returns it with its ID, no
-	// sync state, and its first sync due at c.NextSyncAt; ErrNotFound
-	// without the provider.
-	CreateCalendarConnection(ctx context.Context, c CalendarConnection) (CalendarConnection, error)
-	// CalendarConnection returns a connection, or ErrNotFound.
-	CalendarConnection(ctx context.Context, id int64) (CalendarConnection, error)
-	// ListCalendarConnections returns a provider's connections, every
-	// provider's with providerID 0, by ID.
-	ListCalendarConnections(ctx context.Context, providerID int64) ([]CalendarConnection, error)
-	// UpdateCalendarConnection writes c's name, endpoint, user name,
-	// sealed secret, calendars, destination, BlockWhenStale and
-	// NextSyncAt (its sync state stays); ErrNotFound.
-	UpdateCalendarConnection(ctx context.Context, c CalendarConnection) (CalendarConnection, error)
-	// DeleteCalendarConnection deletes a connection and its busy periods;
-	// ErrNotFound.
-	DeleteCalendarConnection(ctx context.Context, id int64) error
-	// ClaimCalendarSync takes a connection's sync until until, when no
-	// claim holds at now: on every instance, one sync of a connection
-	// runs at a time. False when another holds it, or the connection is
-	// gone.
-	ClaimCalendarSync(ctx context.Context, id int64, now, until time.Time) (bool, error)
-	// DueCalendarSyncs returns up to limit connections whose next sync is
-	// due at now and that no claim holds, the longest due first.
-	DueCalendarSyncs(ctx context.Context, now time.Time, limit int) ([]int64, error)
-	// FinishCalendarSync records a good read in one transaction: the
-	// connection's busy periods overlapping [From, To) replaced by
-	// Periods (unless NotModified), its ETag and LastModified, SyncedAt,
-	// SyncedUntil (moved on to To, never back), the Warning as its last
-	// error (NotModified keeps the last read's warning but clears a
-	// failure's reason), no failures, the next sync, the claim let go.
-	// ErrNotFound.
-	FinishCalendarSync(ctx context.Context, s CalendarSync) error
-	// FailCalendarSync records a failed read: its reason, one failure
-	// more, the next sync, the claim let go; ErrNotFound.
-	FailCalendarSync(ctx context.Context, id int64, reason string, next time.Time) error
-	// BusyPeriods returns a connection's stored busy periods overlapping
-	// [from, to), by start.
-	BusyPeriods(ctx context.Context, connectionID int64, from, to time.Time) ([]Period, error)
-}
-
 // FeedStamp is what a provider feed's ETag is made of.
 type FeedStamp struct {
 	// LastUpdated is the latest updated_at (zero with no bookings).
@@ -317,8 +273,11 @@ type Availability struct {
 	Hours     []WeeklyHours
 	Overrides []Override
 	Blackouts []Blackout
-	// Busy holds each provider's active bookings.
+	// Busy holds each provider's active bookings (and, as the service
+	// reads it, the busy time of their calendars).
 	Busy map[int64][]Busy
+	// calendars is the providers' calendar busy time the service added.
+	calendars map[int64][]Busy
 }
 
 // Reservation is what [Store.Reserve] books.

@@ -87,18 +87,20 @@ func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, st
 	}
 	f, t, bf, bt := calendarSpan(start, start.Add(24*time.Hour))
 	reach := limitReach(svc, append([]Offer{o}, hosts...))
-	cal, err := s.store.Availability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf.Add(-reach),
+	cal, err := s.readAvailability(ctx, AvailabilityQuery{ServiceID: svc.ID, ProviderIDs: ids, From: f, To: t, BusyFrom: bf.Add(-reach),
 		BusyTo: bt.Add(reach), Now: s.o.Now(), ExceptBooking: b.ID})
 	if err != nil {
 		return Booking{}, err
 	}
+	// busy is a provider's as the store read it: inside the lock, the
+	// bookings alone, so their calendar busy time is added.
 	offeredBy := func(o Offer, busy []Busy) bool {
 		p := host(svc, o, cal, busy)
 		p.Length = length
 		return s.engine(svc).Offers(p, start)
 	}
-	offered := func(busy []Busy) bool { return offeredBy(o, busy) }
-	if !offered(cal.Busy[o.ID]) {
+	offered := func(busy []Busy) bool { return offeredBy(o, cal.withCalendars(o.ID, busy)) }
+	if !offeredBy(o, cal.Busy[o.ID]) {
 		return Booking{}, errNotOffered
 	}
 	byID := map[int64]Offer{}
@@ -115,7 +117,7 @@ func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, st
 	m := Move{BookingID: b.ID, ProviderID: o.ID, Period: Period{Start: start, End: start.Add(length)},
 		Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(), Locks: append(s.limitLocks(svc, o, start), locks...), LockWait: s.o.LockWait,
 		BusyFrom: dayStart.Add(-24*time.Hour - reach), BusyTo: dayEnd.Add(24*time.Hour + reach), Check: offered, At: s.o.Now(),
-		Hosts: b.Hosts, CheckHost: func(id int64, busy []Busy) bool { return offeredBy(byID[id], busy) }}
+		Hosts: b.Hosts, CheckHost: func(id int64, busy []Busy) bool { return offeredBy(byID[id], cal.withCalendars(id, busy)) }}
 	moved, err := change(ctx, s, then, s.o.LockWait, func(ctx context.Context) (Booking, error) { return s.store.Move(ctx, m) }, one)
 	if errors.Is(err, ErrWrongStatus) {
 		// Its status changed since it was read.

@@ -1,7 +1,7 @@
 // Package bookingsgoogle reads providers' Google calendars for busy time
-// and writes bookings to them: a bookings.CalendarWriter for
-// bookings.CalendarGoogle connections, whose secret is the refresh token
-// the provider's consent gave (see bookings.CalendarConsent; the
+// and writes bookings to them: a calendars.Writer for
+// calendars.Google connections, whose secret is the refresh token
+// the provider's consent gave (see calendars.Consent; the
 // bookings calendar page runs the consent flow).
 //
 // Busy time comes from Google's freeBusy call, which tells nothing but
@@ -29,6 +29,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
 	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/oauthflow"
 	"github.com/groundwork-go/groundwork/internal/outbound"
@@ -102,13 +103,13 @@ func New(o Options) (*Google, error) {
 }
 
 // OAuthConfig is the consent flow's configuration; it implements
-// bookings.CalendarConsent.
+// calendars.Consent.
 func (g *Google) OAuthConfig() *oauth2.Config { return &g.cfg }
 
 // client is an HTTP client authorized by a connection's refresh token,
 // whose access token is fetched here first: a refused refresh token is
 // an answer, not a failure to send that another try might mend.
-func (g *Google) client(a bookings.CalendarAccess) (*http.Client, error) {
+func (g *Google) client(a calendars.Access) (*http.Client, error) {
 	key := sha256.Sum256([]byte(a.Secret))
 	g.mu.Lock()
 	ts, ok := g.tokens[key]
@@ -159,12 +160,12 @@ type calendarList struct {
 
 // Calendars lists the account's own calendars (those it owns or may
 // write), the primary one first.
-func (g *Google) Calendars(ctx context.Context, a bookings.CalendarAccess) ([]bookings.RemoteCalendar, error) {
+func (g *Google) Calendars(ctx context.Context, a calendars.Access) ([]calendars.Remote, error) {
 	hc, err := g.client(a)
 	if err != nil {
 		return nil, err
 	}
-	out := []bookings.RemoteCalendar{}
+	out := []calendars.Remote{}
 	q := url.Values{"minAccessRole": {"writer"}, "maxResults": {"250"}}
 	for {
 		var page calendarList
@@ -172,9 +173,9 @@ func (g *Google) Calendars(ctx context.Context, a bookings.CalendarAccess) ([]bo
 			return nil, reason("the list of calendars", err)
 		}
 		for _, c := range page.Items {
-			rc := bookings.RemoteCalendar{ID: c.ID, Name: cmp.Or(c.SummaryOverride, c.Summary, c.ID)}
+			rc := calendars.Remote{ID: c.ID, Name: cmp.Or(c.SummaryOverride, c.Summary, c.ID)}
 			if c.Primary {
-				out = append([]bookings.RemoteCalendar{rc}, out...)
+				out = append([]calendars.Remote{rc}, out...)
 			} else {
 				out = append(out, rc)
 			}
@@ -188,12 +189,12 @@ func (g *Google) Calendars(ctx context.Context, a bookings.CalendarAccess) ([]bo
 
 // Busy reads each chosen calendar (the account's own when none is
 // chosen) for [from, to).
-func (g *Google) Busy(ctx context.Context, a bookings.CalendarAccess, from, to time.Time, loc *time.Location, skip func(string) bool) (bookings.BusyRead, error) {
+func (g *Google) Busy(ctx context.Context, a calendars.Access, from, to time.Time, loc *time.Location, skip func(string) bool) (calendars.BusyRead, error) {
 	ids := a.Connection.Calendars
 	if len(ids) == 0 {
 		cals, err := g.Calendars(ctx, a)
 		if err != nil {
-			return bookings.BusyRead{}, err
+			return calendars.BusyRead{}, err
 		}
 		for _, c := range cals {
 			ids = append(ids, c.ID)
@@ -201,9 +202,9 @@ func (g *Google) Busy(ctx context.Context, a bookings.CalendarAccess, from, to t
 	}
 	hc, err := g.client(a)
 	if err != nil {
-		return bookings.BusyRead{}, err
+		return calendars.BusyRead{}, err
 	}
-	var read bookings.BusyRead
+	var read calendars.BusyRead
 	var free []string
 	for _, id := range ids {
 		if id != a.Connection.Destination {
@@ -212,7 +213,7 @@ func (g *Google) Busy(ctx context.Context, a bookings.CalendarAccess, from, to t
 		}
 		ps, unreadable, err := g.events(ctx, hc, id, from, to, loc, skip)
 		if err != nil {
-			return bookings.BusyRead{}, err
+			return calendars.BusyRead{}, err
 		}
 		read.Periods = append(read.Periods, ps...)
 		read.Unreadable += unreadable
@@ -225,7 +226,7 @@ func (g *Google) Busy(ctx context.Context, a bookings.CalendarAccess, from, to t
 			}
 			ps, err := g.freeBusy(ctx, hc, free[i:min(i+CalendarsPerCall, len(free))], start, end)
 			if err != nil {
-				return bookings.BusyRead{}, err
+				return calendars.BusyRead{}, err
 			}
 			read.Periods = append(read.Periods, ps...)
 		}
@@ -369,13 +370,13 @@ func UIDOf(id string) string {
 	return string(b)
 }
 
-func eventPath(a bookings.CalendarAccess, uid string) string {
+func eventPath(a calendars.Access, uid string) string {
 	return "/calendars/" + url.PathEscape(a.Connection.Destination) + "/events/" + EventID(uid)
 }
 
 // PutEvent writes a booking to the destination calendar: an update of
 // the event with its id, or an insert when there is none yet.
-func (g *Google) PutEvent(ctx context.Context, a bookings.CalendarAccess, ev bookings.CalendarEvent) error {
+func (g *Google) PutEvent(ctx context.Context, a calendars.Access, ev calendars.Event) error {
 	if a.Connection.Destination == "" {
 		return errors.New("the connection has no destination calendar")
 	}
@@ -404,7 +405,7 @@ func (g *Google) PutEvent(ctx context.Context, a bookings.CalendarAccess, ev boo
 
 // DeleteEvent removes a booking's event from the destination calendar;
 // one that is not there (or is already gone) is not an error.
-func (g *Google) DeleteEvent(ctx context.Context, a bookings.CalendarAccess, uid string) error {
+func (g *Google) DeleteEvent(ctx context.Context, a calendars.Access, uid string) error {
 	if a.Connection.Destination == "" {
 		return errors.New("the connection has no destination calendar")
 	}

@@ -10,12 +10,13 @@ import (
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingsgoogle"
-	"github.com/groundwork-go/groundwork/bookings/bookingstest"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
+	"github.com/groundwork-go/groundwork/bookings/calendars/calendarstest"
 )
 
 var ctx = context.Background()
 
-func newSource(t *testing.T, g *bookingstest.Google) *bookingsgoogle.Google {
+func newSource(t *testing.T, g *calendarstest.Google) *bookingsgoogle.Google {
 	src, err := bookingsgoogle.New(bookingsgoogle.Options{ClientID: "client.apps.googleusercontent.com", ClientSecret: "GOCSPX-secret",
 		RedirectURL: "https://example.com/bookings/calendar/google/callback", Endpoint: g.Endpoint(), BaseURL: g.APIBase()})
 	require.NoError(t, err)
@@ -30,8 +31,8 @@ func at(s string) time.Time {
 	return t
 }
 
-func timed(id, start, end string) bookingstest.GoogleEvent {
-	return bookingstest.GoogleEvent{ID: id, Start: map[string]any{"dateTime": start}, End: map[string]any{"dateTime": end}}
+func timed(id, start, end string) calendarstest.GoogleEvent {
+	return calendarstest.GoogleEvent{ID: id, Start: map[string]any{"dateTime": start}, End: map[string]any{"dateTime": end}}
 }
 
 func TestNewRequiresTheClient(t *testing.T) {
@@ -40,28 +41,28 @@ func TestNewRequiresTheClient(t *testing.T) {
 }
 
 func TestCalendarsListsTheAccountsOwn(t *testing.T) {
-	g := bookingstest.NewGoogle(t)
+	g := calendarstest.NewGoogle(t)
 	g.AddCalendar("en.uk#holiday@group.v.calendar.google.com", "Holidays in the United Kingdom", false, "reader")
 	g.AddCalendar("work@group.calendar.google.com", "Work", false, "writer")
 	src := newSource(t, g)
-	cals, err := src.Calendars(ctx, bookings.CalendarAccess{Secret: g.RefreshToken})
+	cals, err := src.Calendars(ctx, calendars.Access{Secret: g.RefreshToken})
 	require.NoError(t, err)
-	require.Equal(t, []bookings.RemoteCalendar{{ID: "primary@example.com", Name: "Ada Lovelace"},
+	require.Equal(t, []calendars.Remote{{ID: "primary@example.com", Name: "Ada Lovelace"},
 		{ID: "work@group.calendar.google.com", Name: "Work"}}, cals, "the primary first, calendars only read left out")
 }
 
 func TestBusyReadsFreeBusyAndTheDestinationsEvents(t *testing.T) {
-	g := bookingstest.NewGoogle(t)
+	g := calendarstest.NewGoogle(t)
 	g.AddCalendar("work@group.calendar.google.com", "Work", false, "writer")
 	g.Put("primary@example.com", timed("lunch", "2026-06-02T12:00:00+01:00", "2026-06-02T13:00:00+01:00"))
 	free := timed("focus", "2026-06-02T15:00:00Z", "2026-06-02T16:00:00Z")
 	free.Transparency = "transparent"
 	g.Put("primary@example.com", free)
-	g.Put("primary@example.com", bookingstest.GoogleEvent{ID: "holiday", Start: map[string]any{"date": "2026-06-05"},
+	g.Put("primary@example.com", calendarstest.GoogleEvent{ID: "holiday", Start: map[string]any{"date": "2026-06-05"},
 		End: map[string]any{"date": "2026-06-06"}})
 	own := timed(bookingsgoogle.EventID("BK-1@bookings.example"), "2026-06-03T09:00:00Z", "2026-06-03T10:00:00Z")
 	g.Put("work@group.calendar.google.com", own)
-	g.Put("work@group.calendar.google.com", bookingstest.GoogleEvent{ID: "offsite", Start: map[string]any{"date": "2026-06-04"},
+	g.Put("work@group.calendar.google.com", calendarstest.GoogleEvent{ID: "offsite", Start: map[string]any{"date": "2026-06-04"},
 		End: map[string]any{"date": "2026-06-05"}})
 	gone := timed("moved", "2026-06-03T11:00:00Z", "2026-06-03T12:00:00Z")
 	gone.Status = "cancelled"
@@ -70,7 +71,7 @@ func TestBusyReadsFreeBusyAndTheDestinationsEvents(t *testing.T) {
 
 	src := newSource(t, g)
 	london, _ := time.LoadLocation("Europe/London")
-	a := bookings.CalendarAccess{Secret: g.RefreshToken, Connection: bookings.CalendarConnection{
+	a := calendars.Access{Secret: g.RefreshToken, Connection: calendars.Connection{
 		Calendars: []string{"primary@example.com", "work@group.calendar.google.com"}, Destination: "work@group.calendar.google.com"}}
 	read, err := src.Busy(ctx, a, at("2026-06-01T00:00:00Z"), at("2026-09-01T00:00:00Z"), london,
 		func(uid string) bool { return uid == "BK-1@bookings.example" })
@@ -89,7 +90,7 @@ func TestBusyReadsFreeBusyAndTheDestinationsEvents(t *testing.T) {
 		"the destination's events are read page by page")
 	require.Equal(t, 1, g.Refreshes(), "one access token for every call while it lasts")
 
-	read, err = src.Busy(ctx, bookings.CalendarAccess{Secret: g.RefreshToken}, at("2026-06-01T00:00:00Z"), at("2026-06-10T00:00:00Z"), london, nil)
+	read, err = src.Busy(ctx, calendars.Access{Secret: g.RefreshToken}, at("2026-06-01T00:00:00Z"), at("2026-06-10T00:00:00Z"), london, nil)
 	require.NoError(t, err)
 	require.Len(t, read.Periods, 4, "no calendar chosen: the account's own, by freeBusy, nothing skipped")
 }
@@ -105,10 +106,10 @@ func count(calls []string, call string) int {
 }
 
 func TestBookingsWrittenByTheirUID(t *testing.T) {
-	g := bookingstest.NewGoogle(t)
+	g := calendarstest.NewGoogle(t)
 	src := newSource(t, g)
-	a := bookings.CalendarAccess{Secret: g.RefreshToken, Connection: bookings.CalendarConnection{Destination: "primary@example.com"}}
-	ev := bookings.CalendarEvent{UID: "BK-7@bookings.example", Summary: "Consultation: Grace Hopper",
+	a := calendars.Access{Secret: g.RefreshToken, Connection: calendars.Connection{Destination: "primary@example.com"}}
+	ev := calendars.Event{UID: "BK-7@bookings.example", Summary: "Consultation: Grace Hopper",
 		Start: at("2026-06-02T16:00:00Z"), End: at("2026-06-02T16:30:00Z")}
 	require.NoError(t, src.PutEvent(ctx, a, ev))
 	id := bookingsgoogle.EventID(ev.UID)
@@ -133,7 +134,7 @@ func TestBookingsWrittenByTheirUID(t *testing.T) {
 	require.Equal(t, "confirmed", got.Status)
 	require.Equal(t, []string{"PUT", "POST", "PUT", "DELETE", "DELETE", "PUT"}, methods(g.Calls()))
 
-	require.ErrorContains(t, src.PutEvent(ctx, bookings.CalendarAccess{Secret: g.RefreshToken}, ev), "no destination")
+	require.ErrorContains(t, src.PutEvent(ctx, calendars.Access{Secret: g.RefreshToken}, ev), "no destination")
 }
 
 func methods(calls []string) []string {
@@ -154,13 +155,13 @@ func cutSpace(s string) (string, string, bool) {
 }
 
 func TestRefusedTokenSaysConnectAgain(t *testing.T) {
-	g := bookingstest.NewGoogle(t)
+	g := calendarstest.NewGoogle(t)
 	src := newSource(t, g)
-	_, err := src.Calendars(ctx, bookings.CalendarAccess{Secret: "1//revoked-token"})
+	_, err := src.Calendars(ctx, calendars.Access{Secret: "1//revoked-token"})
 	require.EqualError(t, err, "Google refused the connection (invalid_grant); connect the calendar again")
-	_, err = src.Busy(ctx, bookings.CalendarAccess{Secret: g.RefreshToken, Connection: bookings.CalendarConnection{Calendars: []string{"nobody@example.com"}}},
+	_, err = src.Busy(ctx, calendars.Access{Secret: g.RefreshToken, Connection: calendars.Connection{Calendars: []string{"nobody@example.com"}}},
 		at("2026-06-01T00:00:00Z"), at("2026-06-02T00:00:00Z"), time.UTC, nil)
 	require.EqualError(t, err, "Google could not read the calendar nobody@example.com (notFound)")
-	err = src.DeleteEvent(ctx, bookings.CalendarAccess{Secret: g.RefreshToken, Connection: bookings.CalendarConnection{Destination: "nobody@example.com"}}, "BK-1@x")
+	err = src.DeleteEvent(ctx, calendars.Access{Secret: g.RefreshToken, Connection: calendars.Connection{Destination: "nobody@example.com"}}, "BK-1@x")
 	require.NoError(t, err, "nothing to delete in a calendar that is gone")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/teambition/rrule-go"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
 	"github.com/groundwork-go/groundwork/bookings/slots"
 )
 
@@ -51,7 +52,7 @@ func Busy(cals []*ical.Calendar, from, to time.Time, loc *time.Location, skip fu
 
 // expand is Busy as a read, with a warning in words when recurring
 // events were left out for the read's bounds.
-func expand(cals []*ical.Calendar, from, to time.Time, loc *time.Location, skip func(uid string) bool) bookings.BusyRead {
+func expand(cals []*ical.Calendar, from, to time.Time, loc *time.Location, skip func(uid string) bool) calendars.BusyRead {
 	r := reader{from: from, to: to, loc: loc, budget: MaxOccurrencesPerRead, deadline: time.Now().Add(MaxExpandTime)}
 	replaced := map[string]*overrides{}
 	var masters, singles []*ical.Component
@@ -108,7 +109,7 @@ func expand(cals []*ical.Calendar, from, to time.Time, loc *time.Location, skip 
 			r.unreadable++
 		}
 	}
-	read := bookings.BusyRead{Periods: slots.MergePeriods(r.out), Unreadable: r.unreadable + tooOften + spent}
+	read := calendars.BusyRead{Periods: slots.MergePeriods(r.out), Unreadable: r.unreadable + tooOften + spent}
 	switch {
 	case spent > 0:
 		read.Warning = fmt.Sprintf("%d repeating events were left out: together the calendar's events repeat more often than can be read. "+

@@ -15,12 +15,12 @@ import (
 	"github.com/emersion/go-ical"
 	"github.com/emersion/go-webdav/caldav"
 
-	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
 )
 
 // CalDAV reads and writes a CalDAV account (iCloud, Fastmail, Nextcloud,
 // Radicale...) with a user name and an app password: a
-// bookings.CalendarWriter for bookings.CalendarCalDAV connections, whose
+// calendars.Writer for calendars.CalDAV connections, whose
 // Endpoint is the server and whose secret is the password.
 //
 // Busy time is asked of each chosen calendar with a free-busy-query where
@@ -72,11 +72,11 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 	return res, nil
 }
 
-func (s *CalDAV) doer(a bookings.CalendarAccess) doer {
+func (s *CalDAV) doer(a calendars.Access) doer {
 	return doer{c: s.http, user: a.Connection.Username, pass: a.Secret, userAgent: s.userAgent}
 }
 
-func (s *CalDAV) client(a bookings.CalendarAccess) (*caldav.Client, error) {
+func (s *CalDAV) client(a calendars.Access) (*caldav.Client, error) {
 	c, err := caldav.NewClient(s.doer(a), a.Connection.Endpoint)
 	if err != nil {
 		return nil, calendarError("That server address cannot be used. Check it and try again.", err)
@@ -86,7 +86,7 @@ func (s *CalDAV) client(a bookings.CalendarAccess) (*caldav.Client, error) {
 
 // Calendars finds the account's calendars that hold events: the current
 // user's principal, its calendar home, the calendars in it.
-func (s *CalDAV) Calendars(ctx context.Context, a bookings.CalendarAccess) ([]bookings.RemoteCalendar, error) {
+func (s *CalDAV) Calendars(ctx context.Context, a calendars.Access) ([]calendars.Remote, error) {
 	c, err := s.client(a)
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func (s *CalDAV) Calendars(ctx context.Context, a bookings.CalendarAccess) ([]bo
 	if err != nil {
 		return nil, explained(notCalDAV, err)
 	}
-	out := []bookings.RemoteCalendar{}
+	out := []calendars.Remote{}
 	for _, cal := range cals {
 		if len(cal.SupportedComponentSet) > 0 && !slices.Contains(cal.SupportedComponentSet, ical.CompEvent) {
 			continue
@@ -113,19 +113,19 @@ func (s *CalDAV) Calendars(ctx context.Context, a bookings.CalendarAccess) ([]bo
 		if name == "" {
 			name = cal.Path
 		}
-		out = append(out, bookings.RemoteCalendar{ID: cal.Path, Name: name})
+		out = append(out, calendars.Remote{ID: cal.Path, Name: name})
 	}
 	return out, nil
 }
 
 // Busy reads each chosen calendar (every one the account lists when
 // none is chosen) for [from, to).
-func (s *CalDAV) Busy(ctx context.Context, a bookings.CalendarAccess, from, to time.Time, loc *time.Location, skip func(string) bool) (bookings.BusyRead, error) {
+func (s *CalDAV) Busy(ctx context.Context, a calendars.Access, from, to time.Time, loc *time.Location, skip func(string) bool) (calendars.BusyRead, error) {
 	paths := a.Connection.Calendars
 	if len(paths) == 0 {
 		cals, err := s.Calendars(ctx, a)
 		if err != nil {
-			return bookings.BusyRead{}, err
+			return calendars.BusyRead{}, err
 		}
 		for _, c := range cals {
 			paths = append(paths, c.ID)
@@ -133,7 +133,7 @@ func (s *CalDAV) Busy(ctx context.Context, a bookings.CalendarAccess, from, to t
 	}
 	c, err := s.client(a)
 	if err != nil {
-		return bookings.BusyRead{}, err
+		return calendars.BusyRead{}, err
 	}
 	var all []*ical.Calendar
 	for _, path := range paths {
@@ -151,7 +151,7 @@ func (s *CalDAV) Busy(ctx context.Context, a bookings.CalendarAccess, from, to t
 			})
 		})
 		if err != nil {
-			return bookings.BusyRead{}, explained("One of the chosen calendars could not be read. Check that it still exists and try again.",
+			return calendars.BusyRead{}, explained("One of the chosen calendars could not be read. Check that it still exists and try again.",
 				fmt.Errorf("bookingsical: calendar %s: %w", path, err))
 		}
 		for _, o := range objs {
@@ -166,7 +166,7 @@ func (s *CalDAV) Busy(ctx context.Context, a bookings.CalendarAccess, from, to t
 // freeBusy asks path for its busy time with a free-busy-query REPORT; ok
 // is false when the server does not answer one (then the events are
 // read instead).
-func (s *CalDAV) freeBusy(ctx context.Context, a bookings.CalendarAccess, path string, from, to time.Time) (*ical.Calendar, bool) {
+func (s *CalDAV) freeBusy(ctx context.Context, a calendars.Access, path string, from, to time.Time) (*ical.Calendar, bool) {
 	u, err := url.Parse(a.Connection.Endpoint)
 	if err != nil {
 		return nil, false
@@ -204,7 +204,7 @@ func eventPath(destination, uid string) string {
 
 // PutEvent writes a booking to the connection's destination calendar,
 // replacing the event of the same UID.
-func (s *CalDAV) PutEvent(ctx context.Context, a bookings.CalendarAccess, ev bookings.CalendarEvent) error {
+func (s *CalDAV) PutEvent(ctx context.Context, a calendars.Access, ev calendars.Event) error {
 	if a.Connection.Destination == "" {
 		return errors.New("the connection has no destination calendar")
 	}
@@ -220,7 +220,7 @@ func (s *CalDAV) PutEvent(ctx context.Context, a bookings.CalendarAccess, ev boo
 
 // DeleteEvent removes a booking's event from the destination calendar;
 // one that is not there is not an error.
-func (s *CalDAV) DeleteEvent(ctx context.Context, a bookings.CalendarAccess, uid string) error {
+func (s *CalDAV) DeleteEvent(ctx context.Context, a calendars.Access, uid string) error {
 	if a.Connection.Destination == "" {
 		return errors.New("the connection has no destination calendar")
 	}
@@ -247,7 +247,7 @@ func (s *CalDAV) DeleteEvent(ctx context.Context, a bookings.CalendarAccess, uid
 }
 
 // eventCalendar is the iCalendar object of a booking's event.
-func eventCalendar(ev bookings.CalendarEvent, now time.Time) *ical.Calendar {
+func eventCalendar(ev calendars.Event, now time.Time) *ical.Calendar {
 	cal := ical.NewCalendar()
 	cal.Props.SetText(ical.PropProductID, "-//groundwork//bookings//EN")
 	cal.Props.SetText(ical.PropVersion, "2.0")

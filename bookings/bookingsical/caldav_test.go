@@ -18,6 +18,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingsical"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 )
 
@@ -185,7 +186,7 @@ func exerciseCalDAV(t *testing.T, base, home string) {
 		"TRANSP:TRANSPARENT", "SUMMARY:Birthday", "END:VEVENT")
 
 	src := bookingsical.NewCalDAV(&bookingsical.Options{AllowPrivateHosts: true})
-	a := bookings.CalendarAccess{Connection: bookings.CalendarConnection{Kind: bookings.CalendarCalDAV, Endpoint: base + "/", Username: "ada",
+	a := calendars.Access{Connection: calendars.Connection{Kind: calendars.CalDAV, Endpoint: base + "/", Username: "ada",
 		Calendars: []string{work, personal}, Destination: work}, Secret: "app-password"}
 	cals, err := src.Calendars(ctx, a)
 	require.NoError(t, err)
@@ -213,7 +214,7 @@ func exerciseCalDAV(t *testing.T, base, home string) {
 
 	// A booking written to the destination is the provider's to see, and
 	// not read back as busy time; moved, it moves; deleted, it goes.
-	ev := bookings.CalendarEvent{UID: "BK-7@bookings.test", Summary: "Consultation: Grace", Start: mustUTC("2026-03-10T10:00"),
+	ev := calendars.Event{UID: "BK-7@bookings.test", Summary: "Consultation: Grace", Start: mustUTC("2026-03-10T10:00"),
 		End: mustUTC("2026-03-10T10:30")}
 	require.NoError(t, src.PutEvent(ctx, a, ev))
 	read, err = src.Busy(ctx, a, from, to, london, own)
@@ -249,10 +250,10 @@ func TestCalDAVInProcess(t *testing.T) {
 	exerciseCalDAV(t, base, "/ada/calendars/")
 	// A wrong password is said to be one.
 	src := bookingsical.NewCalDAV(&bookingsical.Options{AllowPrivateHosts: true})
-	_, err := src.Calendars(context.Background(), bookings.CalendarAccess{Connection: bookings.CalendarConnection{Endpoint: base + "/", Username: "ada"},
+	_, err := src.Calendars(context.Background(), calendars.Access{Connection: calendars.Connection{Endpoint: base + "/", Username: "ada"},
 		Secret: "wrong"})
 	require.Equal(t, "The calendar's server refused access. Check the user name and app password, or that the address is still shared, and try again.",
-		bookings.CalendarReason(err))
+		calendars.Reason(err))
 	require.ErrorContains(t, err, "401 Unauthorized", "the cause, for the log")
 }
 

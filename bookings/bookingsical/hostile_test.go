@@ -17,6 +17,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingsical"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
 )
 
 // hostileCalDAV is a CalDAV server that answers every calendar-query
@@ -74,12 +75,12 @@ func repeat(line string, bytes int) func(w io.Writer) {
 
 var hostileWindow = struct{ from, to time.Time }{time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), time.Date(2027, 3, 1, 0, 0, 0, 0, time.UTC)}
 
-func readCalDAV(t *testing.T, srv *httptest.Server) (bookings.BusyRead, error) {
+func readCalDAV(t *testing.T, srv *httptest.Server) (calendars.BusyRead, error) {
 	t.Helper()
 	src := bookingsical.NewCalDAV(&bookingsical.Options{AllowPrivateHosts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return src.Busy(ctx, bookings.CalendarAccess{Connection: bookings.CalendarConnection{Endpoint: srv.URL + "/", Username: "ada",
+	return src.Busy(ctx, calendars.Access{Connection: calendars.Connection{Endpoint: srv.URL + "/", Username: "ada",
 		Calendars: []string{"/cal/"}}, Secret: "pw"}, hostileWindow.from, hostileWindow.to, time.UTC, nil)
 }
 
@@ -112,7 +113,7 @@ func TestCalDAVHostileAnswers(t *testing.T) {
 			srv, sent := hostileCalDAV(t, tc.body)
 			_, err := readCalDAV(t, srv)
 			require.Error(t, err)
-			require.Equal(t, tc.reason, bookings.CalendarReason(err))
+			require.Equal(t, tc.reason, calendars.Reason(err))
 			srv.CloseClientConnections()
 			require.Less(t, sent.Load(), int64(bookingsical.MaxCalendarBytes+8<<20), "read no more than the bound (and the buffers)")
 		})
@@ -134,7 +135,7 @@ func TestICSHostileAnswers(t *testing.T) {
 		t.Cleanup(srv.Close)
 		_, err := bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true}).Calendars(context.Background(), access(srv.URL+"/c.ics"))
 		require.Error(t, err, tc.name)
-		reason := bookings.CalendarReason(err)
+		reason := calendars.Reason(err)
 		require.Equal(t, tc.reason, reason, tc.name)
 		require.NotContains(t, reason, "runtime error", tc.name)
 	}

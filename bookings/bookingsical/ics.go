@@ -15,7 +15,7 @@ import (
 
 	"github.com/emersion/go-ical"
 
-	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
 	"github.com/groundwork-go/groundwork/internal/egress"
 )
 
@@ -48,8 +48,8 @@ func (o *Options) userAgent() string {
 
 // ICS reads a calendar's secret iCal address (what Google, Outlook and
 // Apple publish for a calendar) with conditional GET: an unchanged
-// calendar costs a 304. It is a bookings.CalendarSource for
-// bookings.CalendarICS connections, whose secret is the address.
+// calendar costs a 304. It is a calendars.Source for
+// calendars.ICS connections, whose secret is the address.
 type ICS struct{ requester }
 
 // NewICS returns the ICS address reader.
@@ -72,7 +72,7 @@ func newRequester(opts *Options) requester {
 
 // Calendars reads the address once and answers its one calendar (named
 // by X-WR-CALNAME when it has one).
-func (s *ICS) Calendars(ctx context.Context, a bookings.CalendarAccess) ([]bookings.RemoteCalendar, error) {
+func (s *ICS) Calendars(ctx context.Context, a calendars.Access) ([]calendars.Remote, error) {
 	cal, _, err := s.fetch(ctx, a.Secret, "", "")
 	if err != nil {
 		return nil, err
@@ -81,17 +81,17 @@ func (s *ICS) Calendars(ctx context.Context, a bookings.CalendarAccess) ([]booki
 	if p := cal.Props.Get("X-WR-CALNAME"); p != nil && p.Value != "" {
 		name = p.Value
 	}
-	return []bookings.RemoteCalendar{{ID: "", Name: name}}, nil
+	return []calendars.Remote{{ID: "", Name: name}}, nil
 }
 
 // Busy reads the address (conditionally on the connection's ETag and
 // Last-Modified) and answers the busy time in [from, to).
-func (s *ICS) Busy(ctx context.Context, a bookings.CalendarAccess, from, to time.Time, loc *time.Location, skip func(string) bool) (bookings.BusyRead, error) {
+func (s *ICS) Busy(ctx context.Context, a calendars.Access, from, to time.Time, loc *time.Location, skip func(string) bool) (calendars.BusyRead, error) {
 	cal, res, err := s.fetch(ctx, a.Secret, a.Connection.ETag, a.Connection.LastModified)
 	if err != nil {
-		return bookings.BusyRead{}, err
+		return calendars.BusyRead{}, err
 	}
-	read := bookings.BusyRead{ETag: res.Header.Get("ETag"), LastModified: res.Header.Get("Last-Modified")}
+	read := calendars.BusyRead{ETag: res.Header.Get("ETag"), LastModified: res.Header.Get("Last-Modified")}
 	if cal == nil {
 		read.NotModified = true
 		read.ETag, read.LastModified = a.Connection.ETag, a.Connection.LastModified
@@ -215,7 +215,7 @@ func refused(res *http.Response) error {
 // explained is err when it already says why in words, else err with
 // reason.
 func explained(reason string, err error) error {
-	var ce *bookings.CalendarError
+	var ce *calendars.Error
 	if errors.As(err, &ce) {
 		return err
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingsical"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
 )
 
 // icsServer serves testdata/name at /secret/<token>.ics with an ETag and
@@ -42,8 +42,8 @@ func icsServer(t *testing.T, name string) (*httptest.Server, *atomic.Int64) {
 	return srv, &full
 }
 
-func access(secret string) bookings.CalendarAccess {
-	return bookings.CalendarAccess{Connection: bookings.CalendarConnection{Kind: bookings.CalendarICS, Name: "Mine"}, Secret: secret}
+func access(secret string) calendars.Access {
+	return calendars.Access{Connection: calendars.Connection{Kind: calendars.ICS, Name: "Mine"}, Secret: secret}
 }
 
 // An ICS address: listed as its one calendar, read into busy periods,
@@ -56,7 +56,7 @@ func TestICSReadsConditionally(t *testing.T) {
 	a := access(srv.URL + "/secret/c2VjcmV0.ics")
 	cals, err := ics.Calendars(ctx, a)
 	require.NoError(t, err)
-	require.Equal(t, []bookings.RemoteCalendar{{ID: "", Name: "Ada Lovelace"}}, cals)
+	require.Equal(t, []calendars.Remote{{ID: "", Name: "Ada Lovelace"}}, cals)
 
 	london, _ := time.LoadLocation("Europe/London")
 	from, to := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
@@ -78,7 +78,7 @@ func TestICSReadsConditionally(t *testing.T) {
 	// webcal:// is read as https://, which this plain server does not
 	// speak: the TLS handshake fails.
 	_, err = ics.Calendars(ctx, access(strings.Replace(a.Secret, "http://", "webcal://", 1)))
-	require.Equal(t, "We could not reach that address. Check it and try again.", bookings.CalendarReason(err))
+	require.Equal(t, "We could not reach that address. Check it and try again.", calendars.Reason(err))
 	require.ErrorContains(t, err, "http: server gave HTTP response to HTTPS client", "the cause, for the log")
 }
 
@@ -90,17 +90,17 @@ func TestICSFailures(t *testing.T) {
 	ctx := context.Background()
 	ics := bookingsical.NewICS(&bookingsical.Options{AllowPrivateHosts: true})
 	_, err := ics.Calendars(ctx, access(srv.URL+"/secret/wrong.ics"))
-	require.Equal(t, "There is no calendar at that address. Check it and try again.", bookings.CalendarReason(err))
+	require.Equal(t, "There is no calendar at that address. Check it and try again.", calendars.Reason(err))
 	require.ErrorContains(t, err, "404 Not Found", "the cause, for the log")
 	notICS := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("<html>hello</html>")) }))
 	t.Cleanup(notICS.Close)
 	_, err = ics.Calendars(ctx, access(notICS.URL+"/c2VjcmV0"))
-	require.Equal(t, "The address answered something that is not a calendar. Check that it is the calendar's iCal address.", bookings.CalendarReason(err))
+	require.Equal(t, "The address answered something that is not a calendar. Check that it is the calendar's iCal address.", calendars.Reason(err))
 	require.NotContains(t, err.Error(), "c2VjcmV0")
 
 	_, err = bookingsical.NewICS(nil).Calendars(ctx, access(srv.URL+"/secret/c2VjcmV0.ics"))
 	require.Equal(t, "That address is on a private network, which this site does not read calendars from. Use the calendar's public address.",
-		bookings.CalendarReason(err))
+		calendars.Reason(err))
 	require.ErrorContains(t, err, "not a public address", "the cause, for the log")
 	require.NotContains(t, err.Error(), "c2VjcmV0", "the secret address is never in a reason")
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
 )
 
 // The bounds of one calendar read, whatever the server sends: what is
@@ -39,7 +39,7 @@ const (
 
 // calendarError is a failed read with its reason for the provider.
 func calendarError(reason string, err error) error {
-	return &bookings.CalendarError{Reason: reason, Err: err}
+	return &calendars.Error{Reason: reason, Err: err}
 }
 
 // errTooLarge is an answer past MaxCalendarBytes.

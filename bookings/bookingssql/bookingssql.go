@@ -326,7 +326,7 @@ type busyRow struct {
 // busyQuery reads active bookings and live holds of some providers
 // overlapping a span, with their services' buffers, and the collective
 // bookings they are hosts of (the busy time of the providers' own
-// calendars is read by busyDays). Arguments: provider IDs, span end, span
+// calendars is the calendars package's). Arguments: provider IDs, span end, span
 // start, the booking to leave out; the same for holds with the instant
 // they must outlive and the hold to leave out; and for hosts as for
 // bookings.
@@ -353,7 +353,7 @@ func (r busyRow) busy() bookings.Busy {
 		BufferBefore: time.Duration(r.BufferBefore) * time.Minute, BufferAfter: time.Duration(r.BufferAfter) * time.Minute}
 }
 
-// Calendar implements bookings.Store.
+// Availability implements bookings.Store.
 func (s *Store) Availability(ctx context.Context, cq bookings.AvailabilityQuery) (bookings.Availability, error) {
 	serviceID, providerIDs, from, to := cq.ServiceID, cq.ProviderIDs, cq.From, cq.To
 	cal := bookings.Availability{Busy: map[int64][]bookings.Busy{}}
@@ -402,9 +402,6 @@ func (s *Store) Availability(ctx context.Context, cq bookings.AvailabilityQuery)
 	}
 	for _, b := range busy {
 		cal.Busy[b.ProviderID] = append(cal.Busy[b.ProviderID], b.busy())
-	}
-	if err := busyDays(ctx, db, s.db.Rebind, providerIDs, cq.BusyFrom, cq.BusyTo, cal.Busy); err != nil {
-		return cal, mapErr(err, "calendar busy days")
 	}
 	return cal, nil
 }

@@ -125,7 +125,7 @@ func (s *Store) reserve(ctx context.Context, tx *sqlx.Tx, r bookings.Reservation
 				return err
 			}
 		}
-		if err := s.checkBusy(ctx, tx, *r.Booking.ProviderID, r.BusyFrom, r.BusyTo,
+		if err := s.checkBusy(ctx, tx,
 			busyArgs([]int64{*r.Booking.ProviderID}, r.BusyFrom, r.BusyTo, r.Booking.CreatedAt, r.UseHold, 0), r.Check); err != nil {
 			return err
 		}
@@ -263,7 +263,7 @@ func (s *Store) Move(ctx context.Context, m bookings.Move) (bookings.Booking, er
 			out = b
 			return bookings.ErrWrongStatus
 		}
-		if err := s.checkBusy(ctx, tx, m.ProviderID, m.BusyFrom, m.BusyTo,
+		if err := s.checkBusy(ctx, tx,
 			busyArgs([]int64{m.ProviderID}, m.BusyFrom, m.BusyTo, m.At, 0, m.BookingID), m.Check); err != nil {
 			return err
 		}
@@ -313,7 +313,7 @@ func (s *Store) HoldByHash(ctx context.Context, tokenHash []byte) (bookings.Hold
 
 // checkBusy reads the busy time busyArgs names, inside the lock, and asks
 // check whether the slot is still free: ErrSlotTaken if not.
-func (s *Store) checkBusy(ctx context.Context, tx *sqlx.Tx, providerID int64, from, to time.Time, args []any, check func([]bookings.Busy) bool) error {
+func (s *Store) checkBusy(ctx context.Context, tx *sqlx.Tx, args []any, check func([]bookings.Busy) bool) error {
 	q, args, err := sqlx.In(busyQuery, args...)
 	if err != nil {
 		return err
@@ -322,14 +322,11 @@ func (s *Store) checkBusy(ctx context.Context, tx *sqlx.Tx, providerID int64, fr
 	if err := tx.SelectContext(ctx, &rows, s.db.Rebind(q), args...); err != nil {
 		return err
 	}
-	busy := map[int64][]bookings.Busy{providerID: make([]bookings.Busy, len(rows))}
+	busy := make([]bookings.Busy, len(rows))
 	for i, row := range rows {
-		busy[providerID][i] = row.busy()
+		busy[i] = row.busy()
 	}
-	if err := busyDays(ctx, tx, s.db.Rebind, []int64{providerID}, from, to, busy); err != nil {
-		return err
-	}
-	if check != nil && !check(busy[providerID]) {
+	if check != nil && !check(busy) {
 		return bookings.ErrSlotTaken
 	}
 	return nil
@@ -343,7 +340,7 @@ func (s *Store) checkHosts(ctx context.Context, tx *sqlx.Tx, hosts []int64, from
 		if check != nil {
 			checkOne = func(busy []bookings.Busy) bool { return check(h, busy) }
 		}
-		if err := s.checkBusy(ctx, tx, h, from, to, busyArgs([]int64{h}, from, to, now, 0, exceptBooking), checkOne); err != nil {
+		if err := s.checkBusy(ctx, tx, busyArgs([]int64{h}, from, to, now, 0, exceptBooking), checkOne); err != nil {
 			return err
 		}
 	}

@@ -67,7 +67,6 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) bookings.Store) {
 		{Name: "UpdatesListsAndDeletes", Run: exerciseUpdatesListsAndDeletes},
 		{Name: "FeedsAndSequence", Run: exerciseFeedsAndSequence},
 		{Name: "NotificationsAndHousekeeping", Run: exerciseNotificationsAndHousekeeping},
-		{Name: "CalendarConnections", Run: exerciseCalendarConnections},
 	})
 }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
 	"io"
 	"maps"
 	"net/http"
@@ -361,5 +361,5 @@ func TestCalendarConfig(t *testing.T) {
 	sources, err := c.sources()
 	require.NoError(t, err)
 	require.Len(t, sources, 3)
-	require.Contains(t, sources, bookings.CalendarGoogle)
+	require.Contains(t, sources, calendars.Google)
 }

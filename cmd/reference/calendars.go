@@ -15,6 +15,8 @@ import (
 	"github.com/groundwork-go/groundwork/bookings/bookingsgoogle"
 	"github.com/groundwork-go/groundwork/bookings/bookingsical"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
+	"github.com/groundwork-go/groundwork/bookings/calendars/calendarssql"
 )
 
 // calendarConfig is how providers' calendars are read.
@@ -47,15 +49,15 @@ func readCalendarConfig(getenv func(string) string) (calendarConfig, error) {
 
 // sources are the kinds of calendar providers may connect: addresses
 // and CalDAV accounts always, Google when its client is set.
-func (c calendarConfig) sources() (map[bookings.CalendarKind]bookings.CalendarSource, error) {
+func (c calendarConfig) sources() (map[calendars.Kind]calendars.Source, error) {
 	o := &bookingsical.Options{AllowPrivateHosts: c.allowPrivate, UserAgent: "groundwork-reference"}
-	out := map[bookings.CalendarKind]bookings.CalendarSource{bookings.CalendarICS: bookingsical.NewICS(o), bookings.CalendarCalDAV: bookingsical.NewCalDAV(o)}
+	out := map[calendars.Kind]calendars.Source{calendars.ICS: bookingsical.NewICS(o), calendars.CalDAV: bookingsical.NewCalDAV(o)}
 	if c.googleID != "" {
 		g, err := bookingsgoogle.New(bookingsgoogle.Options{ClientID: c.googleID, ClientSecret: c.googleSecret, RedirectURL: c.googleRedirect})
 		if err != nil {
 			return nil, err
 		}
-		out[bookings.CalendarGoogle] = g
+		out[calendars.Google] = g
 	}
 	return out, nil
 }
@@ -96,7 +98,7 @@ func bookingsCalendar(ctx context.Context, args []string, getenv func(string) st
 			return usageError{"bookings calendar " + cmd + " takes " + what}
 		}
 		ref = positional[0]
-		if kind != nil && bookings.CalendarKind(*kind) != bookings.CalendarICS && bookings.CalendarKind(*kind) != bookings.CalendarCalDAV {
+		if kind != nil && calendars.Kind(*kind) != calendars.ICS && calendars.Kind(*kind) != calendars.CalDAV {
 			return usageError{"bookings calendar add needs --kind ics or --kind caldav (Google is connected on the calendar page)"}
 		}
 		return nil
@@ -126,7 +128,11 @@ func bookingsCalendar(ctx context.Context, args []string, getenv func(string) st
 		return err
 	}
 	bs := bookingssql.New(st)
-	svc, err := bookings.NewService(bs, &bookings.Options{SecretKey: keys.ManageLinks(), CalendarSources: sources, Logger: log})
+	bsvc, err := bookings.NewService(bs, &bookings.Options{SecretKey: keys.ManageLinks(), Logger: log})
+	if err != nil {
+		return err
+	}
+	svc, err := calendars.New(calendarssql.New(st), bsvc, &calendars.Options{SecretKey: keys.ManageLinks(), Sources: sources, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -139,20 +145,17 @@ func bookingsCalendar(ctx context.Context, args []string, getenv func(string) st
 	}
 	switch cmd {
 	case "link":
-		link, err := svc.CalendarsPageLink(p.ID, *ttl)
-		if err != nil {
-			return err
-		}
+		link := svc.PageLink(p.ID, *ttl)
 		origin := strings.TrimSuffix(*base, "/")
 		if origin == "" {
 			origin = "http://" + envOr(getenv, "GROUNDWORK_ADDR", defaultAddr)
 		}
-		fmt.Fprintf(stdout, "%s%s/%s\n", origin, bookings.CalendarsPagePrefixDefault, link)
+		fmt.Fprintf(stdout, "%s%s/%s\n", origin, calendars.PagePrefixDefault, link)
 		fmt.Fprintf(stderr, "Send this to %s: it lets them connect their calendars until %s.\n", p.Name,
 			time.Now().Add(*ttl).Format("2 January 2006 15:04 MST"))
 		return nil
 	case "add":
-		return addCalendar(ctx, svc, p, bookings.CalendarInput{ProviderID: p.ID, Kind: bookings.CalendarKind(*kind), Name: *name, URL: *address, Username: *username},
+		return addCalendar(ctx, svc, p, calendars.Input{ProviderID: p.ID, Kind: calendars.Kind(*kind), Name: *name, URL: *address, Username: *username},
 			stdout, stderr)
 	}
 	return listCalendars(ctx, svc, p, stdout, stderr)
@@ -160,12 +163,12 @@ func bookingsCalendar(ctx context.Context, args []string, getenv func(string) st
 
 // syncOrRemoveCalendar is "bookings calendar sync ID" (read it now) and
 // "bookings calendar remove ID".
-func syncOrRemoveCalendar(ctx context.Context, svc *bookings.Service, cmd, ref string, stdout io.Writer) error {
+func syncOrRemoveCalendar(ctx context.Context, svc *calendars.Service, cmd, ref string, stdout io.Writer) error {
 	id, err := strconv.ParseInt(ref, 10, 64)
 	if err != nil {
 		return usageError{fmt.Sprintf("%q is not a connection ID", ref)}
 	}
-	c, err := svc.CalendarConnection(ctx, id)
+	c, err := svc.Connection(ctx, id)
 	if errors.Is(err, bookings.ErrNotFound) {
 		return fmt.Errorf("no calendar connection has ID %d", id)
 	}
@@ -173,18 +176,18 @@ func syncOrRemoveCalendar(ctx context.Context, svc *bookings.Service, cmd, ref s
 		return err
 	}
 	if cmd == "remove" {
-		if err := svc.DisconnectCalendar(ctx, id); err != nil {
+		if err := svc.Disconnect(ctx, id); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s is disconnected; its busy times no longer count.\n", c.Name)
 		return nil
 	}
-	ok, err := svc.SyncCalendar(ctx, id)
+	ok, err := svc.Sync(ctx, id)
 	switch {
 	case !ok && err == nil:
 		return fmt.Errorf("%s is being read by the server just now; try again in a moment", c.Name)
-	case errors.Is(err, bookings.ErrCalendarUnreadable):
-		return fmt.Errorf("%s could not be read: %s", c.Name, bookings.CalendarReason(err))
+	case errors.Is(err, calendars.ErrUnreadable):
+		return fmt.Errorf("%s could not be read: %s", c.Name, calendars.Reason(err))
 	case err != nil:
 		return err
 	}
@@ -194,20 +197,20 @@ func syncOrRemoveCalendar(ctx context.Context, svc *bookings.Service, cmd, ref s
 
 // addCalendar is "bookings calendar add PROVIDER": the connection made
 // (a CalDAV account's app password asked for), read once, its ID printed.
-func addCalendar(ctx context.Context, svc *bookings.Service, p bookings.Provider, in bookings.CalendarInput, stdout, stderr io.Writer) error {
+func addCalendar(ctx context.Context, svc *calendars.Service, p bookings.Provider, in calendars.Input, stdout, stderr io.Writer) error {
 	var err error
-	if in.Kind == bookings.CalendarCalDAV {
+	if in.Kind == calendars.CalDAV {
 		if in.Password, err = readPassword(stderr); err != nil {
 			return err
 		}
 	}
-	c, cals, err := svc.ConnectCalendar(ctx, in)
+	c, cals, err := svc.Connect(ctx, in)
 	var ve *bookings.ValidationError
 	switch {
 	case errors.As(err, &ve):
 		return usageError{ve.Error()}
-	case errors.Is(err, bookings.ErrCalendarUnreadable):
-		return fmt.Errorf("the calendar could not be read. %s (%w)", bookings.CalendarReason(err), err)
+	case errors.Is(err, calendars.ErrUnreadable):
+		return fmt.Errorf("the calendar could not be read. %s (%w)", calendars.Reason(err), err)
 	case err != nil:
 		return err
 	case cals == nil:
@@ -216,8 +219,8 @@ func addCalendar(ctx context.Context, svc *bookings.Service, p bookings.Provider
 			"`reference bookings calendar list` shows how that went.\n", c.Name, p.Name)
 		return nil
 	}
-	if _, err := svc.SyncCalendar(ctx, c.ID); err != nil {
-		fmt.Fprintf(stderr, "Connected, but the first read failed. %s (%v)\n", bookings.CalendarReason(err), err)
+	if _, err := svc.Sync(ctx, c.ID); err != nil {
+		fmt.Fprintf(stderr, "Connected, but the first read failed. %s (%v)\n", calendars.Reason(err), err)
 	}
 	fmt.Fprintf(stdout, "%d\n", c.ID)
 	names := make([]string, len(cals))
@@ -229,8 +232,8 @@ func addCalendar(ctx context.Context, svc *bookings.Service, p bookings.Provider
 }
 
 // listCalendars is "bookings calendar list PROVIDER".
-func listCalendars(ctx context.Context, svc *bookings.Service, p bookings.Provider, stdout, stderr io.Writer) error {
-	list, err := svc.CalendarConnections(ctx, p.ID)
+func listCalendars(ctx context.Context, svc *calendars.Service, p bookings.Provider, stdout, stderr io.Writer) error {
+	list, err := svc.Connections(ctx, p.ID)
 	if err != nil {
 		return err
 	}

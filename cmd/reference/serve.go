@@ -23,6 +23,8 @@ import (
 	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
+	"github.com/groundwork-go/groundwork/bookings/calendars/calendarssql"
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
 	"github.com/groundwork-go/groundwork/forms"
@@ -105,6 +107,7 @@ type app struct {
 	auth           *auth.Module
 	formsModule    *forms.Module
 	bookingsModule *bookings.Module
+	calendars      *calendars.Module
 	webhooksModule *webhooks.Module
 	listsModule    *emaillist.Module
 	handler        http.Handler
@@ -139,7 +142,8 @@ type handlers struct {
 	bookingsAdmin  *bookings.AdminHandler
 	bookingPages   *bookings.PageHandler
 	bookingFeeds   *bookings.FeedHandler
-	calendarPages  *bookings.CalendarsPageHandler
+	calendarPages  *calendars.PageHandler
+	calendarsAdmin *calendars.AdminHandler
 	bookingList    *bookings.ListPage
 	listAdmin      *emaillist.AdminHandler
 	listSubscribe  *emaillist.SubscribeHandler
@@ -340,6 +344,7 @@ func (a *app) wireSite(w *wiring) error {
 func jsonHandlers(h *handlers) map[string]any {
 	out := map[string]any{"auth": h.auth, "a11y": h.color, "a11y AI": h.colorAI, "forms": h.forms, "webhooks": h.webhooks,
 		"inbound webhooks": h.inbound, "bookings": h.bookings, "bookings admin": h.bookingsAdmin, "bookings feeds": h.bookingFeeds,
+		"calendars admin":  h.calendarsAdmin,
 		"email-list admin": h.listAdmin, "email-list subscribe": h.listSubscribe}
 	if h.reports != nil {
 		out["reports"], out["analytics collection"] = h.reports.routes, h.reports.collect
@@ -363,7 +368,7 @@ func (a *app) wireBookings(w *wiring) error {
 	// service is made by Join).
 	var viewer func(*http.Request) (bool, int64, bool)
 	m, err := bookingssql.Join(a.env, &bookings.ModuleOptions{
-		Service:   bookings.Options{FeedHost: cmp.Or(feedHost(w.cfg.baseURL), bookings.FeedHostDefault), CalendarSources: sources},
+		Service:   bookings.Options{FeedHost: cmp.Or(feedHost(w.cfg.baseURL), bookings.FeedHostDefault)},
 		Tokens:    a.tokens,
 		API:       bookings.HandlerOptions{PostLimit: l.bookingsPost, ReadLimit: l.bookingsRead},
 		Admin:     bookings.AdminHandlerOptions{APILimit: l.api},
@@ -376,8 +381,14 @@ func (a *app) wireBookings(w *wiring) error {
 	}
 	viewer = bookingViewer(m.Service)
 	a.bookingsModule, w.h.site.bookings = m, m.Service
-	w.h.bookings, w.h.bookingsAdmin, w.h.bookingPages, w.h.bookingFeeds, w.h.calendarPages, w.h.bookingList = m.API, m.Admin, m.Pages,
-		m.Feeds, m.Calendars, m.List
+	w.h.bookings, w.h.bookingsAdmin, w.h.bookingPages, w.h.bookingFeeds, w.h.bookingList = m.API, m.Admin, m.Pages, m.Feeds, m.List
+	// The providers' own calendars, beside bookings.
+	c, err := calendarssql.Join(a.env, m.Service, &calendars.ModuleOptions{Service: calendars.Options{Sources: sources},
+		Tokens: a.tokens, Admin: calendars.AdminHandlerOptions{APILimit: l.api}})
+	if err != nil {
+		return err
+	}
+	a.calendars, w.h.calendarPages, w.h.calendarsAdmin = c, c.Page, c.Admin
 	return nil
 }
 
@@ -423,7 +434,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	signIn, reports := h.signIn, h.reports
 	mux := http.NewServeMux()
 	// The modules, each at its documented prefixes.
-	for _, m := range []interface{ Mount(*http.ServeMux) }{a.auth, a.formsModule, a.bookingsModule, a.webhooksModule, a.listsModule, reports.module} {
+	for _, m := range []interface{ Mount(*http.ServeMux) }{a.auth, a.formsModule, a.bookingsModule, a.calendars, a.webhooksModule, a.listsModule, reports.module} {
 		m.Mount(mux)
 	}
 	if reports.oauth != nil {
@@ -439,7 +450,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
 	})
-	routes := slices.Concat(a.auth.Routes(), a.formsModule.Routes(), a.bookingsModule.Routes(), a.webhooksModule.Routes(), reports.module.Routes(),
+	routes := slices.Concat(a.auth.Routes(), a.formsModule.Routes(), a.bookingsModule.Routes(), a.calendars.Routes(), a.webhooksModule.Routes(), reports.module.Routes(),
 		a.listsModule.Routes(), h.color.Routes(), h.colorAI.Routes())
 	if reports.oauth != nil {
 		routes = append(routes, reports.oauth.Routes()...)

@@ -1,57 +1,59 @@
-package bookings
+package calendars
 
 import (
 	"context"
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/groundwork-go/groundwork/bookings"
 )
 
-// CalendarKind is the sort of a provider's external calendar.
-type CalendarKind string
+// Kind is the sort of a provider's external calendar.
+type Kind string
 
 // Kinds of calendar connection.
 const (
-	// CalendarCalDAV is a CalDAV account (iCloud, Fastmail, Nextcloud,
+	// CalDAV is a CalDAV account (iCloud, Fastmail, Nextcloud,
 	// Radicale...): a server, a user name and an app password; busy time
 	// is read from the calendars chosen, and bookings may be written to
 	// one of them.
-	CalendarCalDAV CalendarKind = "caldav"
-	// CalendarICS is a calendar's secret iCal address, read only.
-	CalendarICS CalendarKind = "ics"
-	// CalendarGoogle is a Google account connected with OAuth.
-	CalendarGoogle CalendarKind = "google"
+	CalDAV Kind = "caldav"
+	// ICS is a calendar's secret iCal address, read only.
+	ICS Kind = "ics"
+	// Google is a Google account connected with OAuth.
+	Google Kind = "google"
 )
 
-// Calendar sync defaults.
+// Sync defaults.
 const (
-	// CalendarSyncIntervalDefault is how often a connection is read.
-	CalendarSyncIntervalDefault = 5 * time.Minute
-	// CalendarFreshnessDefault is how old a connection's busy time may be
+	// SyncIntervalDefault is how often a connection is read.
+	SyncIntervalDefault = 5 * time.Minute
+	// FreshnessDefault is how old a connection's busy time may be
 	// when a booking is made before that day is read again first.
-	CalendarFreshnessDefault = 10 * time.Minute
-	// CalendarReadTimeoutDefault bounds one read of a connection.
-	CalendarReadTimeoutDefault = 20 * time.Second
-	// CalendarRefreshTimeoutDefault bounds the read before a booking.
-	CalendarRefreshTimeoutDefault = 3 * time.Second
-	// CalendarConnectWaitDefault is how long making a connection waits
+	FreshnessDefault = 10 * time.Minute
+	// ReadTimeoutDefault bounds one read of a connection.
+	ReadTimeoutDefault = 20 * time.Second
+	// RefreshTimeoutDefault bounds the read before a booking.
+	RefreshTimeoutDefault = 3 * time.Second
+	// ConnectWaitDefault is how long making a connection waits
 	// for the calendar's server before it is saved and read in the
 	// background.
-	CalendarConnectWaitDefault = 5 * time.Second
-	// calendarBackoffMax is the longest wait after failed reads (each
+	ConnectWaitDefault = 5 * time.Second
+	// backoffMax is the longest wait after failed reads (each
 	// failure doubles the interval, up to this).
-	calendarBackoffMax = 6 * time.Hour
+	backoffMax = 6 * time.Hour
 )
 
-// CalendarConnection is one of a provider's own calendars (an account or
+// Connection is one of a provider's own calendars (an account or
 // an address), read for the time the provider is busy, and perhaps the
 // calendar the provider's bookings are written to. Only when the provider
 // is busy is kept, never what they are doing.
-type CalendarConnection struct {
-	ID         int64        `json:"id"`
-	ProviderID int64        `json:"provider_id"`
-	Kind       CalendarKind `json:"kind"`
-	Name       string       `json:"name"`
+type Connection struct {
+	ID         int64  `json:"id"`
+	ProviderID int64  `json:"provider_id"`
+	Kind       Kind   `json:"kind"`
+	Name       string `json:"name"`
 	// Endpoint is the CalDAV server's address; for an ICS address only
 	// its scheme and host (the address itself is a secret).
 	Endpoint string `json:"endpoint"`
@@ -86,24 +88,24 @@ type CalendarConnection struct {
 	UpdatedAt  time.Time `json:"updated_at"`
 }
 
-// RemoteCalendar is a calendar a connection can read.
-type RemoteCalendar struct {
+// Remote is a calendar a connection can read.
+type Remote struct {
 	// ID is its CalDAV path or Google ID.
 	ID   string `json:"id"`
 	Name string `json:"name"`
 }
 
-// CalendarAccess is a connection with its secret unsealed, as a
-// CalendarSource is given it.
-type CalendarAccess struct {
-	Connection CalendarConnection
+// Access is a connection with its secret unsealed, as a
+// Source is given it.
+type Access struct {
+	Connection Connection
 	Secret     string
 }
 
 // BusyRead is what one read of a connection found.
 type BusyRead struct {
 	// Periods are the busy periods in the span read, merged and sorted.
-	Periods []Period
+	Periods []bookings.Period
 	// NotModified: the calendar did not change since the ETag or
 	// LastModified given (Periods is empty and the stored ones stand).
 	NotModified bool
@@ -117,9 +119,9 @@ type BusyRead struct {
 	Warning string
 }
 
-// CalendarEvent is a booking as written to a provider's calendar: our
+// Event is a booking as written to a provider's calendar: our
 // UID, so writing again replaces it, and only what the provider needs.
-type CalendarEvent struct {
+type Event struct {
 	UID      string
 	Summary  string
 	Start    time.Time
@@ -132,45 +134,45 @@ type CalendarEvent struct {
 	Cancelled bool
 }
 
-// CalendarSource reads one kind of connection. Implementations:
+// Source reads one kind of connection. Implementations:
 // bookingsical (CalDAV and ICS addresses) and bookingsgoogle.
-type CalendarSource interface {
+type Source interface {
 	// Calendars lists the calendars the connection can read; it is how a
 	// new connection is tested.
-	Calendars(ctx context.Context, a CalendarAccess) ([]RemoteCalendar, error)
+	Calendars(ctx context.Context, a Access) ([]Remote, error)
 	// Busy reads the busy time of the connection's calendars in [from,
 	// to), leaving out events whose UID skip reports (the bookings
 	// written there), floating times and all-day events read in loc.
-	Busy(ctx context.Context, a CalendarAccess, from, to time.Time, loc *time.Location, skip func(uid string) bool) (BusyRead, error)
+	Busy(ctx context.Context, a Access, from, to time.Time, loc *time.Location, skip func(uid string) bool) (BusyRead, error)
 }
 
-// CalendarWriter is a CalendarSource that also holds bookings: written,
+// Writer is a Source that also holds bookings: written,
 // moved and cancelled in the connection's Destination by UID, so writing
 // twice is the same as writing once.
-type CalendarWriter interface {
-	CalendarSource
-	PutEvent(ctx context.Context, a CalendarAccess, ev CalendarEvent) error
-	DeleteEvent(ctx context.Context, a CalendarAccess, uid string) error
+type Writer interface {
+	Source
+	PutEvent(ctx context.Context, a Access, ev Event) error
+	DeleteEvent(ctx context.Context, a Access, uid string) error
 }
 
-// CalendarConsent is a CalendarSource whose connections are made by the
+// Consent is a Source whose connections are made by the
 // provider's consent on the calendar's own site (Google's), not by typing
 // a password: the calendar page sends the provider there with
 // OAuthConfig, and connects with the refresh token given back as the
 // secret. OAuthConfig's RedirectURL must be the page's
 // {prefix}/google/callback.
-type CalendarConsent interface {
-	CalendarSource
+type Consent interface {
+	Source
 	OAuthConfig() *oauth2.Config
 }
 
-// CalendarSync is a good read of a connection, for [Store.FinishCalendarSync].
-type CalendarSync struct {
+// Sync is a good read of a connection, for [Store.FinishSync].
+type Sync struct {
 	ConnectionID int64
 	// From and To are the span read: its stored busy periods are replaced
 	// by Periods (unless NotModified).
 	From, To           time.Time
-	Periods            []Period
+	Periods            []bookings.Period
 	NotModified        bool
 	ETag, LastModified string
 	At, Next           time.Time

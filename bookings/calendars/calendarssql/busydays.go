@@ -1,4 +1,4 @@
-package bookingssql
+package calendarssql
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 )
 
 // A provider's busy time from their calendars is read, for slots and
-// inside the booking lock, from bookings_busy_days: every connection's
+// before each booking's lock, from bookings_busy_days: every connection's
 // periods merged, one row a UTC day, rebuilt for the days a sync or a
 // disconnection touches in the same transaction. The periods of each
 // connection stay in bookings_busy_periods, which a sync replaces span by
@@ -65,7 +65,7 @@ func decodeSpans(out []bookings.Period, s string, from, to time.Time) ([]booking
 		start, err1 := strconv.ParseInt(a, 10, 64)
 		end, err2 := strconv.ParseInt(b, 10, 64)
 		if !ok || err1 != nil || err2 != nil {
-			return out, fmt.Errorf("bookingssql: busy day spans %q are not readable", span)
+			return out, fmt.Errorf("calendarssql: busy day spans %q are not readable", span)
 		}
 		if start < hi && end > lo {
 			out = append(out, bookings.Period{Start: time.Unix(start, 0).UTC(), End: time.Unix(end, 0).UTC()})
@@ -134,41 +134,40 @@ func (s *Store) rebuildBusyDays(ctx context.Context, tx *sqlx.Tx, providerID int
 	return nil
 }
 
-// busyDays adds to busy, by provider, the calendars' busy time of
-// providers overlapping [from, to), each provider's list kept in order
-// of start.
-func busyDays(ctx context.Context, q sqlx.QueryerContext, rebind func(string) string, providers []int64, from, to time.Time, busy map[int64][]bookings.Busy) error {
-	query, args, err := sqlx.In(`SELECT provider_id, spans FROM bookings_busy_days WHERE provider_id IN (?) AND day >= ? AND day <= ?`,
-		providers, dayOf(from), dayOf(to.Add(-time.Nanosecond)))
-	if err != nil {
-		return err
+// Busy implements calendars.Store: the busy days of the providers
+// overlapping [from, to), one read.
+func (s *Store) Busy(ctx context.Context, providerIDs []int64, from, to time.Time) (map[int64][]bookings.Period, error) {
+	if len(providerIDs) == 0 {
+		return nil, nil
 	}
-	rows, err := q.QueryContext(ctx, rebind(query), args...)
+	query, args, err := sqlx.In(`SELECT provider_id, spans FROM bookings_busy_days WHERE provider_id IN (?) AND day >= ? AND day <= ? ORDER BY provider_id, day`,
+		providerIDs, dayOf(from), dayOf(to.Add(-time.Nanosecond)))
 	if err != nil {
-		return err
+		return nil, err
+	}
+	rows, err := s.db.Reader().QueryContext(ctx, s.db.Rebind(query), args...)
+	if err != nil {
+		return nil, mapErr(err, "busy days")
 	}
 	defer rows.Close()
-	added := map[int64]bool{}
-	var periods []bookings.Period
+	var busy map[int64][]bookings.Period
 	for rows.Next() {
 		var provider int64
 		var spans string
 		if err := rows.Scan(&provider, &spans); err != nil {
-			return err
+			return nil, mapErr(err, "busy days")
 		}
-		if periods, err = decodeSpans(periods[:0], spans, from, to); err != nil {
-			return err
+		if busy == nil {
+			busy = map[int64][]bookings.Period{}
 		}
-		for _, p := range periods {
-			busy[provider] = append(busy[provider], bookings.Busy{Period: p})
+		// The days come in order and a day's spans are sorted and within
+		// it, so each provider's list is sorted by start.
+		if busy[provider], err = decodeSpans(busy[provider], spans, from, to); err != nil {
+			return nil, err
 		}
-		added[provider] = true
 	}
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, mapErr(err, "busy days")
 	}
-	for p := range added {
-		slices.SortStableFunc(busy[p], func(a, b bookings.Busy) int { return a.Start.Compare(b.Start) })
-	}
-	return nil
+	return busy, nil
 }

@@ -1,9 +1,10 @@
-package bookings
+package calendars
 
 import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"embed"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -16,23 +17,29 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/internal/oauthflow"
-	"github.com/groundwork-go/groundwork/internal/seal"
 	"github.com/groundwork-go/groundwork/internal/web"
 )
 
-// CalendarsPagePrefixDefault is where [NewCalendarsPageHandler] serves
-// the providers' calendar page.
-const CalendarsPagePrefixDefault = "/provider-calendars"
+//go:embed templates
+var templatesFS embed.FS
 
-// CalendarsTemplate is the calendar page's "content", by the name a
-// host's CalendarsPageOptions.Templates may replace it under.
-const CalendarsTemplate = "bookings/calendars.html"
+// maxFormBytes bounds the body of a post to the page.
+const maxFormBytes = 64 << 10
 
-// CalendarsPageOptions configures [NewCalendarsPageHandler].
-type CalendarsPageOptions struct {
+// PagePrefixDefault is where [NewPageHandler] serves the providers'
+// calendar page.
+const PagePrefixDefault = "/provider-calendars"
+
+// Template is the calendar page's "content", by the name a
+// host's PageOptions.Templates may replace it under.
+const Template = "bookings/calendars.html"
+
+// PageOptions configures [NewPageHandler].
+type PageOptions struct {
 	groundwork.HTTPOptions
-	// Prefix: CalendarsPagePrefixDefault when empty.
+	// Prefix: PagePrefixDefault when empty.
 	Prefix string
 	// Templates replaces the page's template or the page layer's ones.
 	Templates fs.FS
@@ -41,23 +48,23 @@ type CalendarsPageOptions struct {
 	// Provider, when set, is the provider the host's own session signs
 	// in (false for none): the page is then also at {prefix}/me.
 	// Without it the page is reached only by a link from
-	// [Service.CalendarsPageLink].
+	// [Service.PageLink].
 	Provider func(r *http.Request) (providerID int64, ok bool)
 	// TrustedOrigins may post to the page besides its own origin.
 	TrustedOrigins []string
 }
 
-// CalendarsPageHandler serves the page where a provider connects their
+// PageHandler serves the page where a provider connects their
 // own calendars, working without JavaScript: GET {prefix}/{access} lists
 // the provider's connections (what each reads, when it was last read,
 // its last error, a warning when it has gone unread for a day) with
 // "Read now", "Change calendars" and "Disconnect", and the forms that
 // add one: an ICS address, a CalDAV account (server, user name, app
 // password) and, when a source takes consent, "Connect Google". {access}
-// is a signed link's token ([Service.CalendarsPageLink]) or "me" (the
-// host's session, CalendarsPageOptions.Provider). Posts from other
+// is a signed link's token ([Service.PageLink]) or "me" (the
+// host's session, PageOptions.Provider). Posts from other
 // origins are refused.
-type CalendarsPageHandler struct {
+type PageHandler struct {
 	base    *web.Base
 	svc     *Service
 	prefix  string
@@ -66,26 +73,30 @@ type CalendarsPageHandler struct {
 	google  string // the consent page's origin, for the page's form-action
 }
 
-// NewCalendarsPageHandler returns the calendar page of svc, whose
+// NewPageHandler returns the calendar page of svc, whose
 // Options.SecretKey signs the links. Mount it at the prefix with a
 // trailing slash.
-func NewCalendarsPageHandler(svc *Service, opts *CalendarsPageOptions) (*CalendarsPageHandler, error) {
-	if svc == nil || svc.sealer == nil {
-		return nil, errors.New("bookings: new calendars page: a service with a SecretKey is needed")
+func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
+	if svc == nil {
+		return nil, errors.New("calendars: new page handler: a service is needed")
 	}
-	var o CalendarsPageOptions
+	var o PageOptions
 	if opts != nil {
 		o = *opts
 	}
-	base, err := newPageBase(o.HTTPOptions, o.Prefix, CalendarsPagePrefixDefault, o.Templates, o.Key, o.TrustedOrigins, explainCalendarsPage)
+	pages, _ := fs.Sub(templatesFS, "templates")
+	base, err := web.NewBase(web.BaseOptions{Domain: "calendars", Prefix: o.Prefix, Default: PagePrefixDefault, Pages: pages,
+		Override: o.Templates, Key: o.Key, Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator,
+		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
+		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "Please try again in a moment."}},
+		Explain:  explainPage, Protect: true, TrustedOrigins: o.TrustedOrigins, MaxFormBytes: maxFormBytes})
 	if err != nil {
 		return nil, err
 	}
-	p := &CalendarsPageHandler{base: base, svc: svc, prefix: base.Prefix, who: o.Provider}
-	if c, ok := svc.o.CalendarSources[CalendarGoogle].(CalendarConsent); ok {
+	p := &PageHandler{base: base, svc: svc, prefix: base.Prefix, who: o.Provider}
+	if c, ok := svc.o.Sources[Google].(Consent); ok {
 		cfg := c.OAuthConfig()
-		sealer, _ := seal.New(svc.o.SecretKey)
-		p.consent = &oauthflow.Flow{Config: cfg, Sealer: sealer, Cookie: "gw_calendar_consent", Path: p.prefix + "/google", Now: svc.o.Now}
+		p.consent = &oauthflow.Flow{Config: cfg, Sealer: svc.sealer, Cookie: "gw_calendar_consent", Path: p.prefix + "/google", Now: svc.o.Now}
 		if u, err := url.Parse(cfg.Endpoint.AuthURL); err == nil {
 			p.google = u.Scheme + "://" + u.Host
 		}
@@ -102,21 +113,21 @@ func NewCalendarsPageHandler(svc *Service, opts *CalendarsPageOptions) (*Calenda
 }
 
 // ServeHTTP implements http.Handler.
-func (p *CalendarsPageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.base.ServeHTTP(w, r)
 }
 
 // Routes lists the routes, as "METHOD /path/{param}".
-func (p *CalendarsPageHandler) Routes() []string {
+func (p *PageHandler) Routes() []string {
 	return []string{"GET " + p.prefix + "/{access}", "POST " + p.prefix + "/{access}/connect", "POST " + p.prefix + "/{access}/google",
 		"GET " + p.prefix + "/google/callback", "POST " + p.prefix + "/{access}/{id}/choose", "POST " + p.prefix + "/{access}/{id}/sync",
 		"POST " + p.prefix + "/{access}/{id}/disconnect", "GET " + p.prefix + "/_assets/{file}"}
 }
 
 // errCalendarsLink is a calendar page address that grants nothing.
-var errCalendarsLink = errors.New("bookings: calendar page link not valid")
+var errCalendarsLink = errors.New("calendars: calendar page link not valid")
 
-func explainCalendarsPage(err error) *web.Problem {
+func explainPage(err error) *web.Problem {
 	switch {
 	case errors.Is(err, errCalendarsLink):
 		return &web.Problem{Status: http.StatusNotFound, Err: err, ErrorPage: web.ErrorPage{Heading: "Link not valid",
@@ -135,19 +146,16 @@ func (s *Service) linkKey() []byte {
 	return m.Sum(nil)
 }
 
-// CalendarsPageLink is the {access} part of a calendar page address for
+// PageLink is the {access} part of a calendar page address for
 // a provider, valid for ttl: send it to the provider (the admin API and
 // the reference CLI make it). Anyone with it can change that provider's
 // calendars until it expires; it cannot be withdrawn sooner but by
 // changing the secret key.
-func (s *Service) CalendarsPageLink(providerID int64, ttl time.Duration) (string, error) {
-	if s.sealer == nil {
-		return "", errors.New("bookings: calendars page link: Options.SecretKey is needed")
-	}
+func (s *Service) PageLink(providerID int64, ttl time.Duration) string {
 	body := strconv.FormatInt(providerID, 10) + "." + strconv.FormatInt(s.o.Now().Add(ttl).Unix(), 10)
 	m := hmac.New(sha256.New, s.linkKey())
 	m.Write([]byte(body))
-	return body + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil)), nil
+	return body + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
 // linkProvider is the provider a link names, if it is ours and has not
@@ -173,7 +181,7 @@ func (s *Service) linkProvider(link string) (int64, bool) {
 }
 
 // provider is the provider the request's {access} grants.
-func (p *CalendarsPageHandler) provider(r *http.Request, access string) (Provider, error) {
+func (p *PageHandler) provider(r *http.Request, access string) (bookings.Provider, error) {
 	var id int64
 	var ok bool
 	if access == "me" && p.who != nil {
@@ -182,27 +190,27 @@ func (p *CalendarsPageHandler) provider(r *http.Request, access string) (Provide
 		id, ok = p.svc.linkProvider(access)
 	}
 	if !ok {
-		return Provider{}, errCalendarsLink
+		return bookings.Provider{}, errCalendarsLink
 	}
-	pr, err := p.svc.Provider(r.Context(), id)
+	pr, err := p.svc.bk.Provider(r.Context(), id)
 	if errors.Is(err, ErrNotFound) {
-		return Provider{}, errCalendarsLink
+		return bookings.Provider{}, errCalendarsLink
 	}
 	return pr, err
 }
 
 // connection is the provider the request's {access} grants and their
 // connection ref (an ID); ErrNotFound for another provider's.
-func (p *CalendarsPageHandler) connection(r *http.Request, ref string) (Provider, CalendarConnection, error) {
+func (p *PageHandler) connection(r *http.Request, ref string) (bookings.Provider, Connection, error) {
 	pr, err := p.provider(r, r.PathValue("access"))
 	if err != nil {
-		return pr, CalendarConnection{}, err
+		return pr, Connection{}, err
 	}
 	id, err := strconv.ParseInt(ref, 10, 64)
 	if err != nil {
-		return pr, CalendarConnection{}, ErrNotFound
+		return pr, Connection{}, ErrNotFound
 	}
-	c, err := p.svc.CalendarConnection(r.Context(), id)
+	c, err := p.svc.Connection(r.Context(), id)
 	if err == nil && c.ProviderID != pr.ID {
 		err = ErrNotFound
 	}
@@ -237,11 +245,11 @@ type editView struct {
 	Fields []web.Field
 }
 
-var kindLabels = map[CalendarKind]string{CalendarICS: "Calendar address (ICS)", CalendarCalDAV: "CalDAV account", CalendarGoogle: "Google Calendar"}
+var kindLabels = map[Kind]string{ICS: "Calendar address (ICS)", CalDAV: "CalDAV account", Google: "Google Calendar"}
 
-func (p *CalendarsPageHandler) view(c CalendarConnection, loc *time.Location) connectionView {
+func (p *PageHandler) view(c Connection, loc *time.Location) connectionView {
 	v := connectionView{ID: c.ID, Name: c.Name, Kind: kindLabels[c.Kind], Where: c.Endpoint, Reads: "every calendar of the account"}
-	if c.Kind == CalendarGoogle {
+	if c.Kind == Google {
 		v.Where = "Google"
 	}
 	if len(c.Calendars) > 0 {
@@ -273,13 +281,13 @@ func (p *CalendarsPageHandler) view(c CalendarConnection, loc *time.Location) co
 
 // connectFields are the fields of the ICS and CalDAV forms, with what
 // was typed (never the password) and the errors given.
-func connectFields(r *http.Request, kind CalendarKind, errs map[string][]string) []web.Field {
+func connectFields(r *http.Request, kind Kind, errs map[string][]string) []web.Field {
 	f := func(typ, name, label, help, auto string) web.Field {
 		n := string(kind) + "_" + name
 		return web.Field{Type: typ, Name: n, ID: web.FieldID(n), Label: label, Help: help, Value: r.PostFormValue(n),
 			Autocomplete: auto, Required: name != "username", Errors: errs[name]}
 	}
-	if kind == CalendarICS {
+	if kind == ICS {
 		return []web.Field{f("text", "name", "Name", "How the calendar is shown here, e.g. \"Work\".", "off"),
 			f("url", "url", "Calendar address", "The secret address in iCal format; it is kept sealed and never shown again.", "off")}
 	}
@@ -289,25 +297,25 @@ func connectFields(r *http.Request, kind CalendarKind, errs map[string][]string)
 		f("password", "password", "App password", "Made in your account's security settings for this use alone; not your sign-in password.", "new-password")}
 }
 
-func (p *CalendarsPageHandler) draw(w http.ResponseWriter, r *http.Request, status int, pr Provider, data *calendarsPage, general ...string) error {
+func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, pr bookings.Provider, data *calendarsPage, general ...string) error {
 	access := r.PathValue("access")
 	data.Provider, data.Action = pr.Name, p.prefix+"/"+access
-	list, err := p.svc.CalendarConnections(r.Context(), pr.ID)
+	list, err := p.svc.Connections(r.Context(), pr.ID)
 	if err != nil {
 		return err
 	}
-	loc := location(pr.TimeZone)
+	loc := pr.Zone()
 	for _, c := range list {
 		data.Connections = append(data.Connections, p.view(c, loc))
 	}
-	_, data.ICSOK = p.svc.o.CalendarSources[CalendarICS]
-	_, data.CalDAVOK = p.svc.o.CalendarSources[CalendarCalDAV]
+	_, data.ICSOK = p.svc.o.Sources[ICS]
+	_, data.CalDAVOK = p.svc.o.Sources[CalDAV]
 	data.Google = p.consent != nil
 	if data.ICS == nil {
-		data.ICS = connectFields(r, CalendarICS, nil)
+		data.ICS = connectFields(r, ICS, nil)
 	}
 	if data.CalDAV == nil {
-		data.CalDAV = connectFields(r, CalendarCalDAV, nil)
+		data.CalDAV = connectFields(r, CalDAV, nil)
 	}
 	var fields []web.Field
 	if data.Edit != nil {
@@ -319,11 +327,11 @@ func (p *CalendarsPageHandler) draw(w http.ResponseWriter, r *http.Request, stat
 	if p.google != "" {
 		page.FormAction = []string{p.google}
 	}
-	p.base.Render.Render(w, r, status, CalendarsTemplate, page)
+	p.base.Render.Render(w, r, status, Template, page)
 	return nil
 }
 
-func (p *CalendarsPageHandler) show(w http.ResponseWriter, r *http.Request) error {
+func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	data := &calendarsPage{}
 	if ref := q.Get("edit") + q.Get("disconnect"); ref != "" {
@@ -332,10 +340,10 @@ func (p *CalendarsPageHandler) show(w http.ResponseWriter, r *http.Request) erro
 			return err
 		}
 		if q.Get("edit") == "" {
-			v := p.view(c, location(pr.TimeZone))
+			v := p.view(c, pr.Zone())
 			data.Disconnect = &v
-		} else if data.Edit, err = p.editView(r.Context(), c, location(pr.TimeZone), nil, nil); err != nil {
-			return p.draw(w, r, http.StatusOK, pr, data, "The calendars of "+c.Name+" could not be listed. "+CalendarReason(err))
+		} else if data.Edit, err = p.editView(r.Context(), c, pr.Zone(), nil, nil); err != nil {
+			return p.draw(w, r, http.StatusOK, pr, data, "The calendars of "+c.Name+" could not be listed. "+Reason(err))
 		}
 		return p.draw(w, r, http.StatusOK, pr, data)
 	}
@@ -348,10 +356,10 @@ func (p *CalendarsPageHandler) show(w http.ResponseWriter, r *http.Request) erro
 
 // editView is the "Change calendars" step: the calendars the account
 // lists, to read and to write to, asked of its server.
-func (p *CalendarsPageHandler) editView(ctx context.Context, c CalendarConnection, loc *time.Location, chosen *CalendarChoice, errs map[string][]string) (*editView, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.svc.o.CalendarReadTimeout)
+func (p *PageHandler) editView(ctx context.Context, c Connection, loc *time.Location, chosen *Choice, errs map[string][]string) (*editView, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.svc.o.ReadTimeout)
 	defer cancel()
-	cals, err := p.svc.RemoteCalendars(ctx, c.ID)
+	cals, err := p.svc.Remote(ctx, c.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -363,12 +371,12 @@ func (p *CalendarsPageHandler) editView(ctx context.Context, c CalendarConnectio
 		Help: "None chosen reads them all.", Errors: errs["calendars"]}
 	write := web.Field{Type: web.TypeRadio, Name: "destination", ID: web.FieldID("destination"), Label: "Add bookings to",
 		Errors: errs["destination"]}
-	_, writer := p.svc.o.CalendarSources[c.Kind].(CalendarWriter)
+	_, writer := p.svc.o.Sources[c.Kind].(Writer)
 	if writer {
 		write.Options = append(write.Options, web.Option{Value: "", Label: "None: do not add bookings to this account", Selected: dest == ""})
 	}
 	for _, rc := range cals {
-		read.Options = append(read.Options, web.Option{Value: rc.ID, Label: rc.Name, Selected: contains(reads, rc.ID)})
+		read.Options = append(read.Options, web.Option{Value: rc.ID, Label: rc.Name, Selected: slices.Contains(reads, rc.ID)})
 		if writer {
 			write.Options = append(write.Options, web.Option{Value: rc.ID, Label: rc.Name, Selected: dest == rc.ID})
 		}
@@ -382,25 +390,25 @@ func (p *CalendarsPageHandler) editView(ctx context.Context, c CalendarConnectio
 	return &editView{connectionView: p.view(c, loc), Fields: fields}, nil
 }
 
-func (p *CalendarsPageHandler) back(w http.ResponseWriter, r *http.Request, query string, f web.Flash) {
+func (p *PageHandler) back(w http.ResponseWriter, r *http.Request, query string, f web.Flash) {
 	action := p.prefix + "/" + r.PathValue("access")
 	p.base.Render.SetFlash(w, r, action, f)
 	web.SeeOther(w, r, action+query)
 }
 
-func (p *CalendarsPageHandler) connect(w http.ResponseWriter, r *http.Request) error {
+func (p *PageHandler) connect(w http.ResponseWriter, r *http.Request) error {
 	pr, err := p.provider(r, r.PathValue("access"))
 	if err != nil {
 		return err
 	}
-	kind := CalendarKind(r.PostFormValue("kind"))
-	if kind != CalendarICS && kind != CalendarCalDAV {
+	kind := Kind(r.PostFormValue("kind"))
+	if kind != ICS && kind != CalDAV {
 		return p.draw(w, r, http.StatusUnprocessableEntity, pr, &calendarsPage{}, "Choose a kind of calendar to connect.")
 	}
 	v := func(name string) string { return strings.TrimSpace(r.PostFormValue(string(kind) + "_" + name)) }
-	in := CalendarInput{ProviderID: pr.ID, Kind: kind, Name: v("name"), URL: v("url"), Username: v("username"), Password: r.PostFormValue(string(kind) + "_password")}
-	c, cals, err := p.svc.ConnectCalendar(r.Context(), in)
-	var ve *ValidationError
+	in := Input{ProviderID: pr.ID, Kind: kind, Name: v("name"), URL: v("url"), Username: v("username"), Password: r.PostFormValue(string(kind) + "_password")}
+	c, cals, err := p.svc.Connect(r.Context(), in)
+	var ve *groundwork.ValidationError
 	switch {
 	case errors.As(err, &ve):
 		data := &calendarsPage{}
@@ -412,16 +420,16 @@ func (p *CalendarsPageHandler) connect(w http.ResponseWriter, r *http.Request) e
 				general = append(general, ms...)
 			}
 		}
-		if kind == CalendarICS {
+		if kind == ICS {
 			data.ICS = fields
 		} else {
 			data.CalDAV = fields
 		}
 		return p.draw(w, r, http.StatusUnprocessableEntity, pr, data, general...)
-	case errors.Is(err, ErrCalendarUnreadable):
+	case errors.Is(err, ErrUnreadable):
 		data := &calendarsPage{}
-		fields := connectFields(r, kind, map[string][]string{"url": {"The calendar could not be read. " + CalendarReason(err)}})
-		if kind == CalendarICS {
+		fields := connectFields(r, kind, map[string][]string{"url": {"The calendar could not be read. " + Reason(err)}})
+		if kind == ICS {
 			data.ICS = fields
 		} else {
 			data.CalDAV = fields
@@ -435,7 +443,7 @@ func (p *CalendarsPageHandler) connect(w http.ResponseWriter, r *http.Request) e
 		return nil
 	}
 	p.readNow(r, c.ID)
-	if kind == CalendarCalDAV && len(cals) > 1 {
+	if kind == CalDAV && len(cals) > 1 {
 		p.back(w, r, "?edit="+strconv.FormatInt(c.ID, 10), web.Flash{Kind: "success",
 			Message: fmt.Sprintf("%s is connected. It has %d calendars: choose the ones to read.", c.Name, len(cals))})
 		return nil
@@ -446,17 +454,17 @@ func (p *CalendarsPageHandler) connect(w http.ResponseWriter, r *http.Request) e
 
 // readNow reads a connection just made or changed, so its busy time
 // counts at once, waiting for its server no longer than
-// CalendarConnectWait; a failure is kept on it and shown on the page.
-func (p *CalendarsPageHandler) readNow(r *http.Request, id int64) {
-	ctx, cancel := context.WithTimeout(r.Context(), p.svc.o.CalendarConnectWait)
+// Options.ConnectWait; a failure is kept on it and shown on the page.
+func (p *PageHandler) readNow(r *http.Request, id int64) {
+	ctx, cancel := context.WithTimeout(r.Context(), p.svc.o.ConnectWait)
 	defer cancel()
-	if _, err := p.svc.SyncCalendar(ctx, id); err != nil {
-		p.base.Logger.InfoContext(r.Context(), "bookings: calendar read after a change", "connection", id, "error", err)
+	if _, err := p.svc.Sync(ctx, id); err != nil {
+		p.base.Logger.InfoContext(r.Context(), "calendars: calendar read after a change", "connection", id, "error", err)
 	}
 }
 
 // calendarWords puts the connect form's messages in its labels' words.
-func calendarWords(ve *ValidationError) map[string][]string {
+func calendarWords(ve *groundwork.ValidationError) map[string][]string {
 	words := strings.NewReplacer("The url field", "The address", "The name field", "The name", "The password field", "The app password",
 		"The username field", "The user name")
 	out := map[string][]string{}
@@ -468,19 +476,19 @@ func calendarWords(ve *ValidationError) map[string][]string {
 	return out
 }
 
-func (p *CalendarsPageHandler) choose(w http.ResponseWriter, r *http.Request) error {
+func (p *PageHandler) choose(w http.ResponseWriter, r *http.Request) error {
 	pr, c, err := p.connection(r, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
 	dest, block := r.PostFormValue("destination"), r.PostFormValue("block_when_stale") != ""
-	ch := CalendarChoice{Calendars: r.PostForm["calendars"], Destination: &dest, BlockWhenStale: &block}
+	ch := Choice{Calendars: r.PostForm["calendars"], Destination: &dest, BlockWhenStale: &block}
 	if ch.Calendars == nil {
 		ch.Calendars = []string{}
 	}
-	if _, err := p.svc.ChooseCalendars(r.Context(), c.ID, ch); err != nil {
-		var ve *ValidationError
-		if !errors.As(err, &ve) && !errors.Is(err, ErrCalendarUnreadable) {
+	if _, err := p.svc.Choose(r.Context(), c.ID, ch); err != nil {
+		var ve *groundwork.ValidationError
+		if !errors.As(err, &ve) && !errors.Is(err, ErrUnreadable) {
 			return err
 		}
 		errs := map[string][]string{}
@@ -491,11 +499,11 @@ func (p *CalendarsPageHandler) choose(w http.ResponseWriter, r *http.Request) er
 				errs[name] = append(errs[name], ms...)
 			}
 		} else {
-			general = append(general, "The calendars could not be listed. "+CalendarReason(err))
+			general = append(general, "The calendars could not be listed. "+Reason(err))
 		}
 		data := &calendarsPage{}
-		if data.Edit, err = p.editView(r.Context(), c, location(pr.TimeZone), &ch, errs); err != nil {
-			return p.draw(w, r, http.StatusUnprocessableEntity, pr, data, "The calendars could not be listed. "+CalendarReason(err))
+		if data.Edit, err = p.editView(r.Context(), c, pr.Zone(), &ch, errs); err != nil {
+			return p.draw(w, r, http.StatusUnprocessableEntity, pr, data, "The calendars could not be listed. "+Reason(err))
 		}
 		return p.draw(w, r, http.StatusUnprocessableEntity, pr, data, general...)
 	}
@@ -504,31 +512,31 @@ func (p *CalendarsPageHandler) choose(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
-func (p *CalendarsPageHandler) sync(w http.ResponseWriter, r *http.Request) error {
+func (p *PageHandler) sync(w http.ResponseWriter, r *http.Request) error {
 	_, c, err := p.connection(r, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	ok, err := p.svc.SyncCalendar(r.Context(), c.ID)
+	ok, err := p.svc.Sync(r.Context(), c.ID)
 	switch {
 	case err != nil && !ok:
 		return err
 	case !ok:
 		p.back(w, r, "", web.Flash{Kind: "info", Message: c.Name + " is being read just now; look again in a moment."})
 	case err != nil:
-		p.back(w, r, "", web.Flash{Kind: "error", Message: c.Name + " could not be read. " + CalendarReason(err)})
+		p.back(w, r, "", web.Flash{Kind: "error", Message: c.Name + " could not be read. " + Reason(err)})
 	default:
 		p.back(w, r, "", web.Flash{Kind: "success", Message: c.Name + " was read just now."})
 	}
 	return nil
 }
 
-func (p *CalendarsPageHandler) disconnect(w http.ResponseWriter, r *http.Request) error {
+func (p *PageHandler) disconnect(w http.ResponseWriter, r *http.Request) error {
 	_, c, err := p.connection(r, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	if err := p.svc.DisconnectCalendar(r.Context(), c.ID); err != nil {
+	if err := p.svc.Disconnect(r.Context(), c.ID); err != nil {
 		return err
 	}
 	p.back(w, r, "", web.Flash{Kind: "success", Message: c.Name + " is disconnected: its busy times no longer count."})
@@ -537,7 +545,7 @@ func (p *CalendarsPageHandler) disconnect(w http.ResponseWriter, r *http.Request
 
 // beginGoogle sends the provider to Google's consent page; the flow
 // carries the page's {access}, so the callback returns to it.
-func (p *CalendarsPageHandler) beginGoogle(w http.ResponseWriter, r *http.Request) error {
+func (p *PageHandler) beginGoogle(w http.ResponseWriter, r *http.Request) error {
 	access := r.PathValue("access")
 	if _, err := p.provider(r, access); err != nil {
 		return err
@@ -549,7 +557,7 @@ func (p *CalendarsPageHandler) beginGoogle(w http.ResponseWriter, r *http.Reques
 	return nil
 }
 
-func (p *CalendarsPageHandler) finishGoogle(w http.ResponseWriter, r *http.Request) error {
+func (p *PageHandler) finishGoogle(w http.ResponseWriter, r *http.Request) error {
 	if p.consent == nil {
 		return &web.Problem{Status: http.StatusNotFound, ErrorPage: web.ErrorPage{Heading: "Page not found", Message: "Google Calendar is not set up here."}}
 	}
@@ -560,7 +568,7 @@ func (p *CalendarsPageHandler) finishGoogle(w http.ResponseWriter, r *http.Reque
 	}
 	r.SetPathValue("access", access)
 	if err != nil {
-		p.base.Logger.WarnContext(r.Context(), "bookings: google calendar consent refused", "provider", pr.ID, "error", err)
+		p.base.Logger.WarnContext(r.Context(), "calendars: google calendar consent refused", "provider", pr.ID, "error", err)
 		p.back(w, r, "", web.Flash{Kind: "error", Message: "Google Calendar was not connected: the permission was not given. Try again."})
 		return nil
 	}
@@ -568,9 +576,9 @@ func (p *CalendarsPageHandler) finishGoogle(w http.ResponseWriter, r *http.Reque
 		p.back(w, r, "", web.Flash{Kind: "error", Message: "Google did not give lasting access. Remove this site's access in your Google account's settings and try again."})
 		return nil
 	}
-	c, _, err := p.svc.ConnectCalendar(r.Context(), CalendarInput{ProviderID: pr.ID, Kind: CalendarGoogle, Name: "Google Calendar", Password: tok.RefreshToken})
-	if errors.Is(err, ErrCalendarUnreadable) {
-		p.back(w, r, "", web.Flash{Kind: "error", Message: "Google Calendar could not be read. " + CalendarReason(err)})
+	c, _, err := p.svc.Connect(r.Context(), Input{ProviderID: pr.ID, Kind: Google, Name: "Google Calendar", Password: tok.RefreshToken})
+	if errors.Is(err, ErrUnreadable) {
+		p.back(w, r, "", web.Flash{Kind: "error", Message: "Google Calendar could not be read. " + Reason(err)})
 		return nil
 	}
 	if err != nil {

@@ -1,4 +1,4 @@
-package bookingstest
+package calendarstest
 
 import (
 	"crypto/sha256"

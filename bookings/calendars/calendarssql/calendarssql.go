@@ -1,14 +1,63 @@
-package bookingssql
+// Package calendarssql is the [calendars.Store] on SQLite and Postgres,
+// in the tables bookingssql.Migrations makes beside the bookings'
+// (migrate with it; the calendars have no schema of their own).
+package calendarssql
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
 	"github.com/groundwork-go/groundwork/store"
 )
+
+// Store is the calendars.Store on a store.DB: the providers'
+// connections, their busy periods, and the busy days merged from them
+// (bookings_calendar_connections, bookings_busy_periods,
+// bookings_busy_days).
+type Store struct{ db *store.DB }
+
+var _ calendars.Store = (*Store)(nil)
+
+// New returns a Store on db, which must be migrated with
+// bookingssql.Migrations.
+func New(db *store.DB) *Store { return &Store{db: db} }
+
+// Join joins the providers' calendars to env beside bookings (joined
+// first, with bookingssql.Join): their service attached to bk, the page
+// and the admin routes, the sweep and the write-back jobs, on env's
+// database. See calendars.NewModule.
+func Join(env *store.Env, bk *bookings.Service, opts *calendars.ModuleOptions) (*calendars.Module, error) {
+	return calendars.NewModule(env, bk, New(env.DB), opts)
+}
+
+// affected is err, or ErrNotFound when res changed no row.
+func affected(res sql.Result, err error, what string) error {
+	if err != nil {
+		return mapErr(err, what)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return mapErr(err, what)
+	} else if n == 0 {
+		return calendars.ErrNotFound
+	}
+	return nil
+}
+
+// mapErr maps a missing row to calendars.ErrNotFound and names what
+// failed.
+func mapErr(err error, what string) error {
+	if errors.Is(store.MapError(err), store.ErrNotFound) {
+		return calendars.ErrNotFound
+	}
+	return fmt.Errorf("calendarssql: %s: %w", what, err)
+}
 
 type connectionRow struct {
 	ID             int64                `db:"id"`
@@ -43,20 +92,20 @@ func timeOrNil(t store.Time) *time.Time {
 	return &v
 }
 
-func (r connectionRow) connection() bookings.CalendarConnection {
+func (r connectionRow) connection() calendars.Connection {
 	cals := r.Calendars.V
 	if cals == nil {
 		cals = []string{}
 	}
-	return bookings.CalendarConnection{ID: r.ID, ProviderID: r.ProviderID, Kind: bookings.CalendarKind(r.Kind), Name: r.Name, Endpoint: r.Endpoint,
+	return calendars.Connection{ID: r.ID, ProviderID: r.ProviderID, Kind: calendars.Kind(r.Kind), Name: r.Name, Endpoint: r.Endpoint,
 		Username: r.Username, SealedSecret: r.SealedSecret, Calendars: cals, Destination: r.Destination,
 		BlockWhenStale: r.BlockWhenStale, ETag: r.ETag, LastModified: r.LastModified, SyncedAt: timeOrNil(r.SyncedAt),
 		SyncedUntil: timeOrNil(r.SyncedUntil), LastError: r.LastError, Failures: r.Failures, NextSyncAt: r.NextSyncAt.Time,
 		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
 }
 
-// CreateCalendarConnection implements bookings.Store.
-func (s *Store) CreateCalendarConnection(ctx context.Context, c bookings.CalendarConnection) (bookings.CalendarConnection, error) {
+// CreateConnection implements calendars.Store.
+func (s *Store) CreateConnection(ctx context.Context, c calendars.Connection) (calendars.Connection, error) {
 	var row connectionRow
 	cals := c.Calendars
 	if cals == nil {
@@ -70,38 +119,38 @@ func (s *Store) CreateCalendarConnection(ctx context.Context, c bookings.Calenda
 		c.Kind, c.Name, c.Endpoint, c.Username, c.SealedSecret, store.JSON[[]string]{V: cals}, c.Destination, c.BlockWhenStale,
 		store.NewTime(c.NextSyncAt), store.NewTime(c.CreatedAt), store.NewTime(c.UpdatedAt), c.ProviderID).StructScan(&row)
 	if err != nil {
-		return bookings.CalendarConnection{}, mapErr(err, "create calendar connection")
+		return calendars.Connection{}, mapErr(err, "create calendar connection")
 	}
 	return row.connection(), nil
 }
 
-// CalendarConnection implements bookings.Store.
-func (s *Store) CalendarConnection(ctx context.Context, id int64) (bookings.CalendarConnection, error) {
+// Connection implements calendars.Store.
+func (s *Store) Connection(ctx context.Context, id int64) (calendars.Connection, error) {
 	var row connectionRow
 	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT `+connectionColumns+` FROM bookings_calendar_connections WHERE id = ?`), id)
 	if err != nil {
-		return bookings.CalendarConnection{}, mapErr(err, "calendar connection")
+		return calendars.Connection{}, mapErr(err, "calendar connection")
 	}
 	return row.connection(), nil
 }
 
-// ListCalendarConnections implements bookings.Store.
-func (s *Store) ListCalendarConnections(ctx context.Context, providerID int64) ([]bookings.CalendarConnection, error) {
+// ListConnections implements calendars.Store.
+func (s *Store) ListConnections(ctx context.Context, providerID int64) ([]calendars.Connection, error) {
 	var rows []connectionRow
 	err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT `+connectionColumns+` FROM bookings_calendar_connections
 		WHERE ? = 0 OR provider_id = ? ORDER BY id`), providerID, providerID)
 	if err != nil {
 		return nil, mapErr(err, "list calendar connections")
 	}
-	out := make([]bookings.CalendarConnection, len(rows))
+	out := make([]calendars.Connection, len(rows))
 	for i, r := range rows {
 		out[i] = r.connection()
 	}
 	return out, nil
 }
 
-// UpdateCalendarConnection implements bookings.Store.
-func (s *Store) UpdateCalendarConnection(ctx context.Context, c bookings.CalendarConnection) (bookings.CalendarConnection, error) {
+// UpdateConnection implements calendars.Store.
+func (s *Store) UpdateConnection(ctx context.Context, c calendars.Connection) (calendars.Connection, error) {
 	var row connectionRow
 	cals := c.Calendars
 	if cals == nil {
@@ -113,13 +162,13 @@ func (s *Store) UpdateCalendarConnection(ctx context.Context, c bookings.Calenda
 		c.Name, c.Endpoint, c.Username, c.SealedSecret, store.JSON[[]string]{V: cals}, c.Destination, c.BlockWhenStale,
 		store.NewTime(c.NextSyncAt), store.NewTime(c.UpdatedAt), c.ID).StructScan(&row)
 	if err != nil {
-		return bookings.CalendarConnection{}, mapErr(err, "update calendar connection")
+		return calendars.Connection{}, mapErr(err, "update calendar connection")
 	}
 	return row.connection(), nil
 }
 
-// DeleteCalendarConnection implements bookings.Store.
-func (s *Store) DeleteCalendarConnection(ctx context.Context, id int64) error {
+// DeleteConnection implements calendars.Store.
+func (s *Store) DeleteConnection(ctx context.Context, id int64) error {
 	return s.db.InTx(ctx, func(tx *sqlx.Tx) error {
 		var span struct {
 			Provider int64      `db:"provider_id"`
@@ -146,8 +195,8 @@ func (s *Store) DeleteCalendarConnection(ctx context.Context, id int64) error {
 	})
 }
 
-// ClaimCalendarSync implements bookings.Store.
-func (s *Store) ClaimCalendarSync(ctx context.Context, id int64, now, until time.Time) (bool, error) {
+// ClaimSync implements calendars.Store.
+func (s *Store) ClaimSync(ctx context.Context, id int64, now, until time.Time) (bool, error) {
 	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE bookings_calendar_connections SET claimed_until = ?
 		WHERE id = ? AND (claimed_until IS NULL OR claimed_until <= ?)`), store.NewTime(until), id, store.NewTime(now))
 	if err != nil {
@@ -160,8 +209,8 @@ func (s *Store) ClaimCalendarSync(ctx context.Context, id int64, now, until time
 	return n == 1, nil
 }
 
-// DueCalendarSyncs implements bookings.Store.
-func (s *Store) DueCalendarSyncs(ctx context.Context, now time.Time, limit int) ([]int64, error) {
+// DueSyncs implements calendars.Store.
+func (s *Store) DueSyncs(ctx context.Context, now time.Time, limit int) ([]int64, error) {
 	var ids []int64
 	err := s.db.Reader().SelectContext(ctx, &ids, s.db.Rebind(`SELECT id FROM bookings_calendar_connections
 		WHERE next_sync_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?) ORDER BY next_sync_at, id LIMIT ?`),
@@ -172,8 +221,8 @@ func (s *Store) DueCalendarSyncs(ctx context.Context, now time.Time, limit int) 
 	return ids, nil
 }
 
-// FinishCalendarSync implements bookings.Store.
-func (s *Store) FinishCalendarSync(ctx context.Context, cs bookings.CalendarSync) error {
+// FinishSync implements calendars.Store.
+func (s *Store) FinishSync(ctx context.Context, cs calendars.Sync) error {
 	return s.db.InTx(ctx, func(tx *sqlx.Tx) error {
 		var providerID int64
 		err := tx.GetContext(ctx, &providerID, s.db.Rebind(`SELECT provider_id FROM bookings_calendar_connections WHERE id = ?`), cs.ConnectionID)
@@ -229,14 +278,14 @@ func (s *Store) insertBusy(ctx context.Context, tx *sqlx.Tx, connectionID, provi
 	return nil
 }
 
-// FailCalendarSync implements bookings.Store.
-func (s *Store) FailCalendarSync(ctx context.Context, id int64, reason string, next time.Time) error {
+// FailSync implements calendars.Store.
+func (s *Store) FailSync(ctx context.Context, id int64, reason string, next time.Time) error {
 	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE bookings_calendar_connections SET last_error = ?, failures = failures + 1,
 		next_sync_at = ?, claimed_until = NULL WHERE id = ?`), reason, store.NewTime(next), id)
 	return affected(res, err, "fail calendar sync")
 }
 
-// BusyPeriods implements bookings.Store.
+// BusyPeriods implements calendars.Store.
 func (s *Store) BusyPeriods(ctx context.Context, connectionID int64, from, to time.Time) ([]bookings.Period, error) {
 	var rows []struct {
 		Start store.Time `db:"start_time"`
