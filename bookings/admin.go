@@ -128,7 +128,7 @@ func NewAdminHandler(svc *Service, tokens groundwork.TokenVerifier, opts *AdminH
 		return svc.Reassign(ctx, id, *m.ProviderID, ActorAdmin)
 	}))})
 	b.Handle("/bookings/{id}/manage-token", api.Methods{http.MethodPost: guard(AbilityReissue, func(w http.ResponseWriter, r *http.Request) error {
-		id, ok := pathID(r)
+		id, ok := api.PathID(r, "id")
 		if !ok {
 			return ErrNotFound
 		}
@@ -190,11 +190,6 @@ var adminErrors = append(api.Table{
 	}},
 	{Err: ErrNotFound, Status: http.StatusNotFound, Message: "Not found."},
 }, errorTable...)
-
-func pathID(r *http.Request) (int64, bool) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	return id, err == nil && id > 0
-}
 
 var statuses = []Status{StatusRequested, StatusConfirmed, StatusCancelled, StatusCompleted, StatusNoShow}
 
@@ -265,7 +260,7 @@ func contains(xs []string, x string) bool {
 }
 
 func (h *AdminHandler) show(w http.ResponseWriter, r *http.Request) error {
-	id, ok := pathID(r)
+	id, ok := api.PathID(r, "id")
 	if !ok {
 		return ErrNotFound
 	}
@@ -285,7 +280,7 @@ type moveRequest struct {
 
 func (h *AdminHandler) transition(do func(ctx context.Context, id int64, m moveRequest) (Booking, error)) api.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		id, ok := pathID(r)
+		id, ok := api.PathID(r, "id")
 		if !ok {
 			return ErrNotFound
 		}

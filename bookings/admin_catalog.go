@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/groundwork-go/groundwork/internal/api"
-	"github.com/groundwork-go/groundwork/internal/reply"
 )
 
 // AbilityManage covers the catalog: services, providers, their links,
@@ -109,39 +107,16 @@ func mapSlice[T, U any](xs []T, f func(T) U) []U {
 	return out
 }
 
-func idParam(r *http.Request, name string) (int64, bool) {
-	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
-	return id, err == nil && id > 0
-}
-
 // errNoProvider answers a {provider} that is not a positive number.
 var errNoProvider = api.Errorf(http.StatusNotFound, "Provider not found.")
 
 // providerParam reads {provider}.
 func providerParam(r *http.Request) (int64, error) {
-	id, ok := idParam(r, "provider")
+	id, ok := api.PathID(r, "provider")
 	if !ok {
 		return 0, errNoProvider
 	}
 	return id, nil
-}
-
-// writeData answers v with status, or 204 when v is nil.
-func writeData(w http.ResponseWriter, status int, v any) error {
-	if v == nil {
-		w.WriteHeader(http.StatusNoContent)
-		return nil
-	}
-	reply.WriteData(w, status, v)
-	return nil
-}
-
-// answer is writeData of v, unless err.
-func answer(w http.ResponseWriter, status int, v any, err error) error {
-	if err != nil {
-		return err
-	}
-	return writeData(w, status, v)
 }
 
 // decoded runs do with the request's JSON body decoded into a new In
@@ -190,22 +165,22 @@ func (h *AdminHandler) catalog(guard func(string, api.HandlerFunc) http.HandlerF
 
 func (h *AdminHandler) listServices(w http.ResponseWriter, r *http.Request) error {
 	list, err := h.svc.Services(r.Context())
-	return answer(w, http.StatusOK, mapSlice(list, toAdminService), err)
+	return api.Answer(w, http.StatusOK, mapSlice(list, toAdminService), err)
 }
 
 func (h *AdminHandler) createService(w http.ResponseWriter, r *http.Request, in OfferingInput) error {
 	s, err := h.svc.CreateService(r.Context(), in)
-	return answer(w, http.StatusCreated, toAdminService(s), err)
+	return api.Answer(w, http.StatusCreated, toAdminService(s), err)
 }
 
 func (h *AdminHandler) showService(w http.ResponseWriter, r *http.Request) error {
 	s, err := h.svc.ServiceBySlug(r.Context(), r.PathValue("slug"))
-	return answer(w, http.StatusOK, toAdminService(s), err)
+	return api.Answer(w, http.StatusOK, toAdminService(s), err)
 }
 
 func (h *AdminHandler) updateService(w http.ResponseWriter, r *http.Request, in OfferingInput) error {
 	s, err := h.svc.UpdateService(r.Context(), r.PathValue("slug"), in)
-	return answer(w, http.StatusOK, toAdminService(s), err)
+	return api.Answer(w, http.StatusOK, toAdminService(s), err)
 }
 
 func (h *AdminHandler) link(w http.ResponseWriter, r *http.Request) error {
@@ -217,7 +192,7 @@ func (h *AdminHandler) link(w http.ResponseWriter, r *http.Request) error {
 	if err := api.DecodeJSON(w, r, &in, 0); err != nil {
 		return err
 	}
-	return answer(w, 0, nil, h.svc.Link(r.Context(), r.PathValue("slug"), id, in))
+	return api.Answer(w, 0, nil, h.svc.Link(r.Context(), r.PathValue("slug"), id, in))
 }
 
 func (h *AdminHandler) unlink(w http.ResponseWriter, r *http.Request) error {
@@ -225,17 +200,17 @@ func (h *AdminHandler) unlink(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return answer(w, 0, nil, h.svc.Unlink(r.Context(), r.PathValue("slug"), id))
+	return api.Answer(w, 0, nil, h.svc.Unlink(r.Context(), r.PathValue("slug"), id))
 }
 
 func (h *AdminHandler) listProviders(w http.ResponseWriter, r *http.Request) error {
 	list, err := h.svc.Providers(r.Context())
-	return answer(w, http.StatusOK, mapSlice(list, toAdminProvider), err)
+	return api.Answer(w, http.StatusOK, mapSlice(list, toAdminProvider), err)
 }
 
 func (h *AdminHandler) createProvider(w http.ResponseWriter, r *http.Request, in ProviderInput) error {
 	p, err := h.svc.CreateProvider(r.Context(), in)
-	return answer(w, http.StatusCreated, toAdminProvider(p), err)
+	return api.Answer(w, http.StatusCreated, toAdminProvider(p), err)
 }
 
 func (h *AdminHandler) showProvider(w http.ResponseWriter, r *http.Request) error {
@@ -244,7 +219,7 @@ func (h *AdminHandler) showProvider(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	p, err := h.svc.Provider(r.Context(), id)
-	return answer(w, http.StatusOK, toAdminProvider(p), err)
+	return api.Answer(w, http.StatusOK, toAdminProvider(p), err)
 }
 
 func (h *AdminHandler) updateProvider(w http.ResponseWriter, r *http.Request) error {
@@ -257,7 +232,7 @@ func (h *AdminHandler) updateProvider(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	p, err := h.svc.UpdateProvider(r.Context(), id, in)
-	return answer(w, http.StatusOK, toAdminProvider(p), err)
+	return api.Answer(w, http.StatusOK, toAdminProvider(p), err)
 }
 
 func (h *AdminHandler) mintFeedToken(w http.ResponseWriter, r *http.Request) error {
@@ -266,7 +241,7 @@ func (h *AdminHandler) mintFeedToken(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	token, err := h.svc.MintFeedToken(r.Context(), id)
-	return answer(w, http.StatusCreated, feedToken{Token: token}, err)
+	return api.Answer(w, http.StatusCreated, feedToken{Token: token}, err)
 }
 
 func (h *AdminHandler) revokeFeedToken(w http.ResponseWriter, r *http.Request) error {
@@ -274,7 +249,7 @@ func (h *AdminHandler) revokeFeedToken(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	return answer(w, 0, nil, h.svc.RevokeFeedToken(r.Context(), id))
+	return api.Answer(w, 0, nil, h.svc.RevokeFeedToken(r.Context(), id))
 }
 
 // rules registers a provider's rules of one kind (hours, overrides): list
@@ -291,7 +266,7 @@ func rules[In any](h *AdminHandler, path string, m func(api.HandlerFunc) http.Ha
 				return err
 			}
 			v, err := list(r.Context(), id)
-			return answer(w, http.StatusOK, v, err)
+			return api.Answer(w, http.StatusOK, v, err)
 		}),
 		http.MethodPost: m(func(w http.ResponseWriter, r *http.Request) error {
 			id, err := providerParam(r)
@@ -303,7 +278,7 @@ func rules[In any](h *AdminHandler, path string, m func(api.HandlerFunc) http.Ha
 				return err
 			}
 			v, err := add(r.Context(), id, in)
-			return answer(w, http.StatusCreated, v, err)
+			return api.Answer(w, http.StatusCreated, v, err)
 		}),
 	})
 	h.base.Handle("/providers/{provider}/"+path+"/{id}", api.Methods{
@@ -312,31 +287,31 @@ func rules[In any](h *AdminHandler, path string, m func(api.HandlerFunc) http.Ha
 			if err != nil {
 				return err
 			}
-			id, ok := idParam(r, "id")
+			id, ok := api.PathID(r, "id")
 			if !ok {
 				return ErrNotFound
 			}
-			return answer(w, 0, nil, del(r.Context(), pid, id))
+			return api.Answer(w, 0, nil, del(r.Context(), pid, id))
 		}),
 	})
 }
 
 func (h *AdminHandler) listBlackouts(w http.ResponseWriter, r *http.Request) error {
 	list, err := h.svc.Blackouts(r.Context())
-	return answer(w, http.StatusOK, mapSlice(list, toBlackout), err)
+	return api.Answer(w, http.StatusOK, mapSlice(list, toBlackout), err)
 }
 
 func (h *AdminHandler) addBlackout(w http.ResponseWriter, r *http.Request, in BlackoutInput) error {
 	v, err := h.svc.AddBlackout(r.Context(), in)
-	return answer(w, http.StatusCreated, toBlackout(v), err)
+	return api.Answer(w, http.StatusCreated, toBlackout(v), err)
 }
 
 func (h *AdminHandler) deleteBlackout(w http.ResponseWriter, r *http.Request) error {
-	id, ok := idParam(r, "id")
+	id, ok := api.PathID(r, "id")
 	if !ok {
 		return ErrNotFound
 	}
-	return answer(w, 0, nil, h.svc.DeleteBlackout(r.Context(), id))
+	return api.Answer(w, 0, nil, h.svc.DeleteBlackout(r.Context(), id))
 }
 
 // feedToken is a provider's new feed token, shown once: the feed is

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/openapi"
-	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/throttle"
 )
 
@@ -105,36 +103,12 @@ func (h *AdminHandler) OpenAPI() (*groundwork.OpenAPI, error) {
 	return openapi.Part(openAPIDescription, h.base.Prefix, bookings.AdminPrefixDefault, h.Routes())
 }
 
-// writeData answers v with status, or 204 when v is nil.
-func writeData(w http.ResponseWriter, status int, v any) error {
-	if v == nil {
-		w.WriteHeader(http.StatusNoContent)
-		return nil
-	}
-	reply.WriteData(w, status, v)
-	return nil
-}
-
-// answer is writeData(w, status, v), or err when there is one.
-func answer(w http.ResponseWriter, status int, v any, err error) error {
-	if err != nil {
-		return err
-	}
-	return writeData(w, status, v)
-}
-
 // errNoProvider answers a {provider} that is not a positive number.
 var errNoProvider = api.Errorf(http.StatusNotFound, "Provider not found.")
 
-// idParam reads a positive number from the path.
-func idParam(r *http.Request, name string) (int64, bool) {
-	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
-	return id, err == nil && id > 0
-}
-
 // providerParam reads {provider}.
 func providerParam(r *http.Request) (int64, error) {
-	id, ok := idParam(r, "provider")
+	id, ok := api.PathID(r, "provider")
 	if !ok {
 		return 0, errNoProvider
 	}
@@ -181,7 +155,7 @@ func (h *AdminHandler) calendarPageLink(w http.ResponseWriter, r *http.Request) 
 	link := h.svc.PageLink(id, PageLinkTTL)
 	out := map[string]string{"link": link, "path": PagePrefixDefault + "/" + link,
 		"expires_at": h.svc.o.Now().Add(PageLinkTTL).UTC().Format("2006-01-02T15:04:05-07:00")}
-	return writeData(w, http.StatusCreated, out)
+	return api.Answer(w, http.StatusCreated, out, nil)
 }
 
 func (h *AdminHandler) resource(c Connection, available []Remote) calendarResource {
@@ -201,7 +175,7 @@ func (h *AdminHandler) listCalendars(w http.ResponseWriter, r *http.Request) err
 	for i, c := range list {
 		out[i] = h.resource(c, nil)
 	}
-	return answer(w, http.StatusOK, out, err)
+	return api.Answer(w, http.StatusOK, out, err)
 }
 
 func (h *AdminHandler) connectCalendar(w http.ResponseWriter, r *http.Request) error {
@@ -215,11 +189,11 @@ func (h *AdminHandler) connectCalendar(w http.ResponseWriter, r *http.Request) e
 	}
 	in.ProviderID = id
 	c, cals, err := h.svc.Connect(r.Context(), in)
-	return answer(w, http.StatusCreated, h.resource(c, cals), err)
+	return api.Answer(w, http.StatusCreated, h.resource(c, cals), err)
 }
 
 func calendarParam(r *http.Request) (int64, error) {
-	id, ok := idParam(r, "id")
+	id, ok := api.PathID(r, "id")
 	if !ok {
 		return 0, ErrNotFound
 	}
@@ -232,7 +206,7 @@ func (h *AdminHandler) showCalendar(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	c, err := h.svc.Connection(r.Context(), id)
-	return answer(w, http.StatusOK, h.resource(c, nil), err)
+	return api.Answer(w, http.StatusOK, h.resource(c, nil), err)
 }
 
 func (h *AdminHandler) chooseCalendars(w http.ResponseWriter, r *http.Request) error {
@@ -245,7 +219,7 @@ func (h *AdminHandler) chooseCalendars(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	c, err := h.svc.Choose(r.Context(), id, in)
-	return answer(w, http.StatusOK, h.resource(c, nil), err)
+	return api.Answer(w, http.StatusOK, h.resource(c, nil), err)
 }
 
 func (h *AdminHandler) disconnectCalendar(w http.ResponseWriter, r *http.Request) error {
@@ -253,7 +227,7 @@ func (h *AdminHandler) disconnectCalendar(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	return answer(w, 0, nil, h.svc.Disconnect(r.Context(), id))
+	return api.Answer(w, 0, nil, h.svc.Disconnect(r.Context(), id))
 }
 
 // syncCalendar reads a connection now: 200 with it as read, 422 with the
@@ -277,5 +251,5 @@ func (h *AdminHandler) syncCalendar(w http.ResponseWriter, r *http.Request) erro
 		return &api.Error{Status: http.StatusUnprocessableEntity, Message: "The calendar could not be read. " + Reason(err), Err: err}
 	}
 	c, err := h.svc.Connection(r.Context(), id)
-	return answer(w, http.StatusOK, h.resource(c, nil), err)
+	return api.Answer(w, http.StatusOK, h.resource(c, nil), err)
 }

@@ -483,3 +483,28 @@ func TestClientGoneIsNotAnOutage(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, w.Code)
 	require.Contains(t, logs.String(), "database unavailable")
 }
+
+// Answer writes a resource as {"data": …}, nothing with a 204 for none,
+// and leaves an error to the error writer; PathID takes positive numbers
+// only.
+func TestAnswerAndPathID(t *testing.T) {
+	w := httptest.NewRecorder()
+	require.NoError(t, api.Answer(w, http.StatusCreated, map[string]int{"id": 7}, nil))
+	require.Equal(t, http.StatusCreated, w.Code)
+	require.JSONEq(t, `{"data":{"id":7}}`, w.Body.String())
+	w = httptest.NewRecorder()
+	require.NoError(t, api.Answer(w, http.StatusOK, nil, nil))
+	require.Equal(t, http.StatusNoContent, w.Code)
+	require.Empty(t, w.Body.String())
+	w = httptest.NewRecorder()
+	boom := errors.New("boom")
+	require.ErrorIs(t, api.Answer(w, http.StatusOK, "x", boom), boom)
+	require.Empty(t, w.Body.String(), "the error writer answers, not Answer")
+	for value, want := range map[string]int64{"12": 12, "0": 0, "-3": 0, "x": 0, "": 0} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.SetPathValue("id", value)
+		id, ok := api.PathID(r, "id")
+		require.Equal(t, want != 0, ok, value)
+		require.Equal(t, want, id, value)
+	}
+}
