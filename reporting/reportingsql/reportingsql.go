@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -45,16 +46,14 @@ func (s *Store) Salt(ctx context.Context, day string, fresh []byte) ([]byte, err
 	return salt, nil
 }
 
-// rowsPerStatement bounds a multi-row statement (SQLite allows 32766
-// parameters).
-const rowsPerStatement = 500
-
 // values runs stmt ("INSERT ... VALUES %s ...") over rows whose columns
-// have the Postgres types given ("text", "bigint", "timestamptz"),
-// collecting what each returns with scan. On SQLite, rowsPerStatement
-// rows a statement; on Postgres one statement with a parameter an array a
-// column, joined with unnest: one round trip, and a plan that does not
-// grow with the rows.
+// have the Postgres types given ("text", "bigint", "timestamptz"). On
+// Postgres, one statement with a parameter an array a column, joined with
+// unnest (one round trip, and a plan that does not grow with the rows),
+// collecting what it returns with scan. On SQLite, in the process, one
+// row a statement prepared once, cheaper than statements of hundreds of
+// rows whose text SQLite parses each time (BENCHMARKS, issue 50); scan
+// must be nil there.
 func values(ctx context.Context, tx *sqlx.Tx, stmt string, types []string, rows [][]any, scan func(*sqlx.Rows) error) error {
 	if len(rows) == 0 {
 		return nil
@@ -66,15 +65,16 @@ func values(ctx context.Context, tx *sqlx.Tx, stmt string, types []string, rows 
 		}
 		return run(ctx, tx, q, args, scan)
 	}
-	n := len(types)
-	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
-	for chunk := range slices.Chunk(rows, rowsPerStatement) {
-		args := make([]any, 0, len(chunk)*n)
-		for _, r := range chunk {
-			args = append(args, r...)
-		}
-		q := tx.Rebind(fmt.Sprintf(stmt, strings.TrimSuffix(strings.Repeat(one+", ", len(chunk)), ", ")))
-		if err := run(ctx, tx, q, args, scan); err != nil {
+	if scan != nil {
+		return errors.New("reportingsql: a statement that returns rows runs on Postgres only")
+	}
+	st, err := tx.PreparexContext(ctx, fmt.Sprintf(stmt, "("+strings.TrimSuffix(strings.Repeat("?, ", len(types)), ", ")+")"))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, r := range rows {
+		if _, err := st.ExecContext(ctx, r...); err != nil {
 			return err
 		}
 	}
@@ -127,20 +127,26 @@ func run(ctx context.Context, tx *sqlx.Tx, q string, args []any, scan func(*sqlx
 		_, err := tx.ExecContext(ctx, q, args...)
 		return err
 	}
-	res, err := tx.QueryxContext(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	for res.Next() {
-		if err := scan(res); err != nil {
-			res.Close()
+	return scanAll(tx.QueryxContext(ctx, q, args...))(scan)
+}
+
+// scanAll is a query's rows each passed to scan, then closed.
+func scanAll(res *sqlx.Rows, err error) func(scan func(*sqlx.Rows) error) error {
+	return func(scan func(*sqlx.Rows) error) error {
+		if err != nil {
 			return err
 		}
+		for res.Next() {
+			if err := scan(res); err != nil {
+				res.Close()
+				return err
+			}
+		}
+		if err := res.Close(); err != nil {
+			return err
+		}
+		return res.Err()
 	}
-	if err := res.Close(); err != nil {
-		return err
-	}
-	return res.Err()
 }
 
 // Column types of the multi-row statements.
@@ -261,6 +267,10 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 	return nil
 }
 
+// visitorsPerRead bounds the visitors one read of their sessions names
+// (SQLite allows 32766 parameters).
+const visitorsPerRead = 500
+
 // lastViews reads the session, that day, of each visitor in hits.
 func lastViews(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[visit]*session, error) {
 	if tx.DriverName() == "pgx" {
@@ -274,7 +284,7 @@ func lastViews(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[visi
 	slices.Sort(days)
 	slices.Sort(visitors)
 	days, visitors = slices.Compact(days), slices.Compact(visitors)
-	for chunk := range slices.Chunk(visitors, rowsPerStatement) {
+	for chunk := range slices.Chunk(visitors, visitorsPerRead) {
 		q, args, err := sqlx.In(`SELECT day, visitor, last_seen, page, entry, hits, entry_row, last_row FROM reporting_seen WHERE scope = 't:' AND day IN (?) AND visitor IN (?)`, days, chunk)
 		if err != nil {
 			return nil, err
@@ -573,16 +583,47 @@ func tallyHits(hits []reporting.Hit, last map[visit]*session, goals []reporting.
 	return t
 }
 
+// claimSeen inserts the unique-visitor markers rows (day, visitor, scope,
+// last seen) that are not there yet, and calls inserted with each it
+// inserted. On Postgres one statement whose RETURNING names them; on
+// SQLite one prepared statement a row, each insert told by the rows it
+// changed (cheaper than reading a RETURNING's rows a row at a time).
+func claimSeen(ctx context.Context, tx *sqlx.Tx, rows [][]any, inserted func(day, scope, visitor string)) error {
+	const insert = `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s ON CONFLICT (day, visitor, scope) DO NOTHING`
+	if tx.DriverName() == "pgx" {
+		return values(ctx, tx, insert+` RETURNING day, scope, visitor`, seenTypes, rows, func(rows *sqlx.Rows) error {
+			var day, scope, visitor string
+			if err := rows.Scan(&day, &scope, &visitor); err != nil {
+				return err
+			}
+			inserted(day, scope, visitor)
+			return nil
+		})
+	}
+	st, err := tx.PreparexContext(ctx, fmt.Sprintf(insert, "(?, ?, ?, ?)"))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, r := range rows {
+		res, err := st.ExecContext(ctx, r...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 1 {
+			inserted(r[0].(string), r[2].(string), r[1].(string))
+		}
+	}
+	return nil
+}
+
 // write claims the uniques (only those inserted come back, and count as
 // visitors), stores each visitor's last view and adds the rollups.
 func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session) error {
 	inc, paired, tripled := t.inc, t.paired, t.tripled
-	err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s
-		ON CONFLICT (day, visitor, scope) DO NOTHING RETURNING day, scope, visitor`, seenTypes, sorted(dedupe(t.seen), 3), func(rows *sqlx.Rows) error {
-		var day, scope, visitor string
-		if err := rows.Scan(&day, &scope, &visitor); err != nil {
-			return err
-		}
+	err := claimSeen(ctx, tx, sorted(dedupe(t.seen), 3), func(day, scope, visitor string) {
 		key := scope[2:]
 		if scope == "t:" { // new that day: new for their browser and system too
 			if sw, ok := t.software[visit{day, visitor}]; ok {
@@ -599,19 +640,18 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session)
 					r.Visitors++
 				}
 			}
-			return nil
+			return
 		}
 		if p, ok := pairByCode(scope[0]); ok {
 			va, vb, _ := strings.Cut(key, sep)
 			if r := paired[pairKey{day, p.name, va, vb}]; r != nil {
 				r.Visitors++
 			}
-			return nil
+			return
 		}
 		if r := inc[rollupKey{day, scopeDims[scope[0]], key}]; r != nil {
 			r.Visitors++
 		}
-		return nil
 	})
 	if err != nil {
 		return err
