@@ -51,9 +51,10 @@ func (s *Store) Salt(ctx context.Context, day string, fresh []byte) ([]byte, err
 // Postgres, one statement with a parameter an array a column, joined with
 // unnest (one round trip, and a plan that does not grow with the rows),
 // collecting what it returns with scan. On SQLite, in the process, one
-// row a statement prepared once, cheaper than statements of hundreds of
-// rows whose text SQLite parses each time (BENCHMARKS, issue 50); scan
-// must be nil there.
+// row a statement prepared once: the driver looks each argument's
+// parameter name up with a walk of the statement's names, so a statement
+// of hundreds of rows costs the square of its parameters (BENCHMARKS,
+// issue 50); scan must be nil there.
 func values(ctx context.Context, tx *sqlx.Tx, stmt string, types []string, rows [][]any, scan func(*sqlx.Rows) error) error {
 	if len(rows) == 0 {
 		return nil
