@@ -139,7 +139,8 @@ func explainPage(err error) *web.Problem {
 	return nil
 }
 
-// linkKey is the key of the calendar page's links, from the secret key.
+// linkKey is the key of the calendar page's links, from the secret key
+// (with the words bookings used, so links made before still open).
 func (s *Service) linkKey() []byte {
 	m := hmac.New(sha256.New, s.o.SecretKey)
 	m.Write([]byte("bookings calendars page link"))

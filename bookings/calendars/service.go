@@ -129,7 +129,9 @@ func (e *Error) Unwrap() error { return e.Err }
 // calendarReasonDefault is the reason of a failure no source explained.
 const calendarReasonDefault = "The calendar could not be read. Check its address and try again later."
 
-// calendarSecretContext binds sealed calendar secrets to their use.
+// calendarSecretContext binds sealed calendar secrets to their use. It
+// is the words the secrets were sealed with when the calendars were part
+// of bookings, so those secrets still open.
 var calendarSecretContext = []byte("bookings calendar connection secret")
 
 // Input is a calendar connection to make: its kind, a name to
