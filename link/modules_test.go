@@ -17,6 +17,8 @@ import (
 	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/bookings/calendars"
+	"github.com/groundwork-go/groundwork/bookings/calendars/calendarssql"
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
 	"github.com/groundwork-go/groundwork/forms"
@@ -59,6 +61,8 @@ func TestJoinedModulesServeTheirRoutes(t *testing.T) {
 		b, err := bookingssql.Join(env, &bookings.ModuleOptions{Tokens: tokens,
 			List: &bookings.ListPageOptions{Viewer: func(*http.Request) (bool, int64, bool) { return true, 0, true }}, ListGuard: signIn.RequireUser})
 		require.NoError(t, err)
+		c, err := calendarssql.Join(env, b.Service, &calendars.ModuleOptions{Tokens: tokens})
+		require.NoError(t, err)
 		w, err := webhookssql.Join(env, &webhooks.ModuleOptions{Tokens: tokens})
 		require.NoError(t, err)
 		r, err := reportingsql.Join(env, &reporting.ModuleOptions{Authorizer: tokens.Authorizer(nil), LoadUser: signIn.LoadUser,
@@ -83,7 +87,7 @@ func TestJoinedModulesServeTheirRoutes(t *testing.T) {
 			Routes() []string
 		}
 		var routes []string
-		for _, m := range []mounter{a, f, b, w, r, l} {
+		for _, m := range []mounter{a, f, b, c, w, r, l} {
 			m.Mount(mux)
 			routes = append(routes, m.Routes()...)
 		}
@@ -100,6 +104,13 @@ func TestJoinedModulesServeTheirRoutes(t *testing.T) {
 			}
 			_, pattern := mux.Handler(httptest.NewRequest(method, path, nil))
 			require.NotEmpty(t, pattern, "%s: the mux has no handler where the module says it serves", route)
+		}
+		// The calendars' admin routes sit under the bookings admin API's
+		// prefix; the mux gives them to the calendars, not to bookings.
+		for _, route := range c.Admin.Routes() {
+			method, path, _ := strings.Cut(route, " ")
+			h, _ := mux.Handler(httptest.NewRequest(method, param.ReplaceAllString(path, "1"), nil))
+			require.Same(t, c.Admin, h, route)
 		}
 
 		require.NoError(t, env.Start(ctx))
