@@ -6,6 +6,7 @@
 #   GOATCOUNTER=... bench/goatcounter-load.sh 'postgres://.../gc_load?sslmode=disable'
 #   GOATCOUNTER=... PIXEL=1 bench/goatcounter-load.sh                             # a new connection a hit
 #   GOATCOUNTER=... LUA=bench/varied.lua bench/goatcounter-load.sh                # varied traffic (see the script)
+#   GOATCOUNTER=... LUA=bench/visitors.lua bench/goatcounter-load.sh              # a new visitor every view
 #
 # GoatCounter (EUPL) is not part of this repository: build it from its module
 # (go mod download -json zgo.at/goatcounter/v2@v2.7.0, then go build ./cmd/goatcounter
