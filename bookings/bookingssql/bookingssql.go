@@ -326,10 +326,10 @@ type busyRow struct {
 // busyQuery reads active bookings and live holds of some providers
 // overlapping a span, with their services' buffers, and the collective
 // bookings they are hosts of (the busy time of the providers' own
-// calendars is the calendars package's). Arguments: provider IDs, span end, span
-// start, the booking to leave out; the same for holds with the instant
-// they must outlive and the hold to leave out; and for hosts as for
-// bookings.
+// calendars is the calendars package's). Arguments: provider IDs, span
+// end, span start, the booking to leave out; the same for holds with the
+// instant they must outlive and the hold to leave out; and for hosts as
+// for bookings.
 const busyQuery = `SELECT b.provider_id, b.service_id, b.start_time, b.end_time, s.buffer_before, s.buffer_after
 	FROM bookings_bookings b JOIN bookings_services s ON s.id = b.service_id
 	WHERE b.provider_id IN (?) AND b.status IN ('requested', 'confirmed') AND b.start_time < ? AND b.end_time > ? AND b.id <> ?
@@ -372,7 +372,7 @@ func (s *Store) Availability(ctx context.Context, cq bookings.AvailabilityQuery)
 		err = db.SelectContext(ctx, &hours, q, args...)
 	}
 	if err != nil {
-		return cal, mapErr(err, "calendar hours")
+		return cal, mapErr(err, "availability hours")
 	}
 	cal.Hours = values[hoursRow, bookings.WeeklyHours](hours)
 	var overrides []overrideRow
@@ -382,14 +382,14 @@ func (s *Store) Availability(ctx context.Context, cq bookings.AvailabilityQuery)
 		err = db.SelectContext(ctx, &overrides, q, args...)
 	}
 	if err != nil {
-		return cal, mapErr(err, "calendar overrides")
+		return cal, mapErr(err, "availability overrides")
 	}
 	cal.Overrides = values[overrideRow, bookings.Override](overrides)
 	var blackouts []blackoutRow
 	err = db.SelectContext(ctx, &blackouts, s.db.Rebind(`SELECT id, service_id, starts_on, ends_on, reason FROM bookings_blackouts
 		WHERE (service_id IS NULL OR service_id = ?) AND starts_on <= ? AND ends_on >= ? ORDER BY starts_on`), serviceID, to.String(), from.String())
 	if err != nil {
-		return cal, mapErr(err, "calendar blackouts")
+		return cal, mapErr(err, "availability blackouts")
 	}
 	cal.Blackouts = values[blackoutRow, bookings.Blackout](blackouts)
 	var busy []busyRow
@@ -398,7 +398,7 @@ func (s *Store) Availability(ctx context.Context, cq bookings.AvailabilityQuery)
 		err = db.SelectContext(ctx, &busy, q, args...)
 	}
 	if err != nil {
-		return cal, mapErr(err, "calendar bookings")
+		return cal, mapErr(err, "availability bookings")
 	}
 	for _, b := range busy {
 		cal.Busy[b.ProviderID] = append(cal.Busy[b.ProviderID], b.busy())
