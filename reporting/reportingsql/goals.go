@@ -138,29 +138,35 @@ func backfillGoal(ctx context.Context, tx *sqlx.Tx, g reporting.Goal) error {
 			return err
 		}
 	}
-	if g.Exact() { // the uniques, so a visitor already counted today is not again
-		_, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO reporting_seen (day, visitor, scope, last_seen)
-			SELECT day, visitor, ?, last_seen FROM reporting_seen WHERE scope = ?`), "g:"+key, scope)
+	// The visitors kept (of the days whose visitors are still known) who
+	// reached the goal are counted for it, so none is counted again.
+	var reached func(string) bool
+	switch {
+	case g.Exact():
+		reached = func(v string) bool { return v == scope }
+	default:
+		reached = func(v string) bool { return strings.HasPrefix(v, "p:") && reporting.Glob(g.Page, v[2:]) }
+	}
+	visitors := map[string]int64{}
+	if err := editSeen(ctx, tx, func(day string, s *seenSet) bool {
+		s.load()
+		for v := range s.m {
+			if reached(v) {
+				visitors[day]++
+				return s.claim("g:" + key)
+			}
+		}
+		return false
+	}); err != nil {
 		return err
 	}
-	// A pattern: its visitors on the days still kept, one unique each.
-	type dayCount struct {
-		Day string `db:"day"`
-		N   int64  `db:"n"`
+	if g.Exact() {
+		return nil
 	}
-	match, pattern := patternMatch(tx, "scope", g.Page, "p:")
-	if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO reporting_seen (day, visitor, scope, last_seen)
-		SELECT day, visitor, ?, MIN(last_seen) FROM reporting_seen WHERE `+match+` GROUP BY day, visitor`),
-		"g:"+key, pattern); err != nil {
-		return err
-	}
-	var counts []dayCount
-	if err := tx.SelectContext(ctx, &counts, tx.Rebind(`SELECT day, COUNT(*) AS n FROM reporting_seen WHERE scope = ? GROUP BY day`), "g:"+key); err != nil {
-		return err
-	}
-	for _, c := range counts {
+	// A pattern: its visitors on those days are those counted.
+	for day, n := range visitors {
 		if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE reporting_daily SET visitors = ? WHERE dim = 'goal' AND day = ? AND key = ?`),
-			c.N, c.Day, key); err != nil {
+			n, day, key); err != nil {
 			return err
 		}
 	}
@@ -222,8 +228,9 @@ func (s *Store) DeleteGoal(ctx context.Context, id int64) error {
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, tx.Rebind(`DELETE FROM reporting_seen WHERE scope = ?`), "g:"+key)
-		return err
+		// No visitor is counted for it any more (a goal made later may
+		// take its number).
+		return editSeen(ctx, tx, func(_ string, s *seenSet) bool { return s.remove("g:" + key) })
 	})
 	if err != nil {
 		if errors.Is(err, reporting.ErrGoalNotFound) {

@@ -47,10 +47,8 @@ func (s *Store) Salt(ctx context.Context, day string, fresh []byte) ([]byte, err
 
 // Column types of the multi-row statements.
 var (
-	seenTypes    = []string{"text", "text", "text", "timestamptz"}
-	sessionTypes = []string{"text", "text", "text", "timestamptz", "text", "text", "bigint", "bigint", "bigint"}
-	rollupTypes  = []string{"text", "text", "text", "text", "bigint", "bigint", "bigint", "bigint", "bigint"}
-	countTypes   = []string{"text", "text", "text", "text", "text", "bigint", "bigint", "bigint"}
+	rollupTypes = []string{"text", "text", "text", "text", "bigint", "bigint", "bigint", "bigint", "bigint"}
+	countTypes  = []string{"text", "text", "text", "text", "text", "bigint", "bigint", "bigint"}
 )
 
 type rollupKey struct {
@@ -75,14 +73,15 @@ type session struct {
 	entryRow, lastRow int64
 }
 
-// scopes name a visitor's unique per dimension value in reporting_seen.
-var scopeDims = map[byte]reporting.Dimension{'p': reporting.DimPage, 'e': reporting.DimEvent, 's': reporting.DimSource, 'd': reporting.DimDevice,
-	'c': reporting.DimCountry, 't': reporting.DimTotal, 'v': reporting.DimProp,
-	'm': reporting.DimMedium, 'n': reporting.DimCampaign, 'k': reporting.DimTerm, 'o': reporting.DimContent,
-	'a': reporting.DimEntry, 'g': reporting.DimGoal}
-
-// campaignScopes are the scope codes of reporting.CampaignDims, in order.
-var campaignScopes = [...]string{"m:", "n:", "k:", "o:"}
+// The codes that begin the values a visitor is counted for, by
+// dimension: reporting.CampaignDims' and reporting.PairDims', in order.
+// The others: "t:" the day (the total), "a:" an entry page, "c:" a
+// country, "e:" an event, "v:" a property value, "g:" a goal; a pair's
+// code is its own, a triple's "T:", their values joined by sep.
+var (
+	campaignScopes = [...]string{"m:", "n:", "k:", "o:"}
+	pairDimScopes  = [...]string{"p:", "s:", "d:"}
+)
 
 // pairs are the pairs of dimensions kept for filtered reports (a slice:
 // every page view walks it).
@@ -98,16 +97,6 @@ type pair struct {
 
 func newPair(code byte, a, b int) pair {
 	return pair{code, a, b, string(reporting.PairDims[a]) + ">" + string(reporting.PairDims[b])}
-}
-
-// pairByCode is the pair whose uniques have scope code c.
-func pairByCode(c byte) (pair, bool) {
-	for _, p := range pairs {
-		if p.code == c {
-			return p, true
-		}
-	}
-	return pair{}, false
 }
 
 // pairOf is the pair of dimensions x and y, in either order, and whether
@@ -135,8 +124,9 @@ type pairKey struct{ day, pair, a, b string }
 type tripleKey struct{ day, page, source, device string }
 
 // Record implements reporting.Store: the hits are counted in memory
-// (tallyHits), then written in one transaction: the uniques, each
-// visitor's last view, and the rollups (tally.write).
+// (tallyHits), then written in one transaction: each visitor's day
+// (their session and what they were counted for), and the rollups
+// (tally.write).
 func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 	if len(hits) == 0 {
 		return nil
@@ -151,11 +141,11 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 		if err != nil {
 			return err
 		}
-		last, err := lastViews(ctx, tx, hits)
+		days, err := readVisitors(ctx, tx, hits)
 		if err != nil {
 			return err
 		}
-		return tallyHits(hits, last, goals).write(ctx, tx, last)
+		return tallyHits(hits, days, goals).write(ctx, tx, days)
 	})
 	if err != nil {
 		return fmt.Errorf("reportingsql: record: %w", err)
@@ -163,115 +153,16 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 	return nil
 }
 
-// visitorsPerRead bounds the visitors one read of their sessions names
-// (SQLite allows 32766 parameters).
-const visitorsPerRead = 500
-
-// lastViews reads the session, that day, of each visitor in hits.
-func lastViews(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[visit]*session, error) {
-	if tx.DriverName() == "pgx" {
-		return lastViewsKeyed(ctx, tx, hits)
-	}
-	last := map[visit]*session{}
-	var days, visitors []string
-	for _, h := range hits {
-		days, visitors = append(days, h.Day), append(visitors, h.Visitor)
-	}
-	slices.Sort(days)
-	slices.Sort(visitors)
-	days, visitors = slices.Compact(days), slices.Compact(visitors)
-	for chunk := range slices.Chunk(visitors, visitorsPerRead) {
-		q, args, err := sqlx.In(`SELECT day, visitor, last_seen, page, entry, hits, entry_row, last_row FROM reporting_seen WHERE scope = 't:' AND day IN (?) AND visitor IN (?)`, days, chunk)
-		if err != nil {
-			return nil, err
-		}
-		rows, err := tx.QueryxContext(ctx, tx.Rebind(q), args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			v, s, err := scanSession(rows)
-			if err != nil {
-				rows.Close()
-				return nil, err
-			}
-			last[v] = s
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
-		}
-	}
-	return last, nil
-}
-
-// lastViewsKeyed is lastViews on Postgres: the (day, visitor) pairs as
-// two array parameters joined with unnest, so each is a look-up of the
-// primary key whatever the planner knows of the table. An IN list of
-// visitors gets a generic plan that, on a table never analysed, reads
-// every row of the day and filters (a hundred times slower at a day of
-// traffic).
-func lastViewsKeyed(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[visit]*session, error) {
-	last := map[visit]*session{}
-	seen := map[visit]bool{}
-	var days, visitors []string
-	for _, h := range hits {
-		if v := (visit{h.Day, h.Visitor}); !seen[v] {
-			seen[v] = true
-			days, visitors = append(days, h.Day), append(visitors, h.Visitor)
-		}
-	}
-	if len(days) == 0 {
-		return last, nil
-	}
-	rows, err := tx.QueryxContext(ctx, lastViewsKeyedQuery, days, visitors)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		v, s, err := scanSession(rows)
-		if err != nil {
-			return nil, err
-		}
-		last[v] = s
-	}
-	return last, rows.Err()
-}
-
-// scanSession reads a row of day, visitor, last_seen, page, entry, hits,
-// entry_row, last_row.
-func scanSession(rows *sqlx.Rows) (visit, *session, error) {
-	var v visit
-	var at store.Time
-	s := &session{}
-	if err := rows.Scan(&v.day, &v.visitor, &at, &s.page, &s.entry, &s.hits, &s.entryRow, &s.lastRow); err != nil {
-		return v, nil, err
-	}
-	s.at = at.Time
-	return v, s, nil
-}
-
-// lastViewsKeyedQuery reads the last views of (day, visitor) pairs given
-// as two arrays.
-const lastViewsKeyedQuery = `SELECT s.day, s.visitor, s.last_seen, s.page, s.entry, s.hits, s.entry_row, s.last_row
-	FROM unnest($1::text[], $2::text[]) AS k(day, visitor)
-	JOIN reporting_seen s ON s.day = k.day AND s.visitor = k.visitor AND s.scope = 't:'`
-
 // tally is a batch counted in memory: the rollup rows, the pair rows and
-// the uniques to claim.
+// the triple rows.
 type tally struct {
 	inc     map[rollupKey]*reporting.DailyRow
 	paired  map[pairKey]*reporting.DailyRow
 	tripled map[tripleKey]*reporting.DailyRow
-	seen    [][]any
 	// views are the changes to reporting_views rows, events to
 	// reporting_visitor_events rows.
 	views  map[viewKey]*viewRow
 	events map[eventKey]int64
-	// software is each visitor's browser and operating system: one each
-	// for a day (the visitor is a hash of the user agent), so a visitor
-	// new that day is new for them, and they need no uniques of their own.
-	software map[visit][2]string
 }
 
 // add counts a view (or event) of dim's key on day.
@@ -350,39 +241,52 @@ func (t *tally) extend(v visit, s *session, at time.Time) {
 	s.changed = true
 }
 
-// tallyHits counts hits (by time) into rollups, pairs and uniques,
-// moving each visitor's session in last forward.
-func tallyHits(hits []reporting.Hit, last map[visit]*session, goals []reporting.Goal) *tally {
+// tallyHits counts hits (by time) into rollups, pairs and triples,
+// moving each visitor's day forward: their session, and the values they
+// are counted for (a visitor of a value is counted the first time they
+// have it that day).
+func tallyHits(hits []reporting.Hit, days map[visit]*visitorDay, goals []reporting.Goal) *tally {
 	t := &tally{inc: map[rollupKey]*reporting.DailyRow{}, paired: map[pairKey]*reporting.DailyRow{}, tripled: map[tripleKey]*reporting.DailyRow{},
-		software: map[visit][2]string{}, views: map[viewKey]*viewRow{}, events: map[eventKey]int64{}}
+		views: map[viewKey]*viewRow{}, events: map[eventKey]int64{}}
 	for _, h := range hits {
-		at := store.NewTime(h.At)
 		v := visit{h.Day, h.Visitor}
+		d := days[v]
+		d.at = h.At
+		// count adds the hit to r, and the visitor when new for scope.
+		count := func(r *reporting.DailyRow, scope string) *reporting.DailyRow {
+			if d.seen.claim(scope) {
+				r.Visitors++
+			}
+			return r
+		}
 		for _, g := range goals {
 			if g.Matches(h) {
 				key := strconv.FormatInt(g.ID, 10)
-				t.add(h.Day, reporting.DimGoal, key, "")
-				t.seen = append(t.seen, []any{h.Day, h.Visitor, "g:" + key, at})
+				count(t.add(h.Day, reporting.DimGoal, key, ""), "g:"+key)
 			}
 		}
 		if h.Event != "" {
 			// An event within a visitor's session extends it.
-			if s := last[v]; s != nil && h.At.Sub(s.at) <= reporting.SessionGap {
+			if s := d.session; s != nil && h.At.Sub(s.at) <= reporting.SessionGap {
 				t.extend(v, s, h.At)
 			}
-			t.add(h.Day, reporting.DimEvent, h.Event, "")
-			t.seen = append(t.seen, []any{h.Day, h.Visitor, "e:" + h.Event, at})
+			count(t.add(h.Day, reporting.DimEvent, h.Event, ""), "e:"+h.Event)
 			n := visitorNumber(v)
 			t.events[eventKey{h.Day, n, h.Event, ""}]++
 			for _, p := range h.Props {
 				key := reporting.PropKey(h.Event, p.Name, p.Value)
-				t.add(h.Day, reporting.DimProp, key, "")
-				t.seen = append(t.seen, []any{h.Day, h.Visitor, "v:" + key, at})
+				count(t.add(h.Day, reporting.DimProp, key, ""), "v:"+key)
 				t.events[eventKey{h.Day, n, h.Event, p.Name + propSep + p.Value}]++
 			}
 			continue
 		}
 		total := t.add(h.Day, reporting.DimTotal, "", "")
+		// A visitor new that day is new for their browser and system too
+		// (the visitor is a hash of the user agent: one each a day).
+		newVisitor := d.seen.claim("t:")
+		if newVisitor {
+			total.Visitors++
+		}
 		row := viewKey{h.Day, visitorNumber(v), rowKey(h)}
 		view := t.view(row)
 		view.views++
@@ -391,11 +295,11 @@ func tallyHits(hits []reporting.Hit, last map[visit]*session, goals []reporting.
 		} else if h.Title != "" {
 			view.dims[1] = h.Title
 		}
-		s := last[v]
+		s := d.session
 		starts := s == nil || h.At.Sub(s.at) > reporting.SessionGap
 		if starts {
-			last[v] = t.begin(h, total, row)
-			t.seen = append(t.seen, []any{h.Day, h.Visitor, "a:" + h.Path, at})
+			d.session = t.begin(h, total, row)
+			count(t.row(h.Day, reporting.DimEntry, h.Path), "a:"+h.Path)
 		} else {
 			t.extend(v, s, h.At)
 			if s.page != h.Path { // the session's exit moves here
@@ -416,12 +320,11 @@ func tallyHits(hits []reporting.Hit, last map[visit]*session, goals []reporting.
 		vals := [...]string{h.Path, h.Source, h.Device} // as reporting.PairDims
 		labels := [...]string{h.Title, "", ""}
 		for i, dim := range reporting.PairDims {
-			if r := t.add(h.Day, dim, vals[i], labels[i]); starts {
+			r := count(t.add(h.Day, dim, vals[i], labels[i]), pairDimScopes[i]+vals[i])
+			if starts {
 				r.Sessions++
 			}
 		}
-		t.seen = append(t.seen, []any{h.Day, h.Visitor, "t:", at}, []any{h.Day, h.Visitor, "p:" + h.Path, at},
-			[]any{h.Day, h.Visitor, "s:" + h.Source, at}, []any{h.Day, h.Visitor, "d:" + h.Device, at})
 		for _, sw := range [...]struct {
 			dim   reporting.Dimension
 			value string
@@ -429,19 +332,21 @@ func tallyHits(hits []reporting.Hit, last map[visit]*session, goals []reporting.
 			if sw.value == "" {
 				continue
 			}
-			if r := t.add(h.Day, sw.dim, sw.value, ""); starts {
+			r := t.add(h.Day, sw.dim, sw.value, "")
+			if starts {
 				r.Sessions++
 			}
+			if newVisitor {
+				r.Visitors++
+			}
 		}
-		t.software[v] = [2]string{h.Browser, h.OS}
 		for i, value := range h.Campaign {
 			if value == "" {
 				continue
 			}
-			if r := t.add(h.Day, reporting.CampaignDims[i], value, ""); starts {
+			if r := count(t.add(h.Day, reporting.CampaignDims[i], value, ""), campaignScopes[i]+value); starts {
 				r.Sessions++
 			}
-			t.seen = append(t.seen, []any{h.Day, h.Visitor, campaignScopes[i] + value, at})
 		}
 		if !strings.Contains(h.Path, sep) && !strings.Contains(h.Source, sep) && !strings.Contains(h.Device, sep) {
 			for _, p := range pairs {
@@ -455,7 +360,7 @@ func tallyHits(hits []reporting.Hit, last map[visit]*session, goals []reporting.
 				if starts {
 					r.Sessions++
 				}
-				t.seen = append(t.seen, []any{h.Day, h.Visitor, string(p.code) + ":" + k.a + sep + k.b, at})
+				count(r, string(p.code)+":"+k.a+sep+k.b)
 			}
 			k := tripleKey{h.Day, h.Path, h.Source, h.Device}
 			r := t.tripled[k]
@@ -469,64 +374,20 @@ func tallyHits(hits []reporting.Hit, last map[visit]*session, goals []reporting.
 			if starts {
 				r.Sessions++
 			}
-			t.seen = append(t.seen, []any{h.Day, h.Visitor, "T:" + k.page + sep + k.source + sep + k.device, at})
+			count(r, "T:"+k.page+sep+k.source+sep+k.device)
 		}
 		if h.Country != "" {
-			t.add(h.Day, reporting.DimCountry, h.Country, "")
-			t.seen = append(t.seen, []any{h.Day, h.Visitor, "c:" + h.Country, at})
+			count(t.add(h.Day, reporting.DimCountry, h.Country, ""), "c:"+h.Country)
 		}
 	}
 	return t
 }
 
-// write claims the uniques (only those inserted come back, and count as
-// visitors), stores each visitor's last view and adds the rollups.
-func (t *tally) write(ctx context.Context, tx *sqlx.Tx, last map[visit]*session) error {
+// write stores each visitor's day, the batch's rows of reporting_views
+// and reporting_visitor_events, and adds the rollups.
+func (t *tally) write(ctx context.Context, tx *sqlx.Tx, days map[visit]*visitorDay) error {
 	inc, paired, tripled := t.inc, t.paired, t.tripled
-	err := claimSeen(ctx, tx, sorted(dedupe(t.seen), 3), func(day, scope, visitor string) {
-		key := scope[2:]
-		if scope == "t:" { // new that day: new for their browser and system too
-			if sw, ok := t.software[visit{day, visitor}]; ok {
-				for i, dim := range [...]reporting.Dimension{reporting.DimBrowser, reporting.DimOS} {
-					if r := inc[rollupKey{day, dim, sw[i]}]; r != nil {
-						r.Visitors++
-					}
-				}
-			}
-		}
-		if scope[0] == 'T' {
-			if v := strings.SplitN(key, sep, 3); len(v) == 3 {
-				if r := tripled[tripleKey{day, v[0], v[1], v[2]}]; r != nil {
-					r.Visitors++
-				}
-			}
-			return
-		}
-		if p, ok := pairByCode(scope[0]); ok {
-			va, vb, _ := strings.Cut(key, sep)
-			if r := paired[pairKey{day, p.name, va, vb}]; r != nil {
-				r.Visitors++
-			}
-			return
-		}
-		if r := inc[rollupKey{day, scopeDims[scope[0]], key}]; r != nil {
-			r.Visitors++
-		}
-	})
-	if err != nil {
-		return err
-	}
-	// Each visitor's session, for the next batch.
-	var lasts [][]any
-	for v, s := range last {
-		if s.changed {
-			lasts = append(lasts, []any{v.day, v.visitor, "t:", store.NewTime(s.at), s.page, s.entry, s.hits, s.entryRow, s.lastRow})
-		}
-	}
-	sorted(lasts, 3)
-	if err := values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen, page, entry, hits, entry_row, last_row) VALUES %s
-		ON CONFLICT (day, visitor, scope) DO UPDATE SET last_seen = excluded.last_seen, page = excluded.page,
-		entry = excluded.entry, hits = excluded.hits, entry_row = excluded.entry_row, last_row = excluded.last_row`, sessionTypes, lasts, nil); err != nil {
+	if err := writeVisitors(ctx, tx, days); err != nil {
 		return err
 	}
 	if err := t.writeSegments(ctx, tx); err != nil {
@@ -617,28 +478,12 @@ func sorted(rows [][]any, n int) [][]any {
 	return rows
 }
 
-// dedupe keeps the first row of each (day, visitor, scope): a statement
-// may not touch one row twice.
-func dedupe(rows [][]any) [][]any {
-	type k struct{ day, visitor, scope string }
-	seen := make(map[k]bool, len(rows))
-	out := rows[:0:0]
-	for _, r := range rows {
-		key := k{r[0].(string), r[1].(string), r[2].(string)}
-		if !seen[key] {
-			seen[key] = true
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // Recent implements reporting.Store.
 func (s *Store) Recent(ctx context.Context, days []string, since time.Time) (int, error) {
 	if len(days) == 0 {
 		return 0, nil
 	}
-	q, args, err := sqlx.In(`SELECT COUNT(*) FROM reporting_seen WHERE scope = 't:' AND day IN (?) AND last_seen >= ?`, days, store.NewTime(since))
+	q, args, err := sqlx.In(`SELECT COUNT(*) FROM reporting_seen WHERE scope = 't:' AND day IN (?) AND last_seen >= ? AND hits > 0`, days, store.NewTime(since))
 	if err != nil {
 		return 0, err
 	}

@@ -171,7 +171,9 @@ func TestSessionsAgainstRawHits(t *testing.T) {
 // one database at once, over the same pages and visitors in different
 // orders: every batch is written (the writers take the rows' locks in one
 // order, so they wait for each other instead of deadlocking), and the
-// counts add up.
+// counts add up: the views, and the visitors, each counted once for the
+// day and for each page whichever instance wrote their hits (on Postgres
+// each batch holds its visitors' rows until it commits).
 func TestConcurrentBatchesDoNotDeadlock(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
@@ -187,6 +189,7 @@ func TestConcurrentBatchesDoNotDeadlock(t *testing.T) {
 			batches, size = 4, 100
 		}
 		done := make(chan error, len(stores))
+		written := make([][]reporting.Hit, len(stores))
 		for w, st := range stores {
 			go func() {
 				rng := rand.New(rand.NewPCG(uint64(w), 7))
@@ -201,6 +204,7 @@ func TestConcurrentBatchesDoNotDeadlock(t *testing.T) {
 						done <- err
 						return
 					}
+					written[w] = append(written[w], hits...)
 				}
 				done <- nil
 			}()
@@ -211,5 +215,20 @@ func TestConcurrentBatchesDoNotDeadlock(t *testing.T) {
 		total, err := stores[0].Daily(context.Background(), reporting.DimTotal, "2026-06-01", "2026-06-01", 0)
 		require.NoError(t, err)
 		require.Equal(t, int64(len(stores)*batches*size), total[0].Views)
+		visitors, byPage := map[string]bool{}, map[string]map[string]bool{}
+		for _, h := range slices.Concat(written...) {
+			visitors[h.Visitor] = true
+			if byPage[h.Path] == nil {
+				byPage[h.Path] = map[string]bool{}
+			}
+			byPage[h.Path][h.Visitor] = true
+		}
+		require.Equal(t, int64(len(visitors)), total[0].Visitors)
+		pages, err := stores[1].Daily(context.Background(), reporting.DimPage, "2026-06-01", "2026-06-01", 0)
+		require.NoError(t, err)
+		require.Len(t, pages, len(byPage))
+		for _, p := range pages {
+			require.Equal(t, int64(len(byPage[p.Key])), p.Visitors, p.Key)
+		}
 	})
 }

@@ -118,39 +118,3 @@ func scanAll(res *sqlx.Rows, err error) func(scan func(*sqlx.Rows) error) error 
 		return res.Err()
 	}
 }
-
-// claimSeen inserts the unique-visitor markers rows (day, visitor, scope,
-// last seen) that are not there yet, and calls inserted with each it
-// inserted. On Postgres one statement whose RETURNING names them; on
-// SQLite one prepared statement a row, each insert told by the rows it
-// changed (cheaper than reading a RETURNING's rows a row at a time).
-func claimSeen(ctx context.Context, tx *sqlx.Tx, rows [][]any, inserted func(day, scope, visitor string)) error {
-	const insert = `INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES %s ON CONFLICT (day, visitor, scope) DO NOTHING`
-	if tx.DriverName() == "pgx" {
-		return values(ctx, tx, insert+` RETURNING day, scope, visitor`, seenTypes, rows, func(rows *sqlx.Rows) error {
-			var day, scope, visitor string
-			if err := rows.Scan(&day, &scope, &visitor); err != nil {
-				return err
-			}
-			inserted(day, scope, visitor)
-			return nil
-		})
-	}
-	st, err := tx.PreparexContext(ctx, fmt.Sprintf(insert, "(?, ?, ?, ?)"))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	for _, r := range rows {
-		res, err := st.ExecContext(ctx, r...)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 1 {
-			inserted(r[0].(string), r[2].(string), r[1].(string))
-		}
-	}
-	return nil
-}
