@@ -21,7 +21,9 @@
 name=collect-load.sh
 addr=127.0.0.1:18080
 . "$(dirname "$0")/lib.sh"
+. bench/cpu.sh
 start_server --analytics-collect-limit off ${SERVER_FLAGS:-}
+watch_cpu "$server" "$work/cpu" &
 token=$("$work/reference" token create --name load --ability 'reporting:view' --db "$dsn" | grep -o '[0-9]*|gw_[A-Za-z0-9]*')
 
 started=$(date +%s.%N)
@@ -46,3 +48,4 @@ start_server --analytics-collect-limit off ${SERVER_FLAGS:-}
 stored=$(curl -fsS -H "Authorization: Bearer $token" "http://$addr/analytics-reporting/overview?days=1" | grep -o '"page_views":[0-9]*' | head -1 | grep -o '[0-9]*$')
 echo "answered 202: $((requests - ${refused:-0})) (refused ${refused:-0}); stored after a restart: $stored"
 echo "stored a second, counting the final flush: $(echo "$stored / ($stopped - $started)" | bc) ($stored in $(echo "$stopped - $started" | bc) s)"
+echo "server CPU a view answered 202 (µs, the load and the final flush): $(cpu_per_view "$work/cpu" $((requests - ${refused:-0})))"

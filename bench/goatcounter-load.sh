@@ -42,6 +42,8 @@ fi
 keep_hits # every hit kept as a row (its setting "collect hits"), as we keep every view
 "$gc" serve -listen "$addr" -tls http -db "$db" -ratelimit count:100000000/1 >"$work/server.log" 2>&1 &
 server=$!
+. bench/cpu.sh
+watch_cpu "$server" "$work/cpu" &
 for _ in $(seq 100); do curl -fs -o /dev/null "http://$addr/count?p=/warm-up" && break; sleep 0.1; done
 sleep 11 # the warm-up hit is written
 base=$(count)
@@ -62,3 +64,4 @@ stored=$(( $(count) - base ))
 requests=$(grep -o '^ *[0-9]* requests in' "$work/wrk.txt" | grep -o '[0-9]*' | head -1)
 echo "answered: $requests; stored: $stored"
 echo "stored a second, counting the final flush: $(echo "$stored / ($stopped - $started)" | bc) ($stored in $(echo "$stopped - $started" | bc) s)"
+echo "server CPU a view stored (µs, from its start to its exit): $(cpu_per_view "$work/cpu" "$stored")"

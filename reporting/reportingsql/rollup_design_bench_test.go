@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -14,44 +13,16 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/groundwork-go/groundwork/internal/traffic"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
 
-// variedDay is a day of varied traffic as bench/varied.lua makes it: n
-// page views (a tenth of hits custom events with a property) from
-// visitors visitors over 20,000 paths (a few popular, a long tail), 500
-// referrers, 10 % with a campaign, 12 browsers, 5 systems, 30 countries,
-// in time order through the day.
+// variedDay is a day of varied traffic (traffic.Day) on 1 June 2026.
 func variedDay(n, visitors int) []reporting.Hit {
-	r := rand.New(rand.NewPCG(50, 1))
-	zipf := rand.NewZipf(r, 1.1, 1, 19_999)
-	browsers := []string{"Chrome", "Safari", "Firefox", "Edge", "Samsung Internet", "Opera", "Chrome Mobile", "Safari Mobile",
-		"Firefox Mobile", "Brave", "Vivaldi", "UC Browser"}
-	systems := []string{"Windows", "macOS", "Android", "iOS", "Linux"}
-	devices := []string{"desktop", "mobile", "tablet"}
-	day := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	hits := make([]reporting.Hit, n)
-	for i := range hits {
-		v := r.IntN(visitors)
-		h := reporting.Hit{At: day.Add(time.Duration(i) * 24 * time.Hour / time.Duration(n)), Day: "2026-06-01",
-			Visitor: fmt.Sprintf("%016x", uint64(v)*0x9e3779b97f4a7c15), Path: fmt.Sprintf("/p/%d", zipf.Uint64()),
-			Device: devices[v%3], Browser: browsers[v%12], OS: systems[v%5], Country: fmt.Sprintf("C%d", v%30)}
-		h.Title = "Page " + h.Path
-		if v%3 != 0 {
-			h.Source = fmt.Sprintf("ref%d.example", v%500)
-		}
-		if v%10 == 0 {
-			h.Campaign = [4]string{"email", fmt.Sprintf("spring-%d", v%7), "", ""}
-		}
-		if i%10 == 9 {
-			h.Event, h.Path, h.Title, h.Props = "signup", "", "", []reporting.Prop{{Name: "plan", Value: []string{"free", "pro"}[v%2]}}
-		}
-		hits[i] = h
-	}
-	return hits
+	return traffic.Day(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), n, visitors, 1)
 }
 
 // BenchmarkRollupFromViewsDesign measures a design, not the store (toward
