@@ -113,6 +113,9 @@ type Analytics struct {
 	salts   map[string][]byte // day → salt, today's and yesterday's
 	kick    chan struct{}
 	flushMu sync.Mutex
+	// room is closed, and replaced, as each flush ends: a view that finds
+	// MaxPending waiting waits on it for the room the flush made.
+	room chan struct{}
 }
 
 // NewAnalytics returns the first-party source on store. Run its
@@ -155,7 +158,7 @@ func NewAnalytics(st Store, opts *AnalyticsOptions) (*Analytics, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Analytics{store: st, o: o, salts: map[string][]byte{}, kick: make(chan struct{}, 1)}, nil
+	return &Analytics{store: st, o: o, salts: map[string][]byte{}, kick: make(chan struct{}, 1), room: make(chan struct{})}, nil
 }
 
 // Store is the source's store.
@@ -250,8 +253,9 @@ func Device(userAgent string) string {
 }
 
 // Collect takes one view: a bot's is refused (ErrBot), a view without a
-// usable http(s) URL too (ErrBadView), and any while MaxPending wait
-// (ErrBusy); otherwise it is hashed and kept for the next flush. A view
+// usable http(s) URL too (ErrBadView), and any while MaxPending wait and
+// no flush makes room within a second (ErrBusy); otherwise it is hashed
+// and kept for the next flush. A view
 // taken is written unless the process is killed first: at most
 // FlushInterval's views (a second's by default) are lost to a hard kill.
 func (a *Analytics) Collect(ctx context.Context, v View) error { return a.collect(ctx, v, true) }
@@ -281,6 +285,9 @@ func (a *Analytics) collect(ctx context.Context, v View, botCheck bool) error {
 		a.o.Logger.DebugContext(ctx, "reporting: view left out: the user agent is a robot's or a script's", "user_agent", clip(v.UserAgent, 200))
 		return ErrBot
 	}
+	if !a.hasRoom(ctx) {
+		return a.refuse(ctx)
+	}
 	now := a.o.Now()
 	day := now.In(a.o.Location).Format(time.DateOnly)
 	salt, err := a.salt(ctx, day)
@@ -303,17 +310,9 @@ func (a *Analytics) collect(ctx context.Context, v View, botCheck bool) error {
 		Country: clip(strings.ToUpper(strings.TrimSpace(v.Country)), 2), Props: props, Campaign: campaign(u)}
 	h.Browser, h.OS = browserAndOS(v.UserAgent)
 	a.mu.Lock()
-	if n := a.pending.len() + a.writing; n >= a.o.MaxPending {
-		warn := now.Sub(a.warned) >= 10*time.Second
-		if warn {
-			a.warned = now
-		}
+	if a.pending.len()+a.writing >= a.o.MaxPending { // filled again meanwhile
 		a.mu.Unlock()
-		if warn {
-			a.o.Logger.WarnContext(ctx, "reporting: views refused: too many wait to be written", "waiting", n)
-		}
-		groundwork.Count(a.o.Meter, groundwork.MetricViews, "refused")
-		return ErrBusy
+		return a.refuse(ctx)
 	}
 	a.pending.push(h)
 	full := a.pending.len() >= a.o.FlushSize
@@ -326,6 +325,56 @@ func (a *Analytics) collect(ctx context.Context, v View, botCheck bool) error {
 		}
 	}
 	return nil
+}
+
+// roomWait is how long a view that finds MaxPending waiting waits for a
+// flush to make room before it is refused. A client that sends faster
+// than the database writes is then paced by the writer rather than
+// refused at once and again: each refusal is a request's work (most of
+// the CPU of a view) taken from the writer, which is what falls behind.
+const roomWait = time.Second
+
+// hasRoom reports whether a view may be taken: fewer than MaxPending
+// wait, or a flush makes room within roomWait.
+func (a *Analytics) hasRoom(ctx context.Context) bool {
+	var timer *time.Timer
+	for {
+		a.mu.Lock()
+		full, room := a.pending.len()+a.writing >= a.o.MaxPending, a.room
+		a.mu.Unlock()
+		if !full {
+			return true
+		}
+		if timer == nil {
+			timer = time.NewTimer(roomWait)
+			defer timer.Stop()
+		}
+		select {
+		case <-room:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// refuse counts a view refused because MaxPending wait (and says so in
+// the log, once in ten seconds), and returns ErrBusy.
+func (a *Analytics) refuse(ctx context.Context) error {
+	now := a.o.Now()
+	a.mu.Lock()
+	n := a.pending.len() + a.writing
+	warn := now.Sub(a.warned) >= 10*time.Second
+	if warn {
+		a.warned = now
+	}
+	a.mu.Unlock()
+	if warn {
+		a.o.Logger.WarnContext(ctx, "reporting: views refused: too many wait to be written", "waiting", n)
+	}
+	groundwork.Count(a.o.Meter, groundwork.MetricViews, "refused")
+	return ErrBusy
 }
 
 // source is where a visit came from: utm_source, else the referrer's

@@ -586,3 +586,50 @@ func (s *saltOnly) Record(_ context.Context, hits []reporting.Hit) error {
 	s.rec.hits = append(s.rec.hits, hits...)
 	return nil
 }
+
+// gated is a store whose writes wait until the test lets them through.
+type gated struct {
+	reporting.Store
+	open chan struct{}
+}
+
+func (g *gated) Record(ctx context.Context, hits []reporting.Hit) error {
+	<-g.open
+	return g.Store.Record(ctx, hits)
+}
+
+// A view that finds MaxPending waiting waits for the flush under way to
+// make room, and is taken when it does; one that waits a second without
+// a flush ending is refused with ErrBusy. Every view taken is stored.
+func TestFullBufferWaitsForRoom(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	st := &gated{Store: b.analytics.Store(), open: make(chan struct{})}
+	a, err := reporting.NewAnalytics(st, &reporting.AnalyticsOptions{Now: b.clock.Now, FlushInterval: time.Hour, MaxPending: 2})
+	require.NoError(t, err)
+	ctx := context.Background()
+	view := func(i int) reporting.View {
+		return reporting.View{URL: fmt.Sprintf("https://shop.example/p/%d", i), UserAgent: browser, IP: fmt.Sprintf("10.0.0.%d", i)}
+	}
+	require.NoError(t, a.Collect(ctx, view(1)))
+	require.NoError(t, a.Collect(ctx, view(2)))
+	flushed := make(chan error, 1)
+	go func() { flushed <- a.Flush(ctx) }() // writes the two, held at the gate
+	third := make(chan error, 1)
+	go func() { third <- a.Collect(ctx, view(3)) }()
+	select {
+	case err := <-third:
+		t.Fatalf("the third view was answered (%v) while the buffer was full and no flush had ended", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(st.open) // the flush ends, making room
+	require.NoError(t, <-flushed)
+	require.NoError(t, <-third, "taken once the flush made room")
+
+	require.NoError(t, a.Collect(ctx, view(4)))
+	require.ErrorIs(t, a.Collect(ctx, view(5)), reporting.ErrBusy, "full, and no flush under way")
+	require.NoError(t, a.Flush(ctx))
+	ov, err := b.analytics.Overview(ctx, reporting.AnalyticsQuery{Days: 1})
+	require.NoError(t, err)
+	require.EqualValues(t, 4, ov.Totals.PageViews)
+}

@@ -57,6 +57,8 @@ func (a *Analytics) Flush(ctx context.Context) error {
 	a.mu.Lock()
 	a.pending.pushFront(failed)
 	a.writing = 0
+	close(a.room) // views waiting for room may come in
+	a.room = make(chan struct{})
 	a.mu.Unlock()
 	if a.o.Meter != nil && written > 0 {
 		a.o.Meter.Add(groundwork.MetricViews, float64(written), "flushed")
