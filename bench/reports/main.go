@@ -48,6 +48,7 @@ func run() error {
 	days := flag.Int("days", 90, "the days they fall on, ending today")
 	distinct := flag.Int("distinct", 7, "the days recorded through the store; the others copy them")
 	runs := flag.Int("runs", 5, "the runs of each report; the median is given")
+	match := flag.String("match", "", "time only the reports whose names hold this")
 	flag.Parse()
 	ctx := context.Background()
 	if *dsn == "" {
@@ -98,6 +99,9 @@ func run() error {
 	}
 	fmt.Printf("| report, 90 days | %s ms (median of %d) |\n|---|---|\n", db.Dialect(), *runs)
 	for _, r := range reports(a, goals) {
+		if !strings.Contains(r.name, *match) {
+			continue
+		}
 		var took []time.Duration
 		for range *runs {
 			start := time.Now()
