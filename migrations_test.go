@@ -85,7 +85,8 @@ var allLines = []store.Migrations{authsql.Migrations, formssql.Migrations, booki
 	reportingsql.Migrations, emaillistsql.Migrations}
 
 // Each baseline makes the schema its folded files made, column for
-// column, index for index, constraint for constraint, on both databases.
+// column, index for index, constraint for constraint, on both databases;
+// the files after a baseline then take both to one schema.
 func TestBaselinesMatchTheFilesTheyFolded(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
@@ -94,6 +95,7 @@ func TestBaselinesMatchTheFilesTheyFolded(t *testing.T) {
 		require.NoError(t, err)
 		t.Cleanup(func() { old.Close() })
 		migrateBefore(t, old)
+		require.NoError(t, store.Migrate(ctx, old, allLines...), "the files after the baselines")
 		fresh := storetest.OpenDSN(t, storetest.DSN(t, d), allLines...)
 		want, got := schemaOf(t, old), schemaOf(t, fresh)
 		require.Greater(t, len(want), 100, "the description reached the tables")
@@ -164,8 +166,8 @@ func schemaOf(t *testing.T, db *store.DB) []string {
 // A database the code before the baselines made, holding a token, a form
 // and its submission, a booking with its manage link, a webhook
 // subscription with its sealed secret and a day of page views, opens
-// under today's code unchanged: Migrate runs nothing, nothing is pending,
-// and every one of them reads back.
+// under today's code: Migrate runs only the files after the baselines,
+// nothing is pending, and every one of them reads back.
 func TestDatabaseFromBeforeTheBaselinesOpens(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
@@ -211,25 +213,40 @@ func TestDatabaseFromBeforeTheBaselinesOpens(t *testing.T) {
 		sub, err := site.webhooks.Service.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: &hook, URL: &target, Events: []string{"*"},
 			Secret: &secret})
 		require.NoError(t, err)
-		const ua = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
-		for i := range 24 {
-			require.NoError(t, site.reporting.Analytics.Collect(ctx, reporting.View{URL: fmt.Sprintf("https://site.example/page/%d", i%5),
-				IP: fmt.Sprintf("192.0.2.%d", i+1), UserAgent: ua, Referrer: "https://search.example/"}))
+		// The analytics as the code before wrote them (today's writes the
+		// visitors' days of reporting 0010): a day's rollups, and a row a
+		// visitor and value they were counted for.
+		day, at := site.clock.Now().Format(time.DateOnly), store.NewTime(site.clock.Now())
+		for _, q := range []string{
+			`INSERT INTO reporting_daily (day, dim, key, label, views, visitors, sessions, duration_seconds, bounces) VALUES (?, 'total', '', '', 24, 5, 5, 0, 5)`,
+			`INSERT INTO reporting_daily (day, dim, key, label, views, visitors, sessions, duration_seconds, bounces) VALUES (?, 'source', 'search.example', '', 24, 5, 5, 0, 5)`,
+			`INSERT INTO reporting_seen (day, visitor, scope, last_seen, page, entry, hits) VALUES (?, 'v1', 't:', ?, '/page/0', '/page/0', 1)`,
+			`INSERT INTO reporting_seen (day, visitor, scope, last_seen) VALUES (?, 'v1', 'p:/page/0', ?)`,
+		} {
+			args := []any{day}
+			if strings.Contains(q, "reporting_seen") {
+				args = append(args, at)
+			}
+			_, err := site.db.ExecContext(ctx, site.db.Rebind(q), args...)
+			require.NoError(t, err)
 		}
-		require.NoError(t, site.reporting.Analytics.Flush(ctx))
 		require.NoError(t, site.db.Close()) // the environment borrows the DB: closing it is the host's
 
-		// Opened by today's code: the baselines stand for what is there.
+		// Opened by today's code: the baselines stand for what is there,
+		// and only the files after them run (reporting 0010).
 		site = joinSite(t, dsn)
 		require.NoError(t, site.env.Migrate(ctx))
 		pending, err := store.Pending(ctx, site.db, allLines...)
 		require.NoError(t, err)
 		require.Empty(t, pending)
-		for line, last := range map[string]int{"forms": 11, "bookings": 9, "reporting": 9, "auth": 3, "core": 3} {
+		for line, last := range map[string]int{"forms": 11, "bookings": 9, "reporting": 10, "auth": 3, "core": 3} {
 			versions, err := store.AppliedVersions(ctx, site.db, line)
 			require.NoError(t, err)
-			require.Len(t, versions, last, "%s: the old versions, nothing added", line)
+			require.Len(t, versions, last, "%s: the old versions and the files after the baseline", line)
 		}
+		var seen []string
+		require.NoError(t, site.db.SelectContext(ctx, &seen, `SELECT seen FROM reporting_seen`))
+		require.Equal(t, []string{"t:\x1ep:/page/0\x1e"}, seen, "the visitor's rows folded into their day")
 
 		tok, err := site.auth.Service.Authenticate(ctx, token)
 		require.NoError(t, err)
@@ -252,6 +269,13 @@ func TestDatabaseFromBeforeTheBaselinesOpens(t *testing.T) {
 		ov, err := site.reporting.Analytics.Overview(ctx, reporting.AnalyticsQuery{Days: 1})
 		require.NoError(t, err)
 		require.Equal(t, 24.0, ov.Totals.PageViews)
+		// And today's code writes on it.
+		require.NoError(t, site.reporting.Analytics.Collect(ctx, reporting.View{URL: "https://site.example/page/0",
+			IP: "192.0.2.1", UserAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"}))
+		require.NoError(t, site.reporting.Analytics.Flush(ctx))
+		ov, err = site.reporting.Analytics.Overview(ctx, reporting.AnalyticsQuery{Days: 1})
+		require.NoError(t, err)
+		require.Equal(t, 25.0, ov.Totals.PageViews)
 		sources, err := site.reporting.Analytics.Breakdown(ctx, reporting.DimSource, reporting.AnalyticsQuery{Days: 1})
 		require.NoError(t, err)
 		require.NotEmpty(t, sources.Rows)
