@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A loopback load run of page-view collection through the reference server,
-# then a count of the views stored, read after a restart: every view
+# then a count of the views stored (page views and custom events), read after
+# a restart: every view
 # answered 202 must be there.
 #
 #   bench/collect-load.sh                    # a fresh SQLite database
@@ -46,6 +47,14 @@ requests=$(grep -o '^ *[0-9]* requests in' "$work/wrk.txt" | grep -o '[0-9]*' | 
 refused=$(grep -o 'Non-2xx or 3xx responses: *[0-9]*' "$work/wrk.txt" | grep -o '[0-9]*$' || echo 0)
 start_server --analytics-collect-limit off ${SERVER_FLAGS:-}
 stored=$(curl -fsS -H "Authorization: Bearer $token" "http://$addr/analytics-reporting/overview?days=1" | grep -o '"page_views":[0-9]*' | head -1 | grep -o '[0-9]*$')
-echo "answered 202: $((requests - ${refused:-0})) (refused ${refused:-0}); stored after a restart: $stored"
-echo "stored a second, counting the final flush: $(echo "$stored / ($stopped - $started)" | bc) ($stored in $(echo "$stopped - $started" | bc) s)"
+# The custom events (bench/varied.lua sends five kinds), each kind's count.
+events=$(curl -fsS -H "Authorization: Bearer $token" "http://$addr/analytics-reporting/top-content?days=1&limit=50" |
+	grep -o '"top_events":\[[^]]*\]' | grep -o '"count":[0-9]*' | grep -o '[0-9]*$' | paste -sd+ | bc)
+events=${events:-0}
+answered=$((requests - ${refused:-0}))
+echo "answered 202: $answered (refused ${refused:-0}); stored after a restart: $stored page views and $events events"
+if [ $((stored + events)) -lt "$answered" ]; then
+	echo "$name: $((answered - stored - events)) views answered 202 were not stored" >&2
+fi
+echo "stored a second, counting the final flush: $(echo "($stored + $events) / ($stopped - $started)" | bc), page views alone $(echo "$stored / ($stopped - $started)" | bc) ($((stored + events)) in $(echo "$stopped - $started" | bc) s)"
 echo "server CPU a view answered 202 (µs, the load and the final flush): $(cpu_per_view "$work/cpu" $((requests - ${refused:-0})))"
