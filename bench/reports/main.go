@@ -29,7 +29,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/groundwork-go/groundwork/internal/traffic"
+	"github.com/groundwork-go/groundwork/bench/traffic"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
