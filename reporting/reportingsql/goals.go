@@ -140,11 +140,8 @@ func backfillGoal(ctx context.Context, tx *sqlx.Tx, g reporting.Goal) error {
 	}
 	// The visitors kept (of the days whose visitors are still known) who
 	// reached the goal are counted for it, so none is counted again.
-	var reached func(string) bool
-	switch {
-	case g.Exact():
-		reached = func(v string) bool { return v == scope }
-	default:
+	reached := func(v string) bool { return v == scope }
+	if !g.Exact() {
 		reached = func(v string) bool { return strings.HasPrefix(v, "p:") && reporting.Glob(g.Page, v[2:]) }
 	}
 	visitors := map[string]int64{}

@@ -167,9 +167,8 @@ func readVisitors(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[v
 		for _, k := range chunk {
 			ds, vs = append(ds, k.day), append(vs, k.visitor)
 		}
-		slices.Sort(ds)
 		q, args, err := sqlx.In(`SELECT day, visitor, last_seen, page, entry, hits, entry_row, last_row, seen FROM reporting_seen
-			WHERE scope = 't:' AND day IN (?) AND visitor IN (?)`, slices.Compact(ds), vs)
+			WHERE scope = 't:' AND day IN (?) AND visitor IN (?)`, slices.Compact(ds), vs) // keys are sorted by day
 		if err != nil {
 			return nil, err
 		}
