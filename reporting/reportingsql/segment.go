@@ -165,19 +165,27 @@ func (s *Store) Segment(ctx context.Context, fs reporting.Filters, dim reporting
 	if err != nil {
 		return nil, err
 	}
-	var rows []reporting.DailyRow
-	switch {
-	case dim == reporting.DimGoal:
-		rows, err = s.segmentGoals(ctx, n, goals, from, to)
-	case dim == reporting.DimEvent || dim == reporting.DimProp:
-		rows, err = s.segmentEvents(ctx, n, dim, from, to, limit)
-	default:
-		rows, err = s.segmentViews(ctx, n, dim, from, to, limit)
+	rows, kept, err := s.segmentKept(ctx, fs, n, goals, dim, from, to)
+	if !kept && err == nil {
+		rows, err = s.segmentSQL(ctx, n, goals, dim, from, to, limit)
+	} else if dim != reporting.DimTotal && dim != reporting.DimGoal && limit > 0 && len(rows) > limit {
+		rows = rows[:limit]
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reportingsql: segment %s by %v: %w", dim, fs, err)
 	}
 	return rows, nil
+}
+
+// segmentSQL reads dim's rows of the views n keeps from the tables.
+func (s *Store) segmentSQL(ctx context.Context, n narrowing, goals []reporting.Goal, dim reporting.Dimension, from, to string, limit int) ([]reporting.DailyRow, error) {
+	switch {
+	case dim == reporting.DimGoal:
+		return s.segmentGoals(ctx, n, goals, from, to)
+	case dim == reporting.DimEvent || dim == reporting.DimProp:
+		return s.segmentEvents(ctx, n, dim, from, to, limit)
+	}
+	return s.segmentViews(ctx, n, dim, from, to, limit)
 }
 
 // narrowing is a set of filters as SQL: the conditions a reporting_views

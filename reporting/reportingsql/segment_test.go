@@ -114,7 +114,8 @@ func TestSegmentsAgainstRawHits(t *testing.T) {
 	}
 
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
-		st := reportingsql.New(storetest.Open(t, d, reportingsql.Migrations))
+		db := storetest.Open(t, d, reportingsql.Migrations)
+		st := reportingsql.New(db)
 		ctx := context.Background()
 		blog, err := st.AddGoal(ctx, reporting.Goal{Name: "Blog", Page: "/blog/*"})
 		require.NoError(t, err)
@@ -215,12 +216,29 @@ func TestSegmentsAgainstRawHits(t *testing.T) {
 				}
 			}
 		}
+		// Each report is read three ways, which must agree: in SQL; with
+		// both days kept in memory; with the first kept and the second
+		// (written a moment ago as far as the store knows) read in SQL.
+		inSQL, inMemory := reportingsql.New(db), reportingsql.New(db)
+		inSQL.SegmentMemory = -1
+		inMemory.Now = func() time.Time { return time.Now().Add(time.Hour) }
+		_, err = db.ExecContext(ctx, db.Rebind(`UPDATE reporting_days SET changed_at = ? WHERE day = '2026-06-01'`),
+			store.NewTime(time.Now().Add(-time.Hour)))
+		require.NoError(t, err)
+		mixed := reportingsql.New(db)
 		got := func(fs reporting.Filters, dim reporting.Dimension) map[string]figures {
-			rows, err := st.Segment(ctx, fs, dim, "2026-06-01", "2026-06-02", 0)
-			require.NoError(t, err, "%s by %v", dim, fs)
-			out := map[string]figures{}
-			for _, r := range rows {
-				out[r.Key] = figures{r.Views, r.Visitors, r.Sessions, r.Duration, r.Bounces}
+			var out map[string]figures
+			for i, st := range []*reportingsql.Store{inSQL, inMemory, mixed} {
+				rows, err := st.Segment(ctx, fs, dim, "2026-06-01", "2026-06-02", 0)
+				require.NoError(t, err, "%s by %v", dim, fs)
+				byKey := map[string]figures{}
+				for _, r := range rows {
+					byKey[r.Key] = figures{r.Views, r.Visitors, r.Sessions, r.Duration, r.Bounces}
+				}
+				if i > 0 {
+					require.Equal(t, out, byKey, "%s by %v read %s", dim, fs, []string{"", "from memory", "partly from memory"}[i])
+				}
+				out = byKey
 			}
 			return out
 		}
@@ -363,7 +381,11 @@ func TestSegmentsAgainstRawHits(t *testing.T) {
 func TestSegmentGoalPatternEscapes(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
-		st := reportingsql.New(storetest.Open(t, d, reportingsql.Migrations))
+		db := storetest.Open(t, d, reportingsql.Migrations)
+		st := reportingsql.New(db)
+		// The day read from memory, too.
+		inMemory := reportingsql.New(db)
+		inMemory.Now = func() time.Time { return time.Now().Add(time.Hour) }
 		ctx := context.Background()
 		at := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
 		var hits []reporting.Hit
@@ -374,11 +396,13 @@ func TestSegmentGoalPatternEscapes(t *testing.T) {
 		for pattern, want := range map[string]string{"/a_b/*": "/a_b/1", "/[x]/*": "/[x]/3", "/50%/*": "/50%/5", "/q?/*": "/q?/7"} {
 			g, err := st.AddGoal(ctx, reporting.Goal{Page: pattern})
 			require.NoError(t, err)
-			rows, err := st.Segment(ctx, reporting.Filters{{Dim: reporting.DimGoal, Value: strconv.FormatInt(g.ID, 10)}}, reporting.DimPage,
-				"2026-06-01", "2026-06-01", 0)
-			require.NoError(t, err)
-			require.Len(t, rows, 1, pattern)
-			require.Equal(t, want, rows[0].Key, pattern)
+			for _, st := range []*reportingsql.Store{st, inMemory} {
+				rows, err := st.Segment(ctx, reporting.Filters{{Dim: reporting.DimGoal, Value: strconv.FormatInt(g.ID, 10)}}, reporting.DimPage,
+					"2026-06-01", "2026-06-01", 0)
+				require.NoError(t, err)
+				require.Len(t, rows, 1, pattern)
+				require.Equal(t, want, rows[0].Key, pattern)
+			}
 		}
 	})
 }

@@ -1,0 +1,403 @@
+package reportingsql
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/store"
+)
+
+// init makes the memory the Store's fields ask for, once.
+func (s *Store) init() {
+	s.once.Do(func() {
+		switch {
+		case s.SegmentMemory == 0:
+			s.mem = newMemory(256 << 20)
+		case s.SegmentMemory > 0:
+			s.mem = newMemory(s.SegmentMemory)
+		}
+	})
+}
+
+// now is the Store's clock.
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// memory keeps settled days' rows by column, each for the version of the
+// day it was read at, the least recently read evicted first.
+type memory struct {
+	limit int64
+	load  singleflight.Group
+
+	mu    sync.RWMutex
+	days  map[string]*memDay
+	used  int64
+	clock uint64
+	// dicts are the dictionaries every day's ids map into, so a report
+	// sums days in arrays; their strings count against limit, and they
+	// are emptied with the days when they outgrow half of it.
+	dicts     [dictCount]dict
+	dictBytes int64
+	// gen counts the times the dictionaries were emptied; a day's ids
+	// are of the generation it was read in.
+	gen uint64
+}
+
+type memDay struct {
+	version int64
+	seg     *daySeg // nil: a count too large for a column; read in SQL
+	used    uint64
+}
+
+type dict struct {
+	ids  map[string]uint32
+	strs []string
+}
+
+func newMemory(limit int64) *memory {
+	m := &memory{limit: limit, days: map[string]*memDay{}}
+	m.reset()
+	return m
+}
+
+// reset empties the days and dictionaries (with mu held).
+func (m *memory) reset() {
+	clear(m.days)
+	m.used, m.dictBytes = 0, 0
+	m.gen++
+	for i := range m.dicts {
+		m.dicts[i] = dict{ids: map[string]uint32{}}
+	}
+}
+
+// intern is s's id in dictionary d (with mu held).
+func (m *memory) intern(d int, s string) uint32 {
+	if id, ok := m.dicts[d].ids[s]; ok {
+		return id
+	}
+	id := uint32(len(m.dicts[d].strs))
+	m.dicts[d].ids[s] = id
+	m.dicts[d].strs = append(m.dicts[d].strs, s)
+	m.dictBytes += int64(len(s)) + 40
+	return id
+}
+
+// dayVersion is a day's version and whether it has settled.
+type dayVersion struct {
+	version int64
+	settled bool
+}
+
+// versions are the versions of the days from..to, each settled when its
+// last write is at least settled before now. A day without a row is
+// version 0 and settled.
+func (s *Store) versions(ctx context.Context, days []string) (map[string]dayVersion, error) {
+	var rows []struct {
+		Day       string     `db:"day"`
+		Version   int64      `db:"version"`
+		ChangedAt store.Time `db:"changed_at"`
+	}
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT day, version, changed_at FROM reporting_days
+		WHERE day >= ? AND day <= ?`), days[0], days[len(days)-1]); err != nil {
+		return nil, err
+	}
+	out := make(map[string]dayVersion, len(days))
+	for _, d := range days {
+		out[d] = dayVersion{settled: true}
+	}
+	settle := s.Settled
+	if settle <= 0 {
+		settle = time.Minute
+	}
+	edge := s.now().Add(-settle)
+	for _, r := range rows {
+		out[r.Day] = dayVersion{version: r.Version, settled: !r.ChangedAt.After(edge)}
+	}
+	return out, nil
+}
+
+// segments are the kept columns of each of days at its version, read from
+// the database where not kept; nil for a day too large for columns.
+func (s *Store) segments(ctx context.Context, days []string, vs map[string]dayVersion) ([]*daySeg, error) {
+	m := s.mem
+	out := make([]*daySeg, len(days))
+	var missing []int
+	m.mu.Lock()
+	m.clock++
+	for i, d := range days {
+		if k := m.days[d]; k != nil && k.version == vs[d].version {
+			k.used = m.clock
+			out[i] = k.seg
+			continue
+		}
+		missing = append(missing, i)
+	}
+	m.mu.Unlock()
+	// Read the days not kept, two at a time (a load is a scan of one
+	// day's rows by the primary key, most of its time in the driver).
+	errs := make([]error, len(missing))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for n, i := range missing {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i], errs[n] = s.loadSeg(ctx, days[i], vs[days[i]].version)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// loadSeg reads day's rows at version and keeps them, once however many
+// ask at a time. The version is read again after the rows: a write
+// between would have raised it, and then the rows are used for this
+// report but not kept.
+func (s *Store) loadSeg(ctx context.Context, day string, version int64) (*daySeg, error) {
+	m := s.mem
+	v, err, _ := m.load.Do(fmt.Sprint(day, "@", version), func() (any, error) {
+		b, err := loadDay(ctx, s.db, day)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", day, err)
+		}
+		var now int64
+		if err := s.db.Reader().GetContext(ctx, &now, s.db.Rebind(`SELECT COALESCE(MAX(version), 0) FROM reporting_days WHERE day = ?`), day); err != nil {
+			return nil, err
+		}
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		var seg *daySeg
+		if b != nil {
+			seg = b.build(m)
+		}
+		if now == version {
+			m.keep(day, &memDay{version: version, seg: seg, used: m.clock})
+		}
+		return seg, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*daySeg), nil
+}
+
+// keep adds a day and evicts the least recently read others until the
+// kept fit the limit (with mu held).
+func (m *memory) keep(day string, k *memDay) {
+	if old := m.days[day]; old != nil && old.seg != nil {
+		m.used -= old.seg.size
+	}
+	m.days[day] = k
+	if k.seg != nil {
+		m.used += k.seg.size
+	}
+	for m.used+m.dictBytes > m.limit && len(m.days) > 1 {
+		oldest := ""
+		for d, x := range m.days {
+			if d != day && (oldest == "" || x.used < m.days[oldest].used) {
+				oldest = d
+			}
+		}
+		if x := m.days[oldest]; x.seg != nil {
+			m.used -= x.seg.size
+		}
+		delete(m.days, oldest)
+	}
+	if m.dictBytes > m.limit/2 {
+		// Ids from the dictionaries before are still in segments a
+		// report holds; those reports end with the ids they mapped.
+		m.reset()
+	}
+}
+
+// touchDays raises the version of each day the batch wrote to, in the
+// batch's transaction, in day order (two batches take the rows' locks in
+// one order).
+func touchDays(ctx context.Context, tx *sqlx.Tx, t *tally, now time.Time) error {
+	seen := map[string]bool{}
+	for k := range t.views {
+		seen[k.day] = true
+	}
+	for k := range t.events {
+		seen[k.day] = true
+	}
+	days := make([]string, 0, len(seen))
+	for d := range seen {
+		days = append(days, d)
+	}
+	slices.Sort(days)
+	for _, d := range days {
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO reporting_days (day, version, changed_at) VALUES (?, 1, ?)
+			ON CONFLICT (day) DO UPDATE SET version = reporting_days.version + 1, changed_at = excluded.changed_at`),
+			d, store.NewTime(now)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// segmentKept answers Segment from the days kept in memory where they
+// have settled, reading the others (and any too large for columns) in
+// SQL and adding them in; kept is false when it read nothing from memory
+// (none kept, a range not of days, a dimension not kept by visitor), and
+// then the caller reads it all in SQL, with its limit. The rows are
+// unlimited.
+func (s *Store) segmentKept(ctx context.Context, fs reporting.Filters, n narrowing, goals []reporting.Goal, dim reporting.Dimension,
+	from, to string) (rows []reporting.DailyRow, kept bool, err error) {
+	if s.init(); s.mem == nil || !keptDims[dim] {
+		return nil, false, nil
+	}
+	days := dayRange(from, to)
+	if days == nil {
+		return nil, false, nil
+	}
+	vs, err := s.versions(ctx, days)
+	if err != nil {
+		return nil, false, err
+	}
+	var settled []string
+	for _, d := range days {
+		if vs[d].settled {
+			settled = append(settled, d)
+		}
+	}
+	if len(settled) == 0 {
+		return nil, false, nil
+	}
+	segs, err := s.segments(ctx, settled, vs)
+	if err != nil {
+		return nil, false, err
+	}
+	inMemory := map[string]bool{}
+	m := s.mem
+	m.mu.RLock()
+	for i, seg := range segs {
+		if seg != nil && seg.gen != m.gen {
+			m.mu.RUnlock() // the dictionaries were emptied meanwhile
+			return nil, false, nil
+		}
+		inMemory[settled[i]] = seg != nil
+	}
+	// The days are read by a worker a core, each summing its own, then
+	// summed together.
+	qs := make([]*memQuery, min(runtime.GOMAXPROCS(0), 4, len(segs)))
+	var wg sync.WaitGroup
+	for w := range qs {
+		qs[w] = newMemQuery(m, fs, dim, goals)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(segs); i += len(qs) {
+				if segs[i] != nil {
+					qs[w].addDay(settled[i], segs[i])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, o := range qs[1:] {
+		qs[0].merge(o)
+	}
+	rows = qs[0].result()
+	m.mu.RUnlock()
+	// The other days, a run of consecutive ones at a time.
+	for i := 0; i < len(days); {
+		if inMemory[days[i]] {
+			i++
+			continue
+		}
+		j := i
+		for j+1 < len(days) && !inMemory[days[j+1]] {
+			j++
+		}
+		more, err := s.segmentSQL(ctx, n, goals, dim, days[i], days[j], 0)
+		if err != nil {
+			return nil, false, err
+		}
+		rows = mergeRows(dim, goals, rows, more)
+		i = j + 1
+	}
+	return rows, true, nil
+}
+
+// keptDims are the dimensions segmentKept answers; the others are read in
+// SQL, which tells a dimension not kept by visitor.
+var keptDims = map[reporting.Dimension]bool{reporting.DimTotal: true, reporting.DimEntry: true, reporting.DimExit: true,
+	reporting.DimEvent: true, reporting.DimProp: true, reporting.DimGoal: true,
+	reporting.DimPage: true, reporting.DimSource: true, reporting.DimDevice: true, reporting.DimCountry: true, reporting.DimBrowser: true,
+	reporting.DimOS: true, reporting.DimMedium: true, reporting.DimCampaign: true, reporting.DimTerm: true, reporting.DimContent: true}
+
+// dayRange is every day from..to, nil when they are not days in order or
+// span more than ten years.
+func dayRange(from, to string) []string {
+	f, err1 := time.Parse(time.DateOnly, from)
+	t, err2 := time.Parse(time.DateOnly, to)
+	if err1 != nil || err2 != nil || t.Before(f) || t.Sub(f) > 3660*24*time.Hour {
+		return nil
+	}
+	var days []string
+	for d := f; !d.After(t); d = d.AddDate(0, 0, 1) {
+		days = append(days, d.Format(time.DateOnly))
+	}
+	return days
+}
+
+// mergeRows adds more (rows of other days) to rows, in Segment's order:
+// by day for DimTotal, by goal for DimGoal, else most views first.
+func mergeRows(dim reporting.Dimension, goals []reporting.Goal, rows, more []reporting.DailyRow) []reporting.DailyRow {
+	if len(more) == 0 {
+		return rows
+	}
+	if dim == reporting.DimTotal {
+		rows = append(rows, more...)
+		slices.SortFunc(rows, func(a, b reporting.DailyRow) int { return strings.Compare(a.Key, b.Key) })
+		return rows
+	}
+	at := make(map[string]int, len(rows))
+	for i, r := range rows {
+		at[r.Key] = i
+	}
+	for _, r := range more {
+		i, ok := at[r.Key]
+		if !ok {
+			at[r.Key] = len(rows)
+			rows = append(rows, r)
+			continue
+		}
+		x := &rows[i]
+		x.Views, x.Visitors, x.Sessions, x.Duration, x.Bounces = x.Views+r.Views, x.Visitors+r.Visitors, x.Sessions+r.Sessions,
+			x.Duration+r.Duration, x.Bounces+r.Bounces
+		x.Label = max(x.Label, r.Label)
+	}
+	if dim == reporting.DimGoal {
+		order := map[string]int{}
+		for i, g := range goals {
+			order[strconv.FormatInt(g.ID, 10)] = i
+		}
+		slices.SortFunc(rows, func(a, b reporting.DailyRow) int { return cmp.Compare(order[a.Key], order[b.Key]) })
+		return rows
+	}
+	sortRows(rows)
+	return rows
+}

@@ -1,0 +1,97 @@
+package reportingsql_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportingsql"
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// TestKeptDaysFollowWrites reads narrowed reports from days kept in
+// memory by one Store while another (a second instance) writes to those
+// days, removes them and adds goals, and checks each answer against the
+// same report read in SQL: a kept day written to again is read afresh, a
+// pruned day is gone, a goal made after a day was kept is counted on it,
+// and a memory too small for the range still answers rightly.
+func TestKeptDaysFollowWrites(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		db := storetest.Open(t, d, reportingsql.Migrations)
+		ctx := context.Background()
+		writer, inSQL, kept, small := reportingsql.New(db), reportingsql.New(db), reportingsql.New(db), reportingsql.New(db)
+		inSQL.SegmentMemory = -1
+		// Every write has settled as far as these two know.
+		later := func() time.Time { return time.Now().Add(time.Hour) }
+		kept.Now, small.Now = later, later
+		small.SegmentMemory = 1 // keeps one day at a time
+
+		days := []string{"2026-06-01", "2026-06-02", "2026-06-03"}
+		record := func(round int) {
+			var hits []reporting.Hit
+			for i, day := range days {
+				at, err := time.Parse(time.DateOnly, day)
+				require.NoError(t, err)
+				for v := range 20 {
+					h := reporting.Hit{At: at.Add(time.Duration(9*60+v+round*100) * time.Minute), Day: day, Visitor: fmt.Sprintf("v%d-%d", round, v),
+						Path: fmt.Sprintf("/p/%d", (v+i)%4), Title: "Page", Source: []string{"Direct", "ref.example"}[v%2], Device: "desktop",
+						Country: []string{"DE", "FR", "US"}[v%3], Browser: "Firefox", OS: "Linux"}
+					hits = append(hits, h)
+					if v%4 == 0 {
+						hits = append(hits, reporting.Hit{At: h.At.Add(time.Second), Day: day, Visitor: h.Visitor, Event: "signup",
+							Props: []reporting.Prop{{Name: "plan", Value: "pro"}}})
+					}
+				}
+			}
+			require.NoError(t, writer.Record(ctx, hits))
+		}
+		read := func(st *reportingsql.Store, fs reporting.Filters, dim reporting.Dimension) []reporting.DailyRow {
+			rows, err := st.Segment(ctx, fs, dim, days[0], days[2], 0)
+			require.NoError(t, err)
+			return rows
+		}
+		same := func(why string, fs reporting.Filters) {
+			for _, dim := range []reporting.Dimension{reporting.DimTotal, reporting.DimPage, reporting.DimEntry, reporting.DimExit,
+				reporting.DimCountry, reporting.DimEvent, reporting.DimProp, reporting.DimGoal} {
+				want := read(inSQL, fs, dim)
+				require.Equal(t, want, read(kept, fs, dim), "%s: %s by %v", why, dim, fs)
+				require.Equal(t, want, read(small, fs, dim), "%s, one day kept at a time: %s by %v", why, dim, fs)
+			}
+		}
+		de := reporting.Filters{{Dim: reporting.DimCountry, Value: "DE"}}
+		pro := reporting.Filters{{Dim: reporting.DimProp, Value: reporting.PropFilter("plan", "pro")}}
+
+		record(0)
+		same("first read", de)
+		same("first read", pro)
+		before := read(kept, nil, reporting.DimTotal)
+
+		record(1) // the other instance writes to every kept day
+		same("after a write", de)
+		after := read(kept, nil, reporting.DimTotal)
+		require.Len(t, after, 3)
+		for i := range after {
+			require.Equal(t, 2*before[i].Views, after[i].Views, "the second write read afresh on %s", after[i].Key)
+		}
+
+		g, err := writer.AddGoal(ctx, reporting.Goal{Name: "Page one", Page: "/p/1"})
+		require.NoError(t, err)
+		byGoal := reporting.Filters{{Dim: reporting.DimGoal, Value: strconv.FormatInt(g.ID, 10)}}
+		same("a goal made after the days were kept", byGoal)
+		require.NotEmpty(t, read(kept, byGoal, reporting.DimTotal))
+
+		_, err = writer.Prune(ctx, days[1])
+		require.NoError(t, err)
+		same("after the first day was pruned", de)
+		total := read(kept, nil, reporting.DimTotal)
+		require.Len(t, total, 2)
+		require.Equal(t, days[1], total[0].Key)
+	})
+}
