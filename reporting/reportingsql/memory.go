@@ -3,6 +3,8 @@ package reportingsql
 import (
 	"cmp"
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -177,13 +179,21 @@ func (s *Store) segments(ctx context.Context, days []string, vs map[string]dayVe
 func (s *Store) loadSeg(ctx context.Context, day string, version int64) (*daySeg, error) {
 	m := s.mem
 	v, err, _ := m.load.Do(fmt.Sprint(day, "@", version), func() (any, error) {
-		b, err := loadDay(ctx, s.db, day)
+		b, stored, err := s.readDay(ctx, day, version)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", day, err)
 		}
 		var now int64
 		if err := s.db.Reader().GetContext(ctx, &now, s.db.Rebind(`SELECT COALESCE(MAX(version), 0) FROM reporting_days WHERE day = ?`), day); err != nil {
 			return nil, err
+		}
+		if b != nil && !stored && now == version {
+			// The next reader starting cold reads it in one row.
+			if _, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO reporting_day_columns (day, version, data) VALUES (?, ?, ?)
+				ON CONFLICT (day) DO UPDATE SET version = excluded.version, data = excluded.data
+				WHERE reporting_day_columns.version < excluded.version`), day, version, b.encode()); err != nil {
+				return nil, err
+			}
 		}
 		m.mu.Lock()
 		defer m.mu.Unlock()
@@ -200,6 +210,26 @@ func (s *Store) loadSeg(ctx context.Context, day string, version int64) (*daySeg
 		return nil, err
 	}
 	return v.(*daySeg), nil
+}
+
+// readDay is day's rows at version: from reporting_day_columns when it
+// holds that version (stored), else from the rows themselves.
+func (s *Store) readDay(ctx context.Context, day string, version int64) (b *segBuilder, stored bool, err error) {
+	var kept struct {
+		Version int64  `db:"version"`
+		Data    []byte `db:"data"`
+	}
+	err = s.db.Reader().GetContext(ctx, &kept, s.db.Rebind(`SELECT version, data FROM reporting_day_columns WHERE day = ?`), day)
+	switch {
+	case err == nil && kept.Version == version:
+		if b, err := decodeDay(kept.Data); err == nil {
+			return b, true, nil
+		}
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return nil, false, err
+	}
+	b, err = loadDay(ctx, s.db, day)
+	return b, false, err
 }
 
 // keep adds a day and evicts the least recently read others until the

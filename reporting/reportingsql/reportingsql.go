@@ -549,7 +549,7 @@ func (s *Store) Prune(ctx context.Context, day string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for _, table := range []string{"reporting_pairs", "reporting_triples", "reporting_views", "reporting_visitor_events", "reporting_days"} {
+	for _, table := range []string{"reporting_pairs", "reporting_triples", "reporting_views", "reporting_visitor_events", "reporting_days", "reporting_day_columns"} {
 		if _, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM `+table+` WHERE day < ?`), day); err != nil {
 			return 0, fmt.Errorf("reportingsql: prune: %w", err)
 		}
