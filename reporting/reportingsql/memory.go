@@ -60,10 +60,23 @@ type memory struct {
 	gen uint64
 }
 
+// memDay is a kept day's columns, or a period's rollup rows (roll).
 type memDay struct {
 	version int64
 	seg     *daySeg // nil: a count too large for a column; read in SQL
+	roll    *rollSeg
 	used    uint64
+}
+
+// size is the bytes the entry keeps.
+func (k *memDay) size() int64 {
+	switch {
+	case k.seg != nil:
+		return k.seg.size
+	case k.roll != nil:
+		return k.roll.size
+	}
+	return 0
 }
 
 type dict struct {
@@ -235,13 +248,11 @@ func (s *Store) readDay(ctx context.Context, day string, version int64) (b *segB
 // keep adds a day and evicts the least recently read others until the
 // kept fit the limit (with mu held).
 func (m *memory) keep(day string, k *memDay) {
-	if old := m.days[day]; old != nil && old.seg != nil {
-		m.used -= old.seg.size
+	if old := m.days[day]; old != nil {
+		m.used -= old.size()
 	}
 	m.days[day] = k
-	if k.seg != nil {
-		m.used += k.seg.size
-	}
+	m.used += k.size()
 	for m.used+m.dictBytes > m.limit && len(m.days) > 1 {
 		oldest := ""
 		for d, x := range m.days {
@@ -249,9 +260,7 @@ func (m *memory) keep(day string, k *memDay) {
 				oldest = d
 			}
 		}
-		if x := m.days[oldest]; x.seg != nil {
-			m.used -= x.seg.size
-		}
+		m.used -= m.days[oldest].size()
 		delete(m.days, oldest)
 	}
 	if m.dictBytes > m.limit/2 {

@@ -17,7 +17,13 @@ func (s *Store) Daily(ctx context.Context, dim reporting.Dimension, from, to str
 		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT day AS key, '' AS label, views, visitors, sessions, duration_seconds, bounces
 			FROM reporting_daily WHERE dim = 'total' AND day >= ? AND day <= ? ORDER BY day`), from, to)
 	} else {
-		rows, err = s.sum(ctx, dim, "", nil, from, to, limit)
+		var kept bool
+		if rows, kept, err = s.dailyKept(ctx, dim, from, to, nil); kept && limit > 0 && len(rows) > limit {
+			rows = rows[:limit]
+		}
+		if !kept && err == nil {
+			rows, err = s.sum(ctx, dim, "", nil, from, to, limit)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reportingsql: daily %s: %w", dim, err)
@@ -107,7 +113,10 @@ func (s *Store) filteredOnce(ctx context.Context, f reporting.Filter, dim report
 		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT day AS key, '' AS label, views, visitors, sessions, duration_seconds
 			FROM reporting_daily WHERE dim = ? AND key = ? AND day >= ? AND day <= ? ORDER BY day`), f.Dim, f.Value, from, to)
 	case f.Dim:
-		rows, err = s.sum(ctx, dim, "key = ?", []any{f.Value}, from, to, limit)
+		var kept bool
+		if rows, kept, err = s.dailyKept(ctx, dim, from, to, &f.Value); !kept && err == nil {
+			rows, err = s.sum(ctx, dim, "key = ?", []any{f.Value}, from, to, limit)
+		}
 	default:
 		p, first, ok := pairOf(f.Dim, dim)
 		if !ok {

@@ -33,7 +33,7 @@ type Store struct {
 	// narrowed by filters (Segment) without scanning their tables: 0 is
 	// 256 MiB, a negative value keeps none (every narrowed report is
 	// read in SQL). Ten million views in 90 days of varied traffic take
-	// about 200 MiB. The days least recently read go first.
+	// about 215 MiB. The days least recently read go first.
 	SegmentMemory int64
 	// Settled is how long a day must go unwritten before it is kept in
 	// memory; 0 is one minute. A day still being written (today, or one
