@@ -29,6 +29,19 @@ type column struct {
 	w []uint32
 }
 
+// runStarts is where each of n visitors' rows start (and, last, the
+// rows' end), given each row's visitor ordinal, in order.
+func runStarts(ords []int64, n int64) []int32 {
+	starts := make([]int32, n+1)
+	for _, o := range ords {
+		starts[o+1]++
+	}
+	for v := range n {
+		starts[v+1] += starts[v]
+	}
+	return starts
+}
+
 // packColumn is vs in the narrowest column.
 func packColumn(vs []uint32) column {
 	var top uint32
@@ -244,26 +257,8 @@ func loadDay(ctx context.Context, db *store.DB, day string) (*segBuilder, error)
 // with m's lock held).
 func (b *segBuilder) build(m *memory) *daySeg {
 	d := &daySeg{gen: m.gen}
-	// Number the visitors of both lists, each in visitor order.
-	i, j := 0, 0
-	for i < len(b.visit) || j < len(b.evVisit) {
-		cur := int64(0)
-		if j >= len(b.evVisit) || (i < len(b.visit) && b.visit[i] <= b.evVisit[j]) {
-			cur = b.visit[i]
-		} else {
-			cur = b.evVisit[j]
-		}
-		d.starts = append(d.starts, int32(i))
-		d.evStarts = append(d.evStarts, int32(j))
-		for i < len(b.visit) && b.visit[i] == cur {
-			i++
-		}
-		for j < len(b.evVisit) && b.evVisit[j] == cur {
-			j++
-		}
-	}
-	d.starts = append(d.starts, int32(i))
-	d.evStarts = append(d.evStarts, int32(j))
+	views, events, n := b.ordinals()
+	d.starts, d.evStarts = runStarts(views, n), runStarts(events, n)
 	for k := range viewDimCount {
 		d.dims[k] = packColumn(b.vals[k])
 	}

@@ -17,7 +17,7 @@ var errColumns = errors.New("reportingsql: day columns: not of this format")
 
 // encode is b as bytes.
 func (b *segBuilder) encode() []byte {
-	views, events := b.ordinals()
+	views, events, _ := b.ordinals()
 	out := []byte{columnsFormat}
 	for _, list := range [][]int64{views, events} {
 		out = binary.AppendUvarint(out, uint64(len(list)))
@@ -68,11 +68,11 @@ func (b *segBuilder) lists() [][]uint32 {
 }
 
 // ordinals are the views' and events' visitors as their places in the
-// day's visitors (in the order of their numbers), which is all build
+// day's n visitors (in the order of their numbers), which is all build
 // needs of them.
-func (b *segBuilder) ordinals() (views, events []int64) {
+func (b *segBuilder) ordinals() (views, events []int64, n int64) {
 	views, events = make([]int64, len(b.visit)), make([]int64, len(b.evVisit))
-	i, j, n := 0, 0, int64(0)
+	i, j := 0, 0
 	for i < len(b.visit) || j < len(b.evVisit) {
 		cur := int64(0)
 		if j >= len(b.evVisit) || (i < len(b.visit) && b.visit[i] <= b.evVisit[j]) {
@@ -88,7 +88,7 @@ func (b *segBuilder) ordinals() (views, events []int64) {
 		}
 		n++
 	}
-	return views, events
+	return views, events, n
 }
 
 // decodeDay is the builder encode was given (its visitors as ordinals).

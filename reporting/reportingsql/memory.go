@@ -304,15 +304,11 @@ func touchDays(ctx context.Context, tx *sqlx.Tx, t *tally, now time.Time) error 
 // unlimited.
 func (s *Store) segmentKept(ctx context.Context, fs reporting.Filters, n narrowing, goals []reporting.Goal, dim reporting.Dimension,
 	from, to string) (rows []reporting.DailyRow, kept bool, err error) {
-	if s.init(); s.mem == nil || !keptDims[dim] {
+	if !keptDims[dim] {
 		return nil, false, nil
 	}
-	days := dayRange(from, to)
-	if days == nil {
-		return nil, false, nil
-	}
-	vs, err := s.versions(ctx, days)
-	if err != nil {
+	days, vs, err := s.rangeVersions(ctx, from, to)
+	if days == nil || err != nil {
 		return nil, false, err
 	}
 	var settled []string
@@ -378,6 +374,23 @@ func (s *Store) segmentKept(ctx context.Context, fs reporting.Filters, n narrowi
 		i = j + 1
 	}
 	return rows, true, nil
+}
+
+// rangeVersions are the days from..to and their versions, no days when
+// the Store keeps none in memory or from..to is not a range of days.
+func (s *Store) rangeVersions(ctx context.Context, from, to string) ([]string, map[string]dayVersion, error) {
+	if s.init(); s.mem == nil {
+		return nil, nil, nil
+	}
+	days := dayRange(from, to)
+	if days == nil {
+		return nil, nil, nil
+	}
+	vs, err := s.versions(ctx, days)
+	if err != nil {
+		return nil, nil, err
+	}
+	return days, vs, nil
 }
 
 // keptDims are the dimensions segmentKept answers; the others are read in

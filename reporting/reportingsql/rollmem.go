@@ -39,15 +39,11 @@ type period struct {
 // is not nil; ok is false when it cannot (no memory kept, not a page
 // dimension, not a range of days).
 func (s *Store) dailyKept(ctx context.Context, dim reporting.Dimension, from, to string, only *string) (rows []reporting.DailyRow, ok bool, err error) {
-	if s.init(); s.mem == nil || !rollDims[dim] {
+	if !rollDims[dim] {
 		return nil, false, nil
 	}
-	days := dayRange(from, to)
-	if days == nil {
-		return nil, false, nil
-	}
-	vs, err := s.versions(ctx, days)
-	if err != nil {
+	days, vs, err := s.rangeVersions(ctx, from, to)
+	if days == nil || err != nil {
 		return nil, false, err
 	}
 	firstWeek, lastWeek := wholeWeeks(from, to)
