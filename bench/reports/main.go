@@ -51,6 +51,7 @@ func run() error {
 	runs := flag.Int("runs", 5, "the runs of each report; the median is given")
 	match := flag.String("match", "", "time only the reports whose names hold this")
 	live := flag.Bool("live", false, "today is being written: each narrowed report reads it in SQL, the other days from memory")
+	lag := flag.Duration("lag", 0, "the store's Lag: how old its copy of the day being written may be (with -live)")
 	flag.Parse()
 	ctx := context.Background()
 	if *dsn == "" {
@@ -70,6 +71,7 @@ func run() error {
 		return err
 	}
 	st := reportingsql.New(db)
+	st.Lag = *lag
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 	var kept int
 	if err := db.GetContext(ctx, &kept, `SELECT COUNT(*) FROM reporting_daily`); err != nil {

@@ -40,6 +40,13 @@ type Store struct {
 	// another instance is still flushing) is read in SQL, so a narrowed
 	// report is always exact.
 	Settled time.Duration
+	// Lag is how old the copy of a day still being written may be when a
+	// narrowed report reads it. 0 (the default) reads such a day in SQL
+	// for every report, exact to the last write; with a positive Lag it
+	// is kept in memory too and read again in the background once its
+	// copy is older than Lag (the report that finds it so answers from
+	// the copy). reporting.Service keeps its answers for minutes anyway.
+	Lag time.Duration
 	// Now is the clock the Store marks each day's last write with;
 	// time.Now when nil.
 	Now func() time.Time

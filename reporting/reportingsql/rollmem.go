@@ -66,7 +66,7 @@ func (s *Store) dailyKept(ctx context.Context, dim reporting.Dimension, from, to
 	}
 	segs := make([]*rollSeg, len(periods))
 	for i, p := range periods {
-		if segs[i], err = s.rollPeriod(ctx, dim, p); err != nil {
+		if segs[i], err = s.rollPeriod(ctx, dim, p, only); err != nil {
 			return nil, false, err
 		}
 	}
@@ -110,8 +110,9 @@ func (s *Store) dailyKept(ctx context.Context, dim reporting.Dimension, from, to
 }
 
 // rollPeriod is p's rows of dim: kept when p has settled (read once for
-// its version), read now when it is still written.
-func (s *Store) rollPeriod(ctx context.Context, dim reporting.Dimension, p period) (*rollSeg, error) {
+// its version), read now when it is still written (only one key's, when
+// only one is asked for).
+func (s *Store) rollPeriod(ctx context.Context, dim reporting.Dimension, p period, only *string) (*rollSeg, error) {
 	m := s.mem
 	name := strings.Join([]string{"roll", string(dim), map[bool]string{true: "week", false: "day"}[p.weekly], p.start}, "/")
 	if p.settled {
@@ -125,13 +126,21 @@ func (s *Store) rollPeriod(ctx context.Context, dim reporting.Dimension, p perio
 		}
 		m.mu.Unlock()
 	}
+	args := []any{string(dim), p.start}
+	if !p.settled && only != nil {
+		name += "/" + *only
+		args = append(args, *only)
+	}
 	v, err, _ := m.load.Do(fmt.Sprint(name, "@", p.version, p.settled), func() (any, error) {
 		q := `SELECT key, label, views, visitors, sessions, duration_seconds, bounces FROM reporting_daily WHERE dim = ? AND day = ?`
 		if p.weekly {
 			q = `SELECT key, label, views, visitors, sessions, duration_seconds, bounces FROM reporting_weekly WHERE dim = ? AND week = ?`
 		}
+		if len(args) > 2 {
+			q += ` AND key = ?`
+		}
 		var found []reporting.DailyRow
-		if err := s.db.Reader().SelectContext(ctx, &found, s.db.Rebind(q), string(dim), p.start); err != nil {
+		if err := s.db.Reader().SelectContext(ctx, &found, s.db.Rebind(q), args...); err != nil {
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}
 		m.mu.Lock()
