@@ -324,11 +324,6 @@ func (m *memory) keep(day string, k *memDay) {
 		m.used -= m.days[oldest].size()
 		delete(m.days, oldest)
 	}
-	if m.dictBytes > m.limit/2 {
-		// Ids from the dictionaries before are still in segments a
-		// report holds; those reports end with the ids they mapped.
-		m.reset()
-	}
 }
 
 // touchDays raises the version of each day the batch wrote to, in the
@@ -453,6 +448,15 @@ func (s *Store) rangeVersions(ctx context.Context, from, to string) ([]string, m
 	if s.init(); s.mem == nil {
 		return nil, nil, nil
 	}
+	m := s.mem
+	m.mu.Lock()
+	if m.dictBytes > m.limit/2 {
+		// The dictionaries outgrew their share: start again, before this
+		// report reads any day. A report under way with ids of the old
+		// ones finds its days of another generation and reads SQL.
+		m.reset()
+	}
+	m.mu.Unlock()
 	days := dayRange(from, to)
 	if days == nil {
 		return nil, nil, nil
