@@ -209,10 +209,11 @@ func (s *Store) loadSeg(ctx context.Context, day string, version int64) (*daySeg
 			return nil, err
 		}
 		if b != nil && !stored && now == version {
-			// The next reader starting cold reads it in one row.
+			// The next reader starting cold reads it in one row (a stored
+			// copy of this version that did not decode is replaced).
 			if _, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO reporting_day_columns (day, version, data) VALUES (?, ?, ?)
 				ON CONFLICT (day) DO UPDATE SET version = excluded.version, data = excluded.data
-				WHERE reporting_day_columns.version < excluded.version`), day, version, b.encode()); err != nil {
+				WHERE reporting_day_columns.version <= excluded.version`), day, version, b.encode()); err != nil {
 				return nil, err
 			}
 		}

@@ -63,7 +63,7 @@ type memSet struct {
 // newMemQuery is the query of fs (narrowed as n) for dim, with the goals.
 func newMemQuery(m *memory, fs reporting.Filters, dim reporting.Dimension, goals []reporting.Goal) *memQuery {
 	q := &memQuery{m: m, dim: dim, col: -1, events: map[[2]uint32]*memFigures{}, globs: map[string][]int8{}}
-	cols := columnOf()
+	cols := columnOf
 	switch dim {
 	case reporting.DimEntry, reporting.DimExit:
 		q.col = cols[reporting.DimPage]
@@ -111,18 +111,12 @@ func goalSet(g reporting.Goal) memSet {
 	if g.Event == "" {
 		return memSet{page: g.Page}
 	}
-	prop := ""
-	if g.Property != "" {
-		prop = g.Property + propSep + g.Value
-	}
-	return memSet{event: g.Event, prop: prop}
+	return memSet{event: g.Event, prop: goalProp(g)}
 }
 
-// columnOf is each view column's index by its dimension.
-func columnOf() map[reporting.Dimension]int {
-	return map[reporting.Dimension]int{reporting.DimPage: 0, reporting.DimSource: 2, reporting.DimDevice: 3, reporting.DimCountry: 4,
-		reporting.DimBrowser: 5, reporting.DimOS: 6, reporting.DimMedium: 7, reporting.DimCampaign: 8, reporting.DimTerm: 9, reporting.DimContent: 10}
-}
+// columnOf is each view column's index (in viewColumns) by its dimension.
+var columnOf = map[reporting.Dimension]int{reporting.DimPage: 0, reporting.DimSource: 2, reporting.DimDevice: 3, reporting.DimCountry: 4,
+	reporting.DimBrowser: 5, reporting.DimOS: 6, reporting.DimMedium: 7, reporting.DimCampaign: 8, reporting.DimTerm: 9, reporting.DimContent: 10}
 
 // local is the id in d's dictionary c of the memory's id, -1 for none.
 func local(d *daySeg, c int, id int64) int64 {

@@ -228,14 +228,19 @@ func (s *Store) narrow(fs reporting.Filters, goals []reporting.Goal) (narrowing,
 	return n, nil
 }
 
+// goalProp is the prop of the reporting_visitor_events rows an event
+// goal matches: its property and value, or "" for the event itself.
+func goalProp(g reporting.Goal) string {
+	if g.Property == "" {
+		return ""
+	}
+	return g.Property + propSep + g.Value
+}
+
 // reached is the set of (day, visitor) that reached g.
 func (s *Store) reached(g reporting.Goal) visitorSet {
 	if g.Event != "" {
-		prop := ""
-		if g.Property != "" {
-			prop = g.Property + propSep + g.Value
-		}
-		return visitorSet{"reporting_visitor_events", "k.event = ? AND k.prop = ?", []any{g.Event, prop}}
+		return visitorSet{"reporting_visitor_events", "k.event = ? AND k.prop = ?", []any{g.Event, goalProp(g)}}
 	}
 	cond, arg := s.glob("k.page", g.Page)
 	return visitorSet{"reporting_views", cond, []any{arg}}
@@ -375,10 +380,7 @@ func (s *Store) segmentGoals(ctx context.Context, n narrowing, goals []reporting
 		var q string
 		var args []any
 		if g.Event != "" {
-			prop := ""
-			if g.Property != "" {
-				prop = g.Property + propSep + g.Value
-			}
+			prop := goalProp(g)
 			cond, a := n.where("c", false, true, from, to)
 			q = `SELECT COALESCE(SUM(c.count), 0) AS views, COUNT(DISTINCT c.visitor) AS visitors FROM reporting_visitor_events c
 				WHERE c.event = ? AND c.prop = ? AND ` + cond
