@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/groundwork-go/groundwork/reporting"
@@ -173,22 +174,16 @@ func (s *Store) segments(ctx context.Context, days []string, vs map[string]dayVe
 	m.mu.Unlock()
 	// Read the days not kept, two at a time (a load is a scan of one
 	// day's rows by the primary key, most of its time in the driver).
-	errs := make([]error, len(missing))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
-	for n, i := range missing {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			out[i], errs[n] = s.loadSeg(ctx, days[i], vs[days[i]].version)
-		}()
+	var g errgroup.Group
+	g.SetLimit(2)
+	for _, i := range missing {
+		g.Go(func() (err error) {
+			out[i], err = s.loadSeg(ctx, days[i], vs[days[i]].version)
+			return err
+		})
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
