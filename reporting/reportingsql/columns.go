@@ -196,10 +196,36 @@ func (b *segBuilder) count(n int64) uint32 {
 // column (the day is then read in SQL).
 func loadDay(ctx context.Context, db *store.DB, day string) (*segBuilder, error) {
 	b := &segBuilder{}
-	rows, err := db.Reader().QueryContext(ctx, db.Rebind(`SELECT visitor, `+viewColumns+`, views, sessions, bounces, duration_seconds, exits
-		FROM reporting_views WHERE day = ? ORDER BY visitor`), day)
-	if err != nil {
+	err := scanDay(ctx, db, "day = ?", []any{day}, func(visitor int64, vals *[viewDimCount]sql.RawBytes, counts *[5]int64) {
+		b.visit = append(b.visit, visitor)
+		for i, v := range vals {
+			b.vals[i] = append(b.vals[i], b.id(i, v))
+		}
+		for i, n := range counts {
+			b.counts[i] = append(b.counts[i], b.count(n))
+		}
+	}, func(visitor int64, event, prop sql.RawBytes, n int64) {
+		b.evVisit = append(b.evVisit, visitor)
+		b.vals[dictEvent] = append(b.vals[dictEvent], b.id(dictEvent, event))
+		b.vals[dictProp] = append(b.vals[dictProp], b.id(dictProp, prop))
+		b.evCount = append(b.evCount, b.count(n))
+	})
+	if err != nil || b.tooBig {
 		return nil, err
+	}
+	return b, nil
+}
+
+// scanDay calls view for each reporting_views row where holds (a
+// condition on day and visitor), then event for each of its
+// reporting_visitor_events rows, each in visitor order. The bytes are
+// the driver's, valid until the call returns.
+func scanDay(ctx context.Context, db *store.DB, where string, args []any, view func(visitor int64, vals *[viewDimCount]sql.RawBytes,
+	counts *[5]int64), event func(visitor int64, event, prop sql.RawBytes, n int64)) error {
+	rows, err := db.Reader().QueryContext(ctx, db.Rebind(`SELECT visitor, `+viewColumns+`, views, sessions, bounces, duration_seconds, exits
+		FROM reporting_views WHERE `+where+` ORDER BY visitor`), args...)
+	if err != nil {
+		return err
 	}
 	defer rows.Close()
 	var visitor int64
@@ -214,43 +240,28 @@ func loadDay(ctx context.Context, db *store.DB, day string) (*segBuilder, error)
 	}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
-			return nil, err
+			return err
 		}
-		b.visit = append(b.visit, visitor)
-		for i, v := range vals {
-			b.vals[i] = append(b.vals[i], b.id(i, v))
-		}
-		for i, n := range counts {
-			b.counts[i] = append(b.counts[i], b.count(n))
-		}
+		view(visitor, &vals, &counts)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	events, err := db.Reader().QueryContext(ctx, db.Rebind(`SELECT visitor, event, prop, count FROM reporting_visitor_events
-		WHERE day = ? ORDER BY visitor`), day)
+		WHERE `+where+` ORDER BY visitor`), args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer events.Close()
-	var event, prop sql.RawBytes
+	var name, prop sql.RawBytes
 	var n int64
 	for events.Next() {
-		if err := events.Scan(&visitor, &event, &prop, &n); err != nil {
-			return nil, err
+		if err := events.Scan(&visitor, &name, &prop, &n); err != nil {
+			return err
 		}
-		b.evVisit = append(b.evVisit, visitor)
-		b.vals[dictEvent] = append(b.vals[dictEvent], b.id(dictEvent, event))
-		b.vals[dictProp] = append(b.vals[dictProp], b.id(dictProp, prop))
-		b.evCount = append(b.evCount, b.count(n))
+		event(visitor, name, prop, n)
 	}
-	if err := events.Err(); err != nil {
-		return nil, err
-	}
-	if b.tooBig {
-		return nil, nil
-	}
-	return b, nil
+	return events.Err()
 }
 
 // build makes the day's columns, its dictionaries' ids made m's (called

@@ -66,7 +66,11 @@ type memDay struct {
 	version int64
 	seg     *daySeg // nil: a count too large for a column; read in SQL
 	roll    *rollSeg
-	used    uint64
+	// live is the exact copy of a day still being written, of liveSize
+	// bytes.
+	live     *liveDay
+	liveSize int64
+	used     uint64
 	// read and reading: when a copy of a day still being written was
 	// read, and whether it is being read again.
 	read    time.Time
@@ -81,7 +85,7 @@ func (k *memDay) size() int64 {
 	case k.roll != nil:
 		return k.roll.size
 	}
-	return 0
+	return k.liveSize
 }
 
 type dict struct {
@@ -160,9 +164,11 @@ func (s *Store) segments(ctx context.Context, days []string, vs map[string]dayVe
 	m.mu.Lock()
 	m.clock++
 	for i, d := range days {
-		if k := m.days[liveName(d)]; k != nil { // settled since: the copy has had its day
-			m.used -= k.size()
-			delete(m.days, liveName(d))
+		for _, name := range []string{liveName(d), exactName(d)} {
+			if k := m.days[name]; k != nil { // settled since: the copy has had its day
+				m.used -= k.size()
+				delete(m.days, name)
+			}
 		}
 		if k := m.days[d]; k != nil && k.version == vs[d].version {
 			k.used = m.clock
@@ -324,24 +330,32 @@ func (m *memory) keep(day string, k *memDay) {
 
 // touchDays raises the version of each day the batch wrote to, in the
 // batch's transaction, in day order (two batches take the rows' locks in
-// one order).
+// one order), and notes which visitors of the day it wrote under the new
+// version (reporting_day_changes), for the copies of days still being
+// written (live.go).
 func touchDays(ctx context.Context, tx *sqlx.Tx, t *tally, now time.Time) error {
-	seen := map[string]bool{}
+	byDay := map[string][]int64{}
 	for k := range t.views {
-		seen[k.day] = true
+		byDay[k.day] = append(byDay[k.day], k.visitor)
 	}
 	for k := range t.events {
-		seen[k.day] = true
+		byDay[k.day] = append(byDay[k.day], k.visitor)
 	}
-	days := make([]string, 0, len(seen))
-	for d := range seen {
+	days := make([]string, 0, len(byDay))
+	for d := range byDay {
 		days = append(days, d)
 	}
 	slices.Sort(days)
+	at := store.NewTime(now)
 	for _, d := range days {
-		if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO reporting_days (day, version, changed_at) VALUES (?, 1, ?)
-			ON CONFLICT (day) DO UPDATE SET version = reporting_days.version + 1, changed_at = excluded.changed_at`),
-			d, store.NewTime(now)); err != nil {
+		var version int64
+		if err := tx.GetContext(ctx, &version, tx.Rebind(`INSERT INTO reporting_days (day, version, changed_at) VALUES (?, 1, ?)
+			ON CONFLICT (day) DO UPDATE SET version = reporting_days.version + 1, changed_at = excluded.changed_at
+			RETURNING version`), d, at); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO reporting_day_changes (day, version, visitors, changed_at)
+			VALUES (?, ?, ?, ?)`), d, version, encodeVisitors(byDay[d]), at); err != nil {
 			return err
 		}
 	}
@@ -363,51 +377,71 @@ func (s *Store) segmentKept(ctx context.Context, fs reporting.Filters, n narrowi
 	if days == nil || err != nil {
 		return nil, false, err
 	}
-	var settled, live []string
+	var settled, live, exact []string
 	for _, d := range days {
 		switch {
 		case vs[d].settled:
 			settled = append(settled, d)
 		case s.Lag > 0:
 			live = append(live, d)
+		default:
+			exact = append(exact, d)
 		}
-	}
-	if len(settled)+len(live) == 0 {
-		return nil, false, nil
 	}
 	segs, err := s.segments(ctx, settled, vs)
 	if err != nil {
 		return nil, false, err
+	}
+	// What the workers read: a day's columns, some of its visitors
+	// hidden (a copy's base, whose overlay has them as they are now).
+	type part struct {
+		day  string
+		seg  *daySeg
+		hide []bool
+	}
+	var parts []part
+	for i, d := range settled {
+		parts = append(parts, part{day: d, seg: segs[i]})
 	}
 	for _, d := range live {
 		seg, err := s.liveSeg(ctx, d)
 		if err != nil {
 			return nil, false, err
 		}
-		settled, segs = append(settled, d), append(segs, seg)
+		parts = append(parts, part{day: d, seg: seg})
+	}
+	for _, d := range exact {
+		base, hide, overlay, err := s.liveView(ctx, d, vs[d].version)
+		if err != nil {
+			return nil, false, err
+		}
+		parts = append(parts, part{day: d, seg: base, hide: hide})
+		if base != nil && overlay != nil {
+			parts = append(parts, part{day: d, seg: overlay})
+		}
 	}
 	inMemory := map[string]bool{}
 	m := s.mem
 	m.mu.RLock()
-	for i, seg := range segs {
-		if seg != nil && seg.gen != m.gen {
+	for _, p := range parts {
+		if p.seg != nil && p.seg.gen != m.gen {
 			m.mu.RUnlock() // the dictionaries were emptied meanwhile
 			return nil, false, nil
 		}
-		inMemory[settled[i]] = seg != nil
+		inMemory[p.day] = p.seg != nil
 	}
 	// The days are read by a worker a core, each summing its own, then
 	// summed together.
-	qs := make([]*memQuery, min(runtime.GOMAXPROCS(0), 4, len(segs)))
+	qs := make([]*memQuery, max(1, min(runtime.GOMAXPROCS(0), 4, len(parts))))
 	var wg sync.WaitGroup
 	for w := range qs {
 		qs[w] = newMemQuery(m, fs, dim, goals)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := w; i < len(segs); i += len(qs) {
-				if segs[i] != nil {
-					qs[w].addDay(settled[i], segs[i])
+			for i := w; i < len(parts); i += len(qs) {
+				if parts[i].seg != nil {
+					qs[w].addDay(parts[i].day, parts[i].seg, parts[i].hide)
 				}
 			}
 		}()

@@ -205,3 +205,66 @@ func TestLagKeepsTheLiveDay(t *testing.T) {
 			"past Lag, read again in the background")
 	})
 }
+
+// TestLiveDayExact reads narrowed reports of a day while two instances
+// write to it, visitors coming back batch after batch, and finds every
+// answer the SQL's: the reader's copy is brought up to date by the
+// visitors each batch wrote, read anew when its overlay outgrows it, and
+// read whole again when the notes of the batches since it were deleted
+// (a writer's clock an hour on deletes them all while it is not reading).
+func TestLiveDayExact(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		db := storetest.Open(t, d, reportingsql.Migrations)
+		ctx := context.Background()
+		one, two, inSQL, exact := reportingsql.New(db), reportingsql.New(db), reportingsql.New(db), reportingsql.New(db)
+		inSQL.SegmentMemory = -1
+		reportingsql.SetOverlayFloor(exact)
+		goal, err := one.AddGoal(ctx, reporting.Goal{Name: "Pro", Event: "signup", Property: "plan", Value: "pro"})
+		require.NoError(t, err)
+		day := "2026-06-10"
+		start := time.Date(2026, 6, 10, 8, 0, 0, 0, time.UTC)
+		record := func(round int) {
+			writer := []*reportingsql.Store{one, two}[round%2]
+			var hits []reporting.Hit
+			for v := range 12 {
+				visitor := (round*5 + v*7) % 40 // most come back
+				at := start.Add(time.Duration(round*20+v) * time.Minute)
+				h := reporting.Hit{At: at, Day: day, Visitor: fmt.Sprintf("v%d", visitor), Path: fmt.Sprintf("/p/%d", (visitor+round)%5),
+					Title: "Page", Source: []string{"Direct", "ref.example"}[visitor%2], Device: "desktop", Country: []string{"DE", "FR"}[visitor%2],
+					Browser: "Firefox", OS: "Linux"}
+				hits = append(hits, h)
+				if (visitor+round)%3 == 0 {
+					hits = append(hits, reporting.Hit{At: at.Add(time.Second), Day: day, Visitor: h.Visitor, Event: "signup",
+						Props: []reporting.Prop{{Name: "plan", Value: []string{"pro", "free"}[round%2]}}})
+				}
+			}
+			require.NoError(t, writer.Record(ctx, hits))
+		}
+		fss := []reporting.Filters{nil, {{Dim: reporting.DimCountry, Value: "DE"}},
+			{{Dim: reporting.DimProp, Value: reporting.PropFilter("plan", "pro")}},
+			{{Dim: reporting.DimGoal, Value: strconv.FormatInt(goal.ID, 10)}, {Dim: reporting.DimSource, Value: "Direct"}}}
+		for round := range 14 {
+			if round == 9 {
+				two.Now = func() time.Time { return time.Now().Add(time.Hour) }
+			}
+			record(round)
+			if round == 7 || round == 8 {
+				continue // the reader is away while the notes are deleted
+			}
+			for _, fs := range fss {
+				for _, dim := range []reporting.Dimension{reporting.DimTotal, reporting.DimPage, reporting.DimEntry, reporting.DimExit,
+					reporting.DimCountry, reporting.DimEvent, reporting.DimProp, reporting.DimGoal} {
+					want, err := inSQL.Segment(ctx, fs, dim, day, day, 0)
+					require.NoError(t, err)
+					got, err := exact.Segment(ctx, fs, dim, day, day, 0)
+					require.NoError(t, err)
+					require.Equal(t, want, got, "round %d: %s by %v", round, dim, fs)
+				}
+			}
+		}
+		var notes int
+		require.NoError(t, db.GetContext(ctx, &notes, `SELECT COUNT(*) FROM reporting_day_changes`))
+		require.Less(t, notes, 14, "the notes older than the clock allows were deleted")
+	})
+}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -36,16 +37,18 @@ type Store struct {
 	// about 215 MiB. The days least recently read go first.
 	SegmentMemory int64
 	// Settled is how long a day must go unwritten before it is kept in
-	// memory; 0 is one minute. A day still being written (today, or one
-	// another instance is still flushing) is read in SQL, so a narrowed
-	// report is always exact.
+	// memory as it is; 0 is one minute. A day still being written (today,
+	// or one another instance is still flushing) is kept as a copy that
+	// each narrowed report first brings up to date: it reads which
+	// visitors the batches since wrote (every batch notes them) and
+	// reads only their rows again, so the report is exact to the last
+	// write, as the SQL is.
 	Settled time.Duration
-	// Lag is how old the copy of a day still being written may be when a
-	// narrowed report reads it. 0 (the default) reads such a day in SQL
-	// for every report, exact to the last write; with a positive Lag it
-	// is kept in memory too and read again in the background once its
-	// copy is older than Lag (the report that finds it so answers from
-	// the copy). reporting.Service keeps its answers for minutes anyway.
+	// Lag, when positive, lets a narrowed report read the copy of a day
+	// still being written as it is, without bringing it up to date, for
+	// as long as the copy is younger than Lag; an older one is read again
+	// in the background (the report that finds it so answers from it).
+	// 0, the default, reads every write.
 	Lag time.Duration
 	// Now is the clock the Store marks each day's last write with;
 	// time.Now when nil.
@@ -54,6 +57,12 @@ type Store struct {
 	db   *store.DB
 	once sync.Once
 	mem  *memory // nil: keeps no days in memory
+	// pruned is when Record last deleted old notes of changed visitors
+	// (Unix seconds).
+	pruned atomic.Int64
+	// overlayFloor replaces rebaseFloor's 1000 when not 0 (tests; < 0
+	// is 0).
+	overlayFloor int
 }
 
 var _ reporting.Store = (*Store)(nil)
@@ -178,7 +187,11 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 		if err := t.write(ctx, tx, days); err != nil {
 			return err
 		}
-		return touchDays(ctx, tx, t, s.now())
+		now := s.now()
+		if err := touchDays(ctx, tx, t, now); err != nil {
+			return err
+		}
+		return s.pruneChanges(ctx, tx, now)
 	})
 	if err != nil {
 		return fmt.Errorf("reportingsql: record: %w", err)
@@ -556,7 +569,8 @@ func (s *Store) Prune(ctx context.Context, day string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for _, table := range []string{"reporting_pairs", "reporting_triples", "reporting_views", "reporting_visitor_events", "reporting_days", "reporting_day_columns"} {
+	for _, table := range []string{"reporting_pairs", "reporting_triples", "reporting_views", "reporting_visitor_events", "reporting_days", "reporting_day_columns",
+		"reporting_day_changes"} {
 		if _, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM `+table+` WHERE day < ?`), day); err != nil {
 			return 0, fmt.Errorf("reportingsql: prune: %w", err)
 		}

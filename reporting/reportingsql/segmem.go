@@ -170,8 +170,8 @@ func grow(buf []bool, n int) []bool {
 	return buf
 }
 
-// addDay reads one kept day.
-func (q *memQuery) addDay(day string, d *daySeg) {
+// addDay reads one kept day, without the visitors hide marks (nil: none).
+func (q *memQuery) addDay(day string, d *daySeg, hide []bool) {
 	nv := d.visitors()
 	ownRows := q.dim != reporting.DimEvent && q.dim != reporting.DimProp && q.dim != reporting.DimGoal
 	// The rows whose own values the view filters keep, in order.
@@ -199,7 +199,7 @@ func (q *memQuery) addDay(day string, d *daySeg) {
 	// The visitors kept: those who reached each goal and property (and,
 	// for events and goals, had a view the view filters keep).
 	var in []bool
-	if len(q.sets) > 0 || (!ownRows && filtered) {
+	if len(q.sets) > 0 || (!ownRows && filtered) || hide != nil {
 		in = grow(q.in, nv)
 		q.in = in
 		if !ownRows && filtered {
@@ -214,6 +214,9 @@ func (q *memQuery) addDay(day string, d *daySeg) {
 			for v := range in {
 				in[v] = true
 			}
+		}
+		for v, hidden := range hide {
+			in[v] = in[v] && !hidden
 		}
 		for _, s := range q.sets {
 			m := q.setMatch(d, s)
@@ -438,8 +441,18 @@ func (q *memQuery) result() []reporting.DailyRow {
 			out = append(out, reporting.DailyRow{Key: key, Views: f.views, Visitors: f.visitors})
 		}
 	case q.col < 0:
+		// A day read in two parts (a copy and its overlay) has two rows.
 		slices.SortFunc(q.days, func(a, b reporting.DailyRow) int { return cmp.Compare(a.Key, b.Key) })
-		return q.days
+		for _, r := range q.days {
+			if n := len(out); n > 0 && out[n-1].Key == r.Key {
+				l := &out[n-1]
+				l.Views, l.Visitors, l.Sessions, l.Duration, l.Bounces = l.Views+r.Views, l.Visitors+r.Visitors, l.Sessions+r.Sessions,
+					l.Duration+r.Duration, l.Bounces+r.Bounces
+				continue
+			}
+			out = append(out, r)
+		}
+		return out
 	default:
 		for id := range q.figs {
 			f := &q.figs[id]
