@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,6 +54,7 @@ func run() error {
 	live := flag.Bool("live", false, "today is being written: a writer records -rate of today's views a second while the reports run")
 	rate := flag.Int("rate", 100, "the views a second the writer records with -live (the site's average is about 1.3)")
 	lag := flag.Duration("lag", 0, "the store's Lag: how old its copy of the day being written may be (with -live)")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the timed reports to this file")
 	flag.Parse()
 	ctx := context.Background()
 	if *dsn == "" {
@@ -129,6 +131,17 @@ func run() error {
 		}
 		fmt.Fprintf(os.Stderr, "the first narrowed report with today being written read its copy of today in %s\n",
 			time.Since(start).Round(time.Millisecond))
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	fmt.Printf("| report, 90 days | %s ms (median of %d) |\n|---|---|\n", db.Dialect(), *runs)
 	for _, r := range reports(a, goals) {

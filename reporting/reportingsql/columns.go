@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"math"
+	"sync"
 
 	"github.com/groundwork-go/groundwork/store"
 )
@@ -151,6 +152,10 @@ type daySeg struct {
 	global [dictCount][]uint32
 	size   int64
 	gen    uint64
+	// sets are the visitors who reached a goal or property filter, a bit
+	// each (segmem.go's reached), up to maxSets of them.
+	setsMu sync.Mutex
+	sets   map[memSet][]uint64
 }
 
 func (d *daySeg) visitors() int { return len(d.starts) - 1 }

@@ -219,17 +219,9 @@ func (q *memQuery) addDay(day string, d *daySeg, hide []bool) {
 			in[v] = in[v] && !hidden
 		}
 		for _, s := range q.sets {
-			m := q.setMatch(d, s)
-			starts := d.starts
-			if m.events {
-				starts = d.evStarts
-			}
+			bits := q.reached(d, s)
 			for v := range in {
-				found := false
-				for i := starts[v]; in[v] && i < starts[v+1] && !found; i++ {
-					found = m.ok(d, i)
-				}
-				in[v] = found
+				in[v] = in[v] && bits[v>>6]&(1<<(v&63)) != 0
 			}
 		}
 	}
@@ -241,6 +233,44 @@ func (q *memQuery) addDay(day string, d *daySeg, hide []bool) {
 	default:
 		q.addViews(day, d, filtered, list, in)
 	}
+}
+
+// maxSets is how many goal and property filters' visitors a day keeps.
+const maxSets = 16
+
+// reached is the day's visitors who reached s, a bit each: read once a
+// day and filter, and kept with the day (reports ask for the same few
+// goals again and again, and one report reads its days more than once).
+func (q *memQuery) reached(d *daySeg, s memSet) []uint64 {
+	d.setsMu.Lock()
+	bits, ok := d.sets[s]
+	d.setsMu.Unlock()
+	if ok {
+		return bits
+	}
+	m := q.setMatch(d, s)
+	starts := d.starts
+	if m.events {
+		starts = d.evStarts
+	}
+	bits = make([]uint64, (d.visitors()+63)/64)
+	for v := range d.visitors() {
+		for i := starts[v]; i < starts[v+1]; i++ {
+			if m.ok(d, i) {
+				bits[v>>6] |= 1 << (v & 63)
+				break
+			}
+		}
+	}
+	d.setsMu.Lock()
+	if d.sets == nil {
+		d.sets = map[memSet][]uint64{}
+	}
+	if len(d.sets) < maxSets {
+		d.sets[s] = bits
+	}
+	d.setsMu.Unlock()
+	return bits
 }
 
 // rowMatch tells whether a row meets a goal or property filter: a view's
@@ -304,7 +334,7 @@ func (q *memQuery) addViews(day string, d *daySeg, filtered bool, list []int32, 
 		n = len(list)
 	}
 	v, next := -1, int32(0)
-	for k := range n {
+	for k := 0; k < n; k++ {
 		i := int32(k)
 		if filtered {
 			i = list[k]
@@ -315,6 +345,9 @@ func (q *memQuery) addViews(day string, d *daySeg, filtered bool, list []int32, 
 			q.stamp++
 		}
 		if in != nil && !in[v] {
+			if !filtered {
+				k = int(next) - 1 // past the visitor's other rows
+			}
 			continue
 		}
 		if q.col < 0 {
