@@ -7,6 +7,7 @@
 //	go run ./bench/reports                                  # a SQLite file in a temporary directory
 //	go run ./bench/reports -db /tmp/reports.db              # kept: a second run times it again without seeding
 //	go run ./bench/reports -db 'postgres://postgres@127.0.0.1:5432/gw_reports?sslmode=disable'
+//	go run ./bench/reports -db /tmp/reports.db -live           # while a writer records 100 of today's views a second
 //
 // A few distinct days (-distinct) are recorded through the store, as the
 // collector writes them; the other days are copies of those, row for
