@@ -268,3 +268,66 @@ func TestLiveDayExact(t *testing.T) {
 		require.Less(t, notes, 14, "the notes older than the clock allows were deleted")
 	})
 }
+
+// TestLiveDayReadersWhileWritten has four readers narrow reports of a day
+// on one store while a writer records to it (their copy brought up to
+// date, read anew in the background, by whichever comes first), then
+// finds the store's next answers the SQL's once the writer stops. Run with
+// -race it checks the copy's locking.
+func TestLiveDayReadersWhileWritten(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		db := storetest.Open(t, d, reportingsql.Migrations)
+		ctx := context.Background()
+		writer, inSQL, shared := reportingsql.New(db), reportingsql.New(db), reportingsql.New(db)
+		inSQL.SegmentMemory = -1
+		reportingsql.SetOverlayFloor(shared)
+		day := "2026-06-11"
+		start := time.Date(2026, 6, 11, 8, 0, 0, 0, time.UTC)
+		fss := []reporting.Filters{{{Dim: reporting.DimCountry, Value: "DE"}}, {{Dim: reporting.DimProp, Value: reporting.PropFilter("plan", "pro")}}}
+		dims := []reporting.Dimension{reporting.DimTotal, reporting.DimPage, reporting.DimExit, reporting.DimEvent}
+		done := make(chan struct{})
+		errs := make(chan error, 4)
+		for r := range 4 {
+			go func() {
+				for i := 0; ; i++ {
+					select {
+					case <-done:
+						errs <- nil
+						return
+					default:
+					}
+					if _, err := shared.Segment(ctx, fss[(r+i)%2], dims[(r+i)%4], day, day, 0); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		for round := range 30 {
+			var hits []reporting.Hit
+			for v := range 8 {
+				visitor := (round*3 + v*5) % 50
+				at := start.Add(time.Duration(round*7+v) * time.Minute)
+				hits = append(hits, reporting.Hit{At: at, Day: day, Visitor: fmt.Sprintf("v%d", visitor), Path: fmt.Sprintf("/p/%d", visitor%6),
+					Source: "Direct", Device: "desktop", Country: []string{"DE", "FR"}[visitor%2]},
+					reporting.Hit{At: at.Add(time.Second), Day: day, Visitor: fmt.Sprintf("v%d", visitor), Event: "signup",
+						Props: []reporting.Prop{{Name: "plan", Value: []string{"pro", "free"}[(visitor+round)%2]}}})
+			}
+			require.NoError(t, writer.Record(ctx, hits))
+		}
+		close(done)
+		for range 4 {
+			require.NoError(t, <-errs)
+		}
+		for _, fs := range fss {
+			for _, dim := range dims {
+				want, err := inSQL.Segment(ctx, fs, dim, day, day, 0)
+				require.NoError(t, err)
+				got, err := shared.Segment(ctx, fs, dim, day, day, 0)
+				require.NoError(t, err)
+				require.Equal(t, want, got, "%s by %v", dim, fs)
+			}
+		}
+	})
+}
