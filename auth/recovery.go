@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork/auth/authstore"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
 )
@@ -67,7 +68,7 @@ func (s *Service) SendPasswordReset(ctx context.Context, email, resetURL string)
 	if err != nil {
 		return fmt.Errorf("auth: password reset: %w", err)
 	}
-	if err := s.store.PutPasswordReset(ctx, PasswordReset{UserID: u.ID, TokenHash: sum(token), CreatedAt: now}); err != nil {
+	if err := s.store.PutPasswordReset(ctx, authstore.PasswordReset{UserID: u.ID, TokenHash: sum(token), CreatedAt: now}); err != nil {
 		return fmt.Errorf("auth: password reset: %w", err)
 	}
 	link := strings.TrimSuffix(resetURL, "/") + "/" + token + "?email=" + url.QueryEscape(u.Email)

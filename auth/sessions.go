@@ -10,6 +10,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/groundwork-go/groundwork/auth/authstore"
 )
 
 func (s *Service) randomToken(n int) (string, error) {
@@ -58,7 +60,7 @@ func (s *Service) startSession(ctx context.Context, u User, remember, confirmed 
 	if confirmed {
 		confirmedAt = now
 	}
-	if err := s.store.CreateSession(ctx, Session{IDHash: sum(sessionID), UserID: u.ID, CreatedAt: now, LastSeenAt: now, PasswordConfirmedAt: confirmedAt,
+	if err := s.store.CreateSession(ctx, authstore.Session{IDHash: sum(sessionID), UserID: u.ID, CreatedAt: now, LastSeenAt: now, PasswordConfirmedAt: confirmedAt,
 		UserAgent: strings.ToValidUTF8(userAgent, ""), IP: b.ip, Place: b.place}); err != nil {
 		return "", "", fmt.Errorf("auth: start session: %w", err)
 	}
@@ -83,7 +85,7 @@ func (s *Service) newRememberToken(ctx context.Context, userID int64) (string, e
 		return "", fmt.Errorf("auth: remember token: %w", err)
 	}
 	now := s.now()
-	if err := s.store.CreateRememberToken(ctx, RememberToken{Selector: selector, ValidatorHash: sum(validator), UserID: userID,
+	if err := s.store.CreateRememberToken(ctx, authstore.RememberToken{Selector: selector, ValidatorHash: sum(validator), UserID: userID,
 		ExpiresAt: now.Add(s.life.remember), CreatedAt: now}); err != nil {
 		return "", fmt.Errorf("auth: remember token: %w", err)
 	}
@@ -96,25 +98,25 @@ var errNoSession = errors.New("auth: no session")
 // sessionUser returns the live session with this id and its user, moving
 // its last-seen time on at most once per TouchInterval; errNoSession
 // when there is none (an ended one is deleted).
-func (s *Service) sessionUser(ctx context.Context, sessionID string) (Session, User, error) {
+func (s *Service) sessionUser(ctx context.Context, sessionID string) (authstore.Session, User, error) {
 	if len(sessionID) != 43 {
-		return Session{}, User{}, errNoSession
+		return authstore.Session{}, User{}, errNoSession
 	}
 	sess, u, err := s.store.SessionByHash(ctx, sum(sessionID))
 	if errors.Is(err, ErrNotFound) {
-		return Session{}, User{}, errNoSession
+		return authstore.Session{}, User{}, errNoSession
 	}
 	if err != nil {
-		return Session{}, User{}, fmt.Errorf("auth: session: %w", err)
+		return authstore.Session{}, User{}, fmt.Errorf("auth: session: %w", err)
 	}
 	now := s.now()
 	if now.Sub(sess.LastSeenAt) >= s.life.idle || now.Sub(sess.CreatedAt) >= s.life.absolute {
 		_ = s.store.DeleteSession(ctx, sess.IDHash)
-		return Session{}, User{}, errNoSession
+		return authstore.Session{}, User{}, errNoSession
 	}
 	if now.Sub(sess.LastSeenAt) >= s.touchInterval {
 		if err := s.store.TouchSession(ctx, sess.IDHash, now); err != nil {
-			return Session{}, User{}, fmt.Errorf("auth: session: %w", err)
+			return authstore.Session{}, User{}, fmt.Errorf("auth: session: %w", err)
 		}
 		sess.LastSeenAt = now
 	}
@@ -198,7 +200,7 @@ func (s *Service) confirmPassword(ctx context.Context, sessionID string) error {
 // stale password resets; the periodic job of [PeriodicJobs] calls it.
 func (s *Service) PruneSessions(ctx context.Context) (int64, error) {
 	now := s.now()
-	n, err := s.store.Prune(ctx, Prune{Now: now, IdleBefore: now.Add(-s.life.idle), CreatedBefore: now.Add(-s.life.absolute),
+	n, err := s.store.Prune(ctx, authstore.Prune{Now: now, IdleBefore: now.Add(-s.life.idle), CreatedBefore: now.Add(-s.life.absolute),
 		ResetsBefore: now.Add(-s.life.reset)})
 	if err != nil {
 		return 0, fmt.Errorf("auth: prune: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/groundwork-go/groundwork/auth/authstore"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -96,7 +97,7 @@ type UserStore interface {
 type TwoFactorStore interface {
 	// TwoFactorOf returns a user's two-factor state; ErrNotFound when the
 	// user has none (never began turning it on, or turned it off).
-	TwoFactorOf(ctx context.Context, userID int64) (TwoFactorState, error)
+	TwoFactorOf(ctx context.Context, userID int64) (authstore.TwoFactorState, error)
 	// BeginTwoFactor stores a new, unconfirmed secret for a user, in place
 	// of any earlier one (confirmed or not), and drops their recovery
 	// codes; ErrNotFound when there is no such user.
@@ -143,11 +144,11 @@ type PasskeyStore interface {
 // tokens and password resets, and prunes what has expired.
 type SessionStore interface {
 	// CreateSession stores a new session.
-	CreateSession(ctx context.Context, s Session) error
+	CreateSession(ctx context.Context, s authstore.Session) error
 	// SessionByHash returns the session with this id hash and its user,
 	// or ErrNotFound. It is the one read an authenticated page request
 	// costs, so it must be one indexed lookup.
-	SessionByHash(ctx context.Context, idHash []byte) (Session, User, error)
+	SessionByHash(ctx context.Context, idHash []byte) (authstore.Session, User, error)
 	// TouchSession moves a session's LastSeenAt forward to at (never
 	// back); a missing session is not an error.
 	TouchSession(ctx context.Context, idHash []byte, at time.Time) error
@@ -160,39 +161,31 @@ type SessionStore interface {
 	DeleteUserSessions(ctx context.Context, userID int64) error
 	// ListUserSessions returns a user's sessions, the most recently seen
 	// first.
-	ListUserSessions(ctx context.Context, userID int64) ([]Session, error)
+	ListUserSessions(ctx context.Context, userID int64) ([]authstore.Session, error)
 	// DeleteOtherSessions deletes every session of a user but the one
 	// with id hash keep, and returns how many went.
 	DeleteOtherSessions(ctx context.Context, userID int64, keep []byte) (int64, error)
 
 	// CreateRememberToken stores a remember-me token.
-	CreateRememberToken(ctx context.Context, t RememberToken) error
+	CreateRememberToken(ctx context.Context, t authstore.RememberToken) error
 	// TakeRememberToken deletes the token with this selector and returns
 	// it, so that it serves once; ErrNotFound when there is none.
-	TakeRememberToken(ctx context.Context, selector string) (RememberToken, error)
+	TakeRememberToken(ctx context.Context, selector string) (authstore.RememberToken, error)
 	// DeleteUserRememberTokens deletes every remember-me token of a user.
 	DeleteUserRememberTokens(ctx context.Context, userID int64) error
 
 	// PutPasswordReset stores a reset, replacing the user's earlier one.
-	PutPasswordReset(ctx context.Context, r PasswordReset) error
+	PutPasswordReset(ctx context.Context, r authstore.PasswordReset) error
 	// PasswordResetOf returns the user's pending reset, or ErrNotFound.
-	PasswordResetOf(ctx context.Context, userID int64) (PasswordReset, error)
+	PasswordResetOf(ctx context.Context, userID int64) (authstore.PasswordReset, error)
 	// TakePasswordReset deletes the user's reset if its token hash is
 	// tokenHash and returns it; ErrNotFound when the user has none with
 	// that hash. Two requests with one token cannot both take it.
-	TakePasswordReset(ctx context.Context, userID int64, tokenHash []byte) (PasswordReset, error)
+	TakePasswordReset(ctx context.Context, userID int64, tokenHash []byte) (authstore.PasswordReset, error)
 
 	// Prune deletes what can no longer be used: sessions idle since
 	// before p.IdleBefore or created before p.CreatedBefore, remember-me
 	// tokens expired by p.Now, resets made before p.ResetsBefore. It
 	// returns how many rows went.
-	Prune(ctx context.Context, p Prune) (int64, error)
-}
-
-// Prune says what [Store.Prune] deletes.
-type Prune struct {
-	Now           time.Time
-	IdleBefore    time.Time
-	CreatedBefore time.Time
-	ResetsBefore  time.Time
+	Prune(ctx context.Context, p authstore.Prune) (int64, error)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
+	"github.com/groundwork-go/groundwork/auth/authstore"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
 )
@@ -115,17 +116,17 @@ func mustBase32(s string) []byte {
 }
 
 // twoFactor reads and opens a user's secret.
-func (s *Service) twoFactor(ctx context.Context, userID int64) (TwoFactorState, string, error) {
+func (s *Service) twoFactor(ctx context.Context, userID int64) (authstore.TwoFactorState, string, error) {
 	st, err := s.store.TwoFactorOf(ctx, userID)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
-			return TwoFactorState{}, "", err
+			return authstore.TwoFactorState{}, "", err
 		}
-		return TwoFactorState{}, "", fmt.Errorf("auth: two-factor: %w", err)
+		return authstore.TwoFactorState{}, "", fmt.Errorf("auth: two-factor: %w", err)
 	}
 	secret, err := s.secrets.Open(st.SealedSecret, secretContext(userID))
 	if err != nil {
-		return TwoFactorState{}, "", fmt.Errorf("auth: two-factor: the secret cannot be opened with this key: %w", err)
+		return authstore.TwoFactorState{}, "", fmt.Errorf("auth: two-factor: the secret cannot be opened with this key: %w", err)
 	}
 	return st, secret, nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/auth/authstore"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/seal"
@@ -288,7 +289,7 @@ func (w *Web) browser(r *http.Request) browserInfo {
 // visitor is who a request comes from, worked out once per request.
 type visitor struct {
 	user      User
-	session   Session
+	session   authstore.Session
 	sessionID string
 	signedIn  bool
 }
@@ -339,7 +340,7 @@ func (w *Web) visit(rw http.ResponseWriter, r *http.Request) (*http.Request, *vi
 				w.setCookie(rw, r, SessionCookie, id, 0)
 				w.setCookie(rw, r, RememberCookie, next, w.svc.life.remember)
 				v.user, v.sessionID, v.signedIn = u, id, true
-				v.session = Session{IDHash: sum(id), UserID: u.ID, CreatedAt: w.svc.now(), LastSeenAt: w.svc.now(), PasswordConfirmedAt: neverConfirmed}
+				v.session = authstore.Session{IDHash: sum(id), UserID: u.ID, CreatedAt: w.svc.now(), LastSeenAt: w.svc.now(), PasswordConfirmedAt: neverConfirmed}
 			case errors.Is(err, errNoSession):
 				w.setCookie(rw, r, RememberCookie, "", 0)
 			default:

@@ -18,6 +18,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/auth/authstore"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/driverless"
@@ -182,7 +183,7 @@ type readCounter struct {
 	calls atomic.Int64
 }
 
-func (c *readCounter) SessionByHash(ctx context.Context, h []byte) (auth.Session, auth.User, error) {
+func (c *readCounter) SessionByHash(ctx context.Context, h []byte) (authstore.Session, auth.User, error) {
 	c.calls.Add(1)
 	return c.Store.SessionByHash(ctx, h)
 }

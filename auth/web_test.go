@@ -18,6 +18,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/auth/authstore"
 	"github.com/groundwork-go/groundwork/mail"
 )
 
@@ -390,9 +391,9 @@ type brokenSessions struct {
 	broken atomic.Bool
 }
 
-func (f *brokenSessions) SessionByHash(ctx context.Context, h []byte) (auth.Session, auth.User, error) {
+func (f *brokenSessions) SessionByHash(ctx context.Context, h []byte) (authstore.Session, auth.User, error) {
 	if f.broken.Load() {
-		return auth.Session{}, auth.User{}, errors.New("disk on fire")
+		return authstore.Session{}, auth.User{}, errors.New("disk on fire")
 	}
 	return f.Store.SessionByHash(ctx, h)
 }

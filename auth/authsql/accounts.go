@@ -9,6 +9,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/auth/authstore"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -36,7 +37,7 @@ func (s *Store) DeleteUser(ctx context.Context, userID int64) error {
 }
 
 // TwoFactorOf implements auth.Store.
-func (s *Store) TwoFactorOf(ctx context.Context, userID int64) (auth.TwoFactorState, error) {
+func (s *Store) TwoFactorOf(ctx context.Context, userID int64) (authstore.TwoFactorState, error) {
 	var row struct {
 		Secret      sql.NullString `db:"two_factor_secret"`
 		ConfirmedAt store.Time     `db:"two_factor_confirmed_at"`
@@ -45,12 +46,12 @@ func (s *Store) TwoFactorOf(ctx context.Context, userID int64) (auth.TwoFactorSt
 	err := s.db.GetContext(ctx, &row, s.db.Rebind(`SELECT two_factor_secret, two_factor_confirmed_at, two_factor_last_step
 		FROM auth_users WHERE id = ?`), userID)
 	if err != nil {
-		return auth.TwoFactorState{}, notFound(err, "two-factor state of user %d", userID)
+		return authstore.TwoFactorState{}, notFound(err, "two-factor state of user %d", userID)
 	}
 	if !row.Secret.Valid {
-		return auth.TwoFactorState{}, auth.ErrNotFound
+		return authstore.TwoFactorState{}, auth.ErrNotFound
 	}
-	return auth.TwoFactorState{SealedSecret: row.Secret.String, ConfirmedAt: optional(row.ConfirmedAt), LastStep: row.LastStep}, nil
+	return authstore.TwoFactorState{SealedSecret: row.Secret.String, ConfirmedAt: optional(row.ConfirmedAt), LastStep: row.LastStep}, nil
 }
 
 // BeginTwoFactor implements auth.Store.

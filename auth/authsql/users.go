@@ -10,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/auth/authstore"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -147,15 +148,15 @@ type sessionRow struct {
 	Place               string     `db:"place"`
 }
 
-func (r sessionRow) session() auth.Session {
-	return auth.Session{IDHash: r.IDHash, UserID: r.UserID, CreatedAt: r.CreatedAt.Time, LastSeenAt: r.LastSeenAt.Time,
+func (r sessionRow) session() authstore.Session {
+	return authstore.Session{IDHash: r.IDHash, UserID: r.UserID, CreatedAt: r.CreatedAt.Time, LastSeenAt: r.LastSeenAt.Time,
 		PasswordConfirmedAt: r.PasswordConfirmedAt.Time, UserAgent: r.UserAgent, IP: r.IP, Place: r.Place}
 }
 
 const sessionColumns = `s.id_hash, s.user_id, s.created_at AS session_created_at, s.last_seen_at, s.password_confirmed_at, s.user_agent, s.ip, s.place`
 
 // CreateSession implements auth.Store.
-func (s *Store) CreateSession(ctx context.Context, ss auth.Session) error {
+func (s *Store) CreateSession(ctx context.Context, ss authstore.Session) error {
 	_, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO auth_sessions (id_hash, user_id, created_at, last_seen_at, password_confirmed_at, user_agent, ip, place)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`), ss.IDHash, ss.UserID, store.NewTime(ss.CreatedAt), store.NewTime(ss.LastSeenAt), store.NewTime(ss.PasswordConfirmedAt),
 		ss.UserAgent, ss.IP, ss.Place)
@@ -167,7 +168,7 @@ func (s *Store) CreateSession(ctx context.Context, ss auth.Session) error {
 
 // SessionByHash implements auth.Store: one read, the session joined to
 // its user by primary keys.
-func (s *Store) SessionByHash(ctx context.Context, idHash []byte) (auth.Session, auth.User, error) {
+func (s *Store) SessionByHash(ctx context.Context, idHash []byte) (authstore.Session, auth.User, error) {
 	var row struct {
 		sessionRow
 		userRow
@@ -176,7 +177,7 @@ func (s *Store) SessionByHash(ctx context.Context, idHash []byte) (auth.Session,
 		u.email_verified_at, u.capabilities, u.two_factor_confirmed_at, u.created_at, u.updated_at
 		FROM auth_sessions s JOIN auth_users u ON u.id = s.user_id WHERE s.id_hash = ?`), idHash)
 	if err != nil {
-		return auth.Session{}, auth.User{}, notFound(err, "session")
+		return authstore.Session{}, auth.User{}, notFound(err, "session")
 	}
 	return row.session(), row.user(), nil
 }
@@ -210,14 +211,14 @@ func (s *Store) DeleteUserSessions(ctx context.Context, userID int64) error {
 }
 
 // ListUserSessions implements auth.Store.
-func (s *Store) ListUserSessions(ctx context.Context, userID int64) ([]auth.Session, error) {
+func (s *Store) ListUserSessions(ctx context.Context, userID int64) ([]authstore.Session, error) {
 	var rows []sessionRow
 	err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT `+sessionColumns+` FROM auth_sessions s
 		WHERE s.user_id = ? ORDER BY s.last_seen_at DESC, s.created_at DESC`), userID)
 	if err != nil {
 		return nil, fmt.Errorf("authsql: list sessions of user %d: %w", userID, err)
 	}
-	out := make([]auth.Session, len(rows))
+	out := make([]authstore.Session, len(rows))
 	for i, r := range rows {
 		out[i] = r.session()
 	}
@@ -234,13 +235,13 @@ func (s *Store) DeleteOtherSessions(ctx context.Context, userID int64, keep []by
 }
 
 // CreateRememberToken implements auth.Store.
-func (s *Store) CreateRememberToken(ctx context.Context, t auth.RememberToken) error {
+func (s *Store) CreateRememberToken(ctx context.Context, t authstore.RememberToken) error {
 	return s.exec(ctx, "create remember token", `INSERT INTO auth_remember_tokens (selector, validator_hash, user_id, expires_at, created_at)
 		VALUES (?, ?, ?, ?, ?)`, t.Selector, t.ValidatorHash, t.UserID, store.NewTime(t.ExpiresAt), store.NewTime(t.CreatedAt))
 }
 
 // TakeRememberToken implements auth.Store.
-func (s *Store) TakeRememberToken(ctx context.Context, selector string) (auth.RememberToken, error) {
+func (s *Store) TakeRememberToken(ctx context.Context, selector string) (authstore.RememberToken, error) {
 	var row struct {
 		Selector      string     `db:"selector"`
 		ValidatorHash []byte     `db:"validator_hash"`
@@ -251,9 +252,9 @@ func (s *Store) TakeRememberToken(ctx context.Context, selector string) (auth.Re
 	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`DELETE FROM auth_remember_tokens WHERE selector = ?
 		RETURNING selector, validator_hash, user_id, expires_at, created_at`), selector).StructScan(&row)
 	if err != nil {
-		return auth.RememberToken{}, notFound(err, "take remember token")
+		return authstore.RememberToken{}, notFound(err, "take remember token")
 	}
-	return auth.RememberToken{Selector: row.Selector, ValidatorHash: row.ValidatorHash, UserID: row.UserID,
+	return authstore.RememberToken{Selector: row.Selector, ValidatorHash: row.ValidatorHash, UserID: row.UserID,
 		ExpiresAt: row.ExpiresAt.Time, CreatedAt: row.CreatedAt.Time}, nil
 }
 
@@ -268,40 +269,40 @@ type resetRow struct {
 	CreatedAt store.Time `db:"created_at"`
 }
 
-func (r resetRow) reset() auth.PasswordReset {
-	return auth.PasswordReset{UserID: r.UserID, TokenHash: r.TokenHash, CreatedAt: r.CreatedAt.Time}
+func (r resetRow) reset() authstore.PasswordReset {
+	return authstore.PasswordReset{UserID: r.UserID, TokenHash: r.TokenHash, CreatedAt: r.CreatedAt.Time}
 }
 
 // PutPasswordReset implements auth.Store.
-func (s *Store) PutPasswordReset(ctx context.Context, r auth.PasswordReset) error {
+func (s *Store) PutPasswordReset(ctx context.Context, r authstore.PasswordReset) error {
 	return s.exec(ctx, "put password reset", `INSERT INTO auth_password_resets (user_id, token_hash, created_at) VALUES (?, ?, ?)
 		ON CONFLICT (user_id) DO UPDATE SET token_hash = excluded.token_hash, created_at = excluded.created_at`,
 		r.UserID, r.TokenHash, store.NewTime(r.CreatedAt))
 }
 
 // PasswordResetOf implements auth.Store.
-func (s *Store) PasswordResetOf(ctx context.Context, userID int64) (auth.PasswordReset, error) {
+func (s *Store) PasswordResetOf(ctx context.Context, userID int64) (authstore.PasswordReset, error) {
 	var row resetRow
 	err := s.db.GetContext(ctx, &row, s.db.Rebind(`SELECT user_id, token_hash, created_at FROM auth_password_resets WHERE user_id = ?`), userID)
 	if err != nil {
-		return auth.PasswordReset{}, notFound(err, "password reset")
+		return authstore.PasswordReset{}, notFound(err, "password reset")
 	}
 	return row.reset(), nil
 }
 
 // TakePasswordReset implements auth.Store.
-func (s *Store) TakePasswordReset(ctx context.Context, userID int64, tokenHash []byte) (auth.PasswordReset, error) {
+func (s *Store) TakePasswordReset(ctx context.Context, userID int64, tokenHash []byte) (authstore.PasswordReset, error) {
 	var row resetRow
 	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`DELETE FROM auth_password_resets WHERE user_id = ? AND token_hash = ?
 		RETURNING user_id, token_hash, created_at`), userID, tokenHash).StructScan(&row)
 	if err != nil {
-		return auth.PasswordReset{}, notFound(err, "take password reset")
+		return authstore.PasswordReset{}, notFound(err, "take password reset")
 	}
 	return row.reset(), nil
 }
 
 // Prune implements auth.Store.
-func (s *Store) Prune(ctx context.Context, p auth.Prune) (int64, error) {
+func (s *Store) Prune(ctx context.Context, p authstore.Prune) (int64, error) {
 	var total int64
 	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
 		for _, q := range []struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/auth/authstore"
 )
 
 // exerciseProfile is the Profile part of runUserTests: a name and an
@@ -45,8 +46,8 @@ func exerciseDeleteUser(t *testing.T, newStore func(t *testing.T) auth.Store) {
 	keep := newUser(t, s, "keep@example.com")
 	tok, err := s.CreateToken(ctx, auth.Token{Name: "t", Abilities: []string{"*"}, UserID: &u.ID, CreatedAt: at}, []byte{1})
 	require.NoError(t, err)
-	require.NoError(t, s.CreateSession(ctx, auth.Session{IDHash: []byte("d-session"), UserID: u.ID, CreatedAt: at, LastSeenAt: at, PasswordConfirmedAt: at}))
-	require.NoError(t, s.CreateSession(ctx, auth.Session{IDHash: []byte("k-session"), UserID: keep.ID, CreatedAt: at, LastSeenAt: at, PasswordConfirmedAt: at}))
+	require.NoError(t, s.CreateSession(ctx, authstore.Session{IDHash: []byte("d-session"), UserID: u.ID, CreatedAt: at, LastSeenAt: at, PasswordConfirmedAt: at}))
+	require.NoError(t, s.CreateSession(ctx, authstore.Session{IDHash: []byte("k-session"), UserID: keep.ID, CreatedAt: at, LastSeenAt: at, PasswordConfirmedAt: at}))
 	require.NoError(t, s.BeginTwoFactor(ctx, u.ID, "sealed", at))
 	require.NoError(t, s.ConfirmTwoFactor(ctx, u.ID, 5, [][]byte{{1}, {2}}, at))
 
@@ -86,10 +87,10 @@ func exerciseSessionList(t *testing.T, newStore func(t *testing.T) auth.Store) {
 	other := newUser(t, s, "o@example.com")
 	for i, h := range []string{"first", "second", "third"} {
 		seen := at.Add(time.Duration(i) * time.Minute)
-		require.NoError(t, s.CreateSession(ctx, auth.Session{IDHash: []byte(h), UserID: u.ID, CreatedAt: at, LastSeenAt: seen, PasswordConfirmedAt: at,
+		require.NoError(t, s.CreateSession(ctx, authstore.Session{IDHash: []byte(h), UserID: u.ID, CreatedAt: at, LastSeenAt: seen, PasswordConfirmedAt: at,
 			UserAgent: "agent " + h, IP: "192.0.2.1", Place: "GB"}))
 	}
-	require.NoError(t, s.CreateSession(ctx, auth.Session{IDHash: []byte("theirs"), UserID: other.ID, CreatedAt: at, LastSeenAt: at, PasswordConfirmedAt: at}))
+	require.NoError(t, s.CreateSession(ctx, authstore.Session{IDHash: []byte("theirs"), UserID: other.ID, CreatedAt: at, LastSeenAt: at, PasswordConfirmedAt: at}))
 	list, err := s.ListUserSessions(ctx, u.ID)
 	require.NoError(t, err)
 	require.Len(t, list, 3)
@@ -126,7 +127,7 @@ func exerciseTwoFactor(t *testing.T, newStore func(t *testing.T) auth.Store) {
 	require.NoError(t, s.BeginTwoFactor(ctx, u.ID, "sealed-1", at))
 	st, err := s.TwoFactorOf(ctx, u.ID)
 	require.NoError(t, err)
-	require.Equal(t, auth.TwoFactorState{SealedSecret: "sealed-1"}, st)
+	require.Equal(t, authstore.TwoFactorState{SealedSecret: "sealed-1"}, st)
 	got, _, err := s.UserByID(ctx, u.ID)
 	require.NoError(t, err)
 	require.False(t, got.TwoFactor(), "pending is not on")

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/auth/authstore"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 )
 
@@ -116,9 +117,9 @@ func exerciseSessions(t *testing.T, newStore func(t *testing.T) auth.Store) {
 	t.Parallel()
 	s := newStore(t)
 	u := newUser(t, s, "s@example.com")
-	sess := auth.Session{IDHash: []byte("0123456789abcdef0123456789abcdef"), UserID: u.ID, CreatedAt: at, LastSeenAt: at, PasswordConfirmedAt: at}
+	sess := authstore.Session{IDHash: []byte("0123456789abcdef0123456789abcdef"), UserID: u.ID, CreatedAt: at, LastSeenAt: at, PasswordConfirmedAt: at}
 	require.NoError(t, s.CreateSession(ctx, sess))
-	other := auth.Session{IDHash: []byte("another-session-hash-of-32-bytes"), UserID: u.ID, CreatedAt: at, LastSeenAt: at, PasswordConfirmedAt: at}
+	other := authstore.Session{IDHash: []byte("another-session-hash-of-32-bytes"), UserID: u.ID, CreatedAt: at, LastSeenAt: at, PasswordConfirmedAt: at}
 	require.NoError(t, s.CreateSession(ctx, other))
 	got, user, err := s.SessionByHash(ctx, sess.IDHash)
 	require.NoError(t, err)
@@ -150,9 +151,9 @@ func exerciseRememberTokensServeOnce(t *testing.T, newStore func(t *testing.T) a
 	t.Parallel()
 	s := newStore(t)
 	u := newUser(t, s, "r@example.com")
-	rt := auth.RememberToken{Selector: "sel-1", ValidatorHash: []byte{7, 7}, UserID: u.ID, ExpiresAt: at.Add(400 * 24 * time.Hour), CreatedAt: at}
+	rt := authstore.RememberToken{Selector: "sel-1", ValidatorHash: []byte{7, 7}, UserID: u.ID, ExpiresAt: at.Add(400 * 24 * time.Hour), CreatedAt: at}
 	require.NoError(t, s.CreateRememberToken(ctx, rt))
-	require.NoError(t, s.CreateRememberToken(ctx, auth.RememberToken{Selector: "sel-2", ValidatorHash: []byte{8}, UserID: u.ID, ExpiresAt: at, CreatedAt: at}))
+	require.NoError(t, s.CreateRememberToken(ctx, authstore.RememberToken{Selector: "sel-2", ValidatorHash: []byte{8}, UserID: u.ID, ExpiresAt: at, CreatedAt: at}))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	taken := 0
@@ -185,8 +186,8 @@ func exercisePasswordResetsServeOnce(t *testing.T, newStore func(t *testing.T) a
 	u := newUser(t, s, "p@example.com")
 	_, err := s.PasswordResetOf(ctx, u.ID)
 	require.ErrorIs(t, err, auth.ErrNotFound)
-	require.NoError(t, s.PutPasswordReset(ctx, auth.PasswordReset{UserID: u.ID, TokenHash: []byte{1}, CreatedAt: at}))
-	require.NoError(t, s.PutPasswordReset(ctx, auth.PasswordReset{UserID: u.ID, TokenHash: []byte{2}, CreatedAt: at.Add(time.Minute)}))
+	require.NoError(t, s.PutPasswordReset(ctx, authstore.PasswordReset{UserID: u.ID, TokenHash: []byte{1}, CreatedAt: at}))
+	require.NoError(t, s.PutPasswordReset(ctx, authstore.PasswordReset{UserID: u.ID, TokenHash: []byte{2}, CreatedAt: at.Add(time.Minute)}))
 	r, err := s.PasswordResetOf(ctx, u.ID)
 	require.NoError(t, err)
 	require.Equal(t, []byte{2}, r.TokenHash, "a new reset replaces the old")
@@ -205,17 +206,17 @@ func exercisePrune(t *testing.T, newStore func(t *testing.T) auth.Store) {
 	t.Parallel()
 	s := newStore(t)
 	u := newUser(t, s, "prune@example.com")
-	idle := auth.Session{IDHash: []byte("idle-session"), UserID: u.ID, CreatedAt: at, LastSeenAt: at, PasswordConfirmedAt: at}
-	old := auth.Session{IDHash: []byte("old-session"), UserID: u.ID, CreatedAt: at.Add(-48 * time.Hour), LastSeenAt: at.Add(3 * time.Hour), PasswordConfirmedAt: at}
-	live := auth.Session{IDHash: []byte("live-session"), UserID: u.ID, CreatedAt: at, LastSeenAt: at.Add(3 * time.Hour), PasswordConfirmedAt: at}
-	for _, ss := range []auth.Session{idle, old, live} {
+	idle := authstore.Session{IDHash: []byte("idle-session"), UserID: u.ID, CreatedAt: at, LastSeenAt: at, PasswordConfirmedAt: at}
+	old := authstore.Session{IDHash: []byte("old-session"), UserID: u.ID, CreatedAt: at.Add(-48 * time.Hour), LastSeenAt: at.Add(3 * time.Hour), PasswordConfirmedAt: at}
+	live := authstore.Session{IDHash: []byte("live-session"), UserID: u.ID, CreatedAt: at, LastSeenAt: at.Add(3 * time.Hour), PasswordConfirmedAt: at}
+	for _, ss := range []authstore.Session{idle, old, live} {
 		require.NoError(t, s.CreateSession(ctx, ss))
 	}
-	require.NoError(t, s.CreateRememberToken(ctx, auth.RememberToken{Selector: "gone", ValidatorHash: []byte{1}, UserID: u.ID, ExpiresAt: at.Add(time.Hour), CreatedAt: at}))
-	require.NoError(t, s.CreateRememberToken(ctx, auth.RememberToken{Selector: "kept", ValidatorHash: []byte{1}, UserID: u.ID, ExpiresAt: at.Add(9 * time.Hour), CreatedAt: at}))
-	require.NoError(t, s.PutPasswordReset(ctx, auth.PasswordReset{UserID: u.ID, TokenHash: []byte{1}, CreatedAt: at}))
+	require.NoError(t, s.CreateRememberToken(ctx, authstore.RememberToken{Selector: "gone", ValidatorHash: []byte{1}, UserID: u.ID, ExpiresAt: at.Add(time.Hour), CreatedAt: at}))
+	require.NoError(t, s.CreateRememberToken(ctx, authstore.RememberToken{Selector: "kept", ValidatorHash: []byte{1}, UserID: u.ID, ExpiresAt: at.Add(9 * time.Hour), CreatedAt: at}))
+	require.NoError(t, s.PutPasswordReset(ctx, authstore.PasswordReset{UserID: u.ID, TokenHash: []byte{1}, CreatedAt: at}))
 	now := at.Add(4 * time.Hour)
-	n, err := s.Prune(ctx, auth.Prune{Now: now, IdleBefore: now.Add(-2 * time.Hour), CreatedBefore: now.Add(-24 * time.Hour), ResetsBefore: now.Add(-time.Hour)})
+	n, err := s.Prune(ctx, authstore.Prune{Now: now, IdleBefore: now.Add(-2 * time.Hour), CreatedBefore: now.Add(-24 * time.Hour), ResetsBefore: now.Add(-time.Hour)})
 	require.NoError(t, err)
 	require.EqualValues(t, 4, n, "two sessions, a remember token and a reset")
 	_, _, err = s.SessionByHash(ctx, live.IDHash)
