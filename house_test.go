@@ -39,7 +39,7 @@ var longFuncs = []string{"bookings.Service.book", "forms.Service.submit", "repor
 // have (package-level functions, types, variables and constants, and the
 // exported methods of its types).
 var exportedBudget = map[string]int{
-	".": 87, "a11y": 91, "a11y/a11yai": 5, "auth": 205, "auth/authsql": 48, "auth/authstore": 5, "auth/authtest": 1, "bookings": 256,
+	".": 87, "a11y": 91, "a11y/a11yai": 5, "auth": 205, "auth/authsql": 48, "auth/authstore": 5, "auth/authtest": 1, "bookings": 254, "bookings/bookingsstore": 2,
 	"bookings/bookingsgoogle": 15, "bookings/bookingsical": 19, "bookings/bookingssql": 46, "bookings/bookingstest": 1, "bookings/calendars": 68,
 	"bookings/calendars/calendarssql": 14, "bookings/calendars/calendarstest": 14, "bookings/slots": 36, "emaillist": 117,
 	"emaillist/emaillistsql": 10, "emaillist/emaillisttest": 1, "forms": 282, "forms/formssql": 47, "forms/formstest": 1, "link": 12,

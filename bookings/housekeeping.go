@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/groundwork-go/groundwork/bookings/bookingsstore"
 )
 
 // SendReminders claims and queues the reminders due now: for each of
@@ -39,7 +41,7 @@ func (s *Service) SendReminders(ctx context.Context) (int, error) {
 			if b.CustomerEmail == "" {
 				continue
 			}
-			n := Notification{BookingID: b.ID, Kind: mailReminder, ScheduledFor: b.Start.Add(-before), Recipient: b.CustomerEmail, ClaimedAt: now}
+			n := bookingsstore.Notification{BookingID: b.ID, Kind: mailReminder, ScheduledFor: b.Start.Add(-before), Recipient: b.CustomerEmail, ClaimedAt: now}
 			// The claim and the mail's job commit together.
 			claimed := false
 			err := s.store.RunInTx(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {

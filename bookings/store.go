@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/groundwork-go/groundwork/bookings/bookingsstore"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -156,7 +157,7 @@ type FeedStore interface {
 	// FeedStamp summarises, in one query, a provider's bookings starting
 	// in [from, to), cancelled ones included, and when a service last
 	// changed.
-	FeedStamp(ctx context.Context, providerID int64, from, to time.Time) (FeedStamp, error)
+	FeedStamp(ctx context.Context, providerID int64, from, to time.Time) (bookingsstore.FeedStamp, error)
 	// FeedBookings returns a provider's bookings starting in [from, to)
 	// but the cancelled ones, by start then ID; it may leave out the
 	// customer's phone, intake answers and notes (a feed shows none).
@@ -172,7 +173,7 @@ type HousekeepingStore interface {
 	BookingsStarting(ctx context.Context, statuses []Status, from, to time.Time) ([]Booking, error)
 	// ClaimNotification records n unless a notification of its booking,
 	// kind and scheduled time is recorded already (then false).
-	ClaimNotification(ctx context.Context, n Notification) (bool, error)
+	ClaimNotification(ctx context.Context, n bookingsstore.Notification) (bool, error)
 	// CompleteEnded moves the confirmed bookings that ended at or before
 	// before to completed (updated at at), and returns them.
 	CompleteEnded(ctx context.Context, before, at time.Time) ([]Booking, error)
@@ -185,28 +186,6 @@ type HousekeepingStore interface {
 	// notification log's recipients emptied. It returns the bookings as
 	// erased (their numbers tell the caller which).
 	EraseCustomer(ctx context.Context, email string, at time.Time) ([]Booking, error)
-}
-
-// FeedStamp is what a provider feed's ETag is made of.
-type FeedStamp struct {
-	// LastUpdated is the latest updated_at (zero with no bookings).
-	LastUpdated time.Time
-	// ServicesUpdated is the latest updated_at of any service (their
-	// names are in the events).
-	ServicesUpdated time.Time
-	// Count counts the bookings, Live those not cancelled.
-	Count, Live int
-}
-
-// Notification is a message claimed for a booking: Kind (such as
-// "reminder"), ScheduledFor (when it was due) and the Recipient it went
-// to.
-type Notification struct {
-	BookingID    int64
-	Kind         string
-	ScheduledFor time.Time
-	Recipient    string
-	ClaimedAt    time.Time
 }
 
 // AvailabilityQuery asks for the rules of ProviderIDs offering ServiceID

@@ -12,6 +12,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/bookingsstore"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -46,7 +47,7 @@ func (s *Store) ProviderByFeedHash(ctx context.Context, hash []byte) (bookings.P
 
 // FeedStamp implements bookings.Store: one aggregate over the provider's
 // (provider_id, start_time) index.
-func (s *Store) FeedStamp(ctx context.Context, providerID int64, from, to time.Time) (bookings.FeedStamp, error) {
+func (s *Store) FeedStamp(ctx context.Context, providerID int64, from, to time.Time) (bookingsstore.FeedStamp, error) {
 	var row struct {
 		Last     store.Time `db:"last"`
 		Count    int        `db:"n"`
@@ -58,9 +59,9 @@ func (s *Store) FeedStamp(ctx context.Context, providerID int64, from, to time.T
 		FROM bookings_bookings WHERE `+ofProvider+` AND start_time >= ? AND start_time < ?`),
 		providerID, providerID, store.NewTime(from), store.NewTime(to))
 	if err != nil {
-		return bookings.FeedStamp{}, mapErr(err, "feed stamp")
+		return bookingsstore.FeedStamp{}, mapErr(err, "feed stamp")
 	}
-	return bookings.FeedStamp{LastUpdated: row.Last.Time, Count: row.Count, Live: row.Live, ServicesUpdated: row.Services.Time}, nil
+	return bookingsstore.FeedStamp{LastUpdated: row.Last.Time, Count: row.Count, Live: row.Live, ServicesUpdated: row.Services.Time}, nil
 }
 
 func (s *Store) selectBookings(ctx context.Context, what, columns, where string, args ...any) ([]bookings.Booking, error) {
@@ -139,7 +140,7 @@ func (s *Store) BookingsStarting(ctx context.Context, statuses []bookings.Status
 }
 
 // ClaimNotification implements bookings.Store.
-func (s *Store) ClaimNotification(ctx context.Context, n bookings.Notification) (bool, error) {
+func (s *Store) ClaimNotification(ctx context.Context, n bookingsstore.Notification) (bool, error) {
 	res, err := s.db.On(ctx).ExecContext(ctx, s.db.Rebind(`INSERT INTO bookings_notification_log (booking_id, kind, scheduled_for, recipient, claimed_at)
 		VALUES (?, ?, ?, ?, ?) ON CONFLICT (booking_id, kind, scheduled_for) DO NOTHING`),
 		n.BookingID, n.Kind, store.NewTime(n.ScheduledFor), n.Recipient, store.NewTime(n.ClaimedAt))

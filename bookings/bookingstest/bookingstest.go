@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/bookingsstore"
 	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/testkit"
 )
@@ -415,7 +416,7 @@ func exerciseFeedsAndSequence(t *testing.T, newStore func(t *testing.T) bookings
 	from, to := at.Add(-24*time.Hour), at.Add(30*24*time.Hour)
 	empty, err := s.FeedStamp(ctx, p.ID, from, to)
 	require.NoError(t, err)
-	require.Equal(t, bookings.FeedStamp{ServicesUpdated: exact}, empty)
+	require.Equal(t, bookingsstore.FeedStamp{ServicesUpdated: exact}, empty)
 	d1 := time.Date(2026, 6, 3, 9, 0, 0, 0, time.UTC)
 	b1 := reserve(t, s, v.ID, p.ID, d1, "BK-ONE")
 	b2 := reserve(t, s, v.ID, p.ID, d1.Add(-time.Hour), "BK-TWO")
@@ -431,7 +432,7 @@ func exerciseFeedsAndSequence(t *testing.T, newStore func(t *testing.T) bookings
 	require.Equal(t, 1, cancelled.Sequence, "a cancellation counts")
 	stamp, err := s.FeedStamp(ctx, p.ID, from, to)
 	require.NoError(t, err)
-	require.Equal(t, bookings.FeedStamp{LastUpdated: exact.Add(3 * time.Hour), Count: 2, Live: 1, ServicesUpdated: exact}, stamp)
+	require.Equal(t, bookingsstore.FeedStamp{LastUpdated: exact.Add(3 * time.Hour), Count: 2, Live: 1, ServicesUpdated: exact}, stamp)
 	feed, err := s.FeedBookings(ctx, p.ID, from, to)
 	require.NoError(t, err)
 	require.Len(t, feed, 1, "cancelled, other providers' and later bookings left out")
@@ -465,7 +466,7 @@ func exerciseNotificationsAndHousekeeping(t *testing.T, newStore func(t *testing
 	require.Len(t, list, 1)
 	require.Equal(t, b2.ID, list[0].ID)
 
-	n := bookings.Notification{BookingID: b1.ID, Kind: "reminder", ScheduledFor: d1.Add(-24 * time.Hour), Recipient: "grace@example.com", ClaimedAt: at}
+	n := bookingsstore.Notification{BookingID: b1.ID, Kind: "reminder", ScheduledFor: d1.Add(-24 * time.Hour), Recipient: "grace@example.com", ClaimedAt: at}
 	claimed, err := s.ClaimNotification(ctx, n)
 	require.NoError(t, err)
 	require.True(t, claimed)
@@ -532,7 +533,7 @@ func exerciseNotificationsAndHousekeeping(t *testing.T, newStore func(t *testing
 	require.Equal(t, 1, pruned)
 	_, err = s.Booking(ctx, b1.ID)
 	require.ErrorIs(t, err, bookings.ErrNotFound)
-	claimed, err = s.ClaimNotification(ctx, bookings.Notification{BookingID: b2.ID, Kind: "reminder", ScheduledFor: d1, ClaimedAt: at})
+	claimed, err = s.ClaimNotification(ctx, bookingsstore.Notification{BookingID: b2.ID, Kind: "reminder", ScheduledFor: d1, ClaimedAt: at})
 	require.NoError(t, err)
 	require.True(t, claimed)
 }
