@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork/forms/formsstore"
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
@@ -425,7 +426,7 @@ func (s *Service) ReorderFields(ctx context.Context, formID int64, stepID *int64
 		}
 	}
 	seen := map[string]bool{}
-	var order []FieldPlace
+	var order []formsstore.FieldPlace
 	for i, id := range uuids {
 		key := "ordered_uuids." + strconv.Itoa(i)
 		idx := slices.IndexFunc(scope, func(f Field) bool { return f.UUID == id })
@@ -435,7 +436,7 @@ func (s *Service) ReorderFields(ctx context.Context, formID int64, stepID *int64
 		case idx < 0:
 			v.Add(key, api.MsgSelected(key))
 		default:
-			order = append(order, FieldPlace{ID: scope[idx].ID, StepID: stepID, SortOrder: len(order) + 1})
+			order = append(order, formsstore.FieldPlace{ID: scope[idx].ID, StepID: stepID, SortOrder: len(order) + 1})
 		}
 		seen[id] = true
 	}
@@ -444,7 +445,7 @@ func (s *Service) ReorderFields(ctx context.Context, formID int64, stepID *int64
 	}
 	for _, f := range scope {
 		if !seen[f.UUID] {
-			order = append(order, FieldPlace{ID: f.ID, StepID: stepID, SortOrder: len(order) + 1})
+			order = append(order, formsstore.FieldPlace{ID: f.ID, StepID: stepID, SortOrder: len(order) + 1})
 		}
 	}
 	if err := s.store.SetFieldOrder(ctx, formID, order); err != nil {

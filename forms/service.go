@@ -20,6 +20,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/forms/formsstore"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
@@ -295,7 +296,7 @@ func (s *Service) Count(ctx context.Context, f *Form) error {
 // ListForms lists one page of forms, newest first, and how many there are
 // in all; active filters by state when set.
 func (s *Service) ListForms(ctx context.Context, active *bool, page groundwork.PageRequest) ([]Form, int, error) {
-	return s.store.ListForms(ctx, FormQuery{Active: active, Offset: page.Offset(), Limit: page.PerPage})
+	return s.store.ListForms(ctx, formsstore.FormQuery{Active: active, Offset: page.Offset(), Limit: page.PerPage})
 }
 
 // validateForm checks f and fills its defaults.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/groundwork-go/groundwork/forms/formsstore"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -64,7 +65,7 @@ type FormStore interface {
 	SubmissionCounts(ctx context.Context, formID int64) (total, unread int, err error)
 	// ListForms returns a page of forms, newest first, with counts, and
 	// the number of forms matching.
-	ListForms(ctx context.Context, q FormQuery) ([]Form, int, error)
+	ListForms(ctx context.Context, q formsstore.FormQuery) ([]Form, int, error)
 	// SlugsLike returns the taken slugs that are base or base-<n>.
 	SlugsLike(ctx context.Context, base string) ([]string, error)
 
@@ -77,7 +78,7 @@ type FormStore interface {
 	UpdateField(ctx context.Context, f *Field) error
 	DeleteField(ctx context.Context, formID, id int64) error
 	// SetFieldOrder moves fields to new steps and sort orders at once.
-	SetFieldOrder(ctx context.Context, formID int64, order []FieldPlace) error
+	SetFieldOrder(ctx context.Context, formID int64, order []formsstore.FieldPlace) error
 
 	// Steps returns the form's steps by sort order.
 	Steps(ctx context.Context, formID int64) ([]Step, error)
@@ -155,7 +156,7 @@ type SubmissionStore interface {
 	// Summarize reads what Summary shows of the form's accepted (not
 	// spam) submissions made in [q.From, q.To), and of its saved
 	// responses first saved then.
-	Summarize(ctx context.Context, q SummaryQuery) (*AnswerStats, error)
+	Summarize(ctx context.Context, q formsstore.SummaryQuery) (*AnswerStats, error)
 	// SetSubmissionFlag sets a flag on the listed submissions of the form
 	// and returns how many there were.
 	SetSubmissionFlag(ctx context.Context, formID int64, ids []int64, flag Flag, value bool, at time.Time) (int, error)
@@ -180,18 +181,6 @@ type Partial struct {
 	CreatedAt time.Time           `json:"created_at"`
 	UpdatedAt time.Time           `json:"updated_at"`
 	ExpiresAt time.Time           `json:"expires_at"`
-}
-
-// SummaryQuery asks Store.Summarize for a form's answers at a glance:
-// counts per value of the fields of one choice (Choices) and per item of
-// those of several (Lists), count, average, least and most of the number
-// fields (Numbers), and the Latest answers of the others (Texts), over
-// the accepted submissions made in [From, To).
-type SummaryQuery struct {
-	FormID                         int64
-	From, To                       time.Time
-	Choices, Lists, Numbers, Texts []string
-	Latest                         int
 }
 
 // AnswerStats is what Store.Summarize reads: the accepted submissions in
@@ -223,13 +212,6 @@ type LatestAnswer struct {
 	At    time.Time `json:"at"`
 }
 
-// FormQuery selects forms.
-type FormQuery struct {
-	// Active, when set, keeps active (true) or inactive (false) forms.
-	Active        *bool
-	Offset, Limit int
-}
-
 // SubmissionQuery selects a form's submissions; nil flags match both.
 // Answers keep those whose answers hold every one of them.
 type SubmissionQuery struct {
@@ -245,13 +227,6 @@ type SubmissionQuery struct {
 type AnswerFilter struct {
 	Field, Value string
 	Type         FieldType
-}
-
-// FieldPlace is where a field goes: its step and sort order.
-type FieldPlace struct {
-	ID        int64
-	StepID    *int64
-	SortOrder int
 }
 
 // Flag names a submission flag.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork/forms/formsstore"
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
@@ -131,7 +132,7 @@ func (s *Service) Summary(ctx context.Context, form *Form, from, to time.Time) (
 	if err != nil {
 		return nil, fmt.Errorf("forms: summary: %w", err)
 	}
-	q := SummaryQuery{FormID: form.ID, From: from, To: to, Latest: SummaryLatest}
+	q := formsstore.SummaryQuery{FormID: form.ID, From: from, To: to, Latest: SummaryLatest}
 	for _, f := range fields {
 		switch {
 		case IsLayout(f.Type) || f.Type == TypeFile:

@@ -8,6 +8,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/forms/formsstore"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -136,7 +137,7 @@ func (s *Store) DeleteField(ctx context.Context, formID, id int64) error {
 }
 
 // SetFieldOrder implements forms.Store.
-func (s *Store) SetFieldOrder(ctx context.Context, formID int64, order []forms.FieldPlace) error {
+func (s *Store) SetFieldOrder(ctx context.Context, formID int64, order []formsstore.FieldPlace) error {
 	err := s.changeDefinition(ctx, formID, func(tx *sqlx.Tx) error {
 		stmt, err := tx.PreparexContext(ctx, tx.Rebind(`UPDATE forms_fields SET step_id = ?, sort_order = ? WHERE id = ? AND form_id = ?`))
 		if err != nil {

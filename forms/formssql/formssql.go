@@ -14,6 +14,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/forms/formsstore"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -347,7 +348,7 @@ func (s *Store) SubmissionCounts(ctx context.Context, formID int64) (int, int, e
 }
 
 // ListForms implements forms.Store.
-func (s *Store) ListForms(ctx context.Context, q forms.FormQuery) ([]forms.Form, int, error) {
+func (s *Store) ListForms(ctx context.Context, q formsstore.FormQuery) ([]forms.Form, int, error) {
 	where, args := "1 = 1", []any{}
 	if q.Active != nil {
 		where, args = "is_active = ?", append(args, *q.Active)

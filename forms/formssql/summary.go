@@ -9,6 +9,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/forms/formsstore"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -18,7 +19,7 @@ const inRange = `FROM forms_values v JOIN forms_submissions s ON s.id = v.submis
 	WHERE s.form_id = ? AND s.is_spam = ? AND s.created_at >= ? AND s.created_at < ?`
 
 // Summarize implements forms.Store.
-func (s *Store) Summarize(ctx context.Context, q forms.SummaryQuery) (*forms.AnswerStats, error) {
+func (s *Store) Summarize(ctx context.Context, q formsstore.SummaryQuery) (*forms.AnswerStats, error) {
 	db := s.db.Reader()
 	from, to := store.NewTime(q.From), store.NewTime(q.To)
 	out := &forms.AnswerStats{Answered: map[string]int64{}, Counts: map[string]map[string]int64{}, Numbers: map[string]forms.NumberStats{},
@@ -40,7 +41,7 @@ func (s *Store) Summarize(ctx context.Context, q forms.SummaryQuery) (*forms.Ans
 	for _, a := range answered {
 		out.Answered[a.Field] = a.N
 	}
-	for _, part := range []func(context.Context, forms.SummaryQuery, *forms.AnswerStats) error{s.countChoices, s.describeAnswers, s.countSteps} {
+	for _, part := range []func(context.Context, formsstore.SummaryQuery, *forms.AnswerStats) error{s.countChoices, s.describeAnswers, s.countSteps} {
 		if err := part(ctx, q, out); err != nil {
 			return fail(err)
 		}
@@ -50,7 +51,7 @@ func (s *Store) Summarize(ctx context.Context, q forms.SummaryQuery) (*forms.Ans
 
 // countChoices counts the answers of the choice fields, single and
 // several.
-func (s *Store) countChoices(ctx context.Context, q forms.SummaryQuery, out *forms.AnswerStats) error {
+func (s *Store) countChoices(ctx context.Context, q formsstore.SummaryQuery, out *forms.AnswerStats) error {
 	db := s.db.Reader()
 	from, to := store.NewTime(q.From), store.NewTime(q.To)
 	if len(q.Choices) > 0 {
@@ -105,7 +106,7 @@ func (s *Store) countChoices(ctx context.Context, q forms.SummaryQuery, out *for
 
 // describeAnswers gives the number fields' count, average, least and
 // most, and the text fields' latest answers.
-func (s *Store) describeAnswers(ctx context.Context, q forms.SummaryQuery, out *forms.AnswerStats) error {
+func (s *Store) describeAnswers(ctx context.Context, q formsstore.SummaryQuery, out *forms.AnswerStats) error {
 	db := s.db.Reader()
 	from, to := store.NewTime(q.From), store.NewTime(q.To)
 	if len(q.Numbers) > 0 {
@@ -148,7 +149,7 @@ func (s *Store) describeAnswers(ctx context.Context, q forms.SummaryQuery, out *
 
 // countSteps counts the saved and the abandoned answers by the last step
 // they reached.
-func (s *Store) countSteps(ctx context.Context, q forms.SummaryQuery, out *forms.AnswerStats) error {
+func (s *Store) countSteps(ctx context.Context, q formsstore.SummaryQuery, out *forms.AnswerStats) error {
 	db := s.db.Reader()
 	from, to := store.NewTime(q.From), store.NewTime(q.To)
 	var steps []struct {

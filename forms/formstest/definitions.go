@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/forms/formsstore"
 )
 
 // exerciseForms is the Forms part of RunStoreTests.
@@ -75,7 +76,7 @@ func exerciseListFormsAndCounts(t *testing.T, newStore func(t *testing.T) forms.
 	newSubmission(t, s, a.ID, time.Second, true)
 	newSubmission(t, s, a.ID, 2*time.Second, false)
 
-	all, total, err := s.ListForms(ctx, forms.FormQuery{Limit: 10})
+	all, total, err := s.ListForms(ctx, formsstore.FormQuery{Limit: 10})
 	require.NoError(t, err)
 	require.Equal(t, 3, total)
 	require.Equal(t, []int64{c.ID, b.ID, a.ID}, ids(all))
@@ -84,15 +85,15 @@ func exerciseListFormsAndCounts(t *testing.T, newStore func(t *testing.T) forms.
 	require.Zero(t, all[0].TotalSubmissions)
 
 	yes, no := true, false
-	active, total, err := s.ListForms(ctx, forms.FormQuery{Active: &yes, Limit: 1, Offset: 1})
+	active, total, err := s.ListForms(ctx, formsstore.FormQuery{Active: &yes, Limit: 1, Offset: 1})
 	require.NoError(t, err)
 	require.Equal(t, 2, total)
 	require.Equal(t, []int64{a.ID}, ids(active))
-	inactive, total, err := s.ListForms(ctx, forms.FormQuery{Active: &no, Limit: 10})
+	inactive, total, err := s.ListForms(ctx, formsstore.FormQuery{Active: &no, Limit: 10})
 	require.NoError(t, err)
 	require.Equal(t, 1, total)
 	require.Equal(t, []int64{c.ID}, ids(inactive))
-	past, _, err := s.ListForms(ctx, forms.FormQuery{Offset: 10, Limit: 10})
+	past, _, err := s.ListForms(ctx, formsstore.FormQuery{Offset: 10, Limit: 10})
 	require.NoError(t, err)
 	require.Empty(t, past)
 
@@ -182,11 +183,11 @@ func exerciseFields(t *testing.T, newStore func(t *testing.T) forms.Store) {
 	require.Equal(t, email.UUID, updated.UUID)
 	require.Equal(t, exact(time.Hour), updated.UpdatedAt)
 
-	require.NoError(t, s.SetFieldOrder(ctx, f.ID, []forms.FieldPlace{{ID: second.ID, SortOrder: 1}, {ID: email.ID, StepID: &step.ID, SortOrder: 5}}))
+	require.NoError(t, s.SetFieldOrder(ctx, f.ID, []formsstore.FieldPlace{{ID: second.ID, SortOrder: 1}, {ID: email.ID, StepID: &step.ID, SortOrder: 5}}))
 	fields, err = s.Fields(ctx, f.ID)
 	require.NoError(t, err)
 	require.Equal(t, []int64{second.ID, inStep.ID, email.ID}, fieldIDs(fields))
-	require.ErrorIs(t, s.SetFieldOrder(ctx, other.ID, []forms.FieldPlace{{ID: second.ID, SortOrder: 1}}), forms.ErrNotFound)
+	require.ErrorIs(t, s.SetFieldOrder(ctx, other.ID, []formsstore.FieldPlace{{ID: second.ID, SortOrder: 1}}), forms.ErrNotFound)
 
 	// FormWithFields reads what Form and Fields read, by slug or ID.
 	for _, ref := range []struct {
@@ -312,7 +313,7 @@ func exerciseVersions(t *testing.T, newStore func(t *testing.T) forms.Store) {
 	a.Label = "A"
 	require.NoError(t, s.UpdateField(ctx, a))
 	changed("UpdateField")
-	require.NoError(t, s.SetFieldOrder(ctx, f.ID, []forms.FieldPlace{{ID: b.ID, SortOrder: 1}, {ID: a.ID, SortOrder: 2}}))
+	require.NoError(t, s.SetFieldOrder(ctx, f.ID, []formsstore.FieldPlace{{ID: b.ID, SortOrder: 1}, {ID: a.ID, SortOrder: 2}}))
 	changed("SetFieldOrder")
 	step := &forms.Step{FormID: f.ID, Title: "One", CreatedAt: at(0), UpdatedAt: at(0)}
 	require.NoError(t, s.CreateStep(ctx, step))
@@ -342,7 +343,7 @@ func exerciseVersions(t *testing.T, newStore func(t *testing.T) forms.Store) {
 	dup := *a
 	dup.ID, dup.UUID = 0, "dup-uuid"
 	require.ErrorIs(t, s.CreateField(ctx, &dup), forms.ErrConflict)
-	require.ErrorIs(t, s.SetFieldOrder(ctx, f.ID, []forms.FieldPlace{{ID: a.ID, SortOrder: 1}, {ID: b.ID, SortOrder: 2}}), forms.ErrNotFound)
+	require.ErrorIs(t, s.SetFieldOrder(ctx, f.ID, []formsstore.FieldPlace{{ID: a.ID, SortOrder: 1}, {ID: b.ID, SortOrder: 2}}), forms.ErrNotFound)
 	require.Equal(t, want, version(f.ID))
 	require.Equal(t, int64(1), version(other.ID))
 
