@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 )
 
 // days is the query's range and each of its days: its own dates, else the
@@ -49,7 +51,7 @@ func (a *Analytics) Overview(ctx context.Context, q AnalyticsQuery) (Overview, e
 	if err != nil {
 		return Overview{}, err
 	}
-	byDay := make(map[string]DailyRow, len(rows))
+	byDay := make(map[string]reportingstore.DailyRow, len(rows))
 	for _, row := range rows {
 		byDay[row.Key] = row
 	}
@@ -89,7 +91,7 @@ func (a *Analytics) Overview(ctx context.Context, q AnalyticsQuery) (Overview, e
 }
 
 // rows are dim's rollup rows over r, of the views q.Filters keep.
-func (a *Analytics) rows(ctx context.Context, q AnalyticsQuery, dim Dimension, r Range, limit int) ([]DailyRow, error) {
+func (a *Analytics) rows(ctx context.Context, q AnalyticsQuery, dim Dimension, r Range, limit int) ([]reportingstore.DailyRow, error) {
 	if len(q.Filters) == 0 {
 		return a.store.Daily(ctx, dim, r.StartDate, r.EndDate, limit)
 	}
@@ -120,7 +122,7 @@ func (a *Analytics) TopContent(ctx context.Context, q AnalyticsQuery) (TopConten
 	if err != nil {
 		return TopContent{}, err
 	}
-	var events []DailyRow
+	var events []reportingstore.DailyRow
 	if len(q.Filters) == 0 {
 		events, err = a.store.Daily(ctx, DimEvent, r.StartDate, r.EndDate, limit)
 	} else if _, ok := a.store.(SegmentStore); ok {
@@ -177,7 +179,7 @@ func (a *Analytics) breakdown(ctx context.Context, dim Dimension, q AnalyticsQue
 // they keep (SegmentStore).
 func (a *Analytics) EventProperties(ctx context.Context, q AnalyticsQuery) (EventProperties, error) {
 	r, _ := a.days(q)
-	var rows []DailyRow
+	var rows []reportingstore.DailyRow
 	var err error
 	if len(q.Filters) == 0 {
 		rows, err = a.store.Daily(ctx, DimProp, r.StartDate, r.EndDate, 0)
@@ -207,7 +209,7 @@ func (a *Analytics) EventProperties(ctx context.Context, q AnalyticsQuery) (Even
 // began on a view they keep (SegmentStore).
 func (a *Analytics) EntryPages(ctx context.Context, q AnalyticsQuery) (EntryPages, error) {
 	r, _ := a.days(q)
-	var rows []DailyRow
+	var rows []reportingstore.DailyRow
 	var err error
 	if len(q.Filters) == 0 {
 		rows, err = a.store.Daily(ctx, DimEntry, r.StartDate, r.EndDate, limitOf(q))

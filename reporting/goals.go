@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 )
 
 // DimGoal counts the hits that reached a goal: its keys are goal IDs (in
@@ -237,12 +239,12 @@ func (a *Analytics) GoalConversions(ctx context.Context, q AnalyticsQuery) (Goal
 	r, _ := a.days(q)
 	before, _ := a.days(previous(q))
 	out := GoalConversions{Range: r, Goals: make([]GoalConversion, len(goals))}
-	figures := func(r Range) (map[string]DailyRow, float64, error) {
+	figures := func(r Range) (map[string]reportingstore.DailyRow, float64, error) {
 		rows, err := a.rows(ctx, AnalyticsQuery{Filters: q.Filters}, DimGoal, r, 0)
 		if err != nil {
 			return nil, 0, err
 		}
-		byKey := make(map[string]DailyRow, len(rows))
+		byKey := make(map[string]reportingstore.DailyRow, len(rows))
 		for _, row := range rows {
 			byKey[row.Key] = row
 		}
@@ -265,7 +267,7 @@ func (a *Analytics) GoalConversions(ctx context.Context, q AnalyticsQuery) (Goal
 		return GoalConversions{}, err
 	}
 	out.Visitors = visitors
-	fig := func(row DailyRow, all float64) GoalFigures {
+	fig := func(row reportingstore.DailyRow, all float64) GoalFigures {
 		f := GoalFigures{Visitors: float64(row.Visitors), Conversions: float64(row.Views)}
 		if all > 0 {
 			f.Rate = min(f.Visitors/all, 1)

@@ -3,6 +3,8 @@ package reporting
 import (
 	"context"
 	"slices"
+
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 )
 
 // SegmentStore is a Store that also keeps each day's page views by
@@ -30,7 +32,7 @@ type SegmentStore interface {
 	// and DimProp (the events and properties of the visitors kept), or
 	// DimGoal (each goal's conversions by those visitors). A goal
 	// filter that names no goal is ErrBadFilter.
-	Segment(ctx context.Context, fs Filters, dim Dimension, from, to string, limit int) ([]DailyRow, error)
+	Segment(ctx context.Context, fs Filters, dim Dimension, from, to string, limit int) ([]reportingstore.DailyRow, error)
 }
 
 // pairsOnly reports whether the rollups answer dim under fs: every
@@ -55,7 +57,7 @@ func (a *Analytics) segments() (SegmentStore, error) {
 
 // segment is dim's rows over r of the views q.Filters keep, from the
 // views kept by visitor.
-func (a *Analytics) segment(ctx context.Context, q AnalyticsQuery, dim Dimension, r Range, limit int) ([]DailyRow, error) {
+func (a *Analytics) segment(ctx context.Context, q AnalyticsQuery, dim Dimension, r Range, limit int) ([]reportingstore.DailyRow, error) {
 	if !q.Filters.Valid() {
 		return nil, ErrBadFilter
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 )
 
 // Dimension is what a report breaks page views or events down by: a
@@ -117,14 +119,14 @@ type Store interface {
 	// Daily returns the rows of dim over the days from..to (inclusive),
 	// summed per key, by views descending then key, at most limit (0 for
 	// all); for DimTotal, one row per day, by day, with Key the day.
-	Daily(ctx context.Context, dim Dimension, from, to string, limit int) ([]DailyRow, error)
+	Daily(ctx context.Context, dim Dimension, from, to string, limit int) ([]reportingstore.DailyRow, error)
 	// Filtered is Daily over only the page views that have every one of
 	// fs (one to three filters of distinct PairDims dimensions): the
 	// rows of dim (DimPage, DimSource or DimDevice; a filtered dimension
 	// gives its value's row alone), or for DimTotal one row per day.
 	// Sessions are those that began with such a view; Duration is not
 	// kept per value (0).
-	Filtered(ctx context.Context, fs Filters, dim Dimension, from, to string, limit int) ([]DailyRow, error)
+	Filtered(ctx context.Context, fs Filters, dim Dimension, from, to string, limit int) ([]reportingstore.DailyRow, error)
 	// Recent counts the visitors of the given days whose last page view
 	// was at or after since (the visitors "now").
 	Recent(ctx context.Context, days []string, since time.Time) (int, error)
@@ -251,16 +253,3 @@ func (fs Filters) Sorted() Filters {
 // SessionGap ends a session: a visitor's page view this long after their
 // previous one starts a new one.
 const SessionGap = 30 * time.Minute
-
-// DailyRow is a rollup row, or a sum of them.
-type DailyRow struct {
-	Key      string `db:"key"`
-	Label    string `db:"label"`
-	Views    int64  `db:"views"`
-	Visitors int64  `db:"visitors"`
-	Sessions int64  `db:"sessions"`
-	Duration int64  `db:"duration_seconds"`
-	// Bounces are the sessions of one page view and no event (kept in
-	// the total and by entry page).
-	Bounces int64 `db:"bounces"`
-}

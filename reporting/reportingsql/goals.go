@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -169,16 +170,16 @@ func backfillGoal(ctx context.Context, tx *sqlx.Tx, g reporting.Goal) error {
 	}
 	// The weeks, as the sums of the days kept (a week whose first days
 	// are pruned counts the rest).
-	var days []reporting.DailyRow
+	var days []reportingstore.DailyRow
 	if err := tx.SelectContext(ctx, &days, tx.Rebind(`SELECT day AS key, views, visitors FROM reporting_daily WHERE dim = 'goal' AND key = ?`), key); err != nil {
 		return err
 	}
-	weeks := map[string]*reporting.DailyRow{}
+	weeks := map[string]*reportingstore.DailyRow{}
 	var order []string
 	for _, d := range days {
 		w := weeks[weekOf(d.Key)]
 		if w == nil {
-			w = &reporting.DailyRow{}
+			w = &reportingstore.DailyRow{}
 			weeks[weekOf(d.Key)] = w
 			order = append(order, weekOf(d.Key))
 		}

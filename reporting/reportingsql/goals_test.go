@@ -13,6 +13,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -166,7 +167,7 @@ func TestGoalsAgainstRawHits(t *testing.T) {
 			for _, g := range goals {
 				rows, err := st.Daily(ctx, reporting.DimGoal, "2026-05-25", "2026-06-07", 0)
 				require.NoError(t, err)
-				var week reporting.DailyRow
+				var week reportingstore.DailyRow
 				for _, r := range rows {
 					if r.Key == strconv.FormatInt(g.ID, 10) {
 						week = r

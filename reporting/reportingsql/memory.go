@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -369,7 +370,7 @@ func touchDays(ctx context.Context, tx *sqlx.Tx, t *tally, now time.Time) error 
 // then the caller reads it all in SQL, with its limit. The rows are
 // unlimited.
 func (s *Store) segmentKept(ctx context.Context, fs reporting.Filters, n narrowing, goals []reporting.Goal, dim reporting.Dimension,
-	from, to string) (rows []reporting.DailyRow, kept bool, err error) {
+	from, to string) (rows []reportingstore.DailyRow, kept bool, err error) {
 	if !keptDims[dim] {
 		return nil, false, nil
 	}
@@ -522,13 +523,13 @@ func dayRange(from, to string) []string {
 
 // mergeRows adds more (rows of other days) to rows, in Segment's order:
 // by day for DimTotal, by goal for DimGoal, else most views first.
-func mergeRows(dim reporting.Dimension, goals []reporting.Goal, rows, more []reporting.DailyRow) []reporting.DailyRow {
+func mergeRows(dim reporting.Dimension, goals []reporting.Goal, rows, more []reportingstore.DailyRow) []reportingstore.DailyRow {
 	if len(more) == 0 {
 		return rows
 	}
 	if dim == reporting.DimTotal {
 		rows = append(rows, more...)
-		slices.SortFunc(rows, func(a, b reporting.DailyRow) int { return strings.Compare(a.Key, b.Key) })
+		slices.SortFunc(rows, func(a, b reportingstore.DailyRow) int { return strings.Compare(a.Key, b.Key) })
 		return rows
 	}
 	at := make(map[string]int, len(rows))
@@ -552,7 +553,7 @@ func mergeRows(dim reporting.Dimension, goals []reporting.Goal, rows, more []rep
 		for i, g := range goals {
 			order[strconv.FormatInt(g.ID, 10)] = i
 		}
-		slices.SortFunc(rows, func(a, b reporting.DailyRow) int { return cmp.Compare(order[a.Key], order[b.Key]) })
+		slices.SortFunc(rows, func(a, b reportingstore.DailyRow) int { return cmp.Compare(order[a.Key], order[b.Key]) })
 		return rows
 	}
 	sortRows(rows)

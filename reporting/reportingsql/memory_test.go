@@ -11,6 +11,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -52,7 +53,7 @@ func TestKeptDaysFollowWrites(t *testing.T) {
 			}
 			require.NoError(t, writer.Record(ctx, hits))
 		}
-		read := func(st *reportingsql.Store, fs reporting.Filters, dim reporting.Dimension) []reporting.DailyRow {
+		read := func(st *reportingsql.Store, fs reporting.Filters, dim reporting.Dimension) []reportingstore.DailyRow {
 			rows, err := st.Segment(ctx, fs, dim, days[0], days[2], 0)
 			require.NoError(t, err)
 			return rows

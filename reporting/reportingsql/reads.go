@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 )
 
 // Daily implements reporting.Store.
-func (s *Store) Daily(ctx context.Context, dim reporting.Dimension, from, to string, limit int) ([]reporting.DailyRow, error) {
-	var rows []reporting.DailyRow
+func (s *Store) Daily(ctx context.Context, dim reporting.Dimension, from, to string, limit int) ([]reportingstore.DailyRow, error) {
+	var rows []reportingstore.DailyRow
 	var err error
 	if dim == reporting.DimTotal {
 		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT day AS key, '' AS label, views, visitors, sessions, duration_seconds, bounces
@@ -36,11 +37,11 @@ func (s *Store) Daily(ctx context.Context, dim reporting.Dimension, from, to str
 // rows (reporting_daily) and, for another dimension, the pair of the two
 // (reporting_pairs); two filters read their pair, or for the third
 // dimension the triples (reporting_triples); three read the triples.
-func (s *Store) Filtered(ctx context.Context, fs reporting.Filters, dim reporting.Dimension, from, to string, limit int) ([]reporting.DailyRow, error) {
+func (s *Store) Filtered(ctx context.Context, fs reporting.Filters, dim reporting.Dimension, from, to string, limit int) ([]reportingstore.DailyRow, error) {
 	if len(fs) == 0 || !fs.Valid() {
 		return nil, fmt.Errorf("reportingsql: filtered: not a set of filters: %v", fs)
 	}
-	var rows []reporting.DailyRow
+	var rows []reportingstore.DailyRow
 	var err error
 	_, filtered := fs.Value(dim)
 	switch {
@@ -106,8 +107,8 @@ func combination(fs reporting.Filters) (table, cond string, args []any) {
 }
 
 // filteredOnce is Filtered under one filter f.
-func (s *Store) filteredOnce(ctx context.Context, f reporting.Filter, dim reporting.Dimension, from, to string, limit int) ([]reporting.DailyRow, error) {
-	var rows []reporting.DailyRow
+func (s *Store) filteredOnce(ctx context.Context, f reporting.Filter, dim reporting.Dimension, from, to string, limit int) ([]reportingstore.DailyRow, error) {
+	var rows []reportingstore.DailyRow
 	var err error
 	switch dim {
 	case reporting.DimTotal:
@@ -155,7 +156,7 @@ func (s *Store) filteredOnce(ctx context.Context, f reporting.Filter, dim report
 // sum is the rows of dim over from..to summed per key (those matching
 // cond, when given, with its args), by views descending then key: whole
 // weeks from the weekly rollup, the days either side from the daily one.
-func (s *Store) sum(ctx context.Context, dim reporting.Dimension, cond string, condArgs []any, from, to string, limit int) ([]reporting.DailyRow, error) {
+func (s *Store) sum(ctx context.Context, dim reporting.Dimension, cond string, condArgs []any, from, to string, limit int) ([]reportingstore.DailyRow, error) {
 	firstWeek, lastWeek := wholeWeeks(from, to)
 	if cond != "" {
 		cond = " AND " + cond
@@ -187,12 +188,12 @@ func (s *Store) sum(ctx context.Context, dim reporting.Dimension, cond string, c
 }
 
 // selectRows reads the rows q gives, at most limit (0 for all).
-func (s *Store) selectRows(ctx context.Context, q string, args []any, limit int) ([]reporting.DailyRow, error) {
+func (s *Store) selectRows(ctx context.Context, q string, args []any, limit int) ([]reportingstore.DailyRow, error) {
 	if limit > 0 {
 		q += ` LIMIT ?`
 		args = append(args, limit)
 	}
-	var rows []reporting.DailyRow
+	var rows []reportingstore.DailyRow
 	err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(q), args...)
 	return rows, err
 }

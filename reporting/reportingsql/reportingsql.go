@@ -17,6 +17,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -202,9 +203,9 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 // tally is a batch counted in memory: the rollup rows, the pair rows and
 // the triple rows.
 type tally struct {
-	inc     map[rollupKey]*reporting.DailyRow
-	paired  map[pairKey]*reporting.DailyRow
-	tripled map[tripleKey]*reporting.DailyRow
+	inc     map[rollupKey]*reportingstore.DailyRow
+	paired  map[pairKey]*reportingstore.DailyRow
+	tripled map[tripleKey]*reportingstore.DailyRow
 	// views are the changes to reporting_views rows, events to
 	// reporting_visitor_events rows.
 	views  map[viewKey]*viewRow
@@ -212,7 +213,7 @@ type tally struct {
 }
 
 // add counts a view (or event) of dim's key on day.
-func (t *tally) add(day string, dim reporting.Dimension, key, label string) *reporting.DailyRow {
+func (t *tally) add(day string, dim reporting.Dimension, key, label string) *reportingstore.DailyRow {
 	r := t.row(day, dim, key)
 	if label != "" {
 		r.Label = label
@@ -222,11 +223,11 @@ func (t *tally) add(day string, dim reporting.Dimension, key, label string) *rep
 }
 
 // row is the counts of dim's key on day in this batch.
-func (t *tally) row(day string, dim reporting.Dimension, key string) *reporting.DailyRow {
+func (t *tally) row(day string, dim reporting.Dimension, key string) *reportingstore.DailyRow {
 	k := rollupKey{day, dim, key}
 	r := t.inc[k]
 	if r == nil {
-		r = &reporting.DailyRow{Key: key}
+		r = &reportingstore.DailyRow{Key: key}
 		t.inc[k] = r
 	}
 	return r
@@ -234,7 +235,7 @@ func (t *tally) row(day string, dim reporting.Dimension, key string) *reporting.
 
 // begin starts a session with a page view: an entrance and an exit of
 // its page, and a bounce until another hit comes.
-func (t *tally) begin(h reporting.Hit, total *reporting.DailyRow, row viewKey) *session {
+func (t *tally) begin(h reporting.Hit, total *reportingstore.DailyRow, row viewKey) *session {
 	total.Sessions++
 	total.Bounces++
 	e := t.add(h.Day, reporting.DimEntry, h.Path, h.Title)
@@ -254,7 +255,7 @@ func (t *tally) begin(h reporting.Hit, total *reporting.DailyRow, row viewKey) *
 func (t *tally) extend(v visit, s *session, at time.Time) {
 	day := v.day
 	total := t.row(day, reporting.DimTotal, "")
-	var entry *reporting.DailyRow
+	var entry *reportingstore.DailyRow
 	if s.entry != "" {
 		entry = t.row(day, reporting.DimEntry, s.entry)
 	}
@@ -292,14 +293,14 @@ func (t *tally) extend(v visit, s *session, at time.Time) {
 // are counted for (a visitor of a value is counted the first time they
 // have it that day).
 func tallyHits(hits []reporting.Hit, days map[visit]*visitorDay, goals []reporting.Goal) *tally {
-	t := &tally{inc: map[rollupKey]*reporting.DailyRow{}, paired: map[pairKey]*reporting.DailyRow{}, tripled: map[tripleKey]*reporting.DailyRow{},
+	t := &tally{inc: map[rollupKey]*reportingstore.DailyRow{}, paired: map[pairKey]*reportingstore.DailyRow{}, tripled: map[tripleKey]*reportingstore.DailyRow{},
 		views: map[viewKey]*viewRow{}, events: map[eventKey]int64{}}
 	for _, h := range hits {
 		v := visit{h.Day, h.Visitor}
 		d := days[v]
 		d.at = h.At
 		// count adds the hit to r, and the visitor when new for scope.
-		count := func(r *reporting.DailyRow, scope string) *reporting.DailyRow {
+		count := func(r *reportingstore.DailyRow, scope string) *reportingstore.DailyRow {
 			if d.seen.claim(scope) {
 				r.Visitors++
 			}
@@ -399,7 +400,7 @@ func tallyHits(hits []reporting.Hit, days map[visit]*visitorDay, goals []reporti
 				k := pairKey{h.Day, p.name, vals[p.a], vals[p.b]}
 				r := t.paired[k]
 				if r == nil {
-					r = &reporting.DailyRow{Label: labels[p.a]}
+					r = &reportingstore.DailyRow{Label: labels[p.a]}
 					t.paired[k] = r
 				}
 				r.Views++
@@ -411,7 +412,7 @@ func tallyHits(hits []reporting.Hit, days map[visit]*visitorDay, goals []reporti
 			k := tripleKey{h.Day, h.Path, h.Source, h.Device}
 			r := t.tripled[k]
 			if r == nil {
-				r = &reporting.DailyRow{Label: h.Title}
+				r = &reportingstore.DailyRow{Label: h.Title}
 				t.tripled[k] = r
 			} else if h.Title != "" {
 				r.Label = h.Title
@@ -440,13 +441,13 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, days map[visit]*visitorD
 		return err
 	}
 	var rollups [][]any
-	weekly := map[rollupKey]*reporting.DailyRow{}
+	weekly := map[rollupKey]*reportingstore.DailyRow{}
 	for k, r := range inc {
 		rollups = append(rollups, []any{k.day, string(k.dim), k.key, r.Label, r.Views, r.Visitors, r.Sessions, r.Duration, r.Bounces})
 		wk := rollupKey{weekOf(k.day), k.dim, k.key}
 		w := weekly[wk]
 		if w == nil {
-			w = &reporting.DailyRow{}
+			w = &reportingstore.DailyRow{}
 			weekly[wk] = w
 		}
 		w.Views, w.Visitors, w.Sessions, w.Duration = w.Views+r.Views, w.Visitors+r.Visitors, w.Sessions+r.Sessions, w.Duration+r.Duration

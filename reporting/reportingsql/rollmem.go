@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 )
 
 // The rollups of a page dimension (pages, entry pages, exit pages: tens
@@ -38,7 +39,7 @@ type period struct {
 // those still written, their rows read now), of only its key when only
 // is not nil; ok is false when it cannot (no memory kept, not a page
 // dimension, not a range of days).
-func (s *Store) dailyKept(ctx context.Context, dim reporting.Dimension, from, to string, only *string) (rows []reporting.DailyRow, ok bool, err error) {
+func (s *Store) dailyKept(ctx context.Context, dim reporting.Dimension, from, to string, only *string) (rows []reportingstore.DailyRow, ok bool, err error) {
 	if !rollDims[dim] {
 		return nil, false, nil
 	}
@@ -101,7 +102,7 @@ func (s *Store) dailyKept(ctx context.Context, dim reporting.Dimension, from, to
 	for k, ok := range seen {
 		if ok {
 			f := &figs[k]
-			rows = append(rows, reporting.DailyRow{Key: m.dicts[0].strs[k], Label: m.dicts[1].strs[f.label], Views: f.views,
+			rows = append(rows, reportingstore.DailyRow{Key: m.dicts[0].strs[k], Label: m.dicts[1].strs[f.label], Views: f.views,
 				Visitors: f.visitors, Sessions: f.sessions, Duration: f.duration, Bounces: f.bounces})
 		}
 	}
@@ -139,7 +140,7 @@ func (s *Store) rollPeriod(ctx context.Context, dim reporting.Dimension, p perio
 		if len(args) > 2 {
 			q += ` AND key = ?`
 		}
-		var found []reporting.DailyRow
+		var found []reportingstore.DailyRow
 		if err := s.db.Reader().SelectContext(ctx, &found, s.db.Rebind(q), args...); err != nil {
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}

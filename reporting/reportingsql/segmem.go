@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 )
 
 // A narrowed report read from the days kept in memory (columns.go): the
@@ -41,7 +42,7 @@ type memQuery struct {
 	goals []reporting.Goal
 
 	figs   []memFigures // by the id of col's value, or of the goal
-	days   []reporting.DailyRow
+	days   []reportingstore.DailyRow
 	events map[[2]uint32]*memFigures
 	stamp  uint32
 	// globs caches a page pattern's match of each page (0 not known yet,
@@ -375,7 +376,7 @@ func (q *memQuery) addViews(day string, d *daySeg, filtered bool, list []int32, 
 		}
 	}
 	if q.col < 0 && total.views > 0 {
-		q.days = append(q.days, reporting.DailyRow{Key: day, Views: total.views, Visitors: total.visitors,
+		q.days = append(q.days, reportingstore.DailyRow{Key: day, Views: total.views, Visitors: total.visitors,
 			Sessions: total.sessions, Duration: total.duration, Bounces: total.bounces})
 	}
 }
@@ -448,15 +449,15 @@ func (q *memQuery) merge(o *memQuery) {
 }
 
 // result is the rows read, in the order Segment answers them.
-func (q *memQuery) result() []reporting.DailyRow {
-	row := func(key string, f *memFigures) reporting.DailyRow {
-		r := reporting.DailyRow{Key: key, Views: f.views, Visitors: f.visitors, Sessions: f.sessions, Duration: f.duration, Bounces: f.bounces}
+func (q *memQuery) result() []reportingstore.DailyRow {
+	row := func(key string, f *memFigures) reportingstore.DailyRow {
+		r := reportingstore.DailyRow{Key: key, Views: f.views, Visitors: f.visitors, Sessions: f.sessions, Duration: f.duration, Bounces: f.bounces}
 		if f.label >= 0 {
 			r.Label = q.m.dicts[1].strs[f.label]
 		}
 		return r
 	}
-	var out []reporting.DailyRow
+	var out []reportingstore.DailyRow
 	switch {
 	case q.dim == reporting.DimGoal:
 		for i, g := range q.goals {
@@ -471,11 +472,11 @@ func (q *memQuery) result() []reporting.DailyRow {
 			if q.dim == reporting.DimProp {
 				key += propSep + q.m.dicts[dictProp].strs[k[1]]
 			}
-			out = append(out, reporting.DailyRow{Key: key, Views: f.views, Visitors: f.visitors})
+			out = append(out, reportingstore.DailyRow{Key: key, Views: f.views, Visitors: f.visitors})
 		}
 	case q.col < 0:
 		// A day read in two parts (a copy and its overlay) has two rows.
-		slices.SortFunc(q.days, func(a, b reporting.DailyRow) int { return cmp.Compare(a.Key, b.Key) })
+		slices.SortFunc(q.days, func(a, b reportingstore.DailyRow) int { return cmp.Compare(a.Key, b.Key) })
 		for _, r := range q.days {
 			if n := len(out); n > 0 && out[n-1].Key == r.Key {
 				l := &out[n-1]
@@ -503,8 +504,8 @@ func (q *memQuery) result() []reporting.DailyRow {
 }
 
 // sortRows orders rows by views, most first, then key.
-func sortRows(rows []reporting.DailyRow) {
-	slices.SortFunc(rows, func(a, b reporting.DailyRow) int {
+func sortRows(rows []reportingstore.DailyRow) {
+	slices.SortFunc(rows, func(a, b reportingstore.DailyRow) int {
 		if c := cmp.Compare(b.Views, a.Views); c != 0 {
 			return c
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -150,7 +151,7 @@ var viewDimColumns = map[reporting.Dimension]bool{reporting.DimPage: false, repo
 	reporting.DimMedium: true, reporting.DimCampaign: true, reporting.DimTerm: true, reporting.DimContent: true}
 
 // Segment implements reporting.SegmentStore.
-func (s *Store) Segment(ctx context.Context, fs reporting.Filters, dim reporting.Dimension, from, to string, limit int) ([]reporting.DailyRow, error) {
+func (s *Store) Segment(ctx context.Context, fs reporting.Filters, dim reporting.Dimension, from, to string, limit int) ([]reportingstore.DailyRow, error) {
 	if !fs.Valid() {
 		return nil, fmt.Errorf("reportingsql: segment: not a set of filters: %v: %w", fs, reporting.ErrBadFilter)
 	}
@@ -178,7 +179,7 @@ func (s *Store) Segment(ctx context.Context, fs reporting.Filters, dim reporting
 }
 
 // segmentSQL reads dim's rows of the views n keeps from the tables.
-func (s *Store) segmentSQL(ctx context.Context, n narrowing, goals []reporting.Goal, dim reporting.Dimension, from, to string, limit int) ([]reporting.DailyRow, error) {
+func (s *Store) segmentSQL(ctx context.Context, n narrowing, goals []reporting.Goal, dim reporting.Dimension, from, to string, limit int) ([]reportingstore.DailyRow, error) {
 	switch {
 	case dim == reporting.DimGoal:
 		return s.segmentGoals(ctx, n, goals, from, to)
@@ -302,7 +303,7 @@ func (n narrowing) where(a string, own, lookUp bool, from, to string) (string, [
 // segmentViews reads the views n keeps by dim: a row a day (DimTotal), by
 // one of their values, by the page sessions began on (DimEntry) or ended
 // on (DimExit).
-func (s *Store) segmentViews(ctx context.Context, n narrowing, dim reporting.Dimension, from, to string, limit int) ([]reporting.DailyRow, error) {
+func (s *Store) segmentViews(ctx context.Context, n narrowing, dim reporting.Dimension, from, to string, limit int) ([]reportingstore.DailyRow, error) {
 	cond, args := n.where("v", true, false, from, to)
 	counts := `SUM(v.views) AS views, COUNT(DISTINCT v.visitor) AS visitors, SUM(v.sessions) AS sessions,
 		SUM(v.duration_seconds) AS duration_seconds, SUM(v.bounces) AS bounces`
@@ -340,7 +341,7 @@ func (s *Store) segmentViews(ctx context.Context, n narrowing, dim reporting.Dim
 
 // segmentEvents reads the events (DimEvent) or their properties (DimProp,
 // keyed by reporting.PropKey) of the visitors n keeps.
-func (s *Store) segmentEvents(ctx context.Context, n narrowing, dim reporting.Dimension, from, to string, limit int) ([]reporting.DailyRow, error) {
+func (s *Store) segmentEvents(ctx context.Context, n narrowing, dim reporting.Dimension, from, to string, limit int) ([]reportingstore.DailyRow, error) {
 	cond, args := n.where("e", false, true, from, to)
 	which := "e.prop = ''"
 	if dim == reporting.DimProp {
@@ -361,21 +362,21 @@ func (s *Store) segmentEvents(ctx context.Context, n narrowing, dim reporting.Di
 	if err := s.db.Reader().SelectContext(ctx, &found, s.db.Rebind(q), args...); err != nil {
 		return nil, err
 	}
-	rows := make([]reporting.DailyRow, len(found))
+	rows := make([]reportingstore.DailyRow, len(found))
 	for i, f := range found {
 		key := f.Event
 		if dim == reporting.DimProp {
 			key = f.Event + propSep + f.Prop
 		}
-		rows[i] = reporting.DailyRow{Key: key, Views: f.Views, Visitors: f.Visitors}
+		rows[i] = reportingstore.DailyRow{Key: key, Views: f.Views, Visitors: f.Visitors}
 	}
 	return rows, nil
 }
 
 // segmentGoals reads each goal's conversions by the visitors n keeps: a
 // row a goal with any, keyed by its ID.
-func (s *Store) segmentGoals(ctx context.Context, n narrowing, goals []reporting.Goal, from, to string) ([]reporting.DailyRow, error) {
-	var rows []reporting.DailyRow
+func (s *Store) segmentGoals(ctx context.Context, n narrowing, goals []reporting.Goal, from, to string) ([]reportingstore.DailyRow, error) {
+	var rows []reportingstore.DailyRow
 	for _, g := range goals {
 		var q string
 		var args []any
@@ -392,7 +393,7 @@ func (s *Store) segmentGoals(ctx context.Context, n narrowing, goals []reporting
 				WHERE ` + page + ` AND ` + cond
 			args = append([]any{arg}, a...)
 		}
-		var row reporting.DailyRow
+		var row reportingstore.DailyRow
 		if err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(q), args...); err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 )
 
 // RunConnectionStoreTests checks newStore's stores against the
@@ -164,10 +165,10 @@ func exerciseFiltered(t *testing.T, newStore func(t *testing.T) reporting.Store)
 	for _, r := range [][2]string{{"2026-06-01", "2026-06-09"}, {"2026-05-25", "2026-06-14"}, {"2026-06-01", "2026-06-01"}} {
 		sources, err := s.Filtered(ctx, page, reporting.DimSource, r[0], r[1], 0)
 		require.NoError(t, err)
-		want := []reporting.DailyRow{{Key: "Direct", Views: 2, Visitors: 1, Sessions: 1}, {Key: "news", Views: 2, Visitors: 2}}
+		want := []reportingstore.DailyRow{{Key: "Direct", Views: 2, Visitors: 1, Sessions: 1}, {Key: "news", Views: 2, Visitors: 2}}
 		if r[1] == "2026-06-01" {
-			want[1] = reporting.DailyRow{Key: "news", Views: 1, Visitors: 1}
-			want = []reporting.DailyRow{want[0], want[1]}
+			want[1] = reportingstore.DailyRow{Key: "news", Views: 1, Visitors: 1}
+			want = []reportingstore.DailyRow{want[0], want[1]}
 		} else {
 			want[1].Sessions = 1 // a's view on day 8 began a session
 		}
@@ -175,30 +176,30 @@ func exerciseFiltered(t *testing.T, newStore func(t *testing.T) reporting.Store)
 	}
 	devices, err := s.Filtered(ctx, page, reporting.DimDevice, "2026-06-01", "2026-06-01", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "desktop", Views: 2, Visitors: 1, Sessions: 1}, {Key: "mobile", Views: 1, Visitors: 1}}, devices)
+	require.Equal(t, []reportingstore.DailyRow{{Key: "desktop", Views: 2, Visitors: 1, Sessions: 1}, {Key: "mobile", Views: 1, Visitors: 1}}, devices)
 	itself, err := s.Filtered(ctx, page, reporting.DimPage, "2026-06-01", "2026-06-30", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "/pricing", Label: "Title of /pricing", Views: 4, Visitors: 3, Sessions: 2}}, itself)
+	require.Equal(t, []reportingstore.DailyRow{{Key: "/pricing", Label: "Title of /pricing", Views: 4, Visitors: 3, Sessions: 2}}, itself)
 	trend, err := s.Filtered(ctx, page, reporting.DimTotal, "2026-06-01", "2026-06-30", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "2026-06-01", Views: 3, Visitors: 2, Sessions: 1}, {Key: "2026-06-09", Views: 1, Visitors: 1, Sessions: 1}}, trend)
+	require.Equal(t, []reportingstore.DailyRow{{Key: "2026-06-01", Views: 3, Visitors: 2, Sessions: 1}, {Key: "2026-06-09", Views: 1, Visitors: 1, Sessions: 1}}, trend)
 
 	news := reporting.Filters{{Dim: reporting.DimSource, Value: "news"}}
 	pages, err := s.Filtered(ctx, news, reporting.DimPage, "2026-06-01", "2026-06-01", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "/", Label: "Title of /", Views: 2, Visitors: 2, Sessions: 2},
+	require.Equal(t, []reportingstore.DailyRow{{Key: "/", Label: "Title of /", Views: 2, Visitors: 2, Sessions: 2},
 		{Key: "/pricing", Label: "Title of /pricing", Views: 1, Visitors: 1}}, pages, "not newsy's page")
 	top, err := s.Filtered(ctx, news, reporting.DimPage, "2026-06-01", "2026-06-01", 1)
 	require.NoError(t, err)
 	require.Len(t, top, 1)
 	devices, err = s.Filtered(ctx, news, reporting.DimDevice, "2026-06-01", "2026-06-01", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "mobile", Views: 2, Visitors: 1, Sessions: 1}, {Key: "desktop", Views: 1, Visitors: 1, Sessions: 1}}, devices)
+	require.Equal(t, []reportingstore.DailyRow{{Key: "mobile", Views: 2, Visitors: 1, Sessions: 1}, {Key: "desktop", Views: 1, Visitors: 1, Sessions: 1}}, devices)
 
 	mobile := reporting.Filters{{Dim: reporting.DimDevice, Value: "mobile"}}
 	sources, err := s.Filtered(ctx, mobile, reporting.DimSource, "2026-06-01", "2026-06-30", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "news", Views: 3, Visitors: 2, Sessions: 2}}, sources, "a on two days is two visitors")
+	require.Equal(t, []reportingstore.DailyRow{{Key: "news", Views: 3, Visitors: 2, Sessions: 2}}, sources, "a on two days is two visitors")
 	none, err := s.Filtered(ctx, reporting.Filters{{Dim: reporting.DimPage, Value: "/nowhere"}}, reporting.DimSource, "2026-06-01", "2026-06-30", 0)
 	require.NoError(t, err)
 	require.Empty(t, none)
@@ -210,32 +211,32 @@ func exerciseFiltered(t *testing.T, newStore func(t *testing.T) reporting.Store)
 	newsMobile := reporting.Filters{{Dim: reporting.DimSource, Value: "news"}, {Dim: reporting.DimDevice, Value: "mobile"}}
 	pages, err = s.Filtered(ctx, newsMobile, reporting.DimPage, "2026-06-01", "2026-06-30", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "/pricing", Label: "Title of /pricing", Views: 2, Visitors: 2, Sessions: 1},
+	require.Equal(t, []reportingstore.DailyRow{{Key: "/pricing", Label: "Title of /pricing", Views: 2, Visitors: 2, Sessions: 1},
 		{Key: "/", Label: "Title of /", Views: 1, Visitors: 1, Sessions: 1}}, pages, "a's views, not c's on desktop nor d's from newsy")
 	top, err = s.Filtered(ctx, newsMobile, reporting.DimPage, "2026-06-01", "2026-06-30", 1)
 	require.NoError(t, err)
 	require.Len(t, top, 1)
 	trend, err = s.Filtered(ctx, newsMobile, reporting.DimTotal, "2026-06-01", "2026-06-30", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "2026-06-01", Views: 2, Visitors: 1, Sessions: 1}, {Key: "2026-06-09", Views: 1, Visitors: 1, Sessions: 1}}, trend)
+	require.Equal(t, []reportingstore.DailyRow{{Key: "2026-06-01", Views: 2, Visitors: 1, Sessions: 1}, {Key: "2026-06-09", Views: 1, Visitors: 1, Sessions: 1}}, trend)
 	itself, err = s.Filtered(ctx, newsMobile, reporting.DimSource, "2026-06-01", "2026-06-30", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "news", Views: 3, Visitors: 2, Sessions: 2}}, itself)
+	require.Equal(t, []reportingstore.DailyRow{{Key: "news", Views: 3, Visitors: 2, Sessions: 2}}, itself)
 	pricingNews := reporting.Filters{{Dim: reporting.DimPage, Value: "/pricing"}, {Dim: reporting.DimSource, Value: "news"}}
 	devices, err = s.Filtered(ctx, pricingNews, reporting.DimDevice, "2026-06-01", "2026-06-30", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "mobile", Views: 2, Visitors: 2, Sessions: 1}}, devices)
+	require.Equal(t, []reportingstore.DailyRow{{Key: "mobile", Views: 2, Visitors: 2, Sessions: 1}}, devices)
 	homeDesktop := reporting.Filters{{Dim: reporting.DimDevice, Value: "desktop"}, {Dim: reporting.DimPage, Value: "/"}}
 	sources, err = s.Filtered(ctx, homeDesktop, reporting.DimSource, "2026-06-01", "2026-06-30", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "news", Views: 1, Visitors: 1, Sessions: 1}}, sources, "in either order")
+	require.Equal(t, []reportingstore.DailyRow{{Key: "news", Views: 1, Visitors: 1, Sessions: 1}}, sources, "in either order")
 	all := append(slices.Clone(pricingNews), reporting.Filter{Dim: reporting.DimDevice, Value: "mobile"})
 	trend, err = s.Filtered(ctx, all, reporting.DimTotal, "2026-06-01", "2026-06-30", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "2026-06-01", Views: 1, Visitors: 1}, {Key: "2026-06-09", Views: 1, Visitors: 1, Sessions: 1}}, trend)
+	require.Equal(t, []reportingstore.DailyRow{{Key: "2026-06-01", Views: 1, Visitors: 1}, {Key: "2026-06-09", Views: 1, Visitors: 1, Sessions: 1}}, trend)
 	itself, err = s.Filtered(ctx, all, reporting.DimPage, "2026-06-01", "2026-06-30", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "/pricing", Label: "Title of /pricing", Views: 2, Visitors: 2, Sessions: 1}}, itself)
+	require.Equal(t, []reportingstore.DailyRow{{Key: "/pricing", Label: "Title of /pricing", Views: 2, Visitors: 2, Sessions: 1}}, itself)
 	none, err = s.Filtered(ctx, reporting.Filters{{Dim: reporting.DimSource, Value: "news"}, {Dim: reporting.DimDevice, Value: "tablet"}},
 		reporting.DimPage, "2026-06-01", "2026-06-30", 0)
 	require.NoError(t, err)
@@ -252,10 +253,10 @@ func exerciseFiltered(t *testing.T, newStore func(t *testing.T) reporting.Store)
 	require.NoError(t, err)
 	sources, err = s.Filtered(ctx, page, reporting.DimSource, "2026-05-01", "2026-06-30", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "news", Views: 1, Visitors: 1, Sessions: 1}}, sources, "day 8 only")
+	require.Equal(t, []reportingstore.DailyRow{{Key: "news", Views: 1, Visitors: 1, Sessions: 1}}, sources, "day 8 only")
 	pages, err = s.Filtered(ctx, newsMobile, reporting.DimPage, "2026-05-01", "2026-06-30", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "/pricing", Label: "Title of /pricing", Views: 1, Visitors: 1, Sessions: 1}}, pages, "the triples' old days too")
+	require.Equal(t, []reportingstore.DailyRow{{Key: "/pricing", Label: "Title of /pricing", Views: 1, Visitors: 1, Sessions: 1}}, pages, "the triples' old days too")
 }
 
 // exerciseRecordAndRead is the RecordAndRead part of RunStoreTests.
@@ -273,11 +274,11 @@ func exerciseRecordAndRead(t *testing.T, newStore func(t *testing.T) reporting.S
 
 	totals, err := s.Daily(ctx, reporting.DimTotal, "2026-06-01", "2026-06-01", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "2026-06-01", Views: 4, Visitors: 2, Sessions: 3, Duration: 6 * 60, Bounces: 2}}, totals,
+	require.Equal(t, []reportingstore.DailyRow{{Key: "2026-06-01", Views: 4, Visitors: 2, Sessions: 3, Duration: 6 * 60, Bounces: 2}}, totals,
 		"4 views, a and b, a's two sessions and b's, a's first 6 minutes (to the event), a's second and b's one view each")
 	pages, err := s.Daily(ctx, reporting.DimPage, "2026-06-01", "2026-06-01", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "/", Label: "Title of /", Views: 2, Visitors: 1, Sessions: 2},
+	require.Equal(t, []reportingstore.DailyRow{{Key: "/", Label: "Title of /", Views: 2, Visitors: 1, Sessions: 2},
 		{Key: "/about", Label: "Title of /about", Views: 2, Visitors: 2, Sessions: 1}}, pages,
 		"by views, then key; a's two sessions began on /, b's on /about")
 	top, err := s.Daily(ctx, reporting.DimPage, "2026-06-01", "2026-06-01", 1)
@@ -285,22 +286,22 @@ func exerciseRecordAndRead(t *testing.T, newStore func(t *testing.T) reporting.S
 	require.Len(t, top, 1)
 	events, err := s.Daily(ctx, reporting.DimEvent, "2026-06-01", "2026-06-01", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "signup", Views: 1, Visitors: 1}}, events)
+	require.Equal(t, []reportingstore.DailyRow{{Key: "signup", Views: 1, Visitors: 1}}, events)
 	sources, err := s.Daily(ctx, reporting.DimSource, "2026-06-01", "2026-06-01", 0)
 	require.NoError(t, err)
 	require.Equal(t, "Direct", sources[0].Key)
 	require.Equal(t, int64(3), sources[0].Views)
 	countries, err := s.Daily(ctx, reporting.DimCountry, "2026-06-01", "2026-06-01", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "DE", Views: 1, Visitors: 1}}, countries)
+	require.Equal(t, []reportingstore.DailyRow{{Key: "DE", Views: 1, Visitors: 1}}, countries)
 	entries, err := s.Daily(ctx, reporting.DimEntry, "2026-06-01", "2026-06-01", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "/", Label: "Title of /", Views: 2, Visitors: 1, Sessions: 2, Duration: 6 * 60, Bounces: 1},
+	require.Equal(t, []reportingstore.DailyRow{{Key: "/", Label: "Title of /", Views: 2, Visitors: 1, Sessions: 2, Duration: 6 * 60, Bounces: 1},
 		{Key: "/about", Label: "Title of /about", Views: 1, Visitors: 1, Sessions: 1, Bounces: 1}}, entries,
 		"a entered twice on / (the second a bounce), b on /about (a bounce)")
 	exits, err := s.Daily(ctx, reporting.DimExit, "2026-06-01", "2026-06-01", 0)
 	require.NoError(t, err)
-	require.Equal(t, []reporting.DailyRow{{Key: "/about", Label: "Title of /about", Views: 2}, {Key: "/", Label: "Title of /", Views: 1}}, exits,
+	require.Equal(t, []reportingstore.DailyRow{{Key: "/about", Label: "Title of /about", Views: 2}, {Key: "/", Label: "Title of /", Views: 1}}, exits,
 		"a's first session left from /about (its exit moved there from /), the second from /; b's from /about")
 	none, err := s.Daily(ctx, reporting.DimPage, "2026-06-02", "2026-06-30", 0)
 	require.NoError(t, err)
