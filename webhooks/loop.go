@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/groundwork-go/groundwork/webhooks/webhooksstore"
 )
 
 // Defaults of the delivery loop (RunDeliveries).
@@ -164,7 +166,7 @@ type claimedDelivery struct {
 
 // claimDue claims up to limit due deliveries that pick chooses, under
 // lease, and reads them.
-func (s *Service) claimDue(ctx context.Context, now, lease time.Time, limit int, pick ClaimPick) ([]claimedDelivery, error) {
+func (s *Service) claimDue(ctx context.Context, now, lease time.Time, limit int, pick webhooksstore.ClaimPick) ([]claimedDelivery, error) {
 	ids, err := s.store.ClaimChosen(ctx, now, lease, limit, pick)
 	if err != nil || len(ids) == 0 {
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
 	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
+	"github.com/groundwork-go/groundwork/webhooks/webhooksstore"
 )
 
 // startLoop runs svc's delivery loop until the test ends (or stop is
@@ -142,7 +143,7 @@ func (f failingStore) ClaimDue(ctx context.Context, now, lease time.Time, limit 
 	return f.Store.ClaimDue(ctx, now, lease, limit)
 }
 
-func (f failingStore) ClaimChosen(ctx context.Context, now, lease time.Time, limit int, pick webhooks.ClaimPick) ([]int64, error) {
+func (f failingStore) ClaimChosen(ctx context.Context, now, lease time.Time, limit int, pick webhooksstore.ClaimPick) ([]int64, error) {
 	if f.killed.Load() {
 		return nil, errKilled
 	}

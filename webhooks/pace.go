@@ -3,6 +3,8 @@ package webhooks
 import (
 	"sync"
 	"time"
+
+	"github.com/groundwork-go/groundwork/webhooks/webhooksstore"
 )
 
 // Pacing of the delivery loop's endpoints (RunDeliveries).
@@ -80,7 +82,7 @@ func newPacer(maxInFlight int) *pacer {
 // left; the most it may choose in all; and whether it held due
 // deliveries back (so that an attempt's end should wake the loop: its
 // endpoint may have room again).
-func (p *pacer) pick(slots int, now time.Time) (ClaimPick, int, *bool) {
+func (p *pacer) pick(slots int, now time.Time) (webhooksstore.ClaimPick, int, *bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var skip []int64
@@ -91,7 +93,7 @@ func (p *pacer) pick(slots int, now time.Time) (ClaimPick, int, *bool) {
 		}
 	}
 	held := len(skip) > 0
-	choose := func(due []DueDelivery) []int64 {
+	choose := func(due []webhooksstore.DueDelivery) []int64 {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		taken := map[int64]int{}
@@ -120,7 +122,7 @@ func (p *pacer) pick(slots int, now time.Time) (ClaimPick, int, *bool) {
 		}
 		return out
 	}
-	return ClaimPick{Skip: skip, Scan: (slots + max(room, 0)) * scanFactor, Choose: choose}, slots + max(room, 0), &held
+	return webhooksstore.ClaimPick{Skip: skip, Scan: (slots + max(room, 0)) * scanFactor, Choose: choose}, slots + max(room, 0), &held
 }
 
 // begin counts an attempt to the endpoint as under way: in the room

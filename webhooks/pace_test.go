@@ -5,15 +5,17 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/webhooks/webhooksstore"
 )
 
 var paceStart = time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 
 // due lists deliveries 1, 2, ... of the subscriptions given, in order.
-func due(subs ...int64) []DueDelivery {
-	out := make([]DueDelivery, len(subs))
+func due(subs ...int64) []webhooksstore.DueDelivery {
+	out := make([]webhooksstore.DueDelivery, len(subs))
 	for i, s := range subs {
-		out[i] = DueDelivery{ID: int64(i + 1), SubscriptionID: s}
+		out[i] = webhooksstore.DueDelivery{ID: int64(i + 1), SubscriptionID: s}
 	}
 	return out
 }

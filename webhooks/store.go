@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/webhooks/webhooksstore"
 )
 
 // Store keeps subscriptions and the delivery ledger. Implementations:
@@ -120,7 +121,7 @@ type DeliveryStore interface {
 	// claims those it returns that are still due, at most limit: a
 	// delivery another claim took meanwhile is left out. It returns the
 	// IDs claimed, in no particular order.
-	ClaimChosen(ctx context.Context, now, lease time.Time, limit int, pick ClaimPick) ([]int64, error)
+	ClaimChosen(ctx context.Context, now, lease time.Time, limit int, pick webhooksstore.ClaimPick) ([]int64, error)
 	// FailedAttempts returns a delivery's failed attempts, in order (a
 	// delivered attempt is the delivery's own row). FinishAttempt records
 	// each failure with an excerpt of the answer (AttemptExcerptLimit).
@@ -252,22 +253,4 @@ type Attempt struct {
 	Response       string    `json:"response"`
 	At             time.Time `json:"at"`
 	Delivered      bool      `json:"delivered"`
-}
-
-// ClaimPick narrows a claim (Store.ClaimChosen) by subscription: the
-// delivery loop paces each endpoint with it.
-type ClaimPick struct {
-	// Skip names the subscriptions none of whose deliveries are read.
-	Skip []int64
-	// Scan is the most due deliveries read.
-	Scan int
-	// Choose returns the IDs, of those it is shown, to claim. It runs
-	// between the claim's read and its write, so it must return at once.
-	Choose func(due []DueDelivery) []int64
-}
-
-// DueDelivery is a due delivery as a claim reads it.
-type DueDelivery struct {
-	ID             int64
-	SubscriptionID int64
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/driverless"
 	"github.com/groundwork-go/groundwork/webhooks"
+	"github.com/groundwork-go/groundwork/webhooks/webhooksstore"
 )
 
 // ---- claims, attempts and retention ----
@@ -400,7 +401,7 @@ func (s *Store) ClaimDue(ctx context.Context, now, lease time.Time, limit int) (
 // ClaimChosen implements webhooks.Store: a read, then an update of the
 // rows chosen that are still due (the update's conditions make it safe
 // beside other claims, so no transaction holds the two together).
-func (s *Store) ClaimChosen(ctx context.Context, now, lease time.Time, limit int, pick webhooks.ClaimPick) ([]int64, error) {
+func (s *Store) ClaimChosen(ctx context.Context, now, lease time.Time, limit int, pick webhooksstore.ClaimPick) ([]int64, error) {
 	if limit <= 0 || pick.Scan <= 0 || pick.Choose == nil {
 		return nil, nil
 	}
@@ -442,9 +443,9 @@ func (s *Store) ClaimChosen(ctx context.Context, now, lease time.Time, limit int
 	if len(due) == 0 {
 		return nil, nil
 	}
-	shown := make([]webhooks.DueDelivery, len(due))
+	shown := make([]webhooksstore.DueDelivery, len(due))
 	for i, d := range due {
-		shown[i] = webhooks.DueDelivery{ID: d.ID, SubscriptionID: d.Sub}
+		shown[i] = webhooksstore.DueDelivery{ID: d.ID, SubscriptionID: d.Sub}
 	}
 	chosen := pick.Choose(shown)
 	if len(chosen) > limit {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/webhooks"
+	"github.com/groundwork-go/groundwork/webhooks/webhooksstore"
 )
 
 // exerciseClaimAndFinish is the ClaimAndFinish part of RunStoreTests.
@@ -197,7 +198,7 @@ func requireEachOnce(t *testing.T, claimed map[int64]int, n int) {
 }
 
 // dueIDs chooses every delivery shown.
-func dueIDs(due []webhooks.DueDelivery) []int64 {
+func dueIDs(due []webhooksstore.DueDelivery) []int64 {
 	out := make([]int64, len(due))
 	for i, d := range due {
 		out[i] = d.ID
@@ -222,18 +223,18 @@ func exerciseClaimChosen(t *testing.T, newStore func(t *testing.T) webhooks.Stor
 		newDelivery(c.ID, 7, webhooks.StatusPending, ptr(at(4*time.Minute))),
 	)
 	now, lease := at(5*time.Minute), at(10*time.Minute)
-	var shown []webhooks.DueDelivery
-	all := func(due []webhooks.DueDelivery) []int64 {
+	var shown []webhooksstore.DueDelivery
+	all := func(due []webhooksstore.DueDelivery) []int64 {
 		shown = due
 		return dueIDs(due)
 	}
 
 	// Skip hides a subscription; Scan bounds what is read, oldest first
 	// and the lower ID first among equals; what Choose leaves stays due.
-	ids, err := s.ClaimChosen(ctx, now, lease, 10, webhooks.ClaimPick{Skip: []int64{c.ID}, Scan: 2,
-		Choose: func(due []webhooks.DueDelivery) []int64 { shown = due; return []int64{due[1].ID} }})
+	ids, err := s.ClaimChosen(ctx, now, lease, 10, webhooksstore.ClaimPick{Skip: []int64{c.ID}, Scan: 2,
+		Choose: func(due []webhooksstore.DueDelivery) []int64 { shown = due; return []int64{due[1].ID} }})
 	require.NoError(t, err)
-	require.Equal(t, []webhooks.DueDelivery{{ID: ds[0].ID, SubscriptionID: a.ID}, {ID: ds[2].ID, SubscriptionID: b.ID}}, shown)
+	require.Equal(t, []webhooksstore.DueDelivery{{ID: ds[0].ID, SubscriptionID: a.ID}, {ID: ds[2].ID, SubscriptionID: b.ID}}, shown)
 	require.Equal(t, []int64{ds[2].ID}, ids)
 	row, err := s.Delivery(ctx, ds[2].ID)
 	require.NoError(t, err)
@@ -243,24 +244,24 @@ func exerciseClaimChosen(t *testing.T, newStore func(t *testing.T) webhooks.Stor
 	require.Equal(t, at(time.Minute), *row.NextAttemptAt, "shown, not chosen: still due")
 
 	// The limit caps what Choose returns; one not due is not claimed.
-	ids, err = s.ClaimChosen(ctx, now, lease, 2, webhooks.ClaimPick{Scan: 10,
-		Choose: func(due []webhooks.DueDelivery) []int64 {
+	ids, err = s.ClaimChosen(ctx, now, lease, 2, webhooksstore.ClaimPick{Scan: 10,
+		Choose: func(due []webhooksstore.DueDelivery) []int64 {
 			shown = due
 			return []int64{ds[4].ID, ds[0].ID, ds[1].ID, ds[3].ID}
 		}})
 	require.NoError(t, err)
-	require.Equal(t, []webhooks.DueDelivery{{ID: ds[0].ID, SubscriptionID: a.ID}, {ID: ds[1].ID, SubscriptionID: b.ID},
+	require.Equal(t, []webhooksstore.DueDelivery{{ID: ds[0].ID, SubscriptionID: a.ID}, {ID: ds[1].ID, SubscriptionID: b.ID},
 		{ID: ds[3].ID, SubscriptionID: c.ID}, {ID: ds[6].ID, SubscriptionID: c.ID}}, shown)
 	require.ElementsMatch(t, []int64{ds[0].ID}, ids, "the first two chosen: one not due, one claimed")
 
-	ids, err = s.ClaimChosen(ctx, now, lease, 10, webhooks.ClaimPick{Skip: []int64{a.ID, b.ID}, Scan: 10, Choose: all})
+	ids, err = s.ClaimChosen(ctx, now, lease, 10, webhooksstore.ClaimPick{Skip: []int64{a.ID, b.ID}, Scan: 10, Choose: all})
 	require.NoError(t, err)
 	require.ElementsMatch(t, []int64{ds[3].ID, ds[6].ID}, ids)
-	ids, err = s.ClaimChosen(ctx, now, lease, 10, webhooks.ClaimPick{Scan: 10, Choose: all})
+	ids, err = s.ClaimChosen(ctx, now, lease, 10, webhooksstore.ClaimPick{Scan: 10, Choose: all})
 	require.NoError(t, err)
 	require.Equal(t, []int64{ds[1].ID}, ids)
 	shown = nil
-	ids, err = s.ClaimChosen(ctx, now, lease, 10, webhooks.ClaimPick{Scan: 10, Choose: all})
+	ids, err = s.ClaimChosen(ctx, now, lease, 10, webhooksstore.ClaimPick{Scan: 10, Choose: all})
 	require.NoError(t, err)
 	require.Empty(t, ids)
 	require.Empty(t, shown, "nothing due: Choose is not called")
@@ -272,12 +273,12 @@ func exerciseClaimChosen(t *testing.T, newStore func(t *testing.T) webhooks.Stor
 	}
 	create(t, s, more...)
 	claimed := claimSideBySide(t, func() ([]int64, error) {
-		return s.ClaimChosen(ctx, now, lease, 15, webhooks.ClaimPick{Scan: 60, Choose: dueIDs})
+		return s.ClaimChosen(ctx, now, lease, 15, webhooksstore.ClaimPick{Scan: 60, Choose: dueIDs})
 	})
 	// A claim beside another may find what it chose taken, so the rest is
 	// claimed after.
 	for {
-		ids, err := s.ClaimChosen(ctx, now, lease, 15, webhooks.ClaimPick{Scan: 60, Choose: dueIDs})
+		ids, err := s.ClaimChosen(ctx, now, lease, 15, webhooksstore.ClaimPick{Scan: 60, Choose: dueIDs})
 		require.NoError(t, err)
 		if len(ids) == 0 {
 			break
