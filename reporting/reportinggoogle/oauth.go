@@ -23,6 +23,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/seal"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 )
 
 // OAuth defaults.
@@ -184,7 +185,7 @@ func (a *OAuth) callback(w http.ResponseWriter, r *http.Request) {
 		a.back(w, r, "error")
 		return
 	}
-	if err := a.save(r.Context(), user, tok, reporting.StatusConnected, "", nil); err != nil {
+	if err := a.save(r.Context(), user, tok, reportingstore.StatusConnected, "", nil); err != nil {
 		a.o.Logger.ErrorContext(r.Context(), "reportinggoogle: save connection", "user", user, "error", err)
 		a.back(w, r, "error")
 		return
@@ -194,8 +195,8 @@ func (a *OAuth) callback(w http.ResponseWriter, r *http.Request) {
 
 // save seals and stores a user's tokens; a token without a refresh token
 // keeps the stored one.
-func (a *OAuth) save(ctx context.Context, user string, tok *oauth2.Token, status reporting.ConnectionStatus, reason string, old *reporting.GoogleConnection) error {
-	c := reporting.GoogleConnection{UserID: user, Status: status, DisconnectionReason: reason, UpdatedAt: a.o.Now().UTC(),
+func (a *OAuth) save(ctx context.Context, user string, tok *oauth2.Token, status reportingstore.ConnectionStatus, reason string, old *reportingstore.GoogleConnection) error {
+	c := reportingstore.GoogleConnection{UserID: user, Status: status, DisconnectionReason: reason, UpdatedAt: a.o.Now().UTC(),
 		TokenType: tok.Type(), ExpiresAt: tok.Expiry}
 	c.SealedAccessToken = a.sealer.Seal(tok.AccessToken, []byte("access:"+user))
 	switch {
@@ -222,7 +223,7 @@ func (a *OAuth) disconnect(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := a.o.Store.GoogleConnection(r.Context(), user)
 	if err == nil {
-		c.Status, c.DisconnectionReason, c.UpdatedAt = reporting.StatusDisconnected, "disconnected by the user", a.o.Now().UTC()
+		c.Status, c.DisconnectionReason, c.UpdatedAt = reportingstore.StatusDisconnected, "disconnected by the user", a.o.Now().UTC()
 		c.SealedAccessToken, c.SealedRefreshToken = "", ""
 		err = a.o.Store.SaveGoogleConnection(r.Context(), c)
 	}
@@ -259,7 +260,7 @@ func (a *OAuth) status(w http.ResponseWriter, r *http.Request) {
 	c, err := a.o.Store.GoogleConnection(r.Context(), user)
 	switch {
 	case err == nil:
-		s.Connected, s.Status, s.Reason = c.Status == reporting.StatusConnected, string(c.Status), c.DisconnectionReason
+		s.Connected, s.Status, s.Reason = c.Status == reportingstore.StatusConnected, string(c.Status), c.DisconnectionReason
 		if c.Scopes != nil {
 			s.Scopes = c.Scopes
 		}
@@ -280,7 +281,7 @@ func (a *OAuth) Client(ctx context.Context) (*http.Client, string, error) {
 		return nil, "", reporting.ErrNotConnected
 	}
 	c, err := a.o.Store.GoogleConnection(ctx, user)
-	if errors.Is(err, reporting.ErrNoConnection) || err == nil && c.Status != reporting.StatusConnected {
+	if errors.Is(err, reporting.ErrNoConnection) || err == nil && c.Status != reportingstore.StatusConnected {
 		return nil, "", reporting.ErrNotConnected
 	}
 	if err != nil {
@@ -303,7 +304,7 @@ func (a *OAuth) Client(ctx context.Context) (*http.Client, string, error) {
 type savingSource struct {
 	a         *OAuth
 	user      string
-	old       reporting.GoogleConnection
+	old       reportingstore.GoogleConnection
 	next      oauth2.TokenSource
 	noRefresh bool
 }
@@ -316,7 +317,7 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 	var re *oauth2.RetrieveError
 	if err != nil && (s.noRefresh || errors.As(err, &re) && re.ErrorCode == "invalid_grant") {
 		c := s.old
-		c.Status, c.DisconnectionReason, c.UpdatedAt = reporting.StatusDisconnected, "invalid_grant", s.a.o.Now().UTC()
+		c.Status, c.DisconnectionReason, c.UpdatedAt = reportingstore.StatusDisconnected, "invalid_grant", s.a.o.Now().UTC()
 		c.SealedAccessToken, c.SealedRefreshToken = "", ""
 		if serr := s.a.o.Store.SaveGoogleConnection(ctx, c); serr != nil {
 			s.a.o.Logger.Error("reportinggoogle: disconnect", "user", s.user, "error", serr)
@@ -326,7 +327,7 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 	if err != nil {
 		return nil, err
 	}
-	if serr := s.a.save(ctx, s.user, tok, reporting.StatusConnected, "", &s.old); serr != nil {
+	if serr := s.a.save(ctx, s.user, tok, reportingstore.StatusConnected, "", &s.old); serr != nil {
 		s.a.o.Logger.Error("reportinggoogle: save refreshed token", "user", s.user, "error", serr)
 	}
 	return tok, nil

@@ -22,6 +22,7 @@ import (
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -144,7 +145,7 @@ func TestOAuthConnection(t *testing.T) {
 	require.Equal(t, "connected", res.Request.URL.Query().Get("google"))
 	c, err := st.GoogleConnection(ctx, "7")
 	require.NoError(t, err)
-	require.Equal(t, reporting.StatusConnected, c.Status)
+	require.Equal(t, reportingstore.StatusConnected, c.Status)
 	require.NotContains(t, c.SealedAccessToken+c.SealedRefreshToken, "at-1", "sealed at rest")
 	require.NotContains(t, c.SealedRefreshToken, "rt-1")
 

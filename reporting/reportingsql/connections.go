@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -24,22 +25,22 @@ type connectionRow struct {
 var _ reporting.ConnectionStore = (*Store)(nil)
 
 // GoogleConnection implements reporting.ConnectionStore.
-func (s *Store) GoogleConnection(ctx context.Context, userID string) (reporting.GoogleConnection, error) {
+func (s *Store) GoogleConnection(ctx context.Context, userID string) (reportingstore.GoogleConnection, error) {
 	var r connectionRow
 	err := s.db.Reader().GetContext(ctx, &r, s.db.Rebind(`SELECT user_id, access_token, refresh_token, token_type, expires_at, scopes,
 		status, disconnect_reason, updated_at FROM reporting_google_connections WHERE user_id = ?`), userID)
 	if errors.Is(store.MapError(err), store.ErrNotFound) {
-		return reporting.GoogleConnection{}, reporting.ErrNoConnection
+		return reportingstore.GoogleConnection{}, reporting.ErrNoConnection
 	}
 	if err != nil {
-		return reporting.GoogleConnection{}, fmt.Errorf("reportingsql: google connection: %w", err)
+		return reportingstore.GoogleConnection{}, fmt.Errorf("reportingsql: google connection: %w", err)
 	}
-	return reporting.GoogleConnection{UserID: r.UserID, SealedAccessToken: r.Access, SealedRefreshToken: r.Refresh, TokenType: r.Type,
-		ExpiresAt: r.ExpiresAt.Time, Scopes: r.Scopes.V, Status: reporting.ConnectionStatus(r.Status), DisconnectionReason: r.Reason, UpdatedAt: r.UpdatedAt.Time}, nil
+	return reportingstore.GoogleConnection{UserID: r.UserID, SealedAccessToken: r.Access, SealedRefreshToken: r.Refresh, TokenType: r.Type,
+		ExpiresAt: r.ExpiresAt.Time, Scopes: r.Scopes.V, Status: reportingstore.ConnectionStatus(r.Status), DisconnectionReason: r.Reason, UpdatedAt: r.UpdatedAt.Time}, nil
 }
 
 // SaveGoogleConnection implements reporting.ConnectionStore.
-func (s *Store) SaveGoogleConnection(ctx context.Context, c reporting.GoogleConnection) error {
+func (s *Store) SaveGoogleConnection(ctx context.Context, c reportingstore.GoogleConnection) error {
 	var expires store.Time
 	if !c.ExpiresAt.IsZero() {
 		expires = store.NewTime(c.ExpiresAt)

@@ -25,13 +25,13 @@ func RunConnectionStoreTests(t *testing.T, newStore func(t *testing.T) reporting
 		s := newStore(t)
 		_, err := s.GoogleConnection(ctx, "7")
 		require.ErrorIs(t, err, reporting.ErrNoConnection)
-		c := reporting.GoogleConnection{UserID: "7", SealedAccessToken: "sealed-a", SealedRefreshToken: "sealed-r", TokenType: "Bearer",
-			ExpiresAt: at.Add(time.Hour), Scopes: []string{"openid", "x"}, Status: reporting.StatusConnected, UpdatedAt: at}
+		c := reportingstore.GoogleConnection{UserID: "7", SealedAccessToken: "sealed-a", SealedRefreshToken: "sealed-r", TokenType: "Bearer",
+			ExpiresAt: at.Add(time.Hour), Scopes: []string{"openid", "x"}, Status: reportingstore.StatusConnected, UpdatedAt: at}
 		require.NoError(t, s.SaveGoogleConnection(ctx, c))
 		got, err := s.GoogleConnection(ctx, "7")
 		require.NoError(t, err)
 		require.Equal(t, c, got)
-		c.Status, c.DisconnectionReason, c.ExpiresAt = reporting.StatusDisconnected, "invalid_grant", time.Time{}
+		c.Status, c.DisconnectionReason, c.ExpiresAt = reportingstore.StatusDisconnected, "invalid_grant", time.Time{}
 		require.NoError(t, s.SaveGoogleConnection(ctx, c))
 		got, err = s.GoogleConnection(ctx, "7")
 		require.NoError(t, err)
