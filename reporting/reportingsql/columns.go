@@ -174,16 +174,23 @@ type segBuilder struct {
 
 // id is s's id in the day's dictionary d.
 func (b *segBuilder) id(d int, s []byte) uint32 {
-	if b.ids[d] == nil {
-		b.ids[d] = map[string]uint32{}
-	}
 	if id, ok := b.ids[d][string(s)]; ok {
 		return id
 	}
+	return b.idString(d, string(s))
+}
+
+// idString is id for a string.
+func (b *segBuilder) idString(d int, s string) uint32 {
+	if b.ids[d] == nil {
+		b.ids[d] = map[string]uint32{}
+	}
+	if id, ok := b.ids[d][s]; ok {
+		return id
+	}
 	id := uint32(len(b.strs[d]))
-	str := string(s)
-	b.ids[d][str] = id
-	b.strs[d] = append(b.strs[d], str)
+	b.ids[d][s] = id
+	b.strs[d] = append(b.strs[d], s)
 	return id
 }
 

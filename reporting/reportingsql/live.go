@@ -269,7 +269,7 @@ func (s *Store) overlay(ld *liveDay) {
 		for _, row := range r.views {
 			b.visit = append(b.visit, v)
 			for i, val := range row.vals {
-				b.vals[i] = append(b.vals[i], b.id(i, []byte(val)))
+				b.vals[i] = append(b.vals[i], b.idString(i, val))
 			}
 			for i, n := range row.counts {
 				b.counts[i] = append(b.counts[i], b.count(n))
@@ -277,8 +277,8 @@ func (s *Store) overlay(ld *liveDay) {
 		}
 		for _, e := range r.events {
 			b.evVisit = append(b.evVisit, v)
-			b.vals[dictEvent] = append(b.vals[dictEvent], b.id(dictEvent, []byte(e.event)))
-			b.vals[dictProp] = append(b.vals[dictProp], b.id(dictProp, []byte(e.prop)))
+			b.vals[dictEvent] = append(b.vals[dictEvent], b.idString(dictEvent, e.event))
+			b.vals[dictProp] = append(b.vals[dictProp], b.idString(dictProp, e.prop))
 			b.evCount = append(b.evCount, b.count(e.n))
 		}
 	}
