@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/reporting/reportingstore"
+	"github.com/groundwork-go/groundwork/reporting/visits"
 )
 
 // Dimension is what a report breaks page views or events down by: a
@@ -251,5 +252,5 @@ func (fs Filters) Sorted() Filters {
 }
 
 // SessionGap ends a session: a visitor's page view this long after their
-// previous one starts a new one.
-const SessionGap = 30 * time.Minute
+// last hit starts a new one. The rules of sessions are package visits'.
+const SessionGap = visits.Gap

@@ -18,6 +18,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportingstore"
+	"github.com/groundwork-go/groundwork/reporting/visits"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -103,14 +104,16 @@ type visit struct{ day, visitor string }
 // views and events; 0 for a session kept before hits were counted, which
 // is never a bounce). changed marks one to write back.
 type session struct {
-	at          time.Time
-	page, entry string
-	hits        int64
-	changed     bool
+	visits.Session
+	changed bool
 	// entryRow and lastRow are the reporting_views rows (row_key) of the
 	// session's first and last page views (0 when not known).
 	entryRow, lastRow int64
 }
+
+// continues reports whether a hit at at falls in the visitor's session
+// (none: no).
+func (s *session) continues(at time.Time) bool { return s != nil && s.Continues(at) }
 
 // The codes that begin the values a visitor is counted for, by
 // dimension: reporting.CampaignDims' and reporting.PairDims', in order.
@@ -246,34 +249,34 @@ func (t *tally) begin(h reporting.Hit, total *reportingstore.DailyRow, row viewK
 	v.sessions++
 	v.bounces++
 	v.exits++
-	return &session{at: h.At, page: h.Path, entry: h.Path, hits: 1, changed: true, entryRow: row.row, lastRow: row.row}
+	return &session{Session: visits.Begin(h.At, h.Path), changed: true, entryRow: row.row, lastRow: row.row}
 }
 
 // extend adds a hit at to s: the time since its last hit to the length
 // of the visit (in the total and its entry page's row), and a second hit
-// makes it no bounce.
+// makes it no bounce (the rules are visits.Session.Extend's).
 func (t *tally) extend(v visit, s *session, at time.Time) {
 	day := v.day
 	total := t.row(day, reporting.DimTotal, "")
 	var entry *reportingstore.DailyRow
-	if s.entry != "" {
-		entry = t.row(day, reporting.DimEntry, s.entry)
+	if s.Entry != "" {
+		entry = t.row(day, reporting.DimEntry, s.Entry)
 	}
 	var entryView *viewRow // the row of the session's first view
 	if s.entryRow != 0 {
 		entryView = t.view(viewKey{day, visitorNumber(v), s.entryRow})
 	}
-	if gap := at.Sub(s.at); gap > 0 {
-		total.Duration += int64(gap / time.Second)
+	step := s.Extend(at)
+	if step.Seconds > 0 {
+		total.Duration += step.Seconds
 		if entry != nil {
-			entry.Duration += int64(gap / time.Second)
+			entry.Duration += step.Seconds
 		}
 		if entryView != nil {
-			entryView.duration += int64(gap / time.Second)
+			entryView.duration += step.Seconds
 		}
-		s.at = at
 	}
-	if s.hits == 1 {
+	if step.Unbounced {
 		total.Bounces--
 		if entry != nil {
 			entry.Bounces--
@@ -281,9 +284,6 @@ func (t *tally) extend(v visit, s *session, at time.Time) {
 		if entryView != nil {
 			entryView.bounces--
 		}
-	}
-	if s.hits > 0 {
-		s.hits++
 	}
 	s.changed = true
 }
@@ -314,7 +314,7 @@ func tallyHits(hits []reporting.Hit, days map[visit]*visitorDay, goals []reporti
 		}
 		if h.Event != "" {
 			// An event within a visitor's session extends it.
-			if s := d.session; s != nil && h.At.Sub(s.at) <= reporting.SessionGap {
+			if s := d.session; s != nil && s.Continues(h.At) {
 				t.extend(v, s, h.At)
 			}
 			count(t.add(h.Day, reporting.DimEvent, h.Event, ""), "e:"+h.Event)
@@ -343,18 +343,17 @@ func tallyHits(hits []reporting.Hit, days map[visit]*visitorDay, goals []reporti
 			view.dims[1] = h.Title
 		}
 		s := d.session
-		starts := s == nil || h.At.Sub(s.at) > reporting.SessionGap
+		starts := !s.continues(h.At)
 		if starts {
 			d.session = t.begin(h, total, row)
 			count(t.row(h.Day, reporting.DimEntry, h.Path), "a:"+h.Path)
 		} else {
 			t.extend(v, s, h.At)
-			if s.page != h.Path { // the session's exit moves here
-				if s.page != "" {
-					t.row(h.Day, reporting.DimExit, s.page).Views--
+			if from, moved := s.Exit(h.Path); moved { // the session's exit moves here
+				if from != "" {
+					t.row(h.Day, reporting.DimExit, from).Views--
 				}
 				t.add(h.Day, reporting.DimExit, h.Path, h.Title)
-				s.page = h.Path
 			}
 			if s.lastRow != row.row { // and its last view's row
 				if s.lastRow != 0 {

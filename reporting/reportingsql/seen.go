@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/visits"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -142,14 +143,14 @@ func readVisitors(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[v
 		var at store.Time
 		var seen string
 		s := &session{}
-		if err := rows.Scan(&v.day, &v.visitor, &at, &s.page, &s.entry, &s.hits, &s.entryRow, &s.lastRow, &seen); err != nil {
+		if err := rows.Scan(&v.day, &v.visitor, &at, &s.Page, &s.Entry, &s.Hits, &s.entryRow, &s.lastRow, &seen); err != nil {
 			return err
 		}
 		d := days[v]
 		if d == nil {
 			return nil
 		}
-		s.at, d.at, d.seen.text = at.Time, at.Time, seen
+		s.Last, d.at, d.seen.text = at.Time, at.Time, seen
 		if d.seen.has("t:") { // a page view began a session
 			d.session = s
 		}
@@ -204,9 +205,9 @@ func writeVisitors(ctx context.Context, tx *sqlx.Tx, days map[visit]*visitorDay)
 			continue
 		}
 		if s == nil {
-			s = &session{at: d.at}
+			s = &session{Session: visits.Session{Last: d.at}}
 		}
-		rows = append(rows, []any{v.day, v.visitor, "t:", store.NewTime(s.at), s.page, s.entry, s.hits, s.entryRow, s.lastRow, d.seen.String()})
+		rows = append(rows, []any{v.day, v.visitor, "t:", store.NewTime(s.Last), s.Page, s.Entry, s.Hits, s.entryRow, s.lastRow, d.seen.String()})
 	}
 	return values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen, page, entry, hits, entry_row, last_row, seen) VALUES %s
 		ON CONFLICT (day, visitor, scope) DO UPDATE SET last_seen = excluded.last_seen, page = excluded.page,
