@@ -44,6 +44,7 @@ type liveDay struct {
 	// rows of each visitor written after baseVersion; overlay those rows
 	// by column and hide the base's visitors among them.
 	version    int64
+	caught     time.Time // when the copy was last brought up to version
 	rows       map[int64]*liveRows
 	overlay    *daySeg
 	hide       []bool
@@ -105,7 +106,10 @@ func (s *Store) liveView(ctx context.Context, day string, version int64) (base *
 			return nil, nil, nil, err
 		}
 	}
-	if version > ld.version && !ld.tooBig {
+	// With Lag, a copy brought up to date less than Lag ago is read as it
+	// is.
+	young := s.Lag > 0 && s.now().Sub(ld.caught) < s.Lag
+	if version > ld.version && !ld.tooBig && !young {
 		ok, err := s.catchUp(ctx, day, ld, version)
 		if err == nil && !ok {
 			// The batches since the copy are no longer noted: read it
@@ -135,7 +139,7 @@ func (s *Store) liveView(ctx context.Context, day string, version int64) (base *
 			ld.rebuilding = false
 			if err == nil && fresh.baseVersion >= ld.baseVersion {
 				ld.base, ld.tooBig, ld.nums, ld.baseVersion = fresh.base, fresh.tooBig, fresh.nums, fresh.baseVersion
-				ld.version, ld.rows, ld.overlay, ld.hide = fresh.baseVersion, map[int64]*liveRows{}, nil, nil
+				ld.version, ld.caught, ld.rows, ld.overlay, ld.hide = fresh.baseVersion, fresh.caught, map[int64]*liveRows{}, nil, nil
 				// The next report reads the batches since the new base.
 				s.resize(day, ld)
 			}
@@ -184,6 +188,7 @@ func (s *Store) rebase(ctx context.Context, day string, ld *liveDay) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", day, err)
 	}
+	ld.caught = s.now()
 	ld.baseVersion, ld.version, ld.rows, ld.overlay, ld.hide = version, version, map[int64]*liveRows{}, nil, nil
 	ld.base, ld.nums, ld.tooBig = nil, nil, b == nil
 	if b != nil {
@@ -249,7 +254,7 @@ func (s *Store) catchUp(ctx context.Context, day string, ld *liveDay, version in
 		}
 	}
 	maps.Copy(ld.rows, fresh)
-	ld.version = version
+	ld.version, ld.caught = version, s.now()
 	s.overlay(ld)
 	s.resize(day, ld)
 	return true, nil

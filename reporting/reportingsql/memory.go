@@ -72,10 +72,6 @@ type memDay struct {
 	live     *liveDay
 	liveSize int64
 	used     uint64
-	// read and reading: when a copy of a day still being written was
-	// read, and whether it is being read again.
-	read    time.Time
-	reading bool
 }
 
 // size is the bytes the entry keeps.
@@ -165,11 +161,9 @@ func (s *Store) segments(ctx context.Context, days []string, vs map[string]dayVe
 	m.mu.Lock()
 	m.clock++
 	for i, d := range days {
-		for _, name := range []string{liveName(d), exactName(d)} {
-			if k := m.days[name]; k != nil { // settled since: the copy has had its day
-				m.used -= k.size()
-				delete(m.days, name)
-			}
+		if k := m.days[exactName(d)]; k != nil { // settled since: the copy has had its day
+			m.used -= k.size()
+			delete(m.days, exactName(d))
 		}
 		if k := m.days[d]; k != nil && k.version == vs[d].version {
 			k.used = m.clock
@@ -256,59 +250,6 @@ func (s *Store) readDay(ctx context.Context, day string, version int64) (b *segB
 	return b, false, err
 }
 
-// liveName is the memory's name of the copy of a day still written.
-func liveName(day string) string { return "live/" + day }
-
-// liveSeg is the copy of day (still being written) kept under Lag: read
-// now when there is none, and read again in the background when the one
-// there is older than Lag (this report answers from it).
-func (s *Store) liveSeg(ctx context.Context, day string) (*daySeg, error) {
-	m := s.mem
-	m.mu.Lock()
-	m.clock++
-	if k := m.days[liveName(day)]; k != nil {
-		k.used = m.clock
-		if !k.reading && s.now().Sub(k.read) > s.Lag {
-			k.reading = true
-			go func() {
-				ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-				defer cancel()
-				if _, err := s.readLive(ctx, day); err != nil {
-					m.mu.Lock()
-					k.reading = false // the next report tries again
-					m.mu.Unlock()
-				}
-			}()
-		}
-		m.mu.Unlock()
-		return k.seg, nil
-	}
-	m.mu.Unlock()
-	v, err, _ := m.load.Do(liveName(day), func() (any, error) { return s.readLive(ctx, day) })
-	if err != nil {
-		return nil, err
-	}
-	return v.(*daySeg), nil
-}
-
-// readLive reads day's rows into the copy kept under Lag.
-func (s *Store) readLive(ctx context.Context, day string) (*daySeg, error) {
-	read := s.now()
-	b, err := loadDay(ctx, s.db, day)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", day, err)
-	}
-	m := s.mem
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var seg *daySeg
-	if b != nil {
-		seg = b.build(m)
-	}
-	m.keep(liveName(day), &memDay{seg: seg, used: m.clock, read: read})
-	return seg, nil
-}
-
 // keep adds a day and evicts the least recently read others until the
 // kept fit the limit (with mu held).
 func (m *memory) keep(day string, k *memDay) {
@@ -378,15 +319,12 @@ func (s *Store) segmentKept(ctx context.Context, fs reporting.Filters, n narrowi
 	if days == nil || err != nil {
 		return nil, false, err
 	}
-	var settled, live, exact []string
+	var settled, live []string
 	for _, d := range days {
-		switch {
-		case vs[d].settled:
+		if vs[d].settled {
 			settled = append(settled, d)
-		case s.Lag > 0:
+		} else {
 			live = append(live, d)
-		default:
-			exact = append(exact, d)
 		}
 	}
 	segs, err := s.segments(ctx, settled, vs)
@@ -405,13 +343,6 @@ func (s *Store) segmentKept(ctx context.Context, fs reporting.Filters, n narrowi
 		parts = append(parts, part{day: d, seg: segs[i]})
 	}
 	for _, d := range live {
-		seg, err := s.liveSeg(ctx, d)
-		if err != nil {
-			return nil, false, err
-		}
-		parts = append(parts, part{day: d, seg: seg})
-	}
-	for _, d := range exact {
 		base, hide, overlay, err := s.liveView(ctx, d, vs[d].version)
 		if err != nil {
 			return nil, false, err

@@ -166,9 +166,8 @@ func TestKeptRollupsAgainstSQL(t *testing.T) {
 
 // TestLagKeepsTheLiveDay reads a day still being written with Lag: the
 // first report reads it whole; within Lag a later write is not in the
-// copy (the documented trade); past Lag a report starts a fresh read in
-// the background and the next ones have the write. Without Lag the day is
-// read in SQL, exact.
+// copy (the documented trade); past Lag the next report brings the copy
+// up to date and has the write. Without Lag every report is exact.
 func TestLagKeepsTheLiveDay(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {

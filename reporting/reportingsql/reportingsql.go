@@ -47,10 +47,9 @@ type Store struct {
 	// write, as the SQL is.
 	Settled time.Duration
 	// Lag, when positive, lets a narrowed report read the copy of a day
-	// still being written as it is, without bringing it up to date, for
-	// as long as the copy is younger than Lag; an older one is read again
-	// in the background (the report that finds it so answers from it).
-	// 0, the default, reads every write.
+	// still being written as it is, without bringing it up to date, while
+	// it was last brought up to date less than Lag ago. 0, the default,
+	// reads every write.
 	Lag time.Duration
 	// Now is the clock the Store marks each day's last write with;
 	// time.Now when nil.
