@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/counting"
 	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 	"github.com/groundwork-go/groundwork/store"
 )
@@ -118,11 +119,11 @@ func backfillGoal(ctx context.Context, tx *sqlx.Tx, g reporting.Goal) error {
 	switch {
 	case g.Event != "" && g.Property != "":
 		dim, match, arg = reporting.DimProp, "key = ?", reporting.PropKey(g.Event, g.Property, g.Value)
-		scope = "v:" + arg.(string)
+		scope = counting.Scope(dim, arg.(string))
 	case g.Event != "":
-		dim, match, arg, scope = reporting.DimEvent, "key = ?", g.Event, "e:"+g.Event
+		dim, match, arg, scope = reporting.DimEvent, "key = ?", g.Event, counting.Scope(reporting.DimEvent, g.Event)
 	case g.Exact():
-		dim, match, arg, scope = reporting.DimPage, "key = ?", g.Page, "p:"+g.Page
+		dim, match, arg, scope = reporting.DimPage, "key = ?", g.Page, counting.Scope(reporting.DimPage, g.Page)
 	default:
 		var pattern string
 		match, pattern = patternMatch(tx, "key", g.Page, "")
@@ -143,7 +144,8 @@ func backfillGoal(ctx context.Context, tx *sqlx.Tx, g reporting.Goal) error {
 	// reached the goal are counted for it, so none is counted again.
 	reached := func(v string) bool { return v == scope }
 	if !g.Exact() {
-		reached = func(v string) bool { return strings.HasPrefix(v, "p:") && reporting.Glob(g.Page, v[2:]) }
+		pages := counting.Scope(reporting.DimPage, "")
+		reached = func(v string) bool { return strings.HasPrefix(v, pages) && reporting.Glob(g.Page, v[len(pages):]) }
 	}
 	visitors := map[string]int64{}
 	if err := editSeen(ctx, tx, func(day string, s *seenSet) bool {
@@ -151,7 +153,7 @@ func backfillGoal(ctx context.Context, tx *sqlx.Tx, g reporting.Goal) error {
 		for v := range s.m {
 			if reached(v) {
 				visitors[day]++
-				return s.claim("g:" + key)
+				return s.Claim(counting.Scope(reporting.DimGoal, key))
 			}
 		}
 		return false
@@ -228,7 +230,7 @@ func (s *Store) DeleteGoal(ctx context.Context, id int64) error {
 		}
 		// No visitor is counted for it any more (a goal made later may
 		// take its number).
-		return editSeen(ctx, tx, func(_ string, s *seenSet) bool { return s.remove("g:" + key) })
+		return editSeen(ctx, tx, func(_ string, s *seenSet) bool { return s.remove(counting.Scope(reporting.DimGoal, key)) })
 	})
 	if err != nil {
 		if errors.Is(err, reporting.ErrGoalNotFound) {

@@ -8,7 +8,6 @@ import (
 	"embed"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,8 +16,8 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/counting"
 	"github.com/groundwork-go/groundwork/reporting/reportingstore"
-	"github.com/groundwork-go/groundwork/reporting/visits"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -98,32 +97,10 @@ type rollupKey struct {
 
 type visit struct{ day, visitor string }
 
-// session is a visitor's session of a day as far as it is known: the
-// time of its last hit, its last page and entry page, and its hits (page
-// views and events; 0 for a session kept before hits were counted, which
-// is never a bounce). changed marks one to write back.
-type session struct {
-	visits.Session
-	changed bool
-	// entryRow and lastRow are the reporting_views rows (row_key) of the
-	// session's first and last page views (0 when not known).
-	entryRow, lastRow int64
-}
-
-// continues reports whether a hit at at falls in the visitor's session
-// (none: no).
-func (s *session) continues(at time.Time) bool { return s != nil && s.Continues(at) }
-
-// The codes that begin the values a visitor is counted for, by
-// dimension: reporting.CampaignDims' and reporting.PairDims', in order.
-// The others: "t:" the day (the total), "a:" an entry page, "c:" a
-// country, "e:" an event, "v:" a property value, "g:" a goal; a pair's
-// code is its own, a triple's "T:", their values joined by sep.
-var (
-	campaignScopes = [...]string{"m:", "n:", "k:", "o:"}
-	pairDimScopes  = [...]string{"p:", "s:", "d:"}
-)
-
+// The adapter's own rollups (pairs and triples of a page view's values)
+// count a visitor once a day too, under values of their own in the
+// visitor's Day (counting.Seen): a pair's code is its own capital
+// letter, a triple's "T:", their values joined by sep.
 // pairs are the pairs of dimensions kept for filtered reports (a slice:
 // every page view walks it).
 var pairs = []pair{newPair('P', 0, 1), newPair('Q', 0, 2), newPair('R', 1, 2)}
@@ -214,218 +191,125 @@ type tally struct {
 	events map[eventKey]int64
 }
 
-// add counts a view (or event) of dim's key on day.
-func (t *tally) add(day string, dim reporting.Dimension, key, label string) *reportingstore.DailyRow {
-	r := t.row(day, dim, key)
-	if label != "" {
-		r.Label = label
-	}
-	r.Views++
-	return r
-}
-
-// row is the counts of dim's key on day in this batch.
-func (t *tally) row(day string, dim reporting.Dimension, key string) *reportingstore.DailyRow {
-	k := rollupKey{day, dim, key}
-	r := t.inc[k]
-	if r == nil {
-		r = &reportingstore.DailyRow{Key: key}
-		t.inc[k] = r
-	}
-	return r
-}
-
-// begin starts a session with a page view: an entrance and an exit of
-// its page, and a bounce until another hit comes.
-func (t *tally) begin(h reporting.Hit, total *reportingstore.DailyRow, row viewKey) *session {
-	total.Sessions++
-	total.Bounces++
-	e := t.add(h.Day, reporting.DimEntry, h.Path, h.Title)
-	e.Sessions++
-	e.Bounces++
-	t.add(h.Day, reporting.DimExit, h.Path, h.Title)
-	v := t.view(row)
-	v.sessions++
-	v.bounces++
-	v.exits++
-	return &session{Session: visits.Begin(h.At, h.Path), changed: true, entryRow: row.row, lastRow: row.row}
-}
-
-// extend adds a hit at to s: the time since its last hit to the length
-// of the visit (in the total and its entry page's row), and a second hit
-// makes it no bounce (the rules are visits.Session.Extend's).
-func (t *tally) extend(v visit, s *session, at time.Time) {
-	day := v.day
-	total := t.row(day, reporting.DimTotal, "")
-	var entry *reportingstore.DailyRow
-	if s.Entry != "" {
-		entry = t.row(day, reporting.DimEntry, s.Entry)
-	}
-	var entryView *viewRow // the row of the session's first view
-	if s.entryRow != 0 {
-		entryView = t.view(viewKey{day, visitorNumber(v), s.entryRow})
-	}
-	step := s.Extend(at)
-	if step.Seconds > 0 {
-		total.Duration += step.Seconds
-		if entry != nil {
-			entry.Duration += step.Seconds
-		}
-		if entryView != nil {
-			entryView.duration += step.Seconds
-		}
-	}
-	if step.Unbounced {
-		total.Bounces--
-		if entry != nil {
-			entry.Bounces--
-		}
-		if entryView != nil {
-			entryView.bounces--
-		}
-	}
-	s.changed = true
-}
-
-// tallyHits counts hits (by time) into rollups, pairs and triples,
-// moving each visitor's day forward: their session, and the values they
-// are counted for (a visitor of a value is counted the first time they
-// have it that day).
+// tallyHits counts hits (by time) as the analytics rules say
+// (counting.Count), into the rollups, and into the adapter's own rows:
+// each visitor's page views (with their sessions, bounces, lengths and
+// exits), their events, and the pairs and triples of a page view's
+// values. Each visitor's Day moves forward: their session, and the
+// values they were counted for.
 func tallyHits(hits []reporting.Hit, days map[visit]*visitorDay, goals []reporting.Goal) *tally {
 	t := &tally{inc: map[rollupKey]*reportingstore.DailyRow{}, paired: map[pairKey]*reportingstore.DailyRow{}, tripled: map[tripleKey]*reportingstore.DailyRow{},
 		views: map[viewKey]*viewRow{}, events: map[eventKey]int64{}}
+	var c counting.Counted
 	for _, h := range hits {
 		v := visit{h.Day, h.Visitor}
 		d := days[v]
 		d.at = h.At
-		// count adds the hit to r, and the visitor when new for scope.
-		count := func(r *reportingstore.DailyRow, scope string) *reportingstore.DailyRow {
-			if d.seen.claim(scope) {
-				r.Visitors++
-			}
-			return r
+		counting.Count(&c, h, &d.Day, goals)
+		for _, r := range c.Rows {
+			t.add(h.Day, r)
 		}
-		for _, g := range goals {
-			if g.Matches(h) {
-				key := strconv.FormatInt(g.ID, 10)
-				count(t.add(h.Day, reporting.DimGoal, key, ""), "g:"+key)
+		if c.Began || c.Extended {
+			d.changed = true
+		}
+		n := visitorNumber(v)
+		if c.Extended && d.entryRow != 0 { // the length and bounce of the session's first view
+			entry := t.view(viewKey{h.Day, n, d.entryRow})
+			entry.duration += c.Step.Seconds
+			if c.Step.Unbounced {
+				entry.bounces--
 			}
 		}
 		if h.Event != "" {
-			// An event within a visitor's session extends it.
-			if s := d.session; s != nil && s.Continues(h.At) {
-				t.extend(v, s, h.At)
-			}
-			count(t.add(h.Day, reporting.DimEvent, h.Event, ""), "e:"+h.Event)
-			n := visitorNumber(v)
 			t.events[eventKey{h.Day, n, h.Event, ""}]++
 			for _, p := range h.Props {
-				key := reporting.PropKey(h.Event, p.Name, p.Value)
-				count(t.add(h.Day, reporting.DimProp, key, ""), "v:"+key)
 				t.events[eventKey{h.Day, n, h.Event, p.Name + propSep + p.Value}]++
 			}
 			continue
 		}
-		total := t.add(h.Day, reporting.DimTotal, "", "")
-		// A visitor new that day is new for their browser and system too
-		// (the visitor is a hash of the user agent: one each a day).
-		newVisitor := d.seen.claim("t:")
-		if newVisitor {
-			total.Visitors++
-		}
-		row := viewKey{h.Day, visitorNumber(v), rowKey(h)}
-		view := t.view(row)
-		view.views++
-		if view.dims == nil {
-			view.dims = viewDims(h)
-		} else if h.Title != "" {
-			view.dims[1] = h.Title
-		}
-		s := d.session
-		starts := !s.continues(h.At)
-		if starts {
-			d.session = t.begin(h, total, row)
-			count(t.row(h.Day, reporting.DimEntry, h.Path), "a:"+h.Path)
-		} else {
-			t.extend(v, s, h.At)
-			if from, moved := s.Exit(h.Path); moved { // the session's exit moves here
-				if from != "" {
-					t.row(h.Day, reporting.DimExit, from).Views--
-				}
-				t.add(h.Day, reporting.DimExit, h.Path, h.Title)
-			}
-			if s.lastRow != row.row { // and its last view's row
-				if s.lastRow != 0 {
-					t.view(viewKey{h.Day, row.visitor, s.lastRow}).exits--
-				}
-				view.exits++
-				s.lastRow = row.row
-			}
-		}
-		vals := [...]string{h.Path, h.Source, h.Device} // as reporting.PairDims
-		labels := [...]string{h.Title, "", ""}
-		for i, dim := range reporting.PairDims {
-			r := count(t.add(h.Day, dim, vals[i], labels[i]), pairDimScopes[i]+vals[i])
-			if starts {
-				r.Sessions++
-			}
-		}
-		for _, sw := range [...]struct {
-			dim   reporting.Dimension
-			value string
-		}{{reporting.DimBrowser, h.Browser}, {reporting.DimOS, h.OS}} {
-			if sw.value == "" {
-				continue
-			}
-			r := t.add(h.Day, sw.dim, sw.value, "")
-			if starts {
-				r.Sessions++
-			}
-			if newVisitor {
-				r.Visitors++
-			}
-		}
-		for i, value := range h.Campaign {
-			if value == "" {
-				continue
-			}
-			if r := count(t.add(h.Day, reporting.CampaignDims[i], value, ""), campaignScopes[i]+value); starts {
-				r.Sessions++
-			}
-		}
-		if !strings.Contains(h.Path, sep) && !strings.Contains(h.Source, sep) && !strings.Contains(h.Device, sep) {
-			for _, p := range pairs {
-				k := pairKey{h.Day, p.name, vals[p.a], vals[p.b]}
-				r := t.paired[k]
-				if r == nil {
-					r = &reportingstore.DailyRow{Label: labels[p.a]}
-					t.paired[k] = r
-				}
-				r.Views++
-				if starts {
-					r.Sessions++
-				}
-				count(r, string(p.code)+":"+k.a+sep+k.b)
-			}
-			k := tripleKey{h.Day, h.Path, h.Source, h.Device}
-			r := t.tripled[k]
-			if r == nil {
-				r = &reportingstore.DailyRow{Label: h.Title}
-				t.tripled[k] = r
-			} else if h.Title != "" {
-				r.Label = h.Title
-			}
-			r.Views++
-			if starts {
-				r.Sessions++
-			}
-			count(r, "T:"+k.page+sep+k.source+sep+k.device)
-		}
-		if h.Country != "" {
-			count(t.add(h.Day, reporting.DimCountry, h.Country, ""), "c:"+h.Country)
-		}
+		t.pageView(h, d, n, c.Began)
 	}
 	return t
+}
+
+// add adds r, a rollup row's change, to the batch's.
+func (t *tally) add(day string, r counting.Row) {
+	k := rollupKey{day, r.Dim, r.Key}
+	row := t.inc[k]
+	if row == nil {
+		row = &reportingstore.DailyRow{Key: r.Key}
+		t.inc[k] = row
+	}
+	if r.Label != "" {
+		row.Label = r.Label
+	}
+	row.Views += r.Views
+	row.Visitors += r.Visitors
+	row.Sessions += r.Sessions
+	row.Bounces += r.Bounces
+	row.Duration += r.Duration
+}
+
+// pageView counts h, a page view of visitor n, into the visitor's rows
+// of reporting_views (began: it began a session), and into the pairs
+// and triples of its values.
+func (t *tally) pageView(h reporting.Hit, d *visitorDay, n int64, began bool) {
+	row := viewKey{h.Day, n, rowKey(h)}
+	view := t.view(row)
+	view.views++
+	if view.dims == nil {
+		view.dims = viewDims(h)
+	} else if h.Title != "" {
+		view.dims[1] = h.Title
+	}
+	switch {
+	case began: // its first view: an entrance, an exit and a bounce
+		view.sessions++
+		view.bounces++
+		view.exits++
+		d.entryRow, d.lastRow = row.row, row.row
+	case d.lastRow != row.row: // the session's exit moves to this row
+		if d.lastRow != 0 {
+			t.view(viewKey{h.Day, n, d.lastRow}).exits--
+		}
+		view.exits++
+		d.lastRow = row.row
+	}
+	if strings.Contains(h.Path, sep) || strings.Contains(h.Source, sep) || strings.Contains(h.Device, sep) {
+		return
+	}
+	var session int64
+	if began {
+		session = 1
+	}
+	vals := [...]string{h.Path, h.Source, h.Device} // as reporting.PairDims
+	labels := [...]string{h.Title, "", ""}
+	for _, p := range pairs {
+		k := pairKey{h.Day, p.name, vals[p.a], vals[p.b]}
+		r := t.paired[k]
+		if r == nil {
+			r = &reportingstore.DailyRow{Label: labels[p.a]}
+			t.paired[k] = r
+		}
+		r.Views++
+		r.Sessions += session
+		if d.seen.Claim(string(p.code) + ":" + k.a + sep + k.b) {
+			r.Visitors++
+		}
+	}
+	k := tripleKey{h.Day, h.Path, h.Source, h.Device}
+	r := t.tripled[k]
+	if r == nil {
+		r = &reportingstore.DailyRow{Label: h.Title}
+		t.tripled[k] = r
+	} else if h.Title != "" {
+		r.Label = h.Title
+	}
+	r.Views++
+	r.Sessions += session
+	if d.seen.Claim("T:" + k.page + sep + k.source + sep + k.device) {
+		r.Visitors++
+	}
 }
 
 // write stores each visitor's day, the batch's rows of reporting_views

@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/reporting/counting"
 	"github.com/groundwork-go/groundwork/reporting/visits"
 	"github.com/groundwork-go/groundwork/store"
 )
@@ -28,14 +29,25 @@ import (
 // removed or refused); one that does is kept as its hash instead.
 const rs = "\x1e"
 
-// visitorDay is a visitor's row of a day: their session (nil when they
-// have had no page view that day, only events), the values they were
-// counted for, the time of their last hit, and whether it changed.
+// visitorDay is a visitor's row of a day: the Day the analytics rules
+// move on (their session, nil when they have had no page view that day,
+// only events; the values they were counted for, in seen), the
+// reporting_views rows (row_key) of their session's first and last page
+// views (0 when not known), the time of their last hit, and whether
+// their session changed.
 type visitorDay struct {
-	session *session
-	seen    seenSet
-	at      time.Time
-	changed bool
+	counting.Day
+	seen              seenSet
+	entryRow, lastRow int64
+	at                time.Time
+	changed           bool
+}
+
+// newVisitorDay is an empty day: no session, nothing seen.
+func newVisitorDay() *visitorDay {
+	d := &visitorDay{}
+	d.Seen = &d.seen
+	return d
 }
 
 // seenSet is the values of a visitor's day, as their row keeps them:
@@ -76,9 +88,9 @@ func (s *seenSet) has(v string) bool {
 	return ok
 }
 
-// claim adds v to s, and reports whether it was not there: the visitor
-// is new for it.
-func (s *seenSet) claim(v string) bool {
+// Claim adds v to s, and reports whether it was not there: the visitor
+// is new for it (counting.Seen).
+func (s *seenSet) Claim(v string) bool {
 	v = seenValue(v)
 	s.load()
 	if _, ok := s.m[v]; ok {
@@ -128,7 +140,7 @@ func readVisitors(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[v
 	for _, h := range hits {
 		v := visit{h.Day, h.Visitor}
 		if days[v] == nil {
-			days[v] = &visitorDay{}
+			days[v] = newVisitorDay()
 			keys = append(keys, v)
 		}
 	}
@@ -142,17 +154,18 @@ func readVisitors(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[v
 		var v visit
 		var at store.Time
 		var seen string
-		s := &session{}
-		if err := rows.Scan(&v.day, &v.visitor, &at, &s.Page, &s.Entry, &s.Hits, &s.entryRow, &s.lastRow, &seen); err != nil {
+		var s visits.Session
+		var entryRow, lastRow int64
+		if err := rows.Scan(&v.day, &v.visitor, &at, &s.Page, &s.Entry, &s.Hits, &entryRow, &lastRow, &seen); err != nil {
 			return err
 		}
 		d := days[v]
 		if d == nil {
 			return nil
 		}
-		s.Last, d.at, d.seen.text = at.Time, at.Time, seen
-		if d.seen.has("t:") { // a page view began a session
-			d.session = s
+		s.Last, d.at, d.seen.text, d.entryRow, d.lastRow = at.Time, at.Time, seen, entryRow, lastRow
+		if d.seen.has(counting.Scope(reporting.DimTotal, "")) { // a page view began a session
+			d.Session = &s
 		}
 		return nil
 	}
@@ -200,14 +213,14 @@ const lockVisitorsQuery = `INSERT INTO reporting_seen (day, visitor, scope, last
 func writeVisitors(ctx context.Context, tx *sqlx.Tx, days map[visit]*visitorDay) error {
 	var rows [][]any
 	for v, d := range days {
-		s := d.session
-		if len(d.seen.added) == 0 && (s == nil || !s.changed) {
+		s := d.Session
+		if len(d.seen.added) == 0 && (s == nil || !d.changed) {
 			continue
 		}
 		if s == nil {
-			s = &session{Session: visits.Session{Last: d.at}}
+			s = &visits.Session{Last: d.at}
 		}
-		rows = append(rows, []any{v.day, v.visitor, "t:", store.NewTime(s.Last), s.Page, s.Entry, s.Hits, s.entryRow, s.lastRow, d.seen.String()})
+		rows = append(rows, []any{v.day, v.visitor, "t:", store.NewTime(s.Last), s.Page, s.Entry, s.Hits, d.entryRow, d.lastRow, d.seen.String()})
 	}
 	return values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen, page, entry, hits, entry_row, last_row, seen) VALUES %s
 		ON CONFLICT (day, visitor, scope) DO UPDATE SET last_seen = excluded.last_seen, page = excluded.page,
