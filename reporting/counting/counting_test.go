@@ -2,6 +2,7 @@ package counting_test
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -138,4 +139,35 @@ func ExampleCount() {
 	// total "": views +1, visitors +0, sessions +0, bounces +0, seconds +0
 	// total "": views +0, visitors +0, sessions +0, bounces -1, seconds +60
 	// page "/pricing": views +1, visitors +1, sessions +0, bounces +0, seconds +0
+}
+
+// BenchmarkCount counts a day of varied page views and events: 2,000
+// visitors, each with a few hits over 200 pages, 20 sources and three
+// goals. Reported per hit (the rules alone, no store).
+func BenchmarkCount(b *testing.B) {
+	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	goals := []reporting.Goal{{ID: 1, Page: "/pricing"}, {ID: 2, Page: "/blog/*"}, {ID: 3, Event: "signup", Property: "plan", Value: "pro"}}
+	var hits []reporting.Hit
+	for i := range 10_000 {
+		h := reporting.Hit{At: t0.Add(time.Duration(i) * 8 * time.Second), Day: "2026-11-30", Visitor: strconv.Itoa(i % 2000),
+			Path: "/blog/" + strconv.Itoa(i%200), Title: "Post", Source: "ref" + strconv.Itoa(i%20) + ".example",
+			Device: "desktop", Browser: "Firefox", OS: "Linux", Country: "NL"}
+		if i%10 == 0 {
+			h.Event, h.Props = "signup", []reporting.Prop{{Name: "plan", Value: "pro"}}
+		}
+		hits = append(hits, h)
+	}
+	var c counting.Counted
+	for b.Loop() {
+		days := map[string]*counting.Day{}
+		for _, h := range hits {
+			d := days[h.Visitor]
+			if d == nil {
+				d = &counting.Day{Seen: seen{}}
+				days[h.Visitor] = d
+			}
+			counting.Count(&c, h, d, goals)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(hits)), "ns/hit")
 }
