@@ -139,16 +139,21 @@
 // [store.SQLRateLimiter] and both allowances hold across every instance on
 // the database.
 //
-// Exactly once: a verified event's id is claimed (a unique key) in the same
-// step that records it, so however many copies arrive at once, one runs
-// the hooks ([Service.OnWebhookReceived],
+// Exactly once: a verified event's id is claimed (a unique key) in the
+// transaction that records it, so however many copies arrive at once, on
+// however many instances, one runs the hooks ([Service.OnWebhookReceived],
 // [Service.OnGatewayWebhookReceived], [Service.OnPaymentWebhookReceived]),
-// and the rest are answered as duplicates. A hook that fails or panics
-// releases the claim and the request answers 500, so the provider's retry
-// runs them again. An event that reports a payment's outcome then queues a
-// job that asks the host's [PaymentSessions] to settle the session; if that
-// job cannot be queued the request fails the same way, so hooks that did
-// their work must tolerate seeing the event once more.
+// and the rest are answered as duplicates. The hooks run inside that
+// transaction: their context carries it, so what they write through a
+// store on the same [store.DB] (a host confirming an order, a job queued
+// with EnqueueTx) commits with the claim or not at all. A hook that fails
+// or panics rolls all of it back and the request answers 500, so the
+// provider's retry runs them again; no hook sees an event it handled.
+// An event that reports a payment's outcome also queues, in the same
+// transaction, a job that asks the host's [PaymentSessions] to settle the
+// session. Hooks hold the transaction (on SQLite, the one writer): keep
+// them short, queue slow work, and on SQLite write only through their
+// context.
 //
 // The inbound ledger ([Service.InboundLedger]) keeps a row per request that
 // reached a gateway: for a verified event the whole body, the parsed

@@ -363,6 +363,76 @@ func TestInboundFailingListener(t *testing.T) {
 	})
 }
 
+// The received hooks run in the transaction that claims the event: what
+// a hook writes through its context commits with the claim and the
+// ledger row, a failing hook takes its writes back with it (and the
+// claim, so the retry is handled), and a redelivery, on this instance or
+// another on the same database, writes nothing again.
+func TestInboundHooksShareTheClaimsTransaction(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		dsn := storetest.DSN(t, d)
+		instances := 1
+		if d == store.Postgres {
+			instances = 2
+		}
+		var ins []*inbound
+		var first *bundle
+		var calls atomic.Int64
+		for i := range instances {
+			b := setup(t, onDSN(d, dsn))
+			if i == 0 {
+				first = b
+				_, err := b.db.ExecContext(context.Background(), `CREATE TABLE host_paid (event_id TEXT NOT NULL)`)
+				require.NoError(t, err)
+			}
+			registerStripe(t, b, "")
+			db := b.db
+			b.svc.OnWebhookReceived(func(ctx context.Context, _ string, ev *webhooks.InboundEvent) error {
+				if _, err := db.On(ctx).ExecContext(ctx, db.Rebind(`INSERT INTO host_paid (event_id) VALUES (?)`), ev.ID); err != nil {
+					return err
+				}
+				if calls.Add(1) == 1 {
+					return errors.New("the confirmation mail could not be queued")
+				}
+				time.Sleep(10 * time.Millisecond)
+				return nil
+			})
+			ins = append(ins, newInbound(t, b, nil, -1, -1))
+		}
+		paid := func() int {
+			var n int
+			require.NoError(t, first.db.GetContext(context.Background(), &n, `SELECT COUNT(*) FROM host_paid`))
+			return n
+		}
+		ev := stripeEvent("evt_paid", "checkout.session.completed", "checkout.session", "cs_1")
+		sig := stripeSigned(ev, stripeSecret, first.clock.Now())
+		require.Equal(t, 500, ins[0].post(t, "stripe", ev, sig).status)
+		require.Zero(t, paid(), "the failing hook's write is rolled back with the claim")
+
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		statuses := map[string]int{}
+		for i := range 20 {
+			in := ins[i%len(ins)]
+			wg.Go(func() {
+				r := in.post(t, "stripe", ev, sig)
+				mu.Lock()
+				statuses[fmt.Sprint(r.status, strings.Contains(r.body, `"duplicate":true`))]++
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		require.Equal(t, map[string]int{"200 false": 1, "200 true": 19}, statuses)
+		require.Equal(t, 1, paid(), "written once, with the one claim")
+		rows := map[string]int{}
+		for _, r := range first.ledger(t) {
+			rows[fmt.Sprint(r.ResponseStatus, r.Duplicate)]++
+		}
+		require.Equal(t, map[string]int{"500 false": 1, "200 false": 1, "200 true": 19}, rows, "the ledger: the failure, the claim, the redeliveries")
+	})
+}
+
 // Both allowances hold across two instances sharing a database.
 func TestInboundLimitsAcrossInstances(t *testing.T) {
 	t.Parallel()

@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"regexp"
@@ -61,11 +62,12 @@ type Received struct {
 }
 
 // ReceiveWebhook handles a provider's webhook whose body is within the
-// size limit: the gateway verifies it; a verified event is claimed by its
-// id (a redelivery is answered as a duplicate and fires nothing), the
-// received hooks run (an error or panic releases the claim and answers
-// 500, so the provider sends it again), the ledger records it, and a
-// reconciliation job is queued when the event settles a payment session.
+// size limit: the gateway verifies it; in one transaction, a verified
+// event is claimed by its id and recorded (a redelivery is answered as a
+// duplicate and fires nothing), the received hooks run with its context,
+// and a reconciliation job is queued when the event settles a payment
+// session. An error or panic of a hook rolls it all back and answers 500
+// (the ledger keeps a row of the failure), so the provider sends it again.
 // allow is asked, once the event verified, whether the provider's
 // allowance has room; false answers 429 and records nothing.
 func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header map[string][]string, body []byte, correlationID string,
@@ -105,53 +107,58 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 	if !isStorable(ev.Payload) {
 		rec.Parsed = toStorable(ev.Payload).(map[string]any)
 	}
-	recorded := false
-	if ev.ID != "" {
-		claimed, err := s.store.ReceiveEvent(ctx, rec)
-		switch {
-		case err != nil:
-			// Fail open: a rare duplicate is better than a lost event.
-			s.logger.ErrorContext(ctx, "webhooks: claim inbound event", "provider", provider, "event", ev.ID, "error", err)
-		case !claimed:
-			groundwork.Count(s.opts.Meter, groundwork.MetricInbound, provider, "duplicate")
-			return &Received{Status: 200, Event: ev, Duplicate: true}, nil
-		default:
-			recorded = true
-		}
-	}
-	groundwork.Count(s.opts.Meter, groundwork.MetricInbound, provider, "verified")
-	fail := func(err error) (*Received, error) {
+	// The claim, the hooks, the reconciliation's job and the ledger row
+	// are one transaction: a hook's writes made with the context it is
+	// given commit with the claim, and a hook that fails rolls all of it
+	// back, so the provider's retry is handled as new.
+	// With no hook to run and no job to queue, the claim and the row are
+	// one statement of their own.
+	reconcile := (ev.Outcome == PaymentSucceeded || ev.Outcome == PaymentFailed) && s.opts.PaymentSessions != nil &&
+		s.opts.Enqueuer != nil && ev.SessionReference != ""
+	duplicate := false
+	handle := func(ctx context.Context, tx *sql.Tx) error {
 		if ev.ID != "" {
-			if rerr := s.store.ReleaseEvent(context.WithoutCancel(ctx), provider, ev.ID); rerr != nil {
-				s.logger.ErrorContext(ctx, "webhooks: release inbound event", "provider", provider, "event", ev.ID, "error", rerr)
+			claimed, err := s.store.ReceiveEvent(ctx, rec)
+			if err != nil {
+				return fmt.Errorf("webhooks: claim %s event %s: %w", provider, ev.ID, err)
+			}
+			if !claimed {
+				duplicate = true
+				return nil
 			}
 		}
-		if recorded {
-			if serr := s.store.SetInboundStatus(context.WithoutCancel(ctx), rec.ID, 500); serr != nil {
-				s.logger.ErrorContext(ctx, "webhooks: inbound status", "provider", provider, "error", serr)
-			}
-		} else {
-			rec.ResponseStatus = 500
-			s.record(ctx, rec)
+		if err := s.received(ctx, provider, ev); err != nil {
+			return fmt.Errorf("webhooks: a received hook failed for %s event %s: %w", provider, ev.ID, err)
 		}
-		return nil, err
-	}
-	if err := s.received(ctx, provider, ev); err != nil {
-		return fail(fmt.Errorf("webhooks: a received hook failed for %s event %s: %w", provider, ev.ID, err))
-	}
-	if ev.Outcome == PaymentSucceeded || ev.Outcome == PaymentFailed {
-		if s.opts.PaymentSessions != nil && s.opts.Enqueuer != nil && ev.SessionReference != "" {
+		if reconcile {
 			args := reconcileSessionArgs{Provider: provider, Reference: ev.SessionReference, Outcome: ev.Outcome}
-			if err := s.opts.Enqueuer.Enqueue(ctx, args, nil); err != nil {
+			if err := s.opts.Enqueuer.EnqueueTx(ctx, tx, args, nil); err != nil {
 				// Without its job the settlement would rest on the
 				// periodic reconciliation alone: let the provider retry.
-				return fail(fmt.Errorf("webhooks: queue the reconciliation of %s: %w", ev.SessionReference, err))
+				return fmt.Errorf("webhooks: queue the reconciliation of %s: %w", ev.SessionReference, err)
 			}
 		}
+		if ev.ID == "" {
+			return s.store.RecordInbound(ctx, rec)
+		}
+		return nil
 	}
-	if !recorded {
+	if reconcile || s.hooked() {
+		err = s.store.RunInTx(ctx, handle)
+	} else {
+		err = handle(ctx, nil)
+	}
+	if err != nil { // verified, but not handled: the provider sends it again
+		groundwork.Count(s.opts.Meter, groundwork.MetricInbound, provider, "verified")
+		rec.ID, rec.Duplicate, rec.ResponseStatus = 0, false, 500
 		s.record(ctx, rec)
+		return nil, err
 	}
+	if duplicate {
+		groundwork.Count(s.opts.Meter, groundwork.MetricInbound, provider, "duplicate")
+		return &Received{Status: 200, Event: ev, Duplicate: true}, nil
+	}
+	groundwork.Count(s.opts.Meter, groundwork.MetricInbound, provider, "verified")
 	return &Received{Status: 200, Event: ev}, nil
 }
 
@@ -227,8 +234,11 @@ type gatewayHook struct {
 }
 
 // OnWebhookReceived registers a hook for every verified, new inbound
-// event. An error (or panic) fails the request with a 500 and releases
-// the event, so the provider sends it again.
+// event. It runs in the transaction that claims and records the event:
+// its context carries it, and what it writes through a store on the same
+// store.DB commits with the claim. An error (or panic) rolls the claim and
+// those writes back and fails the request with a 500, so the provider
+// sends it again.
 func (s *Service) OnWebhookReceived(h WebhookReceivedHook) {
 	s.hooks.received.Add(h)
 }
@@ -243,6 +253,11 @@ func (s *Service) OnGatewayWebhookReceived(provider string, h GatewayWebhookRece
 // given its parsed payload, with OnWebhookReceived's error rule.
 func (s *Service) OnPaymentWebhookReceived(h PaymentWebhookReceivedHook) {
 	s.hooks.payment.Add(h)
+}
+
+// hooked reports whether any received hook is registered.
+func (s *Service) hooked() bool {
+	return len(s.hooks.received.All()) > 0 || len(s.hooks.gateway.All()) > 0 || len(s.hooks.payment.All()) > 0
 }
 
 // received runs the hooks in order; the first error (or panic) stops them.

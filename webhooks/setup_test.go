@@ -182,6 +182,7 @@ type bundle struct {
 
 type setupOptions struct {
 	dialect store.Dialect
+	dsn     string // a database of the dialect to open (another instance's), else a fresh one
 	start   bool // run the queue's workers
 	service func(*webhooks.Options)
 }
@@ -195,7 +196,12 @@ func setup(t testing.TB, configure ...func(*setupOptions)) *bundle {
 	for _, c := range configure {
 		c(&o)
 	}
-	b := &bundle{db: storetest.Open(t, o.dialect, webhookssql.Migrations), clock: newClock(), dns: &dnsTable{}}
+	b := &bundle{clock: newClock(), dns: &dnsTable{}}
+	if o.dsn != "" {
+		b.db = storetest.OpenDSN(t, o.dsn, webhookssql.Migrations)
+	} else {
+		b.db = storetest.Open(t, o.dialect, webhookssql.Migrations)
+	}
 	b.store = webhookssql.New(b.db)
 	var err error
 	b.queue, err = store.NewQueue(b.db, &store.QueueOptions{TestOnly: true, FetchPollInterval: 20 * time.Millisecond, FetchCooldown: 5 * time.Millisecond})
@@ -218,6 +224,11 @@ func setup(t testing.TB, configure ...func(*setupOptions)) *bundle {
 }
 
 func on(d store.Dialect) func(*setupOptions) { return func(o *setupOptions) { o.dialect = d } }
+
+// onDSN opens the database at dsn, of dialect d, as another instance would.
+func onDSN(d store.Dialect, dsn string) func(*setupOptions) {
+	return func(o *setupOptions) { o.dialect, o.dsn = d, dsn }
+}
 
 // dispatchErr is a Dispatch's error, for require.NoError(t,
 // dispatchErr(svc.Dispatch(...))).

@@ -159,15 +159,15 @@ type InboundStore interface {
 	// in one transaction, setting r.ID and r.Duplicate (true when the event
 	// was claimed before: a redelivery). It reports whether this call
 	// claimed the event. Two deliveries of one event at the same moment:
-	// one claims it.
+	// one claims it. Within the transaction ctx carries (RunInTx) it is a
+	// step of it: the claim and the row are kept only if it commits, so
+	// the service runs the hooks in that transaction and a failed hook
+	// leaves the event unclaimed.
 	ReceiveEvent(ctx context.Context, r *InboundRecord) (claimed bool, err error)
-	// ReleaseEvent removes a claim, so a redelivery is handled again.
-	ReleaseEvent(ctx context.Context, provider, eventID string) error
 	// RecordInbound stores a ledger row without claiming anything (a
-	// request that did not verify) and sets its ID.
+	// request that did not verify) and sets its ID; a step of the
+	// transaction ctx carries, as ReceiveEvent.
 	RecordInbound(ctx context.Context, r *InboundRecord) error
-	// SetInboundStatus changes the response status a ledger row records.
-	SetInboundStatus(ctx context.Context, id int64, status int) error
 	// ListInbound returns a page of the inbound ledger, newest first, and
 	// how many rows match.
 	ListInbound(ctx context.Context, q InboundQuery) ([]InboundRecord, int, error)

@@ -12,14 +12,6 @@ import (
 	"github.com/groundwork-go/groundwork/webhooks"
 )
 
-// ReleaseEvent implements webhooks.Store.
-func (s *Store) ReleaseEvent(ctx context.Context, provider, eventID string) error {
-	if _, err := s.db.ExecContext(ctx, s.q(`DELETE FROM webhooks_inbound_claims WHERE provider = ? AND event_id = ?`), provider, eventID); err != nil {
-		return fmt.Errorf("webhookssql: release event: %w", err)
-	}
-	return nil
-}
-
 const inboundColumns = `id, provider, event_id, event_type, verified, duplicate, error_code, payload_hash, payload_size, payload,
 	payload_truncated, parsed, response_status, correlation_id, session_reference, received_at`
 
@@ -65,7 +57,7 @@ func inboundArgs(r *webhooks.InboundRecord) []any {
 
 // RecordInbound implements webhooks.Store.
 func (s *Store) RecordInbound(ctx context.Context, r *webhooks.InboundRecord) error {
-	if err := s.db.QueryRowxContext(ctx, s.q(insertInbound+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+	if err := s.db.On(ctx).QueryRowxContext(ctx, s.q(insertInbound+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		inboundArgs(r)...).Scan(&r.ID); err != nil {
 		return fmt.Errorf("webhookssql: record inbound: %w", err)
 	}
@@ -79,7 +71,7 @@ func (s *Store) ReceiveEvent(ctx context.Context, r *webhooks.InboundRecord) (bo
 	if s.postgres() {
 		args := inboundArgs(r)
 		args = append(args[:4:4], args[5:]...) // duplicate comes from the claim
-		err = s.db.QueryRowxContext(ctx, s.q(`WITH c AS (
+		err = s.db.On(ctx).QueryRowxContext(ctx, s.q(`WITH c AS (
 				INSERT INTO webhooks_inbound_claims (provider, event_id, claimed_at) VALUES (?, ?, ?)
 				ON CONFLICT (provider, event_id) DO NOTHING RETURNING 1
 			)
@@ -105,12 +97,6 @@ func (s *Store) ReceiveEvent(ctx context.Context, r *webhooks.InboundRecord) (bo
 		return false, fmt.Errorf("webhookssql: receive event: %w", err)
 	}
 	return !r.Duplicate, nil
-}
-
-// SetInboundStatus implements webhooks.Store.
-func (s *Store) SetInboundStatus(ctx context.Context, id int64, status int) error {
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE webhooks_inbound SET response_status = ? WHERE id = ?`), status, id)
-	return affected("set inbound status", res, err)
 }
 
 // ListInbound implements webhooks.Store.

@@ -1,6 +1,9 @@
 package webhookstest
 
 import (
+	"context"
+	"database/sql"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -57,19 +60,27 @@ func exerciseInbound(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 	require.NoError(t, err)
 	require.False(t, claimed, "a redelivery")
 	require.True(t, dup.Duplicate)
-	other := inboundEvent("evt_1", 0)
-	other.Provider = "other"
-	claimed, err = s.ReceiveEvent(ctx, other)
-	require.NoError(t, err)
-	require.True(t, claimed, "claims are per provider")
-	require.NoError(t, s.ReleaseEvent(ctx, "other", "evt_1"))
+	// The claim and the row are a step of the transaction the context
+	// carries: rolled back with it, the event is free to be claimed by
+	// the redelivery.
+	rolledBack := errors.New("a hook failed")
+	err = s.RunInTx(ctx, func(ctx context.Context, _ *sql.Tx) error {
+		other := inboundEvent("evt_1", 0)
+		other.Provider = "other"
+		claimed, err := s.ReceiveEvent(ctx, other)
+		require.NoError(t, err)
+		require.True(t, claimed, "claims are per provider")
+		refusedToo := &webhooks.InboundRecord{Provider: "other", ErrorCode: "signature_mismatch", PayloadHash: "h3", ResponseStatus: 400,
+			ReceivedAt: at(0)}
+		require.NoError(t, s.RecordInbound(ctx, refusedToo))
+		return rolledBack
+	})
+	require.ErrorIs(t, err, rolledBack)
 	again := inboundEvent("evt_1", 0)
-	again.Provider = "other"
+	again.Provider, again.ResponseStatus = "other", 500
 	claimed, err = s.ReceiveEvent(ctx, again)
 	require.NoError(t, err)
-	require.True(t, claimed, "a released claim can be taken again")
-	require.NoError(t, s.SetInboundStatus(ctx, again.ID, 500))
-	require.ErrorIs(t, s.SetInboundStatus(ctx, again.ID+1000, 500), webhooks.ErrNotFound)
+	require.True(t, claimed, "a claim rolled back with its caller's transaction can be taken again")
 
 	require.Equal(t, 1, claimsOfRace(t, s, 10, "evt_race"), "many at once: one claims")
 
@@ -102,15 +113,16 @@ func exerciseInbound(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 	require.True(t, byID[dup.ID].Duplicate)
 	_, total, err = s.ListInbound(ctx, webhooks.InboundQuery{EventID: "evt_1", Limit: 10})
 	require.NoError(t, err)
-	require.Equal(t, 4, total)
+	require.Equal(t, 3, total, "no row of the transaction rolled back")
 	otherRows, _, err := s.ListInbound(ctx, webhooks.InboundQuery{Provider: "other", Limit: 10})
 	require.NoError(t, err)
+	require.Len(t, otherRows, 1, "no row of the transaction rolled back")
 	require.Equal(t, 500, otherRows[0].ResponseStatus)
 
 	// Redaction: by session and by email; rows, hashes and sizes stay.
 	n, err := s.RedactInbound(ctx, []string{"pi_1"}, "")
 	require.NoError(t, err)
-	require.Equal(t, 14, n, "every row about pi_1")
+	require.Equal(t, 13, n, "every row about pi_1 (none of the transaction rolled back)")
 	n, err = s.RedactInbound(ctx, nil, "ann@example.test")
 	require.NoError(t, err)
 	require.Zero(t, n, "already empty")
@@ -144,7 +156,7 @@ func exerciseInbound(t *testing.T, newStore func(t *testing.T) webhooks.Store) {
 	// Prune: rows and claims older than the cut.
 	n, err = s.PruneInbound(ctx, at(90*time.Minute), 1)
 	require.NoError(t, err)
-	require.Equal(t, 14, n)
+	require.Equal(t, 13, n)
 	_, total, err = s.ListInbound(ctx, webhooks.InboundQuery{Limit: 100})
 	require.NoError(t, err)
 	require.Equal(t, 3, total, "the rows received after the cut, cy's among them")
