@@ -183,7 +183,7 @@ type bundle struct {
 type setupOptions struct {
 	dialect store.Dialect
 	dsn     string // a database of the dialect to open (another instance's), else a fresh one
-	start   bool // run the queue's workers
+	start   bool   // run the queue's workers
 	service func(*webhooks.Options)
 }
 
