@@ -45,8 +45,9 @@ type Row struct {
 	Views, Visitors, Sessions, Bounces, Duration int64
 }
 
-// Counted is what one hit did: the rows it adds to, and what it did to
-// the visitor's session, for a store that keeps more than the rows
+// Counted is what one hit did: the rows it adds to (an exit that moved
+// is a -1 on its old page's exit row), and what it did to the visitor's
+// session, for a store that keeps more than the rows
 // (reportingsql keeps each visitor's page views, and moves their
 // sessions, entrances and exits with them).
 type Counted struct {
@@ -58,9 +59,6 @@ type Counted struct {
 	// (within visits.Gap of its last hit); Step says what it added.
 	Extended bool
 	Step     visits.Step
-	// ExitFrom is the page the session's exit left for this page view
-	// ("" for none, or when it did not move).
-	ExitFrom string
 }
 
 // Scope is the value a visitor's Day claims for having been counted
@@ -150,8 +148,7 @@ func Count(c *Counted, h reporting.Hit, d *Day, goals []reporting.Goal) {
 		view(reporting.DimExit, h.Path, h.Title)
 	} else {
 		c.extend(d.Session, h.At)
-		if from, moved := d.Session.Exit(h.Path); moved {
-			c.ExitFrom = from
+		if from, moved := d.Session.Exit(h.Path); moved { // the exit row moves: from's -1, this page's +1
 			if from != "" {
 				c.Rows = append(c.Rows, Row{Dim: reporting.DimExit, Key: from, Views: -1})
 			}
