@@ -101,6 +101,7 @@ type visit struct{ day, visitor string }
 // count a visitor once a day too, under values of their own in the
 // visitor's Day (counting.Seen): a pair's code is its own capital
 // letter, a triple's "T:", their values joined by sep.
+
 // pairs are the pairs of dimensions kept for filtered reports (a slice:
 // every page view walks it).
 var pairs = []pair{newPair('P', 0, 1), newPair('Q', 0, 2), newPair('R', 1, 2)}
