@@ -110,9 +110,9 @@ func (s *Service) ReceiveWebhook(ctx context.Context, provider string, header ma
 	// The claim, the hooks, the reconciliation's job and the ledger row
 	// are one transaction: a hook's writes made with the context it is
 	// given commit with the claim, and a hook that fails rolls all of it
-	// back, so the provider's retry is handled as new.
-	// With no hook to run and no job to queue, the claim and the row are
-	// one statement of their own.
+	// back, so the provider's retry is handled as new. With no hook to
+	// run and no job to queue, the claim and the row are one statement of
+	// their own.
 	reconcile := (ev.Outcome == PaymentSucceeded || ev.Outcome == PaymentFailed) && s.opts.PaymentSessions != nil &&
 		s.opts.Enqueuer != nil && ev.SessionReference != ""
 	duplicate := false
