@@ -176,6 +176,19 @@ func (s *site) mailedLink(t *testing.T, n int) string {
 	return strings.TrimPrefix(link, s.srv.URL)
 }
 
+// mailWithSubject returns the one message of msgs with that subject.
+func mailWithSubject(t *testing.T, msgs []mail.Message, subject string) mail.Message {
+	t.Helper()
+	var found []mail.Message
+	for _, m := range msgs {
+		if m.Subject == subject {
+			found = append(found, m)
+		}
+	}
+	require.Len(t, found, 1, "one mail titled %q", subject)
+	return found[0]
+}
+
 func TestRegisterSignsInAndLandsHome(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, siteOptions{})
