@@ -234,7 +234,7 @@ func BenchmarkProviderFeed(b *testing.B) {
 				b.StopTimer()
 				f.clock.Advance(time.Millisecond)
 				if _, err := f.svc.Store().SetStatus(context.Background(), 1, []bookings.Status{bookings.StatusConfirmed, bookings.StatusCompleted},
-					bookings.StatusConfirmed, f.clock.Now()); err != nil {
+					bookings.StatusConfirmed, f.clock.Now(), nil); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()

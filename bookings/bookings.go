@@ -2,14 +2,18 @@ package bookings
 
 import "time"
 
-// Status is where a booking stands. Requested and confirmed ones hold
-// their slot (active); the others are final.
+// Status is where a booking stands. Requested, confirmed and
+// awaiting-payment ones hold their slot (active); the others are final.
 type Status string
 
 // Statuses of a booking.
 const (
 	StatusRequested Status = "requested"
 	StatusConfirmed Status = "confirmed"
+	// StatusAwaitingPayment: a booking of a service that takes payment,
+	// made and holding its time until its Payment.DueAt; paid, it is
+	// confirmed, and unpaid by then it is cancelled.
+	StatusAwaitingPayment Status = "awaiting_payment"
 	StatusCancelled Status = "cancelled"
 	StatusCompleted Status = "completed"
 	StatusNoShow    Status = "no_show"
@@ -188,7 +192,38 @@ type Booking struct {
 	// Options.SecretKey, so that every mail about the booking (a change,
 	// a reminder) carries the manage link; empty without a key.
 	SealedManageToken string `json:"-"`
+	// Payment is what a booking of a service that takes payment owes and
+	// how it stands; nil for any other.
+	Payment *Payment `json:"payment,omitempty"`
 }
 
 // Active reports whether the booking holds its slot.
-func (b Booking) Active() bool { return b.Status == StatusRequested || b.Status == StatusConfirmed }
+func (b Booking) Active() bool {
+	return b.Status == StatusRequested || b.Status == StatusConfirmed || b.Status == StatusAwaitingPayment
+}
+
+// Payment is the payment of a booking of a service that takes one
+// (ServiceRules.RequiresPayment), through the service's Options.Payments.
+type Payment struct {
+	// Amount ("25.00") and Currency ("EUR") are the price when it was
+	// booked, for the length booked.
+	Amount   string `json:"amount"`
+	Currency string `json:"currency"`
+	// DueAt ends the hold: a booking still unpaid then is cancelled, its
+	// time freed.
+	DueAt time.Time `json:"due_at"`
+	// CheckoutURL is the provider's payment page for the customer, open
+	// until DueAt; Session is its id at the provider (a Stripe Checkout
+	// Session, "cs_...").
+	CheckoutURL string `json:"checkout_url,omitempty"`
+	Session     string `json:"session,omitempty"`
+	// Reference is the provider's payment, once paid (a Stripe
+	// PaymentIntent, "pi_..."): what a refund names.
+	Reference string     `json:"reference,omitempty"`
+	PaidAt    *time.Time `json:"paid_at,omitempty"`
+	// RefundedAt is when the provider accepted its refund.
+	RefundedAt *time.Time `json:"refunded_at,omitempty"`
+}
+
+// paid reports whether the payment was taken and not refunded.
+func (p *Payment) paid() bool { return p != nil && p.PaidAt != nil && p.RefundedAt == nil }

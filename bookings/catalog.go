@@ -43,7 +43,9 @@ type OfferingInput struct {
 	Location             *Location       `json:"location"`
 	Currency             *string         `json:"currency"`
 	// Series: a rule with max_count 0 removes it.
-	Series *SeriesRule `json:"series"`
+	Series            *SeriesRule `json:"series"`
+	RequiresPayment   *bool       `json:"requires_payment"`
+	RefundCutoffHours *int        `json:"refund_cutoff_hours"`
 }
 
 // ProviderInput creates or changes a provider, as OfferingInput.
@@ -71,8 +73,8 @@ var (
 	nonSlug      = regexp.MustCompile(`[^a-z0-9]+`)
 )
 
-// Slugify makes a slug of a name: lower case, words joined by "-".
-func Slugify(name string) string {
+// slugify makes a slug of a name: lower case, words joined by "-".
+func slugify(name string) string {
 	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(name), "-"), "-")
 }
 
@@ -170,18 +172,35 @@ func (s *Service) applyService(ctx context.Context, svc *Offering, in OfferingIn
 	checkIntakeSchema(v, in.IntakeSchema)
 	rules := mergeRules(svc.ServiceRules, in)
 	checkServiceRules(v, &rules)
+	if rules.RequiresPayment && !payable(*svc, in, rules.Currency) {
+		v.Add("requires_payment", msgPaymentNeedsPrice)
+	}
 	if err := v.Err(); err != nil {
 		return err
 	}
 	svc.ServiceRules = rules
 	setService(svc, in, creating)
 	if svc.Slug == "" {
-		svc.Slug = Slugify(svc.Name)
+		svc.Slug = slugify(svc.Name)
 	}
 	if svc.Slug == "" {
 		return invalid("slug", api.MsgRequired("slug"))
 	}
 	return nil
+}
+
+// payable reports whether svc, with in written over it, has a price
+// above zero in currency, as a service that takes payment must.
+func payable(svc Offering, in OfferingInput, currency string) bool {
+	price, free := svc.Price, svc.IsFree
+	if in.Price != nil {
+		p := strings.TrimSpace(*in.Price)
+		price = &p
+	}
+	if in.IsFree != nil {
+		free = *in.IsFree
+	}
+	return currency != "" && !free && price != nil && pricePattern.MatchString(*price) && strings.Trim(*price, "0.") != ""
 }
 
 // mergeRules is rules with in's rules written over it; a location of no
@@ -207,6 +226,12 @@ func mergeRules(rules ServiceRules, in OfferingInput) ServiceRules {
 	}
 	if in.Currency != nil {
 		rules.Currency = *in.Currency
+	}
+	if in.RequiresPayment != nil {
+		rules.RequiresPayment = *in.RequiresPayment
+	}
+	if in.RefundCutoffHours != nil {
+		rules.RefundCutoffHours = *in.RefundCutoffHours
 	}
 	if in.Series != nil {
 		rules.Series = in.Series
@@ -367,7 +392,7 @@ func (s *Service) applyProvider(p *Provider, in ProviderInput, creating bool) er
 		p.IsActive = *in.IsActive
 	}
 	if p.Slug == "" {
-		p.Slug = Slugify(p.Name)
+		p.Slug = slugify(p.Name)
 	}
 	if p.Slug == "" {
 		return invalid("slug", api.MsgRequired("slug"))

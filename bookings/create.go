@@ -276,6 +276,9 @@ func (s *Service) Hold(ctx context.Context, nb NewBooking) (Hold, string, error)
 // (groundwork.MetricBookings).
 func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking, string, Offering, Offer, error) {
 	b, token, svc, o, err := s.book(ctx, nb, hold, nil)
+	if err == nil && b.Status == StatusAwaitingPayment {
+		b, err = s.startPayment(ctx, b, token)
+	}
 	switch {
 	case err == nil && !hold:
 		groundwork.Count(s.o.Meter, groundwork.MetricBookings, "created")
@@ -289,7 +292,7 @@ func (s *Service) create(ctx context.Context, nb NewBooking, hold bool) (Booking
 func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx) (Booking, string, Offering, Offer, error) {
 	svc, err := s.ActiveService(ctx, nb.ServiceSlug)
 	if err == nil {
-		svc, err = svc.WithLength(nb.Length)
+		svc, err = svc.withLength(nb.Length)
 	}
 	if err != nil {
 		return Booking{}, "", Offering{}, Offer{}, err
@@ -319,12 +322,12 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 		useHold, nb.ProviderID = h, h.ProviderID
 		if nb.Length == 0 && len(svc.Lengths) > 0 {
 			// The length the hold was taken for.
-			if held, err := svc.WithLength(int(h.End.Sub(h.Start) / time.Minute)); err == nil {
+			if held, err := svc.withLength(int(h.End.Sub(h.Start) / time.Minute)); err == nil {
 				svc = held
 			}
 		}
 	}
-	offers, err := s.Bookable(ctx, svc)
+	offers, err := s.bookable(ctx, svc)
 	if err != nil {
 		return Booking{}, "", Offering{}, Offer{}, err
 	}
@@ -385,8 +388,11 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 		return Booking{}, "", Offering{}, Offer{}, fmt.Errorf("bookings: create: %w", err)
 	}
 	sealed := s.sealStored(token)
-	status := StatusConfirmed
-	if s.needsConfirmation(svc, start, s.o.Now()) {
+	status, pay := StatusConfirmed, (*Payment)(nil)
+	switch {
+	case s.takesPayment(svc) && !hold:
+		status, pay = StatusAwaitingPayment, s.newPayment(svc, s.o.Now().UTC())
+	case s.needsConfirmation(svc, start, s.o.Now()):
 		status = StatusRequested
 	}
 	busyAll := false
@@ -417,7 +423,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 		b := Booking{Number: number, ServiceID: svc.ID, ProviderID: &id, Status: status, Start: start, End: start.Add(length),
 			CustomerName: nb.CustomerName, CustomerEmail: nb.CustomerEmail, CustomerPhone: nb.CustomerPhone,
 			CustomerTimeZone: nb.CustomerTimeZone, AssignmentStrategy: strategy, IntakeVersion: svc.IntakeSchemaVersion,
-			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now}
+			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now, Payment: pay}
 		// The calendar's rules as read for the slot list (they change
 		// rarely); the bookings are read again inside the lock.
 		locks, hostIDs, checkHost := s.hostLocks(svc, hosts, cal, start)

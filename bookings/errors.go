@@ -23,6 +23,9 @@ var (
 	// ErrWrongStatus: the booking's status does not allow the move (see
 	// [StatusError]).
 	ErrWrongStatus = errors.New("bookings: wrong status")
+	// ErrPaymentUnavailable: the payment provider could not open a
+	// payment page; a booking made for it was cancelled (503).
+	ErrPaymentUnavailable = errors.New("bookings: payment unavailable")
 )
 
 // StatusError is a move the booking's status does not allow; it wraps
@@ -41,7 +44,7 @@ func (e *StatusError) Error() string {
 // Unwrap makes errors.Is(err, ErrWrongStatus) hold.
 func (e *StatusError) Unwrap() error { return ErrWrongStatus }
 
-var statusWords = map[Status]string{StatusRequested: "requested", StatusConfirmed: "confirmed", StatusCancelled: "cancelled",
+var statusWords = map[Status]string{StatusRequested: "requested", StatusConfirmed: "confirmed", StatusAwaitingPayment: "awaiting payment", StatusCancelled: "cancelled",
 	StatusCompleted: "completed", StatusNoShow: "marked as a no-show"}
 
 // ValidationError is [groundwork.ValidationError]: the 422 error.
@@ -60,5 +63,6 @@ var errorTable = api.Table{
 	{Err: ErrNotFound, Status: http.StatusNotFound, Message: msgNoService},
 	{Err: ErrSlotTaken, Status: http.StatusConflict, Message: msgTaken},
 	{Err: ErrBusy, Status: http.StatusServiceUnavailable, Message: msgBusy},
+	{Err: ErrPaymentUnavailable, Status: http.StatusServiceUnavailable, Message: msgPaymentUnavailable},
 	{Err: ErrWrongStatus, Status: http.StatusConflict},
 }

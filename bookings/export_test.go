@@ -1,5 +1,7 @@
 package bookings
 
+import "context"
+
 // The job and texts the tests check, by the names they had when exported.
 type MailArgs = mailArgs
 
@@ -25,3 +27,9 @@ const (
 
 // The slot helper the tests check, by its exported name of before.
 var MonthSpan = monthSpan
+
+// SendMail is the mail job's work, which the tests run by hand.
+func SendMail(s *Service, ctx context.Context, args mailArgs) error { return s.sendMail(ctx, args) }
+
+// SendsMail reports whether s mails customers.
+func SendsMail(s *Service) bool { return s.sendsMail() }

@@ -27,8 +27,8 @@ const (
 	// FeedHostDefault ends every event's UID ("BK-…@host") when
 	// Options.FeedHost is empty.
 	FeedHostDefault = "groundwork-bookings"
-	// FeedProductID is the feeds' PRODID.
-	FeedProductID = "-//groundwork//Bookings//EN"
+	// feedProductID is the feeds' PRODID.
+	feedProductID = "-//groundwork//Bookings//EN"
 
 	msgNoCalendar = "No calendar was found for that address."
 )
@@ -276,7 +276,7 @@ func (s *Service) serviceNames(ctx context.Context) (map[int64]string, error) {
 
 func (s *Service) newCalendar(name, zone string) *ics.Calendar {
 	cal := ics.NewCalendar()
-	cal.SetProductId(FeedProductID)
+	cal.SetProductId(feedProductID)
 	cal.SetCalscale("GREGORIAN")
 	cal.SetMethod(ics.MethodPublish)
 	cal.SetXWRCalName(icsText(name))

@@ -126,7 +126,7 @@ func (h *Handler) listProviders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	offers, err := h.svc.Bookable(r.Context(), svc)
+	offers, err := h.svc.bookable(r.Context(), svc)
 	if err != nil {
 		return err
 	}

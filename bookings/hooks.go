@@ -21,7 +21,8 @@ const (
 	// (confirmed, or requested when bookings wait for confirmation). A
 	// booking confirmed as it is made has this event alone.
 	EventCreated = "booking.created"
-	// EventConfirmed: a requested booking was confirmed.
+	// EventConfirmed: a requested booking was confirmed, or one awaiting
+	// payment was paid.
 	EventConfirmed   = "booking.confirmed"
 	EventRescheduled = "booking.rescheduled"
 	EventReassigned  = "booking.reassigned"
@@ -35,12 +36,15 @@ const (
 	// EventErased: a booking's customer data was erased (the booking as
 	// it is now, without it), one for each booking of the customer.
 	EventErased = "booking.erased"
+	// EventRefunded: the payment of a cancelled booking was refunded in
+	// full (the booking's Payment.RefundedAt says when).
+	EventRefunded = "booking.refunded"
 )
 
 // EventTypes are every event a Service emits, for a host's catalogue of
 // webhook events.
 var EventTypes = []string{EventCreated, EventConfirmed, EventRescheduled, EventReassigned, EventCancelled, EventCompleted,
-	EventNoShow, EventManageTokenReissued, EventErased}
+	EventNoShow, EventManageTokenReissued, EventErased, EventRefunded}
 
 // Actor is who made a change to a booking.
 type Actor string

@@ -40,7 +40,7 @@ type mailWorker struct {
 }
 
 func (w *mailWorker) Work(ctx context.Context, job *river.Job[mailArgs]) error {
-	return w.svc.SendMail(mail.WithMessageID(ctx, mail.JobMessageID(job.Kind, job.ID)), job.Args)
+	return w.svc.sendMail(mail.WithMessageID(ctx, mail.JobMessageID(job.Kind, job.ID)), job.Args)
 }
 
 // NextRetry waits mail.RetryDelay after a failed try.
@@ -53,12 +53,30 @@ type remindersWorker struct {
 	svc *Service
 }
 
+// Work queues the reminders due and, with payments, frees the time of
+// the bookings left unpaid.
 func (w *remindersWorker) Work(ctx context.Context, _ *river.Job[remindersArgs]) error {
 	n, err := w.svc.SendReminders(ctx)
 	if n > 0 {
 		w.svc.o.Logger.DebugContext(ctx, "bookings: reminders queued", "count", n)
 	}
+	if w.svc.o.Payments != nil {
+		expired, xerr := w.svc.expireUnpaid(ctx)
+		if expired > 0 {
+			w.svc.o.Logger.DebugContext(ctx, "bookings: unpaid bookings cancelled", "count", expired)
+		}
+		err = errors.Join(err, xerr)
+	}
 	return err
+}
+
+type refundWorker struct {
+	river.WorkerDefaults[refundArgs]
+	svc *Service
+}
+
+func (w *refundWorker) Work(ctx context.Context, job *river.Job[refundArgs]) error {
+	return w.svc.refund(ctx, job.Args.BookingID)
 }
 
 type housekeepingWorker struct {
@@ -77,7 +95,8 @@ func (w *housekeepingWorker) Work(ctx context.Context, _ *river.Job[housekeeping
 }
 
 // RegisterWorkers adds the bookings jobs to a queue's workers (see
-// store.Queue.Workers): mail, reminders and housekeeping (the providers'
+// store.Queue.Workers): mail, reminders (which also free the time of
+// bookings left unpaid), refunds and housekeeping (the providers'
 // calendars have their own: calendars.RegisterWorkers). The service
 // needs a Mailer and an Enqueuer. Register before the queue starts.
 func RegisterWorkers(workers *river.Workers, svc *Service) error {
@@ -86,7 +105,8 @@ func RegisterWorkers(workers *river.Workers, svc *Service) error {
 	}
 	return errors.Join(river.AddWorkerSafely(workers, &mailWorker{svc: svc}),
 		river.AddWorkerSafely(workers, &remindersWorker{svc: svc}),
-		river.AddWorkerSafely(workers, &housekeepingWorker{svc: svc}))
+		river.AddWorkerSafely(workers, &housekeepingWorker{svc: svc}),
+		river.AddWorkerSafely(workers, &refundWorker{svc: svc}))
 }
 
 // PeriodicJobs are the reminders every 15 minutes and housekeeping

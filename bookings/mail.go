@@ -81,6 +81,9 @@ func (s *Service) mailsFor(e Event) []mailArgs {
 	}
 	switch e.Type {
 	case EventCreated:
+		if b.Status == StatusAwaitingPayment {
+			return nil // its mail goes once it is paid
+		}
 		out := provider(mailProviderAssigned, b.ProviderID)
 		for _, h := range b.Hosts {
 			out = append(out, provider(mailProviderAssigned, &h)...)
@@ -96,6 +99,13 @@ func (s *Service) mailsFor(e Event) []mailArgs {
 		}
 		return out
 	case EventConfirmed:
+		if b.Payment != nil && e.Actor == ActorSystem { // paid: the provider hears of it now
+			out := provider(mailProviderAssigned, b.ProviderID)
+			for _, h := range b.Hosts {
+				out = append(out, provider(mailProviderAssigned, &h)...)
+			}
+			return append(out, with(mailConfirmed))
+		}
 		return []mailArgs{with(mailConfirmed)}
 	case EventCancelled:
 		return []mailArgs{with(mailCancelled)}
@@ -120,10 +130,10 @@ func (s *Service) queueMails(ctx context.Context, tx *sql.Tx, e Event) error {
 	return nil
 }
 
-// SendMail renders and sends one queued mail (the job's work). A booking
+// sendMail renders and sends one queued mail (the job's work). A booking
 // gone or erased, or a provider without an email, sends nothing; a
 // message the mailer refuses as invalid cancels the job.
-func (s *Service) SendMail(ctx context.Context, args mailArgs) error {
+func (s *Service) sendMail(ctx context.Context, args mailArgs) error {
 	if s.o.Mailer == nil {
 		return errors.New("bookings: send mail: no mailer")
 	}
@@ -314,7 +324,7 @@ func (s *Service) manageLink(args mailArgs, b Booking) string {
 	return strings.ReplaceAll(s.o.ManageURL, "{token}", token)
 }
 
-// SendsMail reports whether the service mails customers about their
+// sendsMail reports whether the service mails customers about their
 // bookings: it has an Enqueuer to queue the mail and a Mailer to send it.
 // The pages promise a confirmation only then.
-func (s *Service) SendsMail() bool { return s.o.Enqueuer != nil && s.o.Mailer != nil }
+func (s *Service) sendsMail() bool { return s.o.Enqueuer != nil && s.o.Mailer != nil }

@@ -165,7 +165,7 @@ func TestBookingMail(t *testing.T) {
 		// A reissued token is the one later mail carries.
 		fresh, err := m.svc.ReissueManageToken(ctx, bk.ID)
 		require.NoError(t, err)
-		require.NoError(t, m.svc.SendMail(ctx, bookings.MailArgs{Mail: bookings.MailReminder, BookingID: bk.ID}))
+		require.NoError(t, bookings.SendMail(m.svc, ctx, bookings.MailArgs{Mail: bookings.MailReminder, BookingID: bk.ID}))
 		reminder := m.next(t, &seen, 1)[0]
 		require.Contains(t, reminder.Text, "https://example.com/bookings/manage/"+fresh)
 		require.NotContains(t, reminder.Text, token)
@@ -176,14 +176,14 @@ func TestBookingMail(t *testing.T) {
 			Start: mustTime("2026-06-04T14:00:00Z"), CustomerName: "Alan", CustomerEmail: "alan@example.com"})
 		require.NoError(t, err)
 		m.next(t, &seen, 2)
-		require.NoError(t, m.svc.SendMail(ctx, bookings.MailArgs{Mail: bookings.MailConfirmed, BookingID: other.ID}))
+		require.NoError(t, bookings.SendMail(m.svc, ctx, bookings.MailArgs{Mail: bookings.MailConfirmed, BookingID: other.ID}))
 		m.next(t, &seen, 1)
 		_, err = m.svc.EraseCustomer(ctx, "alan@example.com")
 		require.NoError(t, err)
 		require.NoError(t, m.db.Get(&sealed, m.db.Rebind("SELECT manage_token_sealed FROM bookings_bookings WHERE id = ?"), other.ID))
 		require.Empty(t, sealed, "erasing the customer wipes the sealed token")
-		require.NoError(t, m.svc.SendMail(ctx, bookings.MailArgs{Mail: bookings.MailConfirmed, BookingID: other.ID}))
-		require.NoError(t, m.svc.SendMail(ctx, bookings.MailArgs{Mail: bookings.MailConfirmed, BookingID: 999}))
+		require.NoError(t, bookings.SendMail(m.svc, ctx, bookings.MailArgs{Mail: bookings.MailConfirmed, BookingID: other.ID}))
+		require.NoError(t, bookings.SendMail(m.svc, ctx, bookings.MailArgs{Mail: bookings.MailConfirmed, BookingID: 999}))
 		require.Len(t, m.outbox.Messages(), seen)
 	})
 }
@@ -397,7 +397,7 @@ func TestSendsMail(t *testing.T) {
 		{bookings.Options{Enqueuer: q, Mailer: outbox}, true}} {
 		svc, err := bookings.NewService(bookingssql.New(db), &c.o)
 		require.NoError(t, err)
-		require.Equal(t, c.want, svc.SendsMail(), "%+v", c.o)
+		require.Equal(t, c.want, bookings.SendsMail(svc), "%+v", c.o)
 	}
 }
 

@@ -110,7 +110,7 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 		CanReschedule: meta.CanReschedule, Action: p.prefix + "/manage/" + token, Active: b.Active(), Cancelled: b.Status == StatusCancelled,
 		ServiceURL: p.prefix + "/" + svc.Slug, Booked: q.Get("booked") == "1", Contact: linkContacts(p.contact),
 		Requested: b.Status == StatusRequested, Who: "we"}
-	if data.Booked && p.svc.SendsMail() {
+	if data.Booked && p.svc.sendsMail() {
 		data.Mailed = b.CustomerEmail
 	}
 	p.describe(ctx, data, b, svc)
@@ -175,7 +175,7 @@ func (p *PageHandler) describe(ctx context.Context, data *managePage, b Booking,
 		}
 	}
 	priced := svc
-	if withLength, err := svc.WithLength(int(b.End.Sub(b.Start) / time.Minute)); err == nil {
+	if withLength, err := svc.withLength(int(b.End.Sub(b.Start) / time.Minute)); err == nil {
 		priced = withLength
 	}
 	if p := price(priced); p != "Free" {
@@ -325,7 +325,7 @@ func (p *PageHandler) rescheduleManaged(w http.ResponseWriter, r *http.Request) 
 
 // confirmation is the sentence that promises a mail, when one is sent.
 func (p *PageHandler) confirmation() string {
-	if p.svc.SendsMail() {
+	if p.svc.sendsMail() {
 		return " A confirmation is on its way."
 	}
 	return ""

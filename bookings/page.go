@@ -242,7 +242,7 @@ func lengthChoice(svc Offering, chosen int) []web.Option {
 	}
 	out := make([]web.Option, len(svc.Lengths))
 	for i, l := range svc.Lengths {
-		withLength, _ := svc.WithLength(l.Minutes)
+		withLength, _ := svc.withLength(l.Minutes)
 		out[i] = web.Option{Value: strconv.Itoa(l.Minutes), Label: strconv.Itoa(l.Minutes) + " minutes, " + price(withLength),
 			Selected: l.Minutes == withLength.Duration && l.Minutes == chosen}
 	}
@@ -259,7 +259,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 	// The length chosen (the service's own when none, or one it does not
 	// offer), kept by the month's links.
 	minutes, _ := strconv.Atoi(cmp.Or(r.PostFormValue("length"), q.Get("length")))
-	if chosen, err := svc.WithLength(minutes); err == nil && minutes > 0 {
+	if chosen, err := svc.withLength(minutes); err == nil && minutes > 0 {
 		svc = chosen
 	} else {
 		minutes = 0
@@ -278,7 +278,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 	}
 	cal.Form, cal.Lengths = "book", lengthChoice(svc, svc.Duration)
 	data.Calendar = cal
-	offers, err := p.svc.Bookable(ctx, svc)
+	offers, err := p.svc.bookable(ctx, svc)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,16 @@ type ServiceRules struct {
 	Currency string `json:"currency,omitempty"`
 	// Series lets a customer book a weekly series; nil: one at a time.
 	Series *SeriesRule `json:"series,omitempty"`
+	// RequiresPayment has a booking paid for as it is made (the service
+	// needs a price and a Currency, and the Service its
+	// Options.Payments): it awaits payment, holding its time, and is
+	// confirmed once paid.
+	RequiresPayment bool `json:"requires_payment,omitempty"`
+	// RefundCutoffHours: a paid booking the customer cancels at least this
+	// many hours before its start is refunded in full, and one cancelled
+	// later is not; 0 refunds any cancellation before the start. One the
+	// site cancels is always refunded.
+	RefundCutoffHours int `json:"refund_cutoff_hours,omitempty"`
 }
 
 // SeriesRule is how long a weekly series of a service may be.
@@ -85,6 +95,7 @@ const (
 	maxLengths         = 8
 	locationMaxLength  = 1000
 	confirmWithinMax   = 24 * 366
+	refundCutoffMax    = 24 * 366
 	limitBookingsMax   = 10000
 	limitMinutesMax    = 60 * 24 * 31
 	currencyCodeLength = 3
@@ -172,6 +183,7 @@ func checkServiceRules(v *api.Validator, r *ServiceRules) {
 		between(v, "series.max_count", &sr.MaxCount, 2, 52)
 		between(v, "series.max_every_weeks", &sr.MaxEveryWeeks, 0, 4)
 	}
+	between(v, "refund_cutoff_hours", &r.RefundCutoffHours, 0, refundCutoffMax)
 	r.Currency = strings.ToUpper(strings.TrimSpace(r.Currency))
 	if r.Currency != "" && (len(r.Currency) != currencyCodeLength || strings.Trim(r.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {
 		v.Add("currency", "The currency must be an ISO 4217 code of three letters, like EUR.")
@@ -195,10 +207,10 @@ func (s *Service) needsConfirmation(svc Offering, start, now time.Time) bool {
 // msgLengthNotOffered answers a length the service does not offer.
 const msgLengthNotOffered = "The selected length is not offered for this service."
 
-// WithLength is svc as booked for minutes of its Lengths (its Duration,
+// withLength is svc as booked for minutes of its Lengths (its Duration,
 // and the length's own price where it has one); 0 is svc as it is. A
 // provider's own length still wins over it.
-func (svc Offering) WithLength(minutes int) (Offering, error) {
+func (svc Offering) withLength(minutes int) (Offering, error) {
 	switch {
 	case minutes == 0 || minutes == svc.Duration && len(svc.Lengths) == 0:
 		return svc, nil

@@ -42,7 +42,7 @@ func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, erro
 	rep := nb.Repeat
 	svc, err := s.ActiveService(ctx, nb.ServiceSlug)
 	if err == nil {
-		svc, err = svc.WithLength(nb.Length)
+		svc, err = svc.withLength(nb.Length)
 	}
 	if err != nil {
 		return Series{}, err
@@ -52,6 +52,8 @@ func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, erro
 		return Series{}, invalid("repeat", "The repeat field is required for a series.")
 	case svc.Series == nil || svc.AssignmentStrategy == AssignCollective:
 		return Series{}, invalid("repeat", msgSeriesNotAllowed)
+	case s.takesPayment(svc):
+		return Series{}, invalid("repeat", msgNoSeriesPayment)
 	case rep.Count < 2 || rep.Count > svc.Series.MaxCount:
 		return Series{}, invalid("repeat.count", fmt.Sprintf("The repeat count must be between 2 and %d.", svc.Series.MaxCount))
 	case rep.EveryWeeks < 1 || rep.EveryWeeks > max(svc.Series.MaxEveryWeeks, 1):
@@ -60,7 +62,7 @@ func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, erro
 	if err := s.checkNewBooking(svc, &nb); err != nil {
 		return Series{}, err
 	}
-	offers, err := s.Bookable(ctx, svc)
+	offers, err := s.bookable(ctx, svc)
 	if err != nil {
 		return Series{}, err
 	}

@@ -1,6 +1,7 @@
 package bookings
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -113,6 +114,17 @@ type Options struct {
 	// the prune job; RetentionDefault when zero, kept for ever when
 	// negative.
 	Retention time.Duration
+	// Payments takes the payment of a service that asks for one
+	// (ServiceRules.RequiresPayment): its bookings are made awaiting
+	// payment, holding their time for PaymentWindow, and the customer is
+	// sent to the provider's payment page. It needs an Enqueuer (the
+	// refunds are jobs) and a ManageURL (where the customer comes back
+	// to). Without it, such a service is booked as any other.
+	Payments Payments
+	// PaymentWindow is how long a booking awaiting payment holds its time
+	// (and its payment page stays open); 30 minutes, Stripe Checkout's
+	// shortest, when zero.
+	PaymentWindow time.Duration
 	// Logger receives unexpected errors; nil discards.
 	Logger *slog.Logger
 }
@@ -186,6 +198,13 @@ func NewService(store Store, opts *Options) (*Service, error) {
 	if o.ManageURL != "" && !strings.Contains(o.ManageURL, "{token}") {
 		return nil, errors.New("bookings: new service: ManageURL must hold {token}")
 	}
+	if o.Payments != nil && (o.Enqueuer == nil || o.ManageURL == "") {
+		return nil, errors.New("bookings: new service: Payments needs an Enqueuer (refunds are jobs) and a ManageURL (the customer's way back)")
+	}
+	if o.PaymentWindow < 0 {
+		return nil, errors.New("bookings: new service: negative PaymentWindow")
+	}
+	o.PaymentWindow = cmp.Or(o.PaymentWindow, paymentWindowDefault)
 	if o.FeedHost == "" {
 		o.FeedHost = FeedHostDefault
 	}
@@ -263,10 +282,10 @@ func (s *Service) ListServices(ctx context.Context) ([]Offering, error) {
 	return list, nil
 }
 
-// Bookable returns the providers who take bookings for svc: the linked
+// bookable returns the providers who take bookings for svc: the linked
 // active ones; with none linked at all, the active default provider; with
 // links but none active, nobody.
-func (s *Service) Bookable(ctx context.Context, svc Offering) ([]Offer, error) {
+func (s *Service) bookable(ctx context.Context, svc Offering) ([]Offer, error) {
 	offers, err := s.store.Offers(ctx, svc.ID)
 	if err != nil {
 		return nil, fmt.Errorf("bookings: providers of %q: %w", svc.Slug, err)
@@ -394,11 +413,11 @@ type SlotQuery struct {
 // any bookable provider offers (ProviderID 0). A provider who does not
 // offer the service is a *ValidationError on provider_id.
 func (s *Service) Slots(ctx context.Context, svc Offering, q SlotQuery) ([]Slot, error) {
-	svc, err := svc.WithLength(q.Length)
+	svc, err := svc.withLength(q.Length)
 	if err != nil {
 		return nil, err
 	}
-	offers, err := s.Bookable(ctx, svc)
+	offers, err := s.bookable(ctx, svc)
 	if err != nil {
 		return nil, err
 	}

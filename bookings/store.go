@@ -134,9 +134,11 @@ type ReservationStore interface {
 	// then ID, and how many it selects in all.
 	ListBookings(ctx context.Context, f BookingFilter) ([]Booking, int, error)
 	// SetStatus moves a booking to status to at at, if its status is one
-	// of from: ErrNotFound without the booking, ErrWrongStatus (wrapped,
-	// with the booking as it is) when its status is another.
-	SetStatus(ctx context.Context, id int64, from []Status, to Status, at time.Time) (Booking, error)
+	// of from, writing pay over its payment when pay is not nil:
+	// ErrNotFound without the booking, ErrWrongStatus (wrapped, with the
+	// booking as it is) when its status is another. A move to cancelled
+	// from another status counts in the booking's Sequence.
+	SetStatus(ctx context.Context, id int64, from []Status, to Status, at time.Time, pay *Payment) (Booking, error)
 	// Move gives an active booking a new provider and period under the
 	// new provider's lock, as Reserve books: the busy time shown to
 	// m.Check leaves the booking itself out. ErrNotFound, ErrWrongStatus

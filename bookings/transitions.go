@@ -2,6 +2,7 @@ package bookings
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,18 +12,41 @@ import (
 	"github.com/groundwork-go/groundwork/bookings/slots"
 )
 
-var active = []Status{StatusRequested, StatusConfirmed}
+// active are the statuses that hold a slot; kept, those a booking is
+// completed or missed from.
+var (
+	active = []Status{StatusRequested, StatusConfirmed, StatusAwaitingPayment}
+	kept   = []Status{StatusRequested, StatusConfirmed}
+)
 
 // errNotOffered: the new time of a move is not a slot the provider offers
 // (checked before the lock; a slot taken inside it is ErrSlotTaken alone).
 var errNotOffered = fmt.Errorf("bookings: not offered: %w", ErrSlotTaken)
 
 // setStatus moves booking id from one of from to to, queueing the mail
-// of kind in the change's transaction and emitting kind after it.
+// of kind in the change's transaction and emitting kind after it. A paid
+// booking cancelled within its service's refund policy has its refund
+// queued in that transaction too.
 func (s *Service) setStatus(ctx context.Context, id int64, from []Status, to Status, action, kind string, actor Actor, reason string) (Booking, error) {
 	hook := s.changeHook(func(b Booking) []Event { return []Event{{Type: kind, Booking: b, Actor: actor, Reason: reason}} })
+	if to == StatusCancelled && hook != nil {
+		events := hook
+		hook = func(ctx context.Context, tx *sql.Tx, b Booking) error {
+			if err := events(ctx, tx, b); err != nil || !b.Payment.paid() {
+				return err
+			}
+			svc, err := s.serviceByID(ctx, b.ServiceID)
+			if err != nil {
+				return err
+			}
+			if refundable(b, svc, actor, s.o.Now()) {
+				return s.queueRefund(ctx, tx, b)
+			}
+			return nil
+		}
+	}
 	b, err := change(ctx, s, hook, 0, func(ctx context.Context) (Booking, error) {
-		return s.store.SetStatus(ctx, id, from, to, s.o.Now())
+		return s.store.SetStatus(ctx, id, from, to, s.o.Now(), nil)
 	}, one)
 	if errors.Is(err, ErrWrongStatus) {
 		return b, fmt.Errorf("bookings: %s booking %d: %w", action, id, &StatusError{Status: b.Status, Action: action})
@@ -52,12 +76,12 @@ func (s *Service) Cancel(ctx context.Context, id int64, actor Actor, reason stri
 
 // Complete marks an active booking completed.
 func (s *Service) Complete(ctx context.Context, id int64, actor Actor) (Booking, error) {
-	return s.setStatus(ctx, id, active, StatusCompleted, "completed", EventCompleted, actor, "")
+	return s.setStatus(ctx, id, kept, StatusCompleted, "completed", EventCompleted, actor, "")
 }
 
 // NoShow marks an active booking as a no-show.
 func (s *Service) NoShow(ctx context.Context, id int64, actor Actor) (Booking, error) {
-	return s.setStatus(ctx, id, active, StatusNoShow, "marked as a no-show", EventNoShow, actor, "")
+	return s.setStatus(ctx, id, kept, StatusNoShow, "marked as a no-show", EventNoShow, actor, "")
 }
 
 // move re-books an active booking with provider o at start, under that
@@ -191,7 +215,7 @@ func (s *Service) Reassign(ctx context.Context, id, providerID int64, actor Acto
 	if len(b.Hosts) > 0 {
 		return Booking{}, invalid("provider_id", "A booking of a collective service holds every one of its providers; it is not reassigned.")
 	}
-	offers, err := s.Bookable(ctx, svc)
+	offers, err := s.bookable(ctx, svc)
 	if err != nil {
 		return Booking{}, err
 	}

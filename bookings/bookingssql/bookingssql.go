@@ -332,7 +332,7 @@ type busyRow struct {
 // for bookings.
 const busyQuery = `SELECT b.provider_id, b.service_id, b.start_time, b.end_time, s.buffer_before, s.buffer_after
 	FROM bookings_bookings b JOIN bookings_services s ON s.id = b.service_id
-	WHERE b.provider_id IN (?) AND b.status IN ('requested', 'confirmed') AND b.start_time < ? AND b.end_time > ? AND b.id <> ?
+	WHERE b.provider_id IN (?) AND b.status IN ('requested', 'confirmed', 'awaiting_payment') AND b.start_time < ? AND b.end_time > ? AND b.id <> ?
 	UNION ALL
 	SELECT h.provider_id, h.service_id, h.start_time, h.end_time, s.buffer_before, s.buffer_after
 	FROM bookings_holds h JOIN bookings_services s ON s.id = h.service_id
@@ -340,7 +340,7 @@ const busyQuery = `SELECT b.provider_id, b.service_id, b.start_time, b.end_time,
 	UNION ALL
 	SELECT o.provider_id, b.service_id, b.start_time, b.end_time, s.buffer_before, s.buffer_after
 	FROM bookings_booking_hosts o JOIN bookings_bookings b ON b.id = o.booking_id JOIN bookings_services s ON s.id = b.service_id
-	WHERE o.provider_id IN (?) AND b.status IN ('requested', 'confirmed') AND b.start_time < ? AND b.end_time > ? AND b.id <> ?
+	WHERE o.provider_id IN (?) AND b.status IN ('requested', 'confirmed', 'awaiting_payment') AND b.start_time < ? AND b.end_time > ? AND b.id <> ?
 	ORDER BY start_time`
 
 func busyArgs(providers []int64, from, to, now time.Time, exceptHold, exceptBooking int64) []any {
@@ -407,41 +407,42 @@ func (s *Store) Availability(ctx context.Context, cq bookings.AvailabilityQuery)
 }
 
 type bookingRow struct {
-	ID            int64                      `db:"id"`
-	Number        string                     `db:"number"`
-	ServiceID     int64                      `db:"service_id"`
-	ProviderID    sql.NullInt64              `db:"provider_id"`
-	Status        string                     `db:"status"`
-	Start         store.Time                 `db:"start_time"`
-	End           store.Time                 `db:"end_time"`
-	Name          string                     `db:"customer_name"`
-	Email         string                     `db:"customer_email"`
-	Phone         string                     `db:"customer_phone"`
-	TimeZone      string                     `db:"customer_timezone"`
-	Strategy      string                     `db:"assignment_strategy"`
-	IntakeVersion int                        `db:"intake_version"`
-	IntakeData    store.JSON[map[string]any] `db:"intake_data"`
-	Notes         string                     `db:"notes"`
-	Sequence      int                        `db:"sequence"`
-	CreatedAt     store.Time                 `db:"created_at"`
-	UpdatedAt     store.Time                 `db:"updated_at"`
-	Sealed        string                     `db:"manage_token_sealed"`
-	LocationKind  string                     `db:"location_kind"`
-	Location      string                     `db:"location"`
-	SeriesID      string                     `db:"series_id"`
-	SeriesIndex   int                        `db:"series_index"`
+	ID            int64                         `db:"id"`
+	Number        string                        `db:"number"`
+	ServiceID     int64                         `db:"service_id"`
+	ProviderID    sql.NullInt64                 `db:"provider_id"`
+	Status        string                        `db:"status"`
+	Start         store.Time                    `db:"start_time"`
+	End           store.Time                    `db:"end_time"`
+	Name          string                        `db:"customer_name"`
+	Email         string                        `db:"customer_email"`
+	Phone         string                        `db:"customer_phone"`
+	TimeZone      string                        `db:"customer_timezone"`
+	Strategy      string                        `db:"assignment_strategy"`
+	IntakeVersion int                           `db:"intake_version"`
+	IntakeData    store.JSON[map[string]any]    `db:"intake_data"`
+	Notes         string                        `db:"notes"`
+	Sequence      int                           `db:"sequence"`
+	CreatedAt     store.Time                    `db:"created_at"`
+	UpdatedAt     store.Time                    `db:"updated_at"`
+	Sealed        string                        `db:"manage_token_sealed"`
+	LocationKind  string                        `db:"location_kind"`
+	Location      string                        `db:"location"`
+	SeriesID      string                        `db:"series_id"`
+	SeriesIndex   int                           `db:"series_index"`
+	Payment       store.JSON[*bookings.Payment] `db:"payment"`
 }
 
 const bookingColumns = `id, number, service_id, provider_id, status, start_time, end_time, customer_name, customer_email,
 	customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data, notes, sequence, created_at, updated_at,
-	manage_token_sealed, location_kind, location, series_id, series_index`
+	manage_token_sealed, location_kind, location, series_id, series_index, payment`
 
 func (r bookingRow) booking() bookings.Booking {
 	return bookings.Booking{ID: r.ID, Number: r.Number, ServiceID: r.ServiceID, ProviderID: idPtr(r.ProviderID), Status: bookings.Status(r.Status),
 		Start: r.Start.Time, End: r.End.Time, CustomerName: r.Name, CustomerEmail: r.Email, CustomerPhone: r.Phone,
 		CustomerTimeZone: r.TimeZone, AssignmentStrategy: bookings.Assignment(r.Strategy), IntakeVersion: r.IntakeVersion, IntakeData: r.IntakeData.V,
 		Notes: r.Notes, Sequence: r.Sequence, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, SealedManageToken: r.Sealed,
-		Location: locationOf(r.LocationKind, r.Location), SeriesID: r.SeriesID, SeriesIndex: r.SeriesIndex}
+		Location: locationOf(r.LocationKind, r.Location), SeriesID: r.SeriesID, SeriesIndex: r.SeriesIndex, Payment: r.Payment.V}
 }
 
 // locationOf is a booking's stored place, nil for none.
@@ -519,13 +520,18 @@ func (s *Store) ListBookings(ctx context.Context, f bookings.BookingFilter) ([]b
 // SetStatus implements bookings.Store: one compare-and-set UPDATE (in the
 // caller's transaction when ctx carries one). A cancellation counts in the
 // booking's sequence.
-func (s *Store) SetStatus(ctx context.Context, id int64, from []bookings.Status, to bookings.Status, at time.Time) (bookings.Booking, error) {
+func (s *Store) SetStatus(ctx context.Context, id int64, from []bookings.Status, to bookings.Status, at time.Time,
+	pay *bookings.Payment) (bookings.Booking, error) {
 	bump := 0
 	if to == bookings.StatusCancelled {
 		bump = 1
 	}
-	q, args, err := sqlx.In(`UPDATE bookings_bookings SET status = ?, sequence = sequence + ?, updated_at = ? WHERE id = ? AND status IN (?)
-		RETURNING `+bookingColumns, to, bump, store.NewTime(at), id, from)
+	set, args := "", []any{to, to, bump, store.NewTime(at)}
+	if pay != nil {
+		set, args = ", payment = ?", append(args, store.JSON[*bookings.Payment]{V: pay})
+	}
+	q, args, err := sqlx.In(`UPDATE bookings_bookings SET status = ?, sequence = sequence + CASE WHEN status = ? THEN 0 ELSE ? END,
+		updated_at = ?`+set+` WHERE id = ? AND status IN (?) RETURNING `+bookingColumns, append(args, id, from)...)
 	if err != nil {
 		return bookings.Booking{}, err
 	}

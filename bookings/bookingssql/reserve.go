@@ -153,12 +153,12 @@ func (s *Store) reserve(ctx context.Context, tx *sqlx.Tx, r bookings.Reservation
 		var row bookingRow
 		err = tx.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_bookings (number, service_id, provider_id, status, start_time,
 			end_time, customer_name, customer_email, customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data,
-			notes, manage_token_hash, manage_token_sealed, created_at, updated_at, seat, location_kind, location, series_id, series_index)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+bookingColumns),
+			notes, manage_token_hash, manage_token_sealed, created_at, updated_at, seat, location_kind, location, series_id, series_index,
+			payment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+bookingColumns),
 			b.Number, b.ServiceID, nullID(b.ProviderID), b.Status, store.NewTime(b.Start), store.NewTime(b.End), b.CustomerName,
 			b.CustomerEmail, b.CustomerPhone, b.CustomerTimeZone, b.AssignmentStrategy, b.IntakeVersion,
 			store.JSON[map[string]any]{V: b.IntakeData}, b.Notes, r.ManageTokenHash, r.ManageTokenSealed, store.NewTime(b.CreatedAt),
-			store.NewTime(b.UpdatedAt), seat, kind, place, b.SeriesID, b.SeriesIndex).StructScan(&row)
+			store.NewTime(b.UpdatedAt), seat, kind, place, b.SeriesID, b.SeriesIndex, store.JSON[*bookings.Payment]{V: b.Payment}).StructScan(&row)
 		if err != nil {
 			return err
 		}
@@ -352,7 +352,7 @@ func (s *Store) checkHosts(ctx context.Context, tx *sqlx.Tx, hosts []int64, from
 func (s *Store) freeSeat(ctx context.Context, tx *sqlx.Tx, providerID int64, start time.Time, except int64) (int, error) {
 	var taken []int
 	if err := tx.SelectContext(ctx, &taken, s.db.Rebind(`SELECT seat FROM bookings_bookings WHERE provider_id = ? AND start_time = ?
-		AND status IN ('requested', 'confirmed') AND id <> ? ORDER BY seat`), providerID, store.NewTime(start), except); err != nil {
+		AND status IN ('requested', 'confirmed', 'awaiting_payment') AND id <> ? ORDER BY seat`), providerID, store.NewTime(start), except); err != nil {
 		return 0, err
 	}
 	seat := 1

@@ -68,6 +68,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) bookings.Store) {
 		{Name: "UpdatesListsAndDeletes", Run: exerciseUpdatesListsAndDeletes},
 		{Name: "FeedsAndSequence", Run: exerciseFeedsAndSequence},
 		{Name: "NotificationsAndHousekeeping", Run: exerciseNotificationsAndHousekeeping},
+		{Name: "Payments", Run: exercisePayments},
 	})
 }
 
@@ -427,7 +428,7 @@ func exerciseFeedsAndSequence(t *testing.T, newStore func(t *testing.T) bookings
 		End: d1.Add(105 * time.Minute)}, Lock: "l", LockWait: time.Second, BusyFrom: d1, BusyTo: d1, At: at.Add(2 * time.Hour)})
 	require.NoError(t, err)
 	require.Equal(t, 1, moved.Sequence, "a move counts")
-	cancelled, err := s.SetStatus(ctx, b2.ID, []bookings.Status{bookings.StatusConfirmed}, bookings.StatusCancelled, at.Add(3*time.Hour))
+	cancelled, err := s.SetStatus(ctx, b2.ID, []bookings.Status{bookings.StatusConfirmed}, bookings.StatusCancelled, at.Add(3*time.Hour), nil)
 	require.NoError(t, err)
 	require.Equal(t, 1, cancelled.Sequence, "a cancellation counts")
 	stamp, err := s.FeedStamp(ctx, p.ID, from, to)
@@ -441,7 +442,7 @@ func exerciseFeedsAndSequence(t *testing.T, newStore func(t *testing.T) bookings
 		moved.CustomerEmail, moved.CustomerTimeZone, moved.Sequence, moved.CreatedAt, moved.UpdatedAt},
 		[]any{fb.ID, fb.Number, fb.ServiceID, *fb.ProviderID, fb.Status, fb.Start, fb.End, fb.CustomerName,
 			fb.CustomerEmail, fb.CustomerTimeZone, fb.Sequence, fb.CreatedAt, fb.UpdatedAt}, "what a feed shows")
-	completed, err := s.SetStatus(ctx, b1.ID, []bookings.Status{bookings.StatusConfirmed}, bookings.StatusCompleted, at.Add(4*time.Hour))
+	completed, err := s.SetStatus(ctx, b1.ID, []bookings.Status{bookings.StatusConfirmed}, bookings.StatusCompleted, at.Add(4*time.Hour), nil)
 	require.NoError(t, err)
 	require.Equal(t, 1, completed.Sequence, "completing does not count")
 }
@@ -455,7 +456,7 @@ func exerciseNotificationsAndHousekeeping(t *testing.T, newStore func(t *testing
 	d1 := time.Date(2026, 6, 3, 9, 0, 0, 0, time.UTC)
 	b1 := reserve(t, s, v.ID, p.ID, d1, "BK-ONE")
 	b2 := reserve(t, s, v.ID, p.ID, d1.Add(24*time.Hour), "BK-TWO")
-	_, err := s.SetStatus(ctx, b2.ID, []bookings.Status{bookings.StatusConfirmed}, bookings.StatusRequested, at)
+	_, err := s.SetStatus(ctx, b2.ID, []bookings.Status{bookings.StatusConfirmed}, bookings.StatusRequested, at, nil)
 	require.NoError(t, err)
 	list, err := s.BookingsStarting(ctx, []bookings.Status{bookings.StatusConfirmed}, d1, d1.Add(48*time.Hour))
 	require.NoError(t, err)
@@ -536,6 +537,63 @@ func exerciseNotificationsAndHousekeeping(t *testing.T, newStore func(t *testing
 	claimed, err = s.ClaimNotification(ctx, bookingsstore.Notification{BookingID: b2.ID, Kind: "reminder", ScheduledFor: d1, ClaimedAt: at})
 	require.NoError(t, err)
 	require.True(t, claimed)
+}
+
+// exercisePayments is the Payments part of RunStoreTests: a booking
+// awaiting payment holds its seat, its payment is stored whole and
+// replaced with a change of status, and writing it again with the status
+// unchanged does not count in the sequence.
+func exercisePayments(t *testing.T, newStore func(t *testing.T) bookings.Store) {
+	t.Parallel()
+	s := newStore(t)
+	v := service(t, s, "cut")
+	p := provider(t, s, "al", 1)
+	d1 := time.Date(2026, 6, 3, 9, 0, 0, 0, time.UTC)
+	due := at.Add(30 * time.Minute)
+	b := booking(v.ID, p.ID, d1, 45, at, "BK-PAY")
+	b.Status, b.Payment = bookings.StatusAwaitingPayment, &bookings.Payment{Amount: "12.50", Currency: "EUR", DueAt: due}
+	held, err := s.Reserve(ctx, nil, bookings.Reservation{Booking: b, ManageTokenHash: []byte("token of BK-PAY"), Lock: "l", LockWait: time.Second,
+		BusyFrom: d1, BusyTo: d1})
+	require.NoError(t, err)
+	require.Equal(t, bookings.StatusAwaitingPayment, held.Status)
+	require.Equal(t, b.Payment, held.Payment)
+	other := booking(v.ID, p.ID, d1, 45, at, "BK-SEAT")
+	_, err = s.Reserve(ctx, nil, bookings.Reservation{Booking: other, ManageTokenHash: []byte("token of BK-SEAT"), Lock: "l", LockWait: time.Second,
+		BusyFrom: d1, BusyTo: d1.Add(time.Hour), Check: func(busy []bookings.Busy) bool {
+			require.Len(t, busy, 1, "the booking awaiting payment is busy time")
+			return false
+		}})
+	require.ErrorIs(t, err, bookings.ErrSlotTaken, "it holds its time")
+
+	pay := *b.Payment
+	pay.CheckoutURL, pay.Session = "https://pay.example/cs_1", "cs_1"
+	again, err := s.SetStatus(ctx, held.ID, []bookings.Status{bookings.StatusAwaitingPayment}, bookings.StatusAwaitingPayment, at.Add(time.Minute), &pay)
+	require.NoError(t, err)
+	require.Equal(t, &pay, again.Payment)
+	require.Zero(t, again.Sequence)
+	paid := pay
+	paidAt := at.Add(2 * time.Minute)
+	paid.Reference, paid.PaidAt = "pi_1", &paidAt
+	confirmed, err := s.SetStatus(ctx, held.ID, []bookings.Status{bookings.StatusAwaitingPayment}, bookings.StatusConfirmed, paidAt, &paid)
+	require.NoError(t, err)
+	require.Equal(t, bookings.StatusConfirmed, confirmed.Status)
+	require.Equal(t, &paid, confirmed.Payment)
+	cancelled, err := s.SetStatus(ctx, held.ID, []bookings.Status{bookings.StatusConfirmed}, bookings.StatusCancelled, at.Add(time.Hour), nil)
+	require.NoError(t, err)
+	require.Equal(t, &paid, cancelled.Payment, "nil keeps the payment")
+	require.Equal(t, 1, cancelled.Sequence)
+	refunded := paid
+	refundedAt := at.Add(2 * time.Hour)
+	refunded.RefundedAt = &refundedAt
+	rec, err := s.SetStatus(ctx, held.ID, []bookings.Status{bookings.StatusCancelled}, bookings.StatusCancelled, refundedAt, &refunded)
+	require.NoError(t, err)
+	require.Equal(t, 1, rec.Sequence, "a refund recorded is no change to the calendar")
+	got, err := s.Booking(ctx, held.ID)
+	require.NoError(t, err)
+	require.Equal(t, &refunded, got.Payment)
+	list, err := s.BookingsStarting(ctx, []bookings.Status{bookings.StatusCancelled}, d1, d1.Add(time.Hour))
+	require.NoError(t, err)
+	require.Equal(t, &refunded, list[0].Payment)
 }
 
 func booking(serviceID, providerID int64, start time.Time, minutes int, at time.Time, number string) bookings.Booking {

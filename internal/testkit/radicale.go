@@ -2,7 +2,6 @@ package testkit
 
 import (
 	"bytes"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -24,10 +23,7 @@ func Radicale(t *testing.T) string {
 		}
 		t.Skip("radicale is not installed (apt-get install -y radicale)")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
+	addr := freeAddr(t)
 	var logs bytes.Buffer
 	cmd := exec.Command(bin, "--storage-filesystem-folder", t.TempDir(), "--server-hosts", addr, "--auth-type", "none")
 	cmd.Stdout, cmd.Stderr = &logs, &logs
