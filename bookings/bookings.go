@@ -14,9 +14,9 @@ const (
 	// made and holding its time until its Payment.DueAt; paid, it is
 	// confirmed, and unpaid by then it is cancelled.
 	StatusAwaitingPayment Status = "awaiting_payment"
-	StatusCancelled Status = "cancelled"
-	StatusCompleted Status = "completed"
-	StatusNoShow    Status = "no_show"
+	StatusCancelled       Status = "cancelled"
+	StatusCompleted       Status = "completed"
+	StatusNoShow          Status = "no_show"
 )
 
 // Assignment is how a service picks the provider of a booking.

@@ -391,7 +391,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 	status, pay := StatusConfirmed, (*Payment)(nil)
 	switch {
 	case s.takesPayment(svc) && !hold:
-		status, pay = StatusAwaitingPayment, s.newPayment(svc, s.o.Now().UTC())
+		status, pay = StatusAwaitingPayment, s.newPayment(svc)
 	case s.needsConfirmation(svc, start, s.o.Now()):
 		status = StatusRequested
 	}
@@ -419,6 +419,9 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 			return Booking{}, "", Offering{}, Offer{}, invalid("hold_token", msgHoldInvalid)
 		}
 		now := s.o.Now().UTC()
+		if pay != nil {
+			pay.DueAt = now.Add(s.o.PaymentWindow) // the hold runs from the booking's making
+		}
 		id := o.ID
 		b := Booking{Number: number, ServiceID: svc.ID, ProviderID: &id, Status: status, Start: start, End: start.Add(length),
 			CustomerName: nb.CustomerName, CustomerEmail: nb.CustomerEmail, CustomerPhone: nb.CustomerPhone,

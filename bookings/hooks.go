@@ -99,6 +99,8 @@ type EventData struct {
 	PreviousStart    *time.Time `json:"previous_start_time,omitempty"`
 	PreviousEnd      *time.Time `json:"previous_end_time,omitempty"`
 	PreviousProvider *int64     `json:"previous_provider_id,omitempty"`
+	// Payment is a paid booking's payment (its checkout page left out).
+	Payment *Payment `json:"payment,omitempty"`
 }
 
 // Data is e as another system is told of it. It never carries the manage
@@ -111,6 +113,11 @@ func (e Event) Data() EventData {
 		PreviousProvider: e.PreviousProviderID}
 	if !e.PreviousStart.IsZero() {
 		d.PreviousStart, d.PreviousEnd = &e.PreviousStart, &e.PreviousEnd
+	}
+	if b.Payment != nil {
+		p := *b.Payment
+		p.CheckoutURL = ""
+		d.Payment = &p
 	}
 	return d
 }

@@ -60,9 +60,10 @@ func (s *Service) takesPayment(svc Offering) bool {
 	return s.o.Payments != nil && svc.RequiresPayment && svc.Price != nil && !svc.IsFree
 }
 
-// newPayment is the payment a booking of svc made at now owes.
-func (s *Service) newPayment(svc Offering, now time.Time) *Payment {
-	return &Payment{Amount: *svc.Price, Currency: svc.Currency, DueAt: now.Add(s.o.PaymentWindow)}
+// newPayment is the payment a booking of svc owes (due PaymentWindow
+// after it is made).
+func (s *Service) newPayment(svc Offering) *Payment {
+	return &Payment{Amount: *svc.Price, Currency: svc.Currency}
 }
 
 // manageURL is the customer's manage page of token, "" without one.

@@ -64,6 +64,7 @@ func Example() {
 	// booking.erased
 	// booking.no_show
 	// booking.reassigned
+	// booking.refunded
 	// booking.rescheduled
 	// form.submitted
 }

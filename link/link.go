@@ -62,19 +62,27 @@ var BookingWebhooks = slices.DeleteFunc(slices.Clone(bookings.EventTypes), func(
 
 // bookingWords say what each booking webhook means.
 var bookingWords = map[string]string{
-	bookings.EventCreated:     "A booking was made, with the status it was made with (confirmed, or requested when bookings wait for confirmation).",
-	bookings.EventConfirmed:   "A requested booking was confirmed.",
+	bookings.EventCreated: "A booking was made, with the status it was made with (confirmed; requested when bookings wait for " +
+		"confirmation; awaiting_payment when its service takes payment, with what it owes).",
+	bookings.EventConfirmed:   "A requested booking was confirmed, or one awaiting payment was paid (payment.paid_at says when).",
 	bookings.EventRescheduled: "A booking was moved to another time (previous_start_time and previous_end_time say from when).",
 	bookings.EventReassigned:  "A booking was given to another provider (previous_provider_id says from whom).",
 	bookings.EventCancelled:   "A booking was cancelled (reason says why, when given).",
 	bookings.EventCompleted:   "A booking's time has passed and it was kept.",
 	bookings.EventNoShow:      "The customer did not come.",
 	bookings.EventErased:      "A booking's customer data was erased: the booking as it is now, without it.",
+	bookings.EventRefunded:    "The payment of a cancelled booking was refunded in full (payment.refunded_at says when).",
 }
 
-// BookingsToWebhooks records each of b's events in BookingWebhooks as a
-// webhook of the same name (bookings.EventData), in the transaction of
-// the change that made it. It adds them to w's catalogue.
+// BookingsToWebhooks links b and w both ways. Each of b's events in
+// BookingWebhooks is recorded as a webhook of the same name
+// (bookings.EventData), in the transaction of the change that made it,
+// and added to w's catalogue. And when b takes payments
+// (bookings.Options.Payments), the payment provider's events arriving
+// verified at w's inbound endpoint settle them (bookings.Service.SettlePayment)
+// in the transaction that claims and records the event: the booking is
+// confirmed, its webhooks and mail queued, and the event recorded, all
+// or none, so a redelivered or replayed event changes nothing.
 func BookingsToWebhooks(b *bookings.Service, w *webhooks.Service) error {
 	if b == nil || w == nil {
 		return errors.New("link: bookings to webhooks: a service is nil")
@@ -94,6 +102,10 @@ func BookingsToWebhooks(b *bookings.Service, w *webhooks.Service) error {
 			return nil
 		}
 		_, err := w.DispatchTx(ctx, tx, webhooks.Event{Name: e.Type, Data: e.Data()})
+		return err
+	})
+	w.OnWebhookReceived(func(ctx context.Context, provider string, ev *webhooks.InboundEvent) error {
+		_, _, err := b.SettlePayment(ctx, provider, ev.Type, ev.Payload)
 		return err
 	})
 	return nil
