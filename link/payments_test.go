@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	stripewebhook "github.com/stripe/stripe-go/v85/webhook"
 	"github.com/stretchr/testify/require"
+	stripewebhook "github.com/stripe/stripe-go/v85/webhook"
 
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
