@@ -169,13 +169,15 @@ type adminBooking struct {
 	CreatedAt          string         `json:"created_at"`
 	UpdatedAt          string         `json:"updated_at"`
 	Location           *Location      `json:"location,omitempty"`
+	Payment            *paymentJSON   `json:"payment,omitempty"`
 }
 
 func toAdmin(b Booking) adminBooking {
 	return adminBooking{ID: b.ID, Number: b.Number, ServiceID: b.ServiceID, ProviderID: b.ProviderID, Status: b.Status, StartTime: utc(b.Start),
 		EndTime: utc(b.End), CustomerName: b.CustomerName, CustomerEmail: b.CustomerEmail, CustomerPhone: b.CustomerPhone,
 		CustomerTimeZone: b.CustomerTimeZone, AssignmentStrategy: b.AssignmentStrategy, IntakeVersion: b.IntakeVersion,
-		IntakeData: b.IntakeData, Notes: b.Notes, CreatedAt: utc(b.CreatedAt), UpdatedAt: utc(b.UpdatedAt), Location: b.Location}
+		IntakeData: b.IntakeData, Notes: b.Notes, CreatedAt: utc(b.CreatedAt), UpdatedAt: utc(b.UpdatedAt), Location: b.Location,
+		Payment: paymentOf(b.Payment, true)}
 }
 
 // adminErrors is the admin API's table: a refused status change is a 409
@@ -191,7 +193,7 @@ var adminErrors = append(api.Table{
 	{Err: ErrNotFound, Status: http.StatusNotFound, Message: "Not found."},
 }, errorTable...)
 
-var statuses = []Status{StatusRequested, StatusConfirmed, StatusCancelled, StatusCompleted, StatusNoShow}
+var statuses = []Status{StatusRequested, StatusConfirmed, StatusAwaitingPayment, StatusCancelled, StatusCompleted, StatusNoShow}
 
 func (h *AdminHandler) list(w http.ResponseWriter, r *http.Request) error {
 	v := &api.Validator{}

@@ -33,3 +33,9 @@ func SendMail(s *Service, ctx context.Context, args mailArgs) error { return s.s
 
 // SendsMail reports whether s mails customers.
 func SendsMail(s *Service) bool { return s.sendsMail() }
+
+// ExpireUnpaid is the reminders job's sweep of bookings left unpaid.
+func ExpireUnpaid(s *Service, ctx context.Context) (int, error) { return s.expireUnpaid(ctx) }
+
+// Refund is the refund job's work.
+func Refund(s *Service, ctx context.Context, id int64) error { return s.refund(ctx, id) }

@@ -296,7 +296,7 @@ const icsTime = "20060102T150405Z"
 func (s *Service) newEvent(b Booking, summary, description string) *ics.VEvent {
 	status := ics.ObjectStatusConfirmed
 	switch b.Status {
-	case StatusRequested:
+	case StatusRequested, StatusAwaitingPayment:
 		status = ics.ObjectStatusTentative
 	case StatusCancelled:
 		status = ics.ObjectStatusCancelled

@@ -267,6 +267,35 @@ type bookingJSON struct {
 	Service          ref       `json:"service"`
 	Provider         *ref      `json:"provider"`
 	Location         *Location `json:"location,omitempty"`
+	// Payment is a paid booking's: what it owes, until when its time is
+	// held, and the page to pay on (the provider's ids left out).
+	Payment *paymentJSON `json:"payment,omitempty"`
+}
+
+// paymentJSON is a booking's Payment as the APIs show it.
+type paymentJSON struct {
+	Amount      string  `json:"amount"`
+	Currency    string  `json:"currency"`
+	DueAt       string  `json:"due_at"`
+	CheckoutURL string  `json:"checkout_url,omitempty"`
+	Session     string  `json:"session,omitempty"`
+	Reference   string  `json:"reference,omitempty"`
+	PaidAt      *string `json:"paid_at,omitempty"`
+	RefundedAt  *string `json:"refunded_at,omitempty"`
+}
+
+// paymentOf is p as the APIs show it, the provider's ids only with ids;
+// nil for none.
+func paymentOf(p *Payment, ids bool) *paymentJSON {
+	if p == nil {
+		return nil
+	}
+	out := &paymentJSON{Amount: p.Amount, Currency: p.Currency, DueAt: utc(p.DueAt), CheckoutURL: p.CheckoutURL, PaidAt: utcOrNil(p.PaidAt),
+		RefundedAt: utcOrNil(p.RefundedAt)}
+	if ids {
+		out.Session, out.Reference = p.Session, p.Reference
+	}
+	return out
 }
 
 func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
@@ -363,6 +392,7 @@ func resource(b Booking, svc Offering, p *Provider) bookingJSON {
 	if p != nil && b.ProviderID != nil {
 		out.Provider = &ref{p.ID, p.Slug, p.Name}
 	}
+	out.Payment = paymentOf(b.Payment, false)
 	return out
 }
 

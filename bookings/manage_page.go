@@ -60,6 +60,15 @@ type managePage struct {
 	Scope   web.Field
 	Dates   []seriesDate
 	Summary []web.SummaryItem
+	// PayURL, while the booking awaits payment, is where the customer
+	// pays (the provider's page, through the pay route); PayUntil when
+	// the time is released unpaid; PayPending that they came back from
+	// paying and the provider's word is awaited. Paid says how the
+	// payment stands ("Paid €25.00"), RefundNote what a cancellation
+	// would return.
+	PayURL, PayUntil string
+	PayPending       bool
+	Paid, RefundNote string
 	// Requested: the booking waits for the business to confirm it.
 	Requested bool
 	// Who names who confirms a request (the provider, else "we").
@@ -74,7 +83,8 @@ type seriesDate struct {
 }
 
 var statusLabels = map[Status]string{StatusRequested: "Requested (not confirmed yet)", StatusConfirmed: "Confirmed",
-	StatusCancelled: "Cancelled", StatusCompleted: "Completed", StatusNoShow: "Marked as missed"}
+	StatusAwaitingPayment: "Awaiting payment",
+	StatusCancelled:       "Cancelled", StatusCompleted: "Completed", StatusNoShow: "Marked as missed"}
 
 // manageLimits counts a manage-page request in the per-IP (reads only)
 // and per-token buckets before the token is looked up: a 429 Problem past
@@ -129,6 +139,7 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 		data.Until = meta.ChangesAllowedUntil.In(loc).Format("Monday 2 January 2006, 15:04") + " (" + place + ")"
 	}
 	data.Closed = p.closedReason(data, b)
+	p.describePayment(ctx, data, b, svc, q.Get("paid") == "1", loc, place)
 	switch step := q.Get("step"); {
 	case step == "reschedule" && meta.CanReschedule:
 		if err := p.rescheduleStep(r, q, data, b, zone, now); err != nil {
@@ -187,6 +198,57 @@ func (p *PageHandler) describe(ctx context.Context, data *managePage, b Booking,
 			data.Where, data.Link = "Video meeting", l.Value
 		}
 	}
+}
+
+// describePayment fills in how b's payment stands: the way to pay while
+// it awaits payment, what was paid and refunded, and what cancelling it
+// would return.
+func (p *PageHandler) describePayment(ctx context.Context, data *managePage, b Booking, svc Offering, returned bool, loc *time.Location,
+	place string) {
+	pay := b.Payment
+	if pay == nil {
+		return
+	}
+	amount := money(pay.Amount, pay.Currency)
+	switch {
+	case b.Status == StatusAwaitingPayment:
+		data.PayURL = data.Action + "/pay"
+		data.PayUntil = pay.DueAt.In(loc).Format("15:04 on Monday 2 January") + " (" + place + ")"
+		data.PayPending = returned
+	case pay.RefundedAt != nil:
+		data.Paid = "Refunded " + amount
+	case pay.PaidAt != nil:
+		data.Paid = "Paid " + amount
+	}
+	if pay.paid() && b.Active() {
+		if refundable(b, svc, ActorCustomer, p.svc.o.Now()) {
+			data.RefundNote = "You will be refunded " + amount + " in full."
+		} else {
+			data.RefundNote = fmt.Sprintf("It is too late for a refund: bookings cancelled less than %s before the start are not refunded.",
+				web.Count(svc.RefundCutoffHours, "hour"))
+		}
+	}
+}
+
+// payManaged sends the customer of a booking awaiting payment to its
+// payment page (opened now when it has none yet); once paid, or
+// cancelled, back to the manage page.
+func (p *PageHandler) payManaged(w http.ResponseWriter, r *http.Request) error {
+	if err := p.manageLimits(w, r); err != nil {
+		return err
+	}
+	page, err := p.svc.payManaged(r.Context(), r.PathValue("token"))
+	switch {
+	case errors.Is(err, ErrWrongStatus):
+		web.SeeOther(w, r, p.prefix+"/manage/"+r.PathValue("token"))
+		return nil
+	case errors.Is(err, ErrPaymentUnavailable):
+		return p.drawManage(w, r, http.StatusServiceUnavailable, nil, msgPaymentUnavailable)
+	case err != nil:
+		return err
+	}
+	web.SeeOther(w, r, page)
+	return nil
 }
 
 // closedReason says why the booking cannot be changed online, when the

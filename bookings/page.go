@@ -125,6 +125,7 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	mux.HandleFunc("GET "+prefix+"/manage/{token}", base.Func(p.showManage))
 	mux.HandleFunc("POST "+prefix+"/manage/{token}/cancel", base.Func(p.cancelManaged))
 	mux.HandleFunc("POST "+prefix+"/manage/{token}/reschedule", base.Func(p.rescheduleManaged))
+	mux.HandleFunc("GET "+prefix+"/manage/{token}/pay", base.Func(p.payManaged))
 	return p, nil
 }
 
@@ -160,7 +161,8 @@ func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base
 // Routes lists the routes, as "METHOD /path/{param}".
 func (p *PageHandler) Routes() []string {
 	return []string{"GET " + p.prefix + "/{slug}", "POST " + p.prefix + "/{slug}", "GET " + p.prefix + "/manage/{token}",
-		"POST " + p.prefix + "/manage/{token}/cancel", "POST " + p.prefix + "/manage/{token}/reschedule", "GET " + p.prefix + "/_assets/{file}"}
+		"POST " + p.prefix + "/manage/{token}/cancel", "POST " + p.prefix + "/manage/{token}/reschedule", "GET " + p.prefix + "/manage/{token}/pay",
+		"GET " + p.prefix + "/_assets/{file}"}
 }
 
 type bookPage struct {
@@ -371,12 +373,13 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	var token string
+	var booked Booking
 	if nb.Repeat != nil {
 		var series Series
 		series, err = p.svc.CreateSeries(r.Context(), nb)
 		token = series.ManageToken
 	} else {
-		_, token, err = p.svc.Create(r.Context(), nb)
+		booked, token, err = p.svc.Create(r.Context(), nb)
 	}
 	var ve *ValidationError
 	switch {
@@ -386,8 +389,16 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 		return p.draw(w, r, http.StatusConflict, svc, nil, msgTaken)
 	case errors.Is(err, ErrBusy):
 		return p.draw(w, r, http.StatusServiceUnavailable, svc, nil, msgBusy)
+	case errors.Is(err, ErrPaymentUnavailable):
+		return p.draw(w, r, http.StatusServiceUnavailable, svc, nil, msgPaymentUnavailable)
 	case err != nil:
 		return err
+	}
+	if booked.Status == StatusAwaitingPayment && booked.Payment.CheckoutURL != "" {
+		// Booked and held: the customer pays on the provider's page,
+		// which sends them back to the booking's own page.
+		web.SeeOther(w, r, booked.Payment.CheckoutURL)
+		return nil
 	}
 	// The confirmation is the booking's own page, which the mail links
 	// to as well.
