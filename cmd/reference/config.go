@@ -77,7 +77,7 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS", "true lets webhooks use http:// URLs (false)"},
 	{"GROUNDWORK_WEBHOOKS_CLAIM_TIMEOUT", "how long before a delivery an instance was sending when it stopped is sent again (5m; at least 30s)"},
 	{"GROUNDWORK_STRIPE_WEBHOOK_SECRET", "Stripe's signing secrets, comma-separated (rotation); set: POST /ecommerce/webhooks/stripe"},
-	{"GROUNDWORK_STRIPE_API_KEY", "Stripe secret key, for reconciliation's session lookups"},
+	{"GROUNDWORK_STRIPE_API_KEY", "Stripe secret key: reconciliation's session lookups and, with the webhook secret, paid bookings"},
 	{"GROUNDWORK_STRIPE_API_BASE", "Stripe's API address (https://api.stripe.com)"},
 	{"GROUNDWORK_EMAILLIST_PROVIDER", "kit or mailchimp; unset: subscribes are logged, not sent"},
 	{"GROUNDWORK_EMAILLIST_API_KEY", "the provider's API key (Mailchimp's ends in its data centre, -us21)"},

@@ -205,6 +205,7 @@ var routes = []string{
 	"GET /bookings/manage/{token}",
 	"POST /bookings/manage/{token}/cancel",
 	"POST /bookings/manage/{token}/reschedule",
+	"GET /bookings/manage/{token}/pay",
 	"GET /bookings/_assets/{file}",
 	"GET /bookings/ical/providers/{file}",
 	"GET /bookings/ical/customers/{file}",

@@ -23,6 +23,7 @@ import (
 	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/bookings/bookingsstripe"
 	"github.com/groundwork-go/groundwork/bookings/calendars"
 	"github.com/groundwork-go/groundwork/bookings/calendars/calendarssql"
 	"github.com/groundwork-go/groundwork/emaillist"
@@ -367,8 +368,16 @@ func (a *app) wireBookings(w *wiring) error {
 	// The owner's list shows each provider their own bookings (the
 	// service is made by Join).
 	var viewer func(*http.Request) (bool, int64, bool)
+	// Paid bookings with Stripe's key and its webhooks' secret: the
+	// checkout through the one, its settlement through the other.
+	var payments bookings.Payments
+	if stripe := w.cfg.webhooks.stripe; stripe.APIKey != "" && len(stripe.WebhookSecrets) > 0 {
+		if payments, err = bookingsstripe.New(bookingsstripe.Options{APIKey: stripe.APIKey, APIBase: stripe.APIBase}); err != nil {
+			return err
+		}
+	}
 	m, err := bookingssql.Join(a.env, &bookings.ModuleOptions{
-		Service:   bookings.Options{FeedHost: cmp.Or(feedHost(w.cfg.baseURL), bookings.FeedHostDefault)},
+		Service:   bookings.Options{FeedHost: cmp.Or(feedHost(w.cfg.baseURL), bookings.FeedHostDefault), Payments: payments},
 		Tokens:    a.tokens,
 		API:       bookings.HandlerOptions{PostLimit: l.bookingsPost, ReadLimit: l.bookingsRead},
 		Admin:     bookings.AdminHandlerOptions{APILimit: l.api},
