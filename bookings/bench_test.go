@@ -17,6 +17,7 @@ import (
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingsical"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/bookings/bookingsstripe"
 	"github.com/groundwork-go/groundwork/bookings/calendars"
 	"github.com/groundwork-go/groundwork/bookings/calendars/calendarssql"
 	"github.com/groundwork-go/groundwork/bookings/slots"
@@ -479,6 +480,64 @@ func BenchmarkMonthOfSlotsWithRules(b *testing.B) {
 				}
 				b.ReportMetric(float64(n), "slots")
 			})
+		}
+	}
+}
+
+// BenchmarkCreatePaid books the busy site's service with and without
+// payment, otherwise alike (a queue for the mail, the same varied times
+// across ten providers and 13 weeks): paid, a booking also opens its
+// Checkout Session (Stripe's wire format from an httptest server, through
+// bookingsstripe) and stores it with the booking.
+func BenchmarkCreatePaid(b *testing.B) {
+	stripe := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		key := r.Header.Get("Idempotency-Key")
+		fmt.Fprintf(w, `{"id":"cs_%s","object":"checkout.session","url":"https://checkout.stripe.com/c/pay/cs_%s"}`, key, key)
+	}))
+	b.Cleanup(stripe.Close)
+	for _, d := range storetest.Dialects() {
+		b.Run(string(d)+"/free", func(b *testing.B) { createPaid(b, d, false, stripe.URL) })
+		b.Run(string(d)+"/paid", func(b *testing.B) { createPaid(b, d, true, stripe.URL) })
+	}
+}
+
+// createPaid is one run of BenchmarkCreatePaid.
+func createPaid(b *testing.B, d store.Dialect, paid bool, stripeURL string) {
+	bd, offering := busySite(b, d)
+	queue, err := store.NewQueue(bd.db, &store.QueueOptions{TestOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pay, err := bookingsstripe.New(bookingsstripe.Options{APIKey: "sk_bench", APIBase: stripeURL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := bookingssql.New(bd.db)
+	offering.RequiresPayment, offering.Currency = paid, "EUR"
+	if _, err := st.UpdateService(context.Background(), offering); err != nil {
+		b.Fatal(err)
+	}
+	svc, err := bookings.NewService(st, &bookings.Options{Now: bd.clock.Now, LockWait: 10 * time.Second, Payments: pay,
+		Enqueuer: queue, ManageURL: "https://site.example/bookings/manage/{token}", SecretKey: calendarKey})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		day := time.Date(2026, 6, 8, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i/180%13*7+i/60%3)
+		start := day.Add(17*time.Hour + time.Duration(i%18)*15*time.Minute)
+		i++
+		bk, _, err := svc.Create(ctx, bookings.NewBooking{ServiceSlug: "busy", Start: start, CustomerName: "G",
+			CustomerEmail: fmt.Sprintf("g%d@example.com", i)})
+		if err != nil && !errors.Is(err, bookings.ErrSlotTaken) {
+			b.Fatal(err)
+		}
+		if err == nil && paid != (bk.Status == bookings.StatusAwaitingPayment) {
+			b.Fatal("booked " + string(bk.Status))
 		}
 	}
 }
