@@ -39,7 +39,7 @@ type stripeAPI struct {
 	srv      *httptest.Server
 }
 
-func newStripeAPI(t *testing.T) *stripeAPI {
+func newStripeAPI(t testing.TB) *stripeAPI {
 	t.Helper()
 	s := &stripeAPI{sessions: map[string]string{}, refunds: map[string]string{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -89,7 +89,7 @@ type paidSite struct {
 
 const paidSecret = "whsec_paid"
 
-func newPaidSite(t *testing.T, d store.Dialect, dsn string, api *stripeAPI) *paidSite {
+func newPaidSite(t testing.TB, d store.Dialect, dsn string, api *stripeAPI) *paidSite {
 	t.Helper()
 	ctx := context.Background()
 	env, err := store.OpenEnv(ctx, dsn, &store.EnvOptions{Secret: []byte("0123456789abcdef0123456789abcdef"),
@@ -116,7 +116,7 @@ func newPaidSite(t *testing.T, d store.Dialect, dsn string, api *stripeAPI) *pai
 }
 
 // stripeEvent is a signed Checkout Session event of booking b's page.
-func stripeEvent(t *testing.T, id, typ string, b bookings.Booking, paid bool) ([]byte, string) {
+func stripeEvent(t testing.TB, id, typ string, b bookings.Booking, paid bool) ([]byte, string) {
 	t.Helper()
 	status := "unpaid"
 	if paid {
@@ -132,7 +132,7 @@ func stripeEvent(t *testing.T, id, typ string, b bookings.Booking, paid bool) ([
 
 // deliver posts a Stripe event to the site's inbound endpoint; it
 // returns the status and whether it was answered as a duplicate.
-func (s *paidSite) deliver(t *testing.T, body []byte, sig string) (int, bool) {
+func (s *paidSite) deliver(t testing.TB, body []byte, sig string) (int, bool) {
 	t.Helper()
 	req, err := http.NewRequest("POST", s.srv.URL+webhooks.InboundPrefixDefault+"/stripe", bytes.NewReader(body))
 	require.NoError(t, err)
