@@ -98,7 +98,8 @@ func (p *ListPage) Routes() []string {
 		"GET " + pre + "/_assets/{file}"}
 }
 
-var listViews = []struct{ name, text string }{{"upcoming", "Upcoming"}, {"requested", "Requested"}, {"past", "Past"}, {"cancelled", "Cancelled"}}
+var listViews = []struct{ name, text string }{{"upcoming", "Upcoming"}, {"requested", "Requested"}, {"unpaid", "Awaiting payment"},
+	{"past", "Past"}, {"cancelled", "Cancelled"}}
 
 type listView struct {
 	Path, View, Zone, ZoneName string
@@ -178,6 +179,8 @@ func (p *ListPage) list(w http.ResponseWriter, r *http.Request) error {
 	switch view {
 	case "requested":
 		f.Status, f.From = StatusRequested, now
+	case "unpaid": // held while the customer pays
+		f.Status = StatusAwaitingPayment
 	case "past":
 		f.From, f.To = now.AddDate(0, 0, -90), now
 	case "cancelled":
@@ -252,7 +255,9 @@ type bookingView struct {
 	// viewer's zone.
 	Start, Reason web.Field
 	CanNoShow     bool
-	Summary       []web.SummaryItem
+	// PaymentText says how a paid booking's payment stands.
+	PaymentText string
+	Summary     []web.SummaryItem
 	// Answers are the customer's answers to the service's questions.
 	Answers []intakeRow
 }
@@ -279,6 +284,19 @@ func (p *ListPage) showBooking(w http.ResponseWriter, r *http.Request, status in
 			Value: b.Start.In(loc).Format("2006-01-02T15:04"), Errors: errs["start"], Help: "It must be a time the provider offers."},
 		Reason: web.Field{Type: web.TypeTextarea, Name: "reason", ID: web.FieldID("reason"), Label: "Reason (optional)", Rows: 2,
 			Errors: errs["reason"]}}
+	if pay := b.Payment; pay != nil {
+		state := "awaiting payment until " + pay.DueAt.In(loc).Format("15:04 on 2 January")
+		switch {
+		case pay.RefundedAt != nil:
+			state = "refunded"
+		case pay.PaidAt != nil:
+			state = "paid"
+		}
+		v.PaymentText = money(pay.Amount, pay.Currency) + ", " + state
+		if pay.Reference != "" {
+			v.PaymentText += " (" + pay.Reference + ")"
+		}
+	}
 	v.Summary = web.Summary([]web.Field{v.Start, v.Reason})
 	if len(b.IntakeData) > 0 {
 		svc, err := p.svc.serviceByID(r.Context(), b.ServiceID)

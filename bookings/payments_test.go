@@ -311,11 +311,18 @@ func TestPaidBookingOnThePages(t *testing.T) {
 	require.Len(t, pay.checkouts, 1)
 	require.Contains(t, getPage(t, srv.URL+manage+"?paid=1"), "<h1>Confirming your payment</h1>")
 
+	// The owner sees it held, awaiting payment.
+	owner := getPage(t, srv.URL+bookings.ListPagePrefixDefault+"/?view=unpaid&tz=UTC")
+	require.Contains(t, owner, `aria-current="page">Awaiting payment</a>`)
+	require.Contains(t, owner, `<td data-label="Status">Awaiting payment</td>`)
 	list, _, err := b.svc.ListBookings(ctx, bookings.BookingFilter{})
 	require.NoError(t, err)
+	detail := srv.URL + bookings.ListPagePrefixDefault + "/" + itoa(list[0].ID) + "?tz=UTC"
+	require.Contains(t, getPage(t, detail), "<dd>€25.00, awaiting payment until 08:30 on 1 June</dd>")
 	_, settled, err := b.svc.SettlePayment(ctx, "fake", "paid", event(list[0], true))
 	require.NoError(t, err)
 	require.True(t, settled)
+	require.Contains(t, getPage(t, detail), "<dd>€25.00, paid (pi_"+number+")</dd>")
 	page = getPage(t, srv.URL+manage+"?paid=1")
 	require.Contains(t, page, "<h1>Your booking</h1>")
 	require.Contains(t, page, "<dd>Paid €25.00</dd>")
@@ -351,6 +358,9 @@ func TestBrowserPaidBooking(t *testing.T) {
 	pages, err := bookings.NewPageHandler(b.svc, nil)
 	require.NoError(t, err)
 	mux.Handle("/bookings/", pages)
+	owner, err := bookings.NewListPage(b.svc, &bookings.ListPageOptions{Viewer: func(*http.Request) (bool, int64, bool) { return true, 0, true }})
+	require.NoError(t, err)
+	mux.Handle(bookings.ListPagePrefixDefault+"/", owner)
 	mux.HandleFunc("/provider/{session}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = io.WriteString(w, `<!doctype html><html lang="en"><title>Provider</title><main><h1>The provider's payment page</h1></main></html>`)
@@ -376,6 +386,13 @@ func TestBrowserPaidBooking(t *testing.T) {
 	browsertest.TabTo(t, ctx, `.notice a.button`)
 	browsertest.Press(t, ctx, "\r", true)
 	require.Equal(t, "The provider's payment page", text("h1"), "the way to pay, by keyboard")
+
+	run(chromedp.Navigate(srv.URL+bookings.ListPagePrefixDefault+"/?view=unpaid&tz=America/New_York"), chromedp.WaitVisible(chromedp.CSS("h1")))
+	require.Contains(t, text("table"), "Awaiting payment")
+	browsertest.NoViolations(t, ctx, "the owner's bookings awaiting payment")
+	browsertest.Submit(t, ctx, `table a[href*="tz="]`)
+	require.Contains(t, text(".details"), "€25.00, awaiting payment until 04:30 on 1 June")
+	browsertest.NoViolations(t, ctx, "the owner's page of a booking awaiting payment")
 
 	run(chromedp.Navigate(manage+"?paid=1"), chromedp.WaitVisible(chromedp.CSS("h1")))
 	require.Equal(t, "Confirming your payment", text("h1"))
