@@ -417,8 +417,7 @@ func BenchmarkCreateWithCalendars(b *testing.B) {
 				i := 0
 				b.ReportAllocs()
 				for b.Loop() {
-					day := time.Date(2026, 6, 8, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i/180%13*7+i/60%3)
-					start := day.Add(17*time.Hour + time.Duration(i%18)*15*time.Minute)
+					start := busyStart(i)
 					i++
 					_, _, err := svc.Create(ctx, bookings.NewBooking{ServiceSlug: "busy", Start: start, CustomerName: "G", CustomerEmail: "g@example.com"})
 					if err != nil && !errors.Is(err, bookings.ErrSlotTaken) {
@@ -484,6 +483,13 @@ func BenchmarkMonthOfSlotsWithRules(b *testing.B) {
 	}
 }
 
+// busyStart is the i-th start a create benchmark asks for on the busy
+// site: 18 afternoon slots of three weekdays over 13 weeks.
+func busyStart(i int) time.Time {
+	day := time.Date(2026, 6, 8, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i/180%13*7+i/60%3)
+	return day.Add(17*time.Hour + time.Duration(i%18)*15*time.Minute)
+}
+
 // BenchmarkCreatePaid books the busy site's service with and without
 // payment, otherwise alike (a queue for the mail, the same varied times
 // across ten providers and 13 weeks): paid, a booking also opens its
@@ -528,8 +534,7 @@ func createPaid(b *testing.B, d store.Dialect, paid bool, stripeURL string) {
 	i := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		day := time.Date(2026, 6, 8, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i/180%13*7+i/60%3)
-		start := day.Add(17*time.Hour + time.Duration(i%18)*15*time.Minute)
+		start := busyStart(i)
 		i++
 		bk, _, err := svc.Create(ctx, bookings.NewBooking{ServiceSlug: "busy", Start: start, CustomerName: "G",
 			CustomerEmail: fmt.Sprintf("g%d@example.com", i)})

@@ -48,17 +48,7 @@ func TestBookingsSeedAndBook(t *testing.T) {
 	require.Equal(t, 200, code)
 	require.JSONEq(t, `{"data":[]}`, body, "beyond the 90-day horizon")
 
-	// The first offered slot of the next two months.
-	var slots struct{ Data []struct{ Start string } }
-	for _, month := range nextMonths() {
-		_, body = get(t, base+"/api/bookings/services/consultation/slots?date="+month, "")
-		require.NoError(t, json.Unmarshal([]byte(body), &slots))
-		if len(slots.Data) > 0 {
-			break
-		}
-	}
-	require.NotEmpty(t, slots.Data)
-	booking := `{"service":"consultation","start_time":"` + slots.Data[0].Start + `","customer_name":"Grace","customer_email":"grace@example.com"}`
+	booking := `{"service":"consultation","start_time":"` + firstSlot(t, base) + `","customer_name":"Grace","customer_email":"grace@example.com"}`
 	code, body = request(t, "POST", base+"/api/bookings", "", booking)
 	require.Equal(t, 201, code, body)
 	require.True(t, strings.Contains(body, `"status":"confirmed"`), body)
@@ -139,6 +129,22 @@ func TestBookingsSeedAndBook(t *testing.T) {
 	c, _, stderr = runCmd(t, e, "bookings", "feed-token", "nobody")
 	require.Equal(t, 1, c)
 	require.Contains(t, stderr, `no provider has the slug "nobody"`)
+}
+
+// firstSlot is the first slot the seeded consultation offers over the
+// next two months.
+func firstSlot(t *testing.T, base string) string {
+	t.Helper()
+	var slots struct{ Data []struct{ Start string } }
+	for _, month := range nextMonths() {
+		_, body := get(t, base+"/api/bookings/services/consultation/slots?date="+month, "")
+		require.NoError(t, json.Unmarshal([]byte(body), &slots))
+		if len(slots.Data) > 0 {
+			return slots.Data[0].Start
+		}
+	}
+	t.Fatal("no slot offered in two months")
+	return ""
 }
 
 // nextMonths is this month and the next, as YYYY-MM.

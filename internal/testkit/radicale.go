@@ -24,17 +24,7 @@ func Radicale(t *testing.T) string {
 		t.Skip("radicale is not installed (apt-get install -y radicale)")
 	}
 	addr := freeAddr(t)
-	var logs bytes.Buffer
-	cmd := exec.Command(bin, "--storage-filesystem-folder", t.TempDir(), "--server-hosts", addr, "--auth-type", "none")
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("radicale said:\n%s", logs.String())
-		}
-	})
+	runServer(t, "radicale", exec.Command(bin, "--storage-filesystem-folder", t.TempDir(), "--server-hosts", addr, "--auth-type", "none"))
 	base := "http://" + addr
 	require.Eventually(t, func() bool {
 		res, err := http.Get(base + "/.web/")
@@ -45,4 +35,20 @@ func Radicale(t *testing.T) string {
 		return true
 	}, 15*time.Second, 50*time.Millisecond, "radicale did not start")
 	return base
+}
+
+// runServer starts cmd until the test ends, and shows what it said when
+// the test failed.
+func runServer(t *testing.T, name string, cmd *exec.Cmd) {
+	t.Helper()
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("%s said:\n%s", name, logs.String())
+		}
+	})
 }

@@ -1,7 +1,6 @@
 package testkit
 
 import (
-	"bytes"
 	"net"
 	"os"
 	"os/exec"
@@ -31,17 +30,7 @@ func StripeMock(t *testing.T) string {
 	}
 	// It serves HTTPS too, on a port of its own unless told another.
 	addr, tls := freeAddr(t), freeAddr(t)
-	var logs bytes.Buffer
-	cmd := exec.Command(bin, "-http-addr", addr, "-https-addr", tls)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("stripe-mock said:\n%s", logs.String())
-		}
-	})
+	runServer(t, "stripe-mock", exec.Command(bin, "-http-addr", addr, "-https-addr", tls))
 	require.Eventually(t, func() bool {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
