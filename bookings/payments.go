@@ -29,6 +29,11 @@ type Payments interface {
 	// Refund returns the payment b.Payment.Reference in full; called again
 	// for b it must refund nothing more.
 	Refund(ctx context.Context, b Booking) error
+	// Paid asks the provider whether b's payment page (its
+	// Payment.Session) was paid, and by which payment: what the sweep of
+	// unpaid bookings asks before it releases one, in case the provider's
+	// event was lost.
+	Paid(ctx context.Context, b Booking) (reference string, paid bool, err error)
 	// Settlement reads a verified event of the provider: the booking it
 	// settles, as far as the event names it (its ID and Number, and its
 	// Payment's Session and, once paid, Reference; ID 0 when it settles
@@ -45,6 +50,9 @@ const (
 	// paymentGrace is how long after its due time a hold is kept for the
 	// provider's word of a payment made at the last moment.
 	paymentGrace = 5 * time.Minute
+	// unreachableGrace is how long past its due time a hold waits for a
+	// provider that cannot be asked before it is released all the same.
+	unreachableGrace = 24 * time.Hour
 )
 
 // Texts of the payment answers and changes.
@@ -156,8 +164,7 @@ func (s *Service) SettlePayment(ctx context.Context, provider, eventType string,
 	if told.ID == 0 || told.Payment == nil {
 		return Booking{}, false, nil
 	}
-	id, p := told.ID, told.Payment
-	b, err := s.store.Booking(ctx, id)
+	b, err := s.store.Booking(ctx, told.ID)
 	if errors.Is(err, ErrNotFound) {
 		return Booking{}, false, nil // pruned, or not made here
 	}
@@ -166,9 +173,18 @@ func (s *Service) SettlePayment(ctx context.Context, provider, eventType string,
 	}
 	// Another site's booking of the same ID on the same account, or an
 	// earlier page of this one, settles nothing.
+	p := told.Payment
 	if b.Payment == nil || told.Number != b.Number || p.Session != "" && b.Payment.Session != "" && p.Session != b.Payment.Session {
 		return b, false, nil
 	}
+	return s.settle(ctx, b, p, paid)
+}
+
+// settle settles b, as the provider told of its payment p (its Session
+// and, paid, its Reference): see SettlePayment.
+func (s *Service) settle(ctx context.Context, b Booking, p *Payment, paid bool) (Booking, bool, error) {
+	id := b.ID
+	var err error
 	if !paid {
 		if b.Status != StatusAwaitingPayment {
 			return b, false, nil
@@ -306,7 +322,9 @@ func (s *Service) refund(ctx context.Context, id int64) error {
 // expireUnpaid cancels the bookings still awaiting payment past their
 // due time (and a grace for the provider's last word), freeing their
 // time, and returns how many. The provider's event of an expired page
-// does it sooner; this catches the ones whose event never came.
+// does it sooner; this catches the ones whose event never came. Each is
+// asked of the provider first: one it says was paid is settled instead;
+// one it cannot answer for is left to the next sweep, for a day at most.
 func (s *Service) expireUnpaid(ctx context.Context) (int, error) {
 	now := s.o.Now().UTC()
 	list, err := s.store.BookingsStarting(ctx, []Status{StatusAwaitingPayment}, time.Unix(0, 0).UTC(), now.AddDate(20, 0, 0))
@@ -317,6 +335,22 @@ func (s *Service) expireUnpaid(ctx context.Context) (int, error) {
 	for _, b := range list {
 		if b.Payment != nil && now.Before(b.Payment.DueAt.Add(paymentGrace)) {
 			continue
+		}
+		if b.Payment != nil && b.Payment.Session != "" {
+			// The provider's word first: a payment whose event was lost
+			// is settled, not released.
+			reference, paid, err := s.o.Payments.Paid(ctx, b)
+			switch {
+			case err != nil && now.Before(b.Payment.DueAt.Add(unreachableGrace)):
+				s.o.Logger.WarnContext(ctx, "bookings: the payment provider could not say whether a booking was paid", "booking", b.ID,
+					"error", err)
+				continue // asked again at the next sweep
+			case err == nil && paid:
+				if _, _, err := s.settle(ctx, b, &Payment{Session: b.Payment.Session, Reference: reference}, true); err != nil {
+					return n, err
+				}
+				continue
+			}
 		}
 		_, err := s.setStatus(ctx, b.ID, []Status{StatusAwaitingPayment}, StatusCancelled, "cancelled", EventCancelled, ActorSystem, msgNotPaid)
 		switch {

@@ -34,6 +34,10 @@ type fakePayments struct {
 	checkouts []string // "booking number: title → return URL"
 	refunds   []string
 	fail      bool
+	// paidPages are the sessions paid whose events never came;
+	// unreachable makes Paid fail.
+	paidPages   map[string]bool
+	unreachable bool
 }
 
 func (f *fakePayments) Provider() string { return "fake" }
@@ -57,6 +61,15 @@ func (f *fakePayments) Refund(_ context.Context, b bookings.Booking) error {
 	defer f.mu.Unlock()
 	f.refunds = append(f.refunds, b.Payment.Reference)
 	return nil
+}
+
+func (f *fakePayments) Paid(_ context.Context, b bookings.Booking) (string, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.unreachable {
+		return "", false, errors.New("the provider does not answer")
+	}
+	return "pi_" + b.Number, f.paidPages[b.Payment.Session], nil
 }
 
 func (f *fakePayments) Settlement(_ string, payload map[string]any) (bookings.Booking, bool) {
@@ -191,6 +204,56 @@ func TestPaidBookingThroughTheAPI(t *testing.T) {
 		gone, err := b.svc.Booking(ctx, created.Data.ID)
 		require.NoError(t, err)
 		require.Equal(t, bookings.StatusCancelled, gone.Status)
+
+		// A payment whose event was lost: the sweep asks first, and
+		// settles it; a provider that cannot answer keeps the hold until
+		// the next sweep, for a day at most.
+		status, body = b.do(t, "POST", bookings.PrefixDefault, bookBody("consultation", "2026-06-04T14:00:00Z"))
+		require.Equal(t, 201, status, body)
+		require.NoError(t, json.Unmarshal([]byte(body), &created))
+		lost, err := b.svc.Booking(ctx, created.Data.ID)
+		require.NoError(t, err)
+		status, body = b.do(t, "POST", bookings.PrefixDefault, bookBody("consultation", "2026-06-04T15:00:00Z"))
+		require.Equal(t, 201, status, body)
+		require.NoError(t, json.Unmarshal([]byte(body), &created))
+		unanswered := created.Data.ID
+		b.clock.Advance(36 * time.Minute)
+		pay.mu.Lock()
+		pay.unreachable = true
+		pay.mu.Unlock()
+		n, err = bookings.ExpireUnpaid(b.svc, ctx)
+		require.NoError(t, err)
+		require.Zero(t, n, "not released while the provider cannot say")
+		pay.mu.Lock()
+		pay.unreachable, pay.paidPages = false, map[string]bool{lost.Payment.Session: true}
+		pay.mu.Unlock()
+		n, err = bookings.ExpireUnpaid(b.svc, ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, n, "the unpaid one released")
+		found, err := b.svc.Booking(ctx, lost.ID)
+		require.NoError(t, err)
+		require.Equal(t, bookings.StatusConfirmed, found.Status, "the paid one settled")
+		require.Equal(t, "pi_"+lost.Number, found.Payment.Reference)
+		gone, err = b.svc.Booking(ctx, unanswered)
+		require.NoError(t, err)
+		require.Equal(t, bookings.StatusCancelled, gone.Status)
+		status, body = b.do(t, "POST", bookings.PrefixDefault, bookBody("consultation", "2026-06-04T16:00:00Z"))
+		require.Equal(t, 201, status, body)
+		pay.mu.Lock()
+		pay.unreachable = true
+		pay.mu.Unlock()
+		b.clock.Advance(23 * time.Hour)
+		n, err = bookings.ExpireUnpaid(b.svc, ctx)
+		require.NoError(t, err)
+		require.Zero(t, n)
+		b.clock.Advance(2 * time.Hour)
+		n, err = bookings.ExpireUnpaid(b.svc, ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, n, "a day past its due time, released all the same")
+		pay.mu.Lock()
+		pay.unreachable = false
+		pay.mu.Unlock()
+		b.clock.Set(now.Add(36 * time.Minute))
 
 		// The provider cannot open a page: the booking is undone.
 		pay.fail = true

@@ -1,8 +1,9 @@
 // Package bookingsstripe takes the payments of paid bookings through
 // Stripe Checkout: it is the bookings.Payments of Stripe, two calls of
 // Stripe's REST API (a Checkout Session made for a booking, and a refund
-// of its PaymentIntent) and a reader of the Checkout Session events that
-// settle one. The events arrive signed at the webhooks' inbound endpoint
+// of its PaymentIntent), a look-up of a session before an unpaid booking
+// is released, and a reader of the Checkout Session events that settle
+// one. The events arrive signed at the webhooks' inbound endpoint
 // (webhooks.StripeGateway verifies them); link.BookingsToWebhooks hands
 // them to bookings.Service.SettlePayment in the inbound event's own
 // transaction.
@@ -160,6 +161,23 @@ func (p *Payments) Refund(ctx context.Context, b bookings.Booking) error {
 		return fmt.Errorf("bookingsstripe: refund of %s: %s", b.Number, refund.Status)
 	}
 	return nil
+}
+
+// Paid implements bookings.Payments: the booking's Checkout Session asked
+// for, paid when its payment_status is paid (its PaymentIntent the
+// reference).
+func (p *Payments) Paid(ctx context.Context, b bookings.Booking) (string, bool, error) {
+	if b.Payment == nil || b.Payment.Session == "" {
+		return "", false, errors.New("bookingsstripe: paid: the booking has no Checkout Session")
+	}
+	var session struct {
+		PaymentStatus string `json:"payment_status"`
+		PaymentIntent string `json:"payment_intent"`
+	}
+	if err := p.api.GetJSON(ctx, "/v1/checkout/sessions/"+url.PathEscape(b.Payment.Session), nil, &session); err != nil {
+		return "", false, fmt.Errorf("bookingsstripe: look up %s: %w", b.Payment.Session, err)
+	}
+	return session.PaymentIntent, session.PaymentStatus == "paid" && session.PaymentIntent != "", nil
 }
 
 // post sends form to path with an idempotency key, and decodes the

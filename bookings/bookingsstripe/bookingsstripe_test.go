@@ -44,8 +44,43 @@ func TestAgainstStripeMock(t *testing.T) {
 	require.True(t, strings.HasPrefix(session, "cs_"), session)
 	require.True(t, strings.HasPrefix(page, "https://checkout.stripe.com/"), page)
 
+	b.Payment.Session = session
+	reference, paid, err := pay.Paid(context.Background(), b)
+	require.NoError(t, err)
+	require.False(t, paid, "stripe-mock's session is open, unpaid")
+	require.True(t, strings.HasPrefix(reference, "pi_"), reference)
+
 	b.Payment.Reference = "pi_123"
 	require.NoError(t, pay.Refund(context.Background(), b))
+}
+
+// Before an unpaid booking is released its session is asked for: paid
+// once its payment_status says so.
+func TestPaid(t *testing.T) {
+	t.Parallel()
+	status := "unpaid"
+	fake, pay := newFake(t, func(r *http.Request, _ int) (int, string) {
+		if r.URL.Path != "/v1/checkout/sessions/cs_test_1" {
+			return 404, `{"error":{"message":"No such checkout.session","type":"invalid_request_error"}}`
+		}
+		return 200, `{"id":"cs_test_1","object":"checkout.session","payment_status":"` + status + `","payment_intent":"pi_9"}`
+	})
+	b := awaiting()
+	_, _, err := pay.Paid(context.Background(), b)
+	require.Error(t, err, "no session to ask for")
+	b.Payment.Session = "cs_test_1"
+	_, paid, err := pay.Paid(context.Background(), b)
+	require.NoError(t, err)
+	require.False(t, paid)
+	status = "paid"
+	reference, paid, err := pay.Paid(context.Background(), b)
+	require.NoError(t, err)
+	require.True(t, paid)
+	require.Equal(t, "pi_9", reference)
+	require.Equal(t, "GET", fake.requests[0].Method)
+	b.Payment.Session = "cs_gone"
+	_, _, err = pay.Paid(context.Background(), b)
+	require.ErrorIs(t, err, outbound.ErrNotFound)
 }
 
 // stripeFake is an httptest server speaking Stripe's wire format: it
