@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -41,6 +42,20 @@ type fakePayments struct {
 }
 
 func (f *fakePayments) Provider() string { return "fake" }
+
+// made returns the checkouts opened and the refunds asked for so far.
+func (f *fakePayments) made() (checkouts, refunds []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.checkouts), slices.Clone(f.refunds)
+}
+
+// set changes the fake under its lock (the handlers call it meanwhile).
+func (f *fakePayments) set(change func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	change()
+}
 
 func (f *fakePayments) Checkout(_ context.Context, b bookings.Booking, title, returnURL string) (string, string, error) {
 	f.mu.Lock()
@@ -158,9 +173,10 @@ func TestPaidBookingThroughTheAPI(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, map[string]any{"amount": "25.00", "currency": "EUR", "due_at": "2026-06-01T08:30:00+00:00",
 			"checkout_url": "https://pay.example/cs_" + bk.Number}, created.Data.Payment, "the provider's ids stay out of the public answer")
-		require.Len(t, pay.checkouts, 1)
+		checkouts, _ := pay.made()
+		require.Len(t, checkouts, 1)
 		require.Regexp(t, `^`+bk.Number+`: Consultation, Wednesday 3 June 2026, 10:00 \(America/New_York\) → https://site\.example/bookings/manage/[0-9a-f]{64}$`,
-			pay.checkouts[0])
+			checkouts[0])
 		require.Zero(t, b.jobs(t, "bookings_mail"), "no mail until it is paid")
 		status, _ = b.do(t, "POST", bookings.PrefixDefault, bookBody("consultation", "2026-06-03T14:00:00Z"))
 		require.Equal(t, 409, status, "the time is held")
@@ -218,15 +234,11 @@ func TestPaidBookingThroughTheAPI(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(body), &created))
 		unanswered := created.Data.ID
 		b.clock.Advance(36 * time.Minute)
-		pay.mu.Lock()
-		pay.unreachable = true
-		pay.mu.Unlock()
+		pay.set(func() { pay.unreachable = true })
 		n, err = bookings.ExpireUnpaid(b.svc, ctx)
 		require.NoError(t, err)
 		require.Zero(t, n, "not released while the provider cannot say")
-		pay.mu.Lock()
-		pay.unreachable, pay.paidPages = false, map[string]bool{lost.Payment.Session: true}
-		pay.mu.Unlock()
+		pay.set(func() { pay.unreachable, pay.paidPages = false, map[string]bool{lost.Payment.Session: true} })
 		n, err = bookings.ExpireUnpaid(b.svc, ctx)
 		require.NoError(t, err)
 		require.Equal(t, 1, n, "the unpaid one released")
@@ -239,9 +251,7 @@ func TestPaidBookingThroughTheAPI(t *testing.T) {
 		require.Equal(t, bookings.StatusCancelled, gone.Status)
 		status, body = b.do(t, "POST", bookings.PrefixDefault, bookBody("consultation", "2026-06-04T16:00:00Z"))
 		require.Equal(t, 201, status, body)
-		pay.mu.Lock()
-		pay.unreachable = true
-		pay.mu.Unlock()
+		pay.set(func() { pay.unreachable = true })
 		b.clock.Advance(23 * time.Hour)
 		n, err = bookings.ExpireUnpaid(b.svc, ctx)
 		require.NoError(t, err)
@@ -250,17 +260,15 @@ func TestPaidBookingThroughTheAPI(t *testing.T) {
 		n, err = bookings.ExpireUnpaid(b.svc, ctx)
 		require.NoError(t, err)
 		require.Equal(t, 1, n, "a day past its due time, released all the same")
-		pay.mu.Lock()
-		pay.unreachable = false
-		pay.mu.Unlock()
+		pay.set(func() { pay.unreachable = false })
 		b.clock.Set(now.Add(36 * time.Minute))
 
 		// The provider cannot open a page: the booking is undone.
-		pay.fail = true
+		pay.set(func() { pay.fail = true })
 		status, body = b.do(t, "POST", bookings.PrefixDefault, bookBody("consultation", "2026-06-03T16:00:00Z"))
 		require.Equal(t, 503, status)
 		require.Contains(t, body, "Payment could not be started. Please try again in a moment.")
-		pay.fail = false
+		pay.set(func() { pay.fail = false })
 		status, body = b.do(t, "POST", bookings.PrefixDefault, bookBody("consultation", "2026-06-03T16:00:00Z"))
 		require.Equal(t, 201, status, "the time was freed: %s", body)
 
@@ -307,7 +315,8 @@ func TestPaidBookingRefunds(t *testing.T) {
 		// The job's work: refunded once, and recorded.
 		require.NoError(t, bookings.Refund(b.svc, ctx, early.ID))
 		require.NoError(t, bookings.Refund(b.svc, ctx, early.ID))
-		require.Equal(t, []string{"pi_" + early.Number}, pay.refunds)
+		_, refunds := pay.made()
+		require.Equal(t, []string{"pi_" + early.Number}, refunds)
 		got, err := b.svc.Booking(ctx, early.ID)
 		require.NoError(t, err)
 		require.Equal(t, now, *got.Payment.RefundedAt)
@@ -356,8 +365,9 @@ func TestPaidBookingOnThePages(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, status, body)
 	require.True(t, strings.HasPrefix(location, "https://pay.example/cs_BK-"), location)
 	number := strings.TrimPrefix(location, "https://pay.example/cs_")
-	require.Len(t, pay.checkouts, 1)
-	manage := strings.SplitN(pay.checkouts[0], " → https://site.example", 2)[1]
+	checkouts, _ := pay.made()
+	require.Len(t, checkouts, 1)
+	manage := strings.SplitN(checkouts[0], " → https://site.example", 2)[1]
 
 	page := getPage(t, srv.URL+manage)
 	require.Contains(t, page, "<h1>Pay to confirm your booking</h1>")
@@ -371,7 +381,8 @@ func TestPaidBookingOnThePages(t *testing.T) {
 	res.Body.Close()
 	require.Equal(t, http.StatusSeeOther, res.StatusCode)
 	require.Equal(t, "https://pay.example/cs_"+number, res.Header.Get("Location"), "the page already open")
-	require.Len(t, pay.checkouts, 1)
+	checkouts, _ = pay.made()
+	require.Len(t, checkouts, 1)
 	require.Contains(t, getPage(t, srv.URL+manage+"?paid=1"), "<h1>Confirming your payment</h1>")
 
 	// The owner sees it held, awaiting payment.
@@ -397,7 +408,7 @@ func TestPaidBookingOnThePages(t *testing.T) {
 	require.Equal(t, manage, res.Header.Get("Location"), "paid: back to the booking")
 
 	// The provider down as the customer books: the page says so.
-	pay.fail = true
+	pay.set(func() { pay.fail = true })
 	form.Set("start_time", "2026-06-03T15:00:00Z")
 	status, body, _ = post(t, srv, bookings.PagePrefixDefault+"/consultation", form)
 	require.Equal(t, http.StatusServiceUnavailable, status)
@@ -437,8 +448,9 @@ func TestBrowserPaidBooking(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("f-customer_email"), "ann@example.com"))
 	browsertest.Submit(t, ctx, `form#book button[type=submit]`)
 	require.Equal(t, "The provider's payment page", text("h1"))
-	require.Len(t, pay.checkouts, 1)
-	manage := strings.SplitN(pay.checkouts[0], " → ", 2)[1]
+	checkouts, _ := pay.made()
+	require.Len(t, checkouts, 1)
+	manage := strings.SplitN(checkouts[0], " → ", 2)[1]
 
 	run(chromedp.Navigate(manage), chromedp.WaitVisible(chromedp.CSS("h1")))
 	require.Equal(t, "Pay to confirm your booking", text("h1"))
@@ -480,9 +492,7 @@ func TestBrowserPaidBooking(t *testing.T) {
 	require.Equal(t, "Booking cancelled", text("h1"))
 	require.Contains(t, text(".details"), "Paid €25.00", "refunded once the provider accepts it")
 
-	pay.mu.Lock()
-	pay.fail = true
-	pay.mu.Unlock()
+	pay.set(func() { pay.fail = true })
 	run(chromedp.Navigate(srv.URL+"/bookings/consultation?tz=America/New_York&date=2026-06-03#times"), chromedp.WaitVisible(chromedp.CSS(".times")))
 	run(chromedp.Click(chromedp.CSS(`label[for="f-start_time-2"]`)), chromedp.SendKeys(chromedp.ID("f-customer_name"), "Bo"),
 		chromedp.SendKeys(chromedp.ID("f-customer_email"), "bo@example.com"))

@@ -106,6 +106,13 @@ func (p *Payments) Checkout(ctx context.Context, b bookings.Booking, title, retu
 	if err != nil || returnURL == "" {
 		return "", "", fmt.Errorf("bookingsstripe: checkout: return URL %q", returnURL)
 	}
+	// Stripe counts the half hour from the session's making: a page
+	// opened late (for a booking made in a host's transaction) stays open
+	// a little past the hold, and a payment made then is refunded.
+	expires := pay.DueAt
+	if soonest := time.Now().Add(minCheckoutWindow + time.Minute); expires.Before(soonest) {
+		expires = soonest
+	}
 	paid := *back
 	q := paid.Query()
 	q.Set("paid", "1")
@@ -115,7 +122,7 @@ func (p *Payments) Checkout(ctx context.Context, b bookings.Booking, title, retu
 		"mode":                 {"payment"},
 		"client_reference_id":  {id},
 		"customer_email":       {b.CustomerEmail},
-		"expires_at":           {strconv.FormatInt(pay.DueAt.Unix(), 10)},
+		"expires_at":           {strconv.FormatInt(expires.Unix(), 10)},
 		"success_url":          {paid.String()},
 		"cancel_url":           {back.String()},
 		"metadata[booking_id]": {id}, "metadata[booking_number]": {b.Number},

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,7 +21,9 @@ import (
 	"github.com/groundwork-go/groundwork/internal/testkit"
 )
 
-var made = time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+// made is when the bookings were made: a week ahead, so that the page's
+// closing time is the hold's own (Stripe counts its half hour from now).
+var made = time.Now().UTC().Truncate(time.Second).Add(7 * 24 * time.Hour)
 
 // awaiting is a booking awaiting payment of 25.00 EUR.
 func awaiting() bookings.Booking {
@@ -58,13 +61,15 @@ func TestAgainstStripeMock(t *testing.T) {
 // once its payment_status says so.
 func TestPaid(t *testing.T) {
 	t.Parallel()
-	status := "unpaid"
-	fake, pay := newFake(t, func(r *http.Request, _ int) (int, string) {
-		if r.URL.Path != "/v1/checkout/sessions/cs_test_1" {
-			return 404, `{"error":{"message":"No such checkout.session","type":"invalid_request_error"}}`
+	session := func(status string) func(*http.Request, int) (int, string) {
+		return func(r *http.Request, _ int) (int, string) {
+			if r.URL.Path != "/v1/checkout/sessions/cs_test_1" {
+				return 404, `{"error":{"message":"No such checkout.session","type":"invalid_request_error"}}`
+			}
+			return 200, `{"id":"cs_test_1","object":"checkout.session","payment_status":"` + status + `","payment_intent":"pi_9"}`
 		}
-		return 200, `{"id":"cs_test_1","object":"checkout.session","payment_status":"` + status + `","payment_intent":"pi_9"}`
-	})
+	}
+	fake, pay := newFake(t, session("unpaid"))
 	b := awaiting()
 	_, _, err := pay.Paid(context.Background(), b)
 	require.Error(t, err, "no session to ask for")
@@ -72,7 +77,7 @@ func TestPaid(t *testing.T) {
 	_, paid, err := pay.Paid(context.Background(), b)
 	require.NoError(t, err)
 	require.False(t, paid)
-	status = "paid"
+	fake.setAnswer(session("paid"))
 	reference, paid, err := pay.Paid(context.Background(), b)
 	require.NoError(t, err)
 	require.True(t, paid)
@@ -97,12 +102,19 @@ func (f *stripeFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	form, _ := url.ParseQuery(string(body))
 	f.mu.Lock()
 	f.requests, f.forms = append(f.requests, r), append(f.forms, form)
-	n := len(f.requests)
+	n, answer := len(f.requests), f.answer
 	f.mu.Unlock()
-	status, out := f.answer(r, n)
+	status, out := answer(r, n)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, out)
+}
+
+// setAnswer changes how the fake answers from the next request on.
+func (f *stripeFake) setAnswer(answer func(r *http.Request, n int) (int, string)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.answer = answer
 }
 
 func newFake(t *testing.T, answer func(r *http.Request, n int) (int, string)) (*stripeFake, *bookingsstripe.Payments) {
@@ -167,6 +179,18 @@ func TestCheckoutRefusals(t *testing.T) {
 	short.Payment.DueAt = made.Add(10 * time.Minute)
 	_, _, err = pay.Checkout(context.Background(), short, "Haircut", "https://example.com/m/tok")
 	require.ErrorContains(t, err, "at least 30m0s")
+	// Opened late (a booking made in a host's transaction, paid for from
+	// its page), the page stays open Stripe's half hour from now.
+	late := awaiting()
+	late.CreatedAt, late.Payment.DueAt = time.Now().Add(-25*time.Minute), time.Now().Add(5*time.Minute)
+	fake.setAnswer(func(*http.Request, int) (int, string) {
+		return 200, `{"id":"cs_test_2","object":"checkout.session","url":"https://checkout.stripe.com/c/pay/cs_test_2"}`
+	})
+	_, _, err = pay.Checkout(context.Background(), late, "Haircut", "https://example.com/m/tok")
+	require.NoError(t, err)
+	expires, err := strconv.ParseInt(fake.forms[1].Get("expires_at"), 10, 64)
+	require.NoError(t, err)
+	require.InDelta(t, time.Now().Add(31*time.Minute).Unix(), expires, 5)
 	odd := awaiting()
 	odd.Payment.Amount, odd.Payment.Currency = "25.50", "JPY"
 	_, _, err = pay.Checkout(context.Background(), odd, "Haircut", "https://example.com/m/tok")
@@ -175,7 +199,7 @@ func TestCheckoutRefusals(t *testing.T) {
 	none.Payment = nil
 	_, _, err = pay.Checkout(context.Background(), none, "Haircut", "https://example.com/m/tok")
 	require.Error(t, err)
-	require.Len(t, fake.requests, 1, "none of these reached Stripe")
+	require.Len(t, fake.requests, 2, "none of these reached Stripe")
 
 	_, err = bookingsstripe.New(bookingsstripe.Options{})
 	require.ErrorContains(t, err, "no APIKey")
@@ -186,10 +210,10 @@ func TestCheckoutRefusals(t *testing.T) {
 // A refund names the PaymentIntent, once per booking whatever the tries.
 func TestRefund(t *testing.T) {
 	t.Parallel()
-	status := "succeeded"
-	fake, pay := newFake(t, func(*http.Request, int) (int, string) {
-		return 200, `{"id":"re_1","object":"refund","status":"` + status + `"}`
-	})
+	refund := func(status string) func(*http.Request, int) (int, string) {
+		return func(*http.Request, int) (int, string) { return 200, `{"id":"re_1","object":"refund","status":"` + status + `"}` }
+	}
+	fake, pay := newFake(t, refund("succeeded"))
 	b := awaiting()
 	require.Error(t, pay.Refund(context.Background(), b), "nothing paid, nothing refunded")
 	require.Empty(t, fake.requests)
@@ -200,7 +224,7 @@ func TestRefund(t *testing.T) {
 	require.Equal(t, "groundwork-refund-BK-7H3K9M2P4Q8R", r.Header.Get("Idempotency-Key"))
 	require.Equal(t, url.Values{"payment_intent": {"pi_9"}, "metadata[booking_id]": {"42"}, "metadata[booking_number]": {"BK-7H3K9M2P4Q8R"}},
 		fake.forms[0])
-	status = "failed"
+	fake.setAnswer(refund("failed"))
 	require.ErrorContains(t, pay.Refund(context.Background(), b), "failed")
 }
 
