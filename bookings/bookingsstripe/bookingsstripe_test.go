@@ -211,7 +211,9 @@ func TestCheckoutRefusals(t *testing.T) {
 func TestRefund(t *testing.T) {
 	t.Parallel()
 	refund := func(status string) func(*http.Request, int) (int, string) {
-		return func(*http.Request, int) (int, string) { return 200, `{"id":"re_1","object":"refund","status":"` + status + `"}` }
+		return func(*http.Request, int) (int, string) {
+			return 200, `{"id":"re_1","object":"refund","status":"` + status + `"}`
+		}
 	}
 	fake, pay := newFake(t, refund("succeeded"))
 	b := awaiting()
