@@ -193,6 +193,9 @@ func TestDatabaseFromBeforeTheBaselinesOpens(t *testing.T) {
 			FormToken: formToken})
 		require.NoError(t, err)
 		require.False(t, sent.Spam)
+		// Today's bookings write the payment column of the file after the
+		// baseline (bookings 0010): it runs first on the old schema.
+		require.NoError(t, store.Migrate(ctx, site.db, bookingssql.Migrations))
 		b := site.bookings.Service
 		name, slug, minutes, zone, who, whoSlug := "Call", "call", 30, "UTC", "Sam", "sam"
 		_, err = b.CreateService(ctx, bookings.OfferingInput{Name: &name, Slug: &slug, Duration: &minutes, TimeZone: &zone})
@@ -239,7 +242,7 @@ func TestDatabaseFromBeforeTheBaselinesOpens(t *testing.T) {
 		pending, err := store.Pending(ctx, site.db, allLines...)
 		require.NoError(t, err)
 		require.Empty(t, pending)
-		for line, last := range map[string]int{"forms": 11, "bookings": 9, "reporting": 13, "auth": 3, "core": 3} {
+		for line, last := range map[string]int{"forms": 11, "bookings": 10, "reporting": 13, "auth": 3, "core": 3} {
 			versions, err := store.AppliedVersions(ctx, site.db, line)
 			require.NoError(t, err)
 			require.Len(t, versions, last, "%s: the old versions and the files after the baseline", line)
