@@ -2,6 +2,7 @@ package link_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -13,11 +14,14 @@ import (
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formssql"
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/link"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/webhooks"
+	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
 )
 
 // A submission and a booking count as events on the server, in the
@@ -137,5 +141,66 @@ func TestAnalyticsToForms(t *testing.T) {
 		sum, err = f.Summary(ctx, form, day.AddDate(0, 0, 1), day.AddDate(0, 0, 2))
 		require.NoError(t, err)
 		require.EqualValues(t, 0, *sum.Funnel.Views, "another day")
+	})
+}
+
+// Join makes each goal a visitor reaches a signed analytics.goal_reached,
+// once a visitor a day a goal, recorded in the transaction that counts it:
+// three visitors, two of them reaching the pricing goal (one of them
+// twice), one the signup; the catalogue describes the event.
+func TestGoalsReachedBecomeWebhooks(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		var log testkit.Buffer
+		env := newEnv(t, d, &log)
+		r, err := reportingsql.Join(env, nil)
+		require.NoError(t, err)
+		w, err := webhookssql.Join(env, &webhooks.ModuleOptions{Service: webhooks.Options{AllowInsecureURLs: true, AllowPrivateHosts: true}})
+		require.NoError(t, err)
+		require.NoError(t, link.Join(env, link.Modules{Reporting: r, Webhooks: w}))
+		require.NoError(t, env.Migrate(ctx))
+		require.Contains(t, w.Service.Events(), "analytics.goal_reached")
+		_, err = w.Service.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: ptr("goals"), URL: ptr("http://127.0.0.1:9/goals"),
+			Events: []string{"analytics.goal_reached"}})
+		require.NoError(t, err)
+		pricing, err := r.Analytics.AddGoal(ctx, reporting.Goal{Page: "/pricing"})
+		require.NoError(t, err)
+		_, err = r.Analytics.AddGoal(ctx, reporting.Goal{Event: "signup"})
+		require.NoError(t, err)
+
+		const ua = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+		view := func(ip, url string) {
+			t.Helper()
+			require.NoError(t, r.Analytics.Collect(ctx, reporting.View{URL: url, IP: ip, UserAgent: ua,
+				Referrer: "https://news.example/"}))
+		}
+		view("192.0.2.1", "https://shop.example/pricing?utm_medium=email&utm_campaign=november")
+		view("192.0.2.1", "https://shop.example/pricing")
+		view("192.0.2.2", "https://shop.example/pricing")
+		view("192.0.2.3", "https://shop.example/")
+		require.NoError(t, r.Analytics.Collect(ctx, reporting.View{URL: "https://shop.example/", IP: "192.0.2.3", UserAgent: ua, Name: "signup"}))
+		require.NoError(t, r.Analytics.Flush(ctx))
+		view("192.0.2.2", "https://shop.example/pricing") // again, a later batch
+		require.NoError(t, r.Analytics.Flush(ctx))
+
+		var payloads []string
+		require.NoError(t, env.DB.Select(&payloads, `SELECT payload FROM webhooks_deliveries WHERE event = 'analytics.goal_reached' ORDER BY id`))
+		require.Len(t, payloads, 3, "two visitors reached pricing, one signed up; each once")
+		var first struct {
+			Data struct {
+				Goal struct {
+					ID   int64  `json:"id"`
+					Name string `json:"name"`
+				} `json:"goal"`
+				Page, Source, Medium, Campaign string
+			} `json:"data"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(payloads[0]), &first))
+		require.Equal(t, pricing.ID, first.Data.Goal.ID)
+		require.Equal(t, "/pricing", first.Data.Page)
+		require.Equal(t, "email", first.Data.Medium)
+		require.Equal(t, "november", first.Data.Campaign)
+		require.NotContains(t, payloads[0], "192.0.2.1", "no visitor")
 	})
 }

@@ -109,13 +109,13 @@ func seedMillion(b *testing.B, st reporting.Store, today time.Time) {
 			}
 			batch = append(batch, h)
 			if len(batch) == 5000 {
-				if err := st.Record(context.Background(), batch); err != nil {
+				if err := st.Record(context.Background(), batch, nil); err != nil {
 					b.Fatal(err)
 				}
 				batch = batch[:0]
 			}
 		}
-		if err := st.Record(context.Background(), batch); err != nil {
+		if err := st.Record(context.Background(), batch, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

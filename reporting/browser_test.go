@@ -40,7 +40,7 @@ func seedViews(t testing.TB, b *bundle) {
 		}
 		hits = append(hits, reporting.Hit{At: day, Day: day.Format(time.DateOnly), Visitor: "v1", Event: "add_to_cart"})
 	}
-	require.NoError(t, b.analytics.Store().Record(context.Background(), hits))
+	require.NoError(t, b.analytics.Store().Record(context.Background(), hits, nil))
 }
 
 // The dashboard in a real browser, on a phone and a desktop: the charts

@@ -438,7 +438,7 @@ func (d *Dashboard) searchSection(ctx context.Context, days int) *searchSection 
 	for i, t := range s.Performance.Trend {
 		points[i] = ChartPoint{Label: t.Date, Value: t.Clicks}
 	}
-	s.Chart = NewChart("clicks-chart", "Clicks a day", points)
+	s.Chart = newChart("clicks-chart", "Clicks a day", points)
 	return s
 }
 
@@ -504,7 +504,7 @@ func (d *Dashboard) trafficSection(ctx context.Context, p *dashboardPage, q Anal
 	if t.Filtered {
 		title += " (" + p.FilterLabel() + ")"
 	}
-	t.Chart = NewChart("views-chart", title, points, earlier...)
+	t.Chart = newChart("views-chart", title, points, earlier...)
 	return t
 }
 
@@ -652,10 +652,10 @@ type ChartDot struct {
 	Title string
 }
 
-// NewChart lays points out in a 600×160 box (with room for labels); id
+// newChart lays points out in a 600×160 box (with room for labels); id
 // names its elements. The previous period's points, when given (as many
 // as points), are a second line on the same scale.
-func NewChart(id, title string, points []ChartPoint, previous ...ChartPoint) Chart {
+func newChart(id, title string, points []ChartPoint, previous ...ChartPoint) Chart {
 	c := Chart{ID: id, Title: title, Width: 600, Height: 160}
 	if len(points) == 0 {
 		c.Empty, c.Description = true, "No data for this range."

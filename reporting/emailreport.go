@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/groundwork-go/groundwork/mail"
+	"github.com/groundwork-go/groundwork/store"
 )
 
 // ReportPeriod is how often an email report is sent, and what it covers.
@@ -65,11 +66,6 @@ type EmailReportStore interface {
 	ClaimEmailReports(ctx context.Context, period ReportPeriod, key string, enqueue func(ctx context.Context, tx *sql.Tx, r EmailReport) error) (int, error)
 }
 
-// TxEnqueuer queues a job inside a transaction (a *store.Queue is one).
-type TxEnqueuer interface {
-	EnqueueTx(ctx context.Context, tx *sql.Tx, args river.JobArgs, opts *river.InsertOpts) error
-}
-
 // EmailReportsOptions configures [NewEmailReports].
 type EmailReportsOptions struct {
 	// Analytics makes the reports; Store keeps who gets them.
@@ -77,7 +73,7 @@ type EmailReportsOptions struct {
 	Store     EmailReportStore
 	// Enqueuer queues one job per report due (a *store.Queue); Mailer
 	// sends it.
-	Enqueuer TxEnqueuer
+	Enqueuer store.Enqueuer
 	Mailer   mail.Mailer
 	// From is the sender (the mailer's default when ""); SiteName names
 	// the site in the subject; DashboardURL is the dashboard's absolute

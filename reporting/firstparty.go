@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/medama-io/go-useragent"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/hooks"
 )
 
 // First-party defaults.
@@ -116,6 +118,8 @@ type Analytics struct {
 	// room is closed, and replaced, as each flush ends: a view that finds
 	// MaxPending waiting waits on it for the room the flush made.
 	room chan struct{}
+	// reached are the OnGoalReachedTx hooks.
+	reached hooks.List[func(ctx context.Context, tx *sql.Tx, r []GoalReached) error]
 }
 
 // NewAnalytics returns the first-party source on store. Run its

@@ -2,6 +2,7 @@ package reporting_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -218,11 +219,11 @@ type flaky struct {
 	down atomic.Bool
 }
 
-func (f *flaky) Record(ctx context.Context, hits []reporting.Hit) error {
+func (f *flaky) Record(ctx context.Context, hits []reporting.Hit, reached func(context.Context, *sql.Tx, []reporting.GoalReached) error) error {
 	if f.down.Load() {
 		return io.ErrUnexpectedEOF
 	}
-	return f.Store.Record(ctx, hits)
+	return f.Store.Record(ctx, hits, reached)
 }
 
 // Nothing taken is lost: with MaxPending views waiting the next is
@@ -355,11 +356,11 @@ type counting struct {
 	batches []int
 }
 
-func (c *counting) Record(ctx context.Context, hits []reporting.Hit) error {
+func (c *counting) Record(ctx context.Context, hits []reporting.Hit, reached func(context.Context, *sql.Tx, []reporting.GoalReached) error) error {
 	c.mu.Lock()
 	c.batches = append(c.batches, len(hits))
 	c.mu.Unlock()
-	return c.Store.Record(ctx, hits)
+	return c.Store.Record(ctx, hits, reached)
 }
 
 // A writer that fell behind drains in bounded transactions, the oldest
@@ -499,7 +500,7 @@ type failing struct {
 	batches []int
 }
 
-func (f *failing) Record(ctx context.Context, hits []reporting.Hit) error {
+func (f *failing) Record(ctx context.Context, hits []reporting.Hit, reached func(context.Context, *sql.Tx, []reporting.GoalReached) error) error {
 	f.mu.Lock()
 	f.batches = append(f.batches, len(hits))
 	if !f.failed && slices.ContainsFunc(hits, func(h reporting.Hit) bool { return h.Visitor == f.visitor }) {
@@ -508,7 +509,7 @@ func (f *failing) Record(ctx context.Context, hits []reporting.Hit) error {
 		return errors.New("the database blinked")
 	}
 	f.mu.Unlock()
-	return f.Store.Record(ctx, hits)
+	return f.Store.Record(ctx, hits, reached)
 }
 
 // Several writers a flush: the hits shared by visitor, each share a
@@ -582,7 +583,7 @@ type saltOnly struct {
 	rec *recording
 }
 
-func (s *saltOnly) Record(_ context.Context, hits []reporting.Hit) error {
+func (s *saltOnly) Record(_ context.Context, hits []reporting.Hit, _ func(context.Context, *sql.Tx, []reporting.GoalReached) error) error {
 	s.rec.hits = append(s.rec.hits, hits...)
 	return nil
 }
@@ -593,9 +594,9 @@ type gated struct {
 	open chan struct{}
 }
 
-func (g *gated) Record(ctx context.Context, hits []reporting.Hit) error {
+func (g *gated) Record(ctx context.Context, hits []reporting.Hit, reached func(context.Context, *sql.Tx, []reporting.GoalReached) error) error {
 	<-g.open
-	return g.Store.Record(ctx, hits)
+	return g.Store.Record(ctx, hits, reached)
 }
 
 // A view that finds MaxPending waiting waits for the flush under way to

@@ -2,6 +2,7 @@ package reporting
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strconv"
@@ -279,4 +280,38 @@ func (a *Analytics) GoalConversions(ctx context.Context, q AnalyticsQuery) (Goal
 		out.Goals[i] = GoalConversion{Goal: g, Period: fig(now[key], visitors), Previous: fig(was[key], wasVisitors)}
 	}
 	return out, nil
+}
+
+// GoalReached is a visitor's first hit of a day that reaches a goal: once
+// a visitor a day a goal, as the goal's conversions count them.
+type GoalReached struct {
+	Goal Goal
+	Hit  Hit
+}
+
+// OnGoalReachedTx registers a hook for the goals reached: it runs inside
+// the transaction that counts them (tx), with every goal a batch of hits
+// reached for the first time that day by a visitor, so what it records (a
+// webhook, a job) commits with the counts or not at all. Its error fails
+// the batch, which is written again at the next flush. A store that keeps
+// no goals never calls it.
+func (a *Analytics) OnGoalReachedTx(h func(ctx context.Context, tx *sql.Tx, r []GoalReached) error) {
+	a.reached.Add(h)
+}
+
+// goalsReached is the hook a batch's store calls with the goals reached:
+// every OnGoalReachedTx hook in turn; nil without one.
+func (a *Analytics) goalsReached() func(ctx context.Context, tx *sql.Tx, r []GoalReached) error {
+	hs := a.reached.All()
+	if len(hs) == 0 {
+		return nil
+	}
+	return func(ctx context.Context, tx *sql.Tx, r []GoalReached) error {
+		for _, h := range hs {
+			if err := h(ctx, tx, r); err != nil {
+				return fmt.Errorf("reporting: a goal-reached hook failed: %w", err)
+			}
+		}
+		return nil
+	}
 }

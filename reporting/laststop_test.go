@@ -2,6 +2,7 @@ package reporting_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -27,10 +28,10 @@ type slowDisk struct {
 	writes atomic.Int64
 }
 
-func (s *slowDisk) Record(ctx context.Context, hits []reporting.Hit) error {
+func (s *slowDisk) Record(ctx context.Context, hits []reporting.Hit, reached func(context.Context, *sql.Tx, []reporting.GoalReached) error) error {
 	time.Sleep(s.delay)
 	s.writes.Add(1)
-	return s.Store.Record(ctx, hits)
+	return s.Store.Record(ctx, hits, reached)
 }
 
 // A normal stop with a full backlog of varied traffic (many paths,

@@ -64,7 +64,7 @@ func seedSite(t testing.TB, b *bundle) []reporting.Hit {
 			}
 		}
 	}
-	require.NoError(t, b.analytics.Store().Record(context.Background(), hits))
+	require.NoError(t, b.analytics.Store().Record(context.Background(), hits, nil))
 	for _, g := range []reporting.Goal{{Page: "/thanks", Name: "Reached thank-you page"}, {Event: "purchase", Property: "plan", Value: "pro"},
 		{Page: "/blog/*", Name: "Read the blog"}} {
 		_, err := b.analytics.AddGoal(context.Background(), g)

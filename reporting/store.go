@@ -2,6 +2,7 @@ package reporting
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"strconv"
 	"strings"
@@ -115,8 +116,11 @@ type Store interface {
 	// the day's duration. A session is also counted by its entry page
 	// (DimEntry, with its duration and bounces) and its last page
 	// (DimExit, moved as later views come); an event within a session
-	// extends it and makes it no bounce.
-	Record(ctx context.Context, hits []Hit) error
+	// extends it and makes it no bounce. reached, when not nil, is called
+	// inside that transaction with each goal a visitor reached for the
+	// first time that day (in the hits' order), when there is one; its
+	// error undoes the batch.
+	Record(ctx context.Context, hits []Hit, reached func(ctx context.Context, tx *sql.Tx, r []GoalReached) error) error
 	// Daily returns the rows of dim over the days from..to (inclusive),
 	// summed per key, by views descending then key, at most limit (0 for
 	// all); for DimTotal, one row per day, by day, with Key the day.

@@ -30,6 +30,7 @@ func (a *Analytics) Flush(ctx context.Context) error {
 		return nil
 	}
 	parts := split(batch, a.o.FlushWriters)
+	reached := a.goalsReached()
 	errs := make([]error, len(parts))
 	done := make([]int, len(parts)) // hits of each part written
 	var wg sync.WaitGroup
@@ -40,7 +41,7 @@ func (a *Analytics) Flush(ctx context.Context) error {
 			// A share is written in transactions of at most FlushBatch, in
 			// order; the first that fails leaves the rest for later.
 			for chunk := range slices.Chunk(part, a.o.FlushBatch) {
-				if errs[i] = a.store.Record(ctx, chunk); errs[i] != nil {
+				if errs[i] = a.store.Record(ctx, chunk, reached); errs[i] != nil {
 					return
 				}
 				done[i] += len(chunk)

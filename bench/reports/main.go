@@ -173,7 +173,7 @@ func write(ctx context.Context, st *reportingsql.Store, today time.Time, perDay,
 		i = i * rate % len(hits)
 		return hits[i:min(len(hits), i+rate)]
 	}
-	if err := st.Record(ctx, next(0)); err != nil {
+	if err := st.Record(ctx, next(0), nil); err != nil {
 		return nil, err
 	}
 	done := make(chan struct{})
@@ -188,7 +188,7 @@ func write(ctx context.Context, st *reportingsql.Store, today time.Time, perDay,
 				return
 			case <-tick.C:
 			}
-			if err := st.Record(ctx, next(i)); err != nil {
+			if err := st.Record(ctx, next(i), nil); err != nil {
 				fmt.Fprintln(os.Stderr, "reports: write:", err)
 			}
 		}
@@ -264,7 +264,7 @@ func seed(ctx context.Context, db *store.DB, st *reportingsql.Store, today time.
 		day := today.AddDate(0, 0, -d)
 		hits := traffic.Day(day, perDay, max(1, perDay*4/11), uint64(d+1))
 		for chunk := range slices.Chunk(hits, reporting.FlushBatchDefault) {
-			if err := st.Record(ctx, chunk); err != nil {
+			if err := st.Record(ctx, chunk, nil); err != nil {
 				return err
 			}
 		}

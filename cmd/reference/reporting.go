@@ -245,7 +245,7 @@ func seedAnalytics(ctx context.Context, st reporting.Store, today time.Time, day
 				n++
 			}
 		}
-		if err := st.Record(ctx, hits); err != nil {
+		if err := st.Record(ctx, hits, nil); err != nil {
 			return total, err
 		}
 		total += n

@@ -33,7 +33,7 @@ func BenchmarkRecord(b *testing.B) {
 				return hits
 			}
 			for n := range 5 { // earlier batches
-				if err := s.Record(ctx, batch(n)); err != nil {
+				if err := s.Record(ctx, batch(n), nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -42,7 +42,7 @@ func BenchmarkRecord(b *testing.B) {
 				b.StopTimer()
 				hits := batch(5 + n)
 				b.StartTimer()
-				if err := s.Record(ctx, hits); err != nil {
+				if err := s.Record(ctx, hits, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -2,9 +2,11 @@ package reportingsql_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -85,7 +87,7 @@ func record(t *testing.T, st *reportingsql.Store, hits []reporting.Hit, rng *ran
 	t.Helper()
 	for rest := hits; len(rest) > 0; {
 		n := min(len(rest), 1+rng.IntN(50))
-		require.NoError(t, st.Record(context.Background(), rest[:n]))
+		require.NoError(t, st.Record(context.Background(), rest[:n], nil))
 		rest = rest[n:]
 	}
 }
@@ -220,7 +222,7 @@ func TestGoalsMadeWhileAnotherInstanceWrites(t *testing.T) {
 		go func() {
 			for rest := hits; len(rest) > 0; {
 				n := min(len(rest), 7)
-				if err := writer.Record(ctx, rest[:n]); err != nil {
+				if err := writer.Record(ctx, rest[:n], nil); err != nil {
 					done <- err
 					return
 				}
@@ -244,5 +246,68 @@ func TestGoalsMadeWhileAnotherInstanceWrites(t *testing.T) {
 				require.Equal(t, vis[day], gotVis, "%s on %s: visitors", g.Name, day)
 			}
 		}
+	})
+}
+
+// The goals reached are told inside the batch's transaction, once a
+// visitor a day a goal (each goal's visitors, counted from the raw hits),
+// in the order of the hits, across batches; a hook that fails undoes the
+// batch, counts and all.
+func TestGoalsReachedInTheBatch(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d, reportingsql.Migrations)
+		st := reportingsql.New(db)
+		var goals []reporting.Goal
+		for _, g := range testGoals {
+			made, err := st.AddGoal(ctx, g)
+			require.NoError(t, err)
+			goals = append(goals, made)
+		}
+		hits := goalTraffic(11, 0)
+		_, err := db.ExecContext(ctx, `CREATE TABLE host_reached (goal BIGINT NOT NULL, visitor TEXT NOT NULL, day TEXT NOT NULL)`)
+		require.NoError(t, err)
+		got := map[int64]map[string]int64{} // goal → day → visitors told
+		var order []time.Time
+		record := func(ctx context.Context, tx *sql.Tx, rs []reporting.GoalReached) error {
+			if !slices.IsSortedFunc(rs, func(a, b reporting.GoalReached) int { return a.Hit.At.Compare(b.Hit.At) }) {
+				return errors.New("told out of the hits' order")
+			}
+			for _, r := range rs {
+				if _, err := tx.ExecContext(ctx, db.Rebind(`INSERT INTO host_reached (goal, visitor, day) VALUES (?, ?, ?)`),
+					r.Goal.ID, r.Hit.Visitor, r.Hit.Day); err != nil {
+					return err
+				}
+				if got[r.Goal.ID] == nil {
+					got[r.Goal.ID] = map[string]int64{}
+				}
+				got[r.Goal.ID][r.Hit.Day]++
+				order = append(order, r.Hit.At)
+			}
+			return nil
+		}
+		// A failing hook: nothing of the batch is kept.
+		err = st.Record(ctx, hits[:50], func(context.Context, *sql.Tx, []reporting.GoalReached) error { return errors.New("refused") })
+		require.ErrorContains(t, err, "refused")
+		rows, err := st.Daily(ctx, reporting.DimTotal, goalDays[0], goalDays[2], 0)
+		require.NoError(t, err)
+		require.Empty(t, rows, "the batch went with the hook")
+
+		for chunk := range slices.Chunk(hits, 97) {
+			require.NoError(t, st.Record(ctx, chunk, record))
+		}
+		for _, g := range goals {
+			_, visitors := expected(g, hits)
+			for day, n := range visitors {
+				require.Equal(t, n, got[g.ID][day], "goal %d on %s", g.ID, day)
+			}
+			require.Len(t, got[g.ID], len(visitors), "goal %d: no day without visitors", g.ID)
+		}
+		var stored int
+		require.NoError(t, db.GetContext(ctx, &stored, `SELECT COUNT(*) FROM host_reached`))
+		require.Equal(t, len(order), stored, "written in the batch's transaction")
+		require.NoError(t, st.Record(ctx, hits[:200], record))
+		require.Equal(t, stored, len(order), "a visitor's goal is told once a day")
 	})
 }

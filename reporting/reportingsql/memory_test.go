@@ -51,7 +51,7 @@ func TestKeptDaysFollowWrites(t *testing.T) {
 					}
 				}
 			}
-			require.NoError(t, writer.Record(ctx, hits))
+			require.NoError(t, writer.Record(ctx, hits, nil))
 		}
 		read := func(st *reportingsql.Store, fs reporting.Filters, dim reporting.Dimension) []reportingstore.DailyRow {
 			rows, err := st.Segment(ctx, fs, dim, days[0], days[2], 0)
@@ -122,7 +122,7 @@ func TestKeptRollupsAgainstSQL(t *testing.T) {
 					}
 				}
 			}
-			require.NoError(t, writer.Record(ctx, hits))
+			require.NoError(t, writer.Record(ctx, hits, nil))
 		}
 		record(0)
 		// The mixed reader takes the days before the 20th as settled.
@@ -185,7 +185,7 @@ func TestLagKeepsTheLiveDay(t *testing.T) {
 					Device: "desktop", Country: "DE"})
 			}
 			round++
-			require.NoError(t, writer.Record(ctx, hits))
+			require.NoError(t, writer.Record(ctx, hits, nil))
 		}
 		de := reporting.Filters{{Dim: reporting.DimCountry, Value: "DE"}}
 		views := func(st *reportingsql.Store) int64 {
@@ -239,7 +239,7 @@ func TestLiveDayExact(t *testing.T) {
 						Props: []reporting.Prop{{Name: "plan", Value: []string{"pro", "free"}[round%2]}}})
 				}
 			}
-			require.NoError(t, writer.Record(ctx, hits))
+			require.NoError(t, writer.Record(ctx, hits, nil))
 		}
 		fss := []reporting.Filters{nil, {{Dim: reporting.DimCountry, Value: "DE"}},
 			{{Dim: reporting.DimProp, Value: reporting.PropFilter("plan", "pro")}},
@@ -314,7 +314,7 @@ func TestLiveDayReadersWhileWritten(t *testing.T) {
 					reporting.Hit{At: at.Add(time.Second), Day: day, Visitor: fmt.Sprintf("v%d", visitor), Event: "signup",
 						Props: []reporting.Prop{{Name: "plan", Value: []string{"pro", "free"}[(visitor+round)%2]}}})
 			}
-			require.NoError(t, writer.Record(ctx, hits))
+			require.NoError(t, writer.Record(ctx, hits, nil))
 		}
 		close(done)
 		for range 4 {

@@ -54,12 +54,11 @@ func TestVisitorDaysFoldTheMarkers(t *testing.T) {
 				Source: "ref.example", Device: "desktop"}
 		}
 		require.NoError(t, st.Record(ctx, []reporting.Hit{
-			hit("a", "/pricing", "", 5),  // a's session goes on: no new visitor of anything
-			hit("b", "/pricing", "", 6),  // b's first page view: new for the day and the page
-			hit("b", "", "signup", 7),    // counted for the event before
-			hit("a", "", "signup", 8),    // new for the event
-			hit("c", "/pricing", "", 9)}, // new
-		))
+			hit("a", "/pricing", "", 5),
+			hit("b", "/pricing", "", 6),
+			hit("b", "", "signup", 7),
+			hit("a", "", "signup", 8),
+			hit("c", "/pricing", "", 9)}, nil))
 		visitors := func(dim reporting.Dimension, key string) int64 {
 			rows, err := st.Daily(ctx, dim, day, day, 0)
 			require.NoError(t, err)

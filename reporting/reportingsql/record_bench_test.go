@@ -31,7 +31,7 @@ func BenchmarkRecordVariedDay(b *testing.B) {
 				s := reportingsql.New(storetest.Open(b, d, reportingsql.Migrations))
 				b.StartTimer()
 				for chunk := range slices.Chunk(hits, reporting.FlushBatchDefault) {
-					if err := s.Record(ctx, chunk); err != nil {
+					if err := s.Record(ctx, chunk, nil); err != nil {
 						b.Fatal(err)
 					}
 				}

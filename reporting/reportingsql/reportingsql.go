@@ -5,9 +5,11 @@ package reportingsql
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"embed"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -146,7 +148,7 @@ type tripleKey struct{ day, page, source, device string }
 // (tallyHits), then written in one transaction: each visitor's day
 // (their session and what they were counted for), and the rollups
 // (tally.write).
-func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
+func (s *Store) Record(ctx context.Context, hits []reporting.Hit, reached func(ctx context.Context, tx *sql.Tx, r []reporting.GoalReached) error) error {
 	if len(hits) == 0 {
 		return nil
 	}
@@ -167,6 +169,11 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit) error {
 		t := tallyHits(hits, days, goals)
 		if err := t.write(ctx, tx, days); err != nil {
 			return err
+		}
+		if reached != nil && len(t.reached) > 0 {
+			if err := reached(ctx, tx.Tx, t.reached); err != nil {
+				return err
+			}
 		}
 		now := s.now()
 		if err := touchDays(ctx, tx, t, now); err != nil {
@@ -190,6 +197,8 @@ type tally struct {
 	// reporting_visitor_events rows.
 	views  map[viewKey]*viewRow
 	events map[eventKey]int64
+	// reached are the goals visitors reached for the first time that day.
+	reached []reporting.GoalReached
 }
 
 // tallyHits counts hits (by time) as the analytics rules say
@@ -209,6 +218,9 @@ func tallyHits(hits []reporting.Hit, days map[visit]*visitorDay, goals []reporti
 		counting.Count(&c, h, &d.Day, goals)
 		for _, r := range c.Rows {
 			t.add(h.Day, r)
+			if r.Dim == reporting.DimGoal && r.Visitors > 0 { // the visitor's first reach of it today
+				t.reach(goals, r.Key, h)
+			}
 		}
 		if c.Began || c.Extended {
 			d.changed = true
@@ -231,6 +243,17 @@ func tallyHits(hits []reporting.Hit, days map[visit]*visitorDay, goals []reporti
 		t.pageView(h, d, n, c.Began)
 	}
 	return t
+}
+
+// reach notes that h reached the goal of key (its ID) for its visitor
+// the first time that day.
+func (t *tally) reach(goals []reporting.Goal, key string, h reporting.Hit) {
+	for _, g := range goals {
+		if strconv.FormatInt(g.ID, 10) == key {
+			t.reached = append(t.reached, reporting.GoalReached{Goal: g, Hit: h})
+			return
+		}
+	}
 }
 
 // add adds r, a rollup row's change, to the batch's.

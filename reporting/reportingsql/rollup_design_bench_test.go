@@ -48,7 +48,7 @@ func BenchmarkRollupFromViewsDesign(b *testing.B) {
 			hits := variedDay(views, visitors)
 			start := time.Now()
 			for chunk := range slices.Chunk(hits, 1000) {
-				if err := s.Record(ctx, chunk); err != nil {
+				if err := s.Record(ctx, chunk, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -132,7 +132,7 @@ func TestSegmentsAgainstRawHits(t *testing.T) {
 		reportingsql.SetOverlayFloor(live)
 		for rest := hits; len(rest) > 0; {
 			n := min(len(rest), 1+batch.IntN(60))
-			require.NoError(t, st.Record(ctx, rest[:n]))
+			require.NoError(t, st.Record(ctx, rest[:n], nil))
 			rest = rest[n:]
 			_, err := live.Segment(ctx, reporting.Filters{{Dim: reporting.DimCountry, Value: "DE"}}, reporting.DimTotal, "2026-06-01", "2026-06-02", 0)
 			require.NoError(t, err)
@@ -401,7 +401,7 @@ func TestSegmentGoalPatternEscapes(t *testing.T) {
 		for i, path := range []string{"/a_b/1", "/axb/2", "/[x]/3", "/x/4", "/50%/5", "/500/6", "/q?/7", "/qq/8"} {
 			hits = append(hits, reporting.Hit{At: at, Day: "2026-06-01", Visitor: fmt.Sprint("v", i), Path: path, Source: "Direct", Device: "desktop"})
 		}
-		require.NoError(t, st.Record(ctx, hits))
+		require.NoError(t, st.Record(ctx, hits, nil))
 		for pattern, want := range map[string]string{"/a_b/*": "/a_b/1", "/[x]/*": "/[x]/3", "/50%/*": "/50%/5", "/q?/*": "/q?/7"} {
 			g, err := st.AddGoal(ctx, reporting.Goal{Page: pattern})
 			require.NoError(t, err)

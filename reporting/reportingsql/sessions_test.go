@@ -113,7 +113,7 @@ func TestSessionsAgainstRawHits(t *testing.T) {
 		batch := rand.New(rand.NewPCG(35, 7))
 		for rest := hits; len(rest) > 0; {
 			n := min(len(rest), 1+batch.IntN(40))
-			require.NoError(t, st.Record(ctx, rest[:n]))
+			require.NoError(t, st.Record(ctx, rest[:n], nil))
 			rest = rest[n:]
 		}
 		total, err := st.Daily(ctx, reporting.DimTotal, "2026-06-01", "2026-06-01", 0)
@@ -200,7 +200,7 @@ func TestConcurrentBatchesDoNotDeadlock(t *testing.T) {
 							Visitor: fmt.Sprintf("v%d", rng.IntN(400)), Path: fmt.Sprintf("/p/%d", rng.IntN(60)), Title: "Page",
 							Source: fmt.Sprintf("s%d.example", rng.IntN(5)), Device: "desktop", Browser: "Firefox", OS: "Linux"}
 					}
-					if err := st.Record(context.Background(), hits); err != nil {
+					if err := st.Record(context.Background(), hits, nil); err != nil {
 						done <- err
 						return
 					}

@@ -89,7 +89,7 @@ func exerciseRecent(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 	t.Parallel()
 	s := newStore(t)
 	require.NoError(t, s.Record(ctx, []reporting.Hit{hit(0, "a", "/"), hit(10, "b", "/"), hit(40, "a", "/x"), hit(45, "c", "/"),
-		{At: at.Add(50 * time.Minute), Day: "2026-06-01", Visitor: "d", Event: "signup"}}))
+		{At: at.Add(50 * time.Minute), Day: "2026-06-01", Visitor: "d", Event: "signup"}}, nil))
 	n, err := s.Recent(ctx, []string{"2026-05-31", "2026-06-01"}, at.Add(20*time.Minute))
 	require.NoError(t, err)
 	require.Equal(t, 2, n, "a (again at 40) and c; not b, nor the event's d")
@@ -116,7 +116,7 @@ func exerciseWeeks(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 				Visitor: "v" + strconv.Itoa(i), Path: "/p", Source: "Direct", Device: "desktop"})
 		}
 	}
-	require.NoError(t, s.Record(ctx, hits))
+	require.NoError(t, s.Record(ctx, hits, nil))
 	sum := func(from, to int) int64 { // views on days from..to: (from+1)+...+(to+1)
 		return int64((to+1)*(to+2)/2 - from*(from+1)/2)
 	}
@@ -159,8 +159,8 @@ func exerciseFiltered(t *testing.T, newStore func(t *testing.T) reporting.Store)
 		view(0, 2, "b", "/pricing", "Direct", "desktop"), view(0, 3, "b", "/pricing", "Direct", "desktop"),
 		view(0, 4, "c", "/", "news", "desktop"), view(0, 5, "d", "/pricingx", "newsy", "tablet"),
 		{At: at, Day: "2026-06-01", Visitor: "e", Event: "signup", Path: "/pricing"},
-	}))
-	require.NoError(t, s.Record(ctx, []reporting.Hit{view(8, 0, "a", "/pricing", "news", "mobile")}))
+	}, nil))
+	require.NoError(t, s.Record(ctx, []reporting.Hit{view(8, 0, "a", "/pricing", "news", "mobile")}, nil))
 	page := reporting.Filters{{Dim: reporting.DimPage, Value: "/pricing"}}
 	for _, r := range [][2]string{{"2026-06-01", "2026-06-09"}, {"2026-05-25", "2026-06-14"}, {"2026-06-01", "2026-06-01"}} {
 		sources, err := s.Filtered(ctx, page, reporting.DimSource, r[0], r[1], 0)
@@ -267,10 +267,10 @@ func exerciseRecordAndRead(t *testing.T, newStore func(t *testing.T) reporting.S
 	// (a new session); visitor b: /about; an event from a.
 	signup := hit(6, "a", "")
 	signup.Event, signup.Path, signup.Title = "signup", "", ""
-	require.NoError(t, s.Record(ctx, []reporting.Hit{hit(0, "a", "/"), hit(5, "a", "/about"), signup}))
+	require.NoError(t, s.Record(ctx, []reporting.Hit{hit(0, "a", "/"), hit(5, "a", "/about"), signup}, nil))
 	b := hit(10, "b", "/about")
 	b.Source, b.Device, b.Country = "news.example", "mobile", "DE"
-	require.NoError(t, s.Record(ctx, []reporting.Hit{hit(45, "a", "/"), b}), "a second batch")
+	require.NoError(t, s.Record(ctx, []reporting.Hit{hit(45, "a", "/"), b}, nil), "a second batch")
 
 	totals, err := s.Daily(ctx, reporting.DimTotal, "2026-06-01", "2026-06-01", 0)
 	require.NoError(t, err)
@@ -310,7 +310,7 @@ func exerciseRecordAndRead(t *testing.T, newStore func(t *testing.T) reporting.S
 	// The same visitor hash on another day is another visitor.
 	next := hit(24*60, "a", "/")
 	next.Day = "2026-06-02"
-	require.NoError(t, s.Record(ctx, []reporting.Hit{next}))
+	require.NoError(t, s.Record(ctx, []reporting.Hit{next}, nil))
 	totals, err = s.Daily(ctx, reporting.DimTotal, "2026-06-01", "2026-06-02", 0)
 	require.NoError(t, err)
 	require.Len(t, totals, 2)
@@ -323,5 +323,5 @@ func exerciseRecordAndRead(t *testing.T, newStore func(t *testing.T) reporting.S
 	totals, err = s.Daily(ctx, reporting.DimTotal, "2026-06-01", "2026-06-02", 0)
 	require.NoError(t, err)
 	require.Len(t, totals, 1)
-	require.NoError(t, s.Record(ctx, nil))
+	require.NoError(t, s.Record(ctx, nil, nil))
 }
