@@ -155,7 +155,9 @@ func (s *Service) payManaged(ctx context.Context, token string) (string, error) 
 // record and is refunded. An event settled already changes nothing: a
 // provider's redelivery, or the periodic reconciliation after the webhook.
 // Unpaid (failed, or the page expired), a booking awaiting payment is
-// cancelled and its time freed.
+// cancelled and its time freed. The OnEvent hooks of a change made inside
+// a caller's transaction run once the change is made, before that
+// transaction commits; the OnEventTx hooks and the mail commit with it.
 func (s *Service) SettlePayment(ctx context.Context, provider, eventType string, payload map[string]any) (Booking, bool, error) {
 	if s.o.Payments == nil || provider != s.o.Payments.Provider() {
 		return Booking{}, false, nil
