@@ -145,9 +145,10 @@ func TestAnalyticsToForms(t *testing.T) {
 }
 
 // Join makes each goal a visitor reaches a signed analytics.goal_reached,
-// once a visitor a day a goal, recorded in the transaction that counts it:
-// three visitors, two of them reaching the pricing goal (one of them
-// twice), one the signup; the catalogue describes the event.
+// once a visitor a day a goal, for the goal's owner, recorded in the
+// transaction that counts it: three visitors, two of them reaching the
+// pricing goal (one of them twice), one the signup goal of another owner;
+// the catalogue describes the event.
 func TestGoalsReachedBecomeWebhooks(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
@@ -166,7 +167,14 @@ func TestGoalsReachedBecomeWebhooks(t *testing.T) {
 		require.NoError(t, err)
 		pricing, err := r.Analytics.AddGoal(ctx, reporting.Goal{Page: "/pricing"})
 		require.NoError(t, err)
-		_, err = r.Analytics.AddGoal(ctx, reporting.Goal{Event: "signup"})
+		signup, err := r.Analytics.AddGoal(ctx, reporting.Goal{Event: "signup", Owner: "acct_7"})
+		require.NoError(t, err)
+		require.Equal(t, "acct_7", signup.Owner)
+		_, err = r.Analytics.AddGoal(ctx, reporting.Goal{Event: "x", Owner: "*"})
+		require.ErrorIs(t, err, reporting.ErrBadGoal, "no owner's name")
+		// The signup goal's owner has a subscription of their own.
+		_, err = w.Service.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: ptr("acct_7's"), URL: ptr("http://127.0.0.1:9/acct7"),
+			Events: []string{"analytics.goal_reached"}, Owner: ptr("acct_7")})
 		require.NoError(t, err)
 
 		const ua = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
@@ -184,6 +192,10 @@ func TestGoalsReachedBecomeWebhooks(t *testing.T) {
 		view("192.0.2.2", "https://shop.example/pricing") // again, a later batch
 		require.NoError(t, r.Analytics.Flush(ctx))
 
+		var owners []string
+		require.NoError(t, env.DB.Select(&owners, `SELECT s.owner FROM webhooks_deliveries d JOIN webhooks_subscriptions s ON s.id = d.subscription_id
+			WHERE d.event = 'analytics.goal_reached' ORDER BY d.id`))
+		require.ElementsMatch(t, []string{"", "", "acct_7"}, owners, "pricing's twice to the default owner, the signup once to its owner")
 		var payloads []string
 		require.NoError(t, env.DB.Select(&payloads, `SELECT payload FROM webhooks_deliveries WHERE event = 'analytics.goal_reached' ORDER BY id`))
 		require.Len(t, payloads, 3, "two visitors reached pricing, one signed up; each once")

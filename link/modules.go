@@ -105,8 +105,8 @@ func goalReachedOf(r reporting.GoalReached) goalReached {
 }
 
 // goalsToWebhooks records an analytics.goal_reached webhook for each goal
-// a visitor reaches, once a day a goal, in the transaction that counts
-// it, and describes the event in w's catalogue.
+// a visitor reaches, once a day a goal, for the goal's owner, in the
+// transaction that counts it, and describes the event in w's catalogue.
 func goalsToWebhooks(a *reporting.Analytics, w *webhooks.Service) error {
 	example := reporting.GoalReached{Goal: reporting.Goal{ID: 3, Name: "Signed up"}, Hit: reporting.Hit{
 		At: time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC), Day: "2026-11-23", Path: "/welcome", Source: "Newsletter",
@@ -117,7 +117,7 @@ func goalsToWebhooks(a *reporting.Analytics, w *webhooks.Service) error {
 	}
 	a.OnGoalReachedTx(func(ctx context.Context, tx *sql.Tx, rs []reporting.GoalReached) error {
 		for _, r := range rs {
-			if _, err := w.DispatchTx(ctx, tx, webhooks.Event{Name: eventGoalReached, Data: goalReachedOf(r)}); err != nil {
+			if _, err := w.DispatchForTx(ctx, tx, r.Goal.Owner, webhooks.Event{Name: eventGoalReached, Data: goalReachedOf(r)}); err != nil {
 				return err
 			}
 		}

@@ -31,14 +31,21 @@ const (
 // "/thanks", "/blog/*"), or an event named Event, optionally only with
 // its property Property equal to Value.
 type Goal struct {
-	ID        int64     `json:"id"`
-	Name      string    `json:"name"`
-	Page      string    `json:"page,omitempty"`
-	Event     string    `json:"event,omitempty"`
-	Property  string    `json:"property,omitempty"`
-	Value     string    `json:"value,omitempty"`
+	ID       int64  `json:"id"`
+	Name     string `json:"name"`
+	Page     string `json:"page,omitempty"`
+	Event    string `json:"event,omitempty"`
+	Property string `json:"property,omitempty"`
+	Value    string `json:"value,omitempty"`
+	// Owner is the webhooks owner whose subscriptions are told when a
+	// visitor reaches the goal (analytics.goal_reached): "" for the
+	// default owner.
+	Owner     string    `json:"owner,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 }
+
+// maxGoalOwnerLength caps a goal's owner, as webhooks caps an owner's name.
+const maxGoalOwnerLength = 200
 
 // ErrBadGoal wraps what is wrong with a goal.
 var ErrBadGoal = errors.New("reporting: bad goal")
@@ -56,7 +63,7 @@ var ErrNoGoals = errors.New("reporting: the analytics source keeps no goals")
 // names the field (as "page: ...").
 func (g Goal) Normalize() (Goal, error) {
 	g.Name, g.Page, g.Event = strings.TrimSpace(g.Name), strings.TrimSpace(g.Page), strings.TrimSpace(g.Event)
-	g.Property = strings.TrimSpace(g.Property)
+	g.Property, g.Owner = strings.TrimSpace(g.Property), strings.TrimSpace(g.Owner)
 	bad := func(field, msg string) (Goal, error) { return g, fmt.Errorf("%w: %s: %s", ErrBadGoal, field, msg) }
 	switch {
 	case g.Page == "" && g.Event == "":
@@ -79,8 +86,11 @@ func (g Goal) Normalize() (Goal, error) {
 		return bad("value", "at most "+strconv.Itoa(MaxPropValueLength)+" bytes")
 	case utf8.RuneCountInString(g.Name) > MaxGoalNameLength:
 		return bad("name", "at most "+strconv.Itoa(MaxGoalNameLength)+" characters")
+	case len(g.Owner) > maxGoalOwnerLength || g.Owner == "*":
+		return bad("owner", "at most "+strconv.Itoa(maxGoalOwnerLength)+" bytes, and not *")
 	}
-	for field, v := range map[string]string{"name": g.Name, "page": g.Page, "event": g.Event, "property": g.Property, "value": g.Value} {
+	for field, v := range map[string]string{"name": g.Name, "page": g.Page, "event": g.Event, "property": g.Property, "value": g.Value,
+		"owner": g.Owner} {
 		if !utf8.ValidString(v) || strings.ContainsFunc(v, unicode.IsControl) {
 			return bad(field, "no control characters")
 		}

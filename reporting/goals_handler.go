@@ -18,7 +18,7 @@ const (
 	CapabilityManage = "manage_reporting"
 )
 
-var goalShape = &api.Shape{Name: "a goal", Keys: []string{"name", "page", "event", "property", "value"},
+var goalShape = &api.Shape{Name: "a goal", Keys: []string{"name", "page", "event", "property", "value", "owner"},
 	ReadOnly: []string{"id", "created_at"}}
 
 // goalRoutes adds the goal routes:

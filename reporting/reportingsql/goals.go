@@ -26,14 +26,16 @@ type goalRow struct {
 	Event     string     `db:"event"`
 	Property  string     `db:"property"`
 	Value     string     `db:"value"`
+	Owner     string     `db:"owner"`
 	CreatedAt store.Time `db:"created_at"`
 }
 
 func (r goalRow) goal() reporting.Goal {
-	return reporting.Goal{ID: r.ID, Name: r.Name, Page: r.Page, Event: r.Event, Property: r.Property, Value: r.Value, CreatedAt: r.CreatedAt.Time}
+	return reporting.Goal{ID: r.ID, Name: r.Name, Page: r.Page, Event: r.Event, Property: r.Property, Value: r.Value, Owner: r.Owner,
+		CreatedAt: r.CreatedAt.Time}
 }
 
-const goalColumns = `id, name, page, event, property, value, created_at`
+const goalColumns = `id, name, page, event, property, value, owner, created_at`
 
 // Goals implements reporting.GoalStore.
 func (s *Store) Goals(ctx context.Context) ([]reporting.Goal, error) {
@@ -91,8 +93,9 @@ func (s *Store) AddGoal(ctx context.Context, g reporting.Goal) (reporting.Goal, 
 		if n >= reporting.MaxGoals {
 			return fmt.Errorf("%w: at most %d goals; remove one first", reporting.ErrBadGoal, reporting.MaxGoals)
 		}
-		if err := tx.GetContext(ctx, &g.ID, tx.Rebind(`INSERT INTO reporting_goals (name, page, event, property, value, created_at)
-			VALUES (?, ?, ?, ?, ?, ?) RETURNING id`), g.Name, g.Page, g.Event, g.Property, g.Value, store.NewTime(g.CreatedAt)); err != nil {
+		if err := tx.GetContext(ctx, &g.ID, tx.Rebind(`INSERT INTO reporting_goals (name, page, event, property, value, owner,
+			created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`), g.Name, g.Page, g.Event, g.Property, g.Value, g.Owner,
+			store.NewTime(g.CreatedAt)); err != nil {
 			return err
 		}
 		return backfillGoal(ctx, tx, g)
