@@ -199,20 +199,27 @@ func TestGoalsReachedBecomeWebhooks(t *testing.T) {
 		var payloads []string
 		require.NoError(t, env.DB.Select(&payloads, `SELECT payload FROM webhooks_deliveries WHERE event = 'analytics.goal_reached' ORDER BY id`))
 		require.Len(t, payloads, 3, "two visitors reached pricing, one signed up; each once")
-		var first struct {
-			Data struct {
-				Goal struct {
-					ID   int64  `json:"id"`
-					Name string `json:"name"`
-				} `json:"goal"`
-				Page, Source, Medium, Campaign string
-			} `json:"data"`
+		// The writers share a batch by visitor, so the order of the
+		// deliveries is theirs: the campaign's visitor is found by it.
+		var fromMail []string
+		for _, p := range payloads {
+			var got struct {
+				Data struct {
+					Goal struct {
+						ID   int64  `json:"id"`
+						Name string `json:"name"`
+					} `json:"goal"`
+					Page, Source, Medium, Campaign string
+				} `json:"data"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(p), &got))
+			require.NotContains(t, p, "192.0.2.", "no visitor")
+			if got.Data.Medium == "email" {
+				fromMail = append(fromMail, got.Data.Page)
+				require.Equal(t, pricing.ID, got.Data.Goal.ID)
+				require.Equal(t, "november", got.Data.Campaign)
+			}
 		}
-		require.NoError(t, json.Unmarshal([]byte(payloads[0]), &first))
-		require.Equal(t, pricing.ID, first.Data.Goal.ID)
-		require.Equal(t, "/pricing", first.Data.Page)
-		require.Equal(t, "email", first.Data.Medium)
-		require.Equal(t, "november", first.Data.Campaign)
-		require.NotContains(t, payloads[0], "192.0.2.1", "no visitor")
+		require.Equal(t, []string{"/pricing"}, fromMail)
 	})
 }
