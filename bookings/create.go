@@ -391,7 +391,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 	status, pay := StatusConfirmed, (*Payment)(nil)
 	switch {
 	case s.takesPayment(svc) && !hold:
-		status, pay = StatusAwaitingPayment, s.newPayment(svc)
+		status, pay = StatusAwaitingPayment, &Payment{Amount: *svc.Price, Currency: svc.Currency} // due as it is made, below
 	case s.needsConfirmation(svc, start, s.o.Now()):
 		status = StatusRequested
 	}

@@ -139,7 +139,7 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 		data.Until = meta.ChangesAllowedUntil.In(loc).Format("Monday 2 January 2006, 15:04") + " (" + place + ")"
 	}
 	data.Closed = p.closedReason(data, b)
-	p.describePayment(ctx, data, b, svc, q.Get("paid") == "1", loc, place)
+	p.describePayment(data, b, svc, q.Get("paid") == "1", loc, place)
 	switch step := q.Get("step"); {
 	case step == "reschedule" && meta.CanReschedule:
 		if err := p.rescheduleStep(r, q, data, b, zone, now); err != nil {
@@ -203,8 +203,7 @@ func (p *PageHandler) describe(ctx context.Context, data *managePage, b Booking,
 // describePayment fills in how b's payment stands: the way to pay while
 // it awaits payment, what was paid and refunded, and what cancelling it
 // would return.
-func (p *PageHandler) describePayment(ctx context.Context, data *managePage, b Booking, svc Offering, returned bool, loc *time.Location,
-	place string) {
+func (p *PageHandler) describePayment(data *managePage, b Booking, svc Offering, returned bool, loc *time.Location, place string) {
 	pay := b.Payment
 	if pay == nil {
 		return

@@ -68,12 +68,6 @@ func (s *Service) takesPayment(svc Offering) bool {
 	return s.o.Payments != nil && svc.RequiresPayment && svc.Price != nil && !svc.IsFree
 }
 
-// newPayment is the payment a booking of svc owes (due PaymentWindow
-// after it is made).
-func (s *Service) newPayment(svc Offering) *Payment {
-	return &Payment{Amount: *svc.Price, Currency: svc.Currency}
-}
-
 // manageURL is the customer's manage page of token, "" without one.
 func (s *Service) manageURL(token string) string {
 	if s.o.ManageURL == "" || token == "" {
@@ -84,23 +78,22 @@ func (s *Service) manageURL(token string) string {
 
 // startPayment opens the payment page of b, a booking just made awaiting
 // payment, and keeps it with the booking. When the provider cannot open
-// one, the booking is cancelled (its time freed) and the error wraps
+// one, the booking is released (its time freed) and the error wraps
 // ErrPaymentUnavailable.
 func (s *Service) startPayment(ctx context.Context, b Booking, token string) (Booking, error) {
 	paying, err := s.checkout(ctx, b, token)
 	if err == nil {
 		return paying, nil
 	}
-	s.o.Logger.WarnContext(ctx, "bookings: the payment could not be started", "booking", b.ID, "error", err)
-	if _, cerr := s.setStatus(ctx, b.ID, []Status{StatusAwaitingPayment}, StatusCancelled, "cancelled", EventCancelled, ActorSystem,
-		msgPaymentUnavailable); cerr != nil {
-		err = errors.Join(err, cerr)
+	if _, rerr := s.release(ctx, b.ID, msgPaymentUnavailable); rerr != nil {
+		err = errors.Join(err, rerr)
 	}
-	return Booking{}, fmt.Errorf("bookings: create: %w: %w", ErrPaymentUnavailable, err)
+	return Booking{}, fmt.Errorf("bookings: create: %w", err)
 }
 
 // checkout opens (again) the payment page of b, awaiting payment, and
-// stores its address and session on the booking.
+// stores its address and session on the booking; a page the provider
+// cannot open is logged and wraps ErrPaymentUnavailable.
 func (s *Service) checkout(ctx context.Context, b Booking, token string) (Booking, error) {
 	if b.Payment == nil {
 		return Booking{}, errors.New("bookings: checkout: the booking owes nothing")
@@ -113,11 +106,18 @@ func (s *Service) checkout(ctx context.Context, b Booking, token string) (Bookin
 	title := svc.Name + ", " + b.Start.In(location(zone)).Format("Monday 2 January 2006, 15:04") + " (" + zone + ")"
 	url, session, err := s.o.Payments.Checkout(ctx, b, title, s.manageURL(token))
 	if err != nil {
-		return Booking{}, err
+		s.o.Logger.WarnContext(ctx, "bookings: the payment could not be started", "booking", b.ID, "error", err)
+		return Booking{}, fmt.Errorf("bookings: checkout of booking %d: %w: %w", b.ID, ErrPaymentUnavailable, err)
 	}
 	pay := *b.Payment
 	pay.CheckoutURL, pay.Session = url, session
 	return s.store.SetStatus(ctx, b.ID, []Status{StatusAwaitingPayment}, StatusAwaitingPayment, s.o.Now(), &pay)
+}
+
+// release cancels booking id while it awaits payment, freeing its time
+// (booking.cancelled, and the customer told why).
+func (s *Service) release(ctx context.Context, id int64, reason string) (Booking, error) {
+	return s.setStatus(ctx, id, []Status{StatusAwaitingPayment}, StatusCancelled, "cancelled", EventCancelled, ActorSystem, reason)
 }
 
 // payManaged returns the payment page of the booking whose manage token
@@ -136,8 +136,7 @@ func (s *Service) payManaged(ctx context.Context, token string) (string, error) 
 	}
 	paying, err := s.checkout(ctx, b, token)
 	if err != nil {
-		s.o.Logger.WarnContext(ctx, "bookings: the payment could not be started", "booking", b.ID, "error", err)
-		return "", fmt.Errorf("bookings: pay: %w: %w", ErrPaymentUnavailable, err)
+		return "", err
 	}
 	return paying.Payment.CheckoutURL, nil
 }
@@ -191,7 +190,7 @@ func (s *Service) settle(ctx context.Context, b Booking, p *Payment, paid bool) 
 		if b.Status != StatusAwaitingPayment {
 			return b, false, nil
 		}
-		b, err = s.setStatus(ctx, id, []Status{StatusAwaitingPayment}, StatusCancelled, "cancelled", EventCancelled, ActorSystem, msgNotPaid)
+		b, err = s.release(ctx, id, msgNotPaid)
 		return b, err == nil, err
 	}
 	if b.Payment.PaidAt != nil {
@@ -204,36 +203,31 @@ func (s *Service) settle(ctx context.Context, b Booking, p *Payment, paid bool) 
 		pay.Session = p.Session
 	}
 	if b.Status == StatusAwaitingPayment {
-		b, err = s.paymentChange(ctx, id, StatusAwaitingPayment, StatusConfirmed, &pay, func(b Booking) []Event {
-			return []Event{{Type: EventConfirmed, Booking: b, Actor: ActorSystem}}
-		}, false)
-		if !errors.Is(err, ErrWrongStatus) {
-			if err == nil {
-				s.emit(ctx, Event{Type: EventConfirmed, Booking: b, Actor: ActorSystem})
-			}
+		b, err = s.paymentChange(ctx, id, StatusAwaitingPayment, StatusConfirmed, &pay, EventConfirmed, false)
+		// Unless it changed meanwhile (then as it is now, below).
+		if !errors.Is(err, ErrWrongStatus) || b.Status == StatusAwaitingPayment {
 			return b, err == nil, err
-		}
-		if b.Status == StatusAwaitingPayment {
-			return b, false, err
 		}
 	}
 	// Paid for a time no longer held: the payment is kept on record and
 	// returned.
-	b, err = s.paymentChange(ctx, id, b.Status, b.Status, &pay, nil, true)
+	b, err = s.paymentChange(ctx, id, b.Status, b.Status, &pay, "", true)
 	return b, err == nil, err
 }
 
 // paymentChange moves booking id from from to to with pay written on it,
-// in one transaction with the events' mail and hooks and, with refund,
-// the refund's job.
-func (s *Service) paymentChange(ctx context.Context, id int64, from, to Status, pay *Payment, events func(Booking) []Event,
-	refund bool) (Booking, error) {
-	hook := s.changeHook(func(b Booking) []Event {
-		if events == nil {
+// in one transaction with the event of kind ("" for none) — its mail and
+// hooks — and, with refund, the refund's job; the event is emitted once
+// that commits. A booking in another status is ErrWrongStatus, with the
+// booking as it is.
+func (s *Service) paymentChange(ctx context.Context, id int64, from, to Status, pay *Payment, kind string, refund bool) (Booking, error) {
+	events := func(b Booking) []Event {
+		if kind == "" {
 			return nil
 		}
-		return events(b)
-	})
+		return []Event{{Type: kind, Booking: b, Actor: ActorSystem}}
+	}
+	hook := s.changeHook(events)
 	b, err := change(ctx, s, func(ctx context.Context, tx *sql.Tx, b Booking) error {
 		if hook != nil {
 			if err := hook(ctx, tx, b); err != nil {
@@ -247,8 +241,13 @@ func (s *Service) paymentChange(ctx context.Context, id int64, from, to Status, 
 	}, 0, func(ctx context.Context) (Booking, error) {
 		return s.store.SetStatus(ctx, id, []Status{from}, to, s.o.Now(), pay)
 	}, one)
-	if err != nil && !errors.Is(err, ErrWrongStatus) {
-		return b, fmt.Errorf("bookings: settle payment of booking %d: %w", id, err)
+	switch {
+	case err == nil:
+		for _, e := range events(b) {
+			s.emit(ctx, e)
+		}
+	case !errors.Is(err, ErrWrongStatus):
+		err = fmt.Errorf("bookings: the payment of booking %d: %w", id, err)
 	}
 	return b, err
 }
@@ -311,14 +310,8 @@ func (s *Service) refund(ctx context.Context, id int64) error {
 	now := s.o.Now().UTC()
 	pay := *b.Payment
 	pay.RefundedAt = &now
-	refunded, err := s.paymentChange(ctx, id, b.Status, b.Status, &pay, func(b Booking) []Event {
-		return []Event{{Type: EventRefunded, Booking: b, Actor: ActorSystem}}
-	}, false)
-	if err != nil {
-		return err
-	}
-	s.emit(ctx, Event{Type: EventRefunded, Booking: refunded, Actor: ActorSystem})
-	return nil
+	_, err = s.paymentChange(ctx, id, b.Status, b.Status, &pay, EventRefunded, false)
+	return err
 }
 
 // expireUnpaid cancels the bookings still awaiting payment past their
@@ -354,7 +347,7 @@ func (s *Service) expireUnpaid(ctx context.Context) (int, error) {
 				continue
 			}
 		}
-		_, err := s.setStatus(ctx, b.ID, []Status{StatusAwaitingPayment}, StatusCancelled, "cancelled", EventCancelled, ActorSystem, msgNotPaid)
+		_, err := s.release(ctx, b.ID, msgNotPaid)
 		switch {
 		case err == nil:
 			n++
