@@ -184,7 +184,7 @@ func toAdmin(b Booking) adminBooking {
 // with its own words, anything not found a plain 404.
 var adminErrors = append(api.Table{
 	{As: func(err error) *api.Error {
-		var se *StatusError
+		var se *statusError
 		if errors.As(err, &se) {
 			return api.Errorf(http.StatusConflict, "%s", se.Error())
 		}

@@ -42,6 +42,12 @@ type NewBooking struct {
 	Length int `json:"length,omitempty"`
 	// Repeat, for CreateSeries, is the weekly series asked for.
 	Repeat *Repeat `json:"repeat,omitempty"`
+	// HoldFor is how long a hold (Service.Hold) keeps its slot;
+	// HoldLifetimeDefault when zero. Such a hold is made inside the
+	// caller's transaction (ctx carries it: a waitlist's offer, in the
+	// cancellation's), so the providers' calendars are not read again
+	// first; their stored busy time counts.
+	HoldFor time.Duration `json:"-"`
 }
 
 // maxReach is how far from a slot a booking can clash with it: a slot or
@@ -258,7 +264,8 @@ func (s *Service) CreateTx(ctx context.Context, tx *sql.Tx, nb NewBooking) (Book
 	return b, token, err
 }
 
-// Hold keeps a slot for HoldLifetimeDefault: it leaves every other
+// Hold keeps a slot for nb.HoldFor (HoldLifetimeDefault when zero): it
+// leaves every other
 // customer's slot list, and only [Service.Create] with the returned token
 // (NewBooking.HoldToken) books it. Only the service, provider and start of
 // nb are used. It is refused as Create would refuse the booking.
@@ -268,7 +275,7 @@ func (s *Service) Hold(ctx context.Context, nb NewBooking) (Hold, string, error)
 		return Hold{}, "", err
 	}
 	return Hold{ServiceID: b.ServiceID, ProviderID: *b.ProviderID, Period: Period{Start: b.Start, End: b.End},
-		ExpiresAt: b.CreatedAt.Add(HoldLifetimeDefault), CreatedAt: b.CreatedAt}, token, nil
+		ExpiresAt: b.CreatedAt.Add(cmp.Or(nb.HoldFor, HoldLifetimeDefault)), CreatedAt: b.CreatedAt}, token, nil
 }
 
 // create is Create (or, with hold, Hold), also returning the service and
@@ -368,7 +375,10 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 	ids := make([]int64, len(offers))
 	for i, o := range offers {
 		ids[i] = o.ID
-		if tx == nil { // a refresh writes, which on SQLite would wait for the host's transaction
+		// A refresh writes, which on SQLite would wait for the host's
+		// transaction; a hold for a set time is made inside another's (a
+		// waitlist's offer, in the cancellation's).
+		if tx == nil && nb.HoldFor == 0 {
 			s.refresh(ctx, o.ID, start)
 		}
 	}
@@ -432,7 +442,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 		locks, hostIDs, checkHost := s.hostLocks(svc, hosts, cal, start)
 		booked, err := s.reserve(ctx, tx, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: sealed, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
 			Locks: append(s.limitLocks(svc, o, start), locks...), Hosts: hostIDs, CheckHost: checkHost, LockWait: s.o.LockWait, BusyFrom: busyFrom, BusyTo: busyTo,
-			Hold: hold, HoldTokenHash: hash, HoldExpires: now.Add(HoldLifetimeDefault), UseHold: useHold.ID,
+			Hold: hold, HoldTokenHash: hash, HoldExpires: now.Add(cmp.Or(nb.HoldFor, HoldLifetimeDefault)), UseHold: useHold.ID,
 			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, cal.withCalendars(o.ID, busy)) }, Place: s.placeHook(svc, o)}, token)
 		switch {
 		case err == nil:

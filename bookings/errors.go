@@ -20,29 +20,30 @@ var (
 	// ErrBusy: the provider's day was locked by other bookings for
 	// longer than the lock wait.
 	ErrBusy = errors.New("bookings: busy")
-	// ErrWrongStatus: the booking's status does not allow the move (see
-	// [StatusError]).
+	// ErrWrongStatus: the booking's status does not allow the move; the
+	// error's text says why ("This booking is cancelled, so it cannot be
+	// rescheduled."), answered with 409.
 	ErrWrongStatus = errors.New("bookings: wrong status")
 	// ErrPaymentUnavailable: the payment provider could not open a
 	// payment page; a booking made for it was cancelled (503).
 	ErrPaymentUnavailable = errors.New("bookings: payment unavailable")
 )
 
-// StatusError is a move the booking's status does not allow; it wraps
+// statusError is a move the booking's status does not allow; it wraps
 // ErrWrongStatus and answers 409 with its text.
-type StatusError struct {
+type statusError struct {
 	Status Status
 	Action string
 }
 
 // Error is the 409's text: "This booking is cancelled, so it cannot be
 // rescheduled."
-func (e *StatusError) Error() string {
+func (e *statusError) Error() string {
 	return "This booking is " + statusWords[e.Status] + ", so it cannot be " + e.Action + "."
 }
 
 // Unwrap makes errors.Is(err, ErrWrongStatus) hold.
-func (e *StatusError) Unwrap() error { return ErrWrongStatus }
+func (e *statusError) Unwrap() error { return ErrWrongStatus }
 
 var statusWords = map[Status]string{StatusRequested: "requested", StatusConfirmed: "confirmed", StatusAwaitingPayment: "awaiting payment", StatusCancelled: "cancelled",
 	StatusCompleted: "completed", StatusNoShow: "marked as a no-show"}

@@ -344,7 +344,7 @@ func (p *ListPage) act(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return &web.Problem{Status: http.StatusBadRequest, ErrorPage: web.ErrorPage{Heading: "Nothing to do", Message: "That button does nothing here."}}
 	}
-	var se *StatusError
+	var se *statusError
 	if errors.As(err, &se) {
 		said, err = fmt.Sprintf("That cannot be done: the booking is %s.", strings.ReplaceAll(string(se.Status), "_", "-")), nil
 	}

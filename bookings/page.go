@@ -53,6 +53,11 @@ type PageOptions struct {
 	// Contact is how customers reach the business ("Call us on ..."),
 	// shown when a booking can no longer be changed online.
 	Contact string
+	// Waitlist is where the waitlist's pages are served
+	// (waitlist.PagePrefixDefault, with bookings/waitlist joined): a day
+	// with full times then links to its page, to join one's waitlist.
+	// Empty for none.
+	Waitlist string
 }
 
 // PageHandler serves a booking page that works without JavaScript, like
@@ -81,7 +86,7 @@ type PageHandler struct {
 	render                 *web.Renderer
 	post                   *throttle.Throttle
 	manageGet, manageToken *throttle.Throttle
-	contact                string
+	contact, waitlist      string
 }
 
 // NewPageHandler returns the booking page of svc. Mount it at the prefix
@@ -106,6 +111,7 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 		o.FeedPrefix = FeedPrefixDefault
 	}
 	p := &PageHandler{base: base, svc: svc, prefix: prefix, feedPrefix: strings.TrimSuffix(o.FeedPrefix, "/"), render: r, contact: o.Contact,
+		waitlist:    strings.TrimSuffix(o.Waitlist, "/"),
 		manageGet:   newBucket(svc, o.RateLimiter, o.TrustedProxies, base.Logger, "manage_get", o.ManageGetLimit, ManageGetLimitDefault),
 		manageToken: newBucket(svc, o.RateLimiter, o.TrustedProxies, base.Logger, "manage_token", o.ManageTokenLimit, ManageTokenLimitDefault)}
 	if p.manageToken != nil {
@@ -176,6 +182,8 @@ type bookPage struct {
 	Calendar  *monthPicker
 	Fields    []web.Field
 	Summary   []web.SummaryItem
+	// Waitlist is the chosen day's waitlist page, when it has full times.
+	Waitlist string
 }
 
 // labelWords puts the booking form's messages in the words of its
@@ -280,6 +288,9 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 	}
 	cal.Form, cal.Lengths = "book", lengthChoice(svc, svc.Duration)
 	data.Calendar = cal
+	if data.Waitlist, err = p.waitlistLink(r, svc, cal, minutes); err != nil {
+		return err
+	}
 	offers, err := p.svc.bookable(ctx, svc)
 	if err != nil {
 		return err
@@ -332,6 +343,27 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 	page := &web.Page{Title: "Book " + svc.Name, Data: data, Wide: true, CSRF: web.CSRFToken(w, r), Flash: p.render.TakeFlash(w, r, data.Action)}
 	p.render.Render(w, r, status, BookTemplate, page)
 	return nil
+}
+
+// waitlistLink is the waitlist page of the day cal shows, when the
+// service has a waitlist and the day a full time ("" otherwise).
+func (p *PageHandler) waitlistLink(r *http.Request, svc Offering, cal *monthPicker, minutes int) (string, error) {
+	if p.waitlist == "" || cal.Date == "" {
+		return "", nil
+	}
+	day, err := time.ParseInLocation(time.DateOnly, cal.Date, location(cal.Zone))
+	if err != nil {
+		return "", nil
+	}
+	full, err := p.svc.FullSlots(r.Context(), svc, SlotQuery{From: day, To: day.AddDate(0, 0, 1)})
+	if err != nil || len(full) == 0 {
+		return "", err
+	}
+	q := url.Values{"tz": {cal.Zone}, "date": {cal.Date}}
+	if minutes > 0 {
+		q.Set("length", strconv.Itoa(minutes))
+	}
+	return p.waitlist + "/" + svc.Slug + "?" + q.Encode(), nil
 }
 
 func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {

@@ -129,7 +129,7 @@ func (s *Service) payManaged(ctx context.Context, token string) (string, error) 
 		return "", err
 	}
 	if b.Status != StatusAwaitingPayment || b.Payment == nil || s.o.Payments == nil {
-		return "", &StatusError{Status: b.Status, Action: "paid for"}
+		return "", &statusError{Status: b.Status, Action: "paid for"}
 	}
 	if b.Payment.CheckoutURL != "" {
 		return b.Payment.CheckoutURL, nil

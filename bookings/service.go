@@ -442,6 +442,54 @@ func (s *Service) Slots(ctx context.Context, svc Offering, q SlotQuery) ([]Slot,
 	return s.filterSlots(ctx, svc, slots.Merge(found, q.ProviderID == 0)), nil
 }
 
+// FullSlots returns the slots the service's rules offer over q (as Slots
+// reads it) that no provider has free now: taken by bookings, holds, the
+// providers' calendars or a limit. They are the times a waitlist may be
+// joined for; a cancellation may free one.
+func (s *Service) FullSlots(ctx context.Context, svc Offering, q SlotQuery) ([]Slot, error) {
+	free, err := s.Slots(ctx, svc, q)
+	if err != nil {
+		return nil, err
+	}
+	svc, _ = svc.withLength(q.Length) // Slots has checked it
+	offers, err := s.bookable(ctx, svc)
+	if err != nil {
+		return nil, err
+	}
+	if q.ProviderID != 0 {
+		offers = slices.DeleteFunc(offers, func(o Offer) bool { return o.ID != q.ProviderID })
+	}
+	from, to, ok := s.window(svc, q.From, q.To)
+	if !ok || len(offers) == 0 {
+		return []Slot{}, nil
+	}
+	cal, err := s.availability(ctx, svc, offers, from, to, 0)
+	if err != nil {
+		return nil, err
+	}
+	r := s.engine(svc)
+	var open []Slot
+	for _, o := range offers {
+		open = r.Range(open, host(svc, o, cal, nil), from, to) // as if no one had booked
+	}
+	if svc.AssignmentStrategy == AssignCollective && q.ProviderID == 0 {
+		open = slots.Common(open, len(offers))
+	} else {
+		open = slots.Merge(open, q.ProviderID == 0)
+	}
+	taken := make(map[time.Time]bool, len(free))
+	for _, f := range free {
+		taken[f.Start] = true
+	}
+	out := []Slot{}
+	for _, o := range s.filterSlots(ctx, svc, open) {
+		if !taken[o.Start] {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
 // monthSpan is [local first of month 00:00, next first) in loc, made in
 // local time so a DST change inside the month does not shift its end.
 func monthSpan(year int, month time.Month, loc *time.Location) (time.Time, time.Time) {

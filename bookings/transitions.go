@@ -49,7 +49,7 @@ func (s *Service) setStatus(ctx context.Context, id int64, from []Status, to Sta
 		return s.store.SetStatus(ctx, id, from, to, s.o.Now(), nil)
 	}, one)
 	if errors.Is(err, ErrWrongStatus) {
-		return b, fmt.Errorf("bookings: %s booking %d: %w", action, id, &StatusError{Status: b.Status, Action: action})
+		return b, fmt.Errorf("bookings: %s booking %d: %w", action, id, &statusError{Status: b.Status, Action: action})
 	}
 	if err != nil {
 		return Booking{}, fmt.Errorf("bookings: %s booking %d: %w", action, id, err)
@@ -91,7 +91,7 @@ func (s *Service) NoShow(ctx context.Context, id int64, actor Actor) (Booking, e
 func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, start time.Time, length time.Duration, action string,
 	then txHook) (Booking, error) {
 	if !b.Active() {
-		return Booking{}, &StatusError{Status: b.Status, Action: action}
+		return Booking{}, &statusError{Status: b.Status, Action: action}
 	}
 	loc := location(o.TimeZone)
 	start = start.UTC()
@@ -145,7 +145,7 @@ func (s *Service) move(ctx context.Context, b Booking, svc Offering, o Offer, st
 	moved, err := change(ctx, s, then, s.o.LockWait, func(ctx context.Context) (Booking, error) { return s.store.Move(ctx, m) }, one)
 	if errors.Is(err, ErrWrongStatus) {
 		// Its status changed since it was read.
-		return Booking{}, &StatusError{Status: moved.Status, Action: action}
+		return Booking{}, &statusError{Status: moved.Status, Action: action}
 	}
 	return moved, err
 }

@@ -360,7 +360,12 @@ func (s *Store) Availability(ctx context.Context, cq bookings.AvailabilityQuery)
 	if len(providerIDs) == 0 {
 		return cal, nil
 	}
-	db := s.db.Reader()
+	// Inside a caller's transaction (a waitlist's offer, made in the
+	// cancellation's), what it has changed counts.
+	var db sqlx.QueryerContext = s.db.Reader()
+	if tx := s.joined(ctx); tx != nil {
+		db = tx
+	}
 	in := func(q string, args ...any) (string, []any, error) {
 		q, args, err := sqlx.In(q, args...)
 		return s.db.Rebind(q), args, err
@@ -369,7 +374,7 @@ func (s *Store) Availability(ctx context.Context, cq bookings.AvailabilityQuery)
 	q, args, err := in(`SELECT id, provider_id, weekday, start_minute, end_minute, effective_from, effective_until, is_available
 		FROM bookings_weekly_hours WHERE provider_id IN (?) ORDER BY provider_id, weekday, start_minute`, providerIDs)
 	if err == nil {
-		err = db.SelectContext(ctx, &hours, q, args...)
+		err = sqlx.SelectContext(ctx, db, &hours, q, args...)
 	}
 	if err != nil {
 		return cal, mapErr(err, "availability hours")
@@ -379,14 +384,14 @@ func (s *Store) Availability(ctx context.Context, cq bookings.AvailabilityQuery)
 	q, args, err = in(`SELECT id, provider_id, day, type, start_minute, end_minute, reason FROM bookings_overrides
 		WHERE provider_id IN (?) AND day >= ? AND day <= ? ORDER BY provider_id, day, start_minute`, providerIDs, from.String(), to.String())
 	if err == nil {
-		err = db.SelectContext(ctx, &overrides, q, args...)
+		err = sqlx.SelectContext(ctx, db, &overrides, q, args...)
 	}
 	if err != nil {
 		return cal, mapErr(err, "availability overrides")
 	}
 	cal.Overrides = values[overrideRow, bookings.Override](overrides)
 	var blackouts []blackoutRow
-	err = db.SelectContext(ctx, &blackouts, s.db.Rebind(`SELECT id, service_id, starts_on, ends_on, reason FROM bookings_blackouts
+	err = sqlx.SelectContext(ctx, db, &blackouts, s.db.Rebind(`SELECT id, service_id, starts_on, ends_on, reason FROM bookings_blackouts
 		WHERE (service_id IS NULL OR service_id = ?) AND starts_on <= ? AND ends_on >= ? ORDER BY starts_on`), serviceID, to.String(), from.String())
 	if err != nil {
 		return cal, mapErr(err, "availability blackouts")
@@ -395,7 +400,7 @@ func (s *Store) Availability(ctx context.Context, cq bookings.AvailabilityQuery)
 	var busy []busyRow
 	q, args, err = in(busyQuery, busyArgs(providerIDs, cq.BusyFrom, cq.BusyTo, cq.Now, cq.ExceptHold, cq.ExceptBooking)...)
 	if err == nil {
-		err = db.SelectContext(ctx, &busy, q, args...)
+		err = sqlx.SelectContext(ctx, db, &busy, q, args...)
 	}
 	if err != nil {
 		return cal, mapErr(err, "availability bookings")
