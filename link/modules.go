@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/bookings"
+	"github.com/groundwork-go/groundwork/bookings/waitlist"
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/reporting"
@@ -23,6 +24,9 @@ type Modules struct {
 	Webhooks  *webhooks.Module
 	Reporting *reporting.Module
 	Lists     *emaillist.Module
+	// Waitlist is bookings' waitlists (bookings/waitlist), joined beside
+	// Bookings.
+	Waitlist *waitlist.Module
 }
 
 // Join makes every link between the modules given, as the functions above
@@ -30,7 +34,10 @@ type Modules struct {
 // missing: submissions and booking changes become webhooks, and so do
 // the analytics goals reached (analytics.goal_reached, once a visitor a
 // day a goal, in the transaction that counts them); paid bookings are
-// settled by the payment provider's events; submissions feed the email
+// settled by the payment provider's events; the waitlists' steps become
+// webhooks (booking.waitlist_joined, _offered, _booked, _expired, in the
+// transaction of the step: an offer in the cancellation's); submissions
+// feed the email
 // lists; submissions
 // and bookings are counted as analytics events, the form and booking
 // pages' views on the server (reporting.Analytics.TrackViews, so a
@@ -52,6 +59,9 @@ func Join(env *store.Env, m Modules) error {
 	}
 	if m.Bookings != nil && m.Webhooks != nil {
 		made("bookings→webhooks", BookingsToWebhooks(m.Bookings.Service, m.Webhooks.Service))
+	}
+	if m.Waitlist != nil && m.Webhooks != nil {
+		made("waitlist→webhooks", waitlistToWebhooks(m.Waitlist.Service, m.Webhooks.Service))
 	}
 	if m.Forms != nil && m.Lists != nil {
 		made("forms→emaillist", FormsToEmaillist(m.Forms.Service, m.Lists.Service))
@@ -122,6 +132,58 @@ func goalsToWebhooks(a *reporting.Analytics, w *webhooks.Service) error {
 			}
 		}
 		return nil
+	})
+	return nil
+}
+
+// waitlistEntry is a booking.waitlist_* webhook's data: the entry, its
+// customer as bookings' webhooks name them (customer_id stands for the
+// email, so what was sent about them can be found to erase it).
+type waitlistEntry struct {
+	ID               int64           `json:"id"`
+	Status           waitlist.Status `json:"status"`
+	ServiceID        int64           `json:"service_id"`
+	StartTime        time.Time       `json:"start_time"`
+	Length           int             `json:"length,omitempty"`
+	CustomerID       string          `json:"customer_id"`
+	CustomerName     string          `json:"customer_name"`
+	CustomerEmail    string          `json:"customer_email"`
+	CustomerTimeZone string          `json:"customer_timezone,omitempty"`
+	ProviderID       *int64          `json:"provider_id,omitempty"`
+	OfferExpiresAt   *time.Time      `json:"offer_expires_at,omitempty"`
+	BookingID        *int64          `json:"booking_id,omitempty"`
+}
+
+func waitlistEntryOf(e waitlist.Entry) waitlistEntry {
+	return waitlistEntry{ID: e.ID, Status: e.Status, ServiceID: e.ServiceID, StartTime: e.Start.UTC(), Length: e.Length,
+		CustomerID: bookings.CustomerID(e.Email), CustomerName: e.Name, CustomerEmail: e.Email, CustomerTimeZone: e.TimeZone,
+		ProviderID: e.ProviderID, OfferExpiresAt: e.OfferExpires, BookingID: e.BookingID}
+}
+
+// waitlistWords say what each waitlist webhook means.
+var waitlistWords = map[string]string{
+	waitlist.EventJoined: "A customer joined the waitlist of a full time.",
+	waitlist.EventOffered: "A booking of the time was cancelled or moved, and the first in line was offered the freed place: a hold keeps it " +
+		"for them until offer_expires_at (sent in the cancellation's transaction).",
+	waitlist.EventBooked:  "The customer took the offer: booking_id is the booking (sent in its transaction, with booking.created).",
+	waitlist.EventExpired: "An offer was not taken in time (the place goes to the next in line), or the time passed while waiting.",
+}
+
+// waitlistToWebhooks records a booking.waitlist_* webhook for each step of
+// wl's waitlists, in the transaction of the step, and describes them in
+// w's catalogue.
+func waitlistToWebhooks(wl *waitlist.Service, w *webhooks.Service) error {
+	expires, provider := time.Date(2026, 11, 23, 11, 0, 0, 0, time.UTC), int64(2)
+	example := waitlist.Entry{ID: 7, ServiceID: 3, Start: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC), Name: "Ann Lee",
+		Email: "ann@example.com", TimeZone: "Europe/Berlin", Status: waitlist.StatusOffered, ProviderID: &provider, OfferExpires: &expires}
+	for _, name := range waitlist.EventTypes {
+		if err := w.DescribeEvent(name, waitlistWords[name], waitlistEntryOf(example)); err != nil {
+			return fmt.Errorf("link: waitlist to webhooks: %w", err)
+		}
+	}
+	wl.OnEventTx(func(ctx context.Context, tx *sql.Tx, e waitlist.Event) error {
+		_, err := w.DispatchTx(ctx, tx, webhooks.Event{Name: e.Type, Data: waitlistEntryOf(e.Entry)})
+		return err
 	})
 	return nil
 }

@@ -26,6 +26,8 @@ import (
 	"github.com/groundwork-go/groundwork/bookings/bookingsstripe"
 	"github.com/groundwork-go/groundwork/bookings/calendars"
 	"github.com/groundwork-go/groundwork/bookings/calendars/calendarssql"
+	"github.com/groundwork-go/groundwork/bookings/waitlist"
+	"github.com/groundwork-go/groundwork/bookings/waitlist/waitlistsql"
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
 	"github.com/groundwork-go/groundwork/forms"
@@ -109,6 +111,7 @@ type app struct {
 	formsModule    *forms.Module
 	bookingsModule *bookings.Module
 	calendars      *calendars.Module
+	waitlist       *waitlist.Module
 	webhooksModule *webhooks.Module
 	listsModule    *emaillist.Module
 	handler        http.Handler
@@ -145,6 +148,8 @@ type handlers struct {
 	bookingFeeds   *bookings.FeedHandler
 	calendarPages  *calendars.PageHandler
 	calendarsAdmin *calendars.AdminHandler
+	waitlist       *waitlist.Handler
+	waitlistPages  *waitlist.PageHandler
 	bookingList    *bookings.ListPage
 	listAdmin      *emaillist.AdminHandler
 	listSubscribe  *emaillist.SubscribeHandler
@@ -323,7 +328,8 @@ func (a *app) wireSite(w *wiring) error {
 		return err
 	}
 	a.jsonHandlers = jsonHandlers(&w.h)
-	a.pageRoutes = slices.Concat(w.h.signIn.Routes(), w.h.formPages.Routes(), w.h.formSummary.Routes(), w.h.bookingPages.Routes(), w.h.calendarPages.Routes(), w.h.bookingList.Routes(), w.h.portal.Routes(), []string{"GET /docs/api"})
+	a.pageRoutes = slices.Concat(w.h.signIn.Routes(), w.h.formPages.Routes(), w.h.formSummary.Routes(), w.h.bookingPages.Routes(), w.h.calendarPages.Routes(), w.h.waitlistPages.Routes(),
+		w.h.bookingList.Routes(), w.h.portal.Routes(), []string{"GET /docs/api"})
 	if w.h.reports != nil {
 		a.pageRoutes = append(a.pageRoutes, w.h.reports.dashboard.Routes()...)
 	}
@@ -345,7 +351,7 @@ func (a *app) wireSite(w *wiring) error {
 func jsonHandlers(h *handlers) map[string]any {
 	out := map[string]any{"auth": h.auth, "a11y": h.color, "a11y AI": h.colorAI, "forms": h.forms, "webhooks": h.webhooks,
 		"inbound webhooks": h.inbound, "bookings": h.bookings, "bookings admin": h.bookingsAdmin, "bookings feeds": h.bookingFeeds,
-		"calendars admin":  h.calendarsAdmin,
+		"calendars admin": h.calendarsAdmin, "waitlist": h.waitlist,
 		"email-list admin": h.listAdmin, "email-list subscribe": h.listSubscribe}
 	if h.reports != nil {
 		out["reports"], out["analytics collection"] = h.reports.routes, h.reports.collect
@@ -357,8 +363,8 @@ func jsonHandlers(h *handlers) map[string]any {
 }
 
 // wireBookings: the public API with holds, the admin API, the pages,
-// the calendar feeds and pages, the owner's list, events delivered as
-// webhooks and mail.
+// the calendar feeds and pages, the owner's list, the waitlists, events
+// delivered as webhooks and mail.
 func (a *app) wireBookings(w *wiring) error {
 	sources, err := w.cfg.calendars.sources()
 	if err != nil {
@@ -381,7 +387,7 @@ func (a *app) wireBookings(w *wiring) error {
 		Tokens:    a.tokens,
 		API:       bookings.HandlerOptions{PostLimit: l.bookingsPost, ReadLimit: l.bookingsRead},
 		Admin:     bookings.AdminHandlerOptions{APILimit: l.api},
-		Pages:     bookings.PageOptions{Contact: w.cfg.bookingsContact, PostLimit: l.bookingsPost},
+		Pages:     bookings.PageOptions{Contact: w.cfg.bookingsContact, PostLimit: l.bookingsPost, Waitlist: waitlist.PagePrefixDefault},
 		Feeds:     bookings.FeedHandlerOptions{ICalLimit: l.bookingsFeed},
 		List:      &bookings.ListPageOptions{Viewer: func(r *http.Request) (bool, int64, bool) { return viewer(r) }},
 		ListGuard: w.h.signIn.RequireUser})
@@ -398,6 +404,12 @@ func (a *app) wireBookings(w *wiring) error {
 		return err
 	}
 	a.calendars, w.h.calendarPages, w.h.calendarsAdmin = c, c.Page, c.Admin
+	// The waitlists of full times, beside bookings.
+	wl, err := waitlistsql.Join(a.env, m.Service, &waitlist.ModuleOptions{Tokens: a.tokens, API: waitlist.HandlerOptions{APILimit: l.api}})
+	if err != nil {
+		return err
+	}
+	a.waitlist, w.h.waitlist, w.h.waitlistPages = wl, wl.API, wl.Page
 	return nil
 }
 
@@ -433,7 +445,7 @@ func (a *app) wireReporting(w *wiring) error {
 // views too, and the forms' summaries read those views.
 func (a *app) link(w *wiring) error {
 	return link.Join(a.env, link.Modules{Forms: a.formsModule, Bookings: a.bookingsModule, Webhooks: a.webhooksModule,
-		Reporting: w.h.reports.module, Lists: a.listsModule})
+		Reporting: w.h.reports.module, Lists: a.listsModule, Waitlist: a.waitlist})
 }
 
 // mount puts every handler on one mux, behind the request log and the
@@ -443,7 +455,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	signIn, reports := h.signIn, h.reports
 	mux := http.NewServeMux()
 	// The modules, each at its documented prefixes.
-	for _, m := range []interface{ Mount(*http.ServeMux) }{a.auth, a.formsModule, a.bookingsModule, a.calendars, a.webhooksModule, a.listsModule, reports.module} {
+	for _, m := range []interface{ Mount(*http.ServeMux) }{a.auth, a.formsModule, a.bookingsModule, a.calendars, a.waitlist, a.webhooksModule, a.listsModule, reports.module} {
 		m.Mount(mux)
 	}
 	if reports.oauth != nil {
@@ -459,7 +471,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, logger, nil, api.ErrNotFound)
 	})
-	routes := slices.Concat(a.auth.Routes(), a.formsModule.Routes(), a.bookingsModule.Routes(), a.calendars.Routes(), a.webhooksModule.Routes(), reports.module.Routes(),
+	routes := slices.Concat(a.auth.Routes(), a.formsModule.Routes(), a.bookingsModule.Routes(), a.calendars.Routes(), a.waitlist.Routes(), a.webhooksModule.Routes(), reports.module.Routes(),
 		a.listsModule.Routes(), h.color.Routes(), h.colorAI.Routes())
 	if reports.oauth != nil {
 		routes = append(routes, reports.oauth.Routes()...)
