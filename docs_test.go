@@ -27,6 +27,7 @@ var snippetImports = func() map[string]string {
 		"slog": "log/slog", "http": "net/http", "url": "net/url", "os": "os", "strings": "strings", "time": "time",
 		"groundwork": "github.com/groundwork-go/groundwork"}
 	for _, p := range []string{"a11y", "a11y/a11yai", "auth", "auth/authsql", "bookings", "bookings/slots", "bookings/bookingssql", "bookings/bookingsical", "bookings/bookingsstripe", "bookings/calendars", "bookings/calendars/calendarssql",
+		"bookings/waitlist", "bookings/waitlist/waitlistsql",
 		"bookings/bookingsgoogle", "emaillist", "emaillist/emaillistsql", "forms", "forms/formssql", "link", "mail", "metrics", "reporting",
 		"reporting/reportingsql", "reporting/reportinggoogle", "store", "webhooks", "webhooks/webhookssql"} {
 		m[path.Base(p)] = "github.com/groundwork-go/groundwork/" + p

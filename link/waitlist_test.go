@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/bookings"
@@ -79,5 +80,26 @@ func TestWaitlistStepsBecomeWebhooks(t *testing.T) {
 		require.Equal(t, bookings.CustomerID("bob@example.com"), got.Data["customer_id"])
 		require.Equal(t, at.Format(time.RFC3339), got.Data["start_time"])
 		require.NotEmpty(t, got.Data["offer_expires_at"])
+		// The catalogue's schema holds the real offer, and its example.
+		checked := false
+		for _, et := range w.Service.EventTypes() {
+			if et.Name != waitlist.EventOffered {
+				continue
+			}
+			checked = true
+			require.NotEmpty(t, et.Description)
+			var sc jsonschema.Schema
+			require.NoError(t, json.Unmarshal(webhooks.EnvelopeSchema(et), &sc))
+			resolved, err := sc.Resolve(nil)
+			require.NoError(t, err)
+			var instance any
+			require.NoError(t, json.Unmarshal([]byte(payload), &instance))
+			require.NoError(t, resolved.Validate(instance), payload)
+			var broken map[string]any
+			require.NoError(t, json.Unmarshal([]byte(payload), &broken))
+			delete(broken["data"].(map[string]any), "customer_id")
+			require.Error(t, resolved.Validate(broken), "customer_id is required")
+		}
+		require.True(t, checked)
 	})
 }

@@ -166,12 +166,12 @@ func (h *Handler) fullTimes(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	type fullTime struct {
-		Start time.Time `json:"start_time"`
-		End   time.Time `json:"end_time"`
+		Start string `json:"start_time"`
+		End   string `json:"end_time"`
 	}
 	out := make([]fullTime, len(full))
 	for i, f := range full {
-		out[i] = fullTime{Start: f.Start.UTC(), End: f.End.UTC()}
+		out[i] = fullTime{Start: utc(f.Start), End: utc(f.End)}
 	}
 	reply.WriteData(w, http.StatusOK, out)
 	return nil
@@ -186,13 +186,42 @@ type joinRequest struct {
 	CustomerTimeZone string `json:"customer_timezone"`
 }
 
+// utc writes a time as the bookings APIs do: "2026-11-24T09:00:00+00:00".
+func utc(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05-07:00") }
+
+func utcOrNil(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := utc(*t)
+	return &s
+}
+
 // publicEntry is an entry as its customer is answered.
 type publicEntry struct {
-	ID        int64     `json:"id"`
-	Status    Status    `json:"status"`
-	Start     time.Time `json:"start_time"`
-	Length    int       `json:"length,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
+	ID        int64  `json:"id"`
+	Status    Status `json:"status"`
+	Start     string `json:"start_time"`
+	Length    int    `json:"length,omitempty"`
+	CreatedAt string `json:"created_at"`
+}
+
+// adminEntry is an entry as the admin list answers it.
+type adminEntry struct {
+	ID               int64   `json:"id"`
+	ServiceID        int64   `json:"service_id"`
+	Start            string  `json:"start_time"`
+	Length           int     `json:"length,omitempty"`
+	CustomerName     string  `json:"customer_name"`
+	CustomerEmail    string  `json:"customer_email"`
+	CustomerTimeZone string  `json:"customer_timezone,omitempty"`
+	Status           Status  `json:"status"`
+	ProviderID       *int64  `json:"provider_id,omitempty"`
+	OfferedAt        *string `json:"offered_at,omitempty"`
+	OfferExpires     *string `json:"offer_expires_at,omitempty"`
+	BookingID        *int64  `json:"booking_id,omitempty"`
+	CreatedAt        string  `json:"created_at"`
+	UpdatedAt        string  `json:"updated_at"`
 }
 
 func (h *Handler) join(w http.ResponseWriter, r *http.Request) error {
@@ -221,7 +250,7 @@ func (h *Handler) join(w http.ResponseWriter, r *http.Request) error {
 	if added {
 		status = http.StatusCreated
 	}
-	reply.WriteData(w, status, publicEntry{ID: e.ID, Status: e.Status, Start: e.Start.UTC(), Length: e.Length, CreatedAt: e.CreatedAt.UTC()})
+	reply.WriteData(w, status, publicEntry{ID: e.ID, Status: e.Status, Start: utc(e.Start), Length: e.Length, CreatedAt: utc(e.CreatedAt)})
 	return nil
 }
 
@@ -251,6 +280,12 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	reply.WriteData(w, http.StatusOK, entries)
+	out := make([]adminEntry, len(entries))
+	for i, e := range entries {
+		out[i] = adminEntry{ID: e.ID, ServiceID: e.ServiceID, Start: utc(e.Start), Length: e.Length, CustomerName: e.Name, CustomerEmail: e.Email,
+			CustomerTimeZone: e.TimeZone, Status: e.Status, ProviderID: e.ProviderID, OfferedAt: utcOrNil(e.OfferedAt),
+			OfferExpires: utcOrNil(e.OfferExpires), BookingID: e.BookingID, CreatedAt: utc(e.CreatedAt), UpdatedAt: utc(e.UpdatedAt)}
+	}
+	reply.WriteData(w, http.StatusOK, out)
 	return nil
 }

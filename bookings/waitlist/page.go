@@ -144,9 +144,9 @@ func zoneOf(q url.Values, fallback string) (string, *time.Location) {
 	return "UTC", time.UTC
 }
 
-// when writes a time for a customer in loc.
+// when writes a time for a customer in loc, naming the zone.
 func when(t time.Time, loc *time.Location) string {
-	return t.In(loc).Format("Monday 2 January 2006, 15:04")
+	return t.In(loc).Format("Monday 2 January 2006, 15:04") + " (" + strings.ReplaceAll(loc.String(), "_", " ") + " time)"
 }
 
 func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {

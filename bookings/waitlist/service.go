@@ -27,7 +27,8 @@ const OfferWindowDefault = 2 * time.Hour
 
 // Options configures [New]; a zero duration takes its ...Default.
 type Options struct {
-	// OfferWindow is how long an offer holds the time.
+	// OfferWindow is how long an offer holds the time (never past the
+	// time itself).
 	OfferWindow time.Duration
 	// SecretKey seals each offer's token for its queued mail; give every
 	// instance the same (bookings' manage-link key, in a module).
@@ -335,11 +336,15 @@ func (s *Service) promote(ctx context.Context, tx *sql.Tx, serviceID, providerID
 	return nil
 }
 
-// offer holds e's time on provider for OfferWindow and offers it to e,
-// in tx; nothing when the time cannot be held.
+// offer holds e's time on provider for OfferWindow (never past the time
+// itself) and offers it to e, in tx; nothing when the time cannot be held.
 func (s *Service) offer(ctx context.Context, tx *sql.Tx, slug string, providerID int64, e Entry) error {
+	window := min(s.o.OfferWindow, e.Start.Sub(s.o.Now()))
+	if window <= 0 {
+		return nil
+	}
 	hold, token, err := s.bk.Hold(ctx, bookings.NewBooking{ServiceSlug: slug, ProviderID: providerID, Start: e.Start, Length: e.Length,
-		HoldFor: s.o.OfferWindow})
+		HoldFor: window})
 	var ve *api.ValidationError
 	if errors.As(err, &ve) || errors.Is(err, bookings.ErrSlotTaken) || errors.Is(err, bookings.ErrBusy) || errors.Is(err, ErrNotFound) {
 		return nil
