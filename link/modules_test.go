@@ -19,6 +19,8 @@ import (
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
 	"github.com/groundwork-go/groundwork/bookings/calendars"
 	"github.com/groundwork-go/groundwork/bookings/calendars/calendarssql"
+	"github.com/groundwork-go/groundwork/bookings/waitlist"
+	"github.com/groundwork-go/groundwork/bookings/waitlist/waitlistsql"
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
 	"github.com/groundwork-go/groundwork/forms"
@@ -63,6 +65,8 @@ func TestJoinedModulesServeTheirRoutes(t *testing.T) {
 		require.NoError(t, err)
 		c, err := calendarssql.Join(env, b.Service, &calendars.ModuleOptions{Tokens: tokens})
 		require.NoError(t, err)
+		wl, err := waitlistsql.Join(env, b.Service, &waitlist.ModuleOptions{Tokens: tokens})
+		require.NoError(t, err)
 		w, err := webhookssql.Join(env, &webhooks.ModuleOptions{Tokens: tokens})
 		require.NoError(t, err)
 		r, err := reportingsql.Join(env, &reporting.ModuleOptions{Authorizer: tokens.Authorizer(nil), LoadUser: signIn.LoadUser,
@@ -73,7 +77,7 @@ func TestJoinedModulesServeTheirRoutes(t *testing.T) {
 		l, err := emaillistsql.Join(env, &emaillist.ModuleOptions{Service: emaillist.Options{Provider: kit, FormExists: link.FormExists(f.Service)},
 			Authorizer: tokens.Authorizer(nil)})
 		require.NoError(t, err)
-		require.NoError(t, link.Join(env, link.Modules{Forms: f, Bookings: b, Webhooks: w, Reporting: r, Lists: l}))
+		require.NoError(t, link.Join(env, link.Modules{Forms: f, Bookings: b, Webhooks: w, Reporting: r, Lists: l, Waitlist: wl}))
 		var lines []string
 		for _, m := range env.Migrations() {
 			lines = append(lines, m.Line)
@@ -87,7 +91,7 @@ func TestJoinedModulesServeTheirRoutes(t *testing.T) {
 			Routes() []string
 		}
 		var routes []string
-		for _, m := range []mounter{a, f, b, c, w, r, l} {
+		for _, m := range []mounter{a, f, b, c, wl, w, r, l} {
 			m.Mount(mux)
 			routes = append(routes, m.Routes()...)
 		}
@@ -111,6 +115,12 @@ func TestJoinedModulesServeTheirRoutes(t *testing.T) {
 			method, path, _ := strings.Cut(route, " ")
 			h, _ := mux.Handler(httptest.NewRequest(method, param.ReplaceAllString(path, "1"), nil))
 			require.Same(t, c.Admin, h, route)
+		}
+		// So do the waitlist's, under the bookings APIs' prefixes.
+		for _, route := range wl.API.Routes() {
+			method, path, _ := strings.Cut(route, " ")
+			h, _ := mux.Handler(httptest.NewRequest(method, param.ReplaceAllString(path, "1"), nil))
+			require.Same(t, wl.API, h, route)
 		}
 
 		require.NoError(t, env.Start(ctx))

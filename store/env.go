@@ -279,6 +279,7 @@ var expectedLinks = []struct{ from, to, call string }{
 	{"bookings", "webhooks", "link.BookingsToWebhooks"},
 	{"forms", "reporting", "link.FormsToAnalytics"},
 	{"bookings", "reporting", "link.BookingsToAnalytics"},
+	{"waitlist", "webhooks", "link.Join"},
 }
 
 // Start starts the queue and every module's loops; ctx bounds the start

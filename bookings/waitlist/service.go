@@ -236,12 +236,12 @@ func (s *Service) Take(ctx context.Context, token string) (bookings.Booking, str
 	if e.Status != StatusOffered || e.OfferExpires == nil || !s.o.Now().Before(*e.OfferExpires) {
 		return bookings.Booking{}, "", api.Invalid("offer", msgOfferGone)
 	}
-	svc, err := s.serviceSlug(ctx, e.ServiceID)
+	svc, err := s.service(ctx, e.ServiceID)
 	if err != nil {
 		return bookings.Booking{}, "", err
 	}
 	ctx = context.WithValue(ctx, offerKey{}, e.OfferHash)
-	b, manage, err := s.bk.Create(ctx, bookings.NewBooking{ServiceSlug: svc, Start: e.Start, Length: e.Length, CustomerName: e.Name,
+	b, manage, err := s.bk.Create(ctx, bookings.NewBooking{ServiceSlug: svc.Slug, Start: e.Start, Length: e.Length, CustomerName: e.Name,
 		CustomerEmail: e.Email, CustomerTimeZone: e.TimeZone, HoldToken: token})
 	var ve *api.ValidationError
 	if errors.As(err, &ve) && ve.Has("hold_token") || errors.Is(err, ErrNotFound) {
@@ -250,18 +250,18 @@ func (s *Service) Take(ctx context.Context, token string) (bookings.Booking, str
 	return b, manage, err
 }
 
-// serviceSlug is the slug of the service with id.
-func (s *Service) serviceSlug(ctx context.Context, id int64) (string, error) {
+// service is the service with id, active or not.
+func (s *Service) service(ctx context.Context, id int64) (bookings.Offering, error) {
 	all, err := s.bk.Services(ctx)
 	if err != nil {
-		return "", err
+		return bookings.Offering{}, err
 	}
 	for _, svc := range all {
 		if svc.ID == id {
-			return svc.Slug, nil
+			return svc, nil
 		}
 	}
-	return "", ErrNotFound
+	return bookings.Offering{}, ErrNotFound
 }
 
 // onBooking is the hook on the bookings service: a cancellation or a move
@@ -298,72 +298,83 @@ func (s *Service) booked(ctx context.Context, tx *sql.Tx, hash []byte, b booking
 	return s.emit(ctx, tx, EventBooked, e)
 }
 
-// reach is how far from a freed period a waited-for time may start and
-// be freed by it: a slot with its buffers is at most a day.
-const reach = 24 * time.Hour
-
-// candidates is the most entries one freed period is tried for.
-const candidates = 50
+// candidates is the most entries one freed period is tried for; a time
+// that cannot be held is tried once, however many wait for it.
+const candidates = 500
 
 // promote offers what freeing period of the service on provider made
 // free to those in line, inside tx (the transaction that freed it): each
-// entry waiting for a time the period touched, in line, is offered its
-// time when it can be held for OfferWindow (the entry offered, its mail
-// queued, booking.waitlist_offered); each hold takes the time from those
-// after. An entry whose time cannot be held (still taken, taken by the
-// hold of one before them, too near to book) waits on.
+// entry waiting for a time the period (with the service's buffers)
+// touched, in line, is offered its time when it can be held for
+// OfferWindow (the entry offered, its mail queued,
+// booking.waitlist_offered); each hold takes the time from those after.
+// An entry whose time cannot be held (still taken, taken by the hold of
+// one before them, too near to book) waits on.
 func (s *Service) promote(ctx context.Context, tx *sql.Tx, serviceID, providerID int64, period bookings.Period) error {
-	from := period.Start.Add(-reach)
+	svc, err := s.service(ctx, serviceID)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("waitlist: offer: %w", err)
+	}
+	// A time t of length L touches the period when t - before < end +
+	// after and t + L + after > start - before.
+	longest := svc.Duration
+	for _, l := range svc.Lengths {
+		longest = max(longest, l.Minutes)
+	}
+	pad := time.Duration(svc.BufferBefore+svc.BufferAfter) * time.Minute
+	from := period.Start.Add(-pad - time.Duration(longest)*time.Minute + time.Nanosecond)
 	if now := s.o.Now(); from.Before(now) {
 		from = now
 	}
-	line, err := s.store.Waiting(ctx, serviceID, from, period.End.Add(reach), candidates)
+	line, err := s.store.Waiting(ctx, serviceID, from, period.End.Add(pad), candidates)
 	if err != nil {
 		return fmt.Errorf("waitlist: offer: %w", err)
 	}
-	if len(line) == 0 {
-		return nil
-	}
-	slug, err := s.serviceSlug(ctx, serviceID)
-	if err != nil {
-		return fmt.Errorf("waitlist: offer: %w", err)
-	}
+	full := map[string]bool{} // the times found taken
 	for _, e := range line {
-		if err := s.offer(ctx, tx, slug, providerID, e); err != nil {
+		key := e.Start.String() + "/" + strconv.Itoa(e.Length)
+		if full[key] {
+			continue
+		}
+		offered, err := s.offer(ctx, tx, svc.Slug, providerID, e)
+		if err != nil {
 			return err
 		}
+		full[key] = !offered
 	}
 	return nil
 }
 
 // offer holds e's time on provider for OfferWindow (never past the time
-// itself) and offers it to e, in tx; nothing when the time cannot be held.
-func (s *Service) offer(ctx context.Context, tx *sql.Tx, slug string, providerID int64, e Entry) error {
+// itself) and offers it to e, in tx; false when the time cannot be held.
+func (s *Service) offer(ctx context.Context, tx *sql.Tx, slug string, providerID int64, e Entry) (bool, error) {
 	window := min(s.o.OfferWindow, e.Start.Sub(s.o.Now()))
 	if window <= 0 {
-		return nil
+		return false, nil
 	}
 	hold, token, err := s.bk.Hold(ctx, bookings.NewBooking{ServiceSlug: slug, ProviderID: providerID, Start: e.Start, Length: e.Length,
 		HoldFor: window})
 	var ve *api.ValidationError
 	if errors.As(err, &ve) || errors.Is(err, bookings.ErrSlotTaken) || errors.Is(err, bookings.ErrBusy) || errors.Is(err, ErrNotFound) {
-		return nil
+		return false, nil
 	} else if err != nil {
-		return fmt.Errorf("waitlist: offer: %w", err)
+		return false, fmt.Errorf("waitlist: offer: %w", err)
 	}
 	now := s.o.Now().UTC()
 	e.Status, e.ProviderID, e.OfferedAt, e.OfferExpires, e.UpdatedAt = StatusOffered, &providerID, &now, &hold.ExpiresAt, now
 	e.OfferHash = hashOf(token)
 	e.OfferSealed = s.sealer.Seal(token, sealContext(e.OfferHash))
 	if e, err = s.store.Update(ctx, e, StatusWaiting); err != nil {
-		return fmt.Errorf("waitlist: offer: %w", err)
+		return false, fmt.Errorf("waitlist: offer: %w", err)
 	}
 	if s.mails() {
 		if err := s.o.Enqueuer.EnqueueTx(ctx, tx, offerMailArgs{Offer: hex.EncodeToString(e.OfferHash)}, nil); err != nil {
-			return fmt.Errorf("waitlist: offer: %w", err)
+			return false, fmt.Errorf("waitlist: offer: %w", err)
 		}
 	}
-	return s.emit(ctx, tx, EventOffered, e)
+	return true, s.emit(ctx, tx, EventOffered, e)
 }
 
 // sealContext binds a sealed offer token to its hash.

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/store/storetest"
+)
+
+// The reference server's waitlist: a booked time is full, its page lists
+// it and the API joins it; a cancellation offers it to the one waiting,
+// which the admin list shows, and the webhooks catalogue names its events.
+func TestWaitlistOnTheReferenceServer(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.DSN(t, store.SQLite)
+	e := env{"GROUNDWORK_DB": dsn}
+	c, _, stderr := runCmd(t, e, "bookings", "seed")
+	require.Equal(t, 0, c, stderr)
+	c, out, stderr := runCmd(t, e, "token", "create", "--name", "desk", "--ability", "bookings:*", "--ability", "webhookSubscription.*")
+	require.Equal(t, 0, c, stderr)
+	token := strings.TrimSpace(out)
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir()},
+		env{"GROUNDWORK_SECRET_KEY": testSecretKey}.get)
+	require.NoError(t, err)
+	base := startServeConfig(t, cfg)
+
+	start := firstSlot(t, base)
+	code, body := request(t, "POST", base+"/api/bookings", "",
+		`{"service":"consultation","start_time":"`+start+`","customer_name":"Grace","customer_email":"grace@example.com"}`)
+	require.Equal(t, 201, code, body)
+	var made struct{ Data struct{ ID int64 } }
+	require.NoError(t, json.Unmarshal([]byte(body), &made))
+	at, err := time.Parse(time.RFC3339, start)
+	require.NoError(t, err)
+
+	// The booking page links the day to its waitlist, whose page lists
+	// the time.
+	day := at.UTC().Format(time.DateOnly)
+	code, body = get(t, base+"/bookings/consultation?tz=UTC&date="+day, "")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, `href="/waitlist/consultation?date=`+day+`&amp;tz=UTC"`)
+	code, body = get(t, base+"/waitlist/consultation?tz=UTC&date="+day, "")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, `value="`+at.UTC().Format(time.RFC3339)+`"`)
+
+	code, body = request(t, "POST", base+"/api/bookings/services/consultation/waitlist", "",
+		`{"start_time":"`+start+`","customer_name":"Ada","customer_email":"ada@example.com"}`)
+	require.Equal(t, 201, code, body)
+	code, body = request(t, "POST", fmt.Sprintf("%s/api/bookings/admin/bookings/%d/cancel", base, made.Data.ID), token, `{"reason":"Ill"}`)
+	require.Equal(t, 200, code, body)
+	code, body = get(t, base+"/api/bookings/admin/waitlist", token)
+	require.Equal(t, 200, code, body)
+	var list struct {
+		Data []struct {
+			Status         string `json:"status"`
+			CustomerEmail  string `json:"customer_email"`
+			OfferExpiresAt string `json:"offer_expires_at"`
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &list))
+	require.Len(t, list.Data, 1)
+	require.Equal(t, "offered", list.Data[0].Status)
+	require.Equal(t, "ada@example.com", list.Data[0].CustomerEmail)
+	require.NotEmpty(t, list.Data[0].OfferExpiresAt)
+
+	code, body = get(t, base+"/api/ecommerce/v1/admin/webhook-event-types", token)
+	require.Equal(t, 200, code, body)
+	for _, event := range []string{"booking.waitlist_joined", "booking.waitlist_offered", "booking.waitlist_booked", "booking.waitlist_expired"} {
+		require.Contains(t, body, `"`+event+`"`)
+	}
+}
