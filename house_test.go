@@ -40,7 +40,7 @@ var longFuncs = []string{"bookings.Service.book", "forms.Service.submit"}
 var exportedBudget = map[string]int{
 	".": 87, "a11y": 91, "a11y/a11yai": 5, "auth": 205, "auth/authsql": 48, "auth/authstore": 5, "auth/authtest": 1, "bookings": 252, "bookings/bookingsstore": 2,
 	"bookings/bookingsgoogle": 15, "bookings/bookingsical": 19, "bookings/bookingssql": 46, "bookings/bookingsstripe": 10, "bookings/bookingstest": 1, "bookings/calendars": 68,
-	"bookings/calendars/calendarssql": 14, "bookings/calendars/calendarstest": 14, "bookings/waitlist": 47, "bookings/waitlist/waitlistsql": 11,
+	"bookings/calendars/calendarssql": 14, "bookings/calendars/calendarstest": 14, "bookings/waitlist": 48, "bookings/waitlist/waitlistsql": 12,
 	"bookings/waitlist/waitlisttest": 2, "bookings/slots": 36, "emaillist": 117,
 	"emaillist/emaillistsql": 10, "emaillist/emaillisttest": 1, "forms": 279, "forms/formsstore": 3, "forms/formssql": 47, "forms/formstest": 1, "link": 12,
 	"mail": 30, "metrics": 12, "reporting": 227, "reporting/counting": 6, "reporting/reportinggeo": 7, "reporting/reportinggeo/reportinggeotest": 1,
@@ -55,7 +55,7 @@ var foreignInterfaces = map[string]int{"store.Transactor": 1}
 // storeMethodBudget is, per package with a Store interface (a domain, or
 // a part of one with a store of its own), the most methods it may have
 // (embedded interfaces included).
-var storeMethodBudget = map[string]int{"auth": 44, "bookings": 42, "bookings/calendars": 11, "bookings/waitlist": 8, "emaillist": 6, "forms": 43, "reporting": 7,
+var storeMethodBudget = map[string]int{"auth": 44, "bookings": 42, "bookings/calendars": 11, "bookings/waitlist": 9, "emaillist": 6, "forms": 43, "reporting": 7,
 	"webhooks": 29}
 
 // domains never import one another.

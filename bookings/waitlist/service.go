@@ -202,6 +202,21 @@ func (s *Service) Entries(ctx context.Context, serviceID int64, from time.Time) 
 	return s.store.Entries(ctx, serviceID, from)
 }
 
+// EraseCustomer deletes every entry of a customer (by email, in any case)
+// and returns how many: their name and email are kept nowhere else by the
+// waitlist (its webhooks name them by bookings.CustomerID, for
+// webhooks.Service.RedactCustomer). An offer's hold is left to lapse.
+func (s *Service) EraseCustomer(ctx context.Context, email string) (int, error) {
+	if strings.TrimSpace(email) == "" {
+		return 0, api.Invalid("email", "The email field is required.")
+	}
+	n, err := s.store.Erase(ctx, email)
+	if err != nil {
+		return 0, fmt.Errorf("waitlist: erase customer: %w", err)
+	}
+	return n, nil
+}
+
 // hashOf is the stored hash of an offer's token.
 func hashOf(token string) []byte {
 	sum := sha256.Sum256([]byte(token))

@@ -44,4 +44,7 @@ type Store interface {
 	// Prune deletes the entries whose time is before before, whatever
 	// their status, and returns how many.
 	Prune(ctx context.Context, before time.Time) (int, error)
+	// Erase deletes every entry of a customer's email (in any case), and
+	// returns how many.
+	Erase(ctx context.Context, email string) (int, error)
 }

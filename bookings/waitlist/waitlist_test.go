@@ -264,6 +264,13 @@ func TestAFreedTimeIsOfferedToTheFirstInLine(t *testing.T) {
 		_, err = s.waitlist.Sweep(ctx, 100)
 		require.NoError(t, err)
 		require.Equal(t, []string{"booking.waitlist_expired Gus", "booking.waitlist_expired Eve"}, s.took())
+
+		// A customer erased leaves no entry.
+		_, err = s.waitlist.EraseCustomer(ctx, " ")
+		require.Contains(t, fieldsOf(err), "email")
+		n, err = s.waitlist.EraseCustomer(ctx, "BOB@example.com")
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
 	})
 }
 

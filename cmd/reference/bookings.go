@@ -13,9 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
+	"github.com/groundwork-go/groundwork/bookings/waitlist"
+	"github.com/groundwork-go/groundwork/bookings/waitlist/waitlistsql"
 	"github.com/groundwork-go/groundwork/link"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/webhooks"
@@ -267,6 +270,7 @@ func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv
 		return err
 	}
 	var hooks *webhooks.Service
+	var secret []byte
 	if cmd != "prune" {
 		// Completions and erasures are webhooks too, recorded with the
 		// change as the server records them.
@@ -274,11 +278,10 @@ func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv
 		if err != nil {
 			return usageError{err.Error()}
 		}
-		key, err := loadSecretKey(c, dsn, log)
-		if err != nil {
+		if secret, err = loadSecretKey(c, dsn, log); err != nil {
 			return err
 		}
-		if hooks, err = newWebhooks(c, key, st, nil, log); err != nil {
+		if hooks, err = newWebhooks(c, secret, st, nil, log); err != nil {
 			return err
 		}
 		if err := link.BookingsToWebhooks(svc, hooks); err != nil {
@@ -303,6 +306,19 @@ func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv
 		if err != nil {
 			return err
 		}
+		// Their places in the waitlists.
+		keys, err := groundwork.NewKeys(secret)
+		if err != nil {
+			return err
+		}
+		wl, err := waitlist.New(waitlistsql.New(st), svc, &waitlist.Options{SecretKey: keys.ManageLinks(), Logger: log})
+		if err != nil {
+			return err
+		}
+		waiting, err := wl.EraseCustomer(ctx, *email)
+		if err != nil {
+			return err
+		}
 		// The booking.* webhooks delivered about them, too.
 		redacted, err := hooks.RedactCustomer(ctx, bookings.CustomerID(*email), nil)
 		if err != nil {
@@ -312,7 +328,7 @@ func bookingsHousekeeping(ctx context.Context, cmd string, args []string, getenv
 			fmt.Fprintln(stdout, n)
 		}
 		fmt.Fprintf(stderr, "%d bookings erased: the customer's name, email, phone, time zone, answers and notes are gone, and their links no "+
-			"longer work; %d webhook deliveries about them redacted.\n", len(numbers), redacted)
+			"longer work; %d waitlist places deleted; %d webhook deliveries about them redacted.\n", len(numbers), waiting, redacted)
 	}
 	return nil
 }

@@ -26,12 +26,15 @@ func TestWaitlistOnTheReferenceServer(t *testing.T) {
 	require.Equal(t, 0, c, stderr)
 	token := strings.TrimSpace(out)
 	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir()},
-		env{"GROUNDWORK_SECRET_KEY": testSecretKey}.get)
+		env{"GROUNDWORK_SECRET_KEY": testSecretKey, "GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS": "true", "GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS": "true"}.get)
 	require.NoError(t, err)
 	base := startServeConfig(t, cfg)
+	code, body := request(t, "POST", base+"/api/ecommerce/v1/admin/webhook-subscriptions", token,
+		`{"name":"waitlist","url":"http://127.0.0.1:9/hook","events":["booking.waitlist_joined","booking.waitlist_offered"]}`)
+	require.Equal(t, 201, code, body)
 
 	start := firstSlot(t, base)
-	code, body := request(t, "POST", base+"/api/bookings", "",
+	code, body = request(t, "POST", base+"/api/bookings", "",
 		`{"service":"consultation","start_time":"`+start+`","customer_name":"Grace","customer_email":"grace@example.com"}`)
 	require.Equal(t, 201, code, body)
 	var made struct{ Data struct{ ID int64 } }
@@ -68,6 +71,16 @@ func TestWaitlistOnTheReferenceServer(t *testing.T) {
 	require.Equal(t, "offered", list.Data[0].Status)
 	require.Equal(t, "ada@example.com", list.Data[0].CustomerEmail)
 	require.NotEmpty(t, list.Data[0].OfferExpiresAt)
+
+	// Erasing the customer deletes their place, and redacts the webhooks
+	// about it.
+	c, _, stderr = runCmd(t, env{"GROUNDWORK_DB": dsn, "GROUNDWORK_SECRET_KEY": testSecretKey}, "bookings", "erase", "--email", "ADA@example.com")
+	require.Equal(t, 0, c, stderr)
+	require.Contains(t, stderr, "1 waitlist places deleted")
+	require.Contains(t, stderr, "2 webhook deliveries about them redacted", "joined and offered")
+	code, body = get(t, base+"/api/bookings/admin/waitlist", token)
+	require.Equal(t, 200, code, body)
+	require.JSONEq(t, `{"data": []}`, body)
 
 	code, body = get(t, base+"/api/ecommerce/v1/admin/webhook-event-types", token)
 	require.Equal(t, 200, code, body)

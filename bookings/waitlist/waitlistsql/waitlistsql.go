@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -176,13 +177,23 @@ func (s *Store) Lapsed(ctx context.Context, now time.Time, limit int) ([]waitlis
 
 // Prune implements waitlist.Store.
 func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
-	res, err := s.db.On(ctx).ExecContext(ctx, s.db.Rebind(`DELETE FROM bookings_waitlist WHERE start_time < ?`), store.NewTime(before))
+	return s.delete(ctx, "prune", `start_time < ?`, store.NewTime(before))
+}
+
+// Erase implements waitlist.Store.
+func (s *Store) Erase(ctx context.Context, email string) (int, error) {
+	return s.delete(ctx, "erase", `lower(email) = lower(?)`, strings.TrimSpace(email))
+}
+
+// delete deletes the entries where holds, and counts them.
+func (s *Store) delete(ctx context.Context, what, where string, args ...any) (int, error) {
+	res, err := s.db.On(ctx).ExecContext(ctx, s.db.Rebind(`DELETE FROM bookings_waitlist WHERE `+where), args...)
 	if err != nil {
-		return 0, mapErr(err, "prune")
+		return 0, mapErr(err, what)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return 0, mapErr(err, "prune")
+		return 0, mapErr(err, what)
 	}
 	return int(n), nil
 }

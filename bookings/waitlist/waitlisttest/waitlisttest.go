@@ -172,8 +172,18 @@ func listedAndLapsed(t *testing.T, s waitlist.Store, serviceID int64, ten, eleve
 	require.NoError(t, err)
 	require.Equal(t, []string{"ann"}, names(line), "bob lapsed; ann waits again")
 
+	// Erased by email, in any case.
+	n, err := s.Erase(ctx, " CAT@example.com")
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	n, err = s.Erase(ctx, "cat@example.com")
+	require.NoError(t, err)
+	require.Zero(t, n)
+	cat, _, err = s.Add(ctx, entry("cat", eleven))
+	require.NoError(t, err)
+
 	// Pruned by their time, whatever their status.
-	n, err := s.Prune(ctx, eleven)
+	n, err = s.Prune(ctx, eleven)
 	require.NoError(t, err)
 	require.Equal(t, 3, n, "ann's two and bob's")
 	list, err = s.Entries(ctx, 0, ten.Add(-time.Hour))
