@@ -15,7 +15,9 @@
 //     ones from payment providers.
 //   - [github.com/groundwork-go/groundwork/bookings]: services,
 //     providers, slots, bookings that never double-book, manage links,
-//     calendar feeds, reminders.
+//     calendar feeds, reminders, payments; the providers' own calendars
+//     (bookings/calendars) and the waitlists of full times
+//     (bookings/waitlist).
 //   - [github.com/groundwork-go/groundwork/emaillist]: email-list feeds
 //     from form submissions, a dry-run, a public subscribe, Kit and
 //     Mailchimp.
