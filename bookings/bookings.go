@@ -195,6 +195,10 @@ type Booking struct {
 	// Payment is what a booking of a service that takes payment owes and
 	// how it stands; nil for any other.
 	Payment *Payment `json:"payment,omitempty"`
+	// FromForm is the routing form's submission the booking was made from
+	// (its page was opened from the submission's signed Prefill); nil for
+	// any other.
+	FromForm *FromForm `json:"from_form,omitempty"`
 }
 
 // Active reports whether the booking holds its slot.

@@ -42,8 +42,14 @@ type NewBooking struct {
 	Length int `json:"length,omitempty"`
 	// Repeat, for CreateSeries, is the weekly series asked for.
 	Repeat *Repeat `json:"repeat,omitempty"`
+	// Providers, when set, are the only providers the booking may go to
+	// (a routing form's narrowing, read from a signed Prefill), by ID.
+	Providers []int64 `json:"-"`
+	// FromForm is the submission the booking is made from (from a signed
+	// Prefill), kept with it.
+	FromForm *FromForm `json:"-"`
 	// HoldFor is how long a hold (Service.Hold) keeps its slot;
-	// HoldLifetimeDefault when zero. Such a hold is made inside the
+	// five minutes when zero. Such a hold is made inside the
 	// caller's transaction (ctx carries it: a waitlist's offer, in the
 	// cancellation's), so the providers' calendars are not read again
 	// first; their stored busy time counts.
@@ -56,8 +62,8 @@ type NewBooking struct {
 // that matters.
 const maxReach = 24 * time.Hour
 
-// HoldLifetimeDefault is how long a hold keeps its slot.
-const HoldLifetimeDefault = 5 * time.Minute
+// holdLifetimeDefault is how long a hold keeps its slot.
+const holdLifetimeDefault = 5 * time.Minute
 
 // msgHoldInvalid answers a hold token that is unknown, expired, or for
 // another slot.
@@ -264,7 +270,7 @@ func (s *Service) CreateTx(ctx context.Context, tx *sql.Tx, nb NewBooking) (Book
 	return b, token, err
 }
 
-// Hold keeps a slot for nb.HoldFor (HoldLifetimeDefault when zero): it
+// Hold keeps a slot for nb.HoldFor (five minutes when zero): it
 // leaves every other
 // customer's slot list, and only [Service.Create] with the returned token
 // (NewBooking.HoldToken) books it. Only the service, provider and start of
@@ -275,7 +281,7 @@ func (s *Service) Hold(ctx context.Context, nb NewBooking) (Hold, string, error)
 		return Hold{}, "", err
 	}
 	return Hold{ServiceID: b.ServiceID, ProviderID: *b.ProviderID, Period: Period{Start: b.Start, End: b.End},
-		ExpiresAt: b.CreatedAt.Add(cmp.Or(nb.HoldFor, HoldLifetimeDefault)), CreatedAt: b.CreatedAt}, token, nil
+		ExpiresAt: b.CreatedAt.Add(cmp.Or(nb.HoldFor, holdLifetimeDefault)), CreatedAt: b.CreatedAt}, token, nil
 }
 
 // create is Create (or, with hold, Hold), also returning the service and
@@ -361,7 +367,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 		roundRobin(offers)
 	}
 	if strategy != AssignCollective {
-		offers = s.filterProviders(ctx, svc, offers)
+		offers = s.filterProviders(ctx, svc, onlyProviders(offers, nb.Providers))
 	}
 	start := nb.Start.UTC().Truncate(time.Second)
 	if len(offers) == 0 {
@@ -436,13 +442,13 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 		b := Booking{Number: number, ServiceID: svc.ID, ProviderID: &id, Status: status, Start: start, End: start.Add(length),
 			CustomerName: nb.CustomerName, CustomerEmail: nb.CustomerEmail, CustomerPhone: nb.CustomerPhone,
 			CustomerTimeZone: nb.CustomerTimeZone, AssignmentStrategy: strategy, IntakeVersion: svc.IntakeSchemaVersion,
-			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now, Payment: pay}
+			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now, Payment: pay, FromForm: nb.FromForm}
 		// The calendar's rules as read for the slot list (they change
 		// rarely); the bookings are read again inside the lock.
 		locks, hostIDs, checkHost := s.hostLocks(svc, hosts, cal, start)
 		booked, err := s.reserve(ctx, tx, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: sealed, Lock: strconv.FormatInt(o.ID, 10) + "|" + date.String(),
 			Locks: append(s.limitLocks(svc, o, start), locks...), Hosts: hostIDs, CheckHost: checkHost, LockWait: s.o.LockWait, BusyFrom: busyFrom, BusyTo: busyTo,
-			Hold: hold, HoldTokenHash: hash, HoldExpires: now.Add(cmp.Or(nb.HoldFor, HoldLifetimeDefault)), UseHold: useHold.ID,
+			Hold: hold, HoldTokenHash: hash, HoldExpires: now.Add(cmp.Or(nb.HoldFor, holdLifetimeDefault)), UseHold: useHold.ID,
 			Check: func(busy []Busy) bool { return s.offersStart(svc, o, cal, start, cal.withCalendars(o.ID, busy)) }, Place: s.placeHook(svc, o)}, token)
 		switch {
 		case err == nil:

@@ -39,3 +39,6 @@ func ExpireUnpaid(s *Service, ctx context.Context) (int, error) { return s.expir
 
 // Refund is the refund job's work.
 func Refund(s *Service, ctx context.Context, id int64) error { return s.refund(ctx, id) }
+
+// The feed's refusal the tests check, by its exported name of before.
+var ErrNoCalendar = errNoCalendar

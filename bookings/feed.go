@@ -33,9 +33,10 @@ const (
 	msgNoCalendar = "No calendar was found for that address."
 )
 
-// ErrNoCalendar: a provider feed token that is unknown, rotated, revoked,
-// or of an inactive provider. The cases are not told apart.
-var ErrNoCalendar = errors.New("bookings: no calendar")
+// errNoCalendar: a provider feed token that is unknown, rotated, revoked,
+// or of an inactive provider. The cases are not told apart; it is
+// ErrNotFound to a caller.
+var errNoCalendar = fmt.Errorf("bookings: no calendar: %w", ErrNotFound)
 
 // Feed is one calendar feed as served: its ETag (quoted) always, and
 // unless NotModified, the iCalendar body and a file name for it.
@@ -77,16 +78,16 @@ func (s *Service) feedWindow() (time.Time, time.Time) {
 
 // ProviderFeed is the feed of the provider whose feed token this is: with
 // ifNoneMatch (a request's If-None-Match) matching its ETag, NotModified
-// after one aggregate query and nothing else read. ErrNoCalendar for a
+// after one aggregate query and nothing else read. ErrNotFound for a
 // malformed, unknown or revoked token or an inactive provider.
 func (s *Service) ProviderFeed(ctx context.Context, token, ifNoneMatch string) (Feed, error) {
 	if !manageTokenPattern.MatchString(token) {
-		return Feed{}, ErrNoCalendar
+		return Feed{}, errNoCalendar
 	}
 	sum := sha256.Sum256([]byte(token))
 	p, stored, err := s.store.ProviderByFeedHash(ctx, sum[:])
 	if errors.Is(err, ErrNotFound) || err == nil && subtle.ConstantTimeCompare(sum[:], stored) != 1 {
-		return Feed{}, ErrNoCalendar
+		return Feed{}, errNoCalendar
 	}
 	if err != nil {
 		return Feed{}, fmt.Errorf("bookings: provider feed: %w", err)

@@ -140,7 +140,7 @@ func (h *FeedHandler) serve(feed func(ctx context.Context, token, ifNoneMatch st
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f, err := feed(r.Context(), r.PathValue("token"), strings.Join(r.Header.Values("If-None-Match"), ","))
 		switch {
-		case errors.Is(err, ErrNoCalendar), errors.Is(err, ErrBadManageToken):
+		case errors.Is(err, errNoCalendar), errors.Is(err, ErrBadManageToken):
 			reply.WriteMessage(w, http.StatusNotFound, notFound)
 			return
 		case err != nil:

@@ -2,8 +2,10 @@ package bookings
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -180,4 +182,64 @@ func answerText(v any) string {
 		return "—"
 	}
 	return fmt.Sprint(v)
+}
+
+// pagePrefill is the signed Prefill a booking page request carries (in
+// its address, or posted back with the form), its token, and the IDs of
+// the providers it narrows svc to; ok is false for none (or one not ours,
+// or expired: the page then works as without).
+func (s *Service) pagePrefill(ctx context.Context, r *http.Request, svc Offering) (p Prefill, token string, ids []int64, ok bool) {
+	token = r.PostFormValue(prefillQuery)
+	if token == "" {
+		token = r.URL.Query().Get(prefillQuery)
+	}
+	if token == "" {
+		return Prefill{}, "", nil, false
+	}
+	if p, ok = s.readPrefill(token); !ok {
+		return Prefill{}, "", nil, false
+	}
+	offers, err := s.bookable(ctx, svc)
+	if err != nil {
+		return Prefill{}, "", nil, false
+	}
+	ids, any := prefillProviders(p, offers)
+	if !any {
+		return Prefill{}, "", nil, false
+	}
+	return p, token, ids, true
+}
+
+// fillIn puts p's details and answers in a GET request's form values, so
+// the booking page draws them as what was typed (a POST keeps its own).
+func fillIn(r *http.Request, p Prefill, schema *IntakeSchema) {
+	if r.Method != http.MethodGet {
+		return
+	}
+	v := url.Values{}
+	set := func(name, value string) {
+		if value != "" {
+			v.Set(name, value)
+		}
+	}
+	set("customer_name", p.Name)
+	set("customer_email", p.Email)
+	if schema != nil {
+		for _, f := range schema.Fields {
+			switch answer := p.Intake[f.Name].(type) {
+			case nil:
+			case []any:
+				for _, a := range answer {
+					v.Add(intakeName(f), fmt.Sprint(a))
+				}
+			case bool:
+				if answer {
+					v.Set(intakeName(f), "1")
+				}
+			default:
+				set(intakeName(f), fmt.Sprint(answer))
+			}
+		}
+	}
+	r.PostForm = v
 }

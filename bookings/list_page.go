@@ -260,6 +260,9 @@ type bookingView struct {
 	Summary     []web.SummaryItem
 	// Answers are the customer's answers to the service's questions.
 	Answers []intakeRow
+	// FromForm is the routing form's submission the booking was made
+	// from, nil for none.
+	FromForm *FromForm
 }
 
 func (p *ListPage) show(w http.ResponseWriter, r *http.Request) error {
@@ -298,6 +301,7 @@ func (p *ListPage) showBooking(w http.ResponseWriter, r *http.Request, status in
 		}
 	}
 	v.Summary = web.Summary([]web.Field{v.Start, v.Reason})
+	v.FromForm = b.FromForm
 	if len(b.IntakeData) > 0 {
 		svc, err := p.svc.serviceByID(r.Context(), b.ServiceID)
 		if err != nil {

@@ -14,9 +14,10 @@ import (
 type ModuleOptions struct {
 	// Service configures the service; its Now, Meter, Enqueuer, Mailer,
 	// MailFrom, SecretKey and Logger default to the environment's, its
-	// FeedHost to the public address's host, and its ManageURL to the
+	// FeedHost to the public address's host, its ManageURL to the
 	// manage page under the public address (so every confirmation and
-	// reminder carries its manage link).
+	// reminder carries its manage link), and its PagesURL to the booking
+	// pages there.
 	Service Options
 	// Tokens checks the admin API's bearer tokens; without it there is no
 	// admin API.
@@ -81,6 +82,7 @@ func NewModule(env *store.Env, st Store, migrations *store.Migrations, opts *Mod
 	if env.BaseURL != nil {
 		s.FeedHost = cmp.Or(s.FeedHost, env.BaseURL.Hostname())
 		s.ManageURL = cmp.Or(s.ManageURL, env.Origin()+pages+"/manage/{token}")
+		s.PagesURL = cmp.Or(s.PagesURL, env.Origin()+pages)
 	}
 	svc, err := NewService(st, s)
 	if err != nil {

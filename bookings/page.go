@@ -184,6 +184,9 @@ type bookPage struct {
 	Summary   []web.SummaryItem
 	// Waitlist is the chosen day's waitlist page, when it has full times.
 	Waitlist string
+	// From is the number of the form submission the page was opened
+	// from (a routing form's), "" for none.
+	From string
 }
 
 // labelWords puts the booking form's messages in the words of its
@@ -274,14 +277,19 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 	} else {
 		minutes = 0
 	}
-	var keep map[string]string
+	keep := map[string]string{}
 	if minutes > 0 {
-		keep = map[string]string{"length": strconv.Itoa(minutes)}
+		keep["length"] = strconv.Itoa(minutes)
+	}
+	pf, token, providers, prefilled := p.svc.pagePrefill(ctx, r, svc)
+	if prefilled {
+		keep[prefillQuery] = token
+		fillIn(r, pf, svc.IntakeSchema)
 	}
 	data := &bookPage{Service: svc, Action: p.prefix + "/" + svc.Slug, Price: price(svc), Length: strconv.Itoa(svc.Duration) + " minutes",
 		Where: svc.Location.Text(), ZoneLabel: zoneLabel(zone, p.svc.o.Now())}
 	cal, err := newMonthPicker(q, zone, data.Action, keep, p.svc.o.Now(), r.PostFormValue("start_time"), func(from, to time.Time) ([]Slot, error) {
-		return p.svc.Slots(ctx, svc, SlotQuery{From: from, To: to})
+		return p.svc.Slots(ctx, svc, SlotQuery{From: from, To: to, Providers: providers})
 	})
 	if err != nil {
 		return err
@@ -295,6 +303,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 	if err != nil {
 		return err
 	}
+	offers = onlyProviders(offers, providers)
 	names := make([]string, len(offers))
 	for i, o := range offers {
 		names[i] = o.Name
@@ -308,6 +317,12 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 		[]web.Field{field(web.TypeTextarea, "notes", "Notes (optional)", "", false)})
 	if minutes > 0 {
 		data.Fields = append(data.Fields, web.Field{Type: "hidden", Name: "length", Value: strconv.Itoa(minutes)})
+	}
+	if prefilled {
+		data.Fields = append(data.Fields, web.Field{Type: "hidden", Name: prefillQuery, Value: token})
+		if pf.From != nil {
+			data.From = pf.From.Number
+		}
 	}
 	if sr := svc.Series; sr != nil {
 		repeat := web.Field{Type: web.TypeSelect, Name: "repeat", ID: web.FieldID("repeat"), Label: "How many weeks",
@@ -384,6 +399,9 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 		CustomerPhone: r.PostFormValue("customer_phone"), Notes: r.PostFormValue("notes"), CustomerTimeZone: zone,
 		IntakeData: intakeAnswers(r, svc.IntakeSchema)}
 	nb.Length, _ = strconv.Atoi(r.PostFormValue("length"))
+	if pf, _, providers, ok := p.svc.pagePrefill(r.Context(), r, svc); ok {
+		nb.Providers, nb.FromForm = providers, pf.From
+	}
 	if n, _ := strconv.Atoi(r.PostFormValue("repeat")); n > 1 {
 		nb.Repeat = &Repeat{Count: n, EveryWeeks: 1, FreeOnly: r.PostFormValue("free_only") != ""}
 	}

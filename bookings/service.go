@@ -99,6 +99,9 @@ type Options struct {
 	// replaced by the manage token, such as
 	// "https://example.com/bookings/manage/{token}"; no link when empty.
 	ManageURL string
+	// PagesURL is where the booking pages are served, such as
+	// "https://example.com/bookings", for the addresses PrefillURL makes.
+	PagesURL string
 	// SecretKey (32 bytes) seals the manage token inside the queued
 	// mail, bound to its booking; required with ManageURL and an
 	// Enqueuer. Give every instance the same.
@@ -406,6 +409,9 @@ type SlotQuery struct {
 	// Length is the minutes chosen among the service's Lengths; 0 for
 	// its Duration.
 	Length int
+	// Providers, when set, narrow the slots to these providers' (a
+	// routing form's choice, from a signed Prefill).
+	Providers []int64
 }
 
 // Slots returns the slots a service offers over q, clipped to the
@@ -428,8 +434,9 @@ func (s *Service) Slots(ctx context.Context, svc Offering, q SlotQuery) ([]Slot,
 		}
 		offers = offers[i : i+1]
 	}
+	offers = onlyProviders(offers, q.Providers)
 	from, to, ok := s.window(svc, q.From, q.To)
-	if !ok {
+	if !ok || len(offers) == 0 {
 		return []Slot{}, nil
 	}
 	found, err := s.slots(ctx, svc, offers, from, to)

@@ -63,13 +63,13 @@ func (s *Service) Confirm(ctx context.Context, id int64, actor Actor) (Booking, 
 	return s.setStatus(ctx, id, []Status{StatusRequested}, StatusConfirmed, "confirmed", EventConfirmed, actor, "")
 }
 
-// CancelReasonMaxLength caps a cancellation's reason, in characters.
-const CancelReasonMaxLength = 1000
+// cancelReasonMaxLength caps a cancellation's reason, in characters.
+const cancelReasonMaxLength = 1000
 
 // Cancel cancels an active booking; the reason travels on the event only.
 func (s *Service) Cancel(ctx context.Context, id int64, actor Actor, reason string) (Booking, error) {
-	if len([]rune(reason)) > CancelReasonMaxLength {
-		return Booking{}, invalid("reason", fmt.Sprintf("The reason field must not be greater than %d characters.", CancelReasonMaxLength))
+	if len([]rune(reason)) > cancelReasonMaxLength {
+		return Booking{}, invalid("reason", fmt.Sprintf("The reason field must not be greater than %d characters.", cancelReasonMaxLength))
 	}
 	return s.setStatus(ctx, id, active, StatusCancelled, "cancelled", EventCancelled, actor, reason)
 }

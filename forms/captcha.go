@@ -64,9 +64,9 @@ var ErrCaptchaUnavailable = errors.New("forms: the CAPTCHA check could not be ma
 // be made.
 const msgCaptchaUnavailable = "The check that you are a person could not be made just now. Please try again in a minute."
 
-// MsgCaptchaFailed is the message of a submission whose CAPTCHA token the
+// msgCaptchaFailed is the message of a submission whose CAPTCHA token the
 // provider refuses, at the widget's response field.
-const MsgCaptchaFailed = "The check that you are a person did not pass. Please do it again, then send the form."
+const msgCaptchaFailed = "The check that you are a person did not pass. Please do it again, then send the form."
 
 // checkCaptcha asks the service's Verifier about the widget's token among
 // a (the answers by input name), once per req: a refusal is a
@@ -91,7 +91,7 @@ func (s *Service) checkCaptcha(ctx context.Context, req *SubmitRequest, a answer
 	}
 	if !ok {
 		v := &api.Validator{}
-		v.Add(field, sp.say(MsgCaptchaFailed))
+		v.Add(field, sp.say(msgCaptchaFailed))
 		return v.Err()
 	}
 	req.captchaPassed = true

@@ -43,7 +43,7 @@
 // order: a form that is missing or inactive is a 404; more than 5
 // submissions a minute from one IP to one form is a 429 that says when to
 // try again (a submission refused for a mistake is given back, up to
-// MistakesPerSubmission for each allowed one, so a person's corrections
+// mistakesPerSubmission for each allowed one, so a person's corrections
 // are not counted; the limiter must be a groundwork.RateLimitRefunder, as both
 // of the library's are); answers that fail
 // their field's rules are a 422 keyed by field name; otherwise 201

@@ -11,3 +11,10 @@ const (
 const (
 	UploadKeepTime = uploadKeepTime
 )
+
+// Messages and limits the tests read, by their exported names of before.
+const (
+	MistakesPerSubmission = mistakesPerSubmission
+	MsgCaptchaFailed      = msgCaptchaFailed
+	MsgKeptUploadGone     = msgKeptUploadGone
+)

@@ -312,7 +312,7 @@ func nameFromLabel(label string, fieldType FieldType) string {
 	if strings.TrimSpace(label) == "" {
 		label = fieldTypes[fieldType]
 	}
-	name := Slugify(label, '_')
+	name := slugify(label, '_')
 	if name == "" {
 		name = "field"
 	}

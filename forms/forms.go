@@ -77,6 +77,8 @@ type FormSettings struct {
 	// empty); Translations hold its texts in others, by language.
 	Language     string                 `json:"language"`
 	Translations map[string]Translation `json:"translations"`
+	// Routing, when set, sends each respondent on to book (see Routing).
+	Routing *Routing `json:"routing"`
 }
 
 // Identify is how a form knows a person.
@@ -309,6 +311,9 @@ type Submission struct {
 	// submission finishes: the store deletes it in the submission's
 	// transaction.
 	ResumeHash string `json:"-"`
+	// Routed is where a routing form sent it to book, and what came of it
+	// (nil for none).
+	Routed *Routed `json:"routed,omitempty"`
 	// Limit, when not zero, is the most accepted (not spam) submissions
 	// the form takes: the store counts them in the submission's
 	// transaction, the form's row locked, and refuses this one with

@@ -63,7 +63,7 @@ type HandlerOptions struct {
 	// SubmitLimit and SubmitWindow: SubmitLimitDefault a
 	// SubmitWindowDefault when zero; a negative SubmitLimit turns the
 	// limit off. Submissions refused for a mistake are given back (see
-	// MistakesPerSubmission).
+	// mistakesPerSubmission).
 	SubmitLimit  int
 	SubmitWindow time.Duration
 	// PerPage is the default page size of lists (groundwork.PerPageDefault, 15).
@@ -268,7 +268,7 @@ func (h *Handler) listForms(w http.ResponseWriter, r *http.Request) error {
 var (
 	formShape = &api.Shape{Name: "a form", Keys: []string{"name", "slug", "description", "submit_button_text",
 		"success_message", "redirect_url", "is_active", "is_multi_step", "show_progress_bar", "allow_step_navigation",
-		"min_fill_seconds", "max_responses", "opens_at", "closes_at", "closed_message", "one_per_person", "identify_by", "save_and_resume", "resume_hours", "captcha", "language", "translations"},
+		"min_fill_seconds", "max_responses", "opens_at", "closes_at", "closed_message", "one_per_person", "identify_by", "save_and_resume", "resume_hours", "captcha", "language", "translations", "routing"},
 		ReadOnly:  []string{"id", "created_at", "updated_at", "total_submissions_count", "unread_submissions_count", "fields", "steps"},
 		Elsewhere: keysIn("a field", fieldShapeKeys...)}
 	fieldShape = &api.Shape{Name: "a field", Keys: fieldShapeKeys,
@@ -348,6 +348,7 @@ func applyForm(v *api.Validator, in map[string]any, f *Form) {
 	v.SetBool(in, "captcha", &f.Captcha)
 	v.SetString(in, "language", &f.Language)
 	v.SetObject(in, "translations", &f.Translations)
+	v.SetObject(in, "routing", &f.Routing)
 	hours := &f.ResumeHours
 	v.SetOptionalInt(in, "resume_hours", &hours)
 	f.ResumeHours = 0 // null: the default

@@ -99,7 +99,7 @@ func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	lang := ChooseLanguage(form, r)
+	lang := requestLanguage(form, r)
 	shown, fields, _ := Localized(form, d.Fields, nil, lang)
 	def := renderDefinition{ID: form.ID, Name: shown.Name, Slug: form.Slug, Description: shown.Description,
 		SubmitButtonText: shown.SubmitButtonText, SuccessMessage: shown.SuccessMessage, RedirectURL: form.RedirectURL,
@@ -138,7 +138,7 @@ func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) error
 	}
 	def.Accepting = why == nil
 	if why != nil {
-		def.ClosedMessage = speakerFor(form, nil, lang).phrase(ClosedWords(shown, why))
+		def.ClosedMessage = speakerFor(form, nil, lang).phrase(closedWords(shown, why))
 	}
 	reply.WriteData(w, http.StatusOK, def)
 	return nil
@@ -150,6 +150,9 @@ type submitResponse struct {
 	Message      string  `json:"message"`
 	SubmissionID int64   `json:"submission_id"`
 	RedirectURL  *string `json:"redirect_url"`
+	// BookingURL is the booking page a routing form sends the respondent
+	// on to, prefilled and signed.
+	BookingURL string `json:"booking_url,omitempty"`
 }
 
 func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) error {
@@ -157,7 +160,8 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	reply.WriteJSON(w, http.StatusCreated, submitResponse{Success: true, Message: a.res.Message, SubmissionID: a.res.Submission.ID, RedirectURL: a.res.RedirectURL})
+	reply.WriteJSON(w, http.StatusCreated, submitResponse{Success: true, Message: a.res.Message, SubmissionID: a.res.Submission.ID, RedirectURL: a.res.RedirectURL,
+		BookingURL: a.res.BookingURL})
 	return nil
 }
 

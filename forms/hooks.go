@@ -29,6 +29,8 @@ type Submitted struct {
 	Number       string            `json:"number"`
 	Values       map[string]string `json:"values"`
 	SubmittedAt  time.Time         `json:"submitted_at"`
+	// Routed is where a routing form sent the respondent to book.
+	Routed *Routed `json:"routed,omitempty"`
 }
 
 // Data is e as another system is told of it.
@@ -38,7 +40,7 @@ func (e SubmissionEvent) Data() Submitted {
 		values[v.FieldName] = v.DisplayValue
 	}
 	return Submitted{Form: e.Form.Slug, SubmissionID: e.Submission.ID, Number: e.Submission.Number(), Values: values,
-		SubmittedAt: e.Submission.CreatedAt}
+		SubmittedAt: e.Submission.CreatedAt, Routed: e.Submission.Routed}
 }
 
 // SubmissionHook runs after an accepted submission has committed.
@@ -56,6 +58,7 @@ type FormHook func(ctx context.Context, f *Form)
 type registered struct {
 	submission                hooks.List[SubmissionHook]
 	submissionTx              hooks.List[SubmissionTxHook]
+	routedNotBooked           hooks.List[SubmissionTxHook]
 	created, updated, deleted hooks.List[FormHook]
 }
 

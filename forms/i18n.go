@@ -72,8 +72,8 @@ type NotificationTranslation struct {
 	Message string `json:"message,omitempty"`
 }
 
-// LanguageOf is form's own language: its Language, else "en".
-func LanguageOf(form *Form) string {
+// languageOf is form's own language: its Language, else "en".
+func languageOf(form *Form) string {
 	if form.Language == "" {
 		return "en"
 	}
@@ -83,7 +83,7 @@ func LanguageOf(form *Form) string {
 // Languages are those form is drawn in: its own first, then those of its
 // translations, sorted.
 func Languages(form *Form) []string {
-	return append([]string{LanguageOf(form)}, slices.Sorted(maps.Keys(form.Translations))...)
+	return append([]string{languageOf(form)}, slices.Sorted(maps.Keys(form.Translations))...)
 }
 
 // chooseLanguage is the language to draw form in when asked for one
@@ -128,8 +128,8 @@ func validateLanguages(v *api.Validator, f *Form) {
 		switch {
 		case err != nil || len(lang) > 35:
 			v.Add("translations", "The translations field must be keyed by language tags such as fr or pt-BR; "+strconv.Quote(lang)+" is not one.")
-		case tag.String() == LanguageOf(f):
-			v.Add("translations", "The translations field must not hold the form's own language ("+LanguageOf(f)+").")
+		case tag.String() == languageOf(f):
+			v.Add("translations", "The translations field must not hold the form's own language ("+languageOf(f)+").")
 		default:
 			out[tag.String()] = t
 		}

@@ -63,6 +63,9 @@ func RegisterWorkers(workers *river.Workers, svc *Service) error {
 	if err := river.AddWorkerSafely(workers, &linkMailWorker{svc: svc}); err != nil {
 		return err
 	}
+	if err := river.AddWorkerSafely(workers, &routedCheckWorker{svc: svc}); err != nil {
+		return err
+	}
 	return river.AddWorkerSafely(workers, &notificationWorker{svc: svc})
 }
 

@@ -163,7 +163,7 @@ func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	access := r.URL.Query().Get(AccessQuery)
-	d := drawn{access: access, thanks: thanks, query: r.URL.Query(), prefill: r.URL.Query().Get(PrefillQuery), lang: ChooseLanguage(form, r)}
+	d := drawn{access: access, thanks: thanks, query: r.URL.Query(), prefill: r.URL.Query().Get(PrefillQuery), lang: requestLanguage(form, r)}
 	if token := r.URL.Query().Get(ResumeQuery); token != "" && thanks == "" {
 		partial, err := p.svc.Partial(r.Context(), form, token)
 		switch {
@@ -307,13 +307,18 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 		return p.drawSaved(w, r, http.StatusOK, a.form, a.saved.Token, a.saved.URL, a.saved.ExpiresAt, "", "", nil)
 	}
 	if err == nil {
+		if a.res.BookingURL != "" {
+			// A routing form: on to book, the answers carried over.
+			web.SeeOther(w, r, a.res.BookingURL)
+			return nil
+		}
 		if a.res.RedirectURL != nil {
 			web.SeeOther(w, r, *a.res.RedirectURL)
 			return nil
 		}
 		p.base.Render.SetFlash(w, r, r.URL.Path, web.Flash{Kind: "success", Message: a.res.Message})
 		back := r.URL.Path
-		if a.req.Language != LanguageOf(a.form) {
+		if a.req.Language != languageOf(a.form) {
 			back += "?" + LanguageQuery + "=" + url.QueryEscape(a.req.Language)
 		}
 		web.SeeOther(w, r, back)
@@ -355,9 +360,9 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 // drawClosed answers the page of a form that takes no response, saying
 // why and what to do instead, without the form.
 func (p *PageHandler) drawClosed(w http.ResponseWriter, r *http.Request, status int, form *Form, why error) error {
-	lang := ChooseLanguage(form, r)
+	lang := requestLanguage(form, r)
 	shown, _, _ := Localized(form, nil, nil, lang)
-	data := &pageData{Form: shown, PageURL: r.URL.Path, Closed: speakerFor(form, nil, lang).phrase(ClosedWords(shown, why))}
+	data := &pageData{Form: shown, PageURL: r.URL.Path, Closed: speakerFor(form, nil, lang).phrase(closedWords(shown, why))}
 	p.base.Render.Render(w, r, status, PageTemplate, &web.Page{Title: shown.Name, Data: data, Lang: lang})
 	return nil
 }
@@ -370,7 +375,7 @@ func (p *PageHandler) drawAccess(w http.ResponseWriter, r *http.Request, status 
 	in := web.Field{Type: "email", Name: "email", ID: "email", Label: "Email address", Autocomplete: "email", Required: true,
 		Value: address, Errors: errs}
 	data := &pageData{Form: form, PageURL: r.URL.Path, AccessRequest: &accessRequest{Action: p.base.Prefix + "/" + r.PathValue("form") + "/access",
-		Intro: ClosedWords(form, why), Sent: sent, Input: in, Summary: web.Summary([]web.Field{in})}}
+		Intro: closedWords(form, why), Sent: sent, Input: in, Summary: web.Summary([]web.Field{in})}}
 	title := form.Name
 	if len(errs) > 0 {
 		title = "Error: " + title
@@ -398,7 +403,7 @@ type drawn struct {
 // draw answers the page of form as d says.
 func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, form *Form, d drawn) error {
 	values, kept, token, errs, problem, thanks := d.values, d.kept, d.token, d.errs, d.problem, d.thanks
-	lang := cmp.Or(d.lang, LanguageOf(form))
+	lang := cmp.Or(d.lang, languageOf(form))
 	shown, _, _ := Localized(form, nil, nil, lang)
 	sp := speakerFor(form, nil, lang)
 	data := &pageData{Form: shown, Lang: lang, SaveText: sp.say("Save and continue later"),
@@ -700,9 +705,9 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 	return groups, inputs, general
 }
 
-// ChooseLanguage is the language to draw form in for r: ?lang= when the
+// requestLanguage is the language to draw form in for r: ?lang= when the
 // form has it, else the best match of Accept-Language, else the form's
 // own.
-func ChooseLanguage(form *Form, r *http.Request) string {
+func requestLanguage(form *Form, r *http.Request) string {
 	return chooseLanguage(form, r.URL.Query().Get(LanguageQuery), r.Header.Get("Accept-Language"))
 }

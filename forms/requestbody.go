@@ -43,11 +43,11 @@ type submitter struct {
 	pages func(r *http.Request) string
 }
 
-// MistakesPerSubmission is how many submissions refused for a mistake
+// mistakesPerSubmission is how many submissions refused for a mistake
 // (a 422) are given back to the submit limit, a window, for each
 // submission the limit allows: a person's corrections are not counted, a
 // stream of bad submissions still is.
-const MistakesPerSubmission = 4
+const mistakesPerSubmission = 4
 
 // submitSettings are what both handlers' options say of submissions.
 type submitSettings struct {
@@ -104,7 +104,7 @@ func newSubmitter(svc *Service, o submitSettings) *submitter {
 			o.limiter = driverless.NewMemoryRateLimiter(nil)
 		}
 		s.throttle = &throttle.Throttle{Name: "forms-submit", Limiter: o.limiter, Limit: o.limit, Window: o.window,
-			Forgiven: o.limit * MistakesPerSubmission, Message: "Too many submissions.", TrustedProxies: o.trusted, Now: svc.now, Logger: o.logger}
+			Forgiven: o.limit * mistakesPerSubmission, Message: "Too many submissions.", TrustedProxies: o.trusted, Now: svc.now, Logger: o.logger}
 	}
 	return s
 }
@@ -192,11 +192,11 @@ func (s *submitter) explain(form *Form, err error) error {
 	switch {
 	case errors.Is(err, ErrClosed) || errors.Is(err, ErrFull) || errors.Is(err, ErrResponded):
 		// The form's own words: what to do instead.
-		err = &api.Error{Status: http.StatusConflict, Message: ClosedWords(form, err), Err: err}
+		err = &api.Error{Status: http.StatusConflict, Message: closedWords(form, err), Err: err}
 	case errors.Is(err, ErrSignInRequired):
-		err = &api.Error{Status: http.StatusUnauthorized, Message: ClosedWords(form, err), Err: err}
+		err = &api.Error{Status: http.StatusUnauthorized, Message: closedWords(form, err), Err: err}
 	case errors.Is(err, ErrAccessRequired) || errors.Is(err, ErrAccessExpired):
-		err = &api.Error{Status: http.StatusForbidden, Message: ClosedWords(form, err), Err: err}
+		err = &api.Error{Status: http.StatusForbidden, Message: closedWords(form, err), Err: err}
 	}
 	return err
 }

@@ -145,6 +145,7 @@ type Service struct {
 	pagesURL      string
 	captcha       Verifier
 	views         ViewCounter
+	router        RouteFunc
 }
 
 // NewService returns the forms service on st.
@@ -233,10 +234,10 @@ var (
 	allDigits   = regexp.MustCompile(`^[0-9]+$`)
 )
 
-// Slugify turns text into a lower-case, hyphenated ASCII slug as Laravel's
+// slugify turns text into a lower-case, hyphenated ASCII slug as Laravel's
 // Str::slug does: accents dropped, "@" read as "at", everything else that
 // is not a letter or digit a separator. It may return "".
-func Slugify(s string, sep rune) string {
+func slugify(s string, sep rune) string {
 	s = strings.ReplaceAll(s, "@", " at ")
 	var b strings.Builder
 	pending := false
@@ -347,6 +348,7 @@ func (s *Service) validateForm(f *Form) *api.Validator {
 		v.Add("identify_by", api.MsgSelected("identify_by"))
 	}
 	validateLanguages(v, f)
+	validateRouting(v, f.Routing)
 	if f.Captcha && s.captcha == nil {
 		v.Add("captcha", "The captcha field cannot be on: this server has no CAPTCHA provider configured.")
 	}
@@ -417,7 +419,7 @@ func (s *Service) saveForm(ctx context.Context, f *Form, generated bool, save fu
 		if !generated || attempt == 5 {
 			return api.Invalid("slug", api.MsgTakenBy("slug", f.Slug, "form"))
 		}
-		if f.Slug, err = s.uniqueSlug(ctx, Slugify(f.Name, '-'), ""); err != nil {
+		if f.Slug, err = s.uniqueSlug(ctx, slugify(f.Name, '-'), ""); err != nil {
 			return err
 		}
 	}
@@ -433,7 +435,7 @@ func (s *Service) CreateForm(ctx context.Context, f *Form) error {
 	generated := f.Slug == ""
 	if generated {
 		var err error
-		if f.Slug, err = s.uniqueSlug(ctx, Slugify(f.Name, '-'), ""); err != nil {
+		if f.Slug, err = s.uniqueSlug(ctx, slugify(f.Name, '-'), ""); err != nil {
 			return fmt.Errorf("forms: create form: %w", err)
 		}
 	}
@@ -463,7 +465,7 @@ func (s *Service) UpdateForm(ctx context.Context, f *Form) error {
 		if err != nil {
 			return fmt.Errorf("forms: update form: %w", wrapNotFound(err, "Form"))
 		}
-		if f.Slug, err = s.uniqueSlug(ctx, Slugify(f.Name, '-'), current.Slug); err != nil {
+		if f.Slug, err = s.uniqueSlug(ctx, slugify(f.Name, '-'), current.Slug); err != nil {
 			return fmt.Errorf("forms: update form: %w", err)
 		}
 	}

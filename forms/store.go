@@ -123,7 +123,8 @@ type SubmissionStore interface {
 	// value carries its FieldName and DisplayValue (what an export
 	// needs); its other fields, and the uploads, may be left out.
 	EachSubmission(ctx context.Context, formID int64, fn func(*Submission) error) error
-	// UpdateSubmission saves the flags, notes and UpdatedAt of s.
+	// UpdateSubmission saves the flags, notes, Routed and UpdatedAt of s
+	// (in the caller's transaction when ctx carries one).
 	UpdateSubmission(ctx context.Context, s *Submission) error
 	// ReleaseSpam clears the spam flag of those of the listed submissions
 	// of the form that have it, setting their UpdatedAt to at, and returns

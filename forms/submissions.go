@@ -24,12 +24,12 @@ func (s *Service) ListSubmissions(ctx context.Context, q SubmissionQuery) ([]Sub
 	return subs, total, nil
 }
 
-// AnswerFiltersMax is the most answers a list may be filtered by.
-const AnswerFiltersMax = 5
+// answerFiltersMax is the most answers a list may be filtered by.
+const answerFiltersMax = 5
 
 // AnswerFilters reads the answer filters of a list's query:
 // field[<name>]=<value>, each a field of form that takes answers, at
-// most AnswerFiltersMax; anything else is a *ValidationError at the
+// most answerFiltersMax; anything else is a *ValidationError at the
 // parameter.
 func (s *Service) AnswerFilters(ctx context.Context, form *Form, query url.Values) ([]AnswerFilter, error) {
 	var names []string
@@ -47,8 +47,8 @@ func (s *Service) AnswerFilters(ctx context.Context, form *Form, query url.Value
 		return nil, err
 	}
 	v := &api.Validator{}
-	if len(names) > AnswerFiltersMax {
-		v.Add("field", fmt.Sprintf("A list may be filtered by at most %d answers.", AnswerFiltersMax))
+	if len(names) > answerFiltersMax {
+		v.Add("field", fmt.Sprintf("A list may be filtered by at most %d answers.", answerFiltersMax))
 	}
 	var out []AnswerFilter
 	for _, name := range names {

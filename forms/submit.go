@@ -103,6 +103,9 @@ type SubmitResult struct {
 	Spam        bool
 	Message     string
 	RedirectURL *string
+	// BookingURL is the booking page a routing form sends the respondent
+	// to, prefilled (see Service.RouteWith); "" for none.
+	BookingURL string
 }
 
 // Submit validates a submission against the form's fields and stores it.
@@ -220,6 +223,7 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	if !sub.IsSpam {
 		sub.Quotas = quotas(fields, sub.Values)
 		sub.Respondent = who
+		routeTo(form, sub, a, names, now)
 	}
 	notifications := def.notifications
 	if !sub.IsSpam && s.enqueuer != nil && notifications == nil {
@@ -233,9 +237,12 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	// hosts' hooks) commit together; with nothing set off, the store's
 	// own transaction (or one statement) will do.
 	var err error
-	if txHooks := s.hooks.submissionTx.All(); !sub.IsSpam && (len(notifications) > 0 || len(txHooks) > 0) {
+	if txHooks := s.hooks.submissionTx.All(); !sub.IsSpam && (len(notifications) > 0 || len(txHooks) > 0 || sub.Routed != nil) {
 		err = s.store.RunInTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			if err := s.store.CreateSubmission(ctx, sub); err != nil {
+				return err
+			}
+			if err := s.keepRoute(ctx, tx, form, sub); err != nil {
 				return err
 			}
 			return s.acceptTx(ctx, tx, notifications, txHooks, event, a, names)
@@ -278,7 +285,7 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		outcome = "spam"
 	}
 	groundwork.Count(s.meter, groundwork.MetricSubmissions, outcome)
-	return &SubmitResult{Submission: sub, Spam: sub.IsSpam, Message: msg, RedirectURL: form.RedirectURL}, nil
+	return &SubmitResult{Submission: sub, Spam: sub.IsSpam, Message: msg, RedirectURL: form.RedirectURL, BookingURL: s.bookingURL(ctx, event)}, nil
 }
 
 // fieldNames maps each field's UUID to its name, as conditions name
@@ -333,9 +340,9 @@ func Open(form *Form, now time.Time) bool {
 	return (form.OpensAt == nil || !now.Before(*form.OpensAt)) && (form.ClosesAt == nil || now.Before(*form.ClosesAt))
 }
 
-// ClosedWords is what a person reads instead of form when it is closed or
+// closedWords is what a person reads instead of form when it is closed or
 // full: its ClosedMessage, else a sentence for why.
-func ClosedWords(form *Form, why error) string {
+func closedWords(form *Form, why error) string {
 	switch {
 	case errors.Is(why, ErrSignInRequired):
 		return "Sign in to respond to this form: it takes one response a person."

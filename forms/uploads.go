@@ -26,9 +26,9 @@ const uploadKeepTime = time.Hour
 // kept upload's id for the field cv.
 const KeptUploadField = "_upload"
 
-// MsgKeptUploadGone is a field's message when the upload kept from the
+// msgKeptUploadGone is a field's message when the upload kept from the
 // visitor's last try can no longer be used (taken, swept or forged).
-const MsgKeptUploadGone = "The file you chose before is no longer kept. Please choose it again."
+const msgKeptUploadGone = "The file you chose before is no longer kept. Please choose it again."
 
 var errTooLarge = errors.New("forms: file too large")
 
@@ -213,7 +213,7 @@ func (s *Service) takeKept(ctx context.Context, form *Form, req *SubmitRequest) 
 			file := k.IncomingFile
 			req.Files[field] = &file
 		default:
-			req.refuse(field, MsgKeptUploadGone)
+			req.refuse(field, msgKeptUploadGone)
 		}
 	}
 	return nil

@@ -66,6 +66,7 @@ func Example() {
 	// booking.reassigned
 	// booking.refunded
 	// booking.rescheduled
+	// form.routed_not_booked
 	// form.submitted
 }
 

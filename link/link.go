@@ -35,7 +35,9 @@ import (
 
 // FormsToWebhooks records a form.submitted webhook (forms.Submitted) for
 // every accepted submission of f, in the submission's transaction; spam
-// sends none. It adds form.submitted to w's catalogue.
+// sends none. A routing form's submission not booked in time is a
+// form.routed_not_booked, in the transaction that finds it so. It adds
+// both to w's catalogue.
 func FormsToWebhooks(f *forms.Service, w *webhooks.Service) error {
 	if f == nil || w == nil {
 		return errors.New("link: forms to webhooks: a service is nil")
@@ -50,7 +52,7 @@ func FormsToWebhooks(f *forms.Service, w *webhooks.Service) error {
 		_, err := w.DispatchTx(ctx, tx, webhooks.Event{Name: forms.EventSubmitted, Data: e.Data()})
 		return err
 	})
-	return nil
+	return routedNotBooked(f, w)
 }
 
 // BookingWebhooks are the booking events BookingsToWebhooks sends: every

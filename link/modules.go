@@ -34,7 +34,10 @@ type Modules struct {
 // missing: submissions and booking changes become webhooks, and so do
 // the analytics goals reached (analytics.goal_reached, once a visitor a
 // day a goal, in the transaction that counts them); paid bookings are
-// settled by the payment provider's events; the waitlists' steps become
+// settled by the payment provider's events; a routing form's respondent
+// is sent on to the booking page of their route, prefilled and signed,
+// and the booking made from it and the submission name each other (in
+// the booking's transaction); the waitlists' steps become
 // webhooks (booking.waitlist_joined, _offered, _booked, _expired, in the
 // transaction of the step: an offer in the cancellation's); submissions
 // feed the email
@@ -65,6 +68,16 @@ func Join(env *store.Env, m Modules) error {
 	}
 	if m.Forms != nil && m.Lists != nil {
 		made("forms→emaillist", FormsToEmaillist(m.Forms.Service, m.Lists.Service))
+	}
+	if m.Forms != nil && m.Bookings != nil {
+		var inbox, list string
+		if m.Forms.Summary != nil {
+			inbox = routePath(m.Forms.Summary.Routes(), "/submissions/{id}")
+		}
+		if m.Bookings.List != nil {
+			list = routePath(m.Bookings.List.Routes(), "/{id}")
+		}
+		made("forms→bookings", formsToBookings(m.Forms.Service, m.Bookings.Service, inbox, list))
 	}
 	if m.Reporting != nil && m.Webhooks != nil {
 		made("reporting→webhooks", goalsToWebhooks(m.Reporting.Analytics, m.Webhooks.Service))

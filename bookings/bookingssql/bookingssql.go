@@ -412,42 +412,44 @@ func (s *Store) Availability(ctx context.Context, cq bookings.AvailabilityQuery)
 }
 
 type bookingRow struct {
-	ID            int64                         `db:"id"`
-	Number        string                        `db:"number"`
-	ServiceID     int64                         `db:"service_id"`
-	ProviderID    sql.NullInt64                 `db:"provider_id"`
-	Status        string                        `db:"status"`
-	Start         store.Time                    `db:"start_time"`
-	End           store.Time                    `db:"end_time"`
-	Name          string                        `db:"customer_name"`
-	Email         string                        `db:"customer_email"`
-	Phone         string                        `db:"customer_phone"`
-	TimeZone      string                        `db:"customer_timezone"`
-	Strategy      string                        `db:"assignment_strategy"`
-	IntakeVersion int                           `db:"intake_version"`
-	IntakeData    store.JSON[map[string]any]    `db:"intake_data"`
-	Notes         string                        `db:"notes"`
-	Sequence      int                           `db:"sequence"`
-	CreatedAt     store.Time                    `db:"created_at"`
-	UpdatedAt     store.Time                    `db:"updated_at"`
-	Sealed        string                        `db:"manage_token_sealed"`
-	LocationKind  string                        `db:"location_kind"`
-	Location      string                        `db:"location"`
-	SeriesID      string                        `db:"series_id"`
-	SeriesIndex   int                           `db:"series_index"`
-	Payment       store.JSON[*bookings.Payment] `db:"payment"`
+	ID            int64                          `db:"id"`
+	Number        string                         `db:"number"`
+	ServiceID     int64                          `db:"service_id"`
+	ProviderID    sql.NullInt64                  `db:"provider_id"`
+	Status        string                         `db:"status"`
+	Start         store.Time                     `db:"start_time"`
+	End           store.Time                     `db:"end_time"`
+	Name          string                         `db:"customer_name"`
+	Email         string                         `db:"customer_email"`
+	Phone         string                         `db:"customer_phone"`
+	TimeZone      string                         `db:"customer_timezone"`
+	Strategy      string                         `db:"assignment_strategy"`
+	IntakeVersion int                            `db:"intake_version"`
+	IntakeData    store.JSON[map[string]any]     `db:"intake_data"`
+	Notes         string                         `db:"notes"`
+	Sequence      int                            `db:"sequence"`
+	CreatedAt     store.Time                     `db:"created_at"`
+	UpdatedAt     store.Time                     `db:"updated_at"`
+	Sealed        string                         `db:"manage_token_sealed"`
+	LocationKind  string                         `db:"location_kind"`
+	Location      string                         `db:"location"`
+	SeriesID      string                         `db:"series_id"`
+	SeriesIndex   int                            `db:"series_index"`
+	Payment       store.JSON[*bookings.Payment]  `db:"payment"`
+	FromForm      store.JSON[*bookings.FromForm] `db:"from_form"`
 }
 
 const bookingColumns = `id, number, service_id, provider_id, status, start_time, end_time, customer_name, customer_email,
 	customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data, notes, sequence, created_at, updated_at,
-	manage_token_sealed, location_kind, location, series_id, series_index, payment`
+	manage_token_sealed, location_kind, location, series_id, series_index, payment, from_form`
 
 func (r bookingRow) booking() bookings.Booking {
 	return bookings.Booking{ID: r.ID, Number: r.Number, ServiceID: r.ServiceID, ProviderID: idPtr(r.ProviderID), Status: bookings.Status(r.Status),
 		Start: r.Start.Time, End: r.End.Time, CustomerName: r.Name, CustomerEmail: r.Email, CustomerPhone: r.Phone,
 		CustomerTimeZone: r.TimeZone, AssignmentStrategy: bookings.Assignment(r.Strategy), IntakeVersion: r.IntakeVersion, IntakeData: r.IntakeData.V,
 		Notes: r.Notes, Sequence: r.Sequence, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, SealedManageToken: r.Sealed,
-		Location: locationOf(r.LocationKind, r.Location), SeriesID: r.SeriesID, SeriesIndex: r.SeriesIndex, Payment: r.Payment.V}
+		Location: locationOf(r.LocationKind, r.Location), SeriesID: r.SeriesID, SeriesIndex: r.SeriesIndex, Payment: r.Payment.V,
+		FromForm: r.FromForm.V}
 }
 
 // locationOf is a booking's stored place, nil for none.

@@ -20,27 +20,28 @@ import (
 // ---- submissions ----
 
 type submissionRow struct {
-	ID          int64      `db:"id"`
-	FormID      int64      `db:"form_id"`
-	PageURL     string     `db:"page_url"`
-	ReferrerURL string     `db:"referrer_url"`
-	IPAddress   string     `db:"ip_address"`
-	UserAgent   string     `db:"user_agent"`
-	IsRead      bool       `db:"is_read"`
-	IsSpam      bool       `db:"is_spam"`
-	IsStarred   bool       `db:"is_starred"`
-	AdminNotes  string     `db:"admin_notes"`
-	CreatedAt   store.Time `db:"created_at"`
-	UpdatedAt   store.Time `db:"updated_at"`
+	ID          int64                     `db:"id"`
+	FormID      int64                     `db:"form_id"`
+	PageURL     string                    `db:"page_url"`
+	ReferrerURL string                    `db:"referrer_url"`
+	IPAddress   string                    `db:"ip_address"`
+	UserAgent   string                    `db:"user_agent"`
+	IsRead      bool                      `db:"is_read"`
+	IsSpam      bool                      `db:"is_spam"`
+	IsStarred   bool                      `db:"is_starred"`
+	AdminNotes  string                    `db:"admin_notes"`
+	CreatedAt   store.Time                `db:"created_at"`
+	UpdatedAt   store.Time                `db:"updated_at"`
+	Routed      store.JSON[*forms.Routed] `db:"routed"`
 }
 
 const submissionColumns = `id, form_id, page_url, referrer_url, ip_address, user_agent, is_read, is_spam, is_starred,
-	admin_notes, created_at, updated_at`
+	admin_notes, created_at, updated_at, routed`
 
 func (r submissionRow) submission() forms.Submission {
 	return forms.Submission{ID: r.ID, FormID: r.FormID, PageURL: r.PageURL, ReferrerURL: r.ReferrerURL, IPAddress: r.IPAddress,
 		UserAgent: r.UserAgent, IsRead: r.IsRead, IsSpam: r.IsSpam, IsStarred: r.IsStarred, AdminNotes: r.AdminNotes,
-		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, Values: []forms.Value{}, Uploads: []forms.Upload{}}
+		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, Values: []forms.Value{}, Uploads: []forms.Upload{}, Routed: r.Routed.V}
 }
 
 // CreateSubmission implements forms.Store.
@@ -386,11 +387,16 @@ func (s *Store) Submission(ctx context.Context, formID, id int64) (*forms.Submis
 	return &subs[0], nil
 }
 
-// UpdateSubmission implements forms.Store.
+// UpdateSubmission implements forms.Store, in the caller's transaction
+// when ctx carries one.
 func (s *Store) UpdateSubmission(ctx context.Context, sub *forms.Submission) error {
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE forms_submissions SET is_read = ?, is_spam = ?, is_starred = ?, admin_notes = ?,
-		updated_at = ? WHERE id = ? AND form_id = ?`), sub.IsRead, sub.IsSpam, sub.IsStarred, sub.AdminNotes,
-		store.NewTime(sub.UpdatedAt), sub.ID, sub.FormID)
+	var routed any // NULL for none
+	if sub.Routed != nil {
+		routed = store.JSON[*forms.Routed]{V: sub.Routed}
+	}
+	res, err := s.db.On(ctx).ExecContext(ctx, s.q(`UPDATE forms_submissions SET is_read = ?, is_spam = ?, is_starred = ?, admin_notes = ?,
+		updated_at = ?, routed = ? WHERE id = ? AND form_id = ?`), sub.IsRead, sub.IsSpam, sub.IsStarred, sub.AdminNotes,
+		store.NewTime(sub.UpdatedAt), routed, sub.ID, sub.FormID)
 	s.lists.wrote(sub.FormID)
 	return affected("update submission", res, err)
 }

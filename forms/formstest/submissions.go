@@ -284,6 +284,29 @@ func exerciseSubmissions(t *testing.T, newStore func(t *testing.T) forms.Store) 
 	require.Equal(t, "called back", again.AdminNotes)
 	require.Equal(t, exact(time.Minute), again.UpdatedAt)
 	require.Len(t, again.Values, 4, "metadata updates never touch values")
+	require.Nil(t, again.Routed)
+
+	// Where a routing form sent it, and the booking made from it, kept
+	// with it; in the caller's transaction, and read back by lists too.
+	booking := int64(42)
+	again.Routed = &forms.Routed{Service: "demo", Providers: []string{"sales"}, At: at(time.Minute)}
+	require.NoError(t, s.RunInTx(ctx, func(ctx context.Context, _ *sql.Tx) error {
+		if err := s.UpdateSubmission(ctx, again); err != nil {
+			return err
+		}
+		again.Routed.BookingID, again.Routed.BookingNumber = &booking, "BK-1"
+		return s.UpdateSubmission(ctx, again)
+	}))
+	routed, err := s.Submission(ctx, f.ID, sub.ID)
+	require.NoError(t, err)
+	require.True(t, routed.Routed.At.Equal(at(time.Minute)), "the instant, in any zone")
+	routed.Routed.At = at(time.Minute)
+	require.Equal(t, &forms.Routed{Service: "demo", Providers: []string{"sales"}, At: at(time.Minute), BookingID: &booking,
+		BookingNumber: "BK-1"}, routed.Routed)
+	list, _, err = s.ListSubmissions(ctx, forms.SubmissionQuery{FormID: f.ID, Limit: 10})
+	require.NoError(t, err)
+	require.Equal(t, routed.Routed.BookingID, list[0].Routed.BookingID)
+	require.Equal(t, routed.Routed.Service, list[0].Routed.Service)
 	wrong := *again
 	wrong.FormID = other.ID
 	require.ErrorIs(t, s.UpdateSubmission(ctx, &wrong), forms.ErrNotFound)
