@@ -170,6 +170,8 @@ type adminBooking struct {
 	UpdatedAt          string         `json:"updated_at"`
 	Location           *Location      `json:"location,omitempty"`
 	Payment            *paymentJSON   `json:"payment,omitempty"`
+	// FromForm is the routing form's submission it was made from.
+	FromForm *FromForm `json:"from_form,omitempty"`
 }
 
 func toAdmin(b Booking) adminBooking {
@@ -177,7 +179,7 @@ func toAdmin(b Booking) adminBooking {
 		EndTime: utc(b.End), CustomerName: b.CustomerName, CustomerEmail: b.CustomerEmail, CustomerPhone: b.CustomerPhone,
 		CustomerTimeZone: b.CustomerTimeZone, AssignmentStrategy: b.AssignmentStrategy, IntakeVersion: b.IntakeVersion,
 		IntakeData: b.IntakeData, Notes: b.Notes, CreatedAt: utc(b.CreatedAt), UpdatedAt: utc(b.UpdatedAt), Location: b.Location,
-		Payment: paymentOf(b.Payment, true)}
+		Payment: paymentOf(b.Payment, true), FromForm: b.FromForm}
 }
 
 // adminErrors is the admin API's table: a refused status change is a 409

@@ -284,6 +284,9 @@ var (
 	notificationShape = &api.Shape{Name: "a notification", Keys: []string{"type", "subject", "recipients", "message",
 		"is_enabled", "conditional_logic"}, ReadOnly: []string{"id", "form_id", "created_at", "updated_at"}}
 	logicShape    = &api.Shape{Name: "conditional_logic", Keys: []string{"action", "logic", "rules"}}
+	routingShape  = &api.Shape{Name: "routing", Keys: []string{"routes", "not_booked_after_minutes"}}
+	routeShape    = &api.Shape{Name: "a route", Keys: []string{"when", "service", "providers"}}
+	whenShape     = &api.Shape{Name: "when", Keys: []string{"logic", "rules"}, ReadOnly: []string{"action"}}
 	ruleItemShape = &api.Shape{Name: "a rule", Keys: []string{"field", "operator", "value"}}
 
 	fieldShapeKeys = []string{"type", "step_id", "name", "label", "placeholder", "help_text", "is_required",
@@ -308,6 +311,36 @@ func merge(ms ...map[string]string) map[string]string {
 		maps.Copy(out, m)
 	}
 	return out
+}
+
+// checkRouting refuses keys a form's routing, its routes, their
+// conditions and rules do not take.
+func checkRouting(v *api.Validator, in map[string]any) {
+	r, ok := in["routing"].(map[string]any)
+	if !ok {
+		return
+	}
+	v.CheckKeys("routing", r, routingShape)
+	routes, _ := r["routes"].([]any)
+	for i, route := range routes {
+		route, ok := route.(map[string]any)
+		if !ok {
+			continue
+		}
+		at := "routing.routes." + strconv.Itoa(i)
+		v.CheckKeys(at, route, routeShape)
+		when, ok := route["when"].(map[string]any)
+		if !ok {
+			continue
+		}
+		v.CheckKeys(at+".when", when, whenShape)
+		rules, _ := when["rules"].([]any)
+		for j, rule := range rules {
+			if rule, ok := rule.(map[string]any); ok {
+				v.CheckKeys(at+".when.rules."+strconv.Itoa(j), rule, ruleItemShape)
+			}
+		}
+	}
 }
 
 // checkLogic refuses keys conditional logic and its rules do not take.
@@ -348,6 +381,7 @@ func applyForm(v *api.Validator, in map[string]any, f *Form) {
 	v.SetBool(in, "captcha", &f.Captcha)
 	v.SetString(in, "language", &f.Language)
 	v.SetObject(in, "translations", &f.Translations)
+	checkRouting(v, in)
 	v.SetObject(in, "routing", &f.Routing)
 	hours := &f.ResumeHours
 	v.SetOptionalInt(in, "resume_hours", &hours)
