@@ -35,9 +35,9 @@ func TestRoutingThroughTheAPI(t *testing.T) {
 			"not_booked_after_minutes": -1}})
 		require.Equal(t, 422, r.status)
 		require.Equal(t, map[string][]string{
-			"routing.not_booked_after_minutes":   {"The not booked after minutes field must be between 0 and 10080."},
-			"routing.routes.0.service":           {"Each route needs the slug of the service to book."},
-			"routing.routes.0.when.logic":        {"The logic must be all or any."},
+			"routing.not_booked_after_minutes":    {"The not booked after minutes field must be between 0 and 10080."},
+			"routing.routes.0.service":            {"Each route needs the slug of the service to book."},
+			"routing.routes.0.when.logic":         {"The logic must be all or any."},
 			"routing.routes.0.when.rules.0.field": {"Each rule names the field it reads."}}, r.errors(t).Errors)
 		r = b.api(t, "POST", "", map[string]any{"name": "Empty", "routing": map[string]any{"routes": []any{}}})
 		require.Equal(t, 422, r.status)
