@@ -27,7 +27,7 @@ import (
 
 // routingSite is forms, bookings and webhooks joined and linked on one
 // database, its clock two hours behind, so that a routed submission's
-// wait is over at once; served by srv.
+// wait is over at once; served by srv, whose address is the site's.
 type routingSite struct {
 	env      *store.Env
 	forms    *forms.Module
@@ -38,8 +38,14 @@ type routingSite struct {
 func newRoutingSite(t *testing.T, d store.Dialect) *routingSite {
 	t.Helper()
 	ctx := context.Background()
+	// The server first, so the site's public address is its own.
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { mux.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	base, err := url.Parse(srv.URL)
+	require.NoError(t, err)
 	env, err := store.OpenEnv(ctx, storetest.DSN(t, d), &store.EnvOptions{Secret: []byte("0123456789abcdef0123456789abcdef"),
-		BaseURL: &url.URL{Scheme: "https", Host: "site.example"}, Logger: slog.New(slog.DiscardHandler),
+		BaseURL: base, Logger: slog.New(slog.DiscardHandler),
 		Now: func() time.Time { return time.Now().Add(-2 * time.Hour) }, Queue: &store.QueueOptions{TestOnly: true}})
 	require.NoError(t, err)
 	t.Cleanup(func() { env.Close() })
@@ -56,12 +62,9 @@ func newRoutingSite(t *testing.T, d store.Dialect) *routingSite {
 	require.NoError(t, env.Migrate(ctx))
 	_, err = w.Service.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: ptr("all"), URL: ptr("http://127.0.0.1:9/hook"), Events: []string{"*"}})
 	require.NoError(t, err)
-	mux := http.NewServeMux()
 	f.Mount(mux)
 	b.Mount(mux)
-	s := &routingSite{env: env, forms: f, bookings: b, srv: httptest.NewServer(mux)}
-	t.Cleanup(s.srv.Close)
-	return s
+	return &routingSite{env: env, forms: f, bookings: b, srv: srv}
 }
 
 // provider makes a provider of the service, free around the clock.
@@ -140,7 +143,7 @@ func TestRoutingFormsSendOnToBook(t *testing.T) {
 		require.Equal(t, &forms.Routed{Service: "enterprise", Providers: []string{"sales"}, At: ann.Submission.Routed.At}, ann.Submission.Routed)
 		u, err := url.Parse(ann.BookingURL)
 		require.NoError(t, err)
-		require.Equal(t, "https://site.example/bookings/enterprise", u.Scheme+"://"+u.Host+u.Path)
+		require.Equal(t, s.srv.URL+"/bookings/enterprise", u.Scheme+"://"+u.Host+u.Path)
 		day := time.Now().UTC().Add(72 * time.Hour).Format(time.DateOnly)
 		code, page, _ := s.do(t, "GET", u.Path+"?"+u.RawQuery+"&tz=UTC&date="+day, nil)
 		require.Equal(t, 200, code)
