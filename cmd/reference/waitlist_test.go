@@ -88,3 +88,46 @@ func TestWaitlistOnTheReferenceServer(t *testing.T) {
 		require.Contains(t, body, `"`+event+`"`)
 	}
 }
+
+// A routing form on the reference server: made through the admin API, its
+// answer is the booking page of its route, which opens filled in.
+func TestRoutingFormOnTheReferenceServer(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.DSN(t, store.SQLite)
+	e := env{"GROUNDWORK_DB": dsn}
+	c, _, stderr := runCmd(t, e, "bookings", "seed")
+	require.Equal(t, 0, c, stderr)
+	c, out, stderr := runCmd(t, e, "token", "create", "--name", "desk", "--ability", "forms:*")
+	require.Equal(t, 0, c, stderr)
+	token := strings.TrimSpace(out)
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir(),
+		"--form-tokens", "optional"}, env{"GROUNDWORK_SECRET_KEY": testSecretKey}.get)
+	require.NoError(t, err)
+	base := startServeConfig(t, cfg)
+
+	code, body := request(t, "POST", base+"/api/v1/forms", token, `{"name":"Book a call","min_fill_seconds":0,
+		"routing":{"routes":[{"service":"consultation"}]}}`)
+	require.Equal(t, 201, code, body)
+	for _, f := range []string{`{"type":"text","label":"Name","name":"name"}`, `{"type":"email","label":"Email","name":"email"}`} {
+		code, body = request(t, "POST", base+"/api/v1/forms/book-a-call/fields", token, f)
+		require.Equal(t, 201, code, body)
+	}
+	code, body = request(t, "POST", base+"/api/v1/forms/book-a-call/submit", "", `{"name":"Grace Hopper","email":"grace@example.com"}`)
+	require.Equal(t, 201, code, body)
+	var answer struct {
+		BookingURL string `json:"booking_url"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &answer))
+	// The address is under the server's public one (here its --addr).
+	_, path, ok := strings.Cut(answer.BookingURL, "/bookings/consultation?prefill=")
+	require.True(t, ok, answer.BookingURL)
+	code, page := get(t, base+"/bookings/consultation?prefill="+path, "")
+	require.Equal(t, 200, code)
+	require.Contains(t, page, `<dt>Your request</dt><dd>FORM-`)
+	// The details are asked once a day is chosen: filled in.
+	day := firstSlot(t, base)[:10]
+	code, page = get(t, base+"/bookings/consultation?tz=UTC&date="+day+"&prefill="+path, "")
+	require.Equal(t, 200, code)
+	require.Contains(t, page, `value="Grace Hopper"`)
+	require.Contains(t, page, `value="grace@example.com"`)
+}
