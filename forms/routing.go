@@ -134,14 +134,11 @@ func routeTo(form *Form, sub *Submission, a answers, names map[string]string, no
 	}
 }
 
-// keepRoute stores, in the submission's transaction, where it was routed,
-// and queues the look at whether it was booked.
+// keepRoute queues, in the transaction that stores a routed submission
+// (with its route), the look at whether it was booked.
 func (s *Service) keepRoute(ctx context.Context, tx *sql.Tx, form *Form, sub *Submission) error {
 	if sub.Routed == nil {
 		return nil
-	}
-	if err := s.store.UpdateSubmission(ctx, sub); err != nil {
-		return err
 	}
 	return s.queueRoutedCheck(ctx, tx, form, sub)
 }

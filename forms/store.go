@@ -102,8 +102,8 @@ type FormStore interface {
 // and uploads, kept uploads and saved partial answers, and the summaries
 // and counts read from them.
 type SubmissionStore interface {
-	// CreateSubmission stores s with its values and uploads and sets their
-	// IDs. When s.FormVersion is not zero and is not the form's version
+	// CreateSubmission stores s with its values, uploads and Routed, and
+	// sets their IDs. When s.FormVersion is not zero and is not the form's version
 	// (or the form is gone), nothing is stored and the error is ErrStale;
 	// a submission of a missing form is otherwise ErrNotFound.
 	CreateSubmission(ctx context.Context, s *Submission) error

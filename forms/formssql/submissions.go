@@ -131,9 +131,9 @@ func insertSubmissionPostgres(ctx context.Context, q sqlx.QueryerContext, sub *f
 		SELECT id FROM forms_forms WHERE id = $1 AND ($20::bigint = 0 OR version = $20::bigint)
 	), s AS (
 		INSERT INTO forms_submissions (form_id, page_url, referrer_url, ip_address, user_agent, is_read, is_spam, is_starred,
-			admin_notes, created_at, updated_at)
+			admin_notes, created_at, updated_at, routed)
 		SELECT f.id, $2::text, $3::text, $4::text, $5::text, $6::boolean, $7::boolean, $8::boolean, $9::text,
-			$10::timestamptz, $11::timestamptz FROM f RETURNING id
+			$10::timestamptz, $11::timestamptz, $21::text FROM f RETURNING id
 	), v AS (
 		INSERT INTO forms_values (submission_id, field_id, field_name, field_label, field_type, value, value_array,
 			display_value, created_at)
@@ -145,7 +145,7 @@ func insertSubmissionPostgres(ctx context.Context, q sqlx.QueryerContext, sub *f
 	SELECT s.id, v.id, v.field_name FROM s LEFT JOIN v ON TRUE`,
 		sub.FormID, sub.PageURL, sub.ReferrerURL, sub.IPAddress, sub.UserAgent, sub.IsRead, sub.IsSpam, sub.IsStarred,
 		sub.AdminNotes, store.NewTime(sub.CreatedAt), store.NewTime(sub.UpdatedAt),
-		fieldIDs, names, labels, types, values, arrays, displays, created, sub.FormVersion)
+		fieldIDs, names, labels, types, values, arrays, displays, created, sub.FormVersion, routedColumn(sub.Routed))
 	if err != nil {
 		return err
 	}
@@ -219,9 +219,9 @@ func setValueIDs(sub *forms.Submission, ids map[string]int64) error {
 func (s *Store) insertSubmission(ctx context.Context, tx *sqlx.Tx, sub *forms.Submission) error {
 	created := store.NewTime(sub.CreatedAt)
 	if err := s.stmts.QueryRowContext(ctx, tx, s.q(`INSERT INTO forms_submissions (form_id, page_url, referrer_url, ip_address,
-			user_agent, is_read, is_spam, is_starred, admin_notes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			user_agent, is_read, is_spam, is_starred, admin_notes, created_at, updated_at, routed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			RETURNING id`), sub.FormID, sub.PageURL, sub.ReferrerURL, sub.IPAddress, sub.UserAgent, sub.IsRead, sub.IsSpam,
-		sub.IsStarred, sub.AdminNotes, created, store.NewTime(sub.UpdatedAt)).Scan(&sub.ID); err != nil {
+		sub.IsStarred, sub.AdminNotes, created, store.NewTime(sub.UpdatedAt), routedColumn(sub.Routed)).Scan(&sub.ID); err != nil {
 		return err
 	}
 	uploadIDs := map[string]int64{}
@@ -387,13 +387,23 @@ func (s *Store) Submission(ctx context.Context, formID, id int64) (*forms.Submis
 	return &subs[0], nil
 }
 
+// routedColumn is a submission's routed column: NULL for none.
+func routedColumn(r *forms.Routed) *string {
+	if r == nil {
+		return nil
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil
+	}
+	s := string(b)
+	return &s
+}
+
 // UpdateSubmission implements forms.Store, in the caller's transaction
 // when ctx carries one.
 func (s *Store) UpdateSubmission(ctx context.Context, sub *forms.Submission) error {
-	var routed any // NULL for none
-	if sub.Routed != nil {
-		routed = store.JSON[*forms.Routed]{V: sub.Routed}
-	}
+	routed := routedColumn(sub.Routed)
 	res, err := s.db.On(ctx).ExecContext(ctx, s.q(`UPDATE forms_submissions SET is_read = ?, is_spam = ?, is_starred = ?, admin_notes = ?,
 		updated_at = ?, routed = ? WHERE id = ? AND form_id = ?`), sub.IsRead, sub.IsSpam, sub.IsStarred, sub.AdminNotes,
 		store.NewTime(sub.UpdatedAt), routed, sub.ID, sub.FormID)

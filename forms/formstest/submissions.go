@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -285,6 +286,14 @@ func exerciseSubmissions(t *testing.T, newStore func(t *testing.T) forms.Store) 
 	require.Equal(t, exact(time.Minute), again.UpdatedAt)
 	require.Len(t, again.Values, 4, "metadata updates never touch values")
 	require.Nil(t, again.Routed)
+	// A submission stored with its route keeps it.
+	withRoute := &forms.Submission{FormID: f.ID, CreatedAt: at(time.Hour), UpdatedAt: at(time.Hour), Routed: &forms.Routed{Service: "intro",
+		At: at(time.Hour)}, Values: []forms.Value{{FieldName: "name", FieldLabel: "Name", FieldType: forms.TypeText, Value: str("Cy"), CreatedAt: at(0)}}}
+	require.NoError(t, s.CreateSubmission(ctx, withRoute))
+	stored, err := s.Submission(ctx, f.ID, withRoute.ID)
+	require.NoError(t, err)
+	require.Equal(t, "intro", stored.Routed.Service)
+	require.True(t, stored.Routed.At.Equal(at(time.Hour)))
 
 	// Where a routing form sent it, and the booking made from it, kept
 	// with it; in the caller's transaction, and read back by lists too.
@@ -305,8 +314,10 @@ func exerciseSubmissions(t *testing.T, newStore func(t *testing.T) forms.Store) 
 		BookingNumber: "BK-1"}, routed.Routed)
 	list, _, err = s.ListSubmissions(ctx, forms.SubmissionQuery{FormID: f.ID, Limit: 10})
 	require.NoError(t, err)
-	require.Equal(t, routed.Routed.BookingID, list[0].Routed.BookingID)
-	require.Equal(t, routed.Routed.Service, list[0].Routed.Service)
+	i := slices.IndexFunc(list, func(x forms.Submission) bool { return x.ID == sub.ID })
+	require.GreaterOrEqual(t, i, 0)
+	require.Equal(t, routed.Routed.BookingID, list[i].Routed.BookingID)
+	require.Equal(t, routed.Routed.Service, list[i].Routed.Service)
 	wrong := *again
 	wrong.FormID = other.ID
 	require.ErrorIs(t, s.UpdateSubmission(ctx, &wrong), forms.ErrNotFound)
