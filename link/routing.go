@@ -43,13 +43,11 @@ func formsToBookings(f *forms.Service, b *bookings.Service, inbox, list string) 
 				continue
 			}
 			p.Intake[v.FieldName] = answer
-			switch {
-			case v.FieldType == forms.TypeEmail && p.Email == "":
+			if v.FieldType == forms.TypeEmail && p.Email == "" {
 				p.Email = answer
-			case v.FieldType == forms.TypeText && p.Name == "" && strings.Contains(strings.ToLower(v.FieldName), "name"):
-				p.Name = answer
 			}
 		}
+		p.Name = personName(sub.Values)
 		return b.PrefillURL(r.Service, p)
 	})
 	b.OnEventTx(func(ctx context.Context, _ *sql.Tx, e bookings.Event) error {
@@ -65,6 +63,25 @@ func formsToBookings(f *forms.Service, b *bookings.Service, inbox, list string) 
 		return err
 	})
 	return nil
+}
+
+// personName is the answer that names the person: a text field called
+// name, full_name or your_name, else the first whose name has "name" in it
+// but is not a company's; "" for none.
+func personName(values []forms.Value) string {
+	var loose string
+	for _, v := range values {
+		if v.FieldType != forms.TypeText || v.Value == nil {
+			continue
+		}
+		switch n := strings.ToLower(v.FieldName); {
+		case n == "name" || n == "full_name" || n == "your_name":
+			return *v.Value
+		case loose == "" && strings.Contains(n, "name") && !strings.Contains(n, "company") && !strings.Contains(n, "business"):
+			loose = *v.Value
+		}
+	}
+	return loose
 }
 
 // fill is pattern with each name replaced by its value, "" for no pattern.

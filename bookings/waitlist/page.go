@@ -300,7 +300,11 @@ func (p *PageHandler) take(w http.ResponseWriter, r *http.Request) error {
 		if oerr != nil {
 			return oerr
 		}
-		return p.offerPage(w, r, http.StatusGone, e)
+		status := http.StatusGone
+		if e.Status == StatusBooked {
+			status = http.StatusOK // taken already, by this customer: a second click
+		}
+		return p.offerPage(w, r, status, e)
 	case errors.Is(err, bookings.ErrBusy), errors.Is(err, bookings.ErrPaymentUnavailable):
 		e, oerr := p.svc.Offer(r.Context(), token)
 		if oerr != nil {

@@ -70,6 +70,34 @@ func TestWaitlistPageAnswers(t *testing.T) {
 		require.Equal(t, 404, status)
 		status, _ = get(t, srv.URL+"/waitlist/offer/short")
 		require.Equal(t, 404, status)
+
+		// An offer taken: the first post books it, a second (a double
+		// click) says it is booked.
+		s.join(t, "yoga", "Bob", at)
+		list, _, err := s.bookings.ListBookings(context.Background(), bookings.BookingFilter{})
+		require.NoError(t, err)
+		_, err = s.bookings.Cancel(context.Background(), list[0].ID, bookings.ActorCustomer, "")
+		require.NoError(t, err)
+		require.NoError(t, s.env.Start(context.Background()))
+		t.Cleanup(func() { _ = s.env.Stop(context.Background()) })
+		token, _ := s.offerMailedTo(t, "bob@example.com")
+		take := func() (int, string) {
+			req, err := http.NewRequest("POST", srv.URL+"/waitlist/offer/"+token, nil)
+			require.NoError(t, err)
+			req.Header.Set("Origin", srv.URL)
+			client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			res, err := client.Do(req)
+			require.NoError(t, err)
+			defer res.Body.Close()
+			body, _ := io.ReadAll(res.Body)
+			return res.StatusCode, res.Header.Get("Location") + string(body)
+		}
+		status, body = take()
+		require.Equal(t, http.StatusSeeOther, status)
+		require.Contains(t, body, "/bookings/manage/")
+		status, body = take()
+		require.Equal(t, 200, status)
+		require.Contains(t, body, "You have booked this time")
 	})
 }
 
