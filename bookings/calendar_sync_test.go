@@ -640,8 +640,12 @@ func TestCalendarReasonsSayNothingOfTheServer(t *testing.T) {
 	var logs bytes.Buffer
 	bs, err := bookings.NewService(bookingssql.New(b.db), &bookings.Options{Now: b.clock.Now, SecretKey: calendarKey})
 	require.NoError(t, err)
-	cal, err := calendars.New(calendarssql.New(b.db), bs, &calendars.Options{Now: b.clock.Now, SecretKey: calendarKey,
-		Logger: slog.New(slog.NewTextHandler(&logs, nil)), Sources: map[calendars.Kind]calendars.Source{calendars.ICS: bookingsical.NewICS(nil)}})
+	// The refusal is the answer only when the read ends within the wait:
+	// a resolver that takes its time (no network, a loaded machine) must
+	// not turn it into a connection saved for the background.
+	cal, err := calendars.New(calendarssql.New(b.db), bs, &calendars.Options{Now: b.clock.Now, SecretKey: calendarKey, ConnectWait: time.Minute,
+		ReadTimeout: time.Minute, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		Sources: map[calendars.Kind]calendars.Source{calendars.ICS: bookingsical.NewICS(nil)}})
 	require.NoError(t, err)
 	svc := calendarsService{bs, cal}
 	cs := newCalendarServer(t)
