@@ -48,18 +48,7 @@ func paidSettlement(b *testing.B, d store.Dialect, settle bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := site.bookings.CreateProvider(ctx, bookings.ProviderInput{Name: ptr("Sam"), Slug: ptr("sam"), TimeZone: ptr("UTC")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := site.bookings.Link(ctx, svc.Slug, p.ID, bookings.LinkInput{}); err != nil {
-		b.Fatal(err)
-	}
-	for day := range 7 {
-		if _, err := site.bookings.AddHours(ctx, p.ID, bookings.HoursInput{DayOfWeek: ptr(day), Start: ptr("00:00"), End: ptr("24:00")}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	openProvider(b, site.bookings, svc.Slug, "sam", "Sam")
 	first := time.Now().UTC().Truncate(24 * time.Hour).Add(48 * time.Hour)
 	i := 0
 	b.ReportAllocs()

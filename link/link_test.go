@@ -71,6 +71,21 @@ func (s *site) failure() error {
 
 func ptr[T any](v T) *T { return &v }
 
+// openProvider makes a provider (in UTC) of service, free around the
+// clock every day.
+func openProvider(tb testing.TB, b *bookings.Service, service, slug, name string) bookings.Provider {
+	tb.Helper()
+	ctx := context.Background()
+	p, err := b.CreateProvider(ctx, bookings.ProviderInput{Name: ptr(name), Slug: ptr(slug), TimeZone: ptr("UTC")})
+	require.NoError(tb, err)
+	require.NoError(tb, b.Link(ctx, service, p.ID, bookings.LinkInput{}))
+	for day := range 7 {
+		_, err := b.AddHours(ctx, p.ID, bookings.HoursInput{DayOfWeek: ptr(day), Start: ptr("00:00"), End: ptr("24:00")})
+		require.NoError(tb, err)
+	}
+	return p
+}
+
 func (s *site) count(t *testing.T, q string) int {
 	t.Helper()
 	var n int

@@ -182,13 +182,7 @@ func TestPaidBookingsSettleInTheInboundTransaction(t *testing.T) {
 		svc, err := one.bookings.CreateService(ctx, bookings.OfferingInput{Name: ptr("Consultation"), Slug: ptr("consult"), Duration: ptr(60),
 			TimeZone: ptr("UTC"), Price: ptr("25.00"), Currency: ptr("EUR"), RequiresPayment: ptr(true), RefundCutoffHours: ptr(24)})
 		require.NoError(t, err)
-		p, err := one.bookings.CreateProvider(ctx, bookings.ProviderInput{Name: ptr("Sam"), Slug: ptr("sam"), TimeZone: ptr("UTC")})
-		require.NoError(t, err)
-		require.NoError(t, one.bookings.Link(ctx, svc.Slug, p.ID, bookings.LinkInput{}))
-		for day := range 7 {
-			_, err := one.bookings.AddHours(ctx, p.ID, bookings.HoursInput{DayOfWeek: ptr(day), Start: ptr("00:00"), End: ptr("24:00")})
-			require.NoError(t, err)
-		}
+		openProvider(t, one.bookings, svc.Slug, "sam", "Sam")
 		at := time.Now().UTC().Truncate(time.Hour).Add(72 * time.Hour)
 		var mu sync.Mutex
 		book := func(site *paidSite, start time.Time) bookings.Booking {

@@ -70,15 +70,7 @@ func newRoutingSite(t *testing.T, d store.Dialect) *routingSite {
 // provider makes a provider of the service, free around the clock.
 func (s *routingSite) provider(t *testing.T, service, slug, name string) bookings.Provider {
 	t.Helper()
-	ctx := context.Background()
-	p, err := s.bookings.Service.CreateProvider(ctx, bookings.ProviderInput{Name: ptr(name), Slug: ptr(slug), TimeZone: ptr("UTC")})
-	require.NoError(t, err)
-	require.NoError(t, s.bookings.Service.Link(ctx, service, p.ID, bookings.LinkInput{}))
-	for day := range 7 {
-		_, err := s.bookings.Service.AddHours(ctx, p.ID, bookings.HoursInput{DayOfWeek: ptr(day), Start: ptr("00:00"), End: ptr("24:00")})
-		require.NoError(t, err)
-	}
-	return p
+	return openProvider(t, s.bookings.Service, service, slug, name)
 }
 
 func (s *routingSite) do(t *testing.T, method, path string, form url.Values) (int, string, http.Header) {

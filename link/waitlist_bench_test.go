@@ -74,18 +74,7 @@ func waitlistCancellation(b *testing.B, d store.Dialect, mode string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := bk.Service.CreateProvider(ctx, bookings.ProviderInput{Name: ptr("Sam"), Slug: ptr("sam"), TimeZone: ptr("UTC")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := bk.Service.Link(ctx, svc.Slug, p.ID, bookings.LinkInput{}); err != nil {
-		b.Fatal(err)
-	}
-	for day := range 7 {
-		if _, err := bk.Service.AddHours(ctx, p.ID, bookings.HoursInput{DayOfWeek: ptr(day), Start: ptr("00:00"), End: ptr("24:00")}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	openProvider(b, bk.Service, svc.Slug, "sam", "Sam")
 	first := time.Now().UTC().Truncate(24 * time.Hour).Add(48 * time.Hour)
 	i := 0
 	b.ReportAllocs()

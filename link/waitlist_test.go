@@ -47,13 +47,7 @@ func TestWaitlistStepsBecomeWebhooks(t *testing.T) {
 		require.NoError(t, err)
 		svc, err := b.Service.CreateService(ctx, bookings.OfferingInput{Name: ptr("Yoga"), Slug: ptr("yoga"), Duration: ptr(60), TimeZone: ptr("UTC")})
 		require.NoError(t, err)
-		p, err := b.Service.CreateProvider(ctx, bookings.ProviderInput{Name: ptr("Sam"), Slug: ptr("sam"), TimeZone: ptr("UTC")})
-		require.NoError(t, err)
-		require.NoError(t, b.Service.Link(ctx, svc.Slug, p.ID, bookings.LinkInput{}))
-		for day := range 7 {
-			_, err := b.Service.AddHours(ctx, p.ID, bookings.HoursInput{DayOfWeek: ptr(day), Start: ptr("00:00"), End: ptr("24:00")})
-			require.NoError(t, err)
-		}
+		openProvider(t, b.Service, svc.Slug, "sam", "Sam")
 		at := time.Now().UTC().Truncate(time.Hour).Add(72 * time.Hour)
 		ann, _, err := b.Service.Create(ctx, bookings.NewBooking{ServiceSlug: "yoga", Start: at, CustomerName: "Ann", CustomerEmail: "ann@example.com"})
 		require.NoError(t, err)
