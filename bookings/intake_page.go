@@ -2,7 +2,6 @@ package bookings
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -186,9 +185,10 @@ func answerText(v any) string {
 
 // pagePrefill is the signed Prefill a booking page request carries (in
 // its address, or posted back with the form), its token, and the IDs of
-// the providers it narrows svc to; ok is false for none (or one not ours,
-// or expired: the page then works as without).
-func (s *Service) pagePrefill(ctx context.Context, r *http.Request, svc Offering) (p Prefill, token string, ids []int64, ok bool) {
+// the providers among offers (the service's) it narrows to; ok is false
+// for none (or one not ours, expired, or naming none of offers: the page
+// then works as without).
+func (s *Service) pagePrefill(r *http.Request, offers []Offer) (p Prefill, token string, ids []int64, ok bool) {
 	token = r.PostFormValue(prefillQuery)
 	if token == "" {
 		token = r.URL.Query().Get(prefillQuery)
@@ -197,10 +197,6 @@ func (s *Service) pagePrefill(ctx context.Context, r *http.Request, svc Offering
 		return Prefill{}, "", nil, false
 	}
 	if p, ok = s.readPrefill(token); !ok {
-		return Prefill{}, "", nil, false
-	}
-	offers, err := s.bookable(ctx, svc)
-	if err != nil {
 		return Prefill{}, "", nil, false
 	}
 	ids, any := prefillProviders(p, offers)

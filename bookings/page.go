@@ -281,7 +281,11 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 	if minutes > 0 {
 		keep["length"] = strconv.Itoa(minutes)
 	}
-	pf, token, providers, prefilled := p.svc.pagePrefill(ctx, r, svc)
+	offers, err := p.svc.bookable(ctx, svc)
+	if err != nil {
+		return err
+	}
+	pf, token, providers, prefilled := p.svc.pagePrefill(r, offers)
 	if prefilled {
 		keep[prefillQuery] = token
 		fillIn(r, pf, svc.IntakeSchema)
@@ -297,10 +301,6 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 	cal.Form, cal.Lengths = "book", lengthChoice(svc, svc.Duration)
 	data.Calendar = cal
 	if data.Waitlist, err = p.waitlistLink(r, svc, cal, minutes); err != nil {
-		return err
-	}
-	offers, err := p.svc.bookable(ctx, svc)
-	if err != nil {
 		return err
 	}
 	offers = onlyProviders(offers, providers)
@@ -370,7 +370,15 @@ func (p *PageHandler) waitlistLink(r *http.Request, svc Offering, cal *monthPick
 	if err != nil {
 		return "", nil
 	}
-	full, err := p.svc.FullSlots(r.Context(), svc, SlotQuery{From: day, To: day.AddDate(0, 0, 1)})
+	// The day's free times are the ones drawn: only the rules are run
+	// again, without the bookings.
+	var free []Slot
+	for _, o := range cal.Time.Options {
+		if t, err := time.Parse(time.RFC3339, o.Value); err == nil {
+			free = append(free, Slot{Period: Period{Start: t.UTC()}})
+		}
+	}
+	full, err := p.svc.fullSlots(r.Context(), svc, SlotQuery{From: day, To: day.AddDate(0, 0, 1)}, free)
 	if err != nil || len(full) == 0 {
 		return "", err
 	}
@@ -399,7 +407,11 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 		CustomerPhone: r.PostFormValue("customer_phone"), Notes: r.PostFormValue("notes"), CustomerTimeZone: zone,
 		IntakeData: intakeAnswers(r, svc.IntakeSchema)}
 	nb.Length, _ = strconv.Atoi(r.PostFormValue("length"))
-	if pf, _, providers, ok := p.svc.pagePrefill(r.Context(), r, svc); ok {
+	offers, err := p.svc.bookable(r.Context(), svc)
+	if err != nil {
+		return err
+	}
+	if pf, _, providers, ok := p.svc.pagePrefill(r, offers); ok {
 		nb.Providers, nb.FromForm = providers, pf.From
 	}
 	if n, _ := strconv.Atoi(r.PostFormValue("repeat")); n > 1 {

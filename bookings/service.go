@@ -458,7 +458,16 @@ func (s *Service) FullSlots(ctx context.Context, svc Offering, q SlotQuery) ([]S
 	if err != nil {
 		return nil, err
 	}
-	svc, _ = svc.withLength(q.Length) // Slots has checked it
+	return s.fullSlots(ctx, svc, q, free)
+}
+
+// fullSlots is FullSlots given the free slots over q (Slots' answer, or
+// the starts a page has already drawn).
+func (s *Service) fullSlots(ctx context.Context, svc Offering, q SlotQuery, free []Slot) ([]Slot, error) {
+	svc, err := svc.withLength(q.Length)
+	if err != nil {
+		return nil, err
+	}
 	offers, err := s.bookable(ctx, svc)
 	if err != nil {
 		return nil, err
@@ -466,6 +475,7 @@ func (s *Service) FullSlots(ctx context.Context, svc Offering, q SlotQuery) ([]S
 	if q.ProviderID != 0 {
 		offers = slices.DeleteFunc(offers, func(o Offer) bool { return o.ID != q.ProviderID })
 	}
+	offers = onlyProviders(offers, q.Providers)
 	from, to, ok := s.window(svc, q.From, q.To)
 	if !ok || len(offers) == 0 {
 		return []Slot{}, nil
@@ -484,13 +494,13 @@ func (s *Service) FullSlots(ctx context.Context, svc Offering, q SlotQuery) ([]S
 	} else {
 		open = slots.Merge(open, q.ProviderID == 0)
 	}
-	taken := make(map[time.Time]bool, len(free))
+	isFree := make(map[int64]bool, len(free)) // by instant: the same time in any zone
 	for _, f := range free {
-		taken[f.Start] = true
+		isFree[f.Start.UnixNano()] = true
 	}
 	out := []Slot{}
 	for _, o := range s.filterSlots(ctx, svc, open) {
-		if !taken[o.Start] {
+		if !isFree[o.Start.UnixNano()] {
 			out = append(out, o)
 		}
 	}

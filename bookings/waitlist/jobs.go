@@ -63,12 +63,8 @@ func (s *Service) sendOffer(ctx context.Context, args offerMailArgs) error {
 		return river.JobCancel(fmt.Errorf("waitlist: offer mail: %w", err))
 	}
 	name := "your appointment"
-	if all, err := s.bk.Services(ctx); err == nil {
-		for _, svc := range all {
-			if svc.ID == e.ServiceID {
-				name = svc.Name
-			}
-		}
+	if svc, err := s.service(ctx, e.ServiceID); err == nil {
+		name = svc.Name
 	}
 	loc := zone(e.TimeZone)
 	link := strings.ReplaceAll(s.o.OfferURL, "{token}", token)

@@ -250,14 +250,9 @@ func (p *PageHandler) join(w http.ResponseWriter, r *http.Request) error {
 // button; or that it has gone.
 func (p *PageHandler) offerPage(w http.ResponseWriter, r *http.Request, status int, e Entry, general ...string) error {
 	ctx := r.Context()
-	name := "your appointment"
-	slug := ""
-	if all, err := p.svc.bk.Services(ctx); err == nil {
-		for _, s := range all {
-			if s.ID == e.ServiceID {
-				name, slug = s.Name, s.Slug
-			}
-		}
+	name, slug := "your appointment", ""
+	if svc, err := p.svc.service(ctx, e.ServiceID); err == nil {
+		name, slug = svc.Name, svc.Slug
 	}
 	_, loc := zoneOf(r.URL.Query(), e.TimeZone)
 	v := &offerView{When: when(e.Start, loc), Name: e.Name, Booked: e.Status == StatusBooked,

@@ -127,12 +127,10 @@ func (s *Service) Join(ctx context.Context, ne NewEntry) (Entry, bool, error) {
 		return Entry{}, false, err
 	}
 	start := ne.Start.UTC().Truncate(time.Second)
-	if !ve.Has("start_time") {
-		if msg, err := s.checkFull(ctx, svc, start, ne.Length); err != nil {
-			return Entry{}, false, err
-		} else if msg != "" {
-			ve.Add("start_time", msg)
-		}
+	if msg, err := s.checkFull(ctx, svc, start, ne.Length); err != nil {
+		return Entry{}, false, err
+	} else if msg != "" {
+		ve.Add("start_time", msg)
 	}
 	if !ve.Empty() {
 		return Entry{}, false, ve.Err()
