@@ -122,6 +122,7 @@ func TestBrowserWaitlist(t *testing.T) {
 	run(chromedp.Navigate(srv.URL+"/bookings/yoga?tz=UTC&date="+at.Format(time.DateOnly)), chromedp.WaitVisible(chromedp.CSS(".waitlist")))
 	require.Contains(t, text(".waitlist"), "Is the time you want taken?")
 	browsertest.NoViolations(t, ctx, "a day with a full time")
+	browsertest.Screenshots(t, ctx, shots, "waitlist-booking-day")
 	browsertest.TabTo(t, ctx, `.waitlist a`)
 	browsertest.Press(t, ctx, "\r", true)
 	require.Equal(t, "Join the waitlist", text("h1"))
