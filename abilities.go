@@ -3,6 +3,8 @@ package groundwork
 import (
 	"slices"
 	"strings"
+
+	"github.com/groundwork-go/groundwork/internal/suggest"
 )
 
 // Ability is one thing a bearer token may be granted, or a signed-in user
@@ -112,35 +114,11 @@ func NearestAbility(name string, own ...string) string {
 	for _, known := range candidates {
 		withWildcards = append(withWildcards, known, wildcardOf(known))
 	}
-	best, d := nearest(name, withWildcards)
+	best, d := suggest.Closest(name, withWildcards)
 	if d > len(name)/2 && len(candidates) == len(knownNames(own)) {
 		return ""
 	}
 	return best
-}
-
-// Nearest is the candidate closest to name (fewest letters to change,
-// case aside), for a message that says what was likely meant ("did you
-// mean booking.created?"); "" when none is near (more than half of name
-// would change).
-func Nearest(name string, candidates []string) string {
-	best, d := nearest(name, candidates)
-	if d > len(name)/2 {
-		return ""
-	}
-	return best
-}
-
-// nearest is the candidate closest to name and its distance; "" and -1
-// for no candidates.
-func nearest(name string, candidates []string) (string, int) {
-	best, bestDistance := "", -1
-	for _, c := range candidates {
-		if d := distance(strings.ToLower(name), strings.ToLower(c)); bestDistance < 0 || d < bestDistance {
-			best, bestDistance = c, d
-		}
-	}
-	return best, bestDistance
 }
 
 // knownNames are the table's names and own.
@@ -160,25 +138,4 @@ func wildcardOf(name string) string {
 		return name[:i+1] + "*"
 	}
 	return name
-}
-
-// distance is the Levenshtein distance of a and b, in bytes.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -149,13 +149,6 @@ func sameJSON(a, b json.RawMessage) bool {
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
-// Operation is the operation of method on path ("GET", "/forms/{form}"
-// as the document writes it), if d describes one.
-func (d *OpenAPI) Operation(method, path string) (json.RawMessage, bool) {
-	op, ok := d.Paths[path][strings.ToLower(method)]
-	return op, ok
-}
-
 // OpenAPIPath is a route pattern's path as an OpenAPI document writes
 // it: "/forms/{$}" is "/forms/", "/files/{path...}" is "/files/{path}".
 func OpenAPIPath(pattern string) string {

@@ -25,7 +25,7 @@ func TestOpenAPIMerge(t *testing.T) {
 	require.NoError(t, doc.Merge(part("/a", `{"type": "object"}`), part("/b", `{ "type" :"object" }`), nil))
 	require.Len(t, doc.Paths, 2)
 	require.Len(t, doc.Tags, 1)
-	_, ok := doc.Operation("GET", "/a")
+	_, ok := doc.Paths["/a"]["get"]
 	require.True(t, ok)
 	require.ErrorContains(t, doc.Merge(part("/a", `{"type": "object"}`)), "GET /a is described twice")
 	require.ErrorContains(t, doc.Merge(part("/c", `{"type": "string"}`)), `the schema "Message" is described twice, differently`)

@@ -28,11 +28,6 @@ func (v *ValidationError) Add(field, message string) {
 	v.errs[field] = append(v.errs[field], message)
 }
 
-// Addf records a formatted message against field.
-func (v *ValidationError) Addf(field, format string, args ...any) {
-	v.Add(field, fmt.Sprintf(format, args...))
-}
-
 // Has reports whether field has a message.
 func (v *ValidationError) Has(field string) bool {
 	_, ok := v.errs[field]

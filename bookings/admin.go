@@ -172,6 +172,8 @@ type adminBooking struct {
 	Payment            *paymentJSON   `json:"payment,omitempty"`
 	// FromForm is the routing form's submission it was made from.
 	FromForm *FromForm `json:"from_form,omitempty"`
+	// Visit is where the visit it was made in came from.
+	Visit *groundwork.Visit `json:"visit,omitempty"`
 }
 
 func toAdmin(b Booking) adminBooking {
@@ -179,7 +181,7 @@ func toAdmin(b Booking) adminBooking {
 		EndTime: utc(b.End), CustomerName: b.CustomerName, CustomerEmail: b.CustomerEmail, CustomerPhone: b.CustomerPhone,
 		CustomerTimeZone: b.CustomerTimeZone, AssignmentStrategy: b.AssignmentStrategy, IntakeVersion: b.IntakeVersion,
 		IntakeData: b.IntakeData, Notes: b.Notes, CreatedAt: utc(b.CreatedAt), UpdatedAt: utc(b.UpdatedAt), Location: b.Location,
-		Payment: paymentOf(b.Payment, true), FromForm: b.FromForm}
+		Payment: paymentOf(b.Payment, true), FromForm: b.FromForm, Visit: b.Visit}
 }
 
 // adminErrors is the admin API's table: a refused status change is a 409

@@ -1,6 +1,10 @@
 package bookings
 
-import "time"
+import (
+	"time"
+
+	"github.com/groundwork-go/groundwork"
+)
 
 // Status is where a booking stands. Requested, confirmed and
 // awaiting-payment ones hold their slot (active); the others are final.
@@ -199,6 +203,11 @@ type Booking struct {
 	// (its page was opened from the submission's signed Prefill); nil for
 	// any other.
 	FromForm *FromForm `json:"from_form,omitempty"`
+	// Visit is where the visit the booking was made in came from, as the
+	// site's analytics counted it (groundwork.VisitOf, read when the
+	// booking is made); nil when the analytics had not seen the visitor
+	// (a booking made through the API by a server), and for CreateTx.
+	Visit *groundwork.Visit `json:"visit,omitempty"`
 }
 
 // Active reports whether the booking holds its slot.

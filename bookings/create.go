@@ -284,6 +284,15 @@ func (s *Service) Hold(ctx context.Context, nb NewBooking) (Hold, string, error)
 		ExpiresAt: b.CreatedAt.Add(cmp.Or(nb.HoldFor, holdLifetimeDefault)), CreatedAt: b.CreatedAt}, token, nil
 }
 
+// visitOf is the visit ctx's request belongs to (groundwork.VisitOf),
+// nil when not known.
+func visitOf(ctx context.Context) *groundwork.Visit {
+	if v, ok := groundwork.VisitOf(ctx); ok {
+		return &v
+	}
+	return nil
+}
+
 // create is Create (or, with hold, Hold), also returning the service and
 // provider booked; it counts a booking made or refused as taken
 // (groundwork.MetricBookings).
@@ -321,6 +330,10 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 	}
 	if err := s.checkNewBooking(rules, &nb); err != nil {
 		return Booking{}, "", Offering{}, Offer{}, err
+	}
+	var visit *groundwork.Visit
+	if !hold && tx == nil { // read outside any transaction: the analytics reads on its own
+		visit = visitOf(ctx)
 	}
 	var useHold Hold
 	if nb.HoldToken != "" {
@@ -442,7 +455,7 @@ func (s *Service) book(ctx context.Context, nb NewBooking, hold bool, tx *sql.Tx
 		b := Booking{Number: number, ServiceID: svc.ID, ProviderID: &id, Status: status, Start: start, End: start.Add(length),
 			CustomerName: nb.CustomerName, CustomerEmail: nb.CustomerEmail, CustomerPhone: nb.CustomerPhone,
 			CustomerTimeZone: nb.CustomerTimeZone, AssignmentStrategy: strategy, IntakeVersion: svc.IntakeSchemaVersion,
-			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now, Payment: pay, FromForm: nb.FromForm}
+			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now, Payment: pay, FromForm: nb.FromForm, Visit: visit}
 		// The calendar's rules as read for the slot list (they change
 		// rarely); the bookings are read again inside the lock.
 		locks, hostIDs, checkHost := s.hostLocks(svc, hosts, cal, start)

@@ -117,6 +117,8 @@ type bookingRow struct {
 	Booking
 	When, Service, Provider, URL string
 	CanConfirm, CanCancel        bool
+	// Via is where the booking's visit came from (web.Via).
+	Via string
 }
 
 // who is the viewer, or a 403 Problem.
@@ -221,7 +223,7 @@ func (p *ListPage) list(w http.ResponseWriter, r *http.Request) error {
 func (p *ListPage) row(b Booking, loc *time.Location, sn, pn map[int64]string, now time.Time) bookingRow {
 	row := bookingRow{Booking: b, When: b.Start.In(loc).Format("Mon 2 Jan 2006, 15:04") + "–" + b.End.In(loc).Format("15:04"),
 		Service: sn[b.ServiceID], URL: p.base.Prefix + "/" + strconv.FormatInt(b.ID, 10) + "?tz=" + url.QueryEscape(loc.String()),
-		CanConfirm: b.Status == StatusRequested, CanCancel: b.Active() && b.Start.After(now)}
+		CanConfirm: b.Status == StatusRequested, CanCancel: b.Active() && b.Start.After(now), Via: web.Via(b.Visit)}
 	if b.ProviderID != nil {
 		row.Provider = pn[*b.ProviderID]
 	}

@@ -113,7 +113,7 @@ func (s *Service) CreateSeries(ctx context.Context, nb NewBooking) (Series, erro
 		return Series{}, fmt.Errorf("bookings: create series: %w", err)
 	}
 	out := Series{ID: "SR" + id[2:]}
-	rs, tokens, skipped, err := s.seriesReservations(svc, o, nb, cal, starts, bestFree, out.ID, reach)
+	rs, tokens, skipped, err := s.seriesReservations(ctx, svc, o, nb, cal, starts, bestFree, out.ID, reach)
 	if err != nil {
 		return Series{}, err
 	}
@@ -172,10 +172,10 @@ func (s *Service) bestForSeries(svc Offering, offers []Offer, cal Availability, 
 // seriesReservations are the reservations of the free starts with
 // offer o, each with its manage token (by its index), and the starts
 // skipped.
-func (s *Service) seriesReservations(svc Offering, o Offer, nb NewBooking, cal Availability, starts []time.Time, free []bool, seriesID string,
+func (s *Service) seriesReservations(ctx context.Context, svc Offering, o Offer, nb NewBooking, cal Availability, starts []time.Time, free []bool, seriesID string,
 	reach time.Duration) (rs []Reservation, tokens map[int]string, skipped []time.Time, err error) {
 	tokens = map[int]string{}
-	now := s.o.Now().UTC()
+	now, visit := s.o.Now().UTC(), visitOf(ctx)
 	for k, st := range starts {
 		if !free[k] {
 			skipped = append(skipped, st)
@@ -197,7 +197,7 @@ func (s *Service) seriesReservations(svc Offering, o Offer, nb NewBooking, cal A
 		b := Booking{Number: number, ServiceID: svc.ID, ProviderID: &pid, Status: status, Start: st, End: st.Add(length(svc, o)),
 			CustomerName: nb.CustomerName, CustomerEmail: nb.CustomerEmail, CustomerPhone: nb.CustomerPhone,
 			CustomerTimeZone: nb.CustomerTimeZone, AssignmentStrategy: assignedRoundRobin, IntakeVersion: svc.IntakeSchemaVersion,
-			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now, SeriesID: seriesID, SeriesIndex: len(rs)}
+			IntakeData: nb.IntakeData, Notes: nb.Notes, CreatedAt: now, UpdatedAt: now, SeriesID: seriesID, SeriesIndex: len(rs), Visit: visit}
 		tokens[len(rs)] = token
 		rs = append(rs, Reservation{Booking: b, ManageTokenHash: hash, ManageTokenSealed: s.sealStored(token),
 			Lock: strconv.FormatInt(o.ID, 10) + "|" + slots.DateOf(st.In(location(o.TimeZone))).String(), Locks: s.limitLocks(svc, o, st),

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/groundwork-go/groundwork"
 )
 
 // CSVOptions shape an export.
@@ -34,7 +36,9 @@ func neutralise(cell string) string {
 // first: Submission ID, Submission Number, Submitted At (UTC), one column
 // per data field in field order (headed by its label, holding display
 // values), Page URL, optionally IP Address, then Is Read, Is Spam and Is
-// Starred as 1 or 0.
+// Starred as 1 or 0, then where the visit came from (Submission.Visit):
+// Source, Medium, Campaign, Landing Page and Country, empty where not
+// known.
 func (s *Service) ExportCSV(ctx context.Context, form *Form, w io.Writer, opts CSVOptions) error {
 	fields, err := s.store.Fields(ctx, form.ID)
 	if err != nil {
@@ -55,7 +59,7 @@ func (s *Service) ExportCSV(ctx context.Context, form *Form, w io.Writer, opts C
 	if opts.IncludeIPAddress {
 		header = append(header, "IP Address")
 	}
-	header = append(header, "Is Read", "Is Spam", "Is Starred")
+	header = append(header, "Is Read", "Is Spam", "Is Starred", "Source", "Medium", "Campaign", "Landing Page", "Country")
 	if err := cw.Write(header); err != nil {
 		return err
 	}
@@ -81,6 +85,13 @@ func (s *Service) ExportCSV(ctx context.Context, form *Form, w io.Writer, opts C
 			row = append(row, neutralise(sub.IPAddress))
 		}
 		row = append(row, flag(sub.IsRead), flag(sub.IsSpam), flag(sub.IsStarred))
+		var visit groundwork.Visit
+		if sub.Visit != nil {
+			visit = *sub.Visit
+		}
+		for _, cell := range []string{visit.Source, visit.Medium, visit.Campaign, visit.Landing, visit.Country} {
+			row = append(row, neutralise(cell))
+		}
 		if err := cw.Write(row); err != nil {
 			return err
 		}

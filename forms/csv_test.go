@@ -57,6 +57,6 @@ func TestExportCSV(t *testing.T) {
 	require.Equal(t, 200, r.status)
 	require.Equal(t, "text/csv; charset=utf-8", r.header.Get("Content-Type"))
 	require.Equal(t, `attachment; filename=contact-submissions-2026-11-22.csv`, r.header.Get("Content-Disposition"))
-	require.True(t, strings.HasPrefix(r.body, "Submission ID,Submission Number,Submitted At,Name,Email,Topic,Message,CV,'=Interests,Page URL,IP Address,Is Read,Is Spam,Is Starred\n"))
+	require.True(t, strings.HasPrefix(r.body, "Submission ID,Submission Number,Submitted At,Name,Email,Topic,Message,CV,'=Interests,Page URL,IP Address,Is Read,Is Spam,Is Starred,Source,Medium,Campaign,Landing Page,Country\n"))
 	golden(t, "export.csv.golden", r.body)
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/groundwork-go/groundwork"
 )
 
 // Form is a form and its display settings. JSON names are the wire names.
@@ -314,6 +316,10 @@ type Submission struct {
 	// Routed is where a routing form sent it to book, and what came of it
 	// (nil for none).
 	Routed *Routed `json:"routed,omitempty"`
+	// Visit is where the visit the submission was sent in came from, as
+	// the site's analytics counted it (groundwork.VisitOf, read when it is
+	// sent); nil when the analytics had not seen the visitor.
+	Visit *groundwork.Visit `json:"visit,omitempty"`
 	// Limit, when not zero, is the most accepted (not spam) submissions
 	// the form takes: the store counts them in the submission's
 	// transaction, the form's row locked, and refuses this one with

@@ -78,6 +78,8 @@ type inboxRow struct {
 	Title, Preview, When string
 	Read, Starred, Spam  bool
 	URL                  string
+	// Via is where the answer's visit came from (web.Via).
+	Via string
 }
 
 // inboxFilters are the lists by flag: the inbox leaves spam out.
@@ -164,7 +166,7 @@ func (p *SummaryPage) inbox(w http.ResponseWriter, r *http.Request) error {
 	for _, s := range subs {
 		title, preview := headline(s, words)
 		view.Rows = append(view.Rows, inboxRow{ID: s.ID, Title: title, Preview: preview, When: s.CreatedAt.UTC().Format("2 Jan 2006 15:04"),
-			Read: s.IsRead, Starred: s.IsStarred, Spam: s.IsSpam, URL: base + strconv.FormatInt(s.ID, 10)})
+			Read: s.IsRead, Starred: s.IsStarred, Spam: s.IsSpam, URL: base + strconv.FormatInt(s.ID, 10), Via: web.Via(s.Visit)})
 	}
 	p.base.Render.Render(w, r, http.StatusOK, InboxTemplate, &web.Page{Title: "Answers to " + form.Name, Data: view, CSRF: web.CSRFToken(w, r),
 		Flash: p.base.Render.TakeFlash(w, r, base)})

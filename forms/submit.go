@@ -225,6 +225,9 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		sub.Respondent = who
 		routeTo(form, sub, a, names, now)
 	}
+	if v, ok := groundwork.VisitOf(ctx); ok { // read before the transaction: the analytics reads on its own
+		sub.Visit = &v
+	}
 	notifications := def.notifications
 	if !sub.IsSpam && s.enqueuer != nil && notifications == nil {
 		var err error

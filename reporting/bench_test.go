@@ -136,7 +136,7 @@ func BenchmarkReports(b *testing.B) {
 			// hourly housekeeping does) and, on Postgres, the tables
 			// vacuumed and analyzed (as autovacuum would by now; left to
 			// itself it works through the deletions during the timing).
-			if err := st.Forget(context.Background(), today.Format(time.DateOnly)); err != nil {
+			if _, err := st.Forget(context.Background(), today.Format(time.DateOnly), ""); err != nil {
 				b.Fatal(err)
 			}
 			if d == store.Postgres {

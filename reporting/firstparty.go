@@ -299,17 +299,11 @@ func (a *Analytics) collect(ctx context.Context, v View, botCheck bool) error {
 		return err
 	}
 	site := strings.ToLower(u.Hostname())
-	sum := sha256.New()
-	sum.Write(salt)
-	for _, part := range []string{site, v.IP, v.UserAgent} {
-		sum.Write([]byte{0})
-		sum.Write([]byte(part))
-	}
 	path := u.EscapedPath()
 	if path == "" {
 		path = "/"
 	}
-	h := Hit{At: now, Day: day, Visitor: hex.EncodeToString(sum.Sum(nil)[:16]), Event: name, Path: clip(path, MaxPathLength),
+	h := Hit{At: now, Day: day, Visitor: visitorHash(salt, site, v.IP, v.UserAgent), Event: name, Path: clip(path, MaxPathLength),
 		Title: clip(strings.TrimSpace(v.Title), MaxTitleLength), Source: source(u, v.Referrer, site), Device: Device(v.UserAgent),
 		Country: clip(strings.ToUpper(strings.TrimSpace(v.Country)), 2), Props: props, Campaign: campaign(u)}
 	h.Browser, h.OS = browserAndOS(v.UserAgent)
@@ -466,6 +460,19 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// visitorHash is a visitor of a day (Hit.Visitor): the hex of the first
+// 16 bytes of SHA-256 over the day's salt, the site, the IP and the user
+// agent.
+func visitorHash(salt []byte, site, ip, userAgent string) string {
+	sum := sha256.New()
+	sum.Write(salt)
+	for _, part := range []string{site, ip, userAgent} {
+		sum.Write([]byte{0})
+		sum.Write([]byte(part))
+	}
+	return hex.EncodeToString(sum.Sum(nil)[:16])
 }
 
 // salt is day's salt: kept in memory, agreed through the store.

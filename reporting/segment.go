@@ -33,6 +33,11 @@ type SegmentStore interface {
 	// DimGoal (each goal's conversions by those visitors). A goal
 	// filter that names no goal is ErrBadFilter.
 	Segment(ctx context.Context, fs Filters, dim Dimension, from, to string, limit int) ([]reportingstore.DailyRow, error)
+	// SessionEntry is the first page view of the visitor's latest session
+	// of day (visitor the day's hash, as Hit.Visitor), as kept: its Path,
+	// Source, Country and Campaign; false when the visitor has had no
+	// page view that day.
+	SessionEntry(ctx context.Context, day, visitor string) (Hit, bool, error)
 }
 
 // pairsOnly reports whether the rollups answer dim under fs: every

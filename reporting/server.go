@@ -10,7 +10,9 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 )
 
@@ -46,6 +48,12 @@ type VisitorOptions struct {
 	// BaseURL is the site's public origin; the request's scheme and Host
 	// when nil.
 	BaseURL *url.URL
+	// Analytics, when set, also lets the handlers under CarryVisitor read
+	// where the visit came from (groundwork.VisitOf: the first page view
+	// of the visitor's session that day, as Analytics counted it), so a
+	// submission or a booking made through an API a page calls keeps it.
+	// TrackViews does so for the pages it wraps.
+	Analytics *Analytics
 }
 
 // CarryVisitor puts each request's Visitor in its context, so that what
@@ -68,7 +76,11 @@ func CarryVisitor(next http.Handler, o VisitorOptions) http.Handler {
 		}
 		v := Visitor{IP: proxies.ClientIPString(r, o.TrustedProxies), UserAgent: r.UserAgent(), Page: page + r.URL.RequestURI(),
 			Referrer: r.Referer()}
-		next.ServeHTTP(w, r.WithContext(WithVisitor(r.Context(), v)))
+		ctx := WithVisitor(r.Context(), v)
+		if o.Analytics != nil {
+			ctx = o.Analytics.withVisit(ctx, v)
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
@@ -109,14 +121,68 @@ func (a *Analytics) TrackViews(next http.Handler, o VisitorOptions, logger *slog
 			logger.ErrorContext(r.Context(), "reporting: track view", "error", err)
 		}
 	})
+	o.Analytics = a
 	carried := CarryVisitor(track, o)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := VisitorFrom(r.Context()); ok {
-			track.ServeHTTP(w, r)
+		if v, ok := VisitorFrom(r.Context()); ok {
+			track.ServeHTTP(w, r.WithContext(a.withVisit(r.Context(), v)))
 			return
 		}
 		carried.ServeHTTP(w, r)
 	})
+}
+
+// withVisit is ctx able to tell v's visit (groundwork.VisitOf), read
+// when first asked.
+func (a *Analytics) withVisit(ctx context.Context, v Visitor) context.Context {
+	return groundwork.WithVisit(ctx, func(ctx context.Context) (groundwork.Visit, bool) { return a.visitOf(ctx, v) })
+}
+
+// visitOf is where v's visit came from: the first page view of their
+// latest session today, as the store keeps it or, not written yet, as
+// this instance holds it. False when the store keeps no views by visitor
+// (SegmentStore) or has none of v's today; an error reading is logged
+// and taken for none (a submission is not refused for its analytics).
+func (a *Analytics) visitOf(ctx context.Context, v Visitor) (groundwork.Visit, bool) {
+	ss, ok := a.store.(SegmentStore)
+	u, err := url.Parse(v.Page)
+	if !ok || err != nil || u.Host == "" {
+		return groundwork.Visit{}, false
+	}
+	day := a.o.Now().In(a.o.Location).Format(time.DateOnly)
+	salt, err := a.salt(ctx, day)
+	if err != nil {
+		a.o.Logger.WarnContext(ctx, "reporting: the visit's origin not read", "error", err)
+		return groundwork.Visit{}, false
+	}
+	visitor := visitorHash(salt, strings.ToLower(u.Hostname()), v.IP, v.UserAgent)
+	h, found, err := ss.SessionEntry(ctx, day, visitor)
+	if err != nil {
+		a.o.Logger.WarnContext(ctx, "reporting: the visit's origin not read", "error", err)
+		return groundwork.Visit{}, false
+	}
+	if !found {
+		h, found = a.pendingEntry(day, visitor)
+	}
+	if !found {
+		return groundwork.Visit{}, false
+	}
+	return groundwork.Visit{Source: h.Source, Medium: h.Campaign[0], Campaign: h.Campaign[1], Landing: h.Path, Country: h.Country}, true
+}
+
+// pendingEntry is the visitor's first page view of day among the hits
+// not written yet: a visit that began moments ago.
+func (a *Analytics) pendingEntry(day, visitor string) (Hit, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, b := range a.pending.blocks {
+		for _, h := range b {
+			if h.Visitor == visitor && h.Day == day && h.Event == "" {
+				return h, true
+			}
+		}
+	}
+	return Hit{}, false
 }
 
 // htmlRecorder keeps the status a handler answered.

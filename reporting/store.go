@@ -136,11 +136,10 @@ type Store interface {
 	// was at or after since (the visitors "now").
 	Recent(ctx context.Context, days []string, since time.Time) (int, error)
 	// Forget deletes the salts of days before day and the uniques of days
-	// before day−1: after that no hash can be tied to anything.
-	Forget(ctx context.Context, day string) error
-	// Prune deletes the rollups of days before day, and returns how many
-	// rows.
-	Prune(ctx context.Context, day string) (int, error)
+	// before day−1: after that no hash can be tied to anything (day "" for
+	// none). When prune is not "", it also deletes the rollups of days
+	// before prune, and returns how many rows.
+	Forget(ctx context.Context, day, prune string) (int, error)
 }
 
 // Filter narrows a report to the page views with one value of one

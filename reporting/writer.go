@@ -187,14 +187,10 @@ func (a *Analytics) Run(ctx context.Context) {
 
 // Housekeep forgets old salts and uniques and prunes old rollups.
 func (a *Analytics) Housekeep(ctx context.Context) error {
-	today := a.o.Now().In(a.o.Location)
-	if err := a.store.Forget(ctx, today.Format(time.DateOnly)); err != nil {
-		return err
-	}
+	today, prune := a.o.Now().In(a.o.Location), ""
 	if a.o.Retention > 0 {
-		if _, err := a.store.Prune(ctx, today.Add(-a.o.Retention).Format(time.DateOnly)); err != nil {
-			return err
-		}
+		prune = today.Add(-a.o.Retention).Format(time.DateOnly)
 	}
-	return nil
+	_, err := a.store.Forget(ctx, today.Format(time.DateOnly), prune)
+	return err
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/suggest"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -430,7 +431,7 @@ func (s *Service) applyEvents(sub *Subscription, in SubscriptionInput, creating 
 			continue
 		case !s.known(e):
 			msg := fmt.Sprintf("The selected %s is invalid: %q is not an event here.", field, e)
-			if near := groundwork.Nearest(e, s.Events()); near != "" {
+			if near := suggest.Nearest(e, s.Events()); near != "" {
 				msg += fmt.Sprintf(" Did you mean %q?", near)
 			}
 			v.Add(field, msg)

@@ -316,7 +316,7 @@ func seed(ctx context.Context, db *store.DB, st *reportingsql.Store, today time.
 	}
 	// The steady state: the visitors' days before yesterday forgotten (as
 	// the hourly housekeeping does), the tables analysed.
-	if err := st.Forget(ctx, today.Format(time.DateOnly)); err != nil {
+	if _, err := st.Forget(ctx, today.Format(time.DateOnly), ""); err != nil {
 		return err
 	}
 	analyze := "ANALYZE"

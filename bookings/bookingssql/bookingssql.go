@@ -12,6 +12,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/store"
@@ -437,11 +438,12 @@ type bookingRow struct {
 	SeriesIndex   int                            `db:"series_index"`
 	Payment       store.JSON[*bookings.Payment]  `db:"payment"`
 	FromForm      store.JSON[*bookings.FromForm] `db:"from_form"`
+	Visit         store.JSON[*groundwork.Visit]  `db:"visit"`
 }
 
 const bookingColumns = `id, number, service_id, provider_id, status, start_time, end_time, customer_name, customer_email,
 	customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data, notes, sequence, created_at, updated_at,
-	manage_token_sealed, location_kind, location, series_id, series_index, payment, from_form`
+	manage_token_sealed, location_kind, location, series_id, series_index, payment, from_form, visit`
 
 func (r bookingRow) booking() bookings.Booking {
 	return bookings.Booking{ID: r.ID, Number: r.Number, ServiceID: r.ServiceID, ProviderID: idPtr(r.ProviderID), Status: bookings.Status(r.Status),
@@ -449,7 +451,7 @@ func (r bookingRow) booking() bookings.Booking {
 		CustomerTimeZone: r.TimeZone, AssignmentStrategy: bookings.Assignment(r.Strategy), IntakeVersion: r.IntakeVersion, IntakeData: r.IntakeData.V,
 		Notes: r.Notes, Sequence: r.Sequence, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, SealedManageToken: r.Sealed,
 		Location: locationOf(r.LocationKind, r.Location), SeriesID: r.SeriesID, SeriesIndex: r.SeriesIndex, Payment: r.Payment.V,
-		FromForm: r.FromForm.V}
+		FromForm: r.FromForm.V, Visit: r.Visit.V}
 }
 
 // locationOf is a booking's stored place, nil for none.

@@ -95,12 +95,13 @@ func (s *Store) SeriesBookings(ctx context.Context, seriesID string) ([]bookings
 	return s.selectBookings(ctx, "series bookings", bookingColumns, `series_id = ?`, seriesID)
 }
 
-// fromForm is a booking's from_form column: NULL for none.
-func fromForm(f *bookings.FromForm) any {
-	if f == nil {
+// nullJSON is a nullable JSON column's value (from_form, visit): NULL
+// for none.
+func nullJSON[T any](v *T) any {
+	if v == nil {
 		return nil
 	}
-	return store.JSON[*bookings.FromForm]{V: f}
+	return store.JSON[*T]{V: v}
 }
 
 // reserveIn is Reserve inside the caller's transaction, under a
@@ -162,12 +163,12 @@ func (s *Store) reserve(ctx context.Context, tx *sqlx.Tx, r bookings.Reservation
 		err = tx.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_bookings (number, service_id, provider_id, status, start_time,
 			end_time, customer_name, customer_email, customer_phone, customer_timezone, assignment_strategy, intake_version, intake_data,
 			notes, manage_token_hash, manage_token_sealed, created_at, updated_at, seat, location_kind, location, series_id, series_index,
-			payment, from_form) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+bookingColumns),
+			payment, from_form, visit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+bookingColumns),
 			b.Number, b.ServiceID, nullID(b.ProviderID), b.Status, store.NewTime(b.Start), store.NewTime(b.End), b.CustomerName,
 			b.CustomerEmail, b.CustomerPhone, b.CustomerTimeZone, b.AssignmentStrategy, b.IntakeVersion,
 			store.JSON[map[string]any]{V: b.IntakeData}, b.Notes, r.ManageTokenHash, r.ManageTokenSealed, store.NewTime(b.CreatedAt),
 			store.NewTime(b.UpdatedAt), seat, kind, place, b.SeriesID, b.SeriesIndex, store.JSON[*bookings.Payment]{V: b.Payment},
-			fromForm(b.FromForm)).StructScan(&row)
+			nullJSON(b.FromForm), nullJSON(b.Visit)).StructScan(&row)
 		if err != nil {
 			return err
 		}

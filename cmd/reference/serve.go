@@ -476,7 +476,9 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	if reports.oauth != nil {
 		routes = append(routes, reports.oauth.Routes()...)
 	}
-	visitor := reporting.VisitorOptions{TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL}
+	// Every submission and booking keeps where its visit came from, the
+	// API's too (a page's script that submits through it).
+	visitor := reporting.VisitorOptions{TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Analytics: reports.analytics}
 	body, upload := cmp.Or(cfg.bodyTimeout, api.BodyTimeoutDefault), cmp.Or(cfg.uploadTimeout, api.UploadTimeoutDefault)
 	visitors := reporting.CarryVisitor(mux, visitor)
 	return h.site.pages(recoverPanics(logRequests(api.WithBodyDeadline(visitors, body, upload), logger, cfg.requestLogEvery), logger)), routes

@@ -239,7 +239,7 @@ func scanSubmissions(rows *sql.Rows) ([]forms.Submission, error) {
 	for rows.Next() {
 		var r submissionRow
 		if err := rows.Scan(&r.ID, &r.FormID, &r.PageURL, &r.ReferrerURL, &r.IPAddress, &r.UserAgent, &r.IsRead, &r.IsSpam,
-			&r.IsStarred, &r.AdminNotes, &r.CreatedAt, &r.UpdatedAt, &r.Routed); err != nil {
+			&r.IsStarred, &r.AdminNotes, &r.CreatedAt, &r.UpdatedAt, &r.Routed, &r.Visit); err != nil {
 			return nil, err
 		}
 		subs = append(subs, r.submission())

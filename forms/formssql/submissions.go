@@ -13,6 +13,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/store"
 )
@@ -20,28 +21,30 @@ import (
 // ---- submissions ----
 
 type submissionRow struct {
-	ID          int64                     `db:"id"`
-	FormID      int64                     `db:"form_id"`
-	PageURL     string                    `db:"page_url"`
-	ReferrerURL string                    `db:"referrer_url"`
-	IPAddress   string                    `db:"ip_address"`
-	UserAgent   string                    `db:"user_agent"`
-	IsRead      bool                      `db:"is_read"`
-	IsSpam      bool                      `db:"is_spam"`
-	IsStarred   bool                      `db:"is_starred"`
-	AdminNotes  string                    `db:"admin_notes"`
-	CreatedAt   store.Time                `db:"created_at"`
-	UpdatedAt   store.Time                `db:"updated_at"`
-	Routed      store.JSON[*forms.Routed] `db:"routed"`
+	ID          int64                         `db:"id"`
+	FormID      int64                         `db:"form_id"`
+	PageURL     string                        `db:"page_url"`
+	ReferrerURL string                        `db:"referrer_url"`
+	IPAddress   string                        `db:"ip_address"`
+	UserAgent   string                        `db:"user_agent"`
+	IsRead      bool                          `db:"is_read"`
+	IsSpam      bool                          `db:"is_spam"`
+	IsStarred   bool                          `db:"is_starred"`
+	AdminNotes  string                        `db:"admin_notes"`
+	CreatedAt   store.Time                    `db:"created_at"`
+	UpdatedAt   store.Time                    `db:"updated_at"`
+	Routed      store.JSON[*forms.Routed]     `db:"routed"`
+	Visit       store.JSON[*groundwork.Visit] `db:"visit"`
 }
 
 const submissionColumns = `id, form_id, page_url, referrer_url, ip_address, user_agent, is_read, is_spam, is_starred,
-	admin_notes, created_at, updated_at, routed`
+	admin_notes, created_at, updated_at, routed, visit`
 
 func (r submissionRow) submission() forms.Submission {
 	return forms.Submission{ID: r.ID, FormID: r.FormID, PageURL: r.PageURL, ReferrerURL: r.ReferrerURL, IPAddress: r.IPAddress,
 		UserAgent: r.UserAgent, IsRead: r.IsRead, IsSpam: r.IsSpam, IsStarred: r.IsStarred, AdminNotes: r.AdminNotes,
-		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, Values: []forms.Value{}, Uploads: []forms.Upload{}, Routed: r.Routed.V}
+		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, Values: []forms.Value{}, Uploads: []forms.Upload{}, Routed: r.Routed.V,
+		Visit: r.Visit.V}
 }
 
 // CreateSubmission implements forms.Store.
@@ -131,9 +134,9 @@ func insertSubmissionPostgres(ctx context.Context, q sqlx.QueryerContext, sub *f
 		SELECT id FROM forms_forms WHERE id = $1 AND ($20::bigint = 0 OR version = $20::bigint)
 	), s AS (
 		INSERT INTO forms_submissions (form_id, page_url, referrer_url, ip_address, user_agent, is_read, is_spam, is_starred,
-			admin_notes, created_at, updated_at, routed)
+			admin_notes, created_at, updated_at, routed, visit)
 		SELECT f.id, $2::text, $3::text, $4::text, $5::text, $6::boolean, $7::boolean, $8::boolean, $9::text,
-			$10::timestamptz, $11::timestamptz, $21::text FROM f RETURNING id
+			$10::timestamptz, $11::timestamptz, $21::text, $22::text FROM f RETURNING id
 	), v AS (
 		INSERT INTO forms_values (submission_id, field_id, field_name, field_label, field_type, value, value_array,
 			display_value, created_at)
@@ -145,7 +148,7 @@ func insertSubmissionPostgres(ctx context.Context, q sqlx.QueryerContext, sub *f
 	SELECT s.id, v.id, v.field_name FROM s LEFT JOIN v ON TRUE`,
 		sub.FormID, sub.PageURL, sub.ReferrerURL, sub.IPAddress, sub.UserAgent, sub.IsRead, sub.IsSpam, sub.IsStarred,
 		sub.AdminNotes, store.NewTime(sub.CreatedAt), store.NewTime(sub.UpdatedAt),
-		fieldIDs, names, labels, types, values, arrays, displays, created, sub.FormVersion, routedColumn(sub.Routed))
+		fieldIDs, names, labels, types, values, arrays, displays, created, sub.FormVersion, jsonColumn(sub.Routed), jsonColumn(sub.Visit))
 	if err != nil {
 		return err
 	}
@@ -219,9 +222,9 @@ func setValueIDs(sub *forms.Submission, ids map[string]int64) error {
 func (s *Store) insertSubmission(ctx context.Context, tx *sqlx.Tx, sub *forms.Submission) error {
 	created := store.NewTime(sub.CreatedAt)
 	if err := s.stmts.QueryRowContext(ctx, tx, s.q(`INSERT INTO forms_submissions (form_id, page_url, referrer_url, ip_address,
-			user_agent, is_read, is_spam, is_starred, admin_notes, created_at, updated_at, routed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			user_agent, is_read, is_spam, is_starred, admin_notes, created_at, updated_at, routed, visit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			RETURNING id`), sub.FormID, sub.PageURL, sub.ReferrerURL, sub.IPAddress, sub.UserAgent, sub.IsRead, sub.IsSpam,
-		sub.IsStarred, sub.AdminNotes, created, store.NewTime(sub.UpdatedAt), routedColumn(sub.Routed)).Scan(&sub.ID); err != nil {
+		sub.IsStarred, sub.AdminNotes, created, store.NewTime(sub.UpdatedAt), jsonColumn(sub.Routed), jsonColumn(sub.Visit)).Scan(&sub.ID); err != nil {
 		return err
 	}
 	uploadIDs := map[string]int64{}
@@ -387,8 +390,8 @@ func (s *Store) Submission(ctx context.Context, formID, id int64) (*forms.Submis
 	return &subs[0], nil
 }
 
-// routedColumn is a submission's routed column: NULL for none.
-func routedColumn(r *forms.Routed) *string {
+// jsonColumn is a submission's routed or visit column: NULL for none.
+func jsonColumn[T any](r *T) *string {
 	if r == nil {
 		return nil
 	}
@@ -403,7 +406,7 @@ func routedColumn(r *forms.Routed) *string {
 // UpdateSubmission implements forms.Store, in the caller's transaction
 // when ctx carries one.
 func (s *Store) UpdateSubmission(ctx context.Context, sub *forms.Submission) error {
-	routed := routedColumn(sub.Routed)
+	routed := jsonColumn(sub.Routed)
 	res, err := s.db.On(ctx).ExecContext(ctx, s.q(`UPDATE forms_submissions SET is_read = ?, is_spam = ?, is_starred = ?, admin_notes = ?,
 		updated_at = ?, routed = ? WHERE id = ? AND form_id = ?`), sub.IsRead, sub.IsSpam, sub.IsStarred, sub.AdminNotes,
 		store.NewTime(sub.UpdatedAt), routed, sub.ID, sub.FormID)

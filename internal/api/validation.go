@@ -25,7 +25,9 @@ type Validator struct {
 func (v *Validator) Add(field, message string) { v.ve.Add(field, message) }
 
 // Addf records a formatted message against field.
-func (v *Validator) Addf(field, format string, args ...any) { v.ve.Addf(field, format, args...) }
+func (v *Validator) Addf(field, format string, args ...any) {
+	v.ve.Add(field, fmt.Sprintf(format, args...))
+}
 
 // Has reports whether field has a message.
 func (v *Validator) Has(field string) bool { return v.ve.Has(field) }

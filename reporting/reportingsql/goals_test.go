@@ -127,7 +127,8 @@ func TestGoalsAgainstRawHits(t *testing.T) {
 			st := reportingsql.New(storetest.Open(t, d, reportingsql.Migrations))
 			record(t, st, hits, rng)
 			// The first day's uniques are forgotten, as at the turn of a day.
-			require.NoError(t, st.Forget(ctx, goalDays[2]))
+			_, err := st.Forget(ctx, goalDays[2], "")
+			require.NoError(t, err)
 			var goals []reporting.Goal
 			for _, g := range testGoals {
 				made, err := st.AddGoal(ctx, g)

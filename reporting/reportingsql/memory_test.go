@@ -88,7 +88,7 @@ func TestKeptDaysFollowWrites(t *testing.T) {
 		same("a goal made after the days were kept", byGoal)
 		require.NotEmpty(t, read(kept, byGoal, reporting.DimTotal))
 
-		_, err = writer.Prune(ctx, days[1])
+		_, err = writer.Forget(ctx, "", days[1])
 		require.NoError(t, err)
 		same("after the first day was pruned", de)
 		total := read(kept, nil, reporting.DimTotal)

@@ -448,7 +448,21 @@ func (s *Store) Recent(ctx context.Context, days []string, since time.Time) (int
 }
 
 // Forget implements reporting.Store.
-func (s *Store) Forget(ctx context.Context, day string) error {
+func (s *Store) Forget(ctx context.Context, day, prune string) (int, error) {
+	if day != "" {
+		if err := s.forget(ctx, day); err != nil {
+			return 0, err
+		}
+	}
+	if prune == "" {
+		return 0, nil
+	}
+	return s.prune(ctx, prune)
+}
+
+// forget deletes the salts of days before day and the uniques of days
+// before day−1.
+func (s *Store) forget(ctx context.Context, day string) error {
 	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM reporting_salts WHERE day < ?`), day); err != nil {
 			return err
@@ -466,8 +480,9 @@ func (s *Store) Forget(ctx context.Context, day string) error {
 	return nil
 }
 
-// Prune implements reporting.Store.
-func (s *Store) Prune(ctx context.Context, day string) (int, error) {
+// prune deletes the rollups of days before day, and returns how many
+// daily rows.
+func (s *Store) prune(ctx context.Context, day string) (int, error) {
 	res, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM reporting_daily WHERE day < ?`), day)
 	if err != nil {
 		return 0, fmt.Errorf("reportingsql: prune: %w", err)

@@ -2,6 +2,8 @@ package reportingsql
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -403,4 +405,33 @@ func (s *Store) segmentGoals(ctx context.Context, n narrowing, goals []reporting
 		}
 	}
 	return rows, nil
+}
+
+// SessionEntry implements reporting.SegmentStore: the visitor's row of
+// the day names their session's first view (entry_row), whose values
+// reporting_views keeps.
+func (s *Store) SessionEntry(ctx context.Context, day, visitor string) (reporting.Hit, bool, error) {
+	var row int64
+	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT entry_row FROM reporting_seen WHERE day = ? AND visitor = ? AND scope = 't:'`),
+		day, visitor)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && row == 0) {
+		return reporting.Hit{}, false, nil
+	}
+	if err != nil {
+		return reporting.Hit{}, false, fmt.Errorf("reportingsql: session entry: %w", err)
+	}
+	var v struct {
+		Page, Source, Country, Medium, Campaign, Term, Content string
+	}
+	err = s.db.Reader().QueryRowxContext(ctx, s.db.Rebind(`SELECT page, source, country, medium, campaign, term, content FROM reporting_views
+		WHERE day = ? AND visitor = ? AND row_key = ?`), day, visitorNumber(visit{day, visitor}), row).
+		Scan(&v.Page, &v.Source, &v.Country, &v.Medium, &v.Campaign, &v.Term, &v.Content)
+	if errors.Is(err, sql.ErrNoRows) {
+		return reporting.Hit{}, false, nil
+	}
+	if err != nil {
+		return reporting.Hit{}, false, fmt.Errorf("reportingsql: session entry: %w", err)
+	}
+	return reporting.Hit{Day: day, Visitor: visitor, Path: v.Page, Source: v.Source, Country: v.Country,
+		Campaign: [4]string{v.Medium, v.Campaign, v.Term, v.Content}}, true, nil
 }

@@ -60,7 +60,49 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 		{Name: "Weeks", Run: exerciseWeeks},
 		{Name: "Filtered", Run: exerciseFiltered},
 		{Name: "RecordAndRead", Run: exerciseRecordAndRead},
+		{Name: "SessionEntry", Run: exerciseSessionEntry},
 	})
+}
+
+// exerciseSessionEntry is the SessionEntry part of RunStoreTests, for a
+// store that keeps views by visitor (reporting.SegmentStore): a visitor's
+// entry is their latest session's first view, whatever came after it in
+// the session or in later batches; an event alone is no session.
+func exerciseSessionEntry(t *testing.T, newStore func(t *testing.T) reporting.Store) {
+	t.Parallel()
+	s := newStore(t)
+	seg, ok := s.(reporting.SegmentStore)
+	if !ok {
+		t.Log("the store keeps no views by visitor: no session entries")
+		return
+	}
+	landing := hit(0, "a", "/pricing")
+	landing.Source, landing.Country, landing.Campaign = "newsletter", "DE", [4]string{"email", "november", "", ""}
+	require.NoError(t, s.Record(ctx, []reporting.Hit{landing, hit(5, "a", "/contact"),
+		{At: at.Add(6 * time.Minute), Day: "2026-06-01", Visitor: "e", Event: "signup"}}, nil))
+	require.NoError(t, s.Record(ctx, []reporting.Hit{hit(8, "a", "/thanks")}, nil))
+	got, found, err := seg.SessionEntry(ctx, "2026-06-01", "a")
+	require.NoError(t, err)
+	require.True(t, found)
+	require.Equal(t, reporting.Hit{Day: "2026-06-01", Visitor: "a", Path: "/pricing", Source: "newsletter", Country: "DE",
+		Campaign: [4]string{"email", "november", "", ""}}, got)
+
+	// Back an hour later, from a search: a session of its own.
+	again := hit(70, "a", "/blog")
+	again.Source = "google.com"
+	require.NoError(t, s.Record(ctx, []reporting.Hit{again}, nil))
+	got, found, err = seg.SessionEntry(ctx, "2026-06-01", "a")
+	require.NoError(t, err)
+	require.True(t, found)
+	require.Equal(t, "/blog", got.Path)
+	require.Equal(t, "google.com", got.Source)
+	require.Equal(t, [4]string{}, got.Campaign)
+
+	for _, none := range []struct{ day, visitor string }{{"2026-06-01", "e"}, {"2026-06-01", "z"}, {"2026-06-02", "a"}} {
+		_, found, err = seg.SessionEntry(ctx, none.day, none.visitor)
+		require.NoError(t, err)
+		require.False(t, found, "%s on %s", none.visitor, none.day)
+	}
 }
 
 // exerciseSalt is the Salt part of RunStoreTests.
@@ -76,7 +118,8 @@ func exerciseSalt(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 	next, err := s.Salt(ctx, "2026-06-02", []byte("three"))
 	require.NoError(t, err)
 	require.Equal(t, []byte("three"), next)
-	require.NoError(t, s.Forget(ctx, "2026-06-02"))
+	_, err = s.Forget(ctx, "2026-06-02", "")
+	require.NoError(t, err)
 	forgotten, err := s.Salt(ctx, "2026-06-01", []byte("four"))
 	require.NoError(t, err)
 	require.Equal(t, []byte("four"), forgotten, "yesterday's salt is gone")
@@ -249,7 +292,7 @@ func exerciseFiltered(t *testing.T, newStore func(t *testing.T) reporting.Store)
 		reporting.DimPage, "2026-06-01", "2026-06-30", 0)
 	require.Error(t, err, "one value a dimension")
 
-	_, err = s.Prune(ctx, "2026-06-02")
+	_, err = s.Forget(ctx, "", "2026-06-02")
 	require.NoError(t, err)
 	sources, err = s.Filtered(ctx, page, reporting.DimSource, "2026-05-01", "2026-06-30", 0)
 	require.NoError(t, err)
@@ -317,7 +360,7 @@ func exerciseRecordAndRead(t *testing.T, newStore func(t *testing.T) reporting.S
 	require.Equal(t, int64(1), totals[1].Visitors)
 	require.Equal(t, int64(1), totals[1].Sessions)
 
-	n, err := s.Prune(ctx, "2026-06-02")
+	n, err := s.Forget(ctx, "", "2026-06-02")
 	require.NoError(t, err)
 	require.Positive(t, n)
 	totals, err = s.Daily(ctx, reporting.DimTotal, "2026-06-01", "2026-06-02", 0)
