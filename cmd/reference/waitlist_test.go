@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -130,4 +132,47 @@ func TestRoutingFormOnTheReferenceServer(t *testing.T) {
 	require.Equal(t, 200, code)
 	require.Contains(t, page, `value="Grace Hopper"`)
 	require.Contains(t, page, `value="grace@example.com"`)
+}
+
+// On the reference server every route reads where its visit came from:
+// a visitor who landed from the newsletter sends a form through the
+// public API (as a page's script would), and the answer keeps the visit,
+// read back through the admin API.
+func TestWhereEachCameFromOnTheReferenceServer(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.DSN(t, store.SQLite)
+	e := env{"GROUNDWORK_DB": dsn}
+	c, out, stderr := runCmd(t, e, "token", "create", "--name", "desk", "--ability", "forms:*")
+	require.Equal(t, 0, c, stderr)
+	token := strings.TrimSpace(out)
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir(),
+		"--form-tokens", "optional"}, env{"GROUNDWORK_SECRET_KEY": testSecretKey}.get)
+	require.NoError(t, err)
+	base := startServeConfig(t, cfg)
+	code, body := request(t, "POST", base+"/api/v1/forms", token, `{"name":"Contact","min_fill_seconds":0}`)
+	require.Equal(t, 201, code, body)
+	code, body = request(t, "POST", base+"/api/v1/forms/contact/fields", token, `{"type":"text","label":"Name","name":"name"}`)
+	require.Equal(t, 201, code, body)
+
+	const ua = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+	send := func(path, body string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest("POST", base+path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("User-Agent", ua)
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		return res.StatusCode, string(b)
+	}
+	code, body = send("/analytics/collect", `{"url":"`+base+`/pricing?utm_source=newsletter&utm_medium=email&utm_campaign=november"}`)
+	require.Equal(t, http.StatusAccepted, code, body)
+	code, body = send("/api/v1/forms/contact/submit", `{"name":"Grace Hopper"}`)
+	require.Equal(t, 201, code, body)
+	code, body = get(t, base+"/api/v1/forms/contact/submissions", token)
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, `"visit":{"source":"newsletter","medium":"email","campaign":"november","landing":"/pricing"}`)
 }
