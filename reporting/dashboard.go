@@ -29,9 +29,9 @@ var templatesFS embed.FS
 // DashboardOptions.Templates may replace it under.
 const DashboardTemplate = "reporting/dashboard.html"
 
-// DashboardRanges are the ranges the dashboard offers, in days; the
+// dashboardRanges are the ranges the dashboard offers, in days; the
 // first is the default.
-var DashboardRanges = []int{28, 7, 90}
+var dashboardRanges = []int{28, 7, 90}
 
 // DashboardOptions configures [NewDashboard]. Nil means the defaults.
 type DashboardOptions struct {
@@ -287,7 +287,7 @@ type trafficSection struct {
 	// Changes compare the totals with the period before, by total
 	// ("users", "sessions", "views", "engagement", "bounce").
 	Changes map[string]Change
-	// Live is the visitors of the last LiveWindow, when the source counts
+	// Live is the visitors of the last liveWindow, when the source counts
 	// them (HasLive).
 	Live    int
 	HasLive bool
@@ -320,12 +320,12 @@ func (d *Dashboard) sectionError(fam family, err error) section {
 var exports = append([]string{"pages", "events", "sources", "devices"}, panelIDs...)
 
 // pickRange reads the page's range: ?from and ?to (dates, both) for a
-// range of one's own, else ?days (one of DashboardRanges). A bad pair is
+// range of one's own, else ?days (one of dashboardRanges). A bad pair is
 // a message, and the days stand.
 func pickRange(r *http.Request, p *dashboardPage) AnalyticsQuery {
 	q := r.URL.Query()
-	p.Days = DashboardRanges[0]
-	if n, err := strconv.Atoi(q.Get("days")); err == nil && slices.Contains(DashboardRanges, n) {
+	p.Days = dashboardRanges[0]
+	if n, err := strconv.Atoi(q.Get("days")); err == nil && slices.Contains(dashboardRanges, n) {
 		p.Days = n
 	}
 	for _, n := range []int{7, 28, 90} {

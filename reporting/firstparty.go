@@ -402,8 +402,8 @@ func browserAndOS(ua string) (string, string) {
 	return cmp.Or(a.GetBrowser(), "Unknown"), cmp.Or(a.GetOS(), "Unknown")
 }
 
-// MaxCampaignLength caps a utm_ value kept.
-const MaxCampaignLength = 100
+// maxCampaignLength caps a utm_ value kept, in bytes.
+const maxCampaignLength = 100
 
 // campaign is the utm_medium, utm_campaign, utm_term and utm_content of a
 // page's address, control characters removed, trimmed and bounded.
@@ -414,7 +414,7 @@ func campaign(u *url.URL) [4]string {
 	}
 	q := u.Query()
 	for i, name := range []string{"utm_medium", "utm_campaign", "utm_term", "utm_content"} {
-		out[i] = clip(strings.TrimSpace(dropControls(q.Get(name))), MaxCampaignLength)
+		out[i] = clip(strings.TrimSpace(dropControls(q.Get(name))), maxCampaignLength)
 	}
 	return out
 }

@@ -28,12 +28,12 @@ func (a *Analytics) days(q AnalyticsQuery) (Range, []string) {
 func dayCount(q AnalyticsQuery) int { return min(max(q.Days, 1), AnalyticsMaxDays) }
 
 // Live implements DetailSource: the visitors whose last page view, as
-// written, was in the last LiveWindow (the views of the last second,
+// written, was in the last liveWindow (the views of the last second,
 // still waiting to be written, are not in it yet).
 func (a *Analytics) Live(ctx context.Context) (int, error) {
 	now := a.o.Now().In(a.o.Location)
 	days := []string{now.AddDate(0, 0, -1).Format(time.DateOnly), now.Format(time.DateOnly)}
-	return a.store.Recent(ctx, days, now.Add(-LiveWindow))
+	return a.store.Recent(ctx, days, now.Add(-liveWindow))
 }
 
 // Overview implements AnalyticsSource: per day and in all, page views,

@@ -78,7 +78,7 @@ func NewHandler(svc *Service, auth groundwork.RequestAuthorizer, opts *HandlerOp
 	for _, name := range []string{"performance", "top-queries", "top-pages"} {
 		b.Handle("/search-reporting/"+name, api.Methods{http.MethodGet: b.Func(h.route(searchFamily, name))})
 	}
-	for _, name := range []string{"overview", "top-content", "sources", "devices", "browsers", "operating-systems", "countries", "entry-pages", "exit-pages", "campaigns", "event-properties", "goals"} {
+	for _, name := range []string{"overview", "top-content", "sources", "devices", "browsers", "operating-systems", "countries", "entry-pages", "exit-pages", "campaigns", "event-properties", "goals", "funnel"} {
 		b.Handle("/analytics-reporting/"+name, api.Methods{http.MethodGet: b.Func(h.route(analyticsFamily, name))})
 	}
 	h.goalRoutes(b)
@@ -127,6 +127,9 @@ func (h *Handler) route(fam family, name string) api.HandlerFunc {
 		if fam.name == "analytics" {
 			q.property = v.Get("property_id")
 			q.by = v.Get("by")
+			if name == "funnel" {
+				q.steps = v["step"]
+			}
 			if name == "event-properties" {
 				if q.event = strings.TrimSpace(v.Get("event")); q.event == "" {
 					return reportError(http.StatusUnprocessableEntity, "bad_event", "Name the event: ?event=signup.", nil)
@@ -161,6 +164,9 @@ func sourceError(fam family, err error) error {
 		return reportError(http.StatusConflict, "not_connected", fam.connect, err)
 	case errors.Is(err, ErrReconnect):
 		return reportError(http.StatusBadGateway, "reporting_error", fam.reconnect, err)
+	case errors.Is(err, ErrBadGoal) || errors.Is(err, ErrGoalNotFound):
+		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), ErrBadGoal.Error()+": "), ErrGoalNotFound.Error()+": ")
+		return reportError(http.StatusUnprocessableEntity, "bad_funnel", strings.ToUpper(msg[:1])+msg[1:]+".", err)
 	case errors.Is(err, ErrBadFilter):
 		return reportError(http.StatusUnprocessableEntity, "bad_filter", "The analytics source cannot narrow the report that way.", err)
 	case errors.Is(err, ErrNoGoals):

@@ -85,6 +85,13 @@ func NewService(opts *Options) (*Service, error) {
 			return d.EventProperties(ctx, q)
 		}),
 	}}
+	s.reports["analytics/funnel"] = func(ctx context.Context, q query) (any, error) {
+		d, ok := o.Analytics.(DetailSource)
+		if !ok {
+			return nil, ErrBadFilter
+		}
+		return d.Funnel(ctx, q.analytics(), q.steps)
+	}
 	return s, nil
 }
 
@@ -189,7 +196,7 @@ func (s *Service) Breakdown(ctx context.Context, dim Dimension, q AnalyticsQuery
 var breakdownReports = map[Dimension]string{DimSource: "sources", DimDevice: "devices", DimBrowser: "browsers", DimOS: "operating-systems",
 	DimCountry: "countries"}
 
-// LiveVisitors counts the visitors of the last LiveWindow, when the
+// LiveVisitors counts the visitors of the last liveWindow, when the
 // analytics source can (a DetailSource; the first-party one is), never
 // cached; false when it cannot.
 func (s *Service) LiveVisitors(ctx context.Context) (int, bool, error) {
@@ -254,6 +261,8 @@ type query struct {
 	start, end string
 	filters    Filters
 	event, by  string
+	// steps are a funnel's.
+	steps []string
 }
 
 // analyticsQuery is q as the cache keys it.
@@ -315,6 +324,9 @@ func cacheKey(fam, route, connection string, q query) string {
 		"|" + strconv.Itoa(q.before) + "|" + q.start + "|" + q.end
 	for _, f := range q.filters.Sorted() { // equal sets share a key
 		key += "|" + string(f.Dim) + "|" + strconv.Quote(f.Value)
+	}
+	for _, step := range q.steps { // in order: another order is another funnel
+		key += "|step|" + strconv.Quote(step)
 	}
 	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:])

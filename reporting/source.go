@@ -77,7 +77,7 @@ type AnalyticsSource interface {
 // too (the first-party one): page views broken down by a dimension (one
 // of BreakdownDims), an event broken down by its properties, the pages
 // sessions began and ended on, the goals' conversions, and the visitors
-// of the last LiveWindow. The reports and the dashboard's panels that
+// of the last liveWindow. The reports and the dashboard's panels that
 // need them are left out for a source without them (GA4).
 type DetailSource interface {
 	AnalyticsSource
@@ -86,13 +86,14 @@ type DetailSource interface {
 	EntryPages(ctx context.Context, q AnalyticsQuery) (EntryPages, error)
 	ExitPages(ctx context.Context, q AnalyticsQuery) (ExitPages, error)
 	GoalConversions(ctx context.Context, q AnalyticsQuery) (GoalConversions, error)
+	Funnel(ctx context.Context, q AnalyticsQuery, steps []string) (Funnel, error)
 	Live(ctx context.Context) (int, error)
 }
 
 var _ DetailSource = (*Analytics)(nil)
 
-// LiveWindow is how far back the visitors "now" reach.
-const LiveWindow = 30 * time.Minute
+// liveWindow is how far back the visitors "now" reach.
+const liveWindow = 30 * time.Minute
 
 // Fresh is a source whose answers are never cached: cheap to make and
 // expected at once (the first-party analytics: a site owner who visits

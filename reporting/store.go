@@ -145,8 +145,10 @@ type Store interface {
 // Filter narrows a report to the page views with one value of one
 // dimension (one of FilterDims): Dim is DimPage (Value a path),
 // DimSource, DimDevice, DimCountry (an ISO code), DimBrowser, DimOS, a
-// campaign dimension (CampaignDims), DimGoal (Value a goal's ID: the
-// views of the visitors who reached the goal that day) or DimProp (Value
+// campaign dimension (CampaignDims), DimGoal (Value a goal's ID, or a
+// step in place, "page:/pricing" or "event:form_submitted", as a goal of
+// that page or event: the views of the visitors who reached it that day)
+// or DimProp (Value
 // "name:value", split at the first colon: the views of the visitors who
 // sent an event with that property that day).
 type Filter struct {
@@ -194,6 +196,10 @@ func (f Filter) Valid() bool {
 	}
 	switch f.Dim {
 	case DimGoal:
+		if g, ok := stepGoal(f.Value); ok {
+			_, err := g.Normalize()
+			return err == nil
+		}
 		id, err := strconv.ParseInt(f.Value, 10, 64)
 		return err == nil && id > 0
 	case DimProp:
@@ -204,15 +210,16 @@ func (f Filter) Valid() bool {
 }
 
 // Filters narrow a report to the page views that have all of them (AND),
-// at most one value per dimension: the page /pricing, from google.com, on
-// mobile.
+// at most one value per dimension but goals, which may come several
+// times (the visitors who reached each): the page /pricing, from
+// google.com, on mobile.
 type Filters []Filter
 
 // Valid reports whether every filter is a valid, non-zero Filter and no
-// dimension comes twice.
+// dimension but DimGoal comes twice.
 func (fs Filters) Valid() bool {
 	for i, f := range fs {
-		if f.IsZero() || !f.Valid() || slices.ContainsFunc(fs[:i], func(g Filter) bool { return g.Dim == f.Dim }) {
+		if f.IsZero() || !f.Valid() || f.Dim != DimGoal && slices.ContainsFunc(fs[:i], func(g Filter) bool { return g.Dim == f.Dim }) {
 			return false
 		}
 	}

@@ -164,6 +164,7 @@ func (s *Store) Segment(ctx context.Context, fs reporting.Filters, dim reporting
 			return nil, fmt.Errorf("reportingsql: segment: %w", err)
 		}
 	}
+	fs, goals = stepsInPlace(fs, goals)
 	n, err := s.narrow(fs, goals)
 	if err != nil {
 		return nil, err
@@ -178,6 +179,33 @@ func (s *Store) Segment(ctx context.Context, fs reporting.Filters, dim reporting
 		return nil, fmt.Errorf("reportingsql: segment %s by %v: %w", dim, fs, err)
 	}
 	return rows, nil
+}
+
+// stepsInPlace makes each goal filter that is a step in place
+// ("page:/pricing", "event:form_submitted") a goal of its own, with an
+// ID below zero that no stored goal has, and the filter that goal's.
+func stepsInPlace(fs reporting.Filters, goals []reporting.Goal) (reporting.Filters, []reporting.Goal) {
+	out := fs
+	for i, f := range fs {
+		if f.Dim != reporting.DimGoal {
+			continue
+		}
+		var g reporting.Goal
+		if page, ok := strings.CutPrefix(f.Value, "page:"); ok {
+			g.Page = page
+		} else if event, ok := strings.CutPrefix(f.Value, "event:"); ok {
+			g.Event = event
+		} else {
+			continue
+		}
+		if len(out) > 0 && &out[0] == &fs[0] {
+			out = slices.Clone(fs)
+		}
+		g.ID = -int64(i + 1)
+		goals = append(goals[:len(goals):len(goals)], g)
+		out[i].Value = strconv.FormatInt(g.ID, 10)
+	}
+	return out, goals
 }
 
 // segmentSQL reads dim's rows of the views n keeps from the tables.
