@@ -21,6 +21,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -187,6 +188,44 @@ func AnalyticsToForms(f *forms.Service, a *reporting.Analytics, pages string) er
 		return views, nil
 	})
 	return nil
+}
+
+// eventBookingPaid is a paid booking's customer back from paying, counted
+// by link.Join; its property "service" is the service's slug. A funnel
+// step ("event:booking_paid") or a goal names it.
+const eventBookingPaid = "booking_paid"
+
+// paidReturns counts eventBookingPaid in a each time the customer of a
+// booking that takes payment comes back to its manage page (the route
+// manage, "GET /bookings/manage/{token}") from paying: the payment page
+// sends them there with paid=1 once paid. So the payment counts as the
+// visitor who booked and paid, in their session (the payment's own
+// event comes from the provider's servers, a visitor of its own).
+func paidReturns(b *bookings.Service, a *reporting.Analytics, site, manage string) func(http.Handler) http.Handler {
+	prefix := strings.TrimSuffix(strings.TrimPrefix(manage, "GET "), "{token}")
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r)
+			token, ok := strings.CutPrefix(r.URL.Path, prefix)
+			if !ok || prefix == "" || r.Method != http.MethodGet || r.URL.Query().Get("paid") != "1" || strings.Contains(token, "/") {
+				return
+			}
+			booking, _, err := b.Managed(r.Context(), token)
+			if err != nil || booking.Payment == nil || booking.Payment.RefundedAt != nil ||
+				booking.Status != bookings.StatusAwaitingPayment && booking.Payment.PaidAt == nil {
+				return
+			}
+			props := map[string]string{}
+			if services, err := b.Services(r.Context()); err == nil {
+				for _, s := range services {
+					if s.ID == booking.ServiceID {
+						props["service"] = s.Slug
+					}
+				}
+			}
+			_ = a.CollectServer(r.Context(), site, eventBookingPaid, props)
+		})
+	}
 }
 
 // BookingsToAnalytics counts every booking made with b as the event

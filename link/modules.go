@@ -92,6 +92,9 @@ func Join(env *store.Env, m Modules) error {
 		}
 		if m.Bookings != nil {
 			made("bookings→reporting", BookingsToAnalytics(m.Bookings.Service, r.Analytics, env.Origin()))
+			if m.Bookings.Pages != nil {
+				m.Bookings.WrapPages(paidReturns(m.Bookings.Service, r.Analytics, env.Origin(), routePath(m.Bookings.Pages.Routes(), "/manage/{token}")))
+			}
 			m.Bookings.WrapPages(track)
 		}
 	}

@@ -41,7 +41,7 @@ type visitSite struct {
 	srv      *httptest.Server
 }
 
-func newVisitSite(t *testing.T, d store.Dialect) *visitSite {
+func newVisitSite(t *testing.T, d store.Dialect, pay ...bookings.Payments) *visitSite {
 	t.Helper()
 	ctx := context.Background()
 	mux := http.NewServeMux()
@@ -59,7 +59,11 @@ func newVisitSite(t *testing.T, d store.Dialect) *visitSite {
 	f, err := formssql.Join(env, &forms.ModuleOptions{Service: forms.Options{FormTokenOptional: true}, Summary: &forms.SummaryPageOptions{},
 		SummaryGuard: open, API: forms.HandlerOptions{Tokens: tokens}})
 	require.NoError(t, err)
-	b, err := bookingssql.Join(env, &bookings.ModuleOptions{Pages: bookings.PageOptions{PostLimit: -1}, Tokens: tokens,
+	var payments bookings.Payments
+	if len(pay) > 0 {
+		payments = pay[0]
+	}
+	b, err := bookingssql.Join(env, &bookings.ModuleOptions{Service: bookings.Options{Payments: payments}, Pages: bookings.PageOptions{PostLimit: -1}, Tokens: tokens,
 		List: &bookings.ListPageOptions{Viewer: func(*http.Request) (bool, int64, bool) { return true, 0, true }}, ListGuard: open})
 	require.NoError(t, err)
 	r, err := reportingsql.Join(env, &reporting.ModuleOptions{Collect: reporting.CollectOptions{
