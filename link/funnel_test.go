@@ -38,9 +38,13 @@ func (c *checkout) Checkout(_ context.Context, b bookings.Booking, _, returnURL 
 
 func (c *checkout) Refund(context.Context, bookings.Booking) error { return nil }
 
-func (c *checkout) Paid(context.Context, bookings.Booking) (string, bool, error) { return "", false, nil }
+func (c *checkout) Paid(context.Context, bookings.Booking) (string, bool, error) {
+	return "", false, nil
+}
 
-func (c *checkout) Settlement(string, map[string]any) (bookings.Booking, bool) { return bookings.Booking{}, false }
+func (c *checkout) Settlement(string, map[string]any) (bookings.Booking, bool) {
+	return bookings.Booking{}, false
+}
 
 // A funnel across the domains, from a page view to a payment: four
 // visitors land on /pricing, three send the contact form, two book the
