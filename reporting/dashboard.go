@@ -178,6 +178,8 @@ type dashboardPage struct {
 	Event string
 	// Settings links the settings page, for a user who may change them.
 	Settings string
+	// steps are the funnel's (?step=, in order).
+	steps []string
 }
 
 // activeFilter is one filter of the page in words ("visits from
@@ -284,6 +286,9 @@ type trafficSection struct {
 	// Panels are the further tables the source has (goals, entry and
 	// exit pages, countries, browsers, systems, campaigns, properties).
 	Panels []panel
+	// Funnel is the funnel of the page's steps, when the source draws
+	// them (a store that keeps views by visitor).
+	Funnel *funnelPanel
 	// Changes compare the totals with the period before, by total
 	// ("users", "sessions", "views", "engagement", "bounce").
 	Changes map[string]Change
@@ -324,6 +329,7 @@ var exports = append([]string{"pages", "events", "sources", "devices"}, panelIDs
 // a message, and the days stand.
 func pickRange(r *http.Request, p *dashboardPage) AnalyticsQuery {
 	q := r.URL.Query()
+	p.steps = q["step"]
 	p.Days = dashboardRanges[0]
 	if n, err := strconv.Atoi(q.Get("days")); err == nil && slices.Contains(dashboardRanges, n) {
 		p.Days = n
@@ -472,6 +478,9 @@ func (d *Dashboard) trafficSection(ctx context.Context, p *dashboardPage, q Anal
 	_, t.PerValue = d.svc.o.Analytics.(DetailSource)
 	if a, ok := d.svc.o.Analytics.(*Analytics); ok {
 		_, t.Detailed = a.store.(SegmentStore)
+	}
+	if t.Detailed {
+		t.Funnel = d.funnel(ctx, p, q, t.Content.TopEvents)
 	}
 	t.Filtered = len(q.Filters) > 0
 	if n, ok, err := d.svc.LiveVisitors(ctx); err != nil {
