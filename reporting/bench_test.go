@@ -121,6 +121,10 @@ func seedMillion(b *testing.B, st reporting.Store, today time.Time) {
 	}
 }
 
+// funnelSteps is the benchmarks' funnel: a popular section, one of its
+// pages, an event.
+var funnelSteps = []string{"page:/p/1*", "page:/p/12", "event:e3"}
+
 // The reports over a million page views in 90 days, uncached (straight
 // from the source).
 func BenchmarkReports(b *testing.B) {
@@ -202,6 +206,10 @@ func BenchmarkReports(b *testing.B) {
 						_, err := a.Breakdown(context.Background(), reporting.DimSource, narrowed(pq, goal))
 						return err
 					}},
+					// A funnel of three steps (a page pattern, a page, an
+					// event), alone and on mobile.
+					{"funnel", func() error { _, err := a.Funnel(context.Background(), pq, funnelSteps); return err }},
+					{"filtered-funnel", func() error { _, err := a.Funnel(context.Background(), narrowed(pq, mobile), funnelSteps); return err }},
 				} {
 					b.Run(fmt.Sprintf("%s-%dd", p.name, days), func(b *testing.B) {
 						for b.Loop() {

@@ -59,6 +59,21 @@ func TestReporting(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(body), &ov))
 	require.Len(t, ov.Trend, 7)
 	require.Greater(t, ov.Totals.PageViews, 200.0, "the seeded views")
+	// A funnel over the seeded views: every page, then every page again.
+	code, body = get(t, base+"/analytics-reporting/funnel?days=7&step=page:*&step=page:/*", token)
+	require.Equal(t, 200, code, body)
+	var funnel struct {
+		Steps []struct {
+			Visitors float64 `json:"visitors"`
+		} `json:"steps"`
+		Conversion float64 `json:"conversion_rate"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &funnel))
+	require.Len(t, funnel.Steps, 2)
+	require.Greater(t, funnel.Steps[0].Visitors, 0.0)
+	require.Equal(t, 1.0, funnel.Conversion, "every visitor of a page saw a page")
+	code, body = get(t, base+"/analytics-reporting/funnel?step=page:*", token)
+	require.Equal(t, 422, code, body)
 	code, body = get(t, base+"/search-reporting/performance", token)
 	require.Equal(t, 501, code, "no Search Console configured")
 	require.Contains(t, body, `"base_not_installed"`)
