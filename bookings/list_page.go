@@ -1,10 +1,11 @@
 package bookings
 
 import (
-	"cmp"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io/fs"
+	"mime"
 	"net/http"
 	"net/url"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/spreadsheet"
 	"github.com/groundwork-go/groundwork/internal/web"
 )
 
@@ -83,6 +85,7 @@ func NewListPage(svc *Service, opts *ListPageOptions) (*ListPage, error) {
 	}
 	p := &ListPage{base: base, svc: svc, viewer: o.Viewer}
 	base.Mux.HandleFunc("GET "+base.Prefix+"/{$}", base.Func(p.list))
+	base.Mux.HandleFunc("GET "+base.Prefix+"/export.csv", base.Func(p.export))
 	base.Mux.HandleFunc("GET "+base.Prefix+"/{id}", base.Func(p.show))
 	base.Mux.HandleFunc("POST "+base.Prefix+"/{id}", base.Func(p.act))
 	return p, nil
@@ -95,7 +98,7 @@ func (p *ListPage) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base.Se
 func (p *ListPage) Routes() []string {
 	pre := p.base.Prefix
 	return []string{"GET " + pre + "/{$}", "HEAD " + pre + "/{$}", "GET " + pre + "/{id}", "HEAD " + pre + "/{id}", "POST " + pre + "/{id}",
-		"GET " + pre + "/_assets/{file}"}
+		"GET " + pre + "/export.csv", "HEAD " + pre + "/export.csv", "GET " + pre + "/_assets/{file}"}
 }
 
 var listViews = []struct{ name, text string }{{"upcoming", "Upcoming"}, {"requested", "Requested"}, {"unpaid", "Awaiting payment"},
@@ -103,9 +106,11 @@ var listViews = []struct{ name, text string }{{"upcoming", "Upcoming"}, {"reques
 
 type listView struct {
 	Path, View, Zone, ZoneName string
-	Views                      []viewLink
-	Zones                      []zoneOption
-	Rows                       []bookingRow
+	// Export downloads the view's bookings as CSV.
+	Export string
+	Views  []viewLink
+	Zones  []zoneOption
+	Rows   []bookingRow
 }
 
 type viewLink struct {
@@ -172,24 +177,9 @@ func (p *ListPage) list(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	loc := p.zoneOf(r, provider)
-	view := cmp.Or(r.URL.Query().Get("view"), "upcoming")
 	now := p.svc.o.Now().UTC()
-	f := BookingFilter{Limit: listPageSize}
-	if !all {
-		f.ProviderID = provider
-	}
-	switch view {
-	case "requested":
-		f.Status, f.From = StatusRequested, now
-	case "unpaid": // held while the customer pays
-		f.Status = StatusAwaitingPayment
-	case "past":
-		f.From, f.To = now.AddDate(0, 0, -90), now
-	case "cancelled":
-		f.Status = StatusCancelled
-	default:
-		view, f.Status, f.From = "upcoming", StatusConfirmed, now
-	}
+	view, f := viewFilter(r.URL.Query().Get("view"), all, provider, now)
+	f.Limit = listPageSize
 	list, _, err := p.svc.ListBookings(r.Context(), f)
 	if err != nil {
 		return err
@@ -201,7 +191,8 @@ func (p *ListPage) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	lv := &listView{Path: p.base.Prefix, View: view, Zone: loc.String(), ZoneName: placeTime(loc.String()), Zones: zoneChoice(loc.String(), now)}
+	lv := &listView{Path: p.base.Prefix, View: view, Zone: loc.String(), ZoneName: placeTime(loc.String()), Zones: zoneChoice(loc.String(), now),
+		Export: p.base.Prefix + "/export.csv?view=" + view}
 	for _, v := range listViews {
 		q := url.Values{"tz": {loc.String()}}
 		if v.name != "upcoming" {
@@ -218,6 +209,90 @@ func (p *ListPage) list(w http.ResponseWriter, r *http.Request) error {
 	p.base.Render.Render(w, r, http.StatusOK, ListTemplate, &web.Page{Title: "Bookings", Data: lv, CSRF: web.CSRFToken(w, r), Wide: true,
 		Flash: p.base.Render.TakeFlash(w, r, p.base.Prefix+"/")})
 	return nil
+}
+
+// viewFilter is the bookings a view of the list shows (upcoming when
+// the view is none of them), the viewer's alone unless all.
+func viewFilter(view string, all bool, provider int64, now time.Time) (string, BookingFilter) {
+	var f BookingFilter
+	if !all {
+		f.ProviderID = provider
+	}
+	switch view {
+	case "requested":
+		f.Status, f.From = StatusRequested, now
+	case "unpaid": // held while the customer pays
+		f.Status = StatusAwaitingPayment
+	case "past":
+		f.From, f.To = now.AddDate(0, 0, -90), now
+	case "cancelled":
+		f.Status = StatusCancelled
+	default:
+		view, f.Status, f.From = "upcoming", StatusConfirmed, now
+	}
+	return view, f
+}
+
+// exportBatch is how many bookings the export reads at a time.
+const exportBatch = 500
+
+// export is GET {prefix}/export.csv?view=: the view's bookings (every
+// one, not a page of them) as CSV, times in UTC, with where each came
+// from; a provider's own alone.
+func (p *ListPage) export(w http.ResponseWriter, r *http.Request) error {
+	all, provider, err := p.who(r)
+	if err != nil {
+		return err
+	}
+	view, f := viewFilter(r.URL.Query().Get("view"), all, provider, p.svc.o.Now().UTC())
+	sn, pn, err := p.names(r)
+	if err != nil {
+		return err
+	}
+	f.Limit = exportBatch
+	first, _, err := p.svc.ListBookings(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	name := "bookings-" + view + "-" + p.svc.o.Now().UTC().Format(time.DateOnly) + ".csv"
+	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"Booking Number", "Service", "Provider", "Start (UTC)", "End (UTC)", "Status", "Customer Name", "Customer Email",
+		"Customer Phone", "Booked At (UTC)", "Source", "Medium", "Campaign", "Landing Page", "Country"})
+	for list := first; ; {
+		for _, b := range list {
+			if view == "past" && b.Status == StatusCancelled {
+				continue
+			}
+			var provider string
+			if b.ProviderID != nil {
+				provider = pn[*b.ProviderID]
+			}
+			var v groundwork.Visit
+			if b.Visit != nil {
+				v = *b.Visit
+			}
+			row := []string{b.Number, sn[b.ServiceID], provider, b.Start.UTC().Format(time.DateTime), b.End.UTC().Format(time.DateTime),
+				string(b.Status), b.CustomerName, b.CustomerEmail, b.CustomerPhone, b.CreatedAt.UTC().Format(time.DateTime),
+				v.Source, v.Medium, v.Campaign, v.Landing, v.Country}
+			for i := range row {
+				row[i] = spreadsheet.Cell(row[i])
+			}
+			_ = cw.Write(row)
+		}
+		if len(list) < exportBatch {
+			break
+		}
+		f.Offset += exportBatch
+		if list, _, err = p.svc.ListBookings(r.Context(), f); err != nil {
+			// The status is out: log and cut the stream.
+			p.base.Logger.ErrorContext(r.Context(), "bookings: export failed", "error", err)
+			panic(http.ErrAbortHandler)
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 func (p *ListPage) row(b Booking, loc *time.Location, sn, pn map[int64]string, now time.Time) bookingRow {

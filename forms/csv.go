@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/spreadsheet"
 )
 
 // CSVOptions shape an export.
@@ -18,18 +19,6 @@ type CSVOptions struct {
 	// Flush, when set, is called every hundred rows so a streamed response
 	// moves on.
 	Flush func()
-}
-
-// neutralise prefixes a cell that a spreadsheet would read as a formula
-// (one starting with =, +, -, @, a tab or a carriage return) with "'".
-func neutralise(cell string) string {
-	if cell != "" {
-		switch cell[0] {
-		case '=', '+', '-', '@', '\t', '\r':
-			return "'" + cell
-		}
-	}
-	return cell
 }
 
 // ExportCSV writes every submission of the form, spam included, newest
@@ -53,7 +42,7 @@ func (s *Service) ExportCSV(ctx context.Context, form *Form, w io.Writer, opts C
 	cw := csv.NewWriter(w)
 	header := []string{"Submission ID", "Submission Number", "Submitted At"}
 	for _, f := range data {
-		header = append(header, neutralise(label(&f)))
+		header = append(header, spreadsheet.Cell(label(&f)))
 	}
 	header = append(header, "Page URL")
 	if opts.IncludeIPAddress {
@@ -78,11 +67,11 @@ func (s *Service) ExportCSV(ctx context.Context, form *Form, w io.Writer, opts C
 		row := make([]string, 0, len(header))
 		row = append(row, strconv.FormatInt(sub.ID, 10), sub.Number(), sub.CreatedAt.UTC().Format(time.DateTime))
 		for _, f := range data {
-			row = append(row, neutralise(byName[f.Name]))
+			row = append(row, spreadsheet.Cell(byName[f.Name]))
 		}
-		row = append(row, neutralise(sub.PageURL))
+		row = append(row, spreadsheet.Cell(sub.PageURL))
 		if opts.IncludeIPAddress {
-			row = append(row, neutralise(sub.IPAddress))
+			row = append(row, spreadsheet.Cell(sub.IPAddress))
 		}
 		row = append(row, flag(sub.IsRead), flag(sub.IsSpam), flag(sub.IsStarred))
 		var visit groundwork.Visit
@@ -90,7 +79,7 @@ func (s *Service) ExportCSV(ctx context.Context, form *Form, w io.Writer, opts C
 			visit = *sub.Visit
 		}
 		for _, cell := range []string{visit.Source, visit.Medium, visit.Campaign, visit.Landing, visit.Country} {
-			row = append(row, neutralise(cell))
+			row = append(row, spreadsheet.Cell(cell))
 		}
 		if err := cw.Write(row); err != nil {
 			return err

@@ -3,6 +3,7 @@ package link_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"testing"
 	"time"
 
@@ -77,4 +78,17 @@ func paidSettlement(b *testing.B, d store.Dialect, settle bool) {
 			b.Fatalf("%d of %d confirmed (%v)", confirmed, i, err)
 		}
 	}
+}
+
+// benchEnv is a benchmark's environment on a fresh database of d, at
+// https://site.example, its queue inserting jobs without working them.
+func benchEnv(b *testing.B, d store.Dialect) *store.Env {
+	b.Helper()
+	env, err := store.OpenEnv(context.Background(), storetest.DSN(b, d), &store.EnvOptions{Secret: []byte("0123456789abcdef0123456789abcdef"),
+		BaseURL: &url.URL{Scheme: "https", Host: "site.example"}, Queue: &store.QueueOptions{TestOnly: true}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { env.Close() })
+	return env
 }

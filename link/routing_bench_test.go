@@ -3,7 +3,6 @@ package link_test
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strconv"
 	"testing"
 
@@ -41,12 +40,7 @@ func BenchmarkRoutedSubmission(b *testing.B) {
 
 func routedSubmission(b *testing.B, d store.Dialect, routed bool) {
 	ctx := context.Background()
-	env, err := store.OpenEnv(ctx, storetest.DSN(b, d), &store.EnvOptions{Secret: []byte("0123456789abcdef0123456789abcdef"),
-		BaseURL: &url.URL{Scheme: "https", Host: "site.example"}, Queue: &store.QueueOptions{TestOnly: true}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { env.Close() })
+	env := benchEnv(b, d)
 	f, err := formssql.Join(env, &forms.ModuleOptions{Service: forms.Options{FormTokenOptional: true}})
 	if err != nil {
 		b.Fatal(err)

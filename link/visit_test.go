@@ -187,10 +187,23 @@ func TestEachSubmissionAndBookingKeepsItsVisit(t *testing.T) {
 		require.Contains(t, page, "<dt>Campaign</dt><dd>november</dd>")
 		require.Contains(t, page, "<dt>Country</dt><dd>DE</dd>")
 
-		// The export carries it.
-		code, export := s.do(t, ann, "GET", forms.SummaryPathDefault+"/"+form.Slug+"/submissions/export.csv", "", nil)
-		require.Equal(t, 200, code)
+		// The exports carry it: the bookings' (Ann's and Bob's, each
+		// with hers or none), the answers'.
+		code, export := s.do(t, ann, "GET", "/bookings-list/export.csv?view=upcoming", "", nil)
+		require.Equal(t, 200, code, export)
 		rows, err := csv.NewReader(strings.NewReader(export)).ReadAll()
+		require.NoError(t, err)
+		require.Len(t, rows, 3)
+		require.Equal(t, []string{"Booking Number", "Service", "Provider", "Start (UTC)", "End (UTC)", "Status", "Customer Name", "Customer Email",
+			"Customer Phone", "Booked At (UTC)", "Source", "Medium", "Campaign", "Landing Page", "Country"}, rows[0])
+		require.Equal(t, []string{anns.Number, "Call", "Sam", anns.Start.UTC().Format(time.DateTime), anns.End.UTC().Format(time.DateTime),
+			"confirmed", "Ann", "ann@example.com", "", anns.CreatedAt.UTC().Format(time.DateTime), "newsletter", "email", "november", "/pricing", "DE"}, rows[1])
+		require.Equal(t, []string{"", "", "", "", ""}, rows[2][10:], "Bob came from nowhere the analytics saw")
+
+
+		code, export = s.do(t, ann, "GET", forms.SummaryPathDefault+"/"+form.Slug+"/submissions/export.csv", "", nil)
+		require.Equal(t, 200, code)
+		rows, err = csv.NewReader(strings.NewReader(export)).ReadAll()
 		require.NoError(t, err)
 		require.Len(t, rows, 2)
 		header, row := rows[0], rows[1]

@@ -3,7 +3,6 @@ package link_test
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"testing"
 	"time"
 
@@ -37,12 +36,7 @@ func BenchmarkWaitlistCancellation(b *testing.B) {
 
 func waitlistCancellation(b *testing.B, d store.Dialect, mode string) {
 	ctx := context.Background()
-	env, err := store.OpenEnv(ctx, storetest.DSN(b, d), &store.EnvOptions{Secret: []byte("0123456789abcdef0123456789abcdef"),
-		BaseURL: &url.URL{Scheme: "https", Host: "site.example"}, Queue: &store.QueueOptions{TestOnly: true}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { env.Close() })
+	env := benchEnv(b, d)
 	bk, err := bookingssql.Join(env, nil)
 	if err != nil {
 		b.Fatal(err)

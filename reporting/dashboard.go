@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/internal/spreadsheet"
 	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/internal/web"
 )
@@ -598,7 +599,7 @@ func (d *Dashboard) export(w http.ResponseWriter, r *http.Request, table string,
 	cw := csv.NewWriter(w)
 	for _, row := range rows {
 		for i, v := range row {
-			row[i] = csvSafe(v)
+			row[i] = spreadsheet.Cell(v)
 		}
 		_ = cw.Write(row)
 	}
@@ -619,15 +620,6 @@ func fileWord(v string) string {
 		w = "root"
 	}
 	return clip(w, 40)
-}
-
-// csvSafe keeps a spreadsheet from reading a cell as a formula: a value
-// starting with =, +, - or @ gets a leading quote.
-func csvSafe(v string) string {
-	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
-		return "'" + v
-	}
-	return v
 }
 
 // ChartPoint is one value of a trend.
