@@ -200,7 +200,6 @@ func TestEachSubmissionAndBookingKeepsItsVisit(t *testing.T) {
 			"confirmed", "Ann", "ann@example.com", "", anns.CreatedAt.UTC().Format(time.DateTime), "newsletter", "email", "november", "/pricing", "DE"}, rows[1])
 		require.Equal(t, []string{"", "", "", "", ""}, rows[2][10:], "Bob came from nowhere the analytics saw")
 
-
 		code, export = s.do(t, ann, "GET", forms.SummaryPathDefault+"/"+form.Slug+"/submissions/export.csv", "", nil)
 		require.Equal(t, 200, code)
 		rows, err = csv.NewReader(strings.NewReader(export)).ReadAll()
