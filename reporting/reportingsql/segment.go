@@ -437,22 +437,14 @@ func (s *Store) segmentGoals(ctx context.Context, n narrowing, goals []reporting
 
 // SessionEntry implements reporting.SegmentStore: the visitor's row of
 // the day names their session's first view (entry_row), whose values
-// reporting_views keeps.
+// reporting_views keeps; both read in one statement, by primary key.
 func (s *Store) SessionEntry(ctx context.Context, day, visitor string) (reporting.Hit, bool, error) {
-	var row int64
-	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT entry_row FROM reporting_seen WHERE day = ? AND visitor = ? AND scope = 't:'`),
-		day, visitor)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && row == 0) {
-		return reporting.Hit{}, false, nil
-	}
-	if err != nil {
-		return reporting.Hit{}, false, fmt.Errorf("reportingsql: session entry: %w", err)
-	}
 	var v struct {
 		Page, Source, Country, Medium, Campaign, Term, Content string
 	}
-	err = s.db.Reader().QueryRowxContext(ctx, s.db.Rebind(`SELECT page, source, country, medium, campaign, term, content FROM reporting_views
-		WHERE day = ? AND visitor = ? AND row_key = ?`), day, visitorNumber(visit{day, visitor}), row).
+	err := s.db.Reader().QueryRowxContext(ctx, s.db.Rebind(`SELECT v.page, v.source, v.country, v.medium, v.campaign, v.term, v.content
+		FROM reporting_seen AS t JOIN reporting_views AS v ON v.day = t.day AND v.visitor = ? AND v.row_key = t.entry_row
+		WHERE t.day = ? AND t.visitor = ? AND t.scope = 't:'`), visitorNumber(visit{day, visitor}), day, visitor).
 		Scan(&v.Page, &v.Source, &v.Country, &v.Medium, &v.Campaign, &v.Term, &v.Content)
 	if errors.Is(err, sql.ErrNoRows) {
 		return reporting.Hit{}, false, nil
