@@ -246,6 +246,10 @@ func (p *dashboardPage) filterWords(f Filter) string {
 		if name, ok := p.goalNames[f.Value]; ok {
 			return "visitors who reached “" + name + "”"
 		}
+		if g, ok := stepGoal(f.Value); ok { // a step in place: "Visit /pricing"
+			g, _ = g.Normalize()
+			return "visitors who reached “" + g.Name + "”"
+		}
 		return "visitors who reached goal " + f.Value
 	case DimProp:
 		name, value, _ := SplitPropFilter(f.Value)
