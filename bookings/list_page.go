@@ -1,6 +1,7 @@
 package bookings
 
 import (
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/spreadsheet"
 	"github.com/groundwork-go/groundwork/internal/web"
 )
@@ -111,6 +113,27 @@ type listView struct {
 	Views  []viewLink
 	Zones  []zoneOption
 	Rows   []bookingRow
+	// Days are the rows by day in the viewer's zone ("Today",
+	// "Tomorrow", "Friday 4 December").
+	Days []dayGroup
+	// Count says how many bookings the view holds ("3 bookings").
+	Count string
+	// Services, Providers (for a viewer of every booking) and Statuses
+	// narrow the view; Narrowed when one does.
+	Services, Providers, Statuses []choice
+	Narrowed                      bool
+}
+
+// dayGroup is one day's rows of the list.
+type dayGroup struct {
+	Heading string
+	Rows    []bookingRow
+}
+
+// choice is an option of one of the list's filters.
+type choice struct {
+	Value, Label string
+	Selected     bool
 }
 
 type viewLink struct {
@@ -124,6 +147,8 @@ type bookingRow struct {
 	CanConfirm, CanCancel        bool
 	// Via is where the booking's visit came from (web.Via).
 	Via string
+	// StatusLabel is its status in words ("Awaiting payment").
+	StatusLabel string
 }
 
 // who is the viewer, or a 403 Problem.
@@ -179,8 +204,10 @@ func (p *ListPage) list(w http.ResponseWriter, r *http.Request) error {
 	loc := p.zoneOf(r, provider)
 	now := p.svc.o.Now().UTC()
 	view, f := viewFilter(r.URL.Query().Get("view"), all, provider, now)
+	lq := readListQuery(r, all)
+	lq.narrow(&f)
 	f.Limit = listPageSize
-	list, _, err := p.svc.ListBookings(r.Context(), f)
+	list, total, err := p.svc.ListBookings(r.Context(), f)
 	if err != nil {
 		return err
 	}
@@ -192,19 +219,31 @@ func (p *ListPage) list(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	lv := &listView{Path: p.base.Prefix, View: view, Zone: loc.String(), ZoneName: placeTime(loc.String()), Zones: zoneChoice(loc.String(), now),
-		Export: p.base.Prefix + "/export.csv?view=" + view}
+		Export: p.base.Prefix + "/export.csv?" + lq.values(url.Values{"view": {view}}).Encode(), Narrowed: lq != listQuery{}}
 	for _, v := range listViews {
 		q := url.Values{"tz": {loc.String()}}
 		if v.name != "upcoming" {
 			q.Set("view", v.name)
 		}
-		lv.Views = append(lv.Views, viewLink{Text: v.text, URL: p.base.Prefix + "/?" + q.Encode(), Current: v.name == view})
+		lv.Views = append(lv.Views, viewLink{Text: v.text, URL: p.base.Prefix + "/?" + lq.values(q).Encode(), Current: v.name == view})
 	}
+	lv.Services, lv.Providers, lv.Statuses = lq.choices(sn, pn, all)
 	for _, b := range list {
-		if view == "past" && b.Status == StatusCancelled {
+		if view == "past" && b.Status == StatusCancelled && lq.status == "" {
+			total--
 			continue
 		}
-		lv.Rows = append(lv.Rows, p.row(b, loc, sn, pn, now))
+		row := p.row(b, loc, sn, pn, now)
+		lv.Rows = append(lv.Rows, row)
+		heading := dayHeading(b.Start.In(loc), now.In(loc))
+		if n := len(lv.Days); n == 0 || lv.Days[n-1].Heading != heading {
+			lv.Days = append(lv.Days, dayGroup{Heading: heading})
+		}
+		lv.Days[len(lv.Days)-1].Rows = append(lv.Days[len(lv.Days)-1].Rows, row)
+	}
+	lv.Count = web.Count(total, "booking")
+	if len(lv.Rows) < total {
+		lv.Count = fmt.Sprintf("The first %d of %s", len(lv.Rows), lv.Count)
 	}
 	p.base.Render.Render(w, r, http.StatusOK, ListTemplate, &web.Page{Title: "Bookings", Data: lv, CSRF: web.CSRFToken(w, r), Wide: true,
 		Flash: p.base.Render.TakeFlash(w, r, p.base.Prefix+"/")})
@@ -233,6 +272,118 @@ func viewFilter(view string, all bool, provider int64, now time.Time) (string, B
 	return view, f
 }
 
+// listQuery narrows a view of the list: to a service, a provider (for a
+// viewer of every booking) and a status (?service=, ?provider= by ID,
+// ?status=); zero for any.
+type listQuery struct {
+	service, provider int64
+	status            Status
+}
+
+// listStatuses are the statuses the list may be narrowed to, in words.
+var listStatuses = []struct {
+	status Status
+	words  string
+}{{StatusConfirmed, "Confirmed"}, {StatusRequested, "Requested"}, {StatusAwaitingPayment, "Awaiting payment"},
+	{StatusCompleted, "Completed"}, {StatusNoShow, "No-show"}, {StatusCancelled, "Cancelled"}}
+
+// statusLabel is a status in words, capitalised, for the list.
+func statusLabel(s Status) string {
+	for _, l := range listStatuses {
+		if l.status == s {
+			return l.words
+		}
+	}
+	return string(s)
+}
+
+// readListQuery reads r's narrowing; anything it does not know is none.
+func readListQuery(r *http.Request, all bool) listQuery {
+	q := r.URL.Query()
+	var lq listQuery
+	lq.service, _ = strconv.ParseInt(q.Get("service"), 10, 64)
+	if all {
+		lq.provider, _ = strconv.ParseInt(q.Get("provider"), 10, 64)
+	}
+	if s := Status(q.Get("status")); slices.ContainsFunc(listStatuses, func(l struct {
+		status Status
+		words  string
+	}) bool {
+		return l.status == s
+	}) {
+		lq.status = s
+	}
+	return lq
+}
+
+// narrow applies lq to f: a status replaces the view's own.
+func (lq listQuery) narrow(f *BookingFilter) {
+	if lq.service > 0 {
+		f.ServiceID = lq.service
+	}
+	if lq.provider > 0 {
+		f.ProviderID = lq.provider
+	}
+	if lq.status != "" {
+		f.Status = lq.status
+	}
+}
+
+// values is q with lq's parameters, for a link that keeps them.
+func (lq listQuery) values(q url.Values) url.Values {
+	if lq.service > 0 {
+		q.Set("service", strconv.FormatInt(lq.service, 10))
+	}
+	if lq.provider > 0 {
+		q.Set("provider", strconv.FormatInt(lq.provider, 10))
+	}
+	if lq.status != "" {
+		q.Set("status", string(lq.status))
+	}
+	return q
+}
+
+// choices are the filters' options, by name, lq's selected; no
+// providers for a viewer of their own bookings.
+func (lq listQuery) choices(sn, pn map[int64]string, all bool) (services, providers, statuses []choice) {
+	byName := func(names map[int64]string, current int64) []choice {
+		var out []choice
+		for id, name := range names {
+			out = append(out, choice{Value: strconv.FormatInt(id, 10), Label: name, Selected: id == current})
+		}
+		slices.SortFunc(out, func(a, b choice) int {
+			return cmp.Or(strings.Compare(a.Label, b.Label), strings.Compare(a.Value, b.Value))
+		})
+		return out
+	}
+	services = byName(sn, lq.service)
+	if all {
+		providers = byName(pn, lq.provider)
+	}
+	for _, l := range listStatuses {
+		statuses = append(statuses, choice{Value: string(l.status), Label: l.words, Selected: l.status == lq.status})
+	}
+	return services, providers, statuses
+}
+
+// dayHeading names day (in the viewer's zone) as the list heads its
+// bookings: Today, Tomorrow, Yesterday, else the date, with the year when
+// it is not today's.
+func dayHeading(day, today time.Time) string {
+	d, t := slots.DateOf(day), slots.DateOf(today)
+	switch {
+	case d == t:
+		return "Today"
+	case d == t.AddDays(1):
+		return "Tomorrow"
+	case d == t.AddDays(-1):
+		return "Yesterday"
+	case day.Year() != today.Year():
+		return day.Format("Monday 2 January 2006")
+	}
+	return day.Format("Monday 2 January")
+}
+
 // exportBatch is how many bookings the export reads at a time.
 const exportBatch = 500
 
@@ -245,6 +396,8 @@ func (p *ListPage) export(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	view, f := viewFilter(r.URL.Query().Get("view"), all, provider, p.svc.o.Now().UTC())
+	lq := readListQuery(r, all)
+	lq.narrow(&f)
 	sn, pn, err := p.names(r)
 	if err != nil {
 		return err
@@ -262,7 +415,7 @@ func (p *ListPage) export(w http.ResponseWriter, r *http.Request) error {
 		"Customer Phone", "Booked At (UTC)", "Source", "Medium", "Campaign", "Landing Page", "Country"})
 	for list := first; ; {
 		for _, b := range list {
-			if view == "past" && b.Status == StatusCancelled {
+			if view == "past" && b.Status == StatusCancelled && lq.status == "" {
 				continue
 			}
 			var provider string
@@ -298,7 +451,8 @@ func (p *ListPage) export(w http.ResponseWriter, r *http.Request) error {
 func (p *ListPage) row(b Booking, loc *time.Location, sn, pn map[int64]string, now time.Time) bookingRow {
 	row := bookingRow{Booking: b, When: b.Start.In(loc).Format("Mon 2 Jan 2006, 15:04") + "–" + b.End.In(loc).Format("15:04"),
 		Service: sn[b.ServiceID], URL: p.base.Prefix + "/" + strconv.FormatInt(b.ID, 10) + "?tz=" + url.QueryEscape(loc.String()),
-		CanConfirm: b.Status == StatusRequested, CanCancel: b.Active() && b.Start.After(now), Via: web.Via(b.Visit)}
+		CanConfirm: b.Status == StatusRequested, CanCancel: b.Active() && b.Start.After(now), Via: web.Via(b.Visit),
+		StatusLabel: statusLabel(b.Status)}
 	if b.ProviderID != nil {
 		row.Provider = pn[*b.ProviderID]
 	}
@@ -328,10 +482,10 @@ func (p *ListPage) mine(r *http.Request) (Booking, error) {
 type bookingView struct {
 	bookingRow
 	Path, Zone, ZoneName, Back string
-	// Start is the reschedule field, its value the booking's start in the
-	// viewer's zone.
-	Start, Reason web.Field
-	CanNoShow     bool
+	Reason    web.Field
+	CanNoShow bool
+	// Length, Price and Place say the rest of what was booked.
+	Length, Price, Place string
 	// PaymentText says how a paid booking's payment stands.
 	PaymentText string
 	Summary     []web.SummaryItem
@@ -340,6 +494,10 @@ type bookingView struct {
 	// FromForm is the routing form's submission the booking was made
 	// from, nil for none.
 	FromForm *FromForm
+	// Month is the move's picker: the month of times the booking may move
+	// to, its day's times a choice, as the customer's reschedule offers
+	// them; nil for a booking that cannot move.
+	Month *monthPicker
 }
 
 func (p *ListPage) show(w http.ResponseWriter, r *http.Request) error {
@@ -360,9 +518,7 @@ func (p *ListPage) showBooking(w http.ResponseWriter, r *http.Request, status in
 	now := p.svc.o.Now().UTC()
 	v := &bookingView{bookingRow: p.row(b, loc, sn, pn, now), Path: p.base.Prefix, Zone: loc.String(), ZoneName: placeTime(loc.String()),
 		Back: p.base.Prefix + "/?tz=" + url.QueryEscape(loc.String()), CanNoShow: b.Active() && !b.Start.After(now),
-		Start: web.Field{Type: "datetime-local", Name: "start", ID: web.FieldID("start"), Label: "New start (" + placeTime(loc.String()) + ")",
-			Value: b.Start.In(loc).Format("2006-01-02T15:04"), Errors: errs["start"], Help: "It must be a time the provider offers."},
-		Reason: web.Field{Type: web.TypeTextarea, Name: "reason", ID: web.FieldID("reason"), Label: "Reason (optional)", Rows: 2,
+		Length: web.Count(int(b.End.Sub(b.Start)/time.Minute), "minute"), Reason: web.Field{Type: web.TypeTextarea, Name: "reason", ID: web.FieldID("reason"), Label: "Reason (optional)", Rows: 2,
 			Errors: errs["reason"]}}
 	if pay := b.Payment; pay != nil {
 		state := "awaiting payment until " + pay.DueAt.In(loc).Format("15:04 on 2 January")
@@ -377,15 +533,43 @@ func (p *ListPage) showBooking(w http.ResponseWriter, r *http.Request, status in
 			v.PaymentText += " (" + pay.Reference + ")"
 		}
 	}
-	v.Summary = web.Summary([]web.Field{v.Start, v.Reason})
-	v.FromForm = b.FromForm
-	if len(b.IntakeData) > 0 {
-		svc, err := p.svc.serviceByID(r.Context(), b.ServiceID)
+	fields := []web.Field{v.Reason}
+	if v.CanCancel {
+		q := r.URL.Query()
+		if q.Get("month") == "" && q.Get("date") == "" { // the booking's own day first
+			q.Set("month", b.Start.In(loc).Format("2006-01"))
+			q.Set("date", slots.DateOf(b.Start.In(loc)).String())
+		}
+		base := p.base.Prefix + "/" + strconv.FormatInt(b.ID, 10)
+		v.Month, err = newMonthPicker(q, loc.String(), base, map[string]string{}, now, r.PostFormValue("start_time"),
+			func(from, to time.Time) ([]Slot, error) { return p.svc.rescheduleSlots(r.Context(), b, from, to, false) })
 		if err != nil {
 			return err
 		}
+		v.Month.Time.Label = "New time"
+		v.Month.Time.Errors = errs["start_time"]
+		if v.Month.markCurrent(b.Start); v.Month.Current != nil {
+			v.Month.Current.Note = "its time now"
+		}
+		fields = append([]web.Field{v.Month.Time}, fields...)
+	}
+	v.Summary = web.Summary(fields)
+	v.FromForm = b.FromForm
+	svc, err := p.svc.serviceByID(r.Context(), b.ServiceID)
+	if err != nil {
+		return err
+	}
+	if len(b.IntakeData) > 0 {
 		v.Answers = intakeRows(svc.IntakeSchema, b.IntakeData)
 	}
+	switch {
+	case b.Payment != nil: // said with its state, PaymentText
+	case svc.IsFree:
+		v.Price = "Free"
+	case svc.Price != nil && *svc.Price != "":
+		v.Price = money(*svc.Price, svc.Currency)
+	}
+	v.Place = b.Location.Text()
 	p.base.Render.Render(w, r, status, BookingTemplate, &web.Page{Title: "Booking " + b.Number, Data: v, CSRF: web.CSRFToken(w, r),
 		Flash: p.base.Render.TakeFlash(w, r, r.URL.Path)})
 	return nil
@@ -413,14 +597,15 @@ func (p *ListPage) act(w http.ResponseWriter, r *http.Request) error {
 		_, err = p.svc.NoShow(r.Context(), b.ID, actor)
 		said = "Marked as a no-show."
 	case "reschedule":
-		start, perr := time.ParseInLocation("2006-01-02T15:04", r.PostFormValue("start"), loc)
+		start, perr := time.Parse(time.RFC3339, r.PostFormValue("start_time"))
 		if perr != nil {
-			return p.showBooking(w, r, http.StatusUnprocessableEntity, map[string][]string{"start": {"Enter the new start as a date and a time"}})
+			return p.showBooking(w, r, http.StatusUnprocessableEntity, map[string][]string{"start_time": {"Choose the new time"}})
 		}
+		start = start.In(loc)
 		_, err = p.svc.Reschedule(r.Context(), b.ID, start, actor)
 		said = "Moved to " + start.Format("Mon 2 Jan 2006, 15:04") + " " + placeTime(loc.String()) + "."
 		if errors.Is(err, ErrSlotTaken) || isInvalid(err) {
-			return p.showBooking(w, r, http.StatusUnprocessableEntity, map[string][]string{"start": {"That time is not free: choose a time the provider offers"}})
+			return p.showBooking(w, r, http.StatusUnprocessableEntity, map[string][]string{"start_time": {"That time is not free: choose another"}})
 		}
 	default:
 		return &web.Problem{Status: http.StatusBadRequest, ErrorPage: web.ErrorPage{Heading: "Nothing to do", Message: "That button does nothing here."}}

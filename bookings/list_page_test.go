@@ -5,11 +5,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/bookings"
@@ -70,8 +72,31 @@ func TestBrowserBookingsList(t *testing.T) {
 	require.Contains(t, text, "Mon 1 Jun 2026, 15:00–15:30", "14:00 UTC in London's summer time")
 	require.Contains(t, text, "Grace Hopper")
 	require.NotContains(t, text, "Ada Byron", "a request is not upcoming until confirmed")
+	days, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("h2.day")].map(h => h.textContent)`))
+	require.NoError(t, err)
+	require.Equal(t, []string{"Today", "Tomorrow"}, days, "grouped by day in the viewer's zone")
+	require.Equal(t, "2 bookings", browsertest.Text(t, ctx, "p.count"))
+	require.Equal(t, "Confirmed", browsertest.Text(t, ctx, "td .status-confirmed"))
 	browsertest.NoViolations(t, ctx, "the upcoming bookings")
 	browsertest.Screenshots(t, ctx, shots, "bookings-list")
+
+	// Narrowed by service, then by status: the request for the intro.
+	browsertest.Do(t, ctx, chromedp.SetValue(chromedp.ID("f-service"), strconv.FormatInt(manual.ID, 10)))
+	browsertest.TabTo(t, ctx, `.list-filters button[type=submit]`)
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, browsertest.Text(t, ctx, "main"), "No bookings match these filters.")
+	require.Equal(t, "0 bookings", browsertest.Text(t, ctx, "p.count"))
+	browsertest.NoViolations(t, ctx, "the bookings narrowed to none")
+	browsertest.Do(t, ctx, chromedp.SetValue(chromedp.ID("f-status"), "requested"))
+	browsertest.TabTo(t, ctx, `.list-filters button[type=submit]`)
+	browsertest.Press(t, ctx, "\r", true)
+	days, err = chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("h2.day")].map(h => h.textContent)`))
+	require.NoError(t, err)
+	require.Equal(t, []string{"Wednesday 3 June"}, days)
+	require.Contains(t, browsertest.Text(t, ctx, "table"), "Ada Byron")
+	require.Equal(t, "Requested", browsertest.Text(t, ctx, "td .status-requested"))
+	browsertest.Screenshots(t, ctx, shots, "bookings-list-narrowed")
+	browsertest.Do(t, ctx, chromedp.Navigate(u+bookings.ListPagePrefixDefault+"/?tz=Europe/London"), chromedp.WaitVisible(chromedp.CSS("table")))
 
 	// Confirm the request from the list.
 	browsertest.TabTo(t, ctx, `a[href*="view=requested"]`)
@@ -110,7 +135,7 @@ func TestBrowserBookingsList(t *testing.T) {
 	browsertest.Press(t, ctx, "\r", true)
 	require.Contains(t, browsertest.Text(t, ctx, ".notice"), "Cancelled.")
 	browsertest.Do(t, ctx, chromedp.Navigate(u+bookings.ListPagePrefixDefault+"/?tz=Europe/London"), chromedp.WaitVisible(chromedp.CSS("table")))
-	require.NotContains(t, browsertest.Text(t, ctx, "table"), "Alan Turing")
+	require.NotContains(t, browsertest.Text(t, ctx, "main"), "Alan Turing")
 
 	// Grace's page: moved an hour later.
 	browsertest.Do(t, ctx, chromedp.Navigate(u+bookings.ListPagePrefixDefault+"/?tz=Europe/London"), chromedp.WaitVisible(chromedp.CSS("table")))
@@ -119,14 +144,27 @@ func TestBrowserBookingsList(t *testing.T) {
 	require.Contains(t, browsertest.Text(t, ctx, "h1"), "Grace Hopper")
 	browsertest.NoViolations(t, ctx, "a booking's page")
 	browsertest.Screenshots(t, ctx, shots, "bookings-booking")
-	browsertest.Do(t, ctx, chromedp.SetValue(chromedp.ID("f-start"), "2026-06-01T16:00"))
+	// The move offers the provider's free times of the booking's day, as
+	// the customer's reschedule does; by keyboard, the 16:00 (London).
+	require.Contains(t, browsertest.Text(t, ctx, "#move"), "Monday 1 June")
+	browsertest.TabTo(t, ctx, `#move input[name=start_time]`)
+	for range 96 { // a day's times are one radio group: the arrows move within it
+		value, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.value`))
+		require.NoError(t, err)
+		if value == "2026-06-01T15:00:00Z" {
+			break
+		}
+		browsertest.Press(t, ctx, kb.ArrowRight, false)
+	}
+	checked, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#move input[name=start_time]:checked").value`))
+	require.NoError(t, err)
+	require.Equal(t, "2026-06-01T15:00:00Z", checked)
 	browsertest.TabTo(t, ctx, `button[value=reschedule]`)
 	browsertest.Press(t, ctx, "\r", true)
 	require.Contains(t, browsertest.Text(t, ctx, ".notice"), "Moved to Mon 1 Jun 2026, 16:00 London time.")
-	browsertest.Do(t, ctx, chromedp.SetValue(chromedp.ID("f-start"), "2026-06-01T03:00"))
 	browsertest.TabTo(t, ctx, `button[value=reschedule]`)
 	browsertest.Press(t, ctx, "\r", true)
-	require.Contains(t, browsertest.Text(t, ctx, ".error-summary"), "That time is not free")
+	require.Contains(t, browsertest.Text(t, ctx, ".error-summary"), "Choose the new time")
 	browsertest.NoViolations(t, ctx, "a booking's page with an error")
 	moved, err := b.svc.Booking(context.Background(), 1)
 	require.NoError(t, err)

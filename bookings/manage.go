@@ -232,6 +232,13 @@ func sameToken(token string, hash []byte) bool {
 // with the booking's own time not busy (so a move may overlap it), its
 // current start left out. None when b is not active or has no provider.
 func (s *Service) RescheduleSlots(ctx context.Context, b Booking, from, to time.Time) ([]Slot, error) {
+	return s.rescheduleSlots(ctx, b, from, to, true)
+}
+
+// rescheduleSlots is RescheduleSlots; without customer, the times the
+// site's owner may move it to: from any time the service offers, not
+// only from the time a change online must leave.
+func (s *Service) rescheduleSlots(ctx context.Context, b Booking, from, to time.Time, customer bool) ([]Slot, error) {
 	if !b.Active() || b.ProviderID == nil {
 		return nil, nil
 	}
@@ -250,7 +257,7 @@ func (s *Service) RescheduleSlots(ctx context.Context, b Booking, from, to time.
 		ps = append(ps, o)
 	}
 	from, to, ok := s.window(svc, from, to)
-	if floor := s.changeableFrom(); from.Before(floor) {
+	if floor := s.changeableFrom(); customer && from.Before(floor) {
 		from = floor
 	}
 	if !ok || !from.Before(to) {

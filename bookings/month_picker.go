@@ -49,6 +49,9 @@ type monthPicker struct {
 type currentTime struct {
 	Label  string
 	Before int
+	// Note says whose it is: "your time now" (the customer's), "its time
+	// now" (on the owner's page).
+	Note string
 }
 
 // markCurrent marks start, a booking's present time, among the chosen
@@ -66,7 +69,7 @@ func (c *monthPicker) markCurrent(start time.Time) {
 			break
 		}
 	}
-	c.Current = &currentTime{Label: label, Before: before}
+	c.Current = &currentTime{Label: label, Before: before, Note: "your time now"}
 }
 
 // dayCell is one square of the month: a padding square before the 1st or

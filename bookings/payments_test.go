@@ -388,7 +388,7 @@ func TestPaidBookingOnThePages(t *testing.T) {
 	// The owner sees it held, awaiting payment.
 	owner := getPage(t, srv.URL+bookings.ListPagePrefixDefault+"/?view=unpaid&tz=UTC")
 	require.Contains(t, owner, `aria-current="page">Awaiting payment</a>`)
-	require.Contains(t, owner, `<td data-label="Status">Awaiting payment</td>`)
+	require.Contains(t, owner, `<td data-label="Status"><span class="status status-awaiting_payment">Awaiting payment</span></td>`)
 	list, _, err := b.svc.ListBookings(ctx, bookings.BookingFilter{})
 	require.NoError(t, err)
 	detail := srv.URL + bookings.ListPagePrefixDefault + "/" + itoa(list[0].ID) + "?tz=UTC"
