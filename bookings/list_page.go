@@ -482,8 +482,8 @@ func (p *ListPage) mine(r *http.Request) (Booking, error) {
 type bookingView struct {
 	bookingRow
 	Path, Zone, ZoneName, Back string
-	Reason    web.Field
-	CanNoShow bool
+	Reason                     web.Field
+	CanNoShow                  bool
 	// Length, Price and Place say the rest of what was booked.
 	Length, Price, Place string
 	// PaymentText says how a paid booking's payment stands.
@@ -542,7 +542,9 @@ func (p *ListPage) showBooking(w http.ResponseWriter, r *http.Request, status in
 		}
 		base := p.base.Prefix + "/" + strconv.FormatInt(b.ID, 10)
 		v.Month, err = newMonthPicker(q, loc.String(), base, map[string]string{}, now, r.PostFormValue("start_time"),
-			func(from, to time.Time) ([]Slot, error) { return p.svc.rescheduleSlots(r.Context(), b, from, to, false) })
+			func(from, to time.Time) ([]Slot, error) {
+				return p.svc.rescheduleSlots(r.Context(), b, from, to, false)
+			})
 		if err != nil {
 			return err
 		}
