@@ -171,6 +171,8 @@ func sourceError(fam family, err error) error {
 		return reportError(http.StatusUnprocessableEntity, "bad_filter", "The analytics source cannot narrow the report that way.", err)
 	case errors.Is(err, ErrNoGoals):
 		return reportError(http.StatusNotImplemented, "base_not_installed", "The analytics source keeps no goals.", err)
+	case errors.Is(err, errNoFunnels):
+		return reportError(http.StatusNotImplemented, "base_not_installed", "The analytics source draws no funnels.", err)
 	case errors.Is(err, errNoProperties):
 		return reportError(http.StatusNotImplemented, "base_not_installed", "The analytics source keeps no event properties.", err)
 	case errors.Is(err, errNoBreakdown):

@@ -146,6 +146,9 @@ func TestRouteErrors(t *testing.T) {
 	plain := setupRoutes(t, overviewOnly{}, false)
 	code, _ = plain.get(t, "/analytics-reporting/sources")
 	require.Equal(t, 501, code, "a source without breakdowns")
+	code, body = plain.get(t, "/analytics-reporting/funnel?step=page:/a&step=page:/b")
+	require.Equal(t, 501, code, "a source that draws no funnels")
+	require.JSONEq(t, `{"error":"base_not_installed","message":"The analytics source draws no funnels.","baseInstalled":false}`, body)
 	code, _ = plain.get(t, "/analytics-reporting/nope")
 	require.Equal(t, 404, code)
 }

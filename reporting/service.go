@@ -88,9 +88,13 @@ func NewService(opts *Options) (*Service, error) {
 	s.reports["analytics/funnel"] = func(ctx context.Context, q query) (any, error) {
 		d, ok := o.Analytics.(DetailSource)
 		if !ok {
-			return nil, ErrBadFilter
+			return nil, errNoFunnels
 		}
-		return d.Funnel(ctx, q.analytics(), q.steps)
+		f, err := d.Funnel(ctx, q.analytics(), q.steps)
+		if errors.Is(err, ErrBadFilter) && len(q.filters) == 0 {
+			err = errNoFunnels // the store keeps no views by visitor
+		}
+		return f, err
 	}
 	return s, nil
 }
@@ -131,6 +135,10 @@ var errNoBreakdown = errors.New("reporting: the analytics source has no breakdow
 
 // errNoProperties is a property breakdown asked of a source without one.
 var errNoProperties = errors.New("reporting: the analytics source keeps no event properties")
+
+// errNoFunnels is a funnel asked of a source that draws none (GA4, or a
+// store that keeps no views by visitor).
+var errNoFunnels = errors.New("reporting: the analytics source draws no funnels")
 
 // Enabled reports whether any source is configured.
 func (s *Service) Enabled() bool { return s.o.Search != nil || s.o.Analytics != nil }
