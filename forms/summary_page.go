@@ -2,6 +2,7 @@ package forms
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"strconv"
@@ -162,6 +163,19 @@ type summaryView struct {
 	// Until is the last day shown (the range's end is the day after).
 	Until string
 	Since string
+	// Stages are the funnel's rows with their bars; Reach says in words
+	// how many of those who saw the form (or, views not measured, began
+	// it) sent it.
+	Stages []stageRow
+	Reach  string
+}
+
+// stageRow is a stage of the funnel: its people ("" not measured), its
+// share of the first stage measured, and the bar's length (0 to 1).
+type stageRow struct {
+	Stage, People, Share string
+	Bar                  float64
+	Measured             bool
 }
 
 // fieldView is a field's summary as the page words it.
@@ -170,15 +184,20 @@ type fieldView struct {
 	Rows              []optionRow
 	Average, Min, Max string
 	Answers           []latestRow
+	// Quotas: some option has a quota (the table says the places left).
+	Quotas bool
 }
 
 // latestRow is one of the latest answers and when it came.
 type latestRow struct{ Value, When string }
 
-// optionRow is an option's count and share of the answers.
+// optionRow is an option's count and share of the answers (Bar the
+// share, 0 to 1), and for an option with a quota its places left.
 type optionRow struct {
 	Label, Share string
 	Count        int64
+	Bar          float64
+	Left         *int64
 }
 
 func (p *SummaryPage) show(w http.ResponseWriter, r *http.Request) error {
@@ -214,6 +233,15 @@ func (p *SummaryPage) show(w http.ResponseWriter, r *http.Request) error {
 	}
 	view.Summary = sum
 	view.Since, view.Until = from.Format("2 January 2006"), to.AddDate(0, 0, -1).Format("2 January 2006")
+	view.Stages, view.Reach = stages(sum.Funnel)
+	fields, err := p.svc.Fields(r.Context(), form.ID)
+	if err != nil {
+		return err
+	}
+	left, err := p.svc.Remaining(r.Context(), form, fields)
+	if err != nil {
+		return err
+	}
 	for _, f := range sum.Fields {
 		fv := fieldView{FieldSummary: f}
 		if n := f.Number; n != nil {
@@ -223,7 +251,15 @@ func (p *SummaryPage) show(w http.ResponseWriter, r *http.Request) error {
 			fv.Answers = append(fv.Answers, latestRow{Value: a.Value, When: a.At.UTC().Format("2 Jan 2006, 15:04")})
 		}
 		for _, o := range f.Options {
-			fv.Rows = append(fv.Rows, optionRow{Label: o.Label, Count: o.Count, Share: share(o.Count, f.Answered)})
+			row := optionRow{Label: o.Label, Count: o.Count, Share: share(o.Count, f.Answered)}
+			if f.Answered > 0 {
+				row.Bar = float64(o.Count) / float64(f.Answered)
+			}
+			if n, ok := left[f.Name][o.Value]; ok {
+				row.Left = &n
+			}
+			fv.Rows = append(fv.Rows, row)
+			fv.Quotas = fv.Quotas || row.Left != nil
 		}
 		view.Fields = append(view.Fields, fv)
 	}
@@ -233,6 +269,38 @@ func (p *SummaryPage) show(w http.ResponseWriter, r *http.Request) error {
 	}
 	p.base.Render.Render(w, r, status, SummaryTemplate, &web.Page{Title: title, Data: view, Wide: true})
 	return nil
+}
+
+// stages are the funnel's rows, each with its share of the first stage
+// measured (the views, else the starts), and the reach in words: "14 of
+// 620 saw it and sent it: 2.3%".
+func stages(f Funnel) ([]stageRow, string) {
+	first, what := f.Starts, "began it"
+	if f.Views != nil {
+		first, what = *f.Views, "saw it"
+	}
+	row := func(stage string, n int64) stageRow {
+		r := stageRow{Stage: stage, People: strconv.FormatInt(n, 10), Share: share(n, first), Measured: true}
+		if first > 0 {
+			r.Bar = min(float64(n)/float64(first), 1)
+		}
+		return r
+	}
+	rows := []stageRow{{Stage: "Saw the form", People: "Not measured"}}
+	if f.Views != nil {
+		rows[0] = row("Saw the form", *f.Views)
+	}
+	rows = append(rows, row("Started", f.Starts), row("Sent", f.Completions))
+	reach := fmt.Sprintf("%d of %d %s and sent it", f.Completions, first, what)
+	if first > 0 {
+		reach += ": " + strconv.FormatFloat(float64(f.Completions)*100/float64(first), 'f', 1, 64) + "%"
+	}
+	if f.Views == nil {
+		reach += ". The views of the form's page are not measured: the analytics is not linked to the forms."
+	} else {
+		reach += "."
+	}
+	return rows, reach
 }
 
 // share is n out of all as a whole percentage ("40%"), "–" of none.

@@ -30,7 +30,7 @@ func (b *bundle) seedSurvey(t *testing.T) string {
 		steps = append(steps, r.data(t)["id"].(float64))
 	}
 	b.addField(t, "survey", map[string]any{"type": "select", "label": "Topic", "step_id": steps[0],
-		"field_config": map[string]any{"options": []any{map[string]any{"value": "food", "label": "Food"}, map[string]any{"value": "rooms", "label": "Rooms"},
+		"field_config": map[string]any{"options": []any{map[string]any{"value": "food", "label": "Food", "quota": 10}, map[string]any{"value": "rooms", "label": "Rooms"},
 			map[string]any{"value": "staff", "label": "Staff"}}}})
 	b.addField(t, "survey", map[string]any{"type": "checkbox_group", "label": "Days", "step_id": steps[0], "field_config": map[string]any{"options": []any{"sat", "sun"}}})
 	b.addField(t, "survey", map[string]any{"type": "number", "label": "Rating", "step_id": steps[0]})
@@ -129,10 +129,14 @@ func TestBrowserSummaryPage(t *testing.T) {
 	page := b.request(t, "GET", forms.SummaryPathDefault+"/"+slug+"?from=2026-11-23&to=2026-11-24", "", "", nil)
 	require.Equal(t, 200, page.status, page.body)
 	for _, text := range []string{"<h1>Answers: Survey</h1>", "4 responses from 23 November 2026 to 24 November 2026, spam left out.",
-		`<th scope="row">Food</th><td class="num">2</td><td class="num">67%</td>`, "Average 4, lowest 3, highest 5.",
+		`<th scope="row">Food</th><td class="num">2</td><td class="num"><meter min="0" max="1" value="0.6666666666666666" aria-hidden="true"></meter> 67%</td><td class="num">7</td>`, // three chose food in all, two of them in the range
+		`<th scope="col" class="num">Places left</th>`, `<th scope="row">Rooms</th><td class="num">1</td><td class="num"><meter min="0" max="1" value="0.3333333333333333" aria-hidden="true"></meter> 33%</td><td class="num">–</td>`,
+		"Average 4, lowest 3, highest 5.",
 		"<li>Fine <span class=\"help\">(24 Nov 2026, 11:00)</span></li>", `<th scope="row">1. Your visit</th><td class="num">6</td><td class="num">1</td>`,
-		"Not counted", `<th scope="row">Yes</th><td class="num">1</td><td class="num">25%</td>`,
-		`<th scope="row">No</th><td class="num">3</td><td class="num">75%</td>`} {
+		`<th scope="row">Saw the form</th><td class="num">Not measured</td><td class="num">–</td>`,
+		"4 of 6 began it and sent it: 66.7%. The views of the form&#39;s page are not measured: the analytics is not linked to the forms.",
+		`<th scope="row">Yes</th><td class="num">1</td><td class="num"><meter min="0" max="1" value="0.25" aria-hidden="true"></meter> 25%</td></tr>`,
+		`<th scope="row">No</th><td class="num">3</td>`} {
 		require.Contains(t, page.body, text)
 	}
 	require.NotContains(t, page.body, "BUY PILLS", "spam left out")
