@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"embed"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/a11y"
@@ -98,7 +100,14 @@ func (s *site) dashboard(w http.ResponseWriter, req *http.Request) {
 }
 
 type homePage struct {
-	Forms, Bookings []tile
+	Forms, Bookings []homeTile
+}
+
+// homeTile is a form or a service on the home page; Detail says a
+// service's length and price ("30 minutes · 25.00 EUR").
+type homeTile struct {
+	tile
+	Detail string
 }
 
 // home is GET /: for a browser, a small page linking sign-in and the
@@ -122,7 +131,9 @@ func (s *site) home(w http.ResponseWriter, req *http.Request) {
 	s.render.Render(w, req, http.StatusOK, "pages/home.html", &web.Page{Title: "Home", Data: page})
 }
 
-// publicPages lists the active forms (up to 50) and bookable services.
+// publicPages lists the open forms (of the first 50 active: one closed
+// by its dates or full is left out) and the bookable services, each with
+// its length and price.
 func (s *site) publicPages(ctx context.Context) (*homePage, error) {
 	page := &homePage{}
 	active := true
@@ -130,15 +141,29 @@ func (s *site) publicPages(ctx context.Context) (*homePage, error) {
 	if err != nil {
 		return nil, err
 	}
+	now := time.Now()
 	for _, f := range list {
-		page.Forms = append(page.Forms, tile{f.Name, forms.PagePrefixDefault + "/" + f.Slug, f.Description})
+		if !forms.Open(&f, now) {
+			continue
+		}
+		if full, err := s.forms.Full(ctx, &f); err != nil || full {
+			continue
+		}
+		page.Forms = append(page.Forms, homeTile{tile: tile{f.Name, forms.PagePrefixDefault + "/" + f.Slug, f.Description}})
 	}
 	services, err := s.bookings.ListServices(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, o := range services {
-		page.Bookings = append(page.Bookings, tile{o.Name, bookings.PagePrefixDefault + "/" + o.Slug, o.Description})
+		detail := fmt.Sprintf("%d minutes", o.Duration)
+		switch {
+		case o.IsFree:
+			detail += " · free"
+		case o.Price != nil && *o.Price != "":
+			detail += " · " + strings.TrimSpace(*o.Price+" "+o.Currency)
+		}
+		page.Bookings = append(page.Bookings, homeTile{tile: tile{o.Name, bookings.PagePrefixDefault + "/" + o.Slug, o.Description}, Detail: detail})
 	}
 	return page, nil
 }

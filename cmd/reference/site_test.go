@@ -126,3 +126,32 @@ func TestHomeAndNotFound(t *testing.T) {
 	require.Equal(t, 404, code)
 	require.Equal(t, "application/json", ct)
 }
+
+// The home page offers what is open: each service with its length and
+// price, the forms taking answers, not one closed by its dates.
+func TestHomeListsWhatIsOpen(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.DSN(t, store.SQLite)
+	e := env{"GROUNDWORK_DB": dsn}
+	c, _, stderr := runCmd(t, e, "bookings", "seed")
+	require.Equal(t, 0, c, stderr)
+	c, out, stderr := runCmd(t, e, "token", "create", "--name", "desk", "--ability", "forms:*")
+	require.Equal(t, 0, c, stderr)
+	token := strings.TrimSpace(out)
+	base := startServe(t, dsn)
+	code, body := request(t, "POST", base+"/api/v1/forms", token, `{"name":"Open form"}`)
+	require.Equal(t, 201, code, body)
+	code, body = request(t, "POST", base+"/api/v1/forms", token, `{"name":"Closed form","closes_at":"2020-01-01T00:00:00Z"}`)
+	require.Equal(t, 201, code, body)
+	req, err := http.NewRequest("GET", base+"/", nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", "text/html")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	page, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	require.Contains(t, string(page), `<a href="/bookings/consultation">Consultation</a><p class="help">30 minutes`)
+	require.Contains(t, string(page), `<a href="/forms/open-form">Open form</a>`)
+	require.NotContains(t, string(page), "Closed form", "a form past its closing date is not offered")
+}
