@@ -278,6 +278,7 @@ func (w *Web) rememberDevice(rw http.ResponseWriter, r *http.Request, u User) {
 func challengeForm(r *http.Request) *formPage {
 	code := field("text", "code", "Code", "", "one-time-code", true)
 	code.Help = "The 6-digit code your authenticator app shows now, or one of your recovery codes."
+	code.Autofocus = true // the one thing the page asks for
 	device := field("checkbox", "remember_device", "Remember this browser for 30 days", "1", "", false)
 	device.Checked = r.PostFormValue("remember_device") != ""
 	return &formPage{Heading: "Enter your code", Description: "Your account has two-factor sign-in turned on.", Action: "/two-factor-challenge",

@@ -135,7 +135,7 @@ func TestRequestIsNotToldItIsBooked(t *testing.T) {
 	code, body, loc := post(t, srv, "/bookings/visit?tz=America/New_York&date=2026-06-02", form)
 	require.Equal(t, 303, code, body)
 	page := getPage(t, srv.URL+loc)
-	require.Contains(t, page, "<h1>Your request is sent</h1>")
+	require.Contains(t, page, `<h1 tabindex="-1" autofocus>Your request is sent</h1>`)
 	require.Contains(t, page, "It is not booked yet: Ada will confirm it or decline")
 	require.NotContains(t, page, "You are booked")
 	require.Contains(t, page, "<dt>Status</dt><dd>Requested (not confirmed yet)</dd>")

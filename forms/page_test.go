@@ -169,7 +169,7 @@ func TestNoJavaScriptPage(t *testing.T) {
 	require.Equal(t, "/forms/contact", r.header.Get("Location"))
 	r = v.do(t, "GET", "/forms/contact", "", nil, nil)
 	require.Equal(t, 200, r.status)
-	require.Contains(t, r.body, `<div class="notice" role="status"><p>Thanks, we got it.</p></div>`)
+	require.Contains(t, r.body, `<div class="notice" role="status" tabindex="-1" autofocus><p>Thanks, we got it.</p></div>`)
 	require.Contains(t, r.body, `<a href="/forms/contact">Send another response</a>`)
 	require.NotContains(t, r.body, "<form", "the thanks stands alone")
 	// A refresh posts nothing again and thanks no more.

@@ -73,6 +73,9 @@ func TestBrowserRoutingFormToBooking(t *testing.T) {
 	browsertest.TabTo(t, ctx, `form#book button[type=submit]`)
 	browsertest.Press(t, ctx, "\r", true)
 	require.Equal(t, "You are booked", text("h1"))
+	focused, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.tagName`))
+	require.NoError(t, err)
+	require.Equal(t, "H1", focused, "the focus on the confirmation's heading")
 
 	list, _, err := bk.ListBookings(bg, bookings.BookingFilter{})
 	require.NoError(t, err)

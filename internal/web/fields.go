@@ -37,6 +37,9 @@ type Field struct {
 	// Autocomplete is the autocomplete token ("email", "name",
 	// "current-password").
 	Autocomplete string
+	// Autofocus puts the focus in the input as the page opens: the one
+	// thing the page asks for (an error summary, first, still takes it).
+	Autofocus bool
 	// Accept lists the file types a file input takes.
 	Accept string
 	// Rows is a textarea's height; 4 when zero.
