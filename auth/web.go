@@ -220,7 +220,8 @@ func explainPage(err error) *web.Problem {
 	}
 	if errors.Is(err, ErrBusy) {
 		return &web.Problem{Status: http.StatusServiceUnavailable, Err: err, Header: http.Header{"Retry-After": {"5"}},
-			ErrorPage: web.ErrorPage{Heading: "Busy", Message: "Too many people are signing in right now. Please try again in a few seconds."}}
+			ErrorPage: web.ErrorPage{Heading: "Signing in is busy for a moment", Message: "Too many people are signing in right now; " +
+				"you are not signed in yet, and nothing was changed. Try again in a few seconds."}}
 	}
 	return nil
 }

@@ -186,7 +186,8 @@ var errorPages = map[int]web.ErrorPage{
 	http.StatusTooManyRequests: {Heading: "Too many requests", Message: "Too many requests came from you in a short time."},
 	http.StatusInternalServerError: {Heading: "Something went wrong", Message: "The page could not be shown because of an error on our side. " +
 		"It has been logged; please try again in a moment."},
-	http.StatusServiceUnavailable: {Heading: "Busy", Message: "The site is busy right now."},
+	http.StatusServiceUnavailable: {Heading: "The site is busy for a moment", Message: "Nothing you sent was saved half-way. " +
+		"Try again in a few seconds."},
 }
 
 // errorPage answers status with its page in the layout (the signed-in
