@@ -94,6 +94,14 @@ func TestBrowserAccountWalk(t *testing.T) {
 	keyPress(t, ctx, `form[action="/settings/two-factor/confirm"] button`)
 	codes := codesPattern.FindAllString(browsertest.Text(t, ctx, "ul.codes"), -1)
 	require.Len(t, codes, auth.RecoveryCodeCount)
+	// They download as a text file, kept nowhere on the server, and copy.
+	file, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(h => h.startsWith("data:text/plain;charset=utf-8,") && `+
+		`decodeURIComponent(h.slice(h.indexOf(",") + 1)))(document.querySelector("a[download='recovery-codes.txt']").href)`))
+	require.NoError(t, err)
+	require.Equal(t, strings.Join(codes, "\n")+"\n", file)
+	copyShown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!document.querySelector("button[data-copy=recovery-codes]").hidden`))
+	require.NoError(t, err)
+	require.True(t, copyShown, "the copy button, where the script runs")
 	browsertest.NoViolations(t, ctx, "two-factor sign-in, on, with the recovery codes")
 	browsertest.Screenshots(t, ctx, shots, "two-factor-codes")
 

@@ -2,7 +2,9 @@ package auth
 
 import (
 	"errors"
+	"html/template"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -32,9 +34,12 @@ const (
 // twoFactorPage is the data of /settings/two-factor.
 type twoFactorPage struct {
 	// State is "off", "pending" (begun, waiting for a code) or "on".
-	State     string
-	Secret    string // the key to type by hand, in groups of four
-	Codes     []string
+	State  string
+	Secret string // the key to type by hand, in groups of four
+	Codes  []string
+	// CodesFile is the codes as a text file to download (a data: link,
+	// so no copy of them stays on the server).
+	CodesFile template.URL
 	CodesLeft int
 	Since     *time.Time
 	Confirm   formPage
@@ -64,6 +69,11 @@ func (w *Web) showTwoFactor(rw http.ResponseWriter, r *http.Request, status int,
 	case u.TwoFactor():
 		p.State, p.Since = "on", u.TwoFactorConfirmedAt
 		p.Codes = w.takeRecoveryCodes(rw, r, u)
+		if len(p.Codes) > 0 {
+			// The codes are letters, digits and dashes: the link is only
+			// ours, never the reader's text.
+			p.CodesFile = template.URL("data:text/plain;charset=utf-8," + url.PathEscape(strings.Join(p.Codes, "\n")+"\n"))
+		}
 		if p.CodesLeft, err = w.svc.RecoveryCodesLeft(r.Context(), u.ID); err != nil {
 			return err
 		}
