@@ -339,6 +339,9 @@ type submissionView struct {
 	Notes   web.Field
 	// CanChange: the user may mark, note and delete answers.
 	CanChange bool
+	// Reply writes to the answer's first email address, the form named
+	// in the subject ("" without one).
+	Reply string
 }
 
 type valueRow struct{ Label, Text string }
@@ -386,6 +389,9 @@ func (p *SummaryPage) submission(w http.ResponseWriter, r *http.Request) error {
 			continue
 		}
 		view.Values = append(view.Values, valueRow{Label: cmp.Or(v.FieldLabel, v.FieldName), Text: cmp.Or(words.text(v), "—")})
+		if v.FieldType == TypeEmail && view.Reply == "" && v.Value != nil && *v.Value != "" && !strings.ContainsAny(*v.Value, "?&#") {
+			view.Reply = "mailto:" + *v.Value + "?subject=" + url.PathEscape("Re: "+form.Name)
+		}
 	}
 	for _, u := range sub.Uploads {
 		view.Uploads = append(view.Uploads, uploadRow{Name: u.OriginalName, Size: sizeText(u.Size),

@@ -30,6 +30,7 @@ func TestBrowserWhereEachCameFrom(t *testing.T) {
 	form := &forms.Form{Name: "Contact", IsActive: true, MinFillSeconds: ptr(int64(0))}
 	require.NoError(t, fs.CreateForm(bg, form))
 	require.NoError(t, fs.CreateField(bg, &forms.Field{FormID: form.ID, Type: forms.TypeText, Name: "name", Label: "Your name", IsRequired: true}))
+	require.NoError(t, fs.CreateField(bg, &forms.Field{FormID: form.ID, Type: forms.TypeEmail, Name: "email", Label: "Email", IsRequired: true}))
 	_, err := s.bookings.Service.CreateService(bg, bookings.OfferingInput{Name: ptr("Intro call"), Slug: ptr("call"), Duration: ptr(30), TimeZone: ptr("UTC")})
 	require.NoError(t, err)
 	openProvider(t, s.bookings.Service, "call", "sam", "Sam")
@@ -47,7 +48,7 @@ func TestBrowserWhereEachCameFrom(t *testing.T) {
 	require.NoError(t, s.reports.Analytics.CollectServer(landed, s.srv.URL, "", nil))
 	require.NoError(t, s.reports.Analytics.Flush(bg))
 
-	run(chromedp.WaitVisible(chromedp.CSS("form")), chromedp.SendKeys(chromedp.ID("f-name"), "Ann Lee"))
+	run(chromedp.WaitVisible(chromedp.CSS("form")), chromedp.SendKeys(chromedp.ID("f-name"), "Ann Lee"), chromedp.SendKeys(chromedp.ID("f-email"), "ann@example.com"))
 	browsertest.Submit(t, ctx, `form button[type=submit]`)
 	day := time.Now().UTC().Add(72 * time.Hour).Format(time.DateOnly)
 	run(chromedp.Navigate(s.srv.URL+bookings.PagePrefixDefault+"/call?tz=UTC&date="+day), chromedp.WaitVisible(chromedp.CSS(".times")))
@@ -65,6 +66,9 @@ func TestBrowserWhereEachCameFrom(t *testing.T) {
 	browsertest.Submit(t, ctx, `.inbox a`)
 	require.Contains(t, text("main"), "Where it came from")
 	require.Contains(t, text("main"), "/pricing")
+	reply, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("a[href^='mailto:']").getAttribute("href")`))
+	require.NoError(t, err)
+	require.Equal(t, "mailto:ann@example.com?subject=Re:%20Contact", reply, "Reply writes to the answer's address")
 	browsertest.NoViolations(t, ctx, "an answer's page with where it came from")
 	browsertest.Screenshots(t, ctx, shots, "visit-answer")
 
