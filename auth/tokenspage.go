@@ -3,6 +3,7 @@ package auth
 import (
 	"cmp"
 	"errors"
+	"html/template"
 	"net/http"
 	"slices"
 	"strconv"
@@ -47,6 +48,20 @@ type abilityGroup struct {
 type abilityOption struct {
 	ID, Value, Sentence string
 	Checked             bool
+}
+
+// Code is the ability's name with a line-break opportunity after each
+// ":" and ".", so a narrow screen breaks it between its words, never
+// inside one.
+func (o abilityOption) Code() template.HTML {
+	var b strings.Builder
+	for _, r := range o.Value {
+		b.WriteString(template.HTMLEscapeString(string(r)))
+		if r == ':' || r == '.' {
+			b.WriteString("<wbr>")
+		}
+	}
+	return template.HTML(b.String())
 }
 
 // domainNames are the abilities' domains as the token form heads them.
