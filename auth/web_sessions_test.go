@@ -109,7 +109,7 @@ func TestTokensBelongToUsers(t *testing.T) {
 	require.Contains(t, body, `value="forms:viewSubmissions"`)
 	require.NotContains(t, body, `value="reporting:view"`, "only what the user's capabilities cover")
 	require.Contains(t, body, "<h3>Forms</h3>", "grouped by domain")
-	require.Contains(t, body, `name="abilities" value="forms:*"><span>Everything in forms. <code>forms:*</code>`, "with a sentence each")
+	require.Contains(t, body, `name="abilities" value="forms:*"><span>Everything in forms. <code>forms:<wbr>*</code>`, "with a sentence each, the code breaking only between its words")
 
 	res, body = b.post("/settings/tokens", url.Values{"name": {"ci"}, "abilities": {"*"}})
 	require.Equal(t, 422, res.StatusCode)
