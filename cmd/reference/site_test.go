@@ -131,14 +131,7 @@ func TestHomeAndNotFound(t *testing.T) {
 // price, the forms taking answers, not one closed by its dates.
 func TestHomeListsWhatIsOpen(t *testing.T) {
 	t.Parallel()
-	dsn := storetest.DSN(t, store.SQLite)
-	e := env{"GROUNDWORK_DB": dsn}
-	c, _, stderr := runCmd(t, e, "bookings", "seed")
-	require.Equal(t, 0, c, stderr)
-	c, out, stderr := runCmd(t, e, "token", "create", "--name", "desk", "--ability", "forms:*")
-	require.Equal(t, 0, c, stderr)
-	token := strings.TrimSpace(out)
-	base := startServe(t, dsn)
+	base, token := formsServer(t, true)
 	code, body := request(t, "POST", base+"/api/v1/forms", token, `{"name":"Open form"}`)
 	require.Equal(t, 201, code, body)
 	code, body = request(t, "POST", base+"/api/v1/forms", token, `{"name":"Closed form","closes_at":"2020-01-01T00:00:00Z"}`)

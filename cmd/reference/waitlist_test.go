@@ -95,17 +95,7 @@ func TestWaitlistOnTheReferenceServer(t *testing.T) {
 // answer is the booking page of its route, which opens filled in.
 func TestRoutingFormOnTheReferenceServer(t *testing.T) {
 	t.Parallel()
-	dsn := storetest.DSN(t, store.SQLite)
-	e := env{"GROUNDWORK_DB": dsn}
-	c, _, stderr := runCmd(t, e, "bookings", "seed")
-	require.Equal(t, 0, c, stderr)
-	c, out, stderr := runCmd(t, e, "token", "create", "--name", "desk", "--ability", "forms:*")
-	require.Equal(t, 0, c, stderr)
-	token := strings.TrimSpace(out)
-	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir(),
-		"--form-tokens", "optional"}, env{"GROUNDWORK_SECRET_KEY": testSecretKey}.get)
-	require.NoError(t, err)
-	base := startServeConfig(t, cfg)
+	base, token := formsServer(t, true)
 
 	code, body := request(t, "POST", base+"/api/v1/forms", token, `{"name":"Book a call","min_fill_seconds":0,
 		"routing":{"routes":[{"service":"consultation"}]}}`)
@@ -140,15 +130,7 @@ func TestRoutingFormOnTheReferenceServer(t *testing.T) {
 // read back through the admin API.
 func TestWhereEachCameFromOnTheReferenceServer(t *testing.T) {
 	t.Parallel()
-	dsn := storetest.DSN(t, store.SQLite)
-	e := env{"GROUNDWORK_DB": dsn}
-	c, out, stderr := runCmd(t, e, "token", "create", "--name", "desk", "--ability", "forms:*")
-	require.Equal(t, 0, c, stderr)
-	token := strings.TrimSpace(out)
-	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir(),
-		"--form-tokens", "optional"}, env{"GROUNDWORK_SECRET_KEY": testSecretKey}.get)
-	require.NoError(t, err)
-	base := startServeConfig(t, cfg)
+	base, token := formsServer(t, false)
 	code, body := request(t, "POST", base+"/api/v1/forms", token, `{"name":"Contact","min_fill_seconds":0}`)
 	require.Equal(t, 201, code, body)
 	code, body = request(t, "POST", base+"/api/v1/forms/contact/fields", token, `{"type":"text","label":"Name","name":"name"}`)
@@ -175,4 +157,23 @@ func TestWhereEachCameFromOnTheReferenceServer(t *testing.T) {
 	code, body = get(t, base+"/api/v1/forms/contact/submissions", token)
 	require.Equal(t, 200, code, body)
 	require.Contains(t, body, `"visit":{"source":"newsletter","medium":"email","campaign":"november","landing":"/pricing"}`)
+}
+
+// formsServer is a reference server on a fresh SQLite database, the
+// forms' load tokens optional, and a token with forms:*; with seed, the
+// sample service booked ("bookings seed") first.
+func formsServer(t *testing.T, seed bool) (base, token string) {
+	t.Helper()
+	dsn := storetest.DSN(t, store.SQLite)
+	e := env{"GROUNDWORK_DB": dsn}
+	if seed {
+		c, _, stderr := runCmd(t, e, "bookings", "seed")
+		require.Equal(t, 0, c, stderr)
+	}
+	c, out, stderr := runCmd(t, e, "token", "create", "--name", "desk", "--ability", "forms:*")
+	require.Equal(t, 0, c, stderr)
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir(),
+		"--form-tokens", "optional"}, env{"GROUNDWORK_SECRET_KEY": testSecretKey}.get)
+	require.NoError(t, err)
+	return startServeConfig(t, cfg), strings.TrimSpace(out)
 }
