@@ -197,12 +197,12 @@ const eventBookingPaid = "booking_paid"
 
 // paidReturns counts eventBookingPaid in a each time the customer of a
 // booking that takes payment comes back to its manage page (the route
-// manage, "GET /bookings/manage/{token}") from paying: the payment page
+// manage, "/bookings/manage/{token}") from paying: the payment page
 // sends them there with paid=1 once paid. So the payment counts as the
 // visitor who booked and paid, in their session (the payment's own
 // event comes from the provider's servers, a visitor of its own).
 func paidReturns(b *bookings.Service, a *reporting.Analytics, site, manage string) func(http.Handler) http.Handler {
-	prefix := strings.TrimSuffix(strings.TrimPrefix(manage, "GET "), "{token}")
+	prefix := strings.TrimSuffix(manage, "{token}")
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			next.ServeHTTP(w, r)
@@ -216,15 +216,24 @@ func paidReturns(b *bookings.Service, a *reporting.Analytics, site, manage strin
 				return
 			}
 			props := map[string]string{}
-			if services, err := b.Services(r.Context()); err == nil {
-				for _, s := range services {
-					if s.ID == booking.ServiceID {
-						props["service"] = s.Slug
-					}
-				}
-			}
+			serviceSlug(r.Context(), b, booking.ServiceID, props)
 			_ = a.CollectServer(r.Context(), site, eventBookingPaid, props)
 		})
+	}
+}
+
+// serviceSlug sets props["service"] to the slug of b's service id, the
+// property the analytics links give a booking's events; none when the
+// services cannot be read.
+func serviceSlug(ctx context.Context, b *bookings.Service, id int64, props map[string]string) {
+	services, err := b.Services(ctx)
+	if err != nil {
+		return
+	}
+	for _, s := range services {
+		if s.ID == id {
+			props["service"] = s.Slug
+		}
 	}
 }
 
@@ -240,13 +249,7 @@ func BookingsToAnalytics(b *bookings.Service, a *reporting.Analytics, site strin
 			return
 		}
 		props := map[string]string{"status": string(e.Booking.Status)}
-		if services, err := b.Services(ctx); err == nil {
-			for _, s := range services {
-				if s.ID == e.Booking.ServiceID {
-					props["service"] = s.Slug
-				}
-			}
-		}
+		serviceSlug(ctx, b, e.Booking.ServiceID, props)
 		_ = a.CollectServer(ctx, site, EventBookingCreated, props)
 	})
 	return nil
