@@ -388,18 +388,23 @@ var (
 		DimTerm: "the term", DimContent: "the content", DimGoal: "the goal", DimProp: "the property"}
 )
 
+// goals are the source's goals; none (and no error) when it keeps none.
+func (d *Dashboard) goals(ctx context.Context) ([]Goal, error) {
+	gs, ok := d.svc.o.Analytics.(interface {
+		Goals(context.Context) ([]Goal, error)
+	})
+	if !ok {
+		return nil, nil
+	}
+	return gs.Goals(ctx)
+}
+
 // nameGoals learns the goals' names, for a goal filter in words.
 func (d *Dashboard) nameGoals(ctx context.Context, p *dashboardPage) {
 	if _, ok := p.Filters.Value(DimGoal); !ok {
 		return
 	}
-	gs, ok := d.svc.o.Analytics.(interface {
-		Goals(context.Context) ([]Goal, error)
-	})
-	if !ok {
-		return
-	}
-	goals, err := gs.Goals(ctx)
+	goals, err := d.goals(ctx)
 	if err != nil {
 		return // said by number
 	}

@@ -365,12 +365,7 @@ func (d *Dashboard) funnel(ctx context.Context, p *dashboardPage, q AnalyticsQue
 	}
 	f := &funnelPanel{Action: p.Path}
 	f.Keep = newPanel(p, "funnel").Keep
-	var goals []Goal
-	if gs, ok := d.svc.o.Analytics.(interface {
-		Goals(context.Context) ([]Goal, error)
-	}); ok {
-		goals, _ = gs.Goals(ctx) // none: steps by page and event only
-	}
+	goals, _ := d.goals(ctx) // none: steps by page and event only
 	names := map[string]bool{}
 	for _, g := range goals {
 		names[g.Name] = true
