@@ -112,7 +112,6 @@ type listView struct {
 	Export string
 	Views  []viewLink
 	Zones  []zoneOption
-	Rows   []bookingRow
 	// Days are the rows by day in the viewer's zone ("Today",
 	// "Tomorrow", "Friday 4 December").
 	Days []dayGroup
@@ -228,13 +227,14 @@ func (p *ListPage) list(w http.ResponseWriter, r *http.Request) error {
 		lv.Views = append(lv.Views, viewLink{Text: v.text, URL: p.base.Prefix + "/?" + lq.values(q).Encode(), Current: v.name == view})
 	}
 	lv.Services, lv.Providers, lv.Statuses = lq.choices(sn, pn, all)
+	shown := 0
 	for _, b := range list {
 		if view == "past" && b.Status == StatusCancelled && lq.status == "" {
 			total--
 			continue
 		}
 		row := p.row(b, loc, sn, pn, now)
-		lv.Rows = append(lv.Rows, row)
+		shown++
 		heading := dayHeading(b.Start.In(loc), now.In(loc))
 		if n := len(lv.Days); n == 0 || lv.Days[n-1].Heading != heading {
 			lv.Days = append(lv.Days, dayGroup{Heading: heading})
@@ -242,8 +242,8 @@ func (p *ListPage) list(w http.ResponseWriter, r *http.Request) error {
 		lv.Days[len(lv.Days)-1].Rows = append(lv.Days[len(lv.Days)-1].Rows, row)
 	}
 	lv.Count = web.Count(total, "booking")
-	if len(lv.Rows) < total {
-		lv.Count = fmt.Sprintf("The first %d of %s", len(lv.Rows), lv.Count)
+	if shown < total {
+		lv.Count = fmt.Sprintf("The first %d of %s", shown, lv.Count)
 	}
 	p.base.Render.Render(w, r, http.StatusOK, ListTemplate, &web.Page{Title: "Bookings", Data: lv, CSRF: web.CSRFToken(w, r), Wide: true,
 		Flash: p.base.Render.TakeFlash(w, r, p.base.Prefix+"/")})
