@@ -212,14 +212,7 @@ func feedToken(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	origin := strings.TrimSuffix(*base, "/")
-	if origin == "" {
-		// The server's address as the server reads it: GROUNDWORK_ADDR,
-		// else the default; a note says to give the public one.
-		origin = "http://" + envOr(getenv, "GROUNDWORK_ADDR", defaultAddr)
-		fmt.Fprintf(stderr, "No --base-url (or GROUNDWORK_BASE_URL): the address below is the server's listening address, %s; "+
-			"give the public one to print the address calendars should use.\n", origin)
-	}
+	origin := printedOrigin(*base, getenv, stderr)
 	fmt.Fprintf(stdout, "%s%s/providers/%s.ics\n", origin, bookings.FeedPrefixDefault, token)
 	fmt.Fprintf(stderr, "Provider %q has a new calendar feed; any older address no longer works. Subscribe to it in a calendar app.\n", p.Slug)
 	return nil

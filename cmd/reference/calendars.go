@@ -146,10 +146,7 @@ func bookingsCalendar(ctx context.Context, args []string, getenv func(string) st
 	switch cmd {
 	case "link":
 		link := svc.PageLink(p.ID, *ttl)
-		origin := strings.TrimSuffix(*base, "/")
-		if origin == "" {
-			origin = "http://" + envOr(getenv, "GROUNDWORK_ADDR", defaultAddr)
-		}
+		origin := printedOrigin(*base, getenv, stderr)
 		fmt.Fprintf(stdout, "%s%s/%s\n", origin, calendars.PagePrefixDefault, link)
 		fmt.Fprintf(stderr, "Send this to %s: it lets them connect their calendars until %s.\n", p.Name,
 			time.Now().Add(*ttl).Format("2 January 2006 15:04 MST"))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/netip"
 	"net/url"
 	"path/filepath"
@@ -211,6 +212,32 @@ func envOr(getenv func(string) string, name, def string) string {
 		return v
 	}
 	return def
+}
+
+// printedOrigin is the origin a command prints links under: base (from
+// --base-url or GROUNDWORK_BASE_URL) when given, else the address the
+// server listens on as it reads it (GROUNDWORK_ADDR, else the default),
+// with a host a browser can open: ":8080" and "0.0.0.0:8080" name every
+// interface, so the link names this machine's loopback. A note on stderr
+// says the link is only good here and how to print the public one.
+func printedOrigin(base string, getenv func(string) string, stderr io.Writer) string {
+	if origin := strings.TrimSuffix(base, "/"); origin != "" {
+		return origin
+	}
+	addr := envOr(getenv, "GROUNDWORK_ADDR", defaultAddr)
+	if host, port, err := net.SplitHostPort(addr); err == nil {
+		if ip, err := netip.ParseAddr(host); host == "" || err == nil && ip.IsUnspecified() {
+			host = "127.0.0.1"
+			if err == nil && ip.Is6() {
+				host = "::1"
+			}
+		}
+		addr = net.JoinHostPort(host, port)
+	}
+	origin := "http://" + addr
+	fmt.Fprintf(stderr, "No --base-url (or GROUNDWORK_BASE_URL): the link below uses the server's listening address, %s; "+
+		"give the public one to print a link for others.\n", origin)
+	return origin
 }
 
 // dbFlag adds --db to fs, defaulting to GROUNDWORK_DB.

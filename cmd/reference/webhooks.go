@@ -336,10 +336,7 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 		if err != nil {
 			return usageError{fmt.Sprintf("portal-link: %v (--owner names whose, --ttl how long)", err)}
 		}
-		origin := strings.TrimSuffix(*base, "/")
-		if origin == "" {
-			origin = "http://" + envOr(getenv, "GROUNDWORK_ADDR", defaultAddr)
-		}
+		origin := printedOrigin(*base, getenv, stderr)
 		fmt.Fprintf(stdout, "%s%s/%s\n", origin, webhooks.PortalPrefixDefault, token)
 	}
 	return nil

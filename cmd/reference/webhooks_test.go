@@ -288,3 +288,29 @@ func submitForm(t *testing.T, base, slug string, fields ...string) int {
 	res.Body.Close()
 	return res.StatusCode
 }
+
+// TestPortalLinkNamesTheServer: "webhooks portal-link" prints an address a
+// browser opens on this machine even when the server listens on every
+// interface (":PORT", "0.0.0.0:PORT"), and the public one when given.
+func TestPortalLinkNamesTheServer(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.DSN(t, store.SQLite)
+	e := env{"GROUNDWORK_DB": dsn}
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir()}, e.get)
+	require.NoError(t, err)
+	base := startServeConfig(t, cfg)
+	port := base[strings.LastIndex(base, ":")+1:]
+	for _, addr := range []string{":" + port, "0.0.0.0:" + port, "127.0.0.1:" + port} {
+		code, out, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn, "GROUNDWORK_ADDR": addr}, "webhooks", "portal-link", "--owner", "acme")
+		require.Equal(t, 0, code, stderr)
+		link := strings.TrimSpace(out)
+		require.True(t, strings.HasPrefix(link, "http://127.0.0.1:"+port+"/webhooks-portal/"), "%s: %s", addr, link)
+		require.Contains(t, stderr, "give the public one")
+		status, body := get(t, link, "")
+		require.Equal(t, 200, status, body)
+	}
+	code, out, stderr := runCmd(t, e, "webhooks", "portal-link", "--owner", "acme", "--base-url", "https://hooks.example.com/")
+	require.Equal(t, 0, code, stderr)
+	require.True(t, strings.HasPrefix(out, "https://hooks.example.com/webhooks-portal/"), out)
+	require.Empty(t, stderr)
+}
