@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/bookings"
@@ -283,7 +284,7 @@ func TestBrowserBookingRules(t *testing.T) {
 	lengths := []bookings.LengthChoice{{Minutes: 30}, {Minutes: 60, Price: ptr("45.00")}}
 	place := bookings.Location{Kind: bookings.LocationAddress, Value: "1 Main Street, Springfield"}
 	_, err := b.svc.UpdateService(c, "consultation", bookings.OfferingInput{Lengths: &lengths, Currency: ptr("EUR"), Location: &place,
-		Series: &bookings.SeriesRule{MaxCount: 6}})
+		Series: &bookings.SeriesRule{MaxCount: 6, MaxEveryWeeks: 2}})
 	require.NoError(t, err)
 	srv, run, text := pagesInBrowser(t, ctx, b)
 	shots := os.Getenv(browsertest.EnvScreenshots)
@@ -298,6 +299,16 @@ func TestBrowserBookingRules(t *testing.T) {
 	// Keyboard only: the length, then a day, then a time.
 	browsertest.TabTo(t, ctx, "#f-length")
 	browsertest.Press(t, ctx, "6", false) // typing selects "60 minutes, €45.00"
+	require.Contains(t, text(".summary-card .price"), "€45.00", "the price follows the length at once")
+	require.Equal(t, "60 minutes", text(`.summary-card [data-follows="length"]`))
+	stacked, err := browsertest.AtWidth(ctx, 390, func(ctx context.Context) (bool, error) {
+		return chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#f-tz").getBoundingClientRect().top > document.querySelector("#f-length").getBoundingClientRect().bottom`))
+	})
+	require.NoError(t, err)
+	require.True(t, stacked, "on a phone the length and the zone each have the width, so neither cuts its text")
+	cut, err := browsertest.AtWidth(ctx, 390, browsertest.Layout)
+	require.NoError(t, err)
+	require.Empty(t, cut)
 	browsertest.TabTo(t, ctx, ".zone-form button")
 	browsertest.Press(t, ctx, "\r", true)
 	require.Contains(t, text(".summary-card"), "60 minutes")
@@ -318,12 +329,19 @@ func TestBrowserBookingRules(t *testing.T) {
 	browsertest.TabTo(t, ctx, "#f-customer_name")
 	run(chromedp.SendKeys(chromedp.ID("f-customer_name"), "Grace Hopper"), chromedp.SendKeys(chromedp.ID("f-customer_email"), "grace@example.com"))
 	browsertest.TabTo(t, ctx, "#f-repeat")
-	browsertest.Press(t, ctx, "3", false) // "3 weeks in a row"
+	browsertest.Press(t, ctx, "3", false) // "3 times"
+	browsertest.TabTo(t, ctx, "#f-every")
+	require.Equal(t, "Every week\nEvery 2 weeks", text("#f-every"), "the gaps the service allows")
+	browsertest.Press(t, ctx, kb.ArrowDown, false) // "Every 2 weeks"
+	noNote, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector(".request-note") === null`))
+	require.NoError(t, err)
+	require.True(t, noNote, "booked at once: nothing to wait for")
+	require.Equal(t, "Book", text("form#book button[type=submit]"))
 	browsertest.TabTo(t, ctx, "form#book button[type=submit]")
 	browsertest.Press(t, ctx, "\r", true)
-	require.Equal(t, "You are booked for 3 weeks", text("h1"))
+	require.Equal(t, "You are booked for 3 dates", text("h1"))
 	dates := text("ol.series-dates")
-	for _, day := range []string{"Tuesday 2 June 2026, 09:00 to 10:00", "Tuesday 9 June 2026, 09:00 to 10:00", "Tuesday 16 June 2026, 09:00 to 10:00"} {
+	for _, day := range []string{"Tuesday 2 June 2026, 09:00 to 10:00", "Tuesday 16 June 2026, 09:00 to 10:00", "Tuesday 30 June 2026, 09:00 to 10:00"} {
 		require.Contains(t, dates, day, "every date of the series")
 	}
 	details := text(".details")
@@ -334,8 +352,69 @@ func TestBrowserBookingRules(t *testing.T) {
 	browsertest.Screenshots(t, ctx, shots, "booking-confirmed")
 	list, _, err := b.svc.Store().ListBookings(c, bookings.BookingFilter{Limit: 10})
 	require.NoError(t, err)
-	require.Len(t, list, 3, "three weeks in a row")
-	for _, bk := range list {
+	require.Len(t, list, 3, "three dates, two weeks apart")
+	for i, bk := range list {
 		require.Equal(t, time.Hour, bk.End.Sub(bk.Start))
+		if i > 0 {
+			require.Equal(t, 14*24*time.Hour, absDuration(bk.Start.Sub(list[i-1].Start)))
+		}
 	}
+}
+
+func absDuration(d time.Duration) time.Duration { return max(d, -d) }
+
+// TestBrowserBookingPageSaysWhatFollows: a video meeting's link is not on
+// the public page (it comes with the booking, and stays inside its card
+// however long), and a service whose bookings wait for approval says so
+// above a "Request this time" button; one that waits only for late ones
+// says which.
+func TestBrowserBookingPageSaysWhatFollows(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 120*time.Second)
+	b := setup(t, store.SQLite)
+	c := context.Background()
+	const room = "https://meet.example.com/studio-consultation-room-for-the-whole-team-and-every-guest-0123456789"
+	place := bookings.Location{Kind: bookings.LocationVideo, Value: room}
+	_, err := b.svc.UpdateService(c, "consultation", bookings.OfferingInput{Location: &place, RequiresConfirmation: ptr(true)})
+	require.NoError(t, err)
+	srv, run, text := pagesInBrowser(t, ctx, b)
+	shots := os.Getenv(browsertest.EnvScreenshots)
+
+	run(chromedp.Navigate(srv.URL+"/bookings/consultation?tz=America/New_York&date=2026-06-02"), chromedp.WaitVisible(chromedp.CSS("form#book")))
+	require.NotContains(t, text("main"), "meet.example.com", "the link is for those who book")
+	require.Contains(t, text(".summary-card"), "Video call: the link comes with your booking")
+	require.Contains(t, text(".request-note"), "This is a request: the provider confirms it")
+	require.Equal(t, "Request this time", text("form#book button[type=submit]"))
+	browsertest.NoViolations(t, ctx, "a booking page whose bookings are requests")
+	browsertest.Screenshots(t, ctx, shots, "booking-request-first")
+
+	run(chromedp.Click(chromedp.CSS(`label[for="f-start_time-2"]`)), chromedp.SendKeys(chromedp.ID("f-customer_name"), "Grace Hopper"),
+		chromedp.SendKeys(chromedp.ID("f-customer_email"), "grace@example.com"))
+	browsertest.Submit(t, ctx, `form#book button[type=submit]`)
+	require.Equal(t, "Video meeting", text(`.details a[href="`+room+`"]`), "the customer's own page has the link")
+	inside, err := browsertest.AtWidth(ctx, 320, func(ctx context.Context) (bool, error) {
+		return chromedp.Run(ctx, chromedp.Evaluate[bool](`[...document.querySelectorAll(".details dd")].every(dd =>
+			dd.getBoundingClientRect().right <= Math.min(innerWidth, dd.closest(".details").getBoundingClientRect().right) + 1)`))
+	})
+	require.NoError(t, err)
+	require.True(t, inside, "the place stays inside its card at 320 px")
+	browsertest.NoViolations(t, ctx, "the requested booking with its video link")
+
+	_, err = b.svc.UpdateService(c, "consultation", bookings.OfferingInput{ConfirmWithinHours: ptr(48)})
+	require.NoError(t, err)
+	run(chromedp.Navigate(srv.URL+"/bookings/consultation?tz=America/New_York&date=2026-06-02"), chromedp.WaitVisible(chromedp.CSS("form#book")))
+	require.Contains(t, text(".request-note"), "A time less than 48 hours from now is a request")
+	require.Equal(t, "Book", text("form#book button[type=submit]"))
+	browsertest.NoViolations(t, ctx, "a booking page whose late bookings are requests")
+
+	long := bookings.Location{Kind: bookings.LocationAddress, Value: "https://maps.example.com/place/StudioBuildingSevenEntranceByTheCourtyardGate0123456789"}
+	_, err = b.svc.UpdateService(c, "consultation", bookings.OfferingInput{Location: &long})
+	require.NoError(t, err)
+	run(chromedp.Navigate(srv.URL+"/bookings/consultation?tz=America/New_York"), chromedp.WaitVisible(chromedp.CSS(".summary-card")))
+	inside, err = browsertest.AtWidth(ctx, 320, func(ctx context.Context) (bool, error) {
+		return chromedp.Run(ctx, chromedp.Evaluate[bool](`[...document.querySelectorAll(".summary-card dd")].every(dd =>
+			dd.getBoundingClientRect().right <= Math.min(innerWidth, dd.closest(".card").getBoundingClientRect().right) + 1)`))
+	})
+	require.NoError(t, err)
+	require.True(t, inside, "a long place stays inside its card at 320 px")
 }

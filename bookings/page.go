@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"embed"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -178,10 +179,15 @@ type bookPage struct {
 	Length    string
 	Where     string
 	ZoneLabel string
-	Action    string
-	Calendar  *monthPicker
-	Fields    []web.Field
-	Summary   []web.SummaryItem
+	// Request is what the page says above its button when a booking
+	// made here waits for the provider's yes ("" when it is booked at
+	// once); Submit is the button's word.
+	Request  string
+	Submit   string
+	Action   string
+	Calendar *monthPicker
+	Fields   []web.Field
+	Summary  []web.SummaryItem
 	// Waitlist is the chosen day's waitlist page, when it has full times.
 	Waitlist string
 	// From is the number of the form submission the page was opened
@@ -257,7 +263,7 @@ func lengthChoice(svc Offering, chosen int) []web.Option {
 	for i, l := range svc.Lengths {
 		withLength, _ := svc.withLength(l.Minutes)
 		out[i] = web.Option{Value: strconv.Itoa(l.Minutes), Label: strconv.Itoa(l.Minutes) + " minutes, " + price(withLength),
-			Selected: l.Minutes == withLength.Duration && l.Minutes == chosen}
+			Selected: l.Minutes == withLength.Duration && l.Minutes == chosen, Hint: price(withLength)}
 	}
 	return out
 }
@@ -291,7 +297,8 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 		fillIn(r, pf, svc.IntakeSchema)
 	}
 	data := &bookPage{Service: svc, Action: p.prefix + "/" + svc.Slug, Price: price(svc), Length: strconv.Itoa(svc.Duration) + " minutes",
-		Where: svc.Location.Text(), ZoneLabel: zoneLabel(zone, p.svc.o.Now())}
+		Where: svc.Location.publicText(), ZoneLabel: zoneLabel(zone, p.svc.o.Now()), Submit: "Book"}
+	data.Request, data.Submit = p.svc.requestWords(svc)
 	cal, err := newMonthPicker(q, zone, data.Action, keep, p.svc.o.Now(), r.PostFormValue("start_time"), func(from, to time.Time) ([]Slot, error) {
 		return p.svc.Slots(ctx, svc, SlotQuery{From: from, To: to, Providers: providers})
 	})
@@ -325,14 +332,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 		}
 	}
 	if sr := svc.Series; sr != nil {
-		repeat := web.Field{Type: web.TypeSelect, Name: "repeat", ID: web.FieldID("repeat"), Label: "How many weeks",
-			Help: "The same time each week.", Placeholder: "Just this once"}
-		for n := 2; n <= sr.MaxCount; n++ {
-			v := strconv.Itoa(n)
-			repeat.Options = append(repeat.Options, web.Option{Value: v, Label: v + " weeks in a row", Selected: r.PostFormValue("repeat") == v})
-		}
-		data.Fields = append(data.Fields, repeat, web.Field{Type: web.TypeCheckbox, Name: "free_only", ID: web.FieldID("free_only"),
-			Label: "If some of those weeks are taken, book the free ones", Checked: r.PostFormValue("free_only") != ""})
+		data.Fields = append(data.Fields, seriesFields(r, sr)...)
 	}
 	if ve = inLabelWords(ve); ve != nil {
 		errs := ve.Fields()
@@ -358,6 +358,64 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 	page := &web.Page{Title: "Book " + svc.Name, Data: data, Wide: true, CSRF: web.CSRFToken(w, r), Flash: p.render.TakeFlash(w, r, data.Action)}
 	p.render.Render(w, r, status, BookTemplate, page)
 	return nil
+}
+
+// seriesFields are the booking form's choice of a series: how many
+// times, how often when the service allows more than every week (every
+// gap it allows), and whether to book the free ones when some are taken.
+func seriesFields(r *http.Request, sr *SeriesRule) []web.Field {
+	gaps := max(sr.MaxEveryWeeks, 1)
+	repeat := web.Field{Type: web.TypeSelect, Name: "repeat", ID: web.FieldID("repeat"), Label: "How many weeks",
+		Help: "The same time each week.", Placeholder: "Just this once"}
+	if gaps > 1 {
+		repeat.Label, repeat.Help = "How many times", "At the same time each time."
+	}
+	for n := 2; n <= sr.MaxCount; n++ {
+		v := strconv.Itoa(n)
+		label := v + " weeks in a row"
+		if gaps > 1 {
+			label = v + " times"
+		}
+		repeat.Options = append(repeat.Options, web.Option{Value: v, Label: label, Selected: r.PostFormValue("repeat") == v})
+	}
+	out := []web.Field{repeat}
+	if gaps > 1 {
+		every := web.Field{Type: web.TypeSelect, Name: "every", ID: web.FieldID("every"), Label: "How often", Placeholder: "Every week"}
+		for n := 2; n <= gaps; n++ {
+			v := strconv.Itoa(n)
+			every.Options = append(every.Options, web.Option{Value: v, Label: "Every " + v + " weeks", Selected: r.PostFormValue("every") == v})
+		}
+		out = append(out, every)
+	}
+	return append(out, web.Field{Type: web.TypeCheckbox, Name: "free_only", ID: web.FieldID("free_only"),
+		Label: "If some of those times are taken, book the free ones", Checked: r.PostFormValue("free_only") != ""})
+}
+
+// requestWords are what the booking page says of approval before its
+// button, and the button's word: a service whose every booking waits for
+// the provider's yes is requested, not booked; one whose late bookings
+// wait says which.
+func (s *Service) requestWords(svc Offering) (note, submit string) {
+	switch {
+	case s.o.ManualConfirm || svc.RequiresConfirmation && svc.ConfirmWithinHours == 0:
+		return "This is a request: the provider confirms it, and we email you when they do. The time is held for you until then.", "Request this time"
+	case svc.RequiresConfirmation:
+		return fmt.Sprintf("A time less than %s from now is a request: the provider confirms it, and we email you when they do. "+
+			"A later time is booked at once.", hoursWords(svc.ConfirmWithinHours)), "Book"
+	}
+	return "", "Book"
+}
+
+// hoursWords is a number of hours as people say it: "1 hour",
+// "48 hours", "3 days" for whole days past two.
+func hoursWords(h int) string {
+	switch {
+	case h == 1:
+		return "1 hour"
+	case h > 48 && h%24 == 0:
+		return strconv.Itoa(h/24) + " days"
+	}
+	return strconv.Itoa(h) + " hours"
 }
 
 // waitlistLink is the waitlist page of the day cal shows, when the
@@ -415,7 +473,8 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 		nb.Providers, nb.FromForm = providers, pf.From
 	}
 	if n, _ := strconv.Atoi(r.PostFormValue("repeat")); n > 1 {
-		nb.Repeat = &Repeat{Count: n, EveryWeeks: 1, FreeOnly: r.PostFormValue("free_only") != ""}
+		every, _ := strconv.Atoi(r.PostFormValue("every"))
+		nb.Repeat = &Repeat{Count: n, EveryWeeks: max(every, 1), FreeOnly: r.PostFormValue("free_only") != ""}
 	}
 	if t, err := time.Parse(time.RFC3339, r.PostFormValue("start_time")); err == nil {
 		nb.Start = t

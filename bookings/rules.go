@@ -257,6 +257,17 @@ func (s *Service) placeHook(svc Offering, o Offer) func(ctx context.Context, tx 
 	}
 }
 
+// publicText is the place as the booking page shows it before anyone
+// books: a video meeting's link is for the people who book, so it is
+// sent with the booking (its page, its mail, the calendar feeds) and the
+// public page says only that it will be.
+func (l *Location) publicText() string {
+	if l != nil && l.Kind == LocationVideo {
+		return "Video call: the link comes with your booking"
+	}
+	return l.Text()
+}
+
 // Text is the place in words for people: "Video: https://…", "By
 // phone: …", an address as it is; "" for none (nil).
 func (l *Location) Text() string {

@@ -240,8 +240,8 @@ func AtWidth[T any](ctx context.Context, width int64, check func(context.Context
 var settle = chromedp.Evaluate[chromedp.Void](`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))`, chromedp.EvalAwaitPromise)
 
 // layoutScript reports, for the width the page has now, a page wider than
-// its viewport, words of table cells broken between two letters, and
-// targets under 24 px (hidden ones and links inside text are not targets
+// its viewport, words of table cells broken between two letters, a select
+// that cuts the text it shows, and targets under 24 px (hidden ones and links inside text are not targets
 // of their own).
 const layoutScript = `(() => {
   const out = [];
@@ -280,6 +280,16 @@ const layoutScript = `(() => {
         }
       }
     }
+  }
+  // A select too narrow for the option it shows cuts its text.
+  const measure = document.createElement("canvas").getContext("2d");
+  for (const sel of document.querySelectorAll("select")) {
+    const chosen = sel.selectedOptions[0];
+    const style = getComputedStyle(sel);
+    if (!chosen || sel.multiple || sel.size > 1 || sel.offsetParent === null) continue;
+    measure.font = style.font;
+    const room = sel.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20; // the arrow
+    if (measure.measureText(chosen.text).width > room + 1) out.push("a select cuts its text at " + window.innerWidth + " px: " + chosen.text);
   }
   const targets = document.querySelectorAll("button, input[type=radio], input[type=checkbox], input[type=submit], select, summary, a.button");
   for (const el of targets) {

@@ -1,6 +1,7 @@
 // groundwork's optional script: every page works without it. It adds
-// what only a script can: copy buttons, and choosing the reader's own
-// time zone on a page that offers a choice of zones.
+// what only a script can: copy buttons, choosing the reader's own time
+// zone on a page that offers a choice of zones, a price that follows the
+// length chosen, and passkeys.
 "use strict";
 document.addEventListener("DOMContentLoaded", () => {
   // A button with data-copy="ID" copies the text of the element ID and
@@ -29,6 +30,19 @@ document.addEventListener("DOMContentLoaded", () => {
       url.searchParams.set(zone.name, mine);
       location.replace(url);
     }
+  }
+  // A select with data-follow changes, as soon as it is chosen, the text
+  // of each element with data-follows="NAME" to its option's data-NAME
+  // (a booking page's price and length follow the length chosen; its
+  // times come with the form's button).
+  for (const select of document.querySelectorAll("select[data-follow]")) {
+    select.addEventListener("change", () => {
+      const chosen = select.selectedOptions[0];
+      for (const el of document.querySelectorAll("[data-follows]")) {
+        const text = chosen && chosen.dataset[el.dataset.follows];
+        if (text) el.textContent = text;
+      }
+    });
   }
   // A box with data-passkey="URL" runs a passkey ceremony (WebAuthn)
   // with the site when its button is pressed: POST URL/options, ask the
