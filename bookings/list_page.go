@@ -111,7 +111,7 @@ type listView struct {
 	// Export downloads the view's bookings as CSV.
 	Export string
 	Views  []viewLink
-	Zones  []zoneOption
+	Zones  []web.Option
 	// Days are the rows by day in the viewer's zone ("Today",
 	// "Tomorrow", "Friday 4 December").
 	Days []dayGroup
@@ -217,7 +217,7 @@ func (p *ListPage) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	lv := &listView{Path: p.base.Prefix, View: view, Zone: loc.String(), ZoneName: placeTime(loc.String()), Zones: zoneChoice(loc.String(), now),
+	lv := &listView{Path: p.base.Prefix, View: view, Zone: loc.String(), ZoneName: web.PlaceTime(loc.String()), Zones: web.ZoneChoice(loc.String(), now),
 		Export: p.base.Prefix + "/export.csv?" + lq.values(url.Values{"view": {view}}).Encode(), Narrowed: lq != listQuery{}}
 	for _, v := range listViews {
 		q := url.Values{"tz": {loc.String()}}
@@ -516,7 +516,7 @@ func (p *ListPage) showBooking(w http.ResponseWriter, r *http.Request, status in
 		return err
 	}
 	now := p.svc.o.Now().UTC()
-	v := &bookingView{bookingRow: p.row(b, loc, sn, pn, now), Path: p.base.Prefix, Zone: loc.String(), ZoneName: placeTime(loc.String()),
+	v := &bookingView{bookingRow: p.row(b, loc, sn, pn, now), Path: p.base.Prefix, Zone: loc.String(), ZoneName: web.PlaceTime(loc.String()),
 		Back: p.base.Prefix + "/?tz=" + url.QueryEscape(loc.String()), CanNoShow: b.Active() && !b.Start.After(now),
 		Length: web.Count(int(b.End.Sub(b.Start)/time.Minute), "minute"), Reason: web.Field{Type: web.TypeTextarea, Name: "reason", ID: web.FieldID("reason"), Label: "Reason (optional)", Rows: 2,
 			Errors: errs["reason"]}}
@@ -605,7 +605,7 @@ func (p *ListPage) act(w http.ResponseWriter, r *http.Request) error {
 		}
 		start = start.In(loc)
 		_, err = p.svc.Reschedule(r.Context(), b.ID, start, actor)
-		said = "Moved to " + start.Format("Mon 2 Jan 2006, 15:04") + " " + placeTime(loc.String()) + "."
+		said = "Moved to " + start.Format("Mon 2 Jan 2006, 15:04") + " " + web.PlaceTime(loc.String()) + "."
 		if errors.Is(err, ErrSlotTaken) || isInvalid(err) {
 			return p.showBooking(w, r, http.StatusUnprocessableEntity, map[string][]string{"start_time": {"That time is not free: choose another"}})
 		}

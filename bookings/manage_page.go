@@ -124,10 +124,10 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 		data.Mailed = b.CustomerEmail
 	}
 	p.describe(ctx, data, b, svc)
-	zone := pageZone(q, cmp.Or(b.CustomerTimeZone, zoneName(svc.TimeZone)))
+	zone := web.PageZone(q, cmp.Or(b.CustomerTimeZone, zoneName(svc.TimeZone)))
 	data.Zone = zone
 	loc := location(zone)
-	place := placeTime(zone)
+	place := web.PlaceTime(zone)
 	data.When = fmt.Sprintf("%s to %s (%s)", b.Start.In(loc).Format("Monday 2 January 2006, 15:04"), b.End.In(loc).Format("15:04"), place)
 	if data.Active {
 		data.Calendar = p.feedPrefix + "/customers/" + token + ".ics"
@@ -286,7 +286,7 @@ func (p *PageHandler) rescheduleStep(r *http.Request, q url.Values, data *manage
 	data.Month.Time.Label = "New time"
 	data.Month.markCurrent(b.Start)
 	if from := p.svc.changeableFrom(); !from.IsZero() {
-		data.MoveFrom = from.In(loc).Format("Monday 2 January 2006, 15:04") + " (" + placeTime(zone) + ")"
+		data.MoveFrom = from.In(loc).Format("Monday 2 January 2006, 15:04") + " (" + web.PlaceTime(zone) + ")"
 	}
 	return nil
 }

@@ -1,10 +1,8 @@
 package bookings
 
 import (
-	"fmt"
 	"net/url"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/groundwork-go/groundwork/bookings/slots"
@@ -25,7 +23,7 @@ type monthPicker struct {
 	// Zone is the zone the times are shown in; Zones the choice of them;
 	// Month and Date carry the page's place through the zone form.
 	Zone        string
-	Zones       []zoneOption
+	Zones       []web.Option
 	Month, Date string
 	// Base is the page's path; Keep are query values its links and
 	// forms carry (the manage page's step).
@@ -80,26 +78,6 @@ type dayCell struct {
 	URL      string
 	Selected bool
 	Pad      bool
-}
-
-// commonZones are offered in the time-zone choice besides the service's
-// own and the one asked for.
-var commonZones = []string{"UTC", "Europe/London", "Europe/Dublin", "Europe/Lisbon", "Europe/Paris", "Europe/Berlin", "Europe/Madrid",
-	"Europe/Rome", "Europe/Amsterdam", "Europe/Stockholm", "Europe/Warsaw", "Europe/Athens", "Europe/Helsinki", "Europe/Istanbul",
-	"Africa/Lagos", "Africa/Johannesburg", "Africa/Nairobi", "Asia/Dubai", "Asia/Kolkata", "Asia/Singapore", "Asia/Shanghai",
-	"Asia/Tokyo", "Asia/Seoul", "Australia/Perth", "Australia/Sydney", "Pacific/Auckland", "America/Sao_Paulo",
-	"America/Argentina/Buenos_Aires", "America/New_York", "America/Toronto", "America/Chicago", "America/Mexico_City",
-	"America/Denver", "America/Phoenix", "America/Los_Angeles", "America/Anchorage", "Pacific/Honolulu"}
-
-// pageZone is the zone the page shows times in: ?tz when it names a
-// zone, else fallback.
-func pageZone(q url.Values, fallback string) string {
-	if tz := q.Get("tz"); tz != "" && tz != "Local" {
-		if _, err := time.LoadLocation(tz); err == nil {
-			return tz
-		}
-	}
-	return fallback
 }
 
 // newMonthPicker draws the month the query asks for (?month=YYYY-MM, else
@@ -201,51 +179,6 @@ func newMonthPicker(q url.Values, zone, base string, keep map[string]string, now
 			c.Time.Options = append(c.Time.Options, o)
 		}
 	}
-	c.Zones = zoneChoice(zone, now)
+	c.Zones = web.ZoneChoice(zone, now)
 	return c, nil
-}
-
-// zoneOption is one zone of the choice: its IANA name, and the place
-// and offset a person reads ("New York (UTC−04:00)").
-type zoneOption struct {
-	Value, Label string
-}
-
-// zoneChoice is the common zones with zone among them, by the places'
-// names, labelled with their offsets at now.
-func zoneChoice(zone string, now time.Time) []zoneOption {
-	zones := slices.Clone(commonZones)
-	if !slices.Contains(zones, zone) {
-		zones = append(zones, zone)
-	}
-	out := make([]zoneOption, len(zones))
-	for i, z := range zones {
-		out[i] = zoneOption{Value: z, Label: zoneLabel(z, now)}
-	}
-	slices.SortFunc(out, func(a, b zoneOption) int { return strings.Compare(a.Label, b.Label) })
-	return out
-}
-
-// placeTime names a zone's time by its place: "New York time", "UTC".
-func placeTime(zone string) string {
-	if zone == "UTC" {
-		return "UTC"
-	}
-	return strings.ReplaceAll(zone[strings.LastIndexByte(zone, '/')+1:], "_", " ") + " time"
-}
-
-// zoneLabel is a zone as a place and its offset at now: "New York
-// (UTC−04:00)", "UTC".
-func zoneLabel(zone string, now time.Time) string {
-	if zone == "UTC" {
-		return "UTC"
-	}
-	place := zone[strings.LastIndexByte(zone, '/')+1:]
-	place = strings.ReplaceAll(place, "_", " ")
-	_, off := now.In(location(zone)).Zone()
-	sign := "+"
-	if off < 0 {
-		sign, off = "−", -off
-	}
-	return fmt.Sprintf("%s (UTC%s%02d:%02d)", place, sign, off/3600, off%3600/60)
 }

@@ -274,7 +274,7 @@ func lengthChoice(svc Offering, chosen int) []web.Option {
 func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, svc Offering, ve *ValidationError, general ...string) error {
 	ctx := r.Context()
 	q := r.URL.Query()
-	zone := pageZone(q, zoneName(svc.TimeZone))
+	zone := web.PageZone(q, zoneName(svc.TimeZone))
 	// The length chosen (the service's own when none, or one it does not
 	// offer), kept by the month's links.
 	minutes, _ := strconv.Atoi(cmp.Or(r.PostFormValue("length"), q.Get("length")))
@@ -297,7 +297,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 		fillIn(r, pf, svc.IntakeSchema)
 	}
 	data := &bookPage{Service: svc, Action: p.prefix + "/" + svc.Slug, Price: price(svc), Length: strconv.Itoa(svc.Duration) + " minutes",
-		Where: svc.Location.publicText(), ZoneLabel: zoneLabel(zone, p.svc.o.Now()), Submit: "Book"}
+		Where: svc.Location.publicText(), ZoneLabel: web.ZoneLabel(zone, p.svc.o.Now()), Submit: "Book"}
 	data.Request, data.Submit = p.svc.requestWords(svc)
 	cal, err := newMonthPicker(q, zone, data.Action, keep, p.svc.o.Now(), r.PostFormValue("start_time"), func(from, to time.Time) ([]Slot, error) {
 		return p.svc.Slots(ctx, svc, SlotQuery{From: from, To: to, Providers: providers})
@@ -460,7 +460,7 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	zone := pageZone(r.URL.Query(), zoneName(svc.TimeZone))
+	zone := web.PageZone(r.URL.Query(), zoneName(svc.TimeZone))
 	nb := NewBooking{ServiceSlug: svc.Slug, CustomerName: r.PostFormValue("customer_name"), CustomerEmail: r.PostFormValue("customer_email"),
 		CustomerPhone: r.PostFormValue("customer_phone"), Notes: r.PostFormValue("notes"), CustomerTimeZone: zone,
 		IntakeData: intakeAnswers(r, svc.IntakeSchema)}

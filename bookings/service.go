@@ -13,12 +13,12 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/seal"
+	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
 )
@@ -333,26 +333,9 @@ func length(svc Offering, o Offer) time.Duration {
 	return minutes(svc.Duration)
 }
 
-// locations caches loaded zones: time.LoadLocation reads the zone file
-// on every call.
-var locations sync.Map // name → *time.Location
-
 // location is the zone named name; UTC for "" or an unknown name (zones
 // are checked when written).
-func location(name string) *time.Location {
-	if name == "" {
-		return time.UTC
-	}
-	if loc, ok := locations.Load(name); ok {
-		return loc.(*time.Location)
-	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return time.UTC
-	}
-	locations.Store(name, loc)
-	return loc
-}
+func location(name string) *time.Location { return web.Location(name) }
 
 // calendarSpan is the span of local dates and busy time a computation
 // over [from, to) needs: a day either side covers every zone.
