@@ -6,7 +6,9 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/paging"
@@ -59,6 +61,13 @@ func queryBool(v *api.Validator, r *http.Request, key string) *bool {
 	return &b
 }
 
+// checkSearch refuses a search longer than searchMaxLength.
+func checkSearch(v *api.Validator, search string) {
+	if utf8.RuneCountInString(search) > searchMaxLength {
+		v.Add("search", fmt.Sprintf("The search field must not be greater than %d characters.", searchMaxLength))
+	}
+}
+
 func (h *Handler) listSubmissions(w http.ResponseWriter, r *http.Request) error {
 	form, err := h.form(r)
 	if err != nil {
@@ -67,7 +76,8 @@ func (h *Handler) listSubmissions(w http.ResponseWriter, r *http.Request) error 
 	v := &api.Validator{}
 	p := paging.ParsePage(r, h.opts.PerPage, v)
 	q := SubmissionQuery{FormID: form.ID, IsRead: queryBool(v, r, "is_read"), IsSpam: queryBool(v, r, "is_spam"),
-		IsStarred: queryBool(v, r, "is_starred"), Offset: p.Offset(), Limit: p.PerPage}
+		IsStarred: queryBool(v, r, "is_starred"), Search: strings.TrimSpace(r.URL.Query().Get("search")), Offset: p.Offset(), Limit: p.PerPage}
+	checkSearch(v, q.Search)
 	if err := v.Err(); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/groundwork-go/groundwork/internal/web"
 )
@@ -66,6 +67,15 @@ type inboxView struct {
 	// Back is this list as it is (filters, page), where the bulk
 	// actions return.
 	Back string
+	// Search is what the list is searched for; Keep are the list's
+	// other choices the search form keeps (filter, answers, zone).
+	Search      string
+	ClearSearch string
+	Keep        map[string]string
+	// Zone is the zone times are shown in, ZoneName it as a place's
+	// time ("London time"), Zones the choice.
+	Zone, ZoneName string
+	Zones          []web.Option
 }
 
 type filterLink struct {
@@ -87,60 +97,116 @@ var inboxFilters = []struct{ name, text string }{{"inbox", "Inbox"}, {"unread", 
 
 func yes(b bool) *bool { return &b }
 
+// inboxList is a list of a form's answers as the inbox shows it, read
+// from the query: its filter by flag (filter), by answer (field[NAME]),
+// its search (q), its page and the zone of its times (tz). An answer's
+// page opened from the list carries the same query and its place in the
+// list (n), for the answers before and after it.
+type inboxList struct {
+	query  SubmissionQuery
+	filter string
+	page   int
+	zone   string
+	// zoneAsked: the query named the zone (kept by the links even when
+	// it is UTC, so the script does not choose the reader's own again).
+	zoneAsked bool
+}
+
+// inboxList reads the list r asks for; an answer filter the form cannot
+// take, or a search too long, is a 422 page.
+func (p *SummaryPage) inboxList(r *http.Request, form *Form) (inboxList, error) {
+	q := r.URL.Query()
+	l := inboxList{filter: cmp.Or(q.Get("filter"), "inbox"), zone: web.PageZone(q, "UTC"), zoneAsked: q.Get("tz") != "",
+		query: SubmissionQuery{FormID: form.ID, Limit: inboxPageSize, Search: strings.TrimSpace(q.Get("q"))}}
+	switch l.filter {
+	case "unread":
+		l.query.IsRead, l.query.IsSpam = yes(false), yes(false)
+	case "starred":
+		l.query.IsStarred = yes(true)
+	case "spam":
+		l.query.IsSpam = yes(true)
+	default:
+		l.filter, l.query.IsSpam = "inbox", yes(false)
+	}
+	l.page, _ = strconv.Atoi(q.Get("page"))
+	l.page = max(l.page, 1)
+	l.query.Offset = (l.page - 1) * inboxPageSize
+	all := p.base.Prefix + "/" + form.Slug + "/submissions/"
+	if utf8.RuneCountInString(l.query.Search) > searchMaxLength {
+		return l, &web.Problem{Status: http.StatusUnprocessableEntity, ErrorPage: web.ErrorPage{Heading: "That search is too long",
+			Message: fmt.Sprintf("Search for %d characters or fewer.", searchMaxLength), Link: all, LinkText: "Show every answer"}}
+	}
+	var err error
+	if l.query.Answers, err = p.svc.AnswerFilters(r.Context(), form, q); err != nil {
+		var ve *ValidationError
+		if errors.As(err, &ve) {
+			return l, &web.Problem{Status: http.StatusUnprocessableEntity, Err: err, ErrorPage: web.ErrorPage{Heading: "That filter cannot be used",
+				Message: ve.Message(), Link: all, LinkText: "Show every answer"}}
+		}
+		return l, err
+	}
+	return l, nil
+}
+
+// values is the list's query with filter and page, its answer filters
+// when answers, its search and zone.
+func (l inboxList) values(filter string, page int, answers bool) url.Values {
+	v := url.Values{}
+	if filter != "inbox" {
+		v.Set("filter", filter)
+	}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	if answers {
+		for _, a := range l.query.Answers {
+			v.Set("field["+a.Field+"]", a.Value)
+		}
+	}
+	if l.query.Search != "" {
+		v.Set("q", l.query.Search)
+	}
+	if l.zoneAsked {
+		v.Set("tz", l.zone)
+	}
+	return v
+}
+
+// withQuery is path with v as its query, if any.
+func withQuery(path string, v url.Values) string {
+	if len(v) == 0 {
+		return path
+	}
+	return path + "?" + v.Encode()
+}
+
 func (p *SummaryPage) inbox(w http.ResponseWriter, r *http.Request) error {
 	form, err := p.svc.Form(r.Context(), r.PathValue("form"))
 	if err != nil {
 		return err
 	}
-	q := r.URL.Query()
-	filter := cmp.Or(q.Get("filter"), "inbox")
-	query := SubmissionQuery{FormID: form.ID, Limit: inboxPageSize}
-	switch filter {
-	case "unread":
-		query.IsRead, query.IsSpam = yes(false), yes(false)
-	case "starred":
-		query.IsStarred = yes(true)
-	case "spam":
-		query.IsSpam = yes(true)
-	default:
-		filter, query.IsSpam = "inbox", yes(false)
-	}
-	page, _ := strconv.Atoi(q.Get("page"))
-	page = max(page, 1)
-	query.Offset = (page - 1) * inboxPageSize
-	if query.Answers, err = p.svc.AnswerFilters(r.Context(), form, q); err != nil {
-		var ve *ValidationError
-		if errors.As(err, &ve) {
-			return &web.Problem{Status: http.StatusUnprocessableEntity, Err: err, ErrorPage: web.ErrorPage{Heading: "That filter cannot be used",
-				Message: ve.Message(), Link: p.base.Prefix + "/" + form.Slug + "/submissions/", LinkText: "Show every answer"}}
-		}
+	l, err := p.inboxList(r, form)
+	if err != nil {
 		return err
 	}
+	query, filter, page := l.query, l.filter, l.page
 	subs, total, err := p.svc.ListSubmissions(r.Context(), query)
 	if err != nil {
 		return err
 	}
 	base := p.base.Prefix + "/" + form.Slug + "/submissions/"
 	link := func(filter string, page int, answers bool) string {
-		v := url.Values{}
-		if filter != "inbox" {
-			v.Set("filter", filter)
-		}
-		if page > 1 {
-			v.Set("page", strconv.Itoa(page))
-		}
-		if answers {
-			for _, a := range query.Answers {
-				v.Set("field["+a.Field+"]", a.Value)
-			}
-		}
-		if len(v) == 0 {
-			return base
-		}
-		return base + "?" + v.Encode()
+		return withQuery(base, l.values(filter, page, answers))
 	}
 	view := &inboxView{Form: form, Path: p.base.Prefix, Filter: filter, Total: total, Action: base, Back: link(filter, page, true),
-		CanChange: p.can(r, AbilityUpdate)}
+		CanChange: p.can(r, AbilityUpdate), Search: query.Search, Keep: map[string]string{}, Zone: l.zone, ZoneName: web.PlaceTime(l.zone),
+		Zones: web.ZoneChoice(l.zone, time.Now())}
+	unsearched := l.values(filter, 1, true)
+	unsearched.Del("q")
+	view.ClearSearch = withQuery(base, unsearched)
+	for k, v := range unsearched {
+		view.Keep[k] = v[0]
+	}
 	for _, f := range inboxFilters {
 		view.Filters = append(view.Filters, filterLink{Name: f.name, Text: f.text, URL: link(f.name, 1, true), Current: f.name == filter})
 	}
@@ -163,14 +229,45 @@ func (p *SummaryPage) inbox(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range subs {
+	loc := web.Location(l.zone)
+	for i, s := range subs {
 		title, preview := headline(s, words)
-		view.Rows = append(view.Rows, inboxRow{ID: s.ID, Title: title, Preview: preview, When: s.CreatedAt.UTC().Format("2 Jan 2006 15:04"),
-			Read: s.IsRead, Starred: s.IsStarred, Spam: s.IsSpam, URL: base + strconv.FormatInt(s.ID, 10), Via: web.Via(s.Visit)})
+		at := l.values(filter, page, true)
+		at.Set("n", strconv.Itoa(query.Offset+i))
+		view.Rows = append(view.Rows, inboxRow{ID: s.ID, Title: title, Preview: preview, When: s.CreatedAt.In(loc).Format("2 Jan 2006 15:04"),
+			Read: s.IsRead, Starred: s.IsStarred, Spam: s.IsSpam, URL: withQuery(base+strconv.FormatInt(s.ID, 10), at), Via: web.Via(s.Visit)})
 	}
 	p.base.Render.Render(w, r, http.StatusOK, InboxTemplate, &web.Page{Title: "Answers to " + form.Name, Data: view, CSRF: web.CSRFToken(w, r),
-		Flash: p.base.Render.TakeFlash(w, r, base)})
+		Flash: p.base.Render.TakeFlash(w, r, base), Wide: true})
 	return nil
+}
+
+// neighbours are the answers before and after the one at position n of
+// the list l (its URLs with the list's query and their own positions;
+// "" at either end). When the answer has left the list (opening it read
+// it, and the list is of unread ones), its place is taken by the next.
+func (p *SummaryPage) neighbours(r *http.Request, l inboxList, base string, id int64, n int) (prev, next string, err error) {
+	q := l.query
+	q.Offset, q.Limit = max(n-1, 0), 3
+	subs, _, err := p.svc.ListSubmissions(r.Context(), q)
+	if err != nil {
+		return "", "", err
+	}
+	at := func(k int) string {
+		if k < 0 || k >= len(subs) {
+			return ""
+		}
+		v := l.values(l.filter, (q.Offset+k)/inboxPageSize+1, true)
+		v.Set("n", strconv.Itoa(q.Offset+k))
+		return withQuery(base+strconv.FormatInt(subs[k].ID, 10), v)
+	}
+	here := n - q.Offset // where it was
+	for k := range subs {
+		if subs[k].ID == id {
+			return at(k - 1), at(k + 1), nil
+		}
+	}
+	return at(here - 1), at(here), nil
 }
 
 // headline is what a submission's row says: who sent it (its first email
@@ -342,6 +439,11 @@ type submissionView struct {
 	// Reply writes to the answer's first email address, the form named
 	// in the subject ("" without one).
 	Reply string
+	// Back is the list it was opened from; Prev and Next the answers
+	// before and after it there ("" at an end, or when not opened from
+	// the list); Self is this page with the list's query, where its
+	// buttons post.
+	Back, Prev, Next, Self string
 }
 
 type valueRow struct{ Label, Text string }
@@ -377,7 +479,13 @@ func (p *SummaryPage) submission(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	base := p.base.Prefix + "/" + form.Slug + "/submissions/"
-	view := &submissionView{Form: form, Sub: sub, Path: p.base.Prefix, Base: base, When: sub.CreatedAt.UTC().Format("2 January 2006, 15:04 UTC"),
+	l, err := p.inboxList(r, form)
+	if err != nil {
+		return err
+	}
+	view := &submissionView{Form: form, Sub: sub, Path: p.base.Prefix, Base: base,
+		When: sub.CreatedAt.In(web.Location(l.zone)).Format("2 January 2006, 15:04") + " (" + web.PlaceTime(l.zone) + ")",
+		Back: withQuery(base, l.values(l.filter, l.page, true)), Self: withQuery(base+strconv.FormatInt(sub.ID, 10), r.URL.Query()),
 		Notes: web.Field{Type: web.TypeTextarea, Name: "admin_notes", ID: web.FieldID("admin_notes"), Label: "Notes", Value: sub.AdminNotes,
 			Help: "Only people who read the answers see these.", Rows: 3}, CanChange: p.can(r, AbilityUpdate)}
 	words, err := p.answerWords(r, form)
@@ -397,6 +505,11 @@ func (p *SummaryPage) submission(w http.ResponseWriter, r *http.Request) error {
 		view.Uploads = append(view.Uploads, uploadRow{Name: u.OriginalName, Size: sizeText(u.Size),
 			URL: base + strconv.FormatInt(sub.ID, 10) + "/uploads/" + strconv.FormatInt(u.ID, 10)})
 	}
+	if n, err := strconv.Atoi(r.URL.Query().Get("n")); err == nil && n >= 0 {
+		if view.Prev, view.Next, err = p.neighbours(r, l, base, sub.ID, n); err != nil {
+			return err
+		}
+	}
 	self := base + strconv.FormatInt(sub.ID, 10)
 	title, _ := headline(*sub, words)
 	p.base.Render.Render(w, r, http.StatusOK, SubmissionTemplate, &web.Page{Title: title + " – " + form.Name, Data: view, CSRF: web.CSRFToken(w, r),
@@ -412,6 +525,11 @@ func (p *SummaryPage) act(w http.ResponseWriter, r *http.Request) error {
 	}
 	list := p.base.Prefix + "/" + form.Slug + "/submissions/"
 	self := list + strconv.FormatInt(sub.ID, 10)
+	// Back where the page was, with the list it was opened from.
+	here, back := withQuery(self, r.URL.Query()), list
+	if l, err := p.inboxList(r, form); err == nil {
+		back = withQuery(list, l.values(l.filter, l.page, true))
+	}
 	var said string
 	switch r.PostFormValue("action") {
 	case "star":
@@ -428,37 +546,37 @@ func (p *SummaryPage) act(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		p.base.Render.SetFlash(w, r, list, web.Flash{Kind: "success", Message: "Marked unread."})
-		web.SeeOther(w, r, list)
+		web.SeeOther(w, r, back)
 		return nil
 	case "notes":
 		sub.AdminNotes, said = strings.TrimSpace(r.PostFormValue("admin_notes")), "Notes saved."
 	case "delete":
 		if r.PostFormValue("confirm") != "yes" {
 			return p.askDelete(w, r, deleteView{What: "this answer", Said: "The answer sent " + sub.CreatedAt.UTC().Format("2 January 2006, 15:04 UTC") +
-				" will be deleted.", IDs: []int64{sub.ID}, Action: self, Back: self})
+				" will be deleted.", IDs: []int64{sub.ID}, Action: here, Back: here})
 		}
 		if err := p.svc.DeleteSubmission(r.Context(), form.ID, sub.ID); err != nil {
 			return err
 		}
 		p.base.Render.SetFlash(w, r, list, web.Flash{Kind: "success", Message: "The answer was deleted, with its files."})
-		web.SeeOther(w, r, list)
+		web.SeeOther(w, r, back)
 		return nil
 	default:
 		return &web.Problem{Status: http.StatusBadRequest, ErrorPage: web.ErrorPage{Heading: "Nothing to do",
-			Message: "That button does nothing here.", Link: self, LinkText: "Back to the answer"}}
+			Message: "That button does nothing here.", Link: here, LinkText: "Back to the answer"}}
 	}
 	err = p.svc.UpdateSubmission(r.Context(), sub)
 	var ve *ValidationError
 	if errors.As(err, &ve) {
 		p.base.Render.SetFlash(w, r, self, web.Flash{Kind: "error", Message: "Notes must be 5000 characters or fewer; they were not saved."})
-		web.SeeOther(w, r, self)
+		web.SeeOther(w, r, here)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	p.base.Render.SetFlash(w, r, self, web.Flash{Kind: "success", Message: said})
-	web.SeeOther(w, r, self)
+	web.SeeOther(w, r, here)
 	return nil
 }
 

@@ -43,6 +43,27 @@ func TestAnswersInbox(t *testing.T) {
 	require.Equal(t, 422, bad.status)
 	require.Contains(t, bad.body, "The form has no field")
 
+	// A search: of the answers, either case, with the filters; a row's
+	// link carries the list and its place in it; times in the zone asked.
+	quiet := b.request(t, "GET", list+"?q=QUIET&tz=Asia/Tokyo", "", "", nil)
+	require.Equal(t, 200, quiet.status, quiet.body)
+	require.Equal(t, 1, strings.Count(quiet.body, `<li class="unread">`), quiet.body)
+	require.Contains(t, quiet.body, "1–1 of 1 matching “QUIET”")
+	require.Contains(t, quiet.body, `value="QUIET"`, "the search box keeps it")
+	require.Contains(t, quiet.body, "Times are in Tokyo time")
+	require.Regexp(t, `href="[^"]+/submissions/\d+\?n=0&amp;q=QUIET&amp;tz=Asia%2FTokyo"`, quiet.body)
+	none := b.request(t, "GET", list+"?q=nobody+wrote+this", "", "", nil)
+	require.Contains(t, none.body, "No answers here match “nobody wrote this”.")
+	long := b.request(t, "GET", list+"?q="+strings.Repeat("x", 201), "", "", nil)
+	require.Equal(t, 422, long.status)
+	require.Contains(t, long.body, "That search is too long")
+	api := b.api(t, "GET", "/"+slug+"/submissions?search=quiet", nil)
+	require.Equal(t, 200, api.status, api.body)
+	require.Contains(t, api.body, `"total":1`)
+	api = b.api(t, "GET", "/"+slug+"/submissions?search="+strings.Repeat("x", 201), nil)
+	require.Equal(t, 422, api.status)
+	require.Contains(t, api.body, "The search field must not be greater than 200 characters.")
+
 	csv := b.request(t, "GET", list+"export.csv", "", "", nil)
 	require.Equal(t, 200, csv.status)
 	require.Equal(t, "text/csv; charset=utf-8", csv.header.Get("Content-Type"))
@@ -108,9 +129,22 @@ func TestBrowserAnswersInbox(t *testing.T) {
 	require.Contains(t, browsertest.Text(t, ctx, ".notice"), "Notes saved.")
 	axeEverywhere(t, ctx, "an answer starred, with a note")
 
-	browsertest.TabTo(t, ctx, "p.back a")
+	// The next one, and back to the newer, by the list's order.
+	first := browsertest.Text(t, ctx, "h1")
+	noNewer, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector(".answer-nav a[rel=prev]") === null`))
+	require.NoError(t, err)
+	require.True(t, noNewer, "nothing newer than the newest")
+	browsertest.TabTo(t, ctx, ".answer-nav a[rel=next]")
 	browsertest.Press(t, ctx, "\r", true)
-	require.Equal(t, 4, strings.Count(browsertest.Text(t, ctx, "ul.inbox"), "Unread"), "the one opened is read")
+	require.NotEqual(t, first, browsertest.Text(t, ctx, "h1"))
+	axeEverywhere(t, ctx, "an answer with newer and older")
+	browsertest.TabTo(t, ctx, ".answer-nav a[rel=prev]")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Equal(t, first, browsertest.Text(t, ctx, "h1"))
+
+	browsertest.TabTo(t, ctx, ".answer-nav a")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Equal(t, 3, strings.Count(browsertest.Text(t, ctx, "ul.inbox"), "Unread"), "the two opened are read")
 	// Tick the two oldest, and move them to spam.
 	ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("ul.inbox input")].slice(-2).map(e => "#" + e.id)`))
 	require.NoError(t, err)
@@ -145,6 +179,21 @@ func TestBrowserAnswersInbox(t *testing.T) {
 	browsertest.TabTo(t, ctx, "button.danger")
 	browsertest.Press(t, ctx, "\r", true)
 	require.Contains(t, browsertest.Text(t, ctx, ".notice"), "1 answer deleted.")
+
+	// Search by keyboard; the list keeps the search, and an answer opened
+	// from it goes back to it.
+	browsertest.TabTo(t, ctx, "#f-q")
+	browsertest.Do(t, ctx, chromedp.KeyEvent("rooms"))
+	browsertest.Press(t, ctx, "\r", true)
+	require.Equal(t, 1, strings.Count(browsertest.Text(t, ctx, "ul.inbox"), "2026"), "only the answer about rooms")
+	require.Contains(t, browsertest.Text(t, ctx, "main"), "matching “rooms”")
+	axeEverywhere(t, ctx, "the inbox searched")
+	browsertest.Screenshots(t, ctx, shots, "form-inbox-search")
+	browsertest.TabTo(t, ctx, "ul.inbox li a")
+	browsertest.Press(t, ctx, "\r", true)
+	browsertest.TabTo(t, ctx, ".answer-nav a")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, browsertest.Text(t, ctx, "main"), "matching “rooms”", "back to the list it came from")
 }
 
 // An answer's files on its page, downloaded as attachments with their

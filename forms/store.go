@@ -219,8 +219,15 @@ type SubmissionQuery struct {
 	FormID                    int64
 	IsRead, IsSpam, IsStarred *bool
 	Answers                   []AnswerFilter
-	Offset, Limit             int
+	// Search keeps the submissions with an answer that contains it,
+	// letters of either case (on SQLite, only ASCII letters match across
+	// case); "" keeps every one.
+	Search        string
+	Offset, Limit int
 }
+
+// searchMaxLength is the longest search a list of submissions takes.
+const searchMaxLength = 200
 
 // AnswerFilter keeps the submissions whose answer to Field (of type
 // Type) is Value; for a field of several answers (a checkbox group, a

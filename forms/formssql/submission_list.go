@@ -70,6 +70,18 @@ func filterBy(q forms.SubmissionQuery, dialect store.Dialect, probe bool) (strin
 			where = append(where, `id IN (SELECT v.submission_id FROM forms_values v WHERE v.field_name = ? AND `+match+`)`)
 		}
 	}
+	if q.Search != "" {
+		// Any answer holding it: a value, or an item of a list (kept as
+		// JSON text on SQLite, jsonb on Postgres).
+		list := "v.value_array"
+		if dialect == store.Postgres {
+			list = "v.value_array::text"
+		}
+		pattern := "%" + likeEscaper.Replace(strings.ToLower(q.Search)) + "%"
+		where = append(where, `EXISTS (SELECT 1 FROM forms_values v WHERE v.submission_id = forms_submissions.id AND
+			(lower(v.value) LIKE ? ESCAPE '\' OR lower(`+list+`) LIKE ? ESCAPE '\'))`)
+		args = append(args, pattern, pattern)
+	}
 	return strings.Join(where, " AND "), args
 }
 
@@ -132,7 +144,9 @@ func (s *Store) ListSubmissions(ctx context.Context, q forms.SubmissionQuery) ([
 	if len(q.Answers) > 0 {
 		long, longArgs = filterBy(q, s.db.Dialect(), true)
 	}
-	if idx := s.lists.get(q.FormID, long, longArgs); idx != nil {
+	// A search is not indexed: each is its own list, typed once.
+	searched := q.Search != ""
+	if idx := s.lists.get(q.FormID, long, longArgs); idx != nil && !searched {
 		subs, err := s.page(ctx, long, longArgs, q, idx)
 		if err != nil {
 			return nil, 0, err
@@ -157,7 +171,9 @@ func (s *Store) ListSubmissions(ctx context.Context, q forms.SubmissionQuery) ([
 	if err != nil {
 		return nil, 0, err
 	}
-	s.lists.counted(q.FormID, long, longArgs, total)
+	if !searched {
+		s.lists.counted(q.FormID, long, longArgs, total)
+	}
 	return subs, total, nil
 }
 

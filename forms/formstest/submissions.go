@@ -1,6 +1,7 @@
 package formstest
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -377,6 +378,59 @@ func exerciseListFilterFlagDelete(t *testing.T, newStore func(t *testing.T) form
 	n, _, err = s.DeleteSubmissions(ctx, f.ID, nil)
 	require.NoError(t, err)
 	require.Zero(t, n)
+}
+
+// exerciseSearch is the Search part of RunStoreTests: a search keeps
+// the submissions with an answer containing it, letters of either case,
+// in a value or an item of a list; LIKE's wildcards are plain letters in
+// it; it narrows the other filters and pages as they do.
+func exerciseSearch(t *testing.T, newStore func(t *testing.T) forms.Store) {
+	t.Parallel()
+	s := newStore(t)
+	f := newForm(t, s, "f", 0)
+	add := func(d time.Duration, spam bool, values ...forms.Value) *forms.Submission {
+		t.Helper()
+		sub := &forms.Submission{FormID: f.ID, IsSpam: spam, CreatedAt: at(d), UpdatedAt: at(d), Values: values}
+		require.NoError(t, s.CreateSubmission(ctx, sub))
+		return sub
+	}
+	text := func(name, v string) forms.Value {
+		return forms.Value{FieldName: name, FieldLabel: name, FieldType: forms.TypeText, Value: str(v), DisplayValue: v, CreatedAt: base}
+	}
+	ann := add(time.Second, false, text("name", "Ann Lovelace"), text("comment", "Quiet ROOMS, kind staff"))
+	bob := add(2*time.Second, false, text("name", "Bob"), forms.Value{FieldName: "days", FieldLabel: "Days", FieldType: forms.TypeCheckboxGroup,
+		ValueArray: []string{"saturday", "sunday"}, DisplayValue: "saturday, sunday", CreatedAt: base})
+	pct := add(3*time.Second, false, text("comment", "100% sure_thing"))
+	spam := add(4*time.Second, true, text("comment", "rooms rooms rooms"))
+	_ = add(5*time.Second, false, text("name", "Cy"))
+
+	search := func(q forms.SubmissionQuery) ([]int64, int) {
+		t.Helper()
+		q.FormID, q.Limit = f.ID, cmp.Or(q.Limit, 10)
+		subs, total, err := s.ListSubmissions(ctx, q)
+		require.NoError(t, err)
+		return submissionIDs(subs), total
+	}
+	got, total := search(forms.SubmissionQuery{Search: "rooms"})
+	require.Equal(t, []int64{spam.ID, ann.ID}, got, "either case")
+	require.Equal(t, 2, total)
+	no := false
+	got, _ = search(forms.SubmissionQuery{Search: "ROOMS", IsSpam: &no})
+	require.Equal(t, []int64{ann.ID}, got, "with the other filters")
+	got, _ = search(forms.SubmissionQuery{Search: "sund"})
+	require.Equal(t, []int64{bob.ID}, got, "an item of a list")
+	got, _ = search(forms.SubmissionQuery{Search: "0% s"})
+	require.Equal(t, []int64{pct.ID}, got)
+	got, _ = search(forms.SubmissionQuery{Search: "%"})
+	require.Equal(t, []int64{pct.ID}, got, "a wildcard is a letter")
+	got, _ = search(forms.SubmissionQuery{Search: "0_ s"})
+	require.Empty(t, got, "so is _")
+	got, total = search(forms.SubmissionQuery{Search: "N", Limit: 1, Offset: 1})
+	require.Equal(t, 3, total, "Ann, Bob's sunday, 100% sure_thing")
+	require.Equal(t, []int64{bob.ID}, got, "paged newest first")
+	got, total = search(forms.SubmissionQuery{Search: "nobody said this"})
+	require.Empty(t, got)
+	require.Zero(t, total)
 }
 
 // exerciseEachSubmissionInBatches is the EachSubmissionInBatches part of RunStoreTests.

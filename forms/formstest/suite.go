@@ -69,6 +69,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) forms.Store) {
 		{Name: "SubmissionsWithoutUploads", Run: exerciseSubmissionsWithoutUploads},
 		{Name: "Submissions", Run: exerciseSubmissions},
 		{Name: "ListFilterFlagDelete", Run: exerciseListFilterFlagDelete},
+		{Name: "Search", Run: exerciseSearch},
 		{Name: "ReleaseSpam", Run: exerciseReleaseSpam},
 		{Name: "KeptUploads", Run: exerciseKeptUploads},
 		{Name: "Partials", Run: exercisePartials},
