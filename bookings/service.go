@@ -18,7 +18,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/seal"
-	"github.com/groundwork-go/groundwork/internal/web"
+	"github.com/groundwork-go/groundwork/internal/zone"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
 )
@@ -335,7 +335,7 @@ func length(svc Offering, o Offer) time.Duration {
 
 // location is the zone named name; UTC for "" or an unknown name (zones
 // are checked when written).
-func location(name string) *time.Location { return web.Location(name) }
+func location(name string) *time.Location { return zone.Location(name) }
 
 // calendarSpan is the span of local dates and busy time a computation
 // over [from, to) needs: a day either side covers every zone.

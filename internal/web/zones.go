@@ -5,8 +5,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/groundwork-go/groundwork/internal/zone"
 )
 
 // The time zones a page offers and shows times in: a booking page's, the
@@ -23,25 +24,8 @@ var commonZones = []string{"UTC", "Europe/London", "Europe/Dublin", "Europe/Lisb
 	"America/Argentina/Buenos_Aires", "America/New_York", "America/Toronto", "America/Chicago", "America/Mexico_City",
 	"America/Denver", "America/Phoenix", "America/Los_Angeles", "America/Anchorage", "Pacific/Honolulu"}
 
-// locations caches loaded zones: time.LoadLocation reads the zone file
-// on every call.
-var locations sync.Map // name → *time.Location
-
 // Location is the zone named name; UTC for "" or an unknown name.
-func Location(name string) *time.Location {
-	if name == "" {
-		return time.UTC
-	}
-	if loc, ok := locations.Load(name); ok {
-		return loc.(*time.Location)
-	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return time.UTC
-	}
-	locations.Store(name, loc)
-	return loc
-}
+func Location(name string) *time.Location { return zone.Location(name) }
 
 // PageZone is the zone a page shows times in: ?tz when it names a zone,
 // else fallback.
