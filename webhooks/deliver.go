@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -440,7 +441,7 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, sub *Subscription, c
 	}
 	groundwork.Count(s.opts.Meter, groundwork.MetricDeliveries, string(d.Status))
 	s.failing <- struct{}{}
-	disabled, err := s.store.FinishAttempt(ctx, d, lease, OutcomeFailure, s.opts.DisableAfterFailures)
+	disabled, err := s.store.FinishAttempt(ctx, d, lease, OutcomeFailure, s.disableAfter(sub, now))
 	<-s.failing
 	if err != nil {
 		return OutcomeFailure, ignoreLost(err)
@@ -599,4 +600,22 @@ func (s *Service) payload(ctx context.Context, d *Delivery, sub *Subscription) (
 		}
 	}
 	return env.Marshal()
+}
+
+// disableAfter is the failure streak at which this failure switches sub
+// off: DisableAfterFailures; with DisableAfterFailing, none (the streak
+// cannot reach it) while sub has had a delivery, or was made, within it.
+func (s *Service) disableAfter(sub *Subscription, now time.Time) int {
+	quiet := s.opts.DisableAfterFailing
+	if quiet <= 0 {
+		return s.opts.DisableAfterFailures
+	}
+	since := sub.CreatedAt
+	if sub.LastSuccessAt != nil && sub.LastSuccessAt.After(since) {
+		since = *sub.LastSuccessAt
+	}
+	if now.Sub(since) < quiet {
+		return math.MaxInt32
+	}
+	return s.opts.DisableAfterFailures
 }

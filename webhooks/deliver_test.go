@@ -592,3 +592,40 @@ func TestSweepWithoutTheQueueClaimsNothing(t *testing.T) {
 		}
 	})
 }
+
+// With DisableAfterFailing, a failing endpoint is switched off only once
+// it has also gone that long without a delivery: a receiver down for a
+// day keeps its subscription however many attempts fail, and one down for
+// the whole span loses it at the next failure past the streak.
+func TestDisableAfterFailingForgivesAShortOutage(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		b := setup(t, on(d), func(o *setupOptions) {
+			o.service = func(so *webhooks.Options) { so.DisableAfterFailures, so.DisableAfterFailing = 3, 5*24*time.Hour }
+		})
+		ctx := context.Background()
+		rv := newReceiver(t)
+		rv.answer(func(int) int { return http.StatusServiceUnavailable })
+		sub := b.subscribe(t, rv.URL, "*")
+		fail := func(id int64) {
+			t.Helper()
+			require.NoError(t, dispatchErr(b.svc.Dispatch(ctx, placed(id))))
+			list := b.deliveriesOf(t, sub.ID)
+			b.attempt(t, list[len(list)-1].ID)
+		}
+		for i := range 6 {
+			fail(int64(i + 1))
+			b.clock.Advance(4 * time.Hour)
+		}
+		s, err := b.svc.Subscription(ctx, sub.ID)
+		require.NoError(t, err)
+		require.Equal(t, 6, s.ConsecutiveFailures)
+		require.True(t, s.IsActive, "a day of failures, twice the streak: still on")
+
+		b.clock.Advance(4 * 24 * time.Hour) // five days since it was made, none delivered
+		fail(7)
+		s, err = b.svc.Subscription(ctx, sub.ID)
+		require.NoError(t, err)
+		require.False(t, s.IsActive, "five days without a delivery, and failing: off")
+	})
+}

@@ -1,8 +1,10 @@
 package webhooks
 
 import (
+	"bytes"
 	"context"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -155,6 +157,26 @@ type portalPage struct {
 	Confirm bool
 	// From and To fill the replay range's fields.
 	From, To string
+	// EventGroups are the events the endpoint form offers, by group;
+	// SwitchedOff names the endpoints the list warns were switched off
+	// for failing.
+	EventGroups []eventGroup
+	SwitchedOff []string
+}
+
+// eventGroup is the events of one kind ("Booking events"), by the first
+// word of their names.
+type eventGroup struct {
+	Name   string
+	Events []eventChoice
+}
+
+// eventChoice is one event of the endpoint form: its name, what it
+// means, an example of its data (indented JSON, "" for none), and
+// whether the endpoint takes it.
+type eventChoice struct {
+	ID, Name, Description, Example string
+	Checked                        bool
 }
 
 type endpointView struct {
@@ -163,11 +185,17 @@ type endpointView struct {
 	Channels, RateLimit, State, Rotate string
 	Active                             bool
 	Failures                           int
+	// Tone is the state's colour: "ok", "failing" or "off"; Reason says
+	// why it is failing or off, when we know.
+	Tone, Reason string
+	// SwitchedOff: its failures switched it off (not its owner).
+	SwitchedOff bool
 }
 
 type deliveryView struct {
 	ID                              int64
-	Event, Status, When, Attempts   string
+	Event, Status, Tone, When       string
+	Attempts                        string
 	Response, ResponseText, EventID string
 	// Log is each attempt, when there was more than one or it failed.
 	Log []attemptView
@@ -189,14 +217,86 @@ func (p *PortalHandler) endpoint(s *Subscription) endpointView {
 	if s.RateLimit > 0 {
 		v.RateLimit = strconv.Itoa(s.RateLimit) + " a second"
 	}
-	if !s.IsActive {
-		v.State = "Disabled"
+	v.Tone = "ok"
+	last := ""
+	if s.LastFailureAt != nil {
+		last = "; the last at " + s.LastFailureAt.UTC().Format("2 Jan 2006, 15:04 UTC")
+	}
+	switch {
+	case !s.IsActive && s.ConsecutiveFailures >= p.svc.opts.DisableAfterFailures:
+		// The streak reached the limit: the failures switched it off (an
+		// owner's Disable leaves a shorter one).
+		v.State, v.Tone, v.SwitchedOff = "Disabled", "off", true
+		v.Reason = fmt.Sprintf("Switched off by us after %s in a row%s. Fix the receiver, then enable it: the deliveries "+
+			"held meanwhile can be sent again.", web.Count(s.ConsecutiveFailures, "failed delivery attempt"), last)
+	case !s.IsActive:
+		v.State, v.Tone = "Disabled", "off"
+		v.Reason = "Disabled: no events are sent to it until it is enabled."
+	case s.ConsecutiveFailures > 0:
+		v.State, v.Tone = "Failing", "failing"
+		v.Reason = fmt.Sprintf("%s in a row%s. After %d it is switched off%s.", web.Count(s.ConsecutiveFailures, "failed delivery attempt"),
+			last, p.svc.opts.DisableAfterFailures, p.failingSpan())
 	}
 	if s.PreviousSecretExpiresAt != nil && p.svc.opts.Now().Before(*s.PreviousSecretExpiresAt) {
 		v.Rotate = "The old secret signs deliveries too until " + s.PreviousSecretExpiresAt.UTC().Format("2 January 2006, 15:04 UTC") + "."
 	}
 	return v
 }
+
+// failingSpan is the rest of the sentence on when a failing endpoint is
+// switched off, with DisableAfterFailing: ", once none has been
+// delivered for 5 days".
+func (p *PortalHandler) failingSpan() string {
+	d := p.svc.opts.DisableAfterFailing
+	switch {
+	case d <= 0:
+		return ""
+	case d%(24*time.Hour) == 0:
+		return ", once none has been delivered for " + web.Count(int(d/(24*time.Hour)), "day")
+	case d%time.Hour == 0:
+		return ", once none has been delivered for " + web.Count(int(d/time.Hour), "hour")
+	}
+	return ", once none has been delivered for " + d.String()
+}
+
+// eventGroups are the events the endpoint form offers: those the site
+// sends, as they were described (DescribeEvent), and any the endpoint
+// already takes; every event of the catalogue when none was described.
+// By group, the first word of the name ("booking.created": Booking
+// events), each with its description and an example of its data.
+func (p *PortalHandler) eventGroups(chosen []string) []eventGroup {
+	p.svc.mu.RLock()
+	described := maps.Clone(p.svc.described)
+	p.svc.mu.RUnlock()
+	var groups []eventGroup
+	for _, t := range p.svc.EventTypes() {
+		_, sent := described[t.Name]
+		if len(described) > 0 && !sent && !slices.Contains(chosen, t.Name) {
+			continue
+		}
+		kind, _, _ := strings.Cut(t.Name, ".")
+		name := strings.ToUpper(kind[:1]) + kind[1:] + " events"
+		if len(groups) == 0 || groups[len(groups)-1].Name != name {
+			groups = append(groups, eventGroup{Name: name})
+		}
+		c := eventChoice{ID: web.FieldID("events-" + t.Name), Name: t.Name, Description: t.Description, Checked: slices.Contains(chosen, t.Name)}
+		var pretty bytes.Buffer
+		if len(t.Example) > 0 && json.Indent(&pretty, t.Example, "", "  ") == nil {
+			c.Example = pretty.String()
+		}
+		g := &groups[len(groups)-1]
+		g.Events = append(g.Events, c)
+	}
+	if len(groups) > 0 {
+		groups[0].Events[0].ID = web.FieldID("events") // where the error summary links
+	}
+	return groups
+}
+
+// portalNames names the API's fields as the form labels them, in the
+// messages the pages' voice did not rewrite.
+var portalNames = strings.NewReplacer("The url field", "The address", "The name field", "The name", "The rate_limit field",
+	"The deliveries a second", "The description field", "The description", "The events field", "The events")
 
 // fields are the endpoint form's fields, from s (or what was posted) and
 // the errors given.
@@ -207,15 +307,10 @@ func (p *PortalHandler) fields(r *http.Request, s *Subscription, errs map[string
 		}
 		return current
 	}
+	// The events are drawn by group (eventGroups); this field names them
+	// for the error summary.
 	events := web.Field{Type: web.TypeCheckboxes, Name: "events", ID: web.FieldID("events"), Label: "Events to send",
 		Help: "None chosen sends every event.", Errors: errs["events"]}
-	chosen := s.Events
-	if r.Method == http.MethodPost {
-		chosen = r.PostForm["events"]
-	}
-	for _, e := range p.svc.Events() {
-		events.Options = append(events.Options, web.Option{Value: e, Label: e, Selected: slices.Contains(chosen, e)})
-	}
 	rate := ""
 	if s.RateLimit > 0 {
 		rate = strconv.Itoa(s.RateLimit)
@@ -241,8 +336,22 @@ func (p *PortalHandler) fields(r *http.Request, s *Subscription, errs map[string
 			Help: "Sent with every delivery, one \"Name: value\" a line (optional).", Value: val("headers", strings.Join(headers, "\n")),
 			Rows: 3, Errors: errs["headers"]},
 	}
-	web.VoiceFields(fields) // the pages' voice for what the API's words left
+	web.VoiceFields(fields) // the pages' voice first, then the labels' names for what it left
+	for i := range fields {
+		for j, m := range fields[i].Errors {
+			fields[i].Errors[j] = portalNames.Replace(m)
+		}
+	}
 	return fields
+}
+
+// chosenEvents are the events the form shows ticked: what was posted, or
+// the endpoint's own.
+func chosenEvents(r *http.Request, s *Subscription) []string {
+	if r.Method == http.MethodPost {
+		return r.PostForm["events"]
+	}
+	return s.Events
 }
 
 // portalInput reads the endpoint form.
@@ -281,10 +390,9 @@ func portalInput(r *http.Request) (SubscriptionInput, map[string][]string) {
 	return in, errs
 }
 
-// portalWords puts the service's messages in the form's words.
+// portalWords puts the service's messages under the form's fields (the
+// fields then say them in the pages' voice).
 func portalWords(ve *ValidationError, errs map[string][]string) map[string][]string {
-	words := strings.NewReplacer("The url field", "The address", "The name field", "The name", "The rate_limit field",
-		"The deliveries a second", "The description field", "The description")
 	for name, ms := range ve.Fields() {
 		field, _, _ := strings.Cut(name, ".")
 		for _, m := range ms {
@@ -296,7 +404,7 @@ func portalWords(ve *ValidationError, errs map[string][]string) map[string][]str
 			case msgInsecureURL:
 				m = "The address must start with https://."
 			}
-			errs[field] = append(errs[field], words.Replace(m))
+			errs[field] = append(errs[field], m)
 		}
 	}
 	return errs
@@ -311,7 +419,11 @@ func (p *PortalHandler) draw(w http.ResponseWriter, r *http.Request, ctx context
 			return err
 		}
 		for i := range list {
-			data.Endpoints = append(data.Endpoints, p.endpoint(&list[i]))
+			v := p.endpoint(&list[i])
+			data.Endpoints = append(data.Endpoints, v)
+			if v.SwitchedOff {
+				data.SwitchedOff = append(data.SwitchedOff, v.Name)
+			}
 		}
 	}
 	data.Summary = web.Summary(data.Fields, general...)
@@ -330,7 +442,7 @@ func (p *PortalHandler) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return p.draw(w, r, ctx, http.StatusOK, owner, &portalPage{Fields: p.fields(r, &Subscription{}, nil)})
+	return p.draw(w, r, ctx, http.StatusOK, owner, &portalPage{Fields: p.fields(r, &Subscription{}, nil), EventGroups: p.eventGroups(nil)})
 }
 
 func (p *PortalHandler) create(w http.ResponseWriter, r *http.Request) error {
@@ -353,7 +465,8 @@ func (p *PortalHandler) create(w http.ResponseWriter, r *http.Request) error {
 		}
 		errs = portalWords(ve, errs)
 	}
-	return p.draw(w, r, ctx, http.StatusUnprocessableEntity, owner, &portalPage{Fields: p.fields(r, &Subscription{}, errs)})
+	return p.draw(w, r, ctx, http.StatusUnprocessableEntity, owner, &portalPage{Fields: p.fields(r, &Subscription{}, errs),
+		EventGroups: p.eventGroups(chosenEvents(r, &Subscription{}))})
 }
 
 // subscription is the endpoint {id} names, within ctx's owner.
@@ -372,7 +485,9 @@ func (p *PortalHandler) drawEndpoint(w http.ResponseWriter, r *http.Request, ctx
 	if data.Fields == nil {
 		get := r.Clone(ctx)
 		get.Method = http.MethodGet
-		data.Fields = p.fields(get, sub, nil)
+		data.Fields, data.EventGroups = p.fields(get, sub, nil), p.eventGroups(sub.Events)
+	} else {
+		data.EventGroups = p.eventGroups(chosenEvents(r, sub))
 	}
 	list, _, err := p.svc.Deliveries(ctx, DeliveryQuery{SubscriptionID: sub.ID, Sort: "-id", Limit: 20})
 	if err != nil {
@@ -383,7 +498,7 @@ func (p *PortalHandler) drawEndpoint(w http.ResponseWriter, r *http.Request, ctx
 		if err != nil {
 			return err
 		}
-		dv := deliveryView{ID: d.ID, Event: d.Event, EventID: d.EventID, Status: statusWords[d.Status],
+		dv := deliveryView{ID: d.ID, Event: d.Event, EventID: d.EventID, Status: statusWords[d.Status], Tone: statusTones[d.Status],
 			When: d.CreatedAt.UTC().Format("2 Jan 2006, 15:04:05 UTC"), Attempts: strconv.Itoa(d.Attempts), Response: "none yet"}
 		if d.ResponseStatus != nil {
 			dv.Response = strconv.Itoa(*d.ResponseStatus)
@@ -413,6 +528,9 @@ func (p *PortalHandler) drawEndpoint(w http.ResponseWriter, r *http.Request, ctx
 	}
 	return p.draw(w, r, ctx, status, owner, data, general...)
 }
+
+// statusTones colour a delivery's status as the endpoints' states are.
+var statusTones = map[Status]string{StatusPending: "waiting", StatusRetrying: "failing", StatusDelivered: "ok", StatusFailed: "off", StatusParked: "off"}
 
 var statusWords = map[Status]string{StatusPending: "Waiting", StatusRetrying: "Retrying", StatusDelivered: "Delivered",
 	StatusFailed: "Failed", StatusParked: "Held: endpoint disabled"}

@@ -29,8 +29,14 @@ func TestBrowserPortalWalk(t *testing.T) {
 	ctx := browsertest.New(t, 120*time.Second)
 	db := storetest.Open(t, store.SQLite, webhookssql.Migrations)
 	svc, err := webhooks.NewService(webhookssql.New(db), &webhooks.Options{SecretKey: testKey, AllowPrivateHosts: true, AllowInsecureURLs: true,
-		PollInterval: 20 * time.Millisecond})
+		PollInterval: 20 * time.Millisecond, DisableAfterFailures: 2})
 	require.NoError(t, err)
+	type submitted struct {
+		Form   string `json:"form"`
+		Number string `json:"number"`
+	}
+	require.NoError(t, svc.DescribeEvent("form.submitted", "A form submission was accepted.", submitted{Form: "contact", Number: "F-1"}))
+	require.NoError(t, svc.DescribeEvent("booking.created", "A booking was made.", submitted{Form: "intake", Number: "B-1"}))
 	loop, stop := context.WithCancel(context.Background())
 	t.Cleanup(stop)
 	go func() {
@@ -68,6 +74,11 @@ func TestBrowserPortalWalk(t *testing.T) {
 	run(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+webhooks.PortalPrefixDefault+"/"+token),
 		chromedp.WaitVisible(chromedp.ID("f-name")))
 	require.Contains(t, text("main"), "No endpoint yet")
+	require.Equal(t, "Booking events\nForm events", strings.TrimSpace(browsertest.Text(t, ctx, "fieldset.events h3:first-of-type")+"\n"+
+		browsertest.Text(t, ctx, "fieldset.events h3:last-of-type")), "the events this site sends, by group")
+	browsertest.TabTo(t, ctx, "fieldset.events details summary")
+	browsertest.Press(t, ctx, "\r", false)
+	require.Contains(t, text("fieldset.events details pre"), `"form": "intake"`, "an example of its data, opened by keyboard")
 	clean("the portal, empty")
 	browsertest.Screenshots(t, ctx, shots, "webhooks-portal")
 
@@ -82,6 +93,9 @@ func TestBrowserPortalWalk(t *testing.T) {
 	secret := text("code.secret")
 	require.True(t, strings.HasPrefix(secret, "whsec_"), secret)
 	require.Contains(t, text("main"), "shown this once")
+	copyShown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!document.querySelector("button[data-copy=portal-secret]").hidden`))
+	require.NoError(t, err)
+	require.True(t, copyShown, "a Copy button beside the secret")
 
 	// A test event, by keyboard: delivered, verified, listed.
 	browsertest.TabTo(t, ctx, `form[action$="/test"] button`)
@@ -118,4 +132,20 @@ func TestBrowserPortalWalk(t *testing.T) {
 	again := rv.wait(t, 10*time.Second)
 	require.Contains(t, string(again.body), `"event":"webhook.test"`)
 	clean("the endpoint after a replay")
+
+	// The receiver breaks: the endpoint fails, then is switched off, and
+	// the list warns of it.
+	rv.answer(func(int) int { return 500 })
+	for range 2 {
+		browsertest.TabTo(t, ctx, `form[action$="/test"] button`)
+		browsertest.Press(t, ctx, "\r", true)
+		rv.wait(t, 10*time.Second) // (the second after the endpoint's rest)
+	}
+	require.Eventually(t, func() bool {
+		run(chromedp.Navigate(srv.URL+webhooks.PortalPrefixDefault+"/"+token), chromedp.WaitVisible(chromedp.ID("f-name")))
+		return strings.Contains(text("main"), "Switched off for failing")
+	}, 10*time.Second, 200*time.Millisecond, "the list warns of the endpoint switched off")
+	require.Contains(t, text("ul.plain"), "Switched off by us after 2 failed delivery attempts in a row")
+	clean("the list with an endpoint switched off")
+	browsertest.Screenshots(t, ctx, shots, "webhooks-portal-switched-off")
 }

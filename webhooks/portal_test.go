@@ -60,7 +60,7 @@ func (p *portal) link(t *testing.T, owner string) string {
 	return webhooks.PortalPrefixDefault + "/" + token
 }
 
-var secretShown = regexp.MustCompile(`<code class="secret">(whsec_[A-Za-z0-9+/=_]+)</code>`)
+var secretShown = regexp.MustCompile(`<code class="secret" id="portal-secret">(whsec_[A-Za-z0-9+/=_]+)</code>`)
 
 // The portal by an owner's link, as the owner uses it: an endpoint added
 // (a mistake first, said at the field), a test event delivered and
@@ -113,7 +113,7 @@ func TestPortal(t *testing.T) {
 		code, body, _ = p.do(t, "GET", page, nil)
 		require.Equal(t, 200, code)
 		require.Contains(t, body, "A test event is on its way")
-		require.Contains(t, body, `<td data-label="Status">Delivered</td>`)
+		require.Contains(t, body, `<td data-label="Status"><span class="status status-ok">Delivered</span></td>`)
 		require.Contains(t, body, "answer 1", "the receiver's answer")
 
 		// Replay one, then a range.
@@ -321,4 +321,66 @@ func TestPortalRefusedAddressInCustomersWords(t *testing.T) {
 		require.NotContains(t, body, "Allow", c.url)
 		require.NotContains(t, body, "GROUNDWORK_", c.url)
 	}
+}
+
+// The portal offers the events this site sends (those described, with
+// what each means and an example of its data, by group), not the whole
+// catalogue, and keeps an event an endpoint already takes. An endpoint's
+// state has its colour and its reason: failing, with how far from being
+// switched off; switched off by its failures, with a warning on the list.
+func TestPortalEventsAndStates(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(o *setupOptions) { o.service = func(so *webhooks.Options) { so.DisableAfterFailures = 2 } })
+	type sent struct {
+		Form string `json:"form"`
+	}
+	require.NoError(t, b.svc.DescribeEvent("form.submitted", "A form submission was accepted.", sent{Form: "contact"}))
+	require.NoError(t, b.svc.DescribeEvent("booking.created", "A booking was made.", sent{Form: "intake"}))
+	p := newPortal(t, b, nil)
+	rv := newReceiver(t)
+	rv.answer(func(int) int { return http.StatusInternalServerError })
+	ctx := webhooks.ScopeToOwner(context.Background(), "acct_s")
+	a := p.link(t, "acct_s")
+
+	_, body, _ := p.do(t, "GET", a, nil)
+	require.Contains(t, body, "<h3>Booking events</h3>")
+	require.Contains(t, body, "<h3>Form events</h3>")
+	require.Less(t, strings.Index(body, "<h3>Booking events</h3>"), strings.Index(body, "<h3>Form events</h3>"))
+	require.Contains(t, body, `<code>form.submitted</code><span class="event-what">A form submission was accepted.</span>`)
+	require.Contains(t, body, "<pre>{\n  &#34;form&#34;: &#34;contact&#34;\n}</pre>", "an example of its data")
+	require.Contains(t, body, `id="f-events" name="events" value="booking.created"`, "the first is where the summary links")
+	require.NotContains(t, body, "order.placed", "the commerce names the site does not send")
+
+	sub, err := b.svc.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: str("Shop"), URL: str(rv.URL), Events: []string{"order.placed"}})
+	require.NoError(t, err)
+	_, body, _ = p.do(t, "GET", a+"/"+itoa(sub.ID), nil)
+	require.Contains(t, body, `value="order.placed" checked`, "an event the endpoint takes stays offered")
+	require.Contains(t, body, `<span class="status status-ok">Active</span>`)
+
+	fail := func() {
+		t.Helper()
+		dl, err := b.svc.SendTest(ctx, sub.ID)
+		require.NoError(t, err)
+		b.attempt(t, dl.ID)
+	}
+	fail()
+	_, body, _ = p.do(t, "GET", a+"/"+itoa(sub.ID), nil)
+	require.Contains(t, body, `<span class="status status-failing">Failing</span><br>1 failed delivery attempt in a row; the last at 22 Nov 2026, 10:00 UTC. After 2 it is switched off.`)
+	_, body, _ = p.do(t, "GET", a, nil)
+	require.Contains(t, body, `<span class="status status-failing">Failing</span><br>1 failed delivery attempt`, "the list warns too")
+	fail()
+	_, body, _ = p.do(t, "GET", a, nil)
+	require.Contains(t, body, `<div class="notice notice-warning" role="status"><p><strong>Switched off for failing:</strong> Shop.`)
+	require.Contains(t, body, `<span class="status status-off">Disabled</span><br>Switched off by us after 2 failed delivery attempts in a row`)
+
+	// Disabled by its owner: no warning, and it says so.
+	on := true
+	_, err = b.svc.UpdateSubscription(ctx, sub.ID, webhooks.SubscriptionInput{IsActive: &on})
+	require.NoError(t, err)
+	off := false
+	_, err = b.svc.UpdateSubscription(ctx, sub.ID, webhooks.SubscriptionInput{IsActive: &off})
+	require.NoError(t, err)
+	_, body, _ = p.do(t, "GET", a, nil)
+	require.NotContains(t, body, "Switched off for failing")
+	require.Contains(t, body, `<span class="status status-off">Disabled</span><br>Disabled: no events are sent to it until it is enabled.`)
 }

@@ -84,6 +84,12 @@ type Options struct {
 	MaxAttempts          int
 	DisableAfterFailures int
 	Timeout              time.Duration
+	// DisableAfterFailing, when above zero, switches a subscription off
+	// only once it has also gone that long without a delivery (since its
+	// last success, or its making): as Svix does, five days
+	// (5 * 24 * time.Hour) forgives a receiver that is down for a
+	// weekend. Zero: DisableAfterFailures failures in a row alone.
+	DisableAfterFailing time.Duration
 	// ClaimTimeout is how long a queued job or the delivery loop owns a
 	// delivery before another may claim it again (at least
 	// ClaimTimeoutMin).
@@ -188,8 +194,8 @@ func NewService(st Store, opts *Options) (*Service, error) {
 		return nil, errors.New("webhooks: new service: DeliverBatch, MaxInFlight and PollInterval must be positive")
 	case len(o.Backoff) == 0 || slices.ContainsFunc(o.Backoff, func(d time.Duration) bool { return d <= 0 }):
 		return nil, errors.New("webhooks: new service: Backoff needs positive entries")
-	case o.MaxAttempts < 1 || o.DisableAfterFailures < 1 || o.Timeout < 0:
-		return nil, errors.New("webhooks: new service: MaxAttempts, DisableAfterFailures and Timeout must be positive")
+	case o.MaxAttempts < 1 || o.DisableAfterFailures < 1 || o.Timeout < 0 || o.DisableAfterFailing < 0:
+		return nil, errors.New("webhooks: new service: MaxAttempts, DisableAfterFailures, DisableAfterFailing and Timeout must be positive")
 	case o.ClaimTimeout < ClaimTimeoutMin:
 		return nil, fmt.Errorf("webhooks: new service: ClaimTimeout must be at least %s", ClaimTimeoutMin)
 	}

@@ -76,6 +76,7 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_SECRET_KEY", "32 bytes (base64 or hex) sealing webhook secrets; default: a key file beside the SQLite file"},
 	{"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS", "true lets webhooks reach private and loopback addresses (false)"},
 	{"GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS", "true lets webhooks use http:// URLs (false)"},
+	{"GROUNDWORK_WEBHOOKS_DISABLE_AFTER", "also switch a failing subscription off only after this long without a delivery (Svix: 120h; none)"},
 	{"GROUNDWORK_WEBHOOKS_CLAIM_TIMEOUT", "how long before a delivery an instance was sending when it stopped is sent again (5m; at least 30s)"},
 	{"GROUNDWORK_STRIPE_WEBHOOK_SECRET", "Stripe's signing secrets, comma-separated (rotation); set: POST /ecommerce/webhooks/stripe"},
 	{"GROUNDWORK_STRIPE_API_KEY", "Stripe secret key: reconciliation's session lookups and, with the webhook secret, paid bookings"},

@@ -41,6 +41,10 @@ type webhooksConfig struct {
 	// claimTimeout is GROUNDWORK_WEBHOOKS_CLAIM_TIMEOUT: how long before
 	// a delivery an instance was sending when it died is sent again.
 	claimTimeout time.Duration
+	// disableAfter is GROUNDWORK_WEBHOOKS_DISABLE_AFTER: how long a
+	// subscription must also go without a delivery before its failures
+	// switch it off (0: the failures alone).
+	disableAfter time.Duration
 	stripe       webhooks.StripeOptions // WebhookSecrets empty: no Stripe gateway
 }
 
@@ -61,6 +65,13 @@ func readWebhooksConfig(getenv func(string) string) (webhooksConfig, error) {
 			return c, fmt.Errorf("GROUNDWORK_WEBHOOKS_CLAIM_TIMEOUT must be a duration of at least %s (90s, 5m), not %q", webhooks.ClaimTimeoutMin, s)
 		}
 		c.claimTimeout = d
+	}
+	if s := getenv("GROUNDWORK_WEBHOOKS_DISABLE_AFTER"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("GROUNDWORK_WEBHOOKS_DISABLE_AFTER must be a duration (120h for five days, 0 for none), not %q", s)
+		}
+		c.disableAfter = d
 	}
 	for _, v := range []struct {
 		name string
@@ -190,7 +201,8 @@ func loadSecretKey(c webhooksConfig, dsn string, logger *slog.Logger) ([]byte, e
 // keeps them there itself).
 func webhooksOptions(c webhooksConfig, key []byte, db *store.DB) webhooks.Options {
 	opts := webhooks.Options{SecretKey: key, Queue: webhooksQueue, AllowPrivateHosts: c.allowPrivate,
-		AllowInsecureURLs: c.allowInsecure, ClaimTimeout: c.claimTimeout, Meter: c.meter}
+		AllowInsecureURLs: c.allowInsecure, ClaimTimeout: c.claimTimeout, Meter: c.meter,
+		DisableAfterFailing: c.disableAfter}
 	if db != nil {
 		opts.PaymentSessions = webhookssql.NewPaymentSessions(db, nil)
 	}

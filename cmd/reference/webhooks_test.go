@@ -75,6 +75,11 @@ func TestSecretKey(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, c.allowPrivate)
 	require.True(t, c.allowInsecure)
+	_, err = readWebhooksConfig(env{"GROUNDWORK_WEBHOOKS_DISABLE_AFTER": "five days"}.get)
+	require.ErrorContains(t, err, "GROUNDWORK_WEBHOOKS_DISABLE_AFTER must be a duration")
+	c, err = readWebhooksConfig(env{"GROUNDWORK_WEBHOOKS_DISABLE_AFTER": "120h"}.get)
+	require.NoError(t, err)
+	require.Equal(t, 120*time.Hour, c.disableAfter)
 }
 
 func TestWebhooksCommandUsage(t *testing.T) {
