@@ -342,7 +342,11 @@ func TestPortalEventsAndStates(t *testing.T) {
 	ctx := webhooks.ScopeToOwner(context.Background(), "acct_s")
 	a := p.link(t, "acct_s")
 
-	_, body, _ := p.do(t, "GET", a, nil)
+	code, body, _ := p.do(t, "POST", a, url.Values{"name": {""}, "url": {""}})
+	require.Equal(t, 422, code)
+	require.Contains(t, body, `<span class="visually-hidden">Error: </span>Enter a name</p>`, "the pages' voice, not the API's")
+	require.Contains(t, body, `<span class="visually-hidden">Error: </span>Enter an address</p>`)
+	_, body, _ = p.do(t, "GET", a, nil)
 	require.Contains(t, body, "<h3>Booking events</h3>")
 	require.Contains(t, body, "<h3>Form events</h3>")
 	require.Less(t, strings.Index(body, "<h3>Booking events</h3>"), strings.Index(body, "<h3>Form events</h3>"))
