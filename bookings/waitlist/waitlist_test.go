@@ -172,7 +172,10 @@ func TestAFreedTimeIsOfferedToTheFirstInLine(t *testing.T) {
 		c := &clock{at: time.Now().UTC()}
 		s := newSite(t, storetest.DSN(t, d), c)
 		s.service(t, "yoga", 1)
-		at := c.now().Truncate(time.Hour).Add(72 * time.Hour)
+		// Noon (UTC) three days on: a time every neighbour the test uses
+		// (half an hour before, an hour after) is on the same day, so
+		// the test does not depend on the hour it runs at.
+		at := c.now().Truncate(24 * time.Hour).Add(3*24*time.Hour + 12*time.Hour)
 		ann := s.book(t, "yoga", "Ann", at)
 
 		// Only a full time, one the service offers.
@@ -260,7 +263,7 @@ func TestAFreedTimeIsOfferedToTheFirstInLine(t *testing.T) {
 
 		// The time passes: Gus's offer and Eve's wait lapse, and no one is
 		// offered a time gone by.
-		c.add(72 * time.Hour)
+		c.add(4 * 24 * time.Hour)
 		_, err = s.waitlist.Sweep(ctx, 100)
 		require.NoError(t, err)
 		require.Equal(t, []string{"booking.waitlist_expired Gus", "booking.waitlist_expired Eve"}, s.took())
