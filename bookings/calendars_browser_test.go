@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/bookings"
@@ -65,6 +66,20 @@ func TestBrowserCalendarsWithRadicale(t *testing.T) {
 	browsertest.NoViolations(t, ctx, "the calendar page, nothing connected")
 	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "calendars-empty")
 
+	// The providers' buttons: each opens its own form, iCloud's with
+	// Apple's server filled in.
+	browsertest.TabTo(t, ctx, `ul.providers a[href*="connect=icloud"]`)
+	browsertest.Press(t, ctx, "\r", true)
+	require.Equal(t, "Apple iCloud", text("#connect-form-title"))
+	server, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("f-caldav_url").value`))
+	require.NoError(t, err)
+	require.Equal(t, "https://caldav.icloud.com/", server)
+	browsertest.NoViolations(t, ctx, "the calendar page, iCloud's form")
+	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "calendars-icloud")
+	browsertest.TabTo(t, ctx, `ul.providers a[href*="connect=caldav"]`)
+	browsertest.Press(t, ctx, "\r", true)
+	require.Equal(t, "Another CalDAV server", text("#connect-form-title"))
+
 	submit(`form:has(input[value=caldav]) button[type=submit]`)
 	summary := text(".error-summary")
 	for _, want := range []string{"The name is required.", "The address is required.", "The app password is required."} {
@@ -83,10 +98,17 @@ func TestBrowserCalendarsWithRadicale(t *testing.T) {
 	require.Equal(t, "Calendars of Work", text("#edit-title"))
 	browsertest.NoViolations(t, ctx, "the step that chooses calendars")
 	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "calendars-edit")
-	run(chromedp.Click(chromedp.CSS(`label[for="f-destination-1"]`)))
+	// Each calendar by its name, with its own two choices; by keyboard.
+	names := text("ul.calendar-list")
+	require.NotContains(t, names, "/ada/", "never a path")
+	browsertest.TabTo(t, ctx, "#f-destination")    // the group's chosen radio: none
+	browsertest.Press(t, ctx, kb.ArrowDown, false) // round to the first calendar
+	first, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("ul.calendar-list li:first-child input[type=radio]").checked`))
+	require.NoError(t, err)
+	require.True(t, first, "bookings added to the first calendar")
 	submit(`form[action$="/choose"] button[type=submit]`)
 	require.Contains(t, text(".notice"), "The calendars of Work are saved.")
-	require.Contains(t, text(".details"), "/ada/work/")
+	require.NotContains(t, text(".details"), "/ada/", "the calendar by its name, the server by its host")
 
 	// The dentist, put in Radicale a moment ago; "Read now" by keyboard.
 	code, _ = davRequest(t, http.MethodPut, base+"/ada/work/dentist.ics", strings.Join([]string{"BEGIN:VCALENDAR", "VERSION:2.0",

@@ -100,8 +100,15 @@ func TestCalendarsPageConnectsAnAddress(t *testing.T) {
 	code, body, _ := p.do(t, "GET", page, "")
 	require.Equal(t, 200, code)
 	require.Contains(t, body, "No calendar is connected yet.")
-	require.Contains(t, body, "Connect Google Calendar")
-	require.NotContains(t, body, "CalDAV account", "no CalDAV source, no CalDAV form")
+	require.Contains(t, body, `<button type="submit" class="secondary">Google Calendar</button>`, "a button for each provider")
+	require.Contains(t, body, "?connect=ics#connect\">A calendar&#39;s address</a>")
+	require.NotContains(t, body, "iCloud", "no CalDAV source, no CalDAV providers")
+	require.NotContains(t, body, `name="ics_url"`, "no form before a provider is chosen")
+	code, body, _ = p.do(t, "GET", page+"?connect=ics", "")
+	require.Equal(t, 200, code)
+	require.Contains(t, body, `<h3 id="connect-form-title">A calendar&#39;s address</h3>`)
+	require.Contains(t, body, `name="ics_url"`)
+	require.Contains(t, body, `aria-current="true">A calendar&#39;s address</a>`)
 
 	code, body, _ = p.do(t, "POST", page+"/connect", "kind=ics&ics_name=&ics_url=")
 	require.Equal(t, 422, code)
@@ -206,7 +213,10 @@ func TestCalendarsPageConnectsGoogle(t *testing.T) {
 	require.Equal(t, 200, code)
 	require.Contains(t, body, "Google Calendar is connected. Choose the calendars to read, and where bookings go.")
 	require.Contains(t, body, `value="work@group.calendar.google.com"`)
-	require.Contains(t, body, "None: do not add bookings to this account")
+	require.Contains(t, body, "Add bookings to none of them")
+	require.Contains(t, body, `<span class="calendar-name">Work</span>`, "each calendar by its name")
+	require.Contains(t, body, `Check for conflicts<span class="visually-hidden"> in Work</span>`)
+	require.Contains(t, body, `Add bookings here<span class="visually-hidden">: Work</span>`)
 	require.NotContains(t, body, p.google.RefreshToken)
 	require.NotContains(t, dayStarts(t, p.svc, p.b, "2026-06-02"), "16:00", "read at once")
 
@@ -219,7 +229,9 @@ func TestCalendarsPageConnectsGoogle(t *testing.T) {
 		"calendars=primary%40example.com&calendars=work%40group.calendar.google.com&destination=work%40group.calendar.google.com")
 	require.Equal(t, 303, code)
 	_, body, _ = p.do(t, "GET", page, "")
-	require.Contains(t, body, "<dt>Bookings added to</dt><dd>work@group.calendar.google.com</dd>")
+	require.Contains(t, body, "<dt>Reads</dt><dd>Ada Lovelace, Work</dd>", "by their names")
+	require.Contains(t, body, "<dt>Bookings added to</dt><dd>Work</dd>")
+	require.NotContains(t, body, "<dd>work@group.calendar.google.com</dd>")
 
 	ids := map[string]bool{}
 	for _, c := range p.google.Calls() {

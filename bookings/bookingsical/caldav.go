@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -111,7 +112,12 @@ func (s *CalDAV) Calendars(ctx context.Context, a calendars.Access) ([]calendars
 		}
 		name := cal.Name
 		if name == "" {
-			name = cal.Path
+			// A calendar without a display name is named by the last
+			// part of its path ("/ada/work/": "work"), never the path.
+			name = path.Base(strings.TrimSuffix(cal.Path, "/"))
+			if name == "." || name == "/" {
+				name = "Calendar"
+			}
 		}
 		out = append(out, calendars.Remote{ID: cal.Path, Name: name})
 	}

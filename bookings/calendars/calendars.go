@@ -68,6 +68,10 @@ type Connection struct {
 	// Destination is the calendar bookings are written to; "" writes
 	// none.
 	Destination string `json:"destination"`
+	// CalendarNames are the names of the calendars the account listed
+	// when it was connected or its calendars last chosen (path or ID to
+	// name), so that pages name them without asking its server.
+	CalendarNames map[string]string `json:"calendar_names"`
 	// BlockWhenStale makes the provider unbookable while this calendar
 	// could not be read for longer than a day.
 	BlockWhenStale bool `json:"block_when_stale"`

@@ -1,6 +1,7 @@
 package calendars
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -225,12 +227,73 @@ type calendarsPage struct {
 	// Edit is the "Change calendars" step; Disconnect the confirming one.
 	Edit       *editView
 	Disconnect *connectionView
-	ICS        []web.Field
-	CalDAV     []web.Field
 	ICSOK      bool
 	CalDAVOK   bool
 	Google     bool
 	Summary    []web.SummaryItem
+	// Providers are the buttons of the kinds of calendar to connect;
+	// Connect is the form of the one chosen (?connect=KEY), with its
+	// fields.
+	Providers []calendarProvider
+	Connect   *connectForm
+}
+
+// calendarProvider is a kind of calendar the page connects, named as
+// people know it, with what its form asks: an iCloud or Fastmail account
+// is CalDAV with the server known.
+type calendarProvider struct {
+	Key, Title, Intro string
+	Kind              Kind
+	// Server fills the server's address in; ServerHelp, UserHelp and
+	// PasswordHelp say where to find each.
+	Server, ServerHelp, UserHelp, PasswordHelp string
+}
+
+// connectForm is the chosen provider's form.
+type connectForm struct {
+	calendarProvider
+	Fields []web.Field
+}
+
+// calendarProviders are the page's buttons, in order.
+var calendarProviders = []calendarProvider{
+	{Key: "icloud", Title: "Apple iCloud", Kind: CalDAV, Server: "https://caldav.icloud.com/",
+		Intro:        "Your iPhone's, iPad's and Mac's calendars. Apple asks for an app-specific password, made for this use alone.",
+		ServerHelp:   "Apple's calendar server; leave it as it is.",
+		UserHelp:     "The email address of your Apple Account.",
+		PasswordHelp: "Made at account.apple.com, under Sign-In and Security, App-Specific Passwords."},
+	{Key: "fastmail", Title: "Fastmail", Kind: CalDAV, Server: "https://caldav.fastmail.com/",
+		Intro:        "Fastmail's calendars, with an app password that may use calendars (CalDAV).",
+		ServerHelp:   "Fastmail's calendar server; leave it as it is.",
+		UserHelp:     "Your whole Fastmail address.",
+		PasswordHelp: "Made in Fastmail's Settings, under Privacy & Security, Manage app passwords and access."},
+	{Key: "nextcloud", Title: "Nextcloud", Kind: CalDAV,
+		Intro:        "A Nextcloud's calendars, with an app password made for this use alone.",
+		ServerHelp:   "Your Nextcloud's address with /remote.php/dav/ after it, like https://cloud.example.com/remote.php/dav/.",
+		UserHelp:     "Your Nextcloud user name.",
+		PasswordHelp: "Made in Nextcloud's Personal settings, under Security, Devices & sessions."},
+	{Key: "caldav", Title: "Another CalDAV server", Kind: CalDAV,
+		Intro:        "Any calendar server that speaks CalDAV: its address, your user name and a password for this use.",
+		ServerHelp:   "For example https://calendar.example.com/dav/.",
+		UserHelp:     "Usually your email address; leave it empty for a server that asks for none.",
+		PasswordHelp: "Made in your account's security settings for this use alone; not your sign-in password."},
+	{Key: "ics", Title: "A calendar's address", Kind: ICS,
+		Intro: "Google, Outlook and Apple each give a private address for a calendar in iCal format. It is read only: " +
+			"bookings are not added to it."},
+}
+
+// providerOf is the provider key names, or the plain one of kind when
+// key names none.
+func providerOf(key string, kind Kind) calendarProvider {
+	for _, pv := range calendarProviders {
+		if pv.Key == key && (kind == "" || pv.Kind == kind) {
+			return pv
+		}
+	}
+	if kind == ICS {
+		return calendarProviders[len(calendarProviders)-1]
+	}
+	return calendarProviders[len(calendarProviders)-2]
 }
 
 type connectionView struct {
@@ -244,19 +307,51 @@ type connectionView struct {
 type editView struct {
 	connectionView
 	Fields []web.Field
+	// Rows are the account's calendars, each with its own two choices;
+	// Writer: bookings can be added to one; NoneWritten: none chosen.
+	Rows        []calendarRow
+	Writer      bool
+	NoneWritten bool
+	// Errors are the choices' (of calendars to read, or to write to).
+	Errors []string
+}
+
+// calendarRow is one calendar of the "Change calendars" step, by its
+// name: whether its busy times are read, and whether bookings are added
+// to it.
+type calendarRow struct {
+	Value, Name     string
+	ReadID, WriteID string
+	Read, Write     bool
 }
 
 var kindLabels = map[Kind]string{ICS: "Calendar address (ICS)", CalDAV: "CalDAV account", Google: "Google Calendar"}
 
 func (p *PageHandler) view(c Connection, loc *time.Location) connectionView {
+	// Calendars by their names, the server by its host: never a path.
 	v := connectionView{ID: c.ID, Name: c.Name, Kind: kindLabels[c.Kind], Where: c.Endpoint, Reads: "every calendar of the account"}
-	if c.Kind == Google {
+	if u, err := url.Parse(c.Endpoint); err == nil && u.Host != "" {
+		v.Where = u.Host
+	}
+	switch {
+	case c.Kind == Google:
 		v.Where = "Google"
+	case c.Kind == ICS:
+		v.Reads = "the calendar at its address"
 	}
+	name := func(id string) string { return cmp.Or(c.CalendarNames[id], "a calendar of the account") }
 	if len(c.Calendars) > 0 {
-		v.Reads = strings.Join(c.Calendars, ", ")
+		names := make([]string, len(c.Calendars))
+		for i, id := range c.Calendars {
+			names[i] = name(id)
+		}
+		v.Reads = strings.Join(names, ", ")
+	} else if c.Kind != ICS && len(c.CalendarNames) > 0 {
+		v.Reads = "every calendar of the account: " + strings.Join(slices.Sorted(maps.Values(c.CalendarNames)), ", ")
 	}
-	v.WritesTo = c.Destination
+	if c.Destination != "" {
+		v.WritesTo = name(c.Destination)
+	}
 	switch {
 	case c.SyncedAt != nil:
 		v.LastRead = c.SyncedAt.In(loc).Format("2 January 2006, 15:04 MST")
@@ -280,9 +375,10 @@ func (p *PageHandler) view(c Connection, loc *time.Location) connectionView {
 	return v
 }
 
-// connectFields are the fields of the ICS and CalDAV forms, with what
-// was typed (never the password) and the errors given.
-func connectFields(r *http.Request, kind Kind, errs map[string][]string) []web.Field {
+// connectFields are the fields of a provider's form, with what was
+// typed (never the password; its server filled in) and the errors given.
+func connectFields(r *http.Request, pv calendarProvider, errs map[string][]string) []web.Field {
+	kind := pv.Kind
 	f := func(typ, name, label, help, auto string) web.Field {
 		n := string(kind) + "_" + name
 		return web.Field{Type: typ, Name: n, ID: web.FieldID(n), Label: label, Help: help, Value: r.PostFormValue(n),
@@ -292,10 +388,16 @@ func connectFields(r *http.Request, kind Kind, errs map[string][]string) []web.F
 		return []web.Field{f("text", "name", "Name", "How the calendar is shown here, e.g. \"Work\".", "off"),
 			f("url", "url", "Calendar address", "The secret address in iCal format; it is kept sealed and never shown again.", "off")}
 	}
-	return []web.Field{f("text", "name", "Name", "How the account is shown here, e.g. \"iCloud\".", "off"),
-		f("url", "url", "Server address", "For example https://caldav.icloud.com/ or https://caldav.fastmail.com/.", "url"),
-		f("text", "username", "User name", "Usually your email address; leave it empty for a server that asks for none.", "username"),
-		f("password", "password", "App password", "Made in your account's security settings for this use alone; not your sign-in password.", "new-password")}
+	name := f("text", "name", "Name", "How the account is shown here, e.g. \""+cmp.Or(strings.TrimPrefix(pv.Title, "Apple "), "Work")+"\".", "off")
+	if name.Value == "" && r.Method == http.MethodGet && pv.Key != "caldav" {
+		name.Value = strings.TrimPrefix(pv.Title, "Apple ")
+	}
+	server := f("url", "url", "Server address", pv.ServerHelp, "url")
+	if server.Value == "" {
+		server.Value = pv.Server
+	}
+	return []web.Field{name, server, f("text", "username", "User name", pv.UserHelp, "username"),
+		f("password", "password", "App password", pv.PasswordHelp, "new-password")}
 }
 
 func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, pr bookings.Provider, data *calendarsPage, general ...string) error {
@@ -312,17 +414,23 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, p
 	_, data.ICSOK = p.svc.o.Sources[ICS]
 	_, data.CalDAVOK = p.svc.o.Sources[CalDAV]
 	data.Google = p.consent != nil
-	if data.ICS == nil {
-		data.ICS = connectFields(r, ICS, nil)
+	for _, pv := range calendarProviders {
+		if pv.Kind == ICS && data.ICSOK || pv.Kind == CalDAV && data.CalDAVOK {
+			data.Providers = append(data.Providers, pv)
+		}
 	}
-	if data.CalDAV == nil {
-		data.CalDAV = connectFields(r, CalDAV, nil)
+	if key := r.URL.Query().Get("connect"); data.Connect == nil && key != "" {
+		if pv := providerOf(key, ""); slices.Contains(data.Providers, pv) {
+			data.Connect = &connectForm{calendarProvider: pv, Fields: connectFields(r, pv, nil)}
+		}
 	}
 	var fields []web.Field
 	if data.Edit != nil {
 		fields = data.Edit.Fields
 	}
-	fields = append(append(fields, data.ICS...), data.CalDAV...)
+	if data.Connect != nil {
+		fields = append(fields, data.Connect.Fields...)
+	}
 	data.Summary = web.Summary(fields, general...)
 	page := &web.Page{Title: "Your calendars", Data: data, CSRF: web.CSRFToken(w, r), Flash: p.base.Render.TakeFlash(w, r, data.Action)}
 	if p.google != "" {
@@ -388,7 +496,17 @@ func (p *PageHandler) editView(ctx context.Context, c Connection, loc *time.Loca
 	}
 	fields = append(fields, web.Field{Type: web.TypeCheckbox, Name: "block_when_stale", ID: web.FieldID("block_when_stale"),
 		Label: "Stop taking bookings if this calendar cannot be read for a day", Checked: block, Errors: errs["block_when_stale"]})
-	return &editView{connectionView: p.view(c, loc), Fields: fields}, nil
+	ev := &editView{connectionView: p.view(c, loc), Fields: fields, Writer: writer, NoneWritten: dest == "",
+		Errors: slices.Concat(errs["calendars"], errs["destination"])}
+	for i, rc := range cals {
+		row := calendarRow{Value: rc.ID, Name: cmp.Or(rc.Name, "A calendar without a name"), Read: slices.Contains(reads, rc.ID), Write: dest == rc.ID,
+			ReadID: web.FieldID("calendars-" + strconv.Itoa(i)), WriteID: web.FieldID("destination-" + strconv.Itoa(i))}
+		if i == 0 {
+			row.ReadID = read.ID // where the error summary links
+		}
+		ev.Rows = append(ev.Rows, row)
+	}
+	return ev, nil
 }
 
 func (p *PageHandler) back(w http.ResponseWriter, r *http.Request, query string, f web.Flash) {
@@ -406,36 +524,25 @@ func (p *PageHandler) connect(w http.ResponseWriter, r *http.Request) error {
 	if kind != ICS && kind != CalDAV {
 		return p.draw(w, r, http.StatusUnprocessableEntity, pr, &calendarsPage{}, "Choose a kind of calendar to connect.")
 	}
+	pv := providerOf(r.PostFormValue("provider"), kind)
 	v := func(name string) string { return strings.TrimSpace(r.PostFormValue(string(kind) + "_" + name)) }
 	in := Input{ProviderID: pr.ID, Kind: kind, Name: v("name"), URL: v("url"), Username: v("username"), Password: r.PostFormValue(string(kind) + "_password")}
 	c, cals, err := p.svc.Connect(r.Context(), in)
 	var ve *groundwork.ValidationError
 	switch {
 	case errors.As(err, &ve):
-		data := &calendarsPage{}
 		errs := calendarWords(ve)
-		fields := connectFields(r, kind, errs)
+		fields := connectFields(r, pv, errs)
 		var general []string // what no field of the form shows (an unknown kind)
 		for name, ms := range errs {
 			if !slices.ContainsFunc(fields, func(f web.Field) bool { return f.Name == string(kind)+"_"+name }) {
 				general = append(general, ms...)
 			}
 		}
-		if kind == ICS {
-			data.ICS = fields
-		} else {
-			data.CalDAV = fields
-		}
-		return p.draw(w, r, http.StatusUnprocessableEntity, pr, data, general...)
+		return p.draw(w, r, http.StatusUnprocessableEntity, pr, &calendarsPage{Connect: &connectForm{calendarProvider: pv, Fields: fields}}, general...)
 	case errors.Is(err, ErrUnreadable):
-		data := &calendarsPage{}
-		fields := connectFields(r, kind, map[string][]string{"url": {"The calendar could not be read. " + Reason(err)}})
-		if kind == ICS {
-			data.ICS = fields
-		} else {
-			data.CalDAV = fields
-		}
-		return p.draw(w, r, http.StatusUnprocessableEntity, pr, data)
+		fields := connectFields(r, pv, map[string][]string{"url": {"The calendar could not be read. " + Reason(err)}})
+		return p.draw(w, r, http.StatusUnprocessableEntity, pr, &calendarsPage{Connect: &connectForm{calendarProvider: pv, Fields: fields}})
 	case err != nil:
 		return err
 	case cals == nil:

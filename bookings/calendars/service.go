@@ -257,6 +257,7 @@ func (s *Service) Connect(ctx context.Context, in Input) (Connection, []Remote, 
 	if _, ok := src.(Writer); c.Destination != "" && !ok {
 		return Connection{}, nil, api.Invalid("destination", "This kind of calendar cannot be written to.")
 	}
+	c.CalendarNames = remoteNames(cals)
 	c, err = s.store.CreateConnection(ctx, c)
 	if err != nil {
 		return Connection{}, nil, fmt.Errorf("calendars: connect calendar: %w", err)
@@ -275,6 +276,15 @@ func (s *Service) listCalendars(ctx context.Context, src Source, a Access) ([]Re
 		return nil, &api.Error{Status: 422, Message: "The calendar could not be read. " + Reason(err), Err: errors.Join(ErrUnreadable, err)}
 	}
 	return cals, nil
+}
+
+// remoteNames are the names of cals by path or ID.
+func remoteNames(cals []Remote) map[string]string {
+	out := make(map[string]string, len(cals))
+	for _, c := range cals {
+		out[c.ID] = c.Name
+	}
+	return out
 }
 
 // checkChoice refuses chosen or destination calendars the connection
@@ -347,6 +357,7 @@ func (s *Service) Choose(ctx context.Context, id int64, ch Choice) (Connection, 
 	if err := checkChoice(cals, c.Calendars, c.Destination); err != nil {
 		return c, err
 	}
+	c.CalendarNames = remoteNames(cals)
 	c.NextSyncAt, c.UpdatedAt = s.o.Now(), s.o.Now()
 	return s.store.UpdateConnection(ctx, c)
 }

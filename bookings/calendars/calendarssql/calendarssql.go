@@ -60,29 +60,38 @@ func mapErr(err error, what string) error {
 }
 
 type connectionRow struct {
-	ID             int64                `db:"id"`
-	ProviderID     int64                `db:"provider_id"`
-	Kind           string               `db:"kind"`
-	Name           string               `db:"name"`
-	Endpoint       string               `db:"endpoint"`
-	Username       string               `db:"username"`
-	SealedSecret   string               `db:"sealed_secret"`
-	Calendars      store.JSON[[]string] `db:"calendars"`
-	Destination    string               `db:"destination"`
-	BlockWhenStale bool                 `db:"block_when_stale"`
-	ETag           string               `db:"etag"`
-	LastModified   string               `db:"last_modified"`
-	SyncedAt       store.Time           `db:"synced_at"`
-	SyncedUntil    store.Time           `db:"synced_until"`
-	LastError      string               `db:"last_error"`
-	Failures       int                  `db:"failures"`
-	NextSyncAt     store.Time           `db:"next_sync_at"`
-	CreatedAt      store.Time           `db:"created_at"`
-	UpdatedAt      store.Time           `db:"updated_at"`
+	ID             int64                         `db:"id"`
+	ProviderID     int64                         `db:"provider_id"`
+	Kind           string                        `db:"kind"`
+	Name           string                        `db:"name"`
+	Endpoint       string                        `db:"endpoint"`
+	Username       string                        `db:"username"`
+	SealedSecret   string                        `db:"sealed_secret"`
+	Calendars      store.JSON[[]string]          `db:"calendars"`
+	Destination    string                        `db:"destination"`
+	CalendarNames  store.JSON[map[string]string] `db:"calendar_names"`
+	BlockWhenStale bool                          `db:"block_when_stale"`
+	ETag           string                        `db:"etag"`
+	LastModified   string                        `db:"last_modified"`
+	SyncedAt       store.Time                    `db:"synced_at"`
+	SyncedUntil    store.Time                    `db:"synced_until"`
+	LastError      string                        `db:"last_error"`
+	Failures       int                           `db:"failures"`
+	NextSyncAt     store.Time                    `db:"next_sync_at"`
+	CreatedAt      store.Time                    `db:"created_at"`
+	UpdatedAt      store.Time                    `db:"updated_at"`
 }
 
-const connectionColumns = `id, provider_id, kind, name, endpoint, username, sealed_secret, calendars, destination, block_when_stale,
+const connectionColumns = `id, provider_id, kind, name, endpoint, username, sealed_secret, calendars, destination, calendar_names, block_when_stale,
 	etag, last_modified, synced_at, synced_until, last_error, failures, next_sync_at, created_at, updated_at`
+
+// names is m, or an empty map for none (the column holds an object).
+func names(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
 
 func timeOrNil(t store.Time) *time.Time {
 	if t.IsZero() {
@@ -98,7 +107,7 @@ func (r connectionRow) connection() calendars.Connection {
 		cals = []string{}
 	}
 	return calendars.Connection{ID: r.ID, ProviderID: r.ProviderID, Kind: calendars.Kind(r.Kind), Name: r.Name, Endpoint: r.Endpoint,
-		Username: r.Username, SealedSecret: r.SealedSecret, Calendars: cals, Destination: r.Destination,
+		Username: r.Username, SealedSecret: r.SealedSecret, Calendars: cals, Destination: r.Destination, CalendarNames: names(r.CalendarNames.V),
 		BlockWhenStale: r.BlockWhenStale, ETag: r.ETag, LastModified: r.LastModified, SyncedAt: timeOrNil(r.SyncedAt),
 		SyncedUntil: timeOrNil(r.SyncedUntil), LastError: r.LastError, Failures: r.Failures, NextSyncAt: r.NextSyncAt.Time,
 		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
@@ -112,11 +121,12 @@ func (s *Store) CreateConnection(ctx context.Context, c calendars.Connection) (c
 		cals = []string{}
 	}
 	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_calendar_connections (provider_id, kind, name, endpoint,
-		username, sealed_secret, calendars, destination, block_when_stale, etag, last_modified, last_error, failures, next_sync_at,
-		created_at, updated_at)
-		SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, '', '', '', 0, ?, ?, ? FROM bookings_providers WHERE id = ?
+		username, sealed_secret, calendars, destination, calendar_names, block_when_stale, etag, last_modified, last_error, failures,
+		next_sync_at, created_at, updated_at)
+		SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', '', 0, ?, ?, ? FROM bookings_providers WHERE id = ?
 		RETURNING `+connectionColumns),
-		c.Kind, c.Name, c.Endpoint, c.Username, c.SealedSecret, store.JSON[[]string]{V: cals}, c.Destination, c.BlockWhenStale,
+		c.Kind, c.Name, c.Endpoint, c.Username, c.SealedSecret, store.JSON[[]string]{V: cals}, c.Destination,
+		store.JSON[map[string]string]{V: names(c.CalendarNames)}, c.BlockWhenStale,
 		store.NewTime(c.NextSyncAt), store.NewTime(c.CreatedAt), store.NewTime(c.UpdatedAt), c.ProviderID).StructScan(&row)
 	if err != nil {
 		return calendars.Connection{}, mapErr(err, "create calendar connection")
@@ -157,9 +167,10 @@ func (s *Store) UpdateConnection(ctx context.Context, c calendars.Connection) (c
 		cals = []string{}
 	}
 	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`UPDATE bookings_calendar_connections SET name = ?, endpoint = ?, username = ?,
-		sealed_secret = ?, calendars = ?, destination = ?, block_when_stale = ?, next_sync_at = ?, updated_at = ?
+		sealed_secret = ?, calendars = ?, destination = ?, calendar_names = ?, block_when_stale = ?, next_sync_at = ?, updated_at = ?
 		WHERE id = ? RETURNING `+connectionColumns),
-		c.Name, c.Endpoint, c.Username, c.SealedSecret, store.JSON[[]string]{V: cals}, c.Destination, c.BlockWhenStale,
+		c.Name, c.Endpoint, c.Username, c.SealedSecret, store.JSON[[]string]{V: cals}, c.Destination,
+		store.JSON[map[string]string]{V: names(c.CalendarNames)}, c.BlockWhenStale,
 		store.NewTime(c.NextSyncAt), store.NewTime(c.UpdatedAt), c.ID).StructScan(&row)
 	if err != nil {
 		return calendars.Connection{}, mapErr(err, "update calendar connection")

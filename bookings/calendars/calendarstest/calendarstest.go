@@ -89,7 +89,8 @@ func provider(t *testing.T, s bookings.Store, slug string, order int) bookings.P
 func connection(t *testing.T, s calendars.Store, providerID int64, name string) calendars.Connection {
 	c, err := s.CreateConnection(ctx, calendars.Connection{ProviderID: providerID, Kind: calendars.CalDAV,
 		Name: name, Endpoint: "https://caldav.example.com/", Username: "ada", SealedSecret: "sealed:" + name,
-		Calendars: []string{"/ada/work/", "/ada/home/"}, Destination: "/ada/work/", NextSyncAt: at, CreatedAt: at, UpdatedAt: at})
+		Calendars: []string{"/ada/work/", "/ada/home/"}, Destination: "/ada/work/", NextSyncAt: at, CreatedAt: at, UpdatedAt: at,
+		CalendarNames: map[string]string{"/ada/work/": "Work", "/ada/home/": "Home"}})
 	require.NoError(t, err)
 	return c
 }
@@ -100,6 +101,7 @@ func connectionsKept(t *testing.T, s calendars.Store, adaID, bobID int64) (c, ot
 	c = connection(t, s, adaID, "Work")
 	require.Positive(t, c.ID)
 	require.Equal(t, []string{"/ada/work/", "/ada/home/"}, c.Calendars)
+	require.Equal(t, map[string]string{"/ada/work/": "Work", "/ada/home/": "Home"}, c.CalendarNames, "the calendars' names kept")
 	require.Nil(t, c.SyncedAt)
 	require.Equal(t, exact, c.NextSyncAt)
 	got, err := s.Connection(ctx, c.ID)
@@ -119,6 +121,7 @@ func connectionsKept(t *testing.T, s calendars.Store, adaID, bobID int64) (c, ot
 	require.Len(t, list, 2)
 
 	c.Name, c.Calendars, c.Destination, c.BlockWhenStale, c.SealedSecret = "Work calendar", []string{"/ada/work/"}, "", true, "sealed:new"
+	c.CalendarNames = map[string]string{"/ada/work/": "Work (renamed)"}
 	c.UpdatedAt = at.Add(time.Minute)
 	updated, err := s.UpdateConnection(ctx, c)
 	require.NoError(t, err)
@@ -126,6 +129,7 @@ func connectionsKept(t *testing.T, s calendars.Store, adaID, bobID int64) (c, ot
 	require.Equal(t, []string{"/ada/work/"}, updated.Calendars)
 	require.True(t, updated.BlockWhenStale)
 	require.Equal(t, "sealed:new", updated.SealedSecret)
+	require.Equal(t, map[string]string{"/ada/work/": "Work (renamed)"}, updated.CalendarNames)
 	require.Equal(t, exact.Add(time.Minute), updated.UpdatedAt)
 	c.ID = 999
 	_, err = s.UpdateConnection(ctx, c)
