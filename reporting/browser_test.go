@@ -64,7 +64,7 @@ func TestBrowserDashboard(t *testing.T) {
 	run(chromedp.EmulateViewport(375, 800), chromedp.Navigate(srv.URL+"/reporting?days=7"), chromedp.WaitVisible(chromedp.CSS("figure.chart")))
 	require.Equal(t, "Reports", text("h1"))
 	require.Contains(t, text(".totals"), "98", "page views: 5+8+...+23")
-	require.Contains(t, text("#traffic ~ figure figcaption, figure figcaption"), "Page views a day from 2026-05-26 to 2026-06-01: 98 in all, at most 23 on 2026-06-01.")
+	require.Contains(t, text("#traffic ~ figure figcaption, figure figcaption"), "Page views a day from 26 May 2026 to 1 June 2026: 98 in all, at most 23 on 1 June 2026.")
 	require.Contains(t, text("#search ~ p, section[aria-labelledby=search]"), "Connect a Google account to view Search Console data.")
 	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth`))
 	require.NoError(t, err)
@@ -105,7 +105,7 @@ func TestBrowserDashboard(t *testing.T) {
 	run(chromedp.WaitVisible(chromedp.CSS("figure.chart")))
 	require.NoError(t, err)
 	require.Contains(t, url, "days=90")
-	require.Contains(t, text("figure figcaption"), "from 2026-03-04 to 2026-06-01")
+	require.Contains(t, text("figure figcaption"), "from 4 March 2026 to 1 June 2026")
 	browsertest.NoViolations(t, ctx, "the dashboard on a desktop")
 
 	// A range of one's own, and one that is not.
@@ -118,12 +118,12 @@ func TestBrowserDashboard(t *testing.T) {
 	// A click on a source narrows the whole report to it; a click on
 	// "Show all visits" widens it again.
 	run(chromedp.Navigate(srv.URL+"/reporting?days=7"), chromedp.WaitVisible(chromedp.CSS("figure.chart")),
-		chromedp.Click(chromedp.CSS(`a[href="/reporting?days=7&source=news.example"]`)), chromedp.WaitVisible(chromedp.CSS(".notice.filter")))
+		chromedp.Click(chromedp.CSS(`a[href="/reporting?days=7&source=news.example#sources"]`)), chromedp.WaitVisible(chromedp.CSS(".notice.filter")))
 	require.Contains(t, text(".notice.filter"), "Showing only visits from news.example.")
 	require.Contains(t, text(".totals"), "35")
 	browsertest.NoViolations(t, ctx, "the dashboard filtered by a source")
 	// A second click adds a device to the source; each can be dropped.
-	browsertest.Submit(t, ctx, `a[href="/reporting?days=7&device=mobile&source=news.example"]`)
+	browsertest.Submit(t, ctx, `a[href="/reporting?days=7&device=mobile&source=news.example#devices"]`)
 	require.Contains(t, text(".notice.filter"), "Showing only visits from news.example and visits on mobile.")
 	require.Contains(t, text(".totals"), "10")
 	browsertest.NoViolations(t, ctx, "the dashboard filtered by a source and a device")
@@ -161,7 +161,7 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 	require.Equal(t, 200, code)
 	require.Contains(t, body, "For 31 May 2026 to 1 June 2026, against the period of the same length before it.")
 	require.Contains(t, body, `<dd>43 `+up+`&#43;39% on the period before</span></dd>`)
-	require.Contains(t, body, "Page views a day from 2026-05-31 to 2026-06-01: 43 in all")
+	require.Contains(t, body, "Page views a day from 31 May 2026 to 1 June 2026: 43 in all")
 	// The last 7 days against the 7 before them, which had none.
 	_, _, body = get("/reporting?days=7")
 	require.Contains(t, body, `<dd>98 `+up+`up from none on the period before</span></dd>`)
@@ -195,7 +195,7 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 
 	// Each page, source and device is a link that narrows the whole
 	// report; the range stays. /shoes had d+2 views on day d: 35.
-	require.Contains(t, body, `<a href="/reporting?days=28&amp;source=news.example">news.<wbr>example<span class="visually-hidden">: show only these visits</span></a>`)
+	require.Contains(t, body, `<a href="/reporting?days=28&amp;source=news.example#sources">news.<wbr>example<span class="visually-hidden">: show only these visits</span></a>`)
 	code, _, body = get("/reporting?days=7&page=%2Fshoes")
 	require.Equal(t, 200, code)
 	require.Contains(t, body, `<p>Showing only the page /shoes.</p>
@@ -205,11 +205,11 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 	require.Contains(t, body, `<dt>Sessions begun on this page</dt>`)
 	require.NotContains(t, body, "Not kept for one page, source or device", "bounces and length are kept by visitor")
 	require.Contains(t, body, `<dt>Bounce rate</dt><dd>7.1% <span class="change">no visits on the period before</span>`)
-	require.Contains(t, body, "Page views a day (the page /shoes) from 2026-05-26 to 2026-06-01: 35 in all, at most 8 on 2026-06-01.")
+	require.Contains(t, body, "Page views a day (the page /shoes) from 26 May 2026 to 1 June 2026: 35 in all, at most 8 on 1 June 2026.")
 	require.Contains(t, body, "<code>/<wbr>shoes</code>", "the filter's own page is no link")
 	require.NotContains(t, body, `page=%2F&amp;`, "nor is any other page listed")
-	require.Contains(t, body, "<tbody><tr><td><code>add_to_cart</code></td><td class=\"num\">5</td>", "the events of the page's visitors")
-	require.Contains(t, body, `<a href="/reporting?days=7&amp;device=mobile&amp;page=%2Fshoes">mobile`, "a second filter keeps the first")
+	require.Contains(t, body, "<tbody><tr><td>Add to cart<br><small class=\"detail\"><code>add_to_cart</code></small></td><td class=\"num\">5</td>", "the events of the page's visitors")
+	require.Contains(t, body, `<a href="/reporting?days=7&amp;device=mobile&amp;page=%2Fshoes#devices">mobile`, "a second filter keeps the first")
 	require.Contains(t, body, `<input type="hidden" name="page" value="/shoes">`, "the range forms keep the filter")
 	// A filter on a goal that is not there: said, with its chip to drop it.
 	code, _, gone := get("/reporting?days=7&goal=999")
@@ -225,7 +225,7 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 		`<li><a class="chip" href="/reporting?days=7&amp;page=%2Fshoes">visits on mobile <span aria-hidden="true">✕</span><span class="visually-hidden">: drop the device</span></a></li></ul>
 <p class="actions"><a href="/reporting?days=7">Show all visits</a></p>`)
 	require.Contains(t, body, `<dt>Page views</dt><dd>10 `)
-	require.Contains(t, body, `<a href="/reporting?days=7&amp;device=mobile&amp;page=%2Fshoes&amp;source=news.example">news.<wbr>example`)
+	require.Contains(t, body, `<a href="/reporting?days=7&amp;device=mobile&amp;page=%2Fshoes&amp;source=news.example#sources">news.<wbr>example`)
 	require.Contains(t, body, `<input type="hidden" name="page" value="/shoes"><input type="hidden" name="device" value="mobile">`)
 	require.Contains(t, body, "Page views a day (the page /shoes and visits on mobile)")
 	_, h, csv = get("/reporting?days=7&device=mobile&page=%2Fshoes&export=sources")

@@ -100,7 +100,8 @@ func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
 	}
 	pages, _ := fs.Sub(templatesFS, "templates")
 	bo := web.BaseOptions{Domain: "reporting", Prefix: o.Path, Default: "/reporting", Pages: pages, Override: o.Templates,
-		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, Funcs: template.FuncMap{"num": num, "pct": pct, "secs": secs, "lower": strings.ToLower, "breakable": breakable},
+		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, Funcs: template.FuncMap{"num": num, "pct": pct, "secs": secs, "lower": strings.ToLower, "breakable": breakable,
+			"event": eventWords},
 		Key: o.Key, Protect: true, MaxFormBytes: 8 << 10,
 		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
 		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "The reports could not be shown. Please try again in a moment."}}}
@@ -211,10 +212,20 @@ type filterCell struct {
 
 // Cell is dim's value as the tables show it: a link that adds it to the
 // filters the page has (or puts it in place of dim's), keeping the others.
+// Its link ends in the panel of dim (#sources), which the reader comes
+// back to.
 func (p *dashboardPage) Cell(dim Dimension, value string) filterCell {
 	current, _ := p.Filters.Value(dim)
-	return filterCell{Value: value, URL: p.URL(p.Filters.With(Filter{Dim: dim, Value: value}), ""), Current: current == value}
+	url := p.URL(p.Filters.With(Filter{Dim: dim, Value: value}), "")
+	if id, ok := dimPanels[dim]; ok {
+		url += "#" + id
+	}
+	return filterCell{Value: value, URL: url, Current: current == value}
 }
+
+// dimPanels are the panels whose rows filter by each dimension.
+var dimPanels = map[Dimension]string{DimPage: "pages", DimSource: "sources", DimDevice: "devices", DimCountry: "countries",
+	DimBrowser: "browsers", DimOS: "operating-systems", DimCampaign: "campaigns", DimGoal: "goals", DimProp: "event-properties"}
 
 // Filtering reports whether the page is narrowed to one value of dim.
 func (p *dashboardPage) Filtering(dim Dimension) bool {
@@ -703,7 +714,7 @@ func newChart(id, title string, points []ChartPoint, previous ...ChartPoint) Cha
 		}
 		y := upper + h*(1-p.Value/top)
 		fmt.Fprintf(&line, "%.1f,%.1f ", x, y)
-		c.Points = append(c.Points, ChartDot{X: math.Round(x*10) / 10, Y: math.Round(y*10) / 10, Title: p.Label + ": " + num(p.Value)})
+		c.Points = append(c.Points, ChartDot{X: math.Round(x*10) / 10, Y: math.Round(y*10) / 10, Title: dayWords(p.Label, true) + ": " + num(p.Value)})
 	}
 	c.Line = strings.TrimSpace(line.String())
 	var prev strings.Builder
@@ -715,11 +726,14 @@ func newChart(id, title string, points []ChartPoint, previous ...ChartPoint) Cha
 		fmt.Fprintf(&prev, "%.1f,%.1f ", x, upper+h*(1-p.Value/top))
 	}
 	c.Previous = strings.TrimSpace(prev.String())
-	c.First, c.Last = points[0].Label, points[len(points)-1].Label
-	c.Description = fmt.Sprintf("%s from %s to %s: %s in all, at most %s on %s.", title, c.First, c.Last, num(total), num(c.Max),
-		points[maxI].Label)
+	// The axis and the description say days in words ("5 May"), the
+	// description with their year.
+	c.First, c.Last = dayWords(points[0].Label, false), dayWords(points[len(points)-1].Label, false)
+	c.Description = fmt.Sprintf("%s from %s to %s: %s in all, at most %s on %s.", title, dayWords(points[0].Label, true),
+		dayWords(points[len(points)-1].Label, true), num(total), num(c.Max), dayWords(points[maxI].Label, true))
 	if previous != nil {
-		c.Description += fmt.Sprintf(" The period before (%s to %s, the grey line): %s.", previous[0].Label, previous[len(previous)-1].Label, num(before))
+		c.Description += fmt.Sprintf(" The period before (%s to %s, the grey line): %s.", dayWords(previous[0].Label, true),
+			dayWords(previous[len(previous)-1].Label, true), num(before))
 	}
 	return c
 }

@@ -384,10 +384,39 @@ func source(u *url.URL, referrer, site string) string {
 	if r, err := url.Parse(referrer); err == nil && r.Host != "" {
 		host := strings.TrimPrefix(strings.ToLower(r.Hostname()), "www.")
 		if host != strings.TrimPrefix(site, "www.") {
-			return clip(host, 100)
+			return clip(knownSource(host), 100)
 		}
 	}
 	return "Direct"
+}
+
+// sourceAliases are the hosts a known source's visitors arrive from
+// besides its own (its link shims, its mobile and regional sites), by the
+// name it is counted under: l.facebook.com is facebook.com.
+var sourceAliases = map[string]string{
+	"l.facebook.com": "facebook.com", "lm.facebook.com": "facebook.com", "m.facebook.com": "facebook.com", "mbasic.facebook.com": "facebook.com",
+	"l.instagram.com": "instagram.com", "t.co": "x.com", "twitter.com": "x.com", "mobile.twitter.com": "x.com",
+	"lnkd.in": "linkedin.com", "out.reddit.com": "reddit.com", "old.reddit.com": "reddit.com", "m.youtube.com": "youtube.com",
+	"youtu.be": "youtube.com", "com.google.android.gm": "mail.google.com",
+}
+
+// knownSource is the name a referrer's host is counted under: an
+// alias's source (sourceAliases), a search engine's country site as its
+// main one (google.co.uk and google.de are google.com, bing's m. is
+// bing.com), else the host.
+func knownSource(host string) string {
+	if s, ok := sourceAliases[host]; ok {
+		return s
+	}
+	host = strings.TrimPrefix(host, "m.")
+	for _, engine := range []string{"google", "bing", "yandex", "yahoo"} {
+		// google.de, google.co.uk, google.com.au, search.yahoo.co.jp
+		name := strings.TrimPrefix(host, "search.")
+		if rest, ok := strings.CutPrefix(name, engine+"."); ok && !strings.Contains(rest, "/") && len(rest) <= 6 {
+			return engine + ".com"
+		}
+	}
+	return host
 }
 
 // userAgents parses user agents (github.com/medama-io/go-useragent: a

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/language"
@@ -89,7 +90,7 @@ func secs(v float64) string {
 	return strconv.Itoa(s/60) + " min " + strconv.Itoa(s%60) + " s"
 }
 
-// countryLabel is a country code's English name and its flag (two
+// countryLabel is a country code's English name and its mark (two
 // regional indicator letters), the code itself when it names none.
 func countryLabel(code string) (string, string) {
 	if len(code) != 2 || !utf8.ValidString(code) {
@@ -99,6 +100,49 @@ func countryLabel(code string) (string, string) {
 	if err != nil || !r.IsCountry() {
 		return code, ""
 	}
-	flag := string(rune(0x1F1E6+rune(code[0]-'A'))) + string(rune(0x1F1E6+rune(code[1]-'A')))
-	return display.English.Regions().Name(r), flag
+	// The mark is the code itself, drawn as a small badge: a flag's
+	// emoji needs a font many systems lack (Windows draws two letters).
+	return display.English.Regions().Name(r), strings.ToUpper(code)
+}
+
+// eventWords is an event's name as people read it: "form_submitted" is
+// "Form submitted", "signUp" is "Sign up"; a name with spaces already is
+// as it is.
+func eventWords(name string) string {
+	if name == "" || strings.ContainsRune(name, ' ') {
+		return name
+	}
+	var b strings.Builder
+	prev := rune(0)
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.':
+			r = ' '
+		case unicode.IsUpper(r) && prev != 0 && unicode.IsLower(prev):
+			b.WriteRune(' ')
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	out := []rune(strings.Join(strings.Fields(b.String()), " "))
+	if len(out) == 0 {
+		return name
+	}
+	out[0] = unicode.ToUpper(out[0])
+	return string(out)
+}
+
+// dayWords is a chart's label as people read a day: "2026-05-05" is
+// "5 May" ("5 May 2026" with year); a label that is not a day is as it
+// is.
+func dayWords(label string, year bool) string {
+	d, err := time.Parse(time.DateOnly, label)
+	if err != nil {
+		return label
+	}
+	if year {
+		return d.Format("2 January 2006")
+	}
+	return d.Format("2 January")
 }

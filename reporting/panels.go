@@ -104,6 +104,13 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 	case "event-properties":
 		err = f.eventProperties(ctx, ds, topEvents)
 	}
+	// A row's link comes back to this panel, the reader's place.
+	for _, r := range pn.Rows {
+		if r.Filter != nil {
+			base, _, _ := strings.Cut(r.Filter.URL, "#")
+			r.Filter.URL = base + "#" + pn.ID
+		}
+	}
 	return pn, true, err
 }
 

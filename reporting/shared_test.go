@@ -158,7 +158,7 @@ func TestSharedLinks(t *testing.T) {
 		require.Contains(t, page, "A read-only view, shared as “Investors”.")
 		require.Contains(t, page, `<dd>98 `, "the week's page views")
 		require.NotContains(t, page, `id="search"`, "no search reports on a shared link")
-		require.Contains(t, page, `href="`+open.Path+`?days=7&amp;source=news.example"`, "its links stay under the link")
+		require.Contains(t, page, `href="`+open.Path+`?days=7&amp;source=news.example#sources"`, "its links stay under the link")
 		code, h, csv := fetch(t, c, "GET", s.pages.URL+open.Path+"?days=7&export=sources", nil)
 		require.Equal(t, 200, code)
 		require.Equal(t, "text/csv; charset=utf-8", h.Get("Content-Type"))

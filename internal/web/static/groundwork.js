@@ -31,6 +31,12 @@ document.addEventListener("DOMContentLoaded", () => {
       location.replace(url);
     }
   }
+  // A link to a part of a page that may hold the focus (tabindex=-1, a
+  // report's panel) puts the focus there, so the reader goes on from it.
+  if (location.hash.length > 1) {
+    const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (target && target.getAttribute("tabindex") === "-1") target.focus({ preventScroll: true });
+  }
   // A select with data-follow changes, as soon as it is chosen, the text
   // of each element with data-follows="NAME" to its option's data-NAME
   // (a booking page's price and length follow the length chosen; its
