@@ -195,7 +195,7 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 
 	// Each page, source and device is a link that narrows the whole
 	// report; the range stays. /shoes had d+2 views on day d: 35.
-	require.Contains(t, body, `<a href="/reporting?days=28&amp;source=news.example#sources">news.<wbr>example<span class="visually-hidden">: show only these visits</span></a>`)
+	require.Contains(t, body, `<a href="/reporting?days=28&amp;source=news.example#sources" title="news.example"><span class="clip">news.example</span><span class="visually-hidden">: show only these visits</span></a>`)
 	code, _, body = get("/reporting?days=7&page=%2Fshoes")
 	require.Equal(t, 200, code)
 	require.Contains(t, body, `<p>Showing only the page /shoes.</p>
@@ -206,10 +206,10 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 	require.NotContains(t, body, "Not kept for one page, source or device", "bounces and length are kept by visitor")
 	require.Contains(t, body, `<dt>Bounce rate</dt><dd>7.1% <span class="change">no visits on the period before</span>`)
 	require.Contains(t, body, "Page views a day (the page /shoes) from 26 May 2026 to 1 June 2026: 35 in all, at most 8 on 1 June 2026.")
-	require.Contains(t, body, "<code>/<wbr>shoes</code>", "the filter's own page is no link")
+	require.Contains(t, body, `<code><span class="clip" title="/shoes">/shoes</span></code>`, "the filter's own page is no link")
 	require.NotContains(t, body, `page=%2F&amp;`, "nor is any other page listed")
 	require.Contains(t, body, "<tbody><tr><td>Add to cart<br><small class=\"detail\"><code>add_to_cart</code></small></td><td class=\"num\">5</td>", "the events of the page's visitors")
-	require.Contains(t, body, `<a href="/reporting?days=7&amp;device=mobile&amp;page=%2Fshoes#devices">mobile`, "a second filter keeps the first")
+	require.Contains(t, body, `<a href="/reporting?days=7&amp;device=mobile&amp;page=%2Fshoes#devices" title="mobile"><span class="clip">mobile</span>`, "a second filter keeps the first")
 	require.Contains(t, body, `<input type="hidden" name="page" value="/shoes">`, "the range forms keep the filter")
 	// A filter on a goal that is not there: said, with its chip to drop it.
 	code, _, gone := get("/reporting?days=7&goal=999")
@@ -225,7 +225,7 @@ func TestDashboardRangesCompareAndExport(t *testing.T) {
 		`<li><a class="chip" href="/reporting?days=7&amp;page=%2Fshoes">visits on mobile <span aria-hidden="true">✕</span><span class="visually-hidden">: drop the device</span></a></li></ul>
 <p class="actions"><a href="/reporting?days=7">Show all visits</a></p>`)
 	require.Contains(t, body, `<dt>Page views</dt><dd>10 `)
-	require.Contains(t, body, `<a href="/reporting?days=7&amp;device=mobile&amp;page=%2Fshoes&amp;source=news.example#sources">news.<wbr>example`)
+	require.Contains(t, body, `<a href="/reporting?days=7&amp;device=mobile&amp;page=%2Fshoes&amp;source=news.example#sources" title="news.example"><span class="clip">news.example</span>`)
 	require.Contains(t, body, `<input type="hidden" name="page" value="/shoes"><input type="hidden" name="device" value="mobile">`)
 	require.Contains(t, body, "Page views a day (the page /shoes and visits on mobile)")
 	_, h, csv = get("/reporting?days=7&device=mobile&page=%2Fshoes&export=sources")

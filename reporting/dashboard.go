@@ -100,7 +100,7 @@ func NewDashboard(svc *Service, opts *DashboardOptions) (*Dashboard, error) {
 	}
 	pages, _ := fs.Sub(templatesFS, "templates")
 	bo := web.BaseOptions{Domain: "reporting", Prefix: o.Path, Default: "/reporting", Pages: pages, Override: o.Templates,
-		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, Funcs: template.FuncMap{"num": num, "pct": pct, "secs": secs, "lower": strings.ToLower, "breakable": breakable,
+		Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, Funcs: template.FuncMap{"num": num, "pct": pct, "secs": secs, "lower": strings.ToLower,
 			"event": eventWords},
 		Key: o.Key, Protect: true, MaxFormBytes: 8 << 10,
 		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},

@@ -3,7 +3,6 @@ package reporting
 import (
 	"context"
 	"errors"
-	"html/template"
 	"maps"
 	"slices"
 	"strconv"
@@ -324,20 +323,6 @@ func goalWhat(g Goal) string {
 		return "The event " + g.Event + " with " + g.Property + " " + g.Value
 	}
 	return "The event " + g.Event
-}
-
-// breakable is s, escaped, with a line break allowed after each '/',
-// '-', '_' and '.' (<wbr>): a path or an event name in a narrow column
-// breaks where people read a break, never between two letters.
-func breakable(s string) template.HTML {
-	var b strings.Builder
-	for _, r := range s {
-		b.WriteString(template.HTMLEscapeString(string(r)))
-		if strings.ContainsRune("/-_.", r) {
-			b.WriteString("<wbr>")
-		}
-	}
-	return template.HTML(b.String())
 }
 
 // funnelPanel is the dashboard's funnel: the form of its steps (as many
