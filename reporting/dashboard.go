@@ -182,6 +182,9 @@ type dashboardPage struct {
 	Settings string
 	// steps are the funnel's (?step=, in order).
 	steps []string
+	// tabs are the tabbed cards' chosen tables (?pages=entry-pages), by
+	// card; none is the card's first.
+	tabs map[string]string
 }
 
 // activeFilter is one filter of the page in words ("visits from
@@ -302,6 +305,9 @@ type trafficSection struct {
 	// Panels are the further tables the source has (goals, entry and
 	// exit pages, countries, browsers, systems, campaigns, properties).
 	Panels []panel
+	// Cards are the tabbed cards ("pages", "sources", "devices"): their
+	// tabs and chosen table.
+	Cards map[string]*cardTab
 	// Funnel is the funnel of the page's steps, when the source draws
 	// them (a store that keeps views by visitor).
 	Funnel *funnelPanel
@@ -372,6 +378,13 @@ func pickRange(r *http.Request, p *dashboardPage) AnalyticsQuery {
 	}
 	if !p.Custom {
 		p.RangeLabel = "the last " + strconv.Itoa(p.Days) + " days"
+	}
+	p.tabs = map[string]string{}
+	for _, g := range cardGroups {
+		if v := q.Get(g.id); slices.Contains(g.tabs, v) {
+			p.tabs[g.id] = v
+			link.Set(g.id, v) // every link keeps the cards' tabs
+		}
 	}
 	p.rangeQuery = link
 	for _, dim := range FilterDims {
@@ -491,6 +504,7 @@ func (d *Dashboard) trafficSection(ctx context.Context, p *dashboardPage, q Anal
 	}
 	if err == nil {
 		t.Panels, err = d.panels(ctx, p, q, t.Content.TopEvents)
+		t.Cards, t.Panels = p.cards(t.Panels)
 	}
 	if err != nil {
 		t.section = d.sectionError(analyticsFamily, err)

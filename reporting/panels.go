@@ -1,6 +1,7 @@
 package reporting
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"maps"
@@ -65,11 +66,92 @@ type panelOption struct {
 // shown, each a CSV export.
 var panelIDs = []string{"goals", "entry-pages", "exit-pages", "countries", "browsers", "operating-systems", "campaigns", "event-properties"}
 
-// panels makes the dashboard's further panels the source has; a panel
-// the filters cannot narrow says so instead.
+// cardGroups are the cards that show one of several tables, a tab each
+// (?pages=entry-pages): the card's ID (the first table's, shown when no
+// tab is chosen) and the others' panel IDs. A card keeps the page short
+// (Plausible's tabbed cards), and only the chosen table is read.
+var cardGroups = []struct {
+	id, label, first string
+	tabs             []string
+}{
+	{"pages", "Pages", "Top pages", []string{"entry-pages", "exit-pages"}},
+	{"sources", "Sources", "Sources", []string{"campaigns"}},
+	{"devices", "Devices", "Devices", []string{"browsers", "operating-systems"}},
+}
+
+// cardTab is a card's choice of its tables: its name, and each tab's
+// link, the chosen one Current; Panel is the chosen table when it is not
+// the card's first (which the page draws itself).
+type cardTab struct {
+	Label string
+	Tabs  []tabLink
+	Panel *panel
+}
+
+// tabLink is one tab of a card.
+type tabLink struct {
+	Text, URL string
+	Current   bool
+}
+
+// groupOf is the card panel id is a tab of ("" for none).
+func groupOf(id string) string {
+	for _, g := range cardGroups {
+		if slices.Contains(g.tabs, id) {
+			return g.id
+		}
+	}
+	return ""
+}
+
+// cards are the page's tabbed cards by ID, each with its tabs' links
+// (keeping the range, the filters and the other cards' tabs) and its
+// chosen panel, taken out of panels.
+func (p *dashboardPage) cards(panels []panel) (map[string]*cardTab, []panel) {
+	out := map[string]*cardTab{}
+	for _, g := range cardGroups {
+		c := &cardTab{Label: g.label}
+		chosen := p.tabs[g.id]
+		for _, id := range append([]string{""}, g.tabs...) {
+			v := maps.Clone(p.rangeQuery)
+			text := g.first
+			if id == "" {
+				v.Del(g.id)
+			} else {
+				v.Set(g.id, id)
+				text = panelTitles[id]
+			}
+			for _, f := range p.Filters {
+				v.Set(string(f.Dim), f.Value)
+			}
+			c.Tabs = append(c.Tabs, tabLink{Text: text, URL: p.Path + "?" + v.Encode() + "#" + g.id, Current: id == chosen})
+		}
+		out[g.id] = c
+	}
+	var rest []panel
+	for i := range panels {
+		if g := groupOf(panels[i].ID); g != "" {
+			out[g].Panel = &panels[i]
+			continue
+		}
+		rest = append(rest, panels[i])
+	}
+	return out, rest
+}
+
+// panelTitles are the tabs' words for the panels a card holds.
+var panelTitles = map[string]string{"entry-pages": "Entry pages", "exit-pages": "Exit pages", "campaigns": "Campaigns",
+	"browsers": "Browsers", "operating-systems": "Operating systems"}
+
+// panels makes the dashboard's further panels the source has (of a
+// tabbed card's, only the tab chosen); a panel the filters cannot narrow
+// says so instead.
 func (d *Dashboard) panels(ctx context.Context, p *dashboardPage, q AnalyticsQuery, topEvents []ContentEvent) ([]panel, error) {
 	var out []panel
 	for _, id := range panelIDs {
+		if g := groupOf(id); g != "" && p.tabs[g] != id {
+			continue
+		}
 		pn, ok, err := d.panel(ctx, p, q, id, topEvents)
 		if err != nil {
 			return nil, err
@@ -103,11 +185,13 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 	case "event-properties":
 		err = f.eventProperties(ctx, ds, topEvents)
 	}
-	// A row's link comes back to this panel, the reader's place.
+	// A row's link comes back to this panel (or the card that holds
+	// it), the reader's place.
+	place := cmp.Or(groupOf(pn.ID), pn.ID)
 	for _, r := range pn.Rows {
 		if r.Filter != nil {
 			base, _, _ := strings.Cut(r.Filter.URL, "#")
-			r.Filter.URL = base + "#" + pn.ID
+			r.Filter.URL = base + "#" + place
 		}
 	}
 	return pn, true, err
