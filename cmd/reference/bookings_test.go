@@ -334,7 +334,7 @@ func TestBookingsCalendarCommands(t *testing.T) {
 	code, body := get(t, link, "")
 	require.Equal(t, 200, code, body)
 	require.Contains(t, body, "<h3>Diary</h3>")
-	require.Contains(t, body, "CalDAV account", "the server reads CalDAV accounts too")
+	require.Contains(t, body, "Another CalDAV server", "the server reads CalDAV accounts too")
 
 	c, _, stderr = runCmd(t, e, "bookings", "calendar", "add", "sam", "--kind", "google", "--name", "G", "--url", "https://x")
 	require.Equal(t, 2, c)
