@@ -111,9 +111,10 @@ func (s *CalDAV) Calendars(ctx context.Context, a calendars.Access) ([]calendars
 			continue
 		}
 		name := cal.Name
-		if name == "" {
-			// A calendar without a display name is named by the last
-			// part of its path ("/ada/work/": "work"), never the path.
+		if name == "" || strings.Trim(name, "/") == strings.Trim(cal.Path, "/") {
+			// A calendar without a display name (or one that is its path,
+			// as some servers answer) is named by the last part of its
+			// path ("/ada/work/": "work"), never the path.
 			name = path.Base(strings.TrimSuffix(cal.Path, "/"))
 			if name == "." || name == "/" {
 				name = "Calendar"
