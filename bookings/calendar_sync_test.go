@@ -426,7 +426,8 @@ func TestCalendarWriteBackToRadicale(t *testing.T) {
 	conn, cals, err := svc.cal.Connect(ctx, calendars.Input{ProviderID: b.provider.ID, Kind: calendars.CalDAV, Name: "Work",
 		URL: base + "/", Username: "ada", Password: "app-password", Calendars: []string{"/ada/work/"}, Destination: "/ada/work/"})
 	require.NoError(t, err)
-	require.Equal(t, []calendars.Remote{{ID: "/ada/work/", Name: "ada/work"}}, cals, "Radicale names an unnamed calendar by its path")
+	require.Equal(t, []calendars.Remote{{ID: "/ada/work/", Name: "work"}}, cals,
+		"Radicale names an unnamed calendar by its path; it is named by the path's end, never the path")
 	_, err = svc.cal.Sync(ctx, conn.ID)
 	require.NoError(t, err)
 	require.NotContains(t, dayStarts(t, svc, b, "2026-06-02"), "14:00")
