@@ -401,21 +401,9 @@ func (s *Service) requestWords(svc Offering) (note, submit string) {
 		return "This is a request: the provider confirms it, and we email you when they do. The time is held for you until then.", "Request this time"
 	case svc.RequiresConfirmation:
 		return fmt.Sprintf("A time less than %s from now is a request: the provider confirms it, and we email you when they do. "+
-			"A later time is booked at once.", hoursWords(svc.ConfirmWithinHours)), "Book"
+			"A later time is booked at once.", web.Span(time.Duration(svc.ConfirmWithinHours)*time.Hour)), "Book"
 	}
 	return "", "Book"
-}
-
-// hoursWords is a number of hours as people say it: "1 hour",
-// "48 hours", "3 days" for whole days past two.
-func hoursWords(h int) string {
-	switch {
-	case h == 1:
-		return "1 hour"
-	case h > 48 && h%24 == 0:
-		return strconv.Itoa(h/24) + " days"
-	}
-	return strconv.Itoa(h) + " hours"
 }
 
 // waitlistLink is the waitlist page of the day cal shows, when the

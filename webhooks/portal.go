@@ -247,16 +247,10 @@ func (p *PortalHandler) endpoint(s *Subscription) endpointView {
 // switched off, with DisableAfterFailing: ", once none has been
 // delivered for 5 days".
 func (p *PortalHandler) failingSpan() string {
-	d := p.svc.opts.DisableAfterFailing
-	switch {
-	case d <= 0:
-		return ""
-	case d%(24*time.Hour) == 0:
-		return ", once none has been delivered for " + web.Count(int(d/(24*time.Hour)), "day")
-	case d%time.Hour == 0:
-		return ", once none has been delivered for " + web.Count(int(d/time.Hour), "hour")
+	if d := p.svc.opts.DisableAfterFailing; d > 0 {
+		return ", once none has been delivered for " + web.Span(d)
 	}
-	return ", once none has been delivered for " + d.String()
+	return ""
 }
 
 // eventGroups are the events the endpoint form offers: those the site

@@ -170,7 +170,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, v
 	}
 	length, _ := strconv.Atoi(cmp.Or(r.PostFormValue("length"), q.Get("length")))
 	data := &waitlistPage{Service: svc.Name, Zone: zone, Date: day.Format(time.DateOnly), DayLabel: day.Format("Monday 2 January 2006"),
-		Length: length, Window: windowWords(p.svc.o.OfferWindow), Joined: joined,
+		Length: length, Window: web.Span(p.svc.o.OfferWindow), Joined: joined,
 		Back: p.bookings + "/" + svc.Slug + "?" + url.Values{"tz": {zone}, "date": {day.Format(time.DateOnly)}}.Encode()}
 	data.Action = p.prefix + "/" + svc.Slug + "?" + url.Values{"tz": {zone}, "date": {data.Date}}.Encode()
 	full, err := p.svc.fullSlots(ctx, svc, bookings.SlotQuery{From: day, To: day.AddDate(0, 0, 1), Length: length})
@@ -212,14 +212,6 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, v
 	page := &web.Page{Title: title, Data: data, CSRF: web.CSRFToken(w, r)}
 	p.base.Render.Render(w, r, status, Template, page)
 	return nil
-}
-
-// windowWords says how long an offer is kept: "2 hours", "30 minutes".
-func windowWords(d time.Duration) string {
-	if d%time.Hour == 0 {
-		return web.Count(int(d/time.Hour), "hour")
-	}
-	return web.Count(int(d/time.Minute), "minute")
 }
 
 func (p *PageHandler) join(w http.ResponseWriter, r *http.Request) error {

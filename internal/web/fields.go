@@ -3,6 +3,7 @@ package web
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The field types "field" draws beyond the input types ("text", "email",
@@ -109,4 +110,20 @@ func Count(n int, unit string) string {
 		return "1 " + unit
 	}
 	return strconv.Itoa(n) + " " + unit + "s"
+}
+
+// Span is a length of time as people say it: whole days past two ("3
+// days"), else whole hours ("48 hours", "1 hour"), else whole minutes
+// ("30 minutes"), else as Go writes it.
+func Span(d time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case d > 2*day && d%day == 0:
+		return Count(int(d/day), "day")
+	case d >= time.Hour && d%time.Hour == 0:
+		return Count(int(d/time.Hour), "hour")
+	case d >= time.Minute && d%time.Minute == 0:
+		return Count(int(d/time.Minute), "minute")
+	}
+	return d.String()
 }

@@ -398,3 +398,12 @@ func TestPartials(t *testing.T) {
 	r.Render(w, httptest.NewRequest("GET", "/", nil), http.StatusOK, "d/_shared.html", &web.Page{})
 	require.Equal(t, http.StatusInternalServerError, w.Code, "a partial is not a page")
 }
+
+// Spans of time in words: days past two, hours, minutes, else Go's.
+func TestSpan(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]string{5 * 24 * time.Hour: "5 days", 48 * time.Hour: "48 hours", time.Hour: "1 hour",
+		72*time.Hour + time.Hour: "73 hours", 30 * time.Minute: "30 minutes", 90 * time.Second: "1m30s"} {
+		require.Equal(t, want, web.Span(d), d.String())
+	}
+}
