@@ -196,14 +196,21 @@ type activeFilter struct {
 // URL is the page's address for the same range with filters fs, and
 // export's CSV when not empty.
 func (p *dashboardPage) URL(fs Filters, export string) string {
-	v := maps.Clone(p.rangeQuery)
-	for _, f := range fs {
-		v.Set(string(f.Dim), f.Value)
-	}
+	v := p.query(fs)
 	if export != "" {
 		v.Set("export", export)
 	}
 	return p.Path + "?" + v.Encode()
+}
+
+// query is the page's query for its range (and cards' tabs) with
+// filters fs.
+func (p *dashboardPage) query(fs Filters) url.Values {
+	v := maps.Clone(p.rangeQuery)
+	for _, f := range fs {
+		v.Set(string(f.Dim), f.Value)
+	}
+	return v
 }
 
 // filterCell is a table's value as a link that filters the report to
@@ -213,22 +220,20 @@ type filterCell struct {
 	Current    bool
 }
 
-// Cell is dim's value as the tables show it: a link that adds it to the
-// filters the page has (or puts it in place of dim's), keeping the others.
-// Its link ends in the panel of dim (#sources), which the reader comes
-// back to.
+// Cell is dim's value as the first tables of the cards show it (top
+// pages, sources, devices): a link that adds it to the filters the page
+// has (or puts it in place of dim's), keeping the others, and comes back
+// to the card (#sources).
 func (p *dashboardPage) Cell(dim Dimension, value string) filterCell {
-	current, _ := p.Filters.Value(dim)
-	url := p.URL(p.Filters.With(Filter{Dim: dim, Value: value}), "")
-	if id, ok := dimPanels[dim]; ok {
-		url += "#" + id
-	}
-	return filterCell{Value: value, URL: url, Current: current == value}
+	return p.cellAt(string(dim)+"s", dim, value)
 }
 
-// dimPanels are the panels whose rows filter by each dimension.
-var dimPanels = map[Dimension]string{DimPage: "pages", DimSource: "sources", DimDevice: "devices", DimCountry: "countries",
-	DimBrowser: "browsers", DimOS: "operating-systems", DimCampaign: "campaigns", DimGoal: "goals", DimProp: "event-properties"}
+// cellAt is Cell for a table in the panel place, where its link comes
+// back to, the reader's place.
+func (p *dashboardPage) cellAt(place string, dim Dimension, value string) filterCell {
+	current, _ := p.Filters.Value(dim)
+	return filterCell{Value: value, URL: p.URL(p.Filters.With(Filter{Dim: dim, Value: value}), "") + "#" + place, Current: current == value}
+}
 
 // Filtering reports whether the page is narrowed to one value of dim.
 func (p *dashboardPage) Filtering(dim Dimension) bool {

@@ -113,16 +113,13 @@ func (p *dashboardPage) cards(panels []panel) (map[string]*cardTab, []panel) {
 		c := &cardTab{Label: g.label}
 		chosen := p.tabs[g.id]
 		for _, id := range append([]string{""}, g.tabs...) {
-			v := maps.Clone(p.rangeQuery)
+			v := p.query(p.Filters)
 			text := g.first
 			if id == "" {
 				v.Del(g.id)
 			} else {
 				v.Set(g.id, id)
 				text = panelTitles[id]
-			}
-			for _, f := range p.Filters {
-				v.Set(string(f.Dim), f.Value)
 			}
 			c.Tabs = append(c.Tabs, tabLink{Text: text, URL: p.Path + "?" + v.Encode() + "#" + g.id, Current: id == chosen})
 		}
@@ -167,7 +164,7 @@ func (d *Dashboard) panels(ctx context.Context, p *dashboardPage, q AnalyticsQue
 func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuery, id string, topEvents []ContentEvent) (panel, bool, error) {
 	src := d.svc.o.Analytics
 	pn := newPanel(p, id)
-	f := filling{pn: &pn, p: p, q: q}
+	f := filling{pn: &pn, p: p, q: q, place: cmp.Or(groupOf(id), id)}
 	var err error
 	ds, ok := src.(DetailSource)
 	if !ok {
@@ -184,15 +181,6 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 		err = f.dimension(ctx, ds, id)
 	case "event-properties":
 		err = f.eventProperties(ctx, ds, topEvents)
-	}
-	// A row's link comes back to this panel (or the card that holds
-	// it), the reader's place.
-	place := cmp.Or(groupOf(pn.ID), pn.ID)
-	for _, r := range pn.Rows {
-		if r.Filter != nil {
-			base, _, _ := strings.Cut(r.Filter.URL, "#")
-			r.Filter.URL = base + "#" + place
-		}
 	}
 	return pn, true, err
 }
@@ -213,11 +201,13 @@ func newPanel(p *dashboardPage, id string) panel {
 }
 
 // filling is a panel being filled from its source, for the page p and
-// the query q.
+// the query q; its rows' links come back to place (the panel, or the
+// card that holds it).
 type filling struct {
-	pn *panel
-	p  *dashboardPage
-	q  AnalyticsQuery
+	pn    *panel
+	p     *dashboardPage
+	q     AnalyticsQuery
+	place string
 }
 
 // narrowed is err, or nil with the panel's Note said when the source
@@ -233,7 +223,7 @@ func (f filling) narrowed(err error) error {
 // cell is a row's link that adds dim's value to the filters, said as
 // text.
 func (f filling) cell(dim Dimension, value, text string) *filterCell {
-	c := f.p.Cell(dim, value)
+	c := f.p.cellAt(f.place, dim, value)
 	c.Value = text
 	return &c
 }
@@ -319,7 +309,7 @@ func (f filling) entryPages(ctx context.Context, s DetailSource) error {
 		return f.narrowed(err)
 	}
 	for _, r := range e.Rows {
-		pn.Rows = append(pn.Rows, panelRow{Label: r.Path, Sub: r.Title, Code: true, Filter: ptrCell(f.p.Cell(DimPage, r.Path)),
+		pn.Rows = append(pn.Rows, panelRow{Label: r.Path, Sub: r.Title, Code: true, Filter: f.cell(DimPage, r.Path, r.Path),
 			Cells: []string{num(r.Entrances), pct(r.BounceRate), secs(r.AvgSeconds)},
 			csv: []string{r.Path, r.Title, num(r.Entrances), num(r.Users), strconv.FormatFloat(r.BounceRate, 'f', 4, 64),
 				strconv.FormatFloat(r.AvgSeconds, 'f', 1, 64)}})
@@ -340,7 +330,7 @@ func (f filling) exitPages(ctx context.Context, s DetailSource) error {
 		return f.narrowed(err)
 	}
 	for _, r := range e.Rows {
-		pn.Rows = append(pn.Rows, panelRow{Label: r.Path, Sub: r.Title, Code: true, Filter: ptrCell(f.p.Cell(DimPage, r.Path)),
+		pn.Rows = append(pn.Rows, panelRow{Label: r.Path, Sub: r.Title, Code: true, Filter: f.cell(DimPage, r.Path, r.Path),
 			Cells: []string{num(r.Exits), pct(r.ExitRate)},
 			csv:   []string{r.Path, r.Title, num(r.Exits), num(r.Views), strconv.FormatFloat(r.ExitRate, 'f', 4, 64)}})
 	}
@@ -394,8 +384,6 @@ func containsEvent(events []ContentEvent, name string) bool {
 	}
 	return false
 }
-
-func ptrCell(c filterCell) *filterCell { return &c }
 
 // goalWhat says what a goal counts: "a visit to /thanks", "signup with
 // plan pro".
