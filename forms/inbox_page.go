@@ -200,7 +200,7 @@ func (p *SummaryPage) inbox(w http.ResponseWriter, r *http.Request) error {
 	}
 	view := &inboxView{Form: form, Path: p.base.Prefix, Filter: filter, Total: total, Action: base, Back: link(filter, page, true),
 		CanChange: p.can(r, AbilityUpdate), Search: query.Search, Keep: map[string]string{}, Zone: l.zone, ZoneName: web.PlaceTime(l.zone),
-		Zones: web.ZoneChoice(l.zone, time.Now())}
+		Zones: web.ZoneChoice(l.zone, p.svc.now())}
 	unsearched := l.values(filter, 1, true)
 	unsearched.Del("q")
 	view.ClearSearch = withQuery(base, unsearched)

@@ -282,18 +282,18 @@ var calendarProviders = []calendarProvider{
 			"bookings are not added to it."},
 }
 
-// providerOf is the provider key names, or the plain one of kind when
-// key names none.
+// providerOf is the provider key names (of kind, when given), else the
+// plain one of kind (whose key is the kind's name: "caldav", "ics").
 func providerOf(key string, kind Kind) calendarProvider {
 	for _, pv := range calendarProviders {
 		if pv.Key == key && (kind == "" || pv.Kind == kind) {
 			return pv
 		}
 	}
-	if kind == ICS {
-		return calendarProviders[len(calendarProviders)-1]
+	if key != string(kind) {
+		return providerOf(string(kind), kind)
 	}
-	return calendarProviders[len(calendarProviders)-2]
+	return calendarProvider{} // no such kind: the handler refused it before
 }
 
 type connectionView struct {
