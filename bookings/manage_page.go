@@ -3,6 +3,7 @@ package bookings
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -43,6 +44,9 @@ type managePage struct {
 	// address the details went to.
 	Booked bool
 	Mailed string
+	// Made is, on that confirmation, what a host page framing it is told
+	// of the booking (JSON, the bookingSuccessful event's data).
+	Made string
 	// MoveFrom is, on the reschedule step, the earliest time offered (a
 	// move leaves the booking changeable online); "" without a change
 	// window.
@@ -123,6 +127,9 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	if data.Booked && p.svc.sendsMail() {
 		data.Mailed = b.CustomerEmail
 	}
+	if data.Booked {
+		data.Made = madeEvent(b, svc)
+	}
 	p.describe(ctx, data, b, svc)
 	zone := web.PageZone(q, cmp.Or(b.CustomerTimeZone, zoneName(svc.TimeZone)))
 	data.Zone = zone
@@ -175,6 +182,17 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 	page := &web.Page{Title: title, Data: data, CSRF: web.CSRFToken(w, r), Flash: p.render.TakeFlash(w, r, data.Action)}
 	p.render.Render(w, r, status, ManageTemplate, page)
 	return nil
+}
+
+// madeEvent is what a host page framing the confirmation of b is told
+// (as Cal.com's embed tells bookingSuccessful): the booking's number, its
+// service, its times and length, and whether it is confirmed or waits
+// for the provider.
+func madeEvent(b Booking, svc Offering) string {
+	out, _ := json.Marshal(map[string]any{"number": b.Number, "service": svc.Slug, "start": b.Start.UTC().Format(time.RFC3339),
+		"end": b.End.UTC().Format(time.RFC3339), "duration": int(b.End.Sub(b.Start) / time.Minute), "confirmed": b.Status != StatusRequested,
+		"status": b.Status})
+	return string(out)
 }
 
 // describe fills in who, what it costs and where, as far as they are

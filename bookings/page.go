@@ -54,6 +54,11 @@ type PageOptions struct {
 	// Contact is how customers reach the business ("Call us on ..."),
 	// shown when a booking can no longer be changed online.
 	Contact string
+	// FrameOrigins are the origins (https://www.example.com) whose pages
+	// may frame the booking and manage pages, which embed.js (served at
+	// {Prefix}/embed.js) places in them; none when empty, and then the
+	// pages refuse every frame.
+	FrameOrigins []string
 	// Waitlist is where the waitlist's pages are served
 	// (waitlist.PagePrefixDefault, with bookings/waitlist joined): a day
 	// with full times then links to its page, to join one's waitlist.
@@ -103,7 +108,7 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	if o.RateLimiter == nil {
 		o.RateLimiter = driverless.NewMemoryRateLimiter(nil)
 	}
-	base, err := newPageBase(o.HTTPOptions, o.Prefix, PagePrefixDefault, o.Templates, o.Key, o.TrustedOrigins, explainPage)
+	base, err := newPageBase(o.HTTPOptions, o.Prefix, PagePrefixDefault, o.Templates, o.Key, o.TrustedOrigins, explainPage, o.FrameOrigins...)
 	if err != nil {
 		return nil, err
 	}
@@ -133,18 +138,20 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	mux.HandleFunc("POST "+prefix+"/manage/{token}/cancel", base.Func(p.cancelManaged))
 	mux.HandleFunc("POST "+prefix+"/manage/{token}/reschedule", base.Func(p.rescheduleManaged))
 	mux.HandleFunc("GET "+prefix+"/manage/{token}/pay", base.Func(p.payManaged))
+	mux.HandleFunc("GET "+prefix+"/embed.js", web.ServeEmbedScript)
 	return p, nil
 }
 
 // newPageBase is the page layer of the bookings pages at prefix (def
 // when empty), protected from other origins' posts.
-func newPageBase(h groundwork.HTTPOptions, prefix, def string, templates fs.FS, key []byte, trusted []string, explain func(error) *web.Problem) (*web.Base, error) {
+func newPageBase(h groundwork.HTTPOptions, prefix, def string, templates fs.FS, key []byte, trusted []string, explain func(error) *web.Problem,
+	frameOrigins ...string) (*web.Base, error) {
 	pages, _ := fs.Sub(templatesFS, "templates")
 	return web.NewBase(web.BaseOptions{Domain: "bookings", Prefix: prefix, Default: def, Pages: pages,
 		Override: templates, Key: key, Logger: h.Logger, Brand: h.Brand, Navigator: h.Navigator,
 		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
 		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "Please try again in a moment."}},
-		Explain:  explain, Protect: true, TrustedOrigins: trusted, MaxFormBytes: maxFormBytes})
+		Explain:  explain, Protect: true, TrustedOrigins: trusted, MaxFormBytes: maxFormBytes, FrameOrigins: frameOrigins})
 }
 
 // maxFormBytes bounds the body of a post to the pages.
@@ -169,7 +176,7 @@ func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base
 func (p *PageHandler) Routes() []string {
 	return []string{"GET " + p.prefix + "/{slug}", "POST " + p.prefix + "/{slug}", "GET " + p.prefix + "/manage/{token}",
 		"POST " + p.prefix + "/manage/{token}/cancel", "POST " + p.prefix + "/manage/{token}/reschedule", "GET " + p.prefix + "/manage/{token}/pay",
-		"GET " + p.prefix + "/_assets/{file}"}
+		"GET " + p.prefix + "/_assets/{file}", "GET " + p.prefix + "/embed.js"}
 }
 
 type bookPage struct {

@@ -3,6 +3,7 @@ package forms
 import (
 	"cmp"
 	"embed"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"net/http"
@@ -45,6 +46,11 @@ type PageOptions struct {
 	// ErrorTemplate and Stylesheet); the built-in ones are in this
 	// package's templates directory and internal/web's.
 	Templates fs.FS
+	// FrameOrigins are the origins (https://www.example.com) whose pages
+	// may frame the form pages, which embed.js (served at
+	// {Prefix}/embed.js) places in them; none when empty, and then the
+	// pages refuse every frame.
+	FrameOrigins []string
 	// FlashKey signs the message that follows a redirect (the thank-you
 	// after a submission). Give every instance the same key (32 random
 	// bytes, say); a key of this process alone when nil, and then a
@@ -74,9 +80,9 @@ type PageOptions struct {
 // submit route.
 //
 // The submit is open to other origins, as a hosted form's must be: a page
-// on another site may post to it. Pages allow no script, no framing, and
-// forms that post only to the page's own origin (and the form's
-// redirect_url).
+// on another site may post to it. Pages allow no script but their own,
+// no framing but by PageOptions.FrameOrigins, and forms that post only to
+// the page's own origin (and the form's redirect_url).
 //
 // Mount it at the prefix with a trailing slash:
 //
@@ -109,7 +115,7 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	}
 	pages, _ := fs.Sub(templatesFS, "templates")
 	base, err := web.NewBase(web.BaseOptions{Domain: "forms", Prefix: o.Prefix, Default: PagePrefixDefault, Pages: pages, Override: o.Templates,
-		Key: o.FlashKey, Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, NotFound: notFoundPage,
+		Key: o.FlashKey, FrameOrigins: o.FrameOrigins, Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator, NotFound: notFoundPage,
 		Failure: web.Problem{Status: http.StatusServiceUnavailable, ErrorPage: web.ErrorPage{Heading: "Form unavailable",
 			Message: "The form cannot be shown or sent just now. Please try again in a few minutes."}},
 		Explain: func(err error) *web.Problem {
@@ -130,6 +136,7 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	base.Mux.HandleFunc("POST "+page, base.Func(p.submit))
 	base.Mux.HandleFunc("POST "+page+"/access", base.Func(p.requestAccess))
 	base.Mux.HandleFunc("POST "+page+"/resume-link", base.Func(p.mailResumeLink))
+	base.Mux.HandleFunc("GET "+base.Prefix+"/embed.js", web.ServeEmbedScript)
 	sub.pages = p.pages
 	base.Mux.HandleFunc(page, base.Func(func(w http.ResponseWriter, r *http.Request) error {
 		return &web.Problem{Status: http.StatusMethodNotAllowed, Header: http.Header{"Allow": {"GET, HEAD, POST"}},
@@ -145,7 +152,8 @@ func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base
 // Routes lists the routes the handler serves, as "METHOD /path/{param}".
 func (p *PageHandler) Routes() []string {
 	page := p.base.Prefix + "/{form}"
-	return []string{"GET " + page, "HEAD " + page, "POST " + page, "POST " + page + "/access", "POST " + page + "/resume-link", "GET " + p.base.Prefix + "/_assets/{file}"}
+	return []string{"GET " + page, "HEAD " + page, "POST " + page, "POST " + page + "/access", "POST " + page + "/resume-link", "GET " + p.base.Prefix + "/_assets/{file}",
+		"GET " + p.base.Prefix + "/embed.js"}
 }
 
 func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
@@ -413,6 +421,10 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 	if len(form.Translations) > 0 {
 		data.LanguageField = LanguageField // the page's language goes with the answers
 	}
+	if thanks != "" {
+		sent, _ := json.Marshal(map[string]any{"form": form.Slug, "message": thanks})
+		data.Sent = string(sent)
+	}
 	if form.Captcha && p.svc.captcha != nil && thanks == "" {
 		widget := p.svc.captcha.Widget()
 		data.Captcha = &widget
@@ -490,6 +502,9 @@ type pageData struct {
 	// Thanks, when set, is shown instead of the form; Closed, when set,
 	// says why the form takes no response (closed, or full).
 	Thanks, Closed string
+	// Sent is, with Thanks, what a host page framing the form is told of
+	// the response (JSON, the formSubmitted event's data).
+	Sent string
 	// FormToken is the form-load token the page sends back; Access the
 	// token of the link it was opened from.
 	FormToken, Access string

@@ -375,11 +375,18 @@ func (a *Analytics) refuse(ctx context.Context) error {
 	return ErrBusy
 }
 
-// source is where a visit came from: utm_source, else the referrer's
-// host (not the site's own), else "Direct".
+// source is where a visit came from: utm_source, else ref or source (a
+// framed page's host passes on where its visitor came from as ref, as
+// Plausible reads it), else the referrer's host (not the site's own),
+// else "Direct".
 func source(u *url.URL, referrer, site string) string {
-	if s := strings.TrimSpace(dropControls(u.Query().Get("utm_source"))); s != "" {
-		return clip(strings.ToLower(s), 100)
+	if u.RawQuery != "" {
+		q := u.Query()
+		for _, k := range []string{"utm_source", "ref", "source"} {
+			if s := strings.TrimSpace(dropControls(q.Get(k))); s != "" {
+				return clip(knownSource(strings.TrimPrefix(strings.ToLower(s), "www.")), 100)
+			}
+		}
 	}
 	if r, err := url.Parse(referrer); err == nil && r.Host != "" {
 		host := strings.TrimPrefix(strings.ToLower(r.Hostname()), "www.")

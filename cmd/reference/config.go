@@ -20,6 +20,7 @@ import (
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/throttle"
+	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/store"
@@ -54,6 +55,7 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_BOOKINGS_FEED_LIMIT", "calendar feed requests a minute per address, or off (--bookings-feed-limit)"},
 	{"GROUNDWORK_ANALYTICS_COLLECT_LIMIT", "page views collected a minute per address, or off (--analytics-collect-limit)"},
 	{"GROUNDWORK_ANALYTICS_SITES", "comma-separated hosts whose page views are collected, beside the server's own (--analytics-sites)"},
+	{"GROUNDWORK_FRAME_ORIGINS", "comma-separated origins (https://www.example.com) whose pages may frame the booking and form pages (--frame-origins)"},
 	{"GROUNDWORK_INBOUND_PROVIDER_LIMIT", "verified inbound events a minute per provider, or off (--inbound-provider-limit)"},
 	{"GROUNDWORK_FORM_TOKENS", "required (default): a submission without a good form-load token is spam; optional (--form-tokens)"},
 	{"GROUNDWORK_REQUEST_LOG", "which requests get an info log line: all, none, or 1/N (--request-log)"},
@@ -134,6 +136,8 @@ type config struct {
 	// analyticsSites are the hosts whose page views are collected, beside
 	// the server's own and the base URL's.
 	analyticsSites []string
+	// frameOrigins may frame the booking and form pages.
+	frameOrigins []string
 	// formTokensOptional lets submissions without a form-load token be
 	// judged by _form_loaded_at (forms.Options.FormTokenOptional).
 	formTokensOptional bool
@@ -345,6 +349,7 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	uploads := fs.String("uploads", getenv("GROUNDWORK_UPLOADS"), "directory for uploaded files")
 	baseURL := fs.String("base-url", getenv("GROUNDWORK_BASE_URL"), "public address of the server")
 	sites := fs.String("analytics-sites", getenv("GROUNDWORK_ANALYTICS_SITES"), "hosts whose page views are collected")
+	frames := fs.String("frame-origins", getenv("GROUNDWORK_FRAME_ORIGINS"), "origins whose pages may frame the booking and form pages")
 	formTokens := fs.String("form-tokens", envOr(getenv, "GROUNDWORK_FORM_TOKENS", "required"), "required or optional")
 	requestLog := fs.String("request-log", envOr(getenv, "GROUNDWORK_REQUEST_LOG", "all"), "all, none or 1/N")
 	var lim limits
@@ -373,6 +378,14 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 		default:
 			cfg.analyticsSites = append(cfg.analyticsSites, host)
 		}
+	}
+	for o := range strings.SplitSeq(*frames, ",") {
+		if o = strings.TrimSuffix(strings.TrimSpace(o), "/"); o != "" {
+			cfg.frameOrigins = append(cfg.frameOrigins, o)
+		}
+	}
+	if web.CheckFrameOrigins(cfg.frameOrigins) != nil {
+		return nil, fmt.Errorf("--frame-origins takes origins (https://www.example.com), not %q", *frames)
 	}
 	if cfg.requestLogEvery, err = parseRequestLog(*requestLog); err != nil {
 		return nil, err

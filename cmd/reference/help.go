@@ -135,6 +135,8 @@ Serve flags:
   --base-url URL          the server's public address, for absolute links in lists and mail
   --analytics-sites LIST  comma-separated hosts whose page views are collected (beside the
                           server's own and the base URL's), for analytics of several sites
+  --frame-origins LIST    comma-separated origins (https://www.example.com) whose pages may
+                          frame the booking and form pages (embed.js); none by default
   --form-tokens MODE      required (default): a form submission without a good form-load
                           token (from the render definition or the page) is stored as spam;
                           optional: one without a token is judged by _form_loaded_at

@@ -287,7 +287,7 @@ func (a *app) wireForms(w *wiring) error {
 	m, err := formssql.Join(a.env, &forms.ModuleOptions{
 		Service:      forms.Options{AdminRecipients: w.cfg.adminEmail, Blobs: a.blobs, FormTokenOptional: w.cfg.formTokensOptional},
 		API:          forms.HandlerOptions{Tokens: a.tokens, SubmitLimit: limit},
-		Pages:        forms.PageOptions{SubmitLimit: limit, Respondent: signedInUser},
+		Pages:        forms.PageOptions{SubmitLimit: limit, Respondent: signedInUser, FrameOrigins: w.cfg.frameOrigins},
 		Summary:      &forms.SummaryPageOptions{Allow: answersAllowed},
 		SummaryGuard: w.h.signIn.RequireAnyCapability(forms.CapabilityViewAnswers, forms.AbilityViewAny)})
 	if err != nil {
@@ -383,11 +383,12 @@ func (a *app) wireBookings(w *wiring) error {
 		}
 	}
 	m, err := bookingssql.Join(a.env, &bookings.ModuleOptions{
-		Service:   bookings.Options{FeedHost: cmp.Or(feedHost(w.cfg.baseURL), bookings.FeedHostDefault), Payments: payments},
-		Tokens:    a.tokens,
-		API:       bookings.HandlerOptions{PostLimit: l.bookingsPost, ReadLimit: l.bookingsRead},
-		Admin:     bookings.AdminHandlerOptions{APILimit: l.api},
-		Pages:     bookings.PageOptions{Contact: w.cfg.bookingsContact, PostLimit: l.bookingsPost, Waitlist: waitlist.PagePrefixDefault},
+		Service: bookings.Options{FeedHost: cmp.Or(feedHost(w.cfg.baseURL), bookings.FeedHostDefault), Payments: payments},
+		Tokens:  a.tokens,
+		API:     bookings.HandlerOptions{PostLimit: l.bookingsPost, ReadLimit: l.bookingsRead},
+		Admin:   bookings.AdminHandlerOptions{APILimit: l.api},
+		Pages: bookings.PageOptions{Contact: w.cfg.bookingsContact, PostLimit: l.bookingsPost, Waitlist: waitlist.PagePrefixDefault,
+			FrameOrigins: w.cfg.frameOrigins},
 		Feeds:     bookings.FeedHandlerOptions{ICalLimit: l.bookingsFeed},
 		List:      &bookings.ListPageOptions{Viewer: func(r *http.Request) (bool, int64, bool) { return viewer(r) }},
 		ListGuard: w.h.signIn.RequireUser})

@@ -179,8 +179,15 @@ func Axe(ctx context.Context) ([]Violation, error) {
 // at least 24 by 24 px there (WCAG 2.5.8). It fails t naming what failed
 // on which page (what), and leaves the tab as it found it (light, its own
 // width).
-func NoViolations(t testing.TB, ctx context.Context, what string) {
+func NoViolations(t testing.TB, ctx context.Context, what string) { NoViolationsIn(t, ctx, ctx, what) }
+
+// NoViolationsIn is NoViolations for a page in a frame of another site:
+// frame drives the frame (its own target), top the page framing it, whose
+// width is set to 320 px for the reflow check (a frame's width is its
+// host's to give).
+func NoViolationsIn(t testing.TB, top, frame context.Context, what string) {
 	t.Helper()
+	ctx := frame
 	var problems []string
 	for _, scheme := range []string{"light", "dark"} {
 		if err := SetScheme(ctx, scheme); err != nil {
@@ -197,7 +204,7 @@ func NoViolations(t testing.TB, ctx context.Context, what string) {
 	if err := SetScheme(ctx, ""); err != nil {
 		t.Fatalf("browsertest: %s: %v", what, err)
 	}
-	narrow, err := AtWidth(ctx, 320, Layout)
+	narrow, err := AtWidth(top, 320, func(context.Context) ([]string, error) { return Layout(frame) })
 	if err != nil {
 		t.Fatalf("browsertest: %s at 320 px: %v", what, err)
 	}
@@ -432,4 +439,44 @@ func topShot(width float64) chromedp.Action[[]byte] {
 		}
 		return r.Data, nil
 	}
+}
+
+// Frame waits for a frame of the tab's page showing an address that
+// starts with prefix and returns a context that drives it: a frame of
+// another site runs in a target of its own, whose page its actions see
+// (keys and the viewport stay the tab's). It fails t when none comes in
+// ten seconds.
+func Frame(t testing.TB, ctx context.Context, prefix string) context.Context {
+	t.Helper()
+	for range 200 {
+		targets, err := chromedp.Targets(ctx)
+		if err != nil {
+			t.Fatalf("browsertest: targets: %v", err)
+		}
+		for _, tg := range targets {
+			if tg.Type == "iframe" && strings.HasPrefix(tg.URL, prefix) {
+				fctx, cancel := chromedp.NewContext(ctx, chromedp.WithTargetID(tg.TargetID))
+				t.Cleanup(cancel)
+				return fctx
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("browsertest: no frame showing %s", prefix)
+	return nil
+}
+
+// Eventually waits until the script js is true on the tab's page (what
+// another frame tells it comes by a message, a moment later), failing t
+// (with why) when it is not within ten seconds.
+func Eventually(t testing.TB, ctx context.Context, js, why string) {
+	t.Helper()
+	for range 200 {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+		if err == nil && ok {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("browsertest: %s: never true: %s", why, js)
 }

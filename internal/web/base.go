@@ -78,6 +78,8 @@ type BaseOptions struct {
 	// [Renderer.Protect]), trusting TrustedOrigins besides the page's own.
 	Protect        bool
 	TrustedOrigins []string
+	// FrameOrigins may frame the pages (see Options.FrameOrigins).
+	FrameOrigins []string
 	// MaxFormBytes, when set, limits every request body, and a
 	// urlencoded one is read before the handler (and before Protect
 	// looks for its CSRF token): 413 past the limit, 400 when it does
@@ -120,7 +122,7 @@ func NewBase(o BaseOptions) (*Base, error) {
 		o.Failure.Status = http.StatusInternalServerError
 	}
 	r, err := New(Options{Pages: o.Pages, Override: o.Override, AssetPrefix: o.AssetPrefix, Key: o.Key, Funcs: o.Funcs, Logger: o.Logger,
-		Brand: o.Brand, Navigator: o.Navigator})
+		Brand: o.Brand, Navigator: o.Navigator, FrameOrigins: o.FrameOrigins})
 	if err != nil {
 		return nil, fmt.Errorf("%s: new page handler: %w", o.Domain, err)
 	}

@@ -43,14 +43,22 @@ func (r *Renderer) SetFlash(w http.ResponseWriter, req *http.Request, path strin
 
 // TakeFlash returns the flash kept for path, and forgets it; nil when
 // there is none, or it is forged, expired or for another path.
+//
+// A page drawn for a frame takes it from its address instead (SeeOther
+// put it there), as a third party's cookies may not come back.
 func (r *Renderer) TakeFlash(w http.ResponseWriter, req *http.Request, path string) *Flash {
-	c, err := req.Cookie(flashCookie)
-	if err != nil {
+	var value string
+	if r.frameOf(req) != "" {
+		value = req.URL.Query().Get(flashQuery)
+	} else if c, err := req.Cookie(flashCookie); err == nil {
+		value = c.Value
+		http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: "", Path: path, MaxAge: -1,
+			HttpOnly: true, Secure: req.TLS != nil, SameSite: http.SameSiteLaxMode})
+	}
+	if value == "" {
 		return nil
 	}
-	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: "", Path: path, MaxAge: -1,
-		HttpOnly: true, Secure: req.TLS != nil, SameSite: http.SameSiteLaxMode})
-	data, sig, ok := strings.Cut(c.Value, ".")
+	data, sig, ok := strings.Cut(value, ".")
 	if !ok {
 		return nil
 	}

@@ -29,6 +29,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/groundwork-go/groundwork"
@@ -78,6 +79,10 @@ type Options struct {
 	// Navigator finds the signed-in user for the header of every page
 	// (a page's own Nav wins); guests' headers only when nil.
 	Navigator groundwork.Navigator
+	// FrameOrigins are the origins (https://www.example.com) whose pages
+	// may frame these pages; none when empty, and then no page may be
+	// framed. See EmbedQuery.
+	FrameOrigins []string
 }
 
 // Renderer draws a domain's pages in the layout. Safe for concurrent use.
@@ -92,6 +97,7 @@ type Renderer struct {
 	logger             *slog.Logger
 	brand              groundwork.Brand
 	navigator          groundwork.Navigator
+	frameOrigins       []string
 }
 
 // New parses the layout, the helpers and every page.
@@ -104,6 +110,9 @@ func New(o Options) (*Renderer, error) {
 	}
 	if !strings.HasPrefix(o.AssetPrefix, "/") {
 		return nil, errors.New("web: the asset prefix must start with /")
+	}
+	if err := CheckFrameOrigins(o.FrameOrigins); err != nil {
+		return nil, err
 	}
 	read := func(name string, fallback fs.FS) ([]byte, error) {
 		if o.Override != nil {
@@ -133,7 +142,8 @@ func New(o Options) (*Renderer, error) {
 	if o.Brand.HomeURL == "" {
 		o.Brand.HomeURL = "/"
 	}
-	r := &Renderer{pages: map[string]*template.Template{}, key: o.Key, lang: o.Lang, logger: o.Logger, brand: o.Brand, navigator: o.Navigator}
+	r := &Renderer{pages: map[string]*template.Template{}, key: o.Key, lang: o.Lang, logger: o.Logger, brand: o.Brand, navigator: o.Navigator,
+		frameOrigins: slices.Clone(o.FrameOrigins)}
 	add := func(name string, fallback fs.FS) error {
 		text, err := read(name, fallback)
 		if err != nil {
@@ -240,6 +250,10 @@ type Page struct {
 	Script     string
 	Brand      groundwork.Brand
 	Path       string
+	// Frame is the origin of the site framing the page, and Theme the
+	// theme it asked for, when the page is drawn for a frame (see
+	// EmbedQuery); filled in by Render.
+	Frame, Theme string
 }
 
 // Render answers with the page name (a path in Options.Pages, or
@@ -252,11 +266,17 @@ func (r *Renderer) Render(w http.ResponseWriter, req *http.Request, status int, 
 		return
 	}
 	p.Lang, p.Stylesheet, p.Script, p.Brand, p.Path = cmp.Or(p.Lang, r.lang), r.stylesheet, r.script, r.brand, req.URL.Path
-	if p.Nav == nil && r.navigator != nil {
-		p.Nav = r.navigator.Navigation(req)
-	}
-	if p.Nav != nil && p.CSRF == "" {
-		p.CSRF = CSRFToken(w, req)
+	if p.Frame = r.frameOf(req); p.Frame != "" {
+		// Inside another site: no header (no account links), and no
+		// double-submit token, whose cookie a third party may not get.
+		p.Theme, p.Nav, p.CSRF = themeOf(req), nil, ""
+	} else {
+		if p.Nav == nil && r.navigator != nil {
+			p.Nav = r.navigator.Navigation(req)
+		}
+		if p.Nav != nil && p.CSRF == "" {
+			p.CSRF = CSRFToken(w, req)
+		}
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
@@ -264,7 +284,7 @@ func (r *Renderer) Render(w http.ResponseWriter, req *http.Request, status int, 
 		http.Error(w, "Server Error.", http.StatusInternalServerError)
 		return
 	}
-	setSecurityHeaders(w.Header(), p.FormAction, p.Embeds)
+	setSecurityHeaders(w.Header(), p.FormAction, p.Embeds, r.frameOrigins)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	if req.Method != http.MethodHead {
@@ -292,23 +312,32 @@ func (r *Renderer) Error(w http.ResponseWriter, req *http.Request, status int, e
 // images and the script's requests (a passkey's) to the page's own origin
 // only, forms that post to it (and to formAction origins), and no framing; nosniff; a same-origin Referrer-Policy; and
 // no caching, since pages carry answers and tokens.
-func SetSecurityHeaders(h http.Header, formAction ...string) { setSecurityHeaders(h, formAction, nil) }
+func SetSecurityHeaders(h http.Header, formAction ...string) {
+	setSecurityHeaders(h, formAction, nil, nil)
+}
 
-// setSecurityHeaders is SetSecurityHeaders with embeds: origins whose
-// scripts, frames, styles and requests the page may use too.
-func setSecurityHeaders(h http.Header, formAction, embeds []string) {
+// setSecurityHeaders is SetSecurityHeaders with embeds, origins whose
+// scripts, frames, styles and requests the page may use too, and
+// frameOrigins, the origins that may frame it (none when empty).
+func setSecurityHeaders(h http.Header, formAction, embeds, frameOrigins []string) {
 	action := strings.Join(append([]string{"'self'"}, formAction...), " ")
+	ancestors := "'none'"
+	if len(frameOrigins) > 0 {
+		ancestors = strings.Join(frameOrigins, " ")
+	}
 	policy := "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action " + action +
-		"; frame-ancestors 'none'; base-uri 'none'"
+		"; frame-ancestors " + ancestors + "; base-uri 'none'"
 	if len(embeds) > 0 {
 		others := " " + strings.Join(embeds, " ")
 		policy = "default-src 'none'; script-src 'self'" + others + "; style-src 'self'" + others + "; img-src 'self'; frame-src" + others +
-			"; connect-src 'self'" + others + "; form-action " + action + "; frame-ancestors 'none'; base-uri 'none'"
+			"; connect-src 'self'" + others + "; form-action " + action + "; frame-ancestors " + ancestors + "; base-uri 'none'"
 	}
 	h.Set("Content-Security-Policy", policy)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
-	h.Set("X-Frame-Options", "DENY")
+	if len(frameOrigins) == 0 {
+		h.Set("X-Frame-Options", "DENY")
+	}
 	h.Set("Cache-Control", "no-store")
 }
 
@@ -350,8 +379,12 @@ func (r *Renderer) Assets() http.Handler {
 
 // SeeOther ends a successful POST: the browser is sent on to url with a
 // GET (303), so reloading the page it lands on sends nothing again.
+//
+// A page drawn for a frame (see EmbedQuery) is followed by one drawn for
+// it too: a url on this site keeps the request's embed, theme and lang
+// parameters, and the flash the response set.
 func SeeOther(w http.ResponseWriter, req *http.Request, url string) {
-	http.Redirect(w, req, url, http.StatusSeeOther)
+	http.Redirect(w, req, keepFrame(w, req, url), http.StatusSeeOther)
 }
 
 // Protect refuses state-changing requests (anything but GET, HEAD and

@@ -97,4 +97,61 @@ document.addEventListener("DOMContentLoaded", () => {
       }
     });
   }
+  // A page drawn inside another site's frame (data-frame names that
+  // site's origin, which the server checked) tells that origin alone its
+  // height as it changes and the events the page marks (data-frame-event,
+  // with data-frame-detail); links and forms that stay on this site keep
+  // the frame's parameters, and the others open in a new tab, out of the
+  // frame.
+  const host = document.documentElement.dataset.frame;
+  if (host && window.parent !== window) {
+    const tell = (event, data) => window.parent.postMessage({ source: "groundwork", event, data }, host);
+    const here = new URLSearchParams(location.search);
+    const kept = ["embed", "theme", "lang"].filter((k) => here.has(k));
+    const keep = (url) => {
+      for (const k of kept) if (!url.searchParams.has(k)) url.searchParams.set(k, here.get(k));
+      return url.href;
+    };
+    for (const a of document.querySelectorAll("a[href]")) {
+      const url = new URL(a.href, location.href);
+      if (url.origin !== location.origin) {
+        a.target = "_blank";
+        a.rel = "noopener";
+      } else if (!(url.hash && url.pathname === location.pathname && url.search === location.search)) {
+        a.href = keep(url);
+      }
+    }
+    for (const form of document.forms) {
+      const url = new URL(form.getAttribute("action") || location.href, location.href);
+      if (url.origin !== location.origin) {
+        form.target = "_blank";
+      } else if (form.method === "get") {
+        for (const k of kept) {
+          if (form.querySelector(`[name="${k}"]`)) continue;
+          const input = document.createElement("input");
+          input.type = "hidden";
+          input.name = k;
+          input.value = here.get(k);
+          form.append(input);
+        }
+      } else {
+        form.action = keep(url);
+      }
+    }
+    let last = 0;
+    const height = () => {
+      const h = Math.ceil(document.documentElement.getBoundingClientRect().height);
+      if (h !== last) tell("resize", { height: (last = h) });
+    };
+    new ResizeObserver(height).observe(document.body);
+    height();
+    // Escape inside the frame closes the host's pop-up, as it would
+    // outside it (the key goes to the frame, not to the host's dialog).
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && !e.defaultPrevented) tell("close", {});
+    });
+    for (const el of document.querySelectorAll("[data-frame-event]")) {
+      tell(el.dataset.frameEvent, JSON.parse(el.dataset.frameDetail || "{}"));
+    }
+  }
 });

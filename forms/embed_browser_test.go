@@ -1,0 +1,74 @@
+package forms_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/groundwork-go/groundwork/forms"
+	"github.com/groundwork-go/groundwork/internal/browsertest"
+)
+
+// A form in a pop-up on another site: the host's page (on localhost) has
+// one link, "Contact us", and the embed script; a keyboard user opens it
+// (a dialog, the focus inside), fills the form in its frame (from
+// 127.0.0.1, another site), sends it, reads the thanks there (its message
+// carried across the redirect without a cookie), and the host page hears
+// formSubmitted; Escape closes the dialog and the focus is back on the
+// link. Without JavaScript the link is the form's own page.
+func TestBrowserEmbeddedFormPopup(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 90*time.Second)
+	b := setup(t)
+	form := b.contactForm(t)
+	mux := http.NewServeMux()
+	pagesSrv := httptest.NewServer(mux)
+	t.Cleanup(pagesSrv.Close)
+	hostSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Our site</title></head><body><main><h1>Our site</h1>
+<p><a href="%[1]s/forms/%[2]s" data-groundwork-embed="popup" data-theme="dark">Contact us</a></p><ol id="events"></ol></main>
+<script src="%[1]s/forms/embed.js" async></script>
+<script>document.addEventListener("groundwork:formSubmitted", (e) => {
+  const li = document.createElement("li"); li.textContent = e.detail.form + ": " + e.detail.message; document.getElementById("events").append(li);
+});</script></body></html>`, pagesSrv.URL, form)
+	}))
+	t.Cleanup(hostSrv.Close)
+	hostURL, _ := url.Parse(hostSrv.URL)
+	hostOrigin := "http://localhost:" + hostURL.Port()
+	pages, err := forms.NewPageHandler(b.svc, &forms.PageOptions{FrameOrigins: []string{hostOrigin}, SubmitLimit: -1})
+	require.NoError(t, err)
+	mux.Handle("/forms/", pages)
+
+	browsertest.Do(t, ctx, chromedp.Navigate(hostOrigin+"/"), chromedp.WaitVisible(chromedp.CSS(`a[aria-haspopup="dialog"]`)))
+	browsertest.TabTo(t, ctx, `a[data-groundwork-embed]`)
+	browsertest.Press(t, ctx, "\r", false)
+	open, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("dialog").open && document.activeElement === document.querySelector("dialog")`))
+	require.NoError(t, err)
+	require.True(t, open, "Enter opens the dialog, the focus on it")
+	frame := browsertest.Frame(t, ctx, pagesSrv.URL+"/forms/"+form)
+	browsertest.Do(t, frame, chromedp.WaitVisible(chromedp.ID("f-name")))
+	theme, err := chromedp.Run(frame, chromedp.Evaluate[string](`document.documentElement.dataset.theme + " " + getComputedStyle(document.documentElement).backgroundColor`))
+	require.NoError(t, err)
+	require.Equal(t, "dark rgb(11, 17, 32)", theme, "the frame in the theme the host asked for")
+	browsertest.NoViolationsIn(t, ctx, frame, "the framed form")
+
+	browsertest.Do(t, frame, chromedp.SendKeys(chromedp.ID("f-name"), "Ann Example"), chromedp.SendKeys(chromedp.ID("f-email"), "ann@example.test"))
+	b.clock.Advance(20 * time.Second) // a person takes a while
+	browsertest.Submit(t, frame, "button[type=submit]")
+	require.Equal(t, "Thanks, we got it.", browsertest.Text(t, frame, ".notice"))
+	browsertest.NoViolationsIn(t, ctx, frame, "the framed thanks")
+	require.Equal(t, form+": Thanks, we got it.", browsertest.Text(t, ctx, "#events li"))
+
+	browsertest.Press(t, ctx, "\x1b", false) // the focus is inside the frame, on its thanks
+	browsertest.Eventually(t, ctx, `!document.querySelector("dialog").open && document.activeElement.matches("a[data-groundwork-embed]")`,
+		"Escape closes the dialog, the focus back on the link")
+	list := b.api(t, "GET", "/"+form+"/submissions", nil)
+	require.EqualValues(t, 1, list.json(t)["meta"].(map[string]any)["total"])
+}
