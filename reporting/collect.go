@@ -1,9 +1,11 @@
 package reporting
 
 import (
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -247,15 +249,29 @@ func propValues(in map[string]any) (map[string]string, error) {
 	return out, nil
 }
 
-// scriptJS posts a page view when the page loads, with sendBeacon (no
-// cookie, no storage).
-const scriptJS = `(function(){var s=document.currentScript,e=(s&&s.getAttribute("data-endpoint"))||"%s/collect";` +
-	`function t(n,p){var b=JSON.stringify({name:n||"pageview",url:location.href,referrer:document.referrer,title:document.title,props:p||{}});` +
-	`if(navigator.sendBeacon){navigator.sendBeacon(e,b)}else{fetch(e,{method:"POST",body:b,keepalive:true})}}` +
-	`window.groundworkAnalytics=t;t();})();`
+//go:embed script/script.js
+var scriptSource string
+
+// scriptJS is the analytics script as served: script/script.js with its
+// comment lines dropped and every line trimmed (it is written to be read
+// so), under 2 KB gzipped; %s is where it posts.
+var scriptJS = func() string {
+	var b strings.Builder
+	for line := range strings.SplitSeq(scriptSource, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "//") {
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}()
+
+// servedScript is the analytics script as the collect handler serves it under
+// prefix (its events posted to prefix/collect).
+func servedScript(prefix string) string { return strings.Replace(scriptJS, "%s", prefix, 1) }
 
 func (h *CollectHandler) script(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 	w.Header().Set("Cache-Control", "public, max-age=3600")
-	fmt.Fprintf(w, scriptJS, h.prefix)
+	_, _ = io.WriteString(w, servedScript(h.prefix))
 }

@@ -568,7 +568,8 @@ func (d *Dashboard) export(w http.ResponseWriter, r *http.Request, table string,
 	var rows [][]string
 	var err error
 	switch table {
-	case "goals", "entry-pages", "exit-pages", "countries", "browsers", "operating-systems", "campaigns", "event-properties":
+	case "goals", "entry-pages", "exit-pages", "countries", "browsers", "operating-systems", "campaigns", "event-properties",
+		"outbound-links", "file-downloads", "not-found", "scroll-depth", "time-on-page":
 		p := &dashboardPage{Path: d.o.Path}
 		pickRange(r, p)
 		var pn panel

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -199,6 +200,65 @@ var (
 	ErrBusy = errors.New("reporting: too many views wait to be written")
 )
 
+// The events the analytics script sends of itself, each opted into on
+// its tag: a click on a link to another site (prop url), on a link to a
+// file (url), a page the server answered 404 (path), and, as a page is
+// left, how far down it was read and how long it was seen (scroll_depth
+// and time_on_page, in the bands of engagementProps).
+const (
+	eventOutbound   = "outbound_link"
+	eventDownload   = "file_download"
+	eventNotFound   = "not_found"
+	eventEngagement = "engagement"
+)
+
+// scrollBands and timeBands are the bands an engagement event's
+// scroll_depth (percent read) and seconds fall in, each from its lower
+// bound, in order: counted in bands, a page's reading is a handful of
+// rows however its visitors read.
+var (
+	scrollBands = []bandFrom{{0, "Under 25%"}, {25, "25–49%"}, {50, "50–74%"}, {75, "75–99%"}, {100, "100%"}}
+	timeBands   = []bandFrom{{0, "Under 10 s"}, {10, "10–29 s"}, {30, "30–59 s"}, {60, "1–2 min"}, {180, "3–9 min"}, {600, "10 min or more"}}
+)
+
+// engagementProps are an engagement event's props as counted: its
+// scroll_depth and seconds (whole numbers; anything else is dropped) as
+// the scroll_depth and time_on_page bands they fall in.
+func engagementProps(in []Prop) []Prop {
+	var out []Prop
+	for _, p := range in {
+		n, err := strconv.Atoi(p.Value)
+		if err != nil || n < 0 {
+			continue
+		}
+		switch p.Name {
+		case "scroll_depth":
+			out = append(out, Prop{Name: "scroll_depth", Value: band(scrollBands, min(n, 100))})
+		case "seconds":
+			out = append(out, Prop{Name: "time_on_page", Value: band(timeBands, n)})
+		}
+	}
+	slices.SortFunc(out, func(a, b Prop) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// bandFrom is a band of numbers from its lower bound, by its label.
+type bandFrom struct {
+	from  int
+	label string
+}
+
+// band is the label of the last band n reaches.
+func band(bands []bandFrom, n int) string {
+	label := bands[0].label
+	for _, b := range bands {
+		if n >= b.from {
+			label = b.label
+		}
+	}
+	return label
+}
+
 // botWords are the parts of a user agent that mark a robot, a crawler or
 // a script, in lower case.
 var botWords = func() [][]byte {
@@ -282,8 +342,11 @@ func (a *Analytics) collect(ctx context.Context, v View, botCheck bool) error {
 	if err != nil {
 		return err
 	}
-	if name == "" {
+	switch name {
+	case "":
 		props = nil // a page view's are not counted
+	case eventEngagement:
+		props = engagementProps(props)
 	}
 	if botCheck && Bot(v.UserAgent) { // after the cheaper refusals
 		a.o.Logger.DebugContext(ctx, "reporting: view left out: the user agent is a robot's or a script's", "user_agent", clip(v.UserAgent, 200))

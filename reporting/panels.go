@@ -64,26 +64,30 @@ type panelOption struct {
 
 // panelIDs are the panels beyond the first four tables, in the order
 // shown, each a CSV export.
-var panelIDs = []string{"goals", "entry-pages", "exit-pages", "countries", "browsers", "operating-systems", "campaigns", "event-properties"}
+var panelIDs = []string{"goals", "entry-pages", "exit-pages", "countries", "browsers", "operating-systems", "campaigns", "event-properties",
+	"outbound-links", "file-downloads", "not-found", "scroll-depth", "time-on-page"}
 
 // cardGroups are the cards that show one of several tables, a tab each
 // (?pages=entry-pages): the card's ID (the first table's, shown when no
 // tab is chosen) and the others' panel IDs. A card keeps the page short
 // (Plausible's tabbed cards), and only the chosen table is read.
+// A card whose first table is a panel too names it (firstPanel); the
+// others' first is drawn by the page.
 var cardGroups = []struct {
-	id, label, first string
-	tabs             []string
+	id, label, first, firstPanel string
+	tabs                         []string
 }{
-	{"pages", "Pages", "Top pages", []string{"entry-pages", "exit-pages"}},
-	{"sources", "Sources", "Sources", []string{"campaigns"}},
-	{"devices", "Devices", "Devices", []string{"browsers", "operating-systems"}},
+	{"pages", "Pages", "Top pages", "", []string{"entry-pages", "exit-pages"}},
+	{"sources", "Sources", "Sources", "", []string{"campaigns"}},
+	{"devices", "Devices", "Devices", "", []string{"browsers", "operating-systems"}},
+	{"behaviour", "Behaviour", "Outbound links", "outbound-links", []string{"file-downloads", "not-found", "scroll-depth", "time-on-page"}},
 }
 
 // cardTab is a card's choice of its tables: its name, and each tab's
 // link, the chosen one Current; Panel is the chosen table when it is not
 // the card's first (which the page draws itself).
 type cardTab struct {
-	Label string
+	ID, Label string
 	Tabs  []tabLink
 	Panel *panel
 }
@@ -97,7 +101,7 @@ type tabLink struct {
 // groupOf is the card panel id is a tab of ("" for none).
 func groupOf(id string) string {
 	for _, g := range cardGroups {
-		if slices.Contains(g.tabs, id) {
+		if slices.Contains(g.tabs, id) || id == g.firstPanel {
 			return g.id
 		}
 	}
@@ -110,7 +114,7 @@ func groupOf(id string) string {
 func (p *dashboardPage) cards(panels []panel) (map[string]*cardTab, []panel) {
 	out := map[string]*cardTab{}
 	for _, g := range cardGroups {
-		c := &cardTab{Label: g.label}
+		c := &cardTab{ID: g.id, Label: g.label}
 		chosen := p.tabs[g.id]
 		for _, id := range append([]string{""}, g.tabs...) {
 			v := p.query(p.Filters)
@@ -136,9 +140,24 @@ func (p *dashboardPage) cards(panels []panel) (map[string]*cardTab, []panel) {
 	return out, rest
 }
 
+// chosenTab is the table card g shows: the tab chosen, else its first
+// panel ("" when its first is the page's own).
+func (p *dashboardPage) chosenTab(g string) string {
+	if t := p.tabs[g]; t != "" {
+		return t
+	}
+	for _, c := range cardGroups {
+		if c.id == g {
+			return c.firstPanel
+		}
+	}
+	return ""
+}
+
 // panelTitles are the tabs' words for the panels a card holds.
 var panelTitles = map[string]string{"entry-pages": "Entry pages", "exit-pages": "Exit pages", "campaigns": "Campaigns",
-	"browsers": "Browsers", "operating-systems": "Operating systems"}
+	"browsers": "Browsers", "operating-systems": "Operating systems", "file-downloads": "File downloads", "not-found": "Pages not found",
+	"scroll-depth": "Scroll depth", "time-on-page": "Time on page"}
 
 // panels makes the dashboard's further panels the source has (of a
 // tabbed card's, only the tab chosen); a panel the filters cannot narrow
@@ -146,7 +165,7 @@ var panelTitles = map[string]string{"entry-pages": "Entry pages", "exit-pages": 
 func (d *Dashboard) panels(ctx context.Context, p *dashboardPage, q AnalyticsQuery, topEvents []ContentEvent) ([]panel, error) {
 	var out []panel
 	for _, id := range panelIDs {
-		if g := groupOf(id); g != "" && p.tabs[g] != id {
+		if g := groupOf(id); g != "" && p.chosenTab(g) != id {
 			continue
 		}
 		pn, ok, err := d.panel(ctx, p, q, id, topEvents)
@@ -181,6 +200,8 @@ func (d *Dashboard) panel(ctx context.Context, p *dashboardPage, q AnalyticsQuer
 		err = f.dimension(ctx, ds, id)
 	case "event-properties":
 		err = f.eventProperties(ctx, ds, topEvents)
+	default:
+		err = f.behaviour(ctx, ds, id)
 	}
 	return pn, true, err
 }
@@ -372,6 +393,54 @@ func (f filling) eventProperties(ctx context.Context, ps DetailSource, topEvents
 		pn.Rows = append(pn.Rows, panelRow{Label: v.Property + ": " + v.Value, Code: true,
 			Filter: f.cell(DimProp, PropFilter(v.Property, v.Value), v.Property+": "+v.Value), Cells: []string{num(v.Count), num(v.Users)},
 			csv: []string{event, v.Property, v.Value, num(v.Count), num(v.Users)}})
+	}
+	return nil
+}
+
+// behaviourPanels are the panels of what the script's opt-in events
+// tell, each one prop of one event: its title, caption, first column, the
+// attribute that turns it on (said when it is empty), and, for a banded
+// prop, its bands in order (the rows then follow them, not the counts).
+var behaviourPanels = map[string]struct {
+	title, caption, first, event, prop, attribute string
+	bands                                         []bandFrom
+}{
+	"outbound-links": {"Outbound links", "Clicks on links to other sites", "Link", eventOutbound, "url", "data-outbound", nil},
+	"file-downloads": {"File downloads", "Clicks on links to files", "File", eventDownload, "url", "data-downloads", nil},
+	"not-found":      {"Pages not found", "Visits to pages the site answered 404", "Page", eventNotFound, "path", "data-404", nil},
+	"scroll-depth":   {"Scroll depth", "How far down visitors read a page", "Read", eventEngagement, "scroll_depth", "data-engagement", scrollBands},
+	"time-on-page":   {"Time on page", "How long visitors saw a page", "Seen for", eventEngagement, "time_on_page", "data-engagement", timeBands},
+}
+
+// behaviour fills the panel id of behaviourPanels: its event's prop, by
+// count, each row filtering the report to the visitors it counts.
+func (f filling) behaviour(ctx context.Context, ds DetailSource, id string) error {
+	bp := behaviourPanels[id]
+	pn := f.pn
+	pn.Title, pn.Caption, pn.First = bp.title, bp.caption, bp.first
+	pn.Head = []string{"Count", "Visitors"}
+	pn.csvHead = []string{bp.prop, "count", "visitors"}
+	pn.Empty = "None in this range. The analytics script counts them when its tag has " + bp.attribute + "."
+	q := f.q
+	q.Event = bp.event
+	e, err := ds.EventProperties(ctx, q)
+	if err != nil {
+		return f.narrowed(err)
+	}
+	var rows []PropertyValue
+	for _, v := range e.Properties {
+		if v.Property == bp.prop {
+			rows = append(rows, v)
+		}
+	}
+	if bp.bands != nil {
+		order := func(v string) int { return slices.IndexFunc(bp.bands, func(b bandFrom) bool { return b.label == v }) }
+		slices.SortStableFunc(rows, func(a, b PropertyValue) int { return order(a.Value) - order(b.Value) })
+	}
+	for _, v := range rows[:min(len(rows), max(f.q.Limit, 10))] {
+		pn.Rows = append(pn.Rows, panelRow{Label: v.Value, Code: bp.bands == nil,
+			Filter: f.cell(DimProp, PropFilter(v.Property, v.Value), v.Value), Cells: []string{num(v.Count), num(v.Users)},
+			csv: []string{v.Value, num(v.Count), num(v.Users)}})
 	}
 	return nil
 }

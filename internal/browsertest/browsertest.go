@@ -53,8 +53,9 @@ func Path() string {
 
 // New starts a headless Chromium for t and returns a chromedp context for
 // one tab, cancelled (and the browser stopped) when t ends. The whole
-// test gets at most timeout. Without Chromium the test is skipped.
-func New(t testing.TB, timeout time.Duration) context.Context {
+// test gets at most timeout. Without Chromium the test is skipped. flags
+// are the browser's beyond the usual (chromedp.UserAgent, say).
+func New(t testing.TB, timeout time.Duration, flags ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	path := Path()
 	if path == "" {
@@ -69,6 +70,7 @@ func New(t testing.TB, timeout time.Duration) context.Context {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 	)
+	opts = append(opts, flags...)
 	ctx, cancelTimeout := context.WithTimeout(context.Background(), timeout)
 	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	ctx, cancelTab := chromedp.NewContext(ctx)
