@@ -88,8 +88,8 @@ var cardGroups = []struct {
 // the card's first (which the page draws itself).
 type cardTab struct {
 	ID, Label string
-	Tabs  []tabLink
-	Panel *panel
+	Tabs      []tabLink
+	Panel     *panel
 }
 
 // tabLink is one tab of a card.
