@@ -96,6 +96,8 @@ func TestFunnelFromAPageViewToAPayment(t *testing.T) {
 			code, body := s.do(t, agent(name), "GET", u.Path+"?paid=1", "", nil)
 			require.Equal(t, 200, code, body)
 		}
+		_, err = s.reports.Analytics.AddGoal(ctx, reporting.Goal{Name: "Paid", Event: "booking_paid"})
+		require.NoError(t, err)
 		for _, name := range []string{"Ann", "Bob", "Cy", "Di"} {
 			land(name)
 		}
@@ -123,5 +125,10 @@ func TestFunnelFromAPageViewToAPayment(t *testing.T) {
 		props, err := s.reports.Analytics.EventProperties(ctx, reporting.AnalyticsQuery{Days: 1, Event: "booking_paid"})
 		require.NoError(t, err)
 		require.Equal(t, []reporting.PropertyValue{{Property: "service", Value: "consult", Count: 2, Users: 2}}, props.Properties)
+		// A goal of the payments reports what they earned: the price of each.
+		goals, err := s.reports.Analytics.GoalConversions(ctx, reporting.AnalyticsQuery{Days: 1})
+		require.NoError(t, err)
+		require.Equal(t, map[string]float64{"EUR": 50}, goals.Goals[0].Period.Revenue)
+		require.Equal(t, map[string]float64{"EUR": 25}, goals.Goals[0].Period.AverageRevenue)
 	})
 }

@@ -162,7 +162,7 @@ func FormsToAnalytics(f *forms.Service, a *reporting.Analytics, site string) err
 		return errors.New("link: forms to analytics: a service is nil")
 	}
 	f.OnSubmissionAccepted(func(ctx context.Context, e forms.SubmissionEvent) {
-		_ = a.CollectServer(ctx, site, EventFormSubmitted, map[string]string{"form": e.Form.Slug})
+		_ = a.CollectServer(ctx, site, reporting.View{Name: EventFormSubmitted, Props: map[string]string{"form": e.Form.Slug}})
 	})
 	return nil
 }
@@ -191,8 +191,9 @@ func AnalyticsToForms(f *forms.Service, a *reporting.Analytics, pages string) er
 }
 
 // eventBookingPaid is a paid booking's customer back from paying, counted
-// by link.Join; its property "service" is the service's slug. A funnel
-// step ("event:booking_paid") or a goal names it.
+// by link.Join; its property "service" is the service's slug, its revenue
+// the booking's price. A funnel step ("event:booking_paid") or a goal
+// names it (a goal of it reports the revenue).
 const eventBookingPaid = "booking_paid"
 
 // paidReturns counts eventBookingPaid in a each time the customer of a
@@ -217,7 +218,8 @@ func paidReturns(b *bookings.Service, a *reporting.Analytics, site, manage strin
 			}
 			props := map[string]string{}
 			serviceSlug(r.Context(), b, booking.ServiceID, props)
-			_ = a.CollectServer(r.Context(), site, eventBookingPaid, props)
+			_ = a.CollectServer(r.Context(), site, reporting.View{Name: eventBookingPaid, Props: props, Revenue: booking.Payment.Amount,
+				Currency: booking.Payment.Currency})
 		})
 	}
 }
@@ -250,7 +252,7 @@ func BookingsToAnalytics(b *bookings.Service, a *reporting.Analytics, site strin
 		}
 		props := map[string]string{"status": string(e.Booking.Status)}
 		serviceSlug(ctx, b, e.Booking.ServiceID, props)
-		_ = a.CollectServer(ctx, site, EventBookingCreated, props)
+		_ = a.CollectServer(ctx, site, reporting.View{Name: EventBookingCreated, Props: props})
 	})
 	return nil
 }

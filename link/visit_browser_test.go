@@ -45,7 +45,7 @@ func TestBrowserWhereEachCameFrom(t *testing.T) {
 	require.NoError(t, err)
 	landed := reporting.WithVisitor(bg, reporting.Visitor{IP: "127.0.0.1", UserAgent: ua,
 		Page: s.srv.URL + "/pricing?utm_source=Newsletter&utm_medium=email&utm_campaign=november"})
-	require.NoError(t, s.reports.Analytics.CollectServer(landed, s.srv.URL, "", nil))
+	require.NoError(t, s.reports.Analytics.CollectServer(landed, s.srv.URL, reporting.View{}))
 	require.NoError(t, s.reports.Analytics.Flush(bg))
 
 	run(chromedp.WaitVisible(chromedp.CSS("form")), chromedp.SendKeys(chromedp.ID("f-name"), "Ann Lee"), chromedp.SendKeys(chromedp.ID("f-email"), "ann@example.com"))

@@ -51,7 +51,7 @@ type CollectOptions struct {
 
 // CollectHandler takes page views and events:
 //
-//	POST {prefix}/collect      {"name", "url", "referrer", "title", "props"} → 202 (any content type, for sendBeacon)
+//	POST {prefix}/collect      {"name", "url", "referrer", "title", "props", "revenue"} → 202 (any content type, for sendBeacon)
 //	GET  {prefix}/collect.gif  ?n=&u=&r=&t=, or nothing: the page is the Referer → a 1×1 GIF (no JavaScript needed)
 //	GET  {prefix}/script.js    the tiny script that posts a page view
 //
@@ -120,6 +120,11 @@ type collectBody struct {
 	Referrer string         `json:"referrer"`
 	Title    string         `json:"title"`
 	Props    map[string]any `json:"props"`
+	// Revenue is an event's: {"amount": 49.9 or "49.90", "currency": "EUR"}.
+	Revenue *struct {
+		Amount   json.RawMessage `json:"amount"`
+		Currency string          `json:"currency"`
+	} `json:"revenue"`
 }
 
 // view makes the View of a request, checking the page's site.
@@ -160,6 +165,16 @@ func (h *CollectHandler) collect(w http.ResponseWriter, r *http.Request) error {
 	if err == nil {
 		v.Props, err = propValues(b.Props)
 	}
+	if err == nil && b.Revenue != nil {
+		v.Currency = b.Revenue.Currency
+		if err = json.Unmarshal(b.Revenue.Amount, &v.Revenue); err != nil { // a number: its text as JSON writes it
+			var n json.Number
+			if json.Unmarshal(b.Revenue.Amount, &n) != nil {
+				return api.Invalid("revenue", "The revenue's amount must be a number or a decimal in text, like 49.90.")
+			}
+			v.Revenue, err = n.String(), nil
+		}
+	}
 	if err == nil {
 		err = h.a.Collect(r.Context(), v)
 	}
@@ -169,6 +184,8 @@ func (h *CollectHandler) collect(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	case errors.Is(err, errBadProps):
 		return api.Invalid("props", strings.TrimPrefix(err.Error(), errBadProps.Error()+": "))
+	case errors.Is(err, ErrBadView) && strings.Contains(err.Error(), "revenue"):
+		return api.Invalid("revenue", strings.TrimPrefix(err.Error(), ErrBadView.Error()+": "))
 	case errors.Is(err, ErrBadView) && strings.Contains(err.Error(), "prop"):
 		return api.Invalid("props", strings.TrimPrefix(err.Error(), ErrBadView.Error()+": "))
 	case errors.Is(err, ErrBadView):

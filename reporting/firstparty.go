@@ -186,6 +186,10 @@ type View struct {
 	// MaxProps, names of at most MaxPropNameLength bytes and values of
 	// at most MaxPropValueLength, no control characters.
 	Props map[string]string
+	// Revenue is what an event earned ("49.90": a decimal, at most three
+	// places, at most a trillion) in Currency (ISO 4217: "EUR"), both or
+	// neither: the goals it reaches report it. Ignored for a page view.
+	Revenue, Currency string
 }
 
 // Reasons a view is not recorded.
@@ -257,6 +261,24 @@ func band(bands []bandFrom, n int) string {
 		}
 	}
 	return label
+}
+
+// parseRevenue reads an event's revenue: amount a decimal of at most
+// twelve digits before its point and three after, currency three letters
+// (ISO 4217, upper-cased); the amount in thousandths of a unit.
+func parseRevenue(amount, currency string) (int64, string, error) {
+	bad := func(why string) error { return fmt.Errorf("%w: the revenue %s", ErrBadView, why) }
+	amount, currency = strings.TrimSpace(amount), strings.ToUpper(strings.TrimSpace(currency))
+	if len(currency) != 3 || strings.IndexFunc(currency, func(r rune) bool { return r < 'A' || r > 'Z' }) >= 0 {
+		return 0, "", bad("needs its currency, three letters (ISO 4217: EUR)")
+	}
+	whole, frac, _ := strings.Cut(amount, ".")
+	digits := func(s string) bool { return strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) < 0 }
+	if whole == "" || len(whole) > 12 || len(frac) > 3 || !digits(whole) || !digits(frac) || strings.HasSuffix(amount, ".") {
+		return 0, "", bad("amount must be a number of at least 0, with at most three decimal places")
+	}
+	n, _ := strconv.ParseInt(whole+(frac+"000")[:3], 10, 64)
+	return n, currency, nil
 }
 
 // botWords are the parts of a user agent that mark a robot, a crawler or
@@ -348,6 +370,13 @@ func (a *Analytics) collect(ctx context.Context, v View, botCheck bool) error {
 	case eventEngagement:
 		props = engagementProps(props)
 	}
+	var revenue int64
+	var currency string
+	if name != "" && (v.Revenue != "" || v.Currency != "") {
+		if revenue, currency, err = parseRevenue(v.Revenue, v.Currency); err != nil {
+			return err
+		}
+	}
 	if botCheck && Bot(v.UserAgent) { // after the cheaper refusals
 		a.o.Logger.DebugContext(ctx, "reporting: view left out: the user agent is a robot's or a script's", "user_agent", clip(v.UserAgent, 200))
 		return ErrBot
@@ -368,7 +397,7 @@ func (a *Analytics) collect(ctx context.Context, v View, botCheck bool) error {
 	}
 	h := Hit{At: now, Day: day, Visitor: visitorHash(salt, site, v.IP, v.UserAgent), Event: name, Path: clip(path, MaxPathLength),
 		Title: clip(strings.TrimSpace(v.Title), MaxTitleLength), Source: source(u, v.Referrer, site), Device: Device(v.UserAgent),
-		Country: clip(strings.ToUpper(strings.TrimSpace(v.Country)), 2), Props: props, Campaign: campaign(u)}
+		Country: clip(strings.ToUpper(strings.TrimSpace(v.Country)), 2), Props: props, Campaign: campaign(u), Revenue: revenue, Currency: currency}
 	h.Browser, h.OS = browserAndOS(v.UserAgent)
 	a.mu.Lock()
 	if a.pending.len()+a.writing >= a.o.MaxPending { // filled again meanwhile

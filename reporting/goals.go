@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -193,10 +195,17 @@ type GoalConversion struct {
 
 // GoalFigures are a goal's visitors who converted (each day's, summed),
 // its conversions, and the share of all visitors who converted (0 to 1).
+//
+// Revenue is what its conversions earned, by currency (ISO 4217 code to
+// the amount), and AverageRevenue that over the conversions that carried
+// an amount; both only of conversions counted since revenue was, not
+// narrowed by filters, and empty without any.
 type GoalFigures struct {
-	Visitors    float64 `json:"visitors"`
-	Conversions float64 `json:"conversions"`
-	Rate        float64 `json:"conversion_rate"`
+	Visitors       float64            `json:"visitors"`
+	Conversions    float64            `json:"conversions"`
+	Rate           float64            `json:"conversion_rate"`
+	Revenue        map[string]float64 `json:"revenue,omitempty"`
+	AverageRevenue map[string]float64 `json:"average_revenue,omitempty"`
 }
 
 func (a *Analytics) goalStore() (GoalStore, error) {
@@ -289,7 +298,44 @@ func (a *Analytics) GoalConversions(ctx context.Context, q AnalyticsQuery) (Goal
 		key := strconv.FormatInt(g.ID, 10)
 		out.Goals[i] = GoalConversion{Goal: g, Period: fig(now[key], visitors), Previous: fig(was[key], wasVisitors)}
 	}
+	if len(q.Filters) == 0 { // revenue is kept by goal and day, not by visitor
+		for _, p := range []struct {
+			r   Range
+			fig func(*GoalConversion) *GoalFigures
+		}{{r, func(c *GoalConversion) *GoalFigures { return &c.Period }}, {before, func(c *GoalConversion) *GoalFigures { return &c.Previous }}} {
+			if err := a.revenue(ctx, p.r, out.Goals, p.fig); err != nil {
+				return GoalConversions{}, err
+			}
+		}
+	}
 	return out, nil
+}
+
+// dimRevenue is the rollup of goals' revenue (reporting/counting counts
+// it): keys "<goal ID><US><currency>", views the amounts summed in
+// thousandths of a unit, sessions the conversions that carried one.
+const dimRevenue Dimension = "revenue"
+
+// revenue fills in each goal's revenue in r, in the figures fig picks.
+func (a *Analytics) revenue(ctx context.Context, r Range, goals []GoalConversion, fig func(*GoalConversion) *GoalFigures) error {
+	rows, err := a.store.Daily(ctx, dimRevenue, r.StartDate, r.EndDate, 0)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		id, currency, ok := strings.Cut(row.Key, propSep)
+		i := slices.IndexFunc(goals, func(g GoalConversion) bool { return strconv.FormatInt(g.Goal.ID, 10) == id })
+		if !ok || i < 0 || row.Sessions <= 0 {
+			continue
+		}
+		f := fig(&goals[i])
+		if f.Revenue == nil {
+			f.Revenue, f.AverageRevenue = map[string]float64{}, map[string]float64{}
+		}
+		f.Revenue[currency] = float64(row.Views) / 1000
+		f.AverageRevenue[currency] = math.Round(float64(row.Views)/float64(row.Sessions)) / 1000
+	}
+	return nil
 }
 
 // GoalReached is a visitor's first hit of a day that reaches a goal: once

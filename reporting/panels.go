@@ -307,14 +307,35 @@ func (f filling) goals(ctx context.Context, gs DetailSource) error {
 	if err != nil {
 		return f.narrowed(err)
 	}
+	pn.csvHead = append(pn.csvHead, "revenue", "average_revenue")
+	earned := slices.ContainsFunc(c.Goals, func(g GoalConversion) bool { return len(g.Period.Revenue) > 0 })
+	if earned {
+		pn.Head = append(pn.Head, "Revenue", "Average")
+	}
 	for _, g := range c.Goals {
-		pn.Rows = append(pn.Rows, panelRow{Label: g.Goal.Name, Detail: goalWhat(g.Goal),
+		row := panelRow{Label: g.Goal.Name, Detail: goalWhat(g.Goal),
 			Filter: f.cell(DimGoal, strconv.FormatInt(g.Goal.ID, 10), g.Goal.Name),
 			Cells:  []string{num(g.Period.Visitors), num(g.Period.Conversions), pct(g.Period.Rate), pct(g.Previous.Rate)},
 			csv: []string{g.Goal.Name, num(g.Period.Visitors), num(g.Period.Conversions), strconv.FormatFloat(g.Period.Rate, 'f', 4, 64),
-				strconv.FormatFloat(g.Previous.Rate, 'f', 4, 64)}})
+				strconv.FormatFloat(g.Previous.Rate, 'f', 4, 64), amounts(g.Period.Revenue, "; "), amounts(g.Period.AverageRevenue, "; ")}}
+		if earned {
+			row.Cells = append(row.Cells, cmp.Or(amounts(g.Period.Revenue, ", "), "–"), cmp.Or(amounts(g.Period.AverageRevenue, ", "), "–"))
+		}
+		pn.Rows = append(pn.Rows, row)
 	}
 	return nil
+}
+
+// amounts says a goal's revenue by currency, in the currencies' order,
+// joined by sep: "50.00 EUR, 1999.999 USD" (two places, three where the
+// third is not 0); "" for none.
+func amounts(m map[string]float64, sep string) string {
+	var out []string
+	for _, c := range slices.Sorted(maps.Keys(m)) {
+		v := strconv.FormatFloat(m[c], 'f', 3, 64)
+		out = append(out, strings.TrimSuffix(v, "0")+" "+c)
+	}
+	return strings.Join(out, sep)
 }
 
 // entryPages fills the entry pages panel: entrances, bounce rate and

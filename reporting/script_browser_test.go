@@ -48,6 +48,8 @@ func TestBrowserScriptOnSinglePageApp(t *testing.T) {
 	// is not counted.
 	ctx := browsertest.New(t, 90*time.Second, chromedp.UserAgent(browser))
 	b := setup(t, store.SQLite)
+	_, err := b.analytics.AddGoal(context.Background(), reporting.Goal{Name: "Purchase", Event: "purchase"})
+	require.NoError(t, err)
 	attrs := ""
 	srv := serveApp(t, b, &attrs)
 	click := func(id string) { browsertest.Do(t, ctx, chromedp.Click(chromedp.ID(id))) }
@@ -59,6 +61,7 @@ func TestBrowserScriptOnSinglePageApp(t *testing.T) {
 	click("away")
 	click("file")
 	click("signup")
+	browsertest.Do(t, ctx, chromedp.Evaluate[chromedp.Void](`groundworkAnalytics("purchase", {plan: "pro"}, {revenue: {amount: 19.9, currency: "EUR"}})`))
 	browsertest.Do(t, ctx, chromedp.NavigateBack()) // popstate: /pricing again
 	browsertest.Eventually(t, ctx, `location.pathname === "/pricing"`, "Back")
 	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+"/missing"), chromedp.WaitVisible(chromedp.ID("pricing")))
@@ -77,7 +80,10 @@ func TestBrowserScriptOnSinglePageApp(t *testing.T) {
 	for _, e := range c.TopEvents {
 		events[e.Event] = e.Count
 	}
-	require.Equal(t, map[string]float64{"outbound_link": 1, "file_download": 1, "not_found": 1, "sign up": 1, "engagement": 5}, events)
+	require.Equal(t, map[string]float64{"outbound_link": 1, "file_download": 1, "not_found": 1, "sign up": 1, "purchase": 1, "engagement": 5}, events)
+	goals, err := b.analytics.GoalConversions(context.Background(), reporting.AnalyticsQuery{Days: 1})
+	require.NoError(t, err)
+	require.Equal(t, map[string]float64{"EUR": 19.9}, goals.Goals[0].Period.Revenue, "the page's own event, with its revenue")
 	for event, want := range map[string]string{"outbound_link": "url=https://elsewhere.example/docs", "file_download": "url=" + srv.URL + "/files/price-list.pdf",
 		"not_found": "path=/missing", "sign up": "plan=pro"} {
 		q.Event = event

@@ -85,19 +85,20 @@ func CarryVisitor(next http.Handler, o VisitorOptions) http.Handler {
 }
 
 // CollectServer counts an event the server saw happen (a form accepted,
-// a booking made), where no ad blocker or closed tab can lose it: as the
-// visitor ctx carries (see CarryVisitor), in their session, whatever
-// their user agent; else as a visitor of its own, at site's root (site is
-// the site's origin, "https://example.com"). The name and props are
-// checked as Collect's.
-func (a *Analytics) CollectServer(ctx context.Context, site, name string, props map[string]string) error {
+// a booking paid), where no ad blocker or closed tab can lose it: e's
+// Name, Props, Revenue and Currency (checked as Collect's; the rest is
+// the visitor's), as the visitor ctx carries (see CarryVisitor), in their
+// session, whatever their user agent; else as a visitor of its own, at
+// site's root (site is the site's origin, "https://example.com").
+func (a *Analytics) CollectServer(ctx context.Context, site string, e View) error {
 	v, ok := VisitorFrom(ctx)
 	if !ok {
 		one := make([]byte, 16)
 		_, _ = rand.Read(one)
 		v = Visitor{UserAgent: "server " + hex.EncodeToString(one), Page: strings.TrimSuffix(site, "/") + "/"}
 	}
-	return a.collect(ctx, View{Name: name, URL: v.Page, Referrer: v.Referrer, IP: v.IP, UserAgent: v.UserAgent, Props: props}, false)
+	return a.collect(ctx, View{Name: e.Name, URL: v.Page, Referrer: v.Referrer, IP: v.IP, UserAgent: v.UserAgent, Props: e.Props,
+		Revenue: e.Revenue, Currency: e.Currency}, false)
 }
 
 // TrackViews counts a page view of each HTML page next serves (a GET

@@ -71,6 +71,10 @@ type Hit struct {
 	Campaign [4]string
 	// Browser and OS are read from the user agent, which is not kept.
 	Browser, OS string
+	// Revenue is an event's amount in thousandths of its Currency's
+	// unit (ISO 4217, "EUR"); 0 and "" for none.
+	Revenue  int64
+	Currency string
 }
 
 // Prop is one property of an event: "plan" = "pro".

@@ -84,12 +84,21 @@ var scopeCodes = map[reporting.Dimension]string{
 	reporting.DimContent: "o:",
 }
 
+// dimRevenue counts the revenue of a goal's conversions, by the goal's ID
+// and the currency (key "7<US>EUR"): a row's views are its amounts
+// summed, in thousandths of the currency's unit, and its sessions the
+// conversions that carried one. The reports read it by this name.
+const (
+	dimRevenue reporting.Dimension = "revenue"
+	revenueSep                     = "\x1f"
+)
+
 // Count counts h, a hit of d's visitor on their day, into c (its Rows
 // are reused) and moves d on: its session, and the values claimed.
 // Hits must come in time order. goals are the goals counted.
 //
 // The rules: a goal h matches is a view of the goal (its key the goal's
-// id). An event is a view of its name and of each property value
+// id), and its revenue, if any, the goal's in its currency. An event is a view of its name and of each property value
 // (reporting.PropKey), and extends the session it falls in. A page view
 // is a view of the day, its page, source, device, browser, system,
 // campaign values and country; it begins a session when none is within
@@ -117,7 +126,11 @@ func Count(c *Counted, h reporting.Hit, d *Day, goals []reporting.Goal) {
 	}
 	for _, g := range goals {
 		if g.Matches(h) {
-			unique(reporting.DimGoal, strconv.FormatInt(g.ID, 10), "")
+			id := strconv.FormatInt(g.ID, 10)
+			unique(reporting.DimGoal, id, "")
+			if h.Revenue > 0 && h.Currency != "" {
+				c.Rows = append(c.Rows, Row{Dim: dimRevenue, Key: id + revenueSep + h.Currency, Views: h.Revenue, Sessions: 1})
+			}
 		}
 	}
 	if h.Event != "" {

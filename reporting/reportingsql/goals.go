@@ -231,6 +231,13 @@ func (s *Store) DeleteGoal(ctx context.Context, id int64) error {
 				return err
 			}
 		}
+		// Its revenue, by currency (keys "<id><US><currency>").
+		for _, table := range []string{"reporting_daily", "reporting_weekly"} {
+			if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM `+table+` WHERE dim = 'revenue' AND key >= ? AND key < ?`),
+				key+"\x1f", key+"\x20"); err != nil {
+				return err
+			}
+		}
 		// No visitor is counted for it any more (a goal made later may
 		// take its number).
 		return editSeen(ctx, tx, func(_ string, s *seenSet) bool { return s.remove(counting.Scope(reporting.DimGoal, key)) })
