@@ -277,7 +277,7 @@ func parseRevenue(amount, currency string) (int64, string, error) {
 	if whole == "" || len(whole) > 12 || len(frac) > 3 || !digits(whole) || !digits(frac) || strings.HasSuffix(amount, ".") {
 		return 0, "", bad("amount must be a number of at least 0, with at most three decimal places")
 	}
-	n, _ := strconv.ParseInt(whole+(frac+"000")[:3], 10, 64)
+	n, _ := strconv.ParseInt(whole+(frac + "000")[:3], 10, 64)
 	return n, currency, nil
 }
 
