@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +80,7 @@ func TestBrowserEmbeddedBookingPage(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, headerless, "a framed page is drawn without the site's header and footer")
 	browsertest.NoViolationsIn(t, ctx, frameCtx, "the framed booking page")
+	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "embed-booking")
 	height, err := chromedp.Run(frameCtx, chromedp.Evaluate[float64](`Math.ceil(document.documentElement.getBoundingClientRect().height)`))
 	require.NoError(t, err)
 	browsertest.Eventually(t, ctx, fmt.Sprintf(`document.querySelector("iframe").style.height === "%dpx"`, int(height)), "the frame follows its page's height")

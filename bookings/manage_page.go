@@ -186,11 +186,11 @@ func (p *PageHandler) drawManage(w http.ResponseWriter, r *http.Request, status 
 
 // madeEvent is what a host page framing the confirmation of b is told
 // (as Cal.com's embed tells bookingSuccessful): the booking's number, its
-// service, its times and length, and whether it is confirmed or waits
-// for the provider.
+// service, its times and length, its status, and whether it is
+// confirmed (not waiting for the provider's yes, nor for its payment).
 func madeEvent(b Booking, svc Offering) string {
 	out, _ := json.Marshal(map[string]any{"number": b.Number, "service": svc.Slug, "start": b.Start.UTC().Format(time.RFC3339),
-		"end": b.End.UTC().Format(time.RFC3339), "duration": int(b.End.Sub(b.Start) / time.Minute), "confirmed": b.Status != StatusRequested,
+		"end": b.End.UTC().Format(time.RFC3339), "duration": int(b.End.Sub(b.Start) / time.Minute), "confirmed": b.Status == StatusConfirmed,
 		"status": b.Status})
 	return string(out)
 }

@@ -510,14 +510,15 @@ func (p *PageHandler) book(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return err
 	}
-	if booked.Status == StatusAwaitingPayment && booked.Payment.CheckoutURL != "" {
+	if booked.Status == StatusAwaitingPayment && booked.Payment.CheckoutURL != "" && !p.render.Framed(r) {
 		// Booked and held: the customer pays on the provider's page,
 		// which sends them back to the booking's own page.
 		web.SeeOther(w, r, booked.Payment.CheckoutURL)
 		return nil
 	}
 	// The confirmation is the booking's own page, which the mail links
-	// to as well.
+	// to as well; in a frame, where the payment page refuses to be shown,
+	// that page's Pay opens it in a tab of its own.
 	web.SeeOther(w, r, p.prefix+"/manage/"+token+"?"+url.Values{"booked": {"1"}, "tz": {zone}}.Encode())
 	return nil
 }

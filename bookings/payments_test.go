@@ -500,3 +500,31 @@ func TestBrowserPaidBooking(t *testing.T) {
 	require.Contains(t, text(".error-summary"), "Payment could not be started. Please try again in a moment.")
 	browsertest.NoViolations(t, ctx, "the booking page when payment cannot start")
 }
+
+// A paid booking made inside another site's frame: the payment page
+// refuses frames, so the customer lands on their booking's own page,
+// still framed, whose Pay opens the payment in a tab of its own; the
+// host hears of the booking, not yet confirmed.
+func TestPaidBookingInAFrame(t *testing.T) {
+	t.Parallel()
+	pay := &fakePayments{}
+	b := setupPaid(t, store.SQLite, pay)
+	pages, err := bookings.NewPageHandler(b.svc, &bookings.PageOptions{FrameOrigins: []string{"https://www.example.com"}})
+	require.NoError(t, err)
+	srv := httptest.NewServer(pages)
+	t.Cleanup(srv.Close)
+	framed := "?" + url.Values{"embed": {"https://www.example.com"}, "tz": {"UTC"}}.Encode()
+	form := url.Values{"start_time": {"2026-06-03T14:00:00Z"}, "customer_name": {"Ann"}, "customer_email": {"ann@example.com"}}
+	status, body, location := post(t, srv, bookings.PagePrefixDefault+"/consultation"+framed, form)
+	require.Equal(t, http.StatusSeeOther, status, body)
+	require.True(t, strings.HasPrefix(location, bookings.PagePrefixDefault+"/manage/"), location)
+	to, err := url.Parse(location)
+	require.NoError(t, err)
+	require.Equal(t, "https://www.example.com", to.Query().Get("embed"), "still framed")
+	page := getPage(t, srv.URL+location)
+	require.Contains(t, page, "<h1>Pay to confirm your booking</h1>")
+	require.Regexp(t, `<a class="button" href="/bookings/manage/[^"]+/pay" target="_blank">Pay €25.00<span class="visually-hidden"> \(opens a new tab\)</span></a>`, page)
+	require.Contains(t, page, `data-frame-event="bookingSuccessful"`)
+	require.Contains(t, page, `&#34;confirmed&#34;:false`)
+	require.Contains(t, page, `&#34;status&#34;:&#34;awaiting_payment&#34;`)
+}

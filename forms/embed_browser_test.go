@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"testing"
 	"time"
 
@@ -58,6 +59,7 @@ func TestBrowserEmbeddedFormPopup(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "dark rgb(11, 17, 32)", theme, "the frame in the theme the host asked for")
 	browsertest.NoViolationsIn(t, ctx, frame, "the framed form")
+	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "embed-form-popup")
 
 	browsertest.Do(t, frame, chromedp.SendKeys(chromedp.ID("f-name"), "Ann Example"), chromedp.SendKeys(chromedp.ID("f-email"), "ann@example.test"))
 	b.clock.Advance(20 * time.Second) // a person takes a while
@@ -71,4 +73,37 @@ func TestBrowserEmbeddedFormPopup(t *testing.T) {
 		"Escape closes the dialog, the focus back on the link")
 	list := b.api(t, "GET", "/"+form+"/submissions", nil)
 	require.EqualValues(t, 1, list.json(t)["meta"].(map[string]any)["total"])
+}
+
+// The floating button: the link becomes a button fixed in the window's
+// corner, reading as the link did, which opens the form in a dialog.
+func TestBrowserEmbeddedFormFloating(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 60*time.Second)
+	b := setup(t)
+	form := b.contactForm(t)
+	mux := http.NewServeMux()
+	pagesSrv := httptest.NewServer(mux)
+	t.Cleanup(pagesSrv.Close)
+	hostSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Our site</title></head><body><main><h1>Our site</h1>
+<p><a href="%[1]s/forms/%[2]s" data-groundwork-embed="floating">Write to us</a></p></main>
+<script src="%[1]s/forms/embed.js" async></script></body></html>`, pagesSrv.URL, form)
+	}))
+	t.Cleanup(hostSrv.Close)
+	hostURL, _ := url.Parse(hostSrv.URL)
+	pages, err := forms.NewPageHandler(b.svc, &forms.PageOptions{FrameOrigins: []string{"http://localhost:" + hostURL.Port()}})
+	require.NoError(t, err)
+	mux.Handle("/forms/", pages)
+
+	browsertest.Do(t, ctx, chromedp.Navigate("http://localhost:"+hostURL.Port()+"/"), chromedp.WaitVisible(chromedp.CSS(`button[aria-haspopup="dialog"]`)))
+	placed, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const b = document.querySelector('button[aria-haspopup="dialog"]');
+  return b.textContent + " " + getComputedStyle(b).position + " " + document.querySelector("a[data-groundwork-embed]").hidden })()`))
+	require.NoError(t, err)
+	require.Equal(t, "Write to us fixed true", placed)
+	browsertest.TabTo(t, ctx, `button[aria-haspopup="dialog"]`)
+	browsertest.Press(t, ctx, " ", false)
+	frame := browsertest.Frame(t, ctx, pagesSrv.URL+"/forms/"+form)
+	require.Equal(t, "Contact", browsertest.Text(t, frame, "h1"))
 }

@@ -499,6 +499,9 @@ func (d *Dashboard) trafficSection(ctx context.Context, p *dashboardPage, q Anal
 	}
 	if err == nil {
 		t.Content, err = d.svc.TopContent(ctx, q)
+		// The engagement events are the Behaviour card's: among the
+		// others they would top every list.
+		t.Content.TopEvents = slices.DeleteFunc(slices.Clone(t.Content.TopEvents), func(e ContentEvent) bool { return e.Event == eventEngagement })
 	}
 	if _, ok := d.svc.o.Analytics.(DetailSource); ok && err == nil {
 		var sources, devices Breakdown

@@ -30,6 +30,9 @@ type panel struct {
 	Keep   []hiddenField
 	// AllURL is the report unfiltered.
 	AllURL string
+	// Span makes the panel as wide as the page (more columns than half
+	// of it holds: the goals with their revenue).
+	Span bool
 	// csvHead and the rows' CSV are the export.
 	csvHead []string
 }
@@ -310,16 +313,16 @@ func (f filling) goals(ctx context.Context, gs DetailSource) error {
 	pn.csvHead = append(pn.csvHead, "revenue", "average_revenue")
 	earned := slices.ContainsFunc(c.Goals, func(g GoalConversion) bool { return len(g.Period.Revenue) > 0 })
 	if earned {
-		pn.Head = append(pn.Head, "Revenue", "Average")
+		pn.Head, pn.Span = append(pn.Head, "Revenue", "Average"), true
 	}
 	for _, g := range c.Goals {
 		row := panelRow{Label: g.Goal.Name, Detail: goalWhat(g.Goal),
 			Filter: f.cell(DimGoal, strconv.FormatInt(g.Goal.ID, 10), g.Goal.Name),
 			Cells:  []string{num(g.Period.Visitors), num(g.Period.Conversions), pct(g.Period.Rate), pct(g.Previous.Rate)},
 			csv: []string{g.Goal.Name, num(g.Period.Visitors), num(g.Period.Conversions), strconv.FormatFloat(g.Period.Rate, 'f', 4, 64),
-				strconv.FormatFloat(g.Previous.Rate, 'f', 4, 64), amounts(g.Period.Revenue, "; "), amounts(g.Period.AverageRevenue, "; ")}}
+				strconv.FormatFloat(g.Previous.Rate, 'f', 4, 64), amounts(g.Period.Revenue, "; ", false), amounts(g.Period.AverageRevenue, "; ", false)}}
 		if earned {
-			row.Cells = append(row.Cells, cmp.Or(amounts(g.Period.Revenue, ", "), "–"), cmp.Or(amounts(g.Period.AverageRevenue, ", "), "–"))
+			row.Cells = append(row.Cells, cmp.Or(amounts(g.Period.Revenue, ", ", true), "–"), cmp.Or(amounts(g.Period.AverageRevenue, ", ", true), "–"))
 		}
 		pn.Rows = append(pn.Rows, row)
 	}
@@ -327,13 +330,16 @@ func (f filling) goals(ctx context.Context, gs DetailSource) error {
 }
 
 // amounts says a goal's revenue by currency, in the currencies' order,
-// joined by sep: "50.00 EUR, 1999.999 USD" (two places, three where the
-// third is not 0); "" for none.
-func amounts(m map[string]float64, sep string) string {
+// joined by sep: "15,337.00 EUR, 1,999.999 USD" (two places, three where
+// the third is not 0; thousands grouped when group); "" for none.
+func amounts(m map[string]float64, sep string, group bool) string {
 	var out []string
 	for _, c := range slices.Sorted(maps.Keys(m)) {
-		v := strconv.FormatFloat(m[c], 'f', 3, 64)
-		out = append(out, strings.TrimSuffix(v, "0")+" "+c)
+		whole, frac, _ := strings.Cut(strconv.FormatFloat(m[c], 'f', 3, 64), ".")
+		if n, _ := strconv.ParseFloat(whole, 64); group {
+			whole = num(n)
+		}
+		out = append(out, whole+"."+strings.TrimSuffix(frac, "0")+" "+c)
 	}
 	return strings.Join(out, sep)
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -57,19 +58,38 @@ func seedSite(t testing.TB, b *bundle) []reporting.Hit {
 				h.At, h.Path, h.Title = at, p.path, p.title
 				hits = append(hits, h)
 				if p.path == "/thanks" {
+					plan := rng.IntN(2)
 					hits = append(hits, reporting.Hit{At: at, Day: h.Day, Visitor: h.Visitor, Event: "purchase",
-						Props: []reporting.Prop{{Name: "plan", Value: []string{"basic", "pro"}[rng.IntN(2)]}}})
+						Props: []reporting.Prop{{Name: "plan", Value: []string{"basic", "pro"}[plan]}}, Revenue: []int64{19_000, 49_000}[plan], Currency: "EUR"})
+				}
+				// What the script's opt-in events tell of the page: how
+				// far it was read and how long it was seen, now and then
+				// a link out, a price list fetched, a page gone.
+				ev := func(name string, props ...reporting.Prop) {
+					hits = append(hits, reporting.Hit{At: at.Add(time.Second), Day: h.Day, Visitor: h.Visitor, Path: p.path, Event: name, Props: props})
+				}
+				ev("engagement", reporting.Prop{Name: "scroll_depth", Value: []string{"Under 25%", "25–49%", "50–74%", "75–99%", "100%"}[rng.IntN(5)]},
+					reporting.Prop{Name: "time_on_page", Value: []string{"Under 10 s", "10–29 s", "30–59 s", "1–2 min", "3–9 min"}[rng.IntN(5)]})
+				switch rng.IntN(12) {
+				case 0:
+					ev("outbound_link", reporting.Prop{Name: "url", Value: []string{"https://instagram.com/shop", "https://maps.example/shop"}[rng.IntN(2)]})
+				case 1:
+					ev("file_download", reporting.Prop{Name: "url", Value: "https://shop.example/files/price-list.pdf"})
+				case 2:
+					ev("not_found", reporting.Prop{Name: "path", Value: []string{"/old-shoes", "/summer-sale"}[rng.IntN(2)]})
 				}
 				at = at.Add(time.Duration(20+rng.IntN(200)) * time.Second)
 			}
 		}
 	}
-	require.NoError(t, b.analytics.Store().Record(context.Background(), hits, nil))
+	// The goals first: a hit's revenue is counted for the goals there as
+	// it is written.
 	for _, g := range []reporting.Goal{{Page: "/thanks", Name: "Reached thank-you page"}, {Event: "purchase", Property: "plan", Value: "pro"},
 		{Page: "/blog/*", Name: "Read the blog"}} {
 		_, err := b.analytics.AddGoal(context.Background(), g)
 		require.NoError(t, err)
 	}
+	require.NoError(t, b.analytics.Store().Record(context.Background(), hits, nil))
 	return hits
 }
 
@@ -121,6 +141,21 @@ func TestBrowserDashboardPanels(t *testing.T) {
 		}
 		browsertest.NoViolations(t, ctx, "the dashboard's cards on other tabs: "+query)
 	}
+	// The Behaviour card: what the script's opt-in events tell, a tab
+	// each; the bands in their order, not by count.
+	run(chromedp.Navigate(srv.URL+"/reporting?behaviour=scroll-depth"), chromedp.WaitVisible(chromedp.CSS("figure.chart")))
+	bands, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#behaviour tbody td:first-child")].map(td => td.textContent.replace(": show only these visits", ""))`))
+	require.NoError(t, err)
+	require.Equal(t, []string{"Under 25%", "25–49%", "50–74%", "75–99%", "100%"}, bands)
+	for query, want := range map[string]string{"": "https://instagram.com/shop", "behaviour=file-downloads": "price-list.pdf",
+		"behaviour=not-found": "/summer-sale", "behaviour=time-on-page": "1–2 min"} {
+		run(chromedp.Navigate(srv.URL+"/reporting?"+query), chromedp.WaitVisible(chromedp.CSS("figure.chart")))
+		require.Contains(t, text("#behaviour"), want, query)
+	}
+	require.Contains(t, text("#goals"), " EUR", "the goals' revenue")
+	browsertest.NoViolations(t, ctx, "the dashboard's Behaviour card")
+	run(chromedp.Navigate(srv.URL+"/reporting?behaviour=scroll-depth"), chromedp.WaitVisible(chromedp.CSS("figure.chart")))
+	cardShots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "#behaviour", "reports-behaviour-card")
 	run(chromedp.Navigate(srv.URL+"/reporting"), chromedp.WaitVisible(chromedp.CSS("figure.chart")))
 	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth`))
 	require.NoError(t, err)
@@ -356,4 +391,25 @@ func TestBrowserSettings(t *testing.T) {
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, 403, res.StatusCode)
+}
+
+// cardShots saves the element sel of the tab's page at 390 and 1280 px,
+// light and dark, as <name>-<width>-<scheme>.png in dir (nothing when
+// dir is ""): a card deep in a long page, which a page's picture cuts off.
+func cardShots(t *testing.T, ctx context.Context, dir, sel, name string) {
+	t.Helper()
+	if dir == "" {
+		return
+	}
+	for _, width := range []int64{390, 1280} {
+		for _, scheme := range []string{"light", "dark"} {
+			require.NoError(t, browsertest.SetScheme(ctx, scheme))
+			png, err := browsertest.AtWidth(ctx, width, func(ctx context.Context) ([]byte, error) {
+				return chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel)))
+			})
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d-%s.png", name, width, scheme)), png, 0o644))
+		}
+	}
+	require.NoError(t, browsertest.SetScheme(ctx, "light"))
 }

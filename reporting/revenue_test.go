@@ -87,7 +87,7 @@ func TestGoalRevenue(t *testing.T) {
 		t.Cleanup(srv.Close)
 		page := get(t, srv.URL+"/reporting?days=7")
 		require.Contains(t, page, `<th scope="col" class="num">Revenue</th><th scope="col" class="num">Average</th>`)
-		require.Contains(t, page, `<td class="num">60.00 EUR, 1999.999 USD</td><td class="num">20.00 EUR, 1999.999 USD</td>`)
+		require.Contains(t, page, `<td class="num">60.00 EUR, 1,999.999 USD</td><td class="num">20.00 EUR, 1,999.999 USD</td>`)
 		csv := get(t, srv.URL+"/reporting?days=7&export=goals")
 		require.Contains(t, csv, "goal,visitors,conversions,conversion_rate,previous_conversion_rate,revenue,average_revenue\n")
 		require.Contains(t, csv, ",60.00 EUR; 1999.999 USD,20.00 EUR; 1999.999 USD\n")

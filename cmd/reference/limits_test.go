@@ -180,6 +180,7 @@ func TestThrottlesAreConfigurable(t *testing.T) {
 			{"--api-rate-limit", "0"}, {"--api-rate-limit", "-1"}, {"--forms-submit-limit", "lots"},
 			{"--inbound-ip-limit", "1.5"}, {"--inbound-provider-limit", ""}, {"--request-log", "some"}, {"--request-log", "1/0"},
 			{"--analytics-collect-limit", "0"}, {"--bookings-feed-limit", "x"}, {"--analytics-sites", "https://shop.example/"},
+			{"--frame-origins", "www.example.com"}, {"--frame-origins", "https://www.example.com/book"},
 		} {
 			code, _, stderr := runCmd(t, env{}, args...)
 			require.Equal(t, 2, code, "%v: %s", args, stderr)
@@ -258,4 +259,33 @@ func TestTimestampsHaveOnePrecision(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, seen, 8, "the answers carry times")
+}
+
+// --frame-origins: the booking, manage and form pages may be framed by
+// the origins listed (frame-ancestors naming them, no X-Frame-Options),
+// drawn for the frame when asked by one; every other page refuses frames.
+func TestFrameOrigins(t *testing.T) {
+	t.Parallel()
+	a := limitedApp(t, env{"GROUNDWORK_FRAME_ORIGINS": "https://www.example.com, https://shop.example.com/"})
+	get := func(path string) *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("Accept", "text/html")
+		a.handler.ServeHTTP(w, r)
+		return w
+	}
+	for _, path := range []string{"/forms/none?embed=https%3A%2F%2Fwww.example.com", "/bookings/none", "/bookings/manage/x"} {
+		w := get(path)
+		require.Contains(t, w.Header().Get("Content-Security-Policy"), "frame-ancestors https://www.example.com https://shop.example.com;", path)
+		require.Empty(t, w.Header().Get("X-Frame-Options"), path)
+	}
+	for _, path := range []string{"/login", "/no-such-page"} {
+		w := get(path)
+		require.Equal(t, "DENY", w.Header().Get("X-Frame-Options"), path)
+	}
+	for _, path := range []string{"/bookings/embed.js", "/forms/embed.js"} {
+		w := get(path)
+		require.Equal(t, http.StatusOK, w.Code, path)
+		require.Contains(t, w.Body.String(), "groundwork:", path)
+	}
 }

@@ -408,6 +408,22 @@ func Screenshots(t testing.TB, ctx context.Context, dir, name string) {
 				t.Fatalf("browsertest: %v", err)
 			}
 			png, err := AtWidth(ctx, width, func(ctx context.Context) ([]byte, error) {
+				// A frame of another site lays itself out in its own
+				// process and tells its page its new height by a
+				// message: give it a moment; and it is drawn only where
+				// the viewport reaches, so the viewport takes the page's
+				// height.
+				if framed, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector("iframe")`)); framed {
+					time.Sleep(300 * time.Millisecond)
+					h, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.documentElement.scrollHeight`))
+					if err == nil {
+						err = chromedp.Do(ctx, chromedp.EmulateViewport(width, int64(min(h, MaxShotHeight))), settle)
+					}
+					if err != nil {
+						return nil, err
+					}
+					time.Sleep(300 * time.Millisecond)
+				}
 				height, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.documentElement.scrollHeight`))
 				if err != nil || height <= MaxShotHeight {
 					return chromedp.Run(ctx, chromedp.FullScreenshot(100))

@@ -84,6 +84,10 @@ func (r *Renderer) frameOf(req *http.Request) string {
 	return o
 }
 
+// Framed reports whether req asks for its page drawn for a frame of one
+// of the origins allowed (see EmbedQuery).
+func (r *Renderer) Framed(req *http.Request) bool { return r.frameOf(req) != "" }
+
 // themeOf is a framed page's theme: "light" or "dark", or "" for the
 // reader's own.
 func themeOf(req *http.Request) string {

@@ -67,9 +67,13 @@
     d.setAttribute("aria-label", title);
     d.tabIndex = -1;
     d.style.cssText = "width:min(48rem,calc(100vw - 2rem));max-height:calc(100vh - 2rem);padding:0;border:0;border-radius:.5rem;overflow:auto";
+    // The dialog's own part, around the frame, in the page's colours.
+    var dark = opts.theme ? opts.theme === "dark" : matchMedia("(prefers-color-scheme: dark)").matches;
+    d.style.background = dark ? "#0b1120" : "#f6f7f9";
     close.type = "button";
     close.textContent = "Close";
-    close.style.cssText = "display:block;margin:.5rem .5rem 0 auto;min-height:44px;min-width:44px;font:inherit;cursor:pointer";
+    close.style.cssText = "display:block;margin:.5rem .5rem 0 auto;min-height:44px;min-width:44px;padding:0 .75rem;font:600 1rem system-ui,sans-serif;" +
+      "cursor:pointer;background:transparent;border:1px solid;border-radius:.375rem;color:" + (dark ? "#e5e7eb" : "#111827");
     close.addEventListener("click", function () { d.close(); });
     d.append(close, frame(href, opts, title, place));
     document.body.append(d);
