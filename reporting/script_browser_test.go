@@ -116,14 +116,21 @@ func TestBrowserScriptOnSinglePageApp(t *testing.T) {
 	click2 := func(id string) { browsertest.Do(t, dctx, chromedp.Click(chromedp.ID(id))) }
 	click2("pricing")
 	click2("away")
-	dntAttrs = "data-ignore-dnt"
+	// A site that does not honour it, and routes by the hash: each change
+	// of hash a view (of the page's path), the same hash again none.
+	dntAttrs = "data-ignore-dnt data-hash"
 	browsertest.Do(t, dctx, chromedp.Navigate(quiet.URL+"/about"), chromedp.WaitVisible(chromedp.ID("pricing")))
-	waitRecorded(t, dnt, 1)
+	for _, hash := range []string{"#/team", "#/team", "#/jobs"} {
+		browsertest.Do(t, dctx, chromedp.Evaluate[chromedp.Void](`location.hash = "`+hash+`"`))
+		browsertest.Eventually(t, dctx, `location.hash === "`+hash+`"`, "the hash")
+	}
+	waitRecorded(t, dnt, 3+2) // and the engagement of the two left
 	c, err = dnt.analytics.TopContent(context.Background(), reporting.AnalyticsQuery{Days: 1, Limit: 100})
 	require.NoError(t, err)
 	require.Len(t, c.TopPages, 1, "only the page whose tag does not honour Global Privacy Control")
 	require.Equal(t, "/about", c.TopPages[0].Path)
-	require.Empty(t, c.TopEvents)
+	require.Equal(t, 3.0, c.TopPages[0].Views, "the page and two changes of its hash")
+	require.Equal(t, []reporting.ContentEvent{{Event: "engagement", Count: 2, Users: 1}}, c.TopEvents)
 }
 
 // serveApp serves spaPage at every path (404 at /missing) with the
