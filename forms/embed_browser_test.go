@@ -28,24 +28,11 @@ func TestBrowserEmbeddedFormPopup(t *testing.T) {
 	ctx := browsertest.New(t, 90*time.Second)
 	b := setup(t)
 	form := b.contactForm(t)
-	mux := http.NewServeMux()
-	pagesSrv := httptest.NewServer(mux)
-	t.Cleanup(pagesSrv.Close)
-	hostSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Our site</title></head><body><main><h1>Our site</h1>
-<p><a href="%[1]s/forms/%[2]s" data-groundwork-embed="popup" data-theme="dark">Contact us</a></p><ol id="events"></ol></main>
+	hostOrigin, pagesURL := embedSites(t, b, `<p><a href="%[1]s/forms/%[2]s" data-groundwork-embed="popup" data-theme="dark">Contact us</a></p><ol id="events"></ol></main>
 <script src="%[1]s/forms/embed.js" async></script>
 <script>document.addEventListener("groundwork:formSubmitted", (e) => {
   const li = document.createElement("li"); li.textContent = e.detail.form + ": " + e.detail.message; document.getElementById("events").append(li);
-});</script></body></html>`, pagesSrv.URL, form)
-	}))
-	t.Cleanup(hostSrv.Close)
-	hostURL, _ := url.Parse(hostSrv.URL)
-	hostOrigin := "http://localhost:" + hostURL.Port()
-	pages, err := forms.NewPageHandler(b.svc, &forms.PageOptions{FrameOrigins: []string{hostOrigin}, SubmitLimit: -1})
-	require.NoError(t, err)
-	mux.Handle("/forms/", pages)
+});</script>`, form)
 
 	browsertest.Do(t, ctx, chromedp.Navigate(hostOrigin+"/"), chromedp.WaitVisible(chromedp.CSS(`a[aria-haspopup="dialog"]`)))
 	browsertest.TabTo(t, ctx, `a[data-groundwork-embed]`)
@@ -53,7 +40,7 @@ func TestBrowserEmbeddedFormPopup(t *testing.T) {
 	open, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("dialog").open && document.activeElement === document.querySelector("dialog")`))
 	require.NoError(t, err)
 	require.True(t, open, "Enter opens the dialog, the focus on it")
-	frame := browsertest.Frame(t, ctx, pagesSrv.URL+"/forms/"+form)
+	frame := browsertest.Frame(t, ctx, pagesURL+"/forms/"+form)
 	browsertest.Do(t, frame, chromedp.WaitVisible(chromedp.ID("f-name")))
 	theme, err := chromedp.Run(frame, chromedp.Evaluate[string](`document.documentElement.dataset.theme + " " + getComputedStyle(document.documentElement).backgroundColor`))
 	require.NoError(t, err)
@@ -82,28 +69,39 @@ func TestBrowserEmbeddedFormFloating(t *testing.T) {
 	ctx := browsertest.New(t, 60*time.Second)
 	b := setup(t)
 	form := b.contactForm(t)
-	mux := http.NewServeMux()
-	pagesSrv := httptest.NewServer(mux)
-	t.Cleanup(pagesSrv.Close)
-	hostSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Our site</title></head><body><main><h1>Our site</h1>
-<p><a href="%[1]s/forms/%[2]s" data-groundwork-embed="floating">Write to us</a></p></main>
-<script src="%[1]s/forms/embed.js" async></script></body></html>`, pagesSrv.URL, form)
-	}))
-	t.Cleanup(hostSrv.Close)
-	hostURL, _ := url.Parse(hostSrv.URL)
-	pages, err := forms.NewPageHandler(b.svc, &forms.PageOptions{FrameOrigins: []string{"http://localhost:" + hostURL.Port()}})
-	require.NoError(t, err)
-	mux.Handle("/forms/", pages)
+	hostOrigin, pagesURL := embedSites(t, b, `<p><a href="%[1]s/forms/%[2]s" data-groundwork-embed="floating">Write to us</a></p></main>
+<script src="%[1]s/forms/embed.js" async></script>`, form)
 
-	browsertest.Do(t, ctx, chromedp.Navigate("http://localhost:"+hostURL.Port()+"/"), chromedp.WaitVisible(chromedp.CSS(`button[aria-haspopup="dialog"]`)))
+	browsertest.Do(t, ctx, chromedp.Navigate(hostOrigin+"/"), chromedp.WaitVisible(chromedp.CSS(`button[aria-haspopup="dialog"]`)))
 	placed, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const b = document.querySelector('button[aria-haspopup="dialog"]');
   return b.textContent + " " + getComputedStyle(b).position + " " + document.querySelector("a[data-groundwork-embed]").hidden })()`))
 	require.NoError(t, err)
 	require.Equal(t, "Write to us fixed true", placed)
 	browsertest.TabTo(t, ctx, `button[aria-haspopup="dialog"]`)
 	browsertest.Press(t, ctx, " ", false)
-	frame := browsertest.Frame(t, ctx, pagesSrv.URL+"/forms/"+form)
+	frame := browsertest.Frame(t, ctx, pagesURL+"/forms/"+form)
 	require.Equal(t, "Contact", browsertest.Text(t, frame, "h1"))
+}
+
+// embedSites serves the form pages of b, framed only by the host's
+// origin, and a host page (on localhost, another site than the pages'
+// 127.0.0.1) whose body is body with the pages' address and form put in
+// (%[1]s, %[2]s); it returns the host's origin and the pages' address.
+func embedSites(t *testing.T, b *bundle, body, form string) (hostOrigin, pagesURL string) {
+	t.Helper()
+	mux := http.NewServeMux()
+	pagesSrv := httptest.NewServer(mux)
+	t.Cleanup(pagesSrv.Close)
+	hostSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Our site</title></head><body><main><h1>Our site</h1>
+`+body+`</body></html>`, pagesSrv.URL, form)
+	}))
+	t.Cleanup(hostSrv.Close)
+	hostURL, _ := url.Parse(hostSrv.URL)
+	hostOrigin = "http://localhost:" + hostURL.Port()
+	pages, err := forms.NewPageHandler(b.svc, &forms.PageOptions{FrameOrigins: []string{hostOrigin}, SubmitLimit: -1})
+	require.NoError(t, err)
+	mux.Handle("/forms/", pages)
+	return hostOrigin, pagesSrv.URL
 }
