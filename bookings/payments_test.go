@@ -504,7 +504,7 @@ func TestBrowserPaidBooking(t *testing.T) {
 // A paid booking made inside another site's frame: the payment page
 // refuses frames, so the customer lands on their booking's own page,
 // still framed, whose Pay opens the payment in a tab of its own; the
-// host hears of the booking, not yet confirmed.
+// host hears of the booking, unconfirmed while it waits for its payment.
 func TestPaidBookingInAFrame(t *testing.T) {
 	t.Parallel()
 	pay := &fakePayments{}
