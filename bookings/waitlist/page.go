@@ -47,6 +47,10 @@ type PageOptions struct {
 	Key []byte
 	// TrustedOrigins may post to the page besides its own origin.
 	TrustedOrigins []string
+	// FrameOrigins may frame the pages, as the booking page's
+	// (bookings.PageOptions.FrameOrigins), whose full days link here: give
+	// both the same.
+	FrameOrigins []string
 }
 
 // PageHandler serves the waitlist's pages, working without JavaScript:
@@ -79,7 +83,7 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 		Override: o.Templates, Key: o.Key, Logger: o.Logger, Brand: o.Brand, Navigator: o.Navigator,
 		NotFound: web.ErrorPage{Heading: "Page not found", Message: "There is no page at this address."},
 		Failure:  web.Problem{ErrorPage: web.ErrorPage{Heading: "Something went wrong", Message: "Please try again in a moment."}},
-		Explain:  explainPage, Protect: true, TrustedOrigins: o.TrustedOrigins, MaxFormBytes: maxFormBytes})
+		Explain:  explainPage, Protect: true, TrustedOrigins: o.TrustedOrigins, MaxFormBytes: maxFormBytes, FrameOrigins: o.FrameOrigins})
 	if err != nil {
 		return nil, err
 	}

@@ -274,7 +274,7 @@ func TestFrameOrigins(t *testing.T) {
 		a.handler.ServeHTTP(w, r)
 		return w
 	}
-	for _, path := range []string{"/forms/none?embed=https%3A%2F%2Fwww.example.com", "/bookings/none", "/bookings/manage/x"} {
+	for _, path := range []string{"/forms/none?embed=https%3A%2F%2Fwww.example.com", "/bookings/none", "/bookings/manage/x", "/waitlist/none"} {
 		w := get(path)
 		require.Contains(t, w.Header().Get("Content-Security-Policy"), "frame-ancestors https://www.example.com https://shop.example.com;", path)
 		require.Empty(t, w.Header().Get("X-Frame-Options"), path)

@@ -406,7 +406,8 @@ func (a *app) wireBookings(w *wiring) error {
 	}
 	a.calendars, w.h.calendarPages, w.h.calendarsAdmin = c, c.Page, c.Admin
 	// The waitlists of full times, beside bookings.
-	wl, err := waitlistsql.Join(a.env, m.Service, &waitlist.ModuleOptions{Tokens: a.tokens, API: waitlist.HandlerOptions{APILimit: l.api}})
+	wl, err := waitlistsql.Join(a.env, m.Service, &waitlist.ModuleOptions{Tokens: a.tokens, API: waitlist.HandlerOptions{APILimit: l.api},
+		Page: waitlist.PageOptions{FrameOrigins: w.cfg.frameOrigins}})
 	if err != nil {
 		return err
 	}
