@@ -117,17 +117,18 @@ func framed(req *http.Request) url.Values {
 	return out
 }
 
-// keepFrame adds to target, an address on this site ("/..."), the framed
-// request's parameters and the flash this response set, so the page the
-// redirect leads to is drawn for the frame too, with its message. Any
-// other target is returned as it is.
+// keepFrame adds to target, an address on this site ("/...", or an
+// absolute one on the request's own host: a routing form's booking page),
+// the framed request's parameters and the flash this response set, so the
+// page the redirect leads to is drawn for the frame too, with its message.
+// Any other target is returned as it is.
 func keepFrame(w http.ResponseWriter, req *http.Request, target string) string {
 	keep := framed(req)
-	if keep == nil || !strings.HasPrefix(target, "/") || strings.HasPrefix(target, "//") {
+	if keep == nil {
 		return target
 	}
 	u, err := url.Parse(target)
-	if err != nil {
+	if err != nil || u.Host != "" && !strings.EqualFold(u.Host, req.Host) || u.Host == "" && !strings.HasPrefix(u.Path, "/") {
 		return target
 	}
 	q := u.Query()

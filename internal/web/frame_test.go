@@ -58,6 +58,17 @@ func TestFramedPages(t *testing.T) {
 	forged.Set("flash", "x"+forged.Get("flash"))
 	_, body = get(t, client, "GET", srv.URL+"/demo?"+forged.Encode(), nil)
 	require.NotContains(t, body, `Saved.`)
+	// A redirect elsewhere is left alone; one to this host keeps the frame.
+	for target, kept := range map[string]bool{"/demo?x=1": true, srv.URL + "/bookings/intro": true, "https://other.example/thanks": false,
+		"//other.example/x": false} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("POST", srv.URL+"/demo"+framed, nil)
+		web.SeeOther(rec, req, target)
+		to, err := url.Parse(rec.Header().Get("Location"))
+		require.NoError(t, err)
+		require.Equal(t, kept, to.Query().Get("embed") == host, target)
+	}
+
 	// Not framed, the flash in an address is not read.
 	_, body = get(t, client, "GET", srv.URL+"/demo?flash="+url.QueryEscape(to.Query().Get("flash")), nil)
 	require.NotContains(t, body, `Saved.`)
