@@ -38,6 +38,12 @@ func (w *Web) routes() {
 		handle("GET /register", guest(w.registerPage))
 		handle("POST /register", guest(w.base.Func(w.register)))
 	}
+	if w.o.SignInLinks {
+		handle("GET /login/link", guest(w.signInLinkPage))
+		handle("POST /login/link", guest(w.base.Func(w.askSignInLink)))
+		handle("GET /login/link/{token}", guest(w.base.Func(w.signInLinkConfirm)))
+		handle("POST /login/link/{token}", guest(w.base.Func(w.useSignInLink)))
+	}
 	handle("GET /forgot-password", guest(w.forgotPage))
 	handle("POST /forgot-password", guest(w.base.Func(w.forgot)))
 	handle("GET /reset-password", guest(w.resetPage))
@@ -177,6 +183,9 @@ func (w *Web) loginForm(r *http.Request) *formPage {
 		Beside: &pageLink{"/forgot-password", "Forgot your password?"}}
 	if w.passkeysHere(r) {
 		p.Passkey = "/login/passkey"
+	}
+	if w.o.SignInLinks {
+		p.Links = append(p.Links, pageLink{"/login/link", "Email me a sign-in link instead"})
 	}
 	if !w.o.DisableRegistration {
 		p.Links = append(p.Links, pageLink{"/register", "No account yet? Create one"})

@@ -77,6 +77,15 @@ type WebOptions struct {
 	Templates fs.FS
 	// DisableRegistration turns /register off (404).
 	DisableRegistration bool
+	// SignInLinks offers sign-in by a link mailed to the address (GET and
+	// POST /login/link, then /login/link/{token}, which asks before it
+	// signs in): it works once, for 15 minutes, through the second step
+	// where the account has two-factor sign-in; asking is counted per
+	// address and client, per account and per client, in the service's
+	// Options.LoginLimiter, which also keeps which links were used (a
+	// store.SQLRateLimiter makes both hold across instances). Off by
+	// default.
+	SignInLinks bool
 	// RequireVerification makes registration send a verification mail
 	// and [Web.RequireVerified] turn away unverified users. Off by
 	// default: then RequireVerified lets every signed-in

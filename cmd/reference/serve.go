@@ -241,7 +241,7 @@ func (a *app) wireAuth(w *wiring) error {
 	m, err := authsql.Join(a.env, &auth.ModuleOptions{Service: auth.Options{AppName: "groundwork"},
 		API: auth.HandlerOptions{APILimit: w.cfg.limits.api},
 		Web: &auth.WebOptions{LogoutPath: "/login", Home: http.HandlerFunc(w.h.site.dashboard), Place: place,
-			TokenAbilities: knownAbilities, NavLinks: links, AdminContact: w.cfg.adminEmail}})
+			TokenAbilities: knownAbilities, NavLinks: links, AdminContact: w.cfg.adminEmail, SignInLinks: true}})
 	if err != nil {
 		return err
 	}
