@@ -105,3 +105,25 @@ func embedSites(t *testing.T, b *bundle, body, form string) (hostOrigin, pagesUR
 	mux.Handle("/forms/", pages)
 	return hostOrigin, pagesSrv.URL
 }
+
+// A form with a redirect_url inside a frame: the thanks shows in the
+// frame (the address may refuse frames), and the host page goes to the
+// address once it has heard formSubmitted.
+func TestBrowserEmbeddedFormRedirects(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 60*time.Second)
+	b := setup(t)
+	hostOrigin, pagesURL := embedSites(t, b, `<p><a href="%[1]s/forms/%[2]s" data-groundwork-embed="inline">Sign up</a></p></main>
+<script src="%[1]s/forms/embed.js" async></script>`, "signup")
+	b.createForm(t, map[string]any{"name": "Signup", "redirect_url": hostOrigin + "/welcome"})
+	b.addField(t, "signup", map[string]any{"type": "email", "label": "Email", "is_required": true})
+
+	browsertest.Do(t, ctx, chromedp.Navigate(hostOrigin+"/"))
+	frame := browsertest.Frame(t, ctx, pagesURL+"/forms/signup")
+	browsertest.Do(t, frame, chromedp.WaitVisible(chromedp.ID("f-email")), chromedp.SendKeys(chromedp.ID("f-email"), "ann@example.test"))
+	b.clock.Advance(20 * time.Second)
+	browsertest.Do(t, frame, chromedp.Click(chromedp.CSS("button[type=submit]")))
+	browsertest.Eventually(t, ctx, `location.pathname === "/welcome"`, "the host page goes to the form's redirect_url")
+	list := b.api(t, "GET", "/signup/submissions", nil)
+	require.EqualValues(t, 1, list.json(t)["meta"].(map[string]any)["total"])
+}

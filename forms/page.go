@@ -320,10 +320,12 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 			web.SeeOther(w, r, a.res.BookingURL)
 			return nil
 		}
-		if a.res.RedirectURL != nil {
+		if a.res.RedirectURL != nil && !p.base.Render.Framed(r) {
 			web.SeeOther(w, r, *a.res.RedirectURL)
 			return nil
 		}
+		// In another site's frame the thanks is shown there, and the host
+		// page is told the redirect_url (formSubmitted), for it to go to.
 		p.base.Render.SetFlash(w, r, r.URL.Path, web.Flash{Kind: "success", Message: a.res.Message})
 		back := r.URL.Path
 		if a.req.Language != languageOf(a.form) {
@@ -422,7 +424,11 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 		data.LanguageField = LanguageField // the page's language goes with the answers
 	}
 	if thanks != "" {
-		sent, _ := json.Marshal(map[string]any{"form": form.Slug, "message": thanks})
+		told := map[string]any{"form": form.Slug, "message": thanks}
+		if form.RedirectURL != nil {
+			told["redirect_url"] = *form.RedirectURL
+		}
+		sent, _ := json.Marshal(told)
 		data.Sent = string(sent)
 	}
 	if form.Captcha && p.svc.captcha != nil && thanks == "" {

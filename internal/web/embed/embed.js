@@ -19,7 +19,9 @@
 // passed on, so the framed page's visit counts its campaign. Events the
 // framed page tells (bookingSuccessful, formSubmitted) are dispatched on
 // the link's (or script's) place as DOM events named "groundwork:" and the
-// event, their detail its data; they bubble to document. Messages are
+// event, their detail its data; they bubble to document (a form with a
+// redirect_url sends the page there after formSubmitted, unless a
+// listener calls preventDefault). Messages are
 // taken only from the frame's own window and this site's origin, and the
 // framed page only tells the origin that framed it.
 (function () {
@@ -125,7 +127,11 @@
         var d = f.frame.closest("dialog");
         if (d) d.close();
       } else {
-        (f.place.isConnected ? f.place : document).dispatchEvent(new CustomEvent("groundwork:" + m.event, { detail: m.data, bubbles: true }));
+        // A form's redirect_url: the host page goes there, unless a
+        // listener of the event calls preventDefault.
+        var go = m.data && typeof m.data.redirect_url === "string" && /^https?:\/\//.test(m.data.redirect_url) ? m.data.redirect_url : "";
+        var ev = new CustomEvent("groundwork:" + m.event, { detail: m.data, bubbles: true, cancelable: !!go });
+        if ((f.place.isConnected ? f.place : document).dispatchEvent(ev) && go) location.assign(go);
       }
     }
   });
