@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/auth"
-	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/internal/browsertest"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -132,11 +131,7 @@ func TestSignInLinksAreOffByDefault(t *testing.T) {
 func TestSignInLinkOnceAcrossInstances(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
-		dsn := storetest.DSN(t, d)
-		db1 := storetest.OpenDSN(t, dsn, authsql.Migrations)
-		db2 := storetest.OpenDSN(t, dsn, authsql.Migrations)
-		one := newSite(t, siteOptions{store: authsql.New(db1), limiter: store.NewSQLRateLimiter(db1, nil), web: auth.WebOptions{SignInLinks: true}})
-		two := newSite(t, siteOptions{store: authsql.New(db2), limiter: store.NewSQLRateLimiter(db2, nil), web: auth.WebOptions{SignInLinks: true}})
+		one, two := twoInstances(t, d, auth.WebOptions{SignInLinks: true})
 		one.user(t, "ada@example.com")
 		res, _ := one.browser(t).post("/login/link", url.Values{"email": {"ada@example.com"}})
 		require.Equal(t, http.StatusSeeOther, res.StatusCode)

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/groundwork-go/groundwork/auth"
-	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -123,11 +122,7 @@ func TestSettingsPasswordGuessesAreThrottled(t *testing.T) {
 func TestSettingsPasswordThrottleAcrossInstances(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
-		dsn := storetest.DSN(t, d)
-		db1 := storetest.OpenDSN(t, dsn, authsql.Migrations)
-		db2 := storetest.OpenDSN(t, dsn, authsql.Migrations)
-		one := newSite(t, siteOptions{store: authsql.New(db1), limiter: store.NewSQLRateLimiter(db1, nil)})
-		two := newSite(t, siteOptions{store: authsql.New(db2), limiter: store.NewSQLRateLimiter(db2, nil)})
+		one, two := twoInstances(t, d, auth.WebOptions{})
 		one.user(t, "ada@example.com")
 		b1, b2 := one.browser(t), two.browser(t)
 		require.Equal(t, http.StatusSeeOther, b1.login("ada@example.com", "correct horse", false).StatusCode)

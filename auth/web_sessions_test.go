@@ -155,11 +155,7 @@ func TestTokensBelongToUsers(t *testing.T) {
 func TestLockoutAcrossInstances(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
-		dsn := storetest.DSN(t, d)
-		db1 := storetest.OpenDSN(t, dsn, authsql.Migrations)
-		db2 := storetest.OpenDSN(t, dsn, authsql.Migrations)
-		one := newSite(t, siteOptions{store: authsql.New(db1), limiter: store.NewSQLRateLimiter(db1, nil)})
-		two := newSite(t, siteOptions{store: authsql.New(db2), limiter: store.NewSQLRateLimiter(db2, nil)})
+		one, two := twoInstances(t, d, auth.WebOptions{})
 		one.user(t, "ada@example.com")
 		b1, b2 := one.browser(t), two.browser(t)
 		for i := range 5 {
@@ -175,6 +171,19 @@ func TestLockoutAcrossInstances(t *testing.T) {
 		one.user(t, "bob@example.com")
 		require.Equal(t, http.StatusSeeOther, b2.login("bob@example.com", "correct horse", false).StatusCode)
 	})
+}
+
+// twoInstances are two sites on one database of dialect d, each with its
+// own connections and a limiter counting in the database, as two
+// instances of one app are.
+func twoInstances(t *testing.T, d store.Dialect, web auth.WebOptions) (one, two *site) {
+	t.Helper()
+	dsn := storetest.DSN(t, d)
+	instance := func() *site {
+		db := storetest.OpenDSN(t, dsn, authsql.Migrations)
+		return newSite(t, siteOptions{store: authsql.New(db), limiter: store.NewSQLRateLimiter(db, nil), web: web})
+	}
+	return instance(), instance()
 }
 
 // readCounter counts the Store calls a request makes.
