@@ -22,14 +22,16 @@ import (
 // 127.0.0.1, another site), sends it, reads the thanks there (its message
 // carried across the redirect without a cookie), and the host page hears
 // formSubmitted; Escape closes the dialog and the focus is back on the
-// link. Without JavaScript the link is the form's own page.
+// link. Without JavaScript the link is the form's own page. The page
+// loads the script twice, as a page with both a form and a booking page
+// does: nothing happens twice.
 func TestBrowserEmbeddedFormPopup(t *testing.T) {
 	t.Parallel()
 	ctx := browsertest.New(t, 90*time.Second)
 	b := setup(t)
 	form := b.contactForm(t)
 	hostOrigin, pagesURL := embedSites(t, b, `<p><a href="%[1]s/forms/%[2]s" data-groundwork-embed="popup" data-theme="dark">Contact us</a></p><ol id="events"></ol></main>
-<script src="%[1]s/forms/embed.js" async></script>
+<script src="%[1]s/forms/embed.js" async></script><script src="%[1]s/forms/embed.js" async></script>
 <script>document.addEventListener("groundwork:formSubmitted", (e) => {
   const li = document.createElement("li"); li.textContent = e.detail.form + ": " + e.detail.message; document.getElementById("events").append(li);
 });</script>`, form)
@@ -54,6 +56,9 @@ func TestBrowserEmbeddedFormPopup(t *testing.T) {
 	require.Equal(t, "Thanks, we got it.", browsertest.Text(t, frame, ".notice"))
 	browsertest.NoViolationsIn(t, ctx, frame, "the framed thanks")
 	require.Equal(t, form+": Thanks, we got it.", browsertest.Text(t, ctx, "#events li"))
+	told, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#events li").length + document.querySelectorAll("dialog").length`))
+	require.NoError(t, err)
+	require.Equal(t, 2, told, "the script loaded twice tells the event once and makes one dialog")
 
 	browsertest.Press(t, ctx, "\x1b", false) // the focus is inside the frame, on its thanks
 	browsertest.Eventually(t, ctx, `!document.querySelector("dialog").open && document.activeElement.matches("a[data-groundwork-embed]")`,

@@ -114,7 +114,9 @@
     el.replaceWith(box);
   }
 
-  window.addEventListener("message", function (e) {
+  // One listener for every copy of the script on the page (a page may
+  // load it from the bookings and the forms pages): they share the frames.
+  if (!window.groundworkListening) window.addEventListener("message", function (e) {
     var m = e.data;
     if (!m || m.source !== "groundwork" || typeof m.event !== "string") return;
     for (var i = 0; i < frames.length; i++) {
@@ -135,6 +137,8 @@
       }
     }
   });
+
+  window.groundworkListening = true;
 
   function start() {
     var page = script.getAttribute("data-page");
