@@ -63,6 +63,8 @@ type CollectHandler struct {
 	base     *api.Base
 	prefix   string
 	throttle *throttle.Throttle
+	// js is the analytics script as served under prefix.
+	js string
 }
 
 // NewCollectHandler returns the collection endpoints of a.
@@ -83,7 +85,7 @@ func NewCollectHandler(a *Analytics, opts *CollectOptions) (*CollectHandler, err
 	for i, h := range o.Hosts {
 		o.Hosts[i] = strings.ToLower(h)
 	}
-	h := &CollectHandler{a: a, o: o, base: b, prefix: prefix}
+	h := &CollectHandler{a: a, o: o, base: b, prefix: prefix, js: servedScript(prefix)}
 	if o.Limit >= 0 {
 		limit := o.Limit
 		if limit == 0 {
@@ -166,14 +168,12 @@ func (h *CollectHandler) collect(w http.ResponseWriter, r *http.Request) error {
 		v.Props, err = propValues(b.Props)
 	}
 	if err == nil && b.Revenue != nil {
-		v.Currency = b.Revenue.Currency
-		if err = json.Unmarshal(b.Revenue.Amount, &v.Revenue); err != nil { // a number: its text as JSON writes it
-			var n json.Number
-			if json.Unmarshal(b.Revenue.Amount, &n) != nil {
-				return api.Invalid("revenue", "The revenue's amount must be a number or a decimal in text, like 49.90.")
-			}
-			v.Revenue, err = n.String(), nil
+		// A number, or a number in text: its text as written.
+		var n json.Number
+		if json.Unmarshal(b.Revenue.Amount, &n) != nil {
+			return api.Invalid("revenue", "The revenue's amount must be a number or a decimal in text, like 49.90.")
 		}
+		v.Revenue, v.Currency = n.String(), b.Revenue.Currency
 	}
 	if err == nil {
 		err = h.a.Collect(r.Context(), v)
@@ -290,5 +290,5 @@ func servedScript(prefix string) string { return strings.Replace(scriptJS, "%s",
 func (h *CollectHandler) script(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 	w.Header().Set("Cache-Control", "public, max-age=3600")
-	_, _ = io.WriteString(w, servedScript(h.prefix))
+	_, _ = io.WriteString(w, h.js)
 }

@@ -90,9 +90,9 @@ var cardGroups = []struct {
 // link, the chosen one Current; Panel is the chosen table when it is not
 // the card's first (which the page draws itself).
 type cardTab struct {
-	ID, Label string
-	Tabs      []tabLink
-	Panel     *panel
+	Label string
+	Tabs  []tabLink
+	Panel *panel
 }
 
 // tabLink is one tab of a card.
@@ -117,7 +117,7 @@ func groupOf(id string) string {
 func (p *dashboardPage) cards(panels []panel) (map[string]*cardTab, []panel) {
 	out := map[string]*cardTab{}
 	for _, g := range cardGroups {
-		c := &cardTab{ID: g.id, Label: g.label}
+		c := &cardTab{Label: g.label}
 		chosen := p.tabs[g.id]
 		for _, id := range append([]string{""}, g.tabs...) {
 			v := p.query(p.Filters)
@@ -126,7 +126,7 @@ func (p *dashboardPage) cards(panels []panel) (map[string]*cardTab, []panel) {
 				v.Del(g.id)
 			} else {
 				v.Set(g.id, id)
-				text = panelTitles[id]
+				text = cmp.Or(panelTitles[id], behaviourPanels[id].title)
 			}
 			c.Tabs = append(c.Tabs, tabLink{Text: text, URL: p.Path + "?" + v.Encode() + "#" + g.id, Current: id == chosen})
 		}
@@ -157,10 +157,10 @@ func (p *dashboardPage) chosenTab(g string) string {
 	return ""
 }
 
-// panelTitles are the tabs' words for the panels a card holds.
+// panelTitles are the tabs' words for the panels a card holds (the
+// Behaviour card's are its panels' titles).
 var panelTitles = map[string]string{"entry-pages": "Entry pages", "exit-pages": "Exit pages", "campaigns": "Campaigns",
-	"browsers": "Browsers", "operating-systems": "Operating systems", "file-downloads": "File downloads", "not-found": "Pages not found",
-	"scroll-depth": "Scroll depth", "time-on-page": "Time on page"}
+	"browsers": "Browsers", "operating-systems": "Operating systems"}
 
 // panels makes the dashboard's further panels the source has (of a
 // tabbed card's, only the tab chosen); a panel the filters cannot narrow

@@ -1,7 +1,7 @@
 package web
 
 import (
-	"embed"
+	_ "embed"
 	"errors"
 	"net/http"
 	"net/url"
@@ -35,15 +35,12 @@ const (
 )
 
 //go:embed embed/embed.js
-var embedFS embed.FS
+var embedScript []byte
 
 // EmbedScript is the script a host's page loads to frame the pages (see
 // its own comment for what it does): served at a stable address, as hosts
 // name it in their pages.
-func EmbedScript() []byte {
-	b, _ := embedFS.ReadFile("embed/embed.js")
-	return b
-}
+func EmbedScript() []byte { return embedScript }
 
 // ServeEmbedScript answers with EmbedScript, cached for an hour.
 func ServeEmbedScript(w http.ResponseWriter, r *http.Request) {
@@ -53,7 +50,7 @@ func ServeEmbedScript(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Access-Control-Allow-Origin", "*")
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(EmbedScript())
+		_, _ = w.Write(embedScript)
 	}
 }
 
