@@ -189,9 +189,13 @@ type bookPage struct {
 	// Request is what the page says above its button when a booking
 	// made here waits for the provider's yes ("" when it is booked at
 	// once); Submit is the button's word.
-	Request  string
-	Submit   string
-	Action   string
+	Request string
+	Submit  string
+	Action  string
+	// Post is where the booking form posts: the page with its zone and
+	// day, and a frame's parameters when framed (so the answer is drawn
+	// for the frame even before the page's script has run).
+	Post     string
 	Calendar *monthPicker
 	Fields   []web.Field
 	Summary  []web.SummaryItem
@@ -313,6 +317,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, s
 		return err
 	}
 	cal.Form, cal.Lengths = "book", lengthChoice(svc, svc.Duration)
+	data.Post = web.InFrame(r, data.Action+"?tz="+url.QueryEscape(cal.Zone)+"&date="+url.QueryEscape(cal.Date))
 	data.Calendar = cal
 	if data.Waitlist, err = p.waitlistLink(r, svc, cal, minutes); err != nil {
 		return err

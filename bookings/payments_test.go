@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -515,7 +517,13 @@ func TestPaidBookingInAFrame(t *testing.T) {
 	t.Cleanup(srv.Close)
 	framed := "?" + url.Values{"embed": {"https://www.example.com"}, "tz": {"UTC"}}.Encode()
 	form := url.Values{"start_time": {"2026-06-03T14:00:00Z"}, "customer_name": {"Ann"}, "customer_email": {"ann@example.com"}}
-	status, body, location := post(t, srv, bookings.PagePrefixDefault+"/consultation"+framed, form)
+	// The day's page posts to an address that keeps the frame (the answer
+	// is framed before the page's script has run, or without it).
+	day := getPage(t, srv.URL+bookings.PagePrefixDefault+"/consultation"+framed+"&date=2026-06-03")
+	action := regexp.MustCompile(`<form method="post" id="book" action="([^"]+)"`).FindStringSubmatch(day)
+	require.NotNil(t, action, day)
+	require.Equal(t, bookings.PagePrefixDefault+"/consultation?date=2026-06-03&embed=https%3A%2F%2Fwww.example.com&tz=UTC", html.UnescapeString(action[1]))
+	status, body, location := post(t, srv, html.UnescapeString(action[1]), form)
 	require.Equal(t, http.StatusSeeOther, status, body)
 	require.True(t, strings.HasPrefix(location, bookings.PagePrefixDefault+"/manage/"), location)
 	to, err := url.Parse(location)

@@ -249,8 +249,8 @@ func (p *PageHandler) drawSaved(w http.ResponseWriter, r *http.Request, status i
 	sent, address string, errs []string) error {
 	in := web.Field{Type: "email", Name: "email", ID: "email", Label: "Email address", Autocomplete: "email", Required: true,
 		Value: address, Errors: errs, Help: "We send the link there, and nothing else."}
-	data := &pageData{Form: form, PageURL: r.URL.Path, Saved: &savedView{URL: link, Token: token, Sent: sent, Input: in,
-		Until: expires.UTC().Format("2 January 2006 at 15:04 MST"), Action: p.base.Prefix + "/" + r.PathValue("form") + "/resume-link",
+	data := &pageData{Form: form, PageURL: web.InFrame(r, r.URL.Path), Saved: &savedView{URL: link, Token: token, Sent: sent, Input: in,
+		Until: expires.UTC().Format("2 January 2006 at 15:04 MST"), Action: web.InFrame(r, p.base.Prefix+"/"+r.PathValue("form")+"/resume-link"),
 		Summary: web.Summary([]web.Field{in}), ResumeField: ResumeField}}
 	title := "Saved: " + form.Name
 	if len(errs) > 0 {
@@ -372,7 +372,7 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 func (p *PageHandler) drawClosed(w http.ResponseWriter, r *http.Request, status int, form *Form, why error) error {
 	lang := requestLanguage(form, r)
 	shown, _, _ := Localized(form, nil, nil, lang)
-	data := &pageData{Form: shown, PageURL: r.URL.Path, Closed: speakerFor(form, nil, lang).phrase(closedWords(shown, why))}
+	data := &pageData{Form: shown, PageURL: web.InFrame(r, r.URL.Path), Closed: speakerFor(form, nil, lang).phrase(closedWords(shown, why))}
 	p.base.Render.Render(w, r, status, PageTemplate, &web.Page{Title: shown.Name, Data: data, Lang: lang})
 	return nil
 }
@@ -384,7 +384,7 @@ func (p *PageHandler) drawAccess(w http.ResponseWriter, r *http.Request, status 
 	errs []string) error {
 	in := web.Field{Type: "email", Name: "email", ID: "email", Label: "Email address", Autocomplete: "email", Required: true,
 		Value: address, Errors: errs}
-	data := &pageData{Form: form, PageURL: r.URL.Path, AccessRequest: &accessRequest{Action: p.base.Prefix + "/" + r.PathValue("form") + "/access",
+	data := &pageData{Form: form, PageURL: web.InFrame(r, r.URL.Path), AccessRequest: &accessRequest{Action: web.InFrame(r, p.base.Prefix+"/"+r.PathValue("form")+"/access"),
 		Intro: closedWords(form, why), Sent: sent, Input: in, Summary: web.Summary([]web.Field{in})}}
 	title := form.Name
 	if len(errs) > 0 {
@@ -417,7 +417,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 	shown, _, _ := Localized(form, nil, nil, lang)
 	sp := speakerFor(form, nil, lang)
 	data := &pageData{Form: shown, Lang: lang, SaveText: sp.say("Save and continue later"),
-		AnotherText: sp.say("Send another response"), PageURL: r.URL.Path, Thanks: thanks, HoneypotField: HoneypotField, FormTokenField: FormTokenField,
+		AnotherText: sp.say("Send another response"), PageURL: web.InFrame(r, r.URL.Path), Thanks: thanks, HoneypotField: HoneypotField, FormTokenField: FormTokenField,
 		Access: d.access, AccessField: AccessField, Resume: d.resume, CanSave: form.SaveAndResume, ResumeField: ResumeField,
 		ActionField: ActionField, ActionSave: ActionSave}
 	if len(form.Translations) > 0 {

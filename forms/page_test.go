@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"io"
 	"io/fs"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -355,4 +358,47 @@ func TestPageKeepsValidUploads(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	require.Len(t, b.files(t), 1, "only the submission's file is left")
+}
+
+// A framed form works before (or without) the page's script: the page
+// posts to an address that keeps the frame, so the thanks, drawn for the
+// frame, tells the host the form was sent, and a redirect_url is left to
+// the host page.
+func TestFramedFormWithoutScript(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	const host = "https://www.example.com"
+	b.createForm(t, map[string]any{"name": "Signup", "redirect_url": host + "/welcome"})
+	b.addField(t, "signup", map[string]any{"type": "email", "label": "Email", "is_required": true})
+	pages, err := forms.NewPageHandler(b.svc, &forms.PageOptions{FrameOrigins: []string{host}, SubmitLimit: -1})
+	require.NoError(t, err)
+	srv := httptest.NewServer(pages)
+	t.Cleanup(srv.Close)
+	client := srv.Client()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	read := func(res *http.Response, err error) (*http.Response, string) {
+		t.Helper()
+		require.NoError(t, err)
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		return res, string(body)
+	}
+
+	framed := "embed=" + url.QueryEscape(host) + "&theme=dark"
+	_, body := read(client.Get(srv.URL + "/forms/signup?" + framed + "&utm_source=news"))
+	page := readPage(t, body)
+	require.Equal(t, "/forms/signup?"+framed, page.action)
+	b.clock.Advance(20 * time.Second)
+	ct, buf := multipartBody(t, part{name: "email", content: "ann@example.test"}, part{name: forms.FormTokenField, content: page.inputs[forms.FormTokenField]},
+		part{name: forms.HoneypotField})
+	res, body := read(client.Post(srv.URL+page.action, ct, buf))
+	for res.StatusCode == http.StatusSeeOther {
+		res, body = read(client.Get(srv.URL + res.Header.Get("Location")))
+	}
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	require.Contains(t, body, `data-frame="https://www.example.com" data-theme="dark"`)
+	require.Contains(t, body, `data-frame-event="formSubmitted"`)
+	require.Contains(t, body, `&#34;redirect_url&#34;:&#34;https://www.example.com/welcome&#34;`)
+	require.EqualValues(t, 1, b.api(t, "GET", "/signup/submissions", nil).json(t)["meta"].(map[string]any)["total"])
 }

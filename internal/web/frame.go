@@ -120,19 +120,9 @@ func framed(req *http.Request) url.Values {
 // page the redirect leads to is drawn for the frame too, with its message.
 // Any other target is returned as it is.
 func keepFrame(w http.ResponseWriter, req *http.Request, target string) string {
-	keep := framed(req)
-	if keep == nil {
+	u, q := inFrame(req, target)
+	if u == nil {
 		return target
-	}
-	u, err := url.Parse(target)
-	if err != nil || u.Host != "" && !strings.EqualFold(u.Host, req.Host) || u.Host == "" && !strings.HasPrefix(u.Path, "/") {
-		return target
-	}
-	q := u.Query()
-	for k, vs := range keep {
-		if !q.Has(k) {
-			q[k] = vs
-		}
 	}
 	for _, c := range w.Header()["Set-Cookie"] {
 		if value, ok := strings.CutPrefix(c, flashCookie+"="); ok {
@@ -143,4 +133,39 @@ func keepFrame(w http.ResponseWriter, req *http.Request, target string) string {
 	}
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// InFrame is target, an address on this site, with the parameters that
+// draw its page for the frame req was drawn for (none when req is not
+// framed): a framed page's form posts there, so the page the post answers
+// with is framed too, whether or not the page's script has run (it adds
+// them as well, to the links and forms the server did not).
+func InFrame(req *http.Request, target string) string {
+	u, q := inFrame(req, target)
+	if u == nil {
+		return target
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// inFrame parses target and gives its query with the framed request's
+// parameters added; nil when req is not framed or target is not on this
+// site ("/...", or absolute on the request's own host).
+func inFrame(req *http.Request, target string) (*url.URL, url.Values) {
+	keep := framed(req)
+	if keep == nil {
+		return nil, nil
+	}
+	u, err := url.Parse(target)
+	if err != nil || u.Host != "" && !strings.EqualFold(u.Host, req.Host) || u.Host == "" && !strings.HasPrefix(u.Path, "/") {
+		return nil, nil
+	}
+	q := u.Query()
+	for k, vs := range keep {
+		if !q.Has(k) {
+			q[k] = vs
+		}
+	}
+	return u, q
 }

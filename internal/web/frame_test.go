@@ -69,6 +69,14 @@ func TestFramedPages(t *testing.T) {
 		require.Equal(t, kept, to.Query().Get("embed") == host, target)
 	}
 
+	// A framed page's form posts to an address that keeps the frame, so
+	// the answer is framed even before the page's script has run.
+	framedReq := httptest.NewRequest("GET", srv.URL+"/demo"+framed+"&utm_source=news", nil)
+	require.Equal(t, "/forms/x?embed="+url.QueryEscape(host)+"&theme=light", web.InFrame(framedReq, "/forms/x"))
+	require.Equal(t, "/b?date=2026-12-01&embed="+url.QueryEscape(host)+"&theme=light&tz=UTC", web.InFrame(framedReq, "/b?tz=UTC&date=2026-12-01"))
+	require.Equal(t, "https://other.example/x", web.InFrame(framedReq, "https://other.example/x"))
+	require.Equal(t, "/forms/x?tz=UTC", web.InFrame(httptest.NewRequest("GET", srv.URL+"/demo", nil), "/forms/x?tz=UTC"))
+
 	// Not framed, the flash in an address is not read.
 	_, body = get(t, client, "GET", srv.URL+"/demo?flash="+url.QueryEscape(to.Query().Get("flash")), nil)
 	require.NotContains(t, body, `Saved.`)
