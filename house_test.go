@@ -45,7 +45,7 @@ var exportedBudget = map[string]int{
 	"emaillist/emaillistsql": 10, "emaillist/emaillisttest": 1, "forms": 279, "forms/formsstore": 3, "forms/formssql": 47, "forms/formstest": 1, "link": 12,
 	"mail": 30, "metrics": 12, "reporting": 227, "reporting/counting": 6, "reporting/reportinggeo": 7, "reporting/reportinggeo/reportinggeotest": 1,
 	"reporting/reportinggoogle": 33, "reporting/reportingsql": 25, "reporting/reportingstore": 5, "reporting/visits": 7, "reporting/reportingtest": 2, "store": 116, "store/driverless": 24,
-	"store/storetest": 9, "webhooks": 248, "webhooks/webhookssql": 39, "webhooks/webhooksstore": 2, "webhooks/webhookstest": 1,
+	"store/storetest": 9, "tenant": 5, "webhooks": 248, "webhooks/webhookssql": 39, "webhooks/webhooksstore": 2, "webhooks/webhookstest": 1,
 }
 
 // foreignInterfaces are the interfaces of other packages a Store may

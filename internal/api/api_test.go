@@ -19,6 +19,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/reply"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 type colourBody struct {
@@ -269,9 +270,12 @@ func (denyAll) Authorize(context.Context, string, []string, string) (bool, error
 
 func TestGuard(t *testing.T) {
 	t.Parallel()
-	tokens := fakeTokens{"good": {"forms:*"}, "narrow": {"forms:view"}}
+	tokens := fakeTokens{"good": {"forms:*"}, "narrow": {"forms:view"}, "acme": {"forms:*", "tenant:acme"}}
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, _ := groundwork.CallerFrom(r.Context())
+		if t, bound := tenant.Of(r.Context()); bound {
+			c.ID += " for " + t
+		}
 		reply.WriteMessage(w, 200, c.ID)
 	})
 	g := &api.Guard{Tokens: tokens}
@@ -298,6 +302,7 @@ func TestGuard(t *testing.T) {
 	require.JSONEq(t, `{"message": "token:good"}`, w.Body.String())
 	require.Equal(t, 200, do(g.Require("", ok), "Bearer narrow").Code, "any valid token passes an empty ability")
 	require.Equal(t, 503, do(h, "Bearer broken").Code)
+	require.JSONEq(t, `{"message": "token:acme for acme"}`, do(h, "Bearer acme").Body.String(), "a token bound to a tenant acts for it")
 
 	custom := &api.Guard{Tokens: tokens, Authorizer: denyAll{}}
 	require.Equal(t, 403, do(custom.Require("forms:create", ok), "Bearer good").Code)

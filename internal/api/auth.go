@@ -8,6 +8,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/reply"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // BearerToken returns the token of an "Authorization: Bearer <token>"
@@ -46,7 +47,8 @@ type Guard struct {
 
 // Require answers 401 without a valid token and 403 when the token may not
 // use ability (an empty ability admits any valid token); otherwise it
-// calls next with the [groundwork.Caller] in the request's context.
+// calls next with the [groundwork.Caller] in the request's context, which
+// acts for the tenant the token is bound to, if any (tenant.AbilityPrefix).
 func (g *Guard) Require(ability string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, err := g.Check(r, ability)
@@ -83,6 +85,9 @@ func (g *Guard) Check(r *http.Request, ability string) (context.Context, error) 
 		if !allowed {
 			return nil, Forbidden(ability)
 		}
+	}
+	if t, ok := tenant.OfAbilities(abilities); ok {
+		ctx = tenant.With(ctx, t) // a token bound to a tenant acts for it alone
 	}
 	return groundwork.WithCaller(ctx, groundwork.Caller{ID: caller, Abilities: abilities}), nil
 }
