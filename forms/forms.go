@@ -57,6 +57,10 @@ type Form struct {
 	// carries it (Submission.FormVersion), and the store refuses it with
 	// ErrStale when the form has changed since.
 	Version int64 `json:"-"`
+	// Tenant is the key of the tenant the form belongs to (see package
+	// tenant): the one the request that made it acted for. A request
+	// acting for another tenant does not find it. Not on the wire.
+	Tenant string `json:"-"`
 }
 
 // FormSettings are the settings of a Form the store keeps as one value:
@@ -374,9 +378,12 @@ type Value struct {
 
 // Upload is a file received with a submission.
 type Upload struct {
-	ID           int64  `json:"id"`
-	SubmissionID int64  `json:"submission_id"`
-	FieldID      *int64 `json:"field_id"`
+	ID           int64 `json:"id"`
+	SubmissionID int64 `json:"submission_id"`
+	// FormID is the form of the submission, where the store read it
+	// (Store.Upload).
+	FormID  int64  `json:"-"`
+	FieldID *int64 `json:"field_id"`
 	// FieldName links the upload to its value before either has an ID.
 	FieldName    string    `json:"-"`
 	OriginalName string    `json:"original_name"`

@@ -77,7 +77,7 @@ type renderCaptcha struct {
 
 // activeForm resolves {form} for the public routes: only active forms.
 func (h *Handler) activeForm(r *http.Request) (*Form, error) {
-	f, err := h.svc.Form(r.Context(), r.PathValue("form"))
+	f, err := h.svc.publicForm(r.Context(), r.PathValue("form"))
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/driverless"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // Defaults of a Service.
@@ -258,8 +259,20 @@ func slugify(s string, sep rune) string {
 	return b.String()
 }
 
-// Form finds a form by its slug or, when ref is a number, its ID.
+// Form finds a form by its slug or, when ref is a number, its ID: one of
+// the tenant's when ctx acts for one (see package tenant); another's is
+// ErrNotFound.
 func (s *Service) Form(ctx context.Context, ref string) (*Form, error) {
+	f, err := s.publicForm(ctx, ref)
+	if err == nil && !tenant.Sees(ctx, f.Tenant) {
+		return nil, wrapNotFound(ErrNotFound, "Form")
+	}
+	return f, err
+}
+
+// publicForm is Form for whoever asks, whatever tenant: what a form's
+// public page and submit route show.
+func (s *Service) publicForm(ctx context.Context, ref string) (*Form, error) {
 	if allDigits.MatchString(ref) {
 		if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
 			if f, err := s.store.Form(ctx, id); !errors.Is(err, ErrNotFound) {
@@ -295,9 +308,14 @@ func (s *Service) Count(ctx context.Context, f *Form) error {
 }
 
 // ListForms lists one page of forms, newest first, and how many there are
-// in all; active filters by state when set.
+// in all (the tenant's, when ctx acts for one); active filters by state
+// when set.
 func (s *Service) ListForms(ctx context.Context, active *bool, page groundwork.PageRequest) ([]Form, int, error) {
-	return s.store.ListForms(ctx, formsstore.FormQuery{Active: active, Offset: page.Offset(), Limit: page.PerPage})
+	q := formsstore.FormQuery{Active: active, Offset: page.Offset(), Limit: page.PerPage}
+	if t, ok := tenant.Of(ctx); ok {
+		q.Tenant = &t
+	}
+	return s.store.ListForms(ctx, q)
 }
 
 // validateForm checks f and fills its defaults.
@@ -425,7 +443,8 @@ func (s *Service) saveForm(ctx context.Context, f *Form, generated bool, save fu
 	}
 }
 
-// CreateForm validates and stores a new form. Without a slug, one is made
+// CreateForm validates and stores a new form, the tenant's when ctx acts
+// for one (else f.Tenant's). Without a slug, one is made
 // from the name ("Contact us" → "contact-us", then "contact-us-1"...).
 // A bad input is a *ValidationError; a taken slug is one too.
 func (s *Service) CreateForm(ctx context.Context, f *Form) error {
@@ -441,6 +460,9 @@ func (s *Service) CreateForm(ctx context.Context, f *Form) error {
 	}
 	now := s.now()
 	f.CreatedAt, f.UpdatedAt = now, now
+	if t, ok := tenant.Of(ctx); ok {
+		f.Tenant = t
+	}
 	if err := s.saveForm(ctx, f, generated, func() error { return s.store.CreateForm(ctx, f) }); err != nil {
 		return fmt.Errorf("forms: create form: %w", err)
 	}
@@ -459,18 +481,21 @@ func (s *Service) UpdateForm(ctx context.Context, f *Form) error {
 	if v := s.validateForm(f); !v.Empty() {
 		return v.Err()
 	}
+	current, err := s.store.Form(ctx, f.ID)
+	if err == nil && !tenant.Sees(ctx, current.Tenant) {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("forms: update form: %w", wrapNotFound(err, "Form"))
+	}
 	generated := f.Slug == ""
 	if generated {
-		current, err := s.store.Form(ctx, f.ID)
-		if err != nil {
-			return fmt.Errorf("forms: update form: %w", wrapNotFound(err, "Form"))
-		}
 		if f.Slug, err = s.uniqueSlug(ctx, slugify(f.Name, '-'), current.Slug); err != nil {
 			return fmt.Errorf("forms: update form: %w", err)
 		}
 	}
 	f.UpdatedAt = s.now()
-	err := s.saveForm(ctx, f, generated, func() error { return s.store.UpdateForm(ctx, f) })
+	err = s.saveForm(ctx, f, generated, func() error { return s.store.UpdateForm(ctx, f) })
 	if err != nil {
 		return fmt.Errorf("forms: update form: %w", wrapNotFound(err, "Form"))
 	}
@@ -489,6 +514,9 @@ func (s *Service) UpdateForm(ctx context.Context, f *Form) error {
 // DeleteForm deletes a form with its fields, steps, submissions,
 // notifications and uploaded files.
 func (s *Service) DeleteForm(ctx context.Context, f *Form) error {
+	if current, err := s.store.Form(ctx, f.ID); err == nil && !tenant.Sees(ctx, current.Tenant) {
+		return fmt.Errorf("forms: delete form: %w", wrapNotFound(ErrNotFound, "Form"))
+	}
 	keys, err := s.store.DeleteForm(ctx, f.ID)
 	if err != nil {
 		return fmt.Errorf("forms: delete form: %w", wrapNotFound(err, "Form"))

@@ -39,6 +39,8 @@ var testTokens = tokens{
 	"admin":  {"forms:*"},
 	"viewer": {"forms:viewAny", "forms:view"},
 	"reader": {"forms:viewSubmissions"},
+	"acme":   {"forms:*", "tenant:acme"},
+	"globex": {"forms:*", "tenant:globex"},
 }
 
 type bundle struct {

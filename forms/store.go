@@ -164,7 +164,8 @@ type SubmissionStore interface {
 	// DeleteSubmissions deletes the listed submissions of the form and
 	// returns how many there were and the blob keys of their uploads.
 	DeleteSubmissions(ctx context.Context, formID int64, ids []int64) (int, []string, error)
-	// Upload returns an upload of a submission.
+	// Upload returns an upload of a submission, with its submission's
+	// FormID.
 	Upload(ctx context.Context, submissionID, id int64) (*Upload, error)
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // ListSubmissions lists a form's submissions, newest first.
@@ -249,9 +250,16 @@ func (s *Service) Bulk(ctx context.Context, formID int64, action BulkAction, ids
 }
 
 // OpenUpload returns an upload of a submission and its content; an upload
-// of another submission is not found. The caller closes it.
+// of another submission, or of another tenant's form when ctx acts for a
+// tenant, is not found. The caller closes it.
 func (s *Service) OpenUpload(ctx context.Context, submissionID, uploadID int64) (*Upload, io.ReadCloser, error) {
 	u, err := s.store.Upload(ctx, submissionID, uploadID)
+	if _, scoped := tenant.Of(ctx); err == nil && scoped {
+		var f *Form
+		if f, err = s.store.Form(ctx, u.FormID); err == nil && !tenant.Sees(ctx, f.Tenant) {
+			err = ErrNotFound
+		}
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("forms: upload: %w", wrapNotFound(err, "Upload"))
 	}

@@ -101,6 +101,7 @@ type formRow struct {
 	CreatedAt           store.Time `db:"created_at"`
 	UpdatedAt           store.Time `db:"updated_at"`
 	Version             int64      `db:"version"`
+	Tenant              string     `db:"tenant"`
 	Total               int        `db:"total"`
 	Unread              int        `db:"unread"`
 }
@@ -111,7 +112,7 @@ func (r formRow) form() forms.Form {
 		ShowProgressBar: r.ShowProgressBar, AllowStepNavigation: r.AllowStepNavigation, MinFillSeconds: new(r.MinFillSeconds), CreatedAt: r.CreatedAt.Time,
 		UpdatedAt: r.UpdatedAt.Time, Version: r.Version, TotalSubmissions: r.Total, UnreadSubmissions: r.Unread,
 		MaxResponses: r.MaxResponses, OpensAt: optionalTime(r.OpensAt), ClosesAt: optionalTime(r.ClosesAt), ClosedMessage: r.ClosedMessage,
-		OnePerPerson: r.OnePerPerson, FormSettings: readSettings(r.Settings)}
+		OnePerPerson: r.OnePerPerson, FormSettings: readSettings(r.Settings), Tenant: r.Tenant}
 }
 
 // readSettings reads a form's settings column; what it cannot read (it
@@ -145,7 +146,7 @@ func storedTime(t *time.Time) store.Time {
 
 const formColumns = `f.id, f.name, f.slug, f.description, f.submit_button_text, f.success_message, f.redirect_url,
 	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.min_fill_seconds, f.created_at, f.updated_at, f.version,
-	f.max_responses, f.opens_at, f.closes_at, f.closed_message, f.one_per_person, f.settings,
+	f.max_responses, f.opens_at, f.closes_at, f.closed_message, f.one_per_person, f.settings, f.tenant,
 	(SELECT COUNT(*) FROM forms_submissions s WHERE s.form_id = f.id) AS total,
 	(SELECT COUNT(*) FROM forms_submissions s WHERE s.form_id = f.id AND s.is_read = ?) AS unread`
 
@@ -164,11 +165,11 @@ func (s *Store) CreateForm(ctx context.Context, f *forms.Form) error {
 	}
 	err = s.db.QueryRowxContext(ctx, s.q(`INSERT INTO forms_forms (name, slug, description, submit_button_text,
 		success_message, redirect_url, is_active, is_multi_step, show_progress_bar, allow_step_navigation, min_fill_seconds, created_at, updated_at,
-		max_responses, opens_at, closes_at, closed_message, one_per_person, settings)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, version`),
+		max_responses, opens_at, closes_at, closed_message, one_per_person, settings, tenant)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, version`),
 		f.Name, f.Slug, f.Description, f.SubmitButtonText, f.SuccessMessage, f.RedirectURL, f.IsActive, f.IsMultiStep,
 		f.ShowProgressBar, f.AllowStepNavigation, minFillSeconds(f), store.NewTime(f.CreatedAt), store.NewTime(f.UpdatedAt),
-		f.MaxResponses, storedTime(f.OpensAt), storedTime(f.ClosesAt), f.ClosedMessage, f.OnePerPerson, settings).Scan(&f.ID, &f.Version)
+		f.MaxResponses, storedTime(f.OpensAt), storedTime(f.ClosesAt), f.ClosedMessage, f.OnePerPerson, settings, f.Tenant).Scan(&f.ID, &f.Version)
 	if err != nil {
 		return fmt.Errorf("formssql: create form: %w", slugError(err))
 	}
@@ -259,7 +260,7 @@ func (s *Store) DeleteForm(ctx context.Context, id int64) ([]string, error) {
 // formOnly are the form's own columns, counts left at zero.
 const formOnly = `f.id, f.name, f.slug, f.description, f.submit_button_text, f.success_message, f.redirect_url,
 	f.is_active, f.is_multi_step, f.show_progress_bar, f.allow_step_navigation, f.min_fill_seconds, f.created_at, f.updated_at, f.version,
-	f.max_responses, f.opens_at, f.closes_at, f.closed_message, f.one_per_person, f.settings,
+	f.max_responses, f.opens_at, f.closes_at, f.closed_message, f.one_per_person, f.settings, f.tenant,
 	0 AS total, 0 AS unread`
 
 func (s *Store) formWhere(ctx context.Context, where string, arg any) (*forms.Form, error) {
@@ -351,7 +352,10 @@ func (s *Store) SubmissionCounts(ctx context.Context, formID int64) (int, int, e
 func (s *Store) ListForms(ctx context.Context, q formsstore.FormQuery) ([]forms.Form, int, error) {
 	where, args := "1 = 1", []any{}
 	if q.Active != nil {
-		where, args = "is_active = ?", append(args, *q.Active)
+		where, args = where+" AND is_active = ?", append(args, *q.Active)
+	}
+	if q.Tenant != nil {
+		where, args = where+" AND tenant = ?", append(args, *q.Tenant)
 	}
 	var total int
 	if err := s.db.Reader().GetContext(ctx, &total, s.q(`SELECT COUNT(*) FROM forms_forms WHERE `+where), args...); err != nil {

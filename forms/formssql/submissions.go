@@ -495,11 +495,22 @@ func (s *Store) DeleteSubmissions(ctx context.Context, formID int64, ids []int64
 // Upload implements forms.Store.
 func (s *Store) Upload(ctx context.Context, submissionID, id int64) (*forms.Upload, error) {
 	var r uploadRow
-	if err := s.db.Reader().GetContext(ctx, &r, s.q(`SELECT id, submission_id, field_id, original_name, stored_name, blob_key,
-		mime_type, size, created_at FROM forms_uploads WHERE id = ? AND submission_id = ?`), id, submissionID); err != nil {
+	var formID int64
+	row := struct {
+		uploadRow
+		FormID *int64 `db:"form_id"`
+	}{}
+	if err := s.db.Reader().GetContext(ctx, &row, s.q(`SELECT u.id, u.submission_id, u.field_id, u.original_name, u.stored_name, u.blob_key,
+		u.mime_type, u.size, u.created_at, s.form_id FROM forms_uploads u LEFT JOIN forms_submissions s ON s.id = u.submission_id
+		WHERE u.id = ? AND u.submission_id = ?`), id, submissionID); err != nil {
 		return nil, notFound("upload", err)
 	}
+	if row.FormID != nil {
+		formID = *row.FormID
+	}
+	r = row.uploadRow
 	u := r.upload()
+	u.FormID = formID
 	return &u, nil
 }
 

@@ -17,7 +17,9 @@ type FieldPlace struct {
 // FormQuery selects forms.
 type FormQuery struct {
 	// Active, when set, keeps active (true) or inactive (false) forms.
-	Active        *bool
+	Active *bool
+	// Tenant, when set, keeps one tenant's forms.
+	Tenant        *string
 	Offset, Limit int
 }
 

@@ -97,6 +97,25 @@ func exerciseListFormsAndCounts(t *testing.T, newStore func(t *testing.T) forms.
 	require.NoError(t, err)
 	require.Empty(t, past)
 
+	// A tenant's forms: its own, kept through updates; "" is the default.
+	acme := &forms.Form{Name: "Acme", Slug: "acme", CreatedAt: at(2 * time.Minute), UpdatedAt: at(2 * time.Minute), Tenant: "acme"}
+	require.NoError(t, s.CreateForm(ctx, acme))
+	acme.Name = "Acme's"
+	require.NoError(t, s.UpdateForm(ctx, acme))
+	for tenant, want := range map[string][]int64{"acme": {acme.ID}, "": {c.ID, b.ID, a.ID}, "other": {}} {
+		list, total, err := s.ListForms(ctx, formsstore.FormQuery{Tenant: &tenant, Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, len(want), total, tenant)
+		require.Equal(t, want, ids(list), tenant)
+	}
+	byID, err := s.Form(ctx, acme.ID)
+	require.NoError(t, err)
+	require.Equal(t, "acme", byID.Tenant)
+	bySlug, fields, err := s.FormWithFields(ctx, 0, "acme")
+	require.NoError(t, err)
+	require.Empty(t, fields)
+	require.Equal(t, "acme", bySlug.Tenant)
+
 	got, err := s.Form(ctx, a.ID)
 	require.NoError(t, err)
 	require.Zero(t, got.TotalSubmissions, "a single read leaves counting to SubmissionCounts")
