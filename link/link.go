@@ -31,6 +31,7 @@ import (
 	"github.com/groundwork-go/groundwork/emaillist"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/reporting"
+	"github.com/groundwork-go/groundwork/tenant"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
 
@@ -50,7 +51,7 @@ func FormsToWebhooks(f *forms.Service, w *webhooks.Service) error {
 		return fmt.Errorf("link: forms to webhooks: %w", err)
 	}
 	f.OnSubmissionAcceptedTx(func(ctx context.Context, tx *sql.Tx, e forms.SubmissionEvent) error {
-		_, err := w.DispatchTx(ctx, tx, webhooks.Event{Name: forms.EventSubmitted, Data: e.Data()})
+		_, err := w.DispatchTx(tenantOf(ctx, e.Form.Tenant), tx, webhooks.Event{Name: forms.EventSubmitted, Data: e.Data()})
 		return err
 	})
 	return routedNotBooked(f, w)
@@ -255,4 +256,15 @@ func BookingsToAnalytics(b *bookings.Service, a *reporting.Analytics, site strin
 		_ = a.CollectServer(ctx, site, reporting.View{Name: EventBookingCreated, Props: props})
 	})
 	return nil
+}
+
+// tenantOf is ctx acting for owner, the tenant a domain's record belongs
+// to, when it has one (a tenant is a webhook owner: its subscriptions
+// hear of its records, though the public request that made one acts for
+// no tenant); ctx as it is otherwise.
+func tenantOf(ctx context.Context, owner string) context.Context {
+	if owner == "" {
+		return ctx
+	}
+	return tenant.With(ctx, owner)
 }

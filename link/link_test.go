@@ -18,6 +18,7 @@ import (
 	"github.com/groundwork-go/groundwork/link"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/tenant"
 	"github.com/groundwork-go/groundwork/webhooks"
 	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
 )
@@ -221,5 +222,34 @@ func TestLinksTakeNoSecondConnection(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, 1, s.count(t, `SELECT COUNT(*) FROM webhooks_deliveries WHERE event = 'form.submitted'`))
 		require.Equal(t, 1, s.count(t, `SELECT COUNT(*) FROM river_job WHERE kind = 'emaillist_subscribe'`))
+	})
+}
+
+// A tenant is a webhook owner: a submission to a tenant's form, though
+// the public request that makes it acts for no tenant, is told to that
+// tenant's subscriptions alone; a form of no tenant's, to the default
+// owner's.
+func TestFormsWebhooksOfATenant(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		s := newSite(t, d) // its subscription is the default owner's
+		acme := tenant.With(context.Background(), "acme")
+		for _, ctx := range []context.Context{acme, tenant.With(context.Background(), "globex")} {
+			_, err := s.webhooks.CreateSubscription(ctx, webhooks.SubscriptionInput{Name: ptr("mine"), URL: ptr("http://127.0.0.1:9/hook"),
+				Events: []string{forms.EventSubmitted}})
+			require.NoError(t, err)
+		}
+		form := &forms.Form{Name: "Quote", IsActive: true}
+		require.NoError(t, s.forms.CreateForm(acme, form))
+		require.Equal(t, "acme", form.Tenant)
+		field := &forms.Field{FormID: form.ID, Type: forms.TypeText, Label: "Name"}
+		require.NoError(t, s.forms.CreateField(acme, field))
+		fields, err := s.forms.Fields(context.Background(), form.ID)
+		require.NoError(t, err)
+		_, err = s.forms.Submit(context.Background(), form, fields, &forms.SubmitRequest{Values: map[string][]string{field.Name: {"Ann"}}, LoadedAt: "1"})
+		require.NoError(t, err)
+		require.Equal(t, 1, s.count(t, `SELECT COUNT(*) FROM webhooks_deliveries`))
+		require.Equal(t, 1, s.count(t, `SELECT COUNT(*) FROM webhooks_deliveries d JOIN webhooks_subscriptions s ON s.id = d.subscription_id
+			WHERE s.owner = 'acme'`), "the tenant's subscription hears of it, no other")
 	})
 }

@@ -118,7 +118,7 @@ func routedNotBooked(f *forms.Service, w *webhooks.Service) error {
 		return fmt.Errorf("link: forms to webhooks: %w", err)
 	}
 	f.OnRoutedNotBookedTx(func(ctx context.Context, tx *sql.Tx, e forms.SubmissionEvent) error {
-		_, err := w.DispatchTx(ctx, tx, webhooks.Event{Name: forms.EventRoutedNotBooked, Data: e.Data()})
+		_, err := w.DispatchTx(tenantOf(ctx, e.Form.Tenant), tx, webhooks.Event{Name: forms.EventRoutedNotBooked, Data: e.Data()})
 		return err
 	})
 	return nil

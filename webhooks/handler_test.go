@@ -18,6 +18,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/tenant"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
 
@@ -30,6 +31,8 @@ var testTokens = tokens{
 	// Bound to an owner each: they see their own subscriptions alone.
 	"ownerA": {"webhookSubscription.*", webhooks.OwnerAbilityPrefix + "acct_a"},
 	"ownerB": {"webhookSubscription.*", webhooks.OwnerAbilityPrefix + "acct_b"},
+	// Bound to a tenant (package tenant), which is an owner.
+	"tenantA": {"webhookSubscription.*", tenant.AbilityPrefix + "acct_a"},
 }
 
 type api struct {

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // Owners: a subscription, its deliveries and the events it receives
@@ -52,10 +53,14 @@ func ScopeToOwner(ctx context.Context, owner string) context.Context {
 	return context.WithValue(ctx, ownerScopeKey{}, owner)
 }
 
-// OwnerScope is the owner ctx is scoped to, if any.
+// OwnerScope is the owner ctx is scoped to, if any: the one ScopeToOwner
+// named, else the tenant ctx acts for (package tenant: a tenant is an
+// owner).
 func OwnerScope(ctx context.Context) (string, bool) {
-	o, ok := ctx.Value(ownerScopeKey{}).(string)
-	return o, ok
+	if o, ok := ctx.Value(ownerScopeKey{}).(string); ok {
+		return o, true
+	}
+	return tenant.Of(ctx)
 }
 
 // OwnerOf is the owner a caller's token is bound to (its first
@@ -91,15 +96,20 @@ type eventOwnerKey struct{}
 // owner's subscriptions (AllOwners: every owner's): for events dispatched
 // by code the host does not call itself (a domain's hook linked to
 // webhooks), under a request the host knows the owner of. Without it,
-// Dispatch sends to the default owner's.
+// Dispatch sends to the subscriptions of the tenant ctx acts for (package
+// tenant), or else the default owner's.
 func ForOwner(ctx context.Context, owner string) context.Context {
 	return context.WithValue(ctx, eventOwnerKey{}, owner)
 }
 
-// eventOwner is the owner ctx names for its events.
+// eventOwner is the owner ctx names for its events: ForOwner's, else the
+// tenant ctx acts for, else the default owner.
 func eventOwner(ctx context.Context) string {
 	if o, ok := ctx.Value(eventOwnerKey{}).(string); ok {
 		return o
+	}
+	if t, ok := tenant.Of(ctx); ok {
+		return t
 	}
 	return DefaultOwner
 }

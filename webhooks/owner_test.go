@@ -14,6 +14,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/tenant"
 	"github.com/groundwork-go/groundwork/webhooks"
 )
 
@@ -94,6 +95,7 @@ func TestOwnersNeverSeeEachOther(t *testing.T) {
 		require.ElementsMatch(t, []string{idB}, ids("admin", "?filter[owner]=acct_b"))
 		require.ElementsMatch(t, []string{fmt.Sprint(subDefault["id"])}, ids("admin", "?filter[owner]="))
 		require.Empty(t, ids("ownerA", "?filter[owner]=acct_b"), "a filter cannot widen a bound token")
+		require.ElementsMatch(t, ids("ownerA", ""), ids("tenantA", ""), "a tenant is an owner")
 		require.NotContains(t, a.do("GET", subs+"?include=deliveries", "ownerA", nil).body, rv.URL+"/ownerB")
 
 		// Every route on B's subscription, as A: 404, nothing changed.
@@ -156,6 +158,7 @@ func TestOwnersNeverSeeEachOther(t *testing.T) {
 		require.Contains(t, r.body, `"owner":""`, "the default owner, in GraphQL a string")
 		r = a.do("GET", subs+"/"+idB, "ownerB", nil)
 		require.Equal(t, "B's", r.data(t)["name"], "still unchanged")
+		require.Equal(t, 1, fanout(b.svc.Dispatch(tenant.With(ctx, "acct_b"), placed(8))), "an event of a tenant's request: its own")
 	})
 }
 
