@@ -132,6 +132,9 @@ func NewAdminHandler(svc *Service, tokens groundwork.TokenVerifier, opts *AdminH
 		if !ok {
 			return ErrNotFound
 		}
+		if _, err := svc.Booking(r.Context(), id); err != nil {
+			return err // another tenant's is not found
+		}
 		if _, err := svc.ReissueManageToken(r.Context(), id); err != nil {
 			return err
 		}
@@ -293,6 +296,9 @@ func (h *AdminHandler) transition(do func(ctx context.Context, id int64, m moveR
 		var m moveRequest
 		if err := api.DecodeJSON(w, r, &m, 0); err != nil {
 			return err
+		}
+		if _, err := h.svc.Booking(r.Context(), id); err != nil {
+			return err // another tenant's is not found
 		}
 		b, err := do(r.Context(), id, m)
 		if err != nil {

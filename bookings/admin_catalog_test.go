@@ -234,6 +234,14 @@ func TestAdminCalendars(t *testing.T) {
 	var made struct{ Data calendars.Connection }
 	require.NoError(t, json.Unmarshal([]byte(body), &made))
 	c := "/calendars/" + itoa(made.Data.ID)
+	// Another tenant's token finds neither the provider's connections nor
+	// this one.
+	for _, r := range []struct{ method, path, body string }{{"GET", p, ""}, {"POST", p, `{"kind":"ics","name":"X","url":"` + cs.address() + `"}`},
+		{"GET", c, ""}, {"PATCH", c, `{"name":"Taken"}`}, {"POST", c + "/sync", ""}, {"DELETE", c, ""},
+		{"POST", "/providers/" + itoa(b.provider.ID) + "/calendar-page-link", ""}} {
+		code, body := a.call(t, "acme:bookings:*,tenant:acme", r.method, r.path, r.body)
+		require.Equal(t, 404, code, "%s %s: %s", r.method, r.path, body)
+	}
 
 	code, body = a.call(t, manager, "GET", p, "")
 	require.Equal(t, 200, code, body)

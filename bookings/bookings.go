@@ -70,6 +70,10 @@ type Offering struct {
 	CreatedAt           time.Time     `json:"-"`
 	UpdatedAt           time.Time     `json:"-"`
 	ServiceRules
+	// Tenant is the key of the tenant the service belongs to (see package
+	// tenant), and so its bookings; a request acting for another tenant
+	// does not find it. Not on the wire.
+	Tenant string `json:"-"`
 }
 
 // IntakeSchema is the questions a service asks when booking.
@@ -104,6 +108,9 @@ type Provider struct {
 	UpdatedAt        time.Time  `json:"-"`
 	// Rules are answered by the admin API only.
 	Rules ProviderRules `json:"-"`
+	// Tenant is the key of the tenant the provider belongs to (see
+	// package tenant). Not on the wire.
+	Tenant string `json:"-"`
 }
 
 // Offer is a provider linked to a service, with its own duration (minutes)
@@ -156,6 +163,9 @@ type Blackout struct {
 	ServiceID *int64 `json:"service_id"`
 	From, To  Date   `json:"-"`
 	Reason    string `json:"reason"`
+	// Tenant is the key of the tenant the blackout belongs to (see
+	// package tenant); one of every service closes the tenant's.
+	Tenant string `json:"-"`
 }
 
 // Booking is an appointment.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/bookings/slots"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // OfferingInput creates or changes a service; a nil field is left as it is
@@ -163,7 +164,7 @@ func (s *Service) applyService(ctx context.Context, svc *Offering, in OfferingIn
 		v.Add("assignment_strategy", api.MsgSelected("assignment_strategy"))
 	}
 	if in.DefaultProviderID != nil {
-		if _, err := s.store.Provider(ctx, *in.DefaultProviderID); errors.Is(err, ErrNotFound) {
+		if _, err := s.Provider(ctx, *in.DefaultProviderID); errors.Is(err, ErrNotFound) {
 			v.Add("default_provider_id", api.MsgSelected("default_provider_id"))
 		} else if err != nil {
 			return err
@@ -312,6 +313,9 @@ func (s *Service) CreateService(ctx context.Context, in OfferingInput) (Offering
 	if svc.IntakeSchemaVersion == 0 {
 		svc.IntakeSchemaVersion = 1
 	}
+	if t, ok := tenant.Of(ctx); ok {
+		svc.Tenant = t
+	}
 	out, err := s.store.CreateService(ctx, svc)
 	if errors.Is(err, ErrSlugTaken) {
 		return Offering{}, invalid("slug", api.MsgTakenBy("slug", svc.Slug, "service"))
@@ -324,7 +328,7 @@ func (s *Service) CreateService(ctx context.Context, in OfferingInput) (Offering
 
 // UpdateService changes the service with this slug (active or not).
 func (s *Service) UpdateService(ctx context.Context, slug string, in OfferingInput) (Offering, error) {
-	svc, err := s.store.ServiceBySlug(ctx, slug)
+	svc, err := s.ServiceBySlug(ctx, slug)
 	if err != nil {
 		return Offering{}, fmt.Errorf("bookings: update service: %w", err)
 	}
@@ -407,6 +411,9 @@ func (s *Service) CreateProvider(ctx context.Context, in ProviderInput) (Provide
 	if err := s.applyProvider(&p, in, true); err != nil {
 		return Provider{}, err
 	}
+	if t, ok := tenant.Of(ctx); ok {
+		p.Tenant = t
+	}
 	out, err := s.store.CreateProvider(ctx, p)
 	if errors.Is(err, ErrSlugTaken) {
 		return Provider{}, invalid("slug", api.MsgTakenBy("slug", p.Slug, "provider"))
@@ -419,7 +426,7 @@ func (s *Service) CreateProvider(ctx context.Context, in ProviderInput) (Provide
 
 // UpdateProvider changes a provider.
 func (s *Service) UpdateProvider(ctx context.Context, id int64, in ProviderInput) (Provider, error) {
-	p, err := s.store.Provider(ctx, id)
+	p, err := s.Provider(ctx, id)
 	if err != nil {
 		return Provider{}, fmt.Errorf("bookings: update provider: %w", err)
 	}
@@ -453,7 +460,10 @@ func (s *Service) Link(ctx context.Context, slug string, providerID int64, in Li
 	if err := v.Err(); err != nil {
 		return err
 	}
-	svc, err := s.store.ServiceBySlug(ctx, slug)
+	svc, err := s.ServiceBySlug(ctx, slug)
+	if err == nil {
+		_, err = s.Provider(ctx, providerID)
+	}
 	if err == nil {
 		err = s.store.LinkProvider(ctx, svc.ID, providerID, in.CustomDuration, in.CustomPrice)
 	}
@@ -465,7 +475,10 @@ func (s *Service) Link(ctx context.Context, slug string, providerID int64, in Li
 
 // Unlink stops offering a service through a provider.
 func (s *Service) Unlink(ctx context.Context, slug string, providerID int64) error {
-	svc, err := s.store.ServiceBySlug(ctx, slug)
+	svc, err := s.ServiceBySlug(ctx, slug)
+	if err == nil {
+		_, err = s.Provider(ctx, providerID)
+	}
 	if err == nil {
 		err = s.store.UnlinkProvider(ctx, svc.ID, providerID)
 	}
@@ -553,7 +566,7 @@ func (s *Service) AddHours(ctx context.Context, providerID int64, in HoursInput)
 	if err := v.Err(); err != nil {
 		return WeeklyHours{}, err
 	}
-	if _, err := s.store.Provider(ctx, providerID); err != nil {
+	if _, err := s.Provider(ctx, providerID); err != nil {
 		return WeeklyHours{}, fmt.Errorf("bookings: add hours: %w", err)
 	}
 	out, err := s.store.AddWeeklyHours(ctx, h)
@@ -605,7 +618,7 @@ func (s *Service) AddOverride(ctx context.Context, providerID int64, in Override
 	if err := v.Err(); err != nil {
 		return Override{}, err
 	}
-	if _, err := s.store.Provider(ctx, providerID); err != nil {
+	if _, err := s.Provider(ctx, providerID); err != nil {
 		return Override{}, fmt.Errorf("bookings: add override: %w", err)
 	}
 	out, err := s.store.AddOverride(ctx, o)
@@ -639,7 +652,7 @@ func (s *Service) AddBlackout(ctx context.Context, in BlackoutInput) (Blackout, 
 	}
 	text(v, "reason", in.Reason, 1000, false)
 	if in.ServiceID != nil {
-		if _, err := s.store.ServiceByID(ctx, *in.ServiceID); errors.Is(err, ErrNotFound) {
+		if svc, err := s.store.ServiceByID(ctx, *in.ServiceID); errors.Is(err, ErrNotFound) || err == nil && !tenant.Sees(ctx, svc.Tenant) {
 			v.Add("service_id", api.MsgSelected("service_id"))
 		} else if err != nil {
 			return Blackout{}, err
@@ -648,6 +661,9 @@ func (s *Service) AddBlackout(ctx context.Context, in BlackoutInput) (Blackout, 
 	if err := v.Err(); err != nil {
 		return Blackout{}, err
 	}
+	if t, ok := tenant.Of(ctx); ok {
+		b.Tenant = t
+	}
 	out, err := s.store.AddBlackout(ctx, b)
 	if err != nil {
 		return Blackout{}, fmt.Errorf("bookings: add blackout: %w", err)
@@ -655,57 +671,109 @@ func (s *Service) AddBlackout(ctx context.Context, in BlackoutInput) (Blackout, 
 	return out, nil
 }
 
-// Services returns every service, active or not, in name order.
+// Services returns every service, active or not, in name order: the
+// tenant's when ctx acts for one (see package tenant).
 func (s *Service) Services(ctx context.Context) ([]Offering, error) {
-	return s.store.ListServices(ctx, false)
+	list, err := s.store.ListServices(ctx, false)
+	return seen(ctx, list, err, func(o Offering) string { return o.Tenant })
 }
 
 // ServiceBySlug returns the service with this slug, active or not;
-// ErrNotFound when there is none.
+// ErrNotFound when there is none (or it is another tenant's than the one
+// ctx acts for).
 func (s *Service) ServiceBySlug(ctx context.Context, slug string) (Offering, error) {
-	return s.store.ServiceBySlug(ctx, slug)
+	svc, err := s.store.ServiceBySlug(ctx, slug)
+	if err == nil && !tenant.Sees(ctx, svc.Tenant) {
+		return Offering{}, ErrNotFound
+	}
+	return svc, err
 }
 
-// Providers returns every provider in sort order, then ID.
+// Providers returns every provider in sort order, then ID: the tenant's
+// when ctx acts for one.
 func (s *Service) Providers(ctx context.Context) ([]Provider, error) {
-	return s.store.ListProviders(ctx)
+	list, err := s.store.ListProviders(ctx)
+	return seen(ctx, list, err, func(p Provider) string { return p.Tenant })
 }
 
-// Provider returns one provider; ErrNotFound when there is none.
+// Provider returns one provider; ErrNotFound when there is none (or it is
+// another tenant's than the one ctx acts for).
 func (s *Service) Provider(ctx context.Context, id int64) (Provider, error) {
+	p, err := s.store.Provider(ctx, id)
+	if err == nil && !tenant.Sees(ctx, p.Tenant) {
+		return Provider{}, ErrNotFound
+	}
+	return p, err
+}
+
+// anyProvider is Provider whatever tenant ctx acts for: the provider of
+// a booking a public page shows its customer.
+func (s *Service) anyProvider(ctx context.Context, id int64) (Provider, error) {
 	return s.store.Provider(ctx, id)
 }
 
 // WeeklyHours returns a provider's weekly hours by weekday, then start.
 func (s *Service) WeeklyHours(ctx context.Context, providerID int64) ([]WeeklyHours, error) {
+	if _, err := s.Provider(ctx, providerID); err != nil {
+		return nil, err
+	}
 	return s.store.ListWeeklyHours(ctx, providerID)
 }
 
 // DeleteHours deletes one of a provider's weekly hours; ErrNotFound when
 // the provider has none with this ID.
 func (s *Service) DeleteHours(ctx context.Context, providerID, id int64) error {
+	if _, err := s.Provider(ctx, providerID); err != nil {
+		return err
+	}
 	return s.store.DeleteWeeklyHours(ctx, providerID, id)
 }
 
 // Overrides returns a provider's date overrides by date, then start.
 func (s *Service) Overrides(ctx context.Context, providerID int64) ([]Override, error) {
+	if _, err := s.Provider(ctx, providerID); err != nil {
+		return nil, err
+	}
 	return s.store.ListOverrides(ctx, providerID)
 }
 
 // DeleteOverride deletes one of a provider's overrides; ErrNotFound when
 // the provider has none with this ID.
 func (s *Service) DeleteOverride(ctx context.Context, providerID, id int64) error {
+	if _, err := s.Provider(ctx, providerID); err != nil {
+		return err
+	}
 	return s.store.DeleteOverride(ctx, providerID, id)
 }
 
-// Blackouts returns every blackout by date.
+// Blackouts returns every blackout by date: the tenant's when ctx acts
+// for one.
 func (s *Service) Blackouts(ctx context.Context) ([]Blackout, error) {
-	return s.store.ListBlackouts(ctx)
+	list, err := s.store.ListBlackouts(ctx)
+	return seen(ctx, list, err, func(b Blackout) string { return b.Tenant })
 }
 
-// DeleteBlackout deletes a blackout; ErrNotFound when there is none.
+// DeleteBlackout deletes a blackout; ErrNotFound when there is none (or
+// it is another tenant's than the one ctx acts for).
 func (s *Service) DeleteBlackout(ctx context.Context, id int64) error {
+	if _, scoped := tenant.Of(ctx); scoped {
+		list, err := s.Blackouts(ctx)
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(list, func(b Blackout) bool { return b.ID == id }) {
+			return ErrNotFound
+		}
+	}
 	return s.store.DeleteBlackout(ctx, id)
+}
+
+// seen keeps of list what ctx may see, tenantOf naming each one's tenant.
+func seen[T any](ctx context.Context, list []T, err error, tenantOf func(T) string) ([]T, error) {
+	if _, scoped := tenant.Of(ctx); !scoped || err != nil {
+		return list, err
+	}
+	return slices.DeleteFunc(list, func(v T) bool { return !tenant.Sees(ctx, tenantOf(v)) }), nil
 }
 
 // deref is *p, or the zero value for nil.

@@ -51,6 +51,9 @@ type Feed struct {
 // once; only its SHA-256 is kept): a subscription to the old address
 // stops working. ErrNotFound without the provider.
 func (s *Service) MintFeedToken(ctx context.Context, providerID int64) (string, error) {
+	if _, err := s.Provider(ctx, providerID); err != nil {
+		return "", fmt.Errorf("bookings: mint feed token: %w", err) // another tenant's is not found
+	}
 	token, hash, err := s.newManageToken()
 	if err != nil {
 		return "", fmt.Errorf("bookings: mint feed token: %w", err)
@@ -64,6 +67,9 @@ func (s *Service) MintFeedToken(ctx context.Context, providerID int64) (string, 
 // RevokeFeedToken ends a provider's feed (404 from then on) until a new
 // token is minted. ErrNotFound without the provider.
 func (s *Service) RevokeFeedToken(ctx context.Context, providerID int64) error {
+	if _, err := s.Provider(ctx, providerID); err != nil {
+		return fmt.Errorf("bookings: revoke feed token: %w", err) // another tenant's is not found
+	}
 	if err := s.store.SetProviderFeedHash(ctx, providerID, nil, s.o.Now()); err != nil {
 		return fmt.Errorf("bookings: revoke feed token of provider %d: %w", providerID, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/openapi"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/throttle"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // Feed handler defaults.
@@ -163,7 +164,9 @@ func (h *FeedHandler) serve(feed func(ctx context.Context, token, ifNoneMatch st
 }
 
 // ServeHTTP implements http.Handler.
-func (h *FeedHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.ServeHTTP(w, r) }
+func (h *FeedHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.base.ServeHTTP(w, r.WithContext(tenant.All(r.Context()))) // a feed is read by its token
+}
 
 // Routes lists the routes, as "METHOD /path/{param}".
 func (h *FeedHandler) Routes() []string { return h.base.Routes() }

@@ -15,6 +15,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/openapi"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/throttle"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // PrefixDefault is where [NewHandler] serves the public API.
@@ -102,7 +103,9 @@ func NewHandler(svc *Service, opts *HandlerOptions) (*Handler, error) {
 }
 
 // ServeHTTP implements http.Handler.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.base.ServeHTTP(w, r) }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.base.ServeHTTP(w, r.WithContext(tenant.All(r.Context()))) // public: it serves whoever asks, whatever tenant the request acted for
+}
 
 // Routes lists the routes, as "METHOD /path/{param}".
 func (h *Handler) Routes() []string { return h.base.Routes() }
@@ -367,7 +370,7 @@ func (h *Handler) createSeries(w http.ResponseWriter, r *http.Request, nb NewBoo
 	if err != nil {
 		return err
 	}
-	p, err := h.svc.Provider(r.Context(), *series.Bookings[0].ProviderID)
+	p, err := h.svc.anyProvider(r.Context(), *series.Bookings[0].ProviderID)
 	if err != nil {
 		return err
 	}
@@ -484,7 +487,7 @@ func (h *Handler) answerManaged(w http.ResponseWriter, r *http.Request, b Bookin
 	}
 	var p *Provider
 	if b.ProviderID != nil {
-		got, err := h.svc.Provider(r.Context(), *b.ProviderID)
+		got, err := h.svc.anyProvider(r.Context(), *b.ProviderID)
 		if err != nil {
 			return err
 		}

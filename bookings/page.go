@@ -19,6 +19,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/store/driverless"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 //go:embed all:templates
@@ -170,7 +171,9 @@ func explainPage(err error) *web.Problem {
 }
 
 // ServeHTTP implements http.Handler.
-func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base.ServeHTTP(w, r) }
+func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.base.ServeHTTP(w, r.WithContext(tenant.All(r.Context()))) // public: it serves whoever asks, whatever tenant the request acted for
+}
 
 // Routes lists the routes, as "METHOD /path/{param}".
 func (p *PageHandler) Routes() []string {

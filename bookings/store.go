@@ -212,6 +212,8 @@ type AvailabilityQuery struct {
 type BookingFilter struct {
 	ServiceID, ProviderID int64
 	Status                Status
+	// Tenant, when set, keeps the bookings of that tenant's services.
+	Tenant *string
 	// From and To bound the start: From <= start < To.
 	From, To time.Time
 	Limit    int

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/bookings/slots"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // active are the statuses that hold a slot; kept, those a booking is
@@ -238,17 +239,28 @@ func (s *Service) Reassign(ctx context.Context, id, providerID int64, actor Acto
 	return moved, nil
 }
 
-// Booking returns a booking, or ErrNotFound.
+// Booking returns a booking, or ErrNotFound (also when its service is
+// another tenant's than the one ctx acts for: see package tenant).
 func (s *Service) Booking(ctx context.Context, id int64) (Booking, error) {
 	b, err := s.store.Booking(ctx, id)
+	if _, scoped := tenant.Of(ctx); err == nil && scoped {
+		var svc Offering
+		if svc, err = s.store.ServiceByID(ctx, b.ServiceID); err == nil && !tenant.Sees(ctx, svc.Tenant) {
+			err = ErrNotFound
+		}
+	}
 	if err != nil {
 		return Booking{}, fmt.Errorf("bookings: booking %d: %w", id, err)
 	}
 	return b, nil
 }
 
-// ListBookings returns a page of bookings and the total.
+// ListBookings returns a page of bookings and the total: of the tenant's
+// services when ctx acts for one.
 func (s *Service) ListBookings(ctx context.Context, f BookingFilter) ([]Booking, int, error) {
+	if t, ok := tenant.Of(ctx); ok {
+		f.Tenant = &t
+	}
 	list, total, err := s.store.ListBookings(ctx, f)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bookings: list bookings: %w", err)

@@ -16,6 +16,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/web"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 //go:embed templates
@@ -147,7 +148,9 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 
 // ServeHTTP implements http.Handler: GET, HEAD and POST {prefix}/{form},
 // and the stylesheet under {prefix}/_assets/.
-func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base.ServeHTTP(w, r) }
+func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.base.ServeHTTP(w, r.WithContext(tenant.All(r.Context()))) // public: it serves whoever asks, whatever tenant the request acted for
+}
 
 // Routes lists the routes the handler serves, as "METHOD /path/{param}".
 func (p *PageHandler) Routes() []string {

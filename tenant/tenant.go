@@ -21,10 +21,7 @@
 // whatever the context said.
 package tenant
 
-import (
-	"context"
-	"strings"
-)
+import "context"
 
 // AbilityPrefix binds a token to a tenant: a token whose abilities
 // include "tenant:acme" acts for acme alone. Tokens made under a tenant
@@ -54,13 +51,10 @@ func Sees(ctx context.Context, tenant string) bool {
 	return !ok || t == tenant
 }
 
-// OfAbilities is the tenant a token's abilities bind it to (its
-// first AbilityPrefix ability), if any.
-func OfAbilities(abilities []string) (string, bool) {
-	for _, a := range abilities {
-		if t, ok := strings.CutPrefix(a, AbilityPrefix); ok {
-			return t, true
-		}
-	}
-	return "", false
+// All returns ctx acting for every tenant, whatever tenant it acted for:
+// for a public route, which serves whoever asks (a customer's booking, a
+// form's page), under a host's tenancy middleware that put the visitor's
+// own tenant in the context.
+func All(ctx context.Context) context.Context {
+	return context.WithValue(ctx, tenantKey{}, nil)
 }

@@ -129,11 +129,12 @@ type serviceRow struct {
 	CreatedAt          store.Time                         `db:"created_at"`
 	UpdatedAt          store.Time                         `db:"updated_at"`
 	Rules              store.JSON[bookings.ServiceRules]  `db:"rules"`
+	Tenant             string                             `db:"tenant"`
 }
 
 const serviceColumns = `id, slug, name, description, duration, buffer_before, buffer_after, price, is_free, timezone,
 	assignment_strategy, default_provider_id, slot_interval, min_advance, max_advance, max_bookings_per_slot,
-	intake_schema, intake_schema_version, is_active, created_at, updated_at, rules`
+	intake_schema, intake_schema_version, is_active, created_at, updated_at, rules, tenant`
 
 func (r serviceRow) service() bookings.Offering {
 	return bookings.Offering{ID: r.ID, Slug: r.Slug, Name: r.Name, Description: r.Description, Duration: r.Duration,
@@ -141,7 +142,7 @@ func (r serviceRow) service() bookings.Offering {
 		AssignmentStrategy: bookings.Assignment(r.AssignmentStrategy), DefaultProviderID: idPtr(r.DefaultProviderID), SlotInterval: intPtr(r.SlotInterval),
 		MinAdvance: intPtr(r.MinAdvance), MaxAdvance: intPtr(r.MaxAdvance), MaxBookingsPerSlot: r.MaxPerSlot,
 		IntakeSchema: r.IntakeSchema.V, IntakeSchemaVersion: r.IntakeVersion, IsActive: r.IsActive,
-		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, ServiceRules: r.Rules.V}
+		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, ServiceRules: r.Rules.V, Tenant: r.Tenant}
 }
 
 // CreateService implements bookings.Store.
@@ -149,12 +150,12 @@ func (s *Store) CreateService(ctx context.Context, v bookings.Offering) (booking
 	var row serviceRow
 	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_services (slug, name, description, duration, buffer_before,
 		buffer_after, price, is_free, timezone, assignment_strategy, default_provider_id, slot_interval, min_advance, max_advance,
-		max_bookings_per_slot, intake_schema, intake_schema_version, is_active, created_at, updated_at, rules)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+serviceColumns),
+		max_bookings_per_slot, intake_schema, intake_schema_version, is_active, created_at, updated_at, rules, tenant)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+serviceColumns),
 		v.Slug, v.Name, v.Description, v.Duration, v.BufferBefore, v.BufferAfter, nullString(v.Price), v.IsFree, v.TimeZone,
 		v.AssignmentStrategy, nullID(v.DefaultProviderID), nullInt(v.SlotInterval), nullInt(v.MinAdvance), nullInt(v.MaxAdvance),
 		v.MaxBookingsPerSlot, store.JSON[*bookings.IntakeSchema]{V: v.IntakeSchema}, v.IntakeSchemaVersion, v.IsActive,
-		store.NewTime(v.CreatedAt), store.NewTime(v.UpdatedAt), store.JSON[bookings.ServiceRules]{V: v.ServiceRules}).StructScan(&row)
+		store.NewTime(v.CreatedAt), store.NewTime(v.UpdatedAt), store.JSON[bookings.ServiceRules]{V: v.ServiceRules}, v.Tenant).StructScan(&row)
 	if err != nil {
 		return bookings.Offering{}, mapErr(err, "create service")
 	}
@@ -202,14 +203,16 @@ type providerRow struct {
 	CreatedAt      store.Time                         `db:"created_at"`
 	UpdatedAt      store.Time                         `db:"updated_at"`
 	Rules          store.JSON[bookings.ProviderRules] `db:"rules"`
+	Tenant         string                             `db:"tenant"`
 }
 
-const providerColumns = `id, slug, name, bio, email, phone, timezone, round_robin_weight, last_assigned_at, sort_order, is_active, created_at, updated_at, rules`
+const providerColumns = `id, slug, name, bio, email, phone, timezone, round_robin_weight, last_assigned_at, sort_order, is_active, created_at, updated_at, rules,
+	tenant`
 
 func (r providerRow) provider() bookings.Provider {
 	p := bookings.Provider{ID: r.ID, Slug: r.Slug, Name: r.Name, Bio: r.Bio, Email: r.Email, Phone: r.Phone, TimeZone: r.TimeZone,
 		RoundRobinWeight: r.Weight, SortOrder: r.SortOrder, IsActive: r.IsActive, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time,
-		Rules: r.Rules.V}
+		Rules: r.Rules.V, Tenant: r.Tenant}
 	if !r.LastAssignedAt.IsZero() {
 		t := r.LastAssignedAt.Time
 		p.LastAssignedAt = &t
@@ -225,10 +228,10 @@ func (s *Store) CreateProvider(ctx context.Context, p bookings.Provider) (bookin
 		last = store.NewTime(*p.LastAssignedAt)
 	}
 	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_providers (slug, name, bio, email, phone, timezone,
-		round_robin_weight, last_assigned_at, sort_order, is_active, created_at, updated_at, rules)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+providerColumns),
+		round_robin_weight, last_assigned_at, sort_order, is_active, created_at, updated_at, rules, tenant)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+providerColumns),
 		p.Slug, p.Name, p.Bio, p.Email, p.Phone, p.TimeZone, p.RoundRobinWeight, last, p.SortOrder, p.IsActive,
-		store.NewTime(p.CreatedAt), store.NewTime(p.UpdatedAt), store.JSON[bookings.ProviderRules]{V: p.Rules}).StructScan(&row)
+		store.NewTime(p.CreatedAt), store.NewTime(p.UpdatedAt), store.JSON[bookings.ProviderRules]{V: p.Rules}, p.Tenant).StructScan(&row)
 	if err != nil {
 		return bookings.Provider{}, mapErr(err, "create provider")
 	}
@@ -307,8 +310,8 @@ func (s *Store) AddOverride(ctx context.Context, o bookings.Override) (bookings.
 
 // AddBlackout implements bookings.Store.
 func (s *Store) AddBlackout(ctx context.Context, b bookings.Blackout) (bookings.Blackout, error) {
-	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_blackouts (service_id, starts_on, ends_on, reason)
-		VALUES (?, ?, ?, ?) RETURNING id`), nullID(b.ServiceID), b.From.String(), b.To.String(), b.Reason).Scan(&b.ID)
+	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO bookings_blackouts (service_id, starts_on, ends_on, reason, tenant)
+		VALUES (?, ?, ?, ?, ?) RETURNING id`), nullID(b.ServiceID), b.From.String(), b.To.String(), b.Reason, b.Tenant).Scan(&b.ID)
 	if err != nil {
 		return b, mapErr(err, "add blackout")
 	}
@@ -392,8 +395,9 @@ func (s *Store) Availability(ctx context.Context, cq bookings.AvailabilityQuery)
 	}
 	cal.Overrides = values[overrideRow, bookings.Override](overrides)
 	var blackouts []blackoutRow
-	err = sqlx.SelectContext(ctx, db, &blackouts, s.db.Rebind(`SELECT id, service_id, starts_on, ends_on, reason FROM bookings_blackouts
-		WHERE (service_id IS NULL OR service_id = ?) AND starts_on <= ? AND ends_on >= ? ORDER BY starts_on`), serviceID, to.String(), from.String())
+	err = sqlx.SelectContext(ctx, db, &blackouts, s.db.Rebind(`SELECT id, service_id, starts_on, ends_on, reason, tenant FROM bookings_blackouts
+		WHERE (service_id = ? OR service_id IS NULL AND tenant = (SELECT tenant FROM bookings_services WHERE id = ?))
+		AND starts_on <= ? AND ends_on >= ? ORDER BY starts_on`), serviceID, serviceID, to.String(), from.String())
 	if err != nil {
 		return cal, mapErr(err, "availability blackouts")
 	}
@@ -494,6 +498,9 @@ func (s *Store) ListBookings(ctx context.Context, f bookings.BookingFilter) ([]b
 	}
 	if f.ProviderID != 0 {
 		add("provider_id = ?", f.ProviderID)
+	}
+	if f.Tenant != nil {
+		add("service_id IN (SELECT id FROM bookings_services WHERE tenant = ?)", *f.Tenant)
 	}
 	if f.Status != "" {
 		add("status = ?", f.Status)

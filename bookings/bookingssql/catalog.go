@@ -109,12 +109,13 @@ type blackoutRow struct {
 	From      string        `db:"starts_on"`
 	To        string        `db:"ends_on"`
 	Reason    string        `db:"reason"`
+	Tenant    string        `db:"tenant"`
 }
 
 func (b blackoutRow) value() bookings.Blackout {
 	f, _ := slots.ParseDate(b.From)
 	t, _ := slots.ParseDate(b.To)
-	return bookings.Blackout{ID: b.ID, ServiceID: idPtr(b.ServiceID), From: f, To: t, Reason: b.Reason}
+	return bookings.Blackout{ID: b.ID, ServiceID: idPtr(b.ServiceID), From: f, To: t, Reason: b.Reason, Tenant: b.Tenant}
 }
 
 // values converts rows.
@@ -151,7 +152,7 @@ func (s *Store) ListOverrides(ctx context.Context, providerID int64) ([]bookings
 // ListBlackouts implements bookings.Store.
 func (s *Store) ListBlackouts(ctx context.Context) ([]bookings.Blackout, error) {
 	var rows []blackoutRow
-	if err := s.db.Reader().SelectContext(ctx, &rows, `SELECT id, service_id, starts_on, ends_on, reason FROM bookings_blackouts ORDER BY starts_on, id`); err != nil {
+	if err := s.db.Reader().SelectContext(ctx, &rows, `SELECT id, service_id, starts_on, ends_on, reason, tenant FROM bookings_blackouts ORDER BY starts_on, id`); err != nil {
 		return nil, mapErr(err, "list blackouts")
 	}
 	return values[blackoutRow, bookings.Blackout](rows), nil

@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -184,6 +185,51 @@ func exerciseCalendar(t *testing.T, newStore func(t *testing.T) bookings.Store) 
 	require.Len(t, cal.Blackouts, 1)
 	require.Nil(t, cal.Blackouts[0].ServiceID, "one for every service")
 	require.Empty(t, cal.Busy[p.ID], "the booking is outside the busy span")
+
+	// A tenant's: its service, provider and blackouts keep its key; a
+	// blackout of every service closes every service of its tenant only;
+	// bookings are listed by their service's tenant.
+	acme := service(t, s, "acme-cut")
+	acme.Tenant = "acme"
+	acme, err = s.UpdateService(ctx, acme)
+	require.NoError(t, err)
+	require.Empty(t, acme.Tenant, "an update does not move a service to another tenant")
+	acme, err = s.CreateService(ctx, bookings.Offering{Slug: "acme-shave", Name: "Shave", Duration: 30, TimeZone: "UTC", MaxBookingsPerSlot: 1,
+		IsActive: true, CreatedAt: at, UpdatedAt: at, Tenant: "acme"})
+	require.NoError(t, err)
+	require.Equal(t, "acme", acme.Tenant)
+	got, err := s.ServiceByID(ctx, acme.ID)
+	require.NoError(t, err)
+	require.Equal(t, "acme", got.Tenant)
+	ap, err := s.CreateProvider(ctx, bookings.Provider{Slug: "acme-al", Name: "Al", TimeZone: "UTC", RoundRobinWeight: 1, IsActive: true,
+		CreatedAt: at, UpdatedAt: at, Tenant: "acme"})
+	require.NoError(t, err)
+	ap, err = s.Provider(ctx, ap.ID)
+	require.NoError(t, err)
+	require.Equal(t, "acme", ap.Tenant)
+	d3, _ := slots.ParseDate("2026-06-03")
+	acmeClosed, err := s.AddBlackout(ctx, bookings.Blackout{From: d3, To: d3, Reason: "acme's holiday", Tenant: "acme"})
+	require.NoError(t, err)
+	all, err := s.ListBlackouts(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "acme", all[slices.IndexFunc(all, func(b bookings.Blackout) bool { return b.ID == acmeClosed.ID })].Tenant)
+	for svc, want := range map[int64][]string{acme.ID: {"acme's holiday"}, v.ID: nil} {
+		cal, err := s.Availability(ctx, bookings.AvailabilityQuery{ServiceID: svc, ProviderIDs: []int64{p.ID}, From: d3, To: d3,
+			BusyFrom: slot, BusyTo: slot, Now: at})
+		require.NoError(t, err)
+		var reasons []string
+		for _, b := range cal.Blackouts {
+			reasons = append(reasons, b.Reason)
+		}
+		require.Equal(t, want, reasons, "service %d", svc)
+	}
+	reserve(t, s, acme.ID, ap.ID, slot.Add(24*time.Hour), "BK-ACMEACMEACME")
+	for key, want := range map[string]int{"acme": 1, "": 1, "other": 0} {
+		list, total, err := s.ListBookings(ctx, bookings.BookingFilter{Tenant: &key})
+		require.NoError(t, err)
+		require.Equal(t, want, total, key)
+		require.Len(t, list, want, key)
+	}
 }
 
 // exerciseReserve is the Reserve part of RunStoreTests.

@@ -22,6 +22,7 @@ import (
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/internal/oauthflow"
 	"github.com/groundwork-go/groundwork/internal/web"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 //go:embed templates
@@ -116,7 +117,9 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 
 // ServeHTTP implements http.Handler.
 func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	p.base.ServeHTTP(w, r)
+	// The page is its provider's, by a signed link or the host's
+	// session: that grants it, whatever tenant the request acted for.
+	p.base.ServeHTTP(w, r.WithContext(tenant.All(r.Context())))
 }
 
 // Routes lists the routes, as "METHOD /path/{param}".

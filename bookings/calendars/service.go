@@ -15,6 +15,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/seal"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // Options configures [New]; a zero duration takes its ...Default.
@@ -306,14 +307,38 @@ func checkChoice(cals []Remote, chosen []string, destination string) error {
 }
 
 // Connections returns a provider's calendar connections (every
-// provider's with providerID 0).
+// provider's with providerID 0): of the tenant's providers when ctx acts
+// for one (see package tenant; another's provider is ErrNotFound).
 func (s *Service) Connections(ctx context.Context, providerID int64) ([]Connection, error) {
-	return s.store.ListConnections(ctx, providerID)
+	if _, scoped := tenant.Of(ctx); !scoped {
+		return s.store.ListConnections(ctx, providerID)
+	}
+	if providerID != 0 {
+		if _, err := s.bk.Provider(ctx, providerID); err != nil {
+			return nil, err
+		}
+		return s.store.ListConnections(ctx, providerID)
+	}
+	own, err := s.bk.Providers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.store.ListConnections(ctx, 0)
+	return slices.DeleteFunc(list, func(c Connection) bool {
+		return !slices.ContainsFunc(own, func(p bookings.Provider) bool { return p.ID == c.ProviderID })
+	}), err
 }
 
-// Connection returns one calendar connection, or ErrNotFound.
+// Connection returns one calendar connection, or ErrNotFound (also when
+// its provider is another tenant's than the one ctx acts for).
 func (s *Service) Connection(ctx context.Context, id int64) (Connection, error) {
-	return s.store.Connection(ctx, id)
+	c, err := s.store.Connection(ctx, id)
+	if _, scoped := tenant.Of(ctx); err == nil && scoped {
+		if _, err = s.bk.Provider(ctx, c.ProviderID); err != nil {
+			return Connection{}, err
+		}
+	}
+	return c, err
 }
 
 // Choose changes a connection's name, the calendars it reads,
@@ -321,7 +346,7 @@ func (s *Service) Connection(ctx context.Context, id int64) (Connection, error) 
 // calendars are checked against what the connection lists now. The next
 // sync is due at once.
 func (s *Service) Choose(ctx context.Context, id int64, ch Choice) (Connection, error) {
-	c, err := s.store.Connection(ctx, id)
+	c, err := s.Connection(ctx, id)
 	if err != nil {
 		return c, err
 	}
@@ -365,7 +390,7 @@ func (s *Service) Choose(ctx context.Context, id int64, ch Choice) (Connection, 
 // Remote lists the calendars connection id can read, asking
 // its server (the choice Choose takes).
 func (s *Service) Remote(ctx context.Context, id int64) ([]Remote, error) {
-	c, err := s.store.Connection(ctx, id)
+	c, err := s.Connection(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -382,6 +407,9 @@ func (s *Service) Remote(ctx context.Context, id int64) ([]Remote, error) {
 
 // Disconnect deletes a connection and the busy time read from it.
 func (s *Service) Disconnect(ctx context.Context, id int64) error {
+	if _, err := s.Connection(ctx, id); err != nil {
+		return err
+	}
 	return s.store.DeleteConnection(ctx, id)
 }
 
@@ -402,6 +430,9 @@ func (s *Service) calendarSpan(now time.Time) (time.Time, time.Time) {
 // connection (its reason, and the next try after a backoff that doubles
 // with each failure) and returned.
 func (s *Service) Sync(ctx context.Context, id int64) (bool, error) {
+	if _, err := s.Connection(ctx, id); err != nil {
+		return false, err
+	}
 	from, to := s.calendarSpan(s.o.Now())
 	return s.syncSpan(ctx, id, from, to, true)
 }

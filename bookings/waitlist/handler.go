@@ -17,6 +17,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/openapi"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/throttle"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // HandlerOptions configures [NewHandler].
@@ -89,7 +90,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.admin.ServeHTTP(w, r)
 		return
 	}
-	h.public.ServeHTTP(w, r)
+	h.public.ServeHTTP(w, r.WithContext(tenant.All(r.Context()))) // public: whoever asks, whatever tenant
 }
 
 // Routes lists the routes, as "METHOD /path/{param}".

@@ -15,6 +15,7 @@ import (
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/web"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 //go:embed templates
@@ -96,7 +97,9 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 }
 
 // ServeHTTP implements http.Handler.
-func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.base.ServeHTTP(w, r) }
+func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.base.ServeHTTP(w, r.WithContext(tenant.All(r.Context()))) // public: it serves whoever asks, whatever tenant the request acted for
+}
 
 // Routes lists the routes, as "METHOD /path/{param}".
 func (p *PageHandler) Routes() []string {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/mail"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/seal"
 	gwmail "github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // OfferWindowDefault is how long an offer holds the freed time for the
@@ -195,9 +197,21 @@ func (s *Service) fullSlots(ctx context.Context, svc bookings.Offering, q bookin
 }
 
 // Entries returns the entries of a service (every service's with 0)
-// whose time is at or after from, by start then ID.
+// whose time is at or after from, by start then ID: of the tenant's
+// services when ctx acts for one (see package tenant; another's service
+// has none).
 func (s *Service) Entries(ctx context.Context, serviceID int64, from time.Time) ([]Entry, error) {
-	return s.store.Entries(ctx, serviceID, from)
+	list, err := s.store.Entries(ctx, serviceID, from)
+	if _, scoped := tenant.Of(ctx); !scoped || err != nil {
+		return list, err
+	}
+	own, err := s.bk.Services(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(list, func(e Entry) bool {
+		return !slices.ContainsFunc(own, func(o bookings.Offering) bool { return o.ID == e.ServiceID })
+	}), nil
 }
 
 // EraseCustomer deletes every entry of a customer (by email, in any case)
@@ -263,9 +277,10 @@ func (s *Service) Take(ctx context.Context, token string) (bookings.Booking, str
 	return b, manage, err
 }
 
-// service is the service with id, active or not.
+// service is the service with id, active or not, whatever tenant ctx
+// acts for (an offer is its customer's).
 func (s *Service) service(ctx context.Context, id int64) (bookings.Offering, error) {
-	all, err := s.bk.Services(ctx)
+	all, err := s.bk.Services(tenant.All(ctx))
 	if err != nil {
 		return bookings.Offering{}, err
 	}

@@ -86,8 +86,11 @@ func (g *Guard) Check(r *http.Request, ability string) (context.Context, error) 
 			return nil, Forbidden(ability)
 		}
 	}
-	if t, ok := tenant.OfAbilities(abilities); ok {
-		ctx = tenant.With(ctx, t) // a token bound to a tenant acts for it alone
+	for _, a := range abilities {
+		if t, ok := strings.CutPrefix(a, tenant.AbilityPrefix); ok {
+			ctx = tenant.With(ctx, t) // a token bound to a tenant acts for it alone
+			break
+		}
 	}
 	return groundwork.WithCaller(ctx, groundwork.Caller{ID: caller, Abilities: abilities}), nil
 }
