@@ -21,6 +21,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/seal"
 	"github.com/groundwork-go/groundwork/mail"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // Token format and defaults.
@@ -170,7 +171,8 @@ func ValidAbility(s string) bool { return abilityPattern.MatchString(s) }
 
 // CreateToken issues a token. It returns the plaintext, "<id>|gw_<secret>",
 // which is shown this once and never stored, and the token as stored. A
-// bad input is a *ValidationError.
+// bad input is a *ValidationError. Made under a tenant (ctx acts for one:
+// see package tenant), the token is bound to it (tenant.AbilityPrefix).
 func (s *Service) CreateToken(ctx context.Context, nt NewToken) (string, Token, error) {
 	now := s.now()
 	v := &api.Validator{}
@@ -208,7 +210,13 @@ func (s *Service) CreateToken(ctx context.Context, nt NewToken) (string, Token, 
 	if err != nil {
 		return "", Token{}, fmt.Errorf("auth: create token: %w", err)
 	}
-	t := Token{Name: name, Abilities: dedupe(nt.Abilities), CreatedAt: now.UTC().Truncate(time.Microsecond)}
+	abilities := nt.Abilities
+	if key, ok := tenant.Of(ctx); ok {
+		// Made under a tenant, the token acts for it alone (a tenant
+		// ability no request may grant itself: it is no known ability).
+		abilities = append(slices.Clone(abilities), tenant.AbilityPrefix+key)
+	}
+	t := Token{Name: name, Abilities: dedupe(abilities), CreatedAt: now.UTC().Truncate(time.Microsecond)}
 	if nt.UserID != 0 {
 		id := nt.UserID
 		t.UserID = &id

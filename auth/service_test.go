@@ -19,6 +19,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 type clock = testkit.Clock
@@ -68,6 +69,18 @@ func TestCreateToken(t *testing.T) {
 	plain2, _, err := svc.CreateToken(ctx, auth.NewToken{Name: "x", Abilities: []string{"*"}})
 	require.NoError(t, err)
 	require.NotEqual(t, plain[2:], plain2[2:], "secrets differ")
+
+	// Made under a tenant, a token is bound to it; nobody grants that by hand.
+	plain3, bound, err := svc.CreateToken(tenant.With(ctx, "acme"), auth.NewToken{Name: "acme's", Abilities: []string{"forms:*"}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"forms:*", "tenant:acme"}, bound.Abilities)
+	_, abilities, err := svc.VerifyToken(ctx, plain3)
+	require.NoError(t, err)
+	require.Contains(t, abilities, "tenant:acme")
+	_, _, err = svc.CreateToken(tenant.With(ctx, "acme"), auth.NewToken{Name: "escape", Abilities: []string{"forms:*", "tenant:globex"}})
+	var v *auth.ValidationError
+	require.ErrorAs(t, err, &v)
+	require.Contains(t, v.Fields(), "abilities.1")
 }
 
 func TestCreateTokenValidation(t *testing.T) {
