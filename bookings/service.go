@@ -276,9 +276,11 @@ func (s *Service) ActiveService(ctx context.Context, slug string) (Offering, err
 	return svc, nil
 }
 
-// ListServices returns the active services.
+// ListServices returns the active services: the tenant's when ctx acts
+// for one (see package tenant).
 func (s *Service) ListServices(ctx context.Context) ([]Offering, error) {
 	list, err := s.store.ListServices(ctx, true)
+	list, err = seen(ctx, list, err, func(o Offering) string { return o.Tenant })
 	if err != nil {
 		return nil, fmt.Errorf("bookings: list services: %w", err)
 	}

@@ -58,6 +58,7 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_FRAME_ORIGINS", "comma-separated origins (https://www.example.com) whose pages may frame the booking and form pages (--frame-origins)"},
 	{"GROUNDWORK_INBOUND_PROVIDER_LIMIT", "verified inbound events a minute per provider, or off (--inbound-provider-limit)"},
 	{"GROUNDWORK_FORM_TOKENS", "required (default): a submission without a good form-load token is spam; optional (--form-tokens)"},
+	{"GROUNDWORK_ORGANIZATIONS", "on: users work in organizations, each one's forms, bookings, webhooks and tokens its own; off (default) (--organizations)"},
 	{"GROUNDWORK_REQUEST_LOG", "which requests get an info log line: all, none, or 1/N (--request-log)"},
 	{"GROUNDWORK_SITE_NAME", "the name every page's header shows (groundwork)"},
 	{"GROUNDWORK_ADMIN_EMAIL", "recipients of admin notifications that name none; named on the dashboard as who grants access"},
@@ -141,6 +142,9 @@ type config struct {
 	// formTokensOptional lets submissions without a form-load token be
 	// judged by _form_loaded_at (forms.Options.FormTokenOptional).
 	formTokensOptional bool
+	// organizations has signed-in users work in organizations (auth/orgs),
+	// each a tenant.
+	organizations bool
 	// requestLogEvery logs one request in so many at info (0 or 1: every
 	// one, negative: none); failures (5xx) are always logged.
 	requestLogEvery int
@@ -351,6 +355,7 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	sites := fs.String("analytics-sites", getenv("GROUNDWORK_ANALYTICS_SITES"), "hosts whose page views are collected")
 	frames := fs.String("frame-origins", getenv("GROUNDWORK_FRAME_ORIGINS"), "origins whose pages may frame the booking and form pages")
 	formTokens := fs.String("form-tokens", envOr(getenv, "GROUNDWORK_FORM_TOKENS", "required"), "required or optional")
+	organizations := fs.String("organizations", envOr(getenv, "GROUNDWORK_ORGANIZATIONS", "off"), "on or off")
 	requestLog := fs.String("request-log", envOr(getenv, "GROUNDWORK_REQUEST_LOG", "all"), "all, none or 1/N")
 	var lim limits
 	if err := limitFlags(fs, getenv, &lim); err != nil {
@@ -369,33 +374,11 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	cfg := &config{addr: *addr, db: *db, logFormat: *logFormat, shutdownTimeout: *shutdown, drainDelay: *drain, metricsAddr: *metricsAddr, uploads: *uploads,
 		adminEmail: getenv("GROUNDWORK_ADMIN_EMAIL"), limits: lim, siteName: envOr(getenv, "GROUNDWORK_SITE_NAME", "groundwork"),
 		bookingsContact: getenv("GROUNDWORK_BOOKINGS_CONTACT")}
-	for host := range strings.SplitSeq(*sites, ",") {
-		host = strings.ToLower(strings.TrimSpace(host))
-		switch {
-		case host == "":
-		case strings.ContainsAny(host, "/:@ "):
-			return nil, fmt.Errorf("--analytics-sites takes host names (shop.example.com), not %q", host)
-		default:
-			cfg.analyticsSites = append(cfg.analyticsSites, host)
-		}
-	}
-	for o := range strings.SplitSeq(*frames, ",") {
-		if o = strings.TrimSuffix(strings.TrimSpace(o), "/"); o != "" {
-			cfg.frameOrigins = append(cfg.frameOrigins, o)
-		}
-	}
-	if web.CheckFrameOrigins(cfg.frameOrigins) != nil {
-		return nil, fmt.Errorf("--frame-origins takes origins (https://www.example.com), not %q", *frames)
-	}
 	if cfg.requestLogEvery, err = parseRequestLog(*requestLog); err != nil {
 		return nil, err
 	}
-	switch *formTokens {
-	case "required":
-	case "optional":
-		cfg.formTokensOptional = true
-	default:
-		return nil, fmt.Errorf("--form-tokens must be required or optional, not %q", *formTokens)
+	if err := readChoices(cfg, *sites, *frames, *organizations, *formTokens); err != nil {
+		return nil, err
 	}
 	if *baseURL != "" {
 		u, err := url.Parse(*baseURL)
@@ -493,4 +476,43 @@ func readAIOptions(getenv func(string) string) (a11yai.Options, error) {
 		return o, fmt.Errorf("GROUNDWORK_AI_PROVIDER / GROUNDWORK_AI_DISABLED: %w", err)
 	}
 	return o, nil
+}
+
+// readChoices reads into cfg the analytics' sites, the origins that may
+// frame the pages, whether users work in organizations and whether form
+// tokens are required.
+func readChoices(cfg *config, sites, frames, organizations, formTokens string) error {
+	for host := range strings.SplitSeq(sites, ",") {
+		host = strings.ToLower(strings.TrimSpace(host))
+		switch {
+		case host == "":
+		case strings.ContainsAny(host, "/:@ "):
+			return fmt.Errorf("--analytics-sites takes host names (shop.example.com), not %q", host)
+		default:
+			cfg.analyticsSites = append(cfg.analyticsSites, host)
+		}
+	}
+	for o := range strings.SplitSeq(frames, ",") {
+		if o = strings.TrimSuffix(strings.TrimSpace(o), "/"); o != "" {
+			cfg.frameOrigins = append(cfg.frameOrigins, o)
+		}
+	}
+	if web.CheckFrameOrigins(cfg.frameOrigins) != nil {
+		return fmt.Errorf("--frame-origins takes origins (https://www.example.com), not %q", frames)
+	}
+	switch organizations {
+	case "on":
+		cfg.organizations = true
+	case "off":
+	default:
+		return fmt.Errorf("--organizations must be on or off, not %q", organizations)
+	}
+	switch formTokens {
+	case "required":
+	case "optional":
+		cfg.formTokensOptional = true
+	default:
+		return fmt.Errorf("--form-tokens must be required or optional, not %q", formTokens)
+	}
+	return nil
 }

@@ -21,6 +21,8 @@ import (
 	"github.com/groundwork-go/groundwork/a11y/a11yai"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/auth/orgs"
+	"github.com/groundwork-go/groundwork/auth/orgs/orgssql"
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
 	"github.com/groundwork-go/groundwork/bookings/bookingsstripe"
@@ -114,7 +116,10 @@ type app struct {
 	waitlist       *waitlist.Module
 	webhooksModule *webhooks.Module
 	listsModule    *emaillist.Module
-	handler        http.Handler
+	// orgs are the users' organizations, each a tenant (--organizations);
+	// nil when off.
+	orgs    *orgs.Service
+	handler http.Handler
 	// routes are the domain handlers' routes, "METHOD /path/{param}".
 	routes []string
 	// apiDoc describes the JSON routes (GET /openapi.json);
@@ -153,6 +158,7 @@ type handlers struct {
 	bookingList    *bookings.ListPage
 	listAdmin      *emaillist.AdminHandler
 	listSubscribe  *emaillist.SubscribeHandler
+	orgsPage       *orgs.PageHandler
 	reports        *reportingParts
 	// site is the server's own pages: home, dashboard, error pages.
 	site *site
@@ -230,6 +236,9 @@ func (a *app) wireAuth(w *wiring) error {
 	links := append(auth.NavLinksDefault(auth.HomePathDefault), groundwork.NavLink{Text: "Reports", URL: "/reporting", Capability: reporting.CapabilityView},
 		groundwork.NavLink{Text: "Form answers", URL: forms.SummaryPathDefault + "/", Capability: forms.CapabilityViewAnswers},
 		groundwork.NavLink{Text: "Bookings", URL: bookings.ListPagePrefixDefault + "/", Capability: bookings.CapabilityViewBookings})
+	if w.cfg.organizations {
+		links = append(links, groundwork.NavLink{Text: "Organizations", URL: orgs.PagePrefixDefault})
+	}
 	// A session's place comes from the analytics' country lookup, wired
 	// later; none until then, and none when it is not configured.
 	place := func(r *http.Request) string {
@@ -247,7 +256,14 @@ func (a *app) wireAuth(w *wiring) error {
 	}
 	a.auth, a.tokens, w.h.auth, w.h.signIn = m, m.Service, m.API, m.Web
 	w.web = a.env.HTTPOptions(groundwork.HTTPOptions{})
-	return nil
+	if w.cfg.organizations {
+		if a.orgs, err = orgs.New(orgssql.New(a.env.DB), &orgs.Options{Now: a.env.Now}); err != nil {
+			return err
+		}
+		w.h.orgsPage, err = orgs.NewPageHandler(a.orgs, &orgs.PageOptions{Key: a.env.Keys.PageFlash(), Logger: w.logger, Brand: w.web.Brand,
+			Navigator: w.web.Navigator})
+	}
+	return err
 }
 
 // wireA11y: the colour endpoints at /api/a11y, and again at
@@ -332,6 +348,9 @@ func (a *app) wireSite(w *wiring) error {
 		w.h.bookingList.Routes(), w.h.portal.Routes(), []string{"GET /docs/api"})
 	if w.h.reports != nil {
 		a.pageRoutes = append(a.pageRoutes, w.h.reports.dashboard.Routes()...)
+	}
+	if w.h.orgsPage != nil {
+		a.pageRoutes = append(a.pageRoutes, w.h.orgsPage.Routes()...)
 	}
 	var described []describer
 	for _, name := range slices.Sorted(maps.Keys(a.jsonHandlers)) {
@@ -463,6 +482,11 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	if reports.oauth != nil {
 		mux.Handle(reportinggoogle.OAuthPrefixDefault+"/", signIn.Protect(signIn.LoadUser(reports.oauth)))
 	}
+	if h.orgsPage != nil {
+		page := signIn.LoadUser(signIn.RequireUser(h.orgsPage))
+		mux.Handle(orgs.PagePrefixDefault, page)
+		mux.Handle(orgs.PagePrefixDefault+"/", page)
+	}
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
 	mux.HandleFunc("GET /{$}", h.site.home)
@@ -482,7 +506,15 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	// API's too (a page's script that submits through it).
 	visitor := reporting.VisitorOptions{TrustedProxies: cfg.trustedProxies, BaseURL: cfg.baseURL, Analytics: reports.analytics}
 	body, upload := cmp.Or(cfg.bodyTimeout, api.BodyTimeoutDefault), cmp.Or(cfg.uploadTimeout, api.UploadTimeoutDefault)
-	visitors := reporting.CarryVisitor(mux, visitor)
+	var routed http.Handler = mux
+	if a.orgs != nil {
+		// A signed-in user's requests act for their organization: the
+		// owner's pages and the tokens they make are its (the public
+		// pages serve anyone, and a token acts for its own).
+		routed = signIn.LoadUser(a.orgs.Tenancy(mux))
+		routes = append(routes, h.orgsPage.Routes()...)
+	}
+	visitors := reporting.CarryVisitor(routed, visitor)
 	return h.site.pages(recoverPanics(logRequests(api.WithBodyDeadline(visitors, body, upload), logger, cfg.requestLogEvery), logger)), routes
 }
 
