@@ -71,6 +71,30 @@ type Member struct {
 	JoinedAt time.Time `json:"joined_at"`
 }
 
-// ErrNotFound is an organization, or a membership, that is not there (or
-// not the asker's).
-var ErrNotFound = errors.New("orgs: not found")
+// Invitation asks someone, by their address, to join an organization
+// with a role; its link is good once, until it expires, unless revoked.
+type Invitation struct {
+	ID               int64     `json:"id"`
+	OrganizationID   int64     `json:"organization_id"`
+	OrganizationName string    `json:"organization_name"`
+	Email            string    `json:"email"`
+	Role             Role      `json:"role"`
+	InvitedBy        int64     `json:"invited_by"`
+	CreatedAt        time.Time `json:"created_at"`
+	ExpiresAt        time.Time `json:"expires_at"`
+}
+
+// The errors of organizations.
+var (
+	// ErrNotFound is an organization, a membership or an invitation that
+	// is not there (or not the asker's; an invitation used, revoked or
+	// expired).
+	ErrNotFound = errors.New("orgs: not found")
+	// ErrLastOwner is a change that would leave an organization without
+	// an owner: its last owner cannot leave, be removed or be made less.
+	ErrLastOwner = errors.New("orgs: an organization keeps at least one owner")
+	// ErrForbidden is a change the member's role does not allow: only an
+	// owner or an admin manages members and invitations, and only an
+	// owner makes, changes or removes an owner.
+	ErrForbidden = errors.New("orgs: your role does not allow that")
+)

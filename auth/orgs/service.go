@@ -1,10 +1,15 @@
 package orgs
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +18,8 @@ import (
 
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/seal"
+	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/tenant"
 )
 
@@ -29,14 +36,35 @@ type Options struct {
 	// User finds the signed-in user of a request; auth.UserFrom (after
 	// auth's LoadUser) when nil.
 	User func(r *http.Request) (userID int64, ok bool)
+	// Invitations are mailed through Enqueuer (a *store.Queue: the job is
+	// registered by RegisterWorkers) by Mailer, from MailFrom, with links
+	// on BaseURL; Key (KeySize bytes, such as the host's
+	// groundwork.Keys.For("organization invitations")) seals the link in
+	// the queued job. Without an Enqueuer and a Mailer nothing is mailed:
+	// Invite returns the link for the host to pass on.
+	Enqueuer Enqueuer
+	Mailer   mail.Mailer
+	MailFrom string
+	BaseURL  *url.URL
+	Key      []byte
+	// InvitationTTL is how long an invitation holds; a week when 0.
+	InvitationTTL time.Duration
+	// AppName names the site in the invitation's mail; "groundwork" when
+	// empty.
+	AppName string
 }
+
+// KeySize is the length of Options.Key.
+const KeySize = seal.KeySize
 
 // Service keeps organizations and says which one a request acts for.
 type Service struct {
-	store Store
-	now   func() time.Time
-	roles []Role
-	user  func(r *http.Request) (int64, bool)
+	store  Store
+	now    func() time.Time
+	roles  []Role
+	user   func(r *http.Request) (int64, bool)
+	o      Options
+	sealer *seal.Sealer
 }
 
 // New returns the organizations of st.
@@ -48,7 +76,17 @@ func New(st Store, opts *Options) (*Service, error) {
 	if opts != nil {
 		o = *opts
 	}
-	s := &Service{store: st, now: o.Now, roles: append([]Role{RoleOwner, RoleAdmin, RoleMember}, o.Roles...), user: o.User}
+	s := &Service{store: st, now: o.Now, roles: append([]Role{RoleOwner, RoleAdmin, RoleMember}, o.Roles...), user: o.User, o: o}
+	if s.o.InvitationTTL <= 0 {
+		s.o.InvitationTTL = 7 * 24 * time.Hour
+	}
+	s.o.AppName = cmp.Or(s.o.AppName, "groundwork")
+	if o.Enqueuer != nil && o.Mailer != nil {
+		var err error
+		if s.sealer, err = seal.New(o.Key); err != nil {
+			return nil, fmt.Errorf("orgs: new: mailing invitations needs a %d-byte Key: %w", KeySize, err)
+		}
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -171,4 +209,118 @@ func (s *Service) Switch(w http.ResponseWriter, r *http.Request, userID, orgID i
 	http.SetCookie(w, &http.Cookie{Name: OrgCookie, Value: strconv.FormatInt(orgID, 10), Path: "/", HttpOnly: true,
 		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode, MaxAge: 400 * 24 * 60 * 60})
 	return nil
+}
+
+// manager is by's membership of orgID when it may manage the members
+// (owner or admin); ErrForbidden otherwise (ErrNotFound when by is none).
+func (s *Service) manager(ctx context.Context, orgID, by int64) (Membership, error) {
+	m, err := s.store.Membership(ctx, orgID, by)
+	if err != nil {
+		return m, err
+	}
+	if m.Role != RoleOwner && m.Role != RoleAdmin {
+		return m, ErrForbidden
+	}
+	return m, nil
+}
+
+// ChangeMember gives a member of orgID another role, or removes them
+// (role ""), as by asks: an owner or an admin changes anyone but an
+// owner, an owner changes anyone, and anyone may leave. ErrLastOwner
+// when the organization would keep no owner (held across instances:
+// the store makes the changes of one organization one after another).
+func (s *Service) ChangeMember(ctx context.Context, orgID, by, userID int64, role Role) error {
+	if role != "" && !slices.Contains(s.roles, role) {
+		return api.Invalid("role", api.MsgSelected("role"))
+	}
+	if !(by == userID && role == "") {
+		m, err := s.manager(ctx, orgID, by)
+		if err != nil {
+			return err
+		}
+		target, err := s.store.Membership(ctx, orgID, userID)
+		if err != nil {
+			return err
+		}
+		if m.Role != RoleOwner && (target.Role == RoleOwner || role == RoleOwner) {
+			return ErrForbidden
+		}
+	}
+	return s.store.ChangeMember(ctx, orgID, userID, role)
+}
+
+// Invite asks email to join orgID with role, as by (an owner or an
+// admin; only an owner invites an owner) asks: it returns the invitation
+// and its link's token (good once, for Options.InvitationTTL), and mails
+// the link when the service mails.
+func (s *Service) Invite(ctx context.Context, orgID, by int64, email string, role Role) (Invitation, string, error) {
+	m, err := s.manager(ctx, orgID, by)
+	if err != nil {
+		return Invitation{}, "", err
+	}
+	email = strings.TrimSpace(email)
+	v := &api.Validator{}
+	if !api.ValidEmail(email) {
+		v.Add("email", api.MsgEmail("email"))
+	}
+	if !slices.Contains(s.roles, role) {
+		v.Add("role", api.MsgSelected("role"))
+	}
+	if err := v.Err(); err != nil {
+		return Invitation{}, "", err
+	}
+	if role == RoleOwner && m.Role != RoleOwner {
+		return Invitation{}, "", ErrForbidden
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return Invitation{}, "", fmt.Errorf("orgs: invite: %w", err)
+	}
+	token := hex.EncodeToString(raw)
+	now := s.now().UTC().Truncate(time.Microsecond)
+	inv := Invitation{OrganizationID: orgID, OrganizationName: m.Name, Email: email, Role: role, InvitedBy: by, CreatedAt: now,
+		ExpiresAt: now.Add(s.o.InvitationTTL)}
+	if err := s.store.CreateInvitation(ctx, &inv, tokenHash(token)); err != nil {
+		return Invitation{}, "", fmt.Errorf("orgs: invite: %w", err)
+	}
+	if err := s.mailInvitation(ctx, inv, token); err != nil {
+		return inv, token, err
+	}
+	return inv, token, nil
+}
+
+// Invitations are orgID's invitations still good, newest first.
+func (s *Service) Invitations(ctx context.Context, orgID int64) ([]Invitation, error) {
+	return s.store.Invitations(ctx, orgID, s.now())
+}
+
+// Invitation is the invitation of a link's token, if still good;
+// ErrNotFound otherwise.
+func (s *Service) Invitation(ctx context.Context, token string) (Invitation, error) {
+	return s.store.Invitation(ctx, tokenHash(token), s.now())
+}
+
+// RevokeInvitation ends one of orgID's invitations, as by (an owner or
+// an admin) asks.
+func (s *Service) RevokeInvitation(ctx context.Context, orgID, by, id int64) error {
+	if _, err := s.manager(ctx, orgID, by); err != nil {
+		return err
+	}
+	return s.store.RevokeInvitation(ctx, orgID, id, s.now())
+}
+
+// Accept uses an invitation's token once: userID joins its organization
+// with its role (a member already keeps theirs). ErrNotFound when it is
+// used (on any instance), revoked, expired or not there.
+func (s *Service) Accept(ctx context.Context, token string, userID int64) (Membership, error) {
+	return s.store.AcceptInvitation(ctx, tokenHash(token), userID, s.now().UTC().Truncate(time.Microsecond))
+}
+
+// InvitationPath is where an invitation's token is accepted, under the
+// page's prefix.
+func InvitationPath(prefix, token string) string { return prefix + "/join/" + token }
+
+func tokenHash(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
 }

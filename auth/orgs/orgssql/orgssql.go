@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -119,4 +120,161 @@ func missing(err error, what string) error {
 		return orgs.ErrNotFound
 	}
 	return fmt.Errorf("orgssql: %s: %w", what, err)
+}
+
+// lockOrganization holds an organization's row until tx ends (Postgres;
+// SQLite's writers take turns): changes to its members are made one
+// after another across instances. ErrNotFound when it is not there.
+func (s *Store) lockOrganization(ctx context.Context, tx *sqlx.Tx, orgID int64) error {
+	q := `SELECT id FROM auth_organizations WHERE id = ?`
+	if s.db.Dialect() == store.Postgres {
+		q += ` FOR UPDATE`
+	}
+	var id int64
+	err := tx.GetContext(ctx, &id, tx.Rebind(q), orgID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return orgs.ErrNotFound
+	}
+	return err
+}
+
+// ChangeMember implements orgs.Store.
+func (s *Store) ChangeMember(ctx context.Context, orgID, userID int64, role orgs.Role) error {
+	return s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		if err := s.lockOrganization(ctx, tx, orgID); err != nil {
+			return err
+		}
+		var was string
+		err := tx.GetContext(ctx, &was, tx.Rebind(`SELECT role FROM auth_memberships WHERE organization_id = ? AND user_id = ?`), orgID, userID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return orgs.ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("orgssql: change member: %w", err)
+		}
+		if orgs.Role(was) == orgs.RoleOwner && role != orgs.RoleOwner {
+			var owners int
+			if err := tx.GetContext(ctx, &owners, tx.Rebind(`SELECT COUNT(*) FROM auth_memberships WHERE organization_id = ? AND role = ?`),
+				orgID, orgs.RoleOwner); err != nil {
+				return fmt.Errorf("orgssql: count owners: %w", err)
+			}
+			if owners <= 1 {
+				return orgs.ErrLastOwner
+			}
+		}
+		if role == "" {
+			_, err = tx.ExecContext(ctx, tx.Rebind(`DELETE FROM auth_memberships WHERE organization_id = ? AND user_id = ?`), orgID, userID)
+		} else {
+			_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE auth_memberships SET role = ? WHERE organization_id = ? AND user_id = ?`), role, orgID, userID)
+		}
+		if err != nil {
+			return fmt.Errorf("orgssql: change member: %w", err)
+		}
+		return nil
+	})
+}
+
+type invitationRow struct {
+	ID        int64         `db:"id"`
+	OrgID     int64         `db:"organization_id"`
+	OrgName   string        `db:"organization_name"`
+	Email     string        `db:"email"`
+	Role      string        `db:"role"`
+	InvitedBy sql.NullInt64 `db:"invited_by"`
+	CreatedAt store.Time    `db:"created_at"`
+	ExpiresAt store.Time    `db:"expires_at"`
+}
+
+func (r invitationRow) invitation() orgs.Invitation {
+	return orgs.Invitation{ID: r.ID, OrganizationID: r.OrgID, OrganizationName: r.OrgName, Email: r.Email, Role: orgs.Role(r.Role),
+		InvitedBy: r.InvitedBy.Int64, CreatedAt: r.CreatedAt.Time, ExpiresAt: r.ExpiresAt.Time}
+}
+
+const invitationSelect = `SELECT i.id, i.organization_id, o.name AS organization_name, i.email, i.role, i.invited_by, i.created_at, i.expires_at
+	FROM auth_invitations i JOIN auth_organizations o ON o.id = i.organization_id
+	WHERE i.accepted_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > ?`
+
+// CreateInvitation implements orgs.Store.
+func (s *Store) CreateInvitation(ctx context.Context, inv *orgs.Invitation, tokenHash []byte) error {
+	var by any
+	if inv.InvitedBy != 0 {
+		by = inv.InvitedBy
+	}
+	err := s.db.QueryRowxContext(ctx, s.db.Reader().Rebind(`INSERT INTO auth_invitations (organization_id, email, role, token_hash, invited_by,
+		created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`), inv.OrganizationID, inv.Email, inv.Role, tokenHash, by,
+		store.NewTime(inv.CreatedAt), store.NewTime(inv.ExpiresAt)).Scan(&inv.ID)
+	return missing(err, "create invitation")
+}
+
+// Invitations implements orgs.Store.
+func (s *Store) Invitations(ctx context.Context, orgID int64, now time.Time) ([]orgs.Invitation, error) {
+	var rows []invitationRow
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.db.Reader().Rebind(invitationSelect+` AND i.organization_id = ?
+		ORDER BY i.created_at DESC, i.id DESC`), store.NewTime(now), orgID); err != nil {
+		return nil, fmt.Errorf("orgssql: invitations: %w", err)
+	}
+	out := make([]orgs.Invitation, len(rows))
+	for i, r := range rows {
+		out[i] = r.invitation()
+	}
+	return out, nil
+}
+
+// Invitation implements orgs.Store.
+func (s *Store) Invitation(ctx context.Context, tokenHash []byte, now time.Time) (orgs.Invitation, error) {
+	var r invitationRow
+	err := s.db.Reader().GetContext(ctx, &r, s.db.Reader().Rebind(invitationSelect+` AND i.token_hash = ?`), store.NewTime(now), tokenHash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return orgs.Invitation{}, orgs.ErrNotFound
+	}
+	if err != nil {
+		return orgs.Invitation{}, fmt.Errorf("orgssql: invitation: %w", err)
+	}
+	return r.invitation(), nil
+}
+
+// RevokeInvitation implements orgs.Store.
+func (s *Store) RevokeInvitation(ctx context.Context, orgID, id int64, at time.Time) error {
+	res, err := s.db.ExecContext(ctx, s.db.Reader().Rebind(`UPDATE auth_invitations SET revoked_at = ? WHERE id = ? AND organization_id = ?
+		AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ?`), store.NewTime(at), id, orgID, store.NewTime(at))
+	if err != nil {
+		return fmt.Errorf("orgssql: revoke invitation: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return orgs.ErrNotFound
+	}
+	return nil
+}
+
+// AcceptInvitation implements orgs.Store: the update that marks it used
+// is the claim, so of two acceptances at once (on any instances) the
+// second finds it used.
+func (s *Store) AcceptInvitation(ctx context.Context, tokenHash []byte, userID int64, at time.Time) (orgs.Membership, error) {
+	var m orgs.Membership
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		var claimed struct {
+			OrgID int64  `db:"organization_id"`
+			Role  string `db:"role"`
+		}
+		err := tx.GetContext(ctx, &claimed, tx.Rebind(`UPDATE auth_invitations SET accepted_at = ?, accepted_by = ?
+			WHERE token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ? RETURNING organization_id, role`),
+			store.NewTime(at), userID, tokenHash, store.NewTime(at))
+		if errors.Is(err, sql.ErrNoRows) {
+			return orgs.ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("orgssql: accept invitation: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO auth_memberships (organization_id, user_id, role, created_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (organization_id, user_id) DO NOTHING`), claimed.OrgID, userID, claimed.Role, store.NewTime(at)); err != nil {
+			return missing(err, "join")
+		}
+		var r membershipRow
+		if err := tx.GetContext(ctx, &r, tx.Rebind(membershipSelect+` WHERE m.organization_id = ? AND m.user_id = ?`), claimed.OrgID, userID); err != nil {
+			return fmt.Errorf("orgssql: accept invitation: %w", err)
+		}
+		m = r.membership()
+		return nil
+	})
+	return m, err
 }
