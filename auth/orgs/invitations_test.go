@@ -67,7 +67,7 @@ func TestInvitations(t *testing.T) {
 		sent := outbox.Messages()
 		require.Len(t, sent, 1)
 		require.Equal(t, "Join Acme on Northwind", sent[0].Subject)
-		require.Contains(t, sent[0].Text, "/organizations/join/"+token)
+		require.Contains(t, sent[0].Text, "/organizations/join?invitation="+token)
 		require.Contains(t, sent[0].Text, "as admin")
 
 		got, err := svc.Invitation(ctx, token)

@@ -27,7 +27,9 @@ type invitationArgs struct {
 func (invitationArgs) Kind() string { return "orgs_invitation_mail" }
 
 // InsertOpts gives the job mail.MaxAttempts tries.
-func (invitationArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: mail.MaxAttempts} }
+func (invitationArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: mail.MaxAttempts}
+}
 
 var invitationContext = []byte("orgs queued invitation")
 
@@ -39,7 +41,9 @@ func (s *Service) mailInvitation(ctx context.Context, inv Invitation, token stri
 	}
 	link := InvitationPath(PagePrefixDefault, token)
 	if s.o.BaseURL != nil {
-		link = s.o.BaseURL.JoinPath(link).String()
+		u := s.o.BaseURL.JoinPath(PagePrefixDefault, "join")
+		u.RawQuery = InvitationQuery + "=" + token
+		link = u.String()
 	}
 	msg := mail.Message{From: s.o.MailFrom, To: []string{inv.Email}, Subject: "Join " + inv.OrganizationName + " on " + s.o.AppName,
 		Text: fmt.Sprintf("Hello,\n\nYou are invited to join %s on %s, as %s.\n\nTo join, open this link (it works once, until %s):\n%s\n\n"+

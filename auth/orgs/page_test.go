@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -146,4 +147,150 @@ func TestBrowserOrganizationsPage(t *testing.T) {
 	require.Contains(t, browsertest.Text(t, ctx, ".lead"), "You are working in Acme")
 	browsertest.NoViolations(t, ctx, "two organizations, working in one")
 	browsertest.Screenshots(t, ctx, shots, "organizations")
+}
+
+// browserOf is a cookie-keeping client of srv signed in as user.
+type pageClient struct {
+	do func(method, path string, form url.Values) (int, string)
+}
+
+func browserOf(t *testing.T, srv *httptest.Server, user int64) pageClient {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar}
+	do := func(method, path string, form url.Values) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(form.Encode()))
+		require.NoError(t, err)
+		if method == "POST" {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Origin", srv.URL)
+		}
+		res, err := client.Do(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		return res.StatusCode, string(body)
+	}
+	code, _ := do("GET", "/as/"+strconv.FormatInt(user, 10), nil)
+	require.Equal(t, 200, code)
+	return pageClient{do: do}
+}
+
+var inviteLink = regexp.MustCompile(`/organizations/join\?invitation=[0-9a-f]{64}`)
+
+// Invitations and members on the page, without JavaScript: the owner
+// invites (a mistake said at its field; without mail, the page gives the
+// link to pass on), the invitee asks, joins and works there; the owner
+// makes them an admin, cannot leave as the last owner; an admin cannot
+// remove the owner; a withdrawn or used link joins no one.
+func TestOrganizationsPageInvitations(t *testing.T) {
+	t.Parallel()
+	s, srv := pageSite(t)
+	ann, bo, cy := s.user(t, "ann"), s.user(t, "bo"), s.user(t, "cy")
+	owner := browserOf(t, srv, ann)
+	code, _ := owner.do("POST", "/organizations", url.Values{"name": {"Acme"}})
+	require.Equal(t, 200, code)
+	mine, err := s.orgs.Organizations(t.Context(), ann)
+	require.NoError(t, err)
+	org := "/organizations/" + strconv.FormatInt(mine[0].ID, 10)
+
+	code, body := owner.do("POST", org+"/invitations", url.Values{"email": {"nope"}, "role": {"member"}})
+	require.Equal(t, http.StatusUnprocessableEntity, code)
+	require.Contains(t, body, `<a href="#f-email">The email field must be a valid email address.</a>`)
+	require.Contains(t, body, `value="nope"`)
+	code, body = owner.do("POST", org+"/invitations", url.Values{"email": {"bo@example.com"}, "role": {"member"}})
+	require.Equal(t, 200, code)
+	link := inviteLink.FindString(body)
+	require.NotEmpty(t, link, body)
+	require.Contains(t, body, `<td data-label="Email address">bo@example.com</td>`, "listed until used")
+
+	invitee := browserOf(t, srv, bo)
+	code, body = invitee.do("GET", link, nil)
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "<h1>Join Acme</h1>")
+	code, body = invitee.do("POST", "/organizations/join", url.Values{"invitation": {strings.TrimPrefix(link, "/organizations/join?invitation=")}})
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "You have joined Acme, as member, and are working in it.")
+	code, body = browserOf(t, srv, cy).do("GET", link, nil)
+	require.Equal(t, http.StatusNotFound, code, "used")
+	require.Contains(t, body, "This invitation does not hold")
+
+	code, body = owner.do("POST", org+"/members/"+strconv.FormatInt(bo, 10), url.Values{"role": {"admin"}})
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "The role is changed.")
+	code, body = owner.do("POST", org+"/members/"+strconv.FormatInt(ann, 10), url.Values{"action": {"remove"}})
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "The organization keeps at least one owner")
+	code, _ = invitee.do("POST", org+"/members/"+strconv.FormatInt(ann, 10), url.Values{"action": {"remove"}})
+	require.Equal(t, http.StatusForbidden, code, "an admin removes no owner")
+
+	code, body = invitee.do("POST", org+"/invitations", url.Values{"email": {"cy@example.com"}, "role": {"member"}})
+	require.Equal(t, 200, code, "an admin invites")
+	withdrawn := inviteLink.FindString(body)
+	require.NotEmpty(t, withdrawn)
+	list, err := s.orgs.Invitations(t.Context(), mine[0].ID)
+	require.NoError(t, err)
+	code, _ = invitee.do("POST", org+"/invitations/"+strconv.FormatInt(list[0].ID, 10)+"/revoke", url.Values{})
+	require.Equal(t, 200, code)
+	code, _ = browserOf(t, srv, cy).do("GET", withdrawn, nil)
+	require.Equal(t, http.StatusNotFound, code, "withdrawn")
+	code, body = invitee.do("POST", org+"/members/"+strconv.FormatInt(bo, 10), url.Values{"action": {"remove"}})
+	require.Equal(t, 200, code)
+	require.Contains(t, body, "You have left the organization.")
+}
+
+// Invitations in a browser, by keyboard: the owner invites (after a
+// mistake); the invitee opens the link and joins; a used link's page.
+// No axe violations, light and dark.
+func TestBrowserOrganizationInvitations(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 90*time.Second)
+	s, srv := pageSite(t)
+	ann, bo := s.user(t, "ann"), s.user(t, "bo")
+	_, err := s.orgs.Create(t.Context(), "Acme", ann)
+	require.NoError(t, err)
+	shots := os.Getenv(browsertest.EnvScreenshots)
+
+	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+"/as/"+strconv.FormatInt(ann, 10)), chromedp.WaitVisible(chromedp.ID("f-email")))
+	browsertest.Do(t, ctx, chromedp.SendKeys(chromedp.ID("f-email"), "bo@example"))
+	browsertest.TabTo(t, ctx, "form[action$='/invitations'] button[type=submit]")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, browsertest.Text(t, ctx, ".error-summary"), "The email field must be a valid email address.")
+	browsertest.NoViolations(t, ctx, "an invitation to a bad address")
+	browsertest.Do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("f-email").value = ""`),
+		chromedp.SendKeys(chromedp.ID("f-email"), "bo@example.com"))
+	browsertest.TabTo(t, ctx, "form[action$='/invitations'] button[type=submit]")
+	browsertest.Press(t, ctx, "\r", true)
+	link := inviteLink.FindString(browsertest.Text(t, ctx, ".notice"))
+	require.NotEmpty(t, link)
+	browsertest.NoViolations(t, ctx, "the members and an invitation")
+	browsertest.Screenshots(t, ctx, shots, "organization-invite")
+
+	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+"/as/"+strconv.FormatInt(bo, 10)), chromedp.WaitVisible(chromedp.ID("f-name")))
+	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+link), chromedp.WaitVisible(chromedp.CSS("h1")))
+	require.Equal(t, "Join Acme", browsertest.Text(t, ctx, "h1"))
+	browsertest.NoViolations(t, ctx, "an invitation's page")
+	browsertest.Screenshots(t, ctx, shots, "organization-join")
+	browsertest.TabTo(t, ctx, "main button[type=submit]")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, browsertest.Text(t, ctx, ".lead"), "You are working in Acme, as member")
+	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+link), chromedp.WaitVisible(chromedp.CSS("h1")))
+	require.Equal(t, "This invitation does not hold", browsertest.Text(t, ctx, "h1"))
+	browsertest.NoViolations(t, ctx, "a used invitation")
+
+	// The owner makes the new member an admin, by keyboard.
+	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+"/as/"+strconv.FormatInt(ann, 10)), chromedp.WaitVisible(chromedp.ID("f-email")))
+	sel := "#role-" + strconv.FormatInt(bo, 10)
+	browsertest.TabTo(t, ctx, sel)
+	browsertest.Do(t, ctx, chromedp.SetValue(chromedp.CSS(sel), "admin"))
+	browsertest.TabTo(t, ctx, sel+" ~ button")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Contains(t, browsertest.Text(t, ctx, ".notice"), "The role is changed.")
+	role, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("`+sel+`").value`))
+	require.NoError(t, err)
+	require.Equal(t, "admin", role)
+	browsertest.NoViolations(t, ctx, "the members, one changeable")
+	browsertest.Screenshots(t, ctx, shots, "organization-members")
 }

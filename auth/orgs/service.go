@@ -316,9 +316,14 @@ func (s *Service) Accept(ctx context.Context, token string, userID int64) (Membe
 	return s.store.AcceptInvitation(ctx, tokenHash(token), userID, s.now().UTC().Truncate(time.Microsecond))
 }
 
-// InvitationPath is where an invitation's token is accepted, under the
-// page's prefix.
-func InvitationPath(prefix, token string) string { return prefix + "/join/" + token }
+// InvitationQuery names an invitation's token in its link.
+const InvitationQuery = "invitation"
+
+// InvitationPath is the address of an invitation's link, under the
+// page's prefix: its page asks before it joins.
+func InvitationPath(prefix, token string) string {
+	return prefix + "/join?" + InvitationQuery + "=" + token
+}
 
 func tokenHash(token string) []byte {
 	h := sha256.Sum256([]byte(token))

@@ -257,7 +257,13 @@ func (a *app) wireAuth(w *wiring) error {
 	a.auth, a.tokens, w.h.auth, w.h.signIn = m, m.Service, m.API, m.Web
 	w.web = a.env.HTTPOptions(groundwork.HTTPOptions{})
 	if w.cfg.organizations {
-		if a.orgs, err = orgs.New(orgssql.New(a.env.DB), &orgs.Options{Now: a.env.Now}); err != nil {
+		// Invitations are mailed from the queue, their links on the
+		// public address.
+		if a.orgs, err = orgs.New(orgssql.New(a.env.DB), &orgs.Options{Now: a.env.Now, Enqueuer: a.env.Queue, Mailer: a.env.Mailer,
+			MailFrom: a.env.MailFrom, BaseURL: a.env.BaseURL, Key: a.env.Keys.For("organization invitations"), AppName: w.cfg.siteName}); err != nil {
+			return err
+		}
+		if err := orgs.RegisterWorkers(a.env.Queue.Workers(), a.orgs); err != nil {
 			return err
 		}
 		w.h.orgsPage, err = orgs.NewPageHandler(a.orgs, &orgs.PageOptions{Key: a.env.Keys.PageFlash(), Logger: w.logger, Brand: w.web.Brand,
