@@ -13,6 +13,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // Limits of a feed's fields.
@@ -154,6 +155,9 @@ func (s *Service) CreateFeed(ctx context.Context, f Feed) (Feed, error) {
 
 // UpdateFeed validates f and writes every field of it (found by ID).
 func (s *Service) UpdateFeed(ctx context.Context, f Feed) (Feed, error) {
+	if _, err := s.Feed(ctx, f.ID); err != nil {
+		return Feed{}, err
+	}
 	if err := s.validate(ctx, f); err != nil {
 		return Feed{}, err
 	}
@@ -196,21 +200,59 @@ func (s *Service) storeErr(what string, err error) error {
 	return fmt.Errorf("emaillist: %s: %w", what, err)
 }
 
-// Feed returns a feed, or ErrNotFound.
+// Feed returns a feed, or ErrNotFound (also when ctx acts for a tenant
+// whose form it is not: see package tenant).
 func (s *Service) Feed(ctx context.Context, id int64) (Feed, error) {
 	f, err := s.store.Feed(ctx, id)
+	if err == nil {
+		var seen bool
+		if seen, err = s.visible(ctx, f); err == nil && !seen {
+			err = ErrNotFound
+		}
+	}
 	return f, s.storeErr("feed", err)
 }
 
-// ListFeeds returns the feeds of a form (every form when 0), by ID.
+// visible reports whether ctx may see f: it acts for every tenant, or
+// f's form is one of its tenant's (a feed is its form's tenant's, and
+// FormExists answers for the tenant ctx acts for).
+func (s *Service) visible(ctx context.Context, f Feed) (bool, error) {
+	if _, scoped := tenant.Of(ctx); !scoped || s.o.FormExists == nil {
+		return true, nil
+	}
+	return s.o.FormExists(ctx, f.FormID)
+}
+
+// ListFeeds returns the feeds of a form (every form when 0), by ID: of
+// the tenant's forms when ctx acts for one.
 func (s *Service) ListFeeds(ctx context.Context, formID int64) ([]Feed, error) {
 	list, err := s.store.ListFeeds(ctx, FeedQuery{FormID: formID})
-	return list, s.storeErr("list feeds", err)
+	if err != nil {
+		return nil, s.storeErr("list feeds", err)
+	}
+	seen := map[int64]bool{}
+	out := list[:0]
+	for _, f := range list {
+		ok, known := seen[f.FormID]
+		if !known {
+			if ok, err = s.visible(ctx, f); err != nil {
+				return nil, s.storeErr("list feeds", err)
+			}
+			seen[f.FormID] = ok
+		}
+		if ok {
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
 
 // DeleteFeed deletes a feed (subscribers already at the provider stay);
 // ErrNotFound.
 func (s *Service) DeleteFeed(ctx context.Context, id int64) error {
+	if _, err := s.Feed(ctx, id); err != nil {
+		return err
+	}
 	return s.storeErr("delete feed", s.store.DeleteFeed(ctx, id))
 }
 

@@ -253,3 +253,38 @@ func TestFormsWebhooksOfATenant(t *testing.T) {
 			WHERE s.owner = 'acme'`), "the tenant's subscription hears of it, no other")
 	})
 }
+
+// An email-list feed is its form's tenant's: a request acting for
+// another tenant neither finds it, lists it, changes it nor makes one for
+// the form.
+func TestFeedsOfATenant(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, store.SQLite)
+	acme, globex := tenant.With(context.Background(), "acme"), tenant.With(context.Background(), "globex")
+	form := &forms.Form{Name: "Newsletter", IsActive: true}
+	require.NoError(t, s.forms.CreateForm(acme, form))
+	feed, err := s.emaillist.CreateFeed(acme, emaillist.Feed{FormID: form.ID, Name: "List", IsActive: true,
+		FieldMap: map[string]string{"email_address": "email"}})
+	require.NoError(t, err)
+
+	_, err = s.emaillist.Feed(globex, feed.ID)
+	require.ErrorIs(t, err, emaillist.ErrNotFound)
+	list, err := s.emaillist.ListFeeds(globex, 0)
+	require.NoError(t, err)
+	require.Empty(t, list)
+	feed.Name = "Taken"
+	_, err = s.emaillist.UpdateFeed(globex, feed)
+	require.ErrorIs(t, err, emaillist.ErrNotFound)
+	require.ErrorIs(t, s.emaillist.DeleteFeed(globex, feed.ID), emaillist.ErrNotFound)
+	_, err = s.emaillist.CreateFeed(globex, emaillist.Feed{FormID: form.ID, Name: "Mine", IsActive: true,
+		FieldMap: map[string]string{"email_address": "email"}})
+	require.Error(t, err, "not its form")
+
+	list, err = s.emaillist.ListFeeds(acme, 0)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	require.Equal(t, "List", list[0].Name)
+	got, err := s.emaillist.Feed(context.Background(), feed.ID)
+	require.NoError(t, err, "a context of no tenant sees every one")
+	require.Equal(t, "List", got.Name)
+}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -145,4 +146,37 @@ func TestTenancy(t *testing.T) {
 		require.True(t, c.HttpOnly)
 		require.Equal(t, zeta.Tenant()+" as owner", ask(ann, c.Value))
 	})
+}
+
+// tokensOf is a TokenVerifier: the token is its abilities, comma-separated.
+type tokensOf struct{}
+
+func (tokensOf) VerifyToken(_ context.Context, token string) (string, []string, error) {
+	return "token", strings.Split(token, ","), nil
+}
+
+// With Options.Tokens, a request with a bearer token acts for the tenant
+// the token is bound to, and for none when it is bound to none (the
+// route's own check decides what it may do).
+func TestTenancyOfTokens(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, store.SQLite, authsql.Migrations)
+	o, err := orgs.New(orgssql.New(db), &orgs.Options{Tokens: tokensOf{}, User: func(*http.Request) (int64, bool) { return 7, true }})
+	require.NoError(t, err)
+	h := o.Tenancy(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key, ok := tenant.Of(r.Context())
+		_, _ = w.Write([]byte(strconv.FormatBool(ok) + " " + key))
+	}))
+	ask := func(auth string) string {
+		r := httptest.NewRequest("GET", "/", nil)
+		if auth != "" {
+			r.Header.Set("Authorization", auth)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Body.String()
+	}
+	require.Equal(t, "true org:3", ask("Bearer forms:*,tenant:org:3"))
+	require.Equal(t, "false ", ask("Bearer forms:*"), "a token of no tenant acts for every one, as its route allows")
+	require.Equal(t, "true user:7", ask(""), "no token: the signed-in user's own")
 }

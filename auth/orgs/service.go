@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/seal"
@@ -47,6 +48,11 @@ type Options struct {
 	MailFrom string
 	BaseURL  *url.URL
 	Key      []byte
+	// Tokens, when set, has a request with a bearer token bound to a
+	// tenant act for it from the start (the routes that verify tokens
+	// themselves, through groundwork's Guard, need none: those a host
+	// authorizes with a RequestAuthorizer do).
+	Tokens groundwork.TokenVerifier
 	// InvitationTTL is how long an invitation holds; a week when 0.
 	InvitationTTL time.Duration
 	// AppName names the site in the invitation's mail; "groundwork" when
@@ -158,9 +164,23 @@ func Current(ctx context.Context) (Membership, bool) {
 // Tenancy puts in each request's context the tenant it acts for (see
 // the package comment): a guest's request acts for no tenant (the pages
 // it reaches are public), a signed-in user's for the organization chosen
-// (Current says which) or their own.
+// (Current says which) or their own, and one with a bearer token (given
+// Options.Tokens) for the tenant the token is bound to.
 func (s *Service) Tenancy(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if token, ok := api.BearerToken(r); ok && s.o.Tokens != nil {
+			_, abilities, err := s.o.Tokens.VerifyToken(r.Context(), token)
+			if err == nil {
+				for _, a := range abilities {
+					if key, bound := strings.CutPrefix(a, tenant.AbilityPrefix); bound {
+						r = r.WithContext(tenant.With(r.Context(), key))
+						break
+					}
+				}
+			}
+			next.ServeHTTP(w, r) // the route checks the token itself
+			return
+		}
 		userID, ok := s.user(r)
 		if !ok {
 			next.ServeHTTP(w, r)

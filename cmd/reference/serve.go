@@ -260,7 +260,8 @@ func (a *app) wireAuth(w *wiring) error {
 		// Invitations are mailed from the queue, their links on the
 		// public address.
 		if a.orgs, err = orgs.New(orgssql.New(a.env.DB), &orgs.Options{Now: a.env.Now, Enqueuer: a.env.Queue, Mailer: a.env.Mailer,
-			MailFrom: a.env.MailFrom, BaseURL: a.env.BaseURL, Key: a.env.Keys.For("organization invitations"), AppName: w.cfg.siteName}); err != nil {
+			MailFrom: a.env.MailFrom, BaseURL: a.env.BaseURL, Key: a.env.Keys.For("organization invitations"), AppName: w.cfg.siteName,
+			Tokens: a.tokens}); err != nil {
 			return err
 		}
 		if err := orgs.RegisterWorkers(a.env.Queue.Workers(), a.orgs); err != nil {
