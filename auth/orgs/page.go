@@ -239,28 +239,28 @@ func (p *PageHandler) roleOptions(role, chosen Role) []web.Option {
 	return out
 }
 
-// orgID is the {id} of the path.
-func orgID(r *http.Request, name string) (int64, error) {
-	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
+// pathIDs are the signed-in user of r and the numbers its path names
+// (ErrNotFound when one is not a number, or for a guest).
+func (p *PageHandler) pathIDs(r *http.Request, names ...string) (int64, []int64, error) {
+	userID, err := p.user(r)
 	if err != nil {
-		return 0, ErrNotFound
+		return 0, nil, err
 	}
-	return id, nil
+	ids := make([]int64, len(names))
+	for i, name := range names {
+		if ids[i], err = strconv.ParseInt(r.PathValue(name), 10, 64); err != nil {
+			return 0, nil, ErrNotFound
+		}
+	}
+	return userID, ids, nil
 }
 
 func (p *PageHandler) changeMember(w http.ResponseWriter, r *http.Request) error {
-	userID, err := p.user(r)
+	userID, ids, err := p.pathIDs(r, "id", "user")
 	if err != nil {
 		return err
 	}
-	org, err := orgID(r, "id")
-	if err != nil {
-		return err
-	}
-	member, err := orgID(r, "user")
-	if err != nil {
-		return err
-	}
+	org, member := ids[0], ids[1]
 	role, message := Role(r.PostFormValue("role")), "The role is changed."
 	if r.PostFormValue("action") == "remove" {
 		role, message = "", "The member is removed."
@@ -281,14 +281,11 @@ func (p *PageHandler) changeMember(w http.ResponseWriter, r *http.Request) error
 }
 
 func (p *PageHandler) invite(w http.ResponseWriter, r *http.Request) error {
-	userID, err := p.user(r)
+	userID, ids, err := p.pathIDs(r, "id")
 	if err != nil {
 		return err
 	}
-	org, err := orgID(r, "id")
-	if err != nil {
-		return err
-	}
+	org := ids[0]
 	email, role := r.PostFormValue("email"), r.PostFormValue("role")
 	inv, token, err := p.svc.Invite(r.Context(), org, userID, email, Role(role))
 	if ve, ok := errors.AsType[*api.ValidationError](err); ok {
@@ -308,19 +305,11 @@ func (p *PageHandler) invite(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (p *PageHandler) revoke(w http.ResponseWriter, r *http.Request) error {
-	userID, err := p.user(r)
+	userID, ids, err := p.pathIDs(r, "id", "invitation")
 	if err != nil {
 		return err
 	}
-	org, err := orgID(r, "id")
-	if err != nil {
-		return err
-	}
-	id, err := orgID(r, "invitation")
-	if err != nil {
-		return err
-	}
-	if err := p.svc.RevokeInvitation(r.Context(), org, userID, id); err != nil {
+	if err := p.svc.RevokeInvitation(r.Context(), ids[0], userID, ids[1]); err != nil {
 		return err
 	}
 	p.back(w, r, web.Flash{Kind: "success", Message: "The invitation is withdrawn: its link no longer joins anyone."})
@@ -390,14 +379,11 @@ func (p *PageHandler) create(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (p *PageHandler) switchTo(w http.ResponseWriter, r *http.Request) error {
-	userID, err := p.user(r)
+	userID, ids, err := p.pathIDs(r, "id")
 	if err != nil {
 		return err
 	}
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil {
-		return ErrNotFound
-	}
+	id := ids[0]
 	if err := p.svc.Switch(w, r, userID, id); err != nil {
 		return err
 	}

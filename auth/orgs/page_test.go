@@ -66,23 +66,8 @@ func TestOrganizationsPage(t *testing.T) {
 	ann, bo := s.user(t, "ann"), s.user(t, "bo")
 	globex, err := s.orgs.Create(t.Context(), "Globex", bo)
 	require.NoError(t, err)
-	jar, _ := cookiejar.New(nil)
-	client := &http.Client{Jar: jar}
-	do := func(method, path string, form url.Values) (int, string) {
-		t.Helper()
-		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(form.Encode()))
-		require.NoError(t, err)
-		if method == "POST" {
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			req.Header.Set("Origin", srv.URL)
-		}
-		res, err := client.Do(req)
-		require.NoError(t, err)
-		defer res.Body.Close()
-		body, err := io.ReadAll(res.Body)
-		require.NoError(t, err)
-		return res.StatusCode, string(body)
-	}
+	c := newClient(t, srv)
+	do := c.do
 	code, _ := do("GET", "/organizations", nil)
 	require.Equal(t, http.StatusNotFound, code, "a guest")
 
@@ -114,7 +99,7 @@ func TestOrganizationsPage(t *testing.T) {
 	req, _ := http.NewRequest("POST", srv.URL+"/organizations", strings.NewReader("name=Evil"))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Origin", "https://evil.example")
-	res, err := client.Do(req)
+	res, err := c.client.Do(req)
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, http.StatusForbidden, res.StatusCode)
@@ -151,14 +136,16 @@ func TestBrowserOrganizationsPage(t *testing.T) {
 
 // browserOf is a cookie-keeping client of srv signed in as user.
 type pageClient struct {
-	do func(method, path string, form url.Values) (int, string)
+	client *http.Client
+	do     func(method, path string, form url.Values) (int, string)
 }
 
-func browserOf(t *testing.T, srv *httptest.Server, user int64) pageClient {
+// newClient is a cookie-keeping client of srv, a guest.
+func newClient(t *testing.T, srv *httptest.Server) pageClient {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
-	client := &http.Client{Jar: jar}
-	do := func(method, path string, form url.Values) (int, string) {
+	c := pageClient{client: &http.Client{Jar: jar}}
+	c.do = func(method, path string, form url.Values) (int, string) {
 		t.Helper()
 		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(form.Encode()))
 		require.NoError(t, err)
@@ -166,16 +153,23 @@ func browserOf(t *testing.T, srv *httptest.Server, user int64) pageClient {
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			req.Header.Set("Origin", srv.URL)
 		}
-		res, err := client.Do(req)
+		res, err := c.client.Do(req)
 		require.NoError(t, err)
 		defer res.Body.Close()
 		body, err := io.ReadAll(res.Body)
 		require.NoError(t, err)
 		return res.StatusCode, string(body)
 	}
-	code, _ := do("GET", "/as/"+strconv.FormatInt(user, 10), nil)
+	return c
+}
+
+// browserOf is a client of srv signed in as user.
+func browserOf(t *testing.T, srv *httptest.Server, user int64) pageClient {
+	t.Helper()
+	c := newClient(t, srv)
+	code, _ := c.do("GET", "/as/"+strconv.FormatInt(user, 10), nil)
 	require.Equal(t, 200, code)
-	return pageClient{do: do}
+	return c
 }
 
 var inviteLink = regexp.MustCompile(`/organizations/join\?invitation=[0-9a-f]{64}`)
