@@ -138,11 +138,12 @@ type orgsPage struct {
 }
 
 // memberRow is a member with the roles the user may give them (none:
-// no change offered) and whether the user may remove them, or is them.
+// no change offered), whether the user may remove them, or is them, and
+// may leave.
 type memberRow struct {
 	Member
-	Roles          []web.Option
-	Removable, You bool
+	Roles                    []web.Option
+	Removable, You, CanLeave bool
 }
 
 // user is the signed-in user of r; ErrNotFound for a guest.
@@ -217,8 +218,16 @@ func (p *PageHandler) members(ctx context.Context, data *orgsPage, current Membe
 		return err
 	}
 	data.Manager = current.Role == RoleOwner || current.Role == RoleAdmin
+	owners := 0
 	for _, m := range list {
-		row := memberRow{Member: m, You: m.UserID == userID}
+		if m.Role == RoleOwner {
+			owners++
+		}
+	}
+	for _, m := range list {
+		// The last owner is offered no way out: they make another owner
+		// first.
+		row := memberRow{Member: m, You: m.UserID == userID, CanLeave: m.UserID == userID && (m.Role != RoleOwner || owners > 1)}
 		if data.Manager && !row.You && (current.Role == RoleOwner || m.Role != RoleOwner) {
 			row.Roles, row.Removable = p.roleOptions(current.Role, m.Role), true
 		}
