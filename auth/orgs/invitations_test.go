@@ -3,6 +3,7 @@ package orgs_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -120,6 +121,10 @@ func TestMemberChanges(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, s.orgs.AddMember(ctx, acme.ID, bo, orgs.RoleAdmin))
 		require.NoError(t, s.orgs.AddMember(ctx, acme.ID, cy, orgs.RoleMember))
+		var left []string
+		s.orgs.OnMemberLeft(func(_ context.Context, m orgs.Membership) {
+			left = append(left, fmt.Sprint(m.UserID, " ", m.Role, " ", m.Name))
+		})
 
 		require.ErrorIs(t, s.orgs.ChangeMember(ctx, acme.ID, ann, ann, ""), orgs.ErrLastOwner, "the last owner cannot leave")
 		require.ErrorIs(t, s.orgs.ChangeMember(ctx, acme.ID, ann, ann, orgs.RoleMember), orgs.ErrLastOwner)
@@ -134,6 +139,7 @@ func TestMemberChanges(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, members, 1)
 		require.Equal(t, orgs.RoleOwner, members[0].Role)
+		require.Equal(t, []string{fmt.Sprint(ann, " owner Acme"), fmt.Sprint(cy, " admin Acme")}, left, "told of each who left, not of role changes")
 		require.ErrorIs(t, s.orgs.ChangeMember(ctx, acme.ID, bo, ann, orgs.RoleMember), orgs.ErrNotFound, "gone")
 	})
 }

@@ -39,7 +39,7 @@ func (s *Service) mailInvitation(ctx context.Context, inv Invitation, token stri
 	if s.sealer == nil {
 		return nil
 	}
-	link := InvitationPath(PagePrefixDefault, token)
+	link := invitationPath(PagePrefixDefault, token)
 	if s.o.BaseURL != nil {
 		u := s.o.BaseURL.JoinPath(PagePrefixDefault, "join")
 		u.RawQuery = InvitationQuery + "=" + token

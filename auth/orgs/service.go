@@ -71,6 +71,7 @@ type Service struct {
 	user   func(r *http.Request) (int64, bool)
 	o      Options
 	sealer *seal.Sealer
+	left   []func(ctx context.Context, m Membership)
 }
 
 // New returns the organizations of st.
@@ -266,8 +267,27 @@ func (s *Service) ChangeMember(ctx context.Context, orgID, by, userID int64, rol
 			return ErrForbidden
 		}
 	}
+	if role == "" {
+		gone, err := s.store.Membership(ctx, orgID, userID)
+		if err != nil {
+			return err
+		}
+		if err := s.store.ChangeMember(ctx, orgID, userID, ""); err != nil {
+			return err
+		}
+		for _, h := range s.left {
+			h(ctx, gone)
+		}
+		return nil
+	}
 	return s.store.ChangeMember(ctx, orgID, userID, role)
 }
+
+// OnMemberLeft registers h, called after a member left or was removed
+// from an organization: to revoke the tokens they made for it (they are
+// bound to its tenant, and would go on acting for it), say. Register
+// before serving.
+func (s *Service) OnMemberLeft(h func(ctx context.Context, m Membership)) { s.left = append(s.left, h) }
 
 // Invite asks email to join orgID with role, as by (an owner or an
 // admin; only an owner invites an owner) asks: it returns the invitation
@@ -339,9 +359,9 @@ func (s *Service) Accept(ctx context.Context, token string, userID int64) (Membe
 // InvitationQuery names an invitation's token in its link.
 const InvitationQuery = "invitation"
 
-// InvitationPath is the address of an invitation's link, under the
+// invitationPath is the address of an invitation's link, under the
 // page's prefix: its page asks before it joins.
-func InvitationPath(prefix, token string) string {
+func invitationPath(prefix, token string) string {
 	return prefix + "/join?" + InvitationQuery + "=" + token
 }
 

@@ -44,6 +44,7 @@ import (
 	"github.com/groundwork-go/groundwork/reporting/reportinggoogle"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/tenant"
 	"github.com/groundwork-go/groundwork/webhooks"
 	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
 )
@@ -267,6 +268,11 @@ func (a *app) wireAuth(w *wiring) error {
 		if err := orgs.RegisterWorkers(a.env.Queue.Workers(), a.orgs); err != nil {
 			return err
 		}
+		// Who leaves an organization takes none of its data along: the
+		// tokens they made for it stop.
+		a.orgs.OnMemberLeft(func(ctx context.Context, m orgs.Membership) {
+			revokeTokensOf(ctx, a.tokens, m.UserID, tenant.AbilityPrefix+m.Tenant(), w.logger)
+		})
 		w.h.orgsPage, err = orgs.NewPageHandler(a.orgs, &orgs.PageOptions{Key: a.env.Keys.PageFlash(), Logger: w.logger, Brand: w.web.Brand,
 			Navigator: w.web.Navigator})
 	}
@@ -667,4 +673,21 @@ func signedInUser(r *http.Request) (string, bool) {
 		return "", false
 	}
 	return "user:" + strconv.FormatInt(u.ID, 10), true
+}
+
+// revokeTokensOf revokes userID's live tokens that hold ability; a
+// failure is logged (the member is gone either way).
+func revokeTokensOf(ctx context.Context, tokens *auth.Service, userID int64, ability string, logger *slog.Logger) {
+	list, err := tokens.UserTokens(ctx, userID)
+	if err != nil {
+		logger.ErrorContext(ctx, "organizations: list a leaver's tokens", "user", userID, "error", err)
+		return
+	}
+	for _, t := range list {
+		if t.RevokedAt == nil && slices.Contains(t.Abilities, ability) {
+			if err := tokens.RevokeToken(ctx, t.ID); err != nil {
+				logger.ErrorContext(ctx, "organizations: revoke a leaver's token", "token", t.ID, "error", err)
+			}
+		}
+	}
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -15,8 +17,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/auth"
+	"github.com/groundwork-go/groundwork/auth/authsql"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // member is a signed-in browser of the reference server (a cookie jar)
@@ -225,4 +230,29 @@ func TestOrganizationsFlag(t *testing.T) {
 	require.True(t, cfg.organizations)
 	_, err = parseServeFlags([]string{"--db", "sqlite:" + t.TempDir() + "/x.db", "--organizations", "yes"}, env{}.get)
 	require.ErrorContains(t, err, "--organizations must be on or off")
+}
+
+// Who leaves an organization takes none of its data along: their live
+// tokens bound to it are revoked, their others kept.
+func TestLeaversTokensAreRevoked(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, store.SQLite, authsql.Migrations)
+	tokens, err := auth.NewService(authsql.New(db), nil)
+	require.NoError(t, err)
+	ctx := context.Background()
+	u, err := tokens.CreateUser(ctx, auth.NewUser{Name: "Bo", Email: "bo@example.com", Password: "correct horse battery"})
+	require.NoError(t, err)
+	u, err = tokens.Grant(ctx, u.ID, "*")
+	require.NoError(t, err)
+	_, bound, err := tokens.CreateUserToken(tenant.With(ctx, "org:1"), u, auth.NewToken{Name: "acme", Abilities: []string{"forms:*"}})
+	require.NoError(t, err)
+	_, other, err := tokens.CreateUserToken(tenant.With(ctx, "org:2"), u, auth.NewToken{Name: "globex", Abilities: []string{"forms:*"}})
+	require.NoError(t, err)
+	revokeTokensOf(ctx, tokens, u.ID, "tenant:org:1", slog.New(slog.DiscardHandler))
+	got, err := tokens.Token(ctx, bound.ID)
+	require.NoError(t, err)
+	require.NotNil(t, got.RevokedAt)
+	got, err = tokens.Token(ctx, other.ID)
+	require.NoError(t, err)
+	require.Nil(t, got.RevokedAt)
 }
