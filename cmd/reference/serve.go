@@ -119,8 +119,9 @@ type app struct {
 	listsModule    *emaillist.Module
 	// orgs are the users' organizations, each a tenant (--organizations);
 	// nil when off.
-	orgs    *orgs.Service
-	handler http.Handler
+	orgs       *orgs.Service
+	orgsModule *orgs.Module
+	handler    http.Handler
 	// routes are the domain handlers' routes, "METHOD /path/{param}".
 	routes []string
 	// apiDoc describes the JSON routes (GET /openapi.json);
@@ -159,7 +160,6 @@ type handlers struct {
 	bookingList    *bookings.ListPage
 	listAdmin      *emaillist.AdminHandler
 	listSubscribe  *emaillist.SubscribeHandler
-	orgsPage       *orgs.PageHandler
 	reports        *reportingParts
 	// site is the server's own pages: home, dashboard, error pages.
 	site *site
@@ -258,23 +258,21 @@ func (a *app) wireAuth(w *wiring) error {
 	a.auth, a.tokens, w.h.auth, w.h.signIn = m, m.Service, m.API, m.Web
 	w.web = a.env.HTTPOptions(groundwork.HTTPOptions{})
 	if w.cfg.organizations {
-		// Invitations are mailed from the queue, their links on the
-		// public address.
-		if a.orgs, err = orgs.New(orgssql.New(a.env.DB), &orgs.Options{Now: a.env.Now, Enqueuer: a.env.Queue, Mailer: a.env.Mailer,
-			MailFrom: a.env.MailFrom, BaseURL: a.env.BaseURL, Key: a.env.Keys.For("organization invitations"), AppName: w.cfg.siteName,
-			Tokens: a.tokens}); err != nil {
+		// The organizations page is a signed-in user's; invitations are
+		// mailed from the queue; a bearer token's tenant is known before
+		// the routes the host authorizes itself.
+		signIn := w.h.signIn
+		m, err := orgssql.Join(a.env, &orgs.ModuleOptions{Service: orgs.Options{AppName: w.cfg.siteName, Tokens: a.tokens},
+			Guard: func(h http.Handler) http.Handler { return signIn.LoadUser(signIn.RequireUser(h)) }})
+		if err != nil {
 			return err
 		}
-		if err := orgs.RegisterWorkers(a.env.Queue.Workers(), a.orgs); err != nil {
-			return err
-		}
+		a.orgs, a.orgsModule = m.Service, m
 		// Who leaves an organization takes none of its data along: the
 		// tokens they made for it stop.
 		a.orgs.OnMemberLeft(func(ctx context.Context, m orgs.Membership) {
 			revokeTokensOf(ctx, a.tokens, m.UserID, tenant.AbilityPrefix+m.Tenant(), w.logger)
 		})
-		w.h.orgsPage, err = orgs.NewPageHandler(a.orgs, &orgs.PageOptions{Key: a.env.Keys.PageFlash(), Logger: w.logger, Brand: w.web.Brand,
-			Navigator: w.web.Navigator})
 	}
 	return err
 }
@@ -362,8 +360,8 @@ func (a *app) wireSite(w *wiring) error {
 	if w.h.reports != nil {
 		a.pageRoutes = append(a.pageRoutes, w.h.reports.dashboard.Routes()...)
 	}
-	if w.h.orgsPage != nil {
-		a.pageRoutes = append(a.pageRoutes, w.h.orgsPage.Routes()...)
+	if a.orgsModule != nil {
+		a.pageRoutes = append(a.pageRoutes, a.orgsModule.Routes()...)
 	}
 	var described []describer
 	for _, name := range slices.Sorted(maps.Keys(a.jsonHandlers)) {
@@ -495,10 +493,8 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	if reports.oauth != nil {
 		mux.Handle(reportinggoogle.OAuthPrefixDefault+"/", signIn.Protect(signIn.LoadUser(reports.oauth)))
 	}
-	if h.orgsPage != nil {
-		page := signIn.LoadUser(signIn.RequireUser(h.orgsPage))
-		mux.Handle(orgs.PagePrefixDefault, page)
-		mux.Handle(orgs.PagePrefixDefault+"/", page)
+	if a.orgsModule != nil {
+		a.orgsModule.Mount(mux)
 	}
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
@@ -525,7 +521,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 		// owner's pages and the tokens they make are its (the public
 		// pages serve anyone, and a token acts for its own).
 		routed = signIn.LoadUser(a.orgs.Tenancy(mux))
-		routes = append(routes, h.orgsPage.Routes()...)
+		routes = append(routes, a.orgsModule.Routes()...)
 	}
 	visitors := reporting.CarryVisitor(routed, visitor)
 	return h.site.pages(recoverPanics(logRequests(api.WithBodyDeadline(visitors, body, upload), logger, cfg.requestLogEvery), logger)), routes

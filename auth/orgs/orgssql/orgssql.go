@@ -278,3 +278,10 @@ func (s *Store) AcceptInvitation(ctx context.Context, tokenHash []byte, userID i
 	})
 	return m, err
 }
+
+// Join joins the organizations to env on its database (auth joined
+// first, with authsql.Join: the tables are in its migrations). See
+// orgs.NewModule.
+func Join(env *store.Env, opts *orgs.ModuleOptions) (*orgs.Module, error) {
+	return orgs.NewModule(env, New(env.DB), opts)
+}
