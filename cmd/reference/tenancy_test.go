@@ -93,19 +93,22 @@ func TestOrganizationsKeepTheirDataApart(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		dsn := storetest.DSN(t, d)
-		for _, u := range []string{"ann", "bo"} {
-			withStdin("correct horse\n", func() {
-				c, _, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn}, "user", "create", "--email", u+"@example.com", "--name", u)
-				require.Equal(t, 0, c, stderr)
-			})
-			c, _, stderr := runCmd(t, env{"GROUNDWORK_DB": dsn}, "user", "grant", u+"@example.com", "*")
-			require.Equal(t, 0, c, stderr)
-		}
 		cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--uploads", t.TempDir(),
 			"--organizations", "on", "--form-tokens", "optional"}, env{"GROUNDWORK_SECRET_KEY": testSecretKey,
 			"GROUNDWORK_WEBHOOKS_ALLOW_PRIVATE_HOSTS": "true", "GROUNDWORK_WEBHOOKS_ALLOW_INSECURE_URLS": "true"}.get)
 		require.NoError(t, err)
 		base := startServeConfig(t, cfg)
+		// The users, made on the server's database (the user command reads
+		// the password from the process's stdin, which parallel tests
+		// cannot share).
+		users, err := auth.NewService(authsql.New(storetest.OpenDSN(t, dsn, authsql.Migrations)), nil)
+		require.NoError(t, err)
+		for _, u := range []string{"ann", "bo"} {
+			made, err := users.CreateUser(context.Background(), auth.NewUser{Name: u, Email: u + "@example.com", Password: "correct horse"})
+			require.NoError(t, err)
+			_, err = users.Grant(context.Background(), made.ID, "*")
+			require.NoError(t, err)
+		}
 		a, b := newMember(t, base, "ann@example.com", "Acme"), newMember(t, base, "bo@example.com", "Globex")
 
 		// B's things, named so any answer that shows them is caught.
