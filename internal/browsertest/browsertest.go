@@ -486,15 +486,15 @@ func Frame(t testing.TB, ctx context.Context, prefix string) context.Context {
 
 // Eventually waits until the script js is true on the tab's page (what
 // another frame tells it comes by a message, a moment later), failing t
-// (with why) when it is not within ten seconds.
+// (with why) when it is not within thirty seconds (a post, its page and
+// a navigation, on a loaded machine under the race detector).
 func Eventually(t testing.TB, ctx context.Context, js, why string) {
 	t.Helper()
-	for range 200 {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
 		if err == nil && ok {
 			return
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("browsertest: %s: never true: %s", why, js)
 }
