@@ -706,12 +706,6 @@ func (s *Service) Provider(ctx context.Context, id int64) (Provider, error) {
 	return p, err
 }
 
-// anyProvider is Provider whatever tenant ctx acts for: the provider of
-// a booking a public page shows its customer.
-func (s *Service) anyProvider(ctx context.Context, id int64) (Provider, error) {
-	return s.store.Provider(ctx, id)
-}
-
 // WeeklyHours returns a provider's weekly hours by weekday, then start.
 func (s *Service) WeeklyHours(ctx context.Context, providerID int64) ([]WeeklyHours, error) {
 	if _, err := s.Provider(ctx, providerID); err != nil {

@@ -370,7 +370,7 @@ func (h *Handler) createSeries(w http.ResponseWriter, r *http.Request, nb NewBoo
 	if err != nil {
 		return err
 	}
-	p, err := h.svc.anyProvider(r.Context(), *series.Bookings[0].ProviderID)
+	p, err := h.svc.Provider(r.Context(), *series.Bookings[0].ProviderID)
 	if err != nil {
 		return err
 	}
@@ -487,7 +487,7 @@ func (h *Handler) answerManaged(w http.ResponseWriter, r *http.Request, b Bookin
 	}
 	var p *Provider
 	if b.ProviderID != nil {
-		got, err := h.svc.anyProvider(r.Context(), *b.ProviderID)
+		got, err := h.svc.Provider(r.Context(), *b.ProviderID)
 		if err != nil {
 			return err
 		}

@@ -199,7 +199,7 @@ func madeEvent(b Booking, svc Offering) string {
 // known.
 func (p *PageHandler) describe(ctx context.Context, data *managePage, b Booking, svc Offering) {
 	if b.ProviderID != nil {
-		if pr, err := p.svc.anyProvider(ctx, *b.ProviderID); err == nil {
+		if pr, err := p.svc.Provider(ctx, *b.ProviderID); err == nil {
 			data.Provider, data.Who = pr.Name, pr.Name
 		}
 	}
