@@ -46,7 +46,15 @@ type Flow struct {
 	HTTPClient *http.Client
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// AuthOptions are asked of the consent page besides the state and
+	// the PKCE challenge; Offline when nil.
+	AuthOptions []oauth2.AuthCodeOption
 }
+
+// Offline asks for offline access (a refresh token) and consent again,
+// so a refresh token is given each time: what connecting an account to
+// use it later needs.
+var Offline = []oauth2.AuthCodeOption{oauth2.AccessTypeOffline, oauth2.ApprovalForce, oauth2.SetAuthURLParam("include_granted_scopes", "true")}
 
 type state struct {
 	State    string    `json:"s"`
@@ -62,11 +70,11 @@ func (f *Flow) now() time.Time {
 	return f.Now()
 }
 
-// Begin starts a flow for subject (who, or what, is being connected):
-// it sets the state cookie and sends the browser to the consent page,
-// asking for offline access (a refresh token) and consent again, so a
-// refresh token is given each time.
-func (f *Flow) Begin(w http.ResponseWriter, r *http.Request, subject string) {
+// Begin starts a flow for subject (who, or what, is being connected, and
+// whatever else the caller binds to the flow, such as an OpenID nonce):
+// it sets the state cookie and sends the browser to the consent page
+// with f.AuthOptions and extra.
+func (f *Flow) Begin(w http.ResponseWriter, r *http.Request, subject string, extra ...oauth2.AuthCodeOption) {
 	b := make([]byte, 30)
 	rand.Read(b)
 	st := state{State: base64.RawURLEncoding.EncodeToString(b), Verifier: oauth2.GenerateVerifier(), Subject: subject,
@@ -74,8 +82,12 @@ func (f *Flow) Begin(w http.ResponseWriter, r *http.Request, subject string) {
 	raw, _ := json.Marshal(st)
 	http.SetCookie(w, &http.Cookie{Name: f.Cookie, Value: f.Sealer.Seal(string(raw), []byte(f.Cookie)), Path: f.Path,
 		MaxAge: int(TTL / time.Second), HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
-	http.Redirect(w, r, f.Config.AuthCodeURL(st.State, oauth2.AccessTypeOffline, oauth2.ApprovalForce,
-		oauth2.S256ChallengeOption(st.Verifier), oauth2.SetAuthURLParam("include_granted_scopes", "true")), http.StatusFound)
+	opts := f.AuthOptions
+	if opts == nil {
+		opts = Offline
+	}
+	opts = append(append(append([]oauth2.AuthCodeOption(nil), opts...), extra...), oauth2.S256ChallengeOption(st.Verifier))
+	http.Redirect(w, r, f.Config.AuthCodeURL(st.State, opts...), http.StatusFound)
 }
 
 // ErrRefused is a callback that is not the answer to a flow this browser
