@@ -65,10 +65,10 @@ func (s *Service) emailChangeSignature(u User, email string, expires int64) stri
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// EmailChangePath is the signed path of the link that changes u's address
+// emailChangePath is the signed path of the link that changes u's address
 // to email (already checked), under path ("/settings/email"), valid for
 // VerifyLifetime.
-func (s *Service) EmailChangePath(u User, email, path string) string {
+func (s *Service) emailChangePath(u User, email, path string) string {
 	expires := s.now().Add(s.life.verify).Unix()
 	q := url.Values{"email": {email}, "expires": {strconv.FormatInt(expires, 10)}, "signature": {s.emailChangeSignature(u, email, expires)}}
 	return path + "?" + q.Encode()
@@ -95,7 +95,7 @@ func (s *Service) RequestEmailChange(ctx context.Context, u User, email, linkURL
 	}
 	base, path, _ := strings.Cut(strings.TrimSuffix(linkURL, "/"), "://")
 	host, p, _ := strings.Cut(path, "/")
-	link := base + "://" + host + s.EmailChangePath(u, email, "/"+p)
+	link := base + "://" + host + s.emailChangePath(u, email, "/"+p)
 	s.send(mail.Message{To: []string{email}, Subject: "Confirm your new email address",
 		Text: fmt.Sprintf("Hello %s,\n\nYou asked to use this address for your account at %s. Follow the link below to confirm it:\n\n%s\n\n"+
 			"This link will expire in %d minutes. Until you follow it, your account keeps its old address. "+

@@ -94,6 +94,9 @@ type formPage struct {
 	// Passkey, on the sign-in page, is where a passkey signs in: a button
 	// the page's script shows where the browser can use one.
 	Passkey string
+	// Others are the other ways to sign in (WebOptions.SignInWith), each
+	// a link drawn as a button.
+	Others []pageLink
 }
 
 type pageLink struct{ URL, Text string }
@@ -183,6 +186,9 @@ func (w *Web) loginForm(r *http.Request) *formPage {
 		Beside: &pageLink{"/forgot-password", "Forgot your password?"}}
 	if w.passkeysHere(r) {
 		p.Passkey = "/login/passkey"
+	}
+	for _, o := range w.o.SignInWith {
+		p.Others = append(p.Others, pageLink{o.URL, o.Text})
 	}
 	if w.o.SignInLinks {
 		p.Links = append(p.Links, pageLink{"/login/link", "Email me a sign-in link instead"})

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/web"
 )
 
@@ -74,6 +75,8 @@ type profilePage struct {
 	Sessions               int
 	CodesLeft              int
 	CanTokens, CanRegister bool
+	// More are the host's tiles (WebOptions.ProfileLinks).
+	More []groundwork.NavLink
 }
 
 func profileForm(r *http.Request, u User) formPage {
@@ -104,7 +107,7 @@ func (w *Web) showProfile(rw http.ResponseWriter, r *http.Request, status int, u
 			return err
 		}
 	}
-	w.page(rw, r, status, ProfileTemplate, "Your account", &profilePage{Form: form, User: u, Sessions: len(sessions), CodesLeft: left})
+	w.page(rw, r, status, ProfileTemplate, "Your account", &profilePage{Form: form, User: u, Sessions: len(sessions), CodesLeft: left, More: w.o.ProfileLinks})
 	return nil
 }
 

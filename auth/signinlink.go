@@ -206,8 +206,17 @@ func (w *Web) useSignInLink(rw http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	return w.CompleteSignIn(rw, r, u, r.PostFormValue("remember") != "")
+}
+
+// CompleteSignIn signs u in once something other than a password has
+// proved who they are (a mailed link, an OpenID provider): it counts the
+// sign-in, sends a user with two-factor sign-in to its second step
+// (unless this browser is remembered), or starts their session and
+// redirects to the page they meant to see. The caller has answered
+// nothing yet; remember keeps the browser signed in.
+func (w *Web) CompleteSignIn(rw http.ResponseWriter, r *http.Request, u User, remember bool) error {
 	groundwork.Count(w.svc.meter, groundwork.MetricSignIns, "success")
-	remember := r.PostFormValue("remember") != ""
 	if u.TwoFactor() && !w.rememberedDevice(r, u) {
 		w.startChallenge(rw, r, u, remember)
 		web.SeeOther(rw, r, "/two-factor-challenge")

@@ -86,6 +86,15 @@ type WebOptions struct {
 	// store.SQLRateLimiter makes both hold across instances). Off by
 	// default.
 	SignInLinks bool
+	// SignInWith are other ways to sign in, each a link drawn as a
+	// button on the sign-in page: an OpenID provider's
+	// (openid.SignInButtons). The flow behind it ends in
+	// [Web.CompleteSignIn].
+	SignInWith []groundwork.NavLink
+	// ProfileLinks are more tiles under "Signing in" on the account page
+	// (/settings/profile): the accounts elsewhere a user signs in with
+	// (auth/openid's page).
+	ProfileLinks []groundwork.NavLink
 	// RequireVerification makes registration send a verification mail
 	// and [Web.RequireVerified] turn away unverified users. Off by
 	// default: then RequireVerified lets every signed-in
