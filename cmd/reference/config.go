@@ -16,6 +16,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/a11y"
 	"github.com/groundwork-go/groundwork/a11y/a11yai"
+	"github.com/groundwork-go/groundwork/auth/openid"
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/internal/proxies"
@@ -58,6 +59,10 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_FRAME_ORIGINS", "comma-separated origins (https://www.example.com) whose pages may frame the booking and form pages (--frame-origins)"},
 	{"GROUNDWORK_INBOUND_PROVIDER_LIMIT", "verified inbound events a minute per provider, or off (--inbound-provider-limit)"},
 	{"GROUNDWORK_FORM_TOKENS", "required (default): a submission without a good form-load token is spam; optional (--form-tokens)"},
+	{"GROUNDWORK_OPENID_ISSUER", "issuer URL of an OpenID Connect provider users may sign in with; its redirect URI is the base URL + /login/openid/sso/callback; off when unset (--openid-issuer)"},
+	{"GROUNDWORK_OPENID_CLIENT_ID", "this server's client ID at the OpenID provider"},
+	{"GROUNDWORK_OPENID_CLIENT_SECRET", "this server's client secret at the OpenID provider"},
+	{"GROUNDWORK_OPENID_LABEL", "the OpenID provider's name on the sign-in button (default: your organization's account)"},
 	{"GROUNDWORK_ORGANIZATIONS", "on: users work in organizations, each one's forms, bookings, webhooks and tokens its own; off (default) (--organizations)"},
 	{"GROUNDWORK_REQUEST_LOG", "which requests get an info log line: all, none, or 1/N (--request-log)"},
 	{"GROUNDWORK_SITE_NAME", "the name every page's header shows (groundwork)"},
@@ -145,6 +150,9 @@ type config struct {
 	// organizations has signed-in users work in organizations (auth/orgs),
 	// each a tenant.
 	organizations bool
+	// openID is the OpenID provider users may sign in with, when its
+	// Issuer is set (auth/openid).
+	openID openid.Provider
 	// requestLogEvery logs one request in so many at info (0 or 1: every
 	// one, negative: none); failures (5xx) are always logged.
 	requestLogEvery int
@@ -356,6 +364,7 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	frames := fs.String("frame-origins", getenv("GROUNDWORK_FRAME_ORIGINS"), "origins whose pages may frame the booking and form pages")
 	formTokens := fs.String("form-tokens", envOr(getenv, "GROUNDWORK_FORM_TOKENS", "required"), "required or optional")
 	organizations := fs.String("organizations", envOr(getenv, "GROUNDWORK_ORGANIZATIONS", "off"), "on or off")
+	openIDIssuer := fs.String("openid-issuer", getenv("GROUNDWORK_OPENID_ISSUER"), "issuer URL of an OpenID provider to sign in with")
 	requestLog := fs.String("request-log", envOr(getenv, "GROUNDWORK_REQUEST_LOG", "all"), "all, none or 1/N")
 	var lim limits
 	if err := limitFlags(fs, getenv, &lim); err != nil {
@@ -379,6 +388,13 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	}
 	if err := readChoices(cfg, *sites, *frames, *organizations, *formTokens); err != nil {
 		return nil, err
+	}
+	if *openIDIssuer != "" {
+		cfg.openID = openid.Provider{Name: "sso", Label: envOr(getenv, "GROUNDWORK_OPENID_LABEL", "your organization's account"), Issuer: *openIDIssuer,
+			ClientID: getenv("GROUNDWORK_OPENID_CLIENT_ID"), ClientSecret: getenv("GROUNDWORK_OPENID_CLIENT_SECRET")}
+		if u, err := url.Parse(*openIDIssuer); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || cfg.openID.ClientID == "" {
+			return nil, fmt.Errorf("--openid-issuer must be an http(s) URL, with GROUNDWORK_OPENID_CLIENT_ID set, not %q", *openIDIssuer)
+		}
 	}
 	if *baseURL != "" {
 		u, err := url.Parse(*baseURL)

@@ -21,6 +21,8 @@ import (
 	"github.com/groundwork-go/groundwork/a11y/a11yai"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/auth/openid"
+	"github.com/groundwork-go/groundwork/auth/openid/openidsql"
 	"github.com/groundwork-go/groundwork/auth/orgs"
 	"github.com/groundwork-go/groundwork/auth/orgs/orgssql"
 	"github.com/groundwork-go/groundwork/bookings"
@@ -121,7 +123,10 @@ type app struct {
 	// nil when off.
 	orgs       *orgs.Service
 	orgsModule *orgs.Module
-	handler    http.Handler
+	// openID signs users in with an OpenID provider (--openid-issuer);
+	// nil when off.
+	openID  *openid.Handler
+	handler http.Handler
 	// routes are the domain handlers' routes, "METHOD /path/{param}".
 	routes []string
 	// apiDoc describes the JSON routes (GET /openapi.json);
@@ -248,14 +253,25 @@ func (a *app) wireAuth(w *wiring) error {
 		}
 		return w.h.reports.country(r)
 	}
+	var signInWith, profileLinks []groundwork.NavLink
+	if w.cfg.openID.Issuer != "" {
+		signInWith = openid.SignInButtons([]openid.Provider{w.cfg.openID})
+		profileLinks = []groundwork.NavLink{{Text: "Accounts you sign in with", URL: openid.PagePath}}
+	}
 	m, err := authsql.Join(a.env, &auth.ModuleOptions{Service: auth.Options{AppName: "groundwork"},
 		API: auth.HandlerOptions{APILimit: w.cfg.limits.api},
 		Web: &auth.WebOptions{LogoutPath: "/login", Home: http.HandlerFunc(w.h.site.dashboard), Place: place,
-			TokenAbilities: knownAbilities, NavLinks: links, AdminContact: w.cfg.adminEmail, SignInLinks: true}})
+			TokenAbilities: knownAbilities, NavLinks: links, AdminContact: w.cfg.adminEmail, SignInLinks: true,
+			SignInWith: signInWith, ProfileLinks: profileLinks}})
 	if err != nil {
 		return err
 	}
 	a.auth, a.tokens, w.h.auth, w.h.signIn = m, m.Service, m.API, m.Web
+	if len(signInWith) > 0 {
+		if a.openID, err = openidsql.Join(a.env, openid.Options{Providers: []openid.Provider{w.cfg.openID}, Users: a.tokens, SignIn: w.h.signIn}); err != nil {
+			return err
+		}
+	}
 	w.web = a.env.HTTPOptions(groundwork.HTTPOptions{})
 	if w.cfg.organizations {
 		// The organizations page is a signed-in user's; invitations are
@@ -362,6 +378,9 @@ func (a *app) wireSite(w *wiring) error {
 	}
 	if a.orgsModule != nil {
 		a.pageRoutes = append(a.pageRoutes, a.orgsModule.Routes()...)
+	}
+	if a.openID != nil {
+		a.pageRoutes = append(a.pageRoutes, a.openID.Routes()...)
 	}
 	var described []describer
 	for _, name := range slices.Sorted(maps.Keys(a.jsonHandlers)) {
@@ -495,6 +514,9 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	}
 	if a.orgsModule != nil {
 		a.orgsModule.Mount(mux)
+	}
+	if a.openID != nil {
+		a.openID.Mount(mux)
 	}
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
