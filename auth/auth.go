@@ -67,8 +67,11 @@ type User struct {
 	// TwoFactorConfirmedAt is when the user turned two-factor sign-in on
 	// (confirmed with a code from their app); nil while it is off.
 	TwoFactorConfirmedAt *time.Time `json:"two_factor_confirmed_at"`
-	CreatedAt            time.Time  `json:"created_at"`
-	UpdatedAt            time.Time  `json:"updated_at"`
+	// DisabledAt is when an administrator disabled the user
+	// ([Service.SetDisabled]); nil while they may sign in.
+	DisabledAt *time.Time `json:"disabled_at,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
 }
 
 // Can reports whether the user has capability: "*" covers everything, and

@@ -24,6 +24,9 @@ var (
 	// ErrInvalidToken: a token that is malformed, unknown, revoked or
 	// expired. The cases are not told apart, on purpose.
 	ErrInvalidToken = errors.New("auth: invalid token")
+	// ErrDisabled: the user is disabled ([Service.SetDisabled]) and may
+	// not sign in.
+	ErrDisabled = errors.New("auth: user disabled")
 )
 
 // ValidationError is [groundwork.ValidationError], the error of bad

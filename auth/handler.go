@@ -88,6 +88,16 @@ func (h *Handler) describeToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := h.svc.Authenticate(r.Context(), plaintext)
+	if err == nil && t.UserID != nil {
+		// A disabled user's tokens do not answer, as on every route.
+		u, uerr := h.svc.User(r.Context(), *t.UserID)
+		switch {
+		case errors.Is(uerr, ErrNotFound) || uerr == nil && u.DisabledAt != nil:
+			err = ErrInvalidToken
+		case uerr != nil:
+			err = uerr
+		}
+	}
 	if err != nil {
 		if errors.Is(err, ErrInvalidToken) {
 			err = api.ErrUnauthenticated
@@ -95,7 +105,7 @@ func (h *Handler) describeToken(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, r, h.logger, errorTable, err)
 		return
 	}
-	r = r.WithContext(groundwork.WithCaller(r.Context(), groundwork.Caller{ID: CallerID(t), Abilities: t.Abilities}))
+	r = r.WithContext(groundwork.WithCaller(r.Context(), groundwork.Caller{ID: callerID(t), Abilities: t.Abilities}))
 	if !h.throttle.Allow(w, r, throttle.CallerOrIP(r, nil)) {
 		return
 	}

@@ -226,6 +226,10 @@ func (w *Web) login(rw http.ResponseWriter, r *http.Request) error {
 	case errors.As(err, &bad):
 		p.Warning = attemptsWarning(bad)
 		return w.redraw(rw, r, api.Invalid("email", MsgBadCredentials), p, LoginTemplate, "Sign in")
+	case errors.Is(err, ErrDisabled):
+		p.Alert = msgDisabled
+		w.page(rw, r, http.StatusForbidden, LoginTemplate, "Sign in", p)
+		return nil
 	case err != nil:
 		return err
 	}

@@ -109,9 +109,13 @@ func (w *Web) takeCeremony(rw http.ResponseWriter, r *http.Request) string {
 
 // passkeyProblem is the JSON answer of a passkey that does not hold.
 func passkeyProblem(err error) error {
-	if errors.Is(err, ErrPasskey) {
+	switch {
+	case errors.Is(err, ErrPasskey):
 		return &web.Problem{Status: http.StatusUnprocessableEntity, JSON: ErrPasskey.Error(), Err: err,
 			ErrorPage: web.ErrorPage{Heading: "The passkey could not be used", Message: ErrPasskey.Error()}}
+	case errors.Is(err, ErrDisabled):
+		return &web.Problem{Status: http.StatusForbidden, JSON: msgDisabled, Err: err,
+			ErrorPage: web.ErrorPage{Heading: "This account is disabled", Message: msgDisabled}}
 	}
 	return err
 }
@@ -194,7 +198,7 @@ func (w *Web) passkeySignIn(rw http.ResponseWriter, r *http.Request) error {
 		return passkeyProblem(err)
 	}
 	if err := w.signIn(rw, r, u, false); err != nil {
-		return err
+		return passkeyProblem(err)
 	}
 	reply.WriteJSON(rw, http.StatusOK, map[string]string{"redirect": w.intended(rw, r)})
 	return nil

@@ -145,7 +145,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, email, password, con
 	if err := s.store.SetPasswordHash(ctx, u.ID, hash, s.now()); err != nil {
 		return fmt.Errorf("auth: reset password: %w", err)
 	}
-	if err := s.signOutEverywhere(ctx, u.ID); err != nil {
+	if err := s.SignOutEverywhere(ctx, u.ID); err != nil {
 		return err
 	}
 	for _, h := range s.hooks.passwordSet.All() {

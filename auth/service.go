@@ -360,11 +360,11 @@ func (s *Service) Authenticate(ctx context.Context, plaintext string) (Token, er
 	return t, nil
 }
 
-// CallerID is the key that names a token's caller in rate limits and
+// callerID is the key that names a token's caller in rate limits and
 // logs: "user:<id>" for a token that belongs to a user (so the "api"
 // throttle counts all of a user's tokens together, as Sanctum keys it by
 // the owner), else "token:<id>".
-func CallerID(t Token) string {
+func callerID(t Token) string {
 	if t.UserID != nil {
 		return "user:" + strconv.FormatInt(*t.UserID, 10)
 	}
@@ -373,7 +373,8 @@ func CallerID(t Token) string {
 
 // VerifyToken implements the domains' TokenVerifier: the caller key and
 // abilities of a live token; an empty caller and nil error for a token
-// that does not authenticate. A token that belongs to a user carries, at
+// that does not authenticate (a disabled user's too). A token that
+// belongs to a user carries, at
 // each request, only what both it and the user's capabilities cover: a
 // capability taken from the user is taken from their tokens at once, and
 // the tokens of a user who is gone stop working.
@@ -388,7 +389,7 @@ func (s *Service) VerifyToken(ctx context.Context, plaintext string) (string, []
 	abilities := t.Abilities
 	if t.UserID != nil {
 		u, _, err := s.store.UserByID(ctx, *t.UserID)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, ErrNotFound) || err == nil && u.DisabledAt != nil {
 			return "", nil, nil
 		}
 		if err != nil {
@@ -396,7 +397,7 @@ func (s *Service) VerifyToken(ctx context.Context, plaintext string) (string, []
 		}
 		abilities = withBindings(intersect(t.Abilities, u.Capabilities), t.Abilities, u.Capabilities)
 	}
-	return CallerID(t), abilities, nil
+	return callerID(t), abilities, nil
 }
 
 // isBinding reports whether a names a binding (groundwork.BindingAbilities:

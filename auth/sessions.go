@@ -29,6 +29,7 @@ func sum(s string) []byte {
 
 // StartSession signs u in: a new session (the old one, if any, should be
 // ended by the caller) and, when remember is set, a remember-me token.
+// A disabled user is ErrDisabled.
 // It returns the session id and the remember cookie's value ("" without
 // one), both secret and shown only here.
 func (s *Service) StartSession(ctx context.Context, u User, remember bool) (sessionID, rememberValue string, err error) {
@@ -48,6 +49,9 @@ type browserInfo struct{ userAgent, ip, place string }
 // user just proved who they are (a password, a passkey): a session a
 // remember-me cookie starts is not, so the confirm-password gate asks.
 func (s *Service) startSession(ctx context.Context, u User, remember, confirmed bool, b browserInfo) (sessionID, rememberValue string, err error) {
+	if u.DisabledAt != nil {
+		return "", "", ErrDisabled
+	}
 	userAgent := b.userAgent
 	if sessionID, err = s.randomToken(32); err != nil {
 		return "", "", fmt.Errorf("auth: start session: %w", err)
@@ -110,12 +114,12 @@ func (s *Service) sessionUser(ctx context.Context, sessionID string) (authstore.
 		return authstore.Session{}, User{}, fmt.Errorf("auth: session: %w", err)
 	}
 	now := s.now()
-	if now.Sub(sess.LastSeenAt) >= s.life.idle || now.Sub(sess.CreatedAt) >= s.life.absolute {
+	if now.Sub(sess.LastSeenAt) >= s.life.idle || now.Sub(sess.CreatedAt) >= s.life.absolute || u.DisabledAt != nil {
 		_ = s.store.DeleteSession(ctx, sess.IDHash)
 		return authstore.Session{}, User{}, errNoSession
 	}
 	if now.Sub(sess.LastSeenAt) >= s.touchInterval {
-		if err := s.store.TouchSession(ctx, sess.IDHash, now); err != nil {
+		if err := s.store.TouchSession(ctx, sess.IDHash, now, false); err != nil {
 			return authstore.Session{}, User{}, fmt.Errorf("auth: session: %w", err)
 		}
 		sess.LastSeenAt = now
@@ -142,7 +146,7 @@ func (s *Service) useRememberToken(ctx context.Context, value string) (User, str
 		return User{}, "", errNoSession
 	}
 	u, _, err := s.store.UserByID(ctx, rt.UserID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, ErrNotFound) || err == nil && u.DisabledAt != nil {
 		return User{}, "", errNoSession
 	}
 	if err != nil {
@@ -190,7 +194,7 @@ func (s *Service) EndSession(ctx context.Context, sessionID string, userID int64
 // ConfirmPassword records in a session that its user just typed their
 // password.
 func (s *Service) confirmPassword(ctx context.Context, sessionID string) error {
-	if err := s.store.ConfirmSessionPassword(ctx, sum(sessionID), s.now()); err != nil {
+	if err := s.store.TouchSession(ctx, sum(sessionID), s.now(), true); err != nil {
 		return fmt.Errorf("auth: confirm password: %w", err)
 	}
 	return nil

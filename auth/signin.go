@@ -95,7 +95,8 @@ func accountLimits(email string) []loginLimit {
 // checks the password (an unknown email is checked against a dummy hash,
 // so costs the same), and on success forgets the failures and rehashes a
 // password hashed with other parameters. Wrong credentials are
-// ErrBadCredentials; a flood of checks beyond PasswordWait, ErrBusy.
+// ErrBadCredentials; a flood of checks beyond PasswordWait, ErrBusy; the
+// right password of a disabled user, ErrDisabled.
 func (s *Service) CheckCredentials(ctx context.Context, email, password, clientIP string) (User, error) {
 	// Every allowance counts the attempt; the longest wait of those spent
 	// is the answer, before any password is checked.
@@ -124,10 +125,14 @@ func (s *Service) CheckCredentials(ctx context.Context, email, password, clientI
 		groundwork.Count(s.meter, groundwork.MetricSignIns, "failure")
 		return User{}, bad
 	}
-	groundwork.Count(s.meter, groundwork.MetricSignIns, "success")
 	if err := s.forget(ctx, limits); err != nil {
 		return User{}, fmt.Errorf("auth: sign in: %w", err)
 	}
+	if u.DisabledAt != nil {
+		groundwork.Count(s.meter, groundwork.MetricSignIns, "failure")
+		return User{}, ErrDisabled
+	}
+	groundwork.Count(s.meter, groundwork.MetricSignIns, "success")
 	if rehash {
 		if newHash, err := s.hasher.hash(ctx, password); err == nil {
 			if err := s.store.SetPasswordHash(ctx, u.ID, newHash, s.now()); err != nil {

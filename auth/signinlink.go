@@ -214,8 +214,13 @@ func (w *Web) useSignInLink(rw http.ResponseWriter, r *http.Request) error {
 // sign-in, sends a user with two-factor sign-in to its second step
 // (unless this browser is remembered), or starts their session and
 // redirects to the page they meant to see. The caller has answered
-// nothing yet; remember keeps the browser signed in.
+// nothing yet; remember keeps the browser signed in. A disabled user is
+// ErrDisabled, and nothing is answered.
 func (w *Web) CompleteSignIn(rw http.ResponseWriter, r *http.Request, u User, remember bool) error {
+	if u.DisabledAt != nil {
+		groundwork.Count(w.svc.meter, groundwork.MetricSignIns, "failure")
+		return ErrDisabled
+	}
 	groundwork.Count(w.svc.meter, groundwork.MetricSignIns, "success")
 	if u.TwoFactor() && !w.rememberedDevice(r, u) {
 		w.startChallenge(rw, r, u, remember)

@@ -67,8 +67,11 @@ type UserStore interface {
 	// UserByEmail returns the user with this (lower-case) address and
 	// their password hash, or ErrNotFound.
 	UserByEmail(ctx context.Context, email string) (User, string, error)
-	// ListUsers returns every user in ID order.
-	ListUsers(ctx context.Context) ([]User, error)
+	// ListUsers returns the users q asks for in ID order: those past
+	// q.After whose address or name holds q.Search (without regard to
+	// case; LIKE's wildcards are matched as themselves), at most q.Limit
+	// (every one when 0).
+	ListUsers(ctx context.Context, q UserQuery) ([]User, error)
 	// SetPasswordHash replaces a user's password hash; ErrNotFound when
 	// there is no such user.
 	SetPasswordHash(ctx context.Context, userID int64, hash string, at time.Time) error
@@ -78,6 +81,10 @@ type UserStore interface {
 	// SetCapabilities replaces a user's capabilities; ErrNotFound when
 	// there is no such user.
 	SetCapabilities(ctx context.Context, userID int64, capabilities []string, at time.Time) error
+
+	// SetDisabled sets or (nil) clears when a user was disabled;
+	// ErrNotFound when there is no such user.
+	SetDisabled(ctx context.Context, userID int64, disabledAt *time.Time, at time.Time) error
 
 	// SetName replaces a user's name; ErrNotFound when there is no such
 	// user.
@@ -150,11 +157,10 @@ type SessionStore interface {
 	// costs, so it must be one indexed lookup.
 	SessionByHash(ctx context.Context, idHash []byte) (authstore.Session, User, error)
 	// TouchSession moves a session's LastSeenAt forward to at (never
-	// back); a missing session is not an error.
-	TouchSession(ctx context.Context, idHash []byte, at time.Time) error
-	// ConfirmSessionPassword sets a session's PasswordConfirmedAt; a
-	// missing session is not an error.
-	ConfirmSessionPassword(ctx context.Context, idHash []byte, at time.Time) error
+	// back) and, when confirmed (the user has just typed their password
+	// in it), sets its PasswordConfirmedAt to at; a missing session is
+	// not an error.
+	TouchSession(ctx context.Context, idHash []byte, at time.Time, confirmed bool) error
 	// DeleteSession deletes a session; a missing one is not an error.
 	DeleteSession(ctx context.Context, idHash []byte) error
 	// DeleteUserSessions deletes every session of a user.

@@ -14,14 +14,14 @@ import (
 
 // Cookies of two-factor sign-in.
 const (
-	// ChallengeCookie carries a sign-in whose password was right to the
+	// challengeCookie carries a sign-in whose password was right to the
 	// code page, sealed, for ChallengeLifetime.
-	ChallengeCookie = "gw_two_factor"
-	// DeviceCookie marks a browser whose owner chose "remember this
+	challengeCookie = "gw_two_factor"
+	// deviceCookie marks a browser whose owner chose "remember this
 	// browser": sealed for one user, it skips the code for
 	// RememberDeviceLifetime, until two-factor sign-in is turned off or on
 	// again.
-	DeviceCookie = "gw_two_factor_device"
+	deviceCookie = "gw_two_factor_device"
 	// recoveryCookie carries new recovery codes across the redirect after
 	// they are made, sealed for the user, for a minute.
 	recoveryCookie = "gw_recovery_codes"
@@ -222,7 +222,7 @@ func (w *Web) disableTwoFactor(rw http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.setCookie(rw, r, DeviceCookie, "", 0)
+	w.setCookie(rw, r, deviceCookie, "", 0)
 	w.render.SetFlash(rw, r, "/settings/two-factor", web.Flash{Kind: "success", Message: "Two-factor sign-in is off."})
 	web.SeeOther(rw, r, "/settings/two-factor")
 	return nil
@@ -234,13 +234,13 @@ func (w *Web) disableTwoFactor(rw http.ResponseWriter, r *http.Request) error {
 // password (and whether to remember them), for the code page.
 func (w *Web) startChallenge(rw http.ResponseWriter, r *http.Request, u User, remember bool) {
 	plain := strconv.FormatInt(u.ID, 10) + "|" + strconv.FormatBool(remember) + "|" + strconv.FormatInt(w.svc.now().Add(ChallengeLifetime).Unix(), 10)
-	w.setCookie(rw, r, ChallengeCookie, w.tokenSeal.Seal(plain, []byte("two-factor challenge")), ChallengeLifetime)
+	w.setCookie(rw, r, challengeCookie, w.tokenSeal.Seal(plain, []byte("two-factor challenge")), ChallengeLifetime)
 }
 
 // challenged returns the user whose password was right and whether they
 // asked to be remembered; ok false when there is no live challenge.
 func (w *Web) challenged(r *http.Request) (u User, remember, ok bool, err error) {
-	c, cerr := r.Cookie(ChallengeCookie)
+	c, cerr := r.Cookie(challengeCookie)
 	if cerr != nil {
 		return User{}, false, false, nil
 	}
@@ -267,7 +267,7 @@ func (w *Web) challenged(r *http.Request) (u User, remember, ok bool, err error)
 // rememberedDevice reports whether this browser was remembered by u since
 // they last turned two-factor sign-in on.
 func (w *Web) rememberedDevice(r *http.Request, u User) bool {
-	c, err := r.Cookie(DeviceCookie)
+	c, err := r.Cookie(deviceCookie)
 	if err != nil || !u.TwoFactor() {
 		return false
 	}
@@ -282,7 +282,7 @@ func (w *Web) rememberedDevice(r *http.Request, u User) bool {
 
 func (w *Web) rememberDevice(rw http.ResponseWriter, r *http.Request, u User) {
 	plain := strconv.FormatInt(u.TwoFactorConfirmedAt.UnixMicro(), 10) + "|" + strconv.FormatInt(w.svc.now().Add(RememberDeviceLifetime).Unix(), 10)
-	w.setCookie(rw, r, DeviceCookie, w.tokenSeal.Seal(plain, idContext("two-factor device", u.ID)), RememberDeviceLifetime)
+	w.setCookie(rw, r, deviceCookie, w.tokenSeal.Seal(plain, idContext("two-factor device", u.ID)), RememberDeviceLifetime)
 }
 
 func challengeForm(r *http.Request) *formPage {
@@ -298,7 +298,7 @@ func challengeForm(r *http.Request) *formPage {
 func (w *Web) challengePage(rw http.ResponseWriter, r *http.Request) error {
 	if _, _, ok, err := w.challenged(r); err != nil || !ok {
 		if err == nil {
-			w.setCookie(rw, r, ChallengeCookie, "", 0)
+			w.setCookie(rw, r, challengeCookie, "", 0)
 			w.render.SetFlash(rw, r, "/login", web.Flash{Kind: "info", Message: "Sign in again: the code page waits " + duration(ChallengeLifetime) + "."})
 			web.SeeOther(rw, r, "/login")
 		}
@@ -312,7 +312,7 @@ func (w *Web) challenge(rw http.ResponseWriter, r *http.Request) error {
 	u, remember, ok, err := w.challenged(r)
 	if err != nil || !ok {
 		if err == nil {
-			w.setCookie(rw, r, ChallengeCookie, "", 0)
+			w.setCookie(rw, r, challengeCookie, "", 0)
 			w.render.SetFlash(rw, r, "/login", web.Flash{Kind: "info", Message: "Sign in again: the code page waits " + duration(ChallengeLifetime) + "."})
 			web.SeeOther(rw, r, "/login")
 		}
@@ -330,7 +330,7 @@ func (w *Web) challenge(rw http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return w.redraw(rw, r, err, p, ChallengeTemplate, "Enter your code")
 	}
-	w.setCookie(rw, r, ChallengeCookie, "", 0)
+	w.setCookie(rw, r, challengeCookie, "", 0)
 	if r.PostFormValue("remember_device") != "" {
 		w.rememberDevice(rw, r, u)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -304,13 +305,53 @@ func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
 	return u, nil
 }
 
-// ListUsers returns every user in ID order.
-func (s *Service) ListUsers(ctx context.Context) ([]User, error) {
-	us, err := s.store.ListUsers(ctx)
+// UserQuery picks users for [Service.ListUsers]. The zero value picks
+// every user.
+type UserQuery struct {
+	// Search keeps the users whose address or name holds it, without
+	// regard to case ("" keeps all).
+	Search string
+	// After keeps the users with a greater ID: the last ID of the page
+	// before.
+	After int64
+	// Limit is the most users returned; every one when 0.
+	Limit int
+}
+
+// ListUsers returns the users q picks, in ID order.
+func (s *Service) ListUsers(ctx context.Context, q UserQuery) ([]User, error) {
+	us, err := s.store.ListUsers(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("auth: list users: %w", err)
 	}
 	return us, nil
+}
+
+// SetDisabled disables a user (disabled true) or enables them again, and
+// returns them. A disabled user cannot sign in by any way (password,
+// passkey, mailed link, a provider's account, a remember-me cookie):
+// their sessions and remember-me tokens end with the change, in its
+// transaction, and their API tokens stop working until they are enabled.
+// ErrNotFound when there is no such user.
+func (s *Service) SetDisabled(ctx context.Context, userID int64, disabled bool) (User, error) {
+	var at *time.Time
+	if disabled {
+		now := s.now()
+		at = &now
+	}
+	err := s.store.RunInTx(ctx, func(ctx context.Context, _ *sql.Tx) error {
+		if err := s.store.SetDisabled(ctx, userID, at, s.now()); err != nil {
+			return err
+		}
+		if !disabled {
+			return nil
+		}
+		return s.SignOutEverywhere(ctx, userID)
+	})
+	if err != nil {
+		return User{}, fmt.Errorf("auth: disable user %d: %w", userID, err)
+	}
+	return s.User(ctx, userID)
 }
 
 // Grant adds a capability to a user (no change if they have it).
@@ -363,10 +404,13 @@ func (s *Service) SetPassword(ctx context.Context, userID int64, password string
 	if err := s.store.SetPasswordHash(ctx, userID, hash, s.now()); err != nil {
 		return fmt.Errorf("auth: set password of user %d: %w", userID, err)
 	}
-	return s.signOutEverywhere(ctx, userID)
+	return s.SignOutEverywhere(ctx, userID)
 }
 
-func (s *Service) signOutEverywhere(ctx context.Context, userID int64) error {
+// SignOutEverywhere ends every session and remember-me token of a user:
+// every browser they are signed in on is signed out at its next request.
+// Their API tokens are left as they are.
+func (s *Service) SignOutEverywhere(ctx context.Context, userID int64) error {
 	if err := s.store.DeleteUserSessions(ctx, userID); err != nil {
 		return fmt.Errorf("auth: sign out user %d: %w", userID, err)
 	}

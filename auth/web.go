@@ -34,9 +34,9 @@ const (
 	SessionCookie = "gw_session"
 	// RememberCookie holds the remember-me token for RememberLifetime.
 	RememberCookie = "gw_remember"
-	// IntendedCookie remembers the page a guest was sent away from, to
+	// intendedCookie remembers the page a guest was sent away from, to
 	// return there after signing in (a local path only).
-	IntendedCookie = "gw_intended"
+	intendedCookie = "gw_intended"
 	// AssetPrefix is where the pages' stylesheet is served.
 	AssetPrefix = "/auth/_assets"
 	// HomePathDefault is where a signed-in user is sent by default.
@@ -225,7 +225,11 @@ func NewWeb(svc *Service, opts *WebOptions) (*Web, error) {
 // ServeHTTP implements http.Handler.
 func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) { w.base.ServeHTTP(rw, r) }
 
-// explainPage is the page of each error of the sign-in pages: a password
+// msgDisabled tells a disabled user why they are not signed in.
+const msgDisabled = "This account is disabled, so it cannot sign in. Ask whoever runs this site to enable it again."
+
+// explainPage is the page of each error of the sign-in pages: a disabled
+// user's sign-in is a 403 saying so; a password
 // typed wrong too often in a settings page is a 429 saying how long to
 // wait; a flood of password checks is a 503 that says to try again in a
 // few seconds.
@@ -235,6 +239,10 @@ func explainPage(err error) *web.Problem {
 		secs := max(int(lock.RetryAfter/time.Second), 1)
 		return &web.Problem{Status: http.StatusTooManyRequests, Err: err, Header: http.Header{"Retry-After": {strconv.Itoa(secs)}},
 			ErrorPage: web.ErrorPage{Heading: "Too many attempts", Message: lock.Error(), Link: "/settings/profile", LinkText: "Back to your account"}}
+	}
+	if errors.Is(err, ErrDisabled) {
+		return &web.Problem{Status: http.StatusForbidden, Err: err,
+			ErrorPage: web.ErrorPage{Heading: "This account is disabled", Message: msgDisabled, Link: "/", LinkText: "Back to the home page"}}
 	}
 	if errors.Is(err, ErrBusy) {
 		return &web.Problem{Status: http.StatusServiceUnavailable, Err: err, Header: http.Header{"Retry-After": {"5"}},
@@ -452,14 +460,14 @@ func (w *Web) remember(rw http.ResponseWriter, r *http.Request) {
 // flow the visitor is sent through.
 func (w *Web) rememberPath(rw http.ResponseWriter, r *http.Request, path string) {
 	if localPath(path) {
-		w.setCookie(rw, r, IntendedCookie, url.QueryEscape(path), 10*time.Minute)
+		w.setCookie(rw, r, intendedCookie, url.QueryEscape(path), 10*time.Minute)
 	}
 }
 
 // intended returns (and forgets) the remembered page, else the home path.
 func (w *Web) intended(rw http.ResponseWriter, r *http.Request) string {
-	if c, err := r.Cookie(IntendedCookie); err == nil {
-		w.setCookie(rw, r, IntendedCookie, "", 0)
+	if c, err := r.Cookie(intendedCookie); err == nil {
+		w.setCookie(rw, r, intendedCookie, "", 0)
 		if p, err := url.QueryUnescape(c.Value); err == nil && localPath(p) {
 			return p
 		}

@@ -127,7 +127,9 @@ func TestTokensBelongToUsers(t *testing.T) {
 	tok, err := s.svc.Authenticate(context.Background(), strings.ReplaceAll(plaintext[1], "&#43;", "+"))
 	require.NoError(t, err)
 	require.NotNil(t, tok.UserID)
-	require.Equal(t, "user:1", auth.CallerID(tok), "throttled as its owner")
+	caller, _, err := s.svc.VerifyToken(context.Background(), strings.ReplaceAll(plaintext[1], "&#43;", "+"))
+	require.NoError(t, err)
+	require.Equal(t, "user:1", caller, "throttled as its owner")
 	_, body = b.get("/settings/tokens")
 	require.NotContains(t, body, plaintext[1], "shown once")
 	require.NotContains(t, body, `id="new-token"`)
@@ -202,9 +204,9 @@ func (c *readCounter) UserByID(ctx context.Context, id int64) (auth.User, string
 	return c.Store.UserByID(ctx, id)
 }
 
-func (c *readCounter) TouchSession(ctx context.Context, h []byte, at time.Time) error {
+func (c *readCounter) TouchSession(ctx context.Context, h []byte, at time.Time, confirmed bool) error {
 	c.calls.Add(1)
-	return c.Store.TouchSession(ctx, h, at)
+	return c.Store.TouchSession(ctx, h, at, confirmed)
 }
 
 // A signed-in request through RequireUser costs one read: the session
@@ -247,7 +249,7 @@ func TestIntendedIsOnlyALocalPath(t *testing.T) {
 	for _, planted := range []string{"/\t/evil.example", "/\\evil.example", "//evil.example"} {
 		b := s.browser(t)
 		u, _ := url.Parse(s.srv.URL)
-		b.client.Jar.SetCookies(u, []*http.Cookie{{Name: auth.IntendedCookie, Value: url.QueryEscape(planted), Path: "/"}})
+		b.client.Jar.SetCookies(u, []*http.Cookie{{Name: "gw_intended", Value: url.QueryEscape(planted), Path: "/"}})
 		res := b.login("ada@example.com", "correct horse", false)
 		require.Equal(t, http.StatusSeeOther, res.StatusCode, planted)
 		require.Equal(t, "/dashboard", res.Header.Get("Location"), "%q is not followed", planted)

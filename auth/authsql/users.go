@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -22,11 +23,12 @@ type userRow struct {
 	EmailVerifiedAt store.Time           `db:"email_verified_at"`
 	Capabilities    store.JSON[[]string] `db:"capabilities"`
 	TwoFactorAt     store.Time           `db:"two_factor_confirmed_at"`
+	DisabledAt      store.Time           `db:"disabled_at"`
 	CreatedAt       store.Time           `db:"created_at"`
 	UpdatedAt       store.Time           `db:"updated_at"`
 }
 
-const userColumns = `id, name, email, password_hash, email_verified_at, capabilities, two_factor_confirmed_at, created_at, updated_at`
+const userColumns = `id, name, email, password_hash, email_verified_at, capabilities, two_factor_confirmed_at, disabled_at, created_at, updated_at`
 
 func (r userRow) user() auth.User {
 	caps := r.Capabilities.V
@@ -34,7 +36,7 @@ func (r userRow) user() auth.User {
 		caps = []string{}
 	}
 	return auth.User{ID: r.ID, Name: r.Name, Email: r.Email, EmailVerifiedAt: optional(r.EmailVerifiedAt),
-		Capabilities: caps, TwoFactorConfirmedAt: optional(r.TwoFactorAt), CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
+		Capabilities: caps, TwoFactorConfirmedAt: optional(r.TwoFactorAt), DisabledAt: optional(r.DisabledAt), CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
 }
 
 // notFound turns "no rows" into auth.ErrNotFound and wraps anything else.
@@ -99,10 +101,25 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (auth.User, strin
 	return row.user(), row.PasswordHash, nil
 }
 
-// ListUsers implements auth.Store.
-func (s *Store) ListUsers(ctx context.Context) ([]auth.User, error) {
+// likeEscaper escapes LIKE's wildcards (and its escape) in a search.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// ListUsers implements auth.Store: one indexed range of IDs, filtered by
+// the search.
+func (s *Store) ListUsers(ctx context.Context, q auth.UserQuery) ([]auth.User, error) {
+	query, args := `SELECT `+userColumns+` FROM auth_users WHERE id > ?`, []any{q.After}
+	if q.Search != "" {
+		pattern := "%" + likeEscaper.Replace(strings.ToLower(q.Search)) + "%"
+		query += ` AND (email LIKE ? ESCAPE '\' OR lower(name) LIKE ? ESCAPE '\')`
+		args = append(args, pattern, pattern)
+	}
+	query += ` ORDER BY id`
+	if q.Limit > 0 {
+		query += ` LIMIT ?`
+		args = append(args, q.Limit)
+	}
 	var rows []userRow
-	if err := s.db.Reader().SelectContext(ctx, &rows, `SELECT `+userColumns+` FROM auth_users ORDER BY id`); err != nil {
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(query), args...); err != nil {
 		return nil, fmt.Errorf("authsql: list users: %w", err)
 	}
 	out := make([]auth.User, len(rows))
@@ -110,6 +127,13 @@ func (s *Store) ListUsers(ctx context.Context) ([]auth.User, error) {
 		out[i] = r.user()
 	}
 	return out, nil
+}
+
+// SetDisabled implements auth.Store.
+func (s *Store) SetDisabled(ctx context.Context, userID int64, disabledAt *time.Time, at time.Time) error {
+	res, err := s.db.On(ctx).ExecContext(ctx, s.db.Rebind(`UPDATE auth_users SET disabled_at = ?, updated_at = ? WHERE id = ?`),
+		fromOptional(disabledAt), store.NewTime(at), userID)
+	return oneRow(res, err, "disable user %d", userID)
 }
 
 // SetPasswordHash implements auth.Store.
@@ -174,7 +198,7 @@ func (s *Store) SessionByHash(ctx context.Context, idHash []byte) (authstore.Ses
 		userRow
 	}
 	err := s.db.Reader().GetContext(ctx, &row, s.db.Rebind(`SELECT `+sessionColumns+`, u.id, u.name, u.email, u.password_hash,
-		u.email_verified_at, u.capabilities, u.two_factor_confirmed_at, u.created_at, u.updated_at
+		u.email_verified_at, u.capabilities, u.two_factor_confirmed_at, u.disabled_at, u.created_at, u.updated_at
 		FROM auth_sessions s JOIN auth_users u ON u.id = s.user_id WHERE s.id_hash = ?`), idHash)
 	if err != nil {
 		return authstore.Session{}, auth.User{}, notFound(err, "session")
@@ -182,22 +206,22 @@ func (s *Store) SessionByHash(ctx context.Context, idHash []byte) (authstore.Ses
 	return row.session(), row.user(), nil
 }
 
+// exec runs one statement, in the caller's transaction if ctx carries one.
 func (s *Store) exec(ctx context.Context, what, query string, args ...any) error {
-	if _, err := s.db.ExecContext(ctx, s.db.Rebind(query), args...); err != nil {
+	if _, err := s.db.On(ctx).ExecContext(ctx, s.db.Rebind(query), args...); err != nil {
 		return fmt.Errorf("authsql: %s: %w", what, err)
 	}
 	return nil
 }
 
 // TouchSession implements auth.Store.
-func (s *Store) TouchSession(ctx context.Context, idHash []byte, at time.Time) error {
+func (s *Store) TouchSession(ctx context.Context, idHash []byte, at time.Time, confirmed bool) error {
 	t := store.NewTime(at)
+	if confirmed {
+		return s.exec(ctx, "confirm password", `UPDATE auth_sessions SET password_confirmed_at = ?,
+			last_seen_at = CASE WHEN last_seen_at < ? THEN ? ELSE last_seen_at END WHERE id_hash = ?`, t, t, t, idHash)
+	}
 	return s.exec(ctx, "touch session", `UPDATE auth_sessions SET last_seen_at = ? WHERE id_hash = ? AND last_seen_at < ?`, t, idHash, t)
-}
-
-// ConfirmSessionPassword implements auth.Store.
-func (s *Store) ConfirmSessionPassword(ctx context.Context, idHash []byte, at time.Time) error {
-	return s.exec(ctx, "confirm password", `UPDATE auth_sessions SET password_confirmed_at = ? WHERE id_hash = ?`, store.NewTime(at), idHash)
 }
 
 // DeleteSession implements auth.Store.

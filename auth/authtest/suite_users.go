@@ -84,11 +84,44 @@ func exerciseUsers(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		require.ErrorIs(t, err, auth.ErrNotFound)
 	}
 
-	list, err := s.ListUsers(ctx)
+	list, err := s.ListUsers(ctx, auth.UserQuery{})
 	require.NoError(t, err)
 	require.Len(t, list, 2)
 	require.Equal(t, u.ID, list[0].ID)
 	require.Equal(t, bob.ID, list[1].ID)
+	rob, err := s.CreateUser(ctx, auth.User{Name: "Rob_b 100%", Email: "rob@example.com", CreatedAt: at, UpdatedAt: at}, "x")
+	require.NoError(t, err)
+	ids := func(q auth.UserQuery) []int64 {
+		list, err := s.ListUsers(ctx, q)
+		require.NoError(t, err)
+		var out []int64
+		for _, u := range list {
+			out = append(out, u.ID)
+		}
+		return out
+	}
+	require.Equal(t, []int64{bob.ID}, ids(auth.UserQuery{Search: "BOB@"}), "an address, in any case")
+	require.Equal(t, []int64{rob.ID}, ids(auth.UserQuery{Search: "ROB_B"}), "a name, in any case")
+	require.Equal(t, []int64{rob.ID}, ids(auth.UserQuery{Search: "b_b"}), "the wildcards match themselves")
+	require.Equal(t, []int64{rob.ID}, ids(auth.UserQuery{Search: "0%"}))
+	require.Equal(t, []int64{u.ID, bob.ID, rob.ID}, ids(auth.UserQuery{Search: "example.com"}))
+	require.Equal(t, []int64{u.ID}, ids(auth.UserQuery{Limit: 1}))
+	require.Equal(t, []int64{bob.ID}, ids(auth.UserQuery{After: u.ID, Limit: 1}), "the next page")
+	require.Empty(t, ids(auth.UserQuery{Search: "nobody"}))
+
+	off := at.Add(3 * time.Hour)
+	require.NoError(t, s.SetDisabled(ctx, bob.ID, &off, off))
+	got, _, err = s.UserByID(ctx, bob.ID)
+	require.NoError(t, err)
+	require.Equal(t, exact.Add(3*time.Hour), *got.DisabledAt)
+	got, _, err = s.UserByEmail(ctx, "bob@example.com")
+	require.NoError(t, err)
+	require.NotNil(t, got.DisabledAt, "every read of a user says it")
+	require.NoError(t, s.SetDisabled(ctx, bob.ID, nil, off))
+	got, _, err = s.UserByID(ctx, bob.ID)
+	require.NoError(t, err)
+	require.Nil(t, got.DisabledAt)
+	require.ErrorIs(t, s.SetDisabled(ctx, 987654, &off, off), auth.ErrNotFound)
 }
 
 // exerciseTokensOfUsers is the TokensOfUsers part of runUserTests.
@@ -127,15 +160,25 @@ func exerciseSessions(t *testing.T, newStore func(t *testing.T) auth.Store) {
 	require.Equal(t, u, user, "the session comes with its user")
 	require.Equal(t, exact, got.LastSeenAt)
 
-	require.NoError(t, s.TouchSession(ctx, sess.IDHash, at.Add(time.Hour)))
-	require.NoError(t, s.TouchSession(ctx, sess.IDHash, at.Add(time.Minute)), "never back")
-	require.NoError(t, s.ConfirmSessionPassword(ctx, sess.IDHash, at.Add(2*time.Hour)))
+	require.NoError(t, s.TouchSession(ctx, sess.IDHash, at.Add(time.Hour), false))
+	require.NoError(t, s.TouchSession(ctx, sess.IDHash, at.Add(time.Minute), false), "never back")
 	got, _, err = s.SessionByHash(ctx, sess.IDHash)
 	require.NoError(t, err)
 	require.Equal(t, exact.Add(time.Hour), got.LastSeenAt)
+	require.Equal(t, exact, got.PasswordConfirmedAt, "a visit confirms nothing")
+	require.NoError(t, s.TouchSession(ctx, sess.IDHash, at.Add(time.Minute), true))
+	got, _, err = s.SessionByHash(ctx, sess.IDHash)
+	require.NoError(t, err)
+	require.Equal(t, exact.Add(time.Hour), got.LastSeenAt, "a confirmation never moves it back either")
+	require.Equal(t, exact.Add(time.Minute), got.PasswordConfirmedAt)
+	require.NoError(t, s.TouchSession(ctx, sess.IDHash, at.Add(2*time.Hour), true))
+	got, _, err = s.SessionByHash(ctx, sess.IDHash)
+	require.NoError(t, err)
+	require.Equal(t, exact.Add(2*time.Hour), got.LastSeenAt)
 	require.Equal(t, exact.Add(2*time.Hour), got.PasswordConfirmedAt)
 	require.Equal(t, exact, got.CreatedAt)
-	require.NoError(t, s.TouchSession(ctx, []byte("missing"), at))
+	require.NoError(t, s.TouchSession(ctx, []byte("missing"), at, false))
+	require.NoError(t, s.TouchSession(ctx, []byte("missing"), at, true))
 
 	require.NoError(t, s.DeleteSession(ctx, sess.IDHash))
 	_, _, err = s.SessionByHash(ctx, sess.IDHash)

@@ -235,7 +235,7 @@ func TestSignInWithOpenID(t *testing.T) {
 		again := s.client(t)
 		again.signInAt(s, "/login/openid/zitadel", "bo")
 		require.Equal(t, "bo@example.com", again.signedIn(s))
-		all, err := s.users.ListUsers(ctx)
+		all, err := s.users.ListUsers(ctx, auth.UserQuery{})
 		require.NoError(t, err)
 		require.Len(t, all, 1, "the same user")
 
@@ -314,7 +314,7 @@ func TestOpenIDWithoutRegistration(t *testing.T) {
 	code, body := c.signInAt(s, "/login/openid/zitadel", "bo")
 	require.Equal(t, http.StatusForbidden, code)
 	require.Contains(t, body, "No account has that address")
-	all, err := s.users.ListUsers(t.Context())
+	all, err := s.users.ListUsers(t.Context(), auth.UserQuery{})
 	require.NoError(t, err)
 	require.Empty(t, all)
 

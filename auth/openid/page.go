@@ -52,6 +52,8 @@ func explain(err error) *web.Problem {
 			"An account here has that address, but the provider has not verified it is yours. Sign in with your password or a mailed link, then link the provider on your account page.")
 	case errors.Is(err, errNoAccount):
 		return page(http.StatusForbidden, "No account has that address", "New accounts are not made here. Ask whoever runs this site for one.")
+	case errors.Is(err, auth.ErrDisabled):
+		return page(http.StatusForbidden, "This account is disabled", "Your account here is disabled, so it cannot sign in. Ask whoever runs this site to enable it again.")
 	case errors.Is(err, errLinkedElsewhere):
 		p := page(http.StatusConflict, "Linked to another account", "That account is linked to another account here. Sign in with it and remove it there first.")
 		p.Link, p.LinkText = PagePath, "Back to your linked accounts"

@@ -38,6 +38,9 @@ token create flags:
   reference user two-factor-off EMAIL
                                     turn a user's two-factor sign-in off (a lost phone and lost
                                     recovery codes); they are mailed
+  reference user disable EMAIL      sign a user out everywhere and keep them out (no sign-in, API
+                                    tokens refused) until enabled; nothing of theirs is deleted
+  reference user enable EMAIL       let a disabled user sign in again
 `},
 	{"bookings", `  reference bookings seed [--timezone ZONE]
                                     create a sample service "consultation" (30 minutes) and a

@@ -55,7 +55,7 @@ func readPassword(stderr io.Writer) (string, error) {
 }
 
 func runUser(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	const subs = "create, list, grant, revoke, password or two-factor-off"
+	const subs = "create, list, grant, revoke, password, two-factor-off, disable or enable"
 	if len(args) == 0 {
 		return usageError{"user needs a sub-command: " + subs}
 	}
@@ -80,7 +80,7 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 		asJSON = fs.Bool("json", false, "print JSON")
 	case "grant", "revoke":
 		want = 2
-	case "password", "two-factor-off":
+	case "password", "two-factor-off", "disable", "enable":
 		want = 1
 	default:
 		return usageError{fmt.Sprintf("unknown user sub-command %q: %s", sub, subs)}
@@ -117,7 +117,7 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 		}
 		fmt.Fprintf(stdout, "User %d (%s) created%s.\n", u.ID, u.Email, capsText(u.Capabilities))
 	case "list":
-		users, err := svc.ListUsers(ctx)
+		users, err := svc.ListUsers(ctx, auth.UserQuery{})
 		if err != nil {
 			return err
 		}
@@ -158,6 +158,19 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 			return err
 		}
 		fmt.Fprintf(stdout, "Two-factor sign-in of user %d (%s) is off; they sign in with their password and can set it up again.\n", u.ID, u.Email)
+	case "disable", "enable":
+		u, err := find(positional[0])
+		if err != nil {
+			return err
+		}
+		if u, err = svc.SetDisabled(ctx, u.ID, sub == "disable"); err != nil {
+			return err
+		}
+		if u.DisabledAt != nil {
+			fmt.Fprintf(stdout, "User %d (%s) is disabled: signed out everywhere, they cannot sign in and their API tokens do not work until enabled.\n", u.ID, u.Email)
+		} else {
+			fmt.Fprintf(stdout, "User %d (%s) is enabled: they can sign in, and their API tokens work.\n", u.ID, u.Email)
+		}
 	}
 	return nil
 }
@@ -185,7 +198,7 @@ func invalidUsage(err error) error {
 // printUsers prints the users as a table.
 func printUsers(w io.Writer, users []auth.User) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tVERIFIED\tTWO-FACTOR\tCAPABILITIES")
+	fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tVERIFIED\tTWO-FACTOR\tDISABLED\tCAPABILITIES")
 	since := func(t *time.Time) string {
 		if t == nil {
 			return "no"
@@ -193,8 +206,8 @@ func printUsers(w io.Writer, users []auth.User) error {
 		return t.UTC().Format(time.DateOnly)
 	}
 	for _, u := range users {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", u.ID, u.Email, u.Name, since(u.EmailVerifiedAt), since(u.TwoFactorConfirmedAt),
-			strings.Join(u.Capabilities, ", "))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", u.ID, u.Email, u.Name, since(u.EmailVerifiedAt), since(u.TwoFactorConfirmedAt),
+			since(u.DisabledAt), strings.Join(u.Capabilities, ", "))
 	}
 	return tw.Flush()
 }
