@@ -65,6 +65,7 @@ var Capabilities = []Ability{
 	{"view_search_reporting", "reporting", "See the reports page."},
 	{"manage_reporting", "reporting", "Make and remove the analytics goals from a signed-in session."},
 	{"manage-emailmarketing-feeds", "emaillist", "Manage the email-list feeds from a signed-in session."},
+	{"manage-users", "auth", "See the users page: disable and enable users, sign them out everywhere, turn off their two-factor sign-in."},
 }
 
 // KnownAbility reports whether a token may be granted name: "*", an

@@ -26,7 +26,7 @@ var snippetImports = func() map[string]string {
 	m := map[string]string{"context": "context", "sql": "database/sql", "errors": "errors", "fmt": "fmt", "io": "io", "log": "log",
 		"slog": "log/slog", "http": "net/http", "url": "net/url", "os": "os", "strings": "strings", "time": "time",
 		"groundwork": "github.com/groundwork-go/groundwork"}
-	for _, p := range []string{"a11y", "a11y/a11yai", "auth", "auth/authsql", "auth/openid", "auth/openid/openidsql", "bookings", "bookings/slots", "bookings/bookingssql", "bookings/bookingsical", "bookings/bookingsstripe", "bookings/calendars", "bookings/calendars/calendarssql",
+	for _, p := range []string{"a11y", "a11y/a11yai", "auth", "auth/authsql", "auth/openid", "auth/openid/openidsql", "auth/useradmin", "bookings", "bookings/slots", "bookings/bookingssql", "bookings/bookingsical", "bookings/bookingsstripe", "bookings/calendars", "bookings/calendars/calendarssql",
 		"bookings/waitlist", "bookings/waitlist/waitlistsql",
 		"bookings/bookingsgoogle", "emaillist", "emaillist/emaillistsql", "forms", "forms/formssql", "link", "mail", "metrics", "reporting",
 		"reporting/reportingsql", "reporting/reportinggoogle", "store", "webhooks", "webhooks/webhookssql"} {
