@@ -220,6 +220,10 @@ func TestBrowserSitePages(t *testing.T) {
 	tr.open("/docs/api")
 	require.Equal(t, "API reference", tr.text("h1"))
 	tr.check("api-docs")
+	tr.open("/admin/users")
+	require.Contains(t, tr.text("header.site nav"), "Users")
+	require.Contains(t, tr.text("table.stack"), "bob@example.com")
+	tr.check("admin-users")
 
 	// The form page, with the header for the signed-in user.
 	tr.open("/forms/contact-us")

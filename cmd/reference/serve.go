@@ -25,6 +25,7 @@ import (
 	"github.com/groundwork-go/groundwork/auth/openid/openidsql"
 	"github.com/groundwork-go/groundwork/auth/orgs"
 	"github.com/groundwork-go/groundwork/auth/orgs/orgssql"
+	"github.com/groundwork-go/groundwork/auth/useradmin"
 	"github.com/groundwork-go/groundwork/bookings"
 	"github.com/groundwork-go/groundwork/bookings/bookingssql"
 	"github.com/groundwork-go/groundwork/bookings/bookingsstripe"
@@ -125,8 +126,10 @@ type app struct {
 	orgsModule *orgs.Module
 	// openID signs users in with an OpenID provider (--openid-issuer);
 	// nil when off.
-	openID  *openid.Handler
-	handler http.Handler
+	openID *openid.Handler
+	// userAdmin is the administrators' users page.
+	userAdmin *useradmin.Handler
+	handler   http.Handler
 	// routes are the domain handlers' routes, "METHOD /path/{param}".
 	routes []string
 	// apiDoc describes the JSON routes (GET /openapi.json);
@@ -245,6 +248,7 @@ func (a *app) wireAuth(w *wiring) error {
 	if w.cfg.organizations {
 		links = append(links, groundwork.NavLink{Text: "Organizations", URL: orgs.PagePrefixDefault})
 	}
+	links = append(links, groundwork.NavLink{Text: "Users", URL: useradmin.PagePath, Capability: useradmin.Capability})
 	// A session's place comes from the analytics' country lookup, wired
 	// later; none until then, and none when it is not configured.
 	place := func(r *http.Request) string {
@@ -290,6 +294,26 @@ func (a *app) wireAuth(w *wiring) error {
 			revokeTokensOf(ctx, a.tokens, m.UserID, tenant.AbilityPrefix+m.Tenant(), w.logger)
 		})
 	}
+	return a.wireUserAdmin(w)
+}
+
+// wireUserAdmin: the users' page, for those with its capability, with
+// each user's organizations when there are organizations.
+func (a *app) wireUserAdmin(w *wiring) error {
+	o := &useradmin.Options{Users: a.tokens, SignIn: w.h.signIn, Key: a.env.Keys.For("useradmin"), Now: a.env.Now,
+		Logger: w.web.Logger, Brand: w.web.Brand, Navigator: w.web.Navigator}
+	if a.orgs != nil {
+		o.Organizations = func(ctx context.Context, userID int64) ([]useradmin.Membership, error) {
+			ms, err := a.orgs.Organizations(ctx, userID)
+			out := make([]useradmin.Membership, len(ms))
+			for i, m := range ms {
+				out[i] = useradmin.Membership{Name: m.Name, Role: string(m.Role)}
+			}
+			return out, err
+		}
+	}
+	var err error
+	a.userAdmin, err = useradmin.New(o)
 	return err
 }
 
@@ -379,6 +403,7 @@ func (a *app) wireSite(w *wiring) error {
 	if a.orgsModule != nil {
 		a.pageRoutes = append(a.pageRoutes, a.orgsModule.Routes()...)
 	}
+	a.pageRoutes = append(a.pageRoutes, a.userAdmin.Routes()...)
 	if a.openID != nil {
 		a.pageRoutes = append(a.pageRoutes, a.openID.Routes()...)
 	}
@@ -515,6 +540,7 @@ func (a *app) mount(w *wiring) (http.Handler, []string) {
 	if a.orgsModule != nil {
 		a.orgsModule.Mount(mux)
 	}
+	a.userAdmin.Mount(mux)
 	if a.openID != nil {
 		a.openID.Mount(mux)
 	}
