@@ -60,8 +60,16 @@ type Provider struct {
 	// ClientID and ClientSecret are this site's credentials at the
 	// provider.
 	ClientID, ClientSecret string
-	// Scopes asked for; "openid", "email" and "profile" when empty.
+	// Scopes asked for; "openid", "email" and "profile" when empty
+	// ("read:user" and "user:email" for GitHub).
 	Scopes []string
+	// GitHub signs in with GitHub's OAuth flow, as GitHub's accounts
+	// have no OpenID Connect: Issuer is then GitHub's address
+	// ("https://github.com", or a GitHub Enterprise Server's), whose
+	// /login/oauth endpoints authorize, and whose API (api.github.com,
+	// or the server's /api/v3) gives the account's ID, name and
+	// verified primary address.
+	GitHub bool
 }
 
 // PagePath is the page of a signed-in user's linked accounts.
@@ -237,11 +245,12 @@ func (h *Handler) provider(name string) *provider {
 	return nil
 }
 
-// discover reads p's discovery document once it is reachable.
+// discover reads p's discovery document once it is reachable; a GitHub
+// provider has none.
 func (h *Handler) discover(ctx context.Context, p *provider) (*oidc.Provider, *oidc.IDTokenVerifier, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.disc == nil {
+	if p.disc == nil && !p.GitHub {
 		d, err := oidc.NewProvider(oidc.ClientContext(ctx, h.client), p.Issuer)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: discovery of %s: %w", errProvider, p.Issuer, err)
@@ -252,12 +261,24 @@ func (h *Handler) discover(ctx context.Context, p *provider) (*oidc.Provider, *o
 	return p.disc, p.verifier, nil
 }
 
+// endpoint is where p authorizes and exchanges codes.
+func endpoint(p *provider, d *oidc.Provider) oauth2.Endpoint {
+	if p.GitHub {
+		return githubEndpoint(p.Issuer)
+	}
+	return d.Endpoint()
+}
+
 func (h *Handler) config(r *http.Request, p *provider, d *oidc.Provider) *oauth2.Config {
 	scopes := p.Scopes
-	if len(scopes) == 0 {
+	switch {
+	case len(scopes) > 0:
+	case p.GitHub:
+		scopes = []string{"read:user", "user:email"}
+	default:
 		scopes = []string{oidc.ScopeOpenID, "email", "profile"}
 	}
-	return &oauth2.Config{ClientID: p.ClientID, ClientSecret: p.ClientSecret, Endpoint: d.Endpoint(), Scopes: scopes,
+	return &oauth2.Config{ClientID: p.ClientID, ClientSecret: p.ClientSecret, Endpoint: endpoint(p, d), Scopes: scopes,
 		RedirectURL: web.LinkBase(r, h.baseURL) + "/login/openid/" + p.Name + "/callback"}
 }
 
@@ -331,36 +352,17 @@ func (h *Handler) callback(w http.ResponseWriter, r *http.Request) (err error) {
 	user, nonce, _ := strings.Cut(bound, " ")
 	linkUser, _ := strconv.ParseInt(user, 10, 64)
 	ctx := oidc.ClientContext(r.Context(), h.client)
-	raw, _ := tok.Extra("id_token").(string)
-	if raw == "" {
-		return fmt.Errorf("%w: no ID token", errRefused)
-	}
-	idt, err := verifier.Verify(ctx, raw)
-	if err != nil {
-		return fmt.Errorf("%w: ID token: %w", errRefused, err)
-	}
-	if nonce == "" || subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(nonce)) != 1 {
-		return fmt.Errorf("%w: the ID token's nonce is not the flow's", errRefused)
-	}
+	var id Identity
 	var c claims
-	if err := idt.Claims(&c); err != nil {
-		return fmt.Errorf("%w: ID token claims: %w", errRefused, err)
+	if p.GitHub {
+		if c, err = h.githubAccount(ctx, p, tok); err != nil {
+			return err
+		}
+		id = Identity{Issuer: p.Issuer}
+	} else if id, c, err = h.verify(ctx, d, verifier, tok, nonce); err != nil {
+		return err
 	}
-	if c.Email == "" {
-		// Many providers keep the address for the userinfo endpoint.
-		info, err := d.UserInfo(ctx, oauth2.StaticTokenSource(tok))
-		if err != nil {
-			return fmt.Errorf("%w: userinfo: %w", errRefused, err)
-		}
-		if info.Subject != idt.Subject {
-			return fmt.Errorf("%w: userinfo is of another subject", errRefused)
-		}
-		if err := info.Claims(&c); err != nil {
-			return fmt.Errorf("%w: userinfo claims: %w", errRefused, err)
-		}
-	}
-	c.Subject = idt.Subject
-	id := Identity{Provider: p.Name, Issuer: idt.Issuer, Subject: c.Subject, Email: auth.NormalizeEmail(c.Email), CreatedAt: h.now().UTC()}
+	id.Provider, id.Subject, id.Email, id.CreatedAt = p.Name, c.Subject, auth.NormalizeEmail(c.Email), h.now().UTC()
 	if linkUser != 0 {
 		return h.link(w, r, p, linkUser, id)
 	}
@@ -369,6 +371,42 @@ func (h *Handler) callback(w http.ResponseWriter, r *http.Request) (err error) {
 		return err
 	}
 	return h.signIn.CompleteSignIn(w, r, u, false)
+}
+
+// verify checks an OpenID provider's ID token (its signature, issuer,
+// audience, expiry, and the flow's nonce) and reads the account's
+// claims from it, else from the userinfo endpoint.
+func (h *Handler) verify(ctx context.Context, d *oidc.Provider, verifier *oidc.IDTokenVerifier, tok *oauth2.Token, nonce string) (Identity, claims, error) {
+	raw, _ := tok.Extra("id_token").(string)
+	var c claims
+	if raw == "" {
+		return Identity{}, c, fmt.Errorf("%w: no ID token", errRefused)
+	}
+	idt, err := verifier.Verify(ctx, raw)
+	if err != nil {
+		return Identity{}, c, fmt.Errorf("%w: ID token: %w", errRefused, err)
+	}
+	if nonce == "" || subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(nonce)) != 1 {
+		return Identity{}, c, fmt.Errorf("%w: the ID token's nonce is not the flow's", errRefused)
+	}
+	if err := idt.Claims(&c); err != nil {
+		return Identity{}, c, fmt.Errorf("%w: ID token claims: %w", errRefused, err)
+	}
+	if c.Email == "" {
+		// Many providers keep the address for the userinfo endpoint.
+		info, err := d.UserInfo(ctx, oauth2.StaticTokenSource(tok))
+		if err != nil {
+			return Identity{}, c, fmt.Errorf("%w: userinfo: %w", errRefused, err)
+		}
+		if info.Subject != idt.Subject {
+			return Identity{}, c, fmt.Errorf("%w: userinfo is of another subject", errRefused)
+		}
+		if err := info.Claims(&c); err != nil {
+			return Identity{}, c, fmt.Errorf("%w: userinfo claims: %w", errRefused, err)
+		}
+	}
+	c.Subject = idt.Subject
+	return Identity{Issuer: idt.Issuer}, c, nil
 }
 
 // userFor is the user the provider's account signs in as: the one it is

@@ -107,7 +107,7 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) error {
 	for _, p := range h.providers {
 		data.Providers = append(data.Providers, p.Provider)
 		if d, _, err := h.discover(r.Context(), p); err == nil {
-			if u, err := url.Parse(d.Endpoint().AuthURL); err == nil && !slices.Contains(origins, u.Scheme+"://"+u.Host) {
+			if u, err := url.Parse(endpoint(p, d).AuthURL); err == nil && !slices.Contains(origins, u.Scheme+"://"+u.Host) {
 				origins = append(origins, u.Scheme+"://"+u.Host)
 			}
 		}
