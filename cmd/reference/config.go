@@ -63,6 +63,8 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_OPENID_CLIENT_ID", "this server's client ID at the OpenID provider"},
 	{"GROUNDWORK_OPENID_CLIENT_SECRET", "this server's client secret at the OpenID provider"},
 	{"GROUNDWORK_OPENID_LABEL", "the OpenID provider's name on the sign-in button (default: your organization's account)"},
+	{"GROUNDWORK_GITHUB_CLIENT_ID", "a GitHub OAuth app's client ID: users may sign in with GitHub; its callback URL is the base URL + /login/openid/github/callback"},
+	{"GROUNDWORK_GITHUB_CLIENT_SECRET", "that GitHub OAuth app's client secret"},
 	{"GROUNDWORK_ORGANIZATIONS", "on: users work in organizations, each one's forms, bookings, webhooks and tokens its own; off (default) (--organizations)"},
 	{"GROUNDWORK_REQUEST_LOG", "which requests get an info log line: all, none, or 1/N (--request-log)"},
 	{"GROUNDWORK_SITE_NAME", "the name every page's header shows (groundwork)"},
@@ -150,9 +152,9 @@ type config struct {
 	// organizations has signed-in users work in organizations (auth/orgs),
 	// each a tenant.
 	organizations bool
-	// openID is the OpenID provider users may sign in with, when its
-	// Issuer is set (auth/openid).
-	openID openid.Provider
+	// signInWith are the OpenID providers (and GitHub) users may sign in
+	// with (auth/openid).
+	signInWith []openid.Provider
 	// requestLogEvery logs one request in so many at info (0 or 1: every
 	// one, negative: none); failures (5xx) are always logged.
 	requestLogEvery int
@@ -390,11 +392,16 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 		return nil, err
 	}
 	if *openIDIssuer != "" {
-		cfg.openID = openid.Provider{Name: "sso", Label: envOr(getenv, "GROUNDWORK_OPENID_LABEL", "your organization's account"), Issuer: *openIDIssuer,
+		p := openid.Provider{Name: "sso", Label: envOr(getenv, "GROUNDWORK_OPENID_LABEL", "your organization's account"), Issuer: *openIDIssuer,
 			ClientID: getenv("GROUNDWORK_OPENID_CLIENT_ID"), ClientSecret: getenv("GROUNDWORK_OPENID_CLIENT_SECRET")}
-		if u, err := url.Parse(*openIDIssuer); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || cfg.openID.ClientID == "" {
+		if u, err := url.Parse(*openIDIssuer); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || p.ClientID == "" {
 			return nil, fmt.Errorf("--openid-issuer must be an http(s) URL, with GROUNDWORK_OPENID_CLIENT_ID set, not %q", *openIDIssuer)
 		}
+		cfg.signInWith = append(cfg.signInWith, p)
+	}
+	if id := getenv("GROUNDWORK_GITHUB_CLIENT_ID"); id != "" {
+		cfg.signInWith = append(cfg.signInWith, openid.Provider{Name: "github", Label: "GitHub", Issuer: "https://github.com", GitHub: true,
+			ClientID: id, ClientSecret: getenv("GROUNDWORK_GITHUB_CLIENT_SECRET")})
 	}
 	if *baseURL != "" {
 		u, err := url.Parse(*baseURL)

@@ -32,7 +32,8 @@ func TestOpenIDIssuerFlag(t *testing.T) {
 	require.ErrorContains(t, err, "GROUNDWORK_OPENID_CLIENT_ID")
 	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", "sqlite:" + t.TempDir() + "/x.db", "--log-level", "warn", "--uploads", t.TempDir()},
 		env{"GROUNDWORK_SECRET_KEY": testSecretKey, "GROUNDWORK_OPENID_ISSUER": issuer, "GROUNDWORK_OPENID_CLIENT_ID": "reference",
-			"GROUNDWORK_OPENID_CLIENT_SECRET": "secret", "GROUNDWORK_OPENID_LABEL": "Zitadel"}.get)
+			"GROUNDWORK_OPENID_CLIENT_SECRET": "secret", "GROUNDWORK_OPENID_LABEL": "Zitadel",
+			"GROUNDWORK_GITHUB_CLIENT_ID": "gh-app", "GROUNDWORK_GITHUB_CLIENT_SECRET": "gh-secret"}.get)
 	require.NoError(t, err)
 	base := startServeConfig(t, cfg)
 
@@ -43,6 +44,7 @@ func TestOpenIDIssuerFlag(t *testing.T) {
 	require.NoError(t, err)
 	body := string(page)
 	require.Contains(t, body, `<a class="button secondary" href="/login/openid/sso">Sign in with Zitadel</a>`)
+	require.Contains(t, body, `<a class="button secondary" href="/login/openid/github">Sign in with GitHub</a>`)
 
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	res, err = client.Get(base + "/login/openid/sso")
@@ -60,6 +62,20 @@ func TestOpenIDIssuerFlag(t *testing.T) {
 	require.NotEmpty(t, q.Get("state"))
 	require.Equal(t, "openid email profile", q.Get("scope"))
 	require.True(t, strings.HasPrefix(res.Header.Get("Set-Cookie"), "gw_openid_sso="), res.Header.Get("Set-Cookie"))
+
+	// GitHub, by its OAuth flow.
+	res, err = client.Get(base + "/login/openid/github")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusFound, res.StatusCode)
+	to, err = url.Parse(res.Header.Get("Location"))
+	require.NoError(t, err)
+	require.Equal(t, "https://github.com/login/oauth/authorize", to.Scheme+"://"+to.Host+to.Path)
+	q = to.Query()
+	require.Equal(t, "gh-app", q.Get("client_id"))
+	require.Equal(t, base+"/login/openid/github/callback", q.Get("redirect_uri"))
+	require.Equal(t, "read:user user:email", q.Get("scope"))
+	require.Equal(t, "S256", q.Get("code_challenge_method"))
 
 	res, err = client.Get(base + "/settings/sign-in-accounts")
 	require.NoError(t, err)

@@ -258,8 +258,8 @@ func (a *app) wireAuth(w *wiring) error {
 		return w.h.reports.country(r)
 	}
 	var signInWith, profileLinks []groundwork.NavLink
-	if w.cfg.openID.Issuer != "" {
-		signInWith = openid.SignInButtons([]openid.Provider{w.cfg.openID})
+	if len(w.cfg.signInWith) > 0 {
+		signInWith = openid.SignInButtons(w.cfg.signInWith)
 		profileLinks = []groundwork.NavLink{{Text: "Accounts you sign in with", URL: openid.PagePath}}
 	}
 	m, err := authsql.Join(a.env, &auth.ModuleOptions{Service: auth.Options{AppName: "groundwork"},
@@ -272,7 +272,7 @@ func (a *app) wireAuth(w *wiring) error {
 	}
 	a.auth, a.tokens, w.h.auth, w.h.signIn = m, m.Service, m.API, m.Web
 	if len(signInWith) > 0 {
-		if a.openID, err = openidsql.Join(a.env, openid.Options{Providers: []openid.Provider{w.cfg.openID}, Users: a.tokens, SignIn: w.h.signIn}); err != nil {
+		if a.openID, err = openidsql.Join(a.env, openid.Options{Providers: w.cfg.signInWith, Users: a.tokens, SignIn: w.h.signIn}); err != nil {
 			return err
 		}
 	}
