@@ -27,6 +27,7 @@ import (
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/internal/web"
+	"github.com/groundwork-go/groundwork/store"
 )
 
 // PagePath is the list of users; one user's page is PagePath/{id}.
@@ -151,6 +152,29 @@ func New(opts *Options) (*Handler, error) {
 	}
 	h.serve = o.SignIn.LoadUser(base)
 	return h, nil
+}
+
+// Join returns the users' page of o on env: what o leaves unset comes
+// from the environment (its Key, the environment's key for "useradmin";
+// Now; the pages' Logger, Brand and Navigator). Join auth first
+// (authsql.Join) for o.Users and o.SignIn.
+func Join(env *store.Env, o Options) (*Handler, error) {
+	if o.Key == nil {
+		o.Key = env.Keys.For("useradmin")
+	}
+	if o.Now == nil {
+		o.Now = env.Now
+	}
+	web := env.HTTPOptions(env.HTTP)
+	o.Logger, o.Brand = cmp.Or(o.Logger, web.Logger), cmp.Or(o.Brand, web.Brand)
+	if o.Navigator == nil {
+		o.Navigator = web.Navigator
+	}
+	h, err := New(&o)
+	if err != nil {
+		return nil, err
+	}
+	return h, env.Join("useradmin", nil, nil)
 }
 
 // ServeHTTP implements http.Handler.

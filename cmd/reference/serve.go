@@ -300,8 +300,7 @@ func (a *app) wireAuth(w *wiring) error {
 // wireUserAdmin: the users' page, for those with its capability, with
 // each user's organizations when there are organizations.
 func (a *app) wireUserAdmin(w *wiring) error {
-	o := &useradmin.Options{Users: a.tokens, SignIn: w.h.signIn, Key: a.env.Keys.For("useradmin"), Now: a.env.Now,
-		Logger: w.web.Logger, Brand: w.web.Brand, Navigator: w.web.Navigator}
+	o := useradmin.Options{Users: a.tokens, SignIn: w.h.signIn}
 	if a.orgs != nil {
 		o.Organizations = func(ctx context.Context, userID int64) ([]useradmin.Membership, error) {
 			ms, err := a.orgs.Organizations(ctx, userID)
@@ -313,7 +312,7 @@ func (a *app) wireUserAdmin(w *wiring) error {
 		}
 	}
 	var err error
-	a.userAdmin, err = useradmin.New(o)
+	a.userAdmin, err = useradmin.Join(a.env, o)
 	return err
 }
 
