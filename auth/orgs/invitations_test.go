@@ -36,7 +36,7 @@ func TestInvitations(t *testing.T) {
 		now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 		clock := func() time.Time { return now }
 		svc, err := orgs.New(orgssql.New(db), &orgs.Options{Now: clock, Enqueuer: queue, Mailer: outbox, MailFrom: "team@example.com",
-			Key: []byte("0123456789abcdef0123456789abcdef"), AppName: "Northwind"})
+			Key: []byte("0123456789abcdef0123456789abcdef"), AppName: "Northwind", PagePrefix: "/teams"})
 		require.NoError(t, err)
 		require.NoError(t, orgs.RegisterWorkers(queue.Workers(), svc))
 		s := &site{auth: a, orgs: svc}
@@ -68,7 +68,7 @@ func TestInvitations(t *testing.T) {
 		sent := outbox.Messages()
 		require.Len(t, sent, 1)
 		require.Equal(t, "Join Acme on Northwind", sent[0].Subject)
-		require.Contains(t, sent[0].Text, "/organizations/join?invitation="+token)
+		require.Contains(t, sent[0].Text, "/teams/join?invitation="+token, "under the page's prefix")
 		require.Contains(t, sent[0].Text, "as admin")
 
 		got, err := svc.Invitation(ctx, token)

@@ -1,6 +1,7 @@
 package orgs
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,9 +40,10 @@ func (s *Service) mailInvitation(ctx context.Context, inv Invitation, token stri
 	if s.sealer == nil {
 		return nil
 	}
-	link := invitationPath(PagePrefixDefault, token)
+	prefix := cmp.Or(s.o.PagePrefix, PagePrefixDefault)
+	link := invitationPath(prefix, token)
 	if s.o.BaseURL != nil {
-		u := s.o.BaseURL.JoinPath(PagePrefixDefault, "join")
+		u := s.o.BaseURL.JoinPath(prefix, "join")
 		u.RawQuery = InvitationQuery + "=" + token
 		link = u.String()
 	}

@@ -56,6 +56,7 @@ func NewModule(env *store.Env, st Store, opts *ModuleOptions) (*Module, error) {
 	if s.BaseURL == nil {
 		s.BaseURL = env.BaseURL
 	}
+	s.PagePrefix = cmp.Or(s.PagePrefix, o.Page.Prefix)
 	if s.Key == nil {
 		s.Key = env.Keys.For("organization invitations")
 	}

@@ -48,6 +48,10 @@ type Options struct {
 	MailFrom string
 	BaseURL  *url.URL
 	Key      []byte
+	// PagePrefix is where the host serves the organizations page, whose
+	// join page the mailed link opens; PagePrefixDefault when empty
+	// (Join sets it to the page's Prefix).
+	PagePrefix string
 	// Tokens, when set, has a request with a bearer token bound to a
 	// tenant act for it from the start (the routes that verify tokens
 	// themselves, through groundwork's Guard, need none: those a host
