@@ -224,8 +224,8 @@ type row struct {
 
 func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
-	if len(q) > 200 {
-		q = q[:200]
+	if r := []rune(q); len(r) > 200 {
+		q = string(r[:200]) // whole characters: Postgres refuses a cut one
 	}
 	after, _ := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
 	users, err := h.users.ListUsers(r.Context(), auth.UserQuery{Search: q, After: max(after, 0), Limit: pageSize + 1})

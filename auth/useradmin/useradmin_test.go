@@ -171,6 +171,9 @@ func TestUsersPage(t *testing.T) {
 			_, body = a.get(useradmin.PagePath + "?q=BO%40EXAMPLE")
 			require.Equal(t, 1, strings.Count(body, `<td data-label="Email address">`))
 			require.Contains(t, body, `href="/admin/users/`+strconv.FormatInt(bo.ID, 10)+`">Bo Brown</a>`)
+			res, body = a.get(useradmin.PagePath + "?q=" + url.QueryEscape("a"+strings.Repeat("é", 250)))
+			require.Equal(t, http.StatusOK, res.StatusCode)
+			require.Contains(t, body, `value="a`+strings.Repeat("é", 199)+`"`, "a long search is cut to 200 characters, between them")
 			_, body = a.get(useradmin.PagePath + "?q=" + url.QueryEscape("<script>"))
 			require.Contains(t, body, "No user’s name or address holds “&lt;script&gt;”.")
 
