@@ -165,3 +165,29 @@ func TestNewHandlerOptions(t *testing.T) {
 	h.ServeHTTP(w, httptest.NewRequest("GET", "/custom/token", nil))
 	require.Equal(t, 401, w.Code)
 }
+
+// A disabled user's token describes nothing (401), on both databases,
+// and again once they are enabled; a token of no user is not asked.
+func TestTokenEndpointOfADisabledUser(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		b := setupHTTP(t, d)
+		u, err := b.svc.CreateUser(ctx, auth.NewUser{Name: "Ada", Email: "ada@example.com", Password: "correct horse battery", Capabilities: []string{"*"}})
+		require.NoError(t, err)
+		plain, _, err := b.svc.CreateUserToken(ctx, u, auth.NewToken{Name: "ci", Abilities: []string{"forms:create"}})
+		require.NoError(t, err)
+		res, _ := b.get(t, "/api/v1/auth/token", plain)
+		require.Equal(t, http.StatusOK, res.StatusCode)
+		_, err = b.svc.SetDisabled(ctx, u.ID, true)
+		require.NoError(t, err)
+		for _, path := range []string{"/api/v1/auth/token", "/guarded"} {
+			res, body := b.get(t, path, plain)
+			require.Equal(t, http.StatusUnauthorized, res.StatusCode, path+": "+body)
+		}
+		_, err = b.svc.SetDisabled(ctx, u.ID, false)
+		require.NoError(t, err)
+		res, _ = b.get(t, "/api/v1/auth/token", plain)
+		require.Equal(t, http.StatusOK, res.StatusCode)
+	})
+}
