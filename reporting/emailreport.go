@@ -44,6 +44,9 @@ type EmailReport struct {
 	// before the first.
 	LastSent  string    `json:"last_sent"`
 	CreatedAt time.Time `json:"created_at"`
+	// Site is the site whose analytics the report sends (SiteOf of the
+	// context it was made in).
+	Site string `json:"-"`
 }
 
 // ErrBadEmailReport wraps what is wrong with a new email report.

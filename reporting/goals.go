@@ -44,6 +44,9 @@ type Goal struct {
 	// default owner.
 	Owner     string    `json:"owner,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+	// Site is the site the goal counts the visitors of (SiteOf of the
+	// context it was made in).
+	Site string `json:"-"`
 }
 
 // maxGoalOwnerLength caps a goal's owner, as webhooks caps an owner's name.

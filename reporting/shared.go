@@ -53,6 +53,9 @@ type SharedLink struct {
 	HasPassword bool       `json:"has_password"`
 	CreatedAt   time.Time  `json:"created_at"`
 	RevokedAt   *time.Time `json:"revoked_at"`
+	// Site is the site whose reports the link shows (SiteOf of the
+	// context it was made in).
+	Site string `json:"-"`
 }
 
 // NewSharedLink is a link as made: the link, and its path with the token

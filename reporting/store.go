@@ -10,6 +10,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 	"github.com/groundwork-go/groundwork/reporting/visits"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // Dimension is what a report breaks page views or events down by: a
@@ -53,8 +54,11 @@ var CampaignDims = []Dimension{DimMedium, DimCampaign, DimTerm, DimContent}
 // Hit is one page view or named event, as the collector keeps it: no IP,
 // no user agent, the visitor only as a hash with the day's salt.
 type Hit struct {
-	At  time.Time
-	Day string // YYYY-MM-DD in the site's zone
+	// Site is the site the hit was made on: the tenant whose analytics
+	// count it ("" for a host without tenancy; see Site).
+	Site string
+	At   time.Time
+	Day  string // YYYY-MM-DD in the site's zone
 	// Visitor is the hex hash of (day's salt, site, IP, user agent).
 	Visitor string
 	// Event is "" for a page view, else the event's name.
@@ -98,8 +102,23 @@ func splitPropKey(key string) (event, name, value string, ok bool) {
 	return parts[0], parts[1], parts[2], true
 }
 
+// SiteOf is the site a context's reports are of: the tenant it acts for
+// (tenant.With), each tenant's analytics apart from every other's; "" when
+// it acts for every tenant (the host's own code, and a host without
+// tenancy, which keeps everything there). A report never sums sites: a
+// visitor is counted by each site apart.
+func SiteOf(ctx context.Context) string {
+	site, _ := tenant.Of(ctx)
+	return site
+}
+
 // Store keeps the first-party analytics. Implementations: reportingsql
 // (SQLite and Postgres); reportingtest.RunStoreTests pins the contract.
+//
+// Every method but Salt, Forget and Record acts on one site, ctx's
+// (SiteOf), and reads and changes nothing of another; Record keeps each
+// hit under its own Site. The stores of goals, shared links and email
+// reports do the same.
 //
 // Store is this domain's adapter seam, as a driver is River's: the one
 // interface a storage engine implements, and the only way the service

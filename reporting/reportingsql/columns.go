@@ -204,11 +204,11 @@ func (b *segBuilder) count(n int64) uint32 {
 	return uint32(n)
 }
 
-// loadDay reads day's rows from db, nil when a count does not fit a
+// loadDay reads site's day's rows from db, nil when a count does not fit a
 // column (the day is then read in SQL).
-func loadDay(ctx context.Context, db *store.DB, day string) (*segBuilder, error) {
+func loadDay(ctx context.Context, db *store.DB, site, day string) (*segBuilder, error) {
 	b := &segBuilder{}
-	err := scanDay(ctx, db, "day = ?", []any{day}, func(visitor int64, vals *[viewDimCount]sql.RawBytes, counts *[5]int64) {
+	err := scanDay(ctx, db, "site = ? AND day = ?", []any{site, day}, func(visitor int64, vals *[viewDimCount]sql.RawBytes, counts *[5]int64) {
 		b.visit = append(b.visit, visitor)
 		for i, v := range vals {
 			b.vals[i] = append(b.vals[i], b.id(i, v))
@@ -229,7 +229,7 @@ func loadDay(ctx context.Context, db *store.DB, day string) (*segBuilder, error)
 }
 
 // scanDay calls view for each reporting_views row where holds (a
-// condition on day and visitor), then event for each of its
+// condition on site, day and visitor), then event for each of its
 // reporting_visitor_events rows, each in visitor order. The bytes are
 // the driver's, valid until the call returns.
 func scanDay(ctx context.Context, db *store.DB, where string, args []any, view func(visitor int64, vals *[viewDimCount]sql.RawBytes,

@@ -20,16 +20,19 @@ type emailReportRow struct {
 	Period    string     `db:"period"`
 	LastSent  string     `db:"last_sent"`
 	CreatedAt store.Time `db:"created_at"`
+	Site      string     `db:"site"`
 }
 
 func (r emailReportRow) report() reporting.EmailReport {
-	return reporting.EmailReport{ID: r.ID, Email: r.Email, Period: reporting.ReportPeriod(r.Period), LastSent: r.LastSent, CreatedAt: r.CreatedAt.Time}
+	return reporting.EmailReport{ID: r.ID, Email: r.Email, Period: reporting.ReportPeriod(r.Period), LastSent: r.LastSent, CreatedAt: r.CreatedAt.Time,
+		Site: r.Site}
 }
 
 // EmailReports implements reporting.EmailReportStore.
 func (s *Store) EmailReports(ctx context.Context) ([]reporting.EmailReport, error) {
 	var rows []emailReportRow
-	if err := s.db.Reader().SelectContext(ctx, &rows, `SELECT id, email, period, last_sent, created_at FROM reporting_email_reports ORDER BY id`); err != nil {
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT id, email, period, last_sent, created_at, site FROM reporting_email_reports WHERE site = ? ORDER BY id`),
+		reporting.SiteOf(ctx)); err != nil {
 		return nil, fmt.Errorf("reportingsql: email reports: %w", err)
 	}
 	out := make([]reporting.EmailReport, len(rows))
@@ -41,12 +44,14 @@ func (s *Store) EmailReports(ctx context.Context) ([]reporting.EmailReport, erro
 
 // AddEmailReport implements reporting.EmailReportStore.
 func (s *Store) AddEmailReport(ctx context.Context, r reporting.EmailReport) (reporting.EmailReport, error) {
+	r.Site = reporting.SiteOf(ctx)
 	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
 		var n, same int
-		if err := tx.GetContext(ctx, &n, `SELECT COUNT(*) FROM reporting_email_reports`); err != nil {
+		if err := tx.GetContext(ctx, &n, tx.Rebind(`SELECT COUNT(*) FROM reporting_email_reports WHERE site = ?`), r.Site); err != nil {
 			return err
 		}
-		if err := tx.GetContext(ctx, &same, tx.Rebind(`SELECT COUNT(*) FROM reporting_email_reports WHERE email = ? AND period = ?`), r.Email, r.Period); err != nil {
+		if err := tx.GetContext(ctx, &same, tx.Rebind(`SELECT COUNT(*) FROM reporting_email_reports WHERE site = ? AND email = ? AND period = ?`),
+			r.Site, r.Email, r.Period); err != nil {
 			return err
 		}
 		switch {
@@ -55,8 +60,8 @@ func (s *Store) AddEmailReport(ctx context.Context, r reporting.EmailReport) (re
 		case n >= reporting.MaxEmailReports:
 			return fmt.Errorf("%w: at most %d reports are sent; remove one first", reporting.ErrBadEmailReport, reporting.MaxEmailReports)
 		}
-		return tx.GetContext(ctx, &r.ID, tx.Rebind(`INSERT INTO reporting_email_reports (email, period, last_sent, created_at)
-			VALUES (?, ?, '', ?) RETURNING id`), r.Email, r.Period, store.NewTime(r.CreatedAt))
+		return tx.GetContext(ctx, &r.ID, tx.Rebind(`INSERT INTO reporting_email_reports (email, period, last_sent, created_at, site)
+			VALUES (?, ?, '', ?, ?) RETURNING id`), r.Email, r.Period, store.NewTime(r.CreatedAt), r.Site)
 	})
 	if err != nil {
 		if errors.Is(err, reporting.ErrBadEmailReport) {
@@ -72,7 +77,7 @@ func (s *Store) AddEmailReport(ctx context.Context, r reporting.EmailReport) (re
 
 // DeleteEmailReport implements reporting.EmailReportStore.
 func (s *Store) DeleteEmailReport(ctx context.Context, id int64) error {
-	res, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM reporting_email_reports WHERE id = ?`), id)
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM reporting_email_reports WHERE id = ? AND site = ?`), id, reporting.SiteOf(ctx))
 	if err != nil {
 		return fmt.Errorf("reportingsql: delete email report: %w", err)
 	}
@@ -88,7 +93,7 @@ func (s *Store) DeleteEmailReport(ctx context.Context, id int64) error {
 // claimed by an update that only one transaction can make.
 func (s *Store) ClaimEmailReports(ctx context.Context, period reporting.ReportPeriod, key string, enqueue func(ctx context.Context, tx *sql.Tx, r reporting.EmailReport) error) (int, error) {
 	var rows []emailReportRow
-	if err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT id, email, period, last_sent, created_at
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT id, email, period, last_sent, created_at, site
 		FROM reporting_email_reports WHERE period = ? AND last_sent <> ? ORDER BY id`), string(period), key); err != nil {
 		return 0, fmt.Errorf("reportingsql: claim email reports: %w", err)
 	}

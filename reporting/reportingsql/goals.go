@@ -28,27 +28,36 @@ type goalRow struct {
 	Value     string     `db:"value"`
 	Owner     string     `db:"owner"`
 	CreatedAt store.Time `db:"created_at"`
+	Site      string     `db:"site"`
 }
 
 func (r goalRow) goal() reporting.Goal {
 	return reporting.Goal{ID: r.ID, Name: r.Name, Page: r.Page, Event: r.Event, Property: r.Property, Value: r.Value, Owner: r.Owner,
-		CreatedAt: r.CreatedAt.Time}
+		CreatedAt: r.CreatedAt.Time, Site: r.Site}
 }
 
-const goalColumns = `id, name, page, event, property, value, owner, created_at`
+const goalColumns = `id, name, page, event, property, value, owner, created_at, site`
 
 // Goals implements reporting.GoalStore.
 func (s *Store) Goals(ctx context.Context) ([]reporting.Goal, error) {
-	goals, err := readGoals(ctx, s.db.Reader())
+	goals, err := readGoals(ctx, s.db.Reader(), []string{reporting.SiteOf(ctx)})
 	if err != nil {
 		return nil, fmt.Errorf("reportingsql: goals: %w", err)
 	}
 	return goals, nil
 }
 
-func readGoals(ctx context.Context, q sqlx.QueryerContext) ([]reporting.Goal, error) {
+// readGoals reads the goals of sites, by ID.
+func readGoals(ctx context.Context, q interface {
+	sqlx.QueryerContext
+	Rebind(string) string
+}, sites []string) ([]reporting.Goal, error) {
+	query, args, err := sqlx.In(`SELECT `+goalColumns+` FROM reporting_goals WHERE site IN (?) ORDER BY id`, sites)
+	if err != nil {
+		return nil, err
+	}
 	var rows []goalRow
-	if err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+goalColumns+` FROM reporting_goals ORDER BY id`); err != nil {
+	if err := sqlx.SelectContext(ctx, q, &rows, q.Rebind(query), args...); err != nil {
 		return nil, err
 	}
 	goals := make([]reporting.Goal, len(rows))
@@ -82,20 +91,21 @@ func (s *Store) AddGoal(ctx context.Context, g reporting.Goal) (reporting.Goal, 
 	if g.CreatedAt.IsZero() {
 		g.CreatedAt = time.Now().UTC().Truncate(time.Second)
 	}
+	g.Site = reporting.SiteOf(ctx)
 	err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
 		if err := lockGoals(ctx, tx, true); err != nil {
 			return err
 		}
 		var n int
-		if err := tx.GetContext(ctx, &n, `SELECT COUNT(*) FROM reporting_goals`); err != nil {
+		if err := tx.GetContext(ctx, &n, tx.Rebind(`SELECT COUNT(*) FROM reporting_goals WHERE site = ?`), g.Site); err != nil {
 			return err
 		}
 		if n >= reporting.MaxGoals {
 			return fmt.Errorf("%w: at most %d goals; remove one first", reporting.ErrBadGoal, reporting.MaxGoals)
 		}
 		if err := tx.GetContext(ctx, &g.ID, tx.Rebind(`INSERT INTO reporting_goals (name, page, event, property, value, owner,
-			created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`), g.Name, g.Page, g.Event, g.Property, g.Value, g.Owner,
-			store.NewTime(g.CreatedAt)); err != nil {
+			created_at, site) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`), g.Name, g.Page, g.Event, g.Property, g.Value, g.Owner,
+			store.NewTime(g.CreatedAt), g.Site); err != nil {
 			return err
 		}
 		return backfillGoal(ctx, tx, g)
@@ -137,9 +147,10 @@ func backfillGoal(ctx context.Context, tx *sqlx.Tx, g reporting.Goal) error {
 		tables = tables[:1]
 	}
 	for _, t := range tables {
-		if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO `+t.table+` (`+t.period+`, dim, key, label, views, visitors, sessions, duration_seconds, bounces)
-			SELECT `+t.period+`, 'goal', ?, '', SUM(views), MAX(visitors), 0, 0, 0 FROM `+t.table+`
-			WHERE dim = ? AND `+match+` GROUP BY `+t.period), key, dim, arg); err != nil {
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO `+t.table+` (site, `+t.period+`, dim, key, label, views, visitors, sessions,
+			duration_seconds, bounces)
+			SELECT site, `+t.period+`, 'goal', ?, '', SUM(views), MAX(visitors), 0, 0, 0 FROM `+t.table+`
+			WHERE site = ? AND dim = ? AND `+match+` GROUP BY site, `+t.period), key, g.Site, dim, arg); err != nil {
 			return err
 		}
 	}
@@ -151,7 +162,7 @@ func backfillGoal(ctx context.Context, tx *sqlx.Tx, g reporting.Goal) error {
 		reached = func(v string) bool { return strings.HasPrefix(v, pages) && reporting.Glob(g.Page, v[len(pages):]) }
 	}
 	visitors := map[string]int64{}
-	if err := editSeen(ctx, tx, func(day string, s *seenSet) bool {
+	if err := editSeen(ctx, tx, g.Site, func(day string, s *seenSet) bool {
 		s.load()
 		for v := range s.m {
 			if reached(v) {
@@ -168,15 +179,16 @@ func backfillGoal(ctx context.Context, tx *sqlx.Tx, g reporting.Goal) error {
 	}
 	// A pattern: its visitors on those days are those counted.
 	for day, n := range visitors {
-		if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE reporting_daily SET visitors = ? WHERE dim = 'goal' AND day = ? AND key = ?`),
-			n, day, key); err != nil {
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE reporting_daily SET visitors = ? WHERE site = ? AND dim = 'goal' AND day = ? AND key = ?`),
+			n, g.Site, day, key); err != nil {
 			return err
 		}
 	}
 	// The weeks, as the sums of the days kept (a week whose first days
 	// are pruned counts the rest).
 	var days []reportingstore.DailyRow
-	if err := tx.SelectContext(ctx, &days, tx.Rebind(`SELECT day AS key, views, visitors FROM reporting_daily WHERE dim = 'goal' AND key = ?`), key); err != nil {
+	if err := tx.SelectContext(ctx, &days, tx.Rebind(`SELECT day AS key, views, visitors FROM reporting_daily WHERE site = ? AND dim = 'goal' AND key = ?`),
+		g.Site, key); err != nil {
 		return err
 	}
 	weeks := map[string]*reportingstore.DailyRow{}
@@ -192,9 +204,10 @@ func backfillGoal(ctx context.Context, tx *sqlx.Tx, g reporting.Goal) error {
 	}
 	rows := make([][]any, 0, len(order))
 	for _, wk := range order {
-		rows = append(rows, []any{wk, string(reporting.DimGoal), key, "", weeks[wk].Views, weeks[wk].Visitors, 0, 0, 0})
+		rows = append(rows, []any{g.Site, wk, string(reporting.DimGoal), key, "", weeks[wk].Views, weeks[wk].Visitors, 0, 0, 0})
 	}
-	return values(ctx, tx, `INSERT INTO reporting_weekly (week, dim, key, label, views, visitors, sessions, duration_seconds, bounces) VALUES %s`, rollupTypes, rows, nil)
+	return values(ctx, tx, `INSERT INTO reporting_weekly (site, week, dim, key, label, views, visitors, sessions, duration_seconds, bounces) VALUES %s`,
+		rollupTypes, rows, nil)
 }
 
 // patternMatch is the condition that column (prefix, then a path)
@@ -212,12 +225,12 @@ func patternMatch(tx *sqlx.Tx, column, page, prefix string) (string, string) {
 
 // DeleteGoal implements reporting.GoalStore.
 func (s *Store) DeleteGoal(ctx context.Context, id int64) error {
-	key := strconv.FormatInt(id, 10)
+	key, site := strconv.FormatInt(id, 10), reporting.SiteOf(ctx)
 	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
 		if err := lockGoals(ctx, tx, true); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM reporting_goals WHERE id = ?`), id)
+		res, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM reporting_goals WHERE id = ? AND site = ?`), id, site)
 		if err != nil {
 			return err
 		}
@@ -226,21 +239,22 @@ func (s *Store) DeleteGoal(ctx context.Context, id int64) error {
 		} else if n == 0 {
 			return reporting.ErrGoalNotFound
 		}
-		for _, q := range []string{`DELETE FROM reporting_daily WHERE dim = 'goal' AND key = ?`, `DELETE FROM reporting_weekly WHERE dim = 'goal' AND key = ?`} {
-			if _, err := tx.ExecContext(ctx, tx.Rebind(q), key); err != nil {
+		for _, q := range []string{`DELETE FROM reporting_daily WHERE site = ? AND dim = 'goal' AND key = ?`,
+			`DELETE FROM reporting_weekly WHERE site = ? AND dim = 'goal' AND key = ?`} {
+			if _, err := tx.ExecContext(ctx, tx.Rebind(q), site, key); err != nil {
 				return err
 			}
 		}
 		// Its revenue, by currency (keys "<id><US><currency>").
 		for _, table := range []string{"reporting_daily", "reporting_weekly"} {
-			if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM `+table+` WHERE dim = 'revenue' AND key >= ? AND key < ?`),
-				key+"\x1f", key+"\x20"); err != nil {
+			if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM `+table+` WHERE site = ? AND dim = 'revenue' AND key >= ? AND key < ?`),
+				site, key+"\x1f", key+"\x20"); err != nil {
 				return err
 			}
 		}
 		// No visitor is counted for it any more (a goal made later may
 		// take its number).
-		return editSeen(ctx, tx, func(_ string, s *seenSet) bool { return s.remove(counting.Scope(reporting.DimGoal, key)) })
+		return editSeen(ctx, tx, site, func(_ string, s *seenSet) bool { return s.remove(counting.Scope(reporting.DimGoal, key)) })
 	})
 	if err != nil {
 		if errors.Is(err, reporting.ErrGoalNotFound) {

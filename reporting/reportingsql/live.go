@@ -14,6 +14,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -81,19 +82,19 @@ func (ld *liveDay) size() int64 {
 
 // exactName is the memory's name of the exact copy of a day still being
 // written.
-func exactName(day string) string { return "exact/" + day }
+func exactName(site, day string) string { return site + "\x00exact/" + day }
 
 // liveView is day's copy brought up to version: the base, the base's
 // visitors hidden, and the overlay. A nil base means the day is read in
 // SQL (its counts do not fit columns, or the memory was emptied).
 func (s *Store) liveView(ctx context.Context, day string, version int64) (base *daySeg, hide []bool, overlay *daySeg, err error) {
-	m := s.mem
+	m, site := s.mem, reporting.SiteOf(ctx)
 	m.mu.Lock()
 	m.clock++
-	k := m.days[exactName(day)]
+	k := m.days[exactName(site, day)]
 	if k == nil || k.live == nil {
 		k = &memDay{live: &liveDay{}}
-		m.keep(exactName(day), k)
+		m.keep(exactName(site, day), k)
 	}
 	k.used = m.clock
 	ld := k.live
@@ -141,7 +142,7 @@ func (s *Store) liveView(ctx context.Context, day string, version int64) (base *
 				ld.base, ld.tooBig, ld.nums, ld.baseVersion = fresh.base, fresh.tooBig, fresh.nums, fresh.baseVersion
 				ld.version, ld.caught, ld.rows, ld.overlay, ld.hide = fresh.baseVersion, fresh.caught, map[int64]*liveRows{}, nil, nil
 				// The next report reads the batches since the new base.
-				s.resize(day, ld)
+				s.resize(site, day, ld)
 			}
 		}()
 	}
@@ -166,12 +167,12 @@ func (s *Store) gen() uint64 {
 
 // resize records ld's size in the memory, the others evicted to fit
 // (with ld's lock held).
-func (s *Store) resize(day string, ld *liveDay) {
+func (s *Store) resize(site, day string, ld *liveDay) {
 	m := s.mem
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if k := m.days[exactName(day)]; k != nil && k.live == ld {
-		m.keep(exactName(day), &memDay{live: ld, used: k.used, liveSize: ld.size()})
+	if k := m.days[exactName(site, day)]; k != nil && k.live == ld {
+		m.keep(exactName(site, day), &memDay{live: ld, used: k.used, liveSize: ld.size()})
 	}
 }
 
@@ -180,11 +181,12 @@ func (s *Store) resize(day string, ld *liveDay) {
 // reads again).
 func (s *Store) rebase(ctx context.Context, day string, ld *liveDay) error {
 	var version int64
-	if err := s.db.Reader().GetContext(ctx, &version, s.db.Rebind(`SELECT COALESCE(MAX(version), 0) FROM reporting_days WHERE day = ?`),
-		day); err != nil {
+	site := reporting.SiteOf(ctx)
+	if err := s.db.Reader().GetContext(ctx, &version, s.db.Rebind(`SELECT COALESCE(MAX(version), 0) FROM reporting_days WHERE site = ? AND day = ?`),
+		site, day); err != nil {
 		return fmt.Errorf("read %s: %w", day, err)
 	}
-	b, err := loadDay(ctx, s.db, day)
+	b, err := loadDay(ctx, s.db, site, day)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", day, err)
 	}
@@ -204,7 +206,7 @@ func (s *Store) rebase(ctx context.Context, day string, ld *liveDay) error {
 		ld.base = b.build(s.mem)
 		s.mem.mu.Unlock()
 	}
-	s.resize(day, ld)
+	s.resize(site, day, ld)
 	return nil
 }
 
@@ -216,8 +218,9 @@ func (s *Store) catchUp(ctx context.Context, day string, ld *liveDay, version in
 		Version  int64  `db:"version"`
 		Visitors []byte `db:"visitors"`
 	}
+	site := reporting.SiteOf(ctx)
 	if err := s.db.Reader().SelectContext(ctx, &notes, s.db.Rebind(`SELECT version, visitors FROM reporting_day_changes
-		WHERE day = ? AND version > ? AND version <= ? ORDER BY version`), day, ld.version, version); err != nil {
+		WHERE site = ? AND day = ? AND version > ? AND version <= ? ORDER BY version`), site, day, ld.version, version); err != nil {
 		return false, fmt.Errorf("read %s's changes: %w", day, err)
 	}
 	if int64(len(notes)) != version-ld.version {
@@ -235,11 +238,11 @@ func (s *Store) catchUp(ctx context.Context, day string, ld *liveDay, version in
 		fresh[v] = &liveRows{}
 	}
 	for chunk := range slices.Chunk(nums, 500) {
-		args := []any{day}
+		args := []any{site, day}
 		for _, v := range chunk {
 			args = append(args, v)
 		}
-		where := "day = ? AND visitor IN (?" + strings.Repeat(", ?", len(chunk)-1) + ")"
+		where := "site = ? AND day = ? AND visitor IN (?" + strings.Repeat(", ?", len(chunk)-1) + ")"
 		err := scanDay(ctx, s.db, where, args, func(visitor int64, vals *[viewDimCount]sql.RawBytes, counts *[5]int64) {
 			r := liveView{counts: *counts}
 			for i, v := range vals {
@@ -256,7 +259,7 @@ func (s *Store) catchUp(ctx context.Context, day string, ld *liveDay, version in
 	maps.Copy(ld.rows, fresh)
 	ld.version, ld.caught = version, s.now()
 	s.overlay(ld)
-	s.resize(day, ld)
+	s.resize(site, day, ld)
 	return true, nil
 }
 

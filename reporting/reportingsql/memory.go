@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -134,7 +135,7 @@ func (s *Store) versions(ctx context.Context, days []string) (map[string]dayVers
 		ChangedAt store.Time `db:"changed_at"`
 	}
 	if err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT day, version, changed_at FROM reporting_days
-		WHERE day >= ? AND day <= ?`), days[0], days[len(days)-1]); err != nil {
+		WHERE site = ? AND day >= ? AND day <= ?`), reporting.SiteOf(ctx), days[0], days[len(days)-1]); err != nil {
 		return nil, err
 	}
 	out := make(map[string]dayVersion, len(days))
@@ -155,17 +156,17 @@ func (s *Store) versions(ctx context.Context, days []string) (map[string]dayVers
 // segments are the kept columns of each of days at its version, read from
 // the database where not kept; nil for a day too large for columns.
 func (s *Store) segments(ctx context.Context, days []string, vs map[string]dayVersion) ([]*daySeg, error) {
-	m := s.mem
+	m, site := s.mem, reporting.SiteOf(ctx)
 	out := make([]*daySeg, len(days))
 	var missing []int
 	m.mu.Lock()
 	m.clock++
 	for i, d := range days {
-		if k := m.days[exactName(d)]; k != nil { // settled since: the copy has had its day
+		if k := m.days[exactName(site, d)]; k != nil { // settled since: the copy has had its day
 			m.used -= k.size()
-			delete(m.days, exactName(d))
+			delete(m.days, exactName(site, d))
 		}
-		if k := m.days[d]; k != nil && k.version == vs[d].version {
+		if k := m.days[dayName(site, d)]; k != nil && k.version == vs[d].version {
 			k.used = m.clock
 			out[i] = k.seg
 			continue
@@ -189,27 +190,28 @@ func (s *Store) segments(ctx context.Context, days []string, vs map[string]dayVe
 	return out, nil
 }
 
-// loadSeg reads day's rows at version and keeps them, once however many
+// loadSeg reads day's rows (of ctx's site) at version and keeps them, once however many
 // ask at a time. The version is read again after the rows: a write
 // between would have raised it, and then the rows are used for this
 // report but not kept.
 func (s *Store) loadSeg(ctx context.Context, day string, version int64) (*daySeg, error) {
-	m := s.mem
-	v, err, _ := m.load.Do(fmt.Sprint(day, "@", version), func() (any, error) {
+	m, site := s.mem, reporting.SiteOf(ctx)
+	v, err, _ := m.load.Do(fmt.Sprint(dayName(site, day), "@", version), func() (any, error) {
 		b, stored, err := s.readDay(ctx, day, version)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", day, err)
 		}
 		var now int64
-		if err := s.db.Reader().GetContext(ctx, &now, s.db.Rebind(`SELECT COALESCE(MAX(version), 0) FROM reporting_days WHERE day = ?`), day); err != nil {
+		if err := s.db.Reader().GetContext(ctx, &now, s.db.Rebind(`SELECT COALESCE(MAX(version), 0) FROM reporting_days WHERE site = ? AND day = ?`),
+			site, day); err != nil {
 			return nil, err
 		}
 		if b != nil && !stored && now == version {
 			// The next reader starting cold reads it in one row (a stored
 			// copy of this version that did not decode is replaced).
-			if _, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO reporting_day_columns (day, version, data) VALUES (?, ?, ?)
-				ON CONFLICT (day) DO UPDATE SET version = excluded.version, data = excluded.data
-				WHERE reporting_day_columns.version <= excluded.version`), day, version, b.encode()); err != nil {
+			if _, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO reporting_day_columns (site, day, version, data) VALUES (?, ?, ?, ?)
+				ON CONFLICT (site, day) DO UPDATE SET version = excluded.version, data = excluded.data
+				WHERE reporting_day_columns.version <= excluded.version`), site, day, version, b.encode()); err != nil {
 				return nil, err
 			}
 		}
@@ -220,7 +222,7 @@ func (s *Store) loadSeg(ctx context.Context, day string, version int64) (*daySeg
 			seg = b.build(m)
 		}
 		if now == version {
-			m.keep(day, &memDay{version: version, seg: seg, used: m.clock})
+			m.keep(dayName(site, day), &memDay{version: version, seg: seg, used: m.clock})
 		}
 		return seg, nil
 	})
@@ -237,7 +239,8 @@ func (s *Store) readDay(ctx context.Context, day string, version int64) (b *segB
 		Version int64  `db:"version"`
 		Data    []byte `db:"data"`
 	}
-	err = s.db.Reader().GetContext(ctx, &kept, s.db.Rebind(`SELECT version, data FROM reporting_day_columns WHERE day = ?`), day)
+	site := reporting.SiteOf(ctx)
+	err = s.db.Reader().GetContext(ctx, &kept, s.db.Rebind(`SELECT version, data FROM reporting_day_columns WHERE site = ? AND day = ?`), site, day)
 	switch {
 	case err == nil && kept.Version == version:
 		if b, err := decodeDay(kept.Data); err == nil {
@@ -246,9 +249,12 @@ func (s *Store) readDay(ctx context.Context, day string, version int64) (b *segB
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
 		return nil, false, err
 	}
-	b, err = loadDay(ctx, s.db, day)
+	b, err = loadDay(ctx, s.db, site, day)
 	return b, false, err
 }
+
+// dayName is the memory's name of site's day.
+func dayName(site, day string) string { return site + "\x00" + day }
 
 // keep adds a day and evicts the least recently read others until the
 // kept fit the limit (with mu held).
@@ -276,28 +282,25 @@ func (m *memory) keep(day string, k *memDay) {
 // version (reporting_day_changes), for the copies of days still being
 // written (live.go).
 func touchDays(ctx context.Context, tx *sqlx.Tx, t *tally, now time.Time) error {
-	byDay := map[string][]int64{}
+	type siteDay struct{ site, day string }
+	byDay := map[siteDay][]int64{}
 	for k := range t.views {
-		byDay[k.day] = append(byDay[k.day], k.visitor)
+		byDay[siteDay{k.site, k.day}] = append(byDay[siteDay{k.site, k.day}], k.visitor)
 	}
 	for k := range t.events {
-		byDay[k.day] = append(byDay[k.day], k.visitor)
+		byDay[siteDay{k.site, k.day}] = append(byDay[siteDay{k.site, k.day}], k.visitor)
 	}
-	days := make([]string, 0, len(byDay))
-	for d := range byDay {
-		days = append(days, d)
-	}
-	slices.Sort(days)
+	days := slices.SortedFunc(maps.Keys(byDay), func(a, b siteDay) int { return cmp.Or(strings.Compare(a.site, b.site), strings.Compare(a.day, b.day)) })
 	at := store.NewTime(now)
 	for _, d := range days {
 		var version int64
-		if err := tx.GetContext(ctx, &version, tx.Rebind(`INSERT INTO reporting_days (day, version, changed_at) VALUES (?, 1, ?)
-			ON CONFLICT (day) DO UPDATE SET version = reporting_days.version + 1, changed_at = excluded.changed_at
-			RETURNING version`), d, at); err != nil {
+		if err := tx.GetContext(ctx, &version, tx.Rebind(`INSERT INTO reporting_days (site, day, version, changed_at) VALUES (?, ?, 1, ?)
+			ON CONFLICT (site, day) DO UPDATE SET version = reporting_days.version + 1, changed_at = excluded.changed_at
+			RETURNING version`), d.site, d.day, at); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO reporting_day_changes (day, version, visitors, changed_at)
-			VALUES (?, ?, ?, ?)`), d, version, encodeVisitors(byDay[d]), at); err != nil {
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO reporting_day_changes (site, day, version, visitors, changed_at)
+			VALUES (?, ?, ?, ?, ?)`), d.site, d.day, version, encodeVisitors(byDay[d]), at); err != nil {
 			return err
 		}
 	}

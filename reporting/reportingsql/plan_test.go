@@ -32,14 +32,15 @@ func TestVisitorDaysPlanNeedsNoStatistics(t *testing.T) {
 	defer conn.Close()
 	_, err = conn.ExecContext(ctx, `SET plan_cache_mode = force_generic_plan`)
 	require.NoError(t, err)
-	_, err = conn.ExecContext(ctx, `PREPARE lock_visitors(text[], text[], timestamptz) AS `+lockVisitorsQuery)
+	_, err = conn.ExecContext(ctx, `PREPARE lock_visitors(text[], text[], text[], timestamptz) AS `+lockVisitorsQuery)
 	require.NoError(t, err)
 	visitors := make([]string, 500)
 	for i := range visitors {
 		visitors[i] = fmt.Sprintf("'%x'", i)
 	}
 	days := strings.TrimSuffix(strings.Repeat("'2026-06-01',", 500), ",")
-	rows, err := conn.QueryContext(ctx, `EXPLAIN EXECUTE lock_visitors(ARRAY[`+days+`], ARRAY[`+strings.Join(visitors, ",")+`], now())`)
+	sites := strings.TrimSuffix(strings.Repeat("'',", 500), ",")
+	rows, err := conn.QueryContext(ctx, `EXPLAIN EXECUTE lock_visitors(ARRAY[`+sites+`], ARRAY[`+days+`], ARRAY[`+strings.Join(visitors, ",")+`], now())`)
 	require.NoError(t, err)
 	var plan []string
 	for rows.Next() {

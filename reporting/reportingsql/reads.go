@@ -17,7 +17,7 @@ func (s *Store) Daily(ctx context.Context, dim reporting.Dimension, from, to str
 	var err error
 	if dim == reporting.DimTotal {
 		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT day AS key, '' AS label, views, visitors, sessions, duration_seconds, bounces
-			FROM reporting_daily WHERE dim = 'total' AND day >= ? AND day <= ? ORDER BY day`), from, to)
+			FROM reporting_daily WHERE site = ? AND dim = 'total' AND day >= ? AND day <= ? ORDER BY day`), reporting.SiteOf(ctx), from, to)
 	} else {
 		var kept bool
 		if rows, kept, err = s.dailyKept(ctx, dim, from, to, nil); kept && limit > 0 && len(rows) > limit {
@@ -50,7 +50,7 @@ func (s *Store) Filtered(ctx context.Context, fs reporting.Filters, dim reportin
 	case dim == reporting.DimTotal || filtered:
 		// The combination's own rows: a day each, or summed as the
 		// filtered dimension's one value.
-		table, cond, args := combination(fs)
+		table, cond, args := combination(reporting.SiteOf(ctx), fs)
 		key, group, order := "day", " GROUP BY day", " ORDER BY day"
 		if dim != reporting.DimTotal {
 			v, _ := fs.Value(dim)
@@ -66,7 +66,7 @@ func (s *Store) Filtered(ctx context.Context, fs reporting.Filters, dim reportin
 	case len(fs) == 2 && slices.Contains(reporting.PairDims, dim):
 		// The third dimension, from the triples of the two (PairDims
 		// are the triples' column names).
-		cond, args := string(fs[0].Dim)+" = ? AND "+string(fs[1].Dim)+" = ?", []any{fs[0].Value, fs[1].Value}
+		cond, args := "site = ? AND "+string(fs[0].Dim)+" = ? AND "+string(fs[1].Dim)+" = ?", []any{reporting.SiteOf(ctx), fs[0].Value, fs[1].Value}
 		label := "''"
 		if dim == reporting.DimPage {
 			label = "MAX(label)"
@@ -88,42 +88,43 @@ func (s *Store) Filtered(ctx context.Context, fs reporting.Filters, dim reportin
 	return rows, nil
 }
 
-// combination is where the page views that have all of fs (two or three
-// filters) are counted whole: their pair's rows, or the triples; the
+// combination is where site's page views that have all of fs (two or
+// three filters) are counted whole: their pair's rows, or the triples; the
 // table, the condition that picks the combination and its arguments.
-func combination(fs reporting.Filters) (table, cond string, args []any) {
+func combination(site string, fs reporting.Filters) (table, cond string, args []any) {
 	if len(fs) == 3 {
 		page, _ := fs.Value(reporting.DimPage)
 		source, _ := fs.Value(reporting.DimSource)
 		device, _ := fs.Value(reporting.DimDevice)
-		return "reporting_triples", "page = ? AND source = ? AND device = ?", []any{page, source, device}
+		return "reporting_triples", "site = ? AND page = ? AND source = ? AND device = ?", []any{site, page, source, device}
 	}
 	p, first, _ := pairOf(fs[0].Dim, fs[1].Dim)
 	a, b := fs[0].Value, fs[1].Value
 	if !first {
 		a, b = b, a
 	}
-	return "reporting_pairs", "pair = ? AND a = ? AND b = ?", []any{p.name, a, b}
+	return "reporting_pairs", "site = ? AND pair = ? AND a = ? AND b = ?", []any{site, p.name, a, b}
 }
 
 // filteredOnce is Filtered under one filter f.
 func (s *Store) filteredOnce(ctx context.Context, f reporting.Filter, dim reporting.Dimension, from, to string, limit int) ([]reportingstore.DailyRow, error) {
 	var rows []reportingstore.DailyRow
 	var err error
+	site := reporting.SiteOf(ctx)
 	switch dim {
 	case reporting.DimTotal:
 		// The key is the primary key's last column, after the day: named
 		// day by day, each day is one probe of the index, where a range of
 		// days walks every key of every day between.
-		days, args := "day >= ? AND day <= ?", []any{f.Dim, f.Value, from, to}
+		days, args := "day >= ? AND day <= ?", []any{site, f.Dim, f.Value, from, to}
 		if list := dayRange(from, to); list != nil && len(list) <= 400 {
-			days, args = "day IN (?"+strings.Repeat(", ?", len(list)-1)+")", []any{f.Dim, f.Value}
+			days, args = "day IN (?"+strings.Repeat(", ?", len(list)-1)+")", []any{site, f.Dim, f.Value}
 			for _, d := range list {
 				args = append(args, d)
 			}
 		}
 		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT day AS key, '' AS label, views, visitors, sessions, duration_seconds
-			FROM reporting_daily WHERE dim = ? AND key = ? AND `+days+` ORDER BY day`), args...)
+			FROM reporting_daily WHERE site = ? AND dim = ? AND key = ? AND `+days+` ORDER BY day`), args...)
 	case f.Dim:
 		var kept bool
 		if rows, kept, err = s.dailyKept(ctx, dim, from, to, &f.Value); !kept && err == nil {
@@ -141,9 +142,9 @@ func (s *Store) filteredOnce(ctx context.Context, f reporting.Filter, dim report
 			match, group, label = "b", "a", "MAX(label)"
 		}
 		q := `SELECT ` + group + ` AS key, ` + label + ` AS label, SUM(views) AS views, SUM(visitors) AS visitors, SUM(sessions) AS sessions,
-			0 AS duration_seconds FROM reporting_pairs WHERE pair = ? AND ` + match + ` = ? AND day >= ? AND day <= ?
+			0 AS duration_seconds FROM reporting_pairs WHERE site = ? AND pair = ? AND ` + match + ` = ? AND day >= ? AND day <= ?
 			GROUP BY ` + group + ` ORDER BY views DESC, key`
-		args := []any{p.name, f.Value, from, to}
+		args := []any{site, p.name, f.Value, from, to}
 		if limit > 0 {
 			q += ` LIMIT ?`
 			args = append(args, limit)
@@ -153,7 +154,7 @@ func (s *Store) filteredOnce(ctx context.Context, f reporting.Filter, dim report
 	return rows, err
 }
 
-// sum is the rows of dim over from..to summed per key (those matching
+// sum is the rows of dim over from..to (of ctx's site) summed per key (those matching
 // cond, when given, with its args), by views descending then key: whole
 // weeks from the weekly rollup, the days either side from the daily one.
 func (s *Store) sum(ctx context.Context, dim reporting.Dimension, cond string, condArgs []any, from, to string, limit int) ([]reportingstore.DailyRow, error) {
@@ -167,13 +168,13 @@ func (s *Store) sum(ctx context.Context, dim reporting.Dimension, cond string, c
 	q := `SELECT key, MAX(label) AS label, SUM(views) AS views, SUM(visitors) AS visitors, SUM(sessions) AS sessions,
 		SUM(duration_seconds) AS duration_seconds, SUM(bounces) AS bounces FROM (
 		SELECT key, label, views, visitors, sessions, duration_seconds, bounces FROM reporting_daily
-			WHERE dim = ? AND day >= ? AND day < ?` + cond + `
+			WHERE site = ? AND dim = ? AND day >= ? AND day < ?` + cond + `
 		UNION ALL
 		SELECT key, label, views, visitors, sessions, duration_seconds, bounces FROM reporting_weekly
-			WHERE dim = ? AND week >= ? AND week <= ?` + cond + `
+			WHERE site = ? AND dim = ? AND week >= ? AND week <= ?` + cond + `
 		UNION ALL
 		SELECT key, label, views, visitors, sessions, duration_seconds, bounces FROM reporting_daily
-			WHERE dim = ? AND day > ? AND day <= ?` + cond + `) periods
+			WHERE site = ? AND dim = ? AND day > ? AND day <= ?` + cond + `) periods
 		GROUP BY key ORDER BY views DESC, key`
 	lastDay := addDays(lastWeek, 6)
 	headEnd, tailStart := firstWeek, lastDay
@@ -181,7 +182,9 @@ func (s *Store) sum(ctx context.Context, dim reporting.Dimension, cond string, c
 		headEnd, tailStart = addDays(to, 1), to
 	}
 	var args []any
-	for _, r := range [][]any{{string(dim), from, min(headEnd, addDays(to, 1))}, {string(dim), firstWeek, lastWeek}, {string(dim), max(tailStart, addDays(from, -1)), to}} {
+	site := reporting.SiteOf(ctx)
+	for _, r := range [][]any{{site, string(dim), from, min(headEnd, addDays(to, 1))}, {site, string(dim), firstWeek, lastWeek},
+		{site, string(dim), max(tailStart, addDays(from, -1)), to}} {
 		args = append(append(args, r...), condArgs...)
 	}
 	return s.selectRows(ctx, q, args, limit)

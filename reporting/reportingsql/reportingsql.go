@@ -87,17 +87,18 @@ func (s *Store) Salt(ctx context.Context, day string, fresh []byte) ([]byte, err
 
 // Column types of the multi-row statements.
 var (
-	rollupTypes = []string{"text", "text", "text", "text", "bigint", "bigint", "bigint", "bigint", "bigint"}
-	countTypes  = []string{"text", "text", "text", "text", "text", "bigint", "bigint", "bigint"}
+	rollupTypes = []string{"text", "text", "text", "text", "text", "bigint", "bigint", "bigint", "bigint", "bigint"}
+	countTypes  = []string{"text", "text", "text", "text", "text", "text", "bigint", "bigint", "bigint"}
 )
 
 type rollupKey struct {
-	day string
-	dim reporting.Dimension
-	key string
+	site, day string
+	dim       reporting.Dimension
+	key       string
 }
 
-type visit struct{ day, visitor string }
+// visit is a visitor's day on a site.
+type visit struct{ site, day, visitor string }
 
 // The adapter's own rollups (pairs and triples of a page view's values)
 // count a visitor once a day too, under values of their own in the
@@ -138,11 +139,11 @@ func pairOf(x, y reporting.Dimension) (pair, bool, bool) {
 // (escaped), source (control characters removed) or device holds it.
 const sep = "\x1f"
 
-type pairKey struct{ day, pair, a, b string }
+type pairKey struct{ site, day, pair, a, b string }
 
 // tripleKey is a page view's page, source and device on a day; its
 // uniques have scope code 'T'.
-type tripleKey struct{ day, page, source, device string }
+type tripleKey struct{ site, day, page, source, device string }
 
 // Record implements reporting.Store: the hits are counted in memory
 // (tallyHits), then written in one transaction: each visitor's day
@@ -158,7 +159,7 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit, reached func(c
 		if err := lockGoals(ctx, tx, false); err != nil {
 			return err
 		}
-		goals, err := readGoals(ctx, tx)
+		goals, err := readGoals(ctx, tx, sitesOf(hits))
 		if err != nil {
 			return err
 		}
@@ -187,6 +188,17 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit, reached func(c
 	return nil
 }
 
+// sitesOf are the sites of hits, each once.
+func sitesOf(hits []reporting.Hit) []string {
+	var sites []string
+	for _, h := range hits {
+		if !slices.Contains(sites, h.Site) {
+			sites = append(sites, h.Site)
+		}
+	}
+	return sites
+}
+
 // tally is a batch counted in memory: the rollup rows, the pair rows and
 // the triple rows.
 type tally struct {
@@ -208,18 +220,22 @@ type tally struct {
 // values. Each visitor's Day moves forward: their session, and the
 // values they were counted for.
 func tallyHits(hits []reporting.Hit, days map[visit]*visitorDay, goals []reporting.Goal) *tally {
+	bySite := map[string][]reporting.Goal{}
+	for _, g := range goals {
+		bySite[g.Site] = append(bySite[g.Site], g)
+	}
 	t := &tally{inc: map[rollupKey]*reportingstore.DailyRow{}, paired: map[pairKey]*reportingstore.DailyRow{}, tripled: map[tripleKey]*reportingstore.DailyRow{},
 		views: map[viewKey]*viewRow{}, events: map[eventKey]int64{}}
 	var c counting.Counted
 	for _, h := range hits {
-		v := visit{h.Day, h.Visitor}
+		v := visit{h.Site, h.Day, h.Visitor}
 		d := days[v]
 		d.at = h.At
-		counting.Count(&c, h, &d.Day, goals)
+		counting.Count(&c, h, &d.Day, bySite[h.Site])
 		for _, r := range c.Rows {
-			t.add(h.Day, r)
+			t.add(h.Site, h.Day, r)
 			if r.Dim == reporting.DimGoal && r.Visitors > 0 { // the visitor's first reach of it today
-				t.reach(goals, r.Key, h)
+				t.reach(bySite[h.Site], r.Key, h)
 			}
 		}
 		if c.Began || c.Extended {
@@ -227,16 +243,16 @@ func tallyHits(hits []reporting.Hit, days map[visit]*visitorDay, goals []reporti
 		}
 		n := visitorNumber(v)
 		if c.Extended && d.entryRow != 0 { // the length and bounce of the session's first view
-			entry := t.view(viewKey{h.Day, n, d.entryRow})
+			entry := t.view(viewKey{h.Site, h.Day, n, d.entryRow})
 			entry.duration += c.Step.Seconds
 			if c.Step.Unbounced {
 				entry.bounces--
 			}
 		}
 		if h.Event != "" {
-			t.events[eventKey{h.Day, n, h.Event, ""}]++
+			t.events[eventKey{h.Site, h.Day, n, h.Event, ""}]++
 			for _, p := range h.Props {
-				t.events[eventKey{h.Day, n, h.Event, p.Name + propSep + p.Value}]++
+				t.events[eventKey{h.Site, h.Day, n, h.Event, p.Name + propSep + p.Value}]++
 			}
 			continue
 		}
@@ -257,8 +273,8 @@ func (t *tally) reach(goals []reporting.Goal, key string, h reporting.Hit) {
 }
 
 // add adds r, a rollup row's change, to the batch's.
-func (t *tally) add(day string, r counting.Row) {
-	k := rollupKey{day, r.Dim, r.Key}
+func (t *tally) add(site, day string, r counting.Row) {
+	k := rollupKey{site, day, r.Dim, r.Key}
 	row := t.inc[k]
 	if row == nil {
 		row = &reportingstore.DailyRow{Key: r.Key}
@@ -278,7 +294,7 @@ func (t *tally) add(day string, r counting.Row) {
 // of reporting_views (began: it began a session), and into the pairs
 // and triples of its values.
 func (t *tally) pageView(h reporting.Hit, d *visitorDay, n int64, began bool) {
-	row := viewKey{h.Day, n, rowKey(h)}
+	row := viewKey{h.Site, h.Day, n, rowKey(h)}
 	view := t.view(row)
 	view.views++
 	if view.dims == nil {
@@ -294,7 +310,7 @@ func (t *tally) pageView(h reporting.Hit, d *visitorDay, n int64, began bool) {
 		d.entryRow, d.lastRow = row.row, row.row
 	case d.lastRow != row.row: // the session's exit moves to this row
 		if d.lastRow != 0 {
-			t.view(viewKey{h.Day, n, d.lastRow}).exits--
+			t.view(viewKey{h.Site, h.Day, n, d.lastRow}).exits--
 		}
 		view.exits++
 		d.lastRow = row.row
@@ -309,7 +325,7 @@ func (t *tally) pageView(h reporting.Hit, d *visitorDay, n int64, began bool) {
 	vals := [...]string{h.Path, h.Source, h.Device} // as reporting.PairDims
 	labels := [...]string{h.Title, "", ""}
 	for _, p := range pairs {
-		k := pairKey{h.Day, p.name, vals[p.a], vals[p.b]}
+		k := pairKey{h.Site, h.Day, p.name, vals[p.a], vals[p.b]}
 		r := t.paired[k]
 		if r == nil {
 			r = &reportingstore.DailyRow{Label: labels[p.a]}
@@ -321,7 +337,7 @@ func (t *tally) pageView(h reporting.Hit, d *visitorDay, n int64, began bool) {
 			r.Visitors++
 		}
 	}
-	k := tripleKey{h.Day, h.Path, h.Source, h.Device}
+	k := tripleKey{h.Site, h.Day, h.Path, h.Source, h.Device}
 	r := t.tripled[k]
 	if r == nil {
 		r = &reportingstore.DailyRow{Label: h.Title}
@@ -349,8 +365,8 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, days map[visit]*visitorD
 	var rollups [][]any
 	weekly := map[rollupKey]*reportingstore.DailyRow{}
 	for k, r := range inc {
-		rollups = append(rollups, []any{k.day, string(k.dim), k.key, r.Label, r.Views, r.Visitors, r.Sessions, r.Duration, r.Bounces})
-		wk := rollupKey{weekOf(k.day), k.dim, k.key}
+		rollups = append(rollups, []any{k.site, k.day, string(k.dim), k.key, r.Label, r.Views, r.Visitors, r.Sessions, r.Duration, r.Bounces})
+		wk := rollupKey{k.site, weekOf(k.day), k.dim, k.key}
 		w := weekly[wk]
 		if w == nil {
 			w = &reportingstore.DailyRow{}
@@ -362,33 +378,33 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, days map[visit]*visitorD
 			w.Label = r.Label
 		}
 	}
-	sorted(rollups, 3)
+	sorted(rollups, 4)
 	var pairRows, tripleRows [][]any
 	for k, r := range paired {
-		pairRows = append(pairRows, []any{k.day, k.pair, k.a, k.b, r.Label, r.Views, r.Visitors, r.Sessions})
+		pairRows = append(pairRows, []any{k.site, k.day, k.pair, k.a, k.b, r.Label, r.Views, r.Visitors, r.Sessions})
 	}
 	for k, r := range tripled {
-		tripleRows = append(tripleRows, []any{k.day, k.page, k.source, k.device, r.Label, r.Views, r.Visitors, r.Sessions})
+		tripleRows = append(tripleRows, []any{k.site, k.day, k.page, k.source, k.device, r.Label, r.Views, r.Visitors, r.Sessions})
 	}
-	sorted(pairRows, 4)
-	sorted(tripleRows, 4)
-	if err := addCounts(ctx, tx, "reporting_pairs", "day, pair, a, b", "pair, a, day, b", pairRows); err != nil {
+	sorted(pairRows, 5)
+	sorted(tripleRows, 5)
+	if err := addCounts(ctx, tx, "reporting_pairs", "site, day, pair, a, b", "site, pair, a, day, b", pairRows); err != nil {
 		return err
 	}
-	if err := addCounts(ctx, tx, "reporting_triples", "day, page, source, device", "source, device, day, page", tripleRows); err != nil {
+	if err := addCounts(ctx, tx, "reporting_triples", "site, day, page, source, device", "site, source, device, day, page", tripleRows); err != nil {
 		return err
 	}
 	var weeks [][]any
 	for k, w := range weekly {
-		weeks = append(weeks, []any{k.day, string(k.dim), k.key, w.Label, w.Views, w.Visitors, w.Sessions, w.Duration, w.Bounces})
+		weeks = append(weeks, []any{k.site, k.day, string(k.dim), k.key, w.Label, w.Views, w.Visitors, w.Sessions, w.Duration, w.Bounces})
 	}
-	sorted(weeks, 3)
+	sorted(weeks, 4)
 	for _, t := range []struct {
 		table, period string
 		rows          [][]any
 	}{{"reporting_daily", "day", rollups}, {"reporting_weekly", "week", weeks}} {
-		if err := values(ctx, tx, `INSERT INTO `+t.table+` (`+t.period+`, dim, key, label, views, visitors, sessions, duration_seconds, bounces)
-			VALUES %s ON CONFLICT (dim, `+t.period+`, key) DO UPDATE SET views = `+t.table+`.views + excluded.views,
+		if err := values(ctx, tx, `INSERT INTO `+t.table+` (site, `+t.period+`, dim, key, label, views, visitors, sessions, duration_seconds, bounces)
+			VALUES %s ON CONFLICT (site, dim, `+t.period+`, key) DO UPDATE SET views = `+t.table+`.views + excluded.views,
 			visitors = `+t.table+`.visitors + excluded.visitors, sessions = `+t.table+`.sessions + excluded.sessions,
 			duration_seconds = `+t.table+`.duration_seconds + excluded.duration_seconds, bounces = `+t.table+`.bounces + excluded.bounces,
 			label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE `+t.table+`.label END`, rollupTypes, t.rows, nil); err != nil {
@@ -398,7 +414,7 @@ func (t *tally) write(ctx context.Context, tx *sqlx.Tx, days map[visit]*visitorD
 	return nil
 }
 
-// addCounts adds rows (the four columns of cols, then label, views,
+// addCounts adds rows (the five columns of cols, then label, views,
 // visitors and sessions) to table, whose key is key: a new row as it is,
 // an old one's counts summed, its label kept unless the new one has one.
 func addCounts(ctx context.Context, tx *sqlx.Tx, table, cols, key string, rows [][]any) error {
@@ -436,7 +452,8 @@ func (s *Store) Recent(ctx context.Context, days []string, since time.Time) (int
 	if len(days) == 0 {
 		return 0, nil
 	}
-	q, args, err := sqlx.In(`SELECT COUNT(*) FROM reporting_seen WHERE scope = 't:' AND day IN (?) AND last_seen >= ? AND hits > 0`, days, store.NewTime(since))
+	q, args, err := sqlx.In(`SELECT COUNT(*) FROM reporting_seen WHERE site = ? AND day IN (?) AND scope = 't:' AND last_seen >= ? AND hits > 0`,
+		reporting.SiteOf(ctx), days, store.NewTime(since))
 	if err != nil {
 		return 0, err
 	}

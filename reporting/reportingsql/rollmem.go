@@ -114,8 +114,8 @@ func (s *Store) dailyKept(ctx context.Context, dim reporting.Dimension, from, to
 // its version), read now when it is still written (only one key's, when
 // only one is asked for).
 func (s *Store) rollPeriod(ctx context.Context, dim reporting.Dimension, p period, only *string) (*rollSeg, error) {
-	m := s.mem
-	name := strings.Join([]string{"roll", string(dim), map[bool]string{true: "week", false: "day"}[p.weekly], p.start}, "/")
+	m, site := s.mem, reporting.SiteOf(ctx)
+	name := site + "\x00" + strings.Join([]string{"roll", string(dim), map[bool]string{true: "week", false: "day"}[p.weekly], p.start}, "/")
 	if p.settled {
 		m.mu.Lock()
 		m.clock++
@@ -127,17 +127,17 @@ func (s *Store) rollPeriod(ctx context.Context, dim reporting.Dimension, p perio
 		}
 		m.mu.Unlock()
 	}
-	args := []any{string(dim), p.start}
+	args := []any{site, string(dim), p.start}
 	if !p.settled && only != nil {
 		name += "/" + *only
 		args = append(args, *only)
 	}
 	v, err, _ := m.load.Do(fmt.Sprint(name, "@", p.version, p.settled), func() (any, error) {
-		q := `SELECT key, label, views, visitors, sessions, duration_seconds, bounces FROM reporting_daily WHERE dim = ? AND day = ?`
+		q := `SELECT key, label, views, visitors, sessions, duration_seconds, bounces FROM reporting_daily WHERE site = ? AND dim = ? AND day = ?`
 		if p.weekly {
-			q = `SELECT key, label, views, visitors, sessions, duration_seconds, bounces FROM reporting_weekly WHERE dim = ? AND week = ?`
+			q = `SELECT key, label, views, visitors, sessions, duration_seconds, bounces FROM reporting_weekly WHERE site = ? AND dim = ? AND week = ?`
 		}
-		if len(args) > 2 {
+		if len(args) > 3 {
 			q += ` AND key = ?`
 		}
 		var found []reportingstore.DailyRow

@@ -1,6 +1,7 @@
 package reportingsql
 
 import (
+	"cmp"
 	"context"
 	"hash/fnv"
 	"slices"
@@ -127,7 +128,7 @@ func (s *seenSet) String() string {
 }
 
 // sessionTypes are the column types of a visitor's row as written.
-var sessionTypes = []string{"text", "text", "text", "timestamptz", "text", "text", "bigint", "bigint", "bigint", "text"}
+var sessionTypes = []string{"text", "text", "text", "text", "timestamptz", "text", "text", "bigint", "bigint", "bigint", "text"}
 
 // readVisitors reads the row of each visitor of hits on their day; one
 // not kept yet gets an empty one. On Postgres, it takes each row's lock
@@ -138,17 +139,14 @@ func readVisitors(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[v
 	days := map[visit]*visitorDay{}
 	var keys []visit
 	for _, h := range hits {
-		v := visit{h.Day, h.Visitor}
+		v := visit{h.Site, h.Day, h.Visitor}
 		if days[v] == nil {
 			days[v] = newVisitorDay()
 			keys = append(keys, v)
 		}
 	}
 	slices.SortFunc(keys, func(a, b visit) int {
-		if c := strings.Compare(a.day, b.day); c != 0 {
-			return c
-		}
-		return strings.Compare(a.visitor, b.visitor)
+		return cmp.Or(strings.Compare(a.site, b.site), strings.Compare(a.day, b.day), strings.Compare(a.visitor, b.visitor))
 	})
 	scan := func(rows *sqlx.Rows) error {
 		var v visit
@@ -156,7 +154,7 @@ func readVisitors(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[v
 		var seen string
 		var s visits.Session
 		var entryRow, lastRow int64
-		if err := rows.Scan(&v.day, &v.visitor, &at, &s.Page, &s.Entry, &s.Hits, &entryRow, &lastRow, &seen); err != nil {
+		if err := rows.Scan(&v.site, &v.day, &v.visitor, &at, &s.Page, &s.Entry, &s.Hits, &entryRow, &lastRow, &seen); err != nil {
 			return err
 		}
 		d := days[v]
@@ -170,19 +168,22 @@ func readVisitors(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[v
 		return nil
 	}
 	if tx.DriverName() == "pgx" {
-		ds, vs := make([]string, len(keys)), make([]string, len(keys))
+		ss, ds, vs := make([]string, len(keys)), make([]string, len(keys)), make([]string, len(keys))
 		for i, k := range keys {
-			ds[i], vs[i] = k.day, k.visitor
+			ss[i], ds[i], vs[i] = k.site, k.day, k.visitor
 		}
-		return days, scanAll(tx.QueryxContext(ctx, lockVisitorsQuery, ds, vs, hits[0].At))(scan)
+		return days, scanAll(tx.QueryxContext(ctx, lockVisitorsQuery, ss, ds, vs, hits[0].At))(scan)
 	}
 	for chunk := range slices.Chunk(keys, visitorsPerRead) {
-		var ds, vs []string
+		var ss, ds, vs []string
 		for _, k := range chunk {
-			ds, vs = append(ds, k.day), append(vs, k.visitor)
+			ss, ds, vs = append(ss, k.site), append(ds, k.day), append(vs, k.visitor)
 		}
-		q, args, err := sqlx.In(`SELECT day, visitor, last_seen, page, entry, hits, entry_row, last_row, seen FROM reporting_seen
-			WHERE scope = 't:' AND day IN (?) AND visitor IN (?)`, slices.Compact(ds), vs) // keys are sorted by day
+		// A superset of the keys (each site with each day and visitor);
+		// the scan keeps the keys'.
+		slices.Sort(ds)
+		q, args, err := sqlx.In(`SELECT site, day, visitor, last_seen, page, entry, hits, entry_row, last_row, seen FROM reporting_seen
+			WHERE site IN (?) AND day IN (?) AND visitor IN (?) AND scope = 't:'`, slices.Compact(ss), slices.Compact(ds), vs) // keys are sorted by site
 		if err != nil {
 			return nil, err
 		}
@@ -197,14 +198,14 @@ func readVisitors(ctx context.Context, tx *sqlx.Tx, hits []reporting.Hit) (map[v
 // SQLite (which allows 32766 parameters).
 const visitorsPerRead = 500
 
-// lockVisitorsQuery makes the rows of (day, visitor) pairs given as two
+// lockVisitorsQuery makes the rows of (site, day, visitor) given as three
 // arrays that are missing (an empty row: no session, nothing seen),
 // locks them all and returns them. Each is a look-up of the primary key
 // whatever the planner knows of the table.
-const lockVisitorsQuery = `INSERT INTO reporting_seen (day, visitor, scope, last_seen)
-	SELECT k.day, k.visitor, 't:', $3 FROM unnest($1::text[], $2::text[]) AS k(day, visitor)
-	ON CONFLICT (day, visitor, scope) DO UPDATE SET scope = excluded.scope
-	RETURNING day, visitor, last_seen, page, entry, hits, entry_row, last_row, seen`
+const lockVisitorsQuery = `INSERT INTO reporting_seen (site, day, visitor, scope, last_seen)
+	SELECT k.site, k.day, k.visitor, 't:', $4 FROM unnest($1::text[], $2::text[], $3::text[]) AS k(site, day, visitor)
+	ON CONFLICT (site, day, visitor, scope) DO UPDATE SET scope = excluded.scope
+	RETURNING site, day, visitor, last_seen, page, entry, hits, entry_row, last_row, seen`
 
 // writeVisitors writes back the rows of the visitors whose day changed:
 // their session (an empty one for a visitor with events only, whose
@@ -220,28 +221,28 @@ func writeVisitors(ctx context.Context, tx *sqlx.Tx, days map[visit]*visitorDay)
 		if s == nil {
 			s = &visits.Session{Last: d.at}
 		}
-		rows = append(rows, []any{v.day, v.visitor, "t:", store.NewTime(s.Last), s.Page, s.Entry, s.Hits, d.entryRow, d.lastRow, d.seen.String()})
+		rows = append(rows, []any{v.site, v.day, v.visitor, "t:", store.NewTime(s.Last), s.Page, s.Entry, s.Hits, d.entryRow, d.lastRow, d.seen.String()})
 	}
-	return values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen, page, entry, hits, entry_row, last_row, seen) VALUES %s
-		ON CONFLICT (day, visitor, scope) DO UPDATE SET last_seen = excluded.last_seen, page = excluded.page,
+	return values(ctx, tx, `INSERT INTO reporting_seen (site, day, visitor, scope, last_seen, page, entry, hits, entry_row, last_row, seen) VALUES %s
+		ON CONFLICT (site, day, visitor, scope) DO UPDATE SET last_seen = excluded.last_seen, page = excluded.page,
 		entry = excluded.entry, hits = excluded.hits, entry_row = excluded.entry_row, last_row = excluded.last_row,
-		seen = excluded.seen`, sessionTypes, sorted(rows, 2), nil)
+		seen = excluded.seen`, sessionTypes, sorted(rows, 3), nil)
 }
 
-// editSeen calls edit with the values of every visitor's day kept (the
-// days whose visitors are still known), and writes back those it
+// editSeen calls edit with the values of every visitor's day kept on site
+// (the days whose visitors are still known), and writes back those it
 // changed. It is for goals made and deleted, under the goals' lock, so
 // no batch writes meanwhile.
-func editSeen(ctx context.Context, tx *sqlx.Tx, edit func(day string, s *seenSet) bool) error {
+func editSeen(ctx context.Context, tx *sqlx.Tx, site string, edit func(day string, s *seenSet) bool) error {
 	var changed [][]any
-	err := scanAll(tx.QueryxContext(ctx, `SELECT day, visitor, seen FROM reporting_seen WHERE scope = 't:'`))(func(rows *sqlx.Rows) error {
+	err := scanAll(tx.QueryxContext(ctx, tx.Rebind(`SELECT day, visitor, seen FROM reporting_seen WHERE site = ? AND scope = 't:'`), site))(func(rows *sqlx.Rows) error {
 		var day, visitor string
 		var s seenSet
 		if err := rows.Scan(&day, &visitor, &s.text); err != nil {
 			return err
 		}
 		if edit(day, &s) {
-			changed = append(changed, []any{day, visitor, "t:", store.NewTime(time.Unix(0, 0)), s.String()})
+			changed = append(changed, []any{site, day, visitor, "t:", store.NewTime(time.Unix(0, 0)), s.String()})
 		}
 		return nil
 	})
@@ -249,7 +250,7 @@ func editSeen(ctx context.Context, tx *sqlx.Tx, edit func(day string, s *seenSet
 		return err
 	}
 	// Every row is there: only its seen is set.
-	return values(ctx, tx, `INSERT INTO reporting_seen (day, visitor, scope, last_seen, seen) VALUES %s
-		ON CONFLICT (day, visitor, scope) DO UPDATE SET seen = excluded.seen`,
-		[]string{"text", "text", "text", "timestamptz", "text"}, sorted(changed, 2), nil)
+	return values(ctx, tx, `INSERT INTO reporting_seen (site, day, visitor, scope, last_seen, seen) VALUES %s
+		ON CONFLICT (site, day, visitor, scope) DO UPDATE SET seen = excluded.seen`,
+		[]string{"text", "text", "text", "text", "timestamptz", "text"}, sorted(changed, 3), nil)
 }

@@ -23,7 +23,7 @@ import (
 // viewKey names a reporting_views row: a visitor's views of a day with
 // one set of values.
 type viewKey struct {
-	day          string
+	site, day    string
 	visitor, row int64
 }
 
@@ -47,7 +47,7 @@ type viewRow struct {
 // eventKey names a reporting_visitor_events row: prop is "" for the
 // event itself, else "name<propSep>value".
 type eventKey struct {
-	day         string
+	site, day   string
 	visitor     int64
 	event, prop string
 }
@@ -57,9 +57,9 @@ const propSep = "\x1f"
 
 // Column types of the statements that write them.
 var (
-	viewTypes      = []string{"text", "bigint", "bigint", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "bigint", "bigint", "bigint", "bigint", "bigint"}
-	viewDeltaTypes = []string{"text", "bigint", "bigint", "bigint", "bigint", "bigint"}
-	eventTypes     = []string{"text", "bigint", "text", "text", "bigint"}
+	viewTypes      = []string{"text", "text", "bigint", "bigint", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "bigint", "bigint", "bigint", "bigint", "bigint"}
+	viewDeltaTypes = []string{"text", "text", "bigint", "bigint", "bigint", "bigint", "bigint"}
+	eventTypes     = []string{"text", "text", "bigint", "text", "text", "bigint"}
 )
 
 // view is the batch's change to the row k.
@@ -111,36 +111,37 @@ func (t *tally) writeSegments(ctx context.Context, tx *sqlx.Tx) error {
 		switch {
 		case v.dims != nil:
 			r := make([]any, 0, len(viewTypes))
-			r = append(r, k.day, k.visitor, k.row)
+			r = append(r, k.site, k.day, k.visitor, k.row)
 			for _, d := range v.dims {
 				r = append(r, d)
 			}
 			rows = append(rows, append(r, v.views, v.sessions, v.bounces, v.duration, v.exits))
 		case v.bounces != 0 || v.duration != 0 || v.exits != 0:
-			deltas = append(deltas, []any{k.day, k.visitor, k.row, v.bounces, v.duration, v.exits})
+			deltas = append(deltas, []any{k.site, k.day, k.visitor, k.row, v.bounces, v.duration, v.exits})
 		}
 	}
 	for k, n := range t.events {
-		events = append(events, []any{k.day, k.visitor, k.event, k.prop, n})
+		events = append(events, []any{k.site, k.day, k.visitor, k.event, k.prop, n})
 	}
-	if err := values(ctx, tx, `INSERT INTO reporting_views (day, visitor, row_key, `+viewColumns+`, views, sessions, bounces, duration_seconds, exits)
-		VALUES %s ON CONFLICT (day, visitor, row_key) DO UPDATE SET views = reporting_views.views + excluded.views,
+	if err := values(ctx, tx, `INSERT INTO reporting_views (site, day, visitor, row_key, `+viewColumns+`, views, sessions, bounces, duration_seconds, exits)
+		VALUES %s ON CONFLICT (site, day, visitor, row_key) DO UPDATE SET views = reporting_views.views + excluded.views,
 		sessions = reporting_views.sessions + excluded.sessions, bounces = reporting_views.bounces + excluded.bounces,
 		duration_seconds = reporting_views.duration_seconds + excluded.duration_seconds, exits = reporting_views.exits + excluded.exits,
-		label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE reporting_views.label END`, viewTypes, sorted(rows, 3), nil); err != nil {
+		label = CASE WHEN excluded.label <> '' THEN excluded.label ELSE reporting_views.label END`, viewTypes, sorted(rows, 4), nil); err != nil {
 		return err
 	}
 	// A row no longer kept (pruned) is not made again.
-	if err := values(ctx, tx, `WITH d (day, visitor, row_key, bounces, duration_seconds, exits) AS (VALUES %s)
+	if err := values(ctx, tx, `WITH d (site, day, visitor, row_key, bounces, duration_seconds, exits) AS (VALUES %s)
 		UPDATE reporting_views SET bounces = reporting_views.bounces + d.bounces,
 		duration_seconds = reporting_views.duration_seconds + d.duration_seconds, exits = reporting_views.exits + d.exits
-		FROM d WHERE reporting_views.day = d.day AND reporting_views.visitor = d.visitor AND reporting_views.row_key = d.row_key`,
-		viewDeltaTypes, sorted(deltas, 3), nil); err != nil {
+		FROM d WHERE reporting_views.site = d.site AND reporting_views.day = d.day AND reporting_views.visitor = d.visitor
+		AND reporting_views.row_key = d.row_key`,
+		viewDeltaTypes, sorted(deltas, 4), nil); err != nil {
 		return err
 	}
-	return values(ctx, tx, `INSERT INTO reporting_visitor_events (day, visitor, event, prop, count) VALUES %s
-		ON CONFLICT (day, visitor, event, prop) DO UPDATE SET count = reporting_visitor_events.count + excluded.count`,
-		eventTypes, sorted(events, 4), nil)
+	return values(ctx, tx, `INSERT INTO reporting_visitor_events (site, day, visitor, event, prop, count) VALUES %s
+		ON CONFLICT (site, day, visitor, event, prop) DO UPDATE SET count = reporting_visitor_events.count + excluded.count`,
+		eventTypes, sorted(events, 5), nil)
 }
 
 var _ reporting.SegmentStore = (*Store)(nil)
@@ -160,12 +161,12 @@ func (s *Store) Segment(ctx context.Context, fs reporting.Filters, dim reporting
 	var goals []reporting.Goal
 	if _, ok := fs.Value(reporting.DimGoal); ok || dim == reporting.DimGoal {
 		var err error
-		if goals, err = readGoals(ctx, s.db.Reader()); err != nil {
+		if goals, err = readGoals(ctx, s.db.Reader(), []string{reporting.SiteOf(ctx)}); err != nil {
 			return nil, fmt.Errorf("reportingsql: segment: %w", err)
 		}
 	}
 	fs, goals = stepsInPlace(fs, goals)
-	n, err := s.narrow(fs, goals)
+	n, err := s.narrow(reporting.SiteOf(ctx), fs, goals)
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +225,7 @@ func (s *Store) segmentSQL(ctx context.Context, n narrowing, goals []reporting.G
 // visitor must be in (a view with those values, a goal reached, a
 // property sent that day).
 type narrowing struct {
+	site    string
 	views   []string // "col = ?"
 	viewArg []any
 	sets    []visitorSet
@@ -236,9 +238,9 @@ type visitorSet struct {
 	args        []any
 }
 
-// narrow makes fs a narrowing.
-func (s *Store) narrow(fs reporting.Filters, goals []reporting.Goal) (narrowing, error) {
-	var n narrowing
+// narrow makes fs a narrowing of site's views.
+func (s *Store) narrow(site string, fs reporting.Filters, goals []reporting.Goal) (narrowing, error) {
+	n := narrowing{site: site}
 	for _, f := range fs.Sorted() {
 		switch f.Dim {
 		case reporting.DimGoal:
@@ -292,16 +294,16 @@ func (s *Store) glob(col, pattern string) (string, any) {
 	return col + " GLOB ?", r.Replace(pattern)
 }
 
-// where is the condition on the rows of alias a (and its arguments) over
-// from..to: the rows' own values when own, else that the visitor had a
+// where is the condition on the rows of alias a (and its arguments) of
+// the narrowing's site over from..to: the rows' own values when own, else that the visitor had a
 // view with them that day; and the visitor's goals and properties. A set
 // of visitors is read once (IN) when the rows are many (outer is
 // reporting_views, read whole), or looked up a row (EXISTS) when they are
 // few (lookUp: events, a goal's conversions) and the set is of
 // reporting_views, which is large; a set of events is small and read once.
 func (n narrowing) where(a string, own, lookUp bool, from, to string) (string, []any) {
-	conds := []string{a + ".day >= ?", a + ".day <= ?"}
-	args := []any{from, to}
+	conds := []string{a + ".site = ?", a + ".day >= ?", a + ".day <= ?"}
+	args := []any{n.site, from, to}
 	sets := n.sets
 	if len(n.views) > 0 {
 		if own {
@@ -319,13 +321,14 @@ func (n narrowing) where(a string, own, lookUp bool, from, to string) (string, [
 	}
 	for _, set := range sets {
 		if lookUp && set.table == "reporting_views" {
-			conds = append(conds, `EXISTS (SELECT 1 FROM `+set.table+` k WHERE k.day = `+a+`.day AND k.visitor = `+a+`.visitor AND `+set.cond+`)`)
+			conds = append(conds, `EXISTS (SELECT 1 FROM `+set.table+` k WHERE k.site = `+a+`.site AND k.day = `+a+`.day AND k.visitor = `+a+`.visitor AND `+
+				set.cond+`)`)
 			args = append(args, set.args...)
 			continue
 		}
 		conds = append(conds, `(`+a+`.day, `+a+`.visitor) IN (SELECT k.day, k.visitor FROM `+set.table+` k WHERE `+set.cond+
-			` AND k.day >= ? AND k.day <= ?)`)
-		args = append(append(args, set.args...), from, to)
+			` AND k.site = ? AND k.day >= ? AND k.day <= ?)`)
+		args = append(append(args, set.args...), n.site, from, to)
 	}
 	return strings.Join(conds, " AND "), args
 }
@@ -443,8 +446,8 @@ func (s *Store) SessionEntry(ctx context.Context, day, visitor string) (reportin
 		Page, Source, Country, Medium, Campaign, Term, Content string
 	}
 	err := s.db.Reader().QueryRowxContext(ctx, s.db.Rebind(`SELECT v.page, v.source, v.country, v.medium, v.campaign, v.term, v.content
-		FROM reporting_seen AS t JOIN reporting_views AS v ON v.day = t.day AND v.visitor = ? AND v.row_key = t.entry_row
-		WHERE t.day = ? AND t.visitor = ? AND t.scope = 't:'`), visitorNumber(visit{day, visitor}), day, visitor).
+		FROM reporting_seen AS t JOIN reporting_views AS v ON v.site = t.site AND v.day = t.day AND v.visitor = ? AND v.row_key = t.entry_row
+		WHERE t.site = ? AND t.day = ? AND t.visitor = ? AND t.scope = 't:'`), visitorNumber(visit{day: day, visitor: visitor}), reporting.SiteOf(ctx), day, visitor).
 		Scan(&v.Page, &v.Source, &v.Country, &v.Medium, &v.Campaign, &v.Term, &v.Content)
 	if errors.Is(err, sql.ErrNoRows) {
 		return reporting.Hit{}, false, nil

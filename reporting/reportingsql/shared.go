@@ -21,10 +21,11 @@ type sharedRow struct {
 	PasswordHash string     `db:"password_hash"`
 	CreatedAt    store.Time `db:"created_at"`
 	RevokedAt    store.Time `db:"revoked_at"`
+	Site         string     `db:"site"`
 }
 
 func (r sharedRow) link() reporting.SharedLink {
-	l := reporting.SharedLink{ID: r.ID, Name: r.Name, HasPassword: r.PasswordHash != "", CreatedAt: r.CreatedAt.Time}
+	l := reporting.SharedLink{ID: r.ID, Name: r.Name, HasPassword: r.PasswordHash != "", CreatedAt: r.CreatedAt.Time, Site: r.Site}
 	if !r.RevokedAt.IsZero() {
 		at := r.RevokedAt.Time
 		l.RevokedAt = &at
@@ -35,8 +36,8 @@ func (r sharedRow) link() reporting.SharedLink {
 // SharedLinks implements reporting.SharedLinkStore.
 func (s *Store) SharedLinks(ctx context.Context) ([]reporting.SharedLink, error) {
 	var rows []sharedRow
-	if err := s.db.Reader().SelectContext(ctx, &rows, `SELECT id, name, password_hash, created_at, revoked_at
-		FROM reporting_shared_links ORDER BY id DESC`); err != nil {
+	if err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT id, name, password_hash, created_at, revoked_at, site
+		FROM reporting_shared_links WHERE site = ? ORDER BY id DESC`), reporting.SiteOf(ctx)); err != nil {
 		return nil, fmt.Errorf("reportingsql: shared links: %w", err)
 	}
 	out := make([]reporting.SharedLink, len(rows))
@@ -48,16 +49,17 @@ func (s *Store) SharedLinks(ctx context.Context) ([]reporting.SharedLink, error)
 
 // CreateSharedLink implements reporting.SharedLinkStore.
 func (s *Store) CreateSharedLink(ctx context.Context, l reporting.SharedLink, tokenHash []byte, passwordHash string) (reporting.SharedLink, error) {
+	l.Site = reporting.SiteOf(ctx)
 	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
 		var n int
-		if err := tx.GetContext(ctx, &n, `SELECT COUNT(*) FROM reporting_shared_links`); err != nil {
+		if err := tx.GetContext(ctx, &n, tx.Rebind(`SELECT COUNT(*) FROM reporting_shared_links WHERE site = ?`), l.Site); err != nil {
 			return err
 		}
 		if n >= reporting.MaxSharedLinks {
 			return fmt.Errorf("%w: at most %d links are kept", reporting.ErrBadSharedLink, reporting.MaxSharedLinks)
 		}
-		return tx.GetContext(ctx, &l.ID, tx.Rebind(`INSERT INTO reporting_shared_links (name, token_hash, password_hash, created_at)
-			VALUES (?, ?, ?, ?) RETURNING id`), l.Name, tokenHash, passwordHash, store.NewTime(l.CreatedAt))
+		return tx.GetContext(ctx, &l.ID, tx.Rebind(`INSERT INTO reporting_shared_links (name, token_hash, password_hash, created_at, site)
+			VALUES (?, ?, ?, ?, ?) RETURNING id`), l.Name, tokenHash, passwordHash, store.NewTime(l.CreatedAt), l.Site)
 	})
 	if err != nil {
 		if errors.Is(err, reporting.ErrBadSharedLink) {
@@ -72,7 +74,7 @@ func (s *Store) CreateSharedLink(ctx context.Context, l reporting.SharedLink, to
 // SharedLinkByToken implements reporting.SharedLinkStore.
 func (s *Store) SharedLinkByToken(ctx context.Context, tokenHash []byte) (reporting.SharedLink, string, error) {
 	var r sharedRow
-	err := s.db.Reader().GetContext(ctx, &r, s.db.Rebind(`SELECT id, name, password_hash, created_at, revoked_at
+	err := s.db.Reader().GetContext(ctx, &r, s.db.Rebind(`SELECT id, name, password_hash, created_at, revoked_at, site
 		FROM reporting_shared_links WHERE token_hash = ?`), tokenHash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return reporting.SharedLink{}, "", reporting.ErrSharedLinkNotFound
@@ -86,8 +88,8 @@ func (s *Store) SharedLinkByToken(ctx context.Context, tokenHash []byte) (report
 // RevokeSharedLink implements reporting.SharedLinkStore. Revoking a link
 // again keeps its first time.
 func (s *Store) RevokeSharedLink(ctx context.Context, id int64) error {
-	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE reporting_shared_links SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`),
-		store.NewTime(time.Now().UTC().Truncate(time.Second)), id)
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE reporting_shared_links SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND site = ?`),
+		store.NewTime(time.Now().UTC().Truncate(time.Second)), id, reporting.SiteOf(ctx))
 	if err != nil {
 		return fmt.Errorf("reportingsql: revoke shared link: %w", err)
 	}

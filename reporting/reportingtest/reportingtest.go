@@ -61,6 +61,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) reporting.Store) {
 		{Name: "Filtered", Run: exerciseFiltered},
 		{Name: "RecordAndRead", Run: exerciseRecordAndRead},
 		{Name: "SessionEntry", Run: exerciseSessionEntry},
+		{Name: "Sites", Run: exerciseSites},
 	})
 }
 
