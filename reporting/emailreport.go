@@ -17,6 +17,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // ReportPeriod is how often an email report is sent, and what it covers.
@@ -133,6 +134,8 @@ func lastPeriod(period ReportPeriod, now time.Time, loc *time.Location) (key str
 
 // emailReportArgs is the job that mails one report of one period.
 type emailReportArgs struct {
+	// Site is the report's site (none in a job queued before sites).
+	Site string `json:"site,omitempty"`
 	ID   int64  `json:"id"`
 	Key  string `json:"key"`
 	From string `json:"from"`
@@ -160,7 +163,7 @@ func (e *EmailReports) Due(ctx context.Context) (int, error) {
 	for _, period := range []ReportPeriod{Weekly, Monthly} {
 		key, from, to := lastPeriod(period, e.o.Analytics.o.Now(), e.o.Analytics.o.Location)
 		n, err := e.o.Store.ClaimEmailReports(ctx, period, key, func(ctx context.Context, tx *sql.Tx, r EmailReport) error {
-			return e.o.Enqueuer.EnqueueTx(ctx, tx, emailReportArgs{ID: r.ID, Key: key, From: from.Format(time.DateOnly), To: to.Format(time.DateOnly)}, nil)
+			return e.o.Enqueuer.EnqueueTx(ctx, tx, emailReportArgs{Site: r.Site, ID: r.ID, Key: key, From: from.Format(time.DateOnly), To: to.Format(time.DateOnly)}, nil)
 		})
 		total += n
 		if err != nil {
@@ -295,6 +298,7 @@ var emailHTML = template.Must(template.New("html").Parse(`<!doctype html>
 // send mails the report args names, of its days; a report removed since
 // is not sent.
 func (e *EmailReports) send(ctx context.Context, args emailReportArgs) error {
+	ctx = tenant.With(ctx, args.Site) // the report, and the analytics it sends, are its site's
 	list, err := e.o.Store.EmailReports(ctx)
 	if err != nil {
 		return err

@@ -295,7 +295,7 @@ func clamp(v string, def, hi int) int {
 }
 
 // fetch is a report's JSON, from the cache when it holds it (keyed per
-// source family, route, connection and parameters), else from f.
+// source family, route, connection, site and parameters), else from f.
 func (s *Service) fetch(ctx context.Context, fam family, name string, src any, q query, f reportFunc) ([]byte, error) {
 	connection := ""
 	if c, ok := src.(Connected); ok {
@@ -306,7 +306,7 @@ func (s *Service) fetch(ctx context.Context, fam family, name string, src any, q
 	}
 	_, fresh := src.(Fresh)
 	cached := s.o.CacheTTL > 0 && !fresh
-	key := cacheKey(fam.name, name, connection, q)
+	key := cacheKey(fam.name, name, connection+"|"+SiteOf(ctx), q)
 	if cached {
 		if body, ok := s.cache.get(key, s.o.Now()); ok {
 			return body, nil

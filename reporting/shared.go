@@ -21,6 +21,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/throttle"
 	"github.com/groundwork-go/groundwork/internal/web"
 	"github.com/groundwork-go/groundwork/store/driverless"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // Shared links: a read-only dashboard behind a random token.
@@ -236,6 +237,7 @@ func (d *Dashboard) shared(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, path, http.StatusSeeOther)
 		return nil
 	}
+	r = r.WithContext(tenant.With(r.Context(), l.Site)) // the link shows its own site's reports
 	p := &dashboardPage{Path: path, SharedName: l.Name}
 	q := pickRange(r, p)
 	d.nameGoals(r.Context(), p)
