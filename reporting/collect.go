@@ -39,7 +39,8 @@ type CollectOptions struct {
 	// Prefix: CollectPrefixDefault when empty.
 	Prefix string
 	// Hosts are the sites whose pages may be recorded; when empty, only
-	// the request's own host.
+	// the request's own host. A host the analytics' SiteOfHost knows is
+	// recorded too, for its tenant's site.
 	Hosts []string
 	// Limit is the views a minute taken from one address:
 	// CollectLimitDefault when zero, none when negative.
@@ -145,7 +146,8 @@ func (h *CollectHandler) view(r *http.Request, b collectBody) (View, error) {
 	if i := strings.LastIndexByte(ownHost, ':'); i >= 0 && !strings.Contains(ownHost[i:], "]") {
 		ownHost = ownHost[:i]
 	}
-	if len(h.o.Hosts) == 0 && host != ownHost || len(h.o.Hosts) > 0 && !slices.Contains(h.o.Hosts, host) {
+	if _, tenants := h.a.siteOfHost(r.Context(), host); !tenants &&
+		(len(h.o.Hosts) == 0 && host != ownHost || len(h.o.Hosts) > 0 && !slices.Contains(h.o.Hosts, host)) {
 		return v, fmt.Errorf("%w: the url is not on a site recorded here", ErrBadView)
 	}
 	return v, nil

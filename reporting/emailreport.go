@@ -45,7 +45,7 @@ type EmailReport struct {
 	// before the first.
 	LastSent  string    `json:"last_sent"`
 	CreatedAt time.Time `json:"created_at"`
-	// Site is the site whose analytics the report sends (SiteOf of the
+	// Site is the site whose analytics the report sends (the tenant of the
 	// context it was made in).
 	Site string `json:"-"`
 }

@@ -97,6 +97,21 @@ type AnalyticsOptions struct {
 	// Meter counts the views buffered, flushed and refused
 	// (groundwork.MetricViews); nil counts nothing.
 	Meter groundwork.Meter
+	// SiteOfHost is the site (the tenant's key; see SiteOf) whose
+	// analytics count the pages of host (lower case, no port), and
+	// whether it has one: each tenant's views count in its own reports.
+	// The collector takes the pages of such a host whatever its Hosts
+	// say. Called for every view, so it answers from memory. When nil, or
+	// for a host it does not know, a view counts for the site "".
+	SiteOfHost func(ctx context.Context, host string) (site string, ok bool)
+}
+
+// siteOfHost is the site of host's pages: SiteOfHost's, else "".
+func (a *Analytics) siteOfHost(ctx context.Context, host string) (string, bool) {
+	if a.o.SiteOfHost == nil {
+		return "", false
+	}
+	return a.o.SiteOfHost(ctx, host)
 }
 
 // Analytics is the first-party analytics: it collects page views and
@@ -395,7 +410,8 @@ func (a *Analytics) collect(ctx context.Context, v View, botCheck bool) error {
 	if path == "" {
 		path = "/"
 	}
-	h := Hit{At: now, Day: day, Visitor: visitorHash(salt, site, v.IP, v.UserAgent), Event: name, Path: clip(path, MaxPathLength),
+	owner, _ := a.siteOfHost(ctx, site)
+	h := Hit{Site: owner, At: now, Day: day, Visitor: visitorHash(salt, site, v.IP, v.UserAgent), Event: name, Path: clip(path, MaxPathLength),
 		Title: clip(strings.TrimSpace(v.Title), MaxTitleLength), Source: source(u, v.Referrer, site), Device: Device(v.UserAgent),
 		Country: clip(strings.ToUpper(strings.TrimSpace(v.Country)), 2), Props: props, Campaign: campaign(u), Revenue: revenue, Currency: currency}
 	h.Browser, h.OS = browserAndOS(v.UserAgent)

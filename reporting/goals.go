@@ -44,7 +44,7 @@ type Goal struct {
 	// default owner.
 	Owner     string    `json:"owner,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
-	// Site is the site the goal counts the visitors of (SiteOf of the
+	// Site is the site the goal counts the visitors of (the tenant of the
 	// context it was made in).
 	Site string `json:"-"`
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/proxies"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // Visitor is who a request came from, as the collector tells visitors
@@ -156,8 +157,10 @@ func (a *Analytics) visitOf(ctx context.Context, v Visitor) (groundwork.Visit, b
 		a.o.Logger.WarnContext(ctx, "reporting: the visit's origin not read", "error", err)
 		return groundwork.Visit{}, false
 	}
-	visitor := visitorHash(salt, strings.ToLower(u.Hostname()), v.IP, v.UserAgent)
-	h, found, err := ss.SessionEntry(ctx, day, visitor)
+	host := strings.ToLower(u.Hostname())
+	visitor := visitorHash(salt, host, v.IP, v.UserAgent)
+	site, _ := a.siteOfHost(ctx, host)
+	h, found, err := ss.SessionEntry(tenant.With(ctx, site), day, visitor) // the visit is on its host's site
 	if err != nil {
 		a.o.Logger.WarnContext(ctx, "reporting: the visit's origin not read", "error", err)
 		return groundwork.Visit{}, false

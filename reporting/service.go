@@ -306,7 +306,7 @@ func (s *Service) fetch(ctx context.Context, fam family, name string, src any, q
 	}
 	_, fresh := src.(Fresh)
 	cached := s.o.CacheTTL > 0 && !fresh
-	key := cacheKey(fam.name, name, connection+"|"+SiteOf(ctx), q)
+	key := cacheKey(fam.name, name, connection+"|"+siteOf(ctx), q)
 	if cached {
 		if body, ok := s.cache.get(key, s.o.Now()); ok {
 			return body, nil

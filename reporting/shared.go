@@ -54,7 +54,7 @@ type SharedLink struct {
 	HasPassword bool       `json:"has_password"`
 	CreatedAt   time.Time  `json:"created_at"`
 	RevokedAt   *time.Time `json:"revoked_at"`
-	// Site is the site whose reports the link shows (SiteOf of the
+	// Site is the site whose reports the link shows (the tenant of the
 	// context it was made in).
 	Site string `json:"-"`
 }

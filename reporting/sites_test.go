@@ -92,3 +92,52 @@ func TestSitesApart(t *testing.T) {
 		require.NotContains(t, string(page), "globex", "and none of Globex's")
 	})
 }
+
+// The collector counts each page for its host's site (SiteOfHost), takes
+// a tenant's host beside its own Hosts, and still refuses a host neither
+// knows; a tenant's reports hold its own host's views alone.
+func TestCollectorSites(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		clock := &clock{}
+		clock.Set(now)
+		sites := map[string]string{"acme.example": "org:1", "globex.example": "org:2"}
+		a, err := reporting.NewAnalytics(reportingsql.New(storetest.Open(t, d, reportingsql.Migrations)), &reporting.AnalyticsOptions{Now: clock.Now,
+			SiteOfHost: func(_ context.Context, host string) (string, bool) { site, ok := sites[host]; return site, ok }})
+		require.NoError(t, err)
+		h, err := reporting.NewCollectHandler(a, &reporting.CollectOptions{Hosts: []string{"shop.example"}, Limit: -1})
+		require.NoError(t, err)
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		view := func(page, ua string) int {
+			req, err := http.NewRequest("POST", srv.URL+"/analytics/collect", strings.NewReader(`{"name":"pageview","url":"`+page+`"}`))
+			require.NoError(t, err)
+			req.Header.Set("User-Agent", ua)
+			res, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			res.Body.Close()
+			return res.StatusCode
+		}
+		require.Equal(t, 202, view("https://acme.example/pricing", browser))
+		require.Equal(t, 202, view("https://globex.example/secret", browser))
+		require.Equal(t, 202, view("https://globex.example/secret", phone))
+		require.Equal(t, 202, view("https://shop.example/", browser))
+		require.Equal(t, 422, view("https://elsewhere.example/", browser), "a host no site knows")
+		require.NoError(t, a.Flush(context.Background()))
+
+		for _, c := range []struct {
+			ctx   context.Context
+			views float64
+			page  string
+		}{{tenant.With(context.Background(), "org:1"), 1, "/pricing"}, {tenant.With(context.Background(), "org:2"), 2, "/secret"},
+			{context.Background(), 1, "/"}} {
+			ov, err := a.Overview(c.ctx, reporting.AnalyticsQuery{Days: 1})
+			require.NoError(t, err)
+			require.Equal(t, c.views, ov.Totals.PageViews)
+			top, err := a.TopContent(c.ctx, reporting.AnalyticsQuery{Days: 1, Limit: 10})
+			require.NoError(t, err)
+			require.Len(t, top.TopPages, 1)
+			require.Equal(t, c.page, top.TopPages[0].Path)
+		}
+	})
+}

@@ -102,12 +102,11 @@ func splitPropKey(key string) (event, name, value string, ok bool) {
 	return parts[0], parts[1], parts[2], true
 }
 
-// SiteOf is the site a context's reports are of: the tenant it acts for
-// (tenant.With), each tenant's analytics apart from every other's; "" when
+// siteOf is the site a context's reports are of: the tenant it acts for
+// (tenant.Of), each tenant's analytics apart from every other's; "" when
 // it acts for every tenant (the host's own code, and a host without
-// tenancy, which keeps everything there). A report never sums sites: a
-// visitor is counted by each site apart.
-func SiteOf(ctx context.Context) string {
+// tenancy, which keeps everything there). A report never sums sites.
+func siteOf(ctx context.Context) string {
 	site, _ := tenant.Of(ctx)
 	return site
 }
@@ -115,8 +114,8 @@ func SiteOf(ctx context.Context) string {
 // Store keeps the first-party analytics. Implementations: reportingsql
 // (SQLite and Postgres); reportingtest.RunStoreTests pins the contract.
 //
-// Every method but Salt, Forget and Record acts on one site, ctx's
-// (SiteOf), and reads and changes nothing of another; Record keeps each
+// Every method but Salt, Forget and Record acts on one site: the tenant
+// ctx acts for (tenant.Of), "" when it acts for every tenant; it reads and changes nothing of another; Record keeps each
 // hit under its own Site. The stores of goals, shared links and email
 // reports do the same.
 //

@@ -169,7 +169,7 @@ func TestOrganizationsKeepTheirDataApart(t *testing.T) {
 				continue // a public route (a form to fill in, a service to book) serves anyone
 			}
 			if strings.Contains(path, "reporting") || strings.Contains(path, "analytics") || strings.Contains(path, "/a11y") {
-				continue // the collector records no tenant's traffic yet, and the colour tools keep nothing (see docs/organizations.md)
+				continue // the reference server maps no host to a tenant's site yet, and the colour tools keep nothing (see docs/organizations.md)
 			}
 			filled := param.ReplaceAllStringFunc(path, func(p string) string {
 				name := strings.Trim(p, "{}")

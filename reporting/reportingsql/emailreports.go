@@ -32,7 +32,7 @@ func (r emailReportRow) report() reporting.EmailReport {
 func (s *Store) EmailReports(ctx context.Context) ([]reporting.EmailReport, error) {
 	var rows []emailReportRow
 	if err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT id, email, period, last_sent, created_at, site FROM reporting_email_reports WHERE site = ? ORDER BY id`),
-		reporting.SiteOf(ctx)); err != nil {
+		siteOf(ctx)); err != nil {
 		return nil, fmt.Errorf("reportingsql: email reports: %w", err)
 	}
 	out := make([]reporting.EmailReport, len(rows))
@@ -44,7 +44,7 @@ func (s *Store) EmailReports(ctx context.Context) ([]reporting.EmailReport, erro
 
 // AddEmailReport implements reporting.EmailReportStore.
 func (s *Store) AddEmailReport(ctx context.Context, r reporting.EmailReport) (reporting.EmailReport, error) {
-	r.Site = reporting.SiteOf(ctx)
+	r.Site = siteOf(ctx)
 	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
 		var n, same int
 		if err := tx.GetContext(ctx, &n, tx.Rebind(`SELECT COUNT(*) FROM reporting_email_reports WHERE site = ?`), r.Site); err != nil {
@@ -77,7 +77,7 @@ func (s *Store) AddEmailReport(ctx context.Context, r reporting.EmailReport) (re
 
 // DeleteEmailReport implements reporting.EmailReportStore.
 func (s *Store) DeleteEmailReport(ctx context.Context, id int64) error {
-	res, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM reporting_email_reports WHERE id = ? AND site = ?`), id, reporting.SiteOf(ctx))
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM reporting_email_reports WHERE id = ? AND site = ?`), id, siteOf(ctx))
 	if err != nil {
 		return fmt.Errorf("reportingsql: delete email report: %w", err)
 	}

@@ -40,7 +40,7 @@ const goalColumns = `id, name, page, event, property, value, owner, created_at, 
 
 // Goals implements reporting.GoalStore.
 func (s *Store) Goals(ctx context.Context) ([]reporting.Goal, error) {
-	goals, err := readGoals(ctx, s.db.Reader(), []string{reporting.SiteOf(ctx)})
+	goals, err := readGoals(ctx, s.db.Reader(), []string{siteOf(ctx)})
 	if err != nil {
 		return nil, fmt.Errorf("reportingsql: goals: %w", err)
 	}
@@ -91,7 +91,7 @@ func (s *Store) AddGoal(ctx context.Context, g reporting.Goal) (reporting.Goal, 
 	if g.CreatedAt.IsZero() {
 		g.CreatedAt = time.Now().UTC().Truncate(time.Second)
 	}
-	g.Site = reporting.SiteOf(ctx)
+	g.Site = siteOf(ctx)
 	err = s.db.InTx(ctx, func(tx *sqlx.Tx) error {
 		if err := lockGoals(ctx, tx, true); err != nil {
 			return err
@@ -225,7 +225,7 @@ func patternMatch(tx *sqlx.Tx, column, page, prefix string) (string, string) {
 
 // DeleteGoal implements reporting.GoalStore.
 func (s *Store) DeleteGoal(ctx context.Context, id int64) error {
-	key, site := strconv.FormatInt(id, 10), reporting.SiteOf(ctx)
+	key, site := strconv.FormatInt(id, 10), siteOf(ctx)
 	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
 		if err := lockGoals(ctx, tx, true); err != nil {
 			return err

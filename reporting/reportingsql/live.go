@@ -14,7 +14,6 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/store"
 )
 
@@ -88,7 +87,7 @@ func exactName(site, day string) string { return site + "\x00exact/" + day }
 // visitors hidden, and the overlay. A nil base means the day is read in
 // SQL (its counts do not fit columns, or the memory was emptied).
 func (s *Store) liveView(ctx context.Context, day string, version int64) (base *daySeg, hide []bool, overlay *daySeg, err error) {
-	m, site := s.mem, reporting.SiteOf(ctx)
+	m, site := s.mem, siteOf(ctx)
 	m.mu.Lock()
 	m.clock++
 	k := m.days[exactName(site, day)]
@@ -181,7 +180,7 @@ func (s *Store) resize(site, day string, ld *liveDay) {
 // reads again).
 func (s *Store) rebase(ctx context.Context, day string, ld *liveDay) error {
 	var version int64
-	site := reporting.SiteOf(ctx)
+	site := siteOf(ctx)
 	if err := s.db.Reader().GetContext(ctx, &version, s.db.Rebind(`SELECT COALESCE(MAX(version), 0) FROM reporting_days WHERE site = ? AND day = ?`),
 		site, day); err != nil {
 		return fmt.Errorf("read %s: %w", day, err)
@@ -218,7 +217,7 @@ func (s *Store) catchUp(ctx context.Context, day string, ld *liveDay, version in
 		Version  int64  `db:"version"`
 		Visitors []byte `db:"visitors"`
 	}
-	site := reporting.SiteOf(ctx)
+	site := siteOf(ctx)
 	if err := s.db.Reader().SelectContext(ctx, &notes, s.db.Rebind(`SELECT version, visitors FROM reporting_day_changes
 		WHERE site = ? AND day = ? AND version > ? AND version <= ? ORDER BY version`), site, day, ld.version, version); err != nil {
 		return false, fmt.Errorf("read %s's changes: %w", day, err)

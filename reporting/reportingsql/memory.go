@@ -135,7 +135,7 @@ func (s *Store) versions(ctx context.Context, days []string) (map[string]dayVers
 		ChangedAt store.Time `db:"changed_at"`
 	}
 	if err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT day, version, changed_at FROM reporting_days
-		WHERE site = ? AND day >= ? AND day <= ?`), reporting.SiteOf(ctx), days[0], days[len(days)-1]); err != nil {
+		WHERE site = ? AND day >= ? AND day <= ?`), siteOf(ctx), days[0], days[len(days)-1]); err != nil {
 		return nil, err
 	}
 	out := make(map[string]dayVersion, len(days))
@@ -156,7 +156,7 @@ func (s *Store) versions(ctx context.Context, days []string) (map[string]dayVers
 // segments are the kept columns of each of days at its version, read from
 // the database where not kept; nil for a day too large for columns.
 func (s *Store) segments(ctx context.Context, days []string, vs map[string]dayVersion) ([]*daySeg, error) {
-	m, site := s.mem, reporting.SiteOf(ctx)
+	m, site := s.mem, siteOf(ctx)
 	out := make([]*daySeg, len(days))
 	var missing []int
 	m.mu.Lock()
@@ -195,7 +195,7 @@ func (s *Store) segments(ctx context.Context, days []string, vs map[string]dayVe
 // between would have raised it, and then the rows are used for this
 // report but not kept.
 func (s *Store) loadSeg(ctx context.Context, day string, version int64) (*daySeg, error) {
-	m, site := s.mem, reporting.SiteOf(ctx)
+	m, site := s.mem, siteOf(ctx)
 	v, err, _ := m.load.Do(fmt.Sprint(dayName(site, day), "@", version), func() (any, error) {
 		b, stored, err := s.readDay(ctx, day, version)
 		if err != nil {
@@ -239,7 +239,7 @@ func (s *Store) readDay(ctx context.Context, day string, version int64) (b *segB
 		Version int64  `db:"version"`
 		Data    []byte `db:"data"`
 	}
-	site := reporting.SiteOf(ctx)
+	site := siteOf(ctx)
 	err = s.db.Reader().GetContext(ctx, &kept, s.db.Rebind(`SELECT version, data FROM reporting_day_columns WHERE site = ? AND day = ?`), site, day)
 	switch {
 	case err == nil && kept.Version == version:

@@ -17,7 +17,7 @@ func (s *Store) Daily(ctx context.Context, dim reporting.Dimension, from, to str
 	var err error
 	if dim == reporting.DimTotal {
 		err = s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT day AS key, '' AS label, views, visitors, sessions, duration_seconds, bounces
-			FROM reporting_daily WHERE site = ? AND dim = 'total' AND day >= ? AND day <= ? ORDER BY day`), reporting.SiteOf(ctx), from, to)
+			FROM reporting_daily WHERE site = ? AND dim = 'total' AND day >= ? AND day <= ? ORDER BY day`), siteOf(ctx), from, to)
 	} else {
 		var kept bool
 		if rows, kept, err = s.dailyKept(ctx, dim, from, to, nil); kept && limit > 0 && len(rows) > limit {
@@ -50,7 +50,7 @@ func (s *Store) Filtered(ctx context.Context, fs reporting.Filters, dim reportin
 	case dim == reporting.DimTotal || filtered:
 		// The combination's own rows: a day each, or summed as the
 		// filtered dimension's one value.
-		table, cond, args := combination(reporting.SiteOf(ctx), fs)
+		table, cond, args := combination(siteOf(ctx), fs)
 		key, group, order := "day", " GROUP BY day", " ORDER BY day"
 		if dim != reporting.DimTotal {
 			v, _ := fs.Value(dim)
@@ -66,7 +66,7 @@ func (s *Store) Filtered(ctx context.Context, fs reporting.Filters, dim reportin
 	case len(fs) == 2 && slices.Contains(reporting.PairDims, dim):
 		// The third dimension, from the triples of the two (PairDims
 		// are the triples' column names).
-		cond, args := "site = ? AND "+string(fs[0].Dim)+" = ? AND "+string(fs[1].Dim)+" = ?", []any{reporting.SiteOf(ctx), fs[0].Value, fs[1].Value}
+		cond, args := "site = ? AND "+string(fs[0].Dim)+" = ? AND "+string(fs[1].Dim)+" = ?", []any{siteOf(ctx), fs[0].Value, fs[1].Value}
 		label := "''"
 		if dim == reporting.DimPage {
 			label = "MAX(label)"
@@ -110,7 +110,7 @@ func combination(site string, fs reporting.Filters) (table, cond string, args []
 func (s *Store) filteredOnce(ctx context.Context, f reporting.Filter, dim reporting.Dimension, from, to string, limit int) ([]reportingstore.DailyRow, error) {
 	var rows []reportingstore.DailyRow
 	var err error
-	site := reporting.SiteOf(ctx)
+	site := siteOf(ctx)
 	switch dim {
 	case reporting.DimTotal:
 		// The key is the primary key's last column, after the day: named
@@ -182,7 +182,7 @@ func (s *Store) sum(ctx context.Context, dim reporting.Dimension, cond string, c
 		headEnd, tailStart = addDays(to, 1), to
 	}
 	var args []any
-	site := reporting.SiteOf(ctx)
+	site := siteOf(ctx)
 	for _, r := range [][]any{{site, string(dim), from, min(headEnd, addDays(to, 1))}, {site, string(dim), firstWeek, lastWeek},
 		{site, string(dim), max(tailStart, addDays(from, -1)), to}} {
 		args = append(append(args, r...), condArgs...)

@@ -21,6 +21,7 @@ import (
 	"github.com/groundwork-go/groundwork/reporting/counting"
 	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 	"github.com/groundwork-go/groundwork/store"
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 //go:embed migrations
@@ -68,6 +69,13 @@ type Store struct {
 }
 
 var _ reporting.Store = (*Store)(nil)
+
+// siteOf is the site a call acts on: the tenant ctx acts for, "" when it
+// acts for every tenant (see reporting.Store).
+func siteOf(ctx context.Context) string {
+	site, _ := tenant.Of(ctx)
+	return site
+}
 
 // New returns a Store on db, which must be migrated with [Migrations].
 func New(db *store.DB) *Store { return &Store{db: db} }
@@ -453,7 +461,7 @@ func (s *Store) Recent(ctx context.Context, days []string, since time.Time) (int
 		return 0, nil
 	}
 	q, args, err := sqlx.In(`SELECT COUNT(*) FROM reporting_seen WHERE site = ? AND day IN (?) AND scope = 't:' AND last_seen >= ? AND hits > 0`,
-		reporting.SiteOf(ctx), days, store.NewTime(since))
+		siteOf(ctx), days, store.NewTime(since))
 	if err != nil {
 		return 0, err
 	}

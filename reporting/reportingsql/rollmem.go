@@ -114,7 +114,7 @@ func (s *Store) dailyKept(ctx context.Context, dim reporting.Dimension, from, to
 // its version), read now when it is still written (only one key's, when
 // only one is asked for).
 func (s *Store) rollPeriod(ctx context.Context, dim reporting.Dimension, p period, only *string) (*rollSeg, error) {
-	m, site := s.mem, reporting.SiteOf(ctx)
+	m, site := s.mem, siteOf(ctx)
 	name := site + "\x00" + strings.Join([]string{"roll", string(dim), map[bool]string{true: "week", false: "day"}[p.weekly], p.start}, "/")
 	if p.settled {
 		m.mu.Lock()

@@ -161,12 +161,12 @@ func (s *Store) Segment(ctx context.Context, fs reporting.Filters, dim reporting
 	var goals []reporting.Goal
 	if _, ok := fs.Value(reporting.DimGoal); ok || dim == reporting.DimGoal {
 		var err error
-		if goals, err = readGoals(ctx, s.db.Reader(), []string{reporting.SiteOf(ctx)}); err != nil {
+		if goals, err = readGoals(ctx, s.db.Reader(), []string{siteOf(ctx)}); err != nil {
 			return nil, fmt.Errorf("reportingsql: segment: %w", err)
 		}
 	}
 	fs, goals = stepsInPlace(fs, goals)
-	n, err := s.narrow(reporting.SiteOf(ctx), fs, goals)
+	n, err := s.narrow(siteOf(ctx), fs, goals)
 	if err != nil {
 		return nil, err
 	}
@@ -447,7 +447,7 @@ func (s *Store) SessionEntry(ctx context.Context, day, visitor string) (reportin
 	}
 	err := s.db.Reader().QueryRowxContext(ctx, s.db.Rebind(`SELECT v.page, v.source, v.country, v.medium, v.campaign, v.term, v.content
 		FROM reporting_seen AS t JOIN reporting_views AS v ON v.site = t.site AND v.day = t.day AND v.visitor = ? AND v.row_key = t.entry_row
-		WHERE t.site = ? AND t.day = ? AND t.visitor = ? AND t.scope = 't:'`), visitorNumber(visit{day: day, visitor: visitor}), reporting.SiteOf(ctx), day, visitor).
+		WHERE t.site = ? AND t.day = ? AND t.visitor = ? AND t.scope = 't:'`), visitorNumber(visit{day: day, visitor: visitor}), siteOf(ctx), day, visitor).
 		Scan(&v.Page, &v.Source, &v.Country, &v.Medium, &v.Campaign, &v.Term, &v.Content)
 	if errors.Is(err, sql.ErrNoRows) {
 		return reporting.Hit{}, false, nil

@@ -37,7 +37,7 @@ func (r sharedRow) link() reporting.SharedLink {
 func (s *Store) SharedLinks(ctx context.Context) ([]reporting.SharedLink, error) {
 	var rows []sharedRow
 	if err := s.db.Reader().SelectContext(ctx, &rows, s.db.Rebind(`SELECT id, name, password_hash, created_at, revoked_at, site
-		FROM reporting_shared_links WHERE site = ? ORDER BY id DESC`), reporting.SiteOf(ctx)); err != nil {
+		FROM reporting_shared_links WHERE site = ? ORDER BY id DESC`), siteOf(ctx)); err != nil {
 		return nil, fmt.Errorf("reportingsql: shared links: %w", err)
 	}
 	out := make([]reporting.SharedLink, len(rows))
@@ -49,7 +49,7 @@ func (s *Store) SharedLinks(ctx context.Context) ([]reporting.SharedLink, error)
 
 // CreateSharedLink implements reporting.SharedLinkStore.
 func (s *Store) CreateSharedLink(ctx context.Context, l reporting.SharedLink, tokenHash []byte, passwordHash string) (reporting.SharedLink, error) {
-	l.Site = reporting.SiteOf(ctx)
+	l.Site = siteOf(ctx)
 	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
 		var n int
 		if err := tx.GetContext(ctx, &n, tx.Rebind(`SELECT COUNT(*) FROM reporting_shared_links WHERE site = ?`), l.Site); err != nil {
@@ -89,7 +89,7 @@ func (s *Store) SharedLinkByToken(ctx context.Context, tokenHash []byte) (report
 // again keeps its first time.
 func (s *Store) RevokeSharedLink(ctx context.Context, id int64) error {
 	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE reporting_shared_links SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND site = ?`),
-		store.NewTime(time.Now().UTC().Truncate(time.Second)), id, reporting.SiteOf(ctx))
+		store.NewTime(time.Now().UTC().Truncate(time.Second)), id, siteOf(ctx))
 	if err != nil {
 		return fmt.Errorf("reportingsql: revoke shared link: %w", err)
 	}

@@ -3,14 +3,7 @@
 -- the goals, shared links and email reports belongs to one site, the
 -- tenant's key ('' for a host without tenancy, and every row from before),
 -- and every key begins with it, so one site's report reads its own rows
--- alone. reporting_sites maps each host whose pages are recorded to its
--- site. The salts and the Google connections stay global.
-CREATE TABLE reporting_sites (
-	host TEXT PRIMARY KEY,
-	site TEXT NOT NULL,
-	created_at TIMESTAMPTZ NOT NULL
-);
-CREATE INDEX reporting_sites_site ON reporting_sites (site);
+-- alone. The salts and the Google connections stay global.
 ALTER TABLE reporting_daily ADD COLUMN site TEXT NOT NULL DEFAULT '';
 ALTER TABLE reporting_daily DROP CONSTRAINT reporting_daily_pkey, ADD PRIMARY KEY (site, dim, day, key);
 ALTER TABLE reporting_weekly ADD COLUMN site TEXT NOT NULL DEFAULT '';

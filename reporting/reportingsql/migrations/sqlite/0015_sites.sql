@@ -3,16 +3,8 @@
 -- the goals, shared links and email reports belongs to one site, the
 -- tenant's key ('' for a host without tenancy, and every row from before),
 -- and every key begins with it, so one site's report reads its own rows
--- alone. reporting_sites maps each host whose pages are recorded to its
--- site. The salts and the Google connections stay global. SQLite changes
+-- alone. The salts and the Google connections stay global. SQLite changes
 -- no key in place: each keyed table is made again.
-CREATE TABLE reporting_sites (
-	host TEXT PRIMARY KEY,
-	site TEXT NOT NULL,
-	created_at TIMESTAMP NOT NULL
-);
-CREATE INDEX reporting_sites_site ON reporting_sites (site);
-
 CREATE TABLE reporting_daily_new (
 	site TEXT NOT NULL DEFAULT '',
 	day TEXT NOT NULL,
