@@ -146,8 +146,10 @@ func (h *CollectHandler) view(r *http.Request, b collectBody) (View, error) {
 	if i := strings.LastIndexByte(ownHost, ':'); i >= 0 && !strings.Contains(ownHost[i:], "]") {
 		ownHost = ownHost[:i]
 	}
-	if _, tenants := h.a.siteOfHost(r.Context(), host); !tenants &&
-		(len(h.o.Hosts) == 0 && host != ownHost || len(h.o.Hosts) > 0 && !slices.Contains(h.o.Hosts, host)) {
+	var tenants bool
+	v.site, tenants = h.a.siteOfHost(r.Context(), host)
+	v.sited = true
+	if !tenants && (len(h.o.Hosts) == 0 && host != ownHost || len(h.o.Hosts) > 0 && !slices.Contains(h.o.Hosts, host)) {
 		return v, fmt.Errorf("%w: the url is not on a site recorded here", ErrBadView)
 	}
 	return v, nil

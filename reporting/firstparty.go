@@ -97,7 +97,7 @@ type AnalyticsOptions struct {
 	// Meter counts the views buffered, flushed and refused
 	// (groundwork.MetricViews); nil counts nothing.
 	Meter groundwork.Meter
-	// SiteOfHost is the site (the tenant's key; see SiteOf) whose
+	// SiteOfHost is the site (the tenant's key; see tenant.With) whose
 	// analytics count the pages of host (lower case, no port), and
 	// whether it has one: each tenant's views count in its own reports.
 	// The collector takes the pages of such a host whatever its Hosts
@@ -205,6 +205,11 @@ type View struct {
 	// places, at most a trillion) in Currency (ISO 4217: "EUR"), both or
 	// neither: the goals it reaches report it. Ignored for a page view.
 	Revenue, Currency string
+
+	// site and sited: the collector's answer of SiteOfHost for the
+	// page's host, so a view it checked is not looked up again.
+	site  string
+	sited bool
 }
 
 // Reasons a view is not recorded.
@@ -410,7 +415,10 @@ func (a *Analytics) collect(ctx context.Context, v View, botCheck bool) error {
 	if path == "" {
 		path = "/"
 	}
-	owner, _ := a.siteOfHost(ctx, site)
+	owner := v.site
+	if !v.sited {
+		owner, _ = a.siteOfHost(ctx, site)
+	}
 	h := Hit{Site: owner, At: now, Day: day, Visitor: visitorHash(salt, site, v.IP, v.UserAgent), Event: name, Path: clip(path, MaxPathLength),
 		Title: clip(strings.TrimSpace(v.Title), MaxTitleLength), Source: source(u, v.Referrer, site), Device: Device(v.UserAgent),
 		Country: clip(strings.ToUpper(strings.TrimSpace(v.Country)), 2), Props: props, Campaign: campaign(u), Revenue: revenue, Currency: currency}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // Service defaults.
@@ -306,7 +308,8 @@ func (s *Service) fetch(ctx context.Context, fam family, name string, src any, q
 	}
 	_, fresh := src.(Fresh)
 	cached := s.o.CacheTTL > 0 && !fresh
-	key := cacheKey(fam.name, name, connection+"|"+siteOf(ctx), q)
+	site, _ := tenant.Of(ctx) // the reports of a tenant are its site's (see Store)
+	key := cacheKey(fam.name, name, connection+"|"+site, q)
 	if cached {
 		if body, ok := s.cache.get(key, s.o.Now()); ok {
 			return body, nil

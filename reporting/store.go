@@ -10,7 +10,6 @@ import (
 
 	"github.com/groundwork-go/groundwork/reporting/reportingstore"
 	"github.com/groundwork-go/groundwork/reporting/visits"
-	"github.com/groundwork-go/groundwork/tenant"
 )
 
 // Dimension is what a report breaks page views or events down by: a
@@ -100,15 +99,6 @@ func splitPropKey(key string) (event, name, value string, ok bool) {
 		return "", "", "", false
 	}
 	return parts[0], parts[1], parts[2], true
-}
-
-// siteOf is the site a context's reports are of: the tenant it acts for
-// (tenant.Of), each tenant's analytics apart from every other's; "" when
-// it acts for every tenant (the host's own code, and a host without
-// tenancy, which keeps everything there). A report never sums sites.
-func siteOf(ctx context.Context) string {
-	site, _ := tenant.Of(ctx)
-	return site
 }
 
 // Store keeps the first-party analytics. Implementations: reportingsql

@@ -190,8 +190,8 @@ func (s *Store) segments(ctx context.Context, days []string, vs map[string]dayVe
 	return out, nil
 }
 
-// loadSeg reads day's rows (of ctx's site) at version and keeps them, once however many
-// ask at a time. The version is read again after the rows: a write
+// loadSeg reads day's rows (of ctx's site) at version and keeps them,
+// once however many ask at a time. The version is read again after the rows: a write
 // between would have raised it, and then the rows are used for this
 // report but not kept.
 func (s *Store) loadSeg(ctx context.Context, day string, version int64) (*daySeg, error) {

@@ -198,9 +198,11 @@ func (s *Store) Record(ctx context.Context, hits []reporting.Hit, reached func(c
 
 // sitesOf are the sites of hits, each once.
 func sitesOf(hits []reporting.Hit) []string {
+	seen := map[string]bool{}
 	var sites []string
 	for _, h := range hits {
-		if !slices.Contains(sites, h.Site) {
+		if !seen[h.Site] {
+			seen[h.Site] = true
 			sites = append(sites, h.Site)
 		}
 	}
