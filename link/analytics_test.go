@@ -20,6 +20,7 @@ import (
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
+	"github.com/groundwork-go/groundwork/tenant"
 	"github.com/groundwork-go/groundwork/webhooks"
 	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
 )
@@ -107,6 +108,67 @@ func TestAnalyticsLinks(t *testing.T) {
 		require.Equal(t, reporting.GoalFigures{Visitors: 2, Conversions: 2, Rate: 1}, conv.Goals[0].Period,
 			"two submissions by two visitors (one of them the server's own), over one page-viewing visitor: capped at 1")
 		require.Equal(t, 1.0, conv.Goals[1].Period.Conversions)
+	})
+}
+
+// The events the server counts are their owner's: a tenant's form's
+// submission counts for that tenant's site, a booking of a tenant's
+// service for its, whatever tenant the request that made them acted for
+// (a signed-in visitor's own); the site "" and the visitor's hold none.
+func TestServerEventsCountForTheirTenant(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		acme, globex, visitor := tenant.With(ctx, "org:1"), tenant.With(ctx, "org:2"), tenant.With(ctx, "org:9")
+		db := storetest.Open(t, d, formssql.Migrations, bookingssql.Migrations, reportingsql.Migrations)
+		f, err := forms.NewService(formssql.New(db), &forms.Options{FormTokenOptional: true})
+		require.NoError(t, err)
+		b, err := bookings.NewService(bookingssql.New(db), nil)
+		require.NoError(t, err)
+		a, err := reporting.NewAnalytics(reportingsql.New(db), nil)
+		require.NoError(t, err)
+		require.NoError(t, link.FormsToAnalytics(f, a, "https://shop.example"))
+		require.NoError(t, link.BookingsToAnalytics(b, a, "https://shop.example"))
+
+		form := &forms.Form{Name: "Acme contact", IsActive: true}
+		require.NoError(t, f.CreateForm(acme, form))
+		field := &forms.Field{FormID: form.ID, Type: forms.TypeText, Label: "Name"}
+		require.NoError(t, f.CreateField(acme, field))
+		fields, err := f.Fields(acme, form.ID)
+		require.NoError(t, err)
+		_, err = f.Submit(visitor, form, fields, &forms.SubmitRequest{Values: map[string][]string{field.Name: {"Ann"}}, LoadedAt: "1"})
+		require.NoError(t, err)
+
+		name, slug, minutes, zone := "Globex call", "globex-call", 30, "UTC"
+		svc, err := b.CreateService(globex, bookings.OfferingInput{Name: &name, Slug: &slug, Duration: &minutes, TimeZone: &zone})
+		require.NoError(t, err)
+		pname, pslug := "Gus", "gus"
+		p, err := b.CreateProvider(globex, bookings.ProviderInput{Name: &pname, Slug: &pslug, TimeZone: &zone})
+		require.NoError(t, err)
+		require.NoError(t, b.Link(globex, svc.Slug, p.ID, bookings.LinkInput{}))
+		start, end := "00:00", "24:00"
+		for day := range 7 {
+			_, err := b.AddHours(globex, p.ID, bookings.HoursInput{DayOfWeek: &day, Start: &start, End: &end})
+			require.NoError(t, err)
+		}
+		_, _, err = b.Create(tenant.All(visitor), bookings.NewBooking{ServiceSlug: slug, Start: time.Now().UTC().Truncate(time.Hour).Add(48 * time.Hour),
+			CustomerName: "Gina", CustomerEmail: "gina@example.com"})
+		require.NoError(t, err)
+		require.NoError(t, a.Flush(ctx))
+
+		events := func(ctx context.Context) map[string]int64 {
+			rows, err := a.Store().Daily(ctx, reporting.DimEvent, time.Now().UTC().Format(time.DateOnly), time.Now().UTC().Format(time.DateOnly), 0)
+			require.NoError(t, err)
+			out := map[string]int64{}
+			for _, r := range rows {
+				out[r.Key] = r.Views
+			}
+			return out
+		}
+		require.Equal(t, map[string]int64{link.EventFormSubmitted: 1}, events(acme))
+		require.Equal(t, map[string]int64{link.EventBookingCreated: 1}, events(globex))
+		require.Empty(t, events(tenant.With(ctx, "")), "the site \"\" has none")
+		require.Empty(t, events(visitor), "nor the visitor's own organization")
 	})
 }
 

@@ -157,13 +157,14 @@ const (
 // on the server, so no ad blocker loses it, and as the visitor whose
 // request it was when the host's handlers run under
 // reporting.CarryVisitor (else as a visitor of its own at site, the
-// site's origin).
+// site's origin). A tenant's form counts for its tenant's site (see
+// package tenant); a form of none, for its page's host's.
 func FormsToAnalytics(f *forms.Service, a *reporting.Analytics, site string) error {
 	if f == nil || a == nil {
 		return errors.New("link: forms to analytics: a service is nil")
 	}
 	f.OnSubmissionAccepted(func(ctx context.Context, e forms.SubmissionEvent) {
-		_ = a.CollectServer(ctx, site, reporting.View{Name: EventFormSubmitted, Props: map[string]string{"form": e.Form.Slug}})
+		_ = a.CollectServer(siteOf(ctx, e.Form.Tenant), site, reporting.View{Name: EventFormSubmitted, Props: map[string]string{"form": e.Form.Slug}})
 	})
 	return nil
 }
@@ -218,31 +219,44 @@ func paidReturns(b *bookings.Service, a *reporting.Analytics, site, manage strin
 				return
 			}
 			props := map[string]string{}
-			serviceSlug(r.Context(), b, booking.ServiceID, props)
-			_ = a.CollectServer(r.Context(), site, reporting.View{Name: eventBookingPaid, Props: props, Revenue: booking.Payment.Amount,
+			owner := serviceSlug(tenant.All(r.Context()), b, booking.ServiceID, props)
+			_ = a.CollectServer(siteOf(r.Context(), owner), site, reporting.View{Name: eventBookingPaid, Props: props, Revenue: booking.Payment.Amount,
 				Currency: booking.Payment.Currency})
 		})
 	}
 }
 
 // serviceSlug sets props["service"] to the slug of b's service id, the
-// property the analytics links give a booking's events; none when the
-// services cannot be read.
-func serviceSlug(ctx context.Context, b *bookings.Service, id int64, props map[string]string) {
+// property the analytics links give a booking's events, and returns the
+// service's tenant; nothing when the services cannot be read.
+func serviceSlug(ctx context.Context, b *bookings.Service, id int64, props map[string]string) (owner string) {
 	services, err := b.Services(ctx)
 	if err != nil {
-		return
+		return ""
 	}
 	for _, s := range services {
 		if s.ID == id {
-			props["service"] = s.Slug
+			props["service"], owner = s.Slug, s.Tenant
 		}
 	}
+	return owner
+}
+
+// siteOf is ctx for the server's events of something of owner's: acting
+// for owner (its site counts them) when it has a tenant, else for every
+// tenant (its page's host's site counts them), whatever tenant the
+// request acted for (a signed-in visitor's own).
+func siteOf(ctx context.Context, owner string) context.Context {
+	if owner == "" {
+		return tenant.All(ctx)
+	}
+	return tenant.With(ctx, owner)
 }
 
 // BookingsToAnalytics counts every booking made with b as the event
 // EventBookingCreated in a, once it has committed, as FormsToAnalytics
-// counts submissions (each occurrence of a weekly series once).
+// counts submissions (each occurrence of a weekly series once), for its
+// service's tenant's site.
 func BookingsToAnalytics(b *bookings.Service, a *reporting.Analytics, site string) error {
 	if b == nil || a == nil {
 		return errors.New("link: bookings to analytics: a service is nil")
@@ -252,8 +266,8 @@ func BookingsToAnalytics(b *bookings.Service, a *reporting.Analytics, site strin
 			return
 		}
 		props := map[string]string{"status": string(e.Booking.Status)}
-		serviceSlug(ctx, b, e.Booking.ServiceID, props)
-		_ = a.CollectServer(ctx, site, reporting.View{Name: EventBookingCreated, Props: props})
+		owner := serviceSlug(tenant.All(ctx), b, e.Booking.ServiceID, props)
+		_ = a.CollectServer(siteOf(ctx, owner), site, reporting.View{Name: EventBookingCreated, Props: props})
 	})
 	return nil
 }

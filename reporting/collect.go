@@ -39,8 +39,10 @@ type CollectOptions struct {
 	// Prefix: CollectPrefixDefault when empty.
 	Prefix string
 	// Hosts are the sites whose pages may be recorded; when empty, only
-	// the request's own host. A host the analytics' SiteOfHost knows is
-	// recorded too, for its tenant's site.
+	// the request's own host. A host the analytics' SiteOfHost knows, or
+	// (without one) a host a site has named (HostStore), is recorded
+	// too, for that site; these Hosts count for "", and no site may name
+	// them.
 	Hosts []string
 	// Limit is the views a minute taken from one address:
 	// CollectLimitDefault when zero, none when negative.
@@ -86,6 +88,7 @@ func NewCollectHandler(a *Analytics, opts *CollectOptions) (*CollectHandler, err
 	for i, h := range o.Hosts {
 		o.Hosts[i] = strings.ToLower(h)
 	}
+	a.hosts.reserve(o.Hosts)
 	h := &CollectHandler{a: a, o: o, base: b, prefix: prefix, js: servedScript(prefix)}
 	if o.Limit >= 0 {
 		limit := o.Limit
@@ -146,10 +149,13 @@ func (h *CollectHandler) view(r *http.Request, b collectBody) (View, error) {
 	if i := strings.LastIndexByte(ownHost, ':'); i >= 0 && !strings.Contains(ownHost[i:], "]") {
 		ownHost = ownHost[:i]
 	}
+	own := len(h.o.Hosts) == 0 && host == ownHost || slices.Contains(h.o.Hosts, host)
 	var tenants bool
-	v.site, tenants = h.a.siteOfHost(r.Context(), host)
+	if !own || h.a.o.SiteOfHost != nil {
+		v.site, tenants = h.a.siteOfHost(r.Context(), host)
+	}
 	v.sited = true
-	if !tenants && (len(h.o.Hosts) == 0 && host != ownHost || len(h.o.Hosts) > 0 && !slices.Contains(h.o.Hosts, host)) {
+	if !tenants && !own {
 		return v, fmt.Errorf("%w: the url is not on a site recorded here", ErrBadView)
 	}
 	return v, nil

@@ -101,17 +101,14 @@ type AnalyticsOptions struct {
 	// analytics count the pages of host (lower case, no port), and
 	// whether it has one: each tenant's views count in its own reports.
 	// The collector takes the pages of such a host whatever its Hosts
-	// say. Called for every view, so it answers from memory. When nil, or
-	// for a host it does not know, a view counts for the site "".
+	// say. Called for every view, so it answers from memory. When nil,
+	// the hosts each site names in SiteHosts count for it instead. For
+	// a host neither knows, a view counts for the site "".
 	SiteOfHost func(ctx context.Context, host string) (site string, ok bool)
-}
-
-// siteOfHost is the site of host's pages: SiteOfHost's, else "".
-func (a *Analytics) siteOfHost(ctx context.Context, host string) (string, bool) {
-	if a.o.SiteOfHost == nil {
-		return "", false
-	}
-	return a.o.SiteOfHost(ctx, host)
+	// SiteHosts keeps the hosts each site names for itself (on the
+	// settings page, or PUT /analytics-hosts), read when SiteOfHost is
+	// nil; reportingsql.Join keeps them in its database. Nil keeps none.
+	SiteHosts HostStore
 }
 
 // Analytics is the first-party analytics: it collects page views and
@@ -136,6 +133,8 @@ type Analytics struct {
 	room chan struct{}
 	// reached are the OnGoalReachedTx hooks.
 	reached hooks.List[func(ctx context.Context, tx *sql.Tx, r []GoalReached) error]
+	// hosts is the store's map of hosts to sites (HostStore).
+	hosts hostMap
 }
 
 // NewAnalytics returns the first-party source on store. Run its
@@ -178,7 +177,9 @@ func NewAnalytics(st Store, opts *AnalyticsOptions) (*Analytics, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Analytics{store: st, o: o, salts: map[string][]byte{}, kick: make(chan struct{}, 1), room: make(chan struct{})}, nil
+	a := &Analytics{store: st, o: o, salts: map[string][]byte{}, kick: make(chan struct{}, 1), room: make(chan struct{})}
+	a.hosts.fresh = hostsFresh
+	return a, nil
 }
 
 // Store is the source's store.

@@ -82,6 +82,7 @@ func NewHandler(svc *Service, auth groundwork.RequestAuthorizer, opts *HandlerOp
 		b.Handle("/analytics-reporting/"+name, api.Methods{http.MethodGet: b.Func(h.route(analyticsFamily, name))})
 	}
 	h.goalRoutes(b)
+	h.hostRoutes(b)
 	if o.SharedLinks != nil {
 		h.sharedLinkRoutes(b)
 	}

@@ -386,7 +386,7 @@ func TestBrowserSettings(t *testing.T) {
 
 	manager = false
 	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+"/reporting"), chromedp.WaitVisible(chromedp.CSS("figure.chart")))
-	require.NotContains(t, text("main"), "Goals, shared links and email reports")
+	require.NotContains(t, text("main"), "Goals, shared links, email reports and addresses")
 	res, err := http.Get(srv.URL + "/reporting/settings")
 	require.NoError(t, err)
 	res.Body.Close()

@@ -90,7 +90,9 @@ func CarryVisitor(next http.Handler, o VisitorOptions) http.Handler {
 // Name, Props, Revenue and Currency (checked as Collect's; the rest is
 // the visitor's), as the visitor ctx carries (see CarryVisitor), in their
 // session, whatever their user agent; else as a visitor of its own, at
-// site's root (site is the site's origin, "https://example.com").
+// site's root (site is the site's origin, "https://example.com"). It
+// counts for the site of the tenant ctx acts for (the form's, the
+// service's: tenant.With), else for its page's host's.
 func (a *Analytics) CollectServer(ctx context.Context, site string, e View) error {
 	v, ok := VisitorFrom(ctx)
 	if !ok {
@@ -98,8 +100,10 @@ func (a *Analytics) CollectServer(ctx context.Context, site string, e View) erro
 		_, _ = rand.Read(one)
 		v = Visitor{UserAgent: "server " + hex.EncodeToString(one), Page: strings.TrimSuffix(site, "/") + "/"}
 	}
-	return a.collect(ctx, View{Name: e.Name, URL: v.Page, Referrer: v.Referrer, IP: v.IP, UserAgent: v.UserAgent, Props: e.Props,
-		Revenue: e.Revenue, Currency: e.Currency}, false)
+	view := View{Name: e.Name, URL: v.Page, Referrer: v.Referrer, IP: v.IP, UserAgent: v.UserAgent, Props: e.Props,
+		Revenue: e.Revenue, Currency: e.Currency}
+	view.site, view.sited = tenant.Of(ctx)
+	return a.collect(ctx, view, false)
 }
 
 // TrackViews counts a page view of each HTML page next serves (a GET

@@ -6,14 +6,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/internal/proxies"
 	"github.com/groundwork-go/groundwork/internal/web"
 )
 
-// SettingsTemplate is the page where the goals, shared links and email
-// reports are made, by the name DashboardOptions.Templates may replace it
+// SettingsTemplate is the page where the goals, shared links, email
+// reports and the site's addresses are made, by the name DashboardOptions.Templates may replace it
 // under.
 const SettingsTemplate = "reporting/settings.html"
 
@@ -29,7 +30,11 @@ type settingsPage struct {
 	Reports           []EmailReport
 	ReportFields      []web.Field
 	HasReports        bool
-	Summary           []web.SummaryItem
+	// Hosts are the site's addresses (HostStore), drawn when HasHosts.
+	Hosts      []string
+	HostFields []web.Field
+	HasHosts   bool
+	Summary    []web.SummaryItem
 	// Confirm is the step before a goal is removed or a link revoked
 	// (?remove-goal=ID, ?revoke-link=ID); nil otherwise.
 	Confirm *settingsConfirm
@@ -52,11 +57,14 @@ func (d *Dashboard) manages(r *http.Request) bool {
 	return d.o.Manage != nil && d.o.Manage.AuthorizeRequest(r, AbilityManage, nil) == groundwork.Allowed
 }
 
+// settingsForms are the forms the settings page posts, under its path.
+var settingsForms = []string{"goals", "goals/{id}/delete", "shared-links", "shared-links/{id}/revoke", "email-reports", "email-reports/{id}/delete", "hosts"}
+
 // settingsRoutes serves the settings page and its forms.
 func (d *Dashboard) settingsRoutes() {
 	p := d.o.Path + "/settings"
 	d.base.Mux.HandleFunc("GET "+p, d.base.Func(d.settings))
-	for _, form := range []string{"goals", "goals/{id}/delete", "shared-links", "shared-links/{id}/revoke", "email-reports", "email-reports/{id}/delete"} {
+	for _, form := range settingsForms {
 		d.base.Mux.HandleFunc("POST "+p+"/"+form, d.base.Func(d.changeSettings))
 	}
 }
@@ -65,14 +73,14 @@ func (d *Dashboard) settingsRoutes() {
 func (d *Dashboard) settingsRouteList() []string {
 	p := d.o.Path + "/settings"
 	out := []string{"GET " + p}
-	for _, form := range []string{"goals", "goals/{id}/delete", "shared-links", "shared-links/{id}/revoke", "email-reports", "email-reports/{id}/delete"} {
+	for _, form := range settingsForms {
 		out = append(out, "POST "+p+"/"+form)
 	}
 	return out
 }
 
 var forbiddenSettings = &web.Problem{Status: http.StatusForbidden, ErrorPage: web.ErrorPage{Heading: "Not allowed",
-	Message: "You may read the reports, not change their goals, shared links or email reports. Ask whoever runs the site.",
+	Message: "You may read the reports, not change their goals, shared links, email reports or addresses. Ask whoever runs the site.",
 	Link:    "/reporting", LinkText: "Back to the reports"}}
 
 func (d *Dashboard) settings(w http.ResponseWriter, r *http.Request) error {
@@ -132,6 +140,16 @@ func reportFields(in map[string]string, errs map[string]string) []web.Field {
 	return []web.Field{email, period}
 }
 
+// hostFields is the addresses form's field: the hosts, one a line.
+func hostFields(value string, errs map[string]string) []web.Field {
+	f := web.Field{Type: web.TypeTextarea, ID: "site-hosts", Name: "hosts", Label: "Addresses, one a line", Value: value, Rows: 4,
+		Help: "As shop.example.com. Every page of these hosts counts in these reports. Leave empty for none."}
+	if e := errs["hosts"]; e != "" {
+		f.Errors = []string{e}
+	}
+	return []web.Field{f}
+}
+
 // drawSettings renders the page; form names the form that failed (with
 // its values and errors by field) or is nil.
 func (d *Dashboard) drawSettings(w http.ResponseWriter, r *http.Request, status int, form map[string]map[string]string, errs map[string]map[string]string) error {
@@ -178,11 +196,28 @@ func (d *Dashboard) drawSettings(w http.ResponseWriter, r *http.Request, status 
 		page.Reports = reports
 		page.ReportFields = reportFields(form["email-reports"], errs["email-reports"])
 	}
-	page.Summary = web.Summary(append(append(slicesClone(page.GoalFields), page.LinkFields...), page.ReportFields...))
-	d.render.Render(w, r, status, SettingsTemplate, &web.Page{Title: "Goals, shared links and email reports", Data: page, Wide: true,
+	if a, ok := d.svc.o.Analytics.(*Analytics); ok {
+		if hosts, err := a.siteHosts(ctx); !errors.Is(err, errNoHosts) {
+			if err != nil {
+				return err
+			}
+			page.HasHosts, page.Hosts = true, hosts
+			value, failed := form["hosts"]["hosts"]
+			if !failed {
+				value = strings.Join(hosts, "\n")
+			}
+			page.HostFields = hostFields(value, errs["hosts"])
+		}
+	}
+	page.Summary = web.Summary(append(append(append(slicesClone(page.GoalFields), page.LinkFields...), page.ReportFields...), page.HostFields...))
+	d.render.Render(w, r, status, SettingsTemplate, &web.Page{Title: settingsTitle, Data: page, Wide: true,
 		CSRF: web.CSRFToken(w, r), Flash: d.render.TakeFlash(w, r, page.Action)})
 	return nil
 }
+
+// settingsTitle is the settings page's title, and the dashboard's link
+// to it.
+const settingsTitle = "Goals, shared links, email reports and addresses"
 
 func slicesClone(f []web.Field) []web.Field { return append([]web.Field(nil), f...) }
 
@@ -225,6 +260,7 @@ func (d *Dashboard) changeSettings(w http.ResponseWriter, r *http.Request) error
 		values[k] = strings.TrimSpace(r.PostFormValue(k))
 	}
 	gs, _ := d.svc.o.Analytics.(GoalStore)
+	a, _ := d.svc.o.Analytics.(*Analytics)
 	switch {
 	case section == "goals" && action == "" && gs != nil:
 		g := Goal{Name: values["name"], Property: values["property"], Value: values["value"]}
@@ -266,6 +302,8 @@ func (d *Dashboard) changeSettings(w http.ResponseWriter, r *http.Request) error
 		}
 		return done(rep.Email + " gets the " + string(rep.Period) + " report: the first, of the last whole " +
 			map[ReportPeriod]string{Weekly: "week", Monthly: "month"}[rep.Period] + ", within the hour.")
+	case section == "hosts" && action == "" && a != nil:
+		return d.changeHosts(w, r, a, done)
 	case section == "email-reports" && id > 0 && d.o.EmailReports != nil:
 		if err := d.o.EmailReports.o.Store.DeleteEmailReport(ctx, id); err != nil && !errors.Is(err, ErrEmailReportNotFound) {
 			return err
@@ -274,6 +312,29 @@ func (d *Dashboard) changeSettings(w http.ResponseWriter, r *http.Request) error
 	}
 	return &web.Problem{Status: http.StatusNotFound, ErrorPage: web.ErrorPage{Heading: "Page not found", Message: "There is no such form here.",
 		Link: back, LinkText: "Back to the settings"}}
+}
+
+// changeHosts answers the addresses form: the hosts, one a line (or
+// apart by spaces or commas).
+func (d *Dashboard) changeHosts(w http.ResponseWriter, r *http.Request, a *Analytics, done func(string) error) error {
+	raw := r.PostFormValue("hosts")
+	hosts := strings.FieldsFunc(raw, func(c rune) bool { return c == ',' || unicode.IsSpace(c) })
+	again := func(msg string) error {
+		return d.drawSettings(w, r, http.StatusUnprocessableEntity, map[string]map[string]string{"hosts": {"hosts": raw}},
+			map[string]map[string]string{"hosts": {"hosts": msg}})
+	}
+	kept, taken, err := a.setSiteHosts(r.Context(), hosts)
+	switch {
+	case errors.Is(err, errBadHosts):
+		return again(strings.TrimPrefix(err.Error(), errBadHosts.Error()+": "))
+	case err != nil:
+		return err
+	case len(taken) > 0:
+		return again(takenMessage(taken))
+	case len(kept) == 0:
+		return done("The site has no addresses of its own now: no page counts here but the server's own.")
+	}
+	return done("Saved: every page of " + strings.Join(kept, ", ") + " counts in these reports from now on.")
 }
 
 // absolute is path on the site's public address: the base URL, else the

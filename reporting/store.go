@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/groundwork-go/groundwork/reporting/reportingstore"
-	"github.com/groundwork-go/groundwork/reporting/visits"
 )
 
 // Dimension is what a report breaks page views or events down by: a
@@ -122,7 +121,7 @@ type Store interface {
 	// total, in its page, source, device and country, in each pair of
 	// its page, source and device and in the three together (for
 	// Filtered); each event in its event. A visitor counts once per day
-	// and dimension value (or pair, or triple); a page view more than SessionGap after the visitor's last
+	// and dimension value (or pair, or triple); a page view more than visits.Gap after the visitor's last
 	// one that day (or their first) starts a session, counted in the
 	// total and in the view's values, and a nearer one adds the gap to
 	// the day's duration. A session is also counted by its entry page
@@ -272,7 +271,3 @@ func (fs Filters) Sorted() Filters {
 	})
 	return out
 }
-
-// SessionGap ends a session: a visitor's page view this long after their
-// last hit starts a new one. The rules of sessions are package visits'.
-const SessionGap = visits.Gap

@@ -575,7 +575,7 @@ func TestReadiness(t *testing.T) {
 	}
 	code, body := ready()
 	require.Equal(t, 503, code)
-	require.JSONEq(t, `{"status": "unavailable", "reasons": ["migrations not applied: reporting 0009_baseline, reporting 0010_visitor_days, reporting 0011_day_versions, reporting 0012_day_columns, reporting 0013_day_changes, reporting 0014_goal_owners, reporting 0015_sites", "the job queue is not running"]}`, body)
+	require.JSONEq(t, `{"status": "unavailable", "reasons": ["migrations not applied: reporting 0009_baseline, reporting 0010_visitor_days, reporting 0011_day_versions, reporting 0012_day_columns, reporting 0013_day_changes, reporting 0014_goal_owners, reporting 0015_sites, reporting 0016_hosts", "the job queue is not running"]}`, body)
 	require.NoError(t, store.Migrate(context.Background(), db, migrations...))
 	require.NoError(t, a.queue.Start(context.Background()))
 	code, body = ready()

@@ -6,9 +6,18 @@ import (
 )
 
 // Join joins reporting to a host's environment on env's database: the
-// analytics (its shared links and email reports kept there too), the
-// reports and their handlers, the writer and the email reports' jobs,
-// and its migrations for env.Migrate. See reporting.NewModule.
+// analytics (its shared links, email reports and, unless the options
+// name a SiteOfHost or SiteHosts of their own, the sites' hosts kept
+// there too), the reports and their handlers, the writer and the email
+// reports' jobs, and its migrations for env.Migrate. See
+// reporting.NewModule.
 func Join(env *store.Env, opts *reporting.ModuleOptions) (*reporting.Module, error) {
-	return reporting.NewModule(env, New(env.DB), &Migrations, opts)
+	var o reporting.ModuleOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Analytics.SiteOfHost == nil && o.Analytics.SiteHosts == nil {
+		o.Analytics.SiteHosts = hosts{env.DB}
+	}
+	return reporting.NewModule(env, New(env.DB), &Migrations, &o)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
+	"github.com/groundwork-go/groundwork/reporting/visits"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -86,7 +87,7 @@ func TestSegmentsAgainstRawHits(t *testing.T) {
 	for _, h := range byTime {
 		k := [2]string{h.Day, h.Visitor}
 		s := open[k]
-		if s != nil && h.At.Sub(s.last) > reporting.SessionGap {
+		if s != nil && h.At.Sub(s.last) > visits.Gap {
 			s = nil
 		}
 		if h.Event != "" {

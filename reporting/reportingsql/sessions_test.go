@@ -13,6 +13,7 @@ import (
 	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/reporting/reportingsql"
+	"github.com/groundwork-go/groundwork/reporting/visits"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 )
@@ -21,7 +22,7 @@ import (
 // cut at random (a session's hits fall into several) and checks the
 // sessions, bounces, visit length, entry and exit pages the reports give
 // against the same figures computed here from the raw hits, by the
-// definitions: a session is a visitor's hits with no gap over SessionGap,
+// definitions: a session is a visitor's hits with no gap over visits.Gap,
 // begun by a page view; a bounce is a session of one page view and no
 // event; its length is its last hit minus its first; it enters on its
 // first page and exits on its last.
@@ -66,7 +67,7 @@ func TestSessionsAgainstRawHits(t *testing.T) {
 	var all []*sess
 	for _, h := range byTime {
 		s := open[h.Visitor]
-		if s != nil && h.At.Sub(s.last) > reporting.SessionGap {
+		if s != nil && h.At.Sub(s.last) > visits.Gap {
 			s = nil
 		}
 		if h.Event != "" {
