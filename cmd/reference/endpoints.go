@@ -270,6 +270,8 @@ var routes = []string{
 	"GET /analytics-goals",
 	"POST /analytics-goals",
 	"DELETE /analytics-goals/{id}",
+	"GET /analytics-hosts",
+	"PUT /analytics-hosts",
 	"GET /analytics-shared-links",
 	"POST /analytics-shared-links",
 	"DELETE /analytics-shared-links/{id}",
@@ -293,6 +295,7 @@ var routes = []string{
 	"POST /reporting/settings/shared-links/{id}/revoke",
 	"POST /reporting/settings/email-reports",
 	"POST /reporting/settings/email-reports/{id}/delete",
+	"POST /reporting/settings/hosts",
 }
 
 // endpoints groups routes by path, in the order they first appear:
