@@ -78,6 +78,8 @@ func TestInvitations(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, list, 1)
 
+		_, err = svc.Accept(ctx, token, cy)
+		require.ErrorIs(t, err, orgs.ErrNotFound, "the link joins its address's user alone")
 		m, err := svc.Accept(ctx, token, bo)
 		require.NoError(t, err)
 		require.Equal(t, orgs.RoleAdmin, m.Role)
@@ -105,6 +107,14 @@ func TestInvitations(t *testing.T) {
 		list, err = svc.Invitations(ctx, acme.ID)
 		require.NoError(t, err)
 		require.Empty(t, list)
+
+		// An address as typed is the user's whatever its letter case.
+		dee := s.user(t, "dee")
+		inv, token4, err := svc.Invite(ctx, acme.ID, ann, "Dee@Example.COM", orgs.RoleMember)
+		require.NoError(t, err)
+		require.Equal(t, "dee@example.com", inv.Email)
+		_, err = svc.Accept(ctx, token4, dee)
+		require.NoError(t, err)
 	})
 }
 
@@ -144,9 +154,10 @@ func TestMemberChanges(t *testing.T) {
 	})
 }
 
-// Two instances on one database: an invitation accepted by two people
-// at once joins one of them; two owners who each step down at once leave
-// one owner. On both databases (SQLite: two handles on one file).
+// Two instances on one database: an invitation accepted twice at once,
+// its invitee sending it from two tabs, joins them once; two owners who
+// each step down at once leave one owner. On both databases (SQLite: two
+// handles on one file).
 func TestInvitationAcceptedTwiceAtOnce(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
@@ -169,13 +180,14 @@ func TestInvitationAcceptedTwiceAtOnce(t *testing.T) {
 		acme, err := instances[0].Create(ctx, "Acme", ann)
 		require.NoError(t, err)
 		for round := range 5 {
-			_, token, err := instances[0].Invite(ctx, acme.ID, ann, "x@example.com", orgs.RoleMember)
+			name := "p" + strings.Repeat("a", round)
+			_, token, err := instances[0].Invite(ctx, acme.ID, ann, name+"@example.com", orgs.RoleMember)
 			require.NoError(t, err)
-			takers := []int64{s.user(t, "p"+strings.Repeat("a", round)), s.user(t, "q"+strings.Repeat("a", round))}
+			invitee := s.user(t, name)
 			var wg sync.WaitGroup
 			errs := make([]error, 2)
 			for i := range 2 {
-				wg.Go(func() { _, errs[i] = instances[i].Accept(ctx, token, takers[i]) })
+				wg.Go(func() { _, errs[i] = instances[i].Accept(ctx, token, invitee) })
 			}
 			wg.Wait()
 			joined := 0

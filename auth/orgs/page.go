@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/groundwork-go/groundwork"
+	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/paging"
 	"github.com/groundwork-go/groundwork/internal/web"
@@ -325,10 +326,14 @@ func (p *PageHandler) revoke(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// joinPage asks before an invitation's link joins.
+// joinPage asks before an invitation's link joins; or, when the user
+// signed in is not the invitation's address (Other; SignedInAs theirs,
+// when known), says so.
 type joinPage struct {
 	Invitation    Invitation
 	Action, Token string
+	Other         bool
+	SignedInAs    string
 }
 
 func (p *PageHandler) showJoin(w http.ResponseWriter, r *http.Request) error {
@@ -343,8 +348,22 @@ func (p *PageHandler) showJoin(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p.base.Render.Render(w, r, http.StatusOK, JoinTemplate, &web.Page{Title: "Join " + inv.OrganizationName,
-		Data: &joinPage{Invitation: inv, Action: p.prefix + "/join", Token: token}, CSRF: web.CSRFToken(w, r)})
+	return p.drawJoin(w, r, http.StatusOK, inv, token, false)
+}
+
+// drawJoin draws the join page of inv: the question, or, for a user of
+// another address (other, or auth's user, when signed in with auth),
+// what to do.
+func (p *PageHandler) drawJoin(w http.ResponseWriter, r *http.Request, status int, inv Invitation, token string, other bool) error {
+	data := &joinPage{Invitation: inv, Action: p.prefix + "/join", Token: token, Other: other}
+	if u, ok := auth.UserFrom(r.Context()); ok && auth.NormalizeEmail(u.Email) != auth.NormalizeEmail(inv.Email) {
+		data.Other, data.SignedInAs = true, u.Email
+	}
+	title := "Join " + inv.OrganizationName
+	if data.Other {
+		title = "This invitation is for another address"
+	}
+	p.base.Render.Render(w, r, status, JoinTemplate, &web.Page{Title: title, Data: data, CSRF: web.CSRFToken(w, r)})
 	return nil
 }
 
@@ -353,8 +372,12 @@ func (p *PageHandler) join(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	m, err := p.svc.Accept(r.Context(), r.PostFormValue(InvitationQuery), userID)
+	token := r.PostFormValue(InvitationQuery)
+	m, err := p.svc.Accept(r.Context(), token, userID)
 	if errors.Is(err, ErrNotFound) {
+		if inv, err := p.svc.Invitation(r.Context(), token); err == nil {
+			return p.drawJoin(w, r, http.StatusForbidden, inv, token, true) // it holds: it is another address's
+		}
 		return errInvitation
 	}
 	if err != nil {

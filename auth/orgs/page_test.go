@@ -178,7 +178,8 @@ var inviteLink = regexp.MustCompile(`/organizations/join\?invitation=[0-9a-f]{64
 // invites (a mistake said at its field; without mail, the page gives the
 // link to pass on), the invitee asks, joins and works there; the owner
 // makes them an admin, cannot leave as the last owner; an admin cannot
-// remove the owner; a withdrawn or used link joins no one.
+// remove the owner; a withdrawn or used link joins no one, nor does the
+// link opened by a user of another address.
 func TestOrganizationsPageInvitations(t *testing.T) {
 	t.Parallel()
 	s, srv := pageSite(t)
@@ -199,6 +200,16 @@ func TestOrganizationsPageInvitations(t *testing.T) {
 	link := inviteLink.FindString(body)
 	require.NotEmpty(t, link, body)
 	require.Contains(t, body, `<td data-label="Email address">bo@example.com</td>`, "listed until used")
+
+	// Someone else with the link: told it is another address's, no way
+	// to join; their post refused; the link still holds.
+	stranger := browserOf(t, srv, cy)
+	code, body = stranger.do("POST", "/organizations/join", url.Values{"invitation": {strings.TrimPrefix(link, "/organizations/join?invitation=")}})
+	require.Equal(t, http.StatusForbidden, code)
+	require.Contains(t, body, "<h1>This invitation is for another address</h1>")
+	require.Contains(t, body, "was sent to <strong>bo@example.com</strong>; you are signed in with another address.")
+	require.Contains(t, body, "The link joins only that address.")
+	require.NotContains(t, body, `action="/organizations/join"`, "no way to join")
 
 	invitee := browserOf(t, srv, bo)
 	code, body = invitee.do("GET", link, nil)
@@ -236,7 +247,8 @@ func TestOrganizationsPageInvitations(t *testing.T) {
 }
 
 // Invitations in a browser, by keyboard: the owner invites (after a
-// mistake); the invitee opens the link and joins; a used link's page.
+// mistake); someone else opens the link and is told it is not theirs;
+// the invitee opens it and joins; a used link's page.
 // No axe violations, light and dark.
 func TestBrowserOrganizationInvitations(t *testing.T) {
 	t.Parallel()
@@ -261,6 +273,19 @@ func TestBrowserOrganizationInvitations(t *testing.T) {
 	require.NotEmpty(t, link)
 	browsertest.NoViolations(t, ctx, "the members and an invitation")
 	browsertest.Screenshots(t, ctx, shots, "organization-invite")
+
+	cy := s.user(t, "cy")
+	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+"/as/"+strconv.FormatInt(cy, 10)), chromedp.WaitVisible(chromedp.ID("f-name")))
+	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+link), chromedp.WaitVisible(chromedp.CSS("h1")))
+	browsertest.TabTo(t, ctx, "main button[type=submit]")
+	browsertest.Press(t, ctx, "\r", true)
+	require.Equal(t, "This invitation is for another address", browsertest.Text(t, ctx, "h1"))
+	for _, scheme := range []string{"light", "dark"} {
+		require.NoError(t, browsertest.SetScheme(ctx, scheme))
+		browsertest.NoViolations(t, ctx, "an invitation opened by another address, "+scheme)
+	}
+	require.NoError(t, browsertest.SetScheme(ctx, "light"))
+	browsertest.Screenshots(t, ctx, shots, "organization-join-other")
 
 	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+"/as/"+strconv.FormatInt(bo, 10)), chromedp.WaitVisible(chromedp.ID("f-name")))
 	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+link), chromedp.WaitVisible(chromedp.CSS("h1")))

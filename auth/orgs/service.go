@@ -302,7 +302,7 @@ func (s *Service) Invite(ctx context.Context, orgID, by int64, email string, rol
 	if err != nil {
 		return Invitation{}, "", err
 	}
-	email = strings.TrimSpace(email)
+	email = auth.NormalizeEmail(email) // as the user's address is kept, which the invitation must match
 	v := &api.Validator{}
 	if !api.ValidEmail(email) {
 		v.Add("email", api.MsgEmail("email"))
@@ -353,9 +353,11 @@ func (s *Service) RevokeInvitation(ctx context.Context, orgID, by, id int64) err
 	return s.store.RevokeInvitation(ctx, orgID, id, s.now())
 }
 
-// Accept uses an invitation's token once: userID joins its organization
-// with its role (a member already keeps theirs). ErrNotFound when it is
-// used (on any instance), revoked, expired or not there.
+// Accept uses an invitation's token once, for the user it was sent to:
+// userID, whose address must be the invitation's (a link passed on, or
+// leaked, joins nobody else), joins its organization with its role (a
+// member already keeps theirs). ErrNotFound when it is used (on any
+// instance), revoked, expired, not there or for another address.
 func (s *Service) Accept(ctx context.Context, token string, userID int64) (Membership, error) {
 	return s.store.AcceptInvitation(ctx, tokenHash(token), userID, s.now().UTC().Truncate(time.Microsecond))
 }

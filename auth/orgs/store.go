@@ -41,8 +41,10 @@ type Store interface {
 	// good; ErrNotFound when there is none.
 	RevokeInvitation(ctx context.Context, orgID, id int64, at time.Time) error
 	// AcceptInvitation uses the invitation of a token's hash, still good
-	// at at, once: userID joins its organization with its role (a member
+	// at at, once, by the user whose address it was sent to (letter case
+	// aside): userID joins its organization with its role (a member
 	// already keeps their role), in one transaction; ErrNotFound when it
-	// is used (on any instance), revoked, expired or not there.
+	// is used (on any instance), revoked, expired, not there, or for
+	// another address than the user's.
 	AcceptInvitation(ctx context.Context, tokenHash []byte, userID int64, at time.Time) (Membership, error)
 }

@@ -19,6 +19,8 @@ import (
 
 	"github.com/groundwork-go/groundwork/auth"
 	"github.com/groundwork-go/groundwork/auth/authsql"
+	"github.com/groundwork-go/groundwork/auth/orgs"
+	"github.com/groundwork-go/groundwork/auth/orgs/orgssql"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/tenant"
@@ -289,4 +291,60 @@ func TestLeaversTokensAreRevoked(t *testing.T) {
 	got, err = tokens.Token(ctx, other.ID)
 	require.NoError(t, err)
 	require.Nil(t, got.RevokedAt)
+}
+
+// An invitation's link on the server, its users signed in for real: a
+// user of another address who opens it is told whose it is, with no way
+// to join; the invitee joins with it.
+func TestInvitationJoinsItsAddressAlone(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.DSN(t, store.SQLite)
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn", "--organizations", "on"},
+		env{"GROUNDWORK_SECRET_KEY": testSecretKey}.get)
+	require.NoError(t, err)
+	base := startServeConfig(t, cfg)
+	users, err := auth.NewService(authsql.New(storetest.OpenDSN(t, dsn, authsql.Migrations)), nil)
+	require.NoError(t, err)
+	for _, u := range []string{"ann", "bo", "cy"} {
+		_, err := users.CreateUser(context.Background(), auth.NewUser{Name: u, Email: u + "@example.com", Password: "correct horse"})
+		require.NoError(t, err)
+	}
+	signIn := func(email string) *member {
+		jar, err := cookiejar.New(nil)
+		require.NoError(t, err)
+		m := &member{t: t, base: base, client: &http.Client{Jar: jar}}
+		code, body := m.do("POST", "/login", url.Values{"email": {email}, "password": {"correct horse"}})
+		require.Equal(t, 200, code, body)
+		return m
+	}
+	owner := signIn("ann@example.com")
+	code, body := owner.do("POST", "/organizations", url.Values{"name": {"Acme"}})
+	require.Equal(t, 200, code, body)
+	// The invitation made on the server's database (its mail, with the
+	// link, goes to the server's log).
+	ann, err := users.UserByEmail(context.Background(), "ann@example.com")
+	require.NoError(t, err)
+	invitations, err := orgs.New(orgssql.New(storetest.OpenDSN(t, dsn, authsql.Migrations)), nil)
+	require.NoError(t, err)
+	acme, err := invitations.Organizations(context.Background(), ann.ID)
+	require.NoError(t, err)
+	inv, token, err := invitations.Invite(context.Background(), acme[0].ID, ann.ID, "Bo@Example.com", orgs.RoleMember)
+	require.NoError(t, err)
+	require.Equal(t, "bo@example.com", inv.Email, "kept as an address is")
+
+	code, body = signIn("cy@example.com").do("GET", "/organizations/join?invitation="+token, nil)
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, "This invitation is for another address")
+	require.Contains(t, body, "was sent to <strong>bo@example.com</strong>; you are signed in as <strong>cy@example.com</strong>.")
+	require.NotContains(t, body, `name="invitation"`, "no way to join")
+
+	invitee := signIn("bo@example.com")
+	code, body = invitee.do("GET", "/organizations/join?invitation="+token, nil)
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, "<h1>Join Acme</h1>")
+	csrf := csrfInput.FindStringSubmatch(body)
+	require.NotNil(t, csrf)
+	code, body = invitee.do("POST", "/organizations/join", url.Values{"_token": {csrf[1]}, "invitation": {token}})
+	require.Equal(t, 200, code, body)
+	require.Contains(t, body, "You have joined Acme, as member")
 }

@@ -257,8 +257,9 @@ func (s *Store) AcceptInvitation(ctx context.Context, tokenHash []byte, userID i
 			Role  string `db:"role"`
 		}
 		err := tx.GetContext(ctx, &claimed, tx.Rebind(`UPDATE auth_invitations SET accepted_at = ?, accepted_by = ?
-			WHERE token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ? RETURNING organization_id, role`),
-			store.NewTime(at), userID, tokenHash, store.NewTime(at))
+			WHERE token_hash = ? AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ?
+			AND lower(email) = (SELECT lower(email) FROM auth_users WHERE id = ?) RETURNING organization_id, role`),
+			store.NewTime(at), userID, tokenHash, store.NewTime(at), userID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return orgs.ErrNotFound
 		}
