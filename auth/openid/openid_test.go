@@ -39,6 +39,11 @@ import (
 // wrongAudience is set, it serves the site's sign-ins as the other app's
 // (the authorization request and the code's exchange), so the ID token it
 // signs is for another audience.
+// quietIssuer is the provider's logger: the example logs each request at
+// INFO, through the process's default logger, which SetupServer sets to
+// this one.
+var quietIssuer = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
 type issuer struct {
 	url           string
 	wrongAudience atomic.Bool
@@ -64,7 +69,7 @@ func newIssuer(t *testing.T, callback string) *issuer {
 	require.NoError(t, os.WriteFile(file, data, 0o600))
 	userStore, err := storage.StoreFromFile(file)
 	require.NoError(t, err)
-	router := exampleop.SetupServer(is.url, storage.NewStorageWithClients(userStore, clients), nil, false)
+	router := exampleop.SetupServer(is.url, storage.NewStorageWithClients(userStore, clients), quietIssuer, false)
 	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if is.wrongAudience.Load() {
 			switch r.URL.Path {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 
@@ -24,7 +26,8 @@ func TestOpenIDIssuerFlag(t *testing.T) {
 	provider := httptest.NewUnstartedServer(nil)
 	issuer := "http://" + provider.Listener.Addr().String()
 	clients := map[string]*storage.Client{"reference": storage.WebClient("reference", "secret")}
-	provider.Config.Handler = exampleop.SetupServer(issuer, storage.NewStorageWithClients(storage.NewUserStore(issuer), clients), nil, false)
+	provider.Config.Handler = exampleop.SetupServer(issuer, storage.NewStorageWithClients(storage.NewUserStore(issuer), clients),
+		slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), false) // the example logs each request at INFO, through the process's default logger, which this sets
 	provider.Start()
 	t.Cleanup(provider.Close)
 
