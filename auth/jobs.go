@@ -34,7 +34,7 @@ func (w *pruneWorker) Work(ctx context.Context, _ *river.Job[pruneArgs]) error {
 // RegisterWorkers adds the auth jobs to a queue's workers (see
 // store.Queue.Workers). Register before the queue starts.
 func RegisterWorkers(workers *river.Workers, svc *Service) error {
-	if err := river.AddWorkerSafely(workers, &mailWorker{svc: svc}); err != nil {
+	if err := river.AddWorkerSafely(workers, svc.mailWorker()); err != nil {
 		return err
 	}
 	return river.AddWorkerSafely(workers, &pruneWorker{svc: svc})

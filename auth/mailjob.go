@@ -2,13 +2,11 @@ package auth
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/riverqueue/river"
 
+	"github.com/groundwork-go/groundwork/internal/mailjob"
 	"github.com/groundwork-go/groundwork/mail"
 )
 
@@ -27,52 +25,26 @@ type mailArgs struct {
 func (mailArgs) Kind() string { return "auth_mail" }
 
 // InsertOpts gives the job mail.MaxAttempts tries.
-func (mailArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: mail.MaxAttempts} }
+func (mailArgs) InsertOpts() river.InsertOpts { return mailjob.InsertOpts() }
+
+// SealedMessage implements mailjob.Args.
+func (a mailArgs) SealedMessage() string { return a.Sealed }
 
 // mailContext binds a sealed queued mail to its purpose.
 var mailContext = []byte("auth queued mail")
 
 // queueMail inserts the job that sends msg.
 func (s *Service) queueMail(msg mail.Message) error {
-	b, err := json.Marshal(msg)
+	sealed, err := mailjob.Seal(s.secrets, mailContext, msg)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return s.enqueuer.Enqueue(ctx, mailArgs{Sealed: s.secrets.Seal(string(b), mailContext)}, nil)
+	return s.enqueuer.Enqueue(ctx, mailArgs{Sealed: sealed}, nil)
 }
 
-type mailWorker struct {
-	river.WorkerDefaults[mailArgs]
-	svc *Service
-}
-
-// Work sends the queued mail, with the job's Message-ID; a message that
-// cannot be opened or sent as it stands is not tried again.
-func (w *mailWorker) Work(ctx context.Context, job *river.Job[mailArgs]) error {
-	s := w.svc
-	if s.mailer == nil {
-		return errors.New("auth: send queued mail: no mailer")
-	}
-	plain, err := s.secrets.Open(job.Args.Sealed, mailContext)
-	if err != nil {
-		return river.JobCancel(fmt.Errorf("auth: open queued mail (another key?): %w", err))
-	}
-	var msg mail.Message
-	if err := json.Unmarshal([]byte(plain), &msg); err != nil {
-		return river.JobCancel(fmt.Errorf("auth: read queued mail: %w", err))
-	}
-	if err := s.mailer.Send(mail.WithMessageID(ctx, mail.JobMessageID(job.Kind, job.ID)), msg); err != nil {
-		if errors.Is(err, mail.ErrInvalidMessage) {
-			return river.JobCancel(fmt.Errorf("auth: send %q: %w", msg.Subject, err))
-		}
-		return fmt.Errorf("auth: send %q: %w", msg.Subject, err)
-	}
-	return nil
-}
-
-// NextRetry waits mail.RetryDelay after a failed try.
-func (w *mailWorker) NextRetry(job *river.Job[mailArgs]) time.Time {
-	return time.Now().Add(mail.RetryDelay(job.Attempt))
+// mailWorker sends the service's queued mail.
+func (s *Service) mailWorker() *mailjob.Worker[mailArgs] {
+	return &mailjob.Worker[mailArgs]{Sealer: s.secrets, Purpose: mailContext, Mailer: s.mailer, What: "auth: send"}
 }
