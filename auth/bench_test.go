@@ -114,3 +114,51 @@ func BenchmarkRequireUserDuringSignInFlood(b *testing.B) {
 	cancel()
 	wg.Wait()
 }
+
+// A request whose bearer token is verified twice (a tenancy middleware,
+// then the route's authorizer): under LoadUser the second asking is
+// answered from the first ("once"); without it each reads the token and
+// its user ("twice"). SQLite, and Postgres when TEST_DATABASE_URL is set.
+func BenchmarkTokenAskedTwice(b *testing.B) {
+	for _, d := range storetest.Dialects() {
+		db := storetest.Open(b, d, authsql.Migrations)
+		svc, err := auth.NewService(authsql.New(db), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		u, err := svc.CreateUser(ctx, auth.NewUser{Name: "Ada", Email: "ada@example.com", Password: "correct horse"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if u, err = svc.Grant(ctx, u.ID, "*"); err != nil {
+			b.Fatal(err)
+		}
+		plain, _, err := svc.CreateUserToken(ctx, u, auth.NewToken{Name: "deploys", Abilities: []string{"forms:*"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		web, err := auth.NewWeb(svc, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		twice := tokenAskedTwice(b, svc)
+		for _, c := range []struct {
+			name string
+			h    http.Handler
+		}{{"once", web.LoadUser(twice)}, {"twice", twice}} {
+			b.Run(string(d)+"/"+c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					r := httptest.NewRequest("GET", "/api/v1/forms", nil)
+					r.Header.Set("Authorization", "Bearer "+plain)
+					w := httptest.NewRecorder()
+					c.h.ServeHTTP(w, r)
+					if w.Code != http.StatusNoContent {
+						b.Fatalf("status %d", w.Code)
+					}
+				}
+			})
+		}
+	}
+}

@@ -377,8 +377,25 @@ func callerID(t Token) string {
 // belongs to a user carries, at
 // each request, only what both it and the user's capabilities cover: a
 // capability taken from the user is taken from their tokens at once, and
-// the tokens of a user who is gone stop working.
+// the tokens of a user who is gone stop working. Under Web.LoadUser, a
+// request's token is read once: asked again in the same request (a
+// tenancy middleware, then the route), the first answer is given.
 func (s *Service) VerifyToken(ctx context.Context, plaintext string) (string, []string, error) {
+	v, _ := ctx.Value(visitorKey{}).(*visitor) // under LoadUser: asked again, answered from it
+	if v != nil {
+		if m := v.token.Load(); m != nil && m.plaintext == plaintext {
+			return m.caller, slices.Clone(m.abilities), nil
+		}
+	}
+	caller, abilities, err := s.verifyToken(ctx, plaintext)
+	if err == nil && v != nil {
+		v.token.Store(&verifiedToken{plaintext: plaintext, caller: caller, abilities: slices.Clone(abilities)})
+	}
+	return caller, abilities, err
+}
+
+// verifyToken is VerifyToken, read from the store.
+func (s *Service) verifyToken(ctx context.Context, plaintext string) (string, []string, error) {
 	t, err := s.Authenticate(ctx, plaintext)
 	if errors.Is(err, ErrInvalidToken) {
 		return "", nil, nil

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/groundwork-go/groundwork"
@@ -319,6 +320,16 @@ type visitor struct {
 	session   authstore.Session
 	sessionID string
 	signedIn  bool
+	// token is the bearer token verified in this request and what
+	// VerifyToken answered, so a request's token is read once however
+	// many ask (a tenancy middleware, then the route).
+	token atomic.Pointer[verifiedToken]
+}
+
+// verifiedToken is a token VerifyToken answered for.
+type verifiedToken struct {
+	plaintext, caller string
+	abilities         []string
 }
 
 type visitorKey struct{}
