@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -381,17 +382,36 @@ func callerID(t Token) string {
 // request's token is read once: asked again in the same request (a
 // tenancy middleware, then the route), the first answer is given.
 func (s *Service) VerifyToken(ctx context.Context, plaintext string) (string, []string, error) {
-	v, _ := ctx.Value(visitorKey{}).(*visitor) // under LoadUser: asked again, answered from it
-	if v != nil {
-		if m := v.token.Load(); m != nil && m.plaintext == plaintext {
+	memo, _ := ctx.Value(tokenMemoKey{}).(*tokenMemo) // under LoadUser: asked again, answered from it
+	if memo != nil {
+		if m := memo.Load(); m != nil && m.plaintext == plaintext {
 			return m.caller, slices.Clone(m.abilities), nil
 		}
 	}
 	caller, abilities, err := s.verifyToken(ctx, plaintext)
-	if err == nil && v != nil {
-		v.token.Store(&verifiedToken{plaintext: plaintext, caller: caller, abilities: slices.Clone(abilities)})
+	if err == nil && memo != nil {
+		memo.Store(&verifiedToken{plaintext: plaintext, caller: caller, abilities: slices.Clone(abilities)})
 	}
 	return caller, abilities, err
+}
+
+// tokenMemo keeps the bearer token a request verified and what
+// VerifyToken answered, so a request's token is read once however many
+// ask (a tenancy middleware, then the route): LoadUser puts one in each
+// request's context.
+type tokenMemo = atomic.Pointer[verifiedToken]
+
+type tokenMemoKey struct{}
+
+// verifiedToken is a token VerifyToken answered for.
+type verifiedToken struct {
+	plaintext, caller string
+	abilities         []string
+}
+
+// withTokenMemo is ctx with a fresh tokenMemo.
+func withTokenMemo(ctx context.Context) context.Context {
+	return context.WithValue(ctx, tokenMemoKey{}, new(tokenMemo))
 }
 
 // verifyToken is VerifyToken, read from the store.

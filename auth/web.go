@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/groundwork-go/groundwork"
@@ -320,16 +319,6 @@ type visitor struct {
 	session   authstore.Session
 	sessionID string
 	signedIn  bool
-	// token is the bearer token verified in this request and what
-	// VerifyToken answered, so a request's token is read once however
-	// many ask (a tenancy middleware, then the route).
-	token atomic.Pointer[verifiedToken]
-}
-
-// verifiedToken is a token VerifyToken answered for.
-type verifiedToken struct {
-	plaintext, caller string
-	abilities         []string
 }
 
 type visitorKey struct{}
@@ -352,7 +341,7 @@ func (w *Web) visit(rw http.ResponseWriter, r *http.Request) (*http.Request, *vi
 		return r, v, nil
 	}
 	v := &visitor{}
-	ctx := r.Context()
+	ctx := withTokenMemo(r.Context()) // the request's token, read once (VerifyToken)
 	if c, err := r.Cookie(SessionCookie); err == nil {
 		sess, u, err := w.svc.sessionUser(ctx, c.Value)
 		switch {
