@@ -164,6 +164,15 @@ func checkText(v *api.Validator, sp *speaker, f *Field, text string) (stored, di
 		default:
 			v.Add(key, sp.say("The %s field must be true or false.", name))
 		}
+	case TypeRating, TypeNPS:
+		lengthRules = false
+		low, high := scaleOf(f)
+		n, err := strconv.Atoi(text)
+		if err != nil || n < low || n > high {
+			v.Add(key, sp.say("The %s field must be a whole number from %d to %d.", name, low, high))
+			break
+		}
+		text, display = strconv.Itoa(n), strconv.Itoa(n) // the number: a spreadsheet sums it
 	case TypeSelect, TypeRadio:
 		lengthRules = false
 		opt, ok := optionOf(f, text)

@@ -35,7 +35,7 @@ func (s *Service) ExportCSV(ctx context.Context, form *Form, w io.Writer, opts C
 	}
 	var data []Field
 	for _, f := range fields {
-		if !IsLayout(f.Type) {
+		if !isLayout(f.Type) {
 			data = append(data, f)
 		}
 	}

@@ -201,10 +201,10 @@ func (s *Service) validateField(f *Field, steps []Step) *api.Validator {
 // field", "An email field", "An HTML field".
 func kindOf(t FieldType) string {
 	name := fieldTypes[t]
-	if name != "HTML" && name != "URL" {
+	if name != "HTML" && name != "URL" && name != "NPS" {
 		name = strings.ToLower(name)
 	}
-	if strings.ContainsAny(name[:1], "aeiouH") {
+	if strings.ContainsAny(name[:1], "aeiouHN") {
 		return "An " + name + " field"
 	}
 	return "A " + name + " field"
@@ -217,7 +217,30 @@ var configFor = map[string]func(FieldType) bool{
 	"max_size":      func(t FieldType) bool { return t == TypeFile },
 	"rows":          func(t FieldType) bool { return t == TypeTextarea },
 	"content":       func(t FieldType) bool { return t == TypeHTML },
-	"prefill":       func(t FieldType) bool { return !IsLayout(t) && t != TypeFile },
+	"prefill":       func(t FieldType) bool { return !isLayout(t) && t != TypeFile },
+	"scale":         func(t FieldType) bool { return t == TypeRating },
+	"style":         func(t FieldType) bool { return t == TypeRating },
+}
+
+// Rating scales.
+const (
+	ratingScaleMin, ratingScaleMax, ratingScaleDefault = 3, 10, 5
+	ratingStars, ratingNumbers                         = "stars", "numbers"
+)
+
+// scaleOf is a rating field's scale, or an NPS field's 10, from 1 (0 for
+// NPS); 0 for other types.
+func scaleOf(f *Field) (low, high int) {
+	switch f.Type {
+	case TypeNPS:
+		return 0, 10
+	case TypeRating:
+		if n, ok := f.FieldConfig["scale"].(float64); ok && n == float64(int(n)) && n >= ratingScaleMin && n <= ratingScaleMax {
+			return 1, int(n)
+		}
+		return 1, ratingScaleDefault
+	}
+	return 0, 0
 }
 
 // validateForType checks that f's settings suit its type, and that a
@@ -234,6 +257,14 @@ func (s *Service) validateForType(v *api.Validator, f *Field) {
 			v.Add("field_config.prefill", api.MsgBoolean("field_config.prefill"))
 		}
 	}
+	if n, ok := f.FieldConfig["scale"]; ok && f.Type == TypeRating {
+		if x, isNum := n.(float64); !isNum || x != float64(int(x)) || x < ratingScaleMin || x > ratingScaleMax {
+			v.Add("field_config.scale", api.MsgBetween("field_config.scale", ratingScaleMin, ratingScaleMax))
+		}
+	}
+	if st, ok := f.FieldConfig["style"]; ok && f.Type == TypeRating && st != ratingStars && st != ratingNumbers {
+		v.Add("field_config.style", api.MsgSelected("field_config.style"))
+	}
 	options := f.Options()
 	if isChoice(f.Type) && len(options) == 0 {
 		v.Add("field_config.options", a+" needs at least one choice in field config.options.")
@@ -249,7 +280,7 @@ func (s *Service) validateForType(v *api.Validator, f *Field) {
 		return
 	}
 	switch {
-	case IsLayout(f.Type):
+	case isLayout(f.Type):
 		v.Add("is_required", a+" takes no answer, so it cannot be required.")
 	case f.Type == TypeFile && s.blobs == nil:
 		v.Add("is_required", "A file field cannot be required here: this server takes no uploads.")

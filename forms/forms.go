@@ -130,6 +130,13 @@ const (
 	TypeParagraph      FieldType = "paragraph"
 	TypeDivider        FieldType = "divider"
 	TypeHTML           FieldType = "html"
+	// TypeRating is a score from 1 to field_config.scale (3 to 10, 5
+	// when unset), drawn as stars or numbers (field_config.style).
+	TypeRating FieldType = "rating"
+	// TypeNPS is the Net Promoter question's score, 0 to 10: its summary
+	// splits promoters (9, 10), passives (7, 8) and detractors (0 to 6)
+	// and gives the score (promoters' share less detractors', in points).
+	TypeNPS FieldType = "nps"
 )
 
 // fieldTypes are the built-in types with their default labels.
@@ -138,12 +145,12 @@ var fieldTypes = map[FieldType]string{
 	TypeTextarea: "Message", TypeHidden: "Hidden", TypeSelect: "Select", TypeRadio: "Choice",
 	TypeCheckbox: "Checkbox", TypeCheckboxGroup: "Checkboxes", TypeSelectMultiple: "Multiple choice",
 	TypeFile: "File", TypeDate: "Date", TypeTime: "Time", TypeHeading: "Heading", TypeParagraph: "Paragraph",
-	TypeDivider: "Divider", TypeHTML: "HTML",
+	TypeDivider: "Divider", TypeHTML: "HTML", TypeRating: "Rating", TypeNPS: "NPS",
 }
 
-// IsLayout reports whether a field type only shapes the page: it carries
+// isLayout reports whether a field type only shapes the page: it carries
 // no data and is never validated or stored.
-func IsLayout(fieldType FieldType) bool {
+func isLayout(fieldType FieldType) bool {
 	return fieldType == TypeHeading || fieldType == TypeParagraph || fieldType == TypeDivider || fieldType == TypeHTML
 }
 

@@ -104,7 +104,7 @@ func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) error
 	def := renderDefinition{ID: form.ID, Name: shown.Name, Slug: form.Slug, Description: shown.Description,
 		SubmitButtonText: shown.SubmitButtonText, SuccessMessage: shown.SuccessMessage, RedirectURL: form.RedirectURL,
 		IsMultiStep: form.IsMultiStep, ShowProgressBar: form.ShowProgressBar, AllowStepNavigation: form.AllowStepNavigation,
-		Fields: fields, Steps: localizedSteps(form, d.Steps, lang), Language: lang, Languages: Languages(form)}
+		Fields: fields, Steps: localizedSteps(form, d.Steps, lang), Language: lang, Languages: languages(form)}
 	def.Config.Honeypot.Enabled, def.Config.Honeypot.FieldName = true, HoneypotField
 	def.Config.Display.LabelPosition, def.Config.Display.ShowRequiredIndicator = "above", true
 	def.Config.Display.RequiredIndicator, def.Config.Display.ErrorDisplay = "*", "below"

@@ -80,9 +80,9 @@ func languageOf(form *Form) string {
 	return form.Language
 }
 
-// Languages are those form is drawn in: its own first, then those of its
+// languages are those form is drawn in: its own first, then those of its
 // translations, sorted.
-func Languages(form *Form) []string {
+func languages(form *Form) []string {
 	return append([]string{languageOf(form)}, slices.Sorted(maps.Keys(form.Translations))...)
 }
 
@@ -90,7 +90,7 @@ func Languages(form *Form) []string {
 // (?lang=) with an Accept-Language header: asked when the form has it,
 // else the header's best match, else the form's own.
 func chooseLanguage(form *Form, asked, accept string) string {
-	langs := Languages(form)
+	langs := languages(form)
 	if len(langs) == 1 {
 		return langs[0]
 	}

@@ -31,6 +31,7 @@ var messageKeys = []string{
 	"The %s field must not be greater than %s.",
 	"The %s field must not have more than %s items.",
 	"The selected %s is invalid.",
+	"The %s field must be a whole number from %d to %d.",
 	"No places are left for %s; choose another.",
 	msgKeptUploadGone,
 	msgCaptchaFailed,
@@ -45,6 +46,8 @@ var messageKeys = []string{
 	"%s (full)",
 	"%s (1 place left)",
 	"%s (%d places left)",
+	"%d is the lowest, %d the highest.",
+	"0 is not at all likely, 10 extremely likely.",
 }
 
 // french is the French of messageKeys.
@@ -90,4 +93,7 @@ var french = map[string]string{
 	"%s (full)":                                                  "%s (complet)",
 	"%s (1 place left)":                                          "%s (1 place restante)",
 	"%s (%d places left)":                                        "%s (%d places restantes)",
+	"%d is the lowest, %d the highest.":                          "%d est la note la plus basse, %d la plus haute.",
+	"0 is not at all likely, 10 extremely likely.":               "0 : pas du tout probable, 10 : extrêmement probable.",
+	"The %s field must be a whole number from %d to %d.":         "Le champ %s doit être un nombre entier de %d à %d.",
 }

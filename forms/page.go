@@ -624,7 +624,7 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 		unclaimed[name] = true
 	}
 	item := func(f *Field) pageItem {
-		if IsLayout(f.Type) {
+		if isLayout(f.Type) {
 			text := f.Label
 			if c, ok := f.FieldConfig["content"].(string); ok && f.Type == TypeHTML {
 				text = c // shown as text: html/template escapes it
@@ -673,20 +673,7 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 		if f.Type == TypeCheckbox {
 			in.Value, in.Checked = "1", len(given) > 0 && checked(given[0])
 		}
-		for _, o := range f.Options() {
-			label := o.Label
-			if n, limited := left[f.Name][o.Value]; limited {
-				switch n {
-				case 0:
-					label = sp.say("%s (full)", label)
-				case 1:
-					label = sp.say("%s (1 place left)", label)
-				default:
-					label = sp.say("%s (%d places left)", label, n)
-				}
-			}
-			in.Options = append(in.Options, web.Option{Value: o.Value, Label: label, Selected: slices.Contains(given, o.Value)})
-		}
+		choices(&in, f, given, left[f.Name], sp)
 		for _, name := range names {
 			if name == f.Name || strings.HasPrefix(name, f.Name+".") {
 				for _, m := range messages[name] {
@@ -727,6 +714,42 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 		}
 	}
 	return groups, inputs, general
+}
+
+// choices gives in the choices of f with the answers given: a score's
+// points in a row, the scale's ends said; or the options, each with the
+// places left where it has a quota (left).
+func choices(in *web.Field, f *Field, given []string, left map[string]int64, sp *speaker) {
+	if low, high := scaleOf(f); high > 0 {
+		in.Type, in.Scale = web.TypeRadio, true
+		if in.Help == "" && sp != nil {
+			in.Help = sp.say("%d is the lowest, %d the highest.", low, high)
+			if f.Type == TypeNPS {
+				in.Help = sp.say("0 is not at all likely, 10 extremely likely.")
+			}
+		}
+		for n := low; n <= high; n++ {
+			label := strconv.Itoa(n)
+			if f.FieldConfig["style"] != ratingNumbers && f.Type == TypeRating {
+				label += " ★"
+			}
+			in.Options = append(in.Options, web.Option{Value: strconv.Itoa(n), Label: label, Selected: slices.Contains(given, strconv.Itoa(n))})
+		}
+	}
+	for _, o := range f.Options() {
+		label := o.Label
+		if n, limited := left[o.Value]; limited {
+			switch n {
+			case 0:
+				label = sp.say("%s (full)", label)
+			case 1:
+				label = sp.say("%s (1 place left)", label)
+			default:
+				label = sp.say("%s (%d places left)", label, n)
+			}
+		}
+		in.Options = append(in.Options, web.Option{Value: o.Value, Label: label, Selected: slices.Contains(given, o.Value)})
+	}
 }
 
 // requestLanguage is the language to draw form in for r: ?lang= when the

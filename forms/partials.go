@@ -167,7 +167,7 @@ func (s *Service) savePartial(ctx context.Context, form *Form, fields []Field, r
 	}
 	values := map[string][]string{}
 	for name, list := range req.Values {
-		if f, ok := byName[name]; ok && !IsLayout(f.Type) && f.Type != TypeFile {
+		if f, ok := byName[name]; ok && !isLayout(f.Type) && f.Type != TypeFile {
 			values[name] = slices.Clone(list)
 		}
 	}

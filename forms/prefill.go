@@ -37,9 +37,9 @@ var errBadPrefill = errors.New("forms: the prefill token is not good")
 // msgBadPrefill is what a person reads of it.
 const msgBadPrefill = "Some answers of this form were filled in for you by a link that is no longer good. Open the form from its link again."
 
-// Prefillable reports whether the field takes a value from the page's
+// prefillable reports whether the field takes a value from the page's
 // address (field_config "prefill": true).
-func (f *Field) Prefillable() bool {
+func (f *Field) prefillable() bool {
 	on, _ := f.FieldConfig["prefill"].(bool)
 	return on
 }
@@ -84,7 +84,7 @@ func (s *Service) readPrefill(form *Form, fields []Field, token string) (map[str
 	out := map[string]string{}
 	for i := range fields {
 		f := &fields[i]
-		if v, named := c.Values[f.Name]; named && !IsLayout(f.Type) && f.Type != TypeFile {
+		if v, named := c.Values[f.Name]; named && !isLayout(f.Type) && f.Type != TypeFile {
 			out[f.Name] = v
 		}
 	}
@@ -98,7 +98,7 @@ func (s *Service) prefillFrom(fields []Field, query url.Values) map[string][]str
 	for i := range fields {
 		f := &fields[i]
 		given, ok := query[f.Name]
-		if !ok || !f.Prefillable() || IsLayout(f.Type) || f.Type == TypeFile {
+		if !ok || !f.prefillable() || isLayout(f.Type) || f.Type == TypeFile {
 			continue
 		}
 		if len(given) > 1 && !isMulti(f.Type) {

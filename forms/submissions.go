@@ -56,7 +56,7 @@ func (s *Service) AnswerFilters(ctx context.Context, form *Form, query url.Value
 		key := "field[" + name + "]"
 		i := slices.IndexFunc(fields, func(f Field) bool { return f.Name == name })
 		switch {
-		case i < 0 || IsLayout(fields[i].Type) || fields[i].Type == TypeFile:
+		case i < 0 || isLayout(fields[i].Type) || fields[i].Type == TypeFile:
 			v.Add(key, "The form has no field "+strconv.Quote(name)+" that takes answers to filter by.")
 		case len(query[key]) != 1:
 			v.Add(key, "Give one value for "+key+".")

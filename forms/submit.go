@@ -165,7 +165,7 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	s.lockPrefill(form, fields, req, a, v, sp)
 	for i := range fields {
 		f := &fields[i]
-		if IsLayout(f.Type) {
+		if isLayout(f.Type) {
 			continue
 		}
 		file := req.Files[f.Name]

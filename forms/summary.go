@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +41,40 @@ type FieldSummary struct {
 	Options  []OptionCount  `json:"options,omitempty"`
 	Number   *NumberStats   `json:"number,omitempty"`
 	Latest   []LatestAnswer `json:"latest,omitempty"`
+	// NPS splits an NPS field's answers; nil for other types.
+	NPS *NPSScore `json:"nps,omitempty"`
+}
+
+// NPSScore splits an NPS field's answers: promoters (9 and 10), passives
+// (7 and 8) and detractors (0 to 6), and Score, the Net Promoter Score:
+// the promoters' share of the answers less the detractors', in points
+// (-100 to 100; 0 without answers).
+type NPSScore struct {
+	Promoters  int64   `json:"promoters"`
+	Passives   int64   `json:"passives"`
+	Detractors int64   `json:"detractors"`
+	Score      float64 `json:"score"`
+}
+
+// npsOf is the split of an NPS field's counts by score.
+func npsOf(counts map[string]int64) *NPSScore {
+	out := &NPSScore{}
+	for v, n := range counts {
+		score, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+		case score >= 9:
+			out.Promoters += n
+		case score >= 7:
+			out.Passives += n
+		default:
+			out.Detractors += n
+		}
+	}
+	if all := out.Promoters + out.Passives + out.Detractors; all > 0 {
+		out.Score = math.Round(float64(out.Promoters-out.Detractors)*1000/float64(all)) / 10
+	}
+	return out
 }
 
 // OptionCount is how many answers chose one option.
@@ -135,11 +171,14 @@ func (s *Service) Summary(ctx context.Context, form *Form, from, to time.Time) (
 	q := formsstore.SummaryQuery{FormID: form.ID, From: from, To: to, Latest: SummaryLatest}
 	for _, f := range fields {
 		switch {
-		case IsLayout(f.Type) || f.Type == TypeFile:
+		case isLayout(f.Type) || f.Type == TypeFile:
 		case isMulti(f.Type):
 			q.Lists = append(q.Lists, f.Name)
 		case isChoice(f.Type) || f.Type == TypeCheckbox:
 			q.Choices = append(q.Choices, f.Name)
+		case f.Type == TypeRating || f.Type == TypeNPS:
+			// Each score counted, and the average.
+			q.Choices, q.Numbers = append(q.Choices, f.Name), append(q.Numbers, f.Name)
 		case f.Type == TypeNumber:
 			q.Numbers = append(q.Numbers, f.Name)
 		default:
@@ -154,7 +193,7 @@ func (s *Service) Summary(ctx context.Context, form *Form, from, to time.Time) (
 	out := &Summary{From: from, To: to, Submissions: stats.Submissions, Fields: []FieldSummary{}}
 	for i := range fields {
 		f := &fields[i]
-		if IsLayout(f.Type) {
+		if isLayout(f.Type) {
 			continue
 		}
 		fs := FieldSummary{Name: f.Name, Label: f.Label, Type: f.Type, Answered: stats.Answered[f.Name], Latest: stats.Latest[f.Name]}
@@ -174,6 +213,9 @@ func (s *Service) Summary(ctx context.Context, form *Form, from, to time.Time) (
 				fs.Answered = max(stats.Submissions, fs.Answered)
 			}
 			fs.Options = optionCounts(f, counts)
+			if f.Type == TypeNPS {
+				fs.NPS = npsOf(counts)
+			}
 		}
 		out.Fields = append(out.Fields, fs)
 	}
@@ -221,6 +263,13 @@ func optionCounts(f *Field, counts map[string]int64) []OptionCount {
 	for _, o := range f.Options() {
 		out = append(out, OptionCount{Value: o.Value, Label: o.Label, Count: counts[o.Value]})
 		seen[o.Value] = true
+	}
+	if low, high := scaleOf(f); high > 0 {
+		for n := low; n <= high; n++ {
+			v := strconv.Itoa(n)
+			out = append(out, OptionCount{Value: v, Label: v, Count: counts[v]})
+			seen[v] = true
+		}
 	}
 	var gone []OptionCount
 	for v, n := range counts {

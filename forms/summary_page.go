@@ -186,6 +186,9 @@ type fieldView struct {
 	Answers           []latestRow
 	// Quotas: some option has a quota (the table says the places left).
 	Quotas bool
+	// Score says a rating's average, or an NPS field's score and its
+	// split, in words; "" for other fields.
+	Score string
 }
 
 // latestRow is one of the latest answers and when it came.
@@ -246,6 +249,13 @@ func (p *SummaryPage) show(w http.ResponseWriter, r *http.Request) error {
 		fv := fieldView{FieldSummary: f}
 		if n := f.Number; n != nil {
 			fv.Average, fv.Min, fv.Max = rounded(n.Average), numberText(n.Min), numberText(n.Max)
+			if f.Type == TypeRating {
+				fv.Score = "Average rating " + fv.Average + " out of " + f.Options[len(f.Options)-1].Value + "."
+			}
+		}
+		if s := f.NPS; s != nil {
+			fv.Score = fmt.Sprintf("Net Promoter Score %+g: %d promoters (9 or 10), %d passives (7 or 8), %d detractors (0 to 6).",
+				s.Score, s.Promoters, s.Passives, s.Detractors)
 		}
 		for _, a := range f.Latest {
 			fv.Answers = append(fv.Answers, latestRow{Value: a.Value, When: a.At.UTC().Format("2 Jan 2006, 15:04")})

@@ -47,14 +47,6 @@ func TestBrowserSiteHosts(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	text := func(sel string) string { t.Helper(); return browsertest.Text(t, ctx, sel) }
-	axe := func(what string) {
-		t.Helper()
-		for _, scheme := range []string{"light", "dark"} {
-			require.NoError(t, browsertest.SetScheme(ctx, scheme))
-			browsertest.NoViolations(t, ctx, what+", "+scheme)
-		}
-		require.NoError(t, browsertest.SetScheme(ctx, "light"))
-	}
 	shots := os.Getenv(browsertest.EnvScreenshots)
 	save := func(typed string) {
 		t.Helper()
@@ -75,20 +67,20 @@ func TestBrowserSiteHosts(t *testing.T) {
 	typed, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("site-hosts").value`))
 	require.NoError(t, err)
 	require.Equal(t, "shop.example", typed, "what was typed is kept")
-	axe("a refused address")
+	browsertest.NoViolations(t, ctx, "a refused address")
 	cardShots(t, ctx, shots, "section[aria-labelledby=hosts-title]", "reports-settings-hosts-errors")
 
 	save("https://Acme.example/\nwww.acme.example")
 	require.Contains(t, text(".notice"), "every page of acme.example, www.acme.example counts in these reports")
 	require.Equal(t, "acme.example\nwww.acme.example", text("#hosts-title ~ ul"))
-	axe("the addresses saved")
+	browsertest.NoViolations(t, ctx, "the addresses saved")
 	cardShots(t, ctx, shots, "section[aria-labelledby=hosts-title]", "reports-settings-hosts")
 
 	org = "org:2"
 	browsertest.Do(t, ctx, chromedp.Navigate(srv.URL+"/reporting/settings"), chromedp.WaitVisible(chromedp.ID("hosts-title")))
 	save("globex.example acme.example")
 	require.Contains(t, text(".error-summary"), "acme.example is another site's address; nothing was changed.")
-	axe("an address another site has")
+	browsertest.NoViolations(t, ctx, "an address another site has")
 	require.Contains(t, text("#hosts-title ~ p + p"), "No addresses of its own yet.", "nothing saved")
 
 	org = "org:1"

@@ -43,6 +43,9 @@ type Field struct {
 	Autofocus bool
 	// Accept lists the file types a file input takes.
 	Accept string
+	// Scale lays a radio group's choices out in a row, as the points of
+	// a scale (a rating, a score from 0 to 10).
+	Scale bool
 	// Rows is a textarea's height; 4 when zero.
 	Rows    int
 	Options []Option

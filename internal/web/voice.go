@@ -39,15 +39,20 @@ type voiceRule struct {
 
 var voiceRules = []voiceRule{
 	{regexp.MustCompile(`^The .+ field is required\.$`), func(f Field, _ []string) string {
-		switch f.Type {
-		case TypeSelect, "radio", "checkboxes":
+		switch {
+		case f.Scale:
+			return "Choose a score for “" + strings.TrimSuffix(f.Label, "?") + "”"
+		case f.Type == TypeSelect, f.Type == "radio", f.Type == "checkboxes":
 			return "Select " + thing(f)
-		case "checkbox":
+		case f.Type == "checkbox":
 			return "Tick the box to say “" + f.Label + "”"
-		case "file":
+		case f.Type == "file":
 			return "Choose a file for " + lowerFirst(f.Label)
 		}
 		return "Enter " + thing(f)
+	}},
+	{regexp.MustCompile(`^The .+ field must be a whole number from (\d+) to (\d+)\.$`), func(f Field, m []string) string {
+		return "Choose a score from " + m[1] + " to " + m[2] + " for “" + strings.TrimSuffix(f.Label, "?") + "”"
 	}},
 	{regexp.MustCompile(`^The .+ field must be a valid email address\.$`), func(Field, []string) string {
 		return "Enter an email address in the correct format, like name@example.com"
