@@ -61,8 +61,8 @@ func TestScoreFieldSettings(t *testing.T) {
 
 // Scores on the submit API: a whole number on the field's scale (1 to the
 // rating's scale, 0 to 10 for NPS), said otherwise; kept and shown as
-// the number, so the CSV holds numbers; a list filters
-// by a score. Then the summary, against figures worked out by hand: the
+// the number, so the CSV holds numbers; a list filters by a score, or
+// by an NPS group (promoters, passives, detractors). Then the summary, against figures worked out by hand: the
 // rating's average and each score's count, and the NPS split and score.
 // Both databases.
 func TestScores(t *testing.T) {
@@ -106,6 +106,13 @@ func TestScores(t *testing.T) {
 			shown[v["field_name"].(string)] = fmt.Sprint(v["value"], " ", v["display_value"])
 		}
 		require.Equal(t, map[string]string{"your_stay": "4 4", "recommend_us": "10 10"}, shown, "the newest: kept and shown as the number")
+		for group, n := range map[string]int{"promoters": 6, "passives": 2, "detractors": 2} {
+			r := b.api(t, "GET", "/"+slug+"/submissions?"+url.Values{"field[recommend_us]": {group}}.Encode(), nil)
+			require.Equal(t, 200, r.status, r.body)
+			require.EqualValues(t, n, r.json(t)["meta"].(map[string]any)["total"], group)
+		}
+		r = b.api(t, "GET", "/"+slug+"/submissions?"+url.Values{"field[recommend_us]": {"detractors"}, "field[your_stay]": {"4"}}.Encode(), nil)
+		require.EqualValues(t, 1, r.json(t)["meta"].(map[string]any)["total"], "a detractor who rated 4 (4 and 6)")
 
 		r = b.request(t, "GET", "/api/v1/forms/"+slug+"/submissions/export", "reader", "", nil)
 		require.Equal(t, 200, r.status)

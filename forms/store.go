@@ -231,11 +231,13 @@ type SubmissionQuery struct {
 const searchMaxLength = 200
 
 // AnswerFilter keeps the submissions whose answer to Field (of type
-// Type) is Value; for a field of several answers (a checkbox group, a
-// multiple select), whose answers include Value.
+// Type) is Value, or, when AnyOf is set, one of AnyOf (an NPS group's
+// scores); for a field of several answers (a checkbox group, a multiple
+// select), whose answers include Value.
 type AnswerFilter struct {
 	Field, Value string
 	Type         FieldType
+	AnyOf        []string
 }
 
 // Flag names a submission flag.

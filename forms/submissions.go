@@ -61,7 +61,11 @@ func (s *Service) AnswerFilters(ctx context.Context, form *Form, query url.Value
 		case len(query[key]) != 1:
 			v.Add(key, "Give one value for "+key+".")
 		default:
-			out = append(out, AnswerFilter{Field: name, Value: query[key][0], Type: fields[i].Type})
+			a := AnswerFilter{Field: name, Value: query[key][0], Type: fields[i].Type}
+			if group, ok := npsGroups[a.Value]; ok && a.Type == TypeNPS {
+				a.AnyOf = group
+			}
+			out = append(out, a)
 		}
 	}
 	if err := v.Err(); err != nil {
@@ -69,6 +73,10 @@ func (s *Service) AnswerFilters(ctx context.Context, form *Form, query url.Value
 	}
 	return out, nil
 }
+
+// npsGroups are the scores of an NPS field's groups, which a list filters
+// by as by a score (?field[nps]=promoters).
+var npsGroups = map[string][]string{"promoters": {"9", "10"}, "passives": {"7", "8"}, "detractors": {"0", "1", "2", "3", "4", "5", "6"}}
 
 // Submission returns one submission of a form, with values and uploads.
 func (s *Service) Submission(ctx context.Context, formID, id int64) (*Submission, error) {

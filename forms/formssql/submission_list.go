@@ -51,6 +51,12 @@ func filterBy(q forms.SubmissionQuery, dialect store.Dialect, probe bool) (strin
 			// anywhere in it.
 			item, _ := json.Marshal(a.Value)
 			match, args = `v.value_array LIKE ? ESCAPE '\'`, append(args, "%"+likeEscaper.Replace(string(item))+"%")
+		case len(a.AnyOf) > 0:
+			// One of a few short values (an NPS group's scores).
+			match = `substr(v.value, 1, 200) IN (?` + strings.Repeat(`, ?`, len(a.AnyOf)-1) + `)`
+			for _, v := range a.AnyOf {
+				args = append(args, v)
+			}
 		case utf8.RuneCountInString(a.Value) < answerIndexChars:
 			// The index holds a value's first 200 characters: a shorter
 			// value is found whole in it; a longer one by them, then
