@@ -72,6 +72,7 @@ func goList(t *testing.T) []listed {
 // docs, and a caller cannot name it.
 func TestExportedAPINamesNoInternalType(t *testing.T) {
 	t.Parallel()
+	readsTheSource(t)
 	const module = "github.com/groundwork-go/groundwork"
 	pkgs := goList(t)
 	exports := map[string]string{}
@@ -218,6 +219,7 @@ func internalIn(typ types.Type, seen map[types.Type]bool) string {
 // SQLite.
 func TestLightPackagesLinkNoDriver(t *testing.T) {
 	t.Parallel()
+	readsTheSource(t)
 	goCmd := goCommand()
 	heavy := []string{"github.com/riverqueue/", "github.com/jackc/pgx", "modernc.org/sqlite", "github.com/tmc/langchaingo", "github.com/jmoiron/sqlx",
 		"github.com/prometheus/"}
@@ -236,6 +238,7 @@ func TestLightPackagesLinkNoDriver(t *testing.T) {
 // groundwork.Meter; only the metrics package links client_golang.
 func TestDomainsLinkNoPrometheus(t *testing.T) {
 	t.Parallel()
+	readsTheSource(t)
 	goCmd := goCommand()
 	for _, pkg := range []string{"./auth", "./forms", "./bookings", "./webhooks", "./reporting", "./emaillist"} {
 		out, err := exec.Command(goCmd, "list", "-deps", pkg).Output()
@@ -249,6 +252,7 @@ func TestDomainsLinkNoPrometheus(t *testing.T) {
 // go over plain REST.
 func TestReferenceLinksNoGeneratedGoogleStack(t *testing.T) {
 	t.Parallel()
+	readsTheSource(t)
 	goCmd := goCommand()
 	out, err := exec.Command(goCmd, "list", "-deps", "./cmd/reference").Output()
 	require.NoError(t, err)

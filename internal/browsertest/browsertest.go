@@ -53,10 +53,17 @@ func Path() string {
 
 // New starts a headless Chromium for t and returns a chromedp context for
 // one tab, cancelled (and the browser stopped) when t ends. The whole
-// test gets at most timeout. Without Chromium the test is skipped. flags
+// test gets at most timeout. Without Chromium, or in a -short run, the
+// test is skipped. flags
 // are the browser's beyond the usual (chromedp.UserAgent, say).
 func New(t testing.TB, timeout time.Duration, flags ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
+	if testing.Short() {
+		// The pages and their flows are the full run's to check; under
+		// -short (the race detector's pass in CI) a browser adds minutes
+		// and finds no race the HTTP tests of the same handlers miss.
+		t.Skip("browsertest: a browser test: left out of -short runs")
+	}
 	path := Path()
 	if path == "" {
 		missing(t, "no Chromium installed (apt-get install -y chromium, or set $CHROMIUM)")
