@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -162,4 +163,38 @@ func TestSiteHosts(t *testing.T) {
 			require.Equal(t, c.views, top.TopPages[0].Views)
 		}
 	})
+}
+
+// Analytics that keep no sites' hosts (no SiteHosts: built by hand on a
+// store, not joined) offer none: the settings page has no addresses
+// form and its post is not found, the route answers 501.
+func TestNoHostsKept(t *testing.T) {
+	t.Parallel()
+	b := setup(t, store.SQLite)
+	svc, err := reporting.NewService(&reporting.Options{Analytics: b.analytics, Now: b.clock.Now})
+	require.NoError(t, err)
+	allowed := groundwork.RequestAuthorizerFunc(func(*http.Request, string, any) groundwork.Access { return groundwork.Allowed })
+	d, err := reporting.NewDashboard(svc, &reporting.DashboardOptions{Manage: allowed})
+	require.NoError(t, err)
+	pages := httptest.NewServer(d)
+	t.Cleanup(pages.Close)
+	res, err := http.Get(pages.URL + "/reporting/settings")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Equal(t, 200, res.StatusCode)
+	require.NotContains(t, string(body), "The site's addresses")
+	res, err = http.PostForm(pages.URL+"/reporting/settings/hosts", url.Values{"hosts": {"shop.example.com"}})
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 404, res.StatusCode)
+
+	h, err := reporting.NewHandler(svc, allowed, nil)
+	require.NoError(t, err)
+	routes := httptest.NewServer(apitest.Documented(t, h))
+	t.Cleanup(routes.Close)
+	res, err = http.Get(routes.URL + "/analytics-hosts")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 501, res.StatusCode)
 }

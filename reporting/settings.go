@@ -302,7 +302,7 @@ func (d *Dashboard) changeSettings(w http.ResponseWriter, r *http.Request) error
 		}
 		return done(rep.Email + " gets the " + string(rep.Period) + " report: the first, of the last whole " +
 			map[ReportPeriod]string{Weekly: "week", Monthly: "month"}[rep.Period] + ", within the hour.")
-	case section == "hosts" && action == "" && a != nil:
+	case section == "hosts" && action == "" && a != nil && a.o.SiteHosts != nil:
 		return d.changeHosts(w, r, a, done)
 	case section == "email-reports" && id > 0 && d.o.EmailReports != nil:
 		if err := d.o.EmailReports.o.Store.DeleteEmailReport(ctx, id); err != nil && !errors.Is(err, ErrEmailReportNotFound) {
