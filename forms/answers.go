@@ -57,6 +57,9 @@ func (s *Service) checkAnswer(v *api.Validator, sp *speaker, f *Field, raw []str
 	if isMulti(f.Type) {
 		return s.checkList(v, sp, f, present, value)
 	}
+	if f.Type == TypeDateRange {
+		return checkDateRange(v, sp, f, present, value)
+	}
 	if len(present) > 1 {
 		v.Add(key, sp.say("The %s field must be a string.", name))
 		return value, false
@@ -245,3 +248,34 @@ func validEmail(s string) bool { return api.ValidEmail(s) }
 
 // num writes a rule's number without a needless fraction.
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// checkDateRange validates a date range: a start and an end (two values,
+// or one "start/end"), each a date within the field's bounds, the end on
+// or after the start. It is kept as "start/end", shown "start – end".
+func checkDateRange(v *api.Validator, sp *speaker, f *Field, present []string, value Value) (Value, bool) {
+	key, name := f.Name, sp.label(f)
+	ends := present
+	if len(present) == 1 {
+		ends = strings.Split(present[0], "/")
+	}
+	if len(ends) != 2 || !validDate(ends[0]) || !validDate(ends[1]) {
+		v.Add(key, sp.say("The %s field must be a start date and an end date.", name))
+		return value, false
+	}
+	from, to := ends[0], ends[1]
+	rules := f.ValidationRules
+	switch {
+	case to < from:
+		v.Add(key, sp.say("The %s field must end on or after its start.", name))
+	case rules.MinDate != "" && from < rules.MinDate:
+		v.Add(key, sp.say("The %s field must be a date after or equal to %s.", name, rules.MinDate))
+	case rules.MaxDate != "" && to > rules.MaxDate:
+		v.Add(key, sp.say("The %s field must be a date before or equal to %s.", name, rules.MaxDate))
+	}
+	if v.Has(key) {
+		return value, false
+	}
+	kept := from + "/" + to
+	value.Value, value.DisplayValue = &kept, from+" – "+to
+	return value, true
+}

@@ -1,5 +1,7 @@
 package forms
 
+import "context"
+
 // The mail throttles the tests check, by the names they had when
 // exported.
 const (
@@ -18,3 +20,9 @@ const (
 	MsgCaptchaFailed      = msgCaptchaFailed
 	MsgKeptUploadGone     = msgKeptUploadGone
 )
+
+// Remaining is the places each option with a quota has left, for the
+// tests of quotas across instances.
+func (s *Service) Remaining(ctx context.Context, form *Form, fields []Field) (map[string]map[string]int64, error) {
+	return s.remaining(ctx, form, fields)
+}

@@ -137,6 +137,10 @@ const (
 	// splits promoters (9, 10), passives (7, 8) and detractors (0 to 6)
 	// and gives the score (promoters' share less detractors', in points).
 	TypeNPS FieldType = "nps"
+	// TypeDateRange is a start date and an end date, sent as two values
+	// (start, end) or one "2026-12-01/2026-12-05", kept as the latter;
+	// validation_rules.min_date and max_date bound both.
+	TypeDateRange FieldType = "date_range"
 )
 
 // fieldTypes are the built-in types with their default labels.
@@ -145,7 +149,7 @@ var fieldTypes = map[FieldType]string{
 	TypeTextarea: "Message", TypeHidden: "Hidden", TypeSelect: "Select", TypeRadio: "Choice",
 	TypeCheckbox: "Checkbox", TypeCheckboxGroup: "Checkboxes", TypeSelectMultiple: "Multiple choice",
 	TypeFile: "File", TypeDate: "Date", TypeTime: "Time", TypeHeading: "Heading", TypeParagraph: "Paragraph",
-	TypeDivider: "Divider", TypeHTML: "HTML", TypeRating: "Rating", TypeNPS: "NPS",
+	TypeDivider: "Divider", TypeHTML: "HTML", TypeRating: "Rating", TypeNPS: "NPS", TypeDateRange: "Date range",
 }
 
 // isLayout reports whether a field type only shapes the page: it carries

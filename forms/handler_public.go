@@ -114,7 +114,7 @@ func (h *Handler) renderDefinition(w http.ResponseWriter, r *http.Request) error
 		w := h.svc.captcha.Widget()
 		def.Config.Captcha = &renderCaptcha{Script: w.Script, Class: w.Class, SiteKey: w.SiteKey, ResponseField: w.ResponseField}
 	}
-	left, err := h.svc.Remaining(r.Context(), form, d.Fields)
+	left, err := h.svc.remaining(r.Context(), form, d.Fields)
 	if err != nil {
 		return err
 	}

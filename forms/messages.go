@@ -32,6 +32,8 @@ var messageKeys = []string{
 	"The %s field must not have more than %s items.",
 	"The selected %s is invalid.",
 	"The %s field must be a whole number from %d to %d.",
+	"The %s field must be a start date and an end date.",
+	"The %s field must end on or after its start.",
 	"No places are left for %s; choose another.",
 	msgKeptUploadGone,
 	msgCaptchaFailed,
@@ -48,6 +50,8 @@ var messageKeys = []string{
 	"%s (%d places left)",
 	"%d is the lowest, %d the highest.",
 	"0 is not at all likely, 10 extremely likely.",
+	"From",
+	"To",
 }
 
 // french is the French of messageKeys.
@@ -96,4 +100,8 @@ var french = map[string]string{
 	"%d is the lowest, %d the highest.":                          "%d est la note la plus basse, %d la plus haute.",
 	"0 is not at all likely, 10 extremely likely.":               "0 : pas du tout probable, 10 : extrêmement probable.",
 	"The %s field must be a whole number from %d to %d.":         "Le champ %s doit être un nombre entier de %d à %d.",
+	"The %s field must be a start date and an end date.":         "Le champ %s doit être une date de début et une date de fin.",
+	"The %s field must end on or after its start.":               "Le champ %s doit finir le jour de son début ou après.",
+	"From": "Du",
+	"To":   "Au",
 }

@@ -462,7 +462,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 			return err
 		}
 		data.FormToken = p.svc.pageToken(form.ID, token)
-		left, err := p.svc.Remaining(r.Context(), form, fields)
+		left, err := p.svc.remaining(r.Context(), form, fields)
 		if err != nil {
 			return err
 		}
@@ -604,7 +604,7 @@ func sizeText(n int64) string {
 var inputTypes = map[FieldType]string{TypeText: "text", TypeEmail: "email", TypePhone: "tel", TypeNumber: "number", TypeURL: "url",
 	TypeDate: "date", TypeTime: "time", TypeFile: "file", TypeHidden: "hidden", TypeTextarea: web.TypeTextarea,
 	TypeSelect: web.TypeSelect, TypeSelectMultiple: web.TypeSelect, TypeRadio: web.TypeRadio,
-	TypeCheckboxGroup: web.TypeCheckboxes, TypeCheckbox: web.TypeCheckbox}
+	TypeCheckboxGroup: web.TypeCheckboxes, TypeCheckbox: web.TypeCheckbox, TypeDateRange: web.TypeDateRange}
 
 var autocomplete = map[FieldType]string{TypeEmail: "email", TypePhone: "tel", TypeURL: "url"}
 
@@ -673,6 +673,7 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 		if f.Type == TypeCheckbox {
 			in.Value, in.Checked = "1", len(given) > 0 && checked(given[0])
 		}
+		rangeEnds(&in, f, given, sp)
 		choices(&in, f, given, left[f.Name], sp)
 		for _, name := range names {
 			if name == f.Name || strings.HasPrefix(name, f.Name+".") {
@@ -714,6 +715,26 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 		}
 	}
 	return groups, inputs, general
+}
+
+// rangeEnds gives a date range's input its two ends from the answer
+// given (two values, or one "start/end"), and their labels.
+func rangeEnds(in *web.Field, f *Field, given []string, sp *speaker) {
+	if f.Type != TypeDateRange {
+		return
+	}
+	ends := given
+	if len(given) == 1 {
+		ends = strings.SplitN(given[0], "/", 2)
+	}
+	in.Value, in.ValueTo = "", ""
+	if len(ends) > 0 {
+		in.Value = ends[0]
+	}
+	if len(ends) > 1 {
+		in.ValueTo = ends[1]
+	}
+	in.FromLabel, in.ToLabel = sp.phrase("From"), sp.phrase("To")
 }
 
 // choices gives in the choices of f with the answers given: a score's

@@ -434,9 +434,9 @@ func quotas(fields []Field, values []Value) []Quota {
 	return out
 }
 
-// Remaining is, for each field of fields with options that have a quota,
+// remaining is, for each field of fields with options that have a quota,
 // the places each such option has left.
-func (s *Service) Remaining(ctx context.Context, form *Form, fields []Field) (map[string]map[string]int64, error) {
+func (s *Service) remaining(ctx context.Context, form *Form, fields []Field) (map[string]map[string]int64, error) {
 	out := map[string]map[string]int64{}
 	for i := range fields {
 		f := &fields[i]

@@ -241,7 +241,7 @@ func (p *SummaryPage) show(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	left, err := p.svc.Remaining(r.Context(), form, fields)
+	left, err := p.svc.remaining(r.Context(), form, fields)
 	if err != nil {
 		return err
 	}

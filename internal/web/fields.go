@@ -9,7 +9,10 @@ import (
 // The field types "field" draws beyond the input types ("text", "email",
 // "tel", "number", "url", "date", "time", "file", "password", "hidden").
 const (
-	TypeTextarea   = "textarea"
+	TypeTextarea = "textarea"
+	// TypeDateRange draws two date inputs of one name in a fieldset: a
+	// start and an end.
+	TypeDateRange  = "daterange"
 	TypeSelect     = "select"     // Multiple for a list box
 	TypeRadio      = "radio"      // one of Options, as a fieldset
 	TypeCheckboxes = "checkboxes" // any of Options, as a fieldset
@@ -46,6 +49,10 @@ type Field struct {
 	// Scale lays a radio group's choices out in a row, as the points of
 	// a scale (a rating, a score from 0 to 10).
 	Scale bool
+	// ValueTo is a range's second value (Type TypeDateRange: Value the
+	// start); FromLabel and ToLabel name its two inputs ("From" and "To"
+	// when empty).
+	ValueTo, FromLabel, ToLabel string
 	// Rows is a textarea's height; 4 when zero.
 	Rows    int
 	Options []Option

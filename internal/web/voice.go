@@ -51,6 +51,12 @@ var voiceRules = []voiceRule{
 		}
 		return "Enter " + thing(f)
 	}},
+	{regexp.MustCompile(`^The .+ field must end on or after its start\.$`), func(f Field, _ []string) string {
+		return f.Label + " must end on or after its start"
+	}},
+	{regexp.MustCompile(`^The .+ field must be a start date and an end date\.$`), func(f Field, _ []string) string {
+		return "Enter a start date and an end date for " + lowerFirst(f.Label)
+	}},
 	{regexp.MustCompile(`^The .+ field must be a whole number from (\d+) to (\d+)\.$`), func(f Field, m []string) string {
 		return "Choose a score from " + m[1] + " to " + m[2] + " for “" + strings.TrimSuffix(f.Label, "?") + "”"
 	}},
