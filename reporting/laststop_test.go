@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/internal/testkit"
 	"github.com/groundwork-go/groundwork/reporting"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -49,9 +50,14 @@ func TestStopWritesEveryAnsweredView(t *testing.T) {
 		// Each write a tenth of a second slower: 20 writes of a full
 		// buffer take over two seconds, twice the ShutdownFlush given.
 		st := &slowDisk{Store: b.analytics.Store(), delay: 100 * time.Millisecond}
-		const maxPending = 20_000
+		maxPending, batch := 20_000, 1000
+		if testkit.RaceEnabled {
+			// Under the race detector a view takes several times as long
+			// to answer: a tenth of the buffer, in as many writes.
+			maxPending, batch = 2000, 100
+		}
 		a, err := reporting.NewAnalytics(st, &reporting.AnalyticsOptions{Now: b.clock.Now, MaxPending: maxPending,
-			FlushBatch: 1000, ShutdownFlush: time.Second})
+			FlushBatch: batch, ShutdownFlush: time.Second})
 		require.NoError(t, err)
 		h, err := reporting.NewCollectHandler(a, &reporting.CollectOptions{Hosts: []string{"shop.example"}, Limit: -1})
 		require.NoError(t, err)
