@@ -72,18 +72,7 @@ func TestAnalyticsLinks(t *testing.T) {
 		_, err = f.Submit(ctx, form, fields, &forms.SubmitRequest{Values: map[string][]string{field.Name: {"Bo"}}, LoadedAt: "1"})
 		require.NoError(t, err)
 
-		name, slug, minutes, zone := "Call", "call", 30, "UTC"
-		svc, err := b.CreateService(ctx, bookings.OfferingInput{Name: &name, Slug: &slug, Duration: &minutes, TimeZone: &zone})
-		require.NoError(t, err)
-		pname, pslug := "Sam", "sam"
-		p, err := b.CreateProvider(ctx, bookings.ProviderInput{Name: &pname, Slug: &pslug, TimeZone: &zone})
-		require.NoError(t, err)
-		require.NoError(t, b.Link(ctx, svc.Slug, p.ID, bookings.LinkInput{}))
-		start, end := "00:00", "24:00"
-		for day := range 7 {
-			_, err := b.AddHours(ctx, p.ID, bookings.HoursInput{DayOfWeek: &day, Start: &start, End: &end})
-			require.NoError(t, err)
-		}
+		openService(t, ctx, b, "Call", "call", "sam")
 		booked := reporting.WithVisitor(ctx, reporting.Visitor{IP: "192.0.2.1", UserAgent: ua, Page: "https://shop.example/book/call"})
 		_, _, err = b.Create(booked, bookings.NewBooking{ServiceSlug: "call", Start: time.Now().UTC().Truncate(time.Hour).Add(48 * time.Hour),
 			CustomerName: "Ann", CustomerEmail: "ann@example.com"})
@@ -109,6 +98,23 @@ func TestAnalyticsLinks(t *testing.T) {
 			"two submissions by two visitors (one of them the server's own), over one page-viewing visitor: capped at 1")
 		require.Equal(t, 1.0, conv.Goals[1].Period.Conversions)
 	})
+}
+
+// openService makes a service of half an hour, as ctx's tenant's, with a
+// provider (slug provider) open all day every day.
+func openService(t *testing.T, ctx context.Context, b *bookings.Service, name, slug, provider string) {
+	t.Helper()
+	minutes, zone := 30, "UTC"
+	svc, err := b.CreateService(ctx, bookings.OfferingInput{Name: &name, Slug: &slug, Duration: &minutes, TimeZone: &zone})
+	require.NoError(t, err)
+	p, err := b.CreateProvider(ctx, bookings.ProviderInput{Name: &provider, Slug: &provider, TimeZone: &zone})
+	require.NoError(t, err)
+	require.NoError(t, b.Link(ctx, svc.Slug, p.ID, bookings.LinkInput{}))
+	start, end := "00:00", "24:00"
+	for day := range 7 {
+		_, err := b.AddHours(ctx, p.ID, bookings.HoursInput{DayOfWeek: &day, Start: &start, End: &end})
+		require.NoError(t, err)
+	}
 }
 
 // The events the server counts are their owner's: a tenant's form's
@@ -139,19 +145,8 @@ func TestServerEventsCountForTheirTenant(t *testing.T) {
 		_, err = f.Submit(visitor, form, fields, &forms.SubmitRequest{Values: map[string][]string{field.Name: {"Ann"}}, LoadedAt: "1"})
 		require.NoError(t, err)
 
-		name, slug, minutes, zone := "Globex call", "globex-call", 30, "UTC"
-		svc, err := b.CreateService(globex, bookings.OfferingInput{Name: &name, Slug: &slug, Duration: &minutes, TimeZone: &zone})
-		require.NoError(t, err)
-		pname, pslug := "Gus", "gus"
-		p, err := b.CreateProvider(globex, bookings.ProviderInput{Name: &pname, Slug: &pslug, TimeZone: &zone})
-		require.NoError(t, err)
-		require.NoError(t, b.Link(globex, svc.Slug, p.ID, bookings.LinkInput{}))
-		start, end := "00:00", "24:00"
-		for day := range 7 {
-			_, err := b.AddHours(globex, p.ID, bookings.HoursInput{DayOfWeek: &day, Start: &start, End: &end})
-			require.NoError(t, err)
-		}
-		_, _, err = b.Create(tenant.All(visitor), bookings.NewBooking{ServiceSlug: slug, Start: time.Now().UTC().Truncate(time.Hour).Add(48 * time.Hour),
+		openService(t, globex, b, "Globex call", "globex-call", "gus")
+		_, _, err = b.Create(tenant.All(visitor), bookings.NewBooking{ServiceSlug: "globex-call", Start: time.Now().UTC().Truncate(time.Hour).Add(48 * time.Hour),
 			CustomerName: "Gina", CustomerEmail: "gina@example.com"})
 		require.NoError(t, err)
 		require.NoError(t, a.Flush(ctx))
