@@ -249,7 +249,7 @@ func (p *SummaryPage) show(w http.ResponseWriter, r *http.Request) error {
 		fv := fieldView{FieldSummary: f}
 		if n := f.Number; n != nil {
 			fv.Average, fv.Min, fv.Max = rounded(n.Average), numberText(n.Min), numberText(n.Max)
-			if f.Type == TypeRating {
+			if f.Type == TypeRating && len(f.Options) > 0 { // the scale's points, the highest last
 				fv.Score = "Average rating " + fv.Average + " out of " + f.Options[len(f.Options)-1].Value + "."
 			}
 		}

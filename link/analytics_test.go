@@ -33,15 +33,8 @@ func TestAnalyticsLinks(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
-		db := storetest.Open(t, d, formssql.Migrations, bookingssql.Migrations, reportingsql.Migrations)
-		f, err := forms.NewService(formssql.New(db), &forms.Options{FormTokenOptional: true})
-		require.NoError(t, err)
-		b, err := bookings.NewService(bookingssql.New(db), nil)
-		require.NoError(t, err)
-		a, err := reporting.NewAnalytics(reportingsql.New(db), nil)
-		require.NoError(t, err)
-		require.NoError(t, link.FormsToAnalytics(f, a, "https://shop.example"))
-		require.NoError(t, link.BookingsToAnalytics(b, a, "https://shop.example"))
+		f, b, a := formsAndBookingsCounted(t, d)
+		var err error
 		require.Error(t, link.FormsToAnalytics(nil, a, ""))
 		require.Error(t, link.BookingsToAnalytics(b, nil, ""))
 		_, err = a.AddGoal(ctx, reporting.Goal{Event: link.EventFormSubmitted, Property: "form", Value: "contact"})
@@ -100,6 +93,23 @@ func TestAnalyticsLinks(t *testing.T) {
 	})
 }
 
+// formsAndBookingsCounted are forms, bookings and the analytics on one
+// fresh database, their submissions and bookings counted as events of
+// the site https://shop.example.
+func formsAndBookingsCounted(t *testing.T, d store.Dialect) (*forms.Service, *bookings.Service, *reporting.Analytics) {
+	t.Helper()
+	db := storetest.Open(t, d, formssql.Migrations, bookingssql.Migrations, reportingsql.Migrations)
+	f, err := forms.NewService(formssql.New(db), &forms.Options{FormTokenOptional: true})
+	require.NoError(t, err)
+	b, err := bookings.NewService(bookingssql.New(db), nil)
+	require.NoError(t, err)
+	a, err := reporting.NewAnalytics(reportingsql.New(db), nil)
+	require.NoError(t, err)
+	require.NoError(t, link.FormsToAnalytics(f, a, "https://shop.example"))
+	require.NoError(t, link.BookingsToAnalytics(b, a, "https://shop.example"))
+	return f, b, a
+}
+
 // openService makes a service of half an hour, as ctx's tenant's, with a
 // provider (slug provider) open all day every day.
 func openService(t *testing.T, ctx context.Context, b *bookings.Service, name, slug, provider string) {
@@ -126,15 +136,7 @@ func TestServerEventsCountForTheirTenant(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		acme, globex, visitor := tenant.With(ctx, "org:1"), tenant.With(ctx, "org:2"), tenant.With(ctx, "org:9")
-		db := storetest.Open(t, d, formssql.Migrations, bookingssql.Migrations, reportingsql.Migrations)
-		f, err := forms.NewService(formssql.New(db), &forms.Options{FormTokenOptional: true})
-		require.NoError(t, err)
-		b, err := bookings.NewService(bookingssql.New(db), nil)
-		require.NoError(t, err)
-		a, err := reporting.NewAnalytics(reportingsql.New(db), nil)
-		require.NoError(t, err)
-		require.NoError(t, link.FormsToAnalytics(f, a, "https://shop.example"))
-		require.NoError(t, link.BookingsToAnalytics(b, a, "https://shop.example"))
+		f, b, a := formsAndBookingsCounted(t, d)
 
 		form := &forms.Form{Name: "Acme contact", IsActive: true}
 		require.NoError(t, f.CreateForm(acme, form))
