@@ -37,8 +37,8 @@ const (
 	// InvitationMaxAgeDefault is how long an invitation is good when the
 	// admin names no end.
 	InvitationMaxAgeDefault = 90 * 24 * time.Hour
-	// InvitationsMax is the most invitations minted by one call.
-	InvitationsMax = 1000
+	// invitationsMax is the most invitations minted by one call.
+	invitationsMax = 1000
 	// AccessMailsPerAddress is the most links mailed to one address for
 	// one form in an hour; more asks are answered alike and send
 	// nothing.
@@ -128,7 +128,7 @@ func pageLink(pages string, form *Form, param, token string) string {
 	return strings.TrimSuffix(pages, "/") + "/" + url.PathEscape(form.Slug) + "?" + param + "=" + url.QueryEscape(token)
 }
 
-// Invite mints n single-use invitations (at most InvitationsMax) to
+// Invite mints n single-use invitations (at most 1000) to
 // form, a form that takes one response a person by invitation, good
 // until expires (InvitationMaxAgeDefault from now when zero). pages is
 // where the form's page is served (Options.PagesURL when set wins); the
@@ -139,8 +139,8 @@ func (s *Service) Invite(form *Form, n int, expires time.Time, pages string) ([]
 	if !form.OnePerPerson || identifyBy(form) != IdentifyByInvitation {
 		v.Add("form", "The form must take one response a person by invitation (one_per_person, identify_by invitation).")
 	}
-	if n < 1 || n > InvitationsMax {
-		v.Add("count", api.MsgBetween("count", 1, InvitationsMax))
+	if n < 1 || n > invitationsMax {
+		v.Add("count", api.MsgBetween("count", 1, invitationsMax))
 	}
 	if expires.IsZero() {
 		expires = now.Add(InvitationMaxAgeDefault)

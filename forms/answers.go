@@ -1,6 +1,7 @@
 package forms
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,6 +54,12 @@ func (s *Service) checkAnswer(v *api.Validator, sp *speaker, f *Field, raw []str
 	if file != nil {
 		v.Add(key, sp.say("The %s field does not take files.", name))
 		return value, false
+	}
+	switch f.Type {
+	case TypeMatrix:
+		return checkMatrix(v, sp, f, present, value)
+	case TypeRanking:
+		return checkRanking(v, sp, f, present, value)
 	}
 	if isMulti(f.Type) {
 		return s.checkList(v, sp, f, present, value)
@@ -145,6 +152,10 @@ func checkText(v *api.Validator, sp *speaker, f *Field, text string) (stored, di
 		if rules.MaxDate != "" && text > rules.MaxDate {
 			v.Add(key, sp.say("The %s field must be a date before or equal to %s.", name, rules.MaxDate))
 		}
+	case TypeDateTime:
+		lengthRules = false
+		checkDateTime(v, sp, f, text)
+		display = strings.Replace(text, "T", " ", 1)
 	case TypeTime:
 		lengthRules = false
 		if !timePattern.MatchString(text) {
@@ -278,4 +289,127 @@ func checkDateRange(v *api.Validator, sp *speaker, f *Field, present []string, v
 	kept := from + "/" + to
 	value.Value, value.DisplayValue = &kept, from+" – "+to
 	return value, true
+}
+
+// dateTimePattern is a local date and time to the minute, as a
+// datetime-local input sends it.
+var dateTimePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d$`)
+
+// checkDateTime validates a date and time: "2026-12-01T14:30", its date
+// within the field's dates, its time of day within its times.
+func checkDateTime(v *api.Validator, sp *speaker, f *Field, text string) {
+	key, name := f.Name, sp.label(f)
+	if !dateTimePattern.MatchString(text) || !validDate(text[:10]) {
+		v.Add(key, sp.say("The %s field must be a date and a time.", name))
+		return
+	}
+	day, at, rules := text[:10], text[11:], f.ValidationRules
+	switch {
+	case rules.MinDate != "" && day < rules.MinDate:
+		v.Add(key, sp.say("The %s field must be a date after or equal to %s.", name, rules.MinDate))
+	case rules.MaxDate != "" && day > rules.MaxDate:
+		v.Add(key, sp.say("The %s field must be a date before or equal to %s.", name, rules.MaxDate))
+	case rules.MinTime != "" && at < rules.MinTime:
+		v.Add(key, sp.say("The %s field must be a time after or equal to %s.", name, rules.MinTime))
+	case rules.MaxTime != "" && at > rules.MaxTime:
+		v.Add(key, sp.say("The %s field must be a time before or equal to %s.", name, rules.MaxTime))
+	}
+}
+
+// checkMatrix validates a matrix: "row=column" answers, each row of the
+// field's at most once, each column one of its options; a required
+// matrix answers every row. Kept in the rows' order, shown "Row: Column"
+// a line.
+func checkMatrix(v *api.Validator, sp *speaker, f *Field, present []string, value Value) (Value, bool) {
+	key, name := f.Name, sp.label(f)
+	rows := f.matrixRows()
+	chosen := map[string]string{}
+	for _, p := range present {
+		row, col, ok := strings.Cut(p, "=")
+		switch {
+		case !ok || !slices.ContainsFunc(rows, func(o Option) bool { return o.Value == row }):
+			v.Add(key, sp.say("The %s field has no row %s.", name, strconv.Quote(row)))
+		case chosen[row] != "" && chosen[row] != col:
+			v.Add(key, sp.say("The %s field takes one answer a row.", name))
+		default:
+			if _, known := optionOf(f, col); !known {
+				v.Add(key, sp.say("The selected %s is invalid.", name))
+			}
+			chosen[row] = col
+		}
+		if v.Has(key) {
+			return value, false
+		}
+	}
+	var kept, shown []string
+	for _, r := range rows {
+		col, ok := chosen[r.Value]
+		if !ok {
+			if f.IsRequired {
+				v.Add(key, sp.say("The %s field needs an answer for %s.", name, r.Label))
+				return value, false
+			}
+			continue
+		}
+		opt, _ := optionOf(f, col)
+		kept, shown = append(kept, r.Value+"="+col), append(shown, r.Label+": "+opt.Label)
+	}
+	value.ValueArray, value.DisplayValue = kept, strings.Join(shown, "; ")
+	return value, true
+}
+
+// checkRanking validates a ranking: every option once, in order; or
+// "option=place" answers giving each option a different place from 1.
+// Kept as the ordered list of values, shown "1. First; 2. Second".
+func checkRanking(v *api.Validator, sp *speaker, f *Field, present []string, value Value) (Value, bool) {
+	key, name := f.Name, sp.label(f)
+	options := f.Options()
+	order := present
+	if len(present) > 0 && strings.Contains(present[0], "=") {
+		order = make([]string, len(present))
+		for _, p := range present {
+			i := strings.LastIndexByte(p, '=')
+			place, err := strconv.Atoi(p[i+1:])
+			if i < 0 || err != nil || place < 1 || place > len(present) || order[place-1] != "" {
+				v.Add(key, sp.say("The %s field must give each item a different place from 1 to %d.", name, len(options)))
+				return value, false
+			}
+			order[place-1] = p[:i]
+		}
+	}
+	shown := make([]string, 0, len(order))
+	for i, it := range order {
+		opt, ok := optionOf(f, it)
+		if !ok || slices.Index(order, it) != i {
+			v.Add(key, sp.say("The %s field must put each of its items in order once.", name))
+			return value, false
+		}
+		shown = append(shown, strconv.Itoa(i+1)+". "+opt.Label)
+	}
+	if len(order) != len(options) {
+		v.Add(key, sp.say("The %s field must put all %d of its items in order.", name, len(options)))
+		return value, false
+	}
+	value.ValueArray, value.DisplayValue = order, strings.Join(shown, "; ")
+	return value, true
+}
+
+// gatherParts files the answers sent for the parts of a matrix or a
+// ranking ("rate.speed" = "good": a row's column, an item's place) under
+// the field, as "part=answer"; parts left empty are dropped.
+func gatherParts(fields []Field, values map[string][]string) {
+	for key, list := range values {
+		name, part, ok := strings.Cut(key, ".")
+		if !ok || !slices.ContainsFunc(fields, func(f Field) bool {
+			return f.Name == name && (f.Type == TypeMatrix || f.Type == TypeRanking)
+		}) {
+			continue
+		}
+		delete(values, key)
+		for _, v := range list {
+			if strings.TrimSpace(v) != "" {
+				values[name] = append(values[name], part+"="+v)
+			}
+		}
+	}
 }

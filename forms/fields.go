@@ -163,8 +163,8 @@ func (s *Service) validateField(f *Field, steps []Step) *api.Validator {
 					key := fmt.Sprintf("field_config.options.%d.quota", i)
 					n, isNumber := q.(float64)
 					switch {
-					case !isNumber || n != float64(int64(n)) || n < 1 || n > MaxResponsesMax:
-						v.Add(key, api.MsgBetween(key, 1, MaxResponsesMax))
+					case !isNumber || n != float64(int64(n)) || n < 1 || n > maxResponsesMax:
+						v.Add(key, api.MsgBetween(key, 1, maxResponsesMax))
 					case f.Type != TypeSelect && f.Type != TypeRadio:
 						v.Add(key, "The "+api.Attr(key)+" field is for a select or radio field, whose answer is one choice.")
 					}
@@ -215,9 +215,9 @@ var configFor = map[string]func(FieldType) bool{
 	"options":       isChoice,
 	"allowed_types": func(t FieldType) bool { return t == TypeFile },
 	"max_size":      func(t FieldType) bool { return t == TypeFile },
-	"rows":          func(t FieldType) bool { return t == TypeTextarea },
+	"rows":          func(t FieldType) bool { return t == TypeTextarea || t == TypeMatrix },
 	"content":       func(t FieldType) bool { return t == TypeHTML },
-	"prefill":       func(t FieldType) bool { return !isLayout(t) && t != TypeFile },
+	"prefill":       func(t FieldType) bool { return !isLayout(t) && t != TypeFile && t != TypeMatrix && t != TypeRanking },
 	"scale":         func(t FieldType) bool { return t == TypeRating },
 	"style":         func(t FieldType) bool { return t == TypeRating },
 }
@@ -269,6 +269,7 @@ func (s *Service) validateForType(v *api.Validator, f *Field) {
 	if isChoice(f.Type) && len(options) == 0 {
 		v.Add("field_config.options", a+" needs at least one choice in field config.options.")
 	}
+	validateParts(v, f, options)
 	r := f.ValidationRules
 	if r.MinDate != "" && r.MaxDate != "" && r.MinDate > r.MaxDate {
 		v.Add("validation_rules.max_date", "The validation rules.max date field must be a date after or equal to validation rules.min date.")
@@ -286,6 +287,46 @@ func (s *Service) validateForType(v *api.Validator, f *Field) {
 		v.Add("is_required", "A file field cannot be required here: this server takes no uploads.")
 	case isMulti(f.Type) && r.Min != nil && len(options) > 0 && int(*r.Min) > len(options):
 		v.Add("validation_rules.min", fmt.Sprintf("The validation rules.min field must not be more than the %d choices of a required field.", len(options)))
+	}
+}
+
+// partsMax is the most rows a matrix has, or items a ranking.
+const partsMax = 50
+
+// validateParts checks a matrix's rows and a ranking's items: each value
+// once, none holding "=" (which parts an answer from its row), at most
+// partsMax.
+func validateParts(v *api.Validator, f *Field, options []Option) {
+	key, parts := "field_config.options", options
+	switch f.Type {
+	case TypeMatrix:
+		if _, isList := f.FieldConfig["rows"].([]any); !isList {
+			v.Add("field_config.rows", "A matrix field needs its rows in field config.rows, a list.")
+			return
+		}
+		key, parts = "field_config.rows", f.matrixRows()
+		if len(parts) == 0 {
+			v.Add(key, "A matrix field needs at least one row in field config.rows.")
+		}
+	case TypeRanking:
+	default:
+		return
+	}
+	seen := map[string]bool{}
+	for i, p := range parts {
+		at := fmt.Sprintf("%s.%d", key, i)
+		switch {
+		case p.Value == "":
+			v.Add(at, api.MsgRequired(at))
+		case seen[p.Value]:
+			v.Add(at, "The "+api.Attr(at)+" field repeats the value "+strconv.Quote(p.Value)+".")
+		case f.Type == TypeMatrix && strings.Contains(p.Value, "="):
+			v.Add(at, "The "+api.Attr(at)+" field must not hold \"=\".")
+		}
+		seen[p.Value] = true
+	}
+	if len(parts) > partsMax {
+		v.Add(key, fmt.Sprintf("The %s field must not have more than %d items.", api.Attr(key), partsMax))
 	}
 }
 

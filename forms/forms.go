@@ -25,7 +25,7 @@ type Form struct {
 	// MinFillSeconds is how long, at least, a person takes to fill the
 	// form in: one sent back sooner after its form-load token was issued
 	// is kept as spam. Nil when saved means MinFillSecondsDefault; zero
-	// turns the check off; at most MinFillSecondsMax.
+	// turns the check off; at most 60.
 	MinFillSeconds *int64 `json:"min_fill_seconds"`
 	// MaxResponses, when set, is the most accepted submissions the form
 	// takes (spam does not count); the next is refused (ErrFull), counted
@@ -141,6 +141,24 @@ const (
 	// (start, end) or one "2026-12-01/2026-12-05", kept as the latter;
 	// validation_rules.min_date and max_date bound both.
 	TypeDateRange FieldType = "date_range"
+	// TypeDateTime is a date and a time of day as the person gave it,
+	// "2026-12-01T14:30" (no zone); validation_rules.min_date and
+	// max_date bound its date, min_time and max_time its time of day.
+	TypeDateTime FieldType = "datetime"
+	// TypeMatrix asks field_config.rows (statements) one question each,
+	// answered by one of field_config.options (the columns). It is sent
+	// as an object of row to column ({"speed": "good"}), as inputs named
+	// name.row, or as "row=column" values, and kept as a list of the
+	// latter in the rows' order.
+	TypeMatrix FieldType = "matrix"
+	// TypeRanking puts field_config.options in order: sent as the list
+	// of every option's value, first choice first, or as inputs named
+	// name.option holding each option's place (1 is first); kept as the
+	// ordered list.
+	TypeRanking FieldType = "ranking"
+	// TypeStatement is a statement with no answer: its label as a title,
+	// its help text below.
+	TypeStatement FieldType = "statement"
 )
 
 // fieldTypes are the built-in types with their default labels.
@@ -150,17 +168,26 @@ var fieldTypes = map[FieldType]string{
 	TypeCheckbox: "Checkbox", TypeCheckboxGroup: "Checkboxes", TypeSelectMultiple: "Multiple choice",
 	TypeFile: "File", TypeDate: "Date", TypeTime: "Time", TypeHeading: "Heading", TypeParagraph: "Paragraph",
 	TypeDivider: "Divider", TypeHTML: "HTML", TypeRating: "Rating", TypeNPS: "NPS", TypeDateRange: "Date range",
+	TypeDateTime: "Date and time", TypeMatrix: "Matrix", TypeRanking: "Ranking", TypeStatement: "Statement",
 }
 
 // isLayout reports whether a field type only shapes the page: it carries
 // no data and is never validated or stored.
 func isLayout(fieldType FieldType) bool {
-	return fieldType == TypeHeading || fieldType == TypeParagraph || fieldType == TypeDivider || fieldType == TypeHTML
+	return fieldType == TypeHeading || fieldType == TypeParagraph || fieldType == TypeDivider || fieldType == TypeHTML ||
+		fieldType == TypeStatement
 }
 
 // isChoice reports whether a type picks from field_config.options.
 func isChoice(fieldType FieldType) bool {
-	return fieldType == TypeSelect || fieldType == TypeRadio || fieldType == TypeCheckboxGroup || fieldType == TypeSelectMultiple
+	return fieldType == TypeSelect || fieldType == TypeRadio || fieldType == TypeCheckboxGroup || fieldType == TypeSelectMultiple ||
+		fieldType == TypeMatrix || fieldType == TypeRanking
+}
+
+// isList reports whether a type's answer is kept as a list: several
+// choices, a matrix's row=column pairs, a ranking's order.
+func isList(fieldType FieldType) bool {
+	return isMulti(fieldType) || fieldType == TypeMatrix || fieldType == TypeRanking
 }
 
 // isMulti reports whether a type holds a list of values.
@@ -187,9 +214,10 @@ type Field struct {
 	IsRequired  bool      `json:"is_required"`
 	// ValidationRules narrow what the field accepts.
 	ValidationRules ValidationRules `json:"validation_rules"`
-	// FieldConfig is the type's settings: "options" for choices,
-	// "max_size" (KB) and "allowed_types" for files, and whatever a
-	// front end keeps there.
+	// FieldConfig is the type's settings: "options" for choices (a
+	// matrix's columns, a ranking's items), "rows" for a matrix's
+	// statements (a textarea's height in lines), "max_size" (KB) and
+	// "allowed_types" for files, and whatever a front end keeps there.
 	FieldConfig      map[string]any `json:"field_config"`
 	DefaultValue     string         `json:"default_value"`
 	ConditionalLogic *Logic         `json:"conditional_logic"`
@@ -226,6 +254,22 @@ type Option struct {
 // {value, label} objects, or of plain strings used as both.
 func (f *Field) Options() []Option {
 	list, _ := f.FieldConfig["options"].([]any)
+	return optionList(list)
+}
+
+// matrixRows are a matrix's rows (field_config.rows), read as options
+// are: a string, or an object with a value and a label.
+func (f *Field) matrixRows() []Option {
+	if f.Type != TypeMatrix {
+		return nil
+	}
+	list, _ := f.FieldConfig["rows"].([]any)
+	return optionList(list)
+}
+
+// optionList reads a list of options: strings, or objects with a value,
+// a label and a quota.
+func optionList(list []any) []Option {
 	out := make([]Option, 0, len(list))
 	for _, it := range list {
 		switch o := it.(type) {

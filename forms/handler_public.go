@@ -309,7 +309,7 @@ func (h *Handler) invite(w http.ResponseWriter, r *http.Request) error {
 	if expires != nil {
 		until = *expires
 	}
-	list, err := h.svc.Invite(form, int(min(max(*count, -1), InvitationsMax+1)), until, h.pages(r))
+	list, err := h.svc.Invite(form, int(min(max(*count, -1), invitationsMax+1)), until, h.pages(r))
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,15 @@ var messageKeys = []string{
 	"0 is not at all likely, 10 extremely likely.",
 	"From",
 	"To",
+	"The %s field must be a date and a time.",
+	"The %s field has no row %s.",
+	"The %s field takes one answer a row.",
+	"The %s field needs an answer for %s.",
+	"The %s field must give each item a different place from 1 to %d.",
+	"The %s field must put each of its items in order once.",
+	"The %s field must put all %d of its items in order.",
+	"Give each a different place: 1 is your first choice.",
+	"Place…",
 }
 
 // french is the French of messageKeys.
@@ -104,4 +113,13 @@ var french = map[string]string{
 	"The %s field must end on or after its start.":               "Le champ %s doit finir le jour de son début ou après.",
 	"From": "Du",
 	"To":   "Au",
+	"The %s field must be a date and a time.":                          "Le champ %s doit être une date et une heure.",
+	"The %s field has no row %s.":                                      "Le champ %s n'a pas de ligne %s.",
+	"The %s field takes one answer a row.":                             "Le champ %s prend une réponse par ligne.",
+	"The %s field needs an answer for %s.":                             "Le champ %s demande une réponse pour %s.",
+	"The %s field must give each item a different place from 1 to %d.": "Le champ %s doit donner à chaque élément une place différente, de 1 à %d.",
+	"The %s field must put each of its items in order once.":           "Le champ %s doit classer chacun de ses éléments une seule fois.",
+	"The %s field must put all %d of its items in order.":              "Le champ %s doit classer ses %d éléments.",
+	"Give each a different place: 1 is your first choice.":             "Donnez à chacun une place différente : 1 est votre premier choix.",
+	"Place…": "Place…",
 }

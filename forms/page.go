@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -564,8 +563,9 @@ type pageGroup struct {
 
 // pageItem is an input, or a layout element with its text.
 type pageItem struct {
-	Kind  string // an input, or TypeHeading, TypeParagraph, TypeDivider, TypeHTML
+	Kind  string // an input, or TypeHeading, TypeParagraph, TypeDivider, TypeHTML, TypeStatement
 	Text  string
+	Note  string // a statement's text under its title
 	Input web.Field
 	// Kept is the file input's upload kept from the last try, sent back
 	// by its id.
@@ -604,7 +604,8 @@ func sizeText(n int64) string {
 var inputTypes = map[FieldType]string{TypeText: "text", TypeEmail: "email", TypePhone: "tel", TypeNumber: "number", TypeURL: "url",
 	TypeDate: "date", TypeTime: "time", TypeFile: "file", TypeHidden: "hidden", TypeTextarea: web.TypeTextarea,
 	TypeSelect: web.TypeSelect, TypeSelectMultiple: web.TypeSelect, TypeRadio: web.TypeRadio,
-	TypeCheckboxGroup: web.TypeCheckboxes, TypeCheckbox: web.TypeCheckbox, TypeDateRange: web.TypeDateRange}
+	TypeCheckboxGroup: web.TypeCheckboxes, TypeCheckbox: web.TypeCheckbox, TypeDateRange: web.TypeDateRange,
+	TypeDateTime: "datetime-local", TypeMatrix: web.TypeGroup, TypeRanking: web.TypeGroup}
 
 var autocomplete = map[FieldType]string{TypeEmail: "email", TypePhone: "tel", TypeURL: "url"}
 
@@ -629,7 +630,11 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 			if c, ok := f.FieldConfig["content"].(string); ok && f.Type == TypeHTML {
 				text = c // shown as text: html/template escapes it
 			}
-			return pageItem{Kind: string(f.Type), Text: text}
+			item := pageItem{Kind: string(f.Type), Text: text}
+			if f.Type == TypeStatement {
+				item.Note = f.HelpText
+			}
+			return item
 		}
 		if value, fixed := locked[f.Name]; fixed {
 			// Set by a signed prefill: shown, not to be changed.
@@ -674,7 +679,11 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 			in.Value, in.Checked = "1", len(given) > 0 && checked(given[0])
 		}
 		rangeEnds(&in, f, given, sp)
-		choices(&in, f, given, left[f.Name], sp)
+		if in.Type == web.TypeGroup {
+			parts(&in, f, given, sp)
+		} else {
+			choices(&in, f, given, left[f.Name], sp)
+		}
 		for _, name := range names {
 			if name == f.Name || strings.HasPrefix(name, f.Name+".") {
 				for _, m := range messages[name] {
@@ -685,6 +694,9 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 				}
 				delete(unclaimed, name)
 			}
+		}
+		for i := range in.Parts {
+			in.Parts[i].Invalid = len(in.Errors) > 0
 		}
 		if in.Type != "hidden" {
 			inputs = append(inputs, in)
@@ -715,62 +727,6 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 		}
 	}
 	return groups, inputs, general
-}
-
-// rangeEnds gives a date range's input its two ends from the answer
-// given (two values, or one "start/end"), and their labels.
-func rangeEnds(in *web.Field, f *Field, given []string, sp *speaker) {
-	if f.Type != TypeDateRange {
-		return
-	}
-	ends := given
-	if len(given) == 1 {
-		ends = strings.SplitN(given[0], "/", 2)
-	}
-	in.Value, in.ValueTo = "", ""
-	if len(ends) > 0 {
-		in.Value = ends[0]
-	}
-	if len(ends) > 1 {
-		in.ValueTo = ends[1]
-	}
-	in.FromLabel, in.ToLabel = sp.phrase("From"), sp.phrase("To")
-}
-
-// choices gives in the choices of f with the answers given: a score's
-// points in a row, the scale's ends said; or the options, each with the
-// places left where it has a quota (left).
-func choices(in *web.Field, f *Field, given []string, left map[string]int64, sp *speaker) {
-	if low, high := scaleOf(f); high > 0 {
-		in.Type, in.Scale = web.TypeRadio, true
-		if in.Help == "" && sp != nil {
-			in.Help = sp.say("%d is the lowest, %d the highest.", low, high)
-			if f.Type == TypeNPS {
-				in.Help = sp.say("0 is not at all likely, 10 extremely likely.")
-			}
-		}
-		for n := low; n <= high; n++ {
-			label := strconv.Itoa(n)
-			if f.FieldConfig["style"] != ratingNumbers && f.Type == TypeRating {
-				label += " ★"
-			}
-			in.Options = append(in.Options, web.Option{Value: strconv.Itoa(n), Label: label, Selected: slices.Contains(given, strconv.Itoa(n))})
-		}
-	}
-	for _, o := range f.Options() {
-		label := o.Label
-		if n, limited := left[o.Value]; limited {
-			switch n {
-			case 0:
-				label = sp.say("%s (full)", label)
-			case 1:
-				label = sp.say("%s (1 place left)", label)
-			default:
-				label = sp.say("%s (%d places left)", label, n)
-			}
-		}
-		in.Options = append(in.Options, web.Option{Value: o.Value, Label: label, Selected: slices.Contains(given, o.Value)})
-	}
 }
 
 // requestLanguage is the language to draw form in for r: ?lang= when the

@@ -148,6 +148,7 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string, mode
 	if a.req, err = s.read(w, r, def.form, def.fields); err != nil {
 		return a, err
 	}
+	gatherParts(def.fields, a.req.Values)
 	a.req.PageURL = paging.AbsoluteURL(r, s.baseURL).String()
 	a.req.ReferrerURL = r.Referer()
 	a.req.IPAddress = proxies.ClientIPString(r, s.trusted)
@@ -220,12 +221,13 @@ func (s *submitter) hit(w http.ResponseWriter, r *http.Request, form *Form) (str
 }
 
 // fieldKey turns an input name into a field name: "email", "data[email]",
-// "data[topics][]", "topics[]" and "files[cv]" all name their field.
+// "data[topics][]", "topics[]" and "files[cv]" all name their field; a
+// part of one ("data[rate][speed]") is named "rate.speed".
 func fieldKey(name string) string {
 	name = strings.TrimSuffix(name, "[]")
 	for _, wrap := range []string{"data[", "files["} {
 		if inner, ok := strings.CutPrefix(name, wrap); ok && strings.HasSuffix(inner, "]") {
-			return strings.TrimSuffix(inner, "]")
+			return strings.ReplaceAll(strings.TrimSuffix(inner, "]"), "][", ".")
 		}
 	}
 	return name
@@ -440,23 +442,36 @@ func readJSON(w http.ResponseWriter, r *http.Request, req *SubmitRequest) error 
 	}
 	v := &api.Validator{}
 	for name, val := range values {
+		if parts, isObject := val.(map[string]any); isObject {
+			// A matrix's rows, a ranking's places: one value a part.
+			for part, x := range parts {
+				addScalar(v, req, name+"."+part, x)
+			}
+			continue
+		}
 		items, isList := val.([]any)
 		if !isList {
 			items = []any{val}
 		}
 		for _, it := range items {
-			switch x := it.(type) {
-			case nil:
-			case string:
-				req.add(name, x)
-			case float64:
-				req.add(name, strconv.FormatFloat(x, 'f', -1, 64))
-			case bool:
-				req.add(name, map[bool]string{true: "1", false: "0"}[x])
-			default:
-				v.Add(name, api.MsgString(name))
-			}
+			addScalar(v, req, name, it)
 		}
 	}
 	return v.Err()
+}
+
+// addScalar adds a JSON string, number or boolean as name's value; null
+// is no value, anything else a mistake.
+func addScalar(v *api.Validator, req *SubmitRequest, name string, it any) {
+	switch x := it.(type) {
+	case nil:
+	case string:
+		req.add(name, x)
+	case float64:
+		req.add(name, strconv.FormatFloat(x, 'f', -1, 64))
+	case bool:
+		req.add(name, map[bool]string{true: "1", false: "0"}[x])
+	default:
+		v.Add(name, api.MsgString(name))
+	}
 }

@@ -42,10 +42,10 @@ const (
 	// MinFillSecondsDefault is a form's MinFillSeconds unless it says
 	// otherwise: a person takes at least two seconds to fill a form in.
 	MinFillSecondsDefault = 2
-	// MaxResponsesMax is the most a form's MaxResponses may be.
-	MaxResponsesMax = 1_000_000_000
-	// MinFillSecondsMax is the most a form's MinFillSeconds may be.
-	MinFillSecondsMax = 60
+	// maxResponsesMax is the most a form's MaxResponses may be.
+	maxResponsesMax = 1_000_000_000
+	// minFillSecondsMax is the most a form's MinFillSeconds may be.
+	minFillSecondsMax = 60
 	// MinFillTime is the default least time to fill a form in, as a
 	// duration (MinFillSecondsDefault seconds).
 	MinFillTime = MinFillSecondsDefault * time.Second
@@ -193,8 +193,8 @@ func NewService(st Store, opts *Options) (*Service, error) {
 	if s.tokenMaxAge == 0 {
 		s.tokenMaxAge = FormTokenMaxAgeDefault
 	}
-	if s.tokenMaxAge <= MinFillSecondsMax*time.Second {
-		return nil, fmt.Errorf("forms: new service: FormTokenMaxAge must be more than %v", MinFillSecondsMax*time.Second)
+	if s.tokenMaxAge <= minFillSecondsMax*time.Second {
+		return nil, fmt.Errorf("forms: new service: FormTokenMaxAge must be more than %v", minFillSecondsMax*time.Second)
 	}
 	if s.tokenUses == nil {
 		s.tokenUses = driverless.NewMemoryRateLimiter(&driverless.RateLimiterOptions{Now: s.now})
@@ -352,8 +352,8 @@ func (s *Service) validateForm(f *Form) *api.Validator {
 			v.Add("redirect_url", api.MsgURL("redirect_url"))
 		}
 	}
-	if f.MaxResponses != nil && (*f.MaxResponses < 1 || *f.MaxResponses > MaxResponsesMax) {
-		v.Add("max_responses", api.MsgBetween("max_responses", 1, MaxResponsesMax))
+	if f.MaxResponses != nil && (*f.MaxResponses < 1 || *f.MaxResponses > maxResponsesMax) {
+		v.Add("max_responses", api.MsgBetween("max_responses", 1, maxResponsesMax))
 	}
 	if f.OpensAt != nil && f.ClosesAt != nil && !f.ClosesAt.After(*f.OpensAt) {
 		v.Add("closes_at", "The closes at field must be after the opens at field.")
@@ -375,8 +375,8 @@ func (s *Service) validateForm(f *Form) *api.Validator {
 	}
 	if f.MinFillSeconds == nil {
 		f.MinFillSeconds = new(int64(MinFillSecondsDefault))
-	} else if n := *f.MinFillSeconds; n < 0 || n > MinFillSecondsMax {
-		v.Add("min_fill_seconds", api.MsgBetween("min_fill_seconds", 0, MinFillSecondsMax))
+	} else if n := *f.MinFillSeconds; n < 0 || n > minFillSecondsMax {
+		v.Add("min_fill_seconds", api.MsgBetween("min_fill_seconds", 0, minFillSecondsMax))
 	}
 	return v
 }

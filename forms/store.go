@@ -233,11 +233,13 @@ const searchMaxLength = 200
 // AnswerFilter keeps the submissions whose answer to Field (of type
 // Type) is Value, or, when AnyOf is set, one of AnyOf (an NPS group's
 // scores); for a field of several answers (a checkbox group, a multiple
-// select), whose answers include Value.
+// select, a matrix's "row=column" answers), whose answers include Value;
+// for a ranking, whose answers hold Value at place Rank (1 is first).
 type AnswerFilter struct {
 	Field, Value string
 	Type         FieldType
 	AnyOf        []string
+	Rank         int
 }
 
 // Flag names a submission flag.

@@ -52,18 +52,25 @@ func (s *Service) AnswerFilters(ctx context.Context, form *Form, query url.Value
 		v.Add("field", fmt.Sprintf("A list may be filtered by at most %d answers.", answerFiltersMax))
 	}
 	var out []AnswerFilter
-	for _, name := range names {
-		key := "field[" + name + "]"
+	for _, key := range names {
+		name, part, parted := strings.Cut(key, ".")
+		key = "field[" + key + "]"
 		i := slices.IndexFunc(fields, func(f Field) bool { return f.Name == name })
 		switch {
 		case i < 0 || isLayout(fields[i].Type) || fields[i].Type == TypeFile:
 			v.Add(key, "The form has no field "+strconv.Quote(name)+" that takes answers to filter by.")
+		case parted && fields[i].Type != TypeMatrix && fields[i].Type != TypeRanking:
+			v.Add(key, "The field "+strconv.Quote(name)+" has no parts: filter by field["+name+"].")
 		case len(query[key]) != 1:
 			v.Add(key, "Give one value for "+key+".")
 		default:
 			a := AnswerFilter{Field: name, Value: query[key][0], Type: fields[i].Type}
 			if group, ok := npsGroups[a.Value]; ok && a.Type == TypeNPS {
 				a.AnyOf = group
+			}
+			if err := partFilter(&a, part, parted); err != "" {
+				v.Add(key, err)
+				continue
 			}
 			out = append(out, a)
 		}
@@ -72,6 +79,30 @@ func (s *Service) AnswerFilters(ctx context.Context, form *Form, query url.Value
 		return nil, err
 	}
 	return out, nil
+}
+
+// partFilter reads a matrix's or a ranking's filter: field[m.row]=column
+// keeps the answers with that column in that row; field[r.item]=2 those
+// that put the item second, and field[r]=item those that put it first.
+// It returns what is wrong, or "".
+func partFilter(a *AnswerFilter, part string, parted bool) string {
+	switch {
+	case a.Type == TypeMatrix && parted:
+		a.Value = part + "=" + a.Value
+	case a.Type == TypeMatrix:
+		if !strings.Contains(a.Value, "=") {
+			return "Filter a matrix by a row's answer: field[" + a.Field + ".row]=answer."
+		}
+	case a.Type == TypeRanking && parted:
+		place, err := strconv.Atoi(a.Value)
+		if err != nil || place < 1 || place > partsMax {
+			return fmt.Sprintf("Give a place from 1 to %d.", partsMax)
+		}
+		a.Value, a.Rank = part, place
+	case a.Type == TypeRanking:
+		a.Rank = 1
+	}
+	return ""
 }
 
 // npsGroups are the scores of an NPS field's groups, which a list filters

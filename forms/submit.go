@@ -151,6 +151,7 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 			return nil, err
 		}
 	}
+	gatherParts(fields, req.Values)
 	a := answers(req.Values)
 	if a == nil {
 		a = answers{}

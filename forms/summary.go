@@ -15,8 +15,8 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
-// SummaryLatest is how many latest answers a text field's summary shows.
-const SummaryLatest = 5
+// summaryLatest is how many latest answers a text field's summary shows.
+const summaryLatest = 5
 
 // Summary is a form's answers at a glance over a date range: per field,
 // how many answered and what (counts per option, number statistics, the
@@ -43,6 +43,8 @@ type FieldSummary struct {
 	Latest   []LatestAnswer `json:"latest,omitempty"`
 	// NPS splits an NPS field's answers; nil for other types.
 	NPS *NPSScore `json:"nps,omitempty"`
+	// Rows are a matrix's rows, each with its columns' counts.
+	Rows []FieldSummary `json:"rows,omitempty"`
 }
 
 // NPSScore splits an NPS field's answers: promoters (9 and 10), passives
@@ -77,11 +79,14 @@ func npsOf(counts map[string]int64) *NPSScore {
 	return out
 }
 
-// OptionCount is how many answers chose one option.
+// OptionCount is how many answers chose one option; for a ranking, how
+// many put it first, and its AverageRank (1 is first; nil before any
+// answer).
 type OptionCount struct {
-	Value string `json:"value"`
-	Label string `json:"label"`
-	Count int64  `json:"count"`
+	Value       string   `json:"value"`
+	Label       string   `json:"label"`
+	Count       int64    `json:"count"`
+	AverageRank *float64 `json:"average_rank,omitempty"`
 }
 
 // Funnel is how far people go: Views of the page (from the first-party
@@ -113,11 +118,11 @@ type ViewCounter func(ctx context.Context, form *Form, from, to time.Time) (int6
 // registers it (link.AnalyticsToForms). Register before serving.
 func (s *Service) CountViewsWith(count ViewCounter) { s.views = count }
 
-// SummaryDaysDefault and SummaryDaysMax are the days a summary covers
+// SummaryDaysDefault and summaryDaysMax are the days a summary covers
 // when none are named, and the most it may.
 const (
 	SummaryDaysDefault = 30
-	SummaryDaysMax     = 366
+	summaryDaysMax     = 366
 )
 
 // SummaryRange reads a summary's days from from and to (dates,
@@ -147,8 +152,8 @@ func (s *Service) SummaryRange(from, to string) (time.Time, time.Time, error) {
 		switch days := int(end.Sub(start).Hours()/24) + 1; {
 		case days < 1:
 			v.Add("to", "The to field must be a date after or equal to from.")
-		case days > SummaryDaysMax:
-			v.Add("from", fmt.Sprintf("The from field must be at most %d days before to.", SummaryDaysMax))
+		case days > summaryDaysMax:
+			v.Add("from", fmt.Sprintf("The from field must be at most %d days before to.", summaryDaysMax))
 		}
 	}
 	if err := v.Err(); err != nil {
@@ -168,12 +173,14 @@ func (s *Service) Summary(ctx context.Context, form *Form, from, to time.Time) (
 	if err != nil {
 		return nil, fmt.Errorf("forms: summary: %w", err)
 	}
-	q := formsstore.SummaryQuery{FormID: form.ID, From: from, To: to, Latest: SummaryLatest}
+	q := formsstore.SummaryQuery{FormID: form.ID, From: from, To: to, Latest: summaryLatest}
 	for _, f := range fields {
 		switch {
 		case isLayout(f.Type) || f.Type == TypeFile:
-		case isMulti(f.Type):
+		case isMulti(f.Type) || f.Type == TypeMatrix:
 			q.Lists = append(q.Lists, f.Name)
+		case f.Type == TypeRanking:
+			q.Ranks = append(q.Ranks, f.Name)
 		case isChoice(f.Type) || f.Type == TypeCheckbox:
 			q.Choices = append(q.Choices, f.Name)
 		case f.Type == TypeRating || f.Type == TypeNPS:
@@ -200,7 +207,13 @@ func (s *Service) Summary(ctx context.Context, form *Form, from, to time.Time) (
 		if n, ok := stats.Numbers[f.Name]; ok {
 			fs.Number = &n
 		}
-		if slices.Contains(q.Choices, f.Name) || slices.Contains(q.Lists, f.Name) {
+		switch f.Type {
+		case TypeMatrix:
+			fs.Rows = matrixCounts(f, stats.Counts[f.Name])
+		case TypeRanking:
+			fs.Options = rankCounts(f, stats.Counts[f.Name])
+		}
+		if slices.Contains(q.Choices, f.Name) || slices.Contains(q.Lists, f.Name) && f.Type != TypeMatrix {
 			counts := stats.Counts[f.Name]
 			if f.Type == TypeCheckbox {
 				// A box left unticked sends nothing: every accepted
@@ -281,6 +294,54 @@ func optionCounts(f *Field, counts map[string]int64) []OptionCount {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Value, b.Value))
 	})
 	return append(out, gone...)
+}
+
+// matrixCounts are a matrix's rows, each with its columns' counts
+// (counts holds "row=column" answers).
+func matrixCounts(f *Field, counts map[string]int64) []FieldSummary {
+	byRow := map[string]map[string]int64{}
+	for answer, n := range counts {
+		if row, col, ok := strings.Cut(answer, "="); ok {
+			count := byRow[row]
+			if count == nil {
+				count = map[string]int64{}
+				byRow[row] = count
+			}
+			count[col] += n
+		}
+	}
+	rows := []FieldSummary{}
+	for _, r := range f.matrixRows() {
+		row := FieldSummary{Name: r.Value, Label: r.Label, Type: TypeRadio, Options: optionCounts(f, byRow[r.Value])}
+		for _, o := range row.Options {
+			row.Answered += o.Count
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// rankCounts are a ranking's items, each with how many put it first and
+// its average place (counts holds "item=place" tallies).
+func rankCounts(f *Field, counts map[string]int64) []OptionCount {
+	out := []OptionCount{}
+	for _, o := range f.Options() {
+		var times, sum int64
+		first := counts[o.Value+"=1"]
+		for answer, n := range counts {
+			i := strings.LastIndexByte(answer, '=')
+			if place, err := strconv.Atoi(answer[i+1:]); err == nil && i >= 0 && answer[:i] == o.Value {
+				times, sum = times+n, sum+int64(place)*n
+			}
+		}
+		oc := OptionCount{Value: o.Value, Label: o.Label, Count: first}
+		if times > 0 {
+			avg := math.Round(float64(sum)*100/float64(times)) / 100
+			oc.AverageRank = &avg
+		}
+		out = append(out, oc)
+	}
+	return out
 }
 
 // funnel is how far people went: a sent response reached every step; a

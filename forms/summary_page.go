@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/groundwork-go/groundwork"
@@ -189,6 +190,55 @@ type fieldView struct {
 	// Score says a rating's average, or an NPS field's score and its
 	// split, in words; "" for other fields.
 	Score string
+	// Ranks are a ranking's items by average place; Matrix a matrix's
+	// counts, a row a statement, a column a choice.
+	Ranks  []rankRow
+	Matrix *matrixTable
+}
+
+// rankRow is a ranking's item: its average place and how many put it
+// first.
+type rankRow struct {
+	Label, Average string
+	First          int64
+}
+
+// matrixTable is a matrix's counts: Columns the choices, each row a
+// statement's counts in the columns' order.
+type matrixTable struct {
+	Columns []string
+	Rows    []matrixRow
+}
+
+type matrixRow struct {
+	Label  string
+	Counts []int64
+}
+
+// partsView fills fv's ranking or matrix table.
+func partsView(fv *fieldView, f FieldSummary) {
+	switch f.Type {
+	case TypeRanking:
+		for _, o := range f.Options {
+			row := rankRow{Label: o.Label, Average: "–", First: o.Count}
+			if o.AverageRank != nil {
+				row.Average = rounded(*o.AverageRank)
+			}
+			fv.Ranks = append(fv.Ranks, row)
+		}
+	case TypeMatrix:
+		fv.Matrix = &matrixTable{}
+		for i, r := range f.Rows {
+			row := matrixRow{Label: r.Label}
+			for _, o := range r.Options {
+				if i == 0 {
+					fv.Matrix.Columns = append(fv.Matrix.Columns, o.Label)
+				}
+				row.Counts = append(row.Counts, o.Count)
+			}
+			fv.Matrix.Rows = append(fv.Matrix.Rows, row)
+		}
+	}
 }
 
 // latestRow is one of the latest answers and when it came.
@@ -258,9 +308,17 @@ func (p *SummaryPage) show(w http.ResponseWriter, r *http.Request) error {
 				s.Score, s.Promoters, s.Passives, s.Detractors)
 		}
 		for _, a := range f.Latest {
-			fv.Answers = append(fv.Answers, latestRow{Value: a.Value, When: a.At.UTC().Format("2 Jan 2006, 15:04")})
+			value := a.Value
+			if f.Type == TypeDateTime {
+				value = strings.Replace(value, "T", " ", 1) // as the answer is shown
+			}
+			fv.Answers = append(fv.Answers, latestRow{Value: value, When: a.At.UTC().Format("2 Jan 2006, 15:04")})
 		}
+		partsView(&fv, f)
 		for _, o := range f.Options {
+			if f.Type == TypeRanking {
+				break
+			}
 			row := optionRow{Label: o.Label, Count: o.Count, Share: share(o.Count, f.Answered)}
 			if f.Answered > 0 {
 				row.Bar = float64(o.Count) / float64(f.Answered)

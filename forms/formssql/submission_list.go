@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -41,7 +42,12 @@ func filterBy(q forms.SubmissionQuery, dialect store.Dialect, probe bool) (strin
 		var match string
 		keyed := slices.Contains(answerIndexTypes, a.Type)
 		args = append(args, a.Field)
-		switch multi := a.Type == forms.TypeCheckboxGroup || a.Type == forms.TypeSelectMultiple; {
+		switch multi := a.Type == forms.TypeCheckboxGroup || a.Type == forms.TypeSelectMultiple || a.Type == forms.TypeMatrix; {
+		case a.Rank > 0 && dialect == store.Postgres:
+			// A ranking's item at its place in the list.
+			match, args = `v.value_array->>(?::int) = ?`, append(args, a.Rank-1, a.Value)
+		case a.Rank > 0:
+			match, args = `json_extract(v.value_array, ?) = ?`, append(args, "$["+strconv.Itoa(a.Rank-1)+"]", a.Value)
 		case multi && dialect == store.Postgres:
 			// A list is kept as jsonb: the item in it.
 			list, _ := json.Marshal([]string{a.Value})
@@ -281,7 +287,10 @@ func (s *Store) attachDisplayValues(ctx context.Context, subs []forms.Submission
 		ids[i] = subs[i].ID
 		index[subs[i].ID] = i
 	}
-	rows, err := s.db.Reader().QueryContext(ctx, s.q(`SELECT submission_id, field_name, display_value FROM forms_values
+	// A matrix's and a ranking's lists too: their parts take a column
+	// each.
+	rows, err := s.db.Reader().QueryContext(ctx, s.q(`SELECT submission_id, field_name, display_value,
+		CASE WHEN field_type IN ('matrix', 'ranking') THEN value_array END FROM forms_values
 		WHERE submission_id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) ORDER BY submission_id, id`), ids...)
 	if err != nil {
 		return err
@@ -290,9 +299,11 @@ func (s *Store) attachDisplayValues(ctx context.Context, subs []forms.Submission
 	for rows.Next() {
 		var id int64
 		var v forms.Value
-		if err := rows.Scan(&id, &v.FieldName, &v.DisplayValue); err != nil {
+		var list store.JSON[[]string]
+		if err := rows.Scan(&id, &v.FieldName, &v.DisplayValue, &list); err != nil {
 			return err
 		}
+		v.ValueArray = list.V
 		i := index[id]
 		subs[i].Values = append(subs[i].Values, v)
 	}

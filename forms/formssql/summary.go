@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -72,11 +74,11 @@ func (s *Store) countChoices(ctx context.Context, q formsstore.SummaryQuery, out
 			count(out.Counts, r.Field, r.Value, r.N)
 		}
 	}
-	if len(q.Lists) > 0 {
+	if lists := slices.Concat(q.Lists, q.Ranks); len(lists) > 0 {
 		// Several choices are kept as a JSON list a row: counted here,
-		// the list read once.
+		// the list read once; a ranking's items at their places.
 		query, args, err := sqlx.In(`SELECT v.field_name, v.value_array `+inRange+`
-			AND v.field_name IN (?) AND v.value_array IS NOT NULL`, q.FormID, false, from, to, q.Lists)
+			AND v.field_name IN (?) AND v.value_array IS NOT NULL`, q.FormID, false, from, to, lists)
 		if err != nil {
 			return err
 		}
@@ -92,7 +94,11 @@ func (s *Store) countChoices(ctx context.Context, q formsstore.SummaryQuery, out
 			}
 			var items []string
 			if json.Unmarshal([]byte(raw), &items) == nil {
-				for _, it := range items {
+				ranked := slices.Contains(q.Ranks, field)
+				for i, it := range items {
+					if ranked {
+						it += "=" + strconv.Itoa(i+1)
+					}
 					count(out.Counts, field, it, 1)
 				}
 			}

@@ -27,10 +27,12 @@ type FormQuery struct {
 // counts per value of the fields of one choice (Choices) and per item of
 // those of several (Lists), count, average, least and most of the number
 // fields (Numbers), and the Latest answers of the others (Texts), over
-// the accepted submissions made in [From, To).
+// the accepted submissions made in [From, To). Ranks are fields kept as
+// ordered lists (rankings): each item is counted at its place, under
+// "item=place" (1 is first).
 type SummaryQuery struct {
-	FormID                         int64
-	From, To                       time.Time
-	Choices, Lists, Numbers, Texts []string
-	Latest                         int
+	FormID                                int64
+	From, To                              time.Time
+	Choices, Lists, Numbers, Texts, Ranks []string
+	Latest                                int
 }

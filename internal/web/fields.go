@@ -17,6 +17,9 @@ const (
 	TypeRadio      = "radio"      // one of Options, as a fieldset
 	TypeCheckboxes = "checkboxes" // any of Options, as a fieldset
 	TypeCheckbox   = "checkbox"   // one box, Checked
+	// TypeGroup draws Parts, each a field of its own, in one fieldset
+	// under the label: a matrix's rows, a ranking's items.
+	TypeGroup = "group"
 )
 
 // Field is one input as the "field" template draws it: a label, the help
@@ -54,7 +57,12 @@ type Field struct {
 	// when empty).
 	ValueTo, FromLabel, ToLabel string
 	// Rows is a textarea's height; 4 when zero.
-	Rows    int
+	Rows int
+	// Parts are a group's fields (Type TypeGroup); its Errors are theirs.
+	Parts []Field
+	// Invalid marks the input invalid without errors of its own (a part
+	// of a group whose answer is wrong).
+	Invalid bool
 	Options []Option
 	Errors  []string
 }
@@ -78,6 +86,10 @@ func FieldID(name string) string {
 		return '-'
 	}, name)
 }
+
+// IsInvalid reports whether the input is marked invalid: it has errors,
+// or its group does.
+func (f Field) IsInvalid() bool { return len(f.Errors) > 0 || f.Invalid }
 
 // DescribedBy is the input's aria-describedby: the ids of its help and
 // its errors, "" when it has neither.

@@ -40,6 +40,10 @@ type voiceRule struct {
 var voiceRules = []voiceRule{
 	{regexp.MustCompile(`^The .+ field is required\.$`), func(f Field, _ []string) string {
 		switch {
+		case f.Type == TypeGroup && len(f.Parts) > 0 && f.Parts[0].Type == TypeSelect:
+			return "Give each item of “" + strings.TrimSuffix(f.Label, "?") + "” a place"
+		case f.Type == TypeGroup:
+			return "Choose an answer in each row of “" + strings.TrimSuffix(f.Label, "?") + "”"
 		case f.Scale:
 			return "Choose a score for “" + strings.TrimSuffix(f.Label, "?") + "”"
 		case f.Type == TypeSelect, f.Type == "radio", f.Type == "checkboxes":
@@ -56,6 +60,15 @@ var voiceRules = []voiceRule{
 	}},
 	{regexp.MustCompile(`^The .+ field must be a start date and an end date\.$`), func(f Field, _ []string) string {
 		return "Enter a start date and an end date for " + lowerFirst(f.Label)
+	}},
+	{regexp.MustCompile(`^The .+ field needs an answer for (.+)\.$`), func(_ Field, m []string) string {
+		return "Choose an answer for “" + m[1] + "”"
+	}},
+	{regexp.MustCompile(`^The .+ field must (?:give each item a different place from 1 to|put all) (\d+)(?: of its items in order)?\.$`), func(f Field, m []string) string {
+		return "Give each of the " + m[1] + " items of “" + strings.TrimSuffix(f.Label, "?") + "” a different place, from 1 to " + m[1]
+	}},
+	{regexp.MustCompile(`^The .+ field must be a date and a time\.$`), func(f Field, _ []string) string {
+		return "Enter a date and a time for " + lowerFirst(f.Label)
 	}},
 	{regexp.MustCompile(`^The .+ field must be a whole number from (\d+) to (\d+)\.$`), func(f Field, m []string) string {
 		return "Choose a score from " + m[1] + " to " + m[2] + " for “" + strings.TrimSuffix(f.Label, "?") + "”"

@@ -1,0 +1,113 @@
+package forms
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/groundwork-go/groundwork/internal/web"
+)
+
+// rangeEnds gives a date range's input its two ends from the answer
+// given (two values, or one "start/end"), and their labels.
+func rangeEnds(in *web.Field, f *Field, given []string, sp *speaker) {
+	if f.Type != TypeDateRange {
+		return
+	}
+	ends := given
+	if len(given) == 1 {
+		ends = strings.SplitN(given[0], "/", 2)
+	}
+	in.Value, in.ValueTo = "", ""
+	if len(ends) > 0 {
+		in.Value = ends[0]
+	}
+	if len(ends) > 1 {
+		in.ValueTo = ends[1]
+	}
+	in.FromLabel, in.ToLabel = sp.phrase("From"), sp.phrase("To")
+}
+
+// parts gives a matrix's input a row of choices per row, and a
+// ranking's a list of places per item, with the answers given
+// ("part=answer"). The first part takes the field's ID, so the error
+// summary's link lands in it.
+func parts(in *web.Field, f *Field, given []string, sp *speaker) {
+	in.Value = ""
+	chosen := map[string]string{}
+	for _, g := range given {
+		if i := strings.LastIndexByte(g, '='); f.Type == TypeRanking && i >= 0 {
+			chosen[g[:i]] = g[i+1:]
+		} else if part, answer, ok := strings.Cut(g, "="); ok {
+			chosen[part] = answer
+		}
+	}
+	if f.Type == TypeRanking && len(chosen) == 0 {
+		for i, g := range given { // a kept ranking is its order
+			chosen[g] = strconv.Itoa(i + 1)
+		}
+	}
+	items, options := f.matrixRows(), f.Options()
+	if f.Type == TypeRanking {
+		items, options = f.Options(), nil
+		for n := range items {
+			options = append(options, Option{Value: strconv.Itoa(n + 1), Label: strconv.Itoa(n + 1)})
+		}
+		if in.Help == "" && sp != nil {
+			in.Help = sp.say("Give each a different place: 1 is your first choice.")
+		}
+	}
+	for i, it := range items {
+		part := web.Field{Type: web.TypeRadio, Scale: true, Name: f.Name + "." + it.Value, ID: in.ID + "-p" + strconv.Itoa(i),
+			Label: it.Label, Required: f.IsRequired, Invalid: len(in.Errors) > 0}
+		if f.Type == TypeRanking {
+			part.Type, part.Scale = web.TypeSelect, false
+			if sp != nil {
+				part.Placeholder = sp.phrase("Place…")
+			}
+		}
+		if i == 0 {
+			part.ID = in.ID
+		}
+		for _, o := range options {
+			part.Options = append(part.Options, web.Option{Value: o.Value, Label: o.Label, Selected: chosen[it.Value] == o.Value})
+		}
+		in.Parts = append(in.Parts, part)
+	}
+}
+
+// choices gives in the choices of f with the answers given: a score's
+// points in a row, the scale's ends said; or the options, each with the
+// places left where it has a quota (left).
+func choices(in *web.Field, f *Field, given []string, left map[string]int64, sp *speaker) {
+	if low, high := scaleOf(f); high > 0 {
+		in.Type, in.Scale = web.TypeRadio, true
+		if in.Help == "" && sp != nil {
+			in.Help = sp.say("%d is the lowest, %d the highest.", low, high)
+			if f.Type == TypeNPS {
+				in.Help = sp.say("0 is not at all likely, 10 extremely likely.")
+			}
+		}
+		for n := low; n <= high; n++ {
+			label := strconv.Itoa(n)
+			if f.FieldConfig["style"] != ratingNumbers && f.Type == TypeRating {
+				label += " ★"
+			}
+			in.Options = append(in.Options, web.Option{Value: strconv.Itoa(n), Label: label, Selected: slices.Contains(given, strconv.Itoa(n))})
+		}
+	}
+	for _, o := range f.Options() {
+		label := o.Label
+		if n, limited := left[o.Value]; limited {
+			switch n {
+			case 0:
+				label = sp.say("%s (full)", label)
+			case 1:
+				label = sp.say("%s (1 place left)", label)
+			default:
+				label = sp.say("%s (%d places left)", label, n)
+			}
+		}
+		in.Options = append(in.Options, web.Option{Value: o.Value, Label: label, Selected: slices.Contains(given, o.Value)})
+	}
+}
