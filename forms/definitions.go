@@ -25,6 +25,8 @@ type definitions struct {
 type definition struct {
 	form   *Form
 	fields []Field
+	// steps are the form's, read with its fields; nil when not read.
+	steps []Step
 	// notifications are the form's, when the service queues them;
 	// nil means not read.
 	notifications []Notification
@@ -74,6 +76,9 @@ func (s *Service) loadDefinition(ctx context.Context, ref string) (definition, e
 		return definition{}, err
 	}
 	def := definition{form: form, fields: fields}
+	if def.steps, err = s.store.Steps(ctx, form.ID); err != nil {
+		return definition{}, fmt.Errorf("forms: steps: %w", err)
+	}
 	if s.enqueuer != nil {
 		if def.notifications, err = s.store.Notifications(ctx, form.ID); err != nil {
 			return definition{}, fmt.Errorf("forms: notifications: %w", err)
@@ -137,6 +142,9 @@ func (s *Service) submitChecked(ctx context.Context, ref string, def definition,
 				def = fresh
 				continue
 			}
+		}
+		if _, onward := errors.AsType[*stepTaken](err); onward && req.keepValid {
+			s.keepUploads(ctx, def.form, req, &ValidationError{}) // for the last step's sending
 		}
 		if !errors.Is(err, ErrStale) || attempt >= staleAttempts {
 			if refused && req.keepValid {

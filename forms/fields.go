@@ -408,6 +408,9 @@ func (s *Service) CreateField(ctx context.Context, f *Field) error {
 	if v := s.validateField(f, steps); !v.Empty() {
 		return v.Err()
 	}
+	if err := reachedIfRequired(f, steps); err != nil {
+		return err
+	}
 	if strings.TrimSpace(f.Label) == "" {
 		f.Label = fieldTypes[f.Type]
 	}
@@ -454,6 +457,9 @@ func (s *Service) UpdateField(ctx context.Context, f *Field) error {
 	}
 	if v := s.validateField(f, steps); !v.Empty() {
 		return v.Err()
+	}
+	if err := reachedIfRequired(f, steps); err != nil {
+		return err
 	}
 	if f.Name == "" {
 		return api.Invalid("name", api.MsgRequired("name"))
@@ -580,6 +586,14 @@ func validateStep(st *Step) *api.Validator {
 	}
 	maxChars(v, "next_button_text", st.NextButtonText, 100)
 	maxChars(v, "prev_button_text", st.PrevButtonText, 100)
+	if st.Jumps == nil {
+		st.Jumps = []Logic{}
+	}
+	for i := range st.Jumps {
+		if st.Jumps[i].Rules == nil {
+			st.Jumps[i].Rules = []Rule{} // a jump without rules: always
+		}
+	}
 	return v
 }
 
@@ -596,6 +610,15 @@ func (s *Service) CreateStep(ctx context.Context, st *Step) error {
 		}
 		st.Title = fmt.Sprintf("Step %d", len(steps)+1)
 	}
+	if len(st.Jumps) > 0 {
+		steps, fields, err := s.definitionAfter(ctx, st.FormID)
+		if err != nil {
+			return fmt.Errorf("forms: create step: %w", err)
+		}
+		if err := checkJumps(append(steps, *st), fields); err != nil {
+			return err
+		}
+	}
 	now := s.now()
 	st.CreatedAt, st.UpdatedAt = now, now
 	if err := s.store.CreateStep(ctx, st); err != nil {
@@ -611,6 +634,16 @@ func (s *Service) UpdateStep(ctx context.Context, st *Step) error {
 	}
 	if strings.TrimSpace(st.Title) == "" {
 		return api.Invalid("title", api.MsgRequired("title"))
+	}
+	steps, fields, err := s.definitionAfter(ctx, st.FormID)
+	if err != nil {
+		return fmt.Errorf("forms: update step: %w", err)
+	}
+	if i := slices.IndexFunc(steps, func(x Step) bool { return x.ID == st.ID }); i >= 0 {
+		steps[i] = *st
+		if err := checkJumps(steps, fields); err != nil {
+			return err
+		}
 	}
 	st.UpdatedAt = s.now()
 	if err := s.store.UpdateStep(ctx, st); err != nil {
@@ -630,6 +663,11 @@ func (s *Service) DeleteStep(ctx context.Context, f *Form, id int64) error {
 	i := slices.IndexFunc(steps, func(st Step) bool { return st.ID == id })
 	if i < 0 {
 		return notFound("Step")
+	}
+	for _, st := range steps {
+		if slices.ContainsFunc(st.Jumps, func(j Logic) bool { return j.ToStepID != nil && *j.ToStepID == id }) {
+			return api.Invalid("step", fmt.Sprintf("A jump of the step %q goes to this one: change it before deleting this step.", st.Title))
+		}
 	}
 	var moveTo *int64
 	switch {
@@ -678,6 +716,19 @@ func (s *Service) ReorderSteps(ctx context.Context, formID int64, ids []int64) e
 	}
 	if err := v.Err(); err != nil {
 		return err
+	}
+	if hasJumps(steps) {
+		fields, err := s.store.Fields(ctx, formID)
+		if err != nil {
+			return fmt.Errorf("forms: reorder steps: %w", err)
+		}
+		ordered := make([]Step, len(ids))
+		for i, id := range ids {
+			ordered[i] = steps[slices.IndexFunc(steps, func(st Step) bool { return st.ID == id })]
+		}
+		if ve, bad := errors.AsType[*ValidationError](checkJumps(ordered, fields)); bad {
+			return api.Invalid("ordered_ids", "In that order a jump would go back, or leave a required field unreached: "+ve.Fields()[ve.FieldNames()[0]][0])
+		}
 	}
 	if err := s.store.SetStepOrder(ctx, formID, ids); err != nil {
 		return fmt.Errorf("forms: reorder steps: %w", err)

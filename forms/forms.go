@@ -311,6 +311,9 @@ type Logic struct {
 	Action string `json:"action"`
 	Logic  string `json:"logic"`
 	Rules  []Rule `json:"rules"`
+	// ToStepID is where a step's jump with action "go_to" goes: a later
+	// step of the form (action "end" goes to the end).
+	ToStepID *int64 `json:"to_step_id,omitempty"`
 }
 
 // Rule compares a submitted value with Value.
@@ -323,15 +326,20 @@ type Rule struct {
 
 // Step is a page of a multi-step form.
 type Step struct {
-	ID             int64     `json:"id"`
-	FormID         int64     `json:"form_id"`
-	Title          string    `json:"title"`
-	Description    string    `json:"description"`
-	NextButtonText string    `json:"next_button_text"`
-	PrevButtonText string    `json:"prev_button_text"`
-	SortOrder      int       `json:"sort_order"`
-	CreatedAt      time.Time `json:"created_at"`
-	UpdatedAt      time.Time `json:"updated_at"`
+	ID             int64  `json:"id"`
+	FormID         int64  `json:"form_id"`
+	Title          string `json:"title"`
+	Description    string `json:"description"`
+	NextButtonText string `json:"next_button_text"`
+	PrevButtonText string `json:"prev_button_text"`
+	SortOrder      int    `json:"sort_order"`
+	// Jumps are where a person goes after the step, the first whose
+	// conditions hold on the answers so far (action "go_to" a later step,
+	// or "end"); the next step when none holds. Fields on the steps a
+	// person skips are neither asked nor kept.
+	Jumps     []Logic   `json:"jumps"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Submission is one filled-in form.

@@ -279,11 +279,12 @@ var (
 	// field_config also keeps what a front end stores there.
 	fieldConfigShape = &api.Shape{Name: "field_config", Keys: fieldConfigKeys, Open: true,
 		Elsewhere: merge(keysIn("validation_rules", ruleKeys...), keysIn("the field itself", fieldShapeKeys...))}
-	stepShape = &api.Shape{Name: "a step", Keys: []string{"title", "description", "next_button_text", "prev_button_text"},
+	stepShape = &api.Shape{Name: "a step", Keys: []string{"title", "description", "next_button_text", "prev_button_text", "jumps"},
 		ReadOnly: []string{"id", "form_id", "sort_order", "created_at", "updated_at", "fields"}}
 	notificationShape = &api.Shape{Name: "a notification", Keys: []string{"type", "subject", "recipients", "message",
 		"is_enabled", "conditional_logic"}, ReadOnly: []string{"id", "form_id", "created_at", "updated_at"}}
 	logicShape    = &api.Shape{Name: "conditional_logic", Keys: []string{"action", "logic", "rules"}}
+	jumpShape     = &api.Shape{Name: "a jump", Keys: []string{"action", "logic", "rules", "to_step_id"}}
 	routingShape  = &api.Shape{Name: "routing", Keys: []string{"routes", "not_booked_after_minutes"}}
 	routeShape    = &api.Shape{Name: "a route", Keys: []string{"when", "service", "providers"}}
 	whenShape     = &api.Shape{Name: "when", Keys: []string{"logic", "rules"}, ReadOnly: []string{"action"}}
@@ -595,6 +596,33 @@ func applyStep(v *api.Validator, in map[string]any, st *Step) {
 	v.SetString(in, "description", &st.Description)
 	v.SetString(in, "next_button_text", &st.NextButtonText)
 	v.SetString(in, "prev_button_text", &st.PrevButtonText)
+	raw, given := in["jumps"]
+	list, isList := raw.([]any)
+	switch {
+	case !given:
+	case raw == nil:
+		st.Jumps = nil
+	case !isList:
+		v.Add("jumps", api.MsgArray("jumps"))
+	default:
+		st.Jumps = make([]Logic, len(list))
+		for i, it := range list {
+			at := "jumps." + strconv.Itoa(i)
+			jump, ok := it.(map[string]any)
+			if !ok {
+				v.Add(at, api.MsgObject(at))
+				continue
+			}
+			v.CheckKeys(at, jump, jumpShape)
+			rules, _ := jump["rules"].([]any)
+			for k, r := range rules {
+				if r, ok := r.(map[string]any); ok {
+					v.CheckKeys(at+".rules."+strconv.Itoa(k), r, ruleItemShape)
+				}
+			}
+			v.SetObject(map[string]any{at: jump}, at, &st.Jumps[i])
+		}
+	}
 }
 
 func (h *Handler) reorderSteps(w http.ResponseWriter, r *http.Request) error {

@@ -343,9 +343,13 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 	}
 	var ve *ValidationError
 	var ae *api.Error
+	var onward *stepTaken
 	switch {
 	case a.form == nil:
 		return err
+	case errors.As(err, &onward):
+		again.step = onward.Next
+		return p.draw(w, r, http.StatusOK, a.form, again)
 	case errors.As(err, &ve):
 		again.errs = ve
 		return p.draw(w, r, http.StatusUnprocessableEntity, a.form, again)
@@ -407,7 +411,10 @@ type drawn struct {
 	lang            string
 	// query is the page address's, on a first draw: the prefill of the
 	// fields that take it.
-	query           url.Values
+	query url.Values
+	// step is the step to show, on a form whose page shows one at a
+	// time (0: the first, or the first with a mistake).
+	step            int64
 	errs            *ValidationError
 	problem, thanks string
 }
@@ -477,6 +484,10 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 		}
 		_, fields, steps = Localized(form, fields, steps, lang)
 		groups, inputs, general := p.svc.layout(fields, steps, values, kept, errs, left, locked, sp)
+		if hasJumps(steps) {
+			groups, data.Stepped = oneStep(groups, fields, steps, values, kept, errs, d.step)
+			data.Stepped.Submit = cmp.Or(data.Stepped.Submit, shown.SubmitButtonText)
+		}
 		if problem != "" {
 			general = append([]string{sp.phrase(problem)}, general...)
 		}
@@ -537,6 +548,9 @@ type pageData struct {
 	ResumeField string
 	ActionField string
 	ActionSave  string
+	// Stepped, on a form with jumps, is the step shown alone: the
+	// answers of the steps before it carried along, and its buttons.
+	Stepped *stepView
 
 	HoneypotField, FormTokenField, AccessField string
 }

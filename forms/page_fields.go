@@ -111,3 +111,70 @@ func choices(in *web.Field, f *Field, given []string, left map[string]int64, sp 
 		in.Options = append(in.Options, web.Option{Value: o.Value, Label: label, Selected: slices.Contains(given, o.Value)})
 	}
 }
+
+// The page's step, and its Back button's action.
+const (
+	stepField  = "_step"
+	actionBack = "back"
+)
+
+// stepView is one step of a form whose page shows a step at a time:
+// Carried the answers of the steps before it (hidden inputs), Field and
+// Step the step sent back, Back whether there is one to go back to, and
+// the buttons' words (Submit on the last step, else Next).
+type stepView struct {
+	Carried                    []web.Field
+	Field, Step                string
+	Back                       bool
+	BackText, NextText, Submit string
+	ActionField, ActionBack    string
+	Number                     int
+}
+
+// oneStep picks, of a form's page groups (the fields on no step first,
+// then a group a step), the step to show: step, else the first on the
+// person's route with a mistake, else the first. The answers of the
+// other steps travel as hidden inputs, kept files by id.
+func oneStep(groups []pageGroup, fields []Field, steps []Step, values map[string][]string, kept map[string]KeptUpload,
+	errs *ValidationError, step int64) ([]pageGroup, *stepView) {
+	names := fieldNames(fields)
+	whole := route(steps, fields, answers(values), names, 0)
+	at := slices.Index(whole, step)
+	if errs != nil {
+		bad := errs.Fields()
+		for i, id := range whole {
+			if slices.ContainsFunc(fields, func(f Field) bool { return f.StepID != nil && *f.StepID == id && len(bad[f.Name]) > 0 }) {
+				at = i
+				break
+			}
+		}
+	}
+	at = max(at, 0)
+	current := whole[at]
+	loose := len(groups) > len(steps)
+	var shown []pageGroup
+	if loose && at == 0 {
+		shown = append(shown, groups[0])
+	}
+	i := slices.IndexFunc(steps, func(st Step) bool { return st.ID == current })
+	shown = append(shown, groups[i+len(groups)-len(steps)])
+	view := &stepView{Field: stepField, Step: strconv.FormatInt(current, 10), Back: at > 0, BackText: steps[i].PrevButtonText,
+		NextText: steps[i].NextButtonText, ActionField: ActionField, ActionBack: actionBack}
+	if i == len(steps)-1 {
+		view.NextText = "" // the form's own words for sending
+	}
+	for _, f := range fields {
+		// Every answer not asked here goes along: those of the steps
+		// before, and of those after for a person who went back.
+		if isLayout(f.Type) || f.StepID == nil && at == 0 || f.StepID != nil && *f.StepID == current {
+			continue
+		}
+		for _, v := range values[f.Name] {
+			view.Carried = append(view.Carried, web.Field{Type: "hidden", Name: f.Name, Value: v})
+		}
+		if k, ok := kept[f.Name]; ok && k.ID != "" {
+			view.Carried = append(view.Carried, web.Field{Type: "hidden", Name: KeptUploadField + "[" + f.Name + "]", Value: k.ID})
+		}
+	}
+	return shown, view
+}

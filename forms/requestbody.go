@@ -149,6 +149,9 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string, mode
 		return a, err
 	}
 	gatherParts(def.fields, a.req.Values)
+	if mode != saveByForm {
+		a.req.step, a.req.back = 0, false // one step at a time is the page's way; the API sends all at once
+	}
 	a.req.PageURL = paging.AbsoluteURL(r, s.baseURL).String()
 	a.req.ReferrerURL = r.Referer()
 	a.req.IPAddress = proxies.ClientIPString(r, s.trusted)
@@ -175,9 +178,10 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string, mode
 	if used != nil {
 		a.form = used
 	}
-	if _, mistaken := errors.AsType[*ValidationError](err); mistaken {
-		// The person will correct it: only what is accepted, or stored
-		// as spam, counts against the limit.
+	_, onward := errors.AsType[*stepTaken](err)
+	if _, mistaken := errors.AsType[*ValidationError](err); mistaken || onward {
+		// The person will correct it, or goes on to the next step: only
+		// what is accepted, or stored as spam, counts against the limit.
 		s.throttle.Forgive(ctx, key)
 	}
 	if errors.Is(err, ErrNotFound) {
@@ -259,7 +263,9 @@ func (req *SubmitRequest) add(name, value string) {
 	case PrefillField:
 		req.Prefill = value
 	case ActionField:
-		req.action = value
+		req.action, req.back = value, value == actionBack
+	case stepField:
+		req.step, _ = strconv.ParseInt(value, 10, 64)
 	case LanguageField:
 		req.Language = value
 	default:

@@ -70,6 +70,13 @@ type SubmitRequest struct {
 
 	// keepValid keeps the valid uploads when the submission fails.
 	keepValid bool
+	// step is the page's step the person sent (StepField), on a form
+	// whose page shows one step at a time; back is true when they went
+	// back from it. onward, set as the answers are judged, is where a
+	// step answered leads when it is not the last.
+	step   int64
+	back   bool
+	onward *stepTaken
 
 	// refused are the messages of files refused as they arrived, by
 	// field: they stand for the field's answer, beside every other
@@ -157,6 +164,10 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		a = answers{}
 	}
 	names := fieldNames(fields)
+	asked, err := s.askedOf(ctx, def, req, a, names)
+	if err != nil {
+		return nil, err
+	}
 	// What the request said of itself is kept as it came, made storable.
 	sub := &Submission{FormID: form.ID, PageURL: driverless.ClipText(req.PageURL, 2048),
 		ReferrerURL: driverless.ClipText(req.ReferrerURL, 2048), IPAddress: driverless.ClipText(req.IPAddress, 64),
@@ -170,8 +181,8 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 			continue
 		}
 		file := req.Files[f.Name]
-		if !f.visible(a, names) {
-			continue // hidden: its file, if any, is discarded with the rest
+		if !f.visible(a, names) || !asked(f) {
+			continue // hidden, or on a step skipped: its file, if any, is discarded with the rest
 		}
 		if msgs := req.refused[f.Name]; len(msgs) > 0 {
 			for _, m := range msgs {
@@ -193,6 +204,9 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	}
 	if err := v.Err(); err != nil {
 		return nil, err
+	}
+	if req.onward != nil {
+		return nil, req.onward // a step of the page, answered: on to the next
 	}
 	if form.Captcha {
 		if err := s.checkCaptcha(ctx, req, a, sp); err != nil {
@@ -240,7 +254,6 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	// The submission and what it sets off (the notifications' jobs, the
 	// hosts' hooks) commit together; with nothing set off, the store's
 	// own transaction (or one statement) will do.
-	var err error
 	if txHooks := s.hooks.submissionTx.All(); !sub.IsSpam && (len(notifications) > 0 || len(txHooks) > 0 || sub.Routed != nil) {
 		err = s.store.RunInTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			if err := s.store.CreateSubmission(ctx, sub); err != nil {

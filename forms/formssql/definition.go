@@ -161,27 +161,39 @@ func (s *Store) SetFieldOrder(ctx context.Context, formID int64, order []formsst
 // ---- steps ----
 
 type stepRow struct {
-	ID             int64      `db:"id"`
-	FormID         int64      `db:"form_id"`
-	Title          string     `db:"title"`
-	Description    string     `db:"description"`
-	NextButtonText string     `db:"next_button_text"`
-	PrevButtonText string     `db:"prev_button_text"`
-	SortOrder      int        `db:"sort_order"`
-	CreatedAt      store.Time `db:"created_at"`
-	UpdatedAt      store.Time `db:"updated_at"`
+	ID             int64                     `db:"id"`
+	FormID         int64                     `db:"form_id"`
+	Title          string                    `db:"title"`
+	Description    string                    `db:"description"`
+	NextButtonText string                    `db:"next_button_text"`
+	PrevButtonText string                    `db:"prev_button_text"`
+	SortOrder      int                       `db:"sort_order"`
+	CreatedAt      store.Time                `db:"created_at"`
+	UpdatedAt      store.Time                `db:"updated_at"`
+	Jumps          store.JSON[[]forms.Logic] `db:"jumps"`
 }
 
 func (r stepRow) step() forms.Step {
+	if r.Jumps.V == nil {
+		r.Jumps.V = []forms.Logic{}
+	}
 	return forms.Step{ID: r.ID, FormID: r.FormID, Title: r.Title, Description: r.Description, NextButtonText: r.NextButtonText,
-		PrevButtonText: r.PrevButtonText, SortOrder: r.SortOrder, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
+		PrevButtonText: r.PrevButtonText, SortOrder: r.SortOrder, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, Jumps: r.Jumps.V}
+}
+
+// jumpsOf is a step's jumps as kept: NULL for none.
+func jumpsOf(st *forms.Step) any {
+	if len(st.Jumps) == 0 {
+		return nil
+	}
+	return store.JSON[[]forms.Logic]{V: st.Jumps}
 }
 
 // Steps implements forms.Store.
 func (s *Store) Steps(ctx context.Context, formID int64) ([]forms.Step, error) {
 	var rows []stepRow
 	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT id, form_id, title, description, next_button_text,
-		prev_button_text, sort_order, created_at, updated_at FROM forms_steps WHERE form_id = ? ORDER BY sort_order, id`), formID); err != nil {
+		prev_button_text, sort_order, created_at, updated_at, jumps FROM forms_steps WHERE form_id = ? ORDER BY sort_order, id`), formID); err != nil {
 		return nil, fmt.Errorf("formssql: steps: %w", err)
 	}
 	out := make([]forms.Step, len(rows))
@@ -195,11 +207,11 @@ func (s *Store) Steps(ctx context.Context, formID int64) ([]forms.Step, error) {
 func (s *Store) CreateStep(ctx context.Context, st *forms.Step) error {
 	err := s.changeDefinition(ctx, st.FormID, func(tx *sqlx.Tx) error {
 		return tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO forms_steps (form_id, title, description, next_button_text,
-		prev_button_text, sort_order, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(sort_order), 0) + 1 FROM forms_steps WHERE form_id = ?), ?, ?)
+		prev_button_text, sort_order, created_at, updated_at, jumps)
+		VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(sort_order), 0) + 1 FROM forms_steps WHERE form_id = ?), ?, ?, ?)
 		RETURNING id, sort_order`),
 			st.FormID, st.Title, st.Description, st.NextButtonText, st.PrevButtonText, st.FormID,
-			store.NewTime(st.CreatedAt), store.NewTime(st.UpdatedAt)).Scan(&st.ID, &st.SortOrder)
+			store.NewTime(st.CreatedAt), store.NewTime(st.UpdatedAt), jumpsOf(st)).Scan(&st.ID, &st.SortOrder)
 	})
 	if err != nil {
 		return fmt.Errorf("formssql: create step: %w", store.MapError(err))
@@ -211,8 +223,8 @@ func (s *Store) CreateStep(ctx context.Context, st *forms.Step) error {
 func (s *Store) UpdateStep(ctx context.Context, st *forms.Step) error {
 	return definitionError("update step", s.changeDefinition(ctx, st.FormID, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE forms_steps SET title = ?, description = ?, next_button_text = ?,
-			prev_button_text = ?, updated_at = ? WHERE id = ? AND form_id = ?`),
-			st.Title, st.Description, st.NextButtonText, st.PrevButtonText, store.NewTime(st.UpdatedAt), st.ID, st.FormID)
+			prev_button_text = ?, updated_at = ?, jumps = ? WHERE id = ? AND form_id = ?`),
+			st.Title, st.Description, st.NextButtonText, st.PrevButtonText, store.NewTime(st.UpdatedAt), jumpsOf(st), st.ID, st.FormID)
 		return affected("update step", res, err)
 	}))
 }
