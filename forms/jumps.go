@@ -191,7 +191,9 @@ func reachedIfRequired(f *Field, steps []Step) error {
 // (or back to it, when they went back), nothing stored.
 type stepTaken struct{ Next int64 }
 
-func (e *stepTaken) Error() string { return "forms: step answered, on to step " + strconv.FormatInt(e.Next, 10) }
+func (e *stepTaken) Error() string {
+	return "forms: step answered, on to step " + strconv.FormatInt(e.Next, 10)
+}
 
 // askedOf reports which fields a submission is asked: on a form with
 // jumps, those on no step and on the steps of its route. For the page's
