@@ -19,8 +19,8 @@ const (
 
 // label is how a field is named in messages: its label, else its name.
 func label(f *Field) string {
-	if strings.TrimSpace(f.Label) != "" {
-		return f.Label
+	if l := strings.TrimSpace(recall(f.Label, noAnswer)); l != "" {
+		return l // a recall reads as its fallback
 	}
 	return api.Attr(f.Name)
 }

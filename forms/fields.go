@@ -218,6 +218,7 @@ var configFor = map[string]func(FieldType) bool{
 	"rows":          func(t FieldType) bool { return t == TypeTextarea || t == TypeMatrix },
 	"content":       func(t FieldType) bool { return t == TypeHTML },
 	"prefill":       func(t FieldType) bool { return !isLayout(t) && t != TypeFile && t != TypeMatrix && t != TypeRanking },
+	"signed":        func(t FieldType) bool { return !isLayout(t) && t != TypeFile },
 	"scale":         func(t FieldType) bool { return t == TypeRating },
 	"style":         func(t FieldType) bool { return t == TypeRating },
 }
@@ -252,10 +253,15 @@ func (s *Service) validateForType(v *api.Validator, f *Field) {
 			v.Add("field_config."+key, fmt.Sprintf("%s does not take field config.%s.", a, api.Attr(key)))
 		}
 	}
-	if p, ok := f.FieldConfig["prefill"]; ok {
-		if _, isBool := p.(bool); !isBool {
-			v.Add("field_config.prefill", api.MsgBoolean("field_config.prefill"))
+	for _, key := range []string{"prefill", "signed"} {
+		if p, ok := f.FieldConfig[key]; ok {
+			if _, isBool := p.(bool); !isBool {
+				v.Add("field_config."+key, api.MsgBoolean("field_config."+key))
+			}
 		}
+	}
+	if f.signed() && f.IsRequired {
+		v.Add("field_config.signed", "A signed field takes its value only from a signed prefill token, so it cannot be required: a person who opens the form without one could not send it.")
 	}
 	if n, ok := f.FieldConfig["scale"]; ok && f.Type == TypeRating {
 		if x, isNum := n.(float64); !isNum || x != float64(int(x)) || x < ratingScaleMin || x > ratingScaleMax {
@@ -417,7 +423,7 @@ func (s *Service) CreateField(ctx context.Context, f *Field) error {
 	chosen := f.Name != ""
 	base := f.Name
 	if !chosen {
-		base = nameFromLabel(f.Label, f.Type)
+		base = nameFromLabel(recall(f.Label, noAnswer), f.Type)
 	}
 	f.UUID = s.newUUID()
 	now := s.now()
@@ -433,6 +439,9 @@ func (s *Service) CreateField(ctx context.Context, f *Field) error {
 			}
 		} else {
 			f.Name = uniqueName(base, fields, 0)
+		}
+		if v := checkRecall(f, fields); !v.Empty() {
+			return v.Err()
 		}
 		err = s.store.CreateField(ctx, f)
 		if errors.Is(err, ErrConflict) && !chosen && attempt < 5 {
@@ -463,6 +472,13 @@ func (s *Service) UpdateField(ctx context.Context, f *Field) error {
 	}
 	if f.Name == "" {
 		return api.Invalid("name", api.MsgRequired("name"))
+	}
+	fields, err := s.store.Fields(ctx, f.FormID)
+	if err != nil {
+		return fmt.Errorf("forms: update field: %w", err)
+	}
+	if v := checkRecall(f, fields); !v.Empty() {
+		return v.Err()
 	}
 	f.UpdatedAt = s.now()
 	err = s.store.UpdateField(ctx, f)

@@ -293,7 +293,7 @@ var (
 	fieldShapeKeys = []string{"type", "step_id", "name", "label", "placeholder", "help_text", "is_required",
 		"validation_rules", "field_config", "default_value", "conditional_logic", "width", "css_classes"}
 	ruleKeys        = []string{"min", "max", "pattern", "min_date", "max_date", "min_time", "max_time"}
-	fieldConfigKeys = []string{"options", "allowed_types", "max_size", "rows", "content", "prefill"}
+	fieldConfigKeys = []string{"options", "allowed_types", "max_size", "rows", "content", "prefill", "signed"}
 )
 
 // keysIn maps each key to place.

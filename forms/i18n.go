@@ -311,7 +311,7 @@ func quotaLabel(form *Form, q Quota, lang string) string {
 func (sp *speaker) label(f *Field) string {
 	if sp != nil {
 		if l := sp.labels[f.Name]; l != "" {
-			return l
+			return recall(l, noAnswer)
 		}
 	}
 	return label(f)

@@ -230,10 +230,13 @@ func render(text string, form *Form, sub *Submission, oneLine bool) string {
 	var all strings.Builder
 	for _, v := range sub.Values {
 		byName[v.FieldName] = v.DisplayValue
+	}
+	answer := submittedAnswers(sub)
+	for _, v := range sub.Values {
 		if all.Len() > 0 {
 			all.WriteByte('\n')
 		}
-		name := v.FieldLabel
+		name := recall(v.FieldLabel, answer)
 		if name == "" {
 			name = v.FieldName
 		}

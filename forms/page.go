@@ -483,6 +483,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 			data.Prefill, data.PrefillField = d.prefill, PrefillField
 		}
 		_, fields, steps = Localized(form, fields, steps, lang)
+		fields = recallFields(fields, p.svc.pageAnswers(fields, values, locked))
 		groups, inputs, general := p.svc.layout(fields, steps, values, kept, errs, left, locked, sp)
 		if hasJumps(steps) {
 			groups, data.Stepped = oneStep(groups, fields, steps, values, kept, errs, d.step)
@@ -653,6 +654,9 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 		if value, fixed := locked[f.Name]; fixed {
 			// Set by a signed prefill: shown, not to be changed.
 			return pageItem{Kind: "locked", Text: lockedText(f, value), Input: web.Field{Label: f.Label, Type: inputTypes[f.Type]}}
+		}
+		if f.signed() {
+			return pageItem{Kind: "locked", Input: web.Field{Type: "hidden"}} // no token sets it: nothing to show or send
 		}
 		in := web.Field{Type: inputTypes[f.Type], Name: f.Name, ID: web.FieldID(f.Name), Label: f.Label, Help: f.HelpText,
 			Placeholder: f.Placeholder, Required: f.IsRequired, Multiple: f.Type == TypeSelectMultiple, Autocomplete: autocomplete[f.Type]}

@@ -13,12 +13,15 @@ import (
 	"github.com/groundwork-go/groundwork/internal/api"
 )
 
-// Prefill: a field that opts in (field_config "prefill": true) takes its
-// first value from the page's address (?plan=pro), checked as any answer
-// (a value it would refuse is left out); the person may change it. A
+// Prefill: a field that opts in (field_config "prefill": true; a hidden
+// field unless it says false) takes its first value from the page's
+// address (?plan=pro), checked as any answer (a value it would refuse is
+// left out); the person may change it. A
 // signed prefill (?prefill=<token>, made by the host with PrefillToken)
 // sets values the person must not change: the page shows them without an
 // input, and a submission carrying the token has them whatever it says.
+// A field marked signed (field_config "signed": true) has a value only
+// from such a token.
 const (
 	// PrefillQuery is the page address's and the render route's
 	// parameter with a signed prefill token.
@@ -38,9 +41,21 @@ var errBadPrefill = errors.New("forms: the prefill token is not good")
 const msgBadPrefill = "Some answers of this form were filled in for you by a link that is no longer good. Open the form from its link again."
 
 // prefillable reports whether the field takes a value from the page's
-// address (field_config "prefill": true).
+// address: field_config "prefill": true, or a hidden field that does not
+// say false; never a signed one.
 func (f *Field) prefillable() bool {
-	on, _ := f.FieldConfig["prefill"].(bool)
+	on, set := f.FieldConfig["prefill"].(bool)
+	if !set {
+		on = f.Type == TypeHidden
+	}
+	return on && !f.signed()
+}
+
+// signed reports whether the field takes its value only from a signed
+// prefill token (field_config "signed": true): whatever the address or a
+// submission says of it is dropped.
+func (f *Field) signed() bool {
+	on, _ := f.FieldConfig["signed"].(bool)
 	return on
 }
 
@@ -115,6 +130,11 @@ func (s *Service) prefillFrom(fields []Field, query url.Values) map[string][]str
 // lockPrefill puts the values of req's signed prefill token over its
 // answers a, or says at PrefillField that the token is not good.
 func (s *Service) lockPrefill(form *Form, fields []Field, req *SubmitRequest, a answers, v *api.Validator, sp *speaker) {
+	for i := range fields {
+		if fields[i].signed() {
+			delete(a, fields[i].Name) // only the token says
+		}
+	}
 	if req.Prefill == "" {
 		return
 	}

@@ -294,7 +294,7 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	if t := form.Translations[req.Language].SuccessMessage; t != "" {
 		msg = t
 	}
-	if strings.TrimSpace(msg) == "" {
+	if msg = recall(msg, submittedAnswers(sub)); strings.TrimSpace(msg) == "" {
 		msg = sp.say("Form submitted successfully.")
 	}
 	outcome := "accepted"

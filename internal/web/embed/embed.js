@@ -14,7 +14,9 @@
 // "popup" (the link opens it in a dialog) or "floating" (a button in the
 // corner of the window opens it); data-theme ("light" or "dark") and
 // data-lang choose the page's theme and language (the host page's lang by
-// default). The frame is as tall as its page, which tells its height;
+// default); on a form, data-values (a query string, "account=A-17") fills
+// the fields that take a value from the address, hidden ones among them,
+// and data-prefill passes a signed prefill token. The frame is as tall as its page, which tells its height;
 // the host page's utm_ parameters and where its visitor came from are
 // passed on, so the framed page's visit counts its campaign. Events the
 // framed page tells (bookingSuccessful, formSubmitted) are dispatched on
@@ -43,6 +45,13 @@
       var from = new URL(document.referrer);
       if (from.origin !== location.origin) q.set("ref", from.hostname);
     }
+    // A form's hidden fields (and any that take a value from the
+    // address) from the host page: data-values="account=A-17&plan=pro",
+    // and data-prefill, a signed prefill token made by the host.
+    new URLSearchParams(opts.values || "").forEach(function (v, k) {
+      if (!q.has(k)) q.append(k, v);
+    });
+    if (opts.prefill) q.set("prefill", opts.prefill);
     if (opts.theme) q.set("theme", opts.theme);
     var lang = opts.lang || document.documentElement.lang;
     if (lang && !q.has("lang")) q.set("lang", lang);
@@ -83,7 +92,8 @@
   }
 
   function options(el) {
-    return { theme: el.getAttribute("data-theme"), lang: el.getAttribute("data-lang") };
+    return { theme: el.getAttribute("data-theme"), lang: el.getAttribute("data-lang"), values: el.getAttribute("data-values"),
+      prefill: el.getAttribute("data-prefill") };
   }
 
   // place puts the page of href in the way mode says, at el (a link, or
