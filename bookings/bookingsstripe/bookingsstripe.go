@@ -16,19 +16,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/groundwork-go/groundwork/bookings"
-	"github.com/groundwork-go/groundwork/internal/outbound"
+	"github.com/groundwork-go/groundwork/internal/stripecheckout"
 )
 
 // APIBaseDefault is Stripe's API.
-const APIBaseDefault = "https://api.stripe.com"
+const APIBaseDefault = stripecheckout.APIBaseDefault
 
 // Options configures New.
 type Options struct {
@@ -51,24 +47,16 @@ type Options struct {
 // use.
 type Payments struct {
 	provider string
-	api      *outbound.Client
+	api      *stripecheckout.Client
 }
 
 var _ bookings.Payments = (*Payments)(nil)
 
 // New returns the Stripe payments of opts.
 func New(opts Options) (*Payments, error) {
-	if strings.TrimSpace(opts.APIKey) == "" {
-		return nil, errors.New("bookingsstripe: no APIKey")
-	}
-	base := opts.APIBase
-	if base == "" {
-		base = APIBaseDefault
-	}
-	api, err := outbound.New(outbound.Options{Provider: "stripe", BaseURL: base, HTTPClient: opts.HTTPClient,
-		Header: http.Header{"Authorization": {"Bearer " + opts.APIKey}}})
+	api, err := stripecheckout.New(opts.APIKey, opts.APIBase, opts.HTTPClient)
 	if err != nil {
-		return nil, fmt.Errorf("bookingsstripe: APIBase %q is not an http(s) URL", base)
+		return nil, fmt.Errorf("bookingsstripe: %w", err)
 	}
 	provider := opts.Provider
 	if provider == "" {
@@ -79,9 +67,6 @@ func New(opts Options) (*Payments, error) {
 
 // Provider implements bookings.Payments.
 func (p *Payments) Provider() string { return p.provider }
-
-// minCheckoutWindow is the shortest time a Checkout Session may stay open.
-const minCheckoutWindow = 30 * time.Minute
 
 // Checkout implements bookings.Payments: a Checkout Session in payment
 // mode for the booking's amount, open until its payment is due (at least
@@ -95,58 +80,20 @@ func (p *Payments) Checkout(ctx context.Context, b bookings.Booking, title, retu
 	if pay == nil {
 		return "", "", errors.New("bookingsstripe: checkout: the booking owes nothing")
 	}
-	amount, err := MinorUnits(pay.Amount, pay.Currency)
-	if err != nil {
-		return "", "", fmt.Errorf("bookingsstripe: checkout: %w", err)
-	}
-	if pay.DueAt.Sub(b.CreatedAt) < minCheckoutWindow {
-		return "", "", fmt.Errorf("bookingsstripe: checkout: a Checkout Session stays open at least %s; PaymentWindow is shorter", minCheckoutWindow)
-	}
-	back, err := url.Parse(returnURL)
-	if err != nil || returnURL == "" {
-		return "", "", fmt.Errorf("bookingsstripe: checkout: return URL %q", returnURL)
+	if pay.DueAt.Sub(b.CreatedAt) < stripecheckout.MinWindow {
+		return "", "", fmt.Errorf("bookingsstripe: checkout: a Checkout Session stays open at least %s; PaymentWindow is shorter", stripecheckout.MinWindow)
 	}
 	// Stripe counts the half hour from the session's making: a page
 	// opened late (for a booking made in a host's transaction) stays open
 	// a little past the hold, and a payment made then is refunded.
-	expires := pay.DueAt
-	if soonest := time.Now().Add(minCheckoutWindow + time.Minute); expires.Before(soonest) {
-		expires = soonest
-	}
-	paid := *back
-	q := paid.Query()
-	q.Set("paid", "1")
-	paid.RawQuery = q.Encode()
 	id := strconv.FormatInt(b.ID, 10)
-	form := url.Values{
-		"mode":                 {"payment"},
-		"client_reference_id":  {id},
-		"customer_email":       {b.CustomerEmail},
-		"expires_at":           {strconv.FormatInt(expires.Unix(), 10)},
-		"success_url":          {paid.String()},
-		"cancel_url":           {back.String()},
-		"metadata[booking_id]": {id}, "metadata[booking_number]": {b.Number},
-		"payment_intent_data[metadata][booking_id]":     {id},
-		"payment_intent_data[metadata][booking_number]": {b.Number},
-		"line_items[0][quantity]":                       {"1"},
-		"line_items[0][price_data][currency]":           {strings.ToLower(pay.Currency)},
-		"line_items[0][price_data][unit_amount]":        {strconv.FormatInt(amount, 10)},
-		"line_items[0][price_data][product_data][name]": {title},
-	}
-	if b.CustomerEmail == "" {
-		form.Del("customer_email")
-	}
-	var session struct {
-		ID  string `json:"id"`
-		URL string `json:"url"`
-	}
-	if err := p.post(ctx, "/v1/checkout/sessions", "groundwork-checkout-"+b.Number, form, &session); err != nil {
+	page, session, err := p.api.Open(ctx, stripecheckout.Session{Key: "groundwork-checkout-" + b.Number, Reference: id,
+		Metadata: map[string]string{"booking_id": id, "booking_number": b.Number}, Email: b.CustomerEmail,
+		Amount: pay.Amount, Currency: pay.Currency, Title: title, ReturnURL: returnURL, Expires: pay.DueAt})
+	if err != nil {
 		return "", "", fmt.Errorf("bookingsstripe: checkout of %s: %w", b.Number, err)
 	}
-	if session.ID == "" || session.URL == "" {
-		return "", "", fmt.Errorf("bookingsstripe: checkout of %s: Stripe answered no session", b.Number)
-	}
-	return session.URL, session.ID, nil
+	return page, session, nil
 }
 
 // Refund implements bookings.Payments: a refund of the booking's
@@ -155,17 +102,10 @@ func (p *Payments) Refund(ctx context.Context, b bookings.Booking) error {
 	if b.Payment == nil || b.Payment.Reference == "" {
 		return errors.New("bookingsstripe: refund: the booking has no payment")
 	}
-	form := url.Values{"payment_intent": {b.Payment.Reference}, "metadata[booking_id]": {strconv.FormatInt(b.ID, 10)},
-		"metadata[booking_number]": {b.Number}}
-	var refund struct {
-		ID     string `json:"id"`
-		Status string `json:"status"`
-	}
-	if err := p.post(ctx, "/v1/refunds", "groundwork-refund-"+b.Number, form, &refund); err != nil {
+	err := p.api.Refund(ctx, b.Payment.Reference, "groundwork-refund-"+b.Number,
+		map[string]string{"booking_id": strconv.FormatInt(b.ID, 10), "booking_number": b.Number})
+	if err != nil {
 		return fmt.Errorf("bookingsstripe: refund of %s: %w", b.Number, err)
-	}
-	if refund.Status == "failed" || refund.Status == "canceled" {
-		return fmt.Errorf("bookingsstripe: refund of %s: %s", b.Number, refund.Status)
 	}
 	return nil
 }
@@ -177,21 +117,11 @@ func (p *Payments) Paid(ctx context.Context, b bookings.Booking) (string, bool, 
 	if b.Payment == nil || b.Payment.Session == "" {
 		return "", false, errors.New("bookingsstripe: paid: the booking has no Checkout Session")
 	}
-	var session struct {
-		PaymentStatus string `json:"payment_status"`
-		PaymentIntent string `json:"payment_intent"`
+	reference, paid, err := p.api.Paid(ctx, b.Payment.Session)
+	if err != nil {
+		return "", false, fmt.Errorf("bookingsstripe: %w", err)
 	}
-	if err := p.api.GetJSON(ctx, "/v1/checkout/sessions/"+url.PathEscape(b.Payment.Session), nil, &session); err != nil {
-		return "", false, fmt.Errorf("bookingsstripe: look up %s: %w", b.Payment.Session, err)
-	}
-	return session.PaymentIntent, session.PaymentStatus == "paid" && session.PaymentIntent != "", nil
-}
-
-// post sends form to path with an idempotency key, and decodes the
-// answer into out.
-func (p *Payments) post(ctx context.Context, path, key string, form url.Values, out any) error {
-	return p.api.DoDecode(ctx, &outbound.Request{Method: http.MethodPost, Path: path, Body: []byte(form.Encode()), Idempotent: true,
-		Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Idempotency-Key": {key}}}, out)
+	return reference, paid, nil
 }
 
 // Settlement implements bookings.Payments: the Checkout Session events of
@@ -200,66 +130,18 @@ func (p *Payments) post(ctx context.Context, path, key string, form url.Values, 
 // paid; checkout.session.expired and checkout.session.async_payment_failed
 // are not. Any other event, or a session of no booking, settles none.
 func (p *Payments) Settlement(eventType string, payload map[string]any) (bookings.Booking, bool) {
-	data, _ := payload["data"].(map[string]any)
-	obj, _ := data["object"].(map[string]any)
-	str := func(m map[string]any, k string) string { v, _ := m[k].(string); return v }
-	if str(obj, "object") != "checkout.session" {
+	e, paid, ok := stripecheckout.Read(eventType, payload)
+	id, err := strconv.ParseInt(e.Reference, 10, 64)
+	number := e.Metadata["booking_number"]
+	if !ok || err != nil || id <= 0 || number == "" || e.Metadata["booking_id"] != e.Reference {
 		return bookings.Booking{}, false
 	}
-	meta, _ := obj["metadata"].(map[string]any)
-	id, err := strconv.ParseInt(str(obj, "client_reference_id"), 10, 64)
-	number := str(meta, "booking_number")
-	if err != nil || id <= 0 || number == "" || str(meta, "booking_id") != strconv.FormatInt(id, 10) {
-		return bookings.Booking{}, false
-	}
-	told := bookings.Booking{ID: id, Number: number, Payment: &bookings.Payment{Session: str(obj, "id")}}
-	switch eventType {
-	case "checkout.session.completed":
-		if str(obj, "payment_status") != "paid" {
-			return bookings.Booking{}, false // an asynchronous payment reports later
-		}
-	case "checkout.session.async_payment_succeeded":
-	case "checkout.session.expired", "checkout.session.async_payment_failed":
-		return told, false
-	default:
-		return bookings.Booking{}, false
-	}
-	told.Payment.Reference = str(obj, "payment_intent")
-	if told.Payment.Reference == "" {
-		return bookings.Booking{}, false
-	}
-	return told, true
+	return bookings.Booking{ID: id, Number: number, Payment: &bookings.Payment{Session: e.Session, Reference: e.PaymentIntent}}, paid
 }
-
-// zeroDecimal are the currencies Stripe counts in whole units, and
-// threeDecimal those it counts in thousandths.
-var (
-	zeroDecimal  = "BIF CLP DJF GNF JPY KMF KRW MGA PYG RWF UGX VND VUV XAF XOF XPF"
-	threeDecimal = "BHD JOD KWD OMR TND"
-)
 
 // MinorUnits is a decimal amount ("25.00") in currency's smallest unit
 // as Stripe counts it (2500 cents; 2500 yen for "2500" JPY): an amount
 // that unit cannot hold exactly, or not above zero, is an error.
 func MinorUnits(amount, currency string) (int64, error) {
-	currency = strings.ToUpper(strings.TrimSpace(currency))
-	if len(currency) != 3 {
-		return 0, fmt.Errorf("currency %q is not an ISO 4217 code", currency)
-	}
-	places := int64(100)
-	switch {
-	case strings.Contains(zeroDecimal, currency):
-		places = 1
-	case strings.Contains(threeDecimal, currency):
-		places = 1000
-	}
-	r, ok := new(big.Rat).SetString(strings.TrimSpace(amount))
-	if !ok || r.Sign() <= 0 {
-		return 0, fmt.Errorf("amount %q is not a price above zero", amount)
-	}
-	r.Mul(r, new(big.Rat).SetInt64(places))
-	if !r.IsInt() || !r.Num().IsInt64() {
-		return 0, fmt.Errorf("amount %q cannot be paid in %s", amount, currency)
-	}
-	return r.Num().Int64(), nil
+	return stripecheckout.MinorUnits(amount, currency)
 }
