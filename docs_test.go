@@ -28,7 +28,7 @@ var snippetImports = func() map[string]string {
 		"groundwork": "github.com/groundwork-go/groundwork"}
 	for _, p := range []string{"a11y", "a11y/a11yai", "auth", "auth/authsql", "auth/openid", "auth/openid/openidsql", "auth/useradmin", "bookings", "bookings/slots", "bookings/bookingssql", "bookings/bookingsical", "bookings/bookingsstripe", "bookings/calendars", "bookings/calendars/calendarssql",
 		"bookings/waitlist", "bookings/waitlist/waitlistsql",
-		"bookings/bookingsgoogle", "emaillist", "emaillist/emaillistsql", "forms", "forms/formssql", "link", "mail", "metrics", "reporting",
+		"bookings/bookingsgoogle", "emaillist", "emaillist/emaillistsql", "forms", "forms/formssql", "forms/formsstripe", "link", "mail", "metrics", "reporting",
 		"reporting/reportingsql", "reporting/reportinggoogle", "store", "webhooks", "webhooks/webhookssql"} {
 		m[path.Base(p)] = "github.com/groundwork-go/groundwork/" + p
 	}

@@ -42,7 +42,7 @@ var exportedBudget = map[string]int{
 	"bookings/bookingsgoogle": 15, "bookings/bookingsical": 19, "bookings/bookingssql": 46, "bookings/bookingsstripe": 10, "bookings/bookingstest": 1, "bookings/calendars": 68,
 	"bookings/calendars/calendarssql": 14, "bookings/calendars/calendarstest": 14, "bookings/waitlist": 48, "bookings/waitlist/waitlistsql": 12,
 	"bookings/waitlist/waitlisttest": 2, "bookings/slots": 36, "emaillist": 117,
-	"emaillist/emaillistsql": 10, "emaillist/emaillisttest": 1, "forms": 279, "forms/formsstore": 3, "forms/formssql": 47, "forms/formstest": 1, "link": 12,
+	"emaillist/emaillistsql": 10, "emaillist/emaillisttest": 1, "forms": 278, "forms/formsstore": 3, "forms/formssql": 47, "forms/formsstripe": 7, "forms/formstest": 1, "link": 12,
 	"mail": 30, "metrics": 12, "reporting": 227, "reporting/counting": 6, "reporting/reportinggeo": 7, "reporting/reportinggeo/reportinggeotest": 1,
 	"reporting/reportinggoogle": 33, "reporting/reportingsql": 25, "reporting/reportingstore": 5, "reporting/visits": 7, "reporting/reportingtest": 2, "store": 116, "store/driverless": 24,
 	"store/storetest": 9, "tenant": 5, "webhooks": 248, "webhooks/webhookssql": 39, "webhooks/webhooksstore": 2, "webhooks/webhookstest": 1,

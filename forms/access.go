@@ -273,7 +273,7 @@ func (w *linkMailWorker) NextRetry(job *river.Job[linkMailArgs]) time.Time {
 // this id, as a job does: a form deleted since sends nothing, a message
 // that cannot be sent is not tried again.
 func (s *Service) mailLink(ctx context.Context, formID int64, to string, write func(*Form) (subject, text string)) error {
-	form, err := s.store.Form(ctx, formID)
+	form, err := s.store.Form(ctx, formID, "")
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}

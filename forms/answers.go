@@ -13,7 +13,7 @@ import (
 
 // Caps on answers that no validation rule narrows, in characters.
 const (
-	MaxTextLength     = 10_000
+	maxTextLength     = 10_000
 	MaxTextareaLength = 65_535
 )
 
@@ -197,7 +197,7 @@ func checkText(v *api.Validator, sp *speaker, f *Field, text string) (stored, di
 	}
 	if lengthRules {
 		chars := float64(utf8.RuneCountInString(text))
-		cap := MaxTextLength
+		cap := maxTextLength
 		if f.Type == TypeTextarea {
 			cap = MaxTextareaLength
 		}

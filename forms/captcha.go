@@ -43,7 +43,8 @@ type CaptchaWidget struct {
 type CaptchaOptions struct {
 	// SiteKey is drawn in the page; Secret is sent to the provider only.
 	SiteKey, Secret string
-	// BaseURL replaces the provider's API address (a test server).
+	// BaseURL replaces the provider's API address (a test server);
+	// Cloudflare's or hCaptcha's own when empty.
 	BaseURL string
 	// HTTPClient sends the checks; nil for a default one.
 	HTTPClient *http.Client
@@ -51,8 +52,8 @@ type CaptchaOptions struct {
 
 // The providers' own addresses.
 const (
-	TurnstileBaseURL = "https://challenges.cloudflare.com/turnstile/v0"
-	HCaptchaBaseURL  = "https://api.hcaptcha.com"
+	turnstileBaseURL = "https://challenges.cloudflare.com/turnstile/v0"
+	hCaptchaBaseURL  = "https://api.hcaptcha.com"
 )
 
 // ErrCaptchaUnavailable: the CAPTCHA provider could not be asked (down,
@@ -113,7 +114,7 @@ type siteVerify struct {
 
 // NewTurnstile returns a Verifier for Cloudflare Turnstile.
 func NewTurnstile(o CaptchaOptions) (Verifier, error) {
-	return newSiteVerify("turnstile", cmp.Or(o.BaseURL, TurnstileBaseURL), o, nil, CaptchaWidget{
+	return newSiteVerify("turnstile", cmp.Or(o.BaseURL, turnstileBaseURL), o, nil, CaptchaWidget{
 		Script: "https://challenges.cloudflare.com/turnstile/v0/api.js", Class: "cf-turnstile", SiteKey: o.SiteKey,
 		ResponseField: "cf-turnstile-response", Origins: []string{"https://challenges.cloudflare.com"}},
 		[]string{"missing-input-secret", "invalid-input-secret", "internal-error", "bad-request"})
@@ -121,7 +122,7 @@ func NewTurnstile(o CaptchaOptions) (Verifier, error) {
 
 // NewHCaptcha returns a Verifier for hCaptcha.
 func NewHCaptcha(o CaptchaOptions) (Verifier, error) {
-	return newSiteVerify("hcaptcha", cmp.Or(o.BaseURL, HCaptchaBaseURL), o, url.Values{"sitekey": {o.SiteKey}}, CaptchaWidget{
+	return newSiteVerify("hcaptcha", cmp.Or(o.BaseURL, hCaptchaBaseURL), o, url.Values{"sitekey": {o.SiteKey}}, CaptchaWidget{
 		Script: "https://js.hcaptcha.com/1/api.js", Class: "h-captcha", SiteKey: o.SiteKey, ResponseField: "h-captcha-response",
 		Origins: []string{"https://hcaptcha.com", "https://*.hcaptcha.com"}},
 		[]string{"missing-input-secret", "invalid-input-secret", "sitekey-secret-mismatch", "invalid-or-already-seen-response-secret", "bad-request"})

@@ -220,6 +220,9 @@ var configFor = map[string]func(FieldType) bool{
 	"prefill":       func(t FieldType) bool { return !isLayout(t) && t != TypeFile && t != TypeMatrix && t != TypeRanking },
 	"signed":        func(t FieldType) bool { return !isLayout(t) && t != TypeFile },
 	"scale":         func(t FieldType) bool { return t == TypeRating },
+	"price":         func(t FieldType) bool { return t == TypeNumber },
+	"currency":      func(t FieldType) bool { return t == TypeTotal },
+	"payment":       func(t FieldType) bool { return t == TypeTotal },
 	"style":         func(t FieldType) bool { return t == TypeRating },
 }
 
@@ -276,6 +279,7 @@ func (s *Service) validateForType(v *api.Validator, f *Field) {
 		v.Add("field_config.options", a+" needs at least one choice in field config.options.")
 	}
 	validateParts(v, f, options)
+	s.validateTotal(v, f)
 	r := f.ValidationRules
 	if r.MinDate != "" && r.MaxDate != "" && r.MinDate > r.MaxDate {
 		v.Add("validation_rules.max_date", "The validation rules.max date field must be a date after or equal to validation rules.min date.")
@@ -443,6 +447,9 @@ func (s *Service) CreateField(ctx context.Context, f *Field) error {
 		if v := checkRecall(f, fields); !v.Empty() {
 			return v.Err()
 		}
+		if v := checkTotal(f, fields); !v.Empty() {
+			return v.Err()
+		}
 		err = s.store.CreateField(ctx, f)
 		if errors.Is(err, ErrConflict) && !chosen && attempt < 5 {
 			continue // another request took the name first
@@ -478,6 +485,9 @@ func (s *Service) UpdateField(ctx context.Context, f *Field) error {
 		return fmt.Errorf("forms: update field: %w", err)
 	}
 	if v := checkRecall(f, fields); !v.Empty() {
+		return v.Err()
+	}
+	if v := checkTotal(f, fields); !v.Empty() {
 		return v.Err()
 	}
 	f.UpdatedAt = s.now()

@@ -159,6 +159,11 @@ const (
 	// TypeStatement is a statement with no answer: its label as a title,
 	// its help text below.
 	TypeStatement FieldType = "statement"
+	// TypeTotal adds up the prices of the answers (options' price, a
+	// number field's price times the number) in field_config.currency;
+	// the server works it out and keeps it with the answers, and with
+	// field_config.payment the submission is paid for (see Payments).
+	TypeTotal FieldType = "total"
 )
 
 // fieldTypes are the built-in types with their default labels.
@@ -169,6 +174,7 @@ var fieldTypes = map[FieldType]string{
 	TypeFile: "File", TypeDate: "Date", TypeTime: "Time", TypeHeading: "Heading", TypeParagraph: "Paragraph",
 	TypeDivider: "Divider", TypeHTML: "HTML", TypeRating: "Rating", TypeNPS: "NPS", TypeDateRange: "Date range",
 	TypeDateTime: "Date and time", TypeMatrix: "Matrix", TypeRanking: "Ranking", TypeStatement: "Statement",
+	TypeTotal: "Total",
 }
 
 // isLayout reports whether a field type only shapes the page: it carries
@@ -383,6 +389,10 @@ type Submission struct {
 	// Routed is where a routing form sent it to book, and what came of it
 	// (nil for none).
 	Routed *Routed `json:"routed,omitempty"`
+	// Payment is what a submission of a paid form owes and how it
+	// stands (nil for one that owes nothing); the store writes it with
+	// SetPayment, not CreateSubmission.
+	Payment *Payment `json:"payment,omitempty"`
 	// Visit is where the visit the submission was sent in came from, as
 	// the site's analytics counted it (groundwork.VisitOf, read when it is
 	// sent); nil when the analytics had not seen the visitor.

@@ -153,6 +153,9 @@ type submitResponse struct {
 	// BookingURL is the booking page a routing form sends the respondent
 	// on to, prefilled and signed.
 	BookingURL string `json:"booking_url,omitempty"`
+	// PaymentURL is the payment page of a paid form's submission, kept
+	// awaiting payment until paid there.
+	PaymentURL string `json:"payment_url,omitempty"`
 }
 
 func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) error {
@@ -161,7 +164,7 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	reply.WriteJSON(w, http.StatusCreated, submitResponse{Success: true, Message: a.res.Message, SubmissionID: a.res.Submission.ID, RedirectURL: a.res.RedirectURL,
-		BookingURL: a.res.BookingURL})
+		BookingURL: a.res.BookingURL, PaymentURL: a.res.PaymentURL})
 	return nil
 }
 

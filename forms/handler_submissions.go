@@ -78,6 +78,9 @@ func (h *Handler) listSubmissions(w http.ResponseWriter, r *http.Request) error 
 	q := SubmissionQuery{FormID: form.ID, IsRead: queryBool(v, r, "is_read"), IsSpam: queryBool(v, r, "is_spam"),
 		IsStarred: queryBool(v, r, "is_starred"), Search: strings.TrimSpace(r.URL.Query().Get("search")), Offset: p.Offset(), Limit: p.PerPage}
 	checkSearch(v, q.Search)
+	if q.Payment = r.URL.Query().Get("payment"); q.Payment != "" && q.Payment != paymentAwaiting && q.Payment != paymentPaid && q.Payment != paymentUnpaid {
+		v.Add("payment", api.MsgSelected("payment"))
+	}
 	if err := v.Err(); err != nil {
 		return err
 	}

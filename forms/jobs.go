@@ -29,7 +29,9 @@ func (w *notificationWorker) NextRetry(job *river.Job[notificationArgs]) time.Ti
 const sweepInterval = 15 * time.Minute
 
 // sweepArgs is the periodic job that deletes uploads kept longer than
-// uploadKeepTime, with their files ([Service.SweepKeptUploads]).
+// uploadKeepTime, with their files ([Service.SweepKeptUploads]), and
+// leaves unpaid the submissions whose payment page closed unpaid with no
+// word from the provider.
 type sweepArgs struct{}
 
 // Kind implements river.JobArgs.
@@ -46,7 +48,11 @@ func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 	if err == nil && n > 0 {
 		w.svc.logger.DebugContext(ctx, "forms: swept kept uploads", "files", n)
 	}
-	return err
+	unpaid, perr := w.svc.expireUnpaid(ctx)
+	if perr == nil && unpaid > 0 {
+		w.svc.logger.InfoContext(ctx, "forms: submissions left unpaid", "submissions", unpaid)
+	}
+	return errors.Join(err, perr)
 }
 
 // RegisterWorkers adds the forms jobs to a queue's workers (see

@@ -291,7 +291,7 @@ func (s *Service) SendNotification(ctx context.Context, args notificationArgs) e
 	if s.mailer == nil {
 		return errors.New("forms: send notification: no mailer")
 	}
-	form, err := s.store.Form(ctx, args.FormID)
+	form, err := s.store.Form(ctx, args.FormID, "")
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}

@@ -172,8 +172,14 @@ func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {
 			sent = f.Message
 		}
 	}
+	var payURL string
+	if token := r.URL.Query().Get(paymentQuery); token != "" && thanks == "" {
+		if pay := p.svc.returnedPayment(r.Context(), form, token); pay != nil {
+			thanks, payURL = paymentWords(pay, r.URL.Query().Get("paid") == "1", speakerFor(form, nil, requestLanguage(form, r)))
+		}
+	}
 	access := r.URL.Query().Get(AccessQuery)
-	d := drawn{access: access, thanks: thanks, query: r.URL.Query(), prefill: r.URL.Query().Get(PrefillQuery), lang: requestLanguage(form, r)}
+	d := drawn{access: access, thanks: thanks, payURL: payURL, query: r.URL.Query(), prefill: r.URL.Query().Get(PrefillQuery), lang: requestLanguage(form, r)}
 	if token := r.URL.Query().Get(ResumeQuery); token != "" && thanks == "" {
 		partial, err := p.svc.Partial(r.Context(), form, token)
 		switch {
@@ -317,6 +323,10 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 		return p.drawSaved(w, r, http.StatusOK, a.form, a.saved.Token, a.saved.URL, a.saved.ExpiresAt, "", "", nil)
 	}
 	if err == nil {
+		if a.res.PaymentURL != "" {
+			web.SeeOther(w, r, a.res.PaymentURL) // the provider's page, then back here
+			return nil
+		}
 		if a.res.BookingURL != "" {
 			// A routing form: on to book, the answers carried over.
 			web.SeeOther(w, r, a.res.BookingURL)
@@ -361,6 +371,10 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 		return p.drawAccess(w, r, http.StatusForbidden, a.form, err, "", "", nil)
 	case errors.Is(err, ErrAccessRequired) || errors.Is(err, ErrAccessExpired):
 		return p.drawClosed(w, r, http.StatusForbidden, a.form, err)
+	case errors.Is(err, errPaymentUnavailable):
+		w.Header().Set("Retry-After", "30")
+		again.problem = msgPaymentUnavailable
+		return p.draw(w, r, http.StatusServiceUnavailable, a.form, again)
 	case errors.Is(err, ErrCaptchaUnavailable):
 		w.Header().Set("Retry-After", "30")
 		again.problem = msgCaptchaUnavailable
@@ -417,6 +431,9 @@ type drawn struct {
 	step            int64
 	errs            *ValidationError
 	problem, thanks string
+	// payURL is the payment page still open, of a person back from it
+	// unpaid.
+	payURL string
 }
 
 // draw answers the page of form as d says.
@@ -432,6 +449,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 	if len(form.Translations) > 0 {
 		data.LanguageField = LanguageField // the page's language goes with the answers
 	}
+	data.PayURL = d.payURL
 	if thanks != "" {
 		told := map[string]any{"form": form.Slug, "message": thanks}
 		if form.RedirectURL != nil {
@@ -549,6 +567,8 @@ type pageData struct {
 	ResumeField string
 	ActionField string
 	ActionSave  string
+	// PayURL, with Thanks, is the payment page still to pay on.
+	PayURL string
 	// Stepped, on a form with jumps, is the step shown alone: the
 	// answers of the steps before it carried along, and its buttons.
 	Stepped *stepView
@@ -580,7 +600,8 @@ type pageGroup struct {
 type pageItem struct {
 	Kind  string // an input, or TypeHeading, TypeParagraph, TypeDivider, TypeHTML, TypeStatement
 	Text  string
-	Note  string // a statement's text under its title
+	Note  string // a statement's text under its title; a total's button
+	Data  string // a total's prices, for the page's script
 	Input web.Field
 	// Kept is the file input's upload kept from the last try, sent back
 	// by its id.
@@ -651,12 +672,8 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 			}
 			return item
 		}
-		if value, fixed := locked[f.Name]; fixed {
-			// Set by a signed prefill: shown, not to be changed.
-			return pageItem{Kind: "locked", Text: lockedText(f, value), Input: web.Field{Label: f.Label, Type: inputTypes[f.Type]}}
-		}
-		if f.signed() {
-			return pageItem{Kind: "locked", Input: web.Field{Type: "hidden"}} // no token sets it: nothing to show or send
+		if it, drawn := s.fixedItem(f, fields, values, locked, sp); drawn {
+			return it
 		}
 		in := web.Field{Type: inputTypes[f.Type], Name: f.Name, ID: web.FieldID(f.Name), Label: f.Label, Help: f.HelpText,
 			Placeholder: f.Placeholder, Required: f.IsRequired, Multiple: f.Type == TypeSelectMultiple, Autocomplete: autocomplete[f.Type]}
@@ -745,6 +762,22 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 		}
 	}
 	return groups, inputs, general
+}
+
+// fixedItem is the item of a field the person does not answer on the
+// page, when f is one: set by a signed prefill (shown, not to be
+// changed), signed without a token (nothing to show or send), or a total.
+func (s *Service) fixedItem(f *Field, fields []Field, values map[string][]string, locked map[string]string, sp *speaker) (pageItem, bool) {
+	if value, fixed := locked[f.Name]; fixed {
+		return pageItem{Kind: "locked", Text: lockedText(f, value), Input: web.Field{Label: f.Label, Type: inputTypes[f.Type]}}, true
+	}
+	switch {
+	case f.Type == TypeTotal:
+		return s.totalItem(f, fields, values, sp), true
+	case f.signed():
+		return pageItem{Kind: "locked", Input: web.Field{Type: "hidden"}}, true
+	}
+	return pageItem{}, false
 }
 
 // requestLanguage is the language to draw form in for r: ?lang= when the

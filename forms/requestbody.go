@@ -151,6 +151,9 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string, mode
 	gatherParts(def.fields, a.req.Values)
 	if mode != saveByForm {
 		a.req.step, a.req.back = 0, false // one step at a time is the page's way; the API sends all at once
+		if a.req.action == actionTotal {
+			a.req.action = ""
+		}
 	}
 	a.req.PageURL = paging.AbsoluteURL(r, s.baseURL).String()
 	a.req.ReferrerURL = r.Referer()
@@ -158,6 +161,7 @@ func (s *submitter) run(w http.ResponseWriter, r *http.Request, ref string, mode
 	a.req.UserAgent = r.UserAgent()
 	a.req.Respondent = s.respondentOf(r)
 	a.req.keepValid = s.keep
+	a.req.pages = s.pages(r)
 	// The language it was sent in: the page's, else the address's, else
 	// the request's Accept-Language (one of the form's).
 	a.req.Language = chooseLanguage(def.form, cmp.Or(a.req.Language, r.URL.Query().Get(LanguageQuery)), r.Header.Get("Accept-Language"))

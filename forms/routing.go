@@ -189,7 +189,7 @@ func (s *Service) queueRoutedCheck(ctx context.Context, tx *sql.Tx, form *Form, 
 // checkRouted marks a routed submission not booked, when it was not, and
 // runs the OnRoutedNotBookedTx hooks in the same transaction.
 func (s *Service) checkRouted(ctx context.Context, formID, id int64) error {
-	form, err := s.store.Form(ctx, formID)
+	form, err := s.store.Form(ctx, formID, "")
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	} else if err != nil {

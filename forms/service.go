@@ -30,9 +30,9 @@ import (
 
 // Defaults of a Service.
 const (
-	// MaxFileSizeDefault caps one uploaded file unless the field allows
+	// maxFileSizeDefault caps one uploaded file unless the field allows
 	// less (10 MiB).
-	MaxFileSizeDefault = 10 << 20
+	maxFileSizeDefault = 10 << 20
 	// HoneypotField is the hidden input bots fill in.
 	HoneypotField = "website_url"
 	// LoadedAtField carries the Unix time the form was shown: a client may leave it out or forge it, so it counts
@@ -81,7 +81,7 @@ type Options struct {
 	AdminRecipients string
 	// Blobs keeps uploaded files. Without one, file fields refuse files.
 	Blobs BlobStore
-	// MaxFileSize caps every file; MaxFileSizeDefault when zero.
+	// MaxFileSize caps every file; 10 MB when zero.
 	MaxFileSize int64
 	// AllowedExtensions replace AllowedExtensionsDefault.
 	AllowedExtensions []string
@@ -119,6 +119,9 @@ type Options struct {
 	// request came in on, never its Host header) and the API that address
 	// with PagePrefixDefault.
 	PagesURL string
+	// Payments takes the payments of forms whose total asks for one
+	// (formsstripe.Payments); without it, no total may.
+	Payments Payments
 }
 
 // Service is the forms domain: forms, fields, steps, submissions,
@@ -147,6 +150,7 @@ type Service struct {
 	captcha       Verifier
 	views         ViewCounter
 	router        RouteFunc
+	payments      Payments
 }
 
 // NewService returns the forms service on st.
@@ -158,7 +162,7 @@ func NewService(st Store, opts *Options) (*Service, error) {
 	if opts != nil {
 		o = *opts
 	}
-	s := &Service{meter: o.Meter, store: st, now: o.Now, newUUID: o.NewUUID, enqueuer: o.Enqueuer, mailer: o.Mailer, mailFrom: o.MailFrom,
+	s := &Service{payments: o.Payments, meter: o.Meter, store: st, now: o.Now, newUUID: o.NewUUID, enqueuer: o.Enqueuer, mailer: o.Mailer, mailFrom: o.MailFrom,
 		adminTo: o.AdminRecipients, blobs: o.Blobs, maxFile: o.MaxFileSize, extensions: o.AllowedExtensions, logger: o.Logger}
 	if s.now == nil {
 		s.now = time.Now
@@ -167,7 +171,7 @@ func NewService(st Store, opts *Options) (*Service, error) {
 		s.newUUID = uuid.NewString
 	}
 	if s.maxFile == 0 {
-		s.maxFile = MaxFileSizeDefault
+		s.maxFile = maxFileSizeDefault
 	}
 	if s.maxFile < 0 {
 		return nil, errors.New("forms: new service: negative MaxFileSize")
@@ -275,12 +279,12 @@ func (s *Service) Form(ctx context.Context, ref string) (*Form, error) {
 func (s *Service) publicForm(ctx context.Context, ref string) (*Form, error) {
 	if allDigits.MatchString(ref) {
 		if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
-			if f, err := s.store.Form(ctx, id); !errors.Is(err, ErrNotFound) {
+			if f, err := s.store.Form(ctx, id, ""); !errors.Is(err, ErrNotFound) {
 				return f, wrapNotFound(err, "Form")
 			}
 		}
 	}
-	f, err := s.store.FormBySlug(ctx, ref)
+	f, err := s.store.Form(ctx, 0, ref)
 	return f, wrapNotFound(err, "Form")
 }
 
@@ -466,7 +470,7 @@ func (s *Service) CreateForm(ctx context.Context, f *Form) error {
 	if err := s.saveForm(ctx, f, generated, func() error { return s.store.CreateForm(ctx, f) }); err != nil {
 		return fmt.Errorf("forms: create form: %w", err)
 	}
-	saved, err := s.store.Form(ctx, f.ID)
+	saved, err := s.store.Form(ctx, f.ID, "")
 	if err != nil {
 		return fmt.Errorf("forms: create form: %w", err)
 	}
@@ -481,7 +485,7 @@ func (s *Service) UpdateForm(ctx context.Context, f *Form) error {
 	if v := s.validateForm(f); !v.Empty() {
 		return v.Err()
 	}
-	current, err := s.store.Form(ctx, f.ID)
+	current, err := s.store.Form(ctx, f.ID, "")
 	if err == nil && !tenant.Sees(ctx, current.Tenant) {
 		err = ErrNotFound
 	}
@@ -499,7 +503,7 @@ func (s *Service) UpdateForm(ctx context.Context, f *Form) error {
 	if err != nil {
 		return fmt.Errorf("forms: update form: %w", wrapNotFound(err, "Form"))
 	}
-	saved, err := s.store.Form(ctx, f.ID)
+	saved, err := s.store.Form(ctx, f.ID, "")
 	if err != nil {
 		return fmt.Errorf("forms: update form: %w", wrapNotFound(err, "Form"))
 	}
@@ -514,7 +518,7 @@ func (s *Service) UpdateForm(ctx context.Context, f *Form) error {
 // DeleteForm deletes a form with its fields, steps, submissions,
 // notifications and uploaded files.
 func (s *Service) DeleteForm(ctx context.Context, f *Form) error {
-	if current, err := s.store.Form(ctx, f.ID); err == nil && !tenant.Sees(ctx, current.Tenant) {
+	if current, err := s.store.Form(ctx, f.ID, ""); err == nil && !tenant.Sees(ctx, current.Tenant) {
 		return fmt.Errorf("forms: delete form: %w", wrapNotFound(ErrNotFound, "Form"))
 	}
 	keys, err := s.store.DeleteForm(ctx, f.ID)

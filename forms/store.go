@@ -52,10 +52,10 @@ type FormStore interface {
 	// uploads too), and returns
 	// the blob keys of its uploads so the caller can remove the files.
 	DeleteForm(ctx context.Context, id int64) (uploadKeys []string, err error)
-	// Form and FormBySlug return a form, without its submission counts
-	// (they stay zero): resolving a form is on every request's path.
-	Form(ctx context.Context, id int64) (*Form, error)
-	FormBySlug(ctx context.Context, slug string) (*Form, error)
+	// Form returns the form with this id or, when id is zero, slug,
+	// without its submission counts (they stay zero): resolving a form is
+	// on every request's path.
+	Form(ctx context.Context, id int64, slug string) (*Form, error)
 	// FormWithFields returns the form with the given slug (or, when slug
 	// is empty, the given ID) and its fields in order, as Form and Fields
 	// would, in one read where the store can: what the public submit
@@ -126,6 +126,13 @@ type SubmissionStore interface {
 	// UpdateSubmission saves the flags, notes, Routed and UpdatedAt of s
 	// (in the caller's transaction when ctx carries one).
 	UpdateSubmission(ctx context.Context, s *Submission) error
+	// SetPayment writes p on the form's submission id (its Status apart,
+	// as the lists filter by it) when its payment's status is from ("":
+	// it has none); otherwise nothing changes and the error is
+	// ErrConflict. In the caller's transaction when ctx carries one. A
+	// submission whose payment is unpaid holds no place: neither the
+	// form's MaxResponses nor an option's quota counts it.
+	SetPayment(ctx context.Context, formID, id int64, from string, p *Payment) error
 	// ReleaseSpam clears the spam flag of those of the listed submissions
 	// of the form that have it, setting their UpdatedAt to at, and returns
 	// the ids it cleared, ascending. Of two releases of one submission at
@@ -223,7 +230,11 @@ type SubmissionQuery struct {
 	// Search keeps the submissions with an answer that contains it,
 	// letters of either case (on SQLite, only ASCII letters match across
 	// case); "" keeps every one.
-	Search        string
+	Search string
+	// Payment keeps the submissions whose payment has this status
+	// ("awaiting_payment", "paid", "unpaid"); with it, FormID 0 lists
+	// every form's.
+	Payment       string
 	Offset, Limit int
 }
 

@@ -173,7 +173,7 @@ func (s *Service) releaseSpam(ctx context.Context, formID int64, ids []int64) (i
 	if len(spam) == 0 {
 		return 0, nil
 	}
-	form, err := s.store.Form(ctx, formID)
+	form, err := s.store.Form(ctx, formID, "")
 	if err != nil {
 		return 0, err
 	}
@@ -295,7 +295,7 @@ func (s *Service) OpenUpload(ctx context.Context, submissionID, uploadID int64) 
 	u, err := s.store.Upload(ctx, submissionID, uploadID)
 	if _, scoped := tenant.Of(ctx); err == nil && scoped {
 		var f *Form
-		if f, err = s.store.Form(ctx, u.FormID); err == nil && !tenant.Sees(ctx, f.Tenant) {
+		if f, err = s.store.Form(ctx, u.FormID, ""); err == nil && !tenant.Sees(ctx, f.Tenant) {
 			err = ErrNotFound
 		}
 	}

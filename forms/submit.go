@@ -61,6 +61,10 @@ type SubmitRequest struct {
 	// mail the resume link.
 	ResumeEmail string
 
+	// pages is where the form pages are, for the link a payment page
+	// returns to ("" for Options.PagesURL).
+	pages string
+
 	// action is the page's button pressed (the ActionField input):
 	// ActionSave saves instead of submitting.
 	action string
@@ -113,6 +117,9 @@ type SubmitResult struct {
 	// BookingURL is the booking page a routing form sends the respondent
 	// to, prefilled (see Service.RouteWith); "" for none.
 	BookingURL string
+	// PaymentURL is the payment page of a paid form's submission, kept
+	// awaiting payment: send the person there; "" for none.
+	PaymentURL string
 }
 
 // Submit validates a submission against the form's fields and stores it.
@@ -177,8 +184,8 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 	s.lockPrefill(form, fields, req, a, v, sp)
 	for i := range fields {
 		f := &fields[i]
-		if isLayout(f.Type) {
-			continue
+		if isLayout(f.Type) || f.Type == TypeTotal {
+			continue // a total is worked out below
 		}
 		file := req.Files[f.Name]
 		if !f.visible(a, names) || !asked(f) {
@@ -201,6 +208,10 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 			sub.Uploads = append(sub.Uploads, Upload{FieldID: &fieldID, FieldName: f.Name, OriginalName: file.OriginalName,
 				StoredName: file.StoredName, Key: file.Key, MimeType: file.MimeType, Size: file.Size, CreatedAt: now})
 		}
+	}
+	owes := s.addTotal(v, sp, fields, sub, a, now)
+	if req.action == actionTotal {
+		return nil, &stepTaken{Next: req.step} // the page again, its total worked out
 	}
 	if err := v.Err(); err != nil {
 		return nil, err
@@ -251,16 +262,23 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		}
 	}
 	event := SubmissionEvent{Form: form, Submission: sub}
+	if !sub.IsSpam {
+		sub.Payment = owes
+	}
 	// The submission and what it sets off (the notifications' jobs, the
 	// hosts' hooks) commit together; with nothing set off, the store's
-	// own transaction (or one statement) will do.
-	if txHooks := s.hooks.submissionTx.All(); !sub.IsSpam && (len(notifications) > 0 || len(txHooks) > 0 || sub.Routed != nil) {
+	// own transaction (or one statement) will do. A paid one sets them
+	// off once paid.
+	if txHooks := s.hooks.submissionTx.All(); !sub.IsSpam && (len(notifications) > 0 || len(txHooks) > 0 || sub.Routed != nil || sub.Payment != nil) {
 		err = s.store.RunInTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			if err := s.store.CreateSubmission(ctx, sub); err != nil {
 				return err
 			}
 			if err := s.keepRoute(ctx, tx, form, sub); err != nil {
 				return err
+			}
+			if sub.Payment != nil {
+				return s.store.SetPayment(ctx, form.ID, sub.ID, "", sub.Payment)
 			}
 			return s.acceptTx(ctx, tx, notifications, txHooks, event, a, names)
 		})
@@ -287,7 +305,11 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		}
 	}
 	s.discardFiles(ctx, req.Files)
-	if !sub.IsSpam {
+	if sub.Payment != nil {
+		if err := s.openCheckout(ctx, form, sub, s.paymentReturn(form, sub, req.pages)); err != nil {
+			return nil, err
+		}
+	} else if !sub.IsSpam {
 		s.fireAccepted(ctx, event)
 	}
 	msg := form.SuccessMessage
@@ -302,7 +324,11 @@ func (s *Service) submit(ctx context.Context, def definition, req *SubmitRequest
 		outcome = "spam"
 	}
 	groundwork.Count(s.meter, groundwork.MetricSubmissions, outcome)
-	return &SubmitResult{Submission: sub, Spam: sub.IsSpam, Message: msg, RedirectURL: form.RedirectURL, BookingURL: s.bookingURL(ctx, event)}, nil
+	res := &SubmitResult{Submission: sub, Spam: sub.IsSpam, Message: msg, RedirectURL: form.RedirectURL, BookingURL: s.bookingURL(ctx, event)}
+	if sub.Payment != nil {
+		res.PaymentURL = sub.Payment.CheckoutURL
+	}
+	return res, nil
 }
 
 // fieldNames maps each field's UUID to its name, as conditions name

@@ -118,20 +118,20 @@ type ViewCounter func(ctx context.Context, form *Form, from, to time.Time) (int6
 // registers it (link.AnalyticsToForms). Register before serving.
 func (s *Service) CountViewsWith(count ViewCounter) { s.views = count }
 
-// SummaryDaysDefault and summaryDaysMax are the days a summary covers
+// summaryDaysDefault and summaryDaysMax are the days a summary covers
 // when none are named, and the most it may.
 const (
-	SummaryDaysDefault = 30
+	summaryDaysDefault = 30
 	summaryDaysMax     = 366
 )
 
 // SummaryRange reads a summary's days from from and to (dates,
-// YYYY-MM-DD, both included; the SummaryDaysDefault days to today when
+// YYYY-MM-DD, both included; the 30 days to today when
 // empty) as the times [from, to) in UTC, or a *ValidationError.
 func (s *Service) SummaryRange(from, to string) (time.Time, time.Time, error) {
 	v := &api.Validator{}
 	today := s.now().UTC().Truncate(24 * time.Hour)
-	end, start := today, today.AddDate(0, 0, -(SummaryDaysDefault-1))
+	end, start := today, today.AddDate(0, 0, -(summaryDaysDefault-1))
 	if to != "" {
 		t, err := time.Parse(time.DateOnly, to)
 		if err != nil {
@@ -146,7 +146,7 @@ func (s *Service) SummaryRange(from, to string) (time.Time, time.Time, error) {
 		}
 		start = t
 	} else if to != "" {
-		start = end.AddDate(0, 0, -(SummaryDaysDefault - 1))
+		start = end.AddDate(0, 0, -(summaryDaysDefault - 1))
 	}
 	if v.Err() == nil {
 		switch days := int(end.Sub(start).Hours()/24) + 1; {

@@ -39,7 +39,11 @@ import (
 // every accepted submission of f, in the submission's transaction; spam
 // sends none. A routing form's submission not booked in time is a
 // form.routed_not_booked, in the transaction that finds it so. It adds
-// both to w's catalogue.
+// both to w's catalogue. And when f takes payments (forms.Options.Payments),
+// the provider's events arriving verified at w's inbound endpoint settle
+// them (forms.Service.SettlePayment) in the transaction that claims and
+// records the event: a paid submission's form.submitted webhook and
+// notifications are queued with it, all or none.
 func FormsToWebhooks(f *forms.Service, w *webhooks.Service) error {
 	if f == nil || w == nil {
 		return errors.New("link: forms to webhooks: a service is nil")
@@ -52,6 +56,12 @@ func FormsToWebhooks(f *forms.Service, w *webhooks.Service) error {
 	}
 	f.OnSubmissionAcceptedTx(func(ctx context.Context, tx *sql.Tx, e forms.SubmissionEvent) error {
 		_, err := w.DispatchTx(tenantOf(ctx, e.Form.Tenant), tx, webhooks.Event{Name: forms.EventSubmitted, Data: e.Data()})
+		return err
+	})
+	// A paid form's payments settle in the transaction of the provider's
+	// event (a form that takes none settles nothing).
+	w.OnWebhookReceived(func(ctx context.Context, provider string, ev *webhooks.InboundEvent) error {
+		_, err := f.SettlePayment(ctx, provider, ev.Type, ev.Payload)
 		return err
 	})
 	return routedNotBooked(f, w)

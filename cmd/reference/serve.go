@@ -37,6 +37,7 @@ import (
 	"github.com/groundwork-go/groundwork/emaillist/emaillistsql"
 	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/forms/formssql"
+	"github.com/groundwork-go/groundwork/forms/formsstripe"
 	"github.com/groundwork-go/groundwork/internal/api"
 	"github.com/groundwork-go/groundwork/internal/reply"
 	"github.com/groundwork-go/groundwork/internal/web"
@@ -350,8 +351,17 @@ func (a *app) wireForms(w *wiring) error {
 		return err
 	}
 	limit := w.cfg.limits.formsSubmit
+	// Paid forms with Stripe's key and its webhooks' secret, as paid
+	// bookings.
+	var payments forms.Payments
+	if stripe := w.cfg.webhooks.stripe; stripe.APIKey != "" && len(stripe.WebhookSecrets) > 0 {
+		if payments, err = formsstripe.New(formsstripe.Options{APIKey: stripe.APIKey, APIBase: stripe.APIBase}); err != nil {
+			return err
+		}
+	}
 	m, err := formssql.Join(a.env, &forms.ModuleOptions{
-		Service:      forms.Options{AdminRecipients: w.cfg.adminEmail, Blobs: a.blobs, FormTokenOptional: w.cfg.formTokensOptional},
+		Service: forms.Options{AdminRecipients: w.cfg.adminEmail, Blobs: a.blobs, FormTokenOptional: w.cfg.formTokensOptional,
+			Payments: payments},
 		API:          forms.HandlerOptions{Tokens: a.tokens, SubmitLimit: limit},
 		Pages:        forms.PageOptions{SubmitLimit: limit, Respondent: signedInUser, FrameOrigins: w.cfg.frameOrigins},
 		Summary:      &forms.SummaryPageOptions{Allow: answersAllowed},

@@ -274,13 +274,11 @@ func (s *Store) formWhere(ctx context.Context, where string, arg any) (*forms.Fo
 }
 
 // Form implements forms.Store.
-func (s *Store) Form(ctx context.Context, id int64) (*forms.Form, error) {
+func (s *Store) Form(ctx context.Context, id int64, slug string) (*forms.Form, error) {
+	if id == 0 {
+		return s.formWhere(ctx, "f.slug = ?", slug)
+	}
 	return s.formWhere(ctx, "f.id = ?", id)
-}
-
-// FormBySlug implements forms.Store.
-func (s *Store) FormBySlug(ctx context.Context, slug string) (*forms.Form, error) {
-	return s.formWhere(ctx, "f.slug = ?", slug)
 }
 
 // formFieldRow is a row of a form joined with one of its fields.

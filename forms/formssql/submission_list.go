@@ -30,6 +30,12 @@ func submissionFilter(q forms.SubmissionQuery, dialect store.Dialect) (string, [
 // probed.
 func filterBy(q forms.SubmissionQuery, dialect store.Dialect, probe bool) (string, []any) {
 	where, args := []string{"form_id = ?"}, []any{q.FormID}
+	if q.FormID == 0 && q.Payment != "" {
+		where, args = nil, nil // every form's, by their payment
+	}
+	if q.Payment != "" {
+		where, args = append(where, "payment_status = ?"), append(args, q.Payment)
+	}
 	for _, f := range []struct {
 		col string
 		v   *bool
@@ -157,7 +163,7 @@ func (s *Store) ListSubmissions(ctx context.Context, q forms.SubmissionQuery) ([
 		long, longArgs = filterBy(q, s.db.Dialect(), true)
 	}
 	// A search is not indexed: each is its own list, typed once.
-	searched := q.Search != ""
+	searched := q.Search != "" || q.FormID == 0
 	if idx := s.lists.get(q.FormID, long, longArgs); idx != nil && !searched {
 		subs, err := s.page(ctx, long, longArgs, q, idx)
 		if err != nil {
@@ -267,7 +273,7 @@ func scanSubmissions(rows *sql.Rows) ([]forms.Submission, error) {
 	for rows.Next() {
 		var r submissionRow
 		if err := rows.Scan(&r.ID, &r.FormID, &r.PageURL, &r.ReferrerURL, &r.IPAddress, &r.UserAgent, &r.IsRead, &r.IsSpam,
-			&r.IsStarred, &r.AdminNotes, &r.CreatedAt, &r.UpdatedAt, &r.Routed, &r.Visit); err != nil {
+			&r.IsStarred, &r.AdminNotes, &r.CreatedAt, &r.UpdatedAt, &r.Routed, &r.Visit, &r.Payment); err != nil {
 			return nil, err
 		}
 		subs = append(subs, r.submission())

@@ -35,16 +35,17 @@ type submissionRow struct {
 	UpdatedAt   store.Time                    `db:"updated_at"`
 	Routed      store.JSON[*forms.Routed]     `db:"routed"`
 	Visit       store.JSON[*groundwork.Visit] `db:"visit"`
+	Payment     store.JSON[*forms.Payment]    `db:"payment"`
 }
 
 const submissionColumns = `id, form_id, page_url, referrer_url, ip_address, user_agent, is_read, is_spam, is_starred,
-	admin_notes, created_at, updated_at, routed, visit`
+	admin_notes, created_at, updated_at, routed, visit, payment`
 
 func (r submissionRow) submission() forms.Submission {
 	return forms.Submission{ID: r.ID, FormID: r.FormID, PageURL: r.PageURL, ReferrerURL: r.ReferrerURL, IPAddress: r.IPAddress,
 		UserAgent: r.UserAgent, IsRead: r.IsRead, IsSpam: r.IsSpam, IsStarred: r.IsStarred, AdminNotes: r.AdminNotes,
 		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, Values: []forms.Value{}, Uploads: []forms.Upload{}, Routed: r.Routed.V,
-		Visit: r.Visit.V}
+		Visit: r.Visit.V, Payment: r.Payment.V}
 }
 
 // CreateSubmission implements forms.Store.
@@ -414,6 +415,24 @@ func (s *Store) UpdateSubmission(ctx context.Context, sub *forms.Submission) err
 	return affected("update submission", res, err)
 }
 
+// SetPayment implements forms.Store: one statement, in the caller's
+// transaction when ctx carries one.
+func (s *Store) SetPayment(ctx context.Context, formID, id int64, from string, p *forms.Payment) error {
+	cond, args := `payment_status IS NULL`, []any{jsonColumn(p), p.Status, formID, id}
+	if from != "" {
+		cond, args = `payment_status = ?`, append(args, from)
+	}
+	res, err := s.db.On(ctx).ExecContext(ctx, s.q(`UPDATE forms_submissions SET payment = ?, payment_status = ? WHERE form_id = ? AND id = ? AND `+cond), args...)
+	if err != nil {
+		return fmt.Errorf("formssql: set payment: %w", err)
+	}
+	s.lists.wrote(formID)
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return fmt.Errorf("formssql: set payment of submission %d: %w", id, forms.ErrConflict)
+	}
+	return nil
+}
+
 // ReleaseSpam implements forms.Store: one statement.
 func (s *Store) ReleaseSpam(ctx context.Context, formID int64, ids []int64, at time.Time) ([]int64, error) {
 	if len(ids) == 0 {
@@ -535,7 +554,7 @@ func (s *Store) checkLimit(ctx context.Context, tx *sqlx.Tx, sub *forms.Submissi
 	}
 	if sub.Limit > 0 {
 		var n int64
-		if err := tx.GetContext(ctx, &n, tx.Rebind(`SELECT COUNT(*) FROM forms_submissions WHERE form_id = ? AND is_spam = ?`), sub.FormID, false); err != nil {
+		if err := tx.GetContext(ctx, &n, tx.Rebind(`SELECT COUNT(*) FROM forms_submissions WHERE form_id = ? AND is_spam = ?`+holds), sub.FormID, false); err != nil {
 			return err
 		}
 		if n >= sub.Limit {
@@ -555,9 +574,13 @@ func (s *Store) checkLimit(ctx context.Context, tx *sqlx.Tx, sub *forms.Submissi
 }
 
 // choiceCount counts the accepted submissions of a form answering a field
-// (form_id, is_spam false, field_name).
+// (form_id, is_spam false, field_name) that hold their place.
 const choiceCount = `SELECT COUNT(*) FROM forms_values v JOIN forms_submissions s ON s.id = v.submission_id
-	WHERE s.form_id = ? AND s.is_spam = ? AND v.field_name = ?`
+	WHERE s.form_id = ? AND s.is_spam = ? AND v.field_name = ? AND (s.payment_status IS NULL OR s.payment_status <> 'unpaid')`
+
+// holds keeps the submissions that hold a place: all but those left
+// unpaid.
+const holds = ` AND (payment_status IS NULL OR payment_status <> 'unpaid')`
 
 // ChoiceCounts implements forms.Store.
 func (s *Store) ChoiceCounts(ctx context.Context, formID int64, field string) (map[string]int64, error) {
@@ -566,7 +589,8 @@ func (s *Store) ChoiceCounts(ctx context.Context, formID int64, field string) (m
 		N     int64   `db:"n"`
 	}
 	if err := s.db.Reader().SelectContext(ctx, &rows, s.q(`SELECT v.value AS value, COUNT(*) AS n FROM forms_values v
-		JOIN forms_submissions s ON s.id = v.submission_id WHERE s.form_id = ? AND s.is_spam = ? AND v.field_name = ? GROUP BY v.value`),
+		JOIN forms_submissions s ON s.id = v.submission_id WHERE s.form_id = ? AND s.is_spam = ? AND v.field_name = ?
+		AND (s.payment_status IS NULL OR s.payment_status <> 'unpaid') GROUP BY v.value`),
 		formID, false, field); err != nil {
 		return nil, fmt.Errorf("formssql: choice counts: %w", err)
 	}

@@ -24,14 +24,14 @@ func exerciseForms(t *testing.T, newStore func(t *testing.T) forms.Store) {
 	require.NoError(t, s.CreateForm(ctx, f))
 	require.Positive(t, f.ID)
 
-	got, err := s.Form(ctx, f.ID)
+	got, err := s.Form(ctx, f.ID, "")
 	require.NoError(t, err)
 	want := *f
 	want.CreatedAt, want.UpdatedAt = exact(0), exact(0)
 	want.MinFillSeconds = new(int64(forms.MinFillSecondsDefault)) // nil saves as the default
 	require.Equal(t, want, *got)
 	require.Equal(t, time.UTC, got.CreatedAt.Location())
-	bySlug, err := s.FormBySlug(ctx, "contact")
+	bySlug, err := s.Form(ctx, 0, "contact")
 	require.NoError(t, err)
 	require.Equal(t, got, bySlug)
 
@@ -44,7 +44,7 @@ func exerciseForms(t *testing.T, newStore func(t *testing.T) forms.Store) {
 	got.MinFillSeconds = new(int64(0))
 	got.IdentifyBy = forms.IdentifyByInvitation
 	require.NoError(t, s.UpdateForm(ctx, got))
-	again, err := s.Form(ctx, f.ID)
+	again, err := s.Form(ctx, f.ID, "")
 	require.NoError(t, err)
 	require.Equal(t, int64(0), *again.MinFillSeconds)
 	require.Equal(t, "Contact us", again.Name)
@@ -54,9 +54,9 @@ func exerciseForms(t *testing.T, newStore func(t *testing.T) forms.Store) {
 	require.Equal(t, exact(0), again.CreatedAt)
 	require.Equal(t, exact(time.Hour), again.UpdatedAt)
 
-	_, err = s.Form(ctx, 999999)
+	_, err = s.Form(ctx, 999999, "")
 	require.ErrorIs(t, err, forms.ErrNotFound)
-	_, err = s.FormBySlug(ctx, "nope")
+	_, err = s.Form(ctx, 0, "nope")
 	require.ErrorIs(t, err, forms.ErrNotFound)
 	require.ErrorIs(t, s.UpdateForm(ctx, &forms.Form{ID: 999999, Slug: "x"}), forms.ErrNotFound)
 	_, err = s.DeleteForm(ctx, 999999)
@@ -108,7 +108,7 @@ func exerciseListFormsAndCounts(t *testing.T, newStore func(t *testing.T) forms.
 		require.Equal(t, len(want), total, tenant)
 		require.Equal(t, want, ids(list), tenant)
 	}
-	byID, err := s.Form(ctx, acme.ID)
+	byID, err := s.Form(ctx, acme.ID, "")
 	require.NoError(t, err)
 	require.Equal(t, "acme", byID.Tenant)
 	bySlug, fields, err := s.FormWithFields(ctx, 0, "acme")
@@ -116,7 +116,7 @@ func exerciseListFormsAndCounts(t *testing.T, newStore func(t *testing.T) forms.
 	require.Empty(t, fields)
 	require.Equal(t, "acme", bySlug.Tenant)
 
-	got, err := s.Form(ctx, a.ID)
+	got, err := s.Form(ctx, a.ID, "")
 	require.NoError(t, err)
 	require.Zero(t, got.TotalSubmissions, "a single read leaves counting to SubmissionCounts")
 	total, unread, err := s.SubmissionCounts(ctx, a.ID)
@@ -215,7 +215,7 @@ func exerciseFields(t *testing.T, newStore func(t *testing.T) forms.Store) {
 	}{{0, "f"}, {f.ID, ""}} {
 		gotForm, gotFields, err := s.FormWithFields(ctx, ref.id, ref.slug)
 		require.NoError(t, err)
-		wantForm, err := s.Form(ctx, f.ID)
+		wantForm, err := s.Form(ctx, f.ID, "")
 		require.NoError(t, err)
 		require.Equal(t, wantForm, gotForm)
 		wantFields, err := s.Fields(ctx, f.ID)
@@ -311,7 +311,7 @@ func exerciseVersions(t *testing.T, newStore func(t *testing.T) forms.Store) {
 	require.Equal(t, int64(1), f.Version)
 	version := func(id int64) int64 {
 		t.Helper()
-		got, err := s.Form(ctx, id)
+		got, err := s.Form(ctx, id, "")
 		require.NoError(t, err)
 		return got.Version
 	}

@@ -492,7 +492,7 @@ func exerciseDeleteFormCascades(t *testing.T, newStore func(t *testing.T) forms.
 	keys, err := s.DeleteForm(ctx, f.ID)
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{"uploads/f/1.pdf", "uploads/f/2.png"}, keys)
-	_, err = s.Form(ctx, f.ID)
+	_, err = s.Form(ctx, f.ID, "")
 	require.ErrorIs(t, err, forms.ErrNotFound)
 	fields, err := s.Fields(ctx, f.ID)
 	require.NoError(t, err)

@@ -72,7 +72,7 @@ func (c *Client) Open(ctx context.Context, s Session) (page, id string, err erro
 		return "", "", err
 	}
 	back, err := url.Parse(s.ReturnURL)
-	if err != nil || s.ReturnURL == "" {
+	if err != nil || !back.IsAbs() {
 		return "", "", fmt.Errorf("return URL %q", s.ReturnURL)
 	}
 	expires := s.Expires
@@ -203,6 +203,21 @@ var (
 	threeDecimal = "BHD JOD KWD OMR TND"
 )
 
+// Decimals is how many decimal places currency's amounts have as Stripe
+// counts them: 0 for yen, 3 for dinars, 2 for most.
+func Decimals(currency string) int {
+	currency = strings.ToUpper(strings.TrimSpace(currency))
+	switch {
+	case len(currency) != 3:
+		return 2
+	case strings.Contains(zeroDecimal, currency):
+		return 0
+	case strings.Contains(threeDecimal, currency):
+		return 3
+	}
+	return 2
+}
+
 // MinorUnits is a decimal amount ("25.00") in currency's smallest unit
 // as Stripe counts it (2500 cents; 2500 yen for "2500" JPY): an amount
 // that unit cannot hold exactly, or not above zero, is an error.
@@ -211,12 +226,9 @@ func MinorUnits(amount, currency string) (int64, error) {
 	if len(currency) != 3 {
 		return 0, fmt.Errorf("currency %q is not an ISO 4217 code", currency)
 	}
-	places := int64(100)
-	switch {
-	case strings.Contains(zeroDecimal, currency):
-		places = 1
-	case strings.Contains(threeDecimal, currency):
-		places = 1000
+	places := int64(1)
+	for range Decimals(currency) {
+		places *= 10
 	}
 	r, ok := new(big.Rat).SetString(strings.TrimSpace(amount))
 	if !ok || r.Sign() <= 0 {

@@ -1,7 +1,7 @@
 // groundwork's optional script: every page works without it. It adds
 // what only a script can: copy buttons, choosing the reader's own time
 // zone on a page that offers a choice of zones, a price that follows the
-// length chosen, and passkeys.
+// length chosen, a form's total as it is answered, and passkeys.
 "use strict";
 document.addEventListener("DOMContentLoaded", () => {
   // A button with data-copy="ID" copies the text of the element ID and
@@ -49,6 +49,33 @@ document.addEventListener("DOMContentLoaded", () => {
         if (text) el.textContent = text;
       }
     });
+  }
+  // An output with data-total adds up the prices of its form's answers as
+  // they change (a form's total): data-total is {"currency", "decimals",
+  // "prices": {field: {option: price}, or {"": price} for a number's
+  // each}}. The button that works it out on the server is hidden.
+  for (const out of document.querySelectorAll("output[data-total]")) {
+    const spec = JSON.parse(out.dataset.total), form = out.closest("form");
+    if (!form) continue;
+    const unit = 10 ** spec.decimals, button = form.querySelector("button[data-total-button]");
+    if (button) button.hidden = true;
+    const work = () => {
+      let sum = 0;
+      for (const el of form.elements) {
+        const prices = spec.prices[el.name];
+        if (!prices || el.disabled) continue;
+        if ("" in prices) {
+          sum += Number(prices[""]) * unit * (Number(el.value) || 0);
+        } else if (el.tagName === "SELECT") {
+          for (const o of el.selectedOptions) if (o.value in prices) sum += Number(prices[o.value]) * unit;
+        } else if ((el.type !== "radio" && el.type !== "checkbox") || el.checked) {
+          if (el.value in prices) sum += Number(prices[el.value]) * unit;
+        }
+      }
+      out.textContent = (Math.round(sum) / unit).toFixed(spec.decimals) + " " + spec.currency;
+    };
+    form.addEventListener("input", work);
+    form.addEventListener("change", work);
   }
   // A box with data-passkey="URL" runs a passkey ceremony (WebAuthn)
   // with the site when its button is pressed: POST URL/options, ask the
