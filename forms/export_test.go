@@ -26,3 +26,7 @@ const (
 func (s *Service) Remaining(ctx context.Context, form *Form, fields []Field) (map[string]map[string]int64, error) {
 	return s.remaining(ctx, form, fields)
 }
+
+// ExpireUnpaid runs the sweep of submissions whose payment page closed
+// without word, as the periodic job does.
+func (s *Service) ExpireUnpaid(ctx context.Context) (int, error) { return s.expireUnpaid(ctx) }

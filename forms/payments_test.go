@@ -242,11 +242,36 @@ func TestPaidFormSubmissions(t *testing.T) {
 		list := b.api(t, "GET", "/"+slug+"/submissions?payment=unpaid", nil).json(t)
 		require.EqualValues(t, 1, list["meta"].(map[string]any)["total"])
 
+		// Two more whose pages close without word: the sweep asks Stripe,
+		// settles the one paid and leaves the other unpaid.
+		r = b.postJSON(t, slug, `{"email": "di@example.test", "plan": "pro"}`)
+		require.Equal(t, 201, r.status, r.body)
+		paidLate := num(r.json(t)["submission_id"])
+		r = b.postJSON(t, slug, `{"email": "ed@example.test", "plan": "pro"}`)
+		require.Equal(t, 201, r.status, r.body)
+		gone := num(r.json(t)["submission_id"])
+		stripe.mu.Lock()
+		stripe.paid["cs_test_3"] = true
+		stripe.mu.Unlock()
+		n, err := b.svc.ExpireUnpaid(t.Context())
+		require.NoError(t, err)
+		require.Zero(t, n, "not due yet")
+		b.clock.Advance(40 * time.Minute)
+		n, err = b.svc.ExpireUnpaid(t.Context())
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		for want, id := range map[string]string{"paid": paidLate, "unpaid": gone} {
+			sub = b.api(t, "GET", "/"+slug+"/submissions/"+id, nil).data(t)
+			require.Equal(t, want, sub["payment"].(map[string]any)["status"], id)
+		}
+		require.Len(t, accepted, 2, "the one paid late, accepted")
+		require.Equal(t, 200, b.api(t, "GET", "/"+slug+"/summary", nil).status, "the summary of a form with a total")
+
 		// A free plan owes nothing: accepted at once.
 		r = b.postJSON(t, slug, `{"email": "cy@example.test", "plan": "free"}`)
 		require.Equal(t, 201, r.status, r.body)
 		require.Empty(t, r.json(t)["payment_url"])
-		require.Len(t, accepted, 2)
+		require.Len(t, accepted, 3)
 	})
 }
 
@@ -290,4 +315,32 @@ func TestBrowserTotal(t *testing.T) {
 	require.Contains(t, browsertest.Text(t, ctx, ".notice"), "Thank you, ann@example.test.")
 	r := b.api(t, "GET", "/"+slug+"/submissions", nil)
 	require.Contains(t, r.body, `"display_value":"38.50 EUR"`)
+}
+
+// Back from Stripe's page in a browser: unpaid, the page says so and
+// links to the payment page by keyboard; paid, it thanks. axe-core finds
+// nothing in either.
+func TestBrowserPaymentReturn(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 60*time.Second)
+	stripe := newStripeFake(t)
+	pay, err := formsstripe.New(formsstripe.Options{APIKey: "sk_test_forms", APIBase: stripe.srv.URL})
+	require.NoError(t, err)
+	b := setup(t, func(o *setupOptions) { o.service = func(so *forms.Options) { so.Payments = pay } })
+	slug := b.orderForm(t, true)
+	r := b.postJSON(t, slug, `{"email": "ann@example.test", "plan": "pro"}`)
+	require.Equal(t, 201, r.status, r.body)
+	back, _ := url.Parse(stripe.made["cs_test_1"].Get("cancel_url"))
+	browsertest.Do(t, ctx, chromedp.EmulateViewport(390, 800), chromedp.Navigate(b.server.URL+back.RequestURI()), chromedp.WaitVisible(chromedp.CSS(".notice")))
+	require.Equal(t, "Your answers are kept, but the payment of 25.00 EUR is not made yet.", browsertest.Text(t, ctx, ".notice"))
+	browsertest.TabTo(t, ctx, `a[href="https://checkout.stripe.test/cs_test_1"]`)
+	browsertest.NoViolations(t, ctx, "back from the payment page, unpaid")
+	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "form-payment-return")
+
+	_, err = b.svc.SettlePayment(t.Context(), "stripe", "checkout.session.completed", stripe.event("checkout.session.completed", "cs_test_1", true))
+	require.NoError(t, err)
+	paid, _ := url.Parse(stripe.made["cs_test_1"].Get("success_url"))
+	browsertest.Do(t, ctx, chromedp.Navigate(b.server.URL+paid.RequestURI()), chromedp.WaitVisible(chromedp.CSS(".notice")))
+	require.Equal(t, "Thank you: your payment of 25.00 EUR is received.", browsertest.Text(t, ctx, ".notice"))
+	browsertest.NoViolations(t, ctx, "back from the payment page, paid")
 }
