@@ -34,9 +34,9 @@ const (
 	// AccessLinkMaxAge is how long a link mailed to prove an address is
 	// good.
 	AccessLinkMaxAge = 48 * time.Hour
-	// InvitationMaxAgeDefault is how long an invitation is good when the
+	// invitationMaxAgeDefault is how long an invitation is good when the
 	// admin names no end.
-	InvitationMaxAgeDefault = 90 * 24 * time.Hour
+	invitationMaxAgeDefault = 90 * 24 * time.Hour
 	// invitationsMax is the most invitations minted by one call.
 	invitationsMax = 1000
 	// AccessMailsPerAddress is the most links mailed to one address for
@@ -130,7 +130,7 @@ func pageLink(pages string, form *Form, param, token string) string {
 
 // Invite mints n single-use invitations (at most 1000) to
 // form, a form that takes one response a person by invitation, good
-// until expires (InvitationMaxAgeDefault from now when zero). pages is
+// until expires (90 days from now when zero). pages is
 // where the form's page is served (Options.PagesURL when set wins); the
 // invitations carry no URL when both are empty.
 func (s *Service) Invite(form *Form, n int, expires time.Time, pages string) ([]Invitation, error) {
@@ -143,7 +143,7 @@ func (s *Service) Invite(form *Form, n int, expires time.Time, pages string) ([]
 		v.Add("count", api.MsgBetween("count", 1, invitationsMax))
 	}
 	if expires.IsZero() {
-		expires = now.Add(InvitationMaxAgeDefault)
+		expires = now.Add(invitationMaxAgeDefault)
 	} else if !expires.After(now) {
 		v.Add("expires_at", "The expires at field must be a time in the future.")
 	}

@@ -177,7 +177,7 @@ func TestInvitations(t *testing.T) {
 	require.NoError(t, jsonUnmarshal(r.body, &minted))
 	require.Len(t, minted.Data, 3)
 	for _, inv := range minted.Data {
-		require.Equal(t, b.clock.Now().Add(forms.InvitationMaxAgeDefault).Truncate(time.Second), inv.ExpiresAt)
+		require.Equal(t, b.clock.Now().Add(90*24*time.Hour).Truncate(time.Second), inv.ExpiresAt)
 		require.Equal(t, b.server.URL+"/forms/"+slug+"?access="+inv.Token, inv.URL)
 	}
 	require.NotEqual(t, minted.Data[0].Token, minted.Data[1].Token)

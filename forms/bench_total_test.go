@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"mime/multipart"
-	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
@@ -46,29 +44,7 @@ func BenchmarkSubmitPriced(b *testing.B) {
 					ct, bodies[i] = pricedBody(b, svc.FormToken(form.ID), i, priced)
 				}
 				skew.Store(int64(forms.MinFillTime))
-				var next atomic.Int64
-				url := srv.URL + forms.PrefixDefault + "/" + form.Slug + "/submit"
-				client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}}
-				b.SetParallelism(16)
-				b.ReportAllocs()
-				b.ResetTimer()
-				b.RunParallel(func(pb *testing.PB) {
-					for pb.Next() {
-						res, err := client.Post(url, ct, bytes.NewReader(bodies[next.Add(1)-1]))
-						if err != nil {
-							b.Error(err)
-							return
-						}
-						_, _ = io.Copy(io.Discard, res.Body)
-						res.Body.Close()
-						if res.StatusCode != http.StatusCreated {
-							b.Errorf("status %d", res.StatusCode)
-							return
-						}
-					}
-				})
-				b.StopTimer()
-				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "submissions/s")
+				postAll(b, srv.URL+forms.PrefixDefault+"/"+form.Slug+"/submit", ct, bodies)
 			})
 		})
 	}

@@ -493,9 +493,15 @@ const (
 	NotificationAdmin         NotificationType = "admin"
 	NotificationAutoresponder NotificationType = "autoresponder"
 	NotificationCustom        NotificationType = "custom"
+	// NotificationSlack posts each submission to a Slack incoming
+	// webhook, NotificationGoogleSheets appends it to a Google Sheet
+	// (see Options.GoogleClientID).
+	NotificationSlack        NotificationType = "slack"
+	NotificationGoogleSheets NotificationType = "google_sheets"
 )
 
-// Notification is an email sent for each accepted submission.
+// Notification is an email sent for each accepted submission, or a
+// message to Slack, or a row of a Google Sheet.
 type Notification struct {
 	ID     int64            `json:"id"`
 	FormID int64            `json:"form_id"`
@@ -505,12 +511,17 @@ type Notification struct {
 	Subject string `json:"subject"`
 	// Recipients are comma-separated addresses, and {{field:<name>}} for
 	// an address the submitter gave.
-	Recipients       string    `json:"recipients"`
-	Message          string    `json:"message"`
-	IsEnabled        bool      `json:"is_enabled"`
-	ConditionalLogic *Logic    `json:"conditional_logic"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
+	Recipients       string `json:"recipients"`
+	Message          string `json:"message"`
+	IsEnabled        bool   `json:"is_enabled"`
+	ConditionalLogic *Logic `json:"conditional_logic"`
+	// Connected, for a Google Sheets notification, says an account's
+	// consent was given; Secret keeps its refresh token, sealed, never
+	// shown.
+	Connected bool      `json:"connected"`
+	Secret    string    `json:"-"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Quota is an option with a quota a submission chooses.

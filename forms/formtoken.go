@@ -23,8 +23,8 @@ const (
 	FormTokenField = "_form_token"
 	// FormTokenMaxAgeDefault is how long a form-load token is good.
 	FormTokenMaxAgeDefault = 24 * time.Hour
-	// FormTokenKeyMinBytes is the shortest Options.FormTokenKey taken.
-	FormTokenKeyMinBytes = 32
+	// formTokenKeyMinBytes is the shortest Options.FormTokenKey taken.
+	formTokenKeyMinBytes = 32
 )
 
 // Why a submission's form-load token makes it spam; "" when it does not.

@@ -207,6 +207,7 @@ func (h *Handler) adminRoutes() {
 	updateNotification := manage(notifications.update(h))
 	h.route("/{form}/notifications/{notification}", methods{http.MethodPut: updateNotification,
 		http.MethodPatch: updateNotification, http.MethodDelete: manage(notifications.delete(h))})
+	h.route("/{form}/notifications/{notification}/connect", methods{http.MethodPost: manage(h.connectNotification)})
 }
 
 // form resolves {form}.

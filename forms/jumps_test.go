@@ -43,6 +43,22 @@ func (b *bundle) jumpsForm(t testing.TB) (slug string, about, company, reach int
 	return "quote", ids[0], ids[1], ids[2]
 }
 
+// storedAnswers is each submission of the form, newest first, as its
+// answers' "name=value" in their order.
+func (b *bundle) storedAnswers(t *testing.T, slug string) []string {
+	t.Helper()
+	var out []string
+	for _, s := range b.api(t, "GET", "/"+slug+"/submissions", nil).json(t)["data"].([]any) {
+		var row []string
+		for _, v := range s.(map[string]any)["values"].([]any) {
+			v := v.(map[string]any)
+			row = append(row, v["field_name"].(string)+"="+v["value"].(string))
+		}
+		out = append(out, strings.Join(row, " "))
+	}
+	return out
+}
+
 // Jumps are checked when saved: a known action, a later step to go to
 // (no loop), the end naming none, and no required field left where no
 // path reaches; a step a jump goes to is not deleted, nor the steps put
@@ -107,18 +123,7 @@ func TestJumpsOnTheAPI(t *testing.T) {
 		shared := func(o *setupOptions) { o.dsn, o.blobDir = dsn, files }
 		one, two := setup(t, shared), setup(t, shared)
 		slug, about, _, reach := one.jumpsForm(t)
-		kept := func(b *bundle) []string {
-			var out []string
-			for _, s := range b.api(t, "GET", "/"+slug+"/submissions", nil).json(t)["data"].([]any) {
-				var row []string
-				for _, v := range s.(map[string]any)["values"].([]any) {
-					v := v.(map[string]any)
-					row = append(row, v["field_name"].(string)+"="+v["value"].(string))
-				}
-				out = append(out, strings.Join(row, " "))
-			}
-			return out
-		}
+		kept := func(b *bundle) []string { return b.storedAnswers(t, slug) }
 		for _, b := range []*bundle{one, two} {
 			r := b.postJSON(t, slug, `{"who": "business", "company": ""}`)
 			require.Equal(t, 422, r.status, r.body)

@@ -32,6 +32,9 @@ func (s *Service) Notifications(ctx context.Context, formID int64) ([]Notificati
 	if err != nil {
 		return nil, fmt.Errorf("forms: notifications: %w", err)
 	}
+	for i := range list {
+		list[i].Connected = list[i].Secret != ""
+	}
 	return list, nil
 }
 
@@ -53,6 +56,7 @@ func (s *Service) notification(ctx context.Context, formID, id int64) (*Notifica
 	}
 	for i := range list {
 		if list[i].ID == id {
+			list[i].Connected = list[i].Secret != ""
 			return &list[i], nil
 		}
 	}
@@ -66,6 +70,9 @@ func (s *Service) validateNotification(ctx context.Context, n *Notification) (*a
 	v := &api.Validator{}
 	n.Type = NotificationType(strings.TrimSpace(string(n.Type)))
 	defaults, ok := notificationDefaults[n.Type]
+	if !ok {
+		defaults, ok = integrationDefaults[n.Type]
+	}
 	switch {
 	case n.Type == "":
 		v.Add("type", api.MsgRequired("type"))
@@ -95,8 +102,13 @@ func (s *Service) validateNotification(ctx context.Context, n *Notification) (*a
 		}
 	}
 	maxChars(v, "recipients", n.Recipients, 1000)
-	if strings.TrimSpace(n.Recipients) == "" && ok {
+	switch {
+	case strings.TrimSpace(n.Recipients) == "" && ok:
 		v.Add("recipients", api.MsgRequired("recipients"))
+	case isIntegration(n.Type):
+		s.validateIntegration(v, n)
+		validateLogic(v, "conditional_logic", n.ConditionalLogic, "send", "skip")
+		return v, nil
 	}
 	for _, r := range splitRecipients(n.Recipients) {
 		if m := fieldRecipient.FindStringSubmatch(r); m != nil {
@@ -288,9 +300,6 @@ func recipients(n *Notification, sub *Submission) []string {
 // meantime, a disabled notification, or no recipient, sends nothing and
 // is not an error.
 func (s *Service) SendNotification(ctx context.Context, args notificationArgs) error {
-	if s.mailer == nil {
-		return errors.New("forms: send notification: no mailer")
-	}
 	form, err := s.store.Form(ctx, args.FormID, "")
 	if errors.Is(err, ErrNotFound) {
 		return nil
@@ -314,6 +323,12 @@ func (s *Service) SendNotification(ctx context.Context, args notificationArgs) e
 	}
 	if !n.IsEnabled || sub.IsSpam {
 		return nil
+	}
+	if isIntegration(n.Type) {
+		return s.sendIntegration(ctx, form, n, sub)
+	}
+	if s.mailer == nil {
+		return errors.New("forms: send notification: no mailer")
 	}
 	if t, ok := form.Translations[args.Lang].Notifications[strconv.FormatInt(n.ID, 10)]; ok {
 		n.Subject, n.Message = or(t.Subject, n.Subject), or(t.Message, n.Message)

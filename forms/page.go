@@ -137,6 +137,8 @@ func NewPageHandler(svc *Service, opts *PageOptions) (*PageHandler, error) {
 	base.Mux.HandleFunc("POST "+page+"/access", base.Func(p.requestAccess))
 	base.Mux.HandleFunc("POST "+page+"/resume-link", base.Func(p.mailResumeLink))
 	base.Mux.HandleFunc("GET "+base.Prefix+"/embed.js", web.ServeEmbedScript)
+	base.Mux.HandleFunc("GET "+base.Prefix+googleConnectPath, base.Func(p.beginGoogle))
+	base.Mux.HandleFunc("GET "+base.Prefix+googleCallbackPath, base.Func(p.finishGoogle))
 	sub.pages = p.pages
 	base.Mux.HandleFunc(page, base.Func(func(w http.ResponseWriter, r *http.Request) error {
 		return &web.Problem{Status: http.StatusMethodNotAllowed, Header: http.Header{"Allow": {"GET, HEAD, POST"}},
@@ -155,7 +157,7 @@ func (p *PageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (p *PageHandler) Routes() []string {
 	page := p.base.Prefix + "/{form}"
 	return []string{"GET " + page, "HEAD " + page, "POST " + page, "POST " + page + "/access", "POST " + page + "/resume-link", "GET " + p.base.Prefix + "/_assets/{file}",
-		"GET " + p.base.Prefix + "/embed.js"}
+		"GET " + p.base.Prefix + "/embed.js", "GET " + p.base.Prefix + googleConnectPath, "GET " + p.base.Prefix + googleCallbackPath}
 }
 
 func (p *PageHandler) show(w http.ResponseWriter, r *http.Request) error {

@@ -2,11 +2,13 @@ package forms
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
@@ -17,11 +19,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"golang.org/x/oauth2"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/groundwork-go/groundwork"
 	"github.com/groundwork-go/groundwork/forms/formsstore"
 	"github.com/groundwork-go/groundwork/internal/api"
+	"github.com/groundwork-go/groundwork/internal/oauthflow"
 	"github.com/groundwork-go/groundwork/mail"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/driverless"
@@ -86,7 +90,7 @@ type Options struct {
 	// AllowedExtensions replace AllowedExtensionsDefault.
 	AllowedExtensions []string
 	// FormTokenKey signs form-load tokens (see FormToken), at least
-	// FormTokenKeyMinBytes long. Without one each Service makes a random
+	// 32 bytes long. Without one each Service makes a random
 	// key, and a token is good only on the instance that issued it: give
 	// every instance the same key.
 	FormTokenKey []byte
@@ -122,6 +126,20 @@ type Options struct {
 	// Payments takes the payments of forms whose total asks for one
 	// (formsstripe.Payments); without it, no total may.
 	Payments Payments
+	// GoogleClientID and GoogleClientSecret are the OAuth client a
+	// Google Sheets notification's account consents to (its redirect
+	// address is the pages' {prefix}/_google/callback); without them, no
+	// notification may append to a sheet. GoogleEndpoint and
+	// SheetsBaseURL replace Google's (a test server).
+	GoogleClientID, GoogleClientSecret string
+	GoogleEndpoint                     oauth2.Endpoint
+	SheetsBaseURL                      string
+	// IntegrationsClient sends to Slack and Google; by default a client
+	// that refuses private and loopback addresses.
+	IntegrationsClient *http.Client
+	// AllowInsecureURLs lets a Slack notification post to an http://
+	// address (a test server); https only otherwise.
+	AllowInsecureURLs bool
 }
 
 // Service is the forms domain: forms, fields, steps, submissions,
@@ -151,6 +169,10 @@ type Service struct {
 	views         ViewCounter
 	router        RouteFunc
 	payments      Payments
+	google        *oauth2.Config
+	sheetsBase    string
+	integrations  *http.Client
+	insecureURLs  bool
 }
 
 // NewService returns the forms service on st.
@@ -189,10 +211,10 @@ func NewService(st Store, opts *Options) (*Service, error) {
 	s.tokenKey, s.tokenMaxAge, s.tokenOptional, s.tokenUses = bytes.Clone(o.FormTokenKey), o.FormTokenMaxAge, o.FormTokenOptional, o.FormTokenUses
 	switch {
 	case s.tokenKey == nil:
-		s.tokenKey = make([]byte, FormTokenKeyMinBytes)
+		s.tokenKey = make([]byte, formTokenKeyMinBytes)
 		_, _ = rand.Read(s.tokenKey)
-	case len(s.tokenKey) < FormTokenKeyMinBytes:
-		return nil, fmt.Errorf("forms: new service: FormTokenKey must be at least %d bytes", FormTokenKeyMinBytes)
+	case len(s.tokenKey) < formTokenKeyMinBytes:
+		return nil, fmt.Errorf("forms: new service: FormTokenKey must be at least %d bytes", formTokenKeyMinBytes)
 	}
 	if s.tokenMaxAge == 0 {
 		s.tokenMaxAge = FormTokenMaxAgeDefault
@@ -210,6 +232,14 @@ func NewService(st Store, opts *Options) (*Service, error) {
 			return nil, fmt.Errorf("forms: new service: PagesURL must be an absolute http(s) address without query, not %q", o.PagesURL)
 		}
 		s.pagesURL = strings.TrimSuffix(o.PagesURL, "/")
+	}
+	s.sheetsBase, s.integrations, s.insecureURLs = cmp.Or(o.SheetsBaseURL, sheetsBaseURLDefault), o.IntegrationsClient, o.AllowInsecureURLs
+	if o.GoogleClientID != "" {
+		endpoint := o.GoogleEndpoint
+		if endpoint.TokenURL == "" {
+			endpoint = oauthflow.GoogleEndpoint
+		}
+		s.google = &oauth2.Config{ClientID: o.GoogleClientID, ClientSecret: o.GoogleClientSecret, Endpoint: endpoint, Scopes: []string{sheetsScope}}
 	}
 	if o.MailFrom != "" {
 		if err := (mail.Message{To: []string{o.MailFrom}, Text: "x"}).Validate(o.MailFrom); err != nil {

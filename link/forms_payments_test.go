@@ -3,11 +3,9 @@ package link_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -113,20 +111,7 @@ func TestPaidFormsSettleInTheInboundTransaction(t *testing.T) {
 		require.Zero(t, one.count(t, delivered), "nothing told before the payment")
 
 		body, sig := submissionEvent(t, "evt_form_paid", "checkout.session.completed", res.Submission, true)
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		answers := map[string]int{}
-		for i := range 8 {
-			site := sites[i%len(sites)]
-			wg.Go(func() {
-				status, dup := site.deliver(t, body, sig)
-				mu.Lock()
-				answers[fmt.Sprint(status, dup)]++
-				mu.Unlock()
-			})
-		}
-		wg.Wait()
-		require.Equal(t, map[string]int{"200 false": 1, "200 true": 7}, answers)
+		require.Equal(t, map[string]int{"200 false": 1, "200 true": 7}, deliverAtOnce(t, sites, body, sig, 8))
 		require.Equal(t, 1, one.count(t, delivered), "one form.submitted, with the payment")
 		require.Equal(t, 1, one.count(t, `SELECT COUNT(*) FROM forms_submissions WHERE payment_status = 'paid'`))
 

@@ -148,6 +148,27 @@ func (s *paidSite) deliver(t testing.TB, body []byte, sig string) (int, bool) {
 	return res.StatusCode, strings.Contains(string(out), `"duplicate":true`)
 }
 
+// deliverAtOnce delivers a Stripe event n times at once, spread over
+// sites, and counts the answers by status and whether each was a
+// duplicate ("200 false").
+func deliverAtOnce(t *testing.T, sites []*paidSite, body []byte, sig string, n int) map[string]int {
+	t.Helper()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	answers := map[string]int{}
+	for i := range n {
+		site := sites[i%len(sites)]
+		wg.Go(func() {
+			status, dup := site.deliver(t, body, sig)
+			mu.Lock()
+			answers[fmt.Sprint(status, dup)]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return answers
+}
+
 func (s *paidSite) count(t *testing.T, q string, args ...any) int {
 	t.Helper()
 	var n int
@@ -227,19 +248,7 @@ func TestPaidBookingsSettleInTheInboundTransaction(t *testing.T) {
 		require.Zero(t, one.count(t, `SELECT COUNT(*) FROM webhooks_deliveries WHERE event = 'booking.confirmed'`))
 
 		// Stripe's event, to both instances at once, and again.
-		var wg sync.WaitGroup
-		answers := map[string]int{}
-		for i := range 12 {
-			site := sites[i%len(sites)]
-			wg.Go(func() {
-				status, dup := site.deliver(t, body, sig)
-				mu.Lock()
-				answers[fmt.Sprint(status, dup)]++
-				mu.Unlock()
-			})
-		}
-		wg.Wait()
-		require.Equal(t, map[string]int{"200 false": 1, "200 true": 11}, answers)
+		require.Equal(t, map[string]int{"200 false": 1, "200 true": 11}, deliverAtOnce(t, sites, body, sig, 12))
 		paid, err := other.bookings.Booking(ctx, b.ID)
 		require.NoError(t, err)
 		require.Equal(t, bookings.StatusConfirmed, paid.Status)

@@ -111,6 +111,8 @@ var envVars = []struct{ name, help string }{
 	{"GROUNDWORK_GOOGLE_CALENDAR_CLIENT_ID", "providers connect Google Calendar on their calendar page (with _SECRET and _REDIRECT_URL)"},
 	{"GROUNDWORK_GOOGLE_CALENDAR_CLIENT_SECRET", "the Google Calendar OAuth client's secret"},
 	{"GROUNDWORK_GOOGLE_CALENDAR_REDIRECT_URL", "its callback, https://your.site/provider-calendars/google/callback"},
+	{"GROUNDWORK_GOOGLE_SHEETS_CLIENT_ID", "forms' Google Sheets notifications (with _SECRET; register https://your.site/forms/_google/callback)"},
+	{"GROUNDWORK_GOOGLE_SHEETS_CLIENT_SECRET", "the Google Sheets OAuth client's secret"},
 }
 
 // config is everything serve needs, from flags over the environment over
@@ -136,7 +138,10 @@ type config struct {
 	emaillist       emaillistConfig
 	reporting       reportingConfig
 	calendars       calendarConfig
-	limits          limits
+	// sheetsID and sheetsSecret are the OAuth client of forms' Google
+	// Sheets notifications.
+	sheetsID, sheetsSecret string
+	limits                 limits
 	// bodyTimeout and uploadTimeout bound how long a request's body may
 	// take to arrive (api.BodyTimeoutDefault, api.UploadTimeoutDefault
 	// when zero).
@@ -448,6 +453,9 @@ func readServeFlags(args []string, getenv func(string) string) (*config, error) 
 	}
 	if cfg.calendars, err = readCalendarConfig(getenv); err != nil {
 		return nil, err
+	}
+	if cfg.sheetsID, cfg.sheetsSecret = getenv("GROUNDWORK_GOOGLE_SHEETS_CLIENT_ID"), getenv("GROUNDWORK_GOOGLE_SHEETS_CLIENT_SECRET"); (cfg.sheetsID == "") != (cfg.sheetsSecret == "") {
+		return nil, errors.New("GROUNDWORK_GOOGLE_SHEETS_CLIENT_ID and _SECRET go together")
 	}
 	cfg.mailFrom = envOr(getenv, "GROUNDWORK_MAIL_FROM", "groundwork@localhost")
 	if host := getenv("GROUNDWORK_SMTP_HOST"); host != "" {

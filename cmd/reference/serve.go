@@ -361,7 +361,7 @@ func (a *app) wireForms(w *wiring) error {
 	}
 	m, err := formssql.Join(a.env, &forms.ModuleOptions{
 		Service: forms.Options{AdminRecipients: w.cfg.adminEmail, Blobs: a.blobs, FormTokenOptional: w.cfg.formTokensOptional,
-			Payments: payments},
+			Payments: payments, GoogleClientID: w.cfg.sheetsID, GoogleClientSecret: w.cfg.sheetsSecret},
 		API:          forms.HandlerOptions{Tokens: a.tokens, SubmitLimit: limit},
 		Pages:        forms.PageOptions{SubmitLimit: limit, Respondent: signedInUser, FrameOrigins: w.cfg.frameOrigins},
 		Summary:      &forms.SummaryPageOptions{Allow: answersAllowed},
