@@ -31,6 +31,9 @@ type Submitted struct {
 	SubmittedAt  time.Time         `json:"submitted_at"`
 	// Routed is where a routing form sent the respondent to book.
 	Routed *Routed `json:"routed,omitempty"`
+	// Payment is a paid form's payment, paid (its submission is told of
+	// once paid).
+	Payment *Payment `json:"payment,omitempty"`
 }
 
 // Data is e as another system is told of it.
@@ -39,8 +42,14 @@ func (e SubmissionEvent) Data() Submitted {
 	for _, v := range e.Submission.Values {
 		values[v.FieldName] = v.DisplayValue
 	}
-	return Submitted{Form: e.Form.Slug, SubmissionID: e.Submission.ID, Number: e.Submission.Number(), Values: values,
+	out := Submitted{Form: e.Form.Slug, SubmissionID: e.Submission.ID, Number: e.Submission.Number(), Values: values,
 		SubmittedAt: e.Submission.CreatedAt, Routed: e.Submission.Routed}
+	if p := e.Submission.Payment; p != nil {
+		told := *p
+		told.CheckoutURL, told.Session = "", "" // the page is closed; the payment is what counts
+		out.Payment = &told
+	}
+	return out
 }
 
 // SubmissionHook runs after an accepted submission has committed.

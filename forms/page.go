@@ -325,9 +325,15 @@ func (p *PageHandler) submit(w http.ResponseWriter, r *http.Request) error {
 		return p.drawSaved(w, r, http.StatusOK, a.form, a.saved.Token, a.saved.URL, a.saved.ExpiresAt, "", "", nil)
 	}
 	if err == nil {
-		if a.res.PaymentURL != "" {
+		if a.res.PaymentURL != "" && !p.base.Render.Framed(r) {
 			web.SeeOther(w, r, a.res.PaymentURL) // the provider's page, then back here
 			return nil
+		}
+		if a.res.PaymentURL != "" {
+			// The provider's page is not framed: the person opens it from
+			// a link out of the frame.
+			thanks, pay := paymentWords(a.res.Submission.Payment, false, speakerFor(a.form, nil, a.req.Language))
+			return p.draw(w, r, http.StatusOK, a.form, drawn{thanks: thanks, payURL: pay, lang: a.req.Language})
 		}
 		if a.res.BookingURL != "" {
 			// A routing form: on to book, the answers carried over.
@@ -452,7 +458,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 		data.LanguageField = LanguageField // the page's language goes with the answers
 	}
 	data.PayURL = d.payURL
-	if thanks != "" {
+	if thanks != "" && d.payURL == "" { // paid, or owing nothing: sent
 		told := map[string]any{"form": form.Slug, "message": thanks}
 		if form.RedirectURL != nil {
 			told["redirect_url"] = *form.RedirectURL
@@ -764,22 +770,6 @@ func (s *Service) layout(fields []Field, steps []Step, values map[string][]strin
 		}
 	}
 	return groups, inputs, general
-}
-
-// fixedItem is the item of a field the person does not answer on the
-// page, when f is one: set by a signed prefill (shown, not to be
-// changed), signed without a token (nothing to show or send), or a total.
-func (s *Service) fixedItem(f *Field, fields []Field, values map[string][]string, locked map[string]string, sp *speaker) (pageItem, bool) {
-	if value, fixed := locked[f.Name]; fixed {
-		return pageItem{Kind: "locked", Text: lockedText(f, value), Input: web.Field{Label: f.Label, Type: inputTypes[f.Type]}}, true
-	}
-	switch {
-	case f.Type == TypeTotal:
-		return s.totalItem(f, fields, values, sp), true
-	case f.signed():
-		return pageItem{Kind: "locked", Input: web.Field{Type: "hidden"}}, true
-	}
-	return pageItem{}, false
 }
 
 // requestLanguage is the language to draw form in for r: ?lang= when the

@@ -178,3 +178,19 @@ func oneStep(groups []pageGroup, fields []Field, steps []Step, values map[string
 	}
 	return shown, view
 }
+
+// fixedItem is the item of a field the person does not answer on the
+// page, when f is one: set by a signed prefill (shown, not to be
+// changed), signed without a token (nothing to show or send), or a total.
+func (s *Service) fixedItem(f *Field, fields []Field, values map[string][]string, locked map[string]string, sp *speaker) (pageItem, bool) {
+	if value, fixed := locked[f.Name]; fixed {
+		return pageItem{Kind: "locked", Text: lockedText(f, value), Input: web.Field{Label: f.Label, Type: inputTypes[f.Type]}}, true
+	}
+	switch {
+	case f.Type == TypeTotal:
+		return s.totalItem(f, fields, values, sp), true
+	case f.signed():
+		return pageItem{Kind: "locked", Input: web.Field{Type: "hidden"}}, true
+	}
+	return pageItem{}, false
+}

@@ -233,7 +233,7 @@ func TestPaidFormSubmissions(t *testing.T) {
 		cancel, _ := url.Parse(stripe.made["cs_test_2"].Get("cancel_url"))
 		page = b.request(t, "GET", cancel.RequestURI(), "", "", nil)
 		require.Contains(t, page.body, "Your answers are kept, but the payment of 10.00 EUR is not made yet.")
-		require.Contains(t, page.body, `<a href="https://checkout.stripe.test/cs_test_2">Pay now</a>`)
+		require.Contains(t, page.body, `<a href="https://checkout.stripe.test/cs_test_2" target="_top">Pay now</a>`)
 		_, err = b.svc.SettlePayment(t.Context(), "stripe", "checkout.session.expired", stripe.event("checkout.session.expired", "cs_test_2", false))
 		require.NoError(t, err)
 		sub = b.api(t, "GET", "/"+slug+"/submissions/"+second, nil).data(t)
@@ -343,4 +343,30 @@ func TestBrowserPaymentReturn(t *testing.T) {
 	browsertest.Do(t, ctx, chromedp.Navigate(b.server.URL+paid.RequestURI()), chromedp.WaitVisible(chromedp.CSS(".notice")))
 	require.Equal(t, "Thank you: your payment of 25.00 EUR is received.", browsertest.Text(t, ctx, ".notice"))
 	browsertest.NoViolations(t, ctx, "back from the payment page, paid")
+}
+
+// A paid form in another site's frame: the payment page is not framed,
+// so the page says what is owed and links to it out of the frame; the
+// host page is not told of a submission yet.
+func TestPaidFormInAFrame(t *testing.T) {
+	t.Parallel()
+	stripe := newStripeFake(t)
+	pay, err := formsstripe.New(formsstripe.Options{APIKey: "sk_test_forms", APIBase: stripe.srv.URL})
+	require.NoError(t, err)
+	const host = "https://www.example.com"
+	b := setup(t, func(o *setupOptions) {
+		o.service = func(so *forms.Options) { so.Payments = pay }
+		o.page = func(po *forms.PageOptions) { po.FrameOrigins = []string{host} }
+	})
+	slug := b.orderForm(t, true)
+	v := &visitor{b: b}
+	framed := "/forms/" + slug + "?embed=" + url.QueryEscape(host)
+	page := readPage(t, v.do(t, "GET", framed, "", nil, nil).body)
+	b.clock.Advance(20 * time.Second)
+	body := url.Values{"email": {"ann@example.test"}, "plan": {"basic"}, forms.FormTokenField: {page.inputs[forms.FormTokenField]}}
+	r := v.do(t, "POST", page.action, "application/x-www-form-urlencoded", strings.NewReader(body.Encode()), nil)
+	require.Equal(t, 200, r.status, r.body)
+	require.Contains(t, r.body, "Your answers are kept, but the payment of 10.00 EUR is not made yet.")
+	require.Contains(t, r.body, `<a href="https://checkout.stripe.test/cs_test_1" target="_top">Pay now</a>`)
+	require.NotContains(t, r.body, `data-frame-detail="{`, "the host page is told nothing yet")
 }

@@ -113,6 +113,8 @@ func TestPaidFormsSettleInTheInboundTransaction(t *testing.T) {
 		body, sig := submissionEvent(t, "evt_form_paid", "checkout.session.completed", res.Submission, true)
 		require.Equal(t, map[string]int{"200 false": 1, "200 true": 7}, deliverAtOnce(t, sites, body, sig, 8))
 		require.Equal(t, 1, one.count(t, delivered), "one form.submitted, with the payment")
+		require.Equal(t, 1, one.count(t, `SELECT COUNT(*) FROM webhooks_deliveries WHERE event = 'form.submitted'
+			AND CAST(payload AS TEXT) LIKE '%"status":"paid"%' AND CAST(payload AS TEXT) NOT LIKE '%checkout_url%'`), "its data says it is paid")
 		require.Equal(t, 1, one.count(t, `SELECT COUNT(*) FROM forms_submissions WHERE payment_status = 'paid'`))
 
 		// The seat again, the paid one deleted; its page expires: unpaid, the place free.
