@@ -2,6 +2,7 @@ package forms_test
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/require"
 
+	"github.com/groundwork-go/groundwork/forms"
 	"github.com/groundwork-go/groundwork/internal/browsertest"
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
@@ -215,4 +217,47 @@ func TestBrowserJumps(t *testing.T) {
 		got = append(got, v["field_name"].(string)+"="+v["value"].(string))
 	}
 	require.Equal(t, []string{"who=person", "email=ann@example.test"}, got)
+}
+
+// The CAPTCHA of a form with jumps is drawn on the steps it may be sent
+// from only (the last, and one with a jump to the end): the others are
+// not checked, so they ask nothing of the person.
+func TestCaptchaOnTheStepsThatSend(t *testing.T) {
+	t.Parallel()
+	provider := newSiteverify(t, "turnstile-secret")
+	b := setup(t, func(o *setupOptions) {
+		o.service = func(so *forms.Options) {
+			var err error
+			so.Captcha, err = forms.NewTurnstile(forms.CaptchaOptions{SiteKey: "0x4AAAA-site", Secret: "turnstile-secret", BaseURL: provider.URL})
+			require.NoError(t, err)
+		}
+	})
+	slug, _, _, _ := b.jumpsForm(t)
+	require.Equal(t, 200, b.api(t, "PATCH", "/"+slug, map[string]any{"captcha": true}).status)
+	v := &visitor{b: b}
+	widget := `class="cf-turnstile"`
+	r := v.do(t, "GET", "/forms/"+slug, "", nil, nil)
+	require.Contains(t, r.body, widget, "About you may end the form")
+	page := readPage(t, r.body)
+	b.clock.Advance(time.Minute)
+	page.inputs["who"] = "business"
+	body := url.Values{}
+	for k, val := range page.inputs {
+		body.Set(k, val)
+	}
+	r = v.do(t, "POST", page.action, "application/x-www-form-urlencoded", strings.NewReader(body.Encode()), nil)
+	require.Equal(t, 200, r.status, r.body)
+	require.Contains(t, r.body, "<legend>Your company</legend>")
+	require.NotContains(t, r.body, widget, "the company's step sends nothing")
+	page = readPage(t, r.body)
+	page.inputs["company"] = "Acme"
+	body = url.Values{}
+	for k, val := range page.inputs {
+		body.Set(k, val)
+	}
+	r = v.do(t, "POST", page.action, "application/x-www-form-urlencoded", strings.NewReader(body.Encode()), nil)
+	require.Equal(t, 200, r.status, r.body)
+	require.Contains(t, r.body, "<legend>Reaching you</legend>")
+	require.Contains(t, r.body, widget, "the last step")
+	require.Empty(t, provider.Calls(), "no step was checked")
 }

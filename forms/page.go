@@ -466,10 +466,7 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 		sent, _ := json.Marshal(told)
 		data.Sent = string(sent)
 	}
-	if form.Captcha && p.svc.captcha != nil && thanks == "" {
-		widget := p.svc.captcha.Widget()
-		data.Captcha = &widget
-	}
+
 	if d.resume != "" {
 		// The saved files answer their fields until replaced.
 		if partial, err := p.svc.Partial(r.Context(), form, d.resume); err == nil {
@@ -514,6 +511,11 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 		if hasJumps(steps) {
 			groups, data.Stepped = oneStep(groups, fields, steps, values, kept, errs, d.step)
 			data.Stepped.Submit = cmp.Or(data.Stepped.Submit, shown.SubmitButtonText)
+		}
+		if form.Captcha && p.svc.captcha != nil && (data.Stepped == nil || data.Stepped.Last) {
+			// On the step the form is sent from: the others are not checked.
+			widget := p.svc.captcha.Widget()
+			data.Captcha = &widget
 		}
 		if problem != "" {
 			general = append([]string{sp.phrase(problem)}, general...)

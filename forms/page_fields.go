@@ -129,6 +129,9 @@ type stepView struct {
 	BackText, NextText, Submit string
 	ActionField, ActionBack    string
 	Number                     int
+	// Last is set on a step the form may be sent from: the last, the
+	// last of the route so far, or one with a jump to the end.
+	Last bool
 }
 
 // oneStep picks, of a form's page groups (the fields on no step first,
@@ -163,6 +166,8 @@ func oneStep(groups []pageGroup, fields []Field, steps []Step, values map[string
 	if i == len(steps)-1 {
 		view.NextText = "" // the form's own words for sending
 	}
+	view.Last = i == len(steps)-1 || current == whole[len(whole)-1] ||
+		slices.ContainsFunc(steps[i].Jumps, func(j Logic) bool { return j.Action == jumpEnd })
 	for _, f := range fields {
 		// Every answer not asked here goes along: those of the steps
 		// before, and of those after for a person who went back.
