@@ -221,7 +221,9 @@ func TestBrowserJumps(t *testing.T) {
 
 // The CAPTCHA of a form with jumps is drawn on the steps it may be sent
 // from only (the last, and one with a jump to the end): the others are
-// not checked, so they ask nothing of the person.
+// not checked, so they ask nothing of the person. Each step says where
+// it is on the person's route ("Step 2 of 3"), the route as the answers
+// so far lead.
 func TestCaptchaOnTheStepsThatSend(t *testing.T) {
 	t.Parallel()
 	provider := newSiteverify(t, "turnstile-secret")
@@ -238,6 +240,7 @@ func TestCaptchaOnTheStepsThatSend(t *testing.T) {
 	widget := `class="cf-turnstile"`
 	r := v.do(t, "GET", "/forms/"+slug, "", nil, nil)
 	require.Contains(t, r.body, widget, "About you may end the form")
+	require.Contains(t, r.body, `<p class="progress">Step 1 of 3</p>`)
 	page := readPage(t, r.body)
 	b.clock.Advance(time.Minute)
 	page.inputs["who"] = "business"
@@ -249,6 +252,7 @@ func TestCaptchaOnTheStepsThatSend(t *testing.T) {
 	require.Equal(t, 200, r.status, r.body)
 	require.Contains(t, r.body, "<legend>Your company</legend>")
 	require.NotContains(t, r.body, widget, "the company's step sends nothing")
+	require.Contains(t, r.body, `<p class="progress">Step 2 of 3</p>`)
 	page = readPage(t, r.body)
 	page.inputs["company"] = "Acme"
 	body = url.Values{}
@@ -259,5 +263,6 @@ func TestCaptchaOnTheStepsThatSend(t *testing.T) {
 	require.Equal(t, 200, r.status, r.body)
 	require.Contains(t, r.body, "<legend>Reaching you</legend>")
 	require.Contains(t, r.body, widget, "the last step")
+	require.Contains(t, r.body, `<p class="progress">Step 3 of 3</p>`)
 	require.Empty(t, provider.Calls(), "no step was checked")
 }

@@ -61,6 +61,13 @@ var messageKeys = []string{
 	"The %s field must put all %d of its items in order.",
 	"Give each a different place: 1 is your first choice.",
 	"Place…",
+	"The total is %s %s, not %s: the prices may have changed. Check the total and send the form again.",
+	"Work out the total",
+	"Thank you: your payment of %s is received.",
+	"Thank you: your payment of %s is being confirmed.",
+	"Your answers are kept, but the payment of %s is not made yet.",
+	"The payment of %s was not made in time: please fill the form in again.",
+	"Step %d of %d",
 }
 
 // french is the French of messageKeys.
@@ -122,4 +129,11 @@ var french = map[string]string{
 	"The %s field must put all %d of its items in order.":              "Le champ %s doit classer ses %d éléments.",
 	"Give each a different place: 1 is your first choice.":             "Donnez à chacun une place différente : 1 est votre premier choix.",
 	"Place…": "Place…",
+	"The total is %s %s, not %s: the prices may have changed. Check the total and send the form again.": "Le total est de %s %s, et non %s : les prix ont peut-être changé. Vérifiez le total et envoyez à nouveau le formulaire.",
+	"Work out the total":                                                     "Calculer le total",
+	"Thank you: your payment of %s is received.":                             "Merci : votre paiement de %s est reçu.",
+	"Thank you: your payment of %s is being confirmed.":                      "Merci : votre paiement de %s est en cours de confirmation.",
+	"Your answers are kept, but the payment of %s is not made yet.":          "Vos réponses sont gardées, mais le paiement de %s n'est pas encore fait.",
+	"The payment of %s was not made in time: please fill the form in again.": "Le paiement de %s n'a pas été fait à temps : remplissez à nouveau le formulaire.",
+	"Step %d of %d": "Étape %d sur %d",
 }

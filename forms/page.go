@@ -511,6 +511,9 @@ func (p *PageHandler) draw(w http.ResponseWriter, r *http.Request, status int, f
 		if hasJumps(steps) {
 			groups, data.Stepped = oneStep(groups, fields, steps, values, kept, errs, d.step)
 			data.Stepped.Submit = cmp.Or(data.Stepped.Submit, shown.SubmitButtonText)
+			if form.ShowProgressBar {
+				data.Stepped.Progress = sp.say("Step %d of %d", data.Stepped.Number, data.Stepped.Of)
+			}
 		}
 		if form.Captcha && p.svc.captcha != nil && (data.Stepped == nil || data.Stepped.Last) {
 			// On the step the form is sent from: the others are not checked.

@@ -128,7 +128,10 @@ type stepView struct {
 	Back                       bool
 	BackText, NextText, Submit string
 	ActionField, ActionBack    string
-	Number                     int
+	// Number is the step's place on the person's route so far, of Of
+	// (the route's steps as the answers given lead); Progress says so.
+	Number, Of int
+	Progress   string
 	// Last is set on a step the form may be sent from: the last, the
 	// last of the route so far, or one with a jump to the end.
 	Last bool
@@ -162,7 +165,7 @@ func oneStep(groups []pageGroup, fields []Field, steps []Step, values map[string
 	i := slices.IndexFunc(steps, func(st Step) bool { return st.ID == current })
 	shown = append(shown, groups[i+len(groups)-len(steps)])
 	view := &stepView{Field: stepField, Step: strconv.FormatInt(current, 10), Back: at > 0, BackText: steps[i].PrevButtonText,
-		NextText: steps[i].NextButtonText, ActionField: ActionField, ActionBack: actionBack}
+		NextText: steps[i].NextButtonText, ActionField: ActionField, ActionBack: actionBack, Number: at + 1, Of: len(whole)}
 	if i == len(steps)-1 {
 		view.NextText = "" // the form's own words for sending
 	}
