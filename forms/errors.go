@@ -64,4 +64,10 @@ var errorTable = api.Table{
 		return &api.Error{Status: http.StatusServiceUnavailable, Message: msgCaptchaUnavailable, Header: http.Header{"Retry-After": {"30"}}}
 	}},
 	{Err: ErrResponded, Status: http.StatusConflict, Message: "You have responded to this form already; it takes one response a person."},
+	{As: func(err error) *api.Error {
+		if !errors.Is(err, errPaymentUnavailable) {
+			return nil
+		}
+		return &api.Error{Status: http.StatusServiceUnavailable, Message: msgPaymentUnavailable, Header: http.Header{"Retry-After": {"30"}}}
+	}},
 }

@@ -373,36 +373,63 @@ func (s *Service) expireUnpaid(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	now := s.now()
-	list, _, err := s.store.ListSubmissions(ctx, SubmissionQuery{Payment: paymentAwaiting, Limit: 500})
-	if err != nil {
-		return 0, fmt.Errorf("forms: expire unpaid submissions: %w", err)
-	}
-	n := 0
-	for i := range list {
-		sub := &list[i]
-		if sub.Payment == nil || now.Before(sub.Payment.DueAt.Add(paymentGrace)) {
-			continue
+	n, kept := 0, 0 // kept: those still awaiting, in the pages read
+	for {
+		list, _, err := s.store.ListSubmissions(ctx, SubmissionQuery{Payment: paymentAwaiting, Offset: kept, Limit: sweepPage})
+		if err != nil {
+			return n, fmt.Errorf("forms: expire unpaid submissions: %w", err)
 		}
-		if sub.Payment.Session != "" {
-			reference, paid, err := s.payments.Paid(ctx, sub)
+		for i := range list {
+			settled, err := s.expireOne(ctx, &list[i], now)
 			if err != nil {
-				s.logger.WarnContext(ctx, "forms: the payment provider could not say whether a submission was paid", "submission", sub.ID, "error", err)
-				continue
+				return n, err
 			}
-			if paid {
-				if _, err := s.settle(ctx, sub, &Payment{Session: sub.Payment.Session, Reference: reference}, true); err != nil {
-					return n, err
-				}
-				continue
+			switch settled {
+			case settledUnpaid:
+				n++
+			case settledNot:
+				kept++
 			}
 		}
-		if settled, err := s.settle(ctx, sub, sub.Payment, false); err != nil {
-			return n, err
-		} else if settled {
-			n++
+		if len(list) < sweepPage {
+			return n, nil
 		}
 	}
-	return n, nil
+}
+
+// sweepPage is how many submissions awaiting payment the sweep reads at
+// once.
+const sweepPage = 200
+
+// What the sweep made of a submission awaiting payment.
+const (
+	settledNot = iota
+	settledPaid
+	settledUnpaid
+)
+
+// expireOne settles sub, awaiting payment, when its page is past due: as
+// paid when the provider says so, else unpaid. One not due, or that the
+// provider cannot answer for, is left as it is (settledNot).
+func (s *Service) expireOne(ctx context.Context, sub *Submission, now time.Time) (int, error) {
+	if sub.Payment == nil || now.Before(sub.Payment.DueAt.Add(paymentGrace)) {
+		return settledNot, nil
+	}
+	if sub.Payment.Session != "" {
+		reference, paid, err := s.payments.Paid(ctx, sub)
+		if err != nil {
+			s.logger.WarnContext(ctx, "forms: the payment provider could not say whether a submission was paid", "submission", sub.ID, "error", err)
+			return settledNot, nil
+		}
+		if paid {
+			_, err := s.settle(ctx, sub, &Payment{Session: sub.Payment.Session, Reference: reference}, true)
+			return settledPaid, err
+		}
+	}
+	if settled, err := s.settle(ctx, sub, sub.Payment, false); err != nil || !settled {
+		return settledNot, err
+	}
+	return settledUnpaid, nil
 }
 
 // actionTotal is the page's button that works the total out again

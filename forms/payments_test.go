@@ -51,6 +51,7 @@ type stripeFake struct {
 	sessions map[string]string     // idempotency key → session id
 	made     map[string]url.Values // session id → the form it was made with
 	paid     map[string]bool
+	refuse   bool // answer sessions with Stripe's 400
 	srv      *httptest.Server
 }
 
@@ -64,6 +65,9 @@ func newStripeFake(t testing.TB) *stripeFake {
 		defer s.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		switch {
+		case r.Method == "POST" && r.URL.Path == "/v1/checkout/sessions" && s.refuse:
+			w.WriteHeader(400)
+			_, _ = io.WriteString(w, `{"error":{"type":"invalid_request_error","message":"Not a valid currency: eur."}}`)
 		case r.Method == "POST" && r.URL.Path == "/v1/checkout/sessions":
 			key := r.Header.Get("Idempotency-Key")
 			id, ok := s.sessions[key]
@@ -271,6 +275,19 @@ func TestPaidFormSubmissions(t *testing.T) {
 		r = b.postJSON(t, slug, `{"email": "cy@example.test", "plan": "free"}`)
 		require.Equal(t, 201, r.status, r.body)
 		require.Empty(t, r.json(t)["payment_url"])
+		require.Len(t, accepted, 3)
+
+		// Stripe refuses the page: 503, said in words; the answers kept,
+		// unpaid, holding no place.
+		stripe.mu.Lock()
+		stripe.refuse = true
+		stripe.mu.Unlock()
+		r = b.postJSON(t, slug, `{"email": "fay@example.test", "plan": "pro"}`)
+		require.Equal(t, 503, r.status, r.body)
+		require.Equal(t, "Payment could not be started. Please try again in a moment.", r.json(t)["message"])
+		require.Equal(t, "30", r.header.Get("Retry-After"))
+		unpaid := b.api(t, "GET", "/"+slug+"/submissions?payment=unpaid", nil).json(t)
+		require.EqualValues(t, 3, unpaid["meta"].(map[string]any)["total"])
 		require.Len(t, accepted, 3)
 	})
 }

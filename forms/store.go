@@ -131,7 +131,8 @@ type SubmissionStore interface {
 	// it has none); otherwise nothing changes and the error is
 	// ErrConflict. In the caller's transaction when ctx carries one. A
 	// submission whose payment is unpaid holds no place: neither the
-	// form's MaxResponses nor an option's quota counts it.
+	// form's MaxResponses nor an option's quota counts it, nor is it its
+	// respondent's one response.
 	SetPayment(ctx context.Context, formID, id int64, from string, p *Payment) error
 	// ReleaseSpam clears the spam flag of those of the listed submissions
 	// of the form that have it, setting their UpdatedAt to at, and returns

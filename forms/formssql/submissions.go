@@ -422,13 +422,24 @@ func (s *Store) SetPayment(ctx context.Context, formID, id int64, from string, p
 	if from != "" {
 		cond, args = `payment_status = ?`, append(args, from)
 	}
-	res, err := s.db.On(ctx).ExecContext(ctx, s.q(`UPDATE forms_submissions SET payment = ?, payment_status = ? WHERE form_id = ? AND id = ? AND `+cond), args...)
+	err := s.db.InTx(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE forms_submissions SET payment = ?, payment_status = ? WHERE form_id = ? AND id = ? AND `+cond), args...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return fmt.Errorf("submission %d: %w", id, forms.ErrConflict)
+		}
+		if p.Status != "unpaid" {
+			return nil
+		}
+		// Unpaid, it is not the person's one response either.
+		_, err = tx.ExecContext(ctx, tx.Rebind(`DELETE FROM forms_respondents WHERE submission_id = ?`), id)
+		return err
+	})
+	s.lists.wrote(formID)
 	if err != nil {
 		return fmt.Errorf("formssql: set payment: %w", err)
-	}
-	s.lists.wrote(formID)
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return fmt.Errorf("formssql: set payment of submission %d: %w", id, forms.ErrConflict)
 	}
 	return nil
 }

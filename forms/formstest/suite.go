@@ -77,6 +77,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) forms.Store) {
 		{Name: "DeleteFormCascades", Run: exerciseDeleteFormCascades},
 		{Name: "DeleteSubmissionsReturnsUploadKeys", Run: exerciseDeleteSubmissionsReturnsUploadKeys},
 		{Name: "Notifications", Run: exerciseNotifications},
+		{Name: "Payments", Run: exercisePayments},
 	})
 }
 
