@@ -96,19 +96,7 @@ func BenchmarkSubmitHTTP(b *testing.B) {
 		// every visitor had taken that long to fill the form in.
 		var skew atomic.Int64
 		svc, db, form := benchService(b, d, &forms.Options{Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }})
-		h, err := forms.NewHandler(svc, &forms.HandlerOptions{Tokens: testTokens, SubmitLimit: -1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		srv := httptest.NewServer(h)
-		defer srv.Close()
-		bodies := make([][]byte, b.N)
-		var ct string
-		for i := range bodies {
-			ct, bodies[i] = submissionBody(b, svc.FormToken(form.ID))
-		}
-		skew.Store(int64(forms.MinFillTime))
-		postAll(b, srv.URL+forms.PrefixDefault+"/"+form.Slug+"/submit", ct, bodies)
+		postSubmissions(b, svc, form, &skew, func(token string, _ int) (string, []byte) { return submissionBody(b, token) })
 		var n int
 		if err := db.Get(&n, db.Rebind("SELECT COUNT(*) FROM forms_submissions WHERE is_spam = ?"), false); err != nil {
 			b.Fatal(err)
@@ -117,6 +105,27 @@ func BenchmarkSubmitHTTP(b *testing.B) {
 			b.Fatalf("%d stored as real for %d sent", n, b.N)
 		}
 	})
+}
+
+// postSubmissions serves svc's API, makes b.N bodies (body(token, i),
+// a form-load token each, issued before the run), lets the service's
+// clock (skew) run MinFillTime ahead, as if every visitor took that long,
+// and posts them all to the form's submit route (postAll).
+func postSubmissions(b *testing.B, svc *forms.Service, form *forms.Form, skew *atomic.Int64, body func(token string, i int) (string, []byte)) {
+	b.Helper()
+	h, err := forms.NewHandler(svc, &forms.HandlerOptions{Tokens: testTokens, SubmitLimit: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	bodies := make([][]byte, b.N)
+	var ct string
+	for i := range bodies {
+		ct, bodies[i] = body(svc.FormToken(form.ID), i)
+	}
+	skew.Store(int64(forms.MinFillTime))
+	postAll(b, srv.URL+forms.PrefixDefault+"/"+form.Slug+"/submit", ct, bodies)
 }
 
 // postAll posts each of bodies to url over loopback HTTP from 32

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"mime/multipart"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,19 +31,7 @@ func BenchmarkSubmitPriced(b *testing.B) {
 				if priced {
 					pricedLayout(b, svc, form)
 				}
-				h, err := forms.NewHandler(svc, &forms.HandlerOptions{Tokens: testTokens, SubmitLimit: -1})
-				if err != nil {
-					b.Fatal(err)
-				}
-				srv := httptest.NewServer(h)
-				defer srv.Close()
-				bodies := make([][]byte, b.N)
-				var ct string
-				for i := range bodies {
-					ct, bodies[i] = pricedBody(b, svc.FormToken(form.ID), i, priced)
-				}
-				skew.Store(int64(forms.MinFillTime))
-				postAll(b, srv.URL+forms.PrefixDefault+"/"+form.Slug+"/submit", ct, bodies)
+				postSubmissions(b, svc, form, &skew, func(token string, i int) (string, []byte) { return pricedBody(b, token, i, priced) })
 			})
 		})
 	}

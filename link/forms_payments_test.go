@@ -19,7 +19,6 @@ import (
 	"github.com/groundwork-go/groundwork/store"
 	"github.com/groundwork-go/groundwork/store/storetest"
 	"github.com/groundwork-go/groundwork/webhooks"
-	"github.com/groundwork-go/groundwork/webhooks/webhookssql"
 )
 
 // newPaidFormSite is one instance: forms taking payment through Stripe
@@ -36,12 +35,7 @@ func newPaidFormSite(t testing.TB, dsn string, api *stripeAPI) (*paidSite, *form
 	f, err := formssql.Join(env, &forms.ModuleOptions{Service: forms.Options{Payments: pay, FormTokenOptional: true,
 		PagesURL: "https://site.example/forms"}})
 	require.NoError(t, err)
-	w, err := webhookssql.Join(env, &webhooks.ModuleOptions{Service: webhooks.Options{AllowInsecureURLs: true, AllowPrivateHosts: true},
-		Inbound: webhooks.InboundHandlerOptions{PerIP: -1, PerProvider: -1}})
-	require.NoError(t, err)
-	gateway, err := webhooks.NewStripeGateway(&webhooks.StripeOptions{WebhookSecrets: []string{paidSecret}})
-	require.NoError(t, err)
-	require.NoError(t, w.Service.RegisterGateway(webhooks.StripeProvider, gateway))
+	w := stripeWebhooks(t, env)
 	require.NoError(t, link.Join(env, link.Modules{Forms: f, Webhooks: w}))
 	require.NoError(t, env.Migrate(ctx))
 	mux := http.NewServeMux()

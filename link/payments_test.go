@@ -100,14 +100,7 @@ func newPaidSite(t testing.TB, d store.Dialect, dsn string, api *stripeAPI) *pai
 	require.NoError(t, err)
 	b, err := bookingssql.Join(env, &bookings.ModuleOptions{Service: bookings.Options{Payments: pay}})
 	require.NoError(t, err)
-	// Stripe posts from a few addresses: the per-address throttle is off,
-	// as a site behind its proxy would set it.
-	w, err := webhookssql.Join(env, &webhooks.ModuleOptions{Service: webhooks.Options{AllowInsecureURLs: true, AllowPrivateHosts: true},
-		Inbound: webhooks.InboundHandlerOptions{PerIP: -1, PerProvider: -1}})
-	require.NoError(t, err)
-	gateway, err := webhooks.NewStripeGateway(&webhooks.StripeOptions{WebhookSecrets: []string{paidSecret}})
-	require.NoError(t, err)
-	require.NoError(t, w.Service.RegisterGateway(webhooks.StripeProvider, gateway))
+	w := stripeWebhooks(t, env)
 	require.NoError(t, link.Join(env, link.Modules{Bookings: b, Webhooks: w}))
 	require.NoError(t, env.Migrate(ctx))
 	mux := http.NewServeMux()
@@ -116,6 +109,20 @@ func newPaidSite(t testing.TB, d store.Dialect, dsn string, api *stripeAPI) *pai
 	s := &paidSite{env: env, bookings: b.Service, webhooks: w.Service, srv: httptest.NewServer(mux)}
 	t.Cleanup(s.srv.Close)
 	return s
+}
+
+// stripeWebhooks joins the webhooks to env with Stripe's gateway (its
+// secret paidSecret). Stripe posts from a few addresses: the per-address
+// throttle is off, as a site behind its proxy would set it.
+func stripeWebhooks(t testing.TB, env *store.Env) *webhooks.Module {
+	t.Helper()
+	w, err := webhookssql.Join(env, &webhooks.ModuleOptions{Service: webhooks.Options{AllowInsecureURLs: true, AllowPrivateHosts: true},
+		Inbound: webhooks.InboundHandlerOptions{PerIP: -1, PerProvider: -1}})
+	require.NoError(t, err)
+	gateway, err := webhooks.NewStripeGateway(&webhooks.StripeOptions{WebhookSecrets: []string{paidSecret}})
+	require.NoError(t, err)
+	require.NoError(t, w.Service.RegisterGateway(webhooks.StripeProvider, gateway))
+	return w
 }
 
 // stripeEvent is a signed Checkout Session event of booking b's page.
