@@ -269,7 +269,9 @@ func TestPaidFormSubmissions(t *testing.T) {
 			require.Equal(t, want, sub["payment"].(map[string]any)["status"], id)
 		}
 		require.Len(t, accepted, 2, "the one paid late, accepted")
-		require.Equal(t, 200, b.api(t, "GET", "/"+slug+"/summary", nil).status, "the summary of a form with a total")
+		summary := b.api(t, "GET", "/"+slug+"/summary", nil)
+		require.Equal(t, 200, summary.status, "the summary of a form with a total")
+		require.EqualValues(t, 2, summary.data(t)["submissions"], "the two paid, not the two left unpaid")
 
 		// A free plan owes nothing: accepted at once.
 		r = b.postJSON(t, slug, `{"email": "cy@example.test", "plan": "free"}`)

@@ -163,8 +163,8 @@ type SubmissionStore interface {
 	// ExpiresAt not after it) and returns the blob keys of their uploads.
 	DropExpiredPartials(ctx context.Context, at time.Time) (blobKeys []string, err error)
 	// Summarize reads what Summary shows of the form's accepted (not
-	// spam) submissions made in [q.From, q.To), and of its saved
-	// responses first saved then.
+	// spam; a paid form's once paid) submissions made in [q.From,
+	// q.To), and of its saved responses first saved then.
 	Summarize(ctx context.Context, q formsstore.SummaryQuery) (*AnswerStats, error)
 	// SetSubmissionFlag sets a flag on the listed submissions of the form
 	// and returns how many there were.

@@ -16,9 +16,11 @@ import (
 )
 
 // inRange is the join and condition of the values of a form's accepted
-// submissions in a range; its arguments are form, false, from, to.
+// submissions in a range (a paid form's, once paid); its arguments are
+// form, false, from, to.
 const inRange = `FROM forms_values v JOIN forms_submissions s ON s.id = v.submission_id
-	WHERE s.form_id = ? AND s.is_spam = ? AND s.created_at >= ? AND s.created_at < ?`
+	WHERE s.form_id = ? AND s.is_spam = ? AND s.created_at >= ? AND s.created_at < ?
+	AND (s.payment_status IS NULL OR s.payment_status = 'paid')`
 
 // Summarize implements forms.Store.
 func (s *Store) Summarize(ctx context.Context, q formsstore.SummaryQuery) (*forms.AnswerStats, error) {
@@ -28,7 +30,8 @@ func (s *Store) Summarize(ctx context.Context, q formsstore.SummaryQuery) (*form
 		Latest: map[string][]forms.LatestAnswer{}, Saved: map[int]int64{}, Abandoned: map[int]int64{}}
 	fail := func(err error) (*forms.AnswerStats, error) { return nil, fmt.Errorf("formssql: summarize: %w", err) }
 	if err := db.GetContext(ctx, &out.Submissions, s.q(`SELECT COUNT(*) FROM forms_submissions
-		WHERE form_id = ? AND is_spam = ? AND created_at >= ? AND created_at < ?`), q.FormID, false, from, to); err != nil {
+		WHERE form_id = ? AND is_spam = ? AND created_at >= ? AND created_at < ?
+		AND (payment_status IS NULL OR payment_status = 'paid')`), q.FormID, false, from, to); err != nil {
 		return fail(err)
 	}
 	var answered []struct {
