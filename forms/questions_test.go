@@ -197,10 +197,7 @@ func TestMatrixRankingAndDateTime(t *testing.T) {
 		require.Contains(t, page.body, `<tr><th scope="row">Care</th><td class="num">1.5</td><td class="num">2</td></tr>`)
 		require.Contains(t, page.body, `<tr><th scope="row">Price</th><td class="num">1</td><td class="num">3</td><td class="num">0</td></tr>`)
 		if d == store.SQLite {
-			ctx := browsertest.New(t, 90*time.Second)
-			browsertest.Do(t, ctx, chromedp.Navigate(b.server.URL+forms.SummaryPathDefault+"/"+slug), chromedp.WaitVisible(chromedp.CSS("table")))
-			axeEverywhere(t, ctx, "the summary of a matrix and a ranking")
-			browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "form-summary-matrix")
+			b.summaryInBrowser(t, slug, "the summary of a matrix and a ranking", "form-summary-matrix")
 		}
 	})
 }

@@ -143,12 +143,20 @@ func TestScores(t *testing.T) {
 		require.Contains(t, page.body, "<strong>Average rating 3.1 out of 4.</strong>")
 		require.Contains(t, page.body, "<strong>Net Promoter Score &#43;40: 6 promoters (9 or 10), 2 passives (7 or 8), 2 detractors (0 to 6).</strong>")
 		if d == store.SQLite {
-			ctx := browsertest.New(t, 90*time.Second)
-			browsertest.Do(t, ctx, chromedp.Navigate(b.server.URL+forms.SummaryPathDefault+"/"+slug), chromedp.WaitVisible(chromedp.CSS("table")))
-			axeEverywhere(t, ctx, "the summary of scores")
-			browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), "form-summary-scores")
+			b.summaryInBrowser(t, slug, "the summary of scores", "form-summary-scores")
 		}
 	})
+}
+
+// summaryInBrowser opens the form's summary page in Chromium: axe-core
+// finds nothing there, light and dark (what names the state), and its
+// screenshots are shot.
+func (b *bundle) summaryInBrowser(t *testing.T, slug, what, shot string) {
+	t.Helper()
+	ctx := browsertest.New(t, 90*time.Second)
+	browsertest.Do(t, ctx, chromedp.Navigate(b.server.URL+forms.SummaryPathDefault+"/"+slug), chromedp.WaitVisible(chromedp.CSS("table")))
+	axeEverywhere(t, ctx, what)
+	browsertest.Screenshots(t, ctx, os.Getenv(browsertest.EnvScreenshots), shot)
 }
 
 // A rating (stars, 1 to 5) and an NPS question on the page, by keyboard
