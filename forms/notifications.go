@@ -28,12 +28,9 @@ var fieldRecipient = regexp.MustCompile(`^\{\{\s*field:([a-zA-Z][a-zA-Z0-9_]*)\s
 
 // Notifications returns a form's notifications.
 func (s *Service) Notifications(ctx context.Context, formID int64) ([]Notification, error) {
-	list, err := s.store.Notifications(ctx, formID)
+	list, err := s.notifications(ctx, formID)
 	if err != nil {
 		return nil, fmt.Errorf("forms: notifications: %w", err)
-	}
-	for i := range list {
-		list[i].Connected = list[i].Secret != ""
 	}
 	return list, nil
 }
@@ -47,16 +44,25 @@ func (s *Service) Notification(ctx context.Context, formID, id int64) (*Notifica
 	return n, nil
 }
 
+// notifications are the form's notifications as stored, each saying
+// whether an account is connected to it.
+func (s *Service) notifications(ctx context.Context, formID int64) ([]Notification, error) {
+	list, err := s.store.Notifications(ctx, formID)
+	for i := range list {
+		list[i].Connected = list[i].Secret != ""
+	}
+	return list, err
+}
+
 // notification is one of the form's notifications (a form has a few),
 // or ErrNotFound.
 func (s *Service) notification(ctx context.Context, formID, id int64) (*Notification, error) {
-	list, err := s.store.Notifications(ctx, formID)
+	list, err := s.notifications(ctx, formID)
 	if err != nil {
 		return nil, err
 	}
 	for i := range list {
 		if list[i].ID == id {
-			list[i].Connected = list[i].Secret != ""
 			return &list[i], nil
 		}
 	}
